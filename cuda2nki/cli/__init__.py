@@ -1,0 +1,1 @@
+"""The ``cuda2nki`` command line: thin wrappers over the public API."""

@@ -1,0 +1,68 @@
+"""Entry point of the ``cuda2nki`` command.
+
+Each subcommand lives in its own module ``cuda2nki.cli.cmd_<name>`` exposing
+``register(subparsers) -> None``; the parser it adds sets ``func(args) -> int`` as its default.
+Exit codes: 0 ok, 1 findings / mismatch / literal lowering, 2 usage or input error.
+Bad input never ends in a traceback: a :class:`DiagnosticError` is rendered clang-style, and an
+unexpected exception becomes an internal-error diagnostic (set ``CUDA2NKI_DEBUG=1`` for the trace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+
+from cuda2nki import __version__
+from cuda2nki.diagnostics import DiagnosticError, make
+from cuda2nki.cli.common import print_diagnostics
+
+COMMANDS = ("parse", "run", "simulate", "port", "check", "review", "migrate", "rules")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cuda2nki",
+        description="Migrate CUDA kernels to AWS Trainium NKI and check ports, on the CPU.",
+    )
+    parser.add_argument("--version", action="version", version=f"cuda2nki {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            mod = importlib.import_module(f"cuda2nki.cli.cmd_{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"cuda2nki.cli.cmd_{name}":
+                continue  # command not built yet
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help exits 0, usage errors exit 2
+        return int(exc.code or 0)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except DiagnosticError as exc:
+        print_diagnostics(exc.diagnostics)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - last line of defence: never a traceback
+        if os.environ.get("CUDA2NKI_DEBUG"):
+            traceback.print_exc()
+        print_diagnostics([make("C2N0005", reason=f"{type(exc).__name__}: {exc}")])
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

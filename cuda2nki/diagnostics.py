@@ -1,0 +1,174 @@
+"""One diagnostic type for the whole tool.
+
+Every problem cuda2nki reports -- a CUDA construct it cannot read, a porting decision a human must
+check, an NKI hardware-constraint violation, a numerical mismatch, a performance finding -- is a
+:class:`Diagnostic` with a stable id (``C2Nxxxx``), a severity and a source location.  Ids are
+declared once, in the per-family rule tables under :mod:`cuda2nki.rules`; :func:`make` refuses an
+id that is not declared there, so the catalogue cannot drift from the code.
+
+Id families: ``C2N1xxx`` front end / SIMT interpreter, ``C2N2xxx`` porting decisions and literal
+lowerings, ``C2N3xxx`` NKI constraint violations and simulator limits, ``C2N4xxx`` numerical
+fidelity, ``C2N5xxx`` performance and idiom findings on a port.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+
+class Severity(enum.IntEnum):
+    NOTE = 0
+    WARNING = 1
+    ERROR = 2
+
+    def __str__(self) -> str:  # clang spelling
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> Severity:
+        return cls[text.upper()]
+
+
+@dataclass(frozen=True, order=True)
+class SourceLoc:
+    """A 1-based position in a user's file (after mapping back through the preprocessor)."""
+
+    file: str
+    line: int
+    col: int = 1
+    end_line: int | None = None
+    end_col: int | None = None
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+UNKNOWN_LOC = SourceLoc("<unknown>", 0, 0)
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    severity: Severity
+    message: str
+    loc: SourceLoc = UNKNOWN_LOC
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {
+            "id": self.code,
+            "severity": str(self.severity),
+            "message": self.message,
+            "file": self.loc.file,
+            "line": self.loc.line,
+            "col": self.loc.col,
+            "notes": list(self.notes),
+        }
+
+    def render(self, source_lines: Sequence[str] | None = None) -> str:
+        """Clang style: ``file:line:col: severity: message [ID]``, the source line and a caret."""
+        head = f"{self.loc}: {self.severity}: {self.message} [{self.code}]"
+        out = [head]
+        if source_lines is not None and 1 <= self.loc.line <= len(source_lines):
+            text = source_lines[self.loc.line - 1].rstrip("\n").expandtabs(1)
+            out.append(text)
+            out.append(" " * max(self.loc.col - 1, 0) + "^")
+        out.extend(f"note: {n}" for n in self.notes)
+        return "\n".join(out)
+
+
+class DiagnosticError(Exception):
+    """Raised to abort an operation with one (or more) diagnostics; never shown as a traceback."""
+
+    def __init__(self, diagnostics: Diagnostic | Iterable[Diagnostic]):
+        if isinstance(diagnostics, Diagnostic):
+            diagnostics = [diagnostics]
+        self.diagnostics: list[Diagnostic] = list(diagnostics)
+        super().__init__("; ".join(f"{d.loc}: {d.message} [{d.code}]" for d in self.diagnostics))
+
+    @property
+    def diagnostic(self) -> Diagnostic:
+        return self.diagnostics[0]
+
+
+# --------------------------------------------------------------------------- rule registry
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One catalogue entry. ``message`` is a ``str.format`` template."""
+
+    code: str
+    severity: Severity
+    title: str
+    message: str
+    explanation: str = ""
+    example: str = ""
+    fix: str = ""
+    retired: bool = False
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+
+_RULES: dict[str, Rule] = {}
+
+
+def register(*rules: Rule) -> None:
+    for r in rules:
+        if r.code in _RULES and _RULES[r.code] != r:
+            raise ValueError(f"diagnostic id {r.code} declared twice")
+        _RULES[r.code] = r
+
+
+def rules() -> dict[str, Rule]:
+    """All declared rules, loading every family table."""
+    from cuda2nki import rules as _families  # noqa: F401  (import registers the tables)
+
+    _families.load_all()
+    return dict(sorted(_RULES.items()))
+
+
+def rule(code: str) -> Rule:
+    table = rules()
+    if code not in table:
+        raise KeyError(f"unknown diagnostic id {code}")
+    return table[code]
+
+
+def make(
+    code: str,
+    loc: SourceLoc = UNKNOWN_LOC,
+    severity: Severity | None = None,
+    notes: Sequence[str] = (),
+    **fmt: object,
+) -> Diagnostic:
+    """Build a diagnostic from its declared rule, formatting the message template with ``fmt``."""
+    r = rule(code)
+    if r.retired:
+        raise ValueError(f"diagnostic id {code} is retired")
+    try:
+        message = r.message.format(**fmt)
+    except (KeyError, IndexError) as exc:  # a programming error: the template needs more fields
+        raise ValueError(f"{code}: message template needs {exc}") from exc
+    return Diagnostic(code, r.severity if severity is None else severity, message, loc, tuple(notes))
+
+
+def error(code: str, loc: SourceLoc = UNKNOWN_LOC, notes: Sequence[str] = (), **fmt: object) -> DiagnosticError:
+    """Convenience: a :class:`DiagnosticError` carrying ``make(code, ...)`` (raise it)."""
+    return DiagnosticError(make(code, loc, notes=notes, **fmt))
+
+
+def render_all(diags: Iterable[Diagnostic], sources: dict[str, Sequence[str]] | None = None) -> str:
+    sources = sources or {}
+    return "\n".join(d.render(sources.get(d.loc.file)) for d in diags)
+
+
+def to_json(diags: Iterable[Diagnostic]) -> str:
+    return json.dumps([d.to_dict() for d in diags], indent=2)
+
+
+def worst(diags: Iterable[Diagnostic]) -> Severity | None:
+    sev = [d.severity for d in diags]
+    return max(sev) if sev else None

@@ -1,0 +1,359 @@
+"""Typed CUDA AST: what the front end produces and the SIMT interpreter and lifter consume.
+
+Every node is a frozen dataclass with a :class:`SourceLoc` (``loc``) that points into the user's
+original file (the preprocessor's line map is applied by the front end).  Fields are keyword-only so
+that node construction is explicit.  Expressions carry their C type in ``ty`` once the front end has
+resolved it (``None`` only where C gives no type, e.g. an initializer list).
+
+Conventions
+-----------
+* Scalar type names are canonical: ``bool int8 uint8 int16 uint16 int32 uint32 int64 uint64
+  float16 bfloat16 float32 float64``.  ``size_t`` is ``uint64``; ``half``/``__half`` is
+  ``float16``; ``__nv_bfloat16`` is ``bfloat16``.
+* ``threadIdx.x`` and friends are :class:`Builtin` (``name="threadIdx", dim="x"``); ``warpSize`` is
+  ``Builtin(name="warpSize", dim="")``.
+* Intrinsics, CUDA math and device functions are :class:`Call` by name; ``Call.target`` names the
+  device function when the callee is user code (``None`` for intrinsics).  ``__syncthreads()`` is
+  an :class:`ExprStmt` holding a ``Call``.  Cooperative-groups block/warp operations are lowered
+  by the front end to the equivalent intrinsic calls (``__syncthreads``, ``__shfl_*_sync``...).
+* ``a[i][j]`` on a 2-D array is ``Index(base=Index(base=Name(a), index=i), index=j)``.
+* A declaration with several declarators becomes several consecutive :class:`VarDecl`.
+* Template kernels: :class:`Function.template_params` lists the parameters; an instantiated kernel
+  has them substituted and ``template_args`` records the values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+from cuda2nki.diagnostics import Diagnostic, SourceLoc
+
+# --------------------------------------------------------------------------- types
+
+SCALAR_NAMES = (
+    "void", "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+    "float16", "bfloat16", "float32", "float64",
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScalarType:
+    name: str  # one of SCALAR_NAMES
+    const: bool = False
+
+    @property
+    def is_float(self) -> bool:
+        return self.name in ("float16", "bfloat16", "float32", "float64")
+
+    @property
+    def is_signed(self) -> bool:
+        return self.name.startswith("int") or self.is_float
+
+    @property
+    def bits(self) -> int:
+        return {"void": 0, "bool": 8}.get(self.name) or int("".join(c for c in self.name if c.isdigit()))
+
+
+@dataclass(frozen=True, kw_only=True)
+class VectorType:
+    """``float2``, ``float4``, ``int4``, ``half2``...: ``base`` scalar, ``width`` lanes (x, y, z, w)."""
+
+    name: str
+    base: ScalarType
+    width: int
+    const: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class PointerType:
+    pointee: CType
+    const: bool = False  # the pointer itself is const
+    restrict: bool = False
+    space: Literal["generic", "global", "shared", "constant", "local"] = "generic"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ArrayType:
+    elem: CType
+    dims: tuple[int | None, ...]  # None: unsized (extern __shared__ x[])
+
+
+CType = Union[ScalarType, VectorType, PointerType, ArrayType]
+
+# --------------------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, kw_only=True)
+class Node:
+    loc: SourceLoc
+
+
+@dataclass(frozen=True, kw_only=True)
+class Expr(Node):
+    ty: CType | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class IntLit(Expr):
+    value: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class FloatLit(Expr):
+    value: float  # already rounded to the literal's type (f suffix -> float32)
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoolLit(Expr):
+    value: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class Name(Expr):
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Builtin(Expr):
+    name: Literal["threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"]
+    dim: Literal["x", "y", "z", ""]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unary(Expr):
+    # '-', '+', '!', '~', '*' (deref), '&' (address-of), 'pre++', 'pre--', 'post++', 'post--'
+    op: str
+    operand: Expr
+
+
+@dataclass(frozen=True, kw_only=True)
+class Binary(Expr):
+    # arithmetic + - * / %, shifts << >>, bitwise & | ^, comparisons < <= > >= == !=,
+    # logical && || (short-circuit)
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(frozen=True, kw_only=True)
+class Assign(Expr):
+    op: str  # '=', '+=', '-=', '*=', '/=', '%=', '<<=', '>>=', '&=', '|=', '^='
+    target: Expr
+    value: Expr
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ternary(Expr):
+    cond: Expr
+    then: Expr
+    else_: Expr
+
+
+@dataclass(frozen=True, kw_only=True)
+class Call(Expr):
+    func: str
+    args: tuple[Expr, ...]
+    template_args: tuple[Expr | CType, ...] = ()
+    target: str | None = None  # name of the user __device__ function, None for intrinsics
+
+
+@dataclass(frozen=True, kw_only=True)
+class Index(Expr):
+    base: Expr
+    index: Expr
+
+
+@dataclass(frozen=True, kw_only=True)
+class Member(Expr):
+    base: Expr
+    field: str  # vector lanes: x y z w
+    arrow: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cast(Expr):
+    to: CType
+    operand: Expr
+    kind: Literal["c", "static", "reinterpret", "const", "functional"] = "c"
+
+
+@dataclass(frozen=True, kw_only=True)
+class SizeOf(Expr):
+    of: CType
+
+
+@dataclass(frozen=True, kw_only=True)
+class Comma(Expr):
+    exprs: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class InitList(Expr):
+    items: tuple[Expr, ...]
+
+
+# --------------------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stmt(Node):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class Block(Stmt):
+    body: tuple[Stmt, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class VarDecl(Stmt):
+    name: str
+    ty: CType
+    init: Expr | None = None
+    storage: Literal["local", "shared", "extern_shared", "static"] = "local"
+    constexpr: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+@dataclass(frozen=True, kw_only=True)
+class If(Stmt):
+    cond: Expr
+    then: Stmt
+    else_: Stmt | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class For(Stmt):
+    init: tuple[Stmt, ...]  # VarDecls or ExprStmts; empty when absent
+    cond: Expr | None
+    step: Expr | None
+    body: Stmt
+    unroll: int | None = None  # #pragma unroll N (0 = plain '#pragma unroll'); informational
+
+
+@dataclass(frozen=True, kw_only=True)
+class While(Stmt):
+    cond: Expr
+    body: Stmt
+
+
+@dataclass(frozen=True, kw_only=True)
+class DoWhile(Stmt):
+    body: Stmt
+    cond: Expr
+
+
+@dataclass(frozen=True, kw_only=True)
+class Case(Node):
+    values: tuple[int, ...]  # empty tuple: default
+    body: tuple[Stmt, ...]  # falls through to the next case unless it ends in Break
+
+
+@dataclass(frozen=True, kw_only=True)
+class Switch(Stmt):
+    cond: Expr
+    cases: tuple[Case, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Break(Stmt):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class Continue(Stmt):
+    pass
+
+
+@dataclass(frozen=True, kw_only=True)
+class Return(Stmt):
+    value: Expr | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Empty(Stmt):
+    pass
+
+
+# --------------------------------------------------------------------------- top level
+
+
+@dataclass(frozen=True, kw_only=True)
+class Param(Node):
+    name: str
+    ty: CType
+
+
+@dataclass(frozen=True, kw_only=True)
+class TemplateParam(Node):
+    name: str
+    kind: Literal["int", "typename"]
+    default: Expr | CType | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Function(Node):
+    name: str
+    kind: Literal["global", "device", "host_device", "host"]
+    params: tuple[Param, ...]
+    return_type: CType
+    body: Block
+    template_params: tuple[TemplateParam, ...] = ()
+    template_args: tuple[tuple[str, int | CType], ...] = ()  # set on an instantiation
+    launch_bounds: tuple[int, ...] = ()
+    forceinline: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class GlobalVar(Node):
+    """File-scope ``__constant__`` / ``__device__`` variable (or a ``const`` host constant)."""
+
+    name: str
+    ty: CType
+    init: Expr | None = None
+    space: Literal["constant", "device", "host_const"] = "constant"
+
+
+@dataclass(frozen=True, kw_only=True)
+class LaunchSite(Node):
+    """``kernel<targs><<<grid, block, smem, stream>>>(args)`` in host code.
+
+    ``grid``/``block`` hold up to 3 expressions each (a ``dim3(a, b)`` is expanded, missing
+    dimensions are 1); ``*_text`` keep the source spelling for messages and binding inference.
+    """
+
+    kernel: str
+    template_args: tuple[Expr | CType, ...]
+    grid: tuple[Expr, ...]
+    block: tuple[Expr, ...]
+    shared_bytes: Expr | None
+    args: tuple[Expr, ...]
+    grid_text: str = ""
+    block_text: str = ""
+    arg_texts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class TranslationUnit:
+    file: str
+    functions: tuple[Function, ...]  # kernels and device functions (instantiated where possible)
+    globals: tuple[GlobalVar, ...] = ()
+    launch_sites: tuple[LaunchSite, ...] = ()
+    diagnostics: tuple[Diagnostic, ...] = ()
+    # kernels the front end refused: name -> diagnostics (a bad kernel never rejects a clean one)
+    rejected: dict[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
+
+    @property
+    def kernels(self) -> tuple[Function, ...]:
+        return tuple(f for f in self.functions if f.kind == "global")
+
+    def function(self, name: str) -> Function | None:
+        for f in self.functions:
+            if f.name == name:
+                return f
+        return None
