@@ -19,7 +19,40 @@ Conventions
 * ``a[i][j]`` on a 2-D array is ``Index(base=Index(base=Name(a), index=i), index=j)``.
 * A declaration with several declarators becomes several consecutive :class:`VarDecl`.
 * Template kernels: :class:`Function.template_params` lists the parameters; an instantiated kernel
-  has them substituted and ``template_args`` records the values.
+  has them substituted and ``template_args`` records the values.  An instantiated kernel keeps its
+  plain name (several instantiations of one kernel are several ``Function`` with the same name).
+  An uninstantiated template keeps ``template_params`` and an empty ``template_args``; inside its
+  body an ``int`` template parameter is a ``Name`` (``int32``) and a ``typename`` parameter is an
+  :class:`OpaqueType` -- it cannot be executed until instantiated.
+* Templated ``__device__`` functions are instantiated on demand at their call sites (explicit
+  template arguments, or deduced from argument types); the instance is a ``Function`` named
+  ``name<args>`` (e.g. ``warp_sum<float32>``, ``tile_load<16, float32>``) and the ``Call`` has
+  ``func`` = the spelled name and ``target`` = the instance name.
+* Cooperative groups (``namespace cg = cooperative_groups``) are erased: group objects are not
+  variables (a ``thread_block``/``thread_block_tile<N>`` declaration or parameter produces no
+  ``VarDecl``/``Param``, and the argument is dropped at the call site), and their operations become:
+
+  - ``block.sync()``, ``cg::sync(block)``, ``__syncthreads()``          -> ``Call("__syncthreads")``
+  - ``tile.sync()`` (tile of N <= 32 lanes)                            -> ``Call("__syncwarp")``
+  - ``tile.shfl_down(v, d)`` / ``shfl_up`` / ``shfl_xor`` / ``shfl(v, src)`` ->
+    ``Call("__shfl_down_sync", (IntLit(0xffffffff), v, d, IntLit(N)))`` (and the ``_up``/``_xor``/
+    plain forms; the 4th argument is the width, as in CUDA)
+  - ``tile.any(p)`` / ``all`` / ``ballot`` -> ``__any_sync`` / ``__all_sync`` / ``__ballot_sync``
+    with mask ``0xffffffff`` (for N < 32 the result still spans the whole warp)
+  - ``block.thread_rank()`` -> linear thread id ``(threadIdx.z * blockDim.y + threadIdx.y) *
+    blockDim.x + threadIdx.x`` (``uint32``); ``tile.thread_rank()`` -> that ``% N``;
+    ``tile.meta_group_rank()`` -> that ``/ N``; ``block.size()``/``num_threads()`` ->
+    ``blockDim.x * blockDim.y * blockDim.z``; ``tile.size()``/``num_threads()`` -> ``IntLit(N)``;
+    ``block.group_index().x`` -> ``blockIdx.x``; ``block.thread_index().y`` -> ``threadIdx.y``.
+  - ``cg::reduce(tile, v, cg::plus<T>())`` -> ``Call("__c2n_warp_reduce_add", (v, IntLit(N)))``;
+    ``cg::greater`` -> ``__c2n_warp_reduce_max``, ``cg::less`` -> ``__c2n_warp_reduce_min``,
+    ``cg::bit_and``/``bit_or``/``bit_xor`` -> ``__c2n_warp_reduce_and``/``_or``/``_xor``.
+    Semantics: every lane of each aligned group of N consecutive lanes (lane = linear thread id
+    % 32) receives the reduction of ``v`` over the active lanes of its group; the result type is
+    ``v``'s type (arithmetic done in that type, fp32 for float).
+* ``printf`` calls are dropped (an ``Empty`` statement) with a note diagnostic.
+* Well-known constants from system headers (``FLT_MAX``, ``INFINITY``, ``M_PI``, ``INT_MAX``,
+  ``CUDART_INF_F``...) are lowered to literals.
 """
 
 from __future__ import annotations
@@ -79,7 +112,15 @@ class ArrayType:
     dims: tuple[int | None, ...]  # None: unsized (extern __shared__ x[])
 
 
-CType = Union[ScalarType, VectorType, PointerType, ArrayType]
+@dataclass(frozen=True, kw_only=True)
+class OpaqueType:
+    """A type the front end cannot resolve: a ``typename`` parameter of an uninstantiated template."""
+
+    name: str
+    const: bool = False
+
+
+CType = Union[ScalarType, VectorType, PointerType, ArrayType, OpaqueType]
 
 # --------------------------------------------------------------------------- expressions
 
