@@ -17,8 +17,8 @@ import traceback
 from collections.abc import Sequence
 
 from cuda2nki import __version__
-from cuda2nki.diagnostics import DiagnosticError, make
 from cuda2nki.cli.common import print_diagnostics
+from cuda2nki.diagnostics import DiagnosticError, make
 
 COMMANDS = ("parse", "run", "simulate", "port", "check", "review", "migrate", "rules")
 

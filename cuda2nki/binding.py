@@ -1,0 +1,506 @@
+"""Kernel bindings: what each CUDA pointer parameter *is* (shape, dtype, role) and how it is launched.
+
+CUDA kernels take flat pointers; NKI kernels take shaped tensors.  A binding bridges the two.  The
+sidecar format (``kernel.toml`` beside ``kernel.cu``)::
+
+    kernel = "softmax_forward"            # optional when the file has one __global__
+    [launch]
+    grid = ["ceil_div(N, 256)"]           # 1-3 expressions over scalar params
+    block = [256]
+    shared_bytes = "256 * 4"              # optional dynamic shared memory
+    [params]                               # every kernel parameter, in kernel order
+    out = { shape = ["N", "C"], dtype = "float32", role = "out" }   # role: in | out | inout
+    inp = { shape = ["N", "C"], dtype = "float32", role = "in" }
+    idx = { shape = ["N"], dtype = "int32", role = "in", range = [0, "V"] }  # values in [lo, hi)
+    N = 1024                               # scalar parameters: default values
+    C = 768
+    [[check.shapes]]                       # further test points (scalar overrides)
+    N = 129
+    C = 513
+
+Optional keys: ``description``, ``idiom`` (label of the idiom the kernel implements), ``expect``
+(``"refuse"`` for kernels that must be refused) with ``expect_id``, ``[check] rtol / atol``; per
+tensor ``range = [lo, hi]`` (integers drawn from ``[lo, hi)``; floats uniform in it) and
+``distribution`` (``normal`` | ``uniform`` | ``positive``).  A scalar may be written as a table
+``{ value = 0.5, dtype = "float32" }`` to pin its C type.
+
+Expressions use C integer arithmetic (NKI.md §14.6): ``/`` truncates toward zero, ``%`` takes the
+sign of the dividend; ``ceil_div(a, b)``, ``min``, ``max`` are provided.  Arrays of bf16/fp8 travel
+on disk as float32 and are rounded (round-to-nearest-even) to the declared dtype on the way in
+(NKI.md §14.8).
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import ml_dtypes
+import numpy as np
+
+from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+Role = Literal["in", "out", "inout"]
+Number = int | float
+
+_DTYPES: dict[str, np.dtype] = {
+    "bool": np.dtype(np.bool_),
+    "int8": np.dtype(np.int8),
+    "uint8": np.dtype(np.uint8),
+    "int16": np.dtype(np.int16),
+    "uint16": np.dtype(np.uint16),
+    "int32": np.dtype(np.int32),
+    "uint32": np.dtype(np.uint32),
+    "int64": np.dtype(np.int64),
+    "uint64": np.dtype(np.uint64),
+    "float16": np.dtype(np.float16),
+    "bfloat16": np.dtype(ml_dtypes.bfloat16),
+    "float32": np.dtype(np.float32),
+    "float64": np.dtype(np.float64),
+    "float8_e4m3": np.dtype(ml_dtypes.float8_e4m3),
+    "float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
+    "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
+}
+_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "int": "int32", "bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+
+#: dtypes that ``.npz`` files cannot carry faithfully: stored as float32 on disk
+NPZ_WIDENED = frozenset({"bfloat16", "float8_e4m3", "float8_e4m3fn", "float8_e5m2"})
+
+
+def dtype_of(name: str) -> np.dtype:
+    """NumPy dtype for a binding dtype name (``float32``, ``bfloat16``, ...)."""
+    key = _ALIASES.get(name, name)
+    if key not in _DTYPES:
+        raise KeyError(name)
+    return _DTYPES[key]
+
+
+def dtype_name(dt: np.dtype) -> str:
+    for k, v in _DTYPES.items():
+        if v == dt:
+            return k
+    return str(dt)
+
+
+# --------------------------------------------------------------------------- C expressions
+
+
+class ExprError(ValueError):
+    pass
+
+
+def _c_div(a: Number, b: Number) -> Number:
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise ExprError("division by zero")
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    return a / b
+
+
+def _c_mod(a: Number, b: Number) -> Number:
+    if isinstance(a, int) and isinstance(b, int):
+        if b == 0:
+            raise ExprError("modulo by zero")
+        return a - _c_div(a, b) * b
+    return math.fmod(a, b)
+
+
+def _ceil_div(a: Number, b: Number) -> int:
+    a, b = int(a), int(b)
+    if b == 0:
+        raise ExprError("ceil_div by zero")
+    return -((-a) // b)
+
+
+_FUNCS = {"ceil_div": _ceil_div, "min": min, "max": max, "int": int, "float": float}
+_BINOPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: _c_div,
+    ast.FloorDiv: _c_div,
+    ast.Mod: _c_mod,
+    ast.LShift: lambda a, b: a << b,
+    ast.RShift: lambda a, b: a >> b,
+}
+
+
+def eval_c_expr(text: str | Number, env: Mapping[str, Number]) -> Number:
+    """Evaluate a binding expression with C integer semantics over ``env``."""
+    if isinstance(text, bool):
+        raise ExprError("booleans are not sizes")
+    if isinstance(text, int | float):
+        return text
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval")
+    except SyntaxError as exc:
+        raise ExprError(f"cannot parse expression {text!r}: {exc.msg}") from None
+    return _eval(tree.body, env, str(text))
+
+
+def _eval(node: ast.AST, env: Mapping[str, Number], text: str) -> Number:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in env:
+            raise ExprError(f"unknown name '{node.id}' in {text!r}")
+        return env[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        v = _eval(node.operand, env, text)
+        return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+        return _BINOPS[type(node.op)](_eval(node.left, env, text), _eval(node.right, env, text))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords:
+        return _FUNCS[node.func.id](*(_eval(a, env, text) for a in node.args))
+    raise ExprError(f"unsupported construct in expression {text!r}")
+
+
+# --------------------------------------------------------------------------- data model
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    name: str
+    shape: tuple[str | int, ...]
+    dtype: str
+    role: Role
+    range: tuple[str | Number, str | Number] | None = None
+    distribution: str | None = None
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        return dtype_of(self.dtype)
+
+
+@dataclass(frozen=True)
+class ScalarSpec:
+    name: str
+    value: Number
+    dtype: str | None = None  # None: inferred from the value / the kernel signature
+
+
+@dataclass(frozen=True)
+class Binding:
+    kernel: str | None
+    grid: tuple[str | int, ...]
+    block: tuple[str | int, ...]
+    shared_bytes: str | int | None
+    tensors: tuple[TensorSpec, ...]
+    scalars: tuple[ScalarSpec, ...]
+    shapes: tuple[tuple[tuple[str, Number], ...], ...] = ()
+    path: str = "<binding>"
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(t.name for t in self.tensors) + tuple(s.name for s in self.scalars)
+
+    def tensor(self, name: str) -> TensorSpec:
+        for t in self.tensors:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    @property
+    def defaults(self) -> dict[str, Number]:
+        return {s.name: s.value for s in self.scalars}
+
+    def test_points(self) -> list[dict[str, Number]]:
+        """The default scalar values followed by each ``[[check.shapes]]`` override set."""
+        base = self.defaults
+        return [base] + [{**base, **dict(p)} for p in self.shapes]
+
+    # ------------------------------------------------------------------ resolution
+    def resolve(self, overrides: Mapping[str, Number] | None = None) -> Resolved:
+        overrides = dict(overrides or {})
+        unknown = sorted(set(overrides) - {s.name for s in self.scalars})
+        if unknown:
+            raise _bad(self.path, f"--set names unknown scalar parameter(s) {', '.join(unknown)}; "
+                       f"scalars are: {', '.join(s.name for s in self.scalars) or 'none'}")
+        env: dict[str, Number] = {}
+        for s in self.scalars:
+            v = overrides.get(s.name, s.value)
+            if s.dtype is not None and dtype_of(s.dtype).kind in "iub":
+                v = int(v)
+            env[s.name] = v
+        try:
+            shapes = {t.name: tuple(_as_size(eval_c_expr(d, env), t.name) for d in t.shape) for t in self.tensors}
+            grid = _dim3(tuple(eval_c_expr(g, env) for g in self.grid), "grid")
+            block = _dim3(tuple(eval_c_expr(b, env) for b in self.block), "block")
+            smem = int(eval_c_expr(self.shared_bytes, env)) if self.shared_bytes is not None else 0
+        except ExprError as exc:
+            raise _bad(self.path, str(exc)) from None
+        return Resolved(self, env, shapes, grid, block, smem)
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A binding with every expression evaluated for one set of scalar values."""
+
+    binding: Binding
+    scalars: dict[str, Number]
+    shapes: dict[str, tuple[int, ...]]
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_bytes: int
+
+    def dtype(self, name: str) -> np.dtype:
+        return self.binding.tensor(name).np_dtype
+
+
+def _as_size(v: Number, name: str) -> int:
+    if isinstance(v, float) and not v.is_integer():
+        raise ExprError(f"shape of '{name}' is not an integer ({v})")
+    if v < 0:
+        raise ExprError(f"shape of '{name}' is negative ({v})")
+    return int(v)
+
+
+def _dim3(vals: tuple[Number, ...], what: str) -> tuple[int, int, int]:
+    if not 1 <= len(vals) <= 3:
+        raise ExprError(f"{what} needs 1 to 3 dimensions, got {len(vals)}")
+    out = tuple(int(v) for v in vals) + (1,) * (3 - len(vals))
+    if any(v <= 0 for v in out):
+        raise ExprError(f"{what} dimensions must be positive, got {out}")
+    return out  # type: ignore[return-value]
+
+
+def _bad(path: str, reason: str) -> DiagnosticError:
+    return DiagnosticError(make("C2N0003", SourceLoc(path, 1, 1), reason=reason))
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_binding(path: str | Path) -> Binding:
+    """Read a sidecar ``.toml`` binding; any problem is a C2N0003 diagnostic."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DiagnosticError(make("C2N0001", SourceLoc(str(p), 1, 1), path=str(p), reason=str(exc))) from None
+    try:
+        data = tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        line = getattr(exc, "lineno", 1) or 1
+        col = getattr(exc, "colno", 1) or 1
+        raise DiagnosticError(make("C2N0003", SourceLoc(str(p), line, col), reason=str(exc))) from None
+    return binding_from_dict(data, str(p))
+
+
+def binding_from_dict(data: Mapping[str, Any], path: str = "<binding>") -> Binding:
+    """Build a :class:`Binding` from the parsed TOML structure (also used for inferred bindings)."""
+    launch = data.get("launch")
+    if not isinstance(launch, Mapping):
+        raise _bad(path, "missing [launch] table with grid and block")
+    grid, block = _dims(launch.get("grid"), "grid", path), _dims(launch.get("block"), "block", path)
+    params = data.get("params")
+    if not isinstance(params, Mapping) or not params:
+        raise _bad(path, "missing [params] table (every kernel parameter: shape/dtype/role or a default value)")
+    tensors, scalars = [], []
+    for name, spec in params.items():
+        if isinstance(spec, Mapping) and "shape" in spec:
+            tensors.append(_tensor_spec(name, spec, path))
+        elif isinstance(spec, Mapping) and "value" in spec:
+            scalars.append(ScalarSpec(name, _number(spec["value"], name, path), _opt_dtype(spec.get("dtype"), name, path)))
+        elif isinstance(spec, int | float) and not isinstance(spec, bool):
+            scalars.append(ScalarSpec(name, spec))
+        else:
+            raise _bad(path, f"parameter '{name}' needs either a table with shape/dtype/role or a default value")
+    check = data.get("check", {})
+    shapes = []
+    for i, pt in enumerate(check.get("shapes", []) if isinstance(check, Mapping) else []):
+        if not isinstance(pt, Mapping):
+            raise _bad(path, f"check.shapes[{i}] must be a table of scalar values")
+        shapes.append(tuple((k, _number(v, k, path)) for k, v in pt.items()))
+    meta = {k: v for k, v in data.items() if k not in ("kernel", "launch", "params")}
+    smem = launch.get("shared_bytes")
+    b = Binding(
+        kernel=data.get("kernel"),
+        grid=grid,
+        block=block,
+        shared_bytes=smem,
+        tensors=tuple(tensors),
+        scalars=tuple(scalars),
+        shapes=tuple(shapes),
+        path=path,
+        meta=meta,
+    )
+    for pt in b.test_points()[1:]:
+        unknown = set(pt) - {s.name for s in b.scalars}
+        if unknown:
+            raise _bad(path, f"check.shapes names unknown scalar(s) {', '.join(sorted(unknown))}")
+    return b
+
+
+def _dims(v: Any, what: str, path: str) -> tuple[str | int, ...]:
+    if isinstance(v, int | str):
+        v = [v]
+    if not isinstance(v, list) or not 1 <= len(v) <= 3 or not all(isinstance(x, int | str) for x in v):
+        raise _bad(path, f"launch.{what} must be a list of 1-3 integers or expressions")
+    return tuple(v)
+
+
+def _tensor_spec(name: str, spec: Mapping[str, Any], path: str) -> TensorSpec:
+    shape = spec["shape"]
+    if not isinstance(shape, list) or not all(isinstance(d, int | str) for d in shape):
+        raise _bad(path, f"'{name}'.shape must be a list of integers or expressions")
+    if "dtype" not in spec:
+        raise _bad(path, f"tensor parameter '{name}' has no dtype")
+    dtype = _opt_dtype(spec["dtype"], name, path)
+    role = spec.get("role")
+    if role not in ("in", "out", "inout"):
+        raise _bad(path, f"tensor parameter '{name}' needs role = \"in\" | \"out\" | \"inout\" (got {role!r})")
+    rng = spec.get("range")
+    if rng is not None and (not isinstance(rng, list) or len(rng) != 2):
+        raise _bad(path, f"'{name}'.range must be [lo, hi]")
+    dist = spec.get("distribution")
+    if dist is not None and dist not in _DISTRIBUTIONS:
+        raise _bad(path, f"'{name}'.distribution must be one of {', '.join(_DISTRIBUTIONS)}")
+    return TensorSpec(name, tuple(shape), dtype, role, tuple(rng) if rng else None, dist)  # type: ignore[arg-type]
+
+
+def _opt_dtype(v: Any, name: str, path: str) -> str | None:
+    if v is None:
+        return None
+    try:
+        dtype_of(str(v))
+    except KeyError:
+        raise _bad(path, f"'{name}' has unknown dtype {v!r}; known: {', '.join(_DTYPES)}") from None
+    return _ALIASES.get(str(v), str(v))
+
+
+def _number(v: Any, name: str, path: str) -> Number:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise _bad(path, f"'{name}' must be a number (got {v!r})")
+    return v
+
+
+# --------------------------------------------------------------------------- inputs
+
+_DISTRIBUTIONS = ("normal", "uniform", "positive")
+
+
+def round_to(arr: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Cast with round-to-nearest-even (ml_dtypes' casts round RNE)."""
+    return np.asarray(arr).astype(dtype)
+
+
+def generate_inputs(
+    resolved: Resolved,
+    seed: int = 0,
+    provided: Mapping[str, np.ndarray] | None = None,
+    *,
+    distribution: str | None = None,
+    out_fill: float = 0.0,
+) -> dict[str, np.ndarray]:
+    """Arrays for every tensor parameter: ``provided`` ones coerced, the rest generated from ``seed``.
+
+    ``in``/``inout`` tensors get random values (per-tensor ``distribution`` / ``range``, else
+    ``distribution``, else standard normal; integers uniform in ``range`` or ``[0, 64)``);
+    ``out`` tensors are filled with ``out_fill``.
+    """
+    provided = dict(provided or {})
+    rng = np.random.default_rng(seed)
+    out: dict[str, np.ndarray] = {}
+    for t in resolved.binding.tensors:
+        shape, dt = resolved.shapes[t.name], t.np_dtype
+        if t.name in provided:
+            out[t.name] = coerce_array(provided[t.name], t, shape, resolved.binding.path)
+        elif t.role == "out":
+            out[t.name] = np.full(shape, out_fill, dtype=np.float64).astype(dt) if dt.kind == "f" or dt.kind == "V" else np.zeros(shape, dt)
+        else:
+            out[t.name] = _random(rng, t, shape, dt, resolved.scalars, distribution)
+    return out
+
+
+def _random(rng: np.random.Generator, t: TensorSpec, shape: tuple[int, ...], dt: np.dtype,
+            env: Mapping[str, Number], distribution: str | None) -> np.ndarray:
+    lo, hi = (eval_c_expr(t.range[0], env), eval_c_expr(t.range[1], env)) if t.range else (None, None)
+    if dt == np.bool_:
+        return rng.random(shape) < 0.5
+    if dt.kind in "iu":
+        lo = 0 if lo is None else int(lo)
+        hi = 64 if hi is None else int(hi)
+        return rng.integers(lo, max(hi, lo + 1), size=shape).astype(dt)
+    dist = t.distribution or distribution or ("uniform" if t.range else "normal")
+    if dist == "uniform":
+        a, b = (float(lo), float(hi)) if lo is not None else (-1.0, 1.0)
+        vals = rng.uniform(a, b, size=shape)
+    elif dist == "positive":
+        vals = rng.uniform(0.1, 2.0, size=shape)
+    else:
+        vals = rng.standard_normal(size=shape)
+    return round_to(vals.astype(np.float32), dt)
+
+
+def coerce_array(arr: np.ndarray, t: TensorSpec, shape: tuple[int, ...], path: str = "<inputs>") -> np.ndarray:
+    """Coerce a user-supplied array to the declared dtype and shape (NKI.md §14.8)."""
+    a = np.asarray(arr)
+    dt = t.np_dtype
+    if a.size != math.prod(shape):
+        raise _bad(path, f"array '{t.name}' has {a.size} elements, the binding says shape {shape}")
+    if t.dtype in NPZ_WIDENED or dt == np.float16:
+        if a.dtype.kind not in "fV" and a.dtype != dt:
+            raise _bad(path, f"array '{t.name}' has dtype {a.dtype}, expected a float array for {t.dtype}")
+        return round_to(a.astype(np.float64) if a.dtype != dt else a, dt).reshape(shape)
+    if a.dtype == dt:
+        return a.reshape(shape)
+    if np.can_cast(a.dtype, dt, casting="safe") or (a.dtype.kind == dt.kind == "f"):
+        return a.astype(dt).reshape(shape)
+    raise _bad(path, f"array '{t.name}' has dtype {a.dtype}, which cannot be safely cast to {t.dtype}")
+
+
+def load_npz(path: str | Path) -> dict[str, np.ndarray]:
+    p = Path(path)
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError) as exc:
+        raise DiagnosticError(make("C2N0001", SourceLoc(str(p), 1, 1), path=str(p), reason=str(exc))) from None
+
+
+def to_disk(arr: np.ndarray) -> np.ndarray:
+    """bf16/fp8 arrays are written as float32 (``.npz`` cannot carry them)."""
+    a = np.asarray(arr)
+    return a.astype(np.float32) if dtype_name(a.dtype) in NPZ_WIDENED else a
+
+
+def save_npz(path: str | Path, arrays: Mapping[str, np.ndarray]) -> None:
+    """Write arrays atomically to ``path`` (bf16/fp8 widened to float32)."""
+    import io
+
+    from cuda2nki.fileio import write_atomic
+
+    buf = io.BytesIO()
+    np.savez(buf, **{k: to_disk(v) for k, v in arrays.items()})
+    write_atomic(path, buf.getvalue())
+
+
+def parse_set_options(items: list[str] | None) -> dict[str, Number]:
+    """``--set N=129 --set alpha=0.5`` -> ``{"N": 129, "alpha": 0.5}`` (C2N0002 on bad syntax)."""
+    out: dict[str, Number] = {}
+    for item in items or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip().isidentifier():
+            raise DiagnosticError(make("C2N0002", option="--set", reason=f"expected NAME=VALUE, got {item!r}"))
+        try:
+            out[name.strip()] = int(value, 0)
+        except ValueError:
+            try:
+                out[name.strip()] = float(value)
+            except ValueError:
+                raise DiagnosticError(make("C2N0002", option="--set", reason=f"{item!r}: not a number")) from None
+    return out
