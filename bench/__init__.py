@@ -1,0 +1,1 @@
+"""Performance yardsticks (``make bench``); never part of the unit tests."""

@@ -1,0 +1,70 @@
+"""``cuda2nki rules [ID] [--format text|md|json]``: the diagnostic catalogue, or one entry."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict
+
+from cuda2nki.diagnostics import Rule, error, rules
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("rules", help="list diagnostic ids with explanations and fixes")
+    p.add_argument("id", nargs="?", help="one id, e.g. C2N1001")
+    p.add_argument("--format", choices=("text", "md", "json"), default="text")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    table = rules()
+    if args.id:
+        code = args.id.upper()
+        if code not in table:
+            raise error(
+                "C2N0002", option="ID", reason=f"no diagnostic {args.id}; see `cuda2nki rules`"
+            )
+        selected = [table[code]]
+    else:
+        selected = list(table.values())
+    print(render(selected, args.format, detail=bool(args.id)))
+    return 0
+
+
+def render(selected: list[Rule], fmt: str, detail: bool = False) -> str:
+    if fmt == "json":
+        return json.dumps([{**asdict(r), "severity": str(r.severity)} for r in selected], indent=2)
+    if fmt == "md":
+        return "\n\n".join(_markdown(r) for r in selected)
+    if not detail:
+        return "\n".join(
+            f"{r.code}  {str(r.severity):7}  {r.title}{'  (retired)' if r.retired else ''}"
+            for r in selected
+        )
+    return "\n\n".join(_text(r) for r in selected)
+
+
+def _text(r: Rule) -> str:
+    parts = [f"{r.code} ({r.severity}): {r.title}", f"message: {r.message}"]
+    if r.explanation:
+        parts.append(r.explanation)
+    if r.example:
+        parts.append("example:\n" + "\n".join("    " + ln for ln in r.example.splitlines()))
+    if r.fix:
+        parts.append(f"fix: {r.fix}")
+    return "\n".join(parts)
+
+
+def _markdown(r: Rule) -> str:
+    parts = [
+        f"## {r.code}: {r.title}",
+        f"*Severity:* {r.severity}{' (retired)' if r.retired else ''}",
+        f"*Message:* `{r.message}`",
+    ]
+    if r.explanation:
+        parts.append(r.explanation)
+    if r.example:
+        parts.append("Example:\n\n```\n" + r.example + "\n```")
+    if r.fix:
+        parts.append(f"*Fix:* {r.fix}")
+    return "\n\n".join(parts)
