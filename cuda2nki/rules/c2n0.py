@@ -5,20 +5,55 @@ from cuda2nki.diagnostics import Rule, Severity, register
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
 
 register(
-    Rule("C2N0001", E, "cannot read input file", "cannot read '{path}': {reason}",
-         "The file given on the command line does not exist, is not readable, or is not UTF-8 text.",
-         fix="Check the path and permissions; convert the file to UTF-8."),
-    Rule("C2N0002", E, "invalid command-line value", "invalid value for {option}: {reason}",
-         "A command-line option was given a value that cannot be used.",
-         fix="See `cuda2nki COMMAND --help`."),
-    Rule("C2N0003", E, "invalid binding file", "invalid binding: {reason}",
-         "The kernel binding (a `.toml` sidecar or inline comments) is malformed or incomplete: every "
-         "pointer parameter needs a shape, dtype and role, and the launch needs grid and block.",
-         example='[params]\nx = { shape = ["N"], dtype = "float32" }  # role missing',
-         fix='Add the missing field, e.g. `role = "in"`.'),
-    Rule("C2N0004", E, "cannot write output", "cannot write '{path}': {reason}",
-         "An output file could not be written.", fix="Check the output directory exists and is writable."),
-    Rule("C2N0005", E, "internal error", "internal error: {reason}",
-         "cuda2nki hit a bug. The message names the failing component; please report it with the input.",
-         fix="Report the input that triggers it."),
+    Rule(
+        "C2N0001",
+        E,
+        "cannot read input file",
+        "cannot read '{path}': {reason}",
+        "The file given on the command line does not exist, is not readable, or is not UTF-8 text.",
+        fix="Check the path and permissions; convert the file to UTF-8.",
+    ),
+    Rule(
+        "C2N0002",
+        E,
+        "invalid command-line value",
+        "invalid value for {option}: {reason}",
+        "A command-line option was given a value that cannot be used.",
+        fix="See `cuda2nki COMMAND --help`.",
+    ),
+    Rule(
+        "C2N0003",
+        E,
+        "invalid binding file",
+        "invalid binding: {reason}",
+        "The kernel binding (a `.toml` sidecar or inline comments) is malformed or incomplete: every "
+        "pointer parameter needs a shape, dtype and role, and the launch needs grid and block.",
+        example='[params]\nx = { shape = ["N"], dtype = "float32" }  # role missing',
+        fix='Add the missing field, e.g. `role = "in"`.',
+    ),
+    Rule(
+        "C2N0004",
+        E,
+        "cannot write output",
+        "cannot write '{path}': {reason}",
+        "An output file could not be written.",
+        fix="Check the output directory exists and is writable.",
+    ),
+    Rule(
+        "C2N0005",
+        E,
+        "internal error",
+        "internal error: {reason}",
+        "cuda2nki hit a bug. The message names the failing component; please report it with the input.",
+        fix="Report the input that triggers it.",
+    ),
+    Rule(
+        "C2N0006",
+        E,
+        "kernel job failed",
+        "{reason}",
+        "In a batch run, the work on one file did not finish: it exceeded the time limit, the memory "
+        "limit, or the worker process died. The other files carry on; the file is reported as failed.",
+        fix="Raise --timeout / --memory, or run `cuda2nki port` on the file alone to see the problem.",
+    ),
 )

@@ -1,0 +1,228 @@
+"""The public Python API: what the command line calls, and what notebooks and pytest can use.
+
+``parse`` reads CUDA, ``run`` executes a kernel in the SIMT interpreter, ``simulate`` runs an NKI
+kernel in the simulator, ``lift``/``port``/``port_kernel`` draft an NKI port, ``check``/``review``
+judge a port against its CUDA kernel.  Every function raises :class:`DiagnosticError` on bad input.
+The heavy packages are imported on first use so that ``import cuda2nki`` stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cuda2nki.binding import Binding, Number, binding_from_dict, generate_inputs, load_binding
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
+from cuda2nki.fileio import read_text, write_atomic
+from cuda2nki.frontend.ast import TranslationUnit
+
+__all__ = [
+    "Binding",
+    "LiftSummary",
+    "PortResult",
+    "binding_from_dict",
+    "check",
+    "find_binding",
+    "lift",
+    "load_binding",
+    "parse",
+    "port",
+    "port_kernel",
+    "run",
+    "select_kernel",
+    "simulate",
+    "write_atomic",
+]
+
+
+# --------------------------------------------------------------------------- front end / SIMT
+
+
+def parse(
+    path: str | Path,
+    *,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+    templates: Mapping[str, str] | None = None,
+) -> TranslationUnit:
+    """Read a CUDA file into the typed AST (kernels, device functions, launch sites, diagnostics)."""
+    from cuda2nki import frontend
+
+    text = read_text(path)
+    return frontend.parse_source(
+        text,
+        str(path),
+        defines=dict(defines or {}),
+        include_dirs=tuple(include_dirs),
+        templates=dict(templates or {}),
+    )
+
+
+def select_kernel(tu: TranslationUnit, name: str | None, binding: Binding | None = None) -> str:
+    """The kernel to work on: ``name``, else the binding's, else the file's only ``__global__``."""
+    name = name or (binding.kernel if binding else None)
+    names = [k.name for k in tu.kernels]
+    if name:
+        if name in names:
+            return name
+        if name in tu.rejected:
+            raise DiagnosticError(list(tu.rejected[name]))
+        raise DiagnosticError(
+            make(
+                "C2N0002",
+                SourceLoc(tu.file, 1, 1),
+                option="--kernel",
+                reason=f"no kernel '{name}' in {tu.file}; kernels: {', '.join(names) or 'none'}",
+            )
+        )
+    if len(names) == 1:
+        return names[0]
+    if not names and tu.rejected:
+        raise DiagnosticError([d for ds in tu.rejected.values() for d in ds])
+    raise DiagnosticError(
+        make(
+            "C2N0002",
+            SourceLoc(tu.file, 1, 1),
+            option="--kernel",
+            reason=f"{tu.file} has {len(names)} kernels ({', '.join(names) or 'none'}); name one with --kernel",
+        )
+    )
+
+
+def find_binding(cuda_path: str | Path, explicit: str | Path | None = None) -> Binding | None:
+    """The binding given explicitly, else the sidecar ``<stem>.toml`` beside the CUDA file, else None."""
+    if explicit is not None:
+        return load_binding(explicit)
+    sidecar = Path(cuda_path).with_suffix(".toml")
+    return load_binding(sidecar) if sidecar.is_file() else None
+
+
+def run(
+    path: str | Path,
+    binding: Binding,
+    *,
+    kernel: str | None = None,
+    overrides: Mapping[str, Number] | None = None,
+    inputs: Mapping[str, np.ndarray] | None = None,
+    seed: int = 0,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+) -> dict[str, np.ndarray]:
+    """Run a CUDA kernel in the SIMT interpreter; returns every out/inout parameter by name."""
+    from cuda2nki import simt
+
+    tu = parse(path, defines=defines, include_dirs=include_dirs)
+    name = select_kernel(tu, kernel, binding)
+    resolved = binding.resolve(overrides)
+    arrays = generate_inputs(resolved, seed, inputs)
+    args: dict[str, Any] = {**resolved.scalars, **arrays}
+    result = simt.run_kernel(
+        tu,
+        name,
+        grid=resolved.grid,
+        block=resolved.block,
+        shared_bytes=resolved.shared_bytes,
+        args=args,
+    )
+    return {
+        t.name: np.asarray(result[t.name]).reshape(resolved.shapes[t.name])
+        for t in binding.tensors
+        if t.role != "in"
+    }
+
+
+# --------------------------------------------------------------------------- porting
+
+
+@dataclass(frozen=True)
+class LiftSummary:
+    claimed: bool
+    idiom: str | None
+    literal_possible: bool
+    diagnostics: tuple[Diagnostic, ...]
+    intent: Any = None
+
+
+@dataclass(frozen=True)
+class PortResult:
+    source: str | None  # None: no port could be produced (see diagnostics)
+    diagnostics: tuple[Diagnostic, ...]
+    idiom: str | None
+    literal: bool
+    intent: Any = None
+    tiles: Any = None
+
+
+def lift(tu: TranslationUnit, kernel: str, *, binding: Binding | None = None) -> LiftSummary:
+    """What the lifter makes of a kernel (no code generated): the census of ``migrate --examine``."""
+    from cuda2nki import lift as _lift
+
+    res = _lift.lift_kernel(tu, kernel, binding)
+    claimed = bool(getattr(res, "claimed", False))
+    return LiftSummary(
+        claimed=claimed,
+        idiom=getattr(res, "idiom", None) if claimed else None,
+        literal_possible=bool(getattr(res, "literal_possible", True)),
+        diagnostics=tuple(getattr(res, "diagnostics", ())),
+        intent=getattr(res, "kernel_ir", None),
+    )
+
+
+def port_kernel(
+    tu: TranslationUnit,
+    kernel: str,
+    *,
+    binding: Binding | None = None,
+    target: str = "nki",
+    passes: str | None = None,
+) -> PortResult:
+    """Draft an NKI port of one kernel of an already parsed file."""
+    from cuda2nki.codegen import pipeline
+
+    return pipeline.port_kernel(tu, kernel, binding=binding, target=target, passes=passes)
+
+
+def port(
+    path: str | Path,
+    *,
+    binding: Binding | None = None,
+    kernel: str | None = None,
+    target: str = "nki",
+    passes: str | None = None,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+) -> PortResult:
+    """Draft an NKI port of a kernel in a CUDA file (sidecar ``.toml`` used when no binding is given)."""
+    tu = parse(path, defines=defines, include_dirs=include_dirs)
+    binding = binding if binding is not None else find_binding(path)
+    name = select_kernel(tu, kernel, binding)
+    return port_kernel(tu, name, binding=binding, target=target, passes=passes)
+
+
+# --------------------------------------------------------------------------- NKI side / review
+
+
+def simulate(
+    port_path: str | Path,
+    inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray],
+    *,
+    kernel: str | None = None,
+    target: str = "trn2",
+    profile: bool = False,
+) -> Any:
+    """Run an NKI kernel from a port file in the simulator (in this process)."""
+    from cuda2nki import nkisim
+
+    fn = nkisim.load_kernel(str(port_path), kernel)
+    return nkisim.simulate_kernel(fn, inputs, target=target, profile=profile)
+
+
+def check(cuda_path: str | Path, port_path: str | Path, **options: Any) -> Any:
+    """Judge a port against its CUDA kernel (see :mod:`cuda2nki.fidelity`)."""
+    from cuda2nki import fidelity
+
+    return fidelity.check(cuda_path, port_path, **options)

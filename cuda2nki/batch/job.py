@@ -1,0 +1,138 @@
+"""The work for one CUDA file of a migration: parse once, then examine or port each kernel.
+
+Runs inside a pool worker (see :mod:`cuda2nki.batch.pool`), so it returns plain data and writes
+its ports itself (atomically).  File-level problems (unreadable, not UTF-8, preprocessor failure)
+become one ``failed`` record; a kernel the front end refuses is ``refused``; one no recogniser
+claims is ``literal`` (generic lowering) or ``manual`` (no port possible).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity
+
+#: effort buckets of the census, in report order
+BUCKETS = ("automatic", "literal", "manual", "refused", "failed")
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    path: str
+    rel: str
+    out_dir: str
+    mode: str  # "port" | "examine"
+    target: str = "nki"
+    check: bool = False
+    defines: tuple[tuple[str, str], ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    binding: str | None = None
+
+
+def port_path(out_dir: str | Path, rel: str, kernel: str) -> Path:
+    """Where the port of ``kernel`` from ``rel`` goes: ``OUT/<rel without suffix>/<kernel>.py``."""
+    stem = rel.rsplit(".", 1)[0]
+    return Path(out_dir) / stem / f"{kernel}.py"
+
+
+def process_file(spec: JobSpec) -> list[dict[str, Any]]:
+    from cuda2nki import api
+
+    try:
+        tu = api.parse(spec.path, defines=dict(spec.defines), include_dirs=spec.include_dirs)
+        binding = api.load_binding(spec.binding) if spec.binding else None
+    except DiagnosticError as exc:
+        return [_record(spec, "", "failed", exc.diagnostics, lines=0)]
+    lines = _count_lines(spec.path)
+    records = [
+        _record(spec, name, "refused", diags, lines=0)
+        for name, diags in sorted(tu.rejected.items())
+    ]
+    for k in tu.kernels:
+        kb = binding if binding is not None and binding.kernel in (None, k.name) else None
+        records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k)))
+    if not records:  # a file without kernels still counts as examined
+        records.append(_record(spec, "", "none", tu.diagnostics, lines=lines))
+    return records
+
+
+def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict[str, Any]:
+    from cuda2nki import api
+
+    try:
+        if spec.mode == "examine":
+            res = api.lift(tu, name, binding=binding)
+            bucket = (
+                "automatic" if res.claimed else ("literal" if res.literal_possible else "manual")
+            )
+            return _record(spec, name, bucket, res.diagnostics, lines=lines, idiom=res.idiom)
+        res = api.port_kernel(tu, name, binding=binding, target=spec.target)
+    except DiagnosticError as exc:
+        return _record(spec, name, "manual", exc.diagnostics, lines=lines)
+    if res.source is None:
+        return _record(spec, name, "manual", res.diagnostics, lines=lines, idiom=res.idiom)
+    out = port_path(spec.out_dir, spec.rel, name)
+    api.write_atomic(out, res.source)
+    rec = _record(
+        spec,
+        name,
+        "literal" if res.literal else "automatic",
+        res.diagnostics,
+        lines=lines,
+        idiom=res.idiom,
+        port=str(out.relative_to(spec.out_dir)),
+    )
+    if spec.check and binding is not None:
+        rec.update(_check(spec, out, binding, name))
+    return rec
+
+
+def _check(spec: JobSpec, port: Path, binding: Any, name: str) -> dict[str, Any]:
+    from cuda2nki import api
+
+    try:
+        report = api.check(spec.path, str(port), binding=binding, kernel=name, seeds=2)
+    except DiagnosticError as exc:
+        return {"verdict": "error", "check_ids": sorted({d.code for d in exc.diagnostics})}
+    return {"verdict": report.verdict, "cost_us": report.cost_us}
+
+
+def _record(
+    spec: JobSpec,
+    kernel: str,
+    bucket: str,
+    diags: Any,
+    *,
+    lines: int,
+    idiom: str | None = None,
+    port: str | None = None,
+) -> dict[str, Any]:
+    diags = [d for d in diags if isinstance(d, Diagnostic)]
+    return {
+        "file": spec.rel,
+        "kernel": kernel,
+        "status": bucket,
+        "idiom": idiom,
+        "port": port,
+        "lines": lines,
+        "diagnostics": [
+            {"id": d.code, "severity": str(d.severity), "line": d.loc.line, "message": d.message}
+            for d in diags
+        ],
+        "blocking": sorted({d.code for d in diags if d.severity >= Severity.ERROR}),
+    }
+
+
+def _count_lines(path: str) -> int:
+    try:
+        with open(path, "rb") as fh:
+            return sum(1 for _ in fh)
+    except OSError:
+        return 0
+
+
+def _kernel_lines(fn: Any) -> int:
+    end = getattr(fn.loc, "end_line", None) or fn.loc.line
+    return max(1, end - fn.loc.line + 1)

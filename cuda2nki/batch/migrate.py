@@ -1,0 +1,328 @@
+"""``cuda2nki migrate``: port (or examine) every kernel of a tree, isolated, cached and resumable.
+
+Results are cached per file under ``OUT/.cuda2nki/cache/<key>.json``, where the key hashes the
+tool version, the file's bytes, its sidecar binding and the options.  A cache entry is written only
+after the file's ports are on disk, so a run killed at any point (even ``kill -9``) resumes where it
+stopped, and the final report of a resumed run equals that of an uninterrupted one (timings live
+apart, in ``timing.json``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cuda2nki import __version__
+from cuda2nki.batch.discover import CompileFlags, SourceFile, discover
+from cuda2nki.batch.job import BUCKETS, JobSpec, process_file
+from cuda2nki.batch.pool import Outcome, run_tasks
+from cuda2nki.diagnostics import SourceLoc, error
+from cuda2nki.fileio import write_atomic
+
+CACHE_DIR = ".cuda2nki/cache"
+
+
+@dataclass(frozen=True)
+class MigrateOptions:
+    in_dir: Path
+    out_dir: Path
+    jobs: int = 1
+    mode: str = "port"  # "port" | "examine"
+    check: bool = False
+    target: str = "nki"
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    defines: dict[str, str] = field(default_factory=dict)
+    include_dirs: tuple[str, ...] = ()
+    compile_db: dict[str, CompileFlags] | None = None
+    executor: str = "local"  # "local" | "dask"
+    scheduler: str | None = None  # dask scheduler address; None starts a local cluster
+    timeout: float = 60.0
+    memory_mb: int | None = 2048
+
+
+@dataclass
+class MigrateSummary:
+    records: list[dict[str, Any]]
+    report: dict[str, Any]
+    cached: int
+    computed: int
+    seconds: float
+
+
+def _key(spec: JobSpec, sf: SourceFile) -> str:
+    h = hashlib.sha256()
+    h.update(f"cuda2nki {__version__}\0".encode())
+    for part in (
+        spec.mode,
+        spec.target,
+        str(spec.check),
+        repr(spec.defines),
+        repr(spec.include_dirs),
+        spec.rel,
+    ):
+        h.update(part.encode() + b"\0")
+    for p in (sf.path, sf.binding):
+        if p is None:
+            continue
+        try:
+            h.update(Path(p).read_bytes())
+        except OSError as exc:  # unreadable: key on the error so the record is still cached
+            h.update(f"unreadable:{exc.errno}".encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def _check_dirs(opts: MigrateOptions) -> None:
+    if not opts.in_dir.is_dir():
+        raise error(
+            "C2N0001",
+            SourceLoc(str(opts.in_dir), 0, 0),
+            path=str(opts.in_dir),
+            reason="not a directory",
+        )
+    i, o = opts.in_dir.resolve(), opts.out_dir.resolve()
+    if o == i or i in o.parents:
+        raise error(
+            "C2N0002",
+            option="-o",
+            reason=f"the output directory {o} is inside the input tree {i}; "
+            "migrate never writes inside its input",
+        )
+
+
+def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
+    files = discover(
+        opts.in_dir,
+        include=opts.include,
+        exclude=opts.exclude,
+        skip=[opts.out_dir],
+        defines=opts.defines,
+        include_dirs=opts.include_dirs,
+        compile_db=opts.compile_db,
+    )
+    out = []
+    for sf in files:
+        spec = JobSpec(
+            str(sf.path),
+            sf.rel,
+            str(opts.out_dir),
+            opts.mode,
+            opts.target,
+            opts.check,
+            sf.defines,
+            sf.include_dirs,
+            str(sf.binding) if sf.binding else None,
+        )
+        out.append((_key(spec, sf), spec, sf))
+    return out
+
+
+def _cache_load(out_dir: Path, key: str, spec: JobSpec) -> list[dict[str, Any]] | None:
+    p = out_dir / CACHE_DIR / f"{key}.json"
+    try:
+        entry = json.loads(p.read_text())
+    except (OSError, ValueError):
+        return None
+    recs = entry.get("records")
+    if not isinstance(recs, list):
+        return None
+    if any(r.get("port") and not (out_dir / r["port"]).is_file() for r in recs):
+        return None  # a port was removed since: redo the file
+    return recs
+
+
+def _cache_store(out_dir: Path, key: str, records: list[dict[str, Any]], seconds: float) -> None:
+    write_atomic(
+        out_dir / CACHE_DIR / f"{key}.json", json.dumps({"records": records, "seconds": seconds})
+    )
+
+
+def _failure_records(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]]:
+    return [
+        {
+            "file": spec.rel,
+            "kernel": "",
+            "status": "failed",
+            "idiom": None,
+            "port": None,
+            "lines": 0,
+            "diagnostics": [
+                {
+                    "id": "C2N0006",
+                    "severity": "error",
+                    "line": 0,
+                    "message": f"{outcome.status}: {outcome.reason}",
+                }
+            ],
+            "blocking": ["C2N0006"],
+            "failure": outcome.status,
+        }
+    ]
+
+
+def migrate(
+    opts: MigrateOptions, progress: Callable[[int, int, int], None] | None = None
+) -> MigrateSummary:
+    """Run the migration; ``progress(done, failed, total)`` is called after each file."""
+    _check_dirs(opts)
+    t0 = time.perf_counter()
+    jobs = plan(opts)
+    by_key = {k: (spec, sf) for k, spec, sf in jobs}
+    results: dict[str, list[dict[str, Any]]] = {}
+    timing: dict[str, float] = {}
+    todo = []
+    for key, spec, _ in jobs:
+        cached = _cache_load(opts.out_dir, key, spec)
+        if cached is not None:
+            results[key] = cached
+        else:
+            todo.append((key, spec))
+    cached_n = len(results)
+    failed = sum(1 for recs in results.values() for r in recs if r["status"] == "failed")
+    if progress:
+        progress(len(results), failed, len(jobs))
+    for outcome in _execute(opts, todo):
+        spec = by_key[outcome.key][0]
+        recs = outcome.value if outcome.status == "ok" else _failure_records(spec, outcome)
+        _cache_store(opts.out_dir, outcome.key, recs, outcome.seconds)
+        results[outcome.key] = recs
+        timing[spec.rel] = round(outcome.seconds, 4)
+        failed += sum(1 for r in recs if r["status"] == "failed")
+        if progress:
+            progress(len(results), failed, len(jobs))
+    records = [r for key, _, _ in jobs for r in results[key]]
+    records.sort(key=lambda r: (r["file"], r["kernel"]))
+    report = build_report(records, opts)
+    from cuda2nki.report import migration as render
+
+    write_atomic(opts.out_dir / "report.json", json.dumps(report, indent=2, sort_keys=True))
+    write_atomic(opts.out_dir / "report.csv", render.to_csv(records))
+    write_atomic(opts.out_dir / "report.html", render.to_html(report))
+    seconds = time.perf_counter() - t0
+    write_atomic(
+        opts.out_dir / "timing.json",
+        json.dumps(
+            {
+                "seconds": round(seconds, 3),
+                "files_computed": len(todo),
+                "files_cached": cached_n,
+                "per_file": timing,
+            },
+            indent=2,
+            sort_keys=True,
+        ),
+    )
+    return MigrateSummary(records, report, cached_n, len(todo), seconds)
+
+
+def _execute(opts: MigrateOptions, todo: list[tuple[str, JobSpec]]) -> Iterator[Outcome]:
+    if opts.executor == "dask":
+        from cuda2nki.batch.cluster import run_on_dask
+
+        yield from run_on_dask(todo, opts)
+    else:
+        yield from run_tasks(
+            process_file, todo, jobs=opts.jobs, timeout=opts.timeout, memory_mb=opts.memory_mb
+        )
+
+
+def build_report(records: Sequence[dict[str, Any]], opts: MigrateOptions) -> dict[str, Any]:
+    """Deterministic census: per-kernel records, totals per file and overall, ids by count."""
+    kernels = [r for r in records if r["kernel"] or r["status"] == "failed"]
+    files: dict[str, dict[str, Any]] = {}
+    for r in records:
+        f = files.setdefault(
+            r["file"], {"file": r["file"], "kernels": 0, "lines": 0, **{b: 0 for b in BUCKETS}}
+        )
+        f["lines"] += r.get("lines", 0)
+        if r in kernels:
+            f["kernels"] += 1
+            f[r["status"]] += 1
+    total = {b: sum(1 for r in kernels if r["status"] == b) for b in BUCKETS}
+    n = len(kernels)
+    ids: dict[str, int] = {}
+    for r in kernels:
+        for d in r["diagnostics"]:
+            ids[d["id"]] = ids.get(d["id"], 0) + 1
+    summary = {
+        "files": len(files),
+        "kernels": n,
+        "lines": sum(f["lines"] for f in files.values()),
+        **total,
+        "share_recognised": round(total["automatic"] / n, 4) if n else 0.0,
+        "share_literal": round(total["literal"] / n, 4) if n else 0.0,
+        "share_refused": round((total["refused"] + total["manual"]) / n, 4) if n else 0.0,
+        "diagnostics_by_id": dict(sorted(ids.items())),
+        "idioms": dict(sorted(_count(r["idiom"] for r in kernels if r["idiom"]).items())),
+    }
+    if opts.check:
+        summary["verdicts"] = dict(
+            sorted(_count(r.get("verdict") or "unchecked" for r in kernels).items())
+        )
+    return {
+        "tool": f"cuda2nki {__version__}",
+        "mode": opts.mode,
+        "target": opts.target,
+        "summary": summary,
+        "files": [files[k] for k in sorted(files)],
+        "kernels": kernels,
+    }
+
+
+def _count(items: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for it in items:
+        out[it] = out.get(it, 0) + 1
+    return out
+
+
+def progress_printer(
+    enabled: bool,
+) -> tuple[Callable[[int, int, int], None] | None, Callable[[], None]]:
+    """A rich progress bar on a terminal (done / failed / rate / ETA); nothing in CI or when piped."""
+    if not enabled or not sys.stderr.isatty() or os.environ.get("CI"):
+        return None, lambda: None
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    class TransferSpeedColumnless(TextColumn):  # files per second
+        def __init__(self) -> None:
+            super().__init__("")
+
+        def render(self, task):  # type: ignore[no-untyped-def]
+            from rich.text import Text
+
+            return Text(f"{task.speed:.1f} files/s" if task.speed else "")
+
+    bar = Progress(
+        TextColumn("migrate"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TransferSpeedColumnless(),
+        TimeRemainingColumn(),
+        transient=True,
+    )
+    task = bar.add_task("files", total=None, failed=0)
+    bar.start()
+
+    def update(done: int, failed: int, total: int) -> None:
+        bar.update(task, completed=done, total=total, failed=failed)
+
+    return update, bar.stop
+
+
+__all__ = ["MigrateOptions", "MigrateSummary", "build_report", "migrate", "plan"]

@@ -1,0 +1,188 @@
+"""A crash-proof process pool: every task gets a timeout and a memory limit, and a worker that
+hangs, dies or runs out of memory is replaced while the other tasks carry on.
+
+``concurrent.futures.ProcessPoolExecutor`` cannot do this (one dead worker breaks the pool), and a
+fresh interpreter per task would cost more than porting a kernel, so workers are long-lived forked
+processes that take tasks one at a time over a pipe.  The parent enforces the wall-clock timeout by
+killing the worker; the memory limit is ``RLIMIT_AS`` set inside the worker (a ``MemoryError``
+becomes a result; a worker killed outright becomes a ``crash`` result).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+import traceback
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+try:  # POSIX only; elsewhere the memory limit is not enforced
+    import resource
+except ImportError:  # pragma: no cover
+    resource = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one task: ``ok`` (``value`` set) or ``timeout`` / ``memory`` / ``crash`` / ``error``."""
+
+    key: str
+    status: str
+    value: Any = None
+    reason: str = ""
+    seconds: float = 0.0
+
+
+def _limit_memory(mb: int | None) -> None:
+    if mb and resource is not None:
+        limit = mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _worker_main(conn: Connection, fn: Callable[[Any], Any], memory_mb: int | None) -> None:
+    _limit_memory(memory_mb)
+    while True:
+        try:
+            msg = conn.recv()
+        except (EOFError, OSError):
+            return
+        if msg is None:
+            return
+        key, payload = msg
+        t0 = time.perf_counter()
+        try:
+            result = ("ok", fn(payload), "")
+        except MemoryError:
+            result = ("memory", None, f"exceeded the memory limit of {memory_mb} MB")
+        except Exception as exc:  # noqa: BLE001 - a task's failure is data, not a pool failure
+            tb = traceback.extract_tb(exc.__traceback__)
+            where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
+            result = ("error", None, f"{type(exc).__name__}: {exc}{where}")
+        try:
+            conn.send((key, *result, time.perf_counter() - t0))
+        except MemoryError:
+            conn.send((key, "memory", None, f"exceeded the memory limit of {memory_mb} MB", 0.0))
+
+
+class _Worker:
+    def __init__(
+        self, ctx: mp.context.BaseContext, fn: Callable[[Any], Any], memory_mb: int | None
+    ):
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_worker_main, args=(child, fn, memory_mb), daemon=True)
+        self.proc.start()
+        child.close()
+        self.task: tuple[str, Any] | None = None
+        self.started = 0.0
+
+    def submit(self, key: str, payload: Any) -> None:
+        self.task = (key, payload)
+        self.started = time.monotonic()
+        self.conn.send((key, payload))
+
+    def kill(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(timeout=5)
+        self.conn.close()
+
+
+def run_tasks(
+    fn: Callable[[Any], Any],
+    tasks: Iterable[tuple[str, Any]],
+    *,
+    jobs: int = 1,
+    timeout: float | None = None,
+    memory_mb: int | None = None,
+) -> Iterator[Outcome]:
+    """Run ``fn(payload)`` for each ``(key, payload)``; yield outcomes as they finish.
+
+    ``fn`` must be importable (module-level) so the workers can run it.
+    """
+    ctx = mp.get_context("fork" if os.name == "posix" else "spawn")
+    pending = list(tasks)
+    pending.reverse()
+    workers: list[_Worker] = []
+    try:
+        while pending or any(w.task for w in workers):
+            while len(workers) < jobs and pending:
+                workers.append(_Worker(ctx, fn, memory_mb))
+            for w in workers:
+                if w.task is None and pending:
+                    w.submit(*pending.pop())
+            busy = [w for w in workers if w.task is not None]
+            ready = wait(
+                [w.conn for w in busy] + [w.proc.sentinel for w in busy],
+                timeout=_poll(busy, timeout),
+            )
+            for w in list(busy):
+                outcome = _collect(w, ready, timeout, memory_mb)
+                if outcome is None:
+                    continue
+                yield outcome
+                if outcome.status in ("timeout", "crash") or not w.proc.is_alive():
+                    w.kill()
+                    workers.remove(w)
+    finally:
+        for w in workers:
+            try:
+                w.conn.send(None)
+            except OSError:
+                pass
+            w.kill()
+
+
+def _poll(busy: list[_Worker], timeout: float | None) -> float | None:
+    if timeout is None or not busy:
+        return None
+    now = time.monotonic()
+    return max(0.0, min(w.started + timeout - now for w in busy)) + 0.01
+
+
+def _collect(
+    w: _Worker, ready: list[Any], timeout: float | None, memory_mb: int | None
+) -> Outcome | None:
+    assert w.task is not None
+    key = w.task[0]
+    elapsed = time.monotonic() - w.started
+    if w.conn in ready:
+        try:
+            rkey, status, value, reason, secs = w.conn.recv()
+        except (EOFError, OSError):
+            rkey, status, value, reason, secs = (
+                key,
+                "crash",
+                None,
+                _death_reason(w, memory_mb),
+                elapsed,
+            )
+        w.task = None
+        return Outcome(rkey, status, value, reason, secs)
+    if w.proc.sentinel in ready or not w.proc.is_alive():
+        w.task = None
+        return Outcome(key, "crash", None, _death_reason(w, memory_mb), elapsed)
+    if timeout is not None and elapsed > timeout:
+        w.task = None
+        return Outcome(
+            key, "timeout", None, f"took longer than {timeout:g} s and was stopped", elapsed
+        )
+    return None
+
+
+def _death_reason(w: _Worker, memory_mb: int | None) -> str:
+    w.proc.join(timeout=1)
+    code = w.proc.exitcode
+    if code is not None and code < 0:
+        import signal
+
+        name = signal.Signals(-code).name
+        hint = (
+            f" (memory limit {memory_mb} MB?)"
+            if name in ("SIGKILL", "SIGSEGV") and memory_mb
+            else ""
+        )
+        return f"worker killed by {name}{hint}"
+    return f"worker exited with status {code}"

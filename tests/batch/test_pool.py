@@ -1,0 +1,58 @@
+"""The crash-proof pool: timeouts, memory limits, crashes and errors are results, not failures."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from cuda2nki.batch.pool import run_tasks
+
+
+def work(payload: object) -> object:
+    kind, value = payload  # type: ignore[misc]
+    if kind == "ok":
+        return value * 2
+    if kind == "sleep":
+        time.sleep(value)
+        return "woke"
+    if kind == "hog":
+        blocks = []
+        while True:
+            blocks.append(bytearray(64 * 1024 * 1024))
+    if kind == "die":
+        os._exit(3)
+    if kind == "kill":
+        os.kill(os.getpid(), 9)
+    raise ValueError(f"bad payload {value}")
+
+
+def _run(tasks, **kw):
+    return {o.key: o for o in run_tasks(work, tasks, **kw)}
+
+
+def test_all_ok_in_parallel() -> None:
+    out = _run([(str(i), ("ok", i)) for i in range(20)], jobs=2)
+    assert {k: o.value for k, o in out.items()} == {str(i): 2 * i for i in range(20)}
+    assert all(o.status == "ok" for o in out.values())
+
+
+def test_faults_are_isolated_and_the_rest_carries_on() -> None:
+    tasks = [
+        ("a", ("ok", 1)),
+        ("hang", ("sleep", 30)),
+        ("b", ("ok", 2)),
+        ("hog", ("hog", 0)),
+        ("die", ("die", 0)),
+        ("kill", ("kill", 0)),
+        ("err", ("raise", 7)),
+        ("c", ("ok", 3)),
+    ]
+    t0 = time.monotonic()
+    out = _run(tasks, jobs=2, timeout=1.5, memory_mb=512)
+    assert time.monotonic() - t0 < 20
+    assert out["a"].value == 2 and out["b"].value == 4 and out["c"].value == 6
+    assert out["hang"].status == "timeout"
+    assert out["hog"].status in ("memory", "crash")
+    assert out["die"].status == "crash" and "status 3" in out["die"].reason
+    assert out["kill"].status == "crash" and "SIGKILL" in out["kill"].reason
+    assert out["err"].status == "error" and "bad payload 7" in out["err"].reason
