@@ -1,0 +1,34 @@
+"""Our NKI kernels in the current ``nki`` API, run through the simulator against NumPy."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+nkisim = pytest.importorskip("cuda2nki.nkisim")
+if not hasattr(nkisim, "simulate_kernel"):
+    pytest.skip("simulator entry points not available yet", allow_module_level=True)
+
+
+def _catalog():
+    name = "nkisim_test_kernel_catalog"
+    if name not in sys.modules:
+        path = Path(__file__).resolve().parent / "kernels" / "catalog.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[name]
+
+
+cat = _catalog()
+API = "current"
+PARAMS = cat.params(API)
+
+
+@pytest.mark.parametrize(("case", "shape"), PARAMS, ids=[cat.case_id(c, s) for c, s in PARAMS])
+def test_kernel_matches_reference(case, shape):
+    cat.check_case(API, case, shape)
