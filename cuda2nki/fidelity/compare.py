@@ -1,0 +1,338 @@
+"""Judging the difference between a port's output and the CUDA reference.
+
+Three views of the same difference (PRIOR_ART §4.5): elementwise against a componentwise
+tolerance ``tol`` (an array broadcastable to the output, usually the IR-derived error bound),
+normwise relative L2 error, and the mismatch percentage with the contiguous mismatch regions
+mapped to port tiles (128 partitions x 512 free elements).  Then a classification, with evidence:
+
+* ``expected`` -- every element within the tolerance;
+* ``precision`` -- outside the fp32 tolerance but inside the one for a narrower input or
+  accumulation dtype (``alt_tols``), e.g. bf16 accumulation;
+* ``defect`` -- with the most specific structure that explains it: ``unwritten`` (NaN canaries
+  left), ``tail`` (only the ragged end past the last full tile is wrong), ``transposed``,
+  ``shifted``, ``scaled``, ``tiles`` (some tiles wrong), ``nonfinite``, ``wrong`` (everywhere).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+PARTITION_TILE = 128
+FREE_TILE = 512
+
+
+@dataclass(frozen=True)
+class Region:
+    """A box of mismatching elements (inclusive-exclusive bounds per dimension of the 2-D view)."""
+
+    start: tuple[int, ...]
+    stop: tuple[int, ...]
+    count: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": list(self.start), "stop": list(self.stop), "count": self.count}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    name: str
+    shape: tuple[int, ...]
+    max_abs: float
+    max_rel: float
+    normwise: float
+    mismatch_pct: float
+    mismatches: int
+    tolerance_max: float
+    classification: str  # expected | precision | defect
+    defect: str | None = None
+    evidence: str = ""
+    regions: tuple[Region, ...] = ()
+    tiles: tuple[tuple[int, int], ...] = ()  # (partition tile, free tile) indices with mismatches
+    worst_index: tuple[int, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.classification == "expected"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "output": self.name,
+            "shape": list(self.shape),
+            "max_abs_error": self.max_abs,
+            "max_rel_error": self.max_rel,
+            "normwise_error": self.normwise,
+            "mismatch_pct": self.mismatch_pct,
+            "mismatches": self.mismatches,
+            "tolerance_max": self.tolerance_max,
+            "classification": self.classification,
+            "defect": self.defect,
+            "evidence": self.evidence,
+            "regions": [r.to_dict() for r in self.regions],
+            "tiles": [list(t) for t in self.tiles],
+            "worst_index": list(self.worst_index),
+            **self.extra,
+        }
+
+
+def as_2d(a: np.ndarray) -> np.ndarray:
+    """The partition-major view a port tiles: rows = first axis, columns = the rest flattened."""
+    a = np.asarray(a)
+    if a.ndim == 0:
+        return a.reshape(1, 1)
+    if a.ndim == 1:
+        return a.reshape(-1, 1)
+    return a.reshape(a.shape[0], -1)
+
+
+def within(actual: np.ndarray, expected: np.ndarray, tol: np.ndarray | float) -> np.ndarray:
+    """Elementwise pass mask; NaN in the reference must be matched by NaN (or it fails)."""
+    a = np.asarray(actual, dtype=np.float64)
+    e = np.asarray(expected, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        ok = np.abs(a - e) <= tol
+    both_nan = np.isnan(a) & np.isnan(e)
+    same_inf = np.isinf(a) & np.isinf(e) & (np.sign(a) == np.sign(e))
+    return ok | both_nan | same_inf
+
+
+def compare(
+    name: str,
+    actual: np.ndarray,
+    expected: np.ndarray,
+    tol: np.ndarray | float,
+    *,
+    alt_tols: Mapping[str, np.ndarray | float] | None = None,
+    canary_nan: bool = True,
+) -> Comparison:
+    """Compare one output.  ``alt_tols`` maps a precision hypothesis (e.g. "bf16 accumulation")
+    to the tolerance that hypothesis would allow."""
+    a = np.asarray(actual, dtype=np.float64)
+    e = np.asarray(expected, dtype=np.float64)
+    if a.size != e.size:
+        return Comparison(
+            name,
+            tuple(e.shape),
+            float("inf"),
+            float("inf"),
+            float("inf"),
+            100.0,
+            e.size,
+            _tmax(tol),
+            "defect",
+            "shape",
+            f"port output has {a.size} elements, expected {e.size}",
+        )
+    a = a.reshape(e.shape)
+    tol_arr = np.broadcast_to(np.asarray(tol, dtype=np.float64), e.shape)
+    ok = within(a, e, tol_arr)
+    bad = ~ok
+    n_bad = int(bad.sum())
+    diff = np.where(np.isfinite(a) & np.isfinite(e), np.abs(a - e), np.inf)
+    diff = np.where(ok & ~np.isfinite(diff), 0.0, diff)
+    max_abs = float(diff.max()) if diff.size else 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
+    max_rel = float(np.nanmax(rel)) if rel.size else 0.0
+    normwise = _normwise(a, e)
+    worst = tuple(int(i) for i in np.unravel_index(int(np.argmax(diff)), e.shape)) if e.size else ()
+    base = dict(
+        name=name,
+        shape=tuple(e.shape),
+        max_abs=max_abs,
+        max_rel=max_rel,
+        normwise=normwise,
+        mismatch_pct=round(100.0 * n_bad / max(e.size, 1), 4),
+        mismatches=n_bad,
+        tolerance_max=_tmax(tol_arr),
+        worst_index=worst,
+    )
+    if n_bad == 0:
+        return Comparison(
+            **base, classification="expected", evidence="every element within the derived tolerance"
+        )
+    regions, tiles = localise(bad)
+    for label, alt in (alt_tols or {}).items():
+        if (
+            within(a, e, np.broadcast_to(np.asarray(alt, dtype=np.float64), e.shape)).all()
+            and np.isfinite(a).all()
+        ):
+            return Comparison(
+                **base,
+                classification="precision",
+                defect=None,
+                regions=regions,
+                tiles=tiles,
+                evidence=f"outside the fp32 tolerance but within the bound for {label}",
+            )
+    kind, evidence = classify_defect(a, e, bad, tol_arr, canary_nan=canary_nan)
+    return Comparison(
+        **base,
+        classification="defect",
+        defect=kind,
+        evidence=evidence,
+        regions=regions,
+        tiles=tiles,
+    )
+
+
+def _tmax(tol: Any) -> float:
+    t = np.asarray(tol, dtype=np.float64)
+    return float(t.max()) if t.size else 0.0
+
+
+def _normwise(a: np.ndarray, e: np.ndarray) -> float:
+    fin = np.isfinite(a) & np.isfinite(e)
+    if not fin.all():
+        return float("inf")
+    den = float(np.linalg.norm(e.ravel()))
+    num = float(np.linalg.norm((a - e).ravel()))
+    return num / den if den > 0 else (0.0 if num == 0 else float("inf"))
+
+
+def localise(
+    bad: np.ndarray, max_regions: int = 8
+) -> tuple[tuple[Region, ...], tuple[tuple[int, int], ...]]:
+    """Contiguous mismatch regions (row runs merged into boxes) and the port tiles they touch."""
+    b2 = as_2d(bad)
+    rows = np.flatnonzero(b2.any(axis=1))
+    regions: list[Region] = []
+    if rows.size:
+        breaks = np.flatnonzero(np.diff(rows) > 1)
+        starts = np.concatenate(([rows[0]], rows[breaks + 1]))
+        stops = np.concatenate((rows[breaks], [rows[-1]])) + 1
+        for r0, r1 in zip(starts, stops):
+            block = b2[r0:r1]
+            cols = np.flatnonzero(block.any(axis=0))
+            regions.append(
+                Region((int(r0), int(cols[0])), (int(r1), int(cols[-1]) + 1), int(block.sum()))
+            )
+    regions.sort(key=lambda r: -r.count)
+    pr, fr = np.nonzero(b2)
+    tiles = sorted({(int(p), int(f)) for p, f in zip(pr // PARTITION_TILE, fr // FREE_TILE)})
+    return tuple(regions[:max_regions]), tuple(tiles)
+
+
+def classify_defect(
+    a: np.ndarray, e: np.ndarray, bad: np.ndarray, tol: np.ndarray, *, canary_nan: bool = True
+) -> tuple[str, str]:
+    """The most specific structured explanation of a mismatch."""
+    nan_port = np.isnan(a) & ~np.isnan(e)
+    if canary_nan and nan_port.any() and (nan_port == bad).all():
+        return (
+            "unwritten",
+            f"{int(nan_port.sum())} elements never written (NaN canaries left){_where(nan_port)}",
+        )
+    tail = _tail_only(bad)
+    if tail:
+        return "tail", tail
+    if e.ndim >= 2 and e.shape[-1] == e.shape[-2] and within(np.swapaxes(a, -1, -2), e, tol).all():
+        return "transposed", "the port's output equals the transpose of the reference"
+    shifted = _shift(a, e, tol)
+    if shifted:
+        return "shifted", shifted
+    scale = _scale(a, e, tol)
+    if scale:
+        return "scaled", scale
+    if (~np.isfinite(a) & np.isfinite(e)).any():
+        return (
+            "nonfinite",
+            f"{int((~np.isfinite(a) & np.isfinite(e)).sum())} non-finite values where the reference is finite",
+        )
+    b2 = as_2d(bad)
+    n_ptiles = -(-b2.shape[0] // PARTITION_TILE)
+    n_ftiles = -(-b2.shape[1] // FREE_TILE)
+    _, tiles = localise(bad)
+    if len(tiles) < n_ptiles * n_ftiles:
+        return (
+            "tiles",
+            f"mismatches confined to {len(tiles)} of {n_ptiles * n_ftiles} tiles (partition, free): {list(tiles)[:8]}",
+        )
+    return (
+        "wrong",
+        f"{int(bad.sum())} of {bad.size} elements differ beyond tolerance across all tiles",
+    )
+
+
+def _where(mask: np.ndarray) -> str:
+    regions, _ = localise(mask, max_regions=1)
+    if not regions:
+        return ""
+    r = regions[0]
+    return f"; largest region rows {r.start[0]}..{r.stop[0] - 1}, columns {r.start[1]}..{r.stop[1] - 1} of the 2-D view"
+
+
+def _tail_only(bad: np.ndarray) -> str:
+    """Mismatches only past the last full 128-row (or 512-column) tile of a ragged shape."""
+    b2 = as_2d(bad)
+    rows, cols = b2.shape
+    for axis, size, tile in ((0, rows, PARTITION_TILE), (1, cols, FREE_TILE)):
+        full = (size // tile) * tile
+        if size % tile == 0 or full == 0:
+            continue
+        head = b2[:full] if axis == 0 else b2[:, :full]
+        if not head.any():
+            what = "rows" if axis == 0 else "columns"
+            return (
+                f"only the ragged tail is wrong: {what} {full}..{size - 1} (past the last full tile of {tile}); "
+                f"a missing tail mask or min()-bounded slice"
+            )
+    return ""
+
+
+def _shift(a: np.ndarray, e: np.ndarray, tol: np.ndarray) -> str:
+    flat_a, flat_e, flat_t = a.ravel(), e.ravel(), tol.ravel()
+    n = flat_e.size
+    for s in (1, -1, PARTITION_TILE, -PARTITION_TILE, FREE_TILE, -FREE_TILE):
+        if abs(s) >= n or n < 4:
+            continue
+        if s > 0:
+            seg_ok = within(flat_a[s:], flat_e[:-s], flat_t[s:])
+        else:
+            seg_ok = within(flat_a[:s], flat_e[-s:], flat_t[:s])
+        if seg_ok.mean() > 0.98:
+            return f"the port's output is the reference shifted by {s} elements (off-by-one or tile offset error)"
+    return ""
+
+
+def _scale(a: np.ndarray, e: np.ndarray, tol: np.ndarray) -> str:
+    fin = np.isfinite(a) & np.isfinite(e)
+    if not fin.all():
+        return ""
+    den = float(np.dot(e.ravel(), e.ravel()))
+    if den == 0:
+        return ""
+    c = float(np.dot(a.ravel(), e.ravel())) / den
+    if abs(c - 1.0) < 1e-6 or c == 0:
+        return ""
+    if within(a, c * e, tol * max(1.0, abs(c))).all():
+        return f"the port's output is the reference scaled by {c:.6g}"
+    return ""
+
+
+def vacuity_probes(expected: np.ndarray, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Wrong answers that any meaningful tolerance must reject."""
+    e = np.asarray(expected, dtype=np.float64)
+    probes = {"zeros": np.zeros_like(e), "negated": -e}
+    if e.size > 1:
+        probes["shuffled"] = rng.permutation(e.ravel()).reshape(e.shape)
+    return probes
+
+
+def vacuous(expected: np.ndarray, tol: np.ndarray | float, rng: np.random.Generator) -> list[str]:
+    """Names of the probes that *pass* the tolerance (any means the tolerance is vacuous).
+
+    A probe equal to the reference (e.g. negating an all-zero output) says nothing and is skipped.
+    """
+    e = np.asarray(expected, dtype=np.float64)
+    passed = []
+    for label, probe in vacuity_probes(e, rng).items():
+        if np.array_equal(probe, e, equal_nan=True):
+            continue
+        if within(probe, e, tol).all():
+            passed.append(label)
+    return passed

@@ -1,0 +1,110 @@
+"""Classification of differences: each structured defect is recognised, expected variation passes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cuda2nki.fidelity.compare import compare, localise, vacuous
+
+RNG = np.random.default_rng(0)
+
+
+def _ref(shape=(300, 700)) -> np.ndarray:
+    return RNG.standard_normal(shape)
+
+
+def test_within_tolerance_is_expected() -> None:
+    e = _ref()
+    a = e * (1 + 1e-7 * RNG.standard_normal(e.shape))
+    c = compare("out", a, e, 1e-5 * np.abs(e) + 1e-6)
+    assert c.classification == "expected" and c.mismatches == 0 and c.ok
+
+
+def test_unwritten_region_is_found_by_nan_canaries() -> None:
+    e = _ref()
+    a = e.copy()
+    a[256:, :] = np.nan
+    c = compare("out", a, e, 1e-6)
+    assert c.defect == "unwritten" and "30800 elements never written" in c.evidence
+    assert c.regions[0].start == (256, 0) and c.regions[0].stop == (300, 700)
+    assert (2, 0) in c.tiles and (0, 0) not in c.tiles
+
+
+@pytest.mark.parametrize("shape", [(300, 64), (129,), (1000, 3)])
+def test_wrong_tail_only(shape) -> None:
+    e = _ref(shape)
+    a = e.copy()
+    rows = shape[0]
+    a[(rows // 128) * 128 :] += 1.0
+    c = compare("out", a, e, 1e-6)
+    assert c.defect == "tail", c.evidence
+    assert "tail" in c.evidence
+
+
+def test_transposed() -> None:
+    e = _ref((64, 64))
+    c = compare("out", e.T.copy(), e, 1e-6)
+    assert c.defect == "transposed"
+
+
+@pytest.mark.parametrize("shift", [1, -1, 128])
+def test_shifted(shift) -> None:
+    e = _ref((1000,))
+    a = np.roll(e, shift)
+    c = compare("out", a, e, 1e-6)
+    assert c.defect == "shifted" and str(shift) in c.evidence
+
+
+def test_scaled() -> None:
+    e = _ref((50, 50))
+    c = compare("out", 0.5 * e, e, 1e-6)
+    assert c.defect == "scaled" and "0.5" in c.evidence
+
+
+def test_some_tiles() -> None:
+    e = _ref((512, 1024))
+    a = e.copy()
+    a[128:256, 512:] += 3
+    c = compare("out", a, e, 1e-6)
+    assert c.defect == "tiles" and c.tiles == ((1, 1),)
+
+
+def test_precision_hypothesis() -> None:
+    e = _ref((128, 128))
+    a = e * (1 + 4e-3 * RNG.uniform(-1, 1, e.shape))
+    c = compare("out", a, e, 1e-6 * np.abs(e), alt_tols={"bf16 inputs": 8e-3 * np.abs(e)})
+    assert c.classification == "precision" and "bf16" in c.evidence
+
+
+def test_shape_mismatch_is_a_defect() -> None:
+    c = compare("out", np.zeros(10), np.zeros(12), 1e-6)
+    assert c.defect == "shape"
+
+
+def test_metrics() -> None:
+    e = np.array([1.0, 2.0, 4.0])
+    a = np.array([1.0, 2.5, 4.0])
+    c = compare("out", a, e, 0.1)
+    assert c.max_abs == pytest.approx(0.5) and c.max_rel == pytest.approx(0.25)
+    assert c.normwise == pytest.approx(0.5 / np.sqrt(21))
+    assert c.mismatches == 1 and c.mismatch_pct == pytest.approx(100 / 3, rel=1e-3)
+    assert c.worst_index == (1,)
+
+
+def test_localise_regions() -> None:
+    bad = np.zeros((10, 10), bool)
+    bad[2:4, 3:5] = True
+    bad[7, 9] = True
+    regions, tiles = localise(bad)
+    assert [(r.start, r.stop, r.count) for r in regions] == [
+        ((2, 3), (4, 5), 4),
+        ((7, 9), (8, 10), 1),
+    ]
+    assert tiles == ((0, 0),)
+
+
+def test_vacuity() -> None:
+    e = _ref((100,))
+    assert vacuous(e, 1e-5, np.random.default_rng(1)) == []
+    assert set(vacuous(e, 1e9, np.random.default_rng(1))) == {"zeros", "negated", "shuffled"}
