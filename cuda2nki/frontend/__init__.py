@@ -1,1 +1,60 @@
-"""cuda2nki.frontend"""
+"""CUDA front end: preprocess (pcpp), parse (tree-sitter-cuda), lower to the typed AST.
+
+Entry points::
+
+    parse_source(text, filename, *, defines=None, include_dirs=(), templates=None) -> TranslationUnit
+    parse_file(path, *, defines=None, include_dirs=(), templates=None) -> TranslationUnit
+
+Bad input never raises: problems are :class:`~cuda2nki.diagnostics.Diagnostic` in
+``TranslationUnit.diagnostics``; a kernel the front end cannot accept is listed in
+``TranslationUnit.rejected`` (name -> its diagnostics) and is absent from ``functions``.
+``parse_file`` raises :class:`~cuda2nki.diagnostics.DiagnosticError` (C2N0001) only when the file
+itself cannot be read.  See :mod:`cuda2nki.frontend.ast` for the AST contract.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+from cuda2nki.diagnostics import SourceLoc, make
+from cuda2nki.frontend.ast import TranslationUnit
+
+
+def parse_source(
+    text: str,
+    filename: str,
+    *,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Iterable[str | os.PathLike] = (),
+    templates: Mapping[str, str] | None = None,
+) -> TranslationUnit:
+    """Lower CUDA source ``text`` (named ``filename`` in diagnostics) to a TranslationUnit."""
+    from cuda2nki.frontend.driver import lower_source
+
+    try:
+        return lower_source(
+            text, str(filename), defines, tuple(str(d) for d in include_dirs), templates
+        )
+    except RecursionError:
+        d = make("C2N1010", SourceLoc(str(filename), 1, 1), what="nesting too deep")
+        return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))
+
+
+def parse_file(
+    path: str | os.PathLike,
+    *,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Iterable[str | os.PathLike] = (),
+    templates: Mapping[str, str] | None = None,
+) -> TranslationUnit:
+    """Read ``path`` (UTF-8) and lower it; C2N0001 if it cannot be read."""
+    from cuda2nki.cli.common import read_text
+
+    text = read_text(path)
+    return parse_source(
+        text, str(path), defines=defines, include_dirs=include_dirs, templates=templates
+    )
+
+
+__all__ = ["parse_source", "parse_file", "TranslationUnit"]

@@ -65,8 +65,20 @@ from cuda2nki.diagnostics import Diagnostic, SourceLoc
 # --------------------------------------------------------------------------- types
 
 SCALAR_NAMES = (
-    "void", "bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-    "float16", "bfloat16", "float32", "float64",
+    "void",
+    "bool",
+    "int8",
+    "uint8",
+    "int16",
+    "uint16",
+    "int32",
+    "uint32",
+    "int64",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
 )
 
 
@@ -85,7 +97,9 @@ class ScalarType:
 
     @property
     def bits(self) -> int:
-        return {"void": 0, "bool": 8}.get(self.name) or int("".join(c for c in self.name if c.isdigit()))
+        return {"void": 0, "bool": 8}.get(self.name) or int(
+            "".join(c for c in self.name if c.isdigit())
+        )
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,0 +1,46 @@
+"""The tree-sitter-cuda language and parser, created once per process, and CST helpers."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import tree_sitter as ts
+
+
+@lru_cache(maxsize=1)
+def language() -> ts.Language:
+    import tree_sitter_cuda
+
+    return ts.Language(tree_sitter_cuda.language())
+
+
+@lru_cache(maxsize=1)
+def parser() -> ts.Parser:
+    return ts.Parser(language())
+
+
+def parse_bytes(data: bytes) -> ts.Tree:
+    return parser().parse(data)
+
+
+def first_error(node: ts.Node) -> ts.Node | None:
+    """The first ERROR or MISSING node under ``node`` (pre-order), or None."""
+    if not node.has_error:
+        return None
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.is_error or n.is_missing:
+            return n
+        if n.has_error:
+            stack.extend(reversed(n.children))
+    return None
+
+
+def describe_error(node: ts.Node) -> str:
+    if node.is_missing:
+        return f"expected '{node.type}'"
+    text = (node.text or b"").decode("utf-8", "replace").strip().split("\n")[0]
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"unexpected '{text}'" if text else "unexpected input"

@@ -1,0 +1,516 @@
+"""Front-end driver: preprocess, parse, collect file-scope items, lower, check the call graph."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import tree_sitter as ts
+
+from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.cst import describe_error, first_error, language, parse_bytes
+from cuda2nki.frontend.lower import BodyLowerer, Sym, _Placeholder, _text
+from cuda2nki.frontend.preprocess import preprocess
+from cuda2nki.frontend.unit import (
+    FuncDef,
+    UnitContext,
+    _param_nodes,
+    function_kind,
+    function_name,
+    parse_template_value,
+)
+
+_TEMPLATE_PARAM_KINDS = {
+    "parameter_declaration": "int",
+    "optional_parameter_declaration": "int",
+    "type_parameter_declaration": "typename",
+    "optional_type_parameter_declaration": "typename",
+}
+
+
+def lower_source(
+    text: str,
+    filename: str,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: tuple[str, ...] = (),
+    templates: Mapping[str, str] | None = None,
+) -> A.TranslationUnit:
+    pre = preprocess(text, filename, defines, include_dirs)
+    pre.linemap.sources.setdefault(filename, text)
+    src = pre.text.encode("utf-8", "replace")
+    tree = parse_bytes(src)
+    unit = UnitContext(filename, src, pre.linemap)
+    unit.diags.extend(pre.diagnostics)
+    fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003"]
+    funcs = _collect(unit, tree.root_node)
+    launches, requests = _launch_sites(unit, tree.root_node, funcs)
+    functions = _lower_all(unit, funcs, requests, dict(templates or {}))
+    _check_recursion(unit)
+    _propagate_rejections(unit)
+    accepted = [f for f in functions if f.name not in unit.rejected]
+    accepted += [f for n, f in unit.instances.items() if n not in unit.rejected]
+    rejected = {name: tuple(ds) for name, ds in unit.rejected.items()}
+    if fatal_pre:  # an #error or broken directive: nothing in the file is trustworthy
+        for f in accepted:
+            rejected.setdefault(f.name, tuple(fatal_pre))
+        accepted = []
+    diags = list(unit.diags)
+    for ds in rejected.values():
+        diags.extend(d for d in ds if d not in diags)
+    diags.sort(key=lambda d: (d.loc.file != filename, d.loc.file, d.loc.line, d.loc.col))
+    return A.TranslationUnit(
+        file=filename,
+        functions=tuple(accepted),
+        globals=tuple(unit.global_vars),
+        launch_sites=tuple(launches),
+        diagnostics=tuple(diags),
+        rejected=rejected,
+    )
+
+
+# ---------------------------------------------------------------------- collection
+
+
+def _collect(unit: UnitContext, root: ts.Node) -> list[FuncDef]:
+    funcs: list[FuncDef] = []
+    stack = list(reversed(root.children))
+    while stack:
+        n = stack.pop()
+        k = n.type
+        if k == "function_definition":
+            fd = _funcdef(unit, n, None, len(funcs))
+            if fd is not None:
+                funcs.append(fd)
+        elif k == "template_declaration":
+            inner = [c for c in n.named_children if c.type == "function_definition"]
+            if inner:
+                fd = _funcdef(unit, inner[0], n.child_by_field_name("parameters"), len(funcs))
+                if fd is not None:
+                    funcs.append(fd)
+        elif k in ("namespace_definition", "linkage_specification"):
+            body = n.child_by_field_name("body")
+            if body is not None:
+                if body.type == "declaration_list":
+                    stack.extend(reversed(body.children))
+                else:
+                    stack.append(body)
+        elif k == "declaration":
+            unit.register_global(n)
+        elif k in ("type_definition", "alias_declaration"):
+            unit.register_typedef(n)
+        elif k == "enum_specifier":
+            unit.register_enum(n)
+        elif k == "ERROR" or n.is_error:
+            _top_error(unit, n, funcs)
+    return funcs
+
+
+def _funcdef(unit: UnitContext, n: ts.Node, tparams: ts.Node | None, order: int) -> FuncDef | None:
+    name = function_name(n)
+    if name is None:
+        err = first_error(n) or n
+        unit.diags.append(make("C2N1002", unit.loc(err), what=describe_error(err)))
+        return None
+    kind, forceinline = function_kind(n)
+    fd = FuncDef(node=n, name=name, kind=kind, forceinline=forceinline, order=order)
+    if tparams is not None:
+        for p in tparams.named_children:
+            pk = _TEMPLATE_PARAM_KINDS.get(p.type)
+            if pk is None:
+                if p.type != "comment":
+                    fd.template_ok = False
+                continue
+            if pk == "int":
+                dn = p.child_by_field_name("declarator")
+                pname = _text(dn) if dn is not None else ""
+            else:
+                tn = p.child_by_field_name("name") or next(
+                    (c for c in p.named_children if c.type == "type_identifier"), None
+                )
+                pname = _text(tn) if tn is not None else ""
+            default = p.child_by_field_name("default_value") or p.child_by_field_name(
+                "default_type"
+            )
+            fd.template_params.append((pname, pk, default, p))
+    if kind != "host" and name not in unit.functions:
+        unit.functions[name] = fd
+    return fd
+
+
+def _top_error(unit: UnitContext, n: ts.Node, funcs: list[FuncDef]) -> None:
+    """An ERROR node at file scope: a broken kernel, or broken host code."""
+    text = _text(n)
+    if "__global__" in text or "__device__" in text:
+        import re
+
+        for m in re.finditer(r"__global__[^(;{]*?\b(\w+)\s*(?:<[^<>]*>)?\s*\(", text):
+            name = m.group(1)
+            if name in unit.rejected or any(f.name == name for f in funcs):
+                continue
+            err = first_error(n) or n
+            unit.rejected[name] = [
+                make("C2N1001", unit.loc(err), func=name, what=describe_error(err))
+            ]
+        if any(k for k in unit.rejected):
+            return
+    err = first_error(n) or n
+    unit.diags.append(make("C2N1002", unit.loc(err), what=describe_error(err)))
+
+
+# ---------------------------------------------------------------------- launch sites
+
+
+def _enclosing_function(n: ts.Node) -> ts.Node | None:
+    p = n.parent
+    while p is not None and p.type != "function_definition":
+        p = p.parent
+    return p
+
+
+def _launch_sites(
+    unit: UnitContext, root: ts.Node, funcs: list[FuncDef]
+) -> tuple[list[A.LaunchSite], list[tuple[str, list[A.Expr | A.CType], SourceLoc]]]:
+    sites: list[A.LaunchSite] = []
+    requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]] = []
+    q = ts.Query(language(), "(kernel_call_syntax) @k")
+    caps = ts.QueryCursor(q).captures(root).get("k", [])
+    host_low: dict[int, BodyLowerer] = {}
+    for ks in caps:
+        call = ks.parent
+        fnode = _enclosing_function(ks)
+        if call is None or call.type != "call_expression":
+            continue
+        if fnode is not None and function_kind(fnode)[0] != "host":
+            continue  # device-side launch: C2N1014 when that function is lowered
+        if call.has_error:
+            continue
+        key = fnode.id if fnode is not None else -1
+        low = host_low.get(key)
+        if low is None:
+            low = BodyLowerer(
+                unit, function_name(fnode) or "<host>" if fnode else "<file>", host=True
+            )
+            low.dim3 = {}  # type: ignore[attr-defined]
+            if fnode is not None:
+                _scan_host_decls(unit, low, fnode)
+            host_low[key] = low
+        site = _launch_site(unit, low, call, ks)
+        if site is not None:
+            sites.append(site)
+            if site.template_args:
+                requests.append((site.kernel, list(site.template_args), site.loc))
+    return sites, requests
+
+
+def _scan_host_decls(unit: UnitContext, low: BodyLowerer, fnode: ts.Node) -> None:
+    """dim3 variables and integer constants declared in a host function."""
+    q = ts.Query(language(), "(declaration) @d")
+    for d in ts.QueryCursor(q).captures(fnode).get("d", []):
+        t = d.child_by_field_name("type")
+        if t is None:
+            continue
+        tname = _text(t)
+        for i, c in enumerate(d.children):
+            if d.field_name_for_child(i) != "declarator":
+                continue
+            try:
+                if tname == "dim3":
+                    _host_dim3(low, c)
+                elif c.type == "init_declarator":
+                    _host_const(low, d, c)
+            except _Placeholder:
+                continue
+
+
+def _host_dim3(low: BodyLowerer, decl: ts.Node) -> None:
+    if decl.type == "identifier":
+        low.dim3[_text(decl)] = ()  # type: ignore[attr-defined]
+        return
+    if decl.type != "init_declarator":
+        return
+    name = _text(decl.child_by_field_name("declarator"))
+    value = decl.child_by_field_name("value")
+    exprs = _dim3_exprs(low, value)
+    if exprs is not None:
+        low.dim3[name] = exprs  # type: ignore[attr-defined]
+
+
+def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, str], ...] | None:
+    if value is None:
+        return None
+    if value.type in ("argument_list", "initializer_list"):
+        items = [c for c in value.named_children if c.type != "comment"]
+    elif value.type == "call_expression" and _text(value.child_by_field_name("function")) == "dim3":
+        items = [
+            c for c in value.child_by_field_name("arguments").named_children if c.type != "comment"
+        ]
+    else:
+        return None
+    return tuple((low.expr(c), _text(c)) for c in items)
+
+
+def _host_const(low: BodyLowerer, d: ts.Node, c: ts.Node) -> None:
+    quals = {_text(q) for q in d.children if q.type == "type_qualifier"}
+    name_node = c.child_by_field_name("declarator")
+    value = c.child_by_field_name("value")
+    if name_node is None or name_node.type != "identifier" or value is None:
+        return
+    if not quals & {"const", "constexpr"}:
+        return
+    v = low.const_int_node(value)
+    if v is not None:
+        low.declare(_text(name_node), Sym(None, const=v))
+
+
+def _launch_site(
+    unit: UnitContext, low: BodyLowerer, call: ts.Node, ks: ts.Node
+) -> A.LaunchSite | None:
+    fn = call.child_by_field_name("function")
+    if fn is None:
+        return None
+    targs: list[A.Expr | A.CType] = []
+    try:
+        name, tnodes = low._qualified_call_name(fn)
+        name = name.split("::")[-1]
+        for t in tnodes:
+            ta = low._template_arg(t)
+            if isinstance(ta, A.Expr):
+                v = low.const_value(ta)
+                if isinstance(v, int):
+                    ta = A.IntLit(loc=ta.loc, value=v, ty=ta.ty or A.ScalarType(name="int32"))
+            targs.append(ta)
+        cfg = [c for c in ks.named_children if c.type != "comment"]
+        if len(cfg) < 2:
+            return None
+        grid, grid_text = _dims(low, cfg[0])
+        block, block_text = _dims(low, cfg[1])
+        smem = low.expr(cfg[2]) if len(cfg) > 2 else None
+        an = call.child_by_field_name("arguments")
+        arg_nodes = [c for c in an.named_children if c.type != "comment"] if an else []
+        args = tuple(low.expr(a) for a in arg_nodes)
+    except _Placeholder:
+        return None
+    if name not in unit.functions or unit.functions[name].kind != "global":
+        unit.diags.append(make("C2N1027", unit.loc(call), name=name))
+    return A.LaunchSite(
+        loc=unit.loc(call),
+        kernel=name,
+        template_args=tuple(targs),
+        grid=grid,
+        block=block,
+        shared_bytes=smem,
+        args=args,
+        grid_text=grid_text,
+        block_text=block_text,
+        arg_texts=tuple(_text(a) for a in arg_nodes),
+    )
+
+
+def _dims(low: BodyLowerer, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:
+    if node.type == "identifier" and _text(node) in low.dim3:  # type: ignore[attr-defined]
+        got = low.dim3[_text(node)]  # type: ignore[attr-defined]
+        if got:
+            return tuple(e for e, _ in got), ", ".join(t for _, t in got)
+    got = _dim3_exprs(low, node)
+    if got is not None:
+        return tuple(e for e, _ in got), ", ".join(t for _, t in got)
+    return (low.expr(node),), _text(node)
+
+
+# ---------------------------------------------------------------------- lowering
+
+
+def _lower_all(
+    unit: UnitContext,
+    funcs: list[FuncDef],
+    requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]],
+    templates: dict[str, str],
+) -> list[A.Function]:
+    out: list[A.Function] = []
+    for fd in funcs:
+        if fd.kind == "host":
+            continue
+        if not fd.is_template:
+            f = unit.lower_function(fd)
+            if f is not None:
+                out.append(f)
+            continue
+        if fd.kind != "global":
+            continue  # device templates are instantiated at their call sites
+        out.extend(_instantiate_kernel(unit, fd, requests, templates))
+    return out
+
+
+def _instantiate_kernel(
+    unit: UnitContext,
+    fd: FuncDef,
+    requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]],
+    templates: dict[str, str],
+) -> list[A.Function]:
+    envs: list[dict] = []
+    seen: set[str] = set()
+    low = BodyLowerer(unit, fd.name, host=True)
+    for kname, targs, loc in requests:
+        if kname != fd.name:
+            continue
+        try:
+            if not fd.template_ok:
+                raise _Placeholder()
+            env = _env_from_args(unit, low, fd, targs, loc)
+        except _Placeholder:
+            continue
+        if env is not None:
+            key = repr(sorted(env.items(), key=lambda kv: kv[0]))
+            if key not in seen:
+                seen.add(key)
+                envs.append(env)
+    if not envs and fd.template_ok:
+        env = _env_from_templates(unit, fd, templates)
+        if env is not None:
+            envs.append(env)
+    out = []
+    for env in envs:
+        f = unit.lower_function(fd, env)
+        if f is not None:
+            out.append(f)
+        elif fd.name in unit.rejected:
+            return out
+    if not envs:
+        missing = ", ".join(p[0] for p in fd.template_params) or "its parameters"
+        unit.diags.append(make("C2N1023", unit.loc(fd.node), name=fd.name, params=missing))
+        env = {p[0]: None for p in fd.template_params}
+        f = unit.lower_function(fd, env, keep_params=True)
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def _env_from_args(
+    unit: UnitContext, low: BodyLowerer, fd: FuncDef, targs: list[A.Expr | A.CType], loc: SourceLoc
+) -> dict | None:
+    env: dict[str, int | A.CType] = {}
+    params = fd.template_params
+    if len(targs) > len(params):
+        unit.diags.append(make("C2N1024", loc, name=fd.name, reason="too many template arguments"))
+        return None
+    for (pname, kind, _default, _n), ta in zip(params, targs):
+        if kind == "int":
+            v = low.const_value(ta) if isinstance(ta, A.Expr) else None
+            if not isinstance(v, int):
+                unit.diags.append(
+                    make(
+                        "C2N1024", loc, name=fd.name, reason=f"'{pname}' needs an integer constant"
+                    )
+                )
+                return None
+            env[pname] = v
+        else:
+            if isinstance(ta, A.Expr):
+                unit.diags.append(
+                    make("C2N1024", loc, name=fd.name, reason=f"'{pname}' needs a type")
+                )
+                return None
+            env[pname] = ta
+    return _fill_defaults(unit, fd, env, loc)
+
+
+def _env_from_templates(unit: UnitContext, fd: FuncDef, templates: dict[str, str]) -> dict | None:
+    env: dict[str, int | A.CType] = {}
+    for pname, kind, _default, pnode in fd.template_params:
+        if pname not in templates:
+            continue
+        v = parse_template_value(templates[pname], unit)
+        ok = isinstance(v, int) if kind == "int" else (v is not None and not isinstance(v, int))
+        if not ok:
+            unit.diags.append(
+                make(
+                    "C2N1024",
+                    unit.loc(pnode),
+                    name=fd.name,
+                    reason=f"--template {pname}={templates[pname]} does not fit a "
+                    f"{'an integer' if kind == 'int' else 'type'} parameter",
+                )
+            )
+            return None
+        env[pname] = v  # type: ignore[assignment]
+    if not env and any(p[2] is None for p in fd.template_params):
+        return None
+    return _fill_defaults(unit, fd, env, unit.loc(fd.node))
+
+
+def _fill_defaults(unit: UnitContext, fd: FuncDef, env: dict, loc: SourceLoc) -> dict | None:
+    for pname, kind, default, _n in fd.template_params:
+        if pname in env:
+            continue
+        if default is None:
+            return None
+        dl = BodyLowerer(unit, fd.name, dict(env))
+        try:
+            if kind == "int":
+                v = dl.const_int_node(default)
+                if v is None:
+                    return None
+                env[pname] = v
+            else:
+                env[pname] = dl._template_arg(default)
+        except _Placeholder:
+            return None
+    return env
+
+
+# ---------------------------------------------------------------------- call graph
+
+
+def _check_recursion(unit: UnitContext) -> None:
+    graph = unit.graph
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+    for start in list(graph):
+        if state.get(start):
+            continue
+        stack: list[tuple[str, int]] = [(start, 0)]
+        path: list[str] = [start]
+        state[start] = 1
+        while stack:
+            node, i = stack[-1]
+            edges = graph.get(node, [])
+            if i >= len(edges):
+                stack.pop()
+                path.pop()
+                state[node] = 2
+                continue
+            stack[-1] = (node, i + 1)
+            target, loc = edges[i]
+            st = state.get(target)
+            if st == 1:
+                cyc = path[path.index(target) :] + [target]
+                d = make("C2N1012", loc, cycle=" -> ".join(cyc))
+                for fn in set(cyc):
+                    unit.rejected.setdefault(fn, [])
+                    if d not in unit.rejected[fn]:
+                        unit.rejected[fn].append(d)
+            elif st is None and target in graph:
+                state[target] = 1
+                stack.append((target, 0))
+                path.append(target)
+
+
+def _propagate_rejections(unit: UnitContext) -> None:
+    """A function that calls a rejected function is rejected too (with the callee's reasons)."""
+    changed = True
+    while changed:
+        changed = False
+        for fn, edges in unit.graph.items():
+            if fn in unit.rejected:
+                continue
+            for target, _loc in edges:
+                if target in unit.rejected:
+                    unit.rejected[fn] = list(unit.rejected[target])
+                    changed = True
+                    break
+
+
+def diagnostics_of(tu: A.TranslationUnit) -> list[Diagnostic]:
+    return list(tu.diagnostics)
+
+
+__all__ = ["lower_source", "_param_nodes"]

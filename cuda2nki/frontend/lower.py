@@ -1,0 +1,1527 @@
+"""Lowering of one function body (tree-sitter CST) to the typed CUDA AST.
+
+:class:`BodyLowerer` walks statements and expressions through two handler tables keyed by node
+type (``STMT_HANDLERS`` and ``EXPR_HANDLERS``); node kinds that may appear in a body but are
+refused are listed in :mod:`cuda2nki.frontend.nodekinds` with their rule id.  Errors are
+collected (the construct is replaced by a placeholder so that lowering carries on and reports
+everything); a function with any error is rejected by the caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import tree_sitter as ts
+
+from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend import intrinsics as I
+from cuda2nki.frontend.constants import KNOWN_CONSTANTS
+from cuda2nki.frontend.nodekinds import REJECTED_KINDS
+from cuda2nki.frontend.typesys import (
+    BOOL,
+    DOUBLE,
+    FLOAT,
+    INT,
+    LANES,
+    LONG,
+    UINT,
+    ULONG,
+    VOID,
+    S,
+    arith_result,
+    float_literal,
+    int_literal,
+    is_arith,
+    is_int,
+    named_type,
+    promote,
+    sizeof,
+    unqualified,
+    with_const,
+)
+
+if TYPE_CHECKING:
+    from cuda2nki.frontend.unit import UnitContext
+
+BUILTIN_DIM3 = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+CG_NAMESPACES = ("cg", "cooperative_groups")
+CG_TYPES = frozenset(
+    "thread_block thread_block_tile thread_group coalesced_group grid_group multi_grid_group "
+    "cluster_group".split()
+)
+FULL_MASK = 0xFFFFFFFF
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A name in scope: its type, its value when it is a compile-time integer constant, and for a
+    cooperative-groups object its kind (``"block"`` or ``"tile"``) and tile size."""
+
+    ty: A.CType | None
+    const: int | float | None = None
+    cg: str | None = None
+    tile: int = 0
+
+
+class _Placeholder(Exception):
+    """Internal: abandon the current construct (a diagnostic has been recorded)."""
+
+
+def _text(node: ts.Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+class BodyLowerer:
+    """Lowers one function (kernel, device function or host function) to AST nodes.
+
+    ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
+    parameter) or ``None`` (left uninstantiated).  In ``host`` mode unknown names and calls are
+    accepted untyped (host code is only read for launch sites).
+    """
+
+    def __init__(
+        self,
+        unit: UnitContext,
+        func_name: str,
+        env: dict[str, int | A.CType | None] | None = None,
+        host: bool = False,
+    ) -> None:
+        self.u = unit
+        self.func_name = func_name
+        self.env = env or {}
+        self.host = host
+        self.scopes: list[dict[str, Sym]] = [{}]
+        self.diags: list[Diagnostic] = []
+        self.calls: list[tuple[str, SourceLoc]] = []  # (target function, call location)
+        self.pending_unroll: int | None = None
+        self.return_type: A.CType = VOID
+
+    # ------------------------------------------------------------------ utilities
+
+    def loc(self, node: ts.Node) -> SourceLoc:
+        return self.u.loc(node)
+
+    def error(self, code: str, node: ts.Node | None, **fmt: object) -> None:
+        loc = self.loc(node) if node is not None else self.u.unknown_loc
+        self.diags.append(make(code, loc, **fmt))
+
+    def fail(self, code: str, node: ts.Node | None, **fmt: object) -> _Placeholder:
+        self.error(code, node, **fmt)
+        return _Placeholder()
+
+    def note(self, code: str, node: ts.Node, **fmt: object) -> None:
+        self.diags.append(make(code, self.loc(node), **fmt))
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diags if d.severity >= Severity.ERROR]
+
+    def lookup(self, name: str) -> Sym | None:
+        for scope in reversed(self.scopes):
+            s = scope.get(name)
+            if s is not None:
+                return s
+        return None
+
+    def declare(self, name: str, sym: Sym) -> None:
+        self.scopes[-1][name] = sym
+
+    # ------------------------------------------------------------------ types
+
+    def type_of(self, type_node: ts.Node | None, quals: tuple[ts.Node, ...] = ()) -> A.CType:
+        """Resolve a type specifier node (primitive_type, sized_type_specifier, type_identifier...)."""
+        const = any(_text(q) in ("const", "constexpr") for q in quals)
+        if type_node is None:
+            raise self.fail("C2N1022", quals[0] if quals else None, name="<none>")
+        kind = type_node.type
+        if kind == "type_descriptor":
+            return self.type_descriptor(type_node)
+        if kind == "primitive_type":
+            t = named_type(_text(type_node))
+        elif kind == "sized_type_specifier":
+            words = [_text(c) for c in type_node.children]
+            t = self._sized(words)
+        elif kind == "type_identifier":
+            name = _text(type_node)
+            t = self._named(name, type_node)
+        elif kind == "qualified_identifier":
+            name = _text(type_node).split("::")[-1].strip()
+            t = self._named(name, type_node)
+        elif kind in ("placeholder_type_specifier", "auto"):
+            return A.OpaqueType(name="auto", const=const)
+        elif kind == "template_type":
+            raise self.fail("C2N1025", type_node, what=_text(type_node))
+        elif kind in ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier"):
+            if kind == "enum_specifier":
+                return with_const(INT, const)
+            raise self.fail("C2N1025", type_node, what=_text(type_node).split("{")[0].strip())
+        else:
+            raise self.fail("C2N1022", type_node, name=_text(type_node))
+        if t is None:
+            raise self.fail("C2N1022", type_node, name=_text(type_node))
+        return with_const(t, const)
+
+    def _named(self, name: str, node: ts.Node) -> A.CType | None:
+        if name in self.env:
+            v = self.env[name]
+            if v is None:
+                return A.OpaqueType(name=name)
+            if isinstance(v, int):
+                raise self.fail("C2N1022", node, name=name)
+            return v
+        t = named_type(name)
+        if t is None:
+            t = self.u.typedefs.get(name)
+        return t
+
+    @staticmethod
+    def _sized(words: list[str]) -> A.CType | None:
+        words = [w for w in words if w]
+        base = [w for w in words if w not in ("unsigned", "signed", "long", "short")]
+        unsigned = "unsigned" in words
+        longs = words.count("long")
+        short = "short" in words
+        b = base[0] if base else "int"
+        if b in ("float", "double"):
+            return DOUBLE if b == "double" else FLOAT
+        if b == "char":
+            return S["uint8"] if unsigned else S["int8"]
+        if short:
+            return S["uint16"] if unsigned else S["int16"]
+        if longs:
+            return ULONG if unsigned else LONG
+        return UINT if unsigned else INT
+
+    def type_descriptor(self, node: ts.Node) -> A.CType:
+        quals = tuple(c for c in node.children if c.type == "type_qualifier")
+        t = self.type_of(node.child_by_field_name("type"), quals)
+        decl = node.child_by_field_name("declarator")
+        while decl is not None:
+            if decl.type == "abstract_pointer_declarator":
+                pq = [_text(c) for c in decl.children if c.type == "type_qualifier"]
+                t = A.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
+                decl = decl.child_by_field_name("declarator")
+            elif decl.type == "abstract_array_declarator":
+                size = decl.child_by_field_name("size")
+                dim = None if size is None else self.const_int_node(size)
+                t = A.ArrayType(elem=t, dims=(dim,))
+                decl = decl.child_by_field_name("declarator")
+            elif decl.type == "abstract_reference_declarator":
+                decl = next((c for c in decl.named_children), None)
+            else:
+                raise self.fail("C2N1025", decl, what=_text(node))
+        return t
+
+    # ------------------------------------------------------------------ constants
+
+    def const_int_node(self, node: ts.Node) -> int | None:
+        try:
+            e = self.expr(node)
+        except _Placeholder:
+            return None
+        v = self.const_value(e)
+        return int(v) if isinstance(v, (int, bool)) else None
+
+    def const_value(self, e: A.Expr) -> int | float | None:
+        """Fold an integer (or float) constant expression; None when it is not constant."""
+        t = type(e)
+        if t is A.IntLit or t is A.FloatLit:
+            return e.value
+        if t is A.BoolLit:
+            return int(e.value)
+        if t is A.Name:
+            s = self.lookup(e.name)
+            return None if s is None else s.const
+        if t is A.SizeOf:
+            return sizeof(e.of)
+        if t is A.Cast:
+            v = self.const_value(e.operand)
+            if v is None:
+                return None
+            return _convert(v, e.to)
+        if t is A.Unary:
+            v = self.const_value(e.operand)
+            if v is None:
+                return None
+            op = e.op
+            if op == "-":
+                return _convert(-v, e.ty)
+            if op == "+":
+                return v
+            if op == "!":
+                return int(not v)
+            if op == "~" and isinstance(v, int):
+                return _convert(~v, e.ty)
+            return None
+        if t is A.Binary:
+            a = self.const_value(e.left)
+            if a is None:
+                return None
+            if e.op == "&&" and not a:
+                return 0
+            if e.op == "||" and a:
+                return 1
+            b = self.const_value(e.right)
+            if b is None:
+                return None
+            return _fold_binary(e.op, a, b, e.ty)
+        if t is A.Ternary:
+            c = self.const_value(e.cond)
+            if c is None:
+                return None
+            return self.const_value(e.then if c else e.else_)
+        if t is A.Call and e.func in ("min", "max") and len(e.args) == 2:
+            a, b = self.const_value(e.args[0]), self.const_value(e.args[1])
+            if a is None or b is None:
+                return None
+            return min(a, b) if e.func == "min" else max(a, b)
+        return None
+
+    # ------------------------------------------------------------------ statements
+
+    def block(self, node: ts.Node, new_scope: bool = True) -> A.Block:
+        if new_scope:
+            self.scopes.append({})
+        body: list[A.Stmt] = []
+        try:
+            for c in node.named_children:
+                body.extend(self.stmt(c))
+        finally:
+            if new_scope:
+                self.scopes.pop()
+        return A.Block(loc=self.loc(node), body=tuple(body))
+
+    def stmt(self, node: ts.Node) -> list[A.Stmt]:
+        h = STMT_HANDLERS.get(node.type)
+        try:
+            if h is not None:
+                return h(self, node)
+            self._refuse(node)
+        except _Placeholder:
+            pass
+        return []
+
+    def stmt1(self, node: ts.Node | None) -> A.Stmt:
+        """A statement in a position that takes one (a loop or if body)."""
+        if node is None:
+            return A.Empty(loc=SourceLoc(self.u.filename, 0, 0))
+        if node.type == "compound_statement":
+            return self.block(node)
+        self.scopes.append({})
+        try:
+            got = self.stmt(node)
+        finally:
+            self.scopes.pop()
+        if len(got) == 1:
+            return got[0]
+        return A.Block(loc=self.loc(node), body=tuple(got))
+
+    def _refuse(self, node: ts.Node) -> None:
+        if node.is_error or node.is_missing:
+            from cuda2nki.frontend.cst import describe_error
+
+            raise self.fail("C2N1001", node, func=self.func_name, what=describe_error(node))
+        code = REJECTED_KINDS.get(node.type, "C2N1010")
+        what = node.type.replace("_", " ")
+        if code in ("C2N1011", "C2N1013"):
+            raise self.fail(code, node)
+        raise self.fail(code, node, what=what)
+
+    def s_compound(self, node: ts.Node) -> list[A.Stmt]:
+        return [self.block(node)]
+
+    def s_expression(self, node: ts.Node) -> list[A.Stmt]:
+        inner = node.named_children
+        if not inner:
+            return [A.Empty(loc=self.loc(node))]
+        e_node = inner[0]
+        if e_node.type == "binary_expression" and self._is_misparsed_cg_decl(e_node):
+            return self._cg_misparsed_decl(e_node)
+        if e_node.type == "call_expression" and self._callee_name(e_node) == "printf":
+            self.note("C2N1019", e_node)
+            return [A.Empty(loc=self.loc(node))]
+        e = self.expr(e_node)
+        if e is _CG_NOOP:
+            return []
+        return [A.ExprStmt(loc=self.loc(node), expr=e)]
+
+    def s_if(self, node: ts.Node) -> list[A.Stmt]:
+        cond = self.condition(node.child_by_field_name("condition"))
+        then = self.stmt1(node.child_by_field_name("consequence"))
+        alt = node.child_by_field_name("alternative")
+        else_ = None
+        if alt is not None:
+            inner = [c for c in alt.named_children if c.type != "comment"]
+            else_ = self.stmt1(inner[0]) if inner else None
+        return [A.If(loc=self.loc(node), cond=cond, then=then, else_=else_)]
+
+    def condition(self, node: ts.Node | None) -> A.Expr:
+        if node is None:
+            raise _Placeholder()
+        if node.type == "condition_clause":
+            v = node.child_by_field_name("value")
+            if v is None or node.child_by_field_name("initializer") is not None:
+                raise self.fail("C2N1010", node, what="declaration in a condition")
+            if v.type == "declaration":
+                raise self.fail("C2N1010", node, what="declaration in a condition")
+            return self.expr(v)
+        return self.expr(node)
+
+    def _take_unroll(self) -> int | None:
+        u, self.pending_unroll = self.pending_unroll, None
+        return u
+
+    def s_for(self, node: ts.Node) -> list[A.Stmt]:
+        unroll = self._take_unroll()
+        self.scopes.append({})
+        try:
+            init: list[A.Stmt] = []
+            ini = node.child_by_field_name("initializer")
+            if ini is not None:
+                if ini.type == "declaration":
+                    init = self.s_declaration(ini)
+                else:
+                    init = [A.ExprStmt(loc=self.loc(ini), expr=self.expr(ini))]
+            c = node.child_by_field_name("condition")
+            cond = self.expr(c) if c is not None else None
+            u = node.child_by_field_name("update")
+            step = self.expr(u) if u is not None else None
+            body = self.stmt1(node.child_by_field_name("body"))
+        finally:
+            self.scopes.pop()
+        return [
+            A.For(
+                loc=self.loc(node), init=tuple(init), cond=cond, step=step, body=body, unroll=unroll
+            )
+        ]
+
+    def s_while(self, node: ts.Node) -> list[A.Stmt]:
+        self._take_unroll()
+        cond = self.condition(node.child_by_field_name("condition"))
+        body = self.stmt1(node.child_by_field_name("body"))
+        return [A.While(loc=self.loc(node), cond=cond, body=body)]
+
+    def s_do(self, node: ts.Node) -> list[A.Stmt]:
+        self._take_unroll()
+        body = self.stmt1(node.child_by_field_name("body"))
+        cond = self.condition(node.child_by_field_name("condition"))
+        return [A.DoWhile(loc=self.loc(node), body=body, cond=cond)]
+
+    def s_switch(self, node: ts.Node) -> list[A.Stmt]:
+        cond = self.condition(node.child_by_field_name("condition"))
+        body = node.child_by_field_name("body")
+        cases: list[A.Case] = []
+        self.scopes.append({})
+        try:
+            for c in body.named_children if body is not None else ():
+                if c.type == "comment":
+                    continue
+                if c.type != "case_statement":
+                    raise self.fail("C2N1010", c, what="statement before the first case label")
+                cases.append(self._case(c))
+        finally:
+            self.scopes.pop()
+        merged: list[A.Case] = []
+        for case in cases:  # `case 1: case 2: body` -> one Case with values (1, 2)
+            prev = merged[-1] if merged else None
+            if prev is not None and not prev.body and prev.values and case.values:
+                merged[-1] = A.Case(loc=prev.loc, values=prev.values + case.values, body=case.body)
+            else:
+                merged.append(case)
+        return [A.Switch(loc=self.loc(node), cond=cond, cases=tuple(merged))]
+
+    def _case(self, node: ts.Node) -> A.Case:
+        value = node.child_by_field_name("value")
+        values: tuple[int, ...] = ()
+        if value is not None:
+            v = self.const_int_node(value)
+            if v is None:
+                raise self.fail("C2N1030", value, what="case label is not an integer constant")
+            values = (v,)
+        body: list[A.Stmt] = []
+        for c in node.named_children:
+            if value is not None and c.id == value.id:
+                continue
+            body.extend(self.stmt(c))
+        return A.Case(loc=self.loc(node), values=values, body=tuple(body))
+
+    def s_break(self, node: ts.Node) -> list[A.Stmt]:
+        return [A.Break(loc=self.loc(node))]
+
+    def s_continue(self, node: ts.Node) -> list[A.Stmt]:
+        return [A.Continue(loc=self.loc(node))]
+
+    def s_return(self, node: ts.Node) -> list[A.Stmt]:
+        inner = [c for c in node.named_children if c.type != "comment"]
+        value = self.expr(inner[0]) if inner else None
+        return [A.Return(loc=self.loc(node), value=value)]
+
+    def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
+        d = node.child_by_field_name("directive")
+        arg = node.child_by_field_name("argument")
+        if d is not None and _text(d).replace(" ", "") == "#pragma" and arg is not None:
+            words = _text(arg).split()
+            if words and words[0] == "unroll":
+                n = 0
+                if len(words) > 1:
+                    try:
+                        n = int(words[1], 0)
+                    except ValueError:
+                        s = self.lookup(words[1])
+                        n = int(s.const) if s is not None and isinstance(s.const, int) else 0
+                self.pending_unroll = n
+        return []
+
+    def s_ignore(self, node: ts.Node) -> list[A.Stmt]:
+        return []
+
+    def s_attributed(self, node: ts.Node) -> list[A.Stmt]:
+        out: list[A.Stmt] = []
+        for c in node.named_children:
+            if c.type not in ("attribute_declaration", "attribute"):
+                out.extend(self.stmt(c))
+        return out
+
+    def s_typedef(self, node: ts.Node) -> list[A.Stmt]:
+        self.u.register_typedef(node, self)
+        return []
+
+    # ------------------------------------------------------------------ declarations
+
+    def s_declaration(self, node: ts.Node) -> list[A.Stmt]:
+        quals = []
+        storage = "local"
+        constexpr = False
+        extern = False
+        for c in node.children:
+            if c.type == "type_qualifier":
+                word = _text(c)
+                if word == "__shared__":
+                    storage = "shared"
+                elif word == "constexpr":
+                    constexpr = True
+                    quals.append(c)
+                elif word == "const":
+                    quals.append(c)
+                elif word == "__constant__":
+                    raise self.fail("C2N1010", c, what="__constant__ variable inside a function")
+            elif c.type == "storage_class_specifier":
+                word = _text(c)
+                if word == "extern":
+                    extern = True
+                elif word == "static" and storage == "local":
+                    storage = "static"
+        type_node = node.child_by_field_name("type")
+        if type_node is not None and self._is_cg_type(type_node):
+            return self._cg_decl(node)
+        base = self.type_of(type_node, tuple(quals))
+        out: list[A.Stmt] = []
+        for i, c in enumerate(node.children):
+            if node.field_name_for_child(i) != "declarator":
+                continue
+            out.extend(self._declarator(c, base, storage, extern, constexpr))
+        return out
+
+    def _declarator(
+        self, decl: ts.Node, base: A.CType, storage: str, extern: bool, constexpr: bool
+    ) -> list[A.Stmt]:
+        value = None
+        if decl.type == "init_declarator":
+            value = decl.child_by_field_name("value")
+            decl = decl.child_by_field_name("declarator")
+        if value is not None and self._auto_cg(value):  # auto g = cg::this_thread_block();
+            kind, n = self._cg_value(value)
+            self.declare(_text(decl), Sym(None, cg=kind, tile=n))
+            return []
+        name, ty = self._declarator_type(decl, base)
+        if storage == "shared" and extern:
+            store = "extern_shared"
+        elif storage == "shared":
+            store = "shared"
+        elif storage == "static":
+            store = "static"
+        else:
+            store = "local"
+        if extern and storage != "shared":
+            raise self.fail("C2N1010", decl, what="extern declaration inside a function")
+        if (
+            isinstance(ty, A.ArrayType)
+            and any(d is None for d in ty.dims)
+            and store != "extern_shared"
+        ):
+            if value is None or value.type != "initializer_list":
+                raise self.fail("C2N1026", decl, name=name)
+            n = len([c for c in value.named_children if c.type != "comment"])
+            ty = A.ArrayType(elem=ty.elem, dims=(n, *ty.dims[1:]))
+        init = None
+        if value is not None:
+            init = self._initializer(value, ty)
+            if isinstance(ty, A.OpaqueType) and ty.name == "auto":
+                ty = with_const(init.ty, ty.const) if init.ty is not None else ty
+                if ty is None or isinstance(ty, A.OpaqueType) and ty.name == "auto":
+                    raise self.fail("C2N1022", decl, name="auto")
+        elif isinstance(ty, A.OpaqueType) and ty.name == "auto":
+            raise self.fail("C2N1022", decl, name="auto")
+        const_val = None
+        if init is not None and getattr(ty, "const", False) and isinstance(ty, A.ScalarType):
+            v = self.const_value(init)
+            if v is not None:
+                const_val = _convert(v, ty)
+        self.declare(name, Sym(ty, const_val))
+        return [
+            A.VarDecl(
+                loc=self.loc(decl), name=name, ty=ty, init=init, storage=store, constexpr=constexpr
+            )
+        ]
+
+    def _declarator_type(self, decl: ts.Node, base: A.CType) -> tuple[str, A.CType]:
+        """Walk a (possibly nested) declarator: pointers, arrays, parentheses."""
+        t = base
+        dims: list[int | None] = []
+        node = decl
+        while True:
+            k = node.type
+            if k == "identifier":
+                break
+            if k == "pointer_declarator":
+                pq = [_text(c) for c in node.children if c.type == "type_qualifier"]
+                t = A.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
+                node = node.child_by_field_name("declarator")
+            elif k == "array_declarator":
+                size = node.child_by_field_name("size")
+                if size is None:
+                    dims.insert(0, None)
+                else:
+                    v = self.const_int_node(size)
+                    if v is None:
+                        inner = node
+                        while inner.type != "identifier" and inner.child_by_field_name(
+                            "declarator"
+                        ):
+                            inner = inner.child_by_field_name("declarator")
+                        raise self.fail("C2N1026", size, name=_text(inner))
+                    dims.insert(0, v)
+                node = node.child_by_field_name("declarator")
+            elif k in ("parenthesized_declarator", "attributed_declarator"):
+                inner = [c for c in node.named_children if c.type not in ("attribute_declaration",)]
+                if not inner:
+                    raise self.fail("C2N1030", node, what=_text(node))
+                node = inner[0]
+            elif k == "reference_declarator":
+                raise self.fail("C2N1025", node, what="reference variable")
+            elif k == "function_declarator":
+                raise self.fail("C2N1010", node, what="function declaration inside a function")
+            else:
+                raise self.fail("C2N1010", node, what=k.replace("_", " "))
+            if node is None:
+                raise self.fail("C2N1030", decl, what=_text(decl))
+        if dims:
+            t = A.ArrayType(elem=t, dims=tuple(dims))
+        return _text(node), t
+
+    def _initializer(self, value: ts.Node, ty: A.CType) -> A.Expr:
+        if value.type == "initializer_list":
+            return self._init_list(value, ty)
+        if value.type == "argument_list":  # T x(args): direct initialisation
+            args = [self.expr(c) for c in value.named_children if c.type != "comment"]
+            if len(args) == 1:
+                return self._convert_to(args[0], ty, value)
+            if isinstance(ty, A.VectorType):
+                return A.Call(
+                    loc=self.loc(value),
+                    func=f"make_{ty.name}",
+                    args=tuple(args),
+                    ty=unqualified(ty),
+                )
+            raise self.fail("C2N1030", value, what="constructor call with several arguments")
+        return self.expr(value)
+
+    def _init_list(self, node: ts.Node, ty: A.CType | None) -> A.Expr:
+        items: list[A.Expr] = []
+        elem = ty.elem if isinstance(ty, A.ArrayType) else None
+        if isinstance(ty, A.ArrayType) and len(ty.dims) > 1:
+            elem = A.ArrayType(elem=ty.elem, dims=ty.dims[1:])
+        for c in node.named_children:
+            if c.type == "comment":
+                continue
+            if c.type == "initializer_list":
+                items.append(self._init_list(c, elem))
+            elif c.type == "initializer_pair":
+                raise self.fail("C2N1010", c, what="designated initializer")
+            else:
+                items.append(self.expr(c))
+        if isinstance(ty, A.VectorType):
+            return A.Call(
+                loc=self.loc(node), func=f"make_{ty.name}", args=tuple(items), ty=unqualified(ty)
+            )
+        if isinstance(ty, A.ScalarType) and len(items) <= 1:
+            if not items:
+                return A.IntLit(loc=self.loc(node), value=0, ty=INT)
+            return items[0]
+        return A.InitList(loc=self.loc(node), items=tuple(items), ty=ty)
+
+    def _convert_to(self, e: A.Expr, ty: A.CType, node: ts.Node) -> A.Expr:
+        return e
+
+    # ------------------------------------------------------------------ cooperative groups
+
+    def _is_cg_type(self, type_node: ts.Node) -> bool:
+        if type_node.type == "qualified_identifier":
+            parts = _text(type_node).replace(" ", "").split("::")
+            last = parts[-1].split("<")[0]
+            return last in CG_TYPES and (len(parts) == 1 or parts[-2] in CG_NAMESPACES)
+        if type_node.type in ("type_identifier", "template_type"):
+            return _text(type_node).split("<")[0].strip() in CG_TYPES
+        return False
+
+    def _cg_size_from_type(self, type_node: ts.Node) -> tuple[str, int]:
+        text = _text(type_node).replace(" ", "")
+        last = text.split("::")[-1]
+        base = last.split("<")[0]
+        if base == "thread_block":
+            return "block", 0
+        if base == "thread_block_tile":
+            arg = last[len(base) + 1 : -1]
+            n = self._const_from_text(arg, type_node)
+            return "tile", n
+        if base == "grid_group":
+            raise self.fail("C2N1016", type_node, what="grid_group")
+        raise self.fail("C2N1029", type_node, what=base)
+
+    def _const_from_text(self, text: str, node: ts.Node) -> int:
+        if text in self.env and isinstance(self.env[text], int):
+            return int(self.env[text])  # type: ignore[arg-type]
+        s = self.lookup(text)
+        if s is not None and isinstance(s.const, int):
+            return s.const
+        got = int_literal(text)
+        if got is None:
+            raise self.fail("C2N1029", node, what=f"tile size '{text}' is not a constant")
+        return got[0]
+
+    def _cg_decl(self, node: ts.Node) -> list[A.Stmt]:
+        type_node = node.child_by_field_name("type")
+        kind, size = self._cg_size_from_type(type_node)
+        for i, c in enumerate(node.children):
+            if node.field_name_for_child(i) != "declarator":
+                continue
+            name_node = c.child_by_field_name("declarator") if c.type == "init_declarator" else c
+            value = c.child_by_field_name("value") if c.type == "init_declarator" else None
+            k, n = kind, size
+            if value is not None:
+                k, n = self._cg_value(value)
+            self.declare(_text(name_node), Sym(None, cg=k, tile=n))
+        return []
+
+    def _cg_value(self, value: ts.Node) -> tuple[str, int]:
+        """The group a cooperative-groups expression denotes: ('block', 0) or ('tile', N)."""
+        if value.type == "identifier":
+            s = self.lookup(_text(value))
+            if s is not None and s.cg:
+                return s.cg, s.tile
+        if value.type == "call_expression":
+            fn = value.child_by_field_name("function")
+            name, targs = self._qualified_call_name(fn)
+            short = name.split("::")[-1]
+            if short == "this_thread_block":
+                return "block", 0
+            if short == "tiled_partition":
+                args = [c for c in value.child_by_field_name("arguments").named_children]
+                if targs:
+                    n = self._const_from_text(_text(targs[0]), targs[0])
+                elif len(args) == 2:
+                    n = self._const_from_text(_text(args[1]), args[1])
+                else:
+                    raise self.fail("C2N1029", value, what="tiled_partition without a size")
+                if n > 32 or n <= 0 or n & (n - 1):
+                    raise self.fail("C2N1029", value, what=f"tile of {n} threads")
+                return "tile", n
+            if short in ("this_grid", "this_multi_grid"):
+                raise self.fail("C2N1016", value, what=short)
+            raise self.fail("C2N1029", value, what=short or _text(value))
+        raise self.fail("C2N1029", value, what=_text(value))
+
+    def _auto_cg(self, value: ts.Node) -> bool:
+        if value.type != "call_expression":
+            return False
+        fn = value.child_by_field_name("function")
+        if fn is None:
+            return False
+        name, _ = self._qualified_call_name(fn)
+        parts = name.split("::")
+        short = parts[-1]
+        cgish = len(parts) > 1 and parts[-2] in CG_NAMESPACES
+        return short in (
+            "this_thread_block",
+            "tiled_partition",
+            "this_grid",
+            "this_multi_grid",
+            "coalesced_threads",
+        ) and (cgish or len(parts) == 1)
+
+    def _is_misparsed_cg_decl(self, node: ts.Node) -> bool:
+        """``cg::thread_block_tile<32> t = ...;`` reads as ``(a < 32) > (t = ...)``."""
+        if _text(node.child_by_field_name("operator") or node) != ">":
+            return False
+        left = node.child_by_field_name("left")
+        if left is None or left.type != "binary_expression":
+            return False
+        ll = left.child_by_field_name("left")
+        if ll is None or ll.type not in ("qualified_identifier", "identifier"):
+            return False
+        return _text(ll).replace(" ", "").split("::")[-1] in CG_TYPES
+
+    def _cg_misparsed_decl(self, node: ts.Node) -> list[A.Stmt]:
+        right = node.child_by_field_name("right")
+        size_node = node.child_by_field_name("left").child_by_field_name("right")
+        n = self._const_from_text(_text(size_node), size_node)
+        if right.type == "assignment_expression":
+            target = right.child_by_field_name("left")
+            k, n2 = self._cg_value(right.child_by_field_name("right"))
+            self.declare(_text(target), Sym(None, cg=k, tile=n2 or n))
+        elif right.type == "identifier":
+            self.declare(_text(right), Sym(None, cg="tile", tile=n))
+        else:
+            raise self.fail("C2N1029", node, what=_text(node))
+        return []
+
+    def _linear_tid(self, loc: SourceLoc) -> A.Expr:
+        def b(name: str, d: str) -> A.Expr:
+            return A.Builtin(loc=loc, name=name, dim=d, ty=UINT)
+
+        zy = A.Binary(loc=loc, op="*", left=b("threadIdx", "z"), right=b("blockDim", "y"), ty=UINT)
+        zy = A.Binary(loc=loc, op="+", left=zy, right=b("threadIdx", "y"), ty=UINT)
+        zyx = A.Binary(loc=loc, op="*", left=zy, right=b("blockDim", "x"), ty=UINT)
+        return A.Binary(loc=loc, op="+", left=zyx, right=b("threadIdx", "x"), ty=UINT)
+
+    def _cg_method(self, sym: Sym, method: str, args: list[A.Expr], node: ts.Node) -> A.Expr:
+        loc = self.loc(node)
+        lit = lambda v: A.IntLit(loc=loc, value=v, ty=UINT if v == FULL_MASK else INT)  # noqa: E731
+        if method == "sync":
+            return A.Call(
+                loc=loc,
+                func="__syncthreads" if sym.cg == "block" else "__syncwarp",
+                args=(),
+                ty=VOID,
+            )
+        if method == "thread_rank":
+            tid = self._linear_tid(loc)
+            if sym.cg == "block":
+                return tid
+            return A.Binary(
+                loc=loc, op="%", left=tid, right=A.IntLit(loc=loc, value=sym.tile, ty=UINT), ty=UINT
+            )
+        if method == "meta_group_rank" and sym.cg == "tile":
+            return A.Binary(
+                loc=loc,
+                op="/",
+                left=self._linear_tid(loc),
+                right=A.IntLit(loc=loc, value=sym.tile, ty=UINT),
+                ty=UINT,
+            )
+        if method in ("size", "num_threads"):
+            if sym.cg == "tile":
+                return A.IntLit(loc=loc, value=sym.tile, ty=UINT)
+            bx, by, bz = (A.Builtin(loc=loc, name="blockDim", dim=d, ty=UINT) for d in "xyz")
+            return A.Binary(
+                loc=loc,
+                op="*",
+                left=A.Binary(loc=loc, op="*", left=bx, right=by, ty=UINT),
+                right=bz,
+                ty=UINT,
+            )
+        if sym.cg == "tile":
+            shfl = {
+                "shfl": "__shfl_sync",
+                "shfl_down": "__shfl_down_sync",
+                "shfl_up": "__shfl_up_sync",
+                "shfl_xor": "__shfl_xor_sync",
+            }
+            if method in shfl:
+                if len(args) != 2:
+                    raise self.fail("C2N1028", node, name=method, got=len(args), expected=2)
+                return A.Call(
+                    loc=loc,
+                    func=shfl[method],
+                    args=(lit(FULL_MASK), args[0], args[1], lit(sym.tile)),
+                    ty=unqualified(args[0].ty),
+                )
+            votes = {
+                "any": ("__any_sync", INT),
+                "all": ("__all_sync", INT),
+                "ballot": ("__ballot_sync", UINT),
+            }
+            if method in votes and len(args) == 1:
+                fn, ty = votes[method]
+                return A.Call(loc=loc, func=fn, args=(lit(FULL_MASK), args[0]), ty=ty)
+        raise self.fail("C2N1029", node, what=f"{sym.cg}.{method}()")
+
+    def _cg_reduce(self, node: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
+        if len(arg_nodes) != 3:
+            raise self.fail("C2N1028", node, name="cg::reduce", got=len(arg_nodes), expected=3)
+        group, _ = self._cg_value(arg_nodes[0])
+        if group != "tile":
+            raise self.fail("C2N1029", node, what="cg::reduce over a whole thread block")
+        _, n = self._cg_value(arg_nodes[0])
+        value = self.expr(arg_nodes[1])
+        op_node = arg_nodes[2]
+        op_name = ""
+        if op_node.type == "call_expression":
+            op_name, _ = self._qualified_call_name(op_node.child_by_field_name("function"))
+        ops = {
+            "plus": "add",
+            "greater": "max",
+            "less": "min",
+            "bit_and": "and",
+            "bit_or": "or",
+            "bit_xor": "xor",
+        }
+        short = op_name.split("::")[-1]
+        if short not in ops:
+            raise self.fail("C2N1029", op_node, what=f"cg::reduce with '{_text(op_node)}'")
+        loc = self.loc(node)
+        return A.Call(
+            loc=loc,
+            func=f"__c2n_warp_reduce_{ops[short]}",
+            args=(value, A.IntLit(loc=loc, value=n, ty=INT)),
+            ty=unqualified(value.ty),
+        )
+
+    # ------------------------------------------------------------------ expressions
+
+    def expr(self, node: ts.Node) -> A.Expr:
+        h = EXPR_HANDLERS.get(node.type)
+        if h is None:
+            self._refuse(node)
+        return h(self, node)
+
+    def e_paren(self, node: ts.Node) -> A.Expr:
+        inner = [c for c in node.named_children if c.type != "comment"]
+        if len(inner) != 1:
+            raise self.fail("C2N1030", node, what=_text(node))
+        return self.expr(inner[0])
+
+    def e_number(self, node: ts.Node) -> A.Expr:
+        text = _text(node)
+        loc = self.loc(node)
+        got = int_literal(text)
+        if got is not None:
+            return A.IntLit(loc=loc, value=got[0], ty=got[1])
+        fl = float_literal(text)
+        if fl is not None:
+            return A.FloatLit(loc=loc, value=fl[0], ty=fl[1])
+        raise self.fail("C2N1030", node, what=f"number '{text}'")
+
+    def e_char(self, node: ts.Node) -> A.Expr:
+        body = _text(node)[1:-1]
+        try:
+            value = ord(body.encode().decode("unicode_escape")) if body else 0
+        except (UnicodeDecodeError, TypeError):
+            raise self.fail("C2N1030", node, what=f"character literal {_text(node)}") from None
+        return A.IntLit(loc=self.loc(node), value=value, ty=S["int8"])
+
+    def e_bool(self, node: ts.Node) -> A.Expr:
+        return A.BoolLit(loc=self.loc(node), value=node.type == "true", ty=BOOL)
+
+    def e_null(self, node: ts.Node) -> A.Expr:
+        return A.IntLit(loc=self.loc(node), value=0, ty=A.PointerType(pointee=VOID))
+
+    def e_identifier(self, node: ts.Node) -> A.Expr:
+        name = _text(node)
+        loc = self.loc(node)
+        s = self.lookup(name)
+        if s is not None:
+            # a group object is only meaningful as an argument, which the call drops
+            return A.Name(loc=loc, name=name, ty=s.ty)
+        if name in self.env:
+            v = self.env[name]
+            if isinstance(v, int) and not isinstance(v, bool):
+                return A.IntLit(loc=loc, value=v, ty=INT)
+            if v is None:
+                return A.Name(loc=loc, name=name, ty=INT)
+            raise self.fail("C2N1030", node, what=f"type '{name}' used as a value")
+        if name == "warpSize":
+            return A.Builtin(loc=loc, name="warpSize", dim="", ty=INT)
+        g = self.u.globals.get(name)
+        if g is not None:
+            return A.Name(loc=loc, name=name, ty=g)
+        c = self.u.consts.get(name)
+        if c is not None:
+            value, ty = c
+            if isinstance(value, float):
+                return A.FloatLit(loc=loc, value=value, ty=ty)
+            return A.IntLit(loc=loc, value=value, ty=ty)
+        k = KNOWN_CONSTANTS.get(name)
+        if k is not None:
+            value, tname = k
+            if isinstance(value, float):
+                return A.FloatLit(loc=loc, value=value, ty=S[tname])
+            return A.IntLit(loc=loc, value=value, ty=S[tname])
+        if self.host:
+            return A.Name(loc=loc, name=name, ty=None)
+        raise self.fail("C2N1020", node, name=name)
+
+    def e_qualified(self, node: ts.Node) -> A.Expr:
+        text = _text(node).replace(" ", "")
+        parts = text.split("::")
+        if parts[0] in ("", "std") and len(parts) == 2:
+            fake = node.child_by_field_name("name")
+            if fake is not None and fake.type == "identifier":
+                return self.e_identifier(fake)
+        k = _numeric_limit(text)
+        if k is not None:
+            return k(self.loc(node))
+        if self.host:
+            return A.Name(loc=self.loc(node), name=text, ty=None)
+        raise self.fail("C2N1020", node, name=text)
+
+    def e_field(self, node: ts.Node) -> A.Expr:
+        arg = node.child_by_field_name("argument")
+        field = _text(node.child_by_field_name("field"))
+        op = _text(node.child_by_field_name("operator"))
+        loc = self.loc(node)
+        if arg.type == "identifier":
+            name = _text(arg)
+            if name in BUILTIN_DIM3 and self.lookup(name) is None:
+                if field not in ("x", "y", "z") or op != ".":
+                    raise self.fail("C2N1030", node, what=f"{name}.{field}")
+                return A.Builtin(loc=loc, name=name, dim=field, ty=UINT)
+        if arg.type == "call_expression":  # block.group_index().x and friends
+            fn = arg.child_by_field_name("function")
+            if fn is not None and fn.type == "field_expression":
+                obj = fn.child_by_field_name("argument")
+                meth = _text(fn.child_by_field_name("field"))
+                s = self.lookup(_text(obj)) if obj.type == "identifier" else None
+                dim3 = {
+                    "group_index": "blockIdx",
+                    "thread_index": "threadIdx",
+                    "group_dim": "blockDim",
+                    "dim_threads": "blockDim",
+                }
+                if s is not None and s.cg == "block" and meth in dim3 and field in ("x", "y", "z"):
+                    return A.Builtin(loc=loc, name=dim3[meth], dim=field, ty=UINT)
+        base = self.expr(arg)
+        bt = base.ty
+        if op == "->":
+            bt = bt.pointee if isinstance(bt, A.PointerType) else None
+        if isinstance(bt, A.VectorType) and field in LANES and LANES[field] < bt.width:
+            return A.Member(
+                loc=loc, base=base, field=field, arrow=op == "->", ty=with_const(bt.base, bt.const)
+            )
+        if self.host:
+            return A.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=None)
+        raise self.fail("C2N1030", node, what=f"member '{field}' of {_tyname(base.ty)}")
+
+    def e_subscript(self, node: ts.Node) -> A.Expr:
+        base = self.expr(node.child_by_field_name("argument"))
+        idx_list = node.child_by_field_name("indices") or node.child_by_field_name("index")
+        idx_nodes = [c for c in idx_list.named_children if c.type != "comment"] if idx_list else []
+        if idx_list is not None and idx_list.type != "subscript_argument_list":
+            idx_nodes = [idx_list]
+        if len(idx_nodes) != 1:
+            raise self.fail("C2N1030", node, what="subscript with several indices")
+        index = self.expr(idx_nodes[0])
+        bt = base.ty
+        if isinstance(bt, A.PointerType):
+            ty = bt.pointee
+        elif isinstance(bt, A.ArrayType):
+            ty = bt.elem if len(bt.dims) == 1 else A.ArrayType(elem=bt.elem, dims=bt.dims[1:])
+        elif self.host or isinstance(bt, A.OpaqueType):
+            ty = None
+        else:
+            raise self.fail("C2N1030", node, what=f"subscript of {_tyname(bt)}")
+        if index.ty is not None and not is_int(index.ty) and not self.host:
+            if not isinstance(index.ty, A.OpaqueType):
+                raise self.fail(
+                    "C2N1030", idx_nodes[0], what=f"array index of type {_tyname(index.ty)}"
+                )
+        return A.Index(loc=self.loc(node), base=base, index=index, ty=ty)
+
+    def e_unary(self, node: ts.Node) -> A.Expr:
+        op = _text(node.child_by_field_name("operator"))
+        operand = self.expr(node.child_by_field_name("argument"))
+        loc = self.loc(node)
+        t = operand.ty
+        if op == "!":
+            ty = BOOL
+        elif op in ("-", "+", "~"):
+            ty = promote(t) if is_arith(t) else t
+        else:
+            raise self.fail("C2N1030", node, what=f"unary operator {op}")
+        return A.Unary(loc=loc, op=op, operand=operand, ty=ty)
+
+    def e_pointer(self, node: ts.Node) -> A.Expr:
+        op = _text(node.child_by_field_name("operator"))
+        operand = self.expr(node.child_by_field_name("argument"))
+        t = operand.ty
+        if op == "*":
+            if isinstance(t, A.PointerType):
+                ty = t.pointee
+            elif isinstance(t, A.ArrayType):
+                ty = t.elem if len(t.dims) == 1 else A.ArrayType(elem=t.elem, dims=t.dims[1:])
+            elif self.host:
+                ty = None
+            else:
+                raise self.fail("C2N1030", node, what=f"dereference of {_tyname(t)}")
+        else:
+            ty = A.PointerType(pointee=t) if t is not None else None
+        return A.Unary(loc=self.loc(node), op=op, operand=operand, ty=ty)
+
+    def e_update(self, node: ts.Node) -> A.Expr:
+        op_node = node.child_by_field_name("operator")
+        arg = node.child_by_field_name("argument")
+        pre = op_node.start_byte < arg.start_byte
+        operand = self.expr(arg)
+        op = ("pre" if pre else "post") + _text(op_node)
+        return A.Unary(loc=self.loc(node), op=op, operand=operand, ty=unqualified(operand.ty))
+
+    def e_binary(self, node: ts.Node) -> A.Expr:
+        op = _text(node.child_by_field_name("operator"))
+        left = self.expr(node.child_by_field_name("left"))
+        right = self.expr(node.child_by_field_name("right"))
+        return A.Binary(
+            loc=self.loc(node),
+            op=op,
+            left=left,
+            right=right,
+            ty=self._binary_type(op, left.ty, right.ty, node),
+        )
+
+    def _binary_type(
+        self, op: str, lt: A.CType | None, rt: A.CType | None, node: ts.Node
+    ) -> A.CType | None:
+        if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+            return BOOL
+        lp = isinstance(lt, (A.PointerType, A.ArrayType))
+        rp = isinstance(rt, (A.PointerType, A.ArrayType))
+        if lp or rp:
+            if op == "-" and lp and rp:
+                return LONG
+            if op in ("+", "-"):
+                p = lt if lp else rt
+                return A.PointerType(pointee=p.elem) if isinstance(p, A.ArrayType) else p
+            if not self.host:
+                raise self.fail("C2N1030", node, what=f"operator {op} on a pointer")
+            return None
+        if op in ("<<", ">>"):
+            return promote(lt)
+        if isinstance(lt, A.VectorType) or isinstance(rt, A.VectorType):
+            vt = lt if isinstance(lt, A.VectorType) else rt
+            return unqualified(vt)
+        if op in ("%", "&", "|", "^") and not self.host:
+            if (lt is not None and not is_int(lt) and not isinstance(lt, A.OpaqueType)) or (
+                rt is not None and not is_int(rt) and not isinstance(rt, A.OpaqueType)
+            ):
+                raise self.fail("C2N1030", node, what=f"operator {op} on a floating-point value")
+        return arith_result(lt, rt)
+
+    def e_assign(self, node: ts.Node) -> A.Expr:
+        op = _text(node.child_by_field_name("operator"))
+        target = self.expr(node.child_by_field_name("left"))
+        value = self.expr(node.child_by_field_name("right"))
+        if not isinstance(target, (A.Name, A.Index, A.Member, A.Unary)) or (
+            isinstance(target, A.Unary) and target.op != "*"
+        ):
+            raise self.fail("C2N1030", node, what="assignment to something that is not a variable")
+        return A.Assign(
+            loc=self.loc(node), op=op, target=target, value=value, ty=unqualified(target.ty)
+        )
+
+    def e_conditional(self, node: ts.Node) -> A.Expr:
+        cond = self.expr(node.child_by_field_name("condition"))
+        then = self.expr(node.child_by_field_name("consequence"))
+        else_ = self.expr(node.child_by_field_name("alternative"))
+        if is_arith(then.ty) and is_arith(else_.ty):
+            ty = arith_result(then.ty, else_.ty)
+            if then.ty == else_.ty or unqualified(then.ty) == unqualified(else_.ty):
+                ty = unqualified(then.ty)
+        else:
+            ty = unqualified(then.ty if then.ty is not None else else_.ty)
+        return A.Ternary(loc=self.loc(node), cond=cond, then=then, else_=else_, ty=ty)
+
+    def e_cast(self, node: ts.Node) -> A.Expr:
+        to = self.type_descriptor(node.child_by_field_name("type"))
+        operand = self.expr(node.child_by_field_name("value"))
+        return A.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
+
+    def e_sizeof(self, node: ts.Node) -> A.Expr:
+        t = node.child_by_field_name("type")
+        if t is not None:
+            of = self.type_descriptor(t)
+        else:
+            v = node.child_by_field_name("value")
+            of = self.expr(v).ty
+        if sizeof(of) is None:
+            raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
+        return A.SizeOf(loc=self.loc(node), of=of, ty=ULONG)
+
+    def e_comma(self, node: ts.Node) -> A.Expr:
+        items: list[A.Expr] = []
+        n = node
+        while n.type == "comma_expression":
+            items.append(self.expr(n.child_by_field_name("left")))
+            n = n.child_by_field_name("right")
+        items.append(self.expr(n))
+        return A.Comma(loc=self.loc(node), exprs=tuple(items), ty=items[-1].ty)
+
+    def e_init_list(self, node: ts.Node) -> A.Expr:
+        return self._init_list(node, None)
+
+    def e_template_function(self, node: ts.Node) -> A.Expr:
+        if self.host:
+            return A.Name(loc=self.loc(node), name=_text(node), ty=None)
+        raise self.fail("C2N1010", node, what=f"template name '{_text(node)}' used as a value")
+
+    def e_string(self, node: ts.Node) -> A.Expr:
+        if self.host:
+            return A.Name(loc=self.loc(node), name=_text(node), ty=None)
+        raise self.fail("C2N1010", node, what="string literal")
+
+    # ------------------------------------------------------------------ calls
+
+    def _qualified_call_name(self, fn: ts.Node) -> tuple[str, list[ts.Node]]:
+        """``cg::tiled_partition<32>`` -> ("cg::tiled_partition", [32 node])."""
+        targs: list[ts.Node] = []
+        parts: list[str] = []
+        n = fn
+        while n is not None:
+            if n.type == "qualified_identifier":
+                scope = n.child_by_field_name("scope")
+                parts.append(_text(scope).replace(" ", "") if scope is not None else "")
+                n = n.child_by_field_name("name")
+            elif n.type == "template_function":
+                parts.append(_text(n.child_by_field_name("name")))
+                al = n.child_by_field_name("arguments")
+                targs = [c for c in al.named_children if c.type != "comment"] if al else []
+                break
+            else:
+                parts.append(_text(n).replace(" ", ""))
+                break
+        return "::".join(parts), targs
+
+    def _callee_name(self, call: ts.Node) -> str:
+        fn = call.child_by_field_name("function")
+        if fn is None:
+            return ""
+        return self._qualified_call_name(fn)[0].split("::")[-1]
+
+    def e_call(self, node: ts.Node) -> A.Expr:
+        for c in node.children:
+            if c.type == "kernel_call_syntax":
+                if self.host:
+                    return A.Name(loc=self.loc(node), name="<launch>", ty=None)
+                raise self.fail("C2N1014", node, kernel=self._callee_name(node))
+        fn = node.child_by_field_name("function")
+        args_node = node.child_by_field_name("arguments")
+        arg_nodes = (
+            [c for c in args_node.named_children if c.type != "comment"] if args_node else []
+        )
+        loc = self.loc(node)
+        if fn.type == "field_expression":
+            return self._method_call(node, fn, arg_nodes)
+        if fn.type in ("primitive_type", "sized_type_specifier", "type_identifier"):
+            return self._functional_cast(node, fn, arg_nodes)
+        name, targ_nodes = self._qualified_call_name(fn)
+        parts = name.split("::")
+        short = parts[-1]
+        ns = parts[-2] if len(parts) > 1 else ""
+        if short in ("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast") and not ns:
+            if len(targ_nodes) != 1 or len(arg_nodes) != 1:
+                raise self.fail("C2N1030", node, what=short)
+            to = (
+                self.type_descriptor(targ_nodes[0])
+                if targ_nodes[0].type == "type_descriptor"
+                else self.type_of(targ_nodes[0])
+            )
+            operand = self.expr(arg_nodes[0])
+            kind = {
+                "static_cast": "static",
+                "reinterpret_cast": "reinterpret",
+                "const_cast": "const",
+            }.get(short, "static")
+            return A.Cast(loc=loc, to=to, operand=operand, kind=kind, ty=unqualified(to))
+        if ns in CG_NAMESPACES or (short in ("this_thread_block", "tiled_partition") and not ns):
+            return self._cg_call(node, short, arg_nodes)
+        if ns in ("wmma", "nvcuda") or short in I.TENSOR_CORE_FUNCS:
+            raise self.fail("C2N1017", node, what=name)
+        if short in I.TEXTURE_FUNCS:
+            raise self.fail("C2N1015", node, what=short)
+        if short in I.ASYNC_FUNCS or ns == "pipeline":
+            raise self.fail("C2N1018", node, what=name)
+        if short in I.DEVICE_RUNTIME_FUNCS and not self.host:
+            code = "C2N1016" if "Cooperative" in short else "C2N1014"
+            if code == "C2N1016":
+                raise self.fail(code, node, what=short)
+            raise self.fail(code, node, kernel=short)
+        if ns == "numeric_limits" or "numeric_limits" in name:
+            k = _numeric_limit(name)
+            if k is not None:
+                return k(loc)
+        if short == "printf":
+            self.note("C2N1019", node)
+            return A.IntLit(loc=loc, value=0, ty=INT)
+        args = [self.expr(a) for a in arg_nodes]
+        targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
+        if ns not in ("", "std", "cuda::std", "cuda"):
+            if self.host:
+                return A.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
+            raise self.fail("C2N1021", node, name=name)
+        fi = self.u.functions.get(short)
+        if fi is not None and not self.host:
+            return self._user_call(node, short, fi, args, targs, arg_nodes)
+        if short in I.RULES:
+            lo, hi = I.ARITY[short]
+            if not (lo <= len(args) <= hi) and not self.host:
+                exp = str(lo) if lo == hi else f"{lo} to {hi}"
+                raise self.fail("C2N1028", node, name=short, got=len(args), expected=exp)
+            ty = I.result_type(short, [a.ty for a in args])
+            return A.Call(loc=loc, func=short, args=tuple(args), template_args=tuple(targs), ty=ty)
+        if self.host:
+            return A.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
+        raise self.fail("C2N1021", node, name=name)
+
+    def _template_arg(self, node: ts.Node) -> A.Expr | A.CType:
+        if node.type == "type_descriptor":
+            return self.type_descriptor(node)
+        if node.type in ("primitive_type", "type_identifier", "sized_type_specifier"):
+            return self.type_of(node)
+        return self.expr(node)
+
+    def _functional_cast(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
+        to = self.type_of(fn)
+        args = [self.expr(a) for a in arg_nodes]
+        loc = self.loc(node)
+        if isinstance(to, A.VectorType):
+            return A.Call(loc=loc, func=f"make_{to.name}", args=tuple(args), ty=unqualified(to))
+        if len(args) != 1:
+            raise self.fail("C2N1030", node, what=f"{_text(fn)}(...) with {len(args)} arguments")
+        return A.Cast(loc=loc, to=to, operand=args[0], kind="functional", ty=unqualified(to))
+
+    def _method_call(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
+        obj = fn.child_by_field_name("argument")
+        method = _text(fn.child_by_field_name("field"))
+        if obj.type == "identifier":
+            s = self.lookup(_text(obj))
+            if s is not None and s.cg:
+                args = [self.expr(a) for a in arg_nodes]
+                return self._cg_method(s, method, args, node)
+        if obj.type == "call_expression" and self._auto_cg(obj):
+            k, n = self._cg_value(obj)
+            args = [self.expr(a) for a in arg_nodes]
+            return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
+        if self.host:
+            return A.Call(loc=self.loc(node), func=_text(fn), args=())
+        raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
+
+    def _cg_call(self, node: ts.Node, short: str, arg_nodes: list[ts.Node]) -> A.Expr:
+        if short == "sync":
+            if len(arg_nodes) != 1:
+                raise self.fail("C2N1028", node, name="cg::sync", got=len(arg_nodes), expected=1)
+            k, n = self._cg_value(arg_nodes[0])
+            return self._cg_method(Sym(None, cg=k, tile=n), "sync", [], node)
+        if short == "reduce":
+            return self._cg_reduce(node, arg_nodes)
+        if short in ("this_thread_block", "tiled_partition"):
+            return _CG_NOOP  # a group used as a statement: no effect
+        if short in ("this_grid", "grid_group", "this_multi_grid"):
+            raise self.fail("C2N1016", node, what=f"cg::{short}")
+        if short in ("memcpy_async", "wait", "wait_prior"):
+            raise self.fail("C2N1018", node, what=f"cg::{short}")
+        if short in ("thread_rank", "group_size", "num_threads", "size") and len(arg_nodes) == 1:
+            k, n = self._cg_value(arg_nodes[0])
+            return self._cg_method(Sym(None, cg=k, tile=n), short, [], node)
+        raise self.fail("C2N1029", node, what=f"cg::{short}")
+
+    def _user_call(
+        self,
+        node: ts.Node,
+        name: str,
+        fi: object,
+        args: list[A.Expr],
+        targs: list[A.Expr | A.CType],
+        arg_nodes: list[ts.Node],
+    ) -> A.Expr:
+        # drop cooperative-groups arguments (groups are erased, see ast.py)
+        keep = [i for i, a in enumerate(arg_nodes) if not self._is_group_arg(a)]
+        args2 = [args[i] for i in keep] if len(keep) != len(args) else args
+        target, ret, n_params = self.u.resolve_call(self, node, name, fi, args, targs)
+        if n_params is not None and n_params != len(args2):
+            raise self.fail("C2N1028", node, name=name, got=len(args2), expected=n_params)
+        self.calls.append((target, self.loc(node)))
+        return A.Call(
+            loc=self.loc(node),
+            func=name,
+            args=tuple(args2),
+            template_args=tuple(targs),
+            target=target,
+            ty=ret,
+        )
+
+    def _is_group_arg(self, node: ts.Node) -> bool:
+        if node.type == "identifier":
+            s = self.lookup(_text(node))
+            return s is not None and s.cg is not None
+        return node.type == "call_expression" and self._auto_cg(node)
+
+
+# A group expression used as a statement (``cg::this_thread_block();``) lowers to nothing.
+_CG_NOOP = A.IntLit(loc=SourceLoc("<cg>", 0, 0), value=0, ty=INT)
+
+
+def _tyname(t: A.CType | None) -> str:
+    from cuda2nki.frontend.typesys import type_str
+
+    return type_str(t)
+
+
+def _convert(v: int | float, ty: A.CType | None) -> int | float:
+    if not isinstance(ty, A.ScalarType):
+        return v
+    if ty.is_float:
+        return float(v)
+    if ty.name == "bool":
+        return int(bool(v))
+    iv = int(v)
+    bits = ty.bits
+    iv &= (1 << bits) - 1
+    if ty.is_signed and iv >= 1 << (bits - 1):
+        iv -= 1 << bits
+    return iv
+
+
+def _fold_binary(op: str, a: int | float, b: int | float, ty: A.CType | None) -> int | float | None:
+    isf = isinstance(ty, A.ScalarType) and ty.is_float
+    try:
+        if op == "+":
+            r = a + b
+        elif op == "-":
+            r = a - b
+        elif op == "*":
+            r = a * b
+        elif op == "/":
+            if b == 0:
+                return None
+            r = a / b if isf else int(a / b) if abs(a) < 2**52 and abs(b) < 2**52 else _cdiv(a, b)
+        elif op == "%":
+            if b == 0 or isf:
+                return None
+            r = a - b * (int(a / b) if abs(a) < 2**52 else _cdiv(a, b))
+        elif op == "<<":
+            r = int(a) << int(b)
+        elif op == ">>":
+            r = int(a) >> int(b)
+        elif op == "&":
+            r = int(a) & int(b)
+        elif op == "|":
+            r = int(a) | int(b)
+        elif op == "^":
+            r = int(a) ^ int(b)
+        elif op in ("<", "<=", ">", ">=", "==", "!="):
+            r = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
+            return int(r)
+        elif op == "&&":
+            return int(bool(a) and bool(b))
+        elif op == "||":
+            return int(bool(a) or bool(b))
+        else:
+            return None
+    except (OverflowError, ValueError):
+        return None
+    return _convert(r, ty)
+
+
+def _cdiv(a: int | float, b: int | float) -> int:
+    q = abs(int(a)) // abs(int(b))
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _numeric_limit(text: str) -> Callable[[SourceLoc], A.Expr] | None:
+    """``std::numeric_limits<float>::max()`` and friends as literals."""
+    import re
+
+    m = re.search(r"numeric_limits<([\w ]+)>::(\w+)", text.replace("(", "").replace(")", ""))
+    if not m:
+        return None
+    t = named_type(m.group(1).strip())
+    if not isinstance(t, A.ScalarType):
+        return None
+    import numpy as np
+
+    what = m.group(2)
+    if t.is_float:
+        dt = {"float32": np.float32, "float64": np.float64, "float16": np.float16}.get(t.name)
+        if dt is None:
+            return None
+        fi = np.finfo(dt)
+        vals = {
+            "max": float(fi.max),
+            "min": float(fi.tiny),
+            "lowest": float(-fi.max),
+            "epsilon": float(fi.eps),
+            "infinity": float("inf"),
+            "quiet_NaN": float("nan"),
+        }
+        if what not in vals:
+            return None
+        v = vals[what]
+        return lambda loc: A.FloatLit(loc=loc, value=v, ty=t)
+    ii = np.iinfo({"bool": np.int8}.get(t.name, getattr(np, t.name)))
+    vals_i = {"max": int(ii.max), "min": int(ii.min), "lowest": int(ii.min)}
+    if what not in vals_i:
+        return None
+    iv = vals_i[what]
+    return lambda loc: A.IntLit(loc=loc, value=iv, ty=t)
+
+
+STMT_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], list[A.Stmt]]] = {
+    "compound_statement": BodyLowerer.s_compound,
+    "expression_statement": BodyLowerer.s_expression,
+    "declaration": BodyLowerer.s_declaration,
+    "if_statement": BodyLowerer.s_if,
+    "for_statement": BodyLowerer.s_for,
+    "while_statement": BodyLowerer.s_while,
+    "do_statement": BodyLowerer.s_do,
+    "switch_statement": BodyLowerer.s_switch,
+    "break_statement": BodyLowerer.s_break,
+    "continue_statement": BodyLowerer.s_continue,
+    "return_statement": BodyLowerer.s_return,
+    "using_declaration": BodyLowerer.s_ignore,
+    "namespace_alias_definition": BodyLowerer.s_ignore,
+    "preproc_call": BodyLowerer.s_preproc_call,
+    "attributed_statement": BodyLowerer.s_attributed,
+    "comment": BodyLowerer.s_ignore,
+    "static_assert_declaration": BodyLowerer.s_ignore,
+    "type_definition": BodyLowerer.s_typedef,
+    "alias_declaration": BodyLowerer.s_typedef,
+}
+
+EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
+    "parenthesized_expression": BodyLowerer.e_paren,
+    "number_literal": BodyLowerer.e_number,
+    "char_literal": BodyLowerer.e_char,
+    "true": BodyLowerer.e_bool,
+    "false": BodyLowerer.e_bool,
+    "null": BodyLowerer.e_null,
+    "identifier": BodyLowerer.e_identifier,
+    "qualified_identifier": BodyLowerer.e_qualified,
+    "field_expression": BodyLowerer.e_field,
+    "subscript_expression": BodyLowerer.e_subscript,
+    "unary_expression": BodyLowerer.e_unary,
+    "pointer_expression": BodyLowerer.e_pointer,
+    "update_expression": BodyLowerer.e_update,
+    "binary_expression": BodyLowerer.e_binary,
+    "assignment_expression": BodyLowerer.e_assign,
+    "conditional_expression": BodyLowerer.e_conditional,
+    "cast_expression": BodyLowerer.e_cast,
+    "sizeof_expression": BodyLowerer.e_sizeof,
+    "comma_expression": BodyLowerer.e_comma,
+    "initializer_list": BodyLowerer.e_init_list,
+    "call_expression": BodyLowerer.e_call,
+    "template_function": BodyLowerer.e_template_function,
+    "string_literal": BodyLowerer.e_string,
+    "concatenated_string": BodyLowerer.e_string,
+    "raw_string_literal": BodyLowerer.e_string,
+}

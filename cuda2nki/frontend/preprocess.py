@@ -1,0 +1,221 @@
+"""Preprocessing before tree-sitter: ``pcpp`` for #if/#define/#include, with a line map back.
+
+The result keeps one output line per line of text fed to the parser and remembers, for each, the
+original file and line (from the ``#line`` markers pcpp emits).  Columns are mapped by comparing
+the output line with the original line: characters in the common prefix and common suffix keep
+their position; anything in between (a macro expansion) maps to the start of the difference.
+
+Files whose only directives are ``#include <...>`` and ``#pragma`` (and no ``-D``) skip pcpp: the
+text goes to the parser unchanged and the map is the identity.
+
+System headers (``#include <...>``) are never read; a missing quoted include is a warning
+(C2N1004).  ``__CUDACC__``, ``__NVCC__`` and ``__CUDA_ARCH__`` (800) are predefined.
+``__align__(n)`` is respelled ``alignas  (n)`` (same width) because the grammar lacks it.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+
+PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": "800"}
+
+_DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(\w*)(.*)$", re.M)
+_LINE_MARK_RE = re.compile(r'^#line (\d+) "(.*)"\s*$')
+_ALIGN_RE = re.compile(r"\b__align__\b")
+
+
+@dataclass
+class LineMap:
+    """Output row (0-based) -> original (file, 1-based line); columns mapped lazily."""
+
+    default_file: str
+    files: list[str] | None = None  # None: identity map
+    lines: list[int] | None = None
+    out_lines: list[str] | None = None
+    _orig_cache: dict[str, list[str]] = field(default_factory=dict)
+    _col_cache: dict[int, tuple[int, int, int, int] | None] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)  # file -> text, when known
+
+    def _orig_lines(self, file: str) -> list[str]:
+        got = self._orig_cache.get(file)
+        if got is None:
+            text = self.sources.get(file)
+            if text is None:
+                try:
+                    with open(file, encoding="utf-8", errors="replace") as fh:
+                        text = fh.read()
+                except OSError:
+                    text = ""
+            got = text.split("\n")
+            self._orig_cache[file] = got
+        return got
+
+    def where(self, row: int) -> tuple[str, int]:
+        if self.files is None or self.lines is None:
+            return self.default_file, row + 1
+        if 0 <= row < len(self.files):
+            return self.files[row], self.lines[row]
+        return self.default_file, row + 1
+
+    def col(self, row: int, col0: int) -> int:
+        """Map a 0-based column of output row ``row`` to a 1-based column of the original line."""
+        if self.files is None or self.out_lines is None:
+            return col0 + 1
+        key = self._col_cache.get(row, -1)
+        if key == -1:
+            key = self._col_key(row)
+            self._col_cache[row] = key
+        if key is None:
+            return col0 + 1
+        prefix, suffix, n_out, n_orig = key
+        if col0 < prefix:
+            return col0 + 1
+        if col0 >= n_out - suffix:
+            return col0 - n_out + n_orig + 1
+        return prefix + 1
+
+    def _col_key(self, row: int) -> tuple[int, int, int, int] | None:
+        if not (0 <= row < len(self.out_lines or ())):
+            return None
+        out = self.out_lines[row]
+        file, line = self.where(row)
+        orig_lines = self._orig_lines(file)
+        if not (1 <= line <= len(orig_lines)):
+            return None
+        orig = orig_lines[line - 1]
+        if out == orig:
+            return None
+        n = min(len(out), len(orig))
+        p = 0
+        while p < n and out[p] == orig[p]:
+            p += 1
+        s = 0
+        while s < n - p and out[-1 - s] == orig[-1 - s]:
+            s += 1
+        return p, s, len(out), len(orig)
+
+
+@dataclass
+class Preprocessed:
+    text: str
+    linemap: LineMap
+    diagnostics: list[Diagnostic]
+    used_pcpp: bool
+
+
+def _needs_pcpp(text: str) -> bool:
+    for m in _DIRECTIVE_RE.finditer(text):
+        name, rest = m.group(1), m.group(2).strip()
+        if name == "pragma":
+            continue
+        if name == "include" and rest.startswith("<"):
+            continue
+        return True
+    return False
+
+
+def _respell(text: str) -> str:
+    return _ALIGN_RE.sub("alignas  ", text) if "__align__" in text else text
+
+
+def preprocess(
+    text: str,
+    filename: str,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Iterable[str] = (),
+) -> Preprocessed:
+    include_dirs = tuple(include_dirs)
+    if not defines and not _needs_pcpp(text):
+        lm = LineMap(default_file=filename)
+        return Preprocessed(_respell(text), lm, [], False)
+    return _run_pcpp(text, filename, dict(defines or {}), include_dirs)
+
+
+def _run_pcpp(
+    text: str, filename: str, defines: dict[str, str], include_dirs: tuple[str, ...]
+) -> Preprocessed:
+    import pcpp  # deferred: pcpp builds its lexer on import
+
+    diags: list[Diagnostic] = []
+
+    class _Pre(pcpp.Preprocessor):
+        def on_error(self, file, line, msg):  # noqa: ANN001
+            diags.append(
+                make("C2N1003", SourceLoc(file or filename, int(line or 0), 1), reason=msg)
+            )
+            self.return_code += 1
+
+        def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # noqa: ANN001
+            d = self.lastdirective
+            if not is_system_include and not is_malformed:
+                loc = SourceLoc(
+                    getattr(d, "source", filename) or filename, getattr(d, "lineno", 0), 1
+                )
+                diags.append(make("C2N1004", loc, path=includepath))
+            raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
+
+        def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):  # noqa: ANN001
+            if directive.value == "error":
+                msg = "".join(t.value for t in toks).strip()
+                loc = SourceLoc(directive.source or filename, directive.lineno, 1)
+                diags.append(make("C2N1003", loc, reason=f"#error {msg}"))
+                return True
+            if directive.value == "warning":
+                return True
+            return None
+
+    pre = _Pre()
+    pre.line_directive = "#line"
+    for name, value in PREDEFINED.items():
+        if name not in defines:
+            pre.define(f"{name} {value}")
+    for name, value in defines.items():
+        pre.define(f"{name} {value}" if value != "" else f"{name}")
+    base = os.path.dirname(os.path.abspath(filename)) if filename else os.getcwd()
+    for d in (*include_dirs, base):
+        pre.add_path(d)
+    try:
+        pre.parse(text, filename)
+        out = io.StringIO()
+        pre.write(out)
+    except Exception as exc:  # noqa: BLE001 - pcpp raises assorted errors on malformed input
+        diags.append(
+            make("C2N1003", SourceLoc(filename, 1, 1), reason=f"{type(exc).__name__}: {exc}")
+        )
+        return Preprocessed(_respell(text), LineMap(default_file=filename), diags, False)
+    return _build(out.getvalue(), filename, text, diags)
+
+
+def _build(result: str, filename: str, original: str, diags: list[Diagnostic]) -> Preprocessed:
+    files: list[str] = []
+    lines: list[int] = []
+    out_lines: list[str] = []
+    cur_file, cur_line = filename, 1
+    for raw in result.split("\n"):
+        stripped = raw.lstrip()
+        if stripped.startswith("#"):
+            m = _LINE_MARK_RE.match(stripped)
+            if m:
+                cur_line, cur_file = int(m.group(1)), m.group(2)
+                if os.path.abspath(cur_file) == os.path.abspath(filename):
+                    cur_file = filename
+                files.append(cur_file)
+                lines.append(cur_line)
+                out_lines.append("")
+                continue
+            if not re.match(r"#\s*pragma\b", stripped):
+                raw = ""  # a passed-through #include <...> or unknown directive
+        files.append(cur_file)
+        lines.append(cur_line)
+        out_lines.append(raw)
+        cur_line += 1
+    out_lines = [_respell(x) for x in out_lines]
+    lm = LineMap(default_file=filename, files=files, lines=lines, out_lines=out_lines)
+    lm.sources[filename] = original
+    return Preprocessed("\n".join(out_lines), lm, diags, True)

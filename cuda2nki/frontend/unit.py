@@ -1,0 +1,522 @@
+"""Translation-unit level lowering: functions, templates, globals, launch sites, call graph.
+
+Each function is judged by its own subtree: a syntax error elsewhere never rejects it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import tree_sitter as ts
+
+from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.cst import describe_error, first_error
+from cuda2nki.frontend.lower import BodyLowerer, Sym, _Placeholder, _text
+from cuda2nki.frontend.preprocess import LineMap
+from cuda2nki.frontend.typesys import INT, float_literal, int_literal, named_type, type_str
+
+_FUNC_QUALS = ("__global__", "__device__", "__host__")
+
+
+@dataclass
+class FuncDef:
+    """A function definition found in the CST (before lowering)."""
+
+    node: ts.Node
+    name: str
+    kind: str  # global | device | host_device | host
+    template_params: list[tuple[str, str, ts.Node | None, ts.Node]] = field(default_factory=list)
+    template_ok: bool = True  # False: variadic / template-template parameters
+    forceinline: bool = False
+    order: int = 0
+
+    @property
+    def is_template(self) -> bool:
+        return bool(self.template_params) or not self.template_ok
+
+
+class UnitContext:
+    """Everything shared by the functions of one file."""
+
+    def __init__(self, filename: str, src: bytes, linemap: LineMap) -> None:
+        self.filename = filename
+        self.src = src
+        self.linemap = linemap
+        self.ascii = src.isascii()
+        self.identity = linemap.files is None
+        self._lines: list[bytes] | None = None
+        self.unknown_loc = SourceLoc(filename, 1, 1)
+        self.typedefs: dict[str, A.CType] = {}
+        self.globals: dict[str, A.CType] = {}
+        self.global_vars: list[A.GlobalVar] = []
+        self.consts: dict[str, tuple[int | float, A.CType]] = {}
+        self.functions: dict[str, FuncDef] = {}
+        self.instances: dict[str, A.Function] = {}  # device-template instances by instance name
+        self.in_progress: set[str] = set()
+        self.graph: dict[str, list[tuple[str, SourceLoc]]] = {}
+        self.rejected: dict[str, list[Diagnostic]] = {}
+        self.diags: list[Diagnostic] = []
+        self._sig_cache: dict[tuple, tuple[A.CType, int]] = {}
+
+    # ------------------------------------------------------------------ locations
+
+    def _char_col(self, row: int, col: int) -> int:
+        if self.ascii:
+            return col
+        if self._lines is None:
+            self._lines = self.src.split(b"\n")
+        if 0 <= row < len(self._lines):
+            return len(self._lines[row][:col].decode("utf-8", "replace"))
+        return col
+
+    def loc(self, node: ts.Node) -> SourceLoc:
+        (r, c), (er, ec) = node.start_point, node.end_point
+        if not self.ascii:
+            c, ec = self._char_col(r, c), self._char_col(er, ec)
+        if self.identity:
+            return SourceLoc(self.filename, r + 1, c + 1, er + 1, ec + 1)
+        lm = self.linemap
+        f, line = lm.where(r)
+        ef, eline = lm.where(er)
+        if ef != f:
+            return SourceLoc(f, line, lm.col(r, c))
+        return SourceLoc(f, line, lm.col(r, c), eline, lm.col(er, ec))
+
+    # ------------------------------------------------------------------ file-scope tables
+
+    def register_typedef(self, node: ts.Node, lowerer: BodyLowerer | None = None) -> None:
+        low = lowerer or BodyLowerer(self, "<file>", host=True)
+        try:
+            if node.type == "alias_declaration":
+                name = _text(node.child_by_field_name("name"))
+                self.typedefs[name] = low.type_descriptor(node.child_by_field_name("type"))
+                return
+            quals = tuple(c for c in node.children if c.type == "type_qualifier")
+            base = low.type_of(node.child_by_field_name("type"), quals)
+            for i, c in enumerate(node.children):
+                if node.field_name_for_child(i) == "declarator":
+                    if c.type == "type_identifier":
+                        self.typedefs[_text(c)] = base
+                    elif c.type == "pointer_declarator":
+                        inner = c.child_by_field_name("declarator")
+                        if inner is not None and inner.type == "type_identifier":
+                            self.typedefs[_text(inner)] = A.PointerType(pointee=base)
+        except _Placeholder:
+            pass  # a typedef of something unsupported: uses of it report C2N1022
+
+    def register_enum(self, node: ts.Node) -> None:
+        low = BodyLowerer(self, "<file>", host=True)
+        body = node.child_by_field_name("body")
+        nxt = 0
+        for e in body.named_children if body is not None else ():
+            if e.type != "enumerator":
+                continue
+            v = e.child_by_field_name("value")
+            if v is not None:
+                got = low.const_int_node(v)
+                if got is None:
+                    return
+                nxt = got
+            self.consts[_text(e.child_by_field_name("name"))] = (nxt, INT)
+            nxt += 1
+
+    def register_global(self, node: ts.Node) -> None:
+        """File-scope declaration: __constant__/__device__ variables, host constants."""
+        words = set()
+        for c in node.children:
+            if c.type in ("type_qualifier", "storage_class_specifier"):
+                words.add(_text(c))
+            elif not c.is_named:
+                words.add(c.type)
+        decls = [
+            c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"
+        ]
+        if any(_is_function_declarator(d) for d in decls):
+            return  # a prototype
+        low = BodyLowerer(self, "<file>", host=True)
+        type_node = node.child_by_field_name("type")
+        if type_node is not None and type_node.type == "enum_specifier":
+            self.register_enum(type_node)
+        if "__constant__" in words:
+            space = "constant"
+        elif "__device__" in words or "__managed__" in words:
+            space = "device"
+        elif "const" in words or "constexpr" in words:
+            space = "host_const"
+        else:
+            return  # a host variable: irrelevant to kernels
+        quals = tuple(
+            c
+            for c in node.children
+            if c.type == "type_qualifier" and _text(c) in ("const", "constexpr")
+        )
+        try:
+            base = low.type_of(type_node, quals)
+        except _Placeholder:
+            return
+        for d in decls:
+            try:
+                value = d.child_by_field_name("value") if d.type == "init_declarator" else None
+                dnode = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                name, ty = low._declarator_type(dnode, base)
+                init = low._initializer(value, ty) if value is not None else None
+            except _Placeholder:
+                continue
+            if space == "host_const":
+                v = low.const_value(init) if init is not None else None
+                if v is not None and isinstance(ty, A.ScalarType):
+                    from cuda2nki.frontend.lower import _convert
+
+                    self.consts[name] = (_convert(v, ty), A.ScalarType(name=ty.name))
+                    continue
+                if init is None or not isinstance(ty, A.ArrayType):
+                    continue
+            self.globals[name] = ty
+            self.global_vars.append(
+                A.GlobalVar(loc=self.loc(dnode), name=name, ty=ty, init=init, space=space)
+            )
+
+    # ------------------------------------------------------------------ functions
+
+    def signature(self, fd: FuncDef, env: Mapping[str, object]) -> tuple[A.CType, int]:
+        """Return type and the number of (non-group) parameters of a function under ``env``."""
+        key = (fd.name, fd.order, tuple(sorted((k, repr(v)) for k, v in env.items())))
+        got = self._sig_cache.get(key)
+        if got is not None:
+            return got
+        low = BodyLowerer(self, fd.name, dict(env))
+        ret = _return_type(low, fd.node)
+        params = _param_nodes(fd.node)
+        n = 0
+        for p in params:
+            t = p.child_by_field_name("type")
+            if t is not None and low._is_cg_type(t):
+                continue
+            n += 1
+        self._sig_cache[key] = (ret, n)
+        return ret, n
+
+    def resolve_call(
+        self,
+        low: BodyLowerer,
+        node: ts.Node,
+        name: str,
+        fd: FuncDef,
+        args: list[A.Expr],
+        targs: list[A.Expr | A.CType],
+    ) -> tuple[str, A.CType | None, int | None]:
+        if fd.kind in ("global", "host"):
+            raise low.fail("C2N1021", node, name=name)
+        if not fd.is_template:
+            ret, n = self.signature(fd, {})
+            return name, ret, n
+        env = self.deduce(low, node, fd, args, targs)
+        inst = instance_name(name, fd, env)
+        if inst not in self.instances and inst not in self.in_progress:
+            self.lower_instance(fd, env, inst)
+        ret, n = self.signature(fd, env)
+        return inst, ret, n
+
+    def deduce(
+        self,
+        low: BodyLowerer,
+        node: ts.Node,
+        fd: FuncDef,
+        args: list[A.Expr],
+        targs: list[A.Expr | A.CType],
+    ) -> dict[str, int | A.CType | None]:
+        if not fd.template_ok:
+            raise low.fail("C2N1024", node, name=fd.name, reason="unsupported template parameters")
+        env: dict[str, int | A.CType | None] = {}
+        for (pname, kind, _d, _n), ta in zip(fd.template_params, targs):
+            env[pname] = self._targ_value(low, node, fd, pname, kind, ta)
+        if len(targs) > len(fd.template_params):
+            raise low.fail("C2N1024", node, name=fd.name, reason="too many template arguments")
+        kinds = {p[0]: p[1] for p in fd.template_params}
+        # deduce typename parameters from the argument types
+        pnodes = [p for p in _param_nodes(fd.node)]
+        non_group = [p for p in pnodes if not _is_cg_param(low, p)]
+        for p, a in zip(non_group, args):
+            t = p.child_by_field_name("type")
+            if t is None or t.type != "type_identifier":
+                continue
+            tname = _text(t)
+            if kinds.get(tname) != "typename" or tname in env:
+                continue
+            aty = a.ty
+            d = p.child_by_field_name("declarator")
+            while d is not None and d.type in ("pointer_declarator", "array_declarator"):
+                if isinstance(aty, (A.PointerType,)):
+                    aty = aty.pointee
+                elif isinstance(aty, A.ArrayType):
+                    aty = aty.elem
+                d = d.child_by_field_name("declarator")
+            if aty is not None:
+                from cuda2nki.frontend.typesys import unqualified
+
+                env[tname] = unqualified(aty)
+        for pname, kind, default, _n in fd.template_params:
+            if pname in env:
+                continue
+            if default is None:
+                raise low.fail(
+                    "C2N1024",
+                    node,
+                    name=fd.name,
+                    reason=f"cannot deduce template parameter '{pname}'",
+                )
+            dl = BodyLowerer(self, fd.name, dict(env))
+            try:
+                if kind == "int":
+                    v = dl.const_int_node(default)
+                    if v is None:
+                        raise _Placeholder()
+                    env[pname] = v
+                else:
+                    env[pname] = (
+                        dl.type_descriptor(default)
+                        if default.type == "type_descriptor"
+                        else dl.type_of(default)
+                    )
+            except _Placeholder:
+                raise low.fail(
+                    "C2N1024", node, name=fd.name, reason=f"bad default for '{pname}'"
+                ) from None
+        return env
+
+    def _targ_value(
+        self,
+        low: BodyLowerer,
+        node: ts.Node,
+        fd: FuncDef,
+        pname: str,
+        kind: str,
+        ta: A.Expr | A.CType,
+    ) -> int | A.CType:
+        if kind == "int":
+            if isinstance(ta, A.Expr):
+                v = low.const_value(ta)
+                if isinstance(v, int):
+                    return v
+            raise low.fail(
+                "C2N1024", node, name=fd.name, reason=f"'{pname}' needs an integer constant"
+            )
+        if isinstance(ta, A.Expr):
+            raise low.fail("C2N1024", node, name=fd.name, reason=f"'{pname}' needs a type")
+        return ta
+
+    def lower_function(
+        self,
+        fd: FuncDef,
+        env: dict[str, int | A.CType | None] | None = None,
+        name: str | None = None,
+        keep_params: bool = False,
+    ) -> A.Function | None:
+        """Lower one function under a template environment; record a rejection on error."""
+        fname = name or fd.name
+        err = first_error(fd.node)
+        if err is not None:
+            self.rejected[fname] = [
+                make("C2N1001", self.loc(err), func=fd.name, what=describe_error(err))
+            ]
+            return None
+        env = dict(env or {})
+        low = BodyLowerer(self, fd.name, env)
+        fnode = fd.node
+        try:
+            ret = _return_type(low, fnode)
+            low.return_type = ret
+            params = self._params(low, fnode)
+            bounds = self._launch_bounds(low, fnode)
+            body_node = fnode.child_by_field_name("body")
+            body = low.block(body_node, new_scope=True) if body_node is not None else None
+        except _Placeholder:
+            body = None
+        self.graph[fname] = low.calls
+        errors = low.errors
+        self.diags.extend(d for d in low.diags if d.severity < Severity.ERROR)
+        if errors or body is None:
+            self.rejected[fname] = errors or [make("C2N1010", self.loc(fnode), what="function")]
+            return None
+        tparams = ()
+        if fd.template_params and (keep_params or any(v is None for v in env.values())):
+            tparams = self._template_params(low, fd)
+        targs = tuple((k, v) for k, v in env.items() if v is not None) if not tparams else ()
+        return A.Function(
+            loc=self.loc(fnode),
+            name=fname,
+            kind=fd.kind,
+            params=params,
+            return_type=ret,
+            body=body,
+            template_params=tparams,
+            template_args=targs,
+            launch_bounds=bounds,
+            forceinline=fd.forceinline,
+        )
+
+    def lower_instance(self, fd: FuncDef, env: dict, inst: str) -> None:
+        self.in_progress.add(inst)
+        try:
+            f = self.lower_function(fd, env, name=inst)
+        finally:
+            self.in_progress.discard(inst)
+        if f is not None:
+            self.instances[inst] = f
+
+    def _template_params(self, low: BodyLowerer, fd: FuncDef) -> tuple[A.TemplateParam, ...]:
+        out = []
+        for pname, kind, default, pnode in fd.template_params:
+            d: A.Expr | A.CType | None = None
+            if default is not None:
+                try:
+                    d = low._template_arg(default)
+                except _Placeholder:
+                    d = None
+            out.append(A.TemplateParam(loc=self.loc(pnode), name=pname, kind=kind, default=d))
+        return tuple(out)
+
+    def _params(self, low: BodyLowerer, fnode: ts.Node) -> tuple[A.Param, ...]:
+        out: list[A.Param] = []
+        for p in _param_nodes(fnode):
+            if p.type != "parameter_declaration":
+                raise low.fail("C2N1010", p, what=p.type.replace("_", " "))
+            t = p.child_by_field_name("type")
+            d = p.child_by_field_name("declarator")
+            if t is not None and low._is_cg_type(t):
+                kind, n = low._cg_size_from_type(t)
+                if d is not None:
+                    low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
+                continue
+            quals = tuple(c for c in p.children if c.type == "type_qualifier")
+            base = low.type_of(t, quals)
+            if isinstance(base, A.ScalarType) and base.name == "void" and d is None:
+                continue
+            if d is None:
+                raise low.fail("C2N1030", p, what="unnamed parameter")
+            name, ty = low._declarator_type(d, base)
+            if isinstance(ty, A.ArrayType):  # T a[] / T a[N] parameters decay to pointers
+                inner = (
+                    ty.elem if len(ty.dims) == 1 else A.ArrayType(elem=ty.elem, dims=ty.dims[1:])
+                )
+                ty = A.PointerType(pointee=inner)
+            low.declare(name, Sym(ty))
+            out.append(A.Param(loc=self.loc(p), name=name, ty=ty))
+        return tuple(out)
+
+    def _launch_bounds(self, low: BodyLowerer, fnode: ts.Node) -> tuple[int, ...]:
+        for c in fnode.children:
+            if c.type == "launch_bounds":
+                vals = []
+                for a in c.named_children:
+                    if a.type == "comment":
+                        continue
+                    v = low.const_int_node(a)
+                    if v is None:
+                        raise low.fail(
+                            "C2N1030", a, what="__launch_bounds__ argument is not a constant"
+                        )
+                    vals.append(v)
+                return tuple(vals)
+        return ()
+
+
+# ---------------------------------------------------------------------- CST helpers
+
+
+def _is_function_declarator(d: ts.Node) -> bool:
+    while d is not None:
+        if d.type == "function_declarator":
+            return True
+        if d.type in ("pointer_declarator", "init_declarator", "reference_declarator"):
+            d = d.child_by_field_name("declarator")
+        else:
+            return False
+    return False
+
+
+def _function_declarator(fnode: ts.Node) -> ts.Node | None:
+    d = fnode.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    return d
+
+
+def _param_nodes(fnode: ts.Node) -> list[ts.Node]:
+    fd = _function_declarator(fnode)
+    pl = fd.child_by_field_name("parameters") if fd is not None else None
+    return [c for c in pl.named_children if c.type != "comment"] if pl is not None else []
+
+
+def _is_cg_param(low: BodyLowerer, p: ts.Node) -> bool:
+    t = p.child_by_field_name("type")
+    return t is not None and low._is_cg_type(t)
+
+
+def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
+    quals = tuple(c for c in fnode.children if c.type == "type_qualifier")
+    t = low.type_of(fnode.child_by_field_name("type"), quals)
+    d = fnode.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        if d.type == "pointer_declarator":
+            t = A.PointerType(pointee=t)
+        elif d.type == "reference_declarator":
+            raise low.fail("C2N1025", d, what="function returning a reference")
+        d = d.child_by_field_name("declarator")
+    return t
+
+
+def function_name(fnode: ts.Node) -> str | None:
+    d = _function_declarator(fnode)
+    if d is None:
+        return None
+    n = d.child_by_field_name("declarator")
+    if n is None:
+        return None
+    text = _text(n)
+    if n.type == "template_function":
+        text = _text(n.child_by_field_name("name"))
+    return text.split("::")[-1].strip()
+
+
+def function_kind(fnode: ts.Node) -> tuple[str, bool]:
+    words = set()
+    for c in fnode.children:
+        if not c.is_named:
+            words.add(c.type)
+        elif c.type in ("storage_class_specifier", "type_qualifier", "attribute_specifier"):
+            words.add(_text(c))
+    if "__global__" in words:
+        kind = "global"
+    elif "__device__" in words:
+        kind = "host_device" if "__host__" in words else "device"
+    else:
+        kind = "host"
+    return kind, "__forceinline__" in words
+
+
+def instance_name(name: str, fd: FuncDef, env: Mapping[str, object]) -> str:
+    vals = []
+    for pname, _k, _d, _n in fd.template_params:
+        v = env.get(pname)
+        vals.append(str(v) if isinstance(v, int) else type_str(v))  # type: ignore[arg-type]
+    return f"{name}<{', '.join(vals)}>"
+
+
+def parse_template_value(text: str, unit: UnitContext) -> int | A.CType | None:
+    """A ``--template NAME=VALUE`` value: an integer literal or a type name."""
+    t = text.strip()
+    neg = t.startswith("-")
+    got = int_literal(t[1:] if neg else t)
+    if got is not None:
+        return -got[0] if neg else got[0]
+    if float_literal(t) is not None:
+        return None
+    ty = named_type(t) or unit.typedefs.get(t)
+    if ty is None and t.endswith("*"):
+        base = named_type(t[:-1].strip())
+        if base is not None:
+            return A.PointerType(pointee=base)
+    return ty
