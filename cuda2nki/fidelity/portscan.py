@@ -1,0 +1,328 @@
+"""Static reading of a port's Python source: which function is the kernel, its parameters and
+outputs, which API generation it uses, inline suppressions, and findings visible in the text.
+
+Nothing here executes the port (``--static-only`` relies on that).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
+
+NARROW = (
+    "bfloat16",
+    "float16",
+    "float8_e4m3",
+    "float8_e5m2",
+    "float8_e4m3fn",
+    "tfloat32",
+    "fp8",
+    "bf16",
+)
+_IGNORE = re.compile(r"#\s*cuda2nki:\s*ignore(-file)?\[([A-Z0-9, *]+)\]")
+_ALLOC = {
+    "ndarray",
+    "zeros",
+    "ones",
+    "full",
+    "empty",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+}
+
+
+@dataclass(frozen=True)
+class PortInfo:
+    path: str
+    kernel: str
+    line: int
+    params: tuple[str, ...]
+    keyword_params: tuple[str, ...]  # parameters with defaults (scalars by name)
+    returns: tuple[str | None, ...]  # names returned, in order (None: not a plain name)
+    api: str  # "current" | "legacy"
+    suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
+    file_suppressions: frozenset[str] = frozenset()
+
+    def suppressed(self, d: Diagnostic) -> bool:
+        if d.code in self.file_suppressions or "*" in self.file_suppressions:
+            return True
+        if d.loc.file not in (self.path, "<port>") and not d.loc.file.endswith(
+            self.path.rsplit("/", 1)[-1]
+        ):
+            return False
+        for ln in (d.loc.line, d.loc.line - 1):
+            ids = self.suppressions.get(ln, frozenset())
+            if d.code in ids or "*" in ids:
+                return True
+        return False
+
+
+def _fail(path: str, line: int, reason: str) -> DiagnosticError:
+    return DiagnosticError(make("C2N4020", SourceLoc(path, line, 1), reason=reason))
+
+
+def parse_port(path: str, source: str) -> ast.Module:
+    try:
+        return ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        raise DiagnosticError(
+            make(
+                "C2N4020",
+                SourceLoc(path, exc.lineno or 1, exc.offset or 1),
+                reason=f"the port is not valid Python: {exc.msg}",
+            )
+        ) from None
+
+
+def _is_jit(dec: ast.expr) -> bool:
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    if isinstance(target, ast.Attribute):
+        return target.attr in ("jit", "trace", "baremetal")
+    return isinstance(target, ast.Name) and target.id in ("jit", "nki_jit")
+
+
+def find_kernel(
+    tree: ast.Module, path: str, name: str | None, cuda_name: str | None = None
+) -> ast.FunctionDef:
+    funcs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+    if name:
+        for f in funcs:
+            if f.name == name:
+                return f
+        raise _fail(
+            path,
+            1,
+            f"no function '{name}' in the port; functions: {', '.join(f.name for f in funcs) or 'none'}",
+        )
+    jitted = [f for f in funcs if any(_is_jit(d) for d in f.decorator_list)]
+    if len(jitted) == 1:
+        return jitted[0]
+    pool = jitted or funcs
+    if cuda_name:
+        for f in pool:
+            if f.name == cuda_name:
+                return f
+    if len(pool) == 1:
+        return pool[0]
+    raise _fail(
+        path,
+        1,
+        f"cannot tell which function is the kernel ({', '.join(f.name for f in pool) or 'none found'}); "
+        "use --port-kernel NAME",
+    )
+
+
+def _api(tree: ast.Module) -> str:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("neuronxcc"):
+            return "legacy"
+        if isinstance(node, ast.Import) and any(a.name.startswith("neuronxcc") for a in node.names):
+            return "legacy"
+    return "current"
+
+
+def _returns(fn: ast.FunctionDef) -> tuple[str | None, ...]:
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Return) and node.value is not None:
+            vals = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            return tuple(v.id if isinstance(v, ast.Name) else None for v in vals)
+    return ()
+
+
+def _suppressions(source: str) -> tuple[dict[int, frozenset[str]], frozenset[str]]:
+    per_line: dict[int, frozenset[str]] = {}
+    whole: set[str] = set()
+    for i, text in enumerate(source.splitlines(), start=1):
+        for m in _IGNORE.finditer(text):
+            ids = frozenset(x.strip() for x in m.group(2).split(",") if x.strip())
+            if m.group(1):
+                whole |= ids
+            else:
+                per_line[i] = per_line.get(i, frozenset()) | ids
+    return per_line, frozenset(whole)
+
+
+def scan(
+    path: str, source: str, name: str | None = None, cuda_name: str | None = None
+) -> tuple[PortInfo, ast.Module]:
+    tree = parse_port(path, source)
+    fn = find_kernel(tree, path, name, cuda_name)
+    args = fn.args
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    n_def = len(args.defaults)
+    plain = positional[: len(positional) - n_def] if n_def else positional
+    keyword = positional[len(positional) - n_def :] if n_def else []
+    keyword += [a.arg for a in args.kwonlyargs]
+    per_line, whole = _suppressions(source)
+    info = PortInfo(
+        path,
+        fn.name,
+        fn.lineno,
+        tuple(plain),
+        tuple(keyword),
+        _returns(fn),
+        _api(tree),
+        per_line,
+        whole,
+    )
+    return info, tree
+
+
+# --------------------------------------------------------------------------- static findings
+
+
+def _kw(call: ast.Call, name: str) -> ast.expr | None:
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def _text(node: ast.AST | None) -> str:
+    return ast.unparse(node) if node is not None else ""
+
+
+def _call_name(call: ast.Call) -> str:
+    f = call.func
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def _mentions_narrow(node: ast.AST | None) -> str:
+    t = _text(node)
+    return next((n for n in NARROW if n in t), "")
+
+
+def static_findings(
+    info: PortInfo,
+    tree: ast.Module,
+    *,
+    cuda_dtypes: set[str] | frozenset[str] = frozenset(),
+    cuda_guarded: bool = True,
+) -> list[Diagnostic]:
+    """Findings visible in the text alone.
+
+    ``cuda_dtypes``: the dtypes of the CUDA kernel's tensors (narrowing is judged against them);
+    ``cuda_guarded``: whether the CUDA kernel handles sizes that are not multiples of its block.
+    """
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == info.kernel)
+    out: list[Diagnostic] = []
+    loc = lambda node: SourceLoc(
+        info.path, getattr(node, "lineno", info.line), getattr(node, "col_offset", 0) + 1
+    )  # noqa: E731
+    cuda_narrow = any(d in cuda_dtypes for d in ("bfloat16", "float16"))
+    src = ast.unparse(fn)
+    handles_tail = bool(
+        re.search(r"\bmin\(|mask\s*=|%|ceil|\+\s*\w+\s*-\s*1\)\s*//|-\s*1\s*\)\s*//|-\(-", src)
+    )
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call):
+            name = _call_name(node)
+            if name in _ALLOC:
+                buf = _text(_kw(node, "buffer"))
+                narrow = _mentions_narrow(_kw(node, "dtype")) or (
+                    _mentions_narrow(node.args[1]) if len(node.args) > 1 else ""
+                )
+                if "psum" in buf and narrow:
+                    out.append(
+                        make(
+                            "C2N5004",
+                            loc(node),
+                            evidence=f"PSUM accumulator allocated as {narrow} "
+                            f"(`{_text(node)[:80]}`); the CUDA kernel accumulates in fp32",
+                        )
+                    )
+                elif narrow and not cuda_narrow and cuda_dtypes:
+                    out.append(
+                        make(
+                            "C2N5005",
+                            loc(node),
+                            evidence=f"tile allocated as {narrow} "
+                            f"(`{_text(node)[:80]}`) while the CUDA kernel computes in "
+                            f"{'/'.join(sorted(cuda_dtypes))}",
+                        )
+                    )
+            elif name in (
+                "sum",
+                "reduce",
+                "tensor_reduce",
+                "matmul",
+                "copy",
+                "tensor_copy",
+                "static_cast",
+            ):
+                narrow = _mentions_narrow(_kw(node, "dtype"))
+                if narrow and not cuda_narrow and cuda_dtypes:
+                    rid = (
+                        "C2N5004"
+                        if name in ("sum", "reduce", "tensor_reduce", "matmul")
+                        else "C2N5005"
+                    )
+                    out.append(
+                        make(
+                            rid,
+                            loc(node),
+                            evidence=f"`{name}` computes in {narrow} "
+                            f"(`{_text(node)[:80]}`) while the CUDA kernel uses {'/'.join(sorted(cuda_dtypes))}",
+                        )
+                    )
+        elif isinstance(node, ast.For):
+            tail = _full_tile_loop(node)
+            if tail and cuda_guarded and not handles_tail:
+                out.append(make("C2N5003", loc(node), line=node.lineno, what=tail[0], tile=tail[1]))
+    out.extend(_element_loops(fn, info, loc))
+    return out
+
+
+def _full_tile_loop(node: ast.For) -> tuple[str, str] | None:
+    it = node.iter
+    if not (
+        isinstance(it, ast.Call)
+        and it.args
+        and _call_name(it) in ("range", "affine_range", "sequential_range", "static_range")
+    ):
+        return None
+    stop = it.args[0] if len(it.args) == 1 else it.args[1]
+    if isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.FloorDiv):
+        tile = _text(stop.right)
+        if re.fullmatch(
+            r"\d+|.*pmax|.*psum_fmax|.*gemm_moving_fmax|.*gemm_stationary_fmax|[A-Z_]+", tile
+        ):
+            return _text(stop.left), tile
+    return None
+
+
+def _element_loops(fn: ast.FunctionDef, info: PortInfo, loc: Any) -> list[Diagnostic]:
+    """Two nested loops whose bodies address single elements with both loop variables."""
+    out = []
+    for outer in ast.walk(fn):
+        if not isinstance(outer, ast.For) or not isinstance(outer.target, ast.Name):
+            continue
+        for inner in ast.walk(outer):
+            if (
+                inner is outer
+                or not isinstance(inner, ast.For)
+                or not isinstance(inner.target, ast.Name)
+            ):
+                continue
+            a, b = outer.target.id, inner.target.id
+            body = ast.unparse(inner)
+            single = re.compile(
+                rf"\b({a}|{b})\s*:\s*\1\s*\+\s*1\b|nl\.ds\(\s*({a}|{b})\s*,\s*1\s*\)"
+            )
+            if single.search(body) and re.search(rf"\b{a}\b", body):
+                out.append(
+                    make(
+                        "C2N5010",
+                        loc(outer),
+                        evidence=f"loops over '{a}' (line {outer.lineno}) and '{b}' "
+                        f"(line {inner.lineno}) address one element at a time",
+                    )
+                )
+                return out
+    return out

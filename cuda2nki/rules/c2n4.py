@@ -1,0 +1,188 @@
+"""Numerical fidelity of a port (C2N4xxx): raised by ``cuda2nki check`` / ``review``."""
+
+from cuda2nki.diagnostics import Rule, Severity, register
+
+E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
+
+_CHECK = "cuda2nki check kernel.cu port.py"
+
+register(
+    Rule(
+        "C2N4001",
+        E,
+        "output differs from the CUDA kernel",
+        "output '{output}' differs from the CUDA kernel ({shape}): {evidence}",
+        "Beyond the tolerance derived from the kernel, the port's output differs from what the CUDA kernel "
+        "computes, and no more specific pattern (tail, transpose, shift, scale) explains it.",
+        example=f"{_CHECK}  # port computes x*x where CUDA computes x+x",
+        fix="Localise with the mismatch regions and tiles in the report, then compare the port's loop for those tiles with the CUDA code.",
+    ),
+    Rule(
+        "C2N4002",
+        W,
+        "precision loss",
+        "output '{output}' loses precision ({shape}): {evidence}",
+        "The error exceeds the bound for the CUDA kernel's precision but fits the bound of a narrower input "
+        "or accumulation dtype: typically bf16 accumulation (PSUM tile or reduction in bf16) or inputs cast to bf16.",
+        example="acc = nl.zeros((128, 512), dtype=nl.bfloat16, buffer=nl.psum)",
+        fix="Accumulate in fp32 (PSUM tiles are fp32), and keep matmul inputs as wide as CUDA's.",
+    ),
+    Rule(
+        "C2N4003",
+        E,
+        "output region never written",
+        "output '{output}' has regions the port never writes ({shape}): {evidence}",
+        "Output tensors start as NaN canaries; after the port ran, some elements still hold them.",
+        example="for i in range(N // 128): ...  # the last N % 128 rows are never stored",
+        fix="Store every tile of the output, including the ragged tail.",
+    ),
+    Rule(
+        "C2N4004",
+        E,
+        "tail handled wrongly",
+        "output '{output}' is wrong only in the ragged tail ({shape}): {evidence}",
+        "Full tiles match the CUDA kernel; the remainder past the last full tile of 128 partitions (or 512 free "
+        "elements) does not. The CUDA kernel's `if (i < n)` guard has no counterpart in the port.",
+        example="nl.store(out[i*128:(i+1)*128], t)  # no min(), no mask",
+        fix="Bound the last tile: `rows = min(128, N - i*128)` (current API) or `mask=(i*128 + ip < N)` (legacy).",
+    ),
+    Rule(
+        "C2N4005",
+        E,
+        "output transposed",
+        "output '{output}' is the transpose of the CUDA result: {evidence}",
+        "The port's output equals the CUDA output transposed: an operand or the result is in the wrong layout.",
+        example="nl.matmul(a, b, transpose_x=False)  # where a was already [K, M]",
+        fix="Check which operand is stationary (transposed) in nc_matmul and how the result is stored.",
+    ),
+    Rule(
+        "C2N4006",
+        E,
+        "output shifted",
+        "output '{output}' is the CUDA result shifted: {evidence}",
+        "The port writes the right values to the wrong place: an off-by-one or a tile offset error.",
+        example="nl.store(out[i*128+1:(i+1)*128+1], t)",
+        fix="Check the start index of every load and store against the CUDA index expression.",
+    ),
+    Rule(
+        "C2N4007",
+        E,
+        "output scaled",
+        "output '{output}' is the CUDA result times a constant: {evidence}",
+        "The port's output is proportional to the reference: a missing or doubled scale factor (alpha, 1/N, 1/sqrt(d)).",
+        example="scores = nl.matmul(q, k)  # CUDA multiplies by scale",
+        fix="Apply the same scalar factors as the CUDA kernel (activation scale= is a convenient place).",
+    ),
+    Rule(
+        "C2N4008",
+        E,
+        "some tiles wrong",
+        "output '{output}' is wrong in some tiles ({shape}): {evidence}",
+        "Mismatches are confined to some (partition, free) tiles: a loop bound, tile offset or buffer reuse error in those iterations.",
+        example="for i in range(1, ntiles): ...  # first tile skipped",
+        fix="Inspect the iterations that produce the listed tiles.",
+    ),
+    Rule(
+        "C2N4009",
+        E,
+        "non-finite output",
+        "output '{output}' has non-finite values where the CUDA kernel has none: {evidence}",
+        "The port produces NaN or Inf where the reference is finite: overflow in a narrow dtype, log/divide of zero, "
+        "or reading uninitialised memory.",
+        example="e = nl.exp(x)  # without subtracting the row max first",
+        fix="Follow the CUDA kernel's numerically stable formulation (e.g. subtract the max before exp).",
+    ),
+    Rule(
+        "C2N4010",
+        E,
+        "output shape mismatch",
+        "output '{output}': {evidence}",
+        "The port returns an array of a different size than the CUDA buffer it corresponds to.",
+        fix="Return outputs shaped as the binding declares, or bind them explicitly with --bind.",
+    ),
+    Rule(
+        "C2N4011",
+        E,
+        "non-deterministic port",
+        "output '{output}' differs between two runs on the same inputs ({count} elements)",
+        "Running the port twice on identical inputs gave different results: it reads uninitialised memory or depends on state.",
+        fix="Initialise every tile before reading it (nl.zeros / memset) and do not keep state between calls.",
+    ),
+    Rule(
+        "C2N4012",
+        W,
+        "vacuous tolerance",
+        "the tolerance for '{output}' also accepts {probes}: the check cannot tell right from wrong",
+        "A meaningful tolerance must reject zeros, the negated reference and a shuffled reference. This one does not, "
+        "usually because the output is all zeros or the bound is dominated by huge magnitudes.",
+        fix="Check with other inputs (--seeds, --set) or give the kernel inputs that produce a non-trivial output.",
+    ),
+    Rule(
+        "C2N4013",
+        N,
+        "default tolerance used",
+        "no error bound could be derived for '{output}' ({reason}); using the default for {dtype}: rtol={rtol:g}, atol={atol:g}",
+        "cuda2nki derives a componentwise error bound from the kernel's intent IR. When the kernel is not lifted to IR, it falls "
+        "back to per-dtype defaults (those of torch.testing.assert_close, widened by the reduction length when known).",
+        fix="Nothing to fix; for a sharper check make the kernel recognisable or pass --rtol/--atol.",
+    ),
+    Rule(
+        "C2N4014",
+        E,
+        "port failed",
+        "the port failed on shape {point}: {reason}",
+        "The port raised an exception or violated an NKI constraint in the simulator when run on these inputs.",
+        fix="See the message; constraint violations carry their own C2N3xxx id and line.",
+    ),
+    Rule(
+        "C2N4015",
+        E,
+        "port timed out",
+        "the port did not finish within {seconds:g} s on shape {point}",
+        "The port was stopped after the time limit: an endless loop, or far too much work for the shape.",
+        fix="Check loop bounds; raise --timeout if the shape is simply large.",
+    ),
+    Rule(
+        "C2N4016",
+        E,
+        "port exhausted memory",
+        "the port exceeded the memory limit on shape {point}: {reason}",
+        "The port allocated more host memory than allowed while being simulated.",
+        fix="Check allocation sizes; raise --memory if legitimate.",
+    ),
+    Rule(
+        "C2N4017",
+        E,
+        "port calls out to the system",
+        "the port tried to {what}",
+        "A kernel under review must not start processes, open network connections or write outside its sandbox. "
+        "The attempt was refused and is reported.",
+        fix="Remove the call: an NKI kernel has no business doing it.",
+    ),
+    Rule(
+        "C2N4018",
+        E,
+        "port crashed",
+        "the port's process died on shape {point}: {reason}",
+        "The interpreter running the port died (signal or hard exit).",
+        fix="Run the port alone with `cuda2nki simulate` to investigate.",
+    ),
+    Rule(
+        "C2N4019",
+        E,
+        "cannot bind CUDA and port parameters",
+        "{reason}",
+        "Each CUDA pointer parameter must correspond to a port parameter (inputs, inout) or a returned output "
+        "(outputs, inout): matched by name (a Python keyword gets a trailing underscore), then by position and shape.",
+        example="cuda2nki check k.cu port.py --bind out=result",
+        fix="Rename the port's parameters after the CUDA ones, or pass --bind cuda_name=port_name.",
+    ),
+    Rule(
+        "C2N4020",
+        E,
+        "no kernel in port",
+        "{reason}",
+        "The port file has no function decorated with @nki.jit (or the named one is missing).",
+        fix="Name the kernel with --port-kernel, or decorate it with @nki.jit.",
+    ),
+)

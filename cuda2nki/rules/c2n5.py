@@ -1,0 +1,135 @@
+"""Performance and idiom findings on an NKI port (C2N5xxx): raised by ``cuda2nki check`` / ``review``.
+
+Every finding carries the measured figure behind it.  Per NKI.md §14.7 a finding about DMA size,
+partition use or engine choice accounts for the problem size: a small problem is not a defect.
+"""
+
+from cuda2nki.diagnostics import Rule, Severity, register
+
+E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
+
+register(
+    Rule(
+        "C2N5001",
+        W,
+        "literal thread translation",
+        "literal per-thread translation: {evidence}",
+        "The port mirrors CUDA's threads instead of using Trainium's tiles: instructions touch a handful of partitions "
+        "or elements at a time, and data moves one element (or one row) per DMA. Each instruction and DMA has a fixed "
+        "cost of tens of cycles to microseconds, so the port is orders of magnitude slower than a tiled one.",
+        example="for i in range(N):\n    t = nl.load(x[i:i+1, 0:1])  # one element per DMA",
+        fix="Map 128 rows to the partitions and the rest to the free dimension; move whole tiles per DMA.",
+    ),
+    Rule(
+        "C2N5002",
+        W,
+        "matmul on the vector engine",
+        "contraction computed without the tensor engine: {evidence}",
+        "The CUDA kernel is a contraction, but the port multiplies and sums on the vector/scalar engines. "
+        "The tensor engine does 128x128 multiply-accumulates per cycle into PSUM.",
+        example="prod = nl.multiply(a_row, b_col); acc = nl.sum(prod, axis=1)",
+        fix="Use nisa.nc_matmul / nl.matmul with K on the partitions, accumulating in a PSUM tile.",
+    ),
+    Rule(
+        "C2N5003",
+        W,
+        "no tail handling",
+        "tile loop at line {line} covers {what} // {tile} tiles with no remainder handling",
+        "A loop over full tiles of a dimension that the CUDA kernel guards (`if (i < n)`) leaves the last partial tile "
+        "out: for sizes that are not multiples of the tile, those elements are never computed.",
+        example="for i in range(N // 128): ...",
+        fix="Loop over ceil_div(N, 128) tiles and bound the last one with min() (or mask= in legacy).",
+    ),
+    Rule(
+        "C2N5004",
+        W,
+        "narrow accumulation",
+        "{evidence}",
+        "The port accumulates in a narrower dtype than the CUDA kernel does (CUDA accumulates in fp32 registers). "
+        "PSUM accumulates in fp32; a bf16 accumulator loses about 3 decimal digits per partial sum.",
+        example="acc = nl.zeros((128, 512), dtype=nl.bfloat16, buffer=nl.psum)",
+        fix="Keep accumulators (PSUM tiles, reduction outputs) in fp32.",
+    ),
+    Rule(
+        "C2N5005",
+        W,
+        "narrowed inputs",
+        "{evidence}",
+        "The port casts operands to a narrower dtype than the CUDA kernel computes with before the math.",
+        example="a16 = nl.copy(a, dtype=nl.bfloat16); nl.matmul(a16, b16)",
+        fix="Compute in the CUDA kernel's precision, or document the precision change and loosen the check deliberately.",
+    ),
+    Rule(
+        "C2N5006",
+        W,
+        "redundant reloads",
+        "{evidence}",
+        "The same HBM data is loaded again and again inside a loop where it does not change: each reload costs a DMA.",
+        example="for k in range(K // 128):\n    for j in range(n):\n        a = nl.load(a_hbm[...k...])  # independent of j",
+        fix="Hoist the load out of the loop that does not change it.",
+    ),
+    Rule(
+        "C2N5007",
+        W,
+        "small DMAs",
+        "{evidence}",
+        "DMA transfers move few bytes per partition; below 512 B each transfer is dominated by its fixed cost "
+        "(~2 µs), and at least 2 KiB per partition is recommended where the problem size allows.",
+        example="nl.load(x[i*128:(i+1)*128, j:j+1])  # 4 bytes per partition",
+        fix="Load larger free-dimension chunks per DMA (≥ 512 fp32 elements per partition).",
+    ),
+    Rule(
+        "C2N5008",
+        W,
+        "low partition utilisation",
+        "{evidence}",
+        "Engine instructions use far fewer than the 128 partitions although the problem has enough rows: "
+        "every engine instruction processes all 128 lanes at the same cost.",
+        example="t = nl.load(x[0:1, :])  # one partition per instruction",
+        fix="Put 128 rows (or the parallel axis) on the partition dimension.",
+    ),
+    Rule(
+        "C2N5009",
+        N,
+        "avoidable transpose",
+        "{evidence}",
+        "The port transposes data explicitly where the matmul could take the operand in the other layout "
+        "(transpose_x / the stationary operand) or a DMA could load it transposed.",
+        fix="Load the operand in the layout the tensor engine wants, or use nl.matmul(transpose_x=True).",
+    ),
+    Rule(
+        "C2N5010",
+        W,
+        "Python loops over elements",
+        "{evidence}",
+        "Nested Python loops iterate over individual element indices: the loop body becomes thousands of tiny "
+        "instructions when the kernel is traced.",
+        example="for i in range(128):\n    for j in range(512):\n        ...",
+        fix="Express the computation on whole tiles.",
+    ),
+    Rule(
+        "C2N5011",
+        N,
+        "warp-sized logic",
+        "{evidence}",
+        "The port reproduces CUDA's 32-lane warp structure (tiles of 32, shuffles emulated), which has no meaning on "
+        "Trainium's 128-partition engines.",
+        fix="Use 128-partition tiles and engine-level reductions.",
+    ),
+    Rule(
+        "C2N5012",
+        W,
+        "over the on-chip budget",
+        "{evidence}",
+        "The port's peak SBUF or PSUM use is above what the target has: the compiler would spill or fail.",
+        fix="Allocate tiles inside the loops that use them, and reduce tile sizes.",
+    ),
+    Rule(
+        "C2N5013",
+        N,
+        "suppressed finding",
+        "{count} finding(s) suppressed by inline or command-line suppressions",
+        "Findings matched `# cuda2nki: ignore[ID]` comments or --ignore options and are not reported.",
+        fix="Nothing to fix.",
+    ),
+)
