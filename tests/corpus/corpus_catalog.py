@@ -1,0 +1,111 @@
+"""Discovery of the kernel corpus (``corpus/<suite>/<kernel>.cu`` + ``.toml`` + ``_ref.py``)."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT / "corpus"
+
+Reference = Callable[[dict[str, np.ndarray], dict[str, Any]], dict[str, np.ndarray]]
+
+#: default comparison tolerances (rtol, atol) by output dtype when the binding gives no hint
+DEFAULT_TOL: dict[str, tuple[float, float]] = {
+    "float32": (1e-5, 1e-5),
+    "float64": (1e-12, 1e-12),
+    "bfloat16": (1e-2, 1e-2),
+    "float16": (1e-3, 1e-3),
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    suite: str
+    name: str
+    cu: Path
+
+    @property
+    def id(self) -> str:
+        return f"{self.suite}/{self.name}"
+
+    @property
+    def toml(self) -> Path:
+        return self.cu.with_suffix(".toml")
+
+    @property
+    def ref(self) -> Path:
+        return self.cu.with_name(f"{self.name}_ref.py")
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return _toml(self.toml)
+
+    @property
+    def refuse(self) -> bool:
+        return self.data.get("expect") == "refuse"
+
+    @property
+    def source(self) -> str:
+        return self.cu.read_text(encoding="utf-8")
+
+    def tolerance(self, dtype: str) -> tuple[float, float]:
+        check = self.data.get("check", {})
+        rtol, atol = DEFAULT_TOL.get(dtype, (0.0, 0.0))
+        return float(check.get("rtol", rtol)), float(check.get("atol", atol))
+
+
+@cache
+def _toml(path: Path) -> dict[str, Any]:
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def entries() -> list[Entry]:
+    """Every kernel file of the corpus, sorted by suite and name."""
+    return [Entry(p.parent.name, p.stem, p) for p in sorted(CORPUS.glob("*/*.cu"))]
+
+
+def runnable() -> list[Entry]:
+    return [e for e in entries() if not e.refuse]
+
+
+def refused() -> list[Entry]:
+    return [e for e in entries() if e.refuse]
+
+
+@cache
+def load_reference(ref: Path) -> Reference:
+    """Import ``<kernel>_ref.py`` by path and return its ``reference`` function."""
+    mod_name = "corpus_ref_" + re.sub(r"\W", "_", str(ref.relative_to(CORPUS).with_suffix("")))
+    spec = importlib.util.spec_from_file_location(mod_name, ref)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.reference
+
+
+_GLOBAL_RE = re.compile(
+    r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\(([^)]*)\)"
+)
+
+
+def global_signatures(source: str) -> dict[str, list[str]]:
+    """Kernel name -> parameter names, by a light regex over the source (for consistency checks)."""
+    out: dict[str, list[str]] = {}
+    for m in _GLOBAL_RE.finditer(source):
+        params = [p.strip() for p in m.group(2).split(",") if p.strip()]
+        out[m.group(1)] = [re.findall(r"\w+", p)[-1] for p in params]
+    return out
