@@ -212,9 +212,12 @@ def static_findings(
     """
     fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == info.kernel)
     out: list[Diagnostic] = []
-    loc = lambda node: SourceLoc(
-        info.path, getattr(node, "lineno", info.line), getattr(node, "col_offset", 0) + 1
-    )  # noqa: E731
+
+    def loc(node: ast.AST) -> SourceLoc:
+        return SourceLoc(
+            info.path, getattr(node, "lineno", info.line), getattr(node, "col_offset", 0) + 1
+        )
+
     cuda_narrow = any(d in cuda_dtypes for d in ("bfloat16", "float16"))
     src = ast.unparse(fn)
     handles_tail = bool(
