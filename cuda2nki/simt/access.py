@@ -1,0 +1,132 @@
+"""Loads and stores through pointers, with bounds, alignment and null checks."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cuda2nki.diagnostics import SourceLoc, error
+from cuda2nki.frontend.ast import CType, ScalarType, VectorType
+from cuda2nki.simt.chunk import Chunk
+from cuda2nki.simt.memory import Ptr, Vec
+from cuda2nki.simt.numeric import np_dtype
+
+_SPACE = {"global": "global", "shared": "shared", "local": "local", "constant": "constant"}
+
+
+def elem_layout(t: CType) -> tuple[np.dtype, int]:
+    """(dtype of one lane, number of lanes) of a loadable type."""
+    if isinstance(t, VectorType):
+        return np_dtype(t.base), t.width
+    if isinstance(t, ScalarType):
+        return np_dtype(t), 1
+    raise TypeError(t)
+
+
+def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str):
+    """Index of the first lane of ``t`` at ``ptr`` in ``ptr.buf.view(dtype)`` (checked)."""
+    buf = ptr.buf
+    if buf is None:
+        raise c.fault("C2N1509", loc, act, 0)
+    dt, lanes = elem_layout(t)
+    esz = dt.itemsize
+    size = esz * lanes
+    off = ptr.off
+    if isinstance(off, np.ndarray):
+        lo, hi = (int(off.min()), int(off.max())) if len(off) else (0, 0)
+        if lo < 0 or hi + size > buf.limit:
+            j = int(np.flatnonzero((off < 0) | (off + size > buf.limit))[0])
+            raise _oob(c, act, j, buf, int(off[j]), size, t, loc, access)
+        align = size if lanes > 1 else esz
+        if align > 1 and np.any(off & (align - 1)):
+            j = int(np.flatnonzero(off & (align - 1))[0])
+            raise _misaligned(c, act, j, buf, int(off[j]), size, t, loc, access)
+        e = off // esz if esz > 1 else off
+    else:
+        o = int(off)
+        if o < 0 or o + size > buf.limit:
+            raise _oob(c, act, 0, buf, o, size, t, loc, access)
+        align = size if lanes > 1 else esz
+        if o % align:
+            raise _misaligned(c, act, 0, buf, o, size, t, loc, access)
+        e = np.int64(o // esz)
+    if buf.seg:
+        seg_elems = buf.seg // esz
+        if buf.kind == "shared":
+            segs = c.blk if act is None else c.blk[act]
+        else:
+            segs = np.arange(c.T, dtype=np.int64) if act is None else act
+        e = segs * seg_elems + e
+    return e, dt, lanes
+
+
+def _oob(c, act, j, buf, off, size, t, loc, access):
+    n = c.count(act)
+    j = min(j, max(n - 1, 0))
+    return c.fault(
+        "C2N1500",
+        loc,
+        act,
+        j,
+        space=_SPACE.get(buf.kind, buf.kind),
+        access=access,
+        buffer=buf.name,
+        index=off // size
+        if off >= 0
+        else -((-off) // size)
+        if off % size == 0
+        else f"(byte {off})",
+        limit=buf.limit // size,
+    )
+
+
+def _misaligned(c, act, j, buf, off, size, t, loc, access):
+    from cuda2nki.frontend.typesys import type_str
+
+    return c.fault(
+        "C2N1501",
+        loc,
+        act,
+        j,
+        access=access,
+        size=size,
+        what=type_str(t),
+        buffer=buf.name,
+        offset=off,
+    )
+
+
+def load(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc):
+    e, dt, lanes = element_index(c, act, ptr, t, loc, "read")
+    view = ptr.buf.view(dt)
+    if lanes == 1:
+        return view[e]
+    return Vec(tuple(view[e + j] for j in range(lanes)))
+
+
+def store(c: Chunk, act, ptr: Ptr, t: CType, value, loc: SourceLoc) -> None:
+    if ptr.buf is not None and ptr.buf.kind == "constant":
+        raise error(
+            "C2N1511", loc, space="__constant__ memory", buffer=ptr.buf.name, kernel=c.launch.kernel
+        )
+    e, dt, lanes = element_index(c, act, ptr, t, loc, "write")
+    view = ptr.buf.view(dt)
+    n = c.count(act)
+    if lanes == 1:
+        _put(view, e, value, dt, n)
+        return
+    vals = value.lanes if isinstance(value, Vec) else (value,) * lanes
+    for j in range(lanes):
+        _put(view, e + j, vals[j], dt, n)
+
+
+def _put(view: np.ndarray, e, value, dt: np.dtype, n: int) -> None:
+    v = value
+    if isinstance(v, np.ndarray | np.generic) and v.dtype != dt:
+        v = v.astype(dt)
+    if isinstance(e, np.ndarray):
+        view[e] = v
+    elif isinstance(v, np.ndarray):
+        # every active thread writes the same address: the last one (in thread order) wins
+        view[e] = v[-1] if len(v) else view[e]
+    else:
+        view[e] = v

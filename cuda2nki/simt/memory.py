@@ -1,0 +1,122 @@
+"""Buffers, pointers and vector values of the SIMT interpreter.
+
+All memory is byte-addressed: a :class:`Buffer` owns a ``uint8`` array and a pointer is a buffer
+plus a byte offset (a scalar when uniform, else one offset per active thread).  Shared memory and
+per-thread local arrays are *segmented* buffers: each block (shared) or thread (local) owns a
+segment of ``seg`` bytes and a pointer's offset is relative to the segment of the thread using it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(eq=False)
+class Buffer:
+    name: str
+    kind: str  # "global" | "shared" | "local" | "constant"
+    data: np.ndarray  # uint8, length a multiple of 16
+    seg: int = 0  # segment bytes (shared: per block, local: per thread); 0 = not segmented
+    limit: int = 0  # addressable bytes (global: the array's size; segmented: seg)
+    written: np.ndarray | None = None  # per-element "ever stored" flags (unused for now)
+    _views: dict = field(default_factory=dict)
+
+    def view(self, dt: np.dtype) -> np.ndarray:
+        v = self._views.get(dt)
+        if v is None:
+            v = self.data.view(dt)
+            self._views[dt] = v
+        return v
+
+
+def make_buffer(
+    name: str, kind: str, nbytes: int, seg: int = 0, fill: bytes | None = None
+) -> Buffer:
+    padded = max(16, (nbytes + 15) // 16 * 16)
+    data = np.zeros(padded, np.uint8)
+    if fill:
+        pat = np.frombuffer(fill, np.uint8)
+        data[:] = np.resize(pat, padded)
+    return Buffer(name, kind, data, seg=seg, limit=seg if seg else nbytes)
+
+
+@dataclass(frozen=True, eq=False)
+class Ptr:
+    """A pointer value: ``buf`` (uniform across threads) and byte offset ``off``."""
+
+    buf: Buffer | None  # None: null pointer
+    off: object  # np.int64 scalar or int64 array
+
+
+@dataclass(frozen=True, eq=False)
+class Vec:
+    """A vector-type value (``float4``...): one value (scalar or array) per lane."""
+
+    lanes: tuple
+
+
+def gather(v, act):
+    """Select the active threads' values from a full-width value."""
+    if act is None:
+        return v
+    if isinstance(v, np.ndarray):
+        return v[act]
+    if isinstance(v, Vec):
+        return Vec(tuple(gather(x, act) for x in v.lanes))
+    if isinstance(v, Ptr):
+        return Ptr(v.buf, gather(v.off, act))
+    return v
+
+
+def is_uniform(v) -> bool:
+    if isinstance(v, np.ndarray):
+        return False
+    if isinstance(v, Vec):
+        return all(is_uniform(x) for x in v.lanes)
+    if isinstance(v, Ptr):
+        return not isinstance(v.off, np.ndarray)
+    return True
+
+
+def widen(v, n: int, dt: np.dtype | None = None):
+    """A full-width (length ``n``) copy of ``v``."""
+    if isinstance(v, np.ndarray):
+        return v.copy()
+    if isinstance(v, Vec):
+        return Vec(tuple(widen(x, n) for x in v.lanes))
+    if isinstance(v, Ptr):
+        return Ptr(v.buf, widen(v.off, n))
+    return np.full(n, v, dtype=dt if dt is not None else np.asarray(v).dtype)
+
+
+def scatter(old, new, act, n: int, owned: bool):
+    """``old`` with the ``act`` threads replaced by ``new``; returns (value, owned)."""
+    if isinstance(old, Vec) or isinstance(new, Vec):
+        ol = old.lanes if isinstance(old, Vec) else (None,) * len(new.lanes)
+        return Vec(tuple(scatter(o, x, act, n, False)[0] for o, x in zip(ol, new.lanes))), False
+    if isinstance(old, Ptr) or isinstance(new, Ptr):
+        if old is None or not isinstance(old, Ptr):
+            old = Ptr(new.buf, np.int64(0))
+        if old.buf is not None and new.buf is not None and old.buf is not new.buf:
+            raise PointerDivergence()
+        buf = new.buf if new.buf is not None else old.buf
+        off, _ = scatter(old.off, new.off, act, n, False)
+        return Ptr(buf, off), False
+    if old is None:
+        dt = np.asarray(new).dtype
+        base = np.zeros(n, dt)
+    elif isinstance(old, np.ndarray) and owned:
+        base = old
+    else:
+        dt = np.asarray(old).dtype
+        base = widen(old, n, dt)
+    if base.dtype != np.asarray(new).dtype:
+        new = np.asarray(new).astype(base.dtype)
+    base[act] = new
+    return base, True
+
+
+class PointerDivergence(Exception):
+    """Threads of one variable point into different buffers (not representable)."""

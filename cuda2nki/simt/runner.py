@@ -1,0 +1,352 @@
+"""Launching a kernel: argument buffers, chunking the grid, collecting outputs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, error
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.typesys import sizeof
+from cuda2nki.simt.chunk import Chunk, Launch
+from cuda2nki.simt.compiler import FunctionCompiler, Program, decay, unq
+from cuda2nki.simt.memory import Buffer, Vec, make_buffer
+from cuda2nki.simt.numeric import UnsupportedType, convert, np_dtype, scalar
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_SHARED_BYTES = 227 * 1024  # the largest opt-in shared memory per block (sm_90)
+DEFAULT_CHUNK_THREADS = 1 << 20
+DEFAULT_MAX_STEPS = 2_000_000
+CHUNK_SHARED_BYTES = 256 << 20
+
+
+@dataclass
+class SimtResult:
+    outputs: dict[str, np.ndarray]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    steps: int = 0
+    chunks: int = 0
+
+
+def find_kernel(tu: A.TranslationUnit, kernel: str | None) -> A.Function:
+    loc = SourceLoc(tu.file, 1, 1)
+    if kernel is not None and kernel in tu.rejected:
+        raise DiagnosticError(tu.rejected[kernel])
+    cands = [f for f in tu.kernels if kernel is None or f.name == kernel]
+    runnable = [f for f in cands if not f.template_params or f.template_args]
+    names = sorted({f.name for f in tu.kernels})
+    if kernel is None:
+        if len({f.name for f in runnable}) == 1:
+            return runnable[0]
+        raise error(
+            "C2N1506",
+            loc,
+            kernel="?",
+            file=tu.file,
+            hint=f" (several kernels: {', '.join(names)}; name one)" if names else " (no kernels)",
+        )
+    if not runnable:
+        hint = ""
+        if cands:
+            hint = " (a template that was never instantiated)"
+        elif names:
+            hint = f" (kernels: {', '.join(names)})"
+        raise error("C2N1506", loc, kernel=kernel, file=tu.file, hint=hint)
+    return runnable[0]
+
+
+def _dim3(v: tuple[int, ...], what: str, kernel: str, loc: SourceLoc) -> tuple[int, int, int]:
+    vals = tuple(int(x) for x in v)
+    if not 1 <= len(vals) <= 3 or any(x <= 0 for x in vals):
+        raise error(
+            "C2N1507",
+            loc,
+            kernel=kernel,
+            reason=f"{what} {tuple(v)} must have 1-3 positive dimensions",
+        )
+    return vals + (1,) * (3 - len(vals))  # type: ignore[return-value]
+
+
+def _boxes(grid: tuple[int, int, int], per_chunk: int):
+    """Rectangular chunks of at most ``per_chunk`` blocks, in CUDA's block order."""
+    gx, gy, gz = grid
+    per_chunk = max(1, per_chunk)
+    if per_chunk >= gx * gy * gz:
+        yield (0, gz, 0, gy, 0, gx)
+    elif per_chunk >= gx * gy:
+        k = per_chunk // (gx * gy)
+        for z in range(0, gz, k):
+            yield (z, min(k, gz - z), 0, gy, 0, gx)
+    elif per_chunk >= gx:
+        k = per_chunk // gx
+        for z in range(gz):
+            for y in range(0, gy, k):
+                yield (z, 1, y, min(k, gy - y), 0, gx)
+    else:
+        for z in range(gz):
+            for y in range(gy):
+                for x in range(0, gx, per_chunk):
+                    yield (z, 1, y, 1, x, min(per_chunk, gx - x))
+
+
+def _static_shared(tu: A.TranslationUnit, fn: A.Function, seen: set[str] | None = None) -> int:
+    seen = seen if seen is not None else set()
+    seen.add(fn.name)
+    total = 0
+    stack: list = [fn.body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, A.VarDecl) and n.storage == "shared":
+            total += sizeof(n.ty) or 0
+        if isinstance(n, A.Call) and n.target and n.target not in seen:
+            g = tu.function(n.target)
+            if g is not None:
+                total += _static_shared(tu, g, seen)
+        if isinstance(n, A.Node):
+            for v in n.__dict__.values():
+                if isinstance(v, A.Node):
+                    stack.append(v)
+                elif isinstance(v, tuple):
+                    stack.extend(x for x in v if isinstance(x, A.Node))
+    return total
+
+
+def run_kernel(
+    tu: A.TranslationUnit,
+    kernel: str | None,
+    *,
+    grid: tuple[int, ...],
+    block: tuple[int, ...],
+    shared_bytes: int = 0,
+    args: Mapping[str, object],
+    poison_shared: bool = True,
+    max_steps: int | None = None,
+    chunk_threads: int | None = None,
+) -> dict[str, np.ndarray]:
+    """Run ``kernel`` of ``tu``; returns a mutated copy of every pointer argument, by name."""
+    return run_kernel_full(
+        tu,
+        kernel,
+        grid=grid,
+        block=block,
+        shared_bytes=shared_bytes,
+        args=args,
+        poison_shared=poison_shared,
+        max_steps=max_steps,
+        chunk_threads=chunk_threads,
+    ).outputs
+
+
+def run_kernel_full(
+    tu: A.TranslationUnit,
+    kernel: str | None,
+    *,
+    grid: tuple[int, ...],
+    block: tuple[int, ...],
+    shared_bytes: int = 0,
+    args: Mapping[str, object],
+    poison_shared: bool = True,
+    max_steps: int | None = None,
+    chunk_threads: int | None = None,
+) -> SimtResult:
+    fn = find_kernel(tu, kernel)
+    name = fn.name
+    g = _dim3(tuple(grid), "grid", name, fn.loc)
+    b = _dim3(tuple(block), "block", name, fn.loc)
+    tpb = b[0] * b[1] * b[2]
+    if tpb > MAX_THREADS_PER_BLOCK or b[2] > 64:
+        raise error(
+            "C2N1507",
+            fn.loc,
+            kernel=name,
+            reason=f"block {b} has {tpb} threads (at most 1024, z <= 64)",
+        )
+    if g[1] > 65535 or g[2] > 65535 or g[0] > 2**31 - 1:
+        raise error("C2N1507", fn.loc, kernel=name, reason=f"grid {g} exceeds the device limits")
+    static = _static_shared(tu, fn)
+    if shared_bytes < 0 or static + shared_bytes > MAX_SHARED_BYTES:
+        raise error(
+            "C2N1507",
+            fn.loc,
+            kernel=name,
+            reason=f"{static} bytes of static + {shared_bytes} bytes of dynamic shared memory "
+            f"exceed {MAX_SHARED_BYTES}",
+        )
+    launch = Launch(name, g, b, max_steps if max_steps is not None else DEFAULT_MAX_STEPS)
+    prog = Program(tu, {"poison_shared": poison_shared, "shared_bytes": int(shared_bytes)})
+    try:
+        cf = prog.function(name, fn.loc)
+    except UnsupportedType as exc:
+        raise error("C2N1505", fn.loc, what=f"the type {exc}") from None
+    launch.globals = _global_buffers(prog, launch)
+    frame0, buffers = _bind_args(fn, cf, args, name)
+
+    per_chunk = max(1, (chunk_threads or DEFAULT_CHUNK_THREADS) // tpb)
+    smem = static + shared_bytes
+    if smem:
+        per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // smem))
+    steps = nchunks = 0
+    with np.errstate(all="ignore"):
+        for box in _boxes(g, per_chunk):
+            c = Chunk(launch, box, None)
+            c.env = list(frame0) + [None] * (cf.nslots - len(frame0))
+            c.owned = [False] * cf.nslots
+            cf.body(c, None)
+            steps += c.steps
+            nchunks += 1
+    outputs = {}
+    for pname, (buf, arr) in buffers.items():
+        n = arr.size * arr.dtype.itemsize
+        outputs[pname] = buf.data[:n].view(arr.dtype).reshape(arr.shape).copy()
+    return SimtResult(outputs, launch.diagnostics, steps, nchunks)
+
+
+def _bind_args(fn: A.Function, cf, args: Mapping[str, object], kernel: str):
+    frame: list = []
+    buffers: dict[str, tuple[Buffer, np.ndarray]] = {}
+    by_id: dict[int, Buffer] = {}
+    for p in fn.params:
+        if p.name not in args:
+            raise error("C2N1508", p.loc, param=p.name, kernel=kernel, reason="no value given")
+        v = args[p.name]
+        t = decay(unq(p.ty))
+        if isinstance(t, A.PointerType):
+            if v is None:
+                from cuda2nki.simt.memory import Ptr
+
+                frame.append(Ptr(None, np.int64(0)))
+                continue
+            if not isinstance(v, np.ndarray):
+                raise error(
+                    "C2N1508",
+                    p.loc,
+                    param=p.name,
+                    kernel=kernel,
+                    reason=f"a pointer parameter needs a NumPy array, got {type(v).__name__}",
+                )
+            buf = by_id.get(id(v))
+            if buf is None:
+                arr = np.ascontiguousarray(v)
+                raw = arr.reshape(-1).view(np.uint8)
+                buf = make_buffer(p.name, "global", raw.size)
+                buf.data[: raw.size] = raw
+                by_id[id(v)] = buf
+            buffers[p.name] = (buf, np.asarray(v))
+            from cuda2nki.simt.memory import Ptr
+
+            frame.append(Ptr(buf, np.int64(0)))
+        elif isinstance(t, A.ScalarType):
+            try:
+                frame.append(_scalar_arg(v, t))
+            except (TypeError, ValueError) as exc:
+                raise error(
+                    "C2N1508", p.loc, param=p.name, kernel=kernel, reason=str(exc)
+                ) from None
+        elif isinstance(t, A.VectorType):
+            vals = np.asarray(v).reshape(-1)
+            if vals.size != t.width:
+                raise error(
+                    "C2N1508",
+                    p.loc,
+                    param=p.name,
+                    kernel=kernel,
+                    reason=f"{t.name} needs {t.width} values, got {vals.size}",
+                )
+            frame.append(Vec(tuple(_scalar_arg(x, t.base) for x in vals)))
+        else:
+            raise error(
+                "C2N1508", p.loc, param=p.name, kernel=kernel, reason="unsupported parameter type"
+            )
+    return frame, buffers
+
+
+def _scalar_arg(v, t: A.ScalarType):
+    if isinstance(v, np.ndarray):
+        if v.size != 1:
+            raise ValueError(f"a scalar parameter needs one value, got an array of {v.size}")
+        v = v.reshape(-1)[0]
+    if isinstance(v, np.generic):
+        src = A.ScalarType(name=_np_name(v.dtype))
+        return convert(v, src, t)
+    if isinstance(v, bool | int):
+        if np_dtype(t).kind == "f":
+            return scalar(float(v), t)
+        return scalar(int(v), t)
+    if isinstance(v, float):
+        if np_dtype(t).kind in "iu":
+            return convert(np.float64(v), A.ScalarType(name="float64"), t)
+        return scalar(v, t)
+    raise TypeError(f"expected a number, got {type(v).__name__}")
+
+
+def _np_name(dt: np.dtype) -> str:
+    from cuda2nki.simt.numeric import DTYPES
+
+    for k, v in DTYPES.items():
+        if v == dt:
+            return k
+    return "float64"
+
+
+def _global_buffers(prog: Program, launch: Launch) -> dict[str, Buffer]:
+    """Buffers for file-scope ``__constant__``/``__device__`` variables, initialised once."""
+    out: dict[str, Buffer] = {}
+    if not prog.global_inits:
+        return out
+    fc = FunctionCompiler(
+        prog,
+        A.Function(
+            loc=SourceLoc(prog.tu.file, 1, 1),
+            name="<globals>",
+            kind="device",
+            params=(),
+            return_type=A.ScalarType(name="void"),
+            body=A.Block(loc=SourceLoc(prog.tu.file, 1, 1), body=()),
+        ),
+    )
+    for name, ty, _init, loc, kind in prog.global_inits:
+        n = sizeof(ty)
+        if n is None:
+            raise error("C2N1505", loc, what=f"the global '{name}' of unknown size")
+        buf = make_buffer(name, kind, n)
+        out[name] = buf
+    launch.globals = out
+    dummy = Chunk(launch, (0, 1, 0, 1, 0, 1), None)
+    for name, ty, init, loc, _kind in prog.global_inits:
+        if init is None:
+            continue
+        _init_global(fc, dummy, out[name], ty, init, loc)
+    return out
+
+
+def _init_global(fc, c: Chunk, buf: Buffer, ty, init, loc) -> None:
+    from cuda2nki.simt import access
+    from cuda2nki.simt.memory import Ptr
+
+    elem = ty
+    while isinstance(elem, A.ArrayType):
+        elem = elem.elem
+    flat: list = []
+
+    def flatten(x):
+        if isinstance(x, A.InitList):
+            for y in x.items:
+                flatten(y)
+        else:
+            flat.append(x)
+
+    flatten(init)
+    esz = sizeof(elem)
+    cap = buf.limit // esz
+    kind = buf.kind
+    buf.kind = "global"  # allow the initialising stores
+    try:
+        for i, x in enumerate(flat[:cap]):
+            v = fc.rvalue(x, elem)(c, None)
+            if isinstance(v, np.ndarray):
+                v = v.reshape(-1)[0]
+            access.store(c, None, Ptr(buf, np.int64(i * esz)), elem, v, loc)
+    finally:
+        buf.kind = kind
