@@ -1,0 +1,137 @@
+"""``cuda2nki run FILE --binding B.toml --out out.npz``: run a CUDA kernel in the SIMT interpreter.
+
+Inputs come from ``--inputs in.npz`` (by parameter name); missing ones are generated from
+``--seed``.  ``out.npz`` receives every ``out``/``inout`` parameter by name (bf16/fp8 as float32),
+written atomically.  Exit status: 0 ok, 1 when the run produced warnings (e.g. a ``__syncthreads``
+reached by part of a block), 2 on an input error or a runtime fault (out-of-bounds access...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run a CUDA kernel in the SIMT reference interpreter",
+        description=__doc__.split("\n\n")[0],
+    )
+    p.add_argument("file", help="CUDA source file (.cu)")
+    p.add_argument("--binding", help="kernel binding (.toml); default: the sidecar FILE.toml")
+    p.add_argument("--kernel", help="kernel to run (default: the binding's, or the only one)")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="override a scalar parameter of the binding (repeatable)",
+    )
+    p.add_argument("--inputs", help=".npz with input arrays by parameter name")
+    p.add_argument("--seed", type=int, default=0, help="seed for generated inputs (default 0)")
+    p.add_argument("--out", required=True, help="output .npz (every out/inout parameter)")
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="define a preprocessor macro",
+    )
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="add an include directory",
+    )
+    p.add_argument(
+        "--template",
+        dest="templates",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="template argument for uninstantiated kernels",
+    )
+    p.add_argument("--max-steps", type=int, default=None, help="loop-iteration budget per chunk")
+    p.add_argument(
+        "--no-poison",
+        action="store_true",
+        help="zero-fill shared memory instead of poisoning never-written words with NaN",
+    )
+    p.set_defaults(func=run)
+
+
+def _pairs(items: list[str], option: str) -> dict[str, str]:
+    from cuda2nki.diagnostics import error
+
+    out: dict[str, str] = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not name.strip().isidentifier():
+            raise error("C2N0002", option=option, reason=f"expected NAME[=VALUE], got '{item}'")
+        out[name.strip()] = value if eq else "1"
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from cuda2nki import api, simt
+    from cuda2nki.binding import generate_inputs, load_npz, parse_set_options, save_npz
+    from cuda2nki.cli.common import print_diagnostics
+    from cuda2nki.diagnostics import SourceLoc, error
+
+    if args.max_steps is not None and args.max_steps <= 0:
+        raise error("C2N0002", option="--max-steps", reason="must be positive")
+    binding = api.find_binding(args.file, args.binding)
+    if binding is None:
+        raise error(
+            "C2N0003",
+            SourceLoc(args.file, 1, 1),
+            reason="no --binding given and no sidecar .toml beside the CUDA file",
+        )
+    overrides = parse_set_options(args.sets)
+    provided = load_npz(args.inputs) if args.inputs else None
+    tu = api.parse(
+        args.file,
+        defines=_pairs(args.defines, "-D"),
+        include_dirs=args.include_dirs,
+        templates=_pairs(args.templates, "--template"),
+    )
+    name = api.select_kernel(tu, args.kernel, binding)
+    resolved = binding.resolve(overrides)
+    arrays = generate_inputs(resolved, args.seed, provided)
+    kernel_args = {**resolved.scalars, **arrays}
+    result = simt.run_kernel_full(
+        tu,
+        name,
+        grid=resolved.grid,
+        block=resolved.block,
+        shared_bytes=resolved.shared_bytes,
+        args=kernel_args,
+        poison_shared=not args.no_poison,
+        max_steps=args.max_steps,
+    )
+    outs = {
+        t.name: np.asarray(result.outputs[t.name]).reshape(resolved.shapes[t.name])
+        for t in binding.tensors
+        if t.role != "in"
+    }
+    save_npz(args.out, outs)
+    g, b = resolved.grid, resolved.block
+    print(
+        f"{name}: grid ({g[0]}, {g[1]}, {g[2]}) block ({b[0]}, {b[1]}, {b[2]}), "
+        f"{result.chunks} chunk(s), {result.steps} steps"
+    )
+    for k, v in outs.items():
+        print(f"  {k}: {v.dtype} {tuple(v.shape)}")
+    print(f"wrote {args.out}")
+    sys.stdout.flush()
+    if result.diagnostics:
+        print_diagnostics(result.diagnostics)
+        return 1
+    return 0
