@@ -1,0 +1,61 @@
+"""Flawed port of layernorm_forward: the normalised output is right, but the per-row mean and
+rstd outputs -- side outputs of the CUDA kernel -- are allocated and returned without ever being
+written.
+
+EXPECT: defect:unwritten C2N4003 (outputs mean and rstd; out passes)
+"""
+
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def layernorm_forward(inp, weight, bias):
+    N, C = inp.shape
+    P = nl.tile_size.pmax
+    FS = nl.tile_size.bn_stats_fmax
+    n_chunks = (C + FS - 1) // FS
+    eps = 1e-5
+    out = nl.ndarray((N, C), dtype=inp.dtype, buffer=nl.shared_hbm)
+    mean = nl.ndarray((N,), dtype=inp.dtype, buffer=nl.shared_hbm)
+    rstd = nl.ndarray((N,), dtype=inp.dtype, buffer=nl.shared_hbm)
+
+    w_t = nl.ndarray((P, C), dtype=weight.dtype, buffer=nl.sbuf)
+    b_t = nl.ndarray((P, C), dtype=bias.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=w_t, src=weight.ap(pattern=[[0, P], [1, C]], offset=0))
+    nisa.dma_copy(dst=b_t, src=bias.ap(pattern=[[0, P], [1, C]], offset=0))
+    eps_t = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.memset(dst=eps_t, value=eps)
+
+    for m in range(0, N, P):
+        rows = min(P, N - m)
+        x_t = nl.ndarray((P, C), dtype=inp.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=x_t[0:rows, :], src=inp[m : m + rows, :])
+        stats = nl.ndarray((P, n_chunks, 6), dtype=nl.float32, buffer=nl.sbuf)
+        for c in range(n_chunks):
+            c0 = c * FS
+            nisa.bn_stats(dst=stats[0:rows, c, :], data=x_t[0:rows, c0 : min(C, c0 + FS)])
+        mv = nl.ndarray((P, 2), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.bn_aggr(dst=mv[0:rows, :], data=stats[0:rows, :, :])
+        rs = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.activation(dst=rs[0:rows, :], op=nl.rsqrt, data=mv[0:rows, 1:2], bias=eps_t[0:rows, :])
+
+        y_t = nl.ndarray((P, C), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_scalar(
+            dst=y_t[0:rows, :],
+            data=x_t[0:rows, :],
+            op0=nl.subtract,
+            operand0=mv[0:rows, 0:1],
+            op1=nl.multiply,
+            operand1=rs[0:rows, :],
+        )
+        nisa.tensor_tensor(
+            dst=y_t[0:rows, :], data1=y_t[0:rows, :], data2=w_t[0:rows, :], op=nl.multiply
+        )
+        o_t = nl.ndarray((P, C), dtype=inp.dtype, buffer=nl.sbuf)
+        nisa.tensor_tensor(
+            dst=o_t[0:rows, :], data1=y_t[0:rows, :], data2=b_t[0:rows, :], op=nl.add
+        )
+        nisa.dma_copy(dst=out[m : m + rows, :], src=o_t[0:rows, :])
+    return out, mean, rstd
