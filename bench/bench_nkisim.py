@@ -1,0 +1,127 @@
+"""Simulator overhead: NKI simulator time / plain NumPy time for the same result.
+
+Three kernels from ``tests/nkisim/kernels/current`` (idiomatic 128-partition tiles):
+
+* bf16 tiled matmul 2048 x 2048 x 2048 (fp32 PSUM accumulation) vs one fp32 ``np.matmul``;
+* row softmax 4096 x 4096 fp32 vs a NumPy softmax;
+* tensor add 4096 x 8192 fp32 vs ``np.add``.
+
+Targets: <= 3x for matmul and add, <= 5x for softmax. ``python -m bench nkisim``; set
+``BENCH_NKISIM_PROFILE=1`` to print the simulator's cProfile hot spots per kernel.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import io
+import os
+import pstats
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+KERNELS = Path(__file__).resolve().parents[1] / "tests" / "nkisim" / "kernels" / "current"
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    sim_s: float
+    numpy_s: float
+    target: float
+    max_err: float
+
+    @property
+    def ratio(self) -> float:
+        return self.sim_s / self.numpy_s
+
+
+def best_of(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - t0)
+    return best, out
+
+
+def _first(outputs: object) -> np.ndarray:
+    if isinstance(outputs, (tuple, list)):
+        return np.asarray(outputs[0])
+    if isinstance(outputs, dict):
+        return np.asarray(next(iter(outputs.values())))
+    return np.asarray(outputs)
+
+
+def simulate(
+    stem: str, func: str, inputs: dict, repeat: int, profile: bool
+) -> tuple[float, np.ndarray]:
+    from cuda2nki.nkisim import load_kernel, simulate_kernel
+
+    kernel = load_kernel(str(KERNELS / f"{stem}.py"), func)
+    run = lambda: _first(simulate_kernel(kernel, inputs).outputs)  # noqa: E731
+    if profile:
+        prof = cProfile.Profile()
+        prof.enable()
+        run()
+        prof.disable()
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("tottime").print_stats(18)
+        print(f"-- cProfile {stem} (sorted by own time)\n{buf.getvalue()}")
+    return best_of(run, repeat)
+
+
+def softmax_np(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def bench_matmul(rng: np.random.Generator, profile: bool) -> Row:
+    n = 2048
+    a32 = rng.standard_normal((n, n), dtype=np.float32)
+    b32 = rng.standard_normal((n, n), dtype=np.float32)
+    lhsT = np.ascontiguousarray(a32.T).astype(ml_dtypes.bfloat16)
+    rhs = b32.astype(ml_dtypes.bfloat16)
+    a_f, b_f = lhsT.astype(np.float32).T.copy(), rhs.astype(np.float32)
+    t_np, ref = best_of(lambda: np.matmul(a_f, b_f), 3)
+    t_sim, got = simulate(
+        "matmul_tiled", "matmul_tiled_kernel", {"lhsT": lhsT, "rhs": rhs}, 1, profile
+    )
+    err = float(np.max(np.abs(got.astype(np.float32) - ref) / (np.abs(ref) + 1.0)))
+    return Row("bf16 matmul 2048^3", t_sim, t_np, 3.0, err)
+
+
+def bench_softmax(rng: np.random.Generator, profile: bool) -> Row:
+    x = rng.standard_normal((4096, 4096), dtype=np.float32)
+    t_np, ref = best_of(lambda: softmax_np(x), 3)
+    t_sim, got = simulate("softmax", "softmax_kernel", {"x": x}, 2, profile)
+    return Row("softmax 4096x4096", t_sim, t_np, 5.0, float(np.max(np.abs(got - ref))))
+
+
+def bench_add(rng: np.random.Generator, profile: bool) -> Row:
+    a = rng.standard_normal((4096, 8192), dtype=np.float32)
+    b = rng.standard_normal((4096, 8192), dtype=np.float32)
+    t_np, ref = best_of(lambda: np.add(a, b), 3)
+    t_sim, got = simulate("tensor_add", "tensor_add_kernel", {"a": a, "b": b}, 2, profile)
+    return Row("add 4096x8192", t_sim, t_np, 3.0, float(np.max(np.abs(got - ref))))
+
+
+def main() -> None:
+    profile = os.environ.get("BENCH_NKISIM_PROFILE", "") not in ("", "0")
+    rng = np.random.default_rng(0)
+    rows = [bench(rng, profile) for bench in (bench_matmul, bench_softmax, bench_add)]
+    print(f"{'kernel':<22}{'sim s':>9}{'numpy s':>10}{'ratio':>8}{'target':>8}  {'max err':>9}  ok")
+    for r in rows:
+        ok = "yes" if r.ratio <= r.target else "NO"
+        print(
+            f"{r.name:<22}{r.sim_s:>9.3f}{r.numpy_s:>10.4f}{r.ratio:>7.1f}x{r.target:>7.0f}x"
+            f"  {r.max_err:>9.2e}  {ok}"
+        )
+
+
+if __name__ == "__main__":
+    main()
