@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from cuda2nki.diagnostics import error
 
@@ -111,12 +110,12 @@ def run(args: argparse.Namespace) -> int:
             doc["ast"] = dump_ast(tu).split("\n")
             print(json.dumps(doc, indent=2))
         else:
-            print(dump_ast(tu))
+            print(dump_ast(tu), flush=True)
             print_diagnostics(tu.diagnostics)
     elif args.format == "json":
         print(json.dumps(summary(tu), indent=2))
     else:
-        print(render_text(tu))
+        print(render_text(tu), flush=True)
         print_diagnostics(tu.diagnostics)
     return 1 if tu.rejected else 0
 
@@ -173,5 +172,4 @@ def render_text(tu) -> str:  # noqa: ANN001
         for name, ds in sorted(tu.rejected.items()):
             ids = ", ".join(sorted({d.code for d in ds}))
             out.append(f"    {name}: {ids}")
-    sys.stdout.flush()
     return "\n".join(out)

@@ -66,6 +66,14 @@ class Sym:
     tile: int = 0
 
 
+class Reparse(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Internal: the grammar misread ``<`` at byte ``offset`` as a template bracket."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
+
+
 class _Placeholder(Exception):
     """Internal: abandon the current construct (a diagnostic has been recorded)."""
 
@@ -475,6 +483,13 @@ class BodyLowerer:
                 self.pending_unroll = n
         return []
 
+    def s_labeled(self, node: ts.Node) -> list[A.Stmt]:
+        out: list[A.Stmt] = []
+        for c in node.named_children:
+            if c.type != "statement_identifier":
+                out.extend(self.stmt(c))
+        return out
+
     def s_ignore(self, node: ts.Node) -> list[A.Stmt]:
         return []
 
@@ -558,7 +573,11 @@ class BodyLowerer:
             ty = A.ArrayType(elem=ty.elem, dims=(n, *ty.dims[1:]))
         init = None
         if value is not None:
-            init = self._initializer(value, ty)
+            try:
+                init = self._initializer(value, ty)
+            except _Placeholder:
+                self.declare(name, Sym(ty))  # keep the name known: no cascade of C2N1020
+                raise
             if isinstance(ty, A.OpaqueType) and ty.name == "auto":
                 ty = with_const(init.ty, ty.const) if init.ty is not None else ty
                 if ty is None or isinstance(ty, A.OpaqueType) and ty.name == "auto":
@@ -907,6 +926,13 @@ class BodyLowerer:
     def e_number(self, node: ts.Node) -> A.Expr:
         text = _text(node)
         loc = self.loc(node)
+        if text[:1] in ("-", "+"):  # the grammar folds a sign into the literal
+            inner = self._literal(text[1:].lstrip(), node, loc)
+            ty = promote(inner.ty)
+            return A.Unary(loc=loc, op=text[0], operand=inner, ty=ty)
+        return self._literal(text, node, loc)
+
+    def _literal(self, text: str, node: ts.Node, loc: SourceLoc) -> A.Expr:
         got = int_literal(text)
         if got is not None:
             return A.IntLit(loc=loc, value=got[0], ty=got[1])
@@ -1078,8 +1104,25 @@ class BodyLowerer:
         op = ("pre" if pre else "post") + _text(op_node)
         return A.Unary(loc=self.loc(node), op=op, operand=operand, ty=unqualified(operand.ty))
 
+    def _check_misparsed_less(self, node: ts.Node) -> None:
+        """``a < b && c > d`` can read as a template ``a<b && c>``: when ``a`` is a variable,
+        ask the caller to re-parse with that ``<`` respelled (see :class:`Reparse`)."""
+        name = node.child_by_field_name("name")
+        args = node.child_by_field_name("arguments")
+        if name is None or args is None or name.type != "identifier":
+            return
+        n = _text(name)
+        s = self.lookup(n)
+        is_value = (s is not None and not s.cg) or n in BUILTIN_DIM3 or n in self.u.globals
+        is_value = is_value or n in self.u.consts or isinstance(self.env.get(n, ""), int)
+        if is_value and n not in self.u.functions:
+            raise Reparse(args.start_byte)
+
     def e_binary(self, node: ts.Node) -> A.Expr:
-        op = _text(node.child_by_field_name("operator"))
+        op_node = node.child_by_field_name("operator")
+        op = _text(op_node)
+        if self.u.op_override:
+            op = self.u.op_override.get(op_node.start_byte, op)
         left = self.expr(node.child_by_field_name("left"))
         right = self.expr(node.child_by_field_name("right"))
         return A.Binary(
@@ -1153,7 +1196,19 @@ class BodyLowerer:
             of = self.type_descriptor(t)
         else:
             v = node.child_by_field_name("value")
-            of = self.expr(v).ty
+            inner = v
+            while inner is not None and inner.type == "parenthesized_expression":
+                kids = [c for c in inner.named_children if c.type != "comment"]
+                inner = kids[0] if len(kids) == 1 else None
+            of = None
+            if (
+                inner is not None
+                and inner.type == "identifier"
+                and self.lookup(_text(inner)) is None
+            ):
+                of = self._named(_text(inner), inner)  # sizeof(float4), sizeof(T)
+            if of is None:
+                of = self.expr(v).ty
         if sizeof(of) is None:
             raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
         return A.SizeOf(loc=self.loc(node), of=of, ty=ULONG)
@@ -1171,6 +1226,7 @@ class BodyLowerer:
         return self._init_list(node, None)
 
     def e_template_function(self, node: ts.Node) -> A.Expr:
+        self._check_misparsed_less(node)
         if self.host:
             return A.Name(loc=self.loc(node), name=_text(node), ty=None)
         raise self.fail("C2N1010", node, what=f"template name '{_text(node)}' used as a value")
@@ -1222,6 +1278,8 @@ class BodyLowerer:
         loc = self.loc(node)
         if fn.type == "field_expression":
             return self._method_call(node, fn, arg_nodes)
+        if fn.type == "template_function":
+            self._check_misparsed_less(fn)
         if fn.type in ("primitive_type", "sized_type_specifier", "type_identifier"):
             return self._functional_cast(node, fn, arg_nodes)
         name, targ_nodes = self._qualified_call_name(fn)
@@ -1488,6 +1546,7 @@ STMT_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], list[A.Stmt]]] = {
     "break_statement": BodyLowerer.s_break,
     "continue_statement": BodyLowerer.s_continue,
     "return_statement": BodyLowerer.s_return,
+    "labeled_statement": BodyLowerer.s_labeled,
     "using_declaration": BodyLowerer.s_ignore,
     "namespace_alias_definition": BodyLowerer.s_ignore,
     "preproc_call": BodyLowerer.s_preproc_call,

@@ -30,7 +30,7 @@ STRUCTURAL: frozenset[str] = frozenset(
 _C2N1010 = """
     lambda_expression lambda_capture_specifier lambda_capture_initializer lambda_default_capture
     lambda_declarator lambda_specifier new_expression new_declarator delete_expression
-    throw_statement throw_specifier try_statement catch_clause for_range_loop labeled_statement
+    throw_statement throw_specifier try_statement catch_clause for_range_loop
     co_await_expression co_return_statement co_yield_statement fold_expression requires_expression
     requires_clause requirement_seq simple_requirement compound_requirement type_requirement
     generic_expression offsetof_expression alignof_expression compound_literal_expression

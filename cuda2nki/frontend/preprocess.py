@@ -15,6 +15,7 @@ System headers (``#include <...>``) are never read; a missing quoted include is 
 
 from __future__ import annotations
 
+import difflib
 import io
 import os
 import re
@@ -39,7 +40,7 @@ class LineMap:
     lines: list[int] | None = None
     out_lines: list[str] | None = None
     _orig_cache: dict[str, list[str]] = field(default_factory=dict)
-    _col_cache: dict[int, tuple[int, int, int, int] | None] = field(default_factory=dict)
+    _col_cache: dict[int, tuple | None] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, when known
 
     def _orig_lines(self, file: str) -> list[str]:
@@ -63,24 +64,37 @@ class LineMap:
             return self.files[row], self.lines[row]
         return self.default_file, row + 1
 
-    def col(self, row: int, col0: int) -> int:
-        """Map a 0-based column of output row ``row`` to a 1-based column of the original line."""
+    def pos(self, row: int, col0: int) -> tuple[str, int, int]:
+        """Map output (row, 0-based column) to the original (file, line, 1-based column)."""
+        file, line = self.where(row)
         if self.files is None or self.out_lines is None:
-            return col0 + 1
+            return file, line, col0 + 1
         key = self._col_cache.get(row, -1)
         if key == -1:
             key = self._col_key(row)
             self._col_cache[row] = key
         if key is None:
-            return col0 + 1
-        prefix, suffix, n_out, n_orig = key
+            return file, line, col0 + 1
+        prefix, suffix, n_out, n_orig, extra, blocks = key
         if col0 < prefix:
-            return col0 + 1
-        if col0 >= n_out - suffix:
-            return col0 - n_out + n_orig + 1
-        return prefix + 1
+            return file, line, col0 + 1
+        if col0 >= n_out - suffix:  # after the expansion: the (possibly later) original line
+            return file, line + extra, col0 - n_out + n_orig + 1
+        # inside the changed region: matching runs keep their place, anything else (a macro
+        # expansion) maps to where the differing text starts in the original
+        mapped = prefix
+        for a, b, size in blocks:
+            if col0 < a:
+                break
+            if col0 < a + size:
+                return file, line, b + (col0 - a) + 1
+            mapped = b + size
+        return file, line, mapped + 1
 
-    def _col_key(self, row: int) -> tuple[int, int, int, int] | None:
+    def col(self, row: int, col0: int) -> int:
+        return self.pos(row, col0)[2]
+
+    def _col_key(self, row: int) -> tuple | None:
         if not (0 <= row < len(self.out_lines or ())):
             return None
         out = self.out_lines[row]
@@ -95,10 +109,35 @@ class LineMap:
         p = 0
         while p < n and out[p] == orig[p]:
             p += 1
-        s = 0
-        while s < n - p and out[-1 - s] == orig[-1 - s]:
-            s += 1
-        return p, s, len(out), len(orig)
+        best = (_common_suffix(out, orig, p), 0, len(orig))
+        # a macro call spanning lines is expanded on its first line and the lines it consumed
+        # come out empty: text after the call belongs to the last consumed line
+        k = 1
+        while (
+            row + k < len(self.out_lines)
+            and self.out_lines[row + k] == ""
+            and line + k <= len(orig_lines)
+            and self.where(row + k)[1] == line + k
+        ):
+            cand = orig_lines[line + k - 1]
+            sfx = _common_suffix(out, cand, p)
+            if sfx > best[0]:
+                best = (sfx, k, len(cand))
+            k += 1
+        sfx, extra, n_orig = best
+        mid_end = len(orig) - sfx if extra == 0 else len(orig)
+        sm = difflib.SequenceMatcher(None, out[p : len(out) - sfx], orig[p:mid_end], autojunk=False)
+        blocks = tuple((a + p, b + p, size) for a, b, size in sm.get_matching_blocks() if size >= 2)
+        return p, sfx, len(out), n_orig, extra, blocks
+
+
+def _common_suffix(a: str, b: str, floor: int) -> int:
+    n = min(len(a), len(b)) - floor if len(b) >= floor else min(len(a), len(b))
+    n = max(n, 0)
+    s = 0
+    while s < n and a[-1 - s] == b[-1 - s]:
+        s += 1
+    return s
 
 
 @dataclass
@@ -192,6 +231,16 @@ def _run_pcpp(
     return _build(out.getvalue(), filename, text, diags)
 
 
+def _display_path(path: str, main: str) -> str:
+    """The main file keeps its given name; headers are shown relative to the working directory
+    when below it, absolute otherwise."""
+    full = os.path.abspath(path)
+    if full == os.path.abspath(main):
+        return main
+    rel = os.path.relpath(full)
+    return full if rel.startswith("..") else rel
+
+
 def _build(result: str, filename: str, original: str, diags: list[Diagnostic]) -> Preprocessed:
     files: list[str] = []
     lines: list[int] = []
@@ -203,8 +252,7 @@ def _build(result: str, filename: str, original: str, diags: list[Diagnostic]) -
             m = _LINE_MARK_RE.match(stripped)
             if m:
                 cur_line, cur_file = int(m.group(1)), m.group(2)
-                if os.path.abspath(cur_file) == os.path.abspath(filename):
-                    cur_file = filename
+                cur_file = _display_path(cur_file, filename)
                 files.append(cur_file)
                 lines.append(cur_line)
                 out_lines.append("")

@@ -13,7 +13,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.cst import describe_error, first_error
-from cuda2nki.frontend.lower import BodyLowerer, Sym, _Placeholder, _text
+from cuda2nki.frontend.lower import BodyLowerer, Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.typesys import INT, float_literal, int_literal, named_type, type_str
 
@@ -59,6 +59,8 @@ class UnitContext:
         self.rejected: dict[str, list[Diagnostic]] = {}
         self.diags: list[Diagnostic] = []
         self._sig_cache: dict[tuple, tuple[A.CType, int]] = {}
+        self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
+        self._trees: list[ts.Tree] = []
 
     # ------------------------------------------------------------------ locations
 
@@ -78,11 +80,11 @@ class UnitContext:
         if self.identity:
             return SourceLoc(self.filename, r + 1, c + 1, er + 1, ec + 1)
         lm = self.linemap
-        f, line = lm.where(r)
-        ef, eline = lm.where(er)
+        f, line, col = lm.pos(r, c)
+        ef, eline, ecol = lm.pos(er, ec)
         if ef != f:
-            return SourceLoc(f, line, lm.col(r, c))
-        return SourceLoc(f, line, lm.col(r, c), eline, lm.col(er, ec))
+            return SourceLoc(f, line, col)
+        return SourceLoc(f, line, col, eline, ecol)
 
     # ------------------------------------------------------------------ file-scope tables
 
@@ -323,16 +325,28 @@ class UnitContext:
             ]
             return None
         env = dict(env or {})
-        low = BodyLowerer(self, fd.name, env)
-        fnode = fd.node
-        try:
-            ret = _return_type(low, fnode)
-            low.return_type = ret
-            params = self._params(low, fnode)
-            bounds = self._launch_bounds(low, fnode)
-            body_node = fnode.child_by_field_name("body")
-            body = low.block(body_node, new_scope=True) if body_node is not None else None
-        except _Placeholder:
+        for _attempt in range(64):
+            low = BodyLowerer(self, fd.name, env)
+            fnode = fd.node
+            try:
+                ret = _return_type(low, fnode)
+                low.return_type = ret
+                params = self._params(low, fnode)
+                bounds = self._launch_bounds(low, fnode)
+                body_node = fnode.child_by_field_name("body")
+                body = low.block(body_node, new_scope=True) if body_node is not None else None
+                break
+            except _Placeholder:
+                body = None
+                break
+            except Reparse as r:
+                new = self._reparse(fnode, r.offset)
+                if new is None:
+                    low.error("C2N1010", fnode, what="ambiguous '<' (template or comparison)")
+                    body = None
+                    break
+                fd.node = new
+        else:
             body = None
         self.graph[fname] = low.calls
         errors = low.errors
@@ -356,6 +370,24 @@ class UnitContext:
             launch_bounds=bounds,
             forceinline=fd.forceinline,
         )
+
+    def _reparse(self, fnode: ts.Node, offset: int) -> ts.Node | None:
+        """Respell the ``<`` at ``offset`` as ``>`` (same width and precedence), parse again,
+        and remember to read that operator back as ``<``.  Returns the function's new node."""
+        from cuda2nki.frontend.cst import parse_bytes
+
+        if self.src[offset : offset + 1] != b"<" or offset in self.op_override:
+            return None
+        self.src = self.src[:offset] + b">" + self.src[offset + 1 :]
+        self.op_override[offset] = "<"
+        tree = parse_bytes(self.src)
+        self._trees.append(tree)
+        n = tree.root_node.descendant_for_byte_range(fnode.start_byte, fnode.end_byte)
+        while n is not None and not (
+            n.type == "function_definition" and n.start_byte == fnode.start_byte
+        ):
+            n = n.parent
+        return n
 
     def lower_instance(self, fd: FuncDef, env: dict, inst: str) -> None:
         self.in_progress.add(inst)

@@ -1,0 +1,130 @@
+"""Refused constructs and syntax errors: rule id, line and column are pinned."""
+
+from __future__ import annotations
+
+import pytest
+
+from cuda2nki.frontend import ast as A
+
+
+def _pins(tu: A.TranslationUnit, name: str) -> list[tuple[str, int, int]]:
+    return [(d.code, d.loc.line, d.loc.col) for d in tu.rejected[name]]
+
+
+CASES = [
+    # (source of the kernel body, expected (id, line, col)); the body starts on line 2
+    ("    int i = 0;\n    goto out;\nout:\n    p[0] = i;\n", ("C2N1011", 3, 5)),
+    ('    int lane;\n    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));\n', ("C2N1013", 3, 5)),
+    ("    child<<<1, 32>>>(p);\n", ("C2N1014", 2, 5)),
+    ("    p[0] = tex1Dfetch<float>(tex, 0);\n", ("C2N1015", 2, 12)),
+    ("    p[0] = tex2D(tex, 0.5f, 0.5f);\n", ("C2N1015", 2, 12)),
+    ("    cg::this_grid().sync();\n", ("C2N1016", 2, 5)),
+    ("    auto grid = cg::this_grid();\n    grid.sync();\n", ("C2N1016", 2, 17)),
+    ("    wmma::fill_fragment(acc, 0.0f);\n", ("C2N1017", 2, 5)),
+    ("    nvcuda::wmma::mma_sync(c, a, b, c);\n", ("C2N1017", 2, 5)),
+    ("    __pipeline_memcpy_async(p, p + 1, 4);\n", ("C2N1018", 2, 5)),
+    ("    cg::memcpy_async(cg::this_thread_block(), p, p + 4, 16);\n", ("C2N1018", 2, 5)),
+    ("    p[0] = SCALE * 2;\n", ("C2N1020", 2, 12)),
+    ("    p[0] = helper(1.0f);\n", ("C2N1021", 2, 12)),
+    ("    my_real x = 0;\n", ("C2N1022", 2, 5)),
+    ("    int n = 4;\n    __shared__ float s[n];\n", ("C2N1026", 3, 24)),
+    ("    __syncthreads(1, 2);\n", ("C2N1028", 2, 5)),
+    ("    auto g = cg::coalesced_threads();\n", ("C2N1029", 2, 14)),
+    ("    float x = 1.0f;\n    x.y = 2;\n", ("C2N1030", 3, 5)),
+    ("    auto f = [](float x) { return x; };\n", ("C2N1010", 2, 14)),
+    ("    for (float v : {1.0f, 2.0f}) p[0] += v;\n", ("C2N1010", 2, 5)),
+    ("    float* q = new float[4];\n", ("C2N1010", 2, 16)),
+    ("    struct { int a; } s;\n", ("C2N1025", 2, 5)),
+    ("    float& r = p[0];\n", ("C2N1025", 2, 10)),
+    ("    throw 1;\n", ("C2N1010", 2, 5)),
+    ("    p[0] = ;\n", ("C2N1001", 2, 10)),
+]
+
+
+@pytest.mark.parametrize(
+    ("body", "pin"), CASES, ids=[c[1][0] + f"-{i}" for i, c in enumerate(CASES)]
+)
+def test_refused_construct_pins_id_line_col(parse, body, pin):
+    src = "__global__ void k(float* p) {\n" + body + "}\n"
+    tu = parse(src)
+    assert "k" in tu.rejected, tu.diagnostics
+    assert tu.kernels == ()
+    assert pin in _pins(tu, "k")
+    assert any(d.code == pin[0] for d in tu.diagnostics)
+
+
+def test_printf_is_accepted_with_a_note(parse):
+    tu = parse('__global__ void k(float* p) {\n    printf("%f\\n", p[0]);\n    p[0] = 1;\n}\n')
+    assert tu.rejected == {}
+    (k,) = tu.kernels
+    assert [(d.code, d.loc.line, d.loc.col) for d in tu.diagnostics] == [("C2N1019", 2, 5)]
+    assert len(k.body.body) == 2 and isinstance(k.body.body[0], A.Empty)
+
+
+def test_direct_and_mutual_recursion(parse):
+    tu = parse("""\
+__device__ int f(int n) { return n ? f(n - 1) : 0; }
+__device__ int even(int n);
+__device__ int odd(int n) { return n == 0 ? 0 : even(n - 1); }
+__device__ int even(int n) { return n == 0 ? 1 : odd(n - 1); }
+__device__ int fine(int n) { return n + 1; }
+__global__ void k(int* p) { p[0] = odd(p[1]); }
+__global__ void clean(int* p) { p[0] = fine(p[1]); }
+""")
+    assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["f"]] == [("C2N1012", 1, 38)]
+    assert {"odd", "even", "k"} <= set(tu.rejected)
+    assert all(d.code == "C2N1012" for d in tu.rejected["k"])
+    assert [f.name for f in tu.kernels] == ["clean"]
+
+
+def test_syntax_error_in_one_kernel_does_not_reject_another(parse):
+    tu = parse("""\
+__global__ void broken(float* p) {
+    p[0] = (1 + ;
+}
+__global__ void ok(float* p) { p[0] = 1.0f; }
+""")
+    assert [f.name for f in tu.kernels] == ["ok"]
+    assert [(d.code, d.loc.line) for d in tu.rejected["broken"]] == [("C2N1001", 2)]
+
+
+def test_syntax_error_in_host_code_is_a_warning(parse):
+    tu = parse("""\
+__global__ void ok(float* p) { p[0] = 1.0f; }
+int main() {
+    std::vector<int> v{ ;
+    ok<<<1, 1>>>(nullptr);
+    return 0;
+}
+""")
+    assert [f.name for f in tu.kernels] == ["ok"]
+    assert tu.rejected == {}
+    assert {d.code for d in tu.diagnostics} <= {"C2N1002"}
+
+
+def test_device_function_error_rejects_its_callers_only(parse):
+    tu = parse("""\
+__device__ float bad(float x) { asm("trap;"); return x; }
+__global__ void uses_bad(float* p) { p[0] = bad(p[0]); }
+__global__ void clean(float* p) { p[0] = 2.0f * p[0]; }
+""")
+    assert set(tu.rejected) == {"bad", "uses_bad"}
+    assert [d.code for d in tu.rejected["uses_bad"]] == ["C2N1013"]
+    assert [f.name for f in tu.kernels] == ["clean"]
+
+
+def test_every_diagnostic_id_is_declared():
+    from cuda2nki.diagnostics import rules
+
+    table = rules()
+    for code in {c[1][0] for c in CASES} | {
+        "C2N1002",
+        "C2N1003",
+        "C2N1004",
+        "C2N1012",
+        "C2N1019",
+        "C2N1023",
+        "C2N1024",
+        "C2N1027",
+    }:
+        assert code in table and table[code].explanation and table[code].fix

@@ -1,0 +1,135 @@
+"""Preprocessing: macros, conditionals, -D, -I, includes; locations map to the original file."""
+
+from __future__ import annotations
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend import parse_file
+from cuda2nki.frontend.preprocess import preprocess
+from cuda2nki.frontend.visit import find
+
+SRC = """\
+#include <cuda_runtime.h>
+#include <cuda_fp16.h>
+#define BLOCK 128
+#define IDX(r, c) ((r) * ld + (c))
+/* a block comment
+   spanning lines */
+__global__ void k(float* out,
+#ifdef HAS_BIAS
+                  const float* bias,
+#endif
+                  int ld) {
+    int r = blockIdx.x, c = threadIdx.x;   // trailing comment
+    out[IDX(r, c)] = BLOCK * 2.0f
+#ifdef HAS_BIAS
+        + bias[c]
+#endif
+        ;
+    float v = IDX(r,
+                  c) + undefined_name;
+}
+"""
+
+
+def test_object_and_function_macros_map_back_to_original_columns(parse):
+    tu = parse(SRC)
+    (d,) = tu.rejected["k"]
+    assert (d.code, d.loc.line, d.loc.col) == ("C2N1020", 19, 24)
+    tu = parse(SRC.replace("+ undefined_name", "+ 1.0f"))
+    (k,) = tu.kernels
+    assert [p.name for p in k.params] == ["out", "ld"]
+    assign = find(k, A.Assign)[0]
+    assert (assign.loc.line, assign.loc.col) == (13, 5)
+    lit = [x for x in find(assign, A.IntLit) if x.value == 128][0]
+    assert lit.loc.line == 13 and lit.loc.col == 22  # the expansion points at the macro use
+    v = [x for x in find(k, A.VarDecl) if x.name == "v"][0]
+    assert v.loc.line == 18
+
+
+def test_define_on_the_command_line_and_ifdef_in_parameter_list(parse):
+    tu = parse(SRC.replace("+ undefined_name", ""), defines={"HAS_BIAS": "1"})
+    (k,) = tu.kernels
+    assert [p.name for p in k.params] == ["out", "bias", "ld"]
+    bias_use = [n for n in find(k, A.Name) if n.name == "bias"][0]
+    assert (bias_use.loc.line, bias_use.loc.col) == (15, 11)
+
+
+def test_define_value_substitutes(parse):
+    src = "__global__ void k(float* p) {\n#if UNROLL > 2\n  p[0] = N;\n#else\n  p[1] = N;\n#endif\n}\n"
+    tu = parse(src, defines={"UNROLL": "4", "N": "7"})
+    (k,) = tu.kernels
+    (stmt,) = k.body.body
+    assert stmt.loc.line == 3 and stmt.expr.value.value == 7
+    tu = parse(src, defines={"N": "7"})
+    assert tu.kernels[0].body.body[0].loc.line == 5
+
+
+def test_local_include_with_include_dir_maps_to_header(tmp_path, parse):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "helpers.cuh").write_text(
+        "#pragma once\n#define SCALE 3.0f\n__device__ float f(float x) {\n    return x * SCALE;\n}\n"
+    )
+    main = tmp_path / "k.cu"
+    main.write_text('#include "helpers.cuh"\n__global__ void k(float* p) { p[0] = f(p[0]); }\n')
+    tu = parse_file(main, include_dirs=[inc])
+    assert tu.rejected == {}
+    f = tu.function("f")
+    assert f.loc.file.endswith("helpers.cuh") and f.loc.line == 3
+    ret = find(f, A.Return)[0]
+    assert (ret.loc.line, ret.loc.col) == (4, 5)
+    assert tu.function("k").loc.file == str(main)
+    # without -I the header is missing: a warning, and `f` becomes an unknown function
+    tu = parse_file(main)
+    assert any(d.code == "C2N1004" and d.loc.line == 1 for d in tu.diagnostics)
+    assert [d.code for d in tu.rejected["k"]] == ["C2N1021"]
+
+
+def test_system_headers_are_skipped_silently(parse):
+    tu = parse(
+        "#include <cuda_runtime.h>\n#include <cooperative_groups.h>\n#define X 1\n"
+        "__global__ void k(int* p) { p[0] = X; }\n"
+    )
+    assert tu.diagnostics == () and len(tu.kernels) == 1
+
+
+def test_error_directive_is_reported(parse):
+    tu = parse("#ifndef ARCH\n#error need ARCH\n#endif\n__global__ void k(int* p) { p[0] = 1; }\n")
+    assert any(d.code == "C2N1003" and d.loc.line == 2 for d in tu.diagnostics)
+    assert "k" in tu.rejected and tu.kernels == ()
+    tu = parse(
+        "#ifndef ARCH\n#error need ARCH\n#endif\n__global__ void k(int* p) { p[0] = 1; }\n",
+        defines={"ARCH": "80"},
+    )
+    assert tu.rejected == {} and len(tu.kernels) == 1
+
+
+def test_pragma_unroll_survives_preprocessing(parse):
+    tu = parse(
+        "#define N 8\n__global__ void k(float* p) {\n#pragma unroll 4\n"
+        "  for (int i = 0; i < N; ++i) p[i] = 0;\n  #pragma unroll\n"
+        "  for (int i = 0; i < N; ++i) p[i] = 1;\n  for (int i = 0; i < N; ++i) p[i] = 2;\n}\n"
+    )
+    loops = find(tu.kernels[0], A.For)
+    assert [lp.unroll for lp in loops] == [4, 0, None]
+    assert [lp.loc.line for lp in loops] == [4, 6, 7]
+
+
+def test_fast_path_without_directives_is_identity():
+    pre = preprocess("__global__ void k() {}\n", "x.cu")
+    assert not pre.used_pcpp
+    pre = preprocess("#include <cuda.h>\n#pragma once\n__global__ void k() {}\n", "x.cu")
+    assert not pre.used_pcpp
+    pre = preprocess("#define A 1\n__global__ void k() {}\n", "x.cu")
+    assert pre.used_pcpp
+
+
+def test_align_attribute(parse):
+    tu = parse(
+        "__global__ void k(float* p) {\n"
+        "    __shared__ __align__(16) float s[64];\n"
+        "    s[threadIdx.x] = p[0];\n    p[1] = s[0];\n}\n"
+    )
+    assert tu.rejected == {}
+    decl = tu.kernels[0].body.body[0]
+    assert decl.storage == "shared" and (decl.loc.line, decl.loc.col) == (2, 36)
