@@ -1,0 +1,187 @@
+"""Atomics under conflict and warp shuffles/votes, including partial warps."""
+
+from __future__ import annotations
+
+import numpy as np
+from simt_helpers import run
+
+
+def test_histogram_with_conflicting_atomic_adds() -> None:
+    src = """
+    __global__ void hist(const int* x, unsigned int* bins, int n, int nbins) {
+        __shared__ unsigned int local[16];
+        if (threadIdx.x < nbins) local[threadIdx.x] = 0;
+        __syncthreads();
+        for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+            atomicAdd(&local[x[i] % nbins], 1u);
+        __syncthreads();
+        if (threadIdx.x < nbins) atomicAdd(bins + threadIdx.x, local[threadIdx.x]);
+    }"""
+    x = np.random.default_rng(0).integers(0, 1000, 5000).astype(np.int32)
+    bins = run(src, grid=(4,), block=(128,), x=x, bins=np.zeros(16, np.uint32), n=5000, nbins=16)[
+        "bins"
+    ]
+    np.testing.assert_array_equal(bins, np.bincount(x % 16, minlength=16))
+
+
+def test_atomic_add_returns_old_values_in_thread_order() -> None:
+    src = """
+    __global__ void k(int* counter, int* slot, float* acc, const float* v) {
+        slot[threadIdx.x] = atomicAdd(counter, 1);
+        atomicAdd(acc, v[threadIdx.x]);
+    }"""
+    v = np.random.default_rng(1).standard_normal(64).astype(np.float32)
+    res = run(
+        src,
+        block=(64,),
+        counter=np.zeros(1, np.int32),
+        slot=np.zeros(64, np.int32),
+        acc=np.zeros(1, np.float32),
+        v=v,
+    )
+    np.testing.assert_array_equal(res["slot"], np.arange(64))
+    assert res["counter"][0] == 64
+    seq = np.float32(0)
+    for x in v:
+        seq = np.float32(seq + x)
+    assert res["acc"][0] == seq
+
+
+def test_atomic_max_min_exch_cas_inc() -> None:
+    src = """
+    __global__ void k(const int* v, int* mx, int* mn, int* ex, int* old, int* lock, unsigned* ring) {
+        int t = threadIdx.x;
+        atomicMax(mx, v[t]);
+        atomicMin(mn, v[t]);
+        old[t] = atomicExch(ex, t);
+        if (atomicCAS(lock, 0, t + 1) == 0) ex[1] = t;
+        atomicInc(ring, 4u);
+    }"""
+    v = np.random.default_rng(2).integers(-100, 100, 40).astype(np.int32)
+    res = run(
+        src,
+        block=(40,),
+        v=v,
+        mx=np.full(1, -1000, np.int32),
+        mn=np.full(1, 1000, np.int32),
+        ex=np.full(2, -1, np.int32),
+        old=np.zeros(40, np.int32),
+        lock=np.zeros(1, np.int32),
+        ring=np.zeros(1, np.uint32),
+    )
+    assert res["mx"][0] == v.max() and res["mn"][0] == v.min()
+    np.testing.assert_array_equal(res["old"], [-1, *range(39)])
+    assert res["ex"][0] == 39 and res["ex"][1] == 0 and res["lock"][0] == 1
+    assert res["ring"][0] == 40 % 5
+
+
+def test_float_atomic_max_via_cas_loop_converges() -> None:
+    src = """
+    __device__ float atomicMaxFloat(float* addr, float value) {
+        int* a = (int*)addr;
+        int old = *a, assumed;
+        do {
+            assumed = old;
+            if (__int_as_float(assumed) >= value) break;
+            old = atomicCAS(a, assumed, __float_as_int(value));
+        } while (assumed != old);
+        return __int_as_float(old);
+    }
+    __global__ void k(const float* v, float* m) { atomicMaxFloat(m, v[blockIdx.x * blockDim.x + threadIdx.x]); }
+    """
+    v = np.random.default_rng(3).standard_normal(256).astype(np.float32)
+    m = run(src, grid=(4,), block=(64,), v=v, m=np.full(1, -np.inf, np.float32))["m"]
+    assert m[0] == v.max()
+
+
+WARP = """
+__global__ void k(const float* x, float* down, float* up, float* xr, float* idx, float* wsum,
+                  unsigned* bal, int* anyv, int* allv) {
+    int t = threadIdx.x;
+    float v = x[t];
+    down[t] = __shfl_down_sync(0xffffffff, v, 3);
+    up[t] = __shfl_up_sync(0xffffffff, v, 2, 8);
+    xr[t] = __shfl_xor_sync(0xffffffff, v, 5);
+    idx[t] = __shfl_sync(0xffffffff, v, 7, 16);
+    float s = v;
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_xor_sync(0xffffffff, s, o);
+    wsum[t] = s;
+    bal[t] = __ballot_sync(0xffffffff, v > 0.0f);
+    anyv[t] = __any_sync(0xffffffff, v > 2.0f);
+    allv[t] = __all_sync(0xffffffff, v > -3.0f);
+}
+"""
+
+
+def test_shuffles_and_votes_full_warps() -> None:
+    x = np.random.default_rng(4).standard_normal(64).astype(np.float32)
+    z = {k: np.zeros(64, np.float32) for k in ("down", "up", "xr", "idx", "wsum")}
+    res = run(
+        WARP,
+        block=(64,),
+        x=x,
+        bal=np.zeros(64, np.uint32),
+        anyv=np.zeros(64, np.int32),
+        allv=np.zeros(64, np.int32),
+        **z,
+    )
+    lane = np.arange(64) % 32
+    base = np.arange(64) - lane
+    np.testing.assert_array_equal(
+        res["down"], np.where(lane + 3 < 32, x[base + np.minimum(lane + 3, 31)], x)
+    )
+    seg = lane - lane % 8
+    np.testing.assert_array_equal(
+        res["up"], np.where(lane - 2 >= seg, x[np.maximum(base + lane - 2, 0)], x)
+    )
+    np.testing.assert_array_equal(res["xr"], x[base + (lane ^ 5)])
+    np.testing.assert_array_equal(res["idx"], x[base + (lane - lane % 16) + 7])
+    for w in range(2):
+        xs = x[w * 32 : (w + 1) * 32].copy()
+        for o in (16, 8, 4, 2, 1):
+            xs = xs + xs[np.arange(32) ^ o]
+        np.testing.assert_array_equal(res["wsum"][w * 32 : (w + 1) * 32], xs)
+        bits = sum(1 << i for i in range(32) if x[w * 32 + i] > 0)
+        assert np.all(res["bal"][w * 32 : (w + 1) * 32] == bits)
+        assert np.all(
+            res["anyv"][w * 32 : (w + 1) * 32] == int(np.any(x[w * 32 : (w + 1) * 32] > 2))
+        )
+        assert np.all(
+            res["allv"][w * 32 : (w + 1) * 32] == int(np.all(x[w * 32 : (w + 1) * 32] > -3))
+        )
+
+
+def test_partial_warp_ballot_and_shuffle_warn() -> None:
+    src = """
+    __global__ void k(unsigned* bal, float* d, const float* x) {
+        int t = threadIdx.x;
+        bal[t] = __ballot_sync(0xffffffff, 1);
+        d[t] = __shfl_down_sync(0xffffffff, x[t], 8);
+    }"""
+    x = np.arange(40, dtype=np.float32)
+    res = run(
+        src, block=(40,), full=True, bal=np.zeros(40, np.uint32), d=np.zeros(40, np.float32), x=x
+    )
+    out = res.outputs
+    assert np.all(out["bal"][:32] == 0xFFFFFFFF) and np.all(out["bal"][32:] == 0xFF)
+    # lanes 32..39 form a partial warp of 8: lane+8 does not exist -> own value, with a warning
+    np.testing.assert_array_equal(out["d"][32:], x[32:])
+    np.testing.assert_array_equal(out["d"][:24], x[8:32])
+    assert [d.code for d in res.diagnostics] == ["C2N1512"]
+
+
+def test_cooperative_groups_tile_reduce() -> None:
+    src = """
+    #include <cooperative_groups.h>
+    #include <cooperative_groups/reduce.h>
+    namespace cg = cooperative_groups;
+    __global__ void k(const int* x, int* out) {
+        cg::thread_block block = cg::this_thread_block();
+        cg::thread_block_tile<8> tile = cg::tiled_partition<8>(block);
+        int v = x[block.thread_rank()];
+        out[block.thread_rank()] = cg::reduce(tile, v, cg::plus<int>());
+        block.sync();
+    }"""
+    x = np.arange(32, dtype=np.int32)
+    out = run(src, block=(32,), x=x, out=np.zeros(32, np.int32))["out"]
+    np.testing.assert_array_equal(out, np.repeat(x.reshape(4, 8).sum(1), 8))
