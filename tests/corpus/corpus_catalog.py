@@ -97,15 +97,29 @@ def load_reference(ref: Path) -> Reference:
     return module.reference
 
 
-_GLOBAL_RE = re.compile(
-    r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)\s*\(([^)]*)\)"
-)
+_GLOBAL_RE = re.compile(r"__global__\s+void\s+(\w+)\s*\(([^)]*)\)")
+
+
+def _strip_launch_bounds(source: str) -> str:
+    """Remove ``__launch_bounds__(...)`` (balanced parentheses) wherever it stands."""
+    out, pos = [], 0
+    while (start := source.find("__launch_bounds__", pos)) >= 0:
+        out.append(source[pos:start])
+        i = source.index("(", start)
+        depth = 0
+        for j in range(i, len(source)):
+            depth += {"(": 1, ")": -1}.get(source[j], 0)
+            if depth == 0:
+                break
+        pos = j + 1
+    out.append(source[pos:])
+    return "".join(out)
 
 
 def global_signatures(source: str) -> dict[str, list[str]]:
     """Kernel name -> parameter names, by a light regex over the source (for consistency checks)."""
     out: dict[str, list[str]] = {}
-    for m in _GLOBAL_RE.finditer(source):
+    for m in _GLOBAL_RE.finditer(_strip_launch_bounds(source)):
         params = [p.strip() for p in m.group(2).split(",") if p.strip()]
         out[m.group(1)] = [re.findall(r"\w+", p)[-1] for p in params]
     return out
