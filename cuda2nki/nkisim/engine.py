@@ -1,0 +1,250 @@
+"""Shared machinery of instructions: operand checks, trace recording, enums."""
+
+from __future__ import annotations
+
+import enum
+import math
+
+import numpy as np
+
+from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import state as st
+from cuda2nki.nkisim.errors import fail, invalid, port_site
+from cuda2nki.nkisim.tensor import NkiTensor, psum, sbuf
+
+
+class engine(enum.IntEnum):  # noqa: N801 - NKI spelling
+    unknown = 0
+    tensor = 1
+    scalar = 2
+    gpsimd = 3
+    dma = 4
+    vector = 5
+    sync = 6
+
+
+class reduce_cmd(enum.IntEnum):  # noqa: N801
+    idle = 0
+    reset = 1
+    reduce = 2
+    reset_reduce = 3
+    load_reduce = 4
+
+
+class dge_mode(enum.IntEnum):  # noqa: N801
+    unknown = 0
+    swdge = 1
+    hwdge = 2
+    none = 3
+
+
+class oob_mode(enum.IntEnum):  # noqa: N801
+    error = 0
+    skip = 1
+
+
+class matmul_perf_mode(enum.Enum):  # noqa: N801
+    none = "none"
+    double_row = "double_row"
+
+
+class nc_version(enum.IntEnum):  # noqa: N801
+    gen2 = 2
+    gen3 = 3
+    gen4 = 4
+
+
+class dma_engine(enum.IntEnum):  # noqa: N801
+    dma = 1
+    gpsimd_dma = 2
+
+
+ENGINE_NAMES = {
+    engine.tensor: "tensor",
+    engine.scalar: "scalar",
+    engine.gpsimd: "gpsimd",
+    engine.dma: "dma",
+    engine.vector: "vector",
+    engine.sync: "sync",
+}
+
+
+def engine_name(e, default: str) -> str:
+    if e is None or e == engine.unknown or e == 0:
+        return default
+    try:
+        return ENGINE_NAMES[engine(int(e))]
+    except (ValueError, KeyError, TypeError):
+        raise invalid("engine", f"unknown engine {e!r}") from None
+
+
+# --------------------------------------------------------------------------- operand checks
+
+
+def tensor_arg(x, api: str, what: str) -> NkiTensor:
+    if not isinstance(x, NkiTensor):
+        raise invalid(api, f"{what} must be a tensor, got {type(x).__name__}")
+    return x
+
+
+def on_chip(t: NkiTensor, api: str, what: str, allowed=(sbuf, psum)) -> NkiTensor:
+    if t.storage.buffer not in allowed:
+        exp = " or ".join(b.name for b in allowed)
+        raise fail(
+            "C2N3022", api=api, what=f"{what} {t.describe()}", buffer=t.buffer.name, expected=exp
+        )
+    check_pstart(t, api, what)
+    return t
+
+
+def check_pstart(t: NkiTensor, api: str, what: str) -> None:
+    """Start-partition rule (reference 3.3): P>64 -> 0; 32<P<=64 -> 0/64; P<=32 -> multiple of 32."""
+    stg = t.storage
+    if t.a is None or t.pdim is None or stg.pdim != 0 or t.pdim != 0:
+        return
+    p = t.a.shape[0]
+    if p == stg.shape[0]:
+        return
+    row = math.prod(stg.shape[1:]) or 1
+    start = t.offset // row
+    if p > 64:
+        ok, rule = start == 0, "an operand of more than 64 partitions must start at partition 0"
+    elif p > 32:
+        ok, rule = start in (0, 64), "an operand of 33..64 partitions must start at 0 or 64"
+    else:
+        ok, rule = (
+            start % 32 == 0,
+            "an operand of at most 32 partitions must start at a multiple of 32",
+        )
+    if not ok:
+        raise fail("C2N3013", what=f"{what} {t.describe()}", size=p, start=start, rule=rule)
+
+
+def no_psum(api: str, *ts: NkiTensor) -> None:
+    for t in ts:
+        if t is not None and t.storage.buffer is psum:
+            raise fail("C2N3010", api=api, what=t.describe())
+
+
+def same_partitions(api: str, a: NkiTensor, b: NkiTensor) -> None:
+    if a.partitions() != b.partitions():
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"operands span {a.partitions()} and {b.partitions()} "
+            f"partitions ({a.describe()} vs {b.describe()})",
+        )
+
+
+def same_free(api: str, a: NkiTensor, b: NkiTensor) -> None:
+    same_partitions(api, a, b)
+    if a.free_size() != b.free_size():
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"operands have {a.free_size()} and {b.free_size()} "
+            f"elements per partition ({a.describe()} vs {b.describe()})",
+        )
+
+
+def mat(t: NkiTensor, f32: bool = True) -> np.ndarray:
+    """Operand values as a (partitions, free) array (fp32 unless ``f32=False``)."""
+    v = t.f32() if f32 else t.values()
+    pd = t.pdim
+    if pd is None:
+        return v.reshape(1, -1) if v.ndim != 2 else v
+    if pd != 0:
+        v = np.moveaxis(v, pd, 0)
+    if v.ndim == 2:
+        return v
+    return v.reshape(v.shape[0], -1)
+
+
+def write_mat(dst: NkiTensor, vals: np.ndarray, api: str, where=None) -> None:
+    """Write (P, free) values into ``dst`` (any free factorisation)."""
+    if dst.pdim not in (None, 0):
+        shp = list(dst.shape)
+        p = shp.pop(dst.pdim)
+        vals = np.moveaxis(vals.reshape([p] + shp), 0, dst.pdim)
+    dst.assign(vals, where=where, api=api)
+
+
+def scalar_or_col(x, p: int, api: str, what: str):
+    """A scalar operand (fp32) or a (P, 1) per-partition column tensor -> broadcastable array."""
+    if isinstance(x, NkiTensor):
+        if x.partitions() != p or x.free_size() != 1:
+            if x.free_size() == 1 and x.partitions() == 1:
+                return mat(x).reshape(1, 1)
+            raise fail(
+                "C2N3014",
+                api=api,
+                detail=f"{what} must be a scalar or a ({p}, 1) tensor, got {x.describe()}",
+            )
+        return mat(x)
+    if isinstance(x, (int, float, np.integer, np.floating, bool)):
+        return np.float32(x)
+    if x is None:
+        return None
+    raise invalid(api, f"{what} must be a scalar or a tensor, got {type(x).__name__}")
+
+
+def record(
+    eng: str,
+    op: str,
+    ts: tuple,
+    extra: tuple = (),
+    dma_bytes: int = 0,
+    partitions: int | None = None,
+    free: int | None = None,
+) -> None:
+    s = st.current()
+    s.sample_memory()
+    file, line = port_site()
+    main = ts[1] if len(ts) > 1 and ts[1] is not None else ts[0]
+    s.trace.append(
+        st.Instr(
+            eng,
+            op,
+            tuple(t.shape for t in ts if t is not None),
+            tuple(t.dtype.name for t in ts if t is not None),
+            tuple(t.storage.buffer.name for t in ts if t is not None),
+            main.partitions() if partitions is None else partitions,
+            main.free_size() if free is None else free,
+            dma_bytes,
+            file,
+            line,
+            extra,
+        )
+    )
+
+
+def is_int32(t: NkiTensor) -> bool:
+    return t.dtype.name in ("int32", "uint32")
+
+
+def dtype_check(api: str, t: NkiTensor, allowed: tuple[str, ...], what: str) -> None:
+    if t.dtype.name not in allowed:
+        raise fail(
+            "C2N3016",
+            api=api,
+            detail=f"{what} dtype {t.dtype.name} is not allowed (allowed: {', '.join(allowed)})",
+        )
+
+
+MATMUL_DTYPES = (
+    "float8_e4m3",
+    "float8_e5m2",
+    "bfloat16",
+    "float16",
+    "tfloat32",
+    "float32",
+    "float8_e4m3fn",
+)
+FP32_CLASS = ("float32", "tfloat32")
+
+
+def as_dtype_or_fail(api: str, d) -> dt.NkiDType:
+    try:
+        return dt.as_dtype(d)
+    except TypeError as exc:
+        raise fail("C2N3016", api=api, detail=str(exc)) from None

@@ -1,0 +1,56 @@
+"""Diagnostics raised by the simulator, located at the port's own source line.
+
+The location is found from the Python stack: the innermost frame whose code is not part of this
+package is the port's call site (a helper function inside the port counts as the port).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
+
+_PKG_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _is_internal(filename: str) -> bool:
+    return filename.startswith(_PKG_DIR) or filename.startswith("<frozen importlib")
+
+
+def port_frame(depth: int = 1):
+    """The innermost frame outside the simulator, or ``None``."""
+    f = sys._getframe(depth)
+    while f is not None and _is_internal(f.f_code.co_filename):
+        f = f.f_back
+    return f
+
+
+def port_site() -> tuple[str, int]:
+    """``(file, line)`` of the port's call site (cheap: used for every traced instruction)."""
+    f = port_frame(2)
+    if f is None:
+        return ("<unknown>", 0)
+    return (f.f_code.co_filename, f.f_lineno)
+
+
+def port_loc() -> SourceLoc:
+    file, line = port_site()
+    return SourceLoc(file, line, 1)
+
+
+def diag(code: str, **fmt: object) -> Diagnostic:
+    return make(code, port_loc(), **fmt)
+
+
+def fail(code: str, **fmt: object) -> DiagnosticError:
+    """A :class:`DiagnosticError` at the port's current line (``raise fail(...)``)."""
+    return DiagnosticError(make(code, port_loc(), **fmt))
+
+
+def unsupported(api: str, detail: str = "") -> DiagnosticError:
+    return fail("C2N3001", api=api, detail=f" ({detail})" if detail else "")
+
+
+def invalid(api: str, detail: str) -> DiagnosticError:
+    return fail("C2N3021", api=api, detail=detail)

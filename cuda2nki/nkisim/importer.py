@@ -1,0 +1,320 @@
+"""Make ``import nki`` / ``import neuronxcc.nki`` resolve to the simulator, only inside a context.
+
+Nothing is installed when :mod:`cuda2nki` is imported.  :func:`nki_namespace` temporarily puts the
+simulator's modules into ``sys.modules`` (and a finder on ``sys.meta_path`` that turns imports of
+unknown ``nki.*`` submodules into a "not supported by the simulator" diagnostic), then restores
+whatever was there.  An installed real ``nki`` / ``neuronxcc`` is left alone unless
+``shadow=True``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.abc
+import importlib.util
+import itertools
+import os
+import sys
+import types
+
+from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
+from cuda2nki.nkisim import isa as _isa
+from cuda2nki.nkisim import kernel as _kernel
+from cuda2nki.nkisim import language as _nl
+from cuda2nki.nkisim import legacy_isa as _lisa
+from cuda2nki.nkisim.errors import unsupported
+from cuda2nki.nkisim.tensor import NkiTensor
+
+
+class SimModule(types.ModuleType):
+    """A namespace module of the simulator; unknown public names raise C2N3001."""
+
+    legacy: bool = False
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        raise unsupported(f"{self.__name__}.{name}")
+
+
+def _module(name: str, legacy: bool, attrs: dict) -> SimModule:
+    m = SimModule(name)
+    m.legacy = legacy
+    m.__dict__.update(attrs)
+    m.__dict__["__package__"] = name
+    m.__dict__["__path__"] = []  # a package, so submodule imports go through sys.modules
+    return m
+
+
+def _public(mod, exclude=()) -> dict:
+    return {
+        k: v
+        for k, v in vars(mod).items()
+        if not k.startswith("_") and k not in exclude and not isinstance(v, types.ModuleType)
+    }
+
+
+class _TensorType:
+    """``nt.tensor[128, 512]`` / ``nki.tensor`` annotations (no runtime meaning)."""
+
+    def __class_getitem__(cls, item):
+        return cls
+
+
+def _typing_attrs() -> dict:
+    return {"tensor": _TensorType, "scalar": _TensorType, "mutable_tensor": _TensorType}
+
+
+_NL_EXCLUDE = {
+    "annotations",
+    "builtins",
+    "math",
+    "np",
+    "Sequence",
+    "dt",
+    "ops",
+    "st",
+    "CURRENT_ONLY",
+    "LEGACY_ONLY",
+    "allocate",
+    "mat",
+    "on_chip",
+    "record",
+    "write_mat",
+    "fail",
+    "invalid",
+    "unsupported",
+    "IndexExpr",
+    "Mask",
+    "MemoryRegion",
+}
+_ISA_EXCLUDE = {
+    "annotations",
+    "math",
+    "np",
+    "dt",
+    "ops",
+    "st",
+    "fail",
+    "invalid",
+    "unsupported",
+    "FP32_CLASS",
+    "MATMUL_DTYPES",
+    "HBM_KINDS",
+    "NkiTensor",
+    "hbm",
+    "private_hbm",
+    "psum",
+    "sbuf",
+    "shared_hbm",
+    "mat",
+    "on_chip",
+    "record",
+    "same_free",
+    "same_partitions",
+    "scalar_or_col",
+    "tensor_arg",
+    "write_mat",
+    "no_psum",
+    "engine_name",
+    "matmul_values",
+    "mask_where",
+}
+
+
+def build_modules() -> dict[str, SimModule]:
+    """Fresh module objects for both namespaces."""
+    nl_cur = {k: v for k, v in _public(_nl, _NL_EXCLUDE).items() if k not in _nl.LEGACY_ONLY}
+    nl_leg = _public(_nl, _NL_EXCLUDE)
+    isa_cur = _public(_isa, _ISA_EXCLUDE)
+    isa_leg = _public(_lisa, _ISA_EXCLUDE | {"IndexExpr", "allocate"})
+    mods: dict[str, SimModule] = {}
+    # current API
+    lang = _module("nki.language", False, nl_cur)
+    isa = _module("nki.isa", False, isa_cur)
+    typ = _module("nki.typing", False, _typing_attrs())
+    top = _module(
+        "nki",
+        False,
+        {
+            "jit": _kernel.jit_factory(False),
+            "simulate": _kernel.simulate,
+            "language": lang,
+            "isa": isa,
+            "typing": typ,
+            "tensor": NkiTensor,
+        },
+    )
+    mods.update({"nki": top, "nki.language": lang, "nki.isa": isa, "nki.typing": typ})
+    # legacy API
+    llang = _module("neuronxcc.nki.language", True, nl_leg)
+    lisa = _module("neuronxcc.nki.isa", True, isa_leg)
+    ltyp = _module("neuronxcc.nki.typing", True, _typing_attrs())
+    ljit = _kernel.jit_factory(True)
+    ltop = _module(
+        "neuronxcc.nki",
+        True,
+        {
+            "jit": ljit,
+            "trace": lambda fn=None, **kw: fn if fn is not None else (lambda f: f),
+            "baremetal": _kernel.baremetal,
+            "simulate_kernel": _kernel.legacy_simulate_kernel,
+            "benchmark": _kernel.baremetal,
+            "profile": _kernel.baremetal,
+            "language": llang,
+            "isa": lisa,
+            "typing": ltyp,
+            "tensor": NkiTensor,
+        },
+    )
+    root = _module("neuronxcc", True, {"nki": ltop})
+    mods.update(
+        {
+            "neuronxcc": root,
+            "neuronxcc.nki": ltop,
+            "neuronxcc.nki.language": llang,
+            "neuronxcc.nki.isa": lisa,
+            "neuronxcc.nki.typing": ltyp,
+        }
+    )
+    return mods
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def __init__(self, roots: set[str]):
+        self.roots = roots
+
+    def find_spec(self, fullname, path=None, target=None):
+        root = fullname.split(".")[0]
+        if root in self.roots and fullname not in sys.modules:
+            raise DiagnosticError(
+                make("C2N3001", _import_loc(), api=f"import {fullname}", detail="")
+            )
+        return None
+
+
+def _import_loc() -> SourceLoc:
+    from cuda2nki.nkisim.errors import port_loc
+
+    f = sys._getframe(1)
+    while f is not None and (
+        f.f_code.co_filename.startswith("<frozen")
+        or "importlib" in f.f_code.co_filename
+        or f.f_code.co_filename == __file__
+    ):
+        f = f.f_back
+    return SourceLoc(f.f_code.co_filename, f.f_lineno, 1) if f is not None else port_loc()
+
+
+def _real_exists(root: str, ours: dict) -> bool:
+    saved = {
+        k: sys.modules.pop(k) for k in list(sys.modules) if k == root or k.startswith(root + ".")
+    }
+    try:
+        if any(v not in ours.values() for v in saved.values()):
+            return True
+        return importlib.util.find_spec(root) is not None
+    except (ImportError, ValueError):
+        return False
+    finally:
+        sys.modules.update(saved)
+
+
+@contextlib.contextmanager
+def nki_namespace(shadow: bool = False):
+    """Inside the block, ``import nki``/``neuronxcc.nki`` give the simulator (see module doc)."""
+    mods = build_modules()
+    roots = set()
+    for root in ("nki", "neuronxcc"):
+        if shadow or not _real_exists(root, mods):
+            roots.add(root)
+    names = [n for n in mods if n.split(".")[0] in roots]
+    saved = {n: sys.modules[n] for n in list(sys.modules) if n.split(".")[0] in roots}
+    for n in saved:
+        del sys.modules[n]
+    for n in names:
+        sys.modules[n] = mods[n]
+    finder = _Finder(roots)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield mods
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(finder)
+        for n in list(sys.modules):
+            if n.split(".")[0] in roots:
+                del sys.modules[n]
+        sys.modules.update(saved)
+
+
+_counter = itertools.count()
+
+
+def load_module(path: str | os.PathLike, *, shadow: bool = False) -> types.ModuleType:
+    """Import a port file with the simulator's ``nki`` namespaces (C2N3024 if it cannot load)."""
+    p = os.fspath(path)
+    if not os.path.isfile(p):
+        raise DiagnosticError(make("C2N3024", SourceLoc(p, 0, 0), path=p, reason="no such file"))
+    modname = f"_cuda2nki_port_{next(_counter)}"
+    spec = importlib.util.spec_from_file_location(modname, p)
+    if spec is None or spec.loader is None:
+        raise DiagnosticError(
+            make("C2N3024", SourceLoc(p, 0, 0), path=p, reason="not a Python file")
+        )
+    mod = importlib.util.module_from_spec(spec)
+    with nki_namespace(shadow=shadow):
+        try:
+            spec.loader.exec_module(mod)
+        except DiagnosticError:
+            raise
+        except SyntaxError as exc:
+            raise DiagnosticError(
+                make(
+                    "C2N3024",
+                    SourceLoc(p, exc.lineno or 0, exc.offset or 1),
+                    path=p,
+                    reason=f"syntax error: {exc.msg}",
+                )
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - the port's import failed
+            loc = _kernel.port_exception_loc(exc)
+            raise DiagnosticError(
+                make("C2N3024", loc, path=p, reason=f"{type(exc).__name__}: {exc}")
+            ) from None
+    return mod
+
+
+def load_kernel(
+    path: str | os.PathLike, name: str | None = None, *, shadow: bool = False
+) -> _kernel.Kernel:
+    """Load the NKI kernel ``name`` (or the only ``@nki.jit`` kernel) from a port file."""
+    p = os.fspath(path)
+    mod = load_module(p, shadow=shadow)
+    if name is not None:
+        obj = mod.__dict__.get(name)
+        if obj is None:
+            raise DiagnosticError(
+                make("C2N3024", SourceLoc(p, 0, 0), path=p, reason=f"no kernel named '{name}'")
+            )
+        if isinstance(obj, _kernel.Kernel):
+            return obj
+        if callable(obj):
+            return _kernel.Kernel(obj, legacy=_kernel._guess_legacy(obj))
+        raise DiagnosticError(
+            make("C2N3024", SourceLoc(p, 0, 0), path=p, reason=f"'{name}' is not a function")
+        )
+    found = [(k, v) for k, v in mod.__dict__.items() if isinstance(v, _kernel.Kernel)]
+    if len(found) == 1:
+        return found[0][1]
+    if not found:
+        raise DiagnosticError(
+            make("C2N3024", SourceLoc(p, 0, 0), path=p, reason="no @nki.jit kernel found")
+        )
+    raise DiagnosticError(
+        make(
+            "C2N3024",
+            SourceLoc(p, 0, 0),
+            path=p,
+            reason=f"several kernels ({', '.join(k for k, _ in found)}); pass a name",
+        )
+    )

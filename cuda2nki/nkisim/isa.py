@@ -1,0 +1,1459 @@
+"""``nki.isa`` (current API): one function per instruction, destination first, returns ``None``.
+
+Semantics follow reference NKI.md section 7.  Arithmetic is fp32 with one rounding on the write
+to ``dst`` (section 8); every call records one trace entry.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import ops
+from cuda2nki.nkisim import state as st
+from cuda2nki.nkisim.engine import (
+    FP32_CLASS,
+    MATMUL_DTYPES,
+    dge_mode,
+    dma_engine,
+    engine,
+    engine_name,
+    mat,
+    matmul_perf_mode,
+    nc_version,
+    no_psum,
+    on_chip,
+    oob_mode,
+    record,
+    reduce_cmd,
+    same_free,
+    same_partitions,
+    scalar_or_col,
+    tensor_arg,
+    write_mat,
+)
+from cuda2nki.nkisim.errors import fail, invalid, unsupported
+from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, psum, sbuf, shared_hbm
+
+__all__ = [
+    "engine",
+    "reduce_cmd",
+    "dge_mode",
+    "oob_mode",
+    "matmul_perf_mode",
+    "nc_version",
+    "dma_engine",
+]
+
+tensor_engine, scalar_engine, gpsimd_engine, vector_engine, unknown_engine = (
+    engine.tensor,
+    engine.scalar,
+    engine.gpsimd,
+    engine.vector,
+    engine.unknown,
+)
+
+HBM_KINDS = (hbm, private_hbm, shared_hbm)
+
+
+def get_nc_version() -> nc_version:
+    return nc_version(st.current().target.nc_version)
+
+
+# --------------------------------------------------------------------------- data movement
+
+
+def _dma_checks(api: str, dst: NkiTensor, src: NkiTensor) -> None:
+    s = st.current()
+    if src.storage.buffer is psum and not s.legacy:
+        raise fail("C2N3009", api=api, what=src.describe())
+    if dst.storage.buffer is psum and not s.legacy:
+        raise fail(
+            "C2N3022", api=api, what=f"dst {dst.describe()}", buffer="psum", expected="hbm or sbuf"
+        )
+
+
+def dma_copy(
+    dst,
+    src,
+    priority=None,
+    oob_mode=oob_mode.error,
+    dge_mode=dge_mode.unknown,
+    engine=engine.unknown,
+    name=None,
+    *,
+    mask=None,
+    dst_rmw_op=None,
+) -> None:
+    api = "nisa.dma_copy"
+    dst = tensor_arg(dst, api, "dst")
+    src = tensor_arg(src, api, "src")
+    _dma_checks(api, dst, src)
+    if dst.size != src.size:
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"dst has {dst.size} elements, src {src.size} "
+            f"({dst.describe()} vs {src.describe()})",
+        )
+    if dge_mode == 2 and dst.dtype != src.dtype:
+        raise fail("C2N3016", api=api, detail="hwdge DMA needs identical dtypes (use .view())")
+    where = mask_where(mask, dst.shape)
+    skip = int(oob_mode) == 1
+    if src.index is not None and (src.index < 0).any():
+        if not skip:
+            raise fail("C2N3019", detail=f"{api} reads outside {src.storage.name or 'the source'}")
+        ok = (src.index >= 0).reshape(dst.shape) if src.shape != dst.shape else src.index >= 0
+        where = ok if where is None else (where & ok)
+    if dst.index is not None and (dst.index < 0).any():
+        if not skip:
+            raise fail(
+                "C2N3019", detail=f"{api} writes outside {dst.storage.name or 'the destination'}"
+            )
+        ok = dst.index >= 0
+        where = ok if where is None else (where & ok)
+    vals = src.values(api)
+    if dst_rmw_op is not None:
+        name_ = ops.op_name(dst_rmw_op, api)
+        if name_ != "add":
+            raise unsupported(f"{api}(dst_rmw_op={name_})", "only add")
+        vals = dst.f32(api).reshape(-1) + vals.astype(np.float32).reshape(-1)
+    elif vals.dtype != dst.dtype.np_dtype and (src.dtype.is_float or dst.dtype.is_float):
+        vals = vals.astype(np.float32)
+    if vals.shape != dst.shape:
+        vals = vals.reshape(dst.shape)
+    dst.assign(vals, where=where, api=api)
+    nbytes = src.size * src.itemsize
+    parts = dst.partitions() if dst.on_chip else src.partitions()
+    record(
+        "dma",
+        "dma_copy",
+        (dst, src),
+        dma_bytes=nbytes,
+        partitions=parts,
+        free=(dst.free_size() if dst.on_chip else src.free_size()),
+    )
+
+
+def mask_where(mask, shape):
+    if mask is None:
+        return None
+    if not st.current().legacy:
+        raise unsupported("mask=", "the current NKI API has no mask parameter; slice with min()")
+    from cuda2nki.nkisim.tensor import Mask
+
+    arr = mask.arr if isinstance(mask, Mask) else np.asarray(mask, dtype=bool)
+    try:
+        return np.broadcast_to(arr, shape)
+    except ValueError:
+        raise invalid(
+            "mask", f"mask of shape {arr.shape} does not fit an operand of shape {shape}"
+        ) from None
+
+
+def dma_transpose(dst, src, axes=None, dge_mode=dge_mode.unknown, **kw) -> None:
+    api = "nisa.dma_transpose"
+    dst = tensor_arg(dst, api, "dst")
+    src = tensor_arg(src, api, "src")
+    _dma_checks(api, dst, src)
+    nd = src.ndim
+    if axes is None:
+        axes = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}.get(nd)
+        if axes is None:
+            raise invalid(api, f"no default transpose for a {nd}-D source")
+    vals = np.transpose(src.values(api), axes)
+    if tuple(vals.shape) != tuple(dst.shape):
+        raise fail(
+            "C2N3014", api=api, detail=f"dst shape {dst.shape} != transposed src shape {vals.shape}"
+        )
+    if vals.dtype != dst.dtype.np_dtype:
+        vals = vals.astype(np.float32)
+    dst.assign(vals, api=api)
+    record(
+        "dma",
+        "dma_transpose",
+        (dst, src),
+        dma_bytes=src.size * src.itemsize,
+        partitions=dst.partitions() if dst.on_chip else src.partitions(),
+    )
+
+
+def dma_compute(
+    dst, srcs, reduce_op, scales=None, unique_indices=True, oob_mode=oob_mode.error, **kw
+) -> None:
+    api = "nisa.dma_compute"
+    dst = tensor_arg(dst, api, "dst")
+    name = ops.op_name(reduce_op, api)
+    if name != "add":
+        raise unsupported(f"{api}(reduce_op={name})", "only nl.add is supported by the hardware")
+    srcs = [tensor_arg(s, api, "srcs[i]") for s in srcs]
+    if not 1 <= len(srcs) <= 16:
+        raise invalid(api, "between 1 and 16 sources")
+    if scales is not None and any(float(s) != 1.0 for s in scales):
+        raise invalid(api, "scales must all be 1.0")
+    acc = None
+    for s in srcs:
+        _dma_checks(api, dst, s)
+        if s.size != dst.size:
+            raise fail(
+                "C2N3014",
+                api=api,
+                detail=f"source {s.describe()} and dst {dst.describe()} differ in size",
+            )
+        v = s.f32(api).reshape(dst.shape)
+        acc = v.copy() if acc is None else acc + v
+    if dst.index is not None and not unique_indices:
+        # scatter-add with duplicate indices: accumulate every contribution
+        stg = dst.storage
+        stg.poison()
+        idx = dst.index
+        ok = idx >= 0
+        flat = stg.flat
+        srcs_only = [s for s in srcs if s.storage is not stg]
+        add = sum(s.f32(api).reshape(dst.shape) for s in srcs_only)
+        tmp = flat.astype(np.float32)
+        np.add.at(tmp, idx[ok], np.broadcast_to(add, idx.shape)[ok])
+        flat[...] = dt.convert(tmp, dst.dtype)
+    else:
+        dst.assign(acc, api=api)
+    record(
+        "dma",
+        "dma_compute",
+        (dst, *srcs),
+        dma_bytes=sum(s.size * s.itemsize for s in srcs),
+        partitions=dst.partitions() if dst.on_chip else srcs[0].partitions(),
+    )
+
+
+def tensor_copy(dst, src, engine=engine.unknown, *, dtype=None, mask=None) -> None:
+    api = "nisa.tensor_copy"
+    dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
+    src = on_chip(tensor_arg(src, api, "src"), api, "src")
+    eng = engine_name(engine, "vector")
+    if eng == "gpsimd":
+        no_psum(api, dst, src)
+    same_free(api, dst, src)
+    if dtype is not None and dt.as_dtype(dtype) != dst.dtype:
+        raise fail(
+            "C2N3016",
+            api=api,
+            detail=f"dtype={dt.as_dtype(dtype).name} differs from dst dtype {dst.dtype.name}",
+        )
+    if eng == "scalar" or src.dtype != dst.dtype:
+        vals = mat(src)
+    else:
+        vals = mat(src, f32=False)
+    write_mat(dst, vals, api, where=mask_where(mask, dst.shape))
+    record(eng, "tensor_copy", (dst, src))
+
+
+def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, **kw) -> None:
+    api = "nisa.tensor_copy_predicated"
+    dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
+    pred = on_chip(tensor_arg(predicate, api, "predicate"), api, "predicate")
+    same_free(api, dst, pred)
+    if pred.dtype.name not in (
+        "uint8",
+        "uint16",
+        "uint32",
+        "bool_",
+        "int8",
+        "int16",
+        "int32",
+        "float32",
+        "bfloat16",
+        "float16",
+    ):
+        raise fail("C2N3016", api=api, detail=f"predicate dtype {pred.dtype.name}")
+    p = mat(pred) != 0
+    if reverse_pred:
+        p = ~p
+    cur = mat(dst, f32=False)
+    if isinstance(src, NkiTensor):
+        on_chip(src, api, "src")
+        same_free(api, dst, src)
+        s = mat(src, f32=src.dtype != dst.dtype)
+    else:
+        s = np.float32(src)
+    vals = np.where(
+        p,
+        dt.convert(np.asarray(s), dst.dtype)
+        if not isinstance(s, np.ndarray) or s.dtype != cur.dtype
+        else s,
+        cur,
+    )
+    write_mat(dst, vals, api)
+    record(
+        "vector", "tensor_copy_predicated", (dst, src if isinstance(src, NkiTensor) else pred, pred)
+    )
+
+
+def memset(dst, value, engine=engine.unknown, *, mask=None) -> None:
+    api = "nisa.memset"
+    dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
+    eng = engine_name(engine, "vector")
+    if eng == "gpsimd":
+        no_psum(api, dst)
+    if (
+        not st.current().legacy
+        and not dst.dtype.is_float
+        and isinstance(value, float)
+        and not float(value).is_integer()
+    ):
+        raise fail(
+            "C2N3016",
+            api=api,
+            detail=f"value {value!r} does not match integer dst dtype {dst.dtype.name}",
+        )
+    v = np.asarray(value, dtype=np.float32 if dst.dtype.is_float else np.float64)
+    dst.assign(np.broadcast_to(v, dst.shape), where=mask_where(mask, dst.shape), api=api)
+    record(eng, "memset", (dst,))
+
+
+def iota(dst, pattern, offset=0, channel_multiplier=0, **kw) -> None:
+    api = "nisa.iota"
+    dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst", allowed=(sbuf,))
+    pairs = [(int(s), int(n)) for s, n in pattern]
+    while len(pairs) < 1:
+        pairs.append((0, 1))
+    p = dst.partitions()
+    if math.prod(n for _, n in pairs) != dst.free_size():
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"pattern covers {math.prod(n for _, n in pairs)} elements, "
+            f"dst has {dst.free_size()} per partition",
+        )
+    v = np.full((p,) + tuple(n for _, n in pairs), int(offset), dtype=np.int64)
+    v += (np.arange(p, dtype=np.int64) * int(channel_multiplier)).reshape((p,) + (1,) * len(pairs))
+    for k, (s, n) in enumerate(pairs):
+        shp = [1] * (len(pairs) + 1)
+        shp[k + 1] = n
+        v += (np.arange(n, dtype=np.int64) * s).reshape(shp)
+    v32 = v.astype(np.int32)
+    write_mat(
+        dst,
+        v32.reshape(p, -1).astype(np.float64) if dst.dtype.is_float else v32.reshape(p, -1),
+        api,
+    )
+    record("gpsimd", "iota", (dst,))
+
+
+# --------------------------------------------------------------------------- tensor engine
+
+
+def nc_matmul(
+    dst,
+    stationary,
+    moving,
+    is_stationary_onezero=False,
+    is_moving_onezero=False,
+    is_transpose=False,
+    accumulate=None,
+    tile_position=(),
+    tile_size=(),
+    perf_mode=matmul_perf_mode.none,
+    **kw,
+) -> None:
+    api = "nisa.nc_matmul"
+    s = st.current()
+    dst = tensor_arg(dst, api, "dst")
+    stat = tensor_arg(stationary, api, "stationary")
+    mov = tensor_arg(moving, api, "moving")
+    on_chip(stat, api, "stationary", allowed=(sbuf,))
+    on_chip(mov, api, "moving", allowed=(sbuf,))
+    on_chip(dst, api, "dst", allowed=(psum,))
+    double_row = perf_mode is not None and str(getattr(perf_mode, "value", perf_mode)) in (
+        "double_row",
+        "double_row_gen3",
+    )
+    res = matmul_values(api, stat, mov, dst, s, double_row, is_transpose)
+    _matmul_write(api, dst, res, accumulate)
+    k = stat.partitions()
+    ns = stat.free_size()
+    nm = mov.free_size()
+    fp32 = stat.dtype.name in FP32_CLASS
+    record(
+        "tensor",
+        "nc_matmul",
+        (dst, stat, mov),
+        extra=(ns, nm, fp32, k, double_row),
+        partitions=k,
+        free=nm,
+    )
+
+
+def matmul_values(
+    api: str,
+    stat: NkiTensor,
+    mov: NkiTensor,
+    dst: NkiTensor | None,
+    s,
+    double_row: bool = False,
+    is_transpose: bool = False,
+) -> np.ndarray:
+    for t, w in ((stat, "stationary"), (mov, "moving")):
+        if t.dtype.name not in MATMUL_DTYPES:
+            raise fail(
+                "C2N3016", api=api, detail=f"{w} dtype {t.dtype.name} is not a matmul input type"
+            )
+    a_fp32 = stat.dtype.name in FP32_CLASS
+    b_fp32 = mov.dtype.name in FP32_CLASS
+    if a_fp32 != b_fp32 and not is_transpose:
+        raise fail("C2N3007", a=stat.dtype.name, b=mov.dtype.name)
+    if {stat.dtype.name, mov.dtype.name} == {"float8_e4m3", "float8_e4m3fn"}:
+        raise fail("C2N3016", api=api, detail="float8_e4m3 and float8_e4m3fn cannot be mixed")
+    k1, k2 = stat.partitions(), mov.partitions()
+    if k1 != k2:
+        raise fail("C2N3004", detail=f"differs between stationary ({k1}) and moving ({k2})")
+    if k1 > 128:
+        raise fail("C2N3004", detail=f"{k1} exceeds 128")
+    tgt = s.target
+    if double_row:
+        if tgt.nc_version < 3:
+            raise unsupported("perf_mode=double_row", f"not available on {tgt.name}")
+        sv = stat.f32(api)
+        mv = mov.f32(api)
+        if sv.ndim != 3 or mv.ndim != 3 or sv.shape[1] != 2 or mv.shape[1] != 2:
+            raise invalid(api, "double_row operands must be [K, 2, F]")
+        m, n = sv.shape[2], mv.shape[2]
+        a2 = sv.transpose(0, 1, 2).reshape(-1, m)
+        b2 = mv.reshape(-1, n)
+    else:
+        a2 = mat(stat)
+        b2 = mat(mov)
+        m, n = a2.shape[1], b2.shape[1]
+    if m > 128:
+        raise fail("C2N3005", size=m, limit=128, target=tgt.name)
+    lim = tgt.moving_fmax_f32
+    if dst is not None and dst.dtype.name == "bfloat16" and tgt.nc_version >= 4:
+        lim = tgt.moving_fmax_bf16
+    if n > lim:
+        raise fail("C2N3006", size=n, limit=lim, target=tgt.name)
+    if dst is not None:
+        if dst.partitions() != m or dst.free_size() != n:
+            raise fail(
+                "C2N3014", api=api, detail=f"dst {dst.describe()} must hold the [{m}, {n}] result"
+            )
+        if (
+            dst.dtype.name != "float32"
+            and not (tgt.nc_version >= 4 and dst.dtype.name == "bfloat16")
+            and not is_transpose
+        ):
+            raise fail(
+                "C2N3016",
+                api=api,
+                detail=f"dst dtype {dst.dtype.name}: PSUM matmul results are fp32",
+            )
+    if stat.dtype.name == "tfloat32":
+        a2 = dt.round_tf32(a2)
+    if mov.dtype.name == "tfloat32":
+        b2 = dt.round_tf32(b2)
+    return np.matmul(a2.T, b2)
+
+
+def _matmul_write(api: str, dst: NkiTensor, res: np.ndarray, accumulate) -> None:
+    stg = dst.storage
+    if accumulate is False:
+        write_mat(dst, res, api)
+        _mark_mm(dst, True)
+        return
+    mw = _mm_view(dst)
+    if accumulate is None:
+        if mw.all():
+            mode = "add"
+        elif not mw.any():
+            mode = "set"
+        else:
+            mode = "mixed"
+    else:
+        mode = "add"
+        if not mw.all() and stg.fresh:
+            st.current().warnings.append(_warn("C2N3027", what=dst.describe()))
+    if mode == "set":
+        write_mat(dst, res, api)
+    elif mode == "add":
+        a = dst.a
+        if (
+            a is not None
+            and dst.dtype.np_dtype == np.float32
+            and dst.pdim == 0
+            and a.ndim == 2
+            and not stg.fresh
+        ):
+            a += res
+            if stg.written is not None:
+                dst._written_view()[...] = True
+        else:
+            write_mat(dst, mat(dst) + res, api)
+    else:
+        m2 = mw.reshape(res.shape) if mw.shape != res.shape else mw
+        write_mat(dst, np.where(m2, mat(dst) + res, res), api)
+    mw[...] = True
+
+
+def _warn(code: str, **fmt):
+    from cuda2nki.nkisim.errors import diag
+
+    return diag(code, **fmt)
+
+
+def _mm_view(dst: NkiTensor) -> np.ndarray:
+    stg = dst.storage
+    if stg.mm_written is None:
+        stg.mm_written = np.zeros(stg.flat.size, dtype=bool)
+    if dst.a is None:
+        raise unsupported("nc_matmul into an indirect PSUM view")
+    from numpy.lib.stride_tricks import as_strided
+
+    a = dst.a
+    off = dst.offset
+    v = as_strided(stg.mm_written[off:], a.shape, tuple(s // a.itemsize for s in a.strides))
+    if dst.pdim not in (None, 0):
+        v = np.moveaxis(v, dst.pdim, 0)
+    return v.reshape(v.shape[0], -1) if v.ndim != 2 else v
+
+
+def _mark_mm(dst: NkiTensor, value: bool) -> None:
+    if dst.storage.mm_written is not None or value:
+        _mm_view(dst)[...] = value
+
+
+def nc_transpose(dst, data, engine=engine.unknown, **kw) -> None:
+    api = "nisa.nc_transpose"
+    dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
+    data = on_chip(tensor_arg(data, api, "data"), api, "data")
+    eng = engine_name(engine, "tensor" if dst.buffer is psum else "vector")
+    p, f = data.partitions(), data.free_size()
+    if eng == "tensor":
+        if data.buffer is not sbuf or dst.buffer is not psum:
+            raise fail(
+                "C2N3022",
+                api=api,
+                what="TensorE transpose operands",
+                buffer=f"{data.buffer.name}->{dst.buffer.name}",
+                expected="sbuf->psum",
+            )
+        if p > 128 or f > 128:
+            raise fail(
+                "C2N3014",
+                api=api,
+                detail=f"TensorE transpose is limited to [128, 128], got [{p}, {f}]",
+            )
+    else:
+        if p > 32 or f > 32:
+            raise fail(
+                "C2N3014",
+                api=api,
+                detail=f"VectorE transpose is limited to [32, 32], got [{p}, {f}]",
+            )
+    if dst.partitions() != f or dst.free_size() != p:
+        raise fail("C2N3014", api=api, detail=f"dst {dst.describe()} must be [{f}, {p}]")
+    vals = mat(data, f32=data.dtype != dst.dtype).T
+    write_mat(dst, vals, api)
+    record(eng, "nc_transpose", (dst, data), extra=(p, f))
+
+
+# --------------------------------------------------------------------------- compute engines
+
+
+def _compute_operands(api: str, dst, *srcs, eng: str):
+    dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
+    out = [dst]
+    for i, s in enumerate(srcs):
+        s = on_chip(tensor_arg(s, api, f"data{i + 1 if len(srcs) > 1 else ''}"), api, "data")
+        out.append(s)
+    if eng == "gpsimd":
+        no_psum(api, *out)
+    return out
+
+
+def _int_exact(dst: NkiTensor, *srcs: NkiTensor) -> bool:
+    return all(
+        t.dtype.name in ("int32", "uint32", "int16", "uint16", "int8", "uint8")
+        for t in (dst, *srcs)
+    )
+
+
+def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None) -> None:
+    api = "nisa.tensor_tensor"
+    name = ops.op_name(op, api)
+    d1, d2 = tensor_arg(data1, api, "data1"), tensor_arg(data2, api, "data2")
+    all_int = d1.dtype.name in ("int32", "uint32") and d2.dtype.name in ("int32", "uint32")
+    eng = engine_name(engine, "gpsimd" if (all_int or name == "power") else "vector")
+    dst, d1, d2 = _compute_operands(api, dst, d1, d2, eng=eng)
+    if d1.buffer is psum and d2.buffer is psum:
+        raise fail(
+            "C2N3022",
+            api=api,
+            what="both inputs",
+            buffer="psum",
+            expected="at most one input in psum",
+        )
+    same_free(api, dst, d1)
+    same_free(api, dst, d2)
+    if ops.is_bitvec(name):
+        a, b = mat(d1, f32=False), mat(d2, f32=False)
+        vals = ops.apply_bitvec(name, a, b, api)
+    elif eng == "gpsimd" and _int_exact(dst, d1, d2):
+        a = mat(d1, f32=False).astype(np.int64)
+        b = mat(d2, f32=False).astype(np.int64)
+        vals = _int_binary(name, a, b, api)
+    else:
+        vals = ops.apply_binary(name, mat(d1), mat(d2), api)
+    write_mat(dst, vals, api, where=mask_where(mask, dst.shape))
+    extra = (
+        name,
+        all(t.dtype.name == "bfloat16" for t in (dst, d1, d2)),
+        d1.buffer is psum or d2.buffer is psum,
+    )
+    record(eng, "tensor_tensor", (dst, d1, d2), extra=extra)
+
+
+def _int_binary(name: str, a, b, api: str):
+    if name == "add":
+        return a + b
+    if name == "subtract":
+        return a - b
+    if name == "multiply":
+        return a * b
+    if name in ("maximum", "minimum"):
+        return getattr(np, name)(a, b)
+    if name in ("divide",):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (a.astype(np.float64) / b).astype(np.float64)
+    return ops.apply_binary(name, a.astype(np.float64), b.astype(np.float64), api)
+
+
+def _apply_scalar_op(name: str, data, operand, reverse: bool, api: str, int_dtype=None):
+    if name in ("bypass",) or name is None:
+        return data
+    if ops.is_bitvec(name):
+        if operand is not None and not isinstance(operand, np.ndarray):
+            operand = np.asarray(int(operand))
+        elif isinstance(operand, np.ndarray) and operand.dtype.kind == "f":
+            operand = operand.astype(np.int64)
+        a, b = (operand, data) if reverse else (data, operand)
+        return ops.apply_bitvec(name, a, b, api, int_dtype)
+    if name in ops.UNARY and name not in ops.BINARY:
+        return ops.apply_unary(name, data, api)
+    a, b = (operand, data) if reverse else (data, operand)
+    return ops.apply_binary(name, a, b, api)
+
+
+def tensor_scalar(
+    dst,
+    data,
+    op0,
+    operand0,
+    reverse0=False,
+    op1=None,
+    operand1=None,
+    reverse1=False,
+    engine=engine.unknown,
+    *,
+    mask=None,
+) -> None:
+    api = "nisa.tensor_scalar"
+    n0 = ops.op_name(op0, api)
+    n1 = ops.op_name(op1, api) if op1 is not None else None
+    eng = engine_name(engine, "vector")
+    dst, data = _compute_operands(api, dst, data, eng=eng)
+    same_free(api, dst, data)
+    p = data.partitions()
+    bitvec = ops.is_bitvec(n0) or (n1 is not None and ops.is_bitvec(n1))
+    if bitvec and data.dtype.is_float:
+        raise fail("C2N3016", api=api, detail=f"bit-vector operator on {data.dtype.name} data")
+    if eng == "scalar" and st.current().target.nc_version <= 3:
+        if (n0, n1) not in (("multiply", "add"), ("multiply", None), ("add", None)):
+            raise fail(
+                "C2N3016",
+                api=api,
+                detail=f"the Scalar engine supports only (multiply, add), "
+                f"(multiply, None), (add, None); got ({n0}, {n1})",
+            )
+    if bitvec:
+        x = mat(data, f32=False)
+        o0 = _int_operand(operand0, p, api)
+        t = _apply_scalar_op(n0, x, o0, reverse0, api, x.dtype)
+        if n1 is not None:
+            t = _apply_scalar_op(n1, t, _int_operand(operand1, p, api), reverse1, api, x.dtype)
+    else:
+        x = mat(data)
+        t = _apply_scalar_op(n0, x, scalar_or_col(operand0, p, api, "operand0"), reverse0, api)
+        if n1 is not None:
+            t = _apply_scalar_op(n1, t, scalar_or_col(operand1, p, api, "operand1"), reverse1, api)
+    if np.ndim(t) < 2:
+        t = np.broadcast_to(t, x.shape)
+    write_mat(dst, t, api, where=mask_where(mask, dst.shape))
+    record(eng, "tensor_scalar", (dst, data), extra=(n0, n1, data.dtype.name, dst.dtype.name))
+
+
+def _int_operand(x, p, api):
+    if isinstance(x, NkiTensor):
+        return mat(x, f32=False)
+    if x is None:
+        return None
+    return np.asarray(int(x))
+
+
+def scalar_tensor_tensor(
+    dst,
+    data,
+    op0,
+    operand0,
+    op1,
+    operand1,
+    reverse0=False,
+    reverse1=False,
+    engine=engine.unknown,
+    *,
+    mask=None,
+) -> None:
+    api = "nisa.scalar_tensor_tensor"
+    n0, n1 = ops.op_name(op0, api), ops.op_name(op1, api)
+    eng = engine_name(engine, "vector")
+    dst, data, o1 = _compute_operands(
+        api, dst, data, tensor_arg(operand1, api, "operand1"), eng=eng
+    )
+    same_free(api, dst, data)
+    same_free(api, dst, o1)
+    p = data.partitions()
+    t = _apply_scalar_op(n0, mat(data), scalar_or_col(operand0, p, api, "operand0"), reverse0, api)
+    t = _apply_scalar_op(n1, t, mat(o1), reverse1, api)
+    write_mat(dst, t, api, where=mask_where(mask, dst.shape))
+    record(eng, "scalar_tensor_tensor", (dst, data, o1), extra=(n0, n1, data.dtype.name))
+
+
+def _norm_axes(axis, ndim: int, api: str, pdim: int | None) -> tuple[int, ...]:
+    if isinstance(axis, (int, np.integer)):
+        axis = (int(axis),)
+    axes = tuple(sorted(int(a) + (ndim if int(a) < 0 else 0) for a in axis))
+    for a in axes:
+        if not 0 <= a < ndim:
+            raise invalid(api, f"axis {a} out of range for a {ndim}-D tensor")
+        if pdim is not None and a == pdim:
+            raise fail("C2N3015", api=api, axis=a)
+    return axes
+
+
+def tensor_reduce(
+    dst,
+    op,
+    data,
+    axis,
+    negate=False,
+    keepdims=False,
+    engine=engine.unknown,
+    *,
+    mask=None,
+    dtype=None,
+) -> None:
+    api = "nisa.tensor_reduce"
+    name = ops.op_name(op, api)
+    eng = engine_name(engine, "vector")
+    dst, data = _compute_operands(api, dst, data, eng=eng)
+    axes = _norm_axes(axis, data.ndim, api, data.pdim)
+    same_partitions(api, dst, data)
+    x = data.f32(api) if not (ops.is_bitvec(name) and not data.dtype.is_float) else data.values(api)
+    r = ops.reduce(name, x, axes, api, keepdims=True)
+    if negate:
+        r = -r
+    if r.size != dst.size:
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"reduction result has {r.size} elements, dst {dst.describe()}",
+        )
+    dst.assign(r.reshape(dst.shape), where=mask_where(mask, dst.shape), api=api)
+    record(eng, "tensor_reduce", (dst, data), extra=(name, data.dtype.name, dst.dtype.name))
+
+
+def tensor_partition_reduce(dst, op, data, **kw) -> None:
+    api = "nisa.tensor_partition_reduce"
+    name = ops.op_name(op, api)
+    if name not in ("add", "average", "maximum", "bitwise_or", "bitwise_and"):
+        raise fail(
+            "C2N3016",
+            api=api,
+            detail=f"operator {name} (allowed: add, average, maximum, bitwise_or, bitwise_and)",
+        )
+    dst, data = _compute_operands(api, dst, data, eng="gpsimd")
+    x = mat(data, f32=not ops.is_bitvec(name))
+    r = ops.reduce(name, x, 0, api, keepdims=True)
+    if dst.free_size() != x.shape[1] or dst.partitions() != 1:
+        raise fail("C2N3014", api=api, detail=f"dst {dst.describe()} must be [1, {x.shape[1]}]")
+    write_mat(dst, r, api)
+    record("gpsimd", "tensor_partition_reduce", (dst, data), extra=(name,))
+
+
+def _acc_update(acc: np.ndarray, rows: np.ndarray, name: str, cmd, init, api: str) -> None:
+    p = rows.shape[0]
+    f, ident = ops.REDUCE.get(name, (None, None))
+    if f is None:
+        raise invalid(api, f"'{name}' is not a reduction operator")
+    c = int(cmd)
+    if c == reduce_cmd.idle:
+        return
+    if c == reduce_cmd.reset:
+        acc[:p] = ident
+        return
+    if c == reduce_cmd.reset_reduce:
+        acc[:p] = ident
+    elif c == reduce_cmd.load_reduce:
+        acc[:p] = np.float32(0.0 if init is None else init)
+    acc[:p] = f(acc[:p], rows)
+
+
+def _row_reduce(name: str, vals: np.ndarray, api: str) -> np.ndarray:
+    return ops.reduce(name, vals, 1, api, keepdims=False)
+
+
+def activation(
+    dst,
+    op,
+    data,
+    bias=None,
+    scale=1.0,
+    reduce_op=None,
+    reduce_res=None,
+    reduce_cmd=reduce_cmd.idle,
+    *,
+    mask=None,
+    api: str = "nisa.activation",
+) -> None:
+    name = ops.op_name(op, api)
+    dst, data = _compute_operands(api, dst, data, eng="scalar")
+    same_free(api, dst, data)
+    p = data.partitions()
+    x = mat(data)
+    sc = scalar_or_col(scale, p, api, "scale")
+    if isinstance(sc, np.ndarray) or sc != 1.0:
+        x = x * sc
+    if bias is not None:
+        if not isinstance(bias, NkiTensor) and st.current().target.nc_version < 3:
+            raise fail(
+                "C2N3016", api=api, detail="a scalar bias needs NC-v3 or later; pass a (P, 1) tile"
+            )
+        x = x + scalar_or_col(bias, p, api, "bias")
+    _range_warn(api, name, x)
+    y = ops.apply_unary(name, x, api)
+    if y.dtype != np.float32:
+        y = y.astype(np.float32)
+    write_mat(dst, y, api, where=mask_where(mask, dst.shape))
+    extra_cost = 0
+    if reduce_op is not None or reduce_res is not None:
+        rname = ops.op_name(reduce_op, api) if reduce_op is not None else "add"
+        if st.current().target.nc_version <= 2 and rname != "add":
+            raise fail("C2N3016", api=api, detail="only nl.add reductions on trn1")
+        cmd = int(reduce_cmd)
+        if cmd == 0 and reduce_res is not None:
+            cmd = 3  # reduce_res without a command: reset and reduce (documented choice)
+        acc = st.current().scalar_acc
+        _acc_update(acc, _row_reduce(rname, y, api), rname, cmd, None, api)
+        if reduce_res is not None:
+            rr = on_chip(tensor_arg(reduce_res, api, "reduce_res"), api, "reduce_res")
+            if rr.partitions() != p or rr.free_size() != 1:
+                raise fail(
+                    "C2N3014", api=api, detail=f"reduce_res must be ({p}, 1), got {rr.describe()}"
+                )
+            write_mat(rr, acc[:p].reshape(p, 1).copy(), api)
+            extra_cost = 1
+    record("scalar", "activation", (dst, data), extra=(name, extra_cost))
+
+
+def _range_warn(api: str, name: str, x: np.ndarray) -> None:
+    rng = ops.ACT_RANGES.get(name)
+    if rng is None or x.size == 0:
+        return
+    lo, hi = rng
+    with np.errstate(invalid="ignore"):
+        mn, mx = float(np.nanmin(x)), float(np.nanmax(x))
+    if name in ("log", "sqrt", "rsqrt"):
+        ax = np.abs(x[x != 0]) if name != "log" else x
+        if ax.size == 0:
+            return
+        mn, mx = float(np.nanmin(ax)), float(np.nanmax(ax))
+    if mn < lo or mx > hi:
+        bad = mn if mn < lo else mx
+        s = st.current()
+        if len(s.warnings) < 100:
+            s.warnings.append(
+                _warn(
+                    "C2N3028", api=api, op=name, value=f"{bad:.6g}", range=f"[{lo:.6g}, {hi:.6g}]"
+                )
+            )
+
+
+def activation_reduce(
+    dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, *, mask=None
+) -> None:
+    activation(
+        dst,
+        op,
+        data,
+        bias=bias,
+        scale=scale,
+        reduce_op=reduce_op,
+        reduce_res=reduce_res,
+        reduce_cmd=reduce_cmd.reset_reduce,
+        mask=mask,
+        api="nisa.activation_reduce",
+    )
+
+
+def reciprocal(dst, data, engine=engine.unknown, *, mask=None) -> None:
+    api = "nisa.reciprocal"
+    eng = engine_name(engine, "vector")
+    dst, data = _compute_operands(api, dst, data, eng=eng)
+    same_free(api, dst, data)
+    write_mat(
+        dst, ops.apply_unary("reciprocal", mat(data), api), api, where=mask_where(mask, dst.shape)
+    )
+    record(eng, "reciprocal", (dst, data))
+
+
+def exponential(
+    dst, src, max_value=0.0, reduce_res=None, reduce_cmd=reduce_cmd.idle, reduce_init=0.0
+) -> None:
+    api = "nisa.exponential"
+    if st.current().target.nc_version < 4:
+        raise unsupported(api, "trn3 (NC-v4) only")
+    dst, src = _compute_operands(api, dst, src, eng="vector")
+    same_free(api, dst, src)
+    p = src.partitions()
+    y = ops.apply_unary("exp", mat(src) - scalar_or_col(max_value, p, api, "max_value"), api)
+    write_mat(dst, y, api)
+    acc = st.current().vector_acc
+    cmd = int(reduce_cmd)
+    if cmd == 0 and reduce_res is not None:
+        cmd = 3
+    _acc_update(acc, y.sum(axis=1), "add", cmd, reduce_init, api)
+    if reduce_res is not None:
+        write_mat(
+            on_chip(tensor_arg(reduce_res, api, "reduce_res"), api, "reduce_res"),
+            acc[:p].reshape(p, 1).copy(),
+            api,
+        )
+    record("vector", "exponential", (dst, src))
+
+
+def tensor_scalar_reduce(
+    dst,
+    data,
+    op0,
+    operand0,
+    reduce_op,
+    reduce_res=None,
+    reverse0=False,
+    reduce_cmd=reduce_cmd.reset_reduce,
+    reduce_init=None,
+    reduce_res_negate=False,
+    **kw,
+) -> None:
+    api = "nisa.tensor_scalar_reduce"
+    n0 = ops.op_name(op0, api)
+    rn = ops.op_name(reduce_op, api)
+    dst, data = _compute_operands(api, dst, data, eng="vector")
+    same_free(api, dst, data)
+    p = data.partitions()
+    t = _apply_scalar_op(n0, mat(data), scalar_or_col(operand0, p, api, "operand0"), reverse0, api)
+    t = np.broadcast_to(t, (p, data.free_size()))
+    write_mat(dst, t, api)
+    acc = st.current().vector_acc
+    _acc_update(acc, _row_reduce(rn, t, api), rn, reduce_cmd, reduce_init, api)
+    if reduce_res is not None:
+        rr = on_chip(tensor_arg(reduce_res, api, "reduce_res"), api, "reduce_res")
+        v = acc[:p].reshape(p, 1).copy()
+        write_mat(rr, -v if reduce_res_negate else v, api)
+    record("vector", "tensor_scalar_reduce", (dst, data), extra=(n0, rn))
+
+
+def tensor_scalar_cumulative(
+    dst, src, op0, op1, imm0, imm1=None, reduce_cmd=reduce_cmd.reset_reduce, **kw
+) -> None:
+    api = "nisa.tensor_scalar_cumulative"
+    n0, n1 = ops.op_name(op0, api), ops.op_name(op1, api)
+    dst, src = _compute_operands(api, dst, src, eng="vector")
+    same_free(api, dst, src)
+    for t in (dst, src):
+        if t.dtype.name in ("int32", "uint32"):
+            raise fail("C2N3016", api=api, detail="int32/uint32 input or output is not supported")
+    p = src.partitions()
+    x = _apply_scalar_op(n0, mat(src), scalar_or_col(imm0, p, api, "imm0"), False, api)
+    x = np.broadcast_to(x, (p, src.free_size()))
+    acc = st.current().vector_acc
+    f, ident = ops.REDUCE.get(n1, (None, None))
+    if f is None:
+        raise invalid(api, f"op1 '{n1}' is not an accumulation operator")
+    c = int(reduce_cmd)
+    if c in (1, 3):
+        start = np.full(p, ident, np.float32)
+    elif c == 4:
+        start = (
+            np.broadcast_to(
+                scalar_or_col(imm1 if imm1 is not None else 0.0, p, api, "imm1"), (p, 1)
+            )
+            .reshape(p)
+            .astype(np.float32)
+        )
+    else:
+        start = acc[:p].copy()
+    if n1 in ("add", "subtract"):
+        out = np.cumsum(x, axis=1, dtype=np.float32) + start[:, None]
+    else:
+        out = f.accumulate(np.concatenate([start[:, None], x], axis=1), axis=1)[:, 1:].astype(
+            np.float32
+        )
+    write_mat(dst, out, api)
+    acc[:p] = out[:, -1] if out.shape[1] else start
+    record("vector", "tensor_scalar_cumulative", (dst, src), extra=(n0, n1))
+
+
+def tensor_tensor_scan(
+    dst,
+    data0,
+    data1,
+    initial,
+    op0,
+    op1,
+    reverse0=False,
+    reverse1=False,
+    engine=engine.unknown,
+    **kw,
+) -> None:
+    api = "nisa.tensor_tensor_scan"
+    n0, n1 = ops.op_name(op0, api), ops.op_name(op1, api)
+    eng = engine_name(engine, "vector")
+    dst, d0, d1 = _compute_operands(api, dst, data0, data1, eng=eng)
+    same_free(api, dst, d0)
+    same_free(api, dst, d1)
+    p = d0.partitions()
+    a, b = mat(d0), mat(d1)
+    r = (
+        np.broadcast_to(scalar_or_col(initial, p, api, "initial"), (p, 1))
+        .reshape(p)
+        .astype(np.float32)
+    )
+    out = np.empty_like(a)
+    if n0 == "multiply" and n1 == "add" and not reverse0 and not reverse1:
+        for i in range(a.shape[1]):  # vectorised over partitions; sequential along the scan axis
+            r = a[:, i] * r + b[:, i]
+            out[:, i] = r
+    else:
+        for i in range(a.shape[1]):
+            t = (
+                ops.apply_binary(n0, r, a[:, i], api)
+                if reverse0
+                else ops.apply_binary(n0, a[:, i], r, api)
+            )
+            r = (
+                ops.apply_binary(n1, b[:, i], t, api)
+                if reverse1
+                else ops.apply_binary(n1, t, b[:, i], api)
+            )
+            out[:, i] = r
+    write_mat(dst, out, api)
+    record(eng, "tensor_tensor_scan", (dst, d0, d1), extra=(n0, n1))
+
+
+def bn_stats(dst, data, **kw) -> None:
+    api = "nisa.bn_stats"
+    dst, data = _compute_operands(api, dst, data, eng="vector")
+    same_partitions(api, dst, data)
+    n = data.free_size()
+    if n > 512:
+        raise fail("C2N3014", api=api, detail=f"input free size {n} exceeds bn_stats_fmax 512")
+    if dst.free_size() != 6:
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"dst must have 6 elements per partition, got {dst.describe()}",
+        )
+    x = mat(data)
+    out = np.zeros((x.shape[0], 6), np.float32)
+    for k, part in enumerate((x[:, 0::2], x[:, 1::2])):
+        c = part.shape[1]
+        if c:
+            m = part.mean(axis=1, dtype=np.float32)
+            v = ((part - m[:, None]) ** 2).sum(axis=1, dtype=np.float32)
+        else:
+            m = np.zeros(x.shape[0], np.float32)
+            v = m
+        out[:, 3 * k] = c
+        out[:, 3 * k + 1] = m
+        out[:, 3 * k + 2] = v
+    write_mat(dst, out, api)
+    record("vector", "bn_stats", (dst, data))
+
+
+def bn_aggr(dst, data, **kw) -> None:
+    api = "nisa.bn_aggr"
+    dst, data = _compute_operands(api, dst, data, eng="vector")
+    same_partitions(api, dst, data)
+    x = mat(data)
+    if x.shape[1] % 3:
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"input must hold (count, mean, var*count) triples, got {data.describe()}",
+        )
+    if dst.free_size() != 2:
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"dst must have 2 elements per partition, got {dst.describe()}",
+        )
+    tr = x.reshape(x.shape[0], -1, 3).astype(np.float64)
+    cnt, mean, m2 = tr[..., 0], tr[..., 1], tr[..., 2]
+    tot = cnt.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gm = (cnt * mean).sum(axis=1) / tot
+        var = (m2 + cnt * (mean - gm[:, None]) ** 2).sum(axis=1) / tot
+    write_mat(dst, np.stack([gm, var], axis=1).astype(np.float32), api)
+    record("vector", "bn_aggr", (dst, data), extra=(x.shape[1],))
+
+
+_CMP = {
+    "equal": np.equal,
+    "not_equal": np.not_equal,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
+    "less": np.less,
+    "less_equal": np.less_equal,
+}
+
+
+def affine_select(
+    dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, offset=0, **kw
+) -> None:
+    api = "nisa.affine_select"
+    cname = ops.op_name(cmp_op, api) if cmp_op is not None else "equal"
+    if cname not in _CMP:
+        raise invalid(api, f"cmp_op must be a comparison, got {cname}")
+    dst, src = _compute_operands(api, dst, on_true_tile, eng="gpsimd")
+    same_free(api, dst, src)
+    p, f = src.partitions(), src.free_size()
+    pairs = [(int(s), int(n)) for s, n in pattern]
+    if math.prod(n for _, n in pairs) != f:
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"pattern covers {math.prod(n for _, n in pairs)} elements, data has {f}",
+        )
+    v = np.full((p,) + tuple(n for _, n in pairs), int(offset), np.int64)
+    v += (np.arange(p) * int(channel_multiplier)).reshape((p,) + (1,) * len(pairs))
+    for k, (s, n) in enumerate(pairs):
+        shp = [1] * (len(pairs) + 1)
+        shp[k + 1] = n
+        v += (np.arange(n) * s).reshape(shp)
+    cond = _CMP[cname](v.reshape(p, f), 0)
+    write_mat(dst, np.where(cond, mat(src), np.float32(on_false_value)), api)
+    record("gpsimd", "affine_select", (dst, src))
+
+
+def range_select(
+    dst,
+    on_true_tile,
+    comp_op0,
+    comp_op1,
+    bound0,
+    bound1,
+    reduce_cmd=reduce_cmd.reset_reduce,
+    reduce_res=None,
+    reduce_op=None,
+    range_start=0,
+    on_false_value=-3.4028235e38,
+    **kw,
+) -> None:
+    api = "nisa.range_select"
+    if st.current().target.nc_version < 3:
+        raise unsupported(api, "needs NC-v3 (trn2) or later")
+    c0, c1 = ops.op_name(comp_op0, api), ops.op_name(comp_op1, api)
+    dst, src = _compute_operands(api, dst, on_true_tile, eng="vector")
+    same_free(api, dst, src)
+    p, f = src.partitions(), src.free_size()
+    idx = (np.float32(range_start) + np.arange(f, dtype=np.float32))[None, :]
+    b0 = scalar_or_col(bound0, p, api, "bound0")
+    b1 = scalar_or_col(bound1, p, api, "bound1")
+    m = _CMP[c0](idx, b0) & _CMP[c1](idx, b1)
+    out = np.where(m, mat(src), np.float32(on_false_value))
+    write_mat(dst, out, api)
+    rn = ops.op_name(reduce_op, api) if reduce_op is not None else "maximum"
+    acc = st.current().vector_acc
+    _acc_update(acc, _row_reduce(rn, out, api), rn, reduce_cmd, None, api)
+    if reduce_res is not None:
+        write_mat(
+            on_chip(tensor_arg(reduce_res, api, "reduce_res"), api, "reduce_res"),
+            acc[:p].reshape(p, 1).copy(),
+            api,
+        )
+    record("vector", "range_select", (dst, src))
+
+
+def select_reduce(
+    dst,
+    predicate,
+    on_true,
+    on_false,
+    reduce_res=None,
+    reduce_cmd=reduce_cmd.idle,
+    reduce_op=None,
+    reverse_pred=False,
+    **kw,
+) -> None:
+    api = "nisa.select_reduce"
+    dst, pred, t = _compute_operands(api, dst, predicate, on_true, eng="vector")
+    same_free(api, dst, pred)
+    same_free(api, dst, t)
+    p = dst.partitions()
+    cond = mat(pred) != 0
+    if reverse_pred:
+        cond = ~cond
+    if isinstance(on_false, NkiTensor):
+        on_chip(on_false, api, "on_false")
+        fv = (
+            mat(on_false)
+            if on_false.free_size() != 1
+            else scalar_or_col(on_false, p, api, "on_false")
+        )
+    else:
+        fv = np.float32(on_false)
+    out = np.where(cond, mat(t), fv)
+    write_mat(dst, out, api)
+    if reduce_res is not None or int(reduce_cmd) != 0:
+        rn = ops.op_name(reduce_op, api) if reduce_op is not None else "maximum"
+        acc = st.current().vector_acc
+        cmd = int(reduce_cmd) or 3
+        _acc_update(acc, _row_reduce(rn, out, api), rn, cmd, None, api)
+        if reduce_res is not None:
+            write_mat(
+                on_chip(tensor_arg(reduce_res, api, "reduce_res"), api, "reduce_res"),
+                acc[:p].reshape(p, 1).copy(),
+                api,
+            )
+    record("vector", "select_reduce", (dst, pred, t))
+
+
+def max8(dst, src, **kw) -> None:
+    api = "nisa.max8"
+    dst, src = _compute_operands(api, dst, src, eng="vector")
+    same_partitions(api, dst, src)
+    n = src.free_size()
+    if not 8 <= n <= 16384:
+        raise fail(
+            "C2N3014", api=api, detail=f"input needs 8..16384 elements per partition, got {n}"
+        )
+    if dst.free_size() != 8:
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"dst must hold 8 elements per partition, got {dst.describe()}",
+        )
+    x = mat(src)
+    top = -np.sort(-x, axis=1)[:, :8]
+    write_mat(dst, top, api)
+    record("vector", "max8", (dst, src))
+
+
+def nc_find_index8(dst, data, vals, **kw) -> None:
+    api = "nisa.nc_find_index8"
+    dst, data, v = _compute_operands(api, dst, data, vals, eng="vector")
+    x = mat(data)
+    want = mat(v)
+    p = x.shape[0]
+    out = np.full((p, 8), 0xFFFFFFFF, np.uint64)
+    for r in range(p):
+        used: set[int] = set()
+        for i in range(8):
+            hits = np.flatnonzero(x[r] == want[r, i])
+            for h in hits:
+                if int(h) not in used:
+                    used.add(int(h))
+                    out[r, i] = h
+                    break
+    write_mat(
+        dst,
+        out.astype(np.uint32).astype(dst.dtype.np_dtype)
+        if not dst.dtype.is_float
+        else out.astype(np.float64),
+        api,
+    )
+    record("vector", "nc_find_index8", (dst, data, v))
+
+
+def nc_match_replace8(dst, data, vals, imm, dst_idx=None, **kw) -> None:
+    api = "nisa.nc_match_replace8"
+    dst, data, v = _compute_operands(api, dst, data, vals, eng="vector")
+    same_free(api, dst, data)
+    x = mat(data).copy()
+    want = mat(v)
+    p = x.shape[0]
+    idx = np.full((p, 8), 0xFFFFFFFF, np.uint64)
+    for r in range(p):
+        for i in range(7, -1, -1):
+            hits = np.flatnonzero(x[r] == want[r, i])
+            if hits.size:
+                idx[r, i] = hits[0]
+                x[r, hits[0]] = np.float32(imm)
+    write_mat(dst, x, api)
+    if dst_idx is not None:
+        di = on_chip(tensor_arg(dst_idx, api, "dst_idx"), api, "dst_idx")
+        write_mat(di, idx.astype(np.float64) if di.dtype.is_float else idx.astype(np.uint32), api)
+    record("vector", "nc_match_replace8", (dst, data, v))
+
+
+def nc_n_gather(dst, data, indices, **kw) -> None:
+    api = "nisa.nc_n_gather"
+    dst, data, ind = _compute_operands(api, dst, data, indices, eng="gpsimd")
+    for t, w in ((dst, "dst"), (data, "data"), (ind, "indices")):
+        if t.buffer is not sbuf:
+            raise fail("C2N3022", api=api, what=w, buffer=t.buffer.name, expected="sbuf")
+    same_partitions(api, dst, data)
+    same_free(api, dst, ind)
+    x = mat(data, f32=False)
+    ix = mat(ind, f32=False).astype(np.int64)
+    if (ix < 0).any() or (ix >= x.shape[1]).any():
+        raise fail("C2N3019", detail=f"{api} index outside 0..{x.shape[1] - 1}")
+    vals = np.take_along_axis(x, ix, axis=1)
+    write_mat(dst, vals if vals.dtype == dst.dtype.np_dtype else vals.astype(np.float32), api)
+    record("gpsimd", "nc_n_gather", (dst, data, ind))
+
+
+def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, **kw) -> None:
+    api = "nisa.local_gather"
+    if int(num_elem_per_idx) not in (1, 2, 4, 8, 16, 32):
+        raise invalid(api, "num_elem_per_idx must be 1, 2, 4, 8, 16 or 32")
+    dst, src, ind = _compute_operands(api, dst, src_buffer, index, eng="gpsimd")
+    p = src.partitions()
+    x = mat(src, f32=False)
+    ix = mat(ind, f32=False).astype(np.int64)
+    e = int(num_elem_per_idx)
+    g = 16
+    f = x.shape[1]
+    out_parts = []
+    for g0 in range(0, p, g):
+        grp = x[g0 : g0 + g]
+        flat = (
+            grp.T.reshape(-1) if False else grp.reshape(-1)
+        )  # partition-major flattening of the group
+        idx = ix[g0 : g0 + g].reshape(-1)
+        if num_valid_indices is not None:
+            idx = idx[: int(num_valid_indices)]
+        gathered = []
+        for i in idx:
+            base = int(i) * e
+            if base + e > flat.size or base < 0:
+                raise fail("C2N3019", detail=f"{api} index {int(i)} outside its 16-partition group")
+            gathered.append(flat[base : base + e])
+        vals = np.concatenate(gathered) if gathered else np.zeros(0, x.dtype)
+        rows = grp.shape[0]
+        per = dst.free_size()
+        need = rows * per
+        buf = np.zeros(need, x.dtype)
+        buf[: min(need, vals.size)] = vals[:need]
+        out_parts.append(buf.reshape(rows, per))
+    del f
+    out = np.concatenate(out_parts, axis=0)
+    write_mat(dst, out if out.dtype == dst.dtype.np_dtype else out.astype(np.float32), api)
+    record("gpsimd", "local_gather", (dst, src, ind), extra=(ix.size * e,))
+
+
+def nc_stream_shuffle(dst, src, shuffle_mask, **kw) -> None:
+    api = "nisa.nc_stream_shuffle"
+    dst, src = _compute_operands(api, dst, src, eng="vector")
+    same_free(api, dst, src)
+    m = [int(v) for v in shuffle_mask]
+    if len(m) != 32:
+        raise invalid(api, f"shuffle_mask needs 32 entries, got {len(m)}")
+    x = mat(src, f32=src.dtype != dst.dtype)
+    cur = mat(dst, f32=src.dtype != dst.dtype).copy() if not dst.storage.fresh else None
+    p = x.shape[0]
+    out = np.empty_like(x) if cur is None else cur
+    for q0 in range(0, p, 32):
+        for i in range(min(32, p - q0)):
+            if m[i] == 255:
+                continue
+            if m[i] >= 32 or q0 + m[i] >= p:
+                raise fail("C2N3019", detail=f"{api} mask entry {m[i]} outside the quadrant")
+            out[q0 + i] = x[q0 + m[i]]
+    write_mat(dst, out, api)
+    record("vector", "nc_stream_shuffle", (dst, src))
+
+
+# --------------------------------------------------------------------------- random numbers
+# Bit-exact hardware RNG is undocumented; the simulator draws from NumPy's PCG64 (statistical).
+
+
+def dropout(dst, data, prob, **kw) -> None:
+    api = "nisa.dropout"
+    dst, data = _compute_operands(api, dst, data, eng="vector")
+    same_free(api, dst, data)
+    p = data.partitions()
+    pr = scalar_or_col(prob, p, api, "prob")
+    x = mat(data)
+    keep = st.current().rng.random(x.shape, dtype=np.float32) >= pr
+    write_mat(dst, np.where(keep, x, np.float32(0)), api)
+    record("vector", "dropout", (dst, data))
+
+
+def rng(dst, engine=engine.vector, **kw) -> None:
+    api = "nisa.rng"
+    dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
+    bits = st.current().rng.integers(0, 2**32, size=dst.shape, dtype=np.uint64)
+    if dst.dtype.is_float:
+        raise fail("C2N3016", api=api, detail="rng writes integer bits; use an integer dst")
+    info = np.iinfo(dst.dtype.np_dtype)
+    vals = (
+        (bits & np.uint64(int(info.max) - int(info.min))).astype(np.int64) + int(info.min)
+        if info.min < 0
+        else bits & np.uint64(info.max)
+    )
+    dst.assign(vals.astype(dst.dtype.np_dtype), api=api)
+    record(engine_name(engine, "vector"), "rng", (dst,))
+
+
+def rand2(dst, min, max, **kw) -> None:  # noqa: A002 - NKI parameter names
+    api = "nisa.rand2"
+    dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
+    p = dst.partitions()
+    lo = scalar_or_col(min, p, api, "min")
+    hi = scalar_or_col(max, p, api, "max")
+    u = st.current().rng.random((p, dst.free_size()), dtype=np.float32)
+    write_mat(dst, lo + u * (hi - lo), api)
+    record("vector", "rand2", (dst,))
+
+
+def set_rng_seed(src_seeds, **kw) -> None:
+    v = (
+        src_seeds.values("set_rng_seed")
+        if isinstance(src_seeds, NkiTensor)
+        else np.asarray(src_seeds)
+    )
+    seed = int(np.asarray(v).reshape(-1)[0])
+    st.current().rng = np.random.default_rng(seed & 0xFFFFFFFF)
+    if isinstance(src_seeds, NkiTensor):
+        record("vector", "set_rng_seed", (src_seeds,))
+
+
+def rand_set_state(src_seeds, engine=engine.vector, **kw) -> None:
+    v = (
+        src_seeds.values("rand_set_state")
+        if isinstance(src_seeds, NkiTensor)
+        else np.asarray(src_seeds)
+    )
+    st.current().rng = np.random.default_rng(np.asarray(v).astype(np.uint64).reshape(-1))
+
+
+def rand_get_state(dst, engine=engine.vector, **kw) -> None:
+    api = "nisa.rand_get_state"
+    dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
+    state = st.current().rng.integers(0, 2**31, size=dst.shape)
+    dst.assign(state, api=api)
+
+
+def core_barrier(data, cores=(0, 1), engine=engine.gpsimd) -> None:
+    # Logical cores run one after the other in this simulator; a barrier is a no-op.
+    return None

@@ -1,0 +1,285 @@
+"""Kernel objects, ``nki.jit`` / ``nki.simulate`` and the public :func:`simulate_kernel`."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
+from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import state as st
+from cuda2nki.nkisim.errors import _is_internal, invalid
+from cuda2nki.nkisim.tensor import NkiTensor, hbm, shared_hbm, wrap_host
+
+
+class Kernel:
+    """A kernel function decorated with ``nki.jit`` (either API generation)."""
+
+    def __init__(
+        self,
+        fn,
+        *,
+        legacy: bool,
+        platform_target: str | None = None,
+        grid: tuple[int, ...] = (),
+        lnc: int = 1,
+        mode: str | None = None,
+    ):
+        self.fn = fn
+        self.legacy = legacy
+        self.platform_target = platform_target
+        self.grid = grid
+        self.lnc = lnc
+        self.mode = mode
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+
+    def __getitem__(self, key) -> Kernel:
+        if not isinstance(key, tuple):
+            key = (key,)
+        dims = tuple(int(k) for k in key)
+        if self.legacy:
+            return Kernel(
+                self.fn,
+                legacy=True,
+                platform_target=self.platform_target,
+                grid=dims,
+                mode=self.mode,
+            )
+        if len(dims) != 1 or dims[0] not in (1, 2):
+            raise invalid(
+                "kernel[...]", "the current API's brackets hold only the LNC degree (1 or 2)"
+            )
+        return Kernel(
+            self.fn, legacy=False, platform_target=self.platform_target, lnc=dims[0], mode=self.mode
+        )
+
+    def __call__(self, *args, **kwargs):
+        # Called from inside another kernel: behave as an inlined sub-kernel.
+        if _RUNNING:
+            if self.grid:
+                raise invalid(
+                    "kernel call", "a gridded kernel cannot be called from inside a kernel"
+                )
+            return self.fn(*args, **kwargs)
+        res = run(self, args, kwargs)
+        return res.outputs
+
+    def __repr__(self) -> str:
+        gen = "legacy" if self.legacy else "current"
+        return f"<nki kernel {self.__name__} ({gen})>"
+
+
+_RUNNING: list[int] = []
+
+
+@dataclass
+class SimResult:
+    """Outputs (NumPy), the instruction trace, the profile (when asked) and warnings."""
+
+    outputs: Any
+    trace: list = field(default_factory=list)
+    profile: Any = None
+    warnings: list[Diagnostic] = field(default_factory=list)
+    state: Any = None
+
+
+def _param_names(fn) -> list[str]:
+    try:
+        return list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def _wrap_arg(v, name: str, buffer, state: st.SimState):
+    if isinstance(v, NkiTensor):
+        return v
+    if isinstance(v, np.ndarray) or (hasattr(v, "__array__") and not np.isscalar(v)):
+        arr = np.asarray(v)
+        if arr.dtype == np.float64 or arr.dtype == np.int64:
+            ndt = dt.from_numpy(arr.dtype)
+        else:
+            try:
+                ndt = dt.as_dtype(arr.dtype)
+            except TypeError:
+                raise DiagnosticError(
+                    make("C2N3025", name=name, reason=f"dtype {arr.dtype} has no NKI equivalent")
+                ) from None
+        t = wrap_host(arr, ndt, buffer=buffer, name=name)
+        t.storage.is_input = True
+        state.input_storages.add(id(t.storage))
+        return t
+    return v
+
+
+def _convert_out(v, state: st.SimState):
+    if isinstance(v, NkiTensor):
+        if v.storage.buffer is not shared_hbm and not (v.storage.is_input and not state.legacy):
+            site = v.storage.site
+            raise DiagnosticError(
+                make(
+                    "C2N3011",
+                    SourceLoc(site[0], site[1], 1),
+                    what=v.describe(),
+                    buffer=v.buffer.name,
+                )
+            )
+        return np.array(v.values("output"), copy=True)
+    if isinstance(v, dict):
+        return {k: _convert_out(x, state) for k, x in v.items()}
+    if isinstance(v, tuple) and hasattr(v, "_fields"):
+        return type(v)(*[_convert_out(x, state) for x in v])
+    if isinstance(v, (tuple, list)):
+        return type(v)(_convert_out(x, state) for x in v)
+    return v
+
+
+def run(
+    kernel: Kernel,
+    args,
+    kwargs,
+    *,
+    target: str | None = None,
+    strict_uninit: bool = False,
+    seed: int = 0,
+    check_capacity: bool = True,
+) -> SimResult:
+    """Run ``kernel`` on host arrays; returns :class:`SimResult` (outputs as NumPy arrays)."""
+    tgt = st.resolve_target(target, kernel.platform_target if kernel.legacy else None)
+    state = st.SimState(
+        target=tgt,
+        legacy=kernel.legacy,
+        strict_uninit=strict_uninit,
+        check_capacity=check_capacity,
+        grid=kernel.grid,
+        lnc=kernel.lnc,
+        seed=seed,
+        rng=np.random.default_rng(seed),
+    )
+    st.push(state)
+    _RUNNING.append(1)
+    try:
+        names = _param_names(kernel.fn)
+        buffer = shared_hbm if kernel.lnc > 1 else hbm
+        wargs = [
+            _wrap_arg(v, names[i] if i < len(names) else f"arg{i}", buffer, state)
+            for i, v in enumerate(args)
+        ]
+        wkw = {k: _wrap_arg(v, k, buffer, state) for k, v in kwargs.items()}
+        points = list(itertools.product(*[range(g) for g in kernel.grid])) if kernel.grid else [()]
+        if not kernel.legacy and kernel.lnc > 1:
+            points = [(i,) for i in range(kernel.lnc)]
+        out = None
+        for pid in points:
+            state.program_id = pid
+            state.shared_seq = {}
+            r = kernel.fn(*wargs, **wkw)
+            if out is None:
+                out = r
+        outputs = _convert_out(out, state)
+        return SimResult(outputs, state.trace, None, state.warnings, state)
+    finally:
+        _RUNNING.pop()
+        st.pop()
+
+
+def port_exception_loc(exc: BaseException) -> SourceLoc:
+    """Innermost traceback frame outside the simulator (the port's failing line)."""
+    tb = exc.__traceback__
+    loc = None
+    while tb is not None:
+        fn = tb.tb_frame.f_code.co_filename
+        if not _is_internal(fn) and "/cuda2nki/" not in fn.replace("\\", "/"):
+            loc = SourceLoc(fn, tb.tb_lineno, 1)
+        elif not _is_internal(fn) and loc is None:
+            pass
+        tb = tb.tb_next
+    return loc or SourceLoc("<unknown>", 0, 0)
+
+
+def simulate_kernel(
+    fn,
+    inputs,
+    *,
+    target: str | None = None,
+    grid=None,
+    profile: bool = False,
+    strict_uninit: bool = False,
+    seed: int = 0,
+) -> SimResult:
+    """Public entry point: simulate ``fn`` (a kernel or plain function) on host ``inputs``.
+
+    ``inputs`` is a list (positional) or a dict (by parameter name).  ``target`` None means trn2
+    unless ``NEURON_PLATFORM_TARGET_OVERRIDE`` or a legacy ``platform_target`` says otherwise.
+    ``grid`` is a legacy SPMD grid (tuple) or, for the current API, the LNC degree.
+    Any exception raised by the port becomes a ``C2N3023`` diagnostic at the port's line.
+    """
+    k = fn if isinstance(fn, Kernel) else Kernel(fn, legacy=_guess_legacy(fn))
+    if grid is not None:
+        k = k[tuple(grid) if isinstance(grid, (tuple, list)) else grid]
+    args, kwargs = (list(inputs), {}) if isinstance(inputs, (list, tuple)) else ([], dict(inputs))
+    try:
+        res = run(k, args, kwargs, target=target, strict_uninit=strict_uninit, seed=seed)
+    except DiagnosticError:
+        raise
+    except RecursionError as exc:
+        raise DiagnosticError(
+            make("C2N3023", port_exception_loc(exc), exc="RecursionError")
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - a port's bug becomes a diagnostic
+        loc = port_exception_loc(exc)
+        raise DiagnosticError(make("C2N3023", loc, exc=f"{type(exc).__name__}: {exc}")) from None
+    if profile:
+        from cuda2nki.nkisim.profile import build_profile
+
+        res.profile = build_profile(res.trace, res.state)
+    return res
+
+
+def _guess_legacy(fn) -> bool:
+    g = getattr(fn, "__globals__", {})
+    from cuda2nki.nkisim import importer
+
+    for v in g.values():
+        if isinstance(v, importer.SimModule):
+            return v.legacy
+    return False
+
+
+def jit_factory(legacy: bool):
+    def jit(fn=None, *, mode: str | None = None, platform_target: str | None = None, **kw):
+        if fn is None:
+            return lambda f: Kernel(f, legacy=legacy, platform_target=platform_target, mode=mode)
+        if isinstance(fn, Kernel):
+            return fn
+        return Kernel(fn, legacy=legacy, platform_target=platform_target, mode=mode)
+
+    return jit
+
+
+def simulate(kernel):
+    """``nki.simulate(kernel)(*args)`` -> NumPy outputs."""
+    k = kernel if isinstance(kernel, Kernel) else Kernel(kernel, legacy=False)
+
+    def call(*args, **kwargs):
+        return run(k, args, kwargs).outputs
+
+    return call
+
+
+def legacy_simulate_kernel(kernel, *args, **kwargs):
+    """Legacy ``nki.simulate_kernel(kernel[grid], *args)``."""
+    k = kernel if isinstance(kernel, Kernel) else Kernel(kernel, legacy=True)
+    return run(k, args, kwargs).outputs
+
+
+def baremetal(kernel=None, **kw):
+    """Legacy ``nki.baremetal``: there is no device here, so it runs the simulator."""
+    if kernel is None:
+        return lambda k: baremetal(k)
+    return kernel if isinstance(kernel, Kernel) else Kernel(kernel, legacy=True)

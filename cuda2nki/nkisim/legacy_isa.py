@@ -1,0 +1,375 @@
+"""Legacy ``neuronxcc.nki.isa`` (beta 1): instructions return their result tile.
+
+Each wrapper allocates the result (SBUF, or PSUM for TensorE results) with ``dtype=`` or the
+input's dtype, then runs the current-API implementation with ``mask=``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import isa as _isa
+from cuda2nki.nkisim import ops
+from cuda2nki.nkisim.engine import (  # noqa: F401 - re-exported enums
+    dge_mode,
+    engine,
+    matmul_perf_mode,
+    nc_version,
+    oob_mode,
+    record,
+    reduce_cmd,
+)
+from cuda2nki.nkisim.errors import invalid
+from cuda2nki.nkisim.tensor import IndexExpr, NkiTensor, allocate, psum, sbuf
+
+tensor_engine, scalar_engine, gpsimd_engine, vector_engine, unknown_engine = (
+    engine.tensor,
+    engine.scalar,
+    engine.gpsimd,
+    engine.vector,
+    engine.unknown,
+)
+
+get_nc_version = _isa.get_nc_version
+dma_copy = _isa.dma_copy  # keyword form dma_copy(dst=, src=, mask=, dst_rmw_op=)
+dma_compute = _isa.dma_compute
+
+
+def _out(shape, dtype, default, api, buffer=sbuf) -> NkiTensor:
+    d = dt.as_dtype(dtype) if dtype is not None else default
+    return allocate(shape, d, buffer, api=api)
+
+
+def _pdt(*xs) -> dt.NkiDType:
+    res = None
+    for x in xs:
+        d = x.dtype if isinstance(x, NkiTensor) else None
+        if d is not None:
+            res = d if res is None else dt.promote(res, d)
+    return res or dt.float32
+
+
+def nc_matmul(
+    stationary,
+    moving,
+    is_stationary_onezero=False,
+    is_moving_onezero=False,
+    is_transpose=False,
+    perf_mode=None,
+    *,
+    mask=None,
+    dtype=None,
+    **kw,
+) -> NkiTensor:
+    m = stationary.free_size()
+    n = moving.free_size()
+    if perf_mode is not None and "double_row" in str(getattr(perf_mode, "value", perf_mode)):
+        m, n = stationary.shape[-1], moving.shape[-1]
+    out = _out((m, n), dtype, dt.float32, "nisa.nc_matmul", psum)
+    _isa.nc_matmul(
+        out,
+        stationary,
+        moving,
+        is_stationary_onezero,
+        is_moving_onezero,
+        is_transpose,
+        accumulate=False,
+        perf_mode=perf_mode if perf_mode is not None else matmul_perf_mode.none,
+    )
+    return out
+
+
+def nc_transpose(data, engine=engine.unknown, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    p, f = data.partitions(), data.free_size()
+    buf = (
+        psum
+        if (engine in (None, 0, _isa.engine.tensor, _isa.engine.unknown) and (p > 32 or f > 32))
+        or engine == _isa.engine.tensor
+        else sbuf
+    )
+    out = _out((f, p), dtype, data.dtype, "nisa.nc_transpose", buf)
+    _isa.nc_transpose(out, data, engine=engine)
+    return out
+
+
+def activation(
+    op,
+    data,
+    bias=None,
+    scale=1.0,
+    *,
+    mask=None,
+    dtype=None,
+    reduce_op=None,
+    reduce_res=None,
+    reduce_cmd=reduce_cmd.idle,
+    **kw,
+) -> NkiTensor:
+    out = _out(data.shape, dtype, data.dtype, "nisa.activation")
+    _isa.activation(
+        out,
+        op,
+        data,
+        bias=bias,
+        scale=scale,
+        reduce_op=reduce_op,
+        reduce_res=reduce_res,
+        reduce_cmd=reduce_cmd,
+        mask=mask,
+    )
+    return out
+
+
+def activation_reduce(
+    op, data, reduce_op, reduce_res, bias=None, scale=1.0, *, mask=None, dtype=None, **kw
+) -> NkiTensor:
+    out = _out(data.shape, dtype, data.dtype, "nisa.activation_reduce")
+    _isa.activation_reduce(out, op, data, reduce_op, reduce_res, bias=bias, scale=scale, mask=mask)
+    return out
+
+
+def tensor_tensor(
+    data1, data2, op, *, mask=None, dtype=None, engine=engine.unknown, **kw
+) -> NkiTensor:
+    out = _out(data1.shape, dtype, _pdt(data1, data2), "nisa.tensor_tensor")
+    _isa.tensor_tensor(out, data1, data2, op, engine=engine, mask=mask)
+    return out
+
+
+def tensor_scalar(
+    data,
+    op0,
+    operand0,
+    reverse0=False,
+    op1=None,
+    operand1=None,
+    reverse1=False,
+    *,
+    mask=None,
+    dtype=None,
+    engine=engine.unknown,
+    **kw,
+) -> NkiTensor:
+    out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar")
+    _isa.tensor_scalar(
+        out, data, op0, operand0, reverse0, op1, operand1, reverse1, engine=engine, mask=mask
+    )
+    return out
+
+
+def scalar_tensor_tensor(
+    *,
+    data,
+    op0,
+    operand0,
+    op1,
+    operand1,
+    reverse0=False,
+    reverse1=False,
+    mask=None,
+    dtype=None,
+    **kw,
+) -> NkiTensor:
+    out = _out(data.shape, dtype, _pdt(data, operand1), "nisa.scalar_tensor_tensor")
+    _isa.scalar_tensor_tensor(
+        out, data, op0, operand0, op1, operand1, reverse0, reverse1, mask=mask
+    )
+    return out
+
+
+def tensor_reduce(
+    op, data, axis, *, mask=None, dtype=None, negate=False, keepdims=False, **kw
+) -> NkiTensor:
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    axes = tuple(int(a) + (data.ndim if int(a) < 0 else 0) for a in axes)
+    if keepdims:
+        shape = tuple(1 if i in axes else n for i, n in enumerate(data.shape))
+    else:
+        shape = tuple(n for i, n in enumerate(data.shape) if i not in axes)
+        if len(shape) < 2:
+            shape = tuple(1 if i in axes else n for i, n in enumerate(data.shape))[:2]
+    out = _out(shape, dtype, data.dtype, "nisa.tensor_reduce")
+    _isa.tensor_reduce(out, op, data, axes, negate=negate, keepdims=keepdims, mask=mask)
+    return out
+
+
+def tensor_partition_reduce(op, data, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    out = _out((1, data.free_size()), dtype, data.dtype, "nisa.tensor_partition_reduce")
+    _isa.tensor_partition_reduce(out, op, data)
+    return out
+
+
+def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> NkiTensor:
+    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy")
+    _isa.tensor_copy(out, src, engine=engine, mask=mask)
+    return out
+
+
+def reciprocal(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    out = _out(data.shape, dtype, data.dtype, "nisa.reciprocal")
+    _isa.reciprocal(out, data, mask=mask)
+    return out
+
+
+def memset(shape, value, dtype, *, mask=None, engine=engine.unknown, **kw) -> NkiTensor:
+    out = _out(shape, dtype, dt.float32, "nisa.memset")
+    _isa.memset(out, value, engine=engine, mask=mask)
+    return out
+
+
+def iota(expr, dtype, *, mask=None, **kw) -> NkiTensor:
+    """Legacy ``iota(expr, dtype)``: the value of an affine arange expression as a tile."""
+    if not isinstance(expr, IndexExpr):
+        raise invalid("nisa.iota", "expr must be an affine expression of nl.arange")
+    arr = expr.arr
+    if arr.ndim < 2:
+        raise invalid("nisa.iota", "the expression needs at least 2 dimensions (add [:, None])")
+    out = _out(arr.shape, dtype, dt.int32, "nisa.iota")
+    out.assign(
+        arr.astype(np.int32).astype(np.float64) if out.dtype.is_float else arr,
+        where=_isa.mask_where(mask, arr.shape),
+        api="nisa.iota",
+    )
+    record("gpsimd", "iota", (out,))
+    return out
+
+
+def bn_stats(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    out = _out((data.partitions(), 6), dtype, data.dtype, "nisa.bn_stats")
+    _isa.bn_stats(out, data)
+    return out
+
+
+def bn_aggr(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    out = _out((data.partitions(), 2), dtype, data.dtype, "nisa.bn_aggr")
+    _isa.bn_aggr(out, data)
+    return out
+
+
+def affine_select(pred, on_true_tile, on_false_value, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    """Legacy form: ``pred`` is a mask over the index grid (e.g. ``iy < ix``)."""
+    from cuda2nki.nkisim.tensor import Mask
+
+    if not isinstance(pred, Mask):
+        raise invalid("nisa.affine_select", "pred must be a comparison of nl.arange expressions")
+    out = _out(on_true_tile.shape, dtype, on_true_tile.dtype, "nisa.affine_select")
+    cond = np.broadcast_to(pred.arr, on_true_tile.shape)
+    v = np.where(cond, on_true_tile.f32(), np.float32(on_false_value))
+    out.assign(v, where=_isa.mask_where(mask, out.shape), api="nisa.affine_select")
+    record("gpsimd", "affine_select", (out, on_true_tile))
+    return out
+
+
+def dropout(data, prob, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    out = _out(data.shape, dtype, data.dtype, "nisa.dropout")
+    _isa.dropout(out, data, prob)
+    return out
+
+
+def tensor_tensor_scan(
+    data0, data1, initial, op0, op1, reverse0=False, reverse1=False, *, mask=None, dtype=None, **kw
+) -> NkiTensor:
+    out = _out(data0.shape, dtype, _pdt(data0, data1), "nisa.tensor_tensor_scan")
+    _isa.tensor_tensor_scan(out, data0, data1, initial, op0, op1, reverse0, reverse1)
+    return out
+
+
+def max8(src, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    out = _out((src.partitions(), 8), dtype, src.dtype, "nisa.max8")
+    _isa.max8(out, src)
+    return out
+
+
+def nc_find_index8(data, vals, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    out = _out((data.partitions(), 8), dtype, dt.uint32, "nisa.nc_find_index8")
+    _isa.nc_find_index8(out, data, vals)
+    return out
+
+
+def nc_match_replace8(data, vals, imm, *, mask=None, dtype=None, dst_idx=None, **kw) -> NkiTensor:
+    out = _out(data.shape, dtype, data.dtype, "nisa.nc_match_replace8")
+    _isa.nc_match_replace8(out, data, vals, imm, dst_idx=dst_idx)
+    return out
+
+
+def nc_stream_shuffle(src, dst, shuffle_mask, *, mask=None, **kw) -> None:
+    _isa.nc_stream_shuffle(dst, src, shuffle_mask)
+
+
+def range_select(
+    *,
+    on_true_tile,
+    comp_op0,
+    comp_op1,
+    bound0,
+    bound1,
+    reduce_cmd=reduce_cmd.idle,
+    reduce_res=None,
+    reduce_op=None,
+    range_start=0,
+    on_false_value=-3.4028235e38,
+    mask=None,
+    dtype=None,
+    **kw,
+) -> NkiTensor:
+    out = _out(on_true_tile.shape, dtype, on_true_tile.dtype, "nisa.range_select")
+    _isa.range_select(
+        out,
+        on_true_tile,
+        comp_op0,
+        comp_op1,
+        bound0,
+        bound1,
+        reduce_cmd,
+        reduce_res,
+        reduce_op,
+        range_start,
+        on_false_value,
+    )
+    return out
+
+
+def select_reduce(
+    predicate,
+    on_true,
+    on_false,
+    *,
+    reduce_res=None,
+    reduce_cmd=reduce_cmd.idle,
+    reduce_op=None,
+    reverse_pred=False,
+    mask=None,
+    dtype=None,
+    **kw,
+) -> NkiTensor:
+    out = _out(on_true.shape, dtype, on_true.dtype, "nisa.select_reduce")
+    _isa.select_reduce(
+        out, predicate, on_true, on_false, reduce_res, reduce_cmd, reduce_op, reverse_pred
+    )
+    return out
+
+
+def tensor_scalar_reduce(
+    *, data, op0, operand0, reduce_op, reduce_res, reverse0=False, mask=None, dtype=None, **kw
+) -> NkiTensor:
+    out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar_reduce")
+    _isa.tensor_scalar_reduce(out, data, op0, operand0, reduce_op, reduce_res, reverse0)
+    return out
+
+
+def nc_n_gather(data, indices, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    out = _out(indices.shape, dtype, data.dtype, "nisa.nc_n_gather")
+    _isa.nc_n_gather(out, data, indices)
+    return out
+
+
+def dma_transpose(src, *, axes=None, mask=None, dtype=None, **kw) -> NkiTensor:
+    axes = axes or {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}[src.ndim]
+    shape = tuple(src.shape[a] for a in axes)
+    out = _out(shape, dtype, src.dtype, "nisa.dma_transpose")
+    _isa.dma_transpose(out, src, axes=axes)
+    return out
+
+
+del ops

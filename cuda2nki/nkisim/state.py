@@ -1,0 +1,168 @@
+"""Per-run simulator state: target, API generation, trace, memory accounting, engine registers.
+
+One :class:`SimState` is active while a kernel runs (a stack, so nested runs work).  Outside a
+kernel a default state is used so that ``nl`` helpers still work in plain Python (tests, REPL).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, make
+
+
+@dataclass(frozen=True)
+class Target:
+    """Per-target limits and clocks (reference NKI.md sections 3 and 10)."""
+
+    name: str
+    nc_version: int
+    sbuf_bytes: int  # usable bytes per partition (tile_size.total_available_sbuf_size)
+    sbuf_total_per_partition: int
+    moving_fmax_f32: int  # matmul moving free size limit (fp32 PSUM dst)
+    moving_fmax_bf16: int
+    psum_tile_max_bytes: int  # largest single PSUM tile per partition
+    pe_ghz: float
+    vector_ghz: float
+    scalar_ghz: float
+    gpsimd_ghz: float
+    dma_bytes_per_ns_per_engine: float
+
+
+TARGETS: dict[str, Target] = {
+    "trn1": Target("trn1", 2, 180224, 196608, 512, 512, 2048, 2.8, 1.12, 1.4, 1.4, 17.0),
+    "trn2": Target("trn2", 3, 212984, 229376, 512, 512, 2048, 2.4, 0.96, 1.2, 1.2, 23.0),
+    "trn3": Target("trn3", 4, 245752, 262144, 4096, 8192, 16384, 2.4, 1.2, 1.2, 1.2, 33.0),
+}
+TARGET_ALIASES = {"inf2": "trn1", "gen2": "trn1", "gen3": "trn2", "gen4": "trn3"}
+PSUM_BANK_BYTES = 2048
+PSUM_BANKS = 8
+PMAX = 128
+
+
+def resolve_target(cli: str | None = None, legacy_platform: str | None = None) -> Target:
+    """Reference 14.1: CLI, then NEURON_PLATFORM_TARGET_OVERRIDE, then legacy platform_target."""
+    for cand in (cli, os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE"), legacy_platform):
+        if cand:
+            name = TARGET_ALIASES.get(str(cand).lower(), str(cand).lower())
+            if name not in TARGETS:
+                raise DiagnosticError(
+                    make("C2N0002", option="target", reason=f"unknown target '{cand}'")
+                )
+            return TARGETS[name]
+    return TARGETS["trn2"]
+
+
+@dataclass(slots=True)
+class Instr:
+    """One executed instruction (kept small; aggregated lazily by the profiler)."""
+
+    engine: str  # tensor | vector | scalar | gpsimd | dma
+    op: str
+    shapes: tuple
+    dtypes: tuple
+    buffers: tuple
+    partitions: int
+    free: int
+    dma_bytes: int
+    file: str
+    line: int
+    extra: tuple = ()
+
+
+@dataclass
+class SimState:
+    target: Target = field(default_factory=lambda: TARGETS["trn2"])
+    legacy: bool = False
+    strict_uninit: bool = False
+    check_capacity: bool = True
+    trace: list[Instr] = field(default_factory=list)
+    warnings: list[Diagnostic] = field(default_factory=list)
+    program_id: tuple[int, ...] = ()
+    grid: tuple[int, ...] = ()
+    lnc: int = 1
+    seed: int = 0
+    # live on-chip memory: storage id -> (bytes per partition or banks, alloc site)
+    live_sbuf: dict[int, tuple[int, tuple[str, int]]] = field(default_factory=dict)
+    live_psum: dict[int, tuple[int, tuple[str, int]]] = field(default_factory=dict)
+    sbuf_now: int = 0
+    psum_banks_now: int = 0
+    psum_bytes_now: int = 0
+    peak_sbuf: int = 0
+    peak_psum_bytes: int = 0
+    peak_psum_banks: int = 0
+    rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
+    scalar_acc: np.ndarray = field(default_factory=lambda: np.zeros(PMAX, np.float32))
+    vector_acc: np.ndarray = field(default_factory=lambda: np.zeros(PMAX, np.float32))
+    input_storages: set[int] = field(default_factory=set)
+    input_names: dict[int, str] = field(default_factory=dict)
+    shared_outputs: dict = field(default_factory=dict)
+    shared_seq: dict = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ memory accounting
+    def alloc_sbuf(self, sid: int, nbytes: int, site: tuple[str, int]) -> None:
+        self.live_sbuf[sid] = (nbytes, site)
+        self.sbuf_now += nbytes
+
+    def free_sbuf(self, sid: int) -> None:
+        ent = self.live_sbuf.pop(sid, None)
+        if ent is not None:
+            self.sbuf_now -= ent[0]
+
+    def alloc_psum(self, sid: int, nbytes: int, banks: int, site: tuple[str, int]) -> None:
+        self.live_psum[sid] = (banks, site, nbytes)  # type: ignore[assignment]
+        self.psum_banks_now += banks
+        self.psum_bytes_now += nbytes
+
+    def free_psum(self, sid: int) -> None:
+        ent = self.live_psum.pop(sid, None)
+        if ent is not None:
+            self.psum_banks_now -= ent[0]
+            self.psum_bytes_now -= ent[2]  # type: ignore[misc]
+
+    def sample_memory(self) -> None:
+        """Called at every instruction: update peaks, enforce capacity (reference 3.3)."""
+        if self.sbuf_now > self.peak_sbuf:
+            self.peak_sbuf = self.sbuf_now
+            if self.check_capacity and self.sbuf_now > self.target.sbuf_bytes:
+                site = next(reversed(self.live_sbuf.values()))[1]
+                raise _at(
+                    site,
+                    "C2N3017",
+                    size=self.sbuf_now,
+                    limit=self.target.sbuf_bytes,
+                    target=self.target.name,
+                )
+        if self.psum_bytes_now > self.peak_psum_bytes:
+            self.peak_psum_bytes = self.psum_bytes_now
+        if self.psum_banks_now > self.peak_psum_banks:
+            self.peak_psum_banks = self.psum_banks_now
+            if self.check_capacity and self.psum_banks_now > PSUM_BANKS:
+                site = next(reversed(self.live_psum.values()))[1]
+                raise _at(site, "C2N3018", banks=self.psum_banks_now)
+
+
+def _at(site: tuple[str, int], code: str, **fmt: object) -> DiagnosticError:
+    from cuda2nki.diagnostics import SourceLoc
+
+    return DiagnosticError(make(code, SourceLoc(site[0], site[1], 1), **fmt))
+
+
+_STACK: list[SimState] = [SimState()]
+
+
+def current() -> SimState:
+    return _STACK[-1]
+
+
+def push(state: SimState) -> None:
+    _STACK.append(state)
+
+
+def pop() -> SimState:
+    if len(_STACK) > 1:
+        return _STACK.pop()
+    return _STACK[-1]

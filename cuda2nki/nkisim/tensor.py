@@ -1,0 +1,1064 @@
+"""Storages and tensor views.
+
+A :class:`Storage` is one allocation (flat NumPy buffer, NKI dtype, memory kind, allocation shape and
+site).  A :class:`NkiTensor` is a view of a storage: either a strided NumPy view of the flat buffer
+(the common case, zero copy) or, for gathers (legacy out-of-range/indirect indices, vector-offset
+access patterns), an array of flat element indices (``-1`` = out of range).
+
+Fresh storages are poisoned lazily (NaN for floats, 4 for integers, reference 8.5): the fill happens
+at the first access unless that access is a write covering the whole storage, which makes
+allocate-then-overwrite (the usual pattern) as cheap as ``np.empty``.
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+from collections.abc import Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import as_strided
+
+from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import state as st
+from cuda2nki.nkisim.errors import fail, invalid, port_site, unsupported
+
+
+class MemoryRegion:
+    """``nl.sbuf``, ``nl.psum``, ``nl.hbm``, ``nl.private_hbm``, ``nl.shared_hbm``."""
+
+    __slots__ = ("name", "on_chip")
+
+    def __init__(self, name: str, on_chip: bool):
+        self.name = name
+        self.on_chip = on_chip
+
+    def __repr__(self) -> str:
+        return f"nl.{self.name}"
+
+    __str__ = __repr__
+
+
+sbuf = MemoryRegion("sbuf", True)
+psum = MemoryRegion("psum", True)
+hbm = MemoryRegion("hbm", False)
+private_hbm = MemoryRegion("private_hbm", False)
+shared_hbm = MemoryRegion("shared_hbm", False)
+REGIONS = {r.name: r for r in (sbuf, psum, hbm, private_hbm, shared_hbm)}
+
+
+class par_dim:  # noqa: N801 - NKI spelling
+    """Legacy block-dimension marker: ``nl.ndarray((nb, nl.par_dim(128), F))``."""
+
+    __slots__ = ("size",)
+
+    def __init__(self, size: int):
+        self.size = int(size)
+
+    def __index__(self) -> int:
+        return self.size
+
+    def __int__(self) -> int:
+        return self.size
+
+    def __repr__(self) -> str:
+        return f"par_dim({self.size})"
+
+
+# --------------------------------------------------------------------------- storage
+
+
+class Storage:
+    __slots__ = (
+        "flat",
+        "dtype",
+        "buffer",
+        "shape",
+        "pdim",
+        "name",
+        "fresh",
+        "written",
+        "mm_written",
+        "site",
+        "is_input",
+        "__weakref__",
+    )
+
+    def __init__(
+        self,
+        flat: np.ndarray,
+        dtype: dt.NkiDType,
+        buffer: MemoryRegion,
+        shape: tuple,
+        pdim: int | None,
+        name: str,
+        site: tuple[str, int],
+        fresh: bool,
+    ):
+        self.flat = flat
+        self.dtype = dtype
+        self.buffer = buffer
+        self.shape = shape
+        self.pdim = pdim
+        self.name = name
+        self.fresh = fresh
+        self.written: np.ndarray | None = None
+        self.mm_written: np.ndarray | None = None
+        self.site = site
+        self.is_input = False
+
+    def poison(self) -> None:
+        if self.fresh:
+            self.fresh = False
+            self.flat.fill(dt.poison_value(self.dtype))
+
+    def bytes_per_partition(self) -> int:
+        if self.pdim is None:
+            return 0
+        n = 1
+        for i, s in enumerate(self.shape):
+            if i != self.pdim:
+                n *= s
+        return n * self.dtype.itemsize
+
+
+def _normalize_shape(shape) -> tuple[tuple[int, ...], int | None]:
+    if isinstance(shape, (int, np.integer, par_dim)):
+        shape = (shape,)
+    dims, pdim = [], None
+    for i, s in enumerate(shape):
+        if isinstance(s, par_dim):
+            pdim = i
+        dims.append(int(s))
+    return tuple(dims), pdim
+
+
+def allocate(
+    shape,
+    dtype,
+    buffer: MemoryRegion | None = None,
+    name: str = "",
+    *,
+    api: str = "nl.ndarray",
+    fill=None,
+) -> NkiTensor:
+    """Allocate a tensor (checks rank, partition size, PSUM bank size; accounts on-chip bytes)."""
+    state = st.current()
+    if buffer is None:
+        buffer = sbuf
+    if isinstance(buffer, str):
+        if state.legacy and buffer in REGIONS:
+            buffer = REGIONS[buffer]
+        else:
+            raise invalid(
+                api, f"buffer must be nl.sbuf/nl.psum/nl.hbm/..., not the string '{buffer}'"
+            )
+    if not isinstance(buffer, MemoryRegion):
+        raise invalid(api, f"unknown buffer {buffer!r}")
+    try:
+        ndt = dt.as_dtype(dtype)
+    except TypeError as exc:
+        raise fail("C2N3016", api=api, detail=str(exc)) from None
+    dims, pdim = _normalize_shape(shape)
+    if any(d < 0 for d in dims):
+        raise invalid(api, f"negative dimension in shape {dims}")
+    what = f"'{name}'" if name else f"of shape {dims}"
+    if buffer.on_chip:
+        if pdim is None:
+            pdim = 0
+        if len(dims) - pdim < 2:
+            raise fail("C2N3003", what=what, shape=dims)
+        if dims[pdim] > st.PMAX:
+            raise fail("C2N3002", what=what, size=dims[pdim])
+    else:
+        pdim = None
+    size = math.prod(dims)
+    site = port_site()
+    if buffer is shared_hbm and (state.grid or state.lnc > 1):
+        # SPMD instances share their outputs: the n-th shared_hbm allocation at a site is one tensor.
+        n = state.shared_seq.get(site, 0)
+        state.shared_seq[site] = n + 1
+        prev = state.shared_outputs.get((site, n))
+        if prev is not None and prev.shape == dims and prev.dtype == ndt:
+            return NkiTensor(prev, prev.flat.reshape(dims), ndt, None)
+    if fill is None:
+        flat = np.empty(size, ndt.np_dtype)
+        fresh = True
+    else:
+        flat = np.full(size, fill, dtype=ndt.np_dtype) if not isinstance(fill, np.ndarray) else fill
+        fresh = False
+    stg = Storage(flat, ndt, buffer, dims, pdim, name, site, fresh)
+    if state.strict_uninit:
+        stg.written = np.full(size, not fresh, dtype=bool)
+    if buffer is psum:
+        tile_bytes = math.prod(dims[pdim + 1 :]) * ndt.itemsize
+        if tile_bytes > state.target.psum_tile_max_bytes:
+            raise fail("C2N3008", what=what, size=tile_bytes, target=state.target.name)
+        nblocks = math.prod(dims[:pdim])
+        banks = nblocks * max(1, -(-tile_bytes // st.PSUM_BANK_BYTES))
+        state.alloc_psum(id(stg), nblocks * tile_bytes, banks, site)
+        weakref.finalize(stg, state.free_psum, id(stg))
+    elif buffer is sbuf:
+        state.alloc_sbuf(id(stg), stg.bytes_per_partition(), site)
+        weakref.finalize(stg, state.free_sbuf, id(stg))
+    if buffer is shared_hbm and (state.grid or state.lnc > 1):
+        state.shared_outputs[(site, state.shared_seq[site] - 1)] = stg
+    arr = flat.reshape(dims)
+    return NkiTensor(stg, arr, ndt, pdim)
+
+
+def wrap_host(
+    array: np.ndarray, dtype: dt.NkiDType | None = None, buffer: MemoryRegion = hbm, name: str = ""
+) -> NkiTensor:
+    """An HBM tensor holding a copy of a host array (kernel inputs)."""
+    ndt = dtype or dt.from_numpy(array.dtype)
+    vals = dt.convert(np.asarray(array), ndt)
+    flat = np.array(vals, dtype=ndt.np_dtype, copy=True).reshape(-1)
+    stg = Storage(flat, ndt, buffer, tuple(array.shape), None, name, ("<host>", 0), False)
+    if st.current().strict_uninit:
+        stg.written = np.ones(flat.size, dtype=bool)
+    return NkiTensor(stg, flat.reshape(array.shape), ndt, None)
+
+
+# --------------------------------------------------------------------------- legacy index exprs
+
+
+class IndexExpr:
+    """Legacy affine index tile (``nl.arange``/``nl.mgrid``): an int array with NKI arithmetic."""
+
+    __slots__ = ("arr",)
+    __array_ufunc__ = None
+
+    def __init__(self, arr):
+        self.arr = np.asarray(arr, dtype=np.int64)
+
+    @property
+    def shape(self) -> tuple:
+        return self.arr.shape
+
+    def __getitem__(self, key) -> IndexExpr:
+        return IndexExpr(self.arr[key])
+
+    def _bin(self, other, f):
+        o = other.arr if isinstance(other, IndexExpr) else other
+        if isinstance(o, NkiTensor):
+            raise unsupported("tensor values in an index expression")
+        return IndexExpr(f(self.arr, o))
+
+    def __add__(self, o):
+        return self._bin(o, np.add)
+
+    __radd__ = __add__
+
+    def __sub__(self, o):
+        return self._bin(o, np.subtract)
+
+    def __rsub__(self, o):
+        return self._bin(o, lambda a, b: b - a)
+
+    def __mul__(self, o):
+        return self._bin(o, np.multiply)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, o):
+        return self._bin(o, np.floor_divide)
+
+    def __mod__(self, o):
+        return self._bin(o, np.mod)
+
+    def __neg__(self):
+        return IndexExpr(-self.arr)
+
+    def _cmp(self, o, f):
+        o = o.arr if isinstance(o, IndexExpr) else o
+        return Mask(f(self.arr, o))
+
+    def __lt__(self, o):
+        return self._cmp(o, np.less)
+
+    def __le__(self, o):
+        return self._cmp(o, np.less_equal)
+
+    def __gt__(self, o):
+        return self._cmp(o, np.greater)
+
+    def __ge__(self, o):
+        return self._cmp(o, np.greater_equal)
+
+    def __eq__(self, o):  # type: ignore[override]
+        return self._cmp(o, np.equal)
+
+    def __ne__(self, o):  # type: ignore[override]
+        return self._cmp(o, np.not_equal)
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        return f"IndexExpr(shape={self.arr.shape})"
+
+
+class Mask:
+    """Legacy ``mask=`` predicate: a boolean array over the (broadcast) index grid."""
+
+    __slots__ = ("arr",)
+    __array_ufunc__ = None
+
+    def __init__(self, arr):
+        self.arr = np.asarray(arr, dtype=bool)
+
+    def __and__(self, o):
+        return Mask(self.arr & _mask_arr(o))
+
+    __rand__ = __and__
+
+    def __or__(self, o):
+        return Mask(self.arr | _mask_arr(o))
+
+    __ror__ = __or__
+
+    def __invert__(self):
+        return Mask(~self.arr)
+
+    def __bool__(self) -> bool:
+        raise invalid("mask", "use '&' / '|' to combine masks, not 'and' / 'or'")
+
+
+def _mask_arr(o) -> np.ndarray:
+    if isinstance(o, Mask):
+        return o.arr
+    if isinstance(o, (bool, np.bool_)):
+        return np.asarray(o)
+    raise invalid("mask", f"cannot combine a mask with {type(o).__name__}")
+
+
+# --------------------------------------------------------------------------- tensor view
+
+
+def _offset_of(a: np.ndarray, base: np.ndarray) -> int:
+    return (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // a.itemsize
+
+
+class NkiTensor:
+    """A view of a :class:`Storage` (``nl.ndarray`` results, kernel arguments, slices)."""
+
+    __slots__ = ("storage", "a", "dtype", "pdim", "index", "__weakref__")
+    __array_ufunc__ = None
+
+    def __init__(
+        self,
+        storage: Storage,
+        a: np.ndarray | None,
+        dtype: dt.NkiDType,
+        pdim: int | None,
+        index: np.ndarray | None = None,
+    ):
+        self.storage = storage
+        self.a = a
+        self.dtype = dtype
+        self.pdim = pdim
+        self.index = index
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.a.shape if self.a is not None else self.index.shape  # type: ignore[union-attr]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def buffer(self) -> MemoryRegion:
+        return self.storage.buffer
+
+    @property
+    def name(self) -> str:
+        return self.storage.name
+
+    @property
+    def itemsize(self) -> int:
+        return self.dtype.itemsize
+
+    @property
+    def on_chip(self) -> bool:
+        return self.storage.buffer.on_chip
+
+    @property
+    def offset(self) -> int:
+        if self.a is None:
+            raise unsupported("offset of an indirect (gathered) tensor view")
+        return _offset_of(self.a, self.storage.flat)
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        if self.a is None:
+            raise unsupported("strides of an indirect (gathered) tensor view")
+        return tuple(s // self.a.itemsize for s in self.a.strides)
+
+    def partitions(self) -> int:
+        """Partitions spanned (1 for HBM views)."""
+        if self.pdim is None:
+            return 1
+        return self.shape[self.pdim]
+
+    def free_size(self) -> int:
+        """Elements per partition (for on-chip) or total elements (HBM)."""
+        if self.pdim is None:
+            return self.size
+        p = self.shape[self.pdim]
+        return self.size // p if p else 0
+
+    def is_indirect(self) -> bool:
+        return self.index is not None
+
+    def describe(self) -> str:
+        n = f"'{self.name}' " if self.name else ""
+        return f"{n}{tuple(self.shape)} {self.dtype.name} in {self.buffer.name}"
+
+    def __repr__(self) -> str:
+        return f"NkiTensor({self.describe()})"
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __iter__(self):
+        raise invalid("NkiTensor", "tensors are not iterable; index them explicitly")
+
+    def __bool__(self) -> bool:
+        raise invalid(
+            "NkiTensor",
+            "the truth value of a tensor is not known at trace time "
+            "(control flow on tensor values is not allowed)",
+        )
+
+    # ------------------------------------------------------------------ data access
+    def values(self, api: str = "read") -> np.ndarray:
+        """Stored values (storage dtype); a view for strided tensors, a gather otherwise."""
+        stg = self.storage
+        if stg.fresh:
+            stg.poison()
+        if stg.written is not None:
+            self._check_written(api)
+        if self.index is None:
+            return self.a  # type: ignore[return-value]
+        idx = self.index
+        ok = idx >= 0
+        flat = (
+            stg.flat
+            if self.a is None and self.dtype.np_dtype == stg.flat.dtype
+            else stg.flat.view(self.dtype.np_dtype)
+        )
+        vals = flat[np.where(ok, idx, 0)]
+        if not ok.all():
+            vals[~ok] = dt.poison_value(self.dtype)
+        return vals
+
+    def f32(self, api: str = "read") -> np.ndarray:
+        v = self.values(api)
+        if self.dtype.is_float:
+            return v if v.dtype == dt.F32 else v.astype(np.float32)
+        return v.astype(np.float32)
+
+    def _written_view(self) -> np.ndarray:
+        w = self.storage.written
+        assert w is not None
+        if self.index is not None:
+            ok = self.index >= 0
+            return np.where(ok, w[np.where(ok, self.index, 0)], True)
+        a = self.a
+        off = (
+            _offset_of(a, self.storage.flat.view(a.dtype))
+            if a.dtype != self.storage.flat.dtype
+            else _offset_of(a, self.storage.flat)
+        )
+        strides = tuple(s // a.itemsize for s in a.strides)
+        return as_strided(w[off:] if a.size else w, a.shape, strides)
+
+    def _check_written(self, api: str) -> None:
+        if self.dtype.np_dtype != self.storage.flat.dtype:
+            return
+        if not self._written_view().all():
+            raise fail("C2N3020", api=api, what=self.describe())
+
+    def assign(self, vals, where: np.ndarray | None = None, api: str = "write") -> None:
+        """Write computed values (converted to this tensor's dtype with NKI rounding)."""
+        stg = self.storage
+        if stg.is_input and st.current().legacy:
+            raise fail("C2N3012", api=api, what=stg.name or "?")
+        shape = self.shape
+        if not isinstance(vals, np.ndarray):
+            vals = np.asarray(vals, dtype=np.float32 if isinstance(vals, float) else None)
+        conv = dt.convert(vals, self.dtype)
+        if conv.shape != shape:
+            if conv.size == math.prod(shape) and conv.ndim:
+                conv = conv.reshape(shape)
+            else:
+                try:
+                    conv = np.broadcast_to(conv, shape)
+                except ValueError:
+                    raise fail(
+                        "C2N3014",
+                        api=api,
+                        detail=f"cannot write values of shape {conv.shape} into {self.describe()}",
+                    ) from None
+        if self.index is not None:
+            self._scatter(conv, where, api)
+            return
+        a = self.a
+        if stg.fresh:
+            if where is None and a.size == stg.flat.size and 0 not in a.strides:
+                stg.fresh = False
+            else:
+                stg.poison()
+        try:
+            if where is None:
+                a[...] = conv
+            else:
+                np.copyto(a, conv, where=np.broadcast_to(where, shape))
+        except ValueError as exc:
+            raise invalid(api, f"cannot write into this view ({exc})") from None
+        if stg.written is not None:
+            wv = self._written_view()
+            if where is None:
+                wv[...] = True
+            else:
+                wv |= np.broadcast_to(where, shape)
+
+    def _scatter(self, conv: np.ndarray, where: np.ndarray | None, api: str) -> None:
+        stg = self.storage
+        stg.poison()
+        idx = self.index
+        sel = idx >= 0
+        if where is not None:
+            w = np.broadcast_to(where, idx.shape)
+            if (w & ~sel).any():
+                raise fail("C2N3019", detail=f"{api} writes outside {stg.name or 'the tensor'}")
+            sel = sel & w
+        elif not sel.all():
+            raise fail("C2N3019", detail=f"{api} writes outside {stg.name or 'the tensor'}")
+        flat = (
+            stg.flat
+            if self.dtype.np_dtype == stg.flat.dtype
+            else stg.flat.view(self.dtype.np_dtype)
+        )
+        flat[idx[sel]] = np.broadcast_to(conv, idx.shape)[sel]
+        if stg.written is not None:
+            stg.written[idx[sel]] = True
+
+    # ------------------------------------------------------------------ indexing
+    def __getitem__(self, key) -> NkiTensor:
+        if not isinstance(key, tuple):
+            key = (key,)
+        for k in key:
+            if isinstance(k, (IndexExpr, NkiTensor, np.ndarray, list)):
+                return self._advanced(key)
+        return self._basic(key)
+
+    def _expand(self, key: tuple) -> tuple:
+        n_ell = sum(1 for k in key if k is Ellipsis)
+        if n_ell > 1:
+            raise invalid("indexing", "at most one '...' in an index")
+        nd = self.ndim
+        if n_ell:
+            i = key.index(Ellipsis)
+            fill = nd - (len(key) - 1)
+            key = key[:i] + (slice(None),) * max(fill, 0) + key[i + 1 :]
+        if len(key) > nd:
+            raise fail(
+                "C2N3019", detail=f"{len(key)} indices for a {nd}-D tensor {self.describe()}"
+            )
+        return key + (slice(None),) * (nd - len(key))
+
+    def _basic(self, key: tuple) -> NkiTensor:
+        key = self._expand(key)
+        shape = self.shape
+        pdim = self.pdim
+        on_chip = pdim is not None
+        new_key: list = []
+        dropped_free: list[int] = []  # positions in new_key of dropped free-dim ints
+        new_pdim = None
+        kept = 0
+        for d, k in enumerate(key):
+            n = shape[d]
+            if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+                i = int(k)
+                if i < 0:
+                    i += n
+                if not 0 <= i < n:
+                    raise fail(
+                        "C2N3019",
+                        detail=f"index {int(k)} on dimension {d} of size {n} ({self.describe()})",
+                    )
+                if on_chip and d == pdim:
+                    new_key.append(slice(i, i + 1))
+                    new_pdim = kept
+                    kept += 1
+                else:
+                    if not on_chip or d > pdim:  # type: ignore[operator]
+                        dropped_free.append(len(new_key))
+                    new_key.append(i)
+            elif isinstance(k, slice):
+                new_key.append(_check_slice(k, n, d, self))
+                if on_chip and d == pdim:
+                    new_pdim = kept
+                kept += 1
+            elif k is None:
+                new_key.append(None)
+                kept += 1
+            else:
+                raise invalid("indexing", f"unsupported index {k!r} of type {type(k).__name__}")
+        min_rank = 2 if on_chip else 1
+        while kept < min_rank and dropped_free:
+            pos = dropped_free.pop()
+            i = new_key[pos]
+            new_key[pos] = slice(i, i + 1)
+            kept += 1
+        if self.index is not None:
+            return NkiTensor(self.storage, None, self.dtype, new_pdim, self.index[tuple(new_key)])
+        return NkiTensor(
+            self.storage,
+            self.a[tuple(new_key)],
+            self.dtype,  # type: ignore[index]
+            new_pdim if on_chip else None,
+        )
+
+    def _advanced(self, key: tuple) -> NkiTensor:
+        """Legacy affine/indirect indexing with index tiles (reference 4.2)."""
+        if any(isinstance(k, slice) for k in key):
+            raise invalid(
+                "indexing",
+                "mixing basic (slice) and advanced (arange) indexing in one "
+                "subscript is not allowed",
+            )
+        if len(key) > self.ndim:
+            raise fail("C2N3019", detail=f"{len(key)} indices for a {self.ndim}-D tensor")
+        arrs = []
+        for k in key:
+            if isinstance(k, IndexExpr):
+                arrs.append(k.arr)
+            elif isinstance(k, NkiTensor):
+                v = k.values("index")
+                arrs.append(np.asarray(v).astype(np.int64))
+            elif isinstance(k, (int, np.integer)):
+                arrs.append(np.asarray(int(k), dtype=np.int64))
+            else:
+                arrs.append(np.asarray(k, dtype=np.int64))
+        shape = self.shape
+        nrest = self.ndim - len(key)
+        bshape = np.broadcast_shapes(*[a.shape for a in arrs])
+        rest = shape[len(key) :]
+        out_shape = tuple(bshape) + tuple(rest)
+        nb = len(bshape)
+        lead = [a.reshape(a.shape + (1,) * nrest) for a in arrs]
+        for j in range(nrest):
+            r = np.arange(rest[j], dtype=np.int64).reshape(
+                (1,) * (nb + j) + (rest[j],) + (1,) * (nrest - j - 1)
+            )
+            lead.append(r)
+        inb = np.ones(out_shape, dtype=bool)
+        for d, a in enumerate(lead):
+            inb &= (a >= 0) & (a < shape[d])
+        if self.index is not None:
+            safe = [np.where(inb, np.broadcast_to(a, out_shape), 0) for a in lead]
+            idx = self.index[tuple(safe)]
+            idx = np.where(inb, idx, -1)
+            return NkiTensor(
+                self.storage, None, self.dtype, 0 if self.pdim is not None else None, idx
+            )
+        base = (
+            self.storage.flat
+            if self.a.dtype == self.storage.flat.dtype
+            else self.storage.flat.view(self.a.dtype)
+        )
+        off = _offset_of(self.a, base)
+        strides = [s // self.a.itemsize for s in self.a.strides]
+        flat = np.full(out_shape, off, dtype=np.int64)
+        for d, a in enumerate(lead):
+            if strides[d]:
+                flat = flat + strides[d] * a
+        flat = np.broadcast_to(flat, out_shape)
+        pdim = 0 if self.pdim is not None else None
+        if inb.all():
+            aff = _affine_strides(flat)
+            if aff is not None:
+                f0 = int(flat.reshape(-1)[0]) if flat.size else off
+                a = as_strided(base[f0:], out_shape, tuple(s * base.itemsize for s in aff))
+                return NkiTensor(self.storage, a, self.dtype, pdim)
+        return NkiTensor(self.storage, None, self.dtype, pdim, np.where(inb, flat, -1))
+
+    def __setitem__(self, key, value) -> None:
+        from cuda2nki.nkisim import language as _nl
+
+        _nl._setitem(self, key, value)
+
+    # ------------------------------------------------------------------ view methods (0.5.0+)
+    def _with(self, a: np.ndarray, pdim=...) -> NkiTensor:
+        return NkiTensor(self.storage, a, self.dtype, self.pdim if pdim is ... else pdim)
+
+    def _need_strided(self, api: str) -> np.ndarray:
+        if self.a is None:
+            raise unsupported(api, "on an indirect (gathered) view")
+        return self.a
+
+    def slice(self, dim: int, start: int, end: int, step: int = 1) -> NkiTensor:
+        key = [slice(None)] * self.ndim
+        key[dim] = slice(start, end, step)
+        return self[tuple(key)]
+
+    def select(self, dim: int, index) -> NkiTensor:
+        if isinstance(index, NkiTensor):
+            index = int(np.asarray(index.values("select")).reshape(-1)[0])
+        if self.pdim is not None and dim == self.pdim:
+            raise invalid("select", "cannot select on the partition dimension of an on-chip tensor")
+        n = self.shape[dim]
+        i = int(index) + (n if int(index) < 0 else 0)
+        if not 0 <= i < n:
+            raise fail("C2N3019", detail=f"select index {index} on dimension {dim} of size {n}")
+        a = self._need_strided("select")
+        key = [slice(None)] * self.ndim
+        key[dim] = i
+        pd = self.pdim
+        if pd is not None and dim < pd:
+            pd -= 1
+        return self._with(a[tuple(key)], pd)
+
+    def permute(self, dims: Sequence[int]) -> NkiTensor:
+        dims = tuple(int(d) for d in dims)
+        if self.pdim is not None and dims[0] != self.pdim:
+            raise invalid("permute", "the partition dimension must stay first on-chip")
+        return self._with(
+            self._need_strided("permute").transpose(dims), 0 if self.pdim is not None else None
+        )
+
+    def broadcast(self, dim: int, size: int) -> NkiTensor:
+        if self.shape[dim] != 1:
+            raise invalid("broadcast", f"dimension {dim} has size {self.shape[dim]}, not 1")
+        if self.pdim is not None and dim == self.pdim:
+            raise invalid("broadcast", "cannot broadcast the partition dimension on-chip")
+        a = self._need_strided("broadcast")
+        shape = list(a.shape)
+        shape[dim] = int(size)
+        strides = list(a.strides)
+        strides[dim] = 0
+        return self._with(as_strided(a, tuple(shape), tuple(strides)))
+
+    def broadcast_to(self, shape) -> NkiTensor:
+        from cuda2nki.nkisim import language as _nl
+
+        return _nl.broadcast_to(self, shape)
+
+    def expand_dim(self, dim: int) -> NkiTensor:
+        a = self._need_strided("expand_dim")
+        pd = self.pdim
+        if pd is not None and dim <= pd:
+            pd += 1
+        return self._with(np.expand_dims(a, dim), pd)
+
+    def squeeze_dim(self, dim: int) -> NkiTensor:
+        if self.shape[dim] != 1:
+            raise invalid("squeeze_dim", f"dimension {dim} has size {self.shape[dim]}, not 1")
+        a = self._need_strided("squeeze_dim")
+        pd = self.pdim
+        if pd is not None and dim < pd:
+            pd -= 1
+        return self._with(np.squeeze(a, axis=dim), pd)
+
+    def reshape(self, *shape) -> NkiTensor:
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        shape = tuple(int(s) for s in shape)
+        a = self._need_strided("reshape")
+        if -1 not in shape and math.prod(shape) != a.size:
+            raise invalid("reshape", f"cannot reshape {a.shape} ({a.size} elements) to {shape}")
+        if self.pdim is not None and shape[0] != a.shape[0]:
+            raise invalid(
+                "reshape",
+                f"on-chip reshape must keep the partition dimension ({a.shape[0]} -> {shape[0]})",
+            )
+        r = a.view()
+        try:
+            r.shape = shape
+        except (AttributeError, ValueError):
+            raise invalid(
+                "reshape", f"view {a.shape} is not contiguous enough to reshape to {shape}"
+            ) from None
+        return self._with(r)
+
+    def reshape_dim(self, dim: int, shape: Sequence[int]) -> NkiTensor:
+        s = list(self.shape)
+        return self.reshape(tuple(s[:dim]) + tuple(shape) + tuple(s[dim + 1 :]))
+
+    def flatten_dims(self, start: int, end: int) -> NkiTensor:
+        s = list(self.shape)
+        return self.reshape(
+            tuple(s[:start]) + (math.prod(s[start : end + 1]),) + tuple(s[end + 1 :])
+        )
+
+    def view(self, dtype) -> NkiTensor:
+        ndt = dt.as_dtype(dtype)
+        a = self._need_strided("view")
+        try:
+            r = a.view(ndt.np_dtype)
+        except ValueError as exc:
+            raise invalid("view", f"cannot reinterpret as {ndt.name}: {exc}") from None
+        return NkiTensor(self.storage, r, ndt, self.pdim)
+
+    reinterpret_cast = view
+
+    def get_pattern(self) -> list[list[int]]:
+        return [[s, n] for s, n in zip(self.strides, self.shape)]
+
+    def is_contiguous(self) -> bool:
+        a = self._need_strided("is_contiguous")
+        if self.pdim is not None and a.ndim > 1:
+            return bool(a[0:1].flags.c_contiguous) if a.shape[0] else True
+        return bool(a.flags.c_contiguous)
+
+    def ap(
+        self,
+        pattern,
+        offset=None,
+        scalar_offset=None,
+        vector_offset=None,
+        indirect_dim=0,
+        dtype=None,
+    ) -> NkiTensor:
+        return access_pattern(
+            self, pattern, offset, scalar_offset, vector_offset, indirect_dim, dtype
+        )
+
+    # ------------------------------------------------------------------ operators
+    def _op(self, name: str, other, reverse: bool = False):
+        from cuda2nki.nkisim import language as _nl
+
+        f = getattr(_nl, name)
+        return f(other, self) if reverse else f(self, other)
+
+    def __add__(self, o):
+        return self._op("add", o)
+
+    def __radd__(self, o):
+        return self._op("add", o, True)
+
+    def __sub__(self, o):
+        return self._op("subtract", o)
+
+    def __rsub__(self, o):
+        return self._op("subtract", o, True)
+
+    def __mul__(self, o):
+        return self._op("multiply", o)
+
+    def __rmul__(self, o):
+        return self._op("multiply", o, True)
+
+    def __truediv__(self, o):
+        return self._op("divide", o)
+
+    def __rtruediv__(self, o):
+        return self._op("divide", o, True)
+
+    def __pow__(self, o):
+        return self._op("power", o)
+
+    def __rpow__(self, o):
+        return self._op("power", o, True)
+
+    def __mod__(self, o):
+        return self._op("mod", o)
+
+    def __and__(self, o):
+        return self._op("bitwise_and", o)
+
+    def __or__(self, o):
+        return self._op("bitwise_or", o)
+
+    def __xor__(self, o):
+        return self._op("bitwise_xor", o)
+
+    def __lshift__(self, o):
+        return self._op("left_shift", o)
+
+    def __rshift__(self, o):
+        return self._op("right_shift", o)
+
+    def __lt__(self, o):
+        return self._op("less", o)
+
+    def __le__(self, o):
+        return self._op("less_equal", o)
+
+    def __gt__(self, o):
+        return self._op("greater", o)
+
+    def __ge__(self, o):
+        return self._op("greater_equal", o)
+
+    def __eq__(self, o):  # type: ignore[override]
+        return self._op("equal", o)
+
+    def __ne__(self, o):  # type: ignore[override]
+        return self._op("not_equal", o)
+
+    __hash__ = object.__hash__
+
+    def __neg__(self):
+        from cuda2nki.nkisim import language as _nl
+
+        return _nl.negative(self)
+
+    def __abs__(self):
+        from cuda2nki.nkisim import language as _nl
+
+        return _nl.abs(self)
+
+    def __invert__(self):
+        from cuda2nki.nkisim import language as _nl
+
+        return _nl.invert(self)
+
+    def _inplace(self, name: str, other):
+        from cuda2nki.nkisim import language as _nl
+
+        _nl._inplace(self, name, other)
+        return self
+
+    def __iadd__(self, o):
+        return self._inplace("add", o)
+
+    def __isub__(self, o):
+        return self._inplace("subtract", o)
+
+    def __imul__(self, o):
+        return self._inplace("multiply", o)
+
+    def __itruediv__(self, o):
+        return self._inplace("divide", o)
+
+    def __imax__(self, o):  # pragma: no cover - not a Python operator
+        return self._inplace("maximum", o)
+
+
+def _check_slice(k: slice, n: int, d: int, t: NkiTensor) -> slice:
+    start, stop, step = k.start, k.stop, k.step
+    for v in (start, stop, step):
+        if v is not None and not isinstance(v, (int, np.integer)):
+            if isinstance(v, (IndexExpr, NkiTensor)):
+                raise invalid("indexing", "mixing basic (slice) and advanced indexing")
+            raise invalid("indexing", f"slice bound {v!r} is not an integer")
+    if step is not None and step == 0:
+        raise invalid("indexing", "slice step cannot be zero")
+    s0 = int(start) if start is not None else None
+    s1 = int(stop) if stop is not None else None
+    if (step or 1) > 0:
+        if (s0 is not None and (s0 > n or s0 < -n)) or (s1 is not None and (s1 > n or s1 < -n)):
+            raise fail(
+                "C2N3019",
+                detail=f"slice {s0 if s0 is not None else ''}:"
+                f"{s1 if s1 is not None else ''} on dimension {d} of size {n} "
+                f"({t.describe()})",
+            )
+    return k
+
+
+def _affine_strides(flat: np.ndarray) -> tuple[int, ...] | None:
+    """Element strides if ``flat`` (index grid) is affine in its axes, else ``None``."""
+    if flat.size == 0:
+        return tuple(0 for _ in flat.shape)
+    f0 = flat.reshape(-1)[0]
+    strides = []
+    recon = np.full((1,) * flat.ndim, f0, dtype=np.int64)
+    for k, n in enumerate(flat.shape):
+        if n > 1:
+            e = [0] * flat.ndim
+            e[k] = 1
+            s = int(flat[tuple(e)] - f0)
+        else:
+            s = 0
+        strides.append(s)
+        shp = [1] * flat.ndim
+        shp[k] = n
+        recon = recon + s * np.arange(n, dtype=np.int64).reshape(shp)
+    if not np.array_equal(np.broadcast_to(recon, flat.shape), flat):
+        return None
+    return tuple(strides)
+
+
+def access_pattern(
+    t: NkiTensor,
+    pattern,
+    offset=None,
+    scalar_offset=None,
+    vector_offset=None,
+    indirect_dim: int = 0,
+    dtype=None,
+) -> NkiTensor:
+    """``t.ap(...)``: an explicit access pattern on the underlying storage (reference 4.3)."""
+    try:
+        pairs = [(int(p[0]), int(p[1])) for p in pattern]
+    except (TypeError, ValueError, IndexError):
+        raise fail(
+            "C2N3029", api="ap", detail=f"pattern must be [[stride, count], ...], got {pattern!r}"
+        ) from None
+    if not pairs:
+        raise fail("C2N3029", api="ap", detail="empty pattern")
+    stg = t.storage
+    ndt = dt.as_dtype(dtype) if dtype is not None else t.dtype
+    base = stg.flat if ndt.np_dtype == stg.flat.dtype else stg.flat.view(ndt.np_dtype)
+    if offset is None:
+        offset = t.offset if t.a is not None else 0
+    offset = int(offset)
+    if scalar_offset is not None:
+        v = scalar_offset
+        if isinstance(v, NkiTensor):
+            v = int(np.asarray(v.values("ap")).reshape(-1)[0])
+        offset += int(v) * math.prod(stg.shape[indirect_dim + 1 :])
+    shape = tuple(n for _, n in pairs)
+    strides = tuple(s for s, _ in pairs)
+    pdim = 0 if stg.buffer.on_chip else None
+    if stg.buffer.on_chip and len(pairs) < 2:
+        raise fail(
+            "C2N3029",
+            api="ap",
+            detail="an on-chip pattern needs [partition stride, P] "
+            "followed by at least one free pair",
+        )
+    if vector_offset is not None:
+        if indirect_dim != 0:
+            raise unsupported("ap(vector_offset=..., indirect_dim != 0)")
+        rows = np.asarray(vector_offset.values("ap")).reshape(-1).astype(np.int64)
+        if rows.size < shape[0]:
+            raise fail(
+                "C2N3029",
+                api="ap",
+                detail=f"vector_offset has {rows.size} rows, pattern needs {shape[0]}",
+            )
+        row_stride = math.prod(stg.shape[1:])
+        grids = np.ix_(*[np.arange(n, dtype=np.int64) for n in shape])
+        flat = offset + rows[: shape[0]].reshape((-1,) + (1,) * (len(shape) - 1)) * row_stride
+        for k in range(1, len(shape)):
+            flat = flat + strides[k] * grids[k]
+        flat = np.broadcast_to(flat, shape)
+        nrows = stg.shape[0]
+        okrow = (rows[: shape[0]] >= 0) & (rows[: shape[0]] < nrows)
+        ok = (
+            np.broadcast_to(okrow.reshape((-1,) + (1,) * (len(shape) - 1)), shape)
+            & (flat >= 0)
+            & (flat < base.size)
+        )
+        return NkiTensor(stg, None, ndt, pdim, np.where(ok, flat, -1))
+    lo = offset + sum(s * (n - 1) for s, n in pairs if s < 0 and n > 0)
+    hi = offset + sum(s * (n - 1) for s, n in pairs if s > 0 and n > 0)
+    if lo < 0 or hi >= base.size:
+        raise fail(
+            "C2N3019",
+            detail=f"access pattern {[list(p) for p in pairs]} at offset {offset} "
+            f"reaches elements {lo}..{hi} of a {base.size}-element storage",
+        )
+    a = as_strided(base[offset:], shape, tuple(s * base.itemsize for s in strides))
+    return NkiTensor(stg, a, ndt, pdim)
