@@ -156,6 +156,7 @@ def compare(
             **base, classification="expected", evidence="every element within the derived tolerance"
         )
     regions, tiles = localise(bad)
+    base["extra"] = {"tile_grid": tile_grid(bad)}
     for label, alt in (alt_tols or {}).items():
         if (
             within(a, e, np.broadcast_to(np.asarray(alt, dtype=np.float64), e.shape)).all()
@@ -215,6 +216,19 @@ def localise(
     pr, fr = np.nonzero(b2)
     tiles = sorted({(int(p), int(f)) for p, f in zip(pr // PARTITION_TILE, fr // FREE_TILE)})
     return tuple(regions[:max_regions]), tuple(tiles)
+
+
+def tile_grid(bad: np.ndarray, max_cells: int = 4096) -> list[list[int]]:
+    """Mismatch counts per (partition tile, free tile) of the 2-D view; empty when too many tiles."""
+    b2 = as_2d(bad)
+    p = -(-b2.shape[0] // PARTITION_TILE)
+    f = -(-b2.shape[1] // FREE_TILE)
+    if p * f > max_cells or p * f == 0:
+        return []
+    pr, fr = np.nonzero(b2)
+    grid = np.zeros((p, f), dtype=np.int64)
+    np.add.at(grid, (pr // PARTITION_TILE, fr // FREE_TILE), 1)
+    return grid.tolist()
 
 
 def classify_defect(

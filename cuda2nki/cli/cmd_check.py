@@ -1,0 +1,106 @@
+"""``cuda2nki check kernel.cu port.py``: is the port faithful and idiomatic?  Exit 0 pass, 1 fail, 2 input error."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from cuda2nki.binding import parse_set_options
+from cuda2nki.diagnostics import error
+
+
+def add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("cuda", type=Path, metavar="kernel.cu")
+    p.add_argument("port", type=Path, metavar="port.py")
+    p.add_argument("--binding", type=Path, metavar="B.toml")
+    p.add_argument("--kernel", help="CUDA kernel name (when the file has several)")
+    p.add_argument("--port-kernel", metavar="NAME", help="the port's kernel function")
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument(
+        "--set", action="append", default=[], metavar="NAME=VALUE", help="scalar parameter value"
+    )
+    p.add_argument(
+        "--bind",
+        action="append",
+        default=[],
+        metavar="CUDA=PORT",
+        help="bind a CUDA parameter to a port name",
+    )
+    p.add_argument(
+        "--static-only", action="store_true", help="read the port's text only; execute nothing"
+    )
+    p.add_argument("--target", choices=("trn1", "trn2", "trn3"), default="trn2")
+    p.add_argument(
+        "--ignore", action="append", default=[], metavar="ID", help="suppress a finding id"
+    )
+    p.add_argument(
+        "--timeout", type=float, default=120.0, metavar="S", help="time limit for running the port"
+    )
+    p.add_argument(
+        "--memory", type=int, default=4096, metavar="MB", help="memory limit for running the port"
+    )
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("check", help="check an NKI port against its CUDA kernel")
+    add_common(p)
+    p.add_argument("--format", choices=("text", "json", "sarif", "md", "html"), default="text")
+    p.add_argument("-o", "--output", type=Path, help="write the report here instead of stdout")
+    p.set_defaults(func=run)
+
+
+def options(args: argparse.Namespace) -> dict:
+    binds = {}
+    for b in args.bind:
+        cuda, sep, port = b.partition("=")
+        if not sep or not cuda or not port:
+            raise error(
+                "C2N0002", option="--bind", reason=f"expected CUDA_NAME=PORT_NAME, got {b!r}"
+            )
+        binds[cuda] = port
+    if args.seeds < 1:
+        raise error("C2N0002", option="--seeds", reason="must be at least 1")
+    return dict(
+        binding=args.binding,
+        kernel=args.kernel,
+        port_kernel=args.port_kernel,
+        seeds=args.seeds,
+        overrides=parse_set_options(args.set),
+        binds=binds,
+        static_only=args.static_only,
+        target=args.target,
+        ignore=tuple(i.upper() for i in args.ignore),
+        timeout=args.timeout,
+        memory_mb=args.memory,
+        defines=dict((d.split("=", 1) + ["1"])[:2] for d in args.defines),
+        include_dirs=tuple(args.include_dirs),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from cuda2nki.fidelity.check import check
+    from cuda2nki.fileio import write_atomic
+    from cuda2nki.report import check as fmt
+
+    report = check(args.cuda, args.port, **options(args)).to_dict()
+    if args.format == "text":
+        text = fmt.to_text(report)
+    elif args.format == "json":
+        text = fmt.to_json(report)
+    elif args.format == "sarif":
+        text = json.dumps(fmt.to_sarif(report), indent=2)
+    elif args.format == "md":
+        text = fmt.to_markdown(report)
+    else:
+        from cuda2nki.report import review
+
+        text = review.to_html(report, args.cuda, args.port)
+    if args.output:
+        write_atomic(args.output, text + "\n")
+    else:
+        sys.stdout.write(text + "\n")
+    return 0 if report["verdict"] == "pass" else 1

@@ -1,0 +1,653 @@
+"""``cuda2nki check``: is a hand-written NKI port faithful to its CUDA kernel, and is it idiomatic?
+
+1. Read the CUDA kernel and its binding; read the port statically (kernel, parameters, outputs).
+2. Bind CUDA pointer parameters to port parameters and returned outputs.
+3. For every test point (the binding's shapes, a ragged tail and a size-1 edge) and every seed
+   (normal, uniform[-1, 1], heavy-tailed, special values, ...): run the CUDA kernel in the SIMT
+   interpreter (the reference) and the port in a sandboxed simulator; compare each output with a
+   tolerance derived from the kernel, classify and localise any difference.
+4. Anti-fooling: NaN-poisoned port outputs, a determinism re-run, vacuity probes on the tolerance.
+5. Findings from the port's text and from its instruction trace and cost profile.
+
+The verdict is ``pass`` when every comparison is expected variation and no finding is above note.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cuda2nki.binding import Binding, Number, Resolved, load_binding
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
+from cuda2nki.fidelity import portscan, tracefind
+from cuda2nki.fidelity.compare import Comparison, compare, vacuous
+from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
+from cuda2nki.fidelity.sandbox import run_sandboxed
+from cuda2nki.fidelity.tolerance import Tolerance, default_tolerance, derived_tolerance
+from cuda2nki.fileio import read_text
+
+_DEFECT_IDS = {
+    "unwritten": "C2N4003",
+    "tail": "C2N4004",
+    "transposed": "C2N4005",
+    "shifted": "C2N4006",
+    "scaled": "C2N4007",
+    "tiles": "C2N4008",
+    "nonfinite": "C2N4009",
+    "shape": "C2N4010",
+}
+_SANDBOX_IDS = {"timeout": "C2N4015", "memory": "C2N4016", "crash": "C2N4018"}
+
+
+@dataclass
+class CheckReport:
+    cuda_file: str
+    port_file: str
+    kernel: str
+    port_kernel: str
+    api: str
+    verdict: str  # pass | fail
+    numerics: list[dict[str, Any]]
+    findings: list[Diagnostic]
+    tolerance_source: str
+    trace: dict[str, Any] = field(default_factory=dict)
+    suppressed: int = 0
+    seconds: float = 0.0
+    static_only: bool = False
+    binding_map: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def cost_us(self) -> float | None:
+        prof = self.trace.get("profile") or {}
+        for key in ("time_overlapped_us", "estimated_time_us", "overlapped_us"):
+            if key in prof:
+                return float(prof[key])
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "cuda_file": self.cuda_file,
+            "port_file": self.port_file,
+            "kernel": self.kernel,
+            "port_kernel": self.port_kernel,
+            "api": self.api,
+            "static_only": self.static_only,
+            "tolerance_source": self.tolerance_source,
+            "binding": self.binding_map,
+            "numerics": self.numerics,
+            "findings": [
+                {
+                    "id": d.code,
+                    "severity": str(d.severity),
+                    "message": d.message,
+                    "file": d.loc.file,
+                    "line": d.loc.line,
+                    "col": d.loc.col,
+                    "notes": list(d.notes),
+                }
+                for d in self.findings
+            ],
+            "suppressed": self.suppressed,
+            "trace": self.trace,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+# --------------------------------------------------------------------------- binding CUDA <-> port
+
+
+@dataclass(frozen=True)
+class PortBinding:
+    inputs: dict[str, str]  # port parameter -> CUDA tensor name
+    scalars: dict[str, str]  # port parameter -> CUDA scalar name
+    outputs: list[str]  # CUDA out/inout tensor names in the order the port returns them
+
+
+def _pyname(name: str) -> str:
+    import keyword
+
+    return name + "_" if keyword.iskeyword(name) else name
+
+
+def bind_port(
+    binding: Binding, info: portscan.PortInfo, overrides: Mapping[str, str] | None = None
+) -> PortBinding:
+    """Match CUDA parameters to the port: by name (keyword + '_'), then by position; ``overrides``
+    maps CUDA names to port names."""
+    overrides = dict(overrides or {})
+    ins = [t for t in binding.tensors if t.role in ("in", "inout")]
+    outs = [t for t in binding.tensors if t.role in ("out", "inout")]
+    scalars = {s.name for s in binding.scalars}
+    port_params = list(info.params) + list(info.keyword_params)
+    bad = [c for c in overrides if c not in {t.name for t in binding.tensors} | scalars]
+    if bad:
+        raise _bind_error(info, f"--bind names unknown CUDA parameter(s): {', '.join(bad)}")
+    inputs: dict[str, str] = {}
+    scal: dict[str, str] = {}
+    free_params = [p for p in info.params]
+    for t in ins:
+        want = overrides.get(t.name, _pyname(t.name))
+        cand = want if want in port_params else (t.name if t.name in port_params else None)
+        if cand is not None:
+            inputs[cand] = t.name
+            if cand in free_params:
+                free_params.remove(cand)
+    for p in list(free_params):
+        if p in scalars or p in {overrides.get(s, s) for s in scalars}:
+            scal[p] = next(s for s in scalars if overrides.get(s, s) == p)
+            free_params.remove(p)
+    unmatched = [t for t in ins if t.name not in inputs.values()]
+    for t, p in zip(unmatched, list(free_params)):  # by position
+        inputs[p] = t.name
+        free_params.remove(p)
+    missing = [t.name for t in ins if t.name not in inputs.values()]
+    if missing:
+        raise _bind_error(
+            info,
+            f"CUDA input(s) {', '.join(missing)} have no port parameter; the port takes "
+            f"({', '.join(info.params)}); use --bind cuda_name=port_name",
+        )
+    if free_params:
+        raise _bind_error(
+            info,
+            f"port parameter(s) {', '.join(free_params)} match no CUDA parameter; "
+            f"CUDA has {', '.join(binding.param_names)}",
+        )
+    for p in info.keyword_params:
+        cuda = next((s for s in scalars if overrides.get(s, _pyname(s)) == p), None)
+        if cuda is not None:
+            scal[p] = cuda
+    order = _output_order(outs, info, overrides)
+    return PortBinding(inputs, scal, order)
+
+
+def _output_order(
+    outs: Sequence[Any], info: portscan.PortInfo, overrides: Mapping[str, str]
+) -> list[str]:
+    names = [t.name for t in outs]
+    ret = list(info.returns)
+    if ret and len(ret) == len(names):
+        by_port = {overrides.get(n, _pyname(n)): n for n in names}
+        if all(r in by_port for r in ret):
+            return [by_port[r] for r in ret]  # type: ignore[index]
+    return names
+
+
+def _bind_error(info: portscan.PortInfo, reason: str) -> DiagnosticError:
+    return DiagnosticError(make("C2N4019", SourceLoc(info.path, info.line, 1), reason=reason))
+
+
+# --------------------------------------------------------------------------- running the port
+
+
+def _run_port_child(
+    port_path: str, kernel: str, runs: list[dict[str, Any]], target: str, profile_first: bool
+) -> list[dict[str, Any]]:
+    """Inside the sandbox: simulate the port once per input set; summarise the first trace."""
+    from cuda2nki import nkisim
+
+    fn = nkisim.load_kernel(port_path, kernel)
+    results = []
+    for i, kwargs in enumerate(runs):
+        want_profile = profile_first and i == 0
+        try:
+            res = nkisim.simulate_kernel(fn, kwargs, target=target, profile=want_profile)
+        except DiagnosticError as exc:
+            results.append({"status": "error", "diagnostics": exc.diagnostics})
+            continue
+        except Exception as exc:  # noqa: BLE001 - the port's own exception
+            results.append(
+                {
+                    "status": "error",
+                    "error": f"{type(exc).__name__}: {exc}",
+                    "line": _port_line(exc, port_path),
+                }
+            )
+            continue
+        outs = res.outputs
+        if isinstance(outs, Mapping):
+            arrays: Any = {k: np.asarray(v) for k, v in outs.items()}
+        else:
+            arrays = [np.asarray(v) for v in (outs if isinstance(outs, list | tuple) else [outs])]
+        entry: dict[str, Any] = {"status": "ok", "outputs": arrays}
+        if want_profile:
+            prof = res.profile
+            prof_dict = prof.to_dict() if hasattr(prof, "to_dict") else dict(prof or {})
+            entry["trace"] = tracefind.summarise(res.trace, prof_dict)
+        results.append(entry)
+    return results
+
+
+def _port_line(exc: BaseException, port_path: str) -> int | None:
+    import os
+    import traceback
+
+    real = os.path.realpath(port_path)
+    line = None
+    for fr in traceback.extract_tb(exc.__traceback__):
+        if os.path.realpath(fr.filename) == real:
+            line = fr.lineno
+    return line
+
+
+# --------------------------------------------------------------------------- the check
+
+
+def check(
+    cuda_path: str | Path,
+    port_path: str | Path,
+    *,
+    binding: Binding | str | Path | None = None,
+    kernel: str | None = None,
+    port_kernel: str | None = None,
+    seeds: int = 5,
+    overrides: Mapping[str, Number] | None = None,
+    binds: Mapping[str, str] | None = None,
+    static_only: bool = False,
+    target: str = "trn2",
+    timeout: float = 120.0,
+    memory_mb: int | None = 4096,
+    ignore: Sequence[str] = (),
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+    extra_points: bool = True,
+) -> CheckReport:
+    from cuda2nki import frontend
+
+    t0 = time.perf_counter()
+    cuda_path, port_path = str(cuda_path), str(port_path)
+    tu = frontend.parse_source(
+        read_text(cuda_path),
+        cuda_path,
+        defines=dict(defines or {}),
+        include_dirs=tuple(include_dirs),
+    )
+    b = _binding(cuda_path, binding, tu, kernel)
+    name = _kernel_name(tu, kernel, b)
+    info, tree = portscan.scan(port_path, read_text(port_path), port_kernel, name)
+    pb = bind_port(b, info, binds)
+    cuda_dtypes = {t.dtype for t in b.tensors if t.np_dtype.kind in "fV"}
+    guarded = True
+    found: list[Diagnostic] = portscan.static_findings(
+        info, tree, cuda_dtypes=cuda_dtypes, cuda_guarded=guarded
+    )
+    numerics: list[dict[str, Any]] = []
+    trace: dict[str, Any] = {}
+    tol_source = "none"
+    if not static_only:
+        intent, idiom = _intent(tu, name, b)
+        numerics, run_found, trace, tol_source = _dynamic(
+            tu,
+            name,
+            b,
+            info,
+            pb,
+            intent,
+            idiom,
+            seeds,
+            overrides,
+            target,
+            timeout,
+            memory_mb,
+            extra_points,
+        )
+        found.extend(run_found)
+    kept = [d for d in found if not info.suppressed(d) and d.code not in ignore]
+    suppressed = len(found) - len(kept)
+    kept = _dedupe(kept)
+    failed_numerics = any(n["classification"] != "expected" for n in numerics)
+    worst = max((d.severity for d in kept), default=Severity.NOTE)
+    verdict = "fail" if failed_numerics or worst > Severity.NOTE else "pass"
+    return CheckReport(
+        cuda_path,
+        port_path,
+        name,
+        info.kernel,
+        info.api,
+        verdict,
+        numerics,
+        kept,
+        tol_source,
+        trace,
+        suppressed,
+        time.perf_counter() - t0,
+        static_only,
+        {**{v: k for k, v in pb.inputs.items()}, **{v: k for k, v in pb.scalars.items()}},
+    )
+
+
+def _dedupe(ds: list[Diagnostic]) -> list[Diagnostic]:
+    seen, out = set(), []
+    for d in ds:
+        key = (d.code, d.loc.file, d.loc.line, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return sorted(out, key=lambda d: (-int(d.severity), d.code, d.loc.line))
+
+
+def _binding(
+    cuda_path: str, binding: Binding | str | Path | None, tu: Any, kernel: str | None
+) -> Binding:
+    if isinstance(binding, Binding):
+        return binding
+    if binding is not None:
+        return load_binding(binding)
+    sidecar = Path(cuda_path).with_suffix(".toml")
+    if sidecar.is_file():
+        return load_binding(sidecar)
+    try:
+        from cuda2nki.lift import infer_binding
+    except ImportError:
+        infer_binding = None
+    if infer_binding is not None:
+        name = kernel or (tu.kernels[0].name if len(tu.kernels) == 1 else None)
+        if name:
+            data, diags = infer_binding(tu, name)
+            if data is not None and not any(d.severity >= Severity.ERROR for d in diags):
+                from cuda2nki.binding import binding_from_dict
+
+                return binding_from_dict(data, f"{cuda_path} (inferred)")
+            raise DiagnosticError(
+                list(diags)
+                or [
+                    make(
+                        "C2N0003",
+                        SourceLoc(cuda_path, 1, 1),
+                        reason="cannot infer the binding; pass --binding B.toml",
+                    )
+                ]
+            )
+    raise DiagnosticError(
+        make(
+            "C2N0003",
+            SourceLoc(cuda_path, 1, 1),
+            reason=f"no binding: pass --binding B.toml or write {sidecar.name}",
+        )
+    )
+
+
+def _kernel_name(tu: Any, kernel: str | None, b: Binding) -> str:
+    from cuda2nki.api import select_kernel
+
+    return select_kernel(tu, kernel, b)
+
+
+def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
+    try:
+        from cuda2nki import lift
+    except ImportError:
+        return None, b.meta.get("idiom")
+    try:
+        res = lift.lift_kernel(tu, name, b)
+    except Exception:  # noqa: BLE001 - no IR means default tolerances, not a failed check
+        return None, b.meta.get("idiom")
+    if getattr(res, "claimed", False):
+        return getattr(res, "kernel_ir", None), getattr(res, "idiom", None) or b.meta.get("idiom")
+    return None, b.meta.get("idiom")
+
+
+def _reference(
+    tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
+    from cuda2nki import simt
+
+    args: dict[str, Any] = {**r.scalars, **{k: v.copy() for k, v in arrays.items()}}
+    out = simt.run_kernel(
+        tu, name, grid=r.grid, block=r.block, shared_bytes=r.shared_bytes, args=args
+    )
+    return {
+        t.name: np.asarray(out[t.name]).reshape(r.shapes[t.name])
+        for t in r.binding.tensors
+        if t.role != "in"
+    }
+
+
+def _dynamic(
+    tu: Any,
+    name: str,
+    b: Binding,
+    info: portscan.PortInfo,
+    pb: PortBinding,
+    intent: Any,
+    idiom: str | None,
+    seeds: int,
+    overrides: Mapping[str, Number] | None,
+    target: str,
+    timeout: float,
+    memory_mb: int | None,
+    extra_points: bool,
+) -> tuple[list[dict[str, Any]], list[Diagnostic], dict[str, Any], str]:
+    numerics: list[dict[str, Any]] = []
+    found: list[Diagnostic] = []
+    trace: dict[str, Any] = {}
+    sources: set[str] = set()
+    rng = np.random.default_rng(12345)
+    first = True
+    for point in test_points(b, overrides, extra=extra_points):
+        try:
+            r = b.resolve(point.values)
+        except DiagnosticError:
+            continue
+        sets, refs = [], []
+        for s in range(max(seeds, 1)):
+            arrays = make_inputs(r, s)
+            try:
+                ref = _reference(tu, name, r, arrays)
+            except DiagnosticError as exc:
+                if point.generated:
+                    break  # a generated edge point the CUDA kernel itself cannot run: skip it
+                raise exc
+            sets.append(arrays)
+            refs.append(ref)
+        if not sets:
+            continue
+        runs = [_port_kwargs(pb, r, a) for a in sets]
+        runs.append(runs[0])  # determinism re-run
+        res = run_sandboxed(
+            _run_port_child,
+            info.path,
+            info.kernel,
+            runs,
+            target,
+            first,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            port_file=info.path,
+        )
+        label = _label(r)
+        for v in res.violations:
+            found.append(make("C2N4017", SourceLoc(info.path, res.line or info.line, 1), what=v))
+        if res.status != "ok":
+            code = _SANDBOX_IDS.get(res.status, "C2N4014")
+            fmt = {"point": label, "reason": res.error, "seconds": timeout}
+            found.append(make(code, SourceLoc(info.path, res.line or info.line, 1), **fmt))
+            numerics.append(
+                {
+                    "shape": label,
+                    "output": "*",
+                    "classification": "defect",
+                    "defect": res.status,
+                    "evidence": res.error,
+                }
+            )
+            first = False
+            continue
+        results = res.value
+        for si, (entry, ref, arrays) in enumerate(zip(results, refs, sets)):
+            if entry["status"] != "ok":
+                found.extend(_run_failure(entry, info, label))
+                numerics.append(
+                    {
+                        "shape": label,
+                        "seed": si,
+                        "output": "*",
+                        "classification": "defect",
+                        "defect": "error",
+                        "evidence": entry.get("error") or "constraint violation",
+                    }
+                )
+                break
+            if "trace" in entry:
+                summary: tracefind.TraceSummary = entry["trace"]
+                trace = summary.to_dict()
+                found.extend(tracefind.findings(summary, _problem_size(r, idiom), info.path))
+            outs = _match_outputs(entry["outputs"], pb, info)
+            for cname in pb.outputs:
+                t = b.tensor(cname)
+                tol = _tolerance(intent, arrays, r, cname, t.dtype, ref[cname], idiom, found, first)
+                sources.add(tol.source)
+                got = outs.get(cname)
+                if got is None:
+                    found.append(
+                        make(
+                            "C2N4010",
+                            SourceLoc(info.path, info.line, 1),
+                            output=cname,
+                            evidence="the port does not return this output",
+                        )
+                    )
+                    continue
+                c = compare(cname, got, ref[cname], tol.bound, alt_tols=tol.alternatives)
+                numerics.append(
+                    _numeric_entry(c, label, si, DISTRIBUTIONS[si % len(DISTRIBUTIONS)], tol)
+                )
+                if not c.ok:
+                    found.append(_finding(c, info, label))
+                if si == 0 and first:
+                    probes = vacuous(ref[cname], tol.bound, rng)
+                    if probes:
+                        found.append(
+                            make(
+                                "C2N4012",
+                                SourceLoc(info.path, info.line, 1),
+                                output=cname,
+                                probes=", ".join(probes),
+                            )
+                        )
+        if len(results) == len(sets) + 1 and results[0]["status"] == results[-1]["status"] == "ok":
+            found.extend(_determinism(results[0], results[-1], pb, info))
+        first = False
+    return numerics, found, trace, "/".join(sorted(sources)) or "none"
+
+
+def _label(r: Resolved) -> str:
+    return ",".join(f"{k}={v}" for k, v in r.scalars.items())
+
+
+def _port_kwargs(pb: PortBinding, r: Resolved, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+    kw: dict[str, Any] = {p: arrays[c] for p, c in pb.inputs.items()}
+    kw.update({p: r.scalars[c] for p, c in pb.scalars.items()})
+    return kw
+
+
+def _match_outputs(outs: Any, pb: PortBinding, info: portscan.PortInfo) -> dict[str, np.ndarray]:
+    if isinstance(outs, Mapping):
+        return {c: outs.get(c, outs.get(_pyname(c))) for c in pb.outputs}
+    return {c: a for c, a in zip(pb.outputs, outs)}
+
+
+def _tolerance(
+    intent: Any,
+    arrays: dict[str, np.ndarray],
+    r: Resolved,
+    name: str,
+    dtype: str,
+    expected: np.ndarray,
+    idiom: str | None,
+    found: list[Diagnostic],
+    first: bool,
+) -> Tolerance:
+    tol = derived_tolerance(intent, arrays, dict(r.scalars), name, dtype)
+    if tol is not None:
+        return tol
+    reason = "kernel not lifted to IR" if intent is None else "the IR gives no bound for it"
+    k = _reduction_len(r, idiom)
+    tol = default_tolerance(expected, dtype, k, reason)
+    if first:
+        found.append(
+            make(
+                "C2N4013",
+                SourceLoc(r.binding.path, 1, 1),
+                output=name,
+                reason=reason,
+                dtype=dtype,
+                rtol=tol.rtol,
+                atol=tol.atol,
+            )
+        )
+    return tol
+
+
+def _reduction_len(r: Resolved, idiom: str | None) -> int | None:
+    if idiom in (None, "map", "elementwise", "transpose", "gather"):
+        return None
+    ins = [r.shapes[t.name] for t in r.binding.tensors if t.role in ("in", "inout")]
+    return max((max(s) for s in ins if s), default=None)
+
+
+def _problem_size(r: Resolved, idiom: str | None) -> tracefind.ProblemSize:
+    shapes = [(r.shapes[t.name], t.np_dtype.itemsize) for t in r.binding.tensors]
+    rows = max((s[0] for s, _ in shapes if s), default=1)
+    big = max((int(np.prod(s)) * isz for s, isz in shapes), default=0)
+    return tracefind.ProblemSize(
+        rows, big // max(min(rows, 128), 1), sum(int(np.prod(s)) * i for s, i in shapes), idiom
+    )
+
+
+def _numeric_entry(
+    c: Comparison, label: str, seed: int, dist: str, tol: Tolerance
+) -> dict[str, Any]:
+    d = c.to_dict()
+    d.update({"shape": label, "seed": seed, "distribution": dist, "tolerance_source": tol.source})
+    return d
+
+
+def _finding(c: Comparison, info: portscan.PortInfo, label: str) -> Diagnostic:
+    loc = SourceLoc(info.path, info.line, 1)
+    shape = f"shape {label}"
+    if c.classification == "precision":
+        return make("C2N4002", loc, output=c.name, shape=shape, evidence=c.evidence)
+    code = _DEFECT_IDS.get(c.defect or "", "C2N4001")
+    return make(code, loc, output=c.name, shape=shape, evidence=c.evidence)
+
+
+def _run_failure(entry: dict[str, Any], info: portscan.PortInfo, label: str) -> list[Diagnostic]:
+    if entry.get("diagnostics"):
+        return list(entry["diagnostics"])
+    return [
+        make(
+            "C2N4014",
+            SourceLoc(info.path, entry.get("line") or info.line, 1),
+            point=label,
+            reason=entry.get("error", "unknown error"),
+        )
+    ]
+
+
+def _determinism(
+    a: dict[str, Any], b: dict[str, Any], pb: PortBinding, info: portscan.PortInfo
+) -> list[Diagnostic]:
+    oa, ob = _match_outputs(a["outputs"], pb, info), _match_outputs(b["outputs"], pb, info)
+    out = []
+    for c in pb.outputs:
+        x, y = oa.get(c), ob.get(c)
+        if x is None or y is None or x.shape != y.shape:
+            continue
+        differ = ~((x == y) | (np.isnan(x.astype(np.float64)) & np.isnan(y.astype(np.float64))))
+        if differ.any():
+            out.append(
+                make(
+                    "C2N4011", SourceLoc(info.path, info.line, 1), output=c, count=int(differ.sum())
+                )
+            )
+    return out
+
+
+__all__ = ["CheckReport", "PortBinding", "bind_port", "check"]

@@ -1,0 +1,58 @@
+"""The comparison a review makes with cuda2nki's own port of the same kernel (cost model)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cuda2nki.diagnostics import DiagnosticError
+
+
+def generated_baseline(
+    cuda_path: str | Path, report: dict[str, Any], opts: dict[str, Any]
+) -> dict[str, Any] | None:
+    """Port the CUDA kernel with cuda2nki, check that port the same way, and return its cost figures.
+
+    None when no port can be generated or it does not pass its own check (then there is nothing
+    trustworthy to compare with).
+    """
+    from cuda2nki import api
+    from cuda2nki.fidelity.check import check
+
+    try:
+        binding = (
+            api.load_binding(opts["binding"])
+            if opts.get("binding")
+            else api.find_binding(cuda_path)
+        )
+        res = api.port(cuda_path, binding=binding, kernel=report["kernel"])
+    except (DiagnosticError, ImportError):
+        return None
+    if res.source is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="c2n-review-") as tmp:
+        path = Path(tmp) / "generated_port.py"
+        path.write_text(res.source)
+        keep = {
+            k: v
+            for k, v in opts.items()
+            if k
+            in (
+                "binding",
+                "kernel",
+                "overrides",
+                "target",
+                "timeout",
+                "memory_mb",
+                "defines",
+                "include_dirs",
+            )
+        }
+        try:
+            gen = check(cuda_path, path, seeds=1, **keep).to_dict()
+        except DiagnosticError:
+            return None
+    prof = (gen.get("trace") or {}).get("profile") or {}
+    t = prof.get("time_overlapped_us") or prof.get("estimated_time_us")
+    return {"verdict": gen["verdict"], "time_us": t, "idiom": res.idiom, "literal": res.literal}

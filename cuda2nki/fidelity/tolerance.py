@@ -1,0 +1,112 @@
+"""Tolerances: derived from the kernel's intent IR when it can be lifted, per-dtype defaults otherwise.
+
+Derived (preferred): the IR evaluator's componentwise bound ``c·(2·u_in + γ_K(u_acc))·(|A|·|B|)``
+(and its analogues for sums and elementwise math), evaluated in fp64 on the very inputs of the run.
+Alternative bounds for narrower input or accumulation precisions (bf16) are computed the same way
+and let the comparison tell *precision loss* from a defect.
+
+Defaults (fallback, reported as C2N4013): ``atol + rtol·|expected|`` with torch.testing's per-dtype
+values (PRIOR_ART §4.1), the relative part widened by the reduction length ``K`` when it is known
+(``rtol·max(1, K·u/eps_fp32)`` is avoided in favour of the simpler, documented ``rtol·sqrt(K)``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: (rtol, atol) per output dtype, torch.testing.assert_close defaults
+DEFAULTS: dict[str, tuple[float, float]] = {
+    "float64": (1e-7, 1e-7),
+    "float32": (1.3e-6, 1e-5),
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float8_e4m3": (0.125, 1e-3),
+    "float8_e4m3fn": (0.125, 1e-3),
+    "float8_e5m2": (0.25, 1e-3),
+}
+#: unit roundoff per dtype (PRIOR_ART §4.2)
+UNIT_ROUNDOFF = {
+    "float64": 2.0**-53,
+    "float32": 2.0**-24,
+    "tfloat32": 2.0**-11,
+    "float16": 2.0**-11,
+    "bfloat16": 2.0**-8,
+    "float8_e4m3": 2.0**-4,
+    "float8_e4m3fn": 2.0**-4,
+    "float8_e5m2": 2.0**-3,
+}
+#: safety factor on derived bounds
+SAFETY = 2.0
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    bound: np.ndarray | float  # componentwise absolute tolerance
+    source: str  # "ir" | "default"
+    reason: str = ""  # why the default was used
+    rtol: float = 0.0
+    atol: float = 0.0
+    alternatives: dict[str, Any] | None = None  # precision hypothesis -> bound
+
+
+def default_tolerance(
+    expected: np.ndarray, dtype: str, reduction_len: int | None = None, reason: str = ""
+) -> Tolerance:
+    rtol, atol = DEFAULTS.get(dtype, (0.0, 0.0))
+    if dtype.startswith(("int", "uint", "bool")):
+        rtol, atol = 0.0, 0.0
+    if reduction_len and reduction_len > 1:
+        rtol *= math.sqrt(reduction_len)
+        atol *= math.sqrt(reduction_len)
+    e = np.abs(np.asarray(expected, dtype=np.float64))
+    scale = _reference_scale(e)
+    bound = atol * max(scale, 1.0) + rtol * e
+    alts = {}
+    if dtype in ("float32", "float64"):
+        br, ba = DEFAULTS["bfloat16"]
+        k = math.sqrt(reduction_len) if reduction_len and reduction_len > 1 else 1.0
+        alts["bf16 inputs or accumulation"] = (ba * max(scale, 1.0) + br * e) * k * 2
+    return Tolerance(bound, "default", reason, rtol, atol, alts)
+
+
+def _reference_scale(e: np.ndarray) -> float:
+    """A robust magnitude of the output (for the absolute floor): the median of non-zero |e|."""
+    nz = e[np.isfinite(e) & (e > 0)]
+    return float(np.median(nz)) if nz.size else 1.0
+
+
+def derived_tolerance(
+    intent: Any, inputs: dict[str, np.ndarray], scalars: dict[str, Any], output: str, out_dtype: str
+) -> Tolerance | None:
+    """The IR-derived componentwise bound for one output, or None if the IR cannot give one."""
+    try:
+        from cuda2nki.ir import evaluate
+    except ImportError:
+        return None
+    fn = getattr(evaluate, "error_bound", None)
+    if fn is None or intent is None:
+        return None
+    try:
+        bounds = fn(intent, inputs, scalars)
+    except Exception:  # noqa: BLE001 - an IR that cannot bound this output falls back to defaults
+        return None
+    if output not in bounds:
+        return None
+    b = np.asarray(bounds[output], dtype=np.float64) * SAFETY
+    # rounding of the stored result to the output dtype is part of the CUDA kernel too
+    alts = {}
+    try:
+        for label, kw in (
+            ("bf16 accumulation", {"u_acc": UNIT_ROUNDOFF["bfloat16"]}),
+            ("bf16 inputs", {"u_in": UNIT_ROUNDOFF["bfloat16"]}),
+        ):
+            alt = fn(intent, inputs, scalars, **kw)
+            if output in alt:
+                alts[label] = np.asarray(alt[output], dtype=np.float64) * SAFETY
+    except TypeError:
+        pass
+    return Tolerance(b, "ir", alternatives=alts)

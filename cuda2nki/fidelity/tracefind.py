@@ -1,0 +1,215 @@
+"""Findings from what the port *did* in the simulator: its instruction trace and cost profile.
+
+The trace is summarised inside the sandbox (it can hold millions of instructions) into a small
+:class:`TraceSummary`; the findings here read only that summary, and each states the figure it
+rests on.  Problem size is taken into account (NKI.md §14.7): a problem too small to fill 128
+partitions or 2 KiB DMAs is not faulted for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+
+COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd", "act", "pool")
+CONTRACTION_IDIOMS = ("contract", "matmul", "gemv", "attention")
+
+
+@dataclass
+class LineStats:
+    engine: str
+    op: str
+    count: int = 0
+    partitions: int = 0  # sum over instructions
+    free: int = 0
+    dma_bytes: int = 0
+    keys: set[Any] = field(
+        default_factory=set
+    )  # distinct DMA source regions, when the trace names them
+
+
+@dataclass
+class TraceSummary:
+    instructions: int = 0
+    per_engine: dict[str, int] = field(default_factory=dict)
+    dma_count: int = 0
+    dma_bytes: int = 0
+    dma_partition_rows: int = 0
+    matmuls: int = 0
+    transposes: int = 0
+    compute_partitions: int = 0
+    compute_count: int = 0
+    per_line: dict[tuple[str, int], LineStats] = field(default_factory=dict)
+    profile: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def avg_dma_bytes_per_partition(self) -> float:
+        return self.dma_bytes / self.dma_partition_rows if self.dma_partition_rows else 0.0
+
+    @property
+    def partition_utilisation(self) -> float:
+        return self.compute_partitions / (128 * self.compute_count) if self.compute_count else 1.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "instructions": self.instructions,
+            "per_engine": dict(sorted(self.per_engine.items())),
+            "dma_count": self.dma_count,
+            "dma_bytes": self.dma_bytes,
+            "avg_dma_bytes_per_partition": round(self.avg_dma_bytes_per_partition, 2),
+            "matmuls": self.matmuls,
+            "partition_utilisation": round(self.partition_utilisation, 4),
+            "profile": self.profile,
+        }
+
+
+def _is_dma(engine: str, op: str) -> bool:
+    return engine in ("dma", "sync", "dge") or op.startswith(("dma", "load", "store"))
+
+
+def summarise(trace: Iterable[Any], profile: Mapping[str, Any] | None = None) -> TraceSummary:
+    """Fold the simulator's instruction records (engine, op, partitions, free, dma_bytes, file, line)."""
+    s = TraceSummary(profile=dict(profile or {}))
+    for ins in trace:
+        engine, op = str(ins.engine), str(ins.op)
+        s.instructions += 1
+        s.per_engine[engine] = s.per_engine.get(engine, 0) + 1
+        key = (ins.file, ins.line)
+        ls = s.per_line.get(key)
+        if ls is None:
+            ls = s.per_line[key] = LineStats(engine, op)
+        ls.count += 1
+        ls.partitions += int(ins.partitions or 0)
+        ls.free += int(ins.free or 0)
+        if _is_dma(engine, op):
+            s.dma_count += 1
+            s.dma_bytes += int(ins.dma_bytes or 0)
+            s.dma_partition_rows += max(int(ins.partitions or 1), 1)
+            ls.dma_bytes += int(ins.dma_bytes or 0)
+            src = _dma_source(ins)
+            if src is not None:
+                ls.keys.add(src)
+        else:
+            s.compute_count += 1
+            s.compute_partitions += int(ins.partitions or 0)
+            if "matmul" in op:
+                s.matmuls += 1
+            if "transpose" in op:
+                s.transposes += 1
+    return s
+
+
+def _dma_source(ins: Any) -> Any:
+    for item in getattr(ins, "extra", ()) or ():
+        if isinstance(item, tuple) and len(item) == 2 and item[0] == "src":
+            return item[1]
+    return None
+
+
+@dataclass(frozen=True)
+class ProblemSize:
+    rows: int  # the largest first dimension among the kernel's tensors
+    bytes_per_partition: int  # largest tensor's bytes / min(rows, 128)
+    total_bytes: int
+    idiom: str | None = None
+
+
+def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+
+    def at(line_key: tuple[str, int] | None) -> SourceLoc:
+        if line_key is None:
+            return SourceLoc(port_path, 1, 1)
+        return SourceLoc(line_key[0] or port_path, line_key[1], 1)
+
+    util = s.partition_utilisation
+    dma_line = _hottest(s, dma=True)
+    compute_line = _hottest(s, dma=False)
+    avg = s.avg_dma_bytes_per_partition
+    can_fill = size.rows >= 128
+    literal = (s.dma_count >= 64 and avg <= 16 and size.total_bytes >= 64 * 1024) or (
+        can_fill and util < 0.05 and s.compute_count >= 64
+    )
+    if literal:
+        out.append(
+            make(
+                "C2N5001",
+                at(dma_line or compute_line),
+                evidence=(
+                    f"{s.dma_count} DMAs averaging {avg:.0f} B per partition row and engine instructions using "
+                    f"{util * 128:.1f} of 128 partitions on average ({s.instructions} instructions in all)"
+                ),
+            )
+        )
+    else:
+        if can_fill and util < 0.5 and s.compute_count:
+            out.append(
+                make(
+                    "C2N5008",
+                    at(compute_line),
+                    evidence=(
+                        f"engine instructions use {util * 128:.1f} of 128 partitions on average "
+                        f"({util:.0%}) although the problem has {size.rows} rows"
+                    ),
+                )
+            )
+        if s.dma_count >= 8 and avg < 512 and size.bytes_per_partition >= 2048:
+            out.append(
+                make(
+                    "C2N5007",
+                    at(dma_line),
+                    evidence=(
+                        f"{s.dma_count} DMAs average {avg:.0f} B per partition row (< 512 B) although "
+                        f"{size.bytes_per_partition} B per partition are available to move"
+                    ),
+                )
+            )
+    if size.idiom in CONTRACTION_IDIOMS and s.matmuls == 0 and s.compute_count:
+        ve = (
+            s.per_engine.get("vector", 0)
+            + s.per_engine.get("scalar", 0)
+            + s.per_engine.get("gpsimd", 0)
+        )
+        out.append(
+            make(
+                "C2N5002",
+                at(compute_line),
+                evidence=(
+                    f"no tensor-engine matmul among {s.compute_count} engine instructions ({ve} on vector/scalar/gpsimd)"
+                ),
+            )
+        )
+    out.extend(_reloads(s, at))
+    return out
+
+
+def _hottest(s: TraceSummary, dma: bool) -> tuple[str, int] | None:
+    best, n = None, 0
+    for key, ls in s.per_line.items():
+        if _is_dma(ls.engine, ls.op) == dma and ls.count > n:
+            best, n = key, ls.count
+    return best
+
+
+def _reloads(s: TraceSummary, at: Any) -> list[Diagnostic]:
+    out = []
+    for key, ls in sorted(s.per_line.items(), key=lambda kv: -kv[1].count):
+        if not _is_dma(ls.engine, ls.op) or not ls.keys or ls.count < 8:
+            continue
+        ratio = ls.count / len(ls.keys)
+        if ratio >= 4:
+            out.append(
+                make(
+                    "C2N5006",
+                    at(key),
+                    evidence=(
+                        f"line {key[1]} issues {ls.count} DMAs but reads only {len(ls.keys)} distinct regions "
+                        f"({ratio:.0f} loads per region)"
+                    ),
+                )
+            )
+            break
+    return out

@@ -1,0 +1,277 @@
+"""The reviewer's assessment of a port (``cuda2nki review``), as Markdown or a self-contained HTML page.
+
+Sections follow the rubric a senior reviewer uses -- migration fidelity, tiling and partitioning,
+memory hierarchy, DMA and data movement, numerics and precision, performance -- and every claim
+quotes a measured figure from the check report (numerics, instruction trace, cost model).  The HTML
+page shows the CUDA kernel and the port side by side, port lines linked to the CUDA lines their
+``# from kernel.cu:LINE`` comments name, findings marked on their lines, and a heatmap of mismatches
+per (partition tile, free tile).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from cuda2nki.diagnostics import rules
+
+_SEV_ORDER = {"error": 0, "warning": 1, "note": 2}
+_FROM = re.compile(r"#\s*from\s+\S+?:(\d+)")
+
+
+def _fmt(x: Any, digits: int = 3) -> str:
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def sections(
+    report: dict[str, Any], generated: dict[str, Any] | None = None
+) -> list[tuple[str, list[str]]]:
+    """The rubric: (title, claims) pairs; each claim cites a figure."""
+    t = report.get("trace") or {}
+    prof = t.get("profile") or {}
+    ids = {f["id"] for f in report["findings"]}
+    num = [n for n in report["numerics"] if n.get("output") != "*"]
+    failed = [n for n in report["numerics"] if n.get("classification") != "expected"]
+    out: list[tuple[str, list[str]]] = []
+
+    fid = [
+        f"Verdict **{report['verdict'].upper()}**: {len(num) - len([n for n in failed if n.get('output') != '*'])} "
+        f"of {len(num)} output comparisons within the derived tolerance"
+        f" ({len({n['shape'] for n in report['numerics']})} shapes × seeds)."
+    ]
+    for n in failed[:5]:
+        if n.get("output") == "*":
+            fid.append(f"The port failed to run on {n['shape']}: {n.get('evidence', '')}.")
+        else:
+            fid.append(
+                f"`{n['output']}` on {n['shape']}: {n['classification']}"
+                f"{' (' + n['defect'] + ')' if n.get('defect') else ''}, {n['mismatch_pct']:.3g}% of elements "
+                f"off, max abs error {_fmt(n['max_abs_error'])} vs tolerance {_fmt(n['tolerance_max'])}; "
+                f"{n.get('evidence', '')}"
+            )
+    out.append(("Migration fidelity", fid))
+
+    util = t.get("partition_utilisation")
+    tiling = []
+    if util is not None:
+        tiling.append(
+            f"Engine instructions use {100 * util:.0f}% of the 128 partitions on average."
+        )
+    if "C2N5001" in ids or "C2N5010" in ids:
+        tiling.append(
+            "The port is a literal per-thread translation (C2N5001/C2N5010): CUDA threads became "
+            "single elements instead of 128-partition tiles."
+        )
+    if "C2N5003" in ids or any(n.get("defect") == "tail" for n in failed):
+        tiling.append("Sizes that are not multiples of the tile are not handled (C2N5003/C2N4004).")
+    if not tiling:
+        tiling.append("No trace available (static-only review).")
+    out.append(("Tiling and partitioning", tiling))
+
+    mem = []
+    for key, label in (("peak_sbuf_bytes", "peak SBUF"), ("peak_psum_bytes", "peak PSUM")):
+        if key in prof:
+            mem.append(f"{label}: {prof[key]} bytes per partition.")
+    if "C2N5004" in ids:
+        mem.append("Accumulation in a narrow dtype (C2N5004): PSUM should accumulate in fp32.")
+    if any(i.startswith("C2N301") for i in ids):
+        mem.append("The simulator reports an on-chip capacity violation (see findings).")
+    out.append(
+        ("Memory hierarchy (SBUF/PSUM)", mem or ["No SBUF/PSUM figures (static-only review)."])
+    )
+
+    dma = []
+    if t:
+        dma.append(
+            f"{t.get('dma_count', 0)} DMA transfers moving {t.get('dma_bytes', 0)} bytes, "
+            f"{_fmt(t.get('avg_dma_bytes_per_partition', 0.0))} B per partition row on average "
+            f"(≥ 2 KiB recommended where the problem allows)."
+        )
+    if "C2N5007" in ids:
+        dma.append("DMAs are small (C2N5007).")
+    if "C2N5006" in ids:
+        dma.append("The same data is reloaded inside a loop (C2N5006).")
+    out.append(("DMA and data movement", dma or ["No trace available."]))
+
+    numerics = [f"Tolerance derived from: {report['tolerance_source']}."]
+    if num:
+        worst = max(num, key=lambda n: n["max_abs_error"] / max(n["tolerance_max"], 1e-300))
+        numerics.append(
+            f"Worst comparison: `{worst['output']}` on {worst['shape']} ({worst.get('distribution', '')}), "
+            f"max abs {_fmt(worst['max_abs_error'])} = {worst['max_abs_error'] / max(worst['tolerance_max'], 1e-300):.2g}× "
+            f"the tolerance, normwise {_fmt(worst['normwise_error'])}."
+        )
+    if any(n.get("classification") == "precision" for n in num) or "C2N4002" in ids:
+        numerics.append("Precision loss: the error fits a bf16 bound, not the fp32 one (C2N4002).")
+    out.append(("Numerics and precision", numerics))
+
+    perf = []
+    est = prof.get("time_overlapped_us") or prof.get("estimated_time_us")
+    if est is not None:
+        perf.append(
+            f"Cost model: {_fmt(float(est))} µs with engines overlapped"
+            f"{', bottleneck ' + str(prof['bottleneck']) if prof.get('bottleneck') else ''}."
+        )
+    if prof.get("roofline_us"):
+        perf.append(
+            f"Roofline bound {_fmt(float(prof['roofline_us']))} µs: the port reaches "
+            f"{100 * float(prof['roofline_us']) / max(float(est or 0), 1e-12):.0f}% of it."
+        )
+    if generated and generated.get("time_us") and est:
+        ratio = float(est) / float(generated["time_us"])
+        perf.append(
+            f"cuda2nki's own port of this kernel is estimated at {_fmt(float(generated['time_us']))} µs: "
+            f"this port takes {ratio:.2g}× that."
+        )
+    if "C2N5002" in ids:
+        perf.append(
+            "The contraction runs on the vector engine instead of the tensor engine (C2N5002)."
+        )
+    out.append(("Performance", perf or ["No cost-model figures (static-only review)."]))
+    return out
+
+
+def recommendations(report: dict[str, Any]) -> list[str]:
+    table = rules()
+    recs, seen = [], set()
+    for f in sorted(report["findings"], key=lambda f: _SEV_ORDER.get(f["severity"], 3)):
+        if f["id"] in seen or f["severity"] == "note":
+            continue
+        seen.add(f["id"])
+        fix = table[f["id"]].fix if f["id"] in table else ""
+        recs.append(
+            f"[{f['severity']}] line {f['line']}: {f['message']} [{f['id']}]"
+            + (f" -- {fix}" if fix else "")
+        )
+    return recs
+
+
+def to_markdown(report: dict[str, Any], generated: dict[str, Any] | None = None) -> str:
+    lines = [
+        f"# Review: {report['port_kernel']} (port of CUDA `{report['kernel']}`)",
+        "",
+        f"**Verdict: {report['verdict'].upper()}** · CUDA `{report['cuda_file']}` · port `{report['port_file']}` "
+        f"({report['api']} API)",
+        "",
+    ]
+    for title, claims in sections(report, generated):
+        lines += [f"## {title}", ""] + [f"- {c}" for c in claims] + [""]
+    lines += ["## Recommendations (by priority)", ""]
+    recs = recommendations(report)
+    lines += (
+        [f"{i}. {r}" for i, r in enumerate(recs, 1)]
+        if recs
+        else ["None: the port is faithful and idiomatic."]
+    )
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- HTML
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
+.verdict{font-size:1.4em;font-weight:bold;padding:.3em .6em;display:inline-block;border-radius:4px}
+.pass{background:#d4edda}.fail{background:#f8d7da}
+.code{display:grid;grid-template-columns:1fr 1fr;gap:1em}
+pre{background:#f7f7f7;padding:.5em;overflow:auto;font-size:12px;line-height:1.4}
+pre span.ln{display:block;white-space:pre} pre span.ln:target{background:#fff3b0}
+pre span.hit{background:#fde2e2} .lno{color:#999;display:inline-block;width:3.5em;user-select:none}
+table.heat td{width:14px;height:14px;padding:0;border:1px solid #fff}
+table.f{border-collapse:collapse} table.f td,table.f th{border:1px solid #ccc;padding:.2em .5em}
+"""
+
+
+def _numbered(
+    text: str, prefix: str, hits: dict[int, str], links: dict[int, int] | None = None
+) -> str:
+    rows = []
+    for i, line in enumerate(text.splitlines(), 1):
+        body = html.escape(line)
+        if links and i in links:
+            body += f' <a href="#cuda-{links[i]}" title="CUDA line {links[i]}">↩{links[i]}</a>'
+        cls = "ln hit" if i in hits else "ln"
+        title = f' title="{html.escape(hits[i])}"' if i in hits else ""
+        rows.append(
+            f'<span class="{cls}" id="{prefix}-{i}"{title}><span class="lno">{i}</span>{body}</span>'
+        )
+    return "".join(rows)
+
+
+def heatmap(report: dict[str, Any]) -> str:
+    grids = [n for n in report["numerics"] if n.get("tile_grid")]
+    if not grids:
+        return "<p>No mismatching tiles.</p>"
+    n = max(grids, key=lambda n: n["mismatches"])
+    grid = n["tile_grid"]
+    peak = max((max(r) for r in grid if r), default=1) or 1
+    rows = []
+    for p, r in enumerate(grid):
+        cells = "".join(
+            f'<td style="background:rgba(200,0,0,{0.1 + 0.9 * v / peak if v else 0:.2f})" title="partition tile {p}, '
+            f'free tile {f}: {v} mismatches"></td>'
+            for f, v in enumerate(r)
+        )
+        rows.append(f"<tr>{cells}</tr>")
+    return (
+        f"<p>Output <code>{html.escape(n['output'])}</code> at {html.escape(n['shape'])}: mismatches per "
+        f'(partition tile of 128, free tile of 512).</p><table class="heat">{"".join(rows)}</table>'
+    )
+
+
+def to_html(
+    report: dict[str, Any],
+    cuda_path: str | Path,
+    port_path: str | Path,
+    generated: dict[str, Any] | None = None,
+) -> str:
+    cuda_src = Path(cuda_path).read_text(errors="replace")
+    port_src = Path(port_path).read_text(errors="replace")
+    hits = {
+        f["line"]: f"{f['id']}: {f['message']}"
+        for f in report["findings"]
+        if f["file"] == str(port_path)
+    }
+    links = {
+        i: int(m.group(1))
+        for i, ln in enumerate(port_src.splitlines(), 1)
+        if (m := _FROM.search(ln))
+    }
+    secs = "".join(
+        f"<h2>{html.escape(t)}</h2><ul>{''.join(f'<li>{_md_inline(c)}</li>' for c in claims)}</ul>"
+        for t, claims in sections(report, generated)
+    )
+    recs = (
+        "".join(f"<li>{html.escape(r)}</li>" for r in recommendations(report)) or "<li>None.</li>"
+    )
+    findings = "".join(
+        f"<tr><td><code>{html.escape(f['id'])}</code></td><td>{html.escape(f['severity'])}</td>"
+        f'<td><a href="#port-{f["line"]}">{f["line"]}</a></td><td>{html.escape(f["message"])}</td></tr>'
+        for f in report["findings"]
+    )
+    v = report["verdict"]
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>cuda2nki review: {html.escape(report["port_kernel"])}</title>
+<style>{_CSS}</style></head><body>
+<h1>Review of <code>{html.escape(report["port_kernel"])}</code> (port of CUDA <code>{html.escape(report["kernel"])}</code>)</h1>
+<p id="verdict" class="verdict {v}">Verdict: {v.upper()}</p>
+{secs}
+<h2>Recommendations</h2><ol id="recommendations">{recs}</ol>
+<h2>Findings</h2><table class="f" id="findings"><tr><th>id</th><th>severity</th><th>line</th><th>message</th></tr>{findings}</table>
+<h2>Divergence heatmap</h2>{heatmap(report)}
+<h2>CUDA and port side by side</h2>
+<div class="code"><div><h3>{html.escape(str(cuda_path))}</h3><pre>{_numbered(cuda_src, "cuda", {})}</pre></div>
+<div><h3>{html.escape(str(port_path))}</h3><pre>{_numbered(port_src, "port", hits, links)}</pre></div></div>
+<script type="application/json" id="report-data">{html.escape(json.dumps({"verdict": v, "findings": len(report["findings"])}))}</script>
+</body></html>
+"""
+
+
+def _md_inline(text: str) -> str:
+    s = html.escape(text)
+    s = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", s)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", s)
