@@ -1,0 +1,1202 @@
+"""Symbolic execution of one CUDA kernel for a generic thread.
+
+The kernel body is executed once with ``threadIdx``/``blockIdx``/sizes/scalar parameters as symbols.
+Integer locals fold to :class:`~cuda2nki.lift.affine.Poly`; data values become
+:mod:`~cuda2nki.lift.values` trees over loads of the pointer parameters.  Control flow on indices
+becomes guards (:class:`~cuda2nki.lift.affine.Cond`), early returns guard what follows, loops
+become parallel axes (when they write) or folds (when they carry a local: ``acc = acc op f(k)``),
+and shared memory is resolved by inverting the writing thread's index (``tile[ty][tx] = A[...]``;
+``tile[k][tx]`` read later is the value thread ``(k, tx)`` wrote).  Anything the analysis cannot
+prove ends in :class:`Refusal` naming the construct.
+
+The result, :class:`ThreadProgram`, lists every global write with its index, value, guard and the
+loops around it: the recognisers turn that into intent IR.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from cuda2nki.diagnostics import UNKNOWN_LOC, SourceLoc
+from cuda2nki.frontend import ast as A
+from cuda2nki.lift import affine as af
+from cuda2nki.lift import values as V
+from cuda2nki.lift.affine import Cond, Poly
+
+# --------------------------------------------------------------------------- refusals
+
+
+class Refusal(Exception):
+    """The kernel cannot be lifted: ``code`` (C2N2xxx) with format fields, at ``loc``."""
+
+    def __init__(self, code: str, loc: SourceLoc | None, **fmt: object):
+        self.code, self.loc, self.fmt = code, loc or UNKNOWN_LOC, fmt
+        super().__init__(f"{code} {fmt}")
+
+
+# --------------------------------------------------------------------------- runtime values
+
+
+@dataclass(frozen=True)
+class CondVal:
+    cond: Cond
+
+
+@dataclass(frozen=True)
+class PtrVal:
+    tensor: str
+    offset: Poly
+    dtype: str  # element dtype of the pointee
+    width: int = 1  # vector width (float4 pointer: 4 scalars per element)
+    shared: bool = False
+
+
+@dataclass(frozen=True)
+class VecVal:
+    lanes: tuple  # DExpr per lane
+    dtype: str
+
+
+LANES = ("x", "y", "z", "w")
+
+
+@dataclass
+class SharedWrite:
+    index: tuple  # tuple[Poly, ...] per array dim (in the writer's thread coordinates)
+    value: object  # DExpr
+    guard: Cond
+    epoch: int
+
+
+@dataclass
+class SharedArr:
+    name: str
+    dims: tuple  # tuple[int | None, ...]
+    dtype: str
+    writes: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class LoopCtx:
+    var: str
+    start: Poly
+    stop: Poly
+    step: Poly
+    gs: af.GridStride | None = None
+    loc: SourceLoc = UNKNOWN_LOC
+
+
+@dataclass(frozen=True)
+class StoreRec:
+    tensor: str
+    index: Poly
+    value: V.DExpr
+    guard: Cond
+    loops: tuple  # tuple[LoopCtx, ...] enclosing parallel loops
+    accumulate: str | None
+    loc: SourceLoc
+    seq: int
+
+
+@dataclass
+class ThreadProgram:
+    kernel: A.Function
+    tensors: dict  # pointer param name -> element dtype
+    scalars: dict  # scalar param name -> dtype
+    stores: list
+    reads: set  # tensors read
+    block: tuple  # concrete blockDim (x, y, z) when known
+
+
+def dtype_of(t: A.CType | None) -> str:
+    if isinstance(t, A.ScalarType):
+        return t.name
+    if isinstance(t, A.VectorType):
+        return t.base.name
+    if isinstance(t, A.PointerType):
+        return dtype_of(t.pointee)
+    if isinstance(t, A.ArrayType):
+        return dtype_of(t.elem)
+    return "int32"
+
+
+def is_float_dtype(d: str) -> bool:
+    return d.startswith("float") or d == "bfloat16"
+
+
+def _vec_width(t: A.CType | None) -> int:
+    if isinstance(t, A.PointerType) and isinstance(t.pointee, A.VectorType):
+        return t.pointee.width
+    return 1
+
+
+_MATH1 = {
+    "exp": "exp", "__exp": "exp", "exp2": "exp2", "log": "log", "__log": "log", "log2": "log2",
+    "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt", "__fsqrt_rn": "sqrt", "rsqrt": "rsqrt",
+    "__frsqrt_rn": "rsqrt", "sin": "sin", "__sin": "sin", "cos": "cos", "__cos": "cos",
+    "tan": "tan", "atan": "atan", "tanh": "tanh", "fabs": "abs", "abs": "abs", "erf": "erf",
+    "floor": "floor", "ceil": "ceil", "trunc": "trunc", "round": "round", "rint": "round",
+    "__frcp_rn": "reciprocal",
+}
+_MATH2 = {"pow": "pow", "__pow": "pow", "fmax": "max", "fmin": "min", "max": "max", "min": "min",
+          "atan2": "atan2", "fmod": "mod", "__fdividef": "div", "__fdiv_rn": "div",
+          "__fadd_rn": "add", "__fmul_rn": "mul", "__fsub_rn": "sub", "__hadd": "add",
+          "__hsub": "sub", "__hmul": "mul", "__hdiv": "div", "__hmax": "max", "__hmin": "min"}
+_CONVERT = {"__float2half": "float16", "__float2half_rn": "float16", "__half2float": "float32",
+            "__bfloat162float": "float32", "__float2bfloat16": "bfloat16",
+            "__float2bfloat16_rn": "bfloat16", "__int2float_rn": "float32",
+            "__float2int_rz": "int32", "__double2float_rn": "float32", "__float2double": "float64"}
+_BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<": "lt", "<=": "le",
+           ">": "gt", ">=": "ge", "==": "eq", "!=": "ne", "&&": "land", "||": "lor",
+           "&": "bitand", "|": "bitor", "^": "bitxor", "<<": "shl", ">>": "shr"}
+_COMBINE = {"add", "mul", "max", "min"}
+_ATOMIC = {"atomicAdd": "add", "atomicMax": "max", "atomicMin": "min", "atomicSub": "add"}
+
+
+def _math_name(func: str) -> str:
+    """``expf``/``__expf``/``exp`` -> ``exp`` (float and fast-math spellings)."""
+    f = func
+    if f.endswith("f") and f[:-1] in _MATH1.keys() | _MATH2.keys():
+        return f[:-1]
+    return f
+
+
+def promote(a: str, b: str) -> str:
+    order = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
+             "float16", "bfloat16", "float32", "float64"]
+    if is_float_dtype(a) or is_float_dtype(b):
+        fa = a if is_float_dtype(a) else "float16"
+        fb = b if is_float_dtype(b) else "float16"
+        best = max(fa, fb, key=order.index)
+        return "float32" if best in ("float16", "bfloat16") and fa != fb else best
+    return max(a, b, key=lambda t: order.index(t) if t in order else 5) if a != b else a
+
+
+# --------------------------------------------------------------------------- executor
+
+
+class Executor:
+    def __init__(self, tu: A.TranslationUnit, fn: A.Function, block: tuple | None = None):
+        self.tu, self.fn = tu, fn
+        self.block = block
+        self.env: dict[str, object] = {}
+        self.decl_depth: dict[str, int] = {}
+        self.guards: list[Cond] = []  # enclosing index-level conditions
+        self.dguards: list[V.DExpr] = []  # enclosing data-level conditions
+        self.returned: list[Cond] = []
+        self.loops: list[LoopCtx] = []
+        self.stores: list[StoreRec] = []
+        self.reads: set[str] = set()
+        self.shared: dict[str, SharedArr] = {}
+        self.epoch = 0
+        self.counter = itertools.count()
+        self.tensors: dict[str, str] = {}
+        self.scalars: dict[str, str] = {}
+        self.carry_scope: list[dict[str, object]] = []  # locals visible to a loop being folded
+        self.ret_value: list = []
+        for p in fn.params:
+            if isinstance(p.ty, A.PointerType):
+                self.tensors[p.name] = dtype_of(p.ty)
+                self.env[p.name] = PtrVal(p.name, af.ZERO, dtype_of(p.ty), _vec_width(p.ty))
+            elif isinstance(p.ty, A.ScalarType):
+                self.scalars[p.name] = p.ty.name
+                self.env[p.name] = (af.sym(p.name) if not p.ty.is_float
+                                    else V.Scalar(p.ty.name, p.name))
+            else:
+                raise Refusal("C2N2010", p.loc, what=f"parameter '{p.name}' of this type")
+        for g in tu.globals:
+            if g.init is not None and isinstance(g.ty, A.ScalarType) and g.space != "device":
+                v = self.eval(g.init)
+                self.env[g.name] = v
+            elif isinstance(g.ty, A.ArrayType):
+                raise Refusal("C2N2010", g.loc, what=f"global array '{g.name}' (__constant__ "
+                              "tables are not lifted)")
+
+    # ------------------------------------------------------------------ helpers
+    def fresh(self, base: str) -> str:
+        return f"%{base}#{next(self.counter)}"
+
+    def guard(self) -> Cond:
+        return af.conj(self.guards)
+
+    def live(self) -> Cond:
+        return af.conj([self.guard()] + [r.negate() for r in self.returned])
+
+    def run(self) -> ThreadProgram:
+        self.exec_block(self.fn.body, new_scope=True)
+        return ThreadProgram(self.fn, self.tensors, self.scalars, self.stores, self.reads,
+                             self.block or ())
+
+    # ------------------------------------------------------------------ conversions
+    def as_poly(self, v: object, loc: SourceLoc) -> Poly:
+        if isinstance(v, Poly):
+            return v
+        if isinstance(v, V.IntVal):
+            return v.poly
+        if isinstance(v, V.Cast) and isinstance(v.operand, V.IntVal):
+            return v.operand.poly
+        if isinstance(v, V.DExpr) and not is_float_dtype(v.dtype):
+            return Poly.atom(V.opaque_of(v))
+        raise Refusal("C2N2013", loc, what="a non-integer value used as an index")
+
+    def as_data(self, v: object, loc: SourceLoc, dtype: str = "int32") -> V.DExpr:
+        if isinstance(v, V.DExpr):
+            return v
+        if isinstance(v, Poly):
+            if v.is_const:
+                return V.Const(dtype, v.const_value)
+            return V.IntVal(dtype, v)
+        if isinstance(v, CondVal):
+            return V.Pred("bool", v.cond)
+        raise Refusal("C2N2010", loc, what="a pointer or vector used as a scalar value")
+
+    def as_cond(self, v: object, loc: SourceLoc) -> Cond | V.DExpr:
+        if isinstance(v, CondVal):
+            return v.cond
+        if isinstance(v, Poly):
+            return Cond.of(af.Cmp(v, "!="))
+        if isinstance(v, V.DExpr):
+            if v.dtype == "bool":
+                return v
+            return V.Op("bool", "ne", (v, V.Const(v.dtype, 0)))
+        raise Refusal("C2N2010", loc, what="a pointer used as a condition")
+
+    # ------------------------------------------------------------------ statements
+    def exec_block(self, b: A.Stmt, new_scope: bool = True) -> None:
+        stmts = b.body if isinstance(b, A.Block) else (b,)
+        saved = dict(self.env) if new_scope else None
+        declared: list[str] = []
+        nguards = len(self.guards)
+        for s in stmts:
+            if isinstance(s, A.VarDecl):
+                declared.append(s.name)
+            self.exec_stmt(s)
+        del self.guards[nguards:]
+        if saved is not None:
+            for n in declared:  # end of scope: restore shadowed outer bindings
+                if n in saved:
+                    self.env[n] = saved[n]
+                else:
+                    self.env.pop(n, None)
+
+    def exec_stmt(self, s: A.Stmt) -> None:
+        if isinstance(s, A.Block):
+            self.exec_block(s)
+        elif isinstance(s, A.VarDecl):
+            self.exec_decl(s)
+        elif isinstance(s, A.ExprStmt):
+            self.eval(s.expr, stmt=True)
+        elif isinstance(s, A.If):
+            self.exec_if(s)
+        elif isinstance(s, A.For):
+            self.exec_for(s)
+        elif isinstance(s, A.Return):
+            self.exec_return(s)
+        elif isinstance(s, A.Empty):
+            pass
+        elif isinstance(s, (A.While, A.DoWhile)):
+            raise Refusal("C2N2019", s.loc, what="a while loop (no affine trip count)")
+        elif isinstance(s, (A.Break, A.Continue)):
+            raise Refusal("C2N2019", s.loc, what="break/continue inside a loop")
+        elif isinstance(s, A.Switch):
+            raise Refusal("C2N2010", s.loc, what="switch statement")
+        else:
+            raise Refusal("C2N2010", s.loc, what=type(s).__name__)
+
+    def exec_decl(self, d: A.VarDecl) -> None:
+        if d.storage in ("shared", "extern_shared"):
+            dims = d.ty.dims if isinstance(d.ty, A.ArrayType) else (1,)
+            self.shared[d.name] = SharedArr(d.name, dims, dtype_of(d.ty))
+            self.env[d.name] = self.shared[d.name]
+            return
+        if isinstance(d.ty, A.ArrayType):
+            if d.init is not None:
+                raise Refusal("C2N2010", d.loc, what="initialised local array")
+            self.env[d.name] = ("localarr", d.ty.dims, dtype_of(d.ty))
+            return
+        self.decl_depth[d.name] = len(self.guards)
+        if d.init is None:
+            if isinstance(d.ty, A.VectorType):
+                self.env[d.name] = VecVal(tuple(V.Const(d.ty.base.name, 0)
+                                                for _ in range(d.ty.width)), d.ty.base.name)
+            else:
+                self.env[d.name] = None
+            return
+        v = self.eval(d.init)
+        self.env[d.name] = self.convert(v, d.ty, d.loc)
+
+    def convert(self, v: object, ty: A.CType, loc: SourceLoc) -> object:
+        """Value of ``v`` stored in a local of type ``ty`` (implicit conversions)."""
+        if isinstance(ty, A.ScalarType):
+            if ty.is_float:
+                if isinstance(v, (Poly, CondVal)):
+                    return V.Cast(ty.name, self.as_data(v, loc))
+                if isinstance(v, V.DExpr) and v.dtype != ty.name:
+                    return V.Cast(ty.name, v)
+                return v
+            if isinstance(v, V.DExpr) and is_float_dtype(v.dtype):
+                return V.Cast(ty.name, v)
+            if isinstance(v, CondVal):
+                return v if ty.name == "bool" else V.Cast(ty.name, V.Pred("bool", v.cond))
+            return v
+        return v
+
+    def exec_if(self, s: A.If) -> None:
+        c = self.as_cond(self.eval(s.cond), s.cond.loc)
+        if isinstance(c, Cond):
+            self.guards.append(c)
+            self.exec_block(s.then)
+            self.guards.pop()
+            if s.else_ is not None:
+                self.guards.append(c.negate())
+                self.exec_block(s.else_)
+                self.guards.pop()
+            return
+        # data-dependent branch: only assignments/stores, no returns inside
+        if _has_return(s.then) or (s.else_ is not None and _has_return(s.else_)):
+            raise Refusal("C2N2018", s.loc, what="return under a data-dependent condition")
+        self.dguards.append(c)
+        self.exec_block(s.then)
+        self.dguards.pop()
+        if s.else_ is not None:
+            self.dguards.append(V.Op("bool", "lnot", (c,)))
+            self.exec_block(s.else_)
+            self.dguards.pop()
+
+    def exec_return(self, s: A.Return) -> None:
+        if self.ret_value is not None and self.ret_value and self.ret_value[-1] is not None:
+            # inside an inlined device function
+            frame = self.ret_value[-1]
+            v = self.eval(s.value) if s.value is not None else None
+            frame.append((self.guard(), v))
+            return
+        if self.loops or self.carry_scope:
+            raise Refusal("C2N2019", s.loc, what="return inside a loop")
+        if self.dguards:
+            raise Refusal("C2N2018", s.loc, what="return under a data-dependent condition")
+        self.returned.append(self.guard())
+
+    # ------------------------------------------------------------------ loops
+    def exec_for(self, s: A.For) -> None:
+        if len(s.init) != 1 or s.cond is None or s.step is None:
+            raise Refusal("C2N2019", s.loc, what="a for loop without one init, condition and step")
+        init = s.init[0]
+        if isinstance(init, A.VarDecl):
+            name, start_e = init.name, init.init
+        elif isinstance(init, A.ExprStmt) and isinstance(init.expr, A.Assign) and \
+                isinstance(init.expr.target, A.Name) and init.expr.op == "=":
+            name, start_e = init.expr.target.name, init.expr.value
+        else:
+            raise Refusal("C2N2019", s.loc, what="loop initialisation")
+        if start_e is None:
+            raise Refusal("C2N2019", s.loc, what="uninitialised loop variable")
+        start = self.as_poly(self.eval(start_e), start_e.loc)
+        step = self._loop_step(s.step, name)
+        var = self.fresh(name)
+        saved = self.env.get(name, "<unset>")
+        self.env[name] = af.sym(var)
+        cond = self.as_cond(self.eval(s.cond), s.cond.loc)
+        stop = self._loop_stop(cond, var, s)
+        if _contains_sync(s.body) and self._is_halving(s, step):
+            raise Refusal("C2N2015", s.loc, what="a block-cooperative tree loop (halving stride "
+                          "over shared memory)")
+        if step.is_const and step.const_value < 0 or not step.is_const and False:
+            raise Refusal("C2N2019", s.loc, what="a decreasing loop")
+        gs = af.grid_stride(start, step, stop)
+        ctx = LoopCtx(var, start, stop, step, gs, s.loc)
+        self.exec_loop_body(s.body, ctx, name)
+        if saved == "<unset>":
+            self.env.pop(name, None)
+        else:
+            self.env[name] = saved
+
+    def _is_halving(self, s: A.For, step: Poly | None) -> bool:
+        return step is None
+
+    def _loop_step(self, e: A.Expr, name: str) -> Poly | None:
+        if isinstance(e, A.Unary) and e.op in ("pre++", "post++") and _is_name(e.operand, name):
+            return af.ONE
+        if isinstance(e, A.Unary) and e.op in ("pre--", "post--") and _is_name(e.operand, name):
+            return Poly.const(-1)
+        if isinstance(e, A.Assign) and _is_name(e.target, name):
+            if e.op == "+=":
+                return self.as_poly(self.eval(e.value), e.loc)
+            if e.op == "-=":
+                return -self.as_poly(self.eval(e.value), e.loc)
+            if e.op == "=" and isinstance(e.value, A.Binary) and _is_name(e.value.left, name) \
+                    and e.value.op in "+-":
+                d = self.as_poly(self.eval(e.value.right), e.loc)
+                return d if e.value.op == "+" else -d
+            return None  # multiplicative / shifting steps
+        raise Refusal("C2N2019", e.loc, what="loop step")
+
+    def _loop_stop(self, cond: object, var: str, s: A.For) -> Poly:
+        if not isinstance(cond, Cond):
+            raise Refusal("C2N2019", s.loc, what="a data-dependent loop condition")
+        dom = af.domain_of(cond, {var})
+        if dom is None or dom.residual or var not in dom.bounds or len(dom.bounds[var].hi) != 1 \
+                or dom.bounds[var].lo:
+            raise Refusal("C2N2019", s.loc, what=f"loop condition '{cond}' (need 'var < bound')")
+        return dom.bounds[var].hi[0]
+
+    def exec_loop_body(self, body: A.Stmt, ctx: LoopCtx, name: str) -> None:
+        """Run the body once with symbolic loop variable; carried locals become folds."""
+        if ctx.step is None:
+            raise Refusal("C2N2019", ctx.loc, what="a loop whose step is not additive")
+        before = dict(self.env)
+        visible = {k for k, v in before.items() if not isinstance(v, (PtrVal, SharedArr, tuple))
+                   and v is not None and k != name}
+        assigned = _assigned_names(body) & visible
+        carried = {}
+        for n in assigned:
+            old = before[n]
+            if isinstance(old, (Poly, CondVal)):
+                raise Refusal("C2N2011", ctx.loc, var=n.lstrip("%"),
+                              why="an integer carried across iterations")
+            carried[n] = old
+            self.env[n] = V.Carried(old.dtype if isinstance(old, V.DExpr) else "float32", n) \
+                if not isinstance(old, VecVal) else old
+        nstores = len(self.stores)
+        nshared = {k: len(a.writes) for k, a in self.shared.items()}
+        self.loops.append(ctx)
+        self.carry_scope.append(carried)
+        self.guards.append(af.TRUE)
+        self.exec_block(body)
+        self.guards.pop()
+        self.carry_scope.pop()
+        self.loops.pop()
+        # shared writes inside the loop are iteration-local (tiles): drop them afterwards
+        for k, a in self.shared.items():
+            del a.writes[nshared.get(k, 0):]
+        new_stores = self.stores[nstores:]
+        for n, old in carried.items():
+            self.env[n] = self._fold(n, old, self.env[n], ctx)
+        for st in new_stores:
+            if V.has_carried(st.value, set(carried)):
+                raise Refusal("C2N2011", st.loc, var=name, why="a running value stored inside "
+                              "the loop (prefix scan)")
+
+    def _fold(self, n: str, init: object, new: object, ctx: LoopCtx) -> object:
+        if not isinstance(new, V.DExpr):
+            raise Refusal("C2N2011", ctx.loc, var=n.lstrip("%"), why="not a scalar value")
+        car = V.Carried(new.dtype, n)
+        if new == car:
+            return init
+        if not V.has_carried(new, {n}):
+            raise Refusal("C2N2011", ctx.loc, var=n.lstrip("%"),
+                          why="the value is overwritten each iteration (last-iteration value)")
+        op, term = _split_combine(new, car)
+        if op is None or V.has_carried(term):
+            raise Refusal("C2N2011", ctx.loc, var=n.lstrip("%"),
+                          why=f"update '{V.short(new)}' is not 'acc = acc op f(k)'")
+        if not (ctx.step.is_const and ctx.step.const_value > 0) and \
+                ctx.step.depends_on(af.THREAD_COORDS):
+            raise Refusal("C2N2019", ctx.loc, what="a loop step that depends on the thread")
+        fold = V.Fold(new.dtype, op, ctx.var, ctx.start, ctx.stop, ctx.step, term)
+        init_d = self.as_data(init, ctx.loc, new.dtype)
+        if isinstance(init_d, V.Const) and init_d.value == _identity(op):
+            return fold
+        return V.Op(new.dtype, op, (init_d, fold))
+
+    # ------------------------------------------------------------------ expressions
+    def eval(self, e: A.Expr, stmt: bool = False) -> object:
+        m = getattr(self, "e_" + type(e).__name__, None)
+        if m is None:
+            raise Refusal("C2N2010", e.loc, what=f"expression {type(e).__name__}")
+        return m(e) if not stmt else m(e, stmt=True) if isinstance(e, (A.Unary,)) else m(e)
+
+    def e_IntLit(self, e: A.IntLit) -> Poly:
+        return Poly.const(e.value)
+
+    def e_FloatLit(self, e: A.FloatLit) -> V.DExpr:
+        return V.Const(dtype_of(e.ty) if e.ty else "float32", float(e.value))
+
+    def e_BoolLit(self, e: A.BoolLit) -> CondVal:
+        return CondVal(af.TRUE if e.value else af.FALSE)
+
+    def e_Name(self, e: A.Name) -> object:
+        if e.name not in self.env:
+            raise Refusal("C2N2010", e.loc, what=f"name '{e.name}'")
+        v = self.env[e.name]
+        if v is None:
+            raise Refusal("C2N2010", e.loc, what=f"read of uninitialised '{e.name}'")
+        return v
+
+    def e_Builtin(self, e: A.Builtin) -> Poly:
+        if e.name == "warpSize":
+            return Poly.const(32)
+        if e.name == "blockDim" and self.block:
+            return Poly.const(self.block["xyz".index(e.dim)])
+        return af.sym(f"{e.name}.{e.dim}")
+
+    def e_Cast(self, e: A.Cast) -> object:
+        v = self.eval(e.operand)
+        if isinstance(e.to, A.PointerType):
+            if isinstance(v, PtrVal):
+                w = _vec_width(e.to)
+                if w != v.width:
+                    if v.width != 1:
+                        raise Refusal("C2N2010", e.loc, what="re-casting a vector pointer")
+                    return PtrVal(v.tensor, v.offset, dtype_of(e.to), w, v.shared)
+                return v
+            raise Refusal("C2N2010", e.loc, what="cast of a non-pointer to a pointer")
+        if isinstance(e.to, A.ScalarType):
+            if e.to.is_float:
+                d = self.as_data(v, e.loc)
+                return d if d.dtype == e.to.name else V.Cast(e.to.name, d)
+            if isinstance(v, Poly):
+                return v
+            if isinstance(v, V.DExpr):
+                return V.Cast(e.to.name, v)
+        return v
+
+    def e_Unary(self, e: A.Unary, stmt: bool = False) -> object:
+        if e.op in ("pre++", "post++", "pre--", "post--"):
+            one = A.IntLit(loc=e.loc, value=1)
+            op = "+=" if "++" in e.op else "-="
+            return self.e_Assign(A.Assign(loc=e.loc, op=op, target=e.operand, value=one))
+        if e.op == "&":
+            return self.address_of(e.operand)
+        if e.op == "*":
+            return self.deref(self.eval(e.operand), af.ZERO, e.loc)
+        v = self.eval(e.operand)
+        if e.op == "+":
+            return v
+        if e.op == "-":
+            if isinstance(v, Poly):
+                return -v
+            d = self.as_data(v, e.loc)
+            return V.Op(d.dtype, "neg", (d,))
+        if e.op == "!":
+            c = self.as_cond(v, e.loc)
+            return CondVal(c.negate()) if isinstance(c, Cond) else V.Op("bool", "lnot", (c,))
+        if e.op == "~":
+            d = self.as_data(v, e.loc)
+            return V.Op(d.dtype, "bitnot", (d,))
+        raise Refusal("C2N2010", e.loc, what=f"unary '{e.op}'")
+
+    def e_Binary(self, e: A.Binary) -> object:
+        a, b = self.eval(e.left), self.eval(e.right)
+        op = e.op
+        if isinstance(a, PtrVal) and op in "+-" and isinstance(b, Poly):
+            return PtrVal(a.tensor, a.offset + (b if op == "+" else -b), a.dtype, a.width,
+                          a.shared)
+        if isinstance(b, PtrVal) and op == "+" and isinstance(a, Poly):
+            return PtrVal(b.tensor, b.offset + a, b.dtype, b.width, b.shared)
+        if op in ("&&", "||"):
+            ca, cb = self.as_cond(a, e.loc), self.as_cond(b, e.loc)
+            if isinstance(ca, Cond) and isinstance(cb, Cond):
+                return CondVal(ca & cb if op == "&&" else af.disj([ca, cb]))
+            da = ca if isinstance(ca, V.DExpr) else V.Pred("bool", ca)
+            db = cb if isinstance(cb, V.DExpr) else V.Pred("bool", cb)
+            return V.Op("bool", _BINOPS[op], (da, db))
+        if isinstance(a, Poly) and isinstance(b, Poly):
+            r = _poly_binop(op, a, b)
+            if r is not None:
+                return r
+        da = self.as_data(a, e.left.loc, dtype_of(e.left.ty))
+        db = self.as_data(b, e.right.loc, dtype_of(e.right.ty))
+        if op not in _BINOPS:
+            raise Refusal("C2N2010", e.loc, what=f"operator '{op}'")
+        if op in ("<", "<=", ">", ">=", "==", "!="):
+            return V.Op("bool", _BINOPS[op], (da, db))
+        dt = dtype_of(e.ty) if e.ty is not None else promote(da.dtype, db.dtype)
+        return V.Op(dt, _BINOPS[op], (_cast_to(da, dt), _cast_to(db, dt)))
+
+    def e_Ternary(self, e: A.Ternary) -> object:
+        c = self.as_cond(self.eval(e.cond), e.cond.loc)
+        a, b = self.eval(e.then), self.eval(e.else_)
+        if isinstance(c, Cond) and isinstance(a, Poly) and isinstance(b, Poly) and a == b:
+            return a
+        dt = dtype_of(e.ty) if e.ty is not None else "float32"
+        da, db = self.as_data(a, e.loc, dt), self.as_data(b, e.loc, dt)
+        cd = V.Pred("bool", c) if isinstance(c, Cond) else c
+        return V.Select(dt, cd, _cast_to(da, dt), _cast_to(db, dt))
+
+    def e_Comma(self, e: A.Comma) -> object:
+        v = None
+        for x in e.exprs:
+            v = self.eval(x)
+        return v
+
+    def e_SizeOf(self, e: A.SizeOf) -> Poly:
+        t = e.of
+        if isinstance(t, A.ScalarType):
+            return Poly.const(max(t.bits // 8, 1))
+        if isinstance(t, A.VectorType):
+            return Poly.const(t.base.bits // 8 * t.width)
+        raise Refusal("C2N2010", e.loc, what="sizeof of this type")
+
+    def e_Member(self, e: A.Member) -> object:
+        v = self.eval(e.base)
+        if isinstance(v, VecVal) and e.field in LANES:
+            return v.lanes[LANES.index(e.field)]
+        raise Refusal("C2N2010", e.loc, what=f"member access '.{e.field}'")
+
+    def e_Index(self, e: A.Index) -> object:
+        base, idx = self._index_path(e)
+        return self.read_indexed(base, idx, e.loc)
+
+    def _index_path(self, e: A.Expr) -> tuple[object, list[Poly]]:
+        idx: list[Poly] = []
+        while isinstance(e, A.Index):
+            idx.insert(0, self.as_poly(self.eval(e.index), e.index.loc))
+            e = e.base
+        return self.eval(e), idx
+
+    def read_indexed(self, base: object, idx: list[Poly], loc: SourceLoc) -> object:
+        if isinstance(base, PtrVal):
+            if len(idx) != 1:
+                raise Refusal("C2N2010", loc, what="multi-level pointer indexing")
+            return self.deref(base, idx[0], loc)
+        if isinstance(base, SharedArr):
+            return self.read_shared(base, tuple(idx), loc)
+        if isinstance(base, tuple) and base[0] == "localarr":
+            key = self._local_key(base, idx, loc)
+            if key not in self.env:
+                raise Refusal("C2N2010", loc, what="read of an unwritten local array element")
+            return self.env[key]
+        raise Refusal("C2N2010", loc, what="indexing a non-array value")
+
+    def _local_key(self, arr: tuple, idx: list[Poly], loc: SourceLoc) -> str:
+        if not all(i.is_const for i in idx):
+            raise Refusal("C2N2013", loc, what="a local array indexed by a non-constant")
+        name = next(k for k, v in self.env.items() if v is arr)
+        return name + "".join(f"[{i.const_value}]" for i in idx)
+
+    def deref(self, p: object, off: Poly, loc: SourceLoc) -> object:
+        if not isinstance(p, PtrVal):
+            raise Refusal("C2N2010", loc, what="dereference of a non-pointer")
+        if p.shared:
+            return self.read_shared(self.shared[p.tensor], (p.offset + off,), loc)
+        flat = p.offset * 1 + off * p.width if p.width > 1 else p.offset + off
+        if p.width > 1:
+            lanes = tuple(self.load(p.tensor, flat + k, p.dtype, loc) for k in range(p.width))
+            return VecVal(lanes, p.dtype)
+        return self.load(p.tensor, flat, p.dtype, loc)
+
+    def load(self, tensor: str, index: Poly, dtype: str, loc: SourceLoc) -> V.DExpr:
+        # forward this thread's own earlier store to the same element
+        for st in reversed(self.stores):
+            if st.tensor != tensor:
+                continue
+            fwd = _forward(st, index, self.loops)
+            if fwd is _MISS:
+                continue
+            if fwd is None:
+                raise Refusal("C2N2017", loc, tensor=tensor,
+                              why="it reads an element written earlier that cannot be matched "
+                                  "to one store")
+            return fwd
+        self.reads.add(tensor)
+        return V.Load(dtype, tensor, index)
+
+    def address_of(self, e: A.Expr) -> PtrVal:
+        if isinstance(e, A.Index):
+            base, idx = self._index_path(e)
+            if isinstance(base, PtrVal) and len(idx) == 1:
+                return PtrVal(base.tensor, base.offset + idx[0], base.dtype, base.width,
+                              base.shared)
+            if isinstance(base, SharedArr):
+                return PtrVal(base.name, _flat_shared(base, tuple(idx)), base.dtype, 1, True)
+        raise Refusal("C2N2010", e.loc, what="address-of this expression")
+
+    # ------------------------------------------------------------------ assignment / stores
+    def e_Assign(self, e: A.Assign) -> object:
+        value = self.eval(e.value)
+        t = e.target
+        if e.op != "=":
+            old = self.eval(t)
+            bop = e.op[:-1]
+            if isinstance(old, Poly) and isinstance(value, Poly):
+                value = _poly_binop(bop, old, value)
+                if value is None:
+                    raise Refusal("C2N2013", e.loc, what=f"integer '{e.op}'")
+            else:
+                if isinstance(old, VecVal):
+                    raise Refusal("C2N2010", e.loc, what="compound assignment on a vector")
+                od = self.as_data(old, e.loc, dtype_of(t.ty))
+                vd = self.as_data(value, e.loc, dtype_of(e.value.ty))
+                dt = od.dtype
+                value = V.Op(dt, _BINOPS[bop], (od, _cast_to(vd, dt)))
+        self.assign(t, value, e.loc)
+        return value
+
+    def assign(self, t: A.Expr, value: object, loc: SourceLoc) -> None:
+        if isinstance(t, A.Name):
+            self.assign_local(t.name, value, t.ty, loc)
+        elif isinstance(t, A.Index):
+            base, idx = self._index_path(t)
+            if isinstance(base, PtrVal):
+                self.store(base, idx[0], value, loc)
+            elif isinstance(base, SharedArr):
+                self.write_shared(base, tuple(idx), value, loc)
+            elif isinstance(base, tuple) and base[0] == "localarr":
+                key = self._local_key(base, idx, loc)
+                if key not in self.env:
+                    self.decl_depth[key] = len(self.guards)
+                    self.env[key] = None
+                self.assign_local(key, value, None, loc, dtype=base[2])
+            else:
+                raise Refusal("C2N2010", loc, what="assignment through this expression")
+        elif isinstance(t, A.Unary) and t.op == "*":
+            self.store(self.eval(t.operand), af.ZERO, value, loc)
+        elif isinstance(t, A.Member) and isinstance(t.base, A.Name):
+            vec = self.eval(t.base)
+            if not isinstance(vec, VecVal) or t.field not in LANES:
+                raise Refusal("C2N2010", loc, what=f"member store '.{t.field}'")
+            lanes = list(vec.lanes)
+            k = LANES.index(t.field)
+            nv = _cast_to(self.as_data(value, loc, vec.dtype), vec.dtype)
+            lanes[k] = self._guarded(t.base.name, nv, lanes[k], loc)
+            self.env[t.base.name] = VecVal(tuple(lanes), vec.dtype)
+        else:
+            raise Refusal("C2N2010", loc, what="assignment target")
+
+    def _guard_since(self, name: str) -> Cond:
+        depth = self.decl_depth.get(name, 0)
+        return af.conj(self.guards[depth:])
+
+    def _guarded(self, name: str, new: object, old: object, loc: SourceLoc) -> object:
+        g = self._guard_since(name)
+        dg = self.dguards[:]
+        if g == af.TRUE and not dg:
+            return new
+        if old is None:
+            return new
+        if isinstance(new, Poly) and isinstance(old, Poly) and new == old:
+            return new
+        nd, od = self.as_data(new, loc), self.as_data(old, loc)
+        dt = od.dtype
+        cond: V.DExpr | None = None if g == af.TRUE else V.Pred("bool", g)
+        for d in dg:
+            cond = d if cond is None else V.Op("bool", "land", (cond, d))
+        return V.Select(dt, cond, _cast_to(nd, dt), od)
+
+    def assign_local(self, name: str, value: object, ty: A.CType | None, loc: SourceLoc,
+                     dtype: str | None = None) -> None:
+        if name not in self.env:
+            raise Refusal("C2N2010", loc, what=f"assignment to unknown '{name}'")
+        old = self.env[name]
+        if isinstance(old, (PtrVal, SharedArr)):
+            raise Refusal("C2N2010", loc, what="pointer reassignment")
+        if ty is not None:
+            value = self.convert(value, ty, loc)
+        elif dtype is not None and isinstance(value, V.DExpr):
+            value = _cast_to(value, dtype)
+        if isinstance(value, VecVal):
+            self.env[name] = value
+            return
+        self.env[name] = self._guarded(name, value, old, loc)
+
+    def store(self, p: object, off: Poly, value: object, loc: SourceLoc,
+              accumulate: str | None = None) -> None:
+        if not isinstance(p, PtrVal):
+            raise Refusal("C2N2010", loc, what="store through a non-pointer")
+        if p.shared:
+            self.write_shared(self.shared[p.tensor], (p.offset + off,), value, loc)
+            return
+        if p.width > 1:
+            if not isinstance(value, VecVal):
+                raise Refusal("C2N2010", loc, what="vector store of a non-vector")
+            base = p.offset + off * p.width
+            for k, lane in enumerate(value.lanes):
+                self._store1(p.tensor, base + k, lane, p.dtype, loc, accumulate)
+            return
+        self._store1(p.tensor, p.offset + off, value, p.dtype, loc, accumulate)
+
+    def _store1(self, tensor: str, index: Poly, value: object, dtype: str, loc: SourceLoc,
+                accumulate: str | None) -> None:
+        d = _cast_to(self.as_data(value, loc, dtype), dtype)
+        if self.dguards:
+            if accumulate is not None:
+                raise Refusal("C2N2018", loc, what="an atomic under a data-dependent condition")
+            cond = self.dguards[0]
+            for g in self.dguards[1:]:
+                cond = V.Op("bool", "land", (cond, g))
+            d = V.Select(dtype, cond, d, self.load(tensor, index, dtype, loc))
+        self.stores.append(StoreRec(tensor, index, d, self.live(), tuple(self.loops), accumulate,
+                                    loc, len(self.stores)))
+
+    # ------------------------------------------------------------------ shared memory
+    def write_shared(self, arr: SharedArr, idx: tuple, value: object, loc: SourceLoc) -> None:
+        if self.dguards:
+            raise Refusal("C2N2018", loc, what="a shared-memory write under a data-dependent "
+                          "condition")
+        if len(idx) != len(arr.dims):
+            idx = (_flat_shared(arr, idx),) if len(idx) == 1 and len(arr.dims) == 1 else idx
+        d = _cast_to(self.as_data(value, loc, arr.dtype), arr.dtype)
+        arr.writes.append(SharedWrite(tuple(idx), d, self.live(), self.epoch))
+
+    def read_shared(self, arr: SharedArr, idx: tuple, loc: SourceLoc) -> V.DExpr:
+        """Resolve a read to the writes that produced it (latest first)."""
+        result: V.DExpr | None = None
+        for w in reversed(arr.writes):
+            val = self._resolve_write(arr, w, idx, loc)
+            if val is None:
+                continue
+            value, cond, complete = val
+            if result is None:
+                result = value if complete else None
+                if not complete:
+                    result = V.Select(arr.dtype, V.Pred("bool", cond), value,
+                                      V.Const(arr.dtype, float("nan")))
+
+                    # an earlier write may fill the rest
+                    rest = self._earlier(arr, w, idx, loc)
+                    if rest is None:
+                        raise Refusal("C2N2012", loc, array=arr.name,
+                                      why=f"no write covers the element when {cond.negate()}")
+                    return V.Select(arr.dtype, V.Pred("bool", cond), value, rest)
+                return result
+        raise Refusal("C2N2012", loc, array=arr.name, why="no earlier write matches this read")
+
+    def _earlier(self, arr: SharedArr, upto: SharedWrite, idx: tuple, loc: SourceLoc):
+        k = arr.writes.index(upto)
+        sub = SharedArr(arr.name, arr.dims, arr.dtype, arr.writes[:k])
+        try:
+            return self.read_shared(sub, idx, loc)
+        except Refusal:
+            return None
+
+    def _resolve_write(self, arr: SharedArr, w: SharedWrite, idx: tuple, loc: SourceLoc):
+        """The value write ``w`` left at ``idx`` (in the reader's coordinates), or None when the
+        write cannot touch ``idx``.  Returns (value, writer-guard-at-idx, guard-is-true)."""
+        if len(w.index) != len(idx):
+            raise Refusal("C2N2012", loc, array=arr.name, why="mixed-rank accesses")
+        if tuple(w.index) == tuple(idx):  # the same thread wrote it: no barrier needed
+            return w.value, w.guard, True
+        if w.epoch >= self.epoch:
+            raise Refusal("C2N2012", loc, array=arr.name,
+                          why="read of another thread's write without __syncthreads between")
+        sol = _solve_threads(w.index, idx, self.block)
+        if sol is None:
+            # writer index constant and differs from the read index?
+            if all(wi.is_const for wi in w.index) and all(i.is_const for i in idx):
+                return None
+            raise Refusal("C2N2012", loc, array=arr.name,
+                          why=f"cannot invert the write index {list(map(str, w.index))} for the "
+                              f"read {list(map(str, idx))}")
+        mapping, coverage = sol
+        value = V.subs_poly(w.value, mapping)
+        guard = af.conj([w.guard.subs(mapping), coverage])
+        guard = _simplify_cond(guard)
+        return value, guard, guard == af.TRUE
+
+    # ------------------------------------------------------------------ calls
+    def e_Call(self, e: A.Call) -> object:
+        f = e.func
+        if f in ("__syncthreads", "__syncwarp"):
+            if f == "__syncthreads" and (self.guards and self.guard() != af.TRUE):
+                raise Refusal("C2N2015", e.loc, what="__syncthreads under a thread-dependent "
+                              "condition")
+            self.epoch += 1
+            return None
+        if f in ("__threadfence", "__threadfence_block"):
+            return None
+        if f.startswith("__shfl") or f.startswith("__c2n_warp_reduce") or f in (
+                "__ballot_sync", "__any_sync", "__all_sync", "__reduce_add_sync"):
+            raise Refusal("C2N2015", e.loc, what=f"warp-cooperative '{f}'")
+        if f.removesuffix("_block").removesuffix("_system") in _ATOMIC:
+            return self.atomic(e)
+        if f.startswith("atomic"):
+            raise Refusal("C2N2022", e.loc, what=f)
+        if f in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"):
+            return self.deref(self.eval(e.args[0]), af.ZERO, e.loc)
+        if e.target is not None:
+            return self.inline(e)
+        args = [self.eval(a) for a in e.args]
+        if f.startswith("make_"):
+            dt = dtype_of(e.ty)
+            return VecVal(tuple(_cast_to(self.as_data(a, e.loc, dt), dt) for a in args), dt)
+        if f in ("min", "max") and all(isinstance(a, Poly) for a in args):
+            a, b = args
+            if (a - b).is_const:
+                return a if ((a - b).const_value <= 0) == (f == "min") else b
+            return Poly.atom(af.OpaqueAtom(f"{f}({a}, {b})"))
+        dt = dtype_of(e.ty)
+        data = [self.as_data(a, e.loc, dt) for a in args]
+        if f in _CONVERT:
+            return V.Cast(_CONVERT[f], data[0])
+        name = _math_name(f.lstrip("_") if f.startswith("__") and f not in _MATH2 else f)
+        if f in _MATH2:
+            name = f
+        if name in _MATH1 and len(data) == 1:
+            return V.Op(dt, _MATH1[name], (_cast_to(data[0], dt),))
+        if name in _MATH2 and len(data) == 2:
+            return V.Op(dt, _MATH2[name], tuple(_cast_to(x, dt) for x in data))
+        if name in ("fma", "__fmaf_rn", "fmaf") and len(data) == 3:
+            a, b, c = (_cast_to(x, dt) for x in data)
+            return V.Op(dt, "add", (V.Op(dt, "mul", (a, b)), c))
+        if name == "__saturate" or f == "__saturatef":
+            x = data[0]
+            return V.Op(dt, "min", (V.Op(dt, "max", (x, V.Const(dt, 0.0))), V.Const(dt, 1.0)))
+        raise Refusal("C2N2010", e.loc, what=f"call to '{f}'")
+
+    def atomic(self, e: A.Call) -> object:
+        f = e.func.removesuffix("_block").removesuffix("_system")
+        op = _ATOMIC[f]
+        ptr = self.eval(e.args[0])
+        val = self.eval(e.args[1])
+        if not isinstance(ptr, PtrVal):
+            raise Refusal("C2N2022", e.loc, what="atomic on a non-pointer")
+        if ptr.shared:
+            raise Refusal("C2N2022", e.loc, what=f"{e.func} on shared memory")
+        d = self.as_data(val, e.loc, ptr.dtype)
+        if f == "atomicSub":
+            d = V.Op(d.dtype, "neg", (d,))
+        self.store(ptr, af.ZERO, d, e.loc, accumulate=op)
+        return None
+
+    def inline(self, e: A.Call) -> object:
+        fn = self.tu.function(e.target)
+        if fn is None or fn.kind == "global":
+            raise Refusal("C2N2010", e.loc, what=f"call to '{e.func}'")
+        args = [self.eval(a) for a in e.args]
+        saved_env, saved_depth = self.env, dict(self.decl_depth)
+        env = {k: v for k, v in self.env.items() if isinstance(v, PtrVal) and False}
+        for p, a in zip(fn.params, args):
+            env[p.name] = self.convert(a, p.ty, e.loc) if isinstance(p.ty, A.ScalarType) else a
+        self.env = env
+        nguards = len(self.guards)
+        for p in fn.params:
+            self.decl_depth[p.name] = nguards
+        frame: list = []
+        self.ret_value.append(frame)
+        self.exec_block(fn.body)
+        self.ret_value.pop()
+        self.env, self.decl_depth = saved_env, saved_depth
+        if not frame:
+            return None
+        (g, v), *rest = frame[::-1]
+        if rest or g != af.conj(self.guards):
+            # a single final return is all we inline without control flow
+            if len(frame) == 1 and g == af.conj(self.guards):
+                return v
+            raise Refusal("C2N2010", e.loc, what=f"device function '{fn.name}' with several "
+                          "returns")
+        return v
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _is_name(e: A.Expr, name: str) -> bool:
+    return isinstance(e, A.Name) and e.name == name
+
+
+def _cast_to(d: V.DExpr, dt: str) -> V.DExpr:
+    if d.dtype == dt:
+        return d
+    if isinstance(d, V.Const):
+        v = d.value
+        return V.Const(dt, float(v) if is_float_dtype(dt) else int(v))
+    return V.Cast(dt, d)
+
+
+def _identity(op: str) -> float | int | None:
+    return {"add": 0, "mul": 1, "max": float("-inf"), "min": float("inf")}.get(op)
+
+
+def _poly_binop(op: str, a: Poly, b: Poly) -> object:
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if op == "/":
+        return af.floordiv(a, b)
+    if op == "%":
+        return af.mod(a, b)
+    if op == "<<" and b.is_const:
+        return a * (1 << b.const_value)
+    if op == ">>" and b.is_const:
+        return af.floordiv(a, 1 << b.const_value)
+    if op == "&" and b.is_const and b.const_value > 0 and (b.const_value + 1) & b.const_value == 0:
+        return af.mod(a, b.const_value + 1)
+    if op in ("<", "<=", ">", ">=", "==", "!="):
+        return CondVal(Cond.of(af.compare(op, a, b)))
+    return None
+
+
+def _split_combine(new: V.DExpr, car: V.Carried) -> tuple[str | None, V.DExpr | None]:
+    """``new`` as ``car op term``: returns (op, term)."""
+    if isinstance(new, V.Op) and new.op in _COMBINE and len(new.args) == 2:
+        a, b = new.args
+        if a == car:
+            return new.op, b
+        if b == car:
+            return new.op, a
+        # acc + x + y  ->  (acc + x) + y  ->  acc + (x + y) (reassociation of one op)
+        if new.op in ("add", "mul") and isinstance(a, V.Op) and a.op == new.op:
+            op, t = _split_combine(a, car)
+            if op == new.op:
+                return op, V.Op(new.dtype, op, (t, b))
+    if isinstance(new, V.Op) and new.op == "sub" and new.args[0] == car:
+        t = new.args[1]
+        return "add", V.Op(t.dtype, "neg", (t,))
+    if isinstance(new, V.Select):
+        # acc = cond ? acc op f : acc   ->  acc op (cond ? f : identity)
+        if new.else_ == car:
+            op, t = _split_combine(new.then, car)
+            if op is not None:
+                return op, V.Select(t.dtype, new.cond, t, V.Const(t.dtype, _identity(op)))
+    return None, None
+
+
+def _forward(st: StoreRec, index: Poly, loops: list[LoopCtx]) -> V.DExpr | None:
+    """Value an earlier store of this thread left at ``index``; None if it cannot be decided."""
+    if st.accumulate is not None:
+        return None
+    if st.index == index:
+        if any(lc not in loops for lc in st.loops):
+            return None
+        return st.value
+    # the store ran in an earlier loop with the same bounds: rename its variables
+    mapping: dict = {}
+    cur = [lc for lc in loops if lc not in st.loops]
+    old = [lc for lc in st.loops if lc not in loops]
+    for o in old:
+        match = [c for c in cur if (c.start, c.stop, c.step) == (o.start, o.stop, o.step)
+                 and c.var not in mapping.values()]
+        if not match:
+            break
+        mapping[o.var] = af.sym(match[0].var)
+    if mapping and st.index.subs(mapping) == index and len(mapping) == len(old):
+        return V.subs_poly(st.value, mapping)
+    # provably a different element (constant offset) in the same loop context
+    diff = st.index - index
+    if diff.is_const and diff.const_value != 0 and all(lc in loops for lc in st.loops):
+        return _MISS
+    return None
+
+
+_MISS = V.Const("bool", False)  # sentinel: the store cannot have written the element
+
+
+def _flat_shared(arr: SharedArr, idx: tuple) -> Poly:
+    if len(idx) == 1:
+        return idx[0]
+    flat = af.ZERO
+    for k, i in enumerate(idx):
+        stride = 1
+        for d in arr.dims[k + 1:]:
+            stride *= d or 1
+        flat = flat + i * stride
+    return flat
+
+
+def _solve_threads(windex: tuple, ridx: tuple, block: tuple | None):
+    """Find writer thread coordinates ``threadIdx.d := expr`` with ``windex == ridx``.
+
+    Each written dim must be ``threadIdx.d + c`` (distinct d) or free of thread coordinates
+    (then it must equal the read index).  Returns (mapping, coverage condition) or None."""
+    mapping: dict = {}
+    coverage: list[Cond] = []
+    for wi, ri in zip(windex, ridx):
+        wi = af.expand_gid(wi)
+        tids = [t for t in af.THREAD if af.coefficient(wi, t) != af.ZERO]
+        if not tids:
+            if wi.depends_on(af.THREAD_COORDS):
+                return None
+            if wi != ri:
+                diff = wi - ri
+                if diff.is_const:
+                    return None
+                coverage.append(Cond.of(af.Cmp(diff, "==")))
+            continue
+        if len(tids) != 1:
+            return None
+        t = tids[0]
+        c = af.coefficient(wi, t)
+        rest = wi - c * af.sym(t)
+        if c != af.ONE or rest.depends_on(af.THREAD_COORDS) or t in mapping:
+            return None
+        mapping[t] = ri - rest
+    # the solved thread must exist: 0 <= threadIdx.d < blockDim.d
+    for t, expr in mapping.items():
+        d = t[-1]
+        bd = Poly.const(block["xyz".index(d)]) if block else af.sym(f"blockDim.{d}")
+        coverage.append(Cond.of(af.compare("<", expr, bd)))
+        coverage.append(Cond.of(af.compare(">=", expr, af.ZERO)))
+    # writer's other thread coordinates keep the reader's values (same row / column)
+    return mapping, af.conj(coverage)
+
+
+def _simplify_cond(c: Cond) -> Cond:
+    """Drop comparisons that hold trivially (constants)."""
+    if c.kind == "cmp":
+        p = c.cmp.poly
+        if p.is_const:
+            v = p.const_value
+            ok = v < 0 if c.cmp.op == "<" else (v == 0 if c.cmp.op == "==" else v != 0)
+            return af.TRUE if ok else af.FALSE
+        return c
+    if c.kind == "and":
+        return af.conj(_simplify_cond(a) for a in c.args)
+    if c.kind == "or":
+        return af.disj(_simplify_cond(a) for a in c.args)
+    return c
+
+
+def _walk_stmts(s: A.Stmt):
+    yield s
+    if isinstance(s, A.Block):
+        for x in s.body:
+            yield from _walk_stmts(x)
+    elif isinstance(s, A.If):
+        yield from _walk_stmts(s.then)
+        if s.else_ is not None:
+            yield from _walk_stmts(s.else_)
+    elif isinstance(s, (A.For, A.While, A.DoWhile)):
+        if isinstance(s, A.For):
+            for i in s.init:
+                yield from _walk_stmts(i)
+        yield from _walk_stmts(s.body)
+    elif isinstance(s, A.Switch):
+        for c in s.cases:
+            for x in c.body:
+                yield from _walk_stmts(x)
+
+
+def _walk_exprs(e: object):
+    if isinstance(e, A.Expr):
+        yield e
+    if isinstance(e, (A.Node,)):
+        for f in e.__dataclass_fields__:
+            v = getattr(e, f)
+            if isinstance(v, A.Node):
+                yield from _walk_exprs(v)
+            elif isinstance(v, tuple):
+                for x in v:
+                    if isinstance(x, A.Node):
+                        yield from _walk_exprs(x)
+
+
+def _has_return(s: A.Stmt) -> bool:
+    return any(isinstance(x, A.Return) for x in _walk_stmts(s))
+
+
+def _contains_sync(s: A.Stmt) -> bool:
+    return any(isinstance(x, A.Call) and x.func == "__syncthreads" for x in _walk_exprs(s))
+
+
+def _assigned_names(s: A.Stmt) -> set[str]:
+    out: set[str] = set()
+    for x in _walk_exprs(s):
+        if isinstance(x, A.Assign):
+            t = x.target
+            while isinstance(t, (A.Member,)):
+                t = t.base
+            if isinstance(t, A.Name):
+                out.add(t.name)
+        elif isinstance(x, A.Unary) and x.op in ("pre++", "post++", "pre--", "post--") and \
+                isinstance(x.operand, A.Name):
+            out.add(x.operand.name)
+    return out
+
+
+def execute(tu: A.TranslationUnit, fn: A.Function, block: tuple | None = None) -> ThreadProgram:
+    return Executor(tu, fn, block).run()

@@ -1,0 +1,301 @@
+"""Symbolic data values of one CUDA thread: what the lifter's symbolic execution produces.
+
+A value is an expression tree over loads of kernel tensors (at :class:`~cuda2nki.lift.affine.Poly`
+flat indices), scalar parameters, constants, arithmetic (:class:`Op` named by the tile-IR op
+spelling), selects, casts and folds over loop variables (:class:`Fold`).  Trees are immutable and
+structurally comparable, so two spellings of the same computation produce the same tree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from cuda2nki.lift.affine import Atom, Cond, OpaqueAtom, Poly
+
+
+@dataclass(frozen=True)
+class DExpr:
+    dtype: str
+
+
+@dataclass(frozen=True)
+class Const(DExpr):
+    value: float | int | bool
+
+
+@dataclass(frozen=True)
+class Scalar(DExpr):
+    """A scalar kernel parameter used as data."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class IntVal(DExpr):
+    """An index-level integer used as data (e.g. ``out[i] = i``)."""
+
+    poly: Poly
+
+
+@dataclass(frozen=True)
+class Pred(DExpr):
+    """An index-level condition used as data (``bool``)."""
+
+    cond: Cond
+
+
+@dataclass(frozen=True)
+class Load(DExpr):
+    tensor: str
+    index: Poly  # flat element index into the pointer parameter
+
+
+@dataclass(frozen=True)
+class Op(DExpr):
+    op: str  # cuda2nki.ir.ops.Op value
+    args: tuple
+
+
+@dataclass(frozen=True)
+class Select(DExpr):
+    cond: DExpr
+    then: DExpr
+    else_: DExpr
+
+
+@dataclass(frozen=True)
+class Cast(DExpr):
+    operand: DExpr
+
+
+@dataclass(frozen=True)
+class Fold(DExpr):
+    """``op``-combination of ``body`` over ``var`` in ``start, start+step, ... < stop`` (identity
+    when empty).  Float folds are order-independent at the intent level."""
+
+    op: str
+    var: str
+    start: Poly
+    stop: Poly
+    step: Poly
+    body: DExpr
+
+
+@dataclass(frozen=True)
+class Carried(DExpr):
+    """Placeholder for a loop-carried local's value at the start of an iteration."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class SRead(DExpr):
+    """A read of shared array ``array`` at ``index`` (reader's coordinates), seeing the first
+    ``upto`` writes of the array's write log; ``epoch`` counts the reader's barriers.  Resolved
+    lazily (:mod:`cuda2nki.lift.finalize`), after the reader's coordinates are known."""
+
+    array: str
+    index: tuple
+    upto: int
+    epoch: int
+
+
+# --------------------------------------------------------------------------- traversal
+
+
+def children(e: DExpr) -> tuple[DExpr, ...]:
+    if isinstance(e, Op):
+        return e.args
+    if isinstance(e, Select):
+        return (e.cond, e.then, e.else_)
+    if isinstance(e, Cast):
+        return (e.operand,)
+    if isinstance(e, Fold):
+        return (e.body,)
+    return ()
+
+
+def rebuild(e: DExpr, kids: tuple[DExpr, ...]) -> DExpr:
+    if isinstance(e, Op):
+        return Op(e.dtype, e.op, kids)
+    if isinstance(e, Select):
+        return Select(e.dtype, *kids)
+    if isinstance(e, Cast):
+        return Cast(e.dtype, kids[0])
+    if isinstance(e, Fold):
+        return Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, kids[0])
+    return e
+
+
+def walk(e: DExpr):
+    yield e
+    for k in children(e):
+        yield from walk(k)
+
+
+def transform(e: DExpr, fn: Callable[[DExpr], DExpr | None]) -> DExpr:
+    """Bottom-up rewrite: ``fn`` returns a replacement or None to keep the (rebuilt) node."""
+    kids = children(e)
+    if kids:
+        new = tuple(transform(k, fn) for k in kids)
+        if new != kids:
+            e = rebuild(e, new)
+    r = fn(e)
+    return e if r is None else r
+
+
+def subs_poly(e: DExpr, mapping: Mapping[Atom, Poly]) -> DExpr:
+    """Substitute index atoms everywhere (load indices, integer values, conditions, fold bounds)."""
+    if not mapping:
+        return e
+
+    def fn(n: DExpr) -> DExpr | None:
+        if isinstance(n, Load):
+            return Load(n.dtype, n.tensor, _subs_index(n.index, mapping))
+        if isinstance(n, IntVal):
+            return IntVal(n.dtype, n.poly.subs(mapping))
+        if isinstance(n, Pred):
+            return Pred(n.dtype, n.cond.subs(mapping))
+        if isinstance(n, SRead):
+            return SRead(n.dtype, n.array, tuple(i.subs(mapping) for i in n.index), n.upto,
+                         n.epoch)
+        if isinstance(n, Fold):  # loop variables are unique names: no shadowing
+            return Fold(n.dtype, n.op, n.var, n.start.subs(mapping), n.stop.subs(mapping),
+                        n.step.subs(mapping), n.body)
+        return None
+
+    return transform(e, fn)
+
+
+def _subs_index(p: Poly, mapping: Mapping[Atom, Poly]) -> Poly:
+    out = p.subs(mapping)
+    # opaque atoms carry the data value they stand for: substitute inside it too
+    rep = {}
+    for a in out.top_atoms():
+        if isinstance(a, OpaqueAtom) and isinstance(a.payload, DExpr):
+            new = subs_poly(a.payload, mapping)
+            if new != a.payload:
+                rep[a] = Poly.atom(opaque_of(new))
+    return out.subs(rep) if rep else out
+
+
+def opaque_of(e: DExpr) -> OpaqueAtom:
+    """The index atom standing for an integer data value (a gather index)."""
+    return OpaqueAtom(key="data:" + short(e), payload=e)
+
+
+def index_atoms(e: DExpr) -> set:
+    out: set = set()
+    for n in walk(e):
+        if isinstance(n, Load):
+            out |= n.index.atoms()
+            for a in n.index.atoms():
+                if isinstance(a, OpaqueAtom) and isinstance(a.payload, DExpr):
+                    out |= index_atoms(a.payload)
+        elif isinstance(n, IntVal):
+            out |= n.poly.atoms()
+        elif isinstance(n, Pred):
+            out |= n.cond.atoms()
+        elif isinstance(n, SRead):
+            for i in n.index:
+                out |= i.atoms()
+        elif isinstance(n, Fold):
+            out |= n.start.atoms() | n.stop.atoms() | n.step.atoms()
+    return out
+
+
+def loads(e: DExpr) -> list[Load]:
+    out = []
+    for n in walk(e):
+        if isinstance(n, Load):
+            out.append(n)
+            for a in n.index.atoms():
+                if isinstance(a, OpaqueAtom) and isinstance(a.payload, DExpr):
+                    out.extend(loads(a.payload))
+    return out
+
+
+def has_carried(e: DExpr, names: set[str] | None = None) -> bool:
+    return any(isinstance(n, Carried) and (names is None or n.name in names) for n in walk(e))
+
+
+def short(e: DExpr) -> str:
+    """Compact text (diagnostics, opaque-atom keys, tests)."""
+    if isinstance(e, Const):
+        return repr(e.value)
+    if isinstance(e, Scalar):
+        return e.name
+    if isinstance(e, IntVal):
+        return f"int({e.poly})"
+    if isinstance(e, Pred):
+        return f"[{e.cond}]"
+    if isinstance(e, Load):
+        return f"{e.tensor}[{e.index}]"
+    if isinstance(e, Op):
+        return f"{e.op}(" + ", ".join(short(a) for a in e.args) + ")"
+    if isinstance(e, Select):
+        return f"select({short(e.cond)}, {short(e.then)}, {short(e.else_)})"
+    if isinstance(e, Cast):
+        return f"{e.dtype}({short(e.operand)})"
+    if isinstance(e, Fold):
+        return (f"fold_{e.op}({e.var}={e.start}..{e.stop} step {e.step}: {short(e.body)})")
+    if isinstance(e, Carried):
+        return f"carried({e.name})"
+    if isinstance(e, SRead):
+        return f"{e.array}@{e.upto}[" + ", ".join(map(str, e.index)) + "]"
+    return type(e).__name__
+
+
+# --------------------------------------------------------------------------- simplification
+
+
+def simplify_cond(c: Cond) -> Cond:
+    """Decide comparisons that hold or fail over the known atom ranges."""
+    from cuda2nki.lift import affine as af
+
+    if c.kind == "cmp":
+        p, op = c.cmp.poly, c.cmp.op
+        if op == "<":
+            if af.provably_neg(p):
+                return af.TRUE
+            if af.provably_nonneg(p):
+                return af.FALSE
+            return c
+        if p.is_const:
+            return af.TRUE if (p.const_value == 0) == (op == "==") else af.FALSE
+        if af.provably_neg(p) or af.provably_neg(-p):
+            return af.FALSE if op == "==" else af.TRUE
+        return c
+    if c.kind == "and":
+        return af.conj(simplify_cond(a) for a in c.args)
+    if c.kind == "or":
+        return af.disj(simplify_cond(a) for a in c.args)
+    return c
+
+
+def simplify(e: DExpr) -> DExpr:
+    """Constant-fold index conditions and the selects they decide."""
+
+    def fn(n: DExpr) -> DExpr | None:
+        if isinstance(n, Pred):
+            c = simplify_cond(n.cond)
+            if c.kind in ("true", "false"):
+                return Const("bool", c.kind == "true")
+            return Pred(n.dtype, c) if c != n.cond else None
+        if isinstance(n, Select) and isinstance(n.cond, Const):
+            return n.then if n.cond.value else n.else_
+        if isinstance(n, Select) and n.then == n.else_:
+            return n.then
+        if isinstance(n, Op) and n.op == "lnot" and isinstance(n.args[0], Const):
+            return Const("bool", not n.args[0].value)
+        if isinstance(n, Op) and n.op == "land":
+            a, b = n.args
+            for x, y in ((a, b), (b, a)):
+                if isinstance(x, Const):
+                    return y if x.value else Const("bool", False)
+        if isinstance(n, Fold) and n.start == n.stop:
+            return None
+        return None
+
+    return transform(e, fn)
