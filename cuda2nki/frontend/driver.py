@@ -173,7 +173,7 @@ def _launch_sites(
     sites: list[A.LaunchSite] = []
     requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]] = []
     q = ts.Query(language(), "(kernel_call_syntax) @k")
-    caps = ts.QueryCursor(q).captures(root).get("k", [])
+    caps = sorted(ts.QueryCursor(q).captures(root).get("k", []), key=lambda n: n.start_byte)
     host_low: dict[int, BodyLowerer] = {}
     for ks in caps:
         call = ks.parent
@@ -205,7 +205,8 @@ def _launch_sites(
 def _scan_host_decls(unit: UnitContext, low: BodyLowerer, fnode: ts.Node) -> None:
     """dim3 variables and integer constants declared in a host function."""
     q = ts.Query(language(), "(declaration) @d")
-    for d in ts.QueryCursor(q).captures(fnode).get("d", []):
+    decls = sorted(ts.QueryCursor(q).captures(fnode).get("d", []), key=lambda n: n.start_byte)
+    for d in decls:
         t = d.child_by_field_name("type")
         if t is None:
             continue

@@ -106,6 +106,8 @@ class BodyLowerer:
         self.calls: list[tuple[str, SourceLoc]] = []  # (target function, call location)
         self.pending_unroll: int | None = None
         self.return_type: A.CType = VOID
+        # lowering an uninstantiated template: sizes may depend on unknown parameters
+        self.generic = any(v is None for v in self.env.values())
 
     # ------------------------------------------------------------------ utilities
 
@@ -566,6 +568,7 @@ class BodyLowerer:
             isinstance(ty, A.ArrayType)
             and any(d is None for d in ty.dims)
             and store != "extern_shared"
+            and not self.generic
         ):
             if value is None or value.type != "initializer_list":
                 raise self.fail("C2N1026", decl, name=name)
@@ -615,6 +618,10 @@ class BodyLowerer:
                     dims.insert(0, None)
                 else:
                     v = self.const_int_node(size)
+                    if v is None and self.generic:
+                        dims.insert(0, None)  # depends on a template parameter
+                        node = node.child_by_field_name("declarator")
+                        continue
                     if v is None:
                         inner = node
                         while inner.type != "identifier" and inner.child_by_field_name(
@@ -1280,6 +1287,10 @@ class BodyLowerer:
             return self._method_call(node, fn, arg_nodes)
         if fn.type == "template_function":
             self._check_misparsed_less(fn)
+        elif fn.type not in ("identifier", "qualified_identifier"):
+            if fn.type in REJECTED_KINDS or fn.is_error:
+                self._refuse(fn)
+            raise self.fail("C2N1010", fn, what="call through a function pointer or expression")
         if fn.type in ("primitive_type", "sized_type_specifier", "type_identifier"):
             return self._functional_cast(node, fn, arg_nodes)
         name, targ_nodes = self._qualified_call_name(fn)
@@ -1342,8 +1353,25 @@ class BodyLowerer:
         raise self.fail("C2N1021", node, name=name)
 
     def _template_arg(self, node: ts.Node) -> A.Expr | A.CType:
-        if node.type == "type_descriptor":
-            return self.type_descriptor(node)
+        if node.type in ("type_descriptor", "type_identifier"):
+            # `k<BS>`: the grammar cannot tell a constant's name from a type name
+            simple = node if node.type == "type_identifier" else None
+            if node.type == "type_descriptor" and node.child_by_field_name("declarator") is None:
+                t = node.child_by_field_name("type")
+                quals = [c for c in node.children if c.type == "type_qualifier"]
+                if t is not None and t.type == "type_identifier" and not quals:
+                    simple = t
+            if simple is not None:
+                name = _text(simple)
+                if self._named(name, simple) is None and (
+                    self.lookup(name) is not None
+                    or name in self.u.consts
+                    or isinstance(self.env.get(name), int)
+                    or self.host
+                ):
+                    return self.e_identifier(simple)
+            if node.type == "type_descriptor":
+                return self.type_descriptor(node)
         if node.type in ("primitive_type", "type_identifier", "sized_type_specifier"):
             return self.type_of(node)
         return self.expr(node)

@@ -19,7 +19,7 @@ STRUCTURAL: frozenset[str] = frozenset(
     field_identifier condition_clause else_clause case_statement escape_sequence string_content
     character preproc_arg preproc_directive attribute_specifier attribute attribute_declaration
     alignas_qualifier launch_bounds placeholder_type_specifier auto namespace_identifier
-    statement_identifier literal_suffix raw_string_content raw_string_delimiter system_lib_string
+    statement_identifier nested_namespace_specifier literal_suffix raw_string_content raw_string_delimiter system_lib_string
     parameter_list parameter_declaration optional_parameter_declaration
     type_parameter_declaration template_parameter_list kernel_call_syntax initializer_pair
     gnu_asm_qualifier gnu_asm_output_operand_list gnu_asm_output_operand gnu_asm_input_operand_list

@@ -339,6 +339,10 @@ class UnitContext:
             except _Placeholder:
                 body = None
                 break
+            except RecursionError:
+                low.error("C2N1010", fnode, what="expression nesting too deep")
+                body = None
+                break
             except Reparse as r:
                 new = self._reparse(fnode, r.offset)
                 if new is None:
@@ -446,6 +450,8 @@ class UnitContext:
                     if a.type == "comment":
                         continue
                     v = low.const_int_node(a)
+                    if v is None and any(x is None for x in low.env.values()):
+                        return ()  # depends on a template parameter not yet known
                     if v is None:
                         raise low.fail(
                             "C2N1030", a, what="__launch_bounds__ argument is not a constant"
