@@ -1,1 +1,76 @@
-"""cuda2nki.passes"""
+"""Passes: intent tile IR -> scheduled tiles.  One pass per file, named, composable.
+
+:func:`all_passes` is the registry ``{kebab-name: factory}`` (lazy imports keep start-up cheap);
+:func:`parse_pipeline` turns ``"choose-layout,tile-sizes{free=2048}"`` into pass objects and
+:data:`DEFAULT_PIPELINE` is what ``cuda2nki port`` runs without ``-p``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
+
+DEFAULT_PIPELINE = "choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,hoist-loads"
+
+
+def _choose_layout() -> type:
+    from cuda2nki.passes.choose_layout import ChooseLayoutPass
+
+    return ChooseLayoutPass
+
+
+def _tile_sizes() -> type:
+    from cuda2nki.passes.tile_sizes import TileSizesPass
+
+    return TileSizesPass
+
+
+def _coalesce_dma() -> type:
+    from cuda2nki.passes.coalesce_dma import CoalesceDmaPass
+
+    return CoalesceDmaPass
+
+
+def _dtype_policy() -> type:
+    from cuda2nki.passes.dtype_policy import DtypePolicyPass
+
+    return DtypePolicyPass
+
+
+def _lower_tiles() -> type:
+    from cuda2nki.passes.lower_tiles import LowerTilesPass
+
+    return LowerTilesPass
+
+
+def _hoist_loads() -> type:
+    from cuda2nki.passes.hoist_loads import HoistLoadsPass
+
+    return HoistLoadsPass
+
+
+def all_passes() -> dict[str, Callable[[], type]]:
+    return {
+        "choose-layout": _choose_layout,
+        "tile-sizes": _tile_sizes,
+        "coalesce-dma": _coalesce_dma,
+        "dtype-policy": _dtype_policy,
+        "lower-tiles": _lower_tiles,
+        "hoist-loads": _hoist_loads,
+    }
+
+
+def parse_pipeline(spec: str | None = None) -> list[Pass]:
+    registry = all_passes()
+    return [build_pass(name, opts, registry) for name, opts in split_spec(spec or DEFAULT_PIPELINE)]
+
+
+__all__ = [
+    "DEFAULT_PIPELINE",
+    "Pass",
+    "PassContext",
+    "all_passes",
+    "parse_pipeline",
+    "run_pipeline",
+]

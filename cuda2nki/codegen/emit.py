@@ -1,0 +1,461 @@
+"""Scheduled tile IR -> NKI source (current ``nki`` API and legacy ``neuronxcc.nki``).
+
+The emitter walks the scheduled kernel, spells every operand (sizes, views, immediates) and asks
+the target's instruction macros (``templates/<target>/ops.j2``) for the statement text; the module
+template then places header, imports, signature and body.  Output is deterministic: names come
+from the IR, loops and statements keep IR order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cuda2nki.codegen import render, spell
+from cuda2nki.diagnostics import SourceLoc
+from cuda2nki.ir.nodes import (
+    Activation,
+    Alloc,
+    At,
+    Const,
+    Indirect,
+    Iota,
+    Kernel,
+    Lit,
+    Load,
+    Loop,
+    Matmul,
+    Memset,
+    Note,
+    Param,
+    ScalarDecl,
+    SizeExpr,
+    Slice,
+    Store,
+    Sym,
+    TensorCopy,
+    TensorDecl,
+    TensorReduce,
+    TensorScalar,
+    TensorScan,
+    TensorSelect,
+    TensorTensor,
+    TensorTranspose,
+    View,
+)
+from cuda2nki.ir.ops import Op, Role
+
+INDENT = "    "
+
+
+@dataclass(frozen=True)
+class Signature:
+    """The port's Python signature and prologue: tensors, keyword scalars, sizes from shapes."""
+
+    tensors: tuple[str, ...]
+    keywords: tuple[tuple[str, str | None], ...]  # (name, default spelling or None)
+    sizes: tuple[tuple[str, str], ...]  # (size symbol, spelling from a shape)
+    outputs: tuple[TensorDecl, ...]
+
+
+def signature(kernel: Kernel, defaults: dict[str, object] | None = None) -> Signature:
+    defaults = defaults or {}
+    inputs = kernel.inputs
+    sizes: dict[str, str] = {}
+    for t in inputs:
+        for d, ext in enumerate(t.shape):
+            if isinstance(ext, Sym) and ext.name not in sizes:
+                sizes[ext.name] = f"{spell.py_name(t.name)}.shape[{d}]"
+    used = _used_syms(kernel)
+    keywords = []
+    for p in kernel.params:
+        if isinstance(p, ScalarDecl) and p.name not in sizes and p.name in used:
+            dv = defaults.get(p.name)
+            keywords.append((p.name, None if dv is None else repr(dv)))
+    return Signature(
+        tensors=tuple(t.name for t in inputs),
+        keywords=tuple(keywords),
+        sizes=tuple((k, v) for k, v in sizes.items() if k in used),
+        outputs=kernel.outputs,
+    )
+
+
+def _used_syms(kernel: Kernel) -> set[str]:
+    """Scalar names the scheduled body or the output shapes refer to."""
+    out: set[str] = set()
+    scalars = set(kernel.scalars)
+
+    def visit(x: object) -> None:
+        if isinstance(x, SizeExpr):
+            out.update(s for s in x.free_syms() if s in scalars)
+        elif isinstance(x, Param):
+            out.add(x.name)
+        elif isinstance(x, (tuple, list)):
+            for y in x:
+                visit(y)
+        elif hasattr(x, "__dataclass_fields__"):
+            for f in x.__dataclass_fields__:
+                if f != "loc":
+                    visit(getattr(x, f))
+
+    visit(kernel.body)
+    for t in kernel.outputs:
+        visit(t.shape)
+    return out
+
+
+@dataclass
+class Emitter:
+    kernel: Kernel
+    target: str = "nki"
+    source_name: str = "kernel.cu"
+    lines: list[str] = field(default_factory=list)
+    shapes: dict[str, tuple[SizeExpr, ...]] = field(default_factory=dict)
+    buffers: dict[str, str] = field(default_factory=dict)
+    last_line: int = -1
+    temp_count: int = 0
+    notes: dict[int, list[str]] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ helpers
+    def put(self, depth: int, text: str) -> None:
+        for ln in text.splitlines():
+            self.lines.append(INDENT * depth + ln)
+
+    def ins(self, depth: int, kind: str, **ops: object) -> None:
+        if "mask" in render.arguments(self.target, kind):
+            ops.setdefault("mask", "")
+        self.put(depth, render.instruction(self.target, kind, **ops))
+
+    def origin(self, depth: int, loc: SourceLoc) -> None:
+        if loc.line > 0 and loc.line != self.last_line:
+            self.put(depth, f"# from {self.source_name}:{loc.line}")
+            self.last_line = loc.line
+            for text in self.notes.pop(loc.line, []):
+                self.put(depth, f"# {text}")
+
+    def size(self, e: SizeExpr) -> str:
+        return spell.size(e)
+
+    def view(self, v: View) -> str:
+        name = spell.py_name(v.tensor)
+        if not v.dims or self._whole(v):
+            return name
+        parts = []
+        for d in v.dims:
+            if isinstance(d, At):
+                parts.append(self.size(d.index))
+            elif isinstance(d, Slice):
+                parts.append(self._slice(d))
+            elif isinstance(d, Indirect):
+                raise ValueError("indirect views are not emitted yet")
+        return f"{name}[{', '.join(parts)}]"
+
+    def _slice(self, d: Slice) -> str:
+        start = self.size(d.start)
+        if d.step == 1:
+            stop = spell.size(d.start + d.size) if not _is_zero(d.start) else self.size(d.size)
+            return (
+                f"{start if not _is_zero(d.start) else ''}:{stop}"
+                if not _is_zero(d.start)
+                else f"0:{stop}"
+            )
+        stop = spell.size(d.start + d.size * d.step)
+        return f"{start}:{stop}:{d.step}"
+
+    def _whole(self, v: View) -> bool:
+        shape = self.shapes.get(v.tensor)
+        if shape is None or len(shape) != len(v.dims):
+            return False
+        return all(
+            isinstance(d, Slice) and _is_zero(d.start) and d.step == 1 and d.size == s
+            for d, s in zip(v.dims, shape)
+        )
+
+    def view_shape(self, v: View) -> tuple[SizeExpr, ...]:
+        if not v.dims:
+            return self.shapes.get(v.tensor, ())
+        return tuple(d.size for d in v.dims if isinstance(d, Slice))
+
+    def hbm(self, hv: View, tile: View) -> str:
+        """An HBM view shaped like ``tile``: reshape or partition broadcast where ranks differ."""
+        hshape, tshape = self.view_shape(hv), self.view_shape(tile)
+        text = self.view(hv)
+        if len(hshape) == len(tshape):
+            return text
+        rows, cols = (tshape + (Const(1),))[:2] if len(tshape) >= 2 else (tshape[0], Const(1))
+        if len(hshape) == 1 and hshape[0] == cols and rows != Const(1) and hshape[0] != rows:
+            off = hv.dims[0].start if hv.dims else Const(0)
+            return (
+                f"{spell.py_name(hv.tensor)}.ap(pattern=[[0, {self.size(rows)}], [1, {self.size(cols)}]], "
+                f"offset={self.size(off)})"
+            )
+        if not hshape:
+            return (
+                f"{spell.py_name(hv.tensor)}.ap(pattern=[[0, {self.size(rows)}], [1, 1]], offset=0)"
+            )
+        return f"{text}.reshape(({self.size(rows)}, {self.size(cols)}))"
+
+    def operand(self, x: View | Lit | Param | None) -> str:
+        if x is None:
+            return "None"
+        if isinstance(x, View):
+            return self.view(x)
+        return spell.immediate(x)
+
+    # ------------------------------------------------------------------ statements
+    def stmt(self, s: object, depth: int) -> None:
+        loc = getattr(s, "loc", None)
+        if loc is not None and not isinstance(s, Note):
+            self.origin(depth, loc)
+        method = getattr(self, f"_{type(s).__name__}", None)
+        if method is None:
+            raise ValueError(f"no emitter for {type(s).__name__}")
+        method(s, depth)
+
+    def _Loop(self, s: Loop, depth: int) -> None:
+        start, stop = self.size(s.start), self.size(s.stop)
+        if s.var not in _body_syms(s.body):
+            s = s.replace(var="_" + s.var)
+        if self.target == "nki":
+            head = (
+                f"for {s.var} in range({stop}):"
+                if _is_zero(s.start) and s.step == 1
+                else (
+                    f"for {s.var} in range({start}, {stop}{'' if s.step == 1 else f', {s.step}'}):"
+                )
+            )
+            self.put(depth, head)
+        else:
+            self.ins(
+                depth, "loop", var=s.var, start=start, stop=stop, step=s.step, kind=s.kind.value
+            )
+        saved = self.last_line
+        if not s.body:
+            self.put(depth + 1, "pass")
+        for x in s.body:
+            self.stmt(x, depth + 1)
+        self.last_line = saved
+
+    def _Alloc(self, s: Alloc, depth: int) -> None:
+        self.shapes[s.name] = s.shape
+        self.buffers[s.name] = s.buffer.value
+        shape = (
+            "("
+            + ", ".join(self.size(d) for d in s.shape)
+            + ("," if len(s.shape) == 1 else "")
+            + ")"
+        )
+        self.ins(
+            depth,
+            "alloc",
+            name=spell.py_name(s.name),
+            shape=shape,
+            dtype=spell.dtype(s.dtype),
+            buffer=s.buffer.value,
+        )
+
+    def _Load(self, s: Load, depth: int) -> None:
+        self.ins(depth, "dma", dst=self.view(s.dst), src=self.hbm(s.src, s.dst))
+
+    def _Store(self, s: Store, depth: int) -> None:
+        if s.accumulate is not None:
+            raise ValueError("accumulating stores are not emitted yet")
+        dst = s.dst.replace(tensor=out_name(self.kernel, s.dst.tensor))
+        self.ins(depth, "dma", dst=self.hbm(dst, s.src), src=self.view(s.src))
+
+    def _Matmul(self, s: Matmul, depth: int) -> None:
+        self.ins(
+            depth,
+            "matmul",
+            dst=self.view(s.dst),
+            stationary=self.view(s.stationary),
+            moving=self.view(s.moving),
+            accumulate=str(bool(s.accumulate)),
+        )
+
+    def _TensorTranspose(self, s: TensorTranspose, depth: int) -> None:
+        self.ins(depth, "transpose", dst=self.view(s.dst), data=self.view(s.src))
+
+    def _TensorCopy(self, s: TensorCopy, depth: int) -> None:
+        self.ins(depth, "tensor_copy", dst=self.view(s.dst), src=self.view(s.src))
+
+    def _TensorTensor(self, s: TensorTensor, depth: int) -> None:
+        if s.op == Op.DIV:
+            raise ValueError("tensor-tensor division must be lowered to a reciprocal first")
+        self.ins(
+            depth,
+            "tensor_tensor",
+            dst=self.view(s.dst),
+            data1=self.view(s.a),
+            data2=self.view(s.b),
+            op=spell.op(s.op),
+        )
+
+    def _TensorScalar(self, s: TensorScalar, depth: int) -> None:
+        op0, opd0 = self._scalar_op(s.op0, s.operand0, s.reverse0)
+        if s.op1 is None:
+            self.ins(
+                depth,
+                "tensor_scalar",
+                dst=self.view(s.dst),
+                data=self.view(s.src),
+                op0=op0,
+                operand0=opd0,
+                reverse0=str(s.reverse0),
+            )
+            return
+        op1, opd1 = self._scalar_op(s.op1, s.operand1, s.reverse1)
+        self.ins(
+            depth,
+            "tensor_scalar2",
+            dst=self.view(s.dst),
+            data=self.view(s.src),
+            op0=op0,
+            operand0=opd0,
+            op1=op1,
+            operand1=opd1,
+        )
+
+    def _scalar_op(self, o: Op, operand, reverse: bool) -> tuple[str, str]:
+        if o == Op.DIV and not reverse and not isinstance(operand, View):
+            return "nl.multiply", f"1.0 / {self.operand(operand)}"
+        if o == Op.DIV:
+            raise ValueError("division by a tile must be lowered to a reciprocal first")
+        return spell.op(o), self.operand(operand)
+
+    def _TensorReduce(self, s: TensorReduce, depth: int) -> None:
+        axis = str(s.axes[0]) if len(s.axes) == 1 else str(tuple(s.axes))
+        self.ins(
+            depth,
+            "tensor_reduce",
+            dst=self.view(s.dst),
+            op=spell.op(s.op),
+            data=self.view(s.src),
+            axis=axis,
+        )
+
+    def _Activation(self, s: Activation, depth: int) -> None:
+        if s.op == Op.RECIPROCAL and s.bias is None and s.scale is None and s.reduce_dst is None:
+            self.ins(depth, "reciprocal", dst=self.view(s.dst), data=self.view(s.src))
+            return
+        scale = "1.0" if s.scale is None else self.operand(s.scale)
+        if s.reduce_dst is not None:
+            self.ins(
+                depth,
+                "activation_reduce",
+                dst=self.view(s.dst),
+                op=spell.op(s.op),
+                data=self.view(s.src),
+                bias=self.operand(s.bias),
+                scale=scale,
+                reduce_op="nl.add",
+                reduce_res=self.view(s.reduce_dst),
+            )
+            return
+        self.ins(
+            depth,
+            "activation",
+            dst=self.view(s.dst),
+            op=spell.op(s.op),
+            data=self.view(s.src),
+            bias=self.operand(s.bias),
+            scale=scale,
+        )
+
+    def _Memset(self, s: Memset, depth: int) -> None:
+        self.ins(depth, "memset", dst=self.view(s.dst), value=spell.immediate(s.value))
+
+    def _TensorSelect(self, s: TensorSelect, depth: int) -> None:
+        shape = self.view_shape(s.dst)
+        dims = "(" + ", ".join(self.size(d) for d in shape) + ")"
+        dst = self.view(s.dst)
+        if isinstance(s.on_false, View):
+            self.ins(depth, "tensor_copy", dst=dst, src=self.view(s.on_false))
+        else:
+            self.ins(depth, "memset", dst=dst, value=self.operand(s.on_false))
+        pred = self._fresh("pred")
+        self.ins(depth, "alloc", name=pred, shape=dims, dtype="nl.uint8", buffer="sbuf")
+        self.ins(depth, "tensor_copy", dst=pred, src=self.view(s.pred))
+        src = self.view(s.on_true) if isinstance(s.on_true, View) else None
+        if src is None:
+            src = self._fresh("val")
+            self.ins(depth, "alloc", name=src, shape=dims, dtype="nl.float32", buffer="sbuf")
+            self.ins(depth, "memset", dst=src, value=self.operand(s.on_true))
+        self.ins(depth, "select", dst=dst, predicate=pred, src=src)
+
+    def _TensorScan(self, s: TensorScan, depth: int) -> None:
+        raise ValueError("scans are not emitted yet")
+
+    def _Iota(self, s: Iota, depth: int) -> None:
+        pattern = "[" + ", ".join(f"[{a}, {b}]" for a, b in s.pattern) + "]"
+        self.ins(
+            depth,
+            "iota",
+            dst=self.view(s.dst),
+            pattern=pattern,
+            offset=str(s.offset),
+            channel_multiplier=str(s.channel_multiplier),
+        )
+
+    def _Note(self, s: Note, depth: int) -> None:
+        self.put(depth, f"# {s.code}: {s.text}")
+
+    def _fresh(self, base: str) -> str:
+        self.temp_count += 1
+        return f"{base}_{self.temp_count}"
+
+
+def _body_syms(body: tuple) -> set[str]:
+    from cuda2nki.passes.hoist_loads import _syms
+
+    return _syms(body)
+
+
+def out_name(kernel: Kernel, name: str) -> str:
+    """The returned tensor of parameter ``name`` (an inout gets ``_out``: inputs stay unmodified)."""
+    decl = kernel.tensors.get(name)
+    if decl is not None and decl.role == Role.INOUT:
+        return name + "_out"
+    return name
+
+
+def _is_zero(e: SizeExpr) -> bool:
+    return isinstance(e, Const) and e.value == 0
+
+
+def emit_body(
+    kernel: Kernel, target: str, source_name: str, sig: Signature, inline=()
+) -> list[str]:
+    em = Emitter(kernel, target, source_name)
+    for d in inline:
+        em.notes.setdefault(d.loc.line, []).append(f"{d.code}: {d.message}")
+    for name, text in sig.sizes:
+        em.put(1, f"{spell.py_name(name)} = {text}")
+    for out in sig.outputs:
+        out = out.replace(name=out_name(kernel, out.name))
+        em.shapes[out.name] = out.shape
+        shape = (
+            "("
+            + ", ".join(em.size(d) for d in out.shape)
+            + ("," if len(out.shape) == 1 else "")
+            + ")"
+        )
+        em.put(
+            1,
+            render.instruction(
+                target,
+                "output",
+                name=spell.py_name(out.name),
+                shape=shape,
+                dtype=spell.dtype(out.dtype),
+            ),
+        )
+    for t in kernel.inputs:
+        em.shapes.setdefault(t.name, t.shape)
+    for s in kernel.body:
+        em.stmt(s, 1)
+    outs = [spell.py_name(out_name(kernel, o.name)) for o in sig.outputs]
+    em.put(1, render.instruction(target, "ret", values=", ".join(outs) if outs else "None"))
+    return em.lines
+
+
+__all__ = ["Emitter", "Signature", "emit_body", "signature", "Role"]

@@ -1,0 +1,259 @@
+"""The port pipeline: CUDA file -> AST -> intent IR -> passes -> scheduled IR -> NKI source.
+
+One linear function per stage, with named stop points (``emit``: ``ast``, ``intent``, ``tiles``,
+``nki``).  :func:`port_file` is what ``cuda2nki port`` and ``cuda2nki.api.port`` call; :func:`port_intent`
+runs passes and code generation on an intent kernel the caller already has.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
+from cuda2nki.ir.nodes import Kernel
+from cuda2nki.passes import PassContext, parse_pipeline, run_pipeline
+
+EMIT_STAGES = ("ast", "intent", "tiles", "nki")
+
+
+@dataclass(frozen=True)
+class PortResult:
+    """Outcome of porting one kernel.  ``source`` is None when the kernel was refused."""
+
+    kernel: str
+    source: str | None
+    diagnostics: tuple[Diagnostic, ...] = ()
+    idiom: str | None = None
+    literal: bool = False
+    ir_intent: Kernel | None = None
+    ir_tiles: Kernel | None = None
+    tu: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        return self.source is not None and not self.literal
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+
+def port_intent(
+    intent: Kernel,
+    *,
+    target: str = "nki",
+    passes: str | None = None,
+    source_name: str = "kernel.cu",
+    header: Iterable[str] = (),
+    defaults: Mapping[str, object] | None = None,
+    shapes: Mapping[str, tuple[int, ...]] | None = None,
+    after_each: Callable[[Any, Any], None] | None = None,
+) -> tuple[Kernel, str, list[Diagnostic]]:
+    """Run the pass pipeline and code generation on an intent kernel."""
+    from cuda2nki.codegen.generate import generate
+
+    ctx = PassContext(target=target, shapes=dict(shapes or {}))
+    scheduled = run_pipeline(intent, parse_pipeline(passes), ctx, after_each)
+    if not scheduled.is_scheduled and any(True for _ in scheduled.body):
+        raise DiagnosticError(
+            make(
+                "C2N2512",
+                intent.loc,
+                name="lower-tiles",
+                reason="the pipeline did not schedule the kernel",
+            )
+        )
+    notes = [*header, *(f"{d.code}: {d.message}" for d in ctx.diagnostics if d.loc.line <= 0)]
+    src = generate(
+        scheduled,
+        target,
+        source_name=source_name,
+        header=notes,
+        defaults=dict(defaults or {}),
+        inline=[d for d in ctx.diagnostics if d.loc.line > 0],
+    )
+    return scheduled, src, ctx.diagnostics
+
+
+def resolve_binding(path: str | os.PathLike, binding: Any, tu: Any, kernel: str | None) -> Any:
+    """--binding, else the sidecar ``.toml``, else inference from the source; C2N2502 if none."""
+    from cuda2nki.binding import Binding, load_binding
+
+    if isinstance(binding, Binding):
+        return binding
+    if binding is not None:
+        return load_binding(binding)
+    sidecar = Path(path).with_suffix(".toml")
+    if sidecar.is_file():
+        return load_binding(sidecar)
+    infer = _optional("cuda2nki.lift", "infer_binding")
+    if infer is not None and tu is not None:
+        try:
+            return infer(tu, kernel)
+        except DiagnosticError:
+            raise
+    name = kernel or "?"
+    raise DiagnosticError(
+        make(
+            "C2N2502",
+            SourceLoc(str(path), 1, 1),
+            kernel=name,
+            missing=f"no --binding, no sidecar {sidecar.name}, and no launch site to infer from",
+        )
+    )
+
+
+def port_file(
+    path: str | os.PathLike,
+    *,
+    binding: Any = None,
+    kernel: str | None = None,
+    target: str = "nki",
+    passes: str | None = None,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Iterable[str | os.PathLike] = (),
+    emit: str = "nki",
+    after_each: Callable[[Any, Any], None] | None = None,
+) -> PortResult:
+    """Port one kernel of a CUDA file (see the module docstring for the stages)."""
+    from cuda2nki.frontend import parse_file
+
+    # 1. front end: CUDA text -> typed AST
+    tu = parse_file(path, defines=defines, include_dirs=include_dirs)
+    diags: list[Diagnostic] = list(tu.diagnostics)
+    name = _pick_kernel(tu, kernel, path)
+    if name in tu.rejected:
+        return PortResult(name, None, tuple(diags) + tuple(tu.rejected[name]), tu=tu)
+    if emit == "ast":
+        return PortResult(name, None, tuple(diags), tu=tu)
+    # 2. binding: shapes, dtypes and roles of the pointer parameters
+    bnd = resolve_binding(path, binding, tu, name)
+    # 3. lift: AST -> intent IR (a recogniser, else the literal lowering, else a refusal)
+    lifted = _lift(tu, name, bnd)
+    diags.extend(lifted.get("diagnostics", ()))
+    intent: Kernel | None = lifted.get("kernel")
+    literal = bool(lifted.get("literal"))
+    if intent is None:
+        return PortResult(name, None, tuple(diags), literal=literal, tu=tu)
+    idiom = ",".join(sorted({c.idiom.value for c in intent.body if hasattr(c, "idiom")})) or None
+    if emit == "intent":
+        return PortResult(name, None, tuple(diags), idiom, literal, intent, tu=tu)
+    # 4. passes + 5. code generation
+    header = _header(path, name, bnd, target, idiom)
+    try:
+        scheduled, src, pdiags = port_intent(
+            intent,
+            target=target,
+            passes=passes,
+            source_name=Path(path).name,
+            header=header,
+            defaults=_scalar_defaults(bnd),
+            after_each=after_each,
+        )
+    except DiagnosticError as exc:
+        if exc.diagnostic.code.startswith("C2N0"):
+            raise
+        return PortResult(
+            name, None, tuple(diags) + tuple(exc.diagnostics), idiom, literal, intent, tu=tu
+        )
+    diags.extend(pdiags)
+    return PortResult(name, src, tuple(diags), idiom, literal, intent, scheduled, tu=tu)
+
+
+def _pick_kernel(tu: Any, kernel: str | None, path: Any) -> str:
+    names = [f.name for f in tu.kernels] + [
+        n for n in tu.rejected if n not in {f.name for f in tu.kernels}
+    ]
+    if kernel is not None:
+        if kernel not in names:
+            raise DiagnosticError(
+                make(
+                    "C2N2503",
+                    SourceLoc(str(path), 1, 1),
+                    kernel=kernel,
+                    file=str(path),
+                    known=", ".join(names) or "none",
+                )
+            )
+        return kernel
+    if len(names) == 1:
+        return names[0]
+    if not names:
+        raise DiagnosticError(
+            make(
+                "C2N2503", SourceLoc(str(path), 1, 1), kernel="(any)", file=str(path), known="none"
+            )
+        )
+    raise DiagnosticError(
+        make("C2N2504", SourceLoc(str(path), 1, 1), file=str(path), known=", ".join(names))
+    )
+
+
+def _lift(tu: Any, name: str, binding: Any) -> dict[str, Any]:
+    lift_kernel = _optional("cuda2nki.lift", "lift_kernel")
+    if lift_kernel is None:
+        loc = SourceLoc(tu.file, 1, 1)
+        fn = tu.function(name)
+        if fn is not None:
+            loc = fn.loc
+        return {
+            "diagnostics": [
+                make("C2N2501", loc, kernel=name, construct="the lifter is not available")
+            ]
+        }
+    try:
+        res = lift_kernel(tu, name, binding)
+    except DiagnosticError as exc:
+        return {"diagnostics": exc.diagnostics}
+    kernel = None
+    for attr in ("kernel", "intent", "ir"):
+        kernel = getattr(res, attr, None)
+        if isinstance(kernel, Kernel):
+            break
+    literal = bool(getattr(res, "literal", False))
+    return {
+        "kernel": kernel,
+        "literal": literal,
+        "diagnostics": list(getattr(res, "diagnostics", ())),
+    }
+
+
+def _optional(module: str, attr: str) -> Any:
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:
+        return None
+    return getattr(mod, attr, None)
+
+
+def _scalar_defaults(binding: Any) -> dict[str, object]:
+    return {s.name: s.value for s in getattr(binding, "scalars", ())}
+
+
+def _header(path: Any, name: str, binding: Any, target: str, idiom: str | None) -> list[str]:
+    lines = [
+        f"NKI port of CUDA kernel '{name}' from {Path(path).name}, generated by cuda2nki ({target} API)."
+    ]
+    tensors = ", ".join(
+        f"{t.name}: {t.dtype}[{', '.join(map(str, t.shape))}] {t.role}" for t in binding.tensors
+    )
+    lines.append(f"Binding: {tensors}")
+    grid = ", ".join(map(str, binding.grid))
+    block = ", ".join(map(str, binding.block))
+    lines.append(
+        f"Launch: grid ({grid}) x block ({block}) -> loops over 128-partition tiles inside the kernel"
+    )
+    lines.append("(the current NKI API has no N-D launch grid; CUDA threads became tile elements).")
+    if idiom:
+        lines.append(f"Idiom: {idiom}")
+    return lines
+
+
+def worst_is_error(diags: Iterable[Diagnostic]) -> bool:
+    return any(d.severity == Severity.ERROR for d in diags)

@@ -1,0 +1,83 @@
+"""Spelling of IR fragments as Python/NKI source text, shared by both targets (no templates here:
+these are expression-level strings the instruction macros receive)."""
+
+from __future__ import annotations
+
+import keyword
+
+from cuda2nki.ir.nodes import (
+    Add,
+    CeilDiv,
+    Const,
+    FloorDiv,
+    Lit,
+    Max,
+    Min,
+    Mod,
+    Mul,
+    Param,
+    SizeExpr,
+    Sub,
+    Sym,
+)
+from cuda2nki.ir.ops import OP_INFO, Op
+
+RESERVED = frozenset({"nki", "nl", "nisa", "np", "min", "max", "range"})
+
+_PREC = {Add: 1, Sub: 1, Mul: 2, FloorDiv: 2, Mod: 2}
+
+
+def py_name(name: str) -> str:
+    """A CUDA identifier as a Python one: keywords and our module names get a trailing ``_``."""
+    if keyword.iskeyword(name) or name in RESERVED:
+        return name + "_"
+    return name
+
+
+def size(e: SizeExpr, names: dict[str, str] | None = None, prec: int = 0) -> str:
+    names = names or {}
+    if isinstance(e, Const):
+        return str(e.value) if e.value >= 0 or prec == 0 else f"({e.value})"
+    if isinstance(e, Sym):
+        return names.get(e.name, py_name(e.name))
+    if isinstance(e, Min | Max):
+        fn = "min" if isinstance(e, Min) else "max"
+        return f"{fn}({size(e.a, names)}, {size(e.b, names)})"
+    if isinstance(e, CeilDiv):
+        return _wrap(
+            f"({size(e.a, names, 1)} + {size(e.b, names, 2)} - 1) // {size(e.b, names, 3)}", 2, prec
+        )
+    sym = {Add: "+", Sub: "-", Mul: "*", FloorDiv: "//", Mod: "%"}.get(type(e))
+    if sym is None:
+        raise ValueError(f"cannot spell size {e!r}")
+    p = _PREC[type(e)]
+    left = size(e.a, names, p)
+    right = size(e.b, names, p + 1)  # left-associative: parenthesise an equal-precedence right side
+    return _wrap(f"{left} {sym} {right}", p, prec)
+
+
+def _wrap(text: str, p: int, prec: int) -> str:
+    return f"({text})" if p < prec else text
+
+
+def dtype(name: str) -> str:
+    return "nl.uint8" if name == "bool" else f"nl.{name}"
+
+
+def op(o: Op) -> str:
+    if o == Op.DIV:
+        return "nl.divide"
+    info = OP_INFO[o]
+    if info.nki is None:
+        raise ValueError(f"no NKI spelling for {o.value}")
+    return f"nl.{info.nki}"
+
+
+def immediate(x: Lit | Param, names: dict[str, str] | None = None) -> str:
+    if isinstance(x, Param):
+        return (names or {}).get(x.name, py_name(x.name))
+    if isinstance(x.value, bool):
+        return "1" if x.value else "0"
+    if isinstance(x.value, float):
+        return repr(float(x.value))
+    return str(x.value)

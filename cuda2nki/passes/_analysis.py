@@ -1,0 +1,91 @@
+"""Read-only queries on intent Computes used by several passes (not a pass)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from cuda2nki.ir.nodes import (
+    Binary,
+    Cast,
+    Compute,
+    Expr,
+    Read,
+    Reduce,
+    Scan,
+    Select,
+    SizeExpr,
+    Sym,
+    Unary,
+)
+from cuda2nki.ir.ops import Op
+
+
+def attrs(c: Compute) -> dict[str, str]:
+    return dict(c.attrs)
+
+
+def with_attrs(c: Compute, **new: str) -> Compute:
+    merged = dict(c.attrs)
+    merged.update(new)
+    return c.replace(attrs=tuple(sorted(merged.items())))
+
+
+def walk(e: Expr) -> Iterator[Expr]:
+    yield e
+    for child in children(e):
+        yield from walk(child)
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, Unary | Cast):
+        return (e.x,)
+    if isinstance(e, Binary):
+        return (e.a, e.b)
+    if isinstance(e, Select):
+        return (e.cond, e.a, e.b)
+    if isinstance(e, Reduce):
+        return (e.body,) if e.where is None else (e.body, e.where)
+    if isinstance(e, Scan):
+        return (e.body,)
+    return ()
+
+
+def reads(e: Expr) -> list[Read]:
+    return [x for x in walk(e) if isinstance(x, Read)]
+
+
+def reductions(e: Expr) -> list[Reduce]:
+    return [x for x in walk(e) if isinstance(x, Reduce)]
+
+
+def sym_names(index: tuple[SizeExpr, ...]) -> tuple[str, ...] | None:
+    """``(i, j)`` -> ``("i", "j")``; None when any index is not a bare symbol."""
+    out = []
+    for ix in index:
+        if not isinstance(ix, Sym):
+            return None
+        out.append(ix.name)
+    return tuple(out)
+
+
+def contraction(e: Expr) -> Reduce | None:
+    """The ``reduce(add, k: L * R)`` inside ``e`` whose operands both read the reduced axis."""
+    for r in reductions(e):
+        if r.op != Op.ADD or len(r.axes) != 1 or r.where is not None:
+            continue
+        body = r.body
+        while isinstance(body, Cast):
+            body = body.x
+        if not (isinstance(body, Binary) and body.op == Op.MUL):
+            continue
+        k = r.axes[0].name
+        ops = [strip_cast(body.a), strip_cast(body.b)]
+        if all(isinstance(o, Read) and k in (sym_names(o.index) or ()) for o in ops):
+            return r
+    return None
+
+
+def strip_cast(e: Expr) -> Expr:
+    while isinstance(e, Cast):
+        e = e.x
+    return e

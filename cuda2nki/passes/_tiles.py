@@ -1,0 +1,339 @@
+"""Shared machinery of the lowering passes: a statement builder and the tile-expression compiler.
+
+Not a pass.  :class:`Builder` collects scheduled statements and hands out deterministic tile
+names.  :class:`TileExprCompiler` turns an intent value expression, evaluated on one tile of a row
+group (``rows`` partitions x ``cols`` free elements), into engine instructions and returns the
+operand holding the result:
+
+* ``FULL``  -- a ``[rows, cols]`` tile view (one element per domain point);
+* ``ROW``   -- a ``[rows, 1]`` tile view (one value per partition, broadcast along the free dim);
+* ``IMM``   -- an immediate (:class:`Lit` / :class:`Param`).
+
+Reads are resolved through a ``reader`` callback so row groups, flat vectors and matmul epilogues
+can each decide how a tensor access becomes a DMA.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
+from cuda2nki.ir.nodes import (
+    Activation,
+    Alloc,
+    Binary,
+    Cast,
+    Const,
+    Expr,
+    IndexValue,
+    Lit,
+    Memset,
+    Param,
+    Read,
+    Reduce,
+    Select,
+    Slice,
+    Sym,
+    TensorCopy,
+    TensorReduce,
+    TensorScalar,
+    TensorSelect,
+    TensorTensor,
+    Unary,
+    View,
+)
+from cuda2nki.ir.ops import Buffer, Op, is_float
+
+FULL, ROW, IMM = "full", "row", "imm"
+
+#: unary ops the scalar engine evaluates in one activation instruction
+ACTIVATION_OPS = frozenset(
+    {
+        Op.EXP, Op.LOG, Op.SQRT, Op.RSQRT, Op.TANH, Op.SIGMOID, Op.RELU, Op.GELU, Op.GELU_TANH,
+        Op.SILU, Op.ERF, Op.SQUARE, Op.ABS, Op.SIN, Op.COS, Op.ATAN, Op.SIGN, Op.COPY,
+        Op.RECIPROCAL, Op.FLOOR, Op.CEIL, Op.TRUNC,
+    }
+)  # fmt: skip
+#: binary ops with a direct vector-engine ALU spelling
+ALU_OPS = frozenset(
+    {
+        Op.ADD, Op.SUB, Op.MUL, Op.MAX, Op.MIN, Op.POW, Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE,
+        Op.LAND, Op.LOR, Op.BITAND, Op.BITOR, Op.BITXOR, Op.SHL, Op.SHR, Op.DIV,
+    }
+)  # fmt: skip
+REDUCE_OPS = frozenset({Op.ADD, Op.MAX, Op.MIN, Op.MUL, Op.BITAND, Op.BITOR, Op.BITXOR})
+_FOLD = {
+    Op.ADD: lambda a, b: a + b,
+    Op.SUB: lambda a, b: a - b,
+    Op.MUL: lambda a, b: a * b,
+    Op.MAX: max,
+    Op.MIN: min,
+}
+_SWAP = {Op.LT: Op.GT, Op.GT: Op.LT, Op.LE: Op.GE, Op.GE: Op.LE}
+
+
+class Unsupported(Exception):
+    """An intent construct this lowering cannot express; becomes C2N2501 naming ``construct``."""
+
+    def __init__(self, construct: str, loc: SourceLoc | None = None):
+        super().__init__(construct)
+        self.construct = construct
+        self.loc = loc
+
+
+@dataclass(frozen=True)
+class Val:
+    kind: str  # FULL | ROW | IMM
+    operand: View | Lit | Param
+    dtype: str = "float32"
+
+
+@dataclass
+class Builder:
+    """Collects statements; nested bodies are built with :meth:`nested`."""
+
+    stmts: list = field(default_factory=list)
+    used: dict[str, int] = field(default_factory=dict)
+
+    def fresh(self, base: str) -> str:
+        base = base.rstrip("_") or "t"
+        n = self.used.get(base, 0)
+        self.used[base] = n + 1
+        return base if n == 0 else f"{base}{n}"
+
+    def emit(self, stmt: object) -> None:
+        self.stmts.append(stmt)
+
+    def nested(self) -> Builder:
+        return Builder([], self.used)
+
+
+def whole(name: str, *sizes) -> View:
+    return View(name, tuple(Slice(0, s) for s in sizes))
+
+
+def row_dtype(dtype: str) -> str:
+    """Intermediate dtype: keep float32 (engines compute in fp32); integers stay as they are."""
+    return "float32" if is_float(dtype) or dtype == "bool" else dtype
+
+
+@dataclass
+class TileExprCompiler:
+    """Compile intent expressions on one ``rows x cols`` tile (see the module docstring)."""
+
+    b: Builder
+    rows: object  # SizeExpr: live partitions of this tile
+    cols: object  # SizeExpr: live free elements of this tile
+    reader: Callable[[Read], Val]
+    params: dict[str, str]  # scalar parameter -> dtype
+    diags: list
+    loc: SourceLoc
+    cache: dict = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ allocation helpers
+    def tile(self, base: str, kind: str, dtype: str) -> View:
+        name = self.b.fresh(base)
+        free = self.cols if kind == FULL else Const(1)
+        self.b.emit(Alloc(name, (self.rows, free), dtype, Buffer.SBUF, loc=self.loc))
+        return whole(name, self.rows, free)
+
+    def materialize_row(self, v: Val, base: str = "s") -> Val:
+        """An immediate as a ``[rows, 1]`` tile (for ops that need a tile operand)."""
+        if v.kind != IMM:
+            return v
+        dst = self.tile(base, ROW, "float32")
+        if isinstance(v.operand, Lit):
+            self.b.emit(Memset(dst, Lit(float(v.operand.value), "float32"), loc=self.loc))
+        else:
+            self.b.emit(Memset(dst, Lit(0.0, "float32"), loc=self.loc))
+            self.b.emit(TensorScalar(dst, dst, Op.ADD, v.operand, loc=self.loc))
+        return Val(ROW, dst)
+
+    def as_full(self, v: Val, base: str = "b") -> Val:
+        if v.kind == FULL:
+            return v
+        dst = self.tile(base, FULL, "float32")
+        v = self.materialize_row(v)
+        self.b.emit(Memset(dst, Lit(0.0, "float32"), loc=self.loc))
+        self.b.emit(TensorScalar(dst, dst, Op.ADD, v.operand, loc=self.loc))
+        return Val(FULL, dst)
+
+    # ------------------------------------------------------------------ expressions
+    def compile(self, e: Expr) -> Val:
+        key = ("read", e.tensor, e.index) if isinstance(e, Read) else e
+        if key in self.cache:
+            return self.cache[key]
+        v = self._compile(e)
+        self.cache[key] = v
+        return v
+
+    def _compile(self, e: Expr) -> Val:
+        if isinstance(e, Lit):
+            return Val(IMM, Lit(float(e.value), "float32") if is_float(e.dtype) else e, e.dtype)
+        if isinstance(e, Param):
+            return Val(IMM, e, self.params.get(e.name, "float32"))
+        if isinstance(e, IndexValue):
+            if isinstance(e.expr, Sym) and e.expr.name in self.params:
+                return Val(IMM, Param(e.expr.name, loc=e.loc), e.dtype)
+            if isinstance(e.expr, Const):
+                return Val(IMM, Lit(e.expr.value, e.dtype), e.dtype)
+            raise Unsupported(f"index used as a value ({type(e.expr).__name__})", e.loc)
+        if isinstance(e, Read):
+            return self.reader(e)
+        if isinstance(e, Cast):
+            return self._cast(e)
+        if isinstance(e, Unary):
+            return self._unary(e)
+        if isinstance(e, Binary):
+            return self._binary(e)
+        if isinstance(e, Select):
+            return self._select(e)
+        if isinstance(e, Reduce):
+            raise Unsupported("a reduction nested inside an elementwise expression", e.loc)
+        raise Unsupported(f"expression {type(e).__name__}", getattr(e, "loc", None))
+
+    def _cast(self, e: Cast) -> Val:
+        v = self.compile(e.x)
+        if v.kind == IMM:
+            if isinstance(v.operand, Lit) and is_float(e.dtype):
+                return Val(IMM, Lit(float(v.operand.value), "float32"), e.dtype)
+            return Val(IMM, v.operand, e.dtype)
+        if is_float(e.dtype) and e.dtype in ("float32", "float64") and is_float(v.dtype):
+            return v  # widening float casts are free: engines compute in fp32
+        dst = self.tile("cast", v.kind, "float32" if e.dtype == "float64" else e.dtype)
+        self.b.emit(TensorCopy(dst, v.operand, loc=e.loc))
+        return Val(v.kind, dst, e.dtype)
+
+    def _unary(self, e: Unary) -> Val:
+        x = e.x
+        if e.op == Op.NEG:
+            return self._binary(Binary(Op.MUL, x, Lit(-1.0, "float32"), loc=e.loc))
+        if e.op not in ACTIVATION_OPS:
+            raise Unsupported(f"math function '{e.op.value}'", e.loc)
+        scale: Lit | Param | View | None = None
+        bias: Lit | Param | View | None = None
+        # fuse x*s + b into the activation's affine pre-op where the shapes allow
+        if isinstance(x, Binary) and x.op in (Op.ADD, Op.SUB) and e.op != Op.RECIPROCAL:
+            inner, other = self.compile(x.a), self.compile(x.b)
+            if inner.kind == FULL and other.kind in (ROW, IMM):
+                bias = self._negated(other) if x.op == Op.SUB else other
+                src = inner
+            else:
+                src = self.compile(x)
+        else:
+            src = self.compile(x)
+        if src.kind == IMM:
+            src = self.materialize_row(src)
+        if bias is not None and isinstance(bias.operand, (Lit, Param)):
+            bias = self.materialize_row(bias, "bias")
+        dst = self.tile(e.op.value, src.kind, "float32")
+        self.b.emit(
+            Activation(
+                dst,
+                e.op,
+                src.operand,
+                bias=bias.operand if bias is not None else None,
+                scale=scale,
+                loc=e.loc,
+            )
+        )
+        return Val(src.kind, dst)
+
+    def _negated(self, v: Val) -> Val:
+        if v.kind == IMM and isinstance(v.operand, Lit):
+            return Val(IMM, Lit(-float(v.operand.value), "float32"))
+        v = self.materialize_row(v)
+        dst = self.tile("neg", ROW, "float32")
+        self.b.emit(TensorScalar(dst, v.operand, Op.MUL, Lit(-1.0, "float32"), loc=self.loc))
+        return Val(ROW, dst)
+
+    def _binary(self, e: Binary) -> Val:
+        if e.op not in ALU_OPS:
+            raise Unsupported(f"operator '{e.op.value}'", e.loc)
+        a, b = self.compile(e.a), self.compile(e.b)
+        if e.op == Op.DIV:
+            return self._divide(a, b, e)
+        if a.kind == IMM and b.kind == IMM:
+            return self._scalar_pair(e.op, a, b, e)
+        if a.kind == IMM or (a.kind == ROW and b.kind == FULL):
+            return self._tensor_scalar(e.op, b, a, reverse=True, loc=e.loc)
+        if b.kind == IMM or (b.kind == ROW and a.kind == FULL):
+            return self._tensor_scalar(e.op, a, b, reverse=False, loc=e.loc)
+        kind = FULL if FULL in (a.kind, b.kind) else ROW
+        dst = self.tile(e.op.value, kind, "float32")
+        self.b.emit(TensorTensor(dst, e.op, a.operand, b.operand, loc=e.loc))
+        return Val(kind, dst)
+
+    def _scalar_pair(self, op: Op, a: Val, b: Val, e: Binary) -> Val:
+        if isinstance(a.operand, Lit) and isinstance(b.operand, Lit) and op in _FOLD:
+            return Val(IMM, Lit(float(_FOLD[op](a.operand.value, b.operand.value)), "float32"))
+        return self._tensor_scalar(op, self.materialize_row(a), b, reverse=False, loc=e.loc)
+
+    def _tensor_scalar(self, op: Op, data: Val, operand: Val, reverse: bool, loc) -> Val:
+        if reverse and op in _SWAP:
+            op, reverse = _SWAP[op], False
+        dst = self.tile(op.value, data.kind, "float32")
+        self.b.emit(TensorScalar(dst, data.operand, op, operand.operand, reverse0=reverse, loc=loc))
+        return Val(data.kind, dst)
+
+    def _divide(self, a: Val, b: Val, e: Binary) -> Val:
+        self.diags.append(make("C2N2507", e.loc))
+        if b.kind == IMM and isinstance(b.operand, Lit):
+            if b.operand.value == 0:
+                raise Unsupported("division by the constant zero", e.loc)
+            recip = Val(IMM, Lit(1.0 / float(b.operand.value), "float32"))
+            if a.kind == IMM:
+                return self._scalar_pair(Op.MUL, a, recip, Binary(Op.MUL, e.a, e.b, loc=e.loc))
+            return self._tensor_scalar(Op.MUL, a, recip, reverse=False, loc=e.loc)
+        if b.kind == IMM:
+            b = self.materialize_row(b, "den")
+        inv = self.tile("recip", b.kind, "float32")
+        self.b.emit(Activation(inv, Op.RECIPROCAL, b.operand, loc=e.loc))
+        inv_v = Val(b.kind, inv)
+        if a.kind == IMM:
+            return self._tensor_scalar(Op.MUL, inv_v, a, reverse=False, loc=e.loc)
+        if inv_v.kind == ROW and a.kind == FULL:
+            return self._tensor_scalar(Op.MUL, a, inv_v, reverse=False, loc=e.loc)
+        kind = FULL if FULL in (a.kind, inv_v.kind) else ROW
+        if a.kind == ROW and inv_v.kind == FULL:
+            return self._tensor_scalar(Op.MUL, inv_v, a, reverse=False, loc=e.loc)
+        dst = self.tile("quot", kind, "float32")
+        self.b.emit(TensorTensor(dst, Op.MUL, a.operand, inv, loc=e.loc))
+        return Val(kind, dst)
+
+    def _select(self, e: Select) -> Val:
+        c, a, bv = self.compile(e.cond), self.compile(e.a), self.compile(e.b)
+        kind = FULL if FULL in (c.kind, a.kind, bv.kind) else ROW
+        if c.kind == IMM:
+            raise Unsupported("a condition that does not depend on the data or the index", e.loc)
+        if c.kind != kind:
+            c = self.as_full(c, "pred")
+        a = a if a.kind in (IMM, kind) else self.as_full(a)
+        bv = bv if bv.kind in (IMM, kind) else self.as_full(bv)
+        dst = self.tile("sel", kind, "float32")
+        self.b.emit(TensorSelect(dst, c.operand, a.operand, bv.operand, loc=e.loc))
+        return Val(kind, dst)
+
+    # ------------------------------------------------------------------ reductions
+    def reduce_rows(self, r: Reduce, body_val: Val) -> Val:
+        """Reduce a FULL tile along its free axis into a ``[rows, 1]`` tile."""
+        if r.op not in REDUCE_OPS:
+            raise Unsupported(f"reduction with '{r.op.value}'", r.loc)
+        if r.where is not None:
+            raise Unsupported("a masked reduction (where=)", r.loc)
+        if body_val.kind != FULL:
+            raise Unsupported("a reduction whose body does not vary along the reduced axis", r.loc)
+        acc = r.acc_dtype or "float32"
+        dst = self.tile("red", ROW, "float32" if acc in ("float64", "float32") else acc)
+        self.b.emit(TensorReduce(dst, r.op, body_val.operand, axes=(1,), loc=r.loc))
+        return Val(ROW, dst)
+
+
+def log2_int(n: int) -> int:
+    return int(math.log2(n))
+
+
+def unsupported_error(kernel: str, exc: Unsupported, loc: SourceLoc) -> DiagnosticError:
+    return DiagnosticError(make("C2N2501", exc.loc or loc, kernel=kernel, construct=exc.construct))

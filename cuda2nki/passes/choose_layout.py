@@ -1,0 +1,92 @@
+"""``choose-layout``: pick each Compute's tile layout and partition axis (intent -> annotated intent).
+
+Before::  y[i, j] = x[i, j] * g[j]        for i < R, j < C   [map]
+After::   same, attrs layout=rows, p_axis=i, f_axis=j
+
+Layouts: ``rows`` (partition = first parallel axis, free = the second parallel axis or the
+reduced axis: maps, row reductions, softmax/norm compositions), ``matmul`` (contraction on
+partitions), ``transpose`` (128x128 blocks through the tensor engine) and ``unsupported`` (with the
+reason in attr ``why``; the lowering refuses those by name).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from cuda2nki.ir.nodes import Compute, Kernel, Read
+from cuda2nki.ir.ops import Idiom
+from cuda2nki.passes._analysis import contraction, reads, reductions, sym_names, with_attrs
+from cuda2nki.passes.base import Pass, PassContext
+
+
+@dataclass(frozen=True)
+class ChooseLayoutPass(Pass):
+    name: ClassVar[str] = "choose-layout"
+
+    def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
+        body = tuple(
+            _annotate(s, kernel, ctx) if isinstance(s, Compute) else s for s in kernel.body
+        )
+        return kernel.replace(body=body)
+
+
+def _annotate(c: Compute, kernel: Kernel, ctx: PassContext) -> Compute:
+    layout, extra = classify(c, kernel)
+    if layout in ("rows", "matmul") and extra.get("p_tensor"):
+        ctx.note(
+            "C2N2505",
+            c.loc,
+            tensor=extra["p_tensor"],
+            axis=extra.get("p_axis", "?"),
+            reason="parallel axis" if layout == "rows" else "contraction axis",
+        )
+    return with_attrs(c, layout=layout, **extra)
+
+
+def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
+    axes = c.domain.names
+    tgt = sym_names(c.target.index)
+    if c.accumulate is not None:
+        return "unsupported", {
+            "why": f"accumulating writes ({c.accumulate.value}) into '{c.target.tensor}'"
+        }
+    if any(a.kind.value == "scan" for a in c.domain.axes):
+        return "unsupported", {"why": "a prefix scan"}
+    if tgt is None:
+        return "unsupported", {"why": f"a write to '{c.target.tensor}' at a computed index"}
+    red = reductions(c.expr)
+    if c.idiom == Idiom.CONTRACT or contraction(c.expr) is not None:
+        r = contraction(c.expr)
+        if r is not None and len(red) == 1 and len(axes) in (1, 2) and tgt == axes:
+            return "matmul", {"p_axis": r.axes[0].name, "p_tensor": c.target.tensor}
+        return "unsupported", {"why": "a contraction whose operands are not plain tensor reads"}
+    if len(axes) == 2 and tgt == (axes[1], axes[0]) and not red:
+        return "transpose", {"p_axis": axes[0], "f_axis": axes[1]}
+    if len(axes) not in (1, 2) or tgt != axes:
+        return "unsupported", {
+            "why": f"a {len(axes)}-D domain written as {c.target.tensor}{list(tgt)}"
+        }
+    if len(red) > 1 or any(len(r.axes) != 1 for r in red):
+        return "unsupported", {"why": "several or multi-axis reductions in one statement"}
+    free = axes[1] if len(axes) == 2 else (red[0].axes[0].name if red else "")
+    if red and len(axes) == 2:
+        return "unsupported", {"why": "a reduction over a second axis of a 2-D result"}
+    known = {axes[0], free} - {""}
+    for rd in reads(c.expr):
+        if not _row_access(rd, axes[0], free, kernel):
+            return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
+    del known
+    return "rows", {"p_axis": axes[0], "f_axis": free, "p_tensor": c.target.tensor}
+
+
+def _row_access(rd: Read, p: str, f: str, kernel: Kernel) -> bool:
+    names = sym_names(rd.index)
+    if names is None:
+        return False
+    allowed = {(p, f), (p,), (f,), ()} if f else {(p,), ()}
+    return names in allowed
+
+
+def _spell(rd: Read) -> str:
+    return f"{rd.tensor}[{', '.join(type(i).__name__ if not hasattr(i, 'name') else i.name for i in rd.index)}]"

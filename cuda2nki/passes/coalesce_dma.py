@@ -1,0 +1,53 @@
+"""``coalesce-dma``: view 1-D maps as ``[128, F]`` tiles so each DMA moves >= 2 KiB per partition.
+
+Before::  y[i] = a * x[i] + y[i] for i < N        layout=rows (one element per partition)
+After::   same, layout=flat, f_tile=512            (fp32: 512 x 4 B = 2 KiB per partition)
+
+A flat map walks the vector in chunks of ``128 * F`` contiguous elements, each chunk reshaped to
+``[128, F]``; the remainder becomes one ``[q, F]`` tile and a final one-partition tail.  Only maps
+whose every access is the identity ``v[i]`` (or a scalar) are coalesced: the element order within a
+chunk is then irrelevant.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from cuda2nki.ir.nodes import Compute, Kernel
+from cuda2nki.ir.ops import DTYPE_BYTES
+from cuda2nki.passes._analysis import attrs, reads, reductions, sym_names, with_attrs
+from cuda2nki.passes.base import Pass, PassContext
+
+
+@dataclass(frozen=True)
+class CoalesceDmaPass(Pass):
+    name: ClassVar[str] = "coalesce-dma"
+    bytes: int = 2048
+
+    def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
+        body = []
+        for s in kernel.body:
+            if isinstance(s, Compute) and self._eligible(s, kernel):
+                itemsize = max(DTYPE_BYTES.get(_dtype(s, kernel), 4), 1)
+                f = max(1, self.bytes // itemsize)
+                s = with_attrs(s, layout="flat", f_tile=str(f))
+            body.append(s)
+        return kernel.replace(body=tuple(body))
+
+    @staticmethod
+    def _eligible(c: Compute, kernel: Kernel) -> bool:
+        a = attrs(c)
+        if a.get("layout") != "rows" or len(c.domain.axes) != 1 or reductions(c.expr):
+            return False
+        i = c.domain.axes[0].name
+        temps = {t.name for t in kernel.temps}
+        for rd in reads(c.expr):
+            if rd.tensor in temps or sym_names(rd.index) not in ((i,), ()):
+                return False
+        return c.target.tensor not in temps
+
+
+def _dtype(c: Compute, kernel: Kernel) -> str:
+    decl = kernel.tensors.get(c.target.tensor)
+    return decl.dtype if decl is not None else "float32"

@@ -1,0 +1,54 @@
+"""``dtype-policy``: decide accumulator and matmul-operand dtypes (annotates ``acc``/``mm_dtype``).
+
+Before::  C[i, j] = reduce(add, k: A[i, k] * B[k, j])            A, B bfloat16; acc float32
+After::   same, attrs acc=float32, mm_dtype=bfloat16              (PSUM fp32, bf16 operands)
+
+Rules: accumulate in fp32 where CUDA did (PSUM for matmul, fp32 SBUF tiles otherwise) and in the
+narrow type only where CUDA accumulated narrow (flagged C2N2511); matmul operands stay in their HBM
+dtype when both are the same narrow type, otherwise both are widened to fp32 on the DMA (the
+tensor engine cannot mix fp32 with narrow inputs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from cuda2nki.ir.nodes import Compute, Kernel
+from cuda2nki.passes._analysis import attrs, contraction, reductions, strip_cast, with_attrs
+from cuda2nki.passes.base import Pass, PassContext
+
+NARROW = ("bfloat16", "float16", "float8_e4m3", "float8_e5m2")
+
+
+@dataclass(frozen=True)
+class DtypePolicyPass(Pass):
+    name: ClassVar[str] = "dtype-policy"
+
+    def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
+        body = []
+        for s in kernel.body:
+            if isinstance(s, Compute):
+                s = self._annotate(s, kernel, ctx)
+            body.append(s)
+        return kernel.replace(body=tuple(body))
+
+    def _annotate(self, c: Compute, kernel: Kernel, ctx: PassContext) -> Compute:
+        red = reductions(c.expr)
+        if not red:
+            return c
+        acc = red[0].acc_dtype or "float32"
+        new = {"acc": "float32" if acc in ("float32", "float64", "tfloat32") else acc}
+        if new["acc"] in NARROW:
+            ctx.note("C2N2511", c.loc, tensor=c.target.tensor, dtype=new["acc"])
+        else:
+            where = "PSUM" if attrs(c).get("layout") == "matmul" else "SBUF"
+            ctx.note("C2N2510", c.loc, tensor=c.target.tensor, where=where)
+        r = contraction(c.expr)
+        if r is not None:
+            body = strip_cast(r.body)
+            ops = [strip_cast(body.a), strip_cast(body.b)]
+            dts = {kernel.tensors[o.tensor].dtype for o in ops if o.tensor in kernel.tensors}
+            narrow = len(dts) == 1 and next(iter(dts)) in NARROW
+            new["mm_dtype"] = next(iter(dts)) if narrow else "float32"
+        return with_attrs(c, **new)

@@ -1,0 +1,520 @@
+"""``lower-tiles``: intent Computes -> scheduled tiles (loops, SBUF/PSUM tiles, DMAs, engine ops).
+
+Before::  y[i, j] = x[i, j] * g[j]   for i < R, j < C      layout=rows p_tile=128 f_tile=4096
+After::   for t in range(ceil(R/128)):                       # CUDA's grid becomes this loop
+              for u in range(ceil(C/4096)):
+                  x_t: sbuf[min(128, R-128t), min(4096, C-4096u)] <- dma x[...]
+                  g_t: sbuf[same] <- dma g[...] broadcast over partitions
+                  mul = x_t * g_t ; dma y[...] <- mul
+
+CUDA's thread/block indexing disappears: each layout walks its domain in partition-major tiles
+(rows of 128 on partitions), ragged tails are ``Min(tile, extent - start)`` sizes, intent
+temporaries (CUDA shared memory, per-row statistics) live in SBUF tiles, accumulators in PSUM
+(fp32).  Consecutive ``rows`` Computes over the same rows are fused into one loop nest so their
+temporaries never leave the chip.  A Load/Store whose HBM view has another rank than its tile
+reshapes row-major (equal element counts) or, for a ``[P, F]`` tile fed by an ``F``-element view,
+broadcasts over partitions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from cuda2nki.diagnostics import SourceLoc
+from cuda2nki.ir.nodes import (
+    Alloc,
+    At,
+    CeilDiv,
+    Compute,
+    Const,
+    Kernel,
+    Load,
+    Loop,
+    Matmul,
+    Min,
+    Read,
+    Reduce,
+    ScalarDecl,
+    Slice,
+    Store,
+    TensorCopy,
+    TensorDecl,
+    TensorTranspose,
+    View,
+)
+from cuda2nki.ir.ops import Buffer, LoopKind
+from cuda2nki.passes import _tiles as T
+from cuda2nki.passes._analysis import attrs, contraction, strip_cast, sym_names
+from cuda2nki.passes.base import Pass, PassContext
+
+
+@dataclass(frozen=True)
+class LowerTilesPass(Pass):
+    name: ClassVar[str] = "lower-tiles"
+
+    def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
+        if kernel.is_scheduled:
+            return kernel
+        lw = _Lowering(kernel, ctx)
+        for group in _groups(kernel):
+            lw.lower_group(group)
+        idioms = sorted({c.idiom.value for c in kernel.body if isinstance(c, Compute)})
+        extra = (("idiom", ",".join(idioms)),) if idioms else ()
+        return Kernel(
+            kernel.name,
+            kernel.params,
+            body=tuple(lw.b.stmts),
+            attrs=tuple(dict(kernel.attrs + extra).items()),
+            loc=kernel.loc,
+        )
+
+
+def _groups(kernel: Kernel) -> list[list[Compute]]:
+    groups: list[list[Compute]] = []
+    for c in kernel.body:
+        if not isinstance(c, Compute):
+            continue
+        a = attrs(c)
+        prev = groups[-1] if groups else None
+        if (
+            prev is not None
+            and a.get("layout") == "rows"
+            and attrs(prev[0]).get("layout") == "rows"
+            and _rows_extent(prev[0]) == _rows_extent(c)
+        ):
+            prev.append(c)
+        else:
+            groups.append([c])
+    return groups
+
+
+def _rows_extent(c: Compute):
+    return c.domain.axes[0].extent
+
+
+@dataclass
+class _Lowering:
+    kernel: Kernel
+    ctx: PassContext
+    b: T.Builder = field(default_factory=T.Builder)
+
+    @property
+    def params(self) -> dict[str, str]:
+        return {p.name: p.dtype for p in self.kernel.params if isinstance(p, ScalarDecl)}
+
+    def decl(self, name: str) -> TensorDecl:
+        return self.kernel.tensors[name]
+
+    def is_temp(self, name: str) -> bool:
+        return any(t.name == name for t in self.kernel.temps)
+
+    def lower_group(self, group: list[Compute]) -> None:
+        layout = attrs(group[0]).get("layout", "")
+        try:
+            if layout == "rows":
+                self.lower_rows(group)
+            elif layout == "flat":
+                self.lower_flat(group[0])
+            elif layout == "matmul":
+                self.lower_matmul(group[0])
+            elif layout == "transpose":
+                self.lower_transpose(group[0])
+            else:
+                why = attrs(group[0]).get("why", "no layout chosen (run choose-layout first)")
+                raise T.Unsupported(why, group[0].loc)
+        except T.Unsupported as exc:
+            raise T.unsupported_error(self.kernel.name, exc, group[0].loc) from None
+
+    # ------------------------------------------------------------------ rows
+    def lower_rows(self, group: list[Compute]) -> None:
+        first = group[0]
+        a = attrs(first)
+        p_tile = int(a.get("p_tile", "128"))
+        f_tile = max(int(attrs(c).get("f_tile", "0")) for c in group)
+        whole_row = any(attrs(c).get("f_tile") == "0" for c in group)
+        R = first.domain.axes[0].extent
+        C = _free_extent(group)
+        t = self.b.fresh("t")
+        r0 = T.Const(p_tile) * T.Sym(t) if p_tile != 1 else T.Sym(t)
+        rows = Min(p_tile, R - r0)
+        outer = self.b.nested()
+        inner = outer
+        c0, cols = Const(0), (C if C is not None else Const(1))
+        chunk_loop = None
+        if C is not None and not whole_row and f_tile > 0:
+            u = self.b.fresh("u")
+            c0 = Const(f_tile) * T.Sym(u)
+            cols = Min(f_tile, C - c0)
+            inner = outer.nested()
+            chunk_loop = (u, CeilDiv(C, f_tile))
+        tiles: dict[str, T.Val] = {}
+        loads: dict = {}
+        for c in group:
+            comp = self._compiler(inner, rows, cols, c, r0, c0, tiles)
+            comp.cache = loads
+            val = comp.compile(_guarded(c))
+            self._finish(inner, comp, c, val, tiles, r0, rows, c0, cols)
+        body = inner.stmts
+        if chunk_loop is not None:
+            body = [Loop(chunk_loop[0], 0, chunk_loop[1], body=tuple(inner.stmts), loc=first.loc)]
+            outer.stmts[:] = body
+            body = outer.stmts
+        self.b.emit(Loop(t, 0, CeilDiv(R, p_tile), body=tuple(body), loc=first.loc))
+
+    def _compiler(self, b, rows, cols, c: Compute, r0, c0, tiles) -> T.TileExprCompiler:
+        p_axis = c.domain.axes[0].name
+        f_axis = attrs(c).get("f_axis", "")
+        prows = Min(int(attrs(c).get("p_tile", "128")), c.domain.axes[0].extent)
+
+        def reader(rd: Read) -> T.Val:
+            names = sym_names(rd.index) or ()
+            if rd.tensor in tiles:
+                v = tiles[rd.tensor]
+                want = T.FULL if names == (p_axis, f_axis) and f_axis else T.ROW
+                if names == (p_axis,) or names == (p_axis, f_axis):
+                    return v if v.kind == want or v.kind == T.IMM else comp.as_full(v)
+                raise T.Unsupported(f"temporary '{rd.tensor}' read across rows", rd.loc)
+            if self.is_temp(rd.tensor):
+                raise T.Unsupported(f"temporary '{rd.tensor}' read before it is written", rd.loc)
+            dt = self.decl(rd.tensor).dtype
+            if names == (p_axis, f_axis) and f_axis:
+                return self._load(
+                    b, rd, (rows, cols), (Slice(r0, rows), Slice(c0, cols)), T.FULL, dt
+                )
+            if names == (p_axis,):
+                return self._load(b, rd, (rows, Const(1)), (Slice(r0, rows),), T.ROW, dt)
+            if names == (f_axis,) and f_axis:
+                # broadcast over partitions: sized for the largest row tile so it can be hoisted
+                v = self._load(b, rd, (prows, cols), (Slice(c0, cols),), T.FULL, dt)
+                return T.Val(T.FULL, View(v.operand.tensor, (Slice(0, rows), Slice(0, cols))), dt)
+            if names == ():
+                return self._load(b, rd, (rows, Const(1)), (), T.ROW, dt)
+            raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
+
+        comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        return comp
+
+    def _load(self, b: T.Builder, rd: Read, shape, dims, kind: str, dtype: str) -> T.Val:
+        name = b.fresh(f"{rd.tensor}_t")
+        b.emit(Alloc(name, shape, dtype, Buffer.SBUF, loc=rd.loc))
+        dst = T.whole(name, *shape)
+        b.emit(Load(dst, View(rd.tensor, tuple(dims)), loc=rd.loc))
+        return T.Val(kind, dst, dtype)
+
+    def _finish(self, b, comp, c: Compute, val: T.Val, tiles, r0, rows, c0, cols) -> None:
+        names = sym_names(c.target.index) or ()
+        if self.is_temp(c.target.tensor):
+            tiles[c.target.tensor] = comp.materialize_row(val) if val.kind == T.IMM else val
+            return
+        if len(names) == 2:
+            val = comp.as_full(val)
+            dims = (Slice(r0, rows), Slice(c0, cols))
+        else:
+            if val.kind == T.FULL:
+                raise T.Unsupported("a per-row result that varies along the row", c.loc)
+            val = comp.materialize_row(val)
+            dims = (Slice(r0, rows),)
+        b.emit(Store(View(c.target.tensor, dims), val.operand, loc=c.loc))
+
+    # ------------------------------------------------------------------ flat 1-D
+    def lower_flat(self, c: Compute) -> None:
+        P = int(attrs(c).get("p_tile", "128"))
+        F = int(attrs(c).get("f_tile", "512"))
+        N = c.domain.axes[0].extent
+        chunk = P * F
+        full = N // chunk
+        rem = N % chunk
+        parts = [
+            (full, lambda v: T.Const(chunk) * T.Sym(v), Const(P), Const(F)),
+            (Min(1, rem // F), lambda v: full * chunk, rem // F, Const(F)),
+            (Min(1, N % F), lambda v: N - N % F, Const(1), N % F),
+        ]
+        for stop, base_of, rows, cols in parts:
+            v = self.b.fresh("t")
+            base = base_of(v)
+            inner = self.b.nested()
+            tiles: dict[str, T.Val] = {}
+            comp = self._flat_compiler(inner, rows, cols, c, base)
+            val = comp.compile(_guarded(c))
+            val = comp.as_full(val)
+            inner.emit(
+                Store(View(c.target.tensor, (Slice(base, rows * cols),)), val.operand, loc=c.loc)
+            )
+            del tiles
+            self.b.emit(Loop(v, 0, stop, body=tuple(inner.stmts), loc=c.loc))
+
+    def _flat_compiler(self, b, rows, cols, c: Compute, base) -> T.TileExprCompiler:
+        i = c.domain.axes[0].name
+
+        def reader(rd: Read) -> T.Val:
+            names = sym_names(rd.index) or ()
+            dt = self.decl(rd.tensor).dtype
+            if names == (i,):
+                return self._load(b, rd, (rows, cols), (Slice(base, rows * cols),), T.FULL, dt)
+            if names == ():
+                return self._load(b, rd, (rows, Const(1)), (), T.ROW, dt)
+            raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
+
+        return T.TileExprCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+
+    # ------------------------------------------------------------------ matmul
+    def lower_matmul(self, c: Compute) -> None:
+        _Matmul(self, c).lower()
+
+    # ------------------------------------------------------------------ transpose
+    def lower_transpose(self, c: Compute) -> None:
+        src = strip_cast(c.expr)
+        if not isinstance(src, Read) or sym_names(src.index) != c.domain.names:
+            raise T.Unsupported("a transpose that also computes", c.loc)
+        P = int(attrs(c).get("p_tile", "128"))
+        ext_i, ext_j = (ax.extent for ax in c.domain.axes)
+        ti, tj = self.b.fresh("t"), self.b.fresh("u")
+        i0, j0 = T.Const(P) * T.Sym(ti), T.Const(P) * T.Sym(tj)
+        rs, cs = Min(P, ext_i - i0), Min(P, ext_j - j0)
+        b = self.b.nested()
+        dt_in = self.decl(src.tensor).dtype
+        dt_out = self.decl(c.target.tensor).dtype
+        blk = b.fresh(f"{src.tensor}_t")
+        b.emit(Alloc(blk, (rs, cs), dt_in, Buffer.SBUF, loc=src.loc))
+        b.emit(
+            Load(
+                T.whole(blk, rs, cs), View(src.tensor, (Slice(i0, rs), Slice(j0, cs))), loc=src.loc
+            )
+        )
+        ps = b.fresh(f"{src.tensor}_tp")
+        b.emit(Alloc(ps, (cs, rs), dt_in, Buffer.PSUM, loc=c.loc))
+        b.emit(TensorTranspose(T.whole(ps, cs, rs), T.whole(blk, rs, cs), loc=c.loc))
+        res = b.fresh(f"{c.target.tensor}_t")
+        b.emit(Alloc(res, (cs, rs), dt_out, Buffer.SBUF, loc=c.loc))
+        b.emit(TensorCopy(T.whole(res, cs, rs), T.whole(ps, cs, rs), loc=c.loc))
+        b.emit(
+            Store(
+                View(c.target.tensor, (Slice(j0, cs), Slice(i0, rs))),
+                T.whole(res, cs, rs),
+                loc=c.loc,
+            )
+        )
+        inner = Loop(tj, 0, CeilDiv(ext_j, P), body=tuple(b.stmts), loc=c.loc)
+        self.b.emit(Loop(ti, 0, CeilDiv(ext_i, P), body=(inner,), loc=c.loc))
+
+
+class _RowCompiler(T.TileExprCompiler):
+    """Row-group compiler: reductions along the free axis are allowed anywhere."""
+
+    def _compile(self, e):  # type: ignore[override]
+        if isinstance(e, Reduce):
+            return self.reduce_rows(e, self.compile(e.body))
+        return super()._compile(e)
+
+
+def _free_extent(group: list[Compute]):
+    for c in group:
+        if len(c.domain.axes) == 2:
+            return c.domain.axes[1].extent
+        for node in _reduces(c.expr):
+            return node.axes[0].extent
+    return None
+
+
+def _reduces(e):
+    from cuda2nki.passes._analysis import reductions
+
+    return reductions(e)
+
+
+def _guarded(c: Compute):
+    if c.domain.guard is None:
+        return c.expr
+    raise T.Unsupported("a guard that is not implied by the domain", c.loc)
+
+
+# ---------------------------------------------------------------------- matmul lowering
+
+
+@dataclass
+class _Matmul:
+    """``out[i, j] = epilogue(sum_k L(i, k) * R(k, j))`` on the tensor engine.
+
+    L supplies the stationary operand ``[K, M]`` (transposed through PSUM when it is stored
+    ``[M, K]``), R the moving operand ``[K, N]``; either may lack its output axis (GEMV, vector x
+    matrix).  The contraction is tiled K=128 x M=128 x N=512 with the first K tile peeled so that
+    it overwrites the fp32 PSUM accumulator and the others accumulate.  Stationary tiles of one M
+    block are loaded once and reused for every N block.
+    """
+
+    lw: _Lowering
+    c: Compute
+    b: T.Builder = field(init=False)
+
+    def lower(self) -> None:
+        c, lw = self.c, self.lw
+        self.b = lw.b
+        r = contraction(c.expr)
+        assert r is not None
+        a = attrs(c)
+        P, TM, TN = (
+            int(a.get("p_tile", "128")),
+            int(a.get("m_tile", "128")),
+            int(a.get("n_tile", "512")),
+        )
+        mm_dtype = a.get("mm_dtype", "float32")
+        k = r.axes[0].name
+        K = r.axes[0].extent
+        body = strip_cast(r.body)
+        ops = [strip_cast(body.a), strip_cast(body.b)]
+        axes = c.domain.names
+        i_ax = axes[0] if len(axes) == 2 or _has_axis(ops, axes[0], first=True) else None
+        j_ax = axes[1] if len(axes) == 2 else (None if i_ax else axes[0])
+        L, R = self._split(ops, k, i_ax, j_ax)
+        M = c.domain.axes[axes.index(i_ax)].extent if i_ax else Const(1)
+        N = c.domain.axes[axes.index(j_ax)].extent if j_ax else Const(1)
+        if _needs_transpose(R, k):
+            TN = min(TN, P)
+        tm, tn = self.b.fresh("t"), self.b.fresh("u")
+        m0 = T.Const(TM) * T.Sym(tm) if i_ax else Const(0)
+        ms = Min(TM, M - m0) if i_ax else Const(1)
+        n0 = T.Const(TN) * T.Sym(tn) if j_ax else Const(0)
+        ns = Min(TN, N - n0) if j_ax else Const(1)
+        KT = CeilDiv(K, P)
+        mblock = self.b.nested()
+        st = mblock.fresh(f"{L.tensor}_T")
+        mblock.emit(Alloc(st, (Const(P), KT, ms), mm_dtype, Buffer.SBUF, loc=L.loc))
+        kv = mblock.fresh("k")
+        kb = mblock.nested()
+        k0 = T.Const(P) * T.Sym(kv)
+        ks = Min(P, K - k0)
+        self._operand(
+            kb,
+            L,
+            k,
+            k0,
+            ks,
+            i_ax,
+            m0,
+            ms,
+            View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(0, ms))),
+            mm_dtype,
+        )
+        mblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
+        nblock = mblock.nested()
+        acc = nblock.fresh("acc")
+        nblock.emit(Alloc(acc, (ms, ns), "float32", Buffer.PSUM, loc=c.loc))
+        acc_v = T.whole(acc, ms, ns)
+        for first in (True, False):
+            kb2 = nblock.nested()
+            kv2 = None if first else nblock.fresh("k")
+            kk = Const(0) if first else T.Sym(kv2)
+            k0 = T.Const(P) * kk if not first else Const(0)
+            ks = Min(P, K - k0)
+            mv = kb2.fresh(f"{R.tensor}_t")
+            kb2.emit(Alloc(mv, (ks, ns), mm_dtype, Buffer.SBUF, loc=R.loc))
+            mv_v = T.whole(mv, ks, ns)
+            self._operand(kb2, R, k, k0, ks, j_ax, n0, ns, mv_v, mm_dtype)
+            st_v = View(st, (Slice(0, ks), At(kk), Slice(0, ms)))
+            kb2.emit(Matmul(acc_v, st_v, mv_v, accumulate=not first, loc=c.loc))
+            if first:
+                nblock.stmts.extend(kb2.stmts)
+            else:
+                nblock.emit(
+                    Loop(kv2, 1, KT, kind=LoopKind.SEQUENTIAL, body=tuple(kb2.stmts), loc=c.loc)
+                )
+        self._epilogue(nblock, r, acc_v, ms, ns, m0, n0, i_ax, j_ax)
+        nloop = Loop(tn, 0, CeilDiv(N, TN), body=tuple(nblock.stmts), loc=c.loc) if j_ax else None
+        mstmts = mblock.stmts + ([nloop] if nloop else nblock.stmts)
+        if i_ax:
+            self.b.emit(Loop(tm, 0, CeilDiv(M, TM), body=tuple(mstmts), loc=c.loc))
+        else:
+            self.b.stmts.extend(mstmts)
+
+    def _split(self, ops: list[Read], k: str, i_ax, j_ax) -> tuple[Read, Read]:
+        def has(o: Read, ax) -> bool:
+            return ax is not None and ax in (sym_names(o.index) or ())
+
+        a, b = ops
+        if has(a, j_ax) or has(b, i_ax):
+            a, b = b, a
+        for o, ax in ((a, i_ax), (b, j_ax)):
+            names = sym_names(o.index) or ()
+            want = {k, ax} - {None}
+            if set(names) != want or len(names) != len(want):
+                raise T.Unsupported(
+                    f"the contraction operand access {o.tensor}{list(names)}", o.loc
+                )
+        return a, b
+
+    def _operand(
+        self, b: T.Builder, o: Read, k: str, k0, ks, ax, x0, xs, dst: View, dtype: str
+    ) -> None:
+        """Fill ``dst`` ([ks, xs], contraction on partitions) from operand ``o``."""
+        names = sym_names(o.index) or ()
+        if len(names) == 1:
+            b.emit(Load(dst, View(o.tensor, (Slice(k0, ks),)), loc=o.loc))
+            return
+        if names[0] == k:
+            b.emit(Load(dst, View(o.tensor, (Slice(k0, ks), Slice(x0, xs))), loc=o.loc))
+            return
+        raw = b.fresh(f"{o.tensor}_t")
+        b.emit(Alloc(raw, (xs, ks), dtype, Buffer.SBUF, loc=o.loc))
+        b.emit(
+            Load(T.whole(raw, xs, ks), View(o.tensor, (Slice(x0, xs), Slice(k0, ks))), loc=o.loc)
+        )
+        tp = b.fresh(f"{o.tensor}_tp")
+        b.emit(Alloc(tp, (ks, xs), dtype, Buffer.PSUM, loc=o.loc))
+        b.emit(TensorTranspose(T.whole(tp, ks, xs), T.whole(raw, xs, ks), loc=o.loc))
+        b.emit(TensorCopy(dst, T.whole(tp, ks, xs), loc=o.loc))
+        self.lw.ctx.note(
+            "C2N2506", o.loc, tensor=o.tensor, how="tensor-engine transpose through PSUM"
+        )
+
+    def _epilogue(self, b: T.Builder, r: Reduce, acc_v: View, ms, ns, m0, n0, i_ax, j_ax) -> None:
+        c = self.c
+        out = self.lw.decl(c.target.tensor)
+
+        def reader(rd: Read) -> T.Val:
+            raise T.Unsupported(f"a matmul epilogue reading '{rd.tensor}'", rd.loc)
+
+        comp = _EpilogueCompiler(b, ms, ns, reader, self.lw.params, self.lw.ctx.diagnostics, c.loc)
+        comp.result = r
+        comp.acc = acc_v
+        val = comp.compile(c.expr)
+        if val.operand is acc_v or val.kind != T.FULL:
+            res = b.fresh(f"{c.target.tensor}_t")
+            b.emit(Alloc(res, (ms, ns), out.dtype, Buffer.SBUF, loc=c.loc))
+            b.emit(
+                TensorCopy(
+                    T.whole(res, ms, ns), acc_v if val.operand is acc_v else val.operand, loc=c.loc
+                )
+            )
+            src = T.whole(res, ms, ns)
+        else:
+            src = val.operand
+        if i_ax and j_ax:
+            dims = (Slice(m0, ms), Slice(n0, ns))
+        elif i_ax:
+            dims = (Slice(m0, ms),)
+        else:
+            dims = (Slice(n0, ns),)
+        b.emit(Store(View(c.target.tensor, dims), src, loc=c.loc))
+
+
+class _EpilogueCompiler(T.TileExprCompiler):
+    result: Reduce
+    acc: View
+
+    def _compile(self, e):  # type: ignore[override]
+        if e is self.result or e == self.result:
+            return T.Val(T.FULL, self.acc)
+        return super()._compile(e)
+
+
+def _has_axis(ops: list[Read], ax: str, first: bool) -> bool:
+    return any(ax in (sym_names(o.index) or ()) for o in ops)
+
+
+def _needs_transpose(o: Read, k: str) -> bool:
+    names = sym_names(o.index) or ()
+    return len(names) == 2 and names[0] != k
+
+
+_ = SourceLoc

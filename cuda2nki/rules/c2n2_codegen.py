@@ -1,0 +1,141 @@
+"""C2N2500-2999: porting decisions of the passes and the code generator."""
+
+from cuda2nki.diagnostics import Rule, Severity, register
+
+E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
+
+register(
+    Rule(
+        "C2N2500",
+        W,
+        "literal translation",
+        "kernel '{kernel}' was ported literally (threads of a block became tile elements): {reason}",
+        "No idiom recogniser claimed the kernel, so the port mirrors CUDA's thread decomposition: "
+        "each block becomes one tile, each thread one element, affine loads become strided DMA "
+        "views and divergent branches become selects. The result is correct but usually far from "
+        "idiomatic NKI (small DMAs, poor partition use).",
+        example="__global__ void k(float* y, const float* x) { ... irregular indexing ... }",
+        fix="Review the port; restructure the CUDA so its idiom is visible, or rewrite the NKI by hand.",
+    ),
+    Rule(
+        "C2N2501",
+        E,
+        "cannot port construct",
+        "cannot port kernel '{kernel}': {construct}",
+        "The kernel uses a construct the port pipeline cannot express in NKI, neither through an "
+        "idiom nor through the literal lowering. No port is written rather than one that computes "
+        "something else.",
+        example="__global__ void k(int* p) { atomicCAS(p, 0, 1); }",
+        fix="Port this kernel by hand, or simplify the named construct.",
+    ),
+    Rule(
+        "C2N2502",
+        E,
+        "no binding",
+        "no binding for kernel '{kernel}': {missing}",
+        "A port needs the shape, dtype and role of every pointer parameter. They come from "
+        "--binding, a sidecar .toml next to the source, or inference from the launch site and index "
+        "expressions; here none of them said enough.",
+        example='[params]\nx = { shape = ["n"], dtype = "float32", role = "in" }',
+        fix="Write a sidecar <kernel>.toml (see `cuda2nki port --help`) with the missing entries.",
+    ),
+    Rule(
+        "C2N2503",
+        E,
+        "unknown kernel",
+        "no __global__ kernel named '{kernel}' in {file} (kernels: {known})",
+        "--kernel (or the binding's `kernel`) names a kernel that the file does not define.",
+        fix="Use one of the listed kernel names.",
+    ),
+    Rule(
+        "C2N2504",
+        E,
+        "several kernels",
+        "{file} defines several kernels ({known}); choose one with --kernel",
+        "A port is written for one kernel at a time.",
+        fix="Pass --kernel NAME (or set `kernel` in the binding).",
+    ),
+    Rule(
+        "C2N2505",
+        N,
+        "partition axis",
+        "partition axis of '{tensor}' is '{axis}' ({reason})",
+        "Every on-chip tile puts one logical axis on the 128 partitions. The pass picks the parallel "
+        "axis for maps and reductions and the contraction axis for matmul operands.",
+        fix="Nothing to do unless the chosen layout fights a neighbouring kernel's layout.",
+    ),
+    Rule(
+        "C2N2506",
+        N,
+        "transposed operand",
+        "operand '{tensor}' is loaded transposed ({how}) because the contraction axis must be on partitions",
+        "TensorE computes stationary.T @ moving with the contraction axis on the partitions of both "
+        "operands. A row-major [M, K] left operand is therefore transposed on the way in.",
+        fix="If the caller can pass the operand already transposed, change the binding and drop the transpose.",
+    ),
+    Rule(
+        "C2N2507",
+        N,
+        "division by reciprocal",
+        "division at this line is computed as multiplication by a reciprocal",
+        "nl.divide is not supported on hardware in the current API; x / y becomes x * (1 / y), "
+        "which can differ from IEEE division by one ulp.",
+        fix="Nothing to do unless the kernel depends on correctly-rounded division.",
+    ),
+    Rule(
+        "C2N2508",
+        W,
+        "row exceeds SBUF budget",
+        "rows of '{tensor}' ({size} elements) exceed the per-partition budget ({budget}); the row is processed in {chunks} chunks",
+        "A row-wise composition keeps a whole row per partition; very long rows are split into "
+        "chunks with partial results combined across chunks.",
+        fix="Check SBUF use in the profile; consider a different partition axis.",
+    ),
+    Rule(
+        "C2N2509",
+        N,
+        "small transfers",
+        "'{tensor}' moves {bytes} bytes per partition per DMA; the problem is too small for 2 KiB transfers",
+        "DMA efficiency needs at least 2 KiB per partition per transfer; the shape of this problem "
+        "does not allow it, which is not a defect of the port (reference §14.7).",
+    ),
+    Rule(
+        "C2N2510",
+        N,
+        "fp32 accumulation",
+        "'{tensor}' accumulates in fp32 ({where}) as the CUDA kernel did",
+        "CUDA accumulated this reduction in float; the port keeps fp32 accumulation (PSUM for "
+        "matmul, fp32 SBUF tiles otherwise) and rounds once on the store.",
+    ),
+    Rule(
+        "C2N2511",
+        W,
+        "narrow accumulation",
+        "'{tensor}' is accumulated in {dtype} as in the CUDA kernel",
+        "The CUDA kernel accumulated in a narrow type. The port follows it to stay faithful, at the "
+        "cost of accuracy; widen it in both if the narrow accumulation was unintended.",
+    ),
+    Rule(
+        "C2N2512",
+        E,
+        "pass failed",
+        "pass '{name}' failed: {reason}",
+        "A pass could not transform the kernel, or the IR verifier rejected its result.",
+        fix="Report the input; try without the named pass (`-p`).",
+    ),
+    Rule(
+        "C2N2513",
+        N,
+        "grid to loops",
+        "CUDA launch grid {grid} x block {block} becomes loops over {tiles} inside the kernel",
+        "The current NKI API has no N-D launch grid; CUDA's blocks and threads become tile loops and "
+        "tile elements.",
+    ),
+    Rule(
+        "C2N2514",
+        W,
+        "scalar parameter kept",
+        "scalar parameter '{name}' is a compile-time keyword argument of the port",
+        "NKI kernels treat scalar arguments as compile-time constants: each new value recompiles.",
+    ),
+)

@@ -1,0 +1,256 @@
+"""Hand-written intent kernels (the lifter's output shape) used by the pass and codegen tests."""
+
+from __future__ import annotations
+
+from cuda2nki.ir.nodes import (
+    Access,
+    Axis,
+    Binary,
+    Compute,
+    Domain,
+    Kernel,
+    Lit,
+    Param,
+    Read,
+    Reduce,
+    ScalarDecl,
+    Sym,
+    TensorDecl,
+    Unary,
+)
+from cuda2nki.ir.ops import AxisKind, Idiom, Op, Role
+
+N, R, C, M, K = (Sym(n) for n in ("N", "R", "C", "M", "K"))
+i, j, k = Sym("i"), Sym("j"), Sym("k")
+
+
+def saxpy() -> Kernel:
+    return Kernel(
+        "saxpy",
+        params=(
+            ScalarDecl("n", "int32"),
+            ScalarDecl("alpha", "float32"),
+            TensorDecl("x", (Sym("n"),), "float32", Role.IN),
+            TensorDecl("y", (Sym("n"),), "float32", Role.INOUT),
+        ),
+        body=(
+            Compute(
+                Access("y", (i,)),
+                Domain((Axis("i", Sym("n")),)),
+                Binary(Op.ADD, Binary(Op.MUL, Param("alpha"), Read("x", (i,))), Read("y", (i,))),
+                idiom=Idiom.MAP,
+            ),
+        ),
+    )
+
+
+def bias_gelu() -> Kernel:
+    """out[r, c] = gelu(in[r, c] + bias[c]) over a 2-D domain (the CUDA param is named `in`)."""
+    return Kernel(
+        "bias_gelu",
+        params=(
+            TensorDecl("out", (R, C), "float32", Role.OUT),
+            TensorDecl("in", (R, C), "float32", Role.IN),
+            TensorDecl("bias", (C,), "float32", Role.IN),
+            ScalarDecl("R"),
+            ScalarDecl("C"),
+        ),
+        body=(
+            Compute(
+                Access("out", (i, j)),
+                Domain((Axis("i", R), Axis("j", C))),
+                Unary(Op.GELU_TANH, Binary(Op.ADD, Read("in", (i, j)), Read("bias", (j,)))),
+                idiom=Idiom.MAP,
+            ),
+        ),
+    )
+
+
+def softmax() -> Kernel:
+    rows, both = Domain((Axis("i", R),)), Domain((Axis("i", R), Axis("j", C)))
+    red = (Axis("j", C, AxisKind.REDUCTION),)
+    x = Read("x", (i, j))
+    return Kernel(
+        "softmax",
+        params=(
+            TensorDecl("x", (R, C), "float32", Role.IN),
+            TensorDecl("y", (R, C), "float32", Role.OUT),
+            ScalarDecl("R"),
+            ScalarDecl("C"),
+        ),
+        temps=(
+            TensorDecl("m", (R,), "float32", Role.TEMP),
+            TensorDecl("e", (R, C), "float32", Role.TEMP),
+            TensorDecl("s", (R,), "float32", Role.TEMP),
+        ),
+        body=(
+            Compute(Access("m", (i,)), rows, Reduce(Op.MAX, red, x), idiom=Idiom.SOFTMAX),
+            Compute(
+                Access("e", (i, j)),
+                both,
+                Unary(Op.EXP, Binary(Op.SUB, x, Read("m", (i,)))),
+                idiom=Idiom.SOFTMAX,
+            ),
+            Compute(
+                Access("s", (i,)), rows, Reduce(Op.ADD, red, Read("e", (i, j))), idiom=Idiom.SOFTMAX
+            ),
+            Compute(
+                Access("y", (i, j)),
+                both,
+                Binary(Op.DIV, Read("e", (i, j)), Read("s", (i,))),
+                idiom=Idiom.SOFTMAX,
+            ),
+        ),
+    )
+
+
+def layernorm() -> Kernel:
+    rows, both = Domain((Axis("i", R),)), Domain((Axis("i", R), Axis("j", C)))
+    red = (Axis("j", C, AxisKind.REDUCTION),)
+    x = Read("x", (i, j))
+    centered = Binary(Op.SUB, x, Read("mean", (i,)))
+    return Kernel(
+        "layernorm",
+        params=(
+            TensorDecl("x", (R, C), "float32", Role.IN),
+            TensorDecl("gamma", (C,), "float32", Role.IN),
+            TensorDecl("beta", (C,), "float32", Role.IN),
+            TensorDecl("y", (R, C), "float32", Role.OUT),
+            ScalarDecl("R"),
+            ScalarDecl("C"),
+            ScalarDecl("eps", "float32"),
+        ),
+        temps=(
+            TensorDecl("mean", (R,), "float32", Role.TEMP),
+            TensorDecl("rstd", (R,), "float32", Role.TEMP),
+        ),
+        body=(
+            Compute(
+                Access("mean", (i,)),
+                rows,
+                Binary(Op.DIV, Reduce(Op.ADD, red, x), Param("C")),
+                idiom=Idiom.NORM,
+            ),
+            Compute(
+                Access("rstd", (i,)),
+                rows,
+                Unary(
+                    Op.RSQRT,
+                    Binary(
+                        Op.ADD,
+                        Binary(Op.DIV, Reduce(Op.ADD, red, Binary(Op.MUL, centered, centered)), Param("C")),
+                        Param("eps"),
+                    ),
+                ),
+                idiom=Idiom.NORM,
+            ),
+            Compute(
+                Access("y", (i, j)),
+                both,
+                Binary(
+                    Op.ADD,
+                    Binary(Op.MUL, Binary(Op.MUL, centered, Read("rstd", (i,))), Read("gamma", (j,))),
+                    Read("beta", (j,)),
+                ),
+                idiom=Idiom.NORM,
+            ),
+        ),
+    )
+
+
+def matmul(a_dtype: str = "bfloat16", transposed_b: bool = False) -> Kernel:
+    b_idx, b_shape = ((j, k), (Sym("N"), K)) if transposed_b else ((k, j), (K, Sym("N")))
+    return Kernel(
+        "matmul",
+        params=(
+            TensorDecl("A", (M, K), a_dtype, Role.IN),
+            TensorDecl("B", b_shape, a_dtype, Role.IN),
+            TensorDecl("C", (M, Sym("N")), "float32", Role.OUT),
+            ScalarDecl("M"),
+            ScalarDecl("N"),
+            ScalarDecl("K"),
+        ),
+        body=(
+            Compute(
+                Access("C", (i, j)),
+                Domain((Axis("i", M), Axis("j", Sym("N")))),
+                Reduce(
+                    Op.ADD,
+                    (Axis("k", K, AxisKind.REDUCTION),),
+                    Binary(Op.MUL, Read("A", (i, k)), Read("B", b_idx)),
+                    acc_dtype="float32",
+                ),
+                idiom=Idiom.CONTRACT,
+            ),
+        ),
+    )
+
+
+def gemv() -> Kernel:
+    return Kernel(
+        "gemv",
+        params=(
+            TensorDecl("A", (M, K), "float32", Role.IN),
+            TensorDecl("x", (K,), "float32", Role.IN),
+            TensorDecl("y", (M,), "float32", Role.OUT),
+            ScalarDecl("M"),
+            ScalarDecl("K"),
+        ),
+        body=(
+            Compute(
+                Access("y", (i,)),
+                Domain((Axis("i", M),)),
+                Reduce(
+                    Op.ADD,
+                    (Axis("k", K, AxisKind.REDUCTION),),
+                    Binary(Op.MUL, Read("A", (i, k)), Read("x", (k,))),
+                    acc_dtype="float32",
+                ),
+                idiom=Idiom.CONTRACT,
+            ),
+        ),
+    )
+
+
+def transpose() -> Kernel:
+    return Kernel(
+        "transpose",
+        params=(
+            TensorDecl("A", (M, Sym("N")), "float32", Role.IN),
+            TensorDecl("B", (Sym("N"), M), "float32", Role.OUT),
+            ScalarDecl("M"),
+            ScalarDecl("N"),
+        ),
+        body=(
+            Compute(
+                Access("B", (j, i)),
+                Domain((Axis("i", M), Axis("j", Sym("N")))),
+                Read("A", (i, j)),
+                idiom=Idiom.TRANSPOSE,
+            ),
+        ),
+    )
+
+
+def scan_refused() -> Kernel:
+    from cuda2nki.ir.nodes import Scan
+
+    return Kernel(
+        "cumsum",
+        params=(
+            TensorDecl("x", (N,), "float32", Role.IN),
+            TensorDecl("y", (N,), "float32", Role.OUT),
+            ScalarDecl("N"),
+        ),
+        body=(
+            Compute(
+                Access("y", (i,)),
+                Domain((Axis("i", N, AxisKind.SCAN),)),
+                Scan(Op.ADD, "i", Read("x", (i,))),
+                idiom=Idiom.SCAN,
+            ),
+        ),
+    )
+
+
+_ = Lit

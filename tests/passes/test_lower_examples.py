@@ -1,0 +1,96 @@
+"""End to end on hand-written intent kernels: passes -> NKI -> simulator, against NumPy.
+
+Shapes include sizes that are not multiples of 128 / 512 and contractions with K > 128.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from tests.passes import intent_examples as ex
+from tests.passes.harness import close, port, simulate
+
+RNG = np.random.default_rng(7)
+TARGETS = ("nki", "legacy")
+
+
+def f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n", [129, 5000, 65536 + 517])
+def test_saxpy_flat_with_tails(tmp_path, target, n):
+    path, src, _, _ = port(ex.saxpy(), tmp_path, target)
+    x, y = f32(n), f32(n)
+    out = simulate(path, "saxpy", {"x": x, "y": y}, alpha=2.5)
+    close(out, 2.5 * x.astype(np.float64) + y)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(130, 77), (128, 4100), (3, 5)])
+def test_bias_gelu_2d_broadcast(tmp_path, target, shape):
+    path, src, _, _ = port(ex.bias_gelu(), tmp_path, target)
+    x, b = f32(*shape), f32(shape[1])
+    z = x.astype(np.float64) + b
+    ref = 0.5 * z * (1 + np.tanh(np.sqrt(2 / np.pi) * (z + 0.044715 * z**3)))
+    close(simulate(path, "bias_gelu", {"in_": x, "bias": b}), ref, 1e-4, 1e-5)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(300, 77), (128, 1000), (5, 513)])
+def test_softmax_rows(tmp_path, target, shape):
+    path, src, _, _ = port(ex.softmax(), tmp_path, target)
+    x = f32(*shape)
+    e = np.exp(x - x.max(1, keepdims=True))
+    close(simulate(path, "softmax", {"x": x}), e / e.sum(1, keepdims=True))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(200, 96), (128, 513), (7, 33)])
+def test_layernorm_rows(tmp_path, target, shape):
+    path, src, _, _ = port(ex.layernorm(), tmp_path, target)
+    x, g, b = f32(*shape), f32(shape[1]), f32(shape[1])
+    xd = x.astype(np.float64)
+    mu = xd.mean(1, keepdims=True)
+    ref = (xd - mu) / np.sqrt(((xd - mu) ** 2).mean(1, keepdims=True) + 1e-5) * g + b
+    out = simulate(path, "layernorm", {"x": x, "gamma": g, "beta": b}, eps=1e-5)
+    close(out, ref, 1e-4, 1e-4)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mkn", [(130, 300, 600), (64, 128, 512), (5, 257, 7)])
+def test_matmul_bf16_psum(tmp_path, target, mkn):
+    m, k, n = mkn
+    path, src, sched, _ = port(ex.matmul(), tmp_path, target)
+    a = f32(m, k).astype(ml_dtypes.bfloat16)
+    b = f32(k, n).astype(ml_dtypes.bfloat16)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    close(simulate(path, "matmul", {"A": a, "B": b}), ref, 1e-4, 1e-3)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_matmul_transposed_b_fp32(tmp_path, target):
+    path, src, _, diags = port(ex.matmul("float32", transposed_b=True), tmp_path, target)
+    a, b = f32(70, 200), f32(130, 200)
+    close(simulate(path, "matmul", {"A": a, "B": b}), a.astype(np.float64) @ b.T, 1e-4, 1e-4)
+    assert any(d.code == "C2N2506" for d in diags)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mk", [(300, 200), (128, 128), (3, 1000)])
+def test_gemv(tmp_path, target, mk):
+    m, k = mk
+    path, src, _, _ = port(ex.gemv(), tmp_path, target)
+    a, x = f32(m, k), f32(k)
+    close(simulate(path, "gemv", {"A": a, "x": x}), a.astype(np.float64) @ x, 1e-4, 1e-4)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(300, 77), (128, 256), (1, 5)])
+def test_transpose_blocks(tmp_path, target, shape):
+    path, src, _, _ = port(ex.transpose(), tmp_path, target)
+    a = f32(*shape)
+    close(simulate(path, "transpose", {"A": a}), a.T, 0, 0)
