@@ -44,3 +44,15 @@ def describe_error(node: ts.Node) -> str:
     if len(text) > 40:
         text = text[:37] + "..."
     return f"unexpected '{text}'" if text else "unexpected input"
+
+
+@lru_cache(maxsize=16)
+def query(source: str) -> ts.Query:
+    """A compiled query (compiling one costs milliseconds: always go through this cache)."""
+    return ts.Query(language(), source)
+
+
+def captures(source: str, node: ts.Node, name: str) -> list[ts.Node]:
+    """Nodes captured as ``@name`` by query ``source`` under ``node``, in source order."""
+    got = ts.QueryCursor(query(source)).captures(node).get(name, [])
+    return sorted(got, key=lambda n: n.start_byte)

@@ -8,7 +8,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.frontend import ast as A
-from cuda2nki.frontend.cst import describe_error, first_error, language, parse_bytes
+from cuda2nki.frontend.cst import captures, describe_error, first_error, parse_bytes
 from cuda2nki.frontend.lower import BodyLowerer, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import preprocess
 from cuda2nki.frontend.unit import (
@@ -172,8 +172,7 @@ def _launch_sites(
 ) -> tuple[list[A.LaunchSite], list[tuple[str, list[A.Expr | A.CType], SourceLoc]]]:
     sites: list[A.LaunchSite] = []
     requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]] = []
-    q = ts.Query(language(), "(kernel_call_syntax) @k")
-    caps = sorted(ts.QueryCursor(q).captures(root).get("k", []), key=lambda n: n.start_byte)
+    caps = captures("(kernel_call_syntax) @k", root, "k")
     host_low: dict[int, BodyLowerer] = {}
     for ks in caps:
         call = ks.parent
@@ -204,9 +203,7 @@ def _launch_sites(
 
 def _scan_host_decls(unit: UnitContext, low: BodyLowerer, fnode: ts.Node) -> None:
     """dim3 variables and integer constants declared in a host function."""
-    q = ts.Query(language(), "(declaration) @d")
-    decls = sorted(ts.QueryCursor(q).captures(fnode).get("d", []), key=lambda n: n.start_byte)
-    for d in decls:
+    for d in captures("(declaration) @d", fnode, "d"):
         t = d.child_by_field_name("type")
         if t is None:
             continue

@@ -159,6 +159,78 @@ def _needs_pcpp(text: str) -> bool:
     return False
 
 
+_OBJ_DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:[ \t]+(.*?))?[ \t]*$")
+_TOKEN_RE = re.compile(
+    r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|[A-Za-z_]\w*", re.S
+)
+
+
+def _simple_defines(text: str, defines: Mapping[str, str]) -> dict[str, str] | None:
+    """Object-like ``#define NAME value`` only (plus system includes and pragmas): the macro
+    table, or None when the file needs the full preprocessor."""
+    table: dict[str, str] = {}
+    for name, value in defines.items():
+        if not name.isidentifier():
+            return None
+        table[name] = value
+    for m in _DIRECTIVE_RE.finditer(text):
+        name, rest = m.group(1), m.group(2).strip()
+        if name == "pragma" or (name == "include" and rest.startswith("<")):
+            continue
+        if name != "define" or m.group(0).rstrip().endswith("\\"):
+            return None
+        d = _OBJ_DEFINE_RE.match(m.group(0))
+        if d is None or d.group(1) in table:
+            return None  # function-like (NAME( ...), malformed or redefined
+        value = d.group(2) or ""
+        value = _TOKEN_RE.sub(
+            lambda t: " " if t.group(0)[:2] in ("//", "/*") else t.group(0), value
+        )
+        table[d.group(1)] = value.strip()
+    for name, value in PREDEFINED.items():
+        table.setdefault(name, value)
+    # expand macro bodies through each other once (C rescans; a macro never expands itself)
+    done: dict[str, str] = {}
+
+    def expand(name: str, active: frozenset[str]) -> str:
+        if name in done:
+            return done[name]
+        body = table[name]
+
+        def sub(t: re.Match[str]) -> str:
+            w = t.group(0)
+            if w in table and w not in active:
+                return expand(w, active | {w})
+            return w
+
+        out = _TOKEN_RE.sub(sub, body)
+        done[name] = out
+        return out
+
+    for name in list(table):
+        expand(name, frozenset({name}))
+    return done
+
+
+def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preprocessed:
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("#") and _OBJ_DEFINE_RE.match(line):
+            lines[i] = ""
+    body = "\n".join(lines)
+    body = _TOKEN_RE.sub(lambda t: table.get(t.group(0), t.group(0)), body)
+    out_lines = [_respell(x) for x in body.split("\n")]
+    n = len(out_lines)
+    lm = LineMap(
+        default_file=filename,
+        files=[filename] * n,
+        lines=list(range(1, n + 1)),
+        out_lines=out_lines,
+    )
+    lm.sources[filename] = text
+    return Preprocessed("\n".join(out_lines), lm, [], False)
+
+
 def _respell(text: str) -> str:
     return _ALIGN_RE.sub("alignas  ", text) if "__align__" in text else text
 
@@ -173,6 +245,9 @@ def preprocess(
     if not defines and not _needs_pcpp(text):
         lm = LineMap(default_file=filename)
         return Preprocessed(_respell(text), lm, [], False)
+    simple = _simple_defines(text, defines or {})
+    if simple is not None:
+        return _expand_simple(text, filename, simple)
     return _run_pcpp(text, filename, dict(defines or {}), include_dirs)
 
 

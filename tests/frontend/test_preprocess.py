@@ -120,8 +120,30 @@ def test_fast_path_without_directives_is_identity():
     assert not pre.used_pcpp
     pre = preprocess("#include <cuda.h>\n#pragma once\n__global__ void k() {}\n", "x.cu")
     assert not pre.used_pcpp
-    pre = preprocess("#define A 1\n__global__ void k() {}\n", "x.cu")
+    pre = preprocess("#define A(x) x\n__global__ void k() {}\n", "x.cu")
     assert pre.used_pcpp
+
+
+def test_object_like_macros_without_the_full_preprocessor(parse):
+    src = (
+        "#define N 4  // four\n#define M (N * 2) /* eight */\n#define F 1.5f\n"
+        "__global__ void k(float* p) {\n"
+        '    printf("N = %d\\n", N);  // N in a comment\n'
+        "    p[0] = M + F + undefined;\n}\n"
+    )
+    pre = preprocess(src, "x.cu")
+    assert (
+        not pre.used_pcpp
+        and '"N = %d' in pre.text
+        and "p[0] = (4 * 2) + 1.5f + undefined;" in pre.text
+    )
+    tu = parse(src)
+    (d,) = tu.rejected["k"]
+    assert (d.code, d.loc.line, d.loc.col) == ("C2N1020", 6, 20)
+    tu = parse(src.replace(" + undefined", ""), defines={"EXTRA": "2"})
+    (k,) = tu.kernels
+    v = k.body.body[1].expr.value
+    assert v.ty.name == "float32" and v.left.op == "*" and v.right.value == 1.5
 
 
 def test_align_attribute(parse):

@@ -1,0 +1,101 @@
+"""Front-end overhead: (preprocess + parse + lower) time ÷ raw tree-sitter parse time.
+
+Runs over every ``corpus/**/*.cu`` file.  Both sides are timed as the best of several repeats in
+this process; the raw side is only ``Parser.parse(bytes)`` of the unpreprocessed file.
+``python -m bench.bench_frontend [--repeat N] [--profile]``.  Target: ratio <= 5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _files() -> list[tuple[str, str]]:
+    out = []
+    for p in sorted((ROOT / "corpus").rglob("*.cu")):
+        try:
+            out.append((str(p.relative_to(ROOT)), p.read_text()))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return out
+
+
+def _best(fn, repeat: int) -> float:  # noqa: ANN001
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def measure(repeat: int = 5) -> dict[str, float]:
+    from cuda2nki.frontend import parse_source
+    from cuda2nki.frontend.cst import parser
+
+    files = _files()
+    if not files:
+        return {"files": 0}
+    p = parser()
+    blobs = [t.encode() for _, t in files]
+
+    def raw() -> None:
+        for b in blobs:
+            p.parse(b)
+
+    def front() -> None:
+        for name, text in files:
+            parse_source(text, name)
+
+    front()  # warm-up: imports, pcpp lexer tables, language load
+    t_raw = _best(raw, repeat)
+    t_front = _best(front, repeat)
+    kernels = sum(len(parse_source(t, n).kernels) for n, t in files)
+    return {
+        "files": len(files),
+        "kernels": kernels,
+        "raw_parse_ms": t_raw * 1e3,
+        "frontend_ms": t_front * 1e3,
+        "ratio": t_front / t_raw if t_raw > 0 else float("inf"),
+        "kernels_per_s": kernels / t_front if t_front > 0 else 0.0,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="bench_frontend")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--profile", action="store_true", help="cProfile one front-end pass")
+    args = ap.parse_args(argv or [])
+    r = measure(args.repeat)
+    if not r.get("files"):
+        print("frontend: no corpus/**/*.cu files found")
+        return 0
+    print(
+        f"frontend: {r['files']} files, {r['kernels']} kernels; raw tree-sitter parse "
+        f"{r['raw_parse_ms']:.2f} ms, front end (preprocess+parse+lower) {r['frontend_ms']:.2f} ms"
+        f" -> ratio {r['ratio']:.1f}x (target <= 5x); {r['kernels_per_s']:.0f} kernels/s"
+    )
+    if args.profile:
+        import cProfile
+        import pstats
+
+        from cuda2nki.frontend import parse_source
+
+        files = _files()
+        prof = cProfile.Profile()
+        prof.enable()
+        for name, text in files:
+            parse_source(text, name)
+        prof.disable()
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))
