@@ -226,7 +226,13 @@ class Emitter:
             self.put(depth, head)
         else:
             self.ins(
-                depth, "loop", var=s.var, start=start, stop=stop, step=s.step, kind=s.kind.value
+                depth,
+                "loop",
+                var=s.var,
+                start=start,
+                stop=stop,
+                step=s.step,
+                loop_kind=s.kind.value,
             )
         saved = self.last_line
         if not s.body:
@@ -253,30 +259,37 @@ class Emitter:
             buffer=s.buffer.value,
         )
 
+    def dst(self, v: View) -> str:
+        """A destination operand: legacy assigns into it, so a whole tile becomes ``t[...]``."""
+        text = self.view(v)
+        if self.target == "legacy" and "[" not in text:
+            return f"{text}[...]"
+        return text
+
     def _Load(self, s: Load, depth: int) -> None:
-        self.ins(depth, "dma", dst=self.view(s.dst), src=self.hbm(s.src, s.dst))
+        self.ins(depth, "load", dst=self.dst(s.dst), src=self.hbm(s.src, s.dst))
 
     def _Store(self, s: Store, depth: int) -> None:
         if s.accumulate is not None:
             raise ValueError("accumulating stores are not emitted yet")
         dst = s.dst.replace(tensor=out_name(self.kernel, s.dst.tensor))
-        self.ins(depth, "dma", dst=self.hbm(dst, s.src), src=self.view(s.src))
+        self.ins(depth, "store", dst=self.hbm(dst, s.src), src=self.view(s.src))
 
     def _Matmul(self, s: Matmul, depth: int) -> None:
         self.ins(
             depth,
             "matmul",
-            dst=self.view(s.dst),
+            dst=self.dst(s.dst),
             stationary=self.view(s.stationary),
             moving=self.view(s.moving),
-            accumulate=str(bool(s.accumulate)),
+            accumulate=_ACCUMULATE[self.target][bool(s.accumulate)],
         )
 
     def _TensorTranspose(self, s: TensorTranspose, depth: int) -> None:
-        self.ins(depth, "transpose", dst=self.view(s.dst), data=self.view(s.src))
+        self.ins(depth, "transpose", dst=self.dst(s.dst), data=self.view(s.src))
 
     def _TensorCopy(self, s: TensorCopy, depth: int) -> None:
-        self.ins(depth, "tensor_copy", dst=self.view(s.dst), src=self.view(s.src))
+        self.ins(depth, "tensor_copy", dst=self.dst(s.dst), src=self.view(s.src))
 
     def _TensorTensor(self, s: TensorTensor, depth: int) -> None:
         if s.op == Op.DIV:
@@ -284,7 +297,7 @@ class Emitter:
         self.ins(
             depth,
             "tensor_tensor",
-            dst=self.view(s.dst),
+            dst=self.dst(s.dst),
             data1=self.view(s.a),
             data2=self.view(s.b),
             op=spell.op(s.op),
@@ -296,7 +309,7 @@ class Emitter:
             self.ins(
                 depth,
                 "tensor_scalar",
-                dst=self.view(s.dst),
+                dst=self.dst(s.dst),
                 data=self.view(s.src),
                 op0=op0,
                 operand0=opd0,
@@ -307,7 +320,7 @@ class Emitter:
         self.ins(
             depth,
             "tensor_scalar2",
-            dst=self.view(s.dst),
+            dst=self.dst(s.dst),
             data=self.view(s.src),
             op0=op0,
             operand0=opd0,
@@ -327,7 +340,7 @@ class Emitter:
         self.ins(
             depth,
             "tensor_reduce",
-            dst=self.view(s.dst),
+            dst=self.dst(s.dst),
             op=spell.op(s.op),
             data=self.view(s.src),
             axis=axis,
@@ -335,14 +348,14 @@ class Emitter:
 
     def _Activation(self, s: Activation, depth: int) -> None:
         if s.op == Op.RECIPROCAL and s.bias is None and s.scale is None and s.reduce_dst is None:
-            self.ins(depth, "reciprocal", dst=self.view(s.dst), data=self.view(s.src))
+            self.ins(depth, "reciprocal", dst=self.dst(s.dst), data=self.view(s.src))
             return
         scale = "1.0" if s.scale is None else self.operand(s.scale)
         if s.reduce_dst is not None:
             self.ins(
                 depth,
                 "activation_reduce",
-                dst=self.view(s.dst),
+                dst=self.dst(s.dst),
                 op=spell.op(s.op),
                 data=self.view(s.src),
                 bias=self.operand(s.bias),
@@ -354,7 +367,7 @@ class Emitter:
         self.ins(
             depth,
             "activation",
-            dst=self.view(s.dst),
+            dst=self.dst(s.dst),
             op=spell.op(s.op),
             data=self.view(s.src),
             bias=self.operand(s.bias),
@@ -362,24 +375,36 @@ class Emitter:
         )
 
     def _Memset(self, s: Memset, depth: int) -> None:
-        self.ins(depth, "memset", dst=self.view(s.dst), value=spell.immediate(s.value))
+        dtype = "float32" if s.value.dtype == "float64" else s.value.dtype
+        self.memset(depth, s.dst, spell.immediate(s.value), dtype)
+
+    def memset(self, depth: int, v: View, value: str, dtype: str) -> None:
+        shape = "(" + ", ".join(self.size(d) for d in self.view_shape(v)) + ")"
+        self.ins(
+            depth, "memset", dst=self.dst(v), value=value, shape=shape, dtype=spell.dtype(dtype)
+        )
 
     def _TensorSelect(self, s: TensorSelect, depth: int) -> None:
         shape = self.view_shape(s.dst)
         dims = "(" + ", ".join(self.size(d) for d in shape) + ")"
-        dst = self.view(s.dst)
+        dst = self.dst(s.dst)
         if isinstance(s.on_false, View):
             self.ins(depth, "tensor_copy", dst=dst, src=self.view(s.on_false))
         else:
-            self.ins(depth, "memset", dst=dst, value=self.operand(s.on_false))
+            self.memset(depth, s.dst, self.operand(s.on_false), "float32")
         pred = self._fresh("pred")
         self.ins(depth, "alloc", name=pred, shape=dims, dtype="nl.uint8", buffer="sbuf")
-        self.ins(depth, "tensor_copy", dst=pred, src=self.view(s.pred))
+        self.ins(depth, "tensor_copy", dst=self.dst(View(pred)), src=self.view(s.pred))
         src = self.view(s.on_true) if isinstance(s.on_true, View) else None
         if src is None:
             src = self._fresh("val")
             self.ins(depth, "alloc", name=src, shape=dims, dtype="nl.float32", buffer="sbuf")
-            self.ins(depth, "memset", dst=src, value=self.operand(s.on_true))
+            self.memset(
+                depth,
+                View(src, tuple(Slice(0, d) for d in shape)),
+                self.operand(s.on_true),
+                "float32",
+            )
         self.ins(depth, "select", dst=dst, predicate=pred, src=src)
 
     def _TensorScan(self, s: TensorScan, depth: int) -> None:
@@ -390,7 +415,7 @@ class Emitter:
         self.ins(
             depth,
             "iota",
-            dst=self.view(s.dst),
+            dst=self.dst(s.dst),
             pattern=pattern,
             offset=str(s.offset),
             channel_multiplier=str(s.channel_multiplier),
@@ -402,6 +427,9 @@ class Emitter:
     def _fresh(self, base: str) -> str:
         self.temp_count += 1
         return f"{base}_{self.temp_count}"
+
+
+_ACCUMULATE = {"nki": {True: "True", False: "False"}, "legacy": {True: "+=", False: "="}}
 
 
 def _body_syms(body: tuple) -> set[str]:

@@ -44,4 +44,6 @@ def simulate(path, name: str, inputs: dict, **kw) -> object:
 
 
 def close(out, ref, rtol: float = 1e-5, atol: float = 1e-5) -> None:
-    np.testing.assert_allclose(np.asarray(out, np.float64), np.asarray(ref, np.float64), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(
+        np.asarray(out, np.float64), np.asarray(ref, np.float64), rtol=rtol, atol=atol
+    )

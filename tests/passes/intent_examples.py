@@ -138,7 +138,11 @@ def layernorm() -> Kernel:
                     Op.RSQRT,
                     Binary(
                         Op.ADD,
-                        Binary(Op.DIV, Reduce(Op.ADD, red, Binary(Op.MUL, centered, centered)), Param("C")),
+                        Binary(
+                            Op.DIV,
+                            Reduce(Op.ADD, red, Binary(Op.MUL, centered, centered)),
+                            Param("C"),
+                        ),
                         Param("eps"),
                     ),
                 ),
@@ -149,7 +153,9 @@ def layernorm() -> Kernel:
                 both,
                 Binary(
                     Op.ADD,
-                    Binary(Op.MUL, Binary(Op.MUL, centered, Read("rstd", (i,))), Read("gamma", (j,))),
+                    Binary(
+                        Op.MUL, Binary(Op.MUL, centered, Read("rstd", (i,))), Read("gamma", (j,))
+                    ),
                     Read("beta", (j,)),
                 ),
                 idiom=Idiom.NORM,
