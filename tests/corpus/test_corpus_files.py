@@ -111,6 +111,7 @@ def test_reference_runs_on_every_point(entry: Entry) -> None:
     binding = b.load_binding(entry.toml)
     reference = load_reference(entry.ref)
     written = {t.name for t in binding.tensors if t.role != "in"}
+    changed: set[str] = set()
     for point in binding.test_points():
         resolved = binding.resolve(point)
         if max(int(np.prod(s)) for s in resolved.shapes.values()) > 2_000_000:
@@ -122,8 +123,13 @@ def test_reference_runs_on_every_point(entry: Entry) -> None:
         for name, arr in got.items():
             assert tuple(arr.shape) == resolved.shapes[name], (entry.id, name)
             assert not np.isnan(np.asarray(arr, dtype=np.float64)).any(), (entry.id, name)
+            if not np.array_equal(np.asarray(arr), np.asarray(frozen[name])):
+                changed.add(name)
         for k, v in frozen.items():  # references must not modify their inputs
             assert np.array_equal(np.asarray(inputs[k]), np.asarray(v)), (entry.id, k)
+    # a kernel that writes nothing must not pass: on some test point the expected result of
+    # every written tensor differs from the buffer's initial contents
+    assert changed == written, (entry.id, written - changed)
 
 
 def test_refusal_ids_are_declared() -> None:
