@@ -1,7 +1,7 @@
 """The public Python API: what the command line calls, and what notebooks and pytest can use.
 
 ``parse`` reads CUDA, ``run`` executes a kernel in the SIMT interpreter, ``simulate`` runs an NKI
-kernel in the simulator, ``lift``/``port``/``port_kernel`` draft an NKI port, ``check``/``review``
+kernel in the simulator, ``lift``/``port`` draft an NKI port, ``check``/``review``
 judge a port against its CUDA kernel.  Every function raises :class:`DiagnosticError` on bad input.
 The heavy packages are imported on first use so that ``import cuda2nki`` stays cheap.
 """
@@ -23,7 +23,6 @@ from cuda2nki.frontend.ast import TranslationUnit
 __all__ = [
     "Binding",
     "LiftSummary",
-    "PortResult",
     "binding_from_dict",
     "check",
     "find_binding",
@@ -31,7 +30,6 @@ __all__ = [
     "load_binding",
     "parse",
     "port",
-    "port_kernel",
     "run",
     "select_kernel",
     "simulate",
@@ -147,16 +145,6 @@ class LiftSummary:
     intent: Any = None
 
 
-@dataclass(frozen=True)
-class PortResult:
-    source: str | None  # None: no port could be produced (see diagnostics)
-    diagnostics: tuple[Diagnostic, ...]
-    idiom: str | None
-    literal: bool
-    intent: Any = None
-    tiles: Any = None
-
-
 def lift(tu: TranslationUnit, kernel: str, *, binding: Binding | None = None) -> LiftSummary:
     """What the lifter makes of a kernel (no code generated): the census of ``migrate --examine``."""
     from cuda2nki import lift as _lift
@@ -172,35 +160,34 @@ def lift(tu: TranslationUnit, kernel: str, *, binding: Binding | None = None) ->
     )
 
 
-def port_kernel(
-    tu: TranslationUnit,
-    kernel: str,
-    *,
-    binding: Binding | None = None,
-    target: str = "nki",
-    passes: str | None = None,
-) -> PortResult:
-    """Draft an NKI port of one kernel of an already parsed file."""
-    from cuda2nki.codegen import pipeline
-
-    return pipeline.port_kernel(tu, kernel, binding=binding, target=target, passes=passes)
-
-
 def port(
     path: str | Path,
     *,
-    binding: Binding | None = None,
+    binding: Binding | str | Path | None = None,
     kernel: str | None = None,
     target: str = "nki",
     passes: str | None = None,
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[str] = (),
-) -> PortResult:
-    """Draft an NKI port of a kernel in a CUDA file (sidecar ``.toml`` used when no binding is given)."""
-    tu = parse(path, defines=defines, include_dirs=include_dirs)
-    binding = binding if binding is not None else find_binding(path)
-    name = select_kernel(tu, kernel, binding)
-    return port_kernel(tu, name, binding=binding, target=target, passes=passes)
+    emit: str = "nki",
+) -> Any:
+    """Draft an NKI port of a kernel in a CUDA file; returns a
+    :class:`cuda2nki.codegen.pipeline.PortResult` (``source`` is None when refused).
+
+    The binding is ``binding``, else the sidecar ``.toml`` beside the file, else inferred.
+    """
+    from cuda2nki.codegen import pipeline
+
+    return pipeline.port_file(
+        path,
+        binding=binding,
+        kernel=kernel,
+        target=target,
+        passes=passes,
+        defines=dict(defines or {}),
+        include_dirs=tuple(include_dirs),
+        emit=emit,
+    )
 
 
 # --------------------------------------------------------------------------- NKI side / review

@@ -68,7 +68,14 @@ def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict
                 "automatic" if res.claimed else ("literal" if res.literal_possible else "manual")
             )
             return _record(spec, name, bucket, res.diagnostics, lines=lines, idiom=res.idiom)
-        res = api.port_kernel(tu, name, binding=binding, target=spec.target)
+        res = api.port(
+            spec.path,
+            binding=binding,
+            kernel=name,
+            target=spec.target,
+            defines=dict(spec.defines),
+            include_dirs=spec.include_dirs,
+        )
     except DiagnosticError as exc:
         return _record(spec, name, "manual", exc.diagnostics, lines=lines)
     if res.source is None:
