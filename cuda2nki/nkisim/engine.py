@@ -248,3 +248,19 @@ def as_dtype_or_fail(api: str, d) -> dt.NkiDType:
         return dt.as_dtype(d)
     except TypeError as exc:
         raise fail("C2N3016", api=api, detail=str(exc)) from None
+
+
+def dma_extent(where, t_onchip: NkiTensor, nelem: int) -> tuple[int, int]:
+    """(elements moved, partitions touched) of a DMA, honouring a legacy mask."""
+    if where is None:
+        return nelem, t_onchip.partitions()
+    w = np.asarray(where)
+    p = w.shape[0] if w.ndim else 1
+    rows = w.reshape(p, -1).any(axis=1) if w.ndim else w
+    return int(w.sum()), int(np.count_nonzero(rows))
+
+
+def src_key(t: NkiTensor) -> tuple:
+    """Identity of a DMA's HBM region, so reloads of the same data can be recognised."""
+    off = t.offset if t.a is not None else -1
+    return ("src", (t.storage.name or f"#{id(t.storage):x}", off, tuple(t.shape)))

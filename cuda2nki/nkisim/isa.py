@@ -18,6 +18,7 @@ from cuda2nki.nkisim.engine import (
     MATMUL_DTYPES,
     dge_mode,
     dma_engine,
+    dma_extent,
     engine,
     engine_name,
     mat,
@@ -31,6 +32,7 @@ from cuda2nki.nkisim.engine import (
     same_free,
     same_partitions,
     scalar_or_col,
+    src_key,
     tensor_arg,
     write_mat,
 )
@@ -125,13 +127,13 @@ def dma_copy(
     if vals.shape != dst.shape:
         vals = vals.reshape(dst.shape)
     dst.assign(vals, where=where, api=api)
-    nbytes = src.size * src.itemsize
-    parts = dst.partitions() if dst.on_chip else src.partitions()
+    n, parts = dma_extent(where, dst if dst.on_chip else src, src.size)
     record(
         "dma",
         "dma_copy",
         (dst, src),
-        dma_bytes=nbytes,
+        extra=(src_key(src),) if not src.on_chip else (),
+        dma_bytes=n * src.itemsize,
         partitions=parts,
         free=(dst.free_size() if dst.on_chip else src.free_size()),
     )

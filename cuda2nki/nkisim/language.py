@@ -41,7 +41,7 @@ from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
     uint16,
     uint32,
 )
-from cuda2nki.nkisim.engine import mat, on_chip, record, write_mat
+from cuda2nki.nkisim.engine import dma_extent, mat, on_chip, record, src_key, write_mat
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
 from cuda2nki.nkisim.tensor import (  # noqa: F401 - re-exported NKI names
     IndexExpr,
@@ -351,12 +351,14 @@ def load(src, dtype=None, *, mask=None, **kw) -> NkiTensor:
     if odt != src.dtype:
         vals = vals.astype(np.float32)
     out.assign(vals, where=where, api=api)
+    n, parts = dma_extent(where, out, src.size)
     record(
         "dma",
         "dma_copy",
         (out, src),
-        dma_bytes=src.size * src.itemsize,
-        partitions=out.partitions(),
+        extra=(src_key(src),),
+        dma_bytes=n * src.itemsize,
+        partitions=parts,
         free=out.free_size(),
     )
     return out
@@ -398,13 +400,13 @@ def store(dst, value, *, mask=None, **kw) -> None:
                     detail=f"value {value.describe()} does not match dst {dst.describe()}",
                 )
         dst.assign(vals, where=where, api=api)
-        nbytes = dst.size * value.itemsize
+        n, parts = dma_extent(where, value, dst.size)
         record(
             "dma",
             "dma_copy",
             (dst, value),
-            dma_bytes=nbytes,
-            partitions=value.partitions(),
+            dma_bytes=n * value.itemsize,
+            partitions=parts,
             free=value.free_size(),
         )
     else:

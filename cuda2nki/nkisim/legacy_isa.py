@@ -36,6 +36,81 @@ dma_copy = _isa.dma_copy  # keyword form dma_copy(dst=, src=, mask=, dst_rmw_op=
 dma_compute = _isa.dma_compute
 
 
+def _box(mask, ndim: int):
+    """Per-axis (size, lo, hi) if ``mask`` selects a box of index ranges, "empty", or ``None``.
+
+    Legacy masks are compile-time predicates and the instruction is emitted with the reduced shape
+    (reference 4.2), so a box mask is simulated by running the instruction on sliced operands.
+    """
+    from cuda2nki.nkisim.tensor import Mask
+
+    m = mask.arr if isinstance(mask, Mask) else np.asarray(mask, dtype=bool)
+    if m.ndim > ndim:
+        return None
+    m = m.reshape((1,) * (ndim - m.ndim) + m.shape)
+    box = []
+    prod = np.ones((1,) * m.ndim, dtype=bool)
+    for a in range(m.ndim):
+        other = tuple(i for i in range(m.ndim) if i != a)
+        sel = m.any(axis=other) if other else m
+        idx = np.flatnonzero(sel)
+        if idx.size == 0:
+            return "empty"
+        lo, hi = int(idx[0]), int(idx[-1]) + 1
+        if hi - lo != idx.size:
+            return None
+        shp = [1] * m.ndim
+        shp[a] = sel.size
+        prod = prod & sel.reshape(shp)
+        box.append((sel.size, lo, hi))
+    full = np.broadcast_shapes(prod.shape, m.shape)
+    if not np.array_equal(np.broadcast_to(prod, full), np.broadcast_to(m, full)):
+        return None
+    return box
+
+
+def _slice_to(t, box):
+    if not isinstance(t, NkiTensor) or t.ndim != len(box):
+        return t
+    key = []
+    for n, (size, lo, hi) in zip(t.shape, box):
+        key.append(slice(lo, hi) if size > 1 and n == size and (lo, hi) != (0, n) else slice(None))
+    return t[tuple(key)]
+
+
+_TAKES_MASK = {
+    "activation",
+    "tensor_tensor",
+    "tensor_scalar",
+    "scalar_tensor_tensor",
+    "tensor_reduce",
+    "tensor_copy",
+    "reciprocal",
+    "memset",
+    "activation_reduce",
+}
+
+
+def _call(fn, mask, out, *args, **kw) -> None:
+    """Run a current-API instruction for a legacy call with ``mask=``."""
+    if mask is None:
+        fn(out, *args, **kw)
+        return
+    box = _box(mask, out.ndim)
+    if box == "empty":
+        return
+    if box is None:
+        if fn.__name__ not in _TAKES_MASK:
+            raise invalid(f"nisa.{fn.__name__}", "mask= must select a box of index ranges")
+        fn(out, *args, mask=mask, **kw)
+        return
+    fn(
+        _slice_to(out, box),
+        *[_slice_to(a, box) for a in args],
+        **{k: _slice_to(v, box) for k, v in kw.items()},
+    )
+
+
 def _out(shape, dtype, default, api, buffer=sbuf) -> NkiTensor:
     d = dt.as_dtype(dtype) if dtype is not None else default
     return allocate(shape, d, buffer, api=api)
@@ -67,7 +142,9 @@ def nc_matmul(
     if perf_mode is not None and "double_row" in str(getattr(perf_mode, "value", perf_mode)):
         m, n = stationary.shape[-1], moving.shape[-1]
     out = _out((m, n), dtype, dt.float32, "nisa.nc_matmul", psum)
-    _isa.nc_matmul(
+    _call(
+        _isa.nc_matmul,
+        mask,
         out,
         stationary,
         moving,
@@ -89,7 +166,7 @@ def nc_transpose(data, engine=engine.unknown, *, mask=None, dtype=None, **kw) ->
         else sbuf
     )
     out = _out((f, p), dtype, data.dtype, "nisa.nc_transpose", buf)
-    _isa.nc_transpose(out, data, engine=engine)
+    _call(_isa.nc_transpose, mask, out, data, engine=engine)
     return out
 
 
@@ -107,7 +184,9 @@ def activation(
     **kw,
 ) -> NkiTensor:
     out = _out(data.shape, dtype, data.dtype, "nisa.activation")
-    _isa.activation(
+    _call(
+        _isa.activation,
+        mask,
         out,
         op,
         data,
@@ -116,7 +195,6 @@ def activation(
         reduce_op=reduce_op,
         reduce_res=reduce_res,
         reduce_cmd=reduce_cmd,
-        mask=mask,
     )
     return out
 
@@ -125,7 +203,9 @@ def activation_reduce(
     op, data, reduce_op, reduce_res, bias=None, scale=1.0, *, mask=None, dtype=None, **kw
 ) -> NkiTensor:
     out = _out(data.shape, dtype, data.dtype, "nisa.activation_reduce")
-    _isa.activation_reduce(out, op, data, reduce_op, reduce_res, bias=bias, scale=scale, mask=mask)
+    _call(
+        _isa.activation_reduce, mask, out, op, data, reduce_op, reduce_res, bias=bias, scale=scale
+    )
     return out
 
 
@@ -133,7 +213,7 @@ def tensor_tensor(
     data1, data2, op, *, mask=None, dtype=None, engine=engine.unknown, **kw
 ) -> NkiTensor:
     out = _out(data1.shape, dtype, _pdt(data1, data2), "nisa.tensor_tensor")
-    _isa.tensor_tensor(out, data1, data2, op, engine=engine, mask=mask)
+    _call(_isa.tensor_tensor, mask, out, data1, data2, op, engine=engine)
     return out
 
 
@@ -152,8 +232,18 @@ def tensor_scalar(
     **kw,
 ) -> NkiTensor:
     out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar")
-    _isa.tensor_scalar(
-        out, data, op0, operand0, reverse0, op1, operand1, reverse1, engine=engine, mask=mask
+    _call(
+        _isa.tensor_scalar,
+        mask,
+        out,
+        data,
+        op0,
+        operand0,
+        reverse0,
+        op1,
+        operand1,
+        reverse1,
+        engine=engine,
     )
     return out
 
@@ -172,8 +262,8 @@ def scalar_tensor_tensor(
     **kw,
 ) -> NkiTensor:
     out = _out(data.shape, dtype, _pdt(data, operand1), "nisa.scalar_tensor_tensor")
-    _isa.scalar_tensor_tensor(
-        out, data, op0, operand0, op1, operand1, reverse0, reverse1, mask=mask
+    _call(
+        _isa.scalar_tensor_tensor, mask, out, data, op0, operand0, op1, operand1, reverse0, reverse1
     )
     return out
 
@@ -190,31 +280,32 @@ def tensor_reduce(
         if len(shape) < 2:
             shape = tuple(1 if i in axes else n for i, n in enumerate(data.shape))[:2]
     out = _out(shape, dtype, data.dtype, "nisa.tensor_reduce")
-    _isa.tensor_reduce(out, op, data, axes, negate=negate, keepdims=keepdims, mask=mask)
+    kd = out.reshape(tuple(1 if i in axes else n for i, n in enumerate(data.shape)))
+    _call(_isa.tensor_reduce, mask, kd, op, data, axes, negate=negate, keepdims=keepdims)
     return out
 
 
 def tensor_partition_reduce(op, data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     out = _out((1, data.free_size()), dtype, data.dtype, "nisa.tensor_partition_reduce")
-    _isa.tensor_partition_reduce(out, op, data)
+    _call(_isa.tensor_partition_reduce, mask, out, op, data)
     return out
 
 
 def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> NkiTensor:
     out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy")
-    _isa.tensor_copy(out, src, engine=engine, mask=mask)
+    _call(_isa.tensor_copy, mask, out, src, engine=engine)
     return out
 
 
 def reciprocal(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     out = _out(data.shape, dtype, data.dtype, "nisa.reciprocal")
-    _isa.reciprocal(out, data, mask=mask)
+    _call(_isa.reciprocal, mask, out, data)
     return out
 
 
 def memset(shape, value, dtype, *, mask=None, engine=engine.unknown, **kw) -> NkiTensor:
     out = _out(shape, dtype, dt.float32, "nisa.memset")
-    _isa.memset(out, value, engine=engine, mask=mask)
+    _call(_isa.memset, mask, out, value, engine=engine)
     return out
 
 
@@ -237,13 +328,13 @@ def iota(expr, dtype, *, mask=None, **kw) -> NkiTensor:
 
 def bn_stats(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     out = _out((data.partitions(), 6), dtype, data.dtype, "nisa.bn_stats")
-    _isa.bn_stats(out, data)
+    _call(_isa.bn_stats, mask, out, data)
     return out
 
 
 def bn_aggr(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     out = _out((data.partitions(), 2), dtype, data.dtype, "nisa.bn_aggr")
-    _isa.bn_aggr(out, data)
+    _call(_isa.bn_aggr, mask, out, data)
     return out
 
 
@@ -263,7 +354,7 @@ def affine_select(pred, on_true_tile, on_false_value, *, mask=None, dtype=None, 
 
 def dropout(data, prob, *, mask=None, dtype=None, **kw) -> NkiTensor:
     out = _out(data.shape, dtype, data.dtype, "nisa.dropout")
-    _isa.dropout(out, data, prob)
+    _call(_isa.dropout, mask, out, data, prob)
     return out
 
 
@@ -271,25 +362,25 @@ def tensor_tensor_scan(
     data0, data1, initial, op0, op1, reverse0=False, reverse1=False, *, mask=None, dtype=None, **kw
 ) -> NkiTensor:
     out = _out(data0.shape, dtype, _pdt(data0, data1), "nisa.tensor_tensor_scan")
-    _isa.tensor_tensor_scan(out, data0, data1, initial, op0, op1, reverse0, reverse1)
+    _call(_isa.tensor_tensor_scan, mask, out, data0, data1, initial, op0, op1, reverse0, reverse1)
     return out
 
 
 def max8(src, *, mask=None, dtype=None, **kw) -> NkiTensor:
     out = _out((src.partitions(), 8), dtype, src.dtype, "nisa.max8")
-    _isa.max8(out, src)
+    _call(_isa.max8, mask, out, src)
     return out
 
 
 def nc_find_index8(data, vals, *, mask=None, dtype=None, **kw) -> NkiTensor:
     out = _out((data.partitions(), 8), dtype, dt.uint32, "nisa.nc_find_index8")
-    _isa.nc_find_index8(out, data, vals)
+    _call(_isa.nc_find_index8, mask, out, data, vals)
     return out
 
 
 def nc_match_replace8(data, vals, imm, *, mask=None, dtype=None, dst_idx=None, **kw) -> NkiTensor:
     out = _out(data.shape, dtype, data.dtype, "nisa.nc_match_replace8")
-    _isa.nc_match_replace8(out, data, vals, imm, dst_idx=dst_idx)
+    _call(_isa.nc_match_replace8, mask, out, data, vals, imm, dst_idx=dst_idx)
     return out
 
 
@@ -314,7 +405,9 @@ def range_select(
     **kw,
 ) -> NkiTensor:
     out = _out(on_true_tile.shape, dtype, on_true_tile.dtype, "nisa.range_select")
-    _isa.range_select(
+    _call(
+        _isa.range_select,
+        mask,
         out,
         on_true_tile,
         comp_op0,
@@ -344,8 +437,17 @@ def select_reduce(
     **kw,
 ) -> NkiTensor:
     out = _out(on_true.shape, dtype, on_true.dtype, "nisa.select_reduce")
-    _isa.select_reduce(
-        out, predicate, on_true, on_false, reduce_res, reduce_cmd, reduce_op, reverse_pred
+    _call(
+        _isa.select_reduce,
+        mask,
+        out,
+        predicate,
+        on_true,
+        on_false,
+        reduce_res,
+        reduce_cmd,
+        reduce_op,
+        reverse_pred,
     )
     return out
 
@@ -354,13 +456,15 @@ def tensor_scalar_reduce(
     *, data, op0, operand0, reduce_op, reduce_res, reverse0=False, mask=None, dtype=None, **kw
 ) -> NkiTensor:
     out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar_reduce")
-    _isa.tensor_scalar_reduce(out, data, op0, operand0, reduce_op, reduce_res, reverse0)
+    _call(
+        _isa.tensor_scalar_reduce, mask, out, data, op0, operand0, reduce_op, reduce_res, reverse0
+    )
     return out
 
 
 def nc_n_gather(data, indices, *, mask=None, dtype=None, **kw) -> NkiTensor:
     out = _out(indices.shape, dtype, data.dtype, "nisa.nc_n_gather")
-    _isa.nc_n_gather(out, data, indices)
+    _call(_isa.nc_n_gather, mask, out, data, indices)
     return out
 
 
@@ -368,7 +472,7 @@ def dma_transpose(src, *, axes=None, mask=None, dtype=None, **kw) -> NkiTensor:
     axes = axes or {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}[src.ndim]
     shape = tuple(src.shape[a] for a in axes)
     out = _out(shape, dtype, src.dtype, "nisa.dma_transpose")
-    _isa.dma_transpose(out, src, axes=axes)
+    _call(_isa.dma_transpose, mask, out, src, axes=axes)
     return out
 
 
