@@ -1,0 +1,35 @@
+# C2N2505: partition axis of 'C' is 'k' (contraction axis)
+# C2N2510: 'C' accumulates in fp32 (PSUM) as the CUDA kernel did
+# C2N2506: operand 'A' is loaded transposed (tensor-engine transpose through PSUM) because the contraction axis must be on partitions
+import neuronxcc.nki as nki
+import neuronxcc.nki.isa as nisa
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def matmul(A, B):
+    M = A.shape[0]
+    K = A.shape[1]
+    N = B.shape[1]
+    C = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
+    for t in nl.affine_range(0, (M + 128 - 1) // 128, 1):
+        A_T = nl.ndarray((128, (K + 128 - 1) // 128, min(128, M - 128 * t)), dtype=nl.bfloat16, buffer=nl.sbuf)
+        for k in nl.affine_range(0, (K + 128 - 1) // 128, 1):
+            A_t = nl.ndarray((min(128, M - 128 * t), min(128, K - 128 * k)), dtype=nl.bfloat16, buffer=nl.sbuf)
+            A_t[...] = nl.load(A[128 * t:128 * t + min(128, M - 128 * t), 128 * k:128 * k + min(128, K - 128 * k)])
+            A_tp = nl.ndarray((min(128, K - 128 * k), min(128, M - 128 * t)), dtype=nl.bfloat16, buffer=nl.psum)
+            A_tp[...] = nisa.nc_transpose(A_t)
+            A_T[0:min(128, K - 128 * k), k, 0:min(128, M - 128 * t)] = nisa.tensor_copy(A_tp)
+        for u in nl.affine_range(0, (N + 512 - 1) // 512, 1):
+            acc = nl.ndarray((min(128, M - 128 * t), min(512, N - 512 * u)), dtype=nl.float32, buffer=nl.psum)
+            B_t = nl.ndarray((min(128, K - 0), min(512, N - 512 * u)), dtype=nl.bfloat16, buffer=nl.sbuf)
+            B_t[...] = nl.load(B[0:min(128, K - 0), 512 * u:512 * u + min(512, N - 512 * u)])
+            acc[...] = nisa.nc_matmul(A_T[0:min(128, K - 0), 0, 0:min(128, M - 128 * t)], B_t)
+            for k1 in nl.sequential_range(1, (K + 128 - 1) // 128, 1):
+                B_t1 = nl.ndarray((min(128, K - 128 * k1), min(512, N - 512 * u)), dtype=nl.bfloat16, buffer=nl.sbuf)
+                B_t1[...] = nl.load(B[128 * k1:128 * k1 + min(128, K - 128 * k1), 512 * u:512 * u + min(512, N - 512 * u)])
+                acc[...] += nisa.nc_matmul(A_T[0:min(128, K - 128 * k1), k1, 0:min(128, M - 128 * t)], B_t1)
+            C_t = nl.ndarray((min(128, M - 128 * t), min(512, N - 512 * u)), dtype=nl.float32, buffer=nl.sbuf)
+            C_t[...] = nisa.tensor_copy(acc)
+            nl.store(C[128 * t:128 * t + min(128, M - 128 * t), 512 * u:512 * u + min(512, N - 512 * u)], value=C_t)
+    return C

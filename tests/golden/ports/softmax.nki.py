@@ -1,0 +1,34 @@
+# C2N2505: partition axis of 'm' is 'i' (parallel axis)
+# C2N2505: partition axis of 'e' is 'i' (parallel axis)
+# C2N2505: partition axis of 's' is 'i' (parallel axis)
+# C2N2505: partition axis of 'y' is 'i' (parallel axis)
+# C2N2510: 'm' accumulates in fp32 (SBUF) as the CUDA kernel did
+# C2N2510: 's' accumulates in fp32 (SBUF) as the CUDA kernel did
+# C2N2507: division at this line is computed as multiplication by a reciprocal
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def softmax(x):
+    R = x.shape[0]
+    C = x.shape[1]
+    y = nl.ndarray((R, C), dtype=nl.float32, buffer=nl.shared_hbm)
+    for t in range((R + 128 - 1) // 128):
+        x_t = nl.ndarray((min(128, R - 128 * t), C), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=x_t, src=x[128 * t:128 * t + min(128, R - 128 * t), 0:C])
+        red = nl.ndarray((min(128, R - 128 * t), 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_reduce(dst=red, op=nl.maximum, data=x_t, axis=1)
+        neg = nl.ndarray((min(128, R - 128 * t), 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_scalar(dst=neg, data=red, op0=nl.multiply, operand0=-1.0, reverse0=False)
+        exp = nl.ndarray((min(128, R - 128 * t), C), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.activation(dst=exp, op=nl.exp, data=x_t, bias=neg, scale=1.0)
+        red1 = nl.ndarray((min(128, R - 128 * t), 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_reduce(dst=red1, op=nl.add, data=exp, axis=1)
+        recip = nl.ndarray((min(128, R - 128 * t), 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.reciprocal(dst=recip, data=red1)
+        mul = nl.ndarray((min(128, R - 128 * t), C), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_scalar(dst=mul, data=exp, op0=nl.multiply, operand0=recip, reverse0=False)
+        nisa.dma_copy(dst=y[128 * t:128 * t + min(128, R - 128 * t), 0:C], src=mul)
+    return y

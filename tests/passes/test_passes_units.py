@@ -1,0 +1,94 @@
+"""Each pass on its own: what it annotates or rewrites."""
+
+from __future__ import annotations
+
+from cuda2nki.ir.nodes import Alloc, Load, Loop, Matmul, Store
+from cuda2nki.ir.ops import Buffer
+from cuda2nki.passes import PassContext, parse_pipeline, run_pipeline
+from tests.passes import intent_examples as ex
+
+
+def _attrs(kernel, idx=0):
+    return dict(kernel.body[idx].attrs)
+
+
+def _walk(stmts):
+    for s in stmts:
+        yield s
+        if isinstance(s, Loop):
+            yield from _walk(s.body)
+
+
+def test_choose_layout_rows_and_matmul() -> None:
+    ctx = PassContext()
+    k = run_pipeline(ex.softmax(), parse_pipeline("choose-layout"), ctx)
+    assert {_attrs(k, n)["layout"] for n in range(4)} == {"rows"}
+    assert _attrs(k, 0)["p_axis"] == "i" and _attrs(k, 0)["f_axis"] == "j"
+    k = run_pipeline(ex.matmul(), parse_pipeline("choose-layout"), ctx)
+    assert _attrs(k)["layout"] == "matmul" and _attrs(k)["p_axis"] == "k"
+    assert (
+        _attrs(run_pipeline(ex.transpose(), parse_pipeline("choose-layout"), ctx))["layout"]
+        == "transpose"
+    )
+
+
+def test_scan_is_refused_by_name() -> None:
+    k = run_pipeline(ex.scan_refused(), parse_pipeline("choose-layout"), PassContext())
+    assert _attrs(k)["layout"] == "unsupported" and "scan" in _attrs(k)["why"]
+
+
+def test_coalesce_dma_gives_2kib_per_partition() -> None:
+    k = run_pipeline(
+        ex.saxpy(), parse_pipeline("choose-layout,tile-sizes,coalesce-dma"), PassContext()
+    )
+    assert _attrs(k)["layout"] == "flat" and _attrs(k)["f_tile"] == "512"
+    k = run_pipeline(
+        ex.saxpy(),
+        parse_pipeline("choose-layout,tile-sizes,coalesce-dma{bytes=8192}"),
+        PassContext(),
+    )
+    assert _attrs(k)["f_tile"] == "2048"
+
+
+def test_without_coalescing_a_vector_uses_one_element_per_partition() -> None:
+    k = run_pipeline(
+        ex.saxpy(), parse_pipeline("choose-layout,tile-sizes,lower-tiles"), PassContext()
+    )
+    allocs = [s for s in _walk(k.body) if isinstance(s, Alloc)]
+    assert all(a.shape[1].value == 1 for a in allocs)
+
+
+def test_dtype_policy_psum_fp32_and_narrow_operands() -> None:
+    ctx = PassContext()
+    k = run_pipeline(ex.matmul("bfloat16"), parse_pipeline(None), ctx)
+    allocs = {a.name: a for a in _walk(k.body) if isinstance(a, Alloc)}
+    mm = [s for s in _walk(k.body) if isinstance(s, Matmul)]
+    assert mm and all(allocs[m.dst.tensor].buffer == Buffer.PSUM for m in mm)
+    assert all(allocs[m.dst.tensor].dtype == "float32" for m in mm)
+    assert all(allocs[m.moving.tensor].dtype == "bfloat16" for m in mm)
+    assert any(d.code == "C2N2510" for d in ctx.diagnostics)
+    k = run_pipeline(ex.matmul("float32"), parse_pipeline(None), PassContext())
+    mm = [s for s in _walk(k.body) if isinstance(s, Matmul)]
+    allocs = {a.name: a for a in _walk(k.body) if isinstance(a, Alloc)}
+    assert all(allocs[m.moving.tensor].dtype == "float32" for m in mm)
+
+
+def test_matmul_first_k_tile_overwrites_then_accumulates() -> None:
+    k = run_pipeline(ex.matmul(), parse_pipeline(None), PassContext())
+    flags = [m.accumulate for m in _walk(k.body) if isinstance(m, Matmul)]
+    assert flags == [False, True]
+
+
+def test_hoist_loads_moves_invariant_broadcast_out_of_the_row_loop() -> None:
+    spec = "choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles"
+    before = run_pipeline(ex.layernorm(), parse_pipeline(spec), PassContext())
+    after = run_pipeline(ex.layernorm(), parse_pipeline(spec + ",hoist-loads"), PassContext())
+    top_loads = lambda k: [s.src.tensor for s in k.body if isinstance(s, Load)]  # noqa: E731
+    assert top_loads(before) == []
+    assert sorted(top_loads(after)) == ["beta", "gamma"]
+
+
+def test_rows_tiles_are_ragged_not_padded() -> None:
+    k = run_pipeline(ex.softmax(), parse_pipeline(None), PassContext())
+    stores = [s for s in _walk(k.body) if isinstance(s, Store)]
+    assert stores and "Min" in type(stores[0].dst.dims[0].size).__name__
