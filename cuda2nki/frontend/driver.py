@@ -172,6 +172,8 @@ def _launch_sites(
 ) -> tuple[list[A.LaunchSite], list[tuple[str, list[A.Expr | A.CType], SourceLoc]]]:
     sites: list[A.LaunchSite] = []
     requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]] = []
+    if b"<<<" not in unit.src:
+        return sites, requests
     caps = captures("(kernel_call_syntax) @k", root, "k")
     host_low: dict[int, BodyLowerer] = {}
     for ks in caps:

@@ -98,6 +98,7 @@ class BodyLowerer:
         host: bool = False,
     ) -> None:
         self.u = unit
+        self.loc = unit.loc  # hot: one call per node
         self.func_name = func_name
         self.env = env or {}
         self.host = host
@@ -110,9 +111,6 @@ class BodyLowerer:
         self.generic = any(v is None for v in self.env.values())
 
     # ------------------------------------------------------------------ utilities
-
-    def loc(self, node: ts.Node) -> SourceLoc:
-        return self.u.loc(node)
 
     def error(self, code: str, node: ts.Node | None, **fmt: object) -> None:
         loc = self.loc(node) if node is not None else self.u.unknown_loc
@@ -1014,7 +1012,7 @@ class BodyLowerer:
     def e_field(self, node: ts.Node) -> A.Expr:
         arg = node.child_by_field_name("argument")
         field = _text(node.child_by_field_name("field"))
-        op = _text(node.child_by_field_name("operator"))
+        op = node.child_by_field_name("operator").type
         loc = self.loc(node)
         if arg.type == "identifier":
             name = _text(arg)
@@ -1074,7 +1072,7 @@ class BodyLowerer:
         return A.Index(loc=self.loc(node), base=base, index=index, ty=ty)
 
     def e_unary(self, node: ts.Node) -> A.Expr:
-        op = _text(node.child_by_field_name("operator"))
+        op = node.child_by_field_name("operator").type
         operand = self.expr(node.child_by_field_name("argument"))
         loc = self.loc(node)
         t = operand.ty
@@ -1087,7 +1085,7 @@ class BodyLowerer:
         return A.Unary(loc=loc, op=op, operand=operand, ty=ty)
 
     def e_pointer(self, node: ts.Node) -> A.Expr:
-        op = _text(node.child_by_field_name("operator"))
+        op = node.child_by_field_name("operator").type
         operand = self.expr(node.child_by_field_name("argument"))
         t = operand.ty
         if op == "*":
@@ -1108,7 +1106,7 @@ class BodyLowerer:
         arg = node.child_by_field_name("argument")
         pre = op_node.start_byte < arg.start_byte
         operand = self.expr(arg)
-        op = ("pre" if pre else "post") + _text(op_node)
+        op = ("pre" if pre else "post") + op_node.type
         return A.Unary(loc=self.loc(node), op=op, operand=operand, ty=unqualified(operand.ty))
 
     def _check_misparsed_less(self, node: ts.Node) -> None:
@@ -1127,7 +1125,7 @@ class BodyLowerer:
 
     def e_binary(self, node: ts.Node) -> A.Expr:
         op_node = node.child_by_field_name("operator")
-        op = _text(op_node)
+        op = op_node.type
         if self.u.op_override:
             op = self.u.op_override.get(op_node.start_byte, op)
         left = self.expr(node.child_by_field_name("left"))
@@ -1169,7 +1167,7 @@ class BodyLowerer:
         return arith_result(lt, rt)
 
     def e_assign(self, node: ts.Node) -> A.Expr:
-        op = _text(node.child_by_field_name("operator"))
+        op = node.child_by_field_name("operator").type
         target = self.expr(node.child_by_field_name("left"))
         value = self.expr(node.child_by_field_name("right"))
         if not isinstance(target, (A.Name, A.Index, A.Member, A.Unary)) or (

@@ -78,13 +78,13 @@ class UnitContext:
         if not self.ascii:
             c, ec = self._char_col(r, c), self._char_col(er, ec)
         if self.identity:
-            return SourceLoc(self.filename, r + 1, c + 1, er + 1, ec + 1)
+            return _mkloc(self.filename, r + 1, c + 1, er + 1, ec + 1)
         lm = self.linemap
         f, line, col = lm.pos(r, c)
         ef, eline, ecol = lm.pos(er, ec)
         if ef != f:
-            return SourceLoc(f, line, col)
-        return SourceLoc(f, line, col, eline, ecol)
+            return _mkloc(f, line, col, None, None)
+        return _mkloc(f, line, col, eline, ecol)
 
     # ------------------------------------------------------------------ file-scope tables
 
@@ -460,6 +460,15 @@ class UnitContext:
                 return tuple(vals)
         return ()
 
+
+def _mkloc(file: str, line: int, col: int, end_line: int | None, end_col: int | None) -> SourceLoc:
+    """``SourceLoc(...)`` without the frozen-dataclass ``__init__`` (one per AST node: hot)."""
+    loc = _new_loc(SourceLoc)
+    loc.__dict__.update(file=file, line=line, col=col, end_line=end_line, end_col=end_col)
+    return loc
+
+
+_new_loc = object.__new__
 
 # ---------------------------------------------------------------------- CST helpers
 
