@@ -14,13 +14,13 @@ $(STAMP): pyproject.toml
 
 venv: $(STAMP)
 
-## demo: set up, then port a corpus kernel to NKI and check the port in the simulator
+## demo: set up, then port a corpus kernel to NKI, check the port in the simulator, write a review
 demo: $(STAMP)
-	$(BIN)/cuda2nki parse corpus/basic/vector_add.cu
-	$(BIN)/cuda2nki run corpus/basic/vector_add.cu --binding corpus/basic/vector_add.toml --set N=1000 --out /tmp/cuda2nki-demo-out.npz
-	@if $(BIN)/cuda2nki port --help >/dev/null 2>&1; then \
-	  $(BIN)/cuda2nki port corpus/basic/vector_add.cu -o /tmp/cuda2nki-demo-port.py; \
-	  cat /tmp/cuda2nki-demo-port.py; fi
+	@mkdir -p out/demo
+	$(BIN)/cuda2nki port corpus/basic/vector_add.cu -o out/demo/vector_add_nki.py
+	@cat out/demo/vector_add_nki.py
+	$(BIN)/cuda2nki check corpus/basic/vector_add.cu out/demo/vector_add_nki.py
+	$(BIN)/cuda2nki review corpus/basic/vector_add.cu corpus/basic/ports/vector_add_port.py -o out/demo/review.html
 
 ## test: set up, then run the test suite (both cores)
 test: $(STAMP)
