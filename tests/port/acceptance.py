@@ -1,0 +1,94 @@
+"""Corpus acceptance harness: port a corpus kernel, run it in the NKI simulator, compare with the
+SIMT interpreter on every test point of its binding (shared by the tests and bench/bench_port.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from cuda2nki.codegen.spell import py_name
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def corpus_kernels() -> list[Path]:
+    return sorted(p for p in CORPUS.glob("*/*.cu") if p.with_suffix(".toml").exists())
+
+
+@dataclass
+class Outcome:
+    kernel: str
+    target: str
+    status: str  # "match" | "mismatch" | "refused" | "literal" | "error"
+    idiom: str | None = None
+    detail: str = ""
+    shapes: list[dict] = field(default_factory=list)
+    cost_ns: float | None = None
+
+
+def check_kernel(
+    path: Path, target: str, tmp: Path, max_points: int = 3, profile: bool = False
+) -> Outcome:
+    from cuda2nki.binding import generate_inputs, load_binding
+    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.diagnostics import DiagnosticError
+    from cuda2nki.nkisim.importer import load_kernel
+    from cuda2nki.nkisim.kernel import simulate_kernel
+    from cuda2nki.simt.runner import run_kernel
+
+    binding = load_binding(path.with_suffix(".toml"))
+    res = port_file(path, binding=binding, target=target)
+    if res.source is None:
+        why = "; ".join(
+            f"{d.code} {d.message}" for d in res.diagnostics if d.code.startswith("C2N2")
+        )
+        return Outcome(res.kernel, target, "refused", res.idiom, why)
+    port = tmp / f"{path.stem}_{target}.py"
+    port.write_text(res.source)
+    out = Outcome(res.kernel, target, "literal" if res.literal else "match", res.idiom)
+    tol = binding.meta.get("check", {}) if isinstance(binding.meta, dict) else {}
+    rtol, atol = float(tol.get("rtol", 1e-4)), float(tol.get("atol", 1e-4))
+    try:
+        fn = load_kernel(port, py_name(res.kernel))
+        for point in binding.test_points()[:max_points]:
+            resolved = binding.resolve(point)
+            inputs = generate_inputs(resolved, seed=1)
+            ref = run_kernel(
+                res.tu,
+                res.kernel,
+                grid=resolved.grid,
+                block=resolved.block,
+                shared_bytes=resolved.shared_bytes,
+                args={**inputs, **resolved.scalars},
+            )
+            args = {
+                py_name(t.name): inputs[t.name]
+                for t in binding.tensors
+                if t.role in ("in", "inout")
+            }
+            scalars = {py_name(k): v for k, v in resolved.scalars.items() if k in _keywords(res)}
+            sim = simulate_kernel(fn, {**args, **scalars}, profile=profile)
+            outs = sim.outputs if isinstance(sim.outputs, tuple) else (sim.outputs,)
+            names = [t.name for t in binding.tensors if t.role in ("out", "inout")]
+            for name, got in zip(names, outs):
+                want = np.asarray(ref[name], np.float64)
+                ok = np.allclose(
+                    np.asarray(got, np.float64).reshape(want.shape), want, rtol=rtol, atol=atol
+                )
+                if not ok:
+                    out.status = "mismatch"
+                    out.detail = f"{name} at {point}"
+            if profile and sim.profile is not None:
+                out.cost_ns = getattr(sim.profile, "time_ns", None)
+            out.shapes.append(dict(point))
+    except DiagnosticError as exc:
+        out.status, out.detail = "error", f"{exc.diagnostic.code} {exc.diagnostic.message}"
+    return out
+
+
+def _keywords(res) -> set[str]:
+    from cuda2nki.codegen.emit import signature
+
+    return {n for n, _ in signature(res.ir_tiles).keywords} if res.ir_tiles is not None else set()
