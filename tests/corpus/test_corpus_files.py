@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -87,7 +88,10 @@ def test_binding_matches_signature(entry: Entry) -> None:
     assert kernel in sigs, f"{entry.id}: kernel {kernel!r} not in {sorted(sigs)}"
     assert sorted(binding.param_names) == sorted(sigs[kernel]), entry.id
     # a host-side launch site exists for the bound kernel
-    assert f"{kernel}<<<" in entry.source or f"{kernel}<" in entry.source, entry.id
+    launched = re.search(rf"\b{kernel}\s*(<[^<>;]*>\s*)?<<<", entry.source) or re.search(
+        rf"cudaLaunch\w*\([^;]*\b{kernel}\b", entry.source
+    )
+    assert launched, f"{entry.id}: no host launch of {kernel}"
 
 
 @pytest.mark.parametrize("entry", runnable(), ids=RUN_IDS)

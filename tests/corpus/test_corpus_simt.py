@@ -58,6 +58,18 @@ def test_simt_matches_reference(entry: Entry, point: int) -> None:
     kernel = binding.kernel or tu.kernels[0].name
     assert tu.function(kernel) is not None, f"front end dropped {kernel}: {tu.rejected}"
 
+    if entry.data.get("known_issue"):
+        try:
+            _check_point(simt, b, binding, tu, kernel, entry, point)
+        except Exception:  # noqa: BLE001 - any failure is the documented gap
+            _known_issue(entry)
+        return
+    _check_point(simt, b, binding, tu, kernel, entry, point)
+
+
+def _check_point(
+    simt: Any, b: Any, binding: Any, tu: Any, kernel: str, entry: Entry, point: int
+) -> None:
     resolved = binding.resolve(binding.test_points()[point])
     inputs = b.generate_inputs(resolved, seed=1000 + point)
     args: dict[str, Any] = {k: v.copy() for k, v in inputs.items()}
@@ -96,9 +108,19 @@ def test_simt_matches_reference(entry: Entry, point: int) -> None:
         )
 
 
+def _known_issue(entry: Entry) -> None:
+    """``known_issue = "..."`` in a binding marks a gap in the tool (not in the kernel): the test
+    is expected to fail until the gap is fixed."""
+    reason = entry.data.get("known_issue")
+    if reason:
+        pytest.xfail(f"known issue: {reason}")
+
+
 @pytest.mark.parametrize("entry", refused(), ids=[e.id for e in refused()])
 def test_front_end_refuses(entry: Entry) -> None:
     tu = _parse(entry.cu)
+    if entry.data["expect_id"] not in [d.code for d in tu.rejected.get(entry.data["kernel"], ())]:
+        _known_issue(entry)
     kernel = entry.data["kernel"]
     assert kernel not in {k.name for k in tu.kernels}, f"{kernel} was accepted"
     diags = tu.rejected.get(kernel, ())
