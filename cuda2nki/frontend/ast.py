@@ -50,6 +50,14 @@ Conventions
     Semantics: every lane of each aligned group of N consecutive lanes (lane = linear thread id
     % 32) receives the reduction of ``v`` over the active lanes of its group; the result type is
     ``v``'s type (arithmetic done in that type, fp32 for float).
+* ``Cast(kind="reinterpret")`` of a pointer is a pointer cast (``reinterpret_cast<float4*>(p)``);
+  of a scalar to a scalar of the same width (``reinterpret_cast<unsigned&>(f)``) it reinterprets
+  the bits, like ``__float_as_uint``.
+* A sign written on a numeric literal is a ``Unary('-')`` around the literal (C has no negative
+  literals): ``-1`` is ``Unary(op='-', operand=IntLit(1))``.
+* File-scope integer/float constants (``const int N = 4;``, ``constexpr``, enumerators) are folded
+  to literals at their uses; ``__constant__``/``__device__`` variables stay ``Name`` and are listed
+  in ``TranslationUnit.globals``.
 * ``printf`` calls are dropped (an ``Empty`` statement) with a note diagnostic.
 * Well-known constants from system headers (``FLT_MAX``, ``INFINITY``, ``M_PI``, ``INT_MAX``,
   ``CUDART_INF_F``...) are lowered to literals.

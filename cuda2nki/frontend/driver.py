@@ -44,6 +44,7 @@ def lower_source(
     fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003"]
     funcs = _collect(unit, tree.root_node)
     launches, requests = _launch_sites(unit, tree.root_node, funcs)
+    requests += _explicit_instantiations(unit)
     functions = _lower_all(unit, funcs, requests, dict(templates or {}))
     _check_recursion(unit)
     _propagate_rejections(unit)
@@ -100,6 +101,8 @@ def _collect(unit: UnitContext, root: ts.Node) -> list[FuncDef]:
             unit.register_typedef(n)
         elif k == "enum_specifier":
             unit.register_enum(n)
+        elif k == "template_instantiation":
+            unit.explicit.append(n)
         elif k == "ERROR" or n.is_error:
             _top_error(unit, n, funcs)
     return funcs
@@ -201,6 +204,28 @@ def _launch_sites(
             if site.template_args:
                 requests.append((site.kernel, list(site.template_args), site.loc))
     return sites, requests
+
+
+def _explicit_instantiations(
+    unit: UnitContext,
+) -> list[tuple[str, list[A.Expr | A.CType], SourceLoc]]:
+    """``template __global__ void k<256, float>(float*, ...);``"""
+    out = []
+    low = BodyLowerer(unit, "<file>", host=True)
+    for n in unit.explicit:
+        d = n.child_by_field_name("declarator")
+        while d is not None and d.type != "function_declarator":
+            d = d.child_by_field_name("declarator")
+        tf = d.child_by_field_name("declarator") if d is not None else None
+        if tf is None or tf.type != "template_function":
+            continue
+        try:
+            name, tnodes = low._qualified_call_name(tf)
+            targs = [low._template_arg(t) for t in tnodes]
+        except _Placeholder:
+            continue
+        out.append((name.split("::")[-1], targs, unit.loc(n)))
+    return out
 
 
 def _scan_host_decls(unit: UnitContext, low: BodyLowerer, fnode: ts.Node) -> None:

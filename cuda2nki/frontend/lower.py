@@ -1283,14 +1283,14 @@ class BodyLowerer:
         loc = self.loc(node)
         if fn.type == "field_expression":
             return self._method_call(node, fn, arg_nodes)
+        if fn.type in ("primitive_type", "sized_type_specifier", "type_identifier"):
+            return self._functional_cast(node, fn, arg_nodes)
         if fn.type == "template_function":
             self._check_misparsed_less(fn)
         elif fn.type not in ("identifier", "qualified_identifier"):
             if fn.type in REJECTED_KINDS or fn.is_error:
                 self._refuse(fn)
             raise self.fail("C2N1010", fn, what="call through a function pointer or expression")
-        if fn.type in ("primitive_type", "sized_type_specifier", "type_identifier"):
-            return self._functional_cast(node, fn, arg_nodes)
         name, targ_nodes = self._qualified_call_name(fn)
         parts = name.split("::")
         short = parts[-1]

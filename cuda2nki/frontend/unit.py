@@ -59,6 +59,7 @@ class UnitContext:
         self.rejected: dict[str, list[Diagnostic]] = {}
         self.diags: list[Diagnostic] = []
         self._sig_cache: dict[tuple, tuple[A.CType, int]] = {}
+        self.explicit: list[ts.Node] = []  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
         self._trees: list[ts.Tree] = []
 
