@@ -32,3 +32,43 @@ PARAMS = cat.params(API)
 @pytest.mark.parametrize(("case", "shape"), PARAMS, ids=[cat.case_id(c, s) for c, s in PARAMS])
 def test_kernel_matches_reference(case, shape):
     cat.check_case(API, case, shape)
+
+
+# Figures computed by hand from the kernel structure (fp32, 4 bytes per element).
+def test_profile_tensor_add_256x1024():
+    # 2 row tiles x 2 column tiles; per tile 2 loads + 1 store and one tensor_tensor
+    eng, n_dma, nbytes = cat.run_for_figures(API, "tensor_add", (256, 1024))
+    assert n_dma == 12
+    assert nbytes == 3 * 256 * 1024 * 4
+    assert eng == {"dma": 12, "vector": 4}
+
+
+def test_profile_tensor_add_ragged_bytes():
+    # ragged tiles move exactly the elements of the tensor, no padding
+    eng, n_dma, nbytes = cat.run_for_figures(API, "tensor_add", (300, 700))
+    assert n_dma == 3 * 3 * 2
+    assert nbytes == 3 * 300 * 700 * 4
+
+
+def test_profile_matmul_tiled_k256():
+    # one (128 x 512) block, two K tiles: 2 x (lhsT + rhs loads), 2 matmuls, 1 PSUM copy, 1 store
+    eng, n_dma, nbytes = cat.run_for_figures(API, "matmul_tiled", (256, 128, 512))
+    assert n_dma == 5
+    assert eng["tensor"] == 2
+    assert sum(v for k, v in eng.items() if k not in ("dma", "tensor")) == 1
+    assert nbytes == (256 * 128 + 256 * 512 + 128 * 512) * 4
+
+
+def test_profile_softmax_128x256():
+    # load, row max (vector), exp with row sums (scalar), reciprocal, scale, store
+    eng, n_dma, nbytes = cat.run_for_figures(API, "softmax", (128, 256))
+    assert n_dma == 2 and nbytes == 2 * 128 * 256 * 4
+    assert eng["scalar"] >= 1
+    assert sum(v for k, v in eng.items() if k != "dma") == 4
+
+
+def test_profile_column_sum_256x512():
+    # one 512-column tile, two row tiles: 2 loads, 2 ones-matmuls, memset, PSUM copy, 1 store
+    eng, n_dma, nbytes = cat.run_for_figures(API, "column_sum", (256, 512))
+    assert n_dma == 3 and eng["tensor"] == 2
+    assert nbytes == (256 * 512 + 512) * 4

@@ -32,3 +32,18 @@ PARAMS = cat.params(API)
 @pytest.mark.parametrize(("case", "shape"), PARAMS, ids=[cat.case_id(c, s) for c, s in PARAMS])
 def test_kernel_matches_reference(case, shape):
     cat.check_case(API, case, shape)
+
+
+# Figures computed by hand from the kernel structure (fp32, 4 bytes per element). Masked
+# tails move only the elements inside the mask.
+def test_profile_tensor_add_masked_tails():
+    eng, n_dma, nbytes = cat.run_for_figures(API, "tensor_add", (300, 700))
+    assert n_dma == 3 * 3 * 2
+    assert nbytes == 3 * 300 * 700 * 4
+
+
+def test_profile_matmul_tiled_psum_accumulate():
+    # one block, K = 256: 2 x (2 loads + matmul), then copy and store
+    eng, n_dma, nbytes = cat.run_for_figures(API, "matmul_tiled", (256, 128, 512))
+    assert n_dma == 5 and eng["tensor"] == 2
+    assert nbytes == (256 * 128 + 256 * 512 + 128 * 512) * 4

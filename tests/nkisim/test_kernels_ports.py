@@ -226,7 +226,8 @@ def test_stale_psum_corrupts_every_block_after_the_first():
     pt = {**binding("linalg", "matmul_tiled").defaults, "M": 200, "N": 96, "K": 130}
     _, got, want, tol = run_flaw("matmul_tiled_flaw_stale_psum", pt)
     ok = close(got["C"], want["C"], tol)
-    assert ok[:128].all() and not ok[128:].any()
+    # rows past the first block hold the sum of two blocks (a stray near-zero may still match)
+    assert ok[:128].all() and (~ok[128:]).mean() > 0.98
     # binding points are all one block: the flaw hides there
     for p in points(binding("linalg", "matmul_tiled")):
         _, got, want, tol = run_flaw("matmul_tiled_flaw_stale_psum", p)

@@ -366,3 +366,25 @@ def check_case(api: str, case: Case, shape: tuple, seed: int = 0) -> None:
     assert len(got) == len(want), f"{len(got)} outputs, expected {len(want)}"
     for k, (g, w) in enumerate(zip(got, want)):
         assert_close(g, w, case.tol, f"{api}/{case_id(case, shape)} output {k}")
+
+
+def by_stem(stem: str) -> Case:
+    return next(c for c in CASES if c.stem == stem)
+
+
+def trace_figures(res: object) -> tuple[dict[str, int], int, int]:
+    """(instructions per engine, DMA count, DMA bytes) from a simulation's instruction trace."""
+    per_engine: dict[str, int] = {}
+    dma_bytes = 0
+    for ins in res.trace:
+        per_engine[ins.engine] = per_engine.get(ins.engine, 0) + 1
+        if ins.engine == "dma":
+            dma_bytes += ins.dma_bytes
+    return per_engine, per_engine.get("dma", 0), dma_bytes
+
+
+def run_for_figures(api: str, stem: str, shape: tuple) -> tuple[dict[str, int], int, int]:
+    case = by_stem(stem)
+    inputs = case.make(np.random.default_rng(0), shape)
+    res = simulate(api, case, inputs, profile=True)
+    return trace_figures(res)
