@@ -53,6 +53,9 @@ CG_TYPES = frozenset(
     "cluster_group".split()
 )
 FULL_MASK = 0xFFFFFFFF
+TEXTURE_TYPES = frozenset(
+    "cudaTextureObject_t cudaSurfaceObject_t texture surface textureReference surfaceReference".split()
+)
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,9 @@ class BodyLowerer:
         kind = type_node.type
         if kind == "type_descriptor":
             return self.type_descriptor(type_node)
+        refused = self._refused_type(type_node)
+        if refused is not None:
+            return refused
         if kind == "primitive_type":
             t = named_type(_text(type_node))
         elif kind == "sized_type_specifier":
@@ -171,6 +177,25 @@ class BodyLowerer:
         if t is None:
             raise self.fail("C2N1022", type_node, name=_text(type_node))
         return with_const(t, const)
+
+    def _refused_type(self, type_node: ts.Node) -> A.CType | None:
+        """Texture/surface objects and tensor-core fragments: report their id, then carry on with
+        an opaque type so that the uses are reported too."""
+        if type_node.type not in ("type_identifier", "qualified_identifier", "template_type"):
+            return None
+        text = _text(type_node).replace(" ", "")
+        head = text.split("<")[0]
+        parts = head.split("::")
+        if parts[-1] in TEXTURE_TYPES:
+            self.error("C2N1015", type_node, what=head)
+            return A.OpaqueType(name=head)
+        if len(parts) > 1 and parts[-2] in ("wmma", "nvcuda", "mma"):
+            self.error("C2N1017", type_node, what=head)
+            return A.OpaqueType(name=head)
+        if parts[-1] == "grid_group":
+            self.error("C2N1016", type_node, what=head)
+            return A.OpaqueType(name=head)
+        return None
 
     def _named(self, name: str, node: ts.Node) -> A.CType | None:
         if name in self.env:
@@ -712,7 +737,7 @@ class BodyLowerer:
             n = self._const_from_text(arg, type_node)
             return "tile", n
         if base == "grid_group":
-            raise self.fail("C2N1016", type_node, what="grid_group")
+            return "grid", 0
         raise self.fail("C2N1029", type_node, what=base)
 
     def _const_from_text(self, text: str, node: ts.Node) -> int:
@@ -764,7 +789,8 @@ class BodyLowerer:
                     raise self.fail("C2N1029", value, what=f"tile of {n} threads")
                 return "tile", n
             if short in ("this_grid", "this_multi_grid"):
-                raise self.fail("C2N1016", value, what=short)
+                self.error("C2N1016", value, what=f"cg::{short}()")
+                return "grid", 0
             raise self.fail("C2N1029", value, what=short or _text(value))
         raise self.fail("C2N1029", value, what=_text(value))
 
@@ -823,6 +849,8 @@ class BodyLowerer:
 
     def _cg_method(self, sym: Sym, method: str, args: list[A.Expr], node: ts.Node) -> A.Expr:
         loc = self.loc(node)
+        if sym.cg == "grid":
+            raise self.fail("C2N1016", node, what=f"grid.{method}()")
         lit = lambda v: A.IntLit(loc=loc, value=v, ty=UINT if v == FULL_MASK else INT)  # noqa: E731
         if method == "sync":
             return A.Call(
