@@ -46,6 +46,7 @@ def lower_source(
     launches, requests = _launch_sites(unit, tree.root_node, funcs)
     requests += _explicit_instantiations(unit)
     functions = _lower_all(unit, funcs, requests, dict(templates or {}))
+    _cooperative_launches(unit, tree.root_node)
     _check_recursion(unit)
     _propagate_rejections(unit)
     accepted = [f for f in functions if f.name not in unit.rejected]
@@ -481,6 +482,26 @@ def _fill_defaults(unit: UnitContext, fd: FuncDef, env: dict, loc: SourceLoc) ->
         except _Placeholder:
             return None
     return env
+
+
+def _cooperative_launches(unit: UnitContext, root: ts.Node) -> None:
+    """``cudaLaunchCooperativeKernel((void*)k, ...)`` in host code refuses kernel ``k``."""
+    if b"cudaLaunchCooperativeKernel" not in unit.src:
+        return
+    import re
+
+    for f in captures("(call_expression function: (identifier) @f)", root, "f"):
+        if _text(f) != "cudaLaunchCooperativeKernel":
+            continue
+        args = f.parent.child_by_field_name("arguments")
+        first = (
+            next((c for c in args.named_children if c.type != "comment"), None) if args else None
+        )
+        names = re.findall(r"[A-Za-z_]\w*", _text(first)) if first is not None else []
+        kernels = [n for n in names if n in unit.functions and unit.functions[n].kind == "global"]
+        if kernels:
+            d = make("C2N1016", unit.loc(f.parent), what="cudaLaunchCooperativeKernel")
+            unit.rejected.setdefault(kernels[-1], []).append(d)
 
 
 # ---------------------------------------------------------------------- call graph

@@ -1313,6 +1313,10 @@ class BodyLowerer:
             return self._method_call(node, fn, arg_nodes)
         if fn.type in ("primitive_type", "sized_type_specifier", "type_identifier"):
             return self._functional_cast(node, fn, arg_nodes)
+        if fn.type == "parenthesized_expression":  # `(T)(x)` reads as a call of `(T)`
+            cast = self._paren_type_cast(node, fn, arg_nodes)
+            if cast is not None:
+                return cast
         if fn.type == "template_function":
             self._check_misparsed_less(fn)
         elif fn.type not in ("identifier", "qualified_identifier"):
@@ -1401,6 +1405,21 @@ class BodyLowerer:
         if node.type in ("primitive_type", "type_identifier", "sized_type_specifier"):
             return self.type_of(node)
         return self.expr(node)
+
+    def _paren_type_cast(
+        self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        inner = [c for c in fn.named_children if c.type != "comment"]
+        if len(inner) != 1 or inner[0].type != "identifier" or len(arg_nodes) != 1:
+            return None
+        name = _text(inner[0])
+        if self.lookup(name) is not None:
+            return None
+        to = self._named(name, inner[0])
+        if to is None:
+            return None
+        operand = self.expr(arg_nodes[0])
+        return A.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
 
     def _functional_cast(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
         to = self.type_of(fn)

@@ -252,3 +252,19 @@ def test_explicit_template_instantiation(parse):
     )
     (k,) = tu.kernels
     assert k.template_args == (("B", 16),)
+
+
+def test_realistic_llmc_style_kernel():
+    from pathlib import Path
+
+    from cuda2nki.frontend import parse_file
+
+    tu = parse_file(Path(__file__).parent / "data" / "layernorm_llmc_style.cu")
+    assert tu.rejected == {} and tu.diagnostics == ()
+    (k,) = tu.kernels
+    assert k.template_args == (("BLOCK_SIZE", 512),) and k.launch_bounds == (512,)
+    assert k.params[0].ty == A.PointerType(pointee=A.ScalarType(name="bfloat16"), restrict=True)
+    casts = [c for c in find(k, A.Cast) if c.to == A.ScalarType(name="bfloat16")]
+    assert casts and casts[0].kind == "c"  # `(floatX)(expr)` is a cast, not a call
+    (site,) = tu.launch_sites
+    assert site.shared_bytes is not None and site.block_text == "block_size"

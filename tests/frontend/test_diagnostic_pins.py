@@ -128,3 +128,15 @@ def test_every_diagnostic_id_is_declared():
         "C2N1027",
     }:
         assert code in table and table[code].explanation and table[code].fix
+
+
+def test_cooperative_launch_refuses_the_kernel(parse):
+    tu = parse("""\
+__global__ void k(float* p) { p[0] = 1; }
+void host(float* p) {
+    void* args[] = {&p};
+    cudaLaunchCooperativeKernel((void*)k, dim3(2), dim3(32), args);
+}
+""")
+    assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["k"]] == [("C2N1016", 4, 5)]
+    assert tu.kernels == ()
