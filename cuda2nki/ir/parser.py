@@ -58,7 +58,7 @@ def parse_all(text: str, filename: str = "<ir>") -> tuple[n.Kernel, ...]:
     out = []
     for ktree in tree.children:
         try:
-            out.append(_Builder(_kernel_file(ktree)).transform(ktree))
+            out.append(_Builder(_kernel_file(ktree) or filename).transform(ktree))
         except lark.exceptions.VisitError as exc:
             reason = str(exc.orig_exc)
             raise error("C2N2400", SourceLoc(filename, _line_of(exc), 1), reason=reason) from None
@@ -93,7 +93,7 @@ def _kernel_file(ktree: lark.Tree) -> str | None:
 
 
 def parse_loc(text: str, default_file: str | None) -> SourceLoc:
-    """``@"file":L:C-EL:EC`` or ``@L:C`` (file = ``default_file``) -> SourceLoc."""
+    """``@"file":L:C-EL:EC`` or ``@L:C`` (file = ``default_file``: the kernel's, else the text's)."""
     body = text[1:]
     if body.startswith('"'):
         end = _string_end(body)

@@ -41,7 +41,7 @@ def test_parse_all_and_comments():
         "kernel k() { bogus(dst=t[...]); }",
         "kernel k() { memset(dst=t[...], nope=1.0); }",
         "kernel k() { map: c[i] = frobnicate(a[i]) for i < N; }",
-        "kernel k() { map: c[i] = a[i] @3:4; }",
+        "kernel k() { map: c[i] = reduce(sub2, k < K: a[k]); }",
         "kernel k() {} kernel j() {}",
     ],
 )

@@ -1,0 +1,1022 @@
+"""The executable meaning of the intent layer, on NumPy, and the fidelity error bound.
+
+``evaluate(kernel, inputs, scalars, mode)`` runs a kernel's :class:`~cuda2nki.ir.nodes.Compute`
+statements in order and returns its outputs (role ``out``/``inout``):
+
+* ``mode="fp64"`` -- the oracle: float arithmetic in float64 (float narrowing casts are ignored:
+  the oracle is the exact computation), integer arithmetic in the declared integer dtypes with C
+  semantics (wraparound, truncating division) in both modes.
+* ``mode="declared"`` -- every operation rounds its result to its declared dtype (see
+  :mod:`cuda2nki.ir.types`; bf16/fp16/fp8 computed in float32 and rounded, as hardware does),
+  reductions accumulate in ``acc_dtype`` (NumPy order: sequential over the reduced axis, BLAS for
+  contractions), assignments round to the target's dtype.  Outputs have their declared dtype.
+
+Inputs are first rounded to their declared dtype (bf16 travels as float32: reference/NKI.md §14).
+Scalar sizes missing from ``scalars`` are inferred from input shapes where a dim is a bare symbol.
+Evaluation is vectorised: a Compute is one NumPy expression over its whole domain (reduction axes
+become leading broadcast dims; ``sum(a*b)`` contractions go through ``einsum``); reads that fall
+outside a tensor are an error (``C2N2403``) unless masked by the guard, a ``select`` or a
+reduction's ``where``.
+
+Error bound
+-----------
+``analyse`` evaluates in float64 and propagates, per element, a first-order-rigorous bound ``e`` on
+``|computed - exact|`` for one implementation that performs every operation in (at least) its
+declared dtype, in any order, together with the magnitude ``m`` (the expression evaluated on
+absolute values: ``|A|·|B|`` for a contraction, ``Σ|x|`` for a sum, ``|f(x)|`` for elementwise
+math), the longest reduction length ``K`` and the accumulation dtype of each output.  Rules
+(``u`` = unit roundoff of the result dtype, 2^-24 for float32; ``γ_K = K·u/(1-K·u)``):
+
+* read of an input: ``u_in·|x|`` (the input may be rounded once to its declared dtype -- the
+  ``2·u_in`` of a product of two inputs); literals and scalars: exact (they are taken, like the
+  inputs, as the value their declared dtype holds); temporaries: the bound they were written with.
+* ``a ± b``: ``e_a + e_b + u|v|``; ``a·b``: ``|a|e_b + |b|e_a + e_a·e_b + u|v|``;
+  ``a/b``: ``(e_a + |v|·e_b)/(|b| - e_b) + u|v|`` (infinite if ``|b| <= e_b``); ``max``/``min``:
+  ``max(e_a, e_b)``.
+* monotone unary math (exp, log, sqrt, tanh, sigmoid, erf, reciprocal, rsqrt, ...): the exact
+  image of the interval ``x ± e`` (infinite where it leaves the domain), plus rounding: ``u|v|``
+  for the correctly rounded ``sqrt``/``reciprocal``, ``2·TRANSCENDENTAL_ULPS·u·|v|`` for the others
+  (one ulp <= ``2u|v|``); sin/cos: Lipschitz 1 plus ``2u|x|`` for argument reduction;
+  gelu/silu: Lipschitz ``GELU_LIPSCHITZ``.
+* ``reduce(add, K terms)``: ``Σe + γ_K(u_acc)·Σ|v|`` (valid for every summation order);
+  ``max``/``min``: the largest ``e``; ``mul``: ``Π(|x|+e) - Π|x| + γ_K·Π(|x|+e)``.
+  Scans: the same per prefix (``γ`` of the prefix length).
+* comparisons may flip where ``|a-b| <= e_a + e_b``; a ``select`` on a flippable condition has
+  error ``|a-b| + max(e_a, e_b)``; integer results of inexact floats are unbounded.
+* writing to a narrower target adds ``u_target·|v|``.  Every float op also adds ``u·tiny`` for
+  gradual underflow.
+
+For contractions this is ``(2·u_in + u_mul + γ_K(u_acc))·(|A|·|B|)`` per element.
+``error_bound`` returns ``c·e`` with ``c = 2`` by default: a tolerance on the difference between
+*two* implementations (e.g. the CUDA kernel in the SIMT interpreter and an NKI port), each within
+``e`` of the exact value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from cuda2nki.diagnostics import SourceLoc, error
+from cuda2nki.ir import nodes as n
+from cuda2nki.ir import numerics as num
+from cuda2nki.ir.ops import AxisKind, Op, Role, is_float
+from cuda2nki.ir.types import (
+    TypeEnv,
+    binary_dtype,
+    dtype_of,
+    np_dtype,
+    promote,
+    tiny,
+    unary_dtype,
+    unit_roundoff,
+)
+
+#: allowed error of transcendental functions, in ulps (CUDA's single-precision math functions are
+#: within 1-4 ulp; NKI's ScalarE activation accuracy is unspecified: a ruling, change deliberately)
+TRANSCENDENTAL_ULPS = 4
+#: max |d/dx| of gelu (1.129) and silu (1.0998), rounded up
+GELU_LIPSCHITZ = 1.13
+#: intermediate arrays larger than this many elements are reduced in chunks
+CHUNK_ELEMENTS = 1 << 23
+
+_MONOTONE = {
+    Op.EXP,
+    Op.EXP2,
+    Op.LOG,
+    Op.LOG2,
+    Op.LOG1P,
+    Op.EXPM1,
+    Op.SQRT,
+    Op.RSQRT,
+    Op.RECIPROCAL,
+    Op.TANH,
+    Op.SIGMOID,
+    Op.ERF,
+    Op.ATAN,
+    Op.SIGN,
+    Op.FLOOR,
+    Op.CEIL,
+    Op.TRUNC,
+    Op.ROUND,
+    Op.TAN,
+}
+_LIPSCHITZ1 = {Op.NEG, Op.ABS, Op.COPY, Op.RELU}
+_CORRECTLY_ROUNDED = {Op.SQRT, Op.RECIPROCAL, Op.SQUARE}
+# lower end of each op's domain (inclusive flag): leaving it makes the bound infinite
+_DOMAIN_LO = {Op.LOG: (0.0, False), Op.LOG2: (0.0, False), Op.LOG1P: (-1.0, False)}
+_DOMAIN_LO.update({Op.SQRT: (0.0, True), Op.RSQRT: (0.0, False)})
+
+
+def gamma(k: int | np.ndarray, u: float) -> Any:
+    """γ_K = K·u / (1 - K·u); infinite when K·u >= 1."""
+    ku = np.asarray(k, dtype=np.float64) * u
+    with np.errstate(divide="ignore"):
+        return np.where(ku < 1, ku / np.maximum(1 - ku, 1e-300), np.inf)
+
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass
+class Val:
+    """An evaluated expression, broadcastable over the current frame."""
+
+    v: np.ndarray
+    dtype: str
+    e: Any = 0.0  # error bound (analysis mode); for bool values: > 0 where it may flip
+    m: Any = 0.0  # magnitude (analysis mode)
+    oob: np.ndarray | None = None  # True where an out-of-bounds read fed the value
+    k: int = 0  # longest reduction length feeding the value
+    acc: str | None = None  # accumulation dtype of that reduction
+
+
+@dataclass
+class Analysis:
+    """Result of :func:`analyse`, per output tensor."""
+
+    values: dict[str, np.ndarray]  # float64 oracle
+    bound: dict[str, np.ndarray]  # e: |one implementation - exact| <= e
+    magnitude: dict[str, np.ndarray]
+    reduction_length: dict[str, int]
+    acc_dtype: dict[str, str | None]
+
+
+@dataclass
+class _Frame:
+    """Iteration variables: arrays right-aligned in a frame of ``rank`` dims."""
+
+    vars: dict[str, np.ndarray] = field(default_factory=dict)
+    dims: dict[str, int] = field(default_factory=dict)  # var -> negative dim index
+    extents: dict[int, int] = field(default_factory=dict)  # negative dim -> extent
+    rank: int = 0
+
+    def extend(self, axes: list[tuple[str, int]]) -> _Frame:
+        f = _Frame(dict(self.vars), dict(self.dims), dict(self.extents), self.rank + len(axes))
+        for j, (name, ext) in enumerate(axes):
+            d = -(f.rank - j)
+            shape = [1] * f.rank
+            shape[j] = ext
+            f.vars[name] = np.arange(ext, dtype=np.int64).reshape(shape)
+            f.dims[name] = d
+            f.extents[d] = ext
+        return f
+
+    def with_var(self, name: str, arr: np.ndarray) -> _Frame:
+        f = _Frame(dict(self.vars), dict(self.dims), dict(self.extents), self.rank)
+        f.vars[name] = arr
+        d = f.dims[name]
+        f.extents[d] = arr.shape[self.rank + d]
+        return f
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def evaluate(
+    kernel: n.Kernel,
+    inputs: Mapping[str, np.ndarray],
+    scalars: Mapping[str, Any] | None = None,
+    mode: str = "fp64",
+) -> dict[str, np.ndarray]:
+    """Outputs of an intent kernel (``mode`` ``"fp64"`` or ``"declared"``)."""
+    if mode not in ("fp64", "declared"):
+        raise ValueError(f"mode must be 'fp64' or 'declared', not {mode!r}")
+    ev = _Evaluator(kernel, inputs, scalars or {}, declared=mode == "declared", analysis=False)
+    ev.run()
+    return {t.name: ev.arrays[t.name] for t in kernel.outputs}
+
+
+def analyse(
+    kernel: n.Kernel, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, Any] | None = None
+) -> Analysis:
+    """fp64 outputs with per-element error bounds, magnitudes, reduction lengths, acc dtypes."""
+    ev = _Evaluator(kernel, inputs, scalars or {}, declared=False, analysis=True)
+    ev.run()
+    outs = [t.name for t in kernel.outputs]
+    return Analysis(
+        values={o: ev.arrays[o] for o in outs},
+        bound={o: np.broadcast_to(ev.errs[o], ev.arrays[o].shape).copy() for o in outs},
+        magnitude={o: np.broadcast_to(ev.mags[o], ev.arrays[o].shape).copy() for o in outs},
+        reduction_length={o: ev.ks.get(o, 0) for o in outs},
+        acc_dtype={o: ev.accs.get(o) for o in outs},
+    )
+
+
+def error_bound(
+    kernel: n.Kernel,
+    inputs: Mapping[str, np.ndarray],
+    scalars: Mapping[str, Any] | None = None,
+    c: float = 2.0,
+) -> dict[str, np.ndarray]:
+    """Componentwise tolerance ``c·e`` per output (see the module docstring for ``e`` and ``c``)."""
+    a = analyse(kernel, inputs, scalars)
+    return {k: c * v for k, v in a.bound.items()}
+
+
+def infer_scalars(
+    kernel: n.Kernel, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """``scalars`` completed from input shapes where a dim is a bare, unbound symbol."""
+    out = dict(scalars or {})
+    for t in kernel.params:
+        if isinstance(t, n.TensorDecl) and t.name in inputs:
+            shape = np.shape(inputs[t.name])
+            if len(shape) != t.rank:
+                continue
+            for dim, s in zip(t.shape, shape):
+                if isinstance(dim, n.Sym) and dim.name not in out:
+                    out[dim.name] = int(s)
+    return out
+
+
+# --------------------------------------------------------------------------- the evaluator
+
+
+class _Evaluator:
+    def __init__(
+        self,
+        kernel: n.Kernel,
+        inputs: Mapping[str, np.ndarray],
+        scalars: Mapping[str, Any],
+        declared: bool,
+        analysis: bool,
+    ) -> None:
+        self.k = kernel
+        self.declared = declared
+        self.analysis = analysis
+        self.types = TypeEnv(kernel)
+        self.scalars = infer_scalars(kernel, inputs, scalars)
+        self.arrays: dict[str, np.ndarray] = {}
+        self.errs: dict[str, Any] = {}
+        self.mags: dict[str, Any] = {}
+        self.ks: dict[str, int] = {}
+        self.accs: dict[str, str | None] = {}
+        self._bind(inputs)
+
+    # ------------------------------------------------------------------ setup
+    def cdt(self, dtype: str) -> np.dtype:
+        """NumPy dtype values of ``dtype`` are held in."""
+        if is_float(dtype):
+            return np.dtype(np.float64) if not self.declared else np_dtype(dtype)
+        return np_dtype(dtype)
+
+    def _shape(self, t: n.TensorDecl) -> tuple[int, ...]:
+        return tuple(int(self.size(s, _Frame(), t.loc)) for s in t.shape)
+
+    def _bind(self, inputs: Mapping[str, np.ndarray]) -> None:
+        for p in self.k.params:
+            if isinstance(p, n.ScalarDecl):
+                if p.name not in self.scalars:
+                    raise error("C2N2401", p.loc, what=f"scalar parameter '{p.name}'")
+        for t in (*[p for p in self.k.params if isinstance(p, n.TensorDecl)], *self.k.temps):
+            shape = self._shape(t)
+            given = inputs.get(t.name)
+            if given is None:
+                if t.role in (Role.IN, Role.INOUT):
+                    raise error("C2N2401", t.loc, what=f"input tensor '{t.name}'")
+                arr = np.zeros(shape, np_dtype(t.dtype))
+            else:
+                arr = np.asarray(given)
+                if arr.shape != shape:
+                    raise error(
+                        "C2N2402", t.loc, name=t.name, expected=list(shape), got=list(arr.shape)
+                    )
+                arr = arr.astype(np_dtype(t.dtype))  # round to the declared dtype once
+            self.arrays[t.name] = arr.astype(self.cdt(t.dtype), copy=False)
+            if self.analysis:
+                given_in = given is not None
+                u = unit_roundoff(t.dtype)
+                absx = np.abs(self.arrays[t.name]).astype(np.float64, copy=False)
+                self.errs[t.name] = u * absx if given_in and u else 0.0
+                self.mags[t.name] = absx if given_in else 0.0
+
+    def scalar_value(self, name: str, loc: SourceLoc) -> Any:
+        if name not in self.scalars:
+            raise error("C2N2401", loc, what=f"scalar '{name}'")
+        return self.scalars[name]
+
+    # ------------------------------------------------------------------ statements
+    def run(self) -> None:
+        with np.errstate(all="ignore"):
+            for s in self.k.body:
+                if not isinstance(s, n.Compute):
+                    raise error("C2N2404", s.loc, what=type(s).__name__)  # type: ignore[attr-defined]
+                self.compute(s)
+
+    def compute(self, c: n.Compute) -> None:
+        axes = [(a.name, int(self.size(a.extent, _Frame(), a.loc))) for a in c.domain.axes]
+        if any(ext < 0 for _, ext in axes):
+            axes = [(nm, max(ext, 0)) for nm, ext in axes]
+        frame = _Frame().extend(axes)
+        val = self.expr(c.expr, frame)
+        shape = tuple(ext for _, ext in axes)
+        mask = np.ones(shape, bool)
+        if c.domain.guard is not None:
+            g = self.expr(c.domain.guard, frame)
+            mask = np.broadcast_to(g.v.astype(bool, copy=False), shape)
+            if self.analysis and np.any(np.asarray(g.e) > 0):
+                val.e = np.where(np.broadcast_to(g.e, shape) > 0, np.inf, val.e)
+        if val.oob is not None and np.any(np.broadcast_to(val.oob, shape) & mask):
+            raise error(
+                "C2N2403", c.loc, what=f"a read in the statement writing '{c.target.tensor}'"
+            )
+        self.write(c, frame, shape, mask, val)
+
+    def write(self, c: n.Compute, frame: _Frame, shape: tuple, mask: np.ndarray, val: Val) -> None:
+        name = c.target.tensor
+        if name not in self.arrays:
+            raise error("C2N2405", c.target.loc, name=name)
+        arr = self.arrays[name]
+        decl = self.k.tensors[name]
+        if len(c.target.index) != arr.ndim:
+            raise error("C2N2406", c.target.loc, name=name, rank=arr.ndim, got=len(c.target.index))
+        v = val.v.astype(self._store_dtype(decl), copy=False)
+        fast = self._identity_target(c, frame, arr.shape) and mask.all() and c.accumulate is None
+        if fast:
+            sl = tuple(slice(0, e) for e in shape)
+            arr[sl] = np.broadcast_to(v, shape)
+            if self.analysis:
+                self._store_bound(name, decl, c, val, sl, shape)
+            return
+        idx = []
+        for i, s in enumerate(c.target.index):
+            iv = self.size(s, frame, c.target.loc)
+            iv = np.broadcast_to(np.asarray(iv.v if isinstance(iv, Val) else iv), shape)[mask]
+            if iv.size and (iv.min() < 0 or iv.max() >= arr.shape[i]):
+                raise error("C2N2403", c.target.loc, what=f"the write to '{name}'")
+            idx.append(iv)
+        idx_t = tuple(idx)
+        vals = np.broadcast_to(v, shape)[mask]
+        if c.accumulate is None:
+            arr[idx_t] = vals
+        else:
+            num.COMBINE[c.accumulate].at(arr, idx_t, vals)
+        if self.analysis:
+            self._store_bound_scatter(name, decl, c, val, idx_t, shape, mask)
+
+    def _store_dtype(self, decl: n.TensorDecl) -> np.dtype:
+        return self.cdt(decl.dtype)
+
+    def _identity_target(self, c: n.Compute, frame: _Frame, tshape: tuple) -> bool:
+        names = c.domain.names
+        if len(c.target.index) != len(names):
+            return False
+        for s, nm, ext in zip(c.target.index, names, tshape):
+            if not (isinstance(s, n.Sym) and s.name == nm):
+                return False
+            if frame.extents[frame.dims[nm]] > ext:
+                return False
+        return True
+
+    def _rounding_on_store(self, decl: n.TensorDecl, c: n.Compute, absv: Any) -> Any:
+        if is_float(decl.dtype) and dtype_of(c.expr, self.types) != decl.dtype:
+            return unit_roundoff(decl.dtype) * absv
+        return 0.0
+
+    def _store_bound(self, name, decl, c, val, sl, shape) -> None:
+        absv = np.abs(np.broadcast_to(val.v, shape)).astype(np.float64, copy=False)
+        e = np.broadcast_to(val.e, shape) + self._rounding_on_store(decl, c, absv)
+        whole = shape == self.arrays[name].shape
+        for store, x in ((self.errs, e), (self.mags, np.broadcast_to(val.m, shape))):
+            if whole:
+                store[name] = x
+                continue
+            cur = store[name]
+            full = np.array(np.broadcast_to(cur, self.arrays[name].shape), dtype=np.float64)
+            full[sl] = x
+            store[name] = full
+        self._note_k(name, val)
+
+    def _store_bound_scatter(self, name, decl, c, val, idx, shape, mask) -> None:
+        tshape = self.arrays[name].shape
+        absv = np.abs(np.broadcast_to(val.v, shape)[mask]).astype(np.float64, copy=False)
+        e = np.broadcast_to(val.e, shape)[mask] + self._rounding_on_store(decl, c, absv)
+        m = np.broadcast_to(val.m, shape)[mask]
+        errs = np.array(np.broadcast_to(self.errs[name], tshape), dtype=np.float64)
+        mags = np.array(np.broadcast_to(self.mags[name], tshape), dtype=np.float64)
+        if c.accumulate is None:
+            errs[idx], mags[idx] = e, m
+        elif c.accumulate is Op.ADD:
+            cnt = np.zeros(tshape)
+            np.add.at(cnt, idx, 1.0)
+            s_abs, s_e = np.zeros(tshape), np.zeros(tshape)
+            np.add.at(s_abs, idx, absv)
+            np.add.at(s_e, idx, e)
+            np.add.at(mags, idx, m)
+            u = unit_roundoff(decl.dtype)
+            old = np.abs(self.arrays[name]).astype(np.float64, copy=False)
+            errs = errs + s_e + gamma(cnt + 1, u) * np.where(cnt > 0, old + s_abs, 0.0)
+            errs = np.where(np.isnan(errs), np.inf, errs)
+        elif c.accumulate in (Op.MAX, Op.MIN):
+            np.maximum.at(errs, idx, e)
+            np.maximum.at(mags, idx, m)
+        else:
+            touched = np.zeros(tshape, bool)
+            touched[idx] = True
+            errs = np.where(touched & (errs + np.zeros(tshape) > 0), np.inf, errs)
+        self.errs[name], self.mags[name] = errs, mags
+        self._note_k(name, val)
+
+    def _note_k(self, name: str, val: Val) -> None:
+        if val.k >= self.ks.get(name, 0):
+            self.ks[name] = val.k
+            self.accs[name] = val.acc if val.k else self.accs.get(name)
+
+    # ------------------------------------------------------------------ sizes / indices
+    def size(self, e: n.SizeExpr, frame: _Frame, loc: SourceLoc) -> Any:
+        """Evaluate an index/size; returns an int, an int64 array, or (for Dyn) a Val."""
+        if isinstance(e, n.Sym):
+            if e.name in frame.vars:
+                return frame.vars[e.name]
+            v = self.scalar_value(e.name, loc)
+            return int(v)
+        if isinstance(e, n.Const):
+            return e.value
+        if isinstance(e, n.Dyn):
+            d = self.expr(e.expr, frame)
+            return d
+        a = self.size(e.a, frame, loc)  # type: ignore[attr-defined]
+        b = self.size(e.b, frame, loc)  # type: ignore[attr-defined]
+        if isinstance(a, Val) or isinstance(b, Val):
+            return self._dyn_bin(e, a, b)
+        if isinstance(e, (n.FloorDiv, n.CeilDiv, n.Mod)) and np.any(np.asarray(b) == 0):
+            raise error("C2N2407", loc, expr=_text(e))
+        return e.apply(a, b)  # type: ignore[attr-defined]
+
+    def _dyn_bin(self, e: n.SizeExpr, a: Any, b: Any) -> Val:
+        va = a if isinstance(a, Val) else Val(np.asarray(a), "int64")
+        vb = b if isinstance(b, Val) else Val(np.asarray(b), "int64")
+        with np.errstate(all="ignore"):
+            if isinstance(e, (n.FloorDiv, n.Mod, n.CeilDiv)):
+                safe = np.where(vb.v == 0, 1, vb.v)
+                out = e.apply(va.v.astype(np.int64, copy=False), safe.astype(np.int64, copy=False))  # type: ignore[attr-defined]
+            else:
+                out = e.apply(va.v.astype(np.int64, copy=False), vb.v.astype(np.int64, copy=False))  # type: ignore[attr-defined]
+        return Val(
+            np.asarray(out),
+            "int64",
+            e=_inexact(va.e, vb.e),
+            oob=_or(va.oob, vb.oob),
+        )
+
+    def _index(self, s: n.SizeExpr, frame: _Frame, loc: SourceLoc) -> tuple[Any, Any, Any]:
+        """(int index array, uncertainty, oob) of one index."""
+        r = self.size(s, frame, loc)
+        if isinstance(r, Val):
+            return np.asarray(r.v).astype(np.int64, copy=False), r.e, r.oob
+        return np.asarray(r, dtype=np.int64), 0.0, None
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: n.Expr, frame: _Frame) -> Val:
+        meth = getattr(self, "x_" + type(e).__name__, None)
+        if meth is None:
+            raise TypeError(f"not a value expression: {type(e).__name__}")
+        return meth(e, frame)
+
+    def x_Read(self, e: n.Read, frame: _Frame) -> Val:
+        if e.tensor not in self.arrays:
+            raise error("C2N2405", e.loc, name=e.tensor)
+        arr = self.arrays[e.tensor]
+        dtype = self.k.tensors[e.tensor].dtype
+        if len(e.index) != arr.ndim:
+            raise error("C2N2406", e.loc, name=e.tensor, rank=arr.ndim, got=len(e.index))
+        plan = self._slice_plan(e, frame, arr.shape)
+        if plan is not None:
+            take = plan
+            oob, unc = None, 0.0
+        else:
+            idx, unc, oob = [], 0.0, None
+            for d, s in enumerate(e.index):
+                iv, ie, io = self._index(s, frame, e.loc)
+                bad = (iv < 0) | (iv >= arr.shape[d])
+                if np.any(bad):
+                    oob = _or(oob, bad)
+                    iv = np.clip(iv, 0, max(arr.shape[d] - 1, 0))
+                oob = _or(oob, io)
+                unc = _inexact(unc, ie)
+                idx.append(iv)
+            if arr.size == 0:
+                idx = [np.zeros_like(i) for i in idx]
+                arr = np.zeros((1,) * arr.ndim, arr.dtype)
+
+            def take(x: Any, _idx=tuple(idx), _shape=arr.shape) -> Any:
+                if np.ndim(x) == 0:
+                    return x
+                return np.broadcast_to(x, _shape)[_idx]
+
+        v = take(arr)
+        if not self.analysis:
+            return Val(v, dtype, oob=oob)
+        err = take(self.errs[e.tensor])
+        if np.any(np.asarray(unc) > 0):
+            err = np.where(np.asarray(unc) > 0, np.inf, err)
+        k = self.ks.get(e.tensor, 0)
+        return Val(v, dtype, err, take(self.mags[e.tensor]), oob, k, self.accs.get(e.tensor))
+
+    def _slice_plan(self, e: n.Read, frame: _Frame, shape: tuple) -> Any:
+        """A view-based reader when the index is distinct frame variables in range, else None."""
+        dims, starts = [], []
+        for s, ext in zip(e.index, shape):
+            if not (isinstance(s, n.Sym) and s.name in frame.dims):
+                return None
+            d = frame.dims[s.name]
+            var = frame.vars[s.name]
+            start = int(var.flat[0]) if var.size else 0
+            if start + frame.extents[d] > ext:
+                return None
+            dims.append(d)
+            starts.append(start)
+        if len(set(dims)) != len(dims):
+            return None
+        exts = [frame.extents[d] for d in dims]
+        if not dims:
+            return lambda x: x
+        rank = -min(dims)
+        order = sorted(range(len(dims)), key=lambda t: dims[t])
+        out_shape = [1] * rank
+        for d, ext in zip(dims, exts):
+            out_shape[rank + d] = ext
+
+        def take(x: Any) -> Any:
+            if np.ndim(x) == 0:
+                return x
+            x = np.broadcast_to(x, shape)[tuple(slice(s, s + t) for s, t in zip(starts, exts))]
+            return x.transpose(order).reshape(out_shape)
+
+        return take
+
+    def x_Lit(self, e: n.Lit, frame: _Frame) -> Val:
+        return self._const(e.value, e.dtype)
+
+    def _const(self, value: Any, dtype: str) -> Val:
+        """A literal or scalar: its value in its declared dtype (as the program holds it)."""
+        v = np.asarray(value).astype(np_dtype(dtype)).astype(self.cdt(dtype), copy=False)
+        if not self.analysis:
+            return Val(v, dtype)
+        return Val(v, dtype, 0.0, np.abs(v.astype(np.float64, copy=False)))
+
+    def x_Param(self, e: n.Param, frame: _Frame) -> Val:
+        if e.name in frame.vars:
+            return self._int_val(frame.vars[e.name], "int32")
+        decl = self.k.scalars.get(e.name)
+        return self._const(self.scalar_value(e.name, e.loc), decl.dtype if decl else "int32")
+
+    def x_IndexValue(self, e: n.IndexValue, frame: _Frame) -> Val:
+        r = self.size(e.expr, frame, e.loc)
+        if isinstance(r, Val):
+            return Val(r.v.astype(self.cdt(e.dtype), copy=False), e.dtype, r.e, np.abs(r.v), r.oob)
+        return self._int_val(np.asarray(r), e.dtype)
+
+    def _int_val(self, arr: np.ndarray, dtype: str) -> Val:
+        v = arr.astype(self.cdt(dtype), copy=False)
+        return Val(
+            v, dtype, 0.0, np.abs(v.astype(np.float64, copy=False)) if self.analysis else 0.0
+        )
+
+    def _compute(self, fn: Any, dtype: str, result: str, *xs: np.ndarray) -> np.ndarray:
+        """Apply ``fn`` to operands held in ``dtype``'s compute type; round to ``result``'s."""
+        target = self.cdt(dtype)
+        if self.declared and is_float(dtype) and target.itemsize < 4:
+            out = fn(*(np.asarray(x).astype(np.float32, copy=False) for x in xs))
+        else:
+            out = fn(*(np.asarray(x).astype(target, copy=False) for x in xs))
+        return np.asarray(out).astype(self.cdt(result), copy=False)
+
+    def x_Unary(self, e: n.Unary, frame: _Frame) -> Val:
+        x = self.expr(e.x, frame)
+        rd = unary_dtype(e.op, x.dtype)
+        cd = rd if e.op.info.kind != "logical" else x.dtype
+        v = self._compute(num.UNARY[e.op], cd, rd, x.v)
+        out = Val(v, rd, oob=x.oob, k=x.k, acc=x.acc)
+        if self.analysis:
+            out.e, out.m = self._unary_bound(e.op, x, v, rd)
+        return out
+
+    def x_Binary(self, e: n.Binary, frame: _Frame) -> Val:
+        a, b = self.expr(e.a, frame), self.expr(e.b, frame)
+        rd = binary_dtype(e.op, a.dtype, b.dtype)
+        kind = e.op.info.kind
+        cd = promote(a.dtype, b.dtype) if kind in ("compare", "logical") else rd
+        v = self._compute(num.BINARY[e.op], cd, rd, a.v, b.v)
+        k, acc = (a.k, a.acc) if a.k >= b.k else (b.k, b.acc)
+        out = Val(v, rd, oob=_or(a.oob, b.oob), k=k, acc=acc)
+        if self.analysis:
+            out.e, out.m = self._binary_bound(e.op, a, b, v, rd)
+        return out
+
+    def x_Select(self, e: n.Select, frame: _Frame) -> Val:
+        c, a, b = (self.expr(x, frame) for x in (e.cond, e.a, e.b))
+        rd = promote(a.dtype, b.dtype)
+        t = self.cdt(rd)
+        cond = np.asarray(c.v).astype(bool, copy=False)
+        v = np.where(
+            cond, np.asarray(a.v).astype(t, copy=False), np.asarray(b.v).astype(t, copy=False)
+        )
+        oob = _or(c.oob, _or(_and(a.oob, cond), _and(b.oob, ~cond)))
+        k, acc = max((a.k, a.acc or ""), (b.k, b.acc or ""))
+        out = Val(v, rd, oob=oob, k=k, acc=acc or None)
+        if self.analysis:
+            flip = np.asarray(c.e) > 0
+            chosen = np.where(cond, a.e, b.e)
+            wide = np.maximum(a.e, b.e) + np.abs(np.asarray(a.v, np.float64) - b.v)
+            out.e = np.where(flip, wide, chosen) if np.any(flip) else chosen
+            out.m = np.where(cond, a.m, b.m)
+        return out
+
+    def x_Cast(self, e: n.Cast, frame: _Frame) -> Val:
+        x = self.expr(e.x, frame)
+        t = self.cdt(e.dtype)
+        if e.dtype == "bool":
+            v = np.asarray(x.v) != 0
+        elif not is_float(e.dtype) and is_float(x.dtype):
+            v = np.trunc(np.asarray(x.v, dtype=np.float64)).astype(t, copy=False)
+        else:
+            v = np.asarray(x.v).astype(t, copy=False)
+        out = Val(v, e.dtype, oob=x.oob, k=x.k, acc=x.acc)
+        if self.analysis:
+            absv = np.abs(np.asarray(v, np.float64))
+            if is_float(e.dtype):
+                narrow = unit_roundoff(e.dtype) > unit_roundoff(x.dtype) or not is_float(x.dtype)
+                out.e = x.e + (unit_roundoff(e.dtype) * absv if narrow else 0.0)
+            elif e.dtype == "bool":
+                out.e = np.where(np.abs(np.asarray(x.v, np.float64)) <= x.e, 1.0, 0.0)
+            else:
+                out.e = np.where(np.asarray(x.e) > 0, np.asarray(x.e) + 1.0, 0.0)
+            out.m = absv if not is_float(e.dtype) else x.m
+        return out
+
+    # ------------------------------------------------------------------ reductions
+    def x_Reduce(self, e: n.Reduce, frame: _Frame) -> Val:
+        axes, limits = [], []
+        for a in e.axes:
+            ext = self.size(a.extent, frame, a.loc)
+            if isinstance(ext, Val):
+                raise error("C2N2410", a.loc, axis=a.name)
+            if np.ndim(ext):  # extent depends on outer axes (triangular): mask the excess
+                limits.append((a.name, np.asarray(ext)))
+                ext = int(np.max(ext)) if np.size(ext) else 0
+            axes.append((a.name, max(int(ext), 0)))
+        m = len(axes)
+        inner = frame.extend(axes)
+        body_t = dtype_of(e.body, self.types)
+        acc = e.acc_dtype or body_t
+        total = int(np.prod([ext for _, ext in axes])) if axes else 1
+        outer_shape = tuple(frame.extents.get(-(frame.rank - j), 1) for j in range(frame.rank))
+        if not limits and self._einsum_ok(e, body_t, acc):
+            res = self._reduce_einsum(e, inner, m, total, acc)
+        else:
+            res = self._reduce_chunked(e, frame, axes, acc, outer_shape, limits)
+        res.k = total * max(res.k, 1) if total else res.k
+        res.acc = acc if is_float(acc) else res.acc
+        return res
+
+    def _einsum_ok(self, e: n.Reduce, body_t: str, acc: str) -> bool:
+        if e.op is not Op.ADD or e.where is not None:
+            return False
+        if not (isinstance(e.body, n.Binary) and e.body.op is Op.MUL):
+            return False
+        if not (is_float(acc) and is_float(body_t)):
+            return False
+        return not self.declared or (
+            np_dtype(body_t) == np_dtype(acc) and np_dtype(acc).itemsize >= 4
+        )
+
+    def _reduce_einsum(self, e: n.Reduce, inner: _Frame, m: int, total: int, acc: str) -> Val:
+        body = e.body
+        assert isinstance(body, n.Binary)
+        a, b = self.expr(body.a, inner), self.expr(body.b, inner)
+        prod_t = binary_dtype(Op.MUL, a.dtype, b.dtype)
+        t = self.cdt(acc)
+        rank = inner.rank
+        letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[:rank]
+        ea = np.asarray(a.v)
+        eb = np.asarray(b.v)
+        exts = [inner.extents[-(rank - d)] for d in range(rank)]
+
+        def contract(x: Any, y: Any, dtype: np.dtype) -> Any:
+            if (np.ndim(x) == 0 and x == 0) or (np.ndim(y) == 0 and y == 0):
+                return 0.0
+            sx, lx = _squeeze(_pad(np.asarray(x, dtype=dtype), rank), letters, exts)
+            sy, ly = _squeeze(_pad(np.asarray(y, dtype=dtype), rank), letters, exts)
+            outl = "".join(c for c in letters[m:] if c in lx or c in ly)
+            r = np.einsum(f"{lx},{ly}->{outl}", sx, sy, optimize=True)
+            factor = 1.0
+            for d in range(m):
+                if letters[d] not in lx and letters[d] not in ly:
+                    factor *= exts[d]
+            shape = [exts[d] if letters[d] in outl else 1 for d in range(m, rank)]
+            r = np.asarray(r).reshape(shape)
+            return r * dtype.type(factor) if factor != 1.0 else r
+
+        v = contract(ea, eb, t)
+        oob = _reduce_oob(_or(a.oob, b.oob), m, rank, None)
+        k = max(a.k, b.k)
+        out = Val(v, acc, oob=oob, k=k, acc=a.acc or b.acc)
+        if self.analysis:
+            f64 = np.dtype(np.float64)
+            absa, absb = np.abs(ea.astype(f64, copy=False)), np.abs(eb.astype(f64, copy=False))
+            s_abs = contract(absa, absb, f64)
+            s_e = contract(absa, b.e, f64) + contract(a.e, absb, f64) + contract(a.e, b.e, f64)
+            s_e = s_e + (unit_roundoff(prod_t)) * s_abs
+            uacc = unit_roundoff(acc)
+            out.e = s_e + gamma(total, uacc) * s_abs + uacc * tiny(acc) * total
+            out.m = contract(a.m, b.m, f64)
+        return out
+
+    def _reduce_chunked(self, e, frame: _Frame, axes, acc: str, outer_shape, limits) -> Val:
+        m = len(axes)
+        first_name, first_ext = axes[0]
+        rest = int(np.prod([ext for _, ext in axes[1:]])) * max(int(np.prod(outer_shape)), 1)
+        step = max(1, CHUNK_ELEMENTS // max(rest, 1))
+        parts: list[Val] = []
+        inner = frame.extend(axes)
+        for lo in range(0, max(first_ext, 1), step):
+            hi = min(first_ext, lo + step)
+            shape = [1] * inner.rank
+            shape[0] = hi - lo
+            f = inner.with_var(first_name, np.arange(lo, hi, dtype=np.int64).reshape(shape))
+            parts.append(self._reduce_block(e, f, m, acc, limits))
+            if first_ext == 0:
+                break
+        res = parts[0]
+        for p in parts[1:]:
+            res = self._combine(e.op, res, p, acc)
+        return res
+
+    def _reduce_block(self, e: n.Reduce, f: _Frame, m: int, acc: str, limits) -> Val:
+        body = self.expr(e.body, f)
+        rank = f.rank
+        full = tuple(f.extents[-(rank - j)] for j in range(m))
+        t = self.cdt(acc)
+        mask = None
+        for name, lim in limits:
+            inside = _bcast_lead(f.vars[name] < _pad(lim, rank), full, rank)
+            mask = inside if mask is None else mask & inside
+        if e.where is not None:
+            w = self.expr(e.where, f)
+            wm = _bcast_lead(np.asarray(w.v).astype(bool, copy=False), full, rank)
+            mask = wm if mask is None else mask & wm
+            if self.analysis and np.any(np.asarray(w.e) > 0):
+                body.e = np.where(np.asarray(w.e) > 0, np.inf, body.e)
+        ufunc = num.COMBINE.get(e.op)
+        if ufunc is None:
+            raise error("C2N2408", e.loc, op=str(e.op))
+        x = _bcast_lead(np.asarray(body.v).astype(t, copy=False), full, rank)
+        ident = num.identity(e.op, t)
+        if mask is not None:
+            x = np.where(mask, x, ident)
+        v = ufunc.reduce(x, axis=tuple(range(m)), dtype=t, initial=ident)
+        out = Val(
+            np.asarray(v), acc, oob=_reduce_oob(body.oob, m, rank, mask), k=body.k, acc=body.acc
+        )
+        if self.analysis:
+            out.e, out.m = self._reduce_bound(e.op, body, full, rank, mask, acc, v)
+        return out
+
+    def _reduce_bound(self, op, body: Val, full, rank, mask, acc, v) -> tuple[Any, Any]:
+        m = len(full)
+        axes = tuple(range(m))
+        cnt = int(np.prod(full)) if full else 1
+        e = _bcast_lead(np.asarray(body.e, np.float64), full, rank)
+        mg = _bcast_lead(np.asarray(body.m, np.float64), full, rank)
+        av = np.abs(_bcast_lead(np.asarray(body.v, np.float64), full, rank))
+        if mask is not None:
+            e, mg, av = (np.where(mask, x, 0.0) for x in (e, mg, av))
+        u = unit_roundoff(acc)
+        if op is Op.ADD:
+            s_abs = av.sum(axis=axes)
+            return e.sum(axis=axes) + gamma(cnt, u) * s_abs + u * tiny(acc) * cnt, mg.sum(axis=axes)
+        if op in (Op.MAX, Op.MIN):
+            return e.max(axis=axes, initial=0.0), mg.max(axis=axes, initial=0.0)
+        if op is Op.MUL:
+            hi = np.prod(av + e, axis=axes)
+            return hi - np.prod(av, axis=axes) + gamma(cnt, u) * hi, np.prod(mg, axis=axes)
+        inexact = np.any(e > 0, axis=axes)
+        return np.where(inexact, np.inf, 0.0), mg.max(axis=axes, initial=0.0)
+
+    def _combine(self, op: Op, x: Val, y: Val, acc: str) -> Val:
+        t = self.cdt(acc)
+        v = num.COMBINE[op](
+            np.asarray(x.v).astype(t, copy=False), np.asarray(y.v).astype(t, copy=False)
+        ).astype(t, copy=False)
+        out = Val(v, acc, oob=_or(x.oob, y.oob), k=max(x.k, y.k), acc=x.acc or y.acc)
+        if self.analysis:
+            if op is Op.ADD:
+                # each part's bound already covers its own sum; one more rounding per join
+                out.e = x.e + y.e + unit_roundoff(acc) * np.abs(np.asarray(v, np.float64)) * 2
+                out.m = x.m + y.m
+            elif op is Op.MUL:
+                ax, ay = np.abs(np.asarray(x.v, np.float64)), np.abs(np.asarray(y.v, np.float64))
+                out.e = ax * y.e + ay * x.e + x.e * y.e + unit_roundoff(acc) * ax * ay
+                out.m = x.m * y.m
+            else:
+                out.e = np.maximum(x.e, y.e)
+                out.m = np.maximum(x.m, y.m)
+        return out
+
+    def x_Scan(self, e: n.Scan, frame: _Frame) -> Val:
+        if e.axis not in frame.dims:
+            raise error("C2N2409", e.loc, axis=e.axis)
+        body = self.expr(e.body, frame)
+        acc = e.acc_dtype or body.dtype
+        t = self.cdt(acc)
+        rank = frame.rank
+        full = tuple(frame.extents[-(rank - j)] for j in range(rank))
+        dim = rank + frame.dims[e.axis]
+        ufunc = num.COMBINE.get(e.op)
+        if ufunc is None:
+            raise error("C2N2408", e.loc, op=str(e.op))
+        x = np.broadcast_to(np.asarray(body.v).astype(t, copy=False), full)
+        v = ufunc.accumulate(x, axis=dim, dtype=t) if x.size else x.copy()
+        ident = num.identity(e.op, t)
+        if e.exclusive:
+            v = _shift(v, dim, ident)
+        ext = full[dim]
+        out = Val(
+            v, acc, oob=body.oob, k=max(body.k, 1) * ext, acc=acc if is_float(acc) else body.acc
+        )
+        if self.analysis:
+            out.e, out.m = self._scan_bound(e, body, full, dim, acc)
+        return out
+
+    def _scan_bound(self, e: n.Scan, body: Val, full, dim, acc) -> tuple[Any, Any]:
+        ev = np.broadcast_to(np.asarray(body.e, np.float64), full)
+        mg = np.broadcast_to(np.asarray(body.m, np.float64), full)
+        av = np.abs(np.broadcast_to(np.asarray(body.v, np.float64), full))
+        u = unit_roundoff(acc)
+        shape = [1] * len(full)
+        shape[dim] = full[dim]
+        cnt = np.arange(1, full[dim] + 1, dtype=np.float64).reshape(shape)
+        if e.op is Op.ADD:
+            err = np.cumsum(ev, axis=dim) + gamma(cnt, u) * np.cumsum(av, axis=dim)
+            mag = np.cumsum(mg, axis=dim)
+        elif e.op in (Op.MAX, Op.MIN):
+            err, mag = np.maximum.accumulate(ev, axis=dim), np.maximum.accumulate(mg, axis=dim)
+        elif e.op is Op.MUL:
+            hi = np.cumprod(av + ev, axis=dim)
+            err = hi - np.cumprod(av, axis=dim) + gamma(cnt, u) * hi
+            mag = np.cumprod(mg, axis=dim)
+        else:
+            err = np.where(np.maximum.accumulate(ev, axis=dim) > 0, np.inf, 0.0)
+            mag = np.maximum.accumulate(mg, axis=dim)
+        if e.exclusive:
+            err, mag = _shift(err, dim, 0.0), _shift(mag, dim, 0.0)
+        return err, mag
+
+    # ------------------------------------------------------------------ bound rules
+    def _unary_bound(self, op: Op, x: Val, v: np.ndarray, rd: str) -> tuple[Any, Any]:
+        u = unit_roundoff(rd)
+        xv = np.asarray(x.v, np.float64)
+        ex = np.asarray(x.e, np.float64)
+        absv = np.abs(np.asarray(v, np.float64))
+        if op.info.kind in ("logical", "bitwise"):
+            return np.where(ex > 0, 1.0 if op.info.kind == "logical" else np.inf, 0.0), absv
+        if op in _LIPSCHITZ1:
+            prop = ex
+        elif op is Op.SQUARE:
+            prop = (2 * np.abs(xv) + ex) * ex
+        elif op in (Op.SIN, Op.COS):
+            prop = ex + 2 * u * np.abs(xv)
+        elif op in (Op.GELU, Op.GELU_TANH, Op.SILU):
+            prop = GELU_LIPSCHITZ * ex
+        else:
+            prop = self._interval(op, xv, ex)
+        rnd: Any = 0.0
+        if is_float(rd) and op not in _LIPSCHITZ1 and op.info.kind != "round":
+            trans = op.info.transcendental and op not in _CORRECTLY_ROUNDED
+            ulps = TRANSCENDENTAL_ULPS if trans else 0.5
+            rnd = 2 * ulps * u * (absv + tiny(rd))
+        return _clean(prop + rnd), absv
+
+    def _interval(self, op: Op, xv: np.ndarray, ex: np.ndarray) -> np.ndarray:
+        f = num.UNARY[op]
+        if not np.any(ex > 0):
+            return np.zeros_like(xv)
+        lo, hi = xv - ex, xv + ex
+        c = f(xv)
+        d = np.maximum(np.abs(f(lo) - c), np.abs(f(hi) - c))
+        if op in _DOMAIN_LO:
+            bound, inclusive = _DOMAIN_LO[op]
+            bad = (lo < bound) if inclusive else (lo <= bound)
+            d = np.where(bad & (ex > 0), np.inf, d)
+        if op in (Op.RECIPROCAL, Op.RSQRT):
+            d = np.where((np.abs(xv) <= ex) & (ex > 0), np.inf, d)
+        if op is Op.TAN:
+            period = np.floor((lo + np.pi / 2) / np.pi) != np.floor((hi + np.pi / 2) / np.pi)
+            d = np.where(period, np.inf, d)
+        return d
+
+    def _binary_bound(self, op: Op, a: Val, b: Val, v: np.ndarray, rd: str) -> tuple[Any, Any]:
+        u = unit_roundoff(rd)
+        av, bv = np.asarray(a.v, np.float64), np.asarray(b.v, np.float64)
+        ea, eb = np.asarray(a.e, np.float64), np.asarray(b.e, np.float64)
+        absv = np.abs(np.asarray(v, np.float64))
+        kind = op.info.kind
+        rnd = u * (absv + tiny(rd)) if is_float(rd) else 0.0
+        if kind == "compare":
+            flip = (np.abs(av - bv) <= ea + eb) & (ea + eb > 0)
+            return flip.astype(np.float64, copy=False), absv
+        if kind == "logical":
+            return np.where((ea > 0) | (eb > 0), 1.0, 0.0), absv
+        if kind == "bitwise" or not is_float(rd):
+            return np.where((ea > 0) | (eb > 0), np.inf, 0.0), absv
+        if op in (Op.ADD, Op.SUB):
+            return _clean(ea + eb + rnd), np.asarray(a.m) + np.asarray(b.m)
+        if op is Op.MUL:
+            e = np.abs(av) * eb + np.abs(bv) * ea + ea * eb + rnd
+            return _clean(e), np.asarray(a.m) * np.asarray(b.m)
+        if op is Op.DIV:
+            den = np.abs(bv) - eb
+            with np.errstate(all="ignore"):
+                e = np.where(den > 0, (ea + absv * eb) / np.where(den > 0, den, 1.0), np.inf)
+            return _clean(e + rnd), absv
+        if op in (Op.MAX, Op.MIN):
+            return np.maximum(ea, eb), np.maximum(a.m, b.m)
+        if op is Op.MOD:
+            return np.where((ea > 0) | (eb > 0), np.abs(bv) + eb, 0.0) + rnd, absv
+        # pow, atan2: image of the corners of the box
+        f = num.BINARY[op]
+        c = f(av, bv)
+        d = np.zeros(np.broadcast(av, bv).shape)
+        for sa in (-1, 1):
+            for sb in (-1, 1):
+                d = np.maximum(d, np.abs(f(av + sa * ea, bv + sb * eb) - c))
+        ulps = TRANSCENDENTAL_ULPS if op.info.transcendental else 0.5
+        return _clean(d + 2 * ulps * u * (absv + tiny(rd))), absv
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _text(e: Any) -> str:
+    from cuda2nki.ir.printer import to_text
+
+    return to_text(e)
+
+
+def _or(a: Any, b: Any) -> Any:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return np.logical_or(a, b)
+
+
+def _and(a: Any, b: Any) -> Any:
+    return None if a is None else np.logical_and(a, b)
+
+
+def _inexact(a: Any, b: Any) -> Any:
+    return np.maximum(np.asarray(a, np.float64), np.asarray(b, np.float64))
+
+
+def _clean(e: Any) -> Any:
+    e = np.asarray(e, np.float64)
+    return np.where(np.isnan(e), np.inf, e)
+
+
+def _squeeze(x: np.ndarray, letters: str, exts: list[int]) -> tuple[np.ndarray, str]:
+    """Drop the broadcast (size-1 where the frame is larger) dims of ``x`` and their letters."""
+    keep = [d for d in range(x.ndim) if not (x.shape[d] == 1 and exts[d] != 1)]
+    sq = x.reshape([x.shape[d] for d in keep])
+    return sq, "".join(letters[d] for d in keep)
+
+
+def _pad(x: np.ndarray, rank: int) -> np.ndarray:
+    return x.reshape((1,) * (rank - x.ndim) + x.shape) if x.ndim < rank else x
+
+
+def _bcast_lead(x: np.ndarray, lead: tuple, rank: int) -> np.ndarray:
+    """``x`` padded to ``rank`` dims with its leading ``len(lead)`` dims broadcast to ``lead``."""
+    x = _pad(np.asarray(x), rank)
+    m = len(lead)
+    return np.broadcast_to(x, tuple(lead) + x.shape[m:])
+
+
+def _reduce_oob(oob: Any, m: int, rank: int, mask: Any) -> Any:
+    if oob is None:
+        return None
+    o = _pad(np.asarray(oob), rank)
+    if mask is not None:
+        o = np.logical_and(o, mask)
+    return np.any(o, axis=tuple(range(m)))
+
+
+def _shift(v: np.ndarray, dim: int, fill: Any) -> np.ndarray:
+    out = np.empty_like(v)
+    src = [slice(None)] * v.ndim
+    dst = [slice(None)] * v.ndim
+    src[dim], dst[dim] = slice(0, -1), slice(1, None)
+    out[tuple(dst)] = v[tuple(src)]
+    first = [slice(None)] * v.ndim
+    first[dim] = slice(0, 1)
+    out[tuple(first)] = fill
+    return out
+
+
+_ = (AxisKind, math)  # re-exported names used in docs
