@@ -6,6 +6,7 @@ import numpy as np
 
 from cuda2nki.diagnostics import SourceLoc, error
 from cuda2nki.frontend.ast import CType, ScalarType, VectorType
+from cuda2nki.simt.affine import Aff, mat
 from cuda2nki.simt.chunk import Chunk
 from cuda2nki.simt.memory import Ptr, Vec
 from cuda2nki.simt.numeric import np_dtype
@@ -31,6 +32,11 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
     esz = dt.itemsize
     size = esz * lanes
     off = ptr.off
+    if isinstance(off, Aff):
+        e = _affine_index(c, buf, off, esz, size, lanes)
+        if e is not None:
+            return e, dt, lanes
+        off = off.values().astype(np.int64)  # fall back: exact per-thread checks and messages
     if isinstance(off, np.ndarray):
         lo, hi = (int(off.min()), int(off.max())) if len(off) else (0, 0)
         if lo < 0 or hi + size > buf.limit:
@@ -57,6 +63,47 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
             segs = np.arange(c.T, dtype=np.int64) if act is None else act
         e = segs * seg_elems + e
     return e, dt, lanes
+
+
+def _affine_index(c: Chunk, buf, off: Aff, esz: int, size: int, lanes: int) -> Aff | None:
+    """Element index as an Aff (segment base included) when in bounds and aligned, else None."""
+    lo, hi = off.range()
+    if lo < 0 or hi + size > buf.limit:
+        return None
+    align = size if lanes > 1 else esz
+    if off.c0 % align or any(k % align for k in off.co):
+        return None
+    c0, co = off.c0 // esz, [k // esz for k in off.co]
+    if buf.seg:
+        se = buf.seg // esz
+        nz, ny, nx = c.nz, c.ny, c.nx
+        # block number in the chunk: ((bz - z0) * ny + (by - y0)) * nx + (bx - x0)
+        bco = (ny * nx, nx, 1)
+        c0 -= (c.z0 * ny * nx + c.y0 * nx + c.x0) * se if buf.kind == "shared" else 0
+        if buf.kind == "shared":
+            for ax in range(3):
+                co[ax] += bco[ax] * se
+        else:  # per-thread segment: k = blk * tpb + (tz * by + ty) * bx + tx
+            bx_, by_, _ = c.launch.block
+            tpb = c.tpb
+            c0 -= (c.z0 * ny * nx + c.y0 * nx + c.x0) * tpb * se
+            for ax in range(3):
+                co[ax] += bco[ax] * tpb * se
+            co[3] += by_ * bx_ * se
+            co[4] += bx_ * se
+            co[5] += se
+    from cuda2nki.frontend.ast import ScalarType
+
+    return off.with_(c0, tuple(co), ScalarType(name="int64"))
+
+
+def _strided(view: np.ndarray, e: Aff) -> np.ndarray:
+    """The 6-D strided view of ``view`` that ``e`` addresses (one element per thread of the box)."""
+    b = e.base()
+    isz = view.itemsize
+    return np.lib.stride_tricks.as_strided(
+        view[b:], shape=e.chunk.shape6, strides=tuple(k * isz for k in e.co), writeable=True
+    )
 
 
 def _oob(c, act, j, buf, off, size, t, loc, access):
@@ -98,9 +145,23 @@ def _misaligned(c, act, j, buf, off, size, t, loc, access):
 def load(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc):
     e, dt, lanes = element_index(c, act, ptr, t, loc, "read")
     view = ptr.buf.view(dt)
+    if isinstance(e, Aff):
+        ro = ptr.buf.readonly
+        if lanes == 1:
+            return _read_strided(view, e, ro)
+        return Vec(tuple(_read_strided(view, e.with_(e.c0 + j, e.co), ro) for j in range(lanes)))
     if lanes == 1:
         return view[e]
     return Vec(tuple(view[e + j] for j in range(lanes)))
+
+
+def _read_strided(view: np.ndarray, e: Aff, readonly: bool) -> np.ndarray:
+    if not any(e.co):
+        return view[e.base()]  # every thread reads one address: a uniform value
+    v = _strided(view, e).reshape(-1)
+    if readonly and not v.flags.writeable:
+        return v  # a view of a buffer nobody writes (reshape copied if it was not contiguous)
+    return np.array(v, copy=True) if np.may_share_memory(v, view) else v
 
 
 def store(c: Chunk, act, ptr: Ptr, t: CType, value, loc: SourceLoc) -> None:
@@ -109,14 +170,34 @@ def store(c: Chunk, act, ptr: Ptr, t: CType, value, loc: SourceLoc) -> None:
             "C2N1511", loc, space="__constant__ memory", buffer=ptr.buf.name, kernel=c.launch.kernel
         )
     e, dt, lanes = element_index(c, act, ptr, t, loc, "write")
+    ptr.buf.for_write()
     view = ptr.buf.view(dt)
     n = c.count(act)
+    value = mat(value) if not isinstance(value, Vec) else Vec(tuple(mat(x) for x in value.lanes))
+    if isinstance(e, Aff):
+        vals = value.lanes if isinstance(value, Vec) else (value,) * lanes
+        for j in range(lanes):
+            _write_strided(view, e.with_(e.c0 + j, e.co), vals[j], dt)
+        return
     if lanes == 1:
         _put(view, e, value, dt, n)
         return
     vals = value.lanes if isinstance(value, Vec) else (value,) * lanes
     for j in range(lanes):
         _put(view, e + j, vals[j], dt, n)
+
+
+def _write_strided(view: np.ndarray, e: Aff, v, dt: np.dtype) -> None:
+    if isinstance(v, np.ndarray | np.generic) and v.dtype != dt:
+        v = v.astype(dt)
+    if not any(e.co):  # every thread writes one address: the last thread wins
+        view[e.base()] = v[-1] if isinstance(v, np.ndarray) else v
+        return
+    dst = _strided(view, e)
+    if isinstance(v, np.ndarray):
+        dst[...] = v.reshape(e.chunk.shape6)
+    else:
+        dst[...] = v
 
 
 def _put(view: np.ndarray, e, value, dt: np.dtype, n: int) -> None:

@@ -60,6 +60,9 @@ class Chunk:
         self.launch = launch
         self.z0, self.nz, self.y0, self.ny, self.x0, self.nx = box
         self.nb = self.nz * self.ny * self.nx
+        bx, by, bz = launch.block
+        self.shape6 = (self.nz, self.ny, self.nx, bz, by, bx)
+        self.starts = (self.z0, self.y0, self.x0, 0, 0, 0)
         self.tpb = launch.tpb
         self.T = self.nb * self.tpb
         self.shared = shared
@@ -200,5 +203,14 @@ def union(parts: list, T: int):
     if len(parts) == 1:
         out = parts[0]
     else:
-        out = np.sort(np.concatenate(parts))
+        total = sum(len(p) for p in parts)
+        if total == T:
+            return None
+        if total * 8 > T:  # dense: a mask is cheaper than a sort
+            m = np.zeros(T, bool)
+            for p in parts:
+                m[p] = True
+            out = np.flatnonzero(m)
+        else:
+            out = np.sort(np.concatenate(parts))
     return None if len(out) == T else out

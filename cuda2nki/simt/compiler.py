@@ -20,6 +20,7 @@ from cuda2nki.diagnostics import DiagnosticError, SourceLoc, error
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.typesys import sizeof
 from cuda2nki.simt import access
+from cuda2nki.simt.affine import Aff, add_offsets, arith, compare, convert, mat, scale, truthy
 from cuda2nki.simt.chunk import EMPTY, Chunk, LoopFrame, is_empty, sel, split, union
 from cuda2nki.simt.memory import Buffer, PointerDivergence, Ptr, Vec, gather, make_buffer, scatter
 from cuda2nki.simt.numeric import (
@@ -27,14 +28,10 @@ from cuda2nki.simt.numeric import (
     CMP_OPS,
     DTYPES,
     IntDivByZero,
-    arith,
     common_type,
-    compare,
     compute_type,
-    convert,
     np_dtype,
     scalar,
-    truthy,
 )
 
 BOOL_T = A.ScalarType(name="bool")
@@ -213,11 +210,11 @@ def _zero(t):
 
 
 def _ptr_add(p: Ptr, i, size: int) -> Ptr:
-    if isinstance(i, np.ndarray):
-        d = i.astype(np.int64) * size
-    else:
-        d = np.int64(int(i) * size)
-    return Ptr(p.buf, p.off + d)
+    return Ptr(p.buf, add_offsets(p.off, scale(i, size)))
+
+
+def _neg64(i):
+    return arith("-", np.int64(0), convert(i, None, I64_T), I64_T)
 
 
 def _n(c: Chunk, act) -> int:
@@ -481,6 +478,10 @@ class FunctionCompiler:
             if ext == 1:  # uniform over the chunk
                 base = 0 if name == "threadIdx" else (c.x0, c.y0, c.z0)[axis]
                 return dt.type(base)
+            if a is None:
+                co = [0] * 6
+                co[(5 - axis) if name == "threadIdx" else (2 - axis)] = 1
+                return Aff(c, 0, tuple(co), t)
             arr = (c.tid if name == "threadIdx" else c.bid)[axis]
             if arr.dtype != dt:
                 arr = arr.astype(dt)
@@ -628,7 +629,7 @@ class FunctionCompiler:
 
             def padd(c, a):
                 i = rf(c, a)
-                return _ptr_add(lf(c, a), np.negative(i.astype(np.int64)) if sign < 0 else i, size)
+                return _ptr_add(lf(c, a), _neg64(i) if sign < 0 else i, size)
 
             return padd, lt
         if op == "+" and isinstance(rt, A.PointerType):
@@ -636,9 +637,13 @@ class FunctionCompiler:
             return (lambda c, a: _ptr_add(rf(c, a), lf(c, a), size)), rt
         if op == "-" and isinstance(lt, A.PointerType) and isinstance(rt, A.PointerType):
             size = elem_size(lt.pointee, e.loc)
-            return (
-                lambda c, a: (np.asarray(lf(c, a).off - rf(c, a).off) // size).astype(np.int64)[()]
-            ), I64_T
+
+            def pdiff(c, a):
+                x = np.asarray(mat(lf(c, a).off), np.int64)
+                y = np.asarray(mat(rf(c, a).off), np.int64)
+                return ((x - y) // size).astype(np.int64)[()]
+
+            return pdiff, I64_T
         if op in CMP_OPS:
 
             def pcmp(c, a):
@@ -712,7 +717,10 @@ class FunctionCompiler:
         if op == "+":
             return g, ct
         if op == "-":
-            return (lambda c, a: np.negative(g(c, a), dtype=dt)), ct
+            if ct.is_float:
+                return (lambda c, a: np.negative(g(c, a), dtype=dt)), ct
+            zero = scalar(0, ct)
+            return (lambda c, a: arith("-", zero, g(c, a), ct)), ct
         if op == "~":
             return (lambda c, a: np.invert(g(c, a), dtype=dt)), ct
         raise unsupported(e.loc, f"the operator '{op}'")
@@ -767,9 +775,7 @@ class FunctionCompiler:
 
             def padd(c, a):
                 i = vf(c, a)
-                new = _ptr_add(
-                    lv.load(c, a), i if sign > 0 else np.negative(np.asarray(i, np.int64)), size
-                )
+                new = _ptr_add(lv.load(c, a), i if sign > 0 else _neg64(i), size)
                 lv.store(c, a, new)
                 return new
 
@@ -1079,8 +1085,12 @@ class FunctionCompiler:
             if ef is None:
                 if is_empty(ea):
                     return r1
-                return union([r1, ea], c.T) if r1 is not None else None
+                if r1 is ta or _same_size(r1, ta, c.T):
+                    return a  # every thread of the branch came back
+                return union([r1, ea], c.T)
             r2 = ef(c, ea) if not is_empty(ea) else ea
+            if _same_size(r1, ta, c.T) and _same_size(r2, ea, c.T):
+                return a
             if is_empty(r2):
                 return r1
             if is_empty(r1):
@@ -1091,6 +1101,7 @@ class FunctionCompiler:
 
     def _loop(self, loc, cond: Fn | None, body: Callable, step: Fn | None, check_first: bool):
         def loop(c, a):
+            a0 = a
             exits = []
             frame = LoopFrame()
             c.loops.append(frame)
@@ -1117,6 +1128,8 @@ class FunctionCompiler:
                         step(c, a)
             finally:
                 c.loops.pop()
+            if sum(c.T if x is None else len(x) for x in exits) == _n(c, a0):
+                return a0  # nobody returned from inside the loop
             return union(exits, c.T)
 
         return loop
@@ -1240,6 +1253,11 @@ class _SwitchFrame(LoopFrame):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _same_size(x, y, T: int) -> bool:
+    """Two active sets, ``x`` a subset of ``y``, are equal when they have the same size."""
+    return (T if x is None else len(x)) == (T if y is None else len(y))
 
 
 def _tn(t) -> str:

@@ -16,6 +16,7 @@ import numpy as np
 from cuda2nki.diagnostics import error
 from cuda2nki.frontend import ast as A
 from cuda2nki.simt import access, atomics, mathfns, warp
+from cuda2nki.simt.affine import Aff
 from cuda2nki.simt.chunk import Chunk
 from cuda2nki.simt.memory import Ptr, Vec
 from cuda2nki.simt.numeric import DTYPES, common_type, compute_type, convert, np_dtype, scalar
@@ -83,7 +84,33 @@ def compile_call(fc, e: A.Call):
         from cuda2nki.simt.compiler import unsupported
 
         raise unsupported(e.loc, f"the function '{e.func}'")
-    return ent.build(fc, e)
+    return ent.build(_Materialising(fc), e)
+
+
+class _Materialising:
+    """The function compiler, with every argument value materialised (no affine values)."""
+
+    def __init__(self, fc):
+        self._fc = fc
+
+    def __getattr__(self, name):
+        return getattr(self._fc, name)
+
+    def rvalue(self, e, want=None):
+        f = self._fc.rvalue(e, want)
+        return lambda c, a: _mat(f(c, a))
+
+    def expr(self, e):
+        f, t = self._fc.expr(e)
+        return (lambda c, a: _mat(f(c, a))), t
+
+
+def _mat(v):
+    if isinstance(v, Aff):
+        return v.values()
+    if isinstance(v, Ptr) and isinstance(v.off, Aff):
+        return v  # addresses keep their affine form (loads through them become strided views)
+    return v
 
 
 def _args(fc, e: A.Call, want=None):
@@ -1095,6 +1122,7 @@ def _atomic(kind: str):
                 )
             idx = np.broadcast_to(np.asarray(idx, np.int64), (n,))
             vv = [np.broadcast_to(np.asarray(v).astype(dt), (n,)) for v in vals]
+            p.buf.for_write()
             view = p.buf.view(edt)
             return _apply_atomic(kind, view, idx, vv, dt)
 

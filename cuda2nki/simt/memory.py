@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cuda2nki.simt.affine import Aff
+
 
 @dataclass(eq=False)
 class Buffer:
@@ -20,15 +22,39 @@ class Buffer:
     data: np.ndarray  # uint8, length a multiple of 16
     seg: int = 0  # segment bytes (shared: per block, local: per thread); 0 = not segmented
     limit: int = 0  # addressable bytes (global: the array's size; segmented: seg)
-    written: np.ndarray | None = None  # per-element "ever stored" flags (unused for now)
+    dirty: bool = False  # written by the kernel
+    cow: bool = False  # ``data`` is the caller's array: copy before the first write
+    readonly: bool = False  # declared ``const``: loads may return views instead of copies
     _views: dict = field(default_factory=dict)
 
     def view(self, dt: np.dtype) -> np.ndarray:
         v = self._views.get(dt)
         if v is None:
-            v = self.data.view(dt)
+            d = self.data
+            extra = d.size % dt.itemsize
+            v = (d[: d.size - extra] if extra else d).view(dt)
             self._views[dt] = v
         return v
+
+    def for_write(self) -> None:
+        """Make the buffer private (copy-on-write) before a store."""
+        self.dirty = True
+        if self.cow:
+            padded = max(16, (self.data.size + 15) // 16 * 16)
+            data = np.zeros(padded, np.uint8)
+            data[: self.data.size] = self.data
+            self.data = data
+            self.cow = False
+            self._views.clear()
+
+
+def wrap_array(name: str, arr: np.ndarray, readonly: bool) -> Buffer:
+    """A global buffer over the caller's array, copied only if the kernel writes it."""
+    a = np.ascontiguousarray(arr)
+    raw = a.reshape(-1).view(np.uint8)
+    ro = raw.view()
+    ro.flags.writeable = False
+    return Buffer(name, "global", ro, limit=raw.size, cow=True, readonly=readonly)
 
 
 def make_buffer(
@@ -38,7 +64,7 @@ def make_buffer(
     data = np.zeros(padded, np.uint8)
     if fill:
         pat = np.frombuffer(fill, np.uint8)
-        data[:] = np.resize(pat, padded)
+        data.reshape(-1, len(pat))[:] = pat
     return Buffer(name, kind, data, seg=seg, limit=seg if seg else nbytes)
 
 
@@ -61,6 +87,8 @@ def gather(v, act):
     """Select the active threads' values from a full-width value."""
     if act is None:
         return v
+    if isinstance(v, Aff):
+        return v.at(act)
     if isinstance(v, np.ndarray):
         return v[act]
     if isinstance(v, Vec):
@@ -71,7 +99,7 @@ def gather(v, act):
 
 
 def is_uniform(v) -> bool:
-    if isinstance(v, np.ndarray):
+    if isinstance(v, np.ndarray | Aff):
         return False
     if isinstance(v, Vec):
         return all(is_uniform(x) for x in v.lanes)
@@ -82,6 +110,8 @@ def is_uniform(v) -> bool:
 
 def widen(v, n: int, dt: np.dtype | None = None):
     """A full-width (length ``n``) copy of ``v``."""
+    if isinstance(v, Aff):
+        return np.array(v.values())
     if isinstance(v, np.ndarray):
         return v.copy()
     if isinstance(v, Vec):

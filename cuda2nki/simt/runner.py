@@ -12,7 +12,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.typesys import sizeof
 from cuda2nki.simt.chunk import Chunk, Launch
 from cuda2nki.simt.compiler import FunctionCompiler, Program, decay, unq
-from cuda2nki.simt.memory import Buffer, Vec, make_buffer
+from cuda2nki.simt.memory import Buffer, Vec, make_buffer, wrap_array
 from cuda2nki.simt.numeric import UnsupportedType, convert, np_dtype, scalar
 
 MAX_THREADS_PER_BLOCK = 1024
@@ -198,8 +198,13 @@ def run_kernel_full(
             nchunks += 1
     outputs = {}
     for pname, (buf, arr) in buffers.items():
-        n = arr.size * arr.dtype.itemsize
-        outputs[pname] = buf.data[:n].view(arr.dtype).reshape(arr.shape).copy()
+        if buf.cow:  # never written: a read-only view of the caller's array
+            out = np.asarray(arr).view()
+            out.flags.writeable = False
+        else:
+            n = arr.size * arr.dtype.itemsize
+            out = buf.data[:n].view(arr.dtype).reshape(arr.shape)
+        outputs[pname] = out
     return SimtResult(outputs, launch.diagnostics, steps, nchunks)
 
 
@@ -228,11 +233,10 @@ def _bind_args(fn: A.Function, cf, args: Mapping[str, object], kernel: str):
                 )
             buf = by_id.get(id(v))
             if buf is None:
-                arr = np.ascontiguousarray(v)
-                raw = arr.reshape(-1).view(np.uint8)
-                buf = make_buffer(p.name, "global", raw.size)
-                buf.data[: raw.size] = raw
+                buf = wrap_array(p.name, v, readonly=bool(getattr(t.pointee, "const", False)))
                 by_id[id(v)] = buf
+            elif not getattr(t.pointee, "const", False):
+                buf.readonly = False
             buffers[p.name] = (buf, np.asarray(v))
             from cuda2nki.simt.memory import Ptr
 
