@@ -71,6 +71,7 @@ _FOLD = {
     Op.MAX: max,
     Op.MIN: min,
 }
+_FUSABLE = frozenset({Op.ADD, Op.SUB, Op.MUL, Op.MAX, Op.MIN})
 _SWAP = {Op.LT: Op.GT, Op.GT: Op.LT, Op.LE: Op.GE, Op.GE: Op.LE}
 
 
@@ -252,6 +253,11 @@ class TileExprCompiler:
     def _binary(self, e: Binary) -> Val:
         if e.op not in ALU_OPS:
             raise Unsupported(f"operator '{e.op.value}'", e.loc)
+        if e.op == Op.MUL and e.a == e.b:
+            return self._unary(Unary(Op.SQUARE, e.a, loc=e.loc))
+        fused = self._fused_scalar_pair(e)
+        if fused is not None:
+            return fused
         a, b = self.compile(e.a), self.compile(e.b)
         if e.op == Op.DIV:
             return self._divide(a, b, e)
@@ -265,6 +271,24 @@ class TileExprCompiler:
         dst = self.tile(e.op.value, kind, "float32")
         self.b.emit(TensorTensor(dst, e.op, a.operand, b.operand, loc=e.loc))
         return Val(kind, dst)
+
+    def _fused_scalar_pair(self, e: Binary) -> Val | None:
+        """``(x op0 s0) op1 s1`` with per-row/immediate ``s0``, ``s1``: one tensor_scalar."""
+        inner = e.a
+        if e.op not in _FUSABLE or not isinstance(inner, Binary) or inner.op not in _FUSABLE:
+            return None
+        if inner in self.cache:
+            return None  # already computed: reuse it instead of recomputing
+        x, s0, s1 = self.compile(inner.a), self.compile(inner.b), self.compile(e.b)
+        if x.kind != FULL or s0.kind == FULL or s1.kind == FULL:
+            return None
+        dst = self.tile(e.op.value, FULL, "float32")
+        self.b.emit(
+            TensorScalar(
+                dst, x.operand, inner.op, s0.operand, op1=e.op, operand1=s1.operand, loc=e.loc
+            )
+        )
+        return Val(FULL, dst)
 
     def _scalar_pair(self, op: Op, a: Val, b: Val, e: Binary) -> Val:
         if isinstance(a.operand, Lit) and isinstance(b.operand, Lit) and op in _FOLD:
@@ -287,6 +311,8 @@ class TileExprCompiler:
             if a.kind == IMM:
                 return self._scalar_pair(Op.MUL, a, recip, Binary(Op.MUL, e.a, e.b, loc=e.loc))
             return self._tensor_scalar(Op.MUL, a, recip, reverse=False, loc=e.loc)
+        if b.kind == IMM and a.kind != IMM:
+            return self._tensor_scalar(Op.DIV, a, b, reverse=False, loc=e.loc)
         if b.kind == IMM:
             b = self.materialize_row(b, "den")
         inv = self.tile("recip", b.kind, "float32")
@@ -329,6 +355,32 @@ class TileExprCompiler:
         dst = self.tile("red", ROW, "float32" if acc in ("float64", "float32") else acc)
         self.b.emit(TensorReduce(dst, r.op, body_val.operand, axes=(1,), loc=r.loc))
         return Val(ROW, dst)
+
+    def reduce_of(self, r: Reduce) -> Val:
+        """Compile ``r``; an add-reduction of an activation rides on the activation itself."""
+        body = r.body
+        if isinstance(body, Binary) and body.op == Op.MUL and body.a == body.b:
+            body = Unary(Op.SQUARE, body.a, loc=body.loc)
+        val = self.compile(body)
+        if r.op != Op.ADD or r.where is not None or val.kind != FULL:
+            return self.reduce_rows(r, val)
+        at = self._producer(val.operand)
+        if at is None:
+            return self.reduce_rows(r, val)
+        acc = self.tile("red", ROW, "float32")
+        alloc = self.b.stmts.pop()  # the row tile's Alloc goes ahead of the activation
+        self.b.stmts.insert(at, alloc)
+        self.b.stmts[at + 1] = self.b.stmts[at + 1].replace(reduce_dst=acc)
+        return Val(ROW, acc)
+
+    def _producer(self, tile: View | Lit | Param) -> int | None:
+        """Index of the activation that wrote ``tile`` (and has no reduction yet), if any."""
+        for n in range(len(self.b.stmts) - 1, -1, -1):
+            st = self.b.stmts[n]
+            if getattr(st, "dst", None) == tile:
+                ok = isinstance(st, Activation) and st.reduce_dst is None and st.op != Op.RECIPROCAL
+                return n if ok else None
+        return None
 
 
 def log2_int(n: int) -> int:

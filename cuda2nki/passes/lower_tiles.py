@@ -304,7 +304,7 @@ class _RowCompiler(T.TileExprCompiler):
 
     def _compile(self, e):  # type: ignore[override]
         if isinstance(e, Reduce):
-            return self.reduce_rows(e, self.compile(e.body))
+            return self.reduce_of(e)
         return super()._compile(e)
 
 

@@ -260,3 +260,25 @@ def scan_refused() -> Kernel:
 
 
 _ = Lit
+
+
+def add_2d() -> Kernel:
+    """c[i, j] = a[i, j] + b[i, j]."""
+    return Kernel(
+        "add_2d",
+        params=(
+            TensorDecl("a", (R, C), "float32", Role.IN),
+            TensorDecl("b", (R, C), "float32", Role.IN),
+            TensorDecl("c", (R, C), "float32", Role.OUT),
+            ScalarDecl("R"),
+            ScalarDecl("C"),
+        ),
+        body=(
+            Compute(
+                Access("c", (i, j)),
+                Domain((Axis("i", R), Axis("j", C))),
+                Binary(Op.ADD, Read("a", (i, j)), Read("b", (i, j))),
+                idiom=Idiom.MAP,
+            ),
+        ),
+    )
