@@ -1,0 +1,118 @@
+"""Soundness and sharpness of the IR-derived error bound (see cuda2nki.ir.evaluate)."""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from cuda2nki.ir.evaluate import analyse, error_bound, evaluate, gamma
+from cuda2nki.ir.parser import parse
+
+from .kernels import ALL, kernel
+
+RNG = np.random.default_rng(7)
+
+
+def f32(*shape):
+    return RNG.standard_normal(shape).astype(np.float32)
+
+
+def within(approx, exact, bound):
+    approx, exact = np.asarray(approx, np.float64), np.asarray(exact, np.float64)
+    with np.errstate(invalid="ignore"):
+        diff = np.where(approx == exact, 0.0, np.abs(approx - exact))
+    return bool(np.all(diff <= bound))
+
+
+def test_gamma():
+    assert gamma(10, 2.0**-24) == pytest.approx(10 * 2.0**-24 / (1 - 10 * 2.0**-24))
+    assert np.isinf(gamma(2**24, 2.0**-24))
+
+
+@pytest.mark.parametrize("mkn", [(64, 300, 48), (16, 1024, 16)])
+def test_matmul_fp32_error_within_bound_and_perturbation_exceeds(mkn):
+    m, k, n = mkn
+    a, b = f32(m, k), f32(k, n)
+    k_ir = kernel("MATMUL")
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    bound = error_bound(k_ir, {"A": a, "B": b}, c=1.0)["C"]
+    assert within(a @ b, exact, bound)
+    # componentwise: (2 u_in + u_mul + gamma_K(u)) |A||B|
+    u = 2.0**-24
+    mag = np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    np.testing.assert_allclose(bound, (3 * u + gamma(k, u)) * mag, rtol=1e-6)
+    assert not within((a @ b) * np.float32(1 + 1e-3), exact, bound)
+    # accumulating in bfloat16 is a real defect: it must not fit the fp32 tolerance
+    bf = a.astype(ml_dtypes.bfloat16).astype(np.float32) @ b.astype(ml_dtypes.bfloat16).astype(
+        np.float32
+    )
+    assert not within(bf, exact, error_bound(k_ir, {"A": a, "B": b})["C"])
+
+
+def test_softmax_fp32_within_bound_and_perturbation_exceeds():
+    x = (f32(64, 512) * 4).astype(np.float32)
+    exact = evaluate(kernel("SOFTMAX"), {"x": x})["y"]
+    bound = error_bound(kernel("SOFTMAX"), {"x": x}, c=1.0)["y"]
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    y32 = e / e.sum(axis=1, keepdims=True)
+    assert y32.dtype == np.float32
+    assert within(y32, exact, bound)
+    assert not within(y32 * np.float32(1.001), exact, bound)
+    assert np.all(bound < 1e-4 * np.abs(exact) + 1e-30)  # and it is not vacuous
+
+
+def test_sequential_fp32_sum_within_bound():
+    x = np.abs(f32(20000)) + 1
+    k = kernel("TOTAL")
+    exact = evaluate(k, {"x": x})["out"]
+    bound = error_bound(k, {"x": x}, c=1.0)["out"]
+    seq = np.cumsum(x, dtype=np.float32)[-1:]  # strictly sequential accumulation
+    assert abs(float(seq[0]) - float(exact[0])) > 0  # fp32 really does lose digits here
+    assert within(seq, exact, bound)
+    assert not within(seq + bound * 3, exact, bound)
+
+
+def test_layernorm_fp32_within_bound():
+    x, g, b = f32(32, 256) * 3 + 1, f32(256), f32(256)
+    x = x.astype(np.float32)
+    k = kernel("LAYERNORM")
+    eps = np.float32(1e-5)
+    exact = evaluate(k, {"x": x, "g": g, "b": b}, {"eps": 1e-5})["y"]
+    bound = error_bound(k, {"x": x, "g": g, "b": b}, {"eps": 1e-5}, c=1.0)["y"]
+    n = np.float32(256)
+    mu = x.sum(axis=1, keepdims=True, dtype=np.float32) / n
+    var = ((x - mu) ** 2).sum(axis=1, keepdims=True, dtype=np.float32) / n
+    y = (x - mu) * (np.float32(1) / np.sqrt(var + eps)) * g + b
+    assert y.dtype == np.float32
+    assert within(y, exact, bound)
+
+
+def test_elementwise_math_within_bound():
+    k = parse("""
+    kernel act(x: in float32[N], y: out float32[N], N: int32) {
+      map: y[i] = tanh(x[i]) * sigmoid(x[i]) + exp(x[i] * 0.5) - sqrt(abs(x[i])) for i < N;
+    }""")
+    x = f32(5000) * 3
+    exact = evaluate(k, {"x": x})["y"]
+    bound = error_bound(k, {"x": x}, c=1.0)["y"]
+    sig = np.float32(1) / (np.float32(1) + np.exp(-x))
+    y = np.tanh(x) * sig + np.exp(x * np.float32(0.5)) - np.sqrt(np.abs(x))
+    assert y.dtype == np.float32
+    assert within(y, exact, bound)
+
+
+@pytest.mark.parametrize("name", sorted(set(ALL) - {"HISTOGRAM"}))
+def test_declared_mode_lies_within_the_bound_of_every_kernel(name):
+    k = kernel(name)
+    inputs, scalars = {}, {"alpha": 1.5, "eps": 1e-5, "scale": 0.125, "B": 8}
+    dims = {"N": 40, "R": 6, "C": 33, "M": 9, "K": 70, "V": 12, "D": 5, "S": 4, "T": 6}
+    for t in k.inputs:
+        shape = tuple(dims[s.name] for s in t.shape)
+        if t.dtype.startswith("int"):
+            inputs[t.name] = RNG.integers(0, dims.get("V", 8), size=shape).astype(t.dtype)
+        else:
+            inputs[t.name] = f32(*shape)
+    scalars.update({k_: v for k_, v in dims.items() if k_ in k.scalars})
+    exact = analyse(k, inputs, scalars)
+    declared = evaluate(k, inputs, scalars, mode="declared")
+    for out in exact.values:
+        assert within(declared[out], exact.values[out], exact.bound[out]), out
