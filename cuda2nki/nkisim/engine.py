@@ -100,9 +100,9 @@ def on_chip(t: NkiTensor, api: str, what: str, allowed=(sbuf, psum)) -> NkiTenso
 def check_pstart(t: NkiTensor, api: str, what: str) -> None:
     """Start-partition rule (reference 3.3): P>64 -> 0; 32<P<=64 -> 0/64; P<=32 -> multiple of 32."""
     stg = t.storage
-    if t.a is None or t.pdim is None or stg.pdim != 0 or t.pdim != 0:
+    if t.pdim != 0 or stg.pdim != 0 or t.index is not None:
         return
-    p = t.a.shape[0]
+    p = t.shape[0]
     if p == stg.shape[0]:
         return
     row = math.prod(stg.shape[1:]) or 1
@@ -197,17 +197,28 @@ def record(
     partitions: int | None = None,
     free: int | None = None,
 ) -> None:
-    s = st.current()
-    s.sample_memory()
+    s = st._STACK[-1]
+    if (
+        s.sbuf_now > s.peak_sbuf
+        or s.psum_banks_now > s.peak_psum_banks
+        or s.psum_bytes_now > s.peak_psum_bytes
+    ):
+        s.sample_memory()
     file, line = port_site()
     main = ts[1] if len(ts) > 1 and ts[1] is not None else ts[0]
+    shapes, dtypes, bufs = [], [], []
+    for t in ts:
+        if t is not None:
+            shapes.append(t.shape)
+            dtypes.append(t.dtype.name)
+            bufs.append(t.storage.buffer.name)
     s.trace.append(
         st.Instr(
             eng,
             op,
-            tuple(t.shape for t in ts if t is not None),
-            tuple(t.dtype.name for t in ts if t is not None),
-            tuple(t.storage.buffer.name for t in ts if t is not None),
+            tuple(shapes),
+            tuple(dtypes),
+            tuple(bufs),
             main.partitions() if partitions is None else partitions,
             main.free_size() if free is None else free,
             dma_bytes,

@@ -18,10 +18,20 @@ def _is_internal(filename: str) -> bool:
     return filename.startswith(_PKG_DIR) or filename.startswith("<frozen importlib")
 
 
+_INTERNAL: dict[object, bool] = {}
+
+
 def port_frame(depth: int = 1):
     """The innermost frame outside the simulator, or ``None``."""
     f = sys._getframe(depth)
-    while f is not None and _is_internal(f.f_code.co_filename):
+    cache = _INTERNAL
+    while f is not None:
+        code = f.f_code
+        internal = cache.get(code)
+        if internal is None:
+            internal = cache[code] = _is_internal(code.co_filename)
+        if not internal:
+            return f
         f = f.f_back
     return f
 

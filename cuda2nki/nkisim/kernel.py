@@ -129,7 +129,17 @@ def _convert_out(v, state: st.SimState):
                     buffer=v.buffer.name,
                 )
             )
-        return np.array(v.values("output"), copy=True)
+        vals = v.values("output")
+        stg = v.storage
+        if (
+            not stg.readonly
+            and vals.base is not None
+            and vals.size == stg.flat.size
+            and vals.flags.c_contiguous
+            and v.index is None
+        ):
+            return vals  # the whole output storage, no longer used by the simulator
+        return np.array(vals, copy=True)
     if isinstance(v, dict):
         return {k: _convert_out(x, state) for k, x in v.items()}
     if isinstance(v, tuple) and hasattr(v, "_fields"):

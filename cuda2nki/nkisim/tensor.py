@@ -13,7 +13,6 @@ allocate-then-overwrite (the usual pattern) as cheap as ``np.empty``.
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Sequence
 
 import numpy as np
@@ -81,6 +80,11 @@ class Storage:
         "mm_written",
         "site",
         "is_input",
+        "readonly",
+        "old_flat",
+        "gen",
+        "pending",
+        "_free",
         "__weakref__",
     )
 
@@ -106,8 +110,38 @@ class Storage:
         self.mm_written: np.ndarray | None = None
         self.site = site
         self.is_input = False
+        self.readonly = False  # a caller's array used in place; copied on the first write
+        self.old_flat: np.ndarray | None = None
+        self.gen = 0
+        self.pending: np.ndarray | None = None  # HBM: elements written so far (lazy poison)
+        self._free = None  # callback releasing on-chip accounting when the storage dies
+
+    def __del__(self) -> None:
+        f = self._free
+        if f is not None:
+            f(id(self))
+
+    def make_writable(self) -> None:
+        """Copy-on-write of a caller's input array (views rebase lazily via ``gen``)."""
+        if self.readonly:
+            self.old_flat = self.flat
+            self.flat = self.flat.copy()
+            self.readonly = False
+            self.gen += 1
+
+    def settle(self) -> None:
+        """Apply the deferred poison of an HBM storage to elements never written."""
+        p = self.pending
+        if p is not None:
+            self.pending = None
+            if not p.all():
+                np.copyto(
+                    self.flat, np.asarray(dt.poison_value(self.dtype), self.flat.dtype), where=~p
+                )
 
     def poison(self) -> None:
+        if self.pending is not None:
+            self.settle()
         if self.fresh:
             self.fresh = False
             self.flat.fill(dt.poison_value(self.dtype))
@@ -123,6 +157,12 @@ class Storage:
 
 
 def _normalize_shape(shape) -> tuple[tuple[int, ...], int | None]:
+    if type(shape) is tuple:
+        for s in shape:
+            if type(s) is not int:
+                break
+        else:
+            return shape, None
     if isinstance(shape, (int, np.integer, par_dim)):
         shape = (shape,)
     dims, pdim = [], None
@@ -197,14 +237,14 @@ def allocate(
         nblocks = math.prod(dims[:pdim])
         banks = nblocks * max(1, -(-tile_bytes // st.PSUM_BANK_BYTES))
         state.alloc_psum(id(stg), nblocks * tile_bytes, banks, site)
-        weakref.finalize(stg, state.free_psum, id(stg))
+        stg._free = state.free_psum
     elif buffer is sbuf:
         state.alloc_sbuf(id(stg), stg.bytes_per_partition(), site)
-        weakref.finalize(stg, state.free_sbuf, id(stg))
+        stg._free = state.free_sbuf
     if buffer is shared_hbm and (state.grid or state.lnc > 1):
         state.shared_outputs[(site, state.shared_seq[site] - 1)] = stg
     arr = flat.reshape(dims)
-    return NkiTensor(stg, arr, ndt, pdim)
+    return NkiTensor(stg, arr, ndt, pdim, None, 0)
 
 
 def wrap_host(
@@ -212,12 +252,19 @@ def wrap_host(
 ) -> NkiTensor:
     """An HBM tensor holding a copy of a host array (kernel inputs)."""
     ndt = dtype or dt.from_numpy(array.dtype)
-    vals = dt.convert(np.asarray(array), ndt)
-    flat = np.array(vals, dtype=ndt.np_dtype, copy=True).reshape(-1)
+    src = np.asarray(array)
+    vals = dt.convert(src, ndt)
+    shared = vals is src and src.flags.c_contiguous
+    if shared:
+        flat = src.reshape(-1).view()
+        flat.flags.writeable = False
+    else:
+        flat = np.array(vals, dtype=ndt.np_dtype, copy=True).reshape(-1)
     stg = Storage(flat, ndt, buffer, tuple(array.shape), None, name, ("<host>", 0), False)
+    stg.readonly = shared
     if st.current().strict_uninit:
         stg.written = np.ones(flat.size, dtype=bool)
-    return NkiTensor(stg, flat.reshape(array.shape), ndt, None)
+    return NkiTensor(stg, flat.reshape(array.shape), ndt, None, None, 0)
 
 
 # --------------------------------------------------------------------------- legacy index exprs
@@ -335,6 +382,13 @@ def _mask_arr(o) -> np.ndarray:
 # --------------------------------------------------------------------------- tensor view
 
 
+def _strided_bytes(flat: np.ndarray, off: int, like: np.ndarray) -> np.ndarray:
+    """A view of ``flat`` starting ``off`` bytes in, with ``like``'s shape, strides and dtype."""
+    b = flat.view(np.uint8)[off:]
+    n = (b.size // like.itemsize) * like.itemsize
+    return as_strided(b[:n].view(like.dtype), like.shape, like.strides)
+
+
 def _offset_of(a: np.ndarray, base: np.ndarray) -> int:
     return (a.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // a.itemsize
 
@@ -342,7 +396,7 @@ def _offset_of(a: np.ndarray, base: np.ndarray) -> int:
 class NkiTensor:
     """A view of a :class:`Storage` (``nl.ndarray`` results, kernel arguments, slices)."""
 
-    __slots__ = ("storage", "a", "dtype", "pdim", "index", "__weakref__")
+    __slots__ = ("storage", "_a", "_gen", "dtype", "pdim", "index", "shape", "_boff", "__weakref__")
     __array_ufunc__ = None
 
     def __init__(
@@ -352,17 +406,32 @@ class NkiTensor:
         dtype: dt.NkiDType,
         pdim: int | None,
         index: np.ndarray | None = None,
+        boff: int | None = None,
     ):
+        self._boff = boff  # byte offset of the view in the storage (None: not computed yet)
         self.storage = storage
-        self.a = a
+        self._a = a
+        self._gen = storage.gen
+        self.shape: tuple[int, ...] = a.shape if a is not None else index.shape  # type: ignore[union-attr]
         self.dtype = dtype
         self.pdim = pdim
         self.index = index
 
     # ------------------------------------------------------------------ properties
     @property
-    def shape(self) -> tuple[int, ...]:
-        return self.a.shape if self.a is not None else self.index.shape  # type: ignore[union-attr]
+    def a(self) -> np.ndarray | None:
+        """The strided NumPy view (``None`` for gathered views)."""
+        if self._gen != self.storage.gen:
+            self._rebase()
+        return self._a
+
+    def _rebase(self) -> None:
+        stg = self.storage
+        old = self._a
+        if old is not None and stg.old_flat is not None:
+            off = old.__array_interface__["data"][0] - stg.old_flat.__array_interface__["data"][0]
+            self._a = _strided_bytes(stg.flat, off, old)
+        self._gen = stg.gen
 
     @property
     def ndim(self) -> int:
@@ -390,9 +459,16 @@ class NkiTensor:
 
     @property
     def offset(self) -> int:
-        if self.a is None:
+        """Element offset of the view's first element in the storage."""
+        if self._a is None:
             raise unsupported("offset of an indirect (gathered) tensor view")
-        return _offset_of(self.a, self.storage.flat)
+        b = self._boff
+        if b is None:
+            a = self.a
+            b = self._boff = (
+                a.__array_interface__["data"][0] - self.storage.flat.__array_interface__["data"][0]
+            )
+        return b // self._a.itemsize
 
     @property
     def strides(self) -> tuple[int, ...]:
@@ -402,16 +478,19 @@ class NkiTensor:
 
     def partitions(self) -> int:
         """Partitions spanned (1 for HBM views)."""
-        if self.pdim is None:
-            return 1
-        return self.shape[self.pdim]
+        pd = self.pdim
+        return 1 if pd is None else self.shape[pd]
 
     def free_size(self) -> int:
         """Elements per partition (for on-chip) or total elements (HBM)."""
-        if self.pdim is None:
-            return self.size
-        p = self.shape[self.pdim]
-        return self.size // p if p else 0
+        shape = self.shape
+        pd = self.pdim
+        if pd == 0 and len(shape) == 2:
+            return shape[1]
+        if pd is None:
+            return math.prod(shape)
+        p = shape[pd]
+        return math.prod(shape) // p if p else 0
 
     def is_indirect(self) -> bool:
         return self.index is not None
@@ -440,7 +519,7 @@ class NkiTensor:
     def values(self, api: str = "read") -> np.ndarray:
         """Stored values (storage dtype); a view for strided tensors, a gather otherwise."""
         stg = self.storage
-        if stg.fresh:
+        if stg.fresh or stg.pending is not None:
             stg.poison()
         if stg.written is not None:
             self._check_written(api)
@@ -463,6 +542,16 @@ class NkiTensor:
         if self.dtype.is_float:
             return v if v.dtype == dt.F32 else v.astype(np.float32)
         return v.astype(np.float32)
+
+    def _parallel_view(self, w: np.ndarray) -> np.ndarray:
+        """The same view over a parallel per-element array of the storage (strided views)."""
+        a = self.a
+        flat = self.storage.flat
+        off = (
+            a.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
+        ) // flat.itemsize
+        strides = tuple(st_ // flat.itemsize for st_ in a.strides)
+        return as_strided(w[off:] if a.size else w, a.shape, strides)
 
     def _written_view(self) -> np.ndarray:
         w = self.storage.written
@@ -506,6 +595,8 @@ class NkiTensor:
                         api=api,
                         detail=f"cannot write values of shape {conv.shape} into {self.describe()}",
                     ) from None
+        if stg.readonly:
+            stg.make_writable()
         if self.index is not None:
             self._scatter(conv, where, api)
             return
@@ -513,6 +604,9 @@ class NkiTensor:
         if stg.fresh:
             if where is None and a.size == stg.flat.size and 0 not in a.strides:
                 stg.fresh = False
+            elif not stg.buffer.on_chip:
+                stg.fresh = False
+                stg.pending = np.zeros(stg.flat.size, dtype=bool)
             else:
                 stg.poison()
         try:
@@ -528,6 +622,12 @@ class NkiTensor:
                 wv[...] = True
             else:
                 wv |= np.broadcast_to(where, shape)
+        if stg.pending is not None:
+            pv = self._parallel_view(stg.pending)
+            if where is None:
+                pv[...] = True
+            else:
+                pv |= np.broadcast_to(where, shape)
 
     def _scatter(self, conv: np.ndarray, where: np.ndarray | None, api: str) -> None:
         stg = self.storage
@@ -554,6 +654,16 @@ class NkiTensor:
     def __getitem__(self, key) -> NkiTensor:
         if not isinstance(key, tuple):
             key = (key,)
+        a = self._a
+        if a is not None and len(key) == a.ndim and self._gen == self.storage.gen:
+            fast = _fast_slices(key, a.shape)
+            if fast:
+                b = self._boff
+                if b is not None:
+                    for k, stride in zip(key, a.strides):
+                        if k.start:
+                            b += k.start * stride
+                return NkiTensor(self.storage, a[key], self.dtype, self.pdim, None, b)
         for k in key:
             if isinstance(k, (IndexExpr, NkiTensor, np.ndarray, list)):
                 return self._advanced(key)
@@ -942,6 +1052,19 @@ class NkiTensor:
 
     def __imax__(self, o):  # pragma: no cover - not a Python operator
         return self._inplace("maximum", o)
+
+
+def _fast_slices(key: tuple, shape: tuple) -> bool:
+    """True if ``key`` is only unit-step slices with in-range non-negative int bounds."""
+    for k, n in zip(key, shape):
+        if type(k) is not slice or k.step is not None:
+            return False
+        a, b = k.start, k.stop
+        if a is not None and (type(a) is not int or a < 0 or a > n):
+            return False
+        if b is not None and (type(b) is not int or b < 0 or b > n):
+            return False
+    return True
 
 
 def _check_slice(k: slice, n: int, d: int, t: NkiTensor) -> slice:
