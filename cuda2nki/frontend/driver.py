@@ -178,15 +178,20 @@ def _launch_sites(
     requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]] = []
     if b"<<<" not in unit.src:
         return sites, requests
-    caps = captures("(kernel_call_syntax) @k", root, "k")
+    caps = _kernel_call_nodes(unit.src, root)
+    kinds: dict[int, str] = {}
     host_low: dict[int, BodyLowerer] = {}
     for ks in caps:
         call = ks.parent
         fnode = _enclosing_function(ks)
         if call is None or call.type != "call_expression":
             continue
-        if fnode is not None and function_kind(fnode)[0] != "host":
-            continue  # device-side launch: C2N1014 when that function is lowered
+        if fnode is not None:
+            kind = kinds.get(fnode.id)
+            if kind is None:
+                kind = kinds[fnode.id] = function_kind(fnode)[0]
+            if kind != "host":
+                continue  # device-side launch: C2N1014 when that function is lowered
         if call.has_error:
             continue
         key = fnode.id if fnode is not None else -1
@@ -229,9 +234,45 @@ def _explicit_instantiations(
     return out
 
 
+def _kernel_call_nodes(src: bytes, root: ts.Node) -> list[ts.Node]:
+    """The ``kernel_call_syntax`` nodes, found from the ``<<<`` tokens in the text."""
+    out: list[ts.Node] = []
+    pos = src.find(b"<<<")
+    while pos >= 0:
+        n = root.descendant_for_byte_range(pos, pos + 3)
+        while n is not None and n.type != "kernel_call_syntax" and n.start_byte == pos:
+            n = n.parent
+        if n is not None and n.type == "kernel_call_syntax":
+            out.append(n)
+        pos = src.find(b"<<<", pos + 3)
+    return out
+
+
+_STMT_CONTAINERS = frozenset(
+    "compound_statement if_statement else_clause for_statement while_statement do_statement "
+    "switch_statement case_statement labeled_statement attributed_statement".split()
+)
+
+
+def _declarations(fnode: ts.Node) -> list[ts.Node]:
+    """Declarations in a function body (statement level, nested blocks included), in order."""
+    out: list[ts.Node] = []
+    body = fnode.child_by_field_name("body")
+    stack = [body] if body is not None else []
+    while stack:
+        n = stack.pop()
+        for c in reversed(n.named_children):
+            if c.type == "declaration":
+                out.append(c)
+            elif c.type in _STMT_CONTAINERS:
+                stack.append(c)
+    out.sort(key=lambda d: d.start_byte)
+    return out
+
+
 def _scan_host_decls(unit: UnitContext, low: BodyLowerer, fnode: ts.Node) -> None:
     """dim3 variables and integer constants declared in a host function."""
-    for d in captures("(declaration) @d", fnode, "d"):
+    for d in _declarations(fnode):
         t = d.child_by_field_name("type")
         if t is None:
             continue

@@ -85,6 +85,17 @@ def _text(node: ts.Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
 
 
+_new = object.__new__
+
+
+def _mk(cls: type, **fields: object) -> A.Node:
+    """Build a frozen AST node without its generated ``__init__`` (hot path; every field of the
+    class must be given)."""
+    o = _new(cls)
+    o.__dict__.update(fields)
+    return o
+
+
 class BodyLowerer:
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
@@ -994,7 +1005,7 @@ class BodyLowerer:
         s = self.lookup(name)
         if s is not None:
             # a group object is only meaningful as an argument, which the call drops
-            return A.Name(loc=loc, name=name, ty=s.ty)
+            return _mk(A.Name, loc=loc, ty=s.ty, name=name)
         if name in self.env:
             v = self.env[name]
             if isinstance(v, int) and not isinstance(v, bool):
@@ -1152,19 +1163,20 @@ class BodyLowerer:
             raise Reparse(args.start_byte)
 
     def e_binary(self, node: ts.Node) -> A.Expr:
-        op_node = node.child_by_field_name("operator")
+        kids = node.children
+        if len(kids) == 3:  # left, operator, right (no comments in between)
+            left_node, op_node, right_node = kids
+        else:
+            op_node = node.child_by_field_name("operator")
+            left_node = node.child_by_field_name("left")
+            right_node = node.child_by_field_name("right")
         op = op_node.type
         if self.u.op_override:
             op = self.u.op_override.get(op_node.start_byte, op)
-        left = self.expr(node.child_by_field_name("left"))
-        right = self.expr(node.child_by_field_name("right"))
-        return A.Binary(
-            loc=self.loc(node),
-            op=op,
-            left=left,
-            right=right,
-            ty=self._binary_type(op, left.ty, right.ty, node),
-        )
+        left = self.expr(left_node)
+        right = self.expr(right_node)
+        ty = self._binary_type(op, left.ty, right.ty, node)
+        return _mk(A.Binary, loc=self.loc(node), ty=ty, op=op, left=left, right=right)
 
     def _binary_type(
         self, op: str, lt: A.CType | None, rt: A.CType | None, node: ts.Node

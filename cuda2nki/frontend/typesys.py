@@ -150,23 +150,40 @@ _RANK = {
 }
 
 
+_PROMOTED = {
+    n: (
+        INT
+        if n in ("bool", "int8", "uint8", "int16", "uint16")
+        else FLOAT
+        if n in ("float16", "bfloat16")
+        else S[n]
+    )
+    for n in S
+}
+_ARITH_CACHE: dict[tuple[str, str], ScalarType] = {}
+
+
 def promote(t: CType | None) -> CType | None:
     """Integer promotion; half/bfloat16 promote to float (their arithmetic runs in fp32)."""
-    if not isinstance(t, ScalarType):
-        return unqualified(t)
-    n = t.name
-    if n in ("bool", "int8", "uint8", "int16", "uint16"):
-        return INT
-    if n in ("float16", "bfloat16"):
-        return FLOAT
-    return S[n] if n in S else t
+    if type(t) is ScalarType:
+        return _PROMOTED.get(t.name, t)
+    return unqualified(t)
 
 
 def arith_result(a: CType | None, b: CType | None) -> CType | None:
     """C usual arithmetic conversions (with half/bf16 computed as float)."""
+    if type(a) is ScalarType and type(b) is ScalarType:
+        key = (a.name, b.name)
+        got = _ARITH_CACHE.get(key)
+        if got is None:
+            got = _arith(_PROMOTED.get(a.name, a), _PROMOTED.get(b.name, b))
+            _ARITH_CACHE[key] = got
+        return got
     a, b = promote(a), promote(b)
-    if not (isinstance(a, ScalarType) and isinstance(b, ScalarType)):
-        return a if isinstance(a, ScalarType) else b if isinstance(b, ScalarType) else a
+    return a if isinstance(a, ScalarType) else b if isinstance(b, ScalarType) else a
+
+
+def _arith(a: ScalarType, b: ScalarType) -> ScalarType:
     if a.name == "float64" or b.name == "float64":
         return DOUBLE
     if a.name == "float32" or b.name == "float32":
@@ -185,11 +202,17 @@ def arith_result(a: CType | None, b: CType | None) -> CType | None:
     return S["u" + s.name]
 
 
+_INT_LIMIT = {"int32": 2**31, "uint32": 2**32, "int64": 2**63, "uint64": 2**64}
 _INT_RE = re.compile(r"^(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)([uUlL]*)$")
 
 
 def int_literal(text: str) -> tuple[int, ScalarType] | None:
     """Value and C type of an integer literal (``16``, ``0xffffffff``, ``3u``, ``5ll``)."""
+    if text.isdigit() and (text[0] != "0" or len(text) == 1):  # plain decimal: the common case
+        v = int(text)
+        if v < 2**31:
+            return v, INT
+        return (v, LONG) if v < 2**63 else (v & (2**64 - 1), ULONG)
     m = _INT_RE.match(text)
     if not m:
         return None
@@ -211,10 +234,8 @@ def int_literal(text: str) -> tuple[int, ScalarType] | None:
     else:
         cands = ["int32", "uint32", "int64", "uint64"] if longs == 0 else ["int64", "uint64"]
     for c in cands:
-        t = S[c]
-        lim = 1 << (t.bits - (1 if t.is_signed else 0))
-        if value < lim:
-            return value, t
+        if value < _INT_LIMIT[c]:
+            return value, S[c]
     return value & ((1 << 64) - 1), ULONG
 
 
