@@ -72,3 +72,27 @@ def test_profile_column_sum_256x512():
     eng, n_dma, nbytes = cat.run_for_figures(API, "column_sum", (256, 512))
     assert n_dma == 3 and eng["tensor"] == 2
     assert nbytes == (256 * 512 + 512) * 4
+
+
+def _profile(stem: str, shape: tuple):
+    case = cat.by_stem(stem)
+    inputs = case.make(cat.np.random.default_rng(0), shape)
+    return cat.simulate(API, case, inputs, profile=True).profile
+
+
+def test_profile_matmul_cost_model_fp32_vs_bf16():
+    # fp32: each (K=128, M=128, N=512) matmul costs max(min(64, 128), 512) x 4 = 2048 cycles
+    p = _profile("matmul_tiled", (256, 128, 512))
+    assert p.instructions == {"dma": 5, "tensor": 2, "vector": 1}
+    assert p.cycles["tensor"] == 2 * 2048
+    assert p.cycles["vector"] == 512  # PSUM -> SBUF copy of 512 elements per partition
+    assert p.matmul_flops == 2 * 128 * 512 * 256
+    assert p.peak_psum_banks == 1 and p.peak_psum_bytes_per_partition == 2048
+    assert p.dma_bytes == (256 * 128 + 256 * 512 + 128 * 512) * 4
+    # every DMA spans 128 partitions
+    assert p.dma_avg_bytes_per_partition == p.dma_bytes / (5 * 128)
+    # bf16 inputs: the same matmul shape costs 512 cycles (no fp32 x4)
+    q = _profile("matmul_bf16", (128, 256, 512))
+    assert q.instructions["tensor"] == 2
+    assert q.cycles["tensor"] == 2 * 512
+    assert q.matmul_flops == 2 * 128 * 512 * 256
