@@ -7,10 +7,11 @@ import numpy as np
 from cuda2nki.diagnostics import SourceLoc, error
 from cuda2nki.frontend.ast import CType, ScalarType, VectorType
 from cuda2nki.simt.affine import Aff, mat
-from cuda2nki.simt.chunk import Chunk
+from cuda2nki.simt.chunk import Box, Chunk
 from cuda2nki.simt.memory import Ptr, Vec
 from cuda2nki.simt.numeric import np_dtype
 
+_I64 = ScalarType(name="int64")
 _SPACE = {"global": "global", "shared": "shared", "local": "local", "constant": "constant"}
 
 
@@ -32,6 +33,10 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
     esz = dt.itemsize
     size = esz * lanes
     off = ptr.off
+    if buf.seg and not isinstance(off, np.ndarray | Aff) and (act is None or isinstance(act, Box)):
+        off = Aff(c, int(off), (0,) * 6, _I64)  # uniform offset into per-block/thread segments
+        if act is not None:
+            off = off.on(act)
     if isinstance(off, Aff):
         e = _affine_index(c, buf, off, esz, size, lanes)
         if e is not None:
@@ -76,7 +81,7 @@ def _affine_index(c: Chunk, buf, off: Aff, esz: int, size: int, lanes: int) -> A
     c0, co = off.c0 // esz, [k // esz for k in off.co]
     if buf.seg:
         se = buf.seg // esz
-        nz, ny, nx = c.nz, c.ny, c.nx
+        ny, nx = c.ny, c.nx
         # block number in the chunk: ((bz - z0) * ny + (by - y0)) * nx + (bx - x0)
         bco = (ny * nx, nx, 1)
         c0 -= (c.z0 * ny * nx + c.y0 * nx + c.x0) * se if buf.kind == "shared" else 0
@@ -102,7 +107,7 @@ def _strided(view: np.ndarray, e: Aff) -> np.ndarray:
     b = e.base()
     isz = view.itemsize
     return np.lib.stride_tricks.as_strided(
-        view[b:], shape=e.chunk.shape6, strides=tuple(k * isz for k in e.co), writeable=True
+        view[b:], shape=e.shape, strides=tuple(k * isz for k in e.co), writeable=True
     )
 
 
@@ -195,7 +200,7 @@ def _write_strided(view: np.ndarray, e: Aff, v, dt: np.dtype) -> None:
         return
     dst = _strided(view, e)
     if isinstance(v, np.ndarray):
-        dst[...] = v.reshape(e.chunk.shape6)
+        dst[...] = v.reshape(e.shape)
     else:
         dst[...] = v
 

@@ -25,24 +25,33 @@ for _n, _dt in DTYPES.items():
 class Aff:
     """``c0 + sum(co[k] * coord[k])`` for the chunk's six coordinate axes, of C type ``ty``."""
 
-    __slots__ = ("chunk", "c0", "co", "ty", "_mat")
+    __slots__ = ("chunk", "c0", "co", "ty", "starts", "shape", "_mat")
 
-    def __init__(self, chunk, c0: int, co: tuple[int, ...], ty: ScalarType):
+    def __init__(self, chunk, c0: int, co: tuple[int, ...], ty: ScalarType, dom=None):
+        """``dom``: the box of threads the value is defined over (default: the whole chunk)."""
         self.chunk = chunk
         self.c0 = int(c0)
         self.co = co
         self.ty = ty
+        if dom is None:
+            self.starts, self.shape = chunk.starts, chunk.shape6
+        else:
+            self.starts, self.shape = dom
         self._mat: np.ndarray | None = None
+
+    def on(self, box) -> Aff:
+        """The same function of the coordinates, over the threads of ``box``."""
+        return Aff(self.chunk, self.c0, self.co, self.ty, (box.starts, box.shape))
 
     # ------------------------------------------------------------------ geometry
     def base(self) -> int:
         """The value at the box origin."""
-        return self.c0 + sum(k * s for k, s in zip(self.co, self.chunk.starts))
+        return self.c0 + sum(k * s for k, s in zip(self.co, self.starts))
 
     def range(self) -> tuple[int, int]:
         b = self.base()
         lo = hi = b
-        for k, n in zip(self.co, self.chunk.shape6):
+        for k, n in zip(self.co, self.shape):
             d = k * (n - 1)
             if d < 0:
                 lo += d
@@ -61,14 +70,13 @@ class Aff:
     def values(self) -> np.ndarray:
         """Per-thread values (length T), in the type ``ty`` (wrapping as C does)."""
         if self._mat is None:
-            c = self.chunk
             r = np.int64(self.base())
-            for ax, (k, n) in enumerate(zip(self.co, c.shape6)):
+            for ax, (k, n) in enumerate(zip(self.co, self.shape)):
                 if k and n > 1:
                     sh = [1] * 6
                     sh[ax] = n
                     r = r + (np.arange(n, dtype=np.int64) * k).reshape(sh)
-            full = np.broadcast_to(r, c.shape6).reshape(-1)
+            full = np.broadcast_to(r, self.shape).reshape(-1)
             dt = DTYPES[self.ty.name]
             self._mat = full.astype(dt) if full.dtype != dt else np.ascontiguousarray(full)
         return self._mat
@@ -93,7 +101,7 @@ class Aff:
 
     # ------------------------------------------------------------------ algebra
     def with_(self, c0: int, co: tuple[int, ...], ty: ScalarType | None = None) -> Aff:
-        return Aff(self.chunk, c0, co, ty or self.ty)
+        return Aff(self.chunk, c0, co, ty or self.ty, (self.starts, self.shape))
 
 
 def mat(v):
@@ -113,6 +121,8 @@ def combine(op: str, a, b, ty: ScalarType):
     if op == "+" or op == "-":
         s = 1 if op == "+" else -1
         if ia and ib:
+            if a.shape != b.shape or a.starts != b.starts:
+                return None
             r = a.with_(a.c0 + s * b.c0, tuple(x + s * y for x, y in zip(a.co, b.co)), ty)
         elif ia and _int_of(b) is not None:
             r = a.with_(a.c0 + s * _int_of(b), a.co, ty)

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, error, make
-from cuda2nki.simt.memory import Buffer
+
+if TYPE_CHECKING:
+    from cuda2nki.simt.memory import Buffer
 
 EMPTY = np.zeros(0, np.int64)
 
@@ -29,6 +32,7 @@ class Launch:
     max_steps: int
     warnings: dict = field(default_factory=dict)  # (code, loc) -> Diagnostic
     globals: dict = field(default_factory=dict)  # name -> Buffer
+    buffers: dict = field(default_factory=dict)  # shared/local buffers reused across chunks
 
     @property
     def tpb(self) -> int:
@@ -135,7 +139,7 @@ class Chunk:
         return self.T if act is None else len(act)
 
     def thread_of(self, act, j: int) -> int:
-        return int(j) if act is None else int(act[j])
+        return int(j) if act is None else int(np.asarray(act)[j])
 
     def where(self, k: int) -> dict[str, int]:
         """Block and thread coordinates of chunk thread ``k`` (for messages)."""
@@ -168,10 +172,74 @@ class Chunk:
 # --------------------------------------------------------------------------- active sets
 
 
+class Box:
+    """An active set that is a sub-box ``[lo, hi)`` of the chunk's 6-D thread box.
+
+    Behaves as its (lazily built) sorted index array wherever an index array is expected
+    (``len``, ``np.asarray``, indexing), while the hot paths (variable gather/scatter, affine
+    addresses, builtins) use the box geometry directly.
+    """
+
+    __slots__ = ("chunk", "lo", "hi", "shape", "slices", "_idx")
+
+    def __init__(self, chunk: Chunk, lo: tuple[int, ...], hi: tuple[int, ...]):
+        self.chunk, self.lo, self.hi = chunk, lo, hi
+        self.shape = tuple(h - l for l, h in zip(lo, hi))
+        self.slices = tuple(slice(l, h) for l, h in zip(lo, hi))
+        self._idx: np.ndarray | None = None
+
+    @classmethod
+    def full(cls, chunk: Chunk) -> Box:
+        return cls(chunk, (0,) * 6, chunk.shape6)
+
+    @property
+    def starts(self) -> tuple[int, ...]:
+        return tuple(s + l for s, l in zip(self.chunk.starts, self.lo))
+
+    def __len__(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def idx(self) -> np.ndarray:
+        if self._idx is None:
+            sh = self.chunk.shape6
+            strides = [1] * 6
+            for k in range(4, -1, -1):
+                strides[k] = strides[k + 1] * sh[k + 1]
+            r = np.int64(0)
+            for k in range(6):
+                v = (np.arange(self.lo[k], self.hi[k], dtype=np.int64) * strides[k]).reshape(
+                    [-1 if j == k else 1 for j in range(6)]
+                )
+                r = r + v
+            self._idx = np.broadcast_to(r, self.shape).reshape(-1)
+        return self._idx
+
+    def __array__(self, dtype=None, copy=None):
+        i = self.idx()
+        return i if dtype is None else i.astype(dtype)
+
+    def __getitem__(self, m):
+        return self.idx()[m]
+
+    def restrict(self, axis: int, lo: int, hi: int):
+        """The sub-box with positions ``[lo, hi)`` (relative to this box) on ``axis``."""
+        if lo >= hi:
+            return EMPTY
+        nl, nh = list(self.lo), list(self.hi)
+        nl[axis], nh[axis] = self.lo[axis] + lo, self.lo[axis] + hi
+        b = Box(self.chunk, tuple(nl), tuple(nh))
+        return None if len(b) == self.chunk.T else b
+
+
 def sel(act, mask: np.ndarray) -> np.ndarray:
     """The threads of ``act`` where ``mask`` (one entry per active thread) holds."""
     if act is None:
         return np.flatnonzero(mask)
+    if isinstance(act, Box):
+        return act.idx()[mask]
     return act[mask]
 
 
@@ -202,6 +270,8 @@ def union(parts: list, T: int):
         return None
     if len(parts) == 1:
         out = parts[0]
+        if isinstance(out, Box):
+            return out
     else:
         total = sum(len(p) for p in parts)
         if total == T:
@@ -212,5 +282,5 @@ def union(parts: list, T: int):
                 m[p] = True
             out = np.flatnonzero(m)
         else:
-            out = np.sort(np.concatenate(parts))
+            out = np.sort(np.concatenate([np.asarray(p) for p in parts]))
     return None if len(out) == T else out

@@ -21,7 +21,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.typesys import sizeof
 from cuda2nki.simt import access
 from cuda2nki.simt.affine import Aff, add_offsets, arith, compare, convert, mat, scale, truthy
-from cuda2nki.simt.chunk import EMPTY, Chunk, LoopFrame, is_empty, sel, split, union
+from cuda2nki.simt.chunk import EMPTY, Box, Chunk, LoopFrame, is_empty, sel, split, union
 from cuda2nki.simt.memory import Buffer, PointerDivergence, Ptr, Vec, gather, make_buffer, scatter
 from cuda2nki.simt.numeric import (
     ARITH_OPS,
@@ -478,10 +478,11 @@ class FunctionCompiler:
             if ext == 1:  # uniform over the chunk
                 base = 0 if name == "threadIdx" else (c.x0, c.y0, c.z0)[axis]
                 return dt.type(base)
-            if a is None:
+            if a is None or isinstance(a, Box):
                 co = [0] * 6
                 co[(5 - axis) if name == "threadIdx" else (2 - axis)] = 1
-                return Aff(c, 0, tuple(co), t)
+                r = Aff(c, 0, tuple(co), t)
+                return r if a is None else r.on(a)
             arr = (c.tid if name == "threadIdx" else c.bid)[axis]
             if arr.dtype != dt:
                 arr = arr.astype(dt)
@@ -568,6 +569,36 @@ class FunctionCompiler:
             return _merge(c, cv, tf(c, ta), ef(c, ea), rt, e.loc)
 
         return ternary, rt
+
+    def splitter(self, e: A.Expr):
+        """``f(c, act) -> (threads where e holds, threads where it does not)``.
+
+        A comparison of an affine index along one thread axis with a uniform value splits a box
+        of threads into boxes (``if (tid < s)``), keeping the hot paths on strided views.
+        """
+        cf = self.cond(e)
+        if not (isinstance(e, A.Binary) and e.op in ("<", "<=", ">", ">=", "==")):
+            return lambda c, a: split(a, cf(c, a), c.T)
+        lt, rt = decay(self.type_of(e.left)), decay(self.type_of(e.right))
+        if not (isinstance(lt, A.ScalarType) and isinstance(rt, A.ScalarType)):
+            return lambda c, a: split(a, cf(c, a), c.T)
+        if lt.is_float or rt.is_float or not (_pure(e.left) and _pure(e.right)):
+            return lambda c, a: split(a, cf(c, a), c.T)
+        ct = common_type(lt, rt)
+        lf = self.conv(self.rvalue(e.left), lt, ct, e.loc)
+        rf = self.conv(self.rvalue(e.right), rt, ct, e.loc)
+        op = e.op
+
+        def split_(c, a):
+            if a is None or isinstance(a, Box):
+                x, y = lf(c, a), rf(c, a)
+                r = _box_split(c, a, op, x, y)
+                if r is not None:
+                    return r
+                return split(a, compare(op, x, y), c.T)
+            return split(a, cf(c, a), c.T)
+
+        return split_
 
     def cond(self, e: A.Expr) -> Fn:
         f, t = self.expr(e)
@@ -1003,9 +1034,7 @@ class FunctionCompiler:
             if b is None:
                 seg = max(int(size_fn(c)), 0)
                 seg_al = (seg + 15) // 16 * 16 if seg else 16
-                b = make_buffer(name, "shared", c.nb * seg_al, seg=seg_al, fill=fill)
-                b.limit = seg
-                c.bufs[key] = b
+                b = _chunk_buffer(c, key, name, "shared", c.nb * seg_al, seg_al, seg, fill)
             return b
 
         if isinstance(t, A.ArrayType) and t.dims and t.dims[0] is None:
@@ -1026,9 +1055,7 @@ class FunctionCompiler:
             b = c.bufs.get(key)
             if b is None:
                 seg = (n + 15) // 16 * 16
-                b = make_buffer(name, "local", c.T * seg, seg=seg, fill=fill)
-                b.limit = n
-                c.bufs[key] = b
+                b = _chunk_buffer(c, key, name, "local", c.T * seg, seg, n, fill)
             return b
 
         self.scope.names[s.name] = Sym("mem", t, buf=get)
@@ -1074,13 +1101,12 @@ class FunctionCompiler:
         return out
 
     def _s_If(self, s: A.If):
-        cf = self.cond(s.cond)
+        splitter = self.splitter(s.cond)
         tf = self.stmt(s.then)
         ef = self.stmt(s.else_) if s.else_ is not None else None
 
         def if_(c, a):
-            cv = cf(c, a)
-            ta, ea = split(a, cv, c.T)
+            ta, ea = splitter(c, a)
             r1 = tf(c, ta) if not is_empty(ta) else ta
             if ef is None:
                 if is_empty(ea):
@@ -1253,6 +1279,78 @@ class _SwitchFrame(LoopFrame):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _chunk_buffer(c: Chunk, key, name: str, kind: str, nbytes: int, seg: int, limit: int, fill):
+    """A fresh (poisoned or zeroed) segmented buffer for this chunk, reusing the launch's memory."""
+    cache = c.launch.buffers
+    b = cache.get(key)
+    if b is not None and b.data.size >= nbytes and b.seg == seg:
+        if fill:
+            word = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[len(fill)]
+            b.data.view(word)[:] = np.frombuffer(fill, word)[0]
+        else:
+            b.data[:] = 0
+    else:
+        b = make_buffer(name, kind, nbytes, seg=seg, fill=fill)
+        cache[key] = b
+    b.limit = limit
+    c.bufs[key] = b
+    return b
+
+
+def _box_split(c: Chunk, a, op: str, x, y):
+    """Split ``a`` (None or a Box) by ``x op y`` when one side is single-axis affine, else None."""
+    if isinstance(y, Aff) and not isinstance(x, Aff):
+        x, y = y, x
+        op = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}[op]
+    if not isinstance(x, Aff) or isinstance(y, np.ndarray | Aff):
+        return None
+    axes = [k for k, v in enumerate(x.co) if v]
+    if len(axes) != 1 or not isinstance(y, np.integer):
+        return None
+    ax = axes[0]
+    k, b, s = x.co[ax], x.base(), int(y)
+    n = x.shape[ax]
+    # value at position p (0 <= p < n) along the axis is b + k * p; find the p where op holds
+    import math
+
+    if op in ("<", "<=", ">", ">="):
+        lim = s - b
+        if op == "<":
+            lim_le = lim - 1  # k*p <= lim - 1
+        elif op == "<=":
+            lim_le = lim
+        else:
+            lim_le = None
+        if lim_le is not None:  # k*p <= lim_le
+            if k > 0:
+                lo, hi = 0, min(n, math.floor(lim_le / k) + 1)
+            else:
+                lo, hi = max(0, math.ceil(lim_le / k)), n
+        else:
+            lim_ge = lim + 1 if op == ">" else lim  # k*p >= lim_ge
+            if k > 0:
+                lo, hi = max(0, math.ceil(lim_ge / k)), n
+            else:
+                lo, hi = 0, min(n, math.floor(lim_ge / k) + 1)
+    else:  # ==
+        if (s - b) % k:
+            lo, hi = 0, 0
+        else:
+            p = (s - b) // k
+            lo, hi = (p, p + 1) if 0 <= p < n else (0, 0)
+    lo, hi = max(lo, 0), min(hi, n)
+    if hi <= lo:
+        return EMPTY, a
+    if lo == 0 and hi == n:
+        return a, EMPTY
+    if lo != 0 and hi != n:
+        return None  # the complement is not a box
+    box = a if isinstance(a, Box) else Box.full(c)
+    inside = box.restrict(ax, lo, hi)
+    outside = box.restrict(ax, hi, n) if lo == 0 else box.restrict(ax, 0, lo)
+    return inside, outside
 
 
 def _same_size(x, y, T: int) -> bool:

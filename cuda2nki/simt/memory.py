@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cuda2nki.simt.affine import Aff
+from cuda2nki.simt.chunk import Box
 
 
 @dataclass(eq=False)
@@ -61,10 +62,12 @@ def make_buffer(
     name: str, kind: str, nbytes: int, seg: int = 0, fill: bytes | None = None
 ) -> Buffer:
     padded = max(16, (nbytes + 15) // 16 * 16)
-    data = np.zeros(padded, np.uint8)
     if fill:
-        pat = np.frombuffer(fill, np.uint8)
-        data.reshape(-1, len(pat))[:] = pat
+        data = np.empty(padded, np.uint8)
+        word = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[len(fill)]
+        data.view(word)[:] = np.frombuffer(fill, word)[0]
+    else:
+        data = np.zeros(padded, np.uint8)
     return Buffer(name, kind, data, seg=seg, limit=seg if seg else nbytes)
 
 
@@ -87,6 +90,11 @@ def gather(v, act):
     """Select the active threads' values from a full-width value."""
     if act is None:
         return v
+    if isinstance(act, Box):
+        if isinstance(v, Aff):
+            return v.on(act)
+        if isinstance(v, np.ndarray):
+            return v.reshape(act.chunk.shape6)[act.slices].reshape(-1)
     if isinstance(v, Aff):
         return v.at(act)
     if isinstance(v, np.ndarray):
@@ -142,8 +150,14 @@ def scatter(old, new, act, n: int, owned: bool):
     else:
         dt = np.asarray(old).dtype
         base = widen(old, n, dt)
+    if isinstance(new, Aff):
+        new = new.values()
     if base.dtype != np.asarray(new).dtype:
         new = np.asarray(new).astype(base.dtype)
+    if isinstance(act, Box):
+        view = base.reshape(act.chunk.shape6)[act.slices]
+        view[...] = new.reshape(act.shape) if isinstance(new, np.ndarray) else new
+        return base, True
     base[act] = new
     return base, True
 
