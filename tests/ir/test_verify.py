@@ -3,7 +3,7 @@
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from cuda2nki.diagnostics import rule
+from cuda2nki.diagnostics import DiagnosticError, rule
 from cuda2nki.ir.parser import parse
 from cuda2nki.ir.verify import verify
 
@@ -58,7 +58,7 @@ INTENT_HEAD = 'kernel k(x: in float32[N, M], y: out float32[N], N: int32, M: int
 def test_intent_defects(body, expected):
     text = INTENT_HEAD + "  " + body + "\n}"
     if expected == "parse":
-        with pytest.raises(Exception):
+        with pytest.raises(DiagnosticError):
             parse(text)
         return
     diags = verify(parse(text))
