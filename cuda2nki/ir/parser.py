@@ -37,6 +37,11 @@ def _parser() -> lark.Lark:
     )
 
 
+def grammar() -> lark.Lark:
+    """The LALR parser built from the packaged grammar (cached)."""
+    return _parser()
+
+
 def parse(text: str, filename: str = "<ir>") -> n.Kernel:
     kernels = parse_all(text, filename)
     if len(kernels) != 1:
