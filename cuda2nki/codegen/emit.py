@@ -14,6 +14,7 @@ from cuda2nki.codegen import render, spell
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.ir.nodes import (
     Activation,
+    Add,
     Alloc,
     At,
     Const,
@@ -25,12 +26,14 @@ from cuda2nki.ir.nodes import (
     Loop,
     Matmul,
     Memset,
+    Mul,
     Note,
     Param,
     ScalarDecl,
     SizeExpr,
     Slice,
     Store,
+    Sub,
     Sym,
     TensorCopy,
     TensorDecl,
@@ -63,8 +66,9 @@ def signature(kernel: Kernel, defaults: dict[str, object] | None = None) -> Sign
     sizes: dict[str, str] = {}
     for t in inputs:
         for d, ext in enumerate(t.shape):
-            if isinstance(ext, Sym) and ext.name not in sizes:
-                sizes[ext.name] = f"{spell.py_name(t.name)}.shape[{d}]"
+            solved = _solve_size(ext, f"{spell.py_name(t.name)}.shape[{d}]")
+            if solved is not None and solved[0] not in sizes:
+                sizes[solved[0]] = solved[1]
     used = _used_syms(kernel)
     keywords = []
     for p in kernel.params:
@@ -77,6 +81,24 @@ def signature(kernel: Kernel, defaults: dict[str, object] | None = None) -> Sign
         sizes=tuple((k, v) for k, v in sizes.items() if k in used),
         outputs=kernel.outputs,
     )
+
+
+def _solve_size(ext: SizeExpr, shape: str) -> tuple[str, str] | None:
+    """``N`` -> (N, shape); ``2 * N`` -> (N, shape // 2); ``N + 2`` -> (N, shape - 2)."""
+    if isinstance(ext, Sym):
+        return ext.name, shape
+    if isinstance(ext, Mul):
+        for k, x in ((ext.a, ext.b), (ext.b, ext.a)):
+            if isinstance(k, Const) and k.value > 0:
+                wrapped = f"({shape})" if " " in shape else shape
+                inner = _solve_size(x, f"{wrapped} // {k.value}")
+                if inner is not None:
+                    return inner
+    if isinstance(ext, Add | Sub) and isinstance(ext.b, Const):
+        delta = -ext.b.value if isinstance(ext, Add) else ext.b.value
+        sign = "+" if delta >= 0 else "-"
+        return _solve_size(ext.a, f"{shape} {sign} {abs(delta)}")
+    return None
 
 
 def _used_syms(kernel: Kernel) -> set[str]:
@@ -158,7 +180,7 @@ class Emitter:
                 if not _is_zero(d.start)
                 else f"0:{stop}"
             )
-        stop = spell.size(d.start + d.size * d.step)
+        stop = spell.size(d.start + (d.size - 1) * d.step + 1)
         return f"{start}:{stop}:{d.step}"
 
     def _whole(self, v: View) -> bool:
@@ -181,18 +203,38 @@ class Emitter:
         text = self.view(hv)
         if len(hshape) == len(tshape):
             return text
-        rows, cols = (tshape + (Const(1),))[:2] if len(tshape) >= 2 else (tshape[0], Const(1))
-        if len(hshape) == 1 and hshape[0] == cols and rows != Const(1) and hshape[0] != rows:
-            off = hv.dims[0].start if hv.dims else Const(0)
-            return (
-                f"{spell.py_name(hv.tensor)}.ap(pattern=[[0, {self.size(rows)}], [1, {self.size(cols)}]], "
-                f"offset={self.size(off)})"
-            )
-        if not hshape:
-            return (
-                f"{spell.py_name(hv.tensor)}.ap(pattern=[[0, {self.size(rows)}], [1, 1]], offset=0)"
-            )
-        return f"{text}.reshape(({self.size(rows)}, {self.size(cols)}))"
+        rows, cols = tshape if len(tshape) == 2 else (tshape[0], Const(1))
+        size = hshape[0] if len(hshape) == 1 else None
+        reshape = size is not None and (
+            size == rows * cols
+            or (cols == Const(1) and size == rows)
+            or (rows == Const(1) and size == cols)
+        )
+        if reshape or (size is not None and size != cols):
+            return f"{text}.reshape(({self.size(rows)}, {self.size(cols)}))"
+        return self.broadcast_ap(hv, rows)
+
+    def broadcast_ap(self, hv: View, rows: SizeExpr) -> str:
+        """``hv`` (one moving dim or none) repeated on ``rows`` partitions: a stride-0 pattern."""
+        name = spell.py_name(hv.tensor)
+        decl = self.kernel.tensors.get(hv.tensor)
+        rank = len(decl.shape) if decl is not None else len(hv.dims)
+        strides = [
+            " * ".join(f"{name}.shape[{k}]" for k in range(d + 1, rank)) or "1" for d in range(rank)
+        ]
+        offset, pattern = [], [f"[0, {self.size(rows)}]"]
+        for d, sel in enumerate(hv.dims):
+            start = sel.index if isinstance(sel, At) else sel.start
+            if not _is_zero(start):
+                term = self.size(start)
+                offset.append(term if strides[d] == "1" else f"({term}) * {strides[d]}")
+            if isinstance(sel, Slice):
+                step = strides[d] if sel.step == 1 else f"{sel.step} * {strides[d]}"
+                pattern.append(f"[{step}, {self.size(sel.size)}]")
+        if len(pattern) == 1:
+            pattern.append("[1, 1]")
+        off = " + ".join(offset) or "0"
+        return f"{name}.ap(pattern=[{', '.join(pattern)}], offset={off})"
 
     def operand(self, x: View | Lit | Param | None) -> str:
         if x is None:

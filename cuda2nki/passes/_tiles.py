@@ -101,8 +101,13 @@ class Builder:
     def fresh(self, base: str) -> str:
         base = base.rstrip("_") or "t"
         n = self.used.get(base, 0)
+        name = base if n == 0 else f"{base}{n}"
+        while name in self.used and name != base:
+            n += 1
+            name = f"{base}{n}"
         self.used[base] = n + 1
-        return base if n == 0 else f"{base}{n}"
+        self.used.setdefault(name, 1)
+        return name
 
     def emit(self, stmt: object) -> None:
         self.stmts.append(stmt)

@@ -17,6 +17,7 @@ from typing import ClassVar
 from cuda2nki.ir.nodes import Compute, Kernel, Read
 from cuda2nki.ir.ops import Idiom
 from cuda2nki.passes._analysis import contraction, reads, reductions, sym_names, with_attrs
+from cuda2nki.passes._index import FULL, ROW, access_class, fmt
 from cuda2nki.passes.base import Pass, PassContext
 
 
@@ -53,8 +54,6 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         }
     if any(a.kind.value == "scan" for a in c.domain.axes):
         return "unsupported", {"why": "a prefix scan"}
-    if tgt is None:
-        return "unsupported", {"why": f"a write to '{c.target.tensor}' at a computed index"}
     red = reductions(c.expr)
     if c.idiom == Idiom.CONTRACT or contraction(c.expr) is not None:
         r = contraction(c.expr)
@@ -63,10 +62,12 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         return "unsupported", {"why": "a contraction whose operands are not plain tensor reads"}
     if len(axes) == 2 and tgt == (axes[1], axes[0]) and not red:
         return "transpose", {"p_axis": axes[0], "f_axis": axes[1]}
-    if len(axes) not in (1, 2) or tgt != axes:
-        return "unsupported", {
-            "why": f"a {len(axes)}-D domain written as {c.target.tensor}{list(tgt)}"
-        }
+    if len(axes) not in (1, 2):
+        return "unsupported", {"why": f"a {len(axes)}-D iteration domain"}
+    want = FULL if len(axes) == 2 else ROW
+    got = access_class(c.target.index, axes[0], axes[1] if len(axes) == 2 else "")
+    if got is None or got[0] != want:
+        return "unsupported", {"why": f"the write pattern {_spell(c.target)}"}
     if len(red) > 1 or any(len(r.axes) != 1 for r in red):
         return "unsupported", {"why": "several or multi-axis reductions in one statement"}
     free = axes[1] if len(axes) == 2 else (red[0].axes[0].name if red else "")
@@ -81,12 +82,11 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
 
 
 def _row_access(rd: Read, p: str, f: str, kernel: Kernel) -> bool:
-    names = sym_names(rd.index)
-    if names is None:
-        return False
-    allowed = {(p, f), (p,), (f,), ()} if f else {(p,), ()}
-    return names in allowed
+    if any(t.name == rd.tensor for t in kernel.temps):
+        return sym_names(rd.index) in ({(p, f), (p,)} if f else {(p,)})
+    return access_class(rd.index, p, f) is not None
 
 
-def _spell(rd: Read) -> str:
-    return f"{rd.tensor}[{', '.join(type(i).__name__ if not hasattr(i, 'name') else i.name for i in rd.index)}]"
+def _spell(acc) -> str:
+    parts = [fmt(i) for i in acc.index]
+    return f"{acc.tensor}[{', '.join(parts)}]"

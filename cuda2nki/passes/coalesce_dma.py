@@ -16,7 +16,8 @@ from typing import ClassVar
 
 from cuda2nki.ir.nodes import Compute, Kernel
 from cuda2nki.ir.ops import DTYPE_BYTES
-from cuda2nki.passes._analysis import attrs, reads, reductions, sym_names, with_attrs
+from cuda2nki.passes._analysis import attrs, reads, reductions, with_attrs
+from cuda2nki.passes._index import SCALAR, access_class, flat_ok
 from cuda2nki.passes.base import Pass, PassContext
 
 
@@ -42,10 +43,14 @@ class CoalesceDmaPass(Pass):
             return False
         i = c.domain.axes[0].name
         temps = {t.name for t in kernel.temps}
-        for rd in reads(c.expr):
-            if rd.tensor in temps or sym_names(rd.index) not in ((i,), ()):
+        for acc in [*reads(c.expr), c.target]:
+            got = access_class(acc.index, i, "")
+            if acc.tensor in temps or got is None:
                 return False
-        return c.target.tensor not in temps
+            if got[0] != SCALAR and not flat_ok(got[1]):
+                return False
+        tgt = access_class(c.target.index, i, "")
+        return tgt is not None and tgt[0] != SCALAR
 
 
 def _dtype(c: Compute, kernel: Kernel) -> str:

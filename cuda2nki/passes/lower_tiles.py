@@ -46,6 +46,7 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.ir.ops import Buffer, LoopKind
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes._analysis import attrs, contraction, strip_cast, sym_names
+from cuda2nki.passes._index import BCAST, FULL, ROW, SCALAR, access_class, dims_for, flat_ok, plus
 from cuda2nki.passes.base import Pass, PassContext
 
 
@@ -57,6 +58,10 @@ class LowerTilesPass(Pass):
         if kernel.is_scheduled:
             return kernel
         lw = _Lowering(kernel, ctx)
+        reserved = [p.name for p in kernel.params] + [t.name for t in kernel.temps]
+        reserved += ["nki", "nl", "nisa", "np", "min", "max", "range"]
+        lw.b.used.update({name: 1 for name in reserved})
+        lw.b.used.update({f"{name}_out": 1 for name in reserved})
         for group in _groups(kernel):
             lw.lower_group(group)
         idioms = sorted({c.idiom.value for c in kernel.body if isinstance(c, Compute)})
@@ -178,19 +183,20 @@ class _Lowering:
             if self.is_temp(rd.tensor):
                 raise T.Unsupported(f"temporary '{rd.tensor}' read before it is written", rd.loc)
             dt = self.decl(rd.tensor).dtype
-            if names == (p_axis, f_axis) and f_axis:
-                return self._load(
-                    b, rd, (rows, cols), (Slice(r0, rows), Slice(c0, cols)), T.FULL, dt
-                )
-            if names == (p_axis,):
-                return self._load(b, rd, (rows, Const(1)), (Slice(r0, rows),), T.ROW, dt)
-            if names == (f_axis,) and f_axis:
+            got = access_class(rd.index, p_axis, f_axis)
+            if got is None:
+                raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
+            cls, dims = got
+            view = dims_for(dims, p_axis, f_axis, r0, rows, c0, cols)
+            if cls == FULL:
+                return self._load(b, rd, (rows, cols), view, T.FULL, dt)
+            if cls == ROW:
+                return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
+            if cls == BCAST:
                 # broadcast over partitions: sized for the largest row tile so it can be hoisted
-                v = self._load(b, rd, (prows, cols), (Slice(c0, cols),), T.FULL, dt)
+                v = self._load(b, rd, (prows, cols), view, T.FULL, dt)
                 return T.Val(T.FULL, View(v.operand.tensor, (Slice(0, rows), Slice(0, cols))), dt)
-            if names == ():
-                return self._load(b, rd, (rows, Const(1)), (), T.ROW, dt)
-            raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
+            return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
 
         comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
         return comp
@@ -203,18 +209,21 @@ class _Lowering:
         return T.Val(kind, dst, dtype)
 
     def _finish(self, b, comp, c: Compute, val: T.Val, tiles, r0, rows, c0, cols) -> None:
-        names = sym_names(c.target.index) or ()
         if self.is_temp(c.target.tensor):
             tiles[c.target.tensor] = comp.materialize_row(val) if val.kind == T.IMM else val
             return
-        if len(names) == 2:
+        p_axis, f_axis = c.domain.axes[0].name, attrs(c).get("f_axis", "")
+        got = access_class(c.target.index, p_axis, f_axis if len(c.domain.axes) == 2 else "")
+        if got is None:
+            raise T.Unsupported(f"the write pattern of '{c.target.tensor}'", c.loc)
+        cls, adims = got
+        dims = dims_for(adims, p_axis, f_axis, r0, rows, c0, cols)
+        if cls == FULL:
             val = comp.as_full(val)
-            dims = (Slice(r0, rows), Slice(c0, cols))
         else:
             if val.kind == T.FULL:
                 raise T.Unsupported("a per-row result that varies along the row", c.loc)
             val = comp.materialize_row(val)
-            dims = (Slice(r0, rows),)
         b.emit(Store(View(c.target.tensor, dims), val.operand, loc=c.loc))
 
     # ------------------------------------------------------------------ flat 1-D
@@ -238,9 +247,9 @@ class _Lowering:
             comp = self._flat_compiler(inner, rows, cols, c, base)
             val = comp.compile(_guarded(c))
             val = comp.as_full(val)
-            inner.emit(
-                Store(View(c.target.tensor, (Slice(base, rows * cols),)), val.operand, loc=c.loc)
-            )
+            _, tdims = access_class(c.target.index, c.domain.axes[0].name, "")
+            view = tuple(Slice(plus(base, d.c), rows * cols) if d.axis else At(d.c) for d in tdims)
+            inner.emit(Store(View(c.target.tensor, view), val.operand, loc=c.loc))
             del tiles
             self.b.emit(Loop(v, 0, stop, body=tuple(inner.stmts), loc=c.loc))
 
@@ -248,12 +257,19 @@ class _Lowering:
         i = c.domain.axes[0].name
 
         def reader(rd: Read) -> T.Val:
-            names = sym_names(rd.index) or ()
             dt = self.decl(rd.tensor).dtype
-            if names == (i,):
-                return self._load(b, rd, (rows, cols), (Slice(base, rows * cols),), T.FULL, dt)
-            if names == ():
-                return self._load(b, rd, (rows, Const(1)), (), T.ROW, dt)
+            got = access_class(rd.index, i, "")
+            if got is None:
+                raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
+            cls, dims = got
+            if cls == ROW and flat_ok(dims):
+                view = tuple(
+                    Slice(plus(base, d.c), rows * cols) if d.axis else At(d.c) for d in dims
+                )
+                return self._load(b, rd, (rows, cols), view, T.FULL, dt)
+            if cls == SCALAR:
+                view = tuple(At(d.c) for d in dims)
+                return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
             raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
 
         return T.TileExprCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)

@@ -6,6 +6,7 @@ from cuda2nki.ir.nodes import (
     Access,
     Axis,
     Binary,
+    Const,
     Compute,
     Domain,
     Kernel,
@@ -278,6 +279,90 @@ def add_2d() -> Kernel:
                 Access("c", (i, j)),
                 Domain((Axis("i", R), Axis("j", C))),
                 Binary(Op.ADD, Read("a", (i, j)), Read("b", (i, j))),
+                idiom=Idiom.MAP,
+            ),
+        ),
+    )
+
+
+def stencil_1d() -> Kernel:
+    """y[i + 1] = (x[i] + x[i + 1] + x[i + 2]) / 3 for i < N - 2 (interior points only)."""
+    return Kernel(
+        "stencil_1d",
+        params=(
+            TensorDecl("x", (N,), "float32", Role.IN),
+            TensorDecl("y", (N,), "float32", Role.OUT),
+            ScalarDecl("N"),
+        ),
+        body=(
+            Compute(
+                Access("y", (i + 1,)),
+                Domain((Axis("i", N - 2),)),
+                Binary(
+                    Op.DIV,
+                    Binary(
+                        Op.ADD,
+                        Binary(Op.ADD, Read("x", (i,)), Read("x", (i + 1,))),
+                        Read("x", (i + 2,)),
+                    ),
+                    Lit(3.0, "float32"),
+                ),
+                idiom=Idiom.STENCIL,
+            ),
+        ),
+    )
+
+
+def stencil_2d() -> Kernel:
+    """5-point Laplacian on the interior of an M x W grid."""
+    W = Sym("W")
+
+    def at(di: int, dj: int) -> Read:
+        return Read("u", (i + di, j + dj))
+
+    lap = Binary(
+        Op.SUB,
+        Binary(Op.ADD, Binary(Op.ADD, at(0, 1), at(2, 1)), Binary(Op.ADD, at(1, 0), at(1, 2))),
+        Binary(Op.MUL, Lit(4.0, "float32"), at(1, 1)),
+    )
+    return Kernel(
+        "stencil_2d",
+        params=(
+            TensorDecl("u", (M, W), "float32", Role.IN),
+            TensorDecl("v", (M, W), "float32", Role.OUT),
+            ScalarDecl("M"),
+            ScalarDecl("W"),
+        ),
+        body=(
+            Compute(
+                Access("v", (i + 1, j + 1)),
+                Domain((Axis("i", M - 2), Axis("j", W - 2))),
+                lap,
+                idiom=Idiom.STENCIL,
+            ),
+        ),
+    )
+
+
+def pair_sum() -> Kernel:
+    """y[i] = x[2i] + x[2i + 1] - x[0] (strided lanes and a broadcast element)."""
+    half = Sym("H")
+    return Kernel(
+        "pair_sum",
+        params=(
+            TensorDecl("x", (half * 2,), "float32", Role.IN),
+            TensorDecl("y", (half,), "float32", Role.OUT),
+            ScalarDecl("H"),
+        ),
+        body=(
+            Compute(
+                Access("y", (i,)),
+                Domain((Axis("i", half),)),
+                Binary(
+                    Op.SUB,
+                    Binary(Op.ADD, Read("x", (i * 2,)), Read("x", (i * 2 + 1,))),
+                    Read("x", (Const(0),)),
+                ),
                 idiom=Idiom.MAP,
             ),
         ),

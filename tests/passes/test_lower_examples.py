@@ -94,3 +94,31 @@ def test_transpose_blocks(tmp_path, target, shape):
     path, src, _, _ = port(ex.transpose(), tmp_path, target)
     a = f32(*shape)
     close(simulate(path, "transpose", {"A": a}), a.T, 0, 0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n", [130, 5000, 66000])
+def test_stencil_1d_shifted_reads(tmp_path, target, n):
+    path, src, _, _ = port(ex.stencil_1d(), tmp_path, target)
+    x = f32(n)
+    out = np.asarray(simulate(path, "stencil_1d", {"x": x}))
+    ref = (x[:-2].astype(np.float64) + x[1:-1] + x[2:]) / 3
+    close(out[1:-1], ref)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(130, 40), (5, 700), (129, 129)])
+def test_stencil_2d_shifted_rows_and_columns(tmp_path, target, shape):
+    path, src, _, _ = port(ex.stencil_2d(), tmp_path, target)
+    u = f32(*shape).astype(np.float64)
+    out = np.asarray(simulate(path, "stencil_2d", {"u": u.astype(np.float32)}))
+    ref = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] - 4 * u[1:-1, 1:-1]
+    close(out[1:-1, 1:-1], ref, 1e-5, 1e-5)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("h", [1, 200, 1000])
+def test_strided_and_broadcast_element(tmp_path, target, h):
+    path, src, _, _ = port(ex.pair_sum(), tmp_path, target)
+    x = f32(2 * h)
+    close(simulate(path, "pair_sum", {"x": x}), x[0::2].astype(np.float64) + x[1::2] - x[0])

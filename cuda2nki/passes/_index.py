@@ -1,0 +1,148 @@
+"""Affine index analysis for the lowering passes (not a pass).
+
+An index dimension is usable by the tiled layouts when it is ``k * axis + c`` with a positive
+integer ``k`` and a ``c`` free of domain axes (shifted and strided accesses: stencils, even/odd
+lanes), or free of axes altogether (a fixed element, broadcast).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cuda2nki.ir.nodes import Add, At, Const, Mul, SizeExpr, Slice, Sub, Sym
+
+FULL, ROW, BCAST, SCALAR = "full", "row", "bcast", "scalar"
+
+
+@dataclass(frozen=True)
+class Affine1:
+    axis: str | None  # None: the dim does not move with the domain
+    k: int
+    c: SizeExpr
+
+
+def affine1(e: SizeExpr, axes: frozenset[str]) -> Affine1 | None:
+    if isinstance(e, Sym):
+        return Affine1(e.name, 1, Const(0)) if e.name in axes else Affine1(None, 0, e)
+    if isinstance(e, Const):
+        return Affine1(None, 0, e)
+    if isinstance(e, Add | Sub):
+        a, b = affine1(e.a, axes), affine1(e.b, axes)
+        if a is None or b is None:
+            return None
+        if isinstance(e, Sub):
+            if b.axis is not None:
+                return None
+            return Affine1(a.axis, a.k, _fold(a.c - b.c))
+        if a.axis is not None and b.axis is not None:
+            return None
+        axis = a.axis or b.axis
+        k = a.k if a.axis is not None else b.k
+        return Affine1(axis, k, _fold(a.c + b.c))
+    if isinstance(e, Mul):
+        for x, y in ((e.a, e.b), (e.b, e.a)):
+            if isinstance(x, Const):
+                inner = affine1(y, axes)
+                if inner is None:
+                    return None
+                if inner.axis is not None and x.value <= 0:
+                    return None
+                return Affine1(inner.axis, inner.k * x.value, _fold(x * inner.c))
+    if e.free_syms() & axes:
+        return None
+    return Affine1(None, 0, e)
+
+
+_OPS = {"Add": "+", "Sub": "-", "Mul": "*", "FloorDiv": "//", "Mod": "%"}
+
+
+def fmt(e: SizeExpr) -> str:
+    """Short human spelling of an index for messages."""
+    if isinstance(e, Sym):
+        return e.name
+    if isinstance(e, Const):
+        return str(e.value)
+    name = type(e).__name__
+    if name in _OPS:
+        return f"({fmt(e.a)} {_OPS[name]} {fmt(e.b)})"
+    if name in ("Min", "Max", "CeilDiv"):
+        return f"{name.lower()}({fmt(e.a)}, {fmt(e.b)})"
+    return "<data-dependent>"
+
+
+def _fold(e: SizeExpr) -> SizeExpr:
+    """Drop ``+ 0`` / ``- 0`` / ``0 +`` so spelled indices stay short."""
+    if isinstance(e, Add | Sub) and isinstance(e.b, Const) and e.b.value == 0:
+        return e.a
+    if isinstance(e, Add) and isinstance(e.a, Const) and e.a.value == 0:
+        return e.b
+    if isinstance(e, Mul) and (e.a == Const(0) or e.b == Const(0)):
+        return Const(0)
+    if isinstance(e, Mul) and e.a == Const(1):
+        return e.b
+    return e
+
+
+def access_class(
+    index: tuple[SizeExpr, ...], p: str, f: str
+) -> tuple[str, tuple[Affine1, ...]] | None:
+    """FULL (moves with p and f), ROW (p only), BCAST (f only), SCALAR; None if not affine."""
+    axes = frozenset(a for a in (p, f) if a)
+    dims = []
+    for ix in index:
+        a = affine1(ix, axes)
+        if a is None:
+            return None
+        dims.append(a)
+    order = tuple(d.axis for d in dims if d.axis is not None)
+    cls = (
+        {(p, f): FULL, (p,): ROW, (f,): BCAST, (): SCALAR}.get(order)
+        if f
+        else {
+            (p,): ROW,
+            (): SCALAR,
+        }.get(order)
+    )
+    if cls is None:
+        return None
+    return cls, tuple(dims)
+
+
+def dims_for(
+    dims: tuple[Affine1, ...],
+    p: str,
+    f: str,
+    r0: SizeExpr,
+    rows: SizeExpr,
+    c0: SizeExpr,
+    cols: SizeExpr,
+) -> tuple:
+    """View dims of an access on one ``rows x cols`` tile starting at (r0, c0)."""
+    out = []
+    for d in dims:
+        if d.axis is None:
+            out.append(At(d.c))
+        elif d.axis == p:
+            out.append(Slice(_fold(_scaled(d.k, r0) + d.c), rows, d.k))
+        else:
+            out.append(Slice(_fold(_scaled(d.k, c0) + d.c), cols, d.k))
+    return tuple(out)
+
+
+def _scaled(k: int, x: SizeExpr) -> SizeExpr:
+    if k == 1:
+        return x
+    if isinstance(x, Const):
+        return Const(k * x.value)
+    return Const(k) * x
+
+
+def flat_ok(dims: tuple[Affine1, ...]) -> bool:
+    """A 1-D-domain access that can ride on the flat ``[128, F]`` chunking: exactly one dim moves,
+    with unit stride, and it is the tensor's last dim (so consecutive points are contiguous)."""
+    moving = [n for n, d in enumerate(dims) if d.axis is not None]
+    return len(moving) == 1 and moving[0] == len(dims) - 1 and dims[moving[0]].k == 1
+
+
+def plus(a: SizeExpr, b: SizeExpr) -> SizeExpr:
+    return _fold(a + b)
