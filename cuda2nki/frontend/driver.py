@@ -51,13 +51,14 @@ def lower_source(
     _propagate_rejections(unit)
     accepted = [f for f in functions if f.name not in unit.rejected]
     accepted += [f for n, f in unit.instances.items() if n not in unit.rejected]
-    rejected = {name: tuple(ds) for name, ds in unit.rejected.items()}
+    rejected = {name: tuple(ds) for name, ds in unit.rejected.items() if _is_kernel(unit, name)}
+    device_errors = [d for n, ds in unit.rejected.items() if n not in rejected for d in ds]
     if fatal_pre:  # an #error or broken directive: nothing in the file is trustworthy
         for f in accepted:
             rejected.setdefault(f.name, tuple(fatal_pre))
         accepted = []
     diags = list(unit.diags)
-    for ds in rejected.values():
+    for ds in (*rejected.values(), device_errors):
         diags.extend(d for d in ds if d not in diags)
     diags.sort(key=lambda d: (d.loc.file != filename, d.loc.file, d.loc.line, d.loc.col))
     return A.TranslationUnit(
@@ -68,6 +69,13 @@ def lower_source(
         diagnostics=tuple(diags),
         rejected=rejected,
     )
+
+
+def _is_kernel(unit: UnitContext, name: str) -> bool:
+    """``rejected`` lists kernels only; a refused device function shows in the diagnostics
+    and in the rejection of every kernel that calls it."""
+    fd = unit.functions.get(name.split("<")[0])
+    return fd is None or fd.kind == "global"
 
 
 # ---------------------------------------------------------------------- collection

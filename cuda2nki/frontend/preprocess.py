@@ -66,13 +66,15 @@ class LineMap:
 
     def pos(self, row: int, col0: int) -> tuple[str, int, int]:
         """Map output (row, 0-based column) to the original (file, line, 1-based column)."""
-        file, line = self.where(row)
-        if self.files is None or self.out_lines is None:
-            return file, line, col0 + 1
         key = self._col_cache.get(row, -1)
         if key == -1:
-            key = self._col_key(row)
+            key = self._col_key(row) if self.out_lines is not None else None
             self._col_cache[row] = key
+        files = self.files
+        if files is not None and 0 <= row < len(files):
+            file, line = files[row], self.lines[row]  # type: ignore[index]
+        else:
+            file, line = self.default_file, row + 1
         if key is None:
             return file, line, col0 + 1
         prefix, suffix, n_out, n_orig, extra, blocks = key

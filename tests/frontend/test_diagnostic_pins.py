@@ -71,8 +71,9 @@ __device__ int fine(int n) { return n + 1; }
 __global__ void k(int* p) { p[0] = odd(p[1]); }
 __global__ void clean(int* p) { p[0] = fine(p[1]); }
 """)
-    assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["f"]] == [("C2N1012", 1, 38)]
-    assert {"odd", "even", "k"} <= set(tu.rejected)
+    assert ("C2N1012", 1, 38) in [(d.code, d.loc.line, d.loc.col) for d in tu.diagnostics]
+    assert set(tu.rejected) == {"k"}  # only kernels are listed; device functions in diagnostics
+    assert {f.name for f in tu.functions} == {"fine", "clean"}
     assert all(d.code == "C2N1012" for d in tu.rejected["k"])
     assert [f.name for f in tu.kernels] == ["clean"]
 
@@ -108,7 +109,9 @@ __device__ float bad(float x) { asm("trap;"); return x; }
 __global__ void uses_bad(float* p) { p[0] = bad(p[0]); }
 __global__ void clean(float* p) { p[0] = 2.0f * p[0]; }
 """)
-    assert set(tu.rejected) == {"bad", "uses_bad"}
+    assert set(tu.rejected) == {"uses_bad"}
+    assert tu.function("bad") is None
+    assert [(d.code, d.loc.line) for d in tu.diagnostics] == [("C2N1013", 1)]
     assert [d.code for d in tu.rejected["uses_bad"]] == ["C2N1013"]
     assert [f.name for f in tu.kernels] == ["clean"]
 
