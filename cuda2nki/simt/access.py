@@ -33,7 +33,12 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
     esz = dt.itemsize
     size = esz * lanes
     off = ptr.off
-    if buf.seg and not isinstance(off, np.ndarray | Aff) and (act is None or isinstance(act, Box)):
+    if (
+        buf.seg
+        and c.launch.fast
+        and not isinstance(off, np.ndarray | Aff)
+        and (act is None or isinstance(act, Box))
+    ):
         off = Aff(c, int(off), (0,) * 6, _I64)  # uniform offset into per-block/thread segments
         if act is not None:
             off = off.on(act)

@@ -33,6 +33,7 @@ class Launch:
     warnings: dict = field(default_factory=dict)  # (code, loc) -> Diagnostic
     globals: dict = field(default_factory=dict)  # name -> Buffer
     buffers: dict = field(default_factory=dict)  # shared/local buffers reused across chunks
+    fast: bool = True  # affine values and box-shaped active sets (off: plain index arrays only)
 
     @property
     def tpb(self) -> int:
@@ -184,8 +185,8 @@ class Box:
 
     def __init__(self, chunk: Chunk, lo: tuple[int, ...], hi: tuple[int, ...]):
         self.chunk, self.lo, self.hi = chunk, lo, hi
-        self.shape = tuple(h - l for l, h in zip(lo, hi))
-        self.slices = tuple(slice(l, h) for l, h in zip(lo, hi))
+        self.shape = tuple(h - b for b, h in zip(lo, hi))
+        self.slices = tuple(slice(b, h) for b, h in zip(lo, hi))
         self._idx: np.ndarray | None = None
 
     @classmethod
@@ -194,7 +195,7 @@ class Box:
 
     @property
     def starts(self) -> tuple[int, ...]:
-        return tuple(s + l for s, l in zip(self.chunk.starts, self.lo))
+        return tuple(s + b for s, b in zip(self.chunk.starts, self.lo))
 
     def __len__(self) -> int:
         n = 1

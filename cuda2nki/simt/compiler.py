@@ -478,7 +478,7 @@ class FunctionCompiler:
             if ext == 1:  # uniform over the chunk
                 base = 0 if name == "threadIdx" else (c.x0, c.y0, c.z0)[axis]
                 return dt.type(base)
-            if a is None or isinstance(a, Box):
+            if (a is None or isinstance(a, Box)) and c.launch.fast:
                 co = [0] * 6
                 co[(5 - axis) if name == "threadIdx" else (2 - axis)] = 1
                 r = Aff(c, 0, tuple(co), t)
@@ -590,7 +590,7 @@ class FunctionCompiler:
         op = e.op
 
         def split_(c, a):
-            if a is None or isinstance(a, Box):
+            if (a is None or isinstance(a, Box)) and c.launch.fast:
                 x, y = lf(c, a), rf(c, a)
                 r = _box_split(c, a, op, x, y)
                 if r is not None:

@@ -150,6 +150,7 @@ def run_kernel_full(
     poison_shared: bool = True,
     max_steps: int | None = None,
     chunk_threads: int | None = None,
+    fast: bool = True,
 ) -> SimtResult:
     fn = find_kernel(tu, kernel)
     name = fn.name
@@ -175,6 +176,7 @@ def run_kernel_full(
             f"exceed {MAX_SHARED_BYTES}",
         )
     launch = Launch(name, g, b, max_steps if max_steps is not None else DEFAULT_MAX_STEPS)
+    launch.fast = fast
     prog = Program(tu, {"poison_shared": poison_shared, "shared_bytes": int(shared_bytes)})
     try:
         cf = prog.function(name, fn.loc)

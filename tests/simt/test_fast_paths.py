@@ -1,0 +1,159 @@
+"""The affine/box fast paths must agree bit for bit with plain per-thread execution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from simt_helpers import tu_of
+
+from cuda2nki.simt import run_kernel_full
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def _same(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for k in a:
+        x, y = np.asarray(a[k]), np.asarray(b[k])
+        assert x.tobytes() == y.tobytes(), k
+
+
+GUARDS = """
+__global__ void k(int* out, int n, int s) {
+    int i = blockIdx.x * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
+    int t = threadIdx.x, y = threadIdx.y;
+    if (i >= n) return;
+    out[i] = 0;
+    if (t < s) out[i] += 1;
+    if (t <= s) out[i] += 2;
+    if (t > s) out[i] += 4;
+    if (t >= s) out[i] += 8;
+    if (t == s) out[i] += 16;
+    if (31 - t < s) out[i] += 32;
+    if (2 * y - 3 > s - 4) out[i] += 64;
+    if (blockIdx.x == 1) out[i] += 128;
+    if (s - t * 3 >= 2) { out[i] += 256; if (y < 1) return; }
+    out[i] += 512;
+}
+"""
+
+
+@pytest.mark.parametrize("s", [-3, 0, 1, 5, 7, 31, 40])
+def test_single_axis_guards_match_plain_execution(s: int) -> None:
+    tu = tu_of(GUARDS)
+    n = 7 * 32 * 2 - 5
+    res = []
+    for fast in (True, False):
+        r = run_kernel_full(
+            tu,
+            "k",
+            grid=(7,),
+            block=(32, 2),
+            fast=fast,
+            chunk_threads=128,
+            args={"out": np.full(n, -1, np.int32), "n": n, "s": s},
+        )
+        res.append(r.outputs)
+    _same(*res)
+    out = res[0]["out"]
+    i = np.arange(n)
+    b, rem = divmod(i, 64)
+    y, t = divmod(rem, 32)
+    ref = (
+        (t < s) * 1
+        + (t <= s) * 2
+        + (t > s) * 4
+        + (t >= s) * 8
+        + (t == s) * 16
+        + (31 - t < s) * 32
+        + (2 * y - 3 > s - 4) * 64
+        + (b == 1) * 128
+        + (s - t * 3 >= 2) * 256
+    )
+    ref = ref + np.where((s - t * 3 >= 2) & (y < 1), 0, 512)
+    np.testing.assert_array_equal(out, ref)
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    a=st.integers(-3, 3),
+    b=st.integers(-40, 40),
+    c=st.integers(-50, 50),
+    op=st.sampled_from(["<", "<=", ">", ">=", "=="]),
+    axis=st.sampled_from(["x", "y"]),
+)
+def test_random_affine_guards(a: int, b: int, c: int, op: str, axis: str) -> None:
+    src = f"""
+    __global__ void k(float* out, const float* x) {{
+        __shared__ float s[64];
+        int t = threadIdx.x + blockDim.x * threadIdx.y;
+        int g = blockIdx.x * 64 + t;
+        s[t] = x[g];
+        __syncthreads();
+        if ({a} * (int)threadIdx.{axis} + {b} {op} {c}) s[t] = s[63 - t] * 2.0f;
+        __syncthreads();
+        out[g] = s[t];
+    }}"""
+    tu = tu_of(src)
+    x = np.arange(3 * 64, dtype=np.float32)
+    res = [
+        run_kernel_full(
+            tu,
+            "k",
+            grid=(3,),
+            block=(16, 4),
+            fast=f,
+            chunk_threads=128,
+            args={"out": np.zeros(192, np.float32), "x": x},
+        ).outputs
+        for f in (True, False)
+    ]
+    _same(*res)
+
+
+def _corpus_cases():
+    from cuda2nki.binding import load_binding
+
+    out = []
+    for toml in sorted(CORPUS.glob("*/*.toml")):
+        cu = toml.with_suffix(".cu")
+        b = load_binding(toml)
+        if not cu.is_file() or b.meta.get("expect") == "refuse" or "expect" in (b.meta or {}):
+            continue
+        out.append((cu, toml))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("cu", "toml"), _corpus_cases(), ids=lambda p: p.stem if isinstance(p, Path) else ""
+)
+def test_corpus_kernels_fast_equals_plain(cu: Path, toml: Path) -> None:
+    from cuda2nki.binding import generate_inputs, load_binding
+    from cuda2nki.frontend import parse_file
+
+    b = load_binding(toml)
+    tu = parse_file(cu)
+    if b.kernel and tu.function(b.kernel) is None:
+        pytest.skip("kernel not accepted by the front end")
+    pts = b.test_points()
+    r = b.resolve(pts[-1])
+    inputs = generate_inputs(r, seed=7)
+    res = []
+    for fast in (True, False):
+        args = {**{k: v.copy() for k, v in inputs.items()}, **r.scalars}
+        res.append(
+            run_kernel_full(
+                tu,
+                b.kernel,
+                grid=r.grid,
+                block=r.block,
+                shared_bytes=r.shared_bytes,
+                args=args,
+                fast=fast,
+            ).outputs
+        )
+    _same(*res)
