@@ -118,6 +118,7 @@ _ISA_EXCLUDE = {
     "no_psum",
     "engine_name",
     "matmul_values",
+    "matmul_operands",
     "mask_where",
 }
 

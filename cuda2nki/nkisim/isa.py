@@ -371,8 +371,8 @@ def nc_matmul(
         "double_row",
         "double_row_gen3",
     )
-    res = matmul_values(api, stat, mov, dst, s, double_row, is_transpose)
-    _matmul_write(api, dst, res, accumulate)
+    a2, b2 = matmul_operands(api, stat, mov, dst, s, double_row, is_transpose)
+    _matmul_write(api, dst, a2, b2, accumulate)
     k = stat.partitions()
     ns = stat.free_size()
     nm = mov.free_size()
@@ -387,7 +387,7 @@ def nc_matmul(
     )
 
 
-def matmul_values(
+def matmul_operands(
     api: str,
     stat: NkiTensor,
     mov: NkiTensor,
@@ -453,47 +453,86 @@ def matmul_values(
         a2 = dt.round_tf32(a2)
     if mov.dtype.name == "tfloat32":
         b2 = dt.round_tf32(b2)
+    return a2, b2
+
+
+def matmul_values(
+    api: str,
+    stat: NkiTensor,
+    mov: NkiTensor,
+    dst: NkiTensor | None,
+    s,
+    double_row: bool = False,
+    is_transpose: bool = False,
+) -> np.ndarray:
+    """``stationary.T @ moving`` in fp32 after all TensorE operand checks."""
+    a2, b2 = matmul_operands(api, stat, mov, dst, s, double_row, is_transpose)
     return np.matmul(a2.T, b2)
 
 
-def _matmul_write(api: str, dst: NkiTensor, res: np.ndarray, accumulate) -> None:
+def _matmul_write(api: str, dst: NkiTensor, a2: np.ndarray, b2: np.ndarray, accumulate) -> None:
+    """Write or accumulate ``a2.T @ b2`` into PSUM (``accumulate`` semantics of reference 7.2).
+
+    Consecutive accumulating matmuls into the same PSUM region are deferred and evaluated as one
+    GEMM over the concatenated contraction axis when the region is next read or rewritten (same
+    fp32 result up to summation order; far fewer, larger BLAS calls).
+    """
     stg = dst.storage
     if accumulate is False:
-        write_mat(dst, res, api)
-        _mark_mm(dst, True)
-        return
-    mw = _mm_view(dst)
-    if accumulate is None:
-        if mw.all():
+        stg.flush_matmul()
+        mode = "set"
+        mw = None
+    else:
+        mw = _mm_view(dst)
+        if accumulate is None:
+            if mw.all():
+                mode = "add"
+            elif not mw.any():
+                mode = "set"
+            else:
+                mode = "mixed"
+        else:
             mode = "add"
-        elif not mw.any():
-            mode = "set"
+            if not mw.all() and stg.fresh:
+                st.current().warnings.append(_warn("C2N3027", what=dst.describe()))
+    a = dst._a
+    if (
+        mode != "mixed"
+        and a is not None
+        and a.ndim == 2
+        and dst.pdim == 0
+        and dst.dtype.np_dtype == np.float32
+        and stg.written is None
+        and stg.readonly is False
+    ):
+        key = (dst.offset, a.shape, a.strides)
+        pend = stg.mm_pending
+        if pend is not None and mode == "add" and pend[0] == key and pend[5] < 16384:
+            pend[3].append(_own(a2))
+            pend[4].append(_own(b2))
+            pend[5] += a2.shape[0]
         else:
-            mode = "mixed"
+            stg.flush_matmul()
+            stg.mm_pending = [key, dst, mode, [_own(a2)], [_own(b2)], a2.shape[0]]
     else:
-        mode = "add"
-        if not mw.all() and stg.fresh:
-            st.current().warnings.append(_warn("C2N3027", what=dst.describe()))
-    if mode == "set":
-        write_mat(dst, res, api)
-    elif mode == "add":
-        a = dst.a
-        if (
-            a is not None
-            and dst.dtype.np_dtype == np.float32
-            and dst.pdim == 0
-            and a.ndim == 2
-            and not stg.fresh
-        ):
-            a += res
-            if stg.written is not None:
-                dst._written_view()[...] = True
-        else:
+        stg.flush_matmul()
+        res = np.matmul(a2.T, b2)
+        if mode == "set":
+            write_mat(dst, res, api)
+        elif mode == "add":
             write_mat(dst, mat(dst) + res, api)
+        else:
+            m2 = mw.reshape(res.shape) if mw.shape != res.shape else mw
+            write_mat(dst, np.where(m2, mat(dst) + res, res), api)
+    if mw is None:
+        _mark_mm(dst, True)
     else:
-        m2 = mw.reshape(res.shape) if mw.shape != res.shape else mw
-        write_mat(dst, np.where(m2, mat(dst) + res, res), api)
-    mw[...] = True
+        mw[...] = True
+
+
+def _own(x: np.ndarray) -> np.ndarray:
+    """``x`` if it owns its data (a fresh conversion), else a copy (SBUF may change later)."""
+    return x if x.base is None and x.flags.owndata else x.copy()
 
 
 def _warn(code: str, **fmt):

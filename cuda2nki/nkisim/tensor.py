@@ -84,6 +84,7 @@ class Storage:
         "old_flat",
         "gen",
         "pending",
+        "mm_pending",
         "_free",
         "__weakref__",
     )
@@ -115,6 +116,26 @@ class Storage:
         self.gen = 0
         self.pending: np.ndarray | None = None  # HBM: elements written so far (lazy poison)
         self._free = None  # callback releasing on-chip accounting when the storage dies
+        self.mm_pending: list | None = None  # deferred PSUM matmul accumulation (see isa)
+
+    def flush_matmul(self) -> None:
+        """Evaluate deferred matmuls: one GEMM over the concatenated contraction axis."""
+        p = self.mm_pending
+        if p is None:
+            return
+        self.mm_pending = None
+        _key, dst, mode, alist, blist, _k = p
+        if len(alist) == 1:
+            res = np.matmul(alist[0].T, blist[0])
+        else:
+            res = np.matmul(np.concatenate(alist).T, np.concatenate(blist))
+        if mode == "set":
+            dst.assign(res)
+        elif self.fresh:
+            dst.assign(dst.f32() + res)
+        else:
+            a = dst.a
+            a += res
 
     def __del__(self) -> None:
         f = self._free
@@ -149,11 +170,8 @@ class Storage:
     def bytes_per_partition(self) -> int:
         if self.pdim is None:
             return 0
-        n = 1
-        for i, s in enumerate(self.shape):
-            if i != self.pdim:
-                n *= s
-        return n * self.dtype.itemsize
+        p = self.shape[self.pdim]
+        return (self.flat.size // p if p else 0) * self.dtype.itemsize
 
 
 def _normalize_shape(shape) -> tuple[tuple[int, ...], int | None]:
@@ -519,6 +537,8 @@ class NkiTensor:
     def values(self, api: str = "read") -> np.ndarray:
         """Stored values (storage dtype); a view for strided tensors, a gather otherwise."""
         stg = self.storage
+        if stg.mm_pending is not None:
+            stg.flush_matmul()
         if stg.fresh or stg.pending is not None:
             stg.poison()
         if stg.written is not None:
@@ -597,6 +617,8 @@ class NkiTensor:
                     ) from None
         if stg.readonly:
             stg.make_writable()
+        if stg.mm_pending is not None:
+            stg.flush_matmul()
         if self.index is not None:
             self._scatter(conv, where, api)
             return
