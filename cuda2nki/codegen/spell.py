@@ -79,5 +79,9 @@ def immediate(x: Lit | Param, names: dict[str, str] | None = None) -> str:
     if isinstance(x.value, bool):
         return "1" if x.value else "0"
     if isinstance(x.value, float):
+        if x.value != x.value:
+            return 'float("nan")'
+        if x.value in (float("inf"), float("-inf")):
+            return 'float("inf")' if x.value > 0 else 'float("-inf")'
         return repr(float(x.value))
     return str(x.value)

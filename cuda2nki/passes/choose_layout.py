@@ -17,7 +17,8 @@ from typing import ClassVar
 from cuda2nki.ir.nodes import Compute, Kernel, Read
 from cuda2nki.ir.ops import Idiom
 from cuda2nki.passes._analysis import contraction, reads, reductions, sym_names, with_attrs
-from cuda2nki.passes._index import FULL, ROW, access_class, fmt
+from cuda2nki.passes._index import FULL, ROW, access_class, flat_ok, fmt
+from cuda2nki.passes._tiles import REDUCE_OPS
 from cuda2nki.passes.base import Pass, PassContext
 
 
@@ -48,6 +49,9 @@ def _annotate(c: Compute, kernel: Kernel, ctx: PassContext) -> Compute:
 def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     axes = c.domain.names
     tgt = sym_names(c.target.index)
+    total = _reduce_all(c, kernel)
+    if total is not None:
+        return total
     if c.accumulate is not None:
         return "unsupported", {
             "why": f"accumulating writes ({c.accumulate.value}) into '{c.target.tensor}'"
@@ -79,6 +83,27 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
             return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
     del known
     return "rows", {"p_axis": axes[0], "f_axis": free, "p_tensor": c.target.tensor}
+
+
+def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None:
+    """``out[c] (op)= reduce(op, k: f(x[k]))``: a reduction of a whole vector to one element."""
+    got = access_class(c.target.index, "", "")
+    if got is None or got[0] != "scalar":
+        return None
+    red = reductions(c.expr)
+    if c.accumulate is not None:
+        if len(c.domain.axes) != 1 or red or c.accumulate not in REDUCE_OPS:
+            return None
+        k, body = c.domain.axes[0].name, c.expr
+    else:
+        if c.domain.axes or len(red) != 1 or len(red[0].axes) != 1 or red[0].op not in REDUCE_OPS:
+            return None
+        k, body = red[0].axes[0].name, red[0].body
+    for rd in reads(body):
+        acc = access_class(rd.index, k, "")
+        if acc is None or (acc[0] != "scalar" and not flat_ok(acc[1])):
+            return None
+    return "reduce-all", {"r_axis": k, "p_tensor": c.target.tensor, "p_axis": k}
 
 
 def _row_access(rd: Read, p: str, f: str, kernel: Kernel) -> bool:

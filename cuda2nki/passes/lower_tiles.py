@@ -25,13 +25,16 @@ from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.ir.nodes import (
     Alloc,
     At,
+    Binary,
     CeilDiv,
     Compute,
     Const,
     Kernel,
+    Lit,
     Load,
     Loop,
     Matmul,
+    Memset,
     Min,
     Read,
     Reduce,
@@ -40,6 +43,8 @@ from cuda2nki.ir.nodes import (
     Store,
     TensorCopy,
     TensorDecl,
+    TensorReduce,
+    TensorTensor,
     TensorTranspose,
     View,
 )
@@ -125,6 +130,8 @@ class _Lowering:
                 self.lower_matmul(group[0])
             elif layout == "transpose":
                 self.lower_transpose(group[0])
+            elif layout == "reduce-all":
+                self.lower_reduce_all(group[0])
             else:
                 why = attrs(group[0]).get("why", "no layout chosen (run choose-layout first)")
                 raise T.Unsupported(why, group[0].loc)
@@ -253,8 +260,8 @@ class _Lowering:
             del tiles
             self.b.emit(Loop(v, 0, stop, body=tuple(inner.stmts), loc=c.loc))
 
-    def _flat_compiler(self, b, rows, cols, c: Compute, base) -> T.TileExprCompiler:
-        i = c.domain.axes[0].name
+    def _flat_compiler(self, b, rows, cols, c: Compute, base, axis: str = "") -> T.TileExprCompiler:
+        i = axis or c.domain.axes[0].name
 
         def reader(rd: Read) -> T.Val:
             dt = self.decl(rd.tensor).dtype
@@ -272,7 +279,69 @@ class _Lowering:
                 return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
             raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
 
-        return T.TileExprCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        return _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+
+    # ------------------------------------------------------------------ reduce-all
+    def lower_reduce_all(self, c: Compute) -> None:
+        """Whole-vector reduction: flat [128, F] chunks reduced along the free axis into a
+        [128, 1] fp32 accumulator, then across partitions (tensor-engine transpose + reduce)."""
+        P, F = int(attrs(c).get("p_tile", "128")), int(attrs(c).get("f_tile", "4096"))
+        if c.accumulate is not None:
+            op, k_axis, body = c.accumulate, c.domain.axes[0], c.expr
+        else:
+            (r,) = _reduces(c.expr)
+            op, k_axis, body = r.op, r.axes[0], r.body
+        acc = self.b.fresh("acc")
+        self.b.emit(Alloc(acc, (Const(P), Const(1)), "float32", Buffer.SBUF, loc=c.loc))
+        self.b.emit(Memset(T.whole(acc, P, 1), Lit(float(op.info.identity), "float32"), loc=c.loc))
+        K = k_axis.extent
+        chunk = P * F
+        parts = [
+            (K // chunk, lambda v: T.Const(chunk) * T.Sym(v), Const(P), Const(F)),
+            (Min(1, (K % chunk) // F), lambda v: (K // chunk) * chunk, (K % chunk) // F, Const(F)),
+            (Min(1, K % F), lambda v: K - K % F, Const(1), K % F),
+        ]
+        red = Reduce(op, (k_axis,), body, loc=c.loc)
+        for stop, base_of, rows, cols in parts:
+            v = self.b.fresh("t")
+            inner = self.b.nested()
+            comp = self._flat_compiler(inner, rows, cols, c, base_of(v), axis=k_axis.name)
+            part = comp.reduce_of(red)
+            acc_v = View(acc, (Slice(0, rows), Slice(0, 1)))
+            inner.emit(TensorTensor(acc_v, op, acc_v, part.operand, loc=c.loc))
+            self.b.emit(
+                Loop(v, 0, stop, kind=LoopKind.SEQUENTIAL, body=tuple(inner.stmts), loc=c.loc)
+            )
+        tp = self.b.fresh("acc_tp")
+        self.b.emit(Alloc(tp, (Const(1), Const(P)), "float32", Buffer.PSUM, loc=c.loc))
+        self.b.emit(TensorTranspose(T.whole(tp, 1, P), T.whole(acc, P, 1), loc=c.loc))
+        total = self.b.fresh("total")
+        self.b.emit(Alloc(total, (Const(1), Const(1)), "float32", Buffer.SBUF, loc=c.loc))
+        self.b.emit(TensorReduce(T.whole(total, 1, 1), op, T.whole(tp, 1, P), axes=(1,), loc=c.loc))
+        self._reduce_epilogue(c, red, op, T.Val(T.ROW, T.whole(total, 1, 1)))
+
+    def _reduce_epilogue(self, c: Compute, red: Reduce, op, total: T.Val) -> None:
+        b = self.b
+        dims = tuple(Slice(d.c, 1) for d in access_class(c.target.index, "", "")[1])
+
+        def reader(rd: Read) -> T.Val:
+            got = access_class(rd.index, "", "")
+            if got is None or got[0] != SCALAR:
+                raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
+            view = tuple(Slice(d.c, 1) for d in got[1])
+            return self._load(b, rd, (Const(1), Const(1)), view, T.ROW, self.decl(rd.tensor).dtype)
+
+        comp = _EpilogueCompiler(
+            b, Const(1), Const(1), reader, self.params, self.ctx.diagnostics, c.loc
+        )
+        comp.result, comp.acc = red, total.operand
+        expr = (
+            c.expr
+            if c.accumulate is None
+            else Binary(op, Read(c.target.tensor, c.target.index), red)
+        )
+        val = comp.materialize_row(comp.compile(expr))
+        b.emit(Store(View(c.target.tensor, dims), val.operand, loc=c.loc))
 
     # ------------------------------------------------------------------ matmul
     def lower_matmul(self, c: Compute) -> None:
@@ -515,12 +584,15 @@ class _Matmul:
 
 
 class _EpilogueCompiler(T.TileExprCompiler):
+    """Compiles what surrounds a reduction: the reduction itself is the tile ``acc``."""
+
     result: Reduce
     acc: View
+    kind: str = T.FULL
 
     def _compile(self, e):  # type: ignore[override]
         if e is self.result or e == self.result:
-            return T.Val(T.FULL, self.acc)
+            return T.Val(self.kind if self.acc.dims[1:] != (Slice(0, 1),) else T.ROW, self.acc)
         return super()._compile(e)
 
 

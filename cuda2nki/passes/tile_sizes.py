@@ -47,6 +47,8 @@ class TileSizesPass(Pass):
             )
         if layout == "transpose":
             return with_attrs(c, p_tile=str(p), f_tile=str(p))
+        if layout == "reduce-all":
+            return with_attrs(c, p_tile=str(p), f_tile=str(max(1, self.free)))
         if layout == "rows":
             whole_row = bool(reductions(c.expr))
             return with_attrs(c, p_tile=str(p), f_tile="0" if whole_row else str(max(1, self.free)))

@@ -14,7 +14,17 @@ from cuda2nki.codegen.pipeline import port_intent
 from cuda2nki.ir.nodes import Note
 from tests.passes import intent_examples as ex
 
-EXAMPLES = [ex.saxpy, ex.bias_gelu, ex.softmax, ex.layernorm, ex.matmul, ex.gemv, ex.transpose]
+EXAMPLES = [
+    ex.saxpy,
+    ex.bias_gelu,
+    ex.softmax,
+    ex.layernorm,
+    ex.matmul,
+    ex.gemv,
+    ex.transpose,
+    ex.stencil_2d,
+    ex.dot,
+]
 
 
 def test_templates_load_through_the_package_loader() -> None:

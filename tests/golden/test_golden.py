@@ -11,7 +11,17 @@ from cuda2nki.codegen.pipeline import port_intent
 from tests.passes import intent_examples as ex
 
 HERE = Path(__file__).parent
-EXAMPLES = [ex.saxpy, ex.bias_gelu, ex.softmax, ex.layernorm, ex.matmul, ex.gemv, ex.transpose]
+EXAMPLES = [
+    ex.saxpy,
+    ex.bias_gelu,
+    ex.softmax,
+    ex.layernorm,
+    ex.matmul,
+    ex.gemv,
+    ex.transpose,
+    ex.stencil_2d,
+    ex.dot,
+]
 UPDATE = os.environ.get("CUDA2NKI_UPDATE_GOLDEN") == "1"
 
 

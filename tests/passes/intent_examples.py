@@ -367,3 +367,50 @@ def pair_sum() -> Kernel:
             ),
         ),
     )
+
+
+def dot() -> Kernel:
+    """out[0] = sum_k x[k] * y[k] / N  (a whole-vector reduction with an epilogue)."""
+    kax = Axis("k", N, AxisKind.REDUCTION)
+    return Kernel(
+        "dot",
+        params=(
+            TensorDecl("x", (N,), "float32", Role.IN),
+            TensorDecl("y", (N,), "float32", Role.IN),
+            TensorDecl("out", (Const(1),), "float32", Role.OUT),
+            ScalarDecl("N"),
+        ),
+        body=(
+            Compute(
+                Access("out", (Const(0),)),
+                Domain(()),
+                Binary(
+                    Op.DIV,
+                    Reduce(Op.ADD, (kax,), Binary(Op.MUL, Read("x", (k,)), Read("y", (k,)))),
+                    Param("N"),
+                ),
+                idiom=Idiom.REDUCE,
+            ),
+        ),
+    )
+
+
+def atomic_max() -> Kernel:
+    """out[0] = max(out[0], x[i]) for every i (an atomicMax accumulation)."""
+    return Kernel(
+        "atomic_max",
+        params=(
+            TensorDecl("x", (N,), "float32", Role.IN),
+            TensorDecl("out", (Const(1),), "float32", Role.INOUT),
+            ScalarDecl("N"),
+        ),
+        body=(
+            Compute(
+                Access("out", (Const(0),)),
+                Domain((Axis("i", N),)),
+                Unary(Op.ABS, Read("x", (i,))),
+                accumulate=Op.MAX,
+                idiom=Idiom.REDUCE,
+            ),
+        ),
+    )

@@ -122,3 +122,22 @@ def test_strided_and_broadcast_element(tmp_path, target, h):
     path, src, _, _ = port(ex.pair_sum(), tmp_path, target)
     x = f32(2 * h)
     close(simulate(path, "pair_sum", {"x": x}), x[0::2].astype(np.float64) + x[1::2] - x[0])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n", [1, 1000, 70000])
+def test_whole_vector_reduction_with_epilogue(tmp_path, target, n):
+    path, src, _, _ = port(ex.dot(), tmp_path, target)
+    x, y = f32(n), f32(n)
+    out = simulate(path, "dot", {"x": x, "y": y})
+    close(np.asarray(out).reshape(1), [np.dot(x.astype(np.float64), y) / n], 1e-4, 1e-5)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n", [3, 513, 66000])
+def test_accumulating_max_keeps_the_old_value(tmp_path, target, n):
+    path, src, _, _ = port(ex.atomic_max(), tmp_path, target)
+    x = f32(n)
+    for old in (0.0, 100.0):
+        out = simulate(path, "atomic_max", {"x": x, "out": np.array([old], np.float32)})
+        close(np.asarray(out).reshape(1), [max(old, np.abs(x).max())])

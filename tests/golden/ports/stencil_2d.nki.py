@@ -1,0 +1,35 @@
+# C2N2505: partition axis of 'v' is 'i' (parallel axis)
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def stencil_2d(u):
+    M = u.shape[0]
+    W = u.shape[1]
+    v = nl.ndarray((M, W), dtype=nl.float32, buffer=nl.shared_hbm)
+    for t in range((M - 2 + 128 - 1) // 128):
+        for u1 in range((W - 2 + 4096 - 1) // 4096):
+            u_t = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=u_t, src=u[128 * t:128 * t + min(128, M - 2 - 128 * t), 4096 * u1 + 1:4096 * u1 + 1 + min(4096, W - 2 - 4096 * u1)])
+            u_t1 = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=u_t1, src=u[128 * t + 2:128 * t + 2 + min(128, M - 2 - 128 * t), 4096 * u1 + 1:4096 * u1 + 1 + min(4096, W - 2 - 4096 * u1)])
+            add = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=add, data1=u_t, data2=u_t1, op=nl.add)
+            u_t2 = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=u_t2, src=u[128 * t + 1:128 * t + 1 + min(128, M - 2 - 128 * t), 4096 * u1:4096 * u1 + min(4096, W - 2 - 4096 * u1)])
+            u_t3 = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=u_t3, src=u[128 * t + 1:128 * t + 1 + min(128, M - 2 - 128 * t), 4096 * u1 + 2:4096 * u1 + 2 + min(4096, W - 2 - 4096 * u1)])
+            add1 = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=add1, data1=u_t2, data2=u_t3, op=nl.add)
+            u_t4 = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=u_t4, src=u[128 * t + 1:128 * t + 1 + min(128, M - 2 - 128 * t), 4096 * u1 + 1:4096 * u1 + 1 + min(4096, W - 2 - 4096 * u1)])
+            mul = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_scalar(dst=mul, data=u_t4, op0=nl.multiply, operand0=4.0, reverse0=True)
+            add2 = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=add2, data1=add, data2=add1, op=nl.add)
+            sub = nl.ndarray((min(128, M - 2 - 128 * t), min(4096, W - 2 - 4096 * u1)), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=sub, data1=add2, data2=mul, op=nl.subtract)
+            nisa.dma_copy(dst=v[128 * t + 1:128 * t + 1 + min(128, M - 2 - 128 * t), 4096 * u1 + 1:4096 * u1 + 1 + min(4096, W - 2 - 4096 * u1)], src=sub)
+    return v
