@@ -9,7 +9,8 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.cst import captures, describe_error, first_error, parse_bytes
-from cuda2nki.frontend.lower import BodyLowerer, Sym, _Placeholder, _text
+from cuda2nki.frontend.lower import BodyLowerer
+from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import preprocess
 from cuda2nki.frontend.unit import (
     FuncDef,

@@ -10,7 +10,6 @@ everything); a function with any error is rejected by the caller.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import tree_sitter as ts
@@ -19,6 +18,20 @@ from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
+from cuda2nki.frontend.constfold import convert as _convert
+from cuda2nki.frontend.constfold import fold_binary as _fold_binary
+from cuda2nki.frontend.constfold import numeric_limit as _numeric_limit
+from cuda2nki.frontend.coop import CG_NOOP, CoopLowering
+from cuda2nki.frontend.lowerbase import (
+    BUILTIN_DIM3,
+    CG_NAMESPACES,
+    TEXTURE_TYPES,
+    Reparse,
+    Sym,
+    _mk,
+    _Placeholder,
+    _text,
+)
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.typesys import (
     BOOL,
@@ -46,57 +59,8 @@ from cuda2nki.frontend.typesys import (
 if TYPE_CHECKING:
     from cuda2nki.frontend.unit import UnitContext
 
-BUILTIN_DIM3 = ("threadIdx", "blockIdx", "blockDim", "gridDim")
-CG_NAMESPACES = ("cg", "cooperative_groups")
-CG_TYPES = frozenset(
-    "thread_block thread_block_tile thread_group coalesced_group grid_group multi_grid_group "
-    "cluster_group".split()
-)
-FULL_MASK = 0xFFFFFFFF
-TEXTURE_TYPES = frozenset(
-    "cudaTextureObject_t cudaSurfaceObject_t texture surface textureReference surfaceReference".split()
-)
 
-
-@dataclass(frozen=True)
-class Sym:
-    """A name in scope: its type, its value when it is a compile-time integer constant, and for a
-    cooperative-groups object its kind (``"block"`` or ``"tile"``) and tile size."""
-
-    ty: A.CType | None
-    const: int | float | None = None
-    cg: str | None = None
-    tile: int = 0
-
-
-class Reparse(Exception):  # noqa: N818 - a control-flow signal, not an error
-    """Internal: the grammar misread ``<`` at byte ``offset`` as a template bracket."""
-
-    def __init__(self, offset: int) -> None:
-        super().__init__(offset)
-        self.offset = offset
-
-
-class _Placeholder(Exception):
-    """Internal: abandon the current construct (a diagnostic has been recorded)."""
-
-
-def _text(node: ts.Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
-
-
-_new = object.__new__
-
-
-def _mk(cls: type, **fields: object) -> A.Node:
-    """Build a frozen AST node without its generated ``__init__`` (hot path; every field of the
-    class must be given)."""
-    o = _new(cls)
-    o.__dict__.update(fields)
-    return o
-
-
-class BodyLowerer:
+class BodyLowerer(CoopLowering):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
     ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
@@ -388,7 +352,7 @@ class BodyLowerer:
             self.note("C2N1019", e_node)
             return [A.Empty(loc=self.loc(node))]
         e = self.expr(e_node)
-        if e is _CG_NOOP:
+        if e is CG_NOOP:
             return []
         return [A.ExprStmt(loc=self.loc(node), expr=e)]
 
@@ -688,7 +652,7 @@ class BodyLowerer:
         if value.type == "argument_list":  # T x(args): direct initialisation
             args = [self.expr(c) for c in value.named_children if c.type != "comment"]
             if len(args) == 1:
-                return self._convert_to(args[0], ty, value)
+                return args[0]
             if isinstance(ty, A.VectorType):
                 return A.Call(
                     loc=self.loc(value),
@@ -722,236 +686,6 @@ class BodyLowerer:
                 return A.IntLit(loc=self.loc(node), value=0, ty=INT)
             return items[0]
         return A.InitList(loc=self.loc(node), items=tuple(items), ty=ty)
-
-    def _convert_to(self, e: A.Expr, ty: A.CType, node: ts.Node) -> A.Expr:
-        return e
-
-    # ------------------------------------------------------------------ cooperative groups
-
-    def _is_cg_type(self, type_node: ts.Node) -> bool:
-        if type_node.type == "qualified_identifier":
-            parts = _text(type_node).replace(" ", "").split("::")
-            last = parts[-1].split("<")[0]
-            return last in CG_TYPES and (len(parts) == 1 or parts[-2] in CG_NAMESPACES)
-        if type_node.type in ("type_identifier", "template_type"):
-            return _text(type_node).split("<")[0].strip() in CG_TYPES
-        return False
-
-    def _cg_size_from_type(self, type_node: ts.Node) -> tuple[str, int]:
-        text = _text(type_node).replace(" ", "")
-        last = text.split("::")[-1]
-        base = last.split("<")[0]
-        if base == "thread_block":
-            return "block", 0
-        if base == "thread_block_tile":
-            arg = last[len(base) + 1 : -1]
-            n = self._const_from_text(arg, type_node)
-            return "tile", n
-        if base == "grid_group":
-            return "grid", 0
-        raise self.fail("C2N1029", type_node, what=base)
-
-    def _const_from_text(self, text: str, node: ts.Node) -> int:
-        if text in self.env and isinstance(self.env[text], int):
-            return int(self.env[text])  # type: ignore[arg-type]
-        s = self.lookup(text)
-        if s is not None and isinstance(s.const, int):
-            return s.const
-        got = int_literal(text)
-        if got is None:
-            raise self.fail("C2N1029", node, what=f"tile size '{text}' is not a constant")
-        return got[0]
-
-    def _cg_decl(self, node: ts.Node) -> list[A.Stmt]:
-        type_node = node.child_by_field_name("type")
-        kind, size = self._cg_size_from_type(type_node)
-        for i, c in enumerate(node.children):
-            if node.field_name_for_child(i) != "declarator":
-                continue
-            name_node = c.child_by_field_name("declarator") if c.type == "init_declarator" else c
-            value = c.child_by_field_name("value") if c.type == "init_declarator" else None
-            k, n = kind, size
-            if value is not None:
-                k, n = self._cg_value(value)
-            self.declare(_text(name_node), Sym(None, cg=k, tile=n))
-        return []
-
-    def _cg_value(self, value: ts.Node) -> tuple[str, int]:
-        """The group a cooperative-groups expression denotes: ('block', 0) or ('tile', N)."""
-        if value.type == "identifier":
-            s = self.lookup(_text(value))
-            if s is not None and s.cg:
-                return s.cg, s.tile
-        if value.type == "call_expression":
-            fn = value.child_by_field_name("function")
-            name, targs = self._qualified_call_name(fn)
-            short = name.split("::")[-1]
-            if short == "this_thread_block":
-                return "block", 0
-            if short == "tiled_partition":
-                args = [c for c in value.child_by_field_name("arguments").named_children]
-                if targs:
-                    n = self._const_from_text(_text(targs[0]), targs[0])
-                elif len(args) == 2:
-                    n = self._const_from_text(_text(args[1]), args[1])
-                else:
-                    raise self.fail("C2N1029", value, what="tiled_partition without a size")
-                if n > 32 or n <= 0 or n & (n - 1):
-                    raise self.fail("C2N1029", value, what=f"tile of {n} threads")
-                return "tile", n
-            if short in ("this_grid", "this_multi_grid"):
-                self.error("C2N1016", value, what=f"cg::{short}()")
-                return "grid", 0
-            raise self.fail("C2N1029", value, what=short or _text(value))
-        raise self.fail("C2N1029", value, what=_text(value))
-
-    def _auto_cg(self, value: ts.Node) -> bool:
-        if value.type != "call_expression":
-            return False
-        fn = value.child_by_field_name("function")
-        if fn is None:
-            return False
-        name, _ = self._qualified_call_name(fn)
-        parts = name.split("::")
-        short = parts[-1]
-        cgish = len(parts) > 1 and parts[-2] in CG_NAMESPACES
-        return short in (
-            "this_thread_block",
-            "tiled_partition",
-            "this_grid",
-            "this_multi_grid",
-            "coalesced_threads",
-        ) and (cgish or len(parts) == 1)
-
-    def _is_misparsed_cg_decl(self, node: ts.Node) -> bool:
-        """``cg::thread_block_tile<32> t = ...;`` reads as ``(a < 32) > (t = ...)``."""
-        if _text(node.child_by_field_name("operator") or node) != ">":
-            return False
-        left = node.child_by_field_name("left")
-        if left is None or left.type != "binary_expression":
-            return False
-        ll = left.child_by_field_name("left")
-        if ll is None or ll.type not in ("qualified_identifier", "identifier"):
-            return False
-        return _text(ll).replace(" ", "").split("::")[-1] in CG_TYPES
-
-    def _cg_misparsed_decl(self, node: ts.Node) -> list[A.Stmt]:
-        right = node.child_by_field_name("right")
-        size_node = node.child_by_field_name("left").child_by_field_name("right")
-        n = self._const_from_text(_text(size_node), size_node)
-        if right.type == "assignment_expression":
-            target = right.child_by_field_name("left")
-            k, n2 = self._cg_value(right.child_by_field_name("right"))
-            self.declare(_text(target), Sym(None, cg=k, tile=n2 or n))
-        elif right.type == "identifier":
-            self.declare(_text(right), Sym(None, cg="tile", tile=n))
-        else:
-            raise self.fail("C2N1029", node, what=_text(node))
-        return []
-
-    def _linear_tid(self, loc: SourceLoc) -> A.Expr:
-        def b(name: str, d: str) -> A.Expr:
-            return A.Builtin(loc=loc, name=name, dim=d, ty=UINT)
-
-        zy = A.Binary(loc=loc, op="*", left=b("threadIdx", "z"), right=b("blockDim", "y"), ty=UINT)
-        zy = A.Binary(loc=loc, op="+", left=zy, right=b("threadIdx", "y"), ty=UINT)
-        zyx = A.Binary(loc=loc, op="*", left=zy, right=b("blockDim", "x"), ty=UINT)
-        return A.Binary(loc=loc, op="+", left=zyx, right=b("threadIdx", "x"), ty=UINT)
-
-    def _cg_method(self, sym: Sym, method: str, args: list[A.Expr], node: ts.Node) -> A.Expr:
-        loc = self.loc(node)
-        if sym.cg == "grid":
-            raise self.fail("C2N1016", node, what=f"grid.{method}()")
-        lit = lambda v: A.IntLit(loc=loc, value=v, ty=UINT if v == FULL_MASK else INT)  # noqa: E731
-        if method == "sync":
-            return A.Call(
-                loc=loc,
-                func="__syncthreads" if sym.cg == "block" else "__syncwarp",
-                args=(),
-                ty=VOID,
-            )
-        if method == "thread_rank":
-            tid = self._linear_tid(loc)
-            if sym.cg == "block":
-                return tid
-            return A.Binary(
-                loc=loc, op="%", left=tid, right=A.IntLit(loc=loc, value=sym.tile, ty=UINT), ty=UINT
-            )
-        if method == "meta_group_rank" and sym.cg == "tile":
-            return A.Binary(
-                loc=loc,
-                op="/",
-                left=self._linear_tid(loc),
-                right=A.IntLit(loc=loc, value=sym.tile, ty=UINT),
-                ty=UINT,
-            )
-        if method in ("size", "num_threads"):
-            if sym.cg == "tile":
-                return A.IntLit(loc=loc, value=sym.tile, ty=UINT)
-            bx, by, bz = (A.Builtin(loc=loc, name="blockDim", dim=d, ty=UINT) for d in "xyz")
-            return A.Binary(
-                loc=loc,
-                op="*",
-                left=A.Binary(loc=loc, op="*", left=bx, right=by, ty=UINT),
-                right=bz,
-                ty=UINT,
-            )
-        if sym.cg == "tile":
-            shfl = {
-                "shfl": "__shfl_sync",
-                "shfl_down": "__shfl_down_sync",
-                "shfl_up": "__shfl_up_sync",
-                "shfl_xor": "__shfl_xor_sync",
-            }
-            if method in shfl:
-                if len(args) != 2:
-                    raise self.fail("C2N1028", node, name=method, got=len(args), expected=2)
-                return A.Call(
-                    loc=loc,
-                    func=shfl[method],
-                    args=(lit(FULL_MASK), args[0], args[1], lit(sym.tile)),
-                    ty=unqualified(args[0].ty),
-                )
-            votes = {
-                "any": ("__any_sync", INT),
-                "all": ("__all_sync", INT),
-                "ballot": ("__ballot_sync", UINT),
-            }
-            if method in votes and len(args) == 1:
-                fn, ty = votes[method]
-                return A.Call(loc=loc, func=fn, args=(lit(FULL_MASK), args[0]), ty=ty)
-        raise self.fail("C2N1029", node, what=f"{sym.cg}.{method}()")
-
-    def _cg_reduce(self, node: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
-        if len(arg_nodes) != 3:
-            raise self.fail("C2N1028", node, name="cg::reduce", got=len(arg_nodes), expected=3)
-        group, _ = self._cg_value(arg_nodes[0])
-        if group != "tile":
-            raise self.fail("C2N1029", node, what="cg::reduce over a whole thread block")
-        _, n = self._cg_value(arg_nodes[0])
-        value = self.expr(arg_nodes[1])
-        op_node = arg_nodes[2]
-        op_name = ""
-        if op_node.type == "call_expression":
-            op_name, _ = self._qualified_call_name(op_node.child_by_field_name("function"))
-        ops = {
-            "plus": "add",
-            "greater": "max",
-            "less": "min",
-            "bit_and": "and",
-            "bit_or": "or",
-            "bit_xor": "xor",
-        }
-        short = op_name.split("::")[-1]
-        if short not in ops:
-            raise self.fail("C2N1029", op_node, what=f"cg::reduce with '{_text(op_node)}'")
-        loc = self.loc(node)
-        return A.Call(
-            loc=loc,
-            func=f"__c2n_warp_reduce_{ops[short]}",
-            args=(value, A.IntLit(loc=loc, value=n, ty=INT)),
-            ty=unqualified(value.ty),
-        )
 
     # ------------------------------------------------------------------ expressions
 
@@ -1459,25 +1193,6 @@ class BodyLowerer:
             return A.Call(loc=self.loc(node), func=_text(fn), args=())
         raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
 
-    def _cg_call(self, node: ts.Node, short: str, arg_nodes: list[ts.Node]) -> A.Expr:
-        if short == "sync":
-            if len(arg_nodes) != 1:
-                raise self.fail("C2N1028", node, name="cg::sync", got=len(arg_nodes), expected=1)
-            k, n = self._cg_value(arg_nodes[0])
-            return self._cg_method(Sym(None, cg=k, tile=n), "sync", [], node)
-        if short == "reduce":
-            return self._cg_reduce(node, arg_nodes)
-        if short in ("this_thread_block", "tiled_partition"):
-            return _CG_NOOP  # a group used as a statement: no effect
-        if short in ("this_grid", "grid_group", "this_multi_grid"):
-            raise self.fail("C2N1016", node, what=f"cg::{short}")
-        if short in ("memcpy_async", "wait", "wait_prior"):
-            raise self.fail("C2N1018", node, what=f"cg::{short}")
-        if short in ("thread_rank", "group_size", "num_threads", "size") and len(arg_nodes) == 1:
-            k, n = self._cg_value(arg_nodes[0])
-            return self._cg_method(Sym(None, cg=k, tile=n), short, [], node)
-        raise self.fail("C2N1029", node, what=f"cg::{short}")
-
     def _user_call(
         self,
         node: ts.Node,
@@ -1503,120 +1218,11 @@ class BodyLowerer:
             ty=ret,
         )
 
-    def _is_group_arg(self, node: ts.Node) -> bool:
-        if node.type == "identifier":
-            s = self.lookup(_text(node))
-            return s is not None and s.cg is not None
-        return node.type == "call_expression" and self._auto_cg(node)
-
-
-# A group expression used as a statement (``cg::this_thread_block();``) lowers to nothing.
-_CG_NOOP = A.IntLit(loc=SourceLoc("<cg>", 0, 0), value=0, ty=INT)
-
 
 def _tyname(t: A.CType | None) -> str:
     from cuda2nki.frontend.typesys import type_str
 
     return type_str(t)
-
-
-def _convert(v: int | float, ty: A.CType | None) -> int | float:
-    if not isinstance(ty, A.ScalarType):
-        return v
-    if ty.is_float:
-        return float(v)
-    if ty.name == "bool":
-        return int(bool(v))
-    iv = int(v)
-    bits = ty.bits
-    iv &= (1 << bits) - 1
-    if ty.is_signed and iv >= 1 << (bits - 1):
-        iv -= 1 << bits
-    return iv
-
-
-def _fold_binary(op: str, a: int | float, b: int | float, ty: A.CType | None) -> int | float | None:
-    isf = isinstance(ty, A.ScalarType) and ty.is_float
-    try:
-        if op == "+":
-            r = a + b
-        elif op == "-":
-            r = a - b
-        elif op == "*":
-            r = a * b
-        elif op == "/":
-            if b == 0:
-                return None
-            r = a / b if isf else int(a / b) if abs(a) < 2**52 and abs(b) < 2**52 else _cdiv(a, b)
-        elif op == "%":
-            if b == 0 or isf:
-                return None
-            r = a - b * (int(a / b) if abs(a) < 2**52 else _cdiv(a, b))
-        elif op == "<<":
-            r = int(a) << int(b)
-        elif op == ">>":
-            r = int(a) >> int(b)
-        elif op == "&":
-            r = int(a) & int(b)
-        elif op == "|":
-            r = int(a) | int(b)
-        elif op == "^":
-            r = int(a) ^ int(b)
-        elif op in ("<", "<=", ">", ">=", "==", "!="):
-            r = {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[op]
-            return int(r)
-        elif op == "&&":
-            return int(bool(a) and bool(b))
-        elif op == "||":
-            return int(bool(a) or bool(b))
-        else:
-            return None
-    except (OverflowError, ValueError):
-        return None
-    return _convert(r, ty)
-
-
-def _cdiv(a: int | float, b: int | float) -> int:
-    q = abs(int(a)) // abs(int(b))
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def _numeric_limit(text: str) -> Callable[[SourceLoc], A.Expr] | None:
-    """``std::numeric_limits<float>::max()`` and friends as literals."""
-    import re
-
-    m = re.search(r"numeric_limits<([\w ]+)>::(\w+)", text.replace("(", "").replace(")", ""))
-    if not m:
-        return None
-    t = named_type(m.group(1).strip())
-    if not isinstance(t, A.ScalarType):
-        return None
-    import numpy as np
-
-    what = m.group(2)
-    if t.is_float:
-        dt = {"float32": np.float32, "float64": np.float64, "float16": np.float16}.get(t.name)
-        if dt is None:
-            return None
-        fi = np.finfo(dt)
-        vals = {
-            "max": float(fi.max),
-            "min": float(fi.tiny),
-            "lowest": float(-fi.max),
-            "epsilon": float(fi.eps),
-            "infinity": float("inf"),
-            "quiet_NaN": float("nan"),
-        }
-        if what not in vals:
-            return None
-        v = vals[what]
-        return lambda loc: A.FloatLit(loc=loc, value=v, ty=t)
-    ii = np.iinfo({"bool": np.int8}.get(t.name, getattr(np, t.name)))
-    vals_i = {"max": int(ii.max), "min": int(ii.min), "lowest": int(ii.min)}
-    if what not in vals_i:
-        return None
-    iv = vals_i[what]
-    return lambda loc: A.IntLit(loc=loc, value=iv, ty=t)
 
 
 STMT_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], list[A.Stmt]]] = {

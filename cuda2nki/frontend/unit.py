@@ -12,8 +12,10 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import describe_error, first_error
-from cuda2nki.frontend.lower import BodyLowerer, Reparse, Sym, _Placeholder, _text
+from cuda2nki.frontend.lower import BodyLowerer
+from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.typesys import INT, float_literal, int_literal, named_type, type_str
 
@@ -170,9 +172,7 @@ class UnitContext:
             if space == "host_const":
                 v = low.const_value(init) if init is not None else None
                 if v is not None and isinstance(ty, A.ScalarType):
-                    from cuda2nki.frontend.lower import _convert
-
-                    self.consts[name] = (_convert(v, ty), A.ScalarType(name=ty.name))
+                    self.consts[name] = (convert(v, ty), A.ScalarType(name=ty.name))
                     continue
                 if init is None or not isinstance(ty, A.ArrayType):
                     continue

@@ -1,0 +1,279 @@
+"""Cooperative groups, lowered to block/warp intrinsics (semantics in the ast module docstring).
+
+:class:`CoopLowering` is a mixin of :class:`cuda2nki.frontend.lower.BodyLowerer`: group objects
+are tracked as scope symbols (``Sym.cg``) and never become variables.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import tree_sitter as ts
+
+from cuda2nki.diagnostics import SourceLoc
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.lowerbase import CG_NAMESPACES, CG_TYPES, FULL_MASK, Sym, _text
+from cuda2nki.frontend.typesys import INT, UINT, VOID, int_literal, unqualified
+
+if TYPE_CHECKING:
+    from cuda2nki.frontend.lower import BodyLowerer
+
+    _Base = BodyLowerer
+else:
+    _Base = object
+
+
+class CoopLowering(_Base):
+    def _is_cg_type(self, type_node: ts.Node) -> bool:
+        if type_node.type == "qualified_identifier":
+            parts = _text(type_node).replace(" ", "").split("::")
+            last = parts[-1].split("<")[0]
+            return last in CG_TYPES and (len(parts) == 1 or parts[-2] in CG_NAMESPACES)
+        if type_node.type in ("type_identifier", "template_type"):
+            return _text(type_node).split("<")[0].strip() in CG_TYPES
+        return False
+
+    def _cg_size_from_type(self, type_node: ts.Node) -> tuple[str, int]:
+        text = _text(type_node).replace(" ", "")
+        last = text.split("::")[-1]
+        base = last.split("<")[0]
+        if base == "thread_block":
+            return "block", 0
+        if base == "thread_block_tile":
+            arg = last[len(base) + 1 : -1]
+            n = self._const_from_text(arg, type_node)
+            return "tile", n
+        if base == "grid_group":
+            return "grid", 0
+        raise self.fail("C2N1029", type_node, what=base)
+
+    def _const_from_text(self, text: str, node: ts.Node) -> int:
+        if text in self.env and isinstance(self.env[text], int):
+            return int(self.env[text])  # type: ignore[arg-type]
+        s = self.lookup(text)
+        if s is not None and isinstance(s.const, int):
+            return s.const
+        got = int_literal(text)
+        if got is None:
+            raise self.fail("C2N1029", node, what=f"tile size '{text}' is not a constant")
+        return got[0]
+
+    def _cg_decl(self, node: ts.Node) -> list[A.Stmt]:
+        type_node = node.child_by_field_name("type")
+        kind, size = self._cg_size_from_type(type_node)
+        for i, c in enumerate(node.children):
+            if node.field_name_for_child(i) != "declarator":
+                continue
+            name_node = c.child_by_field_name("declarator") if c.type == "init_declarator" else c
+            value = c.child_by_field_name("value") if c.type == "init_declarator" else None
+            k, n = kind, size
+            if value is not None:
+                k, n = self._cg_value(value)
+            self.declare(_text(name_node), Sym(None, cg=k, tile=n))
+        return []
+
+    def _cg_value(self, value: ts.Node) -> tuple[str, int]:
+        """The group a cooperative-groups expression denotes: ('block', 0) or ('tile', N)."""
+        if value.type == "identifier":
+            s = self.lookup(_text(value))
+            if s is not None and s.cg:
+                return s.cg, s.tile
+        if value.type == "call_expression":
+            fn = value.child_by_field_name("function")
+            name, targs = self._qualified_call_name(fn)
+            short = name.split("::")[-1]
+            if short == "this_thread_block":
+                return "block", 0
+            if short == "tiled_partition":
+                args = [c for c in value.child_by_field_name("arguments").named_children]
+                if targs:
+                    n = self._const_from_text(_text(targs[0]), targs[0])
+                elif len(args) == 2:
+                    n = self._const_from_text(_text(args[1]), args[1])
+                else:
+                    raise self.fail("C2N1029", value, what="tiled_partition without a size")
+                if n > 32 or n <= 0 or n & (n - 1):
+                    raise self.fail("C2N1029", value, what=f"tile of {n} threads")
+                return "tile", n
+            if short in ("this_grid", "this_multi_grid"):
+                self.error("C2N1016", value, what=f"cg::{short}()")
+                return "grid", 0
+            raise self.fail("C2N1029", value, what=short or _text(value))
+        raise self.fail("C2N1029", value, what=_text(value))
+
+    def _auto_cg(self, value: ts.Node) -> bool:
+        if value.type != "call_expression":
+            return False
+        fn = value.child_by_field_name("function")
+        if fn is None:
+            return False
+        name, _ = self._qualified_call_name(fn)
+        parts = name.split("::")
+        short = parts[-1]
+        cgish = len(parts) > 1 and parts[-2] in CG_NAMESPACES
+        return short in (
+            "this_thread_block",
+            "tiled_partition",
+            "this_grid",
+            "this_multi_grid",
+            "coalesced_threads",
+        ) and (cgish or len(parts) == 1)
+
+    def _is_misparsed_cg_decl(self, node: ts.Node) -> bool:
+        """``cg::thread_block_tile<32> t = ...;`` reads as ``(a < 32) > (t = ...)``."""
+        if _text(node.child_by_field_name("operator") or node) != ">":
+            return False
+        left = node.child_by_field_name("left")
+        if left is None or left.type != "binary_expression":
+            return False
+        ll = left.child_by_field_name("left")
+        if ll is None or ll.type not in ("qualified_identifier", "identifier"):
+            return False
+        return _text(ll).replace(" ", "").split("::")[-1] in CG_TYPES
+
+    def _cg_misparsed_decl(self, node: ts.Node) -> list[A.Stmt]:
+        right = node.child_by_field_name("right")
+        size_node = node.child_by_field_name("left").child_by_field_name("right")
+        n = self._const_from_text(_text(size_node), size_node)
+        if right.type == "assignment_expression":
+            target = right.child_by_field_name("left")
+            k, n2 = self._cg_value(right.child_by_field_name("right"))
+            self.declare(_text(target), Sym(None, cg=k, tile=n2 or n))
+        elif right.type == "identifier":
+            self.declare(_text(right), Sym(None, cg="tile", tile=n))
+        else:
+            raise self.fail("C2N1029", node, what=_text(node))
+        return []
+
+    def _linear_tid(self, loc: SourceLoc) -> A.Expr:
+        def b(name: str, d: str) -> A.Expr:
+            return A.Builtin(loc=loc, name=name, dim=d, ty=UINT)
+
+        zy = A.Binary(loc=loc, op="*", left=b("threadIdx", "z"), right=b("blockDim", "y"), ty=UINT)
+        zy = A.Binary(loc=loc, op="+", left=zy, right=b("threadIdx", "y"), ty=UINT)
+        zyx = A.Binary(loc=loc, op="*", left=zy, right=b("blockDim", "x"), ty=UINT)
+        return A.Binary(loc=loc, op="+", left=zyx, right=b("threadIdx", "x"), ty=UINT)
+
+    def _cg_method(self, sym: Sym, method: str, args: list[A.Expr], node: ts.Node) -> A.Expr:
+        loc = self.loc(node)
+        if sym.cg == "grid":
+            raise self.fail("C2N1016", node, what=f"grid.{method}()")
+        lit = lambda v: A.IntLit(loc=loc, value=v, ty=UINT if v == FULL_MASK else INT)  # noqa: E731
+        if method == "sync":
+            return A.Call(
+                loc=loc,
+                func="__syncthreads" if sym.cg == "block" else "__syncwarp",
+                args=(),
+                ty=VOID,
+            )
+        if method == "thread_rank":
+            tid = self._linear_tid(loc)
+            if sym.cg == "block":
+                return tid
+            return A.Binary(
+                loc=loc, op="%", left=tid, right=A.IntLit(loc=loc, value=sym.tile, ty=UINT), ty=UINT
+            )
+        if method == "meta_group_rank" and sym.cg == "tile":
+            return A.Binary(
+                loc=loc,
+                op="/",
+                left=self._linear_tid(loc),
+                right=A.IntLit(loc=loc, value=sym.tile, ty=UINT),
+                ty=UINT,
+            )
+        if method in ("size", "num_threads"):
+            if sym.cg == "tile":
+                return A.IntLit(loc=loc, value=sym.tile, ty=UINT)
+            bx, by, bz = (A.Builtin(loc=loc, name="blockDim", dim=d, ty=UINT) for d in "xyz")
+            return A.Binary(
+                loc=loc,
+                op="*",
+                left=A.Binary(loc=loc, op="*", left=bx, right=by, ty=UINT),
+                right=bz,
+                ty=UINT,
+            )
+        if sym.cg == "tile":
+            shfl = {
+                "shfl": "__shfl_sync",
+                "shfl_down": "__shfl_down_sync",
+                "shfl_up": "__shfl_up_sync",
+                "shfl_xor": "__shfl_xor_sync",
+            }
+            if method in shfl:
+                if len(args) != 2:
+                    raise self.fail("C2N1028", node, name=method, got=len(args), expected=2)
+                return A.Call(
+                    loc=loc,
+                    func=shfl[method],
+                    args=(lit(FULL_MASK), args[0], args[1], lit(sym.tile)),
+                    ty=unqualified(args[0].ty),
+                )
+            votes = {
+                "any": ("__any_sync", INT),
+                "all": ("__all_sync", INT),
+                "ballot": ("__ballot_sync", UINT),
+            }
+            if method in votes and len(args) == 1:
+                fn, ty = votes[method]
+                return A.Call(loc=loc, func=fn, args=(lit(FULL_MASK), args[0]), ty=ty)
+        raise self.fail("C2N1029", node, what=f"{sym.cg}.{method}()")
+
+    def _cg_reduce(self, node: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
+        if len(arg_nodes) != 3:
+            raise self.fail("C2N1028", node, name="cg::reduce", got=len(arg_nodes), expected=3)
+        group, _ = self._cg_value(arg_nodes[0])
+        if group != "tile":
+            raise self.fail("C2N1029", node, what="cg::reduce over a whole thread block")
+        _, n = self._cg_value(arg_nodes[0])
+        value = self.expr(arg_nodes[1])
+        op_node = arg_nodes[2]
+        op_name = ""
+        if op_node.type == "call_expression":
+            op_name, _ = self._qualified_call_name(op_node.child_by_field_name("function"))
+        ops = {
+            "plus": "add",
+            "greater": "max",
+            "less": "min",
+            "bit_and": "and",
+            "bit_or": "or",
+            "bit_xor": "xor",
+        }
+        short = op_name.split("::")[-1]
+        if short not in ops:
+            raise self.fail("C2N1029", op_node, what=f"cg::reduce with '{_text(op_node)}'")
+        loc = self.loc(node)
+        return A.Call(
+            loc=loc,
+            func=f"__c2n_warp_reduce_{ops[short]}",
+            args=(value, A.IntLit(loc=loc, value=n, ty=INT)),
+            ty=unqualified(value.ty),
+        )
+
+    def _cg_call(self, node: ts.Node, short: str, arg_nodes: list[ts.Node]) -> A.Expr:
+        if short == "sync":
+            if len(arg_nodes) != 1:
+                raise self.fail("C2N1028", node, name="cg::sync", got=len(arg_nodes), expected=1)
+            k, n = self._cg_value(arg_nodes[0])
+            return self._cg_method(Sym(None, cg=k, tile=n), "sync", [], node)
+        if short == "reduce":
+            return self._cg_reduce(node, arg_nodes)
+        if short in ("this_thread_block", "tiled_partition"):
+            return CG_NOOP  # a group used as a statement: no effect
+        if short in ("this_grid", "grid_group", "this_multi_grid"):
+            raise self.fail("C2N1016", node, what=f"cg::{short}")
+        if short in ("memcpy_async", "wait", "wait_prior"):
+            raise self.fail("C2N1018", node, what=f"cg::{short}")
+        if short in ("thread_rank", "group_size", "num_threads", "size") and len(arg_nodes) == 1:
+            k, n = self._cg_value(arg_nodes[0])
+            return self._cg_method(Sym(None, cg=k, tile=n), short, [], node)
+        raise self.fail("C2N1029", node, what=f"cg::{short}")
+
+    def _is_group_arg(self, node: ts.Node) -> bool:
+        if node.type == "identifier":
+            s = self.lookup(_text(node))
+            return s is not None and s.cg is not None
+        return node.type == "call_expression" and self._auto_cg(node)
+
+
+# A group expression used as a statement (``cg::this_thread_block();``) lowers to nothing.
+CG_NOOP = A.IntLit(loc=SourceLoc("<cg>", 0, 0), value=0, ty=INT)

@@ -1,0 +1,58 @@
+"""Pieces shared by the body lowering modules: scope symbols, control-flow signals, helpers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import tree_sitter as ts
+
+from cuda2nki.frontend import ast as A
+
+BUILTIN_DIM3 = ("threadIdx", "blockIdx", "blockDim", "gridDim")
+CG_NAMESPACES = ("cg", "cooperative_groups")
+CG_TYPES = frozenset(
+    "thread_block thread_block_tile thread_group coalesced_group grid_group multi_grid_group "
+    "cluster_group".split()
+)
+FULL_MASK = 0xFFFFFFFF
+TEXTURE_TYPES = frozenset(
+    "cudaTextureObject_t cudaSurfaceObject_t texture surface textureReference surfaceReference".split()
+)
+
+
+@dataclass(frozen=True)
+class Sym:
+    """A name in scope: its type, its value when it is a compile-time integer constant, and for a
+    cooperative-groups object its kind (``"block"`` or ``"tile"``) and tile size."""
+
+    ty: A.CType | None
+    const: int | float | None = None
+    cg: str | None = None
+    tile: int = 0
+
+
+class Reparse(Exception):  # noqa: N818 - a control-flow signal, not an error
+    """Internal: the grammar misread ``<`` at byte ``offset`` as a template bracket."""
+
+    def __init__(self, offset: int) -> None:
+        super().__init__(offset)
+        self.offset = offset
+
+
+class _Placeholder(Exception):
+    """Internal: abandon the current construct (a diagnostic has been recorded)."""
+
+
+def _text(node: ts.Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+_new = object.__new__
+
+
+def _mk(cls: type, **fields: object) -> A.Node:
+    """Build a frozen AST node without its generated ``__init__`` (hot path; every field of the
+    class must be given)."""
+    o = _new(cls)
+    o.__dict__.update(fields)
+    return o
