@@ -181,6 +181,50 @@ for _fast, _b in mathfns.FAST.items():
     _reg(_fast, _math(_b), "ideal", mathfns.FAST_NOTE)
 
 
+def _to_int_math(kind: str):
+    def build(fc, e):
+        _arity(e, 1)
+        src = F32 if e.func.endswith("f") else F64
+        if fc.type_of(e.args[0]) == F32 and not e.func.endswith("f"):
+            src = F32
+        rt = I32 if kind == "ilogb" else I64
+        fs, _ = _args(fc, e, [src])
+
+        def f(c, a):
+            x = np.asarray(fs[0](c, a), np.float64)
+            if kind == "ilogb":
+                r = mathfns._ilogb(x)
+            elif kind == "rint":
+                r = np.rint(x)
+            else:
+                r = mathfns._round_half_away(x)
+            return convert(mathfns._as(r, np.dtype(np.float64)), F64, rt)
+
+        return f, rt
+
+    return build
+
+
+_reg("ilogb ilogbf", _to_int_math("ilogb"))
+_reg("lrint lrintf llrint llrintf", _to_int_math("rint"))
+_reg("lround lroundf llround llroundf", _to_int_math("round"))
+
+
+def _nextafter(fc, e):
+    _arity(e, 2)
+    rt = _math_type(e, fc, "nextafter")
+    fs, _ = _args(fc, e, [rt, rt])
+    dt = np_dtype(rt)
+    return (
+        lambda c, a: mathfns._as(
+            np.nextafter(np.asarray(fs[0](c, a), dt), np.asarray(fs[1](c, a), dt)), dt
+        )
+    ), rt
+
+
+_reg("nextafter nextafterf", _nextafter)
+
+
 def _fdividef(fc, e):
     _arity(e, 2)
     fs, _ = _args(fc, e, [F32, F32])

@@ -81,6 +81,65 @@ def _normcdf(x):
     return 0.5 * (1.0 + _vec(math.erf)(np.asarray(x) / math.sqrt(2.0)))
 
 
+def _erfinv_scalar(y: float) -> float:
+    """Inverse error function by Newton iteration on ``math.erf`` (float64 accurate)."""
+    if math.isnan(y) or y < -1 or y > 1:
+        return math.nan
+    if y == 1:
+        return math.inf
+    if y == -1:
+        return -math.inf
+    # initial guess (Giles' single-precision approximation), then Newton steps
+    w = -math.log((1.0 - y) * (1.0 + y))
+    if w < 5:
+        w -= 2.5
+        p = 2.81022636e-08
+        for c in (
+            3.43273939e-07,
+            -3.5233877e-06,
+            -4.39150654e-06,
+            0.00021858087,
+            -0.00125372503,
+            -0.00417768164,
+            0.246640727,
+            1.50140941,
+        ):
+            p = c + p * w
+    else:
+        w = math.sqrt(w) - 3
+        p = -0.000200214257
+        for c in (
+            0.000100950558,
+            0.00134934322,
+            -0.00367342844,
+            0.00573950773,
+            -0.0076224613,
+            0.00943887047,
+            1.00167406,
+            2.83297682,
+        ):
+            p = c + p * w
+    x = p * y
+    for _ in range(4):
+        err = math.erf(x) - y
+        x -= err / (2.0 / math.sqrt(math.pi) * math.exp(-x * x))
+    return x
+
+
+def _erfcinv_scalar(y: float) -> float:
+    return _erfinv_scalar(1.0 - y)
+
+
+def _normcdfinv_scalar(y: float) -> float:
+    return -math.sqrt(2.0) * _erfcinv_scalar(2.0 * y)
+
+
+def _ilogb(x):
+    m, e = np.frexp(x)
+    r = (e - 1).astype(np.float64)
+    return np.where(x == 0, -(2.0**31), np.where(np.isinf(x) | np.isnan(x), 2.0**31 - 1, r))
+
+
 def _lerp(a, b, t):
     return a + t * (b - a)
 
@@ -161,6 +220,14 @@ MATH: dict[str, MathFn] = {
         ),
         _m("ldexp", lambda a, e: np.ldexp(a, np.asarray(e, dtype=np.int32)), 2),
         _m("lerp", _lerp, 3),
+        _m("erfinv", _vec(_erfinv_scalar), note="Newton iteration on math.erf per distinct value"),
+        _m(
+            "erfcinv", _vec(_erfcinv_scalar), note="Newton iteration on math.erf per distinct value"
+        ),
+        _m("normcdfinv", _vec(_normcdfinv_scalar), note="Newton iteration on math.erf"),
+        _m("rcbrt", lambda x: 1.0 / np.cbrt(x)),
+        _m("logb", lambda x: np.where(x == 0, -np.inf, _ilogb(np.abs(x)))),
+        _m("scalbn", lambda a, e: np.ldexp(a, np.asarray(e, dtype=np.int32)), 2),
     )
 }
 

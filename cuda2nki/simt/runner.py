@@ -91,26 +91,33 @@ def _boxes(grid: tuple[int, int, int], per_chunk: int):
                     yield (z, 1, y, 1, x, min(per_chunk, gx - x))
 
 
-def _static_shared(tu: A.TranslationUnit, fn: A.Function, seen: set[str] | None = None) -> int:
+def _static_memory(
+    tu: A.TranslationUnit, fn: A.Function, seen: set[str] | None = None
+) -> tuple[int, int]:
+    """Bytes of static ``__shared__`` memory per block and of local arrays per thread."""
     seen = seen if seen is not None else set()
     seen.add(fn.name)
-    total = 0
+    total = local = 0
     stack: list = [fn.body]
     while stack:
         n = stack.pop()
         if isinstance(n, A.VarDecl) and n.storage == "shared":
             total += sizeof(n.ty) or 0
+        elif isinstance(n, A.VarDecl) and isinstance(n.ty, A.ArrayType):
+            local += sizeof(n.ty) or 0
         if isinstance(n, A.Call) and n.target and n.target not in seen:
             g = tu.function(n.target)
             if g is not None:
-                total += _static_shared(tu, g, seen)
+                s2, l2 = _static_memory(tu, g, seen)
+                total += s2
+                local += l2
         if isinstance(n, A.Node):
             for v in n.__dict__.values():
                 if isinstance(v, A.Node):
                     stack.append(v)
                 elif isinstance(v, tuple):
                     stack.extend(x for x in v if isinstance(x, A.Node))
-    return total
+    return total, local
 
 
 def run_kernel(
@@ -166,7 +173,7 @@ def run_kernel_full(
         )
     if g[1] > 65535 or g[2] > 65535 or g[0] > 2**31 - 1:
         raise error("C2N1507", fn.loc, kernel=name, reason=f"grid {g} exceeds the device limits")
-    static = _static_shared(tu, fn)
+    static, local = _static_memory(tu, fn)
     if shared_bytes < 0 or static + shared_bytes > MAX_SHARED_BYTES:
         raise error(
             "C2N1507",
@@ -189,6 +196,8 @@ def run_kernel_full(
     smem = static + shared_bytes
     if smem:
         per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // smem))
+    if local:
+        per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // (local * tpb)))
     steps = nchunks = 0
     with np.errstate(all="ignore"):
         for box in _boxes(g, per_chunk):
