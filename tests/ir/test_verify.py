@@ -95,6 +95,7 @@ kernel mm(A: in bfloat16[K, M], B: in bfloat16[K, N], C: out float32[M, N], M: i
   for mi = range(0, ceildiv(M, 128), 1) affine {
     for ni = range(0, ceildiv(N, 512), 1) affine {
       alloc acc: float32[128, 512] psum;
+      memset(dst=acc[...], value=0.0);
       for ki = range(0, ceildiv(K, 128), 1) sequential {
         alloc at: bfloat16[128, 128] sbuf;
         alloc bt: bfloat16[128, 512] sbuf;

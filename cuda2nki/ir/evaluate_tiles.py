@@ -1,0 +1,286 @@
+"""A direct NumPy execution of the scheduled-tile layer (no code generation, no NKI simulator).
+
+``evaluate_tiles(kernel, inputs, scalars)`` runs loops in Python and every tile instruction as
+one NumPy operation, with NKI's numerics: engines compute in float32 and round to the
+destination's dtype, matmul accumulates in float32 PSUM, DMA converts dtypes.  Fresh tiles are
+filled with NaN (integers with a sentinel) so a read of unwritten tile memory shows up in the
+result.  It lets a pass be checked against :func:`cuda2nki.ir.evaluate.evaluate` on its own
+output; the NKI simulator remains the judge of generated code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cuda2nki.diagnostics import UNKNOWN_LOC, SourceLoc, error
+from cuda2nki.ir import nodes as n
+from cuda2nki.ir import numerics as num
+from cuda2nki.ir.evaluate import infer_scalars
+from cuda2nki.ir.ops import Op, Role, is_float
+from cuda2nki.ir.types import np_dtype
+
+_F32 = np.dtype(np.float32)
+
+
+def evaluate_tiles(
+    kernel: n.Kernel, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, Any] | None = None
+) -> dict[str, np.ndarray]:
+    """Outputs (role out/inout) of a scheduled kernel."""
+    ev = _TileEvaluator(kernel, inputs, scalars or {})
+    with np.errstate(all="ignore"):
+        ev.block(kernel.body, {})
+    return {t.name: ev.hbm[t.name] for t in kernel.outputs}
+
+
+class _TileEvaluator:
+    def __init__(self, k: n.Kernel, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, Any]):
+        self.k = k
+        self.scalars = infer_scalars(k, inputs, scalars)
+        self.hbm: dict[str, np.ndarray] = {}
+        self.dtypes: dict[str, str] = {}
+        for t in k.params:
+            if not isinstance(t, n.TensorDecl):
+                continue
+            shape = tuple(int(s.evaluate(self.scalars)) for s in t.shape)
+            if t.name in inputs:
+                arr = np.asarray(inputs[t.name]).astype(np_dtype(t.dtype))
+                if arr.shape != shape:
+                    raise error(
+                        "C2N2402", t.loc, name=t.name, expected=list(shape), got=list(arr.shape)
+                    )
+            elif t.role in (Role.IN, Role.INOUT):
+                raise error("C2N2401", t.loc, what=f"input tensor '{t.name}'")
+            else:
+                arr = np.zeros(shape, np_dtype(t.dtype))
+            self.hbm[t.name] = arr
+            self.dtypes[t.name] = t.dtype
+        self.tiles: dict[str, np.ndarray] = {}
+
+    # ------------------------------------------------------------------ statements
+    def block(self, stmts: tuple, env: dict[str, int]) -> None:
+        for s in stmts:
+            self.stmt(s, env)
+
+    def stmt(self, s: Any, env: dict[str, int]) -> None:
+        meth = getattr(self, "s_" + type(s).__name__, None)
+        if meth is None:
+            raise error(
+                "C2N2449", getattr(s, "loc", UNKNOWN_LOC), reason=f"cannot run {type(s).__name__}"
+            )
+        meth(s, env)
+
+    def s_Loop(self, s: n.Loop, env: dict[str, int]) -> None:
+        start, stop = self.size(s.start, env, s.loc), self.size(s.stop, env, s.loc)
+        for i in range(start, stop, s.step or 1):
+            self.block(s.body, {**env, s.var: i})
+
+    def s_Alloc(self, s: n.Alloc, env: dict[str, int]) -> None:
+        shape = tuple(self.size(x, env, s.loc) for x in s.shape)
+        dt = np_dtype(s.dtype)
+        fill = np.nan if is_float(s.dtype) else (np.iinfo(dt).min if dt.kind in "iu" else 0)
+        self.tiles[s.name] = np.full(shape, fill, dt)
+        self.dtypes[s.name] = s.dtype
+
+    def s_Load(self, s: n.Load, env) -> None:
+        self.put(s.dst, self.get(s.src, env, s.loc), env, s.loc)
+
+    def s_Store(self, s: n.Store, env) -> None:
+        v = self.get(s.src, env, s.loc)
+        if s.accumulate is None:
+            self.put(s.dst, v, env, s.loc)
+            return
+        arr, idx = self.locate(s.dst, env, s.loc)
+        shape = np.shape(arr[idx])
+        v = v.reshape(shape).astype(arr.dtype)
+        if any(isinstance(i, np.ndarray) for i in idx):  # scatter: repeated rows combine
+            num.COMBINE[s.accumulate].at(arr, idx, v)
+        else:
+            arr[idx] = num.COMBINE[s.accumulate](arr[idx], v)
+
+    def s_Matmul(self, s: n.Matmul, env) -> None:
+        st = self.get(s.stationary, env, s.loc).astype(_F32)
+        mv = self.get(s.moving, env, s.loc).astype(_F32)
+        st2 = st.reshape(st.shape[0], -1)
+        mv2 = mv.reshape(mv.shape[0], -1)
+        r = st2.T @ mv2
+        if s.accumulate:
+            r = self.get(s.dst, env, s.loc).astype(_F32).reshape(r.shape) + r
+        self.put(s.dst, r, env, s.loc)
+
+    def s_Activation(self, s: n.Activation, env) -> None:
+        x = self.get(s.src, env, s.loc).astype(_F32)
+        if s.scale is not None:
+            x = x * self.operand(s.scale, env, x.shape, s.loc)
+        if s.bias is not None:
+            x = x + self.operand(s.bias, env, x.shape, s.loc)
+        r = num.UNARY[s.op](x)
+        self.put(s.dst, r, env, s.loc)
+        if s.reduce_dst is not None:
+            sums = r.reshape(r.shape[0], -1).sum(axis=1, dtype=_F32).reshape(-1, 1)
+            self.put(s.reduce_dst, sums, env, s.loc)
+
+    def s_TensorTensor(self, s: n.TensorTensor, env) -> None:
+        a = self.get(s.a, env, s.loc).astype(_F32)
+        b = self.get(s.b, env, s.loc).astype(_F32)
+        if b.size == a.size and b.shape != a.shape:
+            b = b.reshape(a.shape)
+        self.put(s.dst, num.BINARY[s.op](a, b), env, s.loc)
+
+    def s_TensorScalar(self, s: n.TensorScalar, env) -> None:
+        x = self.get(s.src, env, s.loc).astype(_F32)
+        x = self._scalar_op(s.op0, x, self.operand(s.operand0, env, x.shape, s.loc), s.reverse0)
+        if s.op1 is not None and s.operand1 is not None:
+            x = self._scalar_op(s.op1, x, self.operand(s.operand1, env, x.shape, s.loc), s.reverse1)
+        self.put(s.dst, x, env, s.loc)
+
+    @staticmethod
+    def _scalar_op(op: Op, x: np.ndarray, y: np.ndarray, reverse: bool) -> np.ndarray:
+        if op.arity == 1:
+            return num.UNARY[op](x)
+        return num.BINARY[op](y, x) if reverse else num.BINARY[op](x, y)
+
+    def s_TensorReduce(self, s: n.TensorReduce, env) -> None:
+        x = self.get(s.src, env, s.loc).astype(_F32)
+        r = num.COMBINE[s.op].reduce(x, axis=tuple(s.axes), keepdims=True)
+        self.put(s.dst, -r if s.negate else r, env, s.loc)
+
+    def s_TensorTranspose(self, s: n.TensorTranspose, env) -> None:
+        x = self.get(s.src, env, s.loc)
+        self.put(s.dst, x.reshape(x.shape[0], -1).T, env, s.loc)
+
+    def s_TensorSelect(self, s: n.TensorSelect, env) -> None:
+        p = self.get(s.pred, env, s.loc)
+        t = self.operand(s.on_true, env, p.shape, s.loc)
+        f = self.operand(s.on_false, env, p.shape, s.loc)
+        self.put(s.dst, np.where(p != 0, t, f), env, s.loc)
+
+    def s_TensorCopy(self, s: n.TensorCopy, env) -> None:
+        self.put(s.dst, self.get(s.src, env, s.loc), env, s.loc)
+
+    def s_TensorScan(self, s: n.TensorScan, env) -> None:
+        x = self.get(s.src, env, s.loc).astype(_F32)
+        flat = x.reshape(x.shape[0], -1)
+        init = np.broadcast_to(
+            self.operand(s.initial, env, (x.shape[0], 1), s.loc), (x.shape[0], 1)
+        )
+        r = num.COMBINE[s.op].accumulate(np.concatenate([init.astype(_F32), flat], axis=1), axis=1)
+        self.put(s.dst, r[:, 1:].reshape(x.shape), env, s.loc)
+
+    def s_Memset(self, s: n.Memset, env) -> None:
+        arr, idx = self.locate(s.dst, env, s.loc)
+        arr[idx] = s.value.value
+
+    def s_Iota(self, s: n.Iota, env) -> None:
+        arr, idx = self.locate(s.dst, env, s.loc)
+        shape = np.shape(arr[idx])
+        p = np.arange(shape[0]).reshape(-1, 1)
+        free = np.zeros((1, 1), np.int64)
+        for step, count in s.pattern:
+            free = (free[..., None] + step * np.arange(count)).reshape(1, -1)
+        vals = s.offset + p * s.channel_multiplier + free
+        arr[idx] = vals.reshape(shape).astype(arr.dtype)
+
+    def s_Note(self, s: n.Note, env) -> None:
+        return
+
+    def s_Compute(self, s: n.Compute, env) -> None:
+        raise error("C2N2449", s.loc, reason="an intent Compute inside a scheduled kernel")
+
+    # ------------------------------------------------------------------ views
+    def size(self, e: n.SizeExpr, env: Mapping[str, int], loc: SourceLoc) -> int:
+        try:
+            return int(e.evaluate({**self.scalars, **env}))
+        except KeyError as exc:
+            raise error("C2N2411", loc, name=str(exc.args[0])) from None
+
+    def locate(self, v: n.View, env, loc: SourceLoc) -> tuple[np.ndarray, Any]:
+        arr = self.tiles.get(v.tensor)
+        if arr is None:
+            arr = self.hbm.get(v.tensor)
+        if arr is None:
+            raise error("C2N2405", loc, name=v.tensor)
+        if not v.dims:
+            return arr, (...,)
+        if len(v.dims) != arr.ndim:
+            raise error("C2N2406", loc, name=v.tensor, rank=arr.ndim, got=len(v.dims))
+        idx: list[Any] = []
+        for d, ext in zip(v.dims, arr.shape):
+            if isinstance(d, n.Slice):
+                start, size = self.size(d.start, env, loc), self.size(d.size, env, loc)
+                last = start + (size - 1) * d.step
+                if size > 0 and (start < 0 or last < 0 or start >= ext or last >= ext):
+                    raise error("C2N2438", loc, name=v.tensor, first=start, last=last, ext=ext)
+                stop = start + size * d.step
+                idx.append(slice(start, stop if stop >= 0 else None, d.step))
+            elif isinstance(d, n.At):
+                i = self.size(d.index, env, loc)
+                if not 0 <= i < ext:
+                    raise error("C2N2438", loc, name=v.tensor, first=i, last=i, ext=ext)
+                idx.append(i)
+            else:
+                rows = self.get(d.index, env, loc).reshape(-1).astype(np.int64)
+                if rows.size and (rows.min() < 0 or rows.max() >= ext):
+                    raise error("C2N2403", loc, what=f"the indirect access to '{v.tensor}'")
+                idx.append(rows)
+        return arr, _outer(tuple(idx))
+
+    def get(self, v: n.View, env, loc: SourceLoc) -> np.ndarray:
+        arr, idx = self.locate(v, env, loc)
+        return np.asarray(arr[idx])
+
+    def put(self, v: n.View, value: np.ndarray, env, loc: SourceLoc) -> None:
+        arr, idx = self.locate(v, env, loc)
+        shape = np.shape(arr[idx])
+        value = np.asarray(value)
+        if value.size != int(np.prod(shape)):
+            raise error(
+                "C2N2449", loc, reason=f"writing {value.size} elements into a view of shape {shape}"
+            )
+        arr[idx] = value.reshape(shape).astype(arr.dtype)
+
+    def operand(self, o: Any, env, shape: tuple, loc: SourceLoc) -> np.ndarray:
+        if isinstance(o, n.View):
+            x = self.get(o, env, loc).astype(_F32)
+            return x.reshape(x.shape[0], *([1] * (len(shape) - 1))) if x.ndim != len(shape) else x
+        if isinstance(o, n.Lit):
+            return np.asarray(o.value, _F32)
+        if isinstance(o, n.Param):
+            if o.name not in self.scalars:
+                raise error("C2N2401", loc, what=f"scalar '{o.name}'")
+            return np.asarray(self.scalars[o.name], _F32)
+        raise error("C2N2449", loc, reason=f"bad operand {o!r}")
+
+
+def _outer(idx: tuple) -> tuple:
+    """Index arrays of an indirect dim select whole rows: turn them into an open mesh."""
+    arrays = [i for i in idx if isinstance(i, np.ndarray)]
+    if not arrays:
+        return idx
+    out: list[Any] = []
+    for i in idx:
+        if isinstance(i, np.ndarray):
+            out.append(i.reshape(-1, *([1] * (sum(isinstance(x, slice) for x in idx)))))
+        else:
+            out.append(i)
+    # mixed slice/array indexing: convert slices after the array to aranges for a clean mesh
+    final: list[Any] = []
+    nd = sum(isinstance(x, (slice, np.ndarray)) for x in out)
+    pos = 0
+    for i in out:
+        if isinstance(i, slice):
+            r = np.arange(i.start, i.stop if i.stop is not None else -1, i.step)
+            shape = [1] * nd
+            shape[pos] = r.size
+            final.append(r.reshape(shape))
+            pos += 1
+        elif isinstance(i, np.ndarray):
+            shape = [1] * nd
+            shape[pos] = i.size
+            final.append(i.reshape(shape))
+            pos += 1
+        else:
+            final.append(i)
+    return tuple(final)
