@@ -45,8 +45,18 @@ def port_site() -> tuple[str, int]:
 
 
 def port_loc() -> SourceLoc:
-    file, line = port_site()
-    return SourceLoc(file, line, 1)
+    """Location (with column, where Python knows it) of the port's current call."""
+    f = port_frame(2)
+    if f is None:
+        return SourceLoc("<unknown>", 0, 0)
+    col = 1
+    try:
+        pos = list(f.f_code.co_positions())[f.f_lasti // 2]
+        if pos[0] == f.f_lineno and pos[2] is not None:
+            col = pos[2] + 1
+    except (IndexError, AttributeError, TypeError):
+        pass
+    return SourceLoc(f.f_code.co_filename, f.f_lineno, col)
 
 
 def diag(code: str, **fmt: object) -> Diagnostic:

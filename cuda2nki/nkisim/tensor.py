@@ -220,7 +220,7 @@ def allocate(
     dims, pdim = _normalize_shape(shape)
     if any(d < 0 for d in dims):
         raise invalid(api, f"negative dimension in shape {dims}")
-    what = f"'{name}'" if name else f"of shape {dims}"
+    what = f"'{name}'" if name else f"a tensor of shape {dims}"
     if buffer.on_chip:
         if pdim is None:
             pdim = 0
