@@ -59,6 +59,12 @@ def test_corpus_size_and_suites() -> None:
     assert (CORPUS / "README.md").is_file()
 
 
+def test_readme_lists_every_kernel() -> None:
+    readme = (CORPUS / "README.md").read_text(encoding="utf-8")
+    missing = [e.id for e in ALL if f"`{e.id}`" not in readme]
+    assert not missing, f"corpus/README.md does not list {missing}"
+
+
 def test_no_orphan_files() -> None:
     stems = {e.cu.with_suffix("") for e in ALL}
     for p in CORPUS.glob("*/*"):
