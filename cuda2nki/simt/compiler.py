@@ -28,6 +28,7 @@ from cuda2nki.simt.numeric import (
     CMP_OPS,
     DTYPES,
     IntDivByZero,
+    UnsupportedType,
     common_type,
     compute_type,
     np_dtype,
@@ -431,7 +432,11 @@ class FunctionCompiler:
         m = getattr(self, "_e_" + type(e).__name__, None)
         if m is None:
             raise unsupported(e.loc, f"the expression kind {type(e).__name__}")
-        return m(e)
+        try:
+            return m(e)
+        except (UnsupportedType, KeyError, TypeError, AttributeError) as exc:
+            # a type combination this interpreter has no meaning for (e.g. arithmetic on float4)
+            raise unsupported(e.loc, f"this expression ({type(exc).__name__}: {exc})") from None
 
     def _e_IntLit(self, e: A.IntLit):
         t = unq(e.ty) if isinstance(e.ty, A.ScalarType) else INT_T
@@ -941,7 +946,10 @@ class FunctionCompiler:
         m = getattr(self, "_s_" + type(s).__name__, None)
         if m is None:
             raise unsupported(s.loc, f"the statement kind {type(s).__name__}")
-        return m(s)
+        try:
+            return m(s)
+        except (UnsupportedType, KeyError, TypeError, AttributeError) as exc:
+            raise unsupported(s.loc, f"this statement ({type(exc).__name__}: {exc})") from None
 
     def _s_Empty(self, s):
         return lambda c, a: a

@@ -242,6 +242,7 @@ def _bind_args(fn: A.Function, cf, args: Mapping[str, object], kernel: str):
                     kernel=kernel,
                     reason=f"a pointer parameter needs a NumPy array, got {type(v).__name__}",
                 )
+            _check_dtype(p, t, v, kernel)
             buf = by_id.get(id(v))
             if buf is None:
                 buf = wrap_array(p.name, v, readonly=bool(getattr(t.pointee, "const", False)))
@@ -255,7 +256,7 @@ def _bind_args(fn: A.Function, cf, args: Mapping[str, object], kernel: str):
         elif isinstance(t, A.ScalarType):
             try:
                 frame.append(_scalar_arg(v, t))
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, KeyError) as exc:
                 raise error(
                     "C2N1508", p.loc, param=p.name, kernel=kernel, reason=str(exc)
                 ) from None
@@ -275,6 +276,23 @@ def _bind_args(fn: A.Function, cf, args: Mapping[str, object], kernel: str):
                 "C2N1508", p.loc, param=p.name, kernel=kernel, reason="unsupported parameter type"
             )
     return frame, buffers
+
+
+def _check_dtype(p: A.Param, t: A.PointerType, v: np.ndarray, kernel: str) -> None:
+    """The array's dtype must be the pointee's (byte pointers and ``void*`` take anything)."""
+    pt = t.pointee
+    base = pt.base if isinstance(pt, A.VectorType) else pt
+    if not isinstance(base, A.ScalarType) or base.name in ("void", "int8", "uint8"):
+        return
+    have = _np_name(v.dtype) if v.dtype.kind != "V" or v.dtype.names is None else str(v.dtype)
+    if have != base.name:
+        raise error(
+            "C2N1508",
+            p.loc,
+            param=p.name,
+            kernel=kernel,
+            reason=f"the array has dtype {v.dtype}, the parameter points to {base.name}",
+        )
 
 
 def _scalar_arg(v, t: A.ScalarType):
@@ -302,7 +320,7 @@ def _np_name(dt: np.dtype) -> str:
     for k, v in DTYPES.items():
         if v == dt:
             return k
-    return "float64"
+    return str(dt)
 
 
 def _global_buffers(prog: Program, launch: Launch) -> dict[str, Buffer]:

@@ -253,3 +253,25 @@ def test_missing_argument_and_unknown_kernel() -> None:
     assert d.code == "C2N1506"
     d = fault(src, block=(2048,), y=np.zeros(1, np.float32), n=1)
     assert d.code == "C2N1507"
+
+
+def test_array_dtype_must_match_pointee() -> None:
+    src = "__global__ void k(int* a, unsigned char* raw) { a[0] = 1; raw[0] = 2; }"
+    d = fault(src, block=(1,), a=np.zeros(4, np.float32), raw=np.zeros(4, np.float32))
+    assert d.code == "C2N1508" and "'a'" in d.message and "float32" in d.message
+    out = run(src, block=(1,), a=np.zeros(4, np.int32), raw=np.zeros(1, np.float32))
+    assert out["a"][0] == 1 and out["raw"].view(np.uint8)[0] == 2
+
+
+def test_caller_arrays_are_not_modified_and_aliasing_is_kept() -> None:
+    src = """
+    __global__ void k(float* x, float* y) {
+        int t = threadIdx.x;
+        y[t] = x[t] + 1.0f;
+    }"""
+    x = np.arange(8, dtype=np.float32)
+    keep = x.copy()
+    out = run(src, block=(8,), x=x, y=x)  # in-place through two pointers to one buffer
+    np.testing.assert_array_equal(x, keep)
+    np.testing.assert_array_equal(out["y"], keep + 1)
+    np.testing.assert_array_equal(out["x"], keep + 1)
