@@ -1,9 +1,9 @@
 """Flawed port of matmul_tiled: stationary and moving are swapped (B's tile as stationary, A^T's
 as moving), so each block holds (A_blk @ B_blk)^T. With 128 x 128 output blocks the shapes only
 line up when a block is square, so it runs for square M == N and fails an operand-shape check
-otherwise.
+otherwise (C2N3014 at the nc_matmul).
 
-EXPECT: defect:transposed C2N4005 (M == N <= 128; C2N3026 otherwise)
+EXPECT: defect:transposed C2N4005 (M == N <= 128); operand-size error C2N3014 otherwise
 """
 
 import nki
