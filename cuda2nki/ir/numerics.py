@@ -16,7 +16,8 @@ _erf = np.frompyfunc(math.erf, 1, 1)
 
 def erf(x: np.ndarray) -> np.ndarray:
     x = np.asarray(x)
-    return _erf(x.astype(np.float64)).astype(np.float64).astype(x.dtype, copy=False)
+    out = np.asarray(_erf(x.astype(np.float64)), dtype=np.float64)
+    return out.astype(x.dtype if x.dtype.kind == "f" else np.float64, copy=False)
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:

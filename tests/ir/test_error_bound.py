@@ -116,3 +116,77 @@ def test_declared_mode_lies_within_the_bound_of_every_kernel(name):
     declared = evaluate(k, inputs, scalars, mode="declared")
     for out in exact.values:
         assert within(declared[out], exact.values[out], exact.bound[out]), out
+
+
+# ---------------------------------------------------------------- property: random elementwise math
+
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from cuda2nki.ir import nodes as n  # noqa: E402
+from cuda2nki.ir.ops import Op  # noqa: E402
+
+_UNARY = [
+    Op.EXP,
+    Op.TANH,
+    Op.SIGMOID,
+    Op.SQRT,
+    Op.ABS,
+    Op.NEG,
+    Op.SQUARE,
+    Op.RSQRT,
+    Op.LOG,
+    Op.SIN,
+    Op.COS,
+    Op.RECIPROCAL,
+    Op.RELU,
+    Op.GELU_TANH,
+    Op.SILU,
+    Op.ERF,
+    Op.ATAN,
+]
+_BINARY = [Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MAX, Op.MIN]
+_LEAVES = st.sampled_from([n.Read("x", ("i",)), n.Read("y", ("i",)), n.Lit(0.75), n.Lit(-1.5)])
+
+
+def _elementwise():
+    def extend(child):
+        return st.one_of(
+            st.builds(n.Unary, st.sampled_from(_UNARY), child),
+            st.builds(n.Binary, st.sampled_from(_BINARY), child, child),
+            st.builds(n.Select, st.builds(n.Binary, st.just(Op.GT), child, child), child, child),
+        )
+
+    return st.recursive(_LEAVES, extend, max_leaves=6)
+
+
+def _kernel(expr, reduce=False):
+    body = n.Reduce(Op.ADD, (n.Axis("i", "N", "reduction"),), expr, "float32") if reduce else expr
+    domain = n.Domain(()) if reduce else n.Domain((n.Axis("i", "N"),))
+    target = n.Access("z", (0,) if reduce else ("i",))
+    return n.Kernel(
+        "prop",
+        (
+            n.TensorDecl("x", ("N",), "float32", "in"),
+            n.TensorDecl("y", ("N",), "float32", "in"),
+            n.TensorDecl("z", (1,) if reduce else ("N",), "float32", "out"),
+            n.ScalarDecl("N"),
+        ),
+        (n.Compute(target, domain, body),),
+    )
+
+
+_X = np.random.default_rng(11).uniform(-3, 3, 400).astype(np.float32)
+_Y = np.random.default_rng(12).uniform(0.1, 4, 400).astype(np.float32)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_elementwise(), st.booleans())
+def test_declared_fp32_evaluation_lies_within_the_bound(expr, reduce):
+    k = _kernel(expr, reduce)
+    inputs = {"x": _X, "y": _Y}
+    an = analyse(k, inputs)
+    exact = an.values["z"]
+    assume(np.all(np.isfinite(exact)) and np.all(np.abs(exact) < 1e30))
+    declared = evaluate(k, inputs, mode="declared")["z"]
+    assert within(declared, exact, an.bound["z"])
