@@ -7,6 +7,7 @@ out/inout tensors must match ``<kernel>_ref.py`` within the binding's tolerance.
 
 from __future__ import annotations
 
+import inspect
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -132,3 +133,44 @@ def test_front_end_refuses(entry: Entry) -> None:
         assert any(d.loc.line == line and Path(d.loc.file).name == entry.cu.name for d in hit), [
             str(d.loc) for d in hit
         ]
+
+
+@pytest.mark.parametrize("entry", runnable(), ids=[e.id for e in runnable()])
+def test_simt_generic_path_matches_reference(entry: Entry) -> None:
+    """The interpreter's general (non-specialised) execution path agrees with the reference too,
+    on the first ragged test point, so the fast path cannot hide a bug in the general one."""
+    simt, b = _simt(), _binding()
+    full = getattr(simt, "run_kernel_full", None)
+    if full is None or "fast" not in inspect.signature(full).parameters:
+        pytest.skip("the interpreter has no switch for its general path")
+    binding = b.load_binding(entry.toml)
+    tu = _parse(entry.cu)
+    kernel = binding.kernel or tu.kernels[0].name
+    resolved = binding.resolve(binding.test_points()[1])
+    inputs = b.generate_inputs(resolved, seed=7)
+    args: dict[str, Any] = {k: v.copy() for k, v in inputs.items()}
+    args.update(resolved.scalars)
+    got = full(
+        tu,
+        kernel,
+        grid=resolved.grid,
+        block=resolved.block,
+        shared_bytes=resolved.shared_bytes,
+        args=args,
+        fast=False,
+    ).outputs
+    expected = load_reference(entry.ref)(
+        {k: v.copy() for k, v in inputs.items()}, dict(resolved.scalars)
+    )
+    for t in binding.tensors:
+        if t.role == "in":
+            continue
+        out = np.asarray(got[t.name]).reshape(np.asarray(expected[t.name]).shape)
+        rtol, atol = entry.tolerance(t.dtype)
+        np.testing.assert_allclose(
+            out.astype(np.float64),
+            np.asarray(expected[t.name]).astype(np.float64),
+            rtol=rtol,
+            atol=atol,
+            err_msg=f"{entry.id}:{t.name} at {resolved.scalars} (general path)",
+        )
