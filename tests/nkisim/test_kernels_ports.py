@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 import keyword
+import re
 from collections import Counter
 from functools import cache
 from pathlib import Path
@@ -159,7 +160,12 @@ def test_every_port_file_is_known():
     assert found <= tested, f"untested port files: {sorted(found - tested)}"
     for p in CORPUS.glob("*/ports/*_flaw_*.py"):
         doc = ast.get_docstring(ast.parse(p.read_text())) or ""
-        assert any(line.startswith("EXPECT: ") for line in doc.splitlines()), p
+        lines = [ln for ln in doc.splitlines() if ln.startswith("EXPECT: ")]
+        assert len(lines) == 1, p
+        # EXPECT: <verdict>[:<defect class>] <ids...> -- at least one of the ids is expected
+        verdict = lines[0].split()[1].rstrip(";").split(":")[0]
+        assert verdict in ("pass", "precision", "defect", "violation"), p
+        assert re.search(r"\bC2N[345]\d{3}\b", lines[0]), p
 
 
 # ---------------------------------------------------------------------------------- numerical flaws
