@@ -117,15 +117,19 @@ def _wrap_arg(v, name: str, buffer, state: st.SimState):
     return v
 
 
-def _convert_out(v, state: st.SimState):
+def _convert_out(v, state: st.SimState, fn=None):
     if isinstance(v, NkiTensor):
         if v.storage.buffer is not shared_hbm and not (v.storage.is_input and not state.legacy):
             site = v.storage.site
+            if site[0] == "<host>" and fn is not None:
+                code = fn.__code__
+                site = (code.co_filename, code.co_firstlineno)
+            what = f"'{v.name}' " if v.name else ""
             raise DiagnosticError(
                 make(
                     "C2N3011",
                     SourceLoc(site[0], site[1], 1),
-                    what=v.describe(),
+                    what=f"{what}{tuple(v.shape)} {v.dtype.name}",
                     buffer=v.buffer.name,
                 )
             )
@@ -141,11 +145,11 @@ def _convert_out(v, state: st.SimState):
             return vals  # the whole output storage, no longer used by the simulator
         return np.array(vals, copy=True)
     if isinstance(v, dict):
-        return {k: _convert_out(x, state) for k, x in v.items()}
+        return {k: _convert_out(x, state, fn) for k, x in v.items()}
     if isinstance(v, tuple) and hasattr(v, "_fields"):
-        return type(v)(*[_convert_out(x, state) for x in v])
+        return type(v)(*[_convert_out(x, state, fn) for x in v])
     if isinstance(v, (tuple, list)):
-        return type(v)(_convert_out(x, state) for x in v)
+        return type(v)(_convert_out(x, state, fn) for x in v)
     return v
 
 
@@ -191,7 +195,7 @@ def run(
             r = kernel.fn(*wargs, **wkw)
             if out is None:
                 out = r
-        outputs = _convert_out(out, state)
+        outputs = _convert_out(out, state, kernel.fn)
         return SimResult(outputs, state.trace, None, state.warnings, state)
     finally:
         _RUNNING.pop()

@@ -1,0 +1,548 @@
+"""One test per hardware/API check: the diagnostic id and the port's own line (marked ``# <-``)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from cuda2nki.diagnostics import DiagnosticError
+from cuda2nki.nkisim import load_kernel, simulate_kernel
+
+CUR = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n\n"
+LEG = "from neuronxcc import nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n\n"
+
+
+def port(tmp_path, header: str, body: str, name: str = "port.py"):
+    text = header + textwrap.dedent(body)
+    path = tmp_path / name
+    path.write_text(text)
+    marked = [i + 1 for i, ln in enumerate(text.splitlines()) if ln.rstrip().endswith("# <-")]
+    return path, (marked[0] if marked else None)
+
+
+def expect(tmp_path, header, body, code, inputs=None, **kw):
+    path, line = port(tmp_path, header, body)
+    k = load_kernel(path)
+    if inputs is None:
+        inputs = [np.ones((128, 512), np.float32)]
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(k, inputs, **kw)
+    d = ei.value.diagnostic
+    assert d.code == code, d
+    assert d.loc.file == str(path) and d.loc.line == line, d
+    return d
+
+
+def test_partition_dim_over_128(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.ndarray((256, 4), nl.float32, buffer=nl.sbuf)  # <-
+            return a
+    """,
+        "C2N3002",
+    )
+
+
+def test_on_chip_below_2d(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.ndarray((128,), nl.float32, buffer=nl.sbuf)  # <-
+            return a
+    """,
+        "C2N3003",
+    )
+
+
+def test_matmul_contraction_mismatch(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            s = nl.ndarray((128, 64), nl.bfloat16, buffer=nl.sbuf)
+            m = nl.ndarray((64, 512), nl.bfloat16, buffer=nl.sbuf)
+            d = nl.ndarray((64, 512), nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(d, s, m)  # <-
+            return a
+    """,
+        "C2N3004",
+    )
+
+
+def test_matmul_stationary_free_limit(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            s = nl.ndarray((128, 256), nl.bfloat16, buffer=nl.sbuf)
+            m = nl.ndarray((128, 512), nl.bfloat16, buffer=nl.sbuf)
+            d = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(d, s, m)  # <-
+            return a
+    """,
+        "C2N3005",
+    )
+
+
+def test_matmul_moving_free_limit_trn2(tmp_path):
+    d = expect(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            s = nl.zeros((128, 128), nl.bfloat16)
+            m = nl.zeros((128, 1024), nl.bfloat16)
+            r = nl.matmul(s, m, transpose_x=True)  # <-
+            return a
+    """,
+        "C2N3006",
+    )
+    assert "512" in d.message and "trn2" in d.message
+
+
+def test_matmul_mixed_fp32_and_bf16(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            s = nl.ndarray((128, 128), nl.float32, buffer=nl.sbuf)
+            m = nl.ndarray((128, 512), nl.bfloat16, buffer=nl.sbuf)
+            d = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(d, s, m)  # <-
+            return a
+    """,
+        "C2N3007",
+    )
+
+
+def test_psum_tile_larger_than_bank(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            acc = nl.ndarray((128, 1024), nl.float32, buffer=nl.psum)  # <-
+            return a
+    """,
+        "C2N3008",
+    )
+
+
+def test_psum_tile_two_banks_allowed_on_trn3(tmp_path):
+    path, _ = port(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            acc = nl.ndarray((128, 1024), nl.float32, buffer=nl.psum)
+            out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+            nisa.dma_copy(dst=out, src=a)
+            return out
+    """,
+    )
+    simulate_kernel(load_kernel(path), [np.ones((4, 4), np.float32)], target="trn3")
+
+
+def test_dma_reads_psum_current_api(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
+            acc = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+            nisa.memset(acc, 0.0)
+            nisa.dma_copy(dst=out, src=acc)  # <-
+            return out
+    """,
+        "C2N3009",
+    )
+
+
+def test_gpsimd_touches_psum(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            acc = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+            t = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)
+            nisa.memset(acc, 0.0)
+            nisa.tensor_copy(dst=t, src=acc, engine=nisa.engine.gpsimd)  # <-
+            return a
+    """,
+        "C2N3010",
+    )
+
+
+def test_output_not_in_shared_hbm(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, a.dtype, buffer=nl.hbm)  # <-
+            nisa.dma_copy(dst=out, src=a)
+            return out
+    """,
+        "C2N3011",
+    )
+
+
+def test_legacy_write_to_input(tmp_path):
+    expect(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.load(a)
+            nl.store(a, value=t)  # <-
+            return a
+    """,
+        "C2N3012",
+    )
+
+
+def test_partition_start_constraint(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.ndarray((128, 8), nl.float32, buffer=nl.sbuf)
+            u = nl.ndarray((128, 8), nl.float32, buffer=nl.sbuf)
+            nisa.memset(u, 1.0)
+            nisa.tensor_copy(dst=t[16:80, :], src=u[0:64, :])  # <-
+            return a
+    """,
+        "C2N3013",
+    )
+
+
+def test_tensor_tensor_element_count_mismatch(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            x = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)
+            y = nl.ndarray((128, 256), nl.float32, buffer=nl.sbuf)
+            z = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=z, data1=x, data2=y, op=nl.add)  # <-
+            return a
+    """,
+        "C2N3014",
+    )
+
+
+def test_reduction_over_partition_axis(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            x = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)
+            nisa.memset(x, 1.0)
+            s = nl.sum(x, axis=0)  # <-
+            return a
+    """,
+        "C2N3015",
+    )
+
+
+def test_dtype_not_allowed_memset_value(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            x = nl.ndarray((128, 4), nl.int32, buffer=nl.sbuf)
+            nisa.memset(x, 1.5)  # <-
+            return a
+    """,
+        "C2N3016",
+    )
+
+
+def test_dtype_not_allowed_matmul_int(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            s = nl.ndarray((128, 128), nl.int8, buffer=nl.sbuf)
+            m = nl.ndarray((128, 512), nl.int8, buffer=nl.sbuf)
+            d = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(d, s, m)  # <-
+            return a
+    """,
+        "C2N3016",
+    )
+
+
+def test_sbuf_capacity_points_at_allocation(tmp_path):
+    d = expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            big = nl.ndarray((128, 40000), nl.float32, buffer=nl.sbuf)
+            more = nl.ndarray((128, 20000), nl.float32, buffer=nl.sbuf)  # <-
+            nisa.memset(more, 0.0)
+            return a
+    """,
+        "C2N3017",
+    )
+    assert "240000" in d.message and "212984" in d.message
+
+
+def test_sbuf_capacity_frees_loop_tiles(tmp_path):
+    # 10 iterations of a 160 KB/partition tile: fine, each iteration's tile dies with the next
+    path, _ = port(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            for i in range(10):
+                t = nl.ndarray((128, 40000), nl.float32, buffer=nl.sbuf)
+                nisa.memset(t, 0.0)
+            return a
+    """,
+    )
+    res = simulate_kernel(load_kernel(path), [np.ones((4, 4), np.float32)], profile=True)
+    assert res.profile.peak_sbuf_bytes_per_partition == 160000
+
+
+def test_sbuf_capacity_counts_tiles_kept_alive(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            keep = []
+            for i in range(3):
+                t = nl.ndarray((128, 20000), nl.float32, buffer=nl.sbuf)  # <-
+                nisa.memset(t, 0.0)
+                keep.append(t)
+            return a
+    """,
+        "C2N3017",
+    )
+
+
+def test_sbuf_capacity_per_target(tmp_path):
+    path, _ = port(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.ndarray((128, 50000), nl.float32, buffer=nl.sbuf)
+            nisa.memset(t, 0.0)
+            return a
+    """,
+    )
+    k = load_kernel(path)
+    simulate_kernel(k, [np.ones((4, 4), np.float32)], target="trn3")  # 200000 <= 245752
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(k, [np.ones((4, 4), np.float32)], target="trn1")  # > 180224
+    assert ei.value.diagnostic.code == "C2N3017"
+
+
+def test_psum_over_eight_banks(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            tiles = [nl.ndarray((128, 512), nl.float32, buffer=nl.psum) for i in range(8)]
+            extra = nl.ndarray((128, 4), nl.float32, buffer=nl.psum)  # <-
+            nisa.memset(extra, 0.0)
+            return a
+    """,
+        "C2N3018",
+    )
+
+
+def test_index_out_of_bounds(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)
+            v = t[0:128, 0:600]  # <-
+            return a
+    """,
+        "C2N3019",
+    )
+
+
+def test_uninitialised_read_when_strict(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)
+            u = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)
+            nisa.memset(t[:, 0:256], 0.0)
+            nisa.activation(dst=u, op=nl.exp, data=t)  # <-
+            return a
+    """,
+        "C2N3020",
+        strict_uninit=True,
+    )
+
+
+def test_unknown_api_is_not_supported(tmp_path):
+    d = expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            nisa.nc_matmul_mx(None, None, None, None, None)  # <-
+            return a
+    """,
+        "C2N3001",
+    )
+    assert "nki.isa.nc_matmul_mx" in d.message
+
+
+def test_mask_is_legacy_only(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.load(a, mask=None)
+            u = nl.exp(t, mask=True)  # <-
+            return a
+    """,
+        "C2N3001",
+    )
+
+
+def test_current_nl_ops_do_not_broadcast(tmp_path):
+    expect(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.load(a)
+            col = nl.ndarray((128, 1), nl.float32, buffer=nl.sbuf)
+            nisa.memset(col, 1.0)
+            u = nl.add(t, col)  # <-
+            return a
+    """,
+        "C2N3026",
+    )
+
+
+def test_legacy_nl_ops_broadcast(tmp_path):
+    path, _ = port(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+            t = nl.load(a)
+            col = nl.full((128, 1), 2.0, nl.float32)
+            nl.store(out, value=nl.multiply(t, col))
+            return out
+    """,
+    )
+    a = np.arange(128 * 4, dtype=np.float32).reshape(128, 4)
+    np.testing.assert_array_equal(simulate_kernel(load_kernel(path), [a]).outputs, 2 * a)
+
+
+def test_env_target_override(tmp_path, monkeypatch):
+    path, _ = port(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            t = nl.ndarray((128, 50000), nl.float32, buffer=nl.sbuf)
+            nisa.memset(t, 0.0)
+            return a
+    """,
+    )
+    k = load_kernel(path)
+    monkeypatch.setenv("NEURON_PLATFORM_TARGET_OVERRIDE", "trn1")
+    with pytest.raises(DiagnosticError):
+        simulate_kernel(k, [np.ones((4, 4), np.float32)])
+    # the CLI/API target wins over the environment
+    simulate_kernel(k, [np.ones((4, 4), np.float32)], target="trn3")
+
+
+def test_legacy_platform_target(tmp_path):
+    path, _ = port(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit(platform_target="trn3")
+        def k(a):
+            t = nl.ndarray((128, 50000), nl.float32, buffer=nl.sbuf)
+            u = nl.exp(t[:, 0:4])
+            out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+            nl.store(out, value=nl.load(a))
+            return out
+    """,
+    )
+    simulate_kernel(load_kernel(path), [np.ones((4, 4), np.float32)])
+
+
+def test_legacy_returning_an_input_points_at_the_kernel(tmp_path):
+    path, _ = port(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            return a
+    """,
+    )
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(load_kernel(path), [np.ones((4, 4), np.float32)])
+    d = ei.value.diagnostic
+    assert (
+        d.code == "C2N3011" and d.loc.line == 6 and "in hbm" in d.message
+    )  # the kernel definition
