@@ -40,6 +40,10 @@ PORTED = (
     ("linalg", "attention_scores"),
     ("reduce", "row_max_warp"),
     ("reduce", "column_sum"),
+    ("reduce", "reduce_shared_tree"),
+    ("lowp", "matmul_bf16"),
+    ("lowp", "gelu_bf16"),
+    ("misc", "embedding_gather"),
 )
 
 
