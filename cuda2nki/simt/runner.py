@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -131,8 +131,19 @@ def run_kernel(
     poison_shared: bool = True,
     max_steps: int | None = None,
     chunk_threads: int | None = None,
+    outputs: Collection[str] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Run ``kernel`` of ``tu``; returns a mutated copy of every pointer argument, by name."""
+    """Run ``kernel`` of ``tu``; returns a (mutated) copy of every pointer argument, by name.
+
+    ``args`` maps every parameter name to a NumPy array (pointer parameters: a flat device
+    buffer of the pointee's dtype, any shape; the caller's arrays are never modified) or a number.
+    ``grid``/``block`` have 1-3 dimensions; ``shared_bytes`` sizes ``extern __shared__`` arrays.
+    ``poison_shared`` fills shared memory and local arrays with NaN (floats) / 0xDEADBEEF (ints)
+    so that reads of never-written words show; ``max_steps`` bounds loop iterations and calls per
+    chunk of blocks (C2N1502); ``chunk_threads`` bounds the threads executed at once;
+    ``outputs`` restricts the returned arrays to these parameter names.  Runtime faults raise
+    :class:`DiagnosticError` (C2N15xx).
+    """
     return run_kernel_full(
         tu,
         kernel,
@@ -143,6 +154,7 @@ def run_kernel(
         poison_shared=poison_shared,
         max_steps=max_steps,
         chunk_threads=chunk_threads,
+        outputs=outputs,
     ).outputs
 
 
@@ -158,7 +170,13 @@ def run_kernel_full(
     max_steps: int | None = None,
     chunk_threads: int | None = None,
     fast: bool = True,
+    outputs: Collection[str] | None = None,
 ) -> SimtResult:
+    """:func:`run_kernel`, also returning warnings (C2N1504, C2N1512) and statistics.
+
+    ``fast=False`` disables the affine-index and box-active-set fast paths (plain per-thread
+    index arrays everywhere; for differential testing).
+    """
     fn = find_kernel(tu, kernel)
     name = fn.name
     g = _dim3(tuple(grid), "grid", name, fn.loc)
@@ -207,16 +225,17 @@ def run_kernel_full(
             cf.body(c, None)
             steps += c.steps
             nchunks += 1
-    outputs = {}
+    result: dict[str, np.ndarray] = {}
     for pname, (buf, arr) in buffers.items():
-        if buf.cow:  # never written: a read-only view of the caller's array
-            out = np.asarray(arr).view()
-            out.flags.writeable = False
+        if outputs is not None and pname not in outputs:
+            continue
+        if buf.cow:  # never written: a copy of the caller's array
+            out = np.array(arr, copy=True)
         else:
             n = arr.size * arr.dtype.itemsize
             out = buf.data[:n].view(arr.dtype).reshape(arr.shape)
-        outputs[pname] = out
-    return SimtResult(outputs, launch.diagnostics, steps, nchunks)
+        result[pname] = out
+    return SimtResult(result, launch.diagnostics, steps, nchunks)
 
 
 def _bind_args(fn: A.Function, cf, args: Mapping[str, object], kernel: str):
