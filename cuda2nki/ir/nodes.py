@@ -481,6 +481,11 @@ class Lit(Expr):
     dtype: str = "float32"
     loc: SourceLoc = UNKNOWN_LOC
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if isinstance(self.value, np.generic):  # keep plain Python scalars (printing, hashing)
+            object.__setattr__(self, "value", self.value.item())
+
     def __eq__(self, other: object) -> bool:  # NaN literals compare equal to themselves
         if not isinstance(other, Lit):
             return NotImplemented

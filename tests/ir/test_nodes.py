@@ -67,3 +67,19 @@ def test_size_arithmetic_and_evaluate():
         Dyn(Read("idx", ("i",))).evaluate({"i": 0})
     with pytest.raises(TypeError):
         TensorDecl("x", (1.5,), "float32")
+
+
+def test_package_entry_points_and_plain_text():
+    import cuda2nki.ir as ir
+
+    k = _doc_examples()["vadd"]
+    k = k.replace(
+        loc=nd.SourceLoc("v.cu", 3, 1), body=(k.body[0].replace(loc=nd.SourceLoc("v.cu", 5, 3)),)
+    )
+    text = ir.to_text(k)
+    assert "@5:3 map:" in text and '@"v.cu":3:1' in text
+    assert "@" not in ir.to_text(k, locs=False)
+    assert ir.parse(text) == k and ir.verify(k) == []
+    assert ir.Lit(np.float32(0.5)).value == 0.5 and type(ir.Lit(np.float32(0.5)).value) is float
+    with pytest.raises(AttributeError):
+        _ = ir.no_such_thing
