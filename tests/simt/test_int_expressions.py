@@ -1,0 +1,105 @@
+"""Random mixed-type integer expressions: the interpreter against an exact Python C evaluator."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from simt_helpers import tu_of
+
+from cuda2nki.frontend.ast import ScalarType
+from cuda2nki.frontend.typesys import arith_result, promote
+from cuda2nki.simt import run_kernel
+
+CTYPES = {"int8": "signed char", "int16": "short", "int32": "int", "uint32": "unsigned",
+          "int64": "long long", "uint64": "unsigned long long", "uint8": "unsigned char"}
+VARS = {"a": "int32", "b": "uint32", "c": "int8", "d": "int16", "e": "int64", "f": "uint64", "g": "uint8"}
+
+
+def wrap(v: int, t: str) -> int:
+    bits = int("".join(ch for ch in t if ch.isdigit()))
+    v &= (1 << bits) - 1
+    if not t.startswith("u") and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def cdiv(x: int, y: int) -> int:
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y >= 0) else -q
+
+
+def leaf():
+    return st.sampled_from(sorted(VARS)).map(lambda n: (n, lambda env, n=n: (env[n], VARS[n])))
+
+
+def node(children):
+    def binop(op, x, y):
+        (sx, fx), (sy, fy) = x, y
+
+        def ev(env):
+            vx, tx = fx(env)
+            vy, ty = fy(env)
+            if op in ("<<", ">>"):
+                t = promote(ScalarType(name=tx)).name
+                s = vy & 7
+                return (wrap(vx << s, t) if op == "<<" else vx >> s), t
+            t = arith_result(ScalarType(name=tx), ScalarType(name=ty)).name
+            a, b = wrap(vx, t), wrap(vy, t)
+            if op in ("<", "==", "!="):
+                r = {"<": a < b, "==": a == b, "!=": a != b}[op]
+                return int(r), "int32"
+            if op in ("/", "%"):
+                if b == 0:
+                    return 0, t
+                q = cdiv(a, b)
+                return wrap(q if op == "/" else a - q * b, t), t
+            r = {"+": a + b, "-": a - b, "*": a * b, "&": a & b, "|": a | b, "^": a ^ b}[op]
+            return wrap(r, t), t
+
+        if op in ("<<", ">>"):
+            src = f"({sx} {op} ({sy} & 7))"
+        elif op in ("/", "%"):
+            src = f"(({sy}) != 0 ? ({sx}) {op} ({sy}) : 0)"
+        elif op in ("<", "==", "!="):
+            src = f"(int)({sx} {op} {sy})"
+        else:
+            src = f"({sx} {op} {sy})"
+        return src, ev
+
+    def cast(t, x):
+        sx, fx = x
+
+        def ev(env):
+            v, _ = fx(env)
+            return wrap(v, t), t
+
+        return f"(({CTYPES[t]})({sx}))", ev
+
+    ops = st.sampled_from(["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "<", "==", "!="])
+    return st.one_of(
+        st.builds(binop, ops, children, children),
+        st.builds(cast, st.sampled_from(sorted(CTYPES)), children),
+    )
+
+
+EXPR = st.recursive(leaf(), node, max_leaves=6)
+
+
+def vals(t: str):
+    bits = int("".join(ch for ch in t if ch.isdigit()))
+    lo, hi = (0, (1 << bits) - 1) if t.startswith("u") else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    return st.one_of(st.integers(lo, hi), st.sampled_from([lo, hi, 0, 1, -1 if lo < 0 else 2]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(expr=EXPR, env=st.fixed_dictionaries({k: vals(t) for k, t in VARS.items()}))
+def test_mixed_integer_expression(expr, env) -> None:
+    src_expr, ev = expr
+    want, wt = ev(env)
+    params = ", ".join(f"{CTYPES[t]} {n}" for n, t in sorted(VARS.items()))
+    src = f"__global__ void k(long long* out, {params}) {{ out[threadIdx.x] = (long long)({src_expr}); }}"
+    tu = tu_of(src)
+    out = run_kernel(tu, "k", grid=(1,), block=(2,), args={"out": np.zeros(2, np.int64), **env})["out"]
+    assert int(out[0]) == wrap(want, "int64"), (src_expr, env, wt)
+    assert int(out[1]) == int(out[0])
