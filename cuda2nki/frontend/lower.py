@@ -820,29 +820,38 @@ class BodyLowerer(CoopLowering):
         raise self.fail("C2N1030", node, what=f"member '{field}' of {_tyname(base.ty)}")
 
     def e_subscript(self, node: ts.Node) -> A.Expr:
-        base = self.expr(node.child_by_field_name("argument"))
-        idx_list = node.child_by_field_name("indices") or node.child_by_field_name("index")
-        idx_nodes = [c for c in idx_list.named_children if c.type != "comment"] if idx_list else []
-        if idx_list is not None and idx_list.type != "subscript_argument_list":
-            idx_nodes = [idx_list]
-        if len(idx_nodes) != 1:
-            raise self.fail("C2N1030", node, what="subscript with several indices")
-        index = self.expr(idx_nodes[0])
+        kids = node.children
+        idx_node = None
+        if len(kids) == 2 and kids[1].type == "subscript_argument_list":
+            ik = kids[1].children
+            if len(ik) == 3:  # '[' index ']'
+                idx_node = ik[1]
+        if idx_node is None:
+            idx_list = node.child_by_field_name("indices") or node.child_by_field_name("index")
+            idx_nodes = (
+                [c for c in idx_list.named_children if c.type != "comment"] if idx_list else []
+            )
+            if idx_list is not None and idx_list.type != "subscript_argument_list":
+                idx_nodes = [idx_list]
+            if len(idx_nodes) != 1:
+                raise self.fail("C2N1030", node, what="subscript with several indices")
+            idx_node = idx_nodes[0]
+        base = self.expr(kids[0])
+        index = self.expr(idx_node)
         bt = base.ty
-        if isinstance(bt, A.PointerType):
+        tb = type(bt)
+        if tb is A.PointerType:
             ty = bt.pointee
-        elif isinstance(bt, A.ArrayType):
+        elif tb is A.ArrayType:
             ty = bt.elem if len(bt.dims) == 1 else A.ArrayType(elem=bt.elem, dims=bt.dims[1:])
-        elif self.host or isinstance(bt, A.OpaqueType):
+        elif self.host or tb is A.OpaqueType:
             ty = None
         else:
             raise self.fail("C2N1030", node, what=f"subscript of {_tyname(bt)}")
-        if index.ty is not None and not is_int(index.ty) and not self.host:
-            if not isinstance(index.ty, A.OpaqueType):
-                raise self.fail(
-                    "C2N1030", idx_nodes[0], what=f"array index of type {_tyname(index.ty)}"
-                )
-        return A.Index(loc=self.loc(node), base=base, index=index, ty=ty)
+        it = index.ty
+        if it is not None and not is_int(it) and not self.host and type(it) is not A.OpaqueType:
+            raise self.fail("C2N1030", idx_node, what=f"array index of type {_tyname(it)}")
+        return _mk(A.Index, loc=self.loc(node), ty=ty, base=base, index=index)
 
     def e_unary(self, node: ts.Node) -> A.Expr:
         op = node.child_by_field_name("operator").type

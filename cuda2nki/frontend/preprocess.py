@@ -42,6 +42,17 @@ class LineMap:
     _orig_cache: dict[str, list[str]] = field(default_factory=dict)
     _col_cache: dict[int, tuple | None] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # file -> text, when known
+    exact: list[bool] = field(default_factory=list)  # row is its original line, unchanged
+
+    def compute_exact(self) -> None:
+        """Mark the rows whose text is the original line (their columns need no mapping)."""
+        if self.files is None or self.lines is None or self.out_lines is None:
+            return
+        out = []
+        for f, ln, text in zip(self.files, self.lines, self.out_lines):
+            orig = self._orig_lines(f)
+            out.append(0 < ln <= len(orig) and orig[ln - 1] == text)
+        self.exact = out
 
     def _orig_lines(self, file: str) -> list[str]:
         got = self._orig_cache.get(file)
@@ -92,6 +103,10 @@ class LineMap:
                 return file, line, b + (col0 - a) + 1
             mapped = b + size
         return file, line, mapped + 1
+
+    def exact_row(self, row: int) -> bool:
+        """True when output row ``row`` is its original line unchanged (after ``pos(row, ...)``)."""
+        return self._col_cache.get(row, -1) is None
 
     def col(self, row: int, col0: int) -> int:
         return self.pos(row, col0)[2]
@@ -230,6 +245,7 @@ def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preproces
         out_lines=out_lines,
     )
     lm.sources[filename] = text
+    lm.compute_exact()
     return Preprocessed("\n".join(out_lines), lm, [], False)
 
 
@@ -343,4 +359,5 @@ def _build(result: str, filename: str, original: str, diags: list[Diagnostic]) -
     out_lines = [_respell(x) for x in out_lines]
     lm = LineMap(default_file=filename, files=files, lines=lines, out_lines=out_lines)
     lm.sources[filename] = original
+    lm.compute_exact()
     return Preprocessed("\n".join(out_lines), lm, diags, True)

@@ -133,8 +133,13 @@ def is_arith(t: CType | None) -> bool:
     return isinstance(t, ScalarType) and t.name != "void"
 
 
+_INT_NAMES = frozenset(
+    ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
+)
+
+
 def is_int(t: CType | None) -> bool:
-    return isinstance(t, ScalarType) and not t.is_float and t.name != "void"
+    return type(t) is ScalarType and t.name in _INT_NAMES
 
 
 _RANK = {

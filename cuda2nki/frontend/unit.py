@@ -81,13 +81,37 @@ class UnitContext:
         if not self.ascii:
             c, ec = self._char_col(r, c), self._char_col(er, ec)
         if self.identity:
-            return _mkloc(self.filename, r + 1, c + 1, er + 1, ec + 1)
+            loc = _new_loc(SourceLoc)
+            loc.__dict__.update(
+                file=self.filename, line=r + 1, col=c + 1, end_line=er + 1, end_col=ec + 1
+            )
+            return loc
         lm = self.linemap
+        ex = lm.exact
+        if r < len(ex) and er < len(ex) and ex[r] and ex[er]:
+            files = lm.files
+            f = files[r]  # type: ignore[index]
+            if files[er] == f:  # type: ignore[index]
+                lines = lm.lines
+                loc = _new_loc(SourceLoc)
+                loc.__dict__.update(
+                    file=f,
+                    line=lines[r],
+                    col=c + 1,  # type: ignore[index]
+                    end_line=lines[er],
+                    end_col=ec + 1,
+                )  # type: ignore[index]
+                return loc
         f, line, col = lm.pos(r, c)
-        ef, eline, ecol = lm.pos(er, ec)
-        if ef != f:
-            return _mkloc(f, line, col, None, None)
-        return _mkloc(f, line, col, eline, ecol)
+        if er == r and lm.exact_row(r):
+            eline, ecol = line, ec + 1
+        else:
+            ef, eline, ecol = lm.pos(er, ec)
+            if ef != f:
+                eline = ecol = None
+        loc = _new_loc(SourceLoc)
+        loc.__dict__.update(file=f, line=line, col=col, end_line=eline, end_col=ecol)
+        return loc
 
     # ------------------------------------------------------------------ file-scope tables
 
