@@ -331,3 +331,11 @@ def test_tiny_dma_transpose():
         assert max(x.dma_bytes for x in d) <= 32 * 32 * 4
         good, *_ = _correct(("linalg", "transpose_shared"), i)
         assert len(d) > 2 * len(dmas(good))
+
+
+def test_embedding_port_long_sequences_use_the_position_tiles():
+    # binding points all have T <= 128; T = 300 takes the tiled-positions path
+    b = binding("misc", "embedding_gather")
+    pt = {**b.defaults, "B": 2, "T": 300, "C": 40, "V": 50}
+    _, got, want, tol = run_port("misc", "embedding_gather", "embedding_gather_port", pt)
+    assert_matches(got, want, tol, "encoder_forward T=300")
