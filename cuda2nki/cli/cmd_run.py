@@ -62,6 +62,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="zero-fill shared memory instead of poisoning never-written words with NaN",
     )
+    p.add_argument(
+        "--fmad",
+        action="store_true",
+        help="contract float x*y+z into fused multiply-adds as nvcc does by default",
+    )
     p.set_defaults(func=run)
 
 
@@ -115,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
         args=kernel_args,
         poison_shared=not args.no_poison,
         max_steps=args.max_steps,
+        fmad=args.fmad,
     )
     outs = {
         t.name: np.asarray(result.outputs[t.name]).reshape(resolved.shapes[t.name])

@@ -637,9 +637,46 @@ class FunctionCompiler:
         else:
             ct = common_type(lt, rt)
             a_, b_ = self.conv(lf, lt, ct, e.loc), self.conv(rf, rt, ct, e.loc)
-        f = self._arith_fn(op, a_, b_, ct, e.loc)
+        f = self._contracted(op, e.left, e.right, a_, b_, ct) or self._arith_fn(
+            op, a_, b_, ct, e.loc
+        )
         out_t = unq(e.ty) if isinstance(e.ty, A.ScalarType) else ct
         return self.conv(f, ct, out_t, e.loc), out_t
+
+    def _fma_operands(self, e: A.Expr, ct) -> tuple[Fn, Fn] | None:
+        """The float32 factors of ``e`` if it is a float32 product (a candidate for contraction)."""
+        if not (isinstance(e, A.Binary) and e.op == "*"):
+            return None
+        lt, rt = decay(self.type_of(e.left)), decay(self.type_of(e.right))
+        if not (isinstance(lt, A.ScalarType) and isinstance(rt, A.ScalarType)):
+            return None
+        if common_type(lt, rt) != ct:
+            return None
+        return self.rvalue(e.left, ct), self.rvalue(e.right, ct)
+
+    def _contracted(self, op: str, left: A.Expr, right: A.Expr, a_: Fn, b_: Fn, ct) -> Fn | None:
+        """``x * y + z`` as one fused multiply-add (nvcc's default ``-fmad=true``), when enabled."""
+        if not self.prog.options.get("fmad") or op not in ("+", "-") or ct.name != "float32":
+            return None
+        mul = self._fma_operands(left, ct)
+        if mul is not None:
+            m1, m2 = mul
+            other, sm, so = b_, 1.0, (1.0 if op == "+" else -1.0)
+        else:
+            mul = self._fma_operands(right, ct)
+            if mul is None:
+                return None
+            m1, m2 = mul
+            other, sm, so = a_, (1.0 if op == "+" else -1.0), 1.0
+
+        def fma(c, a):
+            x = np.asarray(m1(c, a), np.float64)
+            y = np.asarray(m2(c, a), np.float64)
+            z = np.asarray(mat(other(c, a)), np.float64)
+            r = (sm * (x * y) + so * z).astype(np.float32)
+            return r if r.ndim else r[()]
+
+        return fma
 
     def _arith_fn(self, op: str, a_: Fn, b_: Fn, ct, loc: SourceLoc) -> Fn:
         if op in ("/", "%") and not ct.is_float:
@@ -829,7 +866,8 @@ class FunctionCompiler:
         def load_conv(c, a):
             return convert(cache["old"], t, ct)
 
-        f = self._arith_fn(op, load_conv, b_, ct, e.loc)
+        f = self._contracted(op, e.target, e.value, load_conv, b_, ct)
+        f = f or self._arith_fn(op, load_conv, b_, ct, e.loc)
 
         def compound(c, a):
             cache["old"] = lv.load(c, a)

@@ -132,6 +132,7 @@ def run_kernel(
     max_steps: int | None = None,
     chunk_threads: int | None = None,
     outputs: Collection[str] | None = None,
+    fmad: bool = False,
 ) -> dict[str, np.ndarray]:
     """Run ``kernel`` of ``tu``; returns a (mutated) copy of every pointer argument, by name.
 
@@ -141,7 +142,9 @@ def run_kernel(
     ``poison_shared`` fills shared memory and local arrays with NaN (floats) / 0xDEADBEEF (ints)
     so that reads of never-written words show; ``max_steps`` bounds loop iterations and calls per
     chunk of blocks (C2N1502); ``chunk_threads`` bounds the threads executed at once;
-    ``outputs`` restricts the returned arrays to these parameter names.  Runtime faults raise
+    ``outputs`` restricts the returned arrays to these parameter names; ``fmad=True`` contracts
+    float32 ``x * y + z`` (and ``acc += x * y``) into one fused multiply-add as nvcc does by
+    default (``-fmad=true``); the default is every operation rounded separately.  Runtime faults raise
     :class:`DiagnosticError` (C2N15xx).
     """
     return run_kernel_full(
@@ -155,6 +158,7 @@ def run_kernel(
         max_steps=max_steps,
         chunk_threads=chunk_threads,
         outputs=outputs,
+        fmad=fmad,
     ).outputs
 
 
@@ -171,6 +175,7 @@ def run_kernel_full(
     chunk_threads: int | None = None,
     fast: bool = True,
     outputs: Collection[str] | None = None,
+    fmad: bool = False,
 ) -> SimtResult:
     """:func:`run_kernel`, also returning warnings (C2N1504, C2N1512) and statistics.
 
@@ -202,7 +207,9 @@ def run_kernel_full(
         )
     launch = Launch(name, g, b, max_steps if max_steps is not None else DEFAULT_MAX_STEPS)
     launch.fast = fast
-    prog = Program(tu, {"poison_shared": poison_shared, "shared_bytes": int(shared_bytes)})
+    prog = Program(
+        tu, {"poison_shared": poison_shared, "shared_bytes": int(shared_bytes), "fmad": fmad}
+    )
     try:
         cf = prog.function(name, fn.loc)
     except UnsupportedType as exc:

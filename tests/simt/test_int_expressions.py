@@ -11,9 +11,24 @@ from cuda2nki.frontend.ast import ScalarType
 from cuda2nki.frontend.typesys import arith_result, promote
 from cuda2nki.simt import run_kernel
 
-CTYPES = {"int8": "signed char", "int16": "short", "int32": "int", "uint32": "unsigned",
-          "int64": "long long", "uint64": "unsigned long long", "uint8": "unsigned char"}
-VARS = {"a": "int32", "b": "uint32", "c": "int8", "d": "int16", "e": "int64", "f": "uint64", "g": "uint8"}
+CTYPES = {
+    "int8": "signed char",
+    "int16": "short",
+    "int32": "int",
+    "uint32": "unsigned",
+    "int64": "long long",
+    "uint64": "unsigned long long",
+    "uint8": "unsigned char",
+}
+VARS = {
+    "a": "int32",
+    "b": "uint32",
+    "c": "int8",
+    "d": "int16",
+    "e": "int64",
+    "f": "uint64",
+    "g": "uint8",
+}
 
 
 def wrap(v: int, t: str) -> int:
@@ -88,7 +103,9 @@ EXPR = st.recursive(leaf(), node, max_leaves=6)
 
 def vals(t: str):
     bits = int("".join(ch for ch in t if ch.isdigit()))
-    lo, hi = (0, (1 << bits) - 1) if t.startswith("u") else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    lo, hi = (
+        (0, (1 << bits) - 1) if t.startswith("u") else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    )
     return st.one_of(st.integers(lo, hi), st.sampled_from([lo, hi, 0, 1, -1 if lo < 0 else 2]))
 
 
@@ -100,6 +117,8 @@ def test_mixed_integer_expression(expr, env) -> None:
     params = ", ".join(f"{CTYPES[t]} {n}" for n, t in sorted(VARS.items()))
     src = f"__global__ void k(long long* out, {params}) {{ out[threadIdx.x] = (long long)({src_expr}); }}"
     tu = tu_of(src)
-    out = run_kernel(tu, "k", grid=(1,), block=(2,), args={"out": np.zeros(2, np.int64), **env})["out"]
+    out = run_kernel(tu, "k", grid=(1,), block=(2,), args={"out": np.zeros(2, np.int64), **env})[
+        "out"
+    ]
     assert int(out[0]) == wrap(want, "int64"), (src_expr, env, wt)
     assert int(out[1]) == int(out[0])

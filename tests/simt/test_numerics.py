@@ -227,3 +227,27 @@ def test_math_intrinsics_table_values() -> None:
     np.testing.assert_array_equal(o[:, 5], np.copysign(np.floor(np.abs(x * 4) + 0.5), x))
     np.testing.assert_array_equal(o[:, 6], (np.abs(xd) ** 1.5).astype(np.float32))
     np.testing.assert_array_equal(o[:, 7], -x)
+
+
+def test_fmad_contracts_float_multiply_add_when_enabled() -> None:
+    from cuda2nki.simt import run_kernel
+
+    src = """
+    __global__ void k(const float* x, const float* y, const float* z, float* r, float* acc) {
+        int t = threadIdx.x;
+        r[t] = x[t] * y[t] + z[t];
+        float s = z[t];
+        s -= x[t] * y[t];
+        acc[t] = s;
+    }"""
+    rng = np.random.default_rng(5)
+    x, y, z = (rng.standard_normal(64).astype(np.float32) for _ in range(3))
+    args = {"x": x, "y": y, "z": z, "r": np.zeros(64, np.float32), "acc": np.zeros(64, np.float32)}
+    tu = tu_of(src)
+    plain = run_kernel(tu, "k", grid=(1,), block=(64,), args=args)
+    fused = run_kernel(tu, "k", grid=(1,), block=(64,), args=args, fmad=True)
+    xd, yd, zd = (v.astype(np.float64) for v in (x, y, z))
+    np.testing.assert_array_equal(plain["r"], x * y + z)
+    np.testing.assert_array_equal(fused["r"], (xd * yd + zd).astype(np.float32))
+    np.testing.assert_array_equal(fused["acc"], (zd - xd * yd).astype(np.float32))
+    assert np.any(plain["r"] != fused["r"])
