@@ -177,6 +177,8 @@ FLAWS = {
     "softmax_naive_flaw_missing_tail": ("norm", "softmax_naive"),
     "softmax_naive_flaw_reload_inner": ("norm", "softmax_naive"),
     "matmul_tiled_flaw_bf16_accum": ("linalg", "matmul_tiled"),
+    "matmul_tiled_flaw_bf16_inputs": ("linalg", "matmul_tiled"),
+    "softmax_naive_flaw_no_max_shift": ("norm", "softmax_naive"),
     "matmul_tiled_flaw_transposed_operand": ("linalg", "matmul_tiled"),
     "matmul_tiled_flaw_stale_psum": ("linalg", "matmul_tiled"),
     "matmul_tiled_flaw_vector_engine": ("linalg", "matmul_tiled"),
@@ -339,3 +341,28 @@ def test_embedding_port_long_sequences_use_the_position_tiles():
     pt = {**b.defaults, "B": 2, "T": 300, "C": 40, "V": 50}
     _, got, want, tol = run_port("misc", "embedding_gather", "embedding_gather_port", pt)
     assert_matches(got, want, tol, "encoder_forward T=300")
+
+
+def test_bf16_inputs_lose_precision_everywhere():
+    b = binding("linalg", "matmul_tiled")
+    for pt in points(b):
+        _, got, want, tol = run_flaw("matmul_tiled_flaw_bf16_inputs", pt)
+        assert mismatch(got, want, tol)["C"] > 0, pt
+        arr = generate_inputs(b.resolve(pt), 0)
+        mag = np.abs(arr["A"].astype(np.float64)) @ np.abs(arr["B"].astype(np.float64))
+        err = np.abs(got["C"].astype(np.float64) - want["C"])
+        assert (err <= 2 * 2.0**-8 * mag + 1e-6).all()  # two bf16 roundings per product
+
+
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid value:RuntimeWarning")
+def test_softmax_without_max_shift_overflows_on_large_inputs():
+    b = binding("norm", "softmax_naive")
+    pt = points(b)[0]
+    _, got, want, tol = run_flaw("softmax_naive_flaw_no_max_shift", pt)
+    assert_matches(got, want, tol, "unshifted softmax on ordinary inputs")
+    x = generate_inputs(b.resolve(pt), 0)["input"] * np.float32(100.0)
+    k = port_kernel(port_path("norm", "softmax_naive_flaw_no_max_shift"), "softmax_naive")
+    out = np.asarray(nkisim.simulate_kernel(k, {"input": x}).outputs)
+    good = port_kernel(port_path("norm", "softmax_naive_port"), "softmax_naive")
+    ref = np.asarray(nkisim.simulate_kernel(good, {"input": x}).outputs)
+    assert np.isfinite(ref).all() and np.isnan(out).any()
