@@ -123,3 +123,31 @@ def global_signatures(source: str) -> dict[str, list[str]]:
         params = [p.strip() for p in m.group(2).split(",") if p.strip()]
         out[m.group(1)] = [re.findall(r"\w+", p)[-1] for p in params]
     return out
+
+
+TABLE_HEAD = "| kernel | idiom | what it exercises |"
+
+
+def readme_table() -> list[str]:
+    """The *Kernels* table of ``corpus/README.md``, one row per kernel, from the bindings."""
+    rows = [TABLE_HEAD, "|---|---|---|"]
+    rows += [
+        f"| `{e.id}` | {e.data.get('idiom')} | {e.data.get('description')} |" for e in entries()
+    ]
+    return rows
+
+
+def refresh_readme() -> None:
+    """Rewrite the *Kernels* table of ``corpus/README.md`` in place."""
+    path = CORPUS / "README.md"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    head = lines.index(TABLE_HEAD)
+    stop = head + 2
+    while stop < len(lines) and lines[stop].startswith("| `"):
+        stop += 1
+    lines[head:stop] = readme_table()
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    refresh_readme()
