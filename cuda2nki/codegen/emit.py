@@ -136,6 +136,7 @@ class Emitter:
     last_line: int = -1
     temp_count: int = 0
     notes: dict[int, list[str]] = field(default_factory=dict)
+    depth: int = 1
 
     # ------------------------------------------------------------------ helpers
     def put(self, depth: int, text: str) -> None:
@@ -245,6 +246,7 @@ class Emitter:
 
     # ------------------------------------------------------------------ statements
     def stmt(self, s: object, depth: int) -> None:
+        self.depth = depth
         loc = getattr(s, "loc", None)
         if loc is not None and not isinstance(s, Note):
             self.origin(depth, loc)
@@ -480,6 +482,13 @@ def _body_syms(body: tuple) -> set[str]:
     return _syms(body)
 
 
+def _has_matmul(body: tuple) -> bool:
+    for s in body:
+        if isinstance(s, Matmul) or (isinstance(s, Loop) and _has_matmul(s.body)):
+            return True
+    return False
+
+
 def out_name(kernel: Kernel, name: str) -> str:
     """The returned tensor of parameter ``name`` (an inout gets ``_out``: inputs stay unmodified)."""
     decl = kernel.tensors.get(name)
@@ -495,7 +504,15 @@ def _is_zero(e: SizeExpr) -> bool:
 def emit_body(
     kernel: Kernel, target: str, source_name: str, sig: Signature, inline=()
 ) -> list[str]:
-    em = Emitter(kernel, target, source_name)
+    if target == "legacy" and not _has_matmul(kernel.body):
+        from cuda2nki.codegen.legacy import LegacyEmitter, partially_written
+
+        em: Emitter = LegacyEmitter(kernel, target, source_name)
+        em.partial = partially_written(kernel.body)
+    else:
+        # contractions keep exact-size (ragged) operand tiles in both APIs: a masked legacy load
+        # leaves the tail of a K tile undefined, and the tensor engine would sum it
+        em = Emitter(kernel, target, source_name)
     for d in inline:
         em.notes.setdefault(d.loc.line, []).append(f"{d.code}: {d.message}")
     for name, text in sig.sizes:
@@ -521,8 +538,11 @@ def emit_body(
         )
     for t in kernel.inputs:
         em.shapes.setdefault(t.name, t.shape)
+    prologue = len(em.lines)
     for s in kernel.body:
         em.stmt(s, 1)
+    grid_lines = getattr(em, "grid_lines", [])
+    em.lines[prologue:prologue] = [INDENT + ln for ln in grid_lines]
     outs = [spell.py_name(out_name(kernel, o.name)) for o in sig.outputs]
     em.put(1, render.instruction(target, "ret", values=", ".join(outs) if outs else "None"))
     return em.lines

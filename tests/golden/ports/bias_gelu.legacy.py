@@ -9,15 +9,13 @@ def bias_gelu(in_, bias):
     R = in_.shape[0]
     C = in_.shape[1]
     out = nl.ndarray((R, C), dtype=nl.float32, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(4096)[None, :]
     for t in nl.affine_range(0, (R + 128 - 1) // 128, 1):
         for u in nl.affine_range(0, (C + 4096 - 1) // 4096, 1):
-            in_t = nl.ndarray((min(128, R - 128 * t), min(4096, C - 4096 * u)), dtype=nl.float32, buffer=nl.sbuf)
-            in_t[...] = nl.load(in_[128 * t:128 * t + min(128, R - 128 * t), 4096 * u:4096 * u + min(4096, C - 4096 * u)])
-            bias_t = nl.ndarray((min(128, R), min(4096, C - 4096 * u)), dtype=nl.float32, buffer=nl.sbuf)
-            bias_t[...] = nl.load(bias.ap(pattern=[[0, min(128, R)], [1, min(4096, C - 4096 * u)]], offset=4096 * u))
-            add = nl.ndarray((min(128, R - 128 * t), min(4096, C - 4096 * u)), dtype=nl.float32, buffer=nl.sbuf)
-            add[...] = nisa.tensor_tensor(in_t, bias_t[0:min(128, R - 128 * t), 0:min(4096, C - 4096 * u)], op=nl.add)
-            gelu_tanh = nl.ndarray((min(128, R - 128 * t), min(4096, C - 4096 * u)), dtype=nl.float32, buffer=nl.sbuf)
-            gelu_tanh[...] = nisa.activation(op=nl.gelu_apprx_tanh, data=add, bias=None, scale=1.0)
-            nl.store(out[128 * t:128 * t + min(128, R - 128 * t), 4096 * u:4096 * u + min(4096, C - 4096 * u)], value=gelu_tanh)
+            in_t = nl.load(in_[128 * t + i_p, 4096 * u + i_f], mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))
+            bias_t = nl.load(bias[4096 * u + i_f + 0 * i_p], mask=(i_p < R) & (i_f < C - 4096 * u))
+            add = nisa.tensor_tensor(in_t[i_p, i_f], bias_t[i_p, i_f], op=nl.add, mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))
+            gelu_tanh = nisa.activation(op=nl.gelu_apprx_tanh, data=add[i_p, i_f], bias=None, scale=1.0, mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))
+            nl.store(out[128 * t + i_p, 4096 * u + i_f], value=gelu_tanh[i_p, i_f], mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))
     return out

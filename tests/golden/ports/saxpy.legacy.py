@@ -8,34 +8,27 @@ import neuronxcc.nki.language as nl
 def saxpy(x, y, alpha):
     n = x.shape[0]
     y_out = nl.ndarray((n,), dtype=nl.float32, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(512)[None, :]
+    i_p1 = nl.arange(n % 65536 // 512)[:, None]
+    i_p2 = nl.arange(1)[:, None]
+    i_f1 = nl.arange(n % 512)[None, :]
     for t in nl.affine_range(0, n // 65536, 1):
-        x_t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        x_t[...] = nl.load(x[65536 * t:65536 * t + 65536].reshape((128, 512)))
-        y_t = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        y_t[...] = nl.load(y[65536 * t:65536 * t + 65536].reshape((128, 512)))
-        mul = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        mul[...] = nisa.tensor_scalar(x_t, op0=nl.multiply, operand0=alpha, reverse0=True)
-        add = nl.ndarray((128, 512), dtype=nl.float32, buffer=nl.sbuf)
-        add[...] = nisa.tensor_tensor(mul, y_t, op=nl.add)
-        nl.store(y_out[65536 * t:65536 * t + 65536].reshape((128, 512)), value=add)
+        x_t = nl.load(x[65536 * t + (512 * i_p + i_f)])
+        y_t = nl.load(y[65536 * t + (512 * i_p + i_f)])
+        mul = nisa.tensor_scalar(x_t[i_p, i_f], op0=nl.multiply, operand0=alpha, reverse0=True)
+        add = nisa.tensor_tensor(mul[i_p, i_f], y_t[i_p, i_f], op=nl.add)
+        nl.store(y_out[65536 * t + (512 * i_p + i_f)], value=add[i_p, i_f])
     for _t1 in nl.affine_range(0, min(1, n % 65536 // 512), 1):
-        x_t1 = nl.ndarray((n % 65536 // 512, 512), dtype=nl.float32, buffer=nl.sbuf)
-        x_t1[...] = nl.load(x[n // 65536 * 65536:n // 65536 * 65536 + n % 65536 // 512 * 512].reshape((n % 65536 // 512, 512)))
-        y_t1 = nl.ndarray((n % 65536 // 512, 512), dtype=nl.float32, buffer=nl.sbuf)
-        y_t1[...] = nl.load(y[n // 65536 * 65536:n // 65536 * 65536 + n % 65536 // 512 * 512].reshape((n % 65536 // 512, 512)))
-        mul1 = nl.ndarray((n % 65536 // 512, 512), dtype=nl.float32, buffer=nl.sbuf)
-        mul1[...] = nisa.tensor_scalar(x_t1, op0=nl.multiply, operand0=alpha, reverse0=True)
-        add1 = nl.ndarray((n % 65536 // 512, 512), dtype=nl.float32, buffer=nl.sbuf)
-        add1[...] = nisa.tensor_tensor(mul1, y_t1, op=nl.add)
-        nl.store(y_out[n // 65536 * 65536:n // 65536 * 65536 + n % 65536 // 512 * 512].reshape((n % 65536 // 512, 512)), value=add1)
+        x_t1 = nl.load(x[n // 65536 * 65536 + (512 * i_p1 + i_f)])
+        y_t1 = nl.load(y[n // 65536 * 65536 + (512 * i_p1 + i_f)])
+        mul1 = nisa.tensor_scalar(x_t1[i_p1, i_f], op0=nl.multiply, operand0=alpha, reverse0=True)
+        add1 = nisa.tensor_tensor(mul1[i_p1, i_f], y_t1[i_p1, i_f], op=nl.add)
+        nl.store(y_out[n // 65536 * 65536 + (512 * i_p1 + i_f)], value=add1[i_p1, i_f])
     for _t2 in nl.affine_range(0, min(1, n % 512), 1):
-        x_t2 = nl.ndarray((1, n % 512), dtype=nl.float32, buffer=nl.sbuf)
-        x_t2[...] = nl.load(x[n - n % 512:n - n % 512 + 1 * (n % 512)].reshape((1, n % 512)))
-        y_t2 = nl.ndarray((1, n % 512), dtype=nl.float32, buffer=nl.sbuf)
-        y_t2[...] = nl.load(y[n - n % 512:n - n % 512 + 1 * (n % 512)].reshape((1, n % 512)))
-        mul2 = nl.ndarray((1, n % 512), dtype=nl.float32, buffer=nl.sbuf)
-        mul2[...] = nisa.tensor_scalar(x_t2, op0=nl.multiply, operand0=alpha, reverse0=True)
-        add2 = nl.ndarray((1, n % 512), dtype=nl.float32, buffer=nl.sbuf)
-        add2[...] = nisa.tensor_tensor(mul2, y_t2, op=nl.add)
-        nl.store(y_out[n - n % 512:n - n % 512 + 1 * (n % 512)].reshape((1, n % 512)), value=add2)
+        x_t2 = nl.load(x[n - n % 512 + (n % 512 * i_p2 + i_f1)])
+        y_t2 = nl.load(y[n - n % 512 + (n % 512 * i_p2 + i_f1)])
+        mul2 = nisa.tensor_scalar(x_t2[i_p2, i_f1], op0=nl.multiply, operand0=alpha, reverse0=True)
+        add2 = nisa.tensor_tensor(mul2[i_p2, i_f1], y_t2[i_p2, i_f1], op=nl.add)
+        nl.store(y_out[n - n % 512 + (n % 512 * i_p2 + i_f1)], value=add2[i_p2, i_f1])
     return y_out

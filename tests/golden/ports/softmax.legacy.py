@@ -15,19 +15,16 @@ def softmax(x):
     R = x.shape[0]
     C = x.shape[1]
     y = nl.ndarray((R, C), dtype=nl.float32, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(C)[None, :]
+    i_f1 = nl.arange(1)[None, :]
     for t in nl.affine_range(0, (R + 128 - 1) // 128, 1):
-        x_t = nl.ndarray((min(128, R - 128 * t), C), dtype=nl.float32, buffer=nl.sbuf)
-        x_t[...] = nl.load(x[128 * t:128 * t + min(128, R - 128 * t), 0:C])
-        red = nl.ndarray((min(128, R - 128 * t), 1), dtype=nl.float32, buffer=nl.sbuf)
-        red[...] = nisa.tensor_reduce(nl.maximum, x_t, axis=1)
-        neg = nl.ndarray((min(128, R - 128 * t), 1), dtype=nl.float32, buffer=nl.sbuf)
-        neg[...] = nisa.tensor_scalar(red, op0=nl.multiply, operand0=-1.0, reverse0=False)
-        exp = nl.ndarray((min(128, R - 128 * t), C), dtype=nl.float32, buffer=nl.sbuf)
-        red1 = nl.ndarray((min(128, R - 128 * t), 1), dtype=nl.float32, buffer=nl.sbuf)
-        exp[...] = nisa.activation_reduce(op=nl.exp, data=x_t, reduce_op=nl.add, reduce_res=red1, bias=neg, scale=1.0)
-        recip = nl.ndarray((min(128, R - 128 * t), 1), dtype=nl.float32, buffer=nl.sbuf)
-        recip[...] = nisa.reciprocal(red1)
-        mul = nl.ndarray((min(128, R - 128 * t), C), dtype=nl.float32, buffer=nl.sbuf)
-        mul[...] = nisa.tensor_scalar(exp, op0=nl.multiply, operand0=recip, reverse0=False)
-        nl.store(y[128 * t:128 * t + min(128, R - 128 * t), 0:C], value=mul)
+        x_t = nl.load(x[128 * t + i_p, i_f], mask=(i_p < R - 128 * t))
+        red = nisa.tensor_reduce(nl.maximum, x_t[i_p, i_f], axis=1, mask=(i_p < R - 128 * t))
+        neg = nisa.tensor_scalar(red[i_p, i_f1], op0=nl.multiply, operand0=-1.0, reverse0=False, mask=(i_p < R - 128 * t))
+        red1 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        exp = nisa.activation_reduce(op=nl.exp, data=x_t[i_p, i_f], reduce_op=nl.add, reduce_res=red1[i_p, i_f1], bias=neg[i_p, i_f1], scale=1.0, mask=(i_p < R - 128 * t))
+        recip = nisa.reciprocal(red1[i_p, i_f1], mask=(i_p < R - 128 * t))
+        mul = nisa.tensor_scalar(exp[i_p, i_f], op0=nl.multiply, operand0=recip[i_p, i_f1], reverse0=False, mask=(i_p < R - 128 * t))
+        nl.store(y[128 * t + i_p, i_f], value=mul[i_p, i_f], mask=(i_p < R - 128 * t))
     return y

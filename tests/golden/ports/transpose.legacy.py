@@ -8,13 +8,12 @@ def transpose(A):
     M = A.shape[0]
     N = A.shape[1]
     B = nl.ndarray((N, M), dtype=nl.float32, buffer=nl.shared_hbm)
+    i_p = nl.arange(128)[:, None]
+    i_f = nl.arange(128)[None, :]
     for t in nl.affine_range(0, (M + 128 - 1) // 128, 1):
         for u in nl.affine_range(0, (N + 128 - 1) // 128, 1):
-            A_t = nl.ndarray((min(128, M - 128 * t), min(128, N - 128 * u)), dtype=nl.float32, buffer=nl.sbuf)
-            A_t[...] = nl.load(A[128 * t:128 * t + min(128, M - 128 * t), 128 * u:128 * u + min(128, N - 128 * u)])
-            A_tp = nl.ndarray((min(128, N - 128 * u), min(128, M - 128 * t)), dtype=nl.float32, buffer=nl.psum)
-            A_tp[...] = nisa.nc_transpose(A_t)
-            B_t = nl.ndarray((min(128, N - 128 * u), min(128, M - 128 * t)), dtype=nl.float32, buffer=nl.sbuf)
-            B_t[...] = nisa.tensor_copy(A_tp)
-            nl.store(B[128 * u:128 * u + min(128, N - 128 * u), 128 * t:128 * t + min(128, M - 128 * t)], value=B_t)
+            A_t = nl.load(A[128 * t + i_p, 128 * u + i_f], mask=(i_p < M - 128 * t) & (i_f < N - 128 * u))
+            A_tp = nisa.nc_transpose(A_t[i_p, i_f])
+            B_t = nisa.tensor_copy(A_tp[i_p, i_f], mask=(i_p < N - 128 * u) & (i_f < M - 128 * t))
+            nl.store(B[128 * u + i_p, 128 * t + i_f], value=B_t[i_p, i_f], mask=(i_p < N - 128 * u) & (i_f < M - 128 * t))
     return B

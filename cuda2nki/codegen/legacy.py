@@ -1,0 +1,313 @@
+"""Legacy (``neuronxcc.nki``, beta 1) spelling of the scheduled IR: affine ``nl.arange`` index grids
+and ``mask=`` predicates instead of ``min()``-bounded slices.
+
+Every on-chip tile is allocated at its full (maximum) size; a ragged tail is the live region
+``i_p < R - r0`` of the tile, expressed as a mask on the instruction that writes it.  HBM accesses
+are index grids ``r0 + i_p``, ``c0 + i_f`` (affine in loop variables and ``nl.arange``), masked the
+same way, so out-of-range rows and columns are never touched.  Tiles that feed the tensor engine
+are zero-initialised so a masked tail contributes nothing to a contraction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cuda2nki.codegen import render, spell
+from cuda2nki.codegen.emit import Emitter, _is_zero
+from cuda2nki.ir.nodes import (
+    Alloc,
+    At,
+    Const,
+    Load,
+    Loop,
+    Matmul,
+    Min,
+    SizeExpr,
+    Slice,
+    TensorCopy,
+    TensorTranspose,
+    View,
+)
+
+LAYOUT = ("[:, None]", "[None, :]")
+
+
+def full_size(e: SizeExpr) -> SizeExpr:
+    """The allocation size of a possibly ragged extent: ``min(128, R - r0)`` -> ``128``."""
+    if isinstance(e, Min):
+        for x in (e.a, e.b):
+            if isinstance(x, Const):
+                return x
+    return e
+
+
+def live_bound(e: SizeExpr) -> SizeExpr:
+    """What a grid index must stay below: ``min(128, R - r0)`` -> ``R - r0``."""
+    if isinstance(e, Min):
+        return e.b if isinstance(e.a, Const) else e.a
+    return e
+
+
+@dataclass
+class LegacyEmitter(Emitter):
+    grids: dict[tuple[int, str], str] = field(default_factory=dict)
+    grid_lines: list[str] = field(default_factory=list)
+    live: dict[str, tuple[SizeExpr, ...]] = field(default_factory=dict)
+    zeroed: set[str] = field(default_factory=set)
+    loop_vars: set[str] = field(default_factory=set)
+    partial: set[str] = field(default_factory=set)  # tiles written in parts: allocated up front
+
+    # ------------------------------------------------------------------ grids and masks
+    def grid(self, pos: int, size: SizeExpr, depth: int) -> str:
+        text = self.size(size)
+        key = (pos, text)
+        if key not in self.grids:
+            base = "i_p" if pos == 0 else "i_f"
+            n = sum(1 for k in self.grids if k[0] == pos)
+            name = base if n == 0 else f"{base}{n}"
+            self.grids[key] = name
+            line = render.instruction("legacy", "grid", name=name, size=text, layout=LAYOUT[pos])
+            if size.free_syms() & self.loop_vars:
+                self.put(depth, line)
+                del self.grids[key]
+                return name
+            self.grid_lines.append(line)
+        return self.grids[key]
+
+    def tile_dims(self, v: View) -> list[tuple[SizeExpr, SizeExpr, SizeExpr, int] | SizeExpr]:
+        """Per dim of a tile view: (start, live size, full size, step) for a slice, or an index."""
+        if not v.dims:
+            shape = self.live.get(v.tensor, self.shapes.get(v.tensor, ()))
+            return [(Const(0), s, full_size(s), 1) for s in shape]
+        out: list = []
+        for d in v.dims:
+            if isinstance(d, At):
+                out.append(d.index)
+            else:
+                out.append((d.start, d.size, full_size(d.size), d.step))
+        return out
+
+    def region(
+        self, v: View, depth: int
+    ) -> tuple[list[str], list[str], list[tuple[str, SizeExpr]]]:
+        """Index expressions, mask terms and (grid, live size) per slice position of a tile view."""
+        idx, mask, grids = [], [], []
+        pos = 0
+        for d in self.tile_dims(v):
+            if not isinstance(d, tuple):
+                idx.append(self.size(d))
+                continue
+            start, live, full, step = d
+            g = self.grid(min(pos, 1), full, depth)
+            pos += 1
+            term = g if step == 1 else f"{step} * {g}"
+            idx.append(term if _is_zero(start) else f"{self.size(start)} + {term}")
+            if live != full:
+                mask.append(f"({g} < {spell.size(live_bound(live))})")
+            grids.append((g, live))
+        return idx, mask, grids
+
+    def view_at(self, v: View, depth: int) -> str:
+        idx, _, _ = self.region(v, depth)
+        return f"{spell.py_name(v.tensor)}[{', '.join(idx)}]"
+
+    def mask_of(self, v: View, depth: int) -> str:
+        _, mask, _ = self.region(v, depth)
+        return f", mask={' & '.join(mask)}" if mask else ""
+
+    def hbm_at(self, hv: View, tile: View, depth: int) -> str:
+        """The HBM side of a DMA as an index grid shaped like ``tile``."""
+        _, _, grids = self.region(tile, depth)
+        name = spell.py_name(hv.tensor)
+        slices = [d for d in hv.dims if isinstance(d, Slice)]
+        if not hv.dims:
+            return f"{name}[{', '.join(g for g, _ in grids)}]"
+        if len(slices) == len(grids):
+            it = iter(grids)
+            parts = []
+            for d in hv.dims:
+                if isinstance(d, At):
+                    parts.append(self.size(d.index))
+                    continue
+                g, _ = next(it)
+                term = g if d.step == 1 else f"{d.step} * {g}"
+                parts.append(term if _is_zero(d.start) else f"{self.size(d.start)} + {term}")
+            return f"{name}[{', '.join(parts)}]"
+        (gp, _), (gf, cols) = (grids + [("0", Const(1))])[:2]
+        ats = [self.size(d.index) for d in hv.dims if isinstance(d, At)]
+        if not slices:  # one element repeated on every partition
+            flat = " + ".join([*ats, f"0 * {gp}"])
+            return f"{name}[{flat}]"
+        sl = slices[0]
+        start = "" if _is_zero(sl.start) else f"{self.size(sl.start)} + "
+        step = "" if sl.step == 1 else f"{sl.step} * "
+        size = sl.size
+        tile_live = [live for _, live in grids]
+        if len(tile_live) == 2 and size == tile_live[1] and tile_live[0] != Const(1):
+            inner = f"{start}{step}{gf} + 0 * {gp}"  # broadcast over partitions
+        elif len(tile_live) == 2 and tile_live[1] != Const(1):
+            inner = f"{start}{step}({spell.size(cols, None, 2)} * {gp} + {gf})"  # row-major reshape
+        else:
+            inner = f"{start}{step}{gp}"
+        lead = ", ".join(ats)
+        return f"{name}[{lead + ', ' if lead else ''}{inner}]"
+
+    # ------------------------------------------------------------------ statements
+    def stmt(self, s: object, depth: int) -> None:
+        if isinstance(s, Loop):
+            self.loop_vars.add(s.var)
+        super().stmt(s, depth)
+
+    def _Alloc(self, s: Alloc, depth: int) -> None:
+        self.live[s.name] = s.shape
+        self.shapes[s.name] = s.shape
+        self.buffers[s.name] = s.buffer.value
+        if s.name not in self.partial:
+            return  # only ever produced whole: the instruction's result is bound to the name
+        full = tuple(full_size(d) for d in s.shape)
+        shape = "(" + ", ".join(self.size(d) for d in full) + ("," if len(full) == 1 else "") + ")"
+        kind = "zeros" if s.name in self.zeroed else "alloc"
+        self.ins(
+            depth,
+            kind,
+            name=spell.py_name(s.name),
+            shape=shape,
+            dtype=spell.dtype(s.dtype),
+            buffer=s.buffer.value,
+        )
+
+    def _Load(self, s: Load, depth: int) -> None:
+        self.ins(
+            depth,
+            "load",
+            dst=self.dst(s.dst),
+            src=self.hbm_at(s.src, s.dst, depth),
+            mask=self.mask_of(s.dst, depth),
+        )
+
+    def _Store(self, s, depth: int) -> None:
+        from cuda2nki.codegen.emit import out_name
+
+        dst = s.dst.replace(tensor=out_name(self.kernel, s.dst.tensor))
+        self.ins(
+            depth,
+            "store",
+            dst=self.hbm_at(dst, s.src, depth),
+            src=self.view_at(s.src, depth),
+            mask=self.mask_of(s.src, depth),
+        )
+
+    def _Matmul(self, s: Matmul, depth: int) -> None:
+        op = "+=" if s.accumulate else "="
+        self.ins(
+            depth,
+            "matmul",
+            dst=self.view_at(s.dst, depth),
+            stationary=self.view_at(s.stationary, depth),
+            moving=self.view_at(s.moving, depth),
+            accumulate=op,
+            mask="",
+        )
+
+    def _TensorTranspose(self, s, depth: int) -> None:
+        # unmasked: a mask box cannot describe both the source and the transposed destination;
+        # padding lanes are garbage that masked copies and stores never move
+        self.ins(depth, "transpose", dst=self.dst(s.dst), data=self.view_at(s.src, depth), mask="")
+
+    def view(self, v: View) -> str:  # operands of compute instructions
+        return self.view_at(v, self.depth)
+
+    def dst(self, v: View) -> str:
+        # A masked instruction's result is assigned whole, so only a whole-tile destination may be
+        # masked; a sub-region destination is written unmasked (its sources are zero-padded).
+        whole = not v.dims or self._whole(v)
+        self.pending_mask = self.mask_of(v, self.depth) if whole else ""
+        if whole and v.tensor not in self.partial:
+            return spell.py_name(v.tensor)
+        return self.view_at(v, self.depth)
+
+    def ins(self, depth: int, kind: str, **ops: object) -> None:
+        if "mask" in render.arguments(self.target, kind) and "mask" not in ops:
+            ops["mask"] = getattr(self, "pending_mask", "")
+        self.pending_mask = ""
+        self.put(depth, render.instruction(self.target, kind, **ops))
+
+    def hbm(self, hv: View, tile: View) -> str:
+        return self.hbm_at(hv, tile, self.depth)
+
+    def memset(self, depth: int, v: View, value: str, dtype: str) -> None:
+        full = [d[2] for d in self.tile_dims(v) if isinstance(d, tuple)]
+        shape = "(" + ", ".join(self.size(d) for d in full) + ")"
+        self.ins(
+            depth, "memset", dst=self.dst(v), value=value, shape=shape, dtype=spell.dtype(dtype)
+        )
+
+
+def zero_init_tiles(body: tuple) -> set[str]:
+    """Tiles feeding the tensor engine (directly or through a copy): zero their padding."""
+    out: set[str] = set()
+
+    def walk(stmts) -> None:
+        for s in stmts:
+            if isinstance(s, Loop):
+                walk(s.body)
+            elif isinstance(s, Matmul):
+                out.update({s.stationary.tensor, s.moving.tensor})
+            elif isinstance(s, TensorCopy):
+                pass
+
+    walk(body)
+    feeds: list[tuple[str, str]] = []
+
+    def edges(stmts) -> None:
+        for s in stmts:
+            if isinstance(s, Loop):
+                edges(s.body)
+            elif isinstance(s, TensorCopy | TensorTranspose):
+                feeds.append((s.dst.tensor, s.src.tensor))
+
+    edges(body)
+    changed = True
+    while changed:
+        changed = False
+        for dst, src in feeds:
+            if dst in out and src not in out:
+                out.add(src)
+                changed = True
+    return out
+
+
+def partially_written(body: tuple, shapes: dict | None = None) -> set[str]:
+    """Tiles written through a sub-view or as a side result (reduce_res): they need an Alloc."""
+    out: set[str] = set()
+    allocs: dict[str, tuple] = {}
+
+    def whole(v: View) -> bool:
+        shape = allocs.get(v.tensor)
+        return not v.dims or (
+            shape is not None
+            and len(shape) == len(v.dims)
+            and all(
+                isinstance(d, Slice) and _is_zero(d.start) and d.step == 1 and d.size == n
+                for d, n in zip(v.dims, shape)
+            )
+        )
+
+    def walk(stmts) -> None:
+        for s in stmts:
+            if isinstance(s, Alloc):
+                allocs[s.name] = s.shape
+            elif isinstance(s, Loop):
+                walk(s.body)
+            else:
+                dst = getattr(s, "dst", None)
+                if isinstance(dst, View) and dst.tensor in allocs and not whole(dst):
+                    out.add(dst.tensor)
+                red = getattr(s, "reduce_dst", None)
+                if isinstance(red, View):
+                    out.add(red.tensor)
+                if type(s).__name__ == "TensorSelect":
+                    out.add(dst.tensor)
+
+    walk(body)
+    return out
