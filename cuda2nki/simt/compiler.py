@@ -89,6 +89,8 @@ def poison_for(t) -> bytes:
     if isinstance(t, A.VectorType):
         t = t.base
     name = getattr(t, "name", "")
+    if name in ("int8", "uint8"):  # raw byte storage (extern __shared__ char[]) is mostly floats
+        return POISON["float32"]
     return POISON.get(name, INT_POISON)
 
 
