@@ -189,7 +189,7 @@ def _launch_sites(
         return sites, requests
     caps = _kernel_call_nodes(unit.src, root)
     kinds: dict[int, str] = {}
-    host_low: dict[int, BodyLowerer] = {}
+    host_low: dict[int, _HostScope] = {}
     for ks in caps:
         call = ks.parent
         fnode = _enclosing_function(ks)
@@ -204,16 +204,10 @@ def _launch_sites(
         if call.has_error:
             continue
         key = fnode.id if fnode is not None else -1
-        low = host_low.get(key)
-        if low is None:
-            low = BodyLowerer(
-                unit, function_name(fnode) or "<host>" if fnode else "<file>", host=True
-            )
-            low.dim3 = {}  # type: ignore[attr-defined]
-            if fnode is not None:
-                _scan_host_decls(unit, low, fnode)
-            host_low[key] = low
-        site = _launch_site(unit, low, call, ks)
+        host = host_low.get(key)
+        if host is None:
+            host = host_low[key] = _HostScope(unit, fnode)
+        site = _launch_site(unit, host, call, ks)
         if site is not None:
             sites.append(site)
             if site.template_args:
@@ -279,6 +273,25 @@ def _declarations(fnode: ts.Node) -> list[ts.Node]:
     return out
 
 
+class _HostScope:
+    """A host function read for launch sites; its dim3 variables and integer constants are
+    collected on first need."""
+
+    def __init__(self, unit: UnitContext, fnode: ts.Node | None) -> None:
+        name = (function_name(fnode) or "<host>") if fnode is not None else "<file>"
+        self.unit = unit
+        self.fnode = fnode
+        self.low = BodyLowerer(unit, name, host=True)
+        self.low.dim3 = {}  # type: ignore[attr-defined]
+        self._scanned = fnode is None
+
+    def scan(self) -> BodyLowerer:
+        if not self._scanned:
+            self._scanned = True
+            _scan_host_decls(self.unit, self.low, self.fnode)  # type: ignore[arg-type]
+        return self.low
+
+
 def _scan_host_decls(unit: UnitContext, low: BodyLowerer, fnode: ts.Node) -> None:
     """dim3 variables and integer constants declared in a host function."""
     for d in _declarations(fnode):
@@ -339,15 +352,18 @@ def _host_const(low: BodyLowerer, d: ts.Node, c: ts.Node) -> None:
 
 
 def _launch_site(
-    unit: UnitContext, low: BodyLowerer, call: ts.Node, ks: ts.Node
+    unit: UnitContext, host: _HostScope, call: ts.Node, ks: ts.Node
 ) -> A.LaunchSite | None:
     fn = call.child_by_field_name("function")
     if fn is None:
         return None
     targs: list[A.Expr | A.CType] = []
+    low = host.low
     try:
         name, tnodes = low._qualified_call_name(fn)
         name = name.split("::")[-1]
+        if tnodes:
+            host.scan()  # template arguments may name host constants
         for t in tnodes:
             ta = low._template_arg(t)
             if isinstance(ta, A.Expr):
@@ -358,8 +374,8 @@ def _launch_site(
         cfg = [c for c in ks.named_children if c.type != "comment"]
         if len(cfg) < 2:
             return None
-        grid, grid_text = _dims(low, cfg[0])
-        block, block_text = _dims(low, cfg[1])
+        grid, grid_text = _dims(host, cfg[0])
+        block, block_text = _dims(host, cfg[1])
         smem = low.expr(cfg[2]) if len(cfg) > 2 else None
         an = call.child_by_field_name("arguments")
         arg_nodes = [c for c in an.named_children if c.type != "comment"] if an else []
@@ -382,9 +398,10 @@ def _launch_site(
     )
 
 
-def _dims(low: BodyLowerer, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:
-    if node.type == "identifier" and _text(node) in low.dim3:  # type: ignore[attr-defined]
-        got = low.dim3[_text(node)]  # type: ignore[attr-defined]
+def _dims(host: _HostScope, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:
+    low = host.low
+    if node.type == "identifier":
+        got = host.scan().dim3.get(_text(node))  # type: ignore[attr-defined]
         if got:
             return tuple(e for e, _ in got), ", ".join(t for _, t in got)
     got = _dim3_exprs(low, node)
