@@ -505,10 +505,11 @@ def emit_body(
     kernel: Kernel, target: str, source_name: str, sig: Signature, inline=()
 ) -> list[str]:
     if target == "legacy" and not _has_matmul(kernel.body):
-        from cuda2nki.codegen.legacy import LegacyEmitter, partially_written
+        from cuda2nki.codegen.legacy import LegacyEmitter, partially_written, read_tiles
 
         em: Emitter = LegacyEmitter(kernel, target, source_name)
         em.partial = partially_written(kernel.body)
+        em.read = read_tiles(kernel.body)
     else:
         # contractions keep exact-size (ragged) operand tiles in both APIs: a masked legacy load
         # leaves the tail of a K tile undefined, and the tensor engine would sum it

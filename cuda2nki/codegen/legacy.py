@@ -56,6 +56,7 @@ class LegacyEmitter(Emitter):
     zeroed: set[str] = field(default_factory=set)
     loop_vars: set[str] = field(default_factory=set)
     partial: set[str] = field(default_factory=set)  # tiles written in parts: allocated up front
+    read: set[str] = field(default_factory=set)  # tiles some instruction reads
 
     # ------------------------------------------------------------------ grids and masks
     def grid(self, pos: int, size: SizeExpr, depth: int) -> str:
@@ -223,7 +224,7 @@ class LegacyEmitter(Emitter):
         whole = not v.dims or self._whole(v)
         self.pending_mask = self.mask_of(v, self.depth) if whole else ""
         if whole and v.tensor not in self.partial:
-            return spell.py_name(v.tensor)
+            return spell.py_name(v.tensor) if v.tensor in self.read else "_"
         return self.view_at(v, self.depth)
 
     def ins(self, depth: int, kind: str, **ops: object) -> None:
@@ -308,6 +309,35 @@ def partially_written(body: tuple, shapes: dict | None = None) -> set[str]:
                     out.add(red.tensor)
                 if type(s).__name__ == "TensorSelect":
                     out.add(dst.tensor)
+
+    walk(body)
+    return out
+
+
+def read_tiles(body: tuple) -> set[str]:
+    """Names of every tensor some statement reads (any View field other than ``dst``)."""
+    out: set[str] = set()
+
+    def visit(x, top: bool) -> None:
+        if isinstance(x, View):
+            out.add(x.tensor)
+            for d in x.dims:
+                visit(d, False)
+        elif isinstance(x, tuple | list):
+            for y in x:
+                visit(y, False)
+        elif hasattr(x, "__dataclass_fields__"):
+            for f in x.__dataclass_fields__:
+                if f in ("loc",) or (top and f in ("dst", "reduce_dst")):
+                    continue
+                visit(getattr(x, f), isinstance(x, Loop) and f == "body")
+
+    def walk(stmts) -> None:
+        for s in stmts:
+            if isinstance(s, Loop):
+                walk(s.body)
+            else:
+                visit(s, True)
 
     walk(body)
     return out

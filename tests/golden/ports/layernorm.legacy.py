@@ -26,7 +26,7 @@ def layernorm(x, gamma, beta, eps):
         div = nisa.tensor_scalar(red[i_p, i_f1], op0=nl.multiply, operand0=1.0 / C, reverse0=False, mask=(i_p < R - 128 * t))
         neg = nisa.tensor_scalar(div[i_p, i_f1], op0=nl.multiply, operand0=-1.0, reverse0=False, mask=(i_p < R - 128 * t))
         red1 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-        square = nisa.activation_reduce(op=nl.square, data=x_t[i_p, i_f], reduce_op=nl.add, reduce_res=red1[i_p, i_f1], bias=neg[i_p, i_f1], scale=1.0, mask=(i_p < R - 128 * t))
+        _ = nisa.activation_reduce(op=nl.square, data=x_t[i_p, i_f], reduce_op=nl.add, reduce_res=red1[i_p, i_f1], bias=neg[i_p, i_f1], scale=1.0, mask=(i_p < R - 128 * t))
         div1 = nisa.tensor_scalar(red1[i_p, i_f1], op0=nl.multiply, operand0=1.0 / C, reverse0=False, mask=(i_p < R - 128 * t))
         add = nisa.tensor_scalar(div1[i_p, i_f1], op0=nl.add, operand0=eps, reverse0=False, mask=(i_p < R - 128 * t))
         rsqrt = nisa.activation(op=nl.rsqrt, data=add[i_p, i_f1], bias=None, scale=1.0, mask=(i_p < R - 128 * t))
