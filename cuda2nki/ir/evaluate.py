@@ -33,11 +33,11 @@ math), the longest reduction length ``K`` and the accumulation dtype of each out
 * ``a ± b``: ``e_a + e_b + u|v|``; ``a·b``: ``|a|e_b + |b|e_a + e_a·e_b + u|v|``;
   ``a/b``: ``(e_a + |v|·e_b)/(|b| - e_b) + u|v|`` (infinite if ``|b| <= e_b``); ``max``/``min``:
   ``max(e_a, e_b)``.
-* monotone unary math (exp, log, sqrt, tanh, sigmoid, erf, reciprocal, rsqrt, ...): the exact
-  image of the interval ``x ± e`` (infinite where it leaves the domain), plus rounding: ``u|v|``
-  for the correctly rounded ``sqrt``/``reciprocal``, ``2·TRANSCENDENTAL_ULPS·u·|v|`` for the others
-  (one ulp <= ``2u|v|``); sin/cos: Lipschitz 1 plus ``2u|x|`` for argument reduction;
-  gelu/silu: Lipschitz ``GELU_LIPSCHITZ``.
+* monotone unary math (exp, log, sqrt, reciprocal, rsqrt, floor, ...): the exact image of the
+  interval ``x ± e`` (infinite where it leaves the domain); bounded-slope functions (tanh, sigmoid,
+  erf, atan, gelu, silu): their Lipschitz constant times ``e``; sin/cos: ``e + 2u|x|`` (argument
+  reduction); plus rounding: ``u|v|`` for the correctly rounded ``sqrt``/``reciprocal``,
+  ``2·TRANSCENDENTAL_ULPS·u·|v|`` for the others (one ulp <= ``2u|v|``).
 * ``reduce(add, K terms)``: ``Σe + γ_K(u_acc)·Σ|v|`` (valid for every summation order);
   ``max``/``min``: the largest ``e``; ``mul``: ``Π(|x|+e) - Π|x| + γ_K·Π(|x|+e)``.
   Scans: the same per prefix (``γ`` of the prefix length).
@@ -84,28 +84,19 @@ GELU_LIPSCHITZ = 1.13
 #: intermediate arrays larger than this many elements are reduced in chunks
 CHUNK_ELEMENTS = 1 << 23
 
-_MONOTONE = {
-    Op.EXP,
-    Op.EXP2,
-    Op.LOG,
-    Op.LOG2,
-    Op.LOG1P,
-    Op.EXPM1,
-    Op.SQRT,
-    Op.RSQRT,
-    Op.RECIPROCAL,
-    Op.TANH,
-    Op.SIGMOID,
-    Op.ERF,
-    Op.ATAN,
-    Op.SIGN,
-    Op.FLOOR,
-    Op.CEIL,
-    Op.TRUNC,
-    Op.ROUND,
-    Op.TAN,
-}
 _LIPSCHITZ1 = {Op.NEG, Op.ABS, Op.COPY, Op.RELU}
+#: global Lipschitz constants (max |f'|, rounded up) of bounded-slope functions
+_LIPSCHITZ = {
+    Op.TANH: 1.0,
+    Op.SIGMOID: 0.25,
+    Op.ERF: 1.1284,  # 2/sqrt(pi)
+    Op.ATAN: 1.0,
+    Op.GELU: GELU_LIPSCHITZ,
+    Op.GELU_TANH: GELU_LIPSCHITZ,
+    Op.SILU: GELU_LIPSCHITZ,
+}
+_GROWS_UP = {Op.EXP, Op.EXP2, Op.EXPM1}
+_GROWS_DOWN = {Op.LOG, Op.LOG2, Op.LOG1P, Op.SQRT}
 _CORRECTLY_ROUNDED = {Op.SQRT, Op.RECIPROCAL, Op.SQUARE}
 # lower end of each op's domain (inclusive flag): leaving it makes the bound infinite
 _DOMAIN_LO = {Op.LOG: (0.0, False), Op.LOG2: (0.0, False), Op.LOG1P: (-1.0, False)}
@@ -882,10 +873,10 @@ class _Evaluator:
             prop = (2 * np.abs(xv) + ex) * ex
         elif op in (Op.SIN, Op.COS):
             prop = ex + 2 * u * np.abs(xv)
-        elif op in (Op.GELU, Op.GELU_TANH, Op.SILU):
-            prop = GELU_LIPSCHITZ * ex
+        elif op in _LIPSCHITZ:
+            prop = _LIPSCHITZ[op] * ex
         else:
-            prop = self._interval(op, xv, ex)
+            prop = self._interval(op, xv, ex, np.asarray(v, np.float64))
         rnd: Any = 0.0
         if is_float(rd) and op not in _LIPSCHITZ1 and op.info.kind != "round":
             trans = op.info.transcendental and op not in _CORRECTLY_ROUNDED
@@ -893,13 +884,20 @@ class _Evaluator:
             rnd = 2 * ulps * u * (absv + tiny(rd))
         return _clean(prop + rnd), absv
 
-    def _interval(self, op: Op, xv: np.ndarray, ex: np.ndarray) -> np.ndarray:
+    def _interval(self, op: Op, xv: np.ndarray, ex: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """max |f(x') - f(x)| over ``|x' - x| <= ex`` for a monotone ``f`` (``c = f(x)``)."""
         f = num.UNARY[op]
         if not np.any(ex > 0):
             return np.zeros_like(xv)
         lo, hi = xv - ex, xv + ex
-        c = f(xv)
-        d = np.maximum(np.abs(f(lo) - c), np.abs(f(hi) - c))
+        if op in _GROWS_UP:  # convex increasing: the upper end moves most
+            d = np.abs(f(hi) - c)
+        elif op in _GROWS_DOWN:  # concave increasing: the lower end moves most
+            d = np.abs(f(lo) - c)
+        elif op in (Op.RECIPROCAL, Op.RSQRT):  # steepest towards zero
+            d = np.abs(f(xv - np.sign(xv) * ex) - c)
+        else:
+            d = np.maximum(np.abs(f(lo) - c), np.abs(f(hi) - c))
         if op in _DOMAIN_LO:
             bound, inclusive = _DOMAIN_LO[op]
             bad = (lo < bound) if inclusive else (lo <= bound)
