@@ -39,6 +39,15 @@ def parse_source(
     except RecursionError:
         d = make("C2N1010", SourceLoc(str(filename), 1, 1), what="nesting too deep")
         return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))
+    except Exception as exc:  # noqa: BLE001 - a front-end bug must not stop a batch run
+        if os.environ.get("CUDA2NKI_DEBUG"):
+            raise
+        d = make(
+            "C2N0005",
+            SourceLoc(str(filename), 1, 1),
+            reason=f"front end: {type(exc).__name__}: {exc}",
+        )
+        return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))
 
 
 def parse_file(

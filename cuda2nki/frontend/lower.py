@@ -896,7 +896,7 @@ class BodyLowerer(CoopLowering):
         ask the caller to re-parse with that ``<`` respelled (see :class:`Reparse`)."""
         name = node.child_by_field_name("name")
         args = node.child_by_field_name("arguments")
-        if name is None or args is None or name.type != "identifier":
+        if self.host or name is None or args is None or name.type != "identifier":
             return
         n = _text(name)
         s = self.lookup(n)
