@@ -209,6 +209,8 @@ def dma_compute(
     if dst.index is not None and not unique_indices:
         # scatter-add with duplicate indices: accumulate every contribution
         stg = dst.storage
+        if stg.readonly:
+            stg.make_writable()
         stg.poison()
         idx = dst.index
         ok = idx >= 0
