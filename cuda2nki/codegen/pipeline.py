@@ -136,7 +136,7 @@ def port_file(
     lifted = _lift(tu, name, bnd)
     diags.extend(lifted.get("diagnostics", ()))
     intent: Kernel | None = lifted.get("kernel")
-    literal = bool(lifted.get("literal"))
+    literal = bool(lifted.get("literal")) or _has_literal(intent)
     if intent is None:
         return PortResult(name, None, tuple(diags), literal=literal, tu=tu)
     idiom = ",".join(sorted({c.idiom.value for c in intent.body if hasattr(c, "idiom")})) or None
@@ -162,6 +162,14 @@ def port_file(
         )
     diags.extend(pdiags)
     return PortResult(name, src, tuple(diags), idiom, literal, intent, scheduled, tu=tu)
+
+
+def _has_literal(intent: Kernel | None) -> bool:
+    from cuda2nki.ir.ops import Idiom
+
+    return intent is not None and any(
+        getattr(c, "idiom", None) == Idiom.LITERAL for c in intent.body
+    )
 
 
 def _pick_kernel(tu: Any, kernel: str | None, path: Any) -> str:

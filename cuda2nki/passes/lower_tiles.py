@@ -36,6 +36,7 @@ from cuda2nki.ir.nodes import (
     Matmul,
     Memset,
     Min,
+    Note,
     Read,
     Reduce,
     ScalarDecl,
@@ -48,7 +49,7 @@ from cuda2nki.ir.nodes import (
     TensorTranspose,
     View,
 )
-from cuda2nki.ir.ops import Buffer, LoopKind
+from cuda2nki.ir.ops import Buffer, Idiom, LoopKind
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes._analysis import attrs, contraction, strip_cast, sym_names
 from cuda2nki.passes._index import BCAST, FULL, ROW, SCALAR, access_class, dims_for, flat_ok, plus
@@ -121,6 +122,12 @@ class _Lowering:
 
     def lower_group(self, group: list[Compute]) -> None:
         layout = attrs(group[0]).get("layout", "")
+        if any(c.idiom == Idiom.LITERAL for c in group):
+            reason = "no idiom recogniser claimed this statement; check the port by hand"
+            self.ctx.note("C2N2500", group[0].loc, kernel=self.kernel.name, reason=reason)
+            self.b.emit(
+                Note("C2N2500", f"literal translation of CUDA threads ({reason})", loc=group[0].loc)
+            )
         try:
             if layout == "rows":
                 self.lower_rows(group)

@@ -60,3 +60,70 @@ def test_corpus_kernel_port_writes_file_or_refuses_cleanly(tmp_path: Path, capsy
     else:
         assert rc == 1 and not out.exists()
         assert any(d["id"].startswith("C2N2") for d in payload["diagnostics"])
+
+
+def _fake_lifter(monkeypatch, kernel):
+    """Stand in for the lifter: returns a hand-written intent kernel for any CUDA kernel."""
+    import cuda2nki.codegen.pipeline as pl
+
+    monkeypatch.setattr(
+        pl, "_lift", lambda tu, name, binding: {"kernel": kernel, "diagnostics": []}
+    )
+
+
+def _saxpy_file(tmp_path: Path) -> Path:
+    src = tmp_path / "saxpy.cu"
+    src.write_text(
+        "__global__ void saxpy(int n, float alpha, const float* x, float* y) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = alpha * x[i] + y[i];\n"
+        "}\n"
+    )
+    (tmp_path / "saxpy.toml").write_text(
+        '[launch]\ngrid = ["ceil_div(n, 128)"]\nblock = [128]\n[params]\nn = 1000\nalpha = 2.5\n'
+        'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+        'y = { shape = ["n"], dtype = "float32", role = "inout" }\n'
+    )
+    return src
+
+
+def test_port_with_sidecar_binding_writes_the_port(tmp_path: Path, monkeypatch, capsys) -> None:
+    from tests.passes import intent_examples as ex
+
+    _fake_lifter(monkeypatch, ex.saxpy())
+    src = _saxpy_file(tmp_path)
+    out = tmp_path / "out" / "saxpy_port.py"
+    assert main(["port", str(src), "-o", str(out)]) == 0
+    text = out.read_text()
+    assert text.startswith("# NKI port of CUDA kernel 'saxpy' from saxpy.cu")
+    assert "# Binding: x: float32[n] in, y: float32[n] inout" in text
+    assert "# Launch: grid (ceil_div(n, 128)) x block (128)" in text
+    assert "def saxpy(x, y, alpha=2.5):" in text
+    assert [p.name for p in out.parent.iterdir()] == ["saxpy_port.py"]  # no temp files left
+
+
+def test_port_legacy_json_and_emit_stages(tmp_path: Path, monkeypatch, capsys) -> None:
+    from tests.passes import intent_examples as ex
+
+    _fake_lifter(monkeypatch, ex.saxpy())
+    src = _saxpy_file(tmp_path)
+    assert main(["port", str(src), "--target", "legacy", "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["ported"] and "neuronxcc" in payload["text"] and payload["idiom"] == "map"
+    assert main(["port", str(src), "--emit", "intent"]) == 0
+    assert "kernel saxpy(" in capsys.readouterr().out
+    assert (
+        main(["port", str(src), "--emit", "tiles", "-p", "choose-layout,tile-sizes,lower-tiles"])
+        == 0
+    )
+    assert "alloc " in capsys.readouterr().out
+
+
+def test_refused_construct_exits_1_naming_it(tmp_path: Path, monkeypatch, capsys) -> None:
+    from tests.passes import intent_examples as ex
+
+    _fake_lifter(monkeypatch, ex.scan_refused())
+    src = _saxpy_file(tmp_path)
+    assert main(["port", str(src)]) == 1
+    err = capsys.readouterr().err
+    assert "C2N2501" in err and "prefix scan" in err
