@@ -654,12 +654,7 @@ class BodyLowerer(CoopLowering):
             if len(args) == 1:
                 return args[0]
             if isinstance(ty, A.VectorType):
-                return A.Call(
-                    loc=self.loc(value),
-                    func=f"make_{ty.name}",
-                    args=tuple(args),
-                    ty=unqualified(ty),
-                )
+                return _vector_ctor(ty, tuple(args), self.loc(value))
             raise self.fail("C2N1030", value, what="constructor call with several arguments")
         return self.expr(value)
 
@@ -677,10 +672,12 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1010", c, what="designated initializer")
             else:
                 items.append(self.expr(c))
-        if isinstance(ty, A.VectorType):
-            return A.Call(
-                loc=self.loc(node), func=f"make_{ty.name}", args=tuple(items), ty=unqualified(ty)
-            )
+        if isinstance(ty, A.VectorType):  # aggregate init: missing lanes are zero
+            if len(items) > ty.width:
+                raise self.fail("C2N1030", node, what=f"{len(items)} values for a {ty.name}")
+            loc = self.loc(node)
+            items += [A.IntLit(loc=loc, value=0, ty=INT)] * (ty.width - len(items))
+            return _vector_ctor(ty, tuple(items), loc)
         if isinstance(ty, A.ScalarType) and len(items) <= 1:
             if not items:
                 return A.IntLit(loc=self.loc(node), value=0, ty=INT)
@@ -1181,7 +1178,7 @@ class BodyLowerer(CoopLowering):
         args = [self.expr(a) for a in arg_nodes]
         loc = self.loc(node)
         if isinstance(to, A.VectorType):
-            return A.Call(loc=loc, func=f"make_{to.name}", args=tuple(args), ty=unqualified(to))
+            return _vector_ctor(to, tuple(args), loc)
         if len(args) != 1:
             raise self.fail("C2N1030", node, what=f"{_text(fn)}(...) with {len(args)} arguments")
         return A.Cast(loc=loc, to=to, operand=args[0], kind="functional", ty=unqualified(to))
@@ -1226,6 +1223,18 @@ class BodyLowerer(CoopLowering):
             target=target,
             ty=ret,
         )
+
+
+def _vector_ctor(ty: A.VectorType, args: tuple[A.Expr, ...], loc: SourceLoc) -> A.Expr:
+    """``make_float4(...)``-style constructor call for a vector type (any spelling)."""
+    base = ty.base.name
+    if ty.width == 2 and base == "float16":
+        func = "make_half2"
+    elif ty.width == 2 and base == "bfloat16":
+        func = "make_bfloat162"
+    else:
+        func = f"make_{ty.name}"
+    return A.Call(loc=loc, func=func, args=args, ty=unqualified(ty))
 
 
 def _tyname(t: A.CType | None) -> str:

@@ -268,3 +268,10 @@ def test_realistic_llmc_style_kernel():
     assert casts and casts[0].kind == "c"  # `(floatX)(expr)` is a cast, not a call
     (site,) = tu.launch_sites
     assert site.shared_bytes is not None and site.block_text == "block_size"
+
+
+def test_vector_aggregate_initialisation(parse):
+    k = _body(parse, "    float4 a = {1.0f, 2.0f};\n    __half2 h = {};\n    p[0] = a.x;")
+    a, h = find(k, A.VarDecl)
+    assert a.init.func == "make_float4" and len(a.init.args) == 4 and a.init.args[3].value == 0
+    assert h.init.func == "make_half2" and len(h.init.args) == 2
