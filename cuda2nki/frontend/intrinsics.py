@@ -101,7 +101,7 @@ _add("ldexp scalbn", _overloaded_math, 2)
 _add("ilogbf ilogb", _const(INT), 1)
 _add("lrintf lroundf llrintf llroundf lrint lround llrint llround", _const(LONG), 1)
 _add(
-    "__expf __exp10f __logf __log2f __log10f __sinf __cosf __tanf __saturatef __frcp_rn __frcp_rz "
+    "__expf __exp10f __logf __log2f __log10f __sinf __cosf __tanf __tanhf __saturatef __frcp_rn __frcp_rz "
     "__frcp_rd __frcp_ru __fsqrt_rn __fsqrt_rz __fsqrt_rd __fsqrt_ru __frsqrt_rn",
     _const(FLOAT),
     1,
