@@ -9,7 +9,7 @@ import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import fail, invalid, port_site
+from cuda2nki.nkisim.errors import fail, invalid, port_site, unsupported
 from cuda2nki.nkisim.tensor import NkiTensor, psum, sbuf
 
 
@@ -275,3 +275,25 @@ def src_key(t: NkiTensor) -> tuple:
     """Identity of a DMA's HBM region, so reloads of the same data can be recognised."""
     off = t.offset if t.a is not None else -1
     return ("src", (t.storage.name or f"#{id(t.storage):x}", off, tuple(t.shape)))
+
+
+HARMLESS_KW = frozenset(
+    {
+        "name",
+        "priority",
+        "dge_mode",
+        "engine",
+        "directives",
+        "multi_buffer",
+        "final_reduction",
+        "address",
+        "mode",
+    }
+)
+
+
+def no_extra_kw(api: str, kw: dict) -> None:
+    """Unknown keyword arguments are refused, never silently ignored (C2N3001)."""
+    bad = sorted(k for k in kw if k not in HARMLESS_KW)
+    if bad:
+        raise unsupported(f"{api}({bad[0]}=...)", "argument not modelled by the simulator")

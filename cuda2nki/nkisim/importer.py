@@ -29,7 +29,7 @@ from cuda2nki.nkisim.tensor import NkiTensor
 class SimModule(types.ModuleType):
     """A namespace module of the simulator; unknown public names raise C2N3001."""
 
-    legacy: bool = False
+    _sim_legacy: bool = False
 
     def __getattr__(self, name: str):
         if name.startswith("__") and name.endswith("__"):
@@ -39,7 +39,7 @@ class SimModule(types.ModuleType):
 
 def _module(name: str, legacy: bool, attrs: dict) -> SimModule:
     m = SimModule(name)
-    m.legacy = legacy
+    m._sim_legacy = legacy
     m.__dict__.update(attrs)
     m.__dict__["__package__"] = name
     m.__dict__["__path__"] = []  # a package, so submodule imports go through sys.modules
@@ -66,6 +66,9 @@ def _typing_attrs() -> dict:
 
 
 _NL_EXCLUDE = {
+    "no_extra_kw",
+    "dma_extent",
+    "src_key",
     "annotations",
     "builtins",
     "math",
@@ -89,6 +92,9 @@ _NL_EXCLUDE = {
     "MemoryRegion",
 }
 _ISA_EXCLUDE = {
+    "no_extra_kw",
+    "dma_extent",
+    "src_key",
     "annotations",
     "math",
     "np",
@@ -99,6 +105,7 @@ _ISA_EXCLUDE = {
     "invalid",
     "unsupported",
     "FP32_CLASS",
+    "ENUMS",
     "MATMUL_DTYPES",
     "HBM_KINDS",
     "NkiTensor",

@@ -24,6 +24,7 @@ from cuda2nki.nkisim.engine import (
     mat,
     matmul_perf_mode,
     nc_version,
+    no_extra_kw,
     no_psum,
     on_chip,
     oob_mode,
@@ -156,6 +157,7 @@ def mask_where(mask, shape):
 
 
 def dma_transpose(dst, src, axes=None, dge_mode=dge_mode.unknown, **kw) -> None:
+    no_extra_kw("nisa.dma_transpose", kw)
     api = "nisa.dma_transpose"
     dst = tensor_arg(dst, api, "dst")
     src = tensor_arg(src, api, "src")
@@ -185,6 +187,7 @@ def dma_transpose(dst, src, axes=None, dge_mode=dge_mode.unknown, **kw) -> None:
 def dma_compute(
     dst, srcs, reduce_op, scales=None, unique_indices=True, oob_mode=oob_mode.error, **kw
 ) -> None:
+    no_extra_kw("nisa.dma_compute", kw)
     api = "nisa.dma_compute"
     dst = tensor_arg(dst, api, "dst")
     name = ops.op_name(reduce_op, api)
@@ -254,6 +257,7 @@ def tensor_copy(dst, src, engine=engine.unknown, *, dtype=None, mask=None) -> No
 
 
 def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, **kw) -> None:
+    no_extra_kw("nisa.tensor_copy_predicated", kw)
     api = "nisa.tensor_copy_predicated"
     dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
     pred = on_chip(tensor_arg(predicate, api, "predicate"), api, "predicate")
@@ -317,6 +321,7 @@ def memset(dst, value, engine=engine.unknown, *, mask=None) -> None:
 
 
 def iota(dst, pattern, offset=0, channel_multiplier=0, **kw) -> None:
+    no_extra_kw("nisa.iota", kw)
     api = "nisa.iota"
     dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst", allowed=(sbuf,))
     pairs = [(int(s), int(n)) for s, n in pattern]
@@ -361,6 +366,7 @@ def nc_matmul(
     perf_mode=matmul_perf_mode.none,
     **kw,
 ) -> None:
+    no_extra_kw("nisa.nc_matmul", kw)
     api = "nisa.nc_matmul"
     s = st.current()
     dst = tensor_arg(dst, api, "dst")
@@ -565,6 +571,7 @@ def _mark_mm(dst: NkiTensor, value: bool) -> None:
 
 
 def nc_transpose(dst, data, engine=engine.unknown, **kw) -> None:
+    no_extra_kw("nisa.nc_transpose", kw)
     api = "nisa.nc_transpose"
     dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
     data = on_chip(tensor_arg(data, api, "data"), api, "data")
@@ -815,6 +822,7 @@ def tensor_reduce(
 
 
 def tensor_partition_reduce(dst, op, data, **kw) -> None:
+    no_extra_kw("nisa.tensor_partition_reduce", kw)
     api = "nisa.tensor_partition_reduce"
     name = ops.op_name(op, api)
     if name not in ("add", "average", "maximum", "bitwise_or", "bitwise_and"):
@@ -996,6 +1004,7 @@ def tensor_scalar_reduce(
     reduce_res_negate=False,
     **kw,
 ) -> None:
+    no_extra_kw("nisa.tensor_scalar_reduce", kw)
     api = "nisa.tensor_scalar_reduce"
     n0 = ops.op_name(op0, api)
     rn = ops.op_name(reduce_op, api)
@@ -1017,6 +1026,7 @@ def tensor_scalar_reduce(
 def tensor_scalar_cumulative(
     dst, src, op0, op1, imm0, imm1=None, reduce_cmd=reduce_cmd.reset_reduce, **kw
 ) -> None:
+    no_extra_kw("nisa.tensor_scalar_cumulative", kw)
     api = "nisa.tensor_scalar_cumulative"
     n0, n1 = ops.op_name(op0, api), ops.op_name(op1, api)
     dst, src = _compute_operands(api, dst, src, eng="vector")
@@ -1067,6 +1077,7 @@ def tensor_tensor_scan(
     engine=engine.unknown,
     **kw,
 ) -> None:
+    no_extra_kw("nisa.tensor_tensor_scan", kw)
     api = "nisa.tensor_tensor_scan"
     n0, n1 = ops.op_name(op0, api), ops.op_name(op1, api)
     eng = engine_name(engine, "vector")
@@ -1103,6 +1114,7 @@ def tensor_tensor_scan(
 
 
 def bn_stats(dst, data, **kw) -> None:
+    no_extra_kw("nisa.bn_stats", kw)
     api = "nisa.bn_stats"
     dst, data = _compute_operands(api, dst, data, eng="vector")
     same_partitions(api, dst, data)
@@ -1133,6 +1145,7 @@ def bn_stats(dst, data, **kw) -> None:
 
 
 def bn_aggr(dst, data, **kw) -> None:
+    no_extra_kw("nisa.bn_aggr", kw)
     api = "nisa.bn_aggr"
     dst, data = _compute_operands(api, dst, data, eng="vector")
     same_partitions(api, dst, data)
@@ -1172,6 +1185,7 @@ _CMP = {
 def affine_select(
     dst, pattern, channel_multiplier, on_true_tile, on_false_value, cmp_op=None, offset=0, **kw
 ) -> None:
+    no_extra_kw("nisa.affine_select", kw)
     api = "nisa.affine_select"
     cname = ops.op_name(cmp_op, api) if cmp_op is not None else "equal"
     if cname not in _CMP:
@@ -1211,6 +1225,7 @@ def range_select(
     on_false_value=-3.4028235e38,
     **kw,
 ) -> None:
+    no_extra_kw("nisa.range_select", kw)
     api = "nisa.range_select"
     if st.current().target.nc_version < 3:
         raise unsupported(api, "needs NC-v3 (trn2) or later")
@@ -1247,6 +1262,7 @@ def select_reduce(
     reverse_pred=False,
     **kw,
 ) -> None:
+    no_extra_kw("nisa.select_reduce", kw)
     api = "nisa.select_reduce"
     dst, pred, t = _compute_operands(api, dst, predicate, on_true, eng="vector")
     same_free(api, dst, pred)
@@ -1281,6 +1297,7 @@ def select_reduce(
 
 
 def max8(dst, src, **kw) -> None:
+    no_extra_kw("nisa.max8", kw)
     api = "nisa.max8"
     dst, src = _compute_operands(api, dst, src, eng="vector")
     same_partitions(api, dst, src)
@@ -1302,6 +1319,7 @@ def max8(dst, src, **kw) -> None:
 
 
 def nc_find_index8(dst, data, vals, **kw) -> None:
+    no_extra_kw("nisa.nc_find_index8", kw)
     api = "nisa.nc_find_index8"
     dst, data, v = _compute_operands(api, dst, data, vals, eng="vector")
     x = mat(data)
@@ -1328,6 +1346,7 @@ def nc_find_index8(dst, data, vals, **kw) -> None:
 
 
 def nc_match_replace8(dst, data, vals, imm, dst_idx=None, **kw) -> None:
+    no_extra_kw("nisa.nc_match_replace8", kw)
     api = "nisa.nc_match_replace8"
     dst, data, v = _compute_operands(api, dst, data, vals, eng="vector")
     same_free(api, dst, data)
@@ -1349,6 +1368,7 @@ def nc_match_replace8(dst, data, vals, imm, dst_idx=None, **kw) -> None:
 
 
 def nc_n_gather(dst, data, indices, **kw) -> None:
+    no_extra_kw("nisa.nc_n_gather", kw)
     api = "nisa.nc_n_gather"
     dst, data, ind = _compute_operands(api, dst, data, indices, eng="gpsimd")
     for t, w in ((dst, "dst"), (data, "data"), (ind, "indices")):
@@ -1366,6 +1386,7 @@ def nc_n_gather(dst, data, indices, **kw) -> None:
 
 
 def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, **kw) -> None:
+    no_extra_kw("nisa.local_gather", kw)
     api = "nisa.local_gather"
     if int(num_elem_per_idx) not in (1, 2, 4, 8, 16, 32):
         raise invalid(api, "num_elem_per_idx must be 1, 2, 4, 8, 16 or 32")
@@ -1405,6 +1426,7 @@ def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=N
 
 
 def nc_stream_shuffle(dst, src, shuffle_mask, **kw) -> None:
+    no_extra_kw("nisa.nc_stream_shuffle", kw)
     api = "nisa.nc_stream_shuffle"
     dst, src = _compute_operands(api, dst, src, eng="vector")
     same_free(api, dst, src)
@@ -1431,6 +1453,7 @@ def nc_stream_shuffle(dst, src, shuffle_mask, **kw) -> None:
 
 
 def dropout(dst, data, prob, **kw) -> None:
+    no_extra_kw("nisa.dropout", kw)
     api = "nisa.dropout"
     dst, data = _compute_operands(api, dst, data, eng="vector")
     same_free(api, dst, data)
@@ -1443,6 +1466,7 @@ def dropout(dst, data, prob, **kw) -> None:
 
 
 def rng(dst, engine=engine.vector, **kw) -> None:
+    no_extra_kw("nisa.rng", kw)
     api = "nisa.rng"
     dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
     bits = st.current().rng.integers(0, 2**32, size=dst.shape, dtype=np.uint64)
@@ -1459,6 +1483,7 @@ def rng(dst, engine=engine.vector, **kw) -> None:
 
 
 def rand2(dst, min, max, **kw) -> None:  # noqa: A002 - NKI parameter names
+    no_extra_kw("nisa.rand2", kw)
     api = "nisa.rand2"
     dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
     p = dst.partitions()
@@ -1470,6 +1495,7 @@ def rand2(dst, min, max, **kw) -> None:  # noqa: A002 - NKI parameter names
 
 
 def set_rng_seed(src_seeds, **kw) -> None:
+    no_extra_kw("nisa.set_rng_seed", kw)
     v = (
         src_seeds.values("set_rng_seed")
         if isinstance(src_seeds, NkiTensor)
@@ -1482,6 +1508,7 @@ def set_rng_seed(src_seeds, **kw) -> None:
 
 
 def rand_set_state(src_seeds, engine=engine.vector, **kw) -> None:
+    no_extra_kw("nisa.rand_set_state", kw)
     v = (
         src_seeds.values("rand_set_state")
         if isinstance(src_seeds, NkiTensor)
@@ -1491,6 +1518,7 @@ def rand_set_state(src_seeds, engine=engine.vector, **kw) -> None:
 
 
 def rand_get_state(dst, engine=engine.vector, **kw) -> None:
+    no_extra_kw("nisa.rand_get_state", kw)
     api = "nisa.rand_get_state"
     dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
     state = st.current().rng.integers(0, 2**31, size=dst.shape)

@@ -261,7 +261,7 @@ def _guess_legacy(fn) -> bool:
 
     for v in g.values():
         if isinstance(v, importer.SimModule):
-            return v.legacy
+            return v._sim_legacy
     return False
 
 

@@ -41,7 +41,7 @@ from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
     uint16,
     uint32,
 )
-from cuda2nki.nkisim.engine import dma_extent, mat, on_chip, record, src_key, write_mat
+from cuda2nki.nkisim.engine import dma_extent, mat, no_extra_kw, on_chip, record, src_key, write_mat
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
 from cuda2nki.nkisim.tensor import (  # noqa: F401 - re-exported NKI names
     IndexExpr,
@@ -251,6 +251,7 @@ def _unary(name: str, x, dtype=None, mask=None, api: str | None = None):
 
 
 def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.ndarray", kw)
     return allocate(shape, dtype, buffer, name, api="nl.ndarray")
 
 
@@ -266,30 +267,37 @@ def _filled(shape, dtype, value, buffer, name, api) -> NkiTensor:
 
 
 def zeros(shape, dtype=float32, buffer=None, name: str = "", **kw) -> NkiTensor:
+    no_extra_kw("nl.zeros", kw)
     return _filled(shape, dtype, 0, buffer, name, "nl.zeros")
 
 
 def ones(shape, dtype=float32, buffer=None, name: str = "", **kw) -> NkiTensor:
+    no_extra_kw("nl.ones", kw)
     return _filled(shape, dtype, 1, buffer, name, "nl.ones")
 
 
 def full(shape, fill_value, dtype=float32, buffer=None, name: str = "", **kw) -> NkiTensor:
+    no_extra_kw("nl.full", kw)
     return _filled(shape, dtype, fill_value, buffer, name, "nl.full")
 
 
 def zeros_like(a, dtype=None, buffer=None, name: str = "", **kw) -> NkiTensor:
+    no_extra_kw("nl.zeros_like", kw)
     return zeros(a.shape, dtype or a.dtype, buffer if buffer is not None else sbuf, name)
 
 
 def ones_like(a, dtype=None, buffer=None, name: str = "", **kw) -> NkiTensor:
+    no_extra_kw("nl.ones_like", kw)
     return ones(a.shape, dtype or a.dtype, buffer if buffer is not None else sbuf, name)
 
 
 def full_like(a, fill_value, dtype=None, buffer=None, name: str = "", **kw) -> NkiTensor:
+    no_extra_kw("nl.full_like", kw)
     return full(a.shape, fill_value, dtype or a.dtype, buffer if buffer is not None else sbuf, name)
 
 
 def empty_like(a, dtype=None, buffer=None, name: str = "", **kw) -> NkiTensor:
+    no_extra_kw("nl.empty_like", kw)
     return allocate(
         a.shape,
         dtype or a.dtype,
@@ -300,6 +308,7 @@ def empty_like(a, dtype=None, buffer=None, name: str = "", **kw) -> NkiTensor:
 
 
 def rand(shape, dtype=float32, buffer=None, name: str = "", **kw) -> NkiTensor:
+    no_extra_kw("nl.rand", kw)
     t = allocate(shape, dtype, buffer if buffer is not None else sbuf, name, api="nl.rand")
     t.assign(st.current().rng.random(t.shape, dtype=np.float32), api="nl.rand")
     record("vector", "rng", (t,))
@@ -307,10 +316,12 @@ def rand(shape, dtype=float32, buffer=None, name: str = "", **kw) -> NkiTensor:
 
 
 def random_seed(seed, **kw) -> None:
+    no_extra_kw("nl.random_seed", kw)
     _isa.set_rng_seed(seed)
 
 
 def shared_constant(constant, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.shared_constant", kw)
     if isinstance(constant, str):
         constant = np.load(constant)
     arr = np.asarray(constant)
@@ -320,6 +331,7 @@ def shared_constant(constant, dtype=None, **kw) -> NkiTensor:
 
 
 def shared_identity_matrix(n, dtype=uint8, dst=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.shared_identity_matrix", kw)
     t = dst if dst is not None else allocate((n, n), dtype, sbuf, api="nl.shared_identity_matrix")
     t.assign(np.eye(n, dtype=np.float32), api="nl.shared_identity_matrix")
     record("gpsimd", "iota", (t,))
@@ -334,6 +346,7 @@ def ds(start, size) -> slice:
 
 
 def load(src, dtype=None, *, mask=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.load", kw)
     api = "nl.load"
     if not isinstance(src, NkiTensor):
         raise invalid(api, f"src must be an HBM tensor view, got {type(src).__name__}")
@@ -365,6 +378,7 @@ def load(src, dtype=None, *, mask=None, **kw) -> NkiTensor:
 
 
 def store(dst, value, *, mask=None, **kw) -> None:
+    no_extra_kw("nl.store", kw)
     api = "nl.store"
     if not isinstance(dst, NkiTensor):
         raise invalid(api, f"dst must be an HBM tensor view, got {type(dst).__name__}")
@@ -415,6 +429,7 @@ def store(dst, value, *, mask=None, **kw) -> None:
 
 
 def load_transpose2d(src, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.load_transpose2d", kw)
     api = "nl.load_transpose2d"
     if not isinstance(src, NkiTensor) or src.on_chip or src.ndim != 2:
         raise invalid(api, "src must be a 2-D HBM tensor view")
@@ -428,6 +443,7 @@ def load_transpose2d(src, dtype=None, **kw) -> NkiTensor:
 
 @_named("copy")
 def copy(x, dtype=None, *, mask=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.copy", kw)
     api = "nl.copy"
     if not isinstance(x, NkiTensor):
         raise invalid(api, "operand must be a tile")
@@ -441,6 +457,7 @@ def copy(x, dtype=None, *, mask=None, **kw) -> NkiTensor:
 
 
 def broadcast_to(src, shape, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.broadcast_to", kw)
     api = "nl.broadcast_to"
     if not isinstance(src, NkiTensor):
         raise invalid(api, "src must be a tile")
@@ -473,6 +490,7 @@ def expand_dims(x, axis) -> NkiTensor:
 
 
 def gather_flattened(data, indices, axis=0, dtype=None, *, mask=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.gather_flattened", kw)
     api = "nl.gather_flattened"
     _check_on_chip(api, data, indices)
     x = mat(data, f32=False)
@@ -491,6 +509,7 @@ def gather_flattened(data, indices, axis=0, dtype=None, *, mask=None, **kw) -> N
 
 
 def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.matmul", kw)
     api = "nl.matmul"
     s = st.current()
     if not isinstance(x, NkiTensor) or not isinstance(y, NkiTensor):
@@ -527,6 +546,7 @@ def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
 
 
 def transpose(x, dtype=None, *, mask=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.transpose", kw)
     api = "nl.transpose"
     if not isinstance(x, NkiTensor) or x.ndim != 2:
         raise invalid(api, "operand must be a 2-D tile")
@@ -642,6 +662,7 @@ abs = globals()["abs"]  # noqa: A001 - NKI name
 
 @_named("logical_not")
 def logical_not(x, dtype=None, *, mask=None, **kw):
+    no_extra_kw("nl.logical_not", kw)
     odt = dt.as_dtype(dtype) if dtype is not None else (dt.bool_ if st.current().legacy else None)
     if odt is None:
         return _binary("logical_xor", x, 1, None, mask, default_dtype=x.dtype)
@@ -650,6 +671,7 @@ def logical_not(x, dtype=None, *, mask=None, **kw):
 
 @_named("invert")
 def invert(x, dtype=None, *, mask=None, **kw):
+    no_extra_kw("nl.invert", kw)
     api = "nl.invert"
     if not isinstance(x, NkiTensor):
         raise invalid(api, "operand must be a tile")
@@ -668,6 +690,7 @@ bitwise_not = invert
 
 @_named("bypass")
 def bypass(x, *a, **kw):  # pragma: no cover - op constant
+    no_extra_kw("nl.bypass", kw)
     return x
 
 
@@ -675,6 +698,7 @@ identity = bypass
 
 
 def where(condition, x, y, dtype=None, *, mask=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.where", kw)
     api = "nl.where"
     _check_on_chip(api, condition, x, y)
     shape = _result_shape(api, (condition, x, y))
@@ -689,6 +713,7 @@ def where(condition, x, y, dtype=None, *, mask=None, **kw) -> NkiTensor:
 
 
 def dropout(x, rate, dtype=None, *, mask=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.dropout", kw)
     api = "nl.dropout"
     _check_on_chip(api, x)
     odt = dt.as_dtype(dtype) if dtype is not None else x.dtype
@@ -794,38 +819,46 @@ def _reduce(name: str, x, axis, dtype=None, keepdims=False, mask=None, *, api=No
 
 @_named("add")
 def sum(x, axis, dtype=None, keepdims=False, *, mask=None, **kw):  # noqa: A001
+    no_extra_kw("nl.sum", kw)
     return _reduce("sum", x, axis, dtype, keepdims, mask)
 
 
 @_named("maximum")
 def max(x, axis, dtype=None, keepdims=False, *, mask=None, **kw):  # noqa: A001
+    no_extra_kw("nl.max", kw)
     return _reduce("max", x, axis, dtype, keepdims, mask)
 
 
 @_named("minimum")
 def min(x, axis, dtype=None, keepdims=False, *, mask=None, **kw):  # noqa: A001
+    no_extra_kw("nl.min", kw)
     return _reduce("min", x, axis, dtype, keepdims, mask)
 
 
 @_named("multiply")
 def prod(x, axis, dtype=None, keepdims=False, *, mask=None, **kw):
+    no_extra_kw("nl.prod", kw)
     return _reduce("prod", x, axis, dtype, keepdims, mask)
 
 
 @_named("average")
 def mean(x, axis, dtype=None, keepdims=False, *, mask=None, **kw):
+    no_extra_kw("nl.mean", kw)
     return _reduce("mean", x, axis, dtype, keepdims, mask)
 
 
 def var(x, axis, dtype=None, keepdims=False, *, mask=None, **kw):
+    no_extra_kw("nl.var", kw)
     return _reduce("var", x, axis, dtype, keepdims, mask)
 
 
 def all(x, axis, dtype=None, *, mask=None, **kw):  # noqa: A001
+    no_extra_kw("nl.all", kw)
     return _reduce("all", x, axis, dtype, False, mask)
 
 
 def softmax(x, axis=-1, dtype=None, compute_dtype=None, *, mask=None, **kw) -> NkiTensor:
+    no_extra_kw("nl.softmax", kw)
     api = "nl.softmax"
     if not isinstance(x, NkiTensor):
         raise invalid(api, "operand must be a tile")
@@ -851,6 +884,7 @@ def softmax(x, axis=-1, dtype=None, compute_dtype=None, *, mask=None, **kw) -> N
 def rms_norm(
     x, w, axis, n, epsilon=1e-6, dtype=None, compute_dtype=None, *, mask=None, **kw
 ) -> NkiTensor:
+    no_extra_kw("nl.rms_norm", kw)
     api = "nl.rms_norm"
     if not isinstance(x, NkiTensor):
         raise invalid(api, "operand must be a tile")
@@ -883,6 +917,7 @@ def rms_norm(
 
 
 def affine_range(start, stop=None, step=1, *args, **kw):
+    no_extra_kw("nl.affine_range", kw)
     return range(start, stop, step) if stop is not None else range(start)
 
 
@@ -892,11 +927,13 @@ dynamic_range = affine_range
 
 
 def fori_loop(lower, upper, body_fn, step=1, **kw) -> None:
+    no_extra_kw("nl.fori_loop", kw)
     for i in range(int(lower), int(upper), int(step)):
         body_fn(i)
 
 
 def while_loop(*a, **kw):
+    no_extra_kw("nl.while_loop", kw)
     raise unsupported("nl.while_loop", "register-driven loops are not simulated")
 
 
@@ -935,6 +972,7 @@ def program_ndim() -> int:
 
 
 def device_print(prefix, x, **kw) -> None:
+    no_extra_kw("nl.device_print", kw)
     if isinstance(x, NkiTensor):
         print(prefix, x.values("device_print"))
     else:
@@ -1078,6 +1116,7 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
 
 
 def arange(start, stop=None, step=1, **kw) -> IndexExpr:
+    no_extra_kw("nl.arange", kw)
     if stop is None:
         start, stop = 0, start
     return IndexExpr(np.arange(int(start), int(stop), int(step)))
@@ -1130,6 +1169,7 @@ def static_cast(arr, dtype):
 
 
 def spmd_dim(*a, **kw):
+    no_extra_kw("nl.spmd_dim", kw)
     raise unsupported("nl.spmd_dim", "multi-core SPMD placement; use a plain grid kernel[g0, g1]")
 
 
@@ -1138,14 +1178,17 @@ def nc(n):
 
 
 def loop_reduce(x, op, loop_indices, dtype=None, *, mask=None, **kw):
+    no_extra_kw("nl.loop_reduce", kw)
     raise unsupported("nl.loop_reduce")
 
 
 def all_reduce(*a, **kw):
+    no_extra_kw("nl.all_reduce", kw)
     raise unsupported("nl.all_reduce", "cross-program collectives")
 
 
 def atomic_rmw(dst, value, op, *, mask=None, **kw) -> None:
+    no_extra_kw("nl.atomic_rmw", kw)
     api = "nl.atomic_rmw"
     name = ops.op_name(op, api)
     if name != "add":

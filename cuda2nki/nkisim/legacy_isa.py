@@ -11,17 +11,21 @@ import numpy as np
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import isa as _isa
 from cuda2nki.nkisim import ops
-from cuda2nki.nkisim.engine import (  # noqa: F401 - re-exported enums
+from cuda2nki.nkisim.engine import (
     dge_mode,
     engine,
     matmul_perf_mode,
     nc_version,
+    no_extra_kw,
     oob_mode,
     record,
     reduce_cmd,
 )
 from cuda2nki.nkisim.errors import invalid
 from cuda2nki.nkisim.tensor import IndexExpr, NkiTensor, allocate, psum, sbuf
+
+# enums re-exported as part of the legacy nisa namespace
+ENUMS = (dge_mode, oob_mode, nc_version, matmul_perf_mode, reduce_cmd)
 
 tensor_engine, scalar_engine, gpsimd_engine, vector_engine, unknown_engine = (
     engine.tensor,
@@ -137,6 +141,7 @@ def nc_matmul(
     dtype=None,
     **kw,
 ) -> NkiTensor:
+    no_extra_kw("nisa.nc_matmul", kw)
     m = stationary.free_size()
     n = moving.free_size()
     if perf_mode is not None and "double_row" in str(getattr(perf_mode, "value", perf_mode)):
@@ -158,6 +163,7 @@ def nc_matmul(
 
 
 def nc_transpose(data, engine=engine.unknown, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.nc_transpose", kw)
     p, f = data.partitions(), data.free_size()
     buf = (
         psum
@@ -183,6 +189,7 @@ def activation(
     reduce_cmd=reduce_cmd.idle,
     **kw,
 ) -> NkiTensor:
+    no_extra_kw("nisa.activation", kw)
     out = _out(data.shape, dtype, data.dtype, "nisa.activation")
     _call(
         _isa.activation,
@@ -202,6 +209,7 @@ def activation(
 def activation_reduce(
     op, data, reduce_op, reduce_res, bias=None, scale=1.0, *, mask=None, dtype=None, **kw
 ) -> NkiTensor:
+    no_extra_kw("nisa.activation_reduce", kw)
     out = _out(data.shape, dtype, data.dtype, "nisa.activation_reduce")
     _call(
         _isa.activation_reduce, mask, out, op, data, reduce_op, reduce_res, bias=bias, scale=scale
@@ -212,6 +220,7 @@ def activation_reduce(
 def tensor_tensor(
     data1, data2, op, *, mask=None, dtype=None, engine=engine.unknown, **kw
 ) -> NkiTensor:
+    no_extra_kw("nisa.tensor_tensor", kw)
     out = _out(data1.shape, dtype, _pdt(data1, data2), "nisa.tensor_tensor")
     _call(_isa.tensor_tensor, mask, out, data1, data2, op, engine=engine)
     return out
@@ -231,6 +240,7 @@ def tensor_scalar(
     engine=engine.unknown,
     **kw,
 ) -> NkiTensor:
+    no_extra_kw("nisa.tensor_scalar", kw)
     out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar")
     _call(
         _isa.tensor_scalar,
@@ -261,6 +271,7 @@ def scalar_tensor_tensor(
     dtype=None,
     **kw,
 ) -> NkiTensor:
+    no_extra_kw("nisa.scalar_tensor_tensor", kw)
     out = _out(data.shape, dtype, _pdt(data, operand1), "nisa.scalar_tensor_tensor")
     _call(
         _isa.scalar_tensor_tensor, mask, out, data, op0, operand0, op1, operand1, reverse0, reverse1
@@ -271,6 +282,7 @@ def scalar_tensor_tensor(
 def tensor_reduce(
     op, data, axis, *, mask=None, dtype=None, negate=False, keepdims=False, **kw
 ) -> NkiTensor:
+    no_extra_kw("nisa.tensor_reduce", kw)
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
     axes = tuple(int(a) + (data.ndim if int(a) < 0 else 0) for a in axes)
     if keepdims:
@@ -286,24 +298,28 @@ def tensor_reduce(
 
 
 def tensor_partition_reduce(op, data, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.tensor_partition_reduce", kw)
     out = _out((1, data.free_size()), dtype, data.dtype, "nisa.tensor_partition_reduce")
     _call(_isa.tensor_partition_reduce, mask, out, op, data)
     return out
 
 
 def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> NkiTensor:
+    no_extra_kw("nisa.tensor_copy", kw)
     out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy")
     _call(_isa.tensor_copy, mask, out, src, engine=engine)
     return out
 
 
 def reciprocal(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.reciprocal", kw)
     out = _out(data.shape, dtype, data.dtype, "nisa.reciprocal")
     _call(_isa.reciprocal, mask, out, data)
     return out
 
 
 def memset(shape, value, dtype, *, mask=None, engine=engine.unknown, **kw) -> NkiTensor:
+    no_extra_kw("nisa.memset", kw)
     out = _out(shape, dtype, dt.float32, "nisa.memset")
     _call(_isa.memset, mask, out, value, engine=engine)
     return out
@@ -311,6 +327,7 @@ def memset(shape, value, dtype, *, mask=None, engine=engine.unknown, **kw) -> Nk
 
 def iota(expr, dtype, *, mask=None, **kw) -> NkiTensor:
     """Legacy ``iota(expr, dtype)``: the value of an affine arange expression as a tile."""
+    no_extra_kw("nisa.iota", kw)
     if not isinstance(expr, IndexExpr):
         raise invalid("nisa.iota", "expr must be an affine expression of nl.arange")
     arr = expr.arr
@@ -327,12 +344,14 @@ def iota(expr, dtype, *, mask=None, **kw) -> NkiTensor:
 
 
 def bn_stats(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.bn_stats", kw)
     out = _out((data.partitions(), 6), dtype, data.dtype, "nisa.bn_stats")
     _call(_isa.bn_stats, mask, out, data)
     return out
 
 
 def bn_aggr(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.bn_aggr", kw)
     out = _out((data.partitions(), 2), dtype, data.dtype, "nisa.bn_aggr")
     _call(_isa.bn_aggr, mask, out, data)
     return out
@@ -340,6 +359,7 @@ def bn_aggr(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
 
 def affine_select(pred, on_true_tile, on_false_value, *, mask=None, dtype=None, **kw) -> NkiTensor:
     """Legacy form: ``pred`` is a mask over the index grid (e.g. ``iy < ix``)."""
+    no_extra_kw("nisa.affine_select", kw)
     from cuda2nki.nkisim.tensor import Mask
 
     if not isinstance(pred, Mask):
@@ -353,6 +373,7 @@ def affine_select(pred, on_true_tile, on_false_value, *, mask=None, dtype=None, 
 
 
 def dropout(data, prob, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.dropout", kw)
     out = _out(data.shape, dtype, data.dtype, "nisa.dropout")
     _call(_isa.dropout, mask, out, data, prob)
     return out
@@ -361,30 +382,35 @@ def dropout(data, prob, *, mask=None, dtype=None, **kw) -> NkiTensor:
 def tensor_tensor_scan(
     data0, data1, initial, op0, op1, reverse0=False, reverse1=False, *, mask=None, dtype=None, **kw
 ) -> NkiTensor:
+    no_extra_kw("nisa.tensor_tensor_scan", kw)
     out = _out(data0.shape, dtype, _pdt(data0, data1), "nisa.tensor_tensor_scan")
     _call(_isa.tensor_tensor_scan, mask, out, data0, data1, initial, op0, op1, reverse0, reverse1)
     return out
 
 
 def max8(src, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.max8", kw)
     out = _out((src.partitions(), 8), dtype, src.dtype, "nisa.max8")
     _call(_isa.max8, mask, out, src)
     return out
 
 
 def nc_find_index8(data, vals, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.nc_find_index8", kw)
     out = _out((data.partitions(), 8), dtype, dt.uint32, "nisa.nc_find_index8")
     _call(_isa.nc_find_index8, mask, out, data, vals)
     return out
 
 
 def nc_match_replace8(data, vals, imm, *, mask=None, dtype=None, dst_idx=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.nc_match_replace8", kw)
     out = _out(data.shape, dtype, data.dtype, "nisa.nc_match_replace8")
     _call(_isa.nc_match_replace8, mask, out, data, vals, imm, dst_idx=dst_idx)
     return out
 
 
 def nc_stream_shuffle(src, dst, shuffle_mask, *, mask=None, **kw) -> None:
+    no_extra_kw("nisa.nc_stream_shuffle", kw)
     _isa.nc_stream_shuffle(dst, src, shuffle_mask)
 
 
@@ -404,6 +430,7 @@ def range_select(
     dtype=None,
     **kw,
 ) -> NkiTensor:
+    no_extra_kw("nisa.range_select", kw)
     out = _out(on_true_tile.shape, dtype, on_true_tile.dtype, "nisa.range_select")
     _call(
         _isa.range_select,
@@ -436,6 +463,7 @@ def select_reduce(
     dtype=None,
     **kw,
 ) -> NkiTensor:
+    no_extra_kw("nisa.select_reduce", kw)
     out = _out(on_true.shape, dtype, on_true.dtype, "nisa.select_reduce")
     _call(
         _isa.select_reduce,
@@ -455,6 +483,7 @@ def select_reduce(
 def tensor_scalar_reduce(
     *, data, op0, operand0, reduce_op, reduce_res, reverse0=False, mask=None, dtype=None, **kw
 ) -> NkiTensor:
+    no_extra_kw("nisa.tensor_scalar_reduce", kw)
     out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar_reduce")
     _call(
         _isa.tensor_scalar_reduce, mask, out, data, op0, operand0, reduce_op, reduce_res, reverse0
@@ -463,12 +492,14 @@ def tensor_scalar_reduce(
 
 
 def nc_n_gather(data, indices, *, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.nc_n_gather", kw)
     out = _out(indices.shape, dtype, data.dtype, "nisa.nc_n_gather")
     _call(_isa.nc_n_gather, mask, out, data, indices)
     return out
 
 
 def dma_transpose(src, *, axes=None, mask=None, dtype=None, **kw) -> NkiTensor:
+    no_extra_kw("nisa.dma_transpose", kw)
     axes = axes or {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}[src.ndim]
     shape = tuple(src.shape[a] for a in axes)
     out = _out(shape, dtype, src.dtype, "nisa.dma_transpose")
