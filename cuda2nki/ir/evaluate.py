@@ -47,9 +47,10 @@ math), the longest reduction length ``K`` and the accumulation dtype of each out
   gradual underflow.
 
 For contractions this is ``(2·u_in + u_mul + γ_K(u_acc))·(|A|·|B|)`` per element.
-``error_bound`` returns ``c·e`` with ``c = 2`` by default: a tolerance on the difference between
-*two* implementations (e.g. the CUDA kernel in the SIMT interpreter and an NKI port), each within
-``e`` of the exact value.
+``error_bound`` returns ``c·e``; ``c = 1`` (default) bounds one implementation against the exact
+result, ``c = 2`` the difference between *two* implementations (e.g. the CUDA kernel in the SIMT
+interpreter and an NKI port), each within ``e`` of the exact value.  ``u_in``/``u_acc`` give the
+bound under a precision hypothesis (inputs rounded to / accumulation in a narrower dtype).
 """
 
 from __future__ import annotations
@@ -183,10 +184,19 @@ def evaluate(
 
 
 def analyse(
-    kernel: n.Kernel, inputs: Mapping[str, np.ndarray], scalars: Mapping[str, Any] | None = None
+    kernel: n.Kernel,
+    inputs: Mapping[str, np.ndarray],
+    scalars: Mapping[str, Any] | None = None,
+    u_in: float | None = None,
+    u_acc: float | None = None,
 ) -> Analysis:
-    """fp64 outputs with per-element error bounds, magnitudes, reduction lengths, acc dtypes."""
-    ev = _Evaluator(kernel, inputs, scalars or {}, declared=False, analysis=True)
+    """fp64 outputs with per-element error bounds, magnitudes, reduction lengths, acc dtypes.
+
+    ``u_in`` / ``u_acc`` replace the unit roundoff of float inputs / of every float accumulator
+    (reductions, scans, accumulating writes): the bound under a precision hypothesis such as
+    "the port rounds its inputs to bf16" (``u_in=2**-8``) or "accumulates in bf16" (``u_acc=2**-8``).
+    """
+    ev = _Evaluator(kernel, inputs, scalars or {}, False, True, u_in, u_acc)
     ev.run()
     outs = [t.name for t in kernel.outputs]
     return Analysis(
@@ -202,10 +212,16 @@ def error_bound(
     kernel: n.Kernel,
     inputs: Mapping[str, np.ndarray],
     scalars: Mapping[str, Any] | None = None,
-    c: float = 2.0,
+    c: float = 1.0,
+    u_in: float | None = None,
+    u_acc: float | None = None,
 ) -> dict[str, np.ndarray]:
-    """Componentwise tolerance ``c·e`` per output (see the module docstring for ``e`` and ``c``)."""
-    a = analyse(kernel, inputs, scalars)
+    """Componentwise bound ``c·e`` per output (see the module docstring for ``e`` and ``c``).
+
+    ``c = 1`` bounds one implementation against the exact result; use ``c = 2`` for the
+    difference of two implementations.  ``u_in``/``u_acc``: see :func:`analyse`.
+    """
+    a = analyse(kernel, inputs, scalars, u_in=u_in, u_acc=u_acc)
     return {k: c * v for k, v in a.bound.items()}
 
 
@@ -236,10 +252,13 @@ class _Evaluator:
         scalars: Mapping[str, Any],
         declared: bool,
         analysis: bool,
+        u_in: float | None = None,
+        u_acc: float | None = None,
     ) -> None:
         self.k = kernel
         self.declared = declared
         self.analysis = analysis
+        self.u_in, self.u_acc = u_in, u_acc
         self.types = TypeEnv(kernel)
         self.scalars = infer_scalars(kernel, inputs, scalars)
         self.arrays: dict[str, np.ndarray] = {}
@@ -282,9 +301,16 @@ class _Evaluator:
             if self.analysis:
                 given_in = given is not None
                 u = unit_roundoff(t.dtype)
+                if self.u_in is not None and u:
+                    u = self.u_in
                 absx = np.abs(self.arrays[t.name]).astype(np.float64, copy=False)
                 self.errs[t.name] = u * absx if given_in and u else 0.0
                 self.mags[t.name] = absx if given_in else 0.0
+
+    def uacc(self, acc: str) -> float:
+        """Unit roundoff of an accumulator (the ``u_acc`` hypothesis replaces float ones)."""
+        u = unit_roundoff(acc)
+        return self.u_acc if (self.u_acc is not None and u) else u
 
     def scalar_value(self, name: str, loc: SourceLoc) -> Any:
         if name not in self.scalars:
@@ -399,7 +425,7 @@ class _Evaluator:
             np.add.at(s_abs, idx, absv)
             np.add.at(s_e, idx, e)
             np.add.at(mags, idx, m)
-            u = unit_roundoff(decl.dtype)
+            u = self.uacc(decl.dtype)
             old = np.abs(self.arrays[name]).astype(np.float64, copy=False)
             errs = errs + s_e + gamma(cnt + 1, u) * np.where(cnt > 0, old + s_abs, 0.0)
             errs = np.where(np.isnan(errs), np.inf, errs)
@@ -714,7 +740,7 @@ class _Evaluator:
             s_abs = contract(absa, absb, f64)
             s_e = contract(absa, b.e, f64) + contract(a.e, absb, f64) + contract(a.e, b.e, f64)
             s_e = s_e + (unit_roundoff(prod_t)) * s_abs
-            uacc = unit_roundoff(acc)
+            uacc = self.uacc(acc)
             out.e = s_e + gamma(total, uacc) * s_abs + uacc * tiny(acc) * total
             out.m = contract(a.m, b.m, f64)
         return out
@@ -778,7 +804,7 @@ class _Evaluator:
         av = np.abs(_bcast_lead(np.asarray(body.v, np.float64), full, rank))
         if mask is not None:
             e, mg, av = (np.where(mask, x, 0.0) for x in (e, mg, av))
-        u = unit_roundoff(acc)
+        u = self.uacc(acc)
         if op is Op.ADD:
             s_abs = av.sum(axis=axes)
             return e.sum(axis=axes) + gamma(cnt, u) * s_abs + u * tiny(acc) * cnt, mg.sum(axis=axes)
@@ -799,11 +825,11 @@ class _Evaluator:
         if self.analysis:
             if op is Op.ADD:
                 # each part's bound already covers its own sum; one more rounding per join
-                out.e = x.e + y.e + unit_roundoff(acc) * np.abs(np.asarray(v, np.float64)) * 2
+                out.e = x.e + y.e + self.uacc(acc) * np.abs(np.asarray(v, np.float64)) * 2
                 out.m = x.m + y.m
             elif op is Op.MUL:
                 ax, ay = np.abs(np.asarray(x.v, np.float64)), np.abs(np.asarray(y.v, np.float64))
-                out.e = ax * y.e + ay * x.e + x.e * y.e + unit_roundoff(acc) * ax * ay
+                out.e = ax * y.e + ay * x.e + x.e * y.e + self.uacc(acc) * ax * ay
                 out.m = x.m * y.m
             else:
                 out.e = np.maximum(x.e, y.e)
@@ -839,7 +865,7 @@ class _Evaluator:
         ev = np.broadcast_to(np.asarray(body.e, np.float64), full)
         mg = np.broadcast_to(np.asarray(body.m, np.float64), full)
         av = np.abs(np.broadcast_to(np.asarray(body.v, np.float64), full))
-        u = unit_roundoff(acc)
+        u = self.uacc(acc)
         shape = [1] * len(full)
         shape[dim] = full[dim]
         cnt = np.arange(1, full[dim] + 1, dtype=np.float64).reshape(shape)

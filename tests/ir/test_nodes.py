@@ -79,7 +79,10 @@ def test_package_entry_points_and_plain_text():
     text = ir.to_text(k)
     assert "@5:3 map:" in text and '@"v.cu":3:1' in text
     assert "@" not in ir.to_text(k, locs=False)
-    assert ir.parse(text) == k and ir.verify(k) == []
+    from cuda2nki.ir import evaluate, verify
+
+    assert ir.parse(text) == k and verify.verify(k) == []
+    assert callable(evaluate.error_bound) and callable(ir.error_bound)
     assert ir.Lit(np.float32(0.5)).value == 0.5 and type(ir.Lit(np.float32(0.5)).value) is float
     with pytest.raises(AttributeError):
         _ = ir.no_such_thing
