@@ -4,7 +4,8 @@
 one NumPy operation, with NKI's numerics: engines compute in float32 and round to the
 destination's dtype, matmul accumulates in float32 PSUM, DMA converts dtypes.  Fresh tiles are
 filled with NaN (integers with a sentinel) so a read of unwritten tile memory shows up in the
-result.  It lets a pass be checked against :func:`cuda2nki.ir.evaluate.evaluate` on its own
+result.  A write whose source has fewer elements than its destination broadcasts NumPy-style (a
+row loaded into every partition).  It lets a pass be checked against :func:`cuda2nki.ir.evaluate.evaluate` on its own
 output; the NKI simulator remains the judge of generated code.
 """
 
@@ -235,11 +236,16 @@ class _TileEvaluator:
         arr, idx = self.locate(v, env, loc)
         shape = np.shape(arr[idx])
         value = np.asarray(value)
-        if value.size != int(np.prod(shape)):
-            raise error(
-                "C2N2449", loc, reason=f"writing {value.size} elements into a view of shape {shape}"
-            )
-        arr[idx] = value.reshape(shape).astype(arr.dtype)
+        if value.size == int(np.prod(shape)):
+            value = value.reshape(shape)
+        else:  # a source with fewer elements broadcasts (e.g. one row over all partitions)
+            try:
+                value = np.broadcast_to(value, shape)
+            except ValueError:
+                raise error(
+                    "C2N2449", loc, reason=f"writing {value.shape} into a view of shape {shape}"
+                ) from None
+        arr[idx] = value.astype(arr.dtype)
 
     def operand(self, o: Any, env, shape: tuple, loc: SourceLoc) -> np.ndarray:
         if isinstance(o, n.View):
