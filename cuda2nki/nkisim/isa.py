@@ -521,7 +521,7 @@ def _matmul_write(api: str, dst: NkiTensor, a2: np.ndarray, b2: np.ndarray, accu
             pend[5] += a2.shape[0]
         else:
             stg.flush_matmul()
-            stg.mm_pending = [key, dst, mode, [_own(a2)], [_own(b2)], a2.shape[0]]
+            stg.mm_pending = [key, a, mode, [_own(a2)], [_own(b2)], a2.shape[0]]
     else:
         stg.flush_matmul()
         res = np.matmul(a2.T, b2)

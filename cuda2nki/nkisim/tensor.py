@@ -124,18 +124,20 @@ class Storage:
         if p is None:
             return
         self.mm_pending = None
-        _key, dst, mode, alist, blist, _k = p
+        _key, view, mode, alist, blist, _k = p
         if len(alist) == 1:
             res = np.matmul(alist[0].T, blist[0])
         else:
             res = np.matmul(np.concatenate(alist).T, np.concatenate(blist))
+        if self.fresh:
+            if mode == "set" and view.size == self.flat.size and 0 not in view.strides:
+                self.fresh = False
+            else:
+                self.poison()
         if mode == "set":
-            dst.assign(res)
-        elif self.fresh:
-            dst.assign(dst.f32() + res)
+            view[...] = res
         else:
-            a = dst.a
-            a += res
+            view += res
 
     def __del__(self) -> None:
         f = self._free

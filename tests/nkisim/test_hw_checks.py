@@ -546,3 +546,25 @@ def test_legacy_returning_an_input_points_at_the_kernel(tmp_path):
     assert (
         d.code == "C2N3011" and d.loc.line == 6 and "in hbm" in d.message
     )  # the kernel definition
+
+
+def test_psum_tiles_in_a_loop_are_freed_per_iteration(tmp_path):
+    path, _ = port(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            s = nl.ndarray((128, 128), nl.bfloat16, buffer=nl.sbuf)
+            m = nl.ndarray((128, 512), nl.bfloat16, buffer=nl.sbuf)
+            nisa.memset(s, 0.0)
+            nisa.memset(m, 0.0)
+            for i in range(12):
+                acc = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)
+                nisa.nc_matmul(acc, s, m)
+                nisa.nc_matmul(acc, s, m)
+            return a
+    """,
+    )
+    res = simulate_kernel(load_kernel(path), [np.ones((4, 4), np.float32)], profile=True)
+    assert res.profile.peak_psum_banks == 1  # the previous tile died when the name was rebound
