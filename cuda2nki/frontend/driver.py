@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import tree_sitter as ts
 
-from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.diagnostics import SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.cst import captures, describe_error, first_error, parse_bytes
 from cuda2nki.frontend.lower import BodyLowerer
@@ -15,7 +16,6 @@ from cuda2nki.frontend.preprocess import preprocess
 from cuda2nki.frontend.unit import (
     FuncDef,
     UnitContext,
-    _param_nodes,
     function_kind,
     function_name,
     parse_template_value,
@@ -82,8 +82,10 @@ def _is_kernel(unit: UnitContext, name: str) -> bool:
 # ---------------------------------------------------------------------- collection
 
 
-def _collect(unit: UnitContext, root: ts.Node) -> list[FuncDef]:
-    funcs: list[FuncDef] = []
+def _collect(
+    unit: UnitContext, root: ts.Node, funcs: list[FuncDef] | None = None, salvage: bool = True
+) -> list[FuncDef]:
+    funcs = [] if funcs is None else funcs
     stack = list(reversed(root.children))
     while stack:
         n = stack.pop()
@@ -114,7 +116,10 @@ def _collect(unit: UnitContext, root: ts.Node) -> list[FuncDef]:
         elif k == "template_instantiation":
             unit.explicit.append(n)
         elif k == "ERROR" or n.is_error:
-            _top_error(unit, n, funcs)
+            if salvage:
+                _salvage(unit, n, funcs)
+            else:
+                _top_error(unit, n, funcs)
     return funcs
 
 
@@ -150,12 +155,83 @@ def _funcdef(unit: UnitContext, n: ts.Node, tparams: ts.Node | None, order: int)
     return fd
 
 
+_DEF_RE = re.compile(rb"\b(?:__global__|__device__)\b")
+_LINE_RE = re.compile(rb"[^\n]")
+
+
+def _salvage(unit: UnitContext, n: ts.Node, funcs: list[FuncDef]) -> None:
+    """A file-scope ERROR node (broken host code, an unclosed struct...) can swallow the kernels
+    after it.  Each ``__global__``/``__device__`` definition in it is parsed again on its own:
+    the rest of the file is blanked out (newlines kept), so byte offsets and locations are
+    unchanged, and the function is judged by its own text only."""
+    src = unit.src
+    spans: list[tuple[int, int]] = []
+    for m in _DEF_RE.finditer(src, n.start_byte, n.end_byte):
+        if spans and m.start() < spans[-1][1]:
+            continue
+        span = _definition_span(src, m.start(), n.start_byte)
+        if span is None:
+            continue
+        spans.append(span)
+        a, b = span
+        masked = _LINE_RE.sub(b" ", src[:a]) + src[a:b] + _LINE_RE.sub(b" ", src[b:])
+        tree = parse_bytes(masked)
+        unit.keep(tree)
+        _collect(unit, tree.root_node, funcs, salvage=False)
+    err = first_error(n) or n
+    if not any(a <= err.start_byte < b for a, b in spans):
+        unit.diags.append(make("C2N1002", unit.loc(err), what=describe_error(err)))
+
+
+def _definition_span(src: bytes, qual: int, lo: int) -> tuple[int, int] | None:
+    """Byte span of the function definition whose qualifier is at ``qual``: back to the end of
+    the previous declaration, forward to the brace closing its body (None for a prototype)."""
+    start = qual
+    while start > lo and src[start - 1 : start] not in (b";", b"}", b"{"):
+        start -= 1
+    i, depth, n = qual, 0, len(src)
+    while i < n:  # find the body's opening brace
+        c = src[i : i + 1]
+        if c == b"(":
+            depth += 1
+        elif c == b")":
+            depth -= 1
+        elif depth == 0 and c == b";":
+            return None
+        elif depth == 0 and c == b"{":
+            break
+        i += 1
+    else:
+        return None
+    depth = 0
+    while i < n:
+        c = src[i : i + 1]
+        if c in (b'"', b"'"):  # skip a string or character literal
+            j = i + 1
+            while j < n and src[j : j + 1] not in (c, b"\n"):
+                j += 2 if src[j : j + 1] == b"\\" else 1
+            i = j
+        elif src[i : i + 2] == b"//":
+            j = src.find(b"\n", i)
+            i = n if j < 0 else j
+            continue
+        elif src[i : i + 2] == b"/*":
+            j = src.find(b"*/", i + 2)
+            i = n if j < 0 else j + 1
+        elif c == b"{":
+            depth += 1
+        elif c == b"}":
+            depth -= 1
+            if depth == 0:
+                return start, i + 1
+        i += 1
+    return start, n
+
+
 def _top_error(unit: UnitContext, n: ts.Node, funcs: list[FuncDef]) -> None:
     """An ERROR node at file scope: a broken kernel, or broken host code."""
     text = _text(n)
     if "__global__" in text or "__device__" in text:
-        import re
-
         for m in re.finditer(r"__global__[^(;{]*?\b(\w+)\s*(?:<[^<>]*>)?\s*\(", text):
             name = m.group(1)
             if name in unit.rejected or any(f.name == name for f in funcs):
@@ -620,10 +696,3 @@ def _propagate_rejections(unit: UnitContext) -> None:
                     unit.rejected[fn] = list(unit.rejected[target])
                     changed = True
                     break
-
-
-def diagnostics_of(tu: A.TranslationUnit) -> list[Diagnostic]:
-    return list(tu.diagnostics)
-
-
-__all__ = ["lower_source", "_param_nodes"]

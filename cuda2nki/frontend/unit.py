@@ -5,6 +5,7 @@ Each function is judged by its own subtree: a syntax error elsewhere never rejec
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -20,6 +21,7 @@ from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.typesys import INT, float_literal, int_literal, named_type, type_str
 
 _FUNC_QUALS = ("__global__", "__device__", "__host__")
+_BLANK_RE = re.compile(rb"[^\n]")
 
 
 @dataclass
@@ -400,6 +402,10 @@ class UnitContext:
             forceinline=fd.forceinline,
         )
 
+    def keep(self, tree: ts.Tree) -> None:
+        """Keep a secondary parse tree alive as long as the unit (its nodes are in use)."""
+        self._trees.append(tree)
+
     def _reparse(self, fnode: ts.Node, offset: int) -> ts.Node | None:
         """Respell the ``<`` at ``offset`` as ``>`` (same width and precedence), parse again,
         and remember to read that operator back as ``<``.  Returns the function's new node."""
@@ -409,7 +415,9 @@ class UnitContext:
             return None
         self.src = self.src[:offset] + b">" + self.src[offset + 1 :]
         self.op_override[offset] = "<"
-        tree = parse_bytes(self.src)
+        a, b = fnode.start_byte, fnode.end_byte  # the function alone, the rest blanked
+        blank = _BLANK_RE.sub
+        tree = parse_bytes(blank(b" ", self.src[:a]) + self.src[a:b] + blank(b" ", self.src[b:]))
         self._trees.append(tree)
         n = tree.root_node.descendant_for_byte_range(fnode.start_byte, fnode.end_byte)
         while n is not None and not (

@@ -143,3 +143,23 @@ void host(float* p) {
 """)
     assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["k"]] == [("C2N1016", 4, 5)]
     assert tu.kernels == ()
+
+
+def test_kernels_swallowed_by_broken_host_code_are_recovered(parse):
+    tu = parse("""\
+struct Foo { int a;
+void broken( {
+__global__ void clean1(float* p) { p[0] = 1.0f; }
+int x = ;
+template <int B>
+__global__ void clean2(float* p, int n) { if (n > 0 && n < B && B > 1) p[1] = B; }
+__global__ void bad(float* p) { p[2] = (; }
+__global__ void clean3(float* p) { p[2] = 3.0f; }
+void host(float* p, int n) { clean2<4><<<1, 1>>>(p, n); }
+""")
+    assert [f.name for f in tu.kernels] == ["clean1", "clean2", "clean3"]
+    c1 = tu.function("clean1")
+    assert (c1.loc.line, c1.loc.col) == (3, 1) and c1.body.body[0].loc.line == 3
+    assert tu.function("clean2").template_args == (("B", 4),)
+    assert [(d.code, d.loc.line) for d in tu.rejected["bad"]] == [("C2N1001", 7)]
+    assert ("C2N1002", 1) in [(d.code, d.loc.line) for d in tu.diagnostics]
