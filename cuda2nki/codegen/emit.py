@@ -200,6 +200,8 @@ class Emitter:
 
     def hbm(self, hv: View, tile: View) -> str:
         """An HBM view shaped like ``tile``: reshape or partition broadcast where ranks differ."""
+        if hv.dims and isinstance(hv.dims[0], Indirect):
+            return self.indirect_ap(hv, tile)
         hshape, tshape = self.view_shape(hv), self.view_shape(tile)
         text = self.view(hv)
         if len(hshape) == len(tshape):
@@ -214,6 +216,36 @@ class Emitter:
         if reshape or (size is not None and size != cols):
             return f"{text}.reshape(({self.size(rows)}, {self.size(cols)}))"
         return self.broadcast_ap(hv, rows)
+
+    def strides(self, tensor: str) -> list[str]:
+        name = spell.py_name(tensor)
+        decl = self.kernel.tensors.get(tensor)
+        rank = len(decl.shape) if decl is not None else 1
+        return [
+            " * ".join(f"{name}.shape[{k}]" for k in range(d + 1, rank)) or "1" for d in range(rank)
+        ]
+
+    def indirect_ap(self, hv: View, tile: View) -> str:
+        """Rows of ``hv`` chosen per partition by an index tile (a gather DMA)."""
+        name = spell.py_name(hv.tensor)
+        strides = self.strides(hv.tensor)
+        rows = (self.view_shape(tile) or (Const(1),))[0]
+        pattern = [f"[{strides[0]}, {self.size(rows)}]"]
+        offset = []
+        for d, sel in enumerate(hv.dims[1:], start=1):
+            start = sel.index if isinstance(sel, At) else sel.start
+            if not _is_zero(start):
+                term = self.size(start)
+                offset.append(term if strides[d] == "1" else f"({term}) * {strides[d]}")
+            if isinstance(sel, Slice):
+                step = strides[d] if sel.step == 1 else f"{sel.step} * {strides[d]}"
+                pattern.append(f"[{step}, {self.size(sel.size)}]")
+        if len(pattern) == 1:
+            pattern.append("[1, 1]")
+        return (
+            f"{name}.ap(pattern=[{', '.join(pattern)}], offset={' + '.join(offset) or '0'}, "
+            f"vector_offset={self.view(hv.dims[0].index)}, indirect_dim=0)"
+        )
 
     def broadcast_ap(self, hv: View, rows: SizeExpr) -> str:
         """``hv`` (one moving dim or none) repeated on ``rows`` partitions: a stride-0 pattern."""

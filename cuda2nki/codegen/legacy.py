@@ -18,6 +18,7 @@ from cuda2nki.ir.nodes import (
     Alloc,
     At,
     Const,
+    Indirect,
     Load,
     Loop,
     Matmul,
@@ -120,6 +121,8 @@ class LegacyEmitter(Emitter):
         """The HBM side of a DMA as an index grid shaped like ``tile``."""
         _, _, grids = self.region(tile, depth)
         name = spell.py_name(hv.tensor)
+        if hv.dims and isinstance(hv.dims[0], Indirect):
+            return self.gather_at(hv, grids, depth)
         slices = [d for d in hv.dims if isinstance(d, Slice)]
         if not hv.dims:
             return f"{name}[{', '.join(g for g, _ in grids)}]"
@@ -152,6 +155,20 @@ class LegacyEmitter(Emitter):
             inner = f"{start}{step}{gp}"
         lead = ", ".join(ats)
         return f"{name}[{lead + ', ' if lead else ''}{inner}]"
+
+    def gather_at(self, hv: View, grids: list, depth: int) -> str:
+        """``table[idx[i_p, 0], c0 + i_f]``: the index tile picks each partition's row."""
+        gp = grids[0][0] if grids else "0"
+        gf = grids[1][0] if len(grids) > 1 else None
+        idx = self.view_at(hv.dims[0].index, depth).split("[")[0]
+        parts = [f"{idx}[{gp}, 0]"]
+        for sel in hv.dims[1:]:
+            if isinstance(sel, At):
+                parts.append(self.size(sel.index))
+                continue
+            term = gf if sel.step == 1 else f"{sel.step} * {gf}"
+            parts.append(term if _is_zero(sel.start) else f"{self.size(sel.start)} + {term}")
+        return f"{spell.py_name(hv.tensor)}[{', '.join(parts)}]"
 
     # ------------------------------------------------------------------ statements
     def stmt(self, s: object, depth: int) -> None:

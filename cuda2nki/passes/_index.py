@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cuda2nki.ir.nodes import Add, At, Const, Mul, SizeExpr, Slice, Sub, Sym
+from cuda2nki.ir.nodes import Add, At, Const, Dyn, Mul, SizeExpr, Slice, Sub, Sym
 
 FULL, ROW, BCAST, SCALAR = "full", "row", "bcast", "scalar"
 
@@ -22,6 +22,8 @@ class Affine1:
 
 
 def affine1(e: SizeExpr, axes: frozenset[str]) -> Affine1 | None:
+    if isinstance(e, Dyn):
+        return None  # data-dependent: a gather, not an affine access
     if isinstance(e, Sym):
         return Affine1(e.name, 1, Const(0)) if e.name in axes else Affine1(None, 0, e)
     if isinstance(e, Const):
@@ -48,9 +50,17 @@ def affine1(e: SizeExpr, axes: frozenset[str]) -> Affine1 | None:
                 if inner.axis is not None and x.value <= 0:
                     return None
                 return Affine1(inner.axis, inner.k * x.value, _fold(x * inner.c))
-    if e.free_syms() & axes:
+    if e.free_syms() & axes or _has_dyn(e):
         return None
     return Affine1(None, 0, e)
+
+
+def _has_dyn(e: SizeExpr) -> bool:
+    if isinstance(e, Dyn):
+        return True
+    return any(
+        _has_dyn(getattr(e, f)) for f in ("a", "b") if isinstance(getattr(e, f, None), SizeExpr)
+    )
 
 
 _OPS = {"Add": "+", "Sub": "-", "Mul": "*", "FloorDiv": "//", "Mod": "%"}

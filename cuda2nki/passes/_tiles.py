@@ -185,7 +185,10 @@ class TileExprCompiler:
                 return Val(IMM, Param(e.expr.name, loc=e.loc), e.dtype)
             if isinstance(e.expr, Const):
                 return Val(IMM, Lit(e.expr.value, e.dtype), e.dtype)
-            raise Unsupported(f"index used as a value ({type(e.expr).__name__})", e.loc)
+            value = self._size_value(e.expr, e.loc)
+            if value is None:
+                raise Unsupported(f"an index used as a value ({type(e.expr).__name__})", e.loc)
+            return self.compile(value)
         if isinstance(e, Read):
             return self.reader(e)
         if isinstance(e, Cast):
@@ -199,6 +202,18 @@ class TileExprCompiler:
         if isinstance(e, Reduce):
             raise Unsupported("a reduction nested inside an elementwise expression", e.loc)
         raise Unsupported(f"expression {type(e).__name__}", getattr(e, "loc", None))
+
+    def _size_value(self, e, loc) -> Expr | None:
+        """A size expression over scalar parameters as a value expression (``V - 1``)."""
+        if isinstance(e, Sym):
+            return Param(e.name, loc=loc) if e.name in self.params else None
+        if isinstance(e, Const):
+            return Lit(float(e.value), "float32")
+        op = {"Add": Op.ADD, "Sub": Op.SUB, "Mul": Op.MUL}.get(type(e).__name__)
+        if op is None:
+            return None
+        a, b = self._size_value(e.a, loc), self._size_value(e.b, loc)
+        return None if a is None or b is None else Binary(op, a, b, loc=loc)
 
     def _cast(self, e: Cast) -> Val:
         v = self.compile(e.x)

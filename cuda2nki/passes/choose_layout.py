@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cuda2nki.ir.nodes import Compute, Kernel, Read
+from cuda2nki.ir.nodes import Compute, Dyn, Kernel, Read
 from cuda2nki.ir.ops import Idiom
 from cuda2nki.passes._analysis import contraction, reads, reductions, sym_names, with_attrs
 from cuda2nki.passes._index import FULL, ROW, access_class, flat_ok, fmt
@@ -64,10 +64,16 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         if r is not None and len(red) == 1 and len(axes) in (1, 2) and tgt == axes:
             return "matmul", {"p_axis": r.axes[0].name, "p_tensor": c.target.tensor}
         return "unsupported", {"why": "a contraction whose operands are not plain tensor reads"}
-    if len(axes) == 2 and tgt == (axes[1], axes[0]) and not red:
+    if len(axes) == 2 and tgt == (axes[1], axes[0]) and not red and c.domain.guard is None:
         return "transpose", {"p_axis": axes[0], "f_axis": axes[1]}
-    if len(axes) not in (1, 2):
-        return "unsupported", {"why": f"a {len(axes)}-D iteration domain"}
+    outer: tuple[str, ...] = ()
+    if len(axes) > 2:
+        # leading axes become plain loops around a 2-D tiled nest; inside they are constants
+        outer, axes = axes[:-2], axes[-2:]
+        if red:
+            return "unsupported", {"why": f"a reduction inside a {len(outer) + 2}-D domain"}
+    if not axes:
+        return "unsupported", {"why": "a statement without an iteration domain"}
     want = FULL if len(axes) == 2 else ROW
     got = access_class(c.target.index, axes[0], axes[1] if len(axes) == 2 else "")
     if got is None or got[0] != want:
@@ -82,7 +88,10 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         if not _row_access(rd, axes[0], free, kernel):
             return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
     del known
-    return "rows", {"p_axis": axes[0], "f_axis": free, "p_tensor": c.target.tensor}
+    extra = {"p_axis": axes[0], "f_axis": free, "p_tensor": c.target.tensor}
+    if outer:
+        extra["outer"] = ",".join(outer)
+    return "rows", extra
 
 
 def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None:
@@ -107,6 +116,8 @@ def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None
 
 
 def _row_access(rd: Read, p: str, f: str, kernel: Kernel) -> bool:
+    if rd.index and isinstance(rd.index[0], Dyn):  # a row gather: checked when lowered
+        return access_class(rd.index[1:], p, f) is not None
     if any(t.name == rd.tensor for t in kernel.temps):
         return sym_names(rd.index) in ({(p, f), (p,)} if f else {(p,)})
     return access_class(rd.index, p, f) is not None

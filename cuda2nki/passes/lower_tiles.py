@@ -29,6 +29,8 @@ from cuda2nki.ir.nodes import (
     CeilDiv,
     Compute,
     Const,
+    Dyn,
+    Indirect,
     Kernel,
     Lit,
     Load,
@@ -65,6 +67,7 @@ class LowerTilesPass(Pass):
             return kernel
         lw = _Lowering(kernel, ctx)
         reserved = [p.name for p in kernel.params] + [t.name for t in kernel.temps]
+        reserved += [a.name for c in kernel.body if isinstance(c, Compute) for a in c.domain.axes]
         reserved += ["nki", "nl", "nisa", "np", "min", "max", "range"]
         lw.b.used.update({name: 1 for name in reserved})
         lw.b.used.update({f"{name}_out": 1 for name in reserved})
@@ -100,8 +103,24 @@ def _groups(kernel: Kernel) -> list[list[Compute]]:
     return groups
 
 
+def _axis(c: Compute, name: str):
+    for ax in c.domain.axes:
+        if ax.name == name:
+            return ax
+    raise KeyError(name)
+
+
+def _p_axis(c: Compute):
+    return _axis(c, attrs(c).get("p_axis") or c.domain.axes[0].name)
+
+
+def _outer(c: Compute) -> tuple:
+    names = [n for n in attrs(c).get("outer", "").split(",") if n]
+    return tuple(_axis(c, n) for n in names)
+
+
 def _rows_extent(c: Compute):
-    return c.domain.axes[0].extent
+    return (_p_axis(c).extent, tuple((a.name, a.extent) for a in _outer(c)))
 
 
 @dataclass
@@ -152,7 +171,7 @@ class _Lowering:
         p_tile = int(a.get("p_tile", "128"))
         f_tile = max(int(attrs(c).get("f_tile", "0")) for c in group)
         whole_row = any(attrs(c).get("f_tile") == "0" for c in group)
-        R = first.domain.axes[0].extent
+        R = _p_axis(first).extent
         C = _free_extent(group)
         t = self.b.fresh("t")
         r0 = T.Const(p_tile) * T.Sym(t) if p_tile != 1 else T.Sym(t)
@@ -179,12 +198,15 @@ class _Lowering:
             body = [Loop(chunk_loop[0], 0, chunk_loop[1], body=tuple(inner.stmts), loc=first.loc)]
             outer.stmts[:] = body
             body = outer.stmts
-        self.b.emit(Loop(t, 0, CeilDiv(R, p_tile), body=tuple(body), loc=first.loc))
+        nest = Loop(t, 0, CeilDiv(R, p_tile), body=tuple(body), loc=first.loc)
+        for ax in reversed(_outer(first)):
+            nest = Loop(ax.name, 0, ax.extent, body=(nest,), loc=first.loc)
+        self.b.emit(nest)
 
     def _compiler(self, b, rows, cols, c: Compute, r0, c0, tiles) -> T.TileExprCompiler:
-        p_axis = c.domain.axes[0].name
+        p_axis = _p_axis(c).name
         f_axis = attrs(c).get("f_axis", "")
-        prows = Min(int(attrs(c).get("p_tile", "128")), c.domain.axes[0].extent)
+        prows = Min(int(attrs(c).get("p_tile", "128")), _p_axis(c).extent)
 
         def reader(rd: Read) -> T.Val:
             names = sym_names(rd.index) or ()
@@ -197,6 +219,8 @@ class _Lowering:
             if self.is_temp(rd.tensor):
                 raise T.Unsupported(f"temporary '{rd.tensor}' read before it is written", rd.loc)
             dt = self.decl(rd.tensor).dtype
+            if rd.index and isinstance(rd.index[0], Dyn):
+                return self._gather(b, comp, rd, p_axis, f_axis, r0, rows, c0, cols, dt)
             got = access_class(rd.index, p_axis, f_axis)
             if got is None:
                 raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
@@ -215,6 +239,28 @@ class _Lowering:
         comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
         return comp
 
+    def _gather(self, b, comp, rd: Read, p_axis, f_axis, r0, rows, c0, cols, dt) -> T.Val:
+        """``table[idx(row), f]``: one index per partition, rows fetched by an indirect DMA."""
+        rest = access_class(rd.index[1:], p_axis, f_axis)
+        if rest is None or rest[0] not in (BCAST, SCALAR):
+            raise T.Unsupported(
+                f"a gather from '{rd.tensor}' whose other indices move with the row", rd.loc
+            )
+        idx = comp.compile(rd.index[0].expr)
+        if idx.kind == T.FULL:
+            raise T.Unsupported(
+                f"a gather index of '{rd.tensor}' that varies along the row", rd.loc
+            )
+        idx = comp.materialize_row(idx)
+        if idx.dtype != "int32":
+            name = b.fresh("idx")
+            b.emit(Alloc(name, (rows, Const(1)), "int32", Buffer.SBUF, loc=rd.loc))
+            b.emit(TensorCopy(T.whole(name, rows, 1), idx.operand, loc=rd.loc))
+            idx = T.Val(T.ROW, T.whole(name, rows, 1), "int32")
+        view = (Indirect(idx.operand), *dims_for(rest[1], p_axis, f_axis, r0, rows, c0, cols))
+        free = cols if rest[0] == BCAST else Const(1)
+        return self._load(b, rd, (rows, free), view, T.FULL if rest[0] == BCAST else T.ROW, dt)
+
     def _load(self, b: T.Builder, rd: Read, shape, dims, kind: str, dtype: str) -> T.Val:
         name = b.fresh(f"{rd.tensor}_t")
         b.emit(Alloc(name, shape, dtype, Buffer.SBUF, loc=rd.loc))
@@ -226,8 +272,9 @@ class _Lowering:
         if self.is_temp(c.target.tensor):
             tiles[c.target.tensor] = comp.materialize_row(val) if val.kind == T.IMM else val
             return
-        p_axis, f_axis = c.domain.axes[0].name, attrs(c).get("f_axis", "")
-        got = access_class(c.target.index, p_axis, f_axis if len(c.domain.axes) == 2 else "")
+        p_axis, f_axis = _p_axis(c).name, attrs(c).get("f_axis", "")
+        two_d = len(c.domain.axes) - len(_outer(c)) == 2
+        got = access_class(c.target.index, p_axis, f_axis if two_d else "")
         if got is None:
             raise T.Unsupported(f"the write pattern of '{c.target.tensor}'", c.loc)
         cls, adims = got
@@ -402,8 +449,8 @@ class _RowCompiler(T.TileExprCompiler):
 
 def _free_extent(group: list[Compute]):
     for c in group:
-        if len(c.domain.axes) == 2:
-            return c.domain.axes[1].extent
+        if len(c.domain.axes) - len(_outer(c)) == 2:
+            return c.domain.axes[-1].extent
         for node in _reduces(c.expr):
             return node.axes[0].extent
     return None

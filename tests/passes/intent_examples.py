@@ -414,3 +414,37 @@ def atomic_max() -> Kernel:
             ),
         ),
     )
+
+
+def encoder() -> Kernel:
+    """out[b, t, c] = wte[clamp(inp[b, t], 0, V - 1), c] + wpe[t, c]  (gather on a 3-D domain)."""
+    from cuda2nki.ir.nodes import Cast, Dyn, IndexValue
+
+    b, t, c = Sym("b"), Sym("t"), Sym("c")
+    B, T, Cc, V = Sym("B"), Sym("T"), Sym("C"), Sym("V")
+    ix = Binary(
+        Op.MIN,
+        Binary(Op.MAX, Read("inp", (b, t)), Lit(0, "int32")),
+        Cast("int32", IndexValue(V - 1)),
+    )
+    return Kernel(
+        "encoder_forward",
+        params=(
+            TensorDecl("out", (B, T, Cc), "float32", Role.OUT),
+            TensorDecl("inp", (B, T), "int32", Role.IN),
+            TensorDecl("wte", (V, Cc), "float32", Role.IN),
+            TensorDecl("wpe", (T, Cc), "float32", Role.IN),
+            ScalarDecl("B"),
+            ScalarDecl("T"),
+            ScalarDecl("C"),
+            ScalarDecl("V"),
+        ),
+        body=(
+            Compute(
+                Access("out", (b, t, c)),
+                Domain((Axis("b", B), Axis("t", T), Axis("c", Cc))),
+                Binary(Op.ADD, Read("wte", (Dyn(ix), c)), Read("wpe", (t, c))),
+                idiom=Idiom.GATHER,
+            ),
+        ),
+    )

@@ -141,3 +141,14 @@ def test_accumulating_max_keeps_the_old_value(tmp_path, target, n):
     for old in (0.0, 100.0):
         out = simulate(path, "atomic_max", {"x": x, "out": np.array([old], np.float32)})
         close(np.asarray(out).reshape(1), [max(old, np.abs(x).max())])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("btcv", [(4, 32, 96, 500), (2, 130, 7, 50), (1, 1, 600, 3)])
+def test_gather_with_clamped_index_on_a_3d_domain(tmp_path, target, btcv):
+    b, t, c, v = btcv
+    path, src, _, _ = port(ex.encoder(), tmp_path, target)
+    inp = RNG.integers(-3, v + 3, size=(b, t)).astype(np.int32)
+    wte, wpe = f32(v, c), f32(t, c)
+    out = simulate(path, "encoder_forward", {"inp": inp, "wte": wte, "wpe": wpe})
+    close(out, wte[np.clip(inp, 0, v - 1)].astype(np.float64) + wpe[None])
