@@ -42,7 +42,10 @@ math), the longest reduction length ``K`` and the accumulation dtype of each out
   ``max``/``min``: the largest ``e``; ``mul``: ``Π(|x|+e) - Π|x| + γ_K·Π(|x|+e)``.
   Scans: the same per prefix (``γ`` of the prefix length).
 * comparisons may flip where ``|a-b| <= e_a + e_b``; a ``select`` on a flippable condition has
-  error ``|a-b| + max(e_a, e_b)``; integer results of inexact floats are unbounded.
+  error ``|a-b| + max(e_a, e_b)``; a float -> int conversion moves only where an integer lies
+  within ``x ± e``; integer arithmetic on inexact values is unbounded.  A write whose target
+  index may move (a scatter indexed by such a conversion) adds the sum of the moved values to
+  every element of the target.
 * writing to a narrower target adds ``u_target·|v|``.  Every float op also adds ``u·tiny`` for
   gradual underflow.
 
@@ -361,8 +364,11 @@ class _Evaluator:
                 self._store_bound(name, decl, c, val, sl, shape)
             return
         idx = []
+        unsure = np.zeros(shape, bool)  # points whose target index may differ between runs
         for i, s in enumerate(c.target.index):
             iv = self.size(s, frame, c.target.loc)
+            if isinstance(iv, Val):
+                unsure |= np.broadcast_to(np.asarray(iv.e) > 0, shape)
             iv = np.broadcast_to(np.asarray(iv.v if isinstance(iv, Val) else iv), shape)[mask]
             if iv.size and (iv.min() < 0 or iv.max() >= arr.shape[i]):
                 raise error("C2N2403", c.target.loc, what=f"the write to '{name}'")
@@ -375,6 +381,12 @@ class _Evaluator:
             num.COMBINE[c.accumulate].at(arr, idx_t, vals)
         if self.analysis:
             self._store_bound_scatter(name, decl, c, val, idx_t, shape, mask)
+            moved = unsure & mask
+            if moved.any():  # a value written elsewhere: any element may gain or lose it
+                lost = np.abs(np.broadcast_to(val.v, shape)[moved].astype(np.float64)).sum()
+                self.errs[name] = (
+                    self.errs[name] + lost + np.broadcast_to(val.e, shape)[moved].max()
+                )
 
     def _store_dtype(self, decl: n.TensorDecl) -> np.dtype:
         return self.cdt(decl.dtype)
@@ -663,7 +675,11 @@ class _Evaluator:
             elif e.dtype == "bool":
                 out.e = np.where(np.abs(np.asarray(x.v, np.float64)) <= x.e, 1.0, 0.0)
             else:
-                out.e = np.where(np.asarray(x.e) > 0, np.asarray(x.e) + 1.0, 0.0)
+                # truncation moves only where an integer lies within x ± e
+                xv, ex = np.asarray(x.v, np.float64), np.asarray(x.e, np.float64)
+                tv = np.trunc(xv)
+                lo, hi = np.trunc(xv - ex), np.trunc(xv + ex)
+                out.e = _clean(np.maximum(np.abs(lo - tv), np.abs(hi - tv)))
             out.m = absv if not is_float(e.dtype) else x.m
         return out
 
