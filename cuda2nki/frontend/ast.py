@@ -41,10 +41,10 @@ Conventions
     with mask ``0xffffffff`` (for N < 32 the result still spans the whole warp)
   - ``block.thread_rank()`` -> linear thread id ``(threadIdx.z * blockDim.y + threadIdx.y) *
     blockDim.x + threadIdx.x`` (``uint32``); ``tile.thread_rank()`` -> that ``% N``;
-    ``tile.meta_group_rank()`` -> that ``/ N``; ``block.size()``/``num_threads()`` ->
+    ``tile.meta_group_rank()`` -> that ``/ N``; ``tile.meta_group_size()`` -> block size ``/ N``; ``block.size()``/``num_threads()`` ->
     ``blockDim.x * blockDim.y * blockDim.z``; ``tile.size()``/``num_threads()`` -> ``IntLit(N)``;
     ``block.group_index().x`` -> ``blockIdx.x``; ``block.thread_index().y`` -> ``threadIdx.y``.
-  - ``cg::reduce(tile, v, cg::plus<T>())`` -> ``Call("__c2n_warp_reduce_add", (v, IntLit(N)))``;
+  - ``cg::reduce(tile, v, cg::plus<T>())`` (or ``cg::plus<T>{}``) -> ``Call("__c2n_warp_reduce_add", (v, IntLit(N)))``;
     ``cg::greater`` -> ``__c2n_warp_reduce_max``, ``cg::less`` -> ``__c2n_warp_reduce_min``,
     ``cg::bit_and``/``bit_or``/``bit_xor`` -> ``__c2n_warp_reduce_and``/``_or``/``_xor``.
     Semantics: every lane of each aligned group of N consecutive lanes (lane = linear thread id

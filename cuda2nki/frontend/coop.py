@@ -154,6 +154,12 @@ class CoopLowering(_Base):
         zyx = A.Binary(loc=loc, op="*", left=zy, right=b("blockDim", "x"), ty=UINT)
         return A.Binary(loc=loc, op="+", left=zyx, right=b("threadIdx", "x"), ty=UINT)
 
+    def _block_size(self, loc: SourceLoc) -> A.Expr:
+        """``blockDim.x * blockDim.y * blockDim.z``"""
+        bx, by, bz = (A.Builtin(loc=loc, name="blockDim", dim=d, ty=UINT) for d in "xyz")
+        xy = A.Binary(loc=loc, op="*", left=bx, right=by, ty=UINT)
+        return A.Binary(loc=loc, op="*", left=xy, right=bz, ty=UINT)
+
     def _cg_method(self, sym: Sym, method: str, args: list[A.Expr], node: ts.Node) -> A.Expr:
         loc = self.loc(node)
         if sym.cg == "grid":
@@ -173,6 +179,14 @@ class CoopLowering(_Base):
             return A.Binary(
                 loc=loc, op="%", left=tid, right=A.IntLit(loc=loc, value=sym.tile, ty=UINT), ty=UINT
             )
+        if method == "meta_group_size" and sym.cg == "tile":  # tiles per block
+            return A.Binary(
+                loc=loc,
+                op="/",
+                left=self._block_size(loc),
+                right=A.IntLit(loc=loc, value=sym.tile, ty=UINT),
+                ty=UINT,
+            )
         if method == "meta_group_rank" and sym.cg == "tile":
             return A.Binary(
                 loc=loc,
@@ -184,14 +198,7 @@ class CoopLowering(_Base):
         if method in ("size", "num_threads"):
             if sym.cg == "tile":
                 return A.IntLit(loc=loc, value=sym.tile, ty=UINT)
-            bx, by, bz = (A.Builtin(loc=loc, name="blockDim", dim=d, ty=UINT) for d in "xyz")
-            return A.Binary(
-                loc=loc,
-                op="*",
-                left=A.Binary(loc=loc, op="*", left=bx, right=by, ty=UINT),
-                right=bz,
-                ty=UINT,
-            )
+            return self._block_size(loc)
         if sym.cg == "tile":
             shfl = {
                 "shfl": "__shfl_sync",
@@ -228,8 +235,11 @@ class CoopLowering(_Base):
         value = self.expr(arg_nodes[1])
         op_node = arg_nodes[2]
         op_name = ""
-        if op_node.type == "call_expression":
+        if op_node.type == "call_expression":  # cg::plus<float>()
             op_name, _ = self._qualified_call_name(op_node.child_by_field_name("function"))
+        elif op_node.type == "compound_literal_expression":  # cg::plus<float>{}
+            t = op_node.child_by_field_name("type")
+            op_name = _text(t).split("<")[0].replace(" ", "") if t is not None else ""
         ops = {
             "plus": "add",
             "greater": "max",

@@ -261,7 +261,7 @@ def _launch_sites(
 ) -> tuple[list[A.LaunchSite], list[tuple[str, list[A.Expr | A.CType], SourceLoc]]]:
     sites: list[A.LaunchSite] = []
     requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]] = []
-    if b"<<<" not in unit.src:
+    if b"<<" not in unit.src:
         return sites, requests
     caps = _kernel_call_nodes(unit.src, root)
     kinds: dict[int, str] = {}
@@ -313,17 +313,19 @@ def _explicit_instantiations(
     return out
 
 
+_LAUNCH_RE = re.compile(rb"<<\s*<")
+
+
 def _kernel_call_nodes(src: bytes, root: ts.Node) -> list[ts.Node]:
-    """The ``kernel_call_syntax`` nodes, found from the ``<<<`` tokens in the text."""
+    """The ``kernel_call_syntax`` nodes, found from the ``<<<`` tokens (``<< <`` too)."""
     out: list[ts.Node] = []
-    pos = src.find(b"<<<")
-    while pos >= 0:
-        n = root.descendant_for_byte_range(pos, pos + 3)
+    for m in _LAUNCH_RE.finditer(src):
+        pos = m.start()
+        n = root.descendant_for_byte_range(pos, pos + 1)
         while n is not None and n.type != "kernel_call_syntax" and n.start_byte == pos:
             n = n.parent
         if n is not None and n.type == "kernel_call_syntax":
             out.append(n)
-        pos = src.find(b"<<<", pos + 3)
     return out
 
 

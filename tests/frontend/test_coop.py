@@ -59,3 +59,22 @@ def test_grid_groups_are_refused(parse):
         "    cg::grid_group g = cg::this_grid();\n    g.sync();\n}\n"
     )
     assert [(d.code, d.loc.line) for d in tu.rejected["k"]][0] == ("C2N1016", 3)
+
+
+def test_meta_group_size_and_brace_operator(parse):
+    tu = parse("""\
+namespace cg = cooperative_groups;
+__global__ void k(float* out, const float* x, int n) {
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    int row = blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();
+    float s = cg::reduce(warp, x[row], cg::plus<float>{});
+    if (warp.thread_rank() == 0) out[row] = s;
+}
+""")
+    assert tu.rejected == {}, tu.diagnostics
+    k = tu.kernels[0]
+    assert [c.func for c in find(k, A.Call)] == ["__c2n_warp_reduce_add"]
+    decl = find(k, A.VarDecl)[0]
+    dims = [b.dim for b in find(decl.init, A.Builtin) if b.name == "blockDim"]
+    assert {"x", "y", "z"} <= set(dims)

@@ -124,3 +124,12 @@ def test_launch_sites_expand_dim3_and_keep_text(parse):
 def test_launch_in_broken_host_code_does_not_break_kernels(parse):
     tu = parse(LAUNCH + "void broken() { k<<<1, 1>>>( ; }\n")
     assert len(tu.kernels) == 1 and tu.rejected == {}
+
+
+def test_launch_chevrons_with_spaces(parse):
+    tu = parse(
+        "__global__ void k(float* o, int n) { o[0] = n; }\n"
+        "void h(float* o, int n) {\n    k << <(n + 31) / 32, 32 >> > (o, n);\n}\n"
+    )
+    (s,) = tu.launch_sites
+    assert s.grid_text == "(n + 31) / 32" and s.block_text == "32" and s.loc.line == 3
