@@ -84,6 +84,7 @@ class BodyLowerer(CoopLowering):
         self.diags: list[Diagnostic] = []
         self.calls: list[tuple[str, SourceLoc]] = []  # (target function, call location)
         self.pending_unroll: int | None = None
+        self.in_assert = False
         self.return_type: A.CType = VOID
         # lowering an uninstantiated template: sizes may depend on unknown parameters
         self.generic = any(v is None for v in self.env.values())
@@ -358,12 +359,21 @@ class BodyLowerer(CoopLowering):
 
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
         cond = self.condition(node.child_by_field_name("condition"))
-        then = self.stmt1(node.child_by_field_name("consequence"))
         alt = node.child_by_field_name("alternative")
-        else_ = None
-        if alt is not None:
-            inner = [c for c in alt.named_children if c.type != "comment"]
-            else_ = self.stmt1(inner[0]) if inner else None
+        alt_inner = [c for c in alt.named_children if c.type != "comment"] if alt else []
+        if any(c.type == "constexpr" for c in node.children):  # if constexpr: one branch only
+            v = self.const_value(cond)
+            if v is None and not self.generic:
+                raise self.fail("C2N1030", node, what="if constexpr condition is not a constant")
+            if v is not None:
+                taken = (
+                    node.child_by_field_name("consequence")
+                    if v
+                    else (alt_inner[0] if alt_inner else None)
+                )
+                return [self.stmt1(taken)] if taken is not None else []
+        then = self.stmt1(node.child_by_field_name("consequence"))
+        else_ = self.stmt1(alt_inner[0]) if alt_inner else None
         return [A.If(loc=self.loc(node), cond=cond, then=then, else_=else_)]
 
     def condition(self, node: ts.Node | None) -> A.Expr:
@@ -1019,6 +1029,8 @@ class BodyLowerer(CoopLowering):
     def e_string(self, node: ts.Node) -> A.Expr:
         if self.host:
             return A.Name(loc=self.loc(node), name=_text(node), ty=None)
+        if self.in_assert:  # assert(cond && "message"): a string is a non-null pointer
+            return A.BoolLit(loc=self.loc(node), value=True, ty=BOOL)
         raise self.fail("C2N1010", node, what="string literal")
 
     # ------------------------------------------------------------------ calls
@@ -1114,7 +1126,11 @@ class BodyLowerer(CoopLowering):
         if short == "printf":
             self.note("C2N1019", node)
             return A.IntLit(loc=loc, value=0, ty=INT)
-        args = [self.expr(a) for a in arg_nodes]
+        self.in_assert = short == "assert"
+        try:
+            args = [self.expr(a) for a in arg_nodes]
+        finally:
+            self.in_assert = False
         targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
         if ns not in ("", "std", "cuda::std", "cuda"):
             if self.host:

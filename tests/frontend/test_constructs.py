@@ -275,3 +275,19 @@ def test_vector_aggregate_initialisation(parse):
     a, h = find(k, A.VarDecl)
     assert a.init.func == "make_float4" and len(a.init.args) == 4 and a.init.args[3].value == 0
     assert h.init.func == "make_half2" and len(h.init.args) == 2
+
+
+def test_if_constexpr_keeps_the_taken_branch_and_assert_messages(parse):
+    tu = parse("""\
+template <typename T>
+__global__ void k(T* p, int n) {
+    assert(n > 0 && "n must be positive");
+    if constexpr (sizeof(T) == 4) { p[0] = 1; } else { p[0] = undefined_in_this_branch; }
+}
+void h(float* p) { k<float><<<1, 1>>>(p, 1); }
+""")
+    assert tu.rejected == {}, tu.diagnostics
+    k = tu.kernels[0]
+    assert not find(k, A.If) and find(k, A.Assign)[0].value.value == 1
+    call = find(k, A.Call)[0]
+    assert call.func == "assert" and find(call, A.BoolLit)[0].value is True
