@@ -756,6 +756,12 @@ class BodyLowerer(CoopLowering):
             raise self.fail("C2N1030", node, what=f"type '{name}' used as a value")
         if name == "warpSize":
             return A.Builtin(loc=loc, name="warpSize", dim="", ty=INT)
+        if name in self.u.file_shared and not self.host:
+            raise self.fail(
+                "C2N1010",
+                node,
+                what=f"file-scope __shared__ variable '{name}' (declare it in the kernel)",
+            )
         g = self.u.globals.get(name)
         if g is not None:
             return A.Name(loc=loc, name=name, ty=g)

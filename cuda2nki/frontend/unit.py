@@ -63,7 +63,8 @@ class UnitContext:
         self.rejected: dict[str, list[Diagnostic]] = {}
         self.diags: list[Diagnostic] = []
         self._sig_cache: dict[tuple, tuple[A.CType, int]] = {}
-        self.explicit: list[ts.Node] = []  # explicit template instantiations
+        self.explicit: list[ts.Node] = []
+        self.file_shared: set[str] = set()  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
         self._trees: list[ts.Tree] = []
 
@@ -170,6 +171,14 @@ class UnitContext:
         type_node = node.child_by_field_name("type")
         if type_node is not None and type_node.type == "enum_specifier":
             self.register_enum(type_node)
+        if "__shared__" in words:  # file-scope shared memory: refused where it is used
+            for d in decls:
+                dn = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                while dn is not None and dn.type != "identifier":
+                    dn = dn.child_by_field_name("declarator")
+                if dn is not None:
+                    self.file_shared.add(_text(dn))
+            return
         if "__constant__" in words:
             space = "constant"
         elif "__device__" in words or "__managed__" in words:

@@ -163,3 +163,8 @@ void host(float* p, int n) { clean2<4><<<1, 1>>>(p, n); }
     assert tu.function("clean2").template_args == (("B", 4),)
     assert [(d.code, d.loc.line) for d in tu.rejected["bad"]] == [("C2N1001", 7)]
     assert ("C2N1002", 1) in [(d.code, d.loc.line) for d in tu.diagnostics]
+
+
+def test_file_scope_shared_variable_is_refused_at_its_use(parse):
+    tu = parse("__shared__ float s[32];\n__global__ void k(float* p) {\n    s[0] = p[0];\n}\n")
+    assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["k"]] == [("C2N1010", 3, 5)]
