@@ -408,7 +408,9 @@ class TranslationUnit:
     globals: tuple[GlobalVar, ...] = ()
     launch_sites: tuple[LaunchSite, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
-    # kernels the front end refused: name -> diagnostics (a bad kernel never rejects a clean one)
+    # kernels the front end refused: name -> diagnostics (a bad kernel never rejects a clean one).
+    # Only __global__ functions are listed; a refused __device__ function is absent from
+    # `functions`, its errors are in `diagnostics` and in the entry of every kernel calling it.
     rejected: dict[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
 
     @property
