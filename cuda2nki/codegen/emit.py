@@ -484,7 +484,33 @@ class Emitter:
         self.ins(depth, "select", dst=dst, predicate=pred, src=src)
 
     def _TensorScan(self, s: TensorScan, depth: int) -> None:
-        raise ValueError("scans are not emitted yet")
+        # r[i] = op(1 * r[i-1], x[i]): the scan instruction multiplies the carry by data0 = ones
+        shape = self.view_shape(s.dst)
+        ones = self.scratch(depth, "ones", shape, "1.0")
+        self.ins(
+            depth,
+            "scan",
+            dst=self.dst(s.dst),
+            data0=self.view(ones),
+            data1=self.view(s.src),
+            initial=self.operand(s.initial),
+            op0="nl.multiply",
+            op1=spell.op(s.op),
+        )
+
+    def scratch(self, depth: int, base: str, shape: tuple, value: str) -> View:
+        """A helper tile of ``shape`` filled with ``value`` (not part of the IR)."""
+        name = self._fresh(base)
+        dims = tuple(self.alloc_shape(shape))
+        text = "(" + ", ".join(self.size(d) for d in dims) + ")"
+        self.ins(depth, "alloc", name=name, shape=text, dtype="nl.float32", buffer="sbuf")
+        self.shapes[name] = tuple(shape)
+        view = View(name, tuple(Slice(0, d) for d in shape))
+        self.memset(depth, view, value, "float32")
+        return view
+
+    def alloc_shape(self, shape: tuple) -> tuple:
+        return shape
 
     def _Iota(self, s: Iota, depth: int) -> None:
         pattern = "[" + ", ".join(f"[{a}, {b}]" for a, b in s.pattern) + "]"

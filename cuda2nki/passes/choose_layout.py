@@ -14,9 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cuda2nki.ir.nodes import Compute, Dyn, Kernel, Read
-from cuda2nki.ir.ops import Idiom
-from cuda2nki.passes._analysis import contraction, reads, reductions, sym_names, with_attrs
+from cuda2nki.ir.nodes import Compute, Dyn, Kernel, Read, Scan
+from cuda2nki.passes._analysis import (
+    contraction,
+    reads,
+    reductions,
+    strip_cast,
+    sym_names,
+    walk,
+    with_attrs,
+)
 from cuda2nki.passes._index import FULL, ROW, access_class, flat_ok, fmt
 from cuda2nki.passes._tiles import REDUCE_OPS
 from cuda2nki.passes.base import Pass, PassContext
@@ -56,14 +63,27 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         return "unsupported", {
             "why": f"accumulating writes ({c.accumulate.value}) into '{c.target.tensor}'"
         }
-    if any(a.kind.value == "scan" for a in c.domain.axes):
-        return "unsupported", {"why": "a prefix scan"}
     red = reductions(c.expr)
-    if c.idiom == Idiom.CONTRACT or contraction(c.expr) is not None:
-        r = contraction(c.expr)
-        if r is not None and len(red) == 1 and len(axes) in (1, 2) and tgt == axes:
-            return "matmul", {"p_axis": r.axes[0].name, "p_tensor": c.target.tensor}
-        return "unsupported", {"why": "a contraction whose operands are not plain tensor reads"}
+    for r in red:
+        if any(r.axes[0].extent.free_syms() & set(axes) for _ in (0,)):
+            return "unsupported", {
+                "why": f"a reduction whose extent depends on the index ({fmt(r.axes[0].extent)})"
+            }
+    scans = [x for x in walk(c.expr) if isinstance(x, Scan)]
+    if scans:
+        return _scan_layout(c, scans, kernel)
+    r = contraction(c.expr)
+    if (
+        r is not None
+        and len(red) == 1
+        and len(axes) == 2
+        and tgt == axes
+        and _matrix_operands(r, axes)
+    ):
+        return "matmul", {"p_axis": r.axes[0].name, "p_tensor": c.target.tensor}
+    col = _column_reduction(c, red, kernel)
+    if col is not None:
+        return col
     if len(axes) == 2 and tgt == (axes[1], axes[0]) and not red and c.domain.guard is None:
         return "transpose", {"p_axis": axes[0], "f_axis": axes[1]}
     outer: tuple[str, ...] = ()
@@ -92,6 +112,45 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     if outer:
         extra["outer"] = ",".join(outer)
     return "rows", extra
+
+
+def _matrix_operands(r, axes: tuple[str, ...]) -> bool:
+    """Both operands of ``sum_k L * R`` carry one output axis each: a real matrix product."""
+    body = strip_cast(r.body)
+    ops = [strip_cast(body.a), strip_cast(body.b)]
+    if ops[0] == ops[1]:
+        return False
+    have = [set(sym_names(o.index) or ()) - {r.axes[0].name} for o in ops]
+    return sorted(len(h) for h in have) == [1, 1] and have[0] | have[1] == set(axes)
+
+
+def _column_reduction(c: Compute, red: list, kernel: Kernel) -> tuple[str, dict[str, str]] | None:
+    """``y[j] = reduce(op, i: f(x[i, j]))``: the reduced axis goes on partitions."""
+    axes = c.domain.names
+    if len(axes) != 1 or len(red) != 1 or len(red[0].axes) != 1 or c.expr != red[0]:
+        return None
+    i, j = red[0].axes[0].name, axes[0]
+    if access_class(c.target.index, j, "") is None or access_class(c.target.index, j, "")[0] != ROW:
+        return None
+    for rd in reads(red[0].body):
+        got = access_class(rd.index, i, j)
+        if got is None or got[0] != FULL or any(t.name == rd.tensor for t in kernel.temps):
+            return None
+    return "colreduce", {"p_axis": i, "f_axis": j, "p_tensor": c.target.tensor}
+
+
+def _scan_layout(c: Compute, scans: list, kernel: Kernel) -> tuple[str, dict[str, str]]:
+    axes = c.domain.names
+    scan_axes = [a.name for a in c.domain.axes if a.kind.value == "scan"]
+    if len(axes) != 2 or scan_axes != [axes[1]] or c.expr != scans[0]:
+        return "unsupported", {"why": "a prefix scan other than along the rows of a 2-D domain"}
+    s = scans[0]
+    if s.op not in REDUCE_OPS or s.axis != axes[1]:
+        return "unsupported", {"why": f"a prefix scan with '{s.op.value}'"}
+    for rd in reads(s.body):
+        if not _row_access(rd, axes[0], axes[1], kernel):
+            return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
+    return "rows", {"p_axis": axes[0], "f_axis": axes[1], "p_tensor": c.target.tensor, "scan": "1"}
 
 
 def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None:

@@ -42,16 +42,18 @@ from cuda2nki.ir.nodes import (
     Read,
     Reduce,
     ScalarDecl,
+    Scan,
     Slice,
     Store,
     TensorCopy,
     TensorDecl,
     TensorReduce,
+    TensorScan,
     TensorTensor,
     TensorTranspose,
     View,
 )
-from cuda2nki.ir.ops import Buffer, Idiom, LoopKind
+from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes._analysis import attrs, contraction, strip_cast, sym_names
 from cuda2nki.passes._index import BCAST, FULL, ROW, SCALAR, access_class, dims_for, flat_ok, plus
@@ -158,6 +160,8 @@ class _Lowering:
                 self.lower_transpose(group[0])
             elif layout == "reduce-all":
                 self.lower_reduce_all(group[0])
+            elif layout == "colreduce":
+                self.lower_colreduce(group[0])
             else:
                 why = attrs(group[0]).get("why", "no layout chosen (run choose-layout first)")
                 raise T.Unsupported(why, group[0].loc)
@@ -397,6 +401,101 @@ class _Lowering:
         val = comp.materialize_row(comp.compile(expr))
         b.emit(Store(View(c.target.tensor, dims), val.operand, loc=c.loc))
 
+    # ------------------------------------------------------------------ column reduction
+    def lower_colreduce(self, c: Compute) -> None:
+        """``y[j] = reduce(op, i: f(x[i, j]))`` with ``i`` on partitions.  A sum is a matmul with a
+        ones vector accumulated over row tiles in PSUM; max/min combine row tiles elementwise and
+        finish across partitions through a tensor-engine transpose."""
+        a = attrs(c)
+        (r,) = _reduces(c.expr)
+        i_ax, j_ax = r.axes[0], c.domain.axes[0]
+        P = int(a.get("p_tile", "128"))
+        TN = int(a.get("n_tile", "512")) if r.op == Op.ADD else P
+        R, C = i_ax.extent, j_ax.extent
+        u = self.b.fresh("u")
+        c0 = T.Const(TN) * T.Sym(u)
+        ns = Min(TN, C - c0)
+        nb = self.b.nested()
+        if r.op == Op.ADD:
+            acc = self._colsum(nb, c, r, i_ax.name, j_ax.name, R, P, c0, ns)
+        else:
+            acc = self._colcombine(nb, c, r, i_ax.name, j_ax.name, R, P, c0, ns)
+        comp = _EpilogueCompiler(
+            nb, acc.rows, acc.cols, _no_reads, self.params, self.ctx.diagnostics, c.loc
+        )
+        comp.result, comp.acc, comp.kind = r, acc.view, T.FULL
+        val = comp.compile(c.expr)
+        res = nb.fresh(f"{c.target.tensor}_t")
+        out_dt = self.decl(c.target.tensor).dtype
+        nb.emit(Alloc(res, (acc.rows, acc.cols), out_dt, Buffer.SBUF, loc=c.loc))
+        nb.emit(TensorCopy(T.whole(res, acc.rows, acc.cols), val.operand, loc=c.loc))
+        _, tdims = access_class(c.target.index, j_ax.name, "")
+        dims = dims_for(tdims, j_ax.name, "", c0, ns, Const(0), Const(1))
+        nb.emit(Store(View(c.target.tensor, dims), T.whole(res, acc.rows, acc.cols), loc=c.loc))
+        self.b.emit(Loop(u, 0, CeilDiv(C, TN), body=tuple(nb.stmts), loc=c.loc))
+
+    def _row_tile_body(self, b, c, r, i, j, r0, rows, c0, ns) -> T.Val:
+        def reader(rd: Read) -> T.Val:
+            _, dims = access_class(rd.index, i, j)
+            view = dims_for(dims, i, j, r0, rows, c0, ns)
+            return self._load(b, rd, (rows, ns), view, T.FULL, self.decl(rd.tensor).dtype)
+
+        comp = _RowCompiler(b, rows, ns, reader, self.params, self.ctx.diagnostics, c.loc)
+        return comp.as_full(comp.compile(r.body))
+
+    def _colsum(self, nb, c, r, i, j, R, P, c0, ns) -> _Acc:
+        acc = nb.fresh("acc")
+        nb.emit(Alloc(acc, (Const(1), ns), "float32", Buffer.PSUM, loc=c.loc))
+        acc_v = T.whole(acc, 1, ns)
+        for first in (True, False):
+            kb = nb.nested()
+            t = None if first else nb.fresh("t")
+            r0 = Const(0) if first else T.Const(P) * T.Sym(t)
+            rows = Min(P, R - r0)
+            body = self._row_tile_body(kb, c, r, i, j, r0, rows, c0, ns)
+            ones = kb.fresh("ones")
+            kb.emit(Alloc(ones, (rows, Const(1)), body.dtype, Buffer.SBUF, loc=c.loc))
+            kb.emit(Memset(T.whole(ones, rows, 1), Lit(1.0, "float32"), loc=c.loc))
+            kb.emit(
+                Matmul(acc_v, T.whole(ones, rows, 1), body.operand, accumulate=not first, loc=c.loc)
+            )
+            if first:
+                nb.stmts.extend(kb.stmts)
+            else:
+                nb.emit(
+                    Loop(
+                        t,
+                        1,
+                        CeilDiv(R, P),
+                        kind=LoopKind.SEQUENTIAL,
+                        body=tuple(kb.stmts),
+                        loc=c.loc,
+                    )
+                )
+        return _Acc(acc_v, Const(1), ns)
+
+    def _colcombine(self, nb, c, r, i, j, R, P, c0, ns) -> _Acc:
+        part = nb.fresh("part")
+        nb.emit(Alloc(part, (Const(P), ns), "float32", Buffer.SBUF, loc=c.loc))
+        nb.emit(Memset(T.whole(part, P, ns), Lit(float(r.op.info.identity), "float32"), loc=c.loc))
+        t = nb.fresh("t")
+        kb = nb.nested()
+        r0 = T.Const(P) * T.Sym(t)
+        rows = Min(P, R - r0)
+        body = self._row_tile_body(kb, c, r, i, j, r0, rows, c0, ns)
+        pv = View(part, (Slice(0, rows), Slice(0, ns)))
+        kb.emit(TensorTensor(pv, r.op, pv, body.operand, loc=c.loc))
+        nb.emit(
+            Loop(t, 0, CeilDiv(R, P), kind=LoopKind.SEQUENTIAL, body=tuple(kb.stmts), loc=c.loc)
+        )
+        tp = nb.fresh("part_tp")
+        nb.emit(Alloc(tp, (ns, Const(P)), "float32", Buffer.PSUM, loc=c.loc))
+        nb.emit(TensorTranspose(T.whole(tp, ns, P), T.whole(part, P, ns), loc=c.loc))
+        acc = nb.fresh("acc")
+        nb.emit(Alloc(acc, (ns, Const(1)), "float32", Buffer.SBUF, loc=c.loc))
+        nb.emit(TensorReduce(T.whole(acc, ns, 1), r.op, T.whole(tp, ns, P), axes=(1,), loc=c.loc))
+        return _Acc(T.whole(acc, ns, 1), ns, Const(1))
+
     # ------------------------------------------------------------------ matmul
     def lower_matmul(self, c: Compute) -> None:
         _Matmul(self, c).lower()
@@ -439,12 +538,30 @@ class _Lowering:
 
 
 class _RowCompiler(T.TileExprCompiler):
-    """Row-group compiler: reductions along the free axis are allowed anywhere."""
+    """Row-group compiler: reductions and prefix scans along the free axis are allowed."""
 
     def _compile(self, e):  # type: ignore[override]
         if isinstance(e, Reduce):
             return self.reduce_of(e)
+        if isinstance(e, Scan):
+            return self.scan_rows(e)
         return super()._compile(e)
+
+    def scan_rows(self, s: Scan) -> T.Val:
+        body = self.as_full(self.compile(s.body))
+        ident = Lit(float(s.op.info.identity), "float32")
+        inc = self.tile("scan", T.FULL, "float32")
+        self.b.emit(TensorScan(inc, body.operand, s.op, ident, loc=s.loc))
+        if not s.exclusive:
+            return T.Val(T.FULL, inc)
+        # exclusive: shift the inclusive scan one element along the row, identity first
+        exc = self.tile("excl", T.FULL, "float32")
+        first = View(exc.tensor, (Slice(0, self.rows), Slice(0, 1)))
+        self.b.emit(Memset(first, ident, loc=s.loc))
+        rest = View(exc.tensor, (Slice(0, self.rows), Slice(1, self.cols - 1)))
+        prev = View(inc.tensor, (Slice(0, self.rows), Slice(0, self.cols - 1)))
+        self.b.emit(TensorCopy(rest, prev, loc=s.loc))
+        return T.Val(T.FULL, exc)
 
 
 def _free_extent(group: list[Compute]):
@@ -648,6 +765,17 @@ class _EpilogueCompiler(T.TileExprCompiler):
         if e is self.result or e == self.result:
             return T.Val(self.kind if self.acc.dims[1:] != (Slice(0, 1),) else T.ROW, self.acc)
         return super()._compile(e)
+
+
+@dataclass(frozen=True)
+class _Acc:
+    view: View
+    rows: object
+    cols: object
+
+
+def _no_reads(rd: Read) -> T.Val:
+    raise T.Unsupported(f"an epilogue reading '{rd.tensor}' after a reduction", rd.loc)
 
 
 def _has_axis(ops: list[Read], ax: str, first: bool) -> bool:

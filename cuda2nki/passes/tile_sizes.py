@@ -49,7 +49,9 @@ class TileSizesPass(Pass):
             return with_attrs(c, p_tile=str(p), f_tile=str(p))
         if layout == "reduce-all":
             return with_attrs(c, p_tile=str(p), f_tile=str(max(1, self.free)))
+        if layout == "colreduce":
+            return with_attrs(c, p_tile=str(p), n_tile=str(moving))
         if layout == "rows":
-            whole_row = bool(reductions(c.expr))
+            whole_row = bool(reductions(c.expr)) or attrs(c).get("scan") == "1"
             return with_attrs(c, p_tile=str(p), f_tile="0" if whole_row else str(max(1, self.free)))
         return c

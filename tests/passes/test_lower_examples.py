@@ -152,3 +152,50 @@ def test_gather_with_clamped_index_on_a_3d_domain(tmp_path, target, btcv):
     wte, wpe = f32(v, c), f32(t, c)
     out = simulate(path, "encoder_forward", {"inp": inp, "wte": wte, "wpe": wpe})
     close(out, wte[np.clip(inp, 0, v - 1)].astype(np.float64) + wpe[None])
+
+
+def _ir_kernel(name: str):
+    from tests.ir.kernels import kernel
+
+    return kernel(name)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(130, 70), (3, 600), (128, 1)])
+def test_row_scans_inclusive_and_exclusive(tmp_path, target, shape):
+    path, src, _, _ = port(_ir_kernel("SCAN"), tmp_path, target)
+    x = f32(*shape)
+    y, z = simulate(path, "cumsum", {"x": x})
+    close(y, np.cumsum(x.astype(np.float64), axis=1), 1e-5, 1e-4)
+    want = np.concatenate(
+        [np.full((shape[0], 1), -np.inf), np.maximum.accumulate(x, axis=1)[:, :-1]], 1
+    )
+    np.testing.assert_array_equal(np.asarray(z), want.astype(np.float32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(300, 70), (5, 1000), (128, 512)])
+def test_column_sum_on_the_tensor_engine(tmp_path, target, shape):
+    path, src, _, _ = port(_ir_kernel("COLSUM"), tmp_path, target)
+    x = f32(*shape)
+    close(np.asarray(simulate(path, "colsum", {"x": x})), x.astype(np.float64).sum(0), 1e-4, 1e-4)
+    assert "nc_matmul" in src
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("shape", [(130, 70), (7, 300)])
+def test_rmsnorm_is_a_row_reduction_not_a_matmul(tmp_path, target, shape):
+    path, src, _, _ = port(_ir_kernel("RMSNORM"), tmp_path, target)
+    x, w = f32(*shape), f32(shape[1])
+    xd = x.astype(np.float64)
+    ref = xd / np.sqrt((xd**2).mean(1, keepdims=True) + 1e-6) * w
+    close(simulate(path, "rmsnorm", {"x": x, "w": w}), ref, 1e-4, 1e-5)
+    assert "nc_matmul" not in src
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_attention_scores_epilogue(tmp_path, target):
+    path, src, _, _ = port(_ir_kernel("ATTENTION"), tmp_path, target)
+    q, k = f32(130, 40), f32(200, 40)
+    out = simulate(path, "scores", {"Q": q, "K": k}, scale=0.125)
+    close(out, (q.astype(np.float64) @ k.T) * 0.125, 1e-4, 1e-4)
