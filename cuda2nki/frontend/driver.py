@@ -95,6 +95,9 @@ def _collect(
             if fd is not None:
                 funcs.append(fd)
         elif k == "template_declaration":
+            for c in n.named_children:
+                if c.type in ("struct_specifier", "class_specifier", "union_specifier"):
+                    unit.register_struct(c)
             inner = [c for c in n.named_children if c.type == "function_definition"]
             if inner:
                 fd = _funcdef(unit, inner[0], n.child_by_field_name("parameters"), len(funcs))
@@ -113,6 +116,8 @@ def _collect(
             unit.register_typedef(n)
         elif k == "enum_specifier":
             unit.register_enum(n)
+        elif k in ("struct_specifier", "class_specifier", "union_specifier"):
+            unit.register_struct(n)
         elif k == "template_instantiation":
             unit.explicit.append(n)
         elif k == "ERROR" or n.is_error:

@@ -151,7 +151,10 @@ class BodyLowerer(CoopLowering):
         else:
             raise self.fail("C2N1022", type_node, name=_text(type_node))
         if t is None:
-            raise self.fail("C2N1022", type_node, name=_text(type_node))
+            name = _text(type_node)
+            if name.split("::")[-1].split("<")[0].strip() in self.u.structs:
+                raise self.fail("C2N1025", type_node, what=f"struct or class '{name}'")
+            raise self.fail("C2N1022", type_node, name=name)
         return with_const(t, const)
 
     def _refused_type(self, type_node: ts.Node) -> A.CType | None:

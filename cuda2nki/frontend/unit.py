@@ -64,7 +64,8 @@ class UnitContext:
         self.diags: list[Diagnostic] = []
         self._sig_cache: dict[tuple, tuple[A.CType, int]] = {}
         self.explicit: list[ts.Node] = []
-        self.file_shared: set[str] = set()  # explicit template instantiations
+        self.file_shared: set[str] = set()
+        self.structs: set[str] = set()  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
         self._trees: list[ts.Tree] = []
 
@@ -135,8 +136,16 @@ class UnitContext:
                         inner = c.child_by_field_name("declarator")
                         if inner is not None and inner.type == "type_identifier":
                             self.typedefs[_text(inner)] = A.PointerType(pointee=base)
-        except _Placeholder:
-            pass  # a typedef of something unsupported: uses of it report C2N1022
+        except _Placeholder:  # a typedef of something unsupported (a struct...)
+            for i, c in enumerate(node.children):
+                if node.field_name_for_child(i) == "declarator" and c.type == "type_identifier":
+                    self.structs.add(_text(c))
+
+    def register_struct(self, node: ts.Node) -> None:
+        """Remember struct/class names: using one in device code is C2N1025, not C2N1022."""
+        name = node.child_by_field_name("name")
+        if name is not None:
+            self.structs.add(_text(name).split("<")[0].strip())
 
     def register_enum(self, node: ts.Node) -> None:
         low = BodyLowerer(self, "<file>", host=True)

@@ -241,8 +241,13 @@ namespace ops { __global__ void k2(double* d) { d[0] = 1; } }
 
 
 def test_struct_parameter_is_refused(parse):
-    tu = parse("struct P { int n; };\n__global__ void k(P p, float* x) { x[0] = 1; }\n")
-    assert [d.code for d in tu.rejected["k"]] == ["C2N1022"]
+    tu = parse(
+        "struct P { int n; };\ntypedef struct { float x; } Q;\n"
+        "__global__ void k(P p, float* x) { x[0] = 1; }\n"
+        "__global__ void k2(float* x) { Q q; x[0] = 1; }\n"
+    )
+    assert [d.code for d in tu.rejected["k"]] == ["C2N1025"]
+    assert [d.code for d in tu.rejected["k2"]] == ["C2N1025"]
 
 
 def test_explicit_template_instantiation(parse):
