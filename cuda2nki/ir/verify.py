@@ -216,7 +216,10 @@ class _Verifier:
         decl = self.tensors.get(e.tensor)
         if decl is None:
             self.report("C2N2405", e.loc, name=e.tensor)
-        elif len(e.index) != decl.rank:
+            return
+        if decl.role is Role.TEMP and e.tensor not in self.written:
+            self.report("C2N2424", e.loc, name=e.tensor)
+        if len(e.index) != decl.rank:
             self.report("C2N2406", e.loc, name=e.tensor, rank=decl.rank, got=len(e.index))
         for s in e.index:
             self.size(s, scope, e.loc)

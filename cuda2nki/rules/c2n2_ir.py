@@ -255,6 +255,17 @@ register(
         fix="Use role temp for temporaries and in/out/inout for parameters.",
     ),
     Rule(
+        "C2N2424",
+        W,
+        "temporary read before it is written",
+        "temporary '{name}' is read before any statement writes it",
+        _VER
+        + " Statements run in order; a temporary read before its first write holds zeros in the"
+        " evaluator and garbage on hardware.",
+        example="temp m: float32[R];\nmap: y[i] = m[i] for i < R;",
+        fix="Order the statements so the temporary is computed first.",
+    ),
+    Rule(
         "C2N2430",
         E,
         "partition dimension exceeds 128",

@@ -164,3 +164,17 @@ def test_reduce_on_partition_axis_and_tile_scope():
       store(dst=y[...], src=t[...]);
     }"""
     assert ids(parse(scoped)) == ["C2N2405"]
+
+
+def test_temporary_read_before_written():
+    k = parse(
+        """
+    kernel k(x: in float32[N], y: out float32[N], N: int32) {
+      temp t: float32[N];
+      @3:1 map: y[i] = t[i] for i < N;
+      @4:1 map: t[i] = x[i] for i < N;
+    }""",
+        "k.ir",
+    )
+    diags = verify(k)
+    assert [d.code for d in diags] == ["C2N2424"] and diags[0].loc.line == 3
