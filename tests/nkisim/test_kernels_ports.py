@@ -366,3 +366,13 @@ def test_softmax_without_max_shift_overflows_on_large_inputs():
     good = port_kernel(port_path("norm", "softmax_naive_port"), "softmax_naive")
     ref = np.asarray(nkisim.simulate_kernel(good, {"input": x}).outputs)
     assert np.isfinite(ref).all() and np.isnan(out).any()
+
+
+@pytest.mark.parametrize(("height", "width"), [(520, 96), (200, 2177), (3, 1)])
+def test_transpose_port_narrow_and_wide_paths(height, width):
+    # narrow inputs assemble whole output rows; wide ones store strided strips
+    pt = {"height": height, "width": width}
+    res, got, want, tol = run_port("linalg", "transpose_shared", "transpose_shared_port", pt)
+    assert_matches(got, want, tol, f"transpose {height}x{width}")
+    if width < 128:
+        assert len(dmas(res)) == -(-height // 128) + -(-height // 2048)
