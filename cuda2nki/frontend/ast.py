@@ -28,6 +28,9 @@ Conventions
   template arguments, or deduced from argument types); the instance is a ``Function`` named
   ``name<args>`` (e.g. ``warp_sum<float32>``, ``tile_load<16, float32>``) and the ``Call`` has
   ``func`` = the spelled name and ``target`` = the instance name.
+* Overloaded ``__device__`` functions (one name, several definitions) are named after their
+  parameter types, ``twice(float32)`` / ``twice(float64)``; the ``Call`` keeps ``func`` = the
+  spelled name and ``target`` = the chosen overload (same arity, most exact argument types).
 * Cooperative groups (``namespace cg = cooperative_groups``) are erased: group objects are not
   variables (a ``thread_block``/``thread_block_tile<N>`` declaration or parameter produces no
   ``VarDecl``/``Param``, and the argument is dropped at the call site), and their operations become:

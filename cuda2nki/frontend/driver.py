@@ -75,7 +75,7 @@ def lower_source(
 def _is_kernel(unit: UnitContext, name: str) -> bool:
     """``rejected`` lists kernels only; a refused device function shows in the diagnostics
     and in the rejection of every kernel that calls it."""
-    fd = unit.functions.get(name.split("<")[0])
+    fd = unit.functions.get(re.split(r"[<(]", name)[0])
     return fd is None or fd.kind == "global"
 
 
@@ -155,8 +155,9 @@ def _funcdef(unit: UnitContext, n: ts.Node, tparams: ts.Node | None, order: int)
                 "default_type"
             )
             fd.template_params.append((pname, pk, default, p))
-    if kind != "host" and name not in unit.functions:
-        unit.functions[name] = fd
+    if kind != "host":
+        unit.functions.setdefault(name, fd)
+        unit.overloads.setdefault(name, []).append(fd)
     return fd
 
 
@@ -507,7 +508,7 @@ def _lower_all(
         if fd.kind == "host":
             continue
         if not fd.is_template:
-            f = unit.lower_function(fd)
+            f = unit.lower_function(fd, name=unit.function_name_of(fd))
             if f is not None:
                 out.append(f)
             continue

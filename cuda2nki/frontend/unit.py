@@ -18,7 +18,14 @@ from cuda2nki.frontend.cst import describe_error, first_error
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
-from cuda2nki.frontend.typesys import INT, float_literal, int_literal, named_type, type_str
+from cuda2nki.frontend.typesys import (
+    INT,
+    float_literal,
+    int_literal,
+    named_type,
+    type_str,
+    unqualified,
+)
 
 _FUNC_QUALS = ("__global__", "__device__", "__host__")
 _BLANK_RE = re.compile(rb"[^\n]")
@@ -65,7 +72,8 @@ class UnitContext:
         self._sig_cache: dict[tuple, tuple[A.CType, int]] = {}
         self.explicit: list[ts.Node] = []
         self.file_shared: set[str] = set()
-        self.structs: set[str] = set()  # explicit template instantiations
+        self.structs: set[str] = set()
+        self.overloads: dict[str, list[FuncDef]] = {}  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
         self._trees: list[ts.Tree] = []
 
@@ -229,21 +237,63 @@ class UnitContext:
 
     def signature(self, fd: FuncDef, env: Mapping[str, object]) -> tuple[A.CType, int]:
         """Return type and the number of (non-group) parameters of a function under ``env``."""
+        ret, types = self.full_signature(fd, env)
+        return ret, len(types)
+
+    def full_signature(
+        self, fd: FuncDef, env: Mapping[str, object]
+    ) -> tuple[A.CType, tuple[A.CType | None, ...]]:
+        """Return type and the (non-group) parameter types (None where not resolvable)."""
         key = (fd.name, fd.order, tuple(sorted((k, repr(v)) for k, v in env.items())))
         got = self._sig_cache.get(key)
         if got is not None:
             return got
         low = BodyLowerer(self, fd.name, dict(env))
-        ret = _return_type(low, fd.node)
-        params = _param_nodes(fd.node)
-        n = 0
-        for p in params:
+        try:
+            ret = _return_type(low, fd.node)
+        except _Placeholder:
+            ret = A.OpaqueType(name="?")
+        types: list[A.CType | None] = []
+        for p in _param_nodes(fd.node):
             t = p.child_by_field_name("type")
             if t is not None and low._is_cg_type(t):
                 continue
-            n += 1
-        self._sig_cache[key] = (ret, n)
-        return ret, n
+            try:
+                base = low.type_of(t, tuple(c for c in p.children if c.type == "type_qualifier"))
+                d = p.child_by_field_name("declarator")
+                types.append(low._declarator_type(d, base)[1] if d is not None else base)
+            except _Placeholder:
+                types.append(None)
+        got = (ret, tuple(types))
+        self._sig_cache[key] = got
+        return got
+
+    def function_name_of(self, fd: FuncDef) -> str:
+        """The lowered name: the plain name, or ``name(types)`` when the name is overloaded."""
+        defs = self.overloads.get(fd.name, ())
+        if len(defs) <= 1 or fd.is_template or fd.kind == "global":
+            return fd.name
+        _, types = self.full_signature(fd, {})
+        return f"{fd.name}({', '.join(type_str(unqualified(t)) for t in types)})"
+
+    def pick_overload(self, name: str, args: list[A.Expr]) -> FuncDef | None:
+        """The definition of ``name`` that fits the call best (arity, then exact types)."""
+        defs = self.overloads.get(name) or []
+        if len(defs) <= 1:
+            return defs[0] if defs else None
+        best, best_score = None, -1
+        for fd in defs:
+            if fd.is_template:
+                n = len(_param_nodes(fd.node))
+                score = 0 if n == len(args) else -1
+            else:
+                _, types = self.full_signature(fd, {})
+                if len(types) != len(args):
+                    continue
+                score = 1 + sum(1 for t, a in zip(types, args) if _same_type(t, a.ty))
+            if score > best_score:
+                best, best_score = fd, score
+        return best
 
     def resolve_call(
         self,
@@ -254,11 +304,12 @@ class UnitContext:
         args: list[A.Expr],
         targs: list[A.Expr | A.CType],
     ) -> tuple[str, A.CType | None, int | None]:
+        fd = self.pick_overload(name, args) or fd
         if fd.kind in ("global", "host"):
             raise low.fail("C2N1021", node, name=name)
         if not fd.is_template:
             ret, n = self.signature(fd, {})
-            return name, ret, n
+            return self.function_name_of(fd), ret, n
         env = self.deduce(low, node, fd, args, targs)
         inst = instance_name(name, fd, env)
         if inst not in self.instances and inst not in self.in_progress:
@@ -522,6 +573,15 @@ def _mkloc(file: str, line: int, col: int, end_line: int | None, end_col: int | 
 _new_loc = object.__new__
 
 # ---------------------------------------------------------------------- CST helpers
+
+
+def _same_type(p: A.CType | None, a: A.CType | None) -> bool:
+    if p is None or a is None:
+        return False
+    if isinstance(p, A.PointerType) and isinstance(a, (A.PointerType, A.ArrayType)):
+        pe = a.pointee if isinstance(a, A.PointerType) else a.elem
+        return unqualified(p.pointee) == unqualified(pe)
+    return unqualified(p) == unqualified(a)
 
 
 def _is_function_declarator(d: ts.Node) -> bool:

@@ -296,3 +296,25 @@ void h(float* p) { k<float><<<1, 1>>>(p, 1); }
     assert not find(k, A.If) and find(k, A.Assign)[0].value.value == 1
     call = find(k, A.Call)[0]
     assert call.func == "assert" and find(call, A.BoolLit)[0].value is True
+
+
+def test_overloaded_device_functions_resolve_by_argument_types(parse):
+    tu = parse("""\
+__device__ float twice(float x) { return 2.0f * x; }
+__device__ double twice(double x) { return 2.0 * x; }
+__device__ int twice(int a, int b) { return a + b; }
+__global__ void k(float* f, double* d, int* i) {
+    f[0] = twice(f[1]);
+    d[0] = twice(d[1]);
+    i[0] = twice(i[1], i[2]);
+}
+""")
+    assert tu.rejected == {}, tu.diagnostics
+    names = sorted(f.name for f in tu.functions if f.kind == "device")
+    assert names == ["twice(float32)", "twice(float64)", "twice(int32, int32)"]
+    calls = [(c.target, c.ty.name) for c in find(tu.kernels[0], A.Call)]
+    assert calls == [
+        ("twice(float32)", "float32"),
+        ("twice(float64)", "float64"),
+        ("twice(int32, int32)", "int32"),
+    ]
