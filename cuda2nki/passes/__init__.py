@@ -11,7 +11,15 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,hoist-loads"
+DEFAULT_PIPELINE = (
+    "guards-to-domains,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,hoist-loads"
+)
+
+
+def _guards_to_domains() -> type:
+    from cuda2nki.passes.guards_to_domains import GuardsToDomainsPass
+
+    return GuardsToDomainsPass
 
 
 def _choose_layout() -> type:
@@ -52,6 +60,7 @@ def _hoist_loads() -> type:
 
 def all_passes() -> dict[str, Callable[[], type]]:
     return {
+        "guards-to-domains": _guards_to_domains,
         "choose-layout": _choose_layout,
         "tile-sizes": _tile_sizes,
         "coalesce-dma": _coalesce_dma,

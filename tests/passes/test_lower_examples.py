@@ -199,3 +199,30 @@ def test_attention_scores_epilogue(tmp_path, target):
     q, k = f32(130, 40), f32(200, 40)
     out = simulate(path, "scores", {"Q": q, "K": k}, scale=0.125)
     close(out, (q.astype(np.float64) @ k.T) * 0.125, 1e-4, 1e-4)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n", [1, 301, 5000])
+def test_guarded_inout_keeps_unwritten_elements(tmp_path, target, n):
+    path, src, _, _ = port(_ir_kernel("SAXPY_GUARDED"), tmp_path, target)
+    x, y = f32(n), f32(n)
+    out = np.asarray(simulate(path, "saxpy", {"x": x, "y": y}, alpha=1.5))
+    ref = y.astype(np.float64).copy()
+    ref[0::2] = 1.5 * x[0::2].astype(np.float64) + y[0::2]
+    close(out, ref)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", ["STENCIL", "STENCIL_GUARD"])
+@pytest.mark.parametrize("n", [3, 300, 70000])
+def test_index_guards_become_domains(tmp_path, target, name, n):
+    k = _ir_kernel(name)
+    path, src, _, _ = port(k, tmp_path, target)
+    x = f32(n).astype(np.float64)
+    out = np.asarray(simulate(path, k.name, {"x": x.astype(np.float32)}))
+    if name == "STENCIL":
+        ref = x.copy()
+        ref[1:-1] = (x[:-2] + x[1:-1] + x[2:]) * np.float32(0.333333343)
+        close(out, ref, 1e-5, 1e-5)
+    else:
+        close(out[1:-1], x[:-2] - 2 * x[1:-1] + x[2:], 1e-5, 1e-5)

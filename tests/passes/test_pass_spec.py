@@ -17,6 +17,7 @@ def test_registry_names_match_pass_names() -> None:
 def test_default_pipeline_parses() -> None:
     names = [p.name for p in parse_pipeline(None)]
     assert ",".join(names) == DEFAULT_PIPELINE
+    assert names[0] == "guards-to-domains"
 
 
 def test_options_are_typed() -> None:

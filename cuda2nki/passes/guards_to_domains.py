@@ -1,0 +1,195 @@
+"""``guards-to-domains``: index guards become iteration domains (intent -> intent).
+
+Before::  y[i] = x[i - 1] - 2 x[i] + x[i + 1]   for i < N where index(i) >= 1 && index(i) < N - 1
+After::   y[i + 1] = x[i] - 2 x[i + 1] + x[i + 2] for i < N - 2
+
+Before::  y[i] = select(index(i) > 0 && index(i) < N - 1, A(i), B(i))   for i < N
+After::   y[i] = B(i) for i < N ;  y[i + 1] = A(i + 1) for i < N - 2       (the second overwrites)
+
+A guard that is a conjunction of bounds ``lo <= i < hi`` and a residue ``i % m == r`` on single
+axes is folded into the axis (``i -> m*i' + lo``), so the tiled layouts never evaluate a predicate
+per element.  When such a guard leaves elements of an ``inout`` tensor unwritten, a copy of the
+old values is written first (ports never update inputs in place, reference §14.5).  Guards that
+depend on data are left for the lowering to refuse by name.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from cuda2nki.ir.nodes import (
+    Axis,
+    Binary,
+    CeilDiv,
+    Compute,
+    Const,
+    Domain,
+    Expr,
+    IndexValue,
+    Kernel,
+    Lit,
+    Max,
+    Min,
+    Mod,
+    Param,
+    Read,
+    Select,
+    SizeExpr,
+    Sym,
+)
+from cuda2nki.ir.ops import Op, Role
+from cuda2nki.passes.base import Pass, PassContext
+
+_CMP = {Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ}
+_FLIP = {Op.LT: Op.GT, Op.GT: Op.LT, Op.LE: Op.GE, Op.GE: Op.LE, Op.EQ: Op.EQ}
+
+
+@dataclass(frozen=True)
+class GuardsToDomainsPass(Pass):
+    name: ClassVar[str] = "guards-to-domains"
+
+    def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
+        if kernel.is_scheduled:
+            return kernel
+        body: list = []
+        for s in kernel.body:
+            body.extend(_rewrite(s, kernel) if isinstance(s, Compute) else [s])
+        return kernel.replace(body=tuple(body))
+
+
+def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
+    out: list[Compute] = []
+    if c.domain.guard is None and isinstance(c.expr, Select) and c.accumulate is None:
+        bounds = _bounds(c.expr.cond, c)
+        if bounds is not None:
+            whole = c.replace(expr=c.expr.b)
+            part = c.replace(expr=c.expr.a, domain=Domain(c.domain.axes, c.expr.cond))
+            return [*_rewrite(whole, kernel), *_rewrite(part, kernel)]
+    if c.domain.guard is None:
+        return [c]
+    bounds = _bounds(c.domain.guard, c)
+    if bounds is None:
+        return [c]
+    decl = kernel.tensors.get(c.target.tensor)
+    if decl is not None and decl.role == Role.INOUT and c.accumulate is None:
+        keep = Compute(c.target, Domain(c.domain.axes), Read(c.target.tensor, c.target.index, loc=c.loc),
+                       idiom=c.idiom, attrs=c.attrs, loc=c.loc)  # fmt: skip
+        out.append(keep)
+    out.append(_restrict(c, bounds))
+    return out
+
+
+@dataclass
+class _Range:
+    lo: list[SizeExpr] = dataclasses.field(default_factory=list)
+    hi: list[SizeExpr] = dataclasses.field(default_factory=list)
+    mod: tuple[int, int] | None = None
+
+
+def _bounds(cond: Expr, c: Compute) -> dict[str, _Range] | None:
+    axes = set(c.domain.names)
+    out: dict[str, _Range] = {}
+    for term in _conjuncts(cond):
+        if not _one_bound(term, axes, out):
+            return None
+    return out
+
+
+def _conjuncts(e: Expr) -> list[Expr]:
+    if isinstance(e, Binary) and e.op == Op.LAND:
+        return _conjuncts(e.a) + _conjuncts(e.b)
+    return [e]
+
+
+def _one_bound(term: Expr, axes: set[str], out: dict[str, _Range]) -> bool:
+    if not (isinstance(term, Binary) and term.op in _CMP):
+        return False
+    left, right = _size(term.a), _size(term.b)
+    if left is None or right is None:
+        return False
+    op = term.op
+    if isinstance(right, Sym) and right.name in axes and not (left.free_syms() & axes):
+        left, right, op = right, left, _FLIP[op]
+    if op == Op.EQ and isinstance(left, Mod) and isinstance(left.a, Sym) and left.a.name in axes:
+        if isinstance(left.b, Const) and isinstance(right, Const) and left.b.value > 0:
+            rng = out.setdefault(left.a.name, _Range())
+            rng.mod = (left.b.value, right.value % left.b.value)
+            return True
+        return False
+    if not (isinstance(left, Sym) and left.name in axes) or right.free_syms() & axes:
+        return False
+    rng = out.setdefault(left.name, _Range())
+    if op == Op.GE:
+        rng.lo.append(right)
+    elif op == Op.GT:
+        rng.lo.append(right + 1)
+    elif op == Op.LT:
+        rng.hi.append(right)
+    elif op == Op.LE:
+        rng.hi.append(right + 1)
+    else:
+        return False
+    return True
+
+
+def _size(e: Expr) -> SizeExpr | None:
+    """An index-valued expression as a size expression (None when it involves data)."""
+    if isinstance(e, IndexValue):
+        return e.expr
+    if isinstance(e, Lit) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return Const(e.value)
+    if isinstance(e, Param):
+        return Sym(e.name)
+    if isinstance(e, Binary) and e.op in (Op.ADD, Op.SUB, Op.MUL, Op.MOD):
+        a, b = _size(e.a), _size(e.b)
+        if a is None or b is None:
+            return None
+        return {Op.ADD: a + b, Op.SUB: a - b, Op.MUL: a * b, Op.MOD: Mod(a, b)}[e.op]
+    return None
+
+
+def _restrict(c: Compute, bounds: dict[str, _Range]) -> Compute:
+    axes, subst = [], {}
+    for ax in c.domain.axes:
+        rng = bounds.get(ax.name)
+        if rng is None:
+            axes.append(ax)
+            continue
+        lo: SizeExpr = Const(0)
+        for b in rng.lo:
+            lo = b if lo == Const(0) else Max(lo, b)
+        hi = ax.extent
+        for b in rng.hi:
+            hi = Min(hi, b)
+        if rng.mod is not None and lo == Const(0):
+            m, r = rng.mod
+            subst[ax.name] = Const(m) * Sym(ax.name) + r
+            axes.append(ax.replace(extent=CeilDiv(hi - r, m)))
+        else:
+            subst[ax.name] = Sym(ax.name) + lo
+            axes.append(ax.replace(extent=hi - lo))
+    body = _subst(c.replace(domain=Domain(tuple(axes))), subst)
+    return body.replace(domain=Domain(tuple(axes)))
+
+
+def _subst(node: Any, subst: dict[str, SizeExpr]) -> Any:
+    """Replace axis symbols everywhere in ``node`` (indices, index values, extents)."""
+    if isinstance(node, Sym):
+        return subst.get(node.name, node)
+    if isinstance(node, tuple):
+        return tuple(_subst(x, subst) for x in node)
+    if isinstance(node, Axis | Domain):
+        return node  # domain extents are rebuilt by the caller
+    if dataclasses.is_dataclass(node) and not isinstance(node, type):
+        changes = {}
+        for f in dataclasses.fields(node):
+            if f.name == "loc":
+                continue
+            old = getattr(node, f.name)
+            new = _subst(old, subst)
+            if new is not old:
+                changes[f.name] = new
+        return dataclasses.replace(node, **changes) if changes else node
+    return node
