@@ -329,16 +329,15 @@ class _Evaluator:
                 self.compute(s)
 
     def compute(self, c: n.Compute) -> None:
-        axes = [(a.name, int(self.size(a.extent, _Frame(), a.loc))) for a in c.domain.axes]
-        if any(ext < 0 for _, ext in axes):
-            axes = [(nm, max(ext, 0)) for nm, ext in axes]
-        frame = _Frame().extend(axes)
+        frame, limits = self._domain(c.domain)
+        shape = tuple(frame.extents[-(frame.rank - j)] for j in range(frame.rank))
         val = self.expr(c.expr, frame)
-        shape = tuple(ext for _, ext in axes)
         mask = np.ones(shape, bool)
+        for name, lim in limits:  # extents that depend on earlier axes (triangular domains)
+            mask = mask & np.broadcast_to(frame.vars[name] < lim, shape)
         if c.domain.guard is not None:
             g = self.expr(c.domain.guard, frame)
-            mask = np.broadcast_to(g.v.astype(bool, copy=False), shape)
+            mask = mask & np.broadcast_to(g.v.astype(bool, copy=False), shape)
             if self.analysis and np.any(np.asarray(g.e) > 0):
                 val.e = np.where(np.broadcast_to(g.e, shape) > 0, np.inf, val.e)
         if val.oob is not None and np.any(np.broadcast_to(val.oob, shape) & mask):
@@ -346,6 +345,22 @@ class _Evaluator:
                 "C2N2403", c.loc, what=f"a read in the statement writing '{c.target.tensor}'"
             )
         self.write(c, frame, shape, mask, val)
+
+    def _domain(self, d: n.Domain) -> tuple[_Frame, list[tuple[str, np.ndarray]]]:
+        """The frame of a domain; an extent may depend on earlier axes (masked to its bound)."""
+        axes: list[tuple[str, int]] = []
+        limits: list[tuple[str, np.ndarray]] = []
+        count = len(d.axes)
+        for k, a in enumerate(d.axes):
+            pad = [(f"\0{j}", 1) for j in range(k, count)]
+            ext = self.size(a.extent, _Frame().extend(axes + pad), a.loc)
+            if isinstance(ext, Val):
+                raise error("C2N2410", a.loc, axis=a.name)
+            if np.ndim(ext):
+                limits.append((a.name, np.asarray(ext)))
+                ext = int(np.max(ext)) if np.size(ext) else 0
+            axes.append((a.name, max(int(ext), 0)))
+        return _Frame().extend(axes), limits
 
     def write(self, c: n.Compute, frame: _Frame, shape: tuple, mask: np.ndarray, val: Val) -> None:
         name = c.target.tensor

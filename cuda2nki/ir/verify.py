@@ -138,8 +138,8 @@ class _Verifier:
         inner = _Scope(dict(scope.syms), dict(scope.bounds), dict(scope.tiles))
         self.reduce_names = set(_reduce_axis_names(c.expr))
         self.domain_axes = c.domain.axes
-        for a in c.domain.axes:
-            self.size(a.extent, scope, a.loc)
+        for a in c.domain.axes:  # an extent may use earlier axes (a triangular domain)
+            self.size(a.extent, inner, a.loc)
             if a.kind is AxisKind.REDUCTION:
                 self.report("C2N2415", a.loc, axis=a.name, kind=a.kind, where="in a domain")
             if a.name in inner.syms and inner.syms[a.name] != "scalar":
@@ -232,8 +232,8 @@ class _Verifier:
         if not e.axes:
             self.report("C2N2416", e.loc)
         inner = _Scope(dict(scope.syms), dict(scope.bounds), dict(scope.tiles))
-        for a in e.axes:
-            self.size(a.extent, inner, a.loc)
+        for a in e.axes:  # extents may use outer axes, not this reduction's own
+            self.size(a.extent, scope, a.loc)
             if a.kind is not AxisKind.REDUCTION:
                 self.report("C2N2415", a.loc, axis=a.name, kind=a.kind, where="in a reduction")
             if a.name in inner.syms:

@@ -214,3 +214,16 @@ def test_analysis_reports_reduction_length_and_acc():
     an = analyse(kernel("MATMUL"), {"A": a, "B": b})
     assert an.reduction_length["C"] == 300 and an.acc_dtype["C"] == "float32"
     np.testing.assert_allclose(an.magnitude["C"], np.abs(d(a)) @ np.abs(d(b)), rtol=1e-12)
+
+
+def test_triangular_domain():
+    k = parse("""
+    kernel tril(a: in float32[N, N], l: inout float32[N, N], N: int32) {
+      map: l[i, j] = a[i, j] for i < N, j < i + 1;
+    }""")
+    a = f32(6, 6)
+    out = evaluate(k, {"a": a, "l": np.zeros((6, 6), np.float32)})["l"]
+    np.testing.assert_array_equal(out, np.tril(d(a)))
+    from cuda2nki.ir.verify import verify
+
+    assert verify(k) == []
