@@ -25,15 +25,18 @@ parameters (:class:`TensorDecl` with role ``in``/``out``/``inout``; :class:`Scal
 tensors (``temps``, role ``temp``) and a body of :class:`Compute` statements executed in order.  A
 ``Compute`` assigns ``target[index] = expr`` for every point of its :class:`Domain` (ordered
 :class:`Axis` list, kinds ``parallel`` or ``scan``) where the optional ``guard`` holds; all reads
-of one Compute happen before its writes.  With ``accumulate=op`` the assignment is
+of one Compute happen before its writes.  An axis extent may use earlier axes of the same
+domain (``j < i + 1``: a triangular domain) and, in a reduction, the enclosing axes.  With ``accumulate=op`` the assignment is
 ``target[index] = op(target[index], expr)`` combining duplicate indices (scatter-add, histogram).
 Reduction axes are *not* domain axes: they are bound by the :class:`Reduce` that sums over them.
 :class:`Scan` is an inclusive/exclusive prefix combination along a domain axis of kind ``scan``.
 ``idiom`` records which recogniser produced the Compute; ``attrs`` holds free-form string pairs.
 
 Value types: a :class:`Read` has its tensor's dtype, :class:`Lit` its own, arithmetic promotes
-(see :func:`cuda2nki.ir.types.dtype_of`), :class:`Cast` converts explicitly, ``Reduce.acc_dtype``
-is the accumulator's dtype (``None``: the body's).  Assignment rounds to the target's dtype.
+(see :func:`cuda2nki.ir.types.dtype_of`), :class:`Cast` converts explicitly (the lifter makes C's
+implicit conversions explicit), ``Reduce.acc_dtype`` is the accumulator's dtype (``None``: the
+body's).  Assignment rounds to the target's dtype.  Literals and scalar parameters hold the value
+their dtype can represent (``0.1`` as float32 is ``0.100000001...``).
 
 **Scheduled layer** -- maps one-to-one onto NKI.  The kernel body holds :class:`Loop` (``affine`` or
 ``sequential``), :class:`Alloc` (``sbuf``/``psum`` tiles; dim 0 is the partition dim), DMA
@@ -78,7 +81,9 @@ Row softmax over ``x[R, C]`` as four Computes into temps ``m[R]``, ``e[R, C]``, 
                     Binary(Op.DIV, Read("e", (i, j)), Read("s", (i,))), idiom=Idiom.SOFTMAX),
         ))
 
-Matmul ``C[i, j] = reduce(add, k < K: A[i, k] * B[k, j]) acc float32``::
+Matmul ``C[i, j] = reduce(add, k < K: A[i, k] * B[k, j]; acc float32)`` on bf16 inputs; the
+products are exact in float32 (as on TensorE, and as CUDA's ``__bfloat162float(a) * ...``), so the
+conversions are explicit::
 
     M, N, K, i, j, k = (Sym(n) for n in ("M", "N", "K", "i", "j", "k"))
     matmul = Kernel("matmul",
@@ -88,7 +93,8 @@ Matmul ``C[i, j] = reduce(add, k < K: A[i, k] * B[k, j]) acc float32``::
                 ScalarDecl("M", "int32"), ScalarDecl("N", "int32"), ScalarDecl("K", "int32")),
         body=(Compute(Access("C", (i, j)), Domain((Axis("i", M), Axis("j", N))),
                       Reduce(Op.ADD, (Axis("k", K, AxisKind.REDUCTION),),
-                             Binary(Op.MUL, Read("A", (i, k)), Read("B", (k, j))),
+                             Binary(Op.MUL, Cast("float32", Read("A", (i, k))),
+                                    Cast("float32", Read("B", (k, j)))),
                              acc_dtype="float32"),
                       idiom=Idiom.CONTRACT),))
 
