@@ -723,11 +723,18 @@ class FunctionCompiler:
 
             def pcmp(c, a):
                 x, y = lf(c, a), rf(c, a)
+                xb = x.buf if isinstance(x, Ptr) else None  # an integer operand is a null pointer
+                yb = y.buf if isinstance(y, Ptr) else None
+                if xb is not yb:  # different allocations (or one is null): never equal
+                    if op in ("==", "!="):
+                        return np.bool_(op == "!=")
+                    if xb is None or yb is None:
+                        return compare(
+                            op, np.int64(0 if xb is None else 1), np.int64(0 if yb is None else 1)
+                        )
+                    return compare(op, np.int64(id(xb)), np.int64(id(yb)))
                 xo = x.off if isinstance(x, Ptr) else np.int64(0)
                 yo = y.off if isinstance(y, Ptr) else np.int64(0)
-                if isinstance(x, Ptr) and isinstance(y, Ptr) and x.buf is not y.buf:
-                    same = op == "!="
-                    return np.bool_(same)
                 return compare(op, xo, yo)
 
             return pcmp, BOOL_T

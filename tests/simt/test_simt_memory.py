@@ -275,3 +275,20 @@ def test_caller_arrays_are_not_modified_and_aliasing_is_kept() -> None:
     np.testing.assert_array_equal(x, keep)
     np.testing.assert_array_equal(out["y"], keep + 1)
     np.testing.assert_array_equal(out["x"], keep + 1)
+
+
+def test_pointer_null_checks_and_comparisons() -> None:
+    src = """
+    __global__ void k(float* out, float* maybe, const float* x) {
+        int t = threadIdx.x;
+        if (maybe != nullptr && t == 0) maybe[0] = 5.0f;
+        const float* p = x + t;
+        const float* q = x + 2;
+        out[t] = (p < q) + 2 * (p == q) + 4 * (maybe == 0) + 8 * (p != nullptr);
+    }"""
+    x = np.zeros(4, np.float32)
+    res = run(src, block=(4,), out=np.zeros(4, np.float32), maybe=np.zeros(1, np.float32), x=x)
+    assert res["maybe"][0] == 5.0
+    np.testing.assert_array_equal(res["out"], [9, 9, 10, 8])
+    res = run(src, block=(4,), out=np.zeros(4, np.float32), maybe=None, x=x)
+    np.testing.assert_array_equal(res["out"], [13, 13, 14, 12])
