@@ -47,6 +47,7 @@ def lower_source(
     launches, requests = _launch_sites(unit, tree.root_node, funcs)
     requests += _explicit_instantiations(unit)
     functions = _lower_all(unit, funcs, requests, dict(templates or {}))
+    _lost_kernels(unit, tree.root_node)
     _cooperative_launches(unit, tree.root_node)
     _check_recursion(unit)
     _propagate_rejections(unit)
@@ -633,6 +634,65 @@ def _fill_defaults(unit: UnitContext, fd: FuncDef, env: dict, loc: SourceLoc) ->
         except _Placeholder:
             return None
     return env
+
+
+_IDENT_CALL_RE = re.compile(rb"([A-Za-z_]\w*)\s*(?:<[^<>;{}]*>)?\s*\(")
+
+
+def _kernel_name_after(src: bytes, pos: int) -> tuple[str, int] | None:
+    """The name being defined after ``__global__`` at ``pos``: the last ``name(`` at
+    parenthesis depth 0 before the body (attributes such as ``__launch_bounds__(..)`` come
+    first)."""
+    end = len(src)
+    for stop in (b"{", b";"):
+        j = src.find(stop, pos)
+        if 0 <= j < end:
+            end = j
+    seg = src[pos:end]
+    depth, last, i = 0, None, 0
+    while i < len(seg):
+        c = seg[i : i + 1]
+        if c == b"(":
+            depth += 1
+        elif c == b")":
+            depth -= 1
+        elif depth == 0 and (c.isalpha() or c == b"_"):
+            m = _IDENT_CALL_RE.match(seg, i)
+            if m:
+                last = (m.group(1).decode("utf-8", "replace"), pos + m.start(1))
+                i = m.end() - 1
+                continue
+            while i < len(seg) and (seg[i : i + 1].isalnum() or seg[i : i + 1] == b"_"):
+                i += 1
+            continue
+        i += 1
+    return last
+
+
+def _lost_kernels(unit: UnitContext, root: ts.Node) -> None:
+    """A safety net: every ``__global__ ... name(`` in the code is a kernel that was either
+    lowered or rejected -- the grammar must never lose one silently."""
+    src = unit.src
+    pos = src.find(b"__global__")
+    while pos >= 0:
+        got = _kernel_name_after(src, pos + len(b"__global__"))
+        pos = src.find(b"__global__", pos + 1)
+        if got is None:
+            continue
+        name, at = got
+        if name in unit.functions or name in unit.rejected:
+            continue
+        node = root.descendant_for_byte_range(at, at + 1)
+        if node is None or node.type in ("comment", "string_literal", "string_content"):
+            continue
+        anc = node
+        while anc is not None and anc.type not in ("declaration", "template_instantiation"):
+            anc = anc.parent
+        if anc is not None and not anc.has_error:
+            continue  # a prototype or an explicit instantiation
+        unit.rejected[name] = [
+            make("C2N1001", unit.loc(node), func=name, what="this kernel could not be parsed")
+        ]
 
 
 def _cooperative_launches(unit: UnitContext, root: ts.Node) -> None:

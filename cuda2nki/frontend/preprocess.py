@@ -29,6 +29,8 @@ PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": "800"}
 _DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(\w*)(.*)$", re.M)
 _LINE_MARK_RE = re.compile(r'^#line (\d+) "(.*)"\s*$')
 _ALIGN_RE = re.compile(r"\b__align__\b")
+# attributes the grammar does not know, blanked (same width) before parsing
+_BLANK_ATTR_RE = re.compile(r"\b(?:__maxnreg__|__cluster_dims__|__block_size__)\s*\([^()]*\)")
 
 
 @dataclass
@@ -250,7 +252,11 @@ def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preproces
 
 
 def _respell(text: str) -> str:
-    return _ALIGN_RE.sub("alignas  ", text) if "__align__" in text else text
+    if "__align__" in text:
+        text = _ALIGN_RE.sub("alignas  ", text)
+    if "__maxnreg__" in text or "__cluster_dims__" in text or "__block_size__" in text:
+        text = _BLANK_ATTR_RE.sub(lambda m: " " * len(m.group(0)), text)
+    return text
 
 
 def preprocess(

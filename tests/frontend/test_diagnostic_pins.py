@@ -168,3 +168,17 @@ void host(float* p, int n) { clean2<4><<<1, 1>>>(p, n); }
 def test_file_scope_shared_variable_is_refused_at_its_use(parse):
     tu = parse("__shared__ float s[32];\n__global__ void k(float* p) {\n    s[0] = p[0];\n}\n")
     assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["k"]] == [("C2N1010", 3, 5)]
+
+
+def test_no_kernel_is_lost_silently(parse):
+    tu = parse("""\
+__global__ void __launch_bounds__(64) __weird_attr__(2) lost(float* p) { p[0] = 1; }
+__global__ void proto(float* p);
+// __global__ void in_a_comment(int x)
+__global__ void proto(float* p) { p[0] = 2; }
+__global__ void __launch_bounds__(64) __maxnreg__(32) k4(float* p) { p[0] = 3; }
+__global__ void __cluster_dims__(2, 1, 1) k5(float* p) { p[0] = 4; }
+""")
+    assert [f.name for f in tu.kernels] == ["proto", "k4", "k5"]
+    assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["lost"]] == [("C2N1001", 1, 57)]
+    assert set(tu.rejected) == {"lost"}
