@@ -26,6 +26,7 @@ from cuda2nki.ir.nodes import (
     Loop,
     Matmul,
     Memset,
+    Min,
     Mul,
     Note,
     Param,
@@ -137,6 +138,8 @@ class Emitter:
     temp_count: int = 0
     notes: dict[int, list[str]] = field(default_factory=dict)
     depth: int = 1
+    bound: dict[SizeExpr, str] = field(default_factory=dict)
+    name_sizes: bool = True
 
     # ------------------------------------------------------------------ helpers
     def put(self, depth: int, text: str) -> None:
@@ -156,7 +159,7 @@ class Emitter:
                 self.put(depth, f"# {text}")
 
     def size(self, e: SizeExpr) -> str:
-        return spell.size(e)
+        return spell.size(e, bound=self.bound)
 
     def view(self, v: View) -> str:
         name = spell.py_name(v.tensor)
@@ -175,13 +178,13 @@ class Emitter:
     def _slice(self, d: Slice) -> str:
         start = self.size(d.start)
         if d.step == 1:
-            stop = spell.size(d.start + d.size) if not _is_zero(d.start) else self.size(d.size)
+            stop = self.size(d.start + d.size) if not _is_zero(d.start) else self.size(d.size)
             return (
                 f"{start if not _is_zero(d.start) else ''}:{stop}"
                 if not _is_zero(d.start)
                 else f"0:{stop}"
             )
-        stop = spell.size(d.start + (d.size - 1) * d.step + 1)
+        stop = self.size(d.start + (d.size - 1) * d.step + 1)
         return f"{start}:{stop}:{d.step}"
 
     def _whole(self, v: View) -> bool:
@@ -313,9 +316,32 @@ class Emitter:
         saved = self.last_line
         if not s.body:
             self.put(depth + 1, "pass")
+        named = self._name_sizes(s, depth + 1)
         for x in s.body:
             self.stmt(x, depth + 1)
+        self._drop_unused(named)
         self.last_line = saved
+
+    def _name_sizes(self, s: Loop, depth: int) -> list[tuple[SizeExpr, str, int]]:
+        """Bind the ragged tile sizes of this loop (``min(128, R - 128 * t)``) to names."""
+        if not self.name_sizes:
+            return []
+        found: list[SizeExpr] = []
+        _collect_mins(s.body, s.var, found)
+        named = []
+        for n, e in enumerate(found):
+            name = f"{s.var}_n" if n == 0 else f"{s.var}_n{n}"
+            self.put(depth, f"{name} = {self.size(e)}")
+            self.bound[e] = name
+            named.append((e, name, len(self.lines) - 1))
+        return named
+
+    def _drop_unused(self, named: list[tuple[SizeExpr, str, int]]) -> None:
+        for e, name, at in reversed(named):
+            del self.bound[e]
+            used = any(name in ln for ln in self.lines[at + 1 :])
+            if not used:
+                del self.lines[at]
 
     def _Alloc(self, s: Alloc, depth: int) -> None:
         self.shapes[s.name] = s.shape
@@ -538,6 +564,30 @@ def _body_syms(body: tuple) -> set[str]:
     from cuda2nki.passes.hoist_loads import _syms
 
     return _syms(body)
+
+
+def _collect_mins(node: object, var: str, out: list) -> None:
+    """``Min`` sizes that move with loop ``var`` (outermost ones, first-seen order)."""
+    if isinstance(node, Min):
+        if var in node.free_syms() and node not in out:
+            out.append(node)
+        return
+    if isinstance(node, SizeExpr):
+        return
+    if isinstance(node, Loop):
+        _collect_mins((node.start, node.stop), var, out)
+        inner: list = []
+        _collect_mins(node.body, var, inner)
+        out.extend(m for m in inner if node.var not in m.free_syms() and m not in out)
+        return
+    if isinstance(node, tuple | list):
+        for x in node:
+            _collect_mins(x, var, out)
+        return
+    if hasattr(node, "__dataclass_fields__"):
+        for f in node.__dataclass_fields__:
+            if f != "loc":
+                _collect_mins(getattr(node, f), var, out)
 
 
 def _has_matmul(body: tuple) -> bool:

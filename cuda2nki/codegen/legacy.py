@@ -56,6 +56,7 @@ class LegacyEmitter(Emitter):
     live: dict[str, tuple[SizeExpr, ...]] = field(default_factory=dict)
     zeroed: set[str] = field(default_factory=set)
     loop_vars: set[str] = field(default_factory=set)
+    name_sizes: bool = False  # ragged sizes live in masks, not in names
     partial: set[str] = field(default_factory=set)  # tiles written in parts: allocated up front
     read: set[str] = field(default_factory=set)  # tiles some instruction reads
 

@@ -34,8 +34,16 @@ def py_name(name: str) -> str:
     return name
 
 
-def size(e: SizeExpr, names: dict[str, str] | None = None, prec: int = 0) -> str:
+def size(
+    e: SizeExpr,
+    names: dict[str, str] | None = None,
+    prec: int = 0,
+    bound: dict[SizeExpr, str] | None = None,
+) -> str:
+    """Python spelling of a size; ``bound`` maps subexpressions already named in the port."""
     names = names or {}
+    if bound and e in bound:
+        return bound[e]
     if isinstance(e, Const):
         return str(e.value) if e.value >= 0 or prec == 0 else f"({e.value})"
     if isinstance(e, Sym):
@@ -44,15 +52,22 @@ def size(e: SizeExpr, names: dict[str, str] | None = None, prec: int = 0) -> str
         fn = "min" if isinstance(e, Min) else "max"
         return f"{fn}({size(e.a, names)}, {size(e.b, names)})"
     if isinstance(e, CeilDiv):
-        return _wrap(
-            f"({size(e.a, names, 1)} + {size(e.b, names, 2)} - 1) // {size(e.b, names, 3)}", 2, prec
-        )
+        if isinstance(e.b, Const) and e.b.value == 1:
+            return size(e.a, names, prec, bound)
+        if isinstance(e.b, Const) and e.b.value > 1:
+            return _wrap(
+                f"({size(e.a, names, 1, bound)} + {e.b.value - 1}) // {e.b.value}", 2, prec
+            )
+        a, b = size(e.a, names, 1, bound), size(e.b, names, 2, bound)
+        return _wrap(f"({a} + {b} - 1) // {size(e.b, names, 3, bound)}", 2, prec)
     sym = {Add: "+", Sub: "-", Mul: "*", FloorDiv: "//", Mod: "%"}.get(type(e))
     if sym is None:
         raise ValueError(f"cannot spell size {e!r}")
     p = _PREC[type(e)]
-    left = size(e.a, names, p)
-    right = size(e.b, names, p + 1)  # left-associative: parenthesise an equal-precedence right side
+    left = size(e.a, names, p, bound)
+    right = size(
+        e.b, names, p + 1, bound
+    )  # left-associative: parenthesise an equal-precedence right side
     return _wrap(f"{left} {sym} {right}", p, prec)
 
 

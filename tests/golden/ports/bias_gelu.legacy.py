@@ -11,8 +11,8 @@ def bias_gelu(in_, bias):
     out = nl.ndarray((R, C), dtype=nl.float32, buffer=nl.shared_hbm)
     i_p = nl.arange(128)[:, None]
     i_f = nl.arange(4096)[None, :]
-    for t in nl.affine_range(0, (R + 128 - 1) // 128, 1):
-        for u in nl.affine_range(0, (C + 4096 - 1) // 4096, 1):
+    for t in nl.affine_range(0, (R + 127) // 128, 1):
+        for u in nl.affine_range(0, (C + 4095) // 4096, 1):
             in_t = nl.load(in_[128 * t + i_p, 4096 * u + i_f], mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))
             bias_t = nl.load(bias[4096 * u + i_f + 0 * i_p], mask=(i_p < R) & (i_f < C - 4096 * u))
             add = nisa.tensor_tensor(in_t[i_p, i_f], bias_t[i_p, i_f], op=nl.add, mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))

@@ -12,12 +12,13 @@ def gemv(A, x):
     y = nl.ndarray((M,), dtype=nl.float32, buffer=nl.shared_hbm)
     x_t = nl.ndarray((min(128, M), K), dtype=nl.float32, buffer=nl.sbuf)
     nisa.dma_copy(dst=x_t, src=x.ap(pattern=[[0, min(128, M)], [1, K]], offset=0))
-    for t in range((M + 128 - 1) // 128):
-        A_t = nl.ndarray((min(128, M - 128 * t), K), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.dma_copy(dst=A_t, src=A[128 * t:128 * t + min(128, M - 128 * t), 0:K])
-        mul = nl.ndarray((min(128, M - 128 * t), K), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.tensor_tensor(dst=mul, data1=A_t, data2=x_t[0:min(128, M - 128 * t), 0:K], op=nl.multiply)
-        red = nl.ndarray((min(128, M - 128 * t), 1), dtype=nl.float32, buffer=nl.sbuf)
+    for t in range((M + 127) // 128):
+        t_n = min(128, M - 128 * t)
+        A_t = nl.ndarray((t_n, K), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=A_t, src=A[128 * t:128 * t + t_n, 0:K])
+        mul = nl.ndarray((t_n, K), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_tensor(dst=mul, data1=A_t, data2=x_t[0:t_n, 0:K], op=nl.multiply)
+        red = nl.ndarray((t_n, 1), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_reduce(dst=red, op=nl.add, data=mul, axis=1)
-        nisa.dma_copy(dst=y[128 * t:128 * t + min(128, M - 128 * t)].reshape((min(128, M - 128 * t), 1)), src=red)
+        nisa.dma_copy(dst=y[128 * t:128 * t + t_n].reshape((t_n, 1)), src=red)
     return y

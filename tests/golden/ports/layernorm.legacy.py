@@ -20,7 +20,7 @@ def layernorm(x, gamma, beta, eps):
     i_f1 = nl.arange(1)[None, :]
     gamma_t = nl.load(gamma[i_f + 0 * i_p], mask=(i_p < R))
     beta_t = nl.load(beta[i_f + 0 * i_p], mask=(i_p < R))
-    for t in nl.affine_range(0, (R + 128 - 1) // 128, 1):
+    for t in nl.affine_range(0, (R + 127) // 128, 1):
         x_t = nl.load(x[128 * t + i_p, i_f], mask=(i_p < R - 128 * t))
         red = nisa.tensor_reduce(nl.add, x_t[i_p, i_f], axis=1, mask=(i_p < R - 128 * t))
         div = nisa.tensor_scalar(red[i_p, i_f1], op0=nl.multiply, operand0=1.0 / C, reverse0=False, mask=(i_p < R - 128 * t))

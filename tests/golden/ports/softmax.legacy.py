@@ -18,7 +18,7 @@ def softmax(x):
     i_p = nl.arange(128)[:, None]
     i_f = nl.arange(C)[None, :]
     i_f1 = nl.arange(1)[None, :]
-    for t in nl.affine_range(0, (R + 128 - 1) // 128, 1):
+    for t in nl.affine_range(0, (R + 127) // 128, 1):
         x_t = nl.load(x[128 * t + i_p, i_f], mask=(i_p < R - 128 * t))
         red = nisa.tensor_reduce(nl.maximum, x_t[i_p, i_f], axis=1, mask=(i_p < R - 128 * t))
         neg = nisa.tensor_scalar(red[i_p, i_f1], op0=nl.multiply, operand0=-1.0, reverse0=False, mask=(i_p < R - 128 * t))

@@ -11,8 +11,8 @@ def stencil_2d(u):
     v = nl.ndarray((M, W), dtype=nl.float32, buffer=nl.shared_hbm)
     i_p = nl.arange(128)[:, None]
     i_f = nl.arange(4096)[None, :]
-    for t in nl.affine_range(0, (M - 2 + 128 - 1) // 128, 1):
-        for u1 in nl.affine_range(0, (W - 2 + 4096 - 1) // 4096, 1):
+    for t in nl.affine_range(0, (M - 2 + 127) // 128, 1):
+        for u1 in nl.affine_range(0, (W - 2 + 4095) // 4096, 1):
             u_t = nl.load(u[128 * t + i_p, 4096 * u1 + 1 + i_f], mask=(i_p < M - 2 - 128 * t) & (i_f < W - 2 - 4096 * u1))
             u_t1 = nl.load(u[128 * t + 2 + i_p, 4096 * u1 + 1 + i_f], mask=(i_p < M - 2 - 128 * t) & (i_f < W - 2 - 4096 * u1))
             add = nisa.tensor_tensor(u_t[i_p, i_f], u_t1[i_p, i_f], op=nl.add, mask=(i_p < M - 2 - 128 * t) & (i_f < W - 2 - 4096 * u1))
