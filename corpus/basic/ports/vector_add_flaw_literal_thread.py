@@ -2,7 +2,7 @@
 of threads becomes a tile with one element per partition (128 x 1), so every DMA moves 4 bytes
 per partition and every vector instruction processes a single element per lane.
 
-EXPECT: pass; C2N5001 C2N5008 C2N5007 (one element per partition)
+EXPECT: pass; C2N5001 C2N5007 (one element per partition)
 """
 
 import nki
