@@ -23,6 +23,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from cuda2nki.diagnostics import UNKNOWN_LOC, Diagnostic, SourceLoc, make
 from cuda2nki.ir import nodes as n
 from cuda2nki.ir.ops import DTYPE_BYTES, AxisKind, Buffer, Op, Role, is_dtype, is_float
@@ -450,6 +452,7 @@ class _Verifier:
                 self.report("C2N2436", s.loc, operand=name, name=v.tensor)
             else:
                 self.partition_limit(v, info, s.loc)
+        self.operand_shapes(s, scope)
         if isinstance(s, n.Matmul):
             self.matmul(s, scope, infos)
         elif isinstance(s, n.TensorReduce):
@@ -482,6 +485,50 @@ class _Verifier:
             if isinstance(val, n.Param) and val.name not in self.scalars:
                 self.report("C2N2411", s.loc, name=val.name)
         self.written.update(v.tensor for nm, v in views if nm == "dst")
+
+    def dims_of(self, v: n.View, scope: _Scope) -> list[n.SizeExpr] | None:
+        """The (symbolic) sizes of a view's dims; None if the tensor is unknown."""
+        if v.tensor in scope.tiles:
+            full: tuple = scope.tiles[v.tensor].shape
+        elif v.tensor in self.tensors:
+            full = self.tensors[v.tensor].shape
+        else:
+            return None
+        if not v.dims:
+            return list(full)
+        out: list[n.SizeExpr] = []
+        for d in v.dims:
+            if isinstance(d, n.Slice):
+                out.append(d.size)
+            elif isinstance(d, n.Indirect):
+                inner = self.dims_of(d.index, scope)
+                if not inner:
+                    return None
+                out.append(inner[0])
+        return out
+
+    def operand_shapes(self, s: Any, scope: _Scope) -> None:
+        """Per-partition operands are [P, 1]; elementwise operands span the same partitions."""
+        for name in ("bias", "scale", "operand0", "operand1", "initial"):
+            v = getattr(s, name, None)
+            dims = self.dims_of(v, scope) if isinstance(v, n.View) else None
+            if dims and len(dims) >= 1:
+                free = [_exact(d) for d in dims[1:]]
+                if None not in free and int(np.prod(free)) != 1:
+                    self.report("C2N2442", s.loc, operand=name, size=int(np.prod(free)))
+        if isinstance(s, (n.Matmul, n.TensorTranspose)):
+            return  # these move data across partitions
+        parts = []
+        for name, v in _views_of(s):
+            if name in ("bias", "scale", "operand0", "operand1", "initial", "reduce_dst"):
+                continue
+            dims = self.dims_of(v, scope)
+            if dims:
+                parts.append((name, dims[0]))
+        for (na, a), (nb, b) in zip(parts, parts[1:]):
+            ea, eb = _exact(a), _exact(b)
+            if a != b and ea is not None and eb is not None and ea != eb:
+                self.report("C2N2443", s.loc, a=na, pa=ea, b=nb, pb=eb)
 
     def matmul(self, s: n.Matmul, scope: _Scope, infos: dict) -> None:
         dst, st, mv = infos.get("dst"), infos.get("stationary"), infos.get("moving")
@@ -576,6 +623,16 @@ def _has_dyn(s: Any) -> bool:
     if isinstance(s, n.Dyn):
         return True
     return hasattr(s, "a") and (_has_dyn(s.a) or _has_dyn(s.b))
+
+
+def _exact(s: n.SizeExpr) -> int | None:
+    """The value of a size with no free symbols (None otherwise)."""
+    if _has_dyn(s) or s.free_syms():
+        return None
+    try:
+        return int(s.evaluate({}))
+    except (ZeroDivisionError, ValueError):
+        return None
 
 
 def _is_one(s: n.SizeExpr) -> bool:

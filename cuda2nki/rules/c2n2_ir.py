@@ -379,6 +379,26 @@ register(
         fix="Transpose in 128 x 128 blocks.",
     ),
     Rule(
+        "C2N2442",
+        E,
+        "per-partition operand is not [P, 1]",
+        "operand '{operand}' must hold one value per partition, it has {size} per partition",
+        _HW + " Scalar operands of tensor_scalar/activation (bias, scale) and scan initial values"
+        " are immediates or [P, 1] tiles broadcast along the free dims.",
+        example="tensor_scalar(dst=t[...], src=t[...], op0=mul, operand0=s[ds(0, 128), ds(0, 4)]);",
+        fix="Reduce the operand to one column first, or use tensor_tensor.",
+    ),
+    Rule(
+        "C2N2443",
+        E,
+        "operands span different partitions",
+        "'{a}' spans {pa} partitions but '{b}' spans {pb}",
+        _HW + " Vector/Scalar/GpSimd instructions keep data in its partition: every operand of an"
+        " elementwise instruction covers the same number of partitions.",
+        example="tensor_tensor(dst=t[ds(0, 128), ...], op=add, a=u[ds(0, 64), ...], b=...);",
+        fix="Slice the operands to the same partition range.",
+    ),
+    Rule(
         "C2N2448",
         E,
         "malformed note",

@@ -178,3 +178,22 @@ def test_temporary_read_before_written():
     )
     diags = verify(k)
     assert [d.code for d in diags] == ["C2N2424"] and diags[0].loc.line == 3
+
+
+def test_per_partition_operands_and_partition_spans():
+    base = """
+    kernel e(x: in float32[128, 64], y: out float32[128, 64]) {
+      alloc t: float32[128, 64] sbuf;
+      alloc s: float32[128, 1] sbuf;
+      alloc o: float32[128, 64] sbuf;
+      load(dst=t[...], src=x[...]);
+      tensor_reduce(dst=s[...], op=max, src=t[...], axes=(1,));
+      OP
+      store(dst=y[...], src=o[...]);
+    }"""
+    ok = "tensor_scalar(dst=o[...], src=t[...], op0=sub, operand0=s[...]);"
+    assert ids(parse(base.replace("OP", ok))) == []
+    wide = "tensor_scalar(dst=o[...], src=t[...], op0=sub, operand0=t[ds(0, 128), ds(0, 4)]);"
+    assert ids(parse(base.replace("OP", wide))) == ["C2N2442"]
+    spans = "tensor_tensor(dst=o[...], op=add, a=t[ds(0, 64), ds(0, 64)], b=t[...]);"
+    assert ids(parse(base.replace("OP", spans))) == ["C2N2443"]
