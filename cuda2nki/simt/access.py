@@ -102,17 +102,18 @@ def _affine_index(c: Chunk, buf, off: Aff, esz: int, size: int, lanes: int) -> A
             co[3] += by_ * bx_ * se
             co[4] += bx_ * se
             co[5] += se
-    from cuda2nki.frontend.ast import ScalarType
-
-    return off.with_(c0, tuple(co), ScalarType(name="int64"))
+    return off.with_(c0, tuple(co), _I64)
 
 
 def _strided(view: np.ndarray, e: Aff) -> np.ndarray:
     """The 6-D strided view of ``view`` that ``e`` addresses (one element per thread of the box)."""
-    b = e.base()
     isz = view.itemsize
-    return np.lib.stride_tricks.as_strided(
-        view[b:], shape=e.shape, strides=tuple(k * isz for k in e.co), writeable=True
+    return np.ndarray(
+        e.shape,
+        view.dtype,
+        buffer=view,
+        offset=e.base() * isz,
+        strides=tuple(k * isz for k in e.co),
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from cuda2nki.frontend.ast import ScalarType
+from cuda2nki.simt import numeric
 from cuda2nki.simt.numeric import DTYPES
 
 _LIMITS = {}
@@ -199,8 +200,6 @@ def scale(i, size: int):
 
 
 def arith(op: str, a, b, ct: ScalarType):
-    from cuda2nki.simt import numeric
-
     if (isinstance(a, Aff) or isinstance(b, Aff)) and not ct.is_float:
         r = combine(op, a, b, ct)
         if r is not None:
@@ -210,8 +209,6 @@ def arith(op: str, a, b, ct: ScalarType):
 
 
 def compare(op: str, a, b):
-    from cuda2nki.simt import numeric
-
     if isinstance(a, Aff) or isinstance(b, Aff):
         r = decide(op, a, b)
         if r is not None:
@@ -221,8 +218,6 @@ def compare(op: str, a, b):
 
 
 def convert(v, src, dst):
-    from cuda2nki.simt import numeric
-
     if isinstance(v, Aff):
         if isinstance(dst, ScalarType) and dst.name in _LIMITS:
             if v.ty.name == dst.name:
@@ -234,8 +229,6 @@ def convert(v, src, dst):
 
 
 def truthy(v):
-    from cuda2nki.simt import numeric
-
     if isinstance(v, Aff):
         r = decide("!=", v, np.int64(0))
         if r is not None:
