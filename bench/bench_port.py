@@ -61,6 +61,44 @@ def port_corpus(files: list[Path]) -> tuple[float, dict[str, int]]:
     return time.perf_counter() - t0, outcome
 
 
+def intent_kernels() -> list:
+    """Intent kernels of every idiom the passes handle (IR test set + pass examples)."""
+    from tests.ir.kernels import ALL, kernel
+    from tests.passes import intent_examples as ex
+
+    out = [kernel(n) for n in sorted(ALL)]
+    for name in sorted(dir(ex)):
+        fn = getattr(ex, name)
+        if (
+            callable(fn)
+            and getattr(fn, "__module__", "") == ex.__name__
+            and not name.startswith("_")
+        ):
+            out.append(fn())
+    return out
+
+
+def passes_codegen_throughput(repeat: int = 3) -> tuple[int, float, int]:
+    """Kernels per second through passes + code generation (both targets), and how many port."""
+    from cuda2nki.codegen.pipeline import port_intent
+    from cuda2nki.diagnostics import DiagnosticError
+
+    kernels = intent_kernels()
+    best, ported = float("inf"), 0
+    for _ in range(repeat):
+        ported = 0
+        t0 = time.perf_counter()
+        for k in kernels:
+            for target in ("nki", "legacy"):
+                try:
+                    port_intent(k, target=target)
+                    ported += 1
+                except DiagnosticError:
+                    pass
+        best = min(best, time.perf_counter() - t0)
+    return 2 * len(kernels), best, ported
+
+
 def cost_ns(path: Path, name: str, inputs: dict) -> float:
     from cuda2nki.nkisim.importer import load_kernel
     from cuda2nki.nkisim.kernel import simulate_kernel
