@@ -50,7 +50,11 @@ def find_kernel(tu: A.TranslationUnit, kernel: str | None) -> A.Function:
     if not runnable:
         hint = ""
         if cands:
-            hint = " (a template that was never instantiated)"
+            params = ", ".join(t.name for t in cands[0].template_params)
+            hint = (
+                f" (a template that was never instantiated; give its parameters ({params}) "
+                "with --template NAME=VALUE, or launch it from host code)"
+            )
         elif names:
             hint = f" (kernels: {', '.join(names)})"
         raise error("C2N1506", loc, kernel=kernel, file=tu.file, hint=hint)

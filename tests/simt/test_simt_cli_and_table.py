@@ -164,3 +164,47 @@ def _erfinv(v: float) -> float:
     from cuda2nki.simt.mathfns import _erfinv_scalar
 
     return _erfinv_scalar(float(np.float32(v)))
+
+
+TEMPLATE = """
+#ifndef SCALE
+#define SCALE 1.0f
+#endif
+template <int UNROLL>
+__global__ void scale(float* y, const float* x, float a, int n) {
+    int base = (blockIdx.x * blockDim.x + threadIdx.x) * UNROLL;
+    #pragma unroll
+    for (int u = 0; u < UNROLL; ++u)
+        if (base + u < n) y[base + u] = SCALE * a * x[base + u];
+}
+"""
+
+
+def test_run_with_template_argument_and_define(tmp_path: Path, capsys) -> None:
+    cu, toml = _files(tmp_path, TEMPLATE)
+    x = np.arange(100, dtype=np.float32)
+    np.savez(tmp_path / "in.npz", x=x)
+    out = tmp_path / "o.npz"
+    rc = main(
+        [
+            "run",
+            str(cu),
+            "--binding",
+            str(toml),
+            "--inputs",
+            str(tmp_path / "in.npz"),
+            "--template",
+            "UNROLL=2",
+            "-D",
+            "SCALE=3.0f",
+            "--out",
+            str(out),
+        ]
+    )
+    assert rc == 0, capsys.readouterr().err
+    with np.load(out) as z:
+        np.testing.assert_array_equal(z["y"], np.float32(3.0) * np.float32(2.5) * x)
+    rc = main(["run", str(cu), "--binding", str(toml), "--out", str(out)])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "C2N1506" in err and "--template" in err

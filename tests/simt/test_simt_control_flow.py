@@ -196,3 +196,50 @@ def test_infinite_loop_hits_step_budget() -> None:
     d = fault(src, block=(4,), max_steps=1000, out=np.zeros(4, np.int32))
     assert d.code == "C2N1502"
     assert d.loc.line == 4
+
+
+def test_switch_inside_loop_with_continue_and_break() -> None:
+    src = """
+    __global__ void k(int* out) {
+        int t = threadIdx.x, acc = 0;
+        for (int j = 0; j < 6; ++j) {
+            switch ((t + j) % 4) {
+                case 0: continue;          // next j
+                case 1: acc += 1; break;   // leaves the switch only
+                case 2: acc += 10;         // falls through
+                default: acc += 100;
+            }
+            if (acc > 300) break;
+            acc += 1000;
+        }
+        out[t] = acc;
+    }"""
+    out = run(src, block=(8,), out=np.zeros(8, np.int32))["out"]
+    ref = []
+    for t in range(8):
+        acc = 0
+        for j in range(6):
+            r = (t + j) % 4
+            if r == 0:
+                continue
+            if r == 1:
+                acc += 1
+            else:
+                acc += (10 if r == 2 else 0) + 100
+            if acc > 300:
+                break
+            acc += 1000
+        ref.append(acc)
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_local_array_out_of_bounds_is_diagnosed() -> None:
+    src = """
+    __global__ void k(float* y) {
+        float buf[4];
+        for (int j = 0; j <= threadIdx.x; ++j) buf[j] = j;
+        y[threadIdx.x] = buf[0];
+    }"""
+    d = fault(src, block=(6,), y=np.zeros(6, np.float32))
+    assert d.code == "C2N1500" and d.loc.line == 4
+    assert "local write of 'buf'" in d.message and "thread (4, 0, 0)" in d.message
