@@ -28,6 +28,11 @@ Conventions
   template arguments, or deduced from argument types); the instance is a ``Function`` named
   ``name<args>`` (e.g. ``warp_sum<float32>``, ``tile_load<16, float32>``) and the ``Call`` has
   ``func`` = the spelled name and ``target`` = the instance name.
+* C++ references are lowered to pointers: a non-const ``T&`` parameter is a ``T*`` ``Param``
+  (each use in the body is ``Unary('*', Name)``, and each call passes ``Unary('&', arg)``); a
+  local ``T& r = lv;`` is ``VarDecl(r, T*, init=Unary('&', lv))`` read through ``*r``.  A
+  ``const T&`` parameter (or a const reference bound to a temporary) is a plain copy.  The
+  address taken may therefore be that of a local variable.
 * Overloaded ``__device__`` functions (one name, several definitions) are named after their
   parameter types, ``twice(float32)`` / ``twice(float64)``; the ``Call`` keeps ``func`` = the
   spelled name and ``target`` = the chosen overload (same arity, most exact argument types).

@@ -31,6 +31,8 @@ from cuda2nki.frontend.lowerbase import (
     _mk,
     _Placeholder,
     _text,
+    address_of,
+    is_lvalue,
 )
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.typesys import (
@@ -564,6 +566,8 @@ class BodyLowerer(CoopLowering):
             kind, n = self._cg_value(value)
             self.declare(_text(decl), Sym(None, cg=kind, tile=n))
             return []
+        if decl.type == "reference_declarator":
+            return self._reference_decl(decl, base, value)
         name, ty = self._declarator_type(decl, base)
         if storage == "shared" and extern:
             store = "extern_shared"
@@ -609,6 +613,28 @@ class BodyLowerer(CoopLowering):
                 loc=self.loc(decl), name=name, ty=ty, init=init, storage=store, constexpr=constexpr
             )
         ]
+
+    def _reference_decl(self, decl: ts.Node, base: A.CType, value: ts.Node | None) -> list[A.Stmt]:
+        """``T& r = lvalue;`` becomes ``T* r = &lvalue;`` with every use of ``r`` read as
+        ``*r``; a ``const T&`` bound to a temporary is a plain copy."""
+        inner = [c for c in decl.named_children if c.type != "comment"]
+        if not inner or value is None:
+            raise self.fail("C2N1025", decl, what="reference without an initializer")
+        name, ty = self._declarator_type(inner[0], base)
+        init = self.expr(value)
+        if isinstance(ty, A.OpaqueType) and ty.name == "auto":
+            ty = with_const(unqualified(init.ty), ty.const) if init.ty is not None else None
+            if ty is None:
+                raise self.fail("C2N1022", decl, name="auto")
+        loc = self.loc(decl)
+        if not is_lvalue(init):
+            if not getattr(ty, "const", False):
+                raise self.fail("C2N1030", value, what="non-const reference to a temporary")
+            self.declare(name, Sym(ty))
+            return [A.VarDecl(loc=loc, name=name, ty=ty, init=init)]
+        ptr = A.PointerType(pointee=ty)
+        self.declare(name, Sym(ptr, ref=True))
+        return [A.VarDecl(loc=loc, name=name, ty=ptr, init=address_of(init))]
 
     def _declarator_type(self, decl: ts.Node, base: A.CType) -> tuple[str, A.CType]:
         """Walk a (possibly nested) declarator: pointers, arrays, parentheses."""
@@ -749,7 +775,10 @@ class BodyLowerer(CoopLowering):
         s = self.lookup(name)
         if s is not None:
             # a group object is only meaningful as an argument, which the call drops
-            return _mk(A.Name, loc=loc, ty=s.ty, name=name)
+            ref = _mk(A.Name, loc=loc, ty=s.ty, name=name)
+            if s.ref:  # a C++ reference is a pointer read through
+                return A.Unary(loc=loc, op="*", operand=ref, ty=s.ty.pointee)  # type: ignore[union-attr]
+            return ref
         if name in self.env:
             v = self.env[name]
             if isinstance(v, int) and not isinstance(v, bool):
@@ -1236,9 +1265,21 @@ class BodyLowerer(CoopLowering):
         # drop cooperative-groups arguments (groups are erased, see ast.py)
         keep = [i for i, a in enumerate(arg_nodes) if not self._is_group_arg(a)]
         args2 = [args[i] for i in keep] if len(keep) != len(args) else args
-        target, ret, n_params = self.u.resolve_call(self, node, name, fi, args, targs)
+        target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs)
         if n_params is not None and n_params != len(args2):
             raise self.fail("C2N1028", node, name=name, got=len(args2), expected=n_params)
+        if any(refs):  # a non-const reference parameter receives the argument's address
+            args2 = list(args2)
+            for i, is_ref in enumerate(refs[: len(args2)]):
+                if is_ref:
+                    if not is_lvalue(args2[i]):
+                        raise self.fail(
+                            "C2N1030",
+                            node,
+                            what=f"argument {i + 1} of '{name}' must "
+                            "be a variable (the parameter is a reference)",
+                        )
+                    args2[i] = address_of(args2[i])
         self.calls.append((target, self.loc(node)))
         return A.Call(
             loc=self.loc(node),

@@ -23,12 +23,22 @@ TEXTURE_TYPES = frozenset(
 @dataclass(frozen=True)
 class Sym:
     """A name in scope: its type, its value when it is a compile-time integer constant, and for a
-    cooperative-groups object its kind (``"block"`` or ``"tile"``) and tile size."""
+    cooperative-groups object its kind (``"block"`` or ``"tile"``) and tile size.  ``ref``: a
+    C++ reference, held as a pointer (``ty``) and dereferenced at every use."""
 
     ty: A.CType | None
     const: int | float | None = None
     cg: str | None = None
     tile: int = 0
+    ref: bool = False
+
+
+def is_lvalue(e: A.Expr) -> bool:
+    return isinstance(e, (A.Name, A.Index, A.Member)) or (isinstance(e, A.Unary) and e.op == "*")
+
+
+def address_of(e: A.Expr) -> A.Expr:
+    return A.Unary(loc=e.loc, op="&", operand=e, ty=A.PointerType(pointee=e.ty) if e.ty else None)
 
 
 class Reparse(Exception):  # noqa: N818 - a control-flow signal, not an error

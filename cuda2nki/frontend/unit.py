@@ -73,7 +73,8 @@ class UnitContext:
         self.explicit: list[ts.Node] = []
         self.file_shared: set[str] = set()
         self.structs: set[str] = set()
-        self.overloads: dict[str, list[FuncDef]] = {}  # explicit template instantiations
+        self.overloads: dict[str, list[FuncDef]] = {}
+        self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
         self._trees: list[ts.Tree] = []
 
@@ -254,19 +255,25 @@ class UnitContext:
         except _Placeholder:
             ret = A.OpaqueType(name="?")
         types: list[A.CType | None] = []
+        refs: list[bool] = []
         for p in _param_nodes(fd.node):
-            t = p.child_by_field_name("type")
-            if t is not None and low._is_cg_type(t):
-                continue
             try:
-                base = low.type_of(t, tuple(c for c in p.children if c.type == "type_qualifier"))
-                d = p.child_by_field_name("declarator")
-                types.append(low._declarator_type(d, base)[1] if d is not None else base)
+                info = _param_info(low, p, declare=False)
             except _Placeholder:
-                types.append(None)
+                info = ("", None, False)
+            if info is not None:
+                types.append(info[1])
+                refs.append(info[2])
+        self._refs_cache[key] = tuple(refs)
         got = (ret, tuple(types))
         self._sig_cache[key] = got
         return got
+
+    def param_refs(self, fd: FuncDef, env: Mapping[str, object]) -> tuple[bool, ...]:
+        """For each (non-group) parameter: is it a non-const C++ reference (passed as a pointer)?"""
+        self.full_signature(fd, env)
+        key = (fd.name, fd.order, tuple(sorted((k, repr(v)) for k, v in env.items())))
+        return self._refs_cache.get(key, ())
 
     def function_name_of(self, fd: FuncDef) -> str:
         """The lowered name: the plain name, or ``name(types)`` when the name is overloaded."""
@@ -303,19 +310,20 @@ class UnitContext:
         fd: FuncDef,
         args: list[A.Expr],
         targs: list[A.Expr | A.CType],
-    ) -> tuple[str, A.CType | None, int | None]:
+    ) -> tuple[str, A.CType | None, int | None, tuple[bool, ...]]:
+        """Target name, return type, parameter count and reference flags of a user call."""
         fd = self.pick_overload(name, args) or fd
         if fd.kind in ("global", "host"):
             raise low.fail("C2N1021", node, name=name)
         if not fd.is_template:
             ret, n = self.signature(fd, {})
-            return self.function_name_of(fd), ret, n
+            return self.function_name_of(fd), ret, n, self.param_refs(fd, {})
         env = self.deduce(low, node, fd, args, targs)
         inst = instance_name(name, fd, env)
         if inst not in self.instances and inst not in self.in_progress:
             self.lower_instance(fd, env, inst)
         ret, n = self.signature(fd, env)
-        return inst, ret, n
+        return inst, ret, n, self.param_refs(fd, env)
 
     def deduce(
         self,
@@ -345,7 +353,14 @@ class UnitContext:
                 continue
             aty = a.ty
             d = p.child_by_field_name("declarator")
-            while d is not None and d.type in ("pointer_declarator", "array_declarator"):
+            while d is not None and d.type in (
+                "pointer_declarator",
+                "array_declarator",
+                "reference_declarator",
+            ):
+                if d.type == "reference_declarator":
+                    d = next((c for c in d.named_children if c.type != "comment"), None)
+                    continue
                 if isinstance(aty, (A.PointerType,)):
                     aty = aty.pointee
                 elif isinstance(aty, A.ArrayType):
@@ -519,29 +534,10 @@ class UnitContext:
     def _params(self, low: BodyLowerer, fnode: ts.Node) -> tuple[A.Param, ...]:
         out: list[A.Param] = []
         for p in _param_nodes(fnode):
-            if p.type != "parameter_declaration":
-                raise low.fail("C2N1010", p, what=p.type.replace("_", " "))
-            t = p.child_by_field_name("type")
-            d = p.child_by_field_name("declarator")
-            if t is not None and low._is_cg_type(t):
-                kind, n = low._cg_size_from_type(t)
-                if d is not None:
-                    low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
-                continue
-            quals = tuple(c for c in p.children if c.type == "type_qualifier")
-            base = low.type_of(t, quals)
-            if isinstance(base, A.ScalarType) and base.name == "void" and d is None:
-                continue
-            if d is None:
-                raise low.fail("C2N1030", p, what="unnamed parameter")
-            name, ty = low._declarator_type(d, base)
-            if isinstance(ty, A.ArrayType):  # T a[] / T a[N] parameters decay to pointers
-                inner = (
-                    ty.elem if len(ty.dims) == 1 else A.ArrayType(elem=ty.elem, dims=ty.dims[1:])
-                )
-                ty = A.PointerType(pointee=inner)
-            low.declare(name, Sym(ty))
-            out.append(A.Param(loc=self.loc(p), name=name, ty=ty))
+            got = _param_info(low, p, declare=True)
+            if got is not None:
+                name, ty, _ref = got
+                out.append(A.Param(loc=self.loc(p), name=name, ty=ty))
         return tuple(out)
 
     def _launch_bounds(self, low: BodyLowerer, fnode: ts.Node) -> tuple[int, ...]:
@@ -573,6 +569,45 @@ def _mkloc(file: str, line: int, col: int, end_line: int | None, end_col: int | 
 _new_loc = object.__new__
 
 # ---------------------------------------------------------------------- CST helpers
+
+
+def _param_info(
+    low: BodyLowerer, p: ts.Node, declare: bool
+) -> tuple[str, A.CType | None, bool] | None:
+    """(name, type, is_reference) of a parameter; None for a group or ``void``.  A non-const
+    ``T&`` parameter is passed as ``T*`` (uses read through it); a ``const T&`` is a copy."""
+    if p.type != "parameter_declaration":
+        raise low.fail("C2N1010", p, what=p.type.replace("_", " "))
+    t = p.child_by_field_name("type")
+    d = p.child_by_field_name("declarator")
+    if t is not None and low._is_cg_type(t):
+        kind, n = low._cg_size_from_type(t)
+        if declare and d is not None:
+            low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
+        return None
+    quals = tuple(c for c in p.children if c.type == "type_qualifier")
+    base = low.type_of(t, quals)
+    if isinstance(base, A.ScalarType) and base.name == "void" and d is None:
+        return None
+    if d is None:
+        raise low.fail("C2N1030", p, what="unnamed parameter")
+    ref = d.type == "reference_declarator"
+    if ref:
+        inner = [c for c in d.named_children if c.type != "comment"]
+        if not inner:
+            raise low.fail("C2N1030", p, what="unnamed parameter")
+        d = inner[0]
+    name, ty = low._declarator_type(d, base)
+    if isinstance(ty, A.ArrayType):  # T a[] / T a[N] parameters decay to pointers
+        inner_t = ty.elem if len(ty.dims) == 1 else A.ArrayType(elem=ty.elem, dims=ty.dims[1:])
+        ty = A.PointerType(pointee=inner_t)
+    if ref and getattr(ty, "const", False):
+        ref = False  # const T&: a copy
+    if ref:
+        ty = A.PointerType(pointee=ty)
+    if declare:
+        low.declare(name, Sym(ty, ref=ref))
+    return name, ty, ref
 
 
 def _same_type(p: A.CType | None, a: A.CType | None) -> bool:

@@ -318,3 +318,30 @@ __global__ void k(float* f, double* d, int* i) {
         ("twice(float64)", "float64"),
         ("twice(int32, int32)", "int32"),
     ]
+
+
+def test_references_lower_to_pointers(parse):
+    from pathlib import Path
+
+    from cuda2nki.frontend import parse_file
+
+    tu = parse_file(Path(__file__).parent / "data" / "references.cu")
+    assert tu.rejected == {}, tu.diagnostics
+    w = tu.function("welford")
+    assert [
+        str(p.ty.pointee.name) if isinstance(p.ty, A.PointerType) else p.ty.name for p in w.params
+    ] == ["float32", "float32", "int32", "float32"]
+    assert all(isinstance(a.target, A.Unary) and a.target.op == "*" for a in find(w, A.Assign))
+    assert tu.function("scaled").params[0].ty == A.ScalarType(name="float32", const=True)
+    assert tu.function("swap2<float32>").params[0].ty == A.PointerType(pointee=FLOAT)
+    k = tu.kernels[0]
+    call = [c for c in find(k, A.Call) if c.func == "welford"][0]
+    assert [a.op if isinstance(a, A.Unary) else None for a in call.args] == ["&", "&", "&", None]
+    slot = [d for d in find(k, A.VarDecl) if d.name == "slot"][0]
+    assert isinstance(slot.ty, A.PointerType) and slot.init.op == "&"
+    c = [d for d in find(k, A.VarDecl) if d.name == "c"][0]
+    assert c.ty == A.ScalarType(name="float32", const=True)  # const ref to a temporary: a copy
+    tu = parse(
+        "__device__ void inc(int& x) { x++; }\n__global__ void k(int* p) { inc(p[0] + 1); }\n"
+    )
+    assert [d.code for d in tu.rejected["k"]] == ["C2N1030"]

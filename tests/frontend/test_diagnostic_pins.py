@@ -35,7 +35,8 @@ CASES = [
     ("    for (float v : {1.0f, 2.0f}) p[0] += v;\n", ("C2N1010", 2, 5)),
     ("    float* q = new float[4];\n", ("C2N1010", 2, 16)),
     ("    struct { int a; } s;\n", ("C2N1025", 2, 5)),
-    ("    float& r = p[0];\n", ("C2N1025", 2, 10)),
+    ("    union { int a; float b; } u;\n", ("C2N1025", 2, 5)),
+    ("    float& r = 1.0f;\n", ("C2N1030", 2, 16)),
     ("    throw 1;\n", ("C2N1010", 2, 5)),
     ("    p[0] = ;\n", ("C2N1001", 2, 10)),
 ]
