@@ -191,7 +191,7 @@ register(
         E,
         "unsupported type",
         "unsupported type in device code: {what}",
-        "Structs, classes, unions, references to non-scalars and function pointers are not "
+        "Structs, classes, unions and function pointers are not "
         "supported in kernels yet.",
         example="__global__ void k(Params p);",
         fix="Pass the fields as separate scalar or pointer parameters.",
