@@ -139,6 +139,18 @@ def quality_cases():
     ]  # fmt: skip
 
 
+def kernel_table() -> None:
+    """Per-kernel outcome at the intent level: port, simulate, compare with the IR evaluator."""
+    from tests.port.intent_acceptance import check
+
+    print(f"{'kernel':18} {'nki':10} {'legacy':10} note")
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in intent_kernels():
+            rows = [check(k, t, Path(tmp)) for t in ("nki", "legacy")]
+            note = next((r.detail for r in rows if r.detail), "")
+            print(f"{k.name:18} {rows[0].status:10} {rows[1].status:10} {note[:60]}")
+
+
 ABLATION = "choose-layout,tile-sizes{partitions=128,free=128},dtype-policy,lower-tiles"
 
 
@@ -170,6 +182,8 @@ def main() -> None:
                 f"{label:22} {gen / 1e3:13.1f} {hand / 1e3:10.1f} {gen / hand:9.2f} "
                 f"{abl / 1e3:11.1f} {abl / gen:8.2f}"
             )
+    print()
+    kernel_table()
     print("(ablated = no DMA coalescing, 128-wide free tiles, no load hoisting; the literal")
     print(" SIMT-style lowering is measured the same way once the lifter emits it)")
 
