@@ -189,9 +189,23 @@ def to_f32(values: np.ndarray) -> np.ndarray:
     return values.astype(np.float32)
 
 
+#: Bit pattern of the NaN that poisons fresh float allocations: a quiet NaN whose payload no
+#: arithmetic produces, so a checker can tell "never written" from "computed NaN" in fp32 outputs.
+CANARY_BITS = 0x7FC0C2E5
+CANARY_F32 = np.array(CANARY_BITS, dtype=np.uint32).view(np.float32)[()]
+
+
 def poison_value(dt: NkiDType):
     """Fill value of fresh allocations: NaN for floats, 4 for integers (reference 8.5)."""
-    return np.nan if dt.is_float else 4
+    return CANARY_F32 if dt.is_float else 4
+
+
+def canary_mask(values: np.ndarray) -> np.ndarray:
+    """Elements of an fp32 array still holding the poison canary (never written)."""
+    a = np.asarray(values)
+    if a.dtype != np.float32:
+        return np.zeros(a.shape, dtype=bool)
+    return a.view(np.uint32) == CANARY_BITS
 
 
 # --------------------------------------------------------------------------- legacy promotion
