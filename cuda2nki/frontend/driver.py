@@ -359,54 +359,64 @@ def _declarations(fnode: ts.Node) -> list[ts.Node]:
 
 
 class _HostScope:
-    """A host function read for launch sites; its dim3 variables and integer constants are
-    collected on first need."""
+    """A host function read for launch sites.  Its ``dim3`` variables and integer constants are
+    looked up by name when a launch needs them, and only those declarations are lowered."""
 
     def __init__(self, unit: UnitContext, fnode: ts.Node | None) -> None:
         name = (function_name(fnode) or "<host>") if fnode is not None else "<file>"
         self.unit = unit
         self.fnode = fnode
         self.low = BodyLowerer(unit, name, host=True)
-        self.low.dim3 = {}  # type: ignore[attr-defined]
-        self._scanned = fnode is None
+        self._index: dict[str, tuple[ts.Node, ts.Node]] | None = None
+        self._dim3: dict[str, tuple[tuple[A.Expr, str], ...] | None] = {}
+        self._consts_done: set[str] = set()
 
-    def scan(self) -> BodyLowerer:
-        if not self._scanned:
-            self._scanned = True
-            _scan_host_decls(self.unit, self.low, self.fnode)  # type: ignore[arg-type]
-        return self.low
+    def _decl(self, name: str) -> tuple[ts.Node, ts.Node] | None:
+        """(declaration, declarator) of a local of the host function (the last one wins)."""
+        if self._index is None:
+            self._index = {}
+            for d in _declarations(self.fnode) if self.fnode is not None else ():
+                for i, c in enumerate(d.children):
+                    if d.field_name_for_child(i) != "declarator":
+                        continue
+                    n = c.child_by_field_name("declarator") if c.type == "init_declarator" else c
+                    if n is not None and n.type == "identifier":
+                        self._index[_text(n)] = (d, c)
+        return self._index.get(name)
 
+    def dim3(self, name: str) -> tuple[tuple[A.Expr, str], ...] | None:
+        if name not in self._dim3:
+            got = None
+            dc = self._decl(name)
+            if dc is not None and _text(dc[0].child_by_field_name("type") or dc[0]) == "dim3":
+                d, c = dc
+                if c.type == "init_declarator":
+                    self.need_consts(_text(c))
+                    try:
+                        got = _dim3_exprs(self.low, c.child_by_field_name("value"))
+                    except _Placeholder:
+                        got = None
+            self._dim3[name] = got
+        return self._dim3[name]
 
-def _scan_host_decls(unit: UnitContext, low: BodyLowerer, fnode: ts.Node) -> None:
-    """dim3 variables and integer constants declared in a host function."""
-    for d in _declarations(fnode):
-        t = d.child_by_field_name("type")
-        if t is None:
-            continue
-        tname = _text(t)
-        for i, c in enumerate(d.children):
-            if d.field_name_for_child(i) != "declarator":
+    def need_consts(self, text: str, depth: int = 0) -> None:
+        """Declare the integer constants named in ``text`` (for template arguments)."""
+        for name in set(re.findall(r"[A-Za-z_]\w*", text)):
+            if name in self._consts_done or depth > 8:
                 continue
-            try:
-                if tname == "dim3":
-                    _host_dim3(low, c)
-                elif c.type == "init_declarator":
-                    _host_const(low, d, c)
-            except _Placeholder:
+            self._consts_done.add(name)
+            dc = self._decl(name)
+            if dc is None or dc[1].type != "init_declarator":
                 continue
-
-
-def _host_dim3(low: BodyLowerer, decl: ts.Node) -> None:
-    if decl.type == "identifier":
-        low.dim3[_text(decl)] = ()  # type: ignore[attr-defined]
-        return
-    if decl.type != "init_declarator":
-        return
-    name = _text(decl.child_by_field_name("declarator"))
-    value = decl.child_by_field_name("value")
-    exprs = _dim3_exprs(low, value)
-    if exprs is not None:
-        low.dim3[name] = exprs  # type: ignore[attr-defined]
+            d, c = dc
+            quals = {_text(q) for q in d.children if q.type == "type_qualifier"}
+            value = c.child_by_field_name("value")
+            if not quals & {"const", "constexpr"} or value is None:
+                continue
+            self.need_consts(_text(value), depth + 1)
+            v = self.low.const_int_node(value)
+            if v is not None:
+                self.low.declare(name, Sym(None, const=v))
 
 
 def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, str], ...] | None:
@@ -423,19 +433,6 @@ def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, 
     return tuple((low.expr(c), _text(c)) for c in items)
 
 
-def _host_const(low: BodyLowerer, d: ts.Node, c: ts.Node) -> None:
-    quals = {_text(q) for q in d.children if q.type == "type_qualifier"}
-    name_node = c.child_by_field_name("declarator")
-    value = c.child_by_field_name("value")
-    if name_node is None or name_node.type != "identifier" or value is None:
-        return
-    if not quals & {"const", "constexpr"}:
-        return
-    v = low.const_int_node(value)
-    if v is not None:
-        low.declare(_text(name_node), Sym(None, const=v))
-
-
 def _launch_site(
     unit: UnitContext, host: _HostScope, call: ts.Node, ks: ts.Node
 ) -> A.LaunchSite | None:
@@ -447,8 +444,8 @@ def _launch_site(
     try:
         name, tnodes = low._qualified_call_name(fn)
         name = name.split("::")[-1]
-        if tnodes:
-            host.scan()  # template arguments may name host constants
+        if tnodes:  # template arguments may name host constants
+            host.need_consts(" ".join(_text(t) for t in tnodes))
         for t in tnodes:
             ta = low._template_arg(t)
             if isinstance(ta, A.Expr):
@@ -486,7 +483,7 @@ def _launch_site(
 def _dims(host: _HostScope, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:
     low = host.low
     if node.type == "identifier":
-        got = host.scan().dim3.get(_text(node))  # type: ignore[attr-defined]
+        got = host.dim3(_text(node))
         if got:
             return tuple(e for e, _ in got), ", ".join(t for _, t in got)
     got = _dim3_exprs(low, node)

@@ -191,8 +191,7 @@ register(
         E,
         "unsupported type",
         "unsupported type in device code: {what}",
-        "Structs, classes, unions and function pointers are not "
-        "supported in kernels yet.",
+        "Structs, classes, unions and function pointers are not supported in kernels yet.",
         example="__global__ void k(Params p);",
         fix="Pass the fields as separate scalar or pointer parameters.",
     ),
