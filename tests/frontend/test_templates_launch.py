@@ -133,3 +133,21 @@ def test_launch_chevrons_with_spaces(parse):
     )
     (s,) = tu.launch_sites
     assert s.grid_text == "(n + 31) / 32" and s.block_text == "32" and s.loc.line == 3
+
+
+def test_host_constants_chain_into_template_arguments(parse):
+    tu = parse("""\
+template <int B> __global__ void k(float* p) { p[threadIdx.x] = B; }
+void h(float* p, int n) {
+    constexpr int BS = 128;
+    const int HALF = BS / 2;
+    dim3 g = dim3((n + HALF - 1) / HALF, 2);
+    dim3 b{HALF};
+    k<HALF><<<g, b>>>(p);
+}
+""")
+    (k,) = tu.kernels
+    assert k.template_args == (("B", 64),)
+    (s,) = tu.launch_sites
+    assert s.grid_text == "(n + HALF - 1) / HALF, 2" and s.block_text == "HALF"
+    assert len(s.grid) == 2 and s.template_args[0].value == 64
