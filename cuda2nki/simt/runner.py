@@ -20,6 +20,7 @@ MAX_SHARED_BYTES = 227 * 1024  # the largest opt-in shared memory per block (sm_
 DEFAULT_CHUNK_THREADS = 1 << 20
 DEFAULT_MAX_STEPS = 2_000_000
 CHUNK_SHARED_BYTES = 256 << 20
+CHUNK_STATE_BYTES = 512 << 20  # per-thread variables and temporaries of one chunk
 
 
 @dataclass
@@ -221,7 +222,10 @@ def run_kernel_full(
     launch.globals = _global_buffers(prog, launch)
     frame0, buffers = _bind_args(fn, cf, args, name)
 
-    per_chunk = max(1, (chunk_threads or DEFAULT_CHUNK_THREADS) // tpb)
+    threads = chunk_threads or min(
+        DEFAULT_CHUNK_THREADS, CHUNK_STATE_BYTES // ((cf.nslots + 24) * 8)
+    )  # bound memory: every variable may hold one 8-byte value per thread, plus temporaries
+    per_chunk = max(1, threads // tpb)
     smem = static + shared_bytes
     if smem:
         per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // smem))
