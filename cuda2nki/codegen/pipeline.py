@@ -91,12 +91,18 @@ def resolve_binding(path: str | os.PathLike, binding: Any, tu: Any, kernel: str 
     if sidecar.is_file():
         return load_binding(sidecar)
     infer = _optional("cuda2nki.lift", "infer_binding")
-    if infer is not None and tu is not None:
-        try:
-            return infer(tu, kernel)
-        except DiagnosticError:
-            raise
     name = kernel or "?"
+    if infer is not None and tu is not None and kernel is not None:
+        data, diags = infer(tu, kernel)
+        diags = list(diags or ())
+        if data is not None and not any(d.severity >= Severity.ERROR for d in diags):
+            from cuda2nki.binding import binding_from_dict
+
+            return binding_from_dict(data, f"{path} (inferred)")
+        missing = "; ".join(d.message for d in diags) or "the launch site and indices do not say"
+        raise DiagnosticError(
+            [*diags, make("C2N2502", SourceLoc(str(path), 1, 1), kernel=name, missing=missing)]
+        )
     raise DiagnosticError(
         make(
             "C2N2502",
