@@ -646,23 +646,11 @@ def _kernel_name_after(src: bytes, pos: int) -> tuple[str, int] | None:
         if 0 <= j < end:
             end = j
     seg = src[pos:end]
-    depth, last, i = 0, None, 0
-    while i < len(seg):
-        c = seg[i : i + 1]
-        if c == b"(":
-            depth += 1
-        elif c == b")":
-            depth -= 1
-        elif depth == 0 and (c.isalpha() or c == b"_"):
-            m = _IDENT_CALL_RE.match(seg, i)
-            if m:
-                last = (m.group(1).decode("utf-8", "replace"), pos + m.start(1))
-                i = m.end() - 1
-                continue
-            while i < len(seg) and (seg[i : i + 1].isalnum() or seg[i : i + 1] == b"_"):
-                i += 1
-            continue
-        i += 1
+    last = None
+    for m in _IDENT_CALL_RE.finditer(seg):
+        at = m.start(1)
+        if seg.count(b"(", 0, at) == seg.count(b")", 0, at):  # at parenthesis depth 0
+            last = (m.group(1).decode("utf-8", "replace"), pos + at)
     return last
 
 

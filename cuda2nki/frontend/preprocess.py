@@ -237,7 +237,13 @@ def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preproces
         if line.lstrip().startswith("#") and _OBJ_DEFINE_RE.match(line):
             lines[i] = ""
     body = "\n".join(lines)
-    body = _TOKEN_RE.sub(lambda t: table.get(t.group(0), t.group(0)), body)
+    names = "|".join(sorted((re.escape(n) for n in table), key=len, reverse=True))
+    # comments and literals are matched (and kept) so that names inside them are not replaced
+    pattern = re.compile(
+        r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\b(?:" + names + r")\b",
+        re.S,
+    )
+    body = pattern.sub(lambda t: table.get(t.group(0), t.group(0)), body)
     out_lines = [_respell(x) for x in body.split("\n")]
     n = len(out_lines)
     lm = LineMap(
