@@ -652,14 +652,37 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None) ->
         b = mat(d2, f32=False).astype(np.int64)
         vals = _int_binary(name, a, b, api)
     else:
-        vals = ops.apply_binary(name, mat(d1), mat(d2), api)
-    write_mat(dst, vals, api, where=mask_where(mask, dst.shape))
+        x1, x2 = mat(d1), mat(d2)
+        ufunc = _UFUNCS.get(name)
+        out = None
+        if ufunc is not None and mask is None and dst.pdim == 0 and dst.shape == x1.shape:
+            out = dst.out_view()
+        if (
+            out is not None
+            and not np.may_share_memory(out, x1)
+            and not np.may_share_memory(out, x2)
+        ):
+            ufunc(x1, x2, out=out)
+            vals = None
+        else:
+            vals = ops.apply_binary(name, x1, x2, api)
+    if vals is not None:
+        write_mat(dst, vals, api, where=mask_where(mask, dst.shape))
     extra = (
         name,
         all(t.dtype.name == "bfloat16" for t in (dst, d1, d2)),
         d1.buffer is psum or d2.buffer is psum,
     )
     record(eng, "tensor_tensor", (dst, d1, d2), extra=extra)
+
+
+_UFUNCS = {
+    "add": np.add,
+    "subtract": np.subtract,
+    "multiply": np.multiply,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+}
 
 
 def _int_binary(name: str, a, b, api: str):

@@ -193,6 +193,10 @@ def _normalize_shape(shape) -> tuple[tuple[int, ...], int | None]:
     return tuple(dims), pdim
 
 
+def _what(name: str, dims: tuple) -> str:
+    return f"'{name}'" if name else f"a tensor of shape {dims}"
+
+
 def allocate(
     shape,
     dtype,
@@ -203,7 +207,7 @@ def allocate(
     fill=None,
 ) -> NkiTensor:
     """Allocate a tensor (checks rank, partition size, PSUM bank size; accounts on-chip bytes)."""
-    state = st.current()
+    state = st._STACK[-1]
     if buffer is None:
         buffer = sbuf
     if isinstance(buffer, str):
@@ -220,16 +224,15 @@ def allocate(
     except TypeError as exc:
         raise fail("C2N3016", api=api, detail=str(exc)) from None
     dims, pdim = _normalize_shape(shape)
-    if any(d < 0 for d in dims):
+    if dims and min(dims) < 0:
         raise invalid(api, f"negative dimension in shape {dims}")
-    what = f"'{name}'" if name else f"a tensor of shape {dims}"
     if buffer.on_chip:
         if pdim is None:
             pdim = 0
         if len(dims) - pdim < 2:
-            raise fail("C2N3003", what=what, shape=dims)
+            raise fail("C2N3003", what=_what(name, dims), shape=dims)
         if dims[pdim] > st.PMAX:
-            raise fail("C2N3002", what=what, size=dims[pdim])
+            raise fail("C2N3002", what=_what(name, dims), size=dims[pdim])
     else:
         pdim = None
     size = math.prod(dims)
@@ -253,7 +256,7 @@ def allocate(
     if buffer is psum:
         tile_bytes = math.prod(dims[pdim + 1 :]) * ndt.itemsize
         if tile_bytes > state.target.psum_tile_max_bytes:
-            raise fail("C2N3008", what=what, size=tile_bytes, target=state.target.name)
+            raise fail("C2N3008", what=_what(name, dims), size=tile_bytes, target=state.target.name)
         nblocks = math.prod(dims[:pdim])
         banks = nblocks * max(1, -(-tile_bytes // st.PSUM_BANK_BYTES))
         state.alloc_psum(id(stg), nblocks * tile_bytes, banks, site)
@@ -595,6 +598,40 @@ class NkiTensor:
             return
         if not self._written_view().all():
             raise fail("C2N3020", api=api, what=self.describe())
+
+    def out_view(self) -> np.ndarray | None:
+        """The float32 NumPy view to compute straight into (whole view written), or ``None``.
+
+        Does the bookkeeping of a full write first (copy-on-write, deferred matmuls, poison,
+        written/pending marks); callers must then write every element of the returned view.
+        """
+        stg = self.storage
+        a = self.a
+        if (
+            a is None
+            or a.dtype != np.float32
+            or self.dtype.name != "float32"
+            or stg.written is not None
+            or (stg.is_input and st.current().legacy)
+            or 0 in a.strides
+        ):
+            return None
+        if stg.readonly:
+            stg.make_writable()
+            a = self.a
+        if stg.mm_pending is not None:
+            stg.flush_matmul()
+        if stg.fresh:
+            if a.size == stg.flat.size:
+                stg.fresh = False
+            elif not stg.buffer.on_chip:
+                stg.fresh = False
+                stg.pending = np.zeros(stg.flat.size, dtype=bool)
+            else:
+                stg.poison()
+        if stg.pending is not None:
+            self._parallel_view(stg.pending)[...] = True
+        return a
 
     def assign(self, vals, where: np.ndarray | None = None, api: str = "write") -> None:
         """Write computed values (converted to this tensor's dtype with NKI rounding)."""
