@@ -10,6 +10,15 @@ Bad input never raises: problems are :class:`~cuda2nki.diagnostics.Diagnostic` i
 ``TranslationUnit.rejected`` (name -> its diagnostics) and is absent from ``functions``.
 ``parse_file`` raises :class:`~cuda2nki.diagnostics.DiagnosticError` (C2N0001) only when the file
 itself cannot be read.  See :mod:`cuda2nki.frontend.ast` for the AST contract.
+
+Modules: ``preprocess`` (pcpp, object-like macro fast path, line map), ``cst`` (cached
+tree-sitter language/parser), ``driver`` (file scope: functions, templates, launch sites,
+recovery of kernels inside syntax errors, call graph), ``unit`` (per-file tables, function
+lowering, template instantiation, overloads), ``lower`` / ``coop`` / ``constfold`` (function
+bodies, cooperative groups, constant folding), ``typesys`` / ``intrinsics`` / ``constants`` (C
+types and conversions, CUDA intrinsics' result types, header constants), ``nodekinds`` (the
+disposition of every grammar node kind), ``visit`` (``walk``/``find`` over the AST), ``dump``
+(indented AST dump and the ``cuda2nki parse`` JSON summary).
 """
 
 from __future__ import annotations

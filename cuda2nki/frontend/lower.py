@@ -309,7 +309,10 @@ class BodyLowerer(CoopLowering):
         return A.Block(loc=self.loc(node), body=tuple(body))
 
     def stmt(self, node: ts.Node) -> list[A.Stmt]:
-        h = STMT_HANDLERS.get(node.type)
+        kind = node.type
+        h = STMT_HANDLERS.get(kind)
+        if self.pending_unroll is not None and kind not in _UNROLL_TARGETS:
+            self.pending_unroll = None  # `#pragma unroll` applies to the loop right after it
         try:
             if h is not None:
                 return h(self, node)
@@ -1289,6 +1292,12 @@ class BodyLowerer(CoopLowering):
             target=target,
             ty=ret,
         )
+
+
+# statements a pending `#pragma unroll` passes over (loops take it; comments and pragmas keep it)
+_UNROLL_TARGETS = frozenset(
+    ("for_statement", "while_statement", "do_statement", "comment", "preproc_call")
+)
 
 
 def _vector_ctor(ty: A.VectorType, args: tuple[A.Expr, ...], loc: SourceLoc) -> A.Expr:

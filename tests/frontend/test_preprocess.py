@@ -155,3 +155,11 @@ def test_align_attribute(parse):
     assert tu.rejected == {}
     decl = tu.kernels[0].body.body[0]
     assert decl.storage == "shared" and (decl.loc.line, decl.loc.col) == (2, 36)
+
+
+def test_pragma_unroll_applies_only_to_the_next_loop(parse):
+    tu = parse(
+        "__global__ void k(float* p) {\n    #pragma unroll 2\n    int n = 4;\n"
+        "    for (int i = 0; i < n; ++i) p[i] = 0;\n}\n"
+    )
+    assert [lp.unroll for lp in find(tu.kernels[0], A.For)] == [None]
