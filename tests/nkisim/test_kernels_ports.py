@@ -165,14 +165,14 @@ LEGACY = [(s, k, i) for s, k in LEGACY_PORTED for i in range(len(points(binding(
 @pytest.mark.parametrize(("suite", "stem", "pt"), LEGACY, ids=[f"{k}-{i}" for _, k, i in LEGACY])
 def test_correct_legacy_port_matches_reference(suite, stem, pt):
     point = points(binding(suite, stem))[pt]
-    _, got, want, tol = run_port(suite, stem, f"{stem}_legacy_port", point)
-    assert_matches(got, want, tol, f"{stem}_legacy_port at {point}")
+    _, got, want, tol = run_port(suite, stem, f"{stem}_port_legacy", point)
+    assert_matches(got, want, tol, f"{stem}_port_legacy at {point}")
 
 
 def test_every_port_file_is_known():
     """Every file under a ports/ folder is a tested correct port or a tested flaw."""
     tested = {f"{k}_port" for _, k in PORTED} | set(FLAWS)
-    tested |= {f"{k}_legacy_port" for _, k in LEGACY_PORTED}
+    tested |= {f"{k}_port_legacy" for _, k in LEGACY_PORTED}
     found = {p.stem for p in CORPUS.glob("*/ports/*.py")}
     assert found <= tested, f"untested port files: {sorted(found - tested)}"
     for p in CORPUS.glob("*/ports/*_flaw_*.py"):
