@@ -791,6 +791,8 @@ class BodyLowerer(CoopLowering):
             raise self.fail("C2N1030", node, what=f"type '{name}' used as a value")
         if name == "warpSize":
             return A.Builtin(loc=loc, name="warpSize", dim="", ty=INT)
+        if name == "NULL":
+            return A.IntLit(loc=loc, value=0, ty=A.PointerType(pointee=VOID))
         if name in self.u.file_shared and not self.host:
             raise self.fail(
                 "C2N1010",

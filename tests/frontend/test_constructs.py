@@ -345,3 +345,20 @@ def test_references_lower_to_pointers(parse):
         "__device__ void inc(int& x) { x++; }\n__global__ void k(int* p) { inc(p[0] + 1); }\n"
     )
     assert [d.code for d in tu.rejected["k"]] == ["C2N1030"]
+
+
+def test_sized_types_auto_null_and_pointer_arithmetic(parse):
+    k = _body(
+        parse,
+        """\
+    long int a = 1; unsigned long long int b = 2; short int c = 3; signed char d = 4;
+    auto i = threadIdx.x; const auto j = i + 1;
+    float e = .5f + 1e10 + 0x1.8p3 + 1'000;
+    if (p != NULL && p != nullptr) *(p + i) = e;
+    float* r = p; r++; long diff = r - p;
+    p[j] = a + b + c + d + e + diff;""",
+    )
+    d = {x.name: x.ty for x in find(k, A.VarDecl)}
+    assert [d[n].name for n in "abcd"] == ["int64", "uint64", "int16", "int8"]
+    assert d["i"] == UINT and d["j"] == A.ScalarType(name="uint32", const=True)
+    assert d["r"] == A.PointerType(pointee=FLOAT) and d["diff"] == LONG
