@@ -8,7 +8,7 @@ from cuda2nki.diagnostics import SourceLoc, error
 from cuda2nki.frontend.ast import CType, ScalarType, VectorType
 from cuda2nki.simt.affine import Aff, mat
 from cuda2nki.simt.chunk import Box, Chunk
-from cuda2nki.simt.memory import Ptr, Vec
+from cuda2nki.simt.memory import Ptr, VarBuffer, Vec
 from cuda2nki.simt.numeric import np_dtype
 
 _I64 = ScalarType(name="int64")
@@ -29,6 +29,10 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
     buf = ptr.buf
     if buf is None:
         raise c.fault("C2N1509", loc, act, 0)
+    if isinstance(buf, VarBuffer):
+        raise error(
+            "C2N1505", loc, what=f"an {access} of local variable '{buf.name}' through a pointer"
+        )
     dt, lanes = elem_layout(t)
     esz = dt.itemsize
     size = esz * lanes
@@ -153,7 +157,23 @@ def _misaligned(c, act, j, buf, off, size, t, loc, access):
     )
 
 
+def _var_access(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str) -> None:
+    """Check an access through a pointer to a local variable: only offset 0 is the variable."""
+    off = np.asarray(mat(ptr.off))
+    if np.any(off != 0):
+        j = int(np.flatnonzero(np.broadcast_to(off != 0, (c.count(act),)))[0]) if off.ndim else 0
+        o = int(off.reshape(-1)[j]) if off.ndim else int(off)
+        size = max(ptr.buf.limit, 1)
+        raise _oob(c, act, j, ptr.buf, o, size, t, loc, access)
+
+
 def load(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc):
+    if isinstance(ptr.buf, VarBuffer):
+        from cuda2nki.simt.compiler import var_load
+
+        _var_access(c, act, ptr, t, loc, "read")
+        b = ptr.buf
+        return var_load(b.frame, b.owned_flags, b.slot, b.ty, act)
     e, dt, lanes = element_index(c, act, ptr, t, loc, "read")
     view = ptr.buf.view(dt)
     if isinstance(e, Aff):
@@ -176,6 +196,13 @@ def _read_strided(view: np.ndarray, e: Aff, readonly: bool) -> np.ndarray:
 
 
 def store(c: Chunk, act, ptr: Ptr, t: CType, value, loc: SourceLoc) -> None:
+    if isinstance(ptr.buf, VarBuffer):
+        from cuda2nki.simt.compiler import var_store
+
+        _var_access(c, act, ptr, t, loc, "write")
+        b = ptr.buf
+        var_store(c, b.frame, b.owned_flags, b.slot, act, value, loc)
+        return
     if ptr.buf is not None and ptr.buf.kind == "constant":
         raise error(
             "C2N1511", loc, space="__constant__ memory", buffer=ptr.buf.name, kernel=c.launch.kernel

@@ -76,6 +76,7 @@ class Chunk:
         self.loops: list[LoopFrame] = []
         self.rets: list[list] = []  # per device-function frame: [value, type]
         self.bufs: dict = {}  # per-chunk shared and local-array buffers, by declaration
+        self.varbufs: dict = {}  # (frame id, slot) -> VarBuffer of an addressed local variable
         self.steps = 0
         self._exited: np.ndarray | None = None
 

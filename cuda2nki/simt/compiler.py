@@ -22,7 +22,16 @@ from cuda2nki.frontend.typesys import sizeof
 from cuda2nki.simt import access
 from cuda2nki.simt.affine import Aff, add_offsets, arith, compare, convert, mat, scale, truthy
 from cuda2nki.simt.chunk import EMPTY, Box, Chunk, LoopFrame, is_empty, sel, split, union
-from cuda2nki.simt.memory import Buffer, PointerDivergence, Ptr, Vec, gather, make_buffer, scatter
+from cuda2nki.simt.memory import (
+    Buffer,
+    PointerDivergence,
+    Ptr,
+    VarBuffer,
+    Vec,
+    gather,
+    make_buffer,
+    scatter,
+)
 from cuda2nki.simt.numeric import (
     ARITH_OPS,
     CMP_OPS,
@@ -140,29 +149,44 @@ class VarLV(LV):
         self.slot, self.ty, self.loc, self.name = slot, ty, loc, name
 
     def load(self, c, act):
-        v = c.env[self.slot]
-        if v is None:
-            v = _zero(self.ty)
-        if act is None:
-            c.owned[self.slot] = False
-            return v
-        return gather(v, act)
+        return var_load(c.env, c.owned, self.slot, self.ty, act)
 
     def store(self, c, act, v):
-        s = self.slot
-        if act is None:
-            c.env[s] = v
-            c.owned[s] = False
-            return
-        try:
-            c.env[s], c.owned[s] = scatter(c.env[s], v, act, c.T, c.owned[s])
-        except PointerDivergence:
-            raise error(
-                "C2N1510", self.loc, kernel=c.launch.kernel, a=c.env[s].buf.name, b=v.buf.name
-            ) from None
+        var_store(c, c.env, c.owned, self.slot, act, v, self.loc)
 
     def addr(self, c, act):
-        raise unsupported(self.loc, f"the address of local variable '{self.name}'")
+        """A pointer to the variable in the current frame (C++ references, ``&x``)."""
+        key = (id(c.env), self.slot)
+        buf = c.varbufs.get(key)
+        if buf is None:
+            size = sizeof(self.ty) or 8
+            buf = VarBuffer(self.name, "local", np.zeros(16, np.uint8), limit=size)
+            buf.frame, buf.owned_flags, buf.slot, buf.ty = c.env, c.owned, self.slot, self.ty
+            c.varbufs[key] = buf
+        return Ptr(buf, np.int64(0))
+
+
+def var_load(env: list, owned: list, slot: int, ty, act):
+    v = env[slot]
+    if v is None:
+        v = _zero(ty)
+    if act is None:
+        owned[slot] = False
+        return v
+    return gather(v, act)
+
+
+def var_store(c: Chunk, env: list, owned: list, slot: int, act, v, loc: SourceLoc) -> None:
+    if act is None:
+        env[slot] = v
+        owned[slot] = False
+        return
+    try:
+        env[slot], owned[slot] = scatter(env[slot], v, act, c.T, owned[slot])
+    except PointerDivergence:
+        raise error(
+            "C2N1510", loc, kernel=c.launch.kernel, a=env[slot].buf.name, b=v.buf.name
+        ) from None
 
 
 class MemLV(LV):
@@ -529,6 +553,24 @@ class FunctionCompiler:
         to = unq(e.to)
         if isinstance(to, A.ScalarType) and to.name == "void":
             return f, to
+        st = unq(decay(t))
+        if (
+            e.kind == "reinterpret"
+            and isinstance(to, A.ScalarType)
+            and isinstance(st, A.ScalarType)
+            and st.name in DTYPES
+            and to.name in DTYPES
+            and sizeof(st) == sizeof(to)
+        ):
+            sd, dd = DTYPES[st.name], DTYPES[to.name]
+
+            def bits(c, a):  # reinterpret_cast<unsigned&>(f): the same bits, another type
+                x = mat(f(c, a))
+                if isinstance(x, np.ndarray):
+                    return x.astype(sd, copy=False).view(dd)
+                return np.asarray(x, sd).reshape(1).view(dd)[0]
+
+            return bits, to
         return self.conv(f, t, to, e.loc), decay(to)
 
     def _e_Comma(self, e: A.Comma):

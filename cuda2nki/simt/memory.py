@@ -49,6 +49,17 @@ class Buffer:
             self._views.clear()
 
 
+class VarBuffer(Buffer):
+    """The storage of a local scalar/vector variable whose address was taken (``&x``, ``T&``).
+
+    Loads and stores through a pointer to it read and write the variable's frame slot."""
+
+    frame: list
+    owned_flags: list
+    slot: int
+    ty: object
+
+
 def wrap_array(name: str, arr: np.ndarray, readonly: bool) -> Buffer:
     """A global buffer over the caller's array, copied only if the kernel writes it."""
     a = np.ascontiguousarray(arr)

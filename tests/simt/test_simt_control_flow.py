@@ -243,3 +243,35 @@ def test_local_array_out_of_bounds_is_diagnosed() -> None:
     d = fault(src, block=(6,), y=np.zeros(6, np.float32))
     assert d.code == "C2N1500" and d.loc.line == 4
     assert "local write of 'buf'" in d.message and "thread (4, 0, 0)" in d.message
+
+
+def test_reference_parameters_and_reinterpret_casts() -> None:
+    src = """
+    __device__ void welford(float& mean, float& m2, int& n, float x) {
+        n += 1;
+        float d = x - mean;
+        mean += d / n;
+        m2 += d * (x - mean);
+    }
+    __global__ void k(float* out, const float* in, int len) {
+        float mean = 0.0f, m2 = 0.0f;
+        int n = 0;
+        for (int i = 0; i < len + (int)threadIdx.x; ++i) welford(mean, m2, n, in[i]);
+        float& slot = out[threadIdx.x * 3];
+        slot = mean;
+        out[threadIdx.x * 3 + 1] = m2 / n;
+        unsigned bits = reinterpret_cast<unsigned&>(mean);
+        out[threadIdx.x * 3 + 2] = __uint_as_float(bits ^ 0x80000000u);
+    }"""
+    x = np.random.default_rng(0).standard_normal(40).astype(np.float32)
+    out = run(src, block=(4,), out=np.zeros(12, np.float32), **{"in": x}, len=30)["out"].reshape(
+        4, 3
+    )
+    for t in range(4):
+        mean = m2 = np.float32(0)
+        for i in range(30 + t):
+            d = np.float32(x[i] - mean)
+            mean = np.float32(mean + d / np.float32(i + 1))
+            m2 = np.float32(m2 + d * np.float32(x[i] - mean))
+        assert out[t, 0] == mean and out[t, 1] == np.float32(m2 / np.float32(30 + t))
+        assert out[t, 2] == -mean
