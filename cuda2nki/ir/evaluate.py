@@ -331,6 +331,21 @@ class _Evaluator:
     def compute(self, c: n.Compute) -> None:
         frame, limits = self._domain(c.domain)
         shape = tuple(frame.extents[-(frame.rank - j)] for j in range(frame.rank))
+        total = int(np.prod(shape)) if shape else 1
+        if total > 2 * CHUNK_ELEMENTS and not limits and _chunkable(c):
+            # large domains run in slabs of the first axis (it is parallel and the statement
+            # does not read its own target, so the slabs are independent)
+            first, ext = c.domain.axes[0].name, shape[0]
+            step = max(1, CHUNK_ELEMENTS // max(total // max(ext, 1), 1))
+            for lo in range(0, ext, step):
+                hi = min(ext, lo + step)
+                var = np.arange(lo, hi, dtype=np.int64).reshape([hi - lo] + [1] * (frame.rank - 1))
+                self._compute_in(c, frame.with_var(first, var), [])
+            return
+        self._compute_in(c, frame, limits)
+
+    def _compute_in(self, c: n.Compute, frame: _Frame, limits: list) -> None:
+        shape = tuple(frame.extents[-(frame.rank - j)] for j in range(frame.rank))
         val = self.expr(c.expr, frame)
         mask = np.ones(shape, bool)
         for name, lim in limits:  # extents that depend on earlier axes (triangular domains)
@@ -373,7 +388,8 @@ class _Evaluator:
         v = val.v.astype(self._store_dtype(decl), copy=False)
         fast = self._identity_target(c, frame, arr.shape) and mask.all() and c.accumulate is None
         if fast:
-            sl = tuple(slice(0, e) for e in shape)
+            starts = [_start(frame.vars[nm]) for nm in c.domain.names]
+            sl = tuple(slice(s0, s0 + e) for s0, e in zip(starts, shape))
             arr[sl] = np.broadcast_to(v, shape)
             if self.analysis:
                 self._store_bound(name, decl, c, val, sl, shape)
@@ -413,7 +429,7 @@ class _Evaluator:
         for s, nm, ext in zip(c.target.index, names, tshape):
             if not (isinstance(s, n.Sym) and s.name == nm):
                 return False
-            if frame.extents[frame.dims[nm]] > ext:
+            if _start(frame.vars[nm]) + frame.extents[frame.dims[nm]] > ext:
                 return False
         return True
 
@@ -668,7 +684,7 @@ class _Evaluator:
             flip = np.asarray(c.e) > 0
             chosen = np.where(cond, a.e, b.e)
             wide = np.maximum(a.e, b.e) + np.abs(np.asarray(a.v, np.float64) - b.v)
-            out.e = np.where(flip, wide, chosen) if np.any(flip) else chosen
+            out.e = _clean(np.where(flip, wide, chosen)) if np.any(flip) else chosen
             out.m = np.where(cond, a.m, b.m)
         return out
 
@@ -748,7 +764,7 @@ class _Evaluator:
 
         def contract(x: Any, y: Any, dtype: np.dtype) -> Any:
             if (np.ndim(x) == 0 and x == 0) or (np.ndim(y) == 0 and y == 0):
-                return 0.0
+                return np.zeros((1,) * (rank - m), dtype)
             sx, lx = _squeeze(_pad(np.asarray(x, dtype=dtype), rank), letters, exts)
             sy, ly = _squeeze(_pad(np.asarray(y, dtype=dtype), rank), letters, exts)
             outl = "".join(c for c in letters[m:] if c in lx or c in ly)
@@ -781,7 +797,7 @@ class _Evaluator:
         first_name, first_ext = axes[0]
         rest = int(np.prod([ext for _, ext in axes[1:]])) * max(int(np.prod(outer_shape)), 1)
         step = max(1, CHUNK_ELEMENTS // max(rest, 1))
-        parts: list[Val] = []
+        parts: list[tuple[Val, tuple]] = []
         inner = frame.extend(axes)
         for lo in range(0, max(first_ext, 1), step):
             hi = min(first_ext, lo + step)
@@ -791,12 +807,16 @@ class _Evaluator:
             parts.append(self._reduce_block(e, f, m, acc, limits))
             if first_ext == 0:
                 break
-        res = parts[0]
-        for p in parts[1:]:
+        res, sums = parts[0]
+        for p, psums in parts[1:]:
             res = self._combine(e.op, res, p, acc)
+            sums = tuple(_merge(e.op, a, b) for a, b in zip(sums, psums))
+        if self.analysis:
+            total = int(np.prod([ext for _, ext in axes])) if axes else 1
+            res.e = self._reduce_error(e.op, sums, total, acc)
         return res
 
-    def _reduce_block(self, e: n.Reduce, f: _Frame, m: int, acc: str, limits) -> Val:
+    def _reduce_block(self, e: n.Reduce, f: _Frame, m: int, acc: str, limits) -> tuple[Val, tuple]:
         body = self.expr(e.body, f)
         rank = f.rank
         full = tuple(f.extents[-(rank - j)] for j in range(m))
@@ -822,32 +842,43 @@ class _Evaluator:
         out = Val(
             np.asarray(v), acc, oob=_reduce_oob(body.oob, m, rank, mask), k=body.k, acc=body.acc
         )
+        sums: tuple = ()
         if self.analysis:
-            out.e, out.m = self._reduce_bound(e.op, body, full, rank, mask, acc, v)
-        return out
+            sums, out.m = self._reduce_sums(e.op, body, full, rank, mask)
+        return out, sums
 
-    def _reduce_bound(self, op, body: Val, full, rank, mask, acc, v) -> tuple[Any, Any]:
-        m = len(full)
-        axes = tuple(range(m))
-        cnt = int(np.prod(full)) if full else 1
+    def _reduce_sums(self, op, body: Val, full, rank, mask) -> tuple[tuple, Any]:
+        """Order-independent ingredients of a reduction's bound, mergeable across chunks."""
+        axes = tuple(range(len(full)))
         e = _bcast_lead(np.asarray(body.e, np.float64), full, rank)
         mg = _bcast_lead(np.asarray(body.m, np.float64), full, rank)
         av = np.abs(_bcast_lead(np.asarray(body.v, np.float64), full, rank))
         if mask is not None:
             e, mg, av = (np.where(mask, x, 0.0) for x in (e, mg, av))
+        if op is Op.ADD:
+            return (e.sum(axis=axes), av.sum(axis=axes)), mg.sum(axis=axes)
+        if op is Op.MUL:
+            if mask is not None:  # masked terms contribute the identity 1 exactly
+                av = np.where(mask, av, 1.0)
+                mg = np.where(mask, mg, 1.0)
+            return (np.prod(av + e, axis=axes), np.prod(av, axis=axes)), np.prod(mg, axis=axes)
+        if op in (Op.MAX, Op.MIN):
+            return (e.max(axis=axes, initial=0.0),), mg.max(axis=axes, initial=0.0)
+        inexact = np.any(e > 0, axis=axes)
+        return (np.where(inexact, np.inf, 0.0),), mg.max(axis=axes, initial=0.0)
+
+    def _reduce_error(self, op: Op, sums: tuple, count: int, acc: str) -> Any:
         u = self.uacc(acc)
         if op is Op.ADD:
-            s_abs = av.sum(axis=axes)
-            return e.sum(axis=axes) + gamma(cnt, u) * s_abs + u * tiny(acc) * cnt, mg.sum(axis=axes)
-        if op in (Op.MAX, Op.MIN):
-            return e.max(axis=axes, initial=0.0), mg.max(axis=axes, initial=0.0)
+            s_e, s_abs = sums
+            return s_e + gamma(count, u) * s_abs + u * tiny(acc) * count
         if op is Op.MUL:
-            hi = np.prod(av + e, axis=axes)
-            return hi - np.prod(av, axis=axes) + gamma(cnt, u) * hi, np.prod(mg, axis=axes)
-        inexact = np.any(e > 0, axis=axes)
-        return np.where(inexact, np.inf, 0.0), mg.max(axis=axes, initial=0.0)
+            hi, lo = sums
+            return hi - lo + gamma(count, u) * hi
+        return sums[0]
 
     def _combine(self, op: Op, x: Val, y: Val, acc: str) -> Val:
+        """Join two partial reductions (values and magnitudes; the bound is rebuilt by the caller)."""
         t = self.cdt(acc)
         v = num.COMBINE[op](
             np.asarray(x.v).astype(t, copy=False), np.asarray(y.v).astype(t, copy=False)
@@ -855,15 +886,10 @@ class _Evaluator:
         out = Val(v, acc, oob=_or(x.oob, y.oob), k=max(x.k, y.k), acc=x.acc or y.acc)
         if self.analysis:
             if op is Op.ADD:
-                # each part's bound already covers its own sum; one more rounding per join
-                out.e = x.e + y.e + self.uacc(acc) * np.abs(np.asarray(v, np.float64)) * 2
                 out.m = x.m + y.m
             elif op is Op.MUL:
-                ax, ay = np.abs(np.asarray(x.v, np.float64)), np.abs(np.asarray(y.v, np.float64))
-                out.e = ax * y.e + ay * x.e + x.e * y.e + self.uacc(acc) * ax * ay
                 out.m = x.m * y.m
             else:
-                out.e = np.maximum(x.e, y.e)
                 out.m = np.maximum(x.m, y.m)
         return out
 
@@ -1012,6 +1038,40 @@ def _text(e: Any) -> str:
     from cuda2nki.ir.printer import to_text
 
     return to_text(e)
+
+
+def _merge(op: Op, a: Any, b: Any) -> Any:
+    """Merge one ingredient of two chunks' reduction bounds (sums add, products multiply)."""
+    if op is Op.ADD:
+        return a + b
+    if op is Op.MUL:
+        return a * b
+    return np.maximum(a, b)
+
+
+def _start(var: np.ndarray) -> int:
+    return int(var.flat[0]) if var.size else 0
+
+
+def _chunkable(c: n.Compute) -> bool:
+    axes = c.domain.axes
+    if not axes or axes[0].kind is not AxisKind.PARALLEL:
+        return False
+    return not _mentions(c.expr, c.target.tensor) and not _mentions(c.domain.guard, c.target.tensor)
+
+
+def _mentions(node: Any, tensor: str) -> bool:
+    """True if ``node`` reads ``tensor`` or contains a scan (either forbids slab evaluation)."""
+    if node is None:
+        return False
+    if isinstance(node, n.Scan) or (isinstance(node, n.Read) and node.tensor == tensor):
+        return True
+    if isinstance(node, tuple):
+        return any(_mentions(x, tensor) for x in node)
+    fields = getattr(node, "__dataclass_fields__", None)
+    if fields is None:
+        return False
+    return any(_mentions(getattr(node, f), tensor) for f in fields if f != "loc")
 
 
 def _or(a: Any, b: Any) -> Any:

@@ -210,3 +210,14 @@ def test_float_binned_histogram_bound_counts_only_borderline_samples():
     x[:3] = np.float32(0.25)  # exactly on a bin edge: the bin may move in a rounding
     an = analyse(k, {"x": x}, {"B": 8})
     assert np.all(an.bound["h"] == 3)  # each bin may gain or lose the three edge samples
+
+
+def test_regressions_found_by_the_property():
+    # a contraction with an exactly-zero factor; a select whose untaken branch is NaN
+    zero = n.Binary(Op.MUL, n.Read("x", ("i",)), n.Binary(Op.SUB, n.Lit(0.75), n.Lit(0.75)))
+    for mode in ("fp64", "declared"):
+        assert evaluate(_kernel(zero, True), {"x": _X, "y": _Y}, mode=mode)["z"][0] == 0
+    x = n.Read("x", ("i",))
+    sel = n.Select(n.Binary(Op.GT, x, x), n.Unary(Op.SQRT, x), x)
+    an = analyse(_kernel(sel), {"x": _X, "y": _Y})
+    assert not np.isnan(an.bound["z"]).any()
