@@ -23,7 +23,7 @@ with a C2N15xx id naming the source line, block and thread.
 """
 
 from cuda2nki.simt.intrinsics import TABLE as INTRINSICS
-from cuda2nki.simt.intrinsics import supported_subset
+from cuda2nki.simt.intrinsics import supported_subset, supported_subset_markdown
 from cuda2nki.simt.runner import SimtResult, find_kernel, run_kernel, run_kernel_full
 
 __all__ = [
@@ -33,4 +33,5 @@ __all__ = [
     "run_kernel",
     "run_kernel_full",
     "supported_subset",
+    "supported_subset_markdown",
 ]

@@ -870,9 +870,14 @@ class FunctionCompiler:
         one = scalar(1, ct)
         op = "+" if delta > 0 else "-"
 
+        same = unq(t) == ct
+
         def inc(c, a):
             old = lv.load(c, a)
-            new = convert(arith(op, convert(old, t, ct), one, ct), ct, t)
+            if same:
+                new = arith(op, old, one, ct)
+            else:
+                new = convert(arith(op, convert(old, t, ct), one, ct), ct, t)
             lv.store(c, a, new)
             return old if post else new
 
@@ -914,15 +919,17 @@ class FunctionCompiler:
             b_ = self.conv(vf, vt, ct, e.loc)
         cache: dict = {}
 
+        same = unq(t) == ct
+
         def load_conv(c, a):
-            return convert(cache["old"], t, ct)
+            return cache["old"] if same else convert(cache["old"], t, ct)
 
         f = self._contracted(op, e.target, e.value, load_conv, b_, ct)
         f = f or self._arith_fn(op, load_conv, b_, ct, e.loc)
 
         def compound(c, a):
             cache["old"] = lv.load(c, a)
-            new = convert(f(c, a), ct, t)
+            new = f(c, a) if same else convert(f(c, a), ct, t)
             lv.store(c, a, new)
             return new
 

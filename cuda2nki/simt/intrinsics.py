@@ -57,6 +57,23 @@ def supported_subset() -> list[dict[str, str]]:
     return [{"name": k, "level": v.level, "note": v.note} for k, v in sorted(TABLE.items())]
 
 
+def supported_subset_markdown() -> str:
+    """The table as a Markdown document (for the generated docs)."""
+    lines = [
+        "# CUDA intrinsics executed by the SIMT interpreter",
+        "",
+        "Levels: **exact** (bit-faithful to CUDA), **ideal** (correctly rounded; a GPU may differ by "
+        "a few ulp or uses a fast approximation), **partial** (see the note).  Names not listed are "
+        "refused with C2N1505.",
+        "",
+        "| name | level | note |",
+        "|---|---|---|",
+    ]
+    for r in supported_subset():
+        lines.append(f"| `{r['name']}` | {r['level']} | {r['note']} |")
+    return "\n".join(lines) + "\n"
+
+
 def _unq(t):
     if isinstance(t, A.ScalarType | A.VectorType | A.PointerType) and t.const:
         return type(t)(**{**t.__dict__, "const": False})

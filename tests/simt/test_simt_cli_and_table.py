@@ -125,6 +125,10 @@ def test_every_front_end_intrinsic_is_executable() -> None:
     assert {r["name"] for r in rows} == set(INTRINSICS)
     assert all(r["level"] in ("exact", "ideal", "partial") for r in rows)
     assert all(r["note"] for r in rows if r["level"] == "partial")
+    from cuda2nki.simt import supported_subset_markdown
+
+    md = supported_subset_markdown()
+    assert "| `atomicCAS` | exact |" in md and md.count("\n| `") == len(rows)
 
 
 def test_unsupported_intrinsic_is_a_diagnostic() -> None:
