@@ -10,6 +10,7 @@ Exit status: 0 ok, 2 on an input error or a diagnostic raised by the port (with 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import inspect
 import io
 import json
@@ -183,15 +184,17 @@ def run(args: argparse.Namespace) -> int:
     kwargs = build_inputs(kernel, provided, shapes, dtypes, args.seed, args.port)
     if grid is not None and not kernel.legacy:
         grid = grid[0]
-    res = simulate_kernel(
-        kernel,
-        kwargs,
-        target=args.target,
-        grid=grid,
-        profile=args.profile,
-        strict_uninit=args.strict_uninit,
-        seed=args.seed,
-    )
+    # the port's own prints (device_print, print) go to stderr: stdout carries the report
+    with contextlib.redirect_stdout(sys.stderr):
+        res = simulate_kernel(
+            kernel,
+            kwargs,
+            target=args.target,
+            grid=grid,
+            profile=args.profile,
+            strict_uninit=args.strict_uninit,
+            seed=args.seed,
+        )
     outs = output_arrays(res.outputs)
     buf = io.BytesIO()
     np.savez(buf, **outs)

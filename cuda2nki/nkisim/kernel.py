@@ -246,7 +246,7 @@ def simulate_kernel(
         raise DiagnosticError(
             make("C2N3023", port_exception_loc(exc), exc="RecursionError")
         ) from None
-    except Exception as exc:  # noqa: BLE001 - a port's bug becomes a diagnostic
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - a port's bug becomes a diagnostic
         loc = port_exception_loc(exc)
         raise DiagnosticError(make("C2N3023", loc, exc=f"{type(exc).__name__}: {exc}")) from None
     if profile:
