@@ -571,6 +571,8 @@ def _env_from_args(
     for (pname, kind, _default, _n), ta in zip(params, targs):
         if kind == "int":
             v = low.const_value(ta) if isinstance(ta, A.Expr) else None
+            if isinstance(ta, A.Expr) and v is None:
+                return None  # a value known only at run time (or a host template parameter)
             if not isinstance(v, int):
                 unit.diags.append(
                     make(
@@ -580,11 +582,13 @@ def _env_from_args(
                 return None
             env[pname] = v
         else:
-            if isinstance(ta, A.Expr):
+            if isinstance(ta, A.Expr) and not (isinstance(ta, A.Name) and ta.ty is None):
                 unit.diags.append(
                     make("C2N1024", loc, name=fd.name, reason=f"'{pname}' needs a type")
                 )
                 return None
+            if isinstance(ta, A.Expr):
+                return None  # a name the host code does not define here (a host template param)
             env[pname] = ta
     return _fill_defaults(unit, fd, env, loc)
 
