@@ -41,3 +41,34 @@ def test_corpus_ir_round_trips_and_verifies(path: Path) -> None:
         assert parse(text, str(path)) == layer, text
         errors = [d for d in verify(layer) if d.severity is Severity.ERROR]
         assert not errors, "\n".join(d.render() for d in errors) + "\n" + text
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_corpus_intent_matches_simt_within_the_ir_bound(path: Path) -> None:
+    """Lift fidelity through the evaluator: SIMT outputs lie within c=2 of the fp64 oracle."""
+    import numpy as np
+
+    from cuda2nki import api
+    from cuda2nki.binding import generate_inputs, load_binding
+    from cuda2nki.ir.evaluate import analyse
+
+    res = _port(path)
+    if res.ir_intent is None or not path.with_suffix(".toml").is_file():
+        pytest.skip("refused by the lifter, or no binding")
+    binding = load_binding(path.with_suffix(".toml"))
+    resolved = binding.resolve()
+    arrays = generate_inputs(resolved, seed=0)
+    simt = api.run(path, binding, inputs=arrays)
+    k = res.ir_intent
+    shaped = {}
+    for t in k.params:
+        if hasattr(t, "shape") and t.name in arrays:
+            ir_shape = tuple(int(s.evaluate(resolved.scalars)) for s in t.shape)
+            shaped[t.name] = np.asarray(arrays[t.name]).reshape(ir_shape)
+    an = analyse(k, shaped, dict(resolved.scalars))
+    for name, exact in an.values.items():
+        got = np.asarray(simt[name], np.float64).reshape(exact.shape)
+        with np.errstate(invalid="ignore"):
+            diff = np.where(got == exact, 0.0, np.abs(got - exact))
+        assert np.all(diff <= 2 * an.bound[name]), (name, float(np.max(diff)))
