@@ -70,6 +70,15 @@ def signature(kernel: Kernel, defaults: dict[str, object] | None = None) -> Sign
             solved = _solve_size(ext, f"{spell.py_name(t.name)}.shape[{d}]")
             if solved is not None and solved[0] not in sizes:
                 sizes[solved[0]] = solved[1]
+    for t in inputs:  # products like R * C once one factor is known from another tensor
+        for d, ext in enumerate(t.shape):
+            if isinstance(ext, Mul) and isinstance(ext.a, Sym) and isinstance(ext.b, Sym):
+                a, b = ext.a.name, ext.b.name
+                shape = f"{spell.py_name(t.name)}.shape[{d}]"
+                if a in sizes and b not in sizes:
+                    sizes[b] = f"{shape} // {spell.py_name(a)}"
+                elif b in sizes and a not in sizes:
+                    sizes[a] = f"{shape} // {spell.py_name(b)}"
     used = _used_syms(kernel)
     keywords = []
     for p in kernel.params:

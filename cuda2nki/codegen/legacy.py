@@ -56,26 +56,40 @@ class LegacyEmitter(Emitter):
     live: dict[str, tuple[SizeExpr, ...]] = field(default_factory=dict)
     zeroed: set[str] = field(default_factory=set)
     loop_vars: set[str] = field(default_factory=set)
+    inline: dict[tuple[int, str], tuple[str, int]] = field(default_factory=dict)
+    inline_count: int = 0
     name_sizes: bool = False  # ragged sizes live in masks, not in names
     partial: set[str] = field(default_factory=set)  # tiles written in parts: allocated up front
     read: set[str] = field(default_factory=set)  # tiles some instruction reads
 
     # ------------------------------------------------------------------ grids and masks
     def grid(self, pos: int, size: SizeExpr, depth: int) -> str:
+        """The ``nl.arange`` grid of ``size`` for partition (pos 0) or free (pos 1) indexing.
+
+        Loop-invariant grids are defined once at the top of the kernel; a grid whose size moves
+        with a loop is defined inside that loop, under a name of its own."""
         text = self.size(size)
         key = (pos, text)
-        if key not in self.grids:
-            base = "i_p" if pos == 0 else "i_f"
-            n = sum(1 for k in self.grids if k[0] == pos)
-            name = base if n == 0 else f"{base}{n}"
-            self.grids[key] = name
-            line = render.instruction("legacy", "grid", name=name, size=text, layout=LAYOUT[pos])
-            if size.free_syms() & self.loop_vars:
-                self.put(depth, line)
-                del self.grids[key]
-                return name
-            self.grid_lines.append(line)
-        return self.grids[key]
+        if key in self.grids:
+            return self.grids[key]
+        if key in self.inline:
+            return self.inline[key][0]
+        base = "i_p" if pos == 0 else "i_f"
+
+        def line_of(name: str) -> str:
+            return render.instruction("legacy", "grid", name=name, size=text, layout=LAYOUT[pos])
+
+        if size.free_syms() & self.loop_vars:
+            self.inline_count += 1
+            name = f"{base}_{self.inline_count}"
+            self.put(depth, line_of(name))
+            self.inline[key] = (name, depth)
+            return name
+        n = sum(1 for k in self.grids if k[0] == pos)
+        name = base if n == 0 else f"{base}{n}"
+        self.grids[key] = name
+        self.grid_lines.append(line_of(name))
+        return name
 
     def tile_dims(self, v: View) -> list[tuple[SizeExpr, SizeExpr, SizeExpr, int] | SizeExpr]:
         """Per dim of a tile view: (start, live size, full size, step) for a slice, or an index."""
@@ -186,6 +200,8 @@ class LegacyEmitter(Emitter):
         if isinstance(s, Loop):
             self.loop_vars.add(s.var)
         super().stmt(s, depth)
+        if isinstance(s, Loop):  # grids defined inside the loop body go out of scope
+            self.inline = {k: v for k, v in self.inline.items() if v[1] <= depth}
 
     def _Alloc(self, s: Alloc, depth: int) -> None:
         self.live[s.name] = s.shape

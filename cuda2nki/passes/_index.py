@@ -93,10 +93,60 @@ def _fold(e: SizeExpr) -> SizeExpr:
     return e
 
 
-def access_class(
-    index: tuple[SizeExpr, ...], p: str, f: str
-) -> tuple[str, tuple[Affine1, ...]] | None:
-    """FULL (moves with p and f), ROW (p only), BCAST (f only), SCALAR; None if not affine."""
+FLATROW = "flatrow"
+
+
+@dataclass(frozen=True)
+class FlatRow:
+    """One index ``K * p + f + c`` on a 1-D tensor: rows of ``K`` contiguous elements."""
+
+    k: SizeExpr
+    c: SizeExpr
+
+
+def linear(e: SizeExpr, axes: frozenset[str]) -> dict[str | None, SizeExpr] | None:
+    """``e`` as ``sum(coef[a] * a) + coef[None]`` with axis-free coefficients (None if not linear)."""
+    if isinstance(e, Dyn):
+        return None
+    if isinstance(e, Sym) and e.name in axes:
+        return {e.name: Const(1), None: Const(0)}
+    if not (e.free_syms() & axes) and not _has_dyn(e):
+        return {None: e}
+    if isinstance(e, Add | Sub):
+        a, b = linear(e.a, axes), linear(e.b, axes)
+        if a is None or b is None:
+            return None
+        out = dict(a)
+        for key, v in b.items():
+            base = out.get(key, Const(0))
+            out[key] = _fold(base + v) if isinstance(e, Add) else _fold(base - v)
+        return out
+    if isinstance(e, Mul):
+        for x, y in ((e.a, e.b), (e.b, e.a)):
+            if not (x.free_syms() & axes) and not _has_dyn(x):
+                inner = linear(y, axes)
+                if inner is None:
+                    return None
+                return {key: (x if v == Const(1) else _fold(x * v)) for key, v in inner.items()}
+    return None
+
+
+def flat_row(ix: SizeExpr, p: str, f: str) -> FlatRow | None:
+    if not (p and f):
+        return None
+    lin = linear(ix, frozenset((p, f)))
+    if lin is None or lin.get(f) != Const(1) or p not in lin:
+        return None
+    return FlatRow(lin[p], lin.get(None, Const(0)))
+
+
+def access_class(index: tuple[SizeExpr, ...], p: str, f: str) -> tuple[str, tuple] | None:
+    """FULL (moves with p and f), ROW (p only), BCAST (f only), SCALAR, or FLATROW (one index
+    ``K*p + f + c`` on a 1-D tensor); None if not affine."""
+    if len(index) == 1:
+        fr = flat_row(index[0], p, f)
+        if fr is not None:
+            return FLATROW, (fr,)
     axes = frozenset(a for a in (p, f) if a)
     dims = []
     for ix in index:
@@ -156,3 +206,25 @@ def flat_ok(dims: tuple[Affine1, ...]) -> bool:
 
 def plus(a: SizeExpr, b: SizeExpr) -> SizeExpr:
     return _fold(a + b)
+
+
+def flat_guard(where, p: str, f: str) -> tuple[FlatRow, SizeExpr] | None:
+    """``index(K*p + f + c) < n`` (the ragged last block of a per-block reduction)."""
+    from cuda2nki.ir.nodes import Binary, IndexValue, Lit, Param
+    from cuda2nki.ir.ops import Op
+
+    if not (isinstance(where, Binary) and where.op == Op.LT and isinstance(where.a, IndexValue)):
+        return None
+    fr = flat_row(where.a.expr, p, f)
+    b = where.b
+    if isinstance(b, IndexValue):
+        bound = b.expr
+    elif isinstance(b, Param):
+        bound = Sym(b.name)
+    elif isinstance(b, Lit) and isinstance(b.value, int):
+        bound = Const(b.value)
+    else:
+        return None
+    if fr is None or bound.free_syms() & {p, f}:
+        return None
+    return fr, bound

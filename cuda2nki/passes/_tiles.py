@@ -137,6 +137,8 @@ class TileExprCompiler:
     diags: list
     loc: SourceLoc
     cache: dict = field(default_factory=dict)
+    p_axis: str = ""
+    flat_guard: tuple | None = None
 
     # ------------------------------------------------------------------ allocation helpers
     def tile(self, base: str, kind: str, dtype: str) -> View:
@@ -378,6 +380,8 @@ class TileExprCompiler:
 
     def reduce_of(self, r: Reduce) -> Val:
         """Compile ``r``; an add-reduction of an activation rides on the activation itself."""
+        if r.where is not None:
+            return self._masked_reduce(r)
         body = r.body
         if isinstance(body, Binary) and body.op == Op.MUL and body.a == body.b:
             body = Unary(Op.SQUARE, body.a, loc=body.loc)
@@ -392,6 +396,23 @@ class TileExprCompiler:
         self.b.stmts.insert(at, alloc)
         self.b.stmts[at + 1] = self.b.stmts[at + 1].replace(reduce_dst=acc)
         return Val(ROW, acc)
+
+    def _masked_reduce(self, r: Reduce) -> Val:
+        """``reduce(op, f: body where index(K*p + f + c) < n)``: the reads pad the ragged last
+        block with the op's identity, so the plain reduction is exact."""
+        from cuda2nki.passes._index import flat_guard
+
+        guard = flat_guard(r.where, self.p_axis, r.axes[0].name) if self.p_axis else None
+        if guard is None or r.op not in REDUCE_OPS:
+            raise Unsupported("a reduction masked by a data-dependent condition", r.loc)
+        self.flat_guard = (*guard, float(r.op.info.identity))
+        self.cache.clear()  # reads under this guard are padded: do not reuse unpadded tiles
+        try:
+            val = self.compile(r.body)
+        finally:
+            self.flat_guard = None
+            self.cache.clear()
+        return self.reduce_rows(r.replace(where=None), val)
 
     def _producer(self, tile: View | Lit | Param) -> int | None:
         """Index of the activation that wrote ``tile`` (and has no reduction yet), if any."""

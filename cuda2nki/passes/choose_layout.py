@@ -24,7 +24,7 @@ from cuda2nki.passes._analysis import (
     walk,
     with_attrs,
 )
-from cuda2nki.passes._index import FULL, ROW, access_class, flat_ok, fmt
+from cuda2nki.passes._index import FLATROW, FULL, ROW, access_class, flat_guard, flat_ok, fmt
 from cuda2nki.passes._tiles import REDUCE_OPS
 from cuda2nki.passes.base import Pass, PassContext
 
@@ -96,10 +96,13 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         return "unsupported", {"why": "a statement without an iteration domain"}
     want = FULL if len(axes) == 2 else ROW
     got = access_class(c.target.index, axes[0], axes[1] if len(axes) == 2 else "")
-    if got is None or got[0] != want:
+    if got is None or (got[0] != want and not (want == FULL and got[0] == FLATROW)):
         return "unsupported", {"why": f"the write pattern {_spell(c.target)}"}
     if len(red) > 1 or any(len(r.axes) != 1 for r in red):
         return "unsupported", {"why": "several or multi-axis reductions in one statement"}
+    for r in red:
+        if r.where is not None and flat_guard(r.where, axes[0], r.axes[0].name) is None:
+            return "unsupported", {"why": "a reduction masked by a data-dependent condition"}
     free = axes[1] if len(axes) == 2 else (red[0].axes[0].name if red else "")
     if red and len(axes) == 2:
         return "unsupported", {"why": "a reduction over a second axis of a 2-D result"}
@@ -109,6 +112,9 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
             return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
     del known
     extra = {"p_axis": axes[0], "f_axis": free, "p_tensor": c.target.tensor}
+    accesses = [rd for rd in reads(c.expr) if _plain(rd)] + [c.target]
+    if any(access_class(a.index, axes[0], free)[0] == FLATROW for a in accesses):
+        extra["whole_row"] = "1"
     if outer:
         extra["outer"] = ",".join(outer)
     return "rows", extra
@@ -172,6 +178,10 @@ def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None
         if acc is None or (acc[0] != "scalar" and not flat_ok(acc[1])):
             return None
     return "reduce-all", {"r_axis": k, "p_tensor": c.target.tensor, "p_axis": k}
+
+
+def _plain(rd: Read) -> bool:
+    return not (rd.index and isinstance(rd.index[0], Dyn))
 
 
 def _row_access(rd: Read, p: str, f: str, kernel: Kernel) -> bool:

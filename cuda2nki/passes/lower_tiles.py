@@ -36,6 +36,7 @@ from cuda2nki.ir.nodes import (
     Load,
     Loop,
     Matmul,
+    Max,
     Memset,
     Min,
     Note,
@@ -56,7 +57,17 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes._analysis import attrs, contraction, strip_cast, sym_names
-from cuda2nki.passes._index import BCAST, FULL, ROW, SCALAR, access_class, dims_for, flat_ok, plus
+from cuda2nki.passes._index import (
+    BCAST,
+    FLATROW,
+    FULL,
+    ROW,
+    SCALAR,
+    access_class,
+    dims_for,
+    flat_ok,
+    plus,
+)
 from cuda2nki.passes.base import Pass, PassContext
 
 
@@ -229,6 +240,8 @@ class _Lowering:
             if got is None:
                 raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
             cls, dims = got
+            if cls == FLATROW:
+                return self._flat_row(b, comp, rd, dims[0], r0, rows, cols, dt)
             view = dims_for(dims, p_axis, f_axis, r0, rows, c0, cols)
             if cls == FULL:
                 return self._load(b, rd, (rows, cols), view, T.FULL, dt)
@@ -241,7 +254,46 @@ class _Lowering:
             return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
 
         comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        comp.p_axis = p_axis
         return comp
+
+    def _flat_row(self, b, comp, rd: Read, fr, r0, rows, cols, dt) -> T.Val:
+        """``x[K*p + f + c]`` on a 1-D tensor: rows of K contiguous elements (K = the row length)."""
+        if fr.k != cols:
+            raise T.Unsupported(
+                f"a flattened access of '{rd.tensor}' whose stride is not the row length", rd.loc
+            )
+        start = plus(fr.k * r0 if r0 != Const(0) else Const(0), fr.c)
+        guard = comp.flat_guard
+        if guard is None or guard[0] != fr:
+            return self._load(b, rd, (rows, cols), (Slice(start, rows * cols),), T.FULL, dt)
+        _, bound, ident = guard
+        name = b.fresh(f"{rd.tensor}_t")
+        b.emit(Alloc(name, (rows, cols), dt, Buffer.SBUF, loc=rd.loc))
+        b.emit(Memset(T.whole(name, rows, cols), Lit(ident, "float32"), loc=rd.loc))
+        avail = bound - start  # elements of the tensor from this tile's first row on
+        full = Min(rows, Max(0, avail // cols))
+        whole_rows = b.nested()
+        whole_rows.emit(
+            Load(
+                View(name, (Slice(0, full), Slice(0, cols))),
+                View(rd.tensor, (Slice(start, full * cols),)),
+                loc=rd.loc,
+            )
+        )
+        b.emit(Loop(b.fresh("g"), 0, Min(1, full), body=tuple(whole_rows.stmts), loc=rd.loc))
+        rem = avail - full * cols
+        tail = b.nested()
+        tail.emit(
+            Load(
+                View(name, (Slice(full, 1), Slice(0, rem))),
+                View(rd.tensor, (Slice(start + full * cols, rem),)),
+                loc=rd.loc,
+            )
+        )
+        stop = Min(rows - full, Min(1, Max(rem, 0)))
+        b.emit(Loop(b.fresh("g"), 0, stop, body=tuple(tail.stmts), loc=rd.loc))
+        return T.Val(T.FULL, T.whole(name, rows, cols), dt)
 
     def _gather(self, b, comp, rd: Read, p_axis, f_axis, r0, rows, c0, cols, dt) -> T.Val:
         """``table[idx(row), f]``: one index per partition, rows fetched by an indirect DMA."""
@@ -282,7 +334,17 @@ class _Lowering:
         if got is None:
             raise T.Unsupported(f"the write pattern of '{c.target.tensor}'", c.loc)
         cls, adims = got
-        dims = dims_for(adims, p_axis, f_axis, r0, rows, c0, cols)
+        if cls == FLATROW:
+            fr = adims[0]
+            if fr.k != cols:
+                raise T.Unsupported(
+                    f"a flattened write of '{c.target.tensor}' whose stride is not the row length",
+                    c.loc,
+                )
+            dims = (Slice(plus(fr.k * r0 if r0 != Const(0) else Const(0), fr.c), rows * cols),)
+            cls = FULL
+        else:
+            dims = dims_for(adims, p_axis, f_axis, r0, rows, c0, cols)
         if cls == FULL:
             val = comp.as_full(val)
         else:

@@ -52,6 +52,9 @@ class TileSizesPass(Pass):
         if layout == "colreduce":
             return with_attrs(c, p_tile=str(p), n_tile=str(moving))
         if layout == "rows":
-            whole_row = bool(reductions(c.expr)) or attrs(c).get("scan") == "1"
+            whole_row = bool(reductions(c.expr)) or "1" in (
+                attrs(c).get("scan"),
+                attrs(c).get("whole_row"),
+            )
             return with_attrs(c, p_tile=str(p), f_tile="0" if whole_row else str(max(1, self.free)))
         return c

@@ -226,3 +226,42 @@ def test_index_guards_become_domains(tmp_path, target, name, n):
         close(out, ref, 1e-5, 1e-5)
     else:
         close(out[1:-1], x[:-2] - 2 * x[1:-1] + x[2:], 1e-5, 1e-5)
+
+
+PARTIAL = """
+kernel partial_sums(inp: in float32[n], partial: out float32[ceildiv(n, 256)], n: int32) {
+  reduce: partial[b] = reduce(add, t < 256: inp[256 * b + t]; where index(256 * b + t) < n)
+          for b < ceildiv(n, 256);
+}
+"""
+
+FLAT2D = """
+kernel scale_rows(x: in float32[R * C], s: in float32[R], y: out float32[R * C], R: int32, C: int32) {
+  map: y[C * i + j] = x[C * i + j] * s[i] for i < R, j < C;
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n", [129, 1000, 16384, 70000])
+def test_per_block_partial_sums_with_a_ragged_last_block(tmp_path, target, n):
+    from cuda2nki.ir.parser import parse
+
+    path, src, _, _ = port(parse(PARTIAL), tmp_path, target)
+    x = f32(n)
+    out = np.asarray(simulate(path, "partial_sums", {"inp": x}))
+    pad = np.zeros(-(-n // 256) * 256)
+    pad[:n] = x
+    close(out, pad.reshape(-1, 256).sum(1), 1e-5, 1e-4)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("rc", [(130, 70), (3, 1000)])
+def test_row_major_flattened_indices(tmp_path, target, rc):
+    from cuda2nki.ir.parser import parse
+
+    r, c = rc
+    path, src, _, _ = port(parse(FLAT2D), tmp_path, target)
+    x, s = f32(r * c), f32(r)
+    out = simulate(path, "scale_rows", {"x": x, "s": s})
+    close(out, (x.reshape(r, c).astype(np.float64) * s[:, None]).reshape(-1))
