@@ -979,6 +979,10 @@ def device_print(prefix, x, **kw) -> None:
         print(prefix, x)
 
 
+class NKIObject:
+    """Base class of dataclass-like compile-time kernel arguments (new API)."""
+
+
 class no_reorder:  # noqa: N801
     def __enter__(self):
         return self
