@@ -99,6 +99,10 @@ def _param_names(fn) -> list[str]:
 def _wrap_arg(v, name: str, buffer, state: st.SimState):
     if isinstance(v, NkiTensor):
         return v
+    if isinstance(v, (list, tuple)) and not hasattr(v, "_fields"):
+        return tuple(_wrap_arg(x, f"{name}[{i}]", buffer, state) for i, x in enumerate(v))
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        return v.item()
     if isinstance(v, np.ndarray) or (hasattr(v, "__array__") and not np.isscalar(v)):
         arr = np.asarray(v)
         if arr.dtype == np.float64 or arr.dtype == np.int64:

@@ -267,3 +267,30 @@ def test_cli_named_outputs(tmp_path):
     assert main(["simulate", str(p), "--shape", "a=2,2", "--out", str(out)]) == 0
     with np.load(out) as z:
         assert sorted(z.files) == ["first", "second"]
+
+
+def test_tuple_and_scalar_arguments(tmp_path):
+    p = write(
+        tmp_path,
+        """
+        import nki
+        import nki.language as nl
+        import nki.isa as nisa
+
+        @nki.jit
+        def k(parts, alpha):
+            a, b = parts
+            out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+            ta = nl.load(a)
+            tb = nl.load(b)
+            r = nl.ndarray(a.shape, a.dtype, buffer=nl.sbuf)
+            nisa.scalar_tensor_tensor(dst=r, data=ta, op0=nl.multiply, operand0=alpha,
+                                      op1=nl.add, operand1=tb)
+            nisa.dma_copy(dst=out, src=r)
+            return out
+    """,
+    )
+    a = np.ones((4, 3), np.float32)
+    b = np.full((4, 3), 2.0, np.float32)
+    got = simulate_kernel(load_kernel(p), [(a, b), np.float32(3.0)]).outputs
+    np.testing.assert_array_equal(got, 5.0)
