@@ -108,6 +108,7 @@ def compare(
     *,
     alt_tols: Mapping[str, np.ndarray | float] | None = None,
     canary_nan: bool = True,
+    unwritten: np.ndarray | None = None,
 ) -> Comparison:
     """Compare one output.  ``alt_tols`` maps a precision hypothesis (e.g. "bf16 accumulation")
     to the tolerance that hypothesis would allow."""
@@ -132,7 +133,8 @@ def compare(
     ok = within(a, e, tol_arr)
     bad = ~ok
     n_bad = int(bad.sum())
-    diff = np.where(np.isfinite(a) & np.isfinite(e), np.abs(a - e), np.inf)
+    with np.errstate(invalid="ignore", over="ignore"):
+        diff = np.where(np.isfinite(a) & np.isfinite(e), np.abs(a - e), np.inf)
     diff = np.where(ok & ~np.isfinite(diff), 0.0, diff)
     max_abs = float(diff.max()) if diff.size else 0.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -170,7 +172,14 @@ def compare(
                 tiles=tiles,
                 evidence=f"outside the fp32 tolerance but within the bound for {label}",
             )
-    kind, evidence = classify_defect(a, e, bad, tol_arr, canary_nan=canary_nan)
+    kind, evidence = classify_defect(
+        a,
+        e,
+        bad,
+        tol_arr,
+        canary_nan=canary_nan,
+        unwritten=None if unwritten is None else np.asarray(unwritten).reshape(e.shape),
+    )
     return Comparison(
         **base,
         classification="defect",
@@ -232,11 +241,30 @@ def tile_grid(bad: np.ndarray, max_cells: int = 4096) -> list[list[int]]:
 
 
 def classify_defect(
-    a: np.ndarray, e: np.ndarray, bad: np.ndarray, tol: np.ndarray, *, canary_nan: bool = True
+    a: np.ndarray,
+    e: np.ndarray,
+    bad: np.ndarray,
+    tol: np.ndarray,
+    *,
+    canary_nan: bool = True,
+    unwritten: np.ndarray | None = None,
 ) -> tuple[str, str]:
-    """The most specific structured explanation of a mismatch."""
-    nan_port = np.isnan(a) & ~np.isnan(e)
-    if canary_nan and nan_port.any() and (nan_port == bad).all():
+    """The most specific structured explanation of a mismatch.
+
+    ``unwritten`` marks elements that still hold the simulator's poison canary; without it, any
+    NaN where the reference is finite is taken for a canary when ``canary_nan`` is set.
+    """
+    if unwritten is not None:
+        nan_port = unwritten & ~np.isnan(e)
+        if nan_port.any() and not (bad & ~nan_port).any():
+            return (
+                "unwritten",
+                f"{int(nan_port.sum())} elements never written (NaN canaries left){_where(nan_port)}",
+            )
+        nan_port = np.zeros_like(bad)
+    else:
+        nan_port = np.isnan(a) & ~np.isnan(e)
+    if unwritten is None and canary_nan and nan_port.any() and (nan_port == bad).all():
         return (
             "unwritten",
             f"{int(nan_port.sum())} elements never written (NaN canaries left){_where(nan_port)}",

@@ -1,9 +1,10 @@
 """Inputs that find bugs: several distributions and special values, and shapes with ragged tails.
 
-Seed ``s`` draws from ``DISTRIBUTIONS[s % 5]``: standard normal, uniform[-1, 1] (not [0, 1), which
-hides sign bugs), heavy-tailed (Student t with 3 degrees of freedom), special values (±0, ±1,
-large magnitudes safe for the dtype, subnormals where the dtype has them, mixed into normal data),
-and normal again with another stream.  Integer tensors use their binding ``range``.
+Seed ``s`` draws from ``DISTRIBUTIONS[s % 5]``: standard normal, special values (±0, ±1, large
+magnitudes safe for the dtype, subnormals where the dtype has them, mixed into normal data),
+uniform[-1, 1] (not [0, 1), which hides sign bugs), heavy-tailed (Student t with 3 degrees of
+freedom), and normal again with another stream.  Special values come second so that even a
+two-seed check meets them.  Integer tensors use their binding ``range``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import numpy as np
 
 from cuda2nki.binding import Binding, Number, Resolved, generate_inputs, round_to
 
-DISTRIBUTIONS = ("normal", "uniform", "heavy", "special", "normal2")
+DISTRIBUTIONS = ("normal", "special", "uniform", "heavy", "normal2")
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,41 @@ def _shape_scalars(b: Binding) -> list[str]:
     return sorted(used)
 
 
+def _output_dims(b: Binding, dims: list[str]) -> tuple[set[str], set[str]]:
+    """Scalars that size an output's first (partition) and, for rank >= 2, last (free) dimension."""
+    first, last = set(), set()
+    for t in b.tensors:
+        if t.role == "in" or not t.shape:
+            continue
+        if isinstance(t.shape[0], str) and t.shape[0] in dims:
+            first.add(t.shape[0])
+        if len(t.shape) >= 2 and isinstance(t.shape[-1], str) and t.shape[-1] in dims:
+            last.add(t.shape[-1])
+    return first, last
+
+
+#: a generated multi-tile point is skipped when its estimated work exceeds this (SIMT cost)
+MAX_GENERATED_WORK = 5e7
+
+
+def _work(b: Binding, values: Mapping[str, Number]) -> float:
+    """Rough cost of running the kernel: the largest tensor times the largest size (a reduction
+    or contraction length bound)."""
+    try:
+        r = b.resolve(values)
+    except Exception:  # noqa: BLE001 - an unresolvable point is not run anyway
+        return float("inf")
+    biggest = max((float(np.prod(s)) for s in r.shapes.values()), default=0.0)
+    longest = max((float(v) for k, v in values.items() if k in _shape_scalars(b)), default=1.0)
+    return biggest * longest
+
+
 def test_points(
     b: Binding, overrides: Mapping[str, Number] | None = None, *, extra: bool = True
 ) -> list[TestPoint]:
-    """The binding's points (with ``overrides``), then a ragged-tail point and a size-1 edge point
-    when the binding's points lack them."""
+    """The binding's points (with ``overrides``), then generated points where the binding lacks them:
+    a ragged tail (sizes not multiples of 128), several tiles (sizes past 128 partitions and, for an
+    output's free dimension, past 512 elements), and a size-1 edge."""
     overrides = dict(overrides or {})
     pts = [TestPoint({**p, **overrides}) for p in b.test_points()]
     if overrides:
@@ -100,9 +131,26 @@ def test_points(
     if not extra:
         return pts
     dims = _shape_scalars(b)
-    if dims and not any(any(int(p.values[d]) % 128 for d in dims) for p in pts):
-        base = pts[0].values
+    if not dims:
+        return pts
+    base = pts[0].values
+    if not any(any(int(p.values[d]) % 128 for d in dims) for p in pts):
         pts.append(TestPoint({**base, **{d: int(base[d]) + 1 for d in dims}}, generated=True))
-    if dims and not any(any(int(p.values[d]) == 1 for d in dims) for p in pts):
-        pts.append(TestPoint({**pts[0].values, dims[0]: 1}, generated=True))
+    first, last = _output_dims(b, dims)
+    need_p = bool(first) and not any(any(int(p.values[d]) > 128 for d in first) for p in pts)
+    need_f = bool(last) and not any(any(int(p.values[d]) > 512 for d in last) for p in pts)
+    candidates = []
+    if need_p or need_f:
+        both = {d: max(int(base[d]), 520) for d in last} if need_f else {}
+        both.update({d: max(int(base[d]), 130) for d in first if d not in both} if need_p else {})
+        candidates.append(both)
+        if need_p and need_f:
+            candidates.append({d: max(int(base[d]), 130) for d in first})
+            candidates.append({d: max(int(base[d]), 520) for d in last})
+    for big in candidates:
+        if _work(b, {**base, **big}) <= MAX_GENERATED_WORK:
+            pts.append(TestPoint({**base, **big}, generated=True))
+            break
+    if not any(any(int(p.values[d]) == 1 for d in dims) for p in pts):
+        pts.append(TestPoint({**base, dims[0]: 1}, generated=True))
     return pts

@@ -223,6 +223,12 @@ def static_findings(
     handles_tail = bool(
         re.search(r"\bmin\(|mask\s*=|%|ceil|\+\s*\w+\s*-\s*1\)\s*//|-\s*1\s*\)\s*//|-\(-", src)
     )
+    accumulators = _accumulators(fn)
+    targets = {
+        id(n.value): n.targets[0].id
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+    }
     for node in ast.walk(fn):
         if isinstance(node, ast.Call):
             name = _call_name(node)
@@ -231,12 +237,14 @@ def static_findings(
                 narrow = _mentions_narrow(_kw(node, "dtype")) or (
                     _mentions_narrow(node.args[1]) if len(node.args) > 1 else ""
                 )
-                if "psum" in buf and narrow:
+                acc_name = targets.get(id(node))
+                if narrow and not cuda_narrow and ("psum" in buf or acc_name in accumulators):
+                    where = "PSUM accumulator" if "psum" in buf else f"accumulator '{acc_name}'"
                     out.append(
                         make(
                             "C2N5004",
                             loc(node),
-                            evidence=f"PSUM accumulator allocated as {narrow} "
+                            evidence=f"{where} allocated as {narrow} "
                             f"(`{_text(node)[:80]}`); the CUDA kernel accumulates in fp32",
                         )
                     )
@@ -301,31 +309,54 @@ def _full_tile_loop(node: ast.For) -> tuple[str, str] | None:
 
 
 def _element_loops(fn: ast.FunctionDef, info: PortInfo, loc: Any) -> list[Diagnostic]:
-    """Two nested loops whose bodies address single elements with both loop variables."""
-    out = []
-    for outer in ast.walk(fn):
-        if not isinstance(outer, ast.For) or not isinstance(outer.target, ast.Name):
+    """A loop whose body addresses single elements with its loop variable (``i:i+1``, ``nl.ds(i, 1)``)."""
+    for loop in ast.walk(fn):
+        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name):
             continue
-        for inner in ast.walk(outer):
-            if (
-                inner is outer
-                or not isinstance(inner, ast.For)
-                or not isinstance(inner.target, ast.Name)
-            ):
-                continue
-            a, b = outer.target.id, inner.target.id
-            body = ast.unparse(inner)
-            single = re.compile(
-                rf"\b({a}|{b})\s*:\s*\1\s*\+\s*1\b|nl\.ds\(\s*({a}|{b})\s*,\s*1\s*\)"
-            )
-            if single.search(body) and re.search(rf"\b{a}\b", body):
-                out.append(
-                    make(
-                        "C2N5010",
-                        loc(outer),
-                        evidence=f"loops over '{a}' (line {outer.lineno}) and '{b}' "
-                        f"(line {inner.lineno}) address one element at a time",
-                    )
+        v = loop.target.id
+        body = "\n".join(ast.unparse(b) for b in loop.body)
+        single = re.compile(rf"\b{v}\s*:\s*{v}\s*\+\s*1\b|nl\.ds\(\s*{v}\s*,\s*1\s*\)")
+        if single.search(body):
+            return [
+                make(
+                    "C2N5010",
+                    loc(loop),
+                    evidence=f"the loop over '{v}' at line {loop.lineno} addresses "
+                    "one element per iteration",
                 )
-                return out
-    return out
+            ]
+    return []
+
+
+def _root(node: ast.AST | None) -> str | None:
+    """The variable a (possibly subscripted) operand names: ``acc[0:m, 0:n]`` -> ``acc``."""
+    while isinstance(node, ast.Subscript | ast.Attribute | ast.Starred):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _accumulators(fn: ast.FunctionDef) -> set[str]:
+    """Names updated from themselves: ``x += ...``, ``x = op(x, ...)``, ``op(dst=x[..], data1=x[..])``."""
+    acc: set[str] = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.AugAssign) and _root(node.target):
+            acc.add(_root(node.target))  # type: ignore[arg-type]
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and _root(node.targets[0]):
+            name = _root(node.targets[0])
+            operands = (
+                list(node.value.args)
+                if isinstance(node.value, ast.Call)
+                else [node.value.left, node.value.right]
+                if isinstance(node.value, ast.BinOp)
+                else []
+            )
+            if any(_root(o) == name for o in operands):
+                acc.add(name)  # type: ignore[arg-type]
+        elif isinstance(node, ast.Call):
+            dst = _kw(node, "dst") or (node.args[0] if node.args else None)
+            name = _root(dst)
+            if name:
+                others = [k.value for k in node.keywords if k.arg != "dst"] + list(node.args[1:])
+                if any(_root(o) == name for o in others):
+                    acc.add(name)
+    return acc

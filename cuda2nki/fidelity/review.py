@@ -54,5 +54,5 @@ def generated_baseline(
         except DiagnosticError:
             return None
     prof = (gen.get("trace") or {}).get("profile") or {}
-    t = prof.get("time_overlapped_us") or prof.get("estimated_time_us")
+    t = float(prof["overlapped_ns"]) / 1000.0 if "overlapped_ns" in prof else None
     return {"verdict": gen["verdict"], "time_us": t, "idiom": res.idiom, "literal": res.literal}

@@ -42,6 +42,10 @@ class TraceSummary:
     transposes: int = 0
     compute_partitions: int = 0
     compute_count: int = 0
+    compute_elems: int = 0  # sum of partitions x free over engine instructions
+    loads_by_source: dict[Any, list[int]] = field(
+        default_factory=dict
+    )  # HBM region -> lines loading it
     per_line: dict[tuple[str, int], LineStats] = field(default_factory=dict)
     profile: dict[str, Any] = field(default_factory=dict)
 
@@ -92,9 +96,11 @@ def summarise(trace: Iterable[Any], profile: Mapping[str, Any] | None = None) ->
             src = _dma_source(ins)
             if src is not None:
                 ls.keys.add(src)
+                s.loads_by_source.setdefault(src, []).append(int(ins.line))
         else:
             s.compute_count += 1
             s.compute_partitions += int(ins.partitions or 0)
+            s.compute_elems += int(ins.partitions or 0) * max(int(ins.free or 0), 1)
             if "matmul" in op:
                 s.matmuls += 1
             if "transpose" in op:
@@ -115,6 +121,8 @@ class ProblemSize:
     bytes_per_partition: int  # largest tensor's bytes / min(rows, 128)
     total_bytes: int
     idiom: str | None = None
+    elements: int = 0  # elements of the largest tensor
+    reuse: float = 1.0  # loads per HBM region the algorithm legitimately needs (tiled contractions)
 
 
 def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnostic]:
@@ -130,8 +138,11 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
     compute_line = _hottest(s, dma=False)
     avg = s.avg_dma_bytes_per_partition
     can_fill = size.rows >= 128
-    literal = (s.dma_count >= 64 and avg <= 16 and size.total_bytes >= 64 * 1024) or (
-        can_fill and util < 0.05 and s.compute_count >= 64
+    per_instr = s.compute_elems / s.compute_count if s.compute_count else 0.0
+    literal = (
+        (s.dma_count >= 32 and avg <= 16 and size.total_bytes >= 16 * 1024)
+        or (can_fill and util < 0.05 and s.compute_count >= 64)
+        or (s.compute_count >= 16 and per_instr <= 128 and size.elements >= 128 * 16)
     )
     if literal:
         out.append(
@@ -139,34 +150,36 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
                 "C2N5001",
                 at(dma_line or compute_line),
                 evidence=(
-                    f"{s.dma_count} DMAs averaging {avg:.0f} B per partition row and engine instructions using "
-                    f"{util * 128:.1f} of 128 partitions on average ({s.instructions} instructions in all)"
+                    f"{s.dma_count} DMAs averaging {avg:.0f} B per partition row; engine instructions "
+                    f"process {per_instr:.0f} elements each on {util * 128:.1f} of 128 partitions on "
+                    f"average ({s.instructions} instructions for {size.elements} elements)"
                 ),
             )
         )
-    else:
-        if can_fill and util < 0.5 and s.compute_count:
-            out.append(
-                make(
-                    "C2N5008",
-                    at(compute_line),
-                    evidence=(
-                        f"engine instructions use {util * 128:.1f} of 128 partitions on average "
-                        f"({util:.0%}) although the problem has {size.rows} rows"
-                    ),
-                )
+    if can_fill and util < 0.5 and s.compute_count:
+        out.append(
+            make(
+                "C2N5008",
+                at(compute_line),
+                evidence=(
+                    f"engine instructions use {util * 128:.1f} of 128 partitions on average "
+                    f"({util:.0%}) although the problem has {size.rows} rows"
+                ),
             )
-        if s.dma_count >= 8 and avg < 512 and size.bytes_per_partition >= 2048:
-            out.append(
-                make(
-                    "C2N5007",
-                    at(dma_line),
-                    evidence=(
-                        f"{s.dma_count} DMAs average {avg:.0f} B per partition row (< 512 B) although "
-                        f"{size.bytes_per_partition} B per partition are available to move"
-                    ),
-                )
+        )
+    # small DMAs, judged against what the problem size allows (NKI.md §14.7)
+    achievable = min(size.bytes_per_partition, 2048)
+    if s.dma_count >= 8 and avg < 512 and avg * 4 <= achievable:
+        out.append(
+            make(
+                "C2N5007",
+                at(dma_line),
+                evidence=(
+                    f"{s.dma_count} DMAs average {avg:.0f} B per partition row (< 512 B) although "
+                    f"{size.bytes_per_partition} B per partition are available to move"
+                ),
             )
+        )
     if size.idiom in CONTRACTION_IDIOMS and s.matmuls == 0 and s.compute_count:
         ve = (
             s.per_engine.get("vector", 0)
@@ -182,7 +195,7 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
                 ),
             )
         )
-    out.extend(_reloads(s, at))
+    out.extend(_reloads(s, size, at))
     return out
 
 
@@ -194,22 +207,23 @@ def _hottest(s: TraceSummary, dma: bool) -> tuple[str, int] | None:
     return best
 
 
-def _reloads(s: TraceSummary, at: Any) -> list[Diagnostic]:
-    out = []
-    for key, ls in sorted(s.per_line.items(), key=lambda kv: -kv[1].count):
-        if not _is_dma(ls.engine, ls.op) or not ls.keys or ls.count < 8:
-            continue
-        ratio = ls.count / len(ls.keys)
-        if ratio >= 4:
-            out.append(
-                make(
-                    "C2N5006",
-                    at(key),
-                    evidence=(
-                        f"line {key[1]} issues {ls.count} DMAs but reads only {len(ls.keys)} distinct regions "
-                        f"({ratio:.0f} loads per region)"
-                    ),
-                )
-            )
-            break
-    return out
+def _reloads(s: TraceSummary, size: ProblemSize, at: Any) -> list[Diagnostic]:
+    """The same HBM region loaded more often than the algorithm needs."""
+    loads = sum(len(v) for v in s.loads_by_source.values())
+    regions = len(s.loads_by_source)
+    if not regions or loads < 4:
+        return []
+    ratio = loads / regions
+    if ratio < 2 * size.reuse:
+        return []
+    lines = sorted({ln for v in s.loads_by_source.values() if len(v) > 1 for ln in v})
+    return [
+        make(
+            "C2N5006",
+            at((None, lines[0]) if lines else None),
+            evidence=(
+                f"{loads} HBM loads read only {regions} distinct regions ({ratio:.1f} loads per region, "
+                f"{size.reuse:.0f} needed); reloading lines: {', '.join(map(str, lines[:6]))}"
+            ),
+        )
+    ]

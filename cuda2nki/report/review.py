@@ -74,13 +74,18 @@ def sections(
     out.append(("Tiling and partitioning", tiling))
 
     mem = []
-    for key, label in (("peak_sbuf_bytes", "peak SBUF"), ("peak_psum_bytes", "peak PSUM")):
+    for key, label in (
+        ("peak_sbuf_bytes_per_partition", "peak SBUF"),
+        ("peak_psum_bytes_per_partition", "peak PSUM"),
+    ):
         if key in prof:
             mem.append(f"{label}: {prof[key]} bytes per partition.")
+    if "peak_psum_banks" in prof:
+        mem.append(f"PSUM banks in use at peak: {prof['peak_psum_banks']} of 8.")
     if "C2N5004" in ids:
         mem.append("Accumulation in a narrow dtype (C2N5004): PSUM should accumulate in fp32.")
-    if any(i.startswith("C2N301") for i in ids):
-        mem.append("The simulator reports an on-chip capacity violation (see findings).")
+    if "C2N5012" in ids or any(i in ("C2N3017", "C2N3018") for i in ids):
+        mem.append("The port exceeds the on-chip capacity of the target (see findings).")
     out.append(
         ("Memory hierarchy (SBUF/PSUM)", mem or ["No SBUF/PSUM figures (static-only review)."])
     )
@@ -111,19 +116,23 @@ def sections(
     out.append(("Numerics and precision", numerics))
 
     perf = []
-    est = prof.get("time_overlapped_us") or prof.get("estimated_time_us")
-    if est is not None:
+    est_us = float(prof["overlapped_ns"]) / 1000.0 if "overlapped_ns" in prof else None
+    if est_us is not None:
+        serial = float(prof.get("serialised_ns", 0.0)) / 1000.0
         perf.append(
-            f"Cost model: {_fmt(float(est))} µs with engines overlapped"
-            f"{', bottleneck ' + str(prof['bottleneck']) if prof.get('bottleneck') else ''}."
+            f"Cost model: {_fmt(est_us)} µs with engines overlapped ({_fmt(serial)} µs serialised), "
+            f"bottleneck engine: {prof.get('bottleneck', 'n/a')}."
         )
-    if prof.get("roofline_us"):
-        perf.append(
-            f"Roofline bound {_fmt(float(prof['roofline_us']))} µs: the port reaches "
-            f"{100 * float(prof['roofline_us']) / max(float(est or 0), 1e-12):.0f}% of it."
-        )
-    if generated and generated.get("time_us") and est:
-        ratio = float(est) / float(generated["time_us"])
+        roof = roofline_us(prof, t)
+        if roof:
+            perf.append(
+                f"Roofline bound {_fmt(roof)} µs (HBM traffic at peak DMA bandwidth, matmul flops at "
+                f"tensor-engine peak): the port runs at {100 * roof / max(est_us, 1e-12):.0f}% of it."
+            )
+    if prof.get("matmul_flops") and "pe_fill" in prof:
+        perf.append(f"Tensor-engine PE-array fill: {100 * float(prof['pe_fill']):.0f}%.")
+    if generated and generated.get("time_us") and est_us:
+        ratio = est_us / float(generated["time_us"])
         perf.append(
             f"cuda2nki's own port of this kernel is estimated at {_fmt(float(generated['time_us']))} µs: "
             f"this port takes {ratio:.2g}× that."
@@ -134,6 +143,20 @@ def sections(
         )
     out.append(("Performance", perf or ["No cost-model figures (static-only review)."]))
     return out
+
+
+#: trn2 per-NeuronCore peaks (NKI.md §10.1, §10.3): DMA bytes per µs, fp32 tensor-engine flops per µs
+_DMA_BYTES_PER_US = 368e3
+_TENSOR_FP32_FLOP_PER_US = 20e6
+
+
+def roofline_us(prof: dict[str, Any], trace: dict[str, Any]) -> float | None:
+    """Lower bound on time: bytes moved at peak DMA bandwidth vs matmul flops at tensor-engine peak."""
+    moved = float(trace.get("dma_bytes") or 0)
+    flops = float(prof.get("matmul_flops") or 0)
+    if not moved and not flops:
+        return None
+    return max(moved / _DMA_BYTES_PER_US, flops / _TENSOR_FP32_FLOP_PER_US)
 
 
 def recommendations(report: dict[str, Any]) -> list[str]:

@@ -108,3 +108,15 @@ def test_vacuity() -> None:
     e = _ref((100,))
     assert vacuous(e, 1e-5, np.random.default_rng(1)) == []
     assert set(vacuous(e, 1e9, np.random.default_rng(1))) == {"zeros", "negated", "shuffled"}
+
+
+def test_canary_mask_separates_unwritten_from_computed_nan() -> None:
+    e = _ref((256, 4))
+    a = e.copy()
+    a[:10] = np.nan
+    mask = np.zeros(e.shape, bool)
+    computed = compare("out", a, e, 1e-6, unwritten=mask)
+    assert computed.defect == "nonfinite"
+    mask[:10] = True
+    unwritten = compare("out", a, e, 1e-6, unwritten=mask)
+    assert unwritten.defect == "unwritten"
