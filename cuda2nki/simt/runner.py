@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
@@ -217,9 +218,17 @@ def run_kernel_full(
     )
     try:
         cf = prog.function(name, fn.loc)
+        launch.globals = _global_buffers(prog, launch)
+    except DiagnosticError:
+        raise
     except UnsupportedType as exc:
         raise error("C2N1505", fn.loc, what=f"the type {exc}") from None
-    launch.globals = _global_buffers(prog, launch)
+    except Exception as exc:  # noqa: BLE001 - never a traceback for a kernel we cannot compile
+        if os.environ.get("CUDA2NKI_DEBUG"):
+            raise
+        raise error(
+            "C2N0005", fn.loc, reason=f"SIMT compiler: {type(exc).__name__}: {exc}"
+        ) from None
     frame0, buffers = _bind_args(fn, cf, args, name)
 
     threads = chunk_threads or min(
@@ -232,14 +241,29 @@ def run_kernel_full(
     if local:
         per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // (local * tpb)))
     steps = nchunks = 0
-    with np.errstate(all="ignore"):
-        for box in _boxes(g, per_chunk):
-            c = Chunk(launch, box, None)
-            c.env = list(frame0) + [None] * (cf.nslots - len(frame0))
-            c.owned = [False] * cf.nslots
-            cf.body(c, None)
-            steps += c.steps
-            nchunks += 1
+    try:
+        with np.errstate(all="ignore"):
+            for box in _boxes(g, per_chunk):
+                c = Chunk(launch, box, None)
+                c.env = list(frame0) + [None] * (cf.nslots - len(frame0))
+                c.owned = [False] * cf.nslots
+                cf.body(c, None)
+                steps += c.steps
+                nchunks += 1
+    except DiagnosticError:
+        raise
+    except MemoryError:
+        raise error(
+            "C2N0005",
+            fn.loc,
+            reason=f"SIMT interpreter ran out of memory running '{name}' (lower chunk_threads)",
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - an interpreter bug must still end in a diagnostic
+        if os.environ.get("CUDA2NKI_DEBUG"):
+            raise
+        raise error(
+            "C2N0005", fn.loc, reason=f"SIMT interpreter: {type(exc).__name__}: {exc}"
+        ) from None
     result: dict[str, np.ndarray] = {}
     for pname, (buf, arr) in buffers.items():
         if outputs is not None and pname not in outputs:
