@@ -71,7 +71,15 @@ _DTYPES: dict[str, np.dtype] = {
     "float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
     "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
 }
-_ALIASES = {"half": "float16", "float": "float32", "double": "float64", "int": "int32", "bf16": "bfloat16", "fp16": "float16", "fp32": "float32"}
+_ALIASES = {
+    "half": "float16",
+    "float": "float32",
+    "double": "float64",
+    "int": "int32",
+    "bf16": "bfloat16",
+    "fp16": "float16",
+    "fp32": "float32",
+}
 
 #: dtypes that ``.npz`` files cannot carry faithfully: stored as float32 on disk
 NPZ_WIDENED = frozenset({"bfloat16", "float8_e4m3", "float8_e4m3fn", "float8_e5m2"})
@@ -150,7 +158,11 @@ def eval_c_expr(text: str | Number, env: Mapping[str, Number]) -> Number:
 
 
 def _eval(node: ast.AST, env: Mapping[str, Number], text: str) -> Number:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+    if (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, int | float)
+        and not isinstance(node.value, bool)
+    ):
         return node.value
     if isinstance(node, ast.Name):
         if node.id not in env:
@@ -161,7 +173,12 @@ def _eval(node: ast.AST, env: Mapping[str, Number], text: str) -> Number:
         return -v if isinstance(node.op, ast.USub) else v
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         return _BINOPS[type(node.op)](_eval(node.left, env, text), _eval(node.right, env, text))
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords:
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _FUNCS
+        and not node.keywords
+    ):
         return _FUNCS[node.func.id](*(_eval(a, env, text) for a in node.args))
     raise ExprError(f"unsupported construct in expression {text!r}")
 
@@ -227,8 +244,11 @@ class Binding:
         overrides = dict(overrides or {})
         unknown = sorted(set(overrides) - {s.name for s in self.scalars})
         if unknown:
-            raise _bad(self.path, f"--set names unknown scalar parameter(s) {', '.join(unknown)}; "
-                       f"scalars are: {', '.join(s.name for s in self.scalars) or 'none'}")
+            raise _bad(
+                self.path,
+                f"--set names unknown scalar parameter(s) {', '.join(unknown)}; "
+                f"scalars are: {', '.join(s.name for s in self.scalars) or 'none'}",
+            )
         env: dict[str, Number] = {}
         for s in self.scalars:
             v = overrides.get(s.name, s.value)
@@ -236,7 +256,10 @@ class Binding:
                 v = int(v)
             env[s.name] = v
         try:
-            shapes = {t.name: tuple(_as_size(eval_c_expr(d, env), t.name) for d in t.shape) for t in self.tensors}
+            shapes = {
+                t.name: tuple(_as_size(eval_c_expr(d, env), t.name) for d in t.shape)
+                for t in self.tensors
+            }
             grid = _dim3(tuple(eval_c_expr(g, env) for g in self.grid), "grid")
             block = _dim3(tuple(eval_c_expr(b, env) for b in self.block), "block")
             smem = int(eval_c_expr(self.shared_bytes, env)) if self.shared_bytes is not None else 0
@@ -290,13 +313,17 @@ def load_binding(path: str | Path) -> Binding:
     try:
         raw = p.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise DiagnosticError(make("C2N0001", SourceLoc(str(p), 1, 1), path=str(p), reason=str(exc))) from None
+        raise DiagnosticError(
+            make("C2N0001", SourceLoc(str(p), 1, 1), path=str(p), reason=str(exc))
+        ) from None
     try:
         data = tomllib.loads(raw)
     except tomllib.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", 1) or 1
         col = getattr(exc, "colno", 1) or 1
-        raise DiagnosticError(make("C2N0003", SourceLoc(str(p), line, col), reason=str(exc))) from None
+        raise DiagnosticError(
+            make("C2N0003", SourceLoc(str(p), line, col), reason=str(exc))
+        ) from None
     return binding_from_dict(data, str(p))
 
 
@@ -308,17 +335,29 @@ def binding_from_dict(data: Mapping[str, Any], path: str = "<binding>") -> Bindi
     grid, block = _dims(launch.get("grid"), "grid", path), _dims(launch.get("block"), "block", path)
     params = data.get("params")
     if not isinstance(params, Mapping) or not params:
-        raise _bad(path, "missing [params] table (every kernel parameter: shape/dtype/role or a default value)")
+        raise _bad(
+            path,
+            "missing [params] table (every kernel parameter: shape/dtype/role or a default value)",
+        )
     tensors, scalars = [], []
     for name, spec in params.items():
         if isinstance(spec, Mapping) and "shape" in spec:
             tensors.append(_tensor_spec(name, spec, path))
         elif isinstance(spec, Mapping) and "value" in spec:
-            scalars.append(ScalarSpec(name, _number(spec["value"], name, path), _opt_dtype(spec.get("dtype"), name, path)))
+            scalars.append(
+                ScalarSpec(
+                    name,
+                    _number(spec["value"], name, path),
+                    _opt_dtype(spec.get("dtype"), name, path),
+                )
+            )
         elif isinstance(spec, int | float) and not isinstance(spec, bool):
             scalars.append(ScalarSpec(name, spec))
         else:
-            raise _bad(path, f"parameter '{name}' needs either a table with shape/dtype/role or a default value")
+            raise _bad(
+                path,
+                f"parameter '{name}' needs either a table with shape/dtype/role or a default value",
+            )
     check = data.get("check", {})
     shapes = []
     for i, pt in enumerate(check.get("shapes", []) if isinstance(check, Mapping) else []):
@@ -348,7 +387,11 @@ def binding_from_dict(data: Mapping[str, Any], path: str = "<binding>") -> Bindi
 def _dims(v: Any, what: str, path: str) -> tuple[str | int, ...]:
     if isinstance(v, int | str):
         v = [v]
-    if not isinstance(v, list) or not 1 <= len(v) <= 3 or not all(isinstance(x, int | str) for x in v):
+    if (
+        not isinstance(v, list)
+        or not 1 <= len(v) <= 3
+        or not all(isinstance(x, int | str) for x in v)
+    ):
         raise _bad(path, f"launch.{what} must be a list of 1-3 integers or expressions")
     return tuple(v)
 
@@ -362,7 +405,9 @@ def _tensor_spec(name: str, spec: Mapping[str, Any], path: str) -> TensorSpec:
     dtype = _opt_dtype(spec["dtype"], name, path)
     role = spec.get("role")
     if role not in ("in", "out", "inout"):
-        raise _bad(path, f"tensor parameter '{name}' needs role = \"in\" | \"out\" | \"inout\" (got {role!r})")
+        raise _bad(
+            path, f'tensor parameter \'{name}\' needs role = "in" | "out" | "inout" (got {role!r})'
+        )
     rng = spec.get("range")
     if rng is not None and (not isinstance(rng, list) or len(rng) != 2):
         raise _bad(path, f"'{name}'.range must be [lo, hi]")
@@ -420,15 +465,27 @@ def generate_inputs(
         if t.name in provided:
             out[t.name] = coerce_array(provided[t.name], t, shape, resolved.binding.path)
         elif t.role == "out":
-            out[t.name] = np.full(shape, out_fill, dtype=np.float64).astype(dt) if dt.kind == "f" or dt.kind == "V" else np.zeros(shape, dt)
+            out[t.name] = (
+                np.full(shape, out_fill, dtype=np.float64).astype(dt)
+                if dt.kind == "f" or dt.kind == "V"
+                else np.zeros(shape, dt)
+            )
         else:
             out[t.name] = _random(rng, t, shape, dt, resolved.scalars, distribution)
     return out
 
 
-def _random(rng: np.random.Generator, t: TensorSpec, shape: tuple[int, ...], dt: np.dtype,
-            env: Mapping[str, Number], distribution: str | None) -> np.ndarray:
-    lo, hi = (eval_c_expr(t.range[0], env), eval_c_expr(t.range[1], env)) if t.range else (None, None)
+def _random(
+    rng: np.random.Generator,
+    t: TensorSpec,
+    shape: tuple[int, ...],
+    dt: np.dtype,
+    env: Mapping[str, Number],
+    distribution: str | None,
+) -> np.ndarray:
+    lo, hi = (
+        (eval_c_expr(t.range[0], env), eval_c_expr(t.range[1], env)) if t.range else (None, None)
+    )
     if dt == np.bool_:
         return rng.random(shape) < 0.5
     if dt.kind in "iu":
@@ -446,7 +503,9 @@ def _random(rng: np.random.Generator, t: TensorSpec, shape: tuple[int, ...], dt:
     return round_to(vals.astype(np.float32), dt)
 
 
-def coerce_array(arr: np.ndarray, t: TensorSpec, shape: tuple[int, ...], path: str = "<inputs>") -> np.ndarray:
+def coerce_array(
+    arr: np.ndarray, t: TensorSpec, shape: tuple[int, ...], path: str = "<inputs>"
+) -> np.ndarray:
     """Coerce a user-supplied array to the declared dtype and shape (NKI.md §14.8)."""
     a = np.asarray(arr)
     dt = t.np_dtype
@@ -454,13 +513,17 @@ def coerce_array(arr: np.ndarray, t: TensorSpec, shape: tuple[int, ...], path: s
         raise _bad(path, f"array '{t.name}' has {a.size} elements, the binding says shape {shape}")
     if t.dtype in NPZ_WIDENED or dt == np.float16:
         if a.dtype.kind not in "fV" and a.dtype != dt:
-            raise _bad(path, f"array '{t.name}' has dtype {a.dtype}, expected a float array for {t.dtype}")
+            raise _bad(
+                path, f"array '{t.name}' has dtype {a.dtype}, expected a float array for {t.dtype}"
+            )
         return round_to(a.astype(np.float64) if a.dtype != dt else a, dt).reshape(shape)
     if a.dtype == dt:
         return a.reshape(shape)
     if np.can_cast(a.dtype, dt, casting="safe") or (a.dtype.kind == dt.kind == "f"):
         return a.astype(dt).reshape(shape)
-    raise _bad(path, f"array '{t.name}' has dtype {a.dtype}, which cannot be safely cast to {t.dtype}")
+    raise _bad(
+        path, f"array '{t.name}' has dtype {a.dtype}, which cannot be safely cast to {t.dtype}"
+    )
 
 
 def load_npz(path: str | Path) -> dict[str, np.ndarray]:
@@ -469,7 +532,9 @@ def load_npz(path: str | Path) -> dict[str, np.ndarray]:
         with np.load(p, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
     except (OSError, ValueError) as exc:
-        raise DiagnosticError(make("C2N0001", SourceLoc(str(p), 1, 1), path=str(p), reason=str(exc))) from None
+        raise DiagnosticError(
+            make("C2N0001", SourceLoc(str(p), 1, 1), path=str(p), reason=str(exc))
+        ) from None
 
 
 def to_disk(arr: np.ndarray) -> np.ndarray:
@@ -495,12 +560,16 @@ def parse_set_options(items: list[str] | None) -> dict[str, Number]:
     for item in items or []:
         name, sep, value = item.partition("=")
         if not sep or not name.strip().isidentifier():
-            raise DiagnosticError(make("C2N0002", option="--set", reason=f"expected NAME=VALUE, got {item!r}"))
+            raise DiagnosticError(
+                make("C2N0002", option="--set", reason=f"expected NAME=VALUE, got {item!r}")
+            )
         try:
             out[name.strip()] = int(value, 0)
         except ValueError:
             try:
                 out[name.strip()] = float(value)
             except ValueError:
-                raise DiagnosticError(make("C2N0002", option="--set", reason=f"{item!r}: not a number")) from None
+                raise DiagnosticError(
+                    make("C2N0002", option="--set", reason=f"{item!r}: not a number")
+                ) from None
     return out

@@ -152,10 +152,14 @@ def make(
         message = r.message.format(**fmt)
     except (KeyError, IndexError) as exc:  # a programming error: the template needs more fields
         raise ValueError(f"{code}: message template needs {exc}") from exc
-    return Diagnostic(code, r.severity if severity is None else severity, message, loc, tuple(notes))
+    return Diagnostic(
+        code, r.severity if severity is None else severity, message, loc, tuple(notes)
+    )
 
 
-def error(code: str, loc: SourceLoc = UNKNOWN_LOC, notes: Sequence[str] = (), **fmt: object) -> DiagnosticError:
+def error(
+    code: str, loc: SourceLoc = UNKNOWN_LOC, notes: Sequence[str] = (), **fmt: object
+) -> DiagnosticError:
     """Convenience: a :class:`DiagnosticError` carrying ``make(code, ...)`` (raise it)."""
     return DiagnosticError(make(code, loc, notes=notes, **fmt))
 

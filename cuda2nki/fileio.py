@@ -21,7 +21,9 @@ def read_text(path: str | os.PathLike) -> str:
     except PermissionError:
         raise error("C2N0001", path=str(p), reason="permission denied") from None
     except UnicodeDecodeError as exc:
-        raise error("C2N0001", path=str(p), reason=f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+        raise error(
+            "C2N0001", path=str(p), reason=f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+        ) from None
     except OSError as exc:
         raise error("C2N0001", path=str(p), reason=exc.strerror or str(exc)) from None
 

@@ -25,5 +25,3 @@ def print_diagnostics(diags: Iterable[Diagnostic], stream=None) -> None:
             except OSError:
                 sources[d.loc.file] = []
     print(render_all(diags, sources), file=stream)
-
-
