@@ -65,6 +65,7 @@ from cuda2nki.passes._index import (
     SCALAR,
     access_class,
     dims_for,
+    flat_guard,
     flat_ok,
     plus,
 )
@@ -206,7 +207,11 @@ class _Lowering:
         for c in group:
             comp = self._compiler(inner, rows, cols, c, r0, c0, tiles)
             comp.cache = loads
-            val = comp.compile(_guarded(c))
+            guard = self._row_guard(c)
+            if guard is not None:
+                comp.flat_guard = (*guard, 0.0)  # padding past the end is never stored
+                comp.cache = {}
+            val = comp.compile(c.expr if guard is not None else _guarded(c))
             self._finish(inner, comp, c, val, tiles, r0, rows, c0, cols)
         body = inner.stmts
         if chunk_loop is not None:
@@ -341,7 +346,12 @@ class _Lowering:
                     f"a flattened write of '{c.target.tensor}' whose stride is not the row length",
                     c.loc,
                 )
-            dims = (Slice(plus(fr.k * r0 if r0 != Const(0) else Const(0), fr.c), rows * cols),)
+            start = plus(fr.k * r0 if r0 != Const(0) else Const(0), fr.c)
+            guard = self._row_guard(c)
+            if guard is not None and guard[0] == fr:
+                self._ragged_store(b, c, comp.as_full(val), start, guard[1], rows, cols)
+                return
+            dims = (Slice(start, rows * cols),)
             cls = FULL
         else:
             dims = dims_for(adims, p_axis, f_axis, r0, rows, c0, cols)
@@ -352,6 +362,46 @@ class _Lowering:
                 raise T.Unsupported("a per-row result that varies along the row", c.loc)
             val = comp.materialize_row(val)
         b.emit(Store(View(c.target.tensor, dims), val.operand, loc=c.loc))
+
+    def _row_guard(self, c: Compute):
+        """A domain guard ``index(K*p + f + c) < n`` of a row layout (ragged last row)."""
+        if c.domain.guard is None:
+            return None
+        p_axis, f_axis = _p_axis(c).name, attrs(c).get("f_axis", "")
+        return flat_guard(c.domain.guard, p_axis, f_axis)
+
+    def _ragged_store(self, b, c: Compute, val: T.Val, start, bound, rows, cols) -> None:
+        """Store whole rows, then the valid prefix of the last row; nothing past ``bound``."""
+        avail = bound - start
+        full = Min(rows, Max(0, avail // cols))
+        src = val.operand.tensor
+        whole_rows = b.nested()
+        whole_rows.emit(
+            Store(
+                View(c.target.tensor, (Slice(start, full * cols),)),
+                View(src, (Slice(0, full), Slice(0, cols))),
+                loc=c.loc,
+            )
+        )
+        b.emit(Loop(b.fresh("g"), 0, Min(1, full), body=tuple(whole_rows.stmts), loc=c.loc))
+        rem = avail - full * cols
+        tail = b.nested()
+        tail.emit(
+            Store(
+                View(c.target.tensor, (Slice(start + full * cols, rem),)),
+                View(src, (Slice(full, 1), Slice(0, rem))),
+                loc=c.loc,
+            )
+        )
+        b.emit(
+            Loop(
+                b.fresh("g"),
+                0,
+                Min(rows - full, Min(1, Max(rem, 0))),
+                body=tuple(tail.stmts),
+                loc=c.loc,
+            )
+        )
 
     # ------------------------------------------------------------------ flat 1-D
     def lower_flat(self, c: Compute) -> None:

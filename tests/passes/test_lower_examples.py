@@ -265,3 +265,26 @@ def test_row_major_flattened_indices(tmp_path, target, rc):
     x, s = f32(r * c), f32(r)
     out = simulate(path, "scale_rows", {"x": x, "s": s})
     close(out, (x.reshape(r, c).astype(np.float64) * s[:, None]).reshape(-1))
+
+
+BLOCKSCAN = """
+kernel block_scan(inp: in float32[n], out: out float32[n], n: int32) {
+  scan: out[512 * b + t] = scan(add, t: inp[512 * b + t]; exclusive) for b < ceildiv(n, 512), scan t < 512
+        where index(512 * b + t) < n;
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n", [100, 1024, 70001])
+def test_block_exclusive_scan_with_ragged_last_block(tmp_path, target, n):
+    from cuda2nki.ir.parser import parse
+
+    path, src, _, _ = port(parse(BLOCKSCAN), tmp_path, target)
+    x = f32(n)
+    out = np.asarray(simulate(path, "block_scan", {"inp": x}))
+    pad = np.zeros(-(-n // 512) * 512)
+    pad[:n] = x
+    blocks = pad.reshape(-1, 512)
+    ref = (np.cumsum(blocks, axis=1) - blocks).reshape(-1)[:n]
+    close(out, ref, 1e-5, 1e-4)
