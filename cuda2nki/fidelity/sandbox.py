@@ -97,12 +97,19 @@ def _install_guard(tmp: str, violations: list[str]) -> None:
 def _limit(memory_mb: int | None, cpu_s: float | None) -> None:
     if resource is None:
         return
-    if memory_mb:
-        lim = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-    if cpu_s:
-        c = int(cpu_s) + 1
-        resource.setrlimit(resource.RLIMIT_CPU, (c, c + 1))
+    for which, soft in (
+        (resource.RLIMIT_AS, memory_mb * 1024 * 1024 if memory_mb else None),
+        (resource.RLIMIT_CPU, int(cpu_s) + 1 if cpu_s else None),
+    ):
+        if soft is None:
+            continue
+        _, hard = resource.getrlimit(which)
+        if hard != resource.RLIM_INFINITY:  # never above a limit the parent already set
+            soft = min(soft, hard)
+        try:
+            resource.setrlimit(which, (soft, hard if hard != resource.RLIM_INFINITY else soft))
+        except (ValueError, OSError):
+            pass
 
 
 def _failure_line(exc: BaseException, port_file: str | None) -> int | None:
