@@ -9,7 +9,8 @@ Files whose only directives are ``#include <...>`` and ``#pragma`` (and no ``-D`
 text goes to the parser unchanged and the map is the identity.
 
 System headers (``#include <...>``) are never read; a missing quoted include is a warning
-(C2N1004).  ``__CUDACC__``, ``__NVCC__`` and ``__CUDA_ARCH__`` (800) are predefined.
+(C2N1004).  ``__CUDACC__``, ``__NVCC__``, ``__CUDA_ARCH__`` (800), ``__cplusplus`` (C++17) and
+the CUDA 12 version macros are predefined (``-D`` overrides them).
 ``__align__(n)`` is respelled ``alignas  (n)`` (same width) because the grammar lacks it.
 """
 
@@ -24,7 +25,17 @@ from dataclasses import dataclass, field
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 
-PREDEFINED = {"__CUDACC__": "1", "__NVCC__": "1", "__CUDA_ARCH__": "800"}
+# What nvcc (CUDA 12, C++17, device pass for sm_80) and the skipped runtime headers define.
+PREDEFINED = {
+    "__CUDACC__": "1",
+    "__NVCC__": "1",
+    "__CUDA_ARCH__": "800",
+    "__cplusplus": "201703L",
+    "__CUDACC_VER_MAJOR__": "12",
+    "__CUDACC_VER_MINOR__": "0",
+    "CUDART_VERSION": "12000",
+    "CUDA_VERSION": "12000",
+}
 
 _DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(\w*)(.*)$", re.M)
 _LINE_MARK_RE = re.compile(r'^#line (\d+) "(.*)"\s*$')

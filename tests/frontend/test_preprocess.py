@@ -163,3 +163,15 @@ def test_pragma_unroll_applies_only_to_the_next_loop(parse):
         "    for (int i = 0; i < n; ++i) p[i] = 0;\n}\n"
     )
     assert [lp.unroll for lp in find(tu.kernels[0], A.For)] == [None]
+
+
+def test_nvcc_predefined_macros(parse):
+    src = (
+        "#if defined(__CUDA_ARCH__) && CUDART_VERSION >= 9000 && __cplusplus >= 201103L\n"
+        "#define SHFL(v, o) __shfl_down_sync(0xffffffff, v, o)\n#else\n"
+        "#define SHFL(v, o) __shfl_down(v, o)\n#endif\n"
+        "__global__ void k(float* p) { p[0] = SHFL(p[0], 1); }\n"
+    )
+    assert [c.func for c in find(parse(src).kernels[0], A.Call)] == ["__shfl_down_sync"]
+    old = parse(src, defines={"CUDART_VERSION": "8000"})
+    assert [c.func for c in find(old.kernels[0], A.Call)] == ["__shfl_down"]
