@@ -559,13 +559,6 @@ class UnitContext:
         return ()
 
 
-def _mkloc(file: str, line: int, col: int, end_line: int | None, end_col: int | None) -> SourceLoc:
-    """``SourceLoc(...)`` without the frozen-dataclass ``__init__`` (one per AST node: hot)."""
-    loc = _new_loc(SourceLoc)
-    loc.__dict__.update(file=file, line=line, col=col, end_line=end_line, end_col=end_col)
-    return loc
-
-
 _new_loc = object.__new__
 
 # ---------------------------------------------------------------------- CST helpers
