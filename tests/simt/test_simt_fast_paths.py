@@ -157,3 +157,43 @@ def test_corpus_kernels_fast_equals_plain(cu: Path, toml: Path) -> None:
             ).outputs
         )
     _same(*res)
+
+
+WARP_UNDER_BOX = """
+__global__ void k(float* out, int* cnt, const float* x) {
+    int t = threadIdx.x + blockDim.x * threadIdx.y;
+    int g = blockIdx.x * blockDim.x * blockDim.y + t;
+    float v = x[g];
+    if (threadIdx.y == 1) {
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+        atomicAdd(cnt + blockIdx.x, __popc(__ballot_sync(0xffffffff, v > 0.0f)));
+    }
+    if (threadIdx.x < 8) v = __shfl_down_sync(0xff, v, 1, 8);
+    out[g] = v;
+}
+"""
+
+
+def test_warp_operations_and_atomics_under_box_active_sets() -> None:
+    tu = tu_of(WARP_UNDER_BOX)
+    x = np.random.default_rng(9).standard_normal(5 * 96).astype(np.float32)
+    res = []
+    for fast in (True, False):
+        r = run_kernel_full(
+            tu,
+            "k",
+            grid=(5,),
+            block=(32, 3),
+            fast=fast,
+            chunk_threads=192,
+            args={"out": np.zeros(480, np.float32), "cnt": np.zeros(5, np.int32), "x": x},
+        )
+        res.append(r.outputs)
+    _same(*res)
+    xs = x.reshape(5, 3, 32)
+    np.testing.assert_allclose(
+        res[0]["out"].reshape(5, 3, 32)[:, 1, 8:],
+        np.repeat(xs[:, 1, :].sum(1, keepdims=True), 24, axis=1),
+        rtol=1e-5,
+    )
+    np.testing.assert_array_equal(res[0]["cnt"], 32 * 32 * (xs[:, 1, :].sum(1) > 0))
