@@ -389,3 +389,13 @@ def test_transpose_port_narrow_and_wide_paths(height, width):
     assert_matches(got, want, tol, f"transpose {height}x{width}")
     if width < 128:
         assert len(dmas(res)) == -(-height // 128) + -(-height // 2048)
+
+
+def test_attention_port_long_sequence_and_wide_head():
+    # several query tiles, two 512-key blocks (one fully above the diagonal), D over two K-tiles
+    b = binding("linalg", "attention_scores")
+    pt = {**b.defaults, "BH": 1, "T": 700, "D": 160}
+    res, got, want, tol = run_port("linalg", "attention_scores", "attention_scores_port", pt)
+    assert_matches(got, want, tol, "attention T=700 D=160")
+    # Q and K loaded once per head (6 row tiles each), one store per 128-query tile
+    assert len(dmas(res)) == 2 * 6 + 6
