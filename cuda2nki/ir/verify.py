@@ -73,10 +73,10 @@ class _Verifier:
         self.domain_axes: tuple[n.Axis, ...] = ()
 
     # ------------------------------------------------------------------ reporting
-    def report(self, code: str, loc: SourceLoc | None, **fmt: Any) -> None:
+    def report(self, rule_id: str, loc: SourceLoc | None, /, **fmt: Any) -> None:
         if loc is None or loc == UNKNOWN_LOC:
             loc = self.stmt_loc if self.stmt_loc != UNKNOWN_LOC else self.k.loc
-        d = make(code, loc, **fmt)
+        d = make(rule_id, loc, **fmt)
         if d not in self.diags:
             self.diags.append(d)
 
@@ -131,7 +131,7 @@ class _Verifier:
             self.dma(s, scope)
         elif isinstance(s, n.Note):
             if not (s.code.startswith("C2N") and s.code[3:].isdigit()):
-                self.report("C2N2448", s.loc, code=s.code)
+                self.report("C2N2448", s.loc, value=s.code)
         else:
             self.engine(s, scope)
 

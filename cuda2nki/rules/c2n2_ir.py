@@ -402,7 +402,7 @@ register(
         "C2N2448",
         E,
         "malformed note",
-        "note code '{code}' is not a C2N id",
+        "note code '{value}' is not a C2N id",
         _VER,
         example='note(code="X1", text="...");',
         fix="Use a declared C2Nxxxx id.",

@@ -197,3 +197,8 @@ def test_per_partition_operands_and_partition_spans():
     assert ids(parse(base.replace("OP", wide))) == ["C2N2442"]
     spans = "tensor_tensor(dst=o[...], op=add, a=t[ds(0, 64), ds(0, 64)], b=t[...]);"
     assert ids(parse(base.replace("OP", spans))) == ["C2N2443"]
+
+
+def test_note_with_a_bad_code():
+    k = parse('kernel k() {\n  note(code="X123", text="not an id");\n}')
+    assert ids(k) == ["C2N2448"]
