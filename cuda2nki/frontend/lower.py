@@ -29,6 +29,7 @@ from cuda2nki.frontend.lowerbase import (
     Reparse,
     Sym,
     _mk,
+    _name,
     _Placeholder,
     _text,
     address_of,
@@ -778,7 +779,7 @@ class BodyLowerer(CoopLowering):
         s = self.lookup(name)
         if s is not None:
             # a group object is only meaningful as an argument, which the call drops
-            ref = _mk(A.Name, loc=loc, ty=s.ty, name=name)
+            ref = _name(loc, s.ty, name)
             if s.ref:  # a C++ reference is a pointer read through
                 return A.Unary(loc=loc, op="*", operand=ref, ty=s.ty.pointee)  # type: ignore[union-attr]
             return ref

@@ -66,3 +66,13 @@ def _mk(cls: type, **fields: object) -> A.Node:
     o = _new(cls)
     o.__dict__.update(fields)
     return o
+
+
+def _name(loc: object, ty: A.CType | None, name: str) -> A.Name:
+    """``A.Name(...)`` on the hot path (see :func:`_mk`)."""
+    o = _new(A.Name)
+    d = o.__dict__
+    d["loc"] = loc
+    d["ty"] = ty
+    d["name"] = name
+    return o

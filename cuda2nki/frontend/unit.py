@@ -90,31 +90,19 @@ class UnitContext:
         return col
 
     def loc(self, node: ts.Node) -> SourceLoc:
+        """The node's location in the original file (one call per AST node: kept lean)."""
         (r, c), (er, ec) = node.start_point, node.end_point
         if not self.ascii:
             c, ec = self._char_col(r, c), self._char_col(er, ec)
         if self.identity:
-            loc = _new_loc(SourceLoc)
-            loc.__dict__.update(
-                file=self.filename, line=r + 1, col=c + 1, end_line=er + 1, end_col=ec + 1
-            )
-            return loc
+            return _loc(self.filename, r + 1, c + 1, er + 1, ec + 1)
         lm = self.linemap
         ex = lm.exact
         if r < len(ex) and er < len(ex) and ex[r] and ex[er]:
-            files = lm.files
+            files, lines = lm.files, lm.lines
             f = files[r]  # type: ignore[index]
             if files[er] == f:  # type: ignore[index]
-                lines = lm.lines
-                loc = _new_loc(SourceLoc)
-                loc.__dict__.update(
-                    file=f,
-                    line=lines[r],
-                    col=c + 1,  # type: ignore[index]
-                    end_line=lines[er],
-                    end_col=ec + 1,
-                )  # type: ignore[index]
-                return loc
+                return _loc(f, lines[r], c + 1, lines[er], ec + 1)  # type: ignore[index]
         f, line, col = lm.pos(r, c)
         if er == r and lm.exact_row(r):
             eline, ecol = line, ec + 1
@@ -122,9 +110,7 @@ class UnitContext:
             ef, eline, ecol = lm.pos(er, ec)
             if ef != f:
                 eline = ecol = None
-        loc = _new_loc(SourceLoc)
-        loc.__dict__.update(file=f, line=line, col=col, end_line=eline, end_col=ecol)
-        return loc
+        return _loc(f, line, col, eline, ecol)
 
     # ------------------------------------------------------------------ file-scope tables
 
@@ -560,6 +546,20 @@ class UnitContext:
 
 
 _new_loc = object.__new__
+
+
+def _loc(file: str, line: int, col: int, end_line: int | None, end_col: int | None) -> SourceLoc:
+    """``SourceLoc(...)`` without the frozen-dataclass ``__init__``: the fields are written to
+    the instance dictionary directly (the same state ``__init__`` leaves)."""
+    loc = _new_loc(SourceLoc)
+    d = loc.__dict__
+    d["file"] = file
+    d["line"] = line
+    d["col"] = col
+    d["end_line"] = end_line
+    d["end_col"] = end_col
+    return loc
+
 
 # ---------------------------------------------------------------------- CST helpers
 
