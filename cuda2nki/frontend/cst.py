@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import tree_sitter as ts
@@ -14,9 +15,15 @@ def language() -> ts.Language:
     return ts.Language(tree_sitter_cuda.language())
 
 
-@lru_cache(maxsize=1)
+_local = threading.local()
+
+
 def parser() -> ts.Parser:
-    return ts.Parser(language())
+    """This thread's parser (a ``Parser`` must not be shared between threads)."""
+    p = getattr(_local, "parser", None)
+    if p is None:
+        p = _local.parser = ts.Parser(language())
+    return p
 
 
 def parse_bytes(data: bytes) -> ts.Tree:

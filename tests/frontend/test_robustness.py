@@ -89,3 +89,12 @@ def test_deep_nesting_is_a_diagnostic_not_a_crash():
     _check(tu)
     assert [d.code for d in tu.rejected["k"]] == ["C2N1010"]
     assert [f.name for f in tu.kernels] == ["ok"]
+
+
+def test_threads_each_get_their_own_parser():
+    from concurrent.futures import ThreadPoolExecutor
+
+    srcs = [f"__global__ void k{i}(float* p) {{ p[{i}] = {i}.0f; }}\n" for i in range(40)]
+    with ThreadPoolExecutor(4) as ex:
+        tus = list(ex.map(lambda s: parse_source(s, "t.cu"), srcs))
+    assert [tu.kernels[0].name for tu in tus] == [f"k{i}" for i in range(40)]
