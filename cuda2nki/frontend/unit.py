@@ -171,7 +171,6 @@ class UnitContext:
         ]
         if any(_is_function_declarator(d) for d in decls):
             return  # a prototype
-        low = BodyLowerer(self, "<file>", host=True)
         type_node = node.child_by_field_name("type")
         if type_node is not None and type_node.type == "enum_specifier":
             self.register_enum(type_node)
@@ -191,6 +190,7 @@ class UnitContext:
             space = "host_const"
         else:
             return  # a host variable: irrelevant to kernels
+        low = BodyLowerer(self, "<file>", host=True)
         quals = tuple(
             c
             for c in node.children
