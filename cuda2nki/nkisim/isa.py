@@ -1443,41 +1443,40 @@ def nc_n_gather(dst, data, indices, **kw) -> None:
 
 
 def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, **kw) -> None:
+    """GpSimd gather inside each group of 16 partitions.
+
+    The reference describes it only in outline; the simulator's reading (uncertain, pinned by a
+    test): a group's source rows are cut, row-major, into chunks of ``num_elem_per_idx`` elements;
+    the group's indices are read partition-first (``index[p, j]`` in order j, then p) and each
+    selects one chunk; the gathered chunks fill the group's ``dst`` rows in the same
+    partition-first order; at most ``num_valid_indices`` indices per group are used.
+    """
     no_extra_kw("nisa.local_gather", kw)
     api = "nisa.local_gather"
-    if int(num_elem_per_idx) not in (1, 2, 4, 8, 16, 32):
+    e = int(num_elem_per_idx)
+    if e not in (1, 2, 4, 8, 16, 32):
         raise invalid(api, "num_elem_per_idx must be 1, 2, 4, 8, 16 or 32")
     dst, src, ind = _compute_operands(api, dst, src_buffer, index, eng="gpsimd")
-    p = src.partitions()
+    same_partitions(api, dst, src)
+    same_partitions(api, dst, ind)
     x = mat(src, f32=False)
     ix = mat(ind, f32=False).astype(np.int64)
-    e = int(num_elem_per_idx)
-    g = 16
-    f = x.shape[1]
-    out_parts = []
-    for g0 in range(0, p, g):
-        grp = x[g0 : g0 + g]
-        flat = (
-            grp.T.reshape(-1) if False else grp.reshape(-1)
-        )  # partition-major flattening of the group
-        idx = ix[g0 : g0 + g].reshape(-1)
+    p, per = x.shape[0], dst.free_size()
+    out = np.zeros((p, per), x.dtype)
+    for g0 in range(0, p, 16):
+        grp = x[g0 : g0 + 16]
+        rows = grp.shape[0]
+        chunks = grp.reshape(-1)[: (grp.size // e) * e].reshape(-1, e)
+        idx = ix[g0 : g0 + 16].T.reshape(-1)
         if num_valid_indices is not None:
             idx = idx[: int(num_valid_indices)]
-        gathered = []
-        for i in idx:
-            base = int(i) * e
-            if base + e > flat.size or base < 0:
-                raise fail("C2N3019", detail=f"{api} index {int(i)} outside its 16-partition group")
-            gathered.append(flat[base : base + e])
-        vals = np.concatenate(gathered) if gathered else np.zeros(0, x.dtype)
-        rows = grp.shape[0]
-        per = dst.free_size()
-        need = rows * per
-        buf = np.zeros(need, x.dtype)
-        buf[: min(need, vals.size)] = vals[:need]
-        out_parts.append(buf.reshape(rows, per))
-    del f
-    out = np.concatenate(out_parts, axis=0)
+        if idx.size and (idx.min() < 0 or idx.max() >= chunks.shape[0]):
+            raise fail("C2N3019", detail=f"{api} index outside its 16-partition group")
+        vals = chunks[idx].reshape(-1)
+        n = min(vals.size, rows * per)
+        fill = np.zeros(rows * per, x.dtype)
+        fill[:n] = vals[:n]
+        out[g0 : g0 + rows] = fill.reshape(per, rows).T
     write_mat(dst, out if out.dtype == dst.dtype.np_dtype else out.astype(np.float32), api)
     record("gpsimd", "local_gather", (dst, src, ind), extra=(ix.size * e,))
 

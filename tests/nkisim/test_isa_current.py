@@ -357,3 +357,17 @@ def test_profile_fp32_matmul_costs_four_times(sim_state):
     assert p.pe_fill == pytest.approx(0.5 * 0.25)
     assert p.partition_utilisation == pytest.approx(64 / 128)
     assert "bottleneck" in p.to_text() and p.to_dict()["instructions"]["tensor"] == 1
+
+
+def test_local_gather_within_groups_of_16():
+    x = np.arange(32 * 4, dtype=np.float32).reshape(32, 4)
+    idx = np.zeros((32, 1), np.uint16)
+    idx[:16, 0] = np.arange(16)[::-1] * 4  # group 0: row r takes the first element of row 15-r
+    idx[16:, 0] = np.arange(16) * 4 + 1  # group 1: row r takes the second element of row r
+    d = empty((32, 1))
+    nisa.local_gather(d, tile(x), tile(idx, "uint16"))
+    want = np.concatenate([x[:16][::-1, 0], x[16:, 1]])[:, None]
+    np.testing.assert_array_equal(d.values(), want)
+    with pytest.raises(DiagnosticError):
+        bad = tile(np.full((32, 1), 64, np.uint16), "uint16")
+        nisa.local_gather(d, tile(x), bad)
