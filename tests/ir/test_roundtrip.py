@@ -9,7 +9,7 @@ from cuda2nki.ir.printer import to_text
 
 from .strategies import KERNELS
 
-FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @FAST

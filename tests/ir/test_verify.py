@@ -27,7 +27,7 @@ def test_docstring_examples_verify_clean():
         assert verify(ns[name]) == [], name
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(KERNELS)
 def test_verifier_never_raises(k):
     for d in verify(k):
