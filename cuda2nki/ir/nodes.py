@@ -201,6 +201,13 @@ __all__ = [
     "Iota",
     "Note",
     "Kernel",
+    # type aliases
+    "SizeLike",
+    "DimSel",
+    "Operand",
+    "IntentStmt",
+    "ScheduledStmt",
+    "Stmt",
 ]
 
 
