@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import enum
 import math
+import sys
 
 import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import fail, invalid, port_site, unsupported
+from cuda2nki.nkisim.errors import _INTERNAL, _is_internal, fail, invalid, unsupported
 from cuda2nki.nkisim.tensor import NkiTensor, psum, sbuf
 
 
@@ -204,21 +205,36 @@ def record(
         or s.psum_bytes_now > s.peak_psum_bytes
     ):
         s.sample_memory()
-    file, line = port_site()
+    # the port's frame: the innermost one outside the simulator (inlined for speed)
+    f = sys._getframe(1)
+    cache = _INTERNAL
+    while f is not None:
+        code = f.f_code
+        internal = cache.get(code)
+        if internal is None:
+            internal = cache[code] = _is_internal(code.co_filename)
+        if not internal:
+            break
+        f = f.f_back
+    file, line = (f.f_code.co_filename, f.f_lineno) if f is not None else ("<unknown>", 0)
     main = ts[1] if len(ts) > 1 and ts[1] is not None else ts[0]
-    shapes, dtypes, bufs = [], [], []
-    for t in ts:
-        if t is not None:
-            shapes.append(t.shape)
-            dtypes.append(t.dtype.name)
-            bufs.append(t.storage.buffer.name)
+    if len(ts) == 2 and ts[1] is not None:
+        a, b = ts
+        shapes = (a.shape, b.shape)
+        dtypes = (a.dtype.name, b.dtype.name)
+        bufs = (a.storage.buffer.name, b.storage.buffer.name)
+    else:
+        live = [t for t in ts if t is not None]
+        shapes = tuple(t.shape for t in live)
+        dtypes = tuple(t.dtype.name for t in live)
+        bufs = tuple(t.storage.buffer.name for t in live)
     s.trace.append(
         st.Instr(
             eng,
             op,
-            tuple(shapes),
-            tuple(dtypes),
-            tuple(bufs),
+            shapes,
+            dtypes,
+            bufs,
             main.partitions() if partitions is None else partitions,
             main.free_size() if free is None else free,
             dma_bytes,
