@@ -251,3 +251,13 @@ def test_large_domains_run_in_slabs(monkeypatch, name):
         np.testing.assert_allclose(slabs[out], whole[out], rtol=1e-14)  # reductions chunk too
         # the bound is order-independent: chunking the reductions must not change it
         np.testing.assert_allclose(ev.analyse(k, inputs).bound[out], bound[out], rtol=1e-9)
+
+
+def test_rank_zero_tensors():
+    k = parse("""kernel z(x: in float32[N], s: out float32[], t: out float32[], N: int32) {
+      reduce: s[] = reduce(add, i < N: x[i]);
+      map: t[] = s[] * 2.0;
+    }""")
+    x = np.arange(5, dtype=np.float32)
+    out = evaluate(k, {"x": x})
+    assert out["s"].shape == () and float(out["t"]) == 20.0
