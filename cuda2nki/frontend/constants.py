@@ -6,21 +6,21 @@ The front end never reads system headers, so these names are lowered to literals
 from __future__ import annotations
 
 import math
+import sys
 
-import numpy as np
+from cuda2nki.frontend.typesys import FLT_EPSILON, FLT_MAX, FLT_MIN, to_float32
 
-_F32 = np.finfo(np.float32)
-_F64 = np.finfo(np.float64)
+_F64 = sys.float_info
 _INF = float("inf")
 
 KNOWN_CONSTANTS: dict[str, tuple[int | float, str]] = {
     # float.h
-    "FLT_MAX": (float(_F32.max), "float32"),
-    "FLT_MIN": (float(_F32.tiny), "float32"),
-    "FLT_EPSILON": (float(_F32.eps), "float32"),
-    "DBL_MAX": (float(_F64.max), "float64"),
-    "DBL_MIN": (float(_F64.tiny), "float64"),
-    "DBL_EPSILON": (float(_F64.eps), "float64"),
+    "FLT_MAX": (FLT_MAX, "float32"),
+    "FLT_MIN": (FLT_MIN, "float32"),
+    "FLT_EPSILON": (FLT_EPSILON, "float32"),
+    "DBL_MAX": (_F64.max, "float64"),
+    "DBL_MIN": (_F64.min, "float64"),
+    "DBL_EPSILON": (_F64.epsilon, "float64"),
     # math.h
     "INFINITY": (_INF, "float32"),
     "HUGE_VALF": (_INF, "float32"),
@@ -59,16 +59,16 @@ KNOWN_CONSTANTS: dict[str, tuple[int | float, str]] = {
     "CUDART_NAN_F": (float("nan"), "float32"),
     "CUDART_INF": (_INF, "float64"),
     "CUDART_NAN": (float("nan"), "float64"),
-    "CUDART_PI_F": (float(np.float32(math.pi)), "float32"),
+    "CUDART_PI_F": (to_float32(math.pi), "float32"),
     "CUDART_PI": (math.pi, "float64"),
-    "CUDART_PIO2_F": (float(np.float32(math.pi / 2)), "float32"),
-    "CUDART_2_OVER_PI_F": (float(np.float32(2 / math.pi)), "float32"),
-    "CUDART_SQRT_HALF_F": (float(np.float32(math.sqrt(0.5))), "float32"),
-    "CUDART_SQRT_2_OVER_PI_F": (float(np.float32(math.sqrt(2 / math.pi))), "float32"),
-    "CUDART_L2E_F": (float(np.float32(math.log2(math.e))), "float32"),
-    "CUDART_LN2_F": (float(np.float32(math.log(2))), "float32"),
-    "CUDART_MAX_NORMAL_F": (float(_F32.max), "float32"),
-    "CUDART_MIN_DENORM_F": (float(np.float32(1.4e-45)), "float32"),
+    "CUDART_PIO2_F": (to_float32(math.pi / 2), "float32"),
+    "CUDART_2_OVER_PI_F": (to_float32(2 / math.pi), "float32"),
+    "CUDART_SQRT_HALF_F": (to_float32(math.sqrt(0.5)), "float32"),
+    "CUDART_SQRT_2_OVER_PI_F": (to_float32(math.sqrt(2 / math.pi)), "float32"),
+    "CUDART_L2E_F": (to_float32(math.log2(math.e)), "float32"),
+    "CUDART_LN2_F": (to_float32(math.log(2)), "float32"),
+    "CUDART_MAX_NORMAL_F": (FLT_MAX, "float32"),
+    "CUDART_MIN_DENORM_F": (to_float32(1.4e-45), "float32"),
     "CUDART_ZERO_F": (0.0, "float32"),
     "CUDART_ONE_F": (1.0, "float32"),
 }

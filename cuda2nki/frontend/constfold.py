@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
-
-import numpy as np
 
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
-from cuda2nki.frontend.typesys import named_type
+from cuda2nki.frontend.typesys import FLT_EPSILON, FLT_MAX, FLT_MIN, named_type
 
 
 def convert(v: int | float, ty: A.CType | None) -> int | float:
@@ -83,25 +82,46 @@ def numeric_limit(text: str) -> Callable[[SourceLoc], A.Expr] | None:
         return None
     what = m.group(2)
     if t.is_float:
-        dt = {"float32": np.float32, "float64": np.float64, "float16": np.float16}.get(t.name)
-        if dt is None:
+        limits = _FLOAT_LIMITS.get(t.name)
+        if limits is None or what not in limits:
             return None
-        fi = np.finfo(dt)
-        vals = {
-            "max": float(fi.max),
-            "min": float(fi.tiny),
-            "lowest": float(-fi.max),
-            "epsilon": float(fi.eps),
-            "infinity": float("inf"),
-            "quiet_NaN": float("nan"),
-        }
-        if what not in vals:
-            return None
-        v = vals[what]
+        v = limits[what]
         return lambda loc: A.FloatLit(loc=loc, value=v, ty=t)
-    ii = np.iinfo({"bool": np.int8}.get(t.name, getattr(np, t.name)))
-    vals_i = {"max": int(ii.max), "min": int(ii.min), "lowest": int(ii.min)}
+    bits = 8 if t.name == "bool" else t.bits
+    lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if t.is_signed else (0, 2**bits - 1)
+    if t.name == "bool":
+        lo, hi = 0, 1
+    vals_i = {"max": hi, "min": lo, "lowest": lo}
     if what not in vals_i:
         return None
     iv = vals_i[what]
     return lambda loc: A.IntLit(loc=loc, value=iv, ty=t)
+
+
+_INF, _NAN = float("inf"), float("nan")
+_FLOAT_LIMITS: dict[str, dict[str, float]] = {
+    "float32": {
+        "max": FLT_MAX,
+        "min": FLT_MIN,
+        "lowest": -FLT_MAX,
+        "epsilon": FLT_EPSILON,
+        "infinity": _INF,
+        "quiet_NaN": _NAN,
+    },
+    "float64": {
+        "max": sys.float_info.max,
+        "min": sys.float_info.min,
+        "lowest": -sys.float_info.max,
+        "epsilon": sys.float_info.epsilon,
+        "infinity": _INF,
+        "quiet_NaN": _NAN,
+    },
+    "float16": {
+        "max": 65504.0,
+        "min": 6.103515625e-05,
+        "lowest": -65504.0,
+        "epsilon": 0.0009765625,
+        "infinity": _INF,
+        "quiet_NaN": _NAN,
+    },
+}

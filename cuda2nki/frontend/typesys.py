@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import re
-
-import numpy as np
+import struct
 
 from cuda2nki.frontend.ast import ArrayType, CType, PointerType, ScalarType, VectorType
 
@@ -259,8 +259,26 @@ def float_literal(text: str) -> tuple[float, ScalarType] | None:
     except ValueError:
         return None
     if m.group(2) in ("f", "F"):
-        return float(np.float32(value)), FLOAT
+        return to_float32(value), FLOAT
     return value, DOUBLE
+
+
+def to_float32(value: float) -> float:
+    """Round a Python float to the nearest float32 (overflow to +-inf, as C does)."""
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:
+        # beyond FLT_MAX: values that still round to FLT_MAX do so, the rest are infinite
+        if abs(value) < FLT_MAX_ROUNDING_EDGE:
+            return math.copysign(FLT_MAX, value)
+        return math.copysign(math.inf, value)
+
+
+FLT_MAX = 3.4028234663852886e38
+FLT_MIN = 1.1754943508222875e-38
+FLT_EPSILON = 1.1920928955078125e-07
+# halfway between FLT_MAX and the next (unrepresentable) float32 step: 2^128 - 2^103
+FLT_MAX_ROUNDING_EDGE = 2.0**128 - 2.0**103
 
 
 def sizeof(t: CType | None) -> int | None:

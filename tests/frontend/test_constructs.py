@@ -362,3 +362,17 @@ def test_sized_types_auto_null_and_pointer_arithmetic(parse):
     assert [d[n].name for n in "abcd"] == ["int64", "uint64", "int16", "int8"]
     assert d["i"] == UINT and d["j"] == A.ScalarType(name="uint32", const=True)
     assert d["r"] == A.PointerType(pointee=FLOAT) and d["diff"] == LONG
+
+
+def test_float32_rounding_matches_numpy():
+    import random
+
+    import numpy as np
+
+    from cuda2nki.frontend.typesys import to_float32
+
+    rng = random.Random(5)
+    values = [rng.uniform(-1, 1) * 10 ** rng.uniform(-50, 40) for _ in range(2000)]
+    values += [3.4028235e38, 3.40282356e38, 2.0**128 - 2.0**103, 1e39, -1e39, 1.4e-45, 0.1]
+    with np.errstate(over="ignore"):
+        assert [to_float32(v) for v in values] == [float(np.float32(v)) for v in values]
