@@ -1,4 +1,8 @@
-"""``cuda2nki rules [ID] [--format text|md|json]``: the diagnostic catalogue, or one entry."""
+"""``cuda2nki rules [ID] [--format text|md|json]``: the diagnostic catalogue, or one entry.
+
+One entry shows, besides the rule's text, the runnable example from
+:mod:`cuda2nki.rules.examples`: the files to write and the command that raises the id.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import json
 from dataclasses import asdict
 
 from cuda2nki.diagnostics import Rule, error, rules
+from cuda2nki.rules.examples import EXAMPLES, NO_EXAMPLE, Example, render_example
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
 
 def render(selected: list[Rule], fmt: str, detail: bool = False) -> str:
     if fmt == "json":
-        return json.dumps([{**asdict(r), "severity": str(r.severity)} for r in selected], indent=2)
+        return json.dumps([_json(r) for r in selected], indent=2)
     if fmt == "md":
         return "\n\n".join(_markdown(r) for r in selected)
     if not detail:
@@ -52,6 +57,12 @@ def _text(r: Rule) -> str:
         parts.append("example:\n" + "\n".join("    " + ln for ln in r.example.splitlines()))
     if r.fix:
         parts.append(f"fix: {r.fix}")
+    ex, reason = _runnable(r.code)
+    if ex is not None:
+        body = render_example(ex)
+        parts.append("runnable example:\n" + "\n".join("    " + ln for ln in body.splitlines()))
+    elif reason:
+        parts.append(f"no runnable example: {reason}")
     return "\n".join(parts)
 
 
@@ -67,4 +78,34 @@ def _markdown(r: Rule) -> str:
         parts.append("Example:\n\n```\n" + r.example + "\n```")
     if r.fix:
         parts.append(f"*Fix:* {r.fix}")
+    ex, reason = _runnable(r.code)
+    if ex is not None:
+        parts.append(
+            "Runnable example (`cuda2nki rules "
+            + r.code
+            + "`):\n\n```\n"
+            + render_example(ex)
+            + "\n```"
+        )
+    elif reason:
+        parts.append(f"*No runnable example:* {reason}")
     return "\n\n".join(parts)
+
+
+def _runnable(code: str) -> tuple[Example | None, str]:
+    return EXAMPLES.get(code), NO_EXAMPLE.get(code, "")
+
+
+def _json(r: Rule) -> dict:
+    entry = {**asdict(r), "severity": str(r.severity)}
+    ex, reason = _runnable(r.code)
+    if ex is not None:
+        entry["runnable"] = {
+            "files": dict(ex.files),
+            "argv": ["cuda2nki", *ex.argv] if ex.argv else [],
+            "python": ex.python,
+            "exit_code": ex.exit_code,
+        }
+    elif reason:
+        entry["no_example"] = reason
+    return entry

@@ -1,0 +1,180 @@
+"""Examples for the fidelity ids (C2N4xxx): `cuda2nki check` of a port against its CUDA kernel.
+
+Most use the corpus's ``vector_add`` kernel with a variation of its hand-written port, or one of
+the corpus's deliberately flawed ports.
+"""
+
+from __future__ import annotations
+
+from cuda2nki.rules.examples.base import Example
+
+VADD = "{ROOT}/corpus/basic/vector_add.cu"
+
+PORT = """\
+import random
+
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def vector_add(a, b):
+    (N,) = a.shape
+    P = nl.tile_size.pmax
+    out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)
+    base = 0
+    while base < N:
+        rest = N - base
+        rows, cols = (P, min(2048, rest // P)) if rest >= P else (1, rest)
+        cnt = rows * cols
+        a_t = nl.ndarray((rows, cols), dtype=a.dtype, buffer=nl.sbuf)
+        b_t = nl.ndarray((rows, cols), dtype=b.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=a_t, src=a[base : base + cnt].reshape((rows, cols)))
+        nisa.dma_copy(dst=b_t, src=b[base : base + cnt].reshape((rows, cols)))
+        c_t = nl.ndarray((rows, cols), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.tensor_tensor(dst=c_t, data1=a_t, data2=b_t, op=nl.add)
+        nisa.dma_copy(dst=out[base : base + cnt].reshape((rows, cols)), src=c_t)
+        base += cnt
+    return out
+"""
+
+ADD = "nisa.tensor_tensor(dst=c_t, data1=a_t, data2=b_t, op=nl.add)"
+
+
+def _variant(old: str, new: str, *extra: str, exit_code: int | None = 1, **files: str) -> Example:
+    """``check`` of vector_add against its port with ``old`` replaced by ``new``."""
+    assert old in PORT, old
+    return Example(
+        files={"port.py": PORT.replace(old, new), **files},
+        argv=("check", VADD, "port.py", "--seeds", "1", *extra),
+        exit_code=exit_code,
+    )
+
+
+def _corpus(kernel: str, port: str, *extra: str, exit_code: int | None = 1) -> Example:
+    """``check`` of a corpus kernel against one of the corpus's (flawed) ports."""
+    suite, name = kernel.split("/")
+    return Example(
+        argv=(
+            "check",
+            f"{{ROOT}}/corpus/{suite}/{name}.cu",
+            f"{{ROOT}}/corpus/{suite}/ports/{port}.py",
+            *extra,
+        ),
+        exit_code=exit_code,
+    )
+
+
+TINY_CU = """\
+__global__ void tiny(float* out, const float* a, int N) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) out[i] = a[i] * 1e-8f;
+}
+"""
+
+TINY_TOML = """\
+kernel = "tiny"
+[launch]
+grid = ["ceil_div(N, 128)"]
+block = [128]
+[params]
+out = { shape = ["N"], dtype = "float32", role = "out" }
+a = { shape = ["N"], dtype = "float32", role = "in" }
+N = 1024
+"""
+
+TINY_PORT = """\
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def tiny(a):
+    (N,) = a.shape
+    out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((128, N // 128), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a.reshape((128, N // 128)))
+    nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=1e-8)
+    nisa.dma_copy(dst=out.reshape((128, N // 128)), src=t)
+    return out
+"""
+
+SQUARE = """\
+kernel = "matmul_tiled"
+[launch]
+grid = ["ceil_div(N, 16)", "ceil_div(M, 16)"]
+block = [16, 16]
+[params]
+C = { shape = ["M", "N"], dtype = "float32", role = "out" }
+A = { shape = ["M", "K"], dtype = "float32", role = "in" }
+B = { shape = ["K", "N"], dtype = "float32", role = "in" }
+M = 64
+N = 64
+K = 80
+"""
+
+EXAMPLES = {
+    "C2N4001": _variant(ADD, ADD.replace("nl.add", "nl.subtract")),
+    "C2N4002": _corpus("linalg/matmul_tiled", "matmul_tiled_flaw_bf16_inputs", "--seeds", "1"),
+    "C2N4003": _corpus("norm/layernorm", "layernorm_flaw_unwritten_output", "--seeds", "1"),
+    "C2N4004": _variant(ADD, ADD.replace("op=nl.add", "op=nl.add if rows > 1 else nl.subtract")),
+    "C2N4005": Example(
+        files={"square.toml": SQUARE},
+        argv=(
+            "check",
+            "{ROOT}/corpus/linalg/matmul_tiled.cu",
+            "{ROOT}/corpus/linalg/ports/matmul_tiled_flaw_transposed_operand.py",
+            "--binding",
+            "square.toml",
+            "--seeds",
+            "1",
+        ),
+        exit_code=1,
+    ),
+    "C2N4006": _corpus("reduce/row_max_warp", "row_max_warp_flaw_off_by_one", "--seeds", "1"),
+    "C2N4007": _variant(
+        ADD, ADD + "\n        nisa.tensor_tensor(dst=c_t, data1=c_t, data2=c_t, op=nl.add)"
+    ),
+    "C2N4008": _corpus("linalg/matmul_tiled", "matmul_tiled_flaw_stale_psum", "--seeds", "1"),
+    "C2N4009": _corpus("norm/softmax_naive", "softmax_naive_flaw_no_max_shift"),
+    "C2N4010": _variant(
+        "out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)",
+        "out = nl.ndarray((N + 1,), dtype=a.dtype, buffer=nl.shared_hbm)",
+    ),
+    "C2N4011": _variant(
+        ADD,
+        ADD + "\n        if random.random() < 0.5:\n"
+        "            nisa.tensor_scalar(dst=c_t, data=c_t, op0=nl.multiply, operand0=1.0000001)",
+    ),
+    "C2N4012": Example(
+        files={"tiny.cu": TINY_CU, "tiny.toml": TINY_TOML, "port.py": TINY_PORT},
+        argv=("check", "tiny.cu", "port.py", "--seeds", "1"),
+    ),
+    "C2N4013": _corpus("lowp/gelu_bf16", "gelu_bf16_port", "--seeds", "1", exit_code=0),
+    "C2N4014": _variant("import random\n", "raise RuntimeError('unfinished port')\n"),
+    "C2N4015": Example(
+        files={
+            "tiny.cu": TINY_CU,
+            "tiny.toml": TINY_TOML,
+            "port.py": TINY_PORT.replace("    return out", "    while True:\n        pass"),
+        },
+        argv=("check", "tiny.cu", "port.py", "--seeds", "1", "--timeout", "1"),
+        exit_code=1,
+    ),
+    "C2N4017": _variant(ADD, ADD + "\n        import os\n        os.system('true')"),
+    "C2N4018": _variant(ADD, ADD + "\n        import os\n        os._exit(3)"),
+    "C2N4019": _variant("def vector_add(a, b):", "def vector_add(a, b, c, d):", exit_code=2),
+    "C2N4020": Example(
+        files={"port.py": "import nki\n\nSCALE = 2.0\n"},
+        argv=("check", VADD, "port.py"),
+        exit_code=2,
+    ),
+}
+
+NO_EXAMPLE = {
+    "C2N4016": "the simulator reports a MemoryError raised while the port runs as C2N3023 (the "
+    "kernel raised an exception), so only memory exhausted outside the simulated kernel, e.g. while "
+    "returning its results, reaches this id; no small input does that reliably",
+}

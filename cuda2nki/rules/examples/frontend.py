@@ -1,0 +1,77 @@
+"""Examples for the front end's ids (C2N1000-1499): `cuda2nki parse` on a small CUDA file."""
+
+from __future__ import annotations
+
+from cuda2nki.rules.examples.base import Example
+
+
+def _parse(source: str, *extra: str, exit_code: int | None = None) -> Example:
+    return Example(files={"k.cu": source}, argv=("parse", "k.cu", *extra), exit_code=exit_code)
+
+
+def _body(body: str) -> Example:
+    """A kernel ``k(float* p)`` with ``body``."""
+    return _parse("__global__ void k(float* p) {\n" + body + "}\n")
+
+
+TEMPLATED = """\
+template <int BLOCK, typename T>
+__global__ void scale(const T* in, T* out, int n) {
+    int i = blockIdx.x * BLOCK + threadIdx.x;
+    if (i < n) out[i] = in[i] * (T)2;
+}
+"""
+
+EXAMPLES = {
+    "C2N1001": _body("    p[0] = ;\n"),
+    "C2N1002": _parse("void broken( {\n__global__ void ok(float* p) { p[0] = 1.0f; }\nint x = ;\n"),
+    "C2N1003": _parse("#if\n__global__ void k(float* p) { p[0] = 1.0f; }\n#endif\n"),
+    "C2N1004": _parse('#include "missing_header.h"\n__global__ void k(float* p) { p[0] = 1; }\n'),
+    "C2N1010": _body("    auto f = [](float x) { return x; };\n    p[0] = f(1.0f);\n"),
+    "C2N1011": _body("    int i = 0;\n    goto out;\nout:\n    p[0] = i;\n"),
+    "C2N1012": _parse(
+        "__device__ int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }\n"
+        "__global__ void k(int* p) { p[0] = fact(p[1]); }\n"
+    ),
+    "C2N1013": _body('    int lane;\n    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));\n'),
+    "C2N1014": _parse(
+        "__global__ void child(float* p) { p[threadIdx.x] = 0.0f; }\n"
+        "__global__ void k(float* p) {\n    child<<<1, 32>>>(p);\n}\n"
+    ),
+    "C2N1015": _parse(
+        "__global__ void k(float* p, cudaTextureObject_t tex) {\n"
+        "    p[0] = tex1Dfetch<float>(tex, 0);\n}\n"
+    ),
+    "C2N1016": _parse(
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+        "__global__ void k(float* p) {\n    p[threadIdx.x] = 1.0f;\n    cg::this_grid().sync();\n}\n"
+    ),
+    "C2N1017": _parse(
+        "#include <mma.h>\nusing namespace nvcuda;\n"
+        "__global__ void k(float* p) {\n"
+        "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;\n"
+        "    wmma::fill_fragment(acc, 0.0f);\n}\n"
+    ),
+    "C2N1018": _body("    __pipeline_memcpy_async(p, p + 1, 4);\n"),
+    "C2N1019": _body('    printf("%f\\n", p[0]);\n    p[0] = 1;\n'),
+    "C2N1020": _body("    p[0] = SCALE * 2;\n"),
+    "C2N1021": _body("    p[0] = helper(1.0f);\n"),
+    "C2N1022": _body("    my_real x = 0;\n    p[0] = x;\n"),
+    "C2N1023": _parse(TEMPLATED),
+    "C2N1024": _parse(TEMPLATED, "--template", "BLOCK=float", "--template", "T=float"),
+    "C2N1025": _body("    struct { int a; } s;\n    s.a = 1;\n    p[0] = s.a;\n"),
+    "C2N1026": _body("    int n = 4;\n    __shared__ float s[n];\n    p[0] = s[0];\n"),
+    "C2N1027": _parse(
+        "__global__ void k(float* p) { p[0] = 1.0f; }\n"
+        "void host(float* p) {\n    other<<<1, 32>>>(p);\n}\n"
+    ),
+    "C2N1028": _body("    __syncthreads(1, 2);\n"),
+    "C2N1029": _parse(
+        "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
+        "__global__ void k(float* p) {\n    auto g = cg::coalesced_threads();\n"
+        "    p[g.thread_rank()] = 1.0f;\n}\n"
+    ),
+    "C2N1030": _body("    float x = 1.0f;\n    x.y = 2;\n"),
+}
+
+NO_EXAMPLE: dict[str, str] = {}

@@ -1,0 +1,40 @@
+"""Examples for the general ids (C2N0xxx): command-line, file and batch errors."""
+
+from __future__ import annotations
+
+from cuda2nki.rules.examples.base import Example
+
+K = "__global__ void k(float* y, int n) {\n    int i = threadIdx.x;\n    if (i < n) y[i] = 2.0f;\n}\n"
+
+TOML = (
+    'kernel = "k"\n[launch]\ngrid = [1]\nblock = [32]\n'
+    '[params]\ny = { shape = ["n"], dtype = "float32", role = "out" }\nn = 32\n'
+)
+
+EXAMPLES = {
+    "C2N0001": Example(argv=("parse", "missing.cu"), exit_code=2),
+    "C2N0002": Example(files={"k.cu": K}, argv=("parse", "k.cu", "-D", "=1"), exit_code=2),
+    "C2N0003": Example(
+        files={
+            "k.cu": K,
+            "k.toml": TOML.replace(', role = "out"', ""),
+        },
+        argv=("run", "k.cu", "--out", "out.npz"),
+        exit_code=2,
+    ),
+    "C2N0004": Example(
+        files={"k.cu": K, "k.toml": TOML, "blocker": "a file, not a directory\n"},
+        argv=("run", "k.cu", "--out", "blocker/out.npz"),
+        exit_code=2,
+    ),
+    "C2N0006": Example(
+        files={"src/k.cu": K},
+        argv=("migrate", "src", "-o", "out", "--memory", "16", "--jobs", "1"),
+        exit_code=1,
+    ),
+}
+
+NO_EXAMPLE = {
+    "C2N0005": "reports a bug in cuda2nki itself (an unexpected exception); no correct input "
+    "triggers it",
+}

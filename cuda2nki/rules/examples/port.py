@@ -1,0 +1,98 @@
+"""Examples for the porting ids (C2N2500-2999): `cuda2nki port`, and the pass pipeline's notes.
+
+The pipeline's notes are decisions taken on the intent IR; until every recogniser is reachable
+from CUDA source, they are shown on an intent kernel (the text ``cuda2nki port --emit intent``
+prints) given to :func:`cuda2nki.codegen.pipeline.port_intent`.
+"""
+
+from __future__ import annotations
+
+from cuda2nki.rules.examples.base import Example
+
+_PORT_INTENT = """\
+from pathlib import Path
+from cuda2nki.codegen.pipeline import port_intent
+from cuda2nki.ir.parser import parse
+
+intent = parse(Path("k.ir").read_text(), "k.ir")
+scheduled, source, diagnostics = port_intent(intent{extra})
+"""
+
+
+def _intent(text: str, extra: str = "") -> Example:
+    return Example(files={"k.ir": text}, python=_PORT_INTENT.format(extra=extra))
+
+
+SOFTMAX = """\
+kernel softmax(x: in float32[R, C], y: out float32[R, C], R: int32, C: int32) {
+  temp m: float32[R];
+  temp e: float32[R, C];
+  temp s: float32[R];
+  @3:5 softmax: m[i] = reduce(max, j < C: x[i, j]) for i < R;
+  @4:5 softmax: e[i, j] = exp(x[i, j] - m[i]) for i < R, j < C;
+  @5:5 softmax: s[i] = reduce(add, j < C: e[i, j]) for i < R;
+  @6:5 softmax: y[i, j] = e[i, j] / s[i] for i < R, j < C;
+}
+"""
+
+MATMUL = """\
+kernel matmul(A: in bfloat16[M, K], B: in bfloat16[K, N], C: out float32[M, N], M: int32, N: int32, K: int32) {
+  @3:5 contract: C[i, j] = reduce(add, k < K: A[i, k] * B[k, j]; acc float32) for i < M, j < N;
+}
+"""
+
+ROWSUM_BF16 = """\
+kernel rowsum(x: in bfloat16[R, C], y: out bfloat16[R], R: int32, C: int32) {
+  @3:5 reduce: y[i] = reduce(add, j < C: x[i, j]; acc bfloat16) for i < R;
+}
+"""
+
+LITERAL = """\
+kernel odd(x: in float32[N], y: out float32[N], N: int32) {
+  @3:5 literal: y[i] = x[i] * 2.0 for i < N;
+}
+"""
+
+TWO_KERNELS = """\
+__global__ void scale(float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * y[i];
+}
+__global__ void shift(float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = y[i] + 1.0f;
+}
+"""
+
+NO_LAUNCH = """\
+__global__ void scale(float* y, const float* x, float a) {
+    y[threadIdx.x] = a * x[threadIdx.x];
+}
+"""
+
+EXAMPLES = {
+    "C2N2500": _intent(LITERAL),
+    "C2N2501": _intent(
+        "kernel k(x: in float32[N], y: out float32[N], N: int32) {\n"
+        "  @3:5 map: y[i] = x[i] / 0.0 for i < N;\n}\n"
+    ),
+    "C2N2502": Example(files={"k.cu": NO_LAUNCH}, argv=("port", "k.cu"), exit_code=2),
+    "C2N2503": Example(
+        argv=("port", "{ROOT}/corpus/basic/vector_add.cu", "--kernel", "vector_sub"),
+        exit_code=2,
+    ),
+    "C2N2504": Example(files={"k.cu": TWO_KERNELS}, argv=("port", "k.cu"), exit_code=2),
+    "C2N2505": _intent(SOFTMAX),
+    "C2N2506": _intent(MATMUL),
+    "C2N2507": _intent(SOFTMAX),
+    "C2N2510": _intent(MATMUL),
+    "C2N2511": _intent(ROWSUM_BF16),
+    "C2N2512": _intent(MATMUL, extra=', passes="choose-layout"'),
+}
+
+NO_EXAMPLE = {
+    "C2N2508": "not raised yet: the pass pipeline has no check for rows over the SBUF budget",
+    "C2N2509": "not raised yet: the pass pipeline does not report small transfers",
+    "C2N2513": "not raised yet: the grid-to-loops note is not emitted by any pass",
+    "C2N2514": "not raised yet: no pass reports kept scalar parameters",
+}
