@@ -911,9 +911,12 @@ class _Evaluator:
         if e.exclusive:
             v = _shift(v, dim, ident)
         ext = full[dim]
-        out = Val(
-            v, acc, oob=body.oob, k=max(body.k, 1) * ext, acc=acc if is_float(acc) else body.acc
-        )
+        oob = body.oob  # a bad read feeds every later position of the scan
+        if oob is not None:
+            oob = np.logical_or.accumulate(np.broadcast_to(oob, full), axis=dim)
+            if e.exclusive:
+                oob = _shift(oob, dim, False)
+        out = Val(v, acc, oob=oob, k=max(body.k, 1) * ext, acc=acc if is_float(acc) else body.acc)
         if self.analysis:
             out.e, out.m = self._scan_bound(e, body, full, dim, acc)
         return out

@@ -261,3 +261,12 @@ def test_rank_zero_tensors():
     x = np.arange(5, dtype=np.float32)
     out = evaluate(k, {"x": x})
     assert out["s"].shape == () and float(out["t"]) == 20.0
+
+
+def test_out_of_bounds_read_inside_a_scan_reaches_later_positions():
+    k = parse("""kernel s(x: in float32[N], y: out float32[N], N: int32) {
+      scan: y[j] = scan(add, j: x[j * 2]) for scan j < N where index(j) == 0 || index(j) == N - 1;
+    }""")
+    with pytest.raises(DiagnosticError) as exc:
+        evaluate(k, {"x": f32(6)})  # x[2 j] is out of range for j >= 3, masked there but summed
+    assert exc.value.diagnostic.code == "C2N2403"

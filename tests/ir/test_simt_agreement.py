@@ -41,6 +41,15 @@ kernel causal_softmax_warp(probs: out float32[BH, T, T], att: in float32[BH, T, 
                                    exp(att[b, t, s] * scale - m[b, t]) * (1.0 / d[b, t]), 0.0)
            for b < BH, t < T, s < T;
 }""",
+    "scan/scan_hillis_steele": """
+kernel scan_hillis_steele(in: in float32[n], out: out float32[n], n: int32) {
+  scan: out[b * 256 + j] = scan(add, j: in[b * 256 + j]) for b < ceildiv(n, 256), scan j < 256
+        where index(b * 256 + j) < n;
+}""",
+    "misc/histogram_shared": """
+kernel histogram_shared(keys: in int32[n], hist: inout int32[nbins], n: int32, nbins: int32) {
+  scatter: hist[$(keys[i])] add= 1 for i < n;
+}""",
 }
 
 
@@ -56,7 +65,7 @@ def test_simt_results_lie_within_the_bound(name):
         resolved = binding.resolve(point)
         arrays = generate_inputs(resolved, seed=1)
         simt = api.run(path, binding, overrides=point, inputs=arrays)
-        inputs = {t.name: arrays[t.name] for t in k.inputs}
+        inputs = {t.name: arrays[t.name] for t in k.inputs}  # in and inout
         an = analyse(k, inputs, dict(resolved.scalars))
         for out, exact in an.values.items():
             got = np.asarray(simt[out], np.float64)
