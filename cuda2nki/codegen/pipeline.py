@@ -57,7 +57,16 @@ def port_intent(
     from cuda2nki.codegen.generate import generate
 
     ctx = PassContext(target=target, shapes=dict(shapes or {}))
-    scheduled = run_pipeline(intent, parse_pipeline(passes), ctx, after_each)
+    scheduled = intent
+    for p in parse_pipeline(passes):
+        try:
+            scheduled = run_pipeline(scheduled, [p], ctx, after_each)
+        except DiagnosticError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a pass bug is a diagnostic, never a traceback
+            raise DiagnosticError(
+                make("C2N2512", intent.loc, name=p.name, reason=f"{type(exc).__name__}: {exc}")
+            ) from None
     if not scheduled.is_scheduled and any(True for _ in scheduled.body):
         raise DiagnosticError(
             make(
@@ -68,14 +77,19 @@ def port_intent(
             )
         )
     notes = [*header, *(f"{d.code}: {d.message}" for d in ctx.diagnostics if d.loc.line <= 0)]
-    src = generate(
-        scheduled,
-        target,
-        source_name=source_name,
-        header=notes,
-        defaults=dict(defaults or {}),
-        inline=[d for d in ctx.diagnostics if d.loc.line > 0],
-    )
+    try:
+        src = generate(
+            scheduled,
+            target,
+            source_name=source_name,
+            header=notes,
+            defaults=dict(defaults or {}),
+            inline=[d for d in ctx.diagnostics if d.loc.line > 0],
+        )
+    except (ValueError, KeyError, TypeError) as exc:  # a construct the emitter cannot spell
+        raise DiagnosticError(
+            make("C2N2512", intent.loc, name="codegen", reason=f"{type(exc).__name__}: {exc}")
+        ) from None
     return scheduled, src, ctx.diagnostics
 
 

@@ -127,3 +127,18 @@ def test_refused_construct_exits_1_naming_it(tmp_path: Path, monkeypatch, capsys
     assert main(["port", str(src)]) == 1
     err = capsys.readouterr().err
     assert "C2N2501" in err and "prefix scan" in err
+
+
+def test_a_failing_pass_is_a_diagnostic_not_a_traceback(monkeypatch) -> None:
+    from cuda2nki.codegen.pipeline import port_intent
+    from cuda2nki.diagnostics import DiagnosticError
+    from cuda2nki.passes.hoist_loads import HoistLoadsPass
+    from tests.passes import intent_examples as ex
+
+    def boom(self, kernel, ctx):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr(HoistLoadsPass, "run", boom)
+    with pytest.raises(DiagnosticError) as exc:
+        port_intent(ex.softmax())
+    assert exc.value.diagnostic.code == "C2N2512" and "hoist-loads" in exc.value.diagnostic.message
