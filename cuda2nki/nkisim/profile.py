@@ -192,6 +192,13 @@ class Profile:
             f"  peak SBUF {self.peak_sbuf_bytes_per_partition} B/partition, peak PSUM "
             f"{self.peak_psum_bytes_per_partition} B/partition ({self.peak_psum_banks} banks)"
         )
+        if self.per_line:
+            lines.append("  costliest lines:")
+            for d in self.per_line[:5]:
+                lines.append(
+                    f"    {d['file']}:{d['line']}: {d['count']} x {d['engine']} {d['op']}, "
+                    f"{d['time_ns'] / 1000:.3f} us"
+                )
         lines.append(
             f"  PE-array fill {self.pe_fill:.1%}, partition utilisation "
             f"{self.partition_utilisation:.1%}, matmul flops {self.matmul_flops}"
