@@ -225,6 +225,19 @@ class LaneLV(LV):
         raise unsupported(getattr(self.base, "loc", None), "the address of a vector lane")
 
 
+def _poison_value(t, fill: bytes | None):
+    """The value a never-written element of type ``t`` reads as (poison pattern or zero)."""
+    if fill is None:
+        return _zero(t)
+    base = t.base if isinstance(t, A.VectorType) else t
+    dt = np_dtype(base)
+    raw = np.frombuffer((fill * 8)[: max(dt.itemsize, len(fill))], np.uint8)
+    v = raw[: dt.itemsize].copy().view(dt)[0]
+    if isinstance(t, A.VectorType):
+        return Vec((v,) * t.width)
+    return v
+
+
 def _zero(t):
     if isinstance(t, A.VectorType):
         z = scalar(0, t.base)
@@ -995,6 +1008,9 @@ class FunctionCompiler:
 
             return MemLV(base, s.ty, e.loc)
         if isinstance(e, A.Index):
+            reg = self._reg_chain(e)
+            if reg is not None:
+                return reg
             bt = decay(self.type_of(e.base))
             if not isinstance(bt, A.PointerType):
                 raise unsupported(e.loc, f"subscript of {_tn(bt)}")
@@ -1036,6 +1052,26 @@ class FunctionCompiler:
         if isinstance(e, A.Cast):
             return self.lvalue(e.operand)
         raise unsupported(e.loc, f"assignment to a {type(e).__name__} expression")
+
+    def _reg_chain(self, e: A.Index):
+        """A full-depth subscript of a register-promoted local array, else None."""
+        idx = []
+        base: A.Expr = e
+        while isinstance(base, A.Index):
+            idx.append(base.index)
+            base = base.base
+        if not isinstance(base, A.Name):
+            return None
+        sym = self.scope.lookup(base.name)
+        if sym is None or sym.kind != "regs" or len(idx) != len(sym.ty.dims):
+            return None
+        fns = []
+        for x in reversed(idx):
+            it = self.type_of(x)
+            if not isinstance(it, A.ScalarType) or it.is_float:
+                raise unsupported(x.loc, f"an array index of type {_tn(it)}")
+            fns.append(self.rvalue(x))
+        return self._reg_lv(base.name, sym.ty, sym.slot, fns, e.loc)
 
     # ------------------------------------------------------------------ statements
     def stmt(self, s: A.Stmt) -> Callable:
@@ -1151,6 +1187,8 @@ class FunctionCompiler:
         n = sizeof(t)
         if n is None:
             raise unsupported(s.loc, f"a local array of unknown size '{s.name}'")
+        if self._can_promote(s):
+            return self._register_array(s)
         key = ("local", id(s))
         name = s.name
         fill = poison_for(t) if self.prog.options.get("poison_shared", True) else None
@@ -1173,6 +1211,69 @@ class FunctionCompiler:
             return a
 
         return init
+
+    def _can_promote(self, s: A.VarDecl) -> bool:
+        from cuda2nki.simt import registers
+
+        t = s.ty
+        if not self.prog.options.get("fast", True) or not isinstance(t, A.ArrayType):
+            return False
+        if not isinstance(t.elem, A.ScalarType | A.VectorType) or any(d is None for d in t.dims):
+            return False
+        count = 1
+        for d in t.dims:
+            count *= d
+        if count > registers.MAX_ELEMS:
+            return False
+        return registers.promotable(self.fn.body, s.name, len(t.dims))
+
+    def _register_array(self, s: A.VarDecl):
+        t = s.ty
+        slot = self.new_slot()
+        self.scope.names[s.name] = Sym("regs", t, slot=slot)
+        if s.init is None:
+            return lambda c, a: a
+        count = 1
+        for d in t.dims:
+            count *= d
+        flat: list[A.Expr] = []
+
+        def flatten(x):
+            if isinstance(x, A.InitList):
+                for y in x.items:
+                    flatten(y)
+            else:
+                flat.append(x)
+
+        flatten(s.init)
+        fs = [self.rvalue(x, t.elem) for x in flat[:count]]
+        zero = _zero(t.elem)
+        lv = self._reg_lv(s.name, t, slot, [], s.loc)
+
+        def init(c, a):
+            from cuda2nki.simt.compiler import var_store
+
+            ra = lv._array(c)
+            for i in range(count):
+                v = fs[i](c, a) if i < len(fs) else zero
+                var_store(c, ra.vals, ra.owned, i, a, v, s.loc)
+            return a
+
+        return init
+
+    def _reg_lv(self, name: str, t: A.ArrayType, slot: int, idx_fns: list, loc: SourceLoc):
+        from cuda2nki.simt import registers
+
+        strides = []
+        acc = 1
+        for d in reversed(t.dims):
+            strides.append(acc)
+            acc *= d
+        strides.reverse()
+        poison = poison_for(t) if self.prog.options.get("poison_shared", True) else None
+        return registers.RegLV(
+            slot, tuple(strides), acc, idx_fns, t.elem, _poison_value(t.elem, poison), loc, name
+        )
 
     def _array_init_stores(self, init: A.Expr, t: A.ArrayType, get, loc) -> list[Callable]:
         """Stores for ``T a[N] = {...}``; elements not listed are zero."""

@@ -214,7 +214,13 @@ def run_kernel_full(
     launch = Launch(name, g, b, max_steps if max_steps is not None else DEFAULT_MAX_STEPS)
     launch.fast = fast
     prog = Program(
-        tu, {"poison_shared": poison_shared, "shared_bytes": int(shared_bytes), "fmad": fmad}
+        tu,
+        {
+            "poison_shared": poison_shared,
+            "shared_bytes": int(shared_bytes),
+            "fmad": fmad,
+            "fast": fast,
+        },
     )
     try:
         cf = prog.function(name, fn.loc)

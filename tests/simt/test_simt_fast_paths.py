@@ -197,3 +197,73 @@ def test_warp_operations_and_atomics_under_box_active_sets() -> None:
         rtol=1e-5,
     )
     np.testing.assert_array_equal(res[0]["cnt"], 32 * 32 * (xs[:, 1, :].sum(1) > 0))
+
+
+REGISTER_ARRAYS = """
+__device__ float dot4(const float* a, int t) {
+    float r[4];
+    for (int i = 0; i < 4; ++i) r[i] = a[t * 4 + i] * (i + 1);
+    return r[t % 4] + r[(t + 1) % 4];
+}
+__global__ void k(const float* a, float* out, int* iout) {
+    int t = threadIdx.x;
+    float acc[2][3] = {{1.0f, 2.0f}, {3.0f}};
+    int hist[8];
+    float4 quad[2];
+    for (int i = 0; i < 8; ++i) hist[i] = 0;
+    for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 3; ++j) acc[i][j] += a[t * 4 + j] * i;
+    hist[t % 8] += 1;
+    hist[(t * 3) % 8] += 2;
+    acc[t % 2][t % 3] *= 2.0f;
+    quad[t % 2] = make_float4(a[t], 1.0f, 2.0f, 3.0f);
+    quad[1 - t % 2].y = 7.0f;
+    float un[3];
+    if (t < 5) un[1] = 1.0f;
+    out[t * 8 + 0] = acc[0][t % 3] + acc[1][(t + 1) % 3];
+    out[t * 8 + 1] = dot4(a, t);
+    out[t * 8 + 2] = quad[0].x + quad[1].y;
+    out[t * 8 + 3] = un[1];
+    out[t * 8 + 4] = acc[1][2];
+    iout[t] = hist[t % 8] * 10 + hist[(t + 5) % 8];
+}
+"""
+
+
+@pytest.mark.parametrize("poison", [True, False])
+def test_register_promoted_local_arrays_match_memory_arrays(poison: bool) -> None:
+    tu = tu_of(REGISTER_ARRAYS)
+    a = np.random.default_rng(4).standard_normal(64 * 4).astype(np.float32)
+    res = []
+    for fast in (True, False):
+        r = run_kernel_full(
+            tu,
+            "k",
+            block=(40,),
+            grid=(1,),
+            fast=fast,
+            poison_shared=poison,
+            args={"a": a, "out": np.zeros(40 * 8, np.float32), "iout": np.zeros(40, np.int32)},
+        )
+        res.append(r.outputs)
+    _same(*res)
+    out = res[0]["out"].reshape(40, 8)
+    assert np.all(out[:5, 3] == 1.0)
+    assert np.all(np.isnan(out[5:, 3])) if poison else np.all(out[5:, 3] == 0.0)
+
+
+def test_register_array_out_of_bounds_is_diagnosed_at_line() -> None:
+    from cuda2nki.diagnostics import DiagnosticError
+
+    src = """
+    __global__ void k(float* y) {
+        float r[4];
+        for (int i = 0; i < 4; ++i) r[i] = i;
+        y[threadIdx.x] = r[threadIdx.x];
+    }"""
+    tu = tu_of(src)
+    with pytest.raises(DiagnosticError) as ei:
+        run_kernel_full(tu, "k", grid=(1,), block=(6,), args={"y": np.zeros(6, np.float32)})
+    d = ei.value.diagnostic
+    assert d.code == "C2N1500" and d.loc.line == 5 and "local read of 'r'" in d.message
+    assert "thread (4, 0, 0)" in d.message
