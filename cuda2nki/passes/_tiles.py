@@ -325,7 +325,9 @@ class TileExprCompiler:
         return Val(data.kind, dst)
 
     def _divide(self, a: Val, b: Val, e: Binary) -> Val:
-        self.diags.append(make("C2N2507", e.loc))
+        note = make("C2N2507", e.loc)
+        if note not in self.diags:
+            self.diags.append(note)
         if b.kind == IMM and isinstance(b.operand, Lit):
             if b.operand.value == 0:
                 raise Unsupported("division by the constant zero", e.loc)

@@ -77,7 +77,7 @@ register(
         "C2N2507",
         N,
         "division by reciprocal",
-        "division at this line is computed as multiplication by a reciprocal",
+        "a division is computed as a multiplication by a reciprocal",
         "nl.divide is not supported on hardware in the current API; x / y becomes x * (1 / y), "
         "which can differ from IEEE division by one ulp.",
         fix="Nothing to do unless the kernel depends on correctly-rounded division.",

@@ -1,5 +1,5 @@
 # C2N2510: 'out' accumulates in fp32 (SBUF) as the CUDA kernel did
-# C2N2507: division at this line is computed as multiplication by a reciprocal
+# C2N2507: a division is computed as a multiplication by a reciprocal
 import neuronxcc.nki as nki
 import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl

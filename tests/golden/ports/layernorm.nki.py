@@ -3,8 +3,7 @@
 # C2N2505: partition axis of 'y' is 'i' (parallel axis)
 # C2N2510: 'mean' accumulates in fp32 (SBUF) as the CUDA kernel did
 # C2N2510: 'rstd' accumulates in fp32 (SBUF) as the CUDA kernel did
-# C2N2507: division at this line is computed as multiplication by a reciprocal
-# C2N2507: division at this line is computed as multiplication by a reciprocal
+# C2N2507: a division is computed as a multiplication by a reciprocal
 import nki
 import nki.isa as nisa
 import nki.language as nl
