@@ -14,7 +14,7 @@ from cuda2nki.frontend.typesys import sizeof
 from cuda2nki.simt.chunk import Chunk, Launch
 from cuda2nki.simt.compiler import FunctionCompiler, Program, decay, unq
 from cuda2nki.simt.memory import Buffer, Vec, make_buffer, wrap_array
-from cuda2nki.simt.numeric import UnsupportedType, convert, np_dtype, scalar
+from cuda2nki.simt.numeric import DTYPES, UnsupportedType, convert, np_dtype, scalar
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_SHARED_BYTES = 227 * 1024  # the largest opt-in shared memory per block (sm_90)
@@ -30,6 +30,7 @@ class SimtResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     steps: int = 0
     chunks: int = 0
+    globals: dict[str, np.ndarray] = field(default_factory=dict)  # __device__ variables at exit
 
 
 def find_kernel(tu: A.TranslationUnit, kernel: str | None) -> A.Function:
@@ -280,7 +281,26 @@ def run_kernel_full(
             n = arr.size * arr.dtype.itemsize
             out = buf.data[:n].view(arr.dtype).reshape(arr.shape)
         result[pname] = out
-    return SimtResult(result, launch.diagnostics, steps, nchunks)
+    return SimtResult(result, launch.diagnostics, steps, nchunks, _global_values(prog, launch))
+
+
+def _global_values(prog: Program, launch: Launch) -> dict[str, np.ndarray]:
+    """Final contents of file-scope ``__device__`` variables (flat arrays of their element type)."""
+    out: dict[str, np.ndarray] = {}
+    for name, ty, _init, _loc, kind in prog.global_inits:
+        if kind != "global" or name not in launch.globals:
+            continue
+        elem = ty
+        while isinstance(elem, A.ArrayType):
+            elem = elem.elem
+        if isinstance(elem, A.VectorType):
+            elem = elem.base
+        if not isinstance(elem, A.ScalarType) or elem.name not in DTYPES:
+            continue
+        buf = launch.globals[name]
+        dt = DTYPES[elem.name]
+        out[name] = buf.data[: buf.limit - buf.limit % dt.itemsize].view(dt).copy()
+    return out
 
 
 def _bind_args(fn: A.Function, cf, args: Mapping[str, object], kernel: str):

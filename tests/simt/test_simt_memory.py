@@ -292,3 +292,21 @@ def test_pointer_null_checks_and_comparisons() -> None:
     np.testing.assert_array_equal(res["out"], [9, 9, 10, 8])
     res = run(src, block=(4,), out=np.zeros(4, np.float32), maybe=None, x=x)
     np.testing.assert_array_equal(res["out"], [13, 13, 14, 12])
+
+
+def test_device_globals_persist_across_blocks_and_are_reported() -> None:
+    src = """
+    __device__ unsigned int done = 0;
+    __device__ float total[2];
+    __global__ void k(const float* x, float* out, int nblocks) {
+        __shared__ bool last;
+        atomicAdd(&total[0], x[blockIdx.x * blockDim.x + threadIdx.x]);
+        __threadfence();
+        if (threadIdx.x == 0) last = (atomicInc(&done, nblocks) == nblocks - 1);
+        __syncthreads();
+        if (last && threadIdx.x == 0) out[0] = total[0];
+    }"""
+    x = np.arange(64, dtype=np.float32)
+    res = run(src, grid=(4,), block=(16,), full=True, x=x, out=np.zeros(1, np.float32), nblocks=4)
+    assert res.outputs["out"][0] == x.sum()
+    assert res.globals["done"][0] == 4 and res.globals["total"][0] == x.sum()
