@@ -183,3 +183,16 @@ __global__ void __cluster_dims__(2, 1, 1) k5(float* p) { p[0] = 4; }
     assert [f.name for f in tu.kernels] == ["proto", "k4", "k5"]
     assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["lost"]] == [("C2N1001", 1, 57)]
     assert set(tu.rejected) == {"lost"}
+
+
+def test_every_frontend_rule_is_used_and_documented():
+    from pathlib import Path
+
+    from cuda2nki.diagnostics import rules
+
+    src = "".join(p.read_text() for p in Path(__file__).parents[2].glob("cuda2nki/frontend/*.py"))
+    ours = {c: r for c, r in rules().items() if c.startswith("C2N1") and int(c[3:]) < 1500}
+    assert len(ours) >= 20
+    for code, r in ours.items():
+        assert f'"{code}"' in src, f"{code} is declared but never reported"
+        assert r.explanation and r.example and r.fix, code
