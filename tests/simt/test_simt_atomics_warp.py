@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from simt_helpers import run
 
 
@@ -185,3 +187,80 @@ def test_cooperative_groups_tile_reduce() -> None:
     x = np.arange(32, dtype=np.int32)
     out = run(src, block=(32,), x=x, out=np.zeros(32, np.int32))["out"]
     np.testing.assert_array_equal(out, np.repeat(x.reshape(4, 8).sum(1), 8))
+
+
+SHFL_PROP = """
+__global__ void k(const int* x, int* out, int delta, int width, int limit) {
+    int t = threadIdx.x;
+    int v = x[t];
+    int r = -1;
+    if (t < limit) {
+        r = KIND(0xffffffff, v, delta, width);
+    }
+    out[t] = r;
+}
+"""
+
+
+def _shfl_ref(kind: str, x: np.ndarray, delta: int, width: int, limit: int, tpb: int) -> list[int]:
+    out = []
+    for t in range(len(x)):
+        if t >= limit:
+            out.append(-1)
+            continue
+        lane, base = t % 32, t - t % 32
+        seg0 = lane - lane % width
+        if kind == "__shfl_sync":
+            src = seg0 + delta % width
+        elif kind == "__shfl_up_sync":
+            src = lane - delta if lane - delta >= seg0 else lane
+        elif kind == "__shfl_down_sync":
+            src = lane + delta if lane + delta < seg0 + width else lane
+        else:
+            src = lane ^ delta if (lane ^ delta) < seg0 + width else lane
+        k = base + src
+        # a missing (partial warp) or inactive source lane: the caller's own value
+        out.append(int(x[k]) if k < tpb and k < limit else int(x[t]))
+    return out
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    kind=st.sampled_from(["__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync"]),
+    delta=st.integers(0, 31),
+    width=st.sampled_from([1, 2, 4, 8, 16, 32]),
+    tpb=st.integers(1, 96),
+    limit=st.integers(0, 96),
+)
+def test_shuffle_semantics_property(
+    kind: str, delta: int, width: int, tpb: int, limit: int
+) -> None:
+    from cuda2nki.simt import run_kernel
+
+    tu = _shfl_tu(kind)
+    x = np.arange(100, 100 + tpb, dtype=np.int32)
+    out = run_kernel(
+        tu,
+        "k",
+        grid=(1,),
+        block=(tpb,),
+        args={
+            "x": x,
+            "out": np.zeros(tpb, np.int32),
+            "delta": delta,
+            "width": width,
+            "limit": limit,
+        },
+    )["out"]
+    assert out.tolist() == _shfl_ref(kind, x, delta, width, limit, tpb)
+
+
+_TUS: dict = {}
+
+
+def _shfl_tu(kind: str):
+    from simt_helpers import tu_of
+
+    if kind not in _TUS:
+        _TUS[kind] = tu_of(SHFL_PROP.replace("KIND", kind))
+    return _TUS[kind]
