@@ -12,6 +12,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.cst import F
 from cuda2nki.frontend.lowerbase import CG_NAMESPACES, CG_TYPES, FULL_MASK, Sym, _text
 from cuda2nki.frontend.typesys import INT, UINT, VOID, int_literal, unqualified
 
@@ -59,13 +60,13 @@ class CoopLowering(_Base):
         return got[0]
 
     def _cg_decl(self, node: ts.Node) -> list[A.Stmt]:
-        type_node = node.child_by_field_name("type")
+        type_node = node.child_by_field_id(F.type)
         kind, size = self._cg_size_from_type(type_node)
         for i, c in enumerate(node.children):
             if node.field_name_for_child(i) != "declarator":
                 continue
-            name_node = c.child_by_field_name("declarator") if c.type == "init_declarator" else c
-            value = c.child_by_field_name("value") if c.type == "init_declarator" else None
+            name_node = c.child_by_field_id(F.declarator) if c.type == "init_declarator" else c
+            value = c.child_by_field_id(F.value) if c.type == "init_declarator" else None
             k, n = kind, size
             if value is not None:
                 k, n = self._cg_value(value)
@@ -79,13 +80,13 @@ class CoopLowering(_Base):
             if s is not None and s.cg:
                 return s.cg, s.tile
         if value.type == "call_expression":
-            fn = value.child_by_field_name("function")
+            fn = value.child_by_field_id(F.function)
             name, targs = self._qualified_call_name(fn)
             short = name.split("::")[-1]
             if short == "this_thread_block":
                 return "block", 0
             if short == "tiled_partition":
-                args = [c for c in value.child_by_field_name("arguments").named_children]
+                args = [c for c in value.child_by_field_id(F.arguments).named_children]
                 if targs:
                     n = self._const_from_text(_text(targs[0]), targs[0])
                 elif len(args) == 2:
@@ -104,7 +105,7 @@ class CoopLowering(_Base):
     def _auto_cg(self, value: ts.Node) -> bool:
         if value.type != "call_expression":
             return False
-        fn = value.child_by_field_name("function")
+        fn = value.child_by_field_id(F.function)
         if fn is None:
             return False
         name, _ = self._qualified_call_name(fn)
@@ -121,23 +122,23 @@ class CoopLowering(_Base):
 
     def _is_misparsed_cg_decl(self, node: ts.Node) -> bool:
         """``cg::thread_block_tile<32> t = ...;`` reads as ``(a < 32) > (t = ...)``."""
-        if _text(node.child_by_field_name("operator") or node) != ">":
+        if _text(node.child_by_field_id(F.operator) or node) != ">":
             return False
-        left = node.child_by_field_name("left")
+        left = node.child_by_field_id(F.left)
         if left is None or left.type != "binary_expression":
             return False
-        ll = left.child_by_field_name("left")
+        ll = left.child_by_field_id(F.left)
         if ll is None or ll.type not in ("qualified_identifier", "identifier"):
             return False
         return _text(ll).replace(" ", "").split("::")[-1] in CG_TYPES
 
     def _cg_misparsed_decl(self, node: ts.Node) -> list[A.Stmt]:
-        right = node.child_by_field_name("right")
-        size_node = node.child_by_field_name("left").child_by_field_name("right")
+        right = node.child_by_field_id(F.right)
+        size_node = node.child_by_field_id(F.left).child_by_field_id(F.right)
         n = self._const_from_text(_text(size_node), size_node)
         if right.type == "assignment_expression":
-            target = right.child_by_field_name("left")
-            k, n2 = self._cg_value(right.child_by_field_name("right"))
+            target = right.child_by_field_id(F.left)
+            k, n2 = self._cg_value(right.child_by_field_id(F.right))
             self.declare(_text(target), Sym(None, cg=k, tile=n2 or n))
         elif right.type == "identifier":
             self.declare(_text(right), Sym(None, cg="tile", tile=n))
@@ -236,9 +237,9 @@ class CoopLowering(_Base):
         op_node = arg_nodes[2]
         op_name = ""
         if op_node.type == "call_expression":  # cg::plus<float>()
-            op_name, _ = self._qualified_call_name(op_node.child_by_field_name("function"))
+            op_name, _ = self._qualified_call_name(op_node.child_by_field_id(F.function))
         elif op_node.type == "compound_literal_expression":  # cg::plus<float>{}
-            t = op_node.child_by_field_name("type")
+            t = op_node.child_by_field_id(F.type)
             op_name = _text(t).split("<")[0].replace(" ", "") if t is not None else ""
         ops = {
             "plus": "add",

@@ -63,3 +63,16 @@ def captures(source: str, node: ts.Node, name: str) -> list[ts.Node]:
     """Nodes captured as ``@name`` by query ``source`` under ``node``, in source order."""
     got = ts.QueryCursor(query(source)).captures(node).get(name, [])
     return sorted(got, key=lambda n: n.start_byte)
+
+
+class F:
+    """Grammar field ids (``node.child_by_field_id(F.left)`` is several times faster than
+    ``child_by_field_name("left")``)."""
+
+
+for _name in (
+    "alternative argument arguments body condition consequence declarator default_type "
+    "default_value directive field function indices initializer left name operator parameters "
+    "right scope size type update value"
+).split():
+    setattr(F, _name, language().field_id_for_name(_name))

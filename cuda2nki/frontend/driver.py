@@ -9,7 +9,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import SourceLoc, make
 from cuda2nki.frontend import ast as A
-from cuda2nki.frontend.cst import captures, describe_error, first_error, parse_bytes
+from cuda2nki.frontend.cst import F, captures, describe_error, first_error, parse_bytes
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import preprocess
@@ -101,11 +101,11 @@ def _collect(
                     unit.register_struct(c)
             inner = [c for c in n.named_children if c.type == "function_definition"]
             if inner:
-                fd = _funcdef(unit, inner[0], n.child_by_field_name("parameters"), len(funcs))
+                fd = _funcdef(unit, inner[0], n.child_by_field_id(F.parameters), len(funcs))
                 if fd is not None:
                     funcs.append(fd)
         elif k in ("namespace_definition", "linkage_specification"):
-            body = n.child_by_field_name("body")
+            body = n.child_by_field_id(F.body)
             if body is not None:
                 if body.type == "declaration_list":
                     stack.extend(reversed(body.children))
@@ -145,16 +145,14 @@ def _funcdef(unit: UnitContext, n: ts.Node, tparams: ts.Node | None, order: int)
                     fd.template_ok = False
                 continue
             if pk == "int":
-                dn = p.child_by_field_name("declarator")
+                dn = p.child_by_field_id(F.declarator)
                 pname = _text(dn) if dn is not None else ""
             else:
-                tn = p.child_by_field_name("name") or next(
+                tn = p.child_by_field_id(F.name) or next(
                     (c for c in p.named_children if c.type == "type_identifier"), None
                 )
                 pname = _text(tn) if tn is not None else ""
-            default = p.child_by_field_name("default_value") or p.child_by_field_name(
-                "default_type"
-            )
+            default = p.child_by_field_id(F.default_value) or p.child_by_field_id(F.default_type)
             fd.template_params.append((pname, pk, default, p))
     if kind != "host":
         unit.functions.setdefault(name, fd)
@@ -305,10 +303,10 @@ def _explicit_instantiations(
     out = []
     low = BodyLowerer(unit, "<file>", host=True)
     for n in unit.explicit:
-        d = n.child_by_field_name("declarator")
+        d = n.child_by_field_id(F.declarator)
         while d is not None and d.type != "function_declarator":
-            d = d.child_by_field_name("declarator")
-        tf = d.child_by_field_name("declarator") if d is not None else None
+            d = d.child_by_field_id(F.declarator)
+        tf = d.child_by_field_id(F.declarator) if d is not None else None
         if tf is None or tf.type != "template_function":
             continue
         try:
@@ -345,7 +343,7 @@ _STMT_CONTAINERS = frozenset(
 def _declarations(fnode: ts.Node) -> list[ts.Node]:
     """Declarations in a function body (statement level, nested blocks included), in order."""
     out: list[ts.Node] = []
-    body = fnode.child_by_field_name("body")
+    body = fnode.child_by_field_id(F.body)
     stack = [body] if body is not None else []
     while stack:
         n = stack.pop()
@@ -379,7 +377,7 @@ class _HostScope:
                 for i, c in enumerate(d.children):
                     if d.field_name_for_child(i) != "declarator":
                         continue
-                    n = c.child_by_field_name("declarator") if c.type == "init_declarator" else c
+                    n = c.child_by_field_id(F.declarator) if c.type == "init_declarator" else c
                     if n is not None and n.type == "identifier":
                         self._index[_text(n)] = (d, c)
         return self._index.get(name)
@@ -388,12 +386,12 @@ class _HostScope:
         if name not in self._dim3:
             got = None
             dc = self._decl(name)
-            if dc is not None and _text(dc[0].child_by_field_name("type") or dc[0]) == "dim3":
+            if dc is not None and _text(dc[0].child_by_field_id(F.type) or dc[0]) == "dim3":
                 d, c = dc
                 if c.type == "init_declarator":
                     self.need_consts(_text(c))
                     try:
-                        got = _dim3_exprs(self.low, c.child_by_field_name("value"))
+                        got = _dim3_exprs(self.low, c.child_by_field_id(F.value))
                     except _Placeholder:
                         got = None
             self._dim3[name] = got
@@ -410,7 +408,7 @@ class _HostScope:
                 continue
             d, c = dc
             quals = {_text(q) for q in d.children if q.type == "type_qualifier"}
-            value = c.child_by_field_name("value")
+            value = c.child_by_field_id(F.value)
             if not quals & {"const", "constexpr"} or value is None:
                 continue
             self.need_consts(_text(value), depth + 1)
@@ -424,9 +422,9 @@ def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, 
         return None
     if value.type in ("argument_list", "initializer_list"):
         items = [c for c in value.named_children if c.type != "comment"]
-    elif value.type == "call_expression" and _text(value.child_by_field_name("function")) == "dim3":
+    elif value.type == "call_expression" and _text(value.child_by_field_id(F.function)) == "dim3":
         items = [
-            c for c in value.child_by_field_name("arguments").named_children if c.type != "comment"
+            c for c in value.child_by_field_id(F.arguments).named_children if c.type != "comment"
         ]
     else:
         return None
@@ -436,7 +434,7 @@ def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, 
 def _launch_site(
     unit: UnitContext, host: _HostScope, call: ts.Node, ks: ts.Node
 ) -> A.LaunchSite | None:
-    fn = call.child_by_field_name("function")
+    fn = call.child_by_field_id(F.function)
     if fn is None:
         return None
     targs: list[A.Expr | A.CType] = []
@@ -459,7 +457,7 @@ def _launch_site(
         grid, grid_text = _dims(host, cfg[0])
         block, block_text = _dims(host, cfg[1])
         smem = low.expr(cfg[2]) if len(cfg) > 2 else None
-        an = call.child_by_field_name("arguments")
+        an = call.child_by_field_id(F.arguments)
         arg_nodes = [c for c in an.named_children if c.type != "comment"] if an else []
         args = tuple(low.expr(a) for a in arg_nodes)
     except _Placeholder:
@@ -693,7 +691,7 @@ def _cooperative_launches(unit: UnitContext, root: ts.Node) -> None:
     for f in captures("(call_expression function: (identifier) @f)", root, "f"):
         if _text(f) != "cudaLaunchCooperativeKernel":
             continue
-        args = f.parent.child_by_field_name("arguments")
+        args = f.parent.child_by_field_id(F.arguments)
         first = (
             next((c for c in args.named_children if c.type != "comment"), None) if args else None
         )

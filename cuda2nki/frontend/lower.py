@@ -22,6 +22,7 @@ from cuda2nki.frontend.constfold import convert as _convert
 from cuda2nki.frontend.constfold import fold_binary as _fold_binary
 from cuda2nki.frontend.constfold import numeric_limit as _numeric_limit
 from cuda2nki.frontend.coop import CG_NOOP, CoopLowering
+from cuda2nki.frontend.cst import F
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
     CG_NAMESPACES,
@@ -212,18 +213,18 @@ class BodyLowerer(CoopLowering):
 
     def type_descriptor(self, node: ts.Node) -> A.CType:
         quals = tuple(c for c in node.children if c.type == "type_qualifier")
-        t = self.type_of(node.child_by_field_name("type"), quals)
-        decl = node.child_by_field_name("declarator")
+        t = self.type_of(node.child_by_field_id(F.type), quals)
+        decl = node.child_by_field_id(F.declarator)
         while decl is not None:
             if decl.type == "abstract_pointer_declarator":
                 pq = [_text(c) for c in decl.children if c.type == "type_qualifier"]
                 t = A.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
-                decl = decl.child_by_field_name("declarator")
+                decl = decl.child_by_field_id(F.declarator)
             elif decl.type == "abstract_array_declarator":
-                size = decl.child_by_field_name("size")
+                size = decl.child_by_field_id(F.size)
                 dim = None if size is None else self.const_int_node(size)
                 t = A.ArrayType(elem=t, dims=(dim,))
-                decl = decl.child_by_field_name("declarator")
+                decl = decl.child_by_field_id(F.declarator)
             elif decl.type == "abstract_reference_declarator":
                 decl = next((c for c in decl.named_children), None)
             else:
@@ -367,8 +368,8 @@ class BodyLowerer(CoopLowering):
         return [A.ExprStmt(loc=self.loc(node), expr=e)]
 
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
-        cond = self.condition(node.child_by_field_name("condition"))
-        alt = node.child_by_field_name("alternative")
+        cond = self.condition(node.child_by_field_id(F.condition))
+        alt = node.child_by_field_id(F.alternative)
         alt_inner = [c for c in alt.named_children if c.type != "comment"] if alt else []
         if any(c.type == "constexpr" for c in node.children):  # if constexpr: one branch only
             v = self.const_value(cond)
@@ -376,12 +377,12 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1030", node, what="if constexpr condition is not a constant")
             if v is not None:
                 taken = (
-                    node.child_by_field_name("consequence")
+                    node.child_by_field_id(F.consequence)
                     if v
                     else (alt_inner[0] if alt_inner else None)
                 )
                 return [self.stmt1(taken)] if taken is not None else []
-        then = self.stmt1(node.child_by_field_name("consequence"))
+        then = self.stmt1(node.child_by_field_id(F.consequence))
         else_ = self.stmt1(alt_inner[0]) if alt_inner else None
         return [A.If(loc=self.loc(node), cond=cond, then=then, else_=else_)]
 
@@ -389,8 +390,8 @@ class BodyLowerer(CoopLowering):
         if node is None:
             raise _Placeholder()
         if node.type == "condition_clause":
-            v = node.child_by_field_name("value")
-            if v is None or node.child_by_field_name("initializer") is not None:
+            v = node.child_by_field_id(F.value)
+            if v is None or node.child_by_field_id(F.initializer) is not None:
                 raise self.fail("C2N1010", node, what="declaration in a condition")
             if v.type == "declaration":
                 raise self.fail("C2N1010", node, what="declaration in a condition")
@@ -406,17 +407,17 @@ class BodyLowerer(CoopLowering):
         self.scopes.append({})
         try:
             init: list[A.Stmt] = []
-            ini = node.child_by_field_name("initializer")
+            ini = node.child_by_field_id(F.initializer)
             if ini is not None:
                 if ini.type == "declaration":
                     init = self.s_declaration(ini)
                 else:
                     init = [A.ExprStmt(loc=self.loc(ini), expr=self.expr(ini))]
-            c = node.child_by_field_name("condition")
+            c = node.child_by_field_id(F.condition)
             cond = self.expr(c) if c is not None else None
-            u = node.child_by_field_name("update")
+            u = node.child_by_field_id(F.update)
             step = self.expr(u) if u is not None else None
-            body = self.stmt1(node.child_by_field_name("body"))
+            body = self.stmt1(node.child_by_field_id(F.body))
         finally:
             self.scopes.pop()
         return [
@@ -427,19 +428,19 @@ class BodyLowerer(CoopLowering):
 
     def s_while(self, node: ts.Node) -> list[A.Stmt]:
         self._take_unroll()
-        cond = self.condition(node.child_by_field_name("condition"))
-        body = self.stmt1(node.child_by_field_name("body"))
+        cond = self.condition(node.child_by_field_id(F.condition))
+        body = self.stmt1(node.child_by_field_id(F.body))
         return [A.While(loc=self.loc(node), cond=cond, body=body)]
 
     def s_do(self, node: ts.Node) -> list[A.Stmt]:
         self._take_unroll()
-        body = self.stmt1(node.child_by_field_name("body"))
-        cond = self.condition(node.child_by_field_name("condition"))
+        body = self.stmt1(node.child_by_field_id(F.body))
+        cond = self.condition(node.child_by_field_id(F.condition))
         return [A.DoWhile(loc=self.loc(node), body=body, cond=cond)]
 
     def s_switch(self, node: ts.Node) -> list[A.Stmt]:
-        cond = self.condition(node.child_by_field_name("condition"))
-        body = node.child_by_field_name("body")
+        cond = self.condition(node.child_by_field_id(F.condition))
+        body = node.child_by_field_id(F.body)
         cases: list[A.Case] = []
         self.scopes.append({})
         try:
@@ -461,7 +462,7 @@ class BodyLowerer(CoopLowering):
         return [A.Switch(loc=self.loc(node), cond=cond, cases=tuple(merged))]
 
     def _case(self, node: ts.Node) -> A.Case:
-        value = node.child_by_field_name("value")
+        value = node.child_by_field_id(F.value)
         values: tuple[int, ...] = ()
         if value is not None:
             v = self.const_int_node(value)
@@ -487,8 +488,8 @@ class BodyLowerer(CoopLowering):
         return [A.Return(loc=self.loc(node), value=value)]
 
     def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
-        d = node.child_by_field_name("directive")
-        arg = node.child_by_field_name("argument")
+        d = node.child_by_field_id(F.directive)
+        arg = node.child_by_field_id(F.argument)
         if d is not None and _text(d).replace(" ", "") == "#pragma" and arg is not None:
             words = _text(arg).split()
             if words and words[0] == "unroll":
@@ -548,7 +549,7 @@ class BodyLowerer(CoopLowering):
                     extern = True
                 elif word == "static" and storage == "local":
                     storage = "static"
-        type_node = node.child_by_field_name("type")
+        type_node = node.child_by_field_id(F.type)
         if type_node is not None and self._is_cg_type(type_node):
             return self._cg_decl(node)
         base = self.type_of(type_node, tuple(quals))
@@ -564,8 +565,8 @@ class BodyLowerer(CoopLowering):
     ) -> list[A.Stmt]:
         value = None
         if decl.type == "init_declarator":
-            value = decl.child_by_field_name("value")
-            decl = decl.child_by_field_name("declarator")
+            value = decl.child_by_field_id(F.value)
+            decl = decl.child_by_field_id(F.declarator)
         if value is not None and self._auto_cg(value):  # auto g = cg::this_thread_block();
             kind, n = self._cg_value(value)
             self.declare(_text(decl), Sym(None, cg=kind, tile=n))
@@ -652,26 +653,24 @@ class BodyLowerer(CoopLowering):
             if k == "pointer_declarator":
                 pq = [_text(c) for c in node.children if c.type == "type_qualifier"]
                 t = A.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
-                node = node.child_by_field_name("declarator")
+                node = node.child_by_field_id(F.declarator)
             elif k == "array_declarator":
-                size = node.child_by_field_name("size")
+                size = node.child_by_field_id(F.size)
                 if size is None:
                     dims.insert(0, None)
                 else:
                     v = self.const_int_node(size)
                     if v is None and self.generic:
                         dims.insert(0, None)  # depends on a template parameter
-                        node = node.child_by_field_name("declarator")
+                        node = node.child_by_field_id(F.declarator)
                         continue
                     if v is None:
                         inner = node
-                        while inner.type != "identifier" and inner.child_by_field_name(
-                            "declarator"
-                        ):
-                            inner = inner.child_by_field_name("declarator")
+                        while inner.type != "identifier" and inner.child_by_field_id(F.declarator):
+                            inner = inner.child_by_field_id(F.declarator)
                         raise self.fail("C2N1026", size, name=_text(inner))
                     dims.insert(0, v)
-                node = node.child_by_field_name("declarator")
+                node = node.child_by_field_id(F.declarator)
             elif k in ("parenthesized_declarator", "attributed_declarator"):
                 inner = [c for c in node.named_children if c.type not in ("attribute_declaration",)]
                 if not inner:
@@ -823,7 +822,7 @@ class BodyLowerer(CoopLowering):
         text = _text(node).replace(" ", "")
         parts = text.split("::")
         if parts[0] in ("", "std") and len(parts) == 2:
-            fake = node.child_by_field_name("name")
+            fake = node.child_by_field_id(F.name)
             if fake is not None and fake.type == "identifier":
                 return self.e_identifier(fake)
         k = _numeric_limit(text)
@@ -834,9 +833,9 @@ class BodyLowerer(CoopLowering):
         raise self.fail("C2N1020", node, name=text)
 
     def e_field(self, node: ts.Node) -> A.Expr:
-        arg = node.child_by_field_name("argument")
-        field = _text(node.child_by_field_name("field"))
-        op = node.child_by_field_name("operator").type
+        arg = node.child_by_field_id(F.argument)
+        field = _text(node.child_by_field_id(F.field))
+        op = node.child_by_field_id(F.operator).type
         loc = self.loc(node)
         if arg.type == "identifier":
             name = _text(arg)
@@ -845,10 +844,10 @@ class BodyLowerer(CoopLowering):
                     raise self.fail("C2N1030", node, what=f"{name}.{field}")
                 return A.Builtin(loc=loc, name=name, dim=field, ty=UINT)
         if arg.type == "call_expression":  # block.group_index().x and friends
-            fn = arg.child_by_field_name("function")
+            fn = arg.child_by_field_id(F.function)
             if fn is not None and fn.type == "field_expression":
-                obj = fn.child_by_field_name("argument")
-                meth = _text(fn.child_by_field_name("field"))
+                obj = fn.child_by_field_id(F.argument)
+                meth = _text(fn.child_by_field_id(F.field))
                 s = self.lookup(_text(obj)) if obj.type == "identifier" else None
                 dim3 = {
                     "group_index": "blockIdx",
@@ -878,7 +877,7 @@ class BodyLowerer(CoopLowering):
             if len(ik) == 3:  # '[' index ']'
                 idx_node = ik[1]
         if idx_node is None:
-            idx_list = node.child_by_field_name("indices") or node.child_by_field_name("index")
+            idx_list = node.child_by_field_id(F.indices) or node.child_by_field_name("index")
             idx_nodes = (
                 [c for c in idx_list.named_children if c.type != "comment"] if idx_list else []
             )
@@ -905,8 +904,8 @@ class BodyLowerer(CoopLowering):
         return _mk(A.Index, loc=self.loc(node), ty=ty, base=base, index=index)
 
     def e_unary(self, node: ts.Node) -> A.Expr:
-        op = node.child_by_field_name("operator").type
-        operand = self.expr(node.child_by_field_name("argument"))
+        op = node.child_by_field_id(F.operator).type
+        operand = self.expr(node.child_by_field_id(F.argument))
         loc = self.loc(node)
         t = operand.ty
         if op == "!":
@@ -918,8 +917,8 @@ class BodyLowerer(CoopLowering):
         return A.Unary(loc=loc, op=op, operand=operand, ty=ty)
 
     def e_pointer(self, node: ts.Node) -> A.Expr:
-        op = node.child_by_field_name("operator").type
-        operand = self.expr(node.child_by_field_name("argument"))
+        op = node.child_by_field_id(F.operator).type
+        operand = self.expr(node.child_by_field_id(F.argument))
         t = operand.ty
         if op == "*":
             if isinstance(t, A.PointerType):
@@ -935,8 +934,8 @@ class BodyLowerer(CoopLowering):
         return A.Unary(loc=self.loc(node), op=op, operand=operand, ty=ty)
 
     def e_update(self, node: ts.Node) -> A.Expr:
-        op_node = node.child_by_field_name("operator")
-        arg = node.child_by_field_name("argument")
+        op_node = node.child_by_field_id(F.operator)
+        arg = node.child_by_field_id(F.argument)
         pre = op_node.start_byte < arg.start_byte
         operand = self.expr(arg)
         op = ("pre" if pre else "post") + op_node.type
@@ -945,8 +944,8 @@ class BodyLowerer(CoopLowering):
     def _check_misparsed_less(self, node: ts.Node) -> None:
         """``a < b && c > d`` can read as a template ``a<b && c>``: when ``a`` is a variable,
         ask the caller to re-parse with that ``<`` respelled (see :class:`Reparse`)."""
-        name = node.child_by_field_name("name")
-        args = node.child_by_field_name("arguments")
+        name = node.child_by_field_id(F.name)
+        args = node.child_by_field_id(F.arguments)
         if self.host or name is None or args is None or name.type != "identifier":
             return
         n = _text(name)
@@ -961,9 +960,9 @@ class BodyLowerer(CoopLowering):
         if len(kids) == 3:  # left, operator, right (no comments in between)
             left_node, op_node, right_node = kids
         else:
-            op_node = node.child_by_field_name("operator")
-            left_node = node.child_by_field_name("left")
-            right_node = node.child_by_field_name("right")
+            op_node = node.child_by_field_id(F.operator)
+            left_node = node.child_by_field_id(F.left)
+            right_node = node.child_by_field_id(F.right)
         op = op_node.type
         if self.u.op_override:
             op = self.u.op_override.get(op_node.start_byte, op)
@@ -1001,9 +1000,9 @@ class BodyLowerer(CoopLowering):
         return arith_result(lt, rt)
 
     def e_assign(self, node: ts.Node) -> A.Expr:
-        op = node.child_by_field_name("operator").type
-        target = self.expr(node.child_by_field_name("left"))
-        value = self.expr(node.child_by_field_name("right"))
+        op = node.child_by_field_id(F.operator).type
+        target = self.expr(node.child_by_field_id(F.left))
+        value = self.expr(node.child_by_field_id(F.right))
         if not isinstance(target, (A.Name, A.Index, A.Member, A.Unary)) or (
             isinstance(target, A.Unary) and target.op != "*"
         ):
@@ -1013,9 +1012,9 @@ class BodyLowerer(CoopLowering):
         )
 
     def e_conditional(self, node: ts.Node) -> A.Expr:
-        cond = self.expr(node.child_by_field_name("condition"))
-        then = self.expr(node.child_by_field_name("consequence"))
-        else_ = self.expr(node.child_by_field_name("alternative"))
+        cond = self.expr(node.child_by_field_id(F.condition))
+        then = self.expr(node.child_by_field_id(F.consequence))
+        else_ = self.expr(node.child_by_field_id(F.alternative))
         if is_arith(then.ty) and is_arith(else_.ty):
             ty = arith_result(then.ty, else_.ty)
             if then.ty == else_.ty or unqualified(then.ty) == unqualified(else_.ty):
@@ -1025,16 +1024,16 @@ class BodyLowerer(CoopLowering):
         return A.Ternary(loc=self.loc(node), cond=cond, then=then, else_=else_, ty=ty)
 
     def e_cast(self, node: ts.Node) -> A.Expr:
-        to = self.type_descriptor(node.child_by_field_name("type"))
-        operand = self.expr(node.child_by_field_name("value"))
+        to = self.type_descriptor(node.child_by_field_id(F.type))
+        operand = self.expr(node.child_by_field_id(F.value))
         return A.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
 
     def e_sizeof(self, node: ts.Node) -> A.Expr:
-        t = node.child_by_field_name("type")
+        t = node.child_by_field_id(F.type)
         if t is not None:
             of = self.type_descriptor(t)
         else:
-            v = node.child_by_field_name("value")
+            v = node.child_by_field_id(F.value)
             inner = v
             while inner is not None and inner.type == "parenthesized_expression":
                 kids = [c for c in inner.named_children if c.type != "comment"]
@@ -1056,8 +1055,8 @@ class BodyLowerer(CoopLowering):
         items: list[A.Expr] = []
         n = node
         while n.type == "comma_expression":
-            items.append(self.expr(n.child_by_field_name("left")))
-            n = n.child_by_field_name("right")
+            items.append(self.expr(n.child_by_field_id(F.left)))
+            n = n.child_by_field_id(F.right)
         items.append(self.expr(n))
         return A.Comma(loc=self.loc(node), exprs=tuple(items), ty=items[-1].ty)
 
@@ -1086,12 +1085,12 @@ class BodyLowerer(CoopLowering):
         n = fn
         while n is not None:
             if n.type == "qualified_identifier":
-                scope = n.child_by_field_name("scope")
+                scope = n.child_by_field_id(F.scope)
                 parts.append(_text(scope).replace(" ", "") if scope is not None else "")
-                n = n.child_by_field_name("name")
+                n = n.child_by_field_id(F.name)
             elif n.type == "template_function":
-                parts.append(_text(n.child_by_field_name("name")))
-                al = n.child_by_field_name("arguments")
+                parts.append(_text(n.child_by_field_id(F.name)))
+                al = n.child_by_field_id(F.arguments)
                 targs = [c for c in al.named_children if c.type != "comment"] if al else []
                 break
             else:
@@ -1100,7 +1099,7 @@ class BodyLowerer(CoopLowering):
         return "::".join(parts), targs
 
     def _callee_name(self, call: ts.Node) -> str:
-        fn = call.child_by_field_name("function")
+        fn = call.child_by_field_id(F.function)
         if fn is None:
             return ""
         return self._qualified_call_name(fn)[0].split("::")[-1]
@@ -1111,8 +1110,8 @@ class BodyLowerer(CoopLowering):
                 if self.host:
                     return A.Name(loc=self.loc(node), name="<launch>", ty=None)
                 raise self.fail("C2N1014", node, kernel=self._callee_name(node))
-        fn = node.child_by_field_name("function")
-        args_node = node.child_by_field_name("arguments")
+        fn = node.child_by_field_id(F.function)
+        args_node = node.child_by_field_id(F.arguments)
         arg_nodes = (
             [c for c in args_node.named_children if c.type != "comment"] if args_node else []
         )
@@ -1198,8 +1197,8 @@ class BodyLowerer(CoopLowering):
         if node.type in ("type_descriptor", "type_identifier"):
             # `k<BS>`: the grammar cannot tell a constant's name from a type name
             simple = node if node.type == "type_identifier" else None
-            if node.type == "type_descriptor" and node.child_by_field_name("declarator") is None:
-                t = node.child_by_field_name("type")
+            if node.type == "type_descriptor" and node.child_by_field_id(F.declarator) is None:
+                t = node.child_by_field_id(F.type)
                 quals = [c for c in node.children if c.type == "type_qualifier"]
                 if t is not None and t.type == "type_identifier" and not quals:
                     simple = t
@@ -1244,8 +1243,8 @@ class BodyLowerer(CoopLowering):
         return A.Cast(loc=loc, to=to, operand=args[0], kind="functional", ty=unqualified(to))
 
     def _method_call(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
-        obj = fn.child_by_field_name("argument")
-        method = _text(fn.child_by_field_name("field"))
+        obj = fn.child_by_field_id(F.argument)
+        method = _text(fn.child_by_field_id(F.field))
         if obj.type == "identifier":
             s = self.lookup(_text(obj))
             if s is not None and s.cg:

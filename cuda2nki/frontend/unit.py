@@ -14,7 +14,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.constfold import convert
-from cuda2nki.frontend.cst import describe_error, first_error
+from cuda2nki.frontend.cst import F, describe_error, first_error
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
@@ -118,17 +118,17 @@ class UnitContext:
         low = lowerer or BodyLowerer(self, "<file>", host=True)
         try:
             if node.type == "alias_declaration":
-                name = _text(node.child_by_field_name("name"))
-                self.typedefs[name] = low.type_descriptor(node.child_by_field_name("type"))
+                name = _text(node.child_by_field_id(F.name))
+                self.typedefs[name] = low.type_descriptor(node.child_by_field_id(F.type))
                 return
             quals = tuple(c for c in node.children if c.type == "type_qualifier")
-            base = low.type_of(node.child_by_field_name("type"), quals)
+            base = low.type_of(node.child_by_field_id(F.type), quals)
             for i, c in enumerate(node.children):
                 if node.field_name_for_child(i) == "declarator":
                     if c.type == "type_identifier":
                         self.typedefs[_text(c)] = base
                     elif c.type == "pointer_declarator":
-                        inner = c.child_by_field_name("declarator")
+                        inner = c.child_by_field_id(F.declarator)
                         if inner is not None and inner.type == "type_identifier":
                             self.typedefs[_text(inner)] = A.PointerType(pointee=base)
         except _Placeholder:  # a typedef of something unsupported (a struct...)
@@ -138,24 +138,24 @@ class UnitContext:
 
     def register_struct(self, node: ts.Node) -> None:
         """Remember struct/class names: using one in device code is C2N1025, not C2N1022."""
-        name = node.child_by_field_name("name")
+        name = node.child_by_field_id(F.name)
         if name is not None:
             self.structs.add(_text(name).split("<")[0].strip())
 
     def register_enum(self, node: ts.Node) -> None:
         low = BodyLowerer(self, "<file>", host=True)
-        body = node.child_by_field_name("body")
+        body = node.child_by_field_id(F.body)
         nxt = 0
         for e in body.named_children if body is not None else ():
             if e.type != "enumerator":
                 continue
-            v = e.child_by_field_name("value")
+            v = e.child_by_field_id(F.value)
             if v is not None:
                 got = low.const_int_node(v)
                 if got is None:
                     return
                 nxt = got
-            self.consts[_text(e.child_by_field_name("name"))] = (nxt, INT)
+            self.consts[_text(e.child_by_field_id(F.name))] = (nxt, INT)
             nxt += 1
 
     def register_global(self, node: ts.Node) -> None:
@@ -171,14 +171,14 @@ class UnitContext:
         ]
         if any(_is_function_declarator(d) for d in decls):
             return  # a prototype
-        type_node = node.child_by_field_name("type")
+        type_node = node.child_by_field_id(F.type)
         if type_node is not None and type_node.type == "enum_specifier":
             self.register_enum(type_node)
         if "__shared__" in words:  # file-scope shared memory: refused where it is used
             for d in decls:
-                dn = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                dn = d.child_by_field_id(F.declarator) if d.type == "init_declarator" else d
                 while dn is not None and dn.type != "identifier":
-                    dn = dn.child_by_field_name("declarator")
+                    dn = dn.child_by_field_id(F.declarator)
                 if dn is not None:
                     self.file_shared.add(_text(dn))
             return
@@ -202,8 +202,8 @@ class UnitContext:
             return
         for d in decls:
             try:
-                value = d.child_by_field_name("value") if d.type == "init_declarator" else None
-                dnode = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+                value = d.child_by_field_id(F.value) if d.type == "init_declarator" else None
+                dnode = d.child_by_field_id(F.declarator) if d.type == "init_declarator" else d
                 name, ty = low._declarator_type(dnode, base)
                 init = low._initializer(value, ty) if value is not None else None
             except _Placeholder:
@@ -331,14 +331,14 @@ class UnitContext:
         pnodes = [p for p in _param_nodes(fd.node)]
         non_group = [p for p in pnodes if not _is_cg_param(low, p)]
         for p, a in zip(non_group, args):
-            t = p.child_by_field_name("type")
+            t = p.child_by_field_id(F.type)
             if t is None or t.type != "type_identifier":
                 continue
             tname = _text(t)
             if kinds.get(tname) != "typename" or tname in env:
                 continue
             aty = a.ty
-            d = p.child_by_field_name("declarator")
+            d = p.child_by_field_id(F.declarator)
             while d is not None and d.type in (
                 "pointer_declarator",
                 "array_declarator",
@@ -351,7 +351,7 @@ class UnitContext:
                     aty = aty.pointee
                 elif isinstance(aty, A.ArrayType):
                     aty = aty.elem
-                d = d.child_by_field_name("declarator")
+                d = d.child_by_field_id(F.declarator)
             if aty is not None:
                 from cuda2nki.frontend.typesys import unqualified
 
@@ -430,7 +430,7 @@ class UnitContext:
                 low.return_type = ret
                 params = self._params(low, fnode)
                 bounds = self._launch_bounds(low, fnode)
-                body_node = fnode.child_by_field_name("body")
+                body_node = fnode.child_by_field_id(F.body)
                 body = low.block(body_node, new_scope=True) if body_node is not None else None
                 break
             except _Placeholder:
@@ -571,8 +571,8 @@ def _param_info(
     ``T&`` parameter is passed as ``T*`` (uses read through it); a ``const T&`` is a copy."""
     if p.type != "parameter_declaration":
         raise low.fail("C2N1010", p, what=p.type.replace("_", " "))
-    t = p.child_by_field_name("type")
-    d = p.child_by_field_name("declarator")
+    t = p.child_by_field_id(F.type)
+    d = p.child_by_field_id(F.declarator)
     if t is not None and low._is_cg_type(t):
         kind, n = low._cg_size_from_type(t)
         if declare and d is not None:
@@ -617,40 +617,40 @@ def _is_function_declarator(d: ts.Node) -> bool:
         if d.type == "function_declarator":
             return True
         if d.type in ("pointer_declarator", "init_declarator", "reference_declarator"):
-            d = d.child_by_field_name("declarator")
+            d = d.child_by_field_id(F.declarator)
         else:
             return False
     return False
 
 
 def _function_declarator(fnode: ts.Node) -> ts.Node | None:
-    d = fnode.child_by_field_name("declarator")
+    d = fnode.child_by_field_id(F.declarator)
     while d is not None and d.type != "function_declarator":
-        d = d.child_by_field_name("declarator")
+        d = d.child_by_field_id(F.declarator)
     return d
 
 
 def _param_nodes(fnode: ts.Node) -> list[ts.Node]:
     fd = _function_declarator(fnode)
-    pl = fd.child_by_field_name("parameters") if fd is not None else None
+    pl = fd.child_by_field_id(F.parameters) if fd is not None else None
     return [c for c in pl.named_children if c.type != "comment"] if pl is not None else []
 
 
 def _is_cg_param(low: BodyLowerer, p: ts.Node) -> bool:
-    t = p.child_by_field_name("type")
+    t = p.child_by_field_id(F.type)
     return t is not None and low._is_cg_type(t)
 
 
 def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
     quals = tuple(c for c in fnode.children if c.type == "type_qualifier")
-    t = low.type_of(fnode.child_by_field_name("type"), quals)
-    d = fnode.child_by_field_name("declarator")
+    t = low.type_of(fnode.child_by_field_id(F.type), quals)
+    d = fnode.child_by_field_id(F.declarator)
     while d is not None and d.type != "function_declarator":
         if d.type == "pointer_declarator":
             t = A.PointerType(pointee=t)
         elif d.type == "reference_declarator":
             raise low.fail("C2N1025", d, what="function returning a reference")
-        d = d.child_by_field_name("declarator")
+        d = d.child_by_field_id(F.declarator)
     return t
 
 
@@ -658,12 +658,12 @@ def function_name(fnode: ts.Node) -> str | None:
     d = _function_declarator(fnode)
     if d is None:
         return None
-    n = d.child_by_field_name("declarator")
+    n = d.child_by_field_id(F.declarator)
     if n is None:
         return None
     text = _text(n)
     if n.type == "template_function":
-        text = _text(n.child_by_field_name("name"))
+        text = _text(n.child_by_field_id(F.name))
     return text.split("::")[-1].strip()
 
 
