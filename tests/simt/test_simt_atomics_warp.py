@@ -264,3 +264,121 @@ def _shfl_tu(kind: str):
     if kind not in _TUS:
         _TUS[kind] = tu_of(SHFL_PROP.replace("KIND", kind))
     return _TUS[kind]
+
+
+ATOMIC_PROP = """
+__global__ void k(const int* addr, const TYPE* val, const TYPE* cmp, TYPE* mem, TYPE* old) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    old[t] = CALL;
+}
+"""
+ATOMIC_CALLS = {
+    "add": "atomicAdd(mem + addr[t], val[t])",
+    "sub": "atomicSub(mem + addr[t], val[t])",
+    "max": "atomicMax(&mem[addr[t]], val[t])",
+    "min": "atomicMin(&mem[addr[t]], val[t])",
+    "exch": "atomicExch(&mem[addr[t]], val[t])",
+    "cas": "atomicCAS(&mem[addr[t]], cmp[t], val[t])",
+    "and": "atomicAnd(&mem[addr[t]], val[t])",
+    "or": "atomicOr(&mem[addr[t]], val[t])",
+    "xor": "atomicXor(&mem[addr[t]], val[t])",
+    "inc": "atomicInc(&mem[addr[t]], val[t])",
+    "dec": "atomicDec(&mem[addr[t]], val[t])",
+}
+_ATUS: dict = {}
+
+
+def _atomic_step(kind: str, cur, v, cmpv, dt):
+    c, x = int(cur) if dt.kind in "iu" else cur, int(v) if dt.kind in "iu" else v
+    bits = dt.itemsize * 8
+    if kind == "add":
+        r = c + x
+    elif kind == "sub":
+        r = c - x
+    elif kind == "max":
+        r = max(c, x)
+    elif kind == "min":
+        r = min(c, x)
+    elif kind == "exch":
+        r = x
+    elif kind == "cas":
+        r = x if c == int(cmpv) else c
+    elif kind == "and":
+        r = c & x
+    elif kind == "or":
+        r = c | x
+    elif kind == "xor":
+        r = c ^ x
+    elif kind == "inc":
+        r = 0 if c >= x else c + 1
+    else:
+        r = x if (c == 0 or c > x) else c - 1
+    if dt.kind in "iu":
+        r &= (1 << bits) - 1
+        if dt.kind == "i" and r >= 1 << (bits - 1):
+            r -= 1 << bits
+        return dt.type(r)
+    return dt.type(np.float32(c) + np.float32(x)) if kind == "add" else dt.type(r)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    kind=st.sampled_from(sorted(ATOMIC_CALLS)),
+    ty=st.sampled_from(["int", "unsigned", "float"]),
+    n=st.integers(1, 200),
+    slots=st.integers(1, 6),
+    seed=st.integers(0, 1000),
+)
+def test_atomics_serialise_in_thread_order(
+    kind: str, ty: str, n: int, slots: int, seed: int
+) -> None:
+    from simt_helpers import tu_of
+
+    from cuda2nki.simt import run_kernel
+
+    if ty == "float" and kind not in ("add", "exch"):
+        return  # CUDA has no float atomicMax/And/...; float CAS is done through int
+    if ty != "unsigned" and kind in ("inc", "dec"):
+        return
+    dt = {
+        "int": np.dtype(np.int32),
+        "unsigned": np.dtype(np.uint32),
+        "float": np.dtype(np.float32),
+    }[ty]
+    key = (kind, ty)
+    if key not in _ATUS:
+        _ATUS[key] = tu_of(ATOMIC_PROP.replace("TYPE", ty).replace("CALL", ATOMIC_CALLS[kind]))
+    rng = np.random.default_rng(seed)
+    addr = rng.integers(0, slots, n).astype(np.int32)
+    if dt.kind == "f":
+        val = rng.standard_normal(n).astype(dt)
+    else:
+        val = rng.integers(0, 12, n).astype(dt)
+    mem0 = (rng.integers(0, 12, slots) if dt.kind != "f" else rng.standard_normal(slots)).astype(dt)
+    cmpv = np.where(rng.random(n) < 0.5, mem0[addr], val).astype(dt)
+    out = run_kernel(
+        _ATUS[key],
+        "k",
+        grid=((n + 63) // 64,),
+        block=(64,),
+        args={
+            "addr": np.pad(addr, (0, 64 - n % 64 if n % 64 else 0)),
+            "val": np.pad(val, (0, 64 - n % 64 if n % 64 else 0)),
+            "cmp": np.pad(cmpv, (0, 64 - n % 64 if n % 64 else 0)),
+            "mem": np.concatenate([mem0, np.zeros(1, dt)]),
+            "old": np.zeros(n + (64 - n % 64 if n % 64 else 0), dt),
+        },
+    )
+    # padding threads (t >= n) address slot 0 with value 0; replay them in order too
+    total = len(out["old"])
+    a_all = np.pad(addr, (0, total - n))
+    v_all = np.pad(val, (0, total - n))
+    c_all = np.pad(cmpv, (0, total - n))
+    mem = np.concatenate([mem0, np.zeros(1, dt)])
+    want_old = []
+    for t in range(total):
+        cur = mem[a_all[t]]
+        want_old.append(cur)
+        mem[a_all[t]] = _atomic_step(kind, cur, v_all[t], c_all[t], dt)
+    np.testing.assert_array_equal(out["old"], np.array(want_old, dt))
+    np.testing.assert_array_equal(out["mem"], mem)
