@@ -395,7 +395,8 @@ class LaunchSite(Node):
     """``kernel<targs><<<grid, block, smem, stream>>>(args)`` in host code.
 
     ``grid``/``block`` hold up to 3 expressions each (a ``dim3(a, b)`` is expanded, missing
-    dimensions are 1); ``*_text`` keep the source spelling for messages and binding inference.
+    dimensions are 1); ``*_text`` keep the source spelling (after macro expansion, so that it
+    can be evaluated) for messages and binding inference.
     """
 
     kernel: str
