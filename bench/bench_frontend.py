@@ -61,7 +61,11 @@ def measure(repeat: int = 5) -> dict[str, float]:
         t_raw = min(t_raw, _best(raw, 1))
         t_front = min(t_front, _best(front, 1))
     kernels = sum(len(parse_source(t, n).kernels) for n, t in files)
+    from cuda2nki.frontend.preprocess import preprocess
+
+    t_pre = min(_best(lambda: [preprocess(t, n) for n, t in files], 1) for _ in range(repeat))
     return {
+        "preprocess_ms": t_pre * 1e3,
         "files": len(files),
         "kernels": kernels,
         "raw_parse_ms": t_raw * 1e3,
@@ -84,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         f"frontend: {r['files']} files, {r['kernels']} kernels; raw tree-sitter parse "
         f"{r['raw_parse_ms']:.2f} ms, front end (preprocess+parse+lower) {r['frontend_ms']:.2f} ms"
         f" -> ratio {r['ratio']:.1f}x (target <= 5x); {r['kernels_per_s']:.0f} kernels/s"
+        f"; of which preprocessing {r['preprocess_ms']:.2f} ms"
     )
     if args.profile:
         import cProfile
