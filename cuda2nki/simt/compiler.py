@@ -473,8 +473,9 @@ class FunctionCompiler:
             raise unsupported(e.loc, f"the expression kind {type(e).__name__}")
         try:
             return m(e)
-        except (UnsupportedType, KeyError, TypeError, AttributeError) as exc:
-            # a type combination this interpreter has no meaning for (e.g. arithmetic on float4)
+        except UnsupportedType as exc:  # e.g. arithmetic on float4 (no operator in CUDA either)
+            raise unsupported(e.loc, str(exc)) from None
+        except (KeyError, TypeError, AttributeError) as exc:
             raise unsupported(e.loc, f"this expression ({type(exc).__name__}: {exc})") from None
 
     def _e_IntLit(self, e: A.IntLit):
@@ -1080,7 +1081,9 @@ class FunctionCompiler:
             raise unsupported(s.loc, f"the statement kind {type(s).__name__}")
         try:
             return m(s)
-        except (UnsupportedType, KeyError, TypeError, AttributeError) as exc:
+        except UnsupportedType as exc:
+            raise unsupported(s.loc, str(exc)) from None
+        except (KeyError, TypeError, AttributeError) as exc:
             raise unsupported(s.loc, f"this statement ({type(exc).__name__}: {exc})") from None
 
     def _s_Empty(self, s):

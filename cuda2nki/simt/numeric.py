@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from cuda2nki.frontend.ast import CType, PointerType, ScalarType, VectorType
-from cuda2nki.frontend.typesys import S, arith_result, promote
+from cuda2nki.frontend.typesys import S, arith_result, promote, type_str
 
 DTYPES: dict[str, np.dtype] = {
     "bool": np.dtype(np.bool_),
@@ -46,7 +46,7 @@ def np_dtype(t: CType | None) -> np.dtype:
         return DTYPES[t.name]
     if isinstance(t, VectorType):
         return DTYPES[t.base.name]
-    raise UnsupportedType(str(t))
+    raise UnsupportedType(f"values of type {type_str(t)}")
 
 
 def is_float(t: CType | None) -> bool:
@@ -75,14 +75,14 @@ def compute_type(t: CType | None) -> ScalarType:
     """The type arithmetic on ``t`` is done in (half/bf16 -> float32, small ints -> int32)."""
     p = promote(t)
     if not isinstance(p, ScalarType):
-        raise UnsupportedType(str(t))
+        raise UnsupportedType(f"values of type {type_str(t)}")
     return p
 
 
 def common_type(a: CType | None, b: CType | None) -> ScalarType:
     r = arith_result(a, b)
     if not isinstance(r, ScalarType):
-        raise UnsupportedType(f"{a} and {b}")
+        raise UnsupportedType(f"arithmetic on {type_str(a)} and {type_str(b)}")
     return r
 
 

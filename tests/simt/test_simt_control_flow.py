@@ -275,3 +275,20 @@ def test_reference_parameters_and_reinterpret_casts() -> None:
             m2 = np.float32(m2 + d * np.float32(x[i] - mean))
         assert out[t, 0] == mean and out[t, 1] == np.float32(m2 / np.float32(30 + t))
         assert out[t, 2] == -mean
+
+
+def test_unexecutable_constructs_are_diagnosed_at_their_line() -> None:
+    d = fault(
+        "__global__ void k(float4* y) {\n  float4 a = y[0];\n  y[0] = a + a;\n}",
+        block=(1,),
+        y=np.zeros(8, np.float32),
+    )
+    assert d.code == "C2N1505" and d.loc.line == 3 and "float4" in d.message
+    d = fault(
+        "__global__ void k(float* a, float* b) {\n  float* p = (threadIdx.x & 1) ? a : b;\n"
+        "  p[threadIdx.x] = 1.0f;\n}",
+        block=(4,),
+        a=np.zeros(4, np.float32),
+        b=np.zeros(4, np.float32),
+    )
+    assert d.code == "C2N1510" and d.loc.line == 2
