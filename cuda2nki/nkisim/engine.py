@@ -203,6 +203,8 @@ def record(
         s.sbuf_now > s.peak_sbuf
         or s.psum_banks_now > s.peak_psum_banks
         or s.psum_bytes_now > s.peak_psum_bytes
+        or s._cand_sbuf is not None
+        or s._cand_psum is not None
     ):
         s.sample_memory()
     # the port's frame: the innermost one outside the simulator (inlined for speed)
@@ -217,6 +219,11 @@ def record(
             break
         f = f.f_back
     file, line = (f.f_code.co_filename, f.f_lineno) if f is not None else ("<unknown>", 0)
+    if s.kernel_frame is None and s.kernel_code is not None:
+        g = f
+        while g is not None and g.f_code is not s.kernel_code:
+            g = g.f_back
+        s.kernel_frame = g
     main = ts[1] if len(ts) > 1 and ts[1] is not None else ts[0]
     if len(ts) == 2 and ts[1] is not None:
         a, b = ts

@@ -197,7 +197,13 @@ def run(
             for pid in points:
                 state.program_id = pid
                 state.shared_seq = {}
+                state.kernel_code = getattr(kernel.fn, "__code__", None)
+                state.kernel_frame = None
                 r = kernel.fn(*wargs, **wkw)
+                # the kernel's frame (held since its first instruction) keeps its locals alive:
+                # settle the last memory peak candidate before they go
+                state.settle_memory()
+                state.kernel_frame = None
                 if out is None:
                     out = r
         outputs = _convert_out(out, state, kernel.fn)

@@ -101,6 +101,13 @@ class SimState:
     input_names: dict[int, str] = field(default_factory=dict)
     shared_outputs: dict = field(default_factory=dict)
     shared_seq: dict = field(default_factory=dict)
+    _cand_sbuf: tuple | None = None
+    _cand_psum: tuple | None = None
+    kernel_code: object = None  # code of the running kernel function
+    kernel_frame: object = None  # its frame, held so its locals outlive the return until settled
+    _watch: set = field(default_factory=set)
+    _died: dict = field(default_factory=dict)
+    _death_seq: int = 0
 
     # ------------------------------------------------------------------ memory accounting
     def alloc_sbuf(self, sid: int, nbytes: int, site: tuple[str, int]) -> None:
@@ -111,6 +118,8 @@ class SimState:
         ent = self.live_sbuf.pop(sid, None)
         if ent is not None:
             self.sbuf_now -= ent[0]
+            if sid in self._watch:
+                self._note_death(sid)
 
     def alloc_psum(self, sid: int, nbytes: int, banks: int, site: tuple[str, int]) -> None:
         self.live_psum[sid] = (banks, site, nbytes)  # type: ignore[assignment]
@@ -122,27 +131,83 @@ class SimState:
         if ent is not None:
             self.psum_banks_now -= ent[0]
             self.psum_bytes_now -= ent[2]  # type: ignore[misc]
+            if sid in self._watch:
+                self._note_death(sid)
+
+    # Sampling.  A tile created by an instruction's own statement while the previous tile bound
+    # to the same name is still alive (``y = nl.exp(x)`` in a loop) would count twice: the old
+    # one dies only when the name is rebound, after the call.  So a new peak is held as a
+    # candidate with its "suspects": older live tiles from the same allocation site as a newer
+    # live one.  When the candidate is settled (at the next instruction, or when the kernel
+    # returns), a suspect that died while the newest tile of its site was still alive was an old
+    # binding and is taken out; one still alive, or outliving the newest (the elements of a list
+    # of tiles die newest-first with the list), was really live and stays counted.
 
     def sample_memory(self) -> None:
         """Called at every instruction: update peaks, enforce capacity (reference 3.3)."""
+        if self._cand_sbuf is not None or self._cand_psum is not None:
+            self.settle_memory()
         if self.sbuf_now > self.peak_sbuf:
-            self.peak_sbuf = self.sbuf_now
-            if self.check_capacity and self.sbuf_now > self.target.sbuf_bytes:
-                site = next(reversed(self.live_sbuf.values()))[1]
-                raise _at(
-                    site,
-                    "C2N3017",
-                    size=self.sbuf_now,
-                    limit=self.target.sbuf_bytes,
-                    target=self.target.name,
-                )
+            self._cand_sbuf = self._candidate(self.live_sbuf, self.sbuf_now)
         if self.psum_bytes_now > self.peak_psum_bytes:
             self.peak_psum_bytes = self.psum_bytes_now
         if self.psum_banks_now > self.peak_psum_banks:
-            self.peak_psum_banks = self.psum_banks_now
-            if self.check_capacity and self.psum_banks_now > PSUM_BANKS:
-                site = next(reversed(self.live_psum.values()))[1]
-                raise _at(site, "C2N3018", banks=self.psum_banks_now)
+            self._cand_psum = self._candidate(self.live_psum, self.psum_banks_now)
+
+    def _candidate(self, live: dict, now: int):
+        newest: dict = {}
+        suspects: list = []
+        for sid, ent in reversed(live.items()):
+            site = ent[1]
+            if site in newest:
+                suspects.append((sid, ent[0], newest[site]))
+                self._watch.add(sid)
+                self._watch.add(newest[site])
+            else:
+                newest[site] = sid
+        site = next(reversed(live.values()))[1] if live else ("<unknown>", 0)
+        return (now, suspects, site)
+
+    def _note_death(self, sid: int) -> None:
+        self._death_seq += 1
+        self._died[sid] = self._death_seq
+
+    def _settled(self, cand, live: dict) -> int:
+        now = cand[0]
+        never = float("inf")
+        for sid, amount, newest in cand[1]:
+            if sid in live:
+                continue
+            t_old = self._died.get(sid, 0)
+            t_new = never if newest in live else self._died.get(newest, 0)
+            if t_old < t_new:
+                now -= amount
+        return now
+
+    def settle_memory(self) -> None:
+        c, self._cand_sbuf = self._cand_sbuf, None
+        if c is not None:
+            now = self._settled(c, self.live_sbuf)
+            if now > self.peak_sbuf:
+                self.peak_sbuf = now
+                if self.check_capacity and now > self.target.sbuf_bytes:
+                    raise _at(
+                        c[2],
+                        "C2N3017",
+                        size=now,
+                        limit=self.target.sbuf_bytes,
+                        target=self.target.name,
+                    )
+        c, self._cand_psum = self._cand_psum, None
+        if c is not None:
+            now = self._settled(c, self.live_psum)
+            if now > self.peak_psum_banks:
+                self.peak_psum_banks = now
+                if self.check_capacity and now > PSUM_BANKS:
+                    raise _at(c[2], "C2N3018", banks=now)
+        if self._cand_sbuf is None and self._cand_psum is None:
+            self._watch.clear()
+            self._died.clear()
 
 
 def _at(site: tuple[str, int], code: str, **fmt: object) -> DiagnosticError:

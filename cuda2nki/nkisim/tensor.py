@@ -12,6 +12,7 @@ allocate-then-overwrite (the usual pattern) as cheap as ``np.empty``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -21,6 +22,8 @@ from numpy.lib.stride_tricks import as_strided
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.errors import fail, invalid, port_site, unsupported
+
+_UIDS = itertools.count()
 
 
 class MemoryRegion:
@@ -85,6 +88,7 @@ class Storage:
         "gen",
         "pending",
         "mm_pending",
+        "uid",
         "_free",
         "__weakref__",
     )
@@ -117,6 +121,7 @@ class Storage:
         self.pending: np.ndarray | None = None  # HBM: elements written so far (lazy poison)
         self._free = None  # callback releasing on-chip accounting when the storage dies
         self.mm_pending: list | None = None  # deferred PSUM matmul accumulation (see isa)
+        self.uid = next(_UIDS)  # unique for the process (``id()`` values are reused)
 
     def flush_matmul(self) -> None:
         """Evaluate deferred matmuls: one GEMM over the concatenated contraction axis."""
@@ -142,7 +147,7 @@ class Storage:
     def __del__(self) -> None:
         f = self._free
         if f is not None:
-            f(id(self))
+            f(self.uid)
 
     def make_writable(self) -> None:
         """Copy-on-write of a caller's input array (views rebase lazily via ``gen``)."""
@@ -259,10 +264,10 @@ def allocate(
             raise fail("C2N3008", what=_what(name, dims), size=tile_bytes, target=state.target.name)
         nblocks = math.prod(dims[:pdim])
         banks = nblocks * max(1, -(-tile_bytes // st.PSUM_BANK_BYTES))
-        state.alloc_psum(id(stg), nblocks * tile_bytes, banks, site)
+        state.alloc_psum(stg.uid, nblocks * tile_bytes, banks, site)
         stg._free = state.free_psum
     elif buffer is sbuf:
-        state.alloc_sbuf(id(stg), stg.bytes_per_partition(), site)
+        state.alloc_sbuf(stg.uid, stg.bytes_per_partition(), site)
         stg._free = state.free_sbuf
     if buffer is shared_hbm and (state.grid or state.lnc > 1):
         state.shared_outputs[(site, state.shared_seq[site] - 1)] = stg

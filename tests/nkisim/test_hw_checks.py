@@ -568,3 +568,41 @@ def test_psum_tiles_in_a_loop_are_freed_per_iteration(tmp_path):
     )
     res = simulate_kernel(load_kernel(path), [np.ones((4, 4), np.float32)], profile=True)
     assert res.profile.peak_psum_banks == 1  # the previous tile died when the name was rebound
+
+
+def test_rebinding_nl_results_in_a_loop_is_not_double_counted(tmp_path):
+    # x and one exp result (80 KB/partition each) are live; while the next result is computed the
+    # previous one is still bound to y, but it dies on rebinding: no capacity error, peak 160 KB
+    path, _ = port(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+            x = nl.zeros((128, 20000), nl.float32)
+            for i in nl.affine_range(4):
+                y = nl.exp(x)
+            nl.store(out, value=nl.load(a))
+            return out
+    """,
+    )
+    res = simulate_kernel(load_kernel(path), [np.ones((4, 4), np.float32)], profile=True)
+    assert res.profile.peak_sbuf_bytes_per_partition == 2 * 80000 + 4 * 4  # + the (4, 4) copy
+
+
+def test_three_live_results_exceed_capacity(tmp_path):
+    expect(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            x = nl.zeros((128, 20000), nl.float32)
+            for i in nl.affine_range(2):
+                y = nl.exp(x)
+                z = nl.add(y, 1.0)  # <-
+            return a
+    """,
+        "C2N3017",
+    )
