@@ -382,3 +382,58 @@ def test_atomics_serialise_in_thread_order(
         mem[a_all[t]] = _atomic_step(kind, cur, v_all[t], c_all[t], dt)
     np.testing.assert_array_equal(out["old"], np.array(want_old, dt))
     np.testing.assert_array_equal(out["mem"], mem)
+
+
+VOTE_PROP = """
+__global__ void k(const int* p, unsigned* bal, int* anyv, int* allv, unsigned* act, int limit, unsigned mask) {
+    int t = threadIdx.x;
+    if (t < limit) {
+        bal[t] = __ballot_sync(mask, p[t]);
+        anyv[t] = __any_sync(mask, p[t]);
+        allv[t] = __all_sync(mask, p[t]);
+        act[t] = __activemask();
+    }
+}
+"""
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    tpb=st.integers(1, 80),
+    limit=st.integers(0, 80),
+    mask=st.integers(0, 2**32 - 1),
+    seed=st.integers(0, 100),
+)
+def test_vote_semantics_property(tpb: int, limit: int, mask: int, seed: int) -> None:
+    from cuda2nki.simt import run_kernel
+
+    if "vote" not in _TUS:
+        from simt_helpers import tu_of
+
+        _TUS["vote"] = tu_of(VOTE_PROP)
+    p = (np.random.default_rng(seed).random(tpb) < 0.5).astype(np.int32)
+    u, i = (lambda: np.zeros(tpb, np.uint32)), (lambda: np.zeros(tpb, np.int32))
+    out = run_kernel(
+        _TUS["vote"],
+        "k",
+        grid=(1,),
+        block=(tpb,),
+        args={
+            "p": p,
+            "bal": u(),
+            "anyv": i(),
+            "allv": i(),
+            "act": u(),
+            "limit": limit,
+            "mask": np.uint32(mask),
+        },
+    )
+    for t in range(min(tpb, limit)):
+        base = t - t % 32
+        lanes = [i for i in range(base, min(base + 32, tpb, limit))]
+        active = sum(1 << (i - base) for i in lanes)
+        on = sum(1 << (i - base) for i in lanes if p[i])
+        assert out["act"][t] == active
+        assert out["bal"][t] == on & mask
+        assert out["anyv"][t] == int((on & mask) != 0)
+        assert out["allv"][t] == int((active & mask & ~on) == 0)
