@@ -117,12 +117,16 @@ def test_random_affine_guards(a: int, b: int, c: int, op: str, axis: str) -> Non
 
 def _corpus_cases():
     from cuda2nki.binding import load_binding
+    from cuda2nki.diagnostics import DiagnosticError
 
     out = []
     for toml in sorted(CORPUS.glob("*/*.toml")):
         cu = toml.with_suffix(".cu")
-        b = load_binding(toml)
-        if not cu.is_file() or b.meta.get("expect") == "refuse" or "expect" in (b.meta or {}):
+        try:
+            b = load_binding(toml)
+        except DiagnosticError:
+            continue  # a malformed binding is the corpus tests' business
+        if not cu.is_file() or "expect" in (b.meta or {}):
             continue
         out.append((cu, toml))
     return out
