@@ -33,8 +33,9 @@ Choices where the reference (NKI.md) is silent or uncertain, each pinned by a te
   dtype (legacy: weak-scalar promotion of reference 8.3).
 * ``activation(reduce_res=..., reduce_cmd=idle)`` behaves as ``reset_reduce``.
 * SBUF/PSUM capacity is sampled at every instruction over the storages still alive (Python
-  object lifetime): a tile rebound in a loop is freed when its name is rebound.  PSUM tiles
-  occupy whole 2 KiB banks.
+  object lifetime): a tile rebound in a loop is freed when its name is rebound, and an old tile
+  still bound while its replacement is being computed is not counted (see ``state``).  PSUM
+  tiles occupy whole 2 KiB banks.
 * Legacy ``mask=`` that selects a box of index ranges runs the instruction on the sliced operands
   (the "reduced shape"); other masks gate the writes elementwise.
 * Random numbers (dropout, rng, rand2, nl.rand) are statistically, not bit-, faithful.
