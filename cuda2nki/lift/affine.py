@@ -256,7 +256,7 @@ def _exact_div(p: Poly, d: Poly) -> Poly | None:
     """``p / d`` when every term of ``p`` is divisible by the single-term ``d``; else None."""
     if len(d.terms) != 1:
         return None
-    (dm, dc), = d.terms
+    ((dm, dc),) = d.terms
     if dc == 0:
         return None
     out: dict[Monomial, int] = {}
@@ -423,7 +423,7 @@ def _simplify_divmod(p: Poly) -> Poly:
                 den = ma.den
                 if len(den.terms) != 1:
                     continue
-                (dm, dc), = den.terms
+                ((dm, dc),) = den.terms
                 rest = list(m)
                 rest.remove(ma)
                 q = floordiv(ma.num, den)
@@ -552,8 +552,12 @@ def _canon_inner(p: Poly, block: tuple | None) -> Poly:
 
 def expand_gid(p: Poly) -> Poly:
     """Inverse of :func:`canonical`: ``gid.d`` -> ``blockIdx.d*blockDim.d + threadIdx.d``."""
-    return p.subs({g: sym(f"blockIdx.{d}") * sym(f"blockDim.{d}") + sym(f"threadIdx.{d}")
-                   for g, d in zip(GID, DIMS)})
+    return p.subs(
+        {
+            g: sym(f"blockIdx.{d}") * sym(f"blockDim.{d}") + sym(f"threadIdx.{d}")
+            for g, d in zip(GID, DIMS)
+        }
+    )
 
 
 def global_dims(p: Poly) -> tuple[str, ...]:
@@ -575,8 +579,9 @@ class GridStride:
     bound: Poly
 
 
-def grid_stride(start: Poly, step: Poly, bound: Poly | None,
-                block: tuple | None = None) -> GridStride | None:
+def grid_stride(
+    start: Poly, step: Poly, bound: Poly | None, block: tuple | None = None
+) -> GridStride | None:
     start, step = canonical(start, block), canonical(step, block)
     for k, d in enumerate(DIMS):
         g = f"gid.{d}"
@@ -769,7 +774,7 @@ def domain_of(cond: Cond, index_vars: Iterable[Atom]) -> Domain | None:
         if aff is None or len(aff.coeffs) != 1 or c.op == "!=":
             dom.residual.append(c)
             continue
-        (v, k), = aff.coeffs.items()
+        ((v, k),) = aff.coeffs.items()
         if k == ONE:
             rest = aff.const
             if c.op == "<":  # v + rest < 0  ->  v < -rest

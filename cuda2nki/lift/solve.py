@@ -24,8 +24,11 @@ def radix_order(coeffs: Mapping, extents: Mapping) -> list | None:
     vs = list(coeffs)
     if len(vs) > 5:
         return None
-    perms = itertools.permutations(vs) if len(vs) <= 4 else [sorted(vs, key=lambda v: len(
-        coeffs[v].terms))]
+    perms = (
+        itertools.permutations(vs)
+        if len(vs) <= 4
+        else [sorted(vs, key=lambda v: len(coeffs[v].terms))]
+    )
     for order in perms:
         ok = True
         for a, b in zip(order, order[1:]):
@@ -68,8 +71,9 @@ def solve_writer(widx: tuple, ridx: tuple, unknowns: Mapping, guard: Cond) -> tu
     unknowns = dict(unknowns)
     widx, guard, splits = _split_divmod(tuple(widx), guard, unknowns)
     pending: list[Poly] = [w - r for w, r in zip(widx, ridx)]
-    pending += [c.poly for c in (guard.conjuncts() or []) if c.op == "=="
-                and c.poly.depends_on(unknowns)]
+    pending += [
+        c.poly for c in (guard.conjuncts() or []) if c.op == "==" and c.poly.depends_on(unknowns)
+    ]
     mapping: dict = {}
     conds: list[Cond] = []
     changed = True
@@ -88,8 +92,9 @@ def solve_writer(widx: tuple, ridx: tuple, unknowns: Mapping, guard: Cond) -> tu
                 changed = True
                 continue
             coeffs = dict(aff.coeffs)
-            if any(k not in free for k in coeffs) or \
-                    any(c.depends_on(unknowns) for c in coeffs.values()):
+            if any(k not in free for k in coeffs) or any(
+                c.depends_on(unknowns) for c in coeffs.values()
+            ):
                 rest.append(e)
                 continue
             rhs = -aff.const
@@ -132,8 +137,11 @@ def _split_divmod(widx: tuple, guard: Cond, unknowns: dict) -> tuple[tuple, Cond
         dens = set()
         for p in list(widx) + [c.poly for c in (guard.conjuncts() or [])]:
             for a in p.atoms():
-                if isinstance(a, (af.DivAtom, af.ModAtom)) and a.num == af.Poly.atom(u) \
-                        and a.den.is_const:
+                if (
+                    isinstance(a, (af.DivAtom, af.ModAtom))
+                    and a.num == af.Poly.atom(u)
+                    and a.den.is_const
+                ):
                     dens.add(a.den.const_value)
         if len(dens) != 1:
             continue

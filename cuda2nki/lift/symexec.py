@@ -67,6 +67,8 @@ class SharedWrite:
     value: object  # DExpr
     guard: Cond
     epoch: int
+    loops: tuple  # LoopCtx of the loops around the write
+    loc: SourceLoc = UNKNOWN_LOC
 
 
 @dataclass
@@ -79,11 +81,12 @@ class SharedArr:
 
 @dataclass(frozen=True)
 class LoopCtx:
+    """A loop normalised to ``var`` in ``[0, extent)``; ``guard`` holds inside the body (the
+    original ``v < stop`` when the start depends on the thread: block/grid-stride loops)."""
+
     var: str
-    start: Poly
-    stop: Poly
-    step: Poly
-    gs: af.GridStride | None = None
+    extent: Poly
+    guard: Cond
     loc: SourceLoc = UNKNOWN_LOC
 
 
@@ -107,6 +110,11 @@ class ThreadProgram:
     stores: list
     reads: set  # tensors read
     block: tuple  # concrete blockDim (x, y, z) when known
+    shared: dict  # name -> SharedArr (write logs)
+    templates: list  # per-thread values entering cooperative operations
+
+
+_UNSET = object()
 
 
 def dtype_of(t: A.CType | None) -> str:
@@ -132,24 +140,88 @@ def _vec_width(t: A.CType | None) -> int:
 
 
 _MATH1 = {
-    "exp": "exp", "__exp": "exp", "exp2": "exp2", "log": "log", "__log": "log", "log2": "log2",
-    "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt", "__fsqrt_rn": "sqrt", "rsqrt": "rsqrt",
-    "__frsqrt_rn": "rsqrt", "sin": "sin", "__sin": "sin", "cos": "cos", "__cos": "cos",
-    "tan": "tan", "atan": "atan", "tanh": "tanh", "fabs": "abs", "abs": "abs", "erf": "erf",
-    "floor": "floor", "ceil": "ceil", "trunc": "trunc", "round": "round", "rint": "round",
+    "exp": "exp",
+    "__exp": "exp",
+    "exp2": "exp2",
+    "log": "log",
+    "__log": "log",
+    "log2": "log2",
+    "log1p": "log1p",
+    "expm1": "expm1",
+    "sqrt": "sqrt",
+    "__fsqrt_rn": "sqrt",
+    "rsqrt": "rsqrt",
+    "__frsqrt_rn": "rsqrt",
+    "sin": "sin",
+    "__sin": "sin",
+    "cos": "cos",
+    "__cos": "cos",
+    "tan": "tan",
+    "atan": "atan",
+    "tanh": "tanh",
+    "fabs": "abs",
+    "abs": "abs",
+    "erf": "erf",
+    "floor": "floor",
+    "ceil": "ceil",
+    "trunc": "trunc",
+    "round": "round",
+    "rint": "round",
     "__frcp_rn": "reciprocal",
 }
-_MATH2 = {"pow": "pow", "__pow": "pow", "fmax": "max", "fmin": "min", "max": "max", "min": "min",
-          "atan2": "atan2", "fmod": "mod", "__fdividef": "div", "__fdiv_rn": "div",
-          "__fadd_rn": "add", "__fmul_rn": "mul", "__fsub_rn": "sub", "__hadd": "add",
-          "__hsub": "sub", "__hmul": "mul", "__hdiv": "div", "__hmax": "max", "__hmin": "min"}
-_CONVERT = {"__float2half": "float16", "__float2half_rn": "float16", "__half2float": "float32",
-            "__bfloat162float": "float32", "__float2bfloat16": "bfloat16",
-            "__float2bfloat16_rn": "bfloat16", "__int2float_rn": "float32",
-            "__float2int_rz": "int32", "__double2float_rn": "float32", "__float2double": "float64"}
-_BINOPS = {"+": "add", "-": "sub", "*": "mul", "/": "div", "%": "mod", "<": "lt", "<=": "le",
-           ">": "gt", ">=": "ge", "==": "eq", "!=": "ne", "&&": "land", "||": "lor",
-           "&": "bitand", "|": "bitor", "^": "bitxor", "<<": "shl", ">>": "shr"}
+_MATH2 = {
+    "pow": "pow",
+    "__pow": "pow",
+    "fmax": "max",
+    "fmin": "min",
+    "max": "max",
+    "min": "min",
+    "atan2": "atan2",
+    "fmod": "mod",
+    "__fdividef": "div",
+    "__fdiv_rn": "div",
+    "__fadd_rn": "add",
+    "__fmul_rn": "mul",
+    "__fsub_rn": "sub",
+    "__hadd": "add",
+    "__hsub": "sub",
+    "__hmul": "mul",
+    "__hdiv": "div",
+    "__hmax": "max",
+    "__hmin": "min",
+}
+_CONVERT = {
+    "__float2half": "float16",
+    "__float2half_rn": "float16",
+    "__half2float": "float32",
+    "__bfloat162float": "float32",
+    "__float2bfloat16": "bfloat16",
+    "__float2bfloat16_rn": "bfloat16",
+    "__int2float_rn": "float32",
+    "__float2int_rz": "int32",
+    "__double2float_rn": "float32",
+    "__float2double": "float64",
+}
+_BINOPS = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "div",
+    "%": "mod",
+    "<": "lt",
+    "<=": "le",
+    ">": "gt",
+    ">=": "ge",
+    "==": "eq",
+    "!=": "ne",
+    "&&": "land",
+    "||": "lor",
+    "&": "bitand",
+    "|": "bitor",
+    "^": "bitxor",
+    "<<": "shl",
+    ">>": "shr",
+}
 _COMBINE = {"add", "mul", "max", "min"}
 _ATOMIC = {"atomicAdd": "add", "atomicMax": "max", "atomicMin": "min", "atomicSub": "add"}
 
@@ -163,8 +235,21 @@ def _math_name(func: str) -> str:
 
 
 def promote(a: str, b: str) -> str:
-    order = ["bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64",
-             "float16", "bfloat16", "float32", "float64"]
+    order = [
+        "bool",
+        "int8",
+        "uint8",
+        "int16",
+        "uint16",
+        "int32",
+        "uint32",
+        "int64",
+        "uint64",
+        "float16",
+        "bfloat16",
+        "float32",
+        "float64",
+    ]
     if is_float_dtype(a) or is_float_dtype(b):
         fa = a if is_float_dtype(a) else "float16"
         fb = b if is_float_dtype(b) else "float16"
@@ -195,14 +280,16 @@ class Executor:
         self.scalars: dict[str, str] = {}
         self.carry_scope: list[dict[str, object]] = []  # locals visible to a loop being folded
         self.ret_value: list = []
+        self.templates: list = []
         for p in fn.params:
             if isinstance(p.ty, A.PointerType):
                 self.tensors[p.name] = dtype_of(p.ty)
                 self.env[p.name] = PtrVal(p.name, af.ZERO, dtype_of(p.ty), _vec_width(p.ty))
             elif isinstance(p.ty, A.ScalarType):
                 self.scalars[p.name] = p.ty.name
-                self.env[p.name] = (af.sym(p.name) if not p.ty.is_float
-                                    else V.Scalar(p.ty.name, p.name))
+                self.env[p.name] = (
+                    af.sym(p.name) if not p.ty.is_float else V.Scalar(p.ty.name, p.name)
+                )
             else:
                 raise Refusal("C2N2010", p.loc, what=f"parameter '{p.name}' of this type")
         for g in tu.globals:
@@ -210,8 +297,11 @@ class Executor:
                 v = self.eval(g.init)
                 self.env[g.name] = v
             elif isinstance(g.ty, A.ArrayType):
-                raise Refusal("C2N2010", g.loc, what=f"global array '{g.name}' (__constant__ "
-                              "tables are not lifted)")
+                raise Refusal(
+                    "C2N2010",
+                    g.loc,
+                    what=f"global array '{g.name}' (__constant__ tables are not lifted)",
+                )
 
     # ------------------------------------------------------------------ helpers
     def fresh(self, base: str) -> str:
@@ -224,9 +314,19 @@ class Executor:
         return af.conj([self.guard()] + [r.negate() for r in self.returned])
 
     def run(self) -> ThreadProgram:
-        self.exec_block(self.fn.body, new_scope=True)
-        return ThreadProgram(self.fn, self.tensors, self.scalars, self.stores, self.reads,
-                             self.block or ())
+        known = {f"threadIdx.{d}": b for d, b in zip("xyz", self.block or ())}
+        with af.bounds(known):
+            self.exec_block(self.fn.body, new_scope=True)
+        return ThreadProgram(
+            self.fn,
+            self.tensors,
+            self.scalars,
+            self.stores,
+            self.reads,
+            self.block or (),
+            self.shared,
+            self.templates,
+        )
 
     # ------------------------------------------------------------------ conversions
     def as_poly(self, v: object, loc: SourceLoc) -> Poly:
@@ -318,8 +418,9 @@ class Executor:
         self.decl_depth[d.name] = len(self.guards)
         if d.init is None:
             if isinstance(d.ty, A.VectorType):
-                self.env[d.name] = VecVal(tuple(V.Const(d.ty.base.name, 0)
-                                                for _ in range(d.ty.width)), d.ty.base.name)
+                self.env[d.name] = VecVal(
+                    tuple(V.Const(d.ty.base.name, 0) for _ in range(d.ty.width)), d.ty.base.name
+                )
             else:
                 self.env[d.name] = None
             return
@@ -384,37 +485,102 @@ class Executor:
         init = s.init[0]
         if isinstance(init, A.VarDecl):
             name, start_e = init.name, init.init
-        elif isinstance(init, A.ExprStmt) and isinstance(init.expr, A.Assign) and \
-                isinstance(init.expr.target, A.Name) and init.expr.op == "=":
+        elif (
+            isinstance(init, A.ExprStmt)
+            and isinstance(init.expr, A.Assign)
+            and isinstance(init.expr.target, A.Name)
+            and init.expr.op == "="
+        ):
             name, start_e = init.expr.target.name, init.expr.value
         else:
             raise Refusal("C2N2019", s.loc, what="loop initialisation")
         if start_e is None:
             raise Refusal("C2N2019", s.loc, what="uninitialised loop variable")
+        if name in _assigned_names(s.body):
+            raise Refusal("C2N2019", s.loc, what=f"loop variable '{name}' assigned in the body")
         start = self.as_poly(self.eval(start_e), start_e.loc)
+        saved = self.env.get(name, _UNSET)
+        saved_depth = self.decl_depth.get(name)
+        self.decl_depth[name] = len(self.guards)
         step = self._loop_step(s.step, name)
-        var = self.fresh(name)
-        saved = self.env.get(name, "<unset>")
-        self.env[name] = af.sym(var)
-        cond = self.as_cond(self.eval(s.cond), s.cond.loc)
-        stop = self._loop_stop(cond, var, s)
-        if _contains_sync(s.body) and self._is_halving(s, step):
-            raise Refusal("C2N2015", s.loc, what="a block-cooperative tree loop (halving stride "
-                          "over shared memory)")
-        if step.is_const and step.const_value < 0 or not step.is_const and False:
-            raise Refusal("C2N2019", s.loc, what="a decreasing loop")
-        gs = af.grid_stride(start, step, stop)
-        ctx = LoopCtx(var, start, stop, step, gs, s.loc)
-        self.exec_loop_body(s.body, ctx, name)
-        if saved == "<unset>":
+        if step is None:
+            self.exec_unrolled(s, name, start)
+        else:
+            self.exec_counted(s, name, start, step)
+        if saved is _UNSET:
             self.env.pop(name, None)
         else:
             self.env[name] = saved
+        if saved_depth is not None:
+            self.decl_depth[name] = saved_depth
 
-    def _is_halving(self, s: A.For, step: Poly | None) -> bool:
-        return step is None
+    def exec_counted(self, s: A.For, name: str, start: Poly, step: Poly) -> None:
+        """``for (v = start; v < stop; v += step)`` as ``v = start + step*k``, ``0 <= k < trips``
+        (plus the guard ``v < stop`` where ``start`` depends on the thread)."""
+        raw = self.fresh(name)
+        self.env[name] = af.sym(raw)
+        cond = self.as_cond(self.eval(s.cond), s.cond.loc)
+        stop = self._loop_stop(cond, raw, s)
+        if stop.depends_on(af.THREAD_COORDS) or any(
+            isinstance(a, str) and a.startswith("%") for a in stop.atoms()
+        ):
+            raise Refusal(
+                "C2N2019",
+                s.loc,
+                what="a loop whose trip count depends on the thread or an outer loop",
+            )
+        if (
+            step.depends_on(af.THREAD_COORDS - set(af.GID))
+            or step == af.ZERO
+            or (step.is_const and step.const_value < 0)
+        ):
+            raise Refusal(
+                "C2N2019", s.loc, what="a loop step that is not a positive constant or launch size"
+            )
+        thread_start = start.depends_on(af.THREAD_COORDS)
+        lo = start.subs({a: 0 for a in af.THREAD + af.BLOCK}) if thread_start else start
+        trips = af.floordiv(stop - lo + step - 1, step) if step != af.ONE else stop - lo
+        var = raw
+        self.env[name] = start + step * af.sym(var)
+        guard = af.TRUE
+        if thread_start:
+            guard = Cond.of(af.compare("<", start + step * af.sym(var), stop))
+        ctx = LoopCtx(var, trips, guard, s.loc)
+        with af.bounds({var: trips}):
+            self.exec_loop_body(s.body, ctx, name)
+
+    def exec_unrolled(self, s: A.For, name: str, start: Poly) -> None:
+        """A loop with a multiplicative/shift step (tree levels, shuffle offsets): its trip values
+        are fixed by the block size, so it is unrolled."""
+        if not start.is_const:
+            raise Refusal(
+                "C2N2015",
+                s.loc,
+                what="a loop with a multiplicative step whose start "
+                f"'{start}' is not known (needs the launch block size)",
+            )
+        self.env[name] = start
+        for _ in range(64):
+            c = self.as_cond(self.eval(s.cond), s.cond.loc)
+            c = V.simplify_cond(c) if isinstance(c, Cond) else c
+            if not isinstance(c, Cond) or c.kind not in ("true", "false"):
+                raise Refusal(
+                    "C2N2015",
+                    s.loc,
+                    what="a loop with a multiplicative step and a "
+                    "condition that is not decided for the block size",
+                )
+            if c.kind == "false":
+                return
+            self.exec_block(s.body)
+            self.eval(s.step, stmt=True)
+            v = self.env[name]
+            if not isinstance(v, Poly) or not v.is_const:
+                raise Refusal("C2N2015", s.loc, what="a loop step that is not a constant")
+        raise Refusal("C2N2019", s.loc, what="a loop with more than 64 unrolled iterations")
 
     def _loop_step(self, e: A.Expr, name: str) -> Poly | None:
+        """Additive step (Poly), or None for multiplicative / shifting steps."""
         if isinstance(e, A.Unary) and e.op in ("pre++", "post++") and _is_name(e.operand, name):
             return af.ONE
         if isinstance(e, A.Unary) and e.op in ("pre--", "post--") and _is_name(e.operand, name):
@@ -424,77 +590,112 @@ class Executor:
                 return self.as_poly(self.eval(e.value), e.loc)
             if e.op == "-=":
                 return -self.as_poly(self.eval(e.value), e.loc)
-            if e.op == "=" and isinstance(e.value, A.Binary) and _is_name(e.value.left, name) \
-                    and e.value.op in "+-":
+            if (
+                e.op == "="
+                and isinstance(e.value, A.Binary)
+                and _is_name(e.value.left, name)
+                and e.value.op in ("+", "-")
+            ):
                 d = self.as_poly(self.eval(e.value.right), e.loc)
                 return d if e.value.op == "+" else -d
-            return None  # multiplicative / shifting steps
+            return None
         raise Refusal("C2N2019", e.loc, what="loop step")
 
     def _loop_stop(self, cond: object, var: str, s: A.For) -> Poly:
         if not isinstance(cond, Cond):
             raise Refusal("C2N2019", s.loc, what="a data-dependent loop condition")
         dom = af.domain_of(cond, {var})
-        if dom is None or dom.residual or var not in dom.bounds or len(dom.bounds[var].hi) != 1 \
-                or dom.bounds[var].lo:
+        if (
+            dom is None
+            or dom.residual
+            or var not in dom.bounds
+            or len(dom.bounds[var].hi) != 1
+            or dom.bounds[var].lo
+        ):
             raise Refusal("C2N2019", s.loc, what=f"loop condition '{cond}' (need 'var < bound')")
         return dom.bounds[var].hi[0]
 
     def exec_loop_body(self, body: A.Stmt, ctx: LoopCtx, name: str) -> None:
-        """Run the body once with symbolic loop variable; carried locals become folds."""
-        if ctx.step is None:
-            raise Refusal("C2N2019", ctx.loc, what="a loop whose step is not additive")
+        """Run the body once with the symbolic loop variable; carried locals become folds."""
         before = dict(self.env)
-        visible = {k for k, v in before.items() if not isinstance(v, (PtrVal, SharedArr, tuple))
-                   and v is not None and k != name}
+        visible = {
+            k
+            for k, v in before.items()
+            if not isinstance(v, (PtrVal, SharedArr, tuple)) and v is not None and k != name
+        }
         assigned = _assigned_names(body) & visible
         carried = {}
         for n in assigned:
             old = before[n]
-            if isinstance(old, (Poly, CondVal)):
-                raise Refusal("C2N2011", ctx.loc, var=n.lstrip("%"),
-                              why="an integer carried across iterations")
+            if isinstance(old, (Poly, CondVal, VecVal)):
+                raise Refusal(
+                    "C2N2011",
+                    ctx.loc,
+                    var=n,
+                    why="an integer, condition or vector carried across iterations",
+                )
             carried[n] = old
-            self.env[n] = V.Carried(old.dtype if isinstance(old, V.DExpr) else "float32", n) \
-                if not isinstance(old, VecVal) else old
+            self.env[n] = V.Carried(old.dtype, n)
+            self.decl_depth[n + "#carry"] = self.decl_depth.get(n, 0)
+        saved_depths = {n: self.decl_depth.get(n, 0) for n in carried}
+        for n in carried:  # selects inside the body are relative to the iteration start
+            self.decl_depth[n] = len(self.guards) + 1
         nstores = len(self.stores)
-        nshared = {k: len(a.writes) for k, a in self.shared.items()}
         self.loops.append(ctx)
         self.carry_scope.append(carried)
-        self.guards.append(af.TRUE)
+        self.guards.append(ctx.guard)
         self.exec_block(body)
         self.guards.pop()
         self.carry_scope.pop()
         self.loops.pop()
-        # shared writes inside the loop are iteration-local (tiles): drop them afterwards
-        for k, a in self.shared.items():
-            del a.writes[nshared.get(k, 0):]
-        new_stores = self.stores[nstores:]
+        self.decl_depth.update(saved_depths)
+        for st in self.stores[nstores:]:
+            if V.has_carried(st.value, set(carried)):
+                raise Refusal(
+                    "C2N2011",
+                    st.loc,
+                    var=name,
+                    why="a running value stored inside the loop (prefix scan)",
+                )
+        for arr in self.shared.values():
+            for w in arr.writes:
+                if ctx in w.loops and V.has_carried(w.value, set(carried)):
+                    raise Refusal(
+                        "C2N2011",
+                        ctx.loc,
+                        var=name,
+                        why="a running value written to shared memory inside the loop",
+                    )
         for n, old in carried.items():
             self.env[n] = self._fold(n, old, self.env[n], ctx)
-        for st in new_stores:
-            if V.has_carried(st.value, set(carried)):
-                raise Refusal("C2N2011", st.loc, var=name, why="a running value stored inside "
-                              "the loop (prefix scan)")
 
     def _fold(self, n: str, init: object, new: object, ctx: LoopCtx) -> object:
         if not isinstance(new, V.DExpr):
-            raise Refusal("C2N2011", ctx.loc, var=n.lstrip("%"), why="not a scalar value")
+            raise Refusal("C2N2011", ctx.loc, var=n, why="not a scalar value")
         car = V.Carried(new.dtype, n)
         if new == car:
             return init
         if not V.has_carried(new, {n}):
-            raise Refusal("C2N2011", ctx.loc, var=n.lstrip("%"),
-                          why="the value is overwritten each iteration (last-iteration value)")
+            raise Refusal(
+                "C2N2011",
+                ctx.loc,
+                var=n,
+                why="the value is overwritten each iteration (last-iteration value)",
+            )
         op, term = _split_combine(new, car)
         if op is None or V.has_carried(term):
-            raise Refusal("C2N2011", ctx.loc, var=n.lstrip("%"),
-                          why=f"update '{V.short(new)}' is not 'acc = acc op f(k)'")
-        if not (ctx.step.is_const and ctx.step.const_value > 0) and \
-                ctx.step.depends_on(af.THREAD_COORDS):
-            raise Refusal("C2N2019", ctx.loc, what="a loop step that depends on the thread")
-        fold = V.Fold(new.dtype, op, ctx.var, ctx.start, ctx.stop, ctx.step, term)
-        init_d = self.as_data(init, ctx.loc, new.dtype)
+            raise Refusal(
+                "C2N2011",
+                ctx.loc,
+                var=n,
+                why=f"update '{V.short(new)[:120]}' is not 'acc = acc op f(k)'",
+            )
+        if ctx.guard != af.TRUE:
+            term = V.Select(
+                term.dtype, V.Pred("bool", ctx.guard), term, V.Const(term.dtype, _identity(op))
+            )
+        fold = V.Fold(new.dtype, op, ctx.var, af.ZERO, ctx.extent, af.ONE, term)
+        init_d = _cast_to(self.as_data(init, ctx.loc, new.dtype), new.dtype)
         if isinstance(init_d, V.Const) and init_d.value == _identity(op):
             return fold
         return V.Op(new.dtype, op, (init_d, fold))
@@ -528,6 +729,8 @@ class Executor:
             return Poly.const(32)
         if e.name == "blockDim" and self.block:
             return Poly.const(self.block["xyz".index(e.dim)])
+        if e.name == "threadIdx" and self.block and self.block["xyz".index(e.dim)] == 1:
+            return af.ZERO
         return af.sym(f"{e.name}.{e.dim}")
 
     def e_Cast(self, e: A.Cast) -> object:
@@ -580,8 +783,7 @@ class Executor:
         a, b = self.eval(e.left), self.eval(e.right)
         op = e.op
         if isinstance(a, PtrVal) and op in "+-" and isinstance(b, Poly):
-            return PtrVal(a.tensor, a.offset + (b if op == "+" else -b), a.dtype, a.width,
-                          a.shared)
+            return PtrVal(a.tensor, a.offset + (b if op == "+" else -b), a.dtype, a.width, a.shared)
         if isinstance(b, PtrVal) and op == "+" and isinstance(a, Poly):
             return PtrVal(b.tensor, b.offset + a, b.dtype, b.width, b.shared)
         if op in ("&&", "||"):
@@ -685,9 +887,12 @@ class Executor:
             if fwd is _MISS:
                 continue
             if fwd is None:
-                raise Refusal("C2N2017", loc, tensor=tensor,
-                              why="it reads an element written earlier that cannot be matched "
-                                  "to one store")
+                raise Refusal(
+                    "C2N2017",
+                    loc,
+                    tensor=tensor,
+                    why="it reads an element written earlier that cannot be matched to one store",
+                )
             return fwd
         self.reads.add(tensor)
         return V.Load(dtype, tensor, index)
@@ -696,8 +901,9 @@ class Executor:
         if isinstance(e, A.Index):
             base, idx = self._index_path(e)
             if isinstance(base, PtrVal) and len(idx) == 1:
-                return PtrVal(base.tensor, base.offset + idx[0], base.dtype, base.width,
-                              base.shared)
+                return PtrVal(
+                    base.tensor, base.offset + idx[0], base.dtype, base.width, base.shared
+                )
             if isinstance(base, SharedArr):
                 return PtrVal(base.name, _flat_shared(base, tuple(idx)), base.dtype, 1, True)
         raise Refusal("C2N2010", e.loc, what="address-of this expression")
@@ -774,8 +980,9 @@ class Executor:
             cond = d if cond is None else V.Op("bool", "land", (cond, d))
         return V.Select(dt, cond, _cast_to(nd, dt), od)
 
-    def assign_local(self, name: str, value: object, ty: A.CType | None, loc: SourceLoc,
-                     dtype: str | None = None) -> None:
+    def assign_local(
+        self, name: str, value: object, ty: A.CType | None, loc: SourceLoc, dtype: str | None = None
+    ) -> None:
         if name not in self.env:
             raise Refusal("C2N2010", loc, what=f"assignment to unknown '{name}'")
         old = self.env[name]
@@ -790,8 +997,9 @@ class Executor:
             return
         self.env[name] = self._guarded(name, value, old, loc)
 
-    def store(self, p: object, off: Poly, value: object, loc: SourceLoc,
-              accumulate: str | None = None) -> None:
+    def store(
+        self, p: object, off: Poly, value: object, loc: SourceLoc, accumulate: str | None = None
+    ) -> None:
         if not isinstance(p, PtrVal):
             raise Refusal("C2N2010", loc, what="store through a non-pointer")
         if p.shared:
@@ -806,8 +1014,15 @@ class Executor:
             return
         self._store1(p.tensor, p.offset + off, value, p.dtype, loc, accumulate)
 
-    def _store1(self, tensor: str, index: Poly, value: object, dtype: str, loc: SourceLoc,
-                accumulate: str | None) -> None:
+    def _store1(
+        self,
+        tensor: str,
+        index: Poly,
+        value: object,
+        dtype: str,
+        loc: SourceLoc,
+        accumulate: str | None,
+    ) -> None:
         d = _cast_to(self.as_data(value, loc, dtype), dtype)
         if self.dguards:
             if accumulate is not None:
@@ -816,87 +1031,65 @@ class Executor:
             for g in self.dguards[1:]:
                 cond = V.Op("bool", "land", (cond, g))
             d = V.Select(dtype, cond, d, self.load(tensor, index, dtype, loc))
-        self.stores.append(StoreRec(tensor, index, d, self.live(), tuple(self.loops), accumulate,
-                                    loc, len(self.stores)))
+        self.stores.append(
+            StoreRec(
+                tensor, index, d, self.live(), tuple(self.loops), accumulate, loc, len(self.stores)
+            )
+        )
 
     # ------------------------------------------------------------------ shared memory
     def write_shared(self, arr: SharedArr, idx: tuple, value: object, loc: SourceLoc) -> None:
         if self.dguards:
-            raise Refusal("C2N2018", loc, what="a shared-memory write under a data-dependent "
-                          "condition")
-        if len(idx) != len(arr.dims):
-            idx = (_flat_shared(arr, idx),) if len(idx) == 1 and len(arr.dims) == 1 else idx
+            raise Refusal(
+                "C2N2018", loc, what="a shared-memory write under a data-dependent condition"
+            )
+        idx = self._shared_index(arr, idx, loc)
         d = _cast_to(self.as_data(value, loc, arr.dtype), arr.dtype)
-        arr.writes.append(SharedWrite(tuple(idx), d, self.live(), self.epoch))
+        arr.writes.append(SharedWrite(idx, d, self.live(), self.epoch, tuple(self.loops), loc))
+        self.templates.append(d)
+
+    def _shared_index(self, arr: SharedArr, idx: tuple, loc: SourceLoc) -> tuple:
+        if len(idx) == len(arr.dims):
+            return tuple(idx)
+        if len(idx) == 1:  # flat access to a multi-dim array (through a pointer)
+            return (idx[0],) if len(arr.dims) == 1 else self._unflatten(arr, idx[0], loc)
+        raise Refusal("C2N2012", loc, array=arr.name, why="partial indexing")
+
+    def _unflatten(self, arr: SharedArr, flat: Poly, loc: SourceLoc) -> tuple:
+        raise Refusal("C2N2012", loc, array=arr.name, why="flat access to a multi-dim array")
 
     def read_shared(self, arr: SharedArr, idx: tuple, loc: SourceLoc) -> V.DExpr:
-        """Resolve a read to the writes that produced it (latest first)."""
-        result: V.DExpr | None = None
-        for w in reversed(arr.writes):
-            val = self._resolve_write(arr, w, idx, loc)
-            if val is None:
-                continue
-            value, cond, complete = val
-            if result is None:
-                result = value if complete else None
-                if not complete:
-                    result = V.Select(arr.dtype, V.Pred("bool", cond), value,
-                                      V.Const(arr.dtype, float("nan")))
-
-                    # an earlier write may fill the rest
-                    rest = self._earlier(arr, w, idx, loc)
-                    if rest is None:
-                        raise Refusal("C2N2012", loc, array=arr.name,
-                                      why=f"no write covers the element when {cond.negate()}")
-                    return V.Select(arr.dtype, V.Pred("bool", cond), value, rest)
-                return result
-        raise Refusal("C2N2012", loc, array=arr.name, why="no earlier write matches this read")
-
-    def _earlier(self, arr: SharedArr, upto: SharedWrite, idx: tuple, loc: SourceLoc):
-        k = arr.writes.index(upto)
-        sub = SharedArr(arr.name, arr.dims, arr.dtype, arr.writes[:k])
-        try:
-            return self.read_shared(sub, idx, loc)
-        except Refusal:
-            return None
-
-    def _resolve_write(self, arr: SharedArr, w: SharedWrite, idx: tuple, loc: SourceLoc):
-        """The value write ``w`` left at ``idx`` (in the reader's coordinates), or None when the
-        write cannot touch ``idx``.  Returns (value, writer-guard-at-idx, guard-is-true)."""
-        if len(w.index) != len(idx):
-            raise Refusal("C2N2012", loc, array=arr.name, why="mixed-rank accesses")
-        if tuple(w.index) == tuple(idx):  # the same thread wrote it: no barrier needed
-            return w.value, w.guard, True
-        if w.epoch >= self.epoch:
-            raise Refusal("C2N2012", loc, array=arr.name,
-                          why="read of another thread's write without __syncthreads between")
-        sol = _solve_threads(w.index, idx, self.block)
-        if sol is None:
-            # writer index constant and differs from the read index?
-            if all(wi.is_const for wi in w.index) and all(i.is_const for i in idx):
-                return None
-            raise Refusal("C2N2012", loc, array=arr.name,
-                          why=f"cannot invert the write index {list(map(str, w.index))} for the "
-                              f"read {list(map(str, idx))}")
-        mapping, coverage = sol
-        value = V.subs_poly(w.value, mapping)
-        guard = af.conj([w.guard.subs(mapping), coverage])
-        guard = _simplify_cond(guard)
-        return value, guard, guard == af.TRUE
+        idx = self._shared_index(arr, idx, loc)
+        return V.SRead(
+            arr.dtype,
+            arr.name,
+            idx,
+            len(arr.writes),
+            self.epoch,
+            tuple(lc.var for lc in self.loops),
+        )
 
     # ------------------------------------------------------------------ calls
     def e_Call(self, e: A.Call) -> object:
         f = e.func
         if f in ("__syncthreads", "__syncwarp"):
             if f == "__syncthreads" and (self.guards and self.guard() != af.TRUE):
-                raise Refusal("C2N2015", e.loc, what="__syncthreads under a thread-dependent "
-                              "condition")
+                raise Refusal(
+                    "C2N2015", e.loc, what="__syncthreads under a thread-dependent condition"
+                )
             self.epoch += 1
             return None
         if f in ("__threadfence", "__threadfence_block"):
             return None
-        if f.startswith("__shfl") or f.startswith("__c2n_warp_reduce") or f in (
-                "__ballot_sync", "__any_sync", "__all_sync", "__reduce_add_sync"):
+        if f in ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync"):
+            return self.shuffle(e)
+        if f.startswith("__c2n_warp_reduce_") and f[18:] in ("add", "max", "min"):
+            return self.warp_reduce(e, f[18:])
+        if (
+            f.startswith("__shfl")
+            or f.startswith("__c2n_warp_reduce")
+            or f in ("__ballot_sync", "__any_sync", "__all_sync", "__reduce_add_sync")
+        ):
             raise Refusal("C2N2015", e.loc, what=f"warp-cooperative '{f}'")
         if f.removesuffix("_block").removesuffix("_system") in _ATOMIC:
             return self.atomic(e)
@@ -933,6 +1126,57 @@ class Executor:
             x = data[0]
             return V.Op(dt, "min", (V.Op(dt, "max", (x, V.Const(dt, 0.0))), V.Const(dt, 1.0)))
         raise Refusal("C2N2010", e.loc, what=f"call to '{f}'")
+
+    def _warp_lanes(self, e: A.Call) -> Poly:
+        b = self.block
+        if not b or not (b[0] % 32 == 0 or (b[1] == 1 and b[2] == 1)):
+            raise Refusal(
+                "C2N2015",
+                e.loc,
+                what=f"'{e.func}' needs a launch block whose warps "
+                "run along threadIdx.x (block size unknown or x not a multiple of 32)",
+            )
+        return af.sym("threadIdx.x")
+
+    def shuffle(self, e: A.Call) -> V.DExpr:
+        """The value another lane holds, as this thread's value at a shifted threadIdx.x."""
+        tid = self._warp_lanes(e)
+        v = self.as_data(self.eval(e.args[1]), e.loc, dtype_of(e.ty))
+        if V.has_carried(v):
+            raise Refusal("C2N2015", e.loc, what="a shuffle of a loop-carried value")
+        d = self.as_poly(self.eval(e.args[2]), e.args[2].loc)
+        width = self.as_poly(self.eval(e.args[3]), e.loc) if len(e.args) > 3 else Poly.const(32)
+        if not width.is_const:
+            raise Refusal("C2N2015", e.loc, what="a shuffle width that is not a constant")
+        lane = af.mod(tid, width)
+        self.templates.append(v)
+        f = e.func
+        if f == "__shfl_sync":
+            return V.subs_poly(v, {"threadIdx.x": tid - lane + af.mod(d, width)})
+        if not d.is_const:
+            raise Refusal("C2N2015", e.loc, what="a shuffle offset that is not a constant")
+        if f == "__shfl_xor_sync":
+            k = d.const_value
+            if k <= 0 or k & (k - 1) or k >= width.const_value:
+                raise Refusal("C2N2015", e.loc, what="a xor shuffle with a non-power-of-two mask")
+            bit = af.mod(af.floordiv(tid, k), 2)
+            return V.subs_poly(v, {"threadIdx.x": tid + k - 2 * k * bit})
+        if f == "__shfl_down_sync":
+            ok, src = af.compare("<", lane + d, width), tid + d
+        else:
+            ok, src = af.compare(">=", lane, d), tid - d
+        moved = V.subs_poly(v, {"threadIdx.x": src})
+        return V.Select(v.dtype, V.Pred("bool", Cond.of(ok)), moved, v)
+
+    def warp_reduce(self, e: A.Call, op: str) -> V.DExpr:
+        tid = self._warp_lanes(e)
+        v = self.as_data(self.eval(e.args[0]), e.loc, dtype_of(e.ty))
+        n = self.as_poly(self.eval(e.args[1]), e.loc) if len(e.args) > 1 else Poly.const(32)
+        if not n.is_const or V.has_carried(v):
+            raise Refusal("C2N2015", e.loc, what="a group reduction of unknown size")
+        t = self.fresh("lane")
+        body = V.subs_poly(v, {"threadIdx.x": tid - af.mod(tid, n) + af.sym(t)})
+        return V.Fold(v.dtype, op, t, af.ZERO, n, af.ONE, body)
 
     def atomic(self, e: A.Call) -> object:
         f = e.func.removesuffix("_block").removesuffix("_system")
@@ -974,8 +1218,9 @@ class Executor:
             # a single final return is all we inline without control flow
             if len(frame) == 1 and g == af.conj(self.guards):
                 return v
-            raise Refusal("C2N2010", e.loc, what=f"device function '{fn.name}' with several "
-                          "returns")
+            raise Refusal(
+                "C2N2010", e.loc, what=f"device function '{fn.name}' with several returns"
+            )
         return v
 
 
@@ -1037,6 +1282,15 @@ def _split_combine(new: V.DExpr, car: V.Carried) -> tuple[str | None, V.DExpr | 
     if isinstance(new, V.Op) and new.op == "sub" and new.args[0] == car:
         t = new.args[1]
         return "add", V.Op(t.dtype, "neg", (t,))
+    if isinstance(new, V.Select) and isinstance(new.cond, V.Op) and new.else_ == car:
+        # if (f > acc) acc = f;  /  acc = (f > acc) ? f : acc   ->  max (and the min forms)
+        c, f = new.cond, new.then
+        if c.op in ("gt", "ge", "lt", "le") and not V.has_carried(f):
+            a, b = c.args
+            if (a, b) == (f, car):
+                return ("max" if c.op in ("gt", "ge") else "min"), f
+            if (a, b) == (car, f):
+                return ("min" if c.op in ("gt", "ge") else "max"), f
     if isinstance(new, V.Select):
         # acc = cond ? acc op f : acc   ->  acc op (cond ? f : identity)
         if new.else_ == car:
@@ -1047,26 +1301,28 @@ def _split_combine(new: V.DExpr, car: V.Carried) -> tuple[str | None, V.DExpr | 
 
 
 def _forward(st: StoreRec, index: Poly, loops: list[LoopCtx]) -> V.DExpr | None:
-    """Value an earlier store of this thread left at ``index``; None if it cannot be decided."""
+    """Value an earlier store of this thread left at ``index``; None if it cannot be decided,
+    ``_MISS`` when the store provably wrote another element."""
     if st.accumulate is not None:
         return None
-    if st.index == index:
-        if any(lc not in loops for lc in st.loops):
-            return None
+    if st.index == index and all(lc in loops for lc in st.loops):
         return st.value
-    # the store ran in an earlier loop with the same bounds: rename its variables
-    mapping: dict = {}
+    # the store ran in an earlier loop with the same trip count: rename its variables
     cur = [lc for lc in loops if lc not in st.loops]
     old = [lc for lc in st.loops if lc not in loops]
+    mapping: dict = {}
     for o in old:
-        match = [c for c in cur if (c.start, c.stop, c.step) == (o.start, o.stop, o.step)
-                 and c.var not in mapping.values()]
+        match = [
+            c
+            for c in cur
+            if (c.extent, c.guard.subs({c.var: af.sym(o.var)})) == (o.extent, o.guard)
+            and af.sym(c.var) not in mapping.values()
+        ]
         if not match:
             break
         mapping[o.var] = af.sym(match[0].var)
-    if mapping and st.index.subs(mapping) == index and len(mapping) == len(old):
+    if old and len(mapping) == len(old) and st.index.subs(mapping) == index:
         return V.subs_poly(st.value, mapping)
-    # provably a different element (constant offset) in the same loop context
     diff = st.index - index
     if diff.is_const and diff.const_value != 0 and all(lc in loops for lc in st.loops):
         return _MISS
@@ -1082,63 +1338,10 @@ def _flat_shared(arr: SharedArr, idx: tuple) -> Poly:
     flat = af.ZERO
     for k, i in enumerate(idx):
         stride = 1
-        for d in arr.dims[k + 1:]:
+        for d in arr.dims[k + 1 :]:
             stride *= d or 1
         flat = flat + i * stride
     return flat
-
-
-def _solve_threads(windex: tuple, ridx: tuple, block: tuple | None):
-    """Find writer thread coordinates ``threadIdx.d := expr`` with ``windex == ridx``.
-
-    Each written dim must be ``threadIdx.d + c`` (distinct d) or free of thread coordinates
-    (then it must equal the read index).  Returns (mapping, coverage condition) or None."""
-    mapping: dict = {}
-    coverage: list[Cond] = []
-    for wi, ri in zip(windex, ridx):
-        wi = af.expand_gid(wi)
-        tids = [t for t in af.THREAD if af.coefficient(wi, t) != af.ZERO]
-        if not tids:
-            if wi.depends_on(af.THREAD_COORDS):
-                return None
-            if wi != ri:
-                diff = wi - ri
-                if diff.is_const:
-                    return None
-                coverage.append(Cond.of(af.Cmp(diff, "==")))
-            continue
-        if len(tids) != 1:
-            return None
-        t = tids[0]
-        c = af.coefficient(wi, t)
-        rest = wi - c * af.sym(t)
-        if c != af.ONE or rest.depends_on(af.THREAD_COORDS) or t in mapping:
-            return None
-        mapping[t] = ri - rest
-    # the solved thread must exist: 0 <= threadIdx.d < blockDim.d
-    for t, expr in mapping.items():
-        d = t[-1]
-        bd = Poly.const(block["xyz".index(d)]) if block else af.sym(f"blockDim.{d}")
-        coverage.append(Cond.of(af.compare("<", expr, bd)))
-        coverage.append(Cond.of(af.compare(">=", expr, af.ZERO)))
-    # writer's other thread coordinates keep the reader's values (same row / column)
-    return mapping, af.conj(coverage)
-
-
-def _simplify_cond(c: Cond) -> Cond:
-    """Drop comparisons that hold trivially (constants)."""
-    if c.kind == "cmp":
-        p = c.cmp.poly
-        if p.is_const:
-            v = p.const_value
-            ok = v < 0 if c.cmp.op == "<" else (v == 0 if c.cmp.op == "==" else v != 0)
-            return af.TRUE if ok else af.FALSE
-        return c
-    if c.kind == "and":
-        return af.conj(_simplify_cond(a) for a in c.args)
-    if c.kind == "or":
-        return af.disj(_simplify_cond(a) for a in c.args)
-    return c
 
 
 def _walk_stmts(s: A.Stmt):
@@ -1192,8 +1395,11 @@ def _assigned_names(s: A.Stmt) -> set[str]:
                 t = t.base
             if isinstance(t, A.Name):
                 out.add(t.name)
-        elif isinstance(x, A.Unary) and x.op in ("pre++", "post++", "pre--", "post--") and \
-                isinstance(x.operand, A.Name):
+        elif (
+            isinstance(x, A.Unary)
+            and x.op in ("pre++", "post++", "pre--", "post--")
+            and isinstance(x.operand, A.Name)
+        ):
             out.add(x.operand.name)
     return out
 

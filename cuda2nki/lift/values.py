@@ -19,6 +19,23 @@ class DExpr:
     dtype: str
 
 
+def _cached_hash(self: DExpr) -> int:
+    h = self.__dict__.get("_hash")
+    if h is None:
+        h = hash((type(self).__name__,) + tuple(getattr(self, f) for f in self._fieldnames))
+        object.__setattr__(self, "_hash", h)
+    return h
+
+
+def _install_cached_hash(cls: type) -> type:
+    """Trees are hashed often (memo tables); cache each node's hash."""
+    import dataclasses
+
+    cls._fieldnames = tuple(f.name for f in dataclasses.fields(cls))
+    cls.__hash__ = _cached_hash
+    return cls
+
+
 @dataclass(frozen=True)
 class Const(DExpr):
     value: float | int | bool
@@ -99,7 +116,12 @@ class SRead(DExpr):
     index: tuple
     upto: int
     epoch: int
+    ctx: tuple = ()  # loop variables around the reader
+    live: Cond | None = None  # the reader's own guard (holds wherever the read matters)
 
+
+for _c in (Const, Scalar, IntVal, Pred, Load, Op, Select, Cast, Fold, Carried, SRead):
+    _install_cached_hash(_c)
 
 # --------------------------------------------------------------------------- traversal
 
@@ -158,11 +180,19 @@ def subs_poly(e: DExpr, mapping: Mapping[Atom, Poly]) -> DExpr:
         if isinstance(n, Pred):
             return Pred(n.dtype, n.cond.subs(mapping))
         if isinstance(n, SRead):
-            return SRead(n.dtype, n.array, tuple(i.subs(mapping) for i in n.index), n.upto,
-                         n.epoch)
+            return SRead(
+                n.dtype, n.array, tuple(i.subs(mapping) for i in n.index), n.upto, n.epoch, n.ctx
+            )
         if isinstance(n, Fold):  # loop variables are unique names: no shadowing
-            return Fold(n.dtype, n.op, n.var, n.start.subs(mapping), n.stop.subs(mapping),
-                        n.step.subs(mapping), n.body)
+            return Fold(
+                n.dtype,
+                n.op,
+                n.var,
+                n.start.subs(mapping),
+                n.stop.subs(mapping),
+                n.step.subs(mapping),
+                n.body,
+            )
         return None
 
     return transform(e, fn)
@@ -239,7 +269,7 @@ def short(e: DExpr) -> str:
     if isinstance(e, Cast):
         return f"{e.dtype}({short(e.operand)})"
     if isinstance(e, Fold):
-        return (f"fold_{e.op}({e.var}={e.start}..{e.stop} step {e.step}: {short(e.body)})")
+        return f"fold_{e.op}({e.var}={e.start}..{e.stop} step {e.step}: {short(e.body)})"
     if isinstance(e, Carried):
         return f"carried({e.name})"
     if isinstance(e, SRead):
@@ -250,8 +280,23 @@ def short(e: DExpr) -> str:
 # --------------------------------------------------------------------------- simplification
 
 
+_COND_MEMO: dict = {}
+
+
 def simplify_cond(c: Cond) -> Cond:
     """Decide comparisons that hold or fail over the known atom ranges."""
+    from cuda2nki.lift import affine as af
+
+    key = (c, tuple(sorted((af.atom_key(k), str(v)) for k, v in af._BOUNDS.get().items())))
+    got = _COND_MEMO.get(key)
+    if got is None:
+        if len(_COND_MEMO) > 200_000:
+            _COND_MEMO.clear()
+        got = _COND_MEMO[key] = _simplify_cond(c)
+    return got
+
+
+def _simplify_cond(c: Cond) -> Cond:
     from cuda2nki.lift import affine as af
 
     if c.kind == "cmp":

@@ -1,0 +1,472 @@
+"""From one thread's symbolic values to thread-free meaning.
+
+Three rewrites, applied to the values the symbolic execution stored:
+
+* **shared-memory resolution** -- every :class:`~cuda2nki.lift.values.SRead` is replaced by the
+  value its writer stored: the writer's thread coordinates (and the variables of loops the reader
+  is not in) are solved from the index equations (:func:`~cuda2nki.lift.solve.solve_writer`);
+  a barrier must separate another thread's write from the read;
+* **tree folding** -- an ``add``/``max``/``min`` tree whose leaves are one per-thread value at
+  consecutive thread coordinates (what a shared-memory tree or a shuffle ladder computes, once the
+  reading thread is known) becomes a :class:`~cuda2nki.lift.values.Fold` over those coordinates;
+  every leaf must occur exactly once, so a tree that drops or repeats a thread's value is *not*
+  folded;
+* **fold fusion** -- nested folds whose variables only occur as one mixed-radix combination
+  (``tid + 256*k``, a block-stride loop inside a block tree) become one fold over the fused
+  variable, and a guard ``f < X`` covering the fused extent becomes the extent.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from cuda2nki.lift import affine as af
+from cuda2nki.lift import values as V
+from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.solve import radix_order
+from cuda2nki.lift.symexec import Refusal, SharedWrite, ThreadProgram
+
+_COMB = ("add", "max", "min")
+_IDENT = {"add": 0.0, "max": float("-inf"), "min": float("inf")}
+
+
+class Finalizer:
+    def __init__(self, prog: ThreadProgram):
+        self.prog = prog
+        self.block = prog.block or None
+        self.memo: dict = {}
+        self.counter = itertools.count()
+        self._templates: list | None = None
+
+    def fresh(self, base: str) -> str:
+        return f"%{base}@{next(self.counter)}"
+
+    def thread_bounds(self) -> dict:
+        return {f"threadIdx.{d}": b for d, b in zip("xyz", self.block or ())}
+
+    # ------------------------------------------------------------------ entry
+    def finalize(self, e: V.DExpr) -> V.DExpr:
+        with af.bounds(self.thread_bounds()):
+            e = self.resolve(e)
+            e = V.simplify(e)
+            e = self.fold_trees(e)
+            e = self.fuse(e)
+            return V.simplify(e)
+
+    # ------------------------------------------------------------------ resolution
+    def resolve(self, e: V.DExpr) -> V.DExpr:
+        if isinstance(e, V.SRead):
+            return self.sread(e)
+        if isinstance(e, V.Fold):
+            with af.bounds({e.var: e.stop}):
+                body = self.resolve(e.body)
+            return V.Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, body)
+        kids = V.children(e)
+        if not kids:
+            return _resolve_index_payloads(e, self)
+        new = tuple(self.resolve(k) for k in kids)
+        return V.rebuild(e, new) if new != kids else e
+
+    def sread(self, r: V.SRead) -> V.DExpr:
+        if r in self.memo:
+            return self.memo[r]
+        arr = self.prog.shared[r.array]
+        v = self._from_writes(arr.name, arr.writes, r, r.upto, arr.dtype)
+        self.memo[r] = v
+        return v
+
+    def _from_writes(self, name: str, writes: list, r: V.SRead, upto: int, dtype: str):
+        for k in range(upto - 1, -1, -1):
+            got = self._try_write(name, writes[k], r)
+            if got is None:
+                continue
+            val, cond = got
+            if cond == af.TRUE:
+                return val
+            rest = self._from_writes(name, writes, r, k, dtype)
+            return V.Select(dtype, V.Pred("bool", cond), val, rest)
+        # never written on this path: CUDA reads garbage here; any use must be guarded away
+        return V.Const(dtype, float("nan"))
+
+    def _try_write(self, name: str, w: SharedWrite, r: V.SRead):
+        ren: dict = {}
+        unknowns: dict = {}
+        for k, d in enumerate("xyz"):
+            t = f"threadIdx.{d}"
+            ren[t] = af.sym("w:" + t)
+            b = self.block[k] if self.block else None
+            unknowns["w:" + t] = Poly.const(b) if b is not None else af.sym(f"blockDim.{d}")
+        for lc in w.loops:
+            if lc.var not in r.ctx:
+                ren[lc.var] = af.sym("w:" + lc.var)
+        for lc in w.loops:
+            if lc.var not in r.ctx:
+                unknowns["w:" + lc.var] = lc.extent.subs(ren)
+        widx = tuple(p.subs(ren) for p in w.index)
+        wguard = w.guard.subs(ren)
+        with af.bounds(unknowns):
+            sol = _solve(widx, r.index, unknowns, wguard)
+        if sol is None:
+            raise Refusal(
+                "C2N2012",
+                w.loc,
+                array=name,
+                why=f"cannot invert the write index [{', '.join(map(str, w.index))}] "
+                f"for the read [{', '.join(map(str, r.index))}]",
+            )
+        mapping, cond = sol
+        cond = V.simplify_cond(_assuming(cond, r.live))
+        if cond == af.FALSE:
+            return None
+        same = all(
+            mapping.get("w:" + t, af.sym(t)) == af.sym(t)
+            for t in af.THREAD
+            if not (self.block and self.block["xyz".index(t[-1])] == 1)
+        )
+        if not same and w.epoch >= r.epoch:
+            raise Refusal(
+                "C2N2012",
+                r_loc(w),
+                array=name,
+                why="another thread's write is read without a __syncthreads between",
+            )
+        val = V.subs_poly(V.subs_poly(w.value, ren), mapping)
+        left = {a for a in V.index_atoms(val) if isinstance(a, str) and a.startswith("w:")}
+        if left or any(isinstance(a, str) and a.startswith("w:") for a in cond.atoms()):
+            raise Refusal(
+                "C2N2012",
+                w.loc,
+                array=name,
+                why="several threads write the element with different values",
+            )
+        val = V.simplify(self.resolve(val))
+        return val, cond
+
+    # ------------------------------------------------------------------ tree folding
+    def templates(self) -> list:
+        if self._templates is None:
+            out = []
+            for t in self.prog.templates:
+                try:
+                    rt = V.simplify(self.resolve(t))
+                except Refusal:
+                    continue
+                if (
+                    any(
+                        isinstance(a, str) and a.startswith("threadIdx.") for a in V.index_atoms(rt)
+                    )
+                    and rt not in out
+                ):
+                    out.append(rt)
+            self._templates = out
+        return self._templates
+
+    def fold_trees(self, e: V.DExpr) -> V.DExpr:
+        if isinstance(e, V.Op) and e.op in _COMB:
+            leaves = _flatten(e, e.op)
+            if len(leaves) >= 2:
+                got = self._match(e.op, e.dtype, leaves)
+                if got is not None:
+                    return got
+            return _combine(e.op, e.dtype, [self.fold_trees(x) for x in leaves])
+        if isinstance(e, V.Fold):
+            with af.bounds({e.var: e.stop}):
+                return V.Fold(
+                    e.dtype, e.op, e.var, e.start, e.stop, e.step, self.fold_trees(e.body)
+                )
+        kids = V.children(e)
+        if not kids:
+            return e
+        return V.rebuild(e, tuple(self.fold_trees(k) for k in kids))
+
+    def _match(self, op: str, dtype: str, leaves: list) -> V.DExpr | None:
+        ident = _IDENT[op]
+        real = [x for x in leaves if not (isinstance(x, V.Const) and x.value == ident)]
+        if len(real) < 2:
+            return None
+        for tpl in self.templates():
+            for atom in _thread_atoms(tpl):
+                cs = []
+                rest = []
+                for leaf in real:
+                    c = _instance(tpl, leaf, atom)
+                    if c is None:
+                        rest.append(leaf)
+                    else:
+                        cs.append(c)
+                if len(cs) < 2:
+                    continue
+                base = min(cs, key=lambda p: p.const_value if (p - cs[0]).is_const else 0)
+                offs = sorted((c - base).const_value if (c - base).is_const else -1 for c in cs)
+                if offs != list(range(len(cs))):
+                    continue
+                t = self.fresh("t")
+                body = V.simplify(V.subs_poly(tpl, {atom: base + af.sym(t)}))
+                with af.bounds({t: len(cs)}):
+                    body = self.fold_trees(body)
+                fold = V.Fold(dtype, op, t, af.ZERO, Poly.const(len(cs)), af.ONE, body)
+                if not rest:
+                    return fold
+                return _combine(op, dtype, [fold] + [self.fold_trees(x) for x in rest])
+        return None
+
+    # ------------------------------------------------------------------ fold fusion
+    def fuse(self, e: V.DExpr) -> V.DExpr:
+        kids = V.children(e)
+        if kids:
+            if isinstance(e, V.Fold):
+                with af.bounds({e.var: e.stop}):
+                    e = V.rebuild(e, (self.fuse(e.body),))
+            else:
+                e = V.rebuild(e, tuple(self.fuse(k) for k in kids))
+        if not isinstance(e, V.Fold):
+            return e
+        chain = [e]
+        body = e.body
+        while isinstance(body, V.Fold) and body.op == e.op:
+            chain.append(body)
+            body = body.body
+        if len(chain) < 2:
+            return _tighten(e)
+        extents = {f.var: f.stop for f in chain}
+        fused = fuse_vars(extents, body, self.fresh("r"))
+        if fused is None:
+            return _tighten(e)
+        var, ext, new_body = fused
+        return _tighten(V.Fold(e.dtype, e.op, var, af.ZERO, ext, af.ONE, new_body))
+
+
+def r_loc(w: SharedWrite):
+    return w.loc
+
+
+def _assuming(cond: Cond, known: Cond | None) -> Cond:
+    """Drop the conjuncts of ``cond`` that the reader's own guard ``known`` already states."""
+    if known is None:
+        return cond
+    facts = set(known.conjuncts() or [])
+    cs = cond.conjuncts()
+    if cs is None or not facts:
+        return cond
+    return af.conj(Cond.of(c) for c in cs if c not in facts)
+
+
+def _reads_own(r: V.SRead, value: V.DExpr) -> bool:
+    """Whether ``value`` (a shared write's value) reads the array it is written to; the writer's
+    array is not recorded on the value, so any shared read makes it a combination step."""
+    return True
+
+
+def _solve(widx, ridx, unknowns, guard):
+    from cuda2nki.lift.solve import solve_writer
+
+    return solve_writer(widx, ridx, unknowns, guard)
+
+
+def _resolve_index_payloads(e: V.DExpr, fin: Finalizer) -> V.DExpr:
+    """Resolve shared reads hidden in gather indices (opaque atoms carrying a value)."""
+    if not isinstance(e, V.Load):
+        return e
+    rep = {}
+    for a in e.index.top_atoms():
+        if isinstance(a, af.OpaqueAtom) and isinstance(a.payload, V.DExpr):
+            new = fin.resolve(a.payload)
+            if new != a.payload:
+                rep[a] = Poly.atom(V.opaque_of(new))
+    return V.Load(e.dtype, e.tensor, e.index.subs(rep)) if rep else e
+
+
+def _flatten(e: V.DExpr, op: str) -> list:
+    if isinstance(e, V.Op) and e.op == op and len(e.args) == 2:
+        return _flatten(e.args[0], op) + _flatten(e.args[1], op)
+    return [e]
+
+
+def _combine(op: str, dtype: str, xs: list) -> V.DExpr:
+    out = xs[0]
+    for x in xs[1:]:
+        out = V.Op(dtype, op, (out, x))
+    return out
+
+
+def _thread_atoms(e: V.DExpr) -> list:
+    atoms = V.index_atoms(e)
+    return [t for t in af.THREAD if t in atoms]
+
+
+def _polys(e: V.DExpr) -> list:
+    """Index polynomials of ``e`` in preorder (loads, shared reads, integer values)."""
+    out = []
+    for n in V.walk(e):
+        if isinstance(n, V.Load):
+            out.append((n.tensor, n.index))
+        elif isinstance(n, V.IntVal):
+            out.append(("#int", n.poly))
+    return out
+
+
+def _instance(tpl: V.DExpr, leaf: V.DExpr, atom: str) -> Poly | None:
+    """``c`` with ``tpl[atom := c] == leaf``, or None."""
+    tp = [(k, p) for k, p in _polys(tpl) if af.coefficient(p, atom) != af.ZERO]
+    lp = _polys(leaf)
+    tried = set()
+    for k, p in tp[:2]:
+        a = af.coefficient(p, atom)
+        rest = p - a * af.sym(atom)
+        for k2, q in lp:
+            if k2 != k:
+                continue
+            num = q - rest
+            if a == af.ONE:
+                c = num
+            else:
+                c = af._exact_div(num, a)
+                if c is None:
+                    continue
+            if c in tried or c.depends_on({atom}):
+                continue
+            tried.add(c)
+            if V.simplify(V.subs_poly(tpl, {atom: c})) == leaf:
+                return c
+            if len(tried) > 4:
+                return None
+    return None
+
+
+def fuse_vars(extents: dict, body: V.DExpr, name: str):
+    """Replace variables that only occur as one mixed-radix combination by a single variable.
+
+    Returns ``(var, extent, body)`` or None."""
+    vs = set(extents)
+    combos = set()
+    for _, p in _all_polys(body):
+        aff = af.affine(p, vs)
+        if aff is None:
+            return None
+        if any(k not in vs for k in aff.coeffs):
+            return None
+        if aff.coeffs:
+            combos.add(tuple(sorted((str(k), v) for k, v in aff.coeffs.items())))
+    if len(combos) != 1:
+        return None
+    coeffs = {k: v for k, v in combos.pop()}
+    if set(coeffs) != {str(v) for v in vs}:
+        return None
+    order = radix_order(coeffs, extents)
+    if order is None:
+        return None
+    c0 = coeffs[order[0]]
+    combo = sum((coeffs[v] * af.sym(v) for v in order), af.ZERO)
+    ext = Poly.const(1)
+    for v in order:
+        ext = ext * extents[v]
+
+    def rw(p: Poly) -> Poly:
+        aff = af.affine(p, vs)
+        if not aff.coeffs:
+            return p
+        return p - combo + c0 * af.sym(name)
+
+    return name, ext, _map_polys(body, rw)
+
+
+def _all_polys(e: V.DExpr) -> list:
+    out = []
+    for n in V.walk(e):
+        if isinstance(n, V.Load):
+            out.append((n, n.index))
+        elif isinstance(n, V.IntVal):
+            out.append((n, n.poly))
+        elif isinstance(n, V.Pred):
+            for c in _cmps(n.cond):
+                out.append((n, c.poly))
+        elif isinstance(n, V.Fold):
+            out.append((n, n.stop))
+        elif isinstance(n, V.SRead):
+            out.extend((n, i) for i in n.index)
+    return out
+
+
+def _cmps(c: Cond) -> list:
+    if c.kind == "cmp":
+        return [c.cmp]
+    out = []
+    for a in c.args:
+        out.extend(_cmps(a))
+    return out
+
+
+def _map_cond(c: Cond, fn) -> Cond:
+    if c.kind == "cmp":
+        return Cond.of(af.Cmp(fn(c.cmp.poly), c.cmp.op))
+    if c.kind in ("and", "or"):
+        return Cond(c.kind, tuple(_map_cond(a, fn) for a in c.args))
+    return c
+
+
+def _map_index(p: Poly, fn) -> Poly:
+    """``fn`` applied to an index, and inside the values its gather atoms stand for."""
+    rep = {}
+    for a in p.top_atoms():
+        if isinstance(a, af.OpaqueAtom) and isinstance(a.payload, V.DExpr):
+            new = _map_polys(a.payload, fn)
+            if new != a.payload:
+                rep[a] = Poly.atom(V.opaque_of(new))
+    return fn(p.subs(rep) if rep else p)
+
+
+def _map_polys(e: V.DExpr, fn) -> V.DExpr:
+    def f(n: V.DExpr) -> V.DExpr | None:
+        if isinstance(n, V.Load):
+            return V.Load(n.dtype, n.tensor, _map_index(n.index, fn))
+        if isinstance(n, V.IntVal):
+            return V.IntVal(n.dtype, fn(n.poly))
+        if isinstance(n, V.Pred):
+            return V.Pred(n.dtype, _map_cond(n.cond, fn))
+        if isinstance(n, V.Fold):
+            return V.Fold(n.dtype, n.op, n.var, n.start, fn(n.stop), n.step, n.body)
+        return None
+
+    return V.transform(e, f)
+
+
+def _tighten(f: V.Fold) -> V.Fold:
+    """``fold(v < c*ceil(X/c): cond(v < X) ? b : id)`` -> ``fold(v < X: b)``."""
+    body = f.body
+    if not (isinstance(body, V.Select) and isinstance(body.cond, V.Pred)):
+        return f
+    if not (isinstance(body.else_, V.Const) and body.else_.value == _IDENT.get(f.op, math.nan)):
+        return f
+    cmps = body.cond.cond.conjuncts()
+    if cmps is None:
+        return f
+    for c in cmps:
+        if c.op != "<" or af.coefficient(c.poly, f.var) != af.ONE:
+            continue
+        x = -(c.poly - af.sym(f.var))  # v < x
+        if x.depends_on({f.var}) or not _covers(f.stop, x):
+            continue
+        rest = [Cond.of(o) for o in cmps if o is not c]
+        nb = (
+            body.then
+            if not rest
+            else V.Select(body.dtype, V.Pred("bool", af.conj(rest)), body.then, body.else_)
+        )
+        return V.Fold(f.dtype, f.op, f.var, f.start, x, f.step, nb)
+    return f
+
+
+def _covers(ext: Poly, x: Poly) -> bool:
+    """``ext >= x`` for ``ext = c * ((x + c - 1) / c)`` (or ``ext == x``)."""
+    if ext == x:
+        return True
+    for m, c in ext.terms:
+        if len(ext.terms) == 1 and len(m) >= 1:
+            divs = [a for a in m if isinstance(a, af.DivAtom)]
+            if len(divs) != 1:
+                return False
+            d = divs[0]
+            factor = Poly(((tuple(a for a in m if a is not d), c),))
+            return d.den == factor and d.num == x + factor - 1
+    return False

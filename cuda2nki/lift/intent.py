@@ -1,0 +1,564 @@
+"""Lowering one thread's stores to intent IR: thread coordinates become iteration axes.
+
+For each global store of the :class:`~cuda2nki.lift.symexec.ThreadProgram`:
+
+1. guards that pin a thread coordinate (``if (threadIdx.x == 0)``, ``lane == 0 && warp == 0``) are
+   solved and substituted; the value is finalised (shared reads resolved, trees folded);
+2. ``blockIdx*blockDim + threadIdx`` pairs become global ids; the remaining thread coordinates and
+   the loop variables around the store are the iteration variables, each with its extent
+   (launch sizes, loop trip counts);
+3. the flat store offset is split along the target tensor's shape (strides from the binding); the
+   variables of each target dim must form a mixed-radix number -- they fuse into one axis -- and
+   every variable must appear in exactly one dim (one writer per element), unless the store
+   accumulates (atomics), where the left-over variables become reduction axes;
+4. guards become axis extents (``i < N`` with a launch that covers ``N``) or a domain guard;
+5. loads are split along their tensors' shapes the same way, with each inner index proven in
+   range at every test point of the binding.
+
+The output is one :class:`~cuda2nki.ir.nodes.Compute` per store, in program order.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from cuda2nki.ir import nodes as N
+from cuda2nki.ir.ops import AxisKind, Idiom, Role
+from cuda2nki.lift import affine as af
+from cuda2nki.lift import values as V
+from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.finalize import Finalizer
+from cuda2nki.lift.solve import invert_radix, radix_order, solve_writer
+from cuda2nki.lift.symexec import Refusal, StoreRec, ThreadProgram
+
+_AXIS_NAMES = "ijklmnpqrs"
+
+
+# --------------------------------------------------------------------------- launch/shape info
+
+
+@dataclass
+class Shapes:
+    """What the lowering needs from a binding: tensor shapes (as polynomials in the scalar
+    parameters), the launch grid (polynomials) and block (ints), and numeric test points."""
+
+    tensors: dict  # name -> tuple[Poly, ...]
+    grid: tuple  # (Poly, Poly, Poly)
+    block: tuple  # (int, int, int)
+    points: list  # list of {param: number}
+
+
+def poly_of_text(text: str | int) -> Poly:
+    """A binding size expression (C integer semantics: ``/`` truncates; ``ceil_div``) as Poly."""
+    if isinstance(text, int):
+        return Poly.const(text)
+    try:
+        tree = ast.parse(str(text).strip(), mode="eval").body
+    except SyntaxError as exc:
+        raise ValueError(f"bad size expression {text!r}") from exc
+    return _poly_ast(tree)
+
+
+def _poly_ast(n: ast.AST) -> Poly:
+    if isinstance(n, ast.Constant) and isinstance(n.value, int):
+        return Poly.const(n.value)
+    if isinstance(n, ast.Name):
+        return af.sym(n.id)
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+        return -_poly_ast(n.operand)
+    if isinstance(n, ast.BinOp):
+        a, b = _poly_ast(n.left), _poly_ast(n.right)
+        if isinstance(n.op, ast.Add):
+            return a + b
+        if isinstance(n.op, ast.Sub):
+            return a - b
+        if isinstance(n.op, ast.Mult):
+            return a * b
+        if isinstance(n.op, (ast.Div, ast.FloorDiv)):
+            return af.floordiv(a, b)
+        if isinstance(n.op, ast.Mod):
+            return af.mod(a, b)
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "ceil_div" \
+            and len(n.args) == 2:
+        a, b = _poly_ast(n.args[0]), _poly_ast(n.args[1])
+        return af.floordiv(a + b - 1, b)
+    raise ValueError(f"unsupported size expression {ast.unparse(n)!r}")
+
+
+# --------------------------------------------------------------------------- Poly -> SizeExpr
+
+
+class Namer:
+    """Maps analysis atoms to IR symbol names."""
+
+    def __init__(self, shapes: Shapes):
+        self.shapes = shapes
+        self.names: dict = {}
+
+    def axis(self, atom: str) -> str:
+        if atom not in self.names:
+            used = set(self.names.values())
+            for n in itertools.chain(_AXIS_NAMES, (f"a{k}" for k in itertools.count())):
+                if n not in used and n not in self.shapes.points[0]:
+                    self.names[atom] = n
+                    break
+        return self.names[atom]
+
+    def size(self, p: Poly, conv=None) -> N.SizeExpr:
+        out: N.SizeExpr | None = None
+        for m, c in p.terms:
+            t: N.SizeExpr | None = None
+            for a in m:
+                x = self.atom(a, conv)
+                t = x if t is None else N.Mul(t, x)
+            if t is None:
+                t = N.Const(c)
+            elif c == -1 and out is not None:
+                out = N.Sub(out, t)
+                continue
+            elif c != 1:
+                if c < 0 and out is not None:
+                    out = N.Sub(out, N.Mul(N.Const(-c), t))
+                    continue
+                t = N.Mul(N.Const(c), t)
+            out = t if out is None else N.Add(out, t)
+        return out if out is not None else N.Const(0)
+
+    def atom(self, a: af.Atom, conv) -> N.SizeExpr:
+        if isinstance(a, af.DivAtom):
+            return N.FloorDiv(self.size(a.num, conv), self.size(a.den, conv))
+        if isinstance(a, af.ModAtom):
+            return N.Mod(self.size(a.num, conv), self.size(a.den, conv))
+        if isinstance(a, af.OpaqueAtom):
+            if conv is None or not isinstance(a.payload, V.DExpr):
+                raise Refusal("C2N2013", None, what=f"index value {a.key}")
+            return N.Dyn(conv(a.payload))
+        if a in self.names:
+            return N.Sym(self.names[a])
+        if a.startswith(("threadIdx.", "blockIdx.", "gid.", "%", "w:")):
+            raise Refusal("C2N2013", None, what=f"'{a}' left in an index after lowering")
+        return N.Sym(a)
+
+
+# --------------------------------------------------------------------------- the lowering
+
+
+@dataclass
+class Axis:
+    atom: str
+    extent: Poly
+
+
+class Lowering:
+    def __init__(self, prog: ThreadProgram, shapes: Shapes, kernel_name: str):
+        self.prog = prog
+        self.shapes = shapes
+        self.kname = kernel_name
+        self.fin = Finalizer(prog)
+        self.namer = Namer(shapes)
+        self.counter = itertools.count()
+        self.block = shapes.block
+
+    # ------------------------------------------------------------------ helpers
+    def launch_subs(self) -> dict:
+        m = {f"blockDim.{d}": Poly.const(b) for d, b in zip("xyz", self.block)}
+        m.update({f"gridDim.{d}": g for d, g in zip("xyz", self.shapes.grid)})
+        return m
+
+    def canon(self, p: Poly) -> Poly:
+        return af.canonical(p.subs({f"blockDim.{d}": b for d, b in zip("xyz", self.block)}),
+                            self.block)
+
+    def canon_expr(self, e: V.DExpr) -> V.DExpr:
+        from cuda2nki.lift.finalize import _map_polys
+
+        return _map_polys(e, self.canon)
+
+    # ------------------------------------------------------------------ per store
+    def lower_store(self, st: StoreRec) -> N.Compute:
+        bounds = {f"threadIdx.{d}": b for d, b in zip("xyz", self.block)}
+        loop_ext = {lc.var: lc.extent for lc in st.loops}
+        with af.bounds({**bounds, **loop_ext}):
+            pins = self.pins(st.guard)
+            index = st.index.subs(pins)
+            guard = V.simplify_cond(st.guard.subs(pins))
+            value = V.subs_poly(st.value, pins)
+            value = self.fin.finalize(value)
+            # loop guards of the loops around the store hold inside them
+            for lc in st.loops:
+                guard = af.conj([guard, lc.guard.subs(pins)])
+            grid = {f"gridDim.{d}": g for d, g in zip("xyz", self.shapes.grid)}
+            index = self.canon(index).subs(grid)
+            value = V.subs_poly(self.canon_expr(value), grid)
+            guard = _map_cond(guard, self.canon).subs(grid)
+        return self.build(st, index, value, guard, st.loops)
+
+    def pins(self, guard: Cond) -> dict:
+        """Thread coordinates fixed by equality guards (``threadIdx.x == 0``...)."""
+        unknowns = {f"threadIdx.{d}": Poly.const(b) for d, b in zip("xyz", self.block)
+                    if b > 1}
+        eqs = [c for c in (guard.conjuncts() or []) if c.op == "==" and c.poly.depends_on(
+            unknowns)]
+        if not eqs:
+            return {}
+        sol = solve_writer((), (), unknowns, af.conj(Cond.of(c) for c in eqs))
+        if sol is None:
+            return {}
+        mapping, _ = sol
+        return {k: v for k, v in mapping.items() if k in unknowns and not v.depends_on(unknowns)}
+
+    def build(self, st: StoreRec, index: Poly, value: V.DExpr, guard: Cond,
+              loops: tuple) -> N.Compute:
+        # iteration variables and their extents
+        iv: dict = {}
+        for lc in loops:
+            iv[lc.var] = lc.extent.subs(self.launch_subs())
+        atoms = index.atoms() | V.index_atoms(value) | guard.atoms()
+        for k, d in enumerate("xyz"):
+            g, t, b = f"gid.{d}", f"threadIdx.{d}", f"blockIdx.{d}"
+            if g in atoms:
+                iv[g] = self.shapes.grid[k] * self.block[k]
+            if t in atoms:
+                iv[t] = Poly.const(self.block[k])
+            if b in atoms:
+                iv[b] = self.shapes.grid[k]
+        one = [a for a, e in iv.items() if e == af.ONE]
+        if one:
+            sub = {a: 0 for a in one}
+            index, value, guard = index.subs(sub), V.subs_poly(value, sub), guard.subs(sub)
+            iv = {a: e for a, e in iv.items() if a not in one}
+        shape = self.shapes.tensors[st.tensor]
+        dims = delinearize(index, shape)
+        if dims is None:
+            raise Refusal("C2N2013", st.loc, what=f"the offset '{index}' of '{st.tensor}' does "
+                          f"not split along its shape {_shape_str(shape)}")
+        # fuse the variables of each target dim into one axis
+        axes: list[Axis] = []
+        used: set = set()
+        sub: dict = {}
+        new_dims = []
+        with af.bounds(iv):
+            for d in dims:
+                aff = af.affine(d, set(iv))
+                if aff is None or any(k not in iv for k in aff.coeffs):
+                    raise Refusal("C2N2013", st.loc, what=f"store index '{d}' of '{st.tensor}' "
+                                  "is not affine in the thread coordinates")
+                vs = list(aff.coeffs)
+                if used & set(vs):
+                    raise Refusal("C2N2017", st.loc, tensor=st.tensor,
+                                  why="one thread coordinate indexes two dims")
+                used |= set(vs)
+                if not vs:
+                    new_dims.append(d)
+                    continue
+                if len(vs) == 1:
+                    v = vs[0]
+                    name = "ax" + str(next(self.counter))
+                    axes.append(Axis(name, iv[v]))
+                    sub[v] = af.sym(name)
+                    new_dims.append(d.subs({v: af.sym(name)}))
+                    continue
+                order = radix_order(aff.coeffs, iv)
+                if order is None:
+                    raise Refusal("C2N2013", st.loc, what=f"store index '{d}' of '{st.tensor}' "
+                                  "is not a one-to-one combination of thread coordinates")
+                name = "ax" + str(next(self.counter))
+                ext = Poly.const(1)
+                for v in order:
+                    ext = ext * iv[v]
+                axes.append(Axis(name, ext))
+                c0 = aff.coeffs[order[0]]
+                mapping, _ = invert_radix(order, {v: aff.coeffs[v] for v in order}, iv,
+                                          c0 * af.sym(name))
+                sub.update(mapping)
+                combo = sum((aff.coeffs[v] * af.sym(v) for v in order), af.ZERO)
+                new_dims.append(d - combo + c0 * af.sym(name))
+        free = [v for v in iv if v not in used]
+        reduce_axes: list[Axis] = []
+        if free:
+            if st.accumulate is None:
+                raise Refusal("C2N2017", st.loc, tensor=st.tensor,
+                              why="several threads write the same element "
+                                  f"(along {', '.join(map(str, free))})")
+            for v in free:
+                name = "ax" + str(next(self.counter))
+                reduce_axes.append(Axis(name, iv[v]))
+                sub[v] = af.sym(name)
+        all_ext = {a.atom: a.extent for a in axes + reduce_axes}
+        with af.bounds(all_ext):
+            value = V.simplify(V.subs_poly(value, sub))
+            guard = V.simplify_cond(guard.subs(sub))
+            axes, guard = self.tighten(axes, guard, st)
+            all_ext = {a.atom: a.extent for a in axes + reduce_axes}
+            value = V.simplify(value)
+            if reduce_axes:
+                value, guard = self.accumulate_fold(st, value, guard, reduce_axes)
+            for a in axes:
+                self.namer.axis(a.atom)
+            conv = ExprConverter(self, all_ext, guard)
+            expr = conv.expr(value)
+            target = N.Access(st.tensor, tuple(self.namer.size(d, conv.expr) for d in new_dims),
+                              loc=st.loc)
+            dom_guard = conv.cond(guard) if guard != af.TRUE else None
+            domain = N.Domain(tuple(N.Axis(self.namer.names[a.atom],
+                                           self.namer.size(a.extent)) for a in axes), dom_guard)
+        return N.Compute(target, domain, expr, accumulate=st.accumulate, idiom=Idiom.MAP,
+                         loc=st.loc)
+
+    def accumulate_fold(self, st: StoreRec, value: V.DExpr, guard: Cond, red: list):
+        """``atomicOp(&t[idx], v)`` over free variables: ``t[idx] op= fold(v)``; the fold absorbs
+        the guard, and nested folds fuse (block ids, lanes and grid-stride trips become one
+        reduction over the flattened input)."""
+        op = st.accumulate
+        body = value
+        if guard != af.TRUE:
+            body = V.Select(value.dtype, V.Pred("bool", guard), value,
+                            V.Const(value.dtype, _ident(op)))
+        for a in reversed(red):
+            body = V.Fold(value.dtype, op, a.atom, af.ZERO, a.extent, af.ONE, body)
+        with af.bounds({a.atom: a.extent for a in red}):
+            body = self.fin.fuse(body)
+        return V.simplify(body), af.TRUE
+
+    def tighten(self, axes: list, guard: Cond, st: StoreRec) -> tuple[list, Cond]:
+        """A guard ``ax < X`` becomes the extent when the launch covers X at every test point."""
+        cmps = guard.conjuncts()
+        if cmps is None:
+            return axes, guard
+        keep = list(cmps)
+        out = []
+        for a in axes:
+            ext = a.extent
+            for c in list(keep):
+                if c.op != "<" or af.coefficient(c.poly, a.atom) != af.ONE:
+                    continue
+                x = -(c.poly - af.sym(a.atom))
+                if x.depends_on({b.atom for b in axes}) or x.atoms() & af.THREAD_COORDS:
+                    continue
+                if self.covers(ext, x, st, a):
+                    ext = x
+                    keep.remove(c)
+            out.append(Axis(a.atom, ext))
+        return out, af.conj(Cond.of(c) for c in keep)
+
+    def covers(self, ext: Poly, x: Poly, st: StoreRec, a: Axis) -> bool:
+        for env in self.shapes.points:
+            try:
+                e, xv = ext.evaluate(env), x.evaluate(env)
+            except (KeyError, ZeroDivisionError):
+                return False
+            if xv > e:
+                raise Refusal("C2N2021", st.loc, covered=str(e), needed=str(xv),
+                              axis=f"'{x}' (at {_point_str(env)})")
+        return True
+
+
+class ExprConverter:
+    """Values to IR expressions; loads split along their tensors' shapes."""
+
+    def __init__(self, low: Lowering, extents: Mapping, guard: Cond):
+        self.low = low
+        self.extents = dict(extents)
+        self.guard = guard
+
+    def expr(self, e: V.DExpr) -> N.Expr:
+        if isinstance(e, V.Const):
+            v = e.value
+            if e.dtype == "bool":
+                v = bool(v)
+            elif e.dtype.startswith("float") or e.dtype == "bfloat16":
+                v = float(v)
+            else:
+                v = int(v)
+            return N.Lit(v, e.dtype)
+        if isinstance(e, V.Scalar):
+            return N.Param(e.name)
+        if isinstance(e, V.IntVal):
+            return N.IndexValue(self.low.namer.size(e.poly, self.expr), e.dtype)
+        if isinstance(e, V.Pred):
+            return self.cond(e.cond)
+        if isinstance(e, V.Load):
+            return self.load(e)
+        if isinstance(e, V.Op):
+            args = tuple(self.expr(a) for a in e.args)
+            if len(args) == 1:
+                return N.Unary(e.op, args[0])
+            if len(args) == 2:
+                return N.Binary(e.op, args[0], args[1])
+            raise Refusal("C2N2010", None, kernel=self.low.kname, what=f"{e.op} arity")
+        if isinstance(e, V.Select):
+            return N.Select(self.expr(e.cond), self.expr(e.then), self.expr(e.else_))
+        if isinstance(e, V.Cast):
+            return N.Cast(e.dtype, self.expr(e.operand))
+        if isinstance(e, V.Fold):
+            return self.fold(e)
+        if isinstance(e, V.SRead):
+            raise Refusal("C2N2012", None, array=e.array, why="unresolved read")
+        if isinstance(e, V.Carried):
+            raise Refusal("C2N2011", None, var=e.name, why="value escaped its loop")
+        raise Refusal("C2N2010", None, what=type(e).__name__)
+
+    def fold(self, f: V.Fold) -> N.Reduce:
+        name = self.low.namer.axis(f.var)
+        ext = f.stop
+        self.extents[f.var] = ext
+        with af.bounds({f.var: ext}):
+            body = f.body
+            where = None
+            if isinstance(body, V.Select) and isinstance(body.else_, V.Const) and \
+                    body.else_.value == _ident(f.op):
+                where = self.expr(body.cond)
+                body = body.then
+            b = self.expr(body)
+        acc = f.dtype if f.dtype.startswith("float") or f.dtype == "bfloat16" else None
+        return N.Reduce(f.op, (N.Axis(name, self.low.namer.size(ext), AxisKind.REDUCTION),), b,
+                        acc_dtype=acc, where=where)
+
+    def cond(self, c: Cond) -> N.Expr:
+        if c.kind == "true":
+            return N.Lit(True, "bool")
+        if c.kind == "false":
+            return N.Lit(False, "bool")
+        if c.kind == "cmp":
+            p, op = c.cmp.poly, c.cmp.op
+            lhs, rhs = _split_cmp(p)
+            a = N.IndexValue(self.low.namer.size(lhs, self.expr))
+            b = N.IndexValue(self.low.namer.size(rhs, self.expr))
+            return N.Binary({"<": "lt", "==": "eq", "!=": "ne"}[op], a, b)
+        args = [self.cond(x) for x in c.args]
+        out = args[0]
+        for x in args[1:]:
+            out = N.Binary("land" if c.kind == "and" else "lor", out, x)
+        return out
+
+    def load(self, e: V.Load) -> N.Read:
+        shape = self.low.shapes.tensors.get(e.tensor)
+        if shape is None:
+            raise Refusal("C2N2023", None, what=f"no shape for '{e.tensor}'")
+        dims = delinearize(e.index, shape)
+        if dims is None or not self.in_range(dims, shape):
+            raise Refusal("C2N2013", None, what=f"the offset '{e.index}' of '{e.tensor}' does not "
+                          f"split along its shape {_shape_str(shape)}")
+        return N.Read(e.tensor, tuple(self.low.namer.size(d, self.expr) for d in dims))
+
+    def in_range(self, dims: list, shape: tuple) -> bool:
+        """Every inner index within its dim at every test point (over the axis boxes narrowed
+        by the domain guard)."""
+        for env in self.low.shapes.points:
+            for d, s in list(zip(dims, shape))[1:]:
+                rng = _range(d, self.extents, env, self.guard)
+                try:
+                    sv = s.evaluate(env)
+                except (KeyError, ZeroDivisionError):
+                    return False
+                if rng is None or rng[0] < 0 or rng[1] >= sv:
+                    return False
+        return True
+
+
+def _split_cmp(p: Poly) -> tuple[Poly, Poly]:
+    """``p < 0`` as ``lhs < rhs`` with positive terms on the left."""
+    lhs = Poly(tuple((m, c) for m, c in p.terms if c > 0))
+    rhs = Poly(tuple((m, -c) for m, c in p.terms if c < 0))
+    return lhs, rhs
+
+
+def _range(d: Poly, extents: Mapping, env: dict, guard: Cond | None = None):
+    """Min/max of an affine index over the axis boxes (and simple guard bounds)."""
+    box = {}
+    for v, e in extents.items():
+        try:
+            box[v] = [0, e.evaluate(env) - 1]
+        except (KeyError, ZeroDivisionError):
+            return None
+    if guard is not None:
+        dom = af.domain_of(guard, set(extents))
+        if dom is not None:
+            for v, b in dom.bounds.items():
+                if v not in box:
+                    continue
+                for lo in b.lo:
+                    try:
+                        box[v][0] = max(box[v][0], lo.evaluate(env))
+                    except (KeyError, ZeroDivisionError):
+                        pass
+                for hi in b.hi:
+                    try:
+                        box[v][1] = min(box[v][1], hi.evaluate(env) - 1)
+                    except (KeyError, ZeroDivisionError):
+                        pass
+    aff = af.affine(d, set(box))
+    if aff is None:
+        return None
+    try:
+        lo = hi = aff.const.evaluate(env)
+        for v, c in aff.coeffs.items():
+            if v not in box:
+                return None
+            cv = c.evaluate(env)
+            a, b = cv * box[v][0], cv * box[v][1]
+            lo += min(a, b)
+            hi += max(a, b)
+    except (KeyError, ZeroDivisionError):
+        return None
+    return lo, hi
+
+
+def delinearize(flat: Poly, shape: tuple) -> list | None:
+    """Split a flat offset into per-dim indices (row-major strides from ``shape``): each term goes
+    to the outermost dim whose stride divides it."""
+    if len(shape) == 1:
+        return [flat]
+    strides = []
+    for k in range(len(shape)):
+        s = af.ONE
+        for x in shape[k + 1:]:
+            s = s * x
+        strides.append(s)
+    dims = [af.ZERO] * len(shape)
+    for m, c in flat.terms:
+        term = Poly(((m, c),))
+        for k, s in enumerate(strides):
+            q = af._exact_div(term, s) if s != af.ONE else term
+            if q is not None:
+                dims[k] = dims[k] + q
+                break
+        else:
+            return None
+    return dims
+
+
+def _map_cond(c: Cond, fn) -> Cond:
+    from cuda2nki.lift.finalize import _map_cond as mc
+
+    return mc(c, fn)
+
+
+def _ident(op: str | None) -> float:
+    return {"add": 0.0, "max": float("-inf"), "min": float("inf"), "mul": 1.0}.get(op or "", 0.0)
+
+
+def _shape_str(shape: tuple) -> str:
+    return "[" + ", ".join(map(str, shape)) + "]"
+
+
+def _point_str(env: Mapping) -> str:
+    return ", ".join(f"{k}={v}" for k, v in env.items())
+
+
+def lower_program(prog: ThreadProgram, shapes: Shapes, kernel_name: str, roles: Mapping,
+                  dtypes: Mapping, scalar_types: Mapping) -> N.Kernel:
+    low = Lowering(prog, shapes, kernel_name)
+    computes = [low.lower_store(st) for st in prog.stores]
+    params = []
+    for p in prog.kernel.params:
+        if p.name in prog.tensors:
+            shape = tuple(low.namer.size(s) for s in shapes.tensors[p.name])
+            params.append(N.TensorDecl(p.name, shape, dtypes[p.name], Role(roles[p.name]),
+                                       loc=p.loc))
+        else:
+            params.append(N.ScalarDecl(p.name, scalar_types.get(p.name, "int32"), loc=p.loc))
+    return N.Kernel(kernel_name, tuple(params), tuple(computes), loc=prog.kernel.loc)
