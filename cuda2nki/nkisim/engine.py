@@ -174,8 +174,6 @@ def scalar_or_col(x, p: int, api: str, what: str):
     """A scalar operand (fp32) or a (P, 1) per-partition column tensor -> broadcastable array."""
     if isinstance(x, NkiTensor):
         if x.partitions() != p or x.free_size() != 1:
-            if x.free_size() == 1 and x.partitions() == 1:
-                return mat(x).reshape(1, 1)
             raise fail(
                 "C2N3014",
                 api=api,
