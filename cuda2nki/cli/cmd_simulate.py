@@ -54,6 +54,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--strict-uninit", action="store_true", help="error on reads of never-written memory"
     )
+    p.add_argument(
+        "--shadow-nki",
+        action="store_true",
+        help="use the simulator even where a real nki / neuronxcc package is installed",
+    )
     p.set_defaults(func=run)
 
 
@@ -179,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     shapes = {k: _shape(v, "--shape") for k, v in _pairs(args.shapes, "--shape").items()}
     dtypes = _pairs(args.dtypes, "--dtype")
     grid = _shape(args.grid, "--grid") if args.grid else None
-    kernel = load_kernel(args.port, args.kernel)
+    kernel = load_kernel(args.port, args.kernel, shadow=args.shadow_nki)
     provided = _read_npz(args.inputs) if args.inputs else {}
     kwargs = build_inputs(kernel, provided, shapes, dtypes, args.seed, args.port)
     if grid is not None and not kernel.legacy:

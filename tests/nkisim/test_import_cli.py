@@ -294,3 +294,27 @@ def test_tuple_and_scalar_arguments(tmp_path):
     b = np.full((4, 3), 2.0, np.float32)
     got = simulate_kernel(load_kernel(p), [(a, b), np.float32(3.0)]).outputs
     np.testing.assert_array_equal(got, 5.0)
+
+
+def test_cli_legacy_grid(tmp_path):
+    p = write(
+        tmp_path,
+        """
+        from neuronxcc import nki
+        import neuronxcc.nki.language as nl
+
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+            r = slice(nl.program_id(0) * 64, (nl.program_id(0) + 1) * 64)
+            nl.store(out[r, :], value=nl.add(nl.load(a[r, :]), nl.program_id(0)))
+            return out
+    """,
+    )
+    inp = tmp_path / "in.npz"
+    np.savez(inp, a=np.zeros((128, 4), np.float32))
+    out = tmp_path / "o.npz"
+    assert main(["simulate", str(p), "--inputs", str(inp), "--grid", "2", "--out", str(out)]) == 0
+    with np.load(out) as z:
+        np.testing.assert_array_equal(z["out0"][:64], 0)
+        np.testing.assert_array_equal(z["out0"][64:], 1)
