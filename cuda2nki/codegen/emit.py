@@ -148,6 +148,8 @@ class Emitter:
     notes: dict[int, list[str]] = field(default_factory=dict)
     depth: int = 1
     bound: dict[SizeExpr, str] = field(default_factory=dict)
+    dtypes: dict[str, str] = field(default_factory=dict)
+    pending_dtype: str = ""
     name_sizes: bool = True
 
     # ------------------------------------------------------------------ helpers
@@ -156,8 +158,12 @@ class Emitter:
             self.lines.append(INDENT * depth + ln)
 
     def ins(self, depth: int, kind: str, **ops: object) -> None:
-        if "mask" in render.arguments(self.target, kind):
+        args = render.arguments(self.target, kind)
+        if "mask" in args:
             ops.setdefault("mask", "")
+        if "dtype" in args and "dtype" not in ops:
+            ops["dtype"] = self.pending_dtype or "nl.float32"
+        self.pending_dtype = ""
         self.put(depth, render.instruction(self.target, kind, **ops))
 
     def origin(self, depth: int, loc: SourceLoc) -> None:
@@ -353,6 +359,7 @@ class Emitter:
                 del self.lines[at]
 
     def _Alloc(self, s: Alloc, depth: int) -> None:
+        self.dtypes[s.name] = s.dtype
         self.shapes[s.name] = s.shape
         self.buffers[s.name] = s.buffer.value
         shape = (
@@ -372,6 +379,7 @@ class Emitter:
 
     def dst(self, v: View) -> str:
         """A destination operand: legacy assigns into it, so a whole tile becomes ``t[...]``."""
+        self.pending_dtype = spell.dtype(self.dtypes[v.tensor]) if v.tensor in self.dtypes else ""
         text = self.view(v)
         if self.target == "legacy" and "[" not in text:
             return f"{text}[...]"

@@ -153,10 +153,10 @@ class LegacyEmitter(Emitter):
                 parts.append(term if _is_zero(d.start) else f"{self.size(d.start)} + {term}")
             return f"{name}[{', '.join(parts)}]"
         (gp, _), (gf, cols) = (grids + [("0", Const(1))])[:2]
-        ats = [self.size(d.index) for d in hv.dims if isinstance(d, At)]
         if not slices:  # one element repeated on every partition
-            flat = " + ".join([*ats, f"0 * {gp}"])
-            return f"{name}[{flat}]"
+            parts = [self.size(d.index) for d in hv.dims]
+            parts[-1] = f"{parts[-1]} + 0 * {gp}"
+            return f"{name}[{', '.join(parts)}]"
         sl = slices[0]
         start = "" if _is_zero(sl.start) else f"{self.size(sl.start)} + "
         step = "" if sl.step == 1 else f"{sl.step} * "
@@ -168,8 +168,8 @@ class LegacyEmitter(Emitter):
             inner = f"{start}{step}({spell.size(cols, None, 2)} * {gp} + {gf})"  # row-major reshape
         else:
             inner = f"{start}{step}{gp}"
-        lead = ", ".join(ats)
-        return f"{name}[{lead + ', ' if lead else ''}{inner}]"
+        parts = [inner if isinstance(d, Slice) else self.size(d.index) for d in hv.dims]
+        return f"{name}[{', '.join(parts)}]"
 
     def alloc_shape(self, shape: tuple) -> tuple:
         return tuple(full_size(d) for d in shape)
@@ -204,6 +204,7 @@ class LegacyEmitter(Emitter):
             self.inline = {k: v for k, v in self.inline.items() if v[1] <= depth}
 
     def _Alloc(self, s: Alloc, depth: int) -> None:
+        self.dtypes[s.name] = s.dtype
         self.live[s.name] = s.shape
         self.shapes[s.name] = s.shape
         self.buffers[s.name] = s.buffer.value
@@ -263,6 +264,10 @@ class LegacyEmitter(Emitter):
         return self.view_at(v, self.depth)
 
     def dst(self, v: View) -> str:
+        self.pending_dtype = spell.dtype(self.dtypes[v.tensor]) if v.tensor in self.dtypes else ""
+        return self._dst(v)
+
+    def _dst(self, v: View) -> str:
         # A masked instruction's result is assigned whole, so only a whole-tile destination may be
         # masked; a sub-region destination is written unmasked (its sources are zero-padded).
         whole = not v.dims or self._whole(v)
@@ -272,9 +277,14 @@ class LegacyEmitter(Emitter):
         return self.view_at(v, self.depth)
 
     def ins(self, depth: int, kind: str, **ops: object) -> None:
-        if "mask" in render.arguments(self.target, kind) and "mask" not in ops:
+        args = render.arguments(self.target, kind)
+        if "mask" in args and "mask" not in ops:
             ops["mask"] = getattr(self, "pending_mask", "")
+        if "dtype" in args and "dtype" not in ops:
+            # legacy results take the input dtype unless told: keep the IR tile's dtype (fp32 math)
+            ops["dtype"] = self.pending_dtype or "nl.float32"
         self.pending_mask = ""
+        self.pending_dtype = ""
         self.put(depth, render.instruction(self.target, kind, **ops))
 
     def hbm(self, hv: View, tile: View) -> str:

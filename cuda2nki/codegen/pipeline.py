@@ -238,11 +238,15 @@ def _lift(tu: Any, name: str, binding: Any) -> dict[str, Any]:
     except DiagnosticError as exc:
         return {"diagnostics": exc.diagnostics}
     kernel = None
-    for attr in ("kernel", "intent", "ir"):
-        kernel = getattr(res, attr, None)
-        if isinstance(kernel, Kernel):
+    for attr in ("kernel_ir", "kernel", "intent", "ir"):
+        candidate = getattr(res, attr, None)
+        if isinstance(candidate, Kernel):
+            kernel = candidate
             break
-    literal = bool(getattr(res, "literal", False))
+    # a kernel no recogniser claimed but the lifter still expressed is the literal lowering
+    literal = bool(getattr(res, "literal", False)) or (
+        kernel is not None and not bool(getattr(res, "claimed", True))
+    )
     return {
         "kernel": kernel,
         "literal": literal,

@@ -138,6 +138,7 @@ class TileExprCompiler:
     loc: SourceLoc
     cache: dict = field(default_factory=dict)
     p_axis: str = ""
+    f_axis: str = ""
     flat_guard: tuple | None = None
 
     # ------------------------------------------------------------------ allocation helpers
@@ -216,6 +217,27 @@ class TileExprCompiler:
             return None
         a, b = self._size_value(e.a, loc), self._size_value(e.b, loc)
         return None if a is None or b is None else Binary(op, a, b, loc=loc)
+
+    def _padded_read(self, e: Select) -> Val | None:
+        """``index(K*p + f + c) < n ? x[K*p + f + c] : v``: a row load padded with ``v``."""
+        from cuda2nki.passes._index import flat_guard, flat_row
+
+        if (
+            not (self.p_axis and self.f_axis)
+            or not isinstance(e.a, Read)
+            or not isinstance(e.b, Lit)
+        ):
+            return None
+        guard = flat_guard(e.cond, self.p_axis, self.f_axis)
+        if guard is None or len(e.a.index) != 1:
+            return None
+        if flat_row(e.a.index[0], self.p_axis, self.f_axis) != guard[0]:
+            return None
+        saved, self.flat_guard = self.flat_guard, (*guard, float(e.b.value))
+        try:
+            return self.reader(e.a)
+        finally:
+            self.flat_guard = saved
 
     def _cast(self, e: Cast) -> Val:
         v = self.compile(e.x)
@@ -354,6 +376,9 @@ class TileExprCompiler:
         return Val(kind, dst)
 
     def _select(self, e: Select) -> Val:
+        padded = self._padded_read(e)
+        if padded is not None:
+            return padded
         c, a, bv = self.compile(e.cond), self.compile(e.a), self.compile(e.b)
         kind = FULL if FULL in (c.kind, a.kind, bv.kind) else ROW
         if c.kind == IMM:

@@ -84,7 +84,16 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     col = _column_reduction(c, red, kernel)
     if col is not None:
         return col
-    if len(axes) == 2 and tgt == (axes[1], axes[0]) and not red and c.domain.guard is None:
+    src = strip_cast(c.expr)
+    if (
+        len(axes) == 2
+        and not red
+        and c.domain.guard is None
+        and isinstance(src, Read)
+        and tgt is not None
+        and sym_names(src.index) == (tgt[1], tgt[0])
+        and set(tgt) == set(axes)
+    ):
         return "transpose", {"p_axis": axes[0], "f_axis": axes[1]}
     outer: tuple[str, ...] = ()
     if len(axes) > 2:

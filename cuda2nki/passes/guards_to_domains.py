@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from cuda2nki.ir.nodes import (
+    Access,
     Axis,
     Binary,
     CeilDiv,
@@ -39,7 +40,7 @@ from cuda2nki.ir.nodes import (
     SizeExpr,
     Sym,
 )
-from cuda2nki.ir.ops import Op, Role
+from cuda2nki.ir.ops import Idiom, Op, Role
 from cuda2nki.passes.base import Pass, PassContext
 
 _CMP = {Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ}
@@ -59,8 +60,38 @@ class GuardsToDomainsPass(Pass):
         return kernel.replace(body=tuple(body))
 
 
+def _covers(c: Compute, kernel: Kernel) -> bool:
+    """The statement writes every element of its target (provably, from the IR alone)."""
+    decl = kernel.tensors.get(c.target.tensor)
+    if decl is None or c.domain.guard is not None:
+        return False
+    names = [ix.name if isinstance(ix, Sym) else None for ix in c.target.index]
+    extents = {a.name: a.extent for a in c.domain.axes}
+    return all(n in extents and extents[n] == dim for n, dim in zip(names, decl.shape))
+
+
+def _carry_over(c: Compute, kernel: Kernel) -> Compute:
+    """``t[...] = t[...]`` over the whole of inout tensor ``t``: old values survive partial writes."""
+    decl = kernel.tensors[c.target.tensor]
+    axes = tuple(Axis(f"_k{n}", dim) for n, dim in enumerate(decl.shape))
+    index = tuple(Sym(a.name) for a in axes)
+    return Compute(
+        Access(decl.name, index, loc=c.loc), Domain(axes), Read(decl.name, index, loc=c.loc),
+        idiom=Idiom.MAP, loc=c.loc,
+    )  # fmt: skip
+
+
 def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
     out: list[Compute] = []
+    decl = kernel.tensors.get(c.target.tensor)
+    inout = decl is not None and decl.role == Role.INOUT and c.accumulate is None
+    if (
+        inout
+        and c.domain.guard is None
+        and not isinstance(c.expr, Select)
+        and not _covers(c, kernel)
+    ):
+        return [_carry_over(c, kernel), c]
     if c.domain.guard is None and isinstance(c.expr, Select) and c.accumulate is None:
         bounds = _bounds(c.expr.cond, c)
         if bounds is not None:
@@ -72,13 +103,19 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
     bounds = _bounds(c.domain.guard, c)
     if bounds is None:
         return [c]
-    decl = kernel.tensors.get(c.target.tensor)
-    if decl is not None and decl.role == Role.INOUT and c.accumulate is None:
-        keep = Compute(c.target, Domain(c.domain.axes), Read(c.target.tensor, c.target.index, loc=c.loc),
-                       idiom=c.idiom, attrs=c.attrs, loc=c.loc)  # fmt: skip
-        out.append(keep)
+    if inout:
+        out.append(_carry_over(c, kernel) if not _whole_domain(c, kernel) else _keep(c))
     out.append(_restrict(c, bounds))
     return out
+
+
+def _whole_domain(c: Compute, kernel: Kernel) -> bool:
+    return _covers(c.replace(domain=Domain(c.domain.axes)), kernel)
+
+
+def _keep(c: Compute) -> Compute:
+    read = Read(c.target.tensor, c.target.index, loc=c.loc)
+    return Compute(c.target, Domain(c.domain.axes), read, idiom=c.idiom, attrs=c.attrs, loc=c.loc)
 
 
 @dataclass

@@ -134,7 +134,8 @@ def _outer(c: Compute) -> tuple:
 
 
 def _rows_extent(c: Compute):
-    return (_p_axis(c).extent, tuple((a.name, a.extent) for a in _outer(c)))
+    """Statements fuse into one row loop nest when rows, outer loops and row length agree."""
+    return (_p_axis(c).extent, tuple((a.name, a.extent) for a in _outer(c)), _free_extent([c]))
 
 
 @dataclass
@@ -259,7 +260,7 @@ class _Lowering:
             return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
 
         comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
-        comp.p_axis = p_axis
+        comp.p_axis, comp.f_axis = p_axis, f_axis
         return comp
 
     def _flat_row(self, b, comp, rd: Read, fr, r0, rows, cols, dt) -> T.Val:
@@ -615,10 +616,11 @@ class _Lowering:
     # ------------------------------------------------------------------ transpose
     def lower_transpose(self, c: Compute) -> None:
         src = strip_cast(c.expr)
-        if not isinstance(src, Read) or sym_names(src.index) != c.domain.names:
+        if not isinstance(src, Read) or sym_names(src.index) is None:
             raise T.Unsupported("a transpose that also computes", c.loc)
         P = int(attrs(c).get("p_tile", "128"))
-        ext_i, ext_j = (ax.extent for ax in c.domain.axes)
+        a_name, b_name = sym_names(src.index)  # source rows, source columns
+        ext_i, ext_j = _axis(c, a_name).extent, _axis(c, b_name).extent
         ti, tj = self.b.fresh("t"), self.b.fresh("u")
         i0, j0 = T.Const(P) * T.Sym(ti), T.Const(P) * T.Sym(tj)
         rs, cs = Min(P, ext_i - i0), Min(P, ext_j - j0)

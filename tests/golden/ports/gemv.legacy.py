@@ -13,10 +13,10 @@ def gemv(A, x):
     i_p = nl.arange(128)[:, None]
     i_f = nl.arange(K)[None, :]
     i_f1 = nl.arange(1)[None, :]
-    x_t = nl.load(x[i_f + 0 * i_p], mask=(i_p < M))
+    x_t = nl.load(x[i_f + 0 * i_p], dtype=nl.float32, mask=(i_p < M))
     for t in nl.affine_range(0, (M + 127) // 128, 1):
-        A_t = nl.load(A[128 * t + i_p, i_f], mask=(i_p < M - 128 * t))
-        mul = nisa.tensor_tensor(A_t[i_p, i_f], x_t[i_p, i_f], op=nl.multiply, mask=(i_p < M - 128 * t))
-        red = nisa.tensor_reduce(nl.add, mul[i_p, i_f], axis=1, mask=(i_p < M - 128 * t))
+        A_t = nl.load(A[128 * t + i_p, i_f], dtype=nl.float32, mask=(i_p < M - 128 * t))
+        mul = nisa.tensor_tensor(A_t[i_p, i_f], x_t[i_p, i_f], op=nl.multiply, dtype=nl.float32, mask=(i_p < M - 128 * t))
+        red = nisa.tensor_reduce(nl.add, mul[i_p, i_f], axis=1, dtype=nl.float32, mask=(i_p < M - 128 * t))
         nl.store(y[128 * t + i_p], value=red[i_p, i_f1], mask=(i_p < M - 128 * t))
     return y

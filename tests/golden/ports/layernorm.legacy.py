@@ -17,20 +17,20 @@ def layernorm(x, gamma, beta, eps):
     i_p = nl.arange(128)[:, None]
     i_f = nl.arange(C)[None, :]
     i_f1 = nl.arange(1)[None, :]
-    gamma_t = nl.load(gamma[i_f + 0 * i_p], mask=(i_p < R))
-    beta_t = nl.load(beta[i_f + 0 * i_p], mask=(i_p < R))
+    gamma_t = nl.load(gamma[i_f + 0 * i_p], dtype=nl.float32, mask=(i_p < R))
+    beta_t = nl.load(beta[i_f + 0 * i_p], dtype=nl.float32, mask=(i_p < R))
     for t in nl.affine_range(0, (R + 127) // 128, 1):
-        x_t = nl.load(x[128 * t + i_p, i_f], mask=(i_p < R - 128 * t))
-        red = nisa.tensor_reduce(nl.add, x_t[i_p, i_f], axis=1, mask=(i_p < R - 128 * t))
-        div = nisa.tensor_scalar(red[i_p, i_f1], op0=nl.multiply, operand0=1.0 / C, reverse0=False, mask=(i_p < R - 128 * t))
-        neg = nisa.tensor_scalar(div[i_p, i_f1], op0=nl.multiply, operand0=-1.0, reverse0=False, mask=(i_p < R - 128 * t))
+        x_t = nl.load(x[128 * t + i_p, i_f], dtype=nl.float32, mask=(i_p < R - 128 * t))
+        red = nisa.tensor_reduce(nl.add, x_t[i_p, i_f], axis=1, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        div = nisa.tensor_scalar(red[i_p, i_f1], op0=nl.multiply, operand0=1.0 / C, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        neg = nisa.tensor_scalar(div[i_p, i_f1], op0=nl.multiply, operand0=-1.0, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
         red1 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-        _ = nisa.activation_reduce(op=nl.square, data=x_t[i_p, i_f], reduce_op=nl.add, reduce_res=red1[i_p, i_f1], bias=neg[i_p, i_f1], scale=1.0, mask=(i_p < R - 128 * t))
-        div1 = nisa.tensor_scalar(red1[i_p, i_f1], op0=nl.multiply, operand0=1.0 / C, reverse0=False, mask=(i_p < R - 128 * t))
-        add = nisa.tensor_scalar(div1[i_p, i_f1], op0=nl.add, operand0=eps, reverse0=False, mask=(i_p < R - 128 * t))
-        rsqrt = nisa.activation(op=nl.rsqrt, data=add[i_p, i_f1], bias=None, scale=1.0, mask=(i_p < R - 128 * t))
-        mul = nisa.tensor_scalar(x_t[i_p, i_f], op0=nl.subtract, operand0=div[i_p, i_f1], op1=nl.multiply, operand1=rsqrt[i_p, i_f1], mask=(i_p < R - 128 * t))
-        mul1 = nisa.tensor_tensor(mul[i_p, i_f], gamma_t[i_p, i_f], op=nl.multiply, mask=(i_p < R - 128 * t))
-        add1 = nisa.tensor_tensor(mul1[i_p, i_f], beta_t[i_p, i_f], op=nl.add, mask=(i_p < R - 128 * t))
+        _ = nisa.activation_reduce(op=nl.square, data=x_t[i_p, i_f], reduce_op=nl.add, reduce_res=red1[i_p, i_f1], bias=neg[i_p, i_f1], scale=1.0, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        div1 = nisa.tensor_scalar(red1[i_p, i_f1], op0=nl.multiply, operand0=1.0 / C, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        add = nisa.tensor_scalar(div1[i_p, i_f1], op0=nl.add, operand0=eps, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        rsqrt = nisa.activation(op=nl.rsqrt, data=add[i_p, i_f1], bias=None, scale=1.0, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        mul = nisa.tensor_scalar(x_t[i_p, i_f], op0=nl.subtract, operand0=div[i_p, i_f1], op1=nl.multiply, operand1=rsqrt[i_p, i_f1], dtype=nl.float32, mask=(i_p < R - 128 * t))
+        mul1 = nisa.tensor_tensor(mul[i_p, i_f], gamma_t[i_p, i_f], op=nl.multiply, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        add1 = nisa.tensor_tensor(mul1[i_p, i_f], beta_t[i_p, i_f], op=nl.add, dtype=nl.float32, mask=(i_p < R - 128 * t))
         nl.store(y[128 * t + i_p, i_f], value=add1[i_p, i_f], mask=(i_p < R - 128 * t))
     return y

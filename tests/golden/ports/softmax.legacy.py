@@ -19,12 +19,12 @@ def softmax(x):
     i_f = nl.arange(C)[None, :]
     i_f1 = nl.arange(1)[None, :]
     for t in nl.affine_range(0, (R + 127) // 128, 1):
-        x_t = nl.load(x[128 * t + i_p, i_f], mask=(i_p < R - 128 * t))
-        red = nisa.tensor_reduce(nl.maximum, x_t[i_p, i_f], axis=1, mask=(i_p < R - 128 * t))
-        neg = nisa.tensor_scalar(red[i_p, i_f1], op0=nl.multiply, operand0=-1.0, reverse0=False, mask=(i_p < R - 128 * t))
+        x_t = nl.load(x[128 * t + i_p, i_f], dtype=nl.float32, mask=(i_p < R - 128 * t))
+        red = nisa.tensor_reduce(nl.maximum, x_t[i_p, i_f], axis=1, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        neg = nisa.tensor_scalar(red[i_p, i_f1], op0=nl.multiply, operand0=-1.0, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
         red1 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-        exp = nisa.activation_reduce(op=nl.exp, data=x_t[i_p, i_f], reduce_op=nl.add, reduce_res=red1[i_p, i_f1], bias=neg[i_p, i_f1], scale=1.0, mask=(i_p < R - 128 * t))
-        recip = nisa.reciprocal(red1[i_p, i_f1], mask=(i_p < R - 128 * t))
-        mul = nisa.tensor_scalar(exp[i_p, i_f], op0=nl.multiply, operand0=recip[i_p, i_f1], reverse0=False, mask=(i_p < R - 128 * t))
+        exp = nisa.activation_reduce(op=nl.exp, data=x_t[i_p, i_f], reduce_op=nl.add, reduce_res=red1[i_p, i_f1], bias=neg[i_p, i_f1], scale=1.0, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        recip = nisa.reciprocal(red1[i_p, i_f1], dtype=nl.float32, mask=(i_p < R - 128 * t))
+        mul = nisa.tensor_scalar(exp[i_p, i_f], op0=nl.multiply, operand0=recip[i_p, i_f1], reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
         nl.store(y[128 * t + i_p, i_f], value=mul[i_p, i_f], mask=(i_p < R - 128 * t))
     return y

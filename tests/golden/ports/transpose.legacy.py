@@ -12,8 +12,8 @@ def transpose(A):
     i_f = nl.arange(128)[None, :]
     for t in nl.affine_range(0, (M + 127) // 128, 1):
         for u in nl.affine_range(0, (N + 127) // 128, 1):
-            A_t = nl.load(A[128 * t + i_p, 128 * u + i_f], mask=(i_p < M - 128 * t) & (i_f < N - 128 * u))
-            A_tp = nisa.nc_transpose(A_t[i_p, i_f])
-            B_t = nisa.tensor_copy(A_tp[i_p, i_f], mask=(i_p < N - 128 * u) & (i_f < M - 128 * t))
+            A_t = nl.load(A[128 * t + i_p, 128 * u + i_f], dtype=nl.float32, mask=(i_p < M - 128 * t) & (i_f < N - 128 * u))
+            A_tp = nisa.nc_transpose(A_t[i_p, i_f], dtype=nl.float32)
+            B_t = nisa.tensor_copy(A_tp[i_p, i_f], dtype=nl.float32, mask=(i_p < N - 128 * u) & (i_f < M - 128 * t))
             nl.store(B[128 * u + i_p, 128 * t + i_f], value=B_t[i_p, i_f], mask=(i_p < N - 128 * u) & (i_f < M - 128 * t))
     return B
