@@ -918,12 +918,34 @@ def rms_norm(
 
 def affine_range(start, stop=None, step=1, *args, **kw):
     no_extra_kw("nl.affine_range", kw)
+    r = range(start, stop, step) if stop is not None else range(start)
+    s = st.current()
+    if s.legacy:
+        return _affine_iter(r, s)
+    return r
+
+
+def _affine_iter(r: range, s):
+    """Legacy affine_range: iterations must not write the same output location (C2N3030)."""
+    entry = [object(), -1]
+    s.affine.append(entry)
+    try:
+        for i in r:
+            entry[1] = i
+            yield i
+    finally:
+        if entry in s.affine:
+            s.affine.remove(entry)
+
+
+def _plain_range(start, stop=None, step=1, *args, **kw):
+    no_extra_kw("nl.sequential_range", kw)
     return range(start, stop, step) if stop is not None else range(start)
 
 
-sequential_range = affine_range
-static_range = affine_range
-dynamic_range = affine_range
+sequential_range = _plain_range
+static_range = _plain_range
+dynamic_range = _plain_range
 
 
 def fori_loop(lower, upper, body_fn, step=1, **kw) -> None:

@@ -103,6 +103,7 @@ class SimState:
     shared_seq: dict = field(default_factory=dict)
     _cand_sbuf: tuple | None = None
     _cand_psum: tuple | None = None
+    affine: list = field(default_factory=list)  # active legacy affine_range loops: [token, i]
     kernel_code: object = None  # code of the running kernel function
     kernel_frame: object = None  # its frame, held so its locals outlive the return until settled
     _watch: set = field(default_factory=set)

@@ -88,6 +88,7 @@ class Storage:
         "gen",
         "pending",
         "mm_pending",
+        "aff",
         "uid",
         "_free",
         "__weakref__",
@@ -121,6 +122,7 @@ class Storage:
         self.pending: np.ndarray | None = None  # HBM: elements written so far (lazy poison)
         self._free = None  # callback releasing on-chip accounting when the storage dies
         self.mm_pending: list | None = None  # deferred PSUM matmul accumulation (see isa)
+        self.aff: tuple | None = None  # (affine loop token, writer iteration per element)
         self.uid = next(_UIDS)  # unique for the process (``id()`` values are reused)
 
     def flush_matmul(self) -> None:
@@ -580,7 +582,7 @@ class NkiTensor:
         off = (
             a.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
         ) // flat.itemsize
-        strides = tuple(st_ // flat.itemsize for st_ in a.strides)
+        strides = tuple(st_ // flat.itemsize * w.itemsize for st_ in a.strides)
         return as_strided(w[off:] if a.size else w, a.shape, strides)
 
     def _written_view(self) -> np.ndarray:
@@ -694,6 +696,27 @@ class NkiTensor:
                 pv[...] = True
             else:
                 pv |= np.broadcast_to(where, shape)
+        if stg.buffer is shared_hbm:
+            aff = st.current().affine
+            if aff:
+                self._check_affine(aff[-1], where)
+
+    def _check_affine(self, loop: list, where: np.ndarray | None) -> None:
+        """Legacy affine_range independence: one writer iteration per output element."""
+        stg = self.storage
+        token, it = loop
+        if stg.aff is None or stg.aff[0] is not token:
+            stg.aff = (token, np.full(stg.flat.size, -1, dtype=np.int64))
+        view = self._parallel_view(stg.aff[1])
+        sel = view if where is None else view[np.broadcast_to(where, self.shape)]
+        clash = (sel != -1) & (sel != it)
+        if clash.any():
+            first = int(np.asarray(sel)[clash].reshape(-1)[0])
+            raise fail("C2N3030", first=first, second=it, what=stg.name or "an output")
+        if where is None:
+            view[...] = it
+        else:
+            np.copyto(view, it, where=np.broadcast_to(where, self.shape))
 
     def _scatter(self, conv: np.ndarray, where: np.ndarray | None, api: str) -> None:
         stg = self.storage

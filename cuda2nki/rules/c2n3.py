@@ -291,4 +291,15 @@ register(
         example="t.ap([[1, 128], [1, 64]])",
         fix="Write the pattern as [[free_elems_per_partition, P], [stride, count], ...].",
     ),
+    Rule(
+        "C2N3030",
+        E,
+        "affine_range iterations write the same location",
+        "iterations {first} and {second} of nl.affine_range both write element(s) of {what}",
+        "Iterations of a legacy nl.affine_range loop must be independent (legacy error "
+        "err_unexpected_output_dependencies): two iterations may not write the same output "
+        "location (accumulation with += into PSUM is the only loop-carried exception).",
+        example="for i in nl.affine_range(4):\n    nl.store(out[0:128, :], value=t)",
+        fix="Index the destination with the loop variable, or use nl.sequential_range.",
+    ),
 )

@@ -606,3 +606,41 @@ def test_three_live_results_exceed_capacity(tmp_path):
     """,
         "C2N3017",
     )
+
+
+def test_affine_range_iterations_writing_the_same_output(tmp_path):
+    expect(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((128, 4), a.dtype, buffer=nl.shared_hbm)
+            for i in nl.affine_range(2):
+                t = nl.load(a[i * 128:(i + 1) * 128, :])
+                nl.store(out, value=t)  # <-
+            return out
+    """,
+        "C2N3030",
+        inputs=[np.ones((256, 4), np.float32)],
+    )
+
+
+def test_sequential_range_may_rewrite_outputs(tmp_path):
+    path, _ = port(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((128, 4), a.dtype, buffer=nl.shared_hbm)
+            for i in nl.sequential_range(2):
+                t = nl.load(a[i * 128:(i + 1) * 128, :])
+                nl.store(out, value=t)
+            for i in nl.affine_range(2):  # disjoint halves: fine
+                nl.store(out[i * 64:(i + 1) * 64, :], value=nl.load(a[i * 64:(i + 1) * 64, :]))
+            return out
+    """,
+    )
+    a = np.arange(256 * 4, dtype=np.float32).reshape(256, 4)
+    np.testing.assert_array_equal(simulate_kernel(load_kernel(path), [a]).outputs, a[:128])
