@@ -107,8 +107,11 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     got = access_class(c.target.index, axes[0], axes[1] if len(axes) == 2 else "")
     if got is None or (got[0] != want and not (want == FULL and got[0] == FLATROW)):
         return "unsupported", {"why": f"the write pattern {_spell(c.target)}"}
-    if len(red) > 1 or any(len(r.axes) != 1 for r in red):
-        return "unsupported", {"why": "several or multi-axis reductions in one statement"}
+    if (
+        any(len(r.axes) != 1 for r in red)
+        or len({(r.axes[0].name, r.axes[0].extent) for r in red}) > 1
+    ):
+        return "unsupported", {"why": "reductions over different axes in one statement"}
     for r in red:
         if r.where is not None and flat_guard(r.where, axes[0], r.axes[0].name) is None:
             return "unsupported", {"why": "a reduction masked by a data-dependent condition"}

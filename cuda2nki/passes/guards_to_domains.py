@@ -36,6 +36,7 @@ from cuda2nki.ir.nodes import (
     Mod,
     Param,
     Read,
+    Reduce,
     Select,
     SizeExpr,
     Sym,
@@ -81,7 +82,41 @@ def _carry_over(c: Compute, kernel: Kernel) -> Compute:
     )  # fmt: skip
 
 
+def _normalise(c: Compute) -> Compute:
+    """Index bounds on a reduction's own axis become its extent; an accumulating write of a
+    whole reduction (``out[0] add= reduce(...)``) becomes ``out[0] = out[0] + reduce(...)``."""
+    c = c.replace(expr=_fold_reduce_bounds(c.expr))
+    if c.accumulate is not None and not c.domain.axes and c.domain.guard is None:
+        old = Read(c.target.tensor, c.target.index, loc=c.loc)
+        c = c.replace(accumulate=None, expr=Binary(c.accumulate, old, c.expr, loc=c.loc))
+    return c
+
+
+def _fold_reduce_bounds(e: Any) -> Any:
+    if isinstance(e, Reduce) and e.where is not None and len(e.axes) == 1:
+        ax = e.axes[0]
+        fake = Compute(Access("_", ()), Domain((Axis(ax.name, ax.extent),)), e.body)
+        bounds = _bounds(e.where, fake)
+        if bounds is not None and set(bounds) == {ax.name} and bounds[ax.name].mod is None:
+            rng = bounds[ax.name]
+            restricted = _restrict(fake.replace(domain=Domain(fake.domain.axes)), bounds)
+            new_ax = ax.replace(extent=restricted.domain.axes[0].extent)
+            return e.replace(axes=(new_ax,), body=_fold_reduce_bounds(restricted.expr), where=None)
+            del rng
+    if dataclasses.is_dataclass(e) and not isinstance(e, type) and isinstance(e, Expr):
+        changes = {}
+        for f in dataclasses.fields(e):
+            old = getattr(e, f.name)
+            if isinstance(old, Expr):
+                new = _fold_reduce_bounds(old)
+                if new is not old:
+                    changes[f.name] = new
+        return dataclasses.replace(e, **changes) if changes else e
+    return e
+
+
 def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
+    c = _normalise(c)
     out: list[Compute] = []
     decl = kernel.tensors.get(c.target.tensor)
     inout = decl is not None and decl.role == Role.INOUT and c.accumulate is None

@@ -459,9 +459,10 @@ class _Lowering:
         P, F = int(attrs(c).get("p_tile", "128")), int(attrs(c).get("f_tile", "4096"))
         if c.accumulate is not None:
             op, k_axis, body = c.accumulate, c.domain.axes[0], c.expr
+            red = Reduce(op, (k_axis,), body, loc=c.loc)
         else:
-            (r,) = _reduces(c.expr)
-            op, k_axis, body = r.op, r.axes[0], r.body
+            (red,) = _reduces(c.expr)
+            op, k_axis, body = red.op, red.axes[0], red.body
         acc = self.b.fresh("acc")
         self.b.emit(Alloc(acc, (Const(P), Const(1)), "float32", Buffer.SBUF, loc=c.loc))
         self.b.emit(Memset(T.whole(acc, P, 1), Lit(float(op.info.identity), "float32"), loc=c.loc))
@@ -472,7 +473,6 @@ class _Lowering:
             (Min(1, (K % chunk) // F), lambda v: (K // chunk) * chunk, (K % chunk) // F, Const(F)),
             (Min(1, K % F), lambda v: K - K % F, Const(1), K % F),
         ]
-        red = Reduce(op, (k_axis,), body, loc=c.loc)
         for stop, base_of, rows, cols in parts:
             v = self.b.fresh("t")
             inner = self.b.nested()
