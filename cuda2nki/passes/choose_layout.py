@@ -73,14 +73,18 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     if scans:
         return _scan_layout(c, scans, kernel)
     r = contraction(c.expr)
+    inner, batch = axes[-2:], axes[:-2]
     if (
         r is not None
         and len(red) == 1
-        and len(axes) == 2
+        and len(axes) >= 2
         and tgt == axes
-        and _matrix_operands(r, axes)
+        and _matrix_operands(r, inner, batch)
     ):
-        return "matmul", {"p_axis": r.axes[0].name, "p_tensor": c.target.tensor}
+        extra = {"p_axis": r.axes[0].name, "p_tensor": c.target.tensor}
+        if batch:
+            extra["outer"] = ",".join(batch)
+        return "matmul", extra
     col = _column_reduction(c, red, kernel)
     if col is not None:
         return col
@@ -132,13 +136,16 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     return "rows", extra
 
 
-def _matrix_operands(r, axes: tuple[str, ...]) -> bool:
-    """Both operands of ``sum_k L * R`` carry one output axis each: a real matrix product."""
+def _matrix_operands(r, axes: tuple[str, ...], batch: tuple[str, ...] = ()) -> bool:
+    """Both operands of ``sum_k L * R`` carry one output axis each: a real matrix product (batch
+    axes, when present, index both operands)."""
     body = strip_cast(r.body)
     ops = [strip_cast(body.a), strip_cast(body.b)]
-    if ops[0] == ops[1]:
+    if ops[0] == ops[1] or any(sym_names(o.index) is None for o in ops):
         return False
-    have = [set(sym_names(o.index) or ()) - {r.axes[0].name} for o in ops]
+    if any(not set(batch) <= set(sym_names(o.index)) for o in ops):
+        return False
+    have = [set(sym_names(o.index)) - {r.axes[0].name} - set(batch) for o in ops]
     return sorted(len(h) for h in have) == [1, 1] and have[0] | have[1] == set(axes)
 
 

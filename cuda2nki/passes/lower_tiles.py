@@ -733,13 +733,14 @@ class _Matmul:
         K = r.axes[0].extent
         body = strip_cast(r.body)
         ops = [strip_cast(body.a), strip_cast(body.b)]
-        axes = c.domain.names
+        self.outer = tuple(a.name for a in _outer(c))
+        axes = tuple(n for n in c.domain.names if n not in self.outer)
         i_ax = axes[0] if len(axes) == 2 or _has_axis(ops, axes[0], first=True) else None
         j_ax = axes[1] if len(axes) == 2 else (None if i_ax else axes[0])
         L, R = self._split(ops, k, i_ax, j_ax)
-        M = c.domain.axes[axes.index(i_ax)].extent if i_ax else Const(1)
-        N = c.domain.axes[axes.index(j_ax)].extent if j_ax else Const(1)
-        if _needs_transpose(R, k):
+        M = _axis(c, i_ax).extent if i_ax else Const(1)
+        N = _axis(c, j_ax).extent if j_ax else Const(1)
+        if _needs_transpose(R, k, self.outer):
             TN = min(TN, P)
         tm, tn = self.b.fresh("t"), self.b.fresh("u")
         m0 = T.Const(TM) * T.Sym(tm) if i_ax else Const(0)
@@ -792,10 +793,10 @@ class _Matmul:
         self._epilogue(nblock, r, acc_v, ms, ns, m0, n0, i_ax, j_ax)
         nloop = Loop(tn, 0, CeilDiv(N, TN), body=tuple(nblock.stmts), loc=c.loc) if j_ax else None
         mstmts = mblock.stmts + ([nloop] if nloop else nblock.stmts)
-        if i_ax:
-            self.b.emit(Loop(tm, 0, CeilDiv(M, TM), body=tuple(mstmts), loc=c.loc))
-        else:
-            self.b.stmts.extend(mstmts)
+        nest = [Loop(tm, 0, CeilDiv(M, TM), body=tuple(mstmts), loc=c.loc)] if i_ax else mstmts
+        for ax in reversed(_outer(c)):  # batch axes: one matrix product per batch element
+            nest = [Loop(ax.name, 0, ax.extent, body=tuple(nest), loc=c.loc)]
+        self.b.stmts.extend(nest)
 
     def _split(self, ops: list[Read], k: str, i_ax, j_ax) -> tuple[Read, Read]:
         def has(o: Read, ax) -> bool:
@@ -805,7 +806,7 @@ class _Matmul:
         if has(a, j_ax) or has(b, i_ax):
             a, b = b, a
         for o, ax in ((a, i_ax), (b, j_ax)):
-            names = sym_names(o.index) or ()
+            names = tuple(n for n in (sym_names(o.index) or ()) if n not in self.outer)
             want = {k, ax} - {None}
             if set(names) != want or len(names) != len(want):
                 raise T.Unsupported(
@@ -817,18 +818,23 @@ class _Matmul:
         self, b: T.Builder, o: Read, k: str, k0, ks, ax, x0, xs, dst: View, dtype: str
     ) -> None:
         """Fill ``dst`` ([ks, xs], contraction on partitions) from operand ``o``."""
-        names = sym_names(o.index) or ()
-        if len(names) == 1:
-            b.emit(Load(dst, View(o.tensor, (Slice(k0, ks),)), loc=o.loc))
-            return
-        if names[0] == k:
-            b.emit(Load(dst, View(o.tensor, (Slice(k0, ks), Slice(x0, xs))), loc=o.loc))
+        all_names = sym_names(o.index) or ()
+        names = tuple(n for n in all_names if n not in self.outer)
+
+        def view(sel: dict) -> View:
+            return View(
+                o.tensor, tuple(At(T.Sym(n)) if n in self.outer else sel[n] for n in all_names)
+            )
+
+        sel = {k: Slice(k0, ks)}
+        if ax is not None:
+            sel[ax] = Slice(x0, xs)
+        if len(names) == 1 or names[0] == k:
+            b.emit(Load(dst, view(sel), loc=o.loc))
             return
         raw = b.fresh(f"{o.tensor}_t")
         b.emit(Alloc(raw, (xs, ks), dtype, Buffer.SBUF, loc=o.loc))
-        b.emit(
-            Load(T.whole(raw, xs, ks), View(o.tensor, (Slice(x0, xs), Slice(k0, ks))), loc=o.loc)
-        )
+        b.emit(Load(T.whole(raw, xs, ks), view(sel), loc=o.loc))
         tp = b.fresh(f"{o.tensor}_tp")
         b.emit(Alloc(tp, (ks, xs), dtype, Buffer.PSUM, loc=o.loc))
         b.emit(TensorTranspose(T.whole(tp, ks, xs), T.whole(raw, xs, ks), loc=o.loc))
@@ -859,12 +865,11 @@ class _Matmul:
             src = T.whole(res, ms, ns)
         else:
             src = val.operand
-        if i_ax and j_ax:
-            dims = (Slice(m0, ms), Slice(n0, ns))
-        elif i_ax:
-            dims = (Slice(m0, ms),)
-        else:
-            dims = (Slice(n0, ns),)
+        place = {i_ax: Slice(m0, ms), j_ax: Slice(n0, ns)}
+        dims = tuple(
+            At(ix) if not (isinstance(ix, T.Sym) and ix.name in place) else place[ix.name]
+            for ix in c.target.index
+        )
         b.emit(Store(View(c.target.tensor, dims), src, loc=c.loc))
 
 
@@ -896,8 +901,8 @@ def _has_axis(ops: list[Read], ax: str, first: bool) -> bool:
     return any(ax in (sym_names(o.index) or ()) for o in ops)
 
 
-def _needs_transpose(o: Read, k: str) -> bool:
-    names = sym_names(o.index) or ()
+def _needs_transpose(o: Read, k: str, outer: tuple = ()) -> bool:
+    names = tuple(n for n in (sym_names(o.index) or ()) if n not in outer)
     return len(names) == 2 and names[0] != k
 
 
