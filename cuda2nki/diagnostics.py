@@ -43,10 +43,12 @@ class SourceLoc:
     end_col: int | None = None
 
     def __str__(self) -> str:
+        if self.line <= 0:  # a whole-file (or location-less) problem: no line to point at
+            return self.file
         return f"{self.file}:{self.line}:{self.col}"
 
 
-UNKNOWN_LOC = SourceLoc("<unknown>", 0, 0)
+UNKNOWN_LOC = SourceLoc("cuda2nki", 0, 0)
 
 
 @dataclass(frozen=True)

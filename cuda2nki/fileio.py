@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from cuda2nki.diagnostics import error
+from cuda2nki.diagnostics import SourceLoc, error
 
 
 def read_text(path: str | os.PathLike) -> str:
@@ -15,17 +15,28 @@ def read_text(path: str | os.PathLike) -> str:
     try:
         return p.read_bytes().decode("utf-8")
     except FileNotFoundError:
-        raise error("C2N0001", path=str(p), reason="no such file") from None
+        raise error(
+            "C2N0001", SourceLoc(str(p), 0, 0), path=str(p), reason="no such file"
+        ) from None
     except IsADirectoryError:
-        raise error("C2N0001", path=str(p), reason="is a directory") from None
+        raise error(
+            "C2N0001", SourceLoc(str(p), 0, 0), path=str(p), reason="is a directory"
+        ) from None
     except PermissionError:
-        raise error("C2N0001", path=str(p), reason="permission denied") from None
+        raise error(
+            "C2N0001", SourceLoc(str(p), 0, 0), path=str(p), reason="permission denied"
+        ) from None
     except UnicodeDecodeError as exc:
         raise error(
-            "C2N0001", path=str(p), reason=f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+            "C2N0001",
+            SourceLoc(str(p), 0, 0),
+            path=str(p),
+            reason=f"not UTF-8 text ({exc.reason} at byte {exc.start})",
         ) from None
     except OSError as exc:
-        raise error("C2N0001", path=str(p), reason=exc.strerror or str(exc)) from None
+        raise error(
+            "C2N0001", SourceLoc(str(p), 0, 0), path=str(p), reason=exc.strerror or str(exc)
+        ) from None
 
 
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
@@ -38,4 +49,6 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
             fh.write(data.encode() if isinstance(data, str) else data)
         os.replace(tmp, p)
     except OSError as exc:
-        raise error("C2N0004", path=str(p), reason=exc.strerror or str(exc)) from None
+        raise error(
+            "C2N0004", SourceLoc(str(p), 0, 0), path=str(p), reason=exc.strerror or str(exc)
+        ) from None

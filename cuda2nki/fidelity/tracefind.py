@@ -156,7 +156,10 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
                 ),
             )
         )
-    if can_fill and util < 0.5 and s.compute_count:
+    # idle partitions matter when the tiles are not full width either (a [8, 512] tile layout of a
+    # small vector is a fair choice; [32, 32] tiles of a 520-row matrix are not)
+    free_per_partition = s.compute_elems / s.compute_partitions if s.compute_partitions else 0.0
+    if can_fill and util < 0.5 and s.compute_count and free_per_partition < 512:
         out.append(
             make(
                 "C2N5008",
