@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib
+import signal
 from pathlib import Path
 
 import pytest
@@ -17,19 +18,44 @@ ROOT = Path(__file__).resolve().parents[2]
 KERNELS = sorted(p for p in (ROOT / "corpus").glob("*/*.cu") if p.parent.name != "refuse")
 
 
+PORT_SECONDS = 60
+
+
 def _port(path: Path):
     lift = importlib.import_module("cuda2nki.lift")
     if not hasattr(lift, "lift_kernel"):
         pytest.skip("lifter not available")
     from cuda2nki.codegen.pipeline import port_file
 
+    def hung(signum, frame):
+        raise TimeoutError(f"porting {path.name} took more than {PORT_SECONDS} s")
+
+    old = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(PORT_SECONDS)
     try:
         return port_file(path, emit="tiles")
     except DiagnosticError as exc:
         pytest.skip(f"not ported: {exc}")
+    except TimeoutError as exc:
+        pytest.fail(str(exc))
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
 
 
-@pytest.mark.parametrize("path", KERNELS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+#: kernels checked in the default run; the full corpus runs under ``-m slow``
+SAMPLE = {"basic/vector_add", "linalg/matmul_tiled", "norm/softmax_naive", "reduce/column_sum"}
+
+
+def _sampled(paths: list[Path]) -> list:
+    out = []
+    for p in paths:
+        key = f"{p.parent.name}/{p.stem}"
+        out.append(pytest.param(p, id=key, marks=() if key in SAMPLE else pytest.mark.slow))
+    return out
+
+
+@pytest.mark.parametrize("path", _sampled(KERNELS))
 def test_corpus_ir_round_trips_and_verifies(path: Path) -> None:
     res = _port(path)
     if res.ir_intent is None:
