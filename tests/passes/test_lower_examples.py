@@ -288,3 +288,80 @@ def test_block_exclusive_scan_with_ragged_last_block(tmp_path, target, n):
     blocks = pad.reshape(-1, 512)
     ref = (np.cumsum(blocks, axis=1) - blocks).reshape(-1)[:n]
     close(out, ref, 1e-5, 1e-4)
+
+
+HILLIS = """
+kernel scan_hs(inp: in float32[n], out: out float32[n], n: int32) {
+  scan: out[256 * b + t] = scan(add, t: select(index(256 * b + t) < n, inp[256 * b + t], 0.0))
+        for b < ceildiv(n, 256), scan t < 256 where index(256 * b + t) < n;
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("n", [100, 256, 5000])
+def test_block_scan_of_a_guarded_read(tmp_path, target, n):
+    from cuda2nki.ir.parser import parse
+
+    path, src, _, _ = port(parse(HILLIS), tmp_path, target)
+    x = f32(n)
+    pad = np.zeros(-(-n // 256) * 256)
+    pad[:n] = x
+    ref = np.cumsum(pad.reshape(-1, 256), axis=1).reshape(-1)[:n]
+    close(np.asarray(simulate(path, "scan_hs", {"inp": x})), ref, 1e-5, 1e-4)
+
+
+BMM = """
+kernel bmm(A: in float32[Z, M, K], B: in float32[Z, N, K], C: out float32[Z, M, N],
+           Z: int32, M: int32, N: int32, K: int32) {
+  contract: C[b, i, j] = reduce(add, k < K: A[b, i, k] * B[b, j, k]; acc float32) for b < Z, i < M, j < N;
+}
+"""
+
+TRANSPOSED_READ = """
+kernel tr(out: out float32[C, R], inp: in float32[R, C], R: int32, C: int32) {
+  transpose: out[i, j] = inp[j, i] for i < C, j < R;
+}
+"""
+
+AXPBY_LD = """
+kernel axpby(A: in float32[R, L], B: inout float32[R, L], alpha: float32, beta: float32,
+             R: int32, C: int32, L: int32) {
+  map: B[i, j] = alpha * A[i, j] + beta * B[i, j] for i < R, j < C;
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_batched_matmul_with_transposed_right_operand(tmp_path, target):
+    from cuda2nki.ir.parser import parse
+
+    path, src, _, _ = port(parse(BMM), tmp_path, target)
+    a, b = f32(2, 130, 200), f32(2, 70, 200)
+    close(
+        simulate(path, "bmm", {"A": a, "B": b}),
+        np.einsum("zik,zjk->zij", a.astype(np.float64), b),
+        1e-4,
+        1e-4,
+    )
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_transpose_written_through_a_transposed_read(tmp_path, target):
+    from cuda2nki.ir.parser import parse
+
+    path, src, _, _ = port(parse(TRANSPOSED_READ), tmp_path, target)
+    x = f32(130, 70)
+    close(simulate(path, "tr", {"inp": x}), x.T, 0, 0)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_inout_columns_outside_the_domain_keep_their_values(tmp_path, target):
+    from cuda2nki.ir.parser import parse
+
+    path, src, _, _ = port(parse(AXPBY_LD), tmp_path, target)
+    a, b = f32(65, 64), f32(65, 64)
+    ref = b.astype(np.float64).copy()
+    ref[:, :31] = 0.5 * a[:, :31] - 2.0 * b[:, :31]
+    out = simulate(path, "axpby", {"A": a, "B": b, "C": 31}, alpha=0.5, beta=-2.0)
+    close(out, ref)
