@@ -33,6 +33,10 @@ class PortResult:
     ir_tiles: Kernel | None = None
     tu: Any = field(default=None, compare=False, repr=False)
 
+    def __post_init__(self) -> None:
+        unique = tuple(dict.fromkeys(self.diagnostics))  # one report per finding
+        object.__setattr__(self, "diagnostics", unique)
+
     @property
     def ok(self) -> bool:
         return self.source is not None and not self.literal

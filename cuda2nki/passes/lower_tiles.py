@@ -214,12 +214,18 @@ class _Lowering:
                 comp.cache = {}
             val = comp.compile(c.expr if guard is not None else _guarded(c))
             self._finish(inner, comp, c, val, tiles, r0, rows, c0, cols)
-        body = inner.stmts
-        if chunk_loop is not None:
-            body = [Loop(chunk_loop[0], 0, chunk_loop[1], body=tuple(inner.stmts), loc=first.loc)]
-            outer.stmts[:] = body
-            body = outer.stmts
-        nest = Loop(t, 0, CeilDiv(R, p_tile), body=tuple(body), loc=first.loc)
+        if chunk_loop is not None and _has_broadcast(group):
+            # column chunks outermost: a row vector broadcast over partitions is loaded once per
+            # chunk and reused by every row tile (hoist-loads lifts it out of the row loop)
+            rows_loop = Loop(t, 0, CeilDiv(R, p_tile), body=tuple(inner.stmts), loc=first.loc)
+            nest = Loop(chunk_loop[0], 0, chunk_loop[1], body=(rows_loop,), loc=first.loc)
+        else:
+            body = inner.stmts
+            if chunk_loop is not None:
+                body = [
+                    Loop(chunk_loop[0], 0, chunk_loop[1], body=tuple(inner.stmts), loc=first.loc)
+                ]
+            nest = Loop(t, 0, CeilDiv(R, p_tile), body=tuple(body), loc=first.loc)
         for ax in reversed(_outer(first)):
             nest = Loop(ax.name, 0, ax.extent, body=(nest,), loc=first.loc)
         self.b.emit(nest)
@@ -676,6 +682,22 @@ class _RowCompiler(T.TileExprCompiler):
         prev = View(inc.tensor, (Slice(0, self.rows), Slice(0, self.cols - 1)))
         self.b.emit(TensorCopy(rest, prev, loc=s.loc))
         return T.Val(T.FULL, exc)
+
+
+def _has_broadcast(group: list[Compute]) -> bool:
+    from cuda2nki.passes._analysis import reads
+
+    for c in group:
+        p, f = _p_axis(c).name, attrs(c).get("f_axis", "")
+        for rd in reads(c.expr):
+            got = (
+                access_class(rd.index, p, f)
+                if not (rd.index and isinstance(rd.index[0], Dyn))
+                else None
+            )
+            if got is not None and got[0] == BCAST:
+                return True
+    return False
 
 
 def _free_extent(group: list[Compute]):
