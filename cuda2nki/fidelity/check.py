@@ -28,7 +28,7 @@ from cuda2nki.fidelity import portscan, tracefind
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
 from cuda2nki.fidelity.oracle import promoted, run_fp64
-from cuda2nki.fidelity.sandbox import run_sandboxed
+from cuda2nki.fidelity.sandbox import run_sandboxed, time_limit
 from cuda2nki.fidelity.tolerance import (
     Tolerance,
     default_tolerance,
@@ -393,14 +393,21 @@ def _kernel_name(tu: Any, kernel: str | None, b: Binding) -> str:
     return select_kernel(tu, kernel, b)
 
 
+#: seconds the lifter may take inside a check before the check goes on without the IR
+LIFT_TIME_LIMIT = 20.0
+
+
 def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
+    """The kernel's intent IR (for the derived tolerance) and its idiom; (None, binding idiom) when
+    the kernel is not lifted, the lifter fails, or it runs past ``LIFT_TIME_LIMIT``."""
     try:
         from cuda2nki import lift
     except ImportError:
         return None, b.meta.get("idiom")
     try:
-        res = lift.lift_kernel(tu, name, b)
-    except Exception:  # noqa: BLE001 - no IR means default tolerances, not a failed check
+        with time_limit(LIFT_TIME_LIMIT):
+            res = lift.lift_kernel(tu, name, b)
+    except Exception:  # noqa: BLE001 - no IR means the fp64-run tolerance, not a failed check
         return None, b.meta.get("idiom")
     if getattr(res, "claimed", False):
         return getattr(res, "kernel_ir", None), getattr(res, "idiom", None) or b.meta.get("idiom")

@@ -10,14 +10,17 @@ parent gets a :class:`SandboxResult` saying so; cuda2nki itself never goes down 
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import pickle
+import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,6 +171,32 @@ def _describe(exc: BaseException) -> str:
     if diags:
         return "; ".join(f"{d.message} [{d.code}]" for d in diags)
     return f"{type(exc).__name__}: {exc}"
+
+
+class TimeLimitExceeded(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`TimeLimitExceeded` in the block after ``seconds`` (main thread, POSIX only;
+    elsewhere the block runs unbounded)."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(
+        signal, "setitimer"
+    ):
+        yield
+        return
+
+    def _expire(signum: int, frame: Any) -> None:
+        raise TimeLimitExceeded(f"took longer than {seconds:g} s")
+
+    old = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def run_sandboxed(

@@ -103,3 +103,21 @@ def test_writes_outside_the_sandbox_are_blocked() -> None:
     r = run_sandboxed(_write_home)
     assert r.status == "blocked"
     assert not os.path.exists("/tmp/cuda2nki-sandbox-escape.txt")
+
+
+def test_time_limit_interrupts_a_long_computation() -> None:
+    import time
+
+    import pytest
+
+    from cuda2nki.fidelity.sandbox import TimeLimitExceeded, time_limit
+
+    t0 = time.monotonic()
+    with pytest.raises(TimeLimitExceeded):
+        with time_limit(0.3):
+            while True:
+                pass
+    assert time.monotonic() - t0 < 5
+    with time_limit(5):
+        pass  # no alarm left behind
+    time.sleep(0.01)
