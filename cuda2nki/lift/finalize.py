@@ -222,6 +222,12 @@ class Finalizer:
                 e = V.rebuild(e, tuple(self.fuse(k) for k in kids))
         if not isinstance(e, V.Fold):
             return e
+        if e.op in ("max", "min") and isinstance(e.body, V.Op) and e.body.op == e.op and \
+                isinstance(e.body.args[0], V.Const) and isinstance(e.body.args[1], V.Fold):
+            # fold(max(c, inner)) == max(c, fold(inner)): max/min are idempotent
+            c, inner = e.body.args
+            hoisted = V.Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, inner)
+            return V.Op(e.dtype, e.op, (c, self.fuse(hoisted)))
         chain = [e]
         body = e.body
         while isinstance(body, V.Fold) and body.op == e.op:
@@ -335,29 +341,37 @@ def _instance(tpl: V.DExpr, leaf: V.DExpr, atom: str) -> Poly | None:
 
 
 def fuse_vars(extents: dict, body: V.DExpr, name: str):
-    """Replace variables that only occur as one mixed-radix combination by a single variable.
-
-    Returns ``(var, extent, body)`` or None."""
+    """Replace variables that only occur as one mixed-radix combination (up to a common factor
+    per use: ``k + 16*t`` in ``A[row*K + k + 16*t]`` and ``(k + 16*t)*N`` in ``B``) by a single
+    variable.  Returns ``(var, extent, body)`` or None."""
     vs = set(extents)
-    combos = set()
+    norm = None
     for _, p in _all_polys(body):
         aff = af.affine(p, vs)
-        if aff is None:
+        if aff is None or any(k not in vs for k in aff.coeffs):
             return None
-        if any(k not in vs for k in aff.coeffs):
+        if not aff.coeffs:
+            continue
+        if set(aff.coeffs) != vs:
             return None
-        if aff.coeffs:
-            combos.add(tuple(sorted((str(k), v) for k, v in aff.coeffs.items())))
-    if len(combos) != 1:
+        order = radix_order(aff.coeffs, extents)
+        if order is None:
+            return None
+        c0 = aff.coeffs[order[0]]
+        unit = {}
+        for v in order:
+            q = af._exact_div(aff.coeffs[v], c0)
+            if q is None:
+                return None
+            unit[v] = q
+        key = tuple(sorted((str(k), v) for k, v in unit.items()))
+        if norm is None:
+            norm = (key, order, unit)
+        elif norm[0] != key:
+            return None
+    if norm is None:
         return None
-    coeffs = {k: v for k, v in combos.pop()}
-    if set(coeffs) != {str(v) for v in vs}:
-        return None
-    order = radix_order(coeffs, extents)
-    if order is None:
-        return None
-    c0 = coeffs[order[0]]
-    combo = sum((coeffs[v] * af.sym(v) for v in order), af.ZERO)
+    _, order, unit = norm
     ext = Poly.const(1)
     for v in order:
         ext = ext * extents[v]
@@ -366,7 +380,8 @@ def fuse_vars(extents: dict, body: V.DExpr, name: str):
         aff = af.affine(p, vs)
         if not aff.coeffs:
             return p
-        return p - combo + c0 * af.sym(name)
+        c0 = aff.coeffs[order[0]]
+        return p - sum((aff.coeffs[v] * af.sym(v) for v in order), af.ZERO) + c0 * af.sym(name)
 
     return name, ext, _map_polys(body, rw)
 
@@ -431,9 +446,37 @@ def _map_polys(e: V.DExpr, fn) -> V.DExpr:
     return V.transform(e, f)
 
 
+def _hoist_common_guard(body: V.DExpr) -> V.DExpr:
+    """``(c1 && g ? a : 0) * (c2 && g ? b : 0)`` -> ``g ? (c1 ? a : 0) * (c2 ? b : 0) : 0``
+    (exact: with ``g`` false both factors are 0)."""
+    if not (isinstance(body, V.Op) and body.op == "mul"):
+        return body
+    sels = body.args
+    if not all(isinstance(x, V.Select) and isinstance(x.cond, V.Pred) and
+               isinstance(x.else_, V.Const) and x.else_.value == 0 for x in sels):
+        return body
+    cs = [x.cond.cond.conjuncts() for x in sels]
+    if any(c is None for c in cs):
+        return body
+    common = [c for c in cs[0] if c in cs[1]]
+    if not common:
+        return body
+
+    def rest(x: V.Select, cc: list) -> V.DExpr:
+        left = [c for c in cc if c not in common]
+        if not left:
+            return x.then
+        return V.Select(x.dtype, V.Pred("bool", af.conj(Cond.of(c) for c in left)), x.then,
+                        x.else_)
+
+    prod = V.Op(body.dtype, "mul", (rest(sels[0], cs[0]), rest(sels[1], cs[1])))
+    return V.Select(body.dtype, V.Pred("bool", af.conj(Cond.of(c) for c in common)), prod,
+                    V.Const(body.dtype, 0.0))
+
+
 def _tighten(f: V.Fold) -> V.Fold:
     """``fold(v < c*ceil(X/c): cond(v < X) ? b : id)`` -> ``fold(v < X: b)``."""
-    body = f.body
+    body = _hoist_common_guard(f.body) if f.op == "add" else f.body
     if not (isinstance(body, V.Select) and isinstance(body.cond, V.Pred)):
         return f
     if not (isinstance(body.else_, V.Const) and body.else_.value == _IDENT.get(f.op, math.nan)):

@@ -182,7 +182,7 @@ class Lowering:
         bounds = {f"threadIdx.{d}": b for d, b in zip("xyz", self.block)}
         loop_ext = {lc.var: lc.extent for lc in st.loops}
         with af.bounds({**bounds, **loop_ext}):
-            pins = self.pins(st.guard)
+            pins, extra = self.pins(st.guard)
             index = st.index.subs(pins)
             guard = V.simplify_cond(st.guard.subs(pins))
             value = V.subs_poly(st.value, pins)
@@ -194,7 +194,7 @@ class Lowering:
             index = self.canon(index).subs(grid)
             value = V.subs_poly(self.canon_expr(value), grid)
             guard = _map_cond(guard, self.canon).subs(grid)
-        return self.build(st, index, value, guard, st.loops)
+        return self.build(st, index, value, guard, st.loops, extra)
 
     def pins(self, guard: Cond) -> dict:
         """Thread coordinates fixed by equality guards (``threadIdx.x == 0``...)."""
@@ -203,17 +203,33 @@ class Lowering:
         eqs = [c for c in (guard.conjuncts() or []) if c.op == "==" and c.poly.depends_on(
             unknowns)]
         if not eqs:
-            return {}
+            return {}, {}
         sol = solve_writer((), (), unknowns, af.conj(Cond.of(c) for c in eqs))
         if sol is None:
-            return {}
+            return {}, {}
         mapping, _ = sol
-        return {k: v for k, v in mapping.items() if k in unknowns and not v.depends_on(unknowns)}
+        pins, extra = {}, {}
+        for k, v in mapping.items():
+            if k not in unknowns or v.depends_on(unknowns):
+                continue
+            # a thread coordinate pinned up to a free digit (lane == 0: threadIdx.x = 32*q):
+            # the digit becomes an iteration variable
+            rest = [a for a in v.atoms() if isinstance(a, str) and a.startswith(k + "/")]
+            if any(not a.endswith("/q") for a in rest):
+                continue
+            for a in rest:
+                c = af.coefficient(v, a)
+                if not c.is_const:
+                    break
+                extra[a] = Poly.const(unknowns[k].const_value // c.const_value)
+            else:
+                pins[k] = v
+        return pins, extra
 
     def build(self, st: StoreRec, index: Poly, value: V.DExpr, guard: Cond,
-              loops: tuple) -> N.Compute:
+              loops: tuple, extra: dict | None = None) -> N.Compute:
         # iteration variables and their extents
-        iv: dict = {}
+        iv: dict = dict(extra or {})
         for lc in loops:
             iv[lc.var] = lc.extent.subs(self.launch_subs())
         atoms = index.atoms() | V.index_atoms(value) | guard.atoms()
@@ -399,6 +415,8 @@ class ExprConverter:
             raise Refusal("C2N2012", None, array=e.array, why="unresolved read")
         if isinstance(e, V.Carried):
             raise Refusal("C2N2011", None, var=e.name, why="value escaped its loop")
+        if isinstance(e, V.Undef):
+            raise Refusal("C2N2015", None, what="a lane's partial shuffle result reaches memory")
         raise Refusal("C2N2010", None, what=type(e).__name__)
 
     def fold(self, f: V.Fold) -> N.Reduce:

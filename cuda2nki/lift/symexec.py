@@ -281,6 +281,8 @@ class Executor:
         self.carry_scope: list[dict[str, object]] = []  # locals visible to a loop being folded
         self.ret_value: list = []
         self.templates: list = []
+        self.shfl_info: dict = {}  # id(shuffle result) -> (kind, offset, source, result, width)
+        self.ladder: dict = {}  # id(value) -> (op, kind, offsets, base, width, value)
         for p in fn.params:
             if isinstance(p.ty, A.PointerType):
                 self.tensors[p.name] = dtype_of(p.ty)
@@ -804,7 +806,7 @@ class Executor:
         if op in ("<", "<=", ">", ">=", "==", "!="):
             return V.Op("bool", _BINOPS[op], (da, db))
         dt = dtype_of(e.ty) if e.ty is not None else promote(da.dtype, db.dtype)
-        return V.Op(dt, _BINOPS[op], (_cast_to(da, dt), _cast_to(db, dt)))
+        return self.combine(_BINOPS[op], dt, _cast_to(da, dt), _cast_to(db, dt))
 
     def e_Ternary(self, e: A.Ternary) -> object:
         c = self.as_cond(self.eval(e.cond), e.cond.loc)
@@ -925,7 +927,7 @@ class Executor:
                 od = self.as_data(old, e.loc, dtype_of(t.ty))
                 vd = self.as_data(value, e.loc, dtype_of(e.value.ty))
                 dt = od.dtype
-                value = V.Op(dt, _BINOPS[bop], (od, _cast_to(vd, dt)))
+                value = self.combine(_BINOPS[bop], dt, od, _cast_to(vd, dt))
         self.assign(t, value, e.loc)
         return value
 
@@ -1118,7 +1120,7 @@ class Executor:
         if name in _MATH1 and len(data) == 1:
             return V.Op(dt, _MATH1[name], (_cast_to(data[0], dt),))
         if name in _MATH2 and len(data) == 2:
-            return V.Op(dt, _MATH2[name], tuple(_cast_to(x, dt) for x in data))
+            return self.combine(_MATH2[name], dt, *(_cast_to(x, dt) for x in data))
         if name in ("fma", "__fmaf_rn", "fmaf") and len(data) == 3:
             a, b, c = (_cast_to(x, dt) for x in data)
             return V.Op(dt, "add", (V.Op(dt, "mul", (a, b)), c))
@@ -1126,6 +1128,42 @@ class Executor:
             x = data[0]
             return V.Op(dt, "min", (V.Op(dt, "max", (x, V.Const(dt, 0.0))), V.Const(dt, 1.0)))
         raise Refusal("C2N2010", e.loc, what=f"call to '{f}'")
+
+    def combine(self, op: str, dt: str, a: V.DExpr, b: V.DExpr) -> V.DExpr:
+        """``op(a, b)``; ``v op shfl(v, o)`` steps are tracked as a ladder and, once the offsets
+        cover the warp (xor: every lane; down: lane 0), replaced by a fold over the lanes."""
+        generic = V.Op(dt, op, (a, b))
+        if op not in ("add", "max", "min"):
+            return generic
+        for x, y in ((a, b), (b, a)):
+            info = self.shfl_info.get(id(y))
+            if info is None or info[3] is not y or not (info[2] is x or info[2] == x):
+                continue
+            kind, o, _, _, width = info
+            st = self.ladder.get(id(x))
+            if st is not None and st[5] is x and st[0] == op and st[1] == kind and st[4] == width:
+                offsets, base = st[2] | {o}, st[3]
+            else:
+                offsets, base = frozenset({o}), x
+            full = frozenset(1 << k for k in range(width.bit_length() - 1))
+            result = generic
+            if offsets == full:
+                result = self._lane_fold(op, kind, base, width, dt)
+            self.ladder[id(result)] = (op, kind, offsets, base, width, result)
+            return result
+        return generic
+
+    def _lane_fold(self, op: str, kind: str, base: V.DExpr, width: int, dt: str) -> V.DExpr:
+        tid = af.sym("threadIdx.x")
+        t = self.fresh("lane")
+        lane = af.mod(tid, width)
+        if kind == "__shfl_xor_sync":  # every lane of the group gets the whole group
+            body = V.subs_poly(base, {"threadIdx.x": tid - lane + af.sym(t)})
+            return V.Fold(dt, op, t, af.ZERO, Poly.const(width), af.ONE, body)
+        body = V.subs_poly(base, {"threadIdx.x": tid + af.sym(t)})
+        fold = V.Fold(dt, op, t, af.ZERO, Poly.const(width), af.ONE, body)
+        # only the group's first lane holds the whole group; other lanes hold partial sums
+        return V.Select(dt, V.Pred("bool", Cond.of(af.Cmp(lane, "=="))), fold, V.Undef(dt))
 
     def _warp_lanes(self, e: A.Call) -> Poly:
         b = self.block
@@ -1160,13 +1198,17 @@ class Executor:
             if k <= 0 or k & (k - 1) or k >= width.const_value:
                 raise Refusal("C2N2015", e.loc, what="a xor shuffle with a non-power-of-two mask")
             bit = af.mod(af.floordiv(tid, k), 2)
-            return V.subs_poly(v, {"threadIdx.x": tid + k - 2 * k * bit})
-        if f == "__shfl_down_sync":
-            ok, src = af.compare("<", lane + d, width), tid + d
+            out = V.subs_poly(v, {"threadIdx.x": tid + k - 2 * k * bit})
         else:
-            ok, src = af.compare(">=", lane, d), tid - d
-        moved = V.subs_poly(v, {"threadIdx.x": src})
-        return V.Select(v.dtype, V.Pred("bool", Cond.of(ok)), moved, v)
+            if f == "__shfl_down_sync":
+                ok, src = af.compare("<", lane + d, width), tid + d
+            else:
+                ok, src = af.compare(">=", lane, d), tid - d
+            moved = V.subs_poly(v, {"threadIdx.x": src})
+            out = V.Select(v.dtype, V.Pred("bool", Cond.of(ok)), moved, v)
+        if f in ("__shfl_xor_sync", "__shfl_down_sync"):
+            self.shfl_info[id(out)] = (f, d.const_value, v, out, width.const_value)
+        return out
 
     def warp_reduce(self, e: A.Call, op: str) -> V.DExpr:
         tid = self._warp_lanes(e)

@@ -107,6 +107,12 @@ class Carried(DExpr):
 
 
 @dataclass(frozen=True)
+class Undef(DExpr):
+    """A value the analysis does not model (a lane's partial shuffle sum); lifting fails if it
+    reaches a store."""
+
+
+@dataclass(frozen=True)
 class SRead(DExpr):
     """A read of shared array ``array`` at ``index`` (reader's coordinates), seeing the first
     ``upto`` writes of the array's write log; ``epoch`` counts the reader's barriers.  Resolved
@@ -120,7 +126,7 @@ class SRead(DExpr):
     live: Cond | None = None  # the reader's own guard (holds wherever the read matters)
 
 
-for _c in (Const, Scalar, IntVal, Pred, Load, Op, Select, Cast, Fold, Carried, SRead):
+for _c in (Const, Scalar, IntVal, Pred, Load, Op, Select, Cast, Fold, Carried, SRead, Undef):
     _install_cached_hash(_c)
 
 # --------------------------------------------------------------------------- traversal
@@ -319,28 +325,69 @@ def _simplify_cond(c: Cond) -> Cond:
     return c
 
 
+def renorm(p: Poly) -> Poly:
+    """Recompute the div/mod atoms of ``p`` under the current atom bounds."""
+    if not any(not isinstance(a, str) for a in p.top_atoms()):
+        return p
+    return p.subs({"%renorm%": 0})
+
+
+def _renorm_cond(c: Cond) -> Cond:
+    if c.kind == "cmp":
+        from cuda2nki.lift.affine import Cmp
+
+        return Cond.of(Cmp(renorm(c.cmp.poly), c.cmp.op))
+    if c.kind in ("and", "or"):
+        return Cond(c.kind, tuple(_renorm_cond(a) for a in c.args))
+    return c
+
+
 def simplify(e: DExpr) -> DExpr:
-    """Constant-fold index conditions and the selects they decide."""
+    """Constant-fold index conditions and the selects they decide; inside a fold its variable's
+    range is known."""
+    from cuda2nki.lift import affine as af
 
-    def fn(n: DExpr) -> DExpr | None:
-        if isinstance(n, Pred):
-            c = simplify_cond(n.cond)
-            if c.kind in ("true", "false"):
-                return Const("bool", c.kind == "true")
-            return Pred(n.dtype, c) if c != n.cond else None
-        if isinstance(n, Select) and isinstance(n.cond, Const):
-            return n.then if n.cond.value else n.else_
-        if isinstance(n, Select) and n.then == n.else_:
-            return n.then
-        if isinstance(n, Op) and n.op == "lnot" and isinstance(n.args[0], Const):
-            return Const("bool", not n.args[0].value)
-        if isinstance(n, Op) and n.op == "land":
-            a, b = n.args
-            for x, y in ((a, b), (b, a)):
-                if isinstance(x, Const):
-                    return y if x.value else Const("bool", False)
-        if isinstance(n, Fold) and n.start == n.stop:
-            return None
-        return None
-
-    return transform(e, fn)
+    if isinstance(e, Fold):
+        with af.bounds({e.var: e.stop}):
+            body = simplify(e.body)
+        return e if body is e.body else Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, body)
+    if isinstance(e, Load):
+        idx = renorm(e.index)
+        return e if idx == e.index else Load(e.dtype, e.tensor, idx)
+    if isinstance(e, IntVal):
+        p = renorm(e.poly)
+        return e if p == e.poly else IntVal(e.dtype, p)
+    if isinstance(e, Pred):
+        c = simplify_cond(_renorm_cond(e.cond))
+        if c.kind in ("true", "false"):
+            return Const("bool", c.kind == "true")
+        return Pred(e.dtype, c) if c != e.cond else e
+    kids = children(e)
+    if not kids:
+        return e
+    if isinstance(e, Select):
+        c = simplify(e.cond)
+        if isinstance(c, Const):
+            return simplify(e.then if c.value else e.else_)
+        t, f = simplify(e.then), simplify(e.else_)
+        if t == f:
+            return t
+        if isinstance(c, Pred) and isinstance(f, Select) and isinstance(f.cond, Pred) and \
+                f.cond.cond.negate() == c.cond:
+            f = f.then  # p ? x : (!p ? y : z)  ->  p ? x : y
+        if isinstance(c, Pred) and c.cond.kind == "or":  # keep conditions conjunctive
+            return Select(e.dtype, Pred(c.dtype, c.cond.negate()), f, t)
+        return Select(e.dtype, c, t, f)
+    new = tuple(simplify(k) for k in kids)
+    n = rebuild(e, new) if new != kids else e
+    if isinstance(n, Op) and n.op == "neg" and isinstance(n.args[0], Const) and \
+            not isinstance(n.args[0].value, bool):
+        return Const(n.dtype, -n.args[0].value)
+    if isinstance(n, Op) and n.op == "lnot" and isinstance(n.args[0], Const):
+        return Const("bool", not n.args[0].value)
+    if isinstance(n, Op) and n.op == "land":
+        a, b = n.args
+        for x, y in ((a, b), (b, a)):
+            if isinstance(x, Const):
+                return y if x.value else Const("bool", False)
+    return n

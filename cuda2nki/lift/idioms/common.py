@@ -9,7 +9,11 @@ from cuda2nki.ir import nodes as N
 
 
 def walk(x: object) -> Iterator[object]:
-    """Every node below ``x`` (expressions and sizes), preorder."""
+    """Every node below ``x`` (expressions and sizes; a tuple of them), preorder."""
+    if isinstance(x, tuple):
+        for y in x:
+            yield from walk(y)
+        return
     yield x
     if dataclasses.is_dataclass(x):
         for f in dataclasses.fields(x):
