@@ -11,6 +11,7 @@ parent gets a :class:`SandboxResult` saying so; cuda2nki itself never goes down 
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import multiprocessing as mp
 import os
 import pickle
@@ -135,6 +136,7 @@ def _child(
     port_file: str | None,
 ) -> None:
     tmp = tempfile.mkdtemp(prefix="c2n-sandbox-")
+    faulthandler.disable()  # a port that crashes the interpreter is reported, not dumped
     sys.dont_write_bytecode = True
     _scrub_env(tmp)
     violations: list[str] = []
