@@ -77,7 +77,6 @@ _NL_EXCLUDE = {
     "dt",
     "ops",
     "st",
-    "CURRENT_ONLY",
     "LEGACY_ONLY",
     "allocate",
     "mat",

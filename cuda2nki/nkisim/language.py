@@ -14,7 +14,6 @@ One implementation serves both API generations; behaviour that differs is keyed 
 
 from __future__ import annotations
 
-import builtins
 import math
 from collections.abc import Sequence
 
@@ -872,12 +871,10 @@ def softmax(x, axis=-1, dtype=None, compute_dtype=None, *, mask=None, **kw) -> N
     odt = dt.as_dtype(dtype) if dtype is not None else x.dtype
     out = _new_tile(x.shape, odt, api)
     out.assign(r, where=_where(mask, x.shape), api=api)
-    col = (x.partitions(), 1)
     record("vector", "tensor_reduce", (out, x), extra=("max", x.dtype.name, "float32"))
     record("scalar", "activation", (out, x), extra=("exp", 0))
     record("vector", "reciprocal", (out, x), free=1)
     record("vector", "tensor_scalar", (out, x), extra=("multiply", None, x.dtype.name, odt.name))
-    del col
     return out
 
 
@@ -1222,9 +1219,6 @@ def atomic_rmw(dst, value, op, *, mask=None, **kw) -> None:
     _isa.dma_compute(dst, [dst, value], add, unique_indices=False)
 
 
-__builtins_range = builtins.range
-
-CURRENT_ONLY: set[str] = set()
 LEGACY_ONLY = {
     "arange",
     "mgrid",
