@@ -149,6 +149,8 @@ def port_file(
     # 1. front end: CUDA text -> typed AST
     tu = parse_file(path, defines=defines, include_dirs=include_dirs)
     diags: list[Diagnostic] = list(tu.diagnostics)
+    if kernel is None:  # a binding may name the kernel of a file that defines several
+        kernel = _binding_kernel(path, binding)
     name = _pick_kernel(tu, kernel, path)
     if name in tu.rejected:
         return PortResult(name, None, tuple(diags) + tuple(tu.rejected[name]), tu=tu)
@@ -186,6 +188,17 @@ def port_file(
         )
     diags.extend(pdiags)
     return PortResult(name, src, tuple(diags), idiom, literal, intent, scheduled, tu=tu)
+
+
+def _binding_kernel(path: Any, binding: Any) -> str | None:
+    from cuda2nki.binding import Binding, load_binding
+
+    if isinstance(binding, Binding):
+        return binding.kernel
+    source = binding if binding is not None else Path(path).with_suffix(".toml")
+    if binding is None and not Path(source).is_file():
+        return None
+    return load_binding(source).kernel
 
 
 def _has_literal(intent: Kernel | None) -> bool:

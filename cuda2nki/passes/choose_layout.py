@@ -111,22 +111,27 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     got = access_class(c.target.index, axes[0], axes[1] if len(axes) == 2 else "")
     if got is None or (got[0] != want and not (want == FULL and got[0] == FLATROW)):
         return "unsupported", {"why": f"the write pattern {_spell(c.target)}"}
-    if (
-        any(len(r.axes) != 1 for r in red)
-        or len({(r.axes[0].name, r.axes[0].extent) for r in red}) > 1
-    ):
+    if any(len(r.axes) != 1 for r in red):
+        return "unsupported", {"why": "a reduction over several axes at once"}
+    if len(axes) == 1 and len({(r.axes[0].name, r.axes[0].extent) for r in red}) > 1:
         return "unsupported", {"why": "reductions over different axes in one statement"}
     for r in red:
         if r.where is not None and flat_guard(r.where, axes[0], r.axes[0].name) is None:
             return "unsupported", {"why": "a reduction masked by a data-dependent condition"}
     free = axes[1] if len(axes) == 2 else (red[0].axes[0].name if red else "")
-    if red and len(axes) == 2:
-        return "unsupported", {"why": "a reduction over a second axis of a 2-D result"}
-    known = {axes[0], free} - {""}
+    inside: set[int] = set()
+    for r in red:
+        if len(axes) == 2:
+            # a per-row value of a 2-D statement (softmax recomputed per element): its own tile
+            if axes[1] in _mentioned(r):
+                return "unsupported", {"why": "a reduction whose body moves along the result's row"}
+        for rd in reads(r.body):
+            inside.add(id(rd))
+            if not _row_access(rd, axes[0], r.axes[0].name, kernel):
+                return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
     for rd in reads(c.expr):
-        if not _row_access(rd, axes[0], free, kernel):
+        if id(rd) not in inside and not _row_access(rd, axes[0], free, kernel):
             return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
-    del known
     extra = {"p_axis": axes[0], "f_axis": free, "p_tensor": c.target.tensor}
     accesses = [rd for rd in reads(c.expr) if _plain(rd)] + [c.target]
     if any(access_class(a.index, axes[0], free)[0] == FLATROW for a in accesses):
@@ -197,6 +202,15 @@ def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None
         if acc is None or (acc[0] != "scalar" and not flat_ok(acc[1])):
             return None
     return "reduce-all", {"r_axis": k, "p_tensor": c.target.tensor, "p_axis": k}
+
+
+def _mentioned(e) -> set[str]:
+    """Symbols used by the indices of ``e``'s reads."""
+    out: set[str] = set()
+    for rd in reads(e):
+        for ix in rd.index:
+            out |= set(ix.free_syms())
+    return out
 
 
 def _plain(rd: Read) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from cuda2nki.diagnostics import error
 from cuda2nki.ir.nodes import Compute, Kernel
 from cuda2nki.passes._analysis import attrs, contraction, reductions, strip_cast, with_attrs
 from cuda2nki.passes.base import Pass, PassContext
@@ -26,6 +27,16 @@ class DtypePolicyPass(Pass):
     name: ClassVar[str] = "dtype-policy"
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
+        wide = [
+            t.name for t in kernel.tensors.values() if t.dtype in ("float64", "int64", "uint64")
+        ]
+        if wide and not kernel.is_scheduled:
+            raise error(
+                "C2N2501",
+                kernel.loc,
+                kernel=kernel.name,
+                construct=f"64-bit tensors ({', '.join(sorted(wide))}): NKI has no float64/int64",
+            )
         body = []
         for s in kernel.body:
             if isinstance(s, Compute):

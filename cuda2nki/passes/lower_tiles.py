@@ -208,6 +208,7 @@ class _Lowering:
         for c in group:
             comp = self._compiler(inner, rows, cols, c, r0, c0, tiles)
             comp.cache = loads
+            comp.spawn = self._spawner(inner, rows, c, r0, tiles, loads)
             guard = self._row_guard(c)
             if guard is not None:
                 comp.flat_guard = (*guard, 0.0)  # padding past the end is never stored
@@ -230,9 +231,22 @@ class _Lowering:
             nest = Loop(ax.name, 0, ax.extent, body=(nest,), loc=first.loc)
         self.b.emit(nest)
 
-    def _compiler(self, b, rows, cols, c: Compute, r0, c0, tiles) -> T.TileExprCompiler:
+    def _spawner(self, b, rows, c: Compute, r0, tiles, cache):
+        """Compilers for reductions along another axis than the row's (a per-row value)."""
+
+        def spawn(axis) -> T.TileExprCompiler:
+            sub = self._compiler(b, rows, axis.extent, c, r0, Const(0), tiles, f_axis=axis.name)
+            sub.cache = cache
+            sub.spawn = spawn
+            return sub
+
+        return spawn
+
+    def _compiler(
+        self, b, rows, cols, c: Compute, r0, c0, tiles, f_axis=None
+    ) -> T.TileExprCompiler:
         p_axis = _p_axis(c).name
-        f_axis = attrs(c).get("f_axis", "")
+        f_axis = attrs(c).get("f_axis", "") if f_axis is None else f_axis
         prows = Min(int(attrs(c).get("p_tile", "128")), _p_axis(c).extent)
 
         def reader(rd: Read) -> T.Val:
@@ -660,8 +674,12 @@ class _Lowering:
 class _RowCompiler(T.TileExprCompiler):
     """Row-group compiler: reductions and prefix scans along the free axis are allowed."""
 
+    spawn = None
+
     def _compile(self, e):  # type: ignore[override]
         if isinstance(e, Reduce):
+            if e.axes[0].name != self.f_axis and self.spawn is not None:
+                return self.spawn(e.axes[0]).reduce_of(e)
             return self.reduce_of(e)
         if isinstance(e, Scan):
             return self.scan_rows(e)
