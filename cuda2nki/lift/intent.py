@@ -308,7 +308,8 @@ class Lowering:
             value = V.simplify(V.subs_poly(value, sub))
             guard = V.simplify_cond(guard.subs(sub))
             axes, guard = self.tighten(axes, guard, st)
-            all_ext = {a.atom: a.extent for a in axes + reduce_axes}
+        all_ext = {a.atom: a.extent for a in axes + reduce_axes}
+        with af.bounds(all_ext):
             value = V.simplify(value)
             if reduce_axes:
                 value, guard = self.accumulate_fold(st, value, guard, reduce_axes)

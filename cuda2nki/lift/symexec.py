@@ -77,6 +77,7 @@ class SharedArr:
     dims: tuple  # tuple[int | None, ...]
     dtype: str
     writes: list = field(default_factory=list)
+    stepped: bool = False  # a write combining elements of this array happened
 
 
 @dataclass(frozen=True)
@@ -795,6 +796,10 @@ class Executor:
             da = ca if isinstance(ca, V.DExpr) else V.Pred("bool", ca)
             db = cb if isinstance(cb, V.DExpr) else V.Pred("bool", cb)
             return V.Op("bool", _BINOPS[op], (da, db))
+        if op in ("+", "-", "*") and _int_data(a) and isinstance(b, Poly):
+            a = Poly.atom(V.opaque_of(a))  # an index read from memory: a gather offset
+        if op in ("+", "-", "*") and _int_data(b) and isinstance(a, Poly):
+            b = Poly.atom(V.opaque_of(b))
         if isinstance(a, Poly) and isinstance(b, Poly):
             r = _poly_binop(op, a, b)
             if r is not None:
@@ -1047,6 +1052,12 @@ class Executor:
             )
         idx = self._shared_index(arr, idx, loc)
         d = _cast_to(self.as_data(value, loc, arr.dtype), arr.dtype)
+        own = [n for n in V.walk(d) if isinstance(n, V.SRead) and n.array == arr.name]
+        if own and not arr.stepped:
+            # the first combination step reads the array as the threads filled it: that
+            # per-thread value is what a tree over the block combines
+            self.templates.extend(own)
+            arr.stepped = True
         arr.writes.append(SharedWrite(idx, d, self.live(), self.epoch, tuple(self.loops), loc))
         self.templates.append(d)
 
@@ -1267,6 +1278,10 @@ class Executor:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _int_data(v: object) -> bool:
+    return isinstance(v, V.DExpr) and not is_float_dtype(v.dtype) and v.dtype != "bool"
 
 
 def _is_name(e: A.Expr, name: str) -> bool:
