@@ -1,0 +1,130 @@
+"""``cuda2nki migrate`` end to end on small trees: census, ports, faults, cache and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.corpus_gen import generate
+from cuda2nki.batch.migrate import MigrateOptions, migrate
+from cuda2nki.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tree(tmp_path: Path, count: int = 30) -> Path:
+    src = tmp_path / "src"
+    generate(src, count, seed=1, broken_every=10)
+    return src
+
+
+def _snapshot(d: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(d).as_posix(): p.read_bytes() for p in sorted(d.rglob("*")) if p.is_file()
+    }
+
+
+def test_migrate_ports_every_kernel_and_never_touches_input(tmp_path: Path) -> None:
+    src = _tree(tmp_path)
+    before = _snapshot(src)
+    out = tmp_path / "out"
+    res = migrate(MigrateOptions(src, out, jobs=2))
+    assert _snapshot(src) == before
+    s = res.report["summary"]
+    assert s["kernels"] == 30
+    assert s["refused"] + s["failed"] + s["manual"] >= 3  # the broken files
+    assert s["automatic"] + s["literal"] >= 20
+    for r in res.records:
+        if r["port"]:
+            text = (out / r["port"]).read_text()
+            assert "def " in text and "nki" in text
+        if r["status"] == "refused":
+            assert r["blocking"] and all(i.startswith("C2N1") for i in r["blocking"])
+    for name in ("report.json", "report.csv", "report.html"):
+        assert (out / name).stat().st_size > 0
+    csv_rows = (out / "report.csv").read_text().splitlines()
+    assert len(csv_rows) == 1 + len(res.records)
+
+
+def test_examine_writes_no_ports_and_buckets_kernels(tmp_path: Path) -> None:
+    src = _tree(tmp_path, 20)
+    out = tmp_path / "census"
+    res = migrate(MigrateOptions(src, out, mode="examine"))
+    assert not list(out.rglob("*.py"))
+    statuses = {r["status"] for r in res.records}
+    assert statuses <= {"automatic", "literal", "manual", "refused", "failed"}
+    assert res.report["summary"]["automatic"] > 0
+    assert any(r["idiom"] for r in res.records)
+
+
+def test_faults_are_reported_and_the_rest_carries_on(tmp_path: Path) -> None:
+    src = _tree(tmp_path, 8)
+    (src / "bad_utf8.cu").write_bytes(b"__global__ void k(float* x) { x[0] = 1.0f; } // \xff\xfe\n")
+    (src / "dangling.cu").symlink_to(tmp_path / "nowhere.cu")
+    res = migrate(MigrateOptions(src, tmp_path / "out", jobs=2, timeout=30))
+    by_file = {r["file"]: r for r in res.records}
+    assert by_file["bad_utf8.cu"]["status"] == "failed"
+    assert "UTF-8" in by_file["bad_utf8.cu"]["diagnostics"][0]["message"]
+    assert by_file["dangling.cu"]["status"] == "failed"
+    assert sum(1 for r in res.records if r["status"] in ("automatic", "literal")) >= 5
+
+
+def test_output_inside_input_is_refused(tmp_path: Path, capsys) -> None:
+    src = _tree(tmp_path, 2)
+    assert main(["migrate", str(src), "-o", str(src / "out"), "-q"]) == 2
+    assert "C2N0002" in capsys.readouterr().err
+
+
+def test_rerun_uses_the_cache(tmp_path: Path) -> None:
+    src = _tree(tmp_path, 10)
+    out = tmp_path / "out"
+    first = migrate(MigrateOptions(src, out))
+    second = migrate(MigrateOptions(src, out))
+    assert second.computed == 0 and second.cached == first.computed
+    assert second.report == first.report
+    # a changed file is redone, the rest is not
+    victim = next(src.rglob("*.cu"))
+    victim.write_text(victim.read_text() + "\n// edited\n")
+    third = migrate(MigrateOptions(src, out))
+    assert third.computed == 1
+
+
+def test_kill_and_resume_gives_the_same_report(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    generate(src, 120, seed=7, broken_every=15)
+    migrate(MigrateOptions(src, tmp_path / "ref", jobs=1))
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cuda2nki.cli.main", "migrate", str(src), "-o", str(out), "-q"],
+        env=env,
+        start_new_session=True,
+    )
+    cache = out / ".cuda2nki" / "cache"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not cache.is_dir() or len(list(cache.iterdir())) < 20):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / "report.json").exists() or len(list(cache.iterdir())) < 120
+    resumed = migrate(MigrateOptions(src, out, jobs=2))
+    assert resumed.cached >= 20 and resumed.computed > 0
+    assert json.loads((out / "report.json").read_text()) == json.loads(
+        (tmp_path / "ref" / "report.json").read_text()
+    )
+    assert (out / "report.csv").read_text() == (tmp_path / "ref" / "report.csv").read_text()
+
+
+@pytest.mark.skipif(pytest.importorskip("distributed") is None, reason="needs distributed")
+def test_dask_executor_matches_local(tmp_path: Path) -> None:
+    src = _tree(tmp_path, 12)
+    local = migrate(MigrateOptions(src, tmp_path / "local", jobs=2))
+    dask = migrate(MigrateOptions(src, tmp_path / "dask", jobs=2, executor="dask"))
+    assert dask.report == local.report
