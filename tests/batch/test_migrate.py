@@ -98,7 +98,7 @@ def test_rerun_uses_the_cache(tmp_path: Path) -> None:
 
 def test_kill_and_resume_gives_the_same_report(tmp_path: Path) -> None:
     src = tmp_path / "src"
-    generate(src, 120, seed=7, broken_every=15)
+    generate(src, 40, seed=7, broken_every=15)
     migrate(MigrateOptions(src, tmp_path / "ref", jobs=1))
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -109,13 +109,13 @@ def test_kill_and_resume_gives_the_same_report(tmp_path: Path) -> None:
     )
     cache = out / ".cuda2nki" / "cache"
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not cache.is_dir() or len(list(cache.iterdir())) < 20):
+    while time.monotonic() < deadline and (not cache.is_dir() or len(list(cache.iterdir())) < 8):
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    assert not (out / "report.json").exists() or len(list(cache.iterdir())) < 120
+    assert not (out / "report.json").exists() or len(list(cache.iterdir())) < 40
     resumed = migrate(MigrateOptions(src, out, jobs=2))
-    assert resumed.cached >= 20 and resumed.computed > 0
+    assert resumed.cached >= 8 and resumed.computed > 0
     assert json.loads((out / "report.json").read_text()) == json.loads(
         (tmp_path / "ref" / "report.json").read_text()
     )
@@ -124,7 +124,21 @@ def test_kill_and_resume_gives_the_same_report(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(pytest.importorskip("distributed") is None, reason="needs distributed")
 def test_dask_executor_matches_local(tmp_path: Path) -> None:
-    src = _tree(tmp_path, 12)
+    src = _tree(tmp_path, 6)
     local = migrate(MigrateOptions(src, tmp_path / "local", jobs=2))
     dask = migrate(MigrateOptions(src, tmp_path / "dask", jobs=2, executor="dask"))
     assert dask.report == local.report
+
+
+@pytest.mark.slow
+def test_two_thousand_kernels_with_injected_faults(tmp_path: Path) -> None:
+    """The load test of the issue: >= 2,000 generated kernels, two jobs, faults injected."""
+    src = tmp_path / "src"
+    broken = generate(src, 2000, seed=11, broken_every=40)
+    (src / "bad_utf8.cu").write_bytes(b"__global__ void k(float* x) { x[0] = 1.0f; } // \xff\n")
+    (src / "dangling.cu").symlink_to(tmp_path / "nowhere.cu")
+    res = migrate(MigrateOptions(src, tmp_path / "out", jobs=2, mode="examine"))
+    s = res.report["summary"]
+    assert s["kernels"] >= 2000
+    assert s["failed"] >= 2 and s["refused"] + s["manual"] >= broken
+    assert s["automatic"] >= 1500
