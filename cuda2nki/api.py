@@ -210,6 +210,6 @@ def simulate(
 
 def check(cuda_path: str | Path, port_path: str | Path, **options: Any) -> Any:
     """Judge a port against its CUDA kernel (see :mod:`cuda2nki.fidelity`)."""
-    from cuda2nki import fidelity
+    from cuda2nki.fidelity.check import check as _check
 
-    return fidelity.check(cuda_path, port_path, **options)
+    return _check(cuda_path, port_path, **options)

@@ -72,7 +72,8 @@ class _Worker:
         self, ctx: mp.context.BaseContext, fn: Callable[[Any], Any], memory_mb: int | None
     ):
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_worker_main, args=(child, fn, memory_mb), daemon=True)
+        # not daemonic: a task may start processes of its own (the sandbox of a port under check)
+        self.proc = ctx.Process(target=_worker_main, args=(child, fn, memory_mb), daemon=False)
         self.proc.start()
         child.close()
         self.task: tuple[str, Any] | None = None

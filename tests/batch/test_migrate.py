@@ -142,3 +142,43 @@ def test_two_thousand_kernels_with_injected_faults(tmp_path: Path) -> None:
     assert s["kernels"] >= 2000
     assert s["failed"] >= 2 and s["refused"] + s["manual"] >= broken
     assert s["automatic"] >= 1500
+
+
+HANG = """__global__ void slow_scale(float* out, const float* x, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        out[i] = 2.0f * x[i];
+}
+"""
+HANG_TOML = """kernel = "slow_scale"
+[launch]
+grid = [1]
+block = [32]
+[params]
+out = { shape = ["n"], dtype = "float32", role = "out" }
+x = { shape = ["n"], dtype = "float32", role = "in" }
+n = 20000000
+"""
+HOG_TOML = (
+    HANG_TOML.replace("grid = [1]", 'grid = ["ceil_div(n, 256)"]')
+    .replace("block = [32]", "block = [256]")
+    .replace("n = 20000000", "n = 4000000000")
+)
+
+
+def test_check_faults_hang_and_memory_are_isolated(tmp_path: Path) -> None:
+    src = _tree(tmp_path, 4)
+    (src / "hang.cu").write_text(HANG)
+    (src / "hang.toml").write_text(HANG_TOML)
+    (src / "hog.cu").write_text(HANG.replace("slow_scale", "hog_scale"))
+    (src / "hog.toml").write_text(HOG_TOML.replace("slow_scale", "hog_scale"))
+    res = migrate(
+        MigrateOptions(src, tmp_path / "out", jobs=2, check=True, timeout=8, memory_mb=1024)
+    )
+    by_file = {r["file"]: r for r in res.records}
+    assert by_file["hang.cu"]["status"] == "failed" and by_file["hang.cu"]["failure"] == "timeout"
+    assert by_file["hog.cu"]["status"] == "failed" and by_file["hog.cu"]["failure"] in (
+        "memory",
+        "crash",
+    )
+    checked = [r for r in res.records if r.get("verdict")]
+    assert checked and all(r["verdict"] in ("pass", "fail", "error") for r in checked)
