@@ -381,7 +381,7 @@ def floordiv(p: Poly, d: Poly | int) -> Poly:
     if e is not None:
         return e
     q, r = _split_divisible(p, d)
-    if q.terms and _in_range_below(r, d):
+    if _in_range_below(r, d):
         return q
     if q.terms and r.terms and len(d.terms) == 1:
         # (d*q + r) / d = q + r / d for non-negative values

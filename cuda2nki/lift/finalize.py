@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import values as V
@@ -28,6 +29,8 @@ from cuda2nki.lift.solve import radix_order
 from cuda2nki.lift.symexec import Refusal, SharedWrite, ThreadProgram
 
 _COMB = ("add", "max", "min")
+#: seconds one kernel's finalisation may take before the lifter gives up (refusal, not a hang)
+BUDGET_S = 8.0
 _IDENT = {"add": 0.0, "max": float("-inf"), "min": float("inf")}
 
 
@@ -38,6 +41,12 @@ class Finalizer:
         self.memo: dict = {}
         self.counter = itertools.count()
         self._templates: list | None = None
+        self.deadline = time.monotonic() + BUDGET_S
+
+    def check_budget(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise Refusal("C2N2015", None, what="cooperative code too large to analyse within "
+                          f"the {BUDGET_S:.0f} s budget")
 
     def fresh(self, base: str) -> str:
         return f"%{base}@{next(self.counter)}"
@@ -56,6 +65,7 @@ class Finalizer:
 
     # ------------------------------------------------------------------ resolution
     def resolve(self, e: V.DExpr) -> V.DExpr:
+        self.check_budget()
         if isinstance(e, V.SRead):
             return self.sread(e)
         if isinstance(e, V.Fold):
@@ -71,6 +81,7 @@ class Finalizer:
     def sread(self, r: V.SRead) -> V.DExpr:
         if r in self.memo:
             return self.memo[r]
+        self.check_budget()
         arr = self.prog.shared[r.array]
         v = self._from_writes(arr.name, arr.writes, r, r.upto, arr.dtype)
         self.memo[r] = v
@@ -163,6 +174,7 @@ class Finalizer:
         return self._templates
 
     def fold_trees(self, e: V.DExpr) -> V.DExpr:
+        self.check_budget()
         if isinstance(e, V.Op) and e.op in _COMB:
             leaves = _flatten(e, e.op)
             if len(leaves) >= 2:
@@ -181,6 +193,7 @@ class Finalizer:
         return V.rebuild(e, tuple(self.fold_trees(k) for k in kids))
 
     def _match(self, op: str, dtype: str, leaves: list) -> V.DExpr | None:
+        self.check_budget()
         ident = _IDENT[op]
         real = [x for x in leaves if not (isinstance(x, V.Const) and x.value == ident)]
         if len(real) < 2:

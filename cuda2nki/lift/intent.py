@@ -158,6 +158,7 @@ class Lowering:
         self.shapes = shapes
         self.kname = kernel_name
         self.fin = Finalizer(prog)
+        self.fin.deadline += 4.0 * max(len(prog.stores) - 1, 0)
         self.namer = Namer(shapes)
         self.counter = itertools.count()
         self.block = shapes.block
@@ -247,6 +248,7 @@ class Lowering:
             index, value, guard = index.subs(sub), V.subs_poly(value, sub), guard.subs(sub)
             iv = {a: e for a, e in iv.items() if a not in one}
         shape = self.shapes.tensors[st.tensor]
+        iv, index, value, guard = self.split_axes(iv, index, value, guard, shape, st)
         dims = delinearize(index, shape)
         if dims is None:
             raise Refusal("C2N2013", st.loc, what=f"the offset '{index}' of '{st.tensor}' does "
@@ -324,6 +326,59 @@ class Lowering:
                                            self.namer.size(a.extent)) for a in axes), dom_guard)
         return N.Compute(target, domain, expr, accumulate=st.accumulate, idiom=Idiom.MAP,
                          loc=st.loc)
+
+    def split_axes(self, iv: dict, index: Poly, value: V.DExpr, guard: Cond, shape: tuple,
+                   st: StoreRec):
+        """A variable used as ``v / D`` and ``v % D`` (or as a flat offset into a 2-D target)
+        ranges over ``[0, X)`` with ``X`` a multiple of ``D``: it is two variables,
+        ``v = D*q + m`` with ``q < X/D`` and ``m < D`` (a row and a column)."""
+        from cuda2nki.lift.finalize import _all_polys, _map_polys
+
+        for _ in range(4):
+            changed = False
+            polys = [index] + [p for _, p in _all_polys(value)] + [
+                c.poly for c in (guard.conjuncts() or [])]
+            for v in list(iv):
+                dens = {a.den for p in polys for a in p.atoms()
+                        if isinstance(a, (af.DivAtom, af.ModAtom)) and a.num == af.sym(v)}
+                bound, cmp = self._guard_bound(v, guard)
+                if not dens and len(shape) >= 2 and af.coefficient(index, v) == af.ONE and \
+                        bound is not None and bound != shape[-1]:
+                    dens = {shape[-1]}
+                if len(dens) != 1:
+                    continue
+                d = dens.pop()
+                x = bound if bound is not None else iv[v]
+                q_ext = af._exact_div(x, d)
+                if q_ext is None:
+                    continue
+                if bound is not None and not self.covers(iv[v], x, st, None):
+                    continue
+                q, m = f"{v}/row", f"{v}/col"
+                sub = {v: d * af.sym(q) + af.sym(m)}
+                ext = {q: q_ext, m: d}
+                with af.bounds(ext):
+                    index = index.subs(sub)
+                    value = _map_polys(value, lambda p, sub=sub: p.subs(sub))
+                    keep = [c for c in (guard.conjuncts() or []) if c is not cmp]
+                    guard = af.conj(Cond.of(af.Cmp(c.poly.subs(sub), c.op)) for c in keep) \
+                        if guard.conjuncts() is not None else guard.subs(sub)
+                iv = {k: e for k, e in iv.items() if k != v}
+                iv.update(ext)
+                changed = True
+                break
+            if not changed:
+                break
+        return iv, index, value, guard
+
+    def _guard_bound(self, v: str, guard: Cond):
+        for c in guard.conjuncts() or []:
+            if c.op == "<" and af.coefficient(c.poly, v) == af.ONE:
+                x = -(c.poly - af.sym(v))
+                if not x.depends_on(af.THREAD_COORDS) and not any(
+                        isinstance(a, str) and a.startswith("%") for a in x.atoms()):
+                    return x, c
+        return None, None
 
     def accumulate_fold(self, st: StoreRec, value: V.DExpr, guard: Cond, red: list):
         """``atomicOp(&t[idx], v)`` over free variables: ``t[idx] op= fold(v)``; the fold absorbs

@@ -1169,7 +1169,8 @@ class Executor:
         t = self.fresh("lane")
         lane = af.mod(tid, width)
         if kind == "__shfl_xor_sync":  # every lane of the group gets the whole group
-            body = V.subs_poly(base, {"threadIdx.x": tid - lane + af.sym(t)})
+            group = width * af.floordiv(tid, width)
+            body = V.subs_poly(base, {"threadIdx.x": group + af.sym(t)})
             return V.Fold(dt, op, t, af.ZERO, Poly.const(width), af.ONE, body)
         body = V.subs_poly(base, {"threadIdx.x": tid + af.sym(t)})
         fold = V.Fold(dt, op, t, af.ZERO, Poly.const(width), af.ONE, body)
@@ -1201,7 +1202,8 @@ class Executor:
         self.templates.append(v)
         f = e.func
         if f == "__shfl_sync":
-            return V.subs_poly(v, {"threadIdx.x": tid - lane + af.mod(d, width)})
+            group = width * af.floordiv(tid, width)
+            return V.subs_poly(v, {"threadIdx.x": group + af.mod(d, width)})
         if not d.is_const:
             raise Refusal("C2N2015", e.loc, what="a shuffle offset that is not a constant")
         if f == "__shfl_xor_sync":
@@ -1228,7 +1230,7 @@ class Executor:
         if not n.is_const or V.has_carried(v):
             raise Refusal("C2N2015", e.loc, what="a group reduction of unknown size")
         t = self.fresh("lane")
-        body = V.subs_poly(v, {"threadIdx.x": tid - af.mod(tid, n) + af.sym(t)})
+        body = V.subs_poly(v, {"threadIdx.x": n * af.floordiv(tid, n) + af.sym(t)})
         return V.Fold(v.dtype, op, t, af.ZERO, n, af.ONE, body)
 
     def atomic(self, e: A.Call) -> object:

@@ -342,14 +342,37 @@ def _renorm_cond(c: Cond) -> Cond:
     return c
 
 
+_SIMP_MEMO: dict = {}
+
+
+def _bounds_key() -> tuple:
+    from cuda2nki.lift import affine as af
+
+    return tuple(sorted((af.atom_key(k), str(v)) for k, v in af._BOUNDS.get().items()))
+
+
 def simplify(e: DExpr) -> DExpr:
     """Constant-fold index conditions and the selects they decide; inside a fold its variable's
-    range is known."""
+    range is known.  Memoised per node and atom-bounds context."""
+    if len(_SIMP_MEMO) > 300_000:
+        _SIMP_MEMO.clear()
+    return _simp(e, _bounds_key())
+
+
+def _simp(e: DExpr, bkey: tuple) -> DExpr:
+    key = (e, bkey)
+    got = _SIMP_MEMO.get(key)
+    if got is None:
+        got = _SIMP_MEMO[key] = _simp1(e, bkey)
+    return got
+
+
+def _simp1(e: DExpr, bkey: tuple) -> DExpr:
     from cuda2nki.lift import affine as af
 
     if isinstance(e, Fold):
         with af.bounds({e.var: e.stop}):
-            body = simplify(e.body)
+            body = _simp(e.body, _bounds_key())
         return e if body is e.body else Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, body)
     if isinstance(e, Load):
         idx = renorm(e.index)
@@ -366,10 +389,10 @@ def simplify(e: DExpr) -> DExpr:
     if not kids:
         return e
     if isinstance(e, Select):
-        c = simplify(e.cond)
+        c = _simp(e.cond, bkey)
         if isinstance(c, Const):
-            return simplify(e.then if c.value else e.else_)
-        t, f = simplify(e.then), simplify(e.else_)
+            return _simp(e.then if c.value else e.else_, bkey)
+        t, f = _simp(e.then, bkey), _simp(e.else_, bkey)
         if t == f:
             return t
         if isinstance(c, Pred) and isinstance(f, Select) and isinstance(f.cond, Pred) and \
@@ -378,7 +401,7 @@ def simplify(e: DExpr) -> DExpr:
         if isinstance(c, Pred) and c.cond.kind == "or":  # keep conditions conjunctive
             return Select(e.dtype, Pred(c.dtype, c.cond.negate()), f, t)
         return Select(e.dtype, c, t, f)
-    new = tuple(simplify(k) for k in kids)
+    new = tuple(_simp(k, bkey) for k in kids)
     n = rebuild(e, new) if new != kids else e
     if isinstance(n, Op) and n.op == "neg" and isinstance(n.args[0], Const) and \
             not isinstance(n.args[0].value, bool):
