@@ -1,0 +1,94 @@
+"""Clean refusals that name the blocking construct, and binding inference."""
+
+from __future__ import annotations
+
+import pytest
+
+from cuda2nki.binding import binding_from_dict
+from cuda2nki.frontend import parse_source
+from cuda2nki.lift import infer_binding, lift_kernel
+
+_B = {"kernel": "k", "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
+      "params": {"x": {"shape": ["n"], "dtype": "float32", "role": "in"},
+                 "y": {"shape": ["n"], "dtype": "float32", "role": "out"}, "n": 100}}
+
+REFUSE = [
+    ("while loop", "C2N2019", """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { float v = x[i]; while (v > 1.0f) v = v * 0.5f; y[i] = v; }
+}"""),
+    ("running value stored (scan)", "C2N2011", """
+__global__ void k(const float* x, float* y, int n) {
+    if (threadIdx.x + blockIdx.x == 0) {
+        float run = 0.0f;
+        for (int j = 0; j < n; j++) { run += x[j]; y[j] = run; }
+    }
+}"""),
+    ("race: every thread writes y[0]", "C2N2017", """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[0] = x[i];
+}"""),
+    ("shared read without a barrier", "C2N2012", """
+__global__ void k(const float* x, float* y, int n) {
+    __shared__ float s[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    s[threadIdx.x] = i < n ? x[i] : 0.0f;
+    if (i < n) y[i] = s[63 - threadIdx.x];
+}"""),
+    ("non-reduction recurrence", "C2N2011", """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { float a = 1.0f; for (int j = 0; j < 4; j++) a = a * 0.5f + x[i]; y[i] = a; }
+}"""),
+]
+
+
+@pytest.mark.parametrize(("what", "code", "src"), REFUSE, ids=[r[0] for r in REFUSE])
+def test_refusal_names_the_construct(what, code, src) -> None:
+    res = lift_kernel(parse_source(src, "r.cu"), "k", binding_from_dict(_B))
+    assert not res.claimed and res.kernel_ir is None
+    assert [d.code for d in res.diagnostics] == [code], [d.message for d in res.diagnostics]
+    d = res.diagnostics[0]
+    assert d.loc.file == "r.cu" and d.loc.line >= 2 and "'k'" in d.message
+
+
+def test_unknown_kernel_is_a_diagnostic() -> None:
+    res = lift_kernel(parse_source("__global__ void k(float* y) { y[0] = 1.0f; }", "u.cu"),
+                      "nope")
+    assert not res.claimed and res.diagnostics[0].code.startswith("C2N")
+
+
+SRC = """
+__global__ void mm(const float* A, const float* B, float* C, int M, int N, int K) {
+    int r = blockIdx.y * blockDim.y + threadIdx.y, c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < M && c < N) {
+        float s = 0.0f;
+        for (int k = 0; k < K; ++k) s += A[r * K + k] * B[k * N + c];
+        C[r * N + c] = s;
+    }
+}
+void run(const float* A, const float* B, float* C, int M, int N, int K) {
+    mm<<<dim3((N + 15) / 16, (M + 15) / 16), dim3(16, 16)>>>(A, B, C, M, N, K);
+}
+"""
+
+
+def test_infer_binding_shapes_roles_launch() -> None:
+    partial, diags = infer_binding(parse_source(SRC, "mm.cu"), "mm")
+    p = partial["params"]
+    assert p["A"] == {"dtype": "float32", "role": "in", "shape": ["M", "K"]}
+    assert p["B"] == {"dtype": "float32", "role": "in", "shape": ["K", "N"]}
+    assert p["C"] == {"dtype": "float32", "role": "out", "shape": ["M", "N"]}
+    assert partial["launch"]["block"] == [16, 16]
+    missing = [d for d in diags if d.code == "C2N2101"]
+    assert {m.message.split("'")[1] for m in missing} == {"M", "N", "K"} or all(
+        "scalar" in m.message for m in missing)
+
+
+def test_lift_without_binding_says_what_is_missing() -> None:
+    res = lift_kernel(parse_source(SRC, "mm.cu"), "mm")
+    assert not res.claimed
+    codes = [d.code for d in res.diagnostics]
+    assert "C2N2023" in codes and "C2N2101" in codes and "C2N2100" in codes
