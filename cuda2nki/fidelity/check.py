@@ -451,6 +451,7 @@ def _dynamic(
     sources: set[str] = set()
     rng = np.random.default_rng(12345)
     traced: list[tuple[tracefind.ProblemSize, tracefind.TraceSummary, str]] = []
+    writer_cache: dict[str, Any] = {}
     tu64 = None
     first = True
     for point in test_points(b, overrides, extra=extra_points):
@@ -562,11 +563,25 @@ def _dynamic(
                     alt_tols=tol.alternatives,
                     unwritten=canary_mask(got),
                 )
-                numerics.append(
-                    _numeric_entry(c, label, si, DISTRIBUTIONS[si % len(DISTRIBUTIONS)], tol)
-                )
+                entry_n = _numeric_entry(c, label, si, DISTRIBUTIONS[si % len(DISTRIBUTIONS)], tol)
+                numerics.append(entry_n)
                 if not c.ok:
-                    found.append(_finding(c, info, label))
+                    where = _cuda_writers(
+                        tu,
+                        name,
+                        r,
+                        arrays,
+                        pb.outputs,
+                        cname,
+                        got,
+                        ref[cname],
+                        tol,
+                        writer_cache,
+                        label,
+                    )
+                    if where:
+                        entry_n["cuda_writers"] = where
+                    found.append(_finding(c, info, label, where))
                 if si == 0 and first:
                     probes = vacuous(ref[cname], tol.bound, rng)
                     if probes:
@@ -683,13 +698,42 @@ def _numeric_entry(
     return d
 
 
-def _finding(c: Comparison, info: portscan.PortInfo, label: str) -> Diagnostic:
+def _finding(c: Comparison, info: portscan.PortInfo, label: str, where: str = "") -> Diagnostic:
     loc = SourceLoc(info.path, info.line, 1)
     shape = f"shape {label}"
+    notes = [f"in the CUDA kernel these elements are {where}"] if where else []
     if c.classification == "precision":
-        return make("C2N4002", loc, output=c.name, shape=shape, evidence=c.evidence)
+        return make("C2N4002", loc, notes=notes, output=c.name, shape=shape, evidence=c.evidence)
     code = _DEFECT_IDS.get(c.defect or "", "C2N4001")
-    return make(code, loc, output=c.name, shape=shape, evidence=c.evidence)
+    return make(code, loc, notes=notes, output=c.name, shape=shape, evidence=c.evidence)
+
+
+def _cuda_writers(
+    tu: Any,
+    name: str,
+    r: Resolved,
+    arrays: dict[str, np.ndarray],
+    outputs: list[str],
+    cname: str,
+    got: np.ndarray,
+    expected: np.ndarray,
+    tol: Tolerance,
+    cache: dict[str, Any],
+    label: str,
+) -> str:
+    """The CUDA blocks/threads that wrote the mismatching elements (once per shape)."""
+    from cuda2nki.fidelity.compare import within
+    from cuda2nki.fidelity.writers import describe, writer_maps
+
+    if label not in cache:
+        cache[label] = writer_maps(tu, name, r, arrays, outputs)
+    maps = cache[label]
+    if not maps or cname not in maps:
+        return ""
+    e = np.asarray(expected, dtype=np.float64)
+    bad = ~within(np.asarray(got, dtype=np.float64).reshape(e.shape), e, tol.bound)
+    blocks, threads = maps[cname]
+    return describe(blocks.reshape(e.shape), threads.reshape(e.shape), bad, r.grid)
 
 
 def _run_failure(entry: dict[str, Any], info: portscan.PortInfo, label: str) -> list[Diagnostic]:

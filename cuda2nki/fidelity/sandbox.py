@@ -76,10 +76,24 @@ def _scrub_env(tmp: str) -> None:
     os.environ.update({"HOME": tmp, "TMPDIR": tmp, "PYTHONDONTWRITEBYTECODE": "1"})
 
 
+def _installed_library(args: tuple[Any, ...]) -> bool:
+    path = args[0] if args else None
+    if path is None:
+        return True  # the running process itself
+    name = os.fsdecode(path)
+    if not os.path.isabs(name):
+        return False
+    real = os.path.realpath(name)
+    roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    return any(real.startswith(r + os.sep) for r in roots)
+
+
 def _install_guard(tmp: str, violations: list[str]) -> None:
     tmp_real = os.path.realpath(tmp)
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "ctypes.dlopen" and _installed_library(args):
+            return  # the simulator's own libraries (e.g. BLAS thread control) load from site-packages
         if event in BLOCKED_EVENTS:
             what = f"{event}({args[0]!r})" if args else event
             violations.append(what)
