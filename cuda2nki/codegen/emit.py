@@ -504,27 +504,19 @@ class Emitter:
         )
 
     def _TensorSelect(self, s: TensorSelect, depth: int) -> None:
+        # dst = on_false, then the predicated copy of on_true where pred holds (pred as uint8)
         shape = self.view_shape(s.dst)
-        dims = "(" + ", ".join(self.size(d) for d in shape) + ")"
-        dst = self.dst(s.dst)
         if isinstance(s.on_false, View):
-            self.ins(depth, "tensor_copy", dst=dst, src=self.view(s.on_false))
+            self.ins(depth, "tensor_copy", dst=self.dst(s.dst), src=self.view(s.on_false))
         else:
             self.memset(depth, s.dst, self.operand(s.on_false), "float32")
-        pred = self._fresh("pred")
-        self.ins(depth, "alloc", name=pred, shape=dims, dtype="nl.uint8", buffer="sbuf")
-        self.ins(depth, "tensor_copy", dst=self.dst(View(pred)), src=self.view(s.pred))
-        src = self.view(s.on_true) if isinstance(s.on_true, View) else None
-        if src is None:
-            src = self._fresh("val")
-            self.ins(depth, "alloc", name=src, shape=dims, dtype="nl.float32", buffer="sbuf")
-            self.memset(
-                depth,
-                View(src, tuple(Slice(0, d) for d in shape)),
-                self.operand(s.on_true),
-                "float32",
-            )
-        self.ins(depth, "select", dst=dst, predicate=pred, src=src)
+        pred = self.scratch(depth, "pred", shape, None, "uint8")
+        self.ins(depth, "tensor_copy", dst=self.dst(pred), src=self.view(s.pred))
+        if isinstance(s.on_true, View):
+            src = self.view(s.on_true)
+        else:
+            src = self.view(self.scratch(depth, "val", shape, self.operand(s.on_true)))
+        self.ins(depth, "select", dst=self.dst(s.dst), predicate=self.view(pred), src=src)
 
     def _TensorScan(self, s: TensorScan, depth: int) -> None:
         # r[i] = op(1 * r[i-1], x[i]): the scan instruction multiplies the carry by data0 = ones
@@ -541,15 +533,19 @@ class Emitter:
             op1=spell.op(s.op),
         )
 
-    def scratch(self, depth: int, base: str, shape: tuple, value: str) -> View:
-        """A helper tile of ``shape`` filled with ``value`` (not part of the IR)."""
+    def scratch(
+        self, depth: int, base: str, shape: tuple, value: str | None, dtype: str = "float32"
+    ) -> View:
+        """A helper tile of ``shape`` (not part of the IR), filled with ``value`` if given."""
         name = self._fresh(base)
         dims = tuple(self.alloc_shape(shape))
         text = "(" + ", ".join(self.size(d) for d in dims) + ")"
-        self.ins(depth, "alloc", name=name, shape=text, dtype="nl.float32", buffer="sbuf")
+        self.ins(depth, "alloc", name=name, shape=text, dtype=spell.dtype(dtype), buffer="sbuf")
         self.shapes[name] = tuple(shape)
+        self.dtypes[name] = dtype
         view = View(name, tuple(Slice(0, d) for d in shape))
-        self.memset(depth, view, value, "float32")
+        if value is not None:
+            self.memset(depth, view, value, dtype)
         return view
 
     def alloc_shape(self, shape: tuple) -> tuple:

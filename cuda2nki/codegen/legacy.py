@@ -174,12 +174,14 @@ class LegacyEmitter(Emitter):
     def alloc_shape(self, shape: tuple) -> tuple:
         return tuple(full_size(d) for d in shape)
 
-    def scratch(self, depth: int, base: str, shape: tuple, value: str) -> View:
+    def scratch(
+        self, depth: int, base: str, shape: tuple, value: str | None, dtype: str = "float32"
+    ) -> View:
         name_hint = f"{base}_{self.temp_count + 1}"
         self.partial.add(name_hint)
         self.read.add(name_hint)
         self.live[name_hint] = tuple(shape)
-        return super().scratch(depth, base, shape, value)
+        return super().scratch(depth, base, shape, value, dtype)
 
     def gather_at(self, hv: View, grids: list, depth: int) -> str:
         """``table[idx[i_p, 0], c0 + i_f]``: the index tile picks each partition's row."""

@@ -887,8 +887,25 @@ class _Matmul:
         c = self.c
         out = self.lw.decl(c.target.tensor)
 
+        p_name, f_name = i_ax or "", j_ax or ""
+
         def reader(rd: Read) -> T.Val:
-            raise T.Unsupported(f"a matmul epilogue reading '{rd.tensor}'", rd.loc)
+            """Epilogue operands on the output block (``beta * C[i, j]``, a bias ``b[j]``)."""
+            got = access_class(rd.index, p_name, f_name) if p_name and f_name else None
+            if (
+                got is None
+                or got[0] not in (FULL, ROW, BCAST, SCALAR)
+                or self.lw.is_temp(rd.tensor)
+            ):
+                raise T.Unsupported(f"a matmul epilogue reading '{rd.tensor}'", rd.loc)
+            cls, dims = got
+            view = dims_for(dims, p_name, f_name, m0, ms, n0, ns)
+            dt = self.lw.decl(rd.tensor).dtype
+            if cls == FULL:
+                return self.lw._load(b, rd, (ms, ns), view, T.FULL, dt)
+            if cls == BCAST:
+                return self.lw._load(b, rd, (ms, ns), view, T.FULL, dt)
+            return self.lw._load(b, rd, (ms, Const(1)), view, T.ROW, dt)
 
         comp = _EpilogueCompiler(b, ms, ns, reader, self.lw.params, self.lw.ctx.diagnostics, c.loc)
         comp.result = r
