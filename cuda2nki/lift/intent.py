@@ -21,6 +21,7 @@ The output is one :class:`~cuda2nki.ir.nodes.Compute` per store, in program orde
 from __future__ import annotations
 
 import ast
+import contextlib
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -436,6 +437,20 @@ class ExprConverter:
         self.extents = dict(extents)
         self.guard = guard
 
+    @contextlib.contextmanager
+    def assuming(self, c: Cond | None):
+        """Inside a select branch or a masked reduction its condition holds (halo guards keep
+        neighbour reads in range)."""
+        if c is None or c.conjuncts() is None:
+            yield
+            return
+        saved = self.guard
+        self.guard = af.conj([self.guard, c])
+        try:
+            yield
+        finally:
+            self.guard = saved
+
     def expr(self, e: V.DExpr) -> N.Expr:
         if isinstance(e, V.Const):
             v = e.value
@@ -462,7 +477,13 @@ class ExprConverter:
                 return N.Binary(e.op, args[0], args[1])
             raise Refusal("C2N2010", None, kernel=self.low.kname, what=f"{e.op} arity")
         if isinstance(e, V.Select):
-            return N.Select(self.expr(e.cond), self.expr(e.then), self.expr(e.else_))
+            c = self.expr(e.cond)
+            pc = e.cond.cond if isinstance(e.cond, V.Pred) else None
+            with self.assuming(pc):
+                a = self.expr(e.then)
+            with self.assuming(pc.negate() if pc is not None else None):
+                b = self.expr(e.else_)
+            return N.Select(c, a, b)
         if isinstance(e, V.Cast):
             return N.Cast(e.dtype, self.expr(e.operand))
         if isinstance(e, V.Fold):
@@ -482,11 +503,14 @@ class ExprConverter:
         with af.bounds({f.var: ext}):
             body = f.body
             where = None
+            pc = None
             if isinstance(body, V.Select) and isinstance(body.else_, V.Const) and \
                     body.else_.value == _ident(f.op):
                 where = self.expr(body.cond)
+                pc = body.cond.cond if isinstance(body.cond, V.Pred) else None
                 body = body.then
-            b = self.expr(body)
+            with self.assuming(pc):
+                b = self.expr(body)
         acc = f.dtype if f.dtype.startswith("float") or f.dtype == "bfloat16" else None
         return N.Reduce(f.op, (N.Axis(name, self.low.namer.size(ext), AxisKind.REDUCTION),), b,
                         acc_dtype=acc, where=where)
@@ -521,8 +545,11 @@ class ExprConverter:
     def in_range(self, dims: list, shape: tuple) -> bool:
         """Every inner index within its dim at every test point (over the axis boxes narrowed
         by the domain guard)."""
+        facts = {c.poly for c in (self.guard.conjuncts() or []) if c.op == "<"}
+        checked = [(d, s) for d, s in list(zip(dims, shape))[1:]
+                   if not (d - s in facts and -d - 1 in facts)]  # guarded: 0 <= d < s
         for env in self.low.shapes.points:
-            for d, s in list(zip(dims, shape))[1:]:
+            for d, s in checked:
                 rng = _range(d, self.extents, env, self.guard)
                 try:
                     sv = s.evaluate(env)

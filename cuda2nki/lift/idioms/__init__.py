@@ -20,12 +20,13 @@ RECOGNISERS = (
     (Idiom.SOFTMAX, compose.is_softmax),
     (Idiom.NORM, compose.is_norm),
     (Idiom.CONTRACT, contract.is_contraction),
+    (Idiom.STENCIL, stencil.is_window),
     (Idiom.REDUCE, reduce.is_reduction),
     (Idiom.TRANSPOSE, transpose.is_transpose),
     (Idiom.STENCIL, stencil.is_stencil),
     (Idiom.MAP, mapping.is_map),
 )
-_RANK = [i for i, _ in RECOGNISERS]
+_RANK = list(dict.fromkeys(i for i, _ in RECOGNISERS))
 
 
 def classify_compute(c: N.Compute, k: N.Kernel) -> Idiom:

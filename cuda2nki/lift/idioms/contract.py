@@ -29,6 +29,9 @@ def is_contraction(c: N.Compute, k: N.Kernel) -> bool:
         if not (red & syms(ra[0].index) and red & syms(rb[0].index)):
             continue
         out_axes = {a.name for a in c.domain.axes}
-        if out_axes and out_axes <= syms(ra[0].index) | syms(rb[0].index):
+        # a dim mixing an output axis with the reduction axis is a sliding window: convolution
+        window = any(syms(x) & out_axes and syms(x) & red
+                     for r in (ra[0], rb[0]) for x in r.index)
+        if out_axes and out_axes <= syms(ra[0].index) | syms(rb[0].index) and not window:
             return True
     return False

@@ -27,7 +27,37 @@ def _offset(a: tuple, b: tuple) -> bool:
     return True
 
 
+def is_window(c: N.Compute, k: N.Kernel) -> bool:
+    """A reduction over a window around the output element (``x[i + d]``): a convolution."""
+    out_axes = {a.name for a in c.domain.axes}
+    for r in reduces(c.expr):
+        red = {a.name: a.extent for a in r.axes}
+        for rd in reads(r.body):
+            for x in rd.index:
+                fs = x.free_syms()
+                for o in fs & out_axes:
+                    for v in fs & set(red):
+                        if _overlaps(x, o, v, red[v]):
+                            return True
+    return False
+
+
+def _overlaps(x, o: str, v: str, ext) -> bool:
+    """Consecutive output elements read overlapping ranges of ``v`` (stride <= span)."""
+    names = x.free_syms() | ext.free_syms()
+    env = {n: 64 for n in names}
+    try:
+        e = ext.evaluate(env)
+        base = x.evaluate({**env, o: 0, v: 0})
+        stride = x.evaluate({**env, o: 1, v: 0}) - base
+        span = x.evaluate({**env, o: 0, v: e - 1}) - base
+    except (KeyError, ValueError, ZeroDivisionError, TypeError):
+        return False
+    return 0 < abs(stride) <= abs(span)
+
+
 def is_stencil(c: N.Compute, k: N.Kernel) -> bool:
+    """Neighbour reads of one tensor at constant offsets from each other."""
     axes = {a.name for a in c.domain.axes} | {a.name for r in reduces(c.expr) for a in r.axes}
     by_tensor: dict = {}
     for r in reads(c.expr):
