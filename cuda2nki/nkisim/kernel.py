@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
 from dataclasses import dataclass, field
@@ -157,6 +158,25 @@ def _convert_out(v, state: st.SimState, fn=None):
     return v
 
 
+_BLAS: list = []  # the process's ThreadpoolController, created on first use (~15 ms)
+
+
+def single_threaded_blas() -> contextlib.AbstractContextManager:
+    """Limit BLAS to one thread (restored on exit).
+
+    A simulated kernel issues many small GEMMs (128 x 128 x 512); a multi-threaded BLAS spends
+    more on waking and synchronising its threads than on the arithmetic, and on a loaded machine
+    it can be many times slower.  Nested runs keep the outer limit.
+    """
+    if _RUNNING:
+        return contextlib.nullcontext()
+    if not _BLAS:
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
+
+
 def run(
     kernel: Kernel,
     args,
@@ -179,38 +199,41 @@ def run(
         seed=seed,
         rng=np.random.default_rng(seed),
     )
-    st.push(state)
-    _RUNNING.append(1)
-    try:
-        names = _param_names(kernel.fn)
-        buffer = shared_hbm if kernel.lnc > 1 else hbm
-        wargs = [
-            _wrap_arg(v, names[i] if i < len(names) else f"arg{i}", buffer, state)
-            for i, v in enumerate(args)
-        ]
-        wkw = {k: _wrap_arg(v, k, buffer, state) for k, v in kwargs.items()}
-        points = list(itertools.product(*[range(g) for g in kernel.grid])) if kernel.grid else [()]
-        if not kernel.legacy and kernel.lnc > 1:
-            points = [(i,) for i in range(kernel.lnc)]
-        out = None
-        with np.errstate(all="ignore"):  # the hardware raises no floating-point warnings
-            for pid in points:
-                state.program_id = pid
-                state.shared_seq = {}
-                state.kernel_code = getattr(kernel.fn, "__code__", None)
-                state.kernel_frame = None
-                r = kernel.fn(*wargs, **wkw)
-                # the kernel's frame (held since its first instruction) keeps its locals alive:
-                # settle the last memory peak candidate before they go
-                state.settle_memory()
-                state.kernel_frame = None
-                if out is None:
-                    out = r
-        outputs = _convert_out(out, state, kernel.fn)
-        return SimResult(outputs, state.trace, None, state.warnings, state)
-    finally:
-        _RUNNING.pop()
-        st.pop()
+    with single_threaded_blas():
+        st.push(state)
+        _RUNNING.append(1)
+        try:
+            names = _param_names(kernel.fn)
+            buffer = shared_hbm if kernel.lnc > 1 else hbm
+            wargs = [
+                _wrap_arg(v, names[i] if i < len(names) else f"arg{i}", buffer, state)
+                for i, v in enumerate(args)
+            ]
+            wkw = {k: _wrap_arg(v, k, buffer, state) for k, v in kwargs.items()}
+            points = (
+                list(itertools.product(*[range(g) for g in kernel.grid])) if kernel.grid else [()]
+            )
+            if not kernel.legacy and kernel.lnc > 1:
+                points = [(i,) for i in range(kernel.lnc)]
+            out = None
+            with np.errstate(all="ignore"):  # the hardware raises no floating-point warnings
+                for pid in points:
+                    state.program_id = pid
+                    state.shared_seq = {}
+                    state.kernel_code = getattr(kernel.fn, "__code__", None)
+                    state.kernel_frame = None
+                    r = kernel.fn(*wargs, **wkw)
+                    # the kernel's frame (held since its first instruction) keeps its locals alive:
+                    # settle the last memory peak candidate before they go
+                    state.settle_memory()
+                    state.kernel_frame = None
+                    if out is None:
+                        out = r
+            outputs = _convert_out(out, state, kernel.fn)
+            return SimResult(outputs, state.trace, None, state.warnings, state)
+        finally:
+            _RUNNING.pop()
+            st.pop()
 
 
 def port_exception_loc(exc: BaseException) -> SourceLoc:
