@@ -110,7 +110,10 @@ def render_example(ex: Example) -> str:
     """The example as a reader would reproduce it: each file, then the command."""
     parts = []
     for name, text in ex.files.items():
-        parts.append(f"--- {name}\n{text.rstrip()}")
+        lines = text.rstrip().splitlines()
+        if len(lines) > 60:
+            lines = [*lines[:3], f"... ({len(lines)} lines in all)"]
+        parts.append(f"--- {name}\n" + "\n".join(lines))
     if ex.python:
         parts.append("--- python\n" + ex.python.rstrip())
     else:

@@ -101,6 +101,83 @@ def tiny(a):
     return out
 """
 
+CANCEL_CU = """\
+__global__ void cancel(float* out, const float* a, int N) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) out[i] = (a[i] + 1e9f) - 1e9f + a[i] * 1e-3f;
+}
+"""
+
+CANCEL_TOML = """\
+kernel = "cancel"
+[launch]
+grid = ["ceil_div(N, 128)"]
+block = [128]
+[params]
+out = { shape = ["N"], dtype = "float32", role = "out" }
+a = { shape = ["N"], dtype = "float32", role = "in" }
+N = 1024
+"""
+
+CANCEL_PORT = """\
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def cancel(a):
+    (N,) = a.shape
+    out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)
+    for base in range(0, N, 128):
+        n = min(128, N - base)
+        t = nl.ndarray((n, 1), dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a[base : base + n].reshape((n, 1)))
+        nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=1e-3)
+        nisa.dma_copy(dst=out[base : base + n].reshape((n, 1)), src=t)
+    return out
+"""
+
+TWICE_CU = """\
+__global__ void twice(int* y, const int* x, int N) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= N) return;
+    switch (N & 1) {
+    default: y[i] = x[i] * 2;
+    }
+}
+"""
+
+TWICE_TOML = """\
+kernel = "twice"
+[launch]
+grid = ["ceil_div(N, 128)"]
+block = [128]
+[params]
+y = { shape = ["N"], dtype = "int32", role = "out" }
+x = { shape = ["N"], dtype = "int32", role = "in" }
+N = 1024
+"""
+
+TWICE_PORT = """\
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def twice(x):
+    (N,) = x.shape
+    out = nl.ndarray((N,), dtype=x.dtype, buffer=nl.shared_hbm)
+    for base in range(0, N, 128):
+        n = min(128, N - base)
+        t = nl.ndarray((n, 1), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[base : base + n].reshape((n, 1)))
+        nisa.tensor_scalar(dst=t, data=t, op0=nl.multiply, operand0=2)
+        nisa.dma_copy(dst=out[base : base + n].reshape((n, 1)), src=t)
+    return out
+"""
+
 SQUARE = """\
 kernel = "matmul_tiled"
 [launch]
@@ -118,7 +195,7 @@ K = 80
 EXAMPLES = {
     "C2N4001": _variant(ADD, ADD.replace("nl.add", "nl.subtract")),
     "C2N4002": _corpus("linalg/matmul_tiled", "matmul_tiled_flaw_bf16_inputs", "--seeds", "1"),
-    "C2N4003": _corpus("norm/layernorm", "layernorm_flaw_unwritten_output", "--seeds", "1"),
+    "C2N4003": _corpus("norm/softmax_naive", "softmax_naive_flaw_missing_tail", "--seeds", "1"),
     "C2N4004": _variant(ADD, ADD.replace("op=nl.add", "op=nl.add if rows > 1 else nl.subtract")),
     "C2N4005": Example(
         files={"square.toml": SQUARE},
@@ -137,7 +214,15 @@ EXAMPLES = {
     "C2N4007": _variant(
         ADD, ADD + "\n        nisa.tensor_tensor(dst=c_t, data1=c_t, data2=c_t, op=nl.add)"
     ),
-    "C2N4008": _corpus("linalg/matmul_tiled", "matmul_tiled_flaw_stale_psum", "--seeds", "1"),
+    "C2N4008": Example(
+        files={
+            "port.py": PORT.replace("min(2048, rest // P)", "min(4, rest // P)").replace(
+                ADD, ADD.replace("op=nl.add", "op=nl.add if base > 0 else nl.subtract")
+            )
+        },
+        argv=("check", VADD, "port.py", "--seeds", "1"),
+        exit_code=1,
+    ),
     "C2N4009": _corpus("norm/softmax_naive", "softmax_naive_flaw_no_max_shift"),
     "C2N4010": _variant(
         "out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)",
@@ -149,10 +234,14 @@ EXAMPLES = {
         "            nisa.tensor_scalar(dst=c_t, data=c_t, op0=nl.multiply, operand0=1.0000001)",
     ),
     "C2N4012": Example(
-        files={"tiny.cu": TINY_CU, "tiny.toml": TINY_TOML, "port.py": TINY_PORT},
-        argv=("check", "tiny.cu", "port.py", "--seeds", "1"),
+        files={"cancel.cu": CANCEL_CU, "cancel.toml": CANCEL_TOML, "port.py": CANCEL_PORT},
+        argv=("check", "cancel.cu", "port.py", "--seeds", "1"),
+        exit_code=1,
     ),
-    "C2N4013": _corpus("lowp/gelu_bf16", "gelu_bf16_port", "--seeds", "1", exit_code=0),
+    "C2N4013": Example(
+        files={"twice.cu": TWICE_CU, "twice.toml": TWICE_TOML, "port.py": TWICE_PORT},
+        argv=("check", "twice.cu", "port.py", "--seeds", "1"),
+    ),
     "C2N4014": _variant("import random\n", "raise RuntimeError('unfinished port')\n"),
     "C2N4015": Example(
         files={

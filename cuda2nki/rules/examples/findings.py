@@ -19,6 +19,27 @@ def _corpus(kernel: str, port: str, exit_code: int | None = 1) -> Example:
     )
 
 
+BIG_TILE = """\
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def vector_add(a, b):
+    (N,) = a.shape
+    out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)
+    whole = nl.ndarray((1, 60000), dtype=a.dtype, buffer=nl.sbuf)
+    scratch = nl.ndarray((1, 60000), dtype=a.dtype, buffer=nl.sbuf)
+    a_t = nl.ndarray((1, N), dtype=a.dtype, buffer=nl.sbuf)
+    b_t = nl.ndarray((1, N), dtype=b.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a_t, src=a.reshape((1, N)))
+    nisa.dma_copy(dst=b_t, src=b.reshape((1, N)))
+    nisa.tensor_tensor(dst=a_t, data1=a_t, data2=b_t, op=nl.add)
+    nisa.dma_copy(dst=out.reshape((1, N)), src=a_t)
+    return out
+"""
+
 EXAMPLES = {
     "C2N5001": _corpus("basic/vector_add", "vector_add_flaw_literal_thread"),
     "C2N5002": _corpus("linalg/matmul_tiled", "matmul_tiled_flaw_vector_engine"),
@@ -29,7 +50,11 @@ EXAMPLES = {
     "C2N5007": _corpus("linalg/transpose_shared", "transpose_shared_flaw_tiny_dma"),
     "C2N5008": _corpus("linalg/transpose_shared", "transpose_shared_flaw_tiny_dma"),
     "C2N5010": _corpus("activation/gelu_tanh", "gelu_tanh_flaw_per_element_dma"),
-    "C2N5012": _corpus("norm/rmsnorm", "rmsnorm_flaw_sbuf_overflow"),
+    "C2N5012": Example(
+        files={"port.py": BIG_TILE},
+        argv=("check", "{ROOT}/corpus/basic/vector_add.cu", "port.py", "--seeds", "1"),
+        exit_code=1,
+    ),
 }
 
 NO_EXAMPLE = {

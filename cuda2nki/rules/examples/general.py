@@ -11,6 +11,12 @@ TOML = (
     '[params]\ny = { shape = ["n"], dtype = "float32", role = "out" }\nn = 32\n'
 )
 
+# 1500 kernels in one file: more than 0.3 s of work for one job
+MANY = "".join(
+    f"__global__ void k{i}(float* y, int n) {{ if (threadIdx.x < n) y[threadIdx.x] *= {i}.0f; }}\n"
+    for i in range(1500)
+)
+
 EXAMPLES = {
     "C2N0001": Example(argv=("parse", "missing.cu"), exit_code=2),
     "C2N0002": Example(files={"k.cu": K}, argv=("parse", "k.cu", "-D", "=1"), exit_code=2),
@@ -28,8 +34,8 @@ EXAMPLES = {
         exit_code=2,
     ),
     "C2N0006": Example(
-        files={"src/k.cu": K},
-        argv=("migrate", "src", "-o", "out", "--memory", "16", "--jobs", "1"),
+        files={"src/many.cu": MANY},
+        argv=("migrate", "src", "-o", "out", "--timeout", "0.3", "--jobs", "1"),
         exit_code=1,
     ),
 }

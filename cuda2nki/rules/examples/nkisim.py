@@ -211,6 +211,16 @@ EXAMPLES = {
         """,
         exit_code=0,
     ),
+    "C2N3030": _sim(
+        """
+        out = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
+        for i in nl.affine_range(4):
+            t = nl.load(a)
+            nl.store(out[0:128, :], value=t)
+        return out
+        """,
+        head=LEG,
+    ),
     "C2N3029": _sim(
         """
         t = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)

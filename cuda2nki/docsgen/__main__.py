@@ -1,0 +1,5 @@
+import sys
+
+from cuda2nki.docsgen import main
+
+sys.exit(main())

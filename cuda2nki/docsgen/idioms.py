@@ -1,0 +1,209 @@
+"""``docs/idioms.md``: the idioms the port pipeline recognises and the NKI it lowers them to.
+
+The lifter (CUDA -> intent IR) tags every statement with the :class:`~cuda2nki.ir.ops.Idiom` of
+the recogniser that produced it.  For each idiom this module takes a representative intent
+kernel (in the IR's text form), runs the port pipeline on it
+(:func:`cuda2nki.codegen.pipeline.port_intent`) and records what the code did: the layout
+``choose-layout`` picked, the NKI calls in the generated kernel and the notes it attached -- or
+the refusal.  The table is therefore what the passes do today, not what they are meant to do.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from cuda2nki.docsgen.cuda_subset import cell
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: idiom, what it means, a representative intent kernel
+SAMPLES: list[tuple[str, str, str]] = [
+    (
+        "map",
+        "elementwise function of the inputs at the same index (broadcasts allowed)",
+        "kernel bias_relu(x: in float32[R, C], b: in float32[C], y: out float32[R, C], R: int32, "
+        "C: int32) {\n  map: y[i, j] = max(x[i, j] + b[j], 0.0) for i < R, j < C;\n}",
+    ),
+    (
+        "reduce",
+        "row reduction: one result per row",
+        "kernel rowsum(x: in float32[R, C], y: out float32[R], R: int32, C: int32) {\n"
+        "  reduce: y[i] = reduce(add, j < C: x[i, j]) for i < R;\n}",
+    ),
+    (
+        "reduce",
+        "column reduction: one result per column",
+        "kernel colmax(x: in float32[R, C], y: out float32[C], R: int32, C: int32) {\n"
+        "  reduce: y[j] = reduce(max, i < R: x[i, j]) for j < C;\n}",
+    ),
+    (
+        "contract",
+        "matrix product (sum over a shared axis of two matrices)",
+        "kernel matmul(A: in bfloat16[M, K], B: in bfloat16[K, N], C: out float32[M, N], "
+        "M: int32, N: int32, K: int32) {\n  contract: C[i, j] = reduce(add, k < K: "
+        "cast(A[i, k], float32) * cast(B[k, j], float32); acc float32) for i < M, j < N;\n}",
+    ),
+    (
+        "contract",
+        "matrix-vector product",
+        "kernel gemv(A: in float32[M, K], x: in float32[K], y: out float32[M], M: int32, "
+        "K: int32) {\n  contract: y[i] = reduce(add, k < K: A[i, k] * x[k]; acc float32) "
+        "for i < M;\n}",
+    ),
+    (
+        "transpose",
+        "output indexed by the swapped input indices",
+        "kernel transpose(A: in float32[M, N], B: out float32[N, M], M: int32, N: int32) {\n"
+        "  transpose: B[j, i] = A[i, j] for i < M, j < N;\n}",
+    ),
+    (
+        "softmax",
+        "row max, exp of the shifted row, row sum, division",
+        "kernel softmax(x: in float32[R, C], y: out float32[R, C], R: int32, C: int32) {\n"
+        "  temp m: float32[R];\n  temp e: float32[R, C];\n  temp s: float32[R];\n"
+        "  softmax: m[i] = reduce(max, j < C: x[i, j]) for i < R;\n"
+        "  softmax: e[i, j] = exp(x[i, j] - m[i]) for i < R, j < C;\n"
+        "  softmax: s[i] = reduce(add, j < C: e[i, j]) for i < R;\n"
+        "  softmax: y[i, j] = e[i, j] / s[i] for i < R, j < C;\n}",
+    ),
+    (
+        "norm",
+        "row statistics (mean, mean square) applied back to the row",
+        "kernel rmsnorm(x: in float32[R, C], w: in float32[C], y: out float32[R, C], R: int32, "
+        "C: int32) {\n  temp ss: float32[R];\n"
+        "  norm: ss[i] = reduce(add, j < C: x[i, j] * x[i, j]) for i < R;\n"
+        "  norm: y[i, j] = x[i, j] * rsqrt(ss[i] / cast(index(C), float32) + 1e-06) * w[j] "
+        "for i < R, j < C;\n}",
+    ),
+    (
+        "scan",
+        "prefix combination along a row",
+        "kernel cumsum(x: in float32[R, C], y: out float32[R, C], R: int32, C: int32) {\n"
+        "  scan: y[i, j] = scan(add, j: x[i, j]) for i < R, scan j < C;\n}",
+    ),
+    (
+        "gather",
+        "rows chosen by an index tensor",
+        "kernel embed(table: in float32[V, D], idx: in int32[N], out: out float32[N, D], "
+        "V: int32, D: int32, N: int32) {\n"
+        "  gather: out[n, d] = table[$(idx[n]), d] for n < N, d < D;\n}",
+    ),
+    (
+        "stencil",
+        "fixed neighbourhood of the same index",
+        "kernel smooth(x: in float32[N], y: out float32[N], N: int32) {\n"
+        "  stencil: y[i] = x[i - 1] - 2.0 * x[i] + x[i + 1] for i < N "
+        "where index(i) >= 1 && index(i) < N - 1;\n}",
+    ),
+    (
+        "scatter",
+        "accumulating writes at data-dependent indices (histograms, scatter-add)",
+        "kernel histogram(x: in int32[N], hist: out int32[B], N: int32, B: int32) {\n"
+        "  scatter: hist[$(x[i] % B)] add= 1 for i < N;\n}",
+    ),
+    (
+        "literal",
+        "no recogniser claimed the statement: thread-by-thread translation",
+        "kernel odd(x: in float32[N], y: out float32[N], N: int32) {\n"
+        "  literal: y[i] = x[i] * 2.0 for i < N;\n}",
+    ),
+]
+
+_CALL = re.compile(r"\b(nisa|nl)\.([a-z_][a-z0-9_]*)\(")
+_SKIP = {"ndarray", "zeros", "affine_range", "sequential_range", "static_range", "arange", "mgrid"}
+
+
+@dataclass(frozen=True)
+class Row:
+    idiom: str
+    meaning: str
+    layout: str
+    nki: str
+    notes: str
+
+
+def lower(text: str) -> tuple[str, str, str]:
+    """(layouts, NKI calls, notes) for one intent kernel, or the refusal in the second cell."""
+    from cuda2nki.codegen.pipeline import port_intent
+    from cuda2nki.diagnostics import DiagnosticError
+    from cuda2nki.ir.nodes import Compute
+    from cuda2nki.ir.parser import parse
+    from cuda2nki.passes.choose_layout import classify
+
+    kernel = parse(text, "idiom.ir")
+    layouts = []
+    for c in kernel.body:
+        if isinstance(c, Compute):
+            layout, extra = classify(c, kernel)
+            layouts.append(layout + (f" ({extra['why']})" if "why" in extra else ""))
+    try:
+        _, source, diags = port_intent(kernel)
+    except DiagnosticError as exc:
+        d = exc.diagnostic
+        return ", ".join(dict.fromkeys(layouts)), f"refused: {d.message} [{d.code}]", ""
+    calls = dict.fromkeys(f"{m}.{f}" for m, f in _CALL.findall(source) if f not in _SKIP)
+    notes = dict.fromkeys(d.code for d in diags)
+    return ", ".join(dict.fromkeys(layouts)), ", ".join(f"`{c}`" for c in calls), ", ".join(notes)
+
+
+def rows() -> list[Row]:
+    return [Row(i, m, *lower(t)) for i, m, t in SAMPLES]
+
+
+def corpus_idioms() -> dict[str, list[str]]:
+    """The corpus kernels per ``idiom`` key of their bindings."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for toml in sorted((ROOT / "corpus").glob("*/*.toml")):
+        m = re.search(r'^idiom\s*=\s*"([^"]+)"', toml.read_text(), re.M)
+        if m:
+            out[m.group(1)].append(f"{toml.parent.name}/{toml.stem}")
+    return dict(sorted(out.items()))
+
+
+def markdown() -> str:
+    from cuda2nki.codegen.pipeline import port_intent  # noqa: F401  (fail early if absent)
+
+    try:
+        from cuda2nki.lift import lift_kernel  # noqa: F401
+
+        lifter = "The lifter recognises these idioms in CUDA source (`cuda2nki port`)."
+    except ImportError:
+        lifter = (
+            "The lifter's entry point is not wired into `cuda2nki port` yet, so the table shows "
+            "what the pass pipeline does with an intent kernel of each idiom; `cuda2nki port "
+            "--emit intent` will print the intent the lifter finds in a CUDA kernel."
+        )
+    out = [
+        "# Recognised idioms and their NKI lowering",
+        "",
+        "Porting lifts a CUDA kernel to intent statements tagged with an idiom, then the pass "
+        "pipeline picks a tile layout for each statement (`choose-layout`) and lowers it to NKI "
+        "instructions.  " + lifter + "  Each row below is produced by running the pipeline on "
+        "a small representative intent kernel (listed in `cuda2nki/docsgen/idioms.py`) when "
+        "the documentation is generated.",
+        "",
+        "| idiom | meaning | layout | NKI lowering (current API) | notes |",
+        "|---|---|---|---|---|",
+    ]
+    for r in rows():
+        out.append(
+            f"| {r.idiom} | {cell(r.meaning)} | {cell(r.layout)} | {cell(r.nki)} | {r.notes} |"
+        )
+    out += [
+        "",
+        "Layouts: `rows` (partition = the first parallel axis, 128 rows per tile; free = the "
+        "row), `matmul` (contraction axis on partitions, TensorE accumulating in PSUM), "
+        "`colreduce` (reduced axis on partitions), `transpose` (128x128 blocks through the "
+        "tensor engine), `unsupported` (the reason is given; the statement is refused).",
+        "",
+        "## Corpus kernels by idiom",
+        "",
+        "| idiom (binding) | kernels |",
+        "|---|---|",
+    ]
+    for idiom, names in corpus_idioms().items():
+        out.append(f"| {idiom} | {', '.join(f'`{n}`' for n in names)} |")
+    return "\n".join(out) + "\n"
