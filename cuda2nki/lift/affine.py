@@ -75,8 +75,18 @@ Atom = Union[str, DivAtom, ModAtom, OpaqueAtom]
 Monomial = tuple  # tuple[Atom, ...], sorted by atom_key, with repetition for powers
 
 
+_KEYS: dict = {}
+
+
 def atom_key(a: Atom) -> str:
-    return a if isinstance(a, str) else str(a)
+    if isinstance(a, str):
+        return a
+    k = _KEYS.get(a)
+    if k is None:
+        if len(_KEYS) > 100_000:
+            _KEYS.clear()
+        k = _KEYS[a] = str(a)
+    return k
 
 
 def _mono_key(m: Monomial) -> tuple:
@@ -121,6 +131,13 @@ class Poly:
         return dict(self.terms).get((), 0)
 
     def atoms(self) -> set[Atom]:
+        got = self.__dict__.get("_atoms")
+        if got is None:
+            got = frozenset(self._atoms())
+            object.__setattr__(self, "_atoms", got)
+        return set(got)
+
+    def _atoms(self) -> set[Atom]:
         out: set[Atom] = set()
         for m, _ in self.terms:
             for a in m:
@@ -188,6 +205,11 @@ class Poly:
     # substitution / evaluation -------------------------------------------------------------
     def subs(self, mapping: Mapping[Atom, Poly | int]) -> Poly:
         if not mapping:
+            return self
+        if "%renorm%" not in mapping and self.__dict__.get("_atoms") is not None and \
+                not (self.__dict__["_atoms"] & mapping.keys()):
+            return self
+        if "%renorm%" not in mapping and not (self.atoms() & mapping.keys()):
             return self
         mapping = {k: as_poly(v) for k, v in mapping.items()}
         out = Poly.const(0)

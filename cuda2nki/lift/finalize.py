@@ -44,6 +44,7 @@ class Finalizer:
         self.deadline = time.monotonic() + BUDGET_S
 
     def check_budget(self) -> None:
+        V.DEADLINE[0] = self.deadline
         if time.monotonic() > self.deadline:
             raise Refusal("C2N2015", None, what="cooperative code too large to analyse within "
                           f"the {BUDGET_S:.0f} s budget")
@@ -56,6 +57,16 @@ class Finalizer:
 
     # ------------------------------------------------------------------ entry
     def finalize(self, e: V.DExpr) -> V.DExpr:
+        V.DEADLINE[0] = self.deadline
+        try:
+            return self._finalize(e)
+        except V.BudgetExceeded:
+            raise Refusal("C2N2015", None, what="cooperative code too large to analyse within "
+                          f"the {BUDGET_S:.0f} s budget") from None
+        finally:
+            V.DEADLINE[0] = float("inf")
+
+    def _finalize(self, e: V.DExpr) -> V.DExpr:
         with af.bounds(self.thread_bounds()):
             e = self.resolve(e)
             e = V.simplify(e)

@@ -183,6 +183,16 @@ class Lowering:
     def lower_store(self, st: StoreRec) -> N.Compute:
         bounds = {f"threadIdx.{d}": b for d, b in zip("xyz", self.block)}
         loop_ext = {lc.var: lc.extent for lc in st.loops}
+        V.DEADLINE[0] = self.fin.deadline
+        try:
+            return self._lower_store(st, bounds, loop_ext)
+        except V.BudgetExceeded:
+            raise Refusal("C2N2015", st.loc, what="cooperative code too large to analyse within "
+                          "the time budget") from None
+        finally:
+            V.DEADLINE[0] = float("inf")
+
+    def _lower_store(self, st: StoreRec, bounds: dict, loop_ext: dict) -> N.Compute:
         with af.bounds({**bounds, **loop_ext}):
             pins, extra = self.pins(st.guard)
             index = st.index.subs(pins)

@@ -343,6 +343,12 @@ def _renorm_cond(c: Cond) -> Cond:
 
 
 _SIMP_MEMO: dict = {}
+#: monotonic time after which simplification gives up (set by the finaliser's budget)
+DEADLINE: list = [float("inf")]
+
+
+class BudgetExceeded(Exception):
+    """Simplification ran past :data:`DEADLINE`."""
 
 
 def _bounds_key() -> tuple:
@@ -368,7 +374,12 @@ def _simp(e: DExpr, bkey: tuple) -> DExpr:
 
 
 def _simp1(e: DExpr, bkey: tuple) -> DExpr:
+    import time
+
     from cuda2nki.lift import affine as af
+
+    if time.monotonic() > DEADLINE[0]:
+        raise BudgetExceeded()
 
     if isinstance(e, Fold):
         with af.bounds({e.var: e.stop}):
