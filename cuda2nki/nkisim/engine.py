@@ -71,7 +71,7 @@ ENGINE_NAMES = {
 
 
 def engine_name(e, default: str) -> str:
-    if e is None or e == engine.unknown or e == 0:
+    if e is None or e is engine.unknown or e == engine.unknown or e == 0:
         return default
     try:
         return ENGINE_NAMES[engine(int(e))]
@@ -222,17 +222,20 @@ def record(
         while g is not None and g.f_code is not s.kernel_code:
             g = g.f_back
         s.kernel_frame = g
-    main = ts[1] if len(ts) > 1 and ts[1] is not None else ts[0]
     if len(ts) == 2 and ts[1] is not None:
-        a, b = ts
-        shapes = (a.shape, b.shape)
-        dtypes = (a.dtype.name, b.dtype.name)
-        bufs = (a.storage.buffer.name, b.storage.buffer.name)
+        a, main = ts
+        shapes = (a.shape, main.shape)
+        dtypes = (a.dtype.name, main.dtype.name)
+        bufs = (a.storage.buffer.name, main.storage.buffer.name)
     else:
-        live = [t for t in ts if t is not None]
-        shapes = tuple(t.shape for t in live)
-        dtypes = tuple(t.dtype.name for t in live)
-        bufs = tuple(t.storage.buffer.name for t in live)
+        main = ts[1] if len(ts) > 1 and ts[1] is not None else ts[0]
+        shapes, dtypes, bufs = [], [], []
+        for t in ts:
+            if t is not None:
+                shapes.append(t.shape)
+                dtypes.append(t.dtype.name)
+                bufs.append(t.storage.buffer.name)
+        shapes, dtypes, bufs = tuple(shapes), tuple(dtypes), tuple(bufs)
     s.trace.append(
         st.Instr(
             eng,

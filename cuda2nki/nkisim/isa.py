@@ -643,12 +643,15 @@ def nc_transpose(dst, data, engine=engine.unknown, **kw) -> None:
 # --------------------------------------------------------------------------- compute engines
 
 
+_DATA_NAMES = ("data1", "data2", "data3", "data4")
+
+
 def _compute_operands(api: str, dst, *srcs, eng: str):
     dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
     out = [dst]
+    names = ("data",) if len(srcs) == 1 else _DATA_NAMES
     for i, s in enumerate(srcs):
-        s = on_chip(tensor_arg(s, api, f"data{i + 1 if len(srcs) > 1 else ''}"), api, "data")
-        out.append(s)
+        out.append(on_chip(tensor_arg(s, api, names[i]), api, "data"))
     if eng == "gpsimd":
         no_psum(api, *out)
     return out
@@ -702,11 +705,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None) ->
             vals = ops.apply_binary(name, x1, x2, api)
     if vals is not None:
         write_mat(dst, vals, api, where=mask_where(mask, dst.shape))
-    extra = (
-        name,
-        all(t.dtype.name == "bfloat16" for t in (dst, d1, d2)),
-        d1.buffer is psum or d2.buffer is psum,
-    )
+    bf16 = dst.dtype.name == d1.dtype.name == d2.dtype.name == "bfloat16"
+    extra = (name, bf16, d1.storage.buffer is psum or d2.storage.buffer is psum)
     record(eng, "tensor_tensor", (dst, d1, d2), extra=extra)
 
 

@@ -492,13 +492,17 @@ class NkiTensor:
         """Element offset of the view's first element in the storage."""
         if self._a is None:
             raise unsupported("offset of an indirect (gathered) tensor view")
+        return self._byte_offset() // self._a.itemsize
+
+    def _byte_offset(self) -> int:
+        """Byte offset of a strided view's first element in its storage (cached)."""
         b = self._boff
         if b is None:
             a = self.a
             b = self._boff = (
                 a.__array_interface__["data"][0] - self.storage.flat.__array_interface__["data"][0]
             )
-        return b // self._a.itemsize
+        return b
 
     @property
     def strides(self) -> tuple[int, ...]:
@@ -579,11 +583,13 @@ class NkiTensor:
         """The same view over a parallel per-element array of the storage (strided views)."""
         a = self.a
         flat = self.storage.flat
-        off = (
-            a.__array_interface__["data"][0] - flat.__array_interface__["data"][0]
-        ) // flat.itemsize
+        off = self._byte_offset() // flat.itemsize
         strides = tuple(st_ // flat.itemsize * w.itemsize for st_ in a.strides)
-        return as_strided(w[off:] if a.size else w, a.shape, strides)
+        if not a.size or 0 in strides:
+            return as_strided(w[off:] if a.size else w, a.shape, strides)
+        # the view lies inside ``w`` (as ``a`` lies inside ``flat``): a bounds-checked ndarray
+        # over w's buffer is the same view, built without as_strided's Python overhead
+        return np.ndarray(a.shape, w.dtype, w, off * w.itemsize, strides)
 
     def _written_view(self) -> np.ndarray:
         w = self.storage.written
