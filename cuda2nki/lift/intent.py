@@ -321,6 +321,7 @@ class Lowering:
             value = V.simplify(V.subs_poly(value, sub))
             guard = V.simplify_cond(guard.subs(sub))
             axes, guard = self.tighten(axes, guard, st)
+            axes, new_dims, value, guard = self.split_flat(axes, new_dims, value, guard, shape)
         all_ext = {a.atom: a.extent for a in axes + reduce_axes}
         with af.bounds(all_ext):
             value = V.simplify(value)
@@ -381,6 +382,43 @@ class Lowering:
             if not changed:
                 break
         return iv, index, value, guard
+
+    def split_flat(self, axes: list, dims: list, value: V.DExpr, guard: Cond, shape: tuple):
+        """An axis running over several rows of a multi-dim target (a flat grid-stride index
+        into ``[rows, C]``) becomes a row and a column axis."""
+        from cuda2nki.lift.finalize import _map_polys
+
+        if len(shape) < 2:
+            return axes, dims, value, guard
+        for k in range(len(shape) - 1, 0, -1):
+            d = dims[k]
+            aff = af.affine(d, {a.atom for a in axes})
+            if aff is None or len(aff.coeffs) != 1:
+                continue
+            (v, c), = aff.coeffs.items()
+            ax = next(a for a in axes if a.atom == v)
+            if c != af.ONE or ax.extent == shape[k]:
+                continue
+            q_ext = af._exact_div(ax.extent, shape[k])
+            if q_ext is None:
+                continue
+            q, m = "ax" + str(next(self.counter)), "ax" + str(next(self.counter))
+            sub = {v: shape[k] * af.sym(q) + af.sym(m)}
+            strides = [af.ONE] * len(shape)
+            for j in range(len(shape) - 2, -1, -1):
+                strides[j] = strides[j + 1] * shape[j + 1]
+            flat = sum((x * st for x, st in zip(dims, strides)), af.ZERO)
+            with af.bounds({q: q_ext, m: shape[k]}):
+                flat = flat.subs(sub)
+                value = V.simplify(_map_polys(value, lambda p, sub=sub: p.subs(sub)))
+                guard = V.simplify_cond(guard.subs(sub))
+            new = delinearize(flat, shape)
+            if new is None:
+                return axes, dims, value, guard
+            i = axes.index(ax)
+            axes = axes[:i] + [Axis(q, q_ext), Axis(m, shape[k])] + axes[i + 1:]
+            dims = new
+        return axes, dims, value, guard
 
     def _guard_bound(self, v: str, guard: Cond):
         for c in guard.conjuncts() or []:
