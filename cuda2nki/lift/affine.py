@@ -206,8 +206,11 @@ class Poly:
     def subs(self, mapping: Mapping[Atom, Poly | int]) -> Poly:
         if not mapping:
             return self
-        if "%renorm%" not in mapping and self.__dict__.get("_atoms") is not None and \
-                not (self.__dict__["_atoms"] & mapping.keys()):
+        if (
+            "%renorm%" not in mapping
+            and self.__dict__.get("_atoms") is not None
+            and not (self.__dict__["_atoms"] & mapping.keys())
+        ):
             return self
         if "%renorm%" not in mapping and not (self.atoms() & mapping.keys()):
             return self

@@ -48,12 +48,17 @@ def find_kernel(tu: A.TranslationUnit, name: str) -> A.Function | None:
 
 def shapes_from_binding(binding: Binding, fn: A.Function) -> Shapes:
     points = binding.test_points()
-    grid = tuple(poly_of_text(g) for g in binding.grid) + (poly_of_text(1),) * (3 - len(
-        binding.grid))
+    grid = tuple(poly_of_text(g) for g in binding.grid) + (poly_of_text(1),) * (
+        3 - len(binding.grid)
+    )
     blocks = {tuple(binding.resolve(_only_known(binding, p)).block) for p in points}
     if len(blocks) != 1:
-        raise Refusal("C2N2023", fn.loc, what="the launch block size changes between test "
-                      "points; cooperative code is lifted for one block size")
+        raise Refusal(
+            "C2N2023",
+            fn.loc,
+            what="the launch block size changes between test "
+            "points; cooperative code is lifted for one block size",
+        )
     block = blocks.pop()
     tensors = {t.name: tuple(poly_of_text(d) for d in t.shape) for t in binding.tensors}
     return Shapes(tensors, grid, tuple(int(b) for b in block), [dict(p) for p in points])
@@ -64,8 +69,9 @@ def _only_known(binding: Binding, point: dict) -> dict:
     return {k: v for k, v in point.items() if k in names}
 
 
-def lift_kernel(tu: A.TranslationUnit, kernel_name: str, binding: Binding | None = None
-                ) -> LiftResult:
+def lift_kernel(
+    tu: A.TranslationUnit, kernel_name: str, binding: Binding | None = None
+) -> LiftResult:
     """Lift one kernel of ``tu`` to intent IR.
 
     With no ``binding`` the binding is inferred (:func:`cuda2nki.lift.infer.infer_binding`); if
@@ -95,8 +101,7 @@ def lift_kernel(tu: A.TranslationUnit, kernel_name: str, binding: Binding | None
         for p in fn.params:
             if isinstance(p.ty, A.PointerType) and p.name not in roles:
                 raise Refusal("C2N2023", p.loc, what=f"no binding for pointer '{p.name}'")
-        scalar_types = {p.name: dtype_of(p.ty) for p in fn.params
-                        if isinstance(p.ty, A.ScalarType)}
+        scalar_types = {p.name: dtype_of(p.ty) for p in fn.params if isinstance(p.ty, A.ScalarType)}
         kernel = lower_program(prog, shapes, kernel_name, roles, dtypes, scalar_types)
         kernel, idiom = classify(kernel)
     except Refusal as r:

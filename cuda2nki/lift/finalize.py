@@ -46,8 +46,11 @@ class Finalizer:
     def check_budget(self) -> None:
         V.DEADLINE[0] = self.deadline
         if time.monotonic() > self.deadline:
-            raise Refusal("C2N2015", None, what="cooperative code too large to analyse within "
-                          f"the {BUDGET_S:.0f} s budget")
+            raise Refusal(
+                "C2N2015",
+                None,
+                what=f"cooperative code too large to analyse within the {BUDGET_S:.0f} s budget",
+            )
 
     def fresh(self, base: str) -> str:
         return f"%{base}@{next(self.counter)}"
@@ -61,8 +64,11 @@ class Finalizer:
         try:
             return self._finalize(e)
         except V.BudgetExceeded:
-            raise Refusal("C2N2015", None, what="cooperative code too large to analyse within "
-                          f"the {BUDGET_S:.0f} s budget") from None
+            raise Refusal(
+                "C2N2015",
+                None,
+                what=f"cooperative code too large to analyse within the {BUDGET_S:.0f} s budget",
+            ) from None
         finally:
             V.DEADLINE[0] = float("inf")
 
@@ -246,8 +252,13 @@ class Finalizer:
                 e = V.rebuild(e, tuple(self.fuse(k) for k in kids))
         if not isinstance(e, V.Fold):
             return e
-        if e.op in ("max", "min") and isinstance(e.body, V.Op) and e.body.op == e.op and \
-                isinstance(e.body.args[0], V.Const) and isinstance(e.body.args[1], V.Fold):
+        if (
+            e.op in ("max", "min")
+            and isinstance(e.body, V.Op)
+            and e.body.op == e.op
+            and isinstance(e.body.args[0], V.Const)
+            and isinstance(e.body.args[1], V.Fold)
+        ):
             # fold(max(c, inner)) == max(c, fold(inner)): max/min are idempotent
             c, inner = e.body.args
             hoisted = V.Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, inner)
@@ -476,8 +487,13 @@ def _hoist_common_guard(body: V.DExpr) -> V.DExpr:
     if not (isinstance(body, V.Op) and body.op == "mul"):
         return body
     sels = body.args
-    if not all(isinstance(x, V.Select) and isinstance(x.cond, V.Pred) and
-               isinstance(x.else_, V.Const) and x.else_.value == 0 for x in sels):
+    if not all(
+        isinstance(x, V.Select)
+        and isinstance(x.cond, V.Pred)
+        and isinstance(x.else_, V.Const)
+        and x.else_.value == 0
+        for x in sels
+    ):
         return body
     cs = [x.cond.cond.conjuncts() for x in sels]
     if any(c is None for c in cs):
@@ -490,12 +506,15 @@ def _hoist_common_guard(body: V.DExpr) -> V.DExpr:
         left = [c for c in cc if c not in common]
         if not left:
             return x.then
-        return V.Select(x.dtype, V.Pred("bool", af.conj(Cond.of(c) for c in left)), x.then,
-                        x.else_)
+        return V.Select(x.dtype, V.Pred("bool", af.conj(Cond.of(c) for c in left)), x.then, x.else_)
 
     prod = V.Op(body.dtype, "mul", (rest(sels[0], cs[0]), rest(sels[1], cs[1])))
-    return V.Select(body.dtype, V.Pred("bool", af.conj(Cond.of(c) for c in common)), prod,
-                    V.Const(body.dtype, 0.0))
+    return V.Select(
+        body.dtype,
+        V.Pred("bool", af.conj(Cond.of(c) for c in common)),
+        prod,
+        V.Const(body.dtype, 0.0),
+    )
 
 
 def _tighten(f: V.Fold) -> V.Fold:

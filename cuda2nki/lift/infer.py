@@ -47,27 +47,48 @@ def render(e: A.Expr, names: dict) -> str | None:
 def _launch(tu: A.TranslationUnit, fn: A.Function, diags: list) -> dict | None:
     sites = [s for s in tu.launch_sites if s.kernel == fn.name]
     if not sites:
-        diags.append(make("C2N2101", fn.loc, what="the launch configuration", kernel=fn.name,
-                          why="no <<<grid, block>>> launch site in this file; add [launch] "
-                              "grid and block"))
+        diags.append(
+            make(
+                "C2N2101",
+                fn.loc,
+                what="the launch configuration",
+                kernel=fn.name,
+                why="no <<<grid, block>>> launch site in this file; add [launch] grid and block",
+            )
+        )
         return None
     site = sites[0]
     names = {}
     for p, text in zip(fn.params, site.arg_texts):
         if text.isidentifier():
             names[text] = p.name
-    names.update({p.name: p.name for p in fn.params if p.name not in names.values()
-                  and p.name not in names})
+    names.update(
+        {p.name: p.name for p in fn.params if p.name not in names.values() and p.name not in names}
+    )
     grid = [render(g, names) for g in site.grid]
     block = [render(b, names) for b in site.block]
     if any(x is None for x in grid + block):
-        diags.append(make("C2N2101", site.loc, what="the launch configuration", kernel=fn.name,
-                          why=f"'<<<{site.grid_text}, {site.block_text}>>>' uses host values "
-                              "that are not kernel parameters; add [launch] grid and block"))
+        diags.append(
+            make(
+                "C2N2101",
+                site.loc,
+                what="the launch configuration",
+                kernel=fn.name,
+                why=f"'<<<{site.grid_text}, {site.block_text}>>>' uses host values "
+                "that are not kernel parameters; add [launch] grid and block",
+            )
+        )
         return None
     out = {"grid": [_tidy(g) for g in grid], "block": [_int_or(b) for b in block]}
-    diags.append(make("C2N2100", site.loc, what=f"launch grid {out['grid']} block "
-                      f"{out['block']}", kernel=fn.name, source="the launch site"))
+    diags.append(
+        make(
+            "C2N2100",
+            site.loc,
+            what=f"launch grid {out['grid']} block {out['block']}",
+            kernel=fn.name,
+            source="the launch site",
+        )
+    )
     return out
 
 
@@ -104,20 +125,33 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             accesses.setdefault(st.tensor, []).append(("w", st.index, st.guard, st.loops))
         for st in prog.stores:
             for ld, folds in _loads_in(st.value, ()):
-                accesses.setdefault(ld.tensor, []).append(("r", ld.index, st.guard,
-                                                           st.loops + folds))
+                accesses.setdefault(ld.tensor, []).append(
+                    ("r", ld.index, st.guard, st.loops + folds)
+                )
     except Refusal as r:
-        diags.append(make("C2N2101", r.loc, what="pointer shapes and roles", kernel=kernel_name,
-                          why=f"the kernel could not be analysed ({r.code})"))
+        diags.append(
+            make(
+                "C2N2101",
+                r.loc,
+                what="pointer shapes and roles",
+                kernel=kernel_name,
+                why=f"the kernel could not be analysed ({r.code})",
+            )
+        )
         prog = None
     for p in fn.params:
         if isinstance(p.ty, A.PointerType):
-            out["params"][p.name] = _pointer(p, accesses.get(p.name, []), block, kernel_name,
-                                             diags)
+            out["params"][p.name] = _pointer(p, accesses.get(p.name, []), block, kernel_name, diags)
         else:
-            diags.append(make("C2N2101", p.loc, what=f"a value for scalar '{p.name}'",
-                              kernel=kernel_name, why="scalar values are not in the source; "
-                              f"add `{p.name} = ...` under [params]"))
+            diags.append(
+                make(
+                    "C2N2101",
+                    p.loc,
+                    what=f"a value for scalar '{p.name}'",
+                    kernel=kernel_name,
+                    why=f"scalar values are not in the source; add `{p.name} = ...` under [params]",
+                )
+            )
     return out, diags
 
 
@@ -141,18 +175,33 @@ def _pointer(p: A.Param, acc: list, block, kernel: str, diags: list) -> dict:
     if kinds:
         spec["role"] = "inout" if kinds == {"r", "w"} else ("out" if kinds == {"w"} else "in")
     else:
-        diags.append(make("C2N2101", p.loc, what=f"the role of '{p.name}'", kernel=kernel,
-                          why="it is never accessed"))
+        diags.append(
+            make(
+                "C2N2101",
+                p.loc,
+                what=f"the role of '{p.name}'",
+                kernel=kernel,
+                why="it is never accessed",
+            )
+        )
     shape = _shape(acc, block)
     if shape is None:
-        diags.append(make("C2N2101", p.loc, what=f"the shape of '{p.name}'", kernel=kernel,
-                          why="its offsets are not bounded by guards or loop bounds; add "
-                              f"`{p.name} = {{ shape = [...] }}`"))
+        diags.append(
+            make(
+                "C2N2101",
+                p.loc,
+                what=f"the shape of '{p.name}'",
+                kernel=kernel,
+                why="its offsets are not bounded by guards or loop bounds; add "
+                f"`{p.name} = {{ shape = [...] }}`",
+            )
+        )
     else:
         spec["shape"] = shape
     what = ", ".join(f"{k} {v}" for k, v in spec.items())
-    diags.append(make("C2N2100", p.loc, what=f"'{p.name}': {what}", kernel=kernel,
-                      source="its accesses"))
+    diags.append(
+        make("C2N2100", p.loc, what=f"'{p.name}': {what}", kernel=kernel, source="its accesses")
+    )
     return spec
 
 
@@ -171,8 +220,9 @@ def _shape_of(index: Poly, guard, loops, block) -> list | None:
     idx = af.canonical(index, block)
     g = guard
     bounds: dict = {lc.var: lc.extent for lc in loops}
-    dom = af.domain_of(_canon_cond(g, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK)
-                       | set(bounds))
+    dom = af.domain_of(
+        _canon_cond(g, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK) | set(bounds)
+    )
     if dom is not None:
         for v, b in dom.bounds.items():
             if len(b.hi) == 1 and not b.hi[0].depends_on(af.THREAD_COORDS):
@@ -208,8 +258,15 @@ def binding_from_inference(tu: A.TranslationUnit, kernel_name: str):
     """A :class:`~cuda2nki.binding.Binding` when inference is complete, else None; scalar values
     are never inferred, so this returns None with diagnostics saying what to add."""
     partial, diags = infer_binding(tu, kernel_name)
-    diags.append(make("C2N2023", tu.function(kernel_name).loc if tu.function(kernel_name)
-                      else A.SourceLoc(tu.file, 1, 1), kernel=kernel_name,
-                      what="no binding given; the inferred parts are listed above, add the "
-                           "missing ones to a kernel.toml"))
+    diags.append(
+        make(
+            "C2N2023",
+            tu.function(kernel_name).loc
+            if tu.function(kernel_name)
+            else A.SourceLoc(tu.file, 1, 1),
+            kernel=kernel_name,
+            what="no binding given; the inferred parts are listed above, add the "
+            "missing ones to a kernel.toml",
+        )
+    )
     return None, diags

@@ -82,8 +82,12 @@ def _poly_ast(n: ast.AST) -> Poly:
             return af.floordiv(a, b)
         if isinstance(n.op, ast.Mod):
             return af.mod(a, b)
-    if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "ceil_div" \
-            and len(n.args) == 2:
+    if (
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id == "ceil_div"
+        and len(n.args) == 2
+    ):
         a, b = _poly_ast(n.args[0]), _poly_ast(n.args[1])
         return af.floordiv(a + b - 1, b)
     raise ValueError(f"unsupported size expression {ast.unparse(n)!r}")
@@ -171,8 +175,9 @@ class Lowering:
         return m
 
     def canon(self, p: Poly) -> Poly:
-        return af.canonical(p.subs({f"blockDim.{d}": b for d, b in zip("xyz", self.block)}),
-                            self.block)
+        return af.canonical(
+            p.subs({f"blockDim.{d}": b for d, b in zip("xyz", self.block)}), self.block
+        )
 
     def canon_expr(self, e: V.DExpr) -> V.DExpr:
         from cuda2nki.lift.finalize import _map_polys
@@ -187,8 +192,11 @@ class Lowering:
         try:
             return self._lower_store(st, bounds, loop_ext)
         except V.BudgetExceeded:
-            raise Refusal("C2N2015", st.loc, what="cooperative code too large to analyse within "
-                          "the time budget") from None
+            raise Refusal(
+                "C2N2015",
+                st.loc,
+                what="cooperative code too large to analyse within the time budget",
+            ) from None
         finally:
             V.DEADLINE[0] = float("inf")
 
@@ -210,10 +218,8 @@ class Lowering:
 
     def pins(self, guard: Cond) -> dict:
         """Thread coordinates fixed by equality guards (``threadIdx.x == 0``...)."""
-        unknowns = {f"threadIdx.{d}": Poly.const(b) for d, b in zip("xyz", self.block)
-                    if b > 1}
-        eqs = [c for c in (guard.conjuncts() or []) if c.op == "==" and c.poly.depends_on(
-            unknowns)]
+        unknowns = {f"threadIdx.{d}": Poly.const(b) for d, b in zip("xyz", self.block) if b > 1}
+        eqs = [c for c in (guard.conjuncts() or []) if c.op == "==" and c.poly.depends_on(unknowns)]
         if not eqs:
             return {}, {}
         sol = solve_writer((), (), unknowns, af.conj(Cond.of(c) for c in eqs))
@@ -238,8 +244,15 @@ class Lowering:
                 pins[k] = v
         return pins, extra
 
-    def build(self, st: StoreRec, index: Poly, value: V.DExpr, guard: Cond,
-              loops: tuple, extra: dict | None = None) -> N.Compute:
+    def build(
+        self,
+        st: StoreRec,
+        index: Poly,
+        value: V.DExpr,
+        guard: Cond,
+        loops: tuple,
+        extra: dict | None = None,
+    ) -> N.Compute:
         # iteration variables and their extents
         iv: dict = dict(extra or {})
         for lc in loops:
@@ -262,8 +275,12 @@ class Lowering:
         iv, index, value, guard = self.split_axes(iv, index, value, guard, shape, st)
         dims = delinearize(index, shape)
         if dims is None:
-            raise Refusal("C2N2013", st.loc, what=f"the offset '{index}' of '{st.tensor}' does "
-                          f"not split along its shape {_shape_str(shape)}")
+            raise Refusal(
+                "C2N2013",
+                st.loc,
+                what=f"the offset '{index}' of '{st.tensor}' does "
+                f"not split along its shape {_shape_str(shape)}",
+            )
         # fuse the variables of each target dim into one axis
         axes: list[Axis] = []
         used: set = set()
@@ -273,12 +290,20 @@ class Lowering:
             for d in dims:
                 aff = af.affine(d, set(iv))
                 if aff is None or any(k not in iv for k in aff.coeffs):
-                    raise Refusal("C2N2013", st.loc, what=f"store index '{d}' of '{st.tensor}' "
-                                  "is not affine in the thread coordinates")
+                    raise Refusal(
+                        "C2N2013",
+                        st.loc,
+                        what=f"store index '{d}' of '{st.tensor}' "
+                        "is not affine in the thread coordinates",
+                    )
                 vs = list(aff.coeffs)
                 if used & set(vs):
-                    raise Refusal("C2N2017", st.loc, tensor=st.tensor,
-                                  why="one thread coordinate indexes two dims")
+                    raise Refusal(
+                        "C2N2017",
+                        st.loc,
+                        tensor=st.tensor,
+                        why="one thread coordinate indexes two dims",
+                    )
                 used |= set(vs)
                 if not vs:
                     new_dims.append(d)
@@ -292,16 +317,21 @@ class Lowering:
                     continue
                 order = radix_order(aff.coeffs, iv)
                 if order is None:
-                    raise Refusal("C2N2013", st.loc, what=f"store index '{d}' of '{st.tensor}' "
-                                  "is not a one-to-one combination of thread coordinates")
+                    raise Refusal(
+                        "C2N2013",
+                        st.loc,
+                        what=f"store index '{d}' of '{st.tensor}' "
+                        "is not a one-to-one combination of thread coordinates",
+                    )
                 name = "ax" + str(next(self.counter))
                 ext = Poly.const(1)
                 for v in order:
                     ext = ext * iv[v]
                 axes.append(Axis(name, ext))
                 c0 = aff.coeffs[order[0]]
-                mapping, _ = invert_radix(order, {v: aff.coeffs[v] for v in order}, iv,
-                                          c0 * af.sym(name))
+                mapping, _ = invert_radix(
+                    order, {v: aff.coeffs[v] for v in order}, iv, c0 * af.sym(name)
+                )
                 sub.update(mapping)
                 combo = sum((aff.coeffs[v] * af.sym(v) for v in order), af.ZERO)
                 new_dims.append(d - combo + c0 * af.sym(name))
@@ -309,9 +339,13 @@ class Lowering:
         reduce_axes: list[Axis] = []
         if free:
             if st.accumulate is None:
-                raise Refusal("C2N2017", st.loc, tensor=st.tensor,
-                              why="several threads write the same element "
-                                  f"(along {', '.join(map(str, free))})")
+                raise Refusal(
+                    "C2N2017",
+                    st.loc,
+                    tensor=st.tensor,
+                    why="several threads write the same element "
+                    f"(along {', '.join(map(str, free))})",
+                )
             for v in free:
                 name = "ax" + str(next(self.counter))
                 reduce_axes.append(Axis(name, iv[v]))
@@ -331,16 +365,21 @@ class Lowering:
                 self.namer.axis(a.atom)
             conv = ExprConverter(self, all_ext, guard)
             expr = conv.expr(value)
-            target = N.Access(st.tensor, tuple(self.namer.size(d, conv.expr) for d in new_dims),
-                              loc=st.loc)
+            target = N.Access(
+                st.tensor, tuple(self.namer.size(d, conv.expr) for d in new_dims), loc=st.loc
+            )
             dom_guard = conv.cond(guard) if guard != af.TRUE else None
-            domain = N.Domain(tuple(N.Axis(self.namer.names[a.atom],
-                                           self.namer.size(a.extent)) for a in axes), dom_guard)
-        return N.Compute(target, domain, expr, accumulate=st.accumulate, idiom=Idiom.MAP,
-                         loc=st.loc)
+            domain = N.Domain(
+                tuple(N.Axis(self.namer.names[a.atom], self.namer.size(a.extent)) for a in axes),
+                dom_guard,
+            )
+        return N.Compute(
+            target, domain, expr, accumulate=st.accumulate, idiom=Idiom.MAP, loc=st.loc
+        )
 
-    def split_axes(self, iv: dict, index: Poly, value: V.DExpr, guard: Cond, shape: tuple,
-                   st: StoreRec):
+    def split_axes(
+        self, iv: dict, index: Poly, value: V.DExpr, guard: Cond, shape: tuple, st: StoreRec
+    ):
         """A variable used as ``v / D`` and ``v % D`` (or as a flat offset into a 2-D target)
         ranges over ``[0, X)`` with ``X`` a multiple of ``D``: it is two variables,
         ``v = D*q + m`` with ``q < X/D`` and ``m < D`` (a row and a column)."""
@@ -348,14 +387,26 @@ class Lowering:
 
         for _ in range(4):
             changed = False
-            polys = [index] + [p for _, p in _all_polys(value)] + [
-                c.poly for c in (guard.conjuncts() or [])]
+            polys = (
+                [index]
+                + [p for _, p in _all_polys(value)]
+                + [c.poly for c in (guard.conjuncts() or [])]
+            )
             for v in list(iv):
-                dens = {a.den for p in polys for a in p.atoms()
-                        if isinstance(a, (af.DivAtom, af.ModAtom)) and a.num == af.sym(v)}
+                dens = {
+                    a.den
+                    for p in polys
+                    for a in p.atoms()
+                    if isinstance(a, (af.DivAtom, af.ModAtom)) and a.num == af.sym(v)
+                }
                 bound, cmp = self._guard_bound(v, guard)
-                if not dens and len(shape) >= 2 and af.coefficient(index, v) == af.ONE and \
-                        bound is not None and bound != shape[-1]:
+                if (
+                    not dens
+                    and len(shape) >= 2
+                    and af.coefficient(index, v) == af.ONE
+                    and bound is not None
+                    and bound != shape[-1]
+                ):
                     dens = {shape[-1]}
                 if len(dens) != 1:
                     continue
@@ -373,8 +424,11 @@ class Lowering:
                     index = index.subs(sub)
                     value = _map_polys(value, lambda p, sub=sub: p.subs(sub))
                     keep = [c for c in (guard.conjuncts() or []) if c is not cmp]
-                    guard = af.conj(Cond.of(af.Cmp(c.poly.subs(sub), c.op)) for c in keep) \
-                        if guard.conjuncts() is not None else guard.subs(sub)
+                    guard = (
+                        af.conj(Cond.of(af.Cmp(c.poly.subs(sub), c.op)) for c in keep)
+                        if guard.conjuncts() is not None
+                        else guard.subs(sub)
+                    )
                 iv = {k: e for k, e in iv.items() if k != v}
                 iv.update(ext)
                 changed = True
@@ -395,7 +449,7 @@ class Lowering:
             aff = af.affine(d, {a.atom for a in axes})
             if aff is None or len(aff.coeffs) != 1:
                 continue
-            (v, c), = aff.coeffs.items()
+            ((v, c),) = aff.coeffs.items()
             ax = next(a for a in axes if a.atom == v)
             if c != af.ONE or ax.extent == shape[k]:
                 continue
@@ -416,7 +470,7 @@ class Lowering:
             if new is None:
                 return axes, dims, value, guard
             i = axes.index(ax)
-            axes = axes[:i] + [Axis(q, q_ext), Axis(m, shape[k])] + axes[i + 1:]
+            axes = axes[:i] + [Axis(q, q_ext), Axis(m, shape[k])] + axes[i + 1 :]
             dims = new
         return axes, dims, value, guard
 
@@ -425,7 +479,8 @@ class Lowering:
             if c.op == "<" and af.coefficient(c.poly, v) == af.ONE:
                 x = -(c.poly - af.sym(v))
                 if not x.depends_on(af.THREAD_COORDS) and not any(
-                        isinstance(a, str) and a.startswith("%") for a in x.atoms()):
+                    isinstance(a, str) and a.startswith("%") for a in x.atoms()
+                ):
                     return x, c
         return None, None
 
@@ -436,8 +491,9 @@ class Lowering:
         op = st.accumulate
         body = value
         if guard != af.TRUE:
-            body = V.Select(value.dtype, V.Pred("bool", guard), value,
-                            V.Const(value.dtype, _ident(op)))
+            body = V.Select(
+                value.dtype, V.Pred("bool", guard), value, V.Const(value.dtype, _ident(op))
+            )
         for a in reversed(red):
             body = V.Fold(value.dtype, op, a.atom, af.ZERO, a.extent, af.ONE, body)
         with af.bounds({a.atom: a.extent for a in red}):
@@ -472,8 +528,13 @@ class Lowering:
             except (KeyError, ZeroDivisionError):
                 return False
             if xv > e:
-                raise Refusal("C2N2021", st.loc, covered=str(e), needed=str(xv),
-                              axis=f"'{x}' (at {_point_str(env)})")
+                raise Refusal(
+                    "C2N2021",
+                    st.loc,
+                    covered=str(e),
+                    needed=str(xv),
+                    axis=f"'{x}' (at {_point_str(env)})",
+                )
         return True
 
 
@@ -552,16 +613,24 @@ class ExprConverter:
             body = f.body
             where = None
             pc = None
-            if isinstance(body, V.Select) and isinstance(body.else_, V.Const) and \
-                    body.else_.value == _ident(f.op):
+            if (
+                isinstance(body, V.Select)
+                and isinstance(body.else_, V.Const)
+                and body.else_.value == _ident(f.op)
+            ):
                 where = self.expr(body.cond)
                 pc = body.cond.cond if isinstance(body.cond, V.Pred) else None
                 body = body.then
             with self.assuming(pc):
                 b = self.expr(body)
         acc = f.dtype if f.dtype.startswith("float") or f.dtype == "bfloat16" else None
-        return N.Reduce(f.op, (N.Axis(name, self.low.namer.size(ext), AxisKind.REDUCTION),), b,
-                        acc_dtype=acc, where=where)
+        return N.Reduce(
+            f.op,
+            (N.Axis(name, self.low.namer.size(ext), AxisKind.REDUCTION),),
+            b,
+            acc_dtype=acc,
+            where=where,
+        )
 
     def cond(self, c: Cond) -> N.Expr:
         if c.kind == "true":
@@ -586,16 +655,23 @@ class ExprConverter:
             raise Refusal("C2N2023", None, what=f"no shape for '{e.tensor}'")
         dims = delinearize(e.index, shape)
         if dims is None or not self.in_range(dims, shape):
-            raise Refusal("C2N2013", None, what=f"the offset '{e.index}' of '{e.tensor}' does not "
-                          f"split along its shape {_shape_str(shape)}")
+            raise Refusal(
+                "C2N2013",
+                None,
+                what=f"the offset '{e.index}' of '{e.tensor}' does not "
+                f"split along its shape {_shape_str(shape)}",
+            )
         return N.Read(e.tensor, tuple(self.low.namer.size(d, self.expr) for d in dims))
 
     def in_range(self, dims: list, shape: tuple) -> bool:
         """Every inner index within its dim at every test point (over the axis boxes narrowed
         by the domain guard)."""
         facts = {c.poly for c in (self.guard.conjuncts() or []) if c.op == "<"}
-        checked = [(d, s) for d, s in list(zip(dims, shape))[1:]
-                   if not (d - s in facts and -d - 1 in facts)]  # guarded: 0 <= d < s
+        checked = [
+            (d, s)
+            for d, s in list(zip(dims, shape))[1:]
+            if not (d - s in facts and -d - 1 in facts)
+        ]  # guarded: 0 <= d < s
         for env in self.low.shapes.points:
             for d, s in checked:
                 rng = _range(d, self.extents, env, self.guard)
@@ -664,7 +740,7 @@ def delinearize(flat: Poly, shape: tuple) -> list | None:
     strides = []
     for k in range(len(shape)):
         s = af.ONE
-        for x in shape[k + 1:]:
+        for x in shape[k + 1 :]:
             s = s * x
         strides.append(s)
     dims = [af.ZERO] * len(shape)
@@ -698,16 +774,23 @@ def _point_str(env: Mapping) -> str:
     return ", ".join(f"{k}={v}" for k, v in env.items())
 
 
-def lower_program(prog: ThreadProgram, shapes: Shapes, kernel_name: str, roles: Mapping,
-                  dtypes: Mapping, scalar_types: Mapping) -> N.Kernel:
+def lower_program(
+    prog: ThreadProgram,
+    shapes: Shapes,
+    kernel_name: str,
+    roles: Mapping,
+    dtypes: Mapping,
+    scalar_types: Mapping,
+) -> N.Kernel:
     low = Lowering(prog, shapes, kernel_name)
     computes = [low.lower_store(st) for st in prog.stores]
     params = []
     for p in prog.kernel.params:
         if p.name in prog.tensors:
             shape = tuple(low.namer.size(s) for s in shapes.tensors[p.name])
-            params.append(N.TensorDecl(p.name, shape, dtypes[p.name], Role(roles[p.name]),
-                                       loc=p.loc))
+            params.append(
+                N.TensorDecl(p.name, shape, dtypes[p.name], Role(roles[p.name]), loc=p.loc)
+            )
         else:
             params.append(N.ScalarDecl(p.name, scalar_types.get(p.name, "int32"), loc=p.loc))
     return N.Kernel(kernel_name, tuple(params), tuple(computes), loc=prog.kernel.loc)

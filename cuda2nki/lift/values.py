@@ -406,16 +406,24 @@ def _simp1(e: DExpr, bkey: tuple) -> DExpr:
         t, f = _simp(e.then, bkey), _simp(e.else_, bkey)
         if t == f:
             return t
-        if isinstance(c, Pred) and isinstance(f, Select) and isinstance(f.cond, Pred) and \
-                f.cond.cond.negate() == c.cond:
+        if (
+            isinstance(c, Pred)
+            and isinstance(f, Select)
+            and isinstance(f.cond, Pred)
+            and f.cond.cond.negate() == c.cond
+        ):
             f = f.then  # p ? x : (!p ? y : z)  ->  p ? x : y
         if isinstance(c, Pred) and c.cond.kind == "or":  # keep conditions conjunctive
             return Select(e.dtype, Pred(c.dtype, c.cond.negate()), f, t)
         return Select(e.dtype, c, t, f)
     new = tuple(_simp(k, bkey) for k in kids)
     n = rebuild(e, new) if new != kids else e
-    if isinstance(n, Op) and n.op == "neg" and isinstance(n.args[0], Const) and \
-            not isinstance(n.args[0].value, bool):
+    if (
+        isinstance(n, Op)
+        and n.op == "neg"
+        and isinstance(n.args[0], Const)
+        and not isinstance(n.args[0].value, bool)
+    ):
         return Const(n.dtype, -n.args[0].value)
     if isinstance(n, Op) and n.op == "lnot" and isinstance(n.args[0], Const):
         return Const("bool", not n.args[0].value)

@@ -9,92 +9,168 @@ from cuda2nki.diagnostics import Rule, Severity, register
 E, W, N = Severity.ERROR, Severity.WARNING, Severity.NOTE
 
 register(
-    Rule("C2N2001", N, "kernel lifted", "'{kernel}' lifted as {idiom}",
-         "A recogniser proved what the kernel computes; the intent IR is derived from the analysed "
-         "index expressions and data flow, not from names.",
-         example="__global__ void k(float* o, const float* a, int n) { int i = ...; "
-                 "if (i < n) o[i] = 2 * a[i]; }",
-         fix="Nothing to do."),
-    Rule("C2N2010", W, "construct not liftable", "cannot lift '{kernel}': {what}",
-         "The lifter met a construct it does not model (listed in the message). No recogniser "
-         "claims the kernel; it takes the literal lowering or is refused.",
-         example="switch (mode) { case 0: ... }",
-         fix="Rewrite the construct with plain arithmetic and if/for, or accept the literal port."),
-    Rule("C2N2011", W, "loop-carried value not recognised",
-         "cannot lift '{kernel}': the value of '{var}' carried across loop iterations is not a "
-         "reduction ({why})",
-         "A local updated inside a loop must have the form `acc = acc op f(i)` (op one of + * max "
-         "min, also spelled with compound assignment, fmaxf, a ternary or an if) to become a "
-         "reduction. Other recurrences (running values stored each iteration, last-value "
-         "semantics, integer recurrences) are not lifted.",
-         example="for (int k = 0; k < K; ++k) acc = acc * 0.5f + a[k];",
-         fix="Express the loop as a reduction, or accept the literal port."),
-    Rule("C2N2012", W, "shared-memory read not resolved",
-         "cannot lift '{kernel}': read of shared array '{array}' cannot be traced to the thread "
-         "that wrote it ({why})",
-         "Every shared-memory read is resolved to the write that produced the element, by solving "
-         "the writer's thread coordinates from the index (a mixed-radix combination of threadIdx "
-         "and loop variables). Non-invertible indices, reads without a __syncthreads after "
-         "another thread's write, and elements written by several threads with different values "
-         "block this.",
-         example="s[(threadIdx.x * 7) % 32] = x[i]; __syncthreads(); y[i] = s[threadIdx.x];",
-         fix="Index shared memory by threadIdx (plus loop offsets) so each element has one writer."),
-    Rule("C2N2013", W, "index not affine", "cannot lift '{kernel}': {what}",
-         "Indices must be affine (or quasi-affine: / and % by a constant or parameter) in thread "
-         "coordinates, loop variables and scalar parameters, and map onto the declared tensor "
-         "shape.",
-         example="y[i * i] = x[i];", fix="Use affine indices, or accept the literal port."),
-    Rule("C2N2015", W, "cooperative operation not recognised",
-         "cannot lift '{kernel}': {what}",
-         "Block- and warp-cooperative code (shared-memory trees, shuffles) is lifted by executing "
-         "its fixed-trip loops for the launch block size and proving the result combines every "
-         "thread's value exactly once. This failed, or the block size is unknown.",
-         example="for (int s = blockDim.x / 2; s > 0; s >>= 1) ...  // without a launch block size",
-         fix="Give the launch block size (binding [launch] block), or accept the literal port."),
-    Rule("C2N2017", W, "conflicting writes", "cannot lift '{kernel}': writes to '{tensor}' "
-         "conflict ({why})",
-         "Several threads write one element with different values (a race), or the kernel reads an "
-         "element of an output it wrote earlier in a way the lifter cannot order.",
-         example="out[0] = x[i];  // every thread writes out[0]",
-         fix="Use an atomic or a reduction, or accept the literal port."),
-    Rule("C2N2018", W, "data-dependent control flow", "cannot lift '{kernel}': {what}",
-         "Branches on data values are lifted as selects; early returns, atomics and shared-memory "
-         "writes under data-dependent conditions are not.",
-         example="if (x[i] < 0) return;", fix="Compute both sides and select."),
-    Rule("C2N2019", W, "loop not liftable", "cannot lift '{kernel}': {what}",
-         "Loops need a single induction variable with an additive step and a `var < bound` "
-         "condition whose bound does not depend on data; multiplicative/shift steps are unrolled "
-         "for a known block size. while/do loops, break and continue are not lifted.",
-         example="while (x[i] > 1) i /= 2;", fix="Rewrite as a counted for loop."),
-    Rule("C2N2020", W, "no global write", "cannot lift '{kernel}': it writes no global memory",
-         "A kernel without stores to its pointer parameters has no observable effect to lift.",
-         example="__global__ void k(const float* x) { float v = x[0]; }",
-         fix="Check the kernel is complete."),
-    Rule("C2N2021", W, "launch does not cover the domain",
-         "cannot lift '{kernel}': the launch covers {covered} of {needed} elements along {axis}",
-         "The iteration domain derived from guards is larger than what the launch grid reaches at "
-         "some test point, so the kernel leaves elements unwritten; the lifted meaning would "
-         "differ.",
-         example="grid = [\"N / 256\"] with if (i < N)", fix="Use ceil_div in the launch grid."),
-    Rule("C2N2022", W, "atomic not lifted", "cannot lift '{kernel}': {what}",
-         "atomicAdd/Max/Min on global memory become accumulating writes; other atomics and "
-         "atomics on shared memory are not lifted.",
-         example="atomicCAS(&lock, 0, 1);", fix="Accept the literal port."),
-    Rule("C2N2023", W, "binding needed to lift", "cannot lift '{kernel}': {what}",
-         "Lifting maps flat pointer offsets onto tensor shapes and needs the launch block size for "
-         "cooperative code; the binding (sidecar .toml, inline comments, launch site or "
-         "inference) did not provide it.",
-         example="kernel.cu without kernel.toml and without a launch site",
-         fix="Add a binding: [launch] block and a shape per pointer parameter."),
+    Rule(
+        "C2N2001",
+        N,
+        "kernel lifted",
+        "'{kernel}' lifted as {idiom}",
+        "A recogniser proved what the kernel computes; the intent IR is derived from the analysed "
+        "index expressions and data flow, not from names.",
+        example="__global__ void k(float* o, const float* a, int n) { int i = ...; "
+        "if (i < n) o[i] = 2 * a[i]; }",
+        fix="Nothing to do.",
+    ),
+    Rule(
+        "C2N2010",
+        W,
+        "construct not liftable",
+        "cannot lift '{kernel}': {what}",
+        "The lifter met a construct it does not model (listed in the message). No recogniser "
+        "claims the kernel; it takes the literal lowering or is refused.",
+        example="switch (mode) { case 0: ... }",
+        fix="Rewrite the construct with plain arithmetic and if/for, or accept the literal port.",
+    ),
+    Rule(
+        "C2N2011",
+        W,
+        "loop-carried value not recognised",
+        "cannot lift '{kernel}': the value of '{var}' carried across loop iterations is not a "
+        "reduction ({why})",
+        "A local updated inside a loop must have the form `acc = acc op f(i)` (op one of + * max "
+        "min, also spelled with compound assignment, fmaxf, a ternary or an if) to become a "
+        "reduction. Other recurrences (running values stored each iteration, last-value "
+        "semantics, integer recurrences) are not lifted.",
+        example="for (int k = 0; k < K; ++k) acc = acc * 0.5f + a[k];",
+        fix="Express the loop as a reduction, or accept the literal port.",
+    ),
+    Rule(
+        "C2N2012",
+        W,
+        "shared-memory read not resolved",
+        "cannot lift '{kernel}': read of shared array '{array}' cannot be traced to the thread "
+        "that wrote it ({why})",
+        "Every shared-memory read is resolved to the write that produced the element, by solving "
+        "the writer's thread coordinates from the index (a mixed-radix combination of threadIdx "
+        "and loop variables). Non-invertible indices, reads without a __syncthreads after "
+        "another thread's write, and elements written by several threads with different values "
+        "block this.",
+        example="s[(threadIdx.x * 7) % 32] = x[i]; __syncthreads(); y[i] = s[threadIdx.x];",
+        fix="Index shared memory by threadIdx (plus loop offsets) so each element has one writer.",
+    ),
+    Rule(
+        "C2N2013",
+        W,
+        "index not affine",
+        "cannot lift '{kernel}': {what}",
+        "Indices must be affine (or quasi-affine: / and % by a constant or parameter) in thread "
+        "coordinates, loop variables and scalar parameters, and map onto the declared tensor "
+        "shape.",
+        example="y[i * i] = x[i];",
+        fix="Use affine indices, or accept the literal port.",
+    ),
+    Rule(
+        "C2N2015",
+        W,
+        "cooperative operation not recognised",
+        "cannot lift '{kernel}': {what}",
+        "Block- and warp-cooperative code (shared-memory trees, shuffles) is lifted by executing "
+        "its fixed-trip loops for the launch block size and proving the result combines every "
+        "thread's value exactly once. This failed, or the block size is unknown.",
+        example="for (int s = blockDim.x / 2; s > 0; s >>= 1) ...  // without a launch block size",
+        fix="Give the launch block size (binding [launch] block), or accept the literal port.",
+    ),
+    Rule(
+        "C2N2017",
+        W,
+        "conflicting writes",
+        "cannot lift '{kernel}': writes to '{tensor}' conflict ({why})",
+        "Several threads write one element with different values (a race), or the kernel reads an "
+        "element of an output it wrote earlier in a way the lifter cannot order.",
+        example="out[0] = x[i];  // every thread writes out[0]",
+        fix="Use an atomic or a reduction, or accept the literal port.",
+    ),
+    Rule(
+        "C2N2018",
+        W,
+        "data-dependent control flow",
+        "cannot lift '{kernel}': {what}",
+        "Branches on data values are lifted as selects; early returns, atomics and shared-memory "
+        "writes under data-dependent conditions are not.",
+        example="if (x[i] < 0) return;",
+        fix="Compute both sides and select.",
+    ),
+    Rule(
+        "C2N2019",
+        W,
+        "loop not liftable",
+        "cannot lift '{kernel}': {what}",
+        "Loops need a single induction variable with an additive step and a `var < bound` "
+        "condition whose bound does not depend on data; multiplicative/shift steps are unrolled "
+        "for a known block size. while/do loops, break and continue are not lifted.",
+        example="while (x[i] > 1) i /= 2;",
+        fix="Rewrite as a counted for loop.",
+    ),
+    Rule(
+        "C2N2020",
+        W,
+        "no global write",
+        "cannot lift '{kernel}': it writes no global memory",
+        "A kernel without stores to its pointer parameters has no observable effect to lift.",
+        example="__global__ void k(const float* x) { float v = x[0]; }",
+        fix="Check the kernel is complete.",
+    ),
+    Rule(
+        "C2N2021",
+        W,
+        "launch does not cover the domain",
+        "cannot lift '{kernel}': the launch covers {covered} of {needed} elements along {axis}",
+        "The iteration domain derived from guards is larger than what the launch grid reaches at "
+        "some test point, so the kernel leaves elements unwritten; the lifted meaning would "
+        "differ.",
+        example='grid = ["N / 256"] with if (i < N)',
+        fix="Use ceil_div in the launch grid.",
+    ),
+    Rule(
+        "C2N2022",
+        W,
+        "atomic not lifted",
+        "cannot lift '{kernel}': {what}",
+        "atomicAdd/Max/Min on global memory become accumulating writes; other atomics and "
+        "atomics on shared memory are not lifted.",
+        example="atomicCAS(&lock, 0, 1);",
+        fix="Accept the literal port.",
+    ),
+    Rule(
+        "C2N2023",
+        W,
+        "binding needed to lift",
+        "cannot lift '{kernel}': {what}",
+        "Lifting maps flat pointer offsets onto tensor shapes and needs the launch block size for "
+        "cooperative code; the binding (sidecar .toml, inline comments, launch site or "
+        "inference) did not provide it.",
+        example="kernel.cu without kernel.toml and without a launch site",
+        fix="Add a binding: [launch] block and a shape per pointer parameter.",
+    ),
     # ---- binding inference
-    Rule("C2N2100", N, "binding inferred", "inferred {what} for '{kernel}' from {source}",
-         "No binding was given for this item; it was inferred. Check it and put it into a "
-         "kernel.toml to make it explicit.",
-         example='x: shape ["n"] from the guard `if (i < n)`', fix="Confirm or correct it."),
-    Rule("C2N2101", W, "binding incomplete", "cannot infer {what} for '{kernel}': {why}",
-         "The launch site and the kernel's index expressions/guards do not determine this part of "
-         "the binding. The message says what to add.",
-         example="a pointer read only at x[0]",
-         fix="Write it in kernel.toml, e.g. `x = {{ shape = [\"N\"], dtype = \"float32\", "
-             "role = \"in\" }}`."),
+    Rule(
+        "C2N2100",
+        N,
+        "binding inferred",
+        "inferred {what} for '{kernel}' from {source}",
+        "No binding was given for this item; it was inferred. Check it and put it into a "
+        "kernel.toml to make it explicit.",
+        example='x: shape ["n"] from the guard `if (i < n)`',
+        fix="Confirm or correct it.",
+    ),
+    Rule(
+        "C2N2101",
+        W,
+        "binding incomplete",
+        "cannot infer {what} for '{kernel}': {why}",
+        "The launch site and the kernel's index expressions/guards do not determine this part of "
+        "the binding. The message says what to add.",
+        example="a pointer read only at x[0]",
+        fix='Write it in kernel.toml, e.g. `x = {{ shape = ["N"], dtype = "float32", '
+        'role = "in" }}`.',
+    ),
 )

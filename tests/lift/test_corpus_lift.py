@@ -20,9 +20,18 @@ from corpus_catalog import load_reference, runnable  # noqa: E402
 
 ENTRIES = runnable()
 #: a quick cross-section for the default test run; the whole corpus runs under -m slow
-FAST = {"basic/vector_add", "basic/saxpy", "basic/scale_vec4", "basic/scale_shift_gridstride",
-        "basic/add_bias_2d", "linalg/matmul_naive", "linalg/transpose_shared",
-        "reduce/reduce_shared_tree", "reduce/column_sum", "linalg/gemv"}
+FAST = {
+    "basic/vector_add",
+    "basic/saxpy",
+    "basic/scale_vec4",
+    "basic/scale_shift_gridstride",
+    "basic/add_bias_2d",
+    "linalg/matmul_naive",
+    "linalg/transpose_shared",
+    "reduce/reduce_shared_tree",
+    "reduce/column_sum",
+    "linalg/gemv",
+}
 
 
 def check_entry(entry) -> tuple[bool, str]:
@@ -38,18 +47,25 @@ def check_entry(entry) -> tuple[bool, str]:
     for k, point in enumerate(binding.test_points()):
         resolved = binding.resolve(point)
         inputs = generate_inputs(resolved, seed=1000 + k)
-        ref = load_reference(entry.ref)({n: v.copy() for n, v in inputs.items()},
-                                         dict(resolved.scalars))
-        got = evaluate(res.kernel_ir, {n: v.copy() for n, v in inputs.items()},
-                       dict(resolved.scalars))
+        ref = load_reference(entry.ref)(
+            {n: v.copy() for n, v in inputs.items()}, dict(resolved.scalars)
+        )
+        got = evaluate(
+            res.kernel_ir, {n: v.copy() for n, v in inputs.items()}, dict(resolved.scalars)
+        )
         for t in binding.tensors:
             if t.role == "in":
                 continue
             a = np.asarray(got[t.name], np.float64).reshape(-1)
             r = np.asarray(ref[t.name], np.float64).reshape(-1)
             scale = max(1.0, float(np.abs(r).max()) if r.size else 1.0)
-            np.testing.assert_allclose(a, r, rtol=2e-3, atol=2e-3 * scale,
-                                       err_msg=f"{entry.id}:{t.name} at {resolved.scalars}")
+            np.testing.assert_allclose(
+                a,
+                r,
+                rtol=2e-3,
+                atol=2e-3 * scale,
+                err_msg=f"{entry.id}:{t.name} at {resolved.scalars}",
+            )
     return True, res.idiom
 
 

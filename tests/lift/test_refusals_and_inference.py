@@ -8,40 +8,66 @@ from cuda2nki.binding import binding_from_dict
 from cuda2nki.frontend import parse_source
 from cuda2nki.lift import infer_binding, lift_kernel
 
-_B = {"kernel": "k", "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
-      "params": {"x": {"shape": ["n"], "dtype": "float32", "role": "in"},
-                 "y": {"shape": ["n"], "dtype": "float32", "role": "out"}, "n": 100}}
+_B = {
+    "kernel": "k",
+    "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
+    "params": {
+        "x": {"shape": ["n"], "dtype": "float32", "role": "in"},
+        "y": {"shape": ["n"], "dtype": "float32", "role": "out"},
+        "n": 100,
+    },
+}
 
 REFUSE = [
-    ("while loop", "C2N2019", """
+    (
+        "while loop",
+        "C2N2019",
+        """
 __global__ void k(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) { float v = x[i]; while (v > 1.0f) v = v * 0.5f; y[i] = v; }
-}"""),
-    ("running value stored (scan)", "C2N2011", """
+}""",
+    ),
+    (
+        "running value stored (scan)",
+        "C2N2011",
+        """
 __global__ void k(const float* x, float* y, int n) {
     if (threadIdx.x + blockIdx.x == 0) {
         float run = 0.0f;
         for (int j = 0; j < n; j++) { run += x[j]; y[j] = run; }
     }
-}"""),
-    ("race: every thread writes y[0]", "C2N2017", """
+}""",
+    ),
+    (
+        "race: every thread writes y[0]",
+        "C2N2017",
+        """
 __global__ void k(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[0] = x[i];
-}"""),
-    ("shared read without a barrier", "C2N2012", """
+}""",
+    ),
+    (
+        "shared read without a barrier",
+        "C2N2012",
+        """
 __global__ void k(const float* x, float* y, int n) {
     __shared__ float s[64];
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     s[threadIdx.x] = i < n ? x[i] : 0.0f;
     if (i < n) y[i] = s[63 - threadIdx.x];
-}"""),
-    ("non-reduction recurrence", "C2N2011", """
+}""",
+    ),
+    (
+        "non-reduction recurrence",
+        "C2N2011",
+        """
 __global__ void k(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) { float a = 1.0f; for (int j = 0; j < 4; j++) a = a * 0.5f + x[i]; y[i] = a; }
-}"""),
+}""",
+    ),
 ]
 
 
@@ -55,8 +81,7 @@ def test_refusal_names_the_construct(what, code, src) -> None:
 
 
 def test_unknown_kernel_is_a_diagnostic() -> None:
-    res = lift_kernel(parse_source("__global__ void k(float* y) { y[0] = 1.0f; }", "u.cu"),
-                      "nope")
+    res = lift_kernel(parse_source("__global__ void k(float* y) { y[0] = 1.0f; }", "u.cu"), "nope")
     assert not res.claimed and res.diagnostics[0].code.startswith("C2N")
 
 
@@ -84,7 +109,8 @@ def test_infer_binding_shapes_roles_launch() -> None:
     assert partial["launch"]["block"] == [16, 16]
     missing = [d for d in diags if d.code == "C2N2101"]
     assert {m.message.split("'")[1] for m in missing} == {"M", "N", "K"} or all(
-        "scalar" in m.message for m in missing)
+        "scalar" in m.message for m in missing
+    )
 
 
 def test_lift_without_binding_says_what_is_missing() -> None:

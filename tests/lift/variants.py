@@ -25,40 +25,76 @@ def _softmax(x: np.ndarray) -> np.ndarray:
 
 VARIANTS = [
     # ------------------------------------------------------------------ maps
-    ("map/guard_if", """
+    (
+        "map/guard_if",
+        """
 __global__ void k(float* y, const float* x, int n) {
     int idx = threadIdx.x + blockIdx.x * blockDim.x;
     if (idx < n) y[idx] = 3.0f * x[idx] + 1.0f;
-}""", _b({"grid": ["ceil_div(n, 128)"], "block": [128]},
-         {"y": t(["n"], "out"), "x": t(["n"], "in"), "n": 1000}, [{"n": 129}]),
-     "map", lambda a, s: {"y": 3 * a["x"] + 1}),
-    ("map/early_return_reordered", """
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"y": t(["n"], "out"), "x": t(["n"], "in"), "n": 1000},
+            [{"n": 129}],
+        ),
+        "map",
+        lambda a, s: {"y": 3 * a["x"] + 1},
+    ),
+    (
+        "map/early_return_reordered",
+        """
 __global__ void k(const float* src, float* dst, int count) {
     const unsigned gid = blockDim.x * blockIdx.x + threadIdx.x;
     if (gid >= count) { return; }
     float v = src[gid];
     dst[gid] = v > 0.0f ? v : 0.0f;
-}""", _b({"grid": ["ceil_div(count, 64)"], "block": [64]},
-         {"src": t(["count"], "in"), "dst": t(["count"], "out"), "count": 777}),
-     "map", lambda a, s: {"dst": np.maximum(a["src"], 0)}),
-    ("map/grid_stride_named", """
+}""",
+        _b(
+            {"grid": ["ceil_div(count, 64)"], "block": [64]},
+            {"src": t(["count"], "in"), "dst": t(["count"], "out"), "count": 777},
+        ),
+        "map",
+        lambda a, s: {"dst": np.maximum(a["src"], 0)},
+    ),
+    (
+        "map/grid_stride_named",
+        """
 __global__ void k(float* out, const float* a, const float* b, int total) {
     int stride = gridDim.x * blockDim.x;
     int start = blockIdx.x * blockDim.x + threadIdx.x;
     for (int p = start; p < total; p += stride) out[p] = a[p] * b[p];
-}""", _b({"grid": [4], "block": [256]},
-         {"out": t(["total"], "out"), "a": t(["total"], "in"), "b": t(["total"], "in"),
-          "total": 5000}, [{"total": 100}]),
-     "map", lambda a, s: {"out": a["a"] * a["b"]}),
-    ("map/2d_col_row", """
+}""",
+        _b(
+            {"grid": [4], "block": [256]},
+            {
+                "out": t(["total"], "out"),
+                "a": t(["total"], "in"),
+                "b": t(["total"], "in"),
+                "total": 5000,
+            },
+            [{"total": 100}],
+        ),
+        "map",
+        lambda a, s: {"out": a["a"] * a["b"]},
+    ),
+    (
+        "map/2d_col_row",
+        """
 __global__ void k(float* o, const float* i0, int R, int C) {
     int c = blockIdx.x * blockDim.x + threadIdx.x;
     int r = threadIdx.y + blockDim.y * blockIdx.y;
     if (r < R && c < C) o[r * C + c] = i0[r * C + c] * 2.0f;
-}""", _b({"grid": ["ceil_div(C, 16)", "ceil_div(R, 8)"], "block": [16, 8]},
-         {"o": t(["R", "C"], "out"), "i0": t(["R", "C"], "in"), "R": 37, "C": 45}),
-     "map", lambda a, s: {"o": 2 * a["i0"]}),
-    ("map/float4", """
+}""",
+        _b(
+            {"grid": ["ceil_div(C, 16)", "ceil_div(R, 8)"], "block": [16, 8]},
+            {"o": t(["R", "C"], "out"), "i0": t(["R", "C"], "in"), "R": 37, "C": 45},
+        ),
+        "map",
+        lambda a, s: {"o": 2 * a["i0"]},
+    ),
+    (
+        "map/float4",
+        """
 __global__ void k(float* out, const float* in, int n) {
     int q = blockIdx.x * blockDim.x + threadIdx.x;
     if (q < n / 4) {
@@ -66,11 +102,18 @@ __global__ void k(float* out, const float* in, int n) {
         v.x += 1.0f; v.y += 1.0f; v.z += 1.0f; v.w += 1.0f;
         reinterpret_cast<float4*>(out)[q] = v;
     }
-}""", _b({"grid": ["ceil_div(n, 512)"], "block": [128]},
-         {"out": t(["n"], "out"), "in": t(["n"], "in"), "n": 4096}),
-     "map", lambda a, s: {"out": a["in"] + 1}),
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 512)"], "block": [128]},
+            {"out": t(["n"], "out"), "in": t(["n"], "in"), "n": 4096},
+        ),
+        "map",
+        lambda a, s: {"out": a["in"] + 1},
+    ),
     # ------------------------------------------------------------------ reductions
-    ("reduce/shared_tree_halving", """
+    (
+        "reduce/shared_tree_halving",
+        """
 __global__ void k(const float* x, float* part, int n) {
     __shared__ float buf[128];
     int t = threadIdx.x;
@@ -82,10 +125,17 @@ __global__ void k(const float* x, float* part, int n) {
         __syncthreads();
     }
     if (t == 0) part[blockIdx.x] = buf[0];
-}""", _b({"grid": ["ceil_div(n, 128)"], "block": [128]},
-         {"x": t(["n"], "in"), "part": t(["ceil_div(n, 128)"], "out"), "n": 1000}),
-     "reduce", lambda a, s: {"part": np.add.reduceat(a["x"], np.arange(0, a["x"].size, 128))}),
-    ("reduce/shared_tree_interleaved", """
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"x": t(["n"], "in"), "part": t(["ceil_div(n, 128)"], "out"), "n": 1000},
+        ),
+        "reduce",
+        lambda a, s: {"part": np.add.reduceat(a["x"], np.arange(0, a["x"].size, 128))},
+    ),
+    (
+        "reduce/shared_tree_interleaved",
+        """
 __global__ void k(const float* in, float* out, int n) {
     __shared__ float s[64];
     unsigned tid = threadIdx.x;
@@ -98,20 +148,34 @@ __global__ void k(const float* in, float* out, int n) {
         __syncthreads();
     }
     if (tid == 0) out[blockIdx.x] = s[0];
-}""", _b({"grid": ["ceil_div(n, 64)"], "block": [64]},
-         {"in": t(["n"], "in"), "out": t(["ceil_div(n, 64)"], "out"), "n": 700}),
-     "reduce", lambda a, s: {"out": np.add.reduceat(a["in"], np.arange(0, a["in"].size, 64))}),
-    ("reduce/row_loop_per_thread", """
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {"in": t(["n"], "in"), "out": t(["ceil_div(n, 64)"], "out"), "n": 700},
+        ),
+        "reduce",
+        lambda a, s: {"out": np.add.reduceat(a["in"], np.arange(0, a["in"].size, 64))},
+    ),
+    (
+        "reduce/row_loop_per_thread",
+        """
 __global__ void k(const float* m, float* rowmax, int rows, int cols) {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= rows) return;
     float best = m[r * cols];
     for (int j = 1; j < cols; ++j) best = fmaxf(best, m[r * cols + j]);
     rowmax[r] = best;
-}""", _b({"grid": ["ceil_div(rows, 32)"], "block": [32]},
-         {"m": t(["rows", "cols"], "in"), "rowmax": t(["rows"], "out"), "rows": 50, "cols": 33}),
-     "reduce", lambda a, s: {"rowmax": a["m"].max(axis=1)}),
-    ("reduce/column_if_max", """
+}""",
+        _b(
+            {"grid": ["ceil_div(rows, 32)"], "block": [32]},
+            {"m": t(["rows", "cols"], "in"), "rowmax": t(["rows"], "out"), "rows": 50, "cols": 33},
+        ),
+        "reduce",
+        lambda a, s: {"rowmax": a["m"].max(axis=1)},
+    ),
+    (
+        "reduce/column_if_max",
+        """
 __global__ void k(const float* m, float* colmin, int rows, int cols) {
     int c = threadIdx.x + blockIdx.x * blockDim.x;
     if (c < cols) {
@@ -119,10 +183,17 @@ __global__ void k(const float* m, float* colmin, int rows, int cols) {
         for (int r = 0; r < rows; r++) { float e = m[r * cols + c]; if (e < v) v = e; }
         colmin[c] = v;
     }
-}""", _b({"grid": ["ceil_div(cols, 32)"], "block": [32]},
-         {"m": t(["rows", "cols"], "in"), "colmin": t(["cols"], "out"), "rows": 20, "cols": 70}),
-     "reduce", lambda a, s: {"colmin": np.minimum(a["m"].min(axis=0), 1e30)}),
-    ("reduce/warp_xor_rows", """
+}""",
+        _b(
+            {"grid": ["ceil_div(cols, 32)"], "block": [32]},
+            {"m": t(["rows", "cols"], "in"), "colmin": t(["cols"], "out"), "rows": 20, "cols": 70},
+        ),
+        "reduce",
+        lambda a, s: {"colmin": np.minimum(a["m"].min(axis=0), 1e30)},
+    ),
+    (
+        "reduce/warp_xor_rows",
+        """
 __global__ void k(const float* x, float* s, int rows, int cols) {
     int row = blockIdx.x;
     int lane = threadIdx.x;
@@ -130,18 +201,32 @@ __global__ void k(const float* x, float* s, int rows, int cols) {
     for (int c = lane; c < cols; c += 32) acc += x[row * cols + c];
     for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffff, acc, o);
     if (lane == 0) s[row] = acc;
-}""", _b({"grid": ["rows"], "block": [32]},
-         {"x": t(["rows", "cols"], "in"), "s": t(["rows"], "out"), "rows": 9, "cols": 100}),
-     "reduce", lambda a, s: {"s": a["x"].sum(axis=1)}),
-    ("reduce/atomic_total", """
+}""",
+        _b(
+            {"grid": ["rows"], "block": [32]},
+            {"x": t(["rows", "cols"], "in"), "s": t(["rows"], "out"), "rows": 9, "cols": 100},
+        ),
+        "reduce",
+        lambda a, s: {"s": a["x"].sum(axis=1)},
+    ),
+    (
+        "reduce/atomic_total",
+        """
 __global__ void k(const float* v, float* total, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) atomicAdd(total, v[i]);
-}""", _b({"grid": ["ceil_div(n, 256)"], "block": [256]},
-         {"v": t(["n"], "in"), "total": t([1], "inout"), "n": 3000}),
-     "reduce", lambda a, s: {"total": a["total"] + a["v"].sum()}),
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 256)"], "block": [256]},
+            {"v": t(["n"], "in"), "total": t([1], "inout"), "n": 3000},
+        ),
+        "reduce",
+        lambda a, s: {"total": a["total"] + a["v"].sum()},
+    ),
     # ------------------------------------------------------------------ contractions
-    ("contract/matmul_ij", """
+    (
+        "contract/matmul_ij",
+        """
 __global__ void k(const float* A, const float* B, float* C, int M, int N, int K) {
     int i = blockIdx.y * blockDim.y + threadIdx.y;
     int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -150,11 +235,24 @@ __global__ void k(const float* A, const float* B, float* C, int M, int N, int K)
         for (int p = 0; p < K; ++p) s += A[i * K + p] * B[p * N + j];
         C[i * N + j] = s;
     }
-}""", _b({"grid": ["ceil_div(N, 8)", "ceil_div(M, 8)"], "block": [8, 8]},
-         {"A": t(["M", "K"], "in"), "B": t(["K", "N"], "in"), "C": t(["M", "N"], "out"),
-          "M": 20, "N": 19, "K": 33}),
-     "contract", lambda a, s: {"C": a["A"] @ a["B"]}),
-    ("contract/matmul_fma_swapped", """
+}""",
+        _b(
+            {"grid": ["ceil_div(N, 8)", "ceil_div(M, 8)"], "block": [8, 8]},
+            {
+                "A": t(["M", "K"], "in"),
+                "B": t(["K", "N"], "in"),
+                "C": t(["M", "N"], "out"),
+                "M": 20,
+                "N": 19,
+                "K": 33,
+            },
+        ),
+        "contract",
+        lambda a, s: {"C": a["A"] @ a["B"]},
+    ),
+    (
+        "contract/matmul_fma_swapped",
+        """
 __global__ void k(float* out, const float* lhs, const float* rhs, int K, int N, int M) {
     int col = threadIdx.x + blockIdx.x * blockDim.x;
     int row = threadIdx.y + blockIdx.y * blockDim.y;
@@ -162,11 +260,24 @@ __global__ void k(float* out, const float* lhs, const float* rhs, int K, int N, 
     float acc = 0.0f;
     for (int kk = 0; kk < K; kk++) acc = fmaf(rhs[kk * N + col], lhs[row * K + kk], acc);
     out[row * N + col] = acc;
-}""", _b({"grid": ["ceil_div(N, 16)", "ceil_div(M, 4)"], "block": [16, 4]},
-         {"out": t(["M", "N"], "out"), "lhs": t(["M", "K"], "in"), "rhs": t(["K", "N"], "in"),
-          "K": 17, "N": 21, "M": 11}),
-     "contract", lambda a, s: {"out": a["lhs"] @ a["rhs"]}),
-    ("contract/gemv", """
+}""",
+        _b(
+            {"grid": ["ceil_div(N, 16)", "ceil_div(M, 4)"], "block": [16, 4]},
+            {
+                "out": t(["M", "N"], "out"),
+                "lhs": t(["M", "K"], "in"),
+                "rhs": t(["K", "N"], "in"),
+                "K": 17,
+                "N": 21,
+                "M": 11,
+            },
+        ),
+        "contract",
+        lambda a, s: {"out": a["lhs"] @ a["rhs"]},
+    ),
+    (
+        "contract/gemv",
+        """
 __global__ void k(const float* W, const float* v, float* y, int rows, int cols) {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r < rows) {
@@ -174,11 +285,23 @@ __global__ void k(const float* W, const float* v, float* y, int rows, int cols) 
         for (int c = 0; c < cols; c++) dot += W[r * cols + c] * v[c];
         y[r] = dot;
     }
-}""", _b({"grid": ["ceil_div(rows, 64)"], "block": [64]},
-         {"W": t(["rows", "cols"], "in"), "v": t(["cols"], "in"), "y": t(["rows"], "out"),
-          "rows": 70, "cols": 40}),
-     "contract", lambda a, s: {"y": a["W"] @ a["v"]}),
-    ("contract/tiled_shared", """
+}""",
+        _b(
+            {"grid": ["ceil_div(rows, 64)"], "block": [64]},
+            {
+                "W": t(["rows", "cols"], "in"),
+                "v": t(["cols"], "in"),
+                "y": t(["rows"], "out"),
+                "rows": 70,
+                "cols": 40,
+            },
+        ),
+        "contract",
+        lambda a, s: {"y": a["W"] @ a["v"]},
+    ),
+    (
+        "contract/tiled_shared",
+        """
 #define T 8
 __global__ void k(const float* A, const float* B, float* C, int M, int N, int K) {
     __shared__ float a[T][T];
@@ -193,30 +316,61 @@ __global__ void k(const float* A, const float* B, float* C, int M, int N, int K)
         __syncthreads();
     }
     if (r < M && c < N) C[r * N + c] = sum;
-}""", _b({"grid": ["ceil_div(N, 8)", "ceil_div(M, 8)"], "block": [8, 8]},
-         {"A": t(["M", "K"], "in"), "B": t(["K", "N"], "in"), "C": t(["M", "N"], "out"),
-          "M": 13, "N": 10, "K": 21}),
-     "contract", lambda a, s: {"C": a["A"] @ a["B"]}),
+}""",
+        _b(
+            {"grid": ["ceil_div(N, 8)", "ceil_div(M, 8)"], "block": [8, 8]},
+            {
+                "A": t(["M", "K"], "in"),
+                "B": t(["K", "N"], "in"),
+                "C": t(["M", "N"], "out"),
+                "M": 13,
+                "N": 10,
+                "K": 21,
+            },
+        ),
+        "contract",
+        lambda a, s: {"C": a["A"] @ a["B"]},
+    ),
     # ------------------------------------------------------------------ transposes
-    ("transpose/naive_xy", """
+    (
+        "transpose/naive_xy",
+        """
 __global__ void k(const float* in, float* out, int H, int W) {
     int x = blockIdx.x * blockDim.x + threadIdx.x;
     int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x < W && y < H) out[x * H + y] = in[y * W + x];
-}""", _b({"grid": ["ceil_div(W, 16)", "ceil_div(H, 16)"], "block": [16, 16]},
-         {"in": t(["H", "W"], "in"), "out": t(["W", "H"], "out"), "H": 30, "W": 17}),
-     "transpose", lambda a, s: {"out": a["in"].T}),
-    ("transpose/naive_yx_return", """
+}""",
+        _b(
+            {"grid": ["ceil_div(W, 16)", "ceil_div(H, 16)"], "block": [16, 16]},
+            {"in": t(["H", "W"], "in"), "out": t(["W", "H"], "out"), "H": 30, "W": 17},
+        ),
+        "transpose",
+        lambda a, s: {"out": a["in"].T},
+    ),
+    (
+        "transpose/naive_yx_return",
+        """
 __global__ void k(float* dst, const float* src, int rows, int cols) {
     int r = threadIdx.y + blockIdx.y * blockDim.y;
     int c = threadIdx.x + blockIdx.x * blockDim.x;
     if (r >= rows || c >= cols) return;
     dst[c * rows + r] = src[r * cols + c];
-}""", _b({"grid": ["ceil_div(cols, 8)", "ceil_div(rows, 32)"], "block": [8, 32]},
-         {"dst": t(["cols", "rows"], "out"), "src": t(["rows", "cols"], "in"),
-          "rows": 40, "cols": 9}),
-     "transpose", lambda a, s: {"dst": a["src"].T}),
-    ("transpose/shared_padded", """
+}""",
+        _b(
+            {"grid": ["ceil_div(cols, 8)", "ceil_div(rows, 32)"], "block": [8, 32]},
+            {
+                "dst": t(["cols", "rows"], "out"),
+                "src": t(["rows", "cols"], "in"),
+                "rows": 40,
+                "cols": 9,
+            },
+        ),
+        "transpose",
+        lambda a, s: {"dst": a["src"].T},
+    ),
+    (
+        "transpose/shared_padded",
+        """
 #define TD 16
 __global__ void k(float* o, const float* i, int h, int w) {
     __shared__ float tile[TD][TD + 1];
@@ -226,64 +380,129 @@ __global__ void k(float* o, const float* i, int h, int w) {
     x = blockIdx.y * TD + threadIdx.x;
     y = blockIdx.x * TD + threadIdx.y;
     if (x < h && y < w) o[y * h + x] = tile[threadIdx.x][threadIdx.y];
-}""", _b({"grid": ["ceil_div(w, 16)", "ceil_div(h, 16)"], "block": [16, 16]},
-         {"o": t(["w", "h"], "out"), "i": t(["h", "w"], "in"), "h": 35, "w": 20}),
-     "transpose", lambda a, s: {"o": a["i"].T}),
+}""",
+        _b(
+            {"grid": ["ceil_div(w, 16)", "ceil_div(h, 16)"], "block": [16, 16]},
+            {"o": t(["w", "h"], "out"), "i": t(["h", "w"], "in"), "h": 35, "w": 20},
+        ),
+        "transpose",
+        lambda a, s: {"o": a["i"].T},
+    ),
     # ------------------------------------------------------------------ stencils
-    ("stencil/three_point_interior", """
+    (
+        "stencil/three_point_interior",
+        """
 __global__ void k(const float* u, float* v, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= 1 && i < n - 1) v[i] = 0.25f * u[i - 1] + 0.5f * u[i] + 0.25f * u[i + 1];
-}""", _b({"grid": ["ceil_div(n, 128)"], "block": [128]},
-         {"u": t(["n"], "in"), "v": t(["n"], "out"), "n": 300}),
-     "stencil", lambda a, s: {"v": np.concatenate([[0], 0.25 * a["u"][:-2] + 0.5 * a["u"][1:-1]
-                                                   + 0.25 * a["u"][2:], [0]])}),
-    ("stencil/forward_diff_guarded", """
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"u": t(["n"], "in"), "v": t(["n"], "out"), "n": 300},
+        ),
+        "stencil",
+        lambda a, s: {
+            "v": np.concatenate(
+                [[0], 0.25 * a["u"][:-2] + 0.5 * a["u"][1:-1] + 0.25 * a["u"][2:], [0]]
+            )
+        },
+    ),
+    (
+        "stencil/forward_diff_guarded",
+        """
 __global__ void k(float* d, const float* f, int len) {
     int j = threadIdx.x + blockDim.x * blockIdx.x;
     if (j + 1 < len) d[j] = f[j + 1] - f[j];
-}""", _b({"grid": ["ceil_div(len, 64)"], "block": [64]},
-         {"d": t(["len"], "out"), "f": t(["len"], "in"), "len": 200}),
-     "stencil", lambda a, s: {"d": np.concatenate([np.diff(a["f"]), [0]])}),
-    ("stencil/2d_cross", """
+}""",
+        _b(
+            {"grid": ["ceil_div(len, 64)"], "block": [64]},
+            {"d": t(["len"], "out"), "f": t(["len"], "in"), "len": 200},
+        ),
+        "stencil",
+        lambda a, s: {"d": np.concatenate([np.diff(a["f"]), [0]])},
+    ),
+    (
+        "stencil/2d_cross",
+        """
 __global__ void k(const float* a, float* b, int H, int W) {
     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x > 0 && y > 0 && x < W - 1 && y < H - 1)
         b[y * W + x] = a[(y - 1) * W + x] + a[(y + 1) * W + x] + a[y * W + x - 1] + a[y * W + x + 1];
-}""", _b({"grid": ["ceil_div(W, 16)", "ceil_div(H, 16)"], "block": [16, 16]},
-         {"a": t(["H", "W"], "in"), "b": t(["H", "W"], "out"), "H": 20, "W": 23}),
-     "stencil", lambda a, s: {"b": _cross(a["a"])}),
+}""",
+        _b(
+            {"grid": ["ceil_div(W, 16)", "ceil_div(H, 16)"], "block": [16, 16]},
+            {"a": t(["H", "W"], "in"), "b": t(["H", "W"], "out"), "H": 20, "W": 23},
+        ),
+        "stencil",
+        lambda a, s: {"b": _cross(a["a"])},
+    ),
     # ------------------------------------------------------------------ gathers
-    ("gather/rows_by_index", """
+    (
+        "gather/rows_by_index",
+        """
 __global__ void k(float* out, const float* table, const int* ids, int n, int D) {
     int r = blockIdx.y;
     int c = blockIdx.x * blockDim.x + threadIdx.x;
     if (c < D) out[r * D + c] = table[ids[r] * D + c];
-}""", _b({"grid": ["ceil_div(D, 32)", "n"], "block": [32]},
-         {"out": t(["n", "D"], "out"), "table": t(["V", "D"], "in"),
-          "ids": {"shape": ["n"], "dtype": "int32", "role": "in", "range": [0, "V"]},
-          "n": 7, "D": 40, "V": 11}),
-     "gather", lambda a, s: {"out": a["table"][a["ids"]]}),
-    ("gather/flat_lookup", """
+}""",
+        _b(
+            {"grid": ["ceil_div(D, 32)", "n"], "block": [32]},
+            {
+                "out": t(["n", "D"], "out"),
+                "table": t(["V", "D"], "in"),
+                "ids": {"shape": ["n"], "dtype": "int32", "role": "in", "range": [0, "V"]},
+                "n": 7,
+                "D": 40,
+                "V": 11,
+            },
+        ),
+        "gather",
+        lambda a, s: {"out": a["table"][a["ids"]]},
+    ),
+    (
+        "gather/flat_lookup",
+        """
 __global__ void k(const float* src, const int* idx, float* dst, int m) {
     int t = threadIdx.x + blockIdx.x * blockDim.x;
     if (t < m) dst[t] = src[idx[t]];
-}""", _b({"grid": ["ceil_div(m, 32)"], "block": [32]},
-         {"src": t(["S"], "in"), "idx": {"shape": ["m"], "dtype": "int32", "role": "in",
-                                         "range": [0, "S"]},
-          "dst": t(["m"], "out"), "m": 50, "S": 13}),
-     "gather", lambda a, s: {"dst": a["src"][a["idx"]]}),
-    ("gather/clamped", """
+}""",
+        _b(
+            {"grid": ["ceil_div(m, 32)"], "block": [32]},
+            {
+                "src": t(["S"], "in"),
+                "idx": {"shape": ["m"], "dtype": "int32", "role": "in", "range": [0, "S"]},
+                "dst": t(["m"], "out"),
+                "m": 50,
+                "S": 13,
+            },
+        ),
+        "gather",
+        lambda a, s: {"dst": a["src"][a["idx"]]},
+    ),
+    (
+        "gather/clamped",
+        """
 __global__ void k(const float* src, const int* idx, float* dst, int m, int S) {
     int t = threadIdx.x + blockIdx.x * blockDim.x;
     if (t < m) { int j = idx[t]; j = j < 0 ? 0 : j; dst[t] = src[j]; }
-}""", _b({"grid": ["ceil_div(m, 32)"], "block": [32]},
-         {"src": t(["S"], "in"), "idx": {"shape": ["m"], "dtype": "int32", "role": "in",
-                                         "range": [0, "S"]},
-          "dst": t(["m"], "out"), "m": 50, "S": 13}),
-     "gather", lambda a, s: {"dst": a["src"][np.maximum(a["idx"], 0)]}),
+}""",
+        _b(
+            {"grid": ["ceil_div(m, 32)"], "block": [32]},
+            {
+                "src": t(["S"], "in"),
+                "idx": {"shape": ["m"], "dtype": "int32", "role": "in", "range": [0, "S"]},
+                "dst": t(["m"], "out"),
+                "m": 50,
+                "S": 13,
+            },
+        ),
+        "gather",
+        lambda a, s: {"dst": a["src"][np.maximum(a["idx"], 0)]},
+    ),
     # ------------------------------------------------------------------ compositions
-    ("compose/softmax_thread_per_row", """
+    (
+        "compose/softmax_thread_per_row",
+        """
 __global__ void k(float* y, const float* x, int R, int C) {
     int r = blockIdx.x * blockDim.x + threadIdx.x;
     if (r < R) {
@@ -293,10 +512,17 @@ __global__ void k(float* y, const float* x, int R, int C) {
         for (int c = 0; c < C; c++) z += expf(x[r * C + c] - m);
         for (int c = 0; c < C; c++) y[r * C + c] = expf(x[r * C + c] - m) / z;
     }
-}""", _b({"grid": ["ceil_div(R, 32)"], "block": [32]},
-         {"y": t(["R", "C"], "out"), "x": t(["R", "C"], "in"), "R": 10, "C": 37}),
-     "softmax", lambda a, s: {"y": _softmax(a["x"])}),
-    ("compose/softmax_reread_output", """
+}""",
+        _b(
+            {"grid": ["ceil_div(R, 32)"], "block": [32]},
+            {"y": t(["R", "C"], "out"), "x": t(["R", "C"], "in"), "R": 10, "C": 37},
+        ),
+        "softmax",
+        lambda a, s: {"y": _softmax(a["x"])},
+    ),
+    (
+        "compose/softmax_reread_output",
+        """
 __global__ void k(const float* in, float* out, int rows, int cols) {
     int i = threadIdx.x + blockIdx.x * blockDim.x;
     if (i >= rows) return;
@@ -307,11 +533,22 @@ __global__ void k(const float* in, float* out, int rows, int cols) {
     float sum = 0.0f;
     for (int j = 0; j < cols; ++j) { q[j] = __expf(p[j] - mx); sum += q[j]; }
     for (int j = 0; j < cols; ++j) q[j] = q[j] / sum;
-}""", _b({"grid": ["ceil_div(rows, 16)"], "block": [16]},
-         {"in": t(["rows", "cols"], "in"), "out": t(["rows", "cols"], "out"), "rows": 9,
-          "cols": 20}),
-     "softmax", lambda a, s: {"out": _softmax(a["in"])}),
-    ("compose/rmsnorm_block_tree", """
+}""",
+        _b(
+            {"grid": ["ceil_div(rows, 16)"], "block": [16]},
+            {
+                "in": t(["rows", "cols"], "in"),
+                "out": t(["rows", "cols"], "out"),
+                "rows": 9,
+                "cols": 20,
+            },
+        ),
+        "softmax",
+        lambda a, s: {"out": _softmax(a["in"])},
+    ),
+    (
+        "compose/rmsnorm_block_tree",
+        """
 __global__ void k(float* y, const float* x, const float* g, int rows, int C) {
     __shared__ float red[64];
     int row = blockIdx.x;
@@ -325,12 +562,25 @@ __global__ void k(float* y, const float* x, const float* g, int rows, int C) {
     }
     float scale = rsqrtf(red[0] / C + 1e-5f);
     for (int c = threadIdx.x; c < C; c += blockDim.x) y[row * C + c] = x[row * C + c] * scale * g[c];
-}""", _b({"grid": ["rows"], "block": [64]},
-         {"y": t(["rows", "C"], "out"), "x": t(["rows", "C"], "in"), "g": t(["C"], "in"),
-          "rows": 5, "C": 150}),
-     "norm", lambda a, s: {"y": a["x"] / np.sqrt((a["x"] ** 2).mean(axis=1, keepdims=True)
-                                                 + 1e-5) * a["g"]}),
-    ("compose/layernorm_thread_per_row", """
+}""",
+        _b(
+            {"grid": ["rows"], "block": [64]},
+            {
+                "y": t(["rows", "C"], "out"),
+                "x": t(["rows", "C"], "in"),
+                "g": t(["C"], "in"),
+                "rows": 5,
+                "C": 150,
+            },
+        ),
+        "norm",
+        lambda a, s: {
+            "y": a["x"] / np.sqrt((a["x"] ** 2).mean(axis=1, keepdims=True) + 1e-5) * a["g"]
+        },
+    ),
+    (
+        "compose/layernorm_thread_per_row",
+        """
 __global__ void k(float* out, const float* inp, int N, int C) {
     int n = blockIdx.x * blockDim.x + threadIdx.x;
     if (n >= N) return;
@@ -341,10 +591,17 @@ __global__ void k(float* out, const float* inp, int N, int C) {
     for (int c = 0; c < C; c++) { float d = inp[n * C + c] - mean; var += d * d; }
     float rs = 1.0f / sqrtf(var / C + 1e-5f);
     for (int c = 0; c < C; c++) out[n * C + c] = (inp[n * C + c] - mean) * rs;
-}""", _b({"grid": ["ceil_div(N, 32)"], "block": [32]},
-         {"out": t(["N", "C"], "out"), "inp": t(["N", "C"], "in"), "N": 6, "C": 30}),
-     "norm", lambda a, s: {"out": (a["inp"] - a["inp"].mean(1, keepdims=True))
-                           / np.sqrt(a["inp"].var(1, keepdims=True) + 1e-5)}),
+}""",
+        _b(
+            {"grid": ["ceil_div(N, 32)"], "block": [32]},
+            {"out": t(["N", "C"], "out"), "inp": t(["N", "C"], "in"), "N": 6, "C": 30},
+        ),
+        "norm",
+        lambda a, s: {
+            "out": (a["inp"] - a["inp"].mean(1, keepdims=True))
+            / np.sqrt(a["inp"].var(1, keepdims=True) + 1e-5)
+        },
+    ),
 ]
 
 

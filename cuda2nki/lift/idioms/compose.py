@@ -11,8 +11,12 @@ from cuda2nki.lift.idioms.common import ops, reduces
 def is_softmax(c: N.Compute, k: N.Kernel) -> bool:
     rs = reduces(c.expr)
     kinds = {str(r.op) for r in rs}
-    return "max" in kinds and "add" in kinds and "exp" in ops(c.expr) and (
-        "div" in ops(c.expr) or "reciprocal" in ops(c.expr) or "log" in ops(c.expr))
+    return (
+        "max" in kinds
+        and "add" in kinds
+        and "exp" in ops(c.expr)
+        and ("div" in ops(c.expr) or "reciprocal" in ops(c.expr) or "log" in ops(c.expr))
+    )
 
 
 def is_norm(c: N.Compute, k: N.Kernel) -> bool:

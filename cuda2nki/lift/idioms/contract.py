@@ -30,8 +30,7 @@ def is_contraction(c: N.Compute, k: N.Kernel) -> bool:
             continue
         out_axes = {a.name for a in c.domain.axes}
         # a dim mixing an output axis with the reduction axis is a sliding window: convolution
-        window = any(syms(x) & out_axes and syms(x) & red
-                     for r in (ra[0], rb[0]) for x in r.index)
+        window = any(syms(x) & out_axes and syms(x) & red for r in (ra[0], rb[0]) for x in r.index)
         if out_axes and out_axes <= syms(ra[0].index) | syms(rb[0].index) and not window:
             return True
     return False
