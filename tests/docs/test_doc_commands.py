@@ -1,0 +1,109 @@
+"""Every `cuda2nki ...` command shown in a ```sh block under docs/ runs with the exit code the doc
+states (a trailing `# exit N`; 0 otherwise).  Commands run in a temporary directory where
+`corpus/` links to the repository's corpus, so `out/...` paths land in the temporary directory.
+Commands marked `slow` in their trailing comment run in the slow tier only."""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import os
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from cuda2nki.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.S | re.M)
+
+
+def _blocks(lang: str) -> list[tuple[str, str]]:
+    out = []
+    for md in sorted(DOCS.rglob("*.md")):
+        for m in FENCE.finditer(md.read_text()):
+            if m.group(1) == lang:
+                out.append((md.relative_to(ROOT).as_posix(), m.group(2)))
+    return out
+
+
+def commands() -> list[tuple[str, list[str], int, bool]]:
+    """(doc, argv, expected exit code, slow) for every cuda2nki command in a sh block."""
+    found = []
+    for doc, block in _blocks("sh"):
+        for line in block.splitlines():
+            if not line.startswith("cuda2nki "):
+                continue
+            cmd, _, comment = line.partition("  #")
+            m = re.search(r"exit (\d+)", comment)
+            found.append(
+                (doc, shlex.split(cmd)[1:], int(m.group(1)) if m else 0, "slow" in comment)
+            )
+    return found
+
+
+COMMANDS = commands()
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("docs")
+    (d / "corpus").symlink_to(ROOT / "corpus")
+    (d / "out").mkdir()
+    return d
+
+
+def _run(argv: list[str], cwd: Path) -> tuple[int, str]:
+    buf = io.StringIO()
+    old = Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
+            code = main(argv)
+    finally:
+        os.chdir(old)
+    return code, buf.getvalue()
+
+
+def _params():
+    for doc, argv, code, slow in COMMANDS:
+        marks = [pytest.mark.slow] if slow else []
+        yield pytest.param(argv, code, id=f"{doc}:{' '.join(argv)[:60]}", marks=marks)
+
+
+@pytest.mark.parametrize(("argv", "code"), list(_params()))
+def test_doc_command(argv: list[str], code: int, workdir: Path) -> None:
+    got, output = _run(argv, workdir)
+    assert got == code, output[-3000:]
+    assert "Traceback" not in output
+
+
+def test_docs_show_commands() -> None:
+    assert len(COMMANDS) >= 20
+    subcommands = {argv[0] for _, argv, _, _ in COMMANDS}
+    assert {
+        "parse",
+        "run",
+        "simulate",
+        "port",
+        "check",
+        "review",
+        "migrate",
+        "rules",
+    } <= subcommands
+
+
+def test_python_api_example_runs(workdir: Path) -> None:
+    (doc, first), *rest = [b for b in _blocks("python") if "guide/python-api" in b[0]]
+    old = Path.cwd()
+    os.chdir(workdir)
+    try:
+        exec(compile(first, doc, "exec"), {})  # noqa: S102 - our own documentation
+    finally:
+        os.chdir(old)
+    for doc, block in rest:
+        ast.parse(block, doc)
