@@ -156,12 +156,12 @@ block = [32]
 [params]
 out = { shape = ["n"], dtype = "float32", role = "out" }
 x = { shape = ["n"], dtype = "float32", role = "in" }
-n = 20000000
+n = 5000000
 """
 HOG_TOML = (
     HANG_TOML.replace("grid = [1]", 'grid = ["ceil_div(n, 256)"]')
     .replace("block = [32]", "block = [256]")
-    .replace("n = 20000000", "n = 4000000000")
+    .replace("n = 5000000", "n = 4000000000")
 )
 
 
