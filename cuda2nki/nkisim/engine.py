@@ -318,6 +318,8 @@ HARMLESS_KW = frozenset(
 
 def no_extra_kw(api: str, kw: dict) -> None:
     """Unknown keyword arguments are refused, never silently ignored (C2N3001)."""
+    if not kw:
+        return
     bad = sorted(k for k in kw if k not in HARMLESS_KW)
     if bad:
         raise unsupported(f"{api}({bad[0]}=...)", "argument not modelled by the simulator")

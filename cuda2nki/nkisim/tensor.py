@@ -584,7 +584,7 @@ class NkiTensor:
         a = self.a
         flat = self.storage.flat
         off = self._byte_offset() // flat.itemsize
-        strides = tuple(st_ // flat.itemsize * w.itemsize for st_ in a.strides)
+        strides = tuple([st_ // flat.itemsize * w.itemsize for st_ in a.strides])
         if not a.size or 0 in strides:
             return as_strided(w[off:] if a.size else w, a.shape, strides)
         # the view lies inside ``w`` (as ``a`` lies inside ``flat``): a bounds-checked ndarray
@@ -747,9 +747,32 @@ class NkiTensor:
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key) -> NkiTensor:
+        a = self._a
+        if type(key) is tuple and len(key) == 2 and a is not None and self._gen == self.storage.gen:
+            # the common case t[p0:p1, f0:f1] on a 2-D strided view
+            k0, k1 = key
+            if (
+                type(k0) is slice
+                and type(k1) is slice
+                and k0.step is None
+                and k1.step is None
+                and a.ndim == 2
+            ):
+                n0, n1 = a.shape
+                a0, b0, a1, b1 = k0.start, k0.stop, k1.start, k1.stop
+                if (
+                    (a0 is None or (type(a0) is int and 0 <= a0 <= n0))
+                    and (b0 is None or (type(b0) is int and 0 <= b0 <= n0))
+                    and (a1 is None or (type(a1) is int and 0 <= a1 <= n1))
+                    and (b1 is None or (type(b1) is int and 0 <= b1 <= n1))
+                ):
+                    b = self._boff
+                    if b is not None:
+                        s0, s1 = a.strides
+                        b += (a0 or 0) * s0 + (a1 or 0) * s1
+                    return NkiTensor(self.storage, a[key], self.dtype, self.pdim, None, b)
         if not isinstance(key, tuple):
             key = (key,)
-        a = self._a
         if a is not None and len(key) == a.ndim and self._gen == self.storage.gen:
             fast = _fast_slices(key, a.shape)
             if fast:
