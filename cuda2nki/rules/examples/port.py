@@ -1,8 +1,8 @@
 """Examples for the porting ids (C2N2500-2999): `cuda2nki port`, and the pass pipeline's notes.
 
-The pipeline's notes are decisions taken on the intent IR; until every recogniser is reachable
-from CUDA source, they are shown on an intent kernel (the text ``cuda2nki port --emit intent``
-prints) given to :func:`cuda2nki.codegen.pipeline.port_intent`.
+Notes are shown on corpus kernels; decisions no corpus kernel reaches yet are shown on an intent
+kernel (the text ``cuda2nki port --emit intent`` prints) given to
+:func:`cuda2nki.codegen.pipeline.port_intent`.
 """
 
 from __future__ import annotations
@@ -19,21 +19,18 @@ scheduled, source, diagnostics = port_intent(intent{extra})
 """
 
 
+def _corpus(kernel: str) -> Example:
+    """``cuda2nki port`` of a corpus kernel; the notes are printed and written into the port."""
+    return Example(
+        argv=("port", f"{{ROOT}}/corpus/{kernel}.cu", "-o", "port_nki.py"),
+        exit_code=0,
+        requires="cuda2nki.lift:lift_kernel",
+    )
+
+
 def _intent(text: str, extra: str = "") -> Example:
     return Example(files={"k.ir": text}, python=_PORT_INTENT.format(extra=extra))
 
-
-SOFTMAX = """\
-kernel softmax(x: in float32[R, C], y: out float32[R, C], R: int32, C: int32) {
-  temp m: float32[R];
-  temp e: float32[R, C];
-  temp s: float32[R];
-  @3:5 softmax: m[i] = reduce(max, j < C: x[i, j]) for i < R;
-  @4:5 softmax: e[i, j] = exp(x[i, j] - m[i]) for i < R, j < C;
-  @5:5 softmax: s[i] = reduce(add, j < C: e[i, j]) for i < R;
-  @6:5 softmax: y[i, j] = e[i, j] / s[i] for i < R, j < C;
-}
-"""
 
 MATMUL = """\
 kernel matmul(A: in bfloat16[M, K], B: in bfloat16[K, N], C: out float32[M, N], M: int32, N: int32, K: int32) {
@@ -82,10 +79,10 @@ EXAMPLES = {
         exit_code=2,
     ),
     "C2N2504": Example(files={"k.cu": TWO_KERNELS}, argv=("port", "k.cu"), exit_code=2),
-    "C2N2505": _intent(SOFTMAX),
-    "C2N2506": _intent(MATMUL),
-    "C2N2507": _intent(SOFTMAX),
-    "C2N2510": _intent(MATMUL),
+    "C2N2505": _corpus("norm/softmax_naive"),
+    "C2N2506": _corpus("linalg/matmul_tiled"),
+    "C2N2507": _corpus("norm/softmax_naive"),
+    "C2N2510": _corpus("linalg/matmul_tiled"),
     "C2N2511": _intent(ROWSUM_BF16),
     "C2N2512": _intent(MATMUL, extra=', passes="choose-layout"'),
 }
