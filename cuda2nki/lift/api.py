@@ -61,7 +61,14 @@ def shapes_from_binding(binding: Binding, fn: A.Function) -> Shapes:
         )
     block = blocks.pop()
     tensors = {t.name: tuple(poly_of_text(d) for d in t.shape) for t in binding.tensors}
-    return Shapes(tensors, grid, tuple(int(b) for b in block), [dict(p) for p in points])
+    ranges = {}
+    for t in binding.tensors:
+        if t.range is not None and t.dtype.startswith(("int", "uint")):
+            try:
+                ranges[t.name] = (poly_of_text(t.range[0]), poly_of_text(t.range[1]))
+            except ValueError:
+                pass
+    return Shapes(tensors, grid, tuple(int(b) for b in block), [dict(p) for p in points], ranges)
 
 
 def _only_known(binding: Binding, point: dict) -> dict:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -50,6 +51,7 @@ class Shapes:
     grid: tuple  # (Poly, Poly, Poly)
     block: tuple  # (int, int, int)
     points: list  # list of {param: number}
+    ranges: dict = dataclasses.field(default_factory=dict)  # index tensor -> (lo, hi) Polys
 
 
 def poly_of_text(text: str | int) -> Poly:
@@ -663,6 +665,15 @@ class ExprConverter:
             )
         return N.Read(e.tensor, tuple(self.low.namer.size(d, self.expr) for d in dims))
 
+    def _ranged(self, d: Poly, s: Poly) -> bool:
+        if len(d.terms) != 1 or d.terms[0][1] != 1 or len(d.terms[0][0]) != 1:
+            return False
+        a = d.terms[0][0][0]
+        if not isinstance(a, af.OpaqueAtom) or not isinstance(a.payload, V.Load):
+            return False
+        rng = self.low.shapes.ranges.get(a.payload.tensor)
+        return rng is not None and rng[0] == af.ZERO and rng[1] == s
+
     def in_range(self, dims: list, shape: tuple) -> bool:
         """Every inner index within its dim at every test point (over the axis boxes narrowed
         by the domain guard)."""
@@ -670,8 +681,8 @@ class ExprConverter:
         checked = [
             (d, s)
             for d, s in list(zip(dims, shape))[1:]
-            if not (d - s in facts and -d - 1 in facts)
-        ]  # guarded: 0 <= d < s
+            if not (d - s in facts and -d - 1 in facts) and not self._ranged(d, s)
+        ]  # guarded: 0 <= d < s, or an index read from a tensor whose values lie in [0, s)
         for env in self.low.shapes.points:
             for d, s in checked:
                 rng = _range(d, self.extents, env, self.guard)
