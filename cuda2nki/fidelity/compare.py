@@ -109,6 +109,7 @@ def compare(
     alt_tols: Mapping[str, np.ndarray | float] | None = None,
     canary_nan: bool = True,
     unwritten: np.ndarray | None = None,
+    dont_care: np.ndarray | None = None,
 ) -> Comparison:
     """Compare one output.  ``alt_tols`` maps a precision hypothesis (e.g. "bf16 accumulation")
     to the tolerance that hypothesis would allow."""
@@ -131,6 +132,9 @@ def compare(
     a = a.reshape(e.shape)
     tol_arr = np.broadcast_to(np.asarray(tol, dtype=np.float64), e.shape)
     ok = within(a, e, tol_arr)
+    if dont_care is not None:  # elements the CUDA kernel never writes: any port value will do
+        ok |= np.asarray(dont_care, dtype=bool).reshape(e.shape)
+        a = np.where(ok & ~within(a, e, tol_arr), e, a)
     bad = ~ok
     n_bad = int(bad.sum())
     with np.errstate(invalid="ignore", over="ignore"):
