@@ -749,6 +749,8 @@ def _cuda_writers(
     if not maps or cname not in maps:
         return ""
     e = np.asarray(expected, dtype=np.float64)
+    if np.asarray(got).size != e.size:
+        return ""
     bad = ~within(np.asarray(got, dtype=np.float64).reshape(e.shape), e, tol.bound)
     blocks, threads = maps[cname]
     return describe(blocks.reshape(e.shape), threads.reshape(e.shape), bad, r.grid)

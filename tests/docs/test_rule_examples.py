@@ -12,8 +12,6 @@ from cuda2nki.rules.examples import EXAMPLES, NO_EXAMPLE, render_example, run_ex
 
 #: examples that are right but hit a known bug in the tool (id -> the bug); strict: a fix flips it
 KNOWN_BUGS = {
-    "C2N4010": "cuda2nki check ends in an internal error (C2N0005, 'cannot reshape array') when "
-    "a port returns an output of the wrong shape",
     "C2N2502": "binding inference (cuda2nki.lift.infer_binding) returns a binding without a "
     "[launch] table (its C2N2101 is a warning), which the port pipeline then reports as "
     "C2N0003 instead of C2N2502",
