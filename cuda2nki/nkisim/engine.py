@@ -195,7 +195,14 @@ def record(
     dma_bytes: int = 0,
     partitions: int | None = None,
     free: int | None = None,
+    sim_frames: int = 1,
 ) -> None:
+    """Append one instruction to the trace, at the port's current line.
+
+    ``sim_frames``: how many frames above this call are known to be simulator code (at least the
+    caller); the search for the port's frame starts above them, so they are never materialised
+    as frame objects (the costly part of a stack walk).
+    """
     s = st._STACK[-1]
     if (
         s.sbuf_now > s.peak_sbuf
@@ -206,7 +213,10 @@ def record(
     ):
         s.sample_memory()
     # the port's frame: the innermost one outside the simulator (inlined for speed)
-    f = sys._getframe(1)
+    try:
+        f = sys._getframe(1 + sim_frames)
+    except ValueError:
+        f = None
     cache = _INTERNAL
     while f is not None:
         code = f.f_code

@@ -23,7 +23,10 @@ _INTERNAL: dict[object, bool] = {}
 
 def port_frame(depth: int = 1):
     """The innermost frame outside the simulator, or ``None``."""
-    f = sys._getframe(depth)
+    try:
+        f = sys._getframe(depth)
+    except ValueError:  # fewer frames than that
+        return None
     cache = _INTERNAL
     while f is not None:
         code = f.f_code
@@ -37,8 +40,11 @@ def port_frame(depth: int = 1):
 
 
 def port_site() -> tuple[str, int]:
-    """``(file, line)`` of the port's call site (cheap: used for every traced instruction)."""
-    f = port_frame(2)
+    """``(file, line)`` of the port's call site (cheap: used for every allocation).
+
+    The search starts above the caller (simulator code), which is never materialised as a frame.
+    """
+    f = port_frame(3)
     if f is None:
         return ("<unknown>", 0)
     return (f.f_code.co_filename, f.f_lineno)

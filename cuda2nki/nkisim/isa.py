@@ -171,6 +171,7 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
         dma_bytes=src.size * src.dtype.itemsize,
         partitions=t.partitions(),
         free=t.free_size(),
+        sim_frames=2,  # _dma_fast and dma_copy
     )
 
 
