@@ -39,12 +39,13 @@ def port_frame(depth: int = 1):
     return f
 
 
-def port_site() -> tuple[str, int]:
+def port_site(sim_frames: int = 1) -> tuple[str, int]:
     """``(file, line)`` of the port's call site (cheap: used for every allocation).
 
-    The search starts above the caller (simulator code), which is never materialised as a frame.
+    The search starts above the ``sim_frames`` innermost callers (simulator code: at least the
+    caller), which are never materialised as frame objects.
     """
-    f = port_frame(3)
+    f = port_frame(2 + sim_frames)
     if f is None:
         return ("<unknown>", 0)
     return (f.f_code.co_filename, f.f_lineno)

@@ -251,7 +251,7 @@ def _unary(name: str, x, dtype=None, mask=None, api: str | None = None):
 
 def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kw) -> NkiTensor:
     no_extra_kw("nl.ndarray", kw)
-    return allocate(shape, dtype, buffer, name, api="nl.ndarray")
+    return allocate(shape, dtype, buffer, name, api="nl.ndarray", sim_callers=1)
 
 
 def _filled(shape, dtype, value, buffer, name, api) -> NkiTensor:

@@ -212,8 +212,12 @@ def allocate(
     *,
     api: str = "nl.ndarray",
     fill=None,
+    sim_callers: int = 0,
 ) -> NkiTensor:
-    """Allocate a tensor (checks rank, partition size, PSUM bank size; accounts on-chip bytes)."""
+    """Allocate a tensor (checks rank, partition size, PSUM bank size; accounts on-chip bytes).
+
+    ``sim_callers``: how many of its callers are known to be simulator code (see ``port_site``).
+    """
     state = st._STACK[-1]
     if buffer is None:
         buffer = sbuf
@@ -243,7 +247,7 @@ def allocate(
     else:
         pdim = None
     size = math.prod(dims)
-    site = port_site()
+    site = port_site(1 + sim_callers)
     if buffer is shared_hbm and (state.grid or state.lnc > 1):
         # SPMD instances share their outputs: the n-th shared_hbm allocation at a site is one tensor.
         n = state.shared_seq.get(site, 0)
