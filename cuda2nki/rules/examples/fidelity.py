@@ -228,10 +228,17 @@ EXAMPLES = {
         "out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)",
         "out = nl.ndarray((N + 1,), dtype=a.dtype, buffer=nl.shared_hbm)",
     ),
-    "C2N4011": _variant(
-        ADD,
-        ADD + "\n        if random.random() < 0.5:\n"
-        "            nisa.tensor_scalar(dst=c_t, data=c_t, op0=nl.multiply, operand0=1.0000001)",
+    # state kept between calls: a second run on the same inputs differs from the first
+    "C2N4011": Example(
+        files={
+            "port.py": PORT.replace("import random\n", "import random\n\nCALLS = []\n").replace(
+                ADD,
+                ADD + "\n        CALLS.append(1)\n        if len(CALLS) > 1:\n"
+                "            nisa.tensor_scalar(dst=c_t, data=c_t, op0=nl.multiply, operand0=1.5)",
+            )
+        },
+        argv=("check", VADD, "port.py", "--seeds", "1"),
+        exit_code=1,
     ),
     "C2N4012": Example(
         files={"cancel.cu": CANCEL_CU, "cancel.toml": CANCEL_TOML, "port.py": CANCEL_PORT},
