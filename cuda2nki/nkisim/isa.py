@@ -590,11 +590,14 @@ def _mm_view(dst: NkiTensor) -> np.ndarray:
         stg.mm_written = np.zeros(stg.flat.size, dtype=bool)
     if dst.a is None:
         raise unsupported("nc_matmul into an indirect PSUM view")
-    from numpy.lib.stride_tricks import as_strided
-
     a = dst.a
-    off = dst.offset
-    v = as_strided(stg.mm_written[off:], a.shape, tuple(s // a.itemsize for s in a.strides))
+    if a.itemsize == stg.flat.itemsize:
+        v = dst._parallel_view(stg.mm_written)
+    else:
+        from numpy.lib.stride_tricks import as_strided
+
+        off = dst.offset
+        v = as_strided(stg.mm_written[off:], a.shape, tuple(s // a.itemsize for s in a.strides))
     if dst.pdim not in (None, 0):
         v = np.moveaxis(v, dst.pdim, 0)
     return v.reshape(v.shape[0], -1) if v.ndim != 2 else v
