@@ -28,7 +28,7 @@ from cuda2nki.fidelity import portscan, tracefind
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
 from cuda2nki.fidelity.oracle import promoted, run_fp64
-from cuda2nki.fidelity.sandbox import run_sandboxed, time_limit
+from cuda2nki.fidelity.sandbox import failure_line, run_sandboxed, time_limit
 from cuda2nki.fidelity.tolerance import (
     Tolerance,
     default_tolerance,
@@ -212,7 +212,7 @@ def _run_port_child(
                 {
                     "status": "error",
                     "error": f"{type(exc).__name__}: {exc}",
-                    "line": _port_line(exc, port_path),
+                    "line": failure_line(exc, port_path),
                 }
             )
             continue
@@ -228,18 +228,6 @@ def _run_port_child(
             entry["trace"] = tracefind.summarise(res.trace, prof_dict)
         results.append(entry)
     return results
-
-
-def _port_line(exc: BaseException, port_path: str) -> int | None:
-    import os
-    import traceback
-
-    real = os.path.realpath(port_path)
-    line = None
-    for fr in traceback.extract_tb(exc.__traceback__):
-        if os.path.realpath(fr.filename) == real:
-            line = fr.lineno
-    return line
 
 
 # --------------------------------------------------------------------------- the check

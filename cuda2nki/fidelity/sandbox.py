@@ -130,7 +130,8 @@ def _limit(memory_mb: int | None, cpu_s: float | None) -> None:
             pass
 
 
-def _failure_line(exc: BaseException, port_file: str | None) -> int | None:
+def failure_line(exc: BaseException, port_file: str | None) -> int | None:
+    """The innermost line of ``port_file`` in the exception's traceback."""
     if not port_file:
         return None
     real = os.path.realpath(port_file)
@@ -164,7 +165,7 @@ def _child(
         msg = ("memory", None, f"the port exceeded the memory limit of {memory_mb} MB", None)
     except BaseException as exc:  # noqa: BLE001 - everything the port raises is reported
         status = "blocked" if violations else "error"
-        msg = (status, None, _describe(exc), _failure_line(exc, port_file))
+        msg = (status, None, _describe(exc), failure_line(exc, port_file))
     payload = (*msg, tuple(violations), time.perf_counter() - t0)
     try:
         conn.send_bytes(pickle.dumps(payload))
