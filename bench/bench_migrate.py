@@ -5,6 +5,7 @@ Target: >= 50 kernels/s per job without --check.
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -12,7 +13,7 @@ from pathlib import Path
 from bench.corpus_gen import generate
 from cuda2nki.batch.migrate import MigrateOptions, migrate
 
-COUNT = 600
+COUNT = int(os.environ.get("CUDA2NKI_BENCH_KERNELS", "600"))
 
 
 def _run(src: Path, out: Path, jobs: int) -> tuple[float, int]:
