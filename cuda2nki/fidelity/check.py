@@ -14,6 +14,7 @@ The verdict is ``pass`` when every comparison is expected variation and no findi
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ import numpy as np
 from cuda2nki.binding import Binding, Number, Resolved, load_binding
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
 from cuda2nki.fidelity import portscan, tracefind
-from cuda2nki.fidelity.compare import Comparison, compare, vacuous
+from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
 from cuda2nki.fidelity.oracle import promoted, run_fp64
 from cuda2nki.fidelity.sandbox import failure_line, run_sandboxed, time_limit
@@ -569,6 +570,12 @@ def _dynamic(
                     unwritten=canary_mask(got),
                     dont_care=skip.get(cname),
                 )
+                if c.classification in ("defect", "precision"):
+                    axis = wrong_axis(got, ref[cname], arrays)
+                    if axis:
+                        c = dataclasses.replace(
+                            c, classification="defect", defect="wrong_axis", evidence=axis
+                        )
                 entry_n = _numeric_entry(c, label, si, DISTRIBUTIONS[si % len(DISTRIBUTIONS)], tol)
                 numerics.append(entry_n)
                 if not c.ok:

@@ -388,3 +388,44 @@ def vacuous(expected: np.ndarray, tol: np.ndarray | float, rng: np.random.Genera
         if within(probe, e, tol).all():
             passed.append(label)
     return passed
+
+
+_REDUCTIONS = {"sum": np.sum, "max": np.max, "min": np.min, "mean": np.mean}
+
+
+def wrong_axis(actual: np.ndarray, expected: np.ndarray, inputs: Mapping[str, np.ndarray]) -> str:
+    """Evidence that a port reduced a 2-D input along the other axis than the CUDA kernel did.
+
+    The reference must equal ``op(X, axis=a)`` for some input ``X`` and reduction ``op``, and the
+    elements the port wrote must equal ``op(X, axis=1-a)`` (the port's output may be shorter or
+    partly unwritten when the two axes differ in length).
+    """
+    a = np.asarray(actual, dtype=np.float64).ravel()
+    e = np.asarray(expected, dtype=np.float64).ravel()
+    written = np.isfinite(a)
+    if written.sum() < max(2, a.size // 4):
+        return ""
+    for name, x in inputs.items():
+        x = np.asarray(x)
+        if x.ndim != 2 or x.dtype.kind not in "fV":
+            continue
+        x64 = x.astype(np.float64)
+        for label, op in _REDUCTIONS.items():
+            for axis in (0, 1):
+                ref_cand = op(x64, axis=axis)
+                if ref_cand.size != e.size or not _close(e, ref_cand):
+                    continue
+                other = op(x64, axis=1 - axis)
+                n = min(other.size, a.size)
+                w = written[:n]
+                if n and w.any() and _close(a[:n][w], other[:n][w]):
+                    return (
+                        f"the port computes {label}({name}, axis={1 - axis}) where the CUDA kernel computes "
+                        f"{label}({name}, axis={axis}): wrong reduction axis"
+                    )
+    return ""
+
+
+def _close(x: np.ndarray, y: np.ndarray) -> bool:
+    scale = float(np.median(np.abs(y))) if y.size else 1.0
+    return bool(np.all(np.abs(x - y) <= 1e-3 * (np.abs(y) + scale) + 1e-6))

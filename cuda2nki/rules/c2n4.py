@@ -13,7 +13,8 @@ register(
         "output differs from the CUDA kernel",
         "output '{output}' differs from the CUDA kernel ({shape}): {evidence}",
         "Beyond the tolerance derived from the kernel, the port's output differs from what the CUDA kernel "
-        "computes, and no more specific pattern (tail, transpose, shift, scale) explains it.",
+        "computes, and no more specific pattern (tail, transpose, shift, scale) explains it. When the "
+        "port reduces an input along the other axis than the CUDA kernel does, the evidence says so.",
         example=f"{_CHECK}  # port computes x*x where CUDA computes x+x",
         fix="Localise with the mismatch regions and tiles in the report, then compare the port's loop for those tiles with the CUDA code.",
     ),

@@ -120,3 +120,15 @@ def test_canary_mask_separates_unwritten_from_computed_nan() -> None:
     mask[:10] = True
     unwritten = compare("out", a, e, 1e-6, unwritten=mask)
     assert unwritten.defect == "unwritten"
+
+
+def test_wrong_reduction_axis_is_named() -> None:
+    from cuda2nki.fidelity.compare import wrong_axis
+
+    x = RNG.standard_normal((40, 40))
+    assert "axis=1" in wrong_axis(x.sum(axis=1), x.sum(axis=0), {"x": x})
+    assert wrong_axis(x.sum(axis=0) + 1.0, x.sum(axis=0), {"x": x}) == ""
+    short = np.full(60, np.nan)
+    y = RNG.standard_normal((30, 60))
+    short[:30] = y.max(axis=1)
+    assert "max(y, axis=1)" in wrong_axis(short, y.max(axis=0), {"y": y})
