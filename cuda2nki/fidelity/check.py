@@ -296,6 +296,8 @@ def check(
     kept = [d for d in found if not info.suppressed(d) and d.code not in ignore]
     suppressed = len(found) - len(kept)
     kept = _dedupe(kept)
+    if suppressed:
+        kept.append(make("C2N5013", SourceLoc(info.path, info.line, 1), count=suppressed))
     failed_numerics = any(n["classification"] != "expected" for n in numerics)
     worst = max((d.severity for d in kept), default=Severity.NOTE)
     verdict = "fail" if failed_numerics or worst > Severity.NOTE else "pass"
