@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from cuda2nki.binding import Binding, Number, binding_from_dict, generate_inputs, load_binding
-from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
+from cuda2nki.diagnostics import Diagnostic
 from cuda2nki.fileio import read_text, write_atomic
 from cuda2nki.frontend.ast import TranslationUnit
+from cuda2nki.frontend.select import select_kernel
 
 __all__ = [
     "Binding",
@@ -31,6 +32,7 @@ __all__ = [
     "parse",
     "port",
     "run",
+    "run_full",
     "select_kernel",
     "simulate",
     "write_atomic",
@@ -60,37 +62,6 @@ def parse(
     )
 
 
-def select_kernel(tu: TranslationUnit, name: str | None, binding: Binding | None = None) -> str:
-    """The kernel to work on: ``name``, else the binding's, else the file's only ``__global__``."""
-    name = name or (binding.kernel if binding else None)
-    names = [k.name for k in tu.kernels]
-    if name:
-        if name in names:
-            return name
-        if name in tu.rejected:
-            raise DiagnosticError(list(tu.rejected[name]))
-        raise DiagnosticError(
-            make(
-                "C2N0002",
-                SourceLoc(tu.file, 1, 1),
-                option="--kernel",
-                reason=f"no kernel '{name}' in {tu.file}; kernels: {', '.join(names) or 'none'}",
-            )
-        )
-    if len(names) == 1:
-        return names[0]
-    if not names and tu.rejected:
-        raise DiagnosticError([d for ds in tu.rejected.values() for d in ds])
-    raise DiagnosticError(
-        make(
-            "C2N0002",
-            SourceLoc(tu.file, 1, 1),
-            option="--kernel",
-            reason=f"{tu.file} has {len(names)} kernels ({', '.join(names) or 'none'}); name one with --kernel",
-        )
-    )
-
-
 def find_binding(cuda_path: str | Path, explicit: str | Path | None = None) -> Binding | None:
     """The binding given explicitly, else the sidecar ``<stem>.toml`` beside the CUDA file, else None."""
     if explicit is not None:
@@ -99,7 +70,18 @@ def find_binding(cuda_path: str | Path, explicit: str | Path | None = None) -> B
     return load_binding(sidecar) if sidecar.is_file() else None
 
 
-def run(
+@dataclass(frozen=True)
+class RunResult:
+    """A SIMT run: every out/inout parameter by name, the launch used, and the interpreter's
+    warnings and statistics (``simt``: a :class:`cuda2nki.simt.SimtResult`)."""
+
+    kernel: str
+    outputs: dict[str, np.ndarray]
+    resolved: Any
+    simt: Any
+
+
+def run_full(
     path: str | Path,
     binding: Binding,
     *,
@@ -109,28 +91,41 @@ def run(
     seed: int = 0,
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[str] = (),
-) -> dict[str, np.ndarray]:
-    """Run a CUDA kernel in the SIMT interpreter; returns every out/inout parameter by name."""
+    templates: Mapping[str, str] | None = None,
+    poison_shared: bool = True,
+    max_steps: int | None = None,
+    fmad: bool = False,
+) -> RunResult:
+    """Run a CUDA kernel in the SIMT interpreter, keeping its warnings and statistics."""
     from cuda2nki import simt
 
-    tu = parse(path, defines=defines, include_dirs=include_dirs)
+    tu = parse(path, defines=defines, include_dirs=include_dirs, templates=templates)
     name = select_kernel(tu, kernel, binding)
     resolved = binding.resolve(overrides)
     arrays = generate_inputs(resolved, seed, inputs)
-    args: dict[str, Any] = {**resolved.scalars, **arrays}
-    result = simt.run_kernel(
+    result = simt.run_kernel_full(
         tu,
         name,
         grid=resolved.grid,
         block=resolved.block,
         shared_bytes=resolved.shared_bytes,
-        args=args,
+        args={**resolved.scalars, **arrays},
+        poison_shared=poison_shared,
+        max_steps=max_steps,
+        fmad=fmad,
     )
-    return {
-        t.name: np.asarray(result[t.name]).reshape(resolved.shapes[t.name])
+    outputs = {
+        t.name: np.asarray(result.outputs[t.name]).reshape(resolved.shapes[t.name])
         for t in binding.tensors
         if t.role != "in"
     }
+    return RunResult(name, outputs, resolved, result)
+
+
+def run(path: str | Path, binding: Binding, **options: Any) -> dict[str, np.ndarray]:
+    """Run a CUDA kernel in the SIMT interpreter; returns every out/inout parameter by name
+    (options as :func:`run_full`)."""
+    return run_full(path, binding, **options).outputs
 
 
 # --------------------------------------------------------------------------- porting

@@ -44,17 +44,16 @@ def process_file(spec: JobSpec) -> list[dict[str, Any]]:
         tu = api.parse(spec.path, defines=dict(spec.defines), include_dirs=spec.include_dirs)
         binding = api.load_binding(spec.binding) if spec.binding else None
     except DiagnosticError as exc:
-        return [_record(spec, "", "failed", exc.diagnostics, lines=0)]
+        return [record(spec, "", "failed", exc.diagnostics, lines=0)]
     lines = _count_lines(spec.path)
     records = [
-        _record(spec, name, "refused", diags, lines=0)
-        for name, diags in sorted(tu.rejected.items())
+        record(spec, name, "refused", diags, lines=0) for name, diags in sorted(tu.rejected.items())
     ]
     for k in tu.kernels:
         kb = binding if binding is not None and binding.kernel in (None, k.name) else None
         records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k)))
     if not records:  # a file without kernels still counts as examined
-        records.append(_record(spec, "", "none", tu.diagnostics, lines=lines))
+        records.append(record(spec, "", "none", tu.diagnostics, lines=lines))
     return records
 
 
@@ -67,7 +66,7 @@ def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict
             bucket = (
                 "automatic" if res.claimed else ("literal" if res.literal_possible else "manual")
             )
-            return _record(spec, name, bucket, res.diagnostics, lines=lines, idiom=res.idiom)
+            return record(spec, name, bucket, res.diagnostics, lines=lines, idiom=res.idiom)
         res = api.port(
             spec.path,
             binding=binding,
@@ -77,12 +76,12 @@ def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict
             include_dirs=spec.include_dirs,
         )
     except DiagnosticError as exc:
-        return _record(spec, name, "manual", exc.diagnostics, lines=lines)
+        return record(spec, name, "manual", exc.diagnostics, lines=lines)
     if res.source is None:
-        return _record(spec, name, "manual", res.diagnostics, lines=lines, idiom=res.idiom)
+        return record(spec, name, "manual", res.diagnostics, lines=lines, idiom=res.idiom)
     out = port_path(spec.out_dir, spec.rel, name)
     api.write_atomic(out, res.source)
-    rec = _record(
+    rec = record(
         spec,
         name,
         "literal" if res.literal else "automatic",
@@ -106,7 +105,7 @@ def _check(spec: JobSpec, port: Path, binding: Any, name: str) -> dict[str, Any]
     return {"verdict": report.verdict, "cost_us": report.cost_us}
 
 
-def _record(
+def record(
     spec: JobSpec,
     kernel: str,
     bucket: str,

@@ -21,9 +21,9 @@ from typing import Any
 
 from cuda2nki import __version__
 from cuda2nki.batch.discover import CompileFlags, SourceFile, discover
-from cuda2nki.batch.job import BUCKETS, JobSpec, process_file
+from cuda2nki.batch.job import BUCKETS, JobSpec, process_file, record
 from cuda2nki.batch.pool import Outcome, run_tasks
-from cuda2nki.diagnostics import SourceLoc, error
+from cuda2nki.diagnostics import SourceLoc, error, make
 from cuda2nki.fileio import write_atomic
 
 CACHE_DIR = ".cuda2nki/cache"
@@ -146,26 +146,8 @@ def _cache_store(out_dir: Path, key: str, records: list[dict[str, Any]], seconds
 
 
 def _failure_records(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]]:
-    return [
-        {
-            "file": spec.rel,
-            "kernel": "",
-            "status": "failed",
-            "idiom": None,
-            "port": None,
-            "lines": 0,
-            "diagnostics": [
-                {
-                    "id": "C2N0006",
-                    "severity": "error",
-                    "line": 0,
-                    "message": f"{outcome.status}: {outcome.reason}",
-                }
-            ],
-            "blocking": ["C2N0006"],
-            "failure": outcome.status,
-        }
-    ]
+    diag = make("C2N0006", SourceLoc(spec.rel, 0, 0), reason=f"{outcome.status}: {outcome.reason}")
+    return [{**record(spec, "", "failed", [diag], lines=0), "failure": outcome.status}]
 
 
 def migrate(

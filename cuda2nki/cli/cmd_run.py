@@ -83,10 +83,8 @@ def _pairs(items: list[str], option: str) -> dict[str, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    import numpy as np
-
-    from cuda2nki import api, simt
-    from cuda2nki.binding import generate_inputs, load_npz, parse_set_options, save_npz
+    from cuda2nki import api
+    from cuda2nki.binding import load_npz, parse_set_options, save_npz
     from cuda2nki.cli.common import print_diagnostics
     from cuda2nki.diagnostics import SourceLoc, error
 
@@ -99,34 +97,21 @@ def run(args: argparse.Namespace) -> int:
             SourceLoc(args.file, 1, 1),
             reason="no --binding given and no sidecar .toml beside the CUDA file",
         )
-    overrides = parse_set_options(args.sets)
-    provided = load_npz(args.inputs) if args.inputs else None
-    tu = api.parse(
+    res = api.run_full(
         args.file,
+        binding,
+        kernel=args.kernel,
+        overrides=parse_set_options(args.sets),
+        inputs=load_npz(args.inputs) if args.inputs else None,
+        seed=args.seed,
         defines=_pairs(args.defines, "-D"),
         include_dirs=args.include_dirs,
         templates=_pairs(args.templates, "--template"),
-    )
-    name = api.select_kernel(tu, args.kernel, binding)
-    resolved = binding.resolve(overrides)
-    arrays = generate_inputs(resolved, args.seed, provided)
-    kernel_args = {**resolved.scalars, **arrays}
-    result = simt.run_kernel_full(
-        tu,
-        name,
-        grid=resolved.grid,
-        block=resolved.block,
-        shared_bytes=resolved.shared_bytes,
-        args=kernel_args,
         poison_shared=not args.no_poison,
         max_steps=args.max_steps,
         fmad=args.fmad,
     )
-    outs = {
-        t.name: np.asarray(result.outputs[t.name]).reshape(resolved.shapes[t.name])
-        for t in binding.tensors
-        if t.role != "in"
-    }
+    name, outs, resolved, result = res.kernel, res.outputs, res.resolved, res.simt
     save_npz(args.out, outs)
     g, b = resolved.grid, resolved.block
     print(

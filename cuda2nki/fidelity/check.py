@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from cuda2nki.binding import Binding, Number, Resolved, load_binding
+from cuda2nki.binding import Binding, Number, Resolved
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
 from cuda2nki.fidelity import portscan, tracefind
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
@@ -340,46 +340,16 @@ def _dedupe(ds: list[Diagnostic]) -> list[Diagnostic]:
 def _binding(
     cuda_path: str, binding: Binding | str | Path | None, tu: Any, kernel: str | None
 ) -> Binding:
-    if isinstance(binding, Binding):
-        return binding
-    if binding is not None:
-        return load_binding(binding)
-    sidecar = Path(cuda_path).with_suffix(".toml")
-    if sidecar.is_file():
-        return load_binding(sidecar)
-    try:
-        from cuda2nki.lift import infer_binding
-    except ImportError:
-        infer_binding = None
-    if infer_binding is not None:
-        name = kernel or (tu.kernels[0].name if len(tu.kernels) == 1 else None)
-        if name:
-            data, diags = infer_binding(tu, name)
-            if data is not None and not any(d.severity >= Severity.ERROR for d in diags):
-                from cuda2nki.binding import binding_from_dict
+    """The same resolution as ``cuda2nki port``: explicit, sidecar, else inferred (C2N2502)."""
+    from cuda2nki.codegen.pipeline import resolve_binding
 
-                return binding_from_dict(data, f"{cuda_path} (inferred)")
-            raise DiagnosticError(
-                list(diags)
-                or [
-                    make(
-                        "C2N0003",
-                        SourceLoc(cuda_path, 1, 1),
-                        reason="cannot infer the binding; pass --binding B.toml",
-                    )
-                ]
-            )
-    raise DiagnosticError(
-        make(
-            "C2N0003",
-            SourceLoc(cuda_path, 1, 1),
-            reason=f"no binding: pass --binding B.toml or write {sidecar.name}",
-        )
-    )
+    if kernel is None and len(tu.kernels) == 1:
+        kernel = tu.kernels[0].name
+    return resolve_binding(cuda_path, binding, tu, kernel)
 
 
 def _kernel_name(tu: Any, kernel: str | None, b: Binding) -> str:
-    from cuda2nki.api import select_kernel
+    from cuda2nki.frontend.select import select_kernel
 
     return select_kernel(tu, kernel, b)
 
