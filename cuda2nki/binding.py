@@ -40,10 +40,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import ml_dtypes
 import numpy as np
 
 from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
+from cuda2nki.dtypes import FP8_DTYPES, STANDARD_DTYPES
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -53,24 +53,7 @@ else:  # pragma: no cover
 Role = Literal["in", "out", "inout"]
 Number = int | float
 
-_DTYPES: dict[str, np.dtype] = {
-    "bool": np.dtype(np.bool_),
-    "int8": np.dtype(np.int8),
-    "uint8": np.dtype(np.uint8),
-    "int16": np.dtype(np.int16),
-    "uint16": np.dtype(np.uint16),
-    "int32": np.dtype(np.int32),
-    "uint32": np.dtype(np.uint32),
-    "int64": np.dtype(np.int64),
-    "uint64": np.dtype(np.uint64),
-    "float16": np.dtype(np.float16),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
-    "float32": np.dtype(np.float32),
-    "float64": np.dtype(np.float64),
-    "float8_e4m3": np.dtype(ml_dtypes.float8_e4m3),
-    "float8_e4m3fn": np.dtype(ml_dtypes.float8_e4m3fn),
-    "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
-}
+_DTYPES: dict[str, np.dtype] = {**STANDARD_DTYPES, **FP8_DTYPES}
 _ALIASES = {
     "half": "float16",
     "float": "float32",

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 import ml_dtypes
 import numpy as np
 
+from cuda2nki.dtypes import NUMPY_DTYPES
 from cuda2nki.ir import nodes as n
 from cuda2nki.ir.ops import DTYPE_BYTES, UNIT_ROUNDOFF, is_float, is_int
 
@@ -29,25 +30,6 @@ _FLOAT_RANK = {
     "tfloat32": 2,
     "float32": 3,
     "float64": 4,
-}
-
-NUMPY_DTYPES: dict[str, np.dtype] = {
-    "bool": np.dtype(np.bool_),
-    "int8": np.dtype(np.int8),
-    "uint8": np.dtype(np.uint8),
-    "int16": np.dtype(np.int16),
-    "uint16": np.dtype(np.uint16),
-    "int32": np.dtype(np.int32),
-    "uint32": np.dtype(np.uint32),
-    "int64": np.dtype(np.int64),
-    "uint64": np.dtype(np.uint64),
-    "float8_e4m3": np.dtype(ml_dtypes.float8_e4m3),
-    "float8_e5m2": np.dtype(ml_dtypes.float8_e5m2),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
-    "float16": np.dtype(np.float16),
-    "tfloat32": np.dtype(np.float32),  # stored as float32; rounding modelled by unit roundoff
-    "float32": np.dtype(np.float32),
-    "float64": np.dtype(np.float64),
 }
 
 

@@ -10,27 +10,13 @@ arithmetic runs in fp32 (rounded back to the storage type on assignment).
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
+from cuda2nki.dtypes import STANDARD_DTYPES
 from cuda2nki.frontend.ast import CType, PointerType, ScalarType, VectorType
 from cuda2nki.frontend.typesys import S, arith_result, promote, type_str
 
-DTYPES: dict[str, np.dtype] = {
-    "bool": np.dtype(np.bool_),
-    "int8": np.dtype(np.int8),
-    "uint8": np.dtype(np.uint8),
-    "int16": np.dtype(np.int16),
-    "uint16": np.dtype(np.uint16),
-    "int32": np.dtype(np.int32),
-    "uint32": np.dtype(np.uint32),
-    "int64": np.dtype(np.int64),
-    "uint64": np.dtype(np.uint64),
-    "float16": np.dtype(np.float16),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
-    "float32": np.dtype(np.float32),
-    "float64": np.dtype(np.float64),
-}
+DTYPES: dict[str, np.dtype] = dict(STANDARD_DTYPES)
 F32 = DTYPES["float32"]
 BOOL = S["bool"]
 INT = S["int32"]
