@@ -73,6 +73,7 @@ Conventions
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
@@ -431,3 +432,38 @@ class TranslationUnit:
             if f.name == name:
                 return f
         return None
+
+
+# --------------------------------------------------------------------------- fast construction
+
+
+def _fast_init(cls: type) -> None:
+    """Replace the generated ``__init__`` of a frozen dataclass by one that writes the instance
+    dictionary directly (the same state, in field order; about twice as fast: the front end
+    builds one node per syntax node).  Same keyword-only signature and defaults."""
+    fields = dataclasses.fields(cls)
+    ns: dict[str, object] = {"_MISSING": dataclasses.MISSING}
+    params, body = [], []
+    for f in fields:
+        if f.default is not dataclasses.MISSING:
+            ns[f"_d_{f.name}"] = f.default
+            params.append(f"{f.name}=_d_{f.name}")
+            body.append(f"    d[{f.name!r}] = {f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            ns[f"_f_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_MISSING")
+            body.append(f"    d[{f.name!r}] = _f_{f.name}() if {f.name} is _MISSING else {f.name}")
+        else:
+            params.append(f.name)
+            body.append(f"    d[{f.name!r}] = {f.name}")
+    src = f"def __init__(self, *, {', '.join(params)}):\n    d = self.__dict__\n" + "\n".join(body)
+    exec(src, ns)  # noqa: S102 - generated from the dataclass's own field names
+    init = ns["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
+    cls.__init__ = init  # type: ignore[misc]
+
+
+for _cls in list(globals().values()):
+    if isinstance(_cls, type) and dataclasses.is_dataclass(_cls) and _cls.__module__ == __name__:
+        _fast_init(_cls)
+del _cls

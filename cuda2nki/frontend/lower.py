@@ -29,8 +29,6 @@ from cuda2nki.frontend.lowerbase import (
     TEXTURE_TYPES,
     Reparse,
     Sym,
-    _mk,
-    _name,
     _Placeholder,
     _text,
     address_of,
@@ -778,7 +776,7 @@ class BodyLowerer(CoopLowering):
         s = self.lookup(name)
         if s is not None:
             # a group object is only meaningful as an argument, which the call drops
-            ref = _name(loc, s.ty, name)
+            ref = A.Name(loc=loc, ty=s.ty, name=name)
             if s.ref:  # a C++ reference is a pointer read through
                 return A.Unary(loc=loc, op="*", operand=ref, ty=s.ty.pointee)  # type: ignore[union-attr]
             return ref
@@ -901,7 +899,7 @@ class BodyLowerer(CoopLowering):
         it = index.ty
         if it is not None and not is_int(it) and not self.host and type(it) is not A.OpaqueType:
             raise self.fail("C2N1030", idx_node, what=f"array index of type {_tyname(it)}")
-        return _mk(A.Index, loc=self.loc(node), ty=ty, base=base, index=index)
+        return A.Index(loc=self.loc(node), ty=ty, base=base, index=index)
 
     def e_unary(self, node: ts.Node) -> A.Expr:
         op = node.child_by_field_id(F.operator).type
@@ -969,7 +967,7 @@ class BodyLowerer(CoopLowering):
         left = self.expr(left_node)
         right = self.expr(right_node)
         ty = self._binary_type(op, left.ty, right.ty, node)
-        return _mk(A.Binary, loc=self.loc(node), ty=ty, op=op, left=left, right=right)
+        return A.Binary(loc=self.loc(node), ty=ty, op=op, left=left, right=right)
 
     def _binary_type(
         self, op: str, lt: A.CType | None, rt: A.CType | None, node: ts.Node

@@ -55,24 +55,3 @@ class _Placeholder(Exception):
 
 def _text(node: ts.Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
-
-
-_new = object.__new__
-
-
-def _mk(cls: type, **fields: object) -> A.Node:
-    """Build a frozen AST node without its generated ``__init__`` (hot path; every field of the
-    class must be given)."""
-    o = _new(cls)
-    o.__dict__.update(fields)
-    return o
-
-
-def _name(loc: object, ty: A.CType | None, name: str) -> A.Name:
-    """``A.Name(...)`` on the hot path (see :func:`_mk`)."""
-    o = _new(A.Name)
-    d = o.__dict__
-    d["loc"] = loc
-    d["ty"] = ty
-    d["name"] = name
-    return o
