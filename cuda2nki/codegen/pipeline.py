@@ -187,7 +187,19 @@ def port_file(
             name, None, tuple(diags) + tuple(exc.diagnostics), idiom, literal, intent, tu=tu
         )
     diags.extend(pdiags)
+    diags.extend(_notes(scheduled, bnd))
     return PortResult(name, src, tuple(diags), idiom, literal, intent, scheduled, tu=tu)
+
+
+def _notes(scheduled: Kernel, binding: Any) -> list[Diagnostic]:
+    """Notes on the scheduled port for the binding's sizes (grid -> loops, kept scalars, DMAs)."""
+    from cuda2nki.codegen.notes import port_notes
+
+    try:
+        r = binding.resolve()
+    except DiagnosticError:
+        return []
+    return port_notes(scheduled, r.scalars, binding.grid, binding.block, r.shapes)
 
 
 def _binding_kernel(path: Any, binding: Any) -> str | None:

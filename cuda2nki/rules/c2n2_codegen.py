@@ -87,9 +87,12 @@ register(
         W,
         "row exceeds SBUF budget",
         "rows of '{tensor}' ({size} elements) exceed the per-partition budget ({budget}); the row is processed in {chunks} chunks",
-        "A row-wise composition keeps a whole row per partition; very long rows are split into "
-        "chunks with partial results combined across chunks.",
+        "Retired before it was ever raised: the row lowering keeps a whole row per partition and "
+        "does not split long rows into chunks, so the message would describe something the port "
+        "does not do. A generated port whose rows do not fit is reported when it runs, by the "
+        "simulator's SBUF capacity check (C2N3017) and by `cuda2nki check` (C2N5012).",
         fix="Check SBUF use in the profile; consider a different partition axis.",
+        retired=True,
     ),
     Rule(
         "C2N2509",
@@ -133,9 +136,14 @@ register(
     ),
     Rule(
         "C2N2514",
-        W,
+        N,
         "scalar parameter kept",
         "scalar parameter '{name}' is a compile-time keyword argument of the port",
-        "NKI kernels treat scalar arguments as compile-time constants: each new value recompiles.",
+        "NKI kernels treat scalar arguments as compile-time constants: each new value recompiles. "
+        "Sizes that follow from a tensor's shape are read from it (`N = x.shape[0]`); the other "
+        "scalars (coefficients like alpha or eps, strides, sizes no tensor carries) stay "
+        "parameters of the port with the binding's value as the default.",
+        example="__global__ void saxpy(int n, float alpha, const float* x, float* y)",
+        fix="Nothing to do unless the value changes from call to call; then pass it as a (1, 1) tensor.",
     ),
 )

@@ -85,11 +85,12 @@ EXAMPLES = {
     "C2N2510": _corpus("linalg/matmul_tiled"),
     "C2N2511": _intent(ROWSUM_BF16),
     "C2N2512": _intent(MATMUL, extra=', passes="choose-layout"'),
+    "C2N2509": _corpus("norm/softmax_naive"),
+    "C2N2513": _corpus("basic/vector_add"),
+    "C2N2514": _corpus("basic/saxpy"),
 }
 
 NO_EXAMPLE = {
-    "C2N2508": "not raised yet: the pass pipeline has no check for rows over the SBUF budget",
-    "C2N2509": "not raised yet: the pass pipeline does not report small transfers",
-    "C2N2513": "not raised yet: the grid-to-loops note is not emitted by any pass",
-    "C2N2514": "not raised yet: no pass reports kept scalar parameters",
+    "C2N2508": "retired: the row lowering keeps whole rows on chip and never chunks them; rows "
+    "over the SBUF budget are reported when the port runs (C2N3017, C2N5012)",
 }

@@ -1,0 +1,233 @@
+"""Notes on a scheduled port, read off the scheduled IR with the binding's concrete sizes.
+
+* C2N2513 -- the CUDA launch grid became loops inside the kernel: which loops, how many trips for
+  the binding's sizes.
+* C2N2514 -- a scalar parameter the port keeps as a (compile-time) keyword argument.
+* C2N2509 -- a tensor whose DMAs move fewer than 2 KiB per partition because the problem itself
+  is too small for more (NKI.md section 14.7): said so that nobody mistakes it for a defect.
+
+None of these changes the port; :func:`port_notes` only reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cuda2nki.codegen import spell
+from cuda2nki.codegen.emit import signature
+from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.ir.nodes import Alloc, Kernel, Load, Loop, ScalarDecl, SizeExpr, Slice, Store, View
+
+DMA_TARGET = 2048  # bytes per partition per transfer (NKI.md section 10 / 14.7)
+PMAX = 128
+
+
+@dataclass(frozen=True)
+class _Dma:
+    tensor: str  # the HBM tensor
+    tile: View  # the on-chip side
+    env: dict[str, Any]  # sizes and loop variables at the first iteration
+    loc: SourceLoc
+
+
+def port_notes(
+    kernel: Kernel,
+    env: Mapping[str, Any],
+    grid: Sequence[Any] = (),
+    block: Sequence[Any] = (),
+    shapes: Mapping[str, Sequence[int]] | None = None,
+) -> list[Diagnostic]:
+    """The notes for a scheduled ``kernel``; ``env`` holds the binding's sizes and scalar values,
+    ``grid``/``block`` its launch, ``shapes`` its tensors' concrete shapes."""
+    out = _grid_notes(kernel, env, grid, block)
+    out += _scalar_notes(kernel, env)
+    out += _small_transfer_notes(kernel, env, shapes or {})
+    return out
+
+
+# --------------------------------------------------------------------------- grid -> loops
+
+
+def _dims(vals: Sequence[Any]) -> str:
+    return "(" + ", ".join(str(v) for v in vals) + ")"
+
+
+def _trips(loop: Loop, env: Mapping[str, Any]) -> int | None:
+    try:
+        start, stop = int(loop.start.evaluate(env)), int(loop.stop.evaluate(env))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, NotImplementedError):
+        return None
+    return max(0, -(-(stop - start) // max(loop.step, 1)))
+
+
+def _loop_text(loop: Loop, env: Mapping[str, Any]) -> str:
+    bound = spell.size(loop.stop)
+    trips = _trips(loop, env)
+    first = (
+        f"{loop.var} < {bound}"
+        if spell.size(loop.start) == "0"
+        else f"{loop.var} in [{spell.size(loop.start)}, {bound})"
+    )
+    if trips is None:
+        return first
+    return first + f" ({trips} trip{'' if trips == 1 else 's'})"
+
+
+def _tile_nest(loop: Loop) -> list[Loop]:
+    """The loop and the loops directly nested in it, outermost first (the tile loops)."""
+    chain = [loop]
+    while True:
+        inner = [s for s in chain[-1].body if isinstance(s, Loop)]
+        if len(inner) != 1:
+            return chain
+        chain.append(inner[0])
+
+
+def _grid_notes(
+    kernel: Kernel, env: Mapping[str, Any], grid: Sequence[Any], block: Sequence[Any]
+) -> list[Diagnostic]:
+    if not grid or not block:
+        return []
+    by_line: dict[SourceLoc, list[str]] = {}
+    for s in kernel.body:
+        if isinstance(s, Loop):
+            nest = " x ".join(_loop_text(lp, env) for lp in _tile_nest(s))
+            by_line.setdefault(s.loc, []).append(nest)
+    out = []
+    for loc, nests in by_line.items():
+        out.append(
+            make(
+                "C2N2513",
+                loc,
+                grid=_dims(grid),
+                block=_dims(block),
+                tiles="; ".join(nests),
+            )
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- kept scalars
+
+
+def _scalar_notes(kernel: Kernel, env: Mapping[str, Any]) -> list[Diagnostic]:
+    sig = signature(kernel, {k: v for k, v in env.items() if k in kernel.scalars})
+    decls = kernel.scalars
+    out = []
+    for name, _default in sig.keywords:
+        decl: ScalarDecl | None = decls.get(name)
+        loc = decl.loc if decl is not None and decl.loc.line > 0 else kernel.loc
+        value = env.get(name)
+        notes = (
+            (f"the binding's value is {value!r}; each other value compiles another kernel",)
+            if value is not None
+            else ()
+        )
+        out.append(make("C2N2514", loc, notes=notes, name=name))
+    return out
+
+
+# --------------------------------------------------------------------------- small transfers
+
+
+def _walk(stmts: Sequence[Any], env: dict[str, Any], where: SourceLoc) -> Iterator[_Dma]:
+    """The DMAs the binding's sizes execute, with the sizes at their first iteration; a DMA
+    without a CUDA position takes its loop's."""
+    for s in stmts:
+        if isinstance(s, Loop):
+            inner = dict(env)
+            try:
+                inner[s.var] = int(s.start.evaluate(env))
+            except (KeyError, TypeError, ValueError, ZeroDivisionError, NotImplementedError):
+                continue
+            if not _trips(s, env):
+                continue  # a tail loop the binding's sizes never enter
+            yield from _walk(s.body, inner, s.loc if s.loc.line > 0 else where)
+        elif isinstance(s, Load):
+            yield _Dma(s.src.tensor, s.dst, env, s.loc if s.loc.line > 0 else where)
+        elif isinstance(s, Store):
+            yield _Dma(s.dst.tensor, s.src, env, s.loc if s.loc.line > 0 else where)
+
+
+def _free_elems(view: View, tiles: Mapping[str, Alloc], env: Mapping[str, Any]) -> int | None:
+    """Elements per partition of the on-chip side of a DMA (``None`` when not evaluable)."""
+    try:
+        if view.dims:
+            n = 1
+            for d in view.dims[1:]:
+                if isinstance(d, Slice):
+                    n *= int(d.size.evaluate(env))
+            return n
+        alloc = tiles.get(view.tensor)
+        if alloc is None:
+            return None
+        return int(np.prod([int(e.evaluate(env)) for e in alloc.shape[1:]], dtype=np.int64))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, NotImplementedError):
+        return None
+
+
+def _size(e: SizeExpr, env: Mapping[str, Any]) -> int | None:
+    try:
+        return int(e.evaluate(env))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, NotImplementedError):
+        return None
+
+
+def _small_transfer_notes(
+    kernel: Kernel, env: Mapping[str, Any], shapes: Mapping[str, Sequence[int]]
+) -> list[Diagnostic]:
+    tensors = kernel.tensors
+    allocs = _allocs(kernel)
+    largest: dict[str, tuple[int, SourceLoc]] = {}
+    for dma in _walk(kernel.body, dict(env), kernel.loc):
+        decl = tensors.get(dma.tensor)
+        elems = _free_elems(dma.tile, allocs, dma.env)
+        if decl is None or not elems:
+            continue
+        nbytes = elems * np.dtype(_np_name(decl.dtype)).itemsize
+        if nbytes > largest.get(dma.tensor, (0, dma.loc))[0]:
+            largest[dma.tensor] = (nbytes, dma.loc)
+    out = []
+    for name, (nbytes, loc) in largest.items():
+        decl = tensors[name]
+        dims = shapes.get(name) or [_size(e, env) for e in decl.shape]
+        if any(d is None for d in dims):
+            continue
+        total = int(np.prod(dims, dtype=np.int64)) * np.dtype(_np_name(decl.dtype)).itemsize
+        spread = total / PMAX  # the whole tensor spread over every partition
+        if nbytes < DMA_TARGET and spread < DMA_TARGET:
+            out.append(
+                make(
+                    "C2N2509",
+                    loc,
+                    notes=(
+                        f"'{name}' is {total} bytes in all: {spread:.0f} bytes per partition "
+                        f"even spread over all {PMAX} partitions",
+                    ),
+                    tensor=name,
+                    bytes=nbytes,
+                )
+            )
+    return out
+
+
+def _allocs(kernel: Kernel) -> dict[str, Alloc]:
+    found: dict[str, Alloc] = {}
+
+    def visit(stmts: Sequence[Any]) -> None:
+        for s in stmts:
+            if isinstance(s, Alloc):
+                found[s.name] = s
+            elif isinstance(s, Loop):
+                visit(s.body)
+
+    visit(kernel.body)
+    return found
+
+
+def _np_name(dtype: str) -> str:
+    return {"bfloat16": "uint16", "float8_e4m3": "uint8", "float8_e5m2": "uint8"}.get(dtype, dtype)

@@ -1,0 +1,47 @@
+"""Notes on a scheduled port (C2N2509 small transfers, C2N2513 grid to loops, C2N2514 kept scalars)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cuda2nki.binding import load_binding
+from cuda2nki.codegen.notes import port_notes
+from cuda2nki.codegen.pipeline import port_file
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def _by_code(kernel: str) -> dict[str, list]:
+    res = port_file(CORPUS / f"{kernel}.cu")
+    out: dict[str, list] = {}
+    for d in res.diagnostics:
+        out.setdefault(d.code, []).append(d)
+    return out
+
+
+def test_grid_becomes_loops_with_trip_counts() -> None:
+    found = _by_code("norm/softmax_naive")
+    (note,) = found["C2N2513"]
+    assert "grid (ceil_div(N, 64)) x block (64)" in note.message
+    assert "t < (N + 127) // 128 (2 trips)" in note.message  # N = 200 in the binding
+    assert note.loc.line > 0
+
+
+def test_kept_scalars_are_named_with_the_bindings_value() -> None:
+    found = _by_code("basic/saxpy")
+    (note,) = found["C2N2514"]
+    assert "'alpha'" in note.message and str(note.severity) == "note"
+    assert any("value is" in n for n in note.notes)
+    assert "'n'" not in " ".join(d.message for d in found["C2N2514"])  # n comes from x.shape
+
+
+def test_small_transfers_only_when_the_problem_is_small() -> None:
+    res = port_file(CORPUS / "norm/softmax_naive.cu")
+    small = {d.message.split("'")[1]: d for d in res.diagnostics if d.code == "C2N2509"}
+    assert set(small) == {"input", "output"}
+    assert "256 bytes per partition" in small["output"].message  # C = 64 fp32 per row
+    b = load_binding(CORPUS / "norm/softmax_naive.toml")
+    big = b.resolve({"N": 4096, "C": 2048})
+    notes = port_notes(res.ir_tiles, big.scalars, b.grid, b.block, big.shapes)
+    assert not [d for d in notes if d.code == "C2N2509"]  # 8 KiB rows: nothing to excuse
+    assert [d for d in notes if d.code == "C2N2513"]
