@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from cuda2nki.diagnostics import UNKNOWN_LOC, SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
+from cuda2nki.lift import control
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 
@@ -398,12 +399,27 @@ class Executor:
             self.exec_return(s)
         elif isinstance(s, A.Empty):
             pass
+        elif isinstance(s, A.While) and control.while_to_for(s) is not None:
+            loop, name = control.while_to_for(s)
+            self.exec_for(loop)
+            if name in self.env:  # its value after the loop is not tracked
+                self.env[name] = None
         elif isinstance(s, (A.While, A.DoWhile)):
-            raise Refusal("C2N2019", s.loc, what="a while loop (no affine trip count)")
+            raise Refusal(
+                "C2N2019",
+                s.loc,
+                what="a while loop whose body does not end by stepping a variable of its condition"
+                if isinstance(s, A.While)
+                else "a do-while loop (trip count decided by the data)",
+            )
         elif isinstance(s, (A.Break, A.Continue)):
             raise Refusal("C2N2019", s.loc, what="break/continue inside a loop")
         elif isinstance(s, A.Switch):
-            raise Refusal("C2N2010", s.loc, what="switch statement")
+            try:
+                chain = control.switch_to_ifs(s, self.fresh("switch"))
+            except control.SwitchShape as exc:
+                raise Refusal("C2N2010", s.loc, what=f"switch statement with {exc}") from None
+            self.exec_block(chain)
         else:
             raise Refusal("C2N2010", s.loc, what=type(s).__name__)
 

@@ -27,7 +27,7 @@ register(
         "cannot lift '{kernel}': {what}",
         "The lifter met a construct it does not model (listed in the message). No recogniser "
         "claims the kernel; it takes the literal lowering or is refused.",
-        example="switch (mode) { case 0: ... }",
+        example="y[i] = (float)__brev((unsigned)t) * x[i];",
         fix="Rewrite the construct with plain arithmetic and if/for, or accept the literal port.",
     ),
     Rule(
@@ -106,7 +106,9 @@ register(
         "cannot lift '{kernel}': {what}",
         "Loops need a single induction variable with an additive step and a `var < bound` "
         "condition whose bound does not depend on data; multiplicative/shift steps are unrolled "
-        "for a known block size. while/do loops, break and continue are not lifted.",
+        "for a known block size. A while loop whose body ends by stepping a variable of its "
+        "condition is lifted as that for loop; other while loops, do-while loops (the data "
+        "decide the trip count), break and continue are not lifted.",
         example="while (x[i] > 1) i /= 2;",
         fix="Rewrite as a counted for loop.",
     ),

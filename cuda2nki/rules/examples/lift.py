@@ -79,10 +79,7 @@ EXAMPLES = {
         "    if (i < N) y[i] = x[i];\n", _BINDING.replace('["ceil_div(N, 32)"]', "[1]")
     ),
     "C2N2023": _port("    if (i < N) y[i] = x[i] + z[i];\n", params=", const float* z"),
-    "C2N2010": _port(
-        "    if (i >= N) return;\n    switch (t % 3) {\n    case 0: y[i] = x[i]; break;\n"
-        "    default: y[i] = -x[i];\n    }\n"
-    ),
+    "C2N2010": _port("    if (i >= N) return;\n    y[i] = (float)__brev((unsigned)t) * x[i];\n"),
     "C2N2011": _port(
         "    if (i >= N) return;\n    int c = 1;\n"
         "    for (int k = 0; k < 8; ++k) c = c * 3 + (int)x[i];\n    y[i] = c;\n"
