@@ -6,7 +6,11 @@ the output line with the original line: characters in the common prefix and comm
 their position; anything in between (a macro expansion) maps to the start of the difference.
 
 Files whose only directives are ``#include <...>`` and ``#pragma`` (and no ``-D``) skip pcpp: the
-text goes to the parser unchanged and the map is the identity.
+text goes to the parser unchanged and the map is the identity.  Files with one-line object- and
+function-like macros and ``#if``/``#ifdef``/``#elif``/``#else``/``#endif`` are expanded here line
+for line (the line map stays the identity, comments are kept, so columns are exact); quoted
+includes, ``#error``, ``#``/``##``, variadic macros, continuation lines and macro calls across
+lines go to pcpp.
 
 System headers (``#include <...>``) are never read; a missing quoted include is a warning
 (C2N1004).  ``__CUDACC__``, ``__NVCC__``, ``__CUDA_ARCH__`` (800), ``__cplusplus`` (C++17) and
@@ -289,7 +293,314 @@ def preprocess(
     simple = _simple_defines(text, defines or {})
     if simple is not None:
         return _expand_simple(text, filename, simple)
+    lines = _conditional_macros(text, defines or {})
+    if lines is not None:
+        return _line_for_line(text, filename, lines)
     return _run_pcpp(text, filename, dict(defines or {}), include_dirs)
+
+
+# ---------------------------------------------------------------------- conditionals and macros
+# A file whose directives are only #define (object- or function-like, one line, no # or ##),
+# #undef, #if/#ifdef/#ifndef/#elif/#else/#endif with simple conditions, system includes and
+# pragmas is preprocessed here, line for line (so the line map stays the identity); anything
+# else (quoted includes, #error, continuation lines, macro calls across lines...) goes to pcpp.
+
+_ARG_RE = re.compile(r"[ \t]*\(")
+_FUNC_DEFINE_RE = re.compile(
+    r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\(([^()]*)\)(?:[ \t]+(.*?))?[ \t]*$"
+)
+_COND_TOKEN_RE = re.compile(
+    r"\s*(?:(0[xX][0-9a-fA-F]+|\d+)[uUlL]*|([A-Za-z_]\w*)|(&&|\|\||==|!=|<=|>=|<<|>>|[-+*/%<>!()~&|^]))"
+)
+
+
+class _Refer(Exception):  # noqa: N818 - a control-flow signal
+    """Internal: this file needs the full preprocessor."""
+
+
+class _Macros:
+    """Macro table: name -> (parameters or None for object-like, body)."""
+
+    def __init__(self, defines: Mapping[str, str]) -> None:
+        self.table: dict[str, tuple[tuple[str, ...] | None, str]] = {
+            n: (None, v) for n, v in PREDEFINED.items() if n not in defines
+        }
+        for name, value in defines.items():
+            if not name.isidentifier():
+                raise _Refer()
+            self.table[name] = (None, value)
+
+    def define(self, line: str) -> None:
+        m = _FUNC_DEFINE_RE.match(line)
+        if m is not None:
+            params = tuple(p.strip() for p in m.group(2).split(",")) if m.group(2).strip() else ()
+            if any(not p.isidentifier() for p in params):
+                raise _Refer()  # variadic or malformed
+            name, body = m.group(1), m.group(3) or ""
+        else:
+            d = _OBJ_DEFINE_RE.match(line)
+            if d is None:
+                raise _Refer()
+            name, params, body = d.group(1), None, d.group(2) or ""
+        if "#" in body:
+            raise _Refer()  # stringizing or token pasting
+        body = _TOKEN_RE.sub(
+            lambda t: " " if t.group(0)[:2] in ("//", "/*") else t.group(0), body
+        ).strip()
+        if name in self.table and self.table[name] != (params, body):
+            raise _Refer()  # a redefinition: pcpp reports it
+        self.table[name] = (params, body)
+
+    def expand(self, text: str, disabled: frozenset[str] = frozenset()) -> str:
+        """Expand every macro in ``text`` (comments and literals are left alone)."""
+        out: list[str] = []
+        pos = 0
+        table = self.table
+        for t in _TOKEN_RE.finditer(text):
+            w = t.group(0)
+            if w not in table or w in disabled or t.start() < pos:
+                continue
+            params, body = table[w]
+            end = t.end()
+            if params is None:
+                rep = self.expand(body, disabled | {w})
+                tail = rep.rstrip()
+                last = re.search(r"[A-Za-z_]\w*$", tail)
+                if last and table.get(last.group(0), (None,))[0] is not None:
+                    raise _Refer()  # a function-like macro name produced by an expansion
+            else:
+                m = _ARG_RE.match(text, end)
+                if m is None:
+                    if not text[end:].strip():
+                        raise _Refer()  # the call may start on the next line
+                    continue  # the name alone is not a call
+                args, end = _call_args(text, m.end())
+                if len(args) != len(params) and not (not params and args == [""]):
+                    raise _Refer()
+                args = [self.expand(a, disabled) for a in args]
+                subst = dict(zip(params, args))
+                rep = _substitute(body, subst)
+                rep = self.expand(rep, disabled | {w})
+            out.append(text[pos : t.start()])
+            out.append(rep)
+            pos = end
+        if not out:
+            return text
+        out.append(text[pos:])
+        return "".join(out)
+
+    def condition(self, expr: str) -> bool:
+        expr = re.sub(
+            r"\bdefined\s*(?:\(\s*([A-Za-z_]\w*)\s*\)|([A-Za-z_]\w*))",
+            lambda m: "1" if (m.group(1) or m.group(2)) in self.table else "0",
+            _TOKEN_RE.sub(lambda t: " " if t.group(0)[:2] in ("//", "/*") else t.group(0), expr),
+        )
+        return _CondEval(self.expand(expr)).value()
+
+
+_BINARY_PREC = {
+    "||": 1, "&&": 2, "|": 3, "^": 4, "&": 5, "==": 6, "!=": 6,
+    "<": 7, ">": 7, "<=": 7, ">=": 7, "<<": 8, ">>": 8, "+": 9, "-": 9, "*": 10, "/": 10, "%": 10,
+}  # fmt: skip
+
+
+class _CondEval:
+    """An ``#if`` condition after macro expansion: integers, names (0), C operators without
+    ``?:`` (which goes to pcpp)."""
+
+    def __init__(self, text: str) -> None:
+        self.toks: list[int | str] = []
+        pos = 0
+        while pos < len(text):
+            m = _COND_TOKEN_RE.match(text, pos)
+            if m is None:
+                if text[pos:].strip():
+                    raise _Refer()
+                break
+            num, ident, op = m.groups()
+            if num is not None:
+                octal = num[0] == "0" and num[:2] not in ("0x", "0X") and len(num) > 1
+                self.toks.append(int(num, 8) if octal else int(num, 0))
+            elif ident is not None:
+                self.toks.append(1 if ident == "true" else 0)  # C: unknown names are 0
+            else:
+                self.toks.append(op)
+            pos = m.end()
+        self.i = 0
+
+    def value(self) -> bool:
+        v = self._binary(1)
+        if self.i != len(self.toks):
+            raise _Refer()
+        return bool(v)
+
+    def _next(self) -> int | str:
+        if self.i >= len(self.toks):
+            raise _Refer()
+        t = self.toks[self.i]
+        self.i += 1
+        return t
+
+    def _unary(self) -> int:
+        t = self._next()
+        if isinstance(t, int):
+            return t
+        if t == "(":
+            v = self._binary(1)
+            if self._next() != ")":
+                raise _Refer()
+            return v
+        v = self._unary()
+        ops = {"!": lambda: int(not v), "~": lambda: ~v, "-": lambda: -v, "+": lambda: v}
+        if t not in ops:
+            raise _Refer()
+        return ops[t]()
+
+    def _binary(self, floor: int) -> int:
+        left = self._unary()
+        while self.i < len(self.toks):
+            op = self.toks[self.i]
+            prec = _BINARY_PREC.get(op) if isinstance(op, str) else None
+            if prec is None or prec < floor:
+                break
+            self.i += 1
+            right = self._binary(prec + 1)
+            left = _apply(op, left, right)  # type: ignore[arg-type]
+        return left
+
+
+def _apply(op: str, a: int, b: int) -> int:
+    if op in ("/", "%"):
+        if b == 0:
+            raise _Refer()
+        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C truncates
+        return q if op == "/" else a - q * b
+    if op in ("<<", ">>") and b < 0:
+        raise _Refer()
+    fns = {
+        "||": lambda: int(bool(a) or bool(b)), "&&": lambda: int(bool(a) and bool(b)),
+        "|": lambda: a | b, "^": lambda: a ^ b, "&": lambda: a & b,
+        "==": lambda: int(a == b), "!=": lambda: int(a != b), "<": lambda: int(a < b),
+        ">": lambda: int(a > b), "<=": lambda: int(a <= b), ">=": lambda: int(a >= b),
+        "<<": lambda: a << b, ">>": lambda: a >> b, "+": lambda: a + b, "-": lambda: a - b,
+        "*": lambda: a * b,
+    }  # fmt: skip
+    return fns[op]()
+
+
+def _substitute(body: str, subst: dict[str, str]) -> str:
+    return _TOKEN_RE.sub(lambda x: subst.get(x.group(0), x.group(0)), body)
+
+
+def _call_args(text: str, pos: int) -> tuple[list[str], int]:
+    """The arguments of a macro call whose ``(`` ends before ``pos``: (stripped args, end)."""
+    depth, start, args = 0, pos, []
+    for t in re.finditer(
+        r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'|/\*.*?\*/|//.*|[(),]", text[pos:]
+    ):
+        c = t.group(0)
+        if c == "(":
+            depth += 1
+        elif c == ")" and depth:
+            depth -= 1
+        elif c == ")" or (c == "," and not depth):
+            args.append(text[start : pos + t.start()].strip())
+            start = pos + t.end()
+            if c == ")":
+                return args, start
+    raise _Refer()  # the call continues on the next line
+
+
+def _conditional_macros(text: str, defines: Mapping[str, str]) -> list[str] | None:
+    """The output lines (one per input line), or None when the file needs pcpp."""
+    if "\\\n" in text or "??" in text:
+        return None  # continuation lines, trigraphs
+    try:
+        macros = _Macros(defines)
+        lines = text.split("\n")
+        out: list[str] = []
+        # (this group is active, a branch was taken, the enclosing group is active)
+        stack: list[tuple[bool, bool, bool]] = []
+        active = True
+        in_comment = False
+        for line in lines:
+            d = _DIRECTIVE_RE.match(line) if not in_comment else None
+            if in_comment and "*/" not in line:
+                out.append(line if active else "")
+            elif d is None:
+                out.append(macros.expand(line) if active else "")
+            else:
+                active = _directive(macros, d.group(1), d.group(2), line, stack, active)
+                keep = d.group(1) == "pragma" or d.group(1) == "include"
+                out.append(macros.expand(line) if keep and active else "")
+            in_comment = _ends_in_comment(line, in_comment)
+        if stack:
+            return None  # unterminated #if: pcpp reports it
+        return out
+    except _Refer:
+        return None
+
+
+def _directive(macros: _Macros, name: str, rest: str, line: str, stack: list, active: bool) -> bool:
+    rest = rest.strip()
+    if name in ("if", "ifdef", "ifndef"):
+        if not active:
+            stack.append((False, True, False))
+            return False
+        if name == "if":
+            on = macros.condition(rest)
+        else:
+            word = rest.split("//")[0].split("/*")[0].strip()
+            if not word.isidentifier():
+                raise _Refer()
+            on = (word in macros.table) == (name == "ifdef")
+        stack.append((on, on, True))
+        return on
+    if name in ("elif", "else", "endif"):
+        if not stack:
+            raise _Refer()
+        _, taken, outer = stack.pop()
+        if name == "endif":
+            return outer
+        on = outer and not taken and (name == "else" or macros.condition(rest))
+        stack.append((on, taken or on, outer))
+        return on
+    if not active:
+        return False
+    if name == "define":
+        macros.define(line)
+    elif name == "undef":
+        macros.table.pop(rest.split("//")[0].split("/*")[0].strip(), None)
+    elif not (name == "pragma" or (name == "include" and rest.startswith("<"))):
+        raise _Refer()
+    return True
+
+
+def _ends_in_comment(line: str, in_comment: bool) -> bool:
+    """Is a ``/* ...`` block comment still open at the end of ``line``?"""
+    if in_comment:
+        j = line.find("*/")
+        if j < 0:
+            return True
+        line = line[j + 2 :]
+    if "/*" not in line:
+        return False
+    # complete comments, literals and line comments out of the way, an opening /* remains
+    return "/*" in _TOKEN_RE.sub(" ", line)
+
+
+def _line_for_line(text: str, filename: str, lines: list[str]) -> Preprocessed:
+    out_lines = [_respell(x) for x in lines]
+    n = len(out_lines)
+    lm = LineMap(
+        default_file=filename,
+        files=[filename] * n,
+        lines=list(range(1, n + 1)),
+        out_lines=out_lines,
+    )
+    lm.sources[filename] = text
+    lm.compute_exact()
+    return Preprocessed("\n".join(out_lines), lm, [], False)
 
 
 def _run_pcpp(

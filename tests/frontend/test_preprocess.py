@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from cuda2nki.frontend import ast as A
-from cuda2nki.frontend import parse_file
+from cuda2nki.frontend import parse_file, parse_source
 from cuda2nki.frontend.preprocess import preprocess
 from cuda2nki.frontend.visit import find
 
@@ -120,7 +122,7 @@ def test_fast_path_without_directives_is_identity():
     assert not pre.used_pcpp
     pre = preprocess("#include <cuda.h>\n#pragma once\n__global__ void k() {}\n", "x.cu")
     assert not pre.used_pcpp
-    pre = preprocess("#define A(x) x\n__global__ void k() {}\n", "x.cu")
+    pre = preprocess('#include "local.h"\n__global__ void k() {}\n', "x.cu")
     assert pre.used_pcpp
 
 
@@ -175,3 +177,74 @@ def test_nvcc_predefined_macros(parse):
     assert [c.func for c in find(parse(src).kernels[0], A.Call)] == ["__shfl_down_sync"]
     old = parse(src, defines={"CUDART_VERSION": "8000"})
     assert [c.func for c in find(old.kernels[0], A.Call)] == ["__shfl_down"]
+
+
+# -------------------------------------------------------------- conditionals without pcpp
+
+LINE_FOR_LINE = [
+    # function-like macros, nested calls, arguments with parentheses and commas
+    "#define SQ(x) ((x) * (x))\n#define MAD(a, b, c) ((a) * (b) + (c))\n#define B 64\n"
+    "__global__ void k(float* p, int n) {  // a comment\n"
+    "    int i = MAD(blockIdx.x, B, threadIdx.x);\n"
+    "    if (i < n) p[i] = SQ(p[MAD(i, 1, 0)]) + MAD( p[0] , min(i, 2), SQ(1.0f));\n}\n",
+    # #if / #elif / #else with defined, arithmetic and nesting; a parameter under #ifdef
+    "#define LEVEL 2\n#if LEVEL > 3 || defined(NOPE)\n#define V 1\n#elif (LEVEL * 2) % 3 == 1"
+    " && !defined NOPE\n#define V 2\n#else\n#define V 3\n#endif\n"
+    "#ifndef V\n#error no V\n#endif\n"
+    "__global__ void k(float* p,\n#ifdef HAS_N\n  int n,\n#endif\n  float s) {\n"
+    "#if V == 2\n#  if LEVEL & 2\n    p[0] = s * V;\n#  endif\n#else\n    p[1] = s;\n#endif\n}\n",
+    # #undef, a macro name inside a string and a comment, a block comment with a directive
+    "#define W 8\n#define IDX(r, c) ((r) * W + (c))\n/* not a directive:\n#define W 9\n*/\n"
+    "__global__ void k(float* p) {\n    p[IDX(threadIdx.y, threadIdx.x)] = W; // W\n"
+    '    printf("W IDX(1, 2)");\n}\n#undef W\n',
+    # a typedef chosen by #if defined(...)
+    "#if defined(USE_FP32)\ntypedef float real;\n#else\ntypedef __half real;\n#endif\n"
+    "__global__ void k(real* p) { p[threadIdx.x] = (real)1.0f; }\n",
+]
+
+
+@pytest.mark.parametrize("src", LINE_FOR_LINE)
+@pytest.mark.parametrize("defines", [None, {"HAS_N": "1", "USE_FP32": ""}])
+def test_conditionals_and_function_macros_match_pcpp(src, defines, monkeypatch):
+    from cuda2nki.frontend import preprocess as P
+    from cuda2nki.frontend.dump import dump_ast
+    from cuda2nki.frontend.visit import walk
+
+    assert not preprocess(src, "k.cu", defines).used_pcpp
+
+    def snapshot():
+        tu = parse_source(src, "k.cu", defines=defines)
+        starts = [(n.loc.file, n.loc.line, n.loc.col) for n in walk(tu)]
+        return dump_ast(tu), starts, tu.diagnostics, tuple(tu.rejected)
+
+    ours = snapshot()
+    monkeypatch.setattr(P, "_conditional_macros", lambda text, defines: None)
+    assert preprocess(src, "k.cu", defines).used_pcpp
+    assert ours == snapshot()
+
+
+@pytest.mark.parametrize(
+    "src",
+    [
+        "#define CAT(a, b) a##b\n__global__ void k(float* p) { p[0] = 1; }\n",
+        "#define STR(a) #a\n__global__ void k(float* p) { p[0] = 1; }\n",
+        "#define V(...) __VA_ARGS__\n__global__ void k(float* p) { p[0] = V(1); }\n",
+        "#define F(a) (a)\n__global__ void k(float* p) { p[0] = F(1,\n 2); }\n",
+        "#define A 1\n#define A 2\n__global__ void k(float* p) { p[0] = A; }\n",
+        "#define LONG 1 + \\\n 2\n__global__ void k(float* p) { p[0] = LONG; }\n",
+        "#if X ? 1 : 0\n#endif\n__global__ void k(float* p) { p[0] = 1; }\n",
+        "#if 1\n__global__ void k(float* p) { p[0] = 1; }\n",
+        "#warning careful\n__global__ void k(float* p) { p[0] = 1; }\n",
+    ],
+)
+def test_what_the_line_for_line_path_leaves_to_pcpp(src):
+    """pcpp is kept for what the line-for-line path does not do (and reports its errors)."""
+    assert preprocess(src, "k.cu").used_pcpp
+
+
+def test_line_for_line_path_keeps_exact_end_columns_before_a_trailing_comment(parse):
+    tu = parse(LINE_FOR_LINE[2])
+    stmt = tu.kernels[0].body.body[0]  # p[IDX(threadIdx.y, threadIdx.x)] = W; // W
+    assert (stmt.loc.col, stmt.loc.end_col) == (5, 42)
+    lit = stmt.expr.value
+    assert lit.value == 8 and (lit.loc.col, lit.loc.end_col) == (40, 41)
