@@ -10,7 +10,7 @@ import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import _INTERNAL, _is_internal, fail, invalid, unsupported
+from cuda2nki.nkisim.errors import _INTERNAL, _LINES, _is_internal, fail, invalid, unsupported
 from cuda2nki.nkisim.tensor import NkiTensor, psum, sbuf
 
 
@@ -221,31 +221,44 @@ def record(
         f = None
     cache = _INTERNAL
     while f is not None:
-        code = f.f_code
-        internal = cache.get(code)
+        fn = f.f_code.co_filename
+        internal = cache.get(fn)
         if internal is None:
-            internal = cache[code] = _is_internal(code.co_filename)
+            internal = cache[fn] = _is_internal(fn)
         if not internal:
             break
         f = f.f_back
-    file, line = (f.f_code.co_filename, f.f_lineno) if f is not None else ("<unknown>", 0)
-    if s.kernel_frame is None and s.kernel_code is not None:
-        g = f
-        while g is not None and g.f_code is not s.kernel_code:
-            g = g.f_back
-        s.kernel_frame = g
-    if len(ts) == 2 and ts[1] is not None:
+    if f is not None:
+        # frame_line, inlined: f_lineno scans the line table, so lines are cached per offset
+        code = f.f_code
+        file = code.co_filename
+        ent = _LINES.get(id(code))
+        if ent is None or ent[0] is not code:
+            ent = _LINES[id(code)] = (code, {})
+        lasti = f.f_lasti
+        line = ent[1].get(lasti)
+        if line is None:
+            line = ent[1][lasti] = f.f_lineno or 0
+        if s.kernel_frame is None and s.kernel_code is not None:
+            g = f
+            while g is not None and g.f_code is not s.kernel_code:
+                g = g.f_back
+            s.kernel_frame = g
+    else:
+        file, line = "<unknown>", 0
+    n = len(ts)
+    if n == 2 and ts[1] is not None:
         a, main = ts
         shapes = (a.shape, main.shape)
         dtypes = (a.dtype.name, main.dtype.name)
         bufs = (a.storage.buffer.name, main.storage.buffer.name)
-    elif len(ts) == 3 and ts[0] is not None and ts[1] is not None and ts[2] is not None:
+    elif n == 3 and ts[0] is not None and ts[1] is not None and ts[2] is not None:
         a, main, c = ts
         shapes = (a.shape, main.shape, c.shape)
         dtypes = (a.dtype.name, main.dtype.name, c.dtype.name)
         bufs = (a.storage.buffer.name, main.storage.buffer.name, c.storage.buffer.name)
     else:
-        main = ts[1] if len(ts) > 1 and ts[1] is not None else ts[0]
+        main = ts[1] if n > 1 and ts[1] is not None else ts[0]
         shapes, dtypes, bufs = [], [], []
         for t in ts:
             if t is not None:
@@ -254,20 +267,27 @@ def record(
                 bufs.append(t.storage.buffer.name)
         shapes, dtypes, bufs = tuple(shapes), tuple(dtypes), tuple(bufs)
     s.trace.append(
-        st.Instr(
-            eng,
-            op,
-            shapes,
-            dtypes,
-            bufs,
-            main.partitions() if partitions is None else partitions,
-            main.free_size() if free is None else free,
-            dma_bytes,
-            file,
-            line,
-            extra,
+        _mk_instr(
+            _Instr,
+            (
+                eng,
+                op,
+                shapes,
+                dtypes,
+                bufs,
+                main.partitions() if partitions is None else partitions,
+                main.free_size() if free is None else free,
+                dma_bytes,
+                file,
+                line,
+                extra,
+            ),
         )
     )
+
+
+_Instr = st.Instr
+_mk_instr = tuple.__new__
 
 
 def is_int32(t: NkiTensor) -> bool:

@@ -18,7 +18,28 @@ def _is_internal(filename: str) -> bool:
     return filename.startswith(_PKG_DIR) or filename.startswith("<frozen importlib")
 
 
-_INTERNAL: dict[object, bool] = {}
+#: filename -> inside the simulator?  (keyed by the filename: a str caches its hash, a code
+#: object does not, and hashing a kernel's code on every instruction is measurable)
+_INTERNAL: dict[str, bool] = {}
+
+#: id(code) -> (code, {f_lasti: line}).  ``frame.f_lineno`` scans the code's line table on every
+#: access (O(code size)); the line of an instruction offset never changes, so it is cached.  The
+#: code object is held so that its id cannot be reused by another one.
+_LINES: dict[int, tuple[object, dict[int, int]]] = {}
+
+
+def frame_line(f) -> int:
+    """``f.f_lineno``, cached per (code, instruction offset)."""
+    code = f.f_code
+    ent = _LINES.get(id(code))
+    if ent is None or ent[0] is not code:
+        ent = _LINES[id(code)] = (code, {})
+    lines = ent[1]
+    lasti = f.f_lasti
+    line = lines.get(lasti)
+    if line is None:
+        line = lines[lasti] = f.f_lineno or 0
+    return line
 
 
 def port_frame(depth: int = 1):
@@ -29,10 +50,10 @@ def port_frame(depth: int = 1):
         return None
     cache = _INTERNAL
     while f is not None:
-        code = f.f_code
-        internal = cache.get(code)
+        fn = f.f_code.co_filename
+        internal = cache.get(fn)
         if internal is None:
-            internal = cache[code] = _is_internal(code.co_filename)
+            internal = cache[fn] = _is_internal(fn)
         if not internal:
             return f
         f = f.f_back
@@ -48,7 +69,7 @@ def port_site(sim_frames: int = 1) -> tuple[str, int]:
     f = port_frame(2 + sim_frames)
     if f is None:
         return ("<unknown>", 0)
-    return (f.f_code.co_filename, f.f_lineno)
+    return (f.f_code.co_filename, frame_line(f))
 
 
 def port_loc() -> SourceLoc:

@@ -16,6 +16,7 @@ from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.engine import (
     FP32_CLASS,
     MATMUL_DTYPES,
+    check_pstart,
     dge_mode,
     dma_engine,
     dma_extent,
@@ -156,19 +157,21 @@ def dma_copy(
 
 def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
     """dma_copy between same-shape, same-dtype strided views (the common case)."""
-    out = dst.out_view() if dst.dtype.name == "float32" else None
-    if out is not None and not np.may_share_memory(out, src.a):
-        np.copyto(out, src.values("nisa.dma_copy"))
+    d = dst.dtype
+    vals = src.values("nisa.dma_copy")
+    out = dst.out_view(raw=True) if d is not dt.tfloat32 else None
+    if out is not None and (dst.storage is not src.storage or not np.may_share_memory(out, vals)):
+        np.copyto(out, vals)
     else:
-        dst.assign(src.values("nisa.dma_copy"), api="nisa.dma_copy")
-    on = dst.storage.buffer.on_chip
-    t = dst if on else src
+        dst.assign(vals, api="nisa.dma_copy")
+    sb = src.storage.buffer
+    t = dst if dst.storage.buffer.on_chip else src
     record(
         "dma",
         "dma_copy",
         (dst, src),
-        extra=(src_key(src),) if not src.storage.buffer.on_chip else (),
-        dma_bytes=src.size * src.dtype.itemsize,
+        extra=() if sb.on_chip else (src_key(src),),
+        dma_bytes=src.size * d.itemsize,
         partitions=t.partitions(),
         free=t.free_size(),
         sim_frames=2,  # _dma_fast and dma_copy
@@ -671,6 +674,16 @@ def _int_exact(dst: NkiTensor, *srcs: NkiTensor) -> bool:
 def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None) -> None:
     api = "nisa.tensor_tensor"
     name = ops.op_name(op, api)
+    if (
+        mask is None
+        and engine is _ENGINE_UNKNOWN
+        and type(dst) is NkiTensor
+        and type(data1) is NkiTensor
+        and type(data2) is NkiTensor
+        and name in _UFUNCS
+        and _tensor_tensor_f32(dst, data1, data2, name)
+    ):
+        return
     d1, d2 = tensor_arg(data1, api, "data1"), tensor_arg(data2, api, "data2")
     all_int = d1.dtype.name in ("int32", "uint32") and d2.dtype.name in ("int32", "uint32")
     eng = engine_name(engine, "gpsimd" if (all_int or name == "power") else "vector")
@@ -712,6 +725,67 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None) ->
     bf16 = dst.dtype.name == d1.dtype.name == d2.dtype.name == "bfloat16"
     extra = (name, bf16, d1.storage.buffer is psum or d2.storage.buffer is psum)
     record(eng, "tensor_tensor", (dst, d1, d2), extra=extra)
+
+
+_ENGINE_UNKNOWN = engine.unknown
+_ON_CHIP = (sbuf, psum)
+
+
+def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) -> bool:
+    """tensor_tensor on same-shape fp32 tiles (the common case); False: take the general path.
+
+    Same checks and result as the general path, in the same order, without its conversions.
+    """
+    f32 = dt.float32
+    shp = dst.shape
+    if (
+        dst.dtype is not f32
+        or d1.dtype is not f32
+        or d2.dtype is not f32
+        or d1.shape != shp
+        or d2.shape != shp
+        or dst.pdim != 0
+        or d1.pdim != 0
+        or d2.pdim != 0
+        or dst.index is not None
+        or d1.index is not None
+        or d2.index is not None
+    ):
+        return False
+    sd, s1, s2 = dst.storage, d1.storage, d2.storage
+    b1, b2 = s1.buffer, s2.buffer
+    if sd.buffer not in _ON_CHIP or b1 not in _ON_CHIP or b2 not in _ON_CHIP:
+        return False
+    api = "nisa.tensor_tensor"
+    p = shp[0]
+    if sd.shape[0] != p:
+        check_pstart(dst, api, "dst")
+    if s1.shape[0] != p:
+        check_pstart(d1, api, "data")
+    if s2.shape[0] != p:
+        check_pstart(d2, api, "data")
+    if b1 is psum and b2 is psum:
+        return False  # the general path reports it
+    ufunc = _UFUNCS[name]
+    x1 = d1.values(api)
+    x2 = d2.values(api)
+    out = dst.out_view()
+    if (
+        out is not None
+        and (s1 is not sd or not np.may_share_memory(out, x1))
+        and (s2 is not sd or not np.may_share_memory(out, x2))
+    ):
+        ufunc(x1, x2, out=out)
+    else:
+        dst.assign(ufunc(x1, x2), api=api)
+    record(
+        "vector",
+        "tensor_tensor",
+        (dst, d1, d2),
+        extra=(name, False, b1 is psum or b2 is psum),
+        sim_frames=2,
+    )
+    return True
 
 
 _UFUNCS = {

@@ -6,6 +6,7 @@ kernel a default state is used so that ``nl`` helpers still work in plain Python
 
 from __future__ import annotations
 
+import operator
 import os
 from dataclasses import dataclass, field
 
@@ -56,11 +57,59 @@ def resolve_target(cli: str | None = None, legacy_platform: str | None = None) -
     return TARGETS["trn2"]
 
 
-@dataclass(slots=True)
-class Instr:
-    """One executed instruction (kept small; aggregated lazily by the profiler)."""
+_INSTR_FIELDS = (
+    "engine",  # tensor | vector | scalar | gpsimd | dma
+    "op",
+    "shapes",
+    "dtypes",
+    "buffers",
+    "partitions",
+    "free",
+    "dma_bytes",
+    "file",
+    "line",
+    "extra",
+)
 
-    engine: str  # tensor | vector | scalar | gpsimd | dma
+
+class Instr(tuple):
+    """One executed instruction (kept small; aggregated lazily by the profiler).
+
+    A tuple with named fields: ``engine`` (tensor | vector | scalar | gpsimd | dma), ``op``,
+    ``shapes``, ``dtypes``, ``buffers`` (per operand), ``partitions``, ``free``, ``dma_bytes``,
+    ``file``, ``line`` (the port's source line) and ``extra`` (op-specific details).  Built with
+    ``make_instr`` on the hot path (one C call, no Python ``__init__``).
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        engine: str,
+        op: str,
+        shapes: tuple,
+        dtypes: tuple,
+        buffers: tuple,
+        partitions: int,
+        free: int,
+        dma_bytes: int,
+        file: str,
+        line: int,
+        extra: tuple = (),
+    ) -> Instr:
+        return tuple.__new__(
+            cls,
+            (engine, op, shapes, dtypes, buffers, partitions, free, dma_bytes, file, line, extra),
+        )
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{n}={v!r}" for n, v in zip(_INSTR_FIELDS, self))
+        return f"Instr({body})"
+
+    def __getnewargs__(self) -> tuple:
+        return tuple(self)
+
+    engine: str
     op: str
     shapes: tuple
     dtypes: tuple
@@ -70,7 +119,20 @@ class Instr:
     dma_bytes: int
     file: str
     line: int
-    extra: tuple = ()
+    extra: tuple
+
+
+for _i, _name in enumerate(_INSTR_FIELDS):
+    setattr(Instr, _name, property(operator.itemgetter(_i), doc=_name))
+del _i, _name
+
+
+def make_instr(fields: tuple) -> Instr:
+    """An :class:`Instr` from its 11 fields in order (the fast constructor)."""
+    return _tuple_new(Instr, fields)
+
+
+_tuple_new = tuple.__new__
 
 
 @dataclass

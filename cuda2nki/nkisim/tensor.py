@@ -119,7 +119,8 @@ class Storage:
         self.readonly = False  # a caller's array used in place; copied on the first write
         self.old_flat: np.ndarray | None = None
         self.gen = 0
-        self.pending: np.ndarray | None = None  # HBM: elements written so far (lazy poison)
+        # HBM: elements written so far (lazy poison): WrittenBoxes, or a bool mask per element
+        self.pending: WrittenBoxes | np.ndarray | None = None
         self._free = None  # callback releasing on-chip accounting when the storage dies
         self.mm_pending: list | None = None  # deferred PSUM matmul accumulation (see isa)
         self.aff: tuple | None = None  # (affine loop token, writer iteration per element)
@@ -162,12 +163,20 @@ class Storage:
     def settle(self) -> None:
         """Apply the deferred poison of an HBM storage to elements never written."""
         p = self.pending
-        if p is not None:
-            self.pending = None
-            if not p.all():
-                np.copyto(
-                    self.flat, np.asarray(dt.poison_value(self.dtype), self.flat.dtype), where=~p
-                )
+        if p is None:
+            return
+        self.pending = None
+        fill = np.asarray(dt.poison_value(self.dtype), self.flat.dtype)
+        if type(p) is WrittenBoxes:
+            holes = p.holes()
+            if holes is not None:
+                arr = self.flat.reshape(self.shape)
+                for h in holes:
+                    arr[h] = fill
+                return
+            p = p.materialize(self.flat.size)
+        if not p.all():
+            np.copyto(self.flat, fill, where=~p)
 
     def poison(self) -> None:
         if self.pending is not None:
@@ -181,6 +190,94 @@ class Storage:
             return 0
         p = self.shape[self.pdim]
         return (self.flat.size // p if p else 0) * self.dtype.itemsize
+
+
+class WrittenBoxes:
+    """The written part of a fresh HBM storage, as boxes of its index space.
+
+    Tiled kernels write their outputs tile by tile; recording each tile as a box (start, stop per
+    dimension) costs a few tuple operations, where a per-element mask costs a pass over the
+    tile's elements and one over the whole tensor at the end.  A write that is not a box (a
+    permuted, stepped, reinterpreted or masked view) turns the record into the per-element mask.
+    """
+
+    __slots__ = ("dims", "strides", "boxes")
+
+    MAX_CELLS = 1 << 20  # coverage grid size above which the per-element mask is used instead
+
+    def __init__(self, dims: tuple[int, ...], itemsize: int):
+        self.dims = dims
+        strides = [0] * len(dims)
+        acc = itemsize
+        for d in range(len(dims) - 1, -1, -1):
+            strides[d] = acc
+            acc *= dims[d]
+        self.strides = tuple(strides)
+        self.boxes: list[tuple[tuple[int, ...], tuple[int, ...]]] = []
+
+    def add(self, a: np.ndarray, boff: int) -> bool:
+        """Record the strided view ``a`` (``boff`` bytes into the storage); False if not a box."""
+        dims, base = self.dims, self.strides
+        nd = len(dims)
+        ext = [1] * nd
+        d = 0
+        for n, stride in zip(a.shape, a.strides):
+            if n == 1:
+                continue
+            if n == 0:
+                return True  # nothing written
+            while d < nd and base[d] != stride:
+                d += 1
+            if d == nd:
+                return False
+            ext[d] = n
+            d += 1
+        if nd == 0 or boff % base[-1]:
+            return False
+        start = []
+        rem = boff
+        for stride in base:
+            q, rem = divmod(rem, stride)
+            start.append(q)
+        stop = []
+        for i in range(nd):
+            e = start[i] + ext[i]
+            if e > dims[i]:
+                return False
+            stop.append(e)
+        self.boxes.append((tuple(start), tuple(stop)))
+        return True
+
+    def materialize(self, size: int) -> np.ndarray:
+        """The per-element written mask."""
+        mask = np.zeros(size, dtype=bool)
+        grid = mask.reshape(self.dims)
+        for start, stop in self.boxes:
+            grid[tuple(map(slice, start, stop))] = True
+        return mask
+
+    def holes(self) -> list[tuple[slice, ...]] | None:
+        """Boxes covering exactly the unwritten elements (``None``: too fragmented to say)."""
+        dims, boxes = self.dims, self.boxes
+        nd = len(dims)
+        bounds = []
+        cells = 1
+        for d in range(nd):
+            b = sorted({0, dims[d], *(bx[0][d] for bx in boxes), *(bx[1][d] for bx in boxes)})
+            bounds.append(b)
+            cells *= len(b) - 1
+        if cells > self.MAX_CELLS:
+            return None
+        pos = [{v: i for i, v in enumerate(b)} for b in bounds]
+        cov = np.zeros(tuple(len(b) - 1 for b in bounds), dtype=bool)
+        for start, stop in boxes:
+            cov[tuple(slice(pos[d][start[d]], pos[d][stop[d]]) for d in range(nd))] = True
+        if cov.all():
+            return []
+        return [
+            tuple(slice(bounds[d][c[d]], bounds[d][c[d] + 1]) for d in range(nd))
+            for c in np.argwhere(~cov).tolist()
+        ]
 
 
 def _normalize_shape(shape) -> tuple[tuple[int, ...], int | None]:
@@ -616,18 +713,19 @@ class NkiTensor:
         if not self._written_view().all():
             raise fail("C2N3020", api=api, what=self.describe())
 
-    def out_view(self) -> np.ndarray | None:
+    def out_view(self, raw: bool = False) -> np.ndarray | None:
         """The float32 NumPy view to compute straight into (whole view written), or ``None``.
 
-        Does the bookkeeping of a full write first (copy-on-write, deferred matmuls, poison,
-        written/pending marks); callers must then write every element of the returned view.
+        ``raw``: any dtype; the caller writes values already in this tensor's storage format
+        (a same-dtype copy).  Does the bookkeeping of a full write first (copy-on-write,
+        deferred matmuls, poison, written/pending marks); callers must then write every element
+        of the returned view.
         """
         stg = self.storage
         a = self.a
         if (
             a is None
-            or a.dtype != np.float32
-            or self.dtype.name != "float32"
+            or (not raw and (a.dtype != np.float32 or self.dtype.name != "float32"))
             or stg.written is not None
             or (stg.is_input and st.current().legacy)
             or 0 in a.strides
@@ -643,12 +741,26 @@ class NkiTensor:
                 stg.fresh = False
             elif not stg.buffer.on_chip:
                 stg.fresh = False
-                stg.pending = np.zeros(stg.flat.size, dtype=bool)
+                stg.pending = WrittenBoxes(stg.shape, stg.flat.itemsize)
             else:
                 stg.poison()
         if stg.pending is not None:
-            self._parallel_view(stg.pending)[...] = True
+            self._mark_pending(None)
         return a
+
+    def _mark_pending(self, where: np.ndarray | None) -> None:
+        """Note this view's elements (``where`` selects) as written in a lazily poisoned storage."""
+        stg = self.storage
+        p = stg.pending
+        if type(p) is WrittenBoxes:
+            if where is None and p.add(self.a, self._byte_offset()):
+                return
+            p = stg.pending = p.materialize(stg.flat.size)
+        pv = self._parallel_view(p)
+        if where is None:
+            pv[...] = True
+        else:
+            pv |= np.broadcast_to(where, self.shape)
 
     def assign(self, vals, where: np.ndarray | None = None, api: str = "write") -> None:
         """Write computed values (converted to this tensor's dtype with NKI rounding)."""
@@ -684,7 +796,7 @@ class NkiTensor:
                 stg.fresh = False
             elif not stg.buffer.on_chip:
                 stg.fresh = False
-                stg.pending = np.zeros(stg.flat.size, dtype=bool)
+                stg.pending = WrittenBoxes(stg.shape, stg.flat.itemsize)
             else:
                 stg.poison()
         try:
@@ -701,11 +813,7 @@ class NkiTensor:
             else:
                 wv |= np.broadcast_to(where, shape)
         if stg.pending is not None:
-            pv = self._parallel_view(stg.pending)
-            if where is None:
-                pv[...] = True
-            else:
-                pv |= np.broadcast_to(where, shape)
+            self._mark_pending(where)
         if stg.buffer is shared_hbm:
             aff = st.current().affine
             if aff:
