@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 
 import tree_sitter as ts
@@ -656,12 +657,24 @@ def _kernel_name_after(src: bytes, pos: int) -> tuple[str, int] | None:
     return last
 
 
+def _head_span(fnode: ts.Node) -> tuple[int, int]:
+    """Bytes of a function definition before its body (qualifiers, name, parameters)."""
+    body = fnode.child_by_field_id(F.body)
+    return fnode.start_byte, body.start_byte if body is not None else fnode.end_byte
+
+
 def _lost_kernels(unit: UnitContext, root: ts.Node) -> None:
     """A safety net: every ``__global__ ... name(`` in the code is a kernel that was either
     lowered or rejected -- the grammar must never lose one silently."""
     src = unit.src
+    heads = sorted(_head_span(fd.node) for fds in unit.overloads.values() for fd in fds)
+    starts = [a for a, _ in heads]
     pos = src.find(b"__global__")
     while pos >= 0:
+        i = bisect_right(starts, pos) - 1
+        if i >= 0 and pos < heads[i][1]:  # the qualifier of a function found in the tree
+            pos = src.find(b"__global__", pos + 1)
+            continue
         got = _kernel_name_after(src, pos + len(b"__global__"))
         pos = src.find(b"__global__", pos + 1)
         if got is None:

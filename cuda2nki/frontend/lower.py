@@ -22,7 +22,7 @@ from cuda2nki.frontend.constfold import convert as _convert
 from cuda2nki.frontend.constfold import fold_binary as _fold_binary
 from cuda2nki.frontend.constfold import numeric_limit as _numeric_limit
 from cuda2nki.frontend.coop import CG_NOOP, CoopLowering
-from cuda2nki.frontend.cst import F
+from cuda2nki.frontend.cst import F, language
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
     CG_NAMESPACES,
@@ -82,7 +82,10 @@ class BodyLowerer(CoopLowering):
         self.func_name = func_name
         self.env = env or {}
         self.host = host
-        self.scopes: list[dict[str, Sym]] = [{}]
+        # ``visible``: every name in scope -> its innermost symbol; ``scopes``: per open scope,
+        # the names it declared -> their outer symbol (None: none), restored when it closes
+        self.visible: dict[str, Sym] = {}
+        self.scopes: list[dict[str, Sym | None]] = [{}]
         self.diags: list[Diagnostic] = []
         self.calls: list[tuple[str, SourceLoc]] = []  # (target function, call location)
         self.pending_unroll: int | None = None
@@ -109,14 +112,25 @@ class BodyLowerer(CoopLowering):
         return [d for d in self.diags if d.severity >= Severity.ERROR]
 
     def lookup(self, name: str) -> Sym | None:
-        for scope in reversed(self.scopes):
-            s = scope.get(name)
-            if s is not None:
-                return s
-        return None
+        return self.visible.get(name)
 
     def declare(self, name: str, sym: Sym) -> None:
-        self.scopes[-1][name] = sym
+        top = self.scopes[-1]
+        if name not in top:
+            top[name] = self.visible.get(name)  # what the name meant before this scope
+        self.visible[name] = sym
+
+    def push_scope(self) -> None:
+        self.scopes.append({})
+
+    def pop_scope(self) -> None:
+        """Leave the innermost scope: its names regain their outer meaning (or none)."""
+        visible = self.visible
+        for name, before in self.scopes.pop().items():
+            if before is None:
+                del visible[name]
+            else:
+                visible[name] = before
 
     # ------------------------------------------------------------------ types
 
@@ -298,20 +312,22 @@ class BodyLowerer(CoopLowering):
 
     def block(self, node: ts.Node, new_scope: bool = True) -> A.Block:
         if new_scope:
-            self.scopes.append({})
+            self.push_scope()
         body: list[A.Stmt] = []
         try:
             for c in node.named_children:
                 body.extend(self.stmt(c))
         finally:
             if new_scope:
-                self.scopes.pop()
+                self.pop_scope()
         return A.Block(loc=self.loc(node), body=tuple(body))
 
     def stmt(self, node: ts.Node) -> list[A.Stmt]:
-        kind = node.type
-        h = STMT_HANDLERS.get(kind)
-        if self.pending_unroll is not None and kind not in _UNROLL_TARGETS:
+        try:
+            h = _STMT_BY_ID[node.kind_id]
+        except IndexError:  # ERROR and other built-in symbols
+            h = None
+        if self.pending_unroll is not None and node.type not in _UNROLL_TARGETS:
             self.pending_unroll = None  # `#pragma unroll` applies to the loop right after it
         try:
             if h is not None:
@@ -327,11 +343,11 @@ class BodyLowerer(CoopLowering):
             return A.Empty(loc=SourceLoc(self.u.filename, 0, 0))
         if node.type == "compound_statement":
             return self.block(node)
-        self.scopes.append({})
+        self.push_scope()
         try:
             got = self.stmt(node)
         finally:
-            self.scopes.pop()
+            self.pop_scope()
         if len(got) == 1:
             return got[0]
         return A.Block(loc=self.loc(node), body=tuple(got))
@@ -402,7 +418,7 @@ class BodyLowerer(CoopLowering):
 
     def s_for(self, node: ts.Node) -> list[A.Stmt]:
         unroll = self._take_unroll()
-        self.scopes.append({})
+        self.push_scope()
         try:
             init: list[A.Stmt] = []
             ini = node.child_by_field_id(F.initializer)
@@ -417,7 +433,7 @@ class BodyLowerer(CoopLowering):
             step = self.expr(u) if u is not None else None
             body = self.stmt1(node.child_by_field_id(F.body))
         finally:
-            self.scopes.pop()
+            self.pop_scope()
         return [
             A.For(
                 loc=self.loc(node), init=tuple(init), cond=cond, step=step, body=body, unroll=unroll
@@ -440,7 +456,7 @@ class BodyLowerer(CoopLowering):
         cond = self.condition(node.child_by_field_id(F.condition))
         body = node.child_by_field_id(F.body)
         cases: list[A.Case] = []
-        self.scopes.append({})
+        self.push_scope()
         try:
             for c in body.named_children if body is not None else ():
                 if c.type == "comment":
@@ -449,7 +465,7 @@ class BodyLowerer(CoopLowering):
                     raise self.fail("C2N1010", c, what="statement before the first case label")
                 cases.append(self._case(c))
         finally:
-            self.scopes.pop()
+            self.pop_scope()
         merged: list[A.Case] = []
         for case in cases:  # `case 1: case 2: body` -> one Case with values (1, 2)
             prev = merged[-1] if merged else None
@@ -727,7 +743,10 @@ class BodyLowerer(CoopLowering):
     # ------------------------------------------------------------------ expressions
 
     def expr(self, node: ts.Node) -> A.Expr:
-        h = EXPR_HANDLERS.get(node.type)
+        try:
+            h = _EXPR_BY_ID[node.kind_id]
+        except IndexError:  # ERROR and other built-in symbols
+            h = None
         if h is None:
             self._refuse(node)
         return h(self, node)
@@ -1368,3 +1387,14 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
     "concatenated_string": BodyLowerer.e_string,
     "raw_string_literal": BodyLowerer.e_string,
 }
+
+
+def _by_kind_id(table: dict[str, Callable]) -> list[Callable | None]:
+    """``table`` indexed by grammar symbol id (``node.kind_id``): every symbol whose name has a
+    handler gets it (aliases share a name), so dispatch needs no string hashing."""
+    lang = language()
+    return [table.get(lang.node_kind_for_id(i) or "") for i in range(lang.node_kind_count)]
+
+
+_EXPR_BY_ID = _by_kind_id(EXPR_HANDLERS)
+_STMT_BY_ID = _by_kind_id(STMT_HANDLERS)
