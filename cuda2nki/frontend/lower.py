@@ -790,9 +790,9 @@ class BodyLowerer(CoopLowering):
         return A.IntLit(loc=self.loc(node), value=0, ty=A.PointerType(pointee=VOID))
 
     def e_identifier(self, node: ts.Node) -> A.Expr:
-        name = _text(node)
+        name = (node.text or b"").decode("utf-8", "replace")  # _text(node), inlined: hot
         loc = self.loc(node)
-        s = self.lookup(name)
+        s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
             # a group object is only meaningful as an argument, which the call drops
             ref = A.Name(loc=loc, ty=s.ty, name=name)
@@ -981,11 +981,15 @@ class BodyLowerer(CoopLowering):
             left_node = node.child_by_field_id(F.left)
             right_node = node.child_by_field_id(F.right)
         op = op_node.type
-        if self.u.op_override:
-            op = self.u.op_override.get(op_node.start_byte, op)
+        override = self.u.op_override
+        if override:
+            op = override.get(op_node.start_byte, op)
         left = self.expr(left_node)
         right = self.expr(right_node)
-        ty = self._binary_type(op, left.ty, right.ty, node)
+        if op in _COMPARISONS:  # _binary_type's first case, inlined: hot
+            ty = BOOL
+        else:
+            ty = self._binary_type(op, left.ty, right.ty, node)
         return A.Binary(loc=self.loc(node), ty=ty, op=op, left=left, right=right)
 
     def _binary_type(
@@ -1387,6 +1391,9 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
     "concatenated_string": BodyLowerer.e_string,
     "raw_string_literal": BodyLowerer.e_string,
 }
+
+
+_COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!=", "&&", "||"))
 
 
 def _by_kind_id(table: dict[str, Callable]) -> list[Callable | None]:
