@@ -27,6 +27,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "-p", "--passes", help="pass pipeline, e.g. 'choose-layout,tile-sizes{free=2048}'"
     )
+    p.add_argument(
+        "--lowering",
+        choices=("auto", "literal", "recognise"),
+        default="auto",
+        help="auto: an idiom recogniser, else the literal (thread-by-thread) lowering; "
+        "literal: force the literal lowering; recognise: refuse what no recogniser claims",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=V")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
@@ -55,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         defines=_defines(args.defines),
         include_dirs=args.include_dirs,
         emit=args.emit,
+        lowering=args.lowering,
     )
     text = _stage_text(res, args.emit)
     if args.format == "json":

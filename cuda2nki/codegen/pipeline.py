@@ -142,8 +142,12 @@ def port_file(
     include_dirs: Iterable[str | os.PathLike] = (),
     emit: str = "nki",
     after_each: Callable[[Any, Any], None] | None = None,
+    lowering: str = "auto",
 ) -> PortResult:
-    """Port one kernel of a CUDA file (see the module docstring for the stages)."""
+    """Port one kernel of a CUDA file (see the module docstring for the stages).
+
+    ``lowering``: ``auto`` (a recogniser, else the literal lowering), ``literal`` (force the
+    literal lowering, e.g. to measure what recognition buys) or ``recognise`` (never literal)."""
     from cuda2nki.frontend import parse_file
 
     # 1. front end: CUDA text -> typed AST
@@ -159,11 +163,15 @@ def port_file(
     # 2. binding: shapes, dtypes and roles of the pointer parameters
     bnd = resolve_binding(path, binding, tu, name)
     # 3. lift: AST -> intent IR (a recogniser, else the literal lowering, else a refusal)
+    if lowering == "literal" and emit == "nki":
+        return _literal(path, tu, name, bnd, target, diags, "forced with --lowering literal")
     lifted = _lift(tu, name, bnd)
     diags.extend(lifted.get("diagnostics", ()))
     intent: Kernel | None = lifted.get("kernel")
     literal = bool(lifted.get("literal")) or _has_literal(intent)
     if intent is None:
+        if lowering == "auto" and emit == "nki":
+            return _literal(path, tu, name, bnd, target, diags, "no idiom recogniser claimed it")
         return PortResult(name, None, tuple(diags), literal=literal, tu=tu)
     idiom = ",".join(sorted({c.idiom.value for c in intent.body if hasattr(c, "idiom")})) or None
     if emit == "intent":
@@ -200,6 +208,17 @@ def _notes(scheduled: Kernel, binding: Any) -> list[Diagnostic]:
     except DiagnosticError:
         return []
     return port_notes(scheduled, r.scalars, binding.grid, binding.block, r.shapes)
+
+
+def _literal(
+    path: Any, tu: Any, name: str, bnd: Any, target: str, diags: list[Diagnostic], why: str
+) -> PortResult:
+    """The generic literal lowering (cuda2nki.lift.literal): a literal port or a refusal."""
+    from cuda2nki.codegen.literal import port_literal
+
+    src, more = port_literal(str(path), tu, name, bnd, target, why)
+    idiom = "literal" if src is not None else None
+    return PortResult(name, src, (*diags, *more), idiom, src is not None, tu=tu)
 
 
 def _binding_kernel(path: Any, binding: Any) -> str | None:

@@ -176,3 +176,49 @@ register(
         'role = "in" }}`.',
     ),
 )
+
+# ---- the generic literal lowering (cuda2nki.lift.literal)
+register(
+    Rule(
+        "C2N2300",
+        W,
+        "literal translation",
+        "'{kernel}' ported literally: {why}; threads of a block became tile elements "
+        "({layout}), the grid a loop of {blocks} -- correct but not idiomatic",
+        "No idiom recogniser claimed the kernel (or the literal lowering was forced with "
+        "`--lowering literal`), so it was translated thread by thread: each CUDA block is one "
+        "iteration of a loop inside the kernel, its threads the elements of one tile, every "
+        "load and store a strided DMA view, divergent branches both evaluated and selected. "
+        "The port computes what the CUDA kernel computes, but it keeps CUDA's decomposition: "
+        "expect it to be an order of magnitude slower than an idiomatic port.",
+        example="switch (mode) { case 0: v = v > 0 ? v : 0; break; ... }",
+        fix="Rewrite the kernel so a recogniser claims it (see the lift diagnostics above), or "
+        "restructure the port by hand: larger tiles along the data, not the threads.",
+    ),
+    Rule(
+        "C2N2301",
+        E,
+        "no faithful literal translation",
+        "cannot port '{kernel}' literally: {construct}",
+        "The literal lowering translates a kernel thread by thread only where the translation "
+        "is exactly what CUDA computes. It refuses data-dependent or non-affine indices "
+        "(gathers and scatters), atomics, warp shuffles and votes, vector types, double "
+        "precision, loops whose trip count depends on data, break/continue under a per-thread "
+        "condition and 3-D blocks, rather than emit a port that computes something else.",
+        example="if (i < n) atomicAdd(&hist[x[i]], 1);",
+        fix="Rewrite the construct (e.g. a histogram as a sort + segment count), or write "
+        "this port by hand.",
+    ),
+    Rule(
+        "C2N2302",
+        E,
+        "no literal form for this target",
+        "cannot port '{kernel}' literally for the {target} target: literal ports are written "
+        "for the current nki API only",
+        "The literal lowering relies on access patterns (`tensor.ap`) and trace-time "
+        "specialisation of the current nki API; the legacy neuronxcc.nki API has no equivalent "
+        "for arbitrary strided views of flat buffers.",
+        example="cuda2nki port kernel.cu --target legacy   (kernel claimed by no recogniser)",
+        fix="Port for `--target nki`, or write the legacy port by hand.",
+    ),
+)

@@ -33,6 +33,12 @@ def _port(body: str, binding: str = _BINDING, params: str = "") -> Example:
     )
 
 
+_LITERAL = (
+    "    if (i < N) {\n        float v = x[i];\n"
+    "        switch (N % 3) { case 0: v = -v; break; default: break; }\n"
+    "        y[i] = v;\n    }\n"
+)
+
 LAUNCHED = """\
 __global__ void scale(float* y, const float* x, float a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -101,6 +107,28 @@ EXAMPLES = {
         "    if (i >= N) return;\n    float v = x[i];\n    while (v > 1.0f) v *= 0.5f;\n    y[i] = v;\n"
     ),
     "C2N2022": _port("    if (i < N) atomicExch(&y[0], x[i]);\n"),
+    # the literal lowering (cuda2nki.lift.literal)
+    "C2N2300": Example(
+        files={"k.cu": _port(_LITERAL).files["k.cu"], "k.toml": _BINDING},
+        argv=("port", "k.cu", "--lowering", "literal", "-o", "k_nki.py"),
+        exit_code=1,
+        requires="cuda2nki.lift.literal:lower_literal",
+    ),
+    "C2N2301": Example(
+        files={
+            "k.cu": _port("    if (i < N) atomicAdd(&y[0], x[i]);\n").files["k.cu"],
+            "k.toml": _BINDING,
+        },
+        argv=("port", "k.cu", "--lowering", "literal", "-o", "k_nki.py"),
+        exit_code=1,
+        requires="cuda2nki.lift.literal:lower_literal",
+    ),
+    "C2N2302": Example(
+        files={"k.cu": _port(_LITERAL).files["k.cu"], "k.toml": _BINDING},
+        argv=("port", "k.cu", "--lowering", "literal", "--target", "legacy", "-o", "k_nki.py"),
+        exit_code=1,
+        requires="cuda2nki.lift.literal:lower_literal",
+    ),
 }
 
 NO_EXAMPLE: dict[str, str] = {}

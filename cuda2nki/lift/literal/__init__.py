@@ -1,0 +1,33 @@
+"""The generic literal lowering: a kernel no recogniser claims, translated thread by thread.
+
+:func:`lower_literal` returns a :class:`LiteralProgram` (spelled by
+:mod:`cuda2nki.codegen.literal`) or raises :class:`LiteralRefusal` naming the construct it cannot
+translate faithfully.  See :mod:`cuda2nki.lift.literal.lower` for the design choices.
+"""
+
+from __future__ import annotations
+
+from cuda2nki.lift.literal.lower import LiteralRefusal
+from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop
+
+
+def lower_literal(tu, name: str, binding) -> LiteralProgram:  # noqa: ANN001
+    """Lower kernel ``name`` of ``tu`` under ``binding`` (raises :class:`LiteralRefusal`)."""
+    from cuda2nki.frontend import ast as A
+    from cuda2nki.lift.literal.kernel import build
+
+    fn = next((f for f in tu.kernels if f.name == name), None)
+    if fn is None:
+        raise LiteralRefusal(f"no __global__ kernel '{name}'", A.Node(loc=_loc(tu)).loc)
+    if fn.template_params and not fn.template_args:
+        raise LiteralRefusal("an uninstantiated template kernel", fn.loc)
+    return build(tu, fn, binding, name)
+
+
+def _loc(tu):  # noqa: ANN001, ANN202
+    from cuda2nki.diagnostics import SourceLoc
+
+    return SourceLoc(tu.file, 1, 1)
+
+
+__all__ = ["Branch", "Instr", "LiteralProgram", "LiteralRefusal", "Loop", "lower_literal"]

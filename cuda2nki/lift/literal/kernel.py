@@ -1,0 +1,134 @@
+"""The kernel around the per-block program: signature, sizes, outputs, the grid loop.
+
+* Tensor parameters are the CUDA pointer parameters with role ``in``/``inout`` (binding order);
+  scalar sizes that are a whole dimension of an input tensor come from its shape, other scalars
+  are keyword parameters with the binding's default.
+* Outputs (``out``/``inout``) are allocated in shared HBM; an ``inout`` output starts as a copy
+  of its input and every CUDA access to that pointer goes to the output.
+* The block size must be a constant of the binding (it fixes the tile layout); the grid is the
+  binding's launch expression evaluated when the kernel is traced.
+"""
+
+from __future__ import annotations
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.lower import (
+    LiteralRefusal,
+    Lowerer,
+    _py,
+    c_expr_to_py,
+    dtype_spelling,
+)
+from cuda2nki.lift.literal.program import Instr, LiteralProgram, Loop, Node
+from cuda2nki.lift.literal.values import Lin
+
+MAX_PARTITIONS = 128
+
+
+def layout(block: tuple[int, int, int], loc: object) -> tuple[int, int, Lin, Lin, str]:
+    """(P, F, threadIdx.x, threadIdx.y, description) for a block shape (see lower.py)."""
+    bx, by, bz = block
+    if bz != 1:
+        raise LiteralRefusal("a 3-D thread block", loc)
+    if by == 1:
+        p = max(d for d in range(1, min(bx, MAX_PARTITIONS) + 1) if bx % d == 0)
+        f = bx // p
+        tx = Lin("0", str(f), "1") if p > 1 else Lin("0", "0", "1")
+        if f == 1:
+            tx = Lin("0", "1", "0")
+        desc = f"thread x = {f}*partition + free" if f > 1 else "thread x = partition"
+        return p, f, tx, Lin("0", "0", "0"), desc
+    if by > MAX_PARTITIONS:
+        raise LiteralRefusal(f"blockDim.y = {by} > {MAX_PARTITIONS}", loc)
+    tx = Lin("0", "0", "1") if bx > 1 else Lin("0", "0", "0")
+    return by, bx, tx, Lin("0", "1", "0"), "thread y = partition, thread x = free index"
+
+
+def _block_dims(binding: object, loc: object) -> tuple[int, int, int]:
+    dims = []
+    for d in tuple(binding.block) + (1,) * (3 - len(binding.block)):  # type: ignore[attr-defined]
+        if isinstance(d, int) or str(d).strip().isdigit():
+            dims.append(int(d))
+            continue
+        try:
+            from cuda2nki.binding import eval_c_expr
+
+            dims.append(int(eval_c_expr(d, {})))
+        except Exception:  # noqa: BLE001 - not a constant
+            raise LiteralRefusal(f"a block size that depends on parameters ({d})", loc) from None
+    return dims[0], dims[1], dims[2]
+
+
+def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> LiteralProgram:
+    block = _block_dims(binding, fn.loc)
+    p, f, tx, ty, desc = layout(block, fn.loc)
+    tensors = binding.tensors  # type: ignore[attr-defined]
+    for t in tensors:
+        if t.dtype in ("float64", "int64", "uint64"):
+            raise LiteralRefusal(
+                f"a {t.dtype} tensor '{t.name}' (no 64-bit NKI arithmetic)", fn.loc
+            )
+    access = {t.name: (_py(t.name) + "_io" if t.role == "inout" else _py(t.name)) for t in tensors}
+    low = Lowerer(tu, fn, binding, p, f, tx, ty, access)
+    for t in tensors:
+        low.names.add(access[t.name])
+        low.names.add(_py(t.name))
+    for s in binding.scalars:  # type: ignore[attr-defined]
+        low.names.add(_py(s.name))
+    body = low.lower_body()
+
+    inputs = [t for t in tensors if t.role in ("in", "inout")]
+    sizes: dict[str, str] = {}
+    for t in inputs:
+        for d, ext in enumerate(t.shape):
+            if isinstance(ext, str) and ext.isidentifier() and ext not in sizes:
+                sizes[ext] = f"{_py(t.name)}.shape[{d}]"
+    scalar_names = [s.name for s in binding.scalars]  # type: ignore[attr-defined]
+    kinds = {p_.name: p_.ty for p_ in fn.params}
+    keywords = [
+        f"{_py(s.name)}={s.value!r}"
+        for s in binding.scalars  # type: ignore[attr-defined]
+        if s.name not in sizes
+    ]
+    params = tuple([_py(t.name) for t in inputs] + keywords)
+    pro: list[Node] = []
+    for s in scalar_names:
+        if s in sizes:
+            pro.append(Instr("let", (("dst", _py(s)), ("value", sizes[s]))))
+        ty = kinds.get(s)
+        if isinstance(ty, A.ScalarType) and ty.is_float:
+            pro.append(Instr("let", (("dst", _py(s)), ("value", f"np.float32({_py(s)})"))))
+        elif isinstance(ty, A.ScalarType):
+            pro.append(Instr("let", (("dst", _py(s)), ("value", f"int({_py(s)})"))))
+    outs = [t for t in tensors if t.role in ("out", "inout")]
+    for t in outs:
+        shape = ", ".join(c_expr_to_py(str(d)) for d in t.shape) + (
+            "," if len(t.shape) == 1 else ""
+        )
+        dst = access[t.name]
+        pro.append(Instr("output", (("dst", dst), ("shape", f"({shape})"),
+                                    ("dtype", dtype_spelling(t.dtype)))))  # fmt: skip
+        src = _py(t.name) if t.role == "inout" else "None"
+        pro.append(Instr("fill", (("dst", dst), ("src", src))))
+    grid = tuple(binding.grid) + (1,) * (3 - len(binding.grid))  # type: ignore[attr-defined]
+    for axis, g in zip("xyz", grid):
+        pro.append(Instr("let", (("dst", f"_g{axis}"), ("value", c_expr_to_py(str(g))))))
+    for axis, b in zip("xyz", block):
+        pro.append(Instr("let", (("dst", f"_bd{axis}"), ("value", str(b)))))
+    pro.extend(low.scratch)
+    blk = Loop("def", "_c2n_block(_bx, _by, _bz)", tuple(body) or (Instr("ret", (("value", "None"),)),),
+               fn.loc.line)  # fmt: skip
+    call = Instr("call", (("expr", "_c2n_block(_bx, _by, _bz)"),))
+    loops: Node = Loop("for", "_bx in range(_gx)", (call,))
+    loops = Loop("for", "_by in range(_gy)", (loops,))
+    loops = Loop("for", "_bz in range(_gz)", (loops,))
+    ret = ", ".join(access[t.name] for t in outs) or "None"
+    tail = (loops, Instr("ret", (("value", ret),)))
+    return LiteralProgram(
+        name=name,
+        params=params,
+        partitions=p,
+        free=f,
+        layout=desc,
+        body=(*pro, blk, *tail),
+    )

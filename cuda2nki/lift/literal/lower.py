@@ -1,0 +1,1201 @@
+"""CUDA AST -> literal program: the generic SIMT-vectorised lowering (issue 4 §2).
+
+Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
+
+* **Grid.** The current NKI API has no N-D launch grid, so the port loops over every block of the
+  launch grid (``for by: for bx:``) and calls one per-block function; the grid extents are the
+  binding's launch expressions, evaluated from the tensor shapes when the kernel is traced.
+* **Threads.** The threads of a block are the elements of one (P, F) tile.  A 1-D block of B
+  threads uses P = the largest divisor of B not above 128, F = B / P and thread ``tx = F*p + f``
+  (consecutive threads are consecutive elements of a partition); a 2-D block (Bx, By <= 128) puts
+  ``ty`` on the partition axis and ``tx`` on the free axis.  Both make threadIdx affine in the
+  tile position, so an index affine in threadIdx, blockIdx, loop counters and scalars is a
+  strided access pattern ``base + cp*p + cf*f`` on the flat tensor (one DMA per CUDA load/store).
+* **Values.** Uniform values are Python values at trace time; per-thread values are fp32 (int32
+  for integers) tiles computed with elementwise ``nl`` ops; see :mod:`.values` and
+  :mod:`.classify`.
+* **Divergence.** A branch whose condition differs between threads evaluates both sides under
+  masks; a local assigned under a mask becomes ``nl.where(mask, new, old)``; a store writes only
+  where its mask holds (read-modify-write of the view); a return under a mask clears the threads
+  from a ``live`` mask.  Uniform branches and loops stay Python control flow (specialised at
+  trace time).  A loop whose trip count differs between threads but whose condition is affine in
+  the thread runs until no thread satisfies it (decided at trace time, the values are indices,
+  not data) with the condition as a mask.
+* **Memory.** ``__shared__`` arrays become HBM scratch buffers accessed with the same strided DMA
+  views: threads exchange values through memory as they do in CUDA.  ``__syncthreads`` needs no
+  instruction: the tile program runs the threads of a block in lockstep, statement by statement,
+  which is the order the SIMT interpreter defines.  Outputs start as zeros (the value the
+  interpreter's buffers hold) or as a copy of their input (inout).  Several threads storing to one
+  element write in thread order, so the last active thread wins, as in the interpreter.
+
+Anything else is refused with C2N2301 naming the construct and its line: data-dependent or
+non-affine indices (gathers/scatters), atomics, warp shuffles and votes, vector types, double
+precision, loops whose trip count depends on data, ``break``/``continue`` under a per-thread
+condition, 3-D blocks.
+"""
+
+from __future__ import annotations
+
+import ast as pyast
+import keyword
+from dataclasses import dataclass, field
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.classify import Classifier, is_float
+from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
+from cuda2nki.lift.literal.values import (
+    Lin,
+    Local,
+    Ptr,
+    Tile,
+    Uni,
+    Value,
+    add,
+    as_lin,
+    is_int,
+    lin_add,
+    lin_scale,
+    lin_sub,
+    mul,
+    paren,
+    sub,
+)
+
+
+class LiteralRefusal(Exception):
+    """A construct the literal lowering cannot translate faithfully."""
+
+    def __init__(self, construct: str, loc: object) -> None:
+        super().__init__(construct)
+        self.construct = construct
+        self.loc = loc
+
+
+_FLOAT_DT = {"float32": "nl.float32", "float16": "nl.float16", "bfloat16": "nl.bfloat16"}
+_INT_DT = {
+    "int32": "nl.int32",
+    "uint32": "nl.uint32",
+    "int16": "nl.int16",
+    "uint16": "nl.uint16",
+    "int8": "nl.int8",
+    "uint8": "nl.uint8",
+    "bool": "nl.uint8",
+}
+_MATH1 = {
+    "expf": "exp", "__expf": "exp", "exp": "exp", "logf": "log", "__logf": "log", "log": "log",
+    "sqrtf": "sqrt", "sqrt": "sqrt", "rsqrtf": "rsqrt", "tanhf": "tanh", "tanh": "tanh",
+    "fabsf": "abs", "fabs": "abs", "abs": "abs", "sinf": "sin", "__sinf": "sin", "cosf": "cos",
+    "__cosf": "cos", "erff": "erf", "floorf": "floor", "ceilf": "ceil", "expf_": "exp",
+    "exp2f": "exp2", "log2f": "log2", "truncf": "trunc",
+}  # fmt: skip
+_MATH2 = {
+    "fmaxf": "maximum", "fminf": "minimum", "max": "maximum", "min": "minimum",
+    "fmax": "maximum", "fmin": "minimum", "powf": "power", "__fdividef": "divide",
+    "fdividef": "divide",
+}  # fmt: skip
+_NP1 = {
+    "exp": "np.exp", "log": "np.log", "sqrt": "np.sqrt", "tanh": "np.tanh", "abs": "abs",
+    "sin": "np.sin", "cos": "np.cos", "floor": "np.floor", "ceil": "np.ceil", "trunc": "np.trunc",
+}  # fmt: skip
+_BIN = {
+    "+": "add", "-": "subtract", "*": "multiply", "/": "divide", "<": "less",
+    "<=": "less_equal", ">": "greater", ">=": "greater_equal", "==": "equal",
+    "!=": "not_equal", "&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor",
+    "<<": "left_shift", ">>": "right_shift",
+}  # fmt: skip
+_CMP = {"<", "<=", ">", ">=", "==", "!="}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+_NOOP_CALLS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block"}
+_CONVERT = {
+    "__float2half", "__half2float", "__float2bfloat16", "__bfloat162float", "__float2half_rn",
+    "__float2bfloat16_rn", "__int2float_rn", "__uint2float_rn",
+}  # fmt: skip
+_RESERVED = {"nl", "nisa", "np", "nki", "range", "min", "max", "abs", "len"}
+
+
+def dtype_spelling(name: str) -> str:
+    if name in _FLOAT_DT:
+        return _FLOAT_DT[name]
+    if name in _INT_DT:
+        return _INT_DT[name]
+    raise KeyError(name)
+
+
+@dataclass
+class Scope:
+    """What the lowering knows at one point of the per-block program."""
+
+    mask: str | None = None  # the threads executing here (None: all live threads)
+    depth: int = 0  # nesting of per-thread conditions (see classify)
+    in_varying_loop: bool = False
+
+
+@dataclass
+class Binding_:
+    value: Value
+    klass: str  # U L T P A
+    depth: int
+    ty: str = "float"
+
+
+@dataclass
+class Lowerer:
+    tu: A.TranslationUnit
+    fn: A.Function
+    binding: object
+    partitions: int
+    free: int
+    tx: Lin
+    ty_: Lin
+    tensors: dict[str, str]  # CUDA pointer parameter -> tensor variable of the port
+    out: list[list[Node]] = field(default_factory=lambda: [[]])
+    env: list[dict[str, Binding_]] = field(default_factory=lambda: [{}])
+    names: set[str] = field(default_factory=set)
+    counter: int = 0
+    scratch: list[Instr] = field(default_factory=list)
+    classes: dict[str, str] = field(default_factory=dict)
+    live: bool = False
+    dead: bool = False
+    inline_depth: int = 0
+    ret_slot: list[str | None] = field(default_factory=list)
+
+    # ------------------------------------------------------------------ emission helpers
+    def emit(self, kind: str, line: int = 0, **operands: str) -> None:
+        self.out[-1].append(Instr(kind, tuple(operands.items()), line))
+
+    def fresh(self, base: str = "t") -> str:
+        self.counter += 1
+        return f"_{base}{self.counter}"
+
+    def pyname(self, name: str) -> str:
+        base = name if not keyword.iskeyword(name) and name not in _RESERVED else name + "_"
+        cand, k = base, 1
+        while cand in self.names:
+            k += 1
+            cand = f"{base}_{k}"
+        self.names.add(cand)
+        return cand
+
+    def lookup(self, name: str) -> Binding_ | None:
+        for frame in reversed(self.env):
+            if name in frame:
+                return frame[name]
+        return None
+
+    def refuse(self, what: str, node: A.Node) -> LiteralRefusal:
+        return LiteralRefusal(what, node.loc)
+
+    # ------------------------------------------------------------------ per-thread helpers
+    def tile(self, v: Value, ty: str | None = None, node: A.Node | None = None) -> str:
+        """Spell ``v`` as an operand of an elementwise op (a tile, or a scalar if uniform)."""
+        if isinstance(v, Uni):
+            if ty == "float" and v.ty != "float":
+                return f"np.float32({v.expr})"
+            return v.expr
+        if isinstance(v, Lin):
+            if v.uniform:
+                return f"np.float32({v.b})" if ty == "float" else v.b
+            name = self.fresh("i")
+            dt = "nl.float32" if ty == "float" else "nl.int32"
+            self.emit("iota", dst=name, base=v.b, cp=v.p, cf=v.f, dtype=dt)
+            return name
+        if isinstance(v, Tile):
+            if ty == "float" and v.ty == "int":
+                name = self.fresh("c")
+                self.emit("op", dst=name, op="copy", args=v.expr, dtype="nl.float32")
+                return name
+            return v.expr
+        raise self.refuse("a pointer or array used as a value", node or self.fn)
+
+    def full_tile(self, v: Value, ty: str, node: A.Node) -> str:
+        s = self.tile(v, ty, node)
+        if isinstance(v, Uni) or (isinstance(v, Lin) and v.uniform):
+            name = self.fresh("k")
+            self.emit("full", dst=name, value=s, dtype=self.dt(ty))
+            return name
+        return s
+
+    @staticmethod
+    def dt(ty: str) -> str:
+        return "nl.int32" if ty == "int" else "nl.float32"
+
+    def op(self, name: str, args: list[str], ty: str) -> Tile:
+        dst = self.fresh()
+        self.emit("op", dst=dst, op=name, args=", ".join(args), dtype=self.dt(ty))
+        return Tile(dst, "bool" if name in _BIN_CMP else ty)
+
+    def mask_and(self, a: str | None, b: str | None) -> str | None:
+        if a is None or b is None:
+            return a if b is None else b
+        return self.op("multiply", [a, b], "float").expr
+
+    def mask_not(self, a: str) -> str:
+        return self.op("subtract", ["1.0", a], "float").expr
+
+    def cond_tile(self, v: Value, node: A.Node) -> str:
+        """A 0/1 mask tile for a per-thread condition value."""
+        if isinstance(v, Tile) and v.ty == "bool":
+            return v.expr
+        t = self.tile(v, None, node)
+        return self.op("not_equal", [t, "0"], "float").expr
+
+    def store_mask(self, scope: Scope) -> str:
+        m = scope.mask
+        if self.live:
+            m = self.mask_and(m, "_live")
+        return "None" if m is None else m
+
+    # ------------------------------------------------------------------ entry
+    def lower_body(self) -> list[Node]:
+        self.classes = Classifier({}, self.thread_kind, lambda n: _callee(self.tu, n)).run(
+            self.fn.body
+        )
+        params = {}
+        for p in self.fn.params:
+            params[p.name] = self.param_binding(p)
+        self.env = [params]
+        self.out = [[]]
+        if _has_varying_return(self.fn.body, self):
+            self.live = True
+            self.emit("full", dst="_live", value="1.0", dtype="nl.float32")
+        self.block(self.fn.body.body, Scope())
+        return self.out[0]
+
+    def param_binding(self, p: A.Param) -> Binding_:
+        if isinstance(p.ty, A.PointerType):
+            if p.name not in self.tensors:
+                raise self.refuse(f"pointer parameter '{p.name}' without a binding", p)
+            return Binding_(
+                Ptr(self.tensors[p.name], Lin("0", "0", "0"), _elem_class(p.ty.pointee, p, self)),
+                "P",
+                0,
+            )
+        if isinstance(p.ty, A.ScalarType):
+            if p.ty.name in ("float64", "int64", "uint64") and p.ty.is_float:
+                raise self.refuse(f"double-precision parameter '{p.name}'", p)
+            ty = "float" if p.ty.is_float else "int"
+            return Binding_(Uni(_py(p.name), ty), "U", 0, ty)
+        raise self.refuse(f"parameter '{p.name}' of type {type(p.ty).__name__}", p)
+
+    def thread_kind(self, b: A.Builtin) -> str:
+        if b.name == "threadIdx":
+            lin = {"x": self.tx, "y": self.ty_, "z": Lin("0", "0", "0")}[b.dim]
+            return "U" if lin.uniform else "L"
+        return "U"
+
+    # ------------------------------------------------------------------ statements
+    def block(self, items: tuple[A.Stmt, ...], scope: Scope) -> None:
+        self.env.append({})
+        try:
+            for s in items:
+                if self.dead:
+                    break
+                self.stmt(s, scope)
+        finally:
+            self.env.pop()
+
+    def stmt(self, s: A.Stmt, scope: Scope) -> None:  # noqa: PLR0912
+        line = s.loc.line
+        if isinstance(s, A.Block):
+            self.block(s.body, scope)
+        elif isinstance(s, A.Empty):
+            return
+        elif isinstance(s, A.VarDecl):
+            self.decl(s, scope)
+        elif isinstance(s, A.ExprStmt):
+            self.emit("comment", line, text=f"from line {line}")
+            self.expr(s.expr, scope)
+        elif isinstance(s, A.If):
+            self.if_(s, scope)
+        elif isinstance(s, A.For):
+            self.for_(s, scope)
+        elif isinstance(s, A.While):
+            self.while_(s.cond, s.body, (), scope, s)
+        elif isinstance(s, A.DoWhile):
+            self.do_while(s, scope)
+        elif isinstance(s, A.Switch):
+            self.stmt(_switch_as_if(s, self), scope)
+        elif isinstance(s, A.Return):
+            self.return_(s, scope)
+        elif isinstance(s, A.Break):
+            if scope.mask is not None or scope.in_varying_loop:
+                raise self.refuse("break under a per-thread condition", s)
+            self.emit("brk", line)
+        elif isinstance(s, A.Continue):
+            raise self.refuse("continue statement", s)
+        else:
+            raise self.refuse(f"statement {type(s).__name__}", s)
+
+    def decl(self, s: A.VarDecl, scope: Scope) -> None:
+        if s.storage in ("shared", "extern_shared"):
+            self.shared_decl(s)
+            return
+        if s.storage == "static":
+            raise self.refuse(f"static local '{s.name}'", s)
+        if isinstance(s.ty, A.ArrayType):
+            self.local_array(s, scope)
+            return
+        if isinstance(s.ty, A.PointerType):
+            if s.init is None:
+                raise self.refuse(f"uninitialised pointer '{s.name}'", s)
+            v = self.expr(s.init, scope)
+            if not isinstance(v, Ptr):
+                raise self.refuse(f"pointer '{s.name}' initialised from a non-pointer", s)
+            self.env[-1][s.name] = Binding_(self.hold_ptr(s.name, v), "P", scope.depth)
+            return
+        if not isinstance(s.ty, A.ScalarType):
+            raise self.refuse(f"variable '{s.name}' of vector or class type", s)
+        if s.ty.name == "float64":
+            raise self.refuse(f"double-precision variable '{s.name}'", s)
+        ty = "float" if s.ty.is_float else "int"
+        klass = self.classes.get(s.name, "T")
+        name = self.pyname(s.name)
+        if s.init is None:
+            init: Value = Uni("0" if ty == "int" else "np.float32(0.0)", ty)
+        else:
+            init = self.convert(self.expr(s.init, scope), s.ty, s)
+        b = Binding_(Uni(name, ty), klass, scope.depth, ty)
+        self.env[-1][s.name] = b
+        self.write_var(b, name, init, scope, s, fresh=True)
+
+    def hold_ptr(self, cname: str, v: Ptr) -> Ptr:
+        name = self.pyname(cname + "_off")
+        off = v.off
+        if off.uniform:
+            self.emit("let", dst=name, value=off.b)
+            return Ptr(v.tensor, Lin(name, "0", "0"), v.ty, v.dims)
+        self.emit("let", dst=name, value=f"({off.b}, {off.p}, {off.f})")
+        return Ptr(v.tensor, Lin(f"{name}[0]", f"{name}[1]", f"{name}[2]"), v.ty, v.dims)
+
+    def shared_decl(self, s: A.VarDecl) -> None:
+        ty, dims = s.ty, []
+        while isinstance(ty, A.ArrayType):
+            dims.extend(ty.dims)
+            ty = ty.elem
+        if not isinstance(ty, A.ScalarType) or ty.name == "float64":
+            raise self.refuse(f"__shared__ '{s.name}' of this element type", s)
+        if s.storage == "extern_shared" or any(d is None for d in dims):
+            size = f"max(1, {self.shared_bytes()} // {ty.bits // 8})"
+            dims = [0]
+        else:
+            size = str(_prod(dims))
+        name = self.pyname("_sh_" + s.name)
+        self.scratch.append(
+            Instr("scratch", (("dst", name), ("size", size), ("dtype", dtype_spelling(ty.name))))
+        )
+        klass = "float" if ty.is_float else "int"
+        self.env[-1][s.name] = Binding_(
+            Ptr(name, Lin("0", "0", "0"), klass, tuple(int(d) for d in dims[1:])), "P", 0
+        )
+
+    def shared_bytes(self) -> str:
+        sb = getattr(self.binding, "shared_bytes", None)
+        return "0" if sb is None else c_expr_to_py(str(sb))
+
+    def local_array(self, s: A.VarDecl, scope: Scope) -> None:
+        ty, dims = s.ty, []
+        while isinstance(ty, A.ArrayType):
+            dims.extend(ty.dims)
+            ty = ty.elem
+        if any(d is None for d in dims) or not isinstance(ty, A.ScalarType):
+            raise self.refuse(f"local array '{s.name}' of unknown size or vector type", s)
+        kty = "float" if ty.is_float else "int"
+        name = self.pyname(s.name)
+        self.emit("tiles", s.loc.line, dst=name, count=str(_prod(dims)), dtype=self.dt(kty))
+        loc = Local(name, tuple(int(d) for d in dims), kty)
+        self.env[-1][s.name] = Binding_(loc, "A", scope.depth, kty)
+        if isinstance(s.init, A.InitList):
+            for k, item in enumerate(s.init.items):
+                v = self.expr(item, scope)
+                self.emit("let", dst=f"{name}[{k}]", value=self.full_tile(v, kty, item))
+
+    def write_var(
+        self, b: Binding_, name: str, v: Value, scope: Scope, node: A.Node, fresh: bool = False
+    ) -> None:
+        """Assign ``v`` to the local spelled ``name`` according to its class."""
+        if b.klass == "U":
+            if not isinstance(v, Uni) and not (isinstance(v, Lin) and v.uniform):
+                raise self.refuse("a per-thread value assigned to a uniform local", node)
+            self.emit("let", node.loc.line, dst=name, value=v.expr if isinstance(v, Uni) else v.b)
+            b.value = Uni(name, b.ty)
+            return
+        if b.klass == "L":
+            if not isinstance(v, Uni | Lin):
+                raise self.refuse("a non-affine value assigned to an affine local", node)
+            lin = as_lin(v)
+            self.emit("let", node.loc.line, dst=name, value=f"({lin.b}, {lin.p}, {lin.f})")
+            b.value = Lin(f"{name}[0]", f"{name}[1]", f"{name}[2]")
+            return
+        new = self.full_tile(v, b.ty, node)
+        masked = scope.depth > b.depth and scope.mask is not None and not fresh
+        if masked:
+            self.emit(
+                "where", node.loc.line, dst=name, mask=scope.mask, a=new, b=name,
+                dtype=self.dt(b.ty),
+            )  # fmt: skip
+        elif new != name:
+            self.emit("op", node.loc.line, dst=name, op="copy", args=new, dtype=self.dt(b.ty))
+        b.value = Tile(name, b.ty)
+
+    def if_(self, s: A.If, scope: Scope) -> None:
+        c = self.expr(s.cond, scope)
+        if isinstance(c, Uni):
+            then = self.sub_block(s.then, scope)
+            else_ = self.sub_block(s.else_, scope) if s.else_ is not None else []
+            self.out[-1].append(Branch(c.expr, tuple(then), tuple(else_), s.loc.line))
+            return
+        ct = self.cond_tile(c, s.cond)
+        m_then = self.mask_and(scope.mask, ct)
+        inner = Scope(m_then, scope.depth + 1, scope.in_varying_loop)
+        self.emit("comment", s.loc.line, text=f"line {s.loc.line}: both branches, masked")
+        self.stmt_dead_scoped(s.then, inner)
+        if s.else_ is not None:
+            m_else = self.mask_and(scope.mask, self.mask_not(ct))
+            self.stmt_dead_scoped(s.else_, Scope(m_else, scope.depth + 1, scope.in_varying_loop))
+
+    def stmt_dead_scoped(self, s: A.Stmt, scope: Scope) -> None:
+        self.stmt(s, scope)
+        self.dead = False  # a return inside a masked branch ends only that branch
+
+    def sub_block(self, s: A.Stmt | None, scope: Scope) -> list[Node]:
+        self.out.append([])
+        try:
+            if s is not None:
+                self.stmt(s, scope)
+        finally:
+            body = self.out.pop()
+        self.dead = False
+        return body or [Instr("comment", (("text", "nothing"),))]
+
+    def return_(self, s: A.Return, scope: Scope) -> None:
+        if self.ret_slot:
+            slot = self.ret_slot[-1]
+            if scope.mask is not None or scope.in_varying_loop:
+                raise self.refuse("return under a per-thread condition in a device function", s)
+            if s.value is not None and slot is not None:
+                v = self.expr(s.value, scope)
+                self.ret_value = v
+            self.dead = True
+            return
+        if s.value is not None:
+            raise self.refuse("a kernel returning a value", s)
+        if scope.mask is None and not scope.in_varying_loop:
+            self.emit("ret", s.loc.line, value="None")
+            self.dead = True
+            return
+        if not self.live:
+            raise self.refuse("return under a per-thread condition", s)
+        keep = self.mask_not(scope.mask) if scope.mask is not None else "0.0"
+        self.emit("op", s.loc.line, dst="_live", op="multiply", args=f"_live, {keep}",
+                  dtype="nl.float32")  # fmt: skip
+        self.dead = True
+
+    def for_(self, s: A.For, scope: Scope) -> None:
+        self.env.append({})
+        try:
+            for i in s.init:
+                self.stmt(i, scope)
+            step = (A.ExprStmt(loc=s.step.loc, expr=s.step),) if s.step is not None else ()
+            cond = s.cond if s.cond is not None else A.BoolLit(loc=s.loc, value=True)
+            self.while_(cond, s.body, step, scope, s)
+        finally:
+            self.env.pop()
+
+    def while_(
+        self, cond: A.Expr, body: A.Stmt, step: tuple[A.Stmt, ...], scope: Scope, s: A.Stmt
+    ) -> None:
+        if _has_continue(body):
+            raise self.refuse("continue statement", s)
+        # lower the condition once to learn its kind, inside a scratch list that is discarded
+        self.out.append([])
+        c = self.expr(cond, scope)
+        self.out.pop()
+        if isinstance(c, Uni):
+            self.out.append([])
+            c = self.expr(cond, scope)
+            pre = self.out.pop()
+            if pre:
+                raise self.refuse("a loop condition with side effects", cond)
+            self.out.append([])
+            self.stmt(body, scope)
+            self.dead = False
+            for st in step:
+                self.stmt(st, scope)
+            inner = self.out.pop()
+            self.out[-1].append(Loop("while", c.expr, tuple(inner), s.loc.line))
+            return
+        terms = self.affine_terms(cond, scope)
+        if terms is None:
+            raise self.refuse("a loop whose trip count depends on data", s)
+        self.out.append([])
+        ct = self.cond_tile(self.expr(cond, scope), cond)
+        inner_scope = Scope(self.mask_and(scope.mask, ct), scope.depth + 1, True)
+        self.stmt(body, inner_scope)
+        self.dead = False
+        for st in step:
+            self.stmt(st, scope)
+        inner = self.out.pop()
+        header = f"_c2n_any([{', '.join(terms)}])"
+        self.out[-1].append(Loop("while", header, tuple(inner), s.loc.line))
+
+    def affine_terms(self, cond: A.Expr, scope: Scope) -> list[str] | None:
+        """A per-thread loop condition as (base, cp, cf, op, bound) terms, if it is a conjunction
+        of comparisons between affine per-thread integers and uniform values."""
+        if isinstance(cond, A.Binary) and cond.op == "&&":
+            a = self.affine_terms(cond.left, scope)
+            b = self.affine_terms(cond.right, scope)
+            return None if a is None or b is None else a + b
+        if not (isinstance(cond, A.Binary) and cond.op in _CMP):
+            return None
+        self.out.append([])
+        try:
+            left, right = self.expr(cond.left, scope), self.expr(cond.right, scope)
+        finally:
+            self.out.pop()
+        if not isinstance(left, Uni | Lin) or not isinstance(right, Uni | Lin):
+            return None
+        if isinstance(left, Uni) and isinstance(right, Uni):
+            return [f"(0, 0, 0, '==', 0 if {left.expr} {cond.op} {right.expr} else 1)"]
+        d = lin_sub(as_lin(left), as_lin(right))
+        return [f"({d.b}, {d.p}, {d.f}, '{cond.op}', 0)"]
+
+    def do_while(self, s: A.DoWhile, scope: Scope) -> None:
+        self.out.append([])
+        c = self.expr(s.cond, scope)
+        self.out.pop()
+        if not isinstance(c, Uni):
+            raise self.refuse("a do-while loop whose condition differs between threads", s)
+        self.out.append([])
+        self.stmt(s.body, scope)
+        self.dead = False
+        c = self.expr(s.cond, scope)
+        brk = Branch(f"not ({c.expr})", (Instr("brk", ()),), (), s.loc.line)
+        self.out[-1].append(brk)
+        inner = self.out.pop()
+        self.out[-1].append(Loop("while", "True", tuple(inner), s.loc.line))
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: A.Expr, scope: Scope) -> Value:  # noqa: PLR0911, PLR0912
+        if isinstance(e, A.IntLit):
+            return Uni(str(e.value), "int")
+        if isinstance(e, A.BoolLit):
+            return Uni("1" if e.value else "0", "int")
+        if isinstance(e, A.FloatLit):
+            if is_float(e.ty) and e.ty.name == "float64":
+                return Uni(f"np.float32({e.value!r})", "float")
+            return Uni(f"np.float32({e.value!r})", "float")
+        if isinstance(e, A.Name):
+            b = self.lookup(e.name)
+            if b is None:
+                raise self.refuse(f"global or unknown name '{e.name}'", e)
+            return b.value
+        if isinstance(e, A.Builtin):
+            return self.builtin(e)
+        if isinstance(e, A.SizeOf):
+            return Uni(str(_sizeof(e.of, e, self)), "int")
+        if isinstance(e, A.Assign):
+            return self.assign(e, scope)
+        if isinstance(e, A.Unary):
+            return self.unary(e, scope)
+        if isinstance(e, A.Binary):
+            return self.binary(e, scope)
+        if isinstance(e, A.Ternary):
+            return self.ternary(e, scope)
+        if isinstance(e, A.Cast):
+            return self.cast(e, scope)
+        if isinstance(e, A.Call):
+            return self.call(e, scope)
+        if isinstance(e, A.Index):
+            return self.load(e, scope)
+        if isinstance(e, A.Comma):
+            v: Value = Uni("0", "int")
+            for x in e.exprs:
+                v = self.expr(x, scope)
+            return v
+        if isinstance(e, A.Member):
+            raise self.refuse(f"member access '.{e.field}' (vector types)", e)
+        raise self.refuse(f"expression {type(e).__name__}", e)
+
+    def builtin(self, e: A.Builtin) -> Value:
+        if e.name == "threadIdx":
+            lin = {"x": self.tx, "y": self.ty_, "z": Lin("0", "0", "0")}[e.dim or "x"]
+            return Uni(lin.b, "int") if lin.uniform else lin
+        if e.name == "blockIdx":
+            return Uni(f"_b{e.dim}", "int")
+        if e.name == "blockDim":
+            return Uni(f"_bd{e.dim}", "int")
+        if e.name == "gridDim":
+            return Uni(f"_g{e.dim}", "int")
+        if e.name == "warpSize":
+            return Uni("32", "int")
+        raise self.refuse(f"builtin {e.name}", e)
+
+    def assign(self, e: A.Assign, scope: Scope) -> Value:
+        if e.op == "=":
+            v = self.expr(e.value, scope)
+        else:
+            v = self.arith(e.op[:-1], self.expr(e.target, scope), self.expr(e.value, scope),
+                           e.target.ty, e)  # fmt: skip
+        self.store_to(e.target, v, scope, e)
+        return self.expr(e.target, scope) if isinstance(e.target, A.Name) else v
+
+    def store_to(self, target: A.Expr, v: Value, scope: Scope, node: A.Node) -> None:
+        if isinstance(target, A.Name):
+            b = self.lookup(target.name)
+            if b is None:
+                raise self.refuse(f"assignment to unknown '{target.name}'", node)
+            if b.klass == "P":
+                if scope.mask is not None or scope.in_varying_loop or not isinstance(v, Ptr):
+                    raise self.refuse("pointer reassignment under a per-thread condition", node)
+                cur = b.value
+                if not isinstance(cur, Ptr) or cur.tensor != v.tensor:
+                    raise self.refuse(f"pointer '{target.name}' moved to another buffer", node)
+                b.value = self.hold_ptr(target.name, v)
+                return
+            if b.klass == "A":
+                raise self.refuse("assignment to an array", node)
+            name = b.value.expr if isinstance(b.value, Uni | Tile) else b.value.b.split("[")[0]
+            v = self.convert(v, target.ty, node)
+            self.write_var(b, name, v, scope, node)
+            return
+        where = self.address(target, scope)
+        if isinstance(where[0], Local):  # a local array element
+            arr, idx = where
+            cur = Tile(f"{arr.expr}[{idx}]", arr.ty)
+            new = self.full_tile(self.convert(v, target.ty, node), arr.ty, node)
+            if scope.mask is not None:
+                self.emit("where", node.loc.line, dst=cur.expr, mask=scope.mask, a=new,
+                          b=cur.expr, dtype=self.dt(arr.ty))  # fmt: skip
+            else:
+                self.emit("let", node.loc.line, dst=cur.expr, value=new)
+            return
+        ptr, off = where
+        val = self.tile(self.convert(v, target.ty, node), ptr.ty, node)
+        self.emit(
+            "store", node.loc.line, tensor=ptr.tensor, base=off.b, cp=off.p, cf=off.f,
+            value=val, mask=self.store_mask(scope),
+        )  # fmt: skip
+
+    def address(self, e: A.Expr, scope: Scope) -> tuple[Ptr, Lin] | tuple[Local, str]:
+        """The buffer and element offset an lvalue ``p[i]``, ``a[i][j]`` or ``*p`` designates."""
+        if isinstance(e, A.Unary) and e.op == "*":
+            p = self.expr(e.operand, scope)
+            if not isinstance(p, Ptr):
+                raise self.refuse("dereference of a non-pointer", e)
+            return p, p.off
+        if not isinstance(e, A.Index):
+            raise self.refuse(f"store to {type(e).__name__}", e)
+        idxs: list[A.Expr] = []
+        base: A.Expr = e
+        while isinstance(base, A.Index):
+            idxs.insert(0, base.index)
+            base = base.base
+        obj = self.expr(base, scope)
+        vals = [self.expr(i, scope) for i in idxs]
+        if isinstance(obj, Local):
+            if not all(isinstance(v, Uni) for v in vals):
+                raise self.refuse("a local array indexed by a per-thread value", e)
+            flat = _flatten([v.expr for v in vals], obj.dims)  # type: ignore[union-attr]
+            return obj, flat
+        if not isinstance(obj, Ptr):
+            raise self.refuse("indexing a non-pointer", e)
+        dims = obj.dims
+        if len(vals) > 1 + len(dims):
+            raise self.refuse("too many subscripts", e)
+        off = obj.off
+        for k, v in enumerate(vals):
+            if not isinstance(v, Uni | Lin):
+                raise self.refuse(
+                    "an index that is not affine in the thread and block indices "
+                    "(a data-dependent gather or scatter)",
+                    e,
+                )
+            stride = str(_prod(dims[k:]))  # row-major: the extents after this subscript
+            off = lin_add(off, lin_scale(as_lin(v), stride))
+        return obj, off
+
+    def load(self, e: A.Index, scope: Scope) -> Value:
+        where = self.address(e, scope)
+        if isinstance(where[0], Local):
+            arr, idx = where
+            return Tile(f"{arr.expr}[{idx}]", arr.ty)
+        ptr, off = where  # type: ignore[misc]
+        if isinstance(ptr, Ptr) and ptr.dims and _depth(e) <= len(ptr.dims):
+            return Ptr(ptr.tensor, off, ptr.ty, ptr.dims[_depth(e) :])  # a row of a 2-D array
+        dst = self.fresh("ld")
+        self.emit(
+            "load", e.loc.line, dst=dst, tensor=ptr.tensor, base=off.b, cp=off.p, cf=off.f,
+            dtype=self.dt(ptr.ty),
+        )  # fmt: skip
+        return Tile(dst, ptr.ty)
+
+    def unary(self, e: A.Unary, scope: Scope) -> Value:
+        if e.op.endswith(("++", "--")):
+            one = A.IntLit(loc=e.loc, value=1, ty=A.ScalarType(name="int32"))
+            old = self.expr(e.operand, scope)
+            if isinstance(old, Tile):
+                old = Tile(self.copy_tile(old), old.ty)
+            new = self.arith("+" if "++" in e.op else "-", old, self.expr(one, scope),
+                             e.operand.ty, e)  # fmt: skip
+            self.store_to(e.operand, new, scope, e)
+            return old if e.op.startswith("post") else self.expr(e.operand, scope)
+        if e.op == "*":
+            ptr, off = self.address(e, scope)  # type: ignore[misc]
+            dst = self.fresh("ld")
+            self.emit("load", e.loc.line, dst=dst, tensor=ptr.tensor, base=off.b, cp=off.p,
+                      cf=off.f, dtype=self.dt(ptr.ty))  # fmt: skip
+            return Tile(dst, ptr.ty)
+        if e.op == "&":
+            if isinstance(e.operand, A.Index):
+                where = self.address(e.operand, scope)
+                if isinstance(where[0], Ptr):
+                    return Ptr(where[0].tensor, where[1], where[0].ty)  # type: ignore[arg-type]
+            raise self.refuse("address of a local", e)
+        v = self.expr(e.operand, scope)
+        if e.op == "+":
+            return v
+        if e.op == "-":
+            if isinstance(v, Uni):
+                return Uni(f"-{paren(v.expr)}", v.ty)
+            if isinstance(v, Lin):
+                return lin_scale(v, "-1")
+            return self.op("negative", [self.tile(v, None, e)], _kind(v))
+        if e.op == "!":
+            if isinstance(v, Uni):
+                return Uni(f"int(not {paren(v.expr)})", "int")
+            return self.op("equal", [self.tile(v, None, e), "0"], "float")
+        if e.op == "~":
+            if isinstance(v, Uni):
+                return Uni(f"~{paren(v.expr)}", "int")
+            return self.op("invert", [self.tile(v, "int", e)], "int")
+        raise self.refuse(f"unary operator '{e.op}'", e)
+
+    def copy_tile(self, t: Tile) -> str:
+        name = self.fresh("o")
+        self.emit("op", dst=name, op="copy", args=t.expr, dtype=self.dt(t.ty))
+        return name
+
+    def binary(self, e: A.Binary, scope: Scope) -> Value:
+        if e.op in ("&&", "||"):
+            a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+            if isinstance(a, Uni) and isinstance(b, Uni):
+                word = "and" if e.op == "&&" else "or"
+                return Uni(f"int(bool({a.expr}) {word} bool({b.expr}))", "int")
+            ta, tb = self.cond_tile(a, e.left), self.cond_tile(b, e.right)
+            return self.op("multiply" if e.op == "&&" else "maximum", [ta, tb], "bool")
+        a, b = self.expr(e.left, scope), self.expr(e.right, scope)
+        if isinstance(a, Ptr) or isinstance(b, Ptr):
+            return self.ptr_arith(e, a, b)
+        return self.arith(e.op, a, b, e.ty, e)
+
+    def ptr_arith(self, e: A.Binary, a: Value, b: Value) -> Value:
+        if e.op == "+" and isinstance(a, Ptr) and isinstance(b, Uni | Lin):
+            return Ptr(a.tensor, lin_add(a.off, as_lin(b)), a.ty, a.dims)
+        if e.op == "+" and isinstance(b, Ptr) and isinstance(a, Uni | Lin):
+            return Ptr(b.tensor, lin_add(b.off, as_lin(a)), b.ty, b.dims)
+        if e.op == "-" and isinstance(a, Ptr) and isinstance(b, Uni | Lin):
+            return Ptr(a.tensor, lin_sub(a.off, as_lin(b)), a.ty, a.dims)
+        raise self.refuse("pointer arithmetic with a per-thread non-affine offset", e)
+
+    def arith(self, op: str, a: Value, b: Value, ty: object, node: A.Node) -> Value:  # noqa: PLR0911
+        fl = is_float(ty) or _kind(a) == "float" or _kind(b) == "float"
+        if op in _CMP:
+            fl = _kind(a) == "float" or _kind(b) == "float"
+        if isinstance(a, Uni) and isinstance(b, Uni):
+            return self.uni_arith(op, a, b, fl, ty, node)
+        if not fl and isinstance(a, Uni | Lin) and isinstance(b, Uni | Lin):
+            la, lb = as_lin(a), as_lin(b)
+            if op == "+":
+                return lin_add(la, lb)
+            if op == "-":
+                return lin_sub(la, lb)
+            if op == "*" and isinstance(b, Uni):
+                return lin_scale(la, b.expr)
+            if op == "*" and isinstance(a, Uni):
+                return lin_scale(lb, a.expr)
+            if op in ("/", "%") and isinstance(a, Lin) and isinstance(b, Uni):
+                name = self.fresh("q")
+                fn = "_c2n_lin_div" if op == "/" else "_c2n_lin_mod"
+                self.emit("let", dst=name, value=f"{fn}({a.b}, {a.p}, {a.f}, {b.expr})")
+                return Tile(name, "int")
+            if op == "<<" and isinstance(b, Uni) and is_int(b.expr):
+                return lin_scale(la, str(1 << int(b.expr)))
+        if op in ("/", "%") and not fl:
+            raise self.refuse("integer division of a per-thread value that is not affine", node)
+        if op == "%":
+            raise self.refuse("floating-point remainder of a per-thread value", node)
+        name = _BIN.get(op)
+        if name is None:
+            raise self.refuse(f"operator '{op}' on per-thread values", node)
+        want = "float" if fl else "int"
+        ta, tb = self.tile(a, want, node), self.tile(b, want, node)
+        if _is_scalar(a) and _is_scalar(b):
+            ta = self.full_tile(a, want, node)
+        return self.op(name, [ta, tb], "bool" if op in _CMP else want)
+
+    def uni_arith(self, op: str, a: Uni, b: Uni, fl: bool, ty: object, node: A.Node) -> Uni:
+        x, y = paren(a.expr), paren(b.expr)
+        if op in _CMP:
+            return Uni(f"int({x} {op} {y})", "int")
+        if fl:
+            x = x if a.ty == "float" else f"np.float32({a.expr})"
+            y = y if b.ty == "float" else f"np.float32({b.expr})"
+            if op in ("+", "-", "*", "/"):
+                return Uni(f"np.float32({x} {op} {y})", "float")
+            raise self.refuse(f"operator '{op}' on floating-point values", node)
+        if op == "/":
+            return Uni(f"_c2n_idiv({a.expr}, {b.expr})", "int")
+        if op == "%":
+            return Uni(f"_c2n_imod({a.expr}, {b.expr})", "int")
+        if op in ("+", "-", "*", "<<", ">>", "&", "|", "^"):
+            if op == "+":
+                return Uni(add(a.expr, b.expr), "int")
+            if op == "-":
+                return Uni(sub(a.expr, b.expr), "int")
+            if op == "*":
+                return Uni(mul(a.expr, b.expr), "int")
+            return Uni(f"{x} {op} {y}", "int")
+        raise self.refuse(f"operator '{op}'", node)
+
+    def ternary(self, e: A.Ternary, scope: Scope) -> Value:
+        c = self.expr(e.cond, scope)
+        a, b = self.expr(e.then, scope), self.expr(e.else_, scope)
+        ty = "float" if is_float(e.ty) or _kind(a) == "float" or _kind(b) == "float" else "int"
+        if isinstance(c, Uni):
+            if isinstance(a, Uni) and isinstance(b, Uni):
+                cast = "np.float32" if ty == "float" else ""
+                return Uni(f"({cast}({a.expr}) if {c.expr} else {cast}({b.expr}))", ty)
+            ta, tb = self.full_tile(a, ty, e), self.full_tile(b, ty, e)
+            name = self.fresh("s")
+            self.emit("let", dst=name, value=f"{ta} if {c.expr} else {tb}")
+            return Tile(name, ty)
+        ct = self.cond_tile(c, e.cond)
+        ta, tb = self.full_tile(a, ty, e), self.full_tile(b, ty, e)
+        name = self.fresh("s")
+        self.emit("where", e.loc.line, dst=name, mask=ct, a=ta, b=tb, dtype=self.dt(ty))
+        return Tile(name, ty)
+
+    def convert(self, v: Value, to: object, node: A.Node) -> Value:
+        """C's implicit/explicit conversion of ``v`` to type ``to``."""
+        if not isinstance(to, A.ScalarType) or isinstance(v, Ptr | Local):
+            return v
+        if to.name == "float64":
+            return v
+        if to.is_float:
+            if isinstance(v, Uni) and v.ty != "float":
+                return Uni(f"np.float32({v.expr})", "float")
+            if isinstance(v, Lin):
+                return Tile(self.tile(v, "float", node), "float")
+            if isinstance(v, Tile) and v.ty == "int":
+                return Tile(self.tile(v, "float", node), "float")
+            if to.name in ("float16", "bfloat16") and isinstance(v, Tile):
+                r = self.fresh("r")
+                self.emit("let", dst=r, value=f"nl.copy(nl.copy({v.expr}, dtype="
+                          f"{_FLOAT_DT[to.name]}), dtype=nl.float32)")  # fmt: skip
+                return Tile(r, "float")
+            return v
+        if to.name == "bool":
+            if isinstance(v, Uni):
+                return Uni(f"int(bool({v.expr}))", "int")
+            if isinstance(v, Tile) and v.ty == "bool":
+                return v
+            return Tile(self.cond_tile(v, node), "bool")
+        if isinstance(v, Uni) and v.ty == "float":
+            return Uni(f"int({v.expr})", "int")
+        if isinstance(v, Tile) and v.ty == "float":
+            t = self.op("trunc", [v.expr], "float")
+            return self.op("copy", [t.expr], "int")
+        return v
+
+    def cast(self, e: A.Cast, scope: Scope) -> Value:
+        v = self.expr(e.operand, scope)
+        if isinstance(e.to, A.PointerType):
+            if not isinstance(v, Ptr):
+                raise self.refuse("cast of an integer to a pointer", e)
+            if not isinstance(e.to.pointee, A.ScalarType):
+                raise self.refuse("reinterpretation as a vector type", e)
+            klass = "float" if e.to.pointee.is_float else "int"
+            if klass != v.ty:
+                raise self.refuse("reinterpretation of a buffer as another element type", e)
+            return v
+        if e.kind == "reinterpret":
+            raise self.refuse("bit reinterpretation", e)
+        return self.convert(v, e.to, e)
+
+    def call(self, e: A.Call, scope: Scope) -> Value:  # noqa: PLR0911
+        f = e.func
+        if f in _NOOP_CALLS:
+            self.emit("comment", e.loc.line, text=f"{f}: the block runs in lockstep")
+            return Uni("0", "int")
+        if e.target is not None:
+            return self.inline(e, scope)
+        if f.startswith("atomic"):
+            raise self.refuse(f"{f} (an atomic read-modify-write)", e)
+        if f.startswith(("__shfl", "__any", "__all", "__ballot", "__c2n_warp", "__activemask")):
+            raise self.refuse(f"{f} (warp-level exchange)", e)
+        args = [self.expr(a, scope) for a in e.args]
+        if f in _CONVERT and len(args) == 1:
+            return self.convert(args[0], e.ty, e)
+        if f in ("fmaf", "__fmaf_rn", "fma") and len(args) == 3:
+            prod = self.arith("*", args[0], args[1], e.ty, e)
+            return self.arith("+", prod, args[2], e.ty, e)
+        if f in ("min", "max", "umin", "umax") and all(isinstance(a, Uni) for a in args):
+            fn = "min" if "min" in f else "max"
+            return Uni(f"{fn}({', '.join(a.expr for a in args)})", _kind(args[0]))  # type: ignore[union-attr]
+        if f in _MATH2 and len(args) == 2:
+            ty = "float" if is_float(e.ty) else "int"
+            if all(isinstance(a, Uni) for a in args):
+                fn = {"maximum": "max", "minimum": "min"}.get(_MATH2[f])
+                if fn is None:
+                    raise self.refuse(f"{f} of uniform values", e)
+                return Uni(f"{'np.float32' if ty == 'float' else ''}({fn}({args[0].expr}, "  # type: ignore[union-attr]
+                           f"{args[1].expr}))", ty)  # type: ignore[union-attr]  # fmt: skip
+            ta, tb = self.tile(args[0], ty, e), self.tile(args[1], ty, e)
+            if _is_scalar(args[0]) and _is_scalar(args[1]):
+                ta = self.full_tile(args[0], ty, e)
+            return self.op(_MATH2[f], [ta, tb], ty)
+        if f in _MATH1 and len(args) == 1:
+            name = _MATH1[f]
+            if isinstance(args[0], Uni):
+                fn = _NP1.get(name)
+                if fn is None:
+                    raise self.refuse(f"{f} of a uniform value", e)
+                return Uni(f"np.float32({fn}(np.float32({args[0].expr})))", "float")
+            ty = "int" if name == "abs" and _kind(args[0]) == "int" else "float"
+            return self.op(name, [self.tile(args[0], ty, e)], ty)
+        raise self.refuse(f"call to '{f}'", e)
+
+    def inline(self, e: A.Call, scope: Scope) -> Value:
+        fn = _callee(self.tu, e.target or "")
+        if fn is None:
+            raise self.refuse(f"call to '{e.func}' (no definition)", e)
+        if self.inline_depth > 8:
+            raise self.refuse(f"recursive call to '{e.func}'", e)
+        args = [self.expr(a, scope) for a in e.args]
+        seeds = {}
+        frame: dict[str, Binding_] = {}
+        for p, v in zip(fn.params, args):
+            if isinstance(v, Ptr):
+                frame[p.name] = Binding_(v, "P", scope.depth)
+                continue
+            k = "U" if isinstance(v, Uni) else ("L" if isinstance(v, Lin) else "T")
+            seeds[p.name] = k
+        classes = Classifier(seeds, self.thread_kind, lambda n: _callee(self.tu, n)).run(fn.body)
+        saved_classes, saved_env = self.classes, self.env
+        self.classes = {**self.classes, **classes}
+        self.env = [*self.env, frame]
+        for p, v in zip(fn.params, args):
+            if isinstance(v, Ptr):
+                continue
+            ty = "float" if is_float(p.ty) else "int"
+            name = self.pyname(p.name)
+            b = Binding_(Uni(name, ty), self.classes.get(p.name, "T"), scope.depth, ty)
+            frame[p.name] = b
+            self.write_var(b, name, self.convert(v, p.ty, e), scope, e, fresh=True)
+        self.ret_slot.append("ret" if not _is_void(fn.return_type) else None)
+        self.ret_value = Uni("0", "int")
+        self.inline_depth += 1
+        try:
+            self.block(fn.body.body, Scope(scope.mask, scope.depth, scope.in_varying_loop))
+            self.dead = False
+            return self.ret_value
+        finally:
+            self.inline_depth -= 1
+            self.ret_slot.pop()
+            self.classes, self.env = saved_classes, saved_env
+
+    ret_value: Value = Uni("0", "int")
+
+
+_BIN_CMP = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
+
+
+def _kind(v: Value) -> str:
+    if isinstance(v, Uni | Tile):
+        return "float" if v.ty == "float" else "int"
+    if isinstance(v, Local | Ptr):
+        return v.ty
+    return "int"
+
+
+def _is_scalar(v: Value) -> bool:
+    return isinstance(v, Uni) or (isinstance(v, Lin) and v.uniform)
+
+
+def _is_void(t: object) -> bool:
+    return isinstance(t, A.ScalarType) and t.name == "void"
+
+
+def _prod(xs) -> int:  # noqa: ANN001
+    n = 1
+    for x in xs:
+        n *= int(x)
+    return n
+
+
+def _depth(e: A.Expr) -> int:
+    n = 0
+    while isinstance(e, A.Index):
+        n += 1
+        e = e.base
+    return n
+
+
+def _flatten(idx: list[str], dims: tuple[int, ...]) -> str:
+    off = "0"
+    for k, i in enumerate(idx):
+        off = add(off, mul(i, str(_prod(dims[k + 1 :]))))
+    return off
+
+
+def _sizeof(t: object, node: A.Node, low: Lowerer) -> int:
+    if isinstance(t, A.ScalarType):
+        return max(1, t.bits // 8)
+    raise low.refuse("sizeof of a non-scalar type", node)
+
+
+def _elem_class(t: object, node: A.Node, low: Lowerer) -> str:
+    if isinstance(t, A.ScalarType):
+        if t.name == "float64":
+            raise low.refuse("a double-precision buffer (NKI has no fp64 arithmetic)", node)
+        return "float" if t.is_float else "int"
+    raise low.refuse("a buffer of vector or class type", node)
+
+
+def _callee(tu: A.TranslationUnit, name: str) -> A.Function | None:
+    for f in tu.functions:
+        if f.name == name:
+            return f
+    return None
+
+
+def _py(name: str) -> str:
+    return name + "_" if keyword.iskeyword(name) or name in _RESERVED else name
+
+
+def _has_continue(s: A.Stmt) -> bool:
+    if isinstance(s, A.Continue):
+        return True
+    if isinstance(s, A.For | A.While | A.DoWhile):
+        return False  # a continue in a nested loop belongs to that loop
+    for child in _children(s):
+        if _has_continue(child):
+            return True
+    return False
+
+
+def _children(s: A.Stmt) -> list[A.Stmt]:
+    if isinstance(s, A.Block):
+        return list(s.body)
+    if isinstance(s, A.If):
+        return [s.then] + ([s.else_] if s.else_ is not None else [])
+    if isinstance(s, A.Switch):
+        return [x for c in s.cases for x in c.body]
+    if isinstance(s, A.For | A.While | A.DoWhile):
+        return [s.body]
+    return []
+
+
+def _has_varying_return(body: A.Stmt, low: Lowerer) -> bool:
+    """Whether some return may run under a per-thread condition (conservative: any nested
+    return, or any return inside a loop)."""
+
+    def walk(s: A.Stmt, nested: bool) -> bool:
+        if isinstance(s, A.Return):
+            return nested
+        if isinstance(s, A.Block):
+            return any(walk(c, nested) for c in s.body)
+        return any(walk(c, True) for c in _children(s))
+
+    return walk(body, False)
+
+
+def _switch_as_if(s: A.Switch, low: Lowerer) -> A.Stmt:
+    """``switch`` as an if/else chain (cases ending in ``break``; empty cases fall through)."""
+    groups: list[tuple[list[int], bool, tuple[A.Stmt, ...]]] = []
+    pending: list[int] = []
+    pending_default = False
+    for c in s.cases:
+        if not c.values:
+            pending_default = True
+        pending.extend(c.values)
+        if not c.body:
+            continue
+        body = c.body
+        if isinstance(body[-1], A.Break):
+            body = body[:-1]
+        elif c is not s.cases[-1]:
+            raise low.refuse("a switch case that falls through into the next", c)
+        if any(_has_break(x) for x in body):
+            raise low.refuse("a break inside a switch case body", c)
+        groups.append((pending, pending_default, body))
+        pending, pending_default = [], False
+    default = next((g for g in groups if g[1]), None)
+    chain: A.Stmt | None = (
+        A.Block(loc=s.loc, body=default[2]) if default is not None and default[2] else None
+    )
+    int_t = A.ScalarType(name="int32")
+    bool_t = A.ScalarType(name="bool")
+    for values, is_default, body in reversed(groups):
+        if is_default:
+            continue
+        cond: A.Expr | None = None
+        for v in values:
+            test = A.Binary(loc=s.loc, op="==", left=s.cond,
+                            right=A.IntLit(loc=s.loc, value=v, ty=int_t), ty=bool_t)  # fmt: skip
+            cond = test if cond is None else A.Binary(
+                loc=s.loc, op="||", left=cond, right=test, ty=bool_t)  # fmt: skip
+        if cond is None:
+            continue
+        chain = A.If(loc=s.loc, cond=cond, then=A.Block(loc=s.loc, body=body), else_=chain)
+    return chain if chain is not None else A.Empty(loc=s.loc)
+
+
+def _has_break(s: A.Stmt) -> bool:
+    if isinstance(s, A.Break):
+        return True
+    if isinstance(s, A.For | A.While | A.DoWhile | A.Switch):
+        return False
+    return any(_has_break(c) for c in _children(s))
+
+
+# --------------------------------------------------------------------------- binding expressions
+
+
+class _CToPy(pyast.NodeTransformer):
+    def visit_BinOp(self, node: pyast.BinOp) -> pyast.AST:  # noqa: N802
+        self.generic_visit(node)
+        helper = {pyast.Div: "_c2n_idiv", pyast.Mod: "_c2n_imod"}.get(type(node.op))
+        if helper is None:
+            return node
+        return pyast.Call(pyast.Name(helper, pyast.Load()), [node.left, node.right], [])
+
+    def visit_Call(self, node: pyast.Call) -> pyast.AST:  # noqa: N802
+        self.generic_visit(node)
+        if isinstance(node.func, pyast.Name) and node.func.id == "ceil_div":
+            node.func = pyast.Name("_c2n_ceil_div", pyast.Load())
+        return node
+
+    def visit_Name(self, node: pyast.Name) -> pyast.AST:  # noqa: N802
+        if node.id.startswith("_c2n_"):
+            return node
+        return pyast.Name(_py(node.id), node.ctx)
+
+
+def c_expr_to_py(text: str) -> str:
+    """A binding's C expression (``ceil_div(N, 256)``, ``n / 2``) as Python with C semantics."""
+    tree = pyast.parse(text.strip(), mode="eval")
+    return pyast.unparse(_CToPy().visit(tree))
+
+
+def build_program(
+    tu: A.TranslationUnit, fn: A.Function, binding: object, name: str
+) -> LiteralProgram:
+    """The whole literal port of ``fn`` under ``binding``."""
+    from cuda2nki.lift.literal.kernel import build
+
+    return build(tu, fn, binding, name)
+
+
+__all__ = ["LiteralRefusal", "Lowerer", "build_program", "c_expr_to_py", "dtype_spelling"]
+_ = (Loop, Branch, Node)

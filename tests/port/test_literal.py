@@ -1,0 +1,166 @@
+"""The generic literal lowering (cuda2nki.lift.literal): literal ports match the SIMT
+interpreter, or the kernel is refused with C2N2301 naming the construct (issue 4 §2)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.port.literal_acceptance import check_literal
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_BINDING = """\
+kernel = "{kernel}"
+[launch]
+grid = [{grid}]
+block = [{block}]
+[params]
+{params}
+[check]
+rtol = 1e-5
+atol = 1e-5
+{shapes}
+"""
+
+
+def _kernel(tmp: Path, src: str, kernel: str, grid: str, block: str, params: str, shapes=()):
+    cu = tmp / f"{kernel}.cu"
+    cu.write_text(src)
+    extra = "".join(f"[[check.shapes]]\n{s}\n" for s in shapes)
+    cu.with_suffix(".toml").write_text(
+        _BINDING.format(kernel=kernel, grid=grid, block=block, params=params, shapes=extra)
+    )
+    return cu
+
+
+def _matches(cu: Path, tmp: Path, lowering: str = "literal") -> None:
+    out = check_literal(cu, tmp, lowering=lowering)
+    assert out.status == "match", (out.status, out.detail)
+    assert "C2N2300" in out.codes
+    assert len(out.points) >= 2
+
+
+def test_forced_literal_corpus_map_matches_on_ragged_sizes(tmp_path):
+    _matches(ROOT / "corpus" / "basic" / "vector_add.cu", tmp_path)
+
+
+def test_divergent_branches_select_and_guarded_stores(tmp_path):
+    src = """
+__global__ void k(float* y, const float* x, int n, float t) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    int flag = 0;
+    if (v > t) { v = v * 2.0f; flag = 1; } else { v = -v; }
+    y[i] = flag ? v + 1.0f : fmaxf(v, 0.5f);
+    if (threadIdx.x % 3 == 0) y[i] = 7.0f;
+}
+"""
+    cu = _kernel(tmp_path, src, "k", '"ceil_div(n, 96)"', "96",
+                 'y = { shape = ["n"], dtype = "float32", role = "out" }\n'
+                 'x = { shape = ["n"], dtype = "float32", role = "in" }\nn = 300\nt = 0.25',
+                 ["n = 97", "n = 1"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
+def test_strided_loop_shared_tree_reduction_and_single_writer(tmp_path):
+    src = """
+#define T 64
+__global__ void rowsum(const float* x, float* out, int rows, int cols) {
+    __shared__ float s[T];
+    int r = blockIdx.x;
+    float acc = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) acc += x[r * cols + c];
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int st = blockDim.x / 2; st > 0; st >>= 1) {
+        if (threadIdx.x < st) s[threadIdx.x] += s[threadIdx.x + st];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[r] = s[0];
+}
+"""
+    cu = _kernel(tmp_path, src, "rowsum", '"rows"', "64",
+                 'x = { shape = ["rows", "cols"], dtype = "float32", role = "in" }\n'
+                 'out = { shape = ["rows"], dtype = "float32", role = "out" }\n'
+                 "rows = 3\ncols = 200", ["cols = 5", "rows = 2\ncols = 64"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
+def test_2d_block_device_function_and_local_array(tmp_path):
+    src = """
+__device__ float scale(float v, float a) { return a * v; }
+__global__ void k2(const float* a, float* b, int rows, int cols) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r >= rows || c >= cols) return;
+    float acc[2] = {0.0f, 1.0f};
+    for (int j = 0; j < 2; ++j) acc[j] += scale(a[r * cols + c], 1.5f + j);
+    b[c * rows + r] = acc[0] - acc[1];
+}
+"""
+    cu = _kernel(tmp_path, src, "k2", '"ceil_div(cols, 16)", "ceil_div(rows, 8)"', "16, 8",
+                 'a = { shape = ["rows", "cols"], dtype = "float32", role = "in" }\n'
+                 'b = { shape = ["cols", "rows"], dtype = "float32", role = "out" }\n'
+                 "rows = 20\ncols = 33", ["rows = 8\ncols = 16", "rows = 3\ncols = 1"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
+def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
+    out = check_literal(ROOT / "corpus" / "basic" / "vector_add.cu", tmp_path)
+    assert out.status == "claimed"
+
+
+@pytest.mark.parametrize(
+    ("body", "construct"),
+    [
+        ("    if (i < n) atomicAdd(&y[0], x[i]);\n", "atomicAdd"),
+        ("    if (i < n) y[i] = x[(int)x[i]];\n", "gather"),
+        ("    float v = x[i];\n    while (v > 1.0f) v *= 0.5f;\n    if (i < n) y[i] = v;\n",
+         "trip count depends on data"),
+        ("    if (i < n) y[i] = __shfl_down_sync(0xffffffff, x[i], 1);\n", "warp"),
+    ],
+)  # fmt: skip
+def test_constructs_without_a_faithful_literal_form_are_refused_by_name(tmp_path, body, construct):
+    src = (
+        "__global__ void r(const float* x, float* y, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n"
+    )
+    cu = _kernel(tmp_path, src, "r", '"ceil_div(n, 32)"', "32",
+                 'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+                 'y = { shape = ["n"], dtype = "float32", role = "out" }\nn = 64')  # fmt: skip
+    out = check_literal(cu, tmp_path, lowering="literal")
+    assert out.status == "refused"
+    assert "C2N2301" in out.codes
+    assert construct in out.detail and "(line " in out.detail
+
+
+def test_cli_exit_codes_and_legacy_refusal(tmp_path):
+    cu = ROOT / "corpus" / "basic" / "vector_add.cu"
+    cli = [sys.executable, "-m", "cuda2nki.cli.main", "port", str(cu), "--lowering", "literal"]
+    lit = subprocess.run([*cli, "-o", str(tmp_path / "p.py")], capture_output=True, text=True)
+    assert lit.returncode == 1, lit.stderr
+    assert "C2N2300" in lit.stdout + lit.stderr
+    text = (tmp_path / "p.py").read_text()
+    assert "def vector_add(a, b):" in text and "from vector_add.cu:" in text
+    leg = subprocess.run([*cli, "--target", "legacy"], capture_output=True, text=True)
+    assert leg.returncode == 1 and "C2N2302" in leg.stdout + leg.stderr
+
+
+def test_literal_output_is_deterministic_and_ruff_clean(tmp_path):
+    from cuda2nki.codegen.pipeline import port_file
+
+    cu = ROOT / "corpus" / "basic" / "vector_add.cu"
+    a = port_file(cu, lowering="literal").source
+    b = port_file(cu, lowering="literal").source
+    assert a is not None and a == b
+    path = tmp_path / "port.py"
+    path.write_text(a)
+    ruff = Path(sys.executable).with_name("ruff")
+    if ruff.exists():
+        r = subprocess.run([str(ruff), "check", "--no-cache", str(path)], capture_output=True)
+        assert r.returncode == 0, r.stdout
