@@ -326,6 +326,10 @@ def known_bound(a: Atom) -> Poly | None:
         return sym("blockDim." + a[-1])
     if isinstance(a, ModAtom):
         return a.den
+    if isinstance(a, DivAtom) and a.den.is_const and a.den.const_value > 0:
+        hi = upper(a.num)  # (num / d) <= upper(num) / d
+        if hi is not None and hi.is_const:
+            return Poly.const(hi.const_value // a.den.const_value + 1)
     return None
 
 

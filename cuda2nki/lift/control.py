@@ -151,3 +151,50 @@ def _target_ty(step: A.Expr) -> A.CType | None:
     if isinstance(step, A.Assign):
         return step.target.ty
     return None
+
+
+def flatten_init(init: A.InitList, dims: tuple) -> list | None:
+    """The items of an array initialiser in row-major order, ``None`` for the elements it leaves
+    out (nested braces per dimension, or one flat list); None when it does not fit ``dims``."""
+    size = 1
+    for d in dims:
+        size *= d
+    out: list = []
+    if len(dims) > 1 and all(isinstance(x, A.InitList) for x in init.items):
+        inner = size // dims[0]
+        if len(init.items) > dims[0]:
+            return None
+        for x in init.items:
+            sub = flatten_init(x, dims[1:])
+            if sub is None:
+                return None
+            out.extend(sub)
+        out.extend([None] * (inner * (dims[0] - len(init.items))))
+        return out
+    if any(isinstance(x, A.InitList) for x in init.items) or len(init.items) > size:
+        return None
+    return list(init.items) + [None] * (size - len(init.items))
+
+
+def indexes_with(body: A.Stmt, var: str, arrays: set[str]) -> bool:
+    """``body`` indexes one of ``arrays`` (local arrays, constant tables) with an expression of
+    ``var``: such a loop is unrolled, its elements being separate values."""
+    stack: list[object] = [body]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, A.Index):
+            base, idx = x, []
+            while isinstance(base, A.Index):
+                idx.append(base.index)
+                base = base.base
+            if isinstance(base, A.Name) and base.name in arrays:
+                if any(var in _cond_names(i) for i in idx):
+                    return True
+        if isinstance(x, A.Node):
+            for f in x.__dataclass_fields__:
+                v = getattr(x, f)
+                if isinstance(v, A.Node):
+                    stack.append(v)
+                elif isinstance(v, tuple):
+                    stack.extend(y for y in v if isinstance(y, A.Node))
+    return False

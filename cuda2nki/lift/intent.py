@@ -690,7 +690,10 @@ class ExprConverter:
                     sv = s.evaluate(env)
                 except (KeyError, ZeroDivisionError):
                     return False
-                if rng is None or rng[0] < 0 or rng[1] >= sv:
+                # a guard may prove one side (``k0 + kk < K``) while the box proves the other
+                low_ok = -d - 1 in facts or (rng is not None and rng[0] >= 0)
+                high_ok = d - s in facts or (rng is not None and rng[1] < sv)
+                if not (low_ok and high_ok):
                     return False
         return True
 

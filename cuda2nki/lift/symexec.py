@@ -301,11 +301,22 @@ class Executor:
                 v = self.eval(g.init)
                 self.env[g.name] = v
             elif isinstance(g.ty, A.ArrayType):
-                raise Refusal(
-                    "C2N2010",
-                    g.loc,
-                    what=f"global array '{g.name}' (__constant__ tables are not lifted)",
-                )
+                if g.init is None or not (g.space != "device" or _const_elems(g.ty)):
+                    raise Refusal(
+                        "C2N2010",
+                        g.loc,
+                        what=f"global array '{g.name}' (only statically initialised "
+                        "__constant__ tables are lifted)",
+                    )
+                self.init_array(g.name, g.ty, g.init, g.loc)  # a table of literal constants
+                for k in [k for k in self.env if k.startswith(g.name + "[")]:
+                    if not isinstance(self.env[k], V.Const):
+                        raise Refusal(
+                            "C2N2010", g.loc, what=f"global array '{g.name}' of non-constants"
+                        )
+        # file-scope names (and table elements) stay visible in inlined device functions
+        names = tuple(g.name for g in tu.globals)
+        self.globals = {k: v for k, v in self.env.items() if k in names or k.split("[")[0] in names}
 
     # ------------------------------------------------------------------ helpers
     def fresh(self, base: str) -> str:
@@ -431,7 +442,8 @@ class Executor:
             return
         if isinstance(d.ty, A.ArrayType):
             if d.init is not None:
-                raise Refusal("C2N2010", d.loc, what="initialised local array")
+                self.init_array(d.name, d.ty, d.init, d.loc)
+                return
             self.env[d.name] = ("localarr", d.ty.dims, dtype_of(d.ty))
             return
         self.decl_depth[d.name] = len(self.guards)
@@ -445,6 +457,31 @@ class Executor:
             return
         v = self.eval(d.init)
         self.env[d.name] = self.convert(v, d.ty, d.loc)
+
+    def init_array(self, name: str, ty: A.ArrayType, init: A.Expr, loc: SourceLoc) -> None:
+        """A local array (or constant table) with an initialiser list: one local per element,
+        the elements the list leaves out zero, as in C."""
+        dims = ty.dims
+        if not isinstance(init, A.InitList) or any(d is None for d in dims):
+            raise Refusal("C2N2010", loc, what="array initialiser of this form")
+        arr = ("localarr", dims, dtype_of(ty))
+        self.env[name] = arr
+        items = control.flatten_init(init, dims)
+        if items is None:
+            raise Refusal("C2N2010", loc, what="array initialiser of this form")
+        dt = dtype_of(ty)
+        for flat, item in enumerate(items):
+            idx, rest = [], flat
+            for d in reversed(dims):
+                idx.insert(0, rest % d)
+                rest //= d
+            key = name + "".join(f"[{i}]" for i in idx)
+            v = self.eval(item) if item is not None else Poly.const(0)
+            self.decl_depth[key] = len(self.guards)
+            d = self.as_data(v, loc, dt)
+            if isinstance(d, V.Op) and d.op == "neg" and isinstance(d.args[0], V.Const):
+                d = V.Const(d.dtype, -d.args[0].value)  # a negative literal
+            self.env[key] = _cast_to(d, dt)
 
     def convert(self, v: object, ty: A.CType, loc: SourceLoc) -> object:
         """Value of ``v`` stored in a local of type ``ty`` (implicit conversions)."""
@@ -522,7 +559,8 @@ class Executor:
         saved_depth = self.decl_depth.get(name)
         self.decl_depth[name] = len(self.guards)
         step = self._loop_step(s.step, name)
-        if step is None:
+        arrays = {k for k, v in self.env.items() if isinstance(v, tuple) and v[0] == "localarr"}
+        if step is None or (arrays and control.indexes_with(s.body, name, arrays)):
             self.exec_unrolled(s, name, start)
         else:
             self.exec_counted(s, name, start, step)
@@ -642,7 +680,13 @@ class Executor:
             for k, v in before.items()
             if not isinstance(v, (PtrVal, SharedArr, tuple)) and v is not None and k != name
         }
-        assigned = _assigned_names(body) & visible
+        names = _assigned_names(body)
+        assigned = names & visible
+        # elements of local arrays the body writes are carried like scalar locals
+        arrays = {
+            n for n in names if isinstance(before.get(n), tuple) and before[n][0] == "localarr"
+        }
+        assigned |= {k for k in visible if k.split("[")[0] in arrays and "[" in k}
         carried = {}
         for n in assigned:
             old = before[n]
@@ -1270,7 +1314,7 @@ class Executor:
             raise Refusal("C2N2010", e.loc, what=f"call to '{e.func}'")
         args = [self.eval(a) for a in e.args]
         saved_env, saved_depth = self.env, dict(self.decl_depth)
-        env = {k: v for k, v in self.env.items() if isinstance(v, PtrVal) and False}
+        env = dict(self.globals)
         for p, a in zip(fn.params, args):
             env[p.name] = self.convert(a, p.ty, e.loc) if isinstance(p.ty, A.ScalarType) else a
         self.env = env
@@ -1296,6 +1340,12 @@ class Executor:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _const_elems(t: A.CType) -> bool:
+    while isinstance(t, A.ArrayType):
+        t = t.elem
+    return isinstance(t, A.ScalarType) and t.const
 
 
 def _int_data(v: object) -> bool:
@@ -1466,7 +1516,7 @@ def _assigned_names(s: A.Stmt) -> set[str]:
     for x in _walk_exprs(s):
         if isinstance(x, A.Assign):
             t = x.target
-            while isinstance(t, (A.Member,)):
+            while isinstance(t, (A.Member, A.Index)):  # a vector lane, a local array element
                 t = t.base
             if isinstance(t, A.Name):
                 out.add(t.name)

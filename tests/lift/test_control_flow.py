@@ -34,6 +34,16 @@ def _act(x: np.ndarray, mode: int, slope: float) -> np.ndarray:
     return x
 
 
+def _sobel_valid(img: np.ndarray) -> np.ndarray:
+    h, w = img.shape
+    out = np.zeros_like(img)
+    kern = [[1, 2, 1], [0, 0, 0], [-1, -2, -1]]
+    for dy, row in enumerate(kern):
+        for dx, c in enumerate(row):
+            out[: h - 2, : w - 2] += c * img[dy : dy + h - 2, dx : dx + w - 2]
+    return out
+
+
 _MAP1 = {"grid": ["ceil_div(n, 128)"], "block": [128]}
 
 CASES = [
@@ -195,6 +205,183 @@ __global__ void k(const float* mat, float* sums, int rows, int cols) {
         "reduce",
         lambda a, s: {"sums": a["mat"].sum(1)},
     ),
+    (
+        "table/fir5_constant",
+        """
+__constant__ float taps[5] = {0.1f, 0.2f, 0.4f, 0.2f, 0.1f};
+__global__ void k(const float* sig, float* res, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n - 4) {
+        float a = 0.0f;
+        for (int t = 0; t < 5; t++) a += taps[t] * sig[i + t];
+        res[i] = a;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {"sig": t(["n"], "in"), "res": t(["n - 4"], "out"), "n": 300},
+            [{"n": 69}],
+        ),
+        "stencil",
+        lambda a, s: {
+            "res": np.convolve(a["sig"], [0.1, 0.2, 0.4, 0.2, 0.1], mode="valid"),
+        },
+    ),
+    (
+        "table/conv3x3_nested_init_2d",
+        """
+__constant__ float kern[3][3] = {{1.0f, 2.0f, 1.0f}, {0.0f, 0.0f, 0.0f}, {-1.0f, -2.0f, -1.0f}};
+__global__ void k(const float* img, float* out, int h, int w) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float s = 0.0f;
+    if (x < w - 2 && y < h - 2) {
+        for (int dy = 0; dy < 3; ++dy)
+            for (int dx = 0; dx < 3; ++dx)
+                s += kern[dy][dx] * img[(y + dy) * w + x + dx];
+    }
+    out[y * w + x] = s;
+}""",
+        _b(
+            {"grid": ["ceil_div(w, 16)", "ceil_div(h, 8)"], "block": [16, 8]},
+            {"img": t(["h", "w"], "in"), "out": t(["h", "w"], "out"), "h": 20, "w": 37},
+            [{"h": 9, "w": 130}],
+        ),
+        "stencil",
+        lambda a, s: {"out": _sobel_valid(a["img"])},
+    ),
+    (
+        "table/coefficients_in_device_function",
+        """
+__constant__ float coef[2] = {1.5f, -0.25f};
+__device__ float affine(float v) { return coef[0] * v + coef[1]; }
+__global__ void k(const float* x, float* y, int n) {
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) y[i] = affine(x[i]);
+}""",
+        _b(_MAP1, {"x": t(["n"], "in"), "y": t(["n"], "out"), "n": 500}, [{"n": 129}]),
+        "map",
+        lambda a, s: {"y": 1.5 * a["x"] - 0.25},
+    ),
+    (
+        "localarr/four_accumulators_zero_init",
+        """
+__global__ void k(const float* x, float* y, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    float part[4] = {0.0f};
+    for (int c = 0; c < cols; c += 4)
+        for (int j = 0; j < 4; ++j) part[j] += x[r * cols + c + j];
+    y[r] = (part[0] + part[1]) + (part[2] + part[3]);
+}""",
+        _b(
+            {"grid": ["ceil_div(rows, 32)"], "block": [32]},
+            {"x": t(["rows", "cols"], "in"), "y": t(["rows"], "out"), "rows": 40, "cols": 16},
+            [{"rows": 5, "cols": 400}],
+        ),
+        "reduce",
+        lambda a, s: {"y": a["x"].sum(1)},
+    ),
+    (
+        "localarr/literal_weights",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const float w[3] = {2.0f, -1.0f, 0.5f};
+    if (i < n) y[i] = w[0] * x[i] * x[i] + w[1] * x[i] + w[2];
+}""",
+        _b(_MAP1, {"x": t(["n"], "in"), "y": t(["n"], "out"), "n": 300}, [{"n": 1}]),
+        "map",
+        lambda a, s: {"y": 2 * a["x"] ** 2 - a["x"] + 0.5},
+    ),
+    (
+        "localarr/staged_then_combined",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v[4];
+        for (int j = 0; j < 4; j++) v[j] = x[4 * i + j];
+        float ss = 0.0f;
+        for (int j = 0; j < 4; j++) ss += v[j] * v[j];
+        y[i] = ss;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"x": t(["4 * n"], "in"), "y": t(["n"], "out"), "n": 300},
+            [{"n": 129}],
+        ),
+        "stencil",
+        lambda a, s: {"y": (a["x"].reshape(-1, 4) ** 2).sum(1)},
+    ),
+    (
+        "tiles/kslab_two_loads_per_thread",
+        """
+template <int TS, int KS>
+__global__ void k(const float* A, const float* B, float* C, int M, int N, int K) {
+    __shared__ float sa[TS][KS];
+    __shared__ float sb[KS][TS];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TS + ty, col = blockIdx.x * TS + tx;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += KS) {
+        for (int r = 0; r < KS / TS; ++r) {
+            int ak = k0 + r * TS + tx;
+            sa[ty][r * TS + tx] = (row < M && ak < K) ? A[row * K + ak] : 0.0f;
+            int bk = k0 + r * TS + ty;
+            sb[r * TS + ty][tx] = (bk < K && col < N) ? B[bk * N + col] : 0.0f;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < KS; ++kk) acc += sa[ty][kk] * sb[kk][tx];
+        __syncthreads();
+    }
+    if (row < M && col < N) C[row * N + col] = acc;
+}
+void launch(const float* A, const float* B, float* C, int M, int N, int K) {
+    k<8, 32><<<dim3((N + 7) / 8, (M + 7) / 8), dim3(8, 8)>>>(A, B, C, M, N, K);
+}""",
+        _b(
+            {"grid": ["ceil_div(N, 8)", "ceil_div(M, 8)"], "block": [8, 8]},
+            {
+                "A": t(["M", "K"], "in"),
+                "B": t(["K", "N"], "in"),
+                "C": t(["M", "N"], "out"),
+                "M": 20,
+                "N": 17,
+                "K": 70,
+            },
+            [{"M": 9, "N": 40, "K": 33}],
+        ),
+        "contract",
+        lambda a, s: {"C": a["A"] @ a["B"]},
+    ),
+    (
+        "tiles/gemv_kslab_guarded",
+        """
+__global__ void k(const float* A, const float* x, float* y, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    float acc = 0.0f;
+    for (int c0 = 0; c0 < cols; c0 += 16)
+        for (int c = 0; c < 16; ++c)
+            if (r < rows && c0 + c < cols) acc += A[r * cols + c0 + c] * x[c0 + c];
+    if (r < rows) y[r] = acc;
+}""",
+        _b(
+            {"grid": ["ceil_div(rows, 64)"], "block": [64]},
+            {
+                "A": t(["rows", "cols"], "in"),
+                "x": t(["cols"], "in"),
+                "y": t(["rows"], "out"),
+                "rows": 70,
+                "cols": 40,
+            },
+            [{"rows": 3, "cols": 129}],
+        ),
+        "contract",
+        lambda a, s: {"y": a["A"] @ a["x"]},
+    ),
 ]
 
 #: also ported and compared with the SIMT interpreter in the NKI simulator
@@ -203,6 +390,10 @@ PORT = {
     "switch/on_data_2d",
     "while/grid_stride_map",
     "while/row_loop_counter",
+    "table/fir5_constant",
+    "localarr/four_accumulators_zero_init",
+    "tiles/kslab_two_loads_per_thread",
+    "tiles/gemv_kslab_guarded",
 }
 
 
