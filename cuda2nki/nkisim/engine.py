@@ -206,13 +206,7 @@ def record(
     as frame objects (the costly part of a stack walk).
     """
     s = st._STACK[-1]
-    if (
-        s.sbuf_now > s.peak_sbuf
-        or s.psum_banks_now > s.peak_psum_banks
-        or s.psum_bytes_now > s.peak_psum_bytes
-        or s._cand_sbuf is not None
-        or s._cand_psum is not None
-    ):
+    if s.mem_dirty:
         s.sample_memory()
     # the port's frame: the innermost one outside the simulator (inlined for speed)
     try:
@@ -334,8 +328,9 @@ def dma_extent(where, t_onchip: NkiTensor, nelem: int) -> tuple[int, int]:
 
 def src_key(t: NkiTensor) -> tuple:
     """Identity of a DMA's HBM region, so reloads of the same data can be recognised."""
+    stg = t.storage
     off = t.offset if t.a is not None else -1
-    return ("src", (t.storage.name or f"#{id(t.storage):x}", off, tuple(t.shape)))
+    return ("src", (stg.name or stg.uid, off, t.shape))
 
 
 HARMLESS_KW = frozenset(

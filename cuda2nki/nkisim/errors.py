@@ -66,10 +66,31 @@ def port_site(sim_frames: int = 1) -> tuple[str, int]:
     The search starts above the ``sim_frames`` innermost callers (simulator code: at least the
     caller), which are never materialised as frame objects.
     """
-    f = port_frame(2 + sim_frames)
-    if f is None:
+    # port_frame and frame_line, inlined (this runs for every allocation)
+    try:
+        f = sys._getframe(1 + sim_frames)
+    except ValueError:
         return ("<unknown>", 0)
-    return (f.f_code.co_filename, frame_line(f))
+    cache = _INTERNAL
+    while f is not None:
+        fn = f.f_code.co_filename
+        internal = cache.get(fn)
+        if internal is None:
+            internal = cache[fn] = _is_internal(fn)
+        if not internal:
+            break
+        f = f.f_back
+    else:
+        return ("<unknown>", 0)
+    code = f.f_code
+    ent = _LINES.get(id(code))
+    if ent is None or ent[0] is not code:
+        ent = _LINES[id(code)] = (code, {})
+    lasti = f.f_lasti
+    line = ent[1].get(lasti)
+    if line is None:
+        line = ent[1][lasti] = f.f_lineno or 0
+    return (fn, line)
 
 
 def port_loc() -> SourceLoc:

@@ -163,6 +163,9 @@ class SimState:
     input_names: dict[int, str] = field(default_factory=dict)
     shared_outputs: dict = field(default_factory=dict)
     shared_seq: dict = field(default_factory=dict)
+    # set when on-chip usage may exceed a peak or a peak candidate awaits settling: the next
+    # instruction samples memory (SimState.sample_memory)
+    mem_dirty: bool = False
     _cand_sbuf: tuple | None = None
     _cand_psum: tuple | None = None
     affine: list = field(default_factory=list)  # active legacy affine_range loops: [token, i]
@@ -176,6 +179,8 @@ class SimState:
     def alloc_sbuf(self, sid: int, nbytes: int, site: tuple[str, int]) -> None:
         self.live_sbuf[sid] = (nbytes, site)
         self.sbuf_now += nbytes
+        if self.sbuf_now > self.peak_sbuf:
+            self.mem_dirty = True
 
     def free_sbuf(self, sid: int) -> None:
         ent = self.live_sbuf.pop(sid, None)
@@ -188,6 +193,8 @@ class SimState:
         self.live_psum[sid] = (banks, site, nbytes)  # type: ignore[assignment]
         self.psum_banks_now += banks
         self.psum_bytes_now += nbytes
+        if self.psum_banks_now > self.peak_psum_banks or self.psum_bytes_now > self.peak_psum_bytes:
+            self.mem_dirty = True
 
     def free_psum(self, sid: int) -> None:
         ent = self.live_psum.pop(sid, None)
@@ -216,6 +223,7 @@ class SimState:
             self.peak_psum_bytes = self.psum_bytes_now
         if self.psum_banks_now > self.peak_psum_banks:
             self._cand_psum = self._candidate(self.live_psum, self.psum_banks_now)
+        self.mem_dirty = self._cand_sbuf is not None or self._cand_psum is not None
 
     def _candidate(self, live: dict, now: int):
         newest: dict = {}

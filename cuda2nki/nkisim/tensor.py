@@ -219,6 +219,16 @@ class WrittenBoxes:
         """Record the strided view ``a`` (``boff`` bytes into the storage); False if not a box."""
         dims, base = self.dims, self.strides
         nd = len(dims)
+        if nd == 2 and a.ndim == 2:  # the common case, spelled out
+            n0, n1 = a.shape
+            s0, s1 = a.strides
+            b0, b1 = base
+            if n0 and n1 and (s0 == b0 or n0 == 1) and (s1 == b1 or n1 == 1):
+                r, rem = divmod(boff, b0)
+                c, rem = divmod(rem, b1)
+                if not rem and r + n0 <= dims[0] and c + n1 <= dims[1]:
+                    self.boxes.append(((r, c), (r + n0, c + n1)))
+                    return True
         ext = [1] * nd
         d = 0
         for n, stride in zip(a.shape, a.strides):
@@ -318,19 +328,15 @@ def allocate(
     state = st._STACK[-1]
     if buffer is None:
         buffer = sbuf
-    if isinstance(buffer, str):
-        if state.legacy and buffer in REGIONS:
-            buffer = REGIONS[buffer]
-        else:
-            raise invalid(
-                api, f"buffer must be nl.sbuf/nl.psum/nl.hbm/..., not the string '{buffer}'"
-            )
-    if not isinstance(buffer, MemoryRegion):
-        raise invalid(api, f"unknown buffer {buffer!r}")
-    try:
-        ndt = dt.as_dtype(dtype)
-    except TypeError as exc:
-        raise fail("C2N3016", api=api, detail=str(exc)) from None
+    elif type(buffer) is not MemoryRegion:
+        buffer = _region(buffer, state, api)
+    if type(dtype) is dt.NkiDType:
+        ndt = dtype
+    else:
+        try:
+            ndt = dt.as_dtype(dtype)
+        except TypeError as exc:
+            raise fail("C2N3016", api=api, detail=str(exc)) from None
     dims, pdim = _normalize_shape(shape)
     if dims and min(dims) < 0:
         raise invalid(api, f"negative dimension in shape {dims}")
@@ -343,7 +349,6 @@ def allocate(
             raise fail("C2N3002", what=_what(name, dims), size=dims[pdim])
     else:
         pdim = None
-    size = math.prod(dims)
     site = port_site(1 + sim_callers)
     if buffer is shared_hbm and (state.grid or state.lnc > 1):
         # SPMD instances share their outputs: the n-th shared_hbm allocation at a site is one tensor.
@@ -352,16 +357,28 @@ def allocate(
         prev = state.shared_outputs.get((site, n))
         if prev is not None and prev.shape == dims and prev.dtype == ndt:
             return NkiTensor(prev, prev.flat.reshape(dims), ndt, None)
+    # ``flat`` owns the memory (``arr`` is a view of it): copies are detected by ownership
+    size = math.prod(dims)
     if fill is None:
         flat = np.empty(size, ndt.np_dtype)
         fresh = True
     else:
         flat = np.full(size, fill, dtype=ndt.np_dtype) if not isinstance(fill, np.ndarray) else fill
         fresh = False
+    arr = flat.reshape(dims)
     stg = Storage(flat, ndt, buffer, dims, pdim, name, site, fresh)
     if state.strict_uninit:
         stg.written = np.full(size, not fresh, dtype=bool)
-    if buffer is psum:
+    if buffer is sbuf:
+        p = dims[pdim]
+        nbytes = (size // p if p else 0) * ndt.itemsize  # bytes per partition
+        # SimState.alloc_sbuf, inlined
+        state.live_sbuf[stg.uid] = (nbytes, site)
+        state.sbuf_now += nbytes
+        if state.sbuf_now > state.peak_sbuf:
+            state.mem_dirty = True
+        stg._free = state.free_sbuf
+    elif buffer is psum:
         tile_bytes = math.prod(dims[pdim + 1 :]) * ndt.itemsize
         if tile_bytes > state.target.psum_tile_max_bytes:
             raise fail("C2N3008", what=_what(name, dims), size=tile_bytes, target=state.target.name)
@@ -369,13 +386,20 @@ def allocate(
         banks = nblocks * max(1, -(-tile_bytes // st.PSUM_BANK_BYTES))
         state.alloc_psum(stg.uid, nblocks * tile_bytes, banks, site)
         stg._free = state.free_psum
-    elif buffer is sbuf:
-        state.alloc_sbuf(stg.uid, stg.bytes_per_partition(), site)
-        stg._free = state.free_sbuf
-    if buffer is shared_hbm and (state.grid or state.lnc > 1):
+    elif buffer is shared_hbm and (state.grid or state.lnc > 1):
         state.shared_outputs[(site, state.shared_seq[site] - 1)] = stg
-    arr = flat.reshape(dims)
     return NkiTensor(stg, arr, ndt, pdim, None, 0)
+
+
+def _region(buffer, state: st.SimState, api: str) -> MemoryRegion:
+    """A ``buffer=`` argument that is not a region object: legacy region names, else an error."""
+    if isinstance(buffer, str):
+        if state.legacy and buffer in REGIONS:
+            return REGIONS[buffer]
+        raise invalid(api, f"buffer must be nl.sbuf/nl.psum/nl.hbm/..., not the string '{buffer}'")
+    if not isinstance(buffer, MemoryRegion):
+        raise invalid(api, f"unknown buffer {buffer!r}")
+    return buffer
 
 
 def wrap_host(
@@ -872,16 +896,30 @@ class NkiTensor:
             ):
                 n0, n1 = a.shape
                 a0, b0, a1, b1 = k0.start, k0.stop, k1.start, k1.stop
+                if a0 is None:
+                    a0 = 0
+                if b0 is None:
+                    b0 = n0
+                if a1 is None:
+                    a1 = 0
+                if b1 is None:
+                    b1 = n1
                 if (
-                    (a0 is None or (type(a0) is int and 0 <= a0 <= n0))
-                    and (b0 is None or (type(b0) is int and 0 <= b0 <= n0))
-                    and (a1 is None or (type(a1) is int and 0 <= a1 <= n1))
-                    and (b1 is None or (type(b1) is int and 0 <= b1 <= n1))
+                    type(a0) is int
+                    and type(b0) is int
+                    and type(a1) is int
+                    and type(b1) is int
+                    and 0 <= a0 <= n0
+                    and 0 <= b0 <= n0
+                    and 0 <= a1 <= n1
+                    and 0 <= b1 <= n1
                 ):
+                    if a0 == 0 and a1 == 0 and b0 == n0 and b1 == n1:
+                        return self  # the whole view (views are immutable)
                     b = self._boff
                     if b is not None:
                         s0, s1 = a.strides
-                        b += (a0 or 0) * s0 + (a1 or 0) * s1
+                        b += a0 * s0 + a1 * s1
                     return NkiTensor(self.storage, a[key], self.dtype, self.pdim, None, b)
         if not isinstance(key, tuple):
             key = (key,)
