@@ -25,7 +25,7 @@ import numpy as np
 
 from cuda2nki.binding import Binding, Number, Resolved
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
-from cuda2nki.fidelity import portscan, tracefind
+from cuda2nki.fidelity import layoutscan, portscan, tracefind
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
 from cuda2nki.fidelity.oracle import promoted, run_fp64
@@ -272,6 +272,9 @@ def check(
     found: list[Diagnostic] = portscan.static_findings(
         info, tree, cuda_dtypes=cuda_dtypes, cuda_guarded=guarded
     )
+    layout = layoutscan.scan(tree, legacy=info.api == "legacy")
+    if static_only:
+        found.extend(layoutscan.findings(layout, info.path))
     numerics: list[dict[str, Any]] = []
     trace: dict[str, Any] = {}
     tol_source = "none"
@@ -291,6 +294,7 @@ def check(
             timeout,
             memory_mb,
             extra_points,
+            layout,
         )
         found.extend(run_found)
     kept = [d for d in found if not info.suppressed(d) and d.code not in ignore]
@@ -419,6 +423,7 @@ def _dynamic(
     timeout: float,
     memory_mb: int | None,
     extra_points: bool,
+    layout: Sequence[layoutscan.Candidate] = (),
 ) -> tuple[list[dict[str, Any]], list[Diagnostic], dict[str, Any], str]:
     numerics: list[dict[str, Any]] = []
     found: list[Diagnostic] = []
@@ -533,6 +538,26 @@ def _dynamic(
                         )
                     )
                     continue
+                mismatch = _output_layout(got, cname, r, info)
+                found.extend(mismatch)
+                if any(d.code == "C2N4021" for d in mismatch) and not _same_kind(got, r, cname):
+                    e = np.asarray(ref[cname])
+                    c = Comparison(
+                        cname,
+                        tuple(e.shape),
+                        float("inf"),
+                        float("inf"),
+                        float("inf"),
+                        100.0,
+                        int(e.size),
+                        float(np.max(tol.bound)),
+                        "defect",
+                        "dtype",
+                        mismatch[0].message + "; values not compared",
+                    )
+                    dist = DISTRIBUTIONS[si % len(DISTRIBUTIONS)]
+                    numerics.append(_numeric_entry(c, label, si, dist, tol))
+                    continue
                 c = compare(
                     cname,
                     got,
@@ -586,6 +611,8 @@ def _dynamic(
         size, summary, label = max(traced, key=lambda t: t[0].total_bytes)
         trace = {**summary.to_dict(), "shape": label}
         found.extend(tracefind.findings(summary, size, info.path))
+        per_line = tracefind.port_lines(summary, info.path)
+        found.extend(layoutscan.findings(layout, info.path, per_line, size.rows))
     return numerics, found, trace, "/".join(sorted(sources)) or "none"
 
 
@@ -663,6 +690,55 @@ def _problem_size(r: Resolved, idiom: str | None) -> tracefind.ProblemSize:
     total = sum(int(np.prod(s)) * i for s, i, _ in shapes)
     # bytes a DMA could move per partition if the largest tensor were spread over 128 partitions
     return tracefind.ProblemSize(rows, big // 128, total, idiom, elems, reuse)
+
+
+def _output_layout(
+    got: np.ndarray, cname: str, r: Resolved, info: portscan.PortInfo
+) -> list[Diagnostic]:
+    """The port's output against the CUDA buffer's dtype and shape (the binding's), before values
+    are compared: a different dtype (C2N4021), or the same number of elements in another shape
+    (C2N4010; a different number is the comparison's shape defect)."""
+    loc = SourceLoc(info.path, info.line, 1)
+    out = []
+    want = r.dtype(cname)
+    have = np.asarray(got).dtype
+    if have != want:
+        out.append(
+            make("C2N4021", loc, output=cname, got=_dtype_name(have), expected=_dtype_name(want))
+        )
+    shape = tuple(r.shapes[cname])
+    have_shape = tuple(np.shape(got))
+    same_size = int(np.prod(have_shape)) == int(np.prod(shape))
+    squeezed = tuple(d for d in have_shape if d != 1) == tuple(d for d in shape if d != 1)
+    if same_size and not squeezed:
+        out.append(
+            make(
+                "C2N4010",
+                loc,
+                output=cname,
+                evidence=f"port output has shape {have_shape}, the CUDA buffer is {shape} "
+                "(same number of elements; values compared in row-major order)",
+            )
+        )
+    return out
+
+
+def _dtype_name(dt: np.dtype) -> str:
+    from cuda2nki.binding import dtype_name
+
+    try:
+        return dtype_name(dt)
+    except (KeyError, ValueError, TypeError):
+        return str(dt)
+
+
+def _same_kind(got: np.ndarray, r: Resolved, cname: str) -> bool:
+    """Both floating point (ml_dtypes' bf16/fp8 are kind 'V'), or both integer/boolean."""
+
+    def is_float(dt: np.dtype) -> bool:
+        return dt.kind in "fV"
+
+    return is_float(np.asarray(got).dtype) == is_float(r.dtype(cname))
 
 
 def _capacity_findings(diags: list[Diagnostic]) -> list[Diagnostic]:

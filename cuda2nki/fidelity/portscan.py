@@ -253,7 +253,7 @@ def static_findings(
                         make(
                             "C2N5005",
                             loc(node),
-                            evidence=f"tile allocated as {narrow} "
+                            evidence=f"{'HBM tensor' if 'hbm' in buf else 'tile'} allocated as {narrow} "
                             f"(`{_text(node)[:80]}`) while the CUDA kernel computes in "
                             f"{'/'.join(sorted(cuda_dtypes))}",
                         )

@@ -108,6 +108,16 @@ def summarise(trace: Iterable[Any], profile: Mapping[str, Any] | None = None) ->
     return s
 
 
+def port_lines(s: TraceSummary, port_path: str) -> dict[int, LineStats]:
+    """The per-line statistics of the port's own file (by file name), keyed by line."""
+    base = port_path.replace("\\", "/").rsplit("/", 1)[-1]
+    out: dict[int, LineStats] = {}
+    for (file, line), ls in s.per_line.items():
+        if str(file).replace("\\", "/").rsplit("/", 1)[-1] == base:
+            out[int(line)] = ls
+    return out
+
+
 def _dma_source(ins: Any) -> Any:
     for item in getattr(ins, "extra", ()) or ():
         if isinstance(item, tuple) and len(item) == 2 and item[0] == "src":

@@ -186,4 +186,18 @@ register(
         "The port file has no function decorated with @nki.jit (or the named one is missing).",
         fix="Name the kernel with --port-kernel, or decorate it with @nki.jit.",
     ),
+    Rule(
+        "C2N4021",
+        E,
+        "output dtype mismatch",
+        "output '{output}' is {got}, the CUDA buffer is {expected}",
+        "The port returns an output in another dtype than the CUDA buffer it stands for (the "
+        "binding's dtype). A caller gets different values and a different memory layout. When both "
+        "are floating point the values are still compared (a narrower dtype then usually shows as "
+        "precision loss, C2N4002); an integer or boolean output for a floating-point buffer, or the "
+        "other way round, is not compared at all.",
+        example="out = nl.ndarray((N,), dtype=nl.bfloat16, buffer=nl.shared_hbm)  # CUDA: float*",
+        fix="Allocate the output with the CUDA buffer's dtype (e.g. dtype=a.dtype), converting "
+        "once on the store if the port computes in another one.",
+    ),
 )

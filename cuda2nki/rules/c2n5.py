@@ -90,12 +90,19 @@ register(
     ),
     Rule(
         "C2N5009",
-        N,
+        W,
         "avoidable transpose",
-        "{evidence}",
-        "The port transposes data explicitly where the matmul could take the operand in the other layout "
-        "(transpose_x / the stationary operand) or a DMA could load it transposed.",
-        fix="Load the operand in the layout the tensor engine wants, or use nl.matmul(transpose_x=True).",
+        "avoidable transpose: {evidence}",
+        "A transpose that does no useful work: the same data transposed again on every iteration of "
+        "a loop it does not depend on, or a tile transposed and then transposed back (explicitly, "
+        "or by the legacy nl.matmul without transpose_x=True, which transposes x itself) with only "
+        "elementwise work in between. Each transpose is a tensor-engine instruction plus a PSUM "
+        "round trip. Transposing a block once to put the contraction axis on the partitions, as "
+        "matmul needs, is the idiom and is not reported. The figure is how often the trace ran it.",
+        example="for m in ...:\n    for n in ...:\n        for k in ...:\n"
+        "            nisa.nc_transpose(dst=a_t, data=a_blk)  # a_blk depends on m and k, not n",
+        fix="Transpose once outside the loop that does not change the input and keep the result in "
+        "SBUF; drop transpose pairs; pass the [K, M] tile with nl.matmul(transpose_x=True).",
     ),
     Rule(
         "C2N5010",
@@ -109,12 +116,19 @@ register(
     ),
     Rule(
         "C2N5011",
-        N,
+        W,
         "warp-sized logic",
-        "{evidence}",
-        "The port reproduces CUDA's 32-lane warp structure (tiles of 32, shuffles emulated), which has no meaning on "
-        "Trainium's 128-partition engines.",
-        fix="Use 128-partition tiles and engine-level reductions.",
+        "warp-sized logic: {evidence}",
+        "The port reproduces CUDA's warp structure, which has no meaning on Trainium's "
+        "128-partition engines: a loop that halves an offset and combines the two halves of a "
+        "slice (a warp shuffle or shared-memory tree emulated step by step), a loop that walks "
+        "32 lanes at a time, or tiles 32 partitions tall although the problem has 128 rows or "
+        "more. Every step is a full engine instruction with its fixed cost; the figure is what "
+        "the trace ran at those lines.",
+        example="for off in (16, 8, 4, 2, 1):\n"
+        "    nisa.tensor_tensor(dst=v[:, 0:off], data1=v[:, 0:off], data2=v[:, off:2 * off], op=nl.maximum)",
+        fix="Reduce along the free axis with one nisa.tensor_reduce per tile; use 128-partition "
+        "tiles and whole-row free-axis chunks.",
     ),
     Rule(
         "C2N5012",

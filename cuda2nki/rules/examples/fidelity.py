@@ -228,6 +228,10 @@ EXAMPLES = {
         "out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)",
         "out = nl.ndarray((N + 1,), dtype=a.dtype, buffer=nl.shared_hbm)",
     ),
+    "C2N4021": _variant(
+        "out = nl.ndarray((N,), dtype=a.dtype, buffer=nl.shared_hbm)",
+        "out = nl.ndarray((N,), dtype=nl.int32, buffer=nl.shared_hbm)",
+    ),
     # state kept between calls: a second run on the same inputs differs from the first
     "C2N4011": Example(
         files={

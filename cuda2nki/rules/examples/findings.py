@@ -49,7 +49,9 @@ EXAMPLES = {
     "C2N5006": _corpus("norm/softmax_naive", "softmax_naive_flaw_reload_inner"),
     "C2N5007": _corpus("linalg/transpose_shared", "transpose_shared_flaw_tiny_dma"),
     "C2N5008": _corpus("linalg/transpose_shared", "transpose_shared_flaw_tiny_dma"),
+    "C2N5009": _corpus("linalg/matmul_tiled", "matmul_tiled_flaw_retranspose"),
     "C2N5010": _corpus("activation/gelu_tanh", "gelu_tanh_flaw_per_element_dma"),
+    "C2N5011": _corpus("reduce/row_max_warp", "row_max_warp_flaw_warp_lanes"),
     "C2N5013": Example(
         argv=(
             "check",
@@ -69,7 +71,4 @@ EXAMPLES = {
     ),
 }
 
-NO_EXAMPLE = {
-    "C2N5009": "not raised yet: no check detects avoidable transposes",
-    "C2N5011": "not raised yet: no check detects warp-sized logic",
-}
+NO_EXAMPLE: dict[str, str] = {}
