@@ -236,6 +236,9 @@ class Lowerer:
         """A 0/1 mask tile for a per-thread condition value."""
         if isinstance(v, Tile) and v.ty == "bool":
             return v.expr
+        if _is_scalar(v):
+            return self.full_tile(Uni(f"float(bool({self.tile(v, None, node)}))", "float"),
+                                  "float", node)  # fmt: skip
         t = self.tile(v, None, node)
         return self.op("not_equal", [t, "0"], "float").expr
 
@@ -581,9 +584,10 @@ class Lowerer:
         if isinstance(e, A.BoolLit):
             return Uni("1" if e.value else "0", "int")
         if isinstance(e, A.FloatLit):
-            if is_float(e.ty) and e.ty.name == "float64":
-                return Uni(f"np.float32({e.value!r})", "float")
-            return Uni(f"np.float32({e.value!r})", "float")
+            text = repr(float(e.value))
+            if text in ("inf", "-inf", "nan"):
+                text = text.replace("inf", "np.inf").replace("nan", "np.nan")
+            return Uni(f"np.float32({text})", "float")
         if isinstance(e, A.Name):
             b = self.lookup(e.name)
             if b is None:
