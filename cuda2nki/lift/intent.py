@@ -656,6 +656,9 @@ class ExprConverter:
         if shape is None:
             raise Refusal("C2N2023", None, what=f"no shape for '{e.tensor}'")
         dims = delinearize(e.index, shape)
+        if dims is not None and not self.in_range(dims, shape):
+            # ``r*cols + cols - 1`` is row r, column cols - 1: borrow one from the outer dim
+            dims = next((b for b in _borrows(dims, shape) if self.in_range(b, shape)), dims)
         if dims is None or not self.in_range(dims, shape):
             raise Refusal(
                 "C2N2013",
@@ -768,6 +771,17 @@ def delinearize(flat: Poly, shape: tuple) -> list | None:
         else:
             return None
     return dims
+
+
+def _borrows(dims: list, shape: tuple) -> list:
+    """The other splits of the same flat offset that move one unit of an outer dim inward."""
+    out = []
+    for k in range(len(dims) - 1):
+        b = list(dims)
+        b[k] = b[k] - 1
+        b[k + 1] = b[k + 1] + shape[k + 1]
+        out.append(b)
+    return out
 
 
 def _map_cond(c: Cond, fn) -> Cond:

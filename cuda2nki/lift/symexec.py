@@ -946,6 +946,13 @@ class Executor:
         return self.load(p.tensor, flat, p.dtype, loc)
 
     def load(self, tensor: str, index: Poly, dtype: str, loc: SourceLoc) -> V.DExpr:
+        for a in index.top_atoms():
+            if isinstance(a, af.OpaqueAtom) and a.key.startswith("clamp:"):
+                f, x, y = a.payload  # min(x, y) / max(x, y): the load of whichever is taken
+                take_x = _le0(x - y) if f == "min" else _le0(y - x)
+                lx = self.load(tensor, index.subs({a: x}), dtype, loc)
+                ly = self.load(tensor, index.subs({a: y}), dtype, loc)
+                return V.Select(dtype, V.Pred("bool", take_x), lx, ly)
         # forward this thread's own earlier store to the same element
         for st in reversed(self.stores):
             if st.tensor != tensor:
@@ -1140,6 +1147,7 @@ class Executor:
             len(arr.writes),
             self.epoch,
             tuple(lc.var for lc in self.loops),
+            self.live(),
         )
 
     # ------------------------------------------------------------------ calls
@@ -1180,7 +1188,12 @@ class Executor:
             a, b = args
             if (a - b).is_const:
                 return a if ((a - b).const_value <= 0) == (f == "min") else b
-            return Poly.atom(af.OpaqueAtom(f"{f}({a}, {b})"))
+            c = V.simplify_cond(Cond.of(af.compare("<=", a, b)))
+            if c.kind in ("true", "false"):  # decided over the known ranges
+                return a if (c.kind == "true") == (f == "min") else b
+            # a clamped index (``max(r - 1, 0)``): a load through it becomes a select between
+            # the two loads (see ``load``)
+            return Poly.atom(af.OpaqueAtom(f"clamp:{f}({a}, {b})", (f, a, b)))
         dt = dtype_of(e.ty)
         data = [self.as_data(a, e.loc, dt) for a in args]
         if f in _CONVERT:
@@ -1340,6 +1353,19 @@ class Executor:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _le0(p: Poly) -> Cond:
+    """``p <= 0`` with the clamped indices in ``p`` expanded (``max(a, b) <= y`` is ``a <= y and
+    b <= y``; ``p`` decreasing in the clamp swaps and/or)."""
+    for m, c in p.terms:
+        if len(m) == 1 and isinstance(m[0], af.OpaqueAtom) and m[0].key.startswith("clamp:"):
+            a = m[0]
+            f, x, y = a.payload
+            both = (f == "max") == (c > 0)
+            parts = [_le0(p.subs({a: x})), _le0(p.subs({a: y}))]
+            return af.conj(parts) if both else af.disj(parts)
+    return Cond.of(af.compare("<=", p, af.ZERO))
 
 
 def _const_elems(t: A.CType) -> bool:

@@ -44,6 +44,16 @@ def _sobel_valid(img: np.ndarray) -> np.ndarray:
     return out
 
 
+def _blur3(x: np.ndarray) -> np.ndarray:
+    p = np.concatenate([x[:1], x, x[-1:]])
+    return 0.25 * p[:-2] + 0.5 * p[1:-1] + 0.25 * p[2:]
+
+
+def _grad2(a: np.ndarray) -> np.ndarray:
+    p = np.pad(a, 1, mode="edge")
+    return p[:-2, 1:-1] - p[2:, 1:-1] + p[1:-1, :-2] - p[1:-1, 2:]
+
+
 _MAP1 = {"grid": ["ceil_div(n, 128)"], "block": [128]}
 
 CASES = [
@@ -381,6 +391,62 @@ __global__ void k(const float* A, const float* x, float* y, int rows, int cols) 
         ),
         "contract",
         lambda a, s: {"y": a["A"] @ a["x"]},
+    ),
+    (
+        "clamp/blur3_1d",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int l = max(i - 1, 0);
+        int r = min(i + 1, n - 1);
+        y[i] = 0.25f * x[l] + 0.5f * x[i] + 0.25f * x[r];
+    }
+}""",
+        _b(_MAP1, {"x": t(["n"], "in"), "y": t(["n"], "out"), "n": 300}, [{"n": 1}, {"n": 2}]),
+        "stencil",
+        lambda a, s: {"y": _blur3(a["x"])},
+    ),
+    (
+        "clamp/nested_min_max_window",
+        """
+__global__ void k(const float* src, float* dst, int len) {
+    int g = threadIdx.x + blockIdx.x * blockDim.x;
+    if (g >= len) return;
+    float acc = 0.0f;
+    for (int d = -2; d <= 2; ++d) acc += src[min(max(g + d, 0), len - 1)];
+    dst[g] = acc;
+}""",
+        _b(
+            {"grid": ["ceil_div(len, 64)"], "block": [64]},
+            {"src": t(["len"], "in"), "dst": t(["len"], "out"), "len": 200},
+            [{"len": 3}, {"len": 65}],
+        ),
+        "stencil",
+        lambda a, s: {
+            "dst": sum(
+                a["src"][np.clip(np.arange(s["len"]) + d, 0, s["len"] - 1)] for d in range(-2, 3)
+            )
+        },
+    ),
+    (
+        "clamp/replicate_2d_rows_cols",
+        """
+__global__ void k(const float* in, float* out, int h, int w) {
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    if (x >= w || y >= h) return;
+    int up = max(y - 1, 0), down = min(y + 1, h - 1);
+    int left = max(x - 1, 0), right = min(x + 1, w - 1);
+    out[y * w + x] = in[up * w + x] - in[down * w + x] + in[y * w + left] - in[y * w + right];
+}""",
+        _b(
+            {"grid": ["ceil_div(w, 16)", "ceil_div(h, 16)"], "block": [16, 16]},
+            {"in": t(["h", "w"], "in"), "out": t(["h", "w"], "out"), "h": 30, "w": 20},
+            [{"h": 1, "w": 129}],
+        ),
+        "map",
+        lambda a, s: {"out": _grad2(a["in"])},
     ),
 ]
 
