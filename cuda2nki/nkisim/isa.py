@@ -159,22 +159,32 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
     """dma_copy between same-shape, same-dtype strided views (the common case)."""
     d = dst.dtype
     vals = src.values("nisa.dma_copy")
-    out = dst.out_view(raw=True) if d is not dt.tfloat32 else None
+    out = dst.out_view(True) if d is not dt.tfloat32 else None
     if out is not None and (dst.storage is not src.storage or not np.may_share_memory(out, vals)):
         np.copyto(out, vals)
     else:
         dst.assign(vals, api="nisa.dma_copy")
-    sb = src.storage.buffer
+    shape = src.shape
     t = dst if dst.storage.buffer.on_chip else src
+    if src.storage.buffer.on_chip:
+        extra = ()
+    else:  # engine.src_key, inlined
+        stg = src.storage
+        off = src.offset if src.index is None else -1
+        extra = (("src", (stg.name or stg.uid, off, shape)),)
+    if t.pdim == 0 and len(t.shape) == 2:
+        parts, free = t.shape
+    else:
+        parts, free = t.partitions(), t.free_size()
     record(
         "dma",
         "dma_copy",
         (dst, src),
-        extra=() if sb.on_chip else (src_key(src),),
-        dma_bytes=src.size * d.itemsize,
-        partitions=t.partitions(),
-        free=t.free_size(),
-        sim_frames=2,  # _dma_fast and dma_copy
+        extra,
+        math.prod(shape) * d.itemsize,
+        parts,
+        free,
+        2,  # sim_frames: _dma_fast and dma_copy
     )
 
 

@@ -250,7 +250,8 @@ def _unary(name: str, x, dtype=None, mask=None, api: str | None = None):
 
 
 def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kw) -> NkiTensor:
-    no_extra_kw("nl.ndarray", kw)
+    if kw:
+        no_extra_kw("nl.ndarray", kw)
     return allocate(shape, dtype, buffer, name, api="nl.ndarray", sim_callers=1)
 
 

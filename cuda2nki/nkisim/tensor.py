@@ -337,7 +337,10 @@ def allocate(
             ndt = dt.as_dtype(dtype)
         except TypeError as exc:
             raise fail("C2N3016", api=api, detail=str(exc)) from None
-    dims, pdim = _normalize_shape(shape)
+    if type(shape) is tuple and len(shape) == 2 and type(shape[0]) is int and type(shape[1]) is int:
+        dims, pdim = shape, None  # the common (P, F) case of _normalize_shape
+    else:
+        dims, pdim = _normalize_shape(shape)
     if dims and min(dims) < 0:
         raise invalid(api, f"negative dimension in shape {dims}")
     if buffer.on_chip:
@@ -685,6 +688,8 @@ class NkiTensor:
         if stg.written is not None:
             self._check_written(api)
         if self.index is None:
+            if self._gen == stg.gen:
+                return self._a  # type: ignore[return-value]
             return self.a  # type: ignore[return-value]
         idx = self.index
         ok = idx >= 0
