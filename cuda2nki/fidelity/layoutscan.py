@@ -289,6 +289,7 @@ def _repeated(scan: _Scan) -> list[Candidate]:
 def _round_trips(scan: _Scan, legacy: bool) -> list[Candidate]:
     """Tiles transposed back after only elementwise work (in source order)."""
     origin: dict[str, int] = {}  # tile -> line of the transpose that produced its layout
+    product: dict[str, int] = {}  # tile -> line of the matmul whose result it holds
     out = []
     for call, _loops, _ctrl in sorted(scan.calls, key=lambda c: (c[0].lineno, c[0].col_offset)):
         name = _call_name(call)
@@ -296,7 +297,19 @@ def _round_trips(scan: _Scan, legacy: bool) -> list[Candidate]:
             operand = call.args[0] if name == "matmul" and call.args else None
             operand = operand if name == "matmul" else _transposed_operand(call)
             src = _root(operand)
-            if src in origin:
+            if name in TRANSPOSES and src in product:
+                out.append(
+                    Candidate(
+                        "C2N5009",
+                        "matmul-result",
+                        call.lineno,
+                        (call.lineno,),
+                        f"the transpose at line {call.lineno} turns the result of the matmul at "
+                        f"line {product[src]} around; (X.T @ Y).T = Y.T @ X, so swapping the "
+                        "stationary and moving operands gives the transposed result directly",
+                    )
+                )
+            elif src in origin:
                 how = (
                     "by nl.matmul without transpose_x=True (it transposes x itself)"
                     if name == "matmul"
@@ -320,6 +333,10 @@ def _round_trips(scan: _Scan, legacy: bool) -> list[Candidate]:
         dst = _root(_dst(call)) if _kw(call, "dst") is not None else _assigned(scan, call)
         if dst is None:
             continue
+        if name in ("nc_matmul", "matmul"):
+            product[dst] = call.lineno
+            origin.pop(dst, None)
+            continue
         tiles = [
             _root(v)
             for k in call.keywords
@@ -332,6 +349,10 @@ def _round_trips(scan: _Scan, legacy: bool) -> list[Candidate]:
             origin[dst] = min(origin[t] for t in tiles)
         elif dst in origin and not (_kw(call, "dst") is not None and dst in tiles):
             origin.pop(dst, None)
+        if name in ELEMENTWISE and len(set(tiles)) == 1 and tiles[0] in product:
+            product[dst] = product[tiles[0]]  # a copy or a unary op commutes with the transpose
+        elif dst in product and dst not in tiles:
+            product.pop(dst, None)
     return out
 
 
@@ -541,6 +562,8 @@ def _figure(c: Candidate, stats: list[Any], count: int, parts: float, free: floa
     if c.kind == "repeated":
         if count < 2:
             return None
+        return f"it ran {count} times on [{parts:.0f}, {free:.0f}] tiles"
+    if c.kind == "matmul-result":
         return f"it ran {count} times on [{parts:.0f}, {free:.0f}] tiles"
     if c.kind == "round-trip":
         return f"{count} transposes ran at lines {', '.join(map(str, c.lines))}"

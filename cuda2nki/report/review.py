@@ -67,6 +67,11 @@ def sections(
             "The port is a literal per-thread translation (C2N5001/C2N5010): CUDA threads became "
             "single elements instead of 128-partition tiles."
         )
+    if "C2N5011" in ids:
+        tiling.append(
+            "CUDA's warp structure is carried over (C2N5011): halving shuffle steps, 32-lane loops "
+            "or 32-partition tiles where one engine instruction on 128 partitions would do."
+        )
     if "C2N5003" in ids or any(n.get("defect") == "tail" for n in failed):
         tiling.append("Sizes that are not multiples of the tile are not handled (C2N5003/C2N4004).")
     if not tiling:
@@ -111,6 +116,12 @@ def sections(
             f"max abs {_fmt(worst['max_abs_error'])} = {worst['max_abs_error'] / max(worst['tolerance_max'], 1e-300):.2g}× "
             f"the tolerance, normwise {_fmt(worst['normwise_error'])}."
         )
+    if "C2N4021" in ids:
+        numerics.append(
+            "An output is returned in another dtype than the CUDA buffer it stands for (C2N4021)."
+        )
+    if "C2N4010" in ids:
+        numerics.append("An output's shape differs from the CUDA buffer's (C2N4010).")
     if any(n.get("classification") == "precision" for n in num) or "C2N4002" in ids:
         numerics.append("Precision loss: the error fits a bf16 bound, not the fp32 one (C2N4002).")
     out.append(("Numerics and precision", numerics))
@@ -140,6 +151,11 @@ def sections(
     if "C2N5002" in ids:
         perf.append(
             "The contraction runs on the vector engine instead of the tensor engine (C2N5002)."
+        )
+    if "C2N5009" in ids:
+        perf.append(
+            "The tensor engine spends time on transposes that do no useful work (C2N5009): the "
+            "same block transposed on every iteration of a loop, or a transpose undone later."
         )
     out.append(("Performance", perf or ["No cost-model figures (static-only review)."]))
     return out

@@ -94,15 +94,18 @@ register(
         "avoidable transpose",
         "avoidable transpose: {evidence}",
         "A transpose that does no useful work: the same data transposed again on every iteration of "
-        "a loop it does not depend on, or a tile transposed and then transposed back (explicitly, "
+        "a loop it does not depend on; a tile transposed and then transposed back (explicitly, "
         "or by the legacy nl.matmul without transpose_x=True, which transposes x itself) with only "
-        "elementwise work in between. Each transpose is a tensor-engine instruction plus a PSUM "
+        "elementwise work in between; or a matmul result turned around, which swapping the "
+        "stationary and moving operands gives directly ((X.T @ Y).T = Y.T @ X). Each transpose "
+        "is a tensor-engine instruction plus a PSUM "
         "round trip. Transposing a block once to put the contraction axis on the partitions, as "
         "matmul needs, is the idiom and is not reported. The figure is how often the trace ran it.",
         example="for m in ...:\n    for n in ...:\n        for k in ...:\n"
         "            nisa.nc_transpose(dst=a_t, data=a_blk)  # a_blk depends on m and k, not n",
         fix="Transpose once outside the loop that does not change the input and keep the result in "
-        "SBUF; drop transpose pairs; pass the [K, M] tile with nl.matmul(transpose_x=True).",
+        "SBUF; drop transpose pairs; pass the [K, M] tile with nl.matmul(transpose_x=True); swap "
+        "stationary and moving instead of transposing a matmul result.",
     ),
     Rule(
         "C2N5010",

@@ -163,3 +163,28 @@ def test_static_only_check_reports_the_source_reading() -> None:
     port = ROOT / "corpus/linalg/ports/matmul_tiled_flaw_retranspose.py"
     rep = check(ROOT / "corpus/linalg/matmul_tiled.cu", port, static_only=True)
     assert "C2N5009" in {d.code for d in rep.findings}
+
+
+PRODUCT = """
+def k(a, b):
+    acc = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_matmul(dst=acc, stationary=b, moving=a)
+    c = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=c, src=acc)
+    t = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.psum)
+    nisa.nc_transpose(dst=t, data=c)
+"""
+
+
+def test_a_transposed_matmul_result_could_swap_its_operands() -> None:
+    (c,) = _scan(PRODUCT)
+    assert (c.kind, c.line) == ("matmul-result", 8)
+    assert "matmul at line 4" in c.detail
+
+
+def test_a_matmul_result_combined_with_another_tile_is_not_blamed() -> None:
+    src = PRODUCT.replace(
+        "nisa.tensor_copy(dst=c, src=acc)",
+        "nisa.tensor_tensor(dst=c, data1=acc, data2=bias, op=nl.add)",
+    )
+    assert _scan(src) == []

@@ -70,3 +70,22 @@ def test_html_review_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert 'id="verdict"' in dom and "Verdict: PASS" in dom
     assert 'id="cuda-1"' in dom and 'id="port-1"' in dom
     assert "Uncaught" not in proc.stderr  # no JavaScript errors while loading
+
+
+def test_review_names_layout_and_output_findings() -> None:
+    from cuda2nki.report.review import sections
+
+    report = {
+        "verdict": "fail",
+        "tolerance_source": "ir",
+        "numerics": [],
+        "trace": {},
+        "findings": [
+            {"id": code, "severity": "warning", "message": "m", "line": 1, "file": "p.py"}
+            for code in ("C2N5009", "C2N5011", "C2N4021")
+        ],
+    }
+    text = {title: " ".join(claims) for title, claims in sections(report, None)}
+    assert "C2N5011" in text["Tiling and partitioning"]
+    assert "C2N5009" in text["Performance"]
+    assert "C2N4021" in text["Numerics and precision"]
