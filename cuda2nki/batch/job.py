@@ -8,7 +8,8 @@ claims is ``literal`` (generic lowering) or ``manual`` (no port possible).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,24 +38,37 @@ def port_path(out_dir: str | Path, rel: str, kernel: str) -> Path:
     return Path(out_dir) / stem / f"{kernel}.py"
 
 
-def process_file(spec: JobSpec) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class FileResult:
+    """The records of one file and the time each kernel took (kept apart: records are cached and
+    reported deterministically, times are not)."""
+
+    records: list[dict[str, Any]]
+    kernel_seconds: dict[str, float] = field(default_factory=dict)
+
+
+def process_file(spec: JobSpec) -> FileResult:
     from cuda2nki import api
 
     try:
         tu = api.parse(spec.path, defines=dict(spec.defines), include_dirs=spec.include_dirs)
         binding = api.load_binding(spec.binding) if spec.binding else None
     except DiagnosticError as exc:
-        return [record(spec, "", "failed", exc.diagnostics, lines=0)]
+        return FileResult([record(spec, "", "failed", exc.diagnostics, lines=0)])
     lines = _count_lines(spec.path)
     records = [
         record(spec, name, "refused", diags, lines=0) for name, diags in sorted(tu.rejected.items())
     ]
+    seconds: dict[str, float] = {}
     for k in tu.kernels:
         kb = binding if binding is not None and binding.kernel in (None, k.name) else None
+        t0 = time.perf_counter()
         records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k)))
-    if not records:  # a file without kernels still counts as examined
-        records.append(record(spec, "", "none", tu.diagnostics, lines=lines))
-    return records
+        seconds[k.name] = time.perf_counter() - t0
+    if not records:  # a file without kernels still counts as examined, unless it failed
+        status = "failed" if _has_error(tu.diagnostics) else "none"
+        records.append(record(spec, "", status, tu.diagnostics, lines=lines))
+    return FileResult(records, seconds)
 
 
 def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict[str, Any]:
@@ -129,6 +143,10 @@ def record(
         ],
         "blocking": sorted({d.code for d in diags if d.severity >= Severity.ERROR}),
     }
+
+
+def _has_error(diags: Any) -> bool:
+    return any(isinstance(d, Diagnostic) and d.severity >= Severity.ERROR for d in diags)
 
 
 def _count_lines(path: str) -> int:

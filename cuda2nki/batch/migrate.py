@@ -21,7 +21,7 @@ from typing import Any
 
 from cuda2nki import __version__
 from cuda2nki.batch.discover import CompileFlags, SourceFile, discover
-from cuda2nki.batch.job import BUCKETS, JobSpec, process_file, record
+from cuda2nki.batch.job import BUCKETS, FileResult, JobSpec, process_file, record
 from cuda2nki.batch.pool import Outcome, run_tasks
 from cuda2nki.diagnostics import SourceLoc, error, make
 from cuda2nki.fileio import write_atomic
@@ -125,24 +125,35 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
     return out
 
 
-def _cache_load(out_dir: Path, key: str, spec: JobSpec) -> list[dict[str, Any]] | None:
+def _cache_load(out_dir: Path, key: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """The cached records of a file and the time they took when they were computed."""
     p = out_dir / CACHE_DIR / f"{key}.json"
     try:
         entry = json.loads(p.read_text())
     except (OSError, ValueError):
         return None
-    recs = entry.get("records")
+    recs = entry.get("records") if isinstance(entry, dict) else None
     if not isinstance(recs, list):
         return None
     if any(r.get("port") and not (out_dir / r["port"]).is_file() for r in recs):
         return None  # a port was removed since: redo the file
-    return recs
+    timing = {
+        "seconds": float(entry.get("seconds") or 0.0),
+        "kernels": dict(entry.get("kernel_seconds") or {}),
+        "cached": True,
+    }
+    return recs, timing
 
 
-def _cache_store(out_dir: Path, key: str, records: list[dict[str, Any]], seconds: float) -> None:
-    write_atomic(
-        out_dir / CACHE_DIR / f"{key}.json", json.dumps({"records": records, "seconds": seconds})
-    )
+def _cache_store(
+    out_dir: Path, key: str, records: list[dict[str, Any]], timing: dict[str, Any]
+) -> None:
+    entry = {
+        "records": records,
+        "seconds": timing["seconds"],
+        "kernel_seconds": timing["kernels"],
+    }
+    write_atomic(out_dir / CACHE_DIR / f"{key}.json", json.dumps(entry))
 
 
 def _failure_records(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]]:
@@ -159,12 +170,12 @@ def migrate(
     jobs = plan(opts)
     by_key = {k: (spec, sf) for k, spec, sf in jobs}
     results: dict[str, list[dict[str, Any]]] = {}
-    timing: dict[str, float] = {}
+    timing: dict[str, dict[str, Any]] = {}
     todo = []
     for key, spec, _ in jobs:
-        cached = _cache_load(opts.out_dir, key, spec)
+        cached = _cache_load(opts.out_dir, key)
         if cached is not None:
-            results[key] = cached
+            results[key], timing[spec.rel] = cached
         else:
             todo.append((key, spec))
     cached_n = len(results)
@@ -173,36 +184,60 @@ def migrate(
         progress(len(results), failed, len(jobs))
     for outcome in _execute(opts, todo):
         spec = by_key[outcome.key][0]
-        recs = outcome.value if outcome.status == "ok" else _failure_records(spec, outcome)
-        _cache_store(opts.out_dir, outcome.key, recs, outcome.seconds)
+        recs, kernel_secs = _outcome_records(spec, outcome)
+        file_timing = {
+            "seconds": round(outcome.seconds, 4),
+            "kernels": {k: round(v, 4) for k, v in kernel_secs.items()},
+            "cached": False,
+        }
+        _cache_store(opts.out_dir, outcome.key, recs, file_timing)
         results[outcome.key] = recs
-        timing[spec.rel] = round(outcome.seconds, 4)
+        timing[spec.rel] = file_timing
         failed += sum(1 for r in recs if r["status"] == "failed")
         if progress:
             progress(len(results), failed, len(jobs))
     records = [r for key, _, _ in jobs for r in results[key]]
     records.sort(key=lambda r: (r["file"], r["kernel"]))
     report = build_report(records, opts)
+    seconds = time.perf_counter() - t0
+    times = run_timing(timing, seconds, computed=len(todo), cached=cached_n)
     from cuda2nki.report import migration as render
 
     write_atomic(opts.out_dir / "report.json", json.dumps(report, indent=2, sort_keys=True))
-    write_atomic(opts.out_dir / "report.csv", render.to_csv(records))
-    write_atomic(opts.out_dir / "report.html", render.to_html(report))
-    seconds = time.perf_counter() - t0
-    write_atomic(
-        opts.out_dir / "timing.json",
-        json.dumps(
-            {
-                "seconds": round(seconds, 3),
-                "files_computed": len(todo),
-                "files_cached": cached_n,
-                "per_file": timing,
-            },
-            indent=2,
-            sort_keys=True,
-        ),
-    )
+    write_atomic(opts.out_dir / "report.csv", render.to_csv(records, times))
+    write_atomic(opts.out_dir / "report.html", render.to_html(report, times))
+    write_atomic(opts.out_dir / "timing.json", json.dumps(times, indent=2, sort_keys=True))
     return MigrateSummary(records, report, cached_n, len(todo), seconds)
+
+
+def _outcome_records(spec: JobSpec, outcome: Outcome) -> tuple[list[dict[str, Any]], dict]:
+    if outcome.status != "ok":
+        return _failure_records(spec, outcome), {}
+    value = outcome.value
+    if isinstance(value, FileResult):
+        return value.records, value.kernel_seconds
+    return list(value), {}
+
+
+def run_timing(
+    per_file: dict[str, dict[str, Any]], wall: float, *, computed: int, cached: int
+) -> dict[str, Any]:
+    """Times of a run, kept out of ``report.json`` so that the report is deterministic.
+
+    ``compute_seconds`` adds up the worker time of every file, including files taken from the
+    cache (their time is the one measured when they were computed); ``wall_seconds`` is this
+    run's elapsed time.
+    """
+    return {
+        "wall_seconds": round(wall, 3),
+        "compute_seconds": round(sum(t["seconds"] for t in per_file.values()), 3),
+        "cached_compute_seconds": round(
+            sum(t["seconds"] for t in per_file.values() if t["cached"]), 3
+        ),
+        "files_computed": computed,
+        "files_cached": cached,
+        "per_file": {rel: per_file[rel] for rel in sorted(per_file)},
+    }
 
 
 def _execute(opts: MigrateOptions, todo: list[tuple[str, JobSpec]]) -> Iterator[Outcome]:
@@ -307,4 +342,4 @@ def progress_printer(
     return update, bar.stop
 
 
-__all__ = ["MigrateOptions", "MigrateSummary", "build_report", "migrate", "plan"]
+__all__ = ["MigrateOptions", "MigrateSummary", "build_report", "migrate", "plan", "run_timing"]

@@ -1,4 +1,10 @@
-"""Migration reports: CSV (one row per kernel) and a self-contained HTML page with a sortable table."""
+"""Migration reports: CSV (one row per kernel) and a self-contained HTML page with sortable tables.
+
+``report`` is the deterministic census of :func:`cuda2nki.batch.migrate.build_report`; ``times``
+(optional) is the run's timing (:func:`cuda2nki.batch.migrate.run_timing`: per file, and per kernel
+where the worker measured it).  Times of files taken from the cache are the times measured when
+they were computed and are marked as such.
+"""
 
 from __future__ import annotations
 
@@ -20,14 +26,33 @@ CSV_COLUMNS = (
     "blocking",
     "verdict",
     "cost_us",
+    "seconds",
 )
 
 
-def to_csv(records: Sequence[dict[str, Any]]) -> str:
+def kernel_seconds(r: dict[str, Any], times: dict[str, Any] | None) -> float | None:
+    """The time a kernel took (a file-level record: the whole file's time); None if unknown."""
+    ft = (times or {}).get("per_file", {}).get(r["file"])
+    if ft is None:
+        return None
+    if not r["kernel"]:
+        return ft["seconds"]
+    return ft.get("kernels", {}).get(r["kernel"])
+
+
+def file_seconds(file: str, times: dict[str, Any] | None) -> tuple[float | None, bool]:
+    """(seconds, taken from the cache) of one file."""
+    ft = (times or {}).get("per_file", {}).get(file)
+    return (None, False) if ft is None else (ft["seconds"], bool(ft.get("cached")))
+
+
+def to_csv(records: Sequence[dict[str, Any]], times: dict[str, Any] | None = None) -> str:
+    """One row per kernel; ``seconds`` is the kernel's worker time (blank when not measured)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(CSV_COLUMNS)
     for r in records:
+        secs = kernel_seconds(r, times)
         w.writerow(
             [
                 r["file"],
@@ -40,6 +65,7 @@ def to_csv(records: Sequence[dict[str, Any]]) -> str:
                 " ".join(r.get("blocking", [])),
                 r.get("verdict") or "",
                 r.get("cost_us") if r.get("cost_us") is not None else "",
+                "" if secs is None else f"{secs:.4f}",
             ]
         )
     return buf.getvalue()
@@ -69,10 +95,20 @@ def _esc(v: Any) -> str:
     return html.escape("" if v is None else str(v))
 
 
-def to_html(report: dict[str, Any]) -> str:
-    s = report["summary"]
-    summary_rows = "".join(
-        f"<tr><th>{_esc(k)}</th><td>{_esc(s[k])}</td></tr>"
+FILE_COLUMNS = ("kernels", "lines", "automatic", "literal", "manual", "refused", "failed")
+
+
+def _seconds(v: float | None) -> str:
+    return "" if v is None else f"{v:.3f}"
+
+
+def _share(n: int, d: int) -> str:
+    return f"{100 * n / d:.1f}%" if d else ""
+
+
+def _summary_rows(s: dict[str, Any], times: dict[str, Any] | None) -> str:
+    rows = [
+        (k, s[k])
         for k in (
             "files",
             "kernels",
@@ -86,41 +122,72 @@ def to_html(report: dict[str, Any]) -> str:
             "share_literal",
             "share_refused",
         )
-    )
-    file_rows = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{_esc(f[c])}</td>"
-            for c in (
-                "file",
-                "kernels",
-                "lines",
-                "automatic",
-                "literal",
-                "manual",
-                "refused",
-                "failed",
-            )
-        )
-        + "</tr>"
-        for f in report["files"]
-    )
-    kernel_rows = "".join(_kernel_row(r) for r in report["kernels"])
+    ]
+    if times is not None:
+        cached = times.get("cached_compute_seconds", 0.0)
+        rows += [
+            ("compute time (s)", f"{times['compute_seconds']:.3f}"),
+            (
+                "of which from the cache (s)",
+                f"{cached:.3f} (cached files, computed by an earlier run: {times['files_cached']})",
+            ),
+            ("wall time of this run (s)", f"{times['wall_seconds']:.3f}"),
+        ]
+    return "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows)
+
+
+def _file_row(f: dict[str, Any], times: dict[str, Any] | None) -> str:
+    secs, cached = file_seconds(f["file"], times)
+    mark = " (cached)" if cached else ""
+    cells = [f"<td>{_esc(f['file'])}</td>"]
+    cells += [f"<td>{_esc(f[c])}</td>" for c in FILE_COLUMNS]
+    cells += [
+        f"<td>{_share(f['automatic'], f['kernels'])}</td>",
+        f"<td>{_share(f['literal'], f['kernels'])}</td>",
+        f'<td data-v="{_seconds(secs)}">{_seconds(secs)}{mark}</td>',
+    ]
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def _files_total(report: dict[str, Any], times: dict[str, Any] | None) -> str:
+    s = report["summary"]
+    secs = None if times is None else times["compute_seconds"]
+    cells = ["<th>total</th>"] + [f"<th>{_esc(s[c])}</th>" for c in FILE_COLUMNS]
+    cells += [
+        f"<th>{_share(s['automatic'], s['kernels'])}</th>",
+        f"<th>{_share(s['literal'], s['kernels'])}</th>",
+        f"<th>{_seconds(secs)}</th>",
+    ]
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
+def to_html(report: dict[str, Any], times: dict[str, Any] | None = None) -> str:
+    """The report page: summary, kernels, files with totals, diagnostics by id."""
+    s = report["summary"]
+    file_rows = "".join(_file_row(f, times) for f in report["files"])
+    kernel_rows = "".join(_kernel_row(r, times) for r in report["kernels"])
     ids = "".join(
         f"<tr><td><code>{_esc(k)}</code></td><td>{v}</td></tr>"
         for k, v in s["diagnostics_by_id"].items()
+    )
+    note = (
+        "<p>Times are worker seconds per file and per kernel; a file taken from the cache shows "
+        "the time measured when it was computed.</p>"
+        if times is not None
+        else ""
     )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>cuda2nki migration report</title><style>{_CSS}</style></head>
 <body><h1>cuda2nki migration report</h1>
 <p>{_esc(report["tool"])} &middot; mode {_esc(report["mode"])} &middot; target {_esc(report["target"])}</p>
-<h2>Summary</h2><table id="summary">{summary_rows}</table>
+<h2>Summary</h2><table id="summary">{_summary_rows(s, times)}</table>{note}
 <h2>Kernels</h2>
 <table class="sortable" id="kernels"><thead><tr><th>file</th><th>kernel</th><th>status</th><th>idiom</th><th>lines</th>
-<th>diagnostics</th><th>verdict</th><th>cost (µs)</th><th>port</th></tr></thead><tbody>{kernel_rows}</tbody></table>
+<th>diagnostics</th><th>verdict</th><th>cost (µs)</th><th>time (s)</th><th>port</th></tr></thead><tbody>{kernel_rows}</tbody></table>
 <h2>Files</h2>
 <table class="sortable" id="files"><thead><tr><th>file</th><th>kernels</th><th>lines</th><th>automatic</th>
-<th>literal</th><th>manual</th><th>refused</th><th>failed</th></tr></thead><tbody>{file_rows}</tbody></table>
+<th>literal</th><th>manual</th><th>refused</th><th>failed</th><th>recognised</th><th>literal share</th>
+<th>time (s)</th></tr></thead><tbody>{file_rows}</tbody><tfoot>{_files_total(report, times)}</tfoot></table>
 <h2>Diagnostics by id</h2><table class="sortable"><thead><tr><th>id</th><th>count</th></tr></thead>
 <tbody>{ids}</tbody></table>
 <script type="application/json" id="report-data">{_esc(json.dumps(s, sort_keys=True))}</script>
@@ -128,7 +195,7 @@ def to_html(report: dict[str, Any]) -> str:
 """
 
 
-def _kernel_row(r: dict[str, Any]) -> str:
+def _kernel_row(r: dict[str, Any], times: dict[str, Any] | None = None) -> str:
     diags = "<br>".join(
         f"<code>{_esc(d['id'])}</code> {_esc(d['message'])}" for d in r["diagnostics"][:5]
     )
@@ -138,5 +205,6 @@ def _kernel_row(r: dict[str, Any]) -> str:
     return (
         f'<tr class="{_esc(r["status"])}"><td>{_esc(r["file"])}</td><td>{_esc(r["kernel"])}</td>'
         f"<td>{_esc(r['status'])}</td><td>{_esc(r.get('idiom'))}</td><td>{_esc(r.get('lines'))}</td>"
-        f"<td>{diags}</td><td>{_esc(r.get('verdict'))}</td><td>{_esc(r.get('cost_us'))}</td><td>{port}</td></tr>"
+        f"<td>{diags}</td><td>{_esc(r.get('verdict'))}</td><td>{_esc(r.get('cost_us'))}</td>"
+        f"<td>{_seconds(kernel_seconds(r, times))}</td><td>{port}</td></tr>"
     )
