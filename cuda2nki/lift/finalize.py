@@ -106,6 +106,14 @@ class Finalizer:
 
     def _from_writes(self, name: str, writes: list, r: V.SRead, upto: int, dtype: str):
         for k in range(upto - 1, -1, -1):
+            if writes[k].accumulate is not None:
+                got = self._accumulated(name, writes[k], r)
+                if got is None:
+                    continue
+                prior = self._from_writes(name, writes, r, k, dtype)
+                if _neutral(prior, writes[k].accumulate):
+                    return got
+                return V.Op(dtype, writes[k].accumulate, (prior, got))
             got = self._try_write(name, writes[k], r)
             if got is None:
                 continue
@@ -116,6 +124,79 @@ class Finalizer:
             return V.Select(dtype, V.Pred("bool", cond), val, rest)
         # never written on this path: CUDA reads garbage here; any use must be guarded away
         return V.Const(dtype, float("nan"))
+
+    def _accumulated(self, name: str, w: SharedWrite, r: V.SRead) -> V.DExpr | None:
+        """What the shared atomics of ``w`` added to the element ``r`` reads: a fold, over the
+        writing threads (and their loops) the index equations leave free, of the value each
+        contributed where it wrote that element."""
+        if w.epoch >= r.epoch:
+            raise Refusal(
+                "C2N2012",
+                r_loc(w),
+                array=name,
+                why="a shared atomic's result is read without a __syncthreads between",
+            )
+        ren: dict = {}
+        unknowns: dict = {}
+        for k, d in enumerate("xyz"):
+            t = f"threadIdx.{d}"
+            ren[t] = af.sym("w:" + t)
+            b = self.block[k] if self.block else None
+            if b is None:
+                raise Refusal(
+                    "C2N2012", w.loc, array=name, why="shared atomics need the block size"
+                )
+            unknowns["w:" + t] = Poly.const(b)
+        for lc in w.loops:
+            ren[lc.var] = af.sym("w:" + lc.var)
+        for lc in w.loops:
+            unknowns["w:" + lc.var] = lc.extent.subs(ren)
+        widx = tuple(p.subs(ren) for p in w.index)
+        wguard = w.guard.subs(ren)
+        with af.bounds(unknowns):
+            sol = _solve(widx, r.index, unknowns, wguard)
+        if sol is None:
+            raise Refusal(
+                "C2N2012",
+                w.loc,
+                array=name,
+                why=f"cannot invert the atomic's index [{', '.join(map(str, w.index))}]",
+            )
+        mapping, cond = sol
+        val = V.subs_poly(V.subs_poly(w.value, ren), mapping)
+        cond = V.simplify_cond(cond.subs(mapping))
+        if cond == af.FALSE:
+            return None
+        ident = _IDENT.get(w.accumulate)
+        if ident is None:
+            raise Refusal("C2N2022", w.loc, what=f"shared atomic '{w.accumulate}'")
+        # the free writer variables, innermost (loops) first
+        free = [u for u in unknowns if u not in mapping][::-1]
+        one = {u: af.ZERO for u in free if unknowns[u] == af.ONE}
+        free = [u for u in free if u not in one]
+        cond = cond.subs(one) if one else cond
+        parts = cond.conjuncts() if cond.conjuncts() is not None else [cond]
+        inner = af.conj(
+            Cond.of(c) if isinstance(c, af.Cmp) else c
+            for c in parts
+            if (c.poly if isinstance(c, af.Cmp) else c).atoms() & set(free)
+        )
+        outer = af.conj(
+            Cond.of(c) if isinstance(c, af.Cmp) else c
+            for c in parts
+            if not (c.poly if isinstance(c, af.Cmp) else c).atoms() & set(free)
+        )
+        val = V.subs_poly(val, one) if one else val
+        zero = V.Const(val.dtype, ident)
+        if inner != af.TRUE:
+            val = V.Select(val.dtype, V.Pred("bool", inner), val, zero)
+        for u in free:
+            var = self.fresh("atomic")
+            val = V.subs_poly(val, {u: af.sym(var)})
+            val = V.Fold(val.dtype, w.accumulate, var, af.ZERO, unknowns[u], af.ONE, val)
+        if outer != af.TRUE:
+            val = V.Select(val.dtype, V.Pred("bool", outer), val, zero)
+        return V.simplify(self.resolve(val))
 
     def _try_write(self, name: str, w: SharedWrite, r: V.SRead):
         ren: dict = {}
@@ -276,6 +357,20 @@ class Finalizer:
             return _tighten(e)
         var, ext, new_body = fused
         return _tighten(V.Fold(e.dtype, e.op, var, af.ZERO, ext, af.ONE, new_body))
+
+
+def _neutral(c: V.DExpr, op: str) -> bool:
+    """``c op x == x`` for every ``x`` of the dtype (0 for add, the dtype's lowest for max)."""
+    if not isinstance(c, V.Const):
+        return False
+    if c.value == _IDENT.get(op):
+        return True
+    if c.dtype.startswith(("int", "uint")) and op in ("max", "min"):
+        import numpy as np
+
+        info = np.iinfo(c.dtype)
+        return c.value == (info.min if op == "max" else info.max)
+    return False
 
 
 def r_loc(w: SharedWrite):

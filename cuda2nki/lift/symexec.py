@@ -70,6 +70,7 @@ class SharedWrite:
     epoch: int
     loops: tuple  # LoopCtx of the loops around the write
     loc: SourceLoc = UNKNOWN_LOC
+    accumulate: str | None = None  # a shared atomic: the element becomes old op value
 
 
 @dataclass
@@ -79,6 +80,7 @@ class SharedArr:
     dtype: str
     writes: list = field(default_factory=list)
     stepped: bool = False  # a write combining elements of this array happened
+    scalar: bool = False  # ``__shared__ float acc;`` (read and written by name)
 
 
 @dataclass(frozen=True)
@@ -437,7 +439,8 @@ class Executor:
     def exec_decl(self, d: A.VarDecl) -> None:
         if d.storage in ("shared", "extern_shared"):
             dims = d.ty.dims if isinstance(d.ty, A.ArrayType) else (1,)
-            self.shared[d.name] = SharedArr(d.name, dims, dtype_of(d.ty))
+            scalar = not isinstance(d.ty, A.ArrayType)
+            self.shared[d.name] = SharedArr(d.name, dims, dtype_of(d.ty), scalar=scalar)
             self.env[d.name] = self.shared[d.name]
             return
         if isinstance(d.ty, A.ArrayType):
@@ -785,6 +788,8 @@ class Executor:
         v = self.env[e.name]
         if v is None:
             raise Refusal("C2N2010", e.loc, what=f"read of uninitialised '{e.name}'")
+        if isinstance(v, SharedArr) and v.scalar:
+            return self.read_shared(v, (af.ZERO,), e.loc)
         return v
 
     def e_Builtin(self, e: A.Builtin) -> Poly:
@@ -972,6 +977,10 @@ class Executor:
         return V.Load(dtype, tensor, index)
 
     def address_of(self, e: A.Expr) -> PtrVal:
+        if isinstance(e, A.Name) and isinstance(self.env.get(e.name), SharedArr):
+            arr = self.env[e.name]
+            if arr.scalar:
+                return PtrVal(arr.name, af.ZERO, arr.dtype, 1, True)
         if isinstance(e, A.Index):
             base, idx = self._index_path(e)
             if isinstance(base, PtrVal) and len(idx) == 1:
@@ -1060,6 +1069,9 @@ class Executor:
         if name not in self.env:
             raise Refusal("C2N2010", loc, what=f"assignment to unknown '{name}'")
         old = self.env[name]
+        if isinstance(old, SharedArr) and old.scalar:
+            self.write_shared(old, (af.ZERO,), value, loc)
+            return
         if isinstance(old, (PtrVal, SharedArr)):
             raise Refusal("C2N2010", loc, what="pointer reassignment")
         if ty is not None:
@@ -1112,7 +1124,14 @@ class Executor:
         )
 
     # ------------------------------------------------------------------ shared memory
-    def write_shared(self, arr: SharedArr, idx: tuple, value: object, loc: SourceLoc) -> None:
+    def write_shared(
+        self,
+        arr: SharedArr,
+        idx: tuple,
+        value: object,
+        loc: SourceLoc,
+        accumulate: str | None = None,
+    ) -> None:
         if self.dguards:
             raise Refusal(
                 "C2N2018", loc, what="a shared-memory write under a data-dependent condition"
@@ -1125,7 +1144,9 @@ class Executor:
             # per-thread value is what a tree over the block combines
             self.templates.extend(own)
             arr.stepped = True
-        arr.writes.append(SharedWrite(idx, d, self.live(), self.epoch, tuple(self.loops), loc))
+        arr.writes.append(
+            SharedWrite(idx, d, self.live(), self.epoch, tuple(self.loops), loc, accumulate)
+        )
         self.templates.append(d)
 
     def _shared_index(self, arr: SharedArr, idx: tuple, loc: SourceLoc) -> tuple:
@@ -1313,11 +1334,18 @@ class Executor:
         val = self.eval(e.args[1])
         if not isinstance(ptr, PtrVal):
             raise Refusal("C2N2022", e.loc, what="atomic on a non-pointer")
-        if ptr.shared:
-            raise Refusal("C2N2022", e.loc, what=f"{e.func} on shared memory")
         d = self.as_data(val, e.loc, ptr.dtype)
         if f == "atomicSub":
             d = V.Op(d.dtype, "neg", (d,))
+        if ptr.shared:
+            if any(isinstance(a, af.OpaqueAtom) for a in ptr.offset.atoms()):
+                raise Refusal(
+                    "C2N2022",
+                    e.loc,
+                    what=f"{e.func} on shared memory at an index read from data (a histogram)",
+                )
+            self.write_shared(self.shared[ptr.tensor], (ptr.offset,), d, e.loc, accumulate=op)
+            return None
         self.store(ptr, af.ZERO, d, e.loc, accumulate=op)
         return None
 

@@ -56,9 +56,27 @@ class GuardsToDomainsPass(Pass):
         if kernel.is_scheduled:
             return kernel
         body: list = []
+        carried: set[str] = set()
         for s in kernel.body:
-            body.extend(_rewrite(s, kernel) if isinstance(s, Compute) else [s])
+            for c in _rewrite(s, kernel) if isinstance(s, Compute) else [s]:
+                if isinstance(c, Compute) and _is_carry_over(c):
+                    # the old values are copied once, before the first write: a second copy
+                    # would undo the writes of the statements between
+                    if c.target.tensor in carried:
+                        continue
+                    carried.add(c.target.tensor)
+                body.append(c)
         return kernel.replace(body=tuple(body))
+
+
+def _is_carry_over(c: Compute) -> bool:
+    return (
+        isinstance(c.expr, Read)
+        and c.expr.tensor == c.target.tensor
+        and c.expr.index == c.target.index
+        and c.domain.guard is None
+        and c.accumulate is None
+    )
 
 
 def _covers(c: Compute, kernel: Kernel) -> bool:

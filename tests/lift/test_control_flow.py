@@ -448,6 +448,69 @@ __global__ void k(const float* in, float* out, int h, int w) {
         "map",
         lambda a, s: {"out": _grad2(a["in"])},
     ),
+    (
+        "shared_scalar/row_sum_atomic_accumulator",
+        """
+__global__ void k(const float* m, float* out, int rows, int cols) {
+    __shared__ float total;
+    if (threadIdx.x == 0) total = 0.0f;
+    __syncthreads();
+    float p = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) p += m[blockIdx.x * cols + c];
+    atomicAdd(&total, p);
+    __syncthreads();
+    if (threadIdx.x == 0) out[blockIdx.x] = total;
+}""",
+        _b(
+            {"grid": ["rows"], "block": [64]},
+            {"m": t(["rows", "cols"], "in"), "out": t(["rows"], "out"), "rows": 9, "cols": 200},
+            [{"rows": 130, "cols": 3}],
+        ),
+        "reduce",
+        lambda a, s: {"out": a["m"].sum(1)},
+    ),
+    (
+        "shared_scalar/block_max_then_global",
+        """
+__global__ void k(const int* v, int* best, int n) {
+    __shared__ int bm;
+    if (threadIdx.x == 0) bm = -2147483647 - 1;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicMax(&bm, v[i]);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicMax(best, bm);
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 256)"], "block": [256]},
+            {"v": t(["n"], "in", "int32"), "best": t([1], "inout", "int32"), "n": 1000},
+            [{"n": 129}],
+        ),
+        "reduce",
+        lambda a, s: {"best": np.maximum(a["best"], a["v"].max())},
+    ),
+    (
+        "shared_scalar/count_positive_2d_block",
+        """
+__global__ void k(const float* x, int* count, int n) {
+    __shared__ int c;
+    if (threadIdx.x == 0 && threadIdx.y == 0) c = 0;
+    __syncthreads();
+    int i = blockIdx.x * (blockDim.x * blockDim.y) + threadIdx.y * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&c, 1);
+    __syncthreads();
+    if (threadIdx.x == 0 && threadIdx.y == 0) count[blockIdx.x] = c;
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [32, 4]},
+            {"x": t(["n"], "in"), "count": t(["ceil_div(n, 128)"], "out", "int32"), "n": 300},
+            [{"n": 128}],
+        ),
+        "reduce",
+        lambda a, s: {
+            "count": np.minimum(128, s["n"] - 128 * np.arange(-(-s["n"] // 128))),
+        },
+    ),
 ]
 
 #: also ported and compared with the SIMT interpreter in the NKI simulator
@@ -460,6 +523,8 @@ PORT = {
     "localarr/four_accumulators_zero_init",
     "tiles/kslab_two_loads_per_thread",
     "tiles/gemv_kslab_guarded",
+    "shared_scalar/row_sum_atomic_accumulator",
+    "shared_scalar/block_max_then_global",
 }
 
 
