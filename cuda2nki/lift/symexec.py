@@ -227,6 +227,29 @@ _BINOPS = {
     ">>": "shr",
 }
 _COMBINE = {"add", "mul", "max", "min"}
+#: packed pair intrinsics: (kind, lane or op)
+_PACKED = {
+    "__hadd2": ("op", "add"),
+    "__hsub2": ("op", "sub"),
+    "__hmul2": ("op", "mul"),
+    "__h2div": ("op", "div"),
+    "__hmax2": ("op", "max"),
+    "__hmin2": ("op", "min"),
+    "__hneg2": ("op", "neg"),
+    "__habs2": ("op", "abs"),
+    "__hfma2": ("fma", None),
+    "__float2half2_rn": ("pair", None),
+    "__half2half2": ("pair", None),
+    "__halves2half2": ("pair", None),
+    "__floats2half2_rn": ("pair", None),
+    "make_half2": ("pair", None),
+    "__low2float": ("lane", 0),
+    "__high2float": ("lane", 1),
+    "__low2half": ("lane", 0),
+    "__high2half": ("lane", 1),
+    "__half22float2": ("convert", None),
+    "__float22half2_rn": ("convert", None),
+}
 _ATOMIC = {"atomicAdd": "add", "atomicMax": "max", "atomicMin": "min", "atomicSub": "add"}
 
 
@@ -1205,6 +1228,8 @@ class Executor:
         if f.startswith("make_"):
             dt = dtype_of(e.ty)
             return VecVal(tuple(_cast_to(self.as_data(a, e.loc, dt), dt) for a in args), dt)
+        if f in _PACKED:
+            return self.packed(e, args)
         if f in ("min", "max") and all(isinstance(a, Poly) for a in args):
             a, b = args
             if (a - b).is_const:
@@ -1233,6 +1258,40 @@ class Executor:
             x = data[0]
             return V.Op(dt, "min", (V.Op(dt, "max", (x, V.Const(dt, 0.0))), V.Const(dt, 1.0)))
         raise Refusal("C2N2010", e.loc, what=f"call to '{f}'")
+
+    def packed(self, e: A.Call, args: list) -> object:
+        """Packed two-lane intrinsics (``__hmul2``, ``__float2half2_rn``, ``__low2float``...):
+        lane by lane, in the lanes' own dtype."""
+        kind, arg = _PACKED[e.func]
+        dt = dtype_of(e.ty)
+        if kind == "lane":  # one lane of a pair, converted to float
+            v = args[0]
+            if not isinstance(v, VecVal):
+                raise Refusal("C2N2010", e.loc, what=f"'{e.func}' of a non-vector")
+            return _cast_to(v.lanes[arg], dt)
+        if kind == "pair":  # two scalars (or one, broadcast) into a pair
+            xs = [self.as_data(a, e.loc, dt) for a in args]
+            xs = xs * 2 if len(xs) == 1 else xs
+            return VecVal(tuple(_cast_to(x, dt) for x in xs), dt)
+        if kind == "convert":  # float2 <-> half2
+            v = args[0]
+            if not isinstance(v, VecVal):
+                raise Refusal("C2N2010", e.loc, what=f"'{e.func}' of a non-vector")
+            return VecVal(tuple(_cast_to(x, dt) for x in v.lanes), dt)
+        vecs = [a if isinstance(a, VecVal) else None for a in args]
+        if any(v is None or len(v.lanes) != 2 for v in vecs):
+            raise Refusal("C2N2010", e.loc, what=f"'{e.func}' of a non-pair")
+        if kind == "fma":
+            a, b, c = vecs
+            lanes = tuple(
+                V.Op(dt, "add", (V.Op(dt, "mul", (a.lanes[k], b.lanes[k])), c.lanes[k]))
+                for k in range(2)
+            )
+        elif len(vecs) == 1:
+            lanes = tuple(V.Op(dt, arg, (vecs[0].lanes[k],)) for k in range(2))
+        else:
+            lanes = tuple(V.Op(dt, arg, (vecs[0].lanes[k], vecs[1].lanes[k])) for k in range(2))
+        return VecVal(lanes, dt)
 
     def combine(self, op: str, dt: str, a: V.DExpr, b: V.DExpr) -> V.DExpr:
         """``op(a, b)``; ``v op shfl(v, o)`` steps are tracked as a ladder and, once the offsets

@@ -511,6 +511,66 @@ __global__ void k(const float* x, int* count, int n) {
             "count": np.minimum(128, s["n"] - 128 * np.arange(-(-s["n"] // 128))),
         },
     ),
+    (
+        "half2/scale_pairs",
+        """
+#include <cuda_fp16.h>
+__global__ void k(__half* data, float factor, int pairs) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    __half2 f2 = __float2half2_rn(factor);
+    if (t < pairs) {
+        __half2* d2 = reinterpret_cast<__half2*>(data);
+        d2[t] = __hmul2(d2[t], f2);
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(pairs, 128)"], "block": [128]},
+            {"data": t(["2 * pairs"], "inout", "float16"), "factor": 0.75, "pairs": 300},
+            [{"pairs": 1}],
+        ),
+        "map",
+        lambda a, s: {"data": a["data"] * s["factor"]},
+    ),
+    (
+        "half2/fma_of_two_inputs",
+        """
+#include <cuda_fp16.h>
+__global__ void k(const __half2* a, const __half2* b, __half2* c, int m) {
+    int i = threadIdx.x + blockDim.x * blockIdx.x;
+    if (i >= m) return;
+    __half2 one = __halves2half2(__float2half(1.0f), __float2half(1.0f));
+    c[i] = __hfma2(a[i], b[i], one);
+}""",
+        _b(
+            {"grid": ["ceil_div(m, 64)"], "block": [64]},
+            {
+                "a": t(["2 * m"], "in", "float16"),
+                "b": t(["2 * m"], "in", "float16"),
+                "c": t(["2 * m"], "out", "float16"),
+                "m": 100,
+            },
+        ),
+        "map",
+        lambda a, s: {"c": a["a"] * a["b"] + 1},
+    ),
+    (
+        "half2/lanes_to_float_sum",
+        """
+#include <cuda_fp16.h>
+__global__ void k(const __half2* x, float* y, int m) {
+    int i = threadIdx.x + blockDim.x * blockIdx.x;
+    if (i < m) {
+        __half2 v = __hadd2(x[i], x[i]);
+        y[i] = __low2float(v) - __high2float(v);
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(m, 32)"], "block": [32]},
+            {"x": t(["2 * m"], "in", "float16"), "y": t(["m"], "out"), "m": 70},
+        ),
+        "stencil",
+        lambda a, s: {"y": 2 * a["x"][0::2] - 2 * a["x"][1::2]},
+    ),
 ]
 
 #: also ported and compared with the SIMT interpreter in the NKI simulator
@@ -525,6 +585,7 @@ PORT = {
     "tiles/gemv_kslab_guarded",
     "shared_scalar/row_sum_atomic_accumulator",
     "shared_scalar/block_max_then_global",
+    "half2/scale_pairs",
 }
 
 
