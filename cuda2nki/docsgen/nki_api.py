@@ -206,7 +206,29 @@ def rows() -> list[dict[str, str]]:
                 "notes": refused,
             }
         )
-    return out
+    return sorted(out + _refused_rows(set(names)), key=lambda r: r["api"])
+
+
+def _refused_rows(provided: set[str]) -> list[dict[str, str]]:
+    """Documented APIs the simulator refuses by name (C2N3001 with the reason shown)."""
+    from cuda2nki.nkisim.importer import NOT_SIMULATED
+    from cuda2nki.nkisim.tensor import _TENSOR_NOT_SIMULATED
+
+    short = {"isa": "nisa", "language": "nl"}
+    found = {f"{short[k.split('.')[0]]}.{k.split('.', 1)[1]}": v for k, v in NOT_SIMULATED.items()}
+    found |= {f"NkiTensor.{k}": v for k, v in _TENSOR_NOT_SIMULATED.items()}
+    return [
+        {
+            "api": api,
+            "current": "not supported",
+            "legacy": "not supported",
+            "engine": "none (refused)",
+            "cycles": "",
+            "notes": reason,
+        }
+        for api, reason in found.items()
+        if api not in provided
+    ]
 
 
 def markdown() -> str:

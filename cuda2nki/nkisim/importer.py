@@ -25,16 +25,40 @@ from cuda2nki.nkisim import legacy_isa as _lisa
 from cuda2nki.nkisim.errors import unsupported
 from cuda2nki.nkisim.tensor import NkiTensor
 
+#: Documented APIs the simulator does not model, with the reason its C2N3001 diagnostic gives
+#: (keyed by the last part of the module name and the attribute).  Any other unknown name is
+#: refused too, naming the API generation it belongs to when it exists in the other one.
+NOT_SIMULATED = {
+    "isa.nc_matmul_mx": "trn3 MX (microscaling) matmul is not modelled",
+    "isa.quantize_mx": "trn3 MX quantisation is not modelled",
+    "isa.sendrecv": "transfers between logical cores are not modelled",
+    "isa.tensor_copy_dynamic_src": "removed in NKI 0.4.0; index the source with .ap(scalar_offset=...)",
+    "isa.tensor_copy_dynamic_dst": "removed in NKI 0.4.0; index the destination with .ap(...)",
+    "isa.topk": "its 16-partition snake layout and result order are not modelled",
+    "isa.nonzero_with_count": "its partition-group layout is not modelled",
+    "isa.sequence_bounds": "the end-index convention is not settled by the reference",
+}
+
 
 class SimModule(types.ModuleType):
     """A namespace module of the simulator; unknown public names raise C2N3001."""
 
     _sim_legacy: bool = False
+    _sim_other: types.ModuleType | None = None  # the same namespace in the other API generation
 
     def __getattr__(self, name: str):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        raise unsupported(f"{self.__name__}.{name}")
+        short = self.__name__.rsplit(".", 1)[-1]
+        detail = NOT_SIMULATED.get(f"{short}.{name}", "")
+        other = self.__dict__.get("_sim_other")
+        if not detail and other is not None and name in other.__dict__:
+            detail = (
+                "not part of the legacy neuronxcc.nki API"
+                if self._sim_legacy
+                else "legacy neuronxcc.nki API only"
+            )
+        raise unsupported(f"{self.__name__}.{name}", detail)
 
 
 def _module(name: str, legacy: bool, attrs: dict) -> SimModule:
@@ -122,6 +146,7 @@ _ISA_EXCLUDE = {
     "tensor_arg",
     "write_mat",
     "no_psum",
+    "check_pstart",
     "engine_name",
     "matmul_values",
     "matmul_operands",
@@ -175,6 +200,8 @@ def build_modules() -> dict[str, SimModule]:
         },
     )
     root = _module("neuronxcc", True, {"nki": ltop})
+    for cur, leg in ((lang, llang), (isa, lisa), (top, ltop)):
+        cur._sim_other, leg._sim_other = leg, cur
     mods.update(
         {
             "neuronxcc": root,

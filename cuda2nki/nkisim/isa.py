@@ -1111,6 +1111,81 @@ def reciprocal(dst, data, engine=engine.unknown, *, mask=None) -> None:
     record(eng, "reciprocal", (dst, data))
 
 
+_ACTIVATE2_PAIRS = {
+    ("multiply", "add"),
+    ("multiply", "subtract"),
+    ("multiply", "bypass"),
+    ("add", "bypass"),
+    ("subtract", "bypass"),
+    ("bypass", "bypass"),
+}
+
+
+def activate2(
+    dst,
+    op,
+    data,
+    imm0,
+    imm1,
+    op0,
+    op1,
+    relu_param=0.0,
+    reverse0=False,
+    reverse1=False,
+    reduce_op=None,
+    reduce_res=None,
+    reduce_cmd=reduce_cmd.idle,
+    **kw,
+) -> None:
+    """trn3 Scalar engine: ``dst = op((data op0 imm0) op1 imm1)`` (reference 7.3).
+
+    ``imm0``/``imm1`` are fp32 scalars or ``(P, 1)`` columns; ``prelu`` uses ``relu_param``.  The
+    optional free-axis reduction (add, maximum, minimum) goes through the Scalar engine's
+    accumulators as in ``activation``.
+    """
+    no_extra_kw("nisa.activate2", kw)
+    api = "nisa.activate2"
+    if st.current().target.nc_version < 4:
+        raise unsupported(api, "trn3 (NC-v4) only")
+    name = ops.op_name(op, api)
+    n0, n1 = ops.op_name(op0, api), ops.op_name(op1, api)
+    if (n0, n1) not in _ACTIVATE2_PAIRS:
+        pairs = ", ".join(f"({a}, {b})" for a, b in sorted(_ACTIVATE2_PAIRS))
+        raise fail("C2N3016", api=api, detail=f"(op0, op1) = ({n0}, {n1}); allowed: {pairs}")
+    dst, data = _compute_operands(api, dst, data, eng="scalar")
+    same_free(api, dst, data)
+    p = data.partitions()
+    x = mat(data)
+    t = _apply_scalar_op(n0, x, scalar_or_col(imm0, p, api, "imm0"), reverse0, api)
+    t = _apply_scalar_op(n1, t, scalar_or_col(imm1, p, api, "imm1"), reverse1, api)
+    t = np.broadcast_to(np.asarray(t, np.float32), x.shape)
+    if name == "prelu":
+        y = np.where(t >= 0, t, np.float32(relu_param) * t).astype(np.float32)
+    else:
+        _range_warn(api, name, t)
+        y = np.asarray(ops.apply_unary(name, t, api), np.float32)
+    write_mat(dst, y, api)
+    extra_cost = 0
+    if reduce_op is not None or reduce_res is not None:
+        rname = ops.op_name(reduce_op, api) if reduce_op is not None else "add"
+        if rname not in ("add", "maximum", "minimum"):
+            raise unsupported(f"{api}(reduce_op={rname})", "add, maximum and minimum are modelled")
+        cmd = int(reduce_cmd)
+        if cmd == 0 and reduce_res is not None:
+            cmd = 3  # as in activation: reduce_res without a command resets and reduces
+        acc = st.current().scalar_acc
+        _acc_update(acc, _row_reduce(rname, y, api), rname, cmd, None, api)
+        if reduce_res is not None:
+            rr = on_chip(tensor_arg(reduce_res, api, "reduce_res"), api, "reduce_res")
+            if rr.partitions() != p or rr.free_size() != 1:
+                raise fail(
+                    "C2N3014", api=api, detail=f"reduce_res must be ({p}, 1), got {rr.describe()}"
+                )
+            write_mat(rr, acc[:p].reshape(p, 1).copy(), api)
+            extra_cost = 1
+    record("scalar", "activation", (dst, data), extra=(name, extra_cost))
+
+
 def exponential(
     dst, src, max_value=0.0, reduce_res=None, reduce_cmd=reduce_cmd.idle, reduce_init=0.0
 ) -> None:

@@ -697,6 +697,12 @@ def bypass(x, *a, **kw):  # pragma: no cover - op constant
 identity = bypass
 
 
+@_named("prelu")
+def prelu(x, *a, **kw):
+    """Op constant of ``nisa.activate2`` (``x if x >= 0 else relu_param * x``); not a function."""
+    raise unsupported("nl.prelu(...)", "an op constant for nisa.activate2, not a function")
+
+
 def where(condition, x, y, dtype=None, *, mask=None, **kw) -> NkiTensor:
     no_extra_kw("nl.where", kw)
     api = "nl.where"

@@ -290,6 +290,12 @@ class WrittenBoxes:
         ]
 
 
+_TENSOR_NOT_SIMULATED = {
+    "rearrange": "einops-style view patterns are not modelled; use permute/reshape",
+    "indirect": "trn3 tensor indirection is not modelled",
+}
+
+
 def _normalize_shape(shape) -> tuple[tuple[int, ...], int | None]:
     if type(shape) is tuple:
         for s in shape:
@@ -1080,6 +1086,45 @@ class NkiTensor:
         _nl._setitem(self, key, value)
 
     # ------------------------------------------------------------------ view methods (0.5.0+)
+    def __getattr__(self, name: str):
+        # only reached when normal lookup fails: documented methods the simulator does not model
+        # are refused with C2N3001, anything else is the port's own AttributeError
+        reason = _TENSOR_NOT_SIMULATED.get(name)
+        if reason is not None:
+            raise unsupported(f"NkiTensor.{name}", reason)
+        raise AttributeError(f"'NkiTensor' object has no attribute '{name}'")
+
+    def vector_select(self, dim: int, offsets) -> NkiTensor:
+        """Per-partition row gather of an HBM tensor: row ``p`` of the result is ``t[offsets[p]]``.
+
+        ``offsets`` is a ``(P, 1)`` integer tensor; the result is an indirect view (rows out of
+        range are reported by the instruction that reads them, or skipped with ``oob_mode.skip``).
+        """
+        api = "NkiTensor.vector_select"
+        if int(dim) != 0:
+            raise unsupported(f"{api}(dim={dim})", "only dim 0 is documented")
+        if self.pdim is not None:
+            raise invalid(api, "vector_select applies to HBM tensors only")
+        a = self._need_strided(api)
+        if not isinstance(offsets, NkiTensor):
+            raise invalid(api, f"offsets must be a (P, 1) tensor, got {type(offsets).__name__}")
+        if offsets.dtype.is_float:
+            raise fail("C2N3016", api=api, detail=f"offsets dtype {offsets.dtype.name}")
+        rows = np.asarray(offsets.values(api)).reshape(-1).astype(np.int64)
+        n0 = a.shape[0]
+        esz = a.itemsize
+        strides = [st_ // esz for st_ in a.strides]
+        idx = self.offset + rows.reshape((-1,) + (1,) * (a.ndim - 1)) * strides[0]
+        for k in range(1, a.ndim):
+            shp = [1] * a.ndim
+            shp[k] = a.shape[k]
+            idx = idx + np.arange(a.shape[k], dtype=np.int64).reshape(shp) * strides[k]
+        shape = (rows.size,) + a.shape[1:]
+        ok = np.broadcast_to(
+            ((rows >= 0) & (rows < n0)).reshape((-1,) + (1,) * (a.ndim - 1)), shape
+        )
+        return NkiTensor(self.storage, None, self.dtype, None, np.where(ok, idx, -1))
+
     def _with(self, a: np.ndarray, pdim=...) -> NkiTensor:
         return NkiTensor(self.storage, a, self.dtype, self.pdim if pdim is ... else pdim)
 
