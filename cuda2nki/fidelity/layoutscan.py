@@ -72,6 +72,7 @@ ELEMENTWISE = {
     "minimum",
     "divide",
 }
+ALLOCS = {"ndarray", "zeros", "ones", "full", "empty", "zeros_like", "ones_like", "empty_like"}
 _TILE_KWS = {"data", "data1", "data2", "src", "bias", "x", "y", "in_", "operand0", "operand1"}
 WARP = 32
 
@@ -81,10 +82,11 @@ class Candidate:
     """A place in the port's source that may be one of the findings; the trace decides."""
 
     code: str  # C2N5009 | C2N5011
-    kind: str  # repeated | round-trip | halving | lanes | warp-tiles
+    kind: str  # repeated | round-trip | matmul-result | halving | lanes | warp-tiles
     line: int
     lines: tuple[int, ...]  # the port lines whose executed instructions measure it
     detail: str
+    producers: tuple[int, ...] = ()  # repeated: the lines that write the transposed data
 
 
 # --------------------------------------------------------------------------- AST helpers
@@ -146,6 +148,8 @@ class _Write:
     name: str
     reads: set[str]
     loops: tuple[ast.For, ...]
+    line: int = 0
+    alloc: bool = False  # an allocation (no data written)
 
 
 @dataclass
@@ -188,7 +192,8 @@ class _Scan:
                     if name is None:
                         continue
                     extra = _names(x.slice) if isinstance(x, ast.Subscript) else set()
-                    self.writes.append(_Write(name, reads | extra, loops))
+                    alloc = isinstance(st.value, ast.Call) and _call_name(st.value) in ALLOCS
+                    self.writes.append(_Write(name, reads | extra, loops, st.lineno, alloc))
                     if isinstance(x, ast.Name) and len(st.targets) == 1 and len(targets) == 1:
                         v = _int(st.value, self.consts)
                         if v is not None:
@@ -211,7 +216,7 @@ class _Scan:
                     if any(_root(o) == name for o in others) or _accumulates(node):
                         reads.add(name)  # type: ignore[arg-type]
                     reads |= _names(dst) - {name}
-                    self.writes.append(_Write(name, reads, loops))  # type: ignore[arg-type]
+                    self.writes.append(_Write(name, reads, loops, node.lineno))  # type: ignore[arg-type]
 
     def deps(self) -> dict[str, set[str]]:
         """name -> the loop variables its value depends on (data, control and loop-carried)."""
@@ -267,6 +272,10 @@ def _repeated(scan: _Scan) -> list[Candidate]:
         needed: set[str] = set()
         for n in _names(operand) | ctrl:
             needed |= deps.get(n, set())
+        roots = {_root(operand)}
+        producers = tuple(
+            sorted({w.line for w in scan.writes if w.name in roots and not w.alloc and w.line})
+        )
         for loop in reversed(loops):
             var = loop.target.id if isinstance(loop.target, ast.Name) else None
             if var is None or var in needed or _trips_one(loop):
@@ -280,6 +289,7 @@ def _repeated(scan: _Scan) -> list[Candidate]:
                     f"the transpose at line {call.lineno} reads `{ast.unparse(operand)[:60]}`, "
                     f"which does not change across the loop over '{var}' (line {loop.lineno}): "
                     "every iteration transposes the same data again",
+                    producers,
                 )
             )
             break
@@ -552,10 +562,34 @@ def findings(
         parts = sum(s.partitions for s in stats) / count
         free = sum(s.free for s in stats) / count
         figure = _figure(c, stats, count, parts, free)
+        if c.kind == "repeated":
+            figure = _repeats(c, per_line, count, parts, free)
         if figure is None or (c.kind == "warp-tiles" and rows < 128):
             continue
         out.append(make(c.code, loc, evidence=f"{c.detail}; {figure}"))
     return out
+
+
+def _repeats(
+    c: Candidate, per_line: dict[int, Any], count: int, parts: float, free: float
+) -> str | None:
+    """How many times each distinct input was transposed: the transposes over the distinct inputs
+    their producers made (distinct HBM regions for a DMA, executions otherwise).  Under 2 the loop
+    did not repeat anything for the shapes checked, and nothing is reported."""
+    made = []
+    for ln in c.producers:
+        ls = per_line.get(ln)
+        if ls is not None and ls.count:
+            made.append(len(ls.keys) if ls.keys else ls.count)
+    if not made:
+        return None
+    distinct = max(made)
+    if count < 2 * distinct:
+        return None
+    return (
+        f"it ran {count} times on [{parts:.0f}, {free:.0f}] tiles for {distinct} distinct "
+        f"inputs ({count / distinct:.1f} times each)"
+    )
 
 
 def _figure(c: Candidate, stats: list[Any], count: int, parts: float, free: float) -> str | None:

@@ -188,3 +188,14 @@ def test_a_matmul_result_combined_with_another_tile_is_not_blamed() -> None:
         "nisa.tensor_tensor(dst=c, data1=acc, data2=bias, op=nl.add)",
     )
     assert _scan(src) == []
+
+
+def test_repeats_are_counted_against_the_distinct_inputs() -> None:
+    (c,) = _scan(REPEATED)
+    assert c.producers == (8,)  # the DMA that fills the transposed block
+    dma = LineStats("dma", "dma_copy", 8, 1024, 1024, keys={1, 2, 3, 4})
+    tp = LineStats("tensor", "nc_transpose", 8, 1024, 1024)
+    (d,) = layoutscan.findings([c], "p.py", {8: dma, 10: tp}, rows=256)
+    assert "8 times" in d.message and "4 distinct inputs (2.0 times each)" in d.message
+    dma.keys = set(range(8))  # every transpose had its own input: the loop ran once
+    assert layoutscan.findings([c], "p.py", {8: dma, 10: tp}, rows=256) == []
