@@ -29,6 +29,9 @@ JSON output (``--format json``), stable; keys are always present::
     DIAGNOSTIC = {"id", "severity", "message", "file", "line", "col", "notes": [str]}
 
 Types are spelled ``const float32* __restrict__``, ``float32[16][17]``, ``float4``...
+A template kernel launched with several template arguments is listed once per instantiation,
+named ``k<128>``, ``k<256, float32>`` (the name ``run --kernel`` takes); instantiated once, it
+keeps its plain name.
 With ``--emit ast --format json`` the same document gains ``"ast": [str, ...]``, the lines of the
 indented dump.  ``rejected`` lists kernels only; an error in a ``__device__`` function appears in
 ``diagnostics`` and in the rejection of each kernel that calls it.

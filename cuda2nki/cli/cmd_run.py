@@ -20,7 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", help="CUDA source file (.cu)")
     p.add_argument("--binding", help="kernel binding (.toml); default: the sidecar FILE.toml")
-    p.add_argument("--kernel", help="kernel to run (default: the binding's, or the only one)")
+    from cuda2nki.frontend.select import SELECTION_HELP
+
+    p.add_argument("--kernel", help=SELECTION_HELP)
     p.add_argument(
         "--set",
         dest="sets",

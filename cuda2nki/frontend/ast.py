@@ -19,8 +19,12 @@ Conventions
 * ``a[i][j]`` on a 2-D array is ``Index(base=Index(base=Name(a), index=i), index=j)``.
 * A declaration with several declarators becomes several consecutive :class:`VarDecl`.
 * Template kernels: :class:`Function.template_params` lists the parameters; an instantiated kernel
-  has them substituted and ``template_args`` records the values.  An instantiated kernel keeps its
-  plain name (several instantiations of one kernel are several ``Function`` with the same name).
+  has them substituted and ``template_args`` records the values (in parameter order; a value
+  parameter's value converted to its declared type, which its substituted literals carry:
+  ``unsigned int N`` -> ``IntLit(ty=uint32)``, ``bool B`` -> ``BoolLit``).  A kernel instantiated
+  once keeps its plain name; several instantiations of one kernel are several ``Function`` named
+  ``name<args>`` like device instances (``reduce<128>``, ``scale<256, float32>``), and
+  ``rejected`` uses the same names (see :mod:`cuda2nki.frontend.select`).
   An uninstantiated template keeps ``template_params`` and an empty ``template_args``; inside its
   body an ``int`` template parameter is a ``Name`` (``int32``) and a ``typename`` parameter is an
   :class:`OpaqueType` -- it cannot be executed until instantiated.

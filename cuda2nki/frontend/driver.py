@@ -10,6 +10,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import SourceLoc, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import F, captures, describe_error, first_error, parse_bytes
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
@@ -19,6 +20,7 @@ from cuda2nki.frontend.unit import (
     UnitContext,
     function_kind,
     function_name,
+    instance_name,
     parse_template_value,
 )
 
@@ -292,7 +294,9 @@ def _launch_sites(
         site = _launch_site(unit, host, call, ks)
         if site is not None:
             sites.append(site)
-            if site.template_args:
+            fd = unit.functions.get(site.kernel)
+            if site.template_args or (fd is not None and fd.is_template):
+                # `k<<<...>>>` / `k<><<<...>>>` of a template: its defaults may instantiate it
                 requests.append((site.kernel, list(site.template_args), site.loc))
     return sites, requests
 
@@ -544,11 +548,11 @@ def _instantiate_kernel(
             envs.append(env)
     out = []
     for env in envs:
-        f = unit.lower_function(fd, env)
+        # one instantiation keeps the plain name; several are named `k<256, float32>`
+        name = instance_name(fd.name, fd, env) if len(envs) > 1 else fd.name
+        f = unit.lower_function(fd, env, name=name)
         if f is not None:
             out.append(f)
-        elif fd.name in unit.rejected:
-            return out
     if not envs:
         missing = ", ".join(p[0] for p in fd.template_params) or "its parameters"
         unit.diags.append(make("C2N1023", unit.loc(fd.node), name=fd.name, params=missing))
@@ -579,7 +583,7 @@ def _env_from_args(
                     )
                 )
                 return None
-            env[pname] = v
+            env[pname] = convert(v, low.template_value_type(pname))
         else:
             if isinstance(ta, A.Expr) and not (isinstance(ta, A.Name) and ta.ty is None):
                 unit.diags.append(
@@ -610,6 +614,8 @@ def _env_from_templates(unit: UnitContext, fd: FuncDef, templates: dict[str, str
                 )
             )
             return None
+        if kind == "int":
+            v = convert(v, BodyLowerer(unit, fd.name, host=True).template_value_type(pname))
         env[pname] = v  # type: ignore[assignment]
     if not env and any(p[2] is None for p in fd.template_params):
         return None
@@ -628,7 +634,7 @@ def _fill_defaults(unit: UnitContext, fd: FuncDef, env: dict, loc: SourceLoc) ->
                 v = dl.const_int_node(default)
                 if v is None:
                     return None
-                env[pname] = v
+                env[pname] = convert(v, dl.template_value_type(pname))
             else:
                 env[pname] = dl._template_arg(default)
         except _Placeholder:

@@ -93,6 +93,7 @@ class BodyLowerer(CoopLowering):
         self.return_type: A.CType = VOID
         # lowering an uninstantiated template: sizes may depend on unknown parameters
         self.generic = any(v is None for v in self.env.values())
+        self._tvalue_types: dict[str, A.ScalarType] = {}
 
     # ------------------------------------------------------------------ utilities
 
@@ -119,6 +120,29 @@ class BodyLowerer(CoopLowering):
         if name not in top:
             top[name] = self.visible.get(name)  # what the name meant before this scope
         self.visible[name] = sym
+
+    def template_value_type(self, name: str) -> A.ScalarType:
+        """The declared type of the non-type template parameter ``name`` of the function being
+        lowered (``unsigned int N`` -> ``uint32``, ``size_t`` -> ``uint64``, ``bool`` ...);
+        ``int32`` when it is not an integral type known here."""
+        got = self._tvalue_types.get(name)
+        if got is None:
+            got = INT
+            for fd in self.u.overloads.get(self.func_name, ()):
+                pnode = next((p[3] for p in fd.template_params if p[0] == name), None)
+                if pnode is None:
+                    continue
+                quals = tuple(c for c in pnode.children if c.type == "type_qualifier")
+                try:
+                    ty = unqualified(self.type_of(pnode.child_by_field_id(F.type), quals))
+                except _Placeholder:
+                    self.diags.pop()  # the parameter's own check reports it
+                    break
+                if isinstance(ty, A.ScalarType) and (is_int(ty) or ty == BOOL):
+                    got = ty
+                break
+            self._tvalue_types[name] = got
+        return got
 
     def push_scope(self) -> None:
         self.scopes.append({})
@@ -802,9 +826,12 @@ class BodyLowerer(CoopLowering):
         if name in self.env:
             v = self.env[name]
             if isinstance(v, int) and not isinstance(v, bool):
-                return A.IntLit(loc=loc, value=v, ty=INT)
+                ty = self.template_value_type(name)
+                if ty == BOOL:
+                    return A.BoolLit(loc=loc, value=bool(v), ty=BOOL)
+                return A.IntLit(loc=loc, value=_convert(v, ty), ty=ty)
             if v is None:
-                return A.Name(loc=loc, name=name, ty=INT)
+                return A.Name(loc=loc, name=name, ty=self.template_value_type(name))
             raise self.fail("C2N1030", node, what=f"type '{name}' used as a value")
         if name == "warpSize":
             return A.Builtin(loc=loc, name="warpSize", dim="", ty=INT)
@@ -1141,6 +1168,8 @@ class BodyLowerer(CoopLowering):
             return self._method_call(node, fn, arg_nodes)
         if fn.type in ("primitive_type", "sized_type_specifier", "type_identifier"):
             return self._functional_cast(node, fn, arg_nodes)
+        if fn.type == "identifier" and self._names_a_type(_text(fn)):
+            return self._functional_cast(node, fn, arg_nodes)  # T(0) with T a typename / typedef
         if fn.type == "parenthesized_expression":  # `(T)(x)` reads as a call of `(T)`
             cast = self._paren_type_cast(node, fn, arg_nodes)
             if cast is not None:
@@ -1253,8 +1282,21 @@ class BodyLowerer(CoopLowering):
         operand = self.expr(arg_nodes[0])
         return A.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
 
+    def _names_a_type(self, name: str) -> bool:
+        """A ``typename`` template parameter or a typedef, not shadowed by a variable."""
+        if self.lookup(name) is not None or name in self.u.functions:
+            return False
+        if name in self.env:
+            return not isinstance(self.env[name], int)
+        return name in self.u.typedefs
+
     def _functional_cast(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
-        to = self.type_of(fn)
+        if fn.type == "identifier":
+            to = self._named(_text(fn), fn)
+            if to is None:
+                raise self.fail("C2N1022", fn, name=_text(fn))
+        else:
+            to = self.type_of(fn)
         args = [self.expr(a) for a in arg_nodes]
         loc = self.loc(node)
         if isinstance(to, A.VectorType):

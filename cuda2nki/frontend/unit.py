@@ -379,7 +379,7 @@ class UnitContext:
                     v = dl.const_int_node(default)
                     if v is None:
                         raise _Placeholder()
-                    env[pname] = v
+                    env[pname] = convert(v, dl.template_value_type(pname))
                 else:
                     env[pname] = (
                         dl.type_descriptor(default)
@@ -405,7 +405,9 @@ class UnitContext:
             if isinstance(ta, A.Expr):
                 v = low.const_value(ta)
                 if isinstance(v, int):
-                    return v
+                    return convert(
+                        v, BodyLowerer(self, fd.name, host=True).template_value_type(pname)
+                    )
             raise low.fail(
                 "C2N1024", node, name=fd.name, reason=f"'{pname}' needs an integer constant"
             )
@@ -465,7 +467,11 @@ class UnitContext:
         tparams = ()
         if fd.template_params and (keep_params or any(v is None for v in env.values())):
             tparams = self._template_params(low, fd)
-        targs = tuple((k, v) for k, v in env.items() if v is not None) if not tparams else ()
+        targs = ()
+        if not tparams:  # in the order of the parameters
+            order = [p[0] for p in fd.template_params]
+            order += [k for k in env if k not in order]
+            targs = tuple((k, env[k]) for k in order if env.get(k) is not None)
         return A.Function(
             loc=self.loc(fnode),
             name=fname,
@@ -701,6 +707,8 @@ def instance_name(name: str, fd: FuncDef, env: Mapping[str, object]) -> str:
 def parse_template_value(text: str, unit: UnitContext) -> int | A.CType | None:
     """A ``--template NAME=VALUE`` value: an integer literal or a type name."""
     t = text.strip()
+    if t in ("true", "false"):
+        return int(t == "true")
     neg = t.startswith("-")
     got = int_literal(t[1:] if neg else t)
     if got is not None:

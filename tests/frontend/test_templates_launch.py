@@ -42,8 +42,9 @@ void run(float* o, const float* x, int n) {
         (("BLOCK", 256), ("T", FLOAT)),
         (("BLOCK", 64), ("T", A.ScalarType(name="float64"))),
     ]
+    assert [k.name for k in ks] == ["scale<256, float32>", "scale<64, float64>"]
     k = ks[0]
-    assert k.name == "scale" and k.template_params == () and k.launch_bounds == (256,)
+    assert k.template_params == () and k.launch_bounds == (256,)
     assert k.params[0].ty == A.PointerType(pointee=FLOAT)
     buf = k.body.body[0]
     assert buf.ty == A.ArrayType(elem=FLOAT, dims=(256,))
