@@ -110,6 +110,33 @@ __global__ void k2(const float* a, float* b, int rows, int cols) {
     _matches(cu, tmp_path)
 
 
+def test_warp_shuffles_go_through_an_exchange_buffer(tmp_path):
+    src = """
+__device__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+    return v;
+}
+__global__ void rows(const float* x, float* y, float* first, int n, int c) {
+    int row = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x & 31;
+    if (row >= n) return;
+    float s = 0.0f;
+    for (int j = lane; j < c; j += 32) s += x[row * c + j];
+    s = warp_sum(s);
+    float d = __shfl_down_sync(0xffffffff, s + lane, 3);
+    float b = __shfl_sync(0xffffffff, (float)lane, 5);
+    y[row * 32 + lane] = d + b;
+    if (lane == 0) first[row] = s;
+}
+"""
+    cu = _kernel(tmp_path, src, "rows", '"ceil_div(n * 32, 64)"', "64",
+                 'x = { shape = ["n", "c"], dtype = "float32", role = "in" }\n'
+                 'y = { shape = ["n", "32"], dtype = "float32", role = "out" }\n'
+                 'first = { shape = ["n"], dtype = "float32", role = "out" }\n'
+                 "n = 5\nc = 70", ["n = 2\nc = 3", "n = 1\nc = 32"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
 def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
     out = check_literal(ROOT / "corpus" / "basic" / "vector_add.cu", tmp_path)
     assert out.status == "claimed"
@@ -122,7 +149,7 @@ def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
         ("    if (i < n) y[i] = x[(int)x[i]];\n", "gather"),
         ("    float v = x[i];\n    while (v > 1.0f) v *= 0.5f;\n    if (i < n) y[i] = v;\n",
          "trip count depends on data"),
-        ("    if (i < n) y[i] = __shfl_down_sync(0xffffffff, x[i], 1);\n", "warp"),
+        ("    if (i < n) y[i] = __ballot_sync(0xffffffff, x[i] > 0.0f);\n", "warp"),
     ],
 )  # fmt: skip
 def test_constructs_without_a_faithful_literal_form_are_refused_by_name(tmp_path, body, construct):

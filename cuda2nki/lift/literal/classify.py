@@ -170,6 +170,8 @@ class Classifier:
             return "L"
         if op == "*" and "U" in (a, b):
             return "L"
+        if op in ("/", "%", ">>", "&") and b == "U":
+            return "L"  # affine where the division is exact (decided when lowering)
         return "T"
 
     def call(self, e: A.Call, ks: list[str]) -> str:

@@ -25,11 +25,18 @@ from cuda2nki.lift.literal.values import Lin
 MAX_PARTITIONS = 128
 
 
-def layout(block: tuple[int, int, int], loc: object) -> tuple[int, int, Lin, Lin, str]:
-    """(P, F, threadIdx.x, threadIdx.y, description) for a block shape (see lower.py)."""
+def layout(
+    block: tuple[int, int, int], loc: object, warps: bool = False
+) -> tuple[int, int, Lin, Lin, str]:
+    """(P, F, threadIdx.x, threadIdx.y, description) for a block shape (see lower.py).
+
+    A kernel that computes with warp lanes (shuffles, ``tid % 32``, ``tid / 32``...) puts one
+    warp per partition (F = 32), so that lane and warp index stay affine in the tile position."""
     bx, by, bz = block
     if bz != 1:
         raise LiteralRefusal("a 3-D thread block", loc)
+    if warps and by == 1 and bx % 32 == 0 and bx // 32 <= MAX_PARTITIONS:
+        return bx // 32, 32, Lin("0", "32", "1"), Lin("0", "0", "0"), "one warp per partition"
     if by == 1:
         p = max(d for d in range(1, min(bx, MAX_PARTITIONS) + 1) if bx % d == 0)
         f = bx // p
@@ -42,6 +49,35 @@ def layout(block: tuple[int, int, int], loc: object) -> tuple[int, int, Lin, Lin
         raise LiteralRefusal(f"blockDim.y = {by} > {MAX_PARTITIONS}", loc)
     tx = Lin("0", "0", "1") if bx > 1 else Lin("0", "0", "0")
     return by, bx, tx, Lin("0", "1", "0"), "thread y = partition, thread x = free index"
+
+
+def uses_warp_lanes(tu: A.TranslationUnit, fn: A.Function) -> bool:
+    """Whether the kernel (or a device function it calls) works with warp lanes."""
+    seen: set[str] = set()
+
+    def walk(x: object) -> bool:
+        if isinstance(x, A.Call):
+            if x.func.startswith(("__shfl", "__c2n_warp", "__ballot", "__any", "__all")):
+                return True
+            if x.target and x.target not in seen:
+                seen.add(x.target)
+                callee = tu.function(x.target)
+                if callee is not None and walk(callee.body):
+                    return True
+        if isinstance(x, A.Builtin) and x.name == "warpSize":
+            return True
+        if isinstance(x, A.Binary) and isinstance(x.right, A.IntLit):
+            if (x.op, x.right.value) in (("/", 32), ("%", 32), (">>", 5), ("&", 31)):
+                return True
+        if isinstance(x, A.Node):
+            for name in x.__dataclass_fields__:
+                v = getattr(x, name)
+                for item in v if isinstance(v, tuple) else (v,):
+                    if isinstance(item, A.Node) and walk(item):
+                        return True
+        return False
+
+    return walk(fn.body)
 
 
 def _block_dims(binding: object, loc: object) -> tuple[int, int, int]:
@@ -61,7 +97,7 @@ def _block_dims(binding: object, loc: object) -> tuple[int, int, int]:
 
 def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> LiteralProgram:
     block = _block_dims(binding, fn.loc)
-    p, f, tx, ty, desc = layout(block, fn.loc)
+    p, f, tx, ty, desc = layout(block, fn.loc, uses_warp_lanes(tu, fn))
     tensors = binding.tensors  # type: ignore[attr-defined]
     for t in tensors:
         if t.dtype in ("float64", "int64", "uint64"):
@@ -69,7 +105,7 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
                 f"a {t.dtype} tensor '{t.name}' (no 64-bit NKI arithmetic)", fn.loc
             )
     access = {t.name: (_py(t.name) + "_io" if t.role == "inout" else _py(t.name)) for t in tensors}
-    low = Lowerer(tu, fn, binding, p, f, tx, ty, access)
+    low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block)
     for t in tensors:
         low.names.add(access[t.name])
         low.names.add(_py(t.name))

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.classify import Classifier, is_float
+from cuda2nki.lift.literal.content import content, divides, write_counts
 from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
 from cuda2nki.lift.literal.values import (
     Lin,
@@ -136,6 +137,7 @@ class Binding_:
     klass: str  # U L T P A
     depth: int
     ty: str = "float"
+    cname: str = ""
 
 
 @dataclass
@@ -158,6 +160,11 @@ class Lowerer:
     dead: bool = False
     inline_depth: int = 0
     ret_slot: list[str | None] = field(default_factory=list)
+    block_dims: tuple[int, int, int] = (1, 1, 1)
+    entry_scope: list[Scope] = field(default_factory=list)
+    known: dict[str, int] = field(default_factory=dict)  # spelled name -> known divisor
+    writes: dict[str, int] = field(default_factory=dict)
+    reshape: dict[str, int] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ emission helpers
     def emit(self, kind: str, line: int = 0, **operands: str) -> None:
@@ -253,6 +260,7 @@ class Lowerer:
         self.classes = Classifier({}, self.thread_kind, lambda n: _callee(self.tu, n)).run(
             self.fn.body
         )
+        self.writes, self.reshape = write_counts(self.fn.body)
         params = {}
         for p in self.fn.params:
             params[p.name] = self.param_binding(p)
@@ -357,7 +365,12 @@ class Lowerer:
             init: Value = Uni("0" if ty == "int" else "np.float32(0.0)", ty)
         else:
             init = self.convert(self.expr(s.init, scope), s.ty, s)
-        b = Binding_(Uni(name, ty), klass, scope.depth, ty)
+            if self.writes.get(s.name, 0) == 1 and not self.inline_depth:
+                # written only here: its class is the class of the value it holds
+                klass = "U" if isinstance(init, Uni) else "L" if isinstance(init, Lin) else "T"
+                if isinstance(init, Lin) and init.uniform:
+                    klass, init = "U", Uni(init.b, "int")
+        b = Binding_(Uni(name, ty), klass, scope.depth, ty, s.name)
         self.env[-1][s.name] = b
         self.write_var(b, name, init, scope, s, fresh=True)
 
@@ -416,16 +429,27 @@ class Lowerer:
         self, b: Binding_, name: str, v: Value, scope: Scope, node: A.Node, fresh: bool = False
     ) -> None:
         """Assign ``v`` to the local spelled ``name`` according to its class."""
+        once = self.writes.get(b.cname, 0) <= 1 and not self.inline_depth
         if b.klass == "U":
             if not isinstance(v, Uni) and not (isinstance(v, Lin) and v.uniform):
                 raise self.refuse("a per-thread value assigned to a uniform local", node)
-            self.emit("let", node.loc.line, dst=name, value=v.expr if isinstance(v, Uni) else v.b)
+            expr = v.expr if isinstance(v, Uni) else v.b
+            self.emit("let", node.loc.line, dst=name, value=expr)
+            if once and b.ty == "int":
+                self.known[name] = content(expr, self.known)
             b.value = Uni(name, b.ty)
             return
         if b.klass == "L":
             if not isinstance(v, Uni | Lin):
                 raise self.refuse("a non-affine value assigned to an affine local", node)
             lin = as_lin(v)
+            stable = self.reshape.get(b.cname, 0) <= 1 and not self.inline_depth
+            if stable and is_int(lin.p) and is_int(lin.f):
+                self.emit("let", node.loc.line, dst=name, value=lin.b)
+                if once:
+                    self.known[name] = content(lin.b, self.known)
+                b.value = Lin(name, lin.p, lin.f)
+                return
             self.emit("let", node.loc.line, dst=name, value=f"({lin.b}, {lin.p}, {lin.f})")
             b.value = Lin(f"{name}[0]", f"{name}[1]", f"{name}[2]")
             return
@@ -473,7 +497,8 @@ class Lowerer:
     def return_(self, s: A.Return, scope: Scope) -> None:
         if self.ret_slot:
             slot = self.ret_slot[-1]
-            if scope.mask is not None or scope.in_varying_loop:
+            entry = self.entry_scope[-1]
+            if scope.mask != entry.mask or scope.in_varying_loop != entry.in_varying_loop:
                 raise self.refuse("return under a per-thread condition in a device function", s)
             if s.value is not None and slot is not None:
                 v = self.expr(s.value, scope)
@@ -627,7 +652,7 @@ class Lowerer:
         if e.name == "blockIdx":
             return Uni(f"_b{e.dim}", "int")
         if e.name == "blockDim":
-            return Uni(f"_bd{e.dim}", "int")
+            return Uni(str(self.block_dims["xyz".index(e.dim or "x")]), "int")
         if e.name == "gridDim":
             return Uni(f"_g{e.dim}", "int")
         if e.name == "warpSize":
@@ -817,6 +842,9 @@ class Lowerer:
                 return lin_scale(la, b.expr)
             if op == "*" and isinstance(a, Uni):
                 return lin_scale(lb, a.expr)
+            exact = self.lin_divmod(op, a, b) if isinstance(a, Lin) and isinstance(b, Uni) else None
+            if exact is not None:
+                return exact
             if op in ("/", "%") and isinstance(a, Lin) and isinstance(b, Uni):
                 name = self.fresh("q")
                 fn = "_c2n_lin_div" if op == "/" else "_c2n_lin_mod"
@@ -836,6 +864,34 @@ class Lowerer:
         if _is_scalar(a) and _is_scalar(b):
             ta = self.full_tile(a, want, node)
         return self.op(name, [ta, tb], "bool" if op in _CMP else want)
+
+    def lin_divmod(self, op: str, a: Lin, b: Uni) -> Lin | None:
+        """``a / d``, ``a % d``, ``a >> k``, ``a & (2**k - 1)`` kept affine where exact: ``d``
+        divides the uniform part and the partition coefficient, and the free part stays below
+        ``d`` (so the quotient drops it and the remainder is it).  C's ``/`` and ``%`` truncate,
+        so those also get a trace-time check that the value is not negative."""
+        if not is_int(b.expr) or not is_int(a.f):
+            return None
+        k = int(b.expr)
+        if op == ">>":
+            d, want = 1 << k, "q"
+        elif op == "&" and k >= 0 and (k + 1) & k == 0:
+            d, want = k + 1, "r"
+        elif op in ("/", "%") and k > 0:
+            d, want = k, "q" if op == "/" else "r"
+        else:
+            return None
+        cf = int(a.f)
+        if not (0 <= cf * (self.free - 1) < d) or cf < 0:
+            return None
+        if not (divides(d, a.b, self.known) and divides(d, a.p, self.known)):
+            return None
+        if op in ("/", "%"):
+            self.emit("call", expr=f"_c2n_nonneg({a.b}, {a.p})")
+        if want == "r":
+            return Lin("0", "0", a.f)
+        q = Lin(_exact(a.b, d), _exact(a.p, d), "0")
+        return q
 
     def uni_arith(self, op: str, a: Uni, b: Uni, fl: bool, ty: object, node: A.Node) -> Uni:
         x, y = paren(a.expr), paren(b.expr)
@@ -935,6 +991,8 @@ class Lowerer:
             return self.inline(e, scope)
         if f.startswith("atomic"):
             raise self.refuse(f"{f} (an atomic read-modify-write)", e)
+        if f in _SHUFFLES or f.startswith("__c2n_warp_reduce_"):
+            return self.shuffle(e, scope)
         if f.startswith(("__shfl", "__any", "__all", "__ballot", "__c2n_warp", "__activemask")):
             raise self.refuse(f"{f} (warp-level exchange)", e)
         args = [self.expr(a, scope) for a in e.args]
@@ -969,6 +1027,109 @@ class Lowerer:
             return self.op(name, [self.tile(args[0], ty, e)], ty)
         raise self.refuse(f"call to '{f}'", e)
 
+    # ------------------------------------------------------------------ warp shuffles
+    def linear_tid(self) -> Lin:
+        return lin_add(self.tx, lin_scale(self.ty_, str(self.block_dims[0])))
+
+    def exchange(self, ty: str) -> str:
+        """The scratch buffer through which the threads of a block exchange shuffled values."""
+        name = f"_xch_{ty}"
+        if name not in self.names:
+            self.names.add(name)
+            size = str(self.block_dims[0] * self.block_dims[1] * self.block_dims[2])
+            dt = "nl.float32" if ty == "float" else "nl.int32"
+            self.scratch.append(Instr("scratch", (("dst", name), ("size", size), ("dtype", dt))))
+        return name
+
+    def lane_read(self, scr: str, src: Lin, ty: str, line: int) -> str:
+        dst = self.fresh("ld")
+        self.emit("load", line, dst=dst, tensor=scr, base=src.b, cp=src.p, cf=src.f,
+                  dtype=self.dt(ty))  # fmt: skip
+        return dst
+
+    def shuffle(self, e: A.Call, scope: Scope) -> Value:
+        """Warp shuffles through a scratch buffer: every thread writes its value at its linear
+        thread id, then reads the source lane's; a source outside the lane's segment of
+        ``width`` lanes keeps the thread's own value (CUDA's rule)."""
+        f = e.func
+        if f.startswith("__c2n_warp_reduce_"):
+            return self.warp_reduce(e, scope)
+        args = [self.expr(a, scope) for a in e.args]
+        if len(args) < 3:
+            raise self.refuse(f"{f} with {len(args)} arguments", e)
+        v, x = args[1], args[2]
+        width = args[3] if len(args) > 3 else Uni("32", "int")
+        if not (isinstance(width, Uni) and is_int(width.expr)) or int(width.expr) & (
+            int(width.expr) - 1
+        ):
+            raise self.refuse(f"{f} with a width that is not a constant power of two", e)
+        if not isinstance(x, Uni):
+            raise self.refuse(f"{f} with a per-thread lane or offset", e)
+        return self.shuffle_value(f, v, x, int(width.expr), e)
+
+    def shuffle_value(self, f: str, v: Value, x: Uni, w: int, e: A.Node) -> Value:
+        ty = "float" if _kind(v) == "float" else "int"
+        vt = self.full_tile(v, ty, e)
+        tid = self.linear_tid()
+        lane = self.arith("%", tid, Uni(str(w), "int"), A.ScalarType(name="int32"), e)
+        scr = self.exchange(ty)
+        self.emit("store", e.loc.line, tensor=scr, base=tid.b, cp=tid.p, cf=tid.f, value=vt,
+                  mask="None")  # fmt: skip
+        line = e.loc.line
+        if f == "__shfl_down_sync":
+            got = self.lane_read(scr, lin_add(tid, as_lin(x)), ty, line)
+            ok = self.arith("<", self.arith("+", lane, x, None, e), Uni(str(w), "int"), None, e)
+        elif f == "__shfl_up_sync":
+            got = self.lane_read(scr, lin_sub(tid, as_lin(x)), ty, line)
+            ok = self.arith(">=", lane, x, None, e)
+        elif f == "__shfl_xor_sync":
+            # lane ^ m for a power of two m < width: lane + m where bit m of the lane is 0,
+            # else lane - m (a mask known only at trace time is checked there)
+            if is_int(x.expr):
+                m = int(x.expr)
+                if m <= 0 or m & (m - 1) or m >= w:
+                    raise self.refuse(f"{f} with a lane mask that is not a power of two < {w}", e)
+            else:
+                self.emit("call", line, expr=f"_c2n_lane_mask({x.expr}, {w})")
+            up = self.lane_read(scr, lin_add(tid, as_lin(x)), ty, line)
+            down = self.lane_read(scr, lin_sub(tid, as_lin(x)), ty, line)
+            two = Uni(mul("2", x.expr), "int")
+            bit = self.arith("%", lane, two, A.ScalarType(name="int32"), e)
+            low = self.cond_tile(self.arith("<", bit, x, None, e), e)
+            name = self.fresh("s")
+            self.emit("where", line, dst=name, mask=low, a=up, b=down, dtype=self.dt(ty))
+            return Tile(name, ty)
+        else:  # __shfl_sync: every lane reads lane x of its segment
+            if not isinstance(lane, Lin):
+                raise self.refuse(f"{f} in a thread layout where the lane is not affine", e)
+            return Tile(self.lane_read(scr, lin_add(lin_sub(tid, lane), as_lin(x)), ty, line), ty)
+        ct = self.cond_tile(ok, e)
+        name = self.fresh("s")
+        self.emit("where", line, dst=name, mask=ct, a=got, b=vt, dtype=self.dt(ty))
+        return Tile(name, ty)
+
+    def warp_reduce(self, e: A.Call, scope: Scope) -> Value:
+        """``cg::reduce`` over aligned groups of N lanes: a butterfly of xor shuffles."""
+        op = e.func.removeprefix("__c2n_warp_reduce_")
+        combine = {"add": "+", "max": "max", "min": "min", "and": "&", "or": "|", "xor": "^"}
+        if op not in combine or len(e.args) != 2:
+            raise self.refuse(f"{e.func}", e)
+        v = self.expr(e.args[0], scope)
+        n = self.expr(e.args[1], scope)
+        if not (isinstance(n, Uni) and is_int(n.expr)):
+            raise self.refuse(f"{e.func} over a non-constant group", e)
+        m = int(n.expr) // 2
+        while m >= 1:
+            other = self.shuffle_value("__shfl_xor_sync", v, Uni(str(m), "int"), 32, e)
+            if combine[op] in ("max", "min"):
+                ty = "float" if _kind(v) == "float" else "int"
+                fn = "maximum" if op == "max" else "minimum"
+                v = self.op(fn, [self.tile(v, ty, e), self.tile(other, ty, e)], ty)
+            else:
+                v = self.arith(combine[op], v, other, e.ty, e)
+            m //= 2
+        return v
+
     def inline(self, e: A.Call, scope: Scope) -> Value:
         fn = _callee(self.tu, e.target or "")
         if fn is None:
@@ -997,20 +1158,23 @@ class Lowerer:
             frame[p.name] = b
             self.write_var(b, name, self.convert(v, p.ty, e), scope, e, fresh=True)
         self.ret_slot.append("ret" if not _is_void(fn.return_type) else None)
+        self.entry_scope.append(scope)
         self.ret_value = Uni("0", "int")
         self.inline_depth += 1
         try:
-            self.block(fn.body.body, Scope(scope.mask, scope.depth, scope.in_varying_loop))
+            self.block(fn.body.body, scope)
             self.dead = False
             return self.ret_value
         finally:
             self.inline_depth -= 1
             self.ret_slot.pop()
+            self.entry_scope.pop()
             self.classes, self.env = saved_classes, saved_env
 
     ret_value: Value = Uni("0", "int")
 
 
+_SHUFFLES = ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync")
 _BIN_CMP = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
 
 
@@ -1050,6 +1214,12 @@ def _flatten(idx: list[str], dims: tuple[int, ...]) -> str:
     for k, i in enumerate(idx):
         off = add(off, mul(i, str(_prod(dims[k + 1 :]))))
     return off
+
+
+def _exact(expr: str, d: int) -> str:
+    if is_int(expr):
+        return str(int(expr) // d)
+    return f"({expr}) // {d}"
 
 
 def _sizeof(t: object, node: A.Node, low: Lowerer) -> int:
