@@ -198,3 +198,40 @@ def indexes_with(body: A.Stmt, var: str, arrays: set[str]) -> bool:
                 elif isinstance(v, tuple):
                     stack.extend(y for y in v if isinstance(y, A.Node))
     return False
+
+
+def names_in(e: A.Expr) -> set[str]:
+    """The variable names ``e`` reads."""
+    return _cond_names(e)
+
+
+def same_expr(a: object, b: object) -> bool:
+    """``a`` and ``b`` spell the same expression (source locations and types aside)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, A.Node):
+        return all(
+            same_expr(getattr(a, f), getattr(b, f))
+            for f in a.__dataclass_fields__
+            if f not in ("loc", "ty")
+        )
+    if isinstance(a, tuple):
+        return len(a) == len(b) and all(same_expr(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def reads_target(assign: A.Assign) -> bool:
+    """``t = f(..., t, ...)``: the assigned element is read by the value (an in-place update)."""
+    stack: list[object] = [assign.value]
+    while stack:
+        x = stack.pop()
+        if same_expr(x, assign.target):
+            return True
+        if isinstance(x, A.Node):
+            for f in x.__dataclass_fields__:
+                v = getattr(x, f)
+                if isinstance(v, A.Node):
+                    stack.append(v)
+                elif isinstance(v, tuple):
+                    stack.extend(y for y in v if isinstance(y, A.Node))
+    return False

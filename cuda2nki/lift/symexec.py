@@ -308,6 +308,7 @@ class Executor:
         self.carry_scope: list[dict[str, object]] = []  # locals visible to a loop being folded
         self.ret_value: list = []
         self.templates: list = []
+        self.promoted: dict = {}  # (tensor, index) -> local carrying the element in a loop
         self.shfl_info: dict = {}  # id(shuffle result) -> (kind, offset, source, result, width)
         self.ladder: dict = {}  # id(value) -> (op, kind, offsets, base, width, value)
         for p in fn.params:
@@ -700,6 +701,7 @@ class Executor:
 
     def exec_loop_body(self, body: A.Stmt, ctx: LoopCtx, name: str) -> None:
         """Run the body once with the symbolic loop variable; carried locals become folds."""
+        promoted = self._promote(body, name, ctx)
         before = dict(self.env)
         visible = {
             k
@@ -713,6 +715,7 @@ class Executor:
             n for n in names if isinstance(before.get(n), tuple) and before[n][0] == "localarr"
         }
         assigned |= {k for k in visible if k.split("[")[0] in arrays and "[" in k}
+        assigned |= set(promoted.values())
         carried = {}
         for n in assigned:
             old = before[n]
@@ -757,6 +760,39 @@ class Executor:
                     )
         for n, old in carried.items():
             self.env[n] = self._fold(n, old, self.env[n], ctx)
+        for (tensor, index, dtype), key in promoted.items():  # the element's value after the loop
+            del self.promoted[(tensor, index)]
+            self._store1(tensor, index, self.env.pop(key), dtype, ctx.loc, None)
+
+    def _promote(self, body: A.Stmt, name: str, ctx: LoopCtx) -> dict:
+        """Global elements the loop body updates in place at an index that does not change over
+        the loop (``y[j] += A[i][j] * x[i]``) are carried like locals and stored after it."""
+        out: dict = {}
+        assigned = _assigned_names(body) | {name}
+        for x in _walk_exprs(body):
+            if not (isinstance(x, A.Assign) and isinstance(x.target, A.Index)):
+                continue
+            if x.op == "=" and not control.reads_target(x):
+                continue
+            t = x.target
+            if isinstance(t.base, A.Index) or control.names_in(t.index) & assigned:
+                continue
+            try:
+                base, idx = self._index_path(t)
+            except Refusal:
+                continue
+            if not isinstance(base, PtrVal) or base.shared or base.width != 1:
+                continue
+            index = base.offset + idx[0]
+            k = (base.tensor, index, base.dtype)
+            if k in out or (base.tensor, index) in self.promoted:
+                continue
+            key = self.fresh(f"{base.tensor}[{index}]")
+            self.env[key] = self.load(base.tensor, index, base.dtype, x.loc)
+            self.decl_depth[key] = len(self.guards)
+            self.promoted[(base.tensor, index)] = key
+            out[k] = key
+        return out
 
     def _fold(self, n: str, init: object, new: object, ctx: LoopCtx) -> object:
         if not isinstance(new, V.DExpr):
@@ -974,6 +1010,8 @@ class Executor:
         return self.load(p.tensor, flat, p.dtype, loc)
 
     def load(self, tensor: str, index: Poly, dtype: str, loc: SourceLoc) -> V.DExpr:
+        if (tensor, index) in self.promoted:
+            return self.env[self.promoted[(tensor, index)]]
         for a in index.top_atoms():
             if isinstance(a, af.OpaqueAtom) and a.key.startswith("clamp:"):
                 f, x, y = a.payload  # min(x, y) / max(x, y): the load of whichever is taken
@@ -1133,6 +1171,9 @@ class Executor:
         accumulate: str | None,
     ) -> None:
         d = _cast_to(self.as_data(value, loc, dtype), dtype)
+        if (tensor, index) in self.promoted and accumulate is None:
+            self.assign_local(self.promoted[(tensor, index)], d, None, loc, dtype=dtype)
+            return
         if self.dguards:
             if accumulate is not None:
                 raise Refusal("C2N2018", loc, what="an atomic under a data-dependent condition")

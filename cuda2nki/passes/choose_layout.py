@@ -162,10 +162,18 @@ def _column_reduction(c: Compute, red: list, kernel: Kernel) -> tuple[str, dict[
     i, j = red[0].axes[0].name, axes[0]
     if access_class(c.target.index, j, "") is None or access_class(c.target.index, j, "")[0] != ROW:
         return None
+    full = False
     for rd in reads(red[0].body):
         got = access_class(rd.index, i, j)
-        if got is None or got[0] != FULL or any(t.name == rd.tensor for t in kernel.temps):
+        if (
+            got is None
+            or got[0] not in (FULL, ROW)
+            or any(t.name == rd.tensor for t in kernel.temps)
+        ):
             return None
+        full = full or got[0] == FULL  # x[i] factors (A^T x) ride along as per-partition values
+    if not full:
+        return None
     return "colreduce", {"p_axis": i, "f_axis": j, "p_tensor": c.target.tensor}
 
 

@@ -569,8 +569,10 @@ class _Lowering:
 
     def _row_tile_body(self, b, c, r, i, j, r0, rows, c0, ns) -> T.Val:
         def reader(rd: Read) -> T.Val:
-            _, dims = access_class(rd.index, i, j)
+            cls, dims = access_class(rd.index, i, j)
             view = dims_for(dims, i, j, r0, rows, c0, ns)
+            if cls == ROW:  # x[i]: one value per partition, the same along the row (A^T x)
+                return self._load(b, rd, (rows, Const(1)), view, T.ROW, self.decl(rd.tensor).dtype)
             return self._load(b, rd, (rows, ns), view, T.FULL, self.decl(rd.tensor).dtype)
 
         comp = _RowCompiler(b, rows, ns, reader, self.params, self.ctx.diagnostics, c.loc)

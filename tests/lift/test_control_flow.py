@@ -571,6 +571,68 @@ __global__ void k(const __half2* x, float* y, int m) {
         "stencil",
         lambda a, s: {"y": 2 * a["x"][0::2] - 2 * a["x"][1::2]},
     ),
+    (
+        "inplace/gemv_transposed_global_accumulator",
+        """
+__global__ void k(const float* A, const float* v, float* out, int rows, int cols) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j >= cols) return;
+    out[j] = 0.0f;
+    for (int i = 0; i < rows; ++i) out[j] += A[i * cols + j] * v[i];
+}""",
+        _b(
+            {"grid": ["ceil_div(cols, 128)"], "block": [128]},
+            {
+                "A": t(["rows", "cols"], "in"),
+                "v": t(["rows"], "in"),
+                "out": t(["cols"], "out"),
+                "rows": 150,
+                "cols": 70,
+            },
+            [{"rows": 3, "cols": 300}],
+        ),
+        "contract",
+        lambda a, s: {"out": a["A"].T @ a["v"]},
+    ),
+    (
+        "inplace/row_gemv_into_inout",
+        """
+__global__ void k(const float* M, const float* x, float* y, int n, int m) {
+    int r = threadIdx.x + blockIdx.x * blockDim.x;
+    if (r < n) {
+        for (int c = 0; c < m; c++) y[r] += M[r * m + c] * x[c];
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {
+                "M": t(["n", "m"], "in"),
+                "x": t(["m"], "in"),
+                "y": t(["n"], "inout"),
+                "n": 100,
+                "m": 33,
+            },
+        ),
+        "contract",
+        lambda a, s: {"y": a["y"] + a["M"] @ a["x"]},
+    ),
+    (
+        "inplace/column_max_2d_grid",
+        """
+__global__ void k(const float* x, float* colmax, int h, int w) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < w) {
+        colmax[c] = -3.0e38f;
+        for (int r = 0; r < h; r++) colmax[c] = fmaxf(colmax[c], x[r * w + c]);
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(w, 32)"], "block": [32]},
+            {"x": t(["h", "w"], "in"), "colmax": t(["w"], "out"), "h": 40, "w": 50},
+        ),
+        "reduce",
+        lambda a, s: {"colmax": a["x"].max(0)},
+    ),
 ]
 
 #: also ported and compared with the SIMT interpreter in the NKI simulator
@@ -586,6 +648,8 @@ PORT = {
     "shared_scalar/row_sum_atomic_accumulator",
     "shared_scalar/block_max_then_global",
     "half2/scale_pairs",
+    "inplace/gemv_transposed_global_accumulator",
+    "inplace/row_gemv_into_inout",
 }
 
 
