@@ -396,13 +396,15 @@ def _halving_var(loop: ast.For | ast.While, consts: dict[str, int]) -> str | Non
             ):
                 return loop.target.id
         var = loop.target.id
-        for st in ast.walk(loop):  # off = 16 >> s, 1 << s, 2 ** s
+        for st in ast.walk(loop):  # off = 16 >> s, 16 // 2 ** s, 16 // (1 << s): shrinking offsets
             if isinstance(st, ast.Assign) and isinstance(st.targets[0], ast.Name):
                 v = st.value
-                if (
-                    isinstance(v, ast.BinOp)
-                    and isinstance(v.op, ast.RShift | ast.LShift | ast.Pow)
-                    and var in _names(v)
+                if not isinstance(v, ast.BinOp) or var not in _names(v.right):
+                    continue
+                if isinstance(v.op, ast.RShift) or (
+                    isinstance(v.op, ast.FloorDiv)
+                    and isinstance(v.right, ast.BinOp)
+                    and isinstance(v.right.op, ast.Pow | ast.LShift)
                 ):
                     return st.targets[0].id
         return None
@@ -484,7 +486,7 @@ def _warp_logic(fn: ast.FunctionDef, scan: _Scan) -> list[Candidate]:
             ):
                 tile = _assigned(scan, node)
                 lines = _tile_lines(fn, tile) if tile else ()
-                if lines:
+                if lines and not _transposed_tile(fn, tile):  # VectorE transposes are 32 x 32
                     out.append(
                         Candidate(
                             "C2N5011",
@@ -505,6 +507,14 @@ def _engine_lines(loop: ast.AST, var: str) -> tuple[int, ...]:
             if _sliced_by(node, var):
                 lines.append(node.lineno)
     return tuple(sorted(set(lines)))
+
+
+def _transposed_tile(fn: ast.FunctionDef, tile: str | None) -> bool:
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and _call_name(node) in TRANSPOSES:
+            if any(_root(a) == tile for a in [*node.args, *(k.value for k in node.keywords)]):
+                return True
+    return False
 
 
 def _tile_lines(fn: ast.FunctionDef, tile: str) -> tuple[int, ...]:

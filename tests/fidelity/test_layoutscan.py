@@ -117,6 +117,7 @@ def test_legacy_matmul_without_transpose_x_undoes_a_transpose() -> None:
     [
         "for off in (16, 8, 4, 2, 1):",
         "for s in range(5):\n        off = 16 >> s",
+        "for s in range(5):\n        off = 16 // 2 ** s",
         "off = 16\n    while off >= 1:",
     ],
 )
@@ -199,3 +200,20 @@ def test_repeats_are_counted_against_the_distinct_inputs() -> None:
     assert "8 times" in d.message and "4 distinct inputs (2.0 times each)" in d.message
     dma.keys = set(range(8))  # every transpose had its own input: the loop ran once
     assert layoutscan.findings([c], "p.py", {8: dma, 10: tp}, rows=256) == []
+
+
+def test_doubling_offsets_of_a_scan_are_not_a_reduction_tree() -> None:
+    body = "nisa.tensor_tensor(dst=v[:, off:], data1=v[:, off:], data2=v[:, : n - off], op=nl.add)"
+    for loop in ("for s in range(5):\n        off = 1 << s", "for off in (1, 2, 4, 8, 16):"):
+        assert _scan(f"def k(v, n):\n    {loop}\n        {body}\n") == []
+
+
+def test_32_by_32_tiles_of_a_vector_engine_transpose_are_its_limit() -> None:
+    src = """
+    def k(x):
+        t = nl.ndarray((32, 32), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x[0:32, 0:32])
+        u = nl.ndarray((32, 32), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.nc_transpose(dst=u, data=t, engine=nisa.vector_engine)
+    """
+    assert [c for c in _scan(src) if c.kind == "warp-tiles"] == []
