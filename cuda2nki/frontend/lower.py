@@ -94,6 +94,9 @@ class BodyLowerer(CoopLowering):
         # lowering an uninstantiated template: sizes may depend on unknown parameters
         self.generic = any(v is None for v in self.env.values())
         self._tvalue_types: dict[str, A.ScalarType] = {}
+        # the unit's bytes when this lowerer starts (``_text(node)`` without the binding's
+        # slower ``node.text``; a later re-parse of another function changes no byte of ours)
+        self.src = unit.src
 
     # ------------------------------------------------------------------ utilities
 
@@ -170,7 +173,7 @@ class BodyLowerer(CoopLowering):
         if refused is not None:
             return refused
         if kind == "primitive_type":
-            t = named_type(_text(type_node))
+            t = named_type(self.src[type_node.start_byte : type_node.end_byte].decode())
         elif kind == "sized_type_specifier":
             words = [_text(c) for c in type_node.children]
             t = self._sized(words)
@@ -724,7 +727,7 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1030", decl, what=_text(decl))
         if dims:
             t = A.ArrayType(elem=t, dims=tuple(dims))
-        return _text(node), t
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace"), t
 
     def _initializer(self, value: ts.Node, ty: A.CType) -> A.Expr:
         if value.type == "initializer_list":
@@ -782,7 +785,7 @@ class BodyLowerer(CoopLowering):
         return self.expr(inner[0])
 
     def e_number(self, node: ts.Node) -> A.Expr:
-        text = _text(node)
+        text = self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
         loc = self.loc(node)
         if text[:1] in ("-", "+"):  # the grammar folds a sign into the literal
             inner = self._literal(text[1:].lstrip(), node, loc)
@@ -814,7 +817,7 @@ class BodyLowerer(CoopLowering):
         return A.IntLit(loc=self.loc(node), value=0, ty=A.PointerType(pointee=VOID))
 
     def e_identifier(self, node: ts.Node) -> A.Expr:
-        name = (node.text or b"").decode("utf-8", "replace")  # _text(node), inlined: hot
+        name = self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
         loc = self.loc(node)
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
@@ -878,11 +881,13 @@ class BodyLowerer(CoopLowering):
 
     def e_field(self, node: ts.Node) -> A.Expr:
         arg = node.child_by_field_id(F.argument)
-        field = _text(node.child_by_field_id(F.field))
+        src = self.src
+        fnode = node.child_by_field_id(F.field)
+        field = src[fnode.start_byte : fnode.end_byte].decode("utf-8", "replace")
         op = node.child_by_field_id(F.operator).type
         loc = self.loc(node)
         if arg.type == "identifier":
-            name = _text(arg)
+            name = src[arg.start_byte : arg.end_byte].decode("utf-8", "replace")
             if name in BUILTIN_DIM3 and self.lookup(name) is None:
                 if field not in ("x", "y", "z") or op != ".":
                     raise self.fail("C2N1030", node, what=f"{name}.{field}")
