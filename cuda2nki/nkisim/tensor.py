@@ -270,18 +270,37 @@ class WrittenBoxes:
         """Boxes covering exactly the unwritten elements (``None``: too fragmented to say)."""
         dims, boxes = self.dims, self.boxes
         nd = len(dims)
+        if not boxes:
+            return [tuple(slice(0, n) for n in dims)]
+        flat_boxes = itertools.chain.from_iterable(itertools.chain.from_iterable(boxes))
+        arr = np.fromiter(flat_boxes, np.int64, 2 * nd * len(boxes)).reshape(-1, 2, nd)
         bounds = []
+        lo, hi = [], []
         cells = 1
         for d in range(nd):
-            b = sorted({0, dims[d], *(bx[0][d] for bx in boxes), *(bx[1][d] for bx in boxes)})
-            bounds.append(b)
+            b = np.unique(np.concatenate(([0, dims[d]], arr[:, 0, d], arr[:, 1, d])))
+            bounds.append(b.tolist())
+            lo.append(np.searchsorted(b, arr[:, 0, d]))
+            hi.append(np.searchsorted(b, arr[:, 1, d]))
             cells *= len(b) - 1
         if cells > self.MAX_CELLS:
             return None
-        pos = [{v: i for i, v in enumerate(b)} for b in bounds]
-        cov = np.zeros(tuple(len(b) - 1 for b in bounds), dtype=bool)
-        for start, stop in boxes:
-            cov[tuple(slice(pos[d][start[d]], pos[d][stop[d]]) for d in range(nd))] = True
+        # coverage count per grid cell: +-1 at every box corner (inclusion-exclusion), then a
+        # running sum along each axis
+        grid = tuple(len(b) for b in bounds)
+        size = math.prod(grid)
+        diff = np.zeros(size, dtype=np.int64)
+        for corner in range(1 << nd):
+            idx = tuple(hi[d] if corner >> d & 1 else lo[d] for d in range(nd))
+            n = np.bincount(np.ravel_multi_index(idx, grid), minlength=size)
+            if bin(corner).count("1") % 2:
+                diff -= n
+            else:
+                diff += n
+        diff = diff.reshape(grid)
+        for d in range(nd):
+            np.cumsum(diff, axis=d, out=diff)
+        cov = diff[tuple(slice(0, n - 1) for n in grid)] > 0
         if cov.all():
             return []
         return [
