@@ -495,7 +495,7 @@ def _dynamic(
             zip(results, refs, sets, oracles, skips)
         ):
             if entry["status"] != "ok":
-                failure = _run_failure(entry, info, label)
+                failure = _run_failure(entry, info, label, _given(runs[si]))
                 found.extend(failure)
                 found.extend(_capacity_findings(failure))
                 numerics.append(
@@ -505,7 +505,9 @@ def _dynamic(
                         "output": "*",
                         "classification": "defect",
                         "defect": "error",
-                        "evidence": entry.get("error") or "constraint violation",
+                        "evidence": entry.get("error")
+                        or "; ".join(d.message for d in entry.get("diagnostics", ()))
+                        or "constraint violation",
                     }
                 )
                 break
@@ -799,17 +801,39 @@ def _cuda_writers(
     return describe(blocks.reshape(e.shape), threads.reshape(e.shape), bad, r.grid)
 
 
-def _run_failure(entry: dict[str, Any], info: portscan.PortInfo, label: str) -> list[Diagnostic]:
+def _run_failure(
+    entry: dict[str, Any], info: portscan.PortInfo, label: str, given: str = ""
+) -> list[Diagnostic]:
+    """The port's failure; ``given`` (what it was called with) is added as a note, so a port that
+    expects other shapes or dtypes than the CUDA binding's says so next to its error."""
+    notes = (f"the port was called with {given}",) if given else ()
     if entry.get("diagnostics"):
-        return list(entry["diagnostics"])
+        return [
+            dataclasses.replace(d, notes=(*d.notes, *notes)) if i == 0 else d
+            for i, d in enumerate(entry["diagnostics"])
+        ]
     return [
         make(
             "C2N4014",
             SourceLoc(info.path, entry.get("line") or info.line, 1),
+            notes=notes,
             point=label,
             reason=entry.get("error", "unknown error"),
         )
     ]
+
+
+def _given(kwargs: Mapping[str, Any]) -> str:
+    """``a: float32[4096], b: float32[4096], alpha=2.5``: the port's arguments, briefly."""
+    from cuda2nki.binding import dtype_name
+
+    parts = []
+    for k, v in kwargs.items():
+        if isinstance(v, np.ndarray):
+            parts.append(f"{k}: {dtype_name(v.dtype)}[{', '.join(map(str, v.shape))}]")
+        else:
+            parts.append(f"{k}={v!r}")
+    return ", ".join(parts)
 
 
 def _determinism(

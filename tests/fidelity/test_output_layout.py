@@ -76,3 +76,13 @@ def test_a_size_one_axis_is_not_a_shape_mismatch(tmp_path: Path) -> None:
     )
     assert "C2N4010" not in _by_code(rep)
     assert rep.verdict == "pass", rep.findings
+
+
+def test_a_port_expecting_other_input_shapes_is_told_what_it_got(tmp_path: Path) -> None:
+    rep = _check(tmp_path, "(N,) = a.shape", "N, C = a.shape")
+    assert rep.verdict == "fail"
+    (d,) = [d for d in rep.findings if d.severity.name == "ERROR"]
+    assert "ValueError" in d.message
+    assert any(n.startswith("the port was called with a: float32[") for n in d.notes), d.notes
+    failed = [n for n in rep.numerics if n["output"] == "*"]
+    assert failed and all("ValueError" in n["evidence"] for n in failed)
