@@ -109,7 +109,14 @@ def lift_kernel(
             if isinstance(p.ty, A.PointerType) and p.name not in roles:
                 raise Refusal("C2N2023", p.loc, what=f"no binding for pointer '{p.name}'")
         scalar_types = {p.name: dtype_of(p.ty) for p in fn.params if isinstance(p.ty, A.ScalarType)}
-        kernel = lower_program(prog, shapes, kernel_name, roles, dtypes, scalar_types)
+        try:
+            kernel = lower_program(prog, shapes, kernel_name, roles, dtypes, scalar_types)
+        except Refusal:
+            if not prog.rerolled:
+                raise
+            # the rolled-back loop does not lower: the iterations' stores one by one
+            prog = execute(tu, fn, shapes.block, reroll=False)
+            kernel = lower_program(prog, shapes, kernel_name, roles, dtypes, scalar_types)
         kernel, idiom = classify(kernel)
     except Refusal as r:
         return LiftResult(None, None, tuple(notes) + (refusal_diagnostic(r, kernel_name),), False)

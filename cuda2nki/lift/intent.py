@@ -507,7 +507,7 @@ class Lowering:
         cmps = guard.conjuncts()
         if cmps is None:
             return axes, guard
-        keep = list(cmps)
+        keep = [_undivided(c, {a.atom for a in axes}) for c in cmps]
         out = []
         for a in axes:
             ext = a.extent
@@ -771,6 +771,23 @@ def delinearize(flat: Poly, shape: tuple) -> list | None:
         else:
             return None
     return dims
+
+
+def _undivided(c: af.Cmp, axes: set) -> af.Cmp:
+    """``ax / d < X`` (``d`` a positive constant, ``X`` free of ``ax``) as ``ax < d*X``."""
+    if c.op != "<":
+        return c
+    for m, k in c.poly.terms:
+        if len(m) != 1 or k != 1 or not isinstance(m[0], af.DivAtom):
+            continue
+        a = m[0]
+        if not (a.den.is_const and a.den.const_value > 0 and a.num in [af.sym(x) for x in axes]):
+            continue
+        rest = c.poly - Poly.atom(a)
+        if rest.atoms() & (axes | {a}) or any(not isinstance(x, str) for x in rest.atoms()):
+            continue
+        return af.Cmp(a.num + a.den * rest, "<")
+    return c
 
 
 def _borrows(dims: list, shape: tuple) -> list:

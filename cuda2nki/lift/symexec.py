@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from cuda2nki.diagnostics import UNKNOWN_LOC, SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import control
+from cuda2nki.lift import control, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 
@@ -116,6 +116,7 @@ class ThreadProgram:
     block: tuple  # concrete blockDim (x, y, z) when known
     shared: dict  # name -> SharedArr (write logs)
     templates: list  # per-thread values entering cooperative operations
+    rerolled: bool = False  # stores of an unrolled loop were rolled back into a loop
 
 
 _UNSET = object()
@@ -289,8 +290,15 @@ def promote(a: str, b: str) -> str:
 
 
 class Executor:
-    def __init__(self, tu: A.TranslationUnit, fn: A.Function, block: tuple | None = None):
+    def __init__(
+        self,
+        tu: A.TranslationUnit,
+        fn: A.Function,
+        block: tuple | None = None,
+        reroll: bool = True,
+    ):
         self.tu, self.fn = tu, fn
+        self.reroll, self.rerolled = reroll, False
         self.block = block
         self.env: dict[str, object] = {}
         self.decl_depth: dict[str, int] = {}
@@ -367,6 +375,7 @@ class Executor:
             self.block or (),
             self.shared,
             self.templates,
+            self.rerolled,
         )
 
     # ------------------------------------------------------------------ conversions
@@ -587,8 +596,10 @@ class Executor:
         self.decl_depth[name] = len(self.guards)
         step = self._loop_step(s.step, name)
         arrays = {k for k, v in self.env.items() if isinstance(v, tuple) and v[0] == "localarr"}
-        if step is None or (arrays and control.indexes_with(s.body, name, arrays)):
+        if step is None:
             self.exec_unrolled(s, name, start)
+        elif arrays and control.indexes_with(s.body, name, arrays):
+            self.exec_unrolled(s, name, start, arrays=True)
         else:
             self.exec_counted(s, name, start, step)
         if saved is _UNSET:
@@ -633,35 +644,69 @@ class Executor:
         with af.bounds({var: trips}):
             self.exec_loop_body(s.body, ctx, name)
 
-    def exec_unrolled(self, s: A.For, name: str, start: Poly) -> None:
+    def exec_unrolled(self, s: A.For, name: str, start: Poly, arrays: bool = False) -> None:
         """A loop with a multiplicative/shift step (tree levels, shuffle offsets): its trip values
-        are fixed by the block size, so it is unrolled."""
+        are fixed by the block size, so it is unrolled.  So is a loop indexing a local array or
+        constant table with its variable (``arrays``); the stores of its iterations are rolled
+        back into one store in a loop where they differ by a constant step."""
+        kind = "a loop indexing a local array" if arrays else "a loop with a multiplicative step"
         if not start.is_const:
             raise Refusal(
-                "C2N2015",
+                "C2N2015" if not arrays else "C2N2019",
                 s.loc,
-                what="a loop with a multiplicative step whose start "
-                f"'{start}' is not known (needs the launch block size)",
+                what=f"{kind} whose start '{start}' is not known"
+                + ("" if arrays else " (needs the launch block size)"),
             )
         self.env[name] = start
+        marks: list[int] = []
+        nshared = sum(len(a.writes) for a in self.shared.values())
         for _ in range(64):
             c = self.as_cond(self.eval(s.cond), s.cond.loc)
             c = V.simplify_cond(c) if isinstance(c, Cond) else c
             if not isinstance(c, Cond) or c.kind not in ("true", "false"):
                 raise Refusal(
-                    "C2N2015",
+                    "C2N2015" if not arrays else "C2N2019",
                     s.loc,
-                    what="a loop with a multiplicative step and a "
-                    "condition that is not decided for the block size",
+                    what=f"{kind} and a condition that is not decided"
+                    + ("" if arrays else " for the block size"),
                 )
             if c.kind == "false":
+                if arrays and nshared == sum(len(a.writes) for a in self.shared.values()):
+                    self._reroll(marks, s)
                 return
+            marks.append(len(self.stores))
             self.exec_block(s.body)
             self.eval(s.step, stmt=True)
             v = self.env[name]
             if not isinstance(v, Poly) or not v.is_const:
                 raise Refusal("C2N2015", s.loc, what="a loop step that is not a constant")
         raise Refusal("C2N2019", s.loc, what="a loop with more than 64 unrolled iterations")
+
+    def _reroll(self, marks: list[int], s: A.For) -> None:
+        if len(marks) < 2 or not self.reroll:
+            return
+        bounds = marks + [len(self.stores)]
+        groups = [self.stores[a:b] for a, b in zip(bounds, bounds[1:])]
+        var = self.fresh("unrolled")
+        tmpl = reroll.reroll(groups, var)
+        if tmpl is None:
+            return
+        ctx = LoopCtx(var, Poly.const(len(groups)), af.TRUE, s.loc)
+        self.rerolled = True
+        del self.stores[marks[0] :]
+        for first, t in zip(groups[0], tmpl):
+            self.stores.append(
+                StoreRec(
+                    first.tensor,
+                    t["index"],
+                    t["value"],
+                    t["guard"],
+                    (ctx,) + first.loops,
+                    first.accumulate,
+                    first.loc,
+                    len(self.stores),
+                )
+            )
 
     def _loop_step(self, e: A.Expr, name: str) -> Poly | None:
         """Additive step (Poly), or None for multiplicative / shifting steps."""
@@ -1683,5 +1728,8 @@ def _assigned_names(s: A.Stmt) -> set[str]:
     return out
 
 
-def execute(tu: A.TranslationUnit, fn: A.Function, block: tuple | None = None) -> ThreadProgram:
-    return Executor(tu, fn, block).run()
+def execute(
+    tu: A.TranslationUnit, fn: A.Function, block: tuple | None = None, reroll: bool = True
+) -> ThreadProgram:
+    """``reroll=False`` keeps the stores of loops unrolled for local arrays one per iteration."""
+    return Executor(tu, fn, block, reroll).run()

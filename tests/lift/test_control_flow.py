@@ -633,6 +633,75 @@ __global__ void k(const float* x, float* colmax, int h, int w) {
         "reduce",
         lambda a, s: {"colmax": a["x"].max(0)},
     ),
+    (
+        "reroll/four_outputs_per_thread",
+        """
+__global__ void k(const float* x, float* y, int quads) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= quads) return;
+    float r[4];
+    for (int j = 0; j < 4; ++j) r[j] = 2.0f * x[4 * i + j] + 1.0f;
+    for (int j = 0; j < 4; ++j) y[4 * i + j] = r[j];
+}""",
+        _b(
+            {"grid": ["ceil_div(quads, 64)"], "block": [64]},
+            {"x": t(["4 * quads"], "in"), "y": t(["4 * quads"], "out"), "quads": 100},
+            [{"quads": 1}],
+        ),
+        "map",
+        lambda a, s: {"y": 2 * a["x"] + 1},
+    ),
+    (
+        "reroll/coarsened_matmul_rows",
+        """
+#define TM 4
+__global__ void k(const float* A, const float* B, float* C, int M, int N, int K) {
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row0 = (blockIdx.y * blockDim.y + threadIdx.y) * TM;
+    float acc[TM] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int kk = 0; kk < K; ++kk) {
+        float b = col < N ? B[kk * N + col] : 0.0f;
+        for (int r = 0; r < TM; ++r)
+            acc[r] += (row0 + r < M ? A[(row0 + r) * K + kk] : 0.0f) * b;
+    }
+    for (int r = 0; r < TM; ++r)
+        if (row0 + r < M && col < N) C[(row0 + r) * N + col] = acc[r];
+}""",
+        _b(
+            {"grid": ["ceil_div(N, 16)", "ceil_div(M, 32)"], "block": [16, 8]},
+            {
+                "A": t(["M", "K"], "in"),
+                "B": t(["K", "N"], "in"),
+                "C": t(["M", "N"], "out"),
+                "M": 40,
+                "N": 20,
+                "K": 30,
+            },
+            [{"M": 7, "N": 130, "K": 129}],
+        ),
+        "contract",
+        lambda a, s: {"C": a["A"] @ a["B"]},
+    ),
+    (
+        "reroll/two_halves_symbolic_stride",
+        """
+__global__ void k(const float* x, float* y, int h, float s) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < h) {
+        float v[2];
+        v[0] = x[i];
+        v[1] = x[i + h];
+        for (int j = 0; j < 2; j++) y[i + j * h] = v[j] * s;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(h, 128)"], "block": [128]},
+            {"x": t(["2 * h"], "in"), "y": t(["2 * h"], "out"), "h": 300, "s": 0.5},
+            [{"h": 129}],
+        ),
+        "map",
+        lambda a, s: {"y": a["x"] * s["s"]},
+    ),
 ]
 
 #: also ported and compared with the SIMT interpreter in the NKI simulator
@@ -650,6 +719,8 @@ PORT = {
     "half2/scale_pairs",
     "inplace/gemv_transposed_global_accumulator",
     "inplace/row_gemv_into_inout",
+    "reroll/four_outputs_per_thread",
+    "reroll/coarsened_matmul_rows",
 }
 
 
