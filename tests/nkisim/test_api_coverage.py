@@ -103,6 +103,15 @@ REFUSED = {
 }
 TENSOR_REFUSED = {"rearrange", "indirect"}
 
+TOP = {
+    "nki": ("jit simulate language isa typing".split(), set()),
+    "neuronxcc.nki": (
+        "jit trace baremetal benchmark profile simulate_kernel language isa typing tensor "
+        "FrameworkKernel".split(),
+        {"FrameworkKernel"},
+    ),
+}
+
 PORT = """
 import nki
 import nki.isa as nisa
@@ -110,7 +119,16 @@ import nki.language as nl
 import neuronxcc.nki.isa as lisa
 import neuronxcc.nki.language as lnl
 
-NS = {"nki.isa": nisa, "nki.language": nl, "neuronxcc.nki.isa": lisa, "neuronxcc.nki.language": lnl}
+from neuronxcc import nki as lnki
+
+NS = {
+    "nki": nki,
+    "nki.isa": nisa,
+    "nki.language": nl,
+    "neuronxcc.nki": lnki,
+    "neuronxcc.nki.isa": lisa,
+    "neuronxcc.nki.language": lnl,
+}
 
 
 def probe(ns, name):
@@ -158,6 +176,31 @@ def test_documented_name_is_implemented_or_refused(port, ns, name):
     else:
         assert diag is None, f"{ns}.{name} refused: {diag.message}"
         assert value is not None
+
+
+TOP_CASES = [(ns, n) for ns, (names, _) in TOP.items() for n in names]
+
+
+@pytest.mark.parametrize(("ns", "name"), TOP_CASES, ids=[f"{ns}.{n}" for ns, n in TOP_CASES])
+def test_top_level_name_is_implemented_or_refused(port, ns, name):
+    mod, path, line = port
+    value, diag = _outcome(mod.probe, ns, name)
+    if name in TOP[ns][1]:
+        assert diag is not None and diag.code == "C2N3001"
+        assert (diag.loc.file, diag.loc.line) == (path, line["PROBE"])
+    else:
+        assert diag is None and value is not None
+
+
+@pytest.mark.parametrize("module", ["nki.collectives", "neuronxcc.nki.compiler"])
+def test_unmodelled_submodule_import_is_refused(tmp_path, module):
+    port = tmp_path / "imports.py"
+    port.write_text(f"import nki\nimport {module}\n")
+    with pytest.raises(DiagnosticError) as exc:
+        load_module(port)
+    diag = exc.value.diagnostic
+    assert diag.code == "C2N3001" and module in diag.message
+    assert (diag.loc.file, diag.loc.line) == (str(port), 2)
 
 
 @pytest.mark.parametrize("name", TENSOR)
