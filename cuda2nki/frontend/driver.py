@@ -379,9 +379,7 @@ class _HostScope:
         if self._index is None:
             self._index = {}
             for d in _declarations(self.fnode) if self.fnode is not None else ():
-                for i, c in enumerate(d.children):
-                    if d.field_name_for_child(i) != "declarator":
-                        continue
+                for c in d.children_by_field_id(F.declarator):
                     n = c.child_by_field_id(F.declarator) if c.type == "init_declarator" else c
                     if n is not None and n.type == "identifier":
                         self._index[_text(n)] = (d, c)

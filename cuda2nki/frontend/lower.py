@@ -595,9 +595,7 @@ class BodyLowerer(CoopLowering):
             return self._cg_decl(node)
         base = self.type_of(type_node, tuple(quals))
         out: list[A.Stmt] = []
-        for i, c in enumerate(node.children):
-            if node.field_name_for_child(i) != "declarator":
-                continue
+        for c in node.children_by_field_id(F.declarator):
             out.extend(self._declarator(c, base, storage, extern, constexpr))
         return out
 

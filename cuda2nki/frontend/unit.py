@@ -173,9 +173,7 @@ class UnitContext:
                 words.add(_text(c))
             elif not c.is_named:
                 words.add(c.type)
-        decls = [
-            c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"
-        ]
+        decls = [c for c in node.children_by_field_id(F.declarator)]
         if any(_is_function_declarator(d) for d in decls):
             return  # a prototype
         type_node = node.child_by_field_id(F.type)
