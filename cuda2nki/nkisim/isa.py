@@ -788,12 +788,16 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
         ufunc(x1, x2, out=out)
     else:
         dst.assign(ufunc(x1, x2), api=api)
+    free = shp[1] if len(shp) == 2 else math.prod(shp[1:])
     record(
         "vector",
         "tensor_tensor",
         (dst, d1, d2),
-        extra=(name, False, b1 is psum or b2 is psum),
-        sim_frames=2,
+        (name, False, b1 is psum or b2 is psum),
+        0,
+        p,
+        free,
+        2,  # sim_frames: _tensor_tensor_f32 and tensor_tensor
     )
     return True
 
