@@ -202,6 +202,9 @@ FLAWS = {
     "gelu_tanh_flaw_per_element_dma": ("activation", "gelu_tanh"),
     "rmsnorm_flaw_sbuf_overflow": ("norm", "rmsnorm"),
     "transpose_shared_flaw_tiny_dma": ("linalg", "transpose_shared"),
+    "matmul_tiled_flaw_retranspose": ("linalg", "matmul_tiled"),
+    "matmul_tiled_flaw_transposed_result": ("linalg", "matmul_tiled"),
+    "row_max_warp_flaw_warp_lanes": ("reduce", "row_max_warp"),
 }
 
 
@@ -399,3 +402,36 @@ def test_attention_port_long_sequence_and_wide_head():
     assert_matches(got, want, tol, "attention T=700 D=160")
     # Q and K loaded once per head (6 row tiles each), one store per 128-query tile
     assert len(dmas(res)) == 2 * 6 + 6
+
+
+def _transposes(res) -> int:
+    return sum(1 for i in res.trace if i.op in ("nc_transpose", "dma_transpose"))
+
+
+def test_retranspose_matches_but_repeats_transposes_per_column_block():
+    b = binding("linalg", "matmul_tiled")
+    pt = {**b.defaults, "M": 128, "N": 1024, "K": 256}  # two 512-column blocks of C
+    res, got, want, tol = run_flaw("matmul_tiled_flaw_retranspose", pt)
+    assert_matches(got, want, tol, "retranspose")
+    good, *_ = run_port("linalg", "matmul_tiled", "matmul_tiled_port", pt)
+    assert _transposes(res) > _transposes(good)
+    assert _transposes(res) >= 2 * (pt["K"] // 128)  # A's blocks again for every block of C
+
+
+def test_transposed_result_matches_but_transposes_every_block():
+    for pt in points(binding("linalg", "matmul_tiled")):
+        res, got, want, tol = run_flaw("matmul_tiled_flaw_transposed_result", pt)
+        assert_matches(got, want, tol, "transposed result")
+        blocks = -(-pt["M"] // 128) * -(-pt["N"] // 128)
+        assert sum(1 for i in res.trace if i.op == "nc_transpose") >= blocks
+
+
+def test_warp_lanes_match_with_many_narrow_instructions():
+    for i, pt in enumerate(points(binding("reduce", "row_max_warp"))):
+        res, got, want, tol = run_flaw("row_max_warp_flaw_warp_lanes", pt)
+        assert_matches(got, want, tol, "warp lanes")
+        good, *_ = _correct(("reduce", "row_max_warp"), i)
+        compute = [x for x in res.trace if x.engine != "dma"]
+        compute_good = [x for x in good.trace if x.engine != "dma"]
+        assert len(compute) > 3 * len(compute_good)
+        assert any(x.free <= 32 for x in compute)
