@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from cuda2nki.batch.job import JobSpec, process_file
+from cuda2nki.batch.job import JobSpec, process_file, warm_up
 from cuda2nki.batch.pool import Outcome, run_tasks
 from cuda2nki.diagnostics import error
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 def run_isolated(key: str, spec: JobSpec, timeout: float, memory_mb: int | None) -> Outcome:
     """One file in a child process of the current (Dask worker) process."""
+    warm_up()  # once per Dask worker: the per-file children inherit the warm pipeline
     (outcome,) = list(
         run_tasks(process_file, [(key, spec)], jobs=1, timeout=timeout, memory_mb=memory_mb)
     )

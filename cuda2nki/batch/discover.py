@@ -46,13 +46,13 @@ def discover(
     Hidden directories and the ``skip`` paths (e.g. an output directory) are not entered.
     Broken links and unreadable entries are kept: reading them reports the problem per file.
     """
-    root = root.resolve()
-    skip_set = {p.resolve() for p in skip}
+    root = _real(root)
+    skip_set = {_real(p) for p in skip}
     found: list[SourceFile] = []
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         dirnames[:] = sorted(
-            d for d in dirnames if not d.startswith(".") and (here / d).resolve() not in skip_set
+            d for d in dirnames if not d.startswith(".") and _real(here / d) not in skip_set
         )
         for name in sorted(filenames):
             if not name.endswith(CUDA_SUFFIXES):
@@ -63,7 +63,7 @@ def discover(
                 continue
             if any(fnmatch.fnmatch(rel, g) for g in exclude):
                 continue
-            flags = (compile_db or {}).get(str(path.resolve())) or (compile_db or {}).get(str(path))
+            flags = (compile_db or {}).get(str(_real(path))) or (compile_db or {}).get(str(path))
             d = dict(defines or {})
             inc = list(include_dirs)
             if flags:
@@ -80,6 +80,12 @@ def discover(
                 )
             )
     return found
+
+
+def _real(path: Path) -> Path:
+    """``path`` with its links resolved where they resolve (a link loop or a dangling link is
+    kept as it is, to be reported when the file is read)."""
+    return Path(os.path.realpath(path))
 
 
 def load_compile_db(path: Path) -> dict[str, CompileFlags]:
@@ -102,7 +108,7 @@ def load_compile_db(path: Path) -> dict[str, CompileFlags]:
         args = e.get("arguments") or shlex.split(e.get("command", ""))
         file = Path(e["file"])
         file = file if file.is_absolute() else directory / file
-        db[str(file.resolve())] = _flags(args, directory)
+        db[str(_real(file))] = _flags(args, directory)
     return db
 
 

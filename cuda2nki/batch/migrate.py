@@ -21,7 +21,7 @@ from typing import Any
 
 from cuda2nki import __version__
 from cuda2nki.batch.discover import CompileFlags, SourceFile, discover
-from cuda2nki.batch.job import BUCKETS, FileResult, JobSpec, process_file, record
+from cuda2nki.batch.job import BUCKETS, FileResult, JobSpec, process_file, record, warm_up
 from cuda2nki.batch.pool import Outcome, run_tasks
 from cuda2nki.diagnostics import SourceLoc, error, make
 from cuda2nki.fileio import write_atomic
@@ -88,7 +88,7 @@ def _check_dirs(opts: MigrateOptions) -> None:
             path=str(opts.in_dir),
             reason="not a directory",
         )
-    i, o = opts.in_dir.resolve(), opts.out_dir.resolve()
+    i, o = Path(os.path.realpath(opts.in_dir)), Path(os.path.realpath(opts.out_dir))
     if o == i or i in o.parents:
         raise error(
             "C2N0002",
@@ -246,6 +246,8 @@ def _execute(opts: MigrateOptions, todo: list[tuple[str, JobSpec]]) -> Iterator[
 
         yield from run_on_dask(todo, opts)
     else:
+        if len(todo) > 1:
+            warm_up()  # once here rather than in every worker
         yield from run_tasks(
             process_file, todo, jobs=opts.jobs, timeout=opts.timeout, memory_mb=opts.memory_mb
         )

@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import csv
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,8 +10,7 @@ import pytest
 from bench.corpus_gen import generate
 from cuda2nki.batch.migrate import MigrateOptions, migrate
 from cuda2nki.cli.main import main
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.batch.faults import add_check_faults, add_file_faults, csv_without_time, kill_after
 
 
 def _tree(tmp_path: Path, count: int = 30) -> Path:
@@ -67,13 +60,13 @@ def test_examine_writes_no_ports_and_buckets_kernels(tmp_path: Path) -> None:
 
 def test_faults_are_reported_and_the_rest_carries_on(tmp_path: Path) -> None:
     src = _tree(tmp_path, 8)
-    (src / "bad_utf8.cu").write_bytes(b"__global__ void k(float* x) { x[0] = 1.0f; } // \xff\xfe\n")
-    (src / "dangling.cu").symlink_to(tmp_path / "nowhere.cu")
+    add_file_faults(src, tmp_path)
     res = migrate(MigrateOptions(src, tmp_path / "out", jobs=2, timeout=30))
     by_file = {r["file"]: r for r in res.records}
     assert by_file["bad_utf8.cu"]["status"] == "failed"
     assert "UTF-8" in by_file["bad_utf8.cu"]["diagnostics"][0]["message"]
     assert by_file["dangling.cu"]["status"] == "failed"
+    assert by_file["loop.cu"]["status"] == "failed"
     assert sum(1 for r in res.records if r["status"] in ("automatic", "literal")) >= 5
 
 
@@ -102,37 +95,17 @@ def test_kill_and_resume_gives_the_same_report(tmp_path: Path) -> None:
     generate(src, 40, seed=7, broken_every=15)
     migrate(MigrateOptions(src, tmp_path / "ref", jobs=1))
     out = tmp_path / "out"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "cuda2nki.cli.main", "migrate", str(src), "-o", str(out), "-q"],
-        env=env,
-        start_new_session=True,
-    )
-    cache = out / ".cuda2nki" / "cache"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not cache.is_dir() or len(list(cache.iterdir())) < 8):
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    assert not (out / "report.json").exists() or len(list(cache.iterdir())) < 40
+    kill_after(src, out, files=8, jobs=1, limit_s=60)
     resumed = migrate(MigrateOptions(src, out, jobs=2))
     assert resumed.cached >= 8 and resumed.computed > 0
     assert json.loads((out / "report.json").read_text()) == json.loads(
         (tmp_path / "ref" / "report.json").read_text()
     )
-    assert _csv_without_time(out / "report.csv") == _csv_without_time(
-        tmp_path / "ref" / "report.csv"
-    )
+    assert csv_without_time(out / "report.csv") == csv_without_time(tmp_path / "ref" / "report.csv")
     # the time of every file is still reported: the files of the killed run from the cache
     times = json.loads((out / "timing.json").read_text())
     assert set(times["per_file"]) == {r["file"] for r in resumed.records}
     assert times["files_cached"] == resumed.cached and times["cached_compute_seconds"] > 0
-
-
-def _csv_without_time(path: Path) -> list[list[str]]:
-    rows = list(csv.reader(path.read_text().splitlines()))
-    col = rows[0].index("seconds")
-    return [r[:col] + r[col + 1 :] for r in rows]
 
 
 @pytest.mark.skipif(pytest.importorskip("distributed") is None, reason="needs distributed")
@@ -143,47 +116,9 @@ def test_dask_executor_matches_local(tmp_path: Path) -> None:
     assert dask.report == local.report
 
 
-@pytest.mark.slow
-def test_two_thousand_kernels_with_injected_faults(tmp_path: Path) -> None:
-    """The load test of the issue: >= 2,000 generated kernels, two jobs, faults injected."""
-    src = tmp_path / "src"
-    broken = generate(src, 2000, seed=11, broken_every=40)
-    (src / "bad_utf8.cu").write_bytes(b"__global__ void k(float* x) { x[0] = 1.0f; } // \xff\n")
-    (src / "dangling.cu").symlink_to(tmp_path / "nowhere.cu")
-    res = migrate(MigrateOptions(src, tmp_path / "out", jobs=2, mode="examine"))
-    s = res.report["summary"]
-    assert s["kernels"] >= 2000
-    assert s["failed"] >= 2 and s["refused"] + s["manual"] >= broken
-    assert s["automatic"] >= 1500
-
-
-HANG = """__global__ void slow_scale(float* out, const float* x, int n) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
-        out[i] = 2.0f * x[i];
-}
-"""
-HANG_TOML = """kernel = "slow_scale"
-[launch]
-grid = [1]
-block = [32]
-[params]
-out = { shape = ["n"], dtype = "float32", role = "out" }
-x = { shape = ["n"], dtype = "float32", role = "in" }
-n = 5000000
-"""
-HOG_TOML = (
-    HANG_TOML.replace("grid = [1]", 'grid = ["ceil_div(n, 256)"]')
-    .replace("block = [32]", "block = [256]")
-    .replace("n = 5000000", "n = 4000000000")
-)
-
-
 def test_check_faults_hang_and_memory_are_isolated(tmp_path: Path) -> None:
     src = _tree(tmp_path, 4)
-    (src / "hang.cu").write_text(HANG)
-    (src / "hang.toml").write_text(HANG_TOML)
-    (src / "hog.cu").write_text(HANG.replace("slow_scale", "hog_scale"))
-    (src / "hog.toml").write_text(HOG_TOML.replace("slow_scale", "hog_scale"))
+    add_check_faults(src)
     res = migrate(
         MigrateOptions(src, tmp_path / "out", jobs=2, check=True, timeout=8, memory_mb=4096)
     )
