@@ -3,7 +3,7 @@ so every DMA moves 32 partitions x 128 bytes and each block is transposed on the
 (32 x 32 limit). Correct output; about 16x more DMAs than 128 x 128 blocks, each far below
 the 512 B per-partition efficiency floor.
 
-EXPECT: pass; C2N5007 C2N5008 (128 B per partition per DMA)
+EXPECT: pass; C2N5007 C2N5008 (128 B per partition per DMA); C2N5011 (32-wide loops: the warp-sized CUDA tile)
 """
 
 import nki
