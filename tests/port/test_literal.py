@@ -137,6 +137,25 @@ __global__ void rows(const float* x, float* y, float* first, int n, int c) {
     _matches(cu, tmp_path)
 
 
+def test_index_arithmetic_known_at_trace_time_clamps_and_divisions(tmp_path):
+    src = """
+__global__ void idx(const float* x, float* y, int n, int w) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int row = i / w;
+    int col = i % w;
+    int left = max(col - 1, 0);
+    y[i] = x[row * w + left] + (float)row;
+    if (col == w - 1) y[row * w] += 1.0f;
+}
+"""
+    cu = _kernel(tmp_path, src, "idx", '"ceil_div(n, 64)"', "64",
+                 'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+                 'y = { shape = ["n"], dtype = "float32", role = "out" }\n'
+                 "n = 150\nw = 7", ["n = 64\nw = 64", "n = 5\nw = 2"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
 def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
     out = check_literal(ROOT / "corpus" / "basic" / "vector_add.cu", tmp_path)
     assert out.status == "claimed"

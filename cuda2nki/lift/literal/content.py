@@ -46,37 +46,92 @@ def divides(d: int, expr: str, known: Mapping[str, int]) -> bool:
     return c == 0 or c % d == 0
 
 
-def write_counts(body: A.Stmt) -> tuple[dict[str, int], dict[str, int]]:
-    """Per local: (all writes, writes that may change an affine value's thread coefficients).
+def decl_key(d: A.VarDecl) -> str:
+    return f"{d.name}@{d.loc.line}:{d.loc.col}"
 
-    ``+=``/``-=``/``++``/``--`` by a literal or blockDim keep the coefficients (loop steps)."""
+
+def write_counts(body: A.Stmt) -> tuple[dict[str, int], dict[str, int]]:
+    """Per local declaration (:func:`decl_key`): (all writes, writes that may change an affine
+    value's thread coefficients).  ``+=``/``-=``/``++``/``--`` by a literal or blockDim keep the
+    coefficients (loop steps).  C block scoping is followed, so two loops that each declare
+    ``int k`` count separately."""
     writes: dict[str, int] = {}
     reshape: dict[str, int] = {}
+    scopes: list[dict[str, str]] = [{}]
+
+    def key(name: str) -> str | None:
+        for frame in reversed(scopes):
+            if name in frame:
+                return frame[name]
+        return None
 
     def bump(name: str, coeff: bool) -> None:
-        writes[name] = writes.get(name, 0) + 1
+        k = key(name)
+        if k is None:
+            return
+        writes[k] = writes.get(k, 0) + 1
         if coeff:
-            reshape[name] = reshape.get(name, 0) + 1
+            reshape[k] = reshape.get(k, 0) + 1
 
     def keeps(op: str, v: A.Expr) -> bool:
         return op in ("+=", "-=") and _uniform_literal(v)
 
-    def walk(x: object) -> None:
-        if isinstance(x, A.VarDecl) and x.init is not None:
-            bump(x.name, True)
-        elif isinstance(x, A.Assign) and isinstance(x.target, A.Name):
+    def expr(x: object) -> None:
+        if isinstance(x, A.Assign) and isinstance(x.target, A.Name):
             bump(x.target.name, not keeps(x.op, x.value))
         elif isinstance(x, A.Unary) and x.op.endswith(("++", "--")):
             if isinstance(x.operand, A.Name):
                 bump(x.operand.name, False)
-        if isinstance(x, A.Node):
+        if isinstance(x, A.Expr):
             for f in x.__dataclass_fields__:
                 v = getattr(x, f)
                 for item in v if isinstance(v, tuple) else (v,):
-                    if isinstance(item, A.Node):
-                        walk(item)
+                    if isinstance(item, A.Expr):
+                        expr(item)
 
-    walk(body)
+    def stmt(x: A.Stmt) -> None:
+        if isinstance(x, A.VarDecl):
+            if x.init is not None:
+                expr(x.init)
+            scopes[-1][x.name] = decl_key(x)
+            if x.init is not None:
+                bump(x.name, True)
+        elif isinstance(x, A.Block):
+            scopes.append({})
+            for c in x.body:
+                stmt(c)
+            scopes.pop()
+        elif isinstance(x, A.For):
+            scopes.append({})
+            for c in x.init:
+                stmt(c)
+            if x.cond is not None:
+                expr(x.cond)
+            stmt(x.body)
+            if x.step is not None:
+                expr(x.step)
+            scopes.pop()
+        elif isinstance(x, A.ExprStmt):
+            expr(x.expr)
+        elif isinstance(x, A.If):
+            expr(x.cond)
+            stmt(x.then)
+            if x.else_ is not None:
+                stmt(x.else_)
+        elif isinstance(x, A.While | A.DoWhile):
+            expr(x.cond)
+            stmt(x.body)
+        elif isinstance(x, A.Switch):
+            expr(x.cond)
+            for c in x.cases:
+                scopes.append({})
+                for b in c.body:
+                    stmt(b)
+                scopes.pop()
+        elif isinstance(x, A.Return) and x.value is not None:
+            expr(x.value)
+
+    stmt(body)
     return writes, reshape
 
 

@@ -42,9 +42,10 @@ from dataclasses import dataclass, field
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.classify import Classifier, is_float
-from cuda2nki.lift.literal.content import content, divides, write_counts
+from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
 from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
 from cuda2nki.lift.literal.values import (
+    Idx,
     Lin,
     Local,
     Ptr,
@@ -206,6 +207,11 @@ class Lowerer:
             dt = "nl.float32" if ty == "float" else "nl.int32"
             self.emit("iota", dst=name, base=v.b, cp=v.p, cf=v.f, dtype=dt)
             return name
+        if isinstance(v, Idx):
+            name = self.fresh("x")
+            dt = "nl.float32" if ty == "float" or v.ty == "bool" else "nl.int32"
+            self.emit("let", dst=name, value=f"_c2n_const({v.expr}, {dt})")
+            return name
         if isinstance(v, Tile):
             if ty == "float" and v.ty == "int":
                 name = self.fresh("c")
@@ -243,6 +249,10 @@ class Lowerer:
         """A 0/1 mask tile for a per-thread condition value."""
         if isinstance(v, Tile) and v.ty == "bool":
             return v.expr
+        if isinstance(v, Idx):
+            name = self.fresh("m")
+            self.emit("let", dst=name, value=f"_c2n_const({v.expr} != 0, nl.float32)")
+            return name
         if _is_scalar(v):
             return self.full_tile(Uni(f"float(bool({self.tile(v, None, node)}))", "float"),
                                   "float", node)  # fmt: skip
@@ -365,12 +375,12 @@ class Lowerer:
             init: Value = Uni("0" if ty == "int" else "np.float32(0.0)", ty)
         else:
             init = self.convert(self.expr(s.init, scope), s.ty, s)
-            if self.writes.get(s.name, 0) == 1 and not self.inline_depth:
+            if self.writes.get(decl_key(s), 0) == 1 and not self.inline_depth:
                 # written only here: its class is the class of the value it holds
-                klass = "U" if isinstance(init, Uni) else "L" if isinstance(init, Lin) else "T"
+                klass = {Uni: "U", Lin: "L", Idx: "I"}.get(type(init), "T")
                 if isinstance(init, Lin) and init.uniform:
                     klass, init = "U", Uni(init.b, "int")
-        b = Binding_(Uni(name, ty), klass, scope.depth, ty, s.name)
+        b = Binding_(Uni(name, ty), klass, scope.depth, ty, decl_key(s))
         self.env[-1][s.name] = b
         self.write_var(b, name, init, scope, s, fresh=True)
 
@@ -452,6 +462,12 @@ class Lowerer:
                 return
             self.emit("let", node.loc.line, dst=name, value=f"({lin.b}, {lin.p}, {lin.f})")
             b.value = Lin(f"{name}[0]", f"{name}[1]", f"{name}[2]")
+            return
+        if b.klass == "I":
+            if not isinstance(v, Idx):
+                raise self.refuse("index value of another kind", node)
+            self.emit("let", node.loc.line, dst=name, value=v.expr)
+            b.value = Idx(name, v.ty)
             return
         new = self.full_tile(v, b.ty, node)
         masked = scope.depth > b.depth and scope.mask is not None and not fresh
@@ -553,6 +569,8 @@ class Lowerer:
             self.out[-1].append(Loop("while", c.expr, tuple(inner), s.loc.line))
             return
         terms = self.affine_terms(cond, scope)
+        if terms is None and isinstance(c, Idx):
+            terms = [f"_c2n_term({c.expr})"]
         if terms is None:
             raise self.refuse("a loop whose trip count depends on data", s)
         self.out.append([])
@@ -700,6 +718,10 @@ class Lowerer:
             return
         ptr, off = where
         val = self.tile(self.convert(v, target.ty, node), ptr.ty, node)
+        if isinstance(off, Idx):
+            self.emit("call", node.loc.line, expr=f"_c2n_store_at({ptr.tensor}, {off.expr}, "
+                      f"{val}, {self.store_mask(scope)})")  # fmt: skip
+            return
         self.emit(
             "store", node.loc.line, tensor=ptr.tensor, base=off.b, cp=off.p, cf=off.f,
             value=val, mask=self.store_mask(scope),
@@ -731,17 +753,18 @@ class Lowerer:
         dims = obj.dims
         if len(vals) > 1 + len(dims):
             raise self.refuse("too many subscripts", e)
-        off = obj.off
+        off: Lin | Idx = obj.off
         for k, v in enumerate(vals):
-            if not isinstance(v, Uni | Lin):
+            if not isinstance(v, Uni | Lin | Idx):
                 raise self.refuse(
-                    "an index that is not affine in the thread and block indices "
-                    "(a data-dependent gather or scatter)",
-                    e,
+                    "an index that depends on data (a data-dependent gather or scatter)", e
                 )
             stride = str(_prod(dims[k:]))  # row-major: the extents after this subscript
-            off = lin_add(off, lin_scale(as_lin(v), stride))
-        return obj, off
+            if isinstance(v, Idx) or isinstance(off, Idx):
+                off = Idx(f"({self.np_spell(off)} + {self.np_spell(v)} * {stride})")
+            else:
+                off = lin_add(off, lin_scale(as_lin(v), stride))
+        return obj, off  # type: ignore[return-value]
 
     def load(self, e: A.Index, scope: Scope) -> Value:
         where = self.address(e, scope)
@@ -752,6 +775,10 @@ class Lowerer:
         if isinstance(ptr, Ptr) and ptr.dims and _depth(e) <= len(ptr.dims):
             return Ptr(ptr.tensor, off, ptr.ty, ptr.dims[_depth(e) :])  # a row of a 2-D array
         dst = self.fresh("ld")
+        if isinstance(off, Idx):
+            self.emit("let", e.loc.line, dst=dst,
+                      value=f"_c2n_load_at({ptr.tensor}, {off.expr}, {self.dt(ptr.ty)})")  # fmt: skip
+            return Tile(dst, ptr.ty)
         self.emit(
             "load", e.loc.line, dst=dst, tensor=ptr.tensor, base=off.b, cp=off.p, cf=off.f,
             dtype=self.dt(ptr.ty),
@@ -783,6 +810,10 @@ class Lowerer:
         v = self.expr(e.operand, scope)
         if e.op == "+":
             return v
+        if isinstance(v, Idx) and e.op in ("-", "!", "~"):
+            spelled = {"-": f"(-{paren(v.expr)})", "!": f"(~({v.expr} != 0))",
+                       "~": f"(~{paren(v.expr)})"}[e.op]  # fmt: skip
+            return Idx(spelled, "bool" if e.op == "!" else "int")
         if e.op == "-":
             if isinstance(v, Uni):
                 return Uni(f"-{paren(v.expr)}", v.ty)
@@ -810,6 +841,8 @@ class Lowerer:
             if isinstance(a, Uni) and isinstance(b, Uni):
                 word = "and" if e.op == "&&" else "or"
                 return Uni(f"int(bool({a.expr}) {word} bool({b.expr}))", "int")
+            if all(isinstance(v, Idx | Uni) for v in (a, b)):
+                return self.idx_arith(e.op, a, b, e)
             ta, tb = self.cond_tile(a, e.left), self.cond_tile(b, e.right)
             return self.op("multiply" if e.op == "&&" else "maximum", [ta, tb], "bool")
         a, b = self.expr(e.left, scope), self.expr(e.right, scope)
@@ -845,13 +878,10 @@ class Lowerer:
             exact = self.lin_divmod(op, a, b) if isinstance(a, Lin) and isinstance(b, Uni) else None
             if exact is not None:
                 return exact
-            if op in ("/", "%") and isinstance(a, Lin) and isinstance(b, Uni):
-                name = self.fresh("q")
-                fn = "_c2n_lin_div" if op == "/" else "_c2n_lin_mod"
-                self.emit("let", dst=name, value=f"{fn}({a.b}, {a.p}, {a.f}, {b.expr})")
-                return Tile(name, "int")
             if op == "<<" and isinstance(b, Uni) and is_int(b.expr):
                 return lin_scale(la, str(1 << int(b.expr)))
+        if not fl and isinstance(a, Uni | Lin | Idx) and isinstance(b, Uni | Lin | Idx):
+            return self.idx_arith(op, a, b, node)
         if op in ("/", "%") and not fl:
             raise self.refuse("integer division of a per-thread value that is not affine", node)
         if op == "%":
@@ -864,6 +894,31 @@ class Lowerer:
         if _is_scalar(a) and _is_scalar(b):
             ta = self.full_tile(a, want, node)
         return self.op(name, [ta, tb], "bool" if op in _CMP else want)
+
+    @staticmethod
+    def np_spell(v: Value) -> str:
+        """An integer value as a trace-time NumPy expression."""
+        if isinstance(v, Uni):
+            return paren(v.expr)
+        if isinstance(v, Lin):
+            return f"_c2n_grid({v.b}, {v.p}, {v.f})"
+        assert isinstance(v, Idx)
+        return paren(v.expr)
+
+    def idx_arith(self, op: str, a: Value, b: Value, node: A.Node) -> Value:
+        """Index arithmetic that is not affine, evaluated at trace time with C semantics."""
+        x, y = self.np_spell(a), self.np_spell(b)
+        if op in _CMP:
+            return Idx(f"({x} {op} {y})", "bool")
+        if op == "/":
+            return Idx(f"_c2n_tdiv({x}, {y})")
+        if op == "%":
+            return Idx(f"_c2n_tmod({x}, {y})")
+        if op in ("+", "-", "*", "<<", ">>", "&", "|", "^"):
+            return Idx(f"({x} {op} {y})")
+        if op in ("&&", "||"):
+            return Idx(f"({x} {'&' if op == '&&' else '|'} {y})", "bool")
+        raise self.refuse(f"operator '{op}' on per-thread indices", node)
 
     def lin_divmod(self, op: str, a: Lin, b: Uni) -> Lin | None:
         """``a / d``, ``a % d``, ``a >> k``, ``a & (2**k - 1)`` kept affine where exact: ``d``
@@ -944,7 +999,7 @@ class Lowerer:
         if to.is_float:
             if isinstance(v, Uni) and v.ty != "float":
                 return Uni(f"np.float32({v.expr})", "float")
-            if isinstance(v, Lin):
+            if isinstance(v, Lin | Idx):
                 return Tile(self.tile(v, "float", node), "float")
             if isinstance(v, Tile) and v.ty == "int":
                 return Tile(self.tile(v, "float", node), "float")
@@ -1001,6 +1056,14 @@ class Lowerer:
         if f in ("fmaf", "__fmaf_rn", "fma") and len(args) == 3:
             prod = self.arith("*", args[0], args[1], e.ty, e)
             return self.arith("+", prod, args[2], e.ty, e)
+        if (
+            f in ("min", "max", "umin", "umax")
+            and all(isinstance(a, Uni | Lin | Idx) for a in args)
+            and all(_kind(a) == "int" for a in args)
+            and not all(isinstance(a, Uni) for a in args)
+        ):
+            fn = "np.minimum" if "min" in f else "np.maximum"
+            return Idx(f"{fn}({', '.join(self.np_spell(a) for a in args)})")
         if f in ("min", "max", "umin", "umax") and all(isinstance(a, Uni) for a in args):
             fn = "min" if "min" in f else "max"
             return Uni(f"{fn}({', '.join(a.expr for a in args)})", _kind(args[0]))  # type: ignore[union-attr]
@@ -1179,6 +1242,8 @@ _BIN_CMP = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equa
 
 
 def _kind(v: Value) -> str:
+    if isinstance(v, Idx):
+        return "int"
     if isinstance(v, Uni | Tile):
         return "float" if v.ty == "float" else "int"
     if isinstance(v, Local | Ptr):

@@ -7,6 +7,7 @@ Every CUDA value is one of:
 * :class:`Lin` -- a per-thread integer affine in the thread's tile position,
   ``b + p*row + f*col`` with uniform ``b``, ``p``, ``f`` (threadIdx and everything built from it
   with ``+``, ``-`` and a uniform factor); loads and stores at such addresses are strided DMA views;
+* :class:`Idx` -- a per-thread integer known at trace time (index arithmetic that is not affine);
 * :class:`Tile` -- anything else per thread (data, non-affine integers, masks): a (P, F) tile;
 * :class:`Ptr` -- a pointer: a tensor (or ``__shared__`` scratch) plus an affine element offset;
 * :class:`Local` -- a per-thread local array: a Python list of tiles indexed by uniform values.
@@ -40,6 +41,17 @@ class Lin:
 
 
 @dataclass(frozen=True)
+class Idx:
+    """A per-thread integer (or, ``ty == "bool"``, condition) computed from thread and block
+    indices only, so its value is known when the kernel is traced: a NumPy (P, F) array
+    expression.  Non-affine index arithmetic (division by a size, min/max clamps) lives here;
+    accesses at such addresses are split into as few strided DMAs as the values allow."""
+
+    expr: str
+    ty: str = "int"
+
+
+@dataclass(frozen=True)
 class Tile:
     expr: str
     ty: str
@@ -60,7 +72,7 @@ class Local:
     ty: str
 
 
-Value = Uni | Lin | Tile | Ptr | Local
+Value = Uni | Lin | Idx | Tile | Ptr | Local
 
 
 def is_int(s: str) -> bool:
