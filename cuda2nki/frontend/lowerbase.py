@@ -20,7 +20,7 @@ TEXTURE_TYPES = frozenset(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Sym:
     """A name in scope: its type, its value when it is a compile-time integer constant, and for a
     cooperative-groups object its kind (``"block"`` or ``"tile"``) and tile size.  ``ref``: a
@@ -31,6 +31,21 @@ class Sym:
     cg: str | None = None
     tile: int = 0
     ref: bool = False
+
+    def __init__(  # the dataclass's own __init__, writing the fields directly (hot path)
+        self,
+        ty: A.CType | None,
+        const: int | float | None = None,
+        cg: str | None = None,
+        tile: int = 0,
+        ref: bool = False,
+    ) -> None:
+        d = self.__dict__
+        d["ty"] = ty
+        d["const"] = const
+        d["cg"] = cg
+        d["tile"] = tile
+        d["ref"] = ref
 
 
 def is_lvalue(e: A.Expr) -> bool:

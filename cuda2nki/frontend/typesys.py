@@ -105,6 +105,7 @@ for _n, _s in (
     VECTOR_TYPES[_n] = VectorType(name=_n, base=S[_s], width=2)
 
 LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
+_CONST_SCALARS = {name: ScalarType(name=name, const=True) for name in S}
 
 
 def named_type(name: str) -> CType | None:
@@ -120,12 +121,16 @@ def with_const(t: CType, const: bool = True) -> CType:
         return t
     if getattr(t, "const", False) == const:
         return t
+    if type(t) is ScalarType:  # the common case, without rebuilding the dataclass
+        return _CONST_SCALARS[t.name]
     return type(t)(**{**t.__dict__, "const": const})
 
 
 def unqualified(t: CType | None) -> CType | None:
     if t is None or isinstance(t, ArrayType) or not t.const:
         return t
+    if type(t) is ScalarType:
+        return S[t.name]
     return type(t)(**{**t.__dict__, "const": False})
 
 
