@@ -248,3 +248,15 @@ def test_line_for_line_path_keeps_exact_end_columns_before_a_trailing_comment(pa
     assert (stmt.loc.col, stmt.loc.end_col) == (5, 42)
     lit = stmt.expr.value
     assert lit.value == 8 and (lit.loc.col, lit.loc.end_col) == (40, 41)
+
+
+def test_pragma_unroll_count_from_a_macro(parse):
+    # object-like macros only (simple path) and with a function-like one (line-for-line path)
+    for extra in ("", "#define SQ(x) ((x) * (x))\n"):
+        src = extra + (
+            "#define U 4\n__global__ void k(float* p) {\n#pragma unroll U\n"
+            "  for (int i = 0; i < 8; ++i) p[i] = 0;\n}\n"
+        )
+        assert not preprocess(src, "k.cu").used_pcpp
+        (loop,) = find(parse(src).kernels[0], A.For)
+        assert loop.unroll == 4
