@@ -26,7 +26,7 @@ MAX_PARTITIONS = 128
 
 
 def layout(
-    block: tuple[int, int, int], loc: object, warps: bool = False
+    block: tuple[int, int, int], loc: object, warps: bool = False, modulus: int = 0
 ) -> tuple[int, int, Lin, Lin, str]:
     """(P, F, threadIdx.x, threadIdx.y, description) for a block shape (see lower.py).
 
@@ -37,6 +37,15 @@ def layout(
         raise LiteralRefusal("a 3-D thread block", loc)
     if warps and by == 1 and bx % 32 == 0 and bx // 32 <= MAX_PARTITIONS:
         return bx // 32, 32, Lin("0", "32", "1"), Lin("0", "0", "0"), "one warp per partition"
+    if by == 1 and modulus and bx % modulus == 0 and bx // modulus <= MAX_PARTITIONS:
+        f = modulus
+        return (
+            bx // f,
+            f,
+            Lin("0", str(f), "1"),
+            Lin("0", "0", "0"),
+            f"thread x = {f}*partition + free",
+        )
     if by == 1:
         p = max(d for d in range(1, min(bx, MAX_PARTITIONS) + 1) if bx % d == 0)
         f = bx // p
@@ -80,6 +89,42 @@ def uses_warp_lanes(tu: A.TranslationUnit, fn: A.Function) -> bool:
     return walk(fn.body)
 
 
+def thread_modulus(fn: A.Function, bx: int) -> int:
+    """The largest K with ``threadIdx.x / K`` or ``threadIdx.x % K`` in the kernel (K | bx)."""
+    found: list[int] = []
+
+    def has_tid(x: object) -> bool:
+        if isinstance(x, A.Builtin):
+            return x.name == "threadIdx" and x.dim == "x"
+        if isinstance(x, A.Node):
+            for name in x.__dataclass_fields__:
+                v = getattr(x, name)
+                for item in v if isinstance(v, tuple) else (v,):
+                    if isinstance(item, A.Node) and has_tid(item):
+                        return True
+        return False
+
+    def walk(x: object) -> None:
+        if isinstance(x, A.Binary) and isinstance(x.right, A.IntLit) and has_tid(x.left):
+            k = x.right.value
+            if x.op in ("/", "%") and k > 1:
+                found.append(k)
+            elif x.op == ">>" and 0 < k < 16:
+                found.append(1 << k)
+            elif x.op == "&" and k > 0 and (k + 1) & k == 0:
+                found.append(k + 1)
+        if isinstance(x, A.Node):
+            for name in x.__dataclass_fields__:
+                v = getattr(x, name)
+                for item in v if isinstance(v, tuple) else (v,):
+                    if isinstance(item, A.Node):
+                        walk(item)
+
+    walk(fn.body)
+    ok = [k for k in found if bx % k == 0 and bx // k <= MAX_PARTITIONS]
+    return max(ok, default=0)
+
+
 def _block_dims(binding: object, loc: object) -> tuple[int, int, int]:
     dims = []
     for d in tuple(binding.block) + (1,) * (3 - len(binding.block)):  # type: ignore[attr-defined]
@@ -97,7 +142,9 @@ def _block_dims(binding: object, loc: object) -> tuple[int, int, int]:
 
 def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> LiteralProgram:
     block = _block_dims(binding, fn.loc)
-    p, f, tx, ty, desc = layout(block, fn.loc, uses_warp_lanes(tu, fn))
+    p, f, tx, ty, desc = layout(
+        block, fn.loc, uses_warp_lanes(tu, fn), thread_modulus(fn, block[0])
+    )
     tensors = binding.tensors  # type: ignore[attr-defined]
     for t in tensors:
         if t.dtype in ("float64", "int64", "uint64"):
