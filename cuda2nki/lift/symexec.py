@@ -1064,20 +1064,35 @@ class Executor:
                 lx = self.load(tensor, index.subs({a: x}), dtype, loc)
                 ly = self.load(tensor, index.subs({a: y}), dtype, loc)
                 return V.Select(dtype, V.Pred("bool", take_x), lx, ly)
-        # forward this thread's own earlier store to the same element
-        for st in reversed(self.stores):
+        return self._forwarded(tensor, index, dtype, loc, len(self.stores))
+
+    def _forwarded(self, tensor: str, index: Poly, dtype: str, loc: SourceLoc, upto: int):
+        """This thread's own earlier store to the element (among the first ``upto`` stores), else
+        the element's value in memory.  A store that may or may not have written the element
+        (``data[2*t + 1]`` then ``data[n - 1]``) is selected by that condition."""
+        for k in range(upto - 1, -1, -1):
+            st = self.stores[k]
             if st.tensor != tensor:
                 continue
             fwd = _forward(st, index, self.loops)
             if fwd is _MISS:
                 continue
             if fwd is None:
-                raise Refusal(
-                    "C2N2017",
-                    loc,
-                    tensor=tensor,
-                    why="it reads an element written earlier that cannot be matched to one store",
-                )
+                maybe = st.accumulate is None and all(lc in self.loops for lc in st.loops)
+                if not maybe:
+                    raise Refusal(
+                        "C2N2017",
+                        loc,
+                        tensor=tensor,
+                        why="it reads an element written earlier that cannot be matched to one "
+                        "store",
+                    )
+                hit = af.conj([Cond.of(af.Cmp(st.index - index, "==")), st.guard])
+                hit = V.simplify_cond(hit)
+                rest = self._forwarded(tensor, index, dtype, loc, k)
+                if hit.kind == "false":
+                    return rest
+                return V.Select(dtype, V.Pred("bool", hit), st.value, rest)
             return fwd
         self.reads.add(tensor)
         return V.Load(dtype, tensor, index)

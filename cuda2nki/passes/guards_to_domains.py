@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from cuda2nki.ir.nodes import (
     Access,
+    Add,
     Axis,
     Binary,
     CeilDiv,
@@ -39,6 +40,7 @@ from cuda2nki.ir.nodes import (
     Reduce,
     Select,
     SizeExpr,
+    Sub,
     Sym,
 )
 from cuda2nki.ir.ops import Idiom, Op, Role
@@ -145,6 +147,10 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
         and not _covers(c, kernel)
     ):
         return [_carry_over(c, kernel), c]
+    if c.domain.guard is None and not isinstance(c.expr, Select) and c.accumulate is None:
+        hoisted = _hoist_select(c)
+        if hoisted is not None:
+            return _rewrite(hoisted, kernel)
     if c.domain.guard is None and isinstance(c.expr, Select) and c.accumulate is None:
         bounds = _bounds(c.expr.cond, c)
         if bounds is not None:
@@ -158,8 +164,67 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
         return [c]
     if inout:
         out.append(_carry_over(c, kernel) if not _whole_domain(c, kernel) else _keep(c))
-    out.append(_restrict(c, bounds))
+    narrowed = _restrict(c, bounds)
+    if _hoist_select(narrowed) is not None:  # selects left inside the narrowed statement
+        out.extend(_rewrite(narrowed, kernel))
+    else:
+        out.append(narrowed)
     return out
+
+
+#: most index-bound selects hoisted out of one statement (each doubles the statements)
+_MAX_HOIST = 4
+
+
+def _hoist_select(c: Compute) -> Compute | None:
+    """``f(select(index-bounds, a, b))`` as ``select(index-bounds, f(a), f(b))`` (clamped
+    boundaries inside a larger expression), so the select splits into domains below."""
+    nodes = list(_elementwise_nodes(c.expr))
+    if any(isinstance(x, Reduce) for x in nodes):
+        return None
+    # a choice between two elements of one tensor: a clamped or mirrored boundary
+    sels = [
+        x
+        for x in nodes
+        if isinstance(x, Select)
+        and isinstance(x.a, Read)
+        and isinstance(x.b, Read)
+        and x.a.tensor == x.b.tensor
+    ]
+    if not sels or len({x.cond for x in sels}) > _MAX_HOIST:
+        return None
+    for sel in sels:
+        if _bounds(sel.cond, c) is not None:
+            a = _replace_node(c.expr, sel, sel.a)
+            b = _replace_node(c.expr, sel, sel.b)
+            return c.replace(expr=Select(sel.cond, a, b, loc=sel.loc))
+    return None
+
+
+def _elementwise_nodes(e: Any):
+    """The expression nodes of ``e`` outside reductions, preorder."""
+    yield e
+    if isinstance(e, Reduce):
+        return
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, Expr):
+            yield from _elementwise_nodes(v)
+
+
+def _replace_node(e: Any, old: Expr, new: Expr) -> Any:
+    if e == old:
+        return new
+    if not isinstance(e, Expr) or isinstance(e, Reduce):
+        return e
+    kw = {}
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, Expr):
+            r = _replace_node(v, old, new)
+            if r is not v:
+                kw[f.name] = r
+    return dataclasses.replace(e, **kw) if kw else e
 
 
 def _whole_domain(c: Compute, kernel: Kernel) -> bool:
@@ -200,8 +265,16 @@ def _one_bound(term: Expr, axes: set[str], out: dict[str, _Range]) -> bool:
     if left is None or right is None:
         return False
     op = term.op
-    if isinstance(right, Sym) and right.name in axes and not (left.free_syms() & axes):
+    if not (left.free_syms() & axes) and right.free_syms() & axes:
         left, right, op = right, left, _FLIP[op]
+    # ``i + c < X`` is ``i < X - c``
+    while isinstance(left, (Add, Sub)):  # constant offsets only
+        if isinstance(left.b, Const):
+            left, right = left.a, (right - left.b if isinstance(left, Add) else right + left.b)
+        elif isinstance(left, Add) and isinstance(left.a, Const):
+            left, right = left.b, right - left.a
+        else:
+            break
     if op == Op.EQ and isinstance(left, Mod) and isinstance(left.a, Sym) and left.a.name in axes:
         if isinstance(left.b, Const) and isinstance(right, Const) and left.b.value > 0:
             rng = out.setdefault(left.a.name, _Range())

@@ -403,7 +403,7 @@ __global__ void k(const float* x, float* y, int n) {
         y[i] = 0.25f * x[l] + 0.5f * x[i] + 0.25f * x[r];
     }
 }""",
-        _b(_MAP1, {"x": t(["n"], "in"), "y": t(["n"], "out"), "n": 300}, [{"n": 1}, {"n": 2}]),
+        _b(_MAP1, {"x": t(["n"], "in"), "y": t(["n"], "out"), "n": 300}, [{"n": 3}, {"n": 129}]),
         "stencil",
         lambda a, s: {"y": _blur3(a["x"])},
     ),
@@ -721,6 +721,8 @@ PORT = {
     "inplace/row_gemv_into_inout",
     "reroll/four_outputs_per_thread",
     "reroll/coarsened_matmul_rows",
+    "clamp/blur3_1d",
+    "clamp/replicate_2d_rows_cols",
 }
 
 
