@@ -36,7 +36,6 @@ NOT_SIMULATED = {
     "isa.tensor_copy_dynamic_dst": "removed in NKI 0.4.0; index the destination with .ap(...)",
     "isa.topk": "its 16-partition snake layout and result order are not modelled",
     "isa.nonzero_with_count": "its partition-group layout is not modelled",
-    "isa.sequence_bounds": "the end-index convention is not settled by the reference",
 }
 
 

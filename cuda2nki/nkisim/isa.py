@@ -1591,6 +1591,41 @@ def nc_match_replace8(dst, data, vals, imm, dst_idx=None, **kw) -> None:
     record("vector", "nc_match_replace8", (dst, data, v))
 
 
+def sequence_bounds(dst, segment_ids, name=None) -> None:
+    """GpSimd: ``[start, end)`` of the run of equal segment ids each element belongs to.
+
+    ``segment_ids`` is ``(1, n)``; ``dst`` is ``(1, 2, n)`` with the starts in ``dst[0, 0]`` and
+    the (exclusive) ends in ``dst[0, 1]``.  A segment is a run of equal consecutive ids; id 0 is
+    padding and gets ``[n, -1]`` (the NumPy equivalent in the NKI documentation).
+    """
+    api = "nisa.sequence_bounds"
+    dst, ids = _compute_operands(api, dst, segment_ids, eng="gpsimd")
+    for t, what in ((ids, "segment_ids"), (dst, "dst")):
+        if t.dtype.name not in ("float32", "int32"):
+            raise fail("C2N3016", api=api, detail=f"{what} dtype {t.dtype.name} (float32 or int32)")
+    if ids.partitions() != 1 or dst.partitions() != 1:
+        raise fail("C2N3014", api=api, detail="the partition dimension must be 1")
+    x = mat(ids, f32=False).reshape(-1)
+    n = x.size
+    if dst.free_size() != 2 * n:
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"dst must hold (1, 2, {n}) for {n} segment ids, got {dst.describe()}",
+        )
+    new_run = np.ones(n, dtype=bool)
+    new_run[1:] = x[1:] != x[:-1]
+    run = np.cumsum(new_run) - 1
+    starts = np.flatnonzero(new_run)
+    ends = np.append(starts[1:], n)
+    start, end = starts[run], ends[run]
+    pad = x == 0
+    start[pad] = n
+    end[pad] = -1
+    write_mat(dst, np.concatenate([start, end]).reshape(1, 2 * n), api)
+    record("gpsimd", "sequence_bounds", (dst, ids))
+
+
 def nc_n_gather(dst, data, indices, **kw) -> None:
     no_extra_kw("nisa.nc_n_gather", kw)
     api = "nisa.nc_n_gather"

@@ -64,7 +64,6 @@ REFUSED = {
         "tensor_copy_dynamic_src",
         "tensor_copy_dynamic_dst",
         "topk",
-        "sequence_bounds",
     },
     "nki.language": {
         "par_dim",
