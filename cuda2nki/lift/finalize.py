@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import time
 
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import values as V
@@ -29,9 +28,13 @@ from cuda2nki.lift.solve import radix_order
 from cuda2nki.lift.symexec import Refusal, SharedWrite, ThreadProgram
 
 _COMB = ("add", "max", "min")
-#: seconds one kernel's finalisation may take before the lifter gives up (refusal, not a hang)
-BUDGET_S = 8.0
+#: work units (see :data:`cuda2nki.lift.values.WORK`) one kernel's finalisation may spend before
+#: the lifter gives up: a refusal, never a hang, and the same answer however loaded the machine
+BUDGET_UNITS = 600_000
+#: extra units for each further global store of the kernel
+STORE_UNITS = 300_000
 _IDENT = {"add": 0.0, "max": float("-inf"), "min": float("inf")}
+_TOO_LARGE = "cooperative code too large to analyse within the work budget"
 
 
 class Finalizer:
@@ -41,16 +44,33 @@ class Finalizer:
         self.memo: dict = {}
         self.counter = itertools.count()
         self._templates: list | None = None
-        self.deadline = time.monotonic() + BUDGET_S
+        self.units_left: float = BUDGET_UNITS
+        self._active = 0
+        # simplification is charged per memo miss: start each kernel from an empty memo, so
+        # what it costs does not depend on the kernels lifted before it in this process
+        V._SIMP_MEMO.clear()
 
-    def check_budget(self) -> None:
-        V.DEADLINE[0] = self.deadline
-        if time.monotonic() > self.deadline:
-            raise Refusal(
-                "C2N2015",
-                None,
-                what=f"cooperative code too large to analyse within the {BUDGET_S:.0f} s budget",
-            )
+    def grant(self, stores: int) -> None:
+        """Extra budget for ``stores`` further global stores lowered with this finaliser."""
+        self.units_left += STORE_UNITS * max(stores, 0)
+
+    def enter_budget(self) -> None:
+        """Charge the work done from now on (nested calls share one account)."""
+        if self._active == 0:
+            V.WORK[0] = self.units_left
+        self._active += 1
+
+    def leave_budget(self) -> None:
+        self._active -= 1
+        if self._active == 0:
+            self.units_left = V.WORK[0]
+            V.WORK[0] = float("inf")
+
+    def check_budget(self, units: int = 1) -> None:
+        try:
+            V.spend(units)
+        except V.BudgetExceeded:
+            raise Refusal("C2N2015", None, what=_TOO_LARGE) from None
 
     def fresh(self, base: str) -> str:
         return f"%{base}@{next(self.counter)}"
@@ -60,17 +80,13 @@ class Finalizer:
 
     # ------------------------------------------------------------------ entry
     def finalize(self, e: V.DExpr) -> V.DExpr:
-        V.DEADLINE[0] = self.deadline
+        self.enter_budget()
         try:
             return self._finalize(e)
         except V.BudgetExceeded:
-            raise Refusal(
-                "C2N2015",
-                None,
-                what=f"cooperative code too large to analyse within the {BUDGET_S:.0f} s budget",
-            ) from None
+            raise Refusal("C2N2015", None, what=_TOO_LARGE) from None
         finally:
-            V.DEADLINE[0] = float("inf")
+            self.leave_budget()
 
     def _finalize(self, e: V.DExpr) -> V.DExpr:
         with af.bounds(self.thread_bounds()):
@@ -199,6 +215,7 @@ class Finalizer:
         return V.simplify(self.resolve(val))
 
     def _try_write(self, name: str, w: SharedWrite, r: V.SRead):
+        self.check_budget(8)  # one index system solved
         ren: dict = {}
         unknowns: dict = {}
         for k, d in enumerate("xyz"):
@@ -241,7 +258,7 @@ class Finalizer:
                 why="another thread's write is read without a __syncthreads between",
             )
         val = V.subs_poly(V.subs_poly(w.value, ren), mapping)
-        left = {a for a in V.index_atoms(val) if isinstance(a, str) and a.startswith("w:")}
+        left = {a for a in index_atoms(val) if isinstance(a, str) and a.startswith("w:")}
         if left or any(isinstance(a, str) and a.startswith("w:") for a in cond.atoms()):
             raise Refusal(
                 "C2N2012",
@@ -253,23 +270,38 @@ class Finalizer:
         return val, cond
 
     # ------------------------------------------------------------------ tree folding
-    def templates(self) -> list:
+    def templates(self):
+        """The per-thread values that tree leaves may be instances of, resolved lazily (in
+        program order, each once).  Values of combination steps (a shared write reading its own
+        array) are partial trees, never leaves: they are not resolved at a symbolic thread."""
         if self._templates is None:
-            out = []
-            for t in self.prog.templates:
-                try:
-                    rt = V.simplify(self.resolve(t))
-                except Refusal:
-                    continue
-                if (
-                    any(
-                        isinstance(a, str) and a.startswith("threadIdx.") for a in V.index_atoms(rt)
-                    )
-                    and rt not in out
-                ):
-                    out.append(rt)
-            self._templates = out
-        return self._templates
+            self._templates = []
+            self._tpl_pos = 0
+            steps = set()
+            for arr in self.prog.shared.values():
+                for w in arr.writes:
+                    if any(isinstance(n, V.SRead) and n.array == arr.name for n in V.walk(w.value)):
+                        steps.add(w.value)
+            self._tpl_src = [t for t in self.prog.templates if t not in steps]
+        k = 0
+        while True:
+            if k < len(self._templates):
+                yield self._templates[k]
+                k += 1
+                continue
+            if self._tpl_pos >= len(self._tpl_src):
+                return
+            t = self._tpl_src[self._tpl_pos]
+            self._tpl_pos += 1
+            try:
+                rt = V.simplify(self.resolve(t))
+            except Refusal:
+                continue
+            if (
+                any(isinstance(a, str) and a.startswith("threadIdx.") for a in index_atoms(rt))
+                and rt not in self._templates
+            ):
+                self._templates.append(rt)
 
     def fold_trees(self, e: V.DExpr) -> V.DExpr:
         self.check_budget()
@@ -427,7 +459,7 @@ def _combine(op: str, dtype: str, xs: list) -> V.DExpr:
 
 
 def _thread_atoms(e: V.DExpr) -> list:
-    atoms = V.index_atoms(e)
+    atoms = index_atoms(e)
     return [t for t in af.THREAD if t in atoms]
 
 
@@ -443,7 +475,157 @@ def _polys(e: V.DExpr) -> list:
 
 
 def _instance(tpl: V.DExpr, leaf: V.DExpr, atom: str) -> Poly | None:
-    """``c`` with ``tpl[atom := c] == leaf``, or None."""
+    """``c`` with ``tpl[atom := c] == leaf``, or None.  A structural match (both trees walked in
+    step, only the index polynomials that use ``atom`` substituted) answers most leaves; what it
+    cannot decide is checked by substituting into and simplifying the whole template."""
+    pairs = _pair_up(tpl, leaf, atom)
+    V.spend(1 + (len(pairs) if pairs else 0))
+    if pairs is not None:
+        c = _seed(pairs, atom)
+        if c is not None and _agree(pairs, atom, c):
+            return c
+    return _instance_slow(tpl, leaf, atom)
+
+
+def _pair_up(t: V.DExpr, x: V.DExpr, atom: str, ctx: tuple = (), out: list | None = None):
+    """Nodes of ``t`` that use ``atom`` in an index, each with the node of ``x`` at the same
+    place and the fold bounds around it; None when the trees differ elsewhere."""
+    out = [] if out is None else out
+    if type(t) is not type(x) or t.dtype != x.dtype:
+        return None
+    if isinstance(t, (V.Load, V.IntVal, V.Pred)):
+        if atom in _node_atoms(t):
+            out.append((t, x, ctx))
+            return out
+        return out if t == x else None
+    if isinstance(t, V.Op) and (t.op != x.op or len(t.args) != len(x.args)):
+        return None
+    if isinstance(t, V.Fold):
+        if (t.op, t.var) != (x.op, x.var):
+            return None
+        if any(atom in p.atoms() for p in (t.start, t.stop, t.step)):
+            out.append((t, x, ctx))
+        elif (t.start, t.stop, t.step) != (x.start, x.stop, x.step):
+            return None
+        return _pair_up(t.body, x.body, atom, ctx + ((x.var, x.stop),), out)
+    kids = V.children(t)
+    if not kids:
+        return out if t == x else None
+    for a, b in zip(kids, V.children(x)):
+        if _pair_up(a, b, atom, ctx, out) is None:
+            return None
+    return out
+
+
+def _node_atoms(n: V.DExpr) -> set:
+    if isinstance(n, V.Load):
+        return n.index.atoms()
+    if isinstance(n, V.IntVal):
+        return n.poly.atoms()
+    return n.cond.atoms()
+
+
+def _seed(pairs: list, atom: str) -> Poly | None:
+    """The value of ``atom`` read off the first index that uses it linearly."""
+    for t, x, _ in pairs:
+        if isinstance(t, V.Load) and t.tensor == x.tensor:
+            p, q = t.index, x.index
+        elif isinstance(t, V.IntVal):
+            p, q = t.poly, x.poly
+        else:
+            continue
+        a = af.coefficient(p, atom)
+        if a == af.ZERO:
+            continue
+        num = q - (p - a * af.sym(atom))
+        c = num if a == af.ONE else af._exact_div(num, a)
+        if c is not None and not c.depends_on({atom}):
+            return c
+    return None
+
+
+def _agree(pairs: list, atom: str, c: Poly) -> bool:
+    """Each paired template node, with ``atom := c`` and simplified, equals the leaf's node."""
+    sub = {atom: c}
+    for t, x, ctx in pairs:
+        with af.bounds(dict(ctx)):
+            if isinstance(t, V.Load):
+                ok = t.tensor == x.tensor and V.renorm(t.index.subs(sub)) == x.index
+            elif isinstance(t, V.IntVal):
+                ok = V.renorm(t.poly.subs(sub)) == x.poly
+            elif isinstance(t, V.Pred):
+                ok = V.simplify(V.Pred(t.dtype, t.cond.subs(sub))) == x
+            else:
+                ok = (t.start.subs(sub), t.stop.subs(sub), t.step.subs(sub)) == (
+                    x.start,
+                    x.stop,
+                    x.step,
+                )
+        if not ok:
+            return False
+    return True
+
+
+def index_atoms(e: V.DExpr, memo: dict | None = None) -> frozenset:
+    """:func:`cuda2nki.lift.values.index_atoms`, visiting each shared subtree once."""
+    memo = _ATOMS_MEMO if memo is None else memo
+    got = memo.get(e)
+    if got is None:
+        if len(memo) > 200_000:
+            memo.clear()
+        kids = V.children(e)
+        if kids:
+            own = V.index_atoms(V.rebuild(e, tuple(V.Const(k.dtype, 0) for k in kids)))
+            got = frozenset(own).union(*(index_atoms(k, memo) for k in kids))
+        else:
+            got = frozenset(V.index_atoms(e))
+        memo[e] = got
+    return got
+
+
+_ATOMS_MEMO: dict = {}
+
+
+def tree_size(e: V.DExpr, memo: dict | None = None) -> int:
+    """Nodes of ``e`` as a tree (shared subtrees counted at each use), memoised per node."""
+    memo = _SIZE_MEMO if memo is None else memo
+    got = memo.get(e)
+    if got is None:
+        if len(memo) > 200_000:
+            memo.clear()
+        got = memo[e] = 1 + sum(tree_size(k, memo) for k in V.children(e))
+    return got
+
+
+_SIZE_MEMO: dict = {}
+
+
+def _may_become(tpl: V.DExpr, leaf: V.DExpr) -> bool:
+    """Whether simplifying an instance of ``tpl`` can give a tree with ``leaf``'s root:
+    substitution keeps every node, simplification only drops selects (and folds constants)."""
+    if isinstance(tpl, V.Select):
+        return (
+            isinstance(leaf, V.Select)
+            or _may_become(tpl.then, leaf)
+            or _may_become(tpl.else_, leaf)
+        )
+    if isinstance(leaf, V.Const):
+        return isinstance(tpl, (V.Const, V.Pred)) or (
+            isinstance(tpl, V.Op) and tpl.op in ("neg", "lnot", "land")
+        )
+    if type(tpl) is not type(leaf):
+        return False
+    if isinstance(tpl, V.Op):
+        return tpl.op == leaf.op
+    if isinstance(tpl, V.Load):
+        return tpl.tensor == leaf.tensor
+    return True
+
+
+def _instance_slow(tpl: V.DExpr, leaf: V.DExpr, atom: str) -> Poly | None:
+    if tree_size(leaf) > tree_size(tpl) or not _may_become(tpl, leaf):
+        return None
+    V.spend(tree_size(tpl))
     tp = [(k, p) for k, p in _polys(tpl) if af.coefficient(p, atom) != af.ZERO]
     lp = _polys(leaf)
     tried = set()

@@ -165,7 +165,7 @@ class Lowering:
         self.shapes = shapes
         self.kname = kernel_name
         self.fin = Finalizer(prog)
-        self.fin.deadline += 4.0 * max(len(prog.stores) - 1, 0)
+        self.fin.grant(len(prog.stores) - 1)
         self.namer = Namer(shapes)
         self.counter = itertools.count()
         self.block = shapes.block
@@ -190,17 +190,17 @@ class Lowering:
     def lower_store(self, st: StoreRec) -> N.Compute:
         bounds = {f"threadIdx.{d}": b for d, b in zip("xyz", self.block)}
         loop_ext = {lc.var: lc.extent for lc in st.loops}
-        V.DEADLINE[0] = self.fin.deadline
+        self.fin.enter_budget()
         try:
             return self._lower_store(st, bounds, loop_ext)
         except V.BudgetExceeded:
             raise Refusal(
                 "C2N2015",
                 st.loc,
-                what="cooperative code too large to analyse within the time budget",
+                what="cooperative code too large to analyse within the work budget",
             ) from None
         finally:
-            V.DEADLINE[0] = float("inf")
+            self.fin.leave_budget()
 
     def _lower_store(self, st: StoreRec, bounds: dict, loop_ext: dict) -> N.Compute:
         with af.bounds({**bounds, **loop_ext}):

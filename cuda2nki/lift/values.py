@@ -164,6 +164,7 @@ def walk(e: DExpr):
 
 def transform(e: DExpr, fn: Callable[[DExpr], DExpr | None]) -> DExpr:
     """Bottom-up rewrite: ``fn`` returns a replacement or None to keep the (rebuilt) node."""
+    spend()
     kids = children(e)
     if kids:
         new = tuple(transform(k, fn) for k in kids)
@@ -180,14 +181,22 @@ def subs_poly(e: DExpr, mapping: Mapping[Atom, Poly]) -> DExpr:
 
     def fn(n: DExpr) -> DExpr | None:
         if isinstance(n, Load):
+            spend(len(n.index.terms))
             return Load(n.dtype, n.tensor, _subs_index(n.index, mapping))
         if isinstance(n, IntVal):
             return IntVal(n.dtype, n.poly.subs(mapping))
         if isinstance(n, Pred):
             return Pred(n.dtype, n.cond.subs(mapping))
         if isinstance(n, SRead):
+            live = None if n.live is None else n.live.subs(mapping)
             return SRead(
-                n.dtype, n.array, tuple(i.subs(mapping) for i in n.index), n.upto, n.epoch, n.ctx
+                n.dtype,
+                n.array,
+                tuple(i.subs(mapping) for i in n.index),
+                n.upto,
+                n.epoch,
+                n.ctx,
+                live,
             )
         if isinstance(n, Fold):  # loop variables are unique names: no shadowing
             return Fold(
@@ -343,12 +352,22 @@ def _renorm_cond(c: Cond) -> Cond:
 
 
 _SIMP_MEMO: dict = {}
-#: monotonic time after which simplification gives up (set by the finaliser's budget)
-DEADLINE: list = [float("inf")]
+#: work units left to the running analysis (set by the finaliser's budget; unbounded otherwise).
+#: A unit is one tree node simplified, substituted or resolved, or one index term substituted:
+#: what grows when cooperative code blows up.  Counting work, not seconds, keeps the outcome
+#: the same on a loaded machine.
+WORK: list = [float("inf")]
 
 
 class BudgetExceeded(Exception):
-    """Simplification ran past :data:`DEADLINE`."""
+    """The analysis spent more than :data:`WORK` units."""
+
+
+def spend(units: int = 1) -> None:
+    """Charge ``units`` of work to the running budget (:class:`BudgetExceeded` when spent)."""
+    WORK[0] -= units
+    if WORK[0] < 0:
+        raise BudgetExceeded()
 
 
 def _bounds_key() -> tuple:
@@ -374,12 +393,9 @@ def _simp(e: DExpr, bkey: tuple) -> DExpr:
 
 
 def _simp1(e: DExpr, bkey: tuple) -> DExpr:
-    import time
-
     from cuda2nki.lift import affine as af
 
-    if time.monotonic() > DEADLINE[0]:
-        raise BudgetExceeded()
+    spend()
 
     if isinstance(e, Fold):
         with af.bounds({e.var: e.stop}):
