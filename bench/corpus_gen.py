@@ -132,10 +132,23 @@ GENERATORS = (elementwise, elementwise, elementwise, row_sum, matmul)
 
 
 def generate(
-    root: Path, count: int, *, seed: int = 0, broken_every: int = 25, per_dir: int = 200
+    root: Path,
+    count: int,
+    *,
+    seed: int = 0,
+    broken_every: int = 25,
+    per_dir: int = 200,
+    kinds: tuple[str, ...] | None = None,
 ) -> int:
-    """Write ``count`` kernels (one per file) under ``root``; returns the number of broken files."""
+    """Write ``count`` kernels (one per file) under ``root``; returns the number of broken files.
+
+    ``kinds`` restricts the generators by name (e.g. ``("elementwise", "matmul")``: the shared
+    memory reductions are the slowest kernels to lift); by default the mix of ``GENERATORS``.
+    """
     rng = random.Random(seed)
+    gens = GENERATORS if kinds is None else tuple(g for g in GENERATORS if g.__name__ in kinds)
+    if not gens:
+        raise ValueError(f"no generator named in {kinds}")
     broken = 0
     for k in range(count):
         d = root / f"part{k // per_dir:03d}"
@@ -145,7 +158,7 @@ def generate(
             (d / f"{name}.cu").write_text(rng.choice(BROKEN).format(name=name))
             broken += 1
             continue
-        cu, toml = rng.choice(GENERATORS)(rng, name)
+        cu, toml = rng.choice(gens)(rng, name)
         (d / f"{name}.cu").write_text(cu)
         (d / f"{name}.toml").write_text(toml)
     return broken
