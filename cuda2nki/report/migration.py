@@ -126,7 +126,7 @@ def _summary_rows(s: dict[str, Any], times: dict[str, Any] | None) -> str:
     if times is not None:
         cached = times.get("cached_compute_seconds", 0.0)
         rows += [
-            ("compute time (s)", f"{times['compute_seconds']:.3f}"),
+            ("worker time, all files (s)", f"{times['compute_seconds']:.3f}"),
             (
                 "of which from the cache (s)",
                 f"{cached:.3f} (cached files, computed by an earlier run: {times['files_cached']})",
@@ -171,8 +171,10 @@ def to_html(report: dict[str, Any], times: dict[str, Any] | None = None) -> str:
         for k, v in s["diagnostics_by_id"].items()
     )
     note = (
-        "<p>Times are worker seconds per file and per kernel; a file taken from the cache shows "
-        "the time measured when it was computed.</p>"
+        "<p>Times are the wall-clock seconds a worker spent on each file and kernel (on a busy "
+        "machine they include waiting for a CPU); a file taken from the cache shows the time "
+        "measured when it was computed.  With several jobs the worker time of all files exceeds "
+        "the wall time of the run.</p>"
         if times is not None
         else ""
     )

@@ -87,7 +87,7 @@ def test_html_totals_per_file_and_overall_with_lines_and_time() -> None:
     ]  # fmt: skip
     summary = page[page.index('id="summary"') : page.index("<h2>Kernels")]
     assert "<th>lines</th><td>12</td>" in summary
-    assert "compute time (s)</th><td>60.500" in summary
+    assert "worker time, all files (s)</th><td>60.500" in summary
     assert "computed by an earlier run: 1)" in summary
     assert "wall time of this run (s)</th><td>61.000" in summary
     kernels = page[page.index('id="kernels"') : page.index('id="files"')]
