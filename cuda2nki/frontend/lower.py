@@ -135,7 +135,7 @@ class BodyLowerer(CoopLowering):
                 pnode = next((p[3] for p in fd.template_params if p[0] == name), None)
                 if pnode is None:
                     continue
-                quals = tuple(c for c in pnode.children if c.type == "type_qualifier")
+                quals = tuple([c for c in pnode.children if c.type == "type_qualifier"])
                 try:
                     ty = unqualified(self.type_of(pnode.child_by_field_id(F.type), quals))
                 except _Placeholder:
@@ -163,7 +163,7 @@ class BodyLowerer(CoopLowering):
 
     def type_of(self, type_node: ts.Node | None, quals: tuple[ts.Node, ...] = ()) -> A.CType:
         """Resolve a type specifier node (primitive_type, sized_type_specifier, type_identifier...)."""
-        const = any(_text(q) in ("const", "constexpr") for q in quals)
+        const = bool(quals) and any(_text(q) in ("const", "constexpr") for q in quals)
         if type_node is None:
             raise self.fail("C2N1022", quals[0] if quals else None, name="<none>")
         kind = type_node.type
@@ -251,7 +251,7 @@ class BodyLowerer(CoopLowering):
         return UINT if unsigned else INT
 
     def type_descriptor(self, node: ts.Node) -> A.CType:
-        quals = tuple(c for c in node.children if c.type == "type_qualifier")
+        quals = tuple([c for c in node.children if c.type == "type_qualifier"])
         t = self.type_of(node.child_by_field_id(F.type), quals)
         decl = node.child_by_field_id(F.declarator)
         while decl is not None:

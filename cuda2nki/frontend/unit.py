@@ -128,7 +128,7 @@ class UnitContext:
                 name = _text(node.child_by_field_id(F.name))
                 self.typedefs[name] = low.type_descriptor(node.child_by_field_id(F.type))
                 return
-            quals = tuple(c for c in node.children if c.type == "type_qualifier")
+            quals = tuple([c for c in node.children if c.type == "type_qualifier"])
             base = low.type_of(node.child_by_field_id(F.type), quals)
             for i, c in enumerate(node.children):
                 if node.field_name_for_child(i) == "declarator":
@@ -589,7 +589,7 @@ def _param_info(
         if declare and d is not None:
             low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
         return None
-    quals = tuple(c for c in p.children if c.type == "type_qualifier")
+    quals = tuple([c for c in p.children if c.type == "type_qualifier"])
     base = low.type_of(t, quals)
     if isinstance(base, A.ScalarType) and base.name == "void" and d is None:
         return None
@@ -653,7 +653,7 @@ def _is_cg_param(low: BodyLowerer, p: ts.Node) -> bool:
 
 
 def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
-    quals = tuple(c for c in fnode.children if c.type == "type_qualifier")
+    quals = tuple([c for c in fnode.children if c.type == "type_qualifier"])
     t = low.type_of(fnode.child_by_field_id(F.type), quals)
     d = fnode.child_by_field_id(F.declarator)
     while d is not None and d.type != "function_declarator":
