@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import itertools
 import types
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -400,6 +401,22 @@ def _split_divisible(p: Poly, d: Poly) -> tuple[Poly, Poly]:
     return Poly.from_dict(q), Poly.from_dict(r)
 
 
+def _div_by_factor(p: Poly, d: Poly) -> Poly | None:
+    """``(c*q + r) / (c*k) = q / k`` for a factor ``c`` of the single-term ``d`` and
+    ``0 <= r < c`` (a flat index split by a symbolic row length, then divided again)."""
+    if len(d.terms) != 1 or len(d.terms[0][0]) < 2 or d.terms[0][1] != 1:
+        return None
+    atoms = d.terms[0][0]
+    for n in range(1, len(atoms)):
+        for pick in itertools.combinations(range(len(atoms)), n):
+            c = Poly(((tuple(atoms[i] for i in pick), 1),))
+            k = Poly(((tuple(a for i, a in enumerate(atoms) if i not in pick), 1),))
+            q, r = _split_divisible(p, c)
+            if q.terms and _in_range_below(r, c):
+                return floordiv(q, k)
+    return None
+
+
 def floordiv(p: Poly, d: Poly | int) -> Poly:
     d = as_poly(d)
     if d == ONE:
@@ -412,6 +429,9 @@ def floordiv(p: Poly, d: Poly | int) -> Poly:
     q, r = _split_divisible(p, d)
     if _in_range_below(r, d):
         return q
+    got = _div_by_factor(p, d)
+    if got is not None:
+        return got
     if q.terms and r.terms and len(d.terms) == 1:
         # (d*q + r) / d = q + r / d for non-negative values
         return q + Poly.atom(DivAtom(r, d))

@@ -410,6 +410,8 @@ class Lowering:
                     and bound != shape[-1]
                 ):
                     dens = {shape[-1]}
+                if len(dens) > 1:  # v / D and v / (D*H): split by the factor of the others
+                    dens = {d for d in dens if all(af._exact_div(o, d) is not None for o in dens)}
                 if len(dens) != 1:
                     continue
                 d = dens.pop()
@@ -701,6 +703,28 @@ class ExprConverter:
         return True
 
 
+def _narrow_by_residual(box: dict, residual: list, extents: Mapping, env: dict) -> None:
+    """``v < f(w)`` with ``f`` moving with another axis ``w`` (``s < t % T + 1``): ``v`` stays
+    below the largest value of ``f`` over the box."""
+    for c in residual:
+        if c.op != "<":
+            continue
+        for v in box:
+            if af.coefficient(c.poly, v) != af.ONE:
+                continue
+            rest = c.poly - af.sym(v)
+            if v in rest.atoms():
+                continue
+            with af.bounds(extents):
+                top = af.upper(-rest - 1)  # v <= -rest - 1
+            if top is None or top.depends_on(set(extents)):
+                continue
+            try:
+                box[v][1] = min(box[v][1], top.evaluate(env))
+            except (KeyError, ZeroDivisionError):
+                pass
+
+
 def _split_cmp(p: Poly) -> tuple[Poly, Poly]:
     """``p < 0`` as ``lhs < rhs`` with positive terms on the left."""
     lhs = Poly(tuple((m, c) for m, c in p.terms if c > 0))
@@ -732,6 +756,8 @@ def _range(d: Poly, extents: Mapping, env: dict, guard: Cond | None = None):
                         box[v][1] = min(box[v][1], hi.evaluate(env) - 1)
                     except (KeyError, ZeroDivisionError):
                         pass
+        if dom is not None:
+            _narrow_by_residual(box, dom.residual, extents, env)
     aff = af.affine(d, set(box))
     if aff is None:
         return None

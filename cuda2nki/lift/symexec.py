@@ -616,14 +616,19 @@ class Executor:
         self.env[name] = af.sym(raw)
         cond = self.as_cond(self.eval(s.cond), s.cond.loc)
         stop = self._loop_stop(cond, raw, s)
-        if stop.depends_on(af.THREAD_COORDS) or any(
-            isinstance(a, str) and a.startswith("%") for a in stop.atoms()
-        ):
-            raise Refusal(
-                "C2N2019",
-                s.loc,
-                what="a loop whose trip count depends on the thread or an outer loop",
-            )
+        bound = stop
+        if _varying(stop):
+            # a triangular loop (``s <= t``): run to the largest stop, guarded by its own
+            bound = af.upper(stop)
+            if bound is None or _varying(bound):
+                bound = self._guard_bound(stop)
+            if bound is None or _varying(bound):
+                raise Refusal(
+                    "C2N2019",
+                    s.loc,
+                    what="a loop whose trip count depends on the thread or an outer loop "
+                    "without a known bound",
+                )
         if (
             step.depends_on(af.THREAD_COORDS - set(af.GID))
             or step == af.ZERO
@@ -634,15 +639,26 @@ class Executor:
             )
         thread_start = start.depends_on(af.THREAD_COORDS)
         lo = start.subs({a: 0 for a in af.THREAD + af.BLOCK}) if thread_start else start
-        trips = af.floordiv(stop - lo + step - 1, step) if step != af.ONE else stop - lo
+        trips = af.floordiv(bound - lo + step - 1, step) if step != af.ONE else bound - lo
         var = raw
         self.env[name] = start + step * af.sym(var)
         guard = af.TRUE
-        if thread_start:
+        if thread_start or bound != stop:
             guard = Cond.of(af.compare("<", start + step * af.sym(var), stop))
         ctx = LoopCtx(var, trips, guard, s.loc)
         with af.bounds({var: trips}):
             self.exec_loop_body(s.body, ctx, name)
+
+    def _guard_bound(self, stop: Poly) -> Poly | None:
+        """A bound of ``stop`` free of the thread from a guard around the loop: under
+        ``P < 0`` it is at most ``stop - P - 1`` (``j <= i`` under ``i < n``: ``n``)."""
+        for c in self.live().conjuncts() or []:
+            if c.op != "<":
+                continue
+            b = stop - c.poly - 1
+            if not _varying(b):
+                return b
+        return None
 
     def exec_unrolled(self, s: A.For, name: str, start: Poly, arrays: bool = False) -> None:
         """A loop with a multiplicative/shift step (tree levels, shuffle offsets): its trip values
@@ -1554,6 +1570,13 @@ def _le0(p: Poly) -> Cond:
             parts = [_le0(p.subs({a: x})), _le0(p.subs({a: y}))]
             return af.conj(parts) if both else af.disj(parts)
     return Cond.of(af.compare("<=", p, af.ZERO))
+
+
+def _varying(p: Poly) -> bool:
+    """``p`` depends on the thread or on a variable of an enclosing loop."""
+    return p.depends_on(af.THREAD_COORDS) or any(
+        isinstance(a, str) and a.startswith("%") for a in p.atoms()
+    )
 
 
 def _const_elems(t: A.CType) -> bool:

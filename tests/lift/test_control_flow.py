@@ -702,6 +702,68 @@ __global__ void k(const float* x, float* y, int h, float s) {
         "map",
         lambda a, s: {"y": a["x"] * s["s"]},
     ),
+    (
+        "triangular/lower_row_sums",
+        """
+__global__ void k(const float* A, float* s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float acc = 0.0f;
+        for (int j = 0; j <= i; ++j) acc += A[i * n + j];
+        s[i] = acc;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 32)"], "block": [32]},
+            {"A": t(["n", "n"], "in"), "s": t(["n"], "out"), "n": 40},
+            [{"n": 1}, {"n": 33}],
+        ),
+        "reduce",
+        lambda a, s: {"s": np.tril(a["A"]).sum(1)},
+    ),
+    (
+        "triangular/exclusive_prefix_per_thread",
+        """
+__global__ void k(const float* x, float* pre, int n) {
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i >= n) return;
+    float run = 0.0f;
+    for (int k2 = 0; k2 < i; k2++) run += x[k2];
+    pre[i] = run;
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {"x": t(["n"], "in"), "pre": t(["n"], "out"), "n": 100},
+            [{"n": 1}, {"n": 65}],
+        ),
+        "reduce",
+        lambda a, s: {"pre": np.concatenate([[0.0], np.cumsum(a["x"])[:-1]])},
+    ),
+    (
+        "triangular/warp_strided_causal_row_max",
+        """
+__global__ void k(const float* att, float* mx, int rows, int T) {
+    int r = blockIdx.x;
+    int lane = threadIdx.x;
+    if (r >= rows) return;
+    int t = r % T;
+    float m = -3.0e38f;
+    for (int s = lane; s <= t; s += 32) m = fmaxf(m, att[r * T + s]);
+    for (int off = 16; off > 0; off >>= 1) m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, off));
+    if (lane == 0) mx[r] = m;
+}""",
+        _b(
+            {"grid": ["rows"], "block": [32]},
+            {"att": t(["rows", "T"], "in"), "mx": t(["rows"], "out"), "rows": 12, "T": 5},
+            [{"rows": 70, "T": 35}],
+        ),
+        "reduce",
+        lambda a, s: {
+            "mx": np.array(
+                [a["att"][r, : r % s["T"] + 1].max() for r in range(s["rows"])], np.float64
+            )
+        },
+    ),
 ]
 
 #: also ported and compared with the SIMT interpreter in the NKI simulator
