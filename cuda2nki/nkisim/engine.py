@@ -10,7 +10,7 @@ import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import _INTERNAL, _LINES, _is_internal, fail, invalid, unsupported
+from cuda2nki.nkisim.errors import _CODES, _is_internal, fail, invalid, unsupported
 from cuda2nki.nkisim.tensor import NkiTensor, psum, sbuf
 
 
@@ -213,26 +213,23 @@ def record(
         f = sys._getframe(1 + sim_frames)
     except ValueError:
         f = None
-    cache = _INTERNAL
+    codes = _CODES
     while f is not None:
-        fn = f.f_code.co_filename
-        internal = cache.get(fn)
-        if internal is None:
-            internal = cache[fn] = _is_internal(fn)
-        if not internal:
+        code = f.f_code
+        ent = codes.get(id(code))
+        if ent is None or ent[0] is not code:
+            ent = codes[id(code)] = (code, _is_internal(code.co_filename), {})
+        if not ent[1]:
             break
         f = f.f_back
     if f is not None:
-        # frame_line, inlined: f_lineno scans the line table, so lines are cached per offset
-        code = f.f_code
+        # errors.frame_line, inlined: f_lineno scans the line table, so lines are cached
         file = code.co_filename
-        ent = _LINES.get(id(code))
-        if ent is None or ent[0] is not code:
-            ent = _LINES[id(code)] = (code, {})
+        lines = ent[2]
         lasti = f.f_lasti
-        line = ent[1].get(lasti)
+        line = lines.get(lasti)
         if line is None:
-            line = ent[1][lasti] = f.f_lineno or 0
+            line = lines[lasti] = f.f_lineno or 0
         if s.kernel_frame is None and s.kernel_code is not None:
             g = f
             while g is not None and g.f_code is not s.kernel_code:

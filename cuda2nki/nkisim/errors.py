@@ -18,23 +18,25 @@ def _is_internal(filename: str) -> bool:
     return filename.startswith(_PKG_DIR) or filename.startswith("<frozen importlib")
 
 
-#: filename -> inside the simulator?  (keyed by the filename: a str caches its hash, a code
-#: object does not, and hashing a kernel's code on every instruction is measurable)
-_INTERNAL: dict[str, bool] = {}
+#: id(code) -> (code, inside the simulator?, {f_lasti: line}), for the stack walks that find the
+#: port's frame on every instruction.  Keyed by id: hashing a code object hashes its contents
+#: (measurable for a kernel's code); the code object is held so that its id cannot be reused.
+#: ``frame.f_lineno`` scans the code's line table on every access (O(code size)), while the line
+#: of an instruction offset never changes, so lines are cached too.
+_CODES: dict[int, tuple[object, bool, dict[int, int]]] = {}
 
-#: id(code) -> (code, {f_lasti: line}).  ``frame.f_lineno`` scans the code's line table on every
-#: access (O(code size)); the line of an instruction offset never changes, so it is cached.  The
-#: code object is held so that its id cannot be reused by another one.
-_LINES: dict[int, tuple[object, dict[int, int]]] = {}
+
+def code_entry(code) -> tuple[object, bool, dict[int, int]]:
+    """The ``_CODES`` entry of ``code`` (created on first use)."""
+    ent = _CODES.get(id(code))
+    if ent is None or ent[0] is not code:
+        ent = _CODES[id(code)] = (code, _is_internal(code.co_filename), {})
+    return ent
 
 
 def frame_line(f) -> int:
     """``f.f_lineno``, cached per (code, instruction offset)."""
-    code = f.f_code
-    ent = _LINES.get(id(code))
-    if ent is None or ent[0] is not code:
-        ent = _LINES[id(code)] = (code, {})
-    lines = ent[1]
+    lines = code_entry(f.f_code)[2]
     lasti = f.f_lasti
     line = lines.get(lasti)
     if line is None:
@@ -48,13 +50,8 @@ def port_frame(depth: int = 1):
         f = sys._getframe(depth)
     except ValueError:  # fewer frames than that
         return None
-    cache = _INTERNAL
     while f is not None:
-        fn = f.f_code.co_filename
-        internal = cache.get(fn)
-        if internal is None:
-            internal = cache[fn] = _is_internal(fn)
-        if not internal:
+        if not code_entry(f.f_code)[1]:
             return f
         f = f.f_back
     return f
@@ -71,26 +68,23 @@ def port_site(sim_frames: int = 1) -> tuple[str, int]:
         f = sys._getframe(1 + sim_frames)
     except ValueError:
         return ("<unknown>", 0)
-    cache = _INTERNAL
+    codes = _CODES
     while f is not None:
-        fn = f.f_code.co_filename
-        internal = cache.get(fn)
-        if internal is None:
-            internal = cache[fn] = _is_internal(fn)
-        if not internal:
+        code = f.f_code
+        ent = codes.get(id(code))
+        if ent is None or ent[0] is not code:
+            ent = codes[id(code)] = (code, _is_internal(code.co_filename), {})
+        if not ent[1]:
             break
         f = f.f_back
     else:
         return ("<unknown>", 0)
-    code = f.f_code
-    ent = _LINES.get(id(code))
-    if ent is None or ent[0] is not code:
-        ent = _LINES[id(code)] = (code, {})
+    lines = ent[2]
     lasti = f.f_lasti
-    line = ent[1].get(lasti)
+    line = lines.get(lasti)
     if line is None:
-        line = ent[1][lasti] = f.f_lineno or 0
-    return (fn, line)
+        line = lines[lasti] = f.f_lineno or 0
+    return (code.co_filename, line)
 
 
 def port_loc() -> SourceLoc:
