@@ -305,7 +305,9 @@ def _explicit_instantiations(
     unit: UnitContext,
 ) -> list[tuple[str, list[A.Expr | A.CType], SourceLoc]]:
     """``template __global__ void k<256, float>(float*, ...);``"""
-    out = []
+    out: list[tuple[str, list[A.Expr | A.CType], SourceLoc]] = []
+    if not unit.explicit:
+        return out
     low = BodyLowerer(unit, "<file>", host=True)
     for n in unit.explicit:
         d = n.child_by_field_id(F.declarator)
