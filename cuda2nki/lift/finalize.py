@@ -93,7 +93,7 @@ class Finalizer:
             e = self.resolve(e)
             e = V.simplify(e)
             e = self.fold_trees(e)
-            e = self.fuse(e)
+            e = self.fuse(V.transform(e, _guarded_term))
             return V.simplify(e)
 
     # ------------------------------------------------------------------ resolution
@@ -245,10 +245,11 @@ class Finalizer:
         cond = V.simplify_cond(_assuming(cond, r.live))
         if cond == af.FALSE:
             return None
+        who = V.reader_coords(r)
         same = all(
-            mapping.get("w:" + t, af.sym(t)) == af.sym(t)
-            for t in af.THREAD
-            if not (self.block and self.block["xyz".index(t[-1])] == 1)
+            mapping.get("w:" + t, af.sym(t)) == who[k]
+            for k, t in enumerate(af.THREAD)
+            if not (self.block and self.block[k] == 1)
         )
         if not same and w.epoch >= r.epoch:
             raise Refusal(
@@ -382,7 +383,7 @@ class Finalizer:
             chain.append(body)
             body = body.body
         if len(chain) < 2:
-            return _tighten(e)
+            return _tighten(_merge_halves(e))
         extents = {f.var: f.stop for f in chain}
         fused = fuse_vars(extents, body, self.fresh("r"))
         if fused is None:
@@ -403,6 +404,39 @@ def _neutral(c: V.DExpr, op: str) -> bool:
         info = np.iinfo(c.dtype)
         return c.value == (info.min if op == "max" else info.max)
     return False
+
+
+def _merge_halves(f: V.Fold) -> V.Fold:
+    """``fold(v < E: g(v) op g(v + E))`` -> ``fold(v < 2E: g(v))`` (each thread combining two
+    elements a block apart before the tree: one fold over twice the block)."""
+    if not (
+        isinstance(f.body, V.Op)
+        and f.body.op == f.op
+        and len(f.body.args) == 2
+        and f.start == af.ZERO
+        and f.step == af.ONE
+    ):
+        return f
+    for lo, hi in (f.body.args, f.body.args[::-1]):
+        with af.bounds({f.var: 2 * f.stop}):
+            moved = V.simplify(V.subs_poly(lo, {f.var: af.sym(f.var) + f.stop}))
+            if moved == V.simplify(hi):
+                return V.Fold(f.dtype, f.op, f.var, f.start, 2 * f.stop, f.step, lo)
+    return f
+
+
+def _guarded_term(e: V.DExpr) -> V.DExpr | None:
+    """``c ? a + b : a`` -> ``a + (c ? b : 0)`` (``s = x[i]; if (i + B < n) s += x[i + B]``):
+    each term then carries its own guard, as a padded load does."""
+    if not (isinstance(e, V.Select) and isinstance(e.then, V.Op) and e.then.op == "add"):
+        return None
+    a, b = e.then.args
+    zero = V.Const(e.dtype, 0.0)
+    if b == e.else_:
+        a, b = b, a
+    elif a != e.else_:
+        return None
+    return V.Op(e.dtype, "add", (a, V.Select(e.dtype, e.cond, b, zero)))
 
 
 def r_loc(w: SharedWrite):

@@ -124,6 +124,9 @@ class SRead(DExpr):
     epoch: int
     ctx: tuple = ()  # loop variables around the reader
     live: Cond | None = None  # the reader's own guard (holds wherever the read matters)
+    #: the reader's thread coordinates (x, y, z) once substituted (a guard ``tid == 0`` pins
+    #: them); empty: the reader's own ``threadIdx`` symbols
+    who: tuple = ()
 
 
 for _c in (Const, Scalar, IntVal, Pred, Load, Op, Select, Cast, Fold, Carried, SRead, Undef):
@@ -189,6 +192,7 @@ def subs_poly(e: DExpr, mapping: Mapping[Atom, Poly]) -> DExpr:
             return Pred(n.dtype, n.cond.subs(mapping))
         if isinstance(n, SRead):
             live = None if n.live is None else n.live.subs(mapping)
+            who = tuple(p.subs(mapping) for p in reader_coords(n))
             return SRead(
                 n.dtype,
                 n.array,
@@ -197,6 +201,7 @@ def subs_poly(e: DExpr, mapping: Mapping[Atom, Poly]) -> DExpr:
                 n.epoch,
                 n.ctx,
                 live,
+                who,
             )
         if isinstance(n, Fold):  # loop variables are unique names: no shadowing
             return Fold(
@@ -211,6 +216,13 @@ def subs_poly(e: DExpr, mapping: Mapping[Atom, Poly]) -> DExpr:
         return None
 
     return transform(e, fn)
+
+
+def reader_coords(r: SRead) -> tuple:
+    """The reading thread's ``(threadIdx.x, threadIdx.y, threadIdx.z)`` as polynomials."""
+    if r.who:
+        return r.who
+    return tuple(Poly.atom(f"threadIdx.{d}") for d in "xyz")
 
 
 def _subs_index(p: Poly, mapping: Mapping[Atom, Poly]) -> Poly:

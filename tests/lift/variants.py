@@ -609,3 +609,108 @@ def _cross(a: np.ndarray) -> np.ndarray:
     b = np.zeros_like(a)
     b[1:-1, 1:-1] = a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:]
     return b
+
+
+def _chunk_sums(x: np.ndarray, chunk: int) -> np.ndarray:
+    return np.add.reduceat(x, np.arange(0, x.size, chunk))
+
+
+VARIANTS.extend(
+    [
+        (
+            "reduce/two_loads_template_tree",
+            """
+template <int B>
+__global__ void k(const float* src, float* sums, int count) {
+    __shared__ float acc[B];
+    int me = threadIdx.x;
+    int at = blockIdx.x * (2 * B) + me;
+    float v = 0.0f;
+    if (at < count) v = src[at];
+    if (at + B < count) v += src[at + B];
+    acc[me] = v;
+    __syncthreads();
+    for (int w = B / 2; w > 0; w >>= 1) {
+        if (me < w) acc[me] += acc[me + w];
+        __syncthreads();
+    }
+    if (me == 0) sums[blockIdx.x] = acc[0];
+}
+void launch(const float* s, float* o, int c) { k<64><<<(c + 127) / 128, 64>>>(s, o, c); }""",
+            _b(
+                {"grid": ["ceil_div(count, 128)"], "block": [64]},
+                {
+                    "src": t(["count"], "in"),
+                    "sums": t(["ceil_div(count, 128)"], "out"),
+                    "count": 1000,
+                },
+                [{"count": 129}],
+            ),
+            "reduce",
+            lambda a, s: {"sums": _chunk_sums(a["src"], 128)},
+        ),
+        (
+            "reduce/volatile_tail_device_fn",
+            """
+__device__ void tail(volatile float* m, unsigned int l) {
+    float r = m[l];
+    r += m[l + 32]; __syncwarp(); m[l] = r; __syncwarp();
+    r += m[l + 16]; __syncwarp(); m[l] = r; __syncwarp();
+    r += m[l + 8];  __syncwarp(); m[l] = r; __syncwarp();
+    r += m[l + 4];  __syncwarp(); m[l] = r; __syncwarp();
+    r += m[l + 2];  __syncwarp(); m[l] = r; __syncwarp();
+    r += m[l + 1];  __syncwarp(); m[l] = r;
+}
+__global__ void k(const float* in, float* out, unsigned int n) {
+    __shared__ float mem[64];
+    unsigned int l = threadIdx.x;
+    unsigned int g = blockIdx.x * 128 + l;
+    float r = (g < n) ? in[g] : 0.0f;
+    if (g + 64 < n) r += in[g + 64];
+    mem[l] = r;
+    __syncthreads();
+    if (l < 32) tail(mem, l);
+    if (l == 0) out[blockIdx.x] = mem[0];
+}""",
+            _b(
+                {"grid": ["ceil_div(n, 128)"], "block": [64]},
+                {"in": t(["n"], "in"), "out": t(["ceil_div(n, 128)"], "out"), "n": 700},
+                [{"n": 64}],
+            ),
+            "reduce",
+            lambda a, s: {"out": _chunk_sums(a["in"], 128)},
+        ),
+        (
+            "reduce/tree_then_inline_warp_tail",
+            """
+__global__ void k(const float* x, float* y, int n) {
+    __shared__ float sm[128];
+    int tid = threadIdx.x;
+    int gid = blockIdx.x * blockDim.x + tid;
+    sm[tid] = gid < n ? x[gid] : 0.0f;
+    __syncthreads();
+    for (int st = blockDim.x / 2; st > 32; st >>= 1) {
+        if (tid < st) sm[tid] += sm[tid + st];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        float v = sm[tid];
+        for (int o = 32; o > 0; o >>= 1) {
+            v += sm[tid + o];
+            __syncwarp();
+            sm[tid] = v;
+            __syncwarp();
+        }
+    }
+    if (threadIdx.x == 0) y[blockIdx.x] = sm[0];
+}""",
+            _b(
+                {"grid": ["ceil_div(n, 128)"], "block": [128]},
+                {"x": t(["n"], "in"), "y": t(["ceil_div(n, 128)"], "out"), "n": 1000},
+                [{"n": 200}],
+            ),
+            "reduce",
+            lambda a, s: {"y": _chunk_sums(a["x"], 128)},
+        ),
+    ]
+)
