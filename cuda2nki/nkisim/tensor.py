@@ -355,6 +355,19 @@ def allocate(
         buffer = sbuf
     elif type(buffer) is not MemoryRegion:
         buffer = _region(buffer, state, api)
+    if (
+        buffer is sbuf
+        and fill is None
+        and type(dtype) is dt.NkiDType
+        and type(shape) is tuple
+        and len(shape) == 2
+        and type(shape[0]) is int
+        and type(shape[1]) is int
+        and 0 <= shape[0] <= st.PMAX
+        and shape[1] >= 0
+        and not state.strict_uninit
+    ):
+        return _sbuf_tile(shape, dtype, name, state, port_site(1 + sim_callers))
     if type(dtype) is dt.NkiDType:
         ndt = dtype
     else:
@@ -417,6 +430,23 @@ def allocate(
     elif buffer is shared_hbm and (state.grid or state.lnc > 1):
         state.shared_outputs[(site, state.shared_seq[site] - 1)] = stg
     return NkiTensor(stg, arr, ndt, pdim, None, 0)
+
+
+def _sbuf_tile(
+    shape: tuple[int, int], ndt: dt.NkiDType, name: str, state: st.SimState, site: tuple[str, int]
+) -> NkiTensor:
+    """``allocate`` of a fresh (P, F) SBUF tile, P <= 128 (the common case, checks done)."""
+    p, f = shape
+    flat = np.empty(p * f, ndt.np_dtype)
+    stg = Storage(flat, ndt, sbuf, shape, 0, name, site, True)
+    nbytes = f * ndt.itemsize if p else 0  # bytes per partition
+    # SimState.alloc_sbuf, inlined
+    state.live_sbuf[stg.uid] = (nbytes, site)
+    state.sbuf_now += nbytes
+    if state.sbuf_now > state.peak_sbuf:
+        state.mem_dirty = True
+    stg._free = state.free_sbuf
+    return NkiTensor(stg, flat.reshape(shape), ndt, 0, None, 0)
 
 
 def _region(buffer, state: st.SimState, api: str) -> MemoryRegion:
