@@ -191,6 +191,9 @@ def port_file(
     except DiagnosticError as exc:
         if exc.diagnostic.code.startswith("C2N0"):
             raise
+        if lowering == "auto" and emit == "nki":  # recognised, but no scheduled form: literal
+            why = "the recognised form could not be scheduled"
+            return _literal(path, tu, name, bnd, target, [*diags, *exc.diagnostics], why)
         return PortResult(
             name, None, tuple(diags) + tuple(exc.diagnostics), idiom, literal, intent, tu=tu
         )
