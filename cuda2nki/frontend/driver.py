@@ -11,7 +11,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.constfold import convert
-from cuda2nki.frontend.cst import F, captures, describe_error, first_error, parse_bytes
+from cuda2nki.frontend.cst import F, describe_error, first_error, parse_bytes
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import preprocess
@@ -703,12 +703,16 @@ def _lost_kernels(unit: UnitContext, root: ts.Node) -> None:
 
 def _cooperative_launches(unit: UnitContext, root: ts.Node) -> None:
     """``cudaLaunchCooperativeKernel((void*)k, ...)`` in host code refuses kernel ``k``."""
-    if b"cudaLaunchCooperativeKernel" not in unit.src:
-        return
-    import re
-
-    for f in captures("(call_expression function: (identifier) @f)", root, "f"):
-        if _text(f) != "cudaLaunchCooperativeKernel":
+    word = b"cudaLaunchCooperativeKernel"
+    pos = unit.src.find(word)
+    while pos >= 0:
+        f = root.descendant_for_byte_range(pos, pos + len(word))
+        pos = unit.src.find(word, pos + 1)
+        call = f.parent if f is not None and f.type == "identifier" else None
+        if call is None or call.type != "call_expression":
+            continue
+        fn = call.child_by_field_id(F.function)
+        if fn is None or fn.start_byte != f.start_byte or _text(fn) != word.decode():
             continue
         args = f.parent.child_by_field_id(F.arguments)
         first = (

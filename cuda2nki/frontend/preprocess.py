@@ -44,6 +44,7 @@ PREDEFINED = {
 _DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(\w*)(.*)$", re.M)
 _LINE_MARK_RE = re.compile(r'^#line (\d+) "(.*)"\s*$')
 _ALIGN_RE = re.compile(r"\b__align__\b")
+_IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 # attributes the grammar does not know, blanked (same width) before parsing
 _BLANK_ATTR_RE = re.compile(r"\b(?:__maxnreg__|__cluster_dims__|__block_size__)\s*\([^()]*\)")
 
@@ -217,9 +218,10 @@ def _simple_defines(text: str, defines: Mapping[str, str]) -> dict[str, str] | N
         if d is None or d.group(1) in table:
             return None  # function-like (NAME( ...), malformed or redefined
         value = d.group(2) or ""
-        value = _TOKEN_RE.sub(
-            lambda t: " " if t.group(0)[:2] in ("//", "/*") else t.group(0), value
-        )
+        if "/" in value:  # a comment after the value
+            value = _TOKEN_RE.sub(
+                lambda t: " " if t.group(0)[:2] in ("//", "/*") else t.group(0), value
+            )
         table[d.group(1)] = value.strip()
     for name, value in PREDEFINED.items():
         table.setdefault(name, value)
@@ -230,6 +232,9 @@ def _simple_defines(text: str, defines: Mapping[str, str]) -> dict[str, str] | N
         if name in done:
             return done[name]
         body = table[name]
+        if not any(w in table for w in _IDENT_RE.findall(body)):
+            done[name] = body  # nothing to expand (a number, an expression of parameters...)
+            return body
 
         def sub(t: re.Match[str]) -> str:
             w = t.group(0)
@@ -252,13 +257,15 @@ def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preproces
         if line.lstrip().startswith("#") and _OBJ_DEFINE_RE.match(line):
             lines[i] = ""
     body = "\n".join(lines)
-    names = "|".join(sorted((re.escape(n) for n in table), key=len, reverse=True))
-    # comments and literals are matched (and kept) so that names inside them are not replaced
-    pattern = re.compile(
-        r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\b(?:" + names + r")\b",
-        re.S,
-    )
-    body = pattern.sub(lambda t: table.get(t.group(0), t.group(0)), body)
+    used = [n for n in table if n in body]  # only the macros the code mentions
+    if used:
+        names = "|".join(sorted((re.escape(n) for n in used), key=len, reverse=True))
+        # comments and literals are matched (and kept) so that names inside them are not replaced
+        pattern = re.compile(
+            r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\b(?:" + names + r")\b",
+            re.S,
+        )
+        body = pattern.sub(lambda t: table.get(t.group(0), t.group(0)), body)
     out_lines = [_respell(x) for x in body.split("\n")]
     n = len(out_lines)
     lm = LineMap(
