@@ -15,6 +15,7 @@ loops around it: the recognisers turn that into intent IR.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
@@ -318,6 +319,7 @@ class Executor:
         self.templates: list = []
         self.promoted: dict = {}  # (tensor, index) -> local carrying the element in a loop
         self.shfl_info: dict = {}  # id(shuffle result) -> (kind, offset, source, result, width)
+        self.deferred: dict = {}  # lane symbol -> the source lane it stands for (see _shifted)
         self.ladder: dict = {}  # id(value) -> (op, kind, offsets, base, width, value)
         for p in fn.params:
             if isinstance(p.ty, A.PointerType):
@@ -366,6 +368,7 @@ class Executor:
         known = {f"threadIdx.{d}": b for d, b in zip("xyz", self.block or ())}
         with af.bounds(known):
             self.exec_block(self.fn.body, new_scope=True)
+            self._undefer()
         return ThreadProgram(
             self.fn,
             self.tensors,
@@ -1481,17 +1484,58 @@ class Executor:
             if k <= 0 or k & (k - 1) or k >= width.const_value:
                 raise Refusal("C2N2015", e.loc, what="a xor shuffle with a non-power-of-two mask")
             bit = af.mod(af.floordiv(tid, k), 2)
-            out = V.subs_poly(v, {"threadIdx.x": tid + k - 2 * k * bit})
+            out = self._shifted(v, tid + k - 2 * k * bit)
         else:
             if f == "__shfl_down_sync":
                 ok, src = af.compare("<", lane + d, width), tid + d
             else:
                 ok, src = af.compare(">=", lane, d), tid - d
-            moved = V.subs_poly(v, {"threadIdx.x": src})
+            moved = self._shifted(v, src)
             out = V.Select(v.dtype, V.Pred("bool", Cond.of(ok)), moved, v)
         if f in ("__shfl_xor_sync", "__shfl_down_sync"):
             self.shfl_info[id(out)] = (f, d.const_value, v, out, width.const_value)
         return out
+
+    def _shifted(self, v: V.DExpr, src: Poly) -> V.DExpr:
+        """``v`` as lane ``src`` holds it.  The lane is a fresh symbol standing for ``src``
+        (substituted in :meth:`_undefer`): a shuffle ladder usually ends in a lane fold that
+        never uses the shifted values, and composing the lane formulas of five ladder steps
+        costs seconds.  Lane symbols already in ``v`` are re-based on the new lane."""
+        lane = self.fresh("lane@")
+        mapping = {"threadIdx.x": af.sym(lane)}
+        for a in sorted(V.index_atoms(v) & self.deferred.keys()):
+            again = self.fresh("lane@")
+            self.deferred[again] = self.deferred[a].subs(mapping)
+            mapping[a] = af.sym(again)
+        self.deferred[lane] = src
+        return V.subs_poly(v, mapping)
+
+    def _undefer(self) -> None:
+        """Replace the lane symbols left in stores and shared writes by their lanes."""
+        if not self.deferred:
+            return
+        full: dict = {}
+        for k in sorted(self.deferred, key=lambda a: int(a.rsplit("#", 1)[1])):
+            full[k] = self.deferred[k].subs(full)
+
+        def used(*polys) -> bool:
+            return any(p.atoms() & full.keys() for p in polys)
+
+        def fix(e: V.DExpr) -> V.DExpr:
+            return V.subs_poly(e, full) if V.index_atoms(e) & full.keys() else e
+
+        for k, st in enumerate(self.stores):
+            if used(st.index) or used(*[c.poly for c in st.guard.conjuncts() or []]):
+                st = dataclasses.replace(st, index=st.index.subs(full), guard=st.guard.subs(full))
+            self.stores[k] = dataclasses.replace(st, value=fix(st.value))
+        for arr in self.shared.values():
+            for w in arr.writes:
+                w.index = tuple(p.subs(full) for p in w.index)
+                w.guard = w.guard.subs(full)
+                w.value = fix(w.value)
+        # a template holding a lane symbol is a partial ladder sum: a hint for tree folding that
+        # no leaf is an instance of once the ladder folded; dropped rather than re-based
+        self.templates = [t for t in self.templates if not (V.index_atoms(t) & full.keys())]
 
     def warp_reduce(self, e: A.Call, op: str) -> V.DExpr:
         tid = self._warp_lanes(e)
