@@ -204,6 +204,7 @@ class WrittenBoxes:
     __slots__ = ("dims", "strides", "boxes")
 
     MAX_CELLS = 1 << 20  # coverage grid size above which the per-element mask is used instead
+    MAX_BOXES = 1 << 14  # many small writes: the per-element mask is smaller than their boxes
 
     def __init__(self, dims: tuple[int, ...], itemsize: int):
         self.dims = dims
@@ -837,7 +838,7 @@ class NkiTensor:
         stg = self.storage
         p = stg.pending
         if type(p) is WrittenBoxes:
-            if where is None and p.add(self.a, self._byte_offset()):
+            if where is None and len(p.boxes) < p.MAX_BOXES and p.add(self.a, self._byte_offset()):
                 return
             p = stg.pending = p.materialize(stg.flat.size)
         pv = self._parallel_view(p)

@@ -104,3 +104,14 @@ def test_boxes_record_only_boxes():
     for h in holes:
         mask[h] = True
     np.testing.assert_array_equal(~mask, wb.materialize(24).reshape(4, 6))
+
+
+def test_many_small_writes_switch_to_element_marks(fresh_state, monkeypatch):
+    monkeypatch.setattr(WrittenBoxes, "MAX_BOXES", 4)
+    out = nl.ndarray((8, 8), dtype=nl.float32, buffer=nl.shared_hbm)
+    one = wrap_host(np.ones((1, 1), np.float32))
+    for i in range(6):
+        nisa.dma_copy(dst=out[i : i + 1, i : i + 1], src=one)
+    assert type(out.storage.pending) is np.ndarray
+    v = out.values()
+    np.testing.assert_array_equal(~np.isnan(v), np.eye(8, dtype=bool) & (np.arange(8) < 6))
