@@ -24,7 +24,7 @@ import difflib
 import io
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
@@ -42,6 +42,19 @@ PREDEFINED = {
 }
 
 _DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(\w*)(.*)$", re.M)
+_HASH_RE = re.compile(r"#[ \t]*(\w*)(.*)$", re.M)  # starts with a literal: a fast scan
+
+
+def _directives(text: str) -> Iterator[tuple[str, str, str]]:
+    """(name, rest, whole line) of each directive line, as ``_DIRECTIVE_RE.finditer`` finds
+    them, but scanning for ``#`` first instead of trying a match at every position."""
+    for m in _HASH_RE.finditer(text):
+        start = text.rfind("\n", 0, m.start()) + 1
+        if text[start : m.start()].strip(" \t"):
+            continue  # a '#' after code on its line
+        yield m.group(1), m.group(2), text[start : m.end()]
+
+
 _LINE_MARK_RE = re.compile(r'^#line (\d+) "(.*)"\s*$')
 _ALIGN_RE = re.compile(r"\b__align__\b")
 _IDENT_RE = re.compile(r"[A-Za-z_]\w*")
@@ -184,8 +197,8 @@ class Preprocessed:
 
 
 def _needs_pcpp(text: str) -> bool:
-    for m in _DIRECTIVE_RE.finditer(text):
-        name, rest = m.group(1), m.group(2).strip()
+    for name, rest, _line in _directives(text):
+        rest = rest.strip()
         if name == "pragma":
             continue
         if name == "include" and rest.startswith("<"):
@@ -208,13 +221,13 @@ def _simple_defines(text: str, defines: Mapping[str, str]) -> dict[str, str] | N
         if not name.isidentifier():
             return None
         table[name] = value
-    for m in _DIRECTIVE_RE.finditer(text):
-        name, rest = m.group(1), m.group(2).strip()
+    for name, rest, line in _directives(text):
+        rest = rest.strip()
         if name == "pragma" or (name == "include" and rest.startswith("<")):
             continue
-        if name != "define" or m.group(0).rstrip().endswith("\\"):
+        if name != "define" or line.rstrip().endswith("\\"):
             return None
-        d = _OBJ_DEFINE_RE.match(m.group(0))
+        d = _OBJ_DEFINE_RE.match(line)
         if d is None or d.group(1) in table:
             return None  # function-like (NAME( ...), malformed or redefined
         value = d.group(2) or ""
