@@ -156,6 +156,31 @@ __global__ void idx(const float* x, float* y, int n, int w) {
     _matches(cu, tmp_path)
 
 
+def test_int_data_nested_divergence_uniform_break_and_return_in_loop(tmp_path):
+    src = """
+__global__ void mix(const int* v, int* out, int n, int lim) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int acc = 0;
+    for (int k = 0; k < 8; ++k) {
+        if (k == lim) break;
+        if (i + k >= n) return;
+        int x = v[i + k];
+        if (x > 10) {
+            if ((x & 1) == 0) acc += x; else acc -= 1;
+        } else {
+            acc = acc * 2 + k;
+        }
+    }
+    if (i < n) out[i] = acc;
+}
+"""
+    cu = _kernel(tmp_path, src, "mix", '"ceil_div(n, 32)"', "32",
+                 'v = { shape = ["n"], dtype = "int32", role = "in", range = [0, 20] }\n'
+                 'out = { shape = ["n"], dtype = "int32", role = "out" }\n'
+                 "n = 70\nlim = 5", ["n = 33\nlim = 9", "n = 8\nlim = 0"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
 def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
     out = check_literal(ROOT / "corpus" / "basic" / "vector_add.cu", tmp_path)
     assert out.status == "claimed"
