@@ -174,9 +174,21 @@ class LineMap:
             k += 1
         sfx, extra, n_orig = best
         mid_end = len(orig) - sfx if extra == 0 else len(orig)
-        sm = difflib.SequenceMatcher(None, out[p : len(out) - sfx], orig[p:mid_end], autojunk=False)
-        blocks = tuple((a + p, b + p, size) for a, b, size in sm.get_matching_blocks() if size >= 2)
+        a_mid, b_mid = out[p : len(out) - sfx], orig[p:mid_end]
+        blocks: tuple[tuple[int, int, int], ...] = ()
+        if _share_a_bigram(a_mid, b_mid):  # else no matching run of 2 or more: no blocks
+            sm = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
+            blocks = tuple(
+                (a + p, b + p, size) for a, b, size in sm.get_matching_blocks() if size >= 2
+            )
         return p, sfx, len(out), n_orig, extra, blocks
+
+
+def _share_a_bigram(a: str, b: str) -> bool:
+    if len(a) < 2 or len(b) < 2:
+        return False
+    pairs = {b[i : i + 2] for i in range(len(b) - 1)}
+    return any(a[i : i + 2] in pairs for i in range(len(a) - 1))
 
 
 def _common_suffix(a: str, b: str, floor: int) -> int:
