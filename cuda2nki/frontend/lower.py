@@ -398,9 +398,10 @@ class BodyLowerer(CoopLowering):
         if not inner:
             return [A.Empty(loc=self.loc(node))]
         e_node = inner[0]
-        if e_node.type == "binary_expression" and self._is_misparsed_cg_decl(e_node):
+        kind = e_node.type
+        if kind == "binary_expression" and self._is_misparsed_cg_decl(e_node):
             return self._cg_misparsed_decl(e_node)
-        if e_node.type == "call_expression" and self._callee_name(e_node) == "printf":
+        if kind == "call_expression" and self._callee_name(e_node) == "printf":
             self.note("C2N1019", e_node)
             return [A.Empty(loc=self.loc(node))]
         e = self.expr(e_node)
@@ -573,7 +574,8 @@ class BodyLowerer(CoopLowering):
         constexpr = False
         extern = False
         for c in node.children:
-            if c.type == "type_qualifier":
+            kind = c.type
+            if kind == "type_qualifier":
                 word = _text(c)
                 if word == "__shared__":
                     storage = "shared"
@@ -584,7 +586,7 @@ class BodyLowerer(CoopLowering):
                     quals.append(c)
                 elif word == "__constant__":
                     raise self.fail("C2N1010", c, what="__constant__ variable inside a function")
-            elif c.type == "storage_class_specifier":
+            elif kind == "storage_class_specifier":
                 word = _text(c)
                 if word == "extern":
                     extern = True
@@ -777,7 +779,10 @@ class BodyLowerer(CoopLowering):
         return h(self, node)
 
     def e_paren(self, node: ts.Node) -> A.Expr:
-        inner = [c for c in node.named_children if c.type != "comment"]
+        inner = node.named_children
+        if len(inner) == 1 and inner[0].type != "comment":
+            return self.expr(inner[0])  # the common case
+        inner = [c for c in inner if c.type != "comment"]
         if len(inner) != 1:
             raise self.fail("C2N1030", node, what=_text(node))
         return self.expr(inner[0])
@@ -785,6 +790,8 @@ class BodyLowerer(CoopLowering):
     def e_number(self, node: ts.Node) -> A.Expr:
         text = self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
         loc = self.loc(node)
+        if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 10:
+            return A.IntLit(loc=loc, value=int(text), ty=INT)  # int_literal's common case
         if text[:1] in ("-", "+"):  # the grammar folds a sign into the literal
             inner = self._literal(text[1:].lstrip(), node, loc)
             ty = promote(inner.ty)
@@ -1167,19 +1174,20 @@ class BodyLowerer(CoopLowering):
             [c for c in args_node.named_children if c.type != "comment"] if args_node else []
         )
         loc = self.loc(node)
-        if fn.type == "field_expression":
+        ft = fn.type
+        if ft == "field_expression":
             return self._method_call(node, fn, arg_nodes)
-        if fn.type in ("primitive_type", "sized_type_specifier", "type_identifier"):
+        if ft in ("primitive_type", "sized_type_specifier", "type_identifier"):
             return self._functional_cast(node, fn, arg_nodes)
-        if fn.type == "identifier" and self._names_a_type(_text(fn)):
+        if ft == "identifier" and (self.env or self.u.typedefs) and self._names_a_type(_text(fn)):
             return self._functional_cast(node, fn, arg_nodes)  # T(0) with T a typename / typedef
-        if fn.type == "parenthesized_expression":  # `(T)(x)` reads as a call of `(T)`
+        if ft == "parenthesized_expression":  # `(T)(x)` reads as a call of `(T)`
             cast = self._paren_type_cast(node, fn, arg_nodes)
             if cast is not None:
                 return cast
-        if fn.type == "template_function":
+        if ft == "template_function":
             self._check_misparsed_less(fn)
-        elif fn.type not in ("identifier", "qualified_identifier"):
+        elif ft not in ("identifier", "qualified_identifier"):
             if fn.type in REJECTED_KINDS or fn.is_error:
                 self._refuse(fn)
             raise self.fail("C2N1010", fn, what="call through a function pointer or expression")
