@@ -158,20 +158,28 @@ def dma_copy(
 def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
     """dma_copy between same-shape, same-dtype strided views (the common case)."""
     d = dst.dtype
-    vals = src.values("nisa.dma_copy")
+    ss = src.storage
+    if (
+        ss.mm_pending is None
+        and not ss.fresh
+        and ss.pending is None
+        and ss.written is None
+        and src._gen == ss.gen
+    ):
+        vals = src._a  # NkiTensor.values, the plain case
+    else:
+        vals = src.values("nisa.dma_copy")
     out = dst.out_view(True) if d is not dt.tfloat32 else None
-    if out is not None and (dst.storage is not src.storage or not np.may_share_memory(out, vals)):
+    if out is not None and (dst.storage is not ss or not np.may_share_memory(out, vals)):
         np.copyto(out, vals)
     else:
         dst.assign(vals, api="nisa.dma_copy")
     shape = src.shape
     t = dst if dst.storage.buffer.on_chip else src
-    if src.storage.buffer.on_chip:
+    if ss.buffer.on_chip:
         extra = ()
-    else:  # engine.src_key, inlined
-        stg = src.storage
-        off = src.offset if src.index is None else -1
-        extra = (("src", (stg.name or stg.uid, off, shape)),)
+    else:  # engine.src_key, inlined (src is a strided view here)
+        extra = (("src", (ss.name or ss.uid, src.offset, shape)),)
     if t.pdim == 0 and len(t.shape) == 2:
         parts, free = t.shape
     else:

@@ -948,14 +948,15 @@ class NkiTensor:
         if type(key) is tuple and len(key) == 2 and a is not None and self._gen == self.storage.gen:
             # the common case t[p0:p1, f0:f1] on a 2-D strided view
             k0, k1 = key
+            shape = self.shape
             if (
                 type(k0) is slice
                 and type(k1) is slice
                 and k0.step is None
                 and k1.step is None
-                and a.ndim == 2
+                and len(shape) == 2
             ):
-                n0, n1 = a.shape
+                n0, n1 = shape
                 a0, b0, a1, b1 = k0.start, k0.stop, k1.start, k1.stop
                 if a0 is None:
                     a0 = 0
