@@ -39,6 +39,11 @@ Choices where the reference (NKI.md) is silent or uncertain, each pinned by a te
 * Legacy ``mask=`` that selects a box of index ranges runs the instruction on the sliced operands
   (the "reduced shape"); other masks gate the writes elementwise.
 * Random numbers (dropout, rng, rand2, nl.rand) are statistically, not bit-, faithful.
+* ``sequence_bounds``: a segment is a run of equal consecutive ids; ends are exclusive.
+
+Documented APIs that are not modelled (``importer.NOT_SIMULATED``, tensor methods in
+``tensor._TENSOR_NOT_SIMULATED``), and any other unknown name, stop the run with C2N3001 naming
+the API and the port's line; ``docs/nki-api-coverage.md`` lists them.
 """
 
 from cuda2nki.nkisim.importer import load_kernel, load_module, nki_namespace
