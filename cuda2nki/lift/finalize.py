@@ -45,6 +45,7 @@ class Finalizer:
         self.counter = itertools.count()
         self._templates: list | None = None
         self.units_left: float = BUDGET_UNITS
+        self._folded: dict = {}
         self._active = 0
         # simplification is charged per memo miss: start each kernel from an empty memo, so
         # what it costs does not depend on the kernels lifted before it in this process
@@ -91,9 +92,9 @@ class Finalizer:
     def _finalize(self, e: V.DExpr) -> V.DExpr:
         with af.bounds(self.thread_bounds()):
             e = self.resolve(e)
-            e = V.simplify(e)
+            e = V.simplify(_rewrite_dag(e, _rebase_exp, {}))
             e = self.fold_trees(e)
-            e = self.fuse(V.transform(e, _guarded_term))
+            e = self.fuse(_rewrite_dag(e, _guarded_term, {}))
             return V.simplify(e)
 
     # ------------------------------------------------------------------ resolution
@@ -305,6 +306,15 @@ class Finalizer:
                 self._templates.append(rt)
 
     def fold_trees(self, e: V.DExpr) -> V.DExpr:
+        """Trees of ``add``/``max``/``min`` over per-thread values as folds; a shared subtree
+        is folded once (per atom-bounds context)."""
+        key = (e, V._bounds_key())
+        got = self._folded.get(key)
+        if got is None:
+            got = self._folded[key] = self._fold_trees(e)
+        return got
+
+    def _fold_trees(self, e: V.DExpr) -> V.DExpr:
         self.check_budget()
         if isinstance(e, V.Op) and e.op in _COMB:
             leaves = _flatten(e, e.op)
@@ -327,33 +337,61 @@ class Finalizer:
         self.check_budget()
         ident = _IDENT[op]
         real = [x for x in leaves if not (isinstance(x, V.Const) and x.value == ident)]
+        if op in ("max", "min"):  # idempotent: a value met twice counts once
+            real = list(dict.fromkeys(real))
         if len(real) < 2:
             return None
+        for tpl, atom in self._candidates(op):
+            got = self._fold_as(op, dtype, real, tpl, atom)
+            if got is not None:
+                return got
+        # no program value is the leaves' pattern (partial folds rewritten after resolution):
+        # the pattern two leaves share, checked against every leaf like any other template.
+        # Only for combinations of partial folds (what threads hand to a cooperative step);
+        # a few loads combined in one thread (a stencil) stay as written.
+        if not all(isinstance(x, V.Fold) and x.op == op for x in real):
+            return None
+        near = _nearest(real)
+        tpl = None if near is None else _antiunify(real[0], near, _AU)
+        return None if tpl is None else self._fold_as(op, dtype, real, tpl, _AU)
+
+    def _fold_as(self, op: str, dtype: str, real: list, tpl: V.DExpr, atom: str):
+        """The leaves that are ``tpl`` at consecutive values of ``atom`` as one fold (combined
+        with the other leaves), or None."""
+        cs = []
+        rest = []
+        for leaf in real:
+            c = _instance(tpl, leaf, atom)
+            if c is None:
+                rest.append(leaf)
+            else:
+                cs.append(c)
+        if len(cs) < 2:
+            return None
+        base = min(cs, key=lambda p: p.const_value if (p - cs[0]).is_const else 0)
+        offs = sorted((c - base).const_value if (c - base).is_const else -1 for c in cs)
+        if offs != list(range(len(cs))):
+            return None
+        t = self.fresh("t")
+        body = V.simplify(V.subs_poly(tpl, {atom: base + af.sym(t)}))
+        with af.bounds({t: len(cs)}):
+            body = self.fold_trees(body)
+        fold = V.Fold(dtype, op, t, af.ZERO, Poly.const(len(cs)), af.ONE, body)
+        if not rest:
+            return fold
+        return _combine(op, dtype, [fold] + [self.fold_trees(x) for x in rest])
+
+    def _candidates(self, op: str):
+        """(template, thread atom) pairs to try as the leaf pattern of an ``op`` tree: each
+        template, and the operands of a template that is itself an ``op`` combination (a
+        per-thread ``max(init, fold)`` seen as ``max`` leaves)."""
         for tpl in self.templates():
-            for atom in _thread_atoms(tpl):
-                cs = []
-                rest = []
-                for leaf in real:
-                    c = _instance(tpl, leaf, atom)
-                    if c is None:
-                        rest.append(leaf)
-                    else:
-                        cs.append(c)
-                if len(cs) < 2:
-                    continue
-                base = min(cs, key=lambda p: p.const_value if (p - cs[0]).is_const else 0)
-                offs = sorted((c - base).const_value if (c - base).is_const else -1 for c in cs)
-                if offs != list(range(len(cs))):
-                    continue
-                t = self.fresh("t")
-                body = V.simplify(V.subs_poly(tpl, {atom: base + af.sym(t)}))
-                with af.bounds({t: len(cs)}):
-                    body = self.fold_trees(body)
-                fold = V.Fold(dtype, op, t, af.ZERO, Poly.const(len(cs)), af.ONE, body)
-                if not rest:
-                    return fold
-                return _combine(op, dtype, [fold] + [self.fold_trees(x) for x in rest])
-        return None
+            parts = [tpl]
+            if isinstance(tpl, V.Op) and tpl.op == op:
+                parts += [x for x in _flatten(tpl, op) if x is not tpl]
+            for part in parts:
+                for atom in _thread_atoms(part):
+                    yield part, atom
 
     # ------------------------------------------------------------------ fold fusion
     def fuse(self, e: V.DExpr) -> V.DExpr:
@@ -425,6 +463,134 @@ def _merge_halves(f: V.Fold) -> V.Fold:
     return f
 
 
+_AU = "%leaf"
+
+
+def _rewrite_dag(e: V.DExpr, fn, memo: dict) -> V.DExpr:
+    """Bottom-up rewrite visiting each shared subtree once (``fn``: replacement or None)."""
+    got = memo.get(e)
+    if got is None:
+        V.spend()
+        kids = V.children(e)
+        n = e
+        if kids:
+            new = tuple(_rewrite_dag(k, fn, memo) for k in kids)
+            if any(x is not y for x, y in zip(new, kids)):
+                n = V.rebuild(e, new)
+        r = fn(n)
+        got = memo[e] = n if r is None else r
+    return got
+
+
+def _rebase_exp(e: V.DExpr) -> V.DExpr | None:
+    """``S * exp(A - B)`` where ``S`` is a sum of folds of ``exp(u - A)`` -> the same folds of
+    ``exp(u - B)`` (``exp(u - A) * exp(A - B) == exp(u - B)``): the rescaling by which online
+    softmax merges partial normalisers, undone so that the partial sums form one fold."""
+    if not (isinstance(e, V.Op) and e.op == "mul" and len(e.args) == 2):
+        return None
+    for s, f in (e.args, e.args[::-1]):
+        ab = _exp_sub(f)
+        if ab is not None:
+            got = _rebased(s, ab[0], ab[1])
+            if got is not None:
+                return got
+    return None
+
+
+def _rebased(s: V.DExpr, a: V.DExpr, b: V.DExpr) -> V.DExpr | None:
+    if isinstance(s, V.Op) and s.op == "add" and len(s.args) == 2:
+        x, y = (_rebased(t, a, b) for t in s.args)
+        return None if x is None or y is None else V.Op(s.dtype, "add", (x, y))
+    if isinstance(s, V.Fold) and s.op == "add":
+        body = _rebased_term(s.body, a, b)
+        return None if body is None else V.rebuild(s, (body,))
+    return None
+
+
+def _rebased_term(t: V.DExpr, a: V.DExpr, b: V.DExpr) -> V.DExpr | None:
+    if isinstance(t, V.Select) and isinstance(t.else_, V.Const) and t.else_.value == 0:
+        inner = _rebased_term(t.then, a, b)
+        return None if inner is None else V.Select(t.dtype, t.cond, inner, t.else_)
+    ub = _exp_sub(t)
+    if ub is None or ub[1] != a:
+        return None
+    return V.Op(t.dtype, "exp", (V.Op(t.dtype, "sub", (ub[0], b)),))
+
+
+def _exp_sub(e: V.DExpr) -> tuple | None:
+    """``(a, b)`` for ``exp(a - b)``."""
+    if isinstance(e, V.Op) and e.op == "exp" and isinstance(e.args[0], V.Op):
+        inner = e.args[0]
+        if inner.op == "sub" and len(inner.args) == 2:
+            return inner.args
+    return None
+
+
+def _antiunify(a: V.DExpr, b: V.DExpr, atom: str) -> V.DExpr | None:
+    """A tree ``t`` with ``t[atom := 0] == a`` and ``t[atom := 1] == b``: equal parts kept,
+    index polynomials that differ by a constant ``d`` become ``p + d*atom``; None otherwise."""
+    if type(a) is not type(b) or a.dtype != b.dtype:
+        return None
+    if a == b:
+        return a
+    if isinstance(a, V.Load):
+        p = _au_poly(a.index, b.index, atom)
+        return None if p is None or a.tensor != b.tensor else V.Load(a.dtype, a.tensor, p)
+    if isinstance(a, V.IntVal):
+        p = _au_poly(a.poly, b.poly, atom)
+        return None if p is None else V.IntVal(a.dtype, p)
+    if isinstance(a, V.Pred):
+        ca, cb = a.cond.conjuncts(), b.cond.conjuncts()
+        if ca is None or cb is None or len(ca) != len(cb):
+            return None
+        out = []
+        for x, y in zip(ca, cb):
+            p = _au_poly(x.poly, y.poly, atom)
+            if p is None or x.op != y.op:
+                return None
+            out.append(Cond.of(af.Cmp(p, x.op)))
+        return V.Pred(a.dtype, af.conj(out))
+    if isinstance(a, V.Fold):
+        if (a.op, a.var, a.start, a.stop, a.step) != (b.op, b.var, b.start, b.stop, b.step):
+            return None
+    elif isinstance(a, V.Op) and (a.op != b.op or len(a.args) != len(b.args)):
+        return None
+    kids = V.children(a)
+    if not kids:
+        return None
+    new = tuple(_antiunify(x, y, atom) for x, y in zip(kids, V.children(b)))
+    return None if any(k is None for k in new) else V.rebuild(a, new)
+
+
+def _nearest(leaves: list) -> V.DExpr | None:
+    """The leaf whose first differing index is closest to the first leaf's (its neighbour in
+    thread order, whatever order the tree combined them in)."""
+    best, dist = None, None
+    for leaf in leaves[1:65]:
+        d = _first_diff(leaves[0], leaf)
+        if d is not None and d != 0 and (dist is None or abs(d) < dist):
+            best, dist = leaf, abs(d)
+    return best
+
+
+def _first_diff(a: V.DExpr, b: V.DExpr) -> int | None:
+    if a is b or type(a) is not type(b):
+        return None
+    if isinstance(a, V.Load):
+        d = b.index - a.index
+        return d.const_value if d.is_const else None
+    for x, y in zip(V.children(a), V.children(b)):
+        d = _first_diff(x, y)
+        if d:
+            return d
+    return None
+
+
+def _au_poly(p: Poly, q: Poly, atom: str) -> Poly | None:
+    d = q - p
+    return p + d * af.sym(atom) if d.is_const else None
+
+
 def _guarded_term(e: V.DExpr) -> V.DExpr | None:
     """``c ? a + b : a`` -> ``a + (c ? b : 0)`` (``s = x[i]; if (i + B < n) s += x[i + B]``):
     each term then carries its own guard, as a padded load does."""
@@ -486,10 +652,13 @@ def _flatten(e: V.DExpr, op: str) -> list:
 
 
 def _combine(op: str, dtype: str, xs: list) -> V.DExpr:
-    out = xs[0]
-    for x in xs[1:]:
-        out = V.Op(dtype, op, (out, x))
-    return out
+    """``xs`` combined pairwise, as a balanced tree (stays shallow for a block's worth)."""
+    if len(xs) == 1:
+        return xs[0]
+    if len(xs) == 2:
+        return V.Op(dtype, op, (xs[0], xs[1]))
+    half = len(xs) // 2
+    return V.Op(dtype, op, (_combine(op, dtype, xs[:half]), _combine(op, dtype, xs[half:])))
 
 
 def _thread_atoms(e: V.DExpr) -> list:
@@ -525,6 +694,8 @@ def _pair_up(t: V.DExpr, x: V.DExpr, atom: str, ctx: tuple = (), out: list | Non
     """Nodes of ``t`` that use ``atom`` in an index, each with the node of ``x`` at the same
     place and the fold bounds around it; None when the trees differ elsewhere."""
     out = [] if out is None else out
+    if t is x and atom not in index_atoms(t):
+        return out
     if type(t) is not type(x) or t.dtype != x.dtype:
         return None
     if isinstance(t, (V.Load, V.IntVal, V.Pred)):

@@ -822,8 +822,12 @@ class Executor:
                         var=name,
                         why="a running value written to shared memory inside the loop",
                     )
+        online = {n: got for n in carried if (got := _online_sum(self.env, n, carried))}
         for n, old in carried.items():
-            self.env[n] = self._fold(n, old, self.env[n], ctx)
+            if n not in online:
+                self.env[n] = self._fold(n, old, self.env[n], ctx)
+        for n, (m, v) in online.items():
+            self.env[n] = self._online_fold(carried[n], carried[m], self.env[m], v, ctx)
         for (tensor, index, dtype), key in promoted.items():  # the element's value after the loop
             del self.promoted[(tensor, index)]
             self._store1(tensor, index, self.env.pop(key), dtype, ctx.loc, None)
@@ -857,6 +861,20 @@ class Executor:
             self.promoted[(base.tensor, index)] = key
             out[k] = key
         return out
+
+    def _online_fold(self, d0: object, m0: object, m: V.DExpr, v: V.DExpr, ctx: LoopCtx):
+        """The online sum ``d`` after the loop: ``sum_k exp(v_k - m) + d0 * exp(m0 - m)`` with
+        ``m`` the running maximum's final value (the rescalings telescope)."""
+        term: V.DExpr = V.Op(v.dtype, "exp", (V.Op(v.dtype, "sub", (v, m)),))
+        if ctx.guard != af.TRUE:
+            term = V.Select(term.dtype, V.Pred("bool", ctx.guard), term, V.Const(term.dtype, 0.0))
+        fold = V.Fold(term.dtype, "add", ctx.var, af.ZERO, ctx.extent, af.ONE, term)
+        d0 = _cast_to(self.as_data(d0, ctx.loc, term.dtype), term.dtype)
+        if isinstance(d0, V.Const) and d0.value == 0:
+            return fold
+        m0 = _cast_to(self.as_data(m0, ctx.loc, term.dtype), term.dtype)
+        scale = V.Op(term.dtype, "exp", (V.Op(term.dtype, "sub", (m0, m)),))
+        return V.Op(term.dtype, "add", (V.Op(term.dtype, "mul", (d0, scale)), fold))
 
     def _fold(self, n: str, init: object, new: object, ctx: LoopCtx) -> object:
         if not isinstance(new, V.DExpr):
@@ -1669,6 +1687,41 @@ def _poly_binop(op: str, a: Poly, b: Poly) -> object:
         return af.mod(a, b.const_value + 1)
     if op in ("<", "<=", ">", ">=", "==", "!="):
         return CondVal(Cond.of(af.compare(op, a, b)))
+    return None
+
+
+def _online_sum(env: dict, n: str, carried: dict) -> tuple | None:
+    """``d = d * exp(m - m') + exp(v - m')`` with ``m' = max(m, v)`` (the online softmax
+    normaliser, ``m`` another carried local updated to ``m'``): ``(m, v)``, else None."""
+    new = env.get(n)
+    if not (isinstance(new, V.Op) and new.op == "add" and len(new.args) == 2):
+        return None
+    car = V.Carried(new.dtype, n)
+    for scaled, fresh in (new.args, new.args[::-1]):
+        if not (isinstance(scaled, V.Op) and scaled.op == "mul" and car in scaled.args):
+            continue
+        rescale = scaled.args[1] if scaled.args[0] == car else scaled.args[0]
+        x = _exp_of_sub(rescale)
+        y = _exp_of_sub(fresh)
+        if x is None or y is None or x[1] != y[1]:
+            continue
+        mcar, mnew = x
+        v = y[0]
+        if not isinstance(mcar, V.Carried) or mcar.name == n or mcar.name not in carried:
+            continue
+        if env.get(mcar.name) != mnew or V.has_carried(v):
+            continue
+        if isinstance(mnew, V.Op) and mnew.op == "max" and set(mnew.args) == {mcar, v}:
+            return mcar.name, v
+    return None
+
+
+def _exp_of_sub(e: V.DExpr) -> tuple | None:
+    """``(a, b)`` for ``exp(a - b)``."""
+    if isinstance(e, V.Op) and e.op == "exp" and isinstance(e.args[0], V.Op):
+        inner = e.args[0]
+        if inner.op == "sub" and len(inner.args) == 2:
+            return inner.args[0], inner.args[1]
     return None
 
 

@@ -714,3 +714,121 @@ __global__ void k(const float* x, float* y, int n) {
         ),
     ]
 )
+
+
+VARIANTS.extend(
+    [
+        (
+            "compose/online_softmax_thread_per_row",
+            """
+__global__ void k(const float* x, float* y, int R, int C) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= R) return;
+    float run_max = -1e30f;
+    float run_sum = 0.0f;
+    for (int c = 0; c < C; ++c) {
+        float v = x[r * C + c];
+        float nm = fmaxf(run_max, v);
+        run_sum = run_sum * expf(run_max - nm) + expf(v - nm);
+        run_max = nm;
+    }
+    for (int c = 0; c < C; ++c) y[r * C + c] = expf(x[r * C + c] - run_max) / run_sum;
+}""",
+            _b(
+                {"grid": ["ceil_div(R, 32)"], "block": [32]},
+                {"x": t(["R", "C"], "in"), "y": t(["R", "C"], "out"), "R": 40, "C": 33},
+                [{"R": 3, "C": 1}],
+            ),
+            "softmax",
+            lambda a, s: {"y": _softmax(a["x"])},
+        ),
+        (
+            "compose/online_softmax_block_merge_swapped",
+            """
+__global__ void k(float* out, const float* in, int rows, int cols) {
+    __shared__ float mx[64];
+    __shared__ float sm[64];
+    const int row = blockIdx.x;
+    const float* src = in + row * cols;
+    float m = -1e30f, d = 0.0f;
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+        float v = src[j];
+        float mn = fmaxf(v, m);
+        d = expf(v - mn) + expf(m - mn) * d;
+        m = mn;
+    }
+    mx[threadIdx.x] = m;
+    sm[threadIdx.x] = d;
+    __syncthreads();
+    for (int s = blockDim.x >> 1; s > 0; s >>= 1) {
+        if (threadIdx.x < s) {
+            float a = mx[threadIdx.x], b = mx[threadIdx.x + s];
+            float top = fmaxf(a, b);
+            sm[threadIdx.x] = expf(a - top) * sm[threadIdx.x] + expf(b - top) * sm[threadIdx.x + s];
+            mx[threadIdx.x] = top;
+        }
+        __syncthreads();
+    }
+    for (int j = threadIdx.x; j < cols; j += blockDim.x)
+        out[row * cols + j] = expf(src[j] - mx[0]) / sm[0];
+}""",
+            _b(
+                {"grid": ["rows"], "block": [64]},
+                {
+                    "out": t(["rows", "cols"], "out"),
+                    "in": t(["rows", "cols"], "in"),
+                    "rows": 5,
+                    "cols": 200,
+                },
+                [{"rows": 2, "cols": 7}],
+            ),
+            "softmax",
+            lambda a, s: {"out": _softmax(a["in"])},
+        ),
+        (
+            "compose/online_softmax_guarded_rows_block32",
+            """
+#define NT 32
+__global__ void k(float* p, const float* logits, int N, int V) {
+    __shared__ float s_m[NT];
+    __shared__ float s_d[NT];
+    int n = blockIdx.x;
+    int t = threadIdx.x;
+    if (n < N) {
+        float m = -3.0e38f;
+        float d = 0.0f;
+        for (int c = t; c < V; c += NT) {
+            float z = logits[n * V + c];
+            float m2 = fmaxf(m, z);
+            d = d * expf(m - m2) + expf(z - m2);
+            m = m2;
+        }
+        s_m[t] = m;
+        s_d[t] = d;
+    }
+    __syncthreads();
+    for (int w = NT / 2; w >= 1; w /= 2) {
+        if (t < w) {
+            float m1 = s_m[t];
+            float m2 = s_m[t + w];
+            float mm = fmaxf(m1, m2);
+            s_d[t] = s_d[t] * expf(m1 - mm) + s_d[t + w] * expf(m2 - mm);
+            s_m[t] = mm;
+        }
+        __syncthreads();
+    }
+    if (n < N) {
+        float inv = 1.0f / s_d[0];
+        for (int c = t; c < V; c += NT) p[n * V + c] = expf(logits[n * V + c] - s_m[0]) * inv;
+    }
+}""",
+            _b(
+                {"grid": ["N"], "block": [32]},
+                {"p": t(["N", "V"], "out"), "logits": t(["N", "V"], "in"), "N": 6, "V": 100},
+                [{"N": 1, "V": 31}],
+            ),
+            "softmax",
+            lambda a, s: {"p": _softmax(a["logits"])},
+        ),
+    ]
+)
