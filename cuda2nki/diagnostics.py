@@ -133,10 +133,12 @@ def rules() -> dict[str, Rule]:
 
 
 def rule(code: str) -> Rule:
-    table = rules()
-    if code not in table:
-        raise KeyError(f"unknown diagnostic id {code}")
-    return table[code]
+    got = _RULES.get(code)
+    if got is None:  # the family tables load on first use
+        got = rules().get(code)
+        if got is None:
+            raise KeyError(f"unknown diagnostic id {code}")
+    return got
 
 
 def make(

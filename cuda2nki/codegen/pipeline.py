@@ -248,6 +248,10 @@ def _pick_kernel(tu: Any, kernel: str | None, path: Any) -> str:
         n for n in tu.rejected if n not in {f.name for f in tu.kernels}
     ]
     if kernel is not None:
+        if kernel not in names and any("<" in n for n in [kernel, *names]):
+            from cuda2nki.frontend.select import select_kernel  # C++ spellings of instances
+
+            return select_kernel(tu, kernel)
         if kernel not in names:
             raise DiagnosticError(
                 make(

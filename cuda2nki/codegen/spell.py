@@ -4,6 +4,7 @@ these are expression-level strings the instruction macros receive)."""
 from __future__ import annotations
 
 import keyword
+import re
 
 from cuda2nki.ir.nodes import (
     Add,
@@ -28,7 +29,12 @@ _PREC = {Add: 1, Sub: 1, Mul: 2, FloorDiv: 2, Mod: 2}
 
 
 def py_name(name: str) -> str:
-    """A CUDA identifier as a Python one: keywords and our module names get a trailing ``_``."""
+    """A CUDA identifier as a Python one: keywords and our module names get a trailing ``_``; a
+    template instance's name (``block_sum<256, float32>``) becomes ``block_sum_256_float32``."""
+    if not name.isidentifier():
+        name = re.sub(r"\W+", "_", name).strip("_") or "kernel"
+        if name[0].isdigit():
+            name = "k_" + name
     if keyword.iskeyword(name) or name in RESERVED:
         return name + "_"
     return name

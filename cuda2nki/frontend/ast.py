@@ -413,6 +413,9 @@ class LaunchSite(Node):
     grid_text: str = ""
     block_text: str = ""
     arg_texts: tuple[str, ...] = ()
+    #: the kernel function this site launches: ``kernel``, or ``k<256, float32>`` when a template
+    #: kernel has several instantiations in the file (set by the front end)
+    instance: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Mapping
+from dataclasses import replace
 
 import tree_sitter as ts
 
@@ -49,7 +50,9 @@ def lower_source(
     funcs = _collect(unit, tree.root_node)
     launches, requests = _launch_sites(unit, tree.root_node, funcs)
     requests += _explicit_instantiations(unit)
-    functions = _lower_all(unit, funcs, requests, dict(templates or {}))
+    site_instances: dict[SourceLoc, str] = {}
+    functions = _lower_all(unit, funcs, requests, dict(templates or {}), site_instances)
+    launches = [_with_instance(s, site_instances) for s in launches]
     _lost_kernels(unit, tree.root_node)
     _cooperative_launches(unit, tree.root_node)
     _check_recursion(unit)
@@ -503,6 +506,7 @@ def _lower_all(
     funcs: list[FuncDef],
     requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]],
     templates: dict[str, str],
+    site_instances: dict[SourceLoc, str],
 ) -> list[A.Function]:
     out: list[A.Function] = []
     for fd in funcs:
@@ -515,8 +519,14 @@ def _lower_all(
             continue
         if fd.kind != "global":
             continue  # device templates are instantiated at their call sites
-        out.extend(_instantiate_kernel(unit, fd, requests, templates))
+        out.extend(_instantiate_kernel(unit, fd, requests, templates, site_instances))
     return out
+
+
+def _with_instance(site: A.LaunchSite, site_instances: dict[SourceLoc, str]) -> A.LaunchSite:
+    """The launch site naming the kernel instance it launches (its template instantiation)."""
+    name = site_instances.get(site.loc, site.kernel)
+    return site if name == site.instance else replace(site, instance=name)
 
 
 def _instantiate_kernel(
@@ -524,9 +534,11 @@ def _instantiate_kernel(
     fd: FuncDef,
     requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]],
     templates: dict[str, str],
+    site_instances: dict[SourceLoc, str],
 ) -> list[A.Function]:
     envs: list[dict] = []
     seen: set[str] = set()
+    request_keys: list[tuple[SourceLoc, str]] = []
     low = BodyLowerer(unit, fd.name, host=True)
     for kname, targs, loc in requests:
         if kname != fd.name:
@@ -539,6 +551,7 @@ def _instantiate_kernel(
             continue
         if env is not None:
             key = repr(sorted(env.items(), key=lambda kv: kv[0]))
+            request_keys.append((loc, key))
             if key not in seen:
                 seen.add(key)
                 envs.append(env)
@@ -547,12 +560,15 @@ def _instantiate_kernel(
         if env is not None:
             envs.append(env)
     out = []
+    names_by_key: dict[str, str] = {}
     for env in envs:
         # one instantiation keeps the plain name; several are named `k<256, float32>`
         name = instance_name(fd.name, fd, env) if len(envs) > 1 else fd.name
+        names_by_key[repr(sorted(env.items(), key=lambda kv: kv[0]))] = name
         f = unit.lower_function(fd, env, name=name)
         if f is not None:
             out.append(f)
+    site_instances.update({loc: names_by_key[k] for loc, k in request_keys if k in names_by_key})
     if not envs:
         missing = ", ".join(p[0] for p in fd.template_params) or "its parameters"
         unit.diags.append(make("C2N1023", unit.loc(fd.node), name=fd.name, params=missing))

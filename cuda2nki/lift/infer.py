@@ -45,7 +45,7 @@ def render(e: A.Expr, names: dict) -> str | None:
 
 
 def _launch(tu: A.TranslationUnit, fn: A.Function, diags: list) -> dict | None:
-    sites = [s for s in tu.launch_sites if s.kernel == fn.name]
+    sites = [s for s in tu.launch_sites if (s.instance or s.kernel) == fn.name]
     if not sites:
         diags.append(
             make(
