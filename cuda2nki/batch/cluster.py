@@ -4,10 +4,12 @@ Why Dask rather than Ray: it is pure Python and installs from PyPI in seconds wi
 runtime, a local cluster starts inside the test process, and ``distributed`` connects to an
 existing scheduler by address (``--scheduler tcp://host:8786``) when a real cluster is there.
 
-Each file is one Dask task.  The task itself runs the file in a child process of the Dask worker
-through the same crash-proof pool as the local executor (timeout and memory limit per file), so a
-kernel that hangs or exhausts memory never takes a Dask worker down, and the records -- and so the
-report -- are identical to the local executor's.
+Files go to Dask in chunks (a few per worker, so that the scheduler's per-task cost and the start
+of a child process are paid per chunk, not per file).  A task runs its files in a child process of
+the Dask worker through the same crash-proof pool as the local executor (timeout and memory limit
+per file; a child that hangs or dies is replaced and the chunk carries on), so a kernel that hangs
+or exhausts memory never takes a Dask worker down, and the records -- and so the report -- are
+identical to the local executor's.
 """
 
 from __future__ import annotations
@@ -23,13 +25,18 @@ if TYPE_CHECKING:
     from cuda2nki.batch.migrate import MigrateOptions
 
 
-def run_isolated(key: str, spec: JobSpec, timeout: float, memory_mb: int | None) -> Outcome:
-    """One file in a child process of the current (Dask worker) process."""
-    warm_up()  # once per Dask worker: the per-file children inherit the warm pipeline
-    (outcome,) = list(
-        run_tasks(process_file, [(key, spec)], jobs=1, timeout=timeout, memory_mb=memory_mb)
-    )
-    return outcome
+def run_isolated(
+    chunk: list[tuple[str, JobSpec]], timeout: float, memory_mb: int | None
+) -> list[Outcome]:
+    """Some files in a child process of the current (Dask worker) process."""
+    warm_up()  # once per Dask worker: the children inherit the warm pipeline
+    return list(run_tasks(process_file, chunk, jobs=1, timeout=timeout, memory_mb=memory_mb))
+
+
+def chunks(todo: list[tuple[str, JobSpec]], workers: int) -> list[list[tuple[str, JobSpec]]]:
+    """``todo`` in about four chunks per worker, at most 32 files each, in order."""
+    size = max(1, min(32, len(todo) // max(1, 4 * workers)))
+    return [todo[i : i + size] for i in range(0, len(todo), size)]
 
 
 def run_on_dask(todo: list[tuple[str, JobSpec]], opts: MigrateOptions) -> Iterator[Outcome]:
@@ -62,17 +69,16 @@ def run_on_dask(todo: list[tuple[str, JobSpec]], opts: MigrateOptions) -> Iterat
             futures = [
                 client.submit(
                     run_isolated,
-                    key,
-                    spec,
+                    chunk,
                     opts.timeout,
                     opts.memory_mb,
-                    key=f"c2n-{key}",
+                    key=f"c2n-{chunk[0][0]}-{len(chunk)}",
                     pure=False,
                 )
-                for key, spec in todo
+                for chunk in chunks(todo, opts.jobs)
             ]
             for fut in as_completed(futures):
-                yield fut.result()
+                yield from fut.result()
         finally:
             client.close()
             if cluster is not None:

@@ -113,7 +113,7 @@ def test_kill_and_resume_gives_the_same_report(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(pytest.importorskip("distributed") is None, reason="needs distributed")
 def test_dask_executor_matches_local(tmp_path: Path) -> None:
-    src = _tree(tmp_path, 6)
+    src = _tree(tmp_path, 20)  # chunks of 2 files per Dask task
     local = migrate(MigrateOptions(src, tmp_path / "local", jobs=2))
     dask = migrate(MigrateOptions(src, tmp_path / "dask", jobs=2, executor="dask"))
     assert dask.report == local.report
@@ -135,3 +135,14 @@ def test_check_faults_hang_and_memory_are_isolated(tmp_path: Path) -> None:
     )
     checked = [r for r in res.records if r.get("verdict")]
     assert checked and all(r["verdict"] in ("pass", "fail", "error") for r in checked)
+
+
+def test_dask_chunks_keep_every_file_in_order() -> None:
+    from cuda2nki.batch.cluster import chunks
+
+    todo = [(str(i), i) for i in range(100)]
+    got = chunks(todo, 2)  # type: ignore[arg-type]
+    assert [t for c in got for t in c] == todo
+    assert max(len(c) for c in got) == 12 and len(got) == 9
+    assert chunks(todo[:3], 4) == [[t] for t in todo[:3]]  # type: ignore[arg-type]
+    assert len(max(chunks([(str(i), i) for i in range(10_000)], 2), key=len)) == 32  # type: ignore[arg-type]
