@@ -991,6 +991,10 @@ class Executor:
     def e_Binary(self, e: A.Binary) -> object:
         a, b = self.eval(e.left), self.eval(e.right)
         op = e.op
+        if isinstance(a, PtrVal) and op in "+-" and _int_data(b):
+            b = Poly.atom(V.opaque_of(b))  # an offset read from memory (scatter, gather)
+        if isinstance(b, PtrVal) and op == "+" and _int_data(a):
+            a = Poly.atom(V.opaque_of(a))
         if isinstance(a, PtrVal) and op in "+-" and isinstance(b, Poly):
             return PtrVal(a.tensor, a.offset + (b if op == "+" else -b), a.dtype, a.width, a.shared)
         if isinstance(b, PtrVal) and op == "+" and isinstance(a, Poly):
@@ -1575,6 +1579,16 @@ class Executor:
         d = self.as_data(val, e.loc, ptr.dtype)
         if f == "atomicSub":
             d = V.Op(d.dtype, "neg", (d,))
+        if not ptr.shared and any(
+            isinstance(a, af.OpaqueAtom) and isinstance(a.payload, V.DExpr)
+            for a in ptr.offset.atoms()
+        ):
+            raise Refusal(
+                "C2N2022",
+                e.loc,
+                what=f"{e.func} at an index read from data (a histogram or scatter-add, which "
+                "has no tile lowering yet)",
+            )
         if ptr.shared:
             if any(isinstance(a, af.OpaqueAtom) for a in ptr.offset.atoms()):
                 raise Refusal(

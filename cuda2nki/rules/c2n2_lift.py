@@ -137,8 +137,10 @@ register(
         W,
         "atomic not lifted",
         "cannot lift '{kernel}': {what}",
-        "atomicAdd/Max/Min on global memory become accumulating writes; other atomics and "
-        "atomics on shared memory are not lifted.",
+        "atomicAdd/Max/Min on global memory become accumulating writes, and on shared memory "
+        "(at an index computed from the thread) a fold over the contributing threads. Other "
+        "atomics, and atomics at an index read from data (histograms, scatter-add), are not "
+        "lifted.",
         example="atomicCAS(&lock, 0, 1);",
         fix="Accept the literal port.",
     ),
