@@ -483,6 +483,7 @@ def _launch_site(
         grid_text=grid_text,
         block_text=block_text,
         arg_texts=tuple(_text(a) for a in arg_nodes),
+        instance=name,  # a template instantiated several times: renamed by _with_instance
     )
 
 
@@ -525,6 +526,8 @@ def _lower_all(
 
 def _with_instance(site: A.LaunchSite, site_instances: dict[SourceLoc, str]) -> A.LaunchSite:
     """The launch site naming the kernel instance it launches (its template instantiation)."""
+    if not site_instances:  # no template kernel instantiated: the site names its kernel
+        return site
     name = site_instances.get(site.loc, site.kernel)
     return site if name == site.instance else replace(site, instance=name)
 
