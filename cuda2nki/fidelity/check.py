@@ -477,6 +477,8 @@ def _dynamic(
             found.append(make("C2N4017", SourceLoc(info.path, res.line or info.line, 1), what=v))
         if res.status != "ok":
             code = _SANDBOX_IDS.get(res.status, "C2N4014")
+            if code == "C2N4014" and "MemoryError" in str(res.error):
+                code = "C2N4016"  # ran out of memory loading the port (module-level allocation)
             fmt = {"point": label, "reason": res.error, "seconds": timeout}
             found.append(make(code, SourceLoc(info.path, res.line or info.line, 1), **fmt))
             numerics.append(
@@ -496,8 +498,11 @@ def _dynamic(
         ):
             if entry["status"] != "ok":
                 failure = _run_failure(entry, info, label, _given(runs[si]))
+                if res.violations:  # the sandbox's refusal is reported once, as C2N4017
+                    failure = [d for d in failure if "cuda2nki sandbox:" not in d.message]
                 found.extend(failure)
                 found.extend(_capacity_findings(failure))
+                found.extend(_memory_findings(failure, entry, info, label))
                 numerics.append(
                     {
                         "shape": label,
@@ -741,6 +746,20 @@ def _same_kind(got: np.ndarray, r: Resolved, cname: str) -> bool:
         return dt.kind in "fV"
 
     return is_float(np.asarray(got).dtype) == is_float(r.dtype(cname))
+
+
+def _memory_findings(
+    diags: list[Diagnostic], entry: dict[str, Any], info: portscan.PortInfo, label: str
+) -> list[Diagnostic]:
+    """A port that ran out of host memory (MemoryError under the sandbox's address-space limit,
+    raised by the kernel or while loading it) is reported as exhausting memory (C2N4016)."""
+    texts = [d.message for d in diags] + [str(entry.get("error") or "")]
+    if not any("MemoryError" in t for t in texts):
+        return []
+    line = next((d.loc.line for d in diags if Path(d.loc.file).name == Path(info.path).name), None)
+    reason = next(t for t in texts if "MemoryError" in t)
+    loc = SourceLoc(info.path, line or entry.get("line") or info.line, 1)
+    return [make("C2N4016", loc, point=label, reason=reason)]
 
 
 def _capacity_findings(diags: list[Diagnostic]) -> list[Diagnostic]:

@@ -4,8 +4,9 @@ The kernel's AST is rewritten so that every plain store to an output pointer (``
 vector-lane stores through it) stores the writer's linear block id -- or, in a second run, its
 linear thread id within the block -- instead of ``v``; the rewritten kernel runs in the SIMT
 interpreter on the same inputs (so guards and control flow are the original's).  Elements no
-thread writes stay at -1.  Compound assignments and atomics accumulate and have no single writer:
-a kernel that writes outputs that way gets no mapping.
+thread writes stay at -1.  A compound assignment (``y[j] /= s``) is one thread's read-modify-write, so its thread is the
+element's writer too; atomics accumulate from many threads and have no single writer: a kernel
+that writes an output that way gets no mapping.
 """
 
 from __future__ import annotations
@@ -52,12 +53,11 @@ class _Rewriter:
         if isinstance(node, tuple):
             return tuple(self.visit(n) for n in node)
         if isinstance(node, A.Assign) and _root_name(node.target) in self.outputs:
-            if node.op != "=":
-                self.unsupported = True
-                return node
+            # a compound assignment (y[j] /= sum) is a read-modify-write by one thread: the
+            # thread doing it is the element's last writer, as for a plain store
             ty = node.target.ty if node.target.ty is not None else _I32
             value = A.Cast(loc=node.loc, ty=ty, to=ty, operand=_linear(self.kind, node.loc))
-            return dataclasses.replace(node, value=value)
+            return dataclasses.replace(node, op="=", value=value)
         if isinstance(node, A.Call) and node.func.startswith("atomic") and node.args:
             if _root_name(node.args[0]) in self.outputs:
                 self.unsupported = True

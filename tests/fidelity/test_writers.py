@@ -48,3 +48,27 @@ def test_two_dimensional_grid_and_local_pointer_alias() -> None:
 def test_accumulating_writes_have_no_single_writer() -> None:
     maps, _ = _maps("corpus/reduce/sum_atomic.cu")
     assert maps is None
+
+
+def test_compound_assignment_has_its_thread_as_writer() -> None:
+    """softmax_naive stores y[j] = e, then y[j] /= sum: one thread per row writes the row."""
+    maps, r = _maps("corpus/norm/softmax_naive.cu", N=70, C=5)
+    blocks, threads = maps["output"]
+    rows = np.arange(70)[:, None] * np.ones((1, 5), int)
+    assert np.array_equal(blocks.reshape(70, 5), rows // 64)
+    assert np.array_equal(threads.reshape(70, 5), rows % 64)
+
+
+def test_check_maps_a_missing_tail_to_cuda_blocks() -> None:
+    from cuda2nki.fidelity.check import check
+
+    port = ROOT / "corpus/norm/ports/softmax_naive_flaw_missing_tail.py"
+    rep = check(ROOT / "corpus/norm/softmax_naive.cu", port, seeds=1, extra_points=False)
+    bad = [n for n in rep.numerics if n["classification"] != "expected"]
+    assert bad
+    first = bad[0]
+    # N=200: rows 128..199 unwritten; partition tile 1 of the port; CUDA blocks 2 and 3 (64 rows each)
+    assert first["tiles"] == [[1, 0]]
+    assert "blocks (2, 0, 0), (3, 0, 0)" in first["cuda_writers"]
+    tail = next(d for d in rep.findings if d.code == "C2N4003")
+    assert any("CUDA blocks (2, 0, 0)" in n for n in tail.notes)

@@ -263,6 +263,12 @@ EXAMPLES = {
         argv=("check", "tiny.cu", "port.py", "--seeds", "1", "--timeout", "1"),
         exit_code=1,
     ),
+    "C2N4016": _variant(
+        ADD,
+        ADD + "\n        hog = []\n        while True:\n            hog.append(bytearray(1 << 26))",
+        "--memory",
+        "1024",
+    ),
     "C2N4017": _variant(ADD, ADD + "\n        import os\n        os.system('true')"),
     "C2N4018": _variant(ADD, ADD + "\n        import os\n        os._exit(3)"),
     "C2N4019": _variant("def vector_add(a, b):", "def vector_add(a, b, c, d):", exit_code=2),
@@ -273,8 +279,4 @@ EXAMPLES = {
     ),
 }
 
-NO_EXAMPLE = {
-    "C2N4016": "the simulator reports a MemoryError raised while the port runs as C2N3023 (the "
-    "kernel raised an exception), so only memory exhausted outside the simulated kernel, e.g. while "
-    "returning its results, reaches this id; no small input does that reliably",
-}
+NO_EXAMPLE: dict[str, str] = {}

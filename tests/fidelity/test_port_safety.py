@@ -1,0 +1,69 @@
+"""``cuda2nki check`` on ports that misbehave: each misbehaviour is a finding with its own id, on the
+port's own file, and the check itself finishes normally (issue 5 §7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cuda2nki.fidelity.check import check
+
+ROOT = Path(__file__).resolve().parents[2]
+CUDA = ROOT / "corpus/basic/vector_add.cu"
+PORT = (ROOT / "corpus/basic/ports/vector_add_port.py").read_text()
+BODY = "    (N,) = a.shape\n"
+HOG = "hog = []\nwhile True:\n    hog.append(bytearray(1 << 26))\n"
+
+
+def _port(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "port.py"
+    p.write_text(text)
+    return p
+
+
+def _indent(code: str) -> str:
+    return "".join("    " + line + "\n" for line in code.splitlines())
+
+
+@pytest.mark.parametrize(
+    ("where", "text"),
+    [
+        ("kernel", PORT.replace(BODY, BODY + _indent(HOG))),
+        ("module", PORT.replace("import nki\n", "import nki\n" + HOG, 1)),
+    ],
+)
+def test_unbounded_allocation_is_reported_as_exhausting_memory(
+    tmp_path: Path, where: str, text: str
+) -> None:
+    port = _port(tmp_path, text)
+    rep = check(CUDA, port, seeds=1, memory_mb=1024, extra_points=False, timeout=60)
+    assert rep.verdict == "fail"
+    codes = {d.code for d in rep.findings}
+    assert "C2N4016" in codes, [d.message for d in rep.findings]
+    mem = next(d for d in rep.findings if d.code == "C2N4016")
+    assert Path(mem.loc.file).name == "port.py" and mem.loc.line > 1
+
+
+def test_a_call_out_is_reported_once_on_the_port(tmp_path: Path) -> None:
+    text = PORT.replace(BODY, BODY + "    import subprocess\n    subprocess.run(['true'])\n")
+    rep = check(CUDA, _port(tmp_path, text), seeds=1, extra_points=False, timeout=60)
+    assert rep.verdict == "fail"
+    assert [d.code for d in rep.findings if d.severity.name == "ERROR"] == ["C2N4017"]
+    assert all(Path(d.loc.file).name == "port.py" for d in rep.findings)
+
+
+@pytest.mark.parametrize(
+    ("snippet", "code"),
+    [
+        ("    raise ValueError('unfinished')\n", "C2N3023"),
+        ("    while True:\n        pass\n", "C2N4015"),
+        ("    import os\n    os._exit(3)\n", "C2N4018"),
+    ],
+    ids=["raises", "hangs", "dies"],
+)
+def test_raise_hang_and_hard_exit_are_findings(tmp_path: Path, snippet: str, code: str) -> None:
+    port = _port(tmp_path, PORT.replace(BODY, BODY + snippet))
+    rep = check(CUDA, port, seeds=1, extra_points=False, timeout=3)
+    assert rep.verdict == "fail"
+    assert code in {d.code for d in rep.findings}
