@@ -39,6 +39,27 @@ UNIT_ROUNDOFF = {
     "float8_e4m3fn": 2.0**-4,
     "float8_e5m2": 2.0**-3,
 }
+#: spacing of the subnormals per dtype: rounding to the dtype errs by up to half of it in absolute
+#: terms, beyond ``u·|x|`` (bf16 keeps fp32's exponent range with 7 fraction bits)
+SUBNORMAL_SPACING = {"float32": 2.0**-149, "bfloat16": 2.0**-133, "float16": 2.0**-24}
+
+
+def subnormal_floor(inputs: dict[str, np.ndarray], dtype: str) -> float:
+    """An absolute term for rounding the inputs to ``dtype``: a subnormal input rounded there errs
+    by up to half the subnormal spacing, and a contraction multiplies that by at most the largest
+    input magnitude times the largest extent (a bound on the reduction length).  Far below any
+    real defect; it keeps a tiny special-value input from turning precision loss into a defect."""
+    arrays = [np.asarray(a) for a in inputs.values() if np.asarray(a).dtype.kind in "fV"]
+    if not arrays:
+        return 0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        big = max(float(np.nanmax(np.abs(a.astype(np.float64)), initial=0.0)) for a in arrays)
+    extent = max((max(a.shape, default=1) for a in arrays), default=1)
+    if not np.isfinite(big):
+        return 0.0
+    return SUBNORMAL_SPACING.get(dtype, 0.0) / 2 * max(big, 1.0) * extent
+
+
 #: safety factor on derived bounds
 SAFETY = 2.0
 
@@ -126,6 +147,7 @@ def derived_tolerance(
     if output not in bounds:
         return None
     b = np.asarray(bounds[output], dtype=np.float64) * SAFETY
+    floor = subnormal_floor(inputs, "bfloat16")
     # rounding of the stored result to the output dtype is part of the CUDA kernel too
     alts = {}
     try:
@@ -135,7 +157,7 @@ def derived_tolerance(
         ):
             alt = fn(intent, inputs, scalars, **kw)
             if output in alt:
-                alts[label] = np.asarray(alt[output], dtype=np.float64) * SAFETY
+                alts[label] = np.asarray(alt[output], dtype=np.float64) * SAFETY + floor
     except TypeError:
         pass
     return Tolerance(b, "ir", alternatives=alts)

@@ -76,8 +76,9 @@ def _holds(part: str, found: set[str], classes: set[tuple[str, str | None]]) -> 
     if head.startswith("defect"):
         kind = head.partition(":")[2]
         ok = ok and any(c == "defect" and (not kind or d == kind) for c, d in classes)
-    elif head == "precision":
+    elif head == "precision":  # precision loss, and nothing worse than it
         ok = ok and ("precision", None) in classes
+        ok = ok and all(c in ("precision", "expected") for c, _ in classes)
     elif head == "pass":
         ok = ok and all(c == "expected" for c, _ in classes)
     return ok

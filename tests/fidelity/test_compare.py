@@ -132,3 +132,34 @@ def test_wrong_reduction_axis_is_named() -> None:
     y = RNG.standard_normal((30, 60))
     short[:30] = y.max(axis=1)
     assert "max(y, axis=1)" in wrong_axis(short, y.max(axis=0), {"y": y})
+
+
+def test_every_precision_hypothesis_that_explains_the_error_is_named_tightest_first() -> None:
+    e = _ref((128, 128))
+    a = e * (1 + 4e-3 * RNG.uniform(-1, 1, e.shape))
+    wide, tight = 0.1 * np.abs(e), 8e-3 * np.abs(e)
+    c = compare(
+        "out", a, e, 1e-6 * np.abs(e), alt_tols={"bf16 accumulation": wide, "bf16 inputs": tight}
+    )
+    assert c.classification == "precision"
+    assert c.evidence.endswith("bf16 inputs (also within the bound for bf16 accumulation)")
+
+
+def test_subnormal_inputs_rounded_to_bf16_stay_precision_loss() -> None:
+    """A subnormal fp32 input rounded to bf16 errs by up to half bf16's subnormal spacing: an
+    absolute error the relative bound 2u|a||b| lacks (special-value seeds contain such inputs)."""
+    import ml_dtypes
+
+    from cuda2nki.fidelity.tolerance import subnormal_floor
+
+    a = np.full((4, 1), 1e-40, np.float32)
+    b = np.full((1, 4), 1e6, np.float32)
+    exact = a.astype(np.float64) @ b.astype(np.float64)
+    bf = a.astype(ml_dtypes.bfloat16).astype(np.float64) @ b.astype(ml_dtypes.bfloat16).astype(
+        np.float64
+    )
+    rel_bound = 4 * 2.0**-8 * np.abs(a.astype(np.float64)) @ np.abs(b.astype(np.float64))
+    assert (np.abs(bf - exact) > rel_bound).any()  # the relative bound alone misses it
+    floor = subnormal_floor({"a": a, "b": b}, "bfloat16")
+    assert (np.abs(bf - exact) <= rel_bound + floor).all()
+    assert floor < 1e-30  # far below any real error
