@@ -3,7 +3,9 @@
 The module is ``templates/<target>/literal_module.py.j2`` (imports, the thread layout constants
 and the small trace-time helpers every literal port uses: strided DMA views with ragged bounds,
 guarded stores, index tiles) around the kernel; each instruction is one macro of
-``templates/<target>/literal_ops.j2``.  Only the current ``nki`` target has a literal form.
+``templates/<target>/literal_ops.j2``; the target-independent helpers are
+``templates/literal_common.py.j2``.  Both targets have a literal form: ``nki`` spells strided
+views with ``tensor.ap``, ``legacy`` with ``nl.arange`` index expressions and ``mask=``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Iterable
 from cuda2nki.codegen.render import environment
 from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
 
-TARGETS = ("nki",)
+TARGETS = ("nki", "legacy")
 _INDENT = "    "
 
 

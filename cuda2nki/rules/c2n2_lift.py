@@ -215,12 +215,12 @@ register(
         "C2N2302",
         E,
         "no literal form for this target",
-        "cannot port '{kernel}' literally for the {target} target: literal ports are written "
-        "for the current nki API only",
-        "The literal lowering relies on access patterns (`tensor.ap`) and trace-time "
-        "specialisation of the current nki API; the legacy neuronxcc.nki API has no equivalent "
-        "for arbitrary strided views of flat buffers.",
-        example="cuda2nki port kernel.cu --target legacy   (kernel claimed by no recogniser)",
-        fix="Port for `--target nki`, or write the legacy port by hand.",
+        "cannot port '{kernel}' literally for the {target} target: literal ports exist for the "
+        "nki and legacy targets",
+        "The literal lowering is spelled for the current nki API (access patterns `tensor.ap`) "
+        "and the legacy neuronxcc.nki API (arange index expressions with mask=); another target "
+        "named through the Python API has no literal form.",
+        example='port_file("k.cu", target="trn-next", lowering="literal")',
+        fix="Port for `--target nki` or `--target legacy`.",
     ),
 )

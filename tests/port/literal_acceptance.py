@@ -24,7 +24,13 @@ class LiteralOutcome:
 
 
 def check_literal(
-    path: Path, tmp: Path, *, lowering: str = "auto", max_points: int = 3, profile: bool = False
+    path: Path,
+    tmp: Path,
+    *,
+    lowering: str = "auto",
+    target: str = "nki",
+    max_points: int = 3,
+    profile: bool = False,
 ) -> LiteralOutcome:
     from cuda2nki.binding import generate_inputs, load_binding
     from cuda2nki.codegen.pipeline import port_file
@@ -34,14 +40,14 @@ def check_literal(
     from cuda2nki.simt.runner import run_kernel
 
     binding = load_binding(path.with_suffix(".toml"))
-    res = port_file(path, binding=binding, lowering=lowering)
+    res = port_file(path, binding=binding, lowering=lowering, target=target)
     codes = tuple(d.code for d in res.diagnostics)
     if res.source is None:
         why = "; ".join(d.message for d in res.diagnostics if d.code in ("C2N2301", "C2N2302"))
         return LiteralOutcome(res.kernel, "refused", why, codes)
     if not res.literal:
         return LiteralOutcome(res.kernel, "claimed", res.idiom or "", codes)
-    port = tmp / f"{path.stem}_literal.py"
+    port = tmp / f"{path.stem}_literal_{target}.py"
     port.write_text(res.source)
     out = LiteralOutcome(res.kernel, "match", "", codes)
     tol = binding.meta.get("check", {}) if isinstance(binding.meta, dict) else {}

@@ -38,10 +38,11 @@ def _kernel(tmp: Path, src: str, kernel: str, grid: str, block: str, params: str
 
 
 def _matches(cu: Path, tmp: Path, lowering: str = "literal") -> None:
-    out = check_literal(cu, tmp, lowering=lowering)
-    assert out.status == "match", (out.status, out.detail)
-    assert "C2N2300" in out.codes
-    assert len(out.points) >= 2
+    for target in ("nki", "legacy"):
+        out = check_literal(cu, tmp, lowering=lowering, target=target)
+        assert out.status == "match", (target, out.status, out.detail)
+        assert "C2N2300" in out.codes
+        assert len(out.points) >= 2
 
 
 def test_forced_literal_corpus_map_matches_on_ragged_sizes(tmp_path):
@@ -210,7 +211,7 @@ def test_constructs_without_a_faithful_literal_form_are_refused_by_name(tmp_path
     assert construct in out.detail and "(line " in out.detail
 
 
-def test_cli_exit_codes_and_legacy_refusal(tmp_path):
+def test_cli_exit_codes_and_unknown_target_refusal(tmp_path):
     cu = ROOT / "corpus" / "basic" / "vector_add.cu"
     cli = [sys.executable, "-m", "cuda2nki.cli.main", "port", str(cu), "--lowering", "literal"]
     lit = subprocess.run([*cli, "-o", str(tmp_path / "p.py")], capture_output=True, text=True)
@@ -219,7 +220,11 @@ def test_cli_exit_codes_and_legacy_refusal(tmp_path):
     text = (tmp_path / "p.py").read_text()
     assert "def vector_add(a, b):" in text and "from vector_add.cu:" in text
     leg = subprocess.run([*cli, "--target", "legacy"], capture_output=True, text=True)
-    assert leg.returncode == 1 and "C2N2302" in leg.stdout + leg.stderr
+    assert leg.returncode == 1 and "import neuronxcc.nki" in leg.stdout
+    from cuda2nki.codegen.pipeline import port_file
+
+    other = port_file(cu, lowering="literal", target="trn-next")
+    assert other.source is None and "C2N2302" in {d.code for d in other.diagnostics}
 
 
 def test_literal_output_is_deterministic_and_ruff_clean(tmp_path):

@@ -19,9 +19,10 @@ KERNELS = [e.cu for e in runnable()]
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize("cu", KERNELS, ids=[f"{p.parent.name}/{p.stem}" for p in KERNELS])
-def test_literal_port_matches_or_refuses_by_name(cu, tmp_path):
-    out = check_literal(cu, tmp_path, lowering="literal")
+def test_literal_port_matches_or_refuses_by_name(cu, target, tmp_path):
+    out = check_literal(cu, tmp_path, lowering="literal", target=target)
     assert out.status in ("match", "refused"), (out.status, out.detail)
     if out.status == "refused":
         assert "C2N2301" in out.codes and "(line " in out.detail

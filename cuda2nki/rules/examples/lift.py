@@ -125,8 +125,11 @@ EXAMPLES = {
     ),
     "C2N2302": Example(
         files={"k.cu": _port(_LITERAL).files["k.cu"], "k.toml": _BINDING},
-        argv=("port", "k.cu", "--lowering", "literal", "--target", "legacy", "-o", "k_nki.py"),
-        exit_code=1,
+        python=(
+            "from cuda2nki.codegen.pipeline import port_file\n"
+            "res = port_file('k.cu', target='trn-next', lowering='literal')\n"
+            "print(*(f'{d.code} {d.message}' for d in res.diagnostics), sep='\\n')\n"
+        ),
         requires="cuda2nki.lift.literal:lower_literal",
     ),
 }
