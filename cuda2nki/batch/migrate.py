@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -230,9 +231,9 @@ def run_timing(
     """
     return {
         "wall_seconds": round(wall, 3),
-        "compute_seconds": round(sum(t["seconds"] for t in per_file.values()), 3),
+        "compute_seconds": round(math.fsum(t["seconds"] for t in per_file.values()), 3),
         "cached_compute_seconds": round(
-            sum(t["seconds"] for t in per_file.values() if t["cached"]), 3
+            math.fsum(t["seconds"] for t in per_file.values() if t["cached"]), 3
         ),
         "files_computed": computed,
         "files_cached": cached,
