@@ -6,7 +6,7 @@ Each function is judged by its own subtree: a syntax error elsewhere never rejec
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import tree_sitter as ts
@@ -77,6 +77,11 @@ class UnitContext:
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
         self._trees: list[ts.Tree] = []
+        # mapped files: (row << 32 | column) -> LineMap.pos(row, column) (nested nodes share
+        # their first and last positions)
+        self._pos_cache: dict[int, tuple[str, int, int]] = {}
+        if self.identity and self.ascii:  # the common case: no mapping at all (hot)
+            self.loc = _identity_loc(filename)  # type: ignore[method-assign]
 
     # ------------------------------------------------------------------ locations
 
@@ -110,11 +115,20 @@ class UnitContext:
             f = files[r]  # type: ignore[index]
             if files[er] == f:  # type: ignore[index]
                 return _loc(f, lines[r], c + 1, lines[er], ec + 1)  # type: ignore[index]
-        f, line, col = lm.pos(r, c)
+        cache = self._pos_cache
+        key = r << 32 | c
+        got = cache.get(key)
+        if got is None:
+            got = cache[key] = lm.pos(r, c)
+        f, line, col = got
         if er == r and lm.exact_row(r):
             eline, ecol = line, ec + 1
         else:
-            ef, eline, ecol = lm.pos(er, ec)
+            key = er << 32 | ec
+            got = cache.get(key)
+            if got is None:
+                got = cache[key] = lm.pos(er, ec)
+            ef, eline, ecol = got
             if ef != f:
                 eline = ecol = None
         return _loc(f, line, col, eline, ecol)
@@ -557,6 +571,26 @@ class UnitContext:
 
 
 _new_loc = object.__new__
+
+
+def _identity_loc(filename: str) -> Callable[[ts.Node], SourceLoc]:
+    """``UnitContext.loc`` for an ASCII file that went to the parser unchanged: rows and byte
+    columns are the file's own lines and columns (same values as the general method)."""
+    new = _new_loc
+    cls = SourceLoc
+
+    def loc(node: ts.Node) -> SourceLoc:
+        (r, c), (er, ec) = node.start_point, node.end_point
+        loc = new(cls)
+        d = loc.__dict__
+        d["file"] = filename
+        d["line"] = r + 1
+        d["col"] = c + 1
+        d["end_line"] = er + 1
+        d["end_col"] = ec + 1
+        return loc
+
+    return loc
 
 
 def _loc(file: str, line: int, col: int, end_line: int | None, end_col: int | None) -> SourceLoc:
