@@ -78,6 +78,7 @@ Conventions
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal, Union
 
@@ -470,7 +471,39 @@ def _fast_init(cls: type) -> None:
     cls.__init__ = init  # type: ignore[misc]
 
 
+def _factory(cls: type) -> Callable[..., object]:
+    """A function with the class's keyword-only signature that builds the same instance as
+    ``cls(...)`` (the instance dictionary written in field order) without the type call: the
+    front end's hot paths build their nodes with it (``fast.Name(loc=..., ty=..., name=...)``)."""
+    ns: dict[str, object] = {"_MISSING": dataclasses.MISSING, "_new": object.__new__, "_cls": cls}
+    params, body = [], []
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            ns[f"_d_{f.name}"] = f.default
+            params.append(f"{f.name}=_d_{f.name}")
+            body.append(f"    d[{f.name!r}] = {f.name}")
+        elif f.default_factory is not dataclasses.MISSING:
+            ns[f"_f_{f.name}"] = f.default_factory
+            params.append(f"{f.name}=_MISSING")
+            body.append(f"    d[{f.name!r}] = _f_{f.name}() if {f.name} is _MISSING else {f.name}")
+        else:
+            params.append(f.name)
+            body.append(f"    d[{f.name!r}] = {f.name}")
+    src = (
+        f"def {cls.__name__}(*, {', '.join(params)}):\n    self = _new(_cls)\n"
+        "    d = self.__dict__\n" + "\n".join(body) + "\n    return self"
+    )
+    exec(src, ns)  # noqa: S102 - generated from the dataclass's own field names
+    return ns[cls.__name__]  # type: ignore[return-value]
+
+
+class _Factories:
+    """``fast.<Class>(...)``: the factory of each AST class (see :func:`_factory`)."""
+
+
+fast = _Factories()
 for _cls in list(globals().values()):
     if isinstance(_cls, type) and dataclasses.is_dataclass(_cls) and _cls.__module__ == __name__:
         _fast_init(_cls)
+        setattr(fast, _cls.__name__, _factory(_cls))
 del _cls

@@ -12,6 +12,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import F
 from cuda2nki.frontend.lowerbase import CG_NAMESPACES, CG_TYPES, FULL_MASK, Sym, _text
 from cuda2nki.frontend.typesys import INT, UINT, VOID, int_literal, unqualified
@@ -148,26 +149,26 @@ class CoopLowering(_Base):
 
     def _linear_tid(self, loc: SourceLoc) -> A.Expr:
         def b(name: str, d: str) -> A.Expr:
-            return A.Builtin(loc=loc, name=name, dim=d, ty=UINT)
+            return N.Builtin(loc=loc, name=name, dim=d, ty=UINT)
 
-        zy = A.Binary(loc=loc, op="*", left=b("threadIdx", "z"), right=b("blockDim", "y"), ty=UINT)
-        zy = A.Binary(loc=loc, op="+", left=zy, right=b("threadIdx", "y"), ty=UINT)
-        zyx = A.Binary(loc=loc, op="*", left=zy, right=b("blockDim", "x"), ty=UINT)
-        return A.Binary(loc=loc, op="+", left=zyx, right=b("threadIdx", "x"), ty=UINT)
+        zy = N.Binary(loc=loc, op="*", left=b("threadIdx", "z"), right=b("blockDim", "y"), ty=UINT)
+        zy = N.Binary(loc=loc, op="+", left=zy, right=b("threadIdx", "y"), ty=UINT)
+        zyx = N.Binary(loc=loc, op="*", left=zy, right=b("blockDim", "x"), ty=UINT)
+        return N.Binary(loc=loc, op="+", left=zyx, right=b("threadIdx", "x"), ty=UINT)
 
     def _block_size(self, loc: SourceLoc) -> A.Expr:
         """``blockDim.x * blockDim.y * blockDim.z``"""
-        bx, by, bz = (A.Builtin(loc=loc, name="blockDim", dim=d, ty=UINT) for d in "xyz")
-        xy = A.Binary(loc=loc, op="*", left=bx, right=by, ty=UINT)
-        return A.Binary(loc=loc, op="*", left=xy, right=bz, ty=UINT)
+        bx, by, bz = (N.Builtin(loc=loc, name="blockDim", dim=d, ty=UINT) for d in "xyz")
+        xy = N.Binary(loc=loc, op="*", left=bx, right=by, ty=UINT)
+        return N.Binary(loc=loc, op="*", left=xy, right=bz, ty=UINT)
 
     def _cg_method(self, sym: Sym, method: str, args: list[A.Expr], node: ts.Node) -> A.Expr:
         loc = self.loc(node)
         if sym.cg == "grid":
             raise self.fail("C2N1016", node, what=f"grid.{method}()")
-        lit = lambda v: A.IntLit(loc=loc, value=v, ty=UINT if v == FULL_MASK else INT)  # noqa: E731
+        lit = lambda v: N.IntLit(loc=loc, value=v, ty=UINT if v == FULL_MASK else INT)  # noqa: E731
         if method == "sync":
-            return A.Call(
+            return N.Call(
                 loc=loc,
                 func="__syncthreads" if sym.cg == "block" else "__syncwarp",
                 args=(),
@@ -177,28 +178,28 @@ class CoopLowering(_Base):
             tid = self._linear_tid(loc)
             if sym.cg == "block":
                 return tid
-            return A.Binary(
-                loc=loc, op="%", left=tid, right=A.IntLit(loc=loc, value=sym.tile, ty=UINT), ty=UINT
+            return N.Binary(
+                loc=loc, op="%", left=tid, right=N.IntLit(loc=loc, value=sym.tile, ty=UINT), ty=UINT
             )
         if method == "meta_group_size" and sym.cg == "tile":  # tiles per block
-            return A.Binary(
+            return N.Binary(
                 loc=loc,
                 op="/",
                 left=self._block_size(loc),
-                right=A.IntLit(loc=loc, value=sym.tile, ty=UINT),
+                right=N.IntLit(loc=loc, value=sym.tile, ty=UINT),
                 ty=UINT,
             )
         if method == "meta_group_rank" and sym.cg == "tile":
-            return A.Binary(
+            return N.Binary(
                 loc=loc,
                 op="/",
                 left=self._linear_tid(loc),
-                right=A.IntLit(loc=loc, value=sym.tile, ty=UINT),
+                right=N.IntLit(loc=loc, value=sym.tile, ty=UINT),
                 ty=UINT,
             )
         if method in ("size", "num_threads"):
             if sym.cg == "tile":
-                return A.IntLit(loc=loc, value=sym.tile, ty=UINT)
+                return N.IntLit(loc=loc, value=sym.tile, ty=UINT)
             return self._block_size(loc)
         if sym.cg == "tile":
             shfl = {
@@ -210,7 +211,7 @@ class CoopLowering(_Base):
             if method in shfl:
                 if len(args) != 2:
                     raise self.fail("C2N1028", node, name=method, got=len(args), expected=2)
-                return A.Call(
+                return N.Call(
                     loc=loc,
                     func=shfl[method],
                     args=(lit(FULL_MASK), args[0], args[1], lit(sym.tile)),
@@ -223,7 +224,7 @@ class CoopLowering(_Base):
             }
             if method in votes and len(args) == 1:
                 fn, ty = votes[method]
-                return A.Call(loc=loc, func=fn, args=(lit(FULL_MASK), args[0]), ty=ty)
+                return N.Call(loc=loc, func=fn, args=(lit(FULL_MASK), args[0]), ty=ty)
         raise self.fail("C2N1029", node, what=f"{sym.cg}.{method}()")
 
     def _cg_reduce(self, node: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
@@ -253,10 +254,10 @@ class CoopLowering(_Base):
         if short not in ops:
             raise self.fail("C2N1029", op_node, what=f"cg::reduce with '{_text(op_node)}'")
         loc = self.loc(node)
-        return A.Call(
+        return N.Call(
             loc=loc,
             func=f"__c2n_warp_reduce_{ops[short]}",
-            args=(value, A.IntLit(loc=loc, value=n, ty=INT)),
+            args=(value, N.IntLit(loc=loc, value=n, ty=INT)),
             ty=unqualified(value.ty),
         )
 
@@ -287,4 +288,4 @@ class CoopLowering(_Base):
 
 
 # A group expression used as a statement (``cg::this_thread_block();``) lowers to nothing.
-CG_NOOP = A.IntLit(loc=SourceLoc("<cg>", 0, 0), value=0, ty=INT)
+CG_NOOP = N.IntLit(loc=SourceLoc("<cg>", 0, 0), value=0, ty=INT)

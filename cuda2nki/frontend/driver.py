@@ -11,6 +11,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import SourceLoc, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import F, describe_error, first_error, parse_bytes
 from cuda2nki.frontend.lower import BodyLowerer
@@ -69,7 +70,7 @@ def lower_source(
     for ds in (*rejected.values(), device_errors):
         diags.extend(d for d in ds if d not in diags)
     diags.sort(key=lambda d: (d.loc.file != filename, d.loc.file, d.loc.line, d.loc.col))
-    return A.TranslationUnit(
+    return N.TranslationUnit(
         file=filename,
         functions=tuple(accepted),
         globals=tuple(unit.global_vars),
@@ -457,7 +458,7 @@ def _launch_site(
             if isinstance(ta, A.Expr):
                 v = low.const_value(ta)
                 if isinstance(v, int):
-                    ta = A.IntLit(loc=ta.loc, value=v, ty=ta.ty or A.ScalarType(name="int32"))
+                    ta = N.IntLit(loc=ta.loc, value=v, ty=ta.ty or N.ScalarType(name="int32"))
             targs.append(ta)
         cfg = [c for c in ks.named_children if c.type != "comment"]
         if len(cfg) < 2:
@@ -472,7 +473,7 @@ def _launch_site(
         return None
     if name not in unit.functions or unit.functions[name].kind != "global":
         unit.diags.append(make("C2N1027", unit.loc(call), name=name))
-    return A.LaunchSite(
+    return N.LaunchSite(
         loc=unit.loc(call),
         kernel=name,
         template_args=tuple(targs),

@@ -17,6 +17,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
+from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
 from cuda2nki.frontend.constfold import convert as _convert
 from cuda2nki.frontend.constfold import fold_binary as _fold_binary
@@ -184,7 +185,7 @@ class BodyLowerer(CoopLowering):
             name = _text(type_node).split("::")[-1].strip()
             t = self._named(name, type_node)
         elif kind in ("placeholder_type_specifier", "auto"):
-            return A.OpaqueType(name="auto", const=const)
+            return N.OpaqueType(name="auto", const=const)
         elif kind == "template_type":
             raise self.fail("C2N1025", type_node, what=_text(type_node))
         elif kind in ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier"):
@@ -210,20 +211,20 @@ class BodyLowerer(CoopLowering):
         parts = head.split("::")
         if parts[-1] in TEXTURE_TYPES:
             self.error("C2N1015", type_node, what=head)
-            return A.OpaqueType(name=head)
+            return N.OpaqueType(name=head)
         if len(parts) > 1 and parts[-2] in ("wmma", "nvcuda", "mma"):
             self.error("C2N1017", type_node, what=head)
-            return A.OpaqueType(name=head)
+            return N.OpaqueType(name=head)
         if parts[-1] == "grid_group":
             self.error("C2N1016", type_node, what=head)
-            return A.OpaqueType(name=head)
+            return N.OpaqueType(name=head)
         return None
 
     def _named(self, name: str, node: ts.Node) -> A.CType | None:
         if name in self.env:
             v = self.env[name]
             if v is None:
-                return A.OpaqueType(name=name)
+                return N.OpaqueType(name=name)
             if isinstance(v, int):
                 raise self.fail("C2N1022", node, name=name)
             return v
@@ -257,12 +258,12 @@ class BodyLowerer(CoopLowering):
         while decl is not None:
             if decl.type == "abstract_pointer_declarator":
                 pq = [_text(c) for c in decl.children if c.type == "type_qualifier"]
-                t = A.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
+                t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
                 decl = decl.child_by_field_id(F.declarator)
             elif decl.type == "abstract_array_declarator":
                 size = decl.child_by_field_id(F.size)
                 dim = None if size is None else self.const_int_node(size)
-                t = A.ArrayType(elem=t, dims=(dim,))
+                t = N.ArrayType(elem=t, dims=(dim,))
                 decl = decl.child_by_field_id(F.declarator)
             elif decl.type == "abstract_reference_declarator":
                 decl = next((c for c in decl.named_children), None)
@@ -347,7 +348,7 @@ class BodyLowerer(CoopLowering):
         finally:
             if new_scope:
                 self.pop_scope()
-        return A.Block(loc=self.loc(node), body=tuple(body))
+        return N.Block(loc=self.loc(node), body=tuple(body))
 
     def stmt(self, node: ts.Node) -> list[A.Stmt]:
         try:
@@ -367,7 +368,7 @@ class BodyLowerer(CoopLowering):
     def stmt1(self, node: ts.Node | None) -> A.Stmt:
         """A statement in a position that takes one (a loop or if body)."""
         if node is None:
-            return A.Empty(loc=SourceLoc(self.u.filename, 0, 0))
+            return N.Empty(loc=SourceLoc(self.u.filename, 0, 0))
         if node.type == "compound_statement":
             return self.block(node)
         self.push_scope()
@@ -377,7 +378,7 @@ class BodyLowerer(CoopLowering):
             self.pop_scope()
         if len(got) == 1:
             return got[0]
-        return A.Block(loc=self.loc(node), body=tuple(got))
+        return N.Block(loc=self.loc(node), body=tuple(got))
 
     def _refuse(self, node: ts.Node) -> None:
         if node.is_error or node.is_missing:
@@ -396,18 +397,18 @@ class BodyLowerer(CoopLowering):
     def s_expression(self, node: ts.Node) -> list[A.Stmt]:
         inner = node.named_children
         if not inner:
-            return [A.Empty(loc=self.loc(node))]
+            return [N.Empty(loc=self.loc(node))]
         e_node = inner[0]
         kind = e_node.type
         if kind == "binary_expression" and self._is_misparsed_cg_decl(e_node):
             return self._cg_misparsed_decl(e_node)
         if kind == "call_expression" and self._callee_name(e_node) == "printf":
             self.note("C2N1019", e_node)
-            return [A.Empty(loc=self.loc(node))]
+            return [N.Empty(loc=self.loc(node))]
         e = self.expr(e_node)
         if e is CG_NOOP:
             return []
-        return [A.ExprStmt(loc=self.loc(node), expr=e)]
+        return [N.ExprStmt(loc=self.loc(node), expr=e)]
 
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
         cond = self.condition(node.child_by_field_id(F.condition))
@@ -426,7 +427,7 @@ class BodyLowerer(CoopLowering):
                 return [self.stmt1(taken)] if taken is not None else []
         then = self.stmt1(node.child_by_field_id(F.consequence))
         else_ = self.stmt1(alt_inner[0]) if alt_inner else None
-        return [A.If(loc=self.loc(node), cond=cond, then=then, else_=else_)]
+        return [N.If(loc=self.loc(node), cond=cond, then=then, else_=else_)]
 
     def condition(self, node: ts.Node | None) -> A.Expr:
         if node is None:
@@ -454,7 +455,7 @@ class BodyLowerer(CoopLowering):
                 if ini.type == "declaration":
                     init = self.s_declaration(ini)
                 else:
-                    init = [A.ExprStmt(loc=self.loc(ini), expr=self.expr(ini))]
+                    init = [N.ExprStmt(loc=self.loc(ini), expr=self.expr(ini))]
             c = node.child_by_field_id(F.condition)
             cond = self.expr(c) if c is not None else None
             u = node.child_by_field_id(F.update)
@@ -463,7 +464,7 @@ class BodyLowerer(CoopLowering):
         finally:
             self.pop_scope()
         return [
-            A.For(
+            N.For(
                 loc=self.loc(node), init=tuple(init), cond=cond, step=step, body=body, unroll=unroll
             )
         ]
@@ -472,13 +473,13 @@ class BodyLowerer(CoopLowering):
         self._take_unroll()
         cond = self.condition(node.child_by_field_id(F.condition))
         body = self.stmt1(node.child_by_field_id(F.body))
-        return [A.While(loc=self.loc(node), cond=cond, body=body)]
+        return [N.While(loc=self.loc(node), cond=cond, body=body)]
 
     def s_do(self, node: ts.Node) -> list[A.Stmt]:
         self._take_unroll()
         body = self.stmt1(node.child_by_field_id(F.body))
         cond = self.condition(node.child_by_field_id(F.condition))
-        return [A.DoWhile(loc=self.loc(node), body=body, cond=cond)]
+        return [N.DoWhile(loc=self.loc(node), body=body, cond=cond)]
 
     def s_switch(self, node: ts.Node) -> list[A.Stmt]:
         cond = self.condition(node.child_by_field_id(F.condition))
@@ -498,10 +499,10 @@ class BodyLowerer(CoopLowering):
         for case in cases:  # `case 1: case 2: body` -> one Case with values (1, 2)
             prev = merged[-1] if merged else None
             if prev is not None and not prev.body and prev.values and case.values:
-                merged[-1] = A.Case(loc=prev.loc, values=prev.values + case.values, body=case.body)
+                merged[-1] = N.Case(loc=prev.loc, values=prev.values + case.values, body=case.body)
             else:
                 merged.append(case)
-        return [A.Switch(loc=self.loc(node), cond=cond, cases=tuple(merged))]
+        return [N.Switch(loc=self.loc(node), cond=cond, cases=tuple(merged))]
 
     def _case(self, node: ts.Node) -> A.Case:
         value = node.child_by_field_id(F.value)
@@ -516,18 +517,18 @@ class BodyLowerer(CoopLowering):
             if value is not None and c.id == value.id:
                 continue
             body.extend(self.stmt(c))
-        return A.Case(loc=self.loc(node), values=values, body=tuple(body))
+        return N.Case(loc=self.loc(node), values=values, body=tuple(body))
 
     def s_break(self, node: ts.Node) -> list[A.Stmt]:
-        return [A.Break(loc=self.loc(node))]
+        return [N.Break(loc=self.loc(node))]
 
     def s_continue(self, node: ts.Node) -> list[A.Stmt]:
-        return [A.Continue(loc=self.loc(node))]
+        return [N.Continue(loc=self.loc(node))]
 
     def s_return(self, node: ts.Node) -> list[A.Stmt]:
         inner = [c for c in node.named_children if c.type != "comment"]
         value = self.expr(inner[0]) if inner else None
-        return [A.Return(loc=self.loc(node), value=value)]
+        return [N.Return(loc=self.loc(node), value=value)]
 
     def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
         d = node.child_by_field_id(F.directive)
@@ -634,7 +635,7 @@ class BodyLowerer(CoopLowering):
             if value is None or value.type != "initializer_list":
                 raise self.fail("C2N1026", decl, name=name)
             n = len([c for c in value.named_children if c.type != "comment"])
-            ty = A.ArrayType(elem=ty.elem, dims=(n, *ty.dims[1:]))
+            ty = N.ArrayType(elem=ty.elem, dims=(n, *ty.dims[1:]))
         init = None
         if value is not None:
             try:
@@ -655,7 +656,7 @@ class BodyLowerer(CoopLowering):
                 const_val = _convert(v, ty)
         self.declare(name, Sym(ty, const_val))
         return [
-            A.VarDecl(
+            N.VarDecl(
                 loc=self.loc(decl), name=name, ty=ty, init=init, storage=store, constexpr=constexpr
             )
         ]
@@ -677,10 +678,10 @@ class BodyLowerer(CoopLowering):
             if not getattr(ty, "const", False):
                 raise self.fail("C2N1030", value, what="non-const reference to a temporary")
             self.declare(name, Sym(ty))
-            return [A.VarDecl(loc=loc, name=name, ty=ty, init=init)]
-        ptr = A.PointerType(pointee=ty)
+            return [N.VarDecl(loc=loc, name=name, ty=ty, init=init)]
+        ptr = N.PointerType(pointee=ty)
         self.declare(name, Sym(ptr, ref=True))
-        return [A.VarDecl(loc=loc, name=name, ty=ptr, init=address_of(init))]
+        return [N.VarDecl(loc=loc, name=name, ty=ptr, init=address_of(init))]
 
     def _declarator_type(self, decl: ts.Node, base: A.CType) -> tuple[str, A.CType]:
         """Walk a (possibly nested) declarator: pointers, arrays, parentheses."""
@@ -693,7 +694,7 @@ class BodyLowerer(CoopLowering):
                 break
             if k == "pointer_declarator":
                 pq = [_text(c) for c in node.children if c.type == "type_qualifier"]
-                t = A.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
+                t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
                 node = node.child_by_field_id(F.declarator)
             elif k == "array_declarator":
                 size = node.child_by_field_id(F.size)
@@ -726,7 +727,7 @@ class BodyLowerer(CoopLowering):
             if node is None:
                 raise self.fail("C2N1030", decl, what=_text(decl))
         if dims:
-            t = A.ArrayType(elem=t, dims=tuple(dims))
+            t = N.ArrayType(elem=t, dims=tuple(dims))
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace"), t
 
     def _initializer(self, value: ts.Node, ty: A.CType) -> A.Expr:
@@ -745,7 +746,7 @@ class BodyLowerer(CoopLowering):
         items: list[A.Expr] = []
         elem = ty.elem if isinstance(ty, A.ArrayType) else None
         if isinstance(ty, A.ArrayType) and len(ty.dims) > 1:
-            elem = A.ArrayType(elem=ty.elem, dims=ty.dims[1:])
+            elem = N.ArrayType(elem=ty.elem, dims=ty.dims[1:])
         for c in node.named_children:
             if c.type == "comment":
                 continue
@@ -759,13 +760,13 @@ class BodyLowerer(CoopLowering):
             if len(items) > ty.width:
                 raise self.fail("C2N1030", node, what=f"{len(items)} values for a {ty.name}")
             loc = self.loc(node)
-            items += [A.IntLit(loc=loc, value=0, ty=INT)] * (ty.width - len(items))
+            items += [N.IntLit(loc=loc, value=0, ty=INT)] * (ty.width - len(items))
             return _vector_ctor(ty, tuple(items), loc)
         if isinstance(ty, A.ScalarType) and len(items) <= 1:
             if not items:
-                return A.IntLit(loc=self.loc(node), value=0, ty=INT)
+                return N.IntLit(loc=self.loc(node), value=0, ty=INT)
             return items[0]
-        return A.InitList(loc=self.loc(node), items=tuple(items), ty=ty)
+        return N.InitList(loc=self.loc(node), items=tuple(items), ty=ty)
 
     # ------------------------------------------------------------------ expressions
 
@@ -791,20 +792,20 @@ class BodyLowerer(CoopLowering):
         text = self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
         loc = self.loc(node)
         if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 10:
-            return A.IntLit(loc=loc, value=int(text), ty=INT)  # int_literal's common case
+            return N.IntLit(loc=loc, value=int(text), ty=INT)  # int_literal's common case
         if text[:1] in ("-", "+"):  # the grammar folds a sign into the literal
             inner = self._literal(text[1:].lstrip(), node, loc)
             ty = promote(inner.ty)
-            return A.Unary(loc=loc, op=text[0], operand=inner, ty=ty)
+            return N.Unary(loc=loc, op=text[0], operand=inner, ty=ty)
         return self._literal(text, node, loc)
 
     def _literal(self, text: str, node: ts.Node, loc: SourceLoc) -> A.Expr:
         got = int_literal(text)
         if got is not None:
-            return A.IntLit(loc=loc, value=got[0], ty=got[1])
+            return N.IntLit(loc=loc, value=got[0], ty=got[1])
         fl = float_literal(text)
         if fl is not None:
-            return A.FloatLit(loc=loc, value=fl[0], ty=fl[1])
+            return N.FloatLit(loc=loc, value=fl[0], ty=fl[1])
         raise self.fail("C2N1030", node, what=f"number '{text}'")
 
     def e_char(self, node: ts.Node) -> A.Expr:
@@ -813,13 +814,13 @@ class BodyLowerer(CoopLowering):
             value = ord(body.encode().decode("unicode_escape")) if body else 0
         except (UnicodeDecodeError, TypeError):
             raise self.fail("C2N1030", node, what=f"character literal {_text(node)}") from None
-        return A.IntLit(loc=self.loc(node), value=value, ty=S["int8"])
+        return N.IntLit(loc=self.loc(node), value=value, ty=S["int8"])
 
     def e_bool(self, node: ts.Node) -> A.Expr:
-        return A.BoolLit(loc=self.loc(node), value=node.type == "true", ty=BOOL)
+        return N.BoolLit(loc=self.loc(node), value=node.type == "true", ty=BOOL)
 
     def e_null(self, node: ts.Node) -> A.Expr:
-        return A.IntLit(loc=self.loc(node), value=0, ty=A.PointerType(pointee=VOID))
+        return N.IntLit(loc=self.loc(node), value=0, ty=N.PointerType(pointee=VOID))
 
     def e_identifier(self, node: ts.Node) -> A.Expr:
         name = self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -827,24 +828,24 @@ class BodyLowerer(CoopLowering):
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
             # a group object is only meaningful as an argument, which the call drops
-            ref = A.Name(loc=loc, ty=s.ty, name=name)
+            ref = N.Name(loc=loc, ty=s.ty, name=name)
             if s.ref:  # a C++ reference is a pointer read through
-                return A.Unary(loc=loc, op="*", operand=ref, ty=s.ty.pointee)  # type: ignore[union-attr]
+                return N.Unary(loc=loc, op="*", operand=ref, ty=s.ty.pointee)  # type: ignore[union-attr]
             return ref
         if name in self.env:
             v = self.env[name]
             if isinstance(v, int) and not isinstance(v, bool):
                 ty = self.template_value_type(name)
                 if ty == BOOL:
-                    return A.BoolLit(loc=loc, value=bool(v), ty=BOOL)
-                return A.IntLit(loc=loc, value=_convert(v, ty), ty=ty)
+                    return N.BoolLit(loc=loc, value=bool(v), ty=BOOL)
+                return N.IntLit(loc=loc, value=_convert(v, ty), ty=ty)
             if v is None:
-                return A.Name(loc=loc, name=name, ty=self.template_value_type(name))
+                return N.Name(loc=loc, name=name, ty=self.template_value_type(name))
             raise self.fail("C2N1030", node, what=f"type '{name}' used as a value")
         if name == "warpSize":
-            return A.Builtin(loc=loc, name="warpSize", dim="", ty=INT)
+            return N.Builtin(loc=loc, name="warpSize", dim="", ty=INT)
         if name == "NULL":
-            return A.IntLit(loc=loc, value=0, ty=A.PointerType(pointee=VOID))
+            return N.IntLit(loc=loc, value=0, ty=N.PointerType(pointee=VOID))
         if name in self.u.file_shared and not self.host:
             raise self.fail(
                 "C2N1010",
@@ -853,21 +854,21 @@ class BodyLowerer(CoopLowering):
             )
         g = self.u.globals.get(name)
         if g is not None:
-            return A.Name(loc=loc, name=name, ty=g)
+            return N.Name(loc=loc, name=name, ty=g)
         c = self.u.consts.get(name)
         if c is not None:
             value, ty = c
             if isinstance(value, float):
-                return A.FloatLit(loc=loc, value=value, ty=ty)
-            return A.IntLit(loc=loc, value=value, ty=ty)
+                return N.FloatLit(loc=loc, value=value, ty=ty)
+            return N.IntLit(loc=loc, value=value, ty=ty)
         k = KNOWN_CONSTANTS.get(name)
         if k is not None:
             value, tname = k
             if isinstance(value, float):
-                return A.FloatLit(loc=loc, value=value, ty=S[tname])
-            return A.IntLit(loc=loc, value=value, ty=S[tname])
+                return N.FloatLit(loc=loc, value=value, ty=S[tname])
+            return N.IntLit(loc=loc, value=value, ty=S[tname])
         if self.host:
-            return A.Name(loc=loc, name=name, ty=None)
+            return N.Name(loc=loc, name=name, ty=None)
         raise self.fail("C2N1020", node, name=name)
 
     def e_qualified(self, node: ts.Node) -> A.Expr:
@@ -881,7 +882,7 @@ class BodyLowerer(CoopLowering):
         if k is not None:
             return k(self.loc(node))
         if self.host:
-            return A.Name(loc=self.loc(node), name=text, ty=None)
+            return N.Name(loc=self.loc(node), name=text, ty=None)
         raise self.fail("C2N1020", node, name=text)
 
     def e_field(self, node: ts.Node) -> A.Expr:
@@ -896,7 +897,7 @@ class BodyLowerer(CoopLowering):
             if name in BUILTIN_DIM3 and self.lookup(name) is None:
                 if field not in ("x", "y", "z") or op != ".":
                     raise self.fail("C2N1030", node, what=f"{name}.{field}")
-                return A.Builtin(loc=loc, name=name, dim=field, ty=UINT)
+                return N.Builtin(loc=loc, name=name, dim=field, ty=UINT)
         if arg.type == "call_expression":  # block.group_index().x and friends
             fn = arg.child_by_field_id(F.function)
             if fn is not None and fn.type == "field_expression":
@@ -910,17 +911,17 @@ class BodyLowerer(CoopLowering):
                     "dim_threads": "blockDim",
                 }
                 if s is not None and s.cg == "block" and meth in dim3 and field in ("x", "y", "z"):
-                    return A.Builtin(loc=loc, name=dim3[meth], dim=field, ty=UINT)
+                    return N.Builtin(loc=loc, name=dim3[meth], dim=field, ty=UINT)
         base = self.expr(arg)
         bt = base.ty
         if op == "->":
             bt = bt.pointee if isinstance(bt, A.PointerType) else None
         if isinstance(bt, A.VectorType) and field in LANES and LANES[field] < bt.width:
-            return A.Member(
+            return N.Member(
                 loc=loc, base=base, field=field, arrow=op == "->", ty=with_const(bt.base, bt.const)
             )
         if self.host:
-            return A.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=None)
+            return N.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=None)
         raise self.fail("C2N1030", node, what=f"member '{field}' of {_tyname(base.ty)}")
 
     def e_subscript(self, node: ts.Node) -> A.Expr:
@@ -947,7 +948,7 @@ class BodyLowerer(CoopLowering):
         if tb is A.PointerType:
             ty = bt.pointee
         elif tb is A.ArrayType:
-            ty = bt.elem if len(bt.dims) == 1 else A.ArrayType(elem=bt.elem, dims=bt.dims[1:])
+            ty = bt.elem if len(bt.dims) == 1 else N.ArrayType(elem=bt.elem, dims=bt.dims[1:])
         elif self.host or tb is A.OpaqueType:
             ty = None
         else:
@@ -955,7 +956,7 @@ class BodyLowerer(CoopLowering):
         it = index.ty
         if it is not None and not is_int(it) and not self.host and type(it) is not A.OpaqueType:
             raise self.fail("C2N1030", idx_node, what=f"array index of type {_tyname(it)}")
-        return A.Index(loc=self.loc(node), ty=ty, base=base, index=index)
+        return N.Index(loc=self.loc(node), ty=ty, base=base, index=index)
 
     def e_unary(self, node: ts.Node) -> A.Expr:
         op = node.child_by_field_id(F.operator).type
@@ -968,7 +969,7 @@ class BodyLowerer(CoopLowering):
             ty = promote(t) if is_arith(t) else t
         else:
             raise self.fail("C2N1030", node, what=f"unary operator {op}")
-        return A.Unary(loc=loc, op=op, operand=operand, ty=ty)
+        return N.Unary(loc=loc, op=op, operand=operand, ty=ty)
 
     def e_pointer(self, node: ts.Node) -> A.Expr:
         op = node.child_by_field_id(F.operator).type
@@ -978,14 +979,14 @@ class BodyLowerer(CoopLowering):
             if isinstance(t, A.PointerType):
                 ty = t.pointee
             elif isinstance(t, A.ArrayType):
-                ty = t.elem if len(t.dims) == 1 else A.ArrayType(elem=t.elem, dims=t.dims[1:])
+                ty = t.elem if len(t.dims) == 1 else N.ArrayType(elem=t.elem, dims=t.dims[1:])
             elif self.host:
                 ty = None
             else:
                 raise self.fail("C2N1030", node, what=f"dereference of {_tyname(t)}")
         else:
-            ty = A.PointerType(pointee=t) if t is not None else None
-        return A.Unary(loc=self.loc(node), op=op, operand=operand, ty=ty)
+            ty = N.PointerType(pointee=t) if t is not None else None
+        return N.Unary(loc=self.loc(node), op=op, operand=operand, ty=ty)
 
     def e_update(self, node: ts.Node) -> A.Expr:
         op_node = node.child_by_field_id(F.operator)
@@ -993,7 +994,7 @@ class BodyLowerer(CoopLowering):
         pre = op_node.start_byte < arg.start_byte
         operand = self.expr(arg)
         op = ("pre" if pre else "post") + op_node.type
-        return A.Unary(loc=self.loc(node), op=op, operand=operand, ty=unqualified(operand.ty))
+        return N.Unary(loc=self.loc(node), op=op, operand=operand, ty=unqualified(operand.ty))
 
     def _check_misparsed_less(self, node: ts.Node) -> None:
         """``a < b && c > d`` can read as a template ``a<b && c>``: when ``a`` is a variable,
@@ -1027,7 +1028,7 @@ class BodyLowerer(CoopLowering):
             ty = BOOL
         else:
             ty = self._binary_type(op, left.ty, right.ty, node)
-        return A.Binary(loc=self.loc(node), ty=ty, op=op, left=left, right=right)
+        return N.Binary(loc=self.loc(node), ty=ty, op=op, left=left, right=right)
 
     def _binary_type(
         self, op: str, lt: A.CType | None, rt: A.CType | None, node: ts.Node
@@ -1041,7 +1042,7 @@ class BodyLowerer(CoopLowering):
                 return LONG
             if op in ("+", "-"):
                 p = lt if lp else rt
-                return A.PointerType(pointee=p.elem) if isinstance(p, A.ArrayType) else p
+                return N.PointerType(pointee=p.elem) if isinstance(p, A.ArrayType) else p
             if not self.host:
                 raise self.fail("C2N1030", node, what=f"operator {op} on a pointer")
             return None
@@ -1065,7 +1066,7 @@ class BodyLowerer(CoopLowering):
             isinstance(target, A.Unary) and target.op != "*"
         ):
             raise self.fail("C2N1030", node, what="assignment to something that is not a variable")
-        return A.Assign(
+        return N.Assign(
             loc=self.loc(node), op=op, target=target, value=value, ty=unqualified(target.ty)
         )
 
@@ -1079,12 +1080,12 @@ class BodyLowerer(CoopLowering):
                 ty = unqualified(then.ty)
         else:
             ty = unqualified(then.ty if then.ty is not None else else_.ty)
-        return A.Ternary(loc=self.loc(node), cond=cond, then=then, else_=else_, ty=ty)
+        return N.Ternary(loc=self.loc(node), cond=cond, then=then, else_=else_, ty=ty)
 
     def e_cast(self, node: ts.Node) -> A.Expr:
         to = self.type_descriptor(node.child_by_field_id(F.type))
         operand = self.expr(node.child_by_field_id(F.value))
-        return A.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
+        return N.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
 
     def e_sizeof(self, node: ts.Node) -> A.Expr:
         t = node.child_by_field_id(F.type)
@@ -1107,7 +1108,7 @@ class BodyLowerer(CoopLowering):
                 of = self.expr(v).ty
         if sizeof(of) is None:
             raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
-        return A.SizeOf(loc=self.loc(node), of=of, ty=ULONG)
+        return N.SizeOf(loc=self.loc(node), of=of, ty=ULONG)
 
     def e_comma(self, node: ts.Node) -> A.Expr:
         items: list[A.Expr] = []
@@ -1116,7 +1117,7 @@ class BodyLowerer(CoopLowering):
             items.append(self.expr(n.child_by_field_id(F.left)))
             n = n.child_by_field_id(F.right)
         items.append(self.expr(n))
-        return A.Comma(loc=self.loc(node), exprs=tuple(items), ty=items[-1].ty)
+        return N.Comma(loc=self.loc(node), exprs=tuple(items), ty=items[-1].ty)
 
     def e_init_list(self, node: ts.Node) -> A.Expr:
         return self._init_list(node, None)
@@ -1124,14 +1125,14 @@ class BodyLowerer(CoopLowering):
     def e_template_function(self, node: ts.Node) -> A.Expr:
         self._check_misparsed_less(node)
         if self.host:
-            return A.Name(loc=self.loc(node), name=_text(node), ty=None)
+            return N.Name(loc=self.loc(node), name=_text(node), ty=None)
         raise self.fail("C2N1010", node, what=f"template name '{_text(node)}' used as a value")
 
     def e_string(self, node: ts.Node) -> A.Expr:
         if self.host:
-            return A.Name(loc=self.loc(node), name=_text(node), ty=None)
+            return N.Name(loc=self.loc(node), name=_text(node), ty=None)
         if self.in_assert:  # assert(cond && "message"): a string is a non-null pointer
-            return A.BoolLit(loc=self.loc(node), value=True, ty=BOOL)
+            return N.BoolLit(loc=self.loc(node), value=True, ty=BOOL)
         raise self.fail("C2N1010", node, what="string literal")
 
     # ------------------------------------------------------------------ calls
@@ -1166,7 +1167,7 @@ class BodyLowerer(CoopLowering):
         for c in node.children:
             if c.type == "kernel_call_syntax":
                 if self.host:
-                    return A.Name(loc=self.loc(node), name="<launch>", ty=None)
+                    return N.Name(loc=self.loc(node), name="<launch>", ty=None)
                 raise self.fail("C2N1014", node, kernel=self._callee_name(node))
         fn = node.child_by_field_id(F.function)
         args_node = node.child_by_field_id(F.arguments)
@@ -1209,7 +1210,7 @@ class BodyLowerer(CoopLowering):
                 "reinterpret_cast": "reinterpret",
                 "const_cast": "const",
             }.get(short, "static")
-            return A.Cast(loc=loc, to=to, operand=operand, kind=kind, ty=unqualified(to))
+            return N.Cast(loc=loc, to=to, operand=operand, kind=kind, ty=unqualified(to))
         if ns in CG_NAMESPACES or (short in ("this_thread_block", "tiled_partition") and not ns):
             return self._cg_call(node, short, arg_nodes)
         if ns in ("wmma", "nvcuda") or short in I.TENSOR_CORE_FUNCS:
@@ -1229,7 +1230,7 @@ class BodyLowerer(CoopLowering):
                 return k(loc)
         if short == "printf":
             self.note("C2N1019", node)
-            return A.IntLit(loc=loc, value=0, ty=INT)
+            return N.IntLit(loc=loc, value=0, ty=INT)
         self.in_assert = short == "assert"
         try:
             args = [self.expr(a) for a in arg_nodes]
@@ -1238,7 +1239,7 @@ class BodyLowerer(CoopLowering):
         targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
         if ns not in ("", "std", "cuda::std", "cuda"):
             if self.host:
-                return A.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
+                return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
             raise self.fail("C2N1021", node, name=name)
         fi = self.u.functions.get(short)
         if fi is not None and not self.host:
@@ -1249,9 +1250,9 @@ class BodyLowerer(CoopLowering):
                 exp = str(lo) if lo == hi else f"{lo} to {hi}"
                 raise self.fail("C2N1028", node, name=short, got=len(args), expected=exp)
             ty = I.result_type(short, [a.ty for a in args])
-            return A.Call(loc=loc, func=short, args=tuple(args), template_args=tuple(targs), ty=ty)
+            return N.Call(loc=loc, func=short, args=tuple(args), template_args=tuple(targs), ty=ty)
         if self.host:
-            return A.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
+            return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
         raise self.fail("C2N1021", node, name=name)
 
     def _template_arg(self, node: ts.Node) -> A.Expr | A.CType:
@@ -1291,7 +1292,7 @@ class BodyLowerer(CoopLowering):
         if to is None:
             return None
         operand = self.expr(arg_nodes[0])
-        return A.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
+        return N.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
 
     def _names_a_type(self, name: str) -> bool:
         """A ``typename`` template parameter or a typedef, not shadowed by a variable."""
@@ -1314,7 +1315,7 @@ class BodyLowerer(CoopLowering):
             return _vector_ctor(to, tuple(args), loc)
         if len(args) != 1:
             raise self.fail("C2N1030", node, what=f"{_text(fn)}(...) with {len(args)} arguments")
-        return A.Cast(loc=loc, to=to, operand=args[0], kind="functional", ty=unqualified(to))
+        return N.Cast(loc=loc, to=to, operand=args[0], kind="functional", ty=unqualified(to))
 
     def _method_call(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
         obj = fn.child_by_field_id(F.argument)
@@ -1329,7 +1330,7 @@ class BodyLowerer(CoopLowering):
             args = [self.expr(a) for a in arg_nodes]
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
-            return A.Call(loc=self.loc(node), func=_text(fn), args=())
+            return N.Call(loc=self.loc(node), func=_text(fn), args=())
         raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
 
     def _user_call(
@@ -1360,7 +1361,7 @@ class BodyLowerer(CoopLowering):
                         )
                     args2[i] = address_of(args2[i])
         self.calls.append((target, self.loc(node)))
-        return A.Call(
+        return N.Call(
             loc=self.loc(node),
             func=name,
             args=tuple(args2),
@@ -1385,7 +1386,7 @@ def _vector_ctor(ty: A.VectorType, args: tuple[A.Expr, ...], loc: SourceLoc) -> 
         func = "make_bfloat162"
     else:
         func = f"make_{ty.name}"
-    return A.Call(loc=loc, func=func, args=args, ty=unqualified(ty))
+    return N.Call(loc=loc, func=func, args=args, ty=unqualified(ty))
 
 
 def _tyname(t: A.CType | None) -> str:

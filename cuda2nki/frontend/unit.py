@@ -13,6 +13,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import F, describe_error, first_error
 from cuda2nki.frontend.lower import BodyLowerer
@@ -151,7 +152,7 @@ class UnitContext:
                     elif c.type == "pointer_declarator":
                         inner = c.child_by_field_id(F.declarator)
                         if inner is not None and inner.type == "type_identifier":
-                            self.typedefs[_text(inner)] = A.PointerType(pointee=base)
+                            self.typedefs[_text(inner)] = N.PointerType(pointee=base)
         except _Placeholder:  # a typedef of something unsupported (a struct...)
             for i, c in enumerate(node.children):
                 if node.field_name_for_child(i) == "declarator" and c.type == "type_identifier":
@@ -230,13 +231,13 @@ class UnitContext:
             if space == "host_const":
                 v = low.const_value(init) if init is not None else None
                 if v is not None and isinstance(ty, A.ScalarType):
-                    self.consts[name] = (convert(v, ty), A.ScalarType(name=ty.name))
+                    self.consts[name] = (convert(v, ty), N.ScalarType(name=ty.name))
                     continue
                 if init is None or not isinstance(ty, A.ArrayType):
                     continue
             self.globals[name] = ty
             self.global_vars.append(
-                A.GlobalVar(loc=self.loc(dnode), name=name, ty=ty, init=init, space=space)
+                N.GlobalVar(loc=self.loc(dnode), name=name, ty=ty, init=init, space=space)
             )
 
     # ------------------------------------------------------------------ functions
@@ -258,7 +259,7 @@ class UnitContext:
         try:
             ret = _return_type(low, fd.node)
         except _Placeholder:
-            ret = A.OpaqueType(name="?")
+            ret = N.OpaqueType(name="?")
         types: list[A.CType | None] = []
         refs: list[bool] = []
         for p in _param_nodes(fd.node):
@@ -484,7 +485,7 @@ class UnitContext:
             order = [p[0] for p in fd.template_params]
             order += [k for k in env if k not in order]
             targs = tuple((k, env[k]) for k in order if env.get(k) is not None)
-        return A.Function(
+        return N.Function(
             loc=self.loc(fnode),
             name=fname,
             kind=fd.kind,
@@ -539,7 +540,7 @@ class UnitContext:
                     d = low._template_arg(default)
                 except _Placeholder:
                     d = None
-            out.append(A.TemplateParam(loc=self.loc(pnode), name=pname, kind=kind, default=d))
+            out.append(N.TemplateParam(loc=self.loc(pnode), name=pname, kind=kind, default=d))
         return tuple(out)
 
     def _params(self, low: BodyLowerer, fnode: ts.Node) -> tuple[A.Param, ...]:
@@ -548,7 +549,7 @@ class UnitContext:
             got = _param_info(low, p, declare=True)
             if got is not None:
                 name, ty, _ref = got
-                out.append(A.Param(loc=self.loc(p), name=name, ty=ty))
+                out.append(N.Param(loc=self.loc(p), name=name, ty=ty))
         return tuple(out)
 
     def _launch_bounds(self, low: BodyLowerer, fnode: ts.Node) -> tuple[int, ...]:
@@ -637,12 +638,12 @@ def _param_info(
         d = inner[0]
     name, ty = low._declarator_type(d, base)
     if isinstance(ty, A.ArrayType):  # T a[] / T a[N] parameters decay to pointers
-        inner_t = ty.elem if len(ty.dims) == 1 else A.ArrayType(elem=ty.elem, dims=ty.dims[1:])
-        ty = A.PointerType(pointee=inner_t)
+        inner_t = ty.elem if len(ty.dims) == 1 else N.ArrayType(elem=ty.elem, dims=ty.dims[1:])
+        ty = N.PointerType(pointee=inner_t)
     if ref and getattr(ty, "const", False):
         ref = False  # const T&: a copy
     if ref:
-        ty = A.PointerType(pointee=ty)
+        ty = N.PointerType(pointee=ty)
     if declare:
         low.declare(name, Sym(ty, ref=ref))
     return name, ty, ref
@@ -692,7 +693,7 @@ def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
     d = fnode.child_by_field_id(F.declarator)
     while d is not None and d.type != "function_declarator":
         if d.type == "pointer_declarator":
-            t = A.PointerType(pointee=t)
+            t = N.PointerType(pointee=t)
         elif d.type == "reference_declarator":
             raise low.fail("C2N1025", d, what="function returning a reference")
         d = d.child_by_field_id(F.declarator)
@@ -751,5 +752,5 @@ def parse_template_value(text: str, unit: UnitContext) -> int | A.CType | None:
     if ty is None and t.endswith("*"):
         base = named_type(t[:-1].strip())
         if base is not None:
-            return A.PointerType(pointee=base)
+            return N.PointerType(pointee=base)
     return ty
