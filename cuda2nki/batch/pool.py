@@ -3,9 +3,12 @@ hangs, dies or runs out of memory is replaced while the other tasks carry on.
 
 ``concurrent.futures.ProcessPoolExecutor`` cannot do this (one dead worker breaks the pool), and a
 fresh interpreter per task would cost more than porting a kernel, so workers are long-lived forked
-processes that take tasks one at a time over a pipe.  The parent enforces the wall-clock timeout by
-killing the worker; the memory limit is ``RLIMIT_AS`` set inside the worker (a ``MemoryError``
-becomes a result; a worker killed outright becomes a ``crash`` result).
+processes that take tasks over a pipe and run them one at a time, in order.  While there is plenty
+of work, a worker holds a second task in its queue so that it never waits for the parent between
+two tasks.  The parent enforces the wall-clock timeout of the task a worker is running by killing
+the worker (the task queued behind it goes back to the pending ones); the memory limit is
+``RLIMIT_AS`` set inside the worker (a ``MemoryError`` becomes a result; a worker killed outright
+becomes a ``crash`` result).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import multiprocessing as mp
 import os
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -76,10 +80,16 @@ def _worker_main(conn: Connection, fn: Callable[[Any], Any], memory_mb: int | No
             tb = traceback.extract_tb(exc.__traceback__)
             where = f" at {tb[-1].filename}:{tb[-1].lineno}" if tb else ""
             result = ("error", None, f"{type(exc).__name__}: {exc}{where}")
-        try:
-            conn.send((key, *result, time.perf_counter() - t0))
+        secs = time.perf_counter() - t0
+        try:  # the monotonic clock is shared with the parent: it is when the next task starts
+            conn.send((key, *result, secs, time.monotonic()))
         except MemoryError:
-            conn.send((key, "memory", None, f"exceeded the memory limit of {memory_mb} MB", 0.0))
+            reason = f"exceeded the memory limit of {memory_mb} MB"
+            conn.send((key, "memory", None, reason, secs, time.monotonic()))
+
+
+#: tasks a worker holds at once (the one it runs and the next) while enough work is pending
+DEPTH = 2
 
 
 class _Worker:
@@ -91,12 +101,13 @@ class _Worker:
         self.proc = ctx.Process(target=_worker_main, args=(child, fn, memory_mb), daemon=False)
         self.proc.start()
         child.close()
-        self.task: tuple[str, Any] | None = None
-        self.started = 0.0
+        self.queue: deque[tuple[str, Any]] = deque()  # the head is the task running
+        self.started = 0.0  # when the head task started (monotonic clock)
 
     def submit(self, key: str, payload: Any) -> None:
-        self.task = (key, payload)
-        self.started = time.monotonic()
+        if not self.queue:
+            self.started = time.monotonic()
+        self.queue.append((key, payload))
         self.conn.send((key, payload))
 
     def kill(self) -> None:
@@ -123,18 +134,16 @@ def run_tasks(
     pending.reverse()
     workers: list[_Worker] = []
     try:
-        while pending or any(w.task for w in workers):
+        while pending or any(w.queue for w in workers):
             while len(workers) < jobs and pending:
                 workers.append(_Worker(ctx, fn, memory_mb))
-            for w in workers:
-                if w.task is None and pending:
-                    w.submit(*pending.pop())
-            busy = [w for w in workers if w.task is not None]
+            _feed(workers, pending, jobs)
+            busy = [w for w in workers if w.queue]
             ready = wait(
                 [w.conn for w in busy] + [w.proc.sentinel for w in busy],
                 timeout=_poll(busy, timeout),
             )
-            for w in list(busy):
+            for w in busy:
                 outcome = _collect(w, ready, timeout, memory_mb)
                 if outcome is None:
                     continue
@@ -142,6 +151,8 @@ def run_tasks(
                 if outcome.status in ("timeout", "crash") or not w.proc.is_alive():
                     w.kill()
                     workers.remove(w)
+                    pending.extend(reversed(w.queue))  # queued behind it, never started
+                    w.queue.clear()
     finally:
         for w in workers:
             try:
@@ -149,6 +160,17 @@ def run_tasks(
             except OSError:
                 pass
             w.kill()
+
+
+def _feed(workers: list[_Worker], pending: list[tuple[str, Any]], jobs: int) -> None:
+    """An idle worker gets a task; a busy one a second, unless the work is nearly done (then
+    a task queued behind a long one would wait while another worker is idle)."""
+    for w in workers:
+        if not w.queue and pending:
+            w.submit(*pending.pop())
+    for w in workers:
+        if len(w.queue) < DEPTH and len(pending) > jobs:
+            w.submit(*pending.pop())
 
 
 def _poll(busy: list[_Worker], timeout: float | None) -> float | None:
@@ -161,27 +183,23 @@ def _poll(busy: list[_Worker], timeout: float | None) -> float | None:
 def _collect(
     w: _Worker, ready: list[Any], timeout: float | None, memory_mb: int | None
 ) -> Outcome | None:
-    assert w.task is not None
-    key = w.task[0]
+    """The outcome of the task ``w`` is running, if it has one now (else None)."""
+    key = w.queue[0][0]
     elapsed = time.monotonic() - w.started
     if w.conn in ready:
         try:
-            rkey, status, value, reason, secs = w.conn.recv()
+            rkey, status, value, reason, secs, ended = w.conn.recv()
         except (EOFError, OSError):
-            rkey, status, value, reason, secs = (
-                key,
-                "crash",
-                None,
-                _death_reason(w, memory_mb),
-                elapsed,
-            )
-        w.task = None
+            w.queue.popleft()
+            return Outcome(key, "crash", None, _death_reason(w, memory_mb), elapsed)
+        w.queue.popleft()
+        w.started = ended
         return Outcome(rkey, status, value, reason, secs)
     if w.proc.sentinel in ready or not w.proc.is_alive():
-        w.task = None
+        w.queue.popleft()
         return Outcome(key, "crash", None, _death_reason(w, memory_mb), elapsed)
     if timeout is not None and elapsed > timeout:
-        w.task = None
+        w.queue.popleft()
         return Outcome(
             key, "timeout", None, f"took longer than {timeout:g} s and was stopped", elapsed
         )

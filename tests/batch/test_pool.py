@@ -56,3 +56,20 @@ def test_faults_are_isolated_and_the_rest_carries_on() -> None:
     assert out["die"].status == "crash" and "status 3" in out["die"].reason
     assert out["kill"].status == "crash" and "SIGKILL" in out["kill"].reason
     assert out["err"].status == "error" and "bad payload 7" in out["err"].reason
+
+
+def test_a_queued_task_is_timed_from_when_it_starts_not_when_it_was_queued() -> None:
+    tasks = [(f"s{i}", ("sleep", 0.6)) for i in range(4)] + [(f"o{i}", ("ok", i)) for i in range(4)]
+    out = _run(tasks, jobs=1, timeout=1.0)  # each sleep waits ~0.6 s behind the previous one
+    assert all(o.status == "ok" for o in out.values()), {k: o.reason for k, o in out.items()}
+
+
+def test_tasks_queued_behind_a_hang_or_a_crash_are_run_by_a_new_worker() -> None:
+    tasks = [("a", ("ok", 1)), ("hang", ("sleep", 30)), ("b", ("ok", 2)), ("c", ("ok", 3))]
+    tasks += [("die", ("die", 0)), ("d", ("ok", 4)), ("e", ("ok", 5)), ("f", ("ok", 6))]
+    out = _run(tasks, jobs=1, timeout=1.0)
+    assert set(out) == {k for k, _ in tasks}
+    assert out["hang"].status == "timeout" and out["die"].status == "crash"
+    assert {k: o.value for k, o in out.items() if len(k) == 1} == {
+        "a": 2, "b": 4, "c": 6, "d": 8, "e": 10, "f": 12
+    }  # fmt: skip
