@@ -247,7 +247,7 @@ def _execute(opts: MigrateOptions, todo: list[tuple[str, JobSpec]]) -> Iterator[
 
         yield from run_on_dask(todo, opts)
     else:
-        if len(todo) > 1:
+        if opts.jobs > 1 and len(todo) > 1:
             warm_up()  # once here rather than in every worker
         yield from run_tasks(
             process_file, todo, jobs=opts.jobs, timeout=opts.timeout, memory_mb=opts.memory_mb
