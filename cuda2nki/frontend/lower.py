@@ -351,10 +351,7 @@ class BodyLowerer(CoopLowering):
         return N.Block(loc=self.loc(node), body=tuple(body))
 
     def stmt(self, node: ts.Node) -> list[A.Stmt]:
-        try:
-            h = _STMT_BY_ID[node.kind_id]
-        except IndexError:  # ERROR and other built-in symbols
-            h = None
+        h = _STMT_BY_ID[node.kind_id]
         if self.pending_unroll is not None and node.type not in _UNROLL_TARGETS:
             self.pending_unroll = None  # `#pragma unroll` applies to the loop right after it
         try:
@@ -405,7 +402,7 @@ class BodyLowerer(CoopLowering):
         if kind == "call_expression" and self._callee_name(e_node) == "printf":
             self.note("C2N1019", e_node)
             return [N.Empty(loc=self.loc(node))]
-        e = self.expr(e_node)
+        e = _EXPR_BY_ID[e_node.kind_id](self, e_node)
         if e is CG_NOOP:
             return []
         return [N.ExprStmt(loc=self.loc(node), expr=e)]
@@ -771,18 +768,14 @@ class BodyLowerer(CoopLowering):
     # ------------------------------------------------------------------ expressions
 
     def expr(self, node: ts.Node) -> A.Expr:
-        try:
-            h = _EXPR_BY_ID[node.kind_id]
-        except IndexError:  # ERROR and other built-in symbols
-            h = None
-        if h is None:
-            self._refuse(node)
-        return h(self, node)
+        # the hottest callers index _EXPR_BY_ID themselves (one call less per expression)
+        return _EXPR_BY_ID[node.kind_id](self, node)
 
     def e_paren(self, node: ts.Node) -> A.Expr:
         inner = node.named_children
         if len(inner) == 1 and inner[0].type != "comment":
-            return self.expr(inner[0])  # the common case
+            e = inner[0]
+            return _EXPR_BY_ID[e.kind_id](self, e)  # the common case
         inner = [c for c in inner if c.type != "comment"]
         if len(inner) != 1:
             raise self.fail("C2N1030", node, what=_text(node))
@@ -941,8 +934,9 @@ class BodyLowerer(CoopLowering):
             if len(idx_nodes) != 1:
                 raise self.fail("C2N1030", node, what="subscript with several indices")
             idx_node = idx_nodes[0]
-        base = self.expr(kids[0])
-        index = self.expr(idx_node)
+        b_node = kids[0]
+        base = _EXPR_BY_ID[b_node.kind_id](self, b_node)
+        index = _EXPR_BY_ID[idx_node.kind_id](self, idx_node)
         bt = base.ty
         tb = type(bt)
         if tb is A.PointerType:
@@ -1022,8 +1016,8 @@ class BodyLowerer(CoopLowering):
         override = self.u.op_override
         if override:
             op = override.get(op_node.start_byte, op)
-        left = self.expr(left_node)
-        right = self.expr(right_node)
+        left = _EXPR_BY_ID[left_node.kind_id](self, left_node)
+        right = _EXPR_BY_ID[right_node.kind_id](self, right_node)
         if op in _COMPARISONS:  # _binary_type's first case, inlined: hot
             ty = BOOL
         else:
@@ -1060,8 +1054,10 @@ class BodyLowerer(CoopLowering):
 
     def e_assign(self, node: ts.Node) -> A.Expr:
         op = node.child_by_field_id(F.operator).type
-        target = self.expr(node.child_by_field_id(F.left))
-        value = self.expr(node.child_by_field_id(F.right))
+        t_node = node.child_by_field_id(F.left)
+        v_node = node.child_by_field_id(F.right)
+        target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
+        value = _EXPR_BY_ID[v_node.kind_id](self, v_node)
         if not isinstance(target, (A.Name, A.Index, A.Member, A.Unary)) or (
             isinstance(target, A.Unary) and target.op != "*"
         ):
@@ -1450,12 +1446,21 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
 _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!=", "&&", "||"))
 
 
-def _by_kind_id(table: dict[str, Callable]) -> list[Callable | None]:
+def _by_kind_id(table: dict[str, Callable], other: Callable | None) -> list[Callable | None]:
     """``table`` indexed by grammar symbol id (``node.kind_id``): every symbol whose name has a
-    handler gets it (aliases share a name), so dispatch needs no string hashing."""
+    handler gets it (aliases share a name), so dispatch needs no string hashing.  Every other
+    symbol id (ids are 16-bit; ERROR is 0xFFFF) gets ``other``."""
     lang = language()
-    return [table.get(lang.node_kind_for_id(i) or "") for i in range(lang.node_kind_count)]
+    out = [other] * 0x10000
+    for i in range(lang.node_kind_count):
+        out[i] = table.get(lang.node_kind_for_id(i) or "", other)
+    return out
 
 
-_EXPR_BY_ID = _by_kind_id(EXPR_HANDLERS)
-_STMT_BY_ID = _by_kind_id(STMT_HANDLERS)
+def _refuse_expr(self: BodyLowerer, node: ts.Node) -> A.Expr:
+    self._refuse(node)  # raises
+    raise AssertionError("unreachable")
+
+
+_EXPR_BY_ID = _by_kind_id(EXPR_HANDLERS, _refuse_expr)
+_STMT_BY_ID = _by_kind_id(STMT_HANDLERS, None)
