@@ -203,10 +203,11 @@ register(
         "no faithful literal translation",
         "cannot port '{kernel}' literally: {construct}",
         "The literal lowering translates a kernel thread by thread only where the translation "
-        "is exactly what CUDA computes. It refuses data-dependent or non-affine indices "
-        "(gathers and scatters), atomics, warp shuffles and votes, vector types, double "
-        "precision, loops whose trip count depends on data, break/continue under a per-thread "
-        "condition and 3-D blocks, rather than emit a port that computes something else.",
+        "is exactly what CUDA computes. It refuses indices that depend on data (gathers and "
+        "scatters), atomics at data-dependent addresses or whose old value is used, warp votes, "
+        "vector types, double precision, loops whose trip count depends on data, "
+        "break/continue under a per-thread condition and 3-D blocks, rather than emit a port "
+        "that computes something else.",
         example="if (i < n) atomicAdd(&hist[x[i]], 1);",
         fix="Rewrite the construct (e.g. a histogram as a sort + segment count), or write "
         "this port by hand.",

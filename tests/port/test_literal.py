@@ -182,6 +182,38 @@ __global__ void mix(const int* v, int* out, int n, int lim) {
     _matches(cu, tmp_path)
 
 
+def test_atomics_and_shared_scalars_apply_every_active_update(tmp_path):
+    src = """
+__global__ void acc(const float* x, const int* v, float* total, int* extrema, float* rows,
+                    int n) {
+    __shared__ float s;
+    __shared__ int top;
+    if (threadIdx.x == 0) { s = 0.0f; top = -1000; }
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        atomicAdd(&s, x[i]);
+        atomicMax(&top, v[i]);
+        atomicAdd(&rows[i % 4], 1.0f);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        atomicAdd(total, s);
+        atomicMax(&extrema[0], top);
+        atomicMin(&extrema[1], top);
+    }
+}
+"""
+    cu = _kernel(tmp_path, src, "acc", '"ceil_div(n, 64)"', "64",
+                 'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+                 'v = { shape = ["n"], dtype = "int32", role = "in", range = [-50, 50] }\n'
+                 'total = { shape = ["1"], dtype = "float32", role = "out" }\n'
+                 'extrema = { shape = ["2"], dtype = "int32", role = "out" }\n'
+                 'rows = { shape = ["4"], dtype = "float32", role = "out" }\n'
+                 "n = 300", ["n = 64", "n = 5"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
 def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
     out = check_literal(ROOT / "corpus" / "basic" / "vector_add.cu", tmp_path)
     assert out.status == "claimed"
@@ -190,7 +222,8 @@ def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
 @pytest.mark.parametrize(
     ("body", "construct"),
     [
-        ("    if (i < n) atomicAdd(&y[0], x[i]);\n", "atomicAdd"),
+        ("    if (i < n) atomicAdd(&y[(int)x[i]], 1.0f);\n", "scatter"),
+        ("    if (i < n) y[i] = atomicAdd(&y[0], x[i]);\n", "old value"),
         ("    if (i < n) y[i] = x[(int)x[i]];\n", "gather"),
         ("    float v = x[i];\n    while (v > 1.0f) v *= 0.5f;\n    if (i < n) y[i] = v;\n",
          "trip count depends on data"),

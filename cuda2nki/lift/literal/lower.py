@@ -28,10 +28,18 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   interpreter's buffers hold) or as a copy of their input (inout).  Several threads storing to one
   element write in thread order, so the last active thread wins, as in the interpreter.
 
-Anything else is refused with C2N2301 naming the construct and its line: data-dependent or
-non-affine indices (gathers/scatters), atomics, warp shuffles and votes, vector types, double
-precision, loops whose trip count depends on data, ``break``/``continue`` under a per-thread
-condition, 3-D blocks.
+* **Warps.** Shuffles go through an exchange buffer (write at the linear thread id, read the
+  source lane's element); a kernel that computes with lanes gets one warp per partition.
+* **Index arithmetic** that is not affine (``i / w``, ``max(r - 1, 0)``) is evaluated with NumPy
+  when the kernel is traced (it depends on indices only) and its accesses are split into as few
+  strided DMAs as the values allow.
+* **Atomics** whose old value is unused apply every active thread's update in thread order
+  (threads at one element combined first).
+
+Anything else is refused with C2N2301 naming the construct and its line: indices that depend on
+data (gathers/scatters), atomics at data-dependent addresses or whose old value is used, warp
+votes, vector types, double precision, loops whose trip count depends on data,
+``break``/``continue`` under a per-thread condition, 3-D blocks.
 """
 
 from __future__ import annotations
@@ -325,7 +333,10 @@ class Lowerer:
             self.decl(s, scope)
         elif isinstance(s, A.ExprStmt):
             self.emit("comment", line, text=f"from line {line}")
-            self.expr(s.expr, scope)
+            if isinstance(s.expr, A.Call) and s.expr.func in _ATOMICS:
+                self.atomic(s.expr, scope)
+            else:
+                self.expr(s.expr, scope)
         elif isinstance(s, A.If):
             self.if_(s, scope)
         elif isinstance(s, A.For):
@@ -410,9 +421,9 @@ class Lowerer:
             Instr("scratch", (("dst", name), ("size", size), ("dtype", dtype_spelling(ty.name))))
         )
         klass = "float" if ty.is_float else "int"
-        self.env[-1][s.name] = Binding_(
-            Ptr(name, Lin("0", "0", "0"), klass, tuple(int(d) for d in dims[1:])), "P", 0
-        )
+        ptr = Ptr(name, Lin("0", "0", "0"), klass, tuple(int(d) for d in dims[1:]))
+        # a __shared__ scalar is one element of block memory, read and written by name
+        self.env[-1][s.name] = Binding_(ptr, "P" if isinstance(s.ty, A.ArrayType) else "S", 0)
 
     def shared_bytes(self) -> str:
         sb = getattr(self.binding, "shared_bytes", None)
@@ -635,6 +646,8 @@ class Lowerer:
             b = self.lookup(e.name)
             if b is None:
                 raise self.refuse(f"global or unknown name '{e.name}'", e)
+            if b.klass == "S":
+                return self.read_shared_scalar(b.value, e)  # type: ignore[arg-type]
             return b.value
         if isinstance(e, A.Builtin):
             return self.builtin(e)
@@ -691,6 +704,12 @@ class Lowerer:
             b = self.lookup(target.name)
             if b is None:
                 raise self.refuse(f"assignment to unknown '{target.name}'", node)
+            if b.klass == "S":
+                ptr = b.value
+                val = self.tile(self.convert(v, target.ty, node), ptr.ty, node)  # type: ignore[union-attr]
+                self.emit("store", node.loc.line, tensor=ptr.tensor, base="0", cp="0", cf="0",  # type: ignore[union-attr]
+                          value=val, mask=self.store_mask(scope))  # fmt: skip
+                return
             if b.klass == "P":
                 if scope.mask is not None or scope.in_varying_loop or not isinstance(v, Ptr):
                     raise self.refuse("pointer reassignment under a per-thread condition", node)
@@ -802,6 +821,10 @@ class Lowerer:
                       cf=off.f, dtype=self.dt(ptr.ty))  # fmt: skip
             return Tile(dst, ptr.ty)
         if e.op == "&":
+            if isinstance(e.operand, A.Name):
+                b = self.lookup(e.operand.name)
+                if b is not None and b.klass == "S":
+                    return b.value
             if isinstance(e.operand, A.Index):
                 where = self.address(e.operand, scope)
                 if isinstance(where[0], Ptr):
@@ -1045,7 +1068,8 @@ class Lowerer:
         if e.target is not None:
             return self.inline(e, scope)
         if f.startswith("atomic"):
-            raise self.refuse(f"{f} (an atomic read-modify-write)", e)
+            why = "whose old value is used" if f in _ATOMICS else "(an atomic read-modify-write)"
+            raise self.refuse(f"{f} {why}", e)
         if f in _SHUFFLES or f.startswith("__c2n_warp_reduce_"):
             return self.shuffle(e, scope)
         if f.startswith(("__shfl", "__any", "__all", "__ballot", "__c2n_warp", "__activemask")):
@@ -1089,6 +1113,32 @@ class Lowerer:
             ty = "int" if name == "abs" and _kind(args[0]) == "int" else "float"
             return self.op(name, [self.tile(args[0], ty, e)], ty)
         raise self.refuse(f"call to '{f}'", e)
+
+    def read_shared_scalar(self, ptr: Ptr, node: A.Node) -> Tile:
+        dst = self.fresh("ld")
+        self.emit("load", node.loc.line, dst=dst, tensor=ptr.tensor, base="0", cp="0", cf="0",
+                  dtype=self.dt(ptr.ty))  # fmt: skip
+        return Tile(dst, ptr.ty)
+
+    def atomic(self, e: A.Call, scope: Scope) -> None:
+        """An atomic whose old value is not used: every active thread's update applied in
+        thread order (threads that share an element are combined, then applied one after
+        another; threads at distinct elements update them in one read-modify-write)."""
+        if len(e.args) != 2:
+            raise self.refuse(f"{e.func} with {len(e.args)} arguments", e)
+        ptr = self.expr(e.args[0], scope)
+        if not isinstance(ptr, Ptr):
+            raise self.refuse(f"{e.func} at a data-dependent address (a scatter)", e)
+        v = self.expr(e.args[1], scope)
+        val = self.full_tile(self.convert(v, e.args[0].ty.pointee if isinstance(  # type: ignore[union-attr]
+            e.args[0].ty, A.PointerType) else None, e), ptr.ty, e)  # fmt: skip
+        off = ptr.off
+        if isinstance(off, Idx):
+            self.emit("call", e.loc.line, expr=f"_c2n_atomic_at({ptr.tensor}, {off.expr}, {val}, "
+                      f"{self.store_mask(scope)}, '{_ATOMICS[e.func]}')")  # fmt: skip
+            return
+        self.emit("call", e.loc.line, expr=f"_c2n_atomic({ptr.tensor}, {off.b}, {off.p}, "
+                  f"{off.f}, {val}, {self.store_mask(scope)}, '{_ATOMICS[e.func]}')")  # fmt: skip
 
     # ------------------------------------------------------------------ warp shuffles
     def linear_tid(self) -> Lin:
@@ -1237,6 +1287,8 @@ class Lowerer:
     ret_value: Value = Uni("0", "int")
 
 
+_ATOMICS = {"atomicAdd": "add", "atomicSub": "subtract", "atomicMax": "maximum",
+            "atomicMin": "minimum"}  # fmt: skip
 _SHUFFLES = ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync")
 _BIN_CMP = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
 
