@@ -167,6 +167,10 @@ class BodyLowerer(CoopLowering):
         const = bool(quals) and any(_text(q) in ("const", "constexpr") for q in quals)
         if type_node is None:
             raise self.fail("C2N1022", quals[0] if quals else None, name="<none>")
+        if type_node.kind_id in _PRIMITIVE_IDS:  # the common case first (same result)
+            t = named_type(self.src[type_node.start_byte : type_node.end_byte].decode())
+            if t is not None:
+                return with_const(t, const)
         kind = type_node.type
         if kind == "type_descriptor":
             return self.type_descriptor(type_node)
@@ -591,7 +595,11 @@ class BodyLowerer(CoopLowering):
                 elif word == "static" and storage == "local":
                     storage = "static"
         type_node = node.child_by_field_id(F.type)
-        if type_node is not None and self._is_cg_type(type_node):
+        if (
+            type_node is not None
+            and type_node.kind_id not in _PRIMITIVE_IDS  # `float x` is no group object
+            and self._is_cg_type(type_node)
+        ):
             return self._cg_decl(node)
         base = self.type_of(type_node, tuple(quals))
         out: list[A.Stmt] = []
@@ -1029,6 +1037,8 @@ class BodyLowerer(CoopLowering):
     ) -> A.CType | None:
         if op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
             return BOOL
+        if type(lt) is _SCALAR and type(rt) is _SCALAR and op in ("+", "-", "*", "/"):
+            return arith_result(lt, rt)  # what the checks below come to for two scalars
         lp = isinstance(lt, (A.PointerType, A.ArrayType))
         rp = isinstance(rt, (A.PointerType, A.ArrayType))
         if lp or rp:
@@ -1443,6 +1453,12 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
 }
 
 
+_SCALAR = A.ScalarType
+_PRIMITIVE_IDS = frozenset(
+    i
+    for i in range(language().node_kind_count)
+    if language().node_kind_for_id(i) == "primitive_type"
+)
 _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!=", "&&", "||"))
 
 

@@ -122,7 +122,7 @@ class UnitContext:
         if got is None:
             got = cache[key] = lm.pos(r, c)
         f, line, col = got
-        if er == r and lm.exact_row(r):
+        if er == r and lm._col_cache.get(r, -1) is None:  # lm.exact_row(r), inlined
             eline, ecol = line, ec + 1
         else:
             key = er << 32 | ec
