@@ -80,8 +80,11 @@ class LineMap:
         if self.files is None or self.lines is None or self.out_lines is None:
             return
         out = []
+        orig: list[str] = []
+        last: object = object()  # no file yet
         for f, ln, text in zip(self.files, self.lines, self.out_lines):
-            orig = self._orig_lines(f)
+            if f is not last:  # one file's rows come in runs
+                orig, last = self._orig_lines(f), f
             out.append(0 < ln <= len(orig) and orig[ln - 1] == text)
         self.exact = out
 
@@ -291,7 +294,9 @@ def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preproces
             re.S,
         )
         body = pattern.sub(lambda t: table.get(t.group(0), t.group(0)), body)
-    out_lines = [_respell(x) for x in body.split("\n")]
+    out_lines = body.split("\n")
+    if _needs_respell(body):
+        out_lines = [_respell(x) for x in out_lines]
     n = len(out_lines)
     lm = LineMap(
         default_file=filename,
@@ -302,6 +307,16 @@ def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preproces
     lm.sources[filename] = text
     lm.compute_exact()
     return Preprocessed("\n".join(out_lines), lm, [], False)
+
+
+def _needs_respell(text: str) -> bool:
+    """Whether :func:`_respell` may change any line of ``text``."""
+    return (
+        "__align__" in text
+        or "__maxnreg__" in text
+        or "__cluster_dims__" in text
+        or "__block_size__" in text
+    )
 
 
 def _respell(text: str) -> str:
