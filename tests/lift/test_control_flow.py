@@ -869,3 +869,68 @@ def _scalars(res, resolved) -> dict:
 
     keys = {n for n, _ in signature(res.ir_tiles).keywords}
     return {py_name(k): v for k, v in resolved.scalars.items() if py_name(k) in keys}
+
+
+_B1 = _b(
+    {"grid": ["ceil_div(n, 64)"], "block": [64]},
+    {"x": t(["n"], "in"), "y": t(["n"], "out"), "n": 100},
+)
+
+REFUSE = [
+    (
+        "switch with a break inside an if",
+        "C2N2010",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float v = x[i];
+    switch (i % 3) { case 0: if (v > 0.0f) break; v = -v; break; default: v = 2.0f * v; }
+    y[i] = v;
+}""",
+        "break that is not the last statement",
+    ),
+    (
+        "do-while decided by the data",
+        "C2N2019",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float r = x[i];
+    do { r = 0.5f * r; } while (r > 1.0f);
+    y[i] = r;
+}""",
+        "do-while",
+    ),
+    (
+        "histogram through global atomics",
+        "C2N2022",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(y + (int)x[i], 1.0f);
+}""",
+        "index read from data",
+    ),
+    (
+        "while loop whose body does not step its condition",
+        "C2N2019",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int j = i;
+    while (j < n) { j += 64; y[i] = x[i]; }
+}""",
+        "does not end by stepping",
+    ),
+]
+
+
+@pytest.mark.parametrize(("what", "code", "src", "says"), REFUSE, ids=[r[0] for r in REFUSE])
+def test_refusal_names_the_construct(what, code, src, says) -> None:
+    res = lift_kernel(parse_source(src, "r.cu"), "k", binding_from_dict(_B1))
+    assert not res.claimed and res.kernel_ir is None
+    assert [d.code for d in res.diagnostics] == [code], [d.message for d in res.diagnostics]
+    assert says in res.diagnostics[0].message
+    assert res.diagnostics[0].loc.file == "r.cu" and res.diagnostics[0].loc.line >= 2
