@@ -156,10 +156,7 @@ class LineMap:
         orig = orig_lines[line - 1]
         if out == orig:
             return None
-        n = min(len(out), len(orig))
-        p = 0
-        while p < n and out[p] == orig[p]:
-            p += 1
+        p = _common_prefix(out, orig)
         best = (_common_suffix(out, orig, p), 0, len(orig))
         # a macro call spanning lines is expanded on its first line and the lines it consumed
         # come out empty: text after the call belongs to the last consumed line
@@ -194,9 +191,26 @@ def _share_a_bigram(a: str, b: str) -> bool:
     return any(a[i : i + 2] in pairs for i in range(len(a) - 1))
 
 
+def _common_prefix(a: str, b: str) -> int:
+    """Length of the longest common prefix of ``a`` and ``b``."""
+    n = min(len(a), len(b))
+    if a.isascii() and b.isascii():  # one character per byte: compare as big integers
+        x = int.from_bytes(a[:n].encode(), "big") ^ int.from_bytes(b[:n].encode(), "big")
+        return n if not x else n - 1 - (x.bit_length() - 1) // 8
+    p = 0
+    while p < n and a[p] == b[p]:
+        p += 1
+    return p
+
+
 def _common_suffix(a: str, b: str, floor: int) -> int:
+    """Length of the longest common suffix of ``a`` and ``b``, at most ``min(len) - floor``."""
     n = min(len(a), len(b)) - floor if len(b) >= floor else min(len(a), len(b))
-    n = max(n, 0)
+    if n <= 0:
+        return 0
+    if a.isascii() and b.isascii():  # the lowest differing byte of the last n bytes
+        x = int.from_bytes(a[-n:].encode(), "big") ^ int.from_bytes(b[-n:].encode(), "big")
+        return n if not x else ((x & -x).bit_length() - 1) // 8
     s = 0
     while s < n and a[-1 - s] == b[-1 - s]:
         s += 1
