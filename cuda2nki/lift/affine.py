@@ -97,6 +97,15 @@ def _mono_key(m: Monomial) -> tuple:
 # --------------------------------------------------------------------------- polynomials
 
 
+#: work units left to the running analysis (the same list as ``cuda2nki.lift.values.WORK``):
+#: every polynomial built costs one unit, so index arithmetic that grows is charged for it
+WORK: list = [float("inf")]
+
+
+class BudgetExceeded(Exception):
+    """The analysis spent more than its work units."""
+
+
 @dataclass(frozen=True)
 class Poly:
     """Integer polynomial: a sorted tuple of ``(monomial, coefficient)``; the empty monomial is the
@@ -107,6 +116,9 @@ class Poly:
     # construction ---------------------------------------------------------------------------
     @staticmethod
     def from_dict(d: Mapping[Monomial, int]) -> Poly:
+        WORK[0] -= 1
+        if WORK[0] < 0:
+            raise BudgetExceeded()
         items = [(m, c) for m, c in d.items() if c != 0]
         items.sort(key=lambda mc: _mono_key(mc[0]))
         return _simplify_divmod(Poly(tuple(items)))

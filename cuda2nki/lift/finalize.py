@@ -30,9 +30,9 @@ from cuda2nki.lift.symexec import Refusal, SharedWrite, ThreadProgram
 _COMB = ("add", "max", "min")
 #: work units (see :data:`cuda2nki.lift.values.WORK`) one kernel's finalisation may spend before
 #: the lifter gives up: a refusal, never a hang, and the same answer however loaded the machine
-BUDGET_UNITS = 600_000
+BUDGET_UNITS = 1_000_000
 #: extra units for each further global store of the kernel
-STORE_UNITS = 300_000
+STORE_UNITS = 500_000
 _IDENT = {"add": 0.0, "max": float("-inf"), "min": float("inf")}
 _TOO_LARGE = "cooperative code too large to analyse within the work budget"
 
@@ -49,7 +49,7 @@ class Finalizer:
         self._active = 0
         # simplification is charged per memo miss: start each kernel from an empty memo, so
         # what it costs does not depend on the kernels lifted before it in this process
-        V._SIMP_MEMO.clear()
+        V.reset_memos()
 
     def grant(self, stores: int) -> None:
         """Extra budget for ``stores`` further global stores lowered with this finaliser."""

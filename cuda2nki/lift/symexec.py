@@ -320,6 +320,8 @@ class Executor:
         self.promoted: dict = {}  # (tensor, index) -> local carrying the element in a loop
         self.shfl_info: dict = {}  # id(shuffle result) -> (kind, offset, source, result, width)
         self.deferred: dict = {}  # lane symbol -> the source lane it stands for (see _shifted)
+        self.atoms_memo: dict = {}
+        V.reset_memos()  # work charged for this kernel must not depend on earlier kernels
         self.ladder: dict = {}  # id(value) -> (op, kind, offsets, base, width, value)
         for p in fn.params:
             if isinstance(p.ty, A.PointerType):
@@ -1525,17 +1527,32 @@ class Executor:
         costs seconds.  Lane symbols already in ``v`` are re-based on the new lane."""
         lane = self.fresh("lane@")
         mapping = {"threadIdx.x": af.sym(lane)}
-        for a in sorted(V.index_atoms(v) & self.deferred.keys()):
+        for a in sorted(V.index_atoms_dag(v, self.atoms_memo) & self.deferred.keys()):
             again = self.fresh("lane@")
             self.deferred[again] = self.deferred[a].subs(mapping)
             mapping[a] = af.sym(again)
         self.deferred[lane] = src
-        return V.subs_poly(v, mapping)
+        return V.subs_poly_dag(v, mapping)
 
     def _undefer(self) -> None:
-        """Replace the lane symbols left in stores and shared writes by their lanes."""
+        """Replace the lane symbols left in stores and shared writes by their lanes (within a
+        work budget: values merged across lanes step by step can grow without bound)."""
         if not self.deferred:
             return
+        saved = V.WORK[0]
+        V.WORK[0] = UNDEFER_UNITS
+        try:
+            self._undefer_all()
+        except V.BudgetExceeded:
+            raise Refusal(
+                "C2N2015",
+                self.fn.loc,
+                what="values exchanged between lanes too large to analyse within the work budget",
+            ) from None
+        finally:
+            V.WORK[0] = saved
+
+    def _undefer_all(self) -> None:
         full: dict = {}
         for k in sorted(self.deferred, key=lambda a: int(a.rsplit("#", 1)[1])):
             full[k] = self.deferred[k].subs(full)
@@ -1543,8 +1560,11 @@ class Executor:
         def used(*polys) -> bool:
             return any(p.atoms() & full.keys() for p in polys)
 
+        memo: dict = {}
+
         def fix(e: V.DExpr) -> V.DExpr:
-            return V.subs_poly(e, full) if V.index_atoms(e) & full.keys() else e
+            has = V.index_atoms_dag(e, self.atoms_memo) & full.keys()
+            return V.subs_poly_dag(e, full, memo) if has else e
 
         for k, st in enumerate(self.stores):
             if used(st.index) or used(*[c.poly for c in st.guard.conjuncts() or []]):
@@ -1557,7 +1577,9 @@ class Executor:
                 w.value = fix(w.value)
         # a template holding a lane symbol is a partial ladder sum: a hint for tree folding that
         # no leaf is an instance of once the ladder folded; dropped rather than re-based
-        self.templates = [t for t in self.templates if not (V.index_atoms(t) & full.keys())]
+        self.templates = [
+            t for t in self.templates if not (V.index_atoms_dag(t, self.atoms_memo) & full.keys())
+        ]
 
     def warp_reduce(self, e: A.Call, op: str) -> V.DExpr:
         tid = self._warp_lanes(e)
@@ -1702,6 +1724,10 @@ def _poly_binop(op: str, a: Poly, b: Poly) -> object:
     if op in ("<", "<=", ">", ">=", "==", "!="):
         return CondVal(Cond.of(af.compare(op, a, b)))
     return None
+
+
+#: work units for substituting deferred lanes at the end of a run (see Executor._undefer)
+UNDEFER_UNITS = 200_000
 
 
 def _online_sum(env: dict, n: str, carried: dict) -> tuple | None:

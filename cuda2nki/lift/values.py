@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from cuda2nki.lift.affine import Atom, Cond, OpaqueAtom, Poly
+from cuda2nki.lift.affine import WORK, Atom, BudgetExceeded, Cond, OpaqueAtom, Poly
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,48 @@ def subs_poly(e: DExpr, mapping: Mapping[Atom, Poly]) -> DExpr:
     return transform(e, fn)
 
 
+def subs_poly_dag(e: DExpr, mapping: Mapping[Atom, Poly], memo: dict | None = None) -> DExpr:
+    """:func:`subs_poly` visiting each shared subtree once (``memo``: node -> result, shared
+    between calls with the same ``mapping``); one unit of work per node."""
+    memo = {} if memo is None else memo
+    got = memo.get(e)
+    if got is None:
+        spend()
+        kids = children(e)
+        if not kids:
+            got = subs_poly(e, mapping)
+        else:
+            new = tuple(subs_poly_dag(k, mapping, memo) for k in kids)
+            got = rebuild(e, new) if any(a is not b for a, b in zip(new, kids)) else e
+            if isinstance(got, Fold):
+                got = Fold(
+                    got.dtype,
+                    got.op,
+                    got.var,
+                    got.start.subs(mapping),
+                    got.stop.subs(mapping),
+                    got.step.subs(mapping),
+                    got.body,
+                )
+        memo[e] = got
+    return got
+
+
+def index_atoms_dag(e: DExpr, memo: dict | None = None) -> frozenset:
+    """:func:`index_atoms` visiting each shared subtree once."""
+    memo = {} if memo is None else memo
+    got = memo.get(e)
+    if got is None:
+        kids = children(e)
+        if kids:
+            own = index_atoms(rebuild(e, tuple(Const(k.dtype, 0) for k in kids)))
+            got = frozenset(own).union(*(index_atoms_dag(k, memo) for k in kids))
+        else:
+            got = frozenset(index_atoms(e))
+        memo[e] = got
+    return got
+
+
 def reader_coords(r: SRead) -> tuple:
     """The reading thread's ``(threadIdx.x, threadIdx.y, threadIdx.z)`` as polynomials."""
     if r.who:
@@ -364,15 +406,18 @@ def _renorm_cond(c: Cond) -> Cond:
 
 
 _SIMP_MEMO: dict = {}
-#: work units left to the running analysis (set by the finaliser's budget; unbounded otherwise).
-#: A unit is one tree node simplified, substituted or resolved, or one index term substituted:
+#: ``WORK`` (imported from :mod:`cuda2nki.lift.affine`): work units left to the running
+#: analysis (set by the finaliser's budget; unbounded otherwise).  A unit is one tree node
+#: simplified, substituted or resolved, one index term substituted, or one polynomial built:
 #: what grows when cooperative code blows up.  Counting work, not seconds, keeps the outcome
-#: the same on a loaded machine.
-WORK: list = [float("inf")]
+#: the same on a loaded machine.  ``BudgetExceeded`` is raised when it is spent.
 
 
-class BudgetExceeded(Exception):
-    """The analysis spent more than :data:`WORK` units."""
+def reset_memos() -> None:
+    """Forget the simplification memos: what an analysis is charged then depends only on the
+    kernel analysed, not on the kernels analysed before it in this process."""
+    _SIMP_MEMO.clear()
+    _COND_MEMO.clear()
 
 
 def spend(units: int = 1) -> None:
