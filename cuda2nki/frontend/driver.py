@@ -276,7 +276,7 @@ def _launch_sites(
     if b"<<" not in unit.src:
         return sites, requests
     caps = _kernel_call_nodes(unit.src, root)
-    kinds: dict[int, str] = {}
+    kinds = {fd.node.id: fd.kind for fd in funcs}  # function_kind(fd.node)[0], already known
     host_low: dict[int, _HostScope] = {}
     for ks in caps:
         call = ks.parent

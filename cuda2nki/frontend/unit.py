@@ -83,6 +83,9 @@ class UnitContext:
         self._pos_cache: dict[int, tuple[str, int, int]] = {}
         if self.identity and self.ascii:  # the common case: no mapping at all (hot)
             self.loc = _identity_loc(filename)  # type: ignore[method-assign]
+        elif self.ascii and _is_line_for_line(linemap, filename):  # simple macros expanded
+            mapped = _line_for_line_loc(filename, linemap.exact, self._mapped_loc)
+            self.loc = mapped  # type: ignore[method-assign]
 
     # ------------------------------------------------------------------ locations
 
@@ -116,6 +119,11 @@ class UnitContext:
             f = files[r]  # type: ignore[index]
             if files[er] == f:  # type: ignore[index]
                 return _loc(f, lines[r], c + 1, lines[er], ec + 1)  # type: ignore[index]
+        return self._mapped_loc(r, c, er, ec)
+
+    def _mapped_loc(self, r: int, c: int, er: int, ec: int) -> SourceLoc:
+        """``loc`` of a span whose rows are not both unchanged original lines."""
+        lm = self.linemap
         cache = self._pos_cache
         key = r << 32 | c
         got = cache.get(key)
@@ -590,6 +598,43 @@ def _identity_loc(filename: str) -> Callable[[ts.Node], SourceLoc]:
         d["end_line"] = er + 1
         d["end_col"] = ec + 1
         return loc
+
+    return loc
+
+
+def _is_line_for_line(lm: LineMap, filename: str) -> bool:
+    """Every output row is the same row of ``filename`` (macros expanded in place)."""
+    files, lines = lm.files, lm.lines
+    return (
+        files is not None
+        and lines is not None
+        and len(files) == len(lines)
+        and all(f == filename for f in files)
+        and lines == list(range(1, len(lines) + 1))
+    )
+
+
+def _line_for_line_loc(
+    filename: str, exact: list[bool], mapped: Callable[[int, int, int, int], SourceLoc]
+) -> Callable[[ts.Node], SourceLoc]:
+    """``UnitContext.loc`` for an ASCII file preprocessed line for line: a span on two unchanged
+    rows is where the parser saw it; others go through the column map (``mapped``)."""
+    new = _new_loc
+    cls = SourceLoc
+    n = len(exact)
+
+    def loc(node: ts.Node) -> SourceLoc:
+        (r, c), (er, ec) = node.start_point, node.end_point
+        if r < n and er < n and exact[r] and exact[er]:
+            loc = new(cls)
+            d = loc.__dict__
+            d["file"] = filename
+            d["line"] = r + 1
+            d["col"] = c + 1
+            d["end_line"] = er + 1
+            d["end_col"] = ec + 1
+            return loc
+        return mapped(r, c, er, ec)
 
     return loc
 
