@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.classify import Classifier, is_float
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
-from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
+from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.values import (
     Idx,
     Lin,
@@ -880,7 +880,9 @@ class Lowerer:
             return Ptr(b.tensor, lin_add(b.off, as_lin(a)), b.ty, b.dims)
         if e.op == "-" and isinstance(a, Ptr) and isinstance(b, Uni | Lin):
             return Ptr(a.tensor, lin_sub(a.off, as_lin(b)), a.ty, a.dims)
-        raise self.refuse("pointer arithmetic with a per-thread non-affine offset", e)
+        raise self.refuse(
+            "pointer arithmetic with an offset that depends on data (a gather or scatter)", e
+        )
 
     def arith(self, op: str, a: Value, b: Value, ty: object, node: A.Node) -> Value:  # noqa: PLR0911
         fl = is_float(ty) or _kind(a) == "float" or _kind(b) == "float"
@@ -1479,14 +1481,4 @@ def c_expr_to_py(text: str) -> str:
     return pyast.unparse(_CToPy().visit(tree))
 
 
-def build_program(
-    tu: A.TranslationUnit, fn: A.Function, binding: object, name: str
-) -> LiteralProgram:
-    """The whole literal port of ``fn`` under ``binding``."""
-    from cuda2nki.lift.literal.kernel import build
-
-    return build(tu, fn, binding, name)
-
-
-__all__ = ["LiteralRefusal", "Lowerer", "build_program", "c_expr_to_py", "dtype_spelling"]
-_ = (Loop, Branch, Node)
+__all__ = ["LiteralRefusal", "Lowerer", "c_expr_to_py", "dtype_spelling"]
