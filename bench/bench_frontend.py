@@ -1,8 +1,22 @@
 """Front-end overhead: (preprocess + parse + lower) time ÷ raw tree-sitter parse time.
 
-Runs over every ``corpus/**/*.cu`` file.  Both sides are timed (process CPU time) as the best
-of several alternating repeats in this process; the raw side is only ``Parser.parse(bytes)`` of
-the unpreprocessed file.
+What is compared, over every ``corpus/**/*.cu`` file (read once, before timing):
+
+* raw side: ``Parser.parse(bytes)`` of each file's unpreprocessed UTF-8 bytes (encoded before
+  timing), the resulting tree dropped (and freed) right away;
+* front end: ``parse_source(text, name)`` of each file -- preprocessing, encoding, the front
+  end's own tree-sitter parse of the preprocessed text, lowering to the typed AST (kernels,
+  device functions, launch sites with their lowered arguments, diagnostics) -- the result
+  dropped (and freed) right away.
+
+Both sides use the same thread-local ``Parser`` object, run in this one process with the
+collector in its default state (the front end pauses it itself while it lowers a file; the raw
+side allocates no Python objects), and are timed in process CPU time (not wall time: other
+processes on the machine should not count) as the best of ``--repeat`` passes, the two sides
+alternating pass by pass so that load from other processes hits both alike; the front end gets
+one untimed warm-up pass (imports, compiled patterns).  Each pass parses every file once, so the
+front end's own parse runs with the caches its lowering of the previous file left (about 1.2x the
+raw loop's parse, which follows another parse); that is part of what the front end costs.
 ``python -m bench.bench_frontend [--repeat N] [--profile]``.  Target: ratio <= 5.
 """
 
