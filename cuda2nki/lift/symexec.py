@@ -318,6 +318,7 @@ class Executor:
         self.ret_value: list = []
         self.templates: list = []
         self.promoted: dict = {}  # (tensor, index) -> local carrying the element in a loop
+        self.promoted_init: dict = {}  # that local's value before the loop
         self.shfl_info: dict = {}  # id(shuffle result) -> (kind, offset, source, result, width)
         self.deferred: dict = {}  # lane symbol -> the source lane it stands for (see _shifted)
         self.atoms_memo: dict = {}
@@ -832,13 +833,16 @@ class Executor:
             self.env[n] = self._online_fold(carried[n], carried[m], self.env[m], v, ctx)
         for (tensor, index, dtype), key in promoted.items():  # the element's value after the loop
             del self.promoted[(tensor, index)]
-            self._store1(tensor, index, self.env.pop(key), dtype, ctx.loc, None)
+            value = self.env.pop(key)
+            if value is not self.promoted_init.pop(key):  # the loop wrote the element
+                self._store1(tensor, index, value, dtype, ctx.loc, None)
 
     def _promote(self, body: A.Stmt, name: str, ctx: LoopCtx) -> dict:
         """Global elements the loop body updates in place at an index that does not change over
         the loop (``y[j] += A[i][j] * x[i]``) are carried like locals and stored after it."""
         out: dict = {}
-        assigned = _assigned_names(body) | {name}
+        declared = {d.name for d in _walk_stmts(body) if isinstance(d, A.VarDecl)}
+        assigned = _assigned_names(body) | {name} | declared  # names that change in the body
         for x in _walk_exprs(body):
             if not (isinstance(x, A.Assign) and isinstance(x.target, A.Index)):
                 continue
@@ -859,6 +863,7 @@ class Executor:
                 continue
             key = self.fresh(f"{base.tensor}[{index}]")
             self.env[key] = self.load(base.tensor, index, base.dtype, x.loc)
+            self.promoted_init[key] = self.env[key]
             self.decl_depth[key] = len(self.guards)
             self.promoted[(base.tensor, index)] = key
             out[k] = key
