@@ -214,6 +214,22 @@ __global__ void acc(const float* x, const int* v, float* total, int* extrema, fl
     _matches(cu, tmp_path)
 
 
+def test_unclaimed_kernel_falls_back_to_the_literal_lowering(monkeypatch):
+    from cuda2nki.codegen import pipeline
+    from cuda2nki.diagnostics import SourceLoc, make
+
+    refusal = make("C2N2010", SourceLoc("vector_add.cu", 1, 1), kernel="vector_add", what="x")
+    monkeypatch.setattr(pipeline, "_lift", lambda tu, name, b: {"diagnostics": [refusal]})
+    cu = ROOT / "corpus" / "basic" / "vector_add.cu"
+    res = pipeline.port_file(cu)
+    codes = [d.code for d in res.diagnostics]
+    assert res.literal and res.source is not None and res.exit_code == 1
+    assert codes.index("C2N2010") < codes.index("C2N2300")
+    assert "no idiom recogniser claimed it" in res.diagnostics[-1].message
+    strict = pipeline.port_file(cu, lowering="recognise")
+    assert strict.source is None and "C2N2300" not in {d.code for d in strict.diagnostics}
+
+
 def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
     out = check_literal(ROOT / "corpus" / "basic" / "vector_add.cu", tmp_path)
     assert out.status == "claimed"
