@@ -117,9 +117,50 @@ class Finalizer:
             return self.memo[r]
         self.check_budget()
         arr = self.prog.shared[r.array]
-        v = self._from_writes(arr.name, arr.writes, r, r.upto, arr.dtype)
+        v = self._tree(arr, r)
+        if v is None:
+            v = self._from_writes(arr.name, arr.writes, r, r.upto, arr.dtype)
         self.memo[r] = v
         return v
+
+    # ------------------------------------------------------------------ block trees
+    def _tree(self, arr, r: V.SRead) -> V.DExpr | None:
+        """``A[0]`` after tree steps ``if (t < s) A[t] = A[t] op A[t + s]`` for ``s = S, S/2,
+        ..., 1`` (a barrier between steps) is ``op`` over ``A[j]``, ``j < 2S``, as the steps
+        found it: one fold, resolved once for a symbolic ``j`` instead of thread by thread."""
+        b = self.block
+        if not b or b[1:] != (1, 1) or r.index != (af.ZERO,) or len(arr.dims) != 1:
+            return None
+        if r.live is None:
+            return None
+        steps: list = []
+        k = r.upto - 1
+        stride = 1
+        while k >= 0:
+            got = _tree_step(arr.name, arr.writes[k], k, stride, r.live)
+            if got is None:
+                break
+            steps.append(got)
+            k -= 1
+            stride *= 2
+        if len(steps) < 2 or stride > b[0] or (arr.dims[0] or 0) < stride:
+            return None
+        ops = {op for op, _ in steps}
+        if len(ops) != 1:
+            return None
+        # each step reads what the previous step wrote after a barrier; the reader too
+        epochs = [e for _, e in steps]  # epoch of each step's reads, last step first
+        writes = arr.writes[k + 1 : r.upto]  # first step first
+        if r.epoch <= writes[-1].epoch or any(
+            e <= w.epoch for e, w in zip(reversed(epochs[:-1]), writes[:-1])
+        ):
+            return None
+        op = ops.pop()
+        self.check_budget(8)
+        j = self.fresh("t")
+        first = V.SRead(arr.dtype, arr.name, (af.sym(j),), k + 1, epochs[-1], r.ctx, r.live, r.who)
+        fold = V.Fold(arr.dtype, op, j, af.ZERO, Poly.const(stride), af.ONE, first)
+        return V.simplify(self.resolve(fold))
 
     def _from_writes(self, name: str, writes: list, r: V.SRead, upto: int, dtype: str):
         for k in range(upto - 1, -1, -1):
@@ -603,6 +644,28 @@ def _guarded_term(e: V.DExpr) -> V.DExpr | None:
     elif a != e.else_:
         return None
     return V.Op(e.dtype, "add", (a, V.Select(e.dtype, e.cond, b, zero)))
+
+
+def _tree_step(name: str, w: SharedWrite, k: int, s: int, live: Cond):
+    """``(op, epoch of its reads)`` when write ``k`` is ``if (t < s) A[t] = A[t] op A[t + s]``
+    (reading the array as the earlier writes left it, its other conditions the reader's)."""
+    t = af.sym("threadIdx.x")
+    if w.index != (t,) or w.loops or w.accumulate is not None:
+        return None
+    v = w.value
+    if not (isinstance(v, V.Op) and v.op in _COMB and len(v.args) == 2):
+        return None
+    reads = v.args
+    if not all(isinstance(x, V.SRead) and x.array == name and x.upto == k for x in reads):
+        return None
+    if {x.index for x in reads} != {(t,), (t + s,)} or reads[0].epoch != reads[1].epoch:
+        return None
+    facts = set(live.conjuncts() or [])
+    cs = w.guard.conjuncts()
+    want = af.compare("<", t, Poly.const(s))
+    if cs is None or want not in cs or any(c not in facts for c in cs if c != want):
+        return None
+    return v.op, reads[0].epoch
 
 
 def r_loc(w: SharedWrite):
