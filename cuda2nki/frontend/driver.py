@@ -437,7 +437,7 @@ def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, 
         ]
     else:
         return None
-    return tuple((low.expr(c), _text(c)) for c in items)
+    return tuple([(low.expr(c), _span_text(low.src, c)) for c in items])
 
 
 def _launch_site(
@@ -483,7 +483,7 @@ def _launch_site(
         args=args,
         grid_text=grid_text,
         block_text=block_text,
-        arg_texts=tuple(_text(a) for a in arg_nodes),
+        arg_texts=tuple([_span_text(unit.src, a) for a in arg_nodes]),
         instance=name,  # a template instantiated several times: renamed by _with_instance
     )
 
@@ -497,7 +497,12 @@ def _dims(host: _HostScope, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:
     got = _dim3_exprs(low, node)
     if got is not None:
         return tuple(e for e, _ in got), ", ".join(t for _, t in got)
-    return (low.expr(node),), _text(node)
+    return (low.expr(node),), _span_text(low.src, node)
+
+
+def _span_text(src: bytes, node: ts.Node) -> str:
+    """``_text(node)`` for a node of a tree parsed from ``src`` (a slice, not ``node.text``)."""
+    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
 
 # ---------------------------------------------------------------------- lowering

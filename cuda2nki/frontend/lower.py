@@ -1158,8 +1158,9 @@ class BodyLowerer(CoopLowering):
                 al = n.child_by_field_id(F.arguments)
                 targs = [c for c in al.named_children if c.type != "comment"] if al else []
                 break
-            else:
-                parts.append(_text(n).replace(" ", ""))
+            else:  # _text(n), from the bytes this lowerer reads
+                text = self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
+                parts.append(text.replace(" ", ""))
                 break
         return "::".join(parts), targs
 

@@ -16,7 +16,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import F, describe_error, first_error
-from cuda2nki.frontend.lower import BodyLowerer
+from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.typesys import (
@@ -664,7 +664,7 @@ def _param_info(
         raise low.fail("C2N1010", p, what=p.type.replace("_", " "))
     t = p.child_by_field_id(F.type)
     d = p.child_by_field_id(F.declarator)
-    if t is not None and low._is_cg_type(t):
+    if t is not None and t.kind_id not in _PRIMITIVE_IDS and low._is_cg_type(t):
         kind, n = low._cg_size_from_type(t)
         if declare and d is not None:
             low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
