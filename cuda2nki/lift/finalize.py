@@ -143,7 +143,7 @@ class Finalizer:
             steps.append(got)
             k -= 1
             stride *= 2
-        if len(steps) < 2 or stride > b[0] or (arr.dims[0] or 0) < stride:
+        if len(steps) < 2 or stride > b[0] or (arr.dims[0] is not None and arr.dims[0] < stride):
             return None
         ops = {op for op, _ in steps}
         if len(ops) != 1:
@@ -661,7 +661,7 @@ def _tree_step(name: str, w: SharedWrite, k: int, s: int, live: Cond):
     if {x.index for x in reads} != {(t,), (t + s,)} or reads[0].epoch != reads[1].epoch:
         return None
     facts = set(live.conjuncts() or [])
-    cs = w.guard.conjuncts()
+    cs = V.simplify_cond(w.guard).conjuncts()
     want = af.compare("<", t, Poly.const(s))
     if cs is None or want not in cs or any(c not in facts for c in cs if c != want):
         return None
