@@ -329,12 +329,23 @@ def _restrict(c: Compute, bounds: dict[str, _Range]) -> Compute:
         if rng.mod is not None and lo == Const(0):
             m, r = rng.mod
             subst[ax.name] = Const(m) * Sym(ax.name) + r
-            axes.append(ax.replace(extent=CeilDiv(hi - r, m)))
+            axes.append(ax.replace(extent=_at_least_zero(CeilDiv(hi - r, m))))
         else:
             subst[ax.name] = Sym(ax.name) + lo
-            axes.append(ax.replace(extent=hi - lo))
+            extent = hi - lo if lo != Const(0) or hi != ax.extent else hi
+            axes.append(ax.replace(extent=_at_least_zero(extent)))
     body = _subst(c.replace(domain=Domain(tuple(axes))), subst)
     return body.replace(domain=Domain(tuple(axes)))
+
+
+def _at_least_zero(e: SizeExpr) -> SizeExpr:
+    """A narrowed extent clamped at 0: ``n - 2`` is empty, not negative, when ``n < 2`` (a
+    negative extent would turn ``n % chunk`` tails into work on rows that do not exist)."""
+    if isinstance(e, Const):
+        return Const(max(e.value, 0))
+    if isinstance(e, Sym) or (isinstance(e, Max) and Const(0) in (e.a, e.b)):
+        return e
+    return Max(e, Const(0))
 
 
 def _subst(node: Any, subst: dict[str, SizeExpr]) -> Any:
