@@ -493,6 +493,7 @@ def _dynamic(
             first = False
             continue
         results = res.value
+        bound_memo: dict[int, dict[str, Any]] = {}  # per seed: the IR bounds of every output
         for si, (entry, ref, arrays, oracle, skip) in enumerate(
             zip(results, refs, sets, oracles, skips)
         ):
@@ -532,6 +533,7 @@ def _dynamic(
                     found,
                     first,
                     None if oracle is None else oracle.get(cname),
+                    bound_memo.setdefault(si, {}),
                 )
                 sources.add(tol.source)
                 got = outs.get(cname)
@@ -650,9 +652,10 @@ def _tolerance(
     found: list[Diagnostic],
     first: bool,
     oracle64: np.ndarray | None = None,
+    memo: dict[str, Any] | None = None,
 ) -> Tolerance:
     """IR-derived bound, else the per-dtype default widened by the kernel's fp32-vs-fp64 error."""
-    tol = derived_tolerance(intent, arrays, dict(r.scalars), name, dtype)
+    tol = derived_tolerance(intent, arrays, dict(r.scalars), name, dtype, memo)
     if tol is not None:
         return tol
     k = _reduction_len(r, idiom)

@@ -38,6 +38,14 @@ def _linear(kind: str, loc: Any) -> A.Expr:
     return add(b(idx, "x"), mul(b(dim, "x"), inner))
 
 
+def _is_element(target: A.Expr) -> bool:
+    """``p[i]``, ``*p`` or a lane of them (``p[i].x``): a store to memory.  A bare name is a
+    variable (a pointer moved on, or an unrelated local that shares an alias's name)."""
+    while isinstance(target, A.Member):
+        target = target.base
+    return isinstance(target, A.Index) or (isinstance(target, A.Unary) and target.op == "*")
+
+
 def _root_name(e: A.Expr) -> str | None:
     while isinstance(e, A.Index | A.Member | A.Cast | A.Unary):
         e = e.base if isinstance(e, A.Index | A.Member) else e.operand
@@ -52,7 +60,11 @@ class _Rewriter:
     def visit(self, node: Any) -> Any:
         if isinstance(node, tuple):
             return tuple(self.visit(n) for n in node)
-        if isinstance(node, A.Assign) and _root_name(node.target) in self.outputs:
+        if (
+            isinstance(node, A.Assign)
+            and _is_element(node.target)
+            and _root_name(node.target) in self.outputs
+        ):
             # a compound assignment (y[j] /= sum) is a read-modify-write by one thread: the
             # thread doing it is the element's last writer, as for a plain store
             ty = node.target.ty if node.target.ty is not None else _I32

@@ -273,7 +273,7 @@ def to_html(
     hits = {
         f["line"]: f"{f['id']}: {f['message']}"
         for f in report["findings"]
-        if f["file"] == str(port_path)
+        if _same_file(f["file"], port_path)
     }
     links = {
         i: int(m.group(1))
@@ -308,6 +308,14 @@ def to_html(
 <script type="application/json" id="report-data">{html.escape(json.dumps({"verdict": v, "findings": len(report["findings"])}))}</script>
 </body></html>
 """
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    """Findings name the port as given on the command line or (from the simulator) absolutely."""
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, ValueError):
+        return str(a) == str(b)
 
 
 def _md_inline(text: str) -> str:

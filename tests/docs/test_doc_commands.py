@@ -107,3 +107,44 @@ def test_python_api_example_runs(workdir: Path) -> None:
         os.chdir(old)
     for doc, block in rest:
         ast.parse(block, doc)
+
+
+def test_pytest_example_runs(workdir: Path) -> None:
+    """The guide's pytest file, run as pytest would: collected in a directory holding `ports/` and
+    `kernels/`, each parametrised case called (a passing port must pass)."""
+    (doc, block), *_ = [
+        b for b in _blocks("python") if "guide/python-api" in b[0] and "pytest" in b[1]
+    ]
+    proj = workdir / "team"
+    (proj / "ports").mkdir(parents=True)
+    (proj / "kernels").mkdir()
+    for suffix in (".cu", ".toml"):
+        src = ROOT / "corpus/basic" / f"vector_add{suffix}"
+        (proj / "kernels" / src.name).write_text(src.read_text())
+    port = ROOT / "corpus/basic/ports/vector_add_port.py"
+    (proj / "ports" / port.name).write_text(port.read_text())
+    old = Path.cwd()
+    os.chdir(proj)
+    try:
+        ns: dict = {}
+        exec(compile(block, doc, "exec"), ns)  # noqa: S102 - our own documentation
+        assert [p.name for p in ns["PORTS"]] == ["vector_add_port.py"]
+        marks = ns["test_port_matches_cuda"].pytestmark
+        assert any(m.name == "parametrize" for m in marks)
+        for p in ns["PORTS"]:
+            ns["test_port_matches_cuda"](p)
+    finally:
+        os.chdir(old)
+
+
+def test_make_demo_runs_the_commands_the_guide_shows() -> None:
+    """`make demo` (getting started) runs the same cuda2nki commands as the guide's sh block,
+    which test_doc_command executes; `make test` is this test suite."""
+    recipe = (ROOT / "Makefile").read_text().split("\ndemo:", 1)[1].split("\n\n", 1)[0]
+    demo = [
+        shlex.split(line.strip().replace("$(BIN)/", "").replace("out/demo/", "out/"))[1:]
+        for line in recipe.splitlines()
+        if "cuda2nki " in line
+    ]
+    shown = [argv for doc, argv, _, _ in COMMANDS if doc.endswith("getting-started.md")]
+    assert demo and all(argv in shown for argv in demo), (demo, shown)

@@ -33,6 +33,25 @@ def _cuda_for(port: Path) -> Path:
     return port.parent.parent / f"{stem}.cu"
 
 
+def _detection_table() -> dict[str, str]:
+    """The flawed-port table of docs/guide/reviewing.md: corpus-relative port path -> caught as."""
+    rows = {}
+    text = (ROOT / "docs/guide/reviewing.md").read_text()
+    for m in re.finditer(
+        r"^\|[^|\n]+\|\s*`([^`]+_flaw_[^`]+\.py)`\s*\|([^|\n]+)\|\s*$", text, re.M
+    ):
+        rows[m.group(1)] = re.sub(r"\([^)]*\)", "", m.group(2)).strip()
+    return rows
+
+
+DETECTION = _detection_table()
+
+
+def test_detection_table_lists_every_flawed_port() -> None:
+    flawed = {p.relative_to(ROOT / "corpus").as_posix() for p in PORTS if _expect(p) is not None}
+    assert set(DETECTION) == flawed
+
+
 def _parts(expect: str) -> list[str]:
     return [p.strip() for p in re.sub(r"\([^)]*\)", "", expect).split(";") if p.strip()]
 
@@ -67,6 +86,8 @@ def test_flawed_port_is_caught(port: Path) -> None:
             groups.append([part])
     for alternatives in groups:
         assert any(_holds(p, found, classes) for p in alternatives), (alternatives, found, classes)
+    caught = DETECTION.get(port.relative_to(ROOT / "corpus").as_posix())
+    assert caught and _holds(caught, found, classes), (caught, found, classes)
 
 
 def _holds(part: str, found: set[str], classes: set[tuple[str, str | None]]) -> bool:

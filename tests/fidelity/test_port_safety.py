@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CUDA = ROOT / "corpus/basic/vector_add.cu"
 PORT = (ROOT / "corpus/basic/ports/vector_add_port.py").read_text()
 BODY = "    (N,) = a.shape\n"
+ONE = {"N": 1000}  # one test point
 HOG = "hog = []\nwhile True:\n    hog.append(bytearray(1 << 26))\n"
 
 
@@ -37,7 +38,7 @@ def test_unbounded_allocation_is_reported_as_exhausting_memory(
     tmp_path: Path, where: str, text: str
 ) -> None:
     port = _port(tmp_path, text)
-    rep = check(CUDA, port, seeds=1, memory_mb=1024, extra_points=False, timeout=60)
+    rep = check(CUDA, port, seeds=1, memory_mb=1024, extra_points=False, timeout=60, overrides=ONE)
     assert rep.verdict == "fail"
     codes = {d.code for d in rep.findings}
     assert "C2N4016" in codes, [d.message for d in rep.findings]
@@ -47,7 +48,7 @@ def test_unbounded_allocation_is_reported_as_exhausting_memory(
 
 def test_a_call_out_is_reported_once_on_the_port(tmp_path: Path) -> None:
     text = PORT.replace(BODY, BODY + "    import subprocess\n    subprocess.run(['true'])\n")
-    rep = check(CUDA, _port(tmp_path, text), seeds=1, extra_points=False, timeout=60)
+    rep = check(CUDA, _port(tmp_path, text), seeds=1, extra_points=False, timeout=60, overrides=ONE)
     assert rep.verdict == "fail"
     assert [d.code for d in rep.findings if d.severity.name == "ERROR"] == ["C2N4017"]
     assert all(Path(d.loc.file).name == "port.py" for d in rep.findings)
@@ -64,6 +65,6 @@ def test_a_call_out_is_reported_once_on_the_port(tmp_path: Path) -> None:
 )
 def test_raise_hang_and_hard_exit_are_findings(tmp_path: Path, snippet: str, code: str) -> None:
     port = _port(tmp_path, PORT.replace(BODY, BODY + snippet))
-    rep = check(CUDA, port, seeds=1, extra_points=False, timeout=3)
+    rep = check(CUDA, port, seeds=1, extra_points=False, timeout=3, overrides=ONE)
     assert rep.verdict == "fail"
     assert code in {d.code for d in rep.findings}

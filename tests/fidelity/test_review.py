@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -89,3 +90,16 @@ def test_review_names_layout_and_output_findings() -> None:
     assert "C2N5011" in text["Tiling and partitioning"]
     assert "C2N5009" in text["Performance"]
     assert "C2N4021" in text["Numerics and precision"]
+
+
+def test_html_review_of_a_divergent_port_has_a_heatmap_and_marked_lines(tmp_path: Path) -> None:
+    cuda = ROOT / "corpus/norm/softmax_naive.cu"
+    port = ROOT / "corpus/norm/ports/softmax_naive_flaw_missing_tail.py"
+    out = tmp_path / "review.html"
+    argv = ["review", str(cuda), str(port), "--seeds", "1", "--no-compare", "-o", str(out)]
+    assert main(argv) == 1
+    page = out.read_text()
+    assert "Verdict: FAIL" in page
+    assert '<table class="heat">' in page
+    assert re.search(r"partition tile \d+, free tile \d+: [1-9]\d* mismatches", page)
+    assert 'class="ln hit" id="port-17"' in page  # the tile loop without a remainder (C2N5003)

@@ -72,3 +72,14 @@ def test_check_maps_a_missing_tail_to_cuda_blocks() -> None:
     assert "blocks (2, 0, 0), (3, 0, 0)" in first["cuda_writers"]
     tail = next(d for d in rep.findings if d.code == "C2N4003")
     assert any("CUDA blocks (2, 0, 0)" in n for n in tail.notes)
+
+
+def test_a_local_sharing_an_alias_name_is_not_a_store() -> None:
+    """layernorm's shuffle loop counter `o` shares its name with the row pointer `float* o =
+    out + ...`; only element stores (o[i] = ...) are rewritten, so the loop still ends."""
+    maps, r = _maps("corpus/norm/layernorm.cu", N=8, C=64)
+    assert maps is not None
+    _, mean_threads = maps["mean"]
+    assert set(np.unique(mean_threads) % 32) == {0}  # lane 0 of each warp stores mean
+    out_blocks, out_threads = maps["out"]
+    assert (out_blocks >= 0).all() and (out_threads >= 0).all()
