@@ -89,6 +89,18 @@ def _shape_scalars(b: Binding) -> list[str]:
     return sorted(used)
 
 
+def _tokens(dim: object) -> set[str]:
+    if not isinstance(dim, str):
+        return set()
+    return set(dim.replace("(", " ").replace(")", " ").replace(",", " ").split())
+
+
+def _reduction_dims(b: Binding, dims: list[str]) -> list[str]:
+    """Sizes of inputs that size no output: reduction or contraction lengths (K of a matmul)."""
+    in_outputs = {n for t in b.tensors if t.role != "in" for d in t.shape for n in _tokens(d)}
+    return [d for d in dims if d not in in_outputs]
+
+
 def _output_dims(b: Binding, dims: list[str]) -> tuple[set[str], set[str]]:
     """Scalars that size an output's first (partition) and, for rank >= 2, last (free) dimension."""
     first, last = set(), set()
@@ -123,7 +135,8 @@ def test_points(
 ) -> list[TestPoint]:
     """The binding's points (with ``overrides``), then generated points where the binding lacks them:
     a ragged tail (sizes not multiples of 128), several tiles (sizes past 128 partitions and, for an
-    output's free dimension, past 512 elements), and a size-1 edge."""
+    output's free dimension, past 512 elements), a reduction or contraction length past 128 (K >
+    128: a size that sizes inputs only), and a size-1 edge."""
     overrides = dict(overrides or {})
     pts = [TestPoint({**p, **overrides}) for p in b.test_points()]
     if overrides:
@@ -151,6 +164,12 @@ def test_points(
         if _work(b, {**base, **big}) <= MAX_GENERATED_WORK:
             pts.append(TestPoint({**base, **big}, generated=True))
             break
+    red = _reduction_dims(b, dims)
+    if red and not any(any(int(p.values[d]) > 128 for d in red) for p in pts):
+        # a contraction or reduction longer than one partition tile (K > 128)
+        longer = {**base, **{d: max(int(base[d]), 130) for d in red}}
+        if _work(b, longer) <= MAX_GENERATED_WORK:
+            pts.append(TestPoint(longer, generated=True))
     if not any(any(int(p.values[d]) == 1 for d in dims) for p in pts):
         pts.append(TestPoint({**base, dims[0]: 1}, generated=True))
     return pts

@@ -1,0 +1,73 @@
+"""Inputs that find bugs: five distributions with special values, and test points with ragged
+tails, several tiles, a contraction longer than 128 and a size-1 edge (issue 5 §3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+
+from cuda2nki.binding import load_binding
+from cuda2nki.fidelity import inputs as fi
+from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+MATMUL = """\
+kernel = "mm"
+[launch]
+grid = ["ceil_div(N, 16)", "ceil_div(M, 16)"]
+block = [16, 16]
+[params]
+A = {{ shape = ["M", "K"], dtype = "{dtype}", role = "in" }}
+B = {{ shape = ["K", "N"], dtype = "{dtype}", role = "in" }}
+C = {{ shape = ["M", "N"], dtype = "float32", role = "out" }}
+M = 64
+N = 64
+K = 64
+"""
+
+
+def _binding(tmp_path: Path, dtype: str = "float32"):
+    p = tmp_path / "mm.toml"
+    p.write_text(MATMUL.format(dtype=dtype))
+    return load_binding(p)
+
+
+def test_points_cover_tails_tiles_long_contractions_and_size_one(tmp_path: Path) -> None:
+    pts = [p.values for p in fi.test_points(_binding(tmp_path))]
+    assert pts[0] == {"M": 64, "N": 64, "K": 64}
+    assert any(p["M"] % 128 and p["N"] % 128 and p["N"] % 512 for p in pts)  # ragged tails
+    assert any(p["M"] > 128 for p in pts) and any(p["N"] > 512 for p in pts)  # several tiles
+    assert any(p["K"] > 128 for p in pts)  # K > 128: the contraction spans partition tiles
+    assert any(1 in p.values() for p in pts)  # a size-1 edge
+
+
+def test_binding_points_that_already_cover_a_case_are_not_repeated() -> None:
+    b = load_binding(ROOT / "corpus/linalg/matmul_naive.toml")  # has K = 130 and K = 200
+    pts = fi.test_points(b)
+    assert not any(p.generated and p.values["K"] > 128 for p in pts)
+
+
+def test_five_seeds_draw_five_distributions_with_special_values(tmp_path: Path) -> None:
+    r = _binding(tmp_path).resolve({})
+    assert DISTRIBUTIONS == ("normal", "special", "uniform", "heavy", "normal2")
+    sets = [make_inputs(r, s) for s in range(5)]
+    uniform = sets[2]["A"]
+    assert uniform.min() >= -1 and uniform.max() <= 1 and uniform.min() < -0.5
+    heavy = sets[3]["A"]
+    assert np.abs(heavy).max() > 4 * np.abs(sets[0]["A"]).std()  # Student t(3) tails
+    special = sets[1]["A"]
+    assert (special == 0).any() and np.signbit(special[special == 0]).any()  # -0.0
+    assert np.abs(special).max() >= 1e6  # large magnitudes
+    tiny = np.abs(special[special != 0]).min()
+    assert tiny < np.finfo(np.float32).tiny  # fp32 subnormals
+    assert not np.array_equal(sets[0]["A"], sets[4]["A"])  # normal again, another stream
+
+
+def test_special_values_respect_a_narrow_dtype(tmp_path: Path) -> None:
+    r = _binding(tmp_path, "bfloat16").resolve({})
+    a = make_inputs(r, 1)["A"]
+    assert a.dtype == ml_dtypes.bfloat16
+    assert np.isfinite(a.astype(np.float32)).all()
