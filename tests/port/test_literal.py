@@ -230,6 +230,26 @@ def test_unclaimed_kernel_falls_back_to_the_literal_lowering(monkeypatch):
     assert strict.source is None and "C2N2300" not in {d.code for d in strict.diagnostics}
 
 
+def test_index_locals_updated_under_index_conditions(tmp_path):
+    src = """
+__global__ void wrap(const float* x, float* y, int n, int shift) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int j = (i - shift) % n;
+        if (j < 0) j += n;
+        int k = i + 1;
+        if (k >= n) k = n - 1;
+        y[i] = x[j] + (i & 1 ? x[k] : 0.0f);
+    }
+}
+"""
+    cu = _kernel(tmp_path, src, "wrap", '"ceil_div(n, 32)"', "32",
+                 'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+                 'y = { shape = ["n"], dtype = "float32", role = "out" }\n'
+                 "n = 100\nshift = 7", ["n = 33\nshift = 40", "n = 3\nshift = -1"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
 def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
     out = check_literal(ROOT / "corpus" / "basic" / "vector_add.cu", tmp_path)
     assert out.status == "claimed"

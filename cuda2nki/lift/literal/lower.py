@@ -49,7 +49,7 @@ import keyword
 from dataclasses import dataclass, field
 
 from cuda2nki.frontend import ast as A
-from cuda2nki.lift.literal.classify import Classifier, is_float
+from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.values import (
@@ -138,6 +138,7 @@ class Scope:
     mask: str | None = None  # the threads executing here (None: all live threads)
     depth: int = 0  # nesting of per-thread conditions (see classify)
     in_varying_loop: bool = False
+    np_mask: str | None = None  # the index-only conditions among them, as a trace-time array
 
 
 @dataclass
@@ -257,6 +258,12 @@ class Lowerer:
         """A 0/1 mask tile for a per-thread condition value."""
         if isinstance(v, Tile) and v.ty == "bool":
             return v.expr
+        if isinstance(v, Idx) and v.parts:
+            mask = None
+            for opname, d in v.parts:
+                t = self.tile(d, None, node)
+                mask = self.mask_and(mask, self.op(opname, [t, "0"], "float").expr)
+            return mask  # type: ignore[return-value]
         if isinstance(v, Idx):
             name = self.fresh("m")
             self.emit("let", dst=name, value=f"_c2n_const({v.expr} != 0, nl.float32)")
@@ -391,6 +398,8 @@ class Lowerer:
                 klass = {Uni: "U", Lin: "L", Idx: "I"}.get(type(init), "T")
                 if isinstance(init, Lin) and init.uniform:
                     klass, init = "U", Uni(init.b, "int")
+        if klass == "I" and ty != "int":
+            klass = "T"
         b = Binding_(Uni(name, ty), klass, scope.depth, ty, decl_key(s))
         self.env[-1][s.name] = b
         self.write_var(b, name, init, scope, s, fresh=True)
@@ -475,10 +484,15 @@ class Lowerer:
             b.value = Lin(f"{name}[0]", f"{name}[1]", f"{name}[2]")
             return
         if b.klass == "I":
-            if not isinstance(v, Idx):
-                raise self.refuse("index value of another kind", node)
-            self.emit("let", node.loc.line, dst=name, value=v.expr)
-            b.value = Idx(name, v.ty)
+            if not isinstance(v, Uni | Lin | Idx):
+                raise self.refuse("a data value assigned to an index local", node)
+            new_np = self.np_spell(v)
+            if scope.depth > b.depth and not fresh:
+                if scope.np_mask is None:
+                    raise self.refuse("an index local assigned under a data condition", node)
+                new_np = f"np.where({scope.np_mask}, {new_np}, {name})"
+            self.emit("let", node.loc.line, dst=name, value=f"_c2n_np({new_np})")
+            b.value = Idx(name)
             return
         new = self.full_tile(v, b.ty, node)
         masked = scope.depth > b.depth and scope.mask is not None and not fresh
@@ -500,12 +514,17 @@ class Lowerer:
             return
         ct = self.cond_tile(c, s.cond)
         m_then = self.mask_and(scope.mask, ct)
-        inner = Scope(m_then, scope.depth + 1, scope.in_varying_loop)
+        cnp = self.index_np(s.cond)
+        inner = Scope(m_then, scope.depth + 1, scope.in_varying_loop,
+                      _np_and(scope.np_mask, None if cnp is None else f"({cnp} != 0)"))  # fmt: skip
         self.emit("comment", s.loc.line, text=f"line {s.loc.line}: both branches, masked")
         self.stmt_dead_scoped(s.then, inner)
         if s.else_ is not None:
             m_else = self.mask_and(scope.mask, self.mask_not(ct))
-            self.stmt_dead_scoped(s.else_, Scope(m_else, scope.depth + 1, scope.in_varying_loop))
+            np_else = _np_and(scope.np_mask, None if cnp is None else f"({cnp} == 0)")
+            self.stmt_dead_scoped(
+                s.else_, Scope(m_else, scope.depth + 1, scope.in_varying_loop, np_else)
+            )
 
     def stmt_dead_scoped(self, s: A.Stmt, scope: Scope) -> None:
         self.stmt(s, scope)
@@ -586,7 +605,9 @@ class Lowerer:
             raise self.refuse("a loop whose trip count depends on data", s)
         self.out.append([])
         ct = self.cond_tile(self.expr(cond, scope), cond)
-        inner_scope = Scope(self.mask_and(scope.mask, ct), scope.depth + 1, True)
+        cnp = self.index_np(cond)
+        np_inner = _np_and(scope.np_mask, None if cnp is None else f"({cnp} != 0)")
+        inner_scope = Scope(self.mask_and(scope.mask, ct), scope.depth + 1, True, np_inner)
         self.stmt(body, inner_scope)
         self.dead = False
         for st in step:
@@ -720,7 +741,9 @@ class Lowerer:
                 return
             if b.klass == "A":
                 raise self.refuse("assignment to an array", node)
-            name = b.value.expr if isinstance(b.value, Uni | Tile) else b.value.b.split("[")[0]
+            name = (
+                b.value.expr if isinstance(b.value, Uni | Tile | Idx) else b.value.b.split("[")[0]
+            )
             v = self.convert(v, target.ty, node)
             self.write_var(b, name, v, scope, node)
             return
@@ -833,6 +856,8 @@ class Lowerer:
         v = self.expr(e.operand, scope)
         if e.op == "+":
             return v
+        if isinstance(v, Lin) and e.op == "!":
+            return Idx(f"({self.np_spell(v)} == 0)", "bool", (("equal", v),))
         if isinstance(v, Idx) and e.op in ("-", "!", "~"):
             spelled = {"-": f"(-{paren(v.expr)})", "!": f"(~({v.expr} != 0))",
                        "~": f"(~{paren(v.expr)})"}[e.op]  # fmt: skip
@@ -864,7 +889,9 @@ class Lowerer:
             if isinstance(a, Uni) and isinstance(b, Uni):
                 word = "and" if e.op == "&&" else "or"
                 return Uni(f"int(bool({a.expr}) {word} bool({b.expr}))", "int")
-            if all(isinstance(v, Idx | Uni) for v in (a, b)):
+            if e.op == "&&" and isinstance(a, Idx) and isinstance(b, Idx) and a.parts and b.parts:
+                return Idx(f"({a.expr} & {b.expr})", "bool", a.parts + b.parts)
+            if all(isinstance(v, Idx | Uni | Lin) for v in (a, b)):
                 return self.idx_arith(e.op, a, b, e)
             ta, tb = self.cond_tile(a, e.left), self.cond_tile(b, e.right)
             return self.op("multiply" if e.op == "&&" else "maximum", [ta, tb], "bool")
@@ -890,6 +917,8 @@ class Lowerer:
             fl = _kind(a) == "float" or _kind(b) == "float"
         if isinstance(a, Uni) and isinstance(b, Uni):
             return self.uni_arith(op, a, b, fl, ty, node)
+        if op in _CMP and not fl and all(isinstance(x, Uni | Lin | Idx) for x in (a, b)):
+            return self.index_compare(op, a, b)
         if not fl and isinstance(a, Uni | Lin) and isinstance(b, Uni | Lin):
             la, lb = as_lin(a), as_lin(b)
             if op == "+":
@@ -920,6 +949,59 @@ class Lowerer:
             ta = self.full_tile(a, want, node)
         return self.op(name, [ta, tb], "bool" if op in _CMP else want)
 
+    def index_compare(self, op: str, a: Value, b: Value) -> Idx:
+        expr = f"({self.np_spell(a)} {op} {self.np_spell(b)})"
+        if isinstance(a, Uni | Lin) and isinstance(b, Uni | Lin):
+            d = lin_sub(as_lin(a), as_lin(b))
+            return Idx(expr, "bool", ((_BIN[op], d),))
+        return Idx(expr, "bool")
+
+    def index_np(self, e: A.Expr) -> str | None:
+        """The value of ``e`` as a trace-time NumPy expression when it depends on indices only
+        (no loads, no floating point), else None.  Pure: emits nothing."""
+        if isinstance(e, A.IntLit):
+            return str(e.value)
+        if isinstance(e, A.BoolLit):
+            return "1" if e.value else "0"
+        if isinstance(e, A.Name):
+            b = self.lookup(e.name)
+            if b is None or b.klass in ("P", "A", "S", "T") or isinstance(b.value, Tile):
+                return None
+            v = b.value
+            return (
+                self.np_spell(v) if isinstance(v, Uni | Lin | Idx) and _kind(v) == "int" else None
+            )
+        if isinstance(e, A.Builtin):
+            v = self.builtin(e)
+            return self.np_spell(v) if isinstance(v, Uni | Lin) else None
+        if isinstance(e, A.Binary):
+            x, y = self.index_np(e.left), self.index_np(e.right)
+            if x is None or y is None or is_float(e.left.ty) or is_float(e.right.ty):
+                return None
+            if e.op == "/":
+                return f"_c2n_tdiv({x}, {y})"
+            if e.op == "%":
+                return f"_c2n_tmod({x}, {y})"
+            opx = {"&&": "&", "||": "|"}.get(e.op, e.op)
+            if e.op in ("&&", "||"):
+                return f"(({x} != 0) {opx} ({y} != 0))"
+            return f"({x} {opx} {y})"
+        if isinstance(e, A.Unary) and e.op in ("-", "!", "~", "+"):
+            x = self.index_np(e.operand)
+            if x is None:
+                return None
+            return {"-": f"(-{x})", "!": f"({x} == 0)", "~": f"(~{x})", "+": x}[e.op]
+        if isinstance(e, A.Cast) and is_intlike(e.to):
+            return self.index_np(e.operand)
+        if isinstance(e, A.Ternary):
+            c, x, y = (self.index_np(v) for v in (e.cond, e.then, e.else_))
+            return None if None in (c, x, y) else f"np.where({c}, {x}, {y})"
+        if isinstance(e, A.Call) and e.func in ("min", "max") and len(e.args) == 2:
+            x, y = (self.index_np(a) for a in e.args)
+            fn = "np.minimum" if e.func == "min" else "np.maximum"
+            return None if x is None or y is None else f"{fn}({x}, {y})"
+        return None
+
     @staticmethod
     def np_spell(v: Value) -> str:
         """An integer value as a trace-time NumPy expression."""
@@ -942,7 +1024,7 @@ class Lowerer:
         if op in ("+", "-", "*", "<<", ">>", "&", "|", "^"):
             return Idx(f"({x} {op} {y})")
         if op in ("&&", "||"):
-            return Idx(f"({x} {'&' if op == '&&' else '|'} {y})", "bool")
+            return Idx(f"(({x} != 0) {'&' if op == '&&' else '|'} ({y} != 0))", "bool")
         raise self.refuse(f"operator '{op}' on per-thread indices", node)
 
     def lin_divmod(self, op: str, a: Lin, b: Uni) -> Lin | None:
@@ -1009,6 +1091,8 @@ class Lowerer:
             name = self.fresh("s")
             self.emit("let", dst=name, value=f"{ta} if {c.expr} else {tb}")
             return Tile(name, ty)
+        if ty == "int" and all(isinstance(x, Uni | Lin | Idx) for x in (c, a, b)):
+            return Idx(f"np.where({self.np_spell(c)}, {self.np_spell(a)}, {self.np_spell(b)})")
         ct = self.cond_tile(c, e.cond)
         ta, tb = self.full_tile(a, ty, e), self.full_tile(b, ty, e)
         name = self.fresh("s")
@@ -1293,6 +1377,12 @@ _ATOMICS = {"atomicAdd": "add", "atomicSub": "subtract", "atomicMax": "maximum",
             "atomicMin": "minimum"}  # fmt: skip
 _SHUFFLES = ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync")
 _BIN_CMP = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
+
+
+def _np_and(a: str | None, b: str | None) -> str | None:
+    if a is None or b is None:
+        return a if b is None else b
+    return f"({a} & {b})"
 
 
 def _kind(v: Value) -> str:

@@ -49,6 +49,9 @@ class Idx:
 
     expr: str
     ty: str = "int"
+    # a condition that is a conjunction of comparisons of affine values with uniform bounds,
+    # kept so that its mask tile can be computed on the engines: ((nl op, Lin, bound), ...)
+    parts: tuple = ()
 
 
 @dataclass(frozen=True)
