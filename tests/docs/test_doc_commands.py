@@ -148,3 +148,22 @@ def test_make_demo_runs_the_commands_the_guide_shows() -> None:
     ]
     shown = [argv for doc, argv, _, _ in COMMANDS if doc.endswith("getting-started.md")]
     assert demo and all(argv in shown for argv in demo), (demo, shown)
+
+
+def test_binding_examples_load(tmp_path: Path) -> None:
+    """Every TOML binding shown in the docs is a valid binding; the one named after a corpus file
+    declares the same parameters, launch and test shapes as that file."""
+    from cuda2nki.binding import load_binding
+
+    blocks = _blocks("toml")
+    assert blocks
+    for i, (doc, block) in enumerate(blocks):
+        p = tmp_path / f"example{i}.toml"
+        p.write_text(block)
+        shown = load_binding(p)
+        real = load_binding(ROOT / "corpus/basic/vector_add.toml")
+        if shown.kernel == real.kernel:
+            assert [(t.name, t.shape, t.dtype, t.role) for t in shown.tensors] == [
+                (t.name, t.shape, t.dtype, t.role) for t in real.tensors
+            ], doc
+            assert shown.test_points() == real.test_points(), doc
