@@ -332,10 +332,14 @@ class Emitter:
         if not s.body:
             self.put(depth + 1, "pass")
         named = self._name_sizes(s, depth + 1)
-        for x in s.body:
-            self.stmt(x, depth + 1)
+        self.block(s.body, depth + 1)
         self._drop_unused(named)
         self.last_line = saved
+
+    def block(self, stmts: tuple, depth: int) -> None:
+        """Emit a straight-line body (a loop's, or the kernel's)."""
+        for x in stmts:
+            self.stmt(x, depth)
 
     def _name_sizes(self, s: Loop, depth: int) -> list[tuple[SizeExpr, str, int]]:
         """Bind the ragged tile sizes of this loop (``min(128, R - 128 * t)``) to names."""
@@ -661,8 +665,7 @@ def emit_body(
     for t in kernel.inputs:
         em.shapes.setdefault(t.name, t.shape)
     prologue = len(em.lines)
-    for s in kernel.body:
-        em.stmt(s, 1)
+    em.block(kernel.body, 1)
     grid_lines = getattr(em, "grid_lines", [])
     em.lines[prologue:prologue] = [INDENT + ln for ln in grid_lines]
     outs = [spell.py_name(out_name(kernel, o.name)) for o in sig.outputs]

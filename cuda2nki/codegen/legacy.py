@@ -61,6 +61,7 @@ class LegacyEmitter(Emitter):
     name_sizes: bool = False  # ragged sizes live in masks, not in names
     partial: set[str] = field(default_factory=set)  # tiles written in parts: allocated up front
     read: set[str] = field(default_factory=set)  # tiles some instruction reads
+    bound_at: dict[str, int] = field(default_factory=dict)  # tile -> depth its name was bound at
 
     # ------------------------------------------------------------------ grids and masks
     def grid(self, pos: int, size: SizeExpr, depth: int) -> str:
@@ -198,6 +199,28 @@ class LegacyEmitter(Emitter):
         return f"{spell.py_name(hv.tensor)}[{', '.join(parts)}]"
 
     # ------------------------------------------------------------------ statements
+    def block(self, stmts: tuple, depth: int) -> None:
+        """Emit a body and drop each tile name bound in it right after its last use.
+
+        A Python name keeps its tile alive: without the ``del``, the tiles of one statement nest
+        would still be held while the next nest allocates its own (the simulator, like the
+        compiler, frees a tile when nothing refers to it any more)."""
+        here = {x.name for x in stmts if isinstance(x, Alloc)}  # a name bound deeper stays
+        last: dict[str, int] = {}
+        for n, x in enumerate(stmts):
+            for name in tiles_in(x) & here:
+                last[name] = n
+        if depth == 1 and stmts:  # the kernel's own body: returning frees what is left
+            last = {t: at for t, at in last.items() if at != len(stmts) - 1}
+        for n, x in enumerate(stmts):
+            self.stmt(x, depth)
+            dead = [t for t, at in last.items() if at == n and self.bound_at.get(t) == depth]
+            if dead:
+                for t in dead:
+                    del self.bound_at[t]
+                names = ", ".join(spell.py_name(t) for t in sorted(dead))
+                self.put(depth, render.instruction(self.target, "free", names=names))
+
     def stmt(self, s: object, depth: int) -> None:
         if isinstance(s, Loop):
             self.loop_vars.add(s.var)
@@ -215,6 +238,7 @@ class LegacyEmitter(Emitter):
         full = tuple(full_size(d) for d in s.shape)
         shape = "(" + ", ".join(self.size(d) for d in full) + ("," if len(full) == 1 else "") + ")"
         kind = "zeros" if s.name in self.zeroed else "alloc"
+        self.bound_at[s.name] = depth
         self.ins(
             depth,
             kind,
@@ -275,7 +299,10 @@ class LegacyEmitter(Emitter):
         whole = not v.dims or self._whole(v)
         self.pending_mask = self.mask_of(v, self.depth) if whole else ""
         if whole and v.tensor not in self.partial:
-            return spell.py_name(v.tensor) if v.tensor in self.read else "_"
+            if v.tensor not in self.read:
+                return "_"
+            self.bound_at.setdefault(v.tensor, self.depth)
+            return spell.py_name(v.tensor)
         return self.view_at(v, self.depth)
 
     def ins(self, depth: int, kind: str, **ops: object) -> None:
@@ -396,4 +423,27 @@ def read_tiles(body: tuple) -> set[str]:
                 visit(s, True)
 
     walk(body)
+    return out
+
+
+def tiles_in(node: object) -> set[str]:
+    """Every tensor name a statement (with its nested bodies) allocates or refers to."""
+    out: set[str] = set()
+
+    def visit(x) -> None:
+        if isinstance(x, View):
+            out.add(x.tensor)
+            for d in x.dims:
+                visit(d)
+        elif isinstance(x, Alloc):
+            out.add(x.name)
+        elif isinstance(x, tuple | list):
+            for y in x:
+                visit(y)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, SizeExpr):
+            for f in x.__dataclass_fields__:
+                if f != "loc":
+                    visit(getattr(x, f))
+
+    visit(node)
     return out

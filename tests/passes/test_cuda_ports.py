@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.port.acceptance import check_kernel
+from tests.port.acceptance import CORPUS, check_kernel
 
 HERE = Path(__file__).parent / "cuda"
 
@@ -30,3 +30,13 @@ def test_clamped_1d_stencil_on_tiny_sizes(target, tmp_path) -> None:
     out = _check(HERE / "blur1d.cu", target, tmp_path, [{"n": 1}, {"n": 2}, {"n": 3}])
     assert out.status == "match", out
     assert len(out.shapes) == 4
+
+
+def test_clamped_heat_step_fits_sbuf_on_the_legacy_target(tmp_path) -> None:
+    """Legacy tiles are allocated at full size ([128, 4096] fp32 = 16 KiB per partition); names of
+    dead tiles are dropped so a statement nest never holds its predecessors' tiles (C2N3017)."""
+    src = CORPUS / "stencil" / "heat_clamped.cu"
+    out = _check(src, "legacy", tmp_path, [{"rows": 2, "cols": 2}])
+    assert out.status == "match", out
+    port = (tmp_path / "heat_clamped_legacy.py").read_text()
+    assert "\n        del " in port

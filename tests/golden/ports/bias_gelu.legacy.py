@@ -16,6 +16,10 @@ def bias_gelu(in_, bias):
         for t in nl.affine_range(0, (R + 127) // 128, 1):
             in_t = nl.load(in_[128 * t + i_p, 4096 * u + i_f], dtype=nl.float32, mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))
             add = nisa.tensor_tensor(in_t[i_p, i_f], bias_t[i_p, i_f], op=nl.add, dtype=nl.float32, mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))
+            del in_t
             gelu_tanh = nisa.activation(op=nl.gelu_apprx_tanh, data=add[i_p, i_f], bias=None, scale=1.0, dtype=nl.float32, mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))
+            del add
             nl.store(out[128 * t + i_p, 4096 * u + i_f], value=gelu_tanh[i_p, i_f], mask=(i_p < R - 128 * t) & (i_f < C - 4096 * u))
+            del gelu_tanh
+        del bias_t
     return out

@@ -17,6 +17,9 @@ def gemv(A, x):
     for t in nl.affine_range(0, (M + 127) // 128, 1):
         A_t = nl.load(A[128 * t + i_p, i_f], dtype=nl.float32, mask=(i_p < M - 128 * t))
         mul = nisa.tensor_tensor(A_t[i_p, i_f], x_t[i_p, i_f], op=nl.multiply, dtype=nl.float32, mask=(i_p < M - 128 * t))
+        del A_t
         red = nisa.tensor_reduce(nl.add, mul[i_p, i_f], axis=1, dtype=nl.float32, mask=(i_p < M - 128 * t))
+        del mul
         nl.store(y[128 * t + i_p], value=red[i_p, i_f1], mask=(i_p < M - 128 * t))
+        del red
     return y

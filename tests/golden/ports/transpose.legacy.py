@@ -14,6 +14,9 @@ def transpose(A):
         for u in nl.affine_range(0, (N + 127) // 128, 1):
             A_t = nl.load(A[128 * t + i_p, 128 * u + i_f], dtype=nl.float32, mask=(i_p < M - 128 * t) & (i_f < N - 128 * u))
             A_tp = nisa.nc_transpose(A_t[i_p, i_f], dtype=nl.float32)
+            del A_t
             B_t = nisa.tensor_copy(A_tp[i_p, i_f], dtype=nl.float32, mask=(i_p < N - 128 * u) & (i_f < M - 128 * t))
+            del A_tp
             nl.store(B[128 * u + i_p, 128 * t + i_f], value=B_t[i_p, i_f], mask=(i_p < N - 128 * u) & (i_f < M - 128 * t))
+            del B_t
     return B
