@@ -319,8 +319,19 @@ def check(
         suppressed,
         time.perf_counter() - t0,
         static_only,
-        {**{v: k for k, v in pb.inputs.items()}, **{v: k for k, v in pb.scalars.items()}},
+        {
+            **{v: k for k, v in pb.inputs.items()},
+            **{v: k for k, v in pb.scalars.items()},
+            **_returned_names(pb, info),
+        },
     )
+
+
+def _returned_names(pb: PortBinding, info: portscan.PortInfo) -> dict[str, str]:
+    """CUDA output -> the name the port returns it under (where it returns plain names)."""
+    if len(info.returns) != len(pb.outputs):
+        return {}
+    return {c: r for c, r in zip(pb.outputs, info.returns) if r is not None}
 
 
 def _dedupe(ds: list[Diagnostic]) -> list[Diagnostic]:

@@ -241,6 +241,53 @@ def _numbered(
     return "".join(rows)
 
 
+def _code_lines(src: str, start: re.Pattern[str] | None, comment: str) -> list[tuple[int, str]]:
+    """(number, code) for the lines after the first line matching ``start`` (the kernel's
+    definition), comments stripped."""
+    out, seen = [], start is None
+    for i, line in enumerate(src.splitlines(), 1):
+        if not seen:
+            seen = bool(start.search(line)) if start else True
+            continue
+        code = line.split(comment, 1)[0]
+        if code.strip():
+            out.append((i, code))
+    return out
+
+
+def _uses(lines: list[tuple[int, str]], name: str) -> list[int]:
+    pat = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)")
+    return [i for i, code in lines if pat.search(code)]
+
+
+def tensor_links(
+    cuda_src: str, port_src: str, binding: dict[str, str], kernel: str = "", port_kernel: str = ""
+) -> dict[int, int]:
+    """Port line -> CUDA line for a hand-written port (no ``# from`` comments): each line of the
+    port's kernel that uses a bound tensor links to the first line of the CUDA kernel's body that
+    uses the same tensor (an input the port loads, an output it stores)."""
+    cuda = _code_lines(
+        cuda_src,
+        re.compile(rf"\b{re.escape(kernel)}\s*\(.*\)\s*\{{?\s*$|^\s*\{{\s*$") if kernel else None,
+        "//",
+    )
+    port = _code_lines(
+        port_src, re.compile(rf"^\s*def\s+{re.escape(port_kernel)}\b") if port_kernel else None, "#"
+    )
+    links: dict[int, int] = {}
+    # pointers only (scalars are used everywhere); outputs (bound last) before inputs, so a line
+    # storing an output computed from an input links to the CUDA store
+    for c, p in reversed(list(binding.items())):
+        if not re.search(rf"\*\s*(?:__restrict__\s+)?{re.escape(c)}\b", cuda_src):
+            continue
+        target = _uses(cuda, c)
+        if not target:
+            continue
+        for i in _uses(port, p):
+            links.setdefault(i, target[0])
+    return links
+
+
 def heatmap(report: dict[str, Any]) -> str:
     grids = [n for n in report["numerics"] if n.get("tile_grid")]
     if not grids:
@@ -279,7 +326,13 @@ def to_html(
         i: int(m.group(1))
         for i, ln in enumerate(port_src.splitlines(), 1)
         if (m := _FROM.search(ln))
-    }
+    } or tensor_links(
+        cuda_src,
+        port_src,
+        report.get("binding") or {},
+        report.get("kernel", ""),
+        report.get("port_kernel", ""),
+    )
     secs = "".join(
         f"<h2>{html.escape(t)}</h2><ul>{''.join(f'<li>{_md_inline(c)}</li>' for c in claims)}</ul>"
         for t, claims in sections(report, generated)

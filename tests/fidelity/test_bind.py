@@ -31,12 +31,12 @@ def _check(argv: list[str], capsys) -> tuple[int, dict]:
 
 def test_unknown_names_bind_by_position(tmp_path: Path, capsys) -> None:
     rc, rep = _check([CUDA, _renamed(tmp_path)], capsys)
-    assert rc == 0 and rep["binding"] == {"a": "y", "b": "x"}
+    assert rc == 0 and rep["binding"] == {"a": "y", "b": "x", "out": "out"}
 
 
 def test_bind_overrides_name_and_position(tmp_path: Path, capsys) -> None:
     rc, rep = _check([CUDA, _renamed(tmp_path), "--bind", "a=x", "--bind", "b=y"], capsys)
-    assert rc == 0 and rep["binding"] == {"a": "x", "b": "y"}
+    assert rc == 0 and rep["binding"] == {"a": "x", "b": "y", "out": "out"}
 
 
 def test_bad_binds_are_input_errors(tmp_path: Path, capsys) -> None:

@@ -103,3 +103,11 @@ def test_html_review_of_a_divergent_port_has_a_heatmap_and_marked_lines(tmp_path
     assert '<table class="heat">' in page
     assert re.search(r"partition tile \d+, free tile \d+: [1-9]\d* mismatches", page)
     assert 'class="ln hit" id="port-17"' in page  # the tile loop without a remainder (C2N5003)
+    # a hand-written port has no '# from' comments: its lines link to the CUDA lines that use the
+    # same tensors (the output store DMA to the CUDA line deriving the output row pointer)
+    store = next(
+        i for i, line in enumerate(port.read_text().splitlines(), 1) if "dst=output[" in line
+    )
+    assert f'<span class="ln" id="port-{store}">' in page or f'id="port-{store}"' in page
+    cuda_line = 1 + cuda.read_text().splitlines().index("        float* y = output + r * C;")
+    assert f'href="#cuda-{cuda_line}"' in page
