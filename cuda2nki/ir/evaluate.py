@@ -269,6 +269,8 @@ class _Evaluator:
         self.mags: dict[str, Any] = {}
         self.ks: dict[str, int] = {}
         self.accs: dict[str, str | None] = {}
+        #: kernel-entry values of ``inout`` tensors: what reads see (below)
+        self.entry: dict[str, tuple[np.ndarray, Any, Any]] = {}
         self._bind(inputs)
 
     # ------------------------------------------------------------------ setup
@@ -309,6 +311,12 @@ class _Evaluator:
                 absx = np.abs(self.arrays[t.name]).astype(np.float64, copy=False)
                 self.errs[t.name] = u * absx if given_in and u else 0.0
                 self.mags[t.name] = absx if given_in else 0.0
+            if t.role is Role.INOUT and t in self.k.params:
+                self.entry[t.name] = (
+                    self.arrays[t.name].copy(),
+                    self.errs.get(t.name, 0.0),
+                    self.mags.get(t.name, 0.0),
+                )
 
     def uacc(self, acc: str) -> float:
         """Unit roundoff of an accumulator (the ``u_acc`` hypothesis replaces float ones)."""
@@ -541,7 +549,11 @@ class _Evaluator:
     def x_Read(self, e: n.Read, frame: _Frame) -> Val:
         if e.tensor not in self.arrays:
             raise error("C2N2405", e.loc, name=e.tensor)
-        arr = self.arrays[e.tensor]
+        # A read of an inout tensor sees its value at kernel entry, as in CUDA, where a thread's
+        # own earlier stores are resolved by the lifter and other threads' stores are races;
+        # generated ports read the input while writing the output the same way.
+        entry = self.entry.get(e.tensor)
+        arr = self.arrays[e.tensor] if entry is None else entry[0]
         dtype = self.k.tensors[e.tensor].dtype
         if len(e.index) != arr.ndim:
             raise error("C2N2406", e.loc, name=e.tensor, rank=arr.ndim, got=len(e.index))
@@ -572,11 +584,14 @@ class _Evaluator:
         v = take(arr)
         if not self.analysis:
             return Val(v, dtype, oob=oob)
-        err = take(self.errs[e.tensor])
+        if entry is not None:
+            err, mag, k, acc = take(entry[1]), take(entry[2]), 0, None
+        else:
+            err, mag = take(self.errs[e.tensor]), take(self.mags[e.tensor])
+            k, acc = self.ks.get(e.tensor, 0), self.accs.get(e.tensor)
         if np.any(np.asarray(unc) > 0):
             err = np.where(np.asarray(unc) > 0, np.inf, err)
-        k = self.ks.get(e.tensor, 0)
-        return Val(v, dtype, err, take(self.mags[e.tensor]), oob, k, self.accs.get(e.tensor))
+        return Val(v, dtype, err, mag, oob, k, acc)
 
     def _slice_plan(self, e: n.Read, frame: _Frame, shape: tuple) -> Any:
         """A view-based reader when the index is distinct frame variables in range, else None."""
