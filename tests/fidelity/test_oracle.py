@@ -61,3 +61,21 @@ def test_fp64_run_is_closer_to_the_truth_than_fp32() -> None:
     )
     assert np.all(np.abs(out32[outn].reshape(truth.shape) - truth) <= tol.bound)
     assert tol.source == "fp64-run"
+
+
+def test_without_the_ir_the_fallback_tolerance_says_so(monkeypatch) -> None:
+    from cuda2nki.fidelity import check as chk
+
+    monkeypatch.setattr(chk, "_intent", lambda tu, name, b: (None, None))
+    root = Path(__file__).resolve().parents[2]
+    rep = chk.check(
+        root / "corpus/basic/vector_add.cu",
+        root / "corpus/basic/ports/vector_add_port.py",
+        seeds=1,
+        overrides={"N": 1000},
+        extra_points=False,
+    )
+    assert rep.verdict == "pass" and rep.tolerance_source == "fp64-run"
+    notes = [d for d in rep.findings if d.code == "C2N4013"]
+    assert len(notes) == 1 and "fp64-run" in notes[0].message
+    assert notes[0].severity.name == "NOTE"
