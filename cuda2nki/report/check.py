@@ -15,7 +15,26 @@ from cuda2nki import __version__
 from cuda2nki.diagnostics import rules
 
 _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
+#: where no copy of the catalogue page is at hand (an installed wheel): a reserved, never-resolving
+#: host, so that no tool follows it anywhere
 HELP_URI = "https://cuda2nki.invalid/rules/{code}"
+#: the catalogue page generated from the registry (docs/rules.md), in a checkout
+RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+
+
+def _slug(heading: str) -> str:
+    """The anchor Markdown renderers give a heading: lower case, punctuation dropped, spaces to -."""
+    kept = "".join(ch for ch in heading.lower() if ch.isalnum() or ch in " -_")
+    return kept.replace(" ", "-")
+
+
+def help_uri(code: str, title: str = "") -> str:
+    """An absolute URI of the id's entry in the generated catalogue (``file:`` URI of
+    docs/rules.md in a checkout), else the placeholder."""
+    if RULES_PAGE.is_file():
+        anchor = _slug(f"{code}: {title}") if title else ""
+        return RULES_PAGE.as_uri() + (f"#{anchor}" if anchor else "")
+    return HELP_URI.format(code=code)
 
 
 def _numerics_lines(report: dict[str, Any]) -> list[str]:
@@ -101,7 +120,7 @@ def to_sarif(report: dict[str, Any]) -> dict[str, Any]:
     sarif_rules = []
     for c in ids:
         r = table.get(c)
-        entry: dict[str, Any] = {"id": c, "helpUri": HELP_URI.format(code=c)}
+        entry: dict[str, Any] = {"id": c, "helpUri": help_uri(c, r.title if r else "")}
         if r is not None:
             entry.update(
                 {
@@ -146,7 +165,7 @@ def to_sarif(report: dict[str, Any]) -> dict[str, Any]:
                     "driver": {
                         "name": "cuda2nki",
                         "version": __version__,
-                        "informationUri": HELP_URI.format(code=""),
+                        "informationUri": help_uri(""),
                         "rules": sarif_rules,
                     }
                 },

@@ -103,3 +103,17 @@ def test_bad_inputs_are_diagnostics_not_tracebacks(tmp_path: Path, capsys) -> No
     wrong.write_text("import nki\n@nki.jit\ndef vector_add(x, y, z):\n    return x\n")
     assert main(["check", str(cu), str(wrong)]) == 2
     assert "C2N4019" in capsys.readouterr().err
+
+
+def test_sarif_help_links_point_at_the_generated_catalogue_entries() -> None:
+    from urllib.parse import urlparse
+    from urllib.request import url2pathname
+
+    from cuda2nki.report.check import help_uri
+
+    uri = help_uri("C2N4003", "output region never written")
+    parsed = urlparse(uri)
+    page = Path(url2pathname(parsed.path))
+    assert parsed.scheme == "file" and page == ROOT / "docs/rules.md"
+    assert parsed.fragment == "c2n4003-output-region-never-written"
+    assert "## C2N4003: output region never written" in page.read_text()
