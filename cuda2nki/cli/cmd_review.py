@@ -28,20 +28,20 @@ def run(args: argparse.Namespace) -> int:
     from cuda2nki.fileio import write_atomic
     from cuda2nki.report import review
 
+    suffix = args.output.suffix.lower() if args.output else ".md"
+    if suffix not in (".html", ".htm", ".md", ".markdown", ".txt"):  # before any work is done
+        raise error(
+            "C2N0002", option="-o", reason=f"unknown report type '{suffix}'; use .md or .html"
+        )
     opts = options(args)
     report = check(args.cuda, args.port, **opts).to_dict()
     generated = None
     if not args.no_compare and not args.static_only:
         generated = generated_baseline(args.cuda, report, opts)
-    suffix = args.output.suffix.lower() if args.output else ".md"
     if suffix in (".html", ".htm"):
         text = review.to_html(report, args.cuda, args.port, generated)
-    elif suffix in (".md", ".markdown", ".txt"):
-        text = review.to_markdown(report, generated)
     else:
-        raise error(
-            "C2N0002", option="-o", reason=f"unknown report type '{suffix}'; use .md or .html"
-        )
+        text = review.to_markdown(report, generated)
     if args.output:
         write_atomic(args.output, text)
         print(f"review: {args.output} (verdict {report['verdict']})", file=sys.stderr)

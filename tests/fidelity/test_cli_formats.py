@@ -36,3 +36,8 @@ def test_markdown_report_of_a_failing_port_lists_ids_and_lines(tmp_path: Path) -
     assert main([*argv, "-o", str(out)]) == 1
     text = out.read_text()
     assert "**Verdict: FAIL**" in text and "C2N4003" in text and "C2N5003" in text
+
+
+def test_review_refuses_an_unknown_report_type_before_running_anything(tmp_path: Path) -> None:
+    assert main(["review", CUDA, PORT, "-o", str(tmp_path / "review.pdf")]) == 2
+    assert not (tmp_path / "review.pdf").exists()
