@@ -803,6 +803,10 @@ def _finding(c: Comparison, info: portscan.PortInfo, label: str, where: str = ""
     loc = SourceLoc(info.path, info.line, 1)
     shape = f"shape {label}"
     notes = [f"in the CUDA kernel these elements are {where}"] if where else []
+    if c.tiles and c.classification != "precision":
+        shown = ", ".join(f"({p}, {f})" for p, f in c.tiles[:8])
+        more = f" and {len(c.tiles) - 8} more" if len(c.tiles) > 8 else ""
+        notes.insert(0, f"port tiles (partition tile of 128, free tile of 512): {shown}{more}")
     if c.classification == "precision":
         return make("C2N4002", loc, notes=notes, output=c.name, shape=shape, evidence=c.evidence)
     code = _DEFECT_IDS.get(c.defect or "", "C2N4001")

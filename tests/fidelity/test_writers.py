@@ -72,6 +72,7 @@ def test_check_maps_a_missing_tail_to_cuda_blocks() -> None:
     assert "blocks (2, 0, 0), (3, 0, 0)" in first["cuda_writers"]
     tail = next(d for d in rep.findings if d.code == "C2N4003")
     assert any("CUDA blocks (2, 0, 0)" in n for n in tail.notes)
+    assert any(n.startswith("port tiles") and n.endswith(": (1, 0)") for n in tail.notes)
 
 
 def test_a_local_sharing_an_alias_name_is_not_a_store() -> None:
