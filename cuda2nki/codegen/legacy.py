@@ -286,6 +286,25 @@ class LegacyEmitter(Emitter):
         # padding lanes are garbage that masked copies and stores never move
         self.ins(depth, "transpose", dst=self.dst(s.dst), data=self.view_at(s.src, depth), mask="")
 
+    def _Iota(self, s, depth: int) -> None:
+        """``offset + cm * p + step * f`` over the tile's index grids (legacy iota of an affine
+        ``nl.arange`` expression)."""
+        dims = [d for d in self.tile_dims(s.dst) if isinstance(d, tuple)]
+        gp = self.grid(0, dims[0][2], depth)
+        gf = self.grid(1, dims[1][2] if len(dims) > 1 else Const(1), depth)
+        (step, _), *_ = s.pattern
+        expr = f"{s.channel_multiplier} * {gp} + {step} * {gf}"
+        if s.offset:
+            expr += f" + {s.offset}"
+        self.ins(
+            depth,
+            "iota",
+            dst=self.dst(s.dst),
+            pattern=expr,
+            offset=str(s.offset),
+            channel_multiplier=str(s.channel_multiplier),
+        )
+
     def view(self, v: View) -> str:  # operands of compute instructions
         return self.view_at(v, self.depth)
 

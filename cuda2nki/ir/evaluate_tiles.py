@@ -254,9 +254,11 @@ class _TileEvaluator:
         if isinstance(o, n.Lit):
             return np.asarray(o.value, _F32)
         if isinstance(o, n.Param):
-            if o.name not in self.scalars:
-                raise error("C2N2401", loc, what=f"scalar '{o.name}'")
-            return np.asarray(self.scalars[o.name], _F32)
+            if o.name in self.scalars:
+                return np.asarray(self.scalars[o.name], _F32)
+            if o.name in env:  # a loop variable's value
+                return np.asarray(env[o.name], _F32)
+            raise error("C2N2401", loc, what=f"scalar '{o.name}'")
         raise error("C2N2449", loc, reason=f"bad operand {o!r}")
 
 

@@ -482,7 +482,11 @@ class _Verifier:
                     self.report("C2N2417", s.loc, op=str(op), arity=op.arity, got=2)
         for opnd in ("bias", "scale", "operand0", "operand1", "initial", "on_true", "on_false"):
             val = getattr(s, opnd, None)
-            if isinstance(val, n.Param) and val.name not in self.scalars:
+            if (
+                isinstance(val, n.Param)
+                and val.name not in self.scalars
+                and scope.syms.get(val.name) != "loop"  # a loop variable's value
+            ):
                 self.report("C2N2411", s.loc, name=val.name)
         self.written.update(v.tensor for nm, v in views if nm == "dst")
 

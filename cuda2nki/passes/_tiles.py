@@ -28,6 +28,7 @@ from cuda2nki.ir.nodes import (
     Const,
     Expr,
     IndexValue,
+    Iota,
     Lit,
     Memset,
     Param,
@@ -140,6 +141,12 @@ class TileExprCompiler:
     p_axis: str = ""
     f_axis: str = ""
     flat_guard: tuple | None = None
+    #: where this tile sits in the domain, for index values (``index(j)`` of an axis) as tiles:
+    #: axis -> (partition stride, free stride, offset), the allocation size of a partition and
+    #: a free extent, and the loop variables an offset may use
+    index_map: dict = field(default_factory=dict)
+    full: tuple[int | None, int | None] = (None, None)
+    loop_syms: frozenset = frozenset()
 
     # ------------------------------------------------------------------ allocation helpers
     def tile(self, base: str, kind: str, dtype: str) -> View:
@@ -189,9 +196,12 @@ class TileExprCompiler:
             if isinstance(e.expr, Const):
                 return Val(IMM, Lit(e.expr.value, e.dtype), e.dtype)
             value = self._size_value(e.expr, e.loc)
-            if value is None:
+            if value is not None:
+                return self.compile(value)
+            tile = self._index_tile(e)
+            if tile is None:
                 raise Unsupported(f"an index used as a value ({type(e.expr).__name__})", e.loc)
-            return self.compile(value)
+            return tile
         if isinstance(e, Read):
             return self.reader(e)
         if isinstance(e, Cast):
@@ -206,16 +216,51 @@ class TileExprCompiler:
             raise Unsupported("a reduction nested inside an elementwise expression", e.loc)
         raise Unsupported(f"expression {type(e).__name__}", getattr(e, "loc", None))
 
-    def _size_value(self, e, loc) -> Expr | None:
-        """A size expression over scalar parameters as a value expression (``V - 1``)."""
+    def _index_tile(self, e: IndexValue) -> Val | None:
+        """``index(kp*p + kf*f + c)`` over the tile's axes: an iota tile plus the offset."""
+        from cuda2nki.passes._index import _fold, linear
+
+        lin = linear(e.expr, frozenset(self.index_map)) if self.index_map else None
+        if lin is None:
+            return None
+        kp = kf = 0
+        base = lin.get(None, Const(0))
+        for axis, coef in lin.items():
+            if axis is None:
+                continue
+            ap, af, off = self.index_map[axis]
+            if not isinstance(coef, Const) or ap is None:
+                return None
+            kp, kf = kp + coef.value * ap, kf + coef.value * af
+            base = _fold(base + _fold(coef * off))
+        P, F = self.full[0], (self.full[1] if kf else 1)
+        offset = self._size_value(base, e.loc, loops=True)
+        if offset is not None and kp == 0 and kf == 0:
+            return self.compile(offset)  # an enclosing loop's variable: one value per tile
+        if P is None or F is None or offset is None:
+            return None
+        name = self.b.fresh("iota")
+        self.b.emit(Alloc(name, (Const(P), Const(F)), "int32", Buffer.SBUF, loc=e.loc))
+        self.b.emit(Iota(whole(name, P, F), ((kf, F),), offset=0, channel_multiplier=kp, loc=e.loc))
+        kind = FULL if kf else ROW
+        tile = Val(kind, whole(name, self.rows, self.cols if kf else Const(1)), "int32")
+        off = self.compile(offset)
+        if off.kind == IMM and isinstance(off.operand, Lit) and off.operand.value == 0:
+            return tile
+        return self._tensor_scalar(Op.ADD, tile, off, reverse=False, loc=e.loc)
+
+    def _size_value(self, e, loc, loops: bool = False) -> Expr | None:
+        """A size expression over scalar parameters (and, with ``loops``, the enclosing loop
+        variables) as a value expression (``V - 1``)."""
         if isinstance(e, Sym):
-            return Param(e.name, loc=loc) if e.name in self.params else None
+            ok = e.name in self.params or (loops and e.name in self.loop_syms)
+            return Param(e.name, loc=loc) if ok else None
         if isinstance(e, Const):
             return Lit(float(e.value), "float32")
         op = {"Add": Op.ADD, "Sub": Op.SUB, "Mul": Op.MUL}.get(type(e).__name__)
         if op is None:
             return None
-        a, b = self._size_value(e.a, loc), self._size_value(e.b, loc)
+        a, b = self._size_value(e.a, loc, loops), self._size_value(e.b, loc, loops)
         return None if a is None or b is None else Binary(op, a, b, loc=loc)
 
     def _padded_read(self, e: Select) -> Val | None:

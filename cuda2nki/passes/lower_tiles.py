@@ -281,6 +281,11 @@ class _Lowering:
 
         comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
         comp.p_axis, comp.f_axis = p_axis, f_axis
+        comp.index_map = {p_axis: (1, 0, r0)}
+        if f_axis:
+            comp.index_map[f_axis] = (0, 1, c0)
+        comp.full = (_cap(rows), _cap(cols))
+        comp.loop_syms = frozenset(r0.free_syms() | c0.free_syms()) | {a.name for a in _outer(c)}
         return comp
 
     def _flat_row(self, b, comp, rd: Read, fr, r0, rows, cols, dt) -> T.Val:
@@ -470,7 +475,13 @@ class _Lowering:
                 return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
             raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
 
-        return _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        # i = base + cols * p + f on this [rows, cols] chunk
+        kp = cols.value if isinstance(cols, Const) else (0 if rows == Const(1) else None)
+        comp.index_map = {i: (kp, 1, base)}
+        comp.full = (_cap(rows), _cap(cols))
+        comp.loop_syms = frozenset(base.free_syms())
+        return comp
 
     # ------------------------------------------------------------------ reduce-all
     def lower_reduce_all(self, c: Compute) -> None:
@@ -702,6 +713,17 @@ class _RowCompiler(T.TileExprCompiler):
         prev = View(inc.tensor, (Slice(0, self.rows), Slice(0, self.cols - 1)))
         self.b.emit(TensorCopy(rest, prev, loc=s.loc))
         return T.Val(T.FULL, exc)
+
+
+def _cap(e) -> int | None:
+    """The allocation size of a (possibly ragged) tile extent: ``min(128, R - r0)`` -> 128."""
+    if isinstance(e, Const):
+        return e.value
+    if isinstance(e, Min):
+        for x in (e.a, e.b):
+            if isinstance(x, Const):
+                return x.value
+    return None
 
 
 def _has_broadcast(group: list[Compute]) -> bool:

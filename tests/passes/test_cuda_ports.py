@@ -3,6 +3,7 @@ shapes chosen to hit edge cases of the lowering (empty narrowed domains, SBUF pr
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -13,11 +14,17 @@ from tests.port.acceptance import CORPUS, check_kernel
 HERE = Path(__file__).parent / "cuda"
 
 
-def _check(src: Path, target: str, tmp_path: Path, shapes: list[dict]) -> object:
-    """Port ``src`` (with its sidecar binding plus ``shapes`` as extra test points) and compare."""
+def _check(src: Path, target: str, tmp_path: Path, shapes: list[dict], own: bool = False) -> object:
+    """Port ``src`` (with its sidecar binding plus ``shapes`` as extra test points; only the
+    binding's default point and ``shapes`` when ``own``) and compare."""
     cu = tmp_path / src.name
     shutil.copy(src, cu)
     toml = src.with_suffix(".toml").read_text()
+    if own:  # the first of ``shapes`` replaces the binding's default point
+        toml = toml.split("[[check.shapes]]")[0]
+        for key, value in shapes[0].items():
+            toml = re.sub(rf"(?m)^{key} = .*$", f"{key} = {value}", toml)
+        shapes = shapes[1:]
     for point in shapes:
         toml += "\n[[check.shapes]]\n" + "".join(f"{k} = {v}\n" for k, v in point.items())
     cu.with_suffix(".toml").write_text(toml)
@@ -36,7 +43,20 @@ def test_clamped_heat_step_fits_sbuf_on_the_legacy_target(tmp_path) -> None:
     """Legacy tiles are allocated at full size ([128, 4096] fp32 = 16 KiB per partition); names of
     dead tiles are dropped so a statement nest never holds its predecessors' tiles (C2N3017)."""
     src = CORPUS / "stencil" / "heat_clamped.cu"
-    out = _check(src, "legacy", tmp_path, [{"rows": 2, "cols": 2}])
+    shapes = [{"rows": 3, "cols": 5}, {"rows": 2, "cols": 2}]
+    out = _check(src, "legacy", tmp_path, shapes, own=True)
     assert out.status == "match", out
     port = (tmp_path / "heat_clamped_legacy.py").read_text()
     assert "\n        del " in port
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_rope_uses_axis_indices_as_values(target, tmp_path) -> None:
+    """``(float)t * freq(p)``: the position axes become iota tiles (partition and free strides)
+    plus the tile's offset; the outer loop variable is a per-tile scalar.  Recognised, not
+    literal."""
+    src = CORPUS / "misc" / "rope.cu"
+    shapes = [{"T": 2, "H": 130, "D": 6}, {"T": 3, "H": 2, "D": 258}]
+    out = _check(src, target, tmp_path, shapes, own=True)
+    assert out.status == "match", out
+    assert "iota" in (tmp_path / f"rope_{target}.py").read_text()
