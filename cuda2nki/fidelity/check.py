@@ -299,7 +299,7 @@ def check(
         found.extend(run_found)
     kept = [d for d in found if not info.suppressed(d) and d.code not in ignore]
     suppressed = len(found) - len(kept)
-    kept = _dedupe(kept)
+    kept = _dedupe([_as_given(d, info.path) for d in kept])
     if suppressed:
         kept.append(make("C2N5013", SourceLoc(info.path, info.line, 1), count=suppressed))
     failed_numerics = any(n["classification"] != "expected" for n in numerics)
@@ -332,6 +332,18 @@ def _returned_names(pb: PortBinding, info: portscan.PortInfo) -> dict[str, str]:
     if len(info.returns) != len(pb.outputs):
         return {}
     return {c: r for c, r in zip(pb.outputs, info.returns) if r is not None}
+
+
+def _as_given(d: Diagnostic, port_path: str) -> Diagnostic:
+    """A diagnostic on the port names it as the command line did (the simulator reports the
+    absolute path of the module it loaded)."""
+    if d.loc.file == port_path:
+        return d
+    try:
+        same = Path(d.loc.file).resolve() == Path(port_path).resolve()
+    except (OSError, ValueError):
+        same = False
+    return dataclasses.replace(d, loc=dataclasses.replace(d.loc, file=port_path)) if same else d
 
 
 def _dedupe(ds: list[Diagnostic]) -> list[Diagnostic]:

@@ -63,8 +63,16 @@ def test_a_call_out_is_reported_once_on_the_port(tmp_path: Path) -> None:
     ],
     ids=["raises", "hangs", "dies"],
 )
-def test_raise_hang_and_hard_exit_are_findings(tmp_path: Path, snippet: str, code: str) -> None:
-    port = _port(tmp_path, PORT.replace(BODY, BODY + snippet))
+def test_raise_hang_and_hard_exit_are_findings(
+    tmp_path: Path, monkeypatch, snippet: str, code: str
+) -> None:
+    _port(tmp_path, PORT.replace(BODY, BODY + snippet))
+    monkeypatch.chdir(tmp_path)
+    port = Path("port.py")  # named relatively, as on a command line
     rep = check(CUDA, port, seeds=1, extra_points=False, timeout=3, overrides=ONE)
     assert rep.verdict == "fail"
     assert code in {d.code for d in rep.findings}
+    # on the port as the caller named it (the simulator reports its absolute path)
+    assert all(
+        d.loc.file == str(port) for d in rep.findings if d.code.startswith(("C2N3", "C2N40"))
+    )
