@@ -257,7 +257,19 @@ class TileExprCompiler:
             return Param(e.name, loc=loc) if ok else None
         if isinstance(e, Const):
             return Lit(float(e.value), "float32")
-        op = {"Add": Op.ADD, "Sub": Op.SUB, "Mul": Op.MUL}.get(type(e).__name__)
+        kind = type(e).__name__
+        if kind in ("FloorDiv", "Mod") and isinstance(e.b, Const) and e.b.value > 0:
+            a = self._size_value(e.a, loc, loops)
+            if a is None:
+                return None
+            # floor((a + 1/2) / k): exact for the integer sizes a fp32 holds (|a| < 2^22)
+            k = float(e.b.value)
+            half = Binary(Op.ADD, a, Lit(0.5, "float32"), loc=loc)
+            q = Unary(Op.FLOOR, Binary(Op.MUL, half, Lit(1.0 / k, "float32"), loc=loc), loc=loc)
+            if kind == "FloorDiv":
+                return q
+            return Binary(Op.SUB, a, Binary(Op.MUL, q, Lit(k, "float32"), loc=loc), loc=loc)
+        op = {"Add": Op.ADD, "Sub": Op.SUB, "Mul": Op.MUL, "Min": Op.MIN, "Max": Op.MAX}.get(kind)
         if op is None:
             return None
         a, b = self._size_value(e.a, loc, loops), self._size_value(e.b, loc, loops)

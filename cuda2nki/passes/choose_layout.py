@@ -106,7 +106,7 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         if red:
             return "unsupported", {"why": f"a reduction inside a {len(outer) + 2}-D domain"}
     if not axes:
-        return "unsupported", {"why": "a statement without an iteration domain"}
+        return _scalar_layout(c)
     want = FULL if len(axes) == 2 else ROW
     got = access_class(c.target.index, axes[0], axes[1] if len(axes) == 2 else "")
     if got is None or (got[0] != want and not (want == FULL and got[0] == FLATROW)):
@@ -139,6 +139,19 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     if outer:
         extra["outer"] = ",".join(outer)
     return "rows", extra
+
+
+def _scalar_layout(c: Compute) -> tuple[str, dict[str, str]]:
+    """A statement without an iteration domain (one element, e.g. an odd tail): a [1, 1] tile
+    whose reads and write are fixed elements."""
+    got = access_class(c.target.index, "", "")
+    if reductions(c.expr) or got is None or got[0] != "scalar":
+        return "unsupported", {"why": "a statement without an iteration domain"}
+    for rd in reads(c.expr):
+        acc = access_class(rd.index, "", "") if _plain(rd) else None
+        if acc is None or acc[0] != "scalar":
+            return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
+    return "scalar", {"p_tensor": c.target.tensor}
 
 
 def _matrix_operands(r, axes: tuple[str, ...], batch: tuple[str, ...] = ()) -> bool:

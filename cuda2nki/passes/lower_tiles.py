@@ -175,6 +175,8 @@ class _Lowering:
                 self.lower_reduce_all(group[0])
             elif layout == "colreduce":
                 self.lower_colreduce(group[0])
+            elif layout == "scalar":
+                self.lower_scalar(group[0])
             else:
                 why = attrs(group[0]).get("why", "no layout chosen (run choose-layout first)")
                 raise T.Unsupported(why, group[0].loc)
@@ -545,6 +547,42 @@ class _Lowering:
         val = comp.materialize_row(comp.compile(expr))
         b.emit(Store(View(c.target.tensor, dims), val.operand, loc=c.loc))
 
+    # ------------------------------------------------------------------ one element
+    def lower_scalar(self, c: Compute) -> None:
+        """A statement without an iteration domain on a [1, 1] tile; its guard (a condition on
+        scalar sizes, ``n % 2 != 0``) becomes a loop of 0 or 1 trips."""
+        trips = Const(1) if c.domain.guard is None else guard_trips(c.domain.guard)
+        if trips is None:
+            raise T.Unsupported("a guard on a single element that is not a size comparison", c.loc)
+        b = self.b.nested()
+        one = Const(1)
+
+        def reader(rd: Read) -> T.Val:
+            # a fixed element past a small tensor's end is only ever read by a select branch
+            # that is not taken (CUDA never reads it): clamp it into the tensor
+            shape = self.decl(rd.tensor).shape
+            dims = access_class(rd.index, "", "")[1]
+            view = tuple(
+                Slice(Min(d.c, n - 1) if isinstance(d.c, Const) and d.c.value > 0 else d.c, 1)
+                for d, n in zip(dims, shape)
+            )
+            return self._load(b, rd, (one, one), view, T.ROW, self.decl(rd.tensor).dtype)
+
+        comp = _RowCompiler(b, one, one, reader, self.params, self.ctx.diagnostics, c.loc)
+        val = comp.materialize_row(comp.compile(c.expr))
+        dt = self.decl(c.target.tensor).dtype
+        if val.dtype != dt:
+            res = b.fresh(f"{c.target.tensor}_t")
+            b.emit(Alloc(res, (one, one), dt, Buffer.SBUF, loc=c.loc))
+            b.emit(TensorCopy(T.whole(res, 1, 1), val.operand, loc=c.loc))
+            val = T.Val(T.ROW, T.whole(res, 1, 1), dt)
+        dims = tuple(Slice(d.c, 1) for d in access_class(c.target.index, "", "")[1])
+        b.emit(Store(View(c.target.tensor, dims), val.operand, loc=c.loc))
+        if trips == Const(1):
+            self.b.stmts.extend(b.stmts)
+        else:
+            self.b.emit(Loop(self.b.fresh("g"), 0, trips, body=tuple(b.stmts), loc=c.loc))
+
     # ------------------------------------------------------------------ column reduction
     def lower_colreduce(self, c: Compute) -> None:
         """``y[j] = reduce(op, i: f(x[i, j]))`` with ``i`` on partitions.  A sum is a matmul with a
@@ -713,6 +751,34 @@ class _RowCompiler(T.TileExprCompiler):
         prev = View(inc.tensor, (Slice(0, self.rows), Slice(0, self.cols - 1)))
         self.b.emit(TensorCopy(rest, prev, loc=s.loc))
         return T.Val(T.FULL, exc)
+
+
+def guard_trips(cond) -> object | None:
+    """A condition on scalar sizes as a trip count of 0 or 1 (None if it is not one)."""
+    from cuda2nki.passes.guards_to_domains import _size
+
+    if isinstance(cond, Binary) and cond.op == Op.LAND:
+        a, b = guard_trips(cond.a), guard_trips(cond.b)
+        return None if a is None or b is None else Min(a, b)
+    if not isinstance(cond, Binary):
+        return None
+    a, b = _size(cond.a), _size(cond.b)
+    if a is None or b is None:
+        return None
+    one = Const(1)
+    if cond.op == Op.LT:
+        return Min(one, Max(b - a, Const(0)))
+    if cond.op == Op.LE:
+        return Min(one, Max(b - a + one, Const(0)))
+    if cond.op == Op.GT:
+        return Min(one, Max(a - b, Const(0)))
+    if cond.op == Op.GE:
+        return Min(one, Max(a - b + one, Const(0)))
+    if cond.op == Op.NE:  # |a - b| >= 1
+        return Min(one, Max(a - b, b - a))
+    if cond.op == Op.EQ:
+        return one - Min(one, Max(a - b, b - a))
+    return None
 
 
 def _cap(e) -> int | None:

@@ -60,3 +60,14 @@ def test_rope_uses_axis_indices_as_values(target, tmp_path) -> None:
     out = _check(src, target, tmp_path, shapes, own=True)
     assert out.status == "match", out
     assert "iota" in (tmp_path / f"rope_{target}.py").read_text()
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_odd_tail_element_without_a_domain(target, tmp_path) -> None:
+    """``if (t == 0 && (n & 1)) data[n - 1] = ...``: one element on a [1, 1] tile under a guard
+    loop of ``n % 2`` trips; sizes used as values (``n // 2``) are computed on the engines."""
+    src = CORPUS / "lowp" / "scale_half2.cu"
+    shapes = [{"n": 129}, {"n": 1}, {"n": 2}, {"n": 3}]
+    out = _check(src, target, tmp_path, shapes, own=True)
+    assert out.status == "match", out
+    assert len(out.shapes) == 4
