@@ -186,6 +186,7 @@ def port_file(
             source_name=Path(path).name,
             header=header,
             defaults=_scalar_defaults(bnd),
+            shapes=_binding_shapes(bnd),
             after_each=after_each,
         )
     except DiagnosticError as exc:
@@ -317,6 +318,14 @@ def _optional(module: str, attr: str) -> Any:
     except ImportError:
         return None
     return getattr(mod, attr, None)
+
+
+def _binding_shapes(binding: Any) -> dict[str, tuple[int, ...]]:
+    """The binding's default tensor shapes (passes size caches by them); empty if unresolved."""
+    try:
+        return dict(binding.resolve().shapes)
+    except DiagnosticError:
+        return {}
 
 
 def _scalar_defaults(binding: Any) -> dict[str, object]:

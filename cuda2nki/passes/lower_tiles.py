@@ -781,6 +781,19 @@ def guard_trips(cond) -> object | None:
     return None
 
 
+#: bytes per partition a cached transposed operand may take (with its stationary neighbour):
+#: a third of the usable SBUF partition, the rest stays for the blocks being computed
+CACHE_BUDGET = 64 * 1024
+
+
+def itemsize(dtype: str) -> int:
+    import numpy as np
+
+    from cuda2nki.ir.types import np_dtype
+
+    return int(np.dtype(np_dtype(dtype)).itemsize)
+
+
 def _cap(e) -> int | None:
     """The allocation size of a (possibly ragged) tile extent: ``min(128, R - r0)`` -> 128."""
     if isinstance(e, Const):
@@ -878,6 +891,10 @@ class _Matmul:
         n0 = T.Const(TN) * T.Sym(tn) if j_ax else Const(0)
         ns = Min(TN, N - n0) if j_ax else Const(1)
         KT = CeilDiv(K, P)
+        pre: list = []
+        cached = None
+        if i_ax and j_ax and _needs_transpose(R, k, self.outer):
+            cached = self._cache_transposed(pre, R, k, K, KT, P, TN, TM, j_ax, N, mm_dtype)
         mblock = self.b.nested()
         st = mblock.fresh(f"{L.tensor}_T")
         mblock.emit(Alloc(st, (Const(P), KT, ms), mm_dtype, Buffer.SBUF, loc=L.loc))
@@ -908,10 +925,13 @@ class _Matmul:
             kk = Const(0) if first else T.Sym(kv2)
             k0 = T.Const(P) * kk if not first else Const(0)
             ks = Min(P, K - k0) if not first else Min(P, K)
-            mv = kb2.fresh(f"{R.tensor}_t")
-            kb2.emit(Alloc(mv, (ks, ns), mm_dtype, Buffer.SBUF, loc=R.loc))
-            mv_v = T.whole(mv, ks, ns)
-            self._operand(kb2, R, k, k0, ks, j_ax, n0, ns, mv_v, mm_dtype)
+            if cached is not None:  # R transposed once, before the row-block loop
+                mv_v = View(cached, (Slice(0, ks), At(kk), Slice(n0, ns)))
+            else:
+                mv = kb2.fresh(f"{R.tensor}_t")
+                kb2.emit(Alloc(mv, (ks, ns), mm_dtype, Buffer.SBUF, loc=R.loc))
+                mv_v = T.whole(mv, ks, ns)
+                self._operand(kb2, R, k, k0, ks, j_ax, n0, ns, mv_v, mm_dtype)
             st_v = View(st, (Slice(0, ks), At(kk), Slice(0, ms)))
             kb2.emit(Matmul(acc_v, st_v, mv_v, accumulate=not first, loc=c.loc))
             if first:
@@ -924,9 +944,57 @@ class _Matmul:
         nloop = Loop(tn, 0, CeilDiv(N, TN), body=tuple(nblock.stmts), loc=c.loc) if j_ax else None
         mstmts = mblock.stmts + ([nloop] if nloop else nblock.stmts)
         nest = [Loop(tm, 0, CeilDiv(M, TM), body=tuple(mstmts), loc=c.loc)] if i_ax else mstmts
+        nest = pre + nest
         for ax in reversed(_outer(c)):  # batch axes: one matrix product per batch element
             nest = [Loop(ax.name, 0, ax.extent, body=tuple(nest), loc=c.loc)]
         self.b.stmts.extend(nest)
+
+    def _cache_transposed(self, pre, R, k, K, KT, P, TN, TM, j_ax, N, dtype) -> str | None:
+        """``R`` stored [N, K] must be transposed to [K, N] for the moving operand.  Transposing
+        it per (row block, column block) would redo the same work for every 128-row block of
+        the result, so, when ``KT x N`` elements per partition fit in a share of SBUF at the
+        binding's sizes, transpose it once into a [128, KT, N] tile before the row-block loop."""
+        size = itemsize(dtype)
+        per_part = (KT * N + KT * TM) * size  # cached R^T + the stationary block beside it
+        env = dict(self.lw.ctx.scalars)
+        for t in self.lw.kernel.params:  # sizes from the binding's tensor shapes
+            got = self.lw.ctx.shapes.get(t.name) if isinstance(t, TensorDecl) else None
+            for ext, v in zip(t.shape if got else (), got or ()):
+                if isinstance(ext, T.Sym):
+                    env.setdefault(ext.name, v)
+        try:
+            need = int(per_part.evaluate(env))
+        except Exception:  # sizes unknown without a binding
+            need = None
+        if need is None or need > CACHE_BUDGET:
+            why = (
+                "sizes unknown without a binding"
+                if need is None
+                else f"{need} bytes per partition, above the {CACHE_BUDGET} budget"
+            )
+            self.lw.ctx.note(
+                "C2N2506",
+                R.loc,
+                tensor=R.tensor,
+                how="tensor-engine transpose through PSUM, repeated for every row block of the "
+                f"result: caching it transposed was not possible ({why})",
+            )
+            return None
+        b = self.b.nested()
+        name = b.fresh(f"{R.tensor}_T")
+        b.emit(Alloc(name, (Const(P), KT, N), dtype, Buffer.SBUF, loc=R.loc))
+        un, kv = b.fresh("u"), b.fresh("k")
+        n0 = T.Const(TN) * T.Sym(un)
+        ns = Min(TN, N - n0)
+        k0 = T.Const(P) * T.Sym(kv)
+        ks = Min(P, K - k0)
+        kb = b.nested()
+        dst = View(name, (Slice(0, ks), At(T.Sym(kv)), Slice(n0, ns)))
+        self._operand(kb, R, k, k0, ks, j_ax, n0, ns, dst, dtype, once=True)
+        inner = Loop(kv, 0, KT, body=tuple(kb.stmts), loc=R.loc)
+        b.emit(Loop(un, 0, CeilDiv(N, TN), body=(inner,), loc=R.loc))
+        pre.extend(b.stmts)
+        return name
 
     def _split(self, ops: list[Read], k: str, i_ax, j_ax) -> tuple[Read, Read]:
         def has(o: Read, ax) -> bool:
@@ -945,7 +1013,18 @@ class _Matmul:
         return a, b
 
     def _operand(
-        self, b: T.Builder, o: Read, k: str, k0, ks, ax, x0, xs, dst: View, dtype: str
+        self,
+        b: T.Builder,
+        o: Read,
+        k: str,
+        k0,
+        ks,
+        ax,
+        x0,
+        xs,
+        dst: View,
+        dtype: str,
+        once: bool = False,
     ) -> None:
         """Fill ``dst`` ([ks, xs], contraction on partitions) from operand ``o``."""
         all_names = sym_names(o.index) or ()
@@ -969,9 +1048,10 @@ class _Matmul:
         b.emit(Alloc(tp, (ks, xs), dtype, Buffer.PSUM, loc=o.loc))
         b.emit(TensorTranspose(T.whole(tp, ks, xs), T.whole(raw, xs, ks), loc=o.loc))
         b.emit(TensorCopy(dst, T.whole(tp, ks, xs), loc=o.loc))
-        self.lw.ctx.note(
-            "C2N2506", o.loc, tensor=o.tensor, how="tensor-engine transpose through PSUM"
-        )
+        how = "tensor-engine transpose through PSUM"
+        if once:
+            how += ", once per block before the row-block loop, kept in SBUF"
+        self.lw.ctx.note("C2N2506", o.loc, tensor=o.tensor, how=how)
 
     def _epilogue(self, b: T.Builder, r: Reduce, acc_v: View, ms, ns, m0, n0, i_ax, j_ax) -> None:
         c = self.c

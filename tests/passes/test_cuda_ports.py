@@ -71,3 +71,31 @@ def test_odd_tail_element_without_a_domain(target, tmp_path) -> None:
     out = _check(src, target, tmp_path, shapes, own=True)
     assert out.status == "match", out
     assert len(out.shapes) == 4
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_bmm_nt_transposes_b_once_per_batch(target, tmp_path, capsys) -> None:
+    """B stored [N, K] is transposed once into SBUF before the row-block loop (M > 128 here),
+    not once per 128-row block of A: the checker finds no avoidable transpose (C2N5009)."""
+    from cuda2nki.cli.main import main
+
+    src = CORPUS / "linalg" / "bmm_nt.cu"
+    shapes = [{"batch": 1, "M": 300, "N": 70, "K": 200}, {"batch": 2, "M": 129, "N": 3, "K": 129}]
+    out = _check(src, target, tmp_path, shapes, own=True)
+    assert out.status == "match", out
+    port = tmp_path / f"bmm_nt_{target}.py"
+    assert "once per block before the row-block loop" in port.read_text()
+    capsys.readouterr()
+    main(["check", str(tmp_path / "bmm_nt.cu"), str(port)])
+    assert "C2N5009" not in capsys.readouterr().out
+
+
+def test_bmm_nt_keeps_per_block_transposes_over_budget(tmp_path, monkeypatch) -> None:
+    """Without room in SBUF the per-block transpose stays, and the port says why."""
+    from cuda2nki.passes import lower_tiles
+
+    monkeypatch.setattr(lower_tiles, "CACHE_BUDGET", 16)
+    out = _check(CORPUS / "linalg" / "bmm_nt.cu", "nki", tmp_path, [{"M": 130}], own=True)
+    assert out.status == "match", out
+    text = (tmp_path / "bmm_nt_nki.py").read_text()
+    assert "# C2N2506: operand 'B'" in text and "above the 16 budget" in text
