@@ -30,9 +30,9 @@ from cuda2nki.lift.symexec import Refusal, SharedWrite, ThreadProgram
 _COMB = ("add", "max", "min")
 #: work units (see :data:`cuda2nki.lift.values.WORK`) one kernel's finalisation may spend before
 #: the lifter gives up: a refusal, never a hang, and the same answer however loaded the machine
-BUDGET_UNITS = 1_000_000
+BUDGET_UNITS = 400_000
 #: extra units for each further global store of the kernel
-STORE_UNITS = 500_000
+STORE_UNITS = 200_000
 _IDENT = {"add": 0.0, "max": float("-inf"), "min": float("inf")}
 _TOO_LARGE = "cooperative code too large to analyse within the work budget"
 
@@ -257,7 +257,7 @@ class Finalizer:
         return V.simplify(self.resolve(val))
 
     def _try_write(self, name: str, w: SharedWrite, r: V.SRead):
-        self.check_budget(8)  # one index system solved
+        self.check_budget(40)  # one index system solved (and its value substituted)
         ren: dict = {}
         unknowns: dict = {}
         for k, d in enumerate("xyz"):
