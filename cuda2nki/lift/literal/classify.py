@@ -162,6 +162,8 @@ class Classifier:
             ks = [self.expr(a, depth) for a in e.args]
             if e.target is not None:
                 return self.call(e, ks)
+            if e.func == "__ldg" or e.func.startswith(("atomic", "__shfl", "__c2n_warp")):
+                return "T"  # reads memory or other threads' values
             if all(k == "U" for k in ks):
                 return "U"
             if e.func in ("min", "max", "umin", "umax") and "T" not in ks and is_intlike(e.ty):

@@ -286,7 +286,7 @@ class Lowerer:
             self.fn.body
         )
         self.writes, self.reshape = write_counts(self.fn.body)
-        params = {}
+        params = self.constant_tables()
         for p in self.fn.params:
             params[p.name] = self.param_binding(p)
         self.env = [params]
@@ -296,6 +296,30 @@ class Lowerer:
             self.emit("full", dst="_live", value="1.0", dtype="nl.float32")
         self.block(self.fn.body.body, Scope())
         return self.out[0]
+
+    def constant_tables(self) -> dict[str, Binding_]:
+        """``__constant__`` arrays with a literal initialiser become constant HBM tensors."""
+        out: dict[str, Binding_] = {}
+        for g in self.tu.globals:
+            ty, dims = g.ty, []
+            while isinstance(ty, A.ArrayType):
+                dims.extend(ty.dims)
+                ty = ty.elem
+            values = _literal_items(g.init)
+            if not dims or values is None or not isinstance(ty, A.ScalarType):
+                continue
+            if ty.name == "float64" or any(d is None for d in dims):
+                continue
+            values = values + ["0"] * (_prod(dims) - len(values))
+            np_dt = "np.float32" if ty.is_float else "np.int32"
+            name = self.pyname("_cst_" + g.name)
+            self.scratch.append(Instr("let", (("dst", name), (
+                "value", f"nl.shared_constant(np.array([{', '.join(values)}], dtype={np_dt}))"))))  # fmt: skip
+            klass = "float" if ty.is_float else "int"
+            out[g.name] = Binding_(
+                Ptr(name, Lin("0", "0", "0"), klass, tuple(int(d) for d in dims[1:])), "P", 0
+            )
+        return out
 
     def param_binding(self, p: A.Param) -> Binding_:
         if isinstance(p.ty, A.PointerType):
@@ -937,7 +961,7 @@ class Lowerer:
         if not fl and isinstance(a, Uni | Lin | Idx) and isinstance(b, Uni | Lin | Idx):
             return self.idx_arith(op, a, b, node)
         if op in ("/", "%") and not fl:
-            raise self.refuse("integer division of a per-thread value that is not affine", node)
+            raise self.refuse("integer division or remainder of a data value", node)
         if op == "%":
             raise self.refuse("floating-point remainder of a per-thread value", node)
         name = _BIN.get(op)
@@ -1161,6 +1185,8 @@ class Lowerer:
         if f.startswith(("__shfl", "__any", "__all", "__ballot", "__c2n_warp", "__activemask")):
             raise self.refuse(f"{f} (warp-level exchange)", e)
         args = [self.expr(a, scope) for a in e.args]
+        if f == "__ldg" and len(args) == 1 and isinstance(args[0], Ptr):
+            return self.load_ptr(args[0], e)  # a read through the read-only cache: a load
         if f in _CONVERT and len(args) == 1:
             return self.convert(args[0], e.ty, e)
         if f in ("fmaf", "__fmaf_rn", "fma") and len(args) == 3:
@@ -1199,6 +1225,17 @@ class Lowerer:
             ty = "int" if name == "abs" and _kind(args[0]) == "int" else "float"
             return self.op(name, [self.tile(args[0], ty, e)], ty)
         raise self.refuse(f"call to '{f}'", e)
+
+    def load_ptr(self, ptr: Ptr, node: A.Node) -> Tile:
+        dst = self.fresh("ld")
+        off = ptr.off
+        if isinstance(off, Idx):
+            self.emit("let", node.loc.line, dst=dst,
+                      value=f"_c2n_load_at({ptr.tensor}, {off.expr}, {self.dt(ptr.ty)})")  # fmt: skip
+        else:
+            self.emit("load", node.loc.line, dst=dst, tensor=ptr.tensor, base=off.b, cp=off.p,
+                      cf=off.f, dtype=self.dt(ptr.ty))  # fmt: skip
+        return Tile(dst, ptr.ty)
 
     def read_shared_scalar(self, ptr: Ptr, node: A.Node) -> Tile:
         dst = self.fresh("ld")
@@ -1377,6 +1414,21 @@ _ATOMICS = {"atomicAdd": "add", "atomicSub": "subtract", "atomicMax": "maximum",
             "atomicMin": "minimum"}  # fmt: skip
 _SHUFFLES = ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync")
 _BIN_CMP = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
+
+
+def _literal_items(init: object) -> list[str] | None:
+    """The spelled values of an initialiser list of numeric literals, else None."""
+    if not isinstance(init, A.InitList):
+        return None
+    out = []
+    for item in init.items:
+        sign = ""
+        if isinstance(item, A.Unary) and item.op == "-":
+            sign, item = "-", item.operand
+        if not isinstance(item, A.IntLit | A.FloatLit):
+            return None
+        out.append(f"{sign}{item.value!r}")
+    return out
 
 
 def _np_and(a: str | None, b: str | None) -> str | None:
