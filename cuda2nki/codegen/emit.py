@@ -607,6 +607,50 @@ def _collect_mins(node: object, var: str, out: list) -> None:
                 _collect_mins(getattr(node, f), var, out)
 
 
+def _name_invariant_sizes(em: Emitter, kernel: Kernel) -> None:
+    """Name the ``min(...)`` sizes that depend on the kernel's sizes only and recur (a tile width
+    chosen from the problem size), once at the top of the kernel, inner ones first."""
+    if not em.name_sizes:
+        return
+    scalars = set(kernel.scalars)
+    counts: dict[SizeExpr, int] = {}
+    _count_mins(kernel.body, scalars, counts)
+    taken = {spell.py_name(x.name) for x in kernel.params} | set(kernel.tensors)
+    # short ones (``min(128, K)``) read better inline
+    recurring = (e for e, n in counts.items() if n > 1 and _size_depth(e) >= 3)
+    for e in sorted(recurring, key=_size_depth):
+        k = 0
+        while (name := "f_size" if k == 0 else f"f_size{k}") in taken:
+            k += 1
+        taken.add(name)
+        em.put(1, f"{name} = {em.size(e)}")
+        em.bound[e] = name
+
+
+def _count_mins(node: object, scalars: set[str], counts: dict[SizeExpr, int]) -> None:
+    if isinstance(node, SizeExpr):
+        if isinstance(node, Min) and node.free_syms() <= scalars and node.free_syms():
+            counts[node] = counts.get(node, 0) + 1
+        for f in getattr(node, "__dataclass_fields__", ()):
+            child = getattr(node, f)
+            if isinstance(child, SizeExpr):
+                _count_mins(child, scalars, counts)
+        return
+    if isinstance(node, tuple | list):
+        for x in node:
+            _count_mins(x, scalars, counts)
+        return
+    if hasattr(node, "__dataclass_fields__"):
+        for f in node.__dataclass_fields__:
+            if f != "loc":
+                _count_mins(getattr(node, f), scalars, counts)
+
+
+def _size_depth(e: SizeExpr) -> int:
+    kids = [getattr(e, f) for f in getattr(e, "__dataclass_fields__", ())]
+    return 1 + max((_size_depth(k) for k in kids if isinstance(k, SizeExpr)), default=0)
+
+
 def _has_matmul(body: tuple) -> bool:
     for s in body:
         if isinstance(s, Matmul) or (isinstance(s, Loop) and _has_matmul(s.body)):
@@ -664,6 +708,7 @@ def emit_body(
         )
     for t in kernel.inputs:
         em.shapes.setdefault(t.name, t.shape)
+    _name_invariant_sizes(em, kernel)
     prologue = len(em.lines)
     em.block(kernel.body, 1)
     grid_lines = getattr(em, "grid_lines", [])

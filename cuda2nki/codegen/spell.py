@@ -56,7 +56,7 @@ def size(
         return names.get(e.name, py_name(e.name))
     if isinstance(e, Min | Max):
         fn = "min" if isinstance(e, Min) else "max"
-        return f"{fn}({size(e.a, names)}, {size(e.b, names)})"
+        return f"{fn}({size(e.a, names, 0, bound)}, {size(e.b, names, 0, bound)})"
     if isinstance(e, CeilDiv):
         if isinstance(e.b, Const) and e.b.value == 1:
             return size(e.a, names, prec, bound)

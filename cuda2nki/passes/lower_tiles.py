@@ -30,6 +30,7 @@ from cuda2nki.ir.nodes import (
     Compute,
     Const,
     Dyn,
+    IndexValue,
     Indirect,
     Kernel,
     Lit,
@@ -44,6 +45,7 @@ from cuda2nki.ir.nodes import (
     Reduce,
     ScalarDecl,
     Scan,
+    SizeExpr,
     Slice,
     Store,
     TensorCopy,
@@ -434,14 +436,18 @@ class _Lowering:
     # ------------------------------------------------------------------ flat 1-D
     def lower_flat(self, c: Compute) -> None:
         P = int(attrs(c).get("p_tile", "128"))
-        F = int(attrs(c).get("f_tile", "512"))
+        F0 = int(attrs(c).get("f_tile", "512"))
         N = c.domain.axes[0].extent
+        # Rows at most F0 wide, but a vector shorter than P * F0 is spread over all P partitions
+        # (an engine instruction costs the same on 1 or 128 of them): F = min(F0, max(1, N // P)).
+        # Index values need a constant row length (an iota's partition stride): F0 then.
+        F: SizeExpr = Const(F0) if _uses_index_value(c) else Min(F0, Max(1, N // P))
         chunk = P * F
         full = N // chunk
         rem = N % chunk
         parts = [
-            (full, lambda v: T.Const(chunk) * T.Sym(v), Const(P), Const(F)),
-            (Min(1, rem // F), lambda v: full * chunk, rem // F, Const(F)),
+            (full, lambda v: chunk * T.Sym(v), Const(P), F),
+            (Min(1, rem // F), lambda v: full * chunk, rem // F, F),
             (Min(1, N % F), lambda v: N - N % F, Const(1), N % F),
         ]
         for stop, base_of, rows, cols in parts:
@@ -792,6 +798,13 @@ def itemsize(dtype: str) -> int:
     from cuda2nki.ir.types import np_dtype
 
     return int(np.dtype(np_dtype(dtype)).itemsize)
+
+
+def _uses_index_value(c: Compute) -> bool:
+    from cuda2nki.passes._analysis import walk
+
+    exprs = [c.expr] + ([c.domain.guard] if c.domain.guard is not None else [])
+    return any(isinstance(x, IndexValue) for e in exprs for x in walk(e))
 
 
 def _cap(e) -> int | None:
