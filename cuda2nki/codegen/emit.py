@@ -557,6 +557,15 @@ class Emitter:
 
     def _Iota(self, s: Iota, depth: int) -> None:
         pattern = "[" + ", ".join(f"[{a}, {b}]" for a, b in s.pattern) + "]"
+        if self.target == "legacy":  # an affine expression of nl.arange grids
+            rows = self.size(self.view_shape(s.dst)[0])
+            (step, count), *_ = s.pattern
+            pattern = (
+                f"{s.channel_multiplier} * nl.arange({rows})[:, None]"
+                f" + {step} * nl.arange({count})[None, :]"
+            )
+            if s.offset:
+                pattern += f" + {s.offset}"
         self.ins(
             depth,
             "iota",

@@ -1093,6 +1093,10 @@ class _Matmul:
         comp = _EpilogueCompiler(b, ms, ns, reader, self.lw.params, self.lw.ctx.diagnostics, c.loc)
         comp.result = r
         comp.acc = acc_v
+        # index values on the output block (a causal mask ``k <= j``): iota tiles
+        comp.index_map = {a: m for a, m in ((i_ax, (1, 0, m0)), (j_ax, (0, 1, n0))) if a}
+        comp.full = (_cap(ms), _cap(ns))
+        comp.loop_syms = frozenset(m0.free_syms() | n0.free_syms()) | set(self.outer)
         val = comp.compile(c.expr)
         if val.operand is acc_v or val.kind != T.FULL:
             res = b.fresh(f"{c.target.tensor}_t")

@@ -99,3 +99,13 @@ def test_bmm_nt_keeps_per_block_transposes_over_budget(tmp_path, monkeypatch) ->
     assert out.status == "match", out
     text = (tmp_path / "bmm_nt_nki.py").read_text()
     assert "# C2N2506: operand 'B'" in text and "above the 16 budget" in text
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_causal_mask_in_a_matmul_epilogue(target, tmp_path) -> None:
+    """``k < j + 1 ? sum * scale : -inf`` on the output block: the row and column positions are
+    iota tiles offset by the block's start (several row and column blocks at T = 130)."""
+    src = CORPUS / "linalg" / "attention_scores.cu"
+    shapes = [{"BH": 1, "T": 130, "D": 20}, {"BH": 2, "T": 5, "D": 3}]
+    out = _check(src, target, tmp_path, shapes, own=True)
+    assert out.status == "match", out
