@@ -1,7 +1,7 @@
 """Run every ``bench/bench_*.py`` module's ``main()`` (or the ones named on the command line).
 
 Each benchmark reports ratios against a baseline measured in the same process, so figures are
-comparable across machines.  ``python -m bench frontend simt`` runs a subset.
+comparable across machines.  ``python -m bench frontend simt`` (or ``bench_frontend``) runs a subset.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def available() -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    names = argv or available()
+    names = [n.removeprefix("bench_") for n in argv] or available()
     failed = 0
     for name in names:
         print(f"== bench {name}", flush=True)

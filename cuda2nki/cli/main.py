@@ -57,11 +57,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `cuda2nki ... | head`: the reader left; nothing more to say
+        _silence_stdout()
+        return 141
     except Exception as exc:  # noqa: BLE001 - last line of defence: never a traceback
         if os.environ.get("CUDA2NKI_DEBUG"):
             traceback.print_exc()
         print_diagnostics([make("C2N0005", reason=f"{type(exc).__name__}: {exc}")])
         return 2
+
+
+def _silence_stdout() -> None:
+    """Point stdout at devnull so the interpreter's final flush does not raise again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover
