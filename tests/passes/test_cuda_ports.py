@@ -109,3 +109,11 @@ def test_causal_mask_in_a_matmul_epilogue(target, tmp_path) -> None:
     shapes = [{"BH": 1, "T": 130, "D": 20}, {"BH": 2, "T": 5, "D": 3}]
     out = _check(src, target, tmp_path, shapes, own=True)
     assert out.status == "match", out
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_row_clamped_2d_stencil_on_tiny_sizes(target, tmp_path) -> None:
+    """Clamped rows on a 2-D grid: empty interior row ranges at rows <= 2, ragged at 130."""
+    shapes = [{"rows": 1, "cols": 3}, {"rows": 2, "cols": 5}, {"rows": 130, "cols": 4}]
+    out = _check(HERE / "vblur.cu", target, tmp_path, shapes)
+    assert out.status == "match", out
