@@ -1003,7 +1003,7 @@ class _Matmul:
         ks = Min(P, K - k0)
         kb = b.nested()
         dst = View(name, (Slice(0, ks), At(T.Sym(kv)), Slice(n0, ns)))
-        self._operand(kb, R, k, k0, ks, j_ax, n0, ns, dst, dtype, once=True)
+        self._operand(kb, R, k, k0, ks, j_ax, n0, ns, dst, dtype, once=need)
         inner = Loop(kv, 0, KT, body=tuple(kb.stmts), loc=R.loc)
         b.emit(Loop(un, 0, CeilDiv(N, TN), body=(inner,), loc=R.loc))
         pre.extend(b.stmts)
@@ -1037,7 +1037,7 @@ class _Matmul:
         xs,
         dst: View,
         dtype: str,
-        once: bool = False,
+        once: int | None = None,
     ) -> None:
         """Fill ``dst`` ([ks, xs], contraction on partitions) from operand ``o``."""
         all_names = sym_names(o.index) or ()
@@ -1062,8 +1062,11 @@ class _Matmul:
         b.emit(TensorTranspose(T.whole(tp, ks, xs), T.whole(raw, xs, ks), loc=o.loc))
         b.emit(TensorCopy(dst, T.whole(tp, ks, xs), loc=o.loc))
         how = "tensor-engine transpose through PSUM"
-        if once:
-            how += ", once per block before the row-block loop, kept in SBUF"
+        if once is not None:
+            how += (
+                ", once per block before the row-block loop, kept in SBUF: "
+                f"{once} bytes per partition at the binding's sizes"
+            )
         self.lw.ctx.note("C2N2506", o.loc, tensor=o.tensor, how=how)
 
     def _epilogue(self, b: T.Builder, r: Reduce, acc_v: View, ms, ns, m0, n0, i_ax, j_ax) -> None:
