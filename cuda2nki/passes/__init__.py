@@ -11,9 +11,19 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = (
-    "guards-to-domains,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,hoist-loads"
-)
+DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,dedupe-loads,hoist-loads"
+
+
+def _fold_peeled() -> type:
+    from cuda2nki.passes.fold_peeled import FoldPeeledPass
+
+    return FoldPeeledPass
+
+
+def _dead_stores() -> type:
+    from cuda2nki.passes.dead_stores import DeadStoresPass
+
+    return DeadStoresPass
 
 
 def _guards_to_domains() -> type:
@@ -52,6 +62,12 @@ def _lower_tiles() -> type:
     return LowerTilesPass
 
 
+def _dedupe_loads() -> type:
+    from cuda2nki.passes.dedupe_loads import DedupeLoadsPass
+
+    return DedupeLoadsPass
+
+
 def _hoist_loads() -> type:
     from cuda2nki.passes.hoist_loads import HoistLoadsPass
 
@@ -60,12 +76,15 @@ def _hoist_loads() -> type:
 
 def all_passes() -> dict[str, Callable[[], type]]:
     return {
+        "fold-peeled": _fold_peeled,
+        "dead-stores": _dead_stores,
         "guards-to-domains": _guards_to_domains,
         "choose-layout": _choose_layout,
         "tile-sizes": _tile_sizes,
         "coalesce-dma": _coalesce_dma,
         "dtype-policy": _dtype_policy,
         "lower-tiles": _lower_tiles,
+        "dedupe-loads": _dedupe_loads,
         "hoist-loads": _hoist_loads,
     }
 

@@ -17,7 +17,9 @@ def test_registry_names_match_pass_names() -> None:
 def test_default_pipeline_parses() -> None:
     names = [p.name for p in parse_pipeline(None)]
     assert ",".join(names) == DEFAULT_PIPELINE
-    assert names[0] == "guards-to-domains"
+    # intent clean-ups first, then guards become domains before any layout is chosen
+    assert names[:3] == ["fold-peeled", "dead-stores", "guards-to-domains"]
+    assert names.index("dedupe-loads") < names.index("hoist-loads")
 
 
 def test_options_are_typed() -> None:
