@@ -298,7 +298,15 @@ class TileExprCompiler:
 
     def _cast(self, e: Cast) -> Val:
         v = self.compile(e.x)
+        if v.kind == IMM and e.dtype in ("float16", "bfloat16") and isinstance(v.operand, Param):
+            v = self.materialize_row(v)  # a scalar rounded to a narrow float: on a tile
         if v.kind == IMM:
+            if isinstance(v.operand, Lit) and e.dtype in ("float16", "bfloat16"):
+                import ml_dtypes  # noqa: F401  (registers bfloat16 with numpy)
+                import numpy as np
+
+                narrow = float(np.asarray(v.operand.value, e.dtype))
+                return Val(IMM, Lit(narrow, "float32"), e.dtype)
             if isinstance(v.operand, Lit) and is_float(e.dtype):
                 return Val(IMM, Lit(float(v.operand.value), "float32"), e.dtype)
             return Val(IMM, v.operand, e.dtype)

@@ -117,3 +117,13 @@ def test_row_clamped_2d_stencil_on_tiny_sizes(target, tmp_path) -> None:
     shapes = [{"rows": 1, "cols": 3}, {"rows": 2, "cols": 5}, {"rows": 130, "cols": 4}]
     out = _check(HERE / "vblur.cu", target, tmp_path, shapes)
     assert out.status == "match", out
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_half_precision_scalar_is_rounded_like_cuda(target, tmp_path) -> None:
+    """``__float2half2_rn(factor)``: the scalar is rounded to fp16 before the product, so the
+    port agrees bit for bit with CUDA's half multiply (factor 0.1 is not exact in fp16)."""
+    src = CORPUS / "lowp" / "scale_half2.cu"
+    point = {"factor": 0.1, "n": 129, "rtol": 0.0, "atol": 0.0}
+    out = _check(src, target, tmp_path, [point], own=True)
+    assert out.status == "match", out
