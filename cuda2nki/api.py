@@ -165,11 +165,14 @@ def port(
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[str] = (),
     emit: str = "nki",
+    lowering: str = "auto",
 ) -> Any:
     """Draft an NKI port of a kernel in a CUDA file; returns a
     :class:`cuda2nki.codegen.pipeline.PortResult` (``source`` is None when refused).
 
     The binding is ``binding``, else the sidecar ``.toml`` beside the file, else inferred.
+    ``lowering``: ``auto`` (an idiom recogniser, else the literal thread-by-thread lowering),
+    ``literal`` (force the literal lowering) or ``recognise`` (never literal: refuse instead).
     """
     from cuda2nki.codegen import pipeline
 
@@ -182,6 +185,7 @@ def port(
         defines=dict(defines or {}),
         include_dirs=tuple(include_dirs),
         emit=emit,
+        lowering=lowering,
     )
 
 

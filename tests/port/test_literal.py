@@ -309,3 +309,13 @@ def test_literal_output_is_deterministic_and_ruff_clean(tmp_path):
     if ruff.exists():
         r = subprocess.run([str(ruff), "check", "--no-cache", str(path)], capture_output=True)
         assert r.returncode == 0, r.stdout
+
+
+def test_public_api_chooses_the_lowering() -> None:
+    from cuda2nki import api
+
+    cu = Path(__file__).resolve().parents[2] / "corpus" / "basic" / "vector_add.cu"
+    assert api.port(cu).idiom == "map"
+    forced = api.port(cu, lowering="literal")
+    assert forced.idiom == "literal" and forced.source is not None
+    assert "C2N2300" in {d.code for d in forced.diagnostics}
