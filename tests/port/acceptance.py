@@ -68,7 +68,8 @@ def check_kernel(
                 for t in binding.tensors
                 if t.role in ("in", "inout")
             }
-            scalars = {py_name(k): v for k, v in resolved.scalars.items() if k in _keywords(res)}
+            keywords = _keywords(res, fn)
+            scalars = {py_name(k): v for k, v in resolved.scalars.items() if py_name(k) in keywords}
             sim = simulate_kernel(fn, {**args, **scalars}, profile=profile)
             outs = sim.outputs if isinstance(sim.outputs, tuple) else (sim.outputs,)
             names = [t.name for t in binding.tensors if t.role in ("out", "inout")]
@@ -88,7 +89,17 @@ def check_kernel(
     return out
 
 
-def _keywords(res) -> set[str]:
+def _keywords(res, fn) -> set[str]:
+    """The port's keyword scalars: from the scheduled IR, or (a literal port has none) from the
+    port function's own signature."""
+    import inspect
+
     from cuda2nki.codegen.emit import signature
 
-    return {n for n, _ in signature(res.ir_tiles).keywords} if res.ir_tiles is not None else set()
+    if res.ir_tiles is not None:
+        return {py_name(n) for n, _ in signature(res.ir_tiles).keywords}
+    try:
+        params = inspect.signature(getattr(fn, "fn", fn)).parameters
+    except (TypeError, ValueError):
+        return set()
+    return {n for n, p in params.items() if p.default is not inspect.Parameter.empty}
