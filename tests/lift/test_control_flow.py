@@ -824,10 +824,7 @@ def test_lifts_to_its_meaning(vid, src, bdict, idiom, meaning) -> None:
 @pytest.mark.parametrize("vid", sorted(PORT))
 def test_port_matches_simt(vid, tmp_path) -> None:
     from cuda2nki.codegen.pipeline import port_file
-    from cuda2nki.codegen.spell import py_name
-    from cuda2nki.nkisim.importer import load_kernel
-    from cuda2nki.nkisim.kernel import simulate_kernel
-    from cuda2nki.simt.runner import run_kernel
+    from tests.port.acceptance import run_against_simt
 
     _, src, bdict, _, _ = next(c for c in CASES if c[0] == vid)
     path = tmp_path / "k.cu"
@@ -836,39 +833,10 @@ def test_port_matches_simt(vid, tmp_path) -> None:
     res = port_file(path, binding=binding, target="nki")
     assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
     (tmp_path / "port.py").write_text(res.source)
-    fn = load_kernel(tmp_path / "port.py", py_name(res.kernel))
-    for k, point in enumerate(binding.test_points()):
-        resolved = binding.resolve(point)
-        inputs = generate_inputs(resolved, seed=3 + k)
-        ref = run_kernel(
-            res.tu,
-            res.kernel,
-            grid=resolved.grid,
-            block=resolved.block,
-            shared_bytes=resolved.shared_bytes,
-            args={**inputs, **resolved.scalars},
-        )
-        args = {py_name(x.name): inputs[x.name] for x in binding.tensors if x.role != "out"}
-        sim = simulate_kernel(fn, {**args, **_scalars(res, resolved)})
-        outs = sim.outputs if isinstance(sim.outputs, tuple) else (sim.outputs,)
-        names = [x.name for x in binding.tensors if x.role in ("out", "inout")]
-        for name, got in zip(names, outs):
-            want = np.asarray(ref[name], np.float64)
-            np.testing.assert_allclose(
-                np.asarray(got, np.float64).reshape(want.shape),
-                want,
-                rtol=1e-4,
-                atol=1e-4,
-                err_msg=f"{vid}:{name} at {point}",
-            )
-
-
-def _scalars(res, resolved) -> dict:
-    from cuda2nki.codegen.emit import signature
-    from cuda2nki.codegen.spell import py_name
-
-    keys = {n for n, _ in signature(res.ir_tiles).keywords}
-    return {py_name(k): v for k, v in resolved.scalars.items() if py_name(k) in keys}
+    run = run_against_simt(
+        res, binding, tmp_path / "port.py", points=binding.test_points(), seed=lambda k: 3 + k
+    )
+    assert run.mismatches == [] and run.points, run.mismatches
 
 
 _B1 = _b(

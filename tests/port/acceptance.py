@@ -31,12 +31,9 @@ class Outcome:
 def check_kernel(
     path: Path, target: str, tmp: Path, max_points: int = 3, profile: bool = False
 ) -> Outcome:
-    from cuda2nki.binding import generate_inputs, load_binding
+    from cuda2nki.binding import load_binding
     from cuda2nki.codegen.pipeline import port_file
     from cuda2nki.diagnostics import DiagnosticError
-    from cuda2nki.nkisim.importer import load_kernel
-    from cuda2nki.nkisim.kernel import simulate_kernel
-    from cuda2nki.simt.runner import run_kernel
 
     binding = load_binding(path.with_suffix(".toml"))
     res = port_file(path, binding=binding, target=target)
@@ -51,41 +48,82 @@ def check_kernel(
     tol = binding.meta.get("check", {}) if isinstance(binding.meta, dict) else {}
     rtol, atol = float(tol.get("rtol", 1e-4)), float(tol.get("atol", 1e-4))
     try:
-        fn = load_kernel(port, py_name(res.kernel))
-        for point in binding.test_points()[:max_points]:
-            resolved = binding.resolve(point)
-            inputs = generate_inputs(resolved, seed=1)
-            ref = run_kernel(
-                res.tu,
-                res.kernel,
-                grid=resolved.grid,
-                block=resolved.block,
-                shared_bytes=resolved.shared_bytes,
-                args={**inputs, **resolved.scalars},
-            )
-            args = {
-                py_name(t.name): inputs[t.name]
-                for t in binding.tensors
-                if t.role in ("in", "inout")
-            }
-            keywords = _keywords(res, fn)
-            scalars = {py_name(k): v for k, v in resolved.scalars.items() if py_name(k) in keywords}
-            sim = simulate_kernel(fn, {**args, **scalars}, profile=profile)
-            outs = sim.outputs if isinstance(sim.outputs, tuple) else (sim.outputs,)
-            names = [t.name for t in binding.tensors if t.role in ("out", "inout")]
-            for name, got in zip(names, outs):
-                want = np.asarray(ref[name], np.float64)
-                ok = np.allclose(
-                    np.asarray(got, np.float64).reshape(want.shape), want, rtol=rtol, atol=atol
-                )
-                if not ok:
-                    out.status = "mismatch"
-                    out.detail = f"{name} at {point}"
-            if profile and sim.profile is not None:
-                out.cost_ns = getattr(sim.profile, "time_ns", None)
-            out.shapes.append(dict(point))
+        run = run_against_simt(
+            res,
+            binding,
+            port,
+            points=binding.test_points()[:max_points],
+            rtol=rtol,
+            atol=atol,
+            profile=profile,
+        )
+        if run.mismatches:
+            name, point, _err = run.mismatches[-1]
+            out.status, out.detail = "mismatch", f"{name} at {point}"
+        out.cost_ns, out.shapes = run.cost_ns, run.points
     except DiagnosticError as exc:
         out.status, out.detail = "error", f"{exc.diagnostic.code} {exc.diagnostic.message}"
+    return out
+
+
+@dataclass
+class SimtComparison:
+    """A generated port run beside the SIMT interpreter: the outputs that differ (name, test
+    point, max abs error), the points run and the port's cost-model time at the last one."""
+
+    mismatches: list[tuple[str, dict, float]] = field(default_factory=list)
+    points: list[dict] = field(default_factory=list)
+    cost_ns: float | None = None
+
+
+def run_against_simt(
+    res,
+    binding,
+    port: Path,
+    *,
+    points: list[dict],
+    rtol: float = 1e-4,
+    atol: float = 1e-4,
+    seed=lambda k: 1,
+    profile: bool = False,
+    cost: str = "time_ns",
+) -> SimtComparison:
+    """Run ``port`` (written from the port result ``res``) and the CUDA kernel on the same inputs
+    at each of ``points``; raises the simulator's DiagnosticError if the port fails."""
+    from cuda2nki.binding import generate_inputs
+    from cuda2nki.nkisim.importer import load_kernel
+    from cuda2nki.nkisim.kernel import simulate_kernel
+    from cuda2nki.simt.runner import run_kernel
+
+    fn = load_kernel(port, py_name(res.kernel))
+    keywords = _keywords(res, fn)
+    out = SimtComparison()
+    for k, point in enumerate(points):
+        resolved = binding.resolve(point)
+        inputs = generate_inputs(resolved, seed=seed(k))
+        ref = run_kernel(
+            res.tu,
+            res.kernel,
+            grid=resolved.grid,
+            block=resolved.block,
+            shared_bytes=resolved.shared_bytes,
+            args={**inputs, **resolved.scalars},
+        )
+        args = {py_name(t.name): inputs[t.name] for t in binding.tensors if t.role != "out"}
+        scalars = {py_name(n): v for n, v in resolved.scalars.items() if py_name(n) in keywords}
+        sim = simulate_kernel(fn, {**args, **scalars}, profile=profile)
+        outs = sim.outputs if isinstance(sim.outputs, tuple) else (sim.outputs,)
+        names = [t.name for t in binding.tensors if t.role in ("out", "inout")]
+        for name, got in zip(names, outs):
+            want = np.asarray(ref[name], np.float64)
+            have = np.asarray(got, np.float64).reshape(want.shape)
+            if not np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True):
+                with np.errstate(invalid="ignore"):
+                    err = float(np.nanmax(np.abs(have - want)))
+                out.mismatches.append((name, dict(point), err))
+        if profile and sim.profile is not None:
+            out.cost_ns = getattr(sim.profile, cost, None)
+        out.points.append(dict(point))
     return out
 
 
