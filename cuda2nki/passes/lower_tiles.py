@@ -438,10 +438,11 @@ class _Lowering:
         P = int(attrs(c).get("p_tile", "128"))
         F0 = int(attrs(c).get("f_tile", "512"))
         N = c.domain.axes[0].extent
-        # Rows at most F0 wide, but a vector shorter than P * F0 is spread over all P partitions
-        # (an engine instruction costs the same on 1 or 128 of them): F = min(F0, max(1, N // P)).
+        # Rows at most F0 wide, but a vector shorter than P * F0 is spread over the partitions
+        # (an engine instruction costs the same on 1 or 128 of them): F = ceil(N / P) makes one
+        # [N // F, F] tile of at most P rows plus a [1, N % F] tail (N = 3000: [125, 24]).
         # Index values need a constant row length (an iota's partition stride): F0 then.
-        F: SizeExpr = Const(F0) if _uses_index_value(c) else Min(F0, Max(1, N // P))
+        F: SizeExpr = Const(F0) if _uses_index_value(c) else Min(F0, Max(1, CeilDiv(N, P)))
         chunk = P * F
         full = N // chunk
         rem = N % chunk

@@ -8,7 +8,7 @@ import nki.language as nl
 def saxpy(x, y, alpha):
     n = x.shape[0]
     y_out = nl.ndarray((n,), dtype=nl.float32, buffer=nl.shared_hbm)
-    f_size = min(512, max(1, n // 128))
+    f_size = min(512, max(1, (n + 127) // 128))
     for t in range(n // (128 * f_size)):
         x_t = nl.ndarray((128, f_size), dtype=nl.float32, buffer=nl.sbuf)
         nisa.dma_copy(dst=x_t, src=x[128 * f_size * t:128 * f_size * t + 128 * f_size].reshape((128, f_size)))
