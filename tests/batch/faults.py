@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: a kernel the interpreter runs for minutes under --check (one 32-thread block strides 5M elements)
+#: a kernel the interpreter runs for minutes under --check (one 32-thread block strides 40M elements)
 HANG = """__global__ void slow_scale(float* out, const float* x, int n) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
         out[i] = 2.0f * x[i];
@@ -25,13 +25,13 @@ block = [32]
 [params]
 out = { shape = ["n"], dtype = "float32", role = "out" }
 x = { shape = ["n"], dtype = "float32", role = "in" }
-n = 5000000
+n = 40000000
 """
 #: the same kernel bound to 4e9 elements: checking it allocates without bound
 HOG_TOML = (
     HANG_TOML.replace("grid = [1]", 'grid = ["ceil_div(n, 256)"]')
     .replace("block = [32]", "block = [256]")
-    .replace("n = 5000000", "n = 4000000000")
+    .replace("n = 40000000", "n = 4000000000")
 )
 #: object-like macros that double at each level: preprocessing allocates without bound
 MACRO_BOMB = "\n".join(
