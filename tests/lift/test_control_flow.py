@@ -7,13 +7,18 @@ the ``PORT`` subset is also ported and run in the NKI simulator against the SIMT
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from cuda2nki.binding import binding_from_dict, generate_inputs
+from cuda2nki.binding import binding_from_dict
 from cuda2nki.frontend import parse_source
-from cuda2nki.ir.evaluate import evaluate
 from cuda2nki.lift import lift_kernel
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from variants import assert_lifts_to_meaning  # noqa: E402
 
 
 def _b(launch: dict, params: dict, shapes: list[dict] | None = None) -> dict:
@@ -788,37 +793,11 @@ PORT = {
 }
 
 
-def _lift(vid: str, src: str, bdict: dict):
-    binding = binding_from_dict(bdict, path=f"<{vid}>")
-    res = lift_kernel(parse_source(src, f"{vid.replace('/', '_')}.cu"), "k", binding)
-    assert res.claimed, [d.message for d in res.diagnostics]
-    return binding, res
-
-
 @pytest.mark.parametrize(
     ("vid", "src", "bdict", "idiom", "meaning"), CASES, ids=[c[0] for c in CASES]
 )
 def test_lifts_to_its_meaning(vid, src, bdict, idiom, meaning) -> None:
-    binding, res = _lift(vid, src, bdict)
-    assert res.idiom == idiom
-    for k, point in enumerate(binding.test_points()):
-        resolved = binding.resolve(point)
-        inputs = generate_inputs(resolved, seed=11 + k)
-        got = evaluate(
-            res.kernel_ir, {n: v.copy() for n, v in inputs.items()}, dict(resolved.scalars)
-        )
-        want = meaning(
-            {n: v.astype(np.float64) if v.dtype.kind == "f" else v for n, v in inputs.items()},
-            dict(resolved.scalars),
-        )
-        for name, ref in want.items():
-            np.testing.assert_allclose(
-                np.asarray(got[name], np.float64).reshape(np.shape(ref)),
-                ref,
-                rtol=1e-4,
-                atol=1e-4,
-                err_msg=f"{vid}:{name} at {resolved.scalars}",
-            )
+    assert_lifts_to_meaning(vid, src, bdict, idiom, meaning, seed0=11)
 
 
 @pytest.mark.parametrize("vid", sorted(PORT))

@@ -7,6 +7,39 @@ from __future__ import annotations
 import numpy as np
 
 
+def assert_lifts_to_meaning(vid: str, src: str, bdict: dict, idiom: str, meaning, seed0: int):
+    """Lift kernel ``k`` of ``src`` with binding ``bdict``: claimed as ``idiom``, and the intent
+    evaluator matches ``meaning(inputs, scalars)`` on every test point.  Returns the lift result."""
+    from cuda2nki.binding import binding_from_dict, generate_inputs
+    from cuda2nki.frontend import parse_source
+    from cuda2nki.ir.evaluate import evaluate
+    from cuda2nki.lift import lift_kernel
+
+    binding = binding_from_dict({"kernel": "k", **bdict}, path=f"<{vid}>")
+    res = lift_kernel(parse_source(src, f"{vid.replace('/', '_')}.cu"), "k", binding)
+    assert res.claimed, [d.message for d in res.diagnostics]
+    assert res.idiom == idiom
+    for k, point in enumerate(binding.test_points()):
+        resolved = binding.resolve(point)
+        inputs = generate_inputs(resolved, seed=seed0 + k)
+        got = evaluate(
+            res.kernel_ir, {n: v.copy() for n, v in inputs.items()}, dict(resolved.scalars)
+        )
+        want = meaning(
+            {n: v.astype(np.float64) if v.dtype.kind == "f" else v for n, v in inputs.items()},
+            dict(resolved.scalars),
+        )
+        for name, ref in want.items():
+            np.testing.assert_allclose(
+                np.asarray(got[name], np.float64).reshape(np.shape(ref)),
+                ref,
+                rtol=1e-4,
+                atol=1e-4,
+                err_msg=f"{vid}:{name} at {resolved.scalars}",
+            )
+    return res
+
+
 def _b(launch: dict, params: dict, shapes: list[dict] | None = None) -> dict:
     return {"launch": launch, "params": params, "check": {"shapes": shapes or []}}
 
