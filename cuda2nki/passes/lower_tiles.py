@@ -496,7 +496,7 @@ class _Lowering:
     def lower_reduce_all(self, c: Compute) -> None:
         """Whole-vector reduction: flat [128, F] chunks reduced along the free axis into a
         [128, 1] fp32 accumulator, then across partitions (tensor-engine transpose + reduce)."""
-        P, F = int(attrs(c).get("p_tile", "128")), int(attrs(c).get("f_tile", "4096"))
+        P, F0 = int(attrs(c).get("p_tile", "128")), int(attrs(c).get("f_tile", "4096"))
         if c.accumulate is not None:
             op, k_axis, body = c.accumulate, c.domain.axes[0], c.expr
             red = Reduce(op, (k_axis,), body, loc=c.loc)
@@ -507,10 +507,15 @@ class _Lowering:
         self.b.emit(Alloc(acc, (Const(P), Const(1)), "float32", Buffer.SBUF, loc=c.loc))
         self.b.emit(Memset(T.whole(acc, P, 1), Lit(float(op.info.identity), "float32"), loc=c.loc))
         K = k_axis.extent
+        # As for 1-D maps, a vector shorter than P * F0 spreads over the partitions.  Only in the
+        # current API: the legacy form allocates F0-wide tiles and masks them, and its masked
+        # free-axis reduction would take the masked-off columns in.
+        spread = self.ctx.target == "nki" and not _uses_index_value(c)
+        F: SizeExpr = Min(F0, Max(1, CeilDiv(K, P))) if spread else Const(F0)
         chunk = P * F
         parts = [
-            (K // chunk, lambda v: T.Const(chunk) * T.Sym(v), Const(P), Const(F)),
-            (Min(1, (K % chunk) // F), lambda v: (K // chunk) * chunk, (K % chunk) // F, Const(F)),
+            (K // chunk, lambda v: chunk * T.Sym(v), Const(P), F),
+            (Min(1, (K % chunk) // F), lambda v: (K // chunk) * chunk, (K % chunk) // F, F),
             (Min(1, K % F), lambda v: K - K % F, Const(1), K % F),
         ]
         for stop, base_of, rows, cols in parts:

@@ -53,3 +53,51 @@ def test_flat_maps_fill_the_partitions(tmp_path: Path, target: str, count: int) 
     # full [128, 512] tiles, then at most one row block and one tail row
     per_op = len(engine) / 2
     assert per_op <= count // (128 * 512) + 2
+
+
+DOT = """
+__global__ void dot(const float* u, const float* w, float* total, int count) {
+    __shared__ float part[256];
+    float s = 0.0f;
+    for (int k = blockIdx.x * blockDim.x + threadIdx.x; k < count; k += blockDim.x * gridDim.x)
+        s += u[k] * w[k];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h /= 2) {
+        if (threadIdx.x < h) part[threadIdx.x] += part[threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(total, part[0]);
+}
+"""
+
+DOT_BINDING = """
+kernel = "dot"
+[launch]
+grid = [8]
+block = [256]
+[params]
+u = { shape = ["count"], dtype = "float32", role = "in" }
+w = { shape = ["count"], dtype = "float32", role = "in" }
+total = { shape = [1], dtype = "float32", role = "inout" }  # atomicAdd adds to it
+count = 4096
+"""
+
+
+@pytest.mark.parametrize("count", [4096, 3000, 100])
+def test_whole_vector_reductions_fill_the_partitions(tmp_path: Path, count: int) -> None:
+    cu, toml = tmp_path / "dot.cu", tmp_path / "dot.toml"
+    cu.write_text(DOT)
+    toml.write_text(DOT_BINDING)
+    res = api.port(cu, binding=toml)
+    assert res.source is not None and res.idiom == "reduce", res.diagnostics
+    port = tmp_path / "port.py"
+    port.write_text(res.source)
+    u = np.linspace(-1, 1, count, dtype=np.float32)
+    w = np.cos(np.arange(count, dtype=np.float32))
+    total = np.array([0.5], np.float32)
+    sim = simulate_kernel(load_kernel(str(port), "dot"), {"u": u, "w": w, "total": total})
+    got = np.asarray(sim.outputs).reshape(-1)[0]
+    np.testing.assert_allclose(got, 0.5 + u.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
+    mults = [r for r in sim.trace if r.op == "tensor_tensor"]
+    assert max(r.partitions for r in mults) == min(128, count // -(-count // 128))
