@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from cuda2nki.diagnostics import DiagnosticError, rule
 from cuda2nki.ir.parser import parse
 from cuda2nki.ir.verify import verify
+from cuda2nki.rules.examples.ir import SCHED_MM  # the catalogue's scheduled matmul
 
 from .kernels import ALL, kernel
 from .strategies import KERNELS
@@ -87,27 +88,6 @@ kernel vadd(a: in float32[N, F], b: in float32[N, F], c: out float32[N, F], N: i
     tensor_tensor(dst=tc[ds(0, min(128, N - t * 128)), ds(0, F)], op=add,
                   a=ta[ds(0, min(128, N - t * 128)), ds(0, F)], b=tb[ds(0, min(128, N - t * 128)), ds(0, F)]);
     store(dst=c[ds(t * 128, min(128, N - t * 128)), ds(0, F)], src=tc[ds(0, min(128, N - t * 128)), ds(0, F)]);
-  }
-}
-"""
-
-SCHED_MM = """
-kernel mm(A: in bfloat16[K, M], B: in bfloat16[K, N], C: out float32[M, N], M: int32, N: int32, K: int32) {
-  for mi = range(0, ceildiv(M, 128), 1) affine {
-    for ni = range(0, ceildiv(N, 512), 1) affine {
-      alloc acc: float32[128, 512] psum;
-      memset(dst=acc[...], value=0.0);
-      for ki = range(0, ceildiv(K, 128), 1) sequential {
-        alloc at: bfloat16[128, 128] sbuf;
-        alloc bt: bfloat16[128, 512] sbuf;
-        load(dst=at[...], src=A[ds(ki * 128, 128), ds(mi * 128, 128)]);
-        load(dst=bt[...], src=B[ds(ki * 128, 128), ds(ni * 512, 512)]);
-        matmul(dst=acc[...], stationary=at[...], moving=bt[...], accumulate=true);
-      }
-      alloc out: float32[128, 512] sbuf;
-      tensor_copy(dst=out[...], src=acc[...]);
-      store(dst=C[ds(mi * 128, 128), ds(ni * 512, 512)], src=out[...]);
-    }
   }
 }
 """

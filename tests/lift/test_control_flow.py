@@ -18,15 +18,7 @@ from cuda2nki.frontend import parse_source
 from cuda2nki.lift import lift_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from variants import assert_lifts_to_meaning  # noqa: E402
-
-
-def _b(launch: dict, params: dict, shapes: list[dict] | None = None) -> dict:
-    return {"kernel": "k", "launch": launch, "params": params, "check": {"shapes": shapes or []}}
-
-
-def t(shape: list, role: str, dtype: str = "float32", **kw) -> dict:
-    return {"shape": shape, "dtype": dtype, "role": role, **kw}
+from variants import _b, assert_lifts_to_meaning, t  # noqa: E402
 
 
 def _act(x: np.ndarray, mode: int, slope: float) -> np.ndarray:

@@ -41,14 +41,15 @@ def assert_lifts_to_meaning(vid: str, src: str, bdict: dict, idiom: str, meaning
 
 
 def _b(launch: dict, params: dict, shapes: list[dict] | None = None) -> dict:
-    return {"launch": launch, "params": params, "check": {"shapes": shapes or []}}
+    """A binding dict for kernel ``k``."""
+    return {"kernel": "k", "launch": launch, "params": params, "check": {"shapes": shapes or []}}
 
 
 F32 = "float32"
 
 
-def t(shape: list, role: str, dtype: str = F32) -> dict:
-    return {"shape": shape, "dtype": dtype, "role": role}
+def t(shape: list, role: str, dtype: str = F32, **kw) -> dict:
+    return {"shape": shape, "dtype": dtype, "role": role, **kw}
 
 
 def _softmax(x: np.ndarray) -> np.ndarray:
