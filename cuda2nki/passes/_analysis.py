@@ -1,8 +1,11 @@
-"""Read-only queries on intent Computes used by several passes (not a pass)."""
+"""Queries on intent Computes used by several passes, and one generic bottom-up rewriter
+(:func:`transform`).  Not a pass."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from cuda2nki.ir.nodes import (
     Binary,
@@ -18,6 +21,28 @@ from cuda2nki.ir.nodes import (
     Unary,
 )
 from cuda2nki.ir.ops import Op
+
+
+def transform(node: Any, fn: Callable[[Any], Any], skip: tuple[type, ...] = ()) -> Any:
+    """``node`` rebuilt bottom-up: every IR node's fields (not ``loc``) and tuple items first,
+    then ``fn`` on the node.  Instances of ``skip`` are left whole; an unchanged subtree is
+    returned as the same object."""
+    if isinstance(node, skip):
+        return node
+    if isinstance(node, tuple):
+        items = tuple(transform(x, fn, skip) for x in node)
+        return node if all(a is b for a, b in zip(items, node)) else items
+    if not dataclasses.is_dataclass(node) or isinstance(node, type):
+        return node
+    changes = {}
+    for f in dataclasses.fields(node):
+        if f.name == "loc":
+            continue
+        old = getattr(node, f.name)
+        new = transform(old, fn, skip)
+        if new is not old:
+            changes[f.name] = new
+    return fn(dataclasses.replace(node, **changes) if changes else node)
 
 
 def attrs(c: Compute) -> dict[str, str]:

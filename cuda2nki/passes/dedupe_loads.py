@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from cuda2nki.ir.nodes import Alloc, Const, Kernel, Load, Loop, Slice, Store, View
+from cuda2nki.passes._analysis import transform
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.passes.hoist_loads import _written
 
@@ -87,21 +88,10 @@ def _stored(s: Any) -> set[str]:
 
 def _renamed(node: Any, rename: dict[str, str]) -> Any:
     """``node`` with every view of a renamed tile pointing at the tile it was merged into."""
-    if isinstance(node, View):
-        new = rename.get(node.tensor)
-        return node if new is None else node.replace(tensor=new)
-    if isinstance(node, tuple):
-        items = tuple(_renamed(x, rename) for x in node)
-        return node if all(a is b for a, b in zip(items, node)) else items
-    if not hasattr(node, "__dataclass_fields__") or isinstance(node, Alloc):
-        return node
-    changes = {}
-    for f in node.__dataclass_fields__:
-        if f == "loc":
-            continue
-        v = getattr(node, f)
-        if isinstance(v, View | tuple) or hasattr(v, "__dataclass_fields__"):
-            new = _renamed(v, rename)
-            if new is not v:
-                changes[f] = new
-    return node.replace(**changes) if changes else node
+
+    def move(x: Any) -> Any:
+        if isinstance(x, View) and x.tensor in rename:
+            return x.replace(tensor=rename[x.tensor])
+        return x
+
+    return transform(node, move, skip=(Alloc,))

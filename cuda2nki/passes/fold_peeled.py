@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from cuda2nki.ir.nodes import Add, Axis, Binary, Compute, Const, Kernel, Read, Reduce, Sub, Sym
 from cuda2nki.ir.ops import Op
+from cuda2nki.passes._analysis import transform
 from cuda2nki.passes._index import linear
 from cuda2nki.passes.base import Pass, PassContext
 
@@ -41,26 +42,7 @@ class FoldPeeledPass(Pass):
 
 def fold(e: Any) -> Any:
     """``e`` with every peeled reduction folded (bottom-up)."""
-    if not hasattr(e, "__dataclass_fields__") or isinstance(e, Sym | Const):
-        return e
-    changes = {}
-    for f in e.__dataclass_fields__:
-        if f == "loc":
-            continue
-        v = getattr(e, f)
-        if isinstance(v, tuple):
-            new = tuple(fold(x) for x in v)
-        else:
-            new = fold(v)
-        if new is not v:
-            changes[f] = new
-    if changes:
-        e = e.replace(**changes)
-    if isinstance(e, Binary):
-        merged = _merge(e)
-        if merged is not None:
-            return merged
-    return e
+    return transform(e, lambda x: (_merge(x) or x) if isinstance(x, Binary) else x)
 
 
 def _merge(e: Binary) -> Reduce | None:

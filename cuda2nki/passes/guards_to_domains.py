@@ -44,6 +44,7 @@ from cuda2nki.ir.nodes import (
     Sym,
 )
 from cuda2nki.ir.ops import Idiom, Op, Role
+from cuda2nki.passes._analysis import transform
 from cuda2nki.passes.base import Pass, PassContext
 
 _CMP = {Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ}
@@ -349,21 +350,10 @@ def _at_least_zero(e: SizeExpr) -> SizeExpr:
 
 
 def _subst(node: Any, subst: dict[str, SizeExpr]) -> Any:
-    """Replace axis symbols everywhere in ``node`` (indices, index values, extents)."""
-    if isinstance(node, Sym):
-        return subst.get(node.name, node)
-    if isinstance(node, tuple):
-        return tuple(_subst(x, subst) for x in node)
-    if isinstance(node, Axis | Domain):
-        return node  # domain extents are rebuilt by the caller
-    if dataclasses.is_dataclass(node) and not isinstance(node, type):
-        changes = {}
-        for f in dataclasses.fields(node):
-            if f.name == "loc":
-                continue
-            old = getattr(node, f.name)
-            new = _subst(old, subst)
-            if new is not old:
-                changes[f.name] = new
-        return dataclasses.replace(node, **changes) if changes else node
-    return node
+    """Replace axis symbols everywhere in ``node`` (indices, index values, extents); domain
+    extents are rebuilt by the caller."""
+    return transform(
+        node,
+        lambda x: subst.get(x.name, x) if isinstance(x, Sym) else x,
+        skip=(Axis, Domain),
+    )
