@@ -12,6 +12,7 @@ from cuda2nki.ir.nodes import (
     Cast,
     Compute,
     Expr,
+    Kernel,
     Read,
     Reduce,
     Scan,
@@ -43,6 +44,19 @@ def transform(node: Any, fn: Callable[[Any], Any], skip: tuple[type, ...] = ()) 
         if new is not old:
             changes[f.name] = new
     return fn(dataclasses.replace(node, **changes) if changes else node)
+
+
+def covers_target(c: Compute, kernel: Kernel) -> bool:
+    """The statement writes every element of its target (provably, from the IR alone): no guard,
+    and the target indexed by distinct domain axes whose extents are the tensor's shape."""
+    decl = kernel.tensors.get(c.target.tensor)
+    if decl is None or c.domain.guard is not None:
+        return False
+    names = [ix.name if isinstance(ix, Sym) else None for ix in c.target.index]
+    if len(set(names)) != len(names):
+        return False
+    extents = {a.name: a.extent for a in c.domain.axes}
+    return all(n in extents and extents[n] == dim for n, dim in zip(names, decl.shape))
 
 
 def attrs(c: Compute) -> dict[str, str]:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cuda2nki.ir.nodes import Compute, Kernel, Sym
-from cuda2nki.passes._analysis import reads
+from cuda2nki.ir.nodes import Compute, Kernel
+from cuda2nki.passes._analysis import covers_target, reads
 from cuda2nki.passes.base import Pass, PassContext
 
 
@@ -42,7 +42,11 @@ def _dead(body: list, p: int, kernel: Kernel) -> bool:
             return False
         if any(r.tensor == tensor for r in _all_reads(later)):
             return False
-        if later.target.tensor == tensor and _overwrites(later, s, kernel):
+        if (
+            later.target.tensor == tensor
+            and later.accumulate is None
+            and covers_target(later, kernel)
+        ):
             return True
     return False
 
@@ -52,17 +56,3 @@ def _all_reads(c: Compute) -> list:
     if c.domain.guard is not None:
         out += reads(c.domain.guard)
     return out
-
-
-def _overwrites(later: Compute, s: Compute, kernel: Kernel) -> bool:
-    """``later`` writes every element of its tensor (and so every element ``s`` wrote)."""
-    if later.accumulate is not None or later.domain.guard is not None:
-        return False
-    decl = kernel.tensors.get(later.target.tensor)
-    if decl is None:
-        return False
-    extents = {a.name: a.extent for a in later.domain.axes}
-    names = [ix.name if isinstance(ix, Sym) else None for ix in later.target.index]
-    if len(set(names)) != len(names):
-        return False
-    return all(n in extents and extents[n] == dim for n, dim in zip(names, decl.shape))

@@ -44,7 +44,7 @@ from cuda2nki.ir.nodes import (
     Sym,
 )
 from cuda2nki.ir.ops import Idiom, Op, Role
-from cuda2nki.passes._analysis import transform
+from cuda2nki.passes._analysis import covers_target, transform
 from cuda2nki.passes.base import Pass, PassContext
 
 _CMP = {Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ}
@@ -80,16 +80,6 @@ def _is_carry_over(c: Compute) -> bool:
         and c.domain.guard is None
         and c.accumulate is None
     )
-
-
-def _covers(c: Compute, kernel: Kernel) -> bool:
-    """The statement writes every element of its target (provably, from the IR alone)."""
-    decl = kernel.tensors.get(c.target.tensor)
-    if decl is None or c.domain.guard is not None:
-        return False
-    names = [ix.name if isinstance(ix, Sym) else None for ix in c.target.index]
-    extents = {a.name: a.extent for a in c.domain.axes}
-    return all(n in extents and extents[n] == dim for n, dim in zip(names, decl.shape))
 
 
 def _carry_over(c: Compute, kernel: Kernel) -> Compute:
@@ -145,7 +135,7 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
         inout
         and c.domain.guard is None
         and not isinstance(c.expr, Select)
-        and not _covers(c, kernel)
+        and not covers_target(c, kernel)
     ):
         return [_carry_over(c, kernel), c]
     if c.domain.guard is None and not isinstance(c.expr, Select) and c.accumulate is None:
@@ -229,7 +219,7 @@ def _replace_node(e: Any, old: Expr, new: Expr) -> Any:
 
 
 def _whole_domain(c: Compute, kernel: Kernel) -> bool:
-    return _covers(c.replace(domain=Domain(c.domain.axes)), kernel)
+    return covers_target(c.replace(domain=Domain(c.domain.axes)), kernel)
 
 
 def _keep(c: Compute) -> Compute:
