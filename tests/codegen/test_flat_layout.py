@@ -32,18 +32,24 @@ count = 5000
 """
 
 
+def _port_and_run(tmp_path: Path, name: str, src: str, binding: str, inputs: dict, **kw):
+    """Port kernel ``name`` (its binding given) and simulate the port on ``inputs``."""
+    cu, toml = tmp_path / f"{name}.cu", tmp_path / f"{name}.toml"
+    cu.write_text(src)
+    toml.write_text(binding)
+    res = api.port(cu, binding=toml, **kw)
+    assert res.source is not None, res.diagnostics
+    port = tmp_path / "port.py"
+    port.write_text(res.source)
+    return res, simulate_kernel(load_kernel(str(port), name), inputs)
+
+
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize("count", [5000, 3000, 129, 127, 1, 128 * 512 + 77, 3 * 128 * 512])
 def test_flat_maps_fill_the_partitions(tmp_path: Path, target: str, count: int) -> None:
-    cu, toml = tmp_path / "axpb.cu", tmp_path / "axpb.toml"
-    cu.write_text(SOURCE)
-    toml.write_text(BINDING)
-    res = api.port(cu, binding=toml, target=target)
-    assert res.source is not None and res.idiom != "literal", res.diagnostics
-    port = tmp_path / "port.py"
-    port.write_text(res.source)
     src = np.linspace(-3, 3, count, dtype=np.float32)
-    sim = simulate_kernel(load_kernel(str(port), "axpb"), {"src": src})
+    res, sim = _port_and_run(tmp_path, "axpb", SOURCE, BINDING, {"src": src}, target=target)
+    assert res.idiom != "literal", res.diagnostics
     np.testing.assert_array_equal(sim.outputs, np.float32(1.5) * src + np.float32(-0.25))
     engine = [r for r in sim.trace if r.engine != "dma" and r.op not in ("memset", "iota")]
     widest = max(r.partitions for r in engine)
@@ -86,17 +92,11 @@ count = 4096
 
 @pytest.mark.parametrize("count", [4096, 3000, 100])
 def test_whole_vector_reductions_fill_the_partitions(tmp_path: Path, count: int) -> None:
-    cu, toml = tmp_path / "dot.cu", tmp_path / "dot.toml"
-    cu.write_text(DOT)
-    toml.write_text(DOT_BINDING)
-    res = api.port(cu, binding=toml)
-    assert res.source is not None and res.idiom == "reduce", res.diagnostics
-    port = tmp_path / "port.py"
-    port.write_text(res.source)
     u = np.linspace(-1, 1, count, dtype=np.float32)
     w = np.cos(np.arange(count, dtype=np.float32))
     total = np.array([0.5], np.float32)
-    sim = simulate_kernel(load_kernel(str(port), "dot"), {"u": u, "w": w, "total": total})
+    res, sim = _port_and_run(tmp_path, "dot", DOT, DOT_BINDING, {"u": u, "w": w, "total": total})
+    assert res.idiom == "reduce", res.diagnostics
     got = np.asarray(sim.outputs).reshape(-1)[0]
     np.testing.assert_allclose(got, 0.5 + u.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
     mults = [r for r in sim.trace if r.op == "tensor_tensor"]
