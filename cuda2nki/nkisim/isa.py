@@ -276,9 +276,12 @@ def dma_compute(
         flat = stg.flat
         srcs_only = [s for s in srcs if s.storage is not stg]
         add = sum(s.f32(api).reshape(dst.shape) for s in srcs_only)
-        tmp = flat.astype(np.float32)
-        np.add.at(tmp, idx[ok], np.broadcast_to(add, idx.shape)[ok])
-        flat[...] = dt.convert(tmp, dst.dtype)
+        # only the addressed elements pass through the engine's fp32 adder
+        touched = np.unique(idx[ok])
+        tmp = flat[touched].astype(np.float32)
+        pos = np.searchsorted(touched, idx[ok])
+        np.add.at(tmp, pos, np.broadcast_to(add, idx.shape)[ok])
+        flat[touched] = dt.convert(tmp, dst.dtype)
     else:
         dst.assign(acc, api=api)
     record(

@@ -1123,7 +1123,10 @@ class NkiTensor:
                 flat = flat + strides[d] * a
         flat = np.broadcast_to(flat, out_shape)
         pdim = 0 if self.pdim is not None else None
-        if inb.all():
+        # an index tile is a dynamic (indirect) access even where its values happen to be
+        # affine: a scatter through it must still see every repeated index
+        dynamic = any(isinstance(k, NkiTensor) for k in key)
+        if inb.all() and not dynamic:
             aff = _affine_strides(flat)
             if aff is not None:
                 f0 = int(flat.reshape(-1)[0]) if flat.size else off

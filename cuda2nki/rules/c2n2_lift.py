@@ -203,14 +203,15 @@ register(
         "no faithful literal translation",
         "cannot port '{kernel}' literally: {construct}",
         "The literal lowering translates a kernel thread by thread only where the translation "
-        "is exactly what CUDA computes. It refuses indices that depend on data (gathers and "
-        "scatters), atomics at data-dependent addresses or whose old value is used, warp votes, "
-        "vector types, double precision, loops whose trip count depends on data, "
-        "break/continue under a per-thread condition and 3-D blocks, rather than emit a port "
-        "that computes something else.",
-        example="if (i < n) atomicAdd(&hist[x[i]], 1);",
-        fix="Rewrite the construct (e.g. a histogram as a sort + segment count), or write "
-        "this port by hand.",
+        "is exactly what CUDA computes. Reads at addresses that depend on data become "
+        "indirect (gather) DMAs and atomicAdd/atomicSub there scatter-add DMAs; it refuses "
+        "plain stores at data-dependent addresses (scatters), other atomics there or atomics "
+        "whose old value is used, warp votes, vector types, double precision, loops whose "
+        "trip count depends on data, break/continue under a per-thread condition and 3-D "
+        "blocks, rather than emit a port that computes something else.",
+        example="if (i < n) out[idx[i]] = x[i];",
+        fix="Rewrite the construct (e.g. a scatter as a gather by the inverse permutation), "
+        "or write this port by hand.",
     ),
     Rule(
         "C2N2302",

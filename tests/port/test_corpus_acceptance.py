@@ -29,11 +29,7 @@ def _expect_port(path) -> bool:
 #: runnable kernel should port); each must be refused cleanly, naming the construct
 KNOWN_GAPS = {
     "basic/newton_sqrt": "a do-while loop whose trip count depends on the data",
-    "misc/cross_entropy": "a gather at an index read from data, in the literal lowering",
-    "misc/embedding_backward": "a data-dependent early return and scatter-add",
     "misc/hash_u32": "unsigned integer remainder of data values",
-    "misc/histogram_global": "atomicAdd at an index read from data",
-    "misc/histogram_shared": "shared-memory atomicAdd at an index read from data",
     "reduce/dot_double": "float64 arithmetic (no fp64 on the engines)",
 }
 

@@ -35,11 +35,19 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   strided DMAs as the values allow.
 * **Atomics** whose old value is unused apply every active thread's update in thread order
   (threads at one element combined first).
+* **Addresses read from data.** An index or pointer offset that depends on data becomes an int32
+  tile of flat element addresses (:class:`~.values.DynPtr` for a pointer).  A read is a gather:
+  one indirect DMA per thread column (``vector_select`` with a per-partition row offset; legacy:
+  an index tile on the partition dim of the flattened tensor).  ``atomicAdd``/``atomicSub`` there
+  (histograms, scatter-adds) is one scatter read-modify-write DMA per column that accumulates
+  repeated addresses (``nisa.dma_compute``; legacy ``nl.atomic_rmw``); the DMA engine adds in
+  fp32, so integer totals are exact below 2**24.  Inactive threads and addresses outside the
+  buffer read element 0 or add the identity; buffers must have fewer than 2**24 elements.
 
-Anything else is refused with C2N2301 naming the construct and its line: indices that depend on
-data (gathers/scatters), atomics at data-dependent addresses or whose old value is used, warp
-votes, vector types, double precision, loops whose trip count depends on data,
-``break``/``continue`` under a per-thread condition, 3-D blocks.
+Anything else is refused with C2N2301 naming the construct and its line: plain stores at
+data-dependent addresses (their order between threads is not a DMA's), other atomics there or
+atomics whose old value is used, warp votes, vector types, double precision, loops whose trip
+count depends on data, ``break``/``continue`` under a per-thread condition, 3-D blocks.
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.values import (
+    DynPtr,
     Idx,
     Lin,
     Local,
@@ -402,6 +411,9 @@ class Lowerer:
             if s.init is None:
                 raise self.refuse(f"uninitialised pointer '{s.name}'", s)
             v = self.expr(s.init, scope)
+            if isinstance(v, DynPtr):
+                self.env[-1][s.name] = Binding_(v, "P", scope.depth)
+                return
             if not isinstance(v, Ptr):
                 raise self.refuse(f"pointer '{s.name}' initialised from a non-pointer", s)
             self.env[-1][s.name] = Binding_(self.hold_ptr(s.name, v), "P", scope.depth)
@@ -783,6 +795,8 @@ class Lowerer:
                 self.emit("let", node.loc.line, dst=cur.expr, value=new)
             return
         ptr, off = where
+        if isinstance(off, Tile):
+            raise self.refuse("a store at an address that depends on data (a scatter)", node)
         val = self.tile(self.convert(v, target.ty, node), ptr.ty, node)
         if isinstance(off, Idx):
             self.emit("call", node.loc.line, expr=f"_c2n_store_at({ptr.tensor}, {off.expr}, "
@@ -793,10 +807,13 @@ class Lowerer:
             value=val, mask=self.store_mask(scope),
         )  # fmt: skip
 
-    def address(self, e: A.Expr, scope: Scope) -> tuple[Ptr, Lin] | tuple[Local, str]:
-        """The buffer and element offset an lvalue ``p[i]``, ``a[i][j]`` or ``*p`` designates."""
+    def address(self, e: A.Expr, scope: Scope) -> tuple[Ptr, Lin | Idx | Tile] | tuple[Local, str]:
+        """The buffer and element offset an lvalue ``p[i]``, ``a[i][j]`` or ``*p`` designates;
+        an offset that depends on data is an int32 :class:`Tile` of flat element addresses."""
         if isinstance(e, A.Unary) and e.op == "*":
             p = self.expr(e.operand, scope)
+            if isinstance(p, DynPtr):
+                return Ptr(p.tensor, Lin("0", "0", "0"), p.ty), Tile(p.addr, "int")
             if not isinstance(p, Ptr):
                 raise self.refuse("dereference of a non-pointer", e)
             return p, p.off
@@ -809,6 +826,11 @@ class Lowerer:
             base = base.base
         obj = self.expr(base, scope)
         vals = [self.expr(i, scope) for i in idxs]
+        if isinstance(obj, DynPtr):
+            if len(vals) != 1:
+                raise self.refuse("too many subscripts", e)
+            ptr = Ptr(obj.tensor, Lin("0", "0", "0"), obj.ty)
+            return ptr, Tile(self.dyn_address(Tile(obj.addr, "int"), [(vals[0], "1")], e), "int")
         if isinstance(obj, Local):
             if not all(isinstance(v, Uni) for v in vals):
                 raise self.refuse("a local array indexed by a per-thread value", e)
@@ -819,12 +841,15 @@ class Lowerer:
         dims = obj.dims
         if len(vals) > 1 + len(dims):
             raise self.refuse("too many subscripts", e)
+        if any(isinstance(v, Tile) for v in vals):
+            if len(vals) != 1 + len(dims):
+                raise self.refuse("a row of an array chosen by data", e)
+            terms = [(v, str(_prod(dims[k:]))) for k, v in enumerate(vals)]
+            return obj, Tile(self.dyn_address(obj.off, terms, e), "int")
         off: Lin | Idx = obj.off
         for k, v in enumerate(vals):
             if not isinstance(v, Uni | Lin | Idx):
-                raise self.refuse(
-                    "an index that depends on data (a data-dependent gather or scatter)", e
-                )
+                raise self.refuse(f"an index of this kind ({type(v).__name__})", e)
             stride = str(_prod(dims[k:]))  # row-major: the extents after this subscript
             if isinstance(v, Idx) or isinstance(off, Idx):
                 off = Idx(f"({self.np_spell(off)} + {self.np_spell(v)} * {stride})")
@@ -840,16 +865,40 @@ class Lowerer:
         ptr, off = where  # type: ignore[misc]
         if isinstance(ptr, Ptr) and ptr.dims and _depth(e) <= len(ptr.dims):
             return Ptr(ptr.tensor, off, ptr.ty, ptr.dims[_depth(e) :])  # a row of a 2-D array
-        dst = self.fresh("ld")
-        if isinstance(off, Idx):
-            self.emit("let", e.loc.line, dst=dst,
-                      value=f"_c2n_load_at({ptr.tensor}, {off.expr}, {self.dt(ptr.ty)})")  # fmt: skip
-            return Tile(dst, ptr.ty)
-        self.emit(
-            "load", e.loc.line, dst=dst, tensor=ptr.tensor, base=off.b, cp=off.p, cf=off.f,
-            dtype=self.dt(ptr.ty),
-        )  # fmt: skip
+        return self.read(ptr, off, scope, e)
+
+    def read(self, ptr: Ptr, off: Lin | Idx | Tile, scope: Scope, node: A.Node) -> Tile:
+        """Every thread's element of ``ptr``'s buffer at ``off``: a strided DMA view (affine
+        offsets), views split at trace time (index offsets) or a gather (data offsets)."""
+        dst, dt = self.fresh("ld"), self.dt(ptr.ty)
+        if isinstance(off, Tile):
+            self.emit("let", node.loc.line, dst=dst, value=f"_c2n_gather({ptr.tensor}, "
+                      f"{off.expr}, {self.store_mask(scope)}, {dt})")  # fmt: skip
+        elif isinstance(off, Idx):
+            self.emit("let", node.loc.line, dst=dst,
+                      value=f"_c2n_load_at({ptr.tensor}, {off.expr}, {dt})")  # fmt: skip
+        else:
+            self.emit("load", node.loc.line, dst=dst, tensor=ptr.tensor, base=off.b, cp=off.p,
+                      cf=off.f, dtype=dt)  # fmt: skip
         return Tile(dst, ptr.ty)
+
+    def dyn_address(
+        self, off: Lin | Idx | Tile, terms: list[tuple[Value, str]], node: A.Node
+    ) -> str:
+        """The int32 tile of flat element addresses ``off + sum(index * stride)`` where an
+        index depends on data (the engines compute it in fp32, exact below 2**24; the gather and
+        scatter helpers assert that the buffer is smaller)."""
+        acc = off.expr if isinstance(off, Tile) else self.tile(off, "int", node)
+        for v, stride in terms:
+            if isinstance(v, Tile) and v.ty == "float":
+                raise self.refuse("a floating-point array index", node)
+            if not isinstance(v, Uni | Lin | Idx | Tile):
+                raise self.refuse("an index that is a pointer or an array", node)
+            t = self.tile(v, "int", node)
+            if stride != "1":
+                t = self.op("multiply", [t, stride], "int").expr
+            acc = t if acc == "0" else self.op("add", [acc, t], "int").expr
+        return acc
 
     def unary(self, e: A.Unary, scope: Scope) -> Value:
         if e.op.endswith(("++", "--")):
@@ -863,10 +912,7 @@ class Lowerer:
             return old if e.op.startswith("post") else self.expr(e.operand, scope)
         if e.op == "*":
             ptr, off = self.address(e, scope)  # type: ignore[misc]
-            dst = self.fresh("ld")
-            self.emit("load", e.loc.line, dst=dst, tensor=ptr.tensor, base=off.b, cp=off.p,
-                      cf=off.f, dtype=self.dt(ptr.ty))  # fmt: skip
-            return Tile(dst, ptr.ty)
+            return self.read(ptr, off, scope, e)  # type: ignore[arg-type]
         if e.op == "&":
             if isinstance(e.operand, A.Name):
                 b = self.lookup(e.operand.name)
@@ -874,6 +920,8 @@ class Lowerer:
                     return b.value
             if isinstance(e.operand, A.Index):
                 where = self.address(e.operand, scope)
+                if isinstance(where[0], Ptr) and isinstance(where[1], Tile):
+                    return DynPtr(where[0].tensor, where[1].expr, where[0].ty)
                 if isinstance(where[0], Ptr):
                     return Ptr(where[0].tensor, where[1], where[0].ty)  # type: ignore[arg-type]
             raise self.refuse("address of a local", e)
@@ -920,11 +968,21 @@ class Lowerer:
             ta, tb = self.cond_tile(a, e.left), self.cond_tile(b, e.right)
             return self.op("multiply" if e.op == "&&" else "maximum", [ta, tb], "bool")
         a, b = self.expr(e.left, scope), self.expr(e.right, scope)
-        if isinstance(a, Ptr) or isinstance(b, Ptr):
+        if isinstance(a, Ptr | DynPtr) or isinstance(b, Ptr | DynPtr):
             return self.ptr_arith(e, a, b)
         return self.arith(e.op, a, b, e.ty, e)
 
     def ptr_arith(self, e: A.Binary, a: Value, b: Value) -> Value:
+        if isinstance(b, Ptr | DynPtr) and not isinstance(a, Ptr | DynPtr) and e.op == "+":
+            a, b = b, a
+        data = isinstance(a, DynPtr) or (isinstance(b, Tile) and b.ty != "float")
+        if e.op in "+-" and isinstance(a, Ptr | DynPtr) and data:
+            if not isinstance(b, Uni | Lin | Idx | Tile):
+                raise self.refuse("arithmetic between pointers", e)
+            if e.op == "-":
+                b = self.op("negative", [self.tile(b, "int", e)], "int")
+            off = Tile(a.addr, "int") if isinstance(a, DynPtr) else a.off
+            return DynPtr(a.tensor, self.dyn_address(off, [(b, "1")], e), a.ty)
         if e.op == "+" and isinstance(a, Ptr) and isinstance(b, Uni | Lin):
             return Ptr(a.tensor, lin_add(a.off, as_lin(b)), a.ty, a.dims)
         if e.op == "+" and isinstance(b, Ptr) and isinstance(a, Uni | Lin):
@@ -1250,8 +1308,11 @@ class Lowerer:
         if len(e.args) != 2:
             raise self.refuse(f"{e.func} with {len(e.args)} arguments", e)
         ptr = self.expr(e.args[0], scope)
+        if isinstance(ptr, DynPtr):
+            self.scatter_atomic(e, ptr, scope)
+            return
         if not isinstance(ptr, Ptr):
-            raise self.refuse(f"{e.func} at a data-dependent address (a scatter)", e)
+            raise self.refuse(f"{e.func} on a non-pointer", e)
         v = self.expr(e.args[1], scope)
         val = self.full_tile(self.convert(v, e.args[0].ty.pointee if isinstance(  # type: ignore[union-attr]
             e.args[0].ty, A.PointerType) else None, e), ptr.ty, e)  # fmt: skip
@@ -1262,6 +1323,20 @@ class Lowerer:
             return
         self.emit("call", e.loc.line, expr=f"_c2n_atomic({ptr.tensor}, {off.b}, {off.p}, "
                   f"{off.f}, {val}, {self.store_mask(scope)}, '{_ATOMICS[e.func]}')")  # fmt: skip
+
+    def scatter_atomic(self, e: A.Call, ptr: DynPtr, scope: Scope) -> None:
+        """``atomicAdd``/``atomicSub`` at addresses read from data (a histogram, a scatter-add):
+        one scatter-add DMA per thread column that accumulates duplicate addresses."""
+        op = _ATOMICS[e.func]
+        if op not in ("add", "subtract"):
+            raise self.refuse(f"{e.func} at an address that depends on data (only add)", e)
+        pointee = e.args[0].ty.pointee if isinstance(e.args[0].ty, A.PointerType) else None
+        v = self.convert(self.expr(e.args[1], scope), pointee, e)
+        val = self.full_tile(v, ptr.ty, e)
+        if op == "subtract":
+            val = self.op("negative", [val], ptr.ty).expr
+        self.emit("call", e.loc.line, expr=f"_c2n_scatter_add({ptr.tensor}, {ptr.addr}, {val}, "
+                  f"{self.store_mask(scope)})")  # fmt: skip
 
     # ------------------------------------------------------------------ warp shuffles
     def linear_tid(self) -> Lin:
@@ -1442,7 +1517,7 @@ def _kind(v: Value) -> str:
         return "int"
     if isinstance(v, Uni | Tile):
         return "float" if v.ty == "float" else "int"
-    if isinstance(v, Local | Ptr):
+    if isinstance(v, Local | Ptr | DynPtr):
         return v.ty
     return "int"
 

@@ -10,6 +10,8 @@ Every CUDA value is one of:
 * :class:`Idx` -- a per-thread integer known at trace time (index arithmetic that is not affine);
 * :class:`Tile` -- anything else per thread (data, non-affine integers, masks): a (P, F) tile;
 * :class:`Ptr` -- a pointer: a tensor (or ``__shared__`` scratch) plus an affine element offset;
+* :class:`DynPtr` -- a pointer whose element offset depends on data (``bins + key``,
+  ``&hist[keys[i]]``): the per-thread flat element addresses as an int32 tile;
 * :class:`Local` -- a per-thread local array: a Python list of tiles indexed by uniform values.
 
 ``ty`` is ``"int"``, ``"float"`` or ``"bool"`` (a mask tile holds 0.0/1.0 in fp32).
@@ -69,13 +71,23 @@ class Ptr:
 
 
 @dataclass(frozen=True)
+class DynPtr:
+    """A pointer into ``tensor`` at per-thread flat element addresses read from data (an int32
+    tile ``addr``): reads are indirect (gather) DMAs, ``atomicAdd`` a scatter-add DMA."""
+
+    tensor: str
+    addr: str
+    ty: str
+
+
+@dataclass(frozen=True)
 class Local:
     expr: str
     dims: tuple[int, ...]
     ty: str
 
 
-Value = Uni | Lin | Idx | Tile | Ptr | Local
+Value = Uni | Lin | Idx | Tile | Ptr | DynPtr | Local
 
 
 def is_int(s: str) -> bool:
