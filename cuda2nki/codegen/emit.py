@@ -556,13 +556,16 @@ class Emitter:
         return shape
 
     def _Iota(self, s: Iota, depth: int) -> None:
-        pattern = "[" + ", ".join(f"[{a}, {b}]" for a, b in s.pattern) + "]"
+        def n(x: object) -> str:  # a count may be a problem size (a whole row)
+            return str(x) if isinstance(x, int) else self.size(x)
+
+        pattern = "[" + ", ".join(f"[{a}, {n(b)}]" for a, b in s.pattern) + "]"
         if self.target == "legacy":  # an affine expression of nl.arange grids
             rows = self.size(self.view_shape(s.dst)[0])
             (step, count), *_ = s.pattern
             pattern = (
                 f"{s.channel_multiplier} * nl.arange({rows})[:, None]"
-                f" + {step} * nl.arange({count})[None, :]"
+                f" + {step} * nl.arange({n(count)})[None, :]"
             )
             if s.offset:
                 pattern += f" + {s.offset}"

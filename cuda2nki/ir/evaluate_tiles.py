@@ -180,6 +180,8 @@ class _TileEvaluator:
         p = np.arange(shape[0]).reshape(-1, 1)
         free = np.zeros((1, 1), np.int64)
         for step, count in s.pattern:
+            if not isinstance(count, int):  # a problem size (a whole row)
+                count = self.size(count, env, s.loc)
             free = (free[..., None] + step * np.arange(count)).reshape(1, -1)
         vals = s.offset + p * s.channel_multiplier + free
         arr[idx] = vals.reshape(shape).astype(arr.dtype)

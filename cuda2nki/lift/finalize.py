@@ -19,7 +19,6 @@ Three rewrites, applied to the values the symbolic execution stored:
 from __future__ import annotations
 
 import itertools
-import math
 
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import values as V
@@ -1067,7 +1066,7 @@ def _tighten(f: V.Fold) -> V.Fold:
     body = _hoist_common_guard(f.body) if f.op == "add" else f.body
     if not (isinstance(body, V.Select) and isinstance(body.cond, V.Pred)):
         return f
-    if not (isinstance(body.else_, V.Const) and body.else_.value == _IDENT.get(f.op, math.nan)):
+    if not _neutral(body.else_, f.op):
         return f
     cmps = body.cond.cond.conjuncts()
     if cmps is None:

@@ -617,11 +617,7 @@ class ExprConverter:
             body = f.body
             where = None
             pc = None
-            if (
-                isinstance(body, V.Select)
-                and isinstance(body.else_, V.Const)
-                and body.else_.value == _ident(f.op)
-            ):
+            if isinstance(body, V.Select) and _identity_else(body, f.op):
                 where = self.expr(body.cond)
                 pc = body.cond.cond if isinstance(body.cond, V.Pred) else None
                 body = body.then
@@ -831,6 +827,17 @@ def _map_cond(c: Cond, fn) -> Cond:
     from cuda2nki.lift.finalize import _map_cond as mc
 
     return mc(c, fn)
+
+
+def _identity_else(s: V.Select, op: str) -> bool:
+    """``cond ? x : identity``: ``cond`` masks the fold (an integer fold's identity is the
+    dtype's extreme, taken as a mask only where ``cond`` is an index condition)."""
+    if not isinstance(s.else_, V.Const):
+        return False
+    if s.else_.value == _ident(op):
+        return True
+    extreme = {"min": 2**31 - 1, "max": -(2**31)}.get(op)
+    return s.else_.dtype == "int32" and s.else_.value == extreme and isinstance(s.cond, V.Pred)
 
 
 def _ident(op: str | None) -> float:

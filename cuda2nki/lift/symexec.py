@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from cuda2nki.diagnostics import UNKNOWN_LOC, SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import control, reroll
+from cuda2nki.lift import argfold, control, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 
@@ -324,6 +324,7 @@ class Executor:
         self.atoms_memo: dict = {}
         V.reset_memos()  # work charged for this kernel must not depend on earlier kernels
         self.ladder: dict = {}  # id(value) -> (op, kind, offsets, base, width, value)
+        self.arg_ladders: dict = {}  # id(value) -> argfold.Ladder (argmax across lanes)
         for p in fn.params:
             if isinstance(p.ty, A.PointerType):
                 self.tensors[p.name] = dtype_of(p.ty)
@@ -556,9 +557,12 @@ class Executor:
         if _has_return(s.then) or (s.else_ is not None and _has_return(s.else_)):
             raise Refusal("C2N2018", s.loc, what="return under a data-dependent condition")
         self.dguards.append(c)
+        before = dict(self.env)
         self.exec_block(s.then)
         self.dguards.pop()
-        if s.else_ is not None:
+        if s.else_ is None:
+            self._arg_ladder(before)
+        else:
             self.dguards.append(V.Op("bool", "lnot", (c,)))
             self.exec_block(s.else_)
             self.dguards.pop()
@@ -784,9 +788,12 @@ class Executor:
         assigned |= {k for k in visible if k.split("[")[0] in arrays and "[" in k}
         assigned |= set(promoted.values())
         carried = {}
+        ints = {n for n in assigned if argfold.int_init(before[n])}
         for n in assigned:
             old = before[n]
-            if isinstance(old, (Poly, CondVal, VecVal)):
+            if n in ints:  # an index that may follow a running extremum (argmax)
+                old = self.as_data(old, ctx.loc)
+            elif isinstance(old, (CondVal, VecVal)):
                 raise Refusal(
                     "C2N2011",
                     ctx.loc,
@@ -825,10 +832,21 @@ class Executor:
                         var=name,
                         why="a running value written to shared memory inside the loop",
                     )
+        args = argfold.pairs(self.env, carried, ints, ctx.var)
+        for n in ints - args.keys():
+            raise Refusal(
+                "C2N2011",
+                ctx.loc,
+                var=n,
+                why="an integer, condition or vector carried across iterations",
+            )
         online = {n: got for n in carried if (got := _online_sum(self.env, n, carried))}
         for n, old in carried.items():
-            if n not in online:
+            if n not in online and n not in args:
                 self.env[n] = self._fold(n, old, self.env[n], ctx)
+        for n, p in args.items():
+            init = self.as_data(carried[p.value], ctx.loc, p.term.dtype)
+            self.env[n] = argfold.index_fold(p, self.env[p.value], init, carried[n], ctx)
         for n, (m, v) in online.items():
             self.env[n] = self._online_fold(carried[n], carried[m], self.env[m], v, ctx)
         for (tensor, index, dtype), key in promoted.items():  # the element's value after the loop
@@ -1478,6 +1496,48 @@ class Executor:
         fold = V.Fold(dt, op, t, af.ZERO, Poly.const(width), af.ONE, body)
         # only the group's first lane holds the whole group; other lanes hold partial sums
         return V.Select(dt, V.Pred("bool", Cond.of(af.Cmp(lane, "=="))), fold, V.Undef(dt))
+
+    def _arg_ladder(self, before: dict) -> None:
+        """``if (lex(other, mine)) { mine = other; mine_i = other_i; }`` over shuffled pairs:
+        once the offsets cover the warp, the value is a lane fold and the index the matching
+        index fold (see :mod:`cuda2nki.lift.argfold`)."""
+        changed = [n for n, v in self.env.items() if n in before and v is not before[n]]
+        if len(changed) != 2:
+            return
+        for a, b in (changed, changed[::-1]):
+            new_a, new_b = self.env[a], self.env[b]
+            st = argfold.ladder_step(
+                self.shfl_info, self.arg_ladders, new_a, before[a], new_b, before[b]
+            )
+            if st is None:
+                continue
+            if not argfold.complete(st):
+                self.arg_ladders[id(new_a)] = st
+                return
+            base = st.base[0]
+            value = self._lane_fold(st.op, st.kind, base, st.width, base.dtype)
+            total = value.then if isinstance(value, V.Select) else value
+            self.env[a] = value
+            self.env[b] = self._lane_index(st, total, new_b.dtype)
+            return
+
+    def _lane_index(self, st: argfold.Ladder, total: V.DExpr, dt: str) -> V.DExpr:
+        tid = af.sym("threadIdx.x")
+        t = self.fresh("lane")
+        down = st.kind != "__shfl_xor_sync"
+        origin = tid if down else st.width * af.floordiv(tid, st.width)
+
+        def subs(e: V.DExpr) -> V.DExpr:
+            return V.subs_poly(e, {"threadIdx.x": origin + af.sym(t)})
+
+        def fold_lanes(op: str, body: V.DExpr) -> V.DExpr:
+            return V.Fold(body.dtype, op, t, af.ZERO, Poly.const(st.width), af.ONE, body)
+
+        idx = argfold.lane_index(st, subs, fold_lanes, total, dt)
+        if not down:
+            return idx
+        first = V.Pred("bool", Cond.of(af.Cmp(af.mod(tid, st.width), "==")))
+        return V.Select(dt, first, idx, V.Undef(dt))
 
     def _warp_lanes(self, e: A.Call) -> Poly:
         b = self.block

@@ -234,13 +234,16 @@ class TileExprCompiler:
             kp, kf = kp + coef.value * ap, kf + coef.value * af
             base = _fold(base + _fold(coef * off))
         P, F = self.full[0], (self.full[1] if kf else 1)
+        if F is None and kf:
+            F = self.cols  # a whole row of a problem size: the iota spans it
         offset = self._size_value(base, e.loc, loops=True)
         if offset is not None and kp == 0 and kf == 0:
             return self.compile(offset)  # an enclosing loop's variable: one value per tile
         if P is None or F is None or offset is None:
             return None
         name = self.b.fresh("iota")
-        self.b.emit(Alloc(name, (Const(P), Const(F)), "int32", Buffer.SBUF, loc=e.loc))
+        size = F if not isinstance(F, int) else Const(F)
+        self.b.emit(Alloc(name, (Const(P), size), "int32", Buffer.SBUF, loc=e.loc))
         self.b.emit(Iota(whole(name, P, F), ((kf, F),), offset=0, channel_multiplier=kp, loc=e.loc))
         kind = FULL if kf else ROW
         tile = Val(kind, whole(name, self.rows, self.cols if kf else Const(1)), "int32")

@@ -113,7 +113,7 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         return "unsupported", {"why": f"the write pattern {_spell(c.target)}"}
     if any(len(r.axes) != 1 for r in red):
         return "unsupported", {"why": "a reduction over several axes at once"}
-    if len(axes) == 1 and len({(r.axes[0].name, r.axes[0].extent) for r in red}) > 1:
+    if len(axes) == 1 and len({r.axes[0].extent for r in red}) > 1:
         return "unsupported", {"why": "reductions over different axes in one statement"}
     for r in red:
         if r.where is not None and flat_guard(r.where, axes[0], r.axes[0].name) is None:

@@ -866,3 +866,142 @@ __global__ void k(float* p, const float* logits, int N, int V) {
         ),
     ]
 )
+
+
+def _first_max(v: np.ndarray) -> np.ndarray:
+    return np.argmax(v, axis=1).astype(np.int32)
+
+
+def _last_min(v: np.ndarray) -> np.ndarray:
+    return (v.shape[1] - 1 - np.argmin(v[:, ::-1], axis=1)).astype(np.int32)
+
+
+def _nearest(p: np.ndarray, c: np.ndarray) -> np.ndarray:
+    d = ((p[:, None, :] - c[None, :, :]) ** 2).sum(axis=2)
+    return np.argmin(d, axis=1).astype(np.int32)
+
+
+#: index-valued reductions (argmax / argmin): values are floor(2x), so ties are common and the
+#: CUDA loop's tie rule (strict: first index; non-strict: last index) is what is checked
+ARG_VARIANTS = [
+    (
+        "argreduce/thread_row_first_max",
+        """
+#include <cfloat>
+__global__ void k(const float* x, int* idx, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    float best = -FLT_MAX;
+    int bi = 0;
+    for (int c = 0; c < cols; ++c) {
+        float v = floorf(2.0f * x[r * cols + c]);
+        if (v > best) { best = v; bi = c; }
+    }
+    idx[r] = bi;
+}""",
+        _b(
+            {"grid": ["ceil_div(rows, 128)"], "block": [128]},
+            {
+                "x": t(["rows", "cols"], "in"),
+                "idx": t(["rows"], "out", "int32"),
+                "rows": 300,
+                "cols": 77,
+            },
+            [{"rows": 129, "cols": 1000}, {"rows": 5, "cols": 3}],
+        ),
+        "reduce",
+        lambda a, s: {"idx": _first_max(np.floor(2 * a["x"]))},
+    ),
+    (
+        "argreduce/guarded_last_min_ge",
+        """
+__global__ void k(const float* data, int* where, int n, int m) {
+    int row = threadIdx.x + blockDim.x * blockIdx.x;
+    if (row < n) {
+        int pos = -1;
+        float lo = 1e30f;
+        for (int j = 0; j < m; j += 1) {
+            float e = floorf(data[row * m + j] * 2.0f);
+            if (lo >= e) { pos = j; lo = e; }
+        }
+        where[row] = pos;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {"data": t(["n", "m"], "in"), "where": t(["n"], "out", "int32"), "n": 200, "m": 40},
+            [{"n": 131, "m": 129}, {"n": 1, "m": 7}],
+        ),
+        "reduce",
+        lambda a, s: {"where": _last_min(np.floor(2 * a["data"]))},
+    ),
+    (
+        "argreduce/warp_xor_pairs",
+        """
+#include <cfloat>
+__global__ void k(const float* logits, int* out, int rows, int V) {
+    int row = blockIdx.x * 4 + threadIdx.x / 32;
+    int lane = threadIdx.x % 32;
+    if (row >= rows) return;
+    float mv = -INFINITY;
+    int mi = -1;
+    for (int c = lane; c < V; c += 32) {
+        float v = floorf(2.0f * logits[row * V + c]);
+        if (v > mv) { mv = v; mi = c; }
+    }
+    for (int o = 1; o < 32; o *= 2) {
+        float ov = __shfl_xor_sync(0xffffffff, mv, o);
+        int oi = __shfl_xor_sync(0xffffffff, mi, o);
+        if (mv < ov || (ov == mv && oi < mi)) { mv = ov; mi = oi; }
+    }
+    if (lane == 0) out[row] = mi;
+}""",
+        _b(
+            {"grid": ["ceil_div(rows, 4)"], "block": [128]},
+            {
+                "logits": t(["rows", "V"], "in"),
+                "out": t(["rows"], "out", "int32"),
+                "rows": 50,
+                "V": 300,
+            },
+            [{"rows": 130, "V": 33}, {"rows": 3, "V": 1000}],
+        ),
+        "reduce",
+        lambda a, s: {"out": _first_max(np.floor(2 * a["logits"]))},
+    ),
+    (
+        "argreduce/nearest_centroid",
+        """
+__global__ void k(const float* pts, const float* ctr, int* label, int n, int k, int d) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float bd = 3.0e38f;
+        int bc = 0;
+        for (int c = 0; c < k; c++) {
+            float s = 0.0f;
+            for (int f = 0; f < d; f++) {
+                float t = pts[i * d + f] - ctr[c * d + f];
+                s += t * t;
+            }
+            if (s < bd) { bd = s; bc = c; }
+        }
+        label[i] = bc;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {
+                "pts": t(["n", "d"], "in"),
+                "ctr": t(["k", "d"], "in"),
+                "label": t(["n"], "out", "int32"),
+                "n": 300,
+                "k": 7,
+                "d": 5,
+            },
+            [{"n": 129, "k": 2, "d": 1}],
+        ),
+        "reduce",
+        lambda a, s: {"label": _nearest(a["pts"], a["ctr"])},
+    ),
+]
+VARIANTS.extend(ARG_VARIANTS)
