@@ -168,8 +168,12 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
         )
     # idle partitions matter when the tiles are not full width either (a [8, 512] tile layout of a
     # small vector is a fair choice; [32, 32] tiles of a 520-row matrix are not)
+    # and the idle lanes add up to several instructions' worth of engine time: a ragged last tile
+    # (126 full rows, then the 62 leftover elements on one partition) halves the average of a
+    # two-instruction port without costing more than that one instruction
     free_per_partition = s.compute_elems / s.compute_partitions if s.compute_partitions else 0.0
-    if can_fill and util < 0.5 and s.compute_count and free_per_partition < 512:
+    idle_instructions = s.compute_count * (1.0 - util)
+    if can_fill and util < 0.5 and idle_instructions >= 4 and free_per_partition < 512:
         out.append(
             make(
                 "C2N5008",

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,dedupe-loads,hoist-loads"
+DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,merge-lanes,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,dedupe-loads,hoist-loads"
 
 
 def _fold_peeled() -> type:
@@ -30,6 +30,12 @@ def _guards_to_domains() -> type:
     from cuda2nki.passes.guards_to_domains import GuardsToDomainsPass
 
     return GuardsToDomainsPass
+
+
+def _merge_lanes() -> type:
+    from cuda2nki.passes.merge_lanes import MergeLanesPass
+
+    return MergeLanesPass
 
 
 def _choose_layout() -> type:
@@ -79,6 +85,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "fold-peeled": _fold_peeled,
         "dead-stores": _dead_stores,
         "guards-to-domains": _guards_to_domains,
+        "merge-lanes": _merge_lanes,
         "choose-layout": _choose_layout,
         "tile-sizes": _tile_sizes,
         "coalesce-dma": _coalesce_dma,

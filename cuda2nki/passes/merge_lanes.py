@@ -1,0 +1,329 @@
+"""``merge-lanes``: the lanes of a CUDA vector access become one statement over the flat axis.
+
+A ``float4`` (or ``half2``, ``int4``...) kernel handles ``L`` consecutive elements per thread, one
+per lane ``.x .y .z .w``; it lifts to ``L`` statements, lane ``c`` writing ``T[L * v + c]`` for
+``v < D``.  Lowered one by one they become ``L`` strided DMAs of one element per partition row
+each; the same values are one statement over ``u < L * D`` (``u = L * v + c``), which tiles into
+contiguous rows.
+
+Before::  dst[4 * i] = max(src[4 * i], 0.0) for i < n4
+          dst[1 + 4 * j] = max(src[1 + 4 * j], 0.0) for j < n4
+          dst[2 + 4 * k] = max(src[2 + 4 * k], 0.0) for k < n4
+          dst[3 + 4 * l] = max(src[3 + 4 * l], 0.0) for l < n4
+After::   dst[i] = max(src[i], 0.0) for i < 4 * n4
+
+Statements merge when they are consecutive, write the same tensor with lane offsets
+``0 .. L-1`` (in any order) on one domain axis with stride ``L``, have the same domain otherwise,
+and are the same computation once each lane's index ``L * v + c + b`` reads as ``u + b``: every
+other use of ``v`` becomes ``u // L``.  The lanes may read the target only at the element they
+write (then no lane sees another lane's store), and none may gather through data (``Dyn``) or
+scan.
+
+A statement over ``u < A`` followed by the same statement over the next ``B`` elements (the scalar
+tail of a vector loop, ``T[A + m] ... for m < B``) becomes one statement over ``u < A + B``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from cuda2nki.diagnostics import UNKNOWN_LOC
+from cuda2nki.ir.nodes import (
+    Access,
+    Add,
+    Axis,
+    Compute,
+    Const,
+    Domain,
+    Dyn,
+    FloorDiv,
+    IndexValue,
+    Kernel,
+    Mod,
+    Mul,
+    Read,
+    Reduce,
+    Scan,
+    SizeExpr,
+    Sub,
+    Sym,
+)
+from cuda2nki.passes._analysis import reads, transform, walk
+from cuda2nki.passes._index import linear
+from cuda2nki.passes.base import Pass, PassContext
+
+_MAX_LANES = 16
+
+
+@dataclass(frozen=True)
+class MergeLanesPass(Pass):
+    name: ClassVar[str] = "merge-lanes"
+
+    def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
+        body = _merge_runs(list(kernel.body))
+        return kernel.replace(body=tuple(_merge_tails(body)))
+
+
+# ---------------------------------------------------------------------- lanes
+
+
+def _merge_runs(body: list) -> list:
+    out: list = []
+    p = 0
+    while p < len(body):
+        got = _lane_run(body, p)
+        if got is None:
+            out.append(body[p])
+            p += 1
+        else:
+            out.append(got[0])
+            p += got[1]
+    return out
+
+
+def _lane_run(body: list, p: int) -> tuple[Compute, int] | None:
+    """The merged statement of the lanes starting at ``body[p]`` and how many it replaces."""
+    first = body[p]
+    if not _candidate(first):
+        return None
+    lane = _lane_dim(first)
+    if lane is None:
+        return None
+    pos, n_lanes = lane
+    run = body[p : p + n_lanes]
+    if len(run) < n_lanes or not all(_candidate(s) for s in run):
+        return None
+    if any(len(s.domain.axes) != len(first.domain.axes) for s in run):
+        return None
+    names = first.domain.names
+    renamed = [_rename(s, dict(zip(s.domain.names, names))) for s in run]
+    if any(s is None for s in renamed):
+        return None
+    v = names[pos]
+    offsets = [_lane_offset(s, v, n_lanes) for s in renamed]
+    if any(o is None for o in offsets):
+        return None
+    base = min(offsets)  # type: ignore[type-var]
+    if sorted(o - base for o in offsets) != list(range(n_lanes)):  # type: ignore[operator]
+        return None
+    merged = [_as_flat(s, v, n_lanes, o - base) for s, o in zip(renamed, offsets)]  # type: ignore[operator]
+    shapes = {_noloc(m) for m in merged}
+    if None in merged or len(shapes) != 1 or not _lane_safe(merged[0]):
+        return None
+    m = merged[0]
+    axes = list(m.domain.axes)
+    axes[pos] = axes[pos].replace(extent=_times(n_lanes, axes[pos].extent))
+    return m.replace(domain=m.domain.replace(axes=tuple(axes)), loc=first.loc), n_lanes
+
+
+def _candidate(s: Any) -> bool:
+    if not isinstance(s, Compute) or s.accumulate is not None:
+        return False
+    parts = [s.expr] + ([s.domain.guard] if s.domain.guard is not None else [])
+    for e in parts:
+        for x in walk(e):
+            if isinstance(x, Scan):
+                return False
+            if isinstance(x, Read) and any(isinstance(i, Dyn) for i in x.index):
+                return False
+    return not any(isinstance(i, Dyn) for i in s.target.index)
+
+
+def _lane_dim(s: Compute) -> tuple[int, int] | None:
+    """(domain position of the lane axis, lane count) from the target's index."""
+    axes = frozenset(s.domain.names)
+    for ix in s.target.index:
+        lin = linear(ix, axes)
+        if lin is None:
+            continue
+        moving = [a for a in lin if a is not None]
+        if len(moving) != 1:
+            continue
+        k = lin[moving[0]]
+        if isinstance(k, Const) and 2 <= k.value <= _MAX_LANES:
+            return s.domain.names.index(moving[0]), k.value
+    return None
+
+
+def _rename(s: Compute, names: dict[str, str]) -> Compute | None:
+    """``s`` with its domain axes renamed; None where a reduction axis would be captured."""
+    taken = set(names) | set(names.values())
+    for x in walk(s.expr):
+        if isinstance(x, Reduce) and any(a.name in taken for a in x.axes):
+            return None
+    if all(a == b for a, b in names.items()):
+        return s
+
+    def fn(x: Any) -> Any:
+        if isinstance(x, Sym) and x.name in names:
+            return Sym(names[x.name])
+        if isinstance(x, Axis) and x.name in names:
+            return x.replace(name=names[x.name])
+        return x
+
+    return transform(s, fn)
+
+
+def _lane_offset(s: Compute, v: str, n_lanes: int) -> int | None:
+    """``c + b`` of the target's ``L * v + c + b`` (its integer part)."""
+    for ix in s.target.index:
+        lin = linear(ix, frozenset({v}))
+        if lin is not None and lin.get(v) == Const(n_lanes):
+            return _split_const(lin[None])[1]
+    return None
+
+
+def _as_flat(s: Compute, v: str, n_lanes: int, lane: int) -> Compute | None:
+    """Lane ``lane`` of ``s`` over the flat axis (named ``v``): ``L * v + lane + b`` -> ``v + b``,
+    any other ``v`` -> ``v // L``."""
+
+    def index(e: SizeExpr) -> SizeExpr:
+        if v not in e.free_syms():
+            return e
+        lin = linear(e, frozenset({v}))
+        if lin is not None and lin.get(v) == Const(n_lanes):
+            rest, k = _split_const(lin[None])
+            return _plus(_plus(Sym(v), rest), k - lane)
+        return _subst(e, v, FloorDiv(Sym(v), Const(n_lanes)))
+
+    def fn(x: Any) -> Any:
+        if isinstance(x, (Read, Access)):
+            return x.replace(index=tuple(index(i) for i in x.index))
+        if isinstance(x, IndexValue):
+            return x.replace(expr=index(x.expr))
+        return x
+
+    target = fn(s.target)
+    expr = transform(s.expr, fn)
+    guard = s.domain.guard
+    if guard is not None:
+        guard = transform(guard, fn)
+    others = [a for a in s.domain.axes if a.name != v]
+    if any(v in a.extent.free_syms() for a in others):
+        return None
+    return s.replace(target=target, expr=expr, domain=s.domain.replace(guard=guard))
+
+
+def _lane_safe(m: Compute) -> bool:
+    """No lane reads an element of the target that another lane writes."""
+    parts = [m.expr] + ([m.domain.guard] if m.domain.guard is not None else [])
+    return all(
+        r.index == m.target.index for e in parts for r in reads(e) if r.tensor == m.target.tensor
+    )
+
+
+# ---------------------------------------------------------------------- tails
+
+
+def _merge_tails(body: list) -> list:
+    out: list = []
+    for s in body:
+        prev = out[-1] if out else None
+        joined = _join(prev, s) if prev is not None else None
+        if joined is not None:
+            out[-1] = joined
+        else:
+            out.append(s)
+    return out
+
+
+def _join(a: Any, b: Any) -> Compute | None:
+    """``a`` over ``u < A`` and ``b`` over its next ``B`` elements -> one statement over
+    ``u < A + B`` (1-D domains, no guards)."""
+    if not (_candidate(a) and _candidate(b)) or a.domain.guard or b.domain.guard:
+        return None
+    if len(a.domain.axes) != 1 or len(b.domain.axes) != 1:
+        return None
+    u, m = a.domain.axes[0], b.domain.axes[0]
+    if u.kind != m.kind or b.target.tensor != a.target.tensor:
+        return None
+    shifted = _rename(b, {m.name: u.name})
+    if shifted is None:
+        return None
+    # b at u = A + m is a at u: substitute m := u - A in b and compare
+    back = transform(shifted, lambda x: _shift_index(x, u.name, u.extent))
+    if back is None or _noloc(back.target) != _noloc(a.target):
+        return None
+    if _noloc(back.expr) != _noloc(a.expr) or not _lane_safe(a):
+        return None
+    axis = u.replace(extent=_sum_extent(u.extent, m.extent))
+    return a.replace(domain=Domain((axis,)))
+
+
+def _shift_index(x: Any, u: str, start: SizeExpr) -> Any:
+    """In ``b`` (tail over ``u``), an index ``start + u + c`` reads as ``u + c``."""
+
+    def fix(e: SizeExpr) -> SizeExpr:
+        if u not in e.free_syms():
+            return e
+        lin = linear(e, frozenset({u}))
+        if lin is None or lin.get(u) != Const(1):
+            return _subst(e, u, Sub(Sym(u), start))
+        rest, k = _split_const(lin[None])
+        srest, sk = _split_const(start)
+        if rest is not None and srest is not None and _noloc(rest) == _noloc(srest):
+            return _plus(Sym(u), k - sk)
+        if rest is None and srest is None:
+            return _plus(Sym(u), k - sk)
+        return _subst(e, u, Sub(Sym(u), start))
+
+    if isinstance(x, (Read, Access)):
+        return x.replace(index=tuple(fix(i) for i in x.index))
+    if isinstance(x, IndexValue):
+        return x.replace(expr=fix(x.expr))
+    return x
+
+
+def _sum_extent(a: SizeExpr, b: SizeExpr) -> SizeExpr:
+    """``A + B``, with ``L * (n // L) + n % L`` read as ``n``."""
+    if isinstance(b, Mod) and isinstance(b.b, Const):
+        n, k = b.a, b.b
+        if a in (Mul(k, FloorDiv(n, k)), Mul(FloorDiv(n, k), k)):
+            return n
+    return Add(a, b)
+
+
+# ---------------------------------------------------------------------- helpers
+
+
+def _split_const(e: SizeExpr) -> tuple[SizeExpr | None, int]:
+    """``e`` as (symbolic part or None, integer constant): ``n * 4 + 3`` -> (``n * 4``, 3)."""
+    if isinstance(e, Const):
+        return None, int(e.value)
+    if isinstance(e, Add):
+        ra, ka = _split_const(e.a)
+        rb, kb = _split_const(e.b)
+        rest = rb if ra is None else ra if rb is None else Add(ra, rb)
+        return rest, ka + kb
+    if isinstance(e, Sub) and isinstance(e.b, Const):
+        ra, ka = _split_const(e.a)
+        return ra, ka - int(e.b.value)
+    return e, 0
+
+
+def _plus(e: SizeExpr, x: SizeExpr | int | None) -> SizeExpr:
+    if x is None or x == 0:
+        return e
+    if isinstance(x, int):
+        return Add(e, Const(x)) if x > 0 else Sub(e, Const(-x))
+    return Add(e, x)
+
+
+def _subst(e: SizeExpr, v: str, by: SizeExpr) -> SizeExpr:
+    return transform(e, lambda x: by if isinstance(x, Sym) and x.name == v else x)
+
+
+def _times(k: int, e: SizeExpr) -> SizeExpr:
+    if isinstance(e, Const):
+        return Const(k * e.value)
+    return Mul(Const(k), e)
+
+
+def _noloc(node: Any) -> Any:
+    """``node`` with every source location dropped (for comparing lanes)."""
+    if node is None:
+        return None
+    return transform(
+        node, lambda x: x.replace(loc=UNKNOWN_LOC) if getattr(x, "loc", None) is not None else x
+    )
