@@ -12,6 +12,7 @@ from cuda2nki.ir.nodes import (
     Cast,
     Compute,
     Expr,
+    IndexValue,
     Kernel,
     Read,
     Reduce,
@@ -128,3 +129,15 @@ def strip_cast(e: Expr) -> Expr:
     while isinstance(e, Cast):
         e = e.x
     return e
+
+
+def moves_along(e: Expr) -> set[str]:
+    """Axes the reads and index values of ``e`` move along."""
+    out: set[str] = set()
+    for x in walk(e):
+        if isinstance(x, Read):
+            for ix in x.index:
+                out |= set(ix.free_syms())
+        elif isinstance(x, IndexValue):
+            out |= set(x.expr.free_syms())
+    return out

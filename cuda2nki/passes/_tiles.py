@@ -30,6 +30,7 @@ from cuda2nki.ir.nodes import (
     IndexValue,
     Iota,
     Lit,
+    Loop,
     Memset,
     Param,
     Read,
@@ -45,7 +46,7 @@ from cuda2nki.ir.nodes import (
     Unary,
     View,
 )
-from cuda2nki.ir.ops import Buffer, Op, is_float
+from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float
 
 FULL, ROW, IMM = "full", "row", "imm"
 
@@ -472,6 +473,30 @@ class TileExprCompiler:
         dst = self.tile("red", ROW, "float32" if acc in ("float64", "float32") else acc)
         self.b.emit(TensorReduce(dst, r.op, body_val.operand, axes=(1,), loc=r.loc))
         return Val(ROW, dst)
+
+    def loop_reduce(self, r: Reduce) -> Val:
+        """A reduction over an axis that is not on the tile whose body moves along the tile's
+        free axis (``D[i, j] = sum_k (p[i, k] - c[j, k])^2`` inside a reduction over ``j``): a
+        sequential loop over that axis accumulating a full tile, one step per element, in the
+        order the CUDA loop adds them."""
+        if r.op not in REDUCE_OPS or r.where is not None:
+            raise Unsupported(f"a reduction with '{r.op.value}' along a loop", r.loc)
+        ax = r.axes[0]
+        acc = self.tile("acc", FULL, "float32")
+        self.b.emit(Memset(acc, Lit(float(r.op.info.identity), "float32"), loc=r.loc))
+        # reads go through the reader's own builder: the loop body is what is emitted meanwhile
+        start, cache, syms = len(self.b.stmts), self.cache, self.loop_syms
+        self.cache, self.loop_syms = {}, syms | {ax.name}
+        try:
+            val = self.as_full(self.compile(r.body))
+            self.b.emit(TensorTensor(acc, r.op, acc, val.operand, loc=r.loc))
+        finally:
+            self.cache, self.loop_syms = cache, syms
+        body = tuple(self.b.stmts[start:])
+        del self.b.stmts[start:]
+        kind = LoopKind.SEQUENTIAL
+        self.b.emit(Loop(ax.name, Const(0), ax.extent, kind=kind, body=body, loc=r.loc))
+        return Val(FULL, acc)
 
     def reduce_of(self, r: Reduce) -> Val:
         """Compile ``r``; an add-reduction of an activation rides on the activation itself."""

@@ -17,6 +17,7 @@ from typing import ClassVar
 from cuda2nki.ir.nodes import Compute, Dyn, Kernel, Read, Scan
 from cuda2nki.passes._analysis import (
     contraction,
+    moves_along,
     reads,
     reductions,
     strip_cast,
@@ -113,7 +114,8 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         return "unsupported", {"why": f"the write pattern {_spell(c.target)}"}
     if any(len(r.axes) != 1 for r in red):
         return "unsupported", {"why": "a reduction over several axes at once"}
-    if len(axes) == 1 and len({r.axes[0].extent for r in red}) > 1:
+    rowred = [r for r in red if not _along_loop(r, red)]
+    if len(axes) == 1 and len({r.axes[0].extent for r in rowred}) > 1:
         return "unsupported", {"why": "reductions over different axes in one statement"}
     for r in red:
         if r.where is not None and flat_guard(r.where, axes[0], r.axes[0].name) is None:
@@ -223,6 +225,15 @@ def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None
         if acc is None or (acc[0] != "scalar" and not flat_ok(acc[1])):
             return None
     return "reduce-all", {"r_axis": k, "p_tensor": c.target.tensor, "p_axis": k}
+
+
+def _along_loop(r, red: list) -> bool:
+    """``r`` runs inside a reduction along the row and moves along it too: a loop around the
+    row tile (``sum_k (p[i, k] - c[j, k])^2`` inside a reduction over ``j``)."""
+    return any(
+        o is not r and o.axes[0].name != r.axes[0].name and o.axes[0].name in moves_along(r.body)
+        for o in red
+    )
 
 
 def _mentioned(e) -> set[str]:

@@ -58,7 +58,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
 from cuda2nki.passes import _tiles as T
-from cuda2nki.passes._analysis import attrs, contraction, strip_cast, sym_names
+from cuda2nki.passes._analysis import attrs, contraction, moves_along, strip_cast, sym_names
 from cuda2nki.passes._index import (
     BCAST,
     FLATROW,
@@ -741,6 +741,8 @@ class _RowCompiler(T.TileExprCompiler):
 
     def _compile(self, e):  # type: ignore[override]
         if isinstance(e, Reduce):
+            if e.axes[0].name != self.f_axis and self.f_axis in moves_along(e.body):
+                return self.loop_reduce(e)
             if e.axes[0].name != self.f_axis and self.spawn is not None:
                 return self.spawn(e.axes[0]).reduce_of(e)
             return self.reduce_of(e)
