@@ -141,3 +141,41 @@ def moves_along(e: Expr) -> set[str]:
         elif isinstance(x, IndexValue):
             out |= set(x.expr.free_syms())
     return out
+
+
+def alpha_key(e: Expr, depth: int = 0) -> Expr:
+    """``e`` with every reduction's bound axis renamed by its nesting depth, so two spellings of
+    one reduction (``sum_j x[i, j]`` and ``sum_k x[i, k]``) compare equal (a cache key)."""
+    if isinstance(e, Reduce):
+        for k, ax in enumerate(e.axes):
+            new = f"%bound{depth}.{k}"
+            e = e.replace(
+                axes=tuple(a.replace(name=new) if a is e.axes[k] else a for a in e.axes),
+                body=_rename(e.body, ax.name, new),
+                where=_rename(e.where, ax.name, new) if e.where is not None else None,
+            )
+        depth += 1
+    return _rebuild(e, tuple(alpha_key(x, depth) for x in children(e)))
+
+
+def _rename(e: Expr, old: str, new: str) -> Expr:
+    """Free occurrences of axis ``old`` in ``e`` renamed ``new``."""
+    if isinstance(e, Reduce) and any(a.name == old for a in e.axes):
+        return e  # rebinds it
+    if isinstance(e, Read | IndexValue):
+        return transform(e, lambda n: Sym(new) if isinstance(n, Sym) and n.name == old else n)
+    return _rebuild(e, tuple(_rename(x, old, new) for x in children(e)))
+
+
+def _rebuild(e: Expr, kids: tuple) -> Expr:
+    if not kids or all(a is b for a, b in zip(kids, children(e))):
+        return e
+    if isinstance(e, Unary | Cast):
+        return e.replace(x=kids[0])
+    if isinstance(e, Binary):
+        return e.replace(a=kids[0], b=kids[1])
+    if isinstance(e, Select):
+        return e.replace(cond=kids[0], a=kids[1], b=kids[2])
+    if isinstance(e, Reduce):
+        return e.replace(body=kids[0], where=kids[1] if len(kids) > 1 else None)
+    return e.replace(body=kids[0])  # Scan

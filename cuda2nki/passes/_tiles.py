@@ -47,6 +47,7 @@ from cuda2nki.ir.nodes import (
     View,
 )
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float
+from cuda2nki.passes._analysis import alpha_key
 
 FULL, ROW, IMM = "full", "row", "imm"
 
@@ -179,7 +180,7 @@ class TileExprCompiler:
 
     # ------------------------------------------------------------------ expressions
     def compile(self, e: Expr) -> Val:
-        key = ("read", e.tensor, e.index) if isinstance(e, Read) else e
+        key = ("read", e.tensor, e.index) if isinstance(e, Read) else alpha_key(e)
         if key in self.cache:
             return self.cache[key]
         v = self._compile(e)
