@@ -43,6 +43,7 @@ class TraceSummary:
     compute_partitions: int = 0
     compute_count: int = 0
     compute_elems: int = 0  # sum of partitions x free over engine instructions
+    compute_width_elems: int = 0  # sum of partitions x (partitions x free): width per element
     loads_by_source: dict[Any, list[int]] = field(
         default_factory=dict
     )  # HBM region -> lines loading it
@@ -56,6 +57,14 @@ class TraceSummary:
     @property
     def partition_utilisation(self) -> float:
         return self.compute_partitions / (128 * self.compute_count) if self.compute_count else 1.0
+
+    @property
+    def work_partition_use(self) -> float:
+        """Partitions in use, averaged over the elements processed (not the instructions): a
+        ragged last tile that holds a few leftover elements on one partition barely counts."""
+        if not self.compute_elems:
+            return 1.0
+        return self.compute_width_elems / (128 * self.compute_elems)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,7 +109,9 @@ def summarise(trace: Iterable[Any], profile: Mapping[str, Any] | None = None) ->
         else:
             s.compute_count += 1
             s.compute_partitions += int(ins.partitions or 0)
-            s.compute_elems += int(ins.partitions or 0) * max(int(ins.free or 0), 1)
+            elems = int(ins.partitions or 0) * max(int(ins.free or 0), 1)
+            s.compute_elems += elems
+            s.compute_width_elems += int(ins.partitions or 0) * elems
             if "matmul" in op:
                 s.matmuls += 1
             if "transpose" in op:
@@ -168,19 +179,19 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
         )
     # idle partitions matter when the tiles are not full width either (a [8, 512] tile layout of a
     # small vector is a fair choice; [32, 32] tiles of a 520-row matrix are not)
-    # and the idle lanes add up to several instructions' worth of engine time: a ragged last tile
-    # (126 full rows, then the 62 leftover elements on one partition) halves the average of a
-    # two-instruction port without costing more than that one instruction
+    # and most of the work runs narrow: averaged per element, not per instruction, so that a ragged
+    # last tile (126 full rows, then 62 leftover elements on one partition) does not halve it
     free_per_partition = s.compute_elems / s.compute_partitions if s.compute_partitions else 0.0
-    idle_instructions = s.compute_count * (1.0 - util)
-    if can_fill and util < 0.5 and idle_instructions >= 4 and free_per_partition < 512:
+    work = s.work_partition_use
+    if can_fill and work < 0.5 and s.compute_count and free_per_partition < 512:
         out.append(
             make(
                 "C2N5008",
                 at(compute_line),
                 evidence=(
-                    f"engine instructions use {util * 128:.1f} of 128 partitions on average "
-                    f"({util:.0%}) although the problem has {size.rows} rows"
+                    f"engine instructions use {work * 128:.1f} of 128 partitions on average, "
+                    f"weighted by the elements each processes ({work:.0%}), although the problem "
+                    f"has {size.rows} rows"
                 ),
             )
         )
