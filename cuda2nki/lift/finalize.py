@@ -444,6 +444,10 @@ class Finalizer:
                 e = V.rebuild(e, tuple(self.fuse(k) for k in kids))
         if not isinstance(e, V.Fold):
             return e
+        scaled = _invariant_scale(e)
+        if scaled is not None:  # sum_v (x(v) / c) == (sum_v x(v)) / c
+            inner, op, c = scaled
+            return V.Op(e.dtype, op, (self.fuse(inner), c))
         if (
             e.op in ("max", "min")
             and isinstance(e.body, V.Op)
@@ -468,6 +472,25 @@ class Finalizer:
             return _tighten(e)
         var, ext, new_body = fused
         return _tighten(V.Fold(e.dtype, e.op, var, af.ZERO, ext, af.ONE, new_body))
+
+
+def _invariant_scale(f: V.Fold) -> tuple[V.Fold, str, V.DExpr] | None:
+    """``fold(add, v: x(v) / c)`` (or ``* c``) with ``c`` free of ``v``: (``fold(add, v: x(v))``,
+    the op, ``c``).  Float sums are order-independent at the intent level; scaling the total
+    instead of each partial (a per-block ``sum / n`` added up with atomics) is the same sum."""
+    b = f.body
+    if f.op != "add" or not isinstance(b, V.Op) or b.op not in ("div", "mul") or len(b.args) != 2:
+        return None
+    if not f.dtype.startswith("float"):
+        return None
+    pairs = [(b.args[0], b.args[1])] + ([(b.args[1], b.args[0])] if b.op == "mul" else [])
+    for x, c in pairs:
+        if f.var in {str(a) for a in V.index_atoms(c)} or V.has_carried(c):
+            continue
+        if not any(isinstance(n, V.Fold) for n in V.walk(x)):
+            continue  # only to expose a nested sum; a plain scaled body stays as it is
+        return V.Fold(f.dtype, "add", f.var, f.start, f.stop, f.step, x), b.op, c
+    return None
 
 
 def _neutral(c: V.DExpr, op: str) -> bool:
@@ -1089,7 +1112,7 @@ def _tighten(f: V.Fold) -> V.Fold:
 
 def _covers(ext: Poly, x: Poly) -> bool:
     """``ext >= x`` for ``ext = c * ((x + c - 1) / c)`` (or ``ext == x``)."""
-    if ext == x:
+    if ext == x or (ext.is_const and x.is_const and x.const_value <= ext.const_value):
         return True
     for m, c in ext.terms:
         if len(ext.terms) == 1 and len(m) >= 1:

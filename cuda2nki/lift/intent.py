@@ -590,8 +590,11 @@ class ExprConverter:
                 return N.Binary(e.op, args[0], args[1])
             raise Refusal("C2N2010", None, kernel=self.low.kname, what=f"{e.op} arity")
         if isinstance(e, V.Select):
-            c = self.expr(e.cond)
             pc = e.cond.cond if isinstance(e.cond, V.Pred) else None
+            decided = self.decided(pc)
+            if decided is not None:  # a branch the enclosing guard rules out
+                return self.expr(e.then if decided else e.else_)
+            c = self.expr(e.cond)
             with self.assuming(pc):
                 a = self.expr(e.then)
             with self.assuming(pc.negate() if pc is not None else None):
@@ -608,6 +611,20 @@ class ExprConverter:
         if isinstance(e, V.Undef):
             raise Refusal("C2N2015", None, what="a lane's partial shuffle result reaches memory")
         raise Refusal("C2N2010", None, what=type(e).__name__)
+
+    def decided(self, c: Cond | None) -> bool | None:
+        """True (False) when the guard in force implies ``c`` (its negation): every comparison
+        of ``c`` is one of the guard's (syntactically)."""
+        if c is None:
+            return None
+        have = self.guard.conjuncts() or []
+        cmps = c.conjuncts()
+        if cmps and all(x in have for x in cmps):
+            return True
+        neg = c.negate().conjuncts()
+        if neg and all(x in have for x in neg):
+            return False
+        return None
 
     def fold(self, f: V.Fold) -> N.Reduce:
         name = self.low.namer.axis(f.var)

@@ -212,7 +212,12 @@ def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None
     if got is None or got[0] != "scalar":
         return None
     red = reductions(c.expr)
-    if c.accumulate is not None:
+    if c.accumulate is not None and red and not c.domain.axes:
+        # a total (or a function of it, ``sum / n``) added into the element: one reduction
+        if len(red) != 1 or len(red[0].axes) != 1 or red[0].op not in REDUCE_OPS:
+            return None
+        k, body = red[0].axes[0].name, red[0].body
+    elif c.accumulate is not None:
         if len(c.domain.axes) != 1 or red or c.accumulate not in REDUCE_OPS:
             return None
         k, body = c.domain.axes[0].name, c.expr

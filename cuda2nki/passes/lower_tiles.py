@@ -497,7 +497,7 @@ class _Lowering:
         """Whole-vector reduction: flat [128, F] chunks reduced along the free axis into a
         [128, 1] fp32 accumulator, then across partitions (tensor-engine transpose + reduce)."""
         P, F0 = int(attrs(c).get("p_tile", "128")), int(attrs(c).get("f_tile", "4096"))
-        if c.accumulate is not None:
+        if c.accumulate is not None and c.domain.axes:
             op, k_axis, body = c.accumulate, c.domain.axes[0], c.expr
             red = Reduce(op, (k_axis,), body, loc=c.loc)
         else:
@@ -551,11 +551,10 @@ class _Lowering:
             b, Const(1), Const(1), reader, self.params, self.ctx.diagnostics, c.loc
         )
         comp.result, comp.acc = red, total.operand
-        expr = (
-            c.expr
-            if c.accumulate is None
-            else Binary(op, Read(c.target.tensor, c.target.index), red)
-        )
+        expr = c.expr
+        if c.accumulate is not None:  # into the element: the domain's total, or a value of it
+            add = red if c.domain.axes else c.expr
+            expr = Binary(c.accumulate, Read(c.target.tensor, c.target.index), add)
         val = comp.materialize_row(comp.compile(expr))
         b.emit(Store(View(c.target.tensor, dims), val.operand, loc=c.loc))
 

@@ -1005,3 +1005,83 @@ __global__ void k(const float* pts, const float* ctr, int* label, int n, int k, 
     ),
 ]
 VARIANTS.extend(ARG_VARIANTS)
+
+#: whole-vector totals added into one element per block: a per-block value of the block's sum
+#: (scaled by an invariant) and two-level warp shuffles through shared memory; each lifts to one
+#: reduction over the vector and ports as a whole-vector reduction (tests/port)
+TOTAL_VARIANTS = [
+    (
+        "total/scaled_block_share",
+        """
+__global__ void k(const float* a, const float* b, float* out, int n) {
+    __shared__ float s[128];
+    int t = threadIdx.x;
+    int g = blockIdx.x * 128 + t;
+    float d = g < n ? fabsf(a[g] - b[g]) : 0.0f;
+    s[t] = d;
+    __syncthreads();
+    for (int w = 64; w >= 1; w >>= 1) {
+        if (t < w) s[t] += s[t + w];
+        __syncthreads();
+    }
+    if (t == 0) atomicAdd(out, s[0] * (1.0f / (float)n));
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"a": t(["n"], "in"), "b": t(["n"], "in"), "out": t([1], "inout"), "n": 1000},
+            [{"n": 129}, {"n": 5000}],
+        ),
+        "reduce",
+        lambda a, s: {"out": a["out"] + np.abs(a["a"] - a["b"]).sum() / s["n"]},
+    ),
+    (
+        "total/warp_xor_then_shared",
+        """
+__global__ void k(const float* x, float* sum, int n) {
+    __shared__ float part[8];
+    float acc = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        acc += x[i];
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffff, acc, o);
+    int w = threadIdx.x >> 5, l = threadIdx.x & 31;
+    if (l == 0) part[w] = acc;
+    __syncthreads();
+    if (w == 0) {
+        float v = l < 8 ? part[l] : 0.0f;
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+        if (l == 0) atomicAdd(sum, v);
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 1024)"], "block": [256]},
+            {"x": t(["n"], "in"), "sum": t([1], "inout"), "n": 3000},
+            [{"n": 129}, {"n": 20000}],
+        ),
+        "reduce",
+        lambda a, s: {"sum": a["sum"] + a["x"].sum()},
+    ),
+    (
+        "total/block_mean_shares",
+        """
+#define B 256
+__global__ void k(const float* v, float* mean, int count) {
+    __shared__ float buf[B];
+    int i = threadIdx.x + B * blockIdx.x;
+    buf[threadIdx.x] = (i < count) ? v[i] * v[i] : 0.0f;
+    __syncthreads();
+    for (int s = B / 2; s > 0; s /= 2) {
+        if (threadIdx.x < s) buf[threadIdx.x] += buf[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) atomicAdd(mean, buf[0] / count);
+}""",
+        _b(
+            {"grid": ["ceil_div(count, 256)"], "block": [256]},
+            {"v": t(["count"], "in"), "mean": t([1], "inout"), "count": 1000},
+            [{"count": 257}, {"count": 4000}],
+        ),
+        "reduce",
+        lambda a, s: {"mean": a["mean"] + (a["v"] ** 2).sum() / s["count"]},
+    ),
+]
+VARIANTS.extend(TOTAL_VARIANTS)

@@ -1,5 +1,6 @@
-"""Index-valued reductions (argmax / argmin, cuda2nki.lift.argfold) port through the recognised
-path and match the SIMT interpreter on both targets, on shapes that are not multiples of 128
+"""Spellings of idioms that once fell to the literal lowering port through the recognised path and
+match the SIMT interpreter exactly on both targets.  Index-valued reductions (argmax / argmin,
+cuda2nki.lift.argfold), on shapes that are not multiples of 128
 and with many ties; the
 nearest-centroid spelling nests a distance sum (a loop over the features) in the argmin (values floor(2x)), so the CUDA loop's tie rule is what is compared."""
 
@@ -14,12 +15,12 @@ import pytest
 from tests.port.acceptance import run_against_simt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
-from variants import ARG_VARIANTS  # noqa: E402
+from variants import ARG_VARIANTS, TOTAL_VARIANTS  # noqa: E402
 
 PORTED = ARG_VARIANTS
 
 
-def _port_and_run(vid: str, src: str, bdict: dict, target: str, tmp: Path):
+def _port_and_run(vid: str, src: str, bdict: dict, target: str, tmp: Path, tol: float = 0.0):
     from cuda2nki.binding import binding_from_dict
     from cuda2nki.codegen.pipeline import port_file
 
@@ -31,7 +32,9 @@ def _port_and_run(vid: str, src: str, bdict: dict, target: str, tmp: Path):
     port = tmp / f"{cu.stem}_{target}.py"
     port.write_text(res.source)
     points = binding.test_points()
-    run = run_against_simt(res, binding, port, points=points, rtol=0, atol=0, seed=lambda k: 3 + k)
+    run = run_against_simt(
+        res, binding, port, points=points, rtol=tol, atol=tol, seed=lambda k: 3 + k
+    )
     return res, run, points
 
 
@@ -44,6 +47,18 @@ def test_arg_reduction_ports_and_matches(vid, src, bdict, target, tmp_path) -> N
     assert res.idiom == "reduce"
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert "iota" in res.source and "tensor_reduce" in res.source
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"), [v[:3] for v in TOTAL_VARIANTS], ids=[v[0] for v in TOTAL_VARIANTS]
+)
+def test_block_totals_port_as_one_vector_reduction(vid, src, bdict, target, tmp_path) -> None:
+    """A per-block value of the block's sum added into one element (atomics after a shared tree
+    or two shuffle levels): one whole-vector reduction, its epilogue adding into the element."""
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert res.ir_tiles is not None and "tensor_reduce" in res.source
 
 
 def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:
