@@ -28,8 +28,6 @@ def _expect_port(path) -> bool:
 #: corpus kernels that neither a recogniser nor the literal lowering can port yet (issue: every
 #: runnable kernel should port); each must be refused cleanly, naming the construct
 KNOWN_GAPS = {
-    "basic/newton_sqrt": "a do-while loop whose trip count depends on the data",
-    "misc/hash_u32": "unsigned integer remainder of data values",
     "reduce/dot_double": "float64 arithmetic (no fp64 on the engines)",
 }
 

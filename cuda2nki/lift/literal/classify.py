@@ -88,10 +88,11 @@ class Classifier:
                 self.stmt(s.else_, d)
         elif isinstance(s, A.For):
             self.stmts(s.init, depth)
-            d = depth if s.cond is None else deeper(depth, self.expr(s.cond, depth))
+            kind = "U" if s.cond is None else self.expr(s.cond, depth)
+            d = deeper(depth, kind)
             self.stmt(s.body, d)
-            if s.step is not None:
-                self.expr(s.step, depth)
+            if s.step is not None:  # a data-dependent loop steps only the threads still in it
+                self.expr(s.step, d if kind == "T" else depth)
         elif isinstance(s, A.While | A.DoWhile):
             d = deeper(depth, self.expr(s.cond, depth))
             self.stmt(s.body, d)

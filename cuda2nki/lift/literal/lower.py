@@ -43,11 +43,23 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   repeated addresses (``nisa.dma_compute``; legacy ``nl.atomic_rmw``); the DMA engine adds in
   fp32, so integer totals are exact below 2**24.  Inactive threads and addresses outside the
   buffer read element 0 or add the identity; buffers must have fewer than 2**24 elements.
+* **Integers** on the engines are fp32 arithmetic (exact below 2**24), so C's 32-bit ``+ - *``,
+  ``/ %`` by a uniform divisor, ``>>`` (logical for unsigned, arithmetic for signed) and
+  comparisons of per-thread integers are spelled with helpers that split values into 16-bit
+  halves and bytes and reassemble them with bit operations: bit-exact, with C's wraparound.
+  Integer tiles hold 32-bit patterns (unsigned loads and stores keep them; an unsigned value
+  entering float arithmetic or a cast is converted as unsigned) and selects between them are
+  bitwise.
+* **Loops bounded by a counter.** A loop whose condition depends on data is ported when a
+  conjunct ``c < K`` (``<=``, mirrored) bounds it: ``c`` starts at a literal, is stepped by one
+  exactly once per iteration and ``K`` is uniform (:mod:`.bound`).  It runs that many
+  iterations at trace time with a per-thread active mask that the condition clears.
 
 Anything else is refused with C2N2301 naming the construct and its line: plain stores at
 data-dependent addresses (their order between threads is not a DMA's), other atomics there or
 atomics whose old value is used, warp votes, vector types, double precision, loops whose trip
-count depends on data, ``break``/``continue`` under a per-thread condition, 3-D blocks.
+count depends on data with no counter bounding it, integer division by a per-thread value,
+``break``/``continue`` under a per-thread condition, 3-D blocks.
 """
 
 from __future__ import annotations
@@ -57,6 +69,7 @@ import keyword
 from dataclasses import dataclass, field
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
@@ -184,6 +197,8 @@ class Lowerer:
     known: dict[str, int] = field(default_factory=dict)  # spelled name -> known divisor
     writes: dict[str, int] = field(default_factory=dict)
     reshape: dict[str, int] = field(default_factory=dict)
+    # statements done since the innermost loop began, per block level (None: a loop boundary)
+    trail: list[list[A.Stmt] | None] = field(default_factory=list)
 
     # ------------------------------------------------------------------ emission helpers
     def emit(self, kind: str, line: int = 0, **operands: str) -> None:
@@ -242,7 +257,8 @@ class Lowerer:
         s = self.tile(v, ty, node)
         if isinstance(v, Uni) or (isinstance(v, Lin) and v.uniform):
             name = self.fresh("k")
-            self.emit("full", dst=name, value=s, dtype=self.dt(ty))
+            value = s if ty == "float" or is_int(s) and abs(int(s)) < 2**24 else f"_c2n_u32({s})"
+            self.emit("full", dst=name, value=value, dtype=self.dt(ty))
             return name
         return s
 
@@ -355,13 +371,25 @@ class Lowerer:
     # ------------------------------------------------------------------ statements
     def block(self, items: tuple[A.Stmt, ...], scope: Scope) -> None:
         self.env.append({})
+        self.trail.append([])
         try:
             for s in items:
                 if self.dead:
                     break
                 self.stmt(s, scope)
+                self.trail[-1].append(s)  # type: ignore[union-attr]
         finally:
+            self.trail.pop()
             self.env.pop()
+
+    def preceding(self) -> list[A.Stmt]:
+        """The statements done since the innermost enclosing loop began, in order."""
+        out: list[A.Stmt] = []
+        for frame in reversed(self.trail):
+            if frame is None:
+                break
+            out[:0] = frame
+        return out
 
     def stmt(self, s: A.Stmt, scope: Scope) -> None:  # noqa: PLR0912
         line = s.loc.line
@@ -602,13 +630,16 @@ class Lowerer:
 
     def for_(self, s: A.For, scope: Scope) -> None:
         self.env.append({})
+        self.trail.append([])
         try:
             for i in s.init:
                 self.stmt(i, scope)
+                self.trail[-1].append(i)  # type: ignore[union-attr]
             step = (A.ExprStmt(loc=s.step.loc, expr=s.step),) if s.step is not None else ()
             cond = s.cond if s.cond is not None else A.BoolLit(loc=s.loc, value=True)
             self.while_(cond, s.body, step, scope, s)
         finally:
+            self.trail.pop()
             self.env.pop()
 
     def while_(
@@ -627,30 +658,103 @@ class Lowerer:
             if pre:
                 raise self.refuse("a loop condition with side effects", cond)
             self.out.append([])
+            self.trail.append(None)
             self.stmt(body, scope)
             self.dead = False
             for st in step:
                 self.stmt(st, scope)
+            self.trail.pop()
             inner = self.out.pop()
             self.out[-1].append(Loop("while", c.expr, tuple(inner), s.loc.line))
             return
         terms = self.affine_terms(cond, scope)
         if terms is None and isinstance(c, Idx):
             terms = [f"_c2n_term({c.expr})"]
+        if terms is None and self.counted_loop(cond, body, step, scope, s, do=False):
+            return
         if terms is None:
-            raise self.refuse("a loop whose trip count depends on data", s)
+            raise self.refuse("a loop whose trip count depends on data (and no counter "
+                              "bounds it)", s)  # fmt: skip
         self.out.append([])
         ct = self.cond_tile(self.expr(cond, scope), cond)
         cnp = self.index_np(cond)
         np_inner = _np_and(scope.np_mask, None if cnp is None else f"({cnp} != 0)")
         inner_scope = Scope(self.mask_and(scope.mask, ct), scope.depth + 1, True, np_inner)
+        self.trail.append(None)
         self.stmt(body, inner_scope)
         self.dead = False
         for st in step:
             self.stmt(st, scope)
+        self.trail.pop()
         inner = self.out.pop()
         header = f"_c2n_any([{', '.join(terms)}])"
         self.out[-1].append(Loop("while", header, tuple(inner), s.loc.line))
+
+    def counted_loop(
+        self,
+        cond: A.Expr,
+        body: A.Stmt,
+        step: tuple[A.Stmt, ...],
+        scope: Scope,
+        s: A.Stmt,
+        *,
+        do: bool,
+    ) -> bool:
+        """A loop whose condition depends on data but whose trip count a counter bounds (see
+        :mod:`.bound`): that many iterations at trace time, every statement under a per-thread
+        active mask that the condition clears (a thread that left keeps its values)."""
+        if _has_break(body):
+            return False
+
+        def uniform(e: A.Expr) -> bool:
+            self.out.append([])
+            try:
+                v = self.expr(e, scope)
+            except LiteralRefusal:
+                return False
+            finally:
+                pre = self.out.pop()
+            return isinstance(v, Uni) and v.ty == "int" and not pre
+
+        tb = trip_bound(cond, body, step, self.preceding(), uniform)
+        if tb is None:
+            return False
+        self.out.append([])
+        limit, start = self.expr(tb.limit, scope), self.expr(tb.start, scope)
+        if self.out.pop() or not isinstance(limit, Uni) or not isinstance(start, Uni):
+            return False
+        trips = sub(add(limit.expr, "1" if tb.inclusive else "0"), start.expr)
+        trips = f"max({1 if do else 0}, {trips})"
+        act = self.fresh("act")
+        self.emit("comment", text=f"at most {trips} trips: the counter '{tb.counter}' bounds "
+                  "the loop; threads leave it under a mask")  # fmt: skip
+        if scope.mask is None:
+            self.emit("full", dst=act, value="1.0", dtype="nl.float32")
+        else:
+            self.emit("op", dst=act, op="copy", args=scope.mask, dtype="nl.float32")
+        inner = Scope(act, scope.depth + 1, True, scope.np_mask)
+        self.out.append([])
+        self.trail.append(None)
+        try:
+            if not do:
+                self.leave_unless(cond, act, inner)
+            self.stmt(body, inner)
+            self.dead = False
+            for st in step:
+                self.stmt(st, inner)
+            if do:
+                self.leave_unless(cond, act, inner)
+        finally:
+            self.trail.pop()
+        loop = self.out.pop()
+        self.out[-1].append(Loop("for", f"{self.fresh('trip')} in range({trips})", tuple(loop),
+                                 s.loc.line))  # fmt: skip
+        return True
+
+    def leave_unless(self, cond: A.Expr, act: str, scope: Scope) -> None:
+        """Clear the threads whose loop condition fails from the active mask ``act``."""
+        ct = self.cond_tile(self.expr(cond, scope), cond)
+        self.emit("op", dst=act, op="multiply", args=f"{act}, {ct}", dtype="nl.float32")
 
     def affine_terms(self, cond: A.Expr, scope: Scope) -> list[str] | None:
         """A per-thread loop condition as (base, cp, cf, op, bound) terms, if it is a conjunction
@@ -677,10 +781,15 @@ class Lowerer:
         self.out.append([])
         c = self.expr(s.cond, scope)
         self.out.pop()
+        if not isinstance(c, Uni) and self.counted_loop(s.cond, s.body, (), scope, s, do=True):
+            return
         if not isinstance(c, Uni):
-            raise self.refuse("a do-while loop whose condition differs between threads", s)
+            raise self.refuse("a do-while loop whose condition differs between threads (and "
+                              "no counter bounds its trip count)", s)  # fmt: skip
         self.out.append([])
+        self.trail.append(None)
         self.stmt(s.body, scope)
+        self.trail.pop()
         self.dead = False
         c = self.expr(s.cond, scope)
         brk = Branch(f"not ({c.expr})", (Instr("brk", ()),), (), s.loc.line)
@@ -939,6 +1048,8 @@ class Lowerer:
                 return Uni(f"-{paren(v.expr)}", v.ty)
             if isinstance(v, Lin):
                 return lin_scale(v, "-1")
+            if _kind(v) == "int":
+                return self.int_arith("-", Uni("0", "int"), v, e)
             return self.op("negative", [self.tile(v, None, e)], _kind(v))
         if e.op == "!":
             if isinstance(v, Uni):
@@ -1018,18 +1129,63 @@ class Lowerer:
                 return lin_scale(la, str(1 << int(b.expr)))
         if not fl and isinstance(a, Uni | Lin | Idx) and isinstance(b, Uni | Lin | Idx):
             return self.idx_arith(op, a, b, node)
-        if op in ("/", "%") and not fl:
-            raise self.refuse("integer division or remainder of a data value", node)
+        if not fl and op in _EXACT_INT:
+            return self.int_arith(op, a, b, node)
         if op == "%":
             raise self.refuse("floating-point remainder of a per-thread value", node)
         name = _BIN.get(op)
         if name is None:
             raise self.refuse(f"operator '{op}' on per-thread values", node)
         want = "float" if fl else "int"
+        if fl:
+            a, b = (self.unsigned_to_float(x, n, node) for x, n in zip((a, b), _operands(node)))
         ta, tb = self.tile(a, want, node), self.tile(b, want, node)
+        if not fl:  # bit operations: uniform operands as 32-bit patterns
+            ta, tb = (f"_c2n_u32({t})" if isinstance(x, Uni) else t for t, x in ((ta, a), (tb, b)))
         if _is_scalar(a) and _is_scalar(b):
             ta = self.full_tile(a, want, node)
         return self.op(name, [ta, tb], "bool" if op in _CMP else want)
+
+    def int_arith(self, op: str, a: Value, b: Value, node: A.Node) -> Tile:
+        """C's 32-bit integer ``+ - * / % >>`` and comparisons on per-thread values, bit-exact
+        (the engines' arithmetic is fp32, so the helpers split values into 16-bit halves and
+        bytes); ``/`` and ``%`` need a uniform divisor."""
+        unsigned = _unsigned(node)
+        if op == ">>":  # the shift's type is its left operand's
+            left = _operands(node)[0]
+            unsigned = _is_u32(left.ty if left is not None else getattr(node, "ty", None))
+        x, y = self.int_operand(a, node), self.int_operand(b, node)
+        if op in _CMP:
+            expr = f"_c2n_cmp32({x}, {y}, '{_BIN[op]}', {unsigned})"
+        elif op in ("/", "%"):
+            if not _is_scalar(b):
+                raise self.refuse("integer division or remainder by a per-thread value", node)
+            f = "_c2n_udivmod" if unsigned else "_c2n_sdivmod"
+            expr = f"{f}({x}, {y})[{0 if op == '/' else 1}]"
+        elif op == ">>":
+            expr = f"_c2n_shr({x}, {y}, {unsigned})"
+        else:
+            expr = {"+": "_c2n_add32", "-": "_c2n_sub32", "*": "_c2n_mul32"}[op] + f"({x}, {y})"
+        dst = self.fresh("n")
+        self.emit("let", dst=dst, value=expr)
+        return Tile(dst, "bool" if op in _CMP else "int")
+
+    def int_operand(self, v: Value, node: A.Node) -> str:
+        """An operand of the exact integer helpers: a uniform Python int or an int32 tile."""
+        if _is_scalar(v):
+            return f"int({self.tile(v, 'int', node)})"
+        if isinstance(v, Tile) and v.ty == "bool":
+            return self.op("copy", [v.expr], "int").expr
+        return self.tile(v, "int", node)
+
+    def unsigned_to_float(self, v: Value, operand: A.Expr | None, node: A.Node) -> Value:
+        """An unsigned 32-bit per-thread value entering floating-point arithmetic, as fp32
+        (its int32 tile holds the bit pattern)."""
+        if operand is None or not _is_u32(operand.ty) or not isinstance(v, Tile) or v.ty != "int":
+            return v
+        dst = self.fresh("f")
+        self.emit("let", dst=dst, value=f"_c2n_u2f({v.expr})")
+        return Tile(dst, "float")
 
     def index_compare(self, op: str, a: Value, b: Value) -> Idx:
         expr = f"({self.np_spell(a)} {op} {self.np_spell(b)})"
@@ -1226,6 +1382,8 @@ class Lowerer:
             return v
         if e.kind == "reinterpret":
             raise self.refuse("bit reinterpretation", e)
+        if is_float(e.to):
+            v = self.unsigned_to_float(v, e.operand, e)
         return self.convert(v, e.to, e)
 
     def call(self, e: A.Call, scope: Scope) -> Value:  # noqa: PLR0911
@@ -1489,6 +1647,27 @@ _ATOMICS = {"atomicAdd": "add", "atomicSub": "subtract", "atomicMax": "maximum",
             "atomicMin": "minimum"}  # fmt: skip
 _SHUFFLES = ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync")
 _BIN_CMP = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
+_EXACT_INT = {"+", "-", "*", "/", "%", ">>", *_CMP}
+
+
+def _is_u32(t: object) -> bool:
+    return isinstance(t, A.ScalarType) and t.name == "uint32"
+
+
+def _operands(node: A.Node) -> tuple[A.Expr | None, A.Expr | None]:
+    """The CUDA operands of a binary expression or compound assignment (None where unknown)."""
+    if isinstance(node, A.Binary):
+        return node.left, node.right
+    if isinstance(node, A.Assign):
+        return node.target, node.value
+    return None, None
+
+
+def _unsigned(node: A.Node) -> bool:
+    """Whether C's usual arithmetic conversions make the operation unsigned 32-bit."""
+    return any(x is not None and _is_u32(x.ty) for x in _operands(node)) or _is_u32(
+        getattr(node, "ty", None)
+    )
 
 
 def _literal_items(init: object) -> list[str] | None:
