@@ -76,3 +76,21 @@ __global__ void k(const int* v, int* q, int* r, int* s, int n, int d) {
     cu = _kernel(tmp_path, src, "k", '"ceil_div(n, 32)"', "32", params,
                  ["n = 33\nd = 1000003", "n = 5\nd = -2147483647"])  # fmt: skip
     _matches(cu, tmp_path)
+
+
+def test_unsigned_values_convert_to_float_as_unsigned(tmp_path):
+    """Implicit and explicit conversions of unsigned 32-bit values above 2**31 to float."""
+    src = """
+__global__ void k(const unsigned int* keys, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        unsigned int h = keys[i] * 3u;
+        float f = h;
+        float g = static_cast<float>(keys[i]);
+        out[i] = f * 0.5f + g - (h > keys[i] ? 1.0f : 2.0f) + h / 7u;
+    }
+}
+"""
+    cu = _kernel(tmp_path, src, "k", '"ceil_div(n, 96)"', "96", _U32.format(out="float32"),
+                 ["n = 2", "n = 97"])  # fmt: skip
+    _matches(cu, tmp_path)

@@ -798,7 +798,13 @@ class Lowerer:
         self.out[-1].append(Loop("while", "True", tuple(inner), s.loc.line))
 
     # ------------------------------------------------------------------ expressions
-    def expr(self, e: A.Expr, scope: Scope) -> Value:  # noqa: PLR0911, PLR0912
+    def expr(self, e: A.Expr, scope: Scope) -> Value:
+        v = self._expr(e, scope)
+        if isinstance(v, Tile) and v.ty == "int" and _is_u32(e.ty):
+            return Tile(v.expr, v.ty, unsigned=True)  # converts to float as unsigned
+        return v
+
+    def _expr(self, e: A.Expr, scope: Scope) -> Value:  # noqa: PLR0911, PLR0912
         if isinstance(e, A.IntLit):
             return Uni(str(e.value), "int")
         if isinstance(e, A.BoolLit):
@@ -1138,7 +1144,7 @@ class Lowerer:
             raise self.refuse(f"operator '{op}' on per-thread values", node)
         want = "float" if fl else "int"
         if fl:
-            a, b = (self.unsigned_to_float(x, n, node) for x, n in zip((a, b), _operands(node)))
+            a, b = self.unsigned_to_float(a), self.unsigned_to_float(b)
         ta, tb = self.tile(a, want, node), self.tile(b, want, node)
         if not fl:  # bit operations: uniform operands as 32-bit patterns
             ta, tb = (f"_c2n_u32({t})" if isinstance(x, Uni) else t for t, x in ((ta, a), (tb, b)))
@@ -1178,10 +1184,10 @@ class Lowerer:
             return self.op("copy", [v.expr], "int").expr
         return self.tile(v, "int", node)
 
-    def unsigned_to_float(self, v: Value, operand: A.Expr | None, node: A.Node) -> Value:
-        """An unsigned 32-bit per-thread value entering floating-point arithmetic, as fp32
-        (its int32 tile holds the bit pattern)."""
-        if operand is None or not _is_u32(operand.ty) or not isinstance(v, Tile) or v.ty != "int":
+    def unsigned_to_float(self, v: Value) -> Value:
+        """An unsigned 32-bit per-thread value entering floating-point arithmetic or converted
+        to a float type, as fp32 (its int32 tile holds the bit pattern)."""
+        if not (isinstance(v, Tile) and v.ty == "int" and v.unsigned):
             return v
         dst = self.fresh("f")
         self.emit("let", dst=dst, value=f"_c2n_u2f({v.expr})")
@@ -1344,6 +1350,7 @@ class Lowerer:
         if to.name == "float64":
             return v
         if to.is_float:
+            v = self.unsigned_to_float(v)
             if isinstance(v, Uni) and v.ty != "float":
                 return Uni(f"np.float32({v.expr})", "float")
             if isinstance(v, Lin | Idx):
@@ -1382,8 +1389,6 @@ class Lowerer:
             return v
         if e.kind == "reinterpret":
             raise self.refuse("bit reinterpretation", e)
-        if is_float(e.to):
-            v = self.unsigned_to_float(v, e.operand, e)
         return self.convert(v, e.to, e)
 
     def call(self, e: A.Call, scope: Scope) -> Value:  # noqa: PLR0911

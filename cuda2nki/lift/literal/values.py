@@ -60,6 +60,7 @@ class Idx:
 class Tile:
     expr: str
     ty: str
+    unsigned: bool = False  # an int tile holding unsigned 32-bit values (as bit patterns)
 
 
 @dataclass(frozen=True)
