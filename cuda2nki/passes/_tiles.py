@@ -149,6 +149,8 @@ class TileExprCompiler:
     index_map: dict = field(default_factory=dict)
     full: tuple[int | None, int | None] = (None, None)
     loop_syms: frozenset = frozenset()
+    #: a select the layout reads as one padded load (a shifted window), or None
+    window_read: Callable[[Select], Val | None] | None = None
 
     # ------------------------------------------------------------------ allocation helpers
     def tile(self, base: str, kind: str, dtype: str) -> View:
@@ -446,7 +448,8 @@ class TileExprCompiler:
         return Val(kind, dst)
 
     def _select(self, e: Select) -> Val:
-        padded = self._padded_read(e)
+        padded = self.window_read(e) if self.window_read is not None else None
+        padded = padded if padded is not None else self._padded_read(e)
         if padded is not None:
             return padded
         c, a, bv = self.compile(e.cond), self.compile(e.a), self.compile(e.b)
@@ -480,8 +483,13 @@ class TileExprCompiler:
         free axis (``D[i, j] = sum_k (p[i, k] - c[j, k])^2`` inside a reduction over ``j``): a
         sequential loop over that axis accumulating a full tile, one step per element, in the
         order the CUDA loop adds them."""
-        if r.op not in REDUCE_OPS or r.where is not None:
+        if r.op not in REDUCE_OPS:
             raise Unsupported(f"a reduction with '{r.op.value}' along a loop", r.loc)
+        if r.where is not None:
+            body = _mask_read(r.body, r.where) if r.op == Op.ADD else None
+            if body is None:
+                raise Unsupported("a masked reduction along a loop", r.loc)
+            r = r.replace(body=body, where=None)
         ax = r.axes[0]
         acc = self.tile("acc", FULL, "float32")
         self.b.emit(Memset(acc, Lit(float(r.op.info.identity), "float32"), loc=r.loc))
@@ -543,6 +551,28 @@ class TileExprCompiler:
                 ok = isinstance(st, Activation) and st.reduce_dst is None and st.op != Op.RECIPROCAL
                 return n if ok else None
         return None
+
+
+def _mask_read(e: Expr, where: Expr) -> Expr | None:
+    """``where ? e : 0`` as ``e`` with the one factor that reads where ``where`` looks masked
+    (``w[k] * x[i + k]`` -> ``w[k] * (where ? x[i + k] : 0)``): the masked read is then a padded
+    load (a window), never one out of bounds."""
+    from cuda2nki.passes._analysis import moves_along
+
+    if isinstance(e, Read):
+        return Select(where, e, Lit(0.0, "float32"), loc=e.loc)
+    if isinstance(e, Cast):
+        inner = _mask_read(e.x, where)
+        return None if inner is None else e.replace(x=inner)
+    if isinstance(e, Binary) and e.op == Op.MUL:
+        need = moves_along(where)
+        for side in ("a", "b"):
+            f = getattr(e, side)
+            if need <= moves_along(f):
+                inner = _mask_read(f, where)
+                if inner is not None:
+                    return e.replace(**{side: inner})
+    return None
 
 
 def log2_int(n: int) -> int:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cuda2nki.ir.nodes import Compute, Dyn, Kernel, Read, Scan
+from cuda2nki.ir.nodes import Compute, Const, Dyn, Kernel, Read, Scan
 from cuda2nki.passes._analysis import (
     contraction,
     moves_along,
@@ -25,7 +25,16 @@ from cuda2nki.passes._analysis import (
     walk,
     with_attrs,
 )
-from cuda2nki.passes._index import FLATROW, FULL, ROW, access_class, flat_guard, flat_ok, fmt
+from cuda2nki.passes._index import (
+    FLATROW,
+    FULL,
+    ROW,
+    SCALAR,
+    access_class,
+    flat_guard,
+    flat_ok,
+    fmt,
+)
 from cuda2nki.passes._tiles import REDUCE_OPS
 from cuda2nki.passes.base import Pass, PassContext
 
@@ -114,6 +123,8 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         return "unsupported", {"why": f"the write pattern {_spell(c.target)}"}
     if any(len(r.axes) != 1 for r in red):
         return "unsupported", {"why": "a reduction over several axes at once"}
+    if len(axes) == 1 and _window(c, red, kernel):
+        return "flat", {"p_tensor": c.target.tensor, "window": "1"}
     rowred = [r for r in red if not _along_loop(r, red)]
     if len(axes) == 1 and len({r.axes[0].extent for r in rowred}) > 1:
         return "unsupported", {"why": "reductions over different axes in one statement"}
@@ -230,6 +241,31 @@ def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None
         if acc is None or (acc[0] != "scalar" and not flat_ok(acc[1])):
             return None
     return "reduce-all", {"r_axis": k, "p_tensor": c.target.tensor, "p_axis": k}
+
+
+#: the longest window a 1-D stencil's reduction is unrolled over (one shifted load per tap)
+WINDOW_MAX = 64
+
+
+def _window(c: Compute, red: list, kernel: Kernel) -> bool:
+    """``y[i] = sum_k w[k] * x[i + k - R]`` (a 1-D window): every reduction has a small constant
+    extent and moves along ``i``; the domain is walked as a flat vector, the taps as a loop."""
+    if not red or c.domain.guard is not None:
+        return False
+    i = c.domain.axes[0].name
+    for r in red:
+        ext = r.axes[0].extent
+        if len(r.axes) != 1 or not isinstance(ext, Const) or ext.value > WINDOW_MAX:
+            return False
+        if r.op not in REDUCE_OPS or i not in moves_along(r.body):
+            return False
+    temps = {t.name for t in kernel.temps}
+    for acc in [*reads(c.expr), c.target]:
+        got = access_class(acc.index, i, "")
+        if acc.tensor in temps or got is None or (got[0] != SCALAR and not flat_ok(got[1])):
+            return False
+    tgt = access_class(c.target.index, i, "")
+    return tgt is not None and tgt[0] != SCALAR
 
 
 def _along_loop(r, red: list) -> bool:

@@ -58,6 +58,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
 from cuda2nki.passes import _tiles as T
+from cuda2nki.passes import _window as W
 from cuda2nki.passes._analysis import attrs, contraction, moves_along, strip_cast, sym_names
 from cuda2nki.passes._index import (
     BCAST,
@@ -485,12 +486,29 @@ class _Lowering:
             raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
 
         comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        comp.window_read = self._window_reader(b, i, base, rows, cols)
         # i = base + cols * p + f on this [rows, cols] chunk
         kp = cols.value if isinstance(cols, Const) else (0 if rows == Const(1) else None)
         comp.index_map = {i: (kp, 1, base)}
         comp.full = (_cap(rows), _cap(cols))
         comp.loop_syms = frozenset(base.free_syms())
         return comp
+
+    def _window_reader(self, b, i: str, base, rows, cols):
+        """Shifted neighbour reads with a padded boundary on a flat chunk (see _window)."""
+
+        def read(e) -> T.Val | None:
+            got = W.window_bounds(e, i)
+            if got is None:
+                return None
+            rd, shift, lo, hi, pad = got
+            decl = self.decl(rd.tensor)
+            if len(decl.shape) != 1 or self.is_temp(rd.tensor):
+                return None
+            size, dt = decl.shape[0], decl.dtype
+            return W.padded_read(b, rd, shift, lo, hi, pad, base, rows, cols, size, dt)
+
+        return read
 
     # ------------------------------------------------------------------ reduce-all
     def lower_reduce_all(self, c: Compute) -> None:
@@ -740,7 +758,10 @@ class _RowCompiler(T.TileExprCompiler):
 
     def _compile(self, e):  # type: ignore[override]
         if isinstance(e, Reduce):
-            if e.axes[0].name != self.f_axis and self.f_axis in moves_along(e.body):
+            moves = moves_along(e.body)
+            if e.axes[0].name not in self.index_map and (
+                self.f_axis in moves or (not self.f_axis and moves & set(self.index_map))
+            ):
                 return self.loop_reduce(e)
             if e.axes[0].name != self.f_axis and self.spawn is not None:
                 return self.spawn(e.axes[0]).reduce_of(e)

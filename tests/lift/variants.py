@@ -1085,3 +1085,78 @@ __global__ void k(const float* v, float* mean, int count) {
     ),
 ]
 VARIANTS.extend(TOTAL_VARIANTS)
+
+
+def _window(x: np.ndarray, w: np.ndarray, left: int) -> np.ndarray:
+    """``y[i] = sum_k w[k] * x[i + k - left]``, zero outside ``x``."""
+    n, taps = x.size, w.size
+    pad = np.concatenate([np.zeros(left), x, np.zeros(taps)])
+    return sum(w[k] * pad[k : k + n] for k in range(taps))
+
+
+#: 1-D windows with a zero boundary: a loop over the taps around each element (ported as a flat
+#: vector and one padded shifted load per tap)
+WINDOW_VARIANTS = [
+    (
+        "window/centred_guarded_taps",
+        """
+__global__ void k(const float* in, const float* w, float* out, int n) {
+    int g = threadIdx.x + blockIdx.x * blockDim.x;
+    if (g < n) {
+        float r = 0.0f;
+        for (int o = -3; o <= 3; o++) {
+            int j = g + o;
+            r += w[o + 3] * ((j >= 0 && j < n) ? in[j] : 0.0f);
+        }
+        out[g] = r;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"in": t(["n"], "in"), "w": t([7], "in"), "out": t(["n"], "out"), "n": 8000},
+            [{"n": 129}, {"n": 5}],
+        ),
+        "stencil",
+        lambda a, s: {"out": _window(a["in"], a["w"], 3)},
+    ),
+    (
+        "window/causal_fir_early_return",
+        """
+#define TAPS 5
+__global__ void k(const float* x, const float* h, float* y, int len) {
+    int i = blockIdx.x * 256 + threadIdx.x;
+    if (i >= len) return;
+    float acc = 0.0f;
+    for (int k = 0; k < TAPS; ++k)
+        acc += (i - k >= 0 ? x[i - k] : 0.0f) * h[k];
+    y[i] = acc;
+}""",
+        _b(
+            {"grid": ["ceil_div(len, 256)"], "block": [256]},
+            {"x": t(["len"], "in"), "h": t([5], "in"), "y": t(["len"], "out"), "len": 3000},
+            [{"len": 131}, {"len": 3}],
+        ),
+        "stencil",
+        lambda a, s: {"y": _window(a["x"], a["h"][::-1], 4)},
+    ),
+    (
+        "window/forward_box_sum",
+        """
+__global__ void k(const float* src, float* dst, int count) {
+    int idx = threadIdx.x + blockDim.x * blockIdx.x;
+    if (idx < count) {
+        float s = 0.0f;
+        for (int d = 0; d < 4; d++) s += idx + d < count ? src[idx + d] : 0.0f;
+        dst[idx] = 0.25f * s;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(count, 64)"], "block": [64]},
+            {"src": t(["count"], "in"), "dst": t(["count"], "out"), "count": 1000},
+            [{"count": 129}, {"count": 2}],
+        ),
+        "stencil",
+        lambda a, s: {"dst": 0.25 * _window(a["src"], np.ones(4), 0)},
+    ),
+]
+VARIANTS.extend(WINDOW_VARIANTS)

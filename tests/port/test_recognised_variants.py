@@ -15,7 +15,7 @@ import pytest
 from tests.port.acceptance import run_against_simt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
-from variants import ARG_VARIANTS, TOTAL_VARIANTS  # noqa: E402
+from variants import ARG_VARIANTS, TOTAL_VARIANTS, WINDOW_VARIANTS  # noqa: E402
 
 PORTED = ARG_VARIANTS
 
@@ -59,6 +59,18 @@ def test_block_totals_port_as_one_vector_reduction(vid, src, bdict, target, tmp_
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.ir_tiles is not None and "tensor_reduce" in res.source
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"), [v[:3] for v in WINDOW_VARIANTS], ids=[v[0] for v in WINDOW_VARIANTS]
+)
+def test_windows_port_as_padded_shifted_loads(vid, src, bdict, target, tmp_path) -> None:
+    """A 1-D window with a zero boundary: the vector walked flat, one padded shifted load per
+    tap inside a loop over the taps (sizes down to fewer elements than taps)."""
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert res.idiom == "stencil" and "memset" in res.source
 
 
 def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:
