@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,merge-lanes,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,dedupe-loads,hoist-loads"
+DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,merge-lanes,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,hoist-loads,dedupe-loads"
 
 
 def _fold_peeled() -> type:

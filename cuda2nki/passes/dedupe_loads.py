@@ -7,9 +7,15 @@ sum) loads it several times.  One DMA is enough while nothing writes that HBM te
 Before::  a = sbuf[...]; dma a <- x[r:r+n, 0:C]; b = sbuf[...]; dma b <- x[r:r+n, 0:C]; ... b ...
 After::   a = sbuf[...]; dma a <- x[r:r+n, 0:C]; ... a ...
 
-A load is merged into an earlier one of the same block when both tiles have the same shape,
-dtype and buffer, each is written only by its load, the HBM views are equal and no statement in
-between stores to that HBM tensor.
+A load is merged into an earlier one of the same block, or of an enclosing block (a load before
+a loop serves the loop body), when both tiles have the same shape, dtype and buffer, each is
+written only by its load, the HBM views are equal and no statement in between (nor the loop
+around the later load) stores to that HBM tensor.  A partition broadcast (every partition gets
+the same elements: a scalar coefficient, a bias row) loaded onto 128 partitions also serves a
+later load of it onto fewer partitions -- the ragged last tile of a loop -- as its first rows.
+
+Before::  c = sbuf[128, 1]; dma c <- w[3]; for ...: r = sbuf[rows, 1]; dma r <- w[3]; ... r ...
+After::   c = sbuf[128, 1]; dma c <- w[3]; for ...: ... c[0:rows, 0:1] ...
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cuda2nki.ir.nodes import Alloc, Const, Kernel, Load, Loop, Slice, Store, View
+from cuda2nki.ir.nodes import Alloc, At, Const, Kernel, Load, Loop, Slice, Store, View
 from cuda2nki.passes._analysis import transform
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.passes.hoist_loads import _written
@@ -31,15 +37,17 @@ class DedupeLoadsPass(Pass):
         return kernel.replace(body=_block(kernel.body))
 
 
-def _block(stmts: tuple) -> tuple:
-    stmts = tuple(s.replace(body=_block(s.body)) if isinstance(s, Loop) else s for s in stmts)
+Seen = dict[tuple, tuple[str, Alloc]]  # (HBM view, dtype, buffer, free dims) -> (tile, alloc)
+
+
+def _block(stmts: tuple, inherited: Seen | None = None) -> tuple:
     allocs = {s.name: s for s in stmts if isinstance(s, Alloc)}
     writes: dict[str, int] = {}
     for s in stmts:
         for name in _written(s):
             writes[name] = writes.get(name, 0) + 1
-    seen: dict[tuple, str] = {}  # (HBM view, tile alloc signature) -> first tile
-    rename: dict[str, str] = {}
+    seen: Seen = dict(inherited or {})
+    rename: dict[str, View] = {}  # merged tile -> the view of the tile that serves it
     drop: set[str] = set()
     out: list = []
     for s in stmts:
@@ -47,16 +55,43 @@ def _block(stmts: tuple) -> tuple:
             stored = _stored(s)
             seen = {k: v for k, v in seen.items() if k[0].tensor not in stored}
         s = _renamed(s, rename) if rename else s
+        if isinstance(s, Loop):
+            s = s.replace(body=_block(s.body, seen))
         if isinstance(s, Load) and _mergeable(s, allocs, writes):
-            key = (s.src, _signature(allocs[s.dst.tensor]))
+            alloc = allocs[s.dst.tensor]
+            key = (s.src, alloc.dtype, alloc.buffer, alloc.shape[1:])
             first = seen.get(key)
-            if first is not None:
-                rename[s.dst.tensor] = first
+            if first is not None and _serves(first[1], alloc, s.src):
+                rename[s.dst.tensor] = _rows_of(first[0], alloc)
                 drop.add(s.dst.tensor)
                 continue
-            seen[key] = s.dst.tensor
+            seen[key] = (s.dst.tensor, alloc)
         out.append(s)
     return tuple(s for s in out if not (isinstance(s, Alloc) and s.name in drop))
+
+
+def _serves(first: Alloc, later: Alloc, src: View) -> bool:
+    """The earlier tile holds what the later one would: the same shape, or a partition
+    broadcast of ``src`` on all 128 partitions (the later tile has at most 128)."""
+    if first.shape == later.shape:
+        return True
+    return first.shape[0] == Const(128) and _broadcast(src, later.shape[1:])
+
+
+def _broadcast(src: View, free: tuple) -> bool:
+    """``src`` holds exactly one partition's worth of elements (every partition gets them all)."""
+    if not src.dims:
+        return False
+    got = [d.size for d in src.dims if isinstance(d, Slice) and d.size != Const(1)]
+    if any(not isinstance(d, Slice | At) for d in src.dims):
+        return False
+    want = [d for d in free if d != Const(1)]
+    return got == want
+
+
+def _rows_of(tile: str, later: Alloc) -> View:
+    """The view of ``tile`` standing for the whole of ``later`` (its first rows)."""
+    return View(tile, tuple(Slice(Const(0), n) for n in later.shape))
 
 
 def _mergeable(s: Load, allocs: dict[str, Alloc], writes: dict[str, int]) -> bool:
@@ -86,12 +121,14 @@ def _stored(s: Any) -> set[str]:
     return set()
 
 
-def _renamed(node: Any, rename: dict[str, str]) -> Any:
-    """``node`` with every view of a renamed tile pointing at the tile it was merged into."""
+def _renamed(node: Any, rename: dict[str, View]) -> Any:
+    """``node`` with every view of a merged tile pointing into the tile that serves it (a view
+    of the whole merged tile becomes that tile's rows)."""
 
     def move(x: Any) -> Any:
         if isinstance(x, View) and x.tensor in rename:
-            return x.replace(tensor=rename[x.tensor])
+            by = rename[x.tensor]
+            return by if not x.dims else x.replace(tensor=by.tensor)
         return x
 
     return transform(node, move, skip=(Alloc,))

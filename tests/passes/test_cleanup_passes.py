@@ -145,3 +145,64 @@ def _views(node):
     elif hasattr(node, "__dataclass_fields__") and not isinstance(node, Loop):
         for f in node.__dataclass_fields__:
             yield from _views(getattr(node, f))
+
+
+BCAST_HEAD = "kernel k(x: in float32[n], w: in float32[4], y: out float32[n], n: int32) {\n"
+BCAST_STMTS = [
+    # Horner with coefficients from memory: four scalar broadcasts
+    "map: y[i] = ((w[3] * x[i] + w[2]) * x[i] + w[1]) * x[i] + w[0] for i < n",
+    # one coefficient read twice, another once
+    "map: y[q] = w[1] * x[q] - w[1] / (w[0] + x[q]) for q < n",
+    # a single scale
+    "map: y[t] = x[t] * w[2] for t < n",
+]
+PIPE = (
+    "guards-to-domains,merge-lanes,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles"
+)
+
+
+def _bcast_kernel(stmt: str):
+    return parse(BCAST_HEAD + f"  {stmt};\n}}\n", "k.ir")
+
+
+@pytest.mark.parametrize("stmt", BCAST_STMTS)
+def test_broadcasts_loaded_before_the_loops_serve_the_ragged_tails(stmt: str) -> None:
+    k = _bcast_kernel(stmt)
+    plain = _run(k, PIPE + ",hoist-loads")
+    deduped = _run(k, PIPE + ",hoist-loads,dedupe-loads")
+    coeffs = {str(s.src) for s in _loads(deduped.body) if s.src.tensor == "w"}
+    w_loads = [s for s in _loads(deduped.body) if s.src.tensor == "w"]
+    assert len(w_loads) == len(coeffs)  # each coefficient loaded once, for every block
+    assert all(s in deduped.body for s in w_loads)  # ... before the loops
+    assert len(_loads(deduped.body)) < len(_loads(plain.body))
+    names = {s.name for s in _allocs(deduped.body)}
+    for s in _walk_all(deduped.body):
+        for x in _views(s):
+            assert x.tensor in names or x.tensor in ("x", "w", "y"), x
+    from cuda2nki.ir.evaluate_tiles import evaluate_tiles
+
+    rng = np.random.default_rng(2)
+    for n in (1, 129, 1000, 128 * 512 + 3):
+        inputs = {"x": rng.standard_normal(n).astype(np.float32)}
+        inputs["w"] = rng.standard_normal(4).astype(np.float32)
+        want = evaluate(k, inputs, {"n": n})["y"]
+        got = evaluate_tiles(deduped, inputs, {"n": n})["y"]
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+def test_a_broadcast_is_reloaded_after_its_tensor_is_stored() -> None:
+    """A store to the broadcast's tensor between the loops: the tail must load it again."""
+    from cuda2nki.ir.nodes import Store
+
+    k = _bcast_kernel(BCAST_STMTS[2])
+    sched = _run(k, PIPE + ",hoist-loads")
+    loops = [p for p, s in enumerate(sched.body) if isinstance(s, Loop)]
+    first_store = next(s for s in _walk_all(sched.body) if isinstance(s, Store))
+    poke = first_store.replace(dst=first_store.dst.replace(tensor="w"))
+    body = list(sched.body)
+    body.insert(loops[1], poke)  # after the first loop, before the tails
+    poked = sched.replace(body=tuple(body))
+    deduped = _run(poked, "dedupe-loads")
+    before_tail = [s for s in _loads(deduped.body[: loops[1]]) if s.src.tensor == "w"]
+    after = [s for s in _loads(deduped.body[loops[1] :]) if s.src.tensor == "w"]
+    assert before_tail and after  # the tails still load their own copy
