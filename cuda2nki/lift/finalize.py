@@ -91,6 +91,7 @@ class Finalizer:
     def _finalize(self, e: V.DExpr) -> V.DExpr:
         with af.bounds(self.thread_bounds()):
             e = self.resolve(e)
+            e = _rewrite_dag(e, _merge_pieces, {})
             e = V.simplify(_rewrite_dag(e, _rebase_exp, {}))
             e = self.fold_trees(e)
             e = self.fuse(_rewrite_dag(e, _guarded_term, {}))
@@ -472,6 +473,115 @@ class Finalizer:
             return _tighten(e)
         var, ext, new_body = fused
         return _tighten(V.Fold(e.dtype, e.op, var, af.ZERO, ext, af.ONE, new_body))
+
+
+def _merge_pieces(e: V.DExpr) -> V.DExpr | None:
+    """A shared window staged piece by piece (the block's elements and its halos, each copied
+    from the same global array under its own bounds test) reads back as one guarded load:
+    ``c1 ? (g1 ? x[k1] : p) : c2 ? (g2 ? x[k2] : p) : ... : unwritten`` -> ``g ? x[k] : p``.
+    ``k`` is the most general piece's index; each piece's bounds test is restated on it (a test
+    ``k1 + b < 0`` becomes ``k + b < 0``), and every piece is checked to agree with the joined
+    read in its own region (the region's pinned thread coordinates substituted, the tests it
+    lacks implied by the region).  Unwritten elements are never read by a correct kernel (CUDA
+    would read garbage there)."""
+    if not (isinstance(e, V.Select) and isinstance(e.cond, V.Pred)):
+        return None
+    pieces: list = []
+    rest: V.DExpr = e
+    while (
+        isinstance(rest, V.Select)
+        and isinstance(rest.cond, V.Pred)
+        and (not pieces or _guarded_load(rest) is None)
+    ):
+        pieces.append((rest.cond.cond, rest.then))
+        rest = rest.else_
+    if not (isinstance(rest, V.Const) and rest.value != rest.value):  # NaN: never written
+        pieces.append((af.TRUE, rest))
+    if len(pieces) < 2:
+        return None
+    shapes = [_guarded_load(v) for _, v in pieces]
+    if any(x is None for x in shapes) or len({(ld.tensor, pad) for _, ld, pad in shapes}) != 1:
+        return None
+    _, load, pad = max(shapes, key=lambda x: len(x[1].index.atoms()))
+    joined: list = []
+    for g, ld, _ in shapes:
+        for c in g:
+            moved = _restate(c, ld.index, load.index)
+            if moved is None:
+                return None
+            if moved not in joined:
+                joined.append(moved)
+    for (region, _), (g, ld, _) in zip(pieces, shapes):
+        if not _agrees(region, g, ld, joined, load):
+            return None
+    if not joined:
+        return load
+    cond = V.Pred("bool", af.conj(Cond.of(c) for c in joined))
+    return V.Select(load.dtype, cond, load, V.Const(load.dtype, pad))
+
+
+def _restate(c: af.Cmp, k: Poly, general: Poly) -> af.Cmp | None:
+    """A bounds test ``s*k + b < 0`` on a piece's index ``k`` as the same test on ``general``."""
+    if c.op != "<":
+        return None
+    for sign in (1, -1):
+        b = c.poly - sign * k
+        if not (b.atoms() & (k.atoms() | general.atoms())):
+            return af.Cmp(V.renorm(sign * general + b), "<")
+    return None
+
+
+def _agrees(region: Cond, g: list, ld: V.Load, joined: list, load: V.Load) -> bool:
+    """In ``region`` (with its pinned coordinates), ``joined ? load`` is ``g ? ld``."""
+    pins = _pins(region)
+    if V.renorm(load.index.subs(pins)) != V.renorm(ld.index):
+        return False
+    here = [af.Cmp(V.renorm(c.poly.subs(pins)), c.op) for c in joined]
+    facts = region.conjuncts() or []
+    return all(c in here or _implied(c, facts + here) for c in g) and all(
+        c in g or _implied(c, facts + g) for c in here
+    )
+
+
+def _pins(region: Cond) -> dict:
+    """Coordinates a region fixes (``-threadIdx.x == 0``: ``threadIdx.x = 0``)."""
+    out: dict = {}
+    for c in region.conjuncts() or []:
+        if c.op != "==":
+            continue
+        for a in c.poly.atoms():
+            k = af.coefficient(c.poly, a)
+            rest = c.poly - k * Poly.atom(a)
+            if k.is_const and abs(k.const_value) == 1 and a not in rest.atoms():
+                out[a] = -rest if k.const_value == 1 else rest
+                break
+    return out
+
+
+def _guarded_load(v: V.DExpr) -> tuple[list, V.DExpr, object] | None:
+    """``g ? x[k] : pad`` (or ``x[k]``): (the comparisons of ``g``, the load, ``pad``)."""
+    if isinstance(v, V.Load):
+        return [], v, None
+    if (
+        isinstance(v, V.Select)
+        and isinstance(v.cond, V.Pred)
+        and isinstance(v.then, V.Load)
+        and isinstance(v.else_, V.Const)
+    ):
+        cmps = v.cond.cond.conjuncts()
+        if cmps is not None and all(c.op == "<" for c in cmps):
+            return list(cmps), v.then, v.else_.value
+    return None
+
+
+def _implied(c: af.Cmp, facts: list) -> bool:
+    """``c`` (``p < 0``) follows from one of ``facts`` (``q < 0``) when ``q - p >= 0`` provably
+    (or ``p < 0`` holds outright)."""
+    if c.op != "<":
+        return False
+    if af.provably_neg(c.poly):
+        return True
+    return any(f.op == "<" and af.provably_nonneg(f.poly - c.poly) for f in facts)
 
 
 def _invariant_scale(f: V.Fold) -> tuple[V.Fold, str, V.DExpr] | None:

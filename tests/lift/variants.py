@@ -1160,3 +1160,90 @@ __global__ void k(const float* src, float* dst, int count) {
     ),
 ]
 VARIANTS.extend(WINDOW_VARIANTS)
+
+#: 1-D windows staged through shared memory with halos (the block's elements, then the halo
+#: cells loaded by edge threads): the reads resolve to the staged global elements piece by piece,
+#: and the pieces join into one zero-padded shifted read
+HALO_VARIANTS = [
+    (
+        "halo/edge_threads_radius1",
+        """
+#define B 64
+__global__ void k(const float* u, float* v, int n) {
+    __shared__ float s[B + 2];
+    int g = blockIdx.x * B + threadIdx.x;
+    int l = threadIdx.x + 1;
+    s[l] = g < n ? u[g] : 0.0f;
+    if (threadIdx.x == 0) s[0] = (g >= 1 && g - 1 < n) ? u[g - 1] : 0.0f;
+    if (threadIdx.x == B - 1) s[B + 1] = g + 1 < n ? u[g + 1] : 0.0f;
+    __syncthreads();
+    if (g < n) v[g] = 0.25f * s[l - 1] + 0.5f * s[l] + 0.25f * s[l + 1];
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {"u": t(["n"], "in"), "v": t(["n"], "out"), "n": 1000},
+            [{"n": 129}, {"n": 2}],
+        ),
+        "stencil",
+        lambda a, s: {"v": _window(a["u"], np.array([0.25, 0.5, 0.25]), 1)},
+    ),
+    (
+        "halo/left_right_blocks_radius2",
+        """
+#define R 2
+#define BS 256
+__global__ void k(const float* x, const float* c, float* y, int len) {
+    __shared__ float win[BS + 2 * R];
+    int t = threadIdx.x;
+    int i = BS * blockIdx.x + t;
+    win[t + R] = (i < len) ? x[i] : 0.0f;
+    if (t < R) win[t] = (i - R >= 0 && i - R < len) ? x[i - R] : 0.0f;
+    if (t >= BS - R) win[t + 2 * R] = (i + R < len) ? x[i + R] : 0.0f;
+    __syncthreads();
+    if (i >= len) return;
+    float acc = 0.0f;
+    for (int k = 0; k <= 2 * R; ++k) acc += c[k] * win[t + k];
+    y[i] = acc;
+}""",
+        _b(
+            {"grid": ["ceil_div(len, 256)"], "block": [256]},
+            {"x": t(["len"], "in"), "c": t([5], "in"), "y": t(["len"], "out"), "len": 3000},
+            [{"len": 257}, {"len": 3}],
+        ),
+        "stencil",
+        lambda a, s: {"y": _window(a["x"], a["c"], 2)},
+    ),
+]
+HALO_VARIANTS.append(
+    (
+        "halo/box_radius4_block32",
+        """
+#define RAD 4
+#define TB 32
+__global__ void k(const float* a, float* b, int n) {
+    __shared__ float sh[TB + 2 * RAD];
+    int gi = blockDim.x * blockIdx.x + threadIdx.x;
+    int li = threadIdx.x + RAD;
+    sh[li] = gi < n ? a[gi] : 0.0f;
+    if (threadIdx.x < RAD) {
+        int lft = gi - RAD, rgt = gi + TB;
+        sh[threadIdx.x] = (lft >= 0 && lft < n) ? a[lft] : 0.0f;
+        sh[li + TB] = rgt < n ? a[rgt] : 0.0f;
+    }
+    __syncthreads();
+    if (gi < n) {
+        float m = 0.0f;
+        for (int d = -RAD; d <= RAD; d++) m += sh[li + d];
+        b[gi] = m / 9.0f;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 32)"], "block": [32]},
+            {"a": t(["n"], "in"), "b": t(["n"], "out"), "n": 1000},
+            [{"n": 129}, {"n": 3}],
+        ),
+        "stencil",
+        lambda a, s: {"b": _window(a["a"], np.ones(9), 4) / 9.0},
+    )
+)
+VARIANTS.extend(HALO_VARIANTS)

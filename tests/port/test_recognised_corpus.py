@@ -14,6 +14,7 @@ RECOGNISED = (
     "norm/layernorm",  # mean and variance spelled with other axis names per statement
     "reduce/mse_loss",  # per-block sum / n added with atomics: one reduction, then / n
     "reduce/reduce_warp_shuffle",  # grid-stride, two shuffle levels through shared memory
+    "stencil/stencil_1d_shared",  # window and halos staged in shared memory
 )
 
 

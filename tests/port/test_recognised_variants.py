@@ -15,9 +15,11 @@ import pytest
 from tests.port.acceptance import run_against_simt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
-from variants import ARG_VARIANTS, TOTAL_VARIANTS, WINDOW_VARIANTS  # noqa: E402
+from variants import ARG_VARIANTS, HALO_VARIANTS, TOTAL_VARIANTS, WINDOW_VARIANTS  # noqa: E402
 
 PORTED = ARG_VARIANTS
+#: plain windows and windows staged through shared memory with halos
+WINDOWS = WINDOW_VARIANTS + HALO_VARIANTS
 
 
 def _port_and_run(vid: str, src: str, bdict: dict, target: str, tmp: Path, tol: float = 0.0):
@@ -63,7 +65,7 @@ def test_block_totals_port_as_one_vector_reduction(vid, src, bdict, target, tmp_
 
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(
-    ("vid", "src", "bdict"), [v[:3] for v in WINDOW_VARIANTS], ids=[v[0] for v in WINDOW_VARIANTS]
+    ("vid", "src", "bdict"), [v[:3] for v in WINDOWS], ids=[v[0] for v in WINDOWS]
 )
 def test_windows_port_as_padded_shifted_loads(vid, src, bdict, target, tmp_path) -> None:
     """A 1-D window with a zero boundary: the vector walked flat, one padded shifted load per
