@@ -413,6 +413,21 @@ def _split_divisible(p: Poly, d: Poly) -> tuple[Poly, Poly]:
     return Poly.from_dict(q), Poly.from_dict(r)
 
 
+def _shift_const(r: Poly, d: Poly) -> tuple[Poly, Poly] | None:
+    """``r = d*k + r'`` with ``k`` taken from ``r``'s constant term and ``0 <= r' < d`` provably:
+    ``(k, r')`` (a non-negative remainder whose constant is at least one divisor over)."""
+    if not d.is_const or d.const_value <= 0:
+        return None
+    c = dict(r.terms).get((), 0)
+    k = c // d.const_value
+    if k == 0:
+        return None
+    rest = r - k * d.const_value
+    if not _in_range_below(rest, d):
+        return None
+    return Poly.const(k), rest
+
+
 def _div_by_factor(p: Poly, d: Poly) -> Poly | None:
     """``(c*q + r) / (c*k) = q / k`` for a factor ``c`` of the single-term ``d`` and
     ``0 <= r < c`` (a flat index split by a symbolic row length, then divided again)."""
@@ -441,6 +456,9 @@ def floordiv(p: Poly, d: Poly | int) -> Poly:
     q, r = _split_divisible(p, d)
     if _in_range_below(r, d):
         return q
+    shifted = _shift_const(r, d)
+    if shifted is not None:  # (19 + t) / 18 = 1 for 0 <= t < 17
+        return q + shifted[0]
     got = _div_by_factor(p, d)
     if got is not None:
         return got
@@ -467,6 +485,9 @@ def mod(p: Poly, d: Poly | int) -> Poly:
     q, r = _split_divisible(p, d)
     if _in_range_below(r, d):
         return r
+    shifted = _shift_const(r, d)
+    if shifted is not None:  # (19 + t) % 18 = 1 + t for 0 <= t < 17
+        return shifted[1]
     if q.terms and r.terms:
         return mod(r, d)
     return Poly.atom(ModAtom(p, d))

@@ -506,9 +506,9 @@ class Lowering:
 
     def tighten(self, axes: list, guard: Cond, st: StoreRec) -> tuple[list, Cond]:
         """A guard ``ax < X`` becomes the extent when the launch covers X at every test point."""
-        cmps = guard.conjuncts()
-        if cmps is None:
-            return axes, guard
+        parts = list(guard.args) if guard.kind == "and" else [guard]
+        cmps = [p.cmp for p in parts if p.kind == "cmp"]
+        other = [p for p in parts if p.kind != "cmp"]  # a disjunction stays in the guard
         keep = [_undivided(c, {a.atom for a in axes}) for c in cmps]
         out = []
         for a in axes:
@@ -523,7 +523,7 @@ class Lowering:
                     ext = x
                     keep.remove(c)
             out.append(Axis(a.atom, ext))
-        return out, af.conj(Cond.of(c) for c in keep)
+        return out, af.conj([*(Cond.of(c) for c in keep), *other])
 
     def covers(self, ext: Poly, x: Poly, st: StoreRec, a: Axis) -> bool:
         for env in self.shapes.points:

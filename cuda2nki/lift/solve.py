@@ -69,6 +69,7 @@ def solve_writer(widx: tuple, ridx: tuple, unknowns: Mapping, guard: Cond) -> tu
     the caller checks the value does not depend on them.  None when the equations are not
     invertible (non-linear, not a mixed radix)."""
     unknowns = dict(unknowns)
+    widx, ridx, inner = _join_divmod(tuple(widx), tuple(ridx))
     widx, guard, splits = _split_divmod(tuple(widx), guard, unknowns)
     pending: list[Poly] = [w - r for w, r in zip(widx, ridx)]
     pending += [
@@ -119,9 +120,29 @@ def solve_writer(widx: tuple, ridx: tuple, unknowns: Mapping, guard: Cond) -> tu
             if ext is not None:
                 conds.append(Cond.of(af.compare("<", mapping[u], ext)))
     conds.append(guard.subs(mapping))
+    conds.extend(inner)
     for u, (c, q, m) in splits.items():
         mapping[u] = c * mapping.get(q, af.sym(q)) + mapping.get(m, af.sym(m))
     return mapping, af.conj(conds)
+
+
+def _join_divmod(widx: tuple, ridx: tuple) -> tuple[tuple, tuple, list]:
+    """Row-major writes of one flat counter (``tile[L / C][L % C]``, a cooperative strided load
+    of a tile): the last two dims as one equation ``L == r0*C + r1``, valid where the read's
+    column ``r1`` lies in ``[0, C)`` (returned as conditions)."""
+    if len(widx) < 2 or len(widx) != len(ridx):
+        return widx, ridx, []
+    q, m = widx[-2], widx[-1]
+    if len(q.terms) != 1 or len(m.terms) != 1 or q.terms[0][1] != 1 or m.terms[0][1] != 1:
+        return widx, ridx, []
+    (qa,), (ma,) = q.terms[0][0], m.terms[0][0]
+    if not (isinstance(qa, af.DivAtom) and isinstance(ma, af.ModAtom)):
+        return widx, ridx, []
+    if qa.num != ma.num or qa.den != ma.den or not qa.den.is_const:
+        return widx, ridx, []
+    c, col = qa.den, ridx[-1]
+    inner = [Cond.of(af.compare(">=", col, af.ZERO)), Cond.of(af.compare("<", col, c))]
+    return widx[:-2] + (qa.num,), ridx[:-2] + (ridx[-2] * c + col,), inner
 
 
 def _is_negative(c: Poly) -> bool:

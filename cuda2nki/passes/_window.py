@@ -147,3 +147,62 @@ def padded_read(b: T.Builder, rd: Read, shift, lo, hi, pad: float, base, rows, c
     # a partial last row after the whole rows (not the first row again)
     fetch(whole, Const(0), Const(1), last, Min(1, Min(last, Max(0, whole - first + 1))))
     return T.Val(T.FULL, T.whole(name, rows, cols), dt)
+
+
+def rect_bounds(e: Select, axes: dict) -> tuple[Read, list, float] | None:
+    """``bounds ? x[a + c, b + d] : pad`` on a tile's axes (``axes``: name -> dim of the tile):
+    (the read, per read dim ``(axis, offset, lo, hi)`` -- bounds on the read's own index -- and
+    ``pad``)."""
+    if not (isinstance(e.a, Read) and isinstance(e.b, Lit)):
+        return None
+    names = frozenset(axes)
+    dims = []
+    for ix in e.a.index:
+        at = affine1(ix, names)
+        if at is None or at.axis is None or at.k != 1:
+            return None
+        dims.append([at.axis, at.c, None, None])
+    if len({d[0] for d in dims}) != len(dims):
+        return None
+    for cmp in _conjuncts(e.cond):
+        if not (isinstance(cmp, Binary) and cmp.op == Op.LT):
+            return None
+        if not (isinstance(cmp.a, IndexValue) and isinstance(cmp.b, IndexValue)):
+            return None
+        a, b = affine1(cmp.a.expr, names), affine1(cmp.b.expr, names)
+        if a is None or b is None:
+            return None
+        side = a if a.axis is not None else b
+        dim = next((d for d in dims if d[0] == side.axis), None)
+        if dim is None or side.k != 1 or (a.axis is not None and b.axis is not None):
+            return None
+        if a.axis is not None:  # ax + ca < cb: index < cb - ca + c
+            h = simple(plus(b.c - a.c, dim[1]))
+            dim[3] = h if dim[3] is None else Min(dim[3], h)
+        else:  # ca < ax + cb: index >= ca - cb + 1 + c
+            low = simple(plus(a.c - b.c + Const(1), dim[1]))
+            dim[2] = low if dim[2] is None else Max(dim[2], low)
+    return e.a, [tuple(d) for d in dims], float(e.b.value)
+
+
+def padded_rect(b: T.Builder, rd: Read, dims: list, pad: float, tile: dict, shape, dt):
+    """The tile of ``rd`` (``tile``: axis -> (start, size) of this tile along it), ``pad``
+    outside each dim's ``[lo, hi)`` and outside the tensor: one DMA of the valid rectangle."""
+    sizes = [tile[ax][1] for ax, *_ in dims]
+    name = b.fresh(f"{rd.tensor}_w")
+    b.emit(Alloc(name, tuple(sizes), dt, Buffer.SBUF, loc=rd.loc))
+    b.emit(Memset(T.whole(name, *sizes), Lit(pad, "float32"), loc=rd.loc))
+    dst, src, trips = [], [], None
+    for (ax, off, lo, hi), extent in zip(dims, shape):
+        start, n = tile[ax]
+        first = simple(plus(start, off))  # the tensor index at tile position 0
+        low = Const(0) if lo is None else simple(Max(Const(0), simple(lo)))
+        high = extent if hi is None else simple(Min(extent, simple(hi)))
+        s = simple(Min(n, Max(Const(0), simple(low - first))))
+        e = simple(Min(n, Max(s, simple(high - first))))
+        dst.append(Slice(s, simple(e - s)))
+        src.append(Slice(simple(plus(first, s)), simple(e - s)))
+        trips = simple(e - s) if trips is None else Min(trips, simple(e - s))
+    body = (Load(View(name, tuple(dst)), View(rd.tensor, tuple(src)), loc=rd.loc),)
+    b.emit(Loop(b.fresh("g"), 0, Min(1, trips), body=body, loc=rd.loc))
+    return T.Val(T.FULL, T.whole(name, *sizes), dt)

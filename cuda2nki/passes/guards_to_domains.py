@@ -42,6 +42,7 @@ from cuda2nki.ir.nodes import (
     SizeExpr,
     Sub,
     Sym,
+    Unary,
 )
 from cuda2nki.ir.ops import Idiom, Op, Role
 from cuda2nki.passes._analysis import covers_target, transform
@@ -60,7 +61,7 @@ class GuardsToDomainsPass(Pass):
             return kernel
         body: list = []
         carried: set[str] = set()
-        for s in kernel.body:
+        for s in _complements(kernel.body):
             for c in _rewrite(s, kernel) if isinstance(s, Compute) else [s]:
                 if isinstance(c, Compute) and _is_carry_over(c):
                     # the old values are copied once, before the first write: a second copy
@@ -70,6 +71,55 @@ class GuardsToDomainsPass(Pass):
                     carried.add(c.target.tensor)
                 body.append(c)
         return kernel.replace(body=tuple(body))
+
+
+def _complements(stmts: tuple) -> list:
+    """``t[..] = A where G`` followed by ``t[..] = B where not G`` over the same domain: the
+    first writes everywhere (the second overwrites what ``G`` excluded), so only the second keeps
+    a guard -- the interior of a boundary-copy stencil, which becomes a narrowed domain."""
+    out = list(stmts)
+    for k in range(len(out) - 1):
+        a, b = out[k], out[k + 1]
+        if not (isinstance(a, Compute) and isinstance(b, Compute)):
+            continue
+        if a.domain.guard is None or b.domain.guard is None or a.accumulate or b.accumulate:
+            continue
+        if a.target.tensor != b.target.tensor or len(a.domain.axes) != len(b.domain.axes):
+            continue
+        if any(x.extent != y.extent for x, y in zip(a.domain.axes, b.domain.axes)):
+            continue
+        names = {y.name: x.name for x, y in zip(a.domain.axes, b.domain.axes)}
+
+        def rename(n: Any, names: dict = names) -> Any:
+            return Sym(names[n.name]) if isinstance(n, Sym) and n.name in names else n
+
+        if transform(b.target.index, rename) != a.target.index:
+            continue
+        if _terms(transform(b.domain.guard, rename), Op.LAND) != _terms(
+            _negation(a.domain.guard), Op.LAND
+        ):
+            continue
+        out[k] = a.replace(domain=Domain(a.domain.axes))
+    return out
+
+
+_NEG = {Op.EQ: Op.NE, Op.NE: Op.EQ, Op.LT: Op.GE, Op.GE: Op.LT, Op.LE: Op.GT, Op.GT: Op.LE}
+
+
+def _negation(e: Expr) -> Expr:
+    if isinstance(e, Binary) and e.op in (Op.LAND, Op.LOR):
+        op = Op.LOR if e.op == Op.LAND else Op.LAND
+        return Binary(op, _negation(e.a), _negation(e.b), loc=e.loc)
+    if isinstance(e, Binary) and e.op in _NEG:
+        return Binary(_NEG[e.op], e.a, e.b, loc=e.loc)
+    return Unary(Op.LNOT, e, loc=getattr(e, "loc", None))
+
+
+def _terms(e: Expr, op: Op) -> list[str]:
+    """The operands of a chain of ``op`` as a sorted list of spellings (order-free)."""
+    if isinstance(e, Binary) and e.op == op:
+        return sorted(_terms(e.a, op) + _terms(e.b, op))
+    return [repr(e)]
 
 
 def _is_carry_over(c: Compute) -> bool:
@@ -237,10 +287,33 @@ class _Range:
 def _bounds(cond: Expr, c: Compute) -> dict[str, _Range] | None:
     axes = set(c.domain.names)
     out: dict[str, _Range] = {}
+    extents = {a.name: a.extent for a in c.domain.axes}
     for term in _conjuncts(cond):
-        if not _one_bound(term, axes, out):
+        if not _one_bound(_ends(term, extents), axes, out):
             return None
     return out
+
+
+def _ends(term: Expr, extents: dict) -> Expr:
+    """``i != 0`` is ``i > 0`` and ``i + 1 != N`` is ``i + 1 < N`` on an axis ``i < N``."""
+    if not (isinstance(term, Binary) and term.op == Op.NE):
+        return term
+    left, right = _size(term.a), _size(term.b)
+    if left is None or right is None:
+        return term
+    for x, y, ax_side, other in ((left, right, term.a, term.b), (right, left, term.b, term.a)):
+        off: SizeExpr = Const(0)
+        if isinstance(x, Add) and isinstance(x.a, Const):
+            off, x = x.a, x.b
+        elif isinstance(x, Add) and isinstance(x.b, Const):
+            off, x = x.b, x.a
+        if not (isinstance(x, Sym) and x.name in extents):
+            continue
+        if y == off:  # i + c != c: i > 0
+            return Binary(Op.GT, ax_side, other, loc=term.loc)
+        if off == Const(1) and y == extents[x.name]:  # i + 1 != N: i + 1 < N
+            return Binary(Op.LT, ax_side, other, loc=term.loc)
+    return term
 
 
 def _conjuncts(e: Expr) -> list[Expr]:

@@ -285,6 +285,7 @@ class _Lowering:
             return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
 
         comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        comp.window_read = self._rect_reader(b, {p_axis: (r0, rows), f_axis: (c0, cols)})
         comp.p_axis, comp.f_axis = p_axis, f_axis
         comp.index_map = {p_axis: (1, 0, r0)}
         if f_axis:
@@ -493,6 +494,21 @@ class _Lowering:
         comp.full = (_cap(rows), _cap(cols))
         comp.loop_syms = frozenset(base.free_syms())
         return comp
+
+    def _rect_reader(self, b, tile: dict):
+        """Zero-padded neighbour reads on a row tile (``i > 0 ? x[i - 1, j] : 0``): the tile
+        filled with the pad value, the in-bounds rectangle fetched (see _window)."""
+        tile = {ax: v for ax, v in tile.items() if ax}
+
+        def read(e) -> T.Val | None:
+            got = W.rect_bounds(e, tile)
+            if got is None or len(got[1]) != 2 or self.is_temp(got[0].tensor):
+                return None
+            rd, dims, pad = got
+            decl = self.decl(rd.tensor)
+            return W.padded_rect(b, rd, dims, pad, tile, decl.shape, decl.dtype)
+
+        return read
 
     def _window_reader(self, b, i: str, base, rows, cols):
         """Shifted neighbour reads with a padded boundary on a flat chunk (see _window)."""

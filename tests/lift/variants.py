@@ -1247,3 +1247,119 @@ __global__ void k(const float* a, float* b, int n) {
     )
 )
 VARIANTS.extend(HALO_VARIANTS)
+
+
+def _five_point(a: np.ndarray, w: float) -> np.ndarray:
+    """Interior ``w * (centre + 4 neighbours)``, boundary copied."""
+    b = a.copy()
+    if a.shape[0] > 2 and a.shape[1] > 2:
+        b[1:-1, 1:-1] = w * (
+            a[1:-1, 1:-1] + a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:]
+        )
+    return b
+
+
+def _cross_zero(a: np.ndarray) -> np.ndarray:
+    """``centre - 0.25 * (4 neighbours)`` with zero outside the array."""
+    p = np.pad(a, 1)
+    return a - 0.25 * (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:])
+
+
+#: 2-D tiles staged through shared memory with a halo: a cooperative strided load of the whole
+#: padded tile (one flat counter split into row and column), or edge threads loading the halo
+TILE_VARIANTS = [
+    (
+        "tile2d/strided_load_boundary_copy",
+        """
+#define T 8
+__global__ void k(const float* src, float* dst, int h, int w) {
+    __shared__ float s[T + 2][T + 2];
+    int x0 = blockIdx.x * T - 1, y0 = blockIdx.y * T - 1;
+    int me = threadIdx.x + T * threadIdx.y;
+    for (int q = me; q < (T + 2) * (T + 2); q += T * T) {
+        int r = q / (T + 2), c = q % (T + 2);
+        int gy = y0 + r, gx = x0 + c;
+        s[r][c] = (gy >= 0 && gy < h && gx >= 0 && gx < w) ? src[gy * w + gx] : 0.0f;
+    }
+    __syncthreads();
+    int x = blockIdx.x * T + threadIdx.x, y = blockIdx.y * T + threadIdx.y;
+    if (x >= w || y >= h) return;
+    float v = s[threadIdx.y + 1][threadIdx.x + 1];
+    if (x > 0 && y > 0 && x < w - 1 && y < h - 1)
+        v = 0.25f * (v + s[threadIdx.y][threadIdx.x + 1] + s[threadIdx.y + 2][threadIdx.x + 1]
+                     + s[threadIdx.y + 1][threadIdx.x] + s[threadIdx.y + 1][threadIdx.x + 2]);
+    dst[y * w + x] = v;
+}""",
+        _b(
+            {"grid": ["ceil_div(w, 8)", "ceil_div(h, 8)"], "block": [8, 8]},
+            {"src": t(["h", "w"], "in"), "dst": t(["h", "w"], "out"), "h": 40, "w": 50},
+            [{"h": 129, "w": 3}, {"h": 2, "w": 130}],
+        ),
+        "stencil",
+        lambda a, s: {"dst": _five_point(a["src"], 0.25)},
+    ),
+    (
+        "tile2d/jacobi_else_branch",
+        """
+__global__ void k(const float* in, float* out, int rows, int cols) {
+    __shared__ float tile[18][18];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    for (int i = ty * 16 + tx; i < 324; i += 256) {
+        int gr = blockIdx.y * 16 - 1 + i / 18;
+        int gc = blockIdx.x * 16 - 1 + i % 18;
+        tile[i / 18][i % 18] = (gr >= 0 && gc >= 0 && gr < rows && gc < cols) ? in[gr * cols + gc] : 0.0f;
+    }
+    __syncthreads();
+    int r = blockIdx.y * 16 + ty, c = blockIdx.x * 16 + tx;
+    if (r < rows && c < cols) {
+        if (r == 0 || c == 0 || r == rows - 1 || c == cols - 1) {
+            out[r * cols + c] = tile[ty + 1][tx + 1];
+        } else {
+            out[r * cols + c] = 0.2f * (tile[ty + 1][tx + 1] + tile[ty][tx + 1]
+                + tile[ty + 2][tx + 1] + tile[ty + 1][tx] + tile[ty + 1][tx + 2]);
+        }
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(cols, 16)", "ceil_div(rows, 16)"], "block": [16, 16]},
+            {
+                "in": t(["rows", "cols"], "in"),
+                "out": t(["rows", "cols"], "out"),
+                "rows": 33,
+                "cols": 20,
+            },
+            [{"rows": 3, "cols": 129}, {"rows": 130, "cols": 17}],
+        ),
+        "stencil",
+        lambda a, s: {"out": _five_point(a["in"], 0.2)},
+    ),
+    (
+        "tile2d/zero_padded_laplacian",
+        """
+#define BS 16
+__global__ void k(const float* u, float* lap, int ny, int nx) {
+    __shared__ float t[BS + 2][BS + 2];
+    int lin = threadIdx.y * BS + threadIdx.x;
+    for (int p = lin; p < (BS + 2) * (BS + 2); p += BS * BS) {
+        int yy = blockIdx.y * BS + p / (BS + 2) - 1;
+        int xx = blockIdx.x * BS + p % (BS + 2) - 1;
+        t[p / (BS + 2)][p % (BS + 2)] =
+            (yy >= 0 && yy < ny && xx >= 0 && xx < nx) ? u[yy * nx + xx] : 0.0f;
+    }
+    __syncthreads();
+    int y = blockIdx.y * BS + threadIdx.y, x = blockIdx.x * BS + threadIdx.x;
+    if (y < ny && x < nx)
+        lap[y * nx + x] = t[threadIdx.y + 1][threadIdx.x + 1]
+            - 0.25f * (t[threadIdx.y][threadIdx.x + 1] + t[threadIdx.y + 2][threadIdx.x + 1]
+                       + t[threadIdx.y + 1][threadIdx.x] + t[threadIdx.y + 1][threadIdx.x + 2]);
+}""",
+        _b(
+            {"grid": ["ceil_div(nx, 16)", "ceil_div(ny, 16)"], "block": [16, 16]},
+            {"u": t(["ny", "nx"], "in"), "lap": t(["ny", "nx"], "out"), "ny": 40, "nx": 33},
+            [{"ny": 129, "nx": 5}, {"ny": 1, "nx": 200}],
+        ),
+        "stencil",
+        lambda a, s: {"lap": _cross_zero(a["u"])},
+    ),
+]
+VARIANTS.extend(TILE_VARIANTS)

@@ -15,7 +15,13 @@ import pytest
 from tests.port.acceptance import run_against_simt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
-from variants import ARG_VARIANTS, HALO_VARIANTS, TOTAL_VARIANTS, WINDOW_VARIANTS  # noqa: E402
+from variants import (  # noqa: E402
+    ARG_VARIANTS,
+    HALO_VARIANTS,
+    TILE_VARIANTS,
+    TOTAL_VARIANTS,
+    WINDOW_VARIANTS,
+)
 
 PORTED = ARG_VARIANTS
 #: plain windows and windows staged through shared memory with halos
@@ -73,6 +79,17 @@ def test_windows_port_as_padded_shifted_loads(vid, src, bdict, target, tmp_path)
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.idiom == "stencil" and "memset" in res.source
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"), [v[:3] for v in TILE_VARIANTS], ids=[v[0] for v in TILE_VARIANTS]
+)
+def test_shared_tiles_port_as_shifted_reads(vid, src, bdict, target, tmp_path) -> None:
+    """A 2-D tile staged with its halo through shared memory (a cooperative strided load, a
+    boundary copy beside the interior) ports as shifted reads of the global input."""
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
 
 
 def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:
