@@ -135,6 +135,8 @@ def _join_divmod(widx: tuple, ridx: tuple) -> tuple[tuple, tuple, list]:
     q, m = widx[-2], widx[-1]
     if len(q.terms) != 1 or len(m.terms) != 1 or q.terms[0][1] != 1 or m.terms[0][1] != 1:
         return widx, ridx, []
+    if len(q.terms[0][0]) != 1 or len(m.terms[0][0]) != 1:
+        return widx, ridx, []
     (qa,), (ma,) = q.terms[0][0], m.terms[0][0]
     if not (isinstance(qa, af.DivAtom) and isinstance(ma, af.ModAtom)):
         return widx, ridx, []
