@@ -207,9 +207,9 @@ register(
         "indirect (gather) DMAs and atomicAdd/atomicSub there scatter-add DMAs; it refuses "
         "plain stores at data-dependent addresses (scatters), other atomics there or atomics "
         "whose old value is used, warp votes, vector types, double precision, loops whose "
-        "trip count depends on data with no counter bounding it, integer division by a "
-        "per-thread value, break/continue under a per-thread condition and 3-D blocks, rather "
-        "than emit a port that computes something else.",
+        "trip count depends on data with no counter bounding it, break/continue under a "
+        "per-thread condition and 3-D blocks, rather than emit a port that computes something "
+        "else.",
         example="if (i < n) out[idx[i]] = x[i];",
         fix="Rewrite the construct (e.g. a scatter as a gather by the inverse permutation), "
         "or write this port by hand.",

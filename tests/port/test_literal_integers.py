@@ -94,3 +94,27 @@ __global__ void k(const unsigned int* keys, float* out, int n) {
     cu = _kernel(tmp_path, src, "k", '"ceil_div(n, 96)"', "96", _U32.format(out="float32"),
                  ["n = 2", "n = 97"])  # fmt: skip
     _matches(cu, tmp_path)
+
+
+def test_division_by_per_thread_divisors(tmp_path):
+    """Signed and unsigned / and % where the divisor is data too (C truncation, no zero)."""
+    src = """
+__global__ void k(const int* a, const int* b, int* q, unsigned int* r, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int d = b[i] == 0 ? 3 : b[i];
+        q[i] = a[i] / d - a[i] % (d | 1);
+        unsigned int u = (unsigned int)a[i], v = (unsigned int)d;
+        r[i] = u % v + u / (v | 0x80000000u);
+    }
+}
+"""
+    params = (
+        'a = { shape = ["n"], dtype = "int32", role = "in", range = [-2147483648, 2147483647] }\n'
+        'b = { shape = ["n"], dtype = "int32", role = "in", range = [-70000, 70000] }\n'
+        'q = { shape = ["n"], dtype = "int32", role = "out" }\n'
+        'r = { shape = ["n"], dtype = "uint32", role = "out" }\n'
+        "n = 100"
+    )
+    cu = _kernel(tmp_path, src, "k", '"ceil_div(n, 64)"', "64", params, ["n = 1", "n = 65"])
+    _matches(cu, tmp_path)

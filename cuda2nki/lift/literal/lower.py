@@ -43,10 +43,11 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   repeated addresses (``nisa.dma_compute``; legacy ``nl.atomic_rmw``); the DMA engine adds in
   fp32, so integer totals are exact below 2**24.  Inactive threads and addresses outside the
   buffer read element 0 or add the identity; buffers must have fewer than 2**24 elements.
-* **Integers** on the engines are fp32 arithmetic (exact below 2**24), so C's 32-bit ``+ - *``,
-  ``/ %`` by a uniform divisor, ``>>`` (logical for unsigned, arithmetic for signed) and
-  comparisons of per-thread integers are spelled with helpers that split values into 16-bit
-  halves and bytes and reassemble them with bit operations: bit-exact, with C's wraparound.
+* **Integers** on the engines are fp32 arithmetic (exact below 2**24), so C's 32-bit
+  ``+ - * / %``, ``>>`` (logical for unsigned, arithmetic for signed) and comparisons of
+  per-thread integers are spelled with helpers that split values into 16-bit halves and bytes
+  and reassemble them with bit operations: bit-exact, with C's wraparound (``/`` and ``%`` are
+  restoring division, one compare-and-subtract per quotient bit).
   Integer tiles hold 32-bit patterns (unsigned loads and stores keep them; an unsigned value
   entering float arithmetic or a cast is converted as unsigned) and selects between them are
   bitwise.
@@ -58,8 +59,8 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
 Anything else is refused with C2N2301 naming the construct and its line: plain stores at
 data-dependent addresses (their order between threads is not a DMA's), other atomics there or
 atomics whose old value is used, warp votes, vector types, double precision, loops whose trip
-count depends on data with no counter bounding it, integer division by a per-thread value,
-``break``/``continue`` under a per-thread condition, 3-D blocks.
+count depends on data with no counter bounding it, ``break``/``continue`` under a per-thread
+condition, 3-D blocks.
 """
 
 from __future__ import annotations
@@ -1155,7 +1156,7 @@ class Lowerer:
     def int_arith(self, op: str, a: Value, b: Value, node: A.Node) -> Tile:
         """C's 32-bit integer ``+ - * / % >>`` and comparisons on per-thread values, bit-exact
         (the engines' arithmetic is fp32, so the helpers split values into 16-bit halves and
-        bytes); ``/`` and ``%`` need a uniform divisor."""
+        bytes)."""
         unsigned = _unsigned(node)
         if op == ">>":  # the shift's type is its left operand's
             left = _operands(node)[0]
@@ -1164,8 +1165,6 @@ class Lowerer:
         if op in _CMP:
             expr = f"_c2n_cmp32({x}, {y}, '{_BIN[op]}', {unsigned})"
         elif op in ("/", "%"):
-            if not _is_scalar(b):
-                raise self.refuse("integer division or remainder by a per-thread value", node)
             f = "_c2n_udivmod" if unsigned else "_c2n_sdivmod"
             expr = f"{f}({x}, {y})[{0 if op == '/' else 1}]"
         elif op == ">>":
