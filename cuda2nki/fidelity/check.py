@@ -28,6 +28,7 @@ from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLo
 from cuda2nki.fidelity import layoutscan, portscan, tracefind
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
+from cuda2nki.fidelity.intensity import contraction_reuse
 from cuda2nki.fidelity.oracle import promoted, run_fp64
 from cuda2nki.fidelity.sandbox import failure_line, run_sandboxed, time_limit
 from cuda2nki.fidelity.tolerance import (
@@ -541,7 +542,7 @@ def _dynamic(
                 )
                 break
             if "trace" in entry:
-                traced.append((_problem_size(r, idiom), entry["trace"], label))
+                traced.append((_problem_size(r, idiom, intent), entry["trace"], label))
             outs = _match_outputs(entry["outputs"], pb, info)
             for cname in pb.outputs:
                 t = b.tensor(cname)
@@ -713,7 +714,7 @@ def _reduction_len(r: Resolved, idiom: str | None) -> int | None:
     return max((max(s) for s in ins if s), default=None)
 
 
-def _problem_size(r: Resolved, idiom: str | None) -> tracefind.ProblemSize:
+def _problem_size(r: Resolved, idiom: str | None, intent: Any = None) -> tracefind.ProblemSize:
     shapes = [(r.shapes[t.name], t.np_dtype.itemsize, t.role) for t in r.binding.tensors]
     # the rows a port can spread over partitions are the output's (a gather from a 50k-row table
     # into 21 rows has 21 rows of work)
@@ -727,7 +728,8 @@ def _problem_size(r: Resolved, idiom: str | None) -> tracefind.ProblemSize:
         reuse = float(max((max(-(-s[0] // 128), -(-s[-1] // 512)) for s in outs), default=1))
     total = sum(int(np.prod(s)) * i for s, i, _ in shapes)
     # bytes a DMA could move per partition if the largest tensor were spread over 128 partitions
-    return tracefind.ProblemSize(rows, big // 128, total, idiom, elems, reuse)
+    pe_reuse = contraction_reuse(intent, r.scalars, r.shapes) if intent is not None else None
+    return tracefind.ProblemSize(rows, big // 128, total, idiom, elems, reuse, pe_reuse)
 
 
 def _output_layout(

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.fidelity.intensity import MIN_PE_REUSE
 
 COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd", "act", "pool")
 CONTRACTION_IDIOMS = ("contract", "matmul", "gemv", "attention")
@@ -144,6 +145,7 @@ class ProblemSize:
     idiom: str | None = None
     elements: int = 0  # elements of the largest tensor
     reuse: float = 1.0  # loads per HBM region the algorithm legitimately needs (tiled contractions)
+    pe_reuse: float | None = None  # multiply-adds per input element of a contraction (intensity)
 
 
 def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnostic]:
@@ -208,7 +210,13 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
                 ),
             )
         )
-    if size.idiom in CONTRACTION_IDIOMS and s.matmuls == 0 and s.compute_count:
+    bandwidth_bound = size.pe_reuse is not None and size.pe_reuse < MIN_PE_REUSE
+    if (
+        size.idiom in CONTRACTION_IDIOMS
+        and s.matmuls == 0
+        and s.compute_count
+        and not bandwidth_bound
+    ):
         ve = (
             s.per_engine.get("vector", 0)
             + s.per_engine.get("scalar", 0)

@@ -1,0 +1,57 @@
+"""Multiply-adds per input element of a contraction, from the lifted intent: C2N5002 (contraction
+without the tensor engine) is raised only where operand reuse makes the engine worth it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cuda2nki.binding import load_binding
+from cuda2nki.fidelity.intensity import MIN_PE_REUSE, contraction_reuse
+from cuda2nki.fidelity.tracefind import ProblemSize, TraceSummary, findings
+from cuda2nki.frontend import parse_file
+from cuda2nki.lift import lift_kernel
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def _reuse(rel: str, **scalars: int) -> float | None:
+    cu = CORPUS / f"{rel}.cu"
+    b = load_binding(cu.with_suffix(".toml"))
+    tu = parse_file(cu)
+    res = lift_kernel(tu, b.kernel or tu.kernels[0].name, b)
+    assert res.claimed, res.diagnostics
+    r = b.resolve(scalars)
+    return contraction_reuse(res.kernel_ir, r.scalars, r.shapes)
+
+
+@pytest.mark.parametrize(
+    ("rel", "scalars", "low", "high"),
+    [
+        ("linalg/gemv", {}, 0.5, 1.01),  # A x: every matrix element used once
+        ("linalg/gemv_transposed", {}, 0.5, 1.01),
+        ("linalg/gesummv", {}, 0.2, 1.01),  # two matrix-vector products
+        ("linalg/matmul_naive", {"M": 256, "N": 256, "K": 256}, 100, 200),  # 256^3 / (2 * 256^2)
+    ],
+)
+def test_reuse_of_corpus_contractions(rel: str, scalars: dict, low: float, high: float) -> None:
+    got = _reuse(rel, **scalars)
+    assert got is not None and low <= got <= high, got
+
+
+def test_maps_have_no_contraction() -> None:
+    assert _reuse("basic/vector_add") is None
+
+
+def _flags(pe_reuse: float | None) -> bool:
+    s = TraceSummary(compute_count=64, compute_partitions=64 * 128, compute_elems=64 * 128 * 512)
+    s.per_engine["vector"] = 64
+    size = ProblemSize(4096, 1 << 16, 1 << 24, "contract", 1 << 22, 1.0, pe_reuse)
+    return "C2N5002" in {d.code for d in findings(s, size, "p.py")}
+
+
+def test_the_vector_engine_is_fine_for_a_bandwidth_bound_contraction() -> None:
+    assert not _flags(1.0)
+    assert _flags(MIN_PE_REUSE * 4)  # a matmul on the vector engine
+    assert _flags(None)  # reuse unknown (kernel not lifted): judged as before
