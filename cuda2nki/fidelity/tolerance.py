@@ -175,7 +175,9 @@ def derived_tolerance(
         return memo[key]
 
     try:
-        bounds = bound("fp32")
+        # both implementations read the same stored inputs: no input rounding (u_in = 0), so
+        # comparisons of an input with itself or with its own maximum (argmax) cannot flip
+        bounds = bound("fp32", u_in=0.0)
     except Exception:  # noqa: BLE001 - an IR that cannot bound this output falls back to defaults
         return None
     if output not in bounds:

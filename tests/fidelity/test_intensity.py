@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cuda2nki.binding import load_binding
@@ -55,3 +56,30 @@ def test_the_vector_engine_is_fine_for_a_bandwidth_bound_contraction() -> None:
     assert not _flags(1.0)
     assert _flags(MIN_PE_REUSE * 4)  # a matmul on the vector engine
     assert _flags(None)  # reuse unknown (kernel not lifted): judged as before
+
+
+def _intent(rel: str):
+    cu = CORPUS / f"{rel}.cu"
+    b = load_binding(cu.with_suffix(".toml"))
+    tu = parse_file(cu)
+    res = lift_kernel(tu, b.kernel or tu.kernels[0].name, b)
+    assert res.claimed, res.diagnostics
+    return b, res.kernel_ir
+
+
+def test_an_index_of_the_maximum_is_judged_exactly() -> None:
+    """Both implementations read the same stored inputs: comparing an element with its own row's
+    maximum cannot flip, so an argmax is compared exactly (not with a vacuous 2^31 bound)."""
+    from cuda2nki.binding import generate_inputs
+    from cuda2nki.fidelity.tolerance import derived_tolerance
+
+    b, intent = _intent("reduce/argmax_rows")
+    r = b.resolve({})
+    inputs = generate_inputs(r, seed=3)
+    tol = derived_tolerance(intent, inputs, dict(r.scalars), "out_idx", "int32")
+    assert tol is not None and float(np.max(tol.bound)) == 0.0
+    b, intent = _intent("reduce/row_sum_tile")  # a sum still has its rounding bound
+    r = b.resolve({})
+    out = next(t.name for t in b.tensors if t.role == "out")
+    tol = derived_tolerance(intent, generate_inputs(r, seed=3), dict(r.scalars), out, "float32")
+    assert tol is not None and float(np.max(tol.bound)) > 0.0
