@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 
 from cuda2nki.lift import affine as af
+from cuda2nki.lift import scan
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.solve import radix_order
@@ -119,6 +120,8 @@ class Finalizer:
         arr = self.prog.shared[r.array]
         v = self._tree(arr, r)
         if v is None:
+            v = self._scan(arr, r)
+        if v is None:
             v = self._from_writes(arr.name, arr.writes, r, r.upto, arr.dtype)
         self.memo[r] = v
         return v
@@ -161,6 +164,11 @@ class Finalizer:
         first = V.SRead(arr.dtype, arr.name, (af.sym(j),), k + 1, epochs[-1], r.ctx, r.live, r.who)
         fold = V.Fold(arr.dtype, op, j, af.ZERO, Poly.const(stride), af.ONE, first)
         return V.simplify(self.resolve(fold))
+
+    def _scan(self, arr, r: V.SRead) -> V.DExpr | None:
+        """A Hillis-Steele block scan (see :mod:`cuda2nki.lift.scan`)."""
+        got = scan.prefix_of(arr.writes, r, self.block, self.fresh)
+        return None if got is None else V.simplify(self.resolve(got))
 
     def _from_writes(self, name: str, writes: list, r: V.SRead, upto: int, dtype: str):
         for k in range(upto - 1, -1, -1):

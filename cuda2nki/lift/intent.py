@@ -259,6 +259,17 @@ class Lowering:
         iv: dict = dict(extra or {})
         for lc in loops:
             iv[lc.var] = lc.extent.subs(self.launch_subs())
+        if _scan_bounds(value) & (af.THREAD_COORDS - set(af.GID)):
+            # a prefix bounded by the thread's own coordinate: keep block and thread apart
+            bdim = {f"blockDim.{d}": Poly.const(b) for d, b in zip("xyz", self.block)}
+
+            def expand(p: Poly) -> Poly:
+                return af.expand_gid(p).subs(bdim)
+
+            from cuda2nki.lift.finalize import _map_polys
+
+            index, guard = expand(index), _map_cond(guard, expand)
+            value = _map_polys(value, expand)
         atoms = index.atoms() | V.index_atoms(value) | guard.atoms()
         for k, d in enumerate("xyz"):
             g, t, b = f"gid.{d}", f"threadIdx.{d}", f"blockIdx.{d}"
@@ -325,6 +336,14 @@ class Lowering:
                         what=f"store index '{d}' of '{st.tensor}' "
                         "is not a one-to-one combination of thread coordinates",
                     )
+                if _scan_bounds(value) & set(vs):
+                    # a block scan: the block and the position in it stay two axes
+                    for v in reversed(order):
+                        name = "ax" + str(next(self.counter))
+                        axes.append(Axis(name, iv[v]))
+                        sub[v] = af.sym(name)
+                    new_dims.append(d.subs(sub))
+                    continue
                 name = "ax" + str(next(self.counter))
                 ext = Poly.const(1)
                 for v in order:
@@ -371,8 +390,16 @@ class Lowering:
                 st.tensor, tuple(self.namer.size(d, conv.expr) for d in new_dims), loc=st.loc
             )
             dom_guard = conv.cond(guard) if guard != af.TRUE else None
+            scanned = {x.axis for x in _ir_walk(expr) if isinstance(x, N.Scan)}
             domain = N.Domain(
-                tuple(N.Axis(self.namer.names[a.atom], self.namer.size(a.extent)) for a in axes),
+                tuple(
+                    N.Axis(
+                        self.namer.names[a.atom],
+                        self.namer.size(a.extent),
+                        AxisKind.SCAN if self.namer.names[a.atom] in scanned else AxisKind.PARALLEL,
+                    )
+                    for a in axes
+                ),
                 dom_guard,
             )
         return N.Compute(
@@ -626,7 +653,26 @@ class ExprConverter:
             return False
         return None
 
+    def scan(self, f: V.Fold) -> N.Scan | None:
+        """``fold(op, j < a + 1: g(j))`` over a domain axis ``a``: the inclusive prefix scan of
+        ``g`` along ``a``."""
+        top = f.stop - 1
+        if f.start != af.ZERO or f.step != af.ONE or len(top.terms) != 1:
+            return None
+        ((mono, c),) = top.terms
+        if c != 1 or len(mono) != 1 or mono[0] not in self.low.namer.names:
+            return None
+        a = mono[0]
+        if a not in self.extents or a == f.var:
+            return None
+        body = V.subs_poly(f.body, {f.var: af.sym(a)})
+        acc = f.dtype if f.dtype.startswith("float") or f.dtype == "bfloat16" else None
+        return N.Scan(f.op, self.low.namer.names[a], self.expr(body), acc_dtype=acc)
+
     def fold(self, f: V.Fold) -> N.Reduce:
+        scanned = self.scan(f)
+        if scanned is not None:
+            return scanned
         name = self.low.namer.axis(f.var)
         ext = f.stop
         self.extents[f.var] = ext
@@ -844,6 +890,17 @@ def _map_cond(c: Cond, fn) -> Cond:
     from cuda2nki.lift.finalize import _map_cond as mc
 
     return mc(c, fn)
+
+
+def _scan_bounds(e: V.DExpr) -> set:
+    """Atoms bounding a fold's range (``j < t + 1``: a prefix up to ``t``)."""
+    return {a for n in V.walk(e) if isinstance(n, V.Fold) for a in n.stop.atoms()}
+
+
+def _ir_walk(e: N.Expr):
+    from cuda2nki.lift.idioms.common import walk
+
+    return walk(e)
 
 
 def _identity_else(s: V.Select, op: str) -> bool:

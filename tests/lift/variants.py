@@ -1363,3 +1363,96 @@ __global__ void k(const float* u, float* lap, int ny, int nx) {
     ),
 ]
 VARIANTS.extend(TILE_VARIANTS)
+
+
+def _block_cumsum(x: np.ndarray, block: int) -> np.ndarray:
+    out = np.empty_like(x)
+    for s in range(0, x.size, block):
+        out[s : s + block] = np.cumsum(x[s : s + block])
+    return out
+
+
+#: block-local inclusive prefix sums through shared memory (Hillis-Steele): if/else or ternary
+#: steps into a double buffer, or one buffer updated in place between two barriers
+SCAN_VARIANTS = [
+    (
+        "scan/ternary_double_buffer",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    __shared__ float buf[2][128];
+    int t = threadIdx.x, g = blockIdx.x * 128 + t;
+    int o = 0, i = 1;
+    buf[o][t] = g < n ? x[g] : 0.0f;
+    __syncthreads();
+    for (int s = 1; s < 128; s *= 2) {
+        o = 1 - o;
+        i = 1 - o;
+        buf[o][t] = t >= s ? buf[i][t] + buf[i][t - s] : buf[i][t];
+        __syncthreads();
+    }
+    if (g < n) y[g] = buf[o][t];
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"x": t(["n"], "in"), "y": t(["n"], "out"), "n": 1000},
+            [{"n": 129}, {"n": 3}],
+        ),
+        "scan",
+        lambda a, s: {"y": _block_cumsum(a["x"], 128)},
+    ),
+    (
+        "scan/in_place_two_barriers",
+        """
+#define B 64
+__global__ void k(const float* in, float* out, int len) {
+    __shared__ float s[B];
+    int tid = threadIdx.x;
+    int i = blockIdx.x * B + tid;
+    s[tid] = (i < len) ? in[i] : 0.0f;
+    __syncthreads();
+    for (int off = 1; off < B; off <<= 1) {
+        float v = s[tid];
+        if (tid >= off) v += s[tid - off];
+        __syncthreads();
+        s[tid] = v;
+        __syncthreads();
+    }
+    if (i < len) out[i] = s[tid];
+}""",
+        _b(
+            {"grid": ["ceil_div(len, 64)"], "block": [64]},
+            {"in": t(["len"], "in"), "out": t(["len"], "out"), "len": 500},
+            [{"len": 65}, {"len": 130}],
+        ),
+        "scan",
+        lambda a, s: {"out": _block_cumsum(a["in"], 64)},
+    ),
+    (
+        "scan/if_else_pingpong_warp",
+        """
+__global__ void k(const float* a, float* c, int count) {
+    __shared__ float pp[2][32];
+    int lane = threadIdx.x;
+    int idx = blockIdx.x * 32 + lane;
+    int cur = 0;
+    pp[cur][lane] = idx < count ? a[idx] : 0.0f;
+    __syncthreads();
+    for (int d = 1; d < 32; d <<= 1) {
+        int nxt = 1 - cur;
+        if (lane >= d) pp[nxt][lane] = pp[cur][lane - d] + pp[cur][lane];
+        else pp[nxt][lane] = pp[cur][lane];
+        __syncthreads();
+        cur = nxt;
+    }
+    if (idx < count) c[idx] = pp[cur][lane];
+}""",
+        _b(
+            {"grid": ["ceil_div(count, 32)"], "block": [32]},
+            {"a": t(["count"], "in"), "c": t(["count"], "out"), "count": 300},
+            [{"count": 33}, {"count": 1}],
+        ),
+        "scan",
+        lambda a, s: {"c": _block_cumsum(a["a"], 32)},
+    ),
+]
+VARIANTS.extend(SCAN_VARIANTS)

@@ -15,6 +15,7 @@ RECOGNISED = (
     "reduce/mse_loss",  # per-block sum / n added with atomics: one reduction, then / n
     "reduce/reduce_warp_shuffle",  # grid-stride, two shuffle levels through shared memory
     "stencil/stencil_1d_shared",  # window and halos staged in shared memory
+    "scan/scan_hillis_steele",  # double-buffered block scan in shared memory
     "stencil/jacobi2d_shared",  # 18x18 tile by a strided cooperative load, boundary copied
 )
 

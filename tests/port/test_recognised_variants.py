@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
 from variants import (  # noqa: E402
     ARG_VARIANTS,
     HALO_VARIANTS,
+    SCAN_VARIANTS,
     TILE_VARIANTS,
     TOTAL_VARIANTS,
     WINDOW_VARIANTS,
@@ -90,6 +91,18 @@ def test_shared_tiles_port_as_shifted_reads(vid, src, bdict, target, tmp_path) -
     boundary copy beside the interior) ports as shifted reads of the global input."""
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"), [v[:3] for v in SCAN_VARIANTS], ids=[v[0] for v in SCAN_VARIANTS]
+)
+def test_block_scans_port_as_tensor_scans(vid, src, bdict, target, tmp_path) -> None:
+    """A Hillis-Steele block scan: one scan along the rows of [blocks, block] (the vector's
+    ragged end padded), not log2(block) shifted adds."""
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-4)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert res.idiom == "scan" and "tensor_tensor_scan" in res.source
 
 
 def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:

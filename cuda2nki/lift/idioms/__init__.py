@@ -11,7 +11,16 @@ from __future__ import annotations
 
 from cuda2nki.ir import nodes as N
 from cuda2nki.ir.ops import Idiom
-from cuda2nki.lift.idioms import compose, contract, gather, mapping, reduce, stencil, transpose
+from cuda2nki.lift.idioms import (
+    compose,
+    contract,
+    gather,
+    mapping,
+    reduce,
+    scan,
+    stencil,
+    transpose,
+)
 
 #: most specific first
 RECOGNISERS = (
@@ -21,6 +30,7 @@ RECOGNISERS = (
     (Idiom.NORM, compose.is_norm),
     (Idiom.CONTRACT, contract.is_contraction),
     (Idiom.STENCIL, stencil.is_window),
+    (Idiom.SCAN, scan.is_scan),
     (Idiom.REDUCE, reduce.is_reduction),
     (Idiom.TRANSPOSE, transpose.is_transpose),
     (Idiom.STENCIL, stencil.is_stencil),
