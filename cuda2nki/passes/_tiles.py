@@ -565,7 +565,7 @@ def _mask_read(e: Expr, where: Expr) -> Expr | None:
         inner = _mask_read(e.x, where)
         return None if inner is None else e.replace(x=inner)
     if isinstance(e, Binary) and e.op == Op.MUL:
-        need = moves_along(where)
+        need = moves_along(where) & moves_along(e)  # sizes such as H are not read positions
         for side in ("a", "b"):
             f = getattr(e, side)
             if need <= moves_along(f):

@@ -128,6 +128,13 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     rowred = [r for r in red if not _along_loop(r, red)]
     if len(axes) == 1 and len({r.axes[0].extent for r in rowred}) > 1:
         return "unsupported", {"why": "reductions over different axes in one statement"}
+    if len(axes) == 2 and red and all(_tap_loop(r, axes) for r in red):
+        # a 2-D window (``sum_kl f[k, l] * x[i + k - 1, j + l - 1]``): loops over the taps
+        # around the row tile, each tap a shifted (padded) read
+        for rd in reads(c.expr):
+            if access_class(rd.index, axes[0], axes[1]) is None:
+                return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
+        return "rows", {"p_axis": axes[0], "f_axis": axes[1], "p_tensor": c.target.tensor}
     for r in red:
         if r.where is not None and flat_guard(r.where, axes[0], r.axes[0].name) is None:
             return "unsupported", {"why": "a reduction masked by a data-dependent condition"}
@@ -266,6 +273,19 @@ def _window(c: Compute, red: list, kernel: Kernel) -> bool:
             return False
     tgt = access_class(c.target.index, i, "")
     return tgt is not None and tgt[0] != SCALAR
+
+
+def _tap_loop(r, axes: tuple) -> bool:
+    """A reduction over a few taps (a small constant extent) moving along the tile's free axis:
+    lowered as a loop around the tile (see ``_tiles.loop_reduce``)."""
+    ext = r.axes[0].extent
+    return (
+        len(r.axes) == 1
+        and isinstance(ext, Const)
+        and ext.value <= WINDOW_MAX
+        and r.op in REDUCE_OPS
+        and axes[1] in moves_along(r.body)
+    )
 
 
 def _along_loop(r, red: list) -> bool:

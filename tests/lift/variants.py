@@ -1456,3 +1456,108 @@ __global__ void k(const float* a, float* c, int count) {
     ),
 ]
 VARIANTS.extend(SCAN_VARIANTS)
+
+
+def _conv2d_zero(img: np.ndarray, filt: np.ndarray) -> np.ndarray:
+    """``out[i, j] = sum_kl filt[k, l] * img[i + k - R, j + l - R]``, zero outside ``img``."""
+    r = filt.shape[0] // 2
+    p = np.pad(img, r)
+    h, w = img.shape
+    return sum(
+        filt[k, m] * p[k : k + h, m : m + w]
+        for k in range(filt.shape[0])
+        for m in range(filt.shape[1])
+    )
+
+
+#: 2-D windows with a zero boundary: loops over the taps around the row tile
+WINDOW2D_VARIANTS = [
+    (
+        "window2d/box_blur_early_return",
+        """
+__global__ void k(const float* src, float* dst, int rows, int cols) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r >= rows || c >= cols) return;
+    float s = 0.0f;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            int y = r + dy, x = c + dx;
+            if (y >= 0 && y < rows && x >= 0 && x < cols) s += src[y * cols + x];
+        }
+    dst[r * cols + c] = s / 9.0f;
+}""",
+        _b(
+            {"grid": ["ceil_div(cols, 16)", "ceil_div(rows, 4)"], "block": [16, 4]},
+            {
+                "src": t(["rows", "cols"], "in"),
+                "dst": t(["rows", "cols"], "out"),
+                "rows": 40,
+                "cols": 50,
+            },
+            [{"rows": 129, "cols": 3}, {"rows": 1, "cols": 130}],
+        ),
+        "stencil",
+        lambda a, s: {"dst": _conv2d_zero(a["src"], np.ones((3, 3))) / 9.0},
+    ),
+    (
+        "window2d/filter5x5_guarded",
+        """
+__global__ void k(const float* im, const float* f, float* o, int H, int W) {
+    int x = threadIdx.x + blockIdx.x * 32;
+    int y = threadIdx.y + blockIdx.y * 8;
+    if (x < W && y < H) {
+        float acc = 0.0f;
+        for (int a = 0; a < 5; ++a) {
+            for (int b = 0; b < 5; ++b) {
+                int yy = y + a - 2, xx = x + b - 2;
+                float v = (yy >= 0 && yy < H && xx >= 0 && xx < W) ? im[yy * W + xx] : 0.0f;
+                acc += f[a * 5 + b] * v;
+            }
+        }
+        o[y * W + x] = acc;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(W, 32)", "ceil_div(H, 8)"], "block": [32, 8]},
+            {
+                "im": t(["H", "W"], "in"),
+                "f": t([5, 5], "in"),
+                "o": t(["H", "W"], "out"),
+                "H": 20,
+                "W": 70,
+            },
+            [{"H": 130, "W": 4}, {"H": 3, "W": 129}],
+        ),
+        "stencil",
+        lambda a, s: {"o": _conv2d_zero(a["im"], a["f"])},
+    ),
+]
+WINDOW2D_VARIANTS.append(
+    (
+        "window2d/constant_table_unrolled",
+        """
+__constant__ float K3[9] = {1.0f, 2.0f, 1.0f, 2.0f, 4.0f, 2.0f, 1.0f, 2.0f, 1.0f};
+__global__ void k(const float* in, float* out, int h, int w) {
+    int j = blockIdx.x * 8 + threadIdx.x, i = blockIdx.y * 8 + threadIdx.y;
+    if (i < h && j < w) {
+        float acc = 0.0f;
+        for (int q = 0; q < 9; q++) {
+            int y = i + q / 3 - 1, x = j + q % 3 - 1;
+            acc += K3[q] * ((y >= 0 && y < h && x >= 0 && x < w) ? in[y * w + x] : 0.0f);
+        }
+        out[i * w + j] = acc * 0.0625f;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(w, 8)", "ceil_div(h, 8)"], "block": [8, 8]},
+            {"in": t(["h", "w"], "in"), "out": t(["h", "w"], "out"), "h": 30, "w": 40},
+            [{"h": 129, "w": 2}, {"h": 2, "w": 131}],
+        ),
+        "stencil",
+        lambda a, s: {
+            "out": _conv2d_zero(a["in"], np.array([[1, 2, 1], [2, 4, 2], [1, 2, 1]]) / 16.0)
+        },
+    )
+)
+VARIANTS.extend(WINDOW2D_VARIANTS)

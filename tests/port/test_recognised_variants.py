@@ -21,12 +21,13 @@ from variants import (  # noqa: E402
     SCAN_VARIANTS,
     TILE_VARIANTS,
     TOTAL_VARIANTS,
+    WINDOW2D_VARIANTS,
     WINDOW_VARIANTS,
 )
 
 PORTED = ARG_VARIANTS
 #: plain windows and windows staged through shared memory with halos
-WINDOWS = WINDOW_VARIANTS + HALO_VARIANTS
+WINDOWS = WINDOW_VARIANTS + HALO_VARIANTS + WINDOW2D_VARIANTS
 
 
 def _port_and_run(vid: str, src: str, bdict: dict, target: str, tmp: Path, tol: float = 0.0):
@@ -75,8 +76,9 @@ def test_block_totals_port_as_one_vector_reduction(vid, src, bdict, target, tmp_
     ("vid", "src", "bdict"), [v[:3] for v in WINDOWS], ids=[v[0] for v in WINDOWS]
 )
 def test_windows_port_as_padded_shifted_loads(vid, src, bdict, target, tmp_path) -> None:
-    """A 1-D window with a zero boundary: the vector walked flat, one padded shifted load per
-    tap inside a loop over the taps (sizes down to fewer elements than taps)."""
+    """A window with a zero boundary: one padded shifted load per tap inside a loop over the
+    taps, around a flat chunk (1-D) or a row tile (2-D); sizes down to fewer elements than
+    taps."""
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.idiom == "stencil" and "memset" in res.source
