@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from cuda2nki.diagnostics import UNKNOWN_LOC, SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, control, reroll
+from cuda2nki.lift import argfold, control, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 
@@ -325,6 +325,7 @@ class Executor:
         V.reset_memos()  # work charged for this kernel must not depend on earlier kernels
         self.ladder: dict = {}  # id(value) -> (op, kind, offsets, base, width, value)
         self.arg_ladders: dict = {}  # id(value) -> argfold.Ladder (argmax across lanes)
+        self.online_ladders: dict = {}  # id(value) -> online.Online (softmax across lanes)
         for p in fn.params:
             if isinstance(p.ty, A.PointerType):
                 self.tensors[p.name] = dtype_of(p.ty)
@@ -1466,6 +1467,10 @@ class Executor:
         generic = V.Op(dt, op, (a, b))
         if op not in ("add", "max", "min"):
             return generic
+        if op == "add":
+            merged = self._online_ladder(a, b, generic)
+            if merged is not None:
+                return merged
         for x, y in ((a, b), (b, a)):
             info = self.shfl_info.get(id(y))
             if info is None or info[3] is not y or not (info[2] is x or info[2] == x):
@@ -1483,6 +1488,27 @@ class Executor:
             self.ladder[id(result)] = (op, kind, offsets, base, width, result)
             return result
         return generic
+
+    def _online_ladder(self, a: V.DExpr, b: V.DExpr, generic: V.DExpr) -> V.DExpr | None:
+        """One step of online-softmax normalisers merged across lanes (see
+        :mod:`cuda2nki.lift.online`); once complete, the sum over the lanes."""
+        st = online.step(self.shfl_info, self.ladder, self.online_ladders, a, b)
+        if st is None:
+            return None
+        result = generic
+        if online.complete(st):
+            d, m = st.base
+            total = self._lane_fold("max", st.kind, m, st.width, m.dtype)
+            big = total.then if isinstance(total, V.Select) else total
+            scaled = V.Op(
+                d.dtype, "mul", (d, V.Op(d.dtype, "exp", (V.Op(d.dtype, "sub", (m, _PLACE)),)))
+            )
+            result = self._lane_fold("add", st.kind, scaled, st.width, d.dtype)
+            result = V.transform(result, lambda x: big if x == _PLACE else None)
+        self.online_ladders[id(result)] = online.Online(
+            st.kind, st.width, st.offsets, st.base, result
+        )
+        return result
 
     def _lane_fold(self, op: str, kind: str, base: V.DExpr, width: int, dt: str) -> V.DExpr:
         tid = af.sym("threadIdx.x")
@@ -1790,6 +1816,9 @@ def _poly_binop(op: str, a: Poly, b: Poly) -> object:
         return CondVal(Cond.of(af.compare(op, a, b)))
     return None
 
+
+#: stands for the lanes' maximum inside a lane fold until the fold is built
+_PLACE = V.Carried("float32", "%online-max")
 
 #: work units for substituting deferred lanes at the end of a run (see Executor._undefer)
 UNDEFER_UNITS = 200_000

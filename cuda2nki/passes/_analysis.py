@@ -179,3 +179,8 @@ def _rebuild(e: Expr, kids: tuple) -> Expr:
     if isinstance(e, Reduce):
         return e.replace(body=kids[0], where=kids[1] if len(kids) > 1 else None)
     return e.replace(body=kids[0])  # Scan
+
+
+def index_only(e: Expr) -> bool:
+    """``e`` is a condition on index values alone (no data read): a mask an iota can build."""
+    return not reads(e) and any(isinstance(x, IndexValue) for x in walk(e))

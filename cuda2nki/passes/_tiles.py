@@ -47,7 +47,7 @@ from cuda2nki.ir.nodes import (
     View,
 )
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float
-from cuda2nki.passes._analysis import alpha_key
+from cuda2nki.passes._analysis import alpha_key, index_only
 
 FULL, ROW, IMM = "full", "row", "imm"
 
@@ -532,6 +532,11 @@ class TileExprCompiler:
         from cuda2nki.passes._index import flat_guard
 
         guard = flat_guard(r.where, self.p_axis, r.axes[0].name) if self.p_axis else None
+        if guard is None and r.op in REDUCE_OPS and index_only(r.where):
+            # a mask on the positions (a causal row): the identity where it is off
+            ident = Lit(float(r.op.info.identity), "float32")
+            val = self.as_full(self.compile(Select(r.where, r.body, ident, loc=r.loc)))
+            return self.reduce_rows(r.replace(where=None), val)
         if guard is None or r.op not in REDUCE_OPS:
             raise Unsupported("a reduction masked by a data-dependent condition", r.loc)
         self.flat_guard = (*guard, float(r.op.info.identity))

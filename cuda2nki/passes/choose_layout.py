@@ -14,14 +14,32 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cuda2nki.ir.nodes import Compute, Const, Dyn, Kernel, Read, Scan
+from cuda2nki.ir.nodes import (
+    Add,
+    Binary,
+    Compute,
+    Const,
+    Dyn,
+    IndexValue,
+    Kernel,
+    Max,
+    Min,
+    Read,
+    Reduce,
+    Scan,
+    Sub,
+    Sym,
+)
+from cuda2nki.ir.ops import Op
 from cuda2nki.passes._analysis import (
     contraction,
+    index_only,
     moves_along,
     reads,
     reductions,
     strip_cast,
     sym_names,
+    transform,
     walk,
     with_attrs,
 )
@@ -51,6 +69,7 @@ class ChooseLayoutPass(Pass):
 
 
 def _annotate(c: Compute, kernel: Kernel, ctx: PassContext) -> Compute:
+    c = _prefix_masks(c)
     layout, extra = classify(c, kernel)
     if layout in ("rows", "matmul") and extra.get("p_tensor"):
         ctx.note(
@@ -113,7 +132,7 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     if len(axes) > 2:
         # leading axes become plain loops around a 2-D tiled nest; inside they are constants
         outer, axes = axes[:-2], axes[-2:]
-        if red:
+        if any(len(r.axes) != 1 for r in red):
             return "unsupported", {"why": f"a reduction inside a {len(outer) + 2}-D domain"}
     if not axes:
         return _scalar_layout(c)
@@ -136,7 +155,9 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
                 return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
         return "rows", {"p_axis": axes[0], "f_axis": axes[1], "p_tensor": c.target.tensor}
     for r in red:
-        if r.where is not None and flat_guard(r.where, axes[0], r.axes[0].name) is None:
+        if r.where is None or flat_guard(r.where, axes[0], r.axes[0].name) is not None:
+            continue
+        if not index_only(r.where):
             return "unsupported", {"why": "a reduction masked by a data-dependent condition"}
     free = axes[1] if len(axes) == 2 else (red[0].axes[0].name if red else "")
     inside: set[int] = set()
@@ -273,6 +294,59 @@ def _window(c: Compute, red: list, kernel: Kernel) -> bool:
             return False
     tgt = access_class(c.target.index, i, "")
     return tgt is not None and tgt[0] != SCALAR
+
+
+def _prefix_masks(c: Compute) -> Compute:
+    """A reduction over a prefix of the row that grows with the partition index (a causal row:
+    ``l < min(E, j + 1)``) runs over the whole row masked by ``l < j + 1`` (and ``l < E``),
+    when the prefix never passes the row's end."""
+    axes = c.domain.axes
+    if len(axes) < 2:
+        return c
+    p, f = axes[-2], axes[-1]
+
+    def fix(node):
+        if not isinstance(node, Reduce) or len(node.axes) != 1 or node.where is not None:
+            return node
+        got = _prefix(node.axes[0].extent, p)
+        if got is None:
+            return node
+        bound, cap = got
+        if p.extent != f.extent:
+            return node  # l < p + 1 <= the row's length: the prefix never passes the row's end
+        ax = node.axes[0]
+        mask = Binary(Op.LT, IndexValue(Sym(ax.name)), IndexValue(bound))
+        if cap is not None:
+            mask = Binary(Op.LAND, mask, Binary(Op.LT, IndexValue(Sym(ax.name)), IndexValue(cap)))
+        return node.replace(axes=(ax.replace(extent=f.extent),), where=mask)
+
+    return c.replace(expr=transform(c.expr, fix))
+
+
+def _prefix(ext, p) -> tuple | None:
+    """``max(min(E, p + k) - 0, 0)`` (or ``min(E, p + k)``, ``p + k``): (``p + k``, ``E`` or
+    None)."""
+    if isinstance(ext, Max) and ext.b == Const(0):
+        ext = ext.a
+    if isinstance(ext, Sub) and ext.b == Const(0):
+        ext = ext.a
+    cap = None
+    if isinstance(ext, Min):
+        for x, y in ((ext.a, ext.b), (ext.b, ext.a)):
+            if p.name not in x.free_syms() and _grows(y, p):
+                ext, cap = y, x
+                break
+    if not _grows(ext, p):
+        return None
+    return ext, cap
+
+
+def _grows(e, p) -> bool:
+    """``p + 1`` (a prefix through the partition's own position)."""
+    if isinstance(e, Add):
+        a, b = (e.a, e.b) if isinstance(e.b, Const) else (e.b, e.a)
+        return a == Sym(p.name) and b == Const(1)
+    return False
 
 
 def _tap_loop(r, axes: tuple) -> bool:

@@ -1561,3 +1561,108 @@ __global__ void k(const float* in, float* out, int h, int w) {
     )
 )
 VARIANTS.extend(WINDOW2D_VARIANTS)
+
+
+def _causal_softmax(x: np.ndarray) -> np.ndarray:
+    t = x.shape[-1]
+    mask = np.tril(np.ones((t, t), bool))
+    z = np.where(mask, x, -np.inf)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return np.where(mask, e / e.sum(axis=-1, keepdims=True), 0.0)
+
+
+#: online softmax: each lane folds its share of the row into a (max, normaliser) pair, and the
+#: pairs are merged across the warp with shuffles (xor or down then broadcast); causal rows fold
+#: only the visible prefix
+ONLINE_VARIANTS = [
+    (
+        "online/xor_pairs_rows",
+        """
+__global__ void k(const float* x, float* y, int rows, int C) {
+    int r = blockIdx.x * 4 + threadIdx.x / 32, lane = threadIdx.x % 32;
+    if (r >= rows) return;
+    float m = -INFINITY, d = 0.0f;
+    for (int c = lane; c < C; c += 32) {
+        float v = x[r * C + c];
+        float nm = fmaxf(m, v);
+        d = d * expf(m - nm) + expf(v - nm);
+        m = nm;
+    }
+    for (int o = 1; o < 32; o <<= 1) {
+        float om = __shfl_xor_sync(0xffffffff, m, o), od = __shfl_xor_sync(0xffffffff, d, o);
+        float nm = fmaxf(m, om);
+        d = d * expf(m - nm) + od * expf(om - nm);
+        m = nm;
+    }
+    for (int c = lane; c < C; c += 32) y[r * C + c] = expf(x[r * C + c] - m) / d;
+}""",
+        _b(
+            {"grid": ["ceil_div(rows, 4)"], "block": [128]},
+            {"x": t(["rows", "C"], "in"), "y": t(["rows", "C"], "out"), "rows": 9, "C": 100},
+            [{"rows": 130, "C": 33}, {"rows": 2, "C": 300}],
+        ),
+        "softmax",
+        lambda a, s: {"y": _softmax(a["x"])},
+    ),
+    (
+        "online/down_pairs_broadcast",
+        """
+__global__ void k(const float* logit, float* prob, int N, int V) {
+    int row = blockIdx.x, lane = threadIdx.x;
+    float mx = -3.0e38f, den = 0.0f;
+    for (int c = lane; c < V; c += 32) {
+        float v = logit[row * V + c];
+        float nm = fmaxf(mx, v);
+        den = den * __expf(mx - nm) + __expf(v - nm);
+        mx = nm;
+    }
+    for (int off = 16; off > 0; off /= 2) {
+        float m2 = __shfl_down_sync(0xffffffff, mx, off);
+        float d2 = __shfl_down_sync(0xffffffff, den, off);
+        float nm = fmaxf(mx, m2);
+        den = den * __expf(mx - nm) + d2 * __expf(m2 - nm);
+        mx = nm;
+    }
+    mx = __shfl_sync(0xffffffff, mx, 0);
+    den = __shfl_sync(0xffffffff, den, 0);
+    for (int c = lane; c < V; c += 32) prob[row * V + c] = __expf(logit[row * V + c] - mx) / den;
+}""",
+        _b(
+            {"grid": ["N"], "block": [32]},
+            {"logit": t(["N", "V"], "in"), "prob": t(["N", "V"], "out"), "N": 7, "V": 70},
+            [{"N": 129, "V": 5}, {"N": 1, "V": 257}],
+        ),
+        "softmax",
+        lambda a, s: {"prob": _softmax(a["logit"])},
+    ),
+    (
+        "online/causal_single_head",
+        """
+__global__ void k(const float* s, float* p, int T) {
+    int q = blockIdx.x * 2 + threadIdx.x / 32, l = threadIdx.x & 31;
+    if (q >= T) return;
+    float m = -3.0e38f, z = 0.0f;
+    for (int j = l; j <= q; j += 32) {
+        float v = s[q * T + j];
+        float nm = fmaxf(m, v);
+        z = z * expf(m - nm) + expf(v - nm);
+        m = nm;
+    }
+    for (int o = 16; o >= 1; o >>= 1) {
+        float om = __shfl_xor_sync(0xffffffff, m, o), oz = __shfl_xor_sync(0xffffffff, z, o);
+        float nm = fmaxf(m, om);
+        z = z * expf(m - nm) + oz * expf(om - nm);
+        m = nm;
+    }
+    for (int j = l; j < T; j += 32) p[q * T + j] = j <= q ? expf(s[q * T + j] - m) / z : 0.0f;
+}""",
+        _b(
+            {"grid": ["ceil_div(T, 2)"], "block": [64]},
+            {"s": t(["T", "T"], "in"), "p": t(["T", "T"], "out"), "T": 40},
+            [{"T": 129}, {"T": 3}],
+        ),
+        "softmax",
+        lambda a, s: {"p": _causal_softmax(a["s"])},
+    ),
+]
+VARIANTS.extend(ONLINE_VARIANTS)

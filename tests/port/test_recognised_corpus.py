@@ -11,6 +11,7 @@ from tests.port.acceptance import CORPUS, check_kernel
 RECOGNISED = (
     "reduce/argmax_rows",  # (value, index) pairs merged with shuffles
     "misc/kmeans_assign",  # argmin over a distance sum (a loop around the row tile)
+    "norm/causal_softmax_warp",  # online (max, sum) pairs over xor shuffles, causal rows
     "norm/layernorm",  # mean and variance spelled with other axis names per statement
     "reduce/mse_loss",  # per-block sum / n added with atomics: one reduction, then / n
     "reduce/reduce_warp_shuffle",  # grid-stride, two shuffle levels through shared memory

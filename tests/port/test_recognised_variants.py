@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
 from variants import (  # noqa: E402
     ARG_VARIANTS,
     HALO_VARIANTS,
+    ONLINE_VARIANTS,
     SCAN_VARIANTS,
     TILE_VARIANTS,
     TOTAL_VARIANTS,
@@ -105,6 +106,18 @@ def test_block_scans_port_as_tensor_scans(vid, src, bdict, target, tmp_path) -> 
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-4)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.idiom == "scan" and "tensor_tensor_scan" in res.source
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"), [v[:3] for v in ONLINE_VARIANTS], ids=[v[0] for v in ONLINE_VARIANTS]
+)
+def test_online_softmax_lanes_port_as_row_softmax(vid, src, bdict, target, tmp_path) -> None:
+    """(max, normaliser) pairs merged across lanes: a row max and a row sum of exponentials
+    (a causal row masks the positions past its own with an iota comparison)."""
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert res.idiom == "softmax"
 
 
 def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:
