@@ -1,5 +1,6 @@
-"""Multiply-adds per input element of a contraction, from the lifted intent: C2N5002 (contraction
-without the tensor engine) is raised only where operand reuse makes the engine worth it."""
+"""What the checker reads from the lifted intent: multiply-adds per input element of a contraction
+(C2N5002, contraction without the tensor engine, only where operand reuse makes the engine worth
+it) and the tolerance of an index output (exact: an argmax cannot flip on shared inputs)."""
 
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ def _intent(rel: str):
 
 def test_an_index_of_the_maximum_is_judged_exactly() -> None:
     """Both implementations read the same stored inputs: comparing an element with its own row's
-    maximum cannot flip, so an argmax is compared exactly (not with a vacuous 2^31 bound)."""
+    maximum cannot flip, so an argmax is compared exactly (not with a vacuous 2^31 bound); a float
+    output keeps its input-rounding term (slack for another association order)."""
     from cuda2nki.binding import generate_inputs
     from cuda2nki.fidelity.tolerance import derived_tolerance
 
