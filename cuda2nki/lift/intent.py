@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from cuda2nki.ir import nodes as N
 from cuda2nki.ir.ops import AxisKind, Idiom, Role
 from cuda2nki.lift import affine as af
+from cuda2nki.lift import interleave
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.finalize import Finalizer
@@ -935,7 +936,7 @@ def lower_program(
     scalar_types: Mapping,
 ) -> N.Kernel:
     low = Lowering(prog, shapes, kernel_name)
-    computes = [low.lower_store(st) for st in prog.stores]
+    computes = interleave.merge([low.lower_store(st) for st in prog.stores])
     params = []
     for p in prog.kernel.params:
         if p.name in prog.tensors:

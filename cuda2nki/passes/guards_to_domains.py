@@ -394,6 +394,8 @@ def _restrict(c: Compute, bounds: dict[str, _Range]) -> Compute:
             m, r = rng.mod
             subst[ax.name] = Const(m) * Sym(ax.name) + r
             axes.append(ax.replace(extent=_at_least_zero(CeilDiv(hi - r, m))))
+        elif lo == Const(0):  # only an upper bound: the axis keeps its start
+            axes.append(ax.replace(extent=_at_least_zero(hi)))
         else:
             subst[ax.name] = Sym(ax.name) + lo
             extent = hi - lo if lo != Const(0) or hi != ax.extent else hi

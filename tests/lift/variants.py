@@ -1666,3 +1666,86 @@ __global__ void k(const float* s, float* p, int T) {
     ),
 ]
 VARIANTS.extend(ONLINE_VARIANTS)
+
+#: register-blocked outputs: a thread computes several results a constant stride apart (an
+#: unrolled local array, or statements written out by hand); they join into one statement
+INTERLEAVE_VARIANTS = [
+    (
+        "interleave/four_rows_per_thread_matmul",
+        """
+#define TM 4
+__global__ void k(const float* A, const float* B, float* C, int M, int N, int K) {
+    int col = blockIdx.x * 32 + threadIdx.x;
+    int row0 = (blockIdx.y * 8 + threadIdx.y) * TM;
+    float acc[TM] = {0.0f, 0.0f, 0.0f, 0.0f};
+    if (col >= N) return;
+    for (int k = 0; k < K; ++k) {
+        float b = B[k * N + col];
+        for (int r = 0; r < TM; ++r)
+            if (row0 + r < M) acc[r] += A[(row0 + r) * K + k] * b;
+    }
+    for (int r = 0; r < TM; ++r)
+        if (row0 + r < M) C[(row0 + r) * N + col] = acc[r];
+}""",
+        _b(
+            {"grid": ["ceil_div(N, 32)", "ceil_div(M, 32)"], "block": [32, 8]},
+            {
+                "A": t(["M", "K"], "in"),
+                "B": t(["K", "N"], "in"),
+                "C": t(["M", "N"], "out"),
+                "M": 40,
+                "N": 50,
+                "K": 30,
+            },
+            [{"M": 129, "N": 3, "K": 7}, {"M": 5, "N": 130, "K": 129}],
+        ),
+        "contract",
+        lambda a, s: {"C": a["A"] @ a["B"]},
+    ),
+    (
+        "interleave/hand_unrolled_quads",
+        """
+__global__ void k(const float* x, float* y, int quads) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < quads) {
+        y[4 * i] = 2.0f * x[4 * i];
+        y[4 * i + 1] = 2.0f * x[4 * i + 1];
+        y[4 * i + 2] = 2.0f * x[4 * i + 2];
+        y[4 * i + 3] = 2.0f * x[4 * i + 3];
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(quads, 64)"], "block": [64]},
+            {"x": t(["4 * quads"], "in"), "y": t(["4 * quads"], "out"), "quads": 100},
+            [{"quads": 33}, {"quads": 1}],
+        ),
+        "map",
+        lambda a, s: {"y": 2 * a["x"]},
+    ),
+    (
+        "interleave/two_columns_scaled",
+        """
+__global__ void k(const float* m, const float* s, float* o, int R, int Ch) {
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < R && c < Ch) {
+        o[r * 2 * Ch + 2 * c + 1] = m[r * 2 * Ch + 2 * c + 1] * s[r];
+        o[r * 2 * Ch + 2 * c] = m[r * 2 * Ch + 2 * c] * s[r];
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(Ch, 16)", "ceil_div(R, 8)"], "block": [16, 8]},
+            {
+                "m": t(["R", "2 * Ch"], "in"),
+                "s": t(["R"], "in"),
+                "o": t(["R", "2 * Ch"], "out"),
+                "R": 20,
+                "Ch": 30,
+            },
+            [{"R": 129, "Ch": 2}, {"R": 3, "Ch": 65}],
+        ),
+        "map",
+        lambda a, s: {"o": a["m"] * a["s"][:, None]},
+    ),
+]
+VARIANTS.extend(INTERLEAVE_VARIANTS)

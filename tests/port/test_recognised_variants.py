@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
 from variants import (  # noqa: E402
     ARG_VARIANTS,
     HALO_VARIANTS,
+    INTERLEAVE_VARIANTS,
     ONLINE_VARIANTS,
     SCAN_VARIANTS,
     TILE_VARIANTS,
@@ -118,6 +119,20 @@ def test_online_softmax_lanes_port_as_row_softmax(vid, src, bdict, target, tmp_p
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.idiom == "softmax"
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"),
+    [v[:3] for v in INTERLEAVE_VARIANTS],
+    ids=[v[0] for v in INTERLEAVE_VARIANTS],
+)
+def test_interleaved_results_port_as_one_statement(vid, src, bdict, target, tmp_path) -> None:
+    """Several results per thread a constant stride apart: one statement over the finer axis
+    (a register-blocked matmul is one matmul)."""
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-4)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert len([c for c in res.ir_intent.body if hasattr(c, "idiom")]) == 1
 
 
 def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:
