@@ -276,6 +276,9 @@ class _Builder(Transformer):
     def kstring(self, tok: Token) -> str:
         return json.loads(str(tok))
 
+    def ksize(self, s: n.SizeExpr) -> n.SizeExpr:
+        return s
+
     def ktuple(self, *items: Any) -> tuple:
         return tuple(items)
 

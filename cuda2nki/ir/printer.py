@@ -240,6 +240,8 @@ class _Printer:
             return f"({inner},)" if len(v) == 1 else f"({inner})"
         if isinstance(v, str):
             return json.dumps(v)
+        if isinstance(v, n.SizeExpr):  # a symbolic extent (an iota pattern over a row of V)
+            return f"<{self.size(v)}>"
         raise TypeError(f"cannot print operand {v!r}")
 
     def view(self, v: n.View) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,merge-lanes,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,hoist-loads,dedupe-loads"
+DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,hoist-loads,dedupe-loads"
 
 
 def _fold_peeled() -> type:
@@ -36,6 +36,12 @@ def _merge_lanes() -> type:
     from cuda2nki.passes.merge_lanes import MergeLanesPass
 
     return MergeLanesPass
+
+
+def _one_hot_gather() -> type:
+    from cuda2nki.passes.one_hot_gather import OneHotGatherPass
+
+    return OneHotGatherPass
 
 
 def _choose_layout() -> type:
@@ -86,6 +92,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "dead-stores": _dead_stores,
         "guards-to-domains": _guards_to_domains,
         "merge-lanes": _merge_lanes,
+        "one-hot-gather": _one_hot_gather,
         "choose-layout": _choose_layout,
         "tile-sizes": _tile_sizes,
         "coalesce-dma": _coalesce_dma,
