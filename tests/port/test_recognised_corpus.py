@@ -11,6 +11,7 @@ from tests.port.acceptance import CORPUS, check_kernel
 RECOGNISED = (
     "reduce/argmax_rows",  # (value, index) pairs merged with shuffles
     "linalg/sgemm_blocktile_1d",  # eight interleaved rows per thread: one matmul
+    "misc/cross_entropy",  # logsumexp minus x[i, t[i]]: a one-hot selection along the row
     "misc/kmeans_assign",  # argmin over a distance sum (a loop around the row tile)
     "norm/causal_softmax_warp",  # online (max, sum) pairs over xor shuffles, causal rows
     "norm/layernorm",  # mean and variance spelled with other axis names per statement
