@@ -4,7 +4,8 @@
 one NumPy operation, with NKI's numerics: engines compute in float32 and round to the
 destination's dtype, matmul accumulates in float32 PSUM, DMA converts dtypes.  Fresh tiles are
 filled with NaN (integers with a sentinel) so a read of unwritten tile memory shows up in the
-result.  A write whose source has fewer elements than its destination broadcasts NumPy-style (a
+result.  A load of an ``inout`` tensor reads its kernel-entry value, as in the generated port
+(which stores an ``inout`` to a separate output) and the intent evaluator.  A write whose source has fewer elements than its destination broadcasts NumPy-style (a
 row loaded into every partition).  It lets a pass be checked against :func:`cuda2nki.ir.evaluate.evaluate` on its own
 output; the NKI simulator remains the judge of generated code.
 """
@@ -41,6 +42,8 @@ class _TileEvaluator:
         self.k = k
         self.scalars = infer_scalars(k, inputs, scalars)
         self.hbm: dict[str, np.ndarray] = {}
+        #: kernel-entry values of inout tensors: what loads see (the port stores to an output copy)
+        self.entry: dict[str, np.ndarray] = {}
         self.dtypes: dict[str, str] = {}
         for t in k.params:
             if not isinstance(t, n.TensorDecl):
@@ -57,6 +60,8 @@ class _TileEvaluator:
             else:
                 arr = np.zeros(shape, np_dtype(t.dtype))
             self.hbm[t.name] = arr
+            if t.role is Role.INOUT:
+                self.entry[t.name] = arr.copy()
             self.dtypes[t.name] = t.dtype
         self.tiles: dict[str, np.ndarray] = {}
 
@@ -86,6 +91,10 @@ class _TileEvaluator:
         self.dtypes[s.name] = s.dtype
 
     def s_Load(self, s: n.Load, env) -> None:
+        if s.src.tensor in self.entry:
+            arr, idx = self.locate(s.src, env, s.loc, self.entry)
+            self.put(s.dst, np.asarray(arr[idx]), env, s.loc)
+            return
         self.put(s.dst, self.get(s.src, env, s.loc), env, s.loc)
 
     def s_Store(self, s: n.Store, env) -> None:
@@ -199,10 +208,12 @@ class _TileEvaluator:
         except KeyError as exc:
             raise error("C2N2411", loc, name=str(exc.args[0])) from None
 
-    def locate(self, v: n.View, env, loc: SourceLoc) -> tuple[np.ndarray, Any]:
+    def locate(
+        self, v: n.View, env, loc: SourceLoc, hbm: Mapping[str, np.ndarray] | None = None
+    ) -> tuple[np.ndarray, Any]:
         arr = self.tiles.get(v.tensor)
         if arr is None:
-            arr = self.hbm.get(v.tensor)
+            arr = (self.hbm if hbm is None else hbm).get(v.tensor)
         if arr is None:
             raise error("C2N2405", loc, name=v.tensor)
         if not v.dims:

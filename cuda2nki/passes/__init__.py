@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,hoist-loads,dedupe-loads"
+DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads"
 
 
 def _fold_peeled() -> type:
@@ -74,6 +74,12 @@ def _lower_tiles() -> type:
     return LowerTilesPass
 
 
+def _fuse_loops() -> type:
+    from cuda2nki.passes.fuse_loops import FuseLoopsPass
+
+    return FuseLoopsPass
+
+
 def _dedupe_loads() -> type:
     from cuda2nki.passes.dedupe_loads import DedupeLoadsPass
 
@@ -98,6 +104,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "coalesce-dma": _coalesce_dma,
         "dtype-policy": _dtype_policy,
         "lower-tiles": _lower_tiles,
+        "fuse-loops": _fuse_loops,
         "dedupe-loads": _dedupe_loads,
         "hoist-loads": _hoist_loads,
     }

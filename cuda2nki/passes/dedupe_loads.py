@@ -10,7 +10,8 @@ After::   a = sbuf[...]; dma a <- x[r:r+n, 0:C]; ... a ...
 A load is merged into an earlier one of the same block, or of an enclosing block (a load before
 a loop serves the loop body), when both tiles have the same shape, dtype and buffer, each is
 written only by its load, the HBM views are equal and no statement in between (nor the loop
-around the later load) stores to that HBM tensor.  A partition broadcast (every partition gets
+around the later load) stores to that HBM tensor -- a store to an ``inout`` tensor does not count:
+its loads read the kernel-entry value (the port stores to a separate output).  A partition broadcast (every partition gets
 the same elements: a scalar coefficient, a bias row) loaded onto 128 partitions also serves a
 later load of it onto fewer partitions -- the ragged last tile of a loop -- as its first rows.
 
@@ -24,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from cuda2nki.ir.nodes import Alloc, At, Const, Kernel, Load, Loop, Slice, Store, View
+from cuda2nki.ir.ops import Role
 from cuda2nki.passes._analysis import transform
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.passes.hoist_loads import _written
@@ -34,13 +36,14 @@ class DedupeLoadsPass(Pass):
     name: ClassVar[str] = "dedupe-loads"
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
-        return kernel.replace(body=_block(kernel.body))
+        inout = frozenset(t.name for t in kernel.outputs if t.role == Role.INOUT)
+        return kernel.replace(body=_block(kernel.body, None, inout))
 
 
 Seen = dict[tuple, tuple[str, Alloc]]  # (HBM view, dtype, buffer, free dims) -> (tile, alloc)
 
 
-def _block(stmts: tuple, inherited: Seen | None = None) -> tuple:
+def _block(stmts: tuple, inherited: Seen | None, inout: frozenset[str]) -> tuple:
     allocs = {s.name: s for s in stmts if isinstance(s, Alloc)}
     writes: dict[str, int] = {}
     for s in stmts:
@@ -52,11 +55,11 @@ def _block(stmts: tuple, inherited: Seen | None = None) -> tuple:
     out: list = []
     for s in stmts:
         if isinstance(s, Store | Loop):  # a store (or one inside a loop) invalidates its tensor
-            stored = _stored(s)
+            stored = _stored(s) - inout  # a load of an inout reads its kernel-entry value
             seen = {k: v for k, v in seen.items() if k[0].tensor not in stored}
         s = _renamed(s, rename) if rename else s
         if isinstance(s, Loop):
-            s = s.replace(body=_block(s.body, seen))
+            s = s.replace(body=_block(s.body, seen, inout))
         if isinstance(s, Load) and _mergeable(s, allocs, writes):
             alloc = allocs[s.dst.tensor]
             key = (s.src, alloc.dtype, alloc.buffer, alloc.shape[1:])
