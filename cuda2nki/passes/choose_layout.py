@@ -129,6 +129,18 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     ):
         return "transpose", {"p_axis": axes[0], "f_axis": axes[1]}
     outer: tuple[str, ...] = ()
+    if len(axes) > 2 and not red and c.domain.guard is None and isinstance(src, Read):
+        # a permutation of more than two axes (NCHW -> NHWC): blocks of the source's last axis
+        # by the target's last axis are transposed, the other axes are loops around them
+        names = sym_names(src.index)
+        if tgt is not None and names is not None and set(names) == set(tgt) == set(axes):
+            a, b = tgt[-1], names[-1]
+            if a != b and [n for n in names if n in (a, b)] == [a, b]:
+                return "transpose", {
+                    "p_axis": a,
+                    "f_axis": b,
+                    "outer": ",".join(n for n in axes if n not in (a, b)),
+                }
     if len(axes) > 2:
         # leading axes become plain loops around a 2-D tiled nest; inside they are constants
         outer, axes = axes[:-2], axes[-2:]

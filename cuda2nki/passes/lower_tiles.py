@@ -735,7 +735,10 @@ class _Lowering:
         if not isinstance(src, Read) or sym_names(src.index) is None:
             raise T.Unsupported("a transpose that also computes", c.loc)
         P = int(attrs(c).get("p_tile", "128"))
-        a_name, b_name = sym_names(src.index)  # source rows, source columns
+        outer = _outer(c)
+        fixed = {a.name for a in outer}
+        names = sym_names(src.index)
+        a_name, b_name = [n for n in names if n not in fixed]  # source rows, source columns
         ext_i, ext_j = _axis(c, a_name).extent, _axis(c, b_name).extent
         ti, tj = self.b.fresh("t"), self.b.fresh("u")
         i0, j0 = T.Const(P) * T.Sym(ti), T.Const(P) * T.Sym(tj)
@@ -745,26 +748,25 @@ class _Lowering:
         dt_out = self.decl(c.target.tensor).dtype
         blk = b.fresh(f"{src.tensor}_t")
         b.emit(Alloc(blk, (rs, cs), dt_in, Buffer.SBUF, loc=src.loc))
-        b.emit(
-            Load(
-                T.whole(blk, rs, cs), View(src.tensor, (Slice(i0, rs), Slice(j0, cs))), loc=src.loc
-            )
-        )
+        span = {a_name: Slice(i0, rs), b_name: Slice(j0, cs)}
+
+        def view(tensor: str, order) -> View:  # the block's two axes; leading axes fixed
+            return View(tensor, tuple(span.get(n, At(T.Sym(n))) for n in order))
+
+        b.emit(Load(T.whole(blk, rs, cs), view(src.tensor, names), loc=src.loc))
         ps = b.fresh(f"{src.tensor}_tp")
         b.emit(Alloc(ps, (cs, rs), dt_in, Buffer.PSUM, loc=c.loc))
         b.emit(TensorTranspose(T.whole(ps, cs, rs), T.whole(blk, rs, cs), loc=c.loc))
         res = b.fresh(f"{c.target.tensor}_t")
         b.emit(Alloc(res, (cs, rs), dt_out, Buffer.SBUF, loc=c.loc))
         b.emit(TensorCopy(T.whole(res, cs, rs), T.whole(ps, cs, rs), loc=c.loc))
-        b.emit(
-            Store(
-                View(c.target.tensor, (Slice(j0, cs), Slice(i0, rs))),
-                T.whole(res, cs, rs),
-                loc=c.loc,
-            )
-        )
+        tgt = sym_names(c.target.index)
+        b.emit(Store(view(c.target.tensor, tgt), T.whole(res, cs, rs), loc=c.loc))
         inner = Loop(tj, 0, CeilDiv(ext_j, P), body=tuple(b.stmts), loc=c.loc)
-        self.b.emit(Loop(ti, 0, CeilDiv(ext_i, P), body=(inner,), loc=c.loc))
+        nest = Loop(ti, 0, CeilDiv(ext_i, P), body=(inner,), loc=c.loc)
+        for ax in reversed(outer):
+            nest = Loop(ax.name, 0, ax.extent, body=(nest,), loc=c.loc)
+        self.b.emit(nest)
 
 
 class _RowCompiler(T.TileExprCompiler):

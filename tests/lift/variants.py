@@ -1749,3 +1749,78 @@ __global__ void k(const float* m, const float* s, float* o, int R, int Ch) {
     ),
 ]
 VARIANTS.extend(INTERLEAVE_VARIANTS)
+
+#: permutations of more than two axes: transposed blocks of the source's last axis by the
+#: target's last axis, the other axes loops around them
+PERMUTE_VARIANTS = [
+    (
+        "permute/nhwc_to_nchw",
+        """
+__global__ void k(const float* in, float* out, int N, int H, int W, int C) {
+    int w = blockIdx.x * blockDim.x + threadIdx.x;
+    int h = blockIdx.y;
+    int nc = blockIdx.z;
+    int n = nc / C, c = nc % C;
+    if (w < W) out[((n * C + c) * H + h) * W + w] = in[((n * H + h) * W + w) * C + c];
+}""",
+        _b(
+            {"grid": ["ceil_div(W, 32)", "H", "N * C"], "block": [32]},
+            {
+                "in": t(["N", "H", "W", "C"], "in"),
+                "out": t(["N", "C", "H", "W"], "out"),
+                "N": 2,
+                "H": 3,
+                "W": 40,
+                "C": 5,
+            },
+            [{"N": 1, "H": 2, "W": 129, "C": 3}, {"N": 2, "H": 1, "W": 7, "C": 130}],
+        ),
+        "transpose",
+        lambda a, s: {"out": a["in"].transpose(0, 3, 1, 2)},
+    ),
+    (
+        "permute/batched_transpose_z",
+        """
+__global__ void k(const float* a, float* at, int B, int R, int Cc) {
+    int c = blockIdx.x * 16 + threadIdx.x, r = blockIdx.y * 16 + threadIdx.y, b = blockIdx.z;
+    if (r < R && c < Cc) at[(b * Cc + c) * R + r] = a[(b * R + r) * Cc + c];
+}""",
+        _b(
+            {"grid": ["ceil_div(Cc, 16)", "ceil_div(R, 16)", "B"], "block": [16, 16]},
+            {
+                "a": t(["B", "R", "Cc"], "in"),
+                "at": t(["B", "Cc", "R"], "out"),
+                "B": 3,
+                "R": 20,
+                "Cc": 30,
+            },
+            [{"B": 2, "R": 129, "Cc": 5}, {"B": 1, "R": 3, "Cc": 200}],
+        ),
+        "transpose",
+        lambda a, s: {"at": a["a"].transpose(0, 2, 1)},
+    ),
+    (
+        "permute/chw_to_hwc",
+        """
+__global__ void k(const float* chw, float* hwc, int C, int H, int W) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= H * W) return;
+    int y = i / W, x = i % W;
+    for (int c = 0; c < C; ++c) hwc[(y * W + x) * C + c] = chw[(c * H + y) * W + x];
+}""",
+        _b(
+            {"grid": ["ceil_div(H * W, 128)"], "block": [128]},
+            {
+                "chw": t(["C", "H", "W"], "in"),
+                "hwc": t(["H", "W", "C"], "out"),
+                "C": 3,
+                "H": 10,
+                "W": 20,
+            },
+            [{"C": 4, "H": 3, "W": 129}, {"C": 130, "H": 2, "W": 5}],
+        ),
+        "transpose",
+        lambda a, s: {"hwc": a["chw"].transpose(1, 2, 0)},
+    ),
+]
+VARIANTS.extend(PERMUTE_VARIANTS)

@@ -10,6 +10,7 @@ from tests.port.acceptance import CORPUS, check_kernel
 
 RECOGNISED = (
     "reduce/argmax_rows",  # (value, index) pairs merged with shuffles
+    "linalg/permute_nchw_nhwc",  # a 4-axis permutation: transposed [C, W] blocks
     "linalg/sgemm_blocktile_1d",  # eight interleaved rows per thread: one matmul
     "misc/cross_entropy",  # logsumexp minus x[i, t[i]]: a one-hot selection along the row
     "misc/kmeans_assign",  # argmin over a distance sum (a loop around the row tile)

@@ -20,6 +20,7 @@ from variants import (  # noqa: E402
     HALO_VARIANTS,
     INTERLEAVE_VARIANTS,
     ONLINE_VARIANTS,
+    PERMUTE_VARIANTS,
     SCAN_VARIANTS,
     TILE_VARIANTS,
     TOTAL_VARIANTS,
@@ -133,6 +134,17 @@ def test_interleaved_results_port_as_one_statement(vid, src, bdict, target, tmp_
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-4)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert len([c for c in res.ir_intent.body if hasattr(c, "idiom")]) == 1
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"), [v[:3] for v in PERMUTE_VARIANTS], ids=[v[0] for v in PERMUTE_VARIANTS]
+)
+def test_permutations_port_as_transposed_blocks(vid, src, bdict, target, tmp_path) -> None:
+    """Permutations of 3 or 4 axes: tensor-engine transposes of 2-D blocks, loops around."""
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert "transpose" in res.source
 
 
 def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:
