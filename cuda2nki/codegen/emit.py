@@ -112,9 +112,13 @@ def _solve_size(ext: SizeExpr, shape: str) -> tuple[str, str] | None:
 
 
 def _used_syms(kernel: Kernel) -> set[str]:
-    """Scalar names the scheduled body or the output shapes refer to."""
+    """Scalar names (parameters, or sizes only tensor shapes name) the scheduled body or the
+    output shapes refer to."""
     out: set[str] = set()
     scalars = set(kernel.scalars)
+    for t in kernel.params:
+        if isinstance(t, TensorDecl):
+            scalars.update(s for d in t.shape for s in d.free_syms())
 
     def visit(x: object) -> None:
         if isinstance(x, SizeExpr):

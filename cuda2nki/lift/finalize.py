@@ -219,8 +219,14 @@ class Finalizer:
             unknowns["w:" + lc.var] = lc.extent.subs(ren)
         widx = tuple(p.subs(ren) for p in w.index)
         wguard = w.guard.subs(ren)
-        with af.bounds(unknowns):
-            sol = _solve(widx, r.index, unknowns, wguard)
+        keyed = _data_key(w.index, r.index, ren)
+        if keyed is not None:
+            # a histogram privatised in shared memory: every writer contributes where its key
+            # (read from data) is the element read
+            sol = ({}, wguard)
+        else:
+            with af.bounds(unknowns):
+                sol = _solve(widx, r.index, unknowns, wguard)
         if sol is None:
             raise Refusal(
                 "C2N2012",
@@ -256,6 +262,8 @@ class Finalizer:
         zero = V.Const(val.dtype, ident)
         if inner != af.TRUE:
             val = V.Select(val.dtype, V.Pred("bool", inner), val, zero)
+        if keyed is not None:
+            val = V.Select(val.dtype, V.subs_poly(keyed, one) if one else keyed, val, zero)
         for u in free:
             var = self.fresh("atomic")
             val = V.subs_poly(val, {u: af.sym(var)})
@@ -481,6 +489,21 @@ class Finalizer:
             return _tighten(e)
         var, ext, new_body = fused
         return _tighten(V.Fold(e.dtype, e.op, var, af.ZERO, ext, af.ONE, new_body))
+
+
+def _data_key(windex: tuple, rindex: tuple, ren: dict) -> V.DExpr | None:
+    """``key(writer) == element`` where a shared atomic's index is a value read from data (and
+    the reader's index is not): the condition under which a writer adds to the element read."""
+    if len(windex) != 1 or len(rindex) != 1:
+        return None
+    atoms = windex[0].top_atoms() if hasattr(windex[0], "top_atoms") else windex[0].atoms()
+    data = [a for a in atoms if isinstance(a, af.OpaqueAtom) and isinstance(a.payload, V.DExpr)]
+    if len(data) != 1 or windex[0] != Poly.atom(data[0]):
+        return None
+    if any(isinstance(a, af.OpaqueAtom) for a in rindex[0].atoms()):
+        return None
+    key = V.subs_poly(data[0].payload, ren)
+    return V.Op("bool", "eq", (key, V.IntVal("int32", rindex[0])))
 
 
 def _merge_pieces(e: V.DExpr) -> V.DExpr | None:

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from cuda2nki.ir import nodes as N
-from cuda2nki.ir.ops import AxisKind, Idiom, Role
+from cuda2nki.ir.ops import AxisKind, Idiom, Op, Role
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import interleave
 from cuda2nki.lift import values as V
@@ -208,7 +208,14 @@ class Lowering:
             pins, extra = self.pins(st.guard)
             index = st.index.subs(pins)
             guard = V.simplify_cond(st.guard.subs(pins))
-            value = V.subs_poly(st.value, pins)
+            value = st.value
+            if st.accumulate is not None and _data_dims((st.index,)):
+                # atomicOp(&t[idx(data)], v): the target's data indices travel with the value
+                # (through the same rewrites of thread coordinates and the fusion of the free
+                # variables, which then become the scatter's element axes)
+                payloads = tuple(a.payload for a in _data_atoms((st.index,), {}))
+                value = V.Op(value.dtype, _SCATTER, (value, *payloads))
+            value = V.subs_poly(value, pins)
             value = self.fin.finalize(value)
             # loop guards of the loops around the store hold inside them
             for lc in st.loops:
@@ -256,6 +263,8 @@ class Lowering:
         loops: tuple,
         extra: dict | None = None,
     ) -> N.Compute:
+        scatter = isinstance(value, V.Op) and value.op == _SCATTER
+        data_cond = None
         # iteration variables and their extents
         iv: dict = dict(extra or {})
         for lc in loops:
@@ -295,6 +304,11 @@ class Lowering:
                 what=f"the offset '{index}' of '{st.tensor}' does "
                 f"not split along its shape {_shape_str(shape)}",
             )
+        if scatter:
+            stale = _data_atoms(dims, iv)
+            if stale is None or len(stale) != len(value.args) - 1:
+                raise Refusal("C2N2022", st.loc, what=f"a scatter into '{st.tensor}'")
+            data = stale
         # fuse the variables of each target dim into one axis
         axes: list[Axis] = []
         used: set = set()
@@ -302,6 +316,9 @@ class Lowering:
         new_dims = []
         with af.bounds(iv):
             for d in dims:
+                if scatter and _data_dims((d,)):
+                    new_dims.append(d)  # its data atoms come back from the packed value
+                    continue
                 aff = af.affine(d, set(iv))
                 if aff is None or any(k not in iv for k in aff.coeffs):
                     raise Refusal(
@@ -381,7 +398,13 @@ class Lowering:
         all_ext = {a.atom: a.extent for a in axes + reduce_axes}
         with af.bounds(all_ext):
             value = V.simplify(value)
-            if reduce_axes:
+            if scatter:
+                packed = V.Op(value.dtype, _SCATTER, (V.Pred("bool", guard), *value.args))
+                value, guard, moved, data_cond = self.scatter_axes(st, packed, reduce_axes, axes)
+                moved = {a: Poly.atom(b) for a, b in zip(data, moved)}
+                new_dims = [d.subs(moved) if _data_dims((d,)) else d for d in new_dims]
+                all_ext = {a.atom: a.extent for a in axes}
+            elif reduce_axes:
                 value, guard = self.accumulate_fold(st, value, guard, reduce_axes)
             for a in axes:
                 self.namer.axis(a.atom)
@@ -391,6 +414,13 @@ class Lowering:
                 st.tensor, tuple(self.namer.size(d, conv.expr) for d in new_dims), loc=st.loc
             )
             dom_guard = conv.cond(guard) if guard != af.TRUE else None
+            if scatter and data_cond is not None:
+                data_guard = conv.expr(data_cond)
+                dom_guard = (
+                    data_guard
+                    if dom_guard is None
+                    else N.Binary(Op.LAND, dom_guard, data_guard, loc=st.loc)
+                )
             scanned = {x.axis for x in _ir_walk(expr) if isinstance(x, N.Scan)}
             domain = N.Domain(
                 tuple(
@@ -403,9 +433,10 @@ class Lowering:
                 ),
                 dom_guard,
             )
-        return N.Compute(
-            target, domain, expr, accumulate=st.accumulate, idiom=Idiom.MAP, loc=st.loc
-        )
+        out = N.Compute(target, domain, expr, accumulate=st.accumulate, idiom=Idiom.MAP, loc=st.loc)
+        from cuda2nki.lift.histogram import as_scatter
+
+        return as_scatter(out) or out
 
     def split_axes(
         self, iv: dict, index: Poly, value: V.DExpr, guard: Cond, shape: tuple, st: StoreRec
@@ -516,6 +547,37 @@ class Lowering:
                     return x, c
         return None, None
 
+    def scatter_axes(self, st: StoreRec, packed: V.DExpr, free: list, axes: list):
+        """A scatter (``atomicAdd(&t[idx[e]], v)``): the free variables fuse into element axes
+        of the domain (appended to ``axes``), not reduction axes -- duplicate target positions
+        are combined by the Compute's ``accumulate``.  Returns the value, guard and target dims."""
+        body = packed
+        for a in reversed(free):
+            body = V.Fold(packed.dtype, st.accumulate, a.atom, af.ZERO, a.extent, af.ONE, body)
+        with af.bounds({a.atom: a.extent for a in free}):
+            body = self.fin.fuse(body) if free else body
+        while isinstance(body, V.Fold):
+            if body.start != af.ZERO or body.step != af.ONE:
+                break
+            axes.append(Axis(body.var, body.stop))
+            body = body.body
+        if not (isinstance(body, V.Op) and body.op == _SCATTER):
+            raise Refusal("C2N2022", st.loc, what=f"a scatter into '{st.tensor}' over a range")
+        pred, value, *payloads = body.args
+        if not isinstance(pred, V.Pred):
+            raise Refusal("C2N2022", st.loc, what=f"a scatter into '{st.tensor}'")
+        with af.bounds({a.atom: a.extent for a in axes}):
+            guard = V.simplify_cond(pred.cond)
+        dcond = None
+        if (
+            isinstance(value, V.Select)
+            and isinstance(value.else_, V.Const)
+            and value.else_.value == _ident(st.accumulate)
+        ):
+            # only where the data condition holds: out-of-range keys are skipped, not indexed
+            dcond, value = value.cond, value.then
+        return value, guard, [V.opaque_of(p) for p in payloads], dcond
+
     def accumulate_fold(self, st: StoreRec, value: V.DExpr, guard: Cond, red: list):
         """``atomicOp(&t[idx], v)`` over free variables: ``t[idx] op= fold(v)``; the fold absorbs
         the guard, and nested folds fuse (block ids, lanes and grid-stride trips become one
@@ -568,6 +630,34 @@ class Lowering:
                     axis=f"'{x}' (at {_point_str(env)})",
                 )
         return True
+
+
+_SCATTER = "scatter"  # the packed (guard, value, *target dims) of a scatter while it is fused
+
+
+def _data_dims(dims) -> bool:
+    """A target dim holds an index read from data (a histogram or scatter-add)."""
+    return any(
+        isinstance(a, af.OpaqueAtom) and isinstance(a.payload, V.DExpr)
+        for d in dims
+        for a in d.atoms()
+    )
+
+
+def _data_atoms(dims, iv) -> list | None:
+    """The data atoms of a scatter's target dims, in order; None where a data dim also moves
+    with a thread coordinate outside its data (``t[idx[i] + j]``)."""
+    out: list = []
+    for d in dims:
+        atoms = d.atoms()
+        if not _data_dims((d,)):
+            continue
+        if any(a in iv for a in atoms if isinstance(a, str)):
+            return None
+        for a in sorted(atoms, key=af.atom_key):
+            if isinstance(a, af.OpaqueAtom) and isinstance(a.payload, V.DExpr) and a not in out:
+                out.append(a)
+    return out
 
 
 class ExprConverter:

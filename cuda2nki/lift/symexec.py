@@ -554,6 +554,8 @@ class Executor:
                 self.exec_block(s.else_)
                 self.guards.pop()
             return
+        if self._data_return(s, c):
+            return
         # data-dependent branch: only assignments/stores, no returns inside
         if _has_return(s.then) or (s.else_ is not None and _has_return(s.else_)):
             raise Refusal("C2N2018", s.loc, what="return under a data-dependent condition")
@@ -567,6 +569,20 @@ class Executor:
             self.dguards.append(V.Op("bool", "lnot", (c,)))
             self.exec_block(s.else_)
             self.dguards.pop()
+
+    def _data_return(self, s: A.If, c: V.DExpr) -> bool:
+        """``if (data) return;`` at the top level of the kernel (no loop, no enclosing data
+        condition): everything after it runs only where the condition is false -- a data-level
+        guard for the rest of the kernel."""
+        body = s.then.body if isinstance(s.then, A.Block) else (s.then,)
+        if s.else_ is not None or len(body) != 1 or not isinstance(body[0], A.Return):
+            return False
+        if body[0].value is not None or self.loops or self.carry_scope or self.dguards:
+            return False
+        if self.ret_value:  # inside an inlined device function
+            return False
+        self.dguards.append(V.Op("bool", "lnot", (c,)))
+        return True
 
     def exec_return(self, s: A.Return) -> None:
         if self.ret_value is not None and self.ret_value and self.ret_value[-1] is not None:
@@ -1302,12 +1318,14 @@ class Executor:
             self.assign_local(self.promoted[(tensor, index)], d, None, loc, dtype=dtype)
             return
         if self.dguards:
-            if accumulate is not None:
+            if accumulate not in (None, "add"):
                 raise Refusal("C2N2018", loc, what="an atomic under a data-dependent condition")
             cond = self.dguards[0]
             for g in self.dguards[1:]:
                 cond = V.Op("bool", "land", (cond, g))
-            d = V.Select(dtype, cond, d, self.load(tensor, index, dtype, loc))
+            # an atomic add where the condition is false adds nothing
+            old = V.Const(dtype, 0) if accumulate else self.load(tensor, index, dtype, loc)
+            d = V.Select(dtype, cond, d, old)
         self.stores.append(
             StoreRec(
                 tensor, index, d, self.live(), tuple(self.loops), accumulate, loc, len(self.stores)
@@ -1692,18 +1710,11 @@ class Executor:
         d = self.as_data(val, e.loc, ptr.dtype)
         if f == "atomicSub":
             d = V.Op(d.dtype, "neg", (d,))
-        if not ptr.shared and any(
-            isinstance(a, af.OpaqueAtom) and isinstance(a.payload, V.DExpr)
-            for a in ptr.offset.atoms()
-        ):
-            raise Refusal(
-                "C2N2022",
-                e.loc,
-                what=f"{e.func} at an index read from data (a histogram or scatter-add, which "
-                "has no tile lowering yet)",
-            )
         if ptr.shared:
-            if any(isinstance(a, af.OpaqueAtom) for a in ptr.offset.atoms()):
+            if any(
+                isinstance(a, af.OpaqueAtom) and not isinstance(a.payload, V.DExpr)
+                for a in ptr.offset.atoms()
+            ):
                 raise Refusal(
                     "C2N2022",
                     e.loc,

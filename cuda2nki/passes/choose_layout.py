@@ -53,6 +53,7 @@ from cuda2nki.passes._index import (
     flat_ok,
     fmt,
 )
+from cuda2nki.passes._scatter import scatter_shape
 from cuda2nki.passes._tiles import REDUCE_OPS
 from cuda2nki.passes.base import Pass, PassContext
 
@@ -88,6 +89,8 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     total = _reduce_all(c, kernel)
     if total is not None:
         return total
+    if c.accumulate is not None and scatter_shape(c, kernel.tensors) is not None:
+        return "scatter", {"p_tensor": c.target.tensor}  # a one-hot contraction (_scatter)
     if c.accumulate is not None:
         return "unsupported", {
             "why": f"accumulating writes ({c.accumulate.value}) into '{c.target.tensor}'"

@@ -180,6 +180,10 @@ class _Lowering:
                 self.lower_colreduce(group[0])
             elif layout == "scalar":
                 self.lower_scalar(group[0])
+            elif layout == "scatter":
+                from cuda2nki.passes._scatter import lower_scatter
+
+                lower_scatter(self, group[0])
             else:
                 why = attrs(group[0]).get("why", "no layout chosen (run choose-layout first)")
                 raise T.Unsupported(why, group[0].loc)

@@ -843,14 +843,14 @@ __global__ void k(const float* x, float* y, int n) {
         "do-while",
     ),
     (
-        "histogram through global atomics",
+        "scatter whose data index also moves with the thread",
         "C2N2022",
         """
 __global__ void k(const float* x, float* y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) atomicAdd(y + (int)x[i], 1.0f);
+    if (i < n) atomicAdd(y + (int)x[i] + i, 1.0f);
 }""",
-        "index read from data",
+        "a scatter into 'y'",
     ),
     (
         "while loop whose body does not step its condition",

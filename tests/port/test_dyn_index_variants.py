@@ -134,3 +134,170 @@ def test_row_gather_ports_as_one_hot_selection(vid, src, bdict, target, tmp_path
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert "iota" in res.source and "indirect" not in res.source.lower()
+
+
+def _hist(keys: str, bins: str, weights: str | None = None):
+    def meaning(a, s) -> dict:
+        h = a[bins].astype(np.float64).copy()
+        k = a[keys].astype(np.int64)
+        w = np.ones(k.shape) if weights is None else a[weights]
+        ok = (k >= 0) & (k < h.shape[0])
+        np.add.at(h, k[ok], w[ok])
+        return {bins: h}
+
+    return meaning
+
+
+def _rows(ids: str, table: str, src: str, scale: float = 1.0):
+    def meaning(a, s) -> dict:
+        tab = a[table].astype(np.float64).copy()
+        k = a[ids].astype(np.int64)
+        ok = (k >= 0) & (k < tab.shape[0])
+        np.add.at(tab, k[ok], scale * a[src].reshape(k.size, -1)[ok])
+        return {table: tab}
+
+    return meaning
+
+
+#: scatter-adds at an index read from data: histograms and rows added into a table
+SCATTER_VARIANTS = [
+    (
+        "scatter/weighted_float_hist",
+        """
+__global__ void k(const int* keys, const float* w, float* h, int n, int nb) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = keys[i];
+        if (b >= 0 && b < nb) atomicAdd(&h[b], w[i]);
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 256)"], "block": [256]},
+            {
+                "keys": t(["n"], "in", I32, range=[-3, "nb + 2"]),
+                "w": t(["n"], "in"),
+                "h": t(["nb"], "inout"),
+                "n": 1000,
+                "nb": 37,
+            },
+            [{"n": 129, "nb": 200}, {"n": 3000, "nb": 5}],
+        ),
+        "scatter",
+        _hist("keys", "h", "w"),
+    ),
+    (
+        "scatter/grid_stride_counts",
+        """
+__global__ void k(int* hist, const int* key, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        atomicAdd(hist + key[i], 1);
+}""",
+        _b(
+            {"grid": [4], "block": [128]},
+            {
+                "hist": t(["nb"], "inout", I32),
+                "key": t(["n"], "in", I32, range=[0, "nb"]),
+                "n": 700,
+                "nb": 10,
+            },
+            [{"n": 2049, "nb": 129}, {"n": 1, "nb": 3}],
+        ),
+        "scatter",
+        _hist("key", "hist"),
+    ),
+    (
+        "scatter/early_returns",
+        """
+__global__ void k(const int* keys, unsigned int* counts, int n, int nb) {
+    int t = threadIdx.x + blockDim.x * blockIdx.x;
+    if (t >= n) return;
+    int q = keys[t];
+    if (q < 0 || q >= nb) return;
+    atomicAdd(&counts[q], 1u);
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {
+                "keys": t(["n"], "in", I32, range=[-5, "nb + 5"]),
+                "counts": t(["nb"], "inout", "uint32"),
+                "n": 500,
+                "nb": 16,
+            },
+            [{"n": 130, "nb": 300}, {"n": 1025, "nb": 1}],
+        ),
+        "scatter",
+        _hist("keys", "counts"),
+    ),
+    (
+        "scatter/rows_2d_grid",
+        """
+__global__ void k(float* tab, const float* g, const int* idx, int T, int C, int V) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y;
+    if (c < C) {
+        int row = idx[r];
+        if (row >= 0 && row < V) atomicAdd(&tab[row * C + c], g[r * C + c]);
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(C, 32)", "T"], "block": [32]},
+            {
+                "tab": t(["V", "C"], "inout"),
+                "g": t(["T", "C"], "in"),
+                "idx": t(["T"], "in", I32, range=[-1, "V"]),
+                "T": 100,
+                "C": 40,
+                "V": 7,
+            },
+            [{"T": 300, "C": 3, "V": 150}, {"T": 129, "C": 65, "V": 1}],
+        ),
+        "scatter",
+        _rows("idx", "tab", "g"),
+    ),
+    (
+        "scatter/index_add_scaled",
+        """
+__global__ void k(const float* src, const int* rows, float* out, int R, int D, int V) {
+    int e = blockIdx.x * 128 + threadIdx.x;
+    if (e < R * D) {
+        int r = e / D, d = e % D;
+        atomicAdd(out + rows[r] * D + d, 0.5f * src[e]);
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(R * D, 128)"], "block": [128]},
+            {
+                "src": t(["R", "D"], "in"),
+                "rows": t(["R"], "in", I32, range=[0, "V"]),
+                "out": t(["V", "D"], "inout"),
+                "R": 50,
+                "D": 16,
+                "V": 9,
+            },
+            [{"R": 257, "D": 5, "V": 130}, {"R": 7, "D": 33, "V": 2}],
+        ),
+        "scatter",
+        _rows("rows", "out", "src", 0.5),
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict", "idiom", "meaning"),
+    SCATTER_VARIANTS,
+    ids=[v[0] for v in SCATTER_VARIANTS],
+)
+def test_scatter_lifts_to_meaning(vid, src, bdict, idiom, meaning) -> None:
+    assert_lifts_to_meaning(vid, src, bdict, idiom, meaning, seed0=21)
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"),
+    [v[:3] for v in SCATTER_VARIANTS],
+    ids=[v[0] for v in SCATTER_VARIANTS],
+)
+def test_scatter_ports_as_one_hot_contraction(vid, src, bdict, target, tmp_path) -> None:
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-4)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert "iota" in res.source and "matmul" in res.source

@@ -102,7 +102,9 @@ EXAMPLES = {
         "    if (i >= N / 2) return;\n    for (int k = 0; k < 2; ++k) y[2 * i + k] = x[i];\n"
         "    y[2 * i] = y[2 * i + (t % 2)] + 1.0f;\n"
     ),
-    "C2N2018": _port("    if (i >= N) return;\n    if (x[i] > 0.0f) return;\n    y[i] = x[i];\n"),
+    "C2N2018": _port(
+        "    if (i >= N) return;\n    if (x[i] > 0.0f) { y[i] = 0.0f; return; }\n    y[i] = x[i];\n"
+    ),
     "C2N2019": _port(
         "    if (i >= N) return;\n    float v = x[i];\n    while (v > 1.0f) v *= 0.5f;\n    y[i] = v;\n"
     ),
