@@ -66,10 +66,23 @@ def _peel(e: N.Expr, axes: list, conds: list) -> N.Expr | None:
 
 
 def _self_nonzero(where: N.Expr, r: N.Reduce) -> bool:
-    """``where reduce(...) != 0`` on a sum whose value is that same reduction's body."""
-    return (
-        isinstance(where, N.Binary) and where.op is Op.NE and _zero(where.b) and where.a == r.body
-    )
+    """``where c != 0`` on a sum of the ``c`` (the same reduction as its body): adding only
+    non-zero terms adds the same.  ``c > 0`` too where ``c`` is a count (a sum of non-negative
+    literals)."""
+    if not (isinstance(where, N.Binary) and _zero(where.b) and where.a == r.body):
+        return False
+    return where.op is Op.NE or (where.op is Op.GT and _count(r.body))
+
+
+def _count(e: N.Expr) -> bool:
+    """A sum of non-negative literals (masked or selected against zero)."""
+    if isinstance(e, N.Reduce):
+        return e.op is Op.ADD and _count(e.body)
+    if isinstance(e, N.Select):
+        return _count(e.a) and _count(e.b)
+    if isinstance(e, N.Cast):
+        return _count(e.x)
+    return isinstance(e, N.Lit) and e.value >= 0
 
 
 def _zero(e: N.Expr) -> bool:

@@ -84,6 +84,10 @@ class SharedArr:
     scalar: bool = False  # ``__shared__ float acc;`` (read and written by name)
 
 
+def _shared_1d(v: object) -> bool:
+    return isinstance(v, SharedArr) and not v.scalar and len(v.dims) == 1
+
+
 @dataclass(frozen=True)
 class LoopCtx:
     """A loop normalised to ``var`` in ``[0, extent)``; ``guard`` holds inside the body (the
@@ -1033,6 +1037,10 @@ class Executor:
     def e_Binary(self, e: A.Binary) -> object:
         a, b = self.eval(e.left), self.eval(e.right)
         op = e.op
+        if op in "+-" and _shared_1d(a):  # ``s + k``: the address of s[k]
+            a = PtrVal(a.name, af.ZERO, a.dtype, 1, True)
+        if op == "+" and _shared_1d(b):
+            b = PtrVal(b.name, af.ZERO, b.dtype, 1, True)
         if isinstance(a, PtrVal) and op in "+-" and _int_data(b):
             b = Poly.atom(V.opaque_of(b))  # an offset read from memory (scatter, gather)
         if isinstance(b, PtrVal) and op == "+" and _int_data(a):

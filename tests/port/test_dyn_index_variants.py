@@ -282,6 +282,87 @@ __global__ void k(const float* src, const int* rows, float* out, int R, int D, i
 ]
 
 
+#: histograms privatised in shared memory, merged into the global one with atomics
+SCATTER_VARIANTS += [
+    (
+        "scatter/shared_static_bins",
+        """
+__global__ void k(const int* keys, unsigned int* hist, int n) {
+    __shared__ unsigned int s[64];
+    s[threadIdx.x] = 0;
+    __syncthreads();
+    int i = blockIdx.x * 64 + threadIdx.x;
+    if (i < n) atomicAdd(&s[keys[i]], 1u);
+    __syncthreads();
+    atomicAdd(&hist[threadIdx.x], s[threadIdx.x]);
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {
+                "keys": t(["n"], "in", I32, range=[0, 64]),
+                "hist": t([64], "inout", "uint32"),
+                "n": 1000,
+            },
+            [{"n": 129}, {"n": 5}],
+        ),
+        "scatter",
+        _hist("keys", "hist"),
+    ),
+    (
+        "scatter/shared_weighted_grid_stride",
+        """
+__global__ void k(const int* k_, const float* w, float* h, int n, int nb) {
+    extern __shared__ float sh[];
+    for (int b = threadIdx.x; b < nb; b += blockDim.x) sh[b] = 0.0f;
+    __syncthreads();
+    for (int i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += gridDim.x * blockDim.x)
+        atomicAdd(sh + k_[i], w[i]);
+    __syncthreads();
+    for (int b = threadIdx.x; b < nb; b += blockDim.x) atomicAdd(h + b, sh[b]);
+}""",
+        _b(
+            {"grid": [3], "block": [128], "shared_bytes": "nb * 4"},
+            {
+                "k_": t(["n"], "in", I32, range=[0, "nb"]),
+                "w": t(["n"], "in"),
+                "h": t(["nb"], "inout"),
+                "n": 2000,
+                "nb": 50,
+            },
+            [{"n": 131, "nb": 300}, {"n": 777, "nb": 1}],
+        ),
+        "scatter",
+        _hist("k_", "h", "w"),
+    ),
+    (
+        "scatter/shared_nonzero_merge",
+        """
+__global__ void k(const int* data, int* out, int count) {
+    __shared__ int bins[128];
+    int t = threadIdx.x;
+    bins[t] = 0;
+    __syncthreads();
+    int g = blockIdx.x * blockDim.x + t;
+    if (g < count) atomicAdd(bins + data[g], 1);
+    __syncthreads();
+    int c = bins[t];
+    if (c > 0) atomicAdd(out + t, c);
+}""",
+        _b(
+            {"grid": ["ceil_div(count, 128)"], "block": [128]},
+            {
+                "data": t(["count"], "in", I32, range=[0, 128]),
+                "out": t([128], "inout", I32),
+                "count": 3000,
+            },
+            [{"count": 130}, {"count": 1}],
+        ),
+        "scatter",
+        _hist("data", "out"),
+    ),
+]
+
+
 @pytest.mark.parametrize(
     ("vid", "src", "bdict", "idiom", "meaning"),
     SCATTER_VARIANTS,
