@@ -13,6 +13,9 @@ RECOGNISED = (
     "linalg/permute_nchw_nhwc",  # a 4-axis permutation: transposed [C, W] blocks
     "linalg/sgemm_blocktile_1d",  # eight interleaved rows per thread: one matmul
     "misc/cross_entropy",  # logsumexp minus x[i, t[i]]: a one-hot selection along the row
+    "misc/embedding_backward",  # rows scatter-added at data ids: one-hot^T @ rows
+    "misc/histogram_global",  # atomicAdd at a data key: one-hot contraction into PSUM
+    "misc/histogram_shared",  # shared privatised histogram: the same scatter
     "misc/kmeans_assign",  # argmin over a distance sum (a loop around the row tile)
     "norm/causal_softmax_warp",  # online (max, sum) pairs over xor shuffles, causal rows
     "norm/layernorm",  # mean and variance spelled with other axis names per statement
