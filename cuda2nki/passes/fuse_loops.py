@@ -17,10 +17,11 @@ earlier one, so it happens only when that cannot change a result:
 
 * tiles allocated inside the fused loops have distinct names, and no later part mentions the
   first part's loop variable;
-* every tensor (HBM or tile allocated outside the loops) that one part writes and another part
-  accesses is accessed by all parts only in the same loop of the sequence and at the identical
-  view (after renaming), and that view moves with the loop variable (or the loop runs at most
-  once), so iteration ``t`` of one part only meets iteration ``t`` of another.  A load of an
+* where one part writes a tensor (HBM, or a tile allocated outside the loops) that another part
+  accesses, the two views are provably disjoint (interleaved lanes: the same step, starts in
+  different residue classes), or they are the identical view (after renaming) in the same loop of
+  the sequence, moving with the loop variable (or the loop runs at most once), so iteration
+  ``t`` of one part only meets iteration ``t`` of another.  A load of an
   input or ``inout`` tensor reads its kernel-entry value (the generated port stores an ``inout``
   to a separate output), so it never conflicts with a store.
 """
@@ -31,15 +32,21 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from cuda2nki.ir.nodes import (
+    Add,
     Alloc,
+    At,
     Const,
     Kernel,
     Load,
     Loop,
     Min,
+    Mul,
     Note,
+    Param,
     SizeExpr,
+    Slice,
     Store,
+    Sub,
     Sym,
     View,
 )
@@ -139,8 +146,10 @@ def _renamed(loop: Loop, var: str) -> Loop:
         return loop
     old = loop.var
 
-    def sub(x: Any) -> Any:
-        return Sym(var) if isinstance(x, Sym) and x.name == old else x
+    def sub(x: Any) -> Any:  # the variable in indices and sizes, and as a scalar operand
+        if isinstance(x, Sym | Param) and x.name == old:
+            return x.replace(name=var)
+        return x
 
     return loop.replace(var=var, body=transform(loop.body, sub))
 
@@ -155,7 +164,7 @@ def _legal(parts: list[list[Loop]], entry: frozenset[str]) -> bool:
     local: list[str] = []
     for q, part in enumerate(parts):
         for j, lp in enumerate(part):
-            if q and var[j] in _syms(lp.body) and lp.var != var[j]:
+            if q and var[j] in _names(lp.body) and lp.var != var[j]:
                 return False
             local.extend(_allocs(lp.body))
     if len(local) != len(set(local)):
@@ -171,13 +180,51 @@ def _legal(parts: list[list[Loop]], entry: frozenset[str]) -> bool:
 
 
 def _independent(acc: list[Access], first: list[Loop]) -> bool:
-    if not any(w for _, _, w, _ in acc) or len({q for q, _, _, _ in acc}) < 2:
-        return True
-    _, j, _, view = acc[0]
-    if any(a[1] != j or a[3] != view for a in acc):
+    """No access of one part to the tensor can meet a write of another part to it."""
+    for k, (q, j, w, view) in enumerate(acc):
+        for q2, j2, w2, view2 in acc[k + 1 :]:
+            if q == q2 or not (w or w2) or _disjoint(view, view2):
+                continue
+            if j != j2 or view != view2:
+                return False
+            if first[j].var not in _syms(view) and not _at_most_once(first[j]):
+                return False
+    return True
+
+
+def _disjoint(a: View, b: View) -> bool:
+    """Provably no common element, in any iterations: on some dim both are slices with the same
+    step whose starts fall in different residue classes modulo it (interleaved lanes), or
+    single indices differing by a nonzero constant."""
+    if a.tensor != b.tensor or len(a.dims) != len(b.dims):
         return False
-    loop = first[j]
-    return loop.var in _syms(view) or _at_most_once(loop)
+    for da, db in zip(a.dims, b.dims):
+        if isinstance(da, Slice) and isinstance(db, Slice) and da.step == db.step > 1:
+            ra, rb = _residue(da.start, da.step), _residue(db.start, db.step)
+            if ra is not None and rb is not None and ra != rb:
+                return True
+        if isinstance(da, At) and isinstance(db, At):
+            diff = da.index - db.index
+            if isinstance(diff, Const) and diff.value != 0:
+                return True
+    return False
+
+
+def _residue(e: SizeExpr, m: int) -> int | None:
+    """``e mod m`` when it is the same for every value of the symbols, else None."""
+    if isinstance(e, Const):
+        return e.value % m
+    if isinstance(e, Add | Sub):
+        ra, rb = _residue(e.a, m), _residue(e.b, m)
+        if ra is None or rb is None:
+            return None
+        return (ra + rb if isinstance(e, Add) else ra - rb) % m
+    if isinstance(e, Mul):
+        ra, rb = _residue(e.a, m), _residue(e.b, m)
+        if ra == 0 or rb == 0:
+            return 0
+        return None if ra is None or rb is None else ra * rb % m
+    return None
 
 
 def _at_most_once(loop: Loop) -> bool:
@@ -185,6 +232,19 @@ def _at_most_once(loop: Loop) -> bool:
     if isinstance(trips, Const):
         return trips.value <= 1
     return isinstance(trips, Min) and Const(1) in (trips.a, trips.b) and loop.step == 1
+
+
+def _names(node: Any) -> set[str]:
+    """Symbols and scalar operands (a loop variable used as a value) mentioned in ``node``."""
+    found = set(_syms(node))
+
+    def visit(x: Any) -> Any:
+        if isinstance(x, Param):
+            found.add(x.name)
+        return x
+
+    transform(node, visit)
+    return found
 
 
 def _allocs(stmts: tuple) -> list[str]:

@@ -51,6 +51,7 @@ def _same_results(intent, tiles, inputs: dict, scalars: dict) -> None:
 
 FLAT = "kernel k(x: in float32[n], g: in float32[n], y: inout float32[n], z: out float32[n], n: int32, s: float32) {\n"
 OUTS = "kernel k(x: in float32[n], z: out float32[n], w: out float32[n], n: int32) {\n"
+PAIRS = "kernel k(x: in float32[T, R, 2 * C], y: out float32[T, R, 2 * C], T: int32, R: int32, C: int32) {\n"
 WIDE = "kernel k(x: in float32[2 * n], a: out float32[2 * n], b: out float32[2 * n], c: out float32[2 * n], n: int32) {\n"
 
 FUSABLE = [
@@ -61,6 +62,14 @@ FUSABLE = [
     ),
     # the same loop variable name in both statements, the inout read after its store
     (FLAT, ["y[i] = x[i] * g[i] + y[i] for i < n", "z[i] = x[i] + g[i] * y[i] for i < n"]),
+    # interleaved lanes of one output, each computed from both (a rotation of pairs)
+    (
+        PAIRS,
+        [
+            "y[t, r, 2 * c] = x[t, r, 2 * c] * 0.5 - x[t, r, 2 * c + 1] for t < T, r < R, c < C",
+            "y[s, a, 1 + 2 * b] = x[s, a, 2 * b] + x[s, a, 1 + 2 * b] * 0.5 for s < T, a < R, b < C",
+        ],
+    ),
     # three statements over a computed extent
     (
         WIDE,
@@ -77,6 +86,10 @@ def _inputs(head: str, n: int) -> tuple[dict, dict]:
     rng = np.random.default_rng(3)
     if head is OUTS:
         return {"x": rng.standard_normal(n).astype(np.float32)}, {"n": n}
+    if head is PAIRS:
+        t, r, c = 3, n // 5 + 1, 5
+        x = rng.standard_normal((t, r, 2 * c)).astype(np.float32)
+        return {"x": x}, {"T": t, "R": r, "C": c}
     if head is WIDE:
         return {"x": rng.standard_normal(2 * n).astype(np.float32)}, {"n": n}
     arrs = {k: rng.standard_normal(n).astype(np.float32) for k in ("x", "g", "y")}
@@ -101,6 +114,14 @@ def test_statements_over_one_domain_share_their_loops(case: int, n: int) -> None
 LEFT_ALONE = [
     # the second statement reads an element of the output the first wrote (in another tile)
     (OUTS, ["z[i] = x[i] * 2.0 for i < n", "w[j] = z[0] * x[j] for j < n"]),
+    # lanes of the same residue, one lane apart: the second overwrites the first's next element
+    (
+        PAIRS,
+        [
+            "y[t, r, 2 * c] = x[t, r, 2 * c] for t < T, r < R, c < C",
+            "y[s, a, 2 + 2 * b] = x[s, a, 1 + 2 * b] for s < T, a < R, b < C - 1",
+        ],
+    ),
     # different domains
     (OUTS, ["z[i] = x[i] * 2.0 for i < n", "w[j] = x[j] for j < n - 1"]),
     # both statements write the same output (a later write must stay later)
