@@ -102,7 +102,7 @@ SAMPLES: list[tuple[str, str, str]] = [
         "scatter",
         "accumulating writes at data-dependent indices (histograms, scatter-add)",
         "kernel histogram(x: in int32[N], hist: out int32[B], N: int32, B: int32) {\n"
-        "  scatter: hist[$(x[i] % B)] add= 1 for i < N;\n}",
+        "  scatter: hist[$(x[i])] add= 1 for i < N where x[i] >= 0 && x[i] < index(B);\n}",
     ),
     (
         "literal",
@@ -197,7 +197,10 @@ def markdown() -> str:
         "Layouts: `rows` (partition = the first parallel axis, 128 rows per tile; free = the "
         "row), `matmul` (contraction axis on partitions, TensorE accumulating in PSUM), "
         "`colreduce` (reduced axis on partitions), `transpose` (128x128 blocks through the "
-        "tensor engine), `unsupported` (the reason is given; the statement is refused).",
+        "tensor engine), `scatter` (128 elements on partitions; a one-hot of up to 128 target "
+        "rows, an iota compared with the keys, contracted with the values on TensorE into PSUM "
+        "across element tiles; counts exact below 2^24), `unsupported` (the reason is given; "
+        "the statement is refused).",
         "",
         "## Corpus kernels by idiom",
         "",
