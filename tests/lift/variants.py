@@ -1824,3 +1824,60 @@ __global__ void k(const float* chw, float* hwc, int C, int H, int W) {
     ),
 ]
 VARIANTS.extend(PERMUTE_VARIANTS)
+
+#: rotations of a vector by a runtime amount (the remainder's sign fixed up for C): two shifted
+#: copies
+ROTATE_VARIANTS = [
+    (
+        "rotate/left_by_k",
+        """
+__global__ void k(const float* a, float* b, int n, int k) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) b[i] = a[(i + k) % n];
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 256)"], "block": [256]},
+            {"a": t(["n"], "in"), "b": t(["n"], "out"), "n": 1000, "k": 7},
+            [{"n": 129, "k": 128}, {"n": 5, "k": 12}],
+        ),
+        "map",
+        lambda a, s: {"b": np.roll(a["a"], -s["k"])},
+    ),
+    (
+        "rotate/fixup_with_if",
+        """
+__global__ void k(const float* src, float* dst, int len, int by) {
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i >= len) return;
+    int j = (i - by) % len;
+    if (j < 0) j += len;
+    dst[i] = src[j];
+}""",
+        _b(
+            {"grid": ["ceil_div(len, 128)"], "block": [128]},
+            {"src": t(["len"], "in"), "dst": t(["len"], "out"), "len": 300, "by": -5},
+            [{"len": 131, "by": 1000}, {"len": 2, "by": 1}],
+        ),
+        "gather",
+        lambda a, s: {"dst": np.roll(a["src"], s["by"])},
+    ),
+    (
+        "rotate/ternary_right",
+        """
+__global__ void k(const float* x, float* y, int n, int shift) {
+    int idx = blockDim.x * blockIdx.x + threadIdx.x;
+    if (idx < n) {
+        int r = (idx - shift) % n;
+        y[idx] = x[r < 0 ? r + n : r];
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {"x": t(["n"], "in"), "y": t(["n"], "out"), "n": 500, "shift": 3},
+            [{"n": 257, "shift": -1000}, {"n": 1, "shift": 5}],
+        ),
+        "gather",
+        lambda a, s: {"y": np.roll(a["x"], s["shift"])},
+    ),
+]
+VARIANTS.extend(ROTATE_VARIANTS)

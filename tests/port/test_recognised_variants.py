@@ -21,6 +21,7 @@ from variants import (  # noqa: E402
     INTERLEAVE_VARIANTS,
     ONLINE_VARIANTS,
     PERMUTE_VARIANTS,
+    ROTATE_VARIANTS,
     SCAN_VARIANTS,
     TILE_VARIANTS,
     TOTAL_VARIANTS,
@@ -145,6 +146,17 @@ def test_permutations_port_as_transposed_blocks(vid, src, bdict, target, tmp_pat
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert "transpose" in res.source
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"), [v[:3] for v in ROTATE_VARIANTS], ids=[v[0] for v in ROTATE_VARIANTS]
+)
+def test_rotations_port_as_two_shifted_copies(vid, src, bdict, target, tmp_path) -> None:
+    """A roll by a runtime amount (negative, or more than the length): two shifted copies."""
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert len(res.ir_tiles.body) >= 2 and "iota" not in res.source
 
 
 def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:
