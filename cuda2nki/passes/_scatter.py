@@ -15,11 +15,16 @@ accumulated across the element tiles, then added to the target's prior contents 
 outside ``[0, rows)`` matches no column of the one-hot, and a guard (the kernel's range check, a
 padding id's early return) zeroes its element's row, so skipped elements add nothing.
 
-Exactness and limits (documented in the port as note C2N2510):
+Exactness and limits:
 
-* the PSUM accumulation is fp32: integer counts are exact while every target element's total
-  (prior contents plus what is added) stays below 2**24 (16,777,216); float targets are summed in
-  another order than the CUDA atomics' (which is unspecified anyway);
+* the PSUM accumulation is fp32, exact for integers below 2**24 (16,777,216).  An integer target is
+  therefore summed in groups of element tiles that cannot reach 2**24 (a literal count ``v`` per
+  element: ``(2**24 - 1) // (128 * |v|)`` tiles, 131071 for ``+1``; any other value one tile per
+  group, exact while a tile's partial sums stay below 2**24, e.g. ``|v| < 2**17``), each group
+  copied to int32 and added into an int32 accumulator holding the prior contents (an all-int32
+  ``tensor_tensor`` runs on GpSimd, exactly): histogram counts are exact up to the int32 range,
+  as with CUDA's atomics.  Float targets are summed in another order than the CUDA atomics'
+  (which is unspecified anyway);
 * a NaN or infinite value of one element spreads to its whole column in the contraction (0 * NaN
   is NaN), where CUDA would only poison its own key's row;
 * the one-hot costs one vector-engine pass over ``128 x rows`` per element tile and target-row
@@ -40,6 +45,7 @@ from cuda2nki.ir.nodes import (
     Lit,
     Loop,
     Matmul,
+    Memset,
     Min,
     Read,
     Select,
@@ -52,11 +58,13 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, Role
 from cuda2nki.passes import _tiles as T
-from cuda2nki.passes._index import ROW, access_class, dims_for
+from cuda2nki.passes._index import ROW, access_class, dims_for, plus
 
 #: the tensor engine's contraction tile: rows of the target per matmul (PSUM partitions) and
 #: columns per matmul (one PSUM bank of fp32)
 ROWS_PER_BLOCK, COLS_PER_BLOCK, ELEMS_PER_TILE = 128, 512, 128
+#: fp32 represents every integer below this exactly
+EXACT = 2**24
 
 
 def scatter_shape(c: Compute, tensors: dict) -> tuple[str, str] | None:
@@ -108,25 +116,79 @@ def lower_scatter(lw, c: Compute) -> None:
     acc = blk.fresh("acc")
     blk.emit(Alloc(acc, (mb, nc), "float32", Buffer.PSUM, loc=c.loc))
     acc_v = T.whole(acc, mb, nc)
-    for first in (True, False):
-        kb = blk.nested()
-        t = None if first else blk.fresh("t")
-        r0 = Const(0) if first else T.Const(ELEMS_PER_TILE) * T.Sym(t)
-        rows = Min(ELEMS_PER_TILE, N - r0)
-        onehot = _onehot(lw, kb, c, n_ax, r0, rows, b0, mb)
-        vals = _values(lw, kb, c, n_ax, c_ax, r0, rows, c0, nc)
-        kb.emit(Matmul(acc_v, onehot, vals, accumulate=not first, loc=c.loc))
-        if first:
-            blk.stmts.extend(kb.stmts)
-        else:
-            trips = CeilDiv(N, ELEMS_PER_TILE)
-            body = tuple(kb.stmts)
-            blk.emit(Loop(t, 1, trips, kind=LoopKind.SEQUENTIAL, body=body, loc=c.loc))
-    _epilogue(lw, blk, c, acc_v, c_ax, b0, mb, c0, nc)
+    shape = (n_ax, c_ax, b0, mb, c0, nc)
+    if T.is_float(decl.dtype):
+        _contract(lw, blk, c, acc_v, shape, Const(0), N, None)
+        _epilogue(lw, blk, c, acc_v, c_ax, b0, mb, c0, nc)
+    else:
+        _exact_counts(lw, blk, c, acc_v, shape, N)
     inner = tuple(blk.stmts)
     if c_ax:
         inner = (Loop(w, 0, CeilDiv(C, COLS_PER_BLOCK), body=inner, loc=c.loc),)
     b.emit(Loop(u, 0, CeilDiv(B, ROWS_PER_BLOCK), body=inner, loc=c.loc))
+
+
+def _contract(lw, b, c: Compute, acc: View, shape: tuple, g0, N, tiles) -> None:
+    """``acc = sum`` over the element tiles from ``g0`` (``tiles`` of them at most, or all up to
+    ``N``) of ``onehot^T @ values``: the first tile starts the PSUM accumulation."""
+    n_ax, c_ax, b0, mb, c0, nc = shape
+    for first in (True, False):
+        kb = b.nested()
+        t = None if first else b.fresh("t")
+        r0 = g0 if first else plus(g0, T.Const(ELEMS_PER_TILE) * T.Sym(t))
+        rows = Min(ELEMS_PER_TILE, N - r0)
+        onehot = _onehot(lw, kb, c, n_ax, r0, rows, b0, mb)
+        vals = _values(lw, kb, c, n_ax, c_ax, r0, rows, c0, nc)
+        kb.emit(Matmul(acc, onehot, vals, accumulate=not first, loc=c.loc))
+        if first:
+            b.stmts.extend(kb.stmts)
+            continue
+        trips = CeilDiv(N - g0, ELEMS_PER_TILE)
+        trips = trips if tiles is None else Min(tiles, trips)
+        body = tuple(kb.stmts)
+        b.emit(Loop(t, 1, trips, kind=LoopKind.SEQUENTIAL, body=body, loc=c.loc))
+
+
+def _exact_counts(lw, b, c: Compute, acc: View, shape: tuple, N) -> None:
+    """An integer target: PSUM sums groups of element tiles small enough to stay below 2**24
+    (exact in fp32), each group added into an int32 accumulator (all-int32 ``tensor_tensor``
+    runs on GpSimd, exactly) that starts from the target's prior contents."""
+    n_ax, c_ax, b0, mb, c0, nc = shape
+    decl = lw.decl(c.target.tensor)
+    dims = (Slice(b0, mb), Slice(c0, nc)) if c_ax else (Slice(b0, mb),)
+    total = b.fresh("total")
+    b.emit(Alloc(total, (mb, nc), decl.dtype, Buffer.SBUF, loc=c.loc))
+    tot = T.whole(total, mb, nc)
+    if decl.role == Role.INOUT:
+        from cuda2nki.ir.nodes import Load
+
+        b.emit(Load(tot, View(c.target.tensor, dims), loc=c.loc))
+    else:
+        b.emit(Memset(tot, Lit(0, decl.dtype), loc=c.loc))
+    tiles = _tiles_per_group(c)
+    g = b.fresh("g")
+    gb = b.nested()
+    g0 = T.Const(ELEMS_PER_TILE * tiles) * T.Sym(g)
+    _contract(lw, gb, c, acc, shape, g0, N, tiles)
+    part = gb.fresh("part")
+    gb.emit(Alloc(part, (mb, nc), decl.dtype, Buffer.SBUF, loc=c.loc))
+    gb.emit(TensorCopy(T.whole(part, mb, nc), acc, loc=c.loc))
+    gb.emit(TensorTensor(tot, Op.ADD, tot, T.whole(part, mb, nc), loc=c.loc))
+    trips = CeilDiv(N, ELEMS_PER_TILE * tiles)
+    b.emit(Loop(g, 0, trips, kind=LoopKind.SEQUENTIAL, body=tuple(gb.stmts), loc=c.loc))
+    b.emit(Store(View(c.target.tensor, dims), tot, loc=c.loc))
+
+
+def _tiles_per_group(c: Compute) -> int:
+    """Element tiles one PSUM group may sum exactly: a literal count ``v`` per element adds at
+    most ``128 * |v|`` per tile to a target element; any other value one tile at a time (exact
+    while a tile's partial sums stay below 2**24, e.g. ``|v| < 2**17``)."""
+    from cuda2nki.ir.nodes import Cast
+
+    v = c.expr.x if isinstance(c.expr, Cast) else c.expr
+    if isinstance(v, Lit) and v.value != 0 and float(v.value).is_integer():
+        return max(1, (EXACT - 1) // (ELEMS_PER_TILE * abs(int(v.value))))
+    return 1
 
 
 def _compiler(lw, b, c: Compute, p_axis: str, f_axis: str, r0, rows, f0, cols):

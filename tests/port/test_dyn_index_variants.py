@@ -382,3 +382,17 @@ def test_scatter_ports_as_one_hot_contraction(vid, src, bdict, target, tmp_path)
     res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-4)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert "iota" in res.source and "matmul" in res.source
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_integer_counts_flush_exact_groups(target, tmp_path, monkeypatch) -> None:
+    """Integer counts are summed in PSUM in groups that stay below 2**24, each group added into
+    an int32 accumulator; with groups of three element tiles the boundaries are exercised on
+    small shapes (17 tiles, a ragged last group)."""
+    from cuda2nki.passes import _scatter
+
+    monkeypatch.setattr(_scatter, "EXACT", 3 * 128 + 1)
+    vid, src, bdict = next(v[:3] for v in SCATTER_VARIANTS if v[0].endswith("grid_stride_counts"))
+    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=0.0)
+    assert not run.mismatches, run.mismatches
+    assert "for g in " in res.source  # the loop over groups of element tiles
