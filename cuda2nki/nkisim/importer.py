@@ -10,6 +10,7 @@ whatever was there.  An installed real ``nki`` / ``neuronxcc`` is left alone unl
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.abc
 import importlib.util
 import itertools
@@ -40,30 +41,36 @@ NOT_SIMULATED = {
 
 
 class SimModule(types.ModuleType):
-    """A namespace module of the simulator; unknown public names raise C2N3001."""
+    """A namespace module of the simulator; unknown public names raise C2N3001.
+
+    The refusal is the module's own ``__getattr__`` (PEP 562, in its ``__dict__``), not a method
+    of this class: a class-level ``__getattr__`` would route every attribute read of ``nl`` /
+    ``nisa`` (the ports' hottest lookups) through the slow generic hook."""
 
     _sim_legacy: bool = False
     _sim_other: types.ModuleType | None = None  # the same namespace in the other API generation
 
-    def __getattr__(self, name: str):
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
-        short = self.__name__.rsplit(".", 1)[-1]
-        detail = NOT_SIMULATED.get(f"{short}.{name}", "")
-        other = self.__dict__.get("_sim_other")
-        if not detail and other is not None and name in other.__dict__:
-            detail = (
-                "not part of the legacy neuronxcc.nki API"
-                if self._sim_legacy
-                else "legacy neuronxcc.nki API only"
-            )
-        raise unsupported(f"{self.__name__}.{name}", detail)
+
+def _missing(m: SimModule, name: str):
+    if name.startswith("__") and name.endswith("__"):
+        raise AttributeError(name)
+    short = m.__name__.rsplit(".", 1)[-1]
+    detail = NOT_SIMULATED.get(f"{short}.{name}", "")
+    other = m.__dict__.get("_sim_other")
+    if not detail and other is not None and name in other.__dict__:
+        detail = (
+            "not part of the legacy neuronxcc.nki API"
+            if m._sim_legacy
+            else "legacy neuronxcc.nki API only"
+        )
+    raise unsupported(f"{m.__name__}.{name}", detail)
 
 
 def _module(name: str, legacy: bool, attrs: dict) -> SimModule:
     m = SimModule(name)
     m._sim_legacy = legacy
     m.__dict__.update(attrs)
+    m.__dict__["__getattr__"] = functools.partial(_missing, m)
     m.__dict__["__package__"] = name
     m.__dict__["__path__"] = []  # a package, so submodule imports go through sys.modules
     return m

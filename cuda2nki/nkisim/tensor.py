@@ -1140,13 +1140,9 @@ class NkiTensor:
         _nl._setitem(self, key, value)
 
     # ------------------------------------------------------------------ view methods (0.5.0+)
-    def __getattr__(self, name: str):
-        # only reached when normal lookup fails: documented methods the simulator does not model
-        # are refused with C2N3001, anything else is the port's own AttributeError
-        reason = _TENSOR_NOT_SIMULATED.get(name)
-        if reason is not None:
-            raise unsupported(f"NkiTensor.{name}", reason)
-        raise AttributeError(f"'NkiTensor' object has no attribute '{name}'")
+    # (documented methods the simulator does not model are refused with C2N3001 where they are
+    # read: properties of their own, see _refused_attribute below -- not a class-level
+    # __getattr__, which would slow down every attribute read of every tensor)
 
     def vector_select(self, dim: int, offsets) -> NkiTensor:
         """Per-partition row gather of an HBM tensor: row ``p`` of the result is ``t[offsets[p]]``.
@@ -1557,3 +1553,14 @@ def access_pattern(
         )
     a = as_strided(base[offset:], shape, tuple(s * base.itemsize for s in strides))
     return NkiTensor(stg, a, ndt, pdim)
+
+
+def _refused_attribute(name: str, reason: str) -> property:
+    def refused(self):
+        raise unsupported(f"NkiTensor.{name}", reason)
+
+    return property(refused, doc=f"Not simulated (C2N3001): {reason}.")
+
+
+for _name, _reason in _TENSOR_NOT_SIMULATED.items():
+    setattr(NkiTensor, _name, _refused_attribute(_name, _reason))
