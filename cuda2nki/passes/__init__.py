@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads"
+DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads"
 
 
 def _fold_peeled() -> type:
@@ -30,6 +30,12 @@ def _guards_to_domains() -> type:
     from cuda2nki.passes.guards_to_domains import GuardsToDomainsPass
 
     return GuardsToDomainsPass
+
+
+def _split_rotations() -> type:
+    from cuda2nki.passes.split_rotations import SplitRotationsPass
+
+    return SplitRotationsPass
 
 
 def _merge_lanes() -> type:
@@ -97,6 +103,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "fold-peeled": _fold_peeled,
         "dead-stores": _dead_stores,
         "guards-to-domains": _guards_to_domains,
+        "split-rotations": _split_rotations,
         "merge-lanes": _merge_lanes,
         "one-hot-gather": _one_hot_gather,
         "choose-layout": _choose_layout,
