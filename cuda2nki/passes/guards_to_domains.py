@@ -28,7 +28,6 @@ from cuda2nki.ir.nodes import (
     Compute,
     Const,
     Domain,
-    Dyn,
     Expr,
     IndexValue,
     Kernel,
@@ -123,69 +122,6 @@ def _terms(e: Expr, op: Op) -> list[str]:
     return [repr(e)]
 
 
-def _rotation(c: Compute, kernel: Kernel) -> list[Compute] | None:
-    """``y[i] = x[(i - s) mod n]`` over the whole of ``n`` elements (a roll; C's remainder fixed
-    up when negative) is two shifted copies: ``y[i + r] = x[i]`` for ``i < n - r`` and
-    ``y[i] = x[i + n - r]`` for ``i < r``, with ``r = ((s % n) + n) % n``."""
-    if c.accumulate is not None or c.domain.guard is not None or len(c.domain.axes) != 1:
-        return None
-    ax = c.domain.axes[0]
-    src = c.expr
-    if not (isinstance(src, Read) and len(src.index) == 1):
-        return None
-    if c.target.index != (Sym(ax.name),) or not covers_target(c, kernel):
-        return None
-    ix = src.index[0]
-    shift = _rolled(ix.expr if isinstance(ix, Dyn) else IndexValue(ix), ax)
-    decl = kernel.tensors.get(src.tensor)
-    if shift is None or decl is None or decl.shape != (ax.extent,):
-        return None
-    n = ax.extent
-    r = Mod(Add(Mod(shift, n), n), n)
-    i = Sym(ax.name)
-    first = Compute(
-        c.target.replace(index=(Add(i, r),)),
-        Domain((ax.replace(extent=Sub(n, r)),)),
-        src.replace(index=(i,)),
-        idiom=c.idiom, attrs=c.attrs, loc=c.loc,
-    )  # fmt: skip
-    second = Compute(
-        c.target.replace(index=(i,)),
-        Domain((ax.replace(extent=r),)),
-        src.replace(index=(Add(i, Sub(n, r)),)),
-        idiom=c.idiom, attrs=c.attrs, loc=c.loc,
-    )  # fmt: skip
-    return [first, second]
-
-
-def _rolled(e: Expr, ax: Axis) -> SizeExpr | None:
-    """``s`` for ``(i - s) % n`` as an index value, or C's fix-up of its sign
-    ``(i - s) % n < 0 ? (i - s) % n + n : (i - s) % n``."""
-    if isinstance(e, Select):
-        m = _rolled(e.b, ax)
-        ok = (
-            m is not None
-            and isinstance(e.cond, Binary)
-            and e.cond.op == Op.LT
-            and e.cond.a == e.b
-            and isinstance(e.cond.b, IndexValue)
-            and e.cond.b.expr == Const(0)
-            and isinstance(e.a, IndexValue)
-            and e.a.expr == Add(e.b.expr, ax.extent)
-        )
-        return m if ok else None
-    if not (isinstance(e, IndexValue) and isinstance(e.expr, Mod) and e.expr.b == ax.extent):
-        return None
-    d, i = e.expr.a, Sym(ax.name)
-    if isinstance(d, Sub) and d.a == i and ax.name not in d.b.free_syms():
-        return d.b  # a right rotation by s
-    if isinstance(d, Add):
-        for x, y in ((d.a, d.b), (d.b, d.a)):
-            if x == i and ax.name not in y.free_syms():
-                return Sub(Const(0), y)  # (i + s) % n: a left rotation by s
-    return None
-
-
 def _is_carry_over(c: Compute) -> bool:
     return (
         isinstance(c.expr, Read)
@@ -242,9 +178,6 @@ def _fold_reduce_bounds(e: Any) -> Any:
 
 def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
     c = _normalise(c)
-    halves = _rotation(c, kernel)
-    if halves is not None:
-        return [x for h in halves for x in _rewrite(h, kernel)]
     out: list[Compute] = []
     decl = kernel.tensors.get(c.target.tensor)
     inout = decl is not None and decl.role == Role.INOUT and c.accumulate is None
