@@ -851,10 +851,16 @@ def itemsize(dtype: str) -> int:
 
 
 def _uses_index_value(c: Compute) -> bool:
+    """An index value that moves with the statement's axes (an element's position): the flat
+    layouts keep it on a fixed width.  One of scalar parameters only (``(float) n``) does not
+    count."""
     from cuda2nki.passes._analysis import walk
 
     exprs = [c.expr] + ([c.domain.guard] if c.domain.guard is not None else [])
-    return any(isinstance(x, IndexValue) for e in exprs for x in walk(e))
+    nodes = [x for e in exprs for x in walk(e)]
+    axes = set(c.domain.names)
+    axes.update(a.name for x in nodes if isinstance(x, Reduce) for a in x.axes)
+    return any(isinstance(x, IndexValue) and x.expr.free_syms() & axes for x in nodes)
 
 
 def _cap(e) -> int | None:

@@ -101,3 +101,55 @@ def test_whole_vector_reductions_fill_the_partitions(tmp_path: Path, count: int)
     np.testing.assert_allclose(got, 0.5 + u.astype(np.float64) @ w, rtol=1e-5, atol=1e-5)
     mults = [r for r in sim.trace if r.op == "tensor_tensor"]
     assert max(r.partitions for r in mults) == min(128, count // -(-count // 128))
+
+
+MEAN_SQ = """
+__global__ void mean_sq(const float* xs, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(out, xs[i] * xs[i] / (float)n);
+}
+"""
+MEAN_SQ_BINDING = """
+kernel = "mean_sq"
+[launch]
+grid = ["ceil_div(n, 256)"]
+block = [256]
+[params]
+xs = { shape = ["n"], dtype = "float32", role = "in" }
+out = { shape = [1], dtype = "float32", role = "inout" }
+n = 8000
+"""
+SCALE_BY_N = """
+__global__ void scale_by_n(const float* xs, float* ys, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) ys[i] = xs[i] / (float)n;
+}
+"""
+SCALE_BY_N_BINDING = """
+kernel = "scale_by_n"
+[launch]
+grid = ["ceil_div(n, 128)"]
+block = [128]
+[params]
+xs = { shape = ["n"], dtype = "float32", role = "in" }
+ys = { shape = ["n"], dtype = "float32", role = "out" }
+n = 8000
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "src", "binding"),
+    [("mean_sq", MEAN_SQ, MEAN_SQ_BINDING), ("scale_by_n", SCALE_BY_N, SCALE_BY_N_BINDING)],
+)
+def test_a_scalar_size_used_as_a_value_still_spreads_the_vector(tmp_path, name, src, binding):
+    """``(float)n`` is an index value of a parameter, not of the element's position: the flat
+    layouts still spread the vector over the partitions."""
+    xs = np.linspace(-2, 2, 8000, dtype=np.float32)
+    inputs = {"xs": xs, "out": np.zeros(1, np.float32)} if name == "mean_sq" else {"xs": xs}
+    res, sim = _port_and_run(tmp_path, name, src, binding, inputs)
+    assert res.idiom != "literal", res.diagnostics
+    got = np.asarray(sim.outputs, np.float64).reshape(-1)
+    want = (xs.astype(np.float64) ** 2).sum() / 8000 if name == "mean_sq" else xs / np.float32(8000)
+    np.testing.assert_allclose(got, np.atleast_1d(want), rtol=1e-5, atol=1e-6)
+    engine = [r for r in sim.trace if r.engine != "dma" and r.op not in ("memset", "iota")]
+    assert max(r.partitions for r in engine) >= 100
