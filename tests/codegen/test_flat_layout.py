@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuda2nki import api
 from cuda2nki.nkisim import load_kernel, simulate_kernel
+from tests.port.acceptance import port_source
 
 SOURCE = """
 __global__ void axpb(const float* src, float* dst, float a, float b, int count) {
@@ -34,14 +34,8 @@ count = 5000
 
 def _port_and_run(tmp_path: Path, name: str, src: str, binding: str, inputs: dict, **kw):
     """Port kernel ``name`` (its binding given) and simulate the port on ``inputs``."""
-    cu, toml = tmp_path / f"{name}.cu", tmp_path / f"{name}.toml"
-    cu.write_text(src)
-    toml.write_text(binding)
-    res = api.port(cu, binding=toml, **kw)
-    assert res.source is not None, res.diagnostics
-    port = tmp_path / "port.py"
-    port.write_text(res.source)
-    return res, simulate_kernel(load_kernel(str(port), name), inputs)
+    done = port_source(tmp_path, name, src, binding, **kw)
+    return done.res, simulate_kernel(load_kernel(str(done.port), name), inputs)
 
 
 @pytest.mark.parametrize("target", ["nki", "legacy"])

@@ -16,6 +16,7 @@ from cuda2nki.ir.nodes import Load, Loop
 from cuda2nki.ir.parser import parse
 from cuda2nki.ir.printer import to_text
 from cuda2nki.passes import DEFAULT_PIPELINE, PassContext, parse_pipeline, run_pipeline
+from tests.port.acceptance import port_source
 
 WITHOUT = DEFAULT_PIPELINE.replace("fuse-loops,", "")
 
@@ -235,19 +236,15 @@ CUDA_CASES = {
 @pytest.mark.parametrize("name", sorted(CUDA_CASES))
 def test_fused_ports_load_each_window_once(tmp_path: Path, name: str, target: str) -> None:
     src, binding = CUDA_CASES[name]
-    cu, toml = tmp_path / f"{name}.cu", tmp_path / f"{name}.toml"
-    cu.write_text(src)
-    toml.write_text(binding)
-    res = api.port(cu, binding=toml, target=target)
-    assert res.source is not None and res.idiom != "literal", res.diagnostics
-    apart = api.port(cu, binding=toml, target=target, passes=WITHOUT)
+    done = port_source(tmp_path, name, src, binding, target=target)
+    res, cu = done.res, done.cu
+    assert res.idiom != "literal", res.diagnostics
+    apart = api.port(cu, binding=done.binding, target=target, passes=WITHOUT)
     assert len(_loops(res.ir_tiles)) < len(_loops(apart.ir_tiles))
     for loop in _loops(res.ir_tiles):
         srcs = [ld.src for ld in _loads(loop.body)]
         assert len(srcs) == len(set(srcs)), to_text(loop)
-    port = tmp_path / "port.py"
-    port.write_text(res.source)
-    report = check(cu, port, seeds=1)
+    report = check(cu, done.port, seeds=1)
     codes = [d.code for d in report.findings]
     assert "C2N5006" not in codes, codes
     assert len(report.numerics) >= 3  # the default point and two [[check.shapes]], every output

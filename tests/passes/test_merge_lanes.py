@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuda2nki import api
 from cuda2nki.ir.evaluate import evaluate
 from cuda2nki.ir.nodes import Compute
 from cuda2nki.ir.parser import parse
 from cuda2nki.ir.printer import to_text
 from cuda2nki.nkisim import load_kernel, simulate_kernel
 from cuda2nki.passes import PassContext, parse_pipeline, run_pipeline
+from tests.port.acceptance import port_source
 
 HEAD = (
     "kernel k(x: in float32[4 * n], b: in float32[n], y: out float32[4 * n], n: int32, "
@@ -214,15 +214,10 @@ def test_vectorised_kernels_port_to_full_width_tiles(
     tmp_path: Path, name: str, target: str
 ) -> None:
     src, binding, arg, n, ref = CASES[name]
-    cu, toml = tmp_path / f"{name}.cu", tmp_path / f"{name}.toml"
-    cu.write_text(src)
-    toml.write_text(binding)
-    res = api.port(cu, binding=toml, target=target)
-    assert res.source is not None and res.idiom != "literal", res.diagnostics
-    port = tmp_path / "port.py"
-    port.write_text(res.source)
+    done = port_source(tmp_path, name, src, binding, target=target)
+    assert done.res.idiom != "literal", done.res.diagnostics
     x = np.linspace(-2, 2, n, dtype=np.float32)
-    sim = simulate_kernel(load_kernel(str(port), name), {arg: x})
+    sim = simulate_kernel(load_kernel(str(done.port), name), {arg: x})
     np.testing.assert_array_equal(np.asarray(sim.outputs).reshape(-1), ref(x))
     dmas = [r for r in sim.trace if r.engine == "dma"]
     # one load and one store per tile (at most a full block, a row block and a tail row)

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuda2nki import api
 from cuda2nki.fidelity.check import check
 from cuda2nki.ir.evaluate import evaluate
 from cuda2nki.ir.nodes import Compute, Dyn, Mod
 from cuda2nki.ir.parser import parse
 from cuda2nki.ir.printer import to_text
 from cuda2nki.passes import PassContext, parse_pipeline, run_pipeline
+from tests.port.acceptance import port_source
 
 HEAD = "kernel k(x: in float32[n], y: out float32[n], n: int32, s: int32) {\n"
 
@@ -186,14 +186,9 @@ CASES = {
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_circular_shifts_port_as_shifted_copies(tmp_path: Path, name: str, target: str) -> None:
     src, binding = CASES[name]
-    cu, toml = tmp_path / f"{name}.cu", tmp_path / f"{name}.toml"
-    cu.write_text(src)
-    toml.write_text(binding)
-    res = api.port(cu, binding=toml, target=target, lowering="recognise")
-    assert res.source is not None and not res.literal, res.diagnostics
-    port = tmp_path / "port.py"
-    port.write_text(res.source)
-    report = check(cu, port, seeds=1)
+    done = port_source(tmp_path, name, src, binding, target=target, lowering="recognise")
+    assert not done.res.literal, done.res.diagnostics
+    report = check(done.cu, done.port, seeds=1)
     assert len(report.numerics) >= 3
     assert all(c["classification"] == "expected" for c in report.numerics), report.numerics
     assert report.verdict == "pass", [f"{d.code} {d.message}" for d in report.findings]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -74,6 +75,31 @@ class SimtComparison:
     mismatches: list[tuple[str, dict, float]] = field(default_factory=list)
     points: list[dict] = field(default_factory=list)
     cost_ns: float | None = None
+
+
+@dataclass(frozen=True)
+class PortedSource:
+    """A CUDA source ported from a test: the port result, and the files written for it."""
+
+    res: Any
+    cu: Path
+    binding: Path
+    port: Path
+
+
+def port_source(tmp: Path, name: str, src: str, binding: str, **kw: Any) -> PortedSource:
+    """Write ``src`` and its ``binding`` as ``name.cu`` / ``name.toml`` under ``tmp``, port it
+    (``cuda2nki.api.port`` with ``kw``) and write the port; asserts that a port came out."""
+    from cuda2nki import api
+
+    cu, toml = tmp / f"{name}.cu", tmp / f"{name}.toml"
+    cu.write_text(src)
+    toml.write_text(binding)
+    res = api.port(cu, binding=toml, **kw)
+    assert res.source is not None, res.diagnostics
+    port = tmp / f"{name}_port.py"
+    port.write_text(res.source)
+    return PortedSource(res, cu, toml, port)
 
 
 def run_against_simt(
