@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 from cuda2nki.ir import nodes as N
+from cuda2nki.rewrite import strip_locs, transform
 
 
 def merge(computes: list) -> list:
@@ -84,24 +85,7 @@ def _spot(ix, count: int) -> tuple[int, str] | None:
 
 
 def _replace(c: N.Compute, pattern, new) -> N.Compute | None:
-    def walk(x):
-        if x == pattern:
-            return new
-        if isinstance(x, tuple):
-            return tuple(walk(y) for y in x)
-        if dataclasses.is_dataclass(x) and not isinstance(x, type):
-            kw = {}
-            for f in dataclasses.fields(x):
-                if f.name == "loc":
-                    continue
-                v = getattr(x, f.name)
-                w = walk(v)
-                if w is not v:
-                    kw[f.name] = w
-            return dataclasses.replace(x, **kw) if kw else x
-        return x
-
-    return walk(c)
+    return transform(c, lambda x: new if x == pattern else x)
 
 
 def _mentions(c: N.Compute, name: str) -> bool:
@@ -142,19 +126,7 @@ def _axis_names(c: N.Compute, like: N.Compute) -> N.Compute | None:
 
 def _key(c: N.Compute) -> object:
     """``c`` without source locations, its bound reduction axes renamed by position."""
-    return _no_locs((c.target, _alpha(c.expr), c.domain))
-
-
-def _no_locs(x):
-    if isinstance(x, tuple):
-        return tuple(_no_locs(y) for y in x)
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        kw = {}
-        for f in dataclasses.fields(x):
-            v = getattr(x, f.name)
-            kw[f.name] = N.UNKNOWN_LOC if f.name == "loc" else _no_locs(v)
-        return dataclasses.replace(x, **kw)
-    return x
+    return strip_locs((c.target, _alpha(c.expr), c.domain))
 
 
 def _alpha(e):
@@ -187,21 +159,4 @@ def _alpha(e):
 
 
 def _sub(e, old: str, new: str):
-    def walk(x):
-        if isinstance(x, N.Sym) and x.name == old:
-            return N.Sym(new)
-        if isinstance(x, tuple):
-            return tuple(walk(y) for y in x)
-        if dataclasses.is_dataclass(x) and not isinstance(x, type):
-            kw = {}
-            for f in dataclasses.fields(x):
-                if f.name == "loc":
-                    continue
-                v = getattr(x, f.name)
-                w = walk(v)
-                if w is not v:
-                    kw[f.name] = w
-            return dataclasses.replace(x, **kw) if kw else x
-        return x
-
-    return walk(e)
+    return transform(e, lambda x: N.Sym(new) if isinstance(x, N.Sym) and x.name == old else x)

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 from cuda2nki.ir.nodes import (
     Binary,
@@ -23,28 +21,9 @@ from cuda2nki.ir.nodes import (
     Unary,
 )
 from cuda2nki.ir.ops import Op
+from cuda2nki.rewrite import transform
 
-
-def transform(node: Any, fn: Callable[[Any], Any], skip: tuple[type, ...] = ()) -> Any:
-    """``node`` rebuilt bottom-up: every IR node's fields (not ``loc``) and tuple items first,
-    then ``fn`` on the node.  Instances of ``skip`` are left whole; an unchanged subtree is
-    returned as the same object."""
-    if isinstance(node, skip):
-        return node
-    if isinstance(node, tuple):
-        items = tuple(transform(x, fn, skip) for x in node)
-        return node if all(a is b for a, b in zip(items, node)) else items
-    if not dataclasses.is_dataclass(node) or isinstance(node, type):
-        return node
-    changes = {}
-    for f in dataclasses.fields(node):
-        if f.name == "loc":
-            continue
-        old = getattr(node, f.name)
-        new = transform(old, fn, skip)
-        if new is not old:
-            changes[f.name] = new
-    return fn(dataclasses.replace(node, **changes) if changes else node)
+__all__ = ["transform"]  # re-exported: the passes import it from here
 
 
 def covers_target(c: Compute, kernel: Kernel) -> bool:

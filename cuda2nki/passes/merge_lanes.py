@@ -28,7 +28,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cuda2nki.diagnostics import UNKNOWN_LOC
 from cuda2nki.ir.nodes import (
     Access,
     Add,
@@ -52,6 +51,7 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.passes._analysis import reads, transform, walk
 from cuda2nki.passes._index import linear
 from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.rewrite import strip_locs
 
 _MAX_LANES = 16
 
@@ -108,7 +108,7 @@ def _lane_run(body: list, p: int) -> tuple[Compute, int] | None:
     if sorted(o - base for o in offsets) != list(range(n_lanes)):  # type: ignore[operator]
         return None
     merged = [_as_flat(s, v, n_lanes, o - base) for s, o in zip(renamed, offsets)]  # type: ignore[operator]
-    shapes = {_noloc(m) for m in merged}
+    shapes = {strip_locs(m) for m in merged}
     if None in merged or len(shapes) != 1 or not _lane_safe(merged[0]):
         return None
     m = merged[0]
@@ -243,9 +243,9 @@ def _join(a: Any, b: Any) -> Compute | None:
         return None
     # b at u = A + m is a at u: substitute m := u - A in b and compare
     back = transform(shifted, lambda x: _shift_index(x, u.name, u.extent))
-    if back is None or _noloc(back.target) != _noloc(a.target):
+    if back is None or strip_locs(back.target) != strip_locs(a.target):
         return None
-    if _noloc(back.expr) != _noloc(a.expr) or not _lane_safe(a):
+    if strip_locs(back.expr) != strip_locs(a.expr) or not _lane_safe(a):
         return None
     axis = u.replace(extent=_sum_extent(u.extent, m.extent))
     return a.replace(domain=Domain((axis,)))
@@ -262,7 +262,7 @@ def _shift_index(x: Any, u: str, start: SizeExpr) -> Any:
             return _subst(e, u, Sub(Sym(u), start))
         rest, k = _split_const(lin[None])
         srest, sk = _split_const(start)
-        if rest is not None and srest is not None and _noloc(rest) == _noloc(srest):
+        if rest is not None and srest is not None and strip_locs(rest) == strip_locs(srest):
             return _plus(Sym(u), k - sk)
         if rest is None and srest is None:
             return _plus(Sym(u), k - sk)
@@ -318,12 +318,3 @@ def _times(k: int, e: SizeExpr) -> SizeExpr:
     if isinstance(e, Const):
         return Const(k * e.value)
     return Mul(Const(k), e)
-
-
-def _noloc(node: Any) -> Any:
-    """``node`` with every source location dropped (for comparing lanes)."""
-    if node is None:
-        return None
-    return transform(
-        node, lambda x: x.replace(loc=UNKNOWN_LOC) if getattr(x, "loc", None) is not None else x
-    )
