@@ -764,6 +764,21 @@ class ExprConverter:
         scanned = self.scan(f)
         if scanned is not None:
             return scanned
+        active: set = self.__dict__.setdefault("_active_folds", set())
+        if f.var in active:  # the same loop folded again inside its own fold (an argmin's
+            # extremum inside the position reduction): a variable of its own, no shadowing
+            fresh = f"{f.var}'"
+            while fresh in active:
+                fresh += "'"
+            body = V.subs_poly(f.body, {f.var: af.sym(fresh)})
+            f = V.Fold(f.dtype, f.op, fresh, f.start, f.stop, f.step, body)
+        active.add(f.var)
+        try:
+            return self._fold(f)
+        finally:
+            active.discard(f.var)
+
+    def _fold(self, f: V.Fold) -> N.Reduce:
         name = self.low.namer.axis(f.var)
         ext = f.stop
         self.extents[f.var] = ext
