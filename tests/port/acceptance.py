@@ -153,6 +153,29 @@ def run_against_simt(
     return out
 
 
+def port_variant(
+    vid: str, src: str, bdict: dict, target: str, tmp: Path, tol: float = 0.0, seed0: int = 3
+) -> tuple[Any, SimtComparison, list[dict]]:
+    """Port a lift-variant kernel ``k`` (``vid`` = ``family/name``, binding given as a dict)
+    through the recognised path and run it beside the SIMT interpreter on every test point of
+    its binding (seeds ``seed0``, ``seed0 + 1``, ...): (port result, comparison, points)."""
+    from cuda2nki.binding import binding_from_dict
+    from cuda2nki.codegen.pipeline import port_file
+
+    cu = tmp / f"{vid.split('/')[1]}.cu"
+    cu.write_text(src)
+    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
+    res = port_file(cu, binding=binding, target=target)
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    port = tmp / f"{cu.stem}_{target}.py"
+    port.write_text(res.source)
+    points = binding.test_points()
+    run = run_against_simt(
+        res, binding, port, points=points, rtol=tol, atol=tol, seed=lambda k: seed0 + k
+    )
+    return res, run, points
+
+
 def _keywords(res, fn) -> set[str]:
     """The port's keyword scalars: from the scheduled IR, or (a literal port has none) from the
     port function's own signature."""

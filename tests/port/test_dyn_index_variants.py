@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.port.acceptance import run_against_simt
+from tests.port.acceptance import port_variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
 from variants import _b, assert_lifts_to_meaning, t  # noqa: E402
@@ -108,30 +108,12 @@ def test_lifts_to_meaning(vid, src, bdict, idiom, meaning) -> None:
     assert_lifts_to_meaning(vid, src, bdict, idiom, meaning, seed0=11)
 
 
-def _port_and_run(vid: str, src: str, bdict: dict, target: str, tmp: Path, tol: float):
-    from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
-
-    cu = tmp / f"{vid.split('/')[1]}.cu"
-    cu.write_text(src)
-    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
-    res = port_file(cu, binding=binding, target=target)
-    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
-    port = tmp / f"{cu.stem}_{target}.py"
-    port.write_text(res.source)
-    points = binding.test_points()
-    run = run_against_simt(
-        res, binding, port, points=points, rtol=tol, atol=tol, seed=lambda k: 5 + k
-    )
-    return res, run, points
-
-
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(
     ("vid", "src", "bdict"), [v[:3] for v in GATHER_VARIANTS], ids=[v[0] for v in GATHER_VARIANTS]
 )
 def test_row_gather_ports_as_one_hot_selection(vid, src, bdict, target, tmp_path) -> None:
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-5, seed0=5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert "iota" in res.source and "indirect" not in res.source.lower()
 
@@ -379,7 +361,7 @@ def test_scatter_lifts_to_meaning(vid, src, bdict, idiom, meaning) -> None:
     ids=[v[0] for v in SCATTER_VARIANTS],
 )
 def test_scatter_ports_as_one_hot_contraction(vid, src, bdict, target, tmp_path) -> None:
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-4)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-4, seed0=5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert "iota" in res.source and "matmul" in res.source
 
@@ -393,6 +375,6 @@ def test_integer_counts_flush_exact_groups(target, tmp_path, monkeypatch) -> Non
 
     monkeypatch.setattr(_scatter, "EXACT", 3 * 128 + 1)
     vid, src, bdict = next(v[:3] for v in SCATTER_VARIANTS if v[0].endswith("grid_stride_counts"))
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=0.0)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=0.0, seed0=5)
     assert not run.mismatches, run.mismatches
     assert "for g in " in res.source  # the loop over groups of element tiles

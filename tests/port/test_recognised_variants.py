@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.port.acceptance import run_against_simt
+from tests.port.acceptance import port_variant
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
 from variants import (  # noqa: E402
@@ -34,30 +34,12 @@ PORTED = ARG_VARIANTS
 WINDOWS = WINDOW_VARIANTS + HALO_VARIANTS + WINDOW2D_VARIANTS
 
 
-def _port_and_run(vid: str, src: str, bdict: dict, target: str, tmp: Path, tol: float = 0.0):
-    from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
-
-    cu = tmp / f"{vid.split('/')[1]}.cu"
-    cu.write_text(src)
-    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
-    res = port_file(cu, binding=binding, target=target)
-    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
-    port = tmp / f"{cu.stem}_{target}.py"
-    port.write_text(res.source)
-    points = binding.test_points()
-    run = run_against_simt(
-        res, binding, port, points=points, rtol=tol, atol=tol, seed=lambda k: 3 + k
-    )
-    return res, run, points
-
-
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(
     ("vid", "src", "bdict"), [v[:3] for v in PORTED], ids=[v[0] for v in PORTED]
 )
 def test_arg_reduction_ports_and_matches(vid, src, bdict, target, tmp_path) -> None:
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path)
     assert res.idiom == "reduce"
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert "iota" in res.source and "tensor_reduce" in res.source
@@ -70,7 +52,7 @@ def test_arg_reduction_ports_and_matches(vid, src, bdict, target, tmp_path) -> N
 def test_block_totals_port_as_one_vector_reduction(vid, src, bdict, target, tmp_path) -> None:
     """A per-block value of the block's sum added into one element (atomics after a shared tree
     or two shuffle levels): one whole-vector reduction, its epilogue adding into the element."""
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.ir_tiles is not None and "tensor_reduce" in res.source
 
@@ -83,7 +65,7 @@ def test_windows_port_as_padded_shifted_loads(vid, src, bdict, target, tmp_path)
     """A window with a zero boundary: one padded shifted load per tap inside a loop over the
     taps, around a flat chunk (1-D) or a row tile (2-D); sizes down to fewer elements than
     taps."""
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.idiom == "stencil" and "memset" in res.source
 
@@ -95,7 +77,7 @@ def test_windows_port_as_padded_shifted_loads(vid, src, bdict, target, tmp_path)
 def test_shared_tiles_port_as_shifted_reads(vid, src, bdict, target, tmp_path) -> None:
     """A 2-D tile staged with its halo through shared memory (a cooperative strided load, a
     boundary copy beside the interior) ports as shifted reads of the global input."""
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
 
 
@@ -106,7 +88,7 @@ def test_shared_tiles_port_as_shifted_reads(vid, src, bdict, target, tmp_path) -
 def test_block_scans_port_as_tensor_scans(vid, src, bdict, target, tmp_path) -> None:
     """A Hillis-Steele block scan: one scan along the rows of [blocks, block] (the vector's
     ragged end padded), not log2(block) shifted adds."""
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-4)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-4)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.idiom == "scan" and "tensor_tensor_scan" in res.source
 
@@ -118,7 +100,7 @@ def test_block_scans_port_as_tensor_scans(vid, src, bdict, target, tmp_path) -> 
 def test_online_softmax_lanes_port_as_row_softmax(vid, src, bdict, target, tmp_path) -> None:
     """(max, normaliser) pairs merged across lanes: a row max and a row sum of exponentials
     (a causal row masks the positions past its own with an iota comparison)."""
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-5)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.idiom == "softmax"
 
@@ -132,7 +114,7 @@ def test_online_softmax_lanes_port_as_row_softmax(vid, src, bdict, target, tmp_p
 def test_interleaved_results_port_as_one_statement(vid, src, bdict, target, tmp_path) -> None:
     """Several results per thread a constant stride apart: one statement over the finer axis
     (a register-blocked matmul is one matmul)."""
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path, tol=1e-4)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-4)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert len([c for c in res.ir_intent.body if hasattr(c, "idiom")]) == 1
 
@@ -143,7 +125,7 @@ def test_interleaved_results_port_as_one_statement(vid, src, bdict, target, tmp_
 )
 def test_permutations_port_as_transposed_blocks(vid, src, bdict, target, tmp_path) -> None:
     """Permutations of 3 or 4 axes: tensor-engine transposes of 2-D blocks, loops around."""
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert "transpose" in res.source
 
@@ -154,7 +136,7 @@ def test_permutations_port_as_transposed_blocks(vid, src, bdict, target, tmp_pat
 )
 def test_rotations_port_as_two_shifted_copies(vid, src, bdict, target, tmp_path) -> None:
     """A roll by a runtime amount (negative, or more than the length): two shifted copies."""
-    res, run, points = _port_and_run(vid, src, bdict, target, tmp_path)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert len(res.ir_tiles.body) >= 2 and "iota" not in res.source
 
@@ -163,6 +145,6 @@ def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:
     """The distance sum nested in the arg-reduction is a sequential loop over the features
     around the [rows, centroids] tile (a reduction along a loop), not a literal port."""
     vid, src, bdict = next(v[:3] for v in ARG_VARIANTS if v[0] == "argreduce/nearest_centroid")
-    res, run, _ = _port_and_run(vid, src, bdict, "nki", tmp_path)
+    res, run, _ = port_variant(vid, src, bdict, "nki", tmp_path)
     assert not run.mismatches
     assert re.search(r"for \w+ in range\(d\):", res.source)
