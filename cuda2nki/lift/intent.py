@@ -667,6 +667,7 @@ class ExprConverter:
         self.low = low
         self.extents = dict(extents)
         self.guard = guard
+        self.active_folds: set[str] = set()  # loop variables of the folds being converted
 
     @contextlib.contextmanager
     def assuming(self, c: Cond | None):
@@ -764,7 +765,7 @@ class ExprConverter:
         scanned = self.scan(f)
         if scanned is not None:
             return scanned
-        active: set = self.__dict__.setdefault("_active_folds", set())
+        active = self.active_folds
         if f.var in active:  # the same loop folded again inside its own fold (an argmin's
             # extremum inside the position reduction): a variable of its own, no shadowing
             fresh = f"{f.var}'"
