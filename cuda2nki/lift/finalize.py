@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import scan
+from cuda2nki.lift import network, scan
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.solve import radix_order
@@ -46,6 +46,7 @@ class Finalizer:
         self._templates: list | None = None
         self.units_left: float = BUDGET_UNITS
         self._folded: dict = {}
+        self._networks: dict = {}
         self._active = 0
         # simplification is charged per memo miss: start each kernel from an empty memo, so
         # what it costs does not depend on the kernels lifted before it in this process
@@ -122,6 +123,8 @@ class Finalizer:
         if v is None:
             v = self._scan(arr, r)
         if v is None:
+            v = self._network(arr, r)
+        if v is None:
             v = self._from_writes(arr.name, arr.writes, r, r.upto, arr.dtype)
         self.memo[r] = v
         return v
@@ -168,6 +171,15 @@ class Finalizer:
     def _scan(self, arr, r: V.SRead) -> V.DExpr | None:
         """A Hillis-Steele block scan (see :mod:`cuda2nki.lift.scan`)."""
         got = scan.prefix_of(arr.writes, r, self.block, self.fresh)
+        return None if got is None else V.simplify(self.resolve(got))
+
+    def _network(self, arr, r: V.SRead) -> V.DExpr | None:
+        """An add-only network over staged elements (see :mod:`cuda2nki.lift.network`)."""
+        if arr.name not in self._networks:
+            self.check_budget(64)
+            self._networks[arr.name] = network.analyse(arr, self.block, self.fresh("scan"))
+        net = self._networks[arr.name]
+        got = None if net is None else network.read(net, r, self.block)
         return None if got is None else V.simplify(self.resolve(got))
 
     def _from_writes(self, name: str, writes: list, r: V.SRead, upto: int, dtype: str):

@@ -31,6 +31,7 @@ from cuda2nki.ir import nodes as N
 from cuda2nki.ir.ops import AxisKind, Idiom, Op, Role
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import interleave
+from cuda2nki.lift import lanes as lanes_mod
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.finalize import Finalizer
@@ -188,12 +189,28 @@ class Lowering:
         return _map_polys(e, self.canon)
 
     # ------------------------------------------------------------------ per store
-    def lower_store(self, st: StoreRec) -> N.Compute:
+    def lower_stores(self, stores: list) -> list[N.Compute]:
+        """Each store finalised, runs of block-scan lanes merged (:mod:`cuda2nki.lift.lanes`),
+        each (merged) store built into a Compute."""
+        recs = [self._budgeted(st, self._finalize_store, st) for st in stores]
+        return [
+            self._budgeted(rec[0], self._build, rec, lanes)
+            for rec, lanes in lanes_mod.merge(recs, self.block)
+        ]
+
+    def _bounds(self, st: StoreRec, lanes: int = 1) -> dict:
         bounds = {f"threadIdx.{d}": b for d, b in zip("xyz", self.block)}
-        loop_ext = {lc.var: lc.extent for lc in st.loops}
+        bounds["threadIdx.x"] = self.block[0] * lanes
+        return {**bounds, **{lc.var: lc.extent for lc in st.loops}}
+
+    def _build(self, rec: tuple, lanes: int) -> N.Compute:
+        with af.bounds(self._bounds(rec[0], lanes)):
+            return self.build(*rec, lanes=lanes)
+
+    def _budgeted(self, st: StoreRec, fn, *args):
         self.fin.enter_budget()
         try:
-            return self._lower_store(st, bounds, loop_ext)
+            return fn(*args)
         except V.BudgetExceeded:
             raise Refusal(
                 "C2N2015",
@@ -203,8 +220,9 @@ class Lowering:
         finally:
             self.fin.leave_budget()
 
-    def _lower_store(self, st: StoreRec, bounds: dict, loop_ext: dict) -> N.Compute:
-        with af.bounds({**bounds, **loop_ext}):
+    def _finalize_store(self, st: StoreRec) -> tuple:
+        """``(store, index, value, guard, loops, extra)`` with the value finalised."""
+        with af.bounds(self._bounds(st)):
             pins, extra = self.pins(st.guard)
             index = st.index.subs(pins)
             guard = V.simplify_cond(st.guard.subs(pins))
@@ -224,7 +242,7 @@ class Lowering:
             index = self.canon(index).subs(grid)
             value = V.subs_poly(self.canon_expr(value), grid)
             guard = _map_cond(guard, self.canon).subs(grid)
-        return self.build(st, index, value, guard, st.loops, extra)
+        return st, index, value, guard, st.loops, extra
 
     def pins(self, guard: Cond) -> dict:
         """Thread coordinates fixed by equality guards (``threadIdx.x == 0``...)."""
@@ -262,7 +280,10 @@ class Lowering:
         guard: Cond,
         loops: tuple,
         extra: dict | None = None,
+        lanes: int = 1,
     ) -> N.Compute:
+        """``lanes``: the store covers ``lanes`` elements per thread (``threadIdx.x`` ranges
+        over ``lanes`` times the block)."""
         scatter = isinstance(value, V.Op) and value.op == _SCATTER
         data_cond = None
         # iteration variables and their extents
@@ -286,7 +307,7 @@ class Lowering:
             if g in atoms:
                 iv[g] = self.shapes.grid[k] * self.block[k]
             if t in atoms:
-                iv[t] = Poly.const(self.block[k])
+                iv[t] = Poly.const(self.block[k] * (lanes if d == "x" else 1))
             if b in atoms:
                 iv[b] = self.shapes.grid[k]
         one = [a for a, e in iv.items() if e == af.ONE]
@@ -747,8 +768,9 @@ class ExprConverter:
 
     def scan(self, f: V.Fold) -> N.Scan | None:
         """``fold(op, j < a + 1: g(j))`` over a domain axis ``a``: the inclusive prefix scan of
-        ``g`` along ``a``."""
-        top = f.stop - 1
+        ``g`` along ``a``; ``fold(op, j < a: g(j))`` the exclusive one."""
+        exclusive = len(f.stop.terms) == 1
+        top = f.stop if exclusive else f.stop - 1
         if f.start != af.ZERO or f.step != af.ONE or len(top.terms) != 1:
             return None
         ((mono, c),) = top.terms
@@ -759,7 +781,9 @@ class ExprConverter:
             return None
         body = V.subs_poly(f.body, {f.var: af.sym(a)})
         acc = f.dtype if f.dtype.startswith("float") or f.dtype == "bfloat16" else None
-        return N.Scan(f.op, self.low.namer.names[a], self.expr(body), acc_dtype=acc)
+        return N.Scan(
+            f.op, self.low.namer.names[a], self.expr(body), exclusive=exclusive, acc_dtype=acc
+        )
 
     def fold(self, f: V.Fold) -> N.Reduce:
         scanned = self.scan(f)
@@ -1042,7 +1066,7 @@ def lower_program(
     scalar_types: Mapping,
 ) -> N.Kernel:
     low = Lowering(prog, shapes, kernel_name)
-    computes = interleave.merge([low.lower_store(st) for st in prog.stores])
+    computes = interleave.merge(low.lower_stores(prog.stores))
     params = []
     for p in prog.kernel.params:
         if p.name in prog.tensors:

@@ -24,6 +24,7 @@ RECOGNISED = (
     "reduce/reduce_warp_shuffle",  # grid-stride, two shuffle levels through shared memory
     "stencil/stencil_1d_shared",  # window and halos staged in shared memory
     "scan/scan_hillis_steele",  # double-buffered block scan in shared memory
+    "scan/scan_blelloch",  # up-sweep / down-sweep in place: an exclusive scan and the chunk sums
     "stencil/conv2d_3x3",  # 3x3 taps with a zero boundary: loops around the row tile
     "stencil/jacobi2d_shared",  # 18x18 tile by a strided cooperative load, boundary copied
 )

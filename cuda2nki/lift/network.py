@@ -1,0 +1,377 @@
+"""Add-only networks in shared memory (Blelloch up-sweep / down-sweep scans, Brent-Kung scans,
+in-place trees), recognised by running the write log on coefficient vectors.
+
+Resolving such a network read by read builds select chains over every earlier write (each
+element is rewritten ``log2(B)`` times in place), which no work budget covers.  Instead, for the
+concrete block size, the write log runs once with every shared element held as a vector of
+integer coefficients over the *staged* elements (what the writes before the first one reading
+the array stored): a staged element is a unit vector, ``A[b] = A[b] + A[a]`` adds vectors,
+``A[a] = A[b]`` copies one, ``A[m - 1] = 0`` clears it.  The thread-coordinate guards and indices
+are evaluated per thread, and every barrier interval is checked for races (an element written by
+one thread and read or written by another between the same barriers): a racy network is not
+recognised.  A read whose vector, for every reading thread ``t``, is 1 exactly on a range
+``[lo(t), hi(t))`` with ``lo`` and ``hi`` affine in ``t`` is the fold ``sum_{lo <= j < hi}
+staged(j)`` -- the exclusive prefix (``hi = t``), the inclusive one (``hi = t + 1``) or the
+whole chunk (a Blelloch root before it is cleared) -- with ``staged(j)`` one expression of the
+element index ``j`` that every staging write agrees with.  Float sums differ from a sequential
+prefix only by reassociation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cuda2nki.lift import affine as af
+from cuda2nki.lift import values as V
+from cuda2nki.lift.affine import Cond, Poly
+
+_T = "threadIdx.x"
+#: the largest network analysed (elements times writes times threads)
+_MAX_WORK = 60_000_000
+
+
+@dataclass(frozen=True)
+class Network:
+    """The log of one shared array run on coefficient vectors: ``snaps[k]`` is the state after
+    the first ``k`` writes (``k >= first``; one row per array element, one column per staged
+    element), ``rank`` each array element's staged element (-1: not staged; padded layouts
+    stage into a subset of the array), ``staged`` the value of staged element ``var``."""
+
+    first: int
+    rank: np.ndarray
+    snaps: dict
+    writers: dict  # epoch -> {element: set of writing threads}
+    staged: V.DExpr
+    var: str
+
+
+class _NotNetwork(Exception):
+    pass
+
+
+def analyse(arr, block: tuple | None, var: str) -> Network | None:
+    """``arr``'s write log as an add-only network over staged elements, or None."""
+    try:
+        return _analyse(arr, block, var)
+    except _NotNetwork:
+        return None
+
+
+def read(net: Network, r: V.SRead, block: tuple) -> V.DExpr | None:
+    """``r`` as a fold of the staged elements over one range per reading thread, or None."""
+    if r.upto < net.first or r.ctx or len(r.index) != 1:
+        return None
+    idx = r.index[0]
+    x = V.reader_coords(r)[0]  # the block is one-dimensional: y and z are 0
+    if not _thread_only(idx) or not _thread_only(x):
+        return None
+    live = r.live if r.live is not None else af.TRUE
+    state = net.snaps[r.upto]
+    los: dict = {}
+    his: dict = {}
+    for t in range(block[0]):
+        env = {_T: t}
+        if not _may_hold(live, env):
+            continue
+        reader = x.evaluate(env)
+        e = idx.evaluate(env)
+        if not 0 <= e < len(net.rank) or net.rank[e] < 0:
+            return None
+        if net.writers.get(r.epoch, {}).get(e, set()) - {reader}:
+            return None  # written by another thread between the same barriers
+        got = _range(state[e])
+        if got is None:
+            return None
+        los[t], his[t] = got
+    if not los:
+        return None
+    lo, hi = _affine(los), _affine(his)
+    if lo is None or hi is None:
+        return None
+    if (hi - lo).is_const and (hi - lo).const_value == 1:
+        return V.subs_poly(net.staged, {net.var: lo})
+    return V.Fold(net.staged.dtype, "add", net.var, lo, hi, af.ONE, net.staged)
+
+
+# --------------------------------------------------------------------------- the log
+
+
+def _analyse(arr, block: tuple | None, var: str) -> Network:
+    if not block or block[1:] != (1, 1) or len(arr.dims) != 1:
+        raise _NotNetwork
+    writes = arr.writes
+    first = next((k for k, w in enumerate(writes) if _reads(w.value, arr.name)), None)
+    if not first:
+        raise _NotNetwork
+    if any(w.loops or w.accumulate is not None or len(w.index) != 1 for w in writes):
+        raise _NotNetwork
+    nthreads = block[0]
+    staged, rank, writers = _staging(writes[:first], nthreads, var)
+    size = int(rank.max()) + 1
+    if arr.dims[0] is not None and len(rank) > arr.dims[0]:
+        raise _NotNetwork
+    if len(rank) * size * (len(writes) - first) > _MAX_WORK:
+        raise _NotNetwork
+    state = np.zeros((len(rank), size), dtype=np.int64)
+    where = np.flatnonzero(rank >= 0)
+    state[where, rank[where]] = 1
+    snaps = {first: state}
+    readers: dict = {}
+    log = _Log(snaps, rank, arr.name, nthreads, writers, readers)
+    for k in range(first, len(writes)):
+        state = log.step(writes[k], k, state)
+        snaps[k + 1] = state
+    for epoch, elems in readers.items():
+        wr = writers.get(epoch, {})
+        for e, ts in elems.items():
+            if wr.get(e) and len(ts | wr[e]) > 1:
+                raise _NotNetwork  # a read racing another thread's write
+    return Network(first, rank, snaps, writers, staged, var)
+
+
+@dataclass(frozen=True)
+class _Log:
+    snaps: dict
+    rank: np.ndarray
+    name: str
+    nthreads: int
+    writers: dict
+    readers: dict
+
+    def element(self, p: Poly, env: dict) -> int:
+        e = p.evaluate(env)
+        if not 0 <= e < len(self.rank) or self.rank[e] < 0:
+            raise _NotNetwork  # outside the staged elements
+        return e
+
+    def step(self, w, k: int, state: np.ndarray) -> np.ndarray:
+        """The state after write ``k`` (every thread whose guard holds writes at once)."""
+        terms = _linear(w.value, self.name)
+        if terms is None or not _thread_only(w.index[0]) or not _thread_cond(w.guard):
+            raise _NotNetwork
+        for _, r in terms:
+            if r.upto > k or r.upto not in self.snaps or r.who or len(r.index) != 1:
+                raise _NotNetwork
+            if not _thread_only(r.index[0]):
+                raise _NotNetwork
+        new = state.copy()
+        seen: set = set()
+        for t in range(self.nthreads):
+            env = {_T: t}
+            if not _holds(w.guard, env):
+                continue
+            e = self.element(w.index[0], env)
+            if e in seen:
+                raise _NotNetwork
+            seen.add(e)
+            vec = np.zeros(state.shape[1], dtype=np.int64)
+            for sign, r in terms:
+                x = self.element(r.index[0], env)
+                vec += sign * self.snaps[r.upto][x]
+                self.readers.setdefault(r.epoch, {}).setdefault(x, set()).add(t)
+            new[e] = vec
+            self.writers.setdefault(w.epoch, {}).setdefault(e, set()).add(t)
+        if any(len(ts) > 1 for ts in self.writers.get(w.epoch, {}).values()):
+            raise _NotNetwork  # two threads write one element between the same barriers
+        return new
+
+
+def _linear(v: V.DExpr, name: str) -> list | None:
+    """``v`` as signed reads of ``name`` (sums, differences, copies, a zero), or None."""
+    if isinstance(v, V.SRead):
+        return [(1, v)] if v.array == name else None
+    if isinstance(v, V.Const):
+        return [] if v.value == 0 else None
+    if isinstance(v, V.Op) and v.op in ("add", "sub") and len(v.args) == 2:
+        a, b = (_linear(x, name) for x in v.args)
+        if a is None or b is None:
+            return None
+        if v.op == "sub":
+            b = [(-s, r) for s, r in b]
+        return a + b
+    return None
+
+
+# --------------------------------------------------------------------------- staging
+
+
+def _staging(writes: list, nthreads: int, var: str) -> tuple:
+    """The staged value as one expression of the staged element ``var``, each array element's
+    staged element (-1 where none: the staged elements are the written ones in array order) and
+    who wrote them (epoch -> element -> threads)."""
+    groups: dict = {}
+    for w in writes:
+        groups.setdefault(w.index[0], []).append(w)
+    writers: dict = {}
+    owner: dict = {}
+    for p, ws in groups.items():
+        if not _thread_only(p) or len({w.epoch for w in ws}) != 1:
+            raise _NotNetwork
+        for t in range(nthreads):
+            e = p.evaluate({_T: t})
+            if e in owner or e < 0:
+                raise _NotNetwork
+            owner[e] = t
+            writers.setdefault(ws[0].epoch, {}).setdefault(e, set()).add(t)
+    if not owner:
+        raise _NotNetwork
+    rank = np.full(max(owner) + 1, -1, dtype=np.int64)
+    for k, e in enumerate(sorted(owner)):
+        rank[e] = k
+    staged = None
+    for p, ws in groups.items():
+        value = _chain(ws)
+        fit = _affine({t: int(rank[p.evaluate({_T: t})]) for t in range(nthreads)})
+        if fit is None:
+            raise _NotNetwork  # staged elements not an affine function of the thread
+        a, c = af.coefficient(fit, _T), fit - af.coefficient(fit, _T) * af.sym(_T)
+        if a == af.ZERO:
+            raise _NotNetwork
+        f = _rebase(value, a.const_value, c.const_value, var)
+        if staged is None:
+            staged = f
+        if V.simplify(V.subs_poly(staged, {var: fit})) != V.simplify(value):
+            raise _NotNetwork  # the staging writes do not agree on one expression of ``var``
+    return staged, rank, writers
+
+
+def _chain(ws: list) -> V.DExpr:
+    """The value the writes to one element leave (later writes win where their guard holds);
+    every thread must have written it."""
+    value: V.DExpr | None = None
+    for w in ws:
+        if w.guard == af.TRUE:
+            value = w.value
+        elif value is None:
+            value = V.Select(w.value.dtype, V.Pred("bool", w.guard), w.value, _UNSET)
+        else:
+            value = V.Select(w.value.dtype, V.Pred("bool", w.guard), w.value, value)
+    value = _settle(V.simplify(value))
+    if any(n is _UNSET or n == _UNSET for n in V.walk(value)):
+        raise _NotNetwork
+    return value
+
+
+_UNSET = V.Undef("float32")
+
+
+def _settle(v: V.DExpr) -> V.DExpr:
+    """``c ? x : (!c ? y : unset)`` -> ``c ? x : y`` (an ``if``/``else`` staging the element)."""
+    if not isinstance(v, V.Select) or not isinstance(v.cond, V.Pred):
+        return v
+    inner = v.else_
+    if (
+        isinstance(inner, V.Select)
+        and isinstance(inner.cond, V.Pred)
+        and inner.else_ == _UNSET
+        and inner.cond.cond == v.cond.cond.negate()
+    ):
+        return V.Select(v.dtype, v.cond, v.then, inner.then)
+    return v
+
+
+def _rebase(value: V.DExpr, a: int, c: int, var: str) -> V.DExpr:
+    if any(isinstance(n, (V.SRead, V.Fold, V.Carried, V.Undef)) for n in V.walk(value)):
+        raise _NotNetwork
+    got = rebase(value, a, c, var)
+    if got is None:
+        raise _NotNetwork
+    return got
+
+
+def rebase(value: V.DExpr, a: int, c: int, var: str, t: str = _T) -> V.DExpr | None:
+    """``value`` (of the thread ``t`` that handles element ``a*t + c``) as an expression of the
+    element ``var``, or None unless every polynomial uses ``t`` as a multiple of ``a*t``."""
+    from cuda2nki.lift.finalize import _map_polys
+
+    if any(
+        isinstance(n, V.Fold) and (t in n.start.atoms() or t in n.step.atoms())
+        for n in V.walk(value)
+    ):
+        return None
+    try:
+        return V.simplify(_map_polys(value, lambda p: rebase_poly(p, a, c, var, t)))
+    except _NotNetwork:
+        return None
+
+
+def rebase_poly(p: Poly, a: int, c: int, var: str, t: str = _T) -> Poly:
+    """``p`` with ``t = (var - c) / a`` (:class:`_NotNetwork` unless exact)."""
+    q = af.coefficient(p, t)
+    rest = p - q * af.sym(t)
+    if q == af.ZERO:
+        if t in p.atoms():
+            raise _NotNetwork
+        return p
+    if not q.is_const or q.const_value % a or t in rest.atoms():
+        raise _NotNetwork
+    return rest + (af.sym(var) - c) * (q.const_value // a)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _reads(v: V.DExpr, name: str) -> bool:
+    return any(isinstance(n, V.SRead) and n.array == name for n in V.walk(v))
+
+
+def _thread_only(p: Poly) -> bool:
+    """``p`` depends on ``threadIdx.x`` alone (through divisions and remainders too)."""
+    return all(a == _T or isinstance(a, (af.DivAtom, af.ModAtom)) for a in p.atoms())
+
+
+def _thread_cond(c: Cond) -> bool:
+    return all(a == _T or isinstance(a, (af.DivAtom, af.ModAtom)) for a in c.atoms())
+
+
+def _holds(c: Cond, env: dict) -> bool:
+    if c.kind == "true":
+        return True
+    if c.kind == "false":
+        return False
+    if c.kind == "cmp":
+        v = c.cmp.poly.evaluate(env)
+        return v < 0 if c.cmp.op == "<" else (v == 0) == (c.cmp.op == "==")
+    if c.kind == "and":
+        return all(_holds(x, env) for x in c.args)
+    if c.kind == "or":
+        return any(_holds(x, env) for x in c.args)
+    raise _NotNetwork
+
+
+def _may_hold(c: Cond, env: dict) -> bool:
+    """False only where a conjunct over the thread coordinate alone is false for ``env``."""
+    parts = c.conjuncts()
+    if parts is None:
+        return not _thread_cond(c) or _holds(c, env)
+    return all(not _thread_only(p.poly) or _holds(Cond.of(p), env) for p in parts)
+
+
+def _range(vec: np.ndarray) -> tuple[int, int] | None:
+    """``(lo, hi)`` where ``vec`` is 1 on ``[lo, hi)`` and 0 elsewhere."""
+    ones = np.flatnonzero(vec)
+    if len(ones) == 0:
+        return 0, 0
+    lo, hi = int(ones[0]), int(ones[-1]) + 1
+    if hi - lo != len(ones) or np.any(vec[lo:hi] != 1):
+        return None
+    return lo, hi
+
+
+def _affine(vals: dict) -> Poly | None:
+    """The affine polynomial in ``threadIdx.x`` through ``vals`` (thread -> int), or None."""
+    ts = sorted(vals)
+    t0 = ts[0]
+    slope = 0
+    if len(ts) > 1:
+        t1 = ts[1]
+        d = vals[t1] - vals[t0]
+        if d % (t1 - t0):
+            return None
+        slope = d // (t1 - t0)
+    base = vals[t0] - slope * t0
+    if any(vals[t] != base + slope * t for t in ts):
+        return None
+    return Poly.const(base) + af.sym(_T) * slope
