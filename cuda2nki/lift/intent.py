@@ -37,6 +37,7 @@ from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.finalize import Finalizer
 from cuda2nki.lift.solve import invert_radix, radix_order, solve_writer
 from cuda2nki.lift.symexec import Refusal, StoreRec, ThreadProgram
+from cuda2nki.rewrite import strip_locs
 
 _AXIS_NAMES = "ijklmnpqrs"
 
@@ -723,6 +724,9 @@ class ExprConverter:
         if isinstance(e, V.Load):
             return self.load(e)
         if isinstance(e, V.Op):
+            closed = self.closed_scan(e)
+            if closed is not None:
+                return closed
             args = tuple(self.expr(a) for a in e.args)
             if len(args) == 1:
                 return N.Unary(e.op, args[0])
@@ -784,6 +788,21 @@ class ExprConverter:
         return N.Scan(
             f.op, self.low.namer.names[a], self.expr(body), exclusive=exclusive, acc_dtype=acc
         )
+
+    def closed_scan(self, e: V.Op) -> N.Scan | None:
+        """``fold(op, j < a: g(j)) op g(a)`` (an exclusive scan and the element itself: a
+        Blelloch scan made inclusive): the inclusive scan of ``g`` along ``a``."""
+        if len(e.args) != 2:
+            return None
+        for f, y in (e.args, e.args[::-1]):
+            if not (isinstance(f, V.Fold) and f.op == e.op and len(f.stop.terms) == 1):
+                continue
+            scanned = self.scan(f)
+            if scanned is None or not scanned.exclusive:
+                continue
+            if strip_locs(scanned.body) == strip_locs(self.expr(y)):
+                return dataclasses.replace(scanned, exclusive=False)
+        return None
 
     def fold(self, f: V.Fold) -> N.Reduce:
         scanned = self.scan(f)

@@ -92,7 +92,9 @@ def read(net: Network, r: V.SRead, block: tuple) -> V.DExpr | None:
         return None
     if (hi - lo).is_const and (hi - lo).const_value == 1:
         return V.subs_poly(net.staged, {net.var: lo})
-    return V.Fold(net.staged.dtype, "add", net.var, lo, hi, af.ONE, net.staged)
+    # folds start at 0 (the intent lowering reads a fold's extent from its stop)
+    body = V.subs_poly(net.staged, {net.var: af.sym(net.var) + lo}) if lo != af.ZERO else net.staged
+    return V.Fold(net.staged.dtype, "add", net.var, af.ZERO, hi - lo, af.ONE, body)
 
 
 # --------------------------------------------------------------------------- the log

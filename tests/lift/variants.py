@@ -1458,6 +1458,198 @@ __global__ void k(const float* a, float* c, int count) {
 VARIANTS.extend(SCAN_VARIANTS)
 
 
+def _block_sums(x: np.ndarray, block: int) -> np.ndarray:
+    return np.array([x[s : s + block].sum() for s in range(0, x.size, block)])
+
+
+#: work-efficient block scans in place (Blelloch up-sweep / down-sweep, Brent-Kung): two elements
+#: per thread, interleaved or in halves, a padded (bank-conflict-free) layout, the chunk total
+#: taken from the root before it is cleared, exclusive and inclusive results
+BLELLOCH_VARIANTS = [
+    (
+        "blelloch/halves_if_else_staging",
+        """
+#define B 64
+__global__ void k(const float* x, float* y, int len) {
+    __shared__ float s[2 * B];
+    int tid = threadIdx.x;
+    int base = blockIdx.x * (2 * B);
+    int ai = tid, bi = tid + B;
+    if (base + ai < len) s[ai] = x[base + ai]; else s[ai] = 0.0f;
+    if (base + bi < len) s[bi] = x[base + bi]; else s[bi] = 0.0f;
+    int off = 1;
+    for (int d = B; d > 0; d >>= 1) {
+        __syncthreads();
+        if (tid < d) {
+            int lo = off * (2 * tid + 1) - 1;
+            int hi = lo + off;
+            s[hi] += s[lo];
+        }
+        off <<= 1;
+    }
+    if (tid == 0) s[2 * B - 1] = 0.0f;
+    for (int d = 1; d < 2 * B; d <<= 1) {
+        off >>= 1;
+        __syncthreads();
+        if (tid < d) {
+            int lo = off * (2 * tid + 1) - 1;
+            int hi = lo + off;
+            float v = s[lo];
+            s[lo] = s[hi];
+            s[hi] = s[hi] + v;
+        }
+    }
+    __syncthreads();
+    if (base + ai < len) y[base + ai] = s[ai];
+    if (base + bi < len) y[base + bi] = s[bi];
+}""",
+        _b(
+            {"grid": ["ceil_div(len, 128)"], "block": [64]},
+            {"x": t(["len"], "in"), "y": t(["len"], "out"), "len": 1000},
+            [{"len": 129}, {"len": 5}],
+        ),
+        "scan",
+        lambda a, s: {"y": _block_cumsum(a["x"], 128) - a["x"]},
+    ),
+    (
+        "blelloch/padded_banks",
+        """
+#define NB 32
+#define LOG_BANKS 4
+#define PAD(i) ((i) >> LOG_BANKS)
+__global__ void k(const float* in, float* out, int n) {
+    __shared__ float sh[2 * NB + (2 * NB >> LOG_BANKS)];
+    int t = threadIdx.x;
+    int start = 2 * NB * blockIdx.x;
+    int ai = t;
+    int bi = t + NB;
+    sh[ai + PAD(ai)] = start + ai < n ? in[start + ai] : 0.0f;
+    sh[bi + PAD(bi)] = start + bi < n ? in[start + bi] : 0.0f;
+    int offset = 1;
+    for (int d = NB; d > 0; d >>= 1) {
+        __syncthreads();
+        if (t < d) {
+            int a = offset * (2 * t + 1) - 1;
+            int b = offset * (2 * t + 2) - 1;
+            a += PAD(a);
+            b += PAD(b);
+            sh[b] += sh[a];
+        }
+        offset *= 2;
+    }
+    if (t == 0) sh[2 * NB - 1 + PAD(2 * NB - 1)] = 0.0f;
+    for (int d = 1; d < 2 * NB; d *= 2) {
+        offset >>= 1;
+        __syncthreads();
+        if (t < d) {
+            int a = offset * (2 * t + 1) - 1;
+            int b = offset * (2 * t + 2) - 1;
+            a += PAD(a);
+            b += PAD(b);
+            float tmp = sh[a];
+            sh[a] = sh[b];
+            sh[b] += tmp;
+        }
+    }
+    __syncthreads();
+    if (start + ai < n) out[start + ai] = sh[ai + PAD(ai)];
+    if (start + bi < n) out[start + bi] = sh[bi + PAD(bi)];
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [32]},
+            {"in": t(["n"], "in"), "out": t(["n"], "out"), "n": 1000},
+            [{"n": 65}, {"n": 7}],
+        ),
+        "scan",
+        lambda a, s: {"out": _block_cumsum(a["in"], 64) - a["in"]},
+    ),
+    (
+        "blelloch/brent_kung_inclusive_256",
+        """
+#define SECTION 512
+__global__ void k(const float* X, float* Y, int InputSize) {
+    __shared__ float XY[SECTION];
+    unsigned int i = 2 * blockIdx.x * blockDim.x + threadIdx.x;
+    XY[threadIdx.x] = i < InputSize ? X[i] : 0.0f;
+    XY[threadIdx.x + blockDim.x] = i + blockDim.x < InputSize ? X[i + blockDim.x] : 0.0f;
+    for (unsigned int stride = 1; stride <= blockDim.x; stride *= 2) {
+        __syncthreads();
+        int index = (threadIdx.x + 1) * 2 * stride - 1;
+        if (index < SECTION) XY[index] += XY[index - stride];
+    }
+    for (int stride = SECTION / 4; stride > 0; stride /= 2) {
+        __syncthreads();
+        int index = (threadIdx.x + 1) * stride * 2 - 1;
+        if (index + stride < SECTION) XY[index + stride] += XY[index];
+    }
+    __syncthreads();
+    if (i < InputSize) Y[i] = XY[threadIdx.x];
+    if (i + blockDim.x < InputSize) Y[i + blockDim.x] = XY[threadIdx.x + blockDim.x];
+}""",
+        _b(
+            {"grid": ["ceil_div(InputSize, 512)"], "block": [256]},
+            {"X": t(["InputSize"], "in"), "Y": t(["InputSize"], "out"), "InputSize": 1500},
+            [{"InputSize": 513}, {"InputSize": 100}],
+        ),
+        "scan",
+        lambda a, s: {"Y": _block_cumsum(a["X"], 512)},
+    ),
+    (
+        "blelloch/interleaved_totals_plus_input",
+        """
+__global__ void k(const float* src, float* dst, float* sums, int count) {
+    __shared__ float buf[128];
+    int lane = threadIdx.x;
+    int first = blockIdx.x * 128 + 2 * lane;
+    buf[2 * lane] = first < count ? src[first] : 0.0f;
+    buf[2 * lane + 1] = first + 1 < count ? src[first + 1] : 0.0f;
+    int step = 1;
+    for (int active = 64; active > 0; active /= 2) {
+        __syncthreads();
+        if (lane < active) {
+            int left = step * (2 * lane + 1) - 1;
+            int right = step * 2 * (lane + 1) - 1;
+            buf[right] = buf[left] + buf[right];
+        }
+        step *= 2;
+    }
+    __syncthreads();
+    if (lane == 63) {
+        sums[blockIdx.x] = buf[127];
+        buf[127] = 0.0f;
+    }
+    for (int active = 1; active < 128; active *= 2) {
+        step /= 2;
+        __syncthreads();
+        if (lane < active) {
+            int left = step * (2 * lane + 1) - 1;
+            int right = step * 2 * (lane + 1) - 1;
+            float keep = buf[right];
+            buf[right] += buf[left];
+            buf[left] = keep;
+        }
+    }
+    __syncthreads();
+    if (first < count) dst[first] = buf[2 * lane] + src[first];
+    if (first + 1 < count) dst[first + 1] = buf[2 * lane + 1] + src[first + 1];
+}""",
+        _b(
+            {"grid": ["ceil_div(count, 128)"], "block": [64]},
+            {
+                "src": t(["count"], "in"),
+                "dst": t(["count"], "out"),
+                "sums": t(["ceil_div(count, 128)"], "out"),
+                "count": 1000,
+            },
+            [{"count": 129}, {"count": 3}],
+        ),
+        "scan",
+        lambda a, s: {"dst": _block_cumsum(a["src"], 128), "sums": _block_sums(a["src"], 128)},
+    ),
+]
+VARIANTS.extend(BLELLOCH_VARIANTS)
+
+
 def _conv2d_zero(img: np.ndarray, filt: np.ndarray) -> np.ndarray:
     """``out[i, j] = sum_kl filt[k, l] * img[i + k - R, j + l - R]``, zero outside ``img``."""
     r = filt.shape[0] // 2

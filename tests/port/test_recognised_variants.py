@@ -17,6 +17,7 @@ from tests.port.acceptance import port_variant
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lift"))
 from variants import (  # noqa: E402
     ARG_VARIANTS,
+    BLELLOCH_VARIANTS,
     HALO_VARIANTS,
     INTERLEAVE_VARIANTS,
     ONLINE_VARIANTS,
@@ -91,6 +92,21 @@ def test_block_scans_port_as_tensor_scans(vid, src, bdict, target, tmp_path) -> 
     res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-4)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
     assert res.idiom == "scan" and "tensor_tensor_scan" in res.source
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("vid", "src", "bdict"),
+    [v[:3] for v in BLELLOCH_VARIANTS],
+    ids=[v[0] for v in BLELLOCH_VARIANTS],
+)
+def test_work_efficient_scans_port_as_tensor_scans(vid, src, bdict, target, tmp_path) -> None:
+    """An up-sweep / down-sweep (or Brent-Kung) network in place: one scan along the rows of
+    [blocks, 2 * block], exclusive where the root was cleared, and the chunk total a row sum --
+    not a thread-by-thread replay of the network."""
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-4)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert "scan" in res.idiom.split(",") and "tensor_tensor_scan" in res.source
 
 
 @pytest.mark.parametrize("target", ["nki", "legacy"])
