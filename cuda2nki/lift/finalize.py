@@ -1191,7 +1191,7 @@ def _map_polys(e: V.DExpr, fn) -> V.DExpr:
         if isinstance(n, V.Load):
             return V.Load(n.dtype, n.tensor, _map_index(n.index, fn))
         if isinstance(n, V.IntVal):
-            return V.IntVal(n.dtype, fn(n.poly))
+            return V.IntVal(n.dtype, _map_index(n.poly, fn))
         if isinstance(n, V.Pred):
             return V.Pred(n.dtype, _map_cond(n.cond, fn))
         if isinstance(n, V.Fold):

@@ -291,8 +291,12 @@ class Lowering:
         iv: dict = dict(extra or {})
         for lc in loops:
             iv[lc.var] = lc.extent.subs(self.launch_subs())
-        if _scan_bounds(value) & (af.THREAD_COORDS - set(af.GID)):
-            # a prefix bounded by the thread's own coordinate: keep block and thread apart
+        if _scan_bounds(value) & (af.THREAD_COORDS - set(af.GID)) or _split_gid(
+            index, value, guard
+        ):
+            # a prefix bounded by the thread's own coordinate, or a value that uses the block
+            # and the thread coordinates apart (``(off + threadIdx.x) / 4 + 32 * blockIdx.x``
+            # after a division split the global index): keep block and thread apart
             bdim = {f"blockDim.{d}": Poly.const(b) for d, b in zip("xyz", self.block)}
 
             def expand(p: Poly) -> Poly:
@@ -1040,6 +1044,15 @@ def _map_cond(c: Cond, fn) -> Cond:
     from cuda2nki.lift.finalize import _map_cond as mc
 
     return mc(c, fn)
+
+
+def _split_gid(index: Poly, value: V.DExpr, guard: Cond) -> bool:
+    """``gid.d`` and ``threadIdx.d`` or ``blockIdx.d`` both appear among the store's atoms."""
+    atoms = index.atoms() | V.index_atoms(value) | guard.atoms()
+    return any(
+        f"gid.{d}" in atoms and (f"threadIdx.{d}" in atoms or f"blockIdx.{d}" in atoms)
+        for d in af.DIMS
+    )
 
 
 def _scan_bounds(e: V.DExpr) -> set:

@@ -1080,6 +1080,9 @@ class Executor:
             return a
         dt = dtype_of(e.ty) if e.ty is not None else "float32"
         da, db = self.as_data(a, e.loc, dt), self.as_data(b, e.loc, dt)
+        wrapped = _floor_mod_fixup(c, da, db)
+        if wrapped is not None:
+            return wrapped
         cd = V.Pred("bool", c) if isinstance(c, Cond) else c
         return V.Select(dt, cd, _cast_to(da, dt), _cast_to(db, dt))
 
@@ -1210,10 +1213,13 @@ class Executor:
         if e.op != "=":
             old = self.eval(t)
             bop = e.op[:-1]
+            got = None
             if isinstance(old, Poly) and isinstance(value, Poly):
-                value = _poly_binop(bop, old, value)
-                if value is None:
+                got = _poly_binop(bop, old, value)
+                if got is None and bop not in ("/", "%"):
                     raise Refusal("C2N2013", e.loc, what=f"integer '{e.op}'")
+            if got is not None:
+                value = got
             else:
                 if isinstance(old, VecVal):
                     raise Refusal("C2N2010", e.loc, what="compound assignment on a vector")
@@ -1269,6 +1275,10 @@ class Executor:
         if isinstance(new, Poly) and isinstance(old, Poly) and new == old:
             return new
         nd, od = self.as_data(new, loc), self.as_data(old, loc)
+        if g == af.TRUE and len(dg) == 1:
+            wrapped = _floor_mod_fixup(dg[0], nd, od)
+            if wrapped is not None:
+                return wrapped
         dt = od.dtype
         cond: V.DExpr | None = None if g == af.TRUE else V.Pred("bool", g)
         for d in dg:
@@ -1814,6 +1824,77 @@ def _identity(op: str) -> float | int | None:
     return {"add": 0, "mul": 1, "max": float("-inf"), "min": float("inf")}.get(op)
 
 
+def _floor_is_c(num: Poly, den: Poly) -> bool:
+    """C's truncating ``num / den`` and ``num % den`` equal the floor division the index
+    analysis models: the numerator is non-negative and the divisor positive over the known atom
+    ranges.  A divisor that is only known non-negative (a size parameter) counts as positive,
+    since dividing by zero is undefined in C."""
+    return _positive(den) and af.provably_nonneg(num)
+
+
+def _floor_mod_fixup(cond: object, then: object, else_: object) -> Poly | None:
+    """``r < 0 ? r + n : r`` with ``r = a % n`` (C's remainder, the sign of ``a``): the floor
+    remainder ``a mod n`` in ``[0, n)``, as an index (the wrap a circular shift spells by hand).
+    ``cond`` may also read ``0 > r``; ``then`` may add ``n`` on either side."""
+    if not (isinstance(cond, V.Op) and len(cond.args) == 2):
+        return None
+    x, y = cond.args
+    if cond.op == "gt":
+        x, y = y, x
+    elif cond.op != "lt":
+        return None
+    if not (isinstance(y, V.Const) and y.value == 0) or x != else_:
+        return None
+    if not (isinstance(x, V.Op) and x.op == "mod" and len(x.args) == 2):
+        return None
+    a, n = (_as_poly(v) for v in x.args)
+    if a is None or n is None or _minus(then, x) != n:
+        return None
+    return af.mod(a, n) if _positive(n) else None
+
+
+def _rewrapped(a: Poly, n: Poly) -> Poly | None:
+    """``(r + k*n) % n`` with ``r = p % n`` (C's remainder, in ``(-n, n)``) and ``k >= 1``: the
+    sum is non-negative, so the result is the floor remainder ``p mod n``."""
+    for atom in a.top_atoms():
+        x = atom.payload if isinstance(atom, af.OpaqueAtom) else None
+        if not (isinstance(x, V.Op) and x.op == "mod" and len(x.args) == 2):
+            continue
+        p, d = (_as_poly(v) for v in x.args)
+        rest = a - Poly.atom(atom)
+        if p is None or d != n or not _positive(n):
+            continue
+        k = af.floordiv(rest, n) if rest != af.ZERO else af.ZERO
+        if k.is_const and k.const_value >= 1 and rest == k * n:
+            return af.mod(p, n)
+    return None
+
+
+def _positive(n: Poly) -> bool:
+    """A divisor known positive (a size parameter counts: dividing by zero is undefined)."""
+    return n.const_value > 0 if n.is_const else af.provably_nonneg(n)
+
+
+def _minus(total: object, x: V.DExpr) -> Poly | None:
+    """``total - x`` as an index when ``total`` is ``x + k`` (a data sum, or an index sum whose
+    atom stands for ``x``), else None."""
+    if isinstance(total, V.Op) and total.op == "add" and len(total.args) == 2:
+        a, b = total.args
+        return _as_poly(b) if a == x else _as_poly(a) if b == x else None
+    if isinstance(total, V.IntVal):
+        rest = total.poly - Poly.atom(V.opaque_of(x))
+        return rest if not any(isinstance(t, af.OpaqueAtom) for t in rest.atoms()) else None
+    return None
+
+
+def _as_poly(v: object) -> Poly | None:
+    if isinstance(v, V.IntVal):
+        return v.poly
+    if isinstance(v, V.Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        return Poly.const(v.value)
+    return None
+
+
 def _poly_binop(op: str, a: Poly, b: Poly) -> object:
     if op == "+":
         return a + b
@@ -1821,10 +1902,14 @@ def _poly_binop(op: str, a: Poly, b: Poly) -> object:
         return a - b
     if op == "*":
         return a * b
-    if op == "/":
-        return af.floordiv(a, b)
-    if op == "%":
-        return af.mod(a, b)
+    if op in ("/", "%"):
+        if op == "%":
+            wrapped = _rewrapped(a, b)
+            if wrapped is not None:
+                return wrapped
+        if not _floor_is_c(a, b):
+            return None  # C truncates toward zero: kept as integer data (exact C semantics)
+        return af.floordiv(a, b) if op == "/" else af.mod(a, b)
     if op == "<<" and b.is_const:
         return a * (1 << b.const_value)
     if op == ">>" and b.is_const:

@@ -187,7 +187,7 @@ def subs_poly(e: DExpr, mapping: Mapping[Atom, Poly]) -> DExpr:
             spend(len(n.index.terms))
             return Load(n.dtype, n.tensor, _subs_index(n.index, mapping))
         if isinstance(n, IntVal):
-            return IntVal(n.dtype, n.poly.subs(mapping))
+            return IntVal(n.dtype, _subs_index(n.poly, mapping))
         if isinstance(n, Pred):
             return Pred(n.dtype, n.cond.subs(mapping))
         if isinstance(n, SRead):
@@ -287,13 +287,12 @@ def opaque_of(e: DExpr) -> OpaqueAtom:
 def index_atoms(e: DExpr) -> set:
     out: set = set()
     for n in walk(e):
-        if isinstance(n, Load):
-            out |= n.index.atoms()
-            for a in n.index.atoms():
+        if isinstance(n, (Load, IntVal)):
+            p = n.index if isinstance(n, Load) else n.poly
+            out |= p.atoms()
+            for a in p.atoms():
                 if isinstance(a, OpaqueAtom) and isinstance(a.payload, DExpr):
                     out |= index_atoms(a.payload)
-        elif isinstance(n, IntVal):
-            out |= n.poly.atoms()
         elif isinstance(n, Pred):
             out |= n.cond.atoms()
         elif isinstance(n, SRead):

@@ -2017,8 +2017,8 @@ __global__ void k(const float* chw, float* hwc, int C, int H, int W) {
 ]
 VARIANTS.extend(PERMUTE_VARIANTS)
 
-#: rotations of a vector by a runtime amount (the remainder's sign fixed up for C): two shifted
-#: copies
+#: rotations of a vector by a runtime amount (C's remainder, its sign fixed up by hand, is the
+#: floor remainder: a map whose index wraps): two shifted copies
 ROTATE_VARIANTS = [
     (
         "rotate/left_by_k",
@@ -2050,7 +2050,7 @@ __global__ void k(const float* src, float* dst, int len, int by) {
             {"src": t(["len"], "in"), "dst": t(["len"], "out"), "len": 300, "by": -5},
             [{"len": 131, "by": 1000}, {"len": 2, "by": 1}],
         ),
-        "gather",
+        "map",
         lambda a, s: {"dst": np.roll(a["src"], s["by"])},
     ),
     (
@@ -2068,8 +2068,101 @@ __global__ void k(const float* x, float* y, int n, int shift) {
             {"x": t(["n"], "in"), "y": t(["n"], "out"), "n": 500, "shift": 3},
             [{"n": 257, "shift": -1000}, {"n": 1, "shift": 5}],
         ),
-        "gather",
+        "map",
         lambda a, s: {"y": np.roll(a["x"], s["shift"])},
+    ),
+    (
+        "rotate/double_remainder",
+        """
+__global__ void k(const float* v, float* w, int count, int s) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < count) w[g] = v[((g - s) % count + count) % count];
+}""",
+        _b(
+            {"grid": ["ceil_div(count, 128)"], "block": [128]},
+            {"v": t(["count"], "in"), "w": t(["count"], "out"), "count": 300, "s": -7},
+            [{"count": 131, "s": 1000}, {"count": 3, "s": 2}],
+        ),
+        "map",
+        lambda a, s: {"w": np.roll(a["v"], s["s"])},
     ),
 ]
 VARIANTS.extend(ROTATE_VARIANTS)
+
+
+#: C's truncating ``/`` and ``%`` of an index whose sign the analysis cannot prove (a thread
+#: coordinate minus a runtime offset): integer data with C's semantics, not the floor division
+#: the index analysis uses for non-negative values; and a split global index (``(i + off) / 4``)
+#: whose block and thread parts stay apart.
+def _trunc_div(a, b):
+    return np.trunc(np.asarray(a, np.float64) / b).astype(np.int64)
+
+
+CDIV_VARIANTS = [
+    (
+        "cdiv/offset_quotient_as_value",
+        """
+__global__ void k(float* out, const float* in, int n, int off) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int q = (i - off) / 4;
+        out[i] = in[i] + (float)q;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"out": t(["n"], "out"), "in": t(["n"], "in"), "n": 300, "off": 37},
+            [{"n": 129, "off": 200}, {"n": 5, "off": 3}],
+        ),
+        "map",
+        lambda a, s: {"out": a["in"] + _trunc_div(np.arange(s["n"]) - s["off"], 4)},
+    ),
+    (
+        "cdiv/offset_remainder_as_value",
+        """
+__global__ void k(float* y, const float* x, int len, int base) {
+    int t = threadIdx.x + blockDim.x * blockIdx.x;
+    if (t >= len) return;
+    int r = (t - base) % 8;
+    y[t] = x[t] * (float)(r + 8);
+}""",
+        _b(
+            {"grid": ["ceil_div(len, 64)"], "block": [64]},
+            {"y": t(["len"], "out"), "x": t(["len"], "in"), "len": 300, "base": 37},
+            [{"len": 129, "base": 1000}, {"len": 7, "base": 2}],
+        ),
+        "map",
+        lambda a, s: {"y": a["x"] * (np.fmod(np.arange(s["len"]) - s["base"], 8) + 8)},
+    ),
+    (
+        "cdiv/offset_quotient_as_address",
+        """
+__global__ void k(float* out, const float* in, int n, int off) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[(i - off) / 4 + 10];
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"out": t(["n"], "out"), "in": t(["n"], "in"), "n": 300, "off": 37},
+            [{"n": 129, "off": 41}, {"n": 40, "off": 1}],
+        ),
+        "gather",
+        lambda a, s: {"out": a["in"][_trunc_div(np.arange(s["n"]) - s["off"], 4) + 10]},
+    ),
+    (
+        "cdiv/split_global_index",
+        """
+__global__ void k(float* out, const float* in, int n, int off) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i] + (float)((i + off) / 4);
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"out": t(["n"], "out"), "in": t(["n"], "in"), "n": 300, "off": 37},
+            [{"n": 129, "off": 0}, {"n": 5, "off": 1000}],
+        ),
+        "map",
+        lambda a, s: {"out": a["in"] + (np.arange(s["n"]) + s["off"]) // 4},
+    ),
+]
+VARIANTS.extend(CDIV_VARIANTS)
