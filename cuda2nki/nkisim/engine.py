@@ -205,12 +205,12 @@ def record(
     caller); the search for the port's frame starts above them, so they are never materialised
     as frame objects (the costly part of a stack walk).
     """
-    s = st._STACK[-1]
+    s = _STACK[-1]
     if s.mem_dirty:
         s.sample_memory()
     # the port's frame: the innermost one outside the simulator (inlined for speed)
     try:
-        f = sys._getframe(1 + sim_frames)
+        f = _getframe(1 + sim_frames)
     except ValueError:
         f = None
     codes = _CODES
@@ -279,6 +279,8 @@ def record(
 
 _Instr = st.Instr
 _mk_instr = tuple.__new__
+_STACK = st._STACK  # the state stack (pushed and popped in place)
+_getframe = sys._getframe
 
 
 def is_int32(t: NkiTensor) -> bool:

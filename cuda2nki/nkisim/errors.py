@@ -57,6 +57,9 @@ def port_frame(depth: int = 1):
     return f
 
 
+_getframe = sys._getframe
+
+
 def port_site(sim_frames: int = 1) -> tuple[str, int]:
     """``(file, line)`` of the port's call site (cheap: used for every allocation).
 
@@ -65,7 +68,7 @@ def port_site(sim_frames: int = 1) -> tuple[str, int]:
     """
     # port_frame and frame_line, inlined (this runs for every allocation)
     try:
-        f = sys._getframe(1 + sim_frames)
+        f = _getframe(1 + sim_frames)
     except ValueError:
         return ("<unknown>", 0)
     codes = _CODES

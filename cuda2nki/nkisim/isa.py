@@ -178,8 +178,11 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
     t = dst if dst.storage.buffer.on_chip else src
     if ss.buffer.on_chip:
         extra = ()
-    else:  # engine.src_key, inlined (src is a strided view here)
-        extra = (("src", (ss.name or ss.uid, src.offset, shape)),)
+    else:  # engine.src_key and NkiTensor.offset, inlined (src is a strided view here)
+        b = src._boff
+        if b is None:
+            b = src._byte_offset()
+        extra = (("src", (ss.name or ss.uid, b // vals.itemsize, shape)),)
     if t.pdim == 0 and len(t.shape) == 2:
         parts, free = t.shape
     else:
@@ -694,7 +697,9 @@ def _int_exact(dst: NkiTensor, *srcs: NkiTensor) -> bool:
 
 def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None) -> None:
     api = "nisa.tensor_tensor"
-    name = ops.op_name(op, api)
+    name = getattr(op, "_nki_op", None)  # ops.op_name, the common case inlined
+    if name is None:
+        name = ops.op_name(op, api)
     if (
         mask is None
         and engine is _ENGINE_UNKNOWN
@@ -788,8 +793,27 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
     if b1 is psum and b2 is psum:
         return False  # the general path reports it
     ufunc = _UFUNCS[name]
-    x1 = d1.values(api)
-    x2 = d2.values(api)
+    # NkiTensor.values, the plain case inlined (no deferred matmul, poison or written mask)
+    if (
+        s1.mm_pending is None
+        and not s1.fresh
+        and s1.pending is None
+        and s1.written is None
+        and d1._gen == s1.gen
+    ):
+        x1 = d1._a
+    else:
+        x1 = d1.values(api)
+    if (
+        s2.mm_pending is None
+        and not s2.fresh
+        and s2.pending is None
+        and s2.written is None
+        and d2._gen == s2.gen
+    ):
+        x2 = d2._a
+    else:
+        x2 = d2.values(api)
     out = dst.out_view()
     if (
         out is not None

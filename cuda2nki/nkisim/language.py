@@ -252,7 +252,7 @@ def _unary(name: str, x, dtype=None, mask=None, api: str | None = None):
 def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kw) -> NkiTensor:
     if kw:
         no_extra_kw("nl.ndarray", kw)
-    return allocate(shape, dtype, buffer, name, api="nl.ndarray", sim_callers=1)
+    return allocate(shape, dtype, buffer, name, "nl.ndarray", None, 1)
 
 
 def _filled(shape, dtype, value, buffer, name, api) -> NkiTensor:

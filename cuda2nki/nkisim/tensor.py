@@ -342,7 +342,6 @@ def allocate(
     dtype,
     buffer: MemoryRegion | None = None,
     name: str = "",
-    *,
     api: str = "nl.ndarray",
     fill=None,
     sim_callers: int = 0,
@@ -359,16 +358,14 @@ def allocate(
     if (
         buffer is sbuf
         and fill is None
-        and type(dtype) is dt.NkiDType
         and type(shape) is tuple
         and len(shape) == 2
-        and type(shape[0]) is int
-        and type(shape[1]) is int
-        and 0 <= shape[0] <= st.PMAX
-        and shape[1] >= 0
+        and type(dtype) is _NkiDType
         and not state.strict_uninit
     ):
-        return _sbuf_tile(shape, dtype, name, state, port_site(1 + sim_callers))
+        p, f = shape
+        if type(p) is int and type(f) is int and 0 <= p <= _PMAX and f >= 0:
+            return _sbuf_tile(p, f, shape, dtype, name, state, port_site(1 + sim_callers))
     if type(dtype) is dt.NkiDType:
         ndt = dtype
     else:
@@ -434,20 +431,41 @@ def allocate(
 
 
 def _sbuf_tile(
-    shape: tuple[int, int], ndt: dt.NkiDType, name: str, state: st.SimState, site: tuple[str, int]
+    p: int,
+    f: int,
+    shape: tuple[int, int],
+    ndt: dt.NkiDType,
+    name: str,
+    state: st.SimState,
+    site: tuple[str, int],
 ) -> NkiTensor:
     """``allocate`` of a fresh (P, F) SBUF tile, P <= 128 (the common case, checks done)."""
-    p, f = shape
     flat = np.empty(p * f, ndt.np_dtype)
     stg = Storage(flat, ndt, sbuf, shape, 0, name, site, True)
     nbytes = f * ndt.itemsize if p else 0  # bytes per partition
     # SimState.alloc_sbuf, inlined
     state.live_sbuf[stg.uid] = (nbytes, site)
-    state.sbuf_now += nbytes
-    if state.sbuf_now > state.peak_sbuf:
+    now = state.sbuf_now = state.sbuf_now + nbytes
+    if now > state.peak_sbuf:
         state.mem_dirty = True
     stg._free = state.free_sbuf
-    return NkiTensor(stg, flat.reshape(shape), ndt, 0, None, 0)
+    # NkiTensor(stg, flat.reshape(shape), ndt, 0, None, 0), without the __init__ call
+    t = _new_object(NkiTensor)
+    t._boff = 0
+    t.storage = stg
+    t._a = flat.reshape(shape)
+    t._gen = 0
+    t.shape = shape
+    t.dtype = ndt
+    t.pdim = 0
+    t.index = None
+    return t
+
+
+_new_object = object.__new__
+_F32 = np.dtype(np.float32)
+_NkiDType = dt.NkiDType
+_PMAX = st.PMAX
 
 
 def _region(buffer, state: st.SimState, api: str) -> MemoryRegion:
@@ -807,10 +825,16 @@ class NkiTensor:
         of the returned view.
         """
         stg = self.storage
-        a = self.a
+        a = self._a if self._gen == stg.gen else self.a
         if (
             a is None
-            or (not raw and (a.dtype != np.float32 or self.dtype.name != "float32"))
+            or (
+                not raw
+                and (
+                    (a.dtype is not _F32 and a.dtype != np.float32)
+                    or self.dtype.name != "float32"
+                )
+            )
             or stg.written is not None
             or (stg.is_input and st.current().legacy)
             or 0 in a.strides
@@ -838,7 +862,11 @@ class NkiTensor:
         stg = self.storage
         p = stg.pending
         if type(p) is WrittenBoxes:
-            if where is None and len(p.boxes) < p.MAX_BOXES and p.add(self.a, self._byte_offset()):
+            if (
+                where is None
+                and len(p.boxes) < p.MAX_BOXES
+                and p.add(self._a if self._gen == stg.gen else self.a, self._byte_offset())
+            ):
                 return
             p = stg.pending = p.materialize(stg.flat.size)
         pv = self._parallel_view(p)
@@ -982,7 +1010,19 @@ class NkiTensor:
                     if b is not None:
                         s0, s1 = a.strides
                         b += a0 * s0 + a1 * s1
-                    return NkiTensor(self.storage, a[key], self.dtype, self.pdim, None, b)
+                    # NkiTensor(self.storage, a[key], self.dtype, self.pdim, None, b), without
+                    # the __init__ call
+                    v = a[key]
+                    t = _new_object(NkiTensor)
+                    t._boff = b
+                    t.storage = self.storage
+                    t._a = v
+                    t._gen = self._gen
+                    t.shape = v.shape
+                    t.dtype = self.dtype
+                    t.pdim = self.pdim
+                    t.index = None
+                    return t
         if not isinstance(key, tuple):
             key = (key,)
         if a is not None and len(key) == a.ndim and self._gen == self.storage.gen:
