@@ -831,8 +831,7 @@ class NkiTensor:
             or (
                 not raw
                 and (
-                    (a.dtype is not _F32 and a.dtype != np.float32)
-                    or self.dtype.name != "float32"
+                    (a.dtype is not _F32 and a.dtype != np.float32) or self.dtype.name != "float32"
                 )
             )
             or stg.written is not None
