@@ -28,8 +28,10 @@ from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 
 _T = "threadIdx.x"
-#: the largest network analysed (elements times writes times threads)
-_MAX_WORK = 60_000_000
+#: the largest network analysed (array elements times staged elements times writes)
+_MAX_WORK = 40_000_000
+#: coefficients beyond this are not followed (a network doubling values, not summing them)
+_MAX_COEFF = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,8 @@ class _Log:
                 x = self.element(r.index[0], env)
                 vec += sign * self.snaps[r.upto][x]
                 self.readers.setdefault(r.epoch, {}).setdefault(x, set()).add(t)
+            if np.abs(vec).max(initial=0) > _MAX_COEFF:
+                raise _NotNetwork  # doubling past what the vectors hold exactly
             new[e] = vec
             self.writers.setdefault(w.epoch, {}).setdefault(e, set()).add(t)
         if any(len(ts) > 1 for ts in self.writers.get(w.epoch, {}).values()):
