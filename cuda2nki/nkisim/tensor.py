@@ -463,6 +463,7 @@ def _sbuf_tile(
 
 
 _new_object = object.__new__
+_ZERO = 0
 _F32 = np.dtype(np.float32)
 _NkiDType = dt.NkiDType
 _PMAX = st.PMAX
@@ -972,56 +973,66 @@ class NkiTensor:
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key) -> NkiTensor:
         a = self._a
-        if type(key) is tuple and len(key) == 2 and a is not None and self._gen == self.storage.gen:
+        if type(key) is tuple and len(key) == 2 and a is not None:
             # the common case t[p0:p1, f0:f1] on a 2-D strided view
             k0, k1 = key
             shape = self.shape
             if (
                 type(k0) is slice
                 and type(k1) is slice
+                and len(shape) == 2
                 and k0.step is None
                 and k1.step is None
-                and len(shape) == 2
+                and self._gen == self.storage.gen
             ):
                 n0, n1 = shape
-                a0, b0, a1, b1 = k0.start, k0.stop, k1.start, k1.stop
-                if a0 is None:
-                    a0 = 0
+                b0 = k0.stop
+                b1 = k1.stop
                 if b0 is None:
                     b0 = n0
-                if a1 is None:
-                    a1 = 0
                 if b1 is None:
                     b1 = n1
-                if (
-                    type(a0) is int
-                    and type(b0) is int
-                    and type(a1) is int
-                    and type(b1) is int
-                    and 0 <= a0 <= n0
-                    and 0 <= b0 <= n0
-                    and 0 <= a1 <= n1
-                    and 0 <= b1 <= n1
-                ):
-                    if a0 == 0 and a1 == 0 and b0 == n0 and b1 == n1:
+                if type(b0) is int and type(b1) is int:
+                    a0 = k0.start
+                    a1 = k1.start
+                    # ``is _ZERO``: exactly the int 0 (CPython shares small ints; another 0 takes
+                    # the full check below)
+                    if (
+                        (a0 is _ZERO or a0 is None)
+                        and (a1 is _ZERO or a1 is None)
+                        and b0 == n0
+                        and b1 == n1
+                    ):
                         return self  # the whole view (views are immutable)
-                    b = self._boff
-                    if b is not None:
-                        s0, s1 = a.strides
-                        b += a0 * s0 + a1 * s1
-                    # NkiTensor(self.storage, a[key], self.dtype, self.pdim, None, b), without
-                    # the __init__ call
-                    v = a[key]
-                    t = _new_object(NkiTensor)
-                    t._boff = b
-                    t.storage = self.storage
-                    t._a = v
-                    t._gen = self._gen
-                    t.shape = v.shape
-                    t.dtype = self.dtype
-                    t.pdim = self.pdim
-                    t.index = None
-                    return t
+                    if a0 is None:
+                        a0 = 0
+                    if a1 is None:
+                        a1 = 0
+                    if (
+                        type(a0) is int
+                        and type(a1) is int
+                        and 0 <= a0 <= n0
+                        and 0 <= b0 <= n0
+                        and 0 <= a1 <= n1
+                        and 0 <= b1 <= n1
+                    ):
+                        b = self._boff
+                        if b is not None:
+                            s0, s1 = a.strides
+                            b += a0 * s0 + a1 * s1
+                        # NkiTensor(self.storage, a[key], self.dtype, self.pdim, None, b),
+                        # without the __init__ call
+                        v = a[key]
+                        t = _new_object(NkiTensor)
+                        t._boff = b
+                        t.storage = self.storage
+                        t._a = v
+                        t._gen = self._gen
+                        t.shape = v.shape
+                        t.dtype = self.dtype
+                        t.pdim = self.pdim
+                        t.index = None
+                        return t
         if not isinstance(key, tuple):
             key = (key,)
         if a is not None and len(key) == a.ndim and self._gen == self.storage.gen:
