@@ -789,9 +789,21 @@ class ExprConverter:
             return None  # (a body that depends on the position itself is no scan)
         body = V.subs_poly(f.body, {f.var: af.sym(a)})
         acc = f.dtype if f.dtype.startswith("float") or f.dtype == "bfloat16" else None
-        return N.Scan(
-            f.op, self.low.namer.names[a], self.expr(body), exclusive=exclusive, acc_dtype=acc
-        )
+        with self.prefix_guard(a):
+            conv = self.expr(body)
+        return N.Scan(f.op, self.low.namer.names[a], conv, exclusive=exclusive, acc_dtype=acc)
+
+    @contextlib.contextmanager
+    def prefix_guard(self, a: str):
+        """The body of a scan along ``a`` is evaluated at every ``a' <= a``: of the guard in force
+        only what holds there too (bounds ``a < X`` and conditions free of ``a``)."""
+        saved = self.guard
+        keep = [c for c in saved.conjuncts() or [] if _holds_below(c, a)]
+        self.guard = af.conj(Cond.of(c) for c in keep)
+        try:
+            yield
+        finally:
+            self.guard = saved
 
     def closed_scan(self, e: V.Op) -> N.Scan | None:
         """``fold(op, j < a: g(j)) op g(a)`` (an exclusive scan and the element itself: a
@@ -1053,6 +1065,16 @@ def _split_gid(index: Poly, value: V.DExpr, guard: Cond) -> bool:
         f"gid.{d}" in atoms and (f"threadIdx.{d}" in atoms or f"blockIdx.{d}" in atoms)
         for d in af.DIMS
     )
+
+
+def _holds_below(c: af.Cmp, a: str) -> bool:
+    """``c`` holding at ``a`` holds at every ``a' < a``: free of ``a``, or ``k*a + r < 0`` with
+    ``k > 0`` and ``r`` free of ``a``."""
+    if a not in c.poly.atoms():
+        return True
+    k = af.coefficient(c.poly, a)
+    rest = c.poly - k * af.sym(a)
+    return c.op == "<" and k.is_const and k.const_value > 0 and a not in rest.atoms()
 
 
 def _scan_bounds(e: V.DExpr) -> set:

@@ -96,3 +96,56 @@ def test_a_broken_scan_is_never_ported_as_a_scan(name, target, tmp_path) -> None
     assert got.res.literal or "scan" not in (got.res.idiom or "").split(",")
     run = run_against_simt(got.res, load_binding(got.binding), got.port, points=[{"n": 40}])
     assert not run.mismatches, run.mismatches
+
+
+SKIP_HEAD = """
+__global__ void k(const float* in, float* out, int n) {
+    __shared__ float buf[2][64];
+    int tid = threadIdx.x, gid = blockIdx.x * 64 + tid;
+    int pout = 0, pin = 1;
+    buf[pout][tid] = (tid >= 5 && gid < n) ? in[gid] : 0.0f;
+    __syncthreads();
+    for (int offset = 1; offset < 64; offset <<= 1) {
+        pout = 1 - pout;
+        pin = 1 - pout;
+        if (tid >= offset) buf[pout][tid] = buf[pin][tid] + buf[pin][tid - offset];
+        else buf[pout][tid] = buf[pin][tid];
+        __syncthreads();
+    }
+    if (tid >= 5 && gid < n) out[gid] = buf[pout][tid];
+}"""
+
+
+@pytest.mark.parametrize("n", [300, 65, 7])
+def test_a_scan_body_assumes_only_the_guard_that_holds_below_the_position(n) -> None:
+    """The store's guard ``tid >= 5`` holds at the position, not at the earlier positions the
+    scan sums: the staged select on it stays in the scanned body."""
+    import numpy as np
+
+    from cuda2nki.binding import binding_from_dict, generate_inputs
+    from cuda2nki.ir.evaluate import evaluate
+    from cuda2nki.lift import lift_kernel
+
+    binding = binding_from_dict(
+        {
+            "kernel": "k",
+            "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            "params": {
+                "in": {"shape": ["n"], "dtype": "float32", "role": "in"},
+                "out": {"shape": ["n"], "dtype": "float32", "role": "out"},
+                "n": n,
+            },
+        },
+        path="<skip_head>",
+    )
+    res = lift_kernel(parse_source(SKIP_HEAD, "skip_head.cu"), "k", binding)
+    assert res.claimed and res.idiom == "scan", res.diagnostics
+    resolved = binding.resolve({"n": n})
+    inputs = generate_inputs(resolved, seed=5)
+    got = evaluate(res.kernel_ir, {k: v.copy() for k, v in inputs.items()}, dict(resolved.scalars))
+    x = inputs["in"].astype(np.float64)
+    for g in range(n):
+        tid = g % 64
+        if tid >= 5:
+            want = x[g - tid + 5 : g + 1].sum()
+            assert abs(float(got["out"][g]) - want) <= 1e-4 * (1 + abs(want)), (g, want)
