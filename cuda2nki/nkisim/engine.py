@@ -10,7 +10,7 @@ import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import _CODES, _is_internal, fail, invalid, unsupported
+from cuda2nki.nkisim.errors import _CODES, _is_internal, fail, invalid, new_site, unsupported
 from cuda2nki.nkisim.tensor import NkiTensor, psum, sbuf
 
 
@@ -218,18 +218,17 @@ def record(
         code = f.f_code
         ent = codes.get(id(code))
         if ent is None or ent[0] is not code:
-            ent = codes[id(code)] = (code, _is_internal(code.co_filename), {})
+            ent = codes[id(code)] = (code, _is_internal(code.co_filename), {}, {})
         if not ent[1]:
             break
         f = f.f_back
     if f is not None:
-        # errors.frame_line, inlined: f_lineno scans the line table, so lines are cached
-        file = code.co_filename
-        lines = ent[2]
-        lasti = f.f_lasti
-        line = lines.get(lasti)
-        if line is None:
-            line = lines[lasti] = f.f_lineno or 0
+        # errors.port_site, inlined: (file, line) cached per instruction offset (f_lineno scans
+        # the line table)
+        site = ent[3].get(f.f_lasti)
+        if site is None:
+            site = new_site(f, ent)
+        file, line = site
         if s.kernel_frame is None and s.kernel_code is not None:
             g = f
             while g is not None and g.f_code is not s.kernel_code:

@@ -18,19 +18,19 @@ def _is_internal(filename: str) -> bool:
     return filename.startswith(_PKG_DIR) or filename.startswith("<frozen importlib")
 
 
-#: id(code) -> (code, inside the simulator?, {f_lasti: line}), for the stack walks that find the
-#: port's frame on every instruction.  Keyed by id: hashing a code object hashes its contents
+#: id(code) -> (code, inside the simulator?, {f_lasti: line}, {f_lasti: (file, line)}), for the
+#: stack walks that find the port's frame on every instruction.  Keyed by id: hashing a code object hashes its contents
 #: (measurable for a kernel's code); the code object is held so that its id cannot be reused.
 #: ``frame.f_lineno`` scans the code's line table on every access (O(code size)), while the line
 #: of an instruction offset never changes, so lines are cached too.
-_CODES: dict[int, tuple[object, bool, dict[int, int]]] = {}
+_CODES: dict[int, tuple[object, bool, dict[int, int], dict[int, tuple[str, int]]]] = {}
 
 
-def code_entry(code) -> tuple[object, bool, dict[int, int]]:
+def code_entry(code) -> tuple[object, bool, dict[int, int], dict[int, tuple[str, int]]]:
     """The ``_CODES`` entry of ``code`` (created on first use)."""
     ent = _CODES.get(id(code))
     if ent is None or ent[0] is not code:
-        ent = _CODES[id(code)] = (code, _is_internal(code.co_filename), {})
+        ent = _CODES[id(code)] = (code, _is_internal(code.co_filename), {}, {})
     return ent
 
 
@@ -64,7 +64,8 @@ def port_site(sim_frames: int = 1) -> tuple[str, int]:
     """``(file, line)`` of the port's call site (cheap: used for every allocation).
 
     The search starts above the ``sim_frames`` innermost callers (simulator code: at least the
-    caller), which are never materialised as frame objects.
+    caller), which are never materialised as frame objects.  The tuple is shared by all the
+    allocations made at one instruction offset.
     """
     # port_frame and frame_line, inlined (this runs for every allocation)
     try:
@@ -76,18 +77,27 @@ def port_site(sim_frames: int = 1) -> tuple[str, int]:
         code = f.f_code
         ent = codes.get(id(code))
         if ent is None or ent[0] is not code:
-            ent = codes[id(code)] = (code, _is_internal(code.co_filename), {})
+            ent = codes[id(code)] = (code, _is_internal(code.co_filename), {}, {})
         if not ent[1]:
             break
         f = f.f_back
     else:
         return ("<unknown>", 0)
-    lines = ent[2]
+    site = ent[3].get(f.f_lasti)
+    if site is None:
+        site = new_site(f, ent)
+    return site
+
+
+def new_site(f, ent) -> tuple[str, int]:
+    """``(file, line)`` of frame ``f`` at its current instruction, cached in its code's entry."""
     lasti = f.f_lasti
+    lines = ent[2]
     line = lines.get(lasti)
     if line is None:
         line = lines[lasti] = f.f_lineno or 0
-    return (code.co_filename, line)
+    site = ent[3][lasti] = (f.f_code.co_filename, line)
+    return site
 
 
 def port_loc() -> SourceLoc:

@@ -169,8 +169,25 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
         vals = src._a  # NkiTensor.values, the plain case
     else:
         vals = src.values("nisa.dma_copy")
-    out = dst.out_view(True) if d is not dt.tfloat32 else None
-    if out is not None and (dst.storage is not ss or not np.may_share_memory(out, vals)):
+    ds = dst.storage
+    out = dst._a
+    if (
+        ds.fresh
+        and ds.pending is None
+        and ds.written is None
+        and ds.mm_pending is None
+        and not ds.readonly
+        and not ds.is_input
+        and dst._gen == ds.gen
+        and out.size == ds.flat.size
+        and 0 not in out.strides
+        and d is not _TF32
+    ):
+        # dst.out_view(True) on a whole fresh storage (a new tile loaded), inlined
+        ds.fresh = False
+    else:
+        out = dst.out_view(True) if d is not _TF32 else None
+    if out is not None and (ds is not ss or not np.may_share_memory(out, vals)):
         out[...] = vals  # same shape and dtype: np.copyto without its dispatch overhead
     else:
         dst.assign(vals, api="nisa.dma_copy")
@@ -754,6 +771,8 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None) ->
 
 
 _ENGINE_UNKNOWN = engine.unknown
+_TF32 = dt.tfloat32
+_F32 = np.dtype(np.float32)
 _ON_CHIP = (sbuf, psum)
 
 
@@ -814,7 +833,23 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
         x2 = d2._a
     else:
         x2 = d2.values(api)
-    out = dst.out_view()
+    out = dst._a
+    if (
+        sd.fresh
+        and sd.pending is None
+        and sd.written is None
+        and sd.mm_pending is None
+        and not sd.readonly
+        and not sd.is_input
+        and dst._gen == sd.gen
+        and out.dtype is _F32
+        and out.size == sd.flat.size
+        and 0 not in out.strides
+    ):
+        # dst.out_view() on a whole fresh fp32 storage (a new result tile), inlined
+        sd.fresh = False
+    else:
+        out = dst.out_view()
     if (
         out is not None
         and (s1 is not sd or not np.may_share_memory(out, x1))

@@ -192,6 +192,40 @@ class Storage:
         return (self.flat.size // p if p else 0) * self.dtype.itemsize
 
 
+def _fresh_storage(
+    flat: np.ndarray,
+    dtype: dt.NkiDType,
+    buffer: MemoryRegion,
+    shape: tuple,
+    pdim: int | None,
+    name: str,
+    site: tuple[str, int],
+) -> Storage:
+    """``Storage(flat, dtype, buffer, shape, pdim, name, site, True)`` without the ``__init__``
+    call (the allocation fast path; sets the same fields, checked by a test)."""
+    stg = _new_object(Storage)
+    stg.flat = flat
+    stg.dtype = dtype
+    stg.buffer = buffer
+    stg.shape = shape
+    stg.pdim = pdim
+    stg.name = name
+    stg.fresh = True
+    stg.written = None
+    stg.mm_written = None
+    stg.site = site
+    stg.is_input = False
+    stg.readonly = False
+    stg.old_flat = None
+    stg.gen = 0
+    stg.pending = None
+    stg._free = None
+    stg.mm_pending = None
+    stg.aff = None
+    stg.uid = next(_UIDS)
+    return stg
+
+
 class WrittenBoxes:
     """The written part of a fresh HBM storage, as boxes of its index space.
 
@@ -441,7 +475,7 @@ def _sbuf_tile(
 ) -> NkiTensor:
     """``allocate`` of a fresh (P, F) SBUF tile, P <= 128 (the common case, checks done)."""
     flat = np.empty(p * f, ndt.np_dtype)
-    stg = Storage(flat, ndt, sbuf, shape, 0, name, site, True)
+    stg = _fresh_storage(flat, ndt, sbuf, shape, 0, name, site)
     nbytes = f * ndt.itemsize if p else 0  # bytes per partition
     # SimState.alloc_sbuf, inlined
     state.live_sbuf[stg.uid] = (nbytes, site)
