@@ -19,6 +19,7 @@ from cuda2nki.ir.nodes import (
     At,
     Const,
     Indirect,
+    IntArith,
     Iota,
     Kernel,
     Lit,
@@ -154,7 +155,9 @@ class Emitter:
     bound: dict[SizeExpr, str] = field(default_factory=dict)
     dtypes: dict[str, str] = field(default_factory=dict)
     pending_dtype: str = ""
+    pending_mask: str = ""
     name_sizes: bool = True
+    call_bound: set[str] = field(default_factory=set)  # tiles an integer helper call produces
 
     # ------------------------------------------------------------------ helpers
     def put(self, depth: int, text: str) -> None:
@@ -370,6 +373,8 @@ class Emitter:
         self.dtypes[s.name] = s.dtype
         self.shapes[s.name] = s.shape
         self.buffers[s.name] = s.buffer.value
+        if s.name in self.call_bound:
+            return  # the helper call's result is bound to the name
         shape = (
             "("
             + ", ".join(self.size(d) for d in s.shape)
@@ -582,6 +587,21 @@ class Emitter:
             channel_multiplier=str(s.channel_multiplier),
         )
 
+    def _IntArith(self, s: IntArith, depth: int) -> None:
+        call = spell.int_call(
+            s, self.operand(s.a), self.operand(s.b), self.dtypes.get(s.dst.tensor, "int32")
+        )
+        dst = self.call_dst(s.dst)
+        self.pending_dtype, self.pending_mask = "", ""
+        self.put(depth, render.instruction(self.target, "int_arith", dst=dst, call=call))
+
+    def call_dst(self, v: View) -> str:
+        """Where a helper call's result goes: the tile's name when the call makes the tile."""
+        if v.tensor in self.call_bound:
+            self.pending_dtype = ""
+            return spell.py_name(v.tensor)
+        return self.dst(v)
+
     def _Note(self, s: Note, depth: int) -> None:
         self.put(depth, f"# {s.code}: {s.text}")
 
@@ -674,6 +694,39 @@ def _has_matmul(body: tuple) -> bool:
     return False
 
 
+def uses_int_helpers(body: tuple) -> bool:
+    """Whether the scheduled body has exact integer instructions (the port needs the helpers)."""
+    return any(
+        isinstance(s, IntArith) or (isinstance(s, Loop) and uses_int_helpers(s.body)) for s in body
+    )
+
+
+def call_bound_tiles(body: tuple) -> set[str]:
+    """Tiles written only whole, by integer helper calls: the call's result becomes the tile."""
+    shapes: dict[str, tuple] = {}
+    by_call: set[str] = set()
+    other: set[str] = set()
+
+    def walk(stmts: tuple) -> None:
+        for s in stmts:
+            if isinstance(s, Alloc):
+                shapes[s.name] = s.shape
+            elif isinstance(s, Loop):
+                walk(s.body)
+            else:
+                for f in ("dst", "reduce_dst"):
+                    v = getattr(s, f, None)
+                    if not isinstance(v, View):
+                        continue
+                    whole = tuple(d.size for d in v.dims if isinstance(d, Slice)) == shapes.get(
+                        v.tensor
+                    ) and all(isinstance(d, Slice) and _is_zero(d.start) for d in v.dims)
+                    (by_call if isinstance(s, IntArith) and whole else other).add(v.tensor)
+
+    walk(body)
+    return by_call - other
+
+
 def out_name(kernel: Kernel, name: str) -> str:
     """The returned tensor of parameter ``name`` (an inout gets ``_out``: inputs stay unmodified)."""
     decl = kernel.tensors.get(name)
@@ -699,6 +752,7 @@ def emit_body(
         # contractions keep exact-size (ragged) operand tiles in both APIs: a masked legacy load
         # leaves the tail of a K tile undefined, and the tensor engine would sum it
         em = Emitter(kernel, target, source_name)
+    em.call_bound = call_bound_tiles(kernel.body)
     for d in inline:
         em.notes.setdefault(d.loc.line, []).append(f"{d.code}: {d.message}")
     for name, text in sig.sizes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cuda2nki.codegen import render, spell
-from cuda2nki.codegen.emit import emit_body, signature
+from cuda2nki.codegen.emit import emit_body, signature, uses_int_helpers
 from cuda2nki.diagnostics import Diagnostic
 from cuda2nki.ir.nodes import Kernel
 
@@ -34,4 +34,5 @@ def generate(
         name=spell.py_name(kernel.name),
         params=", ".join(params),
         body=body,
+        helpers=render.int_helpers() if uses_int_helpers(kernel.body) else "",
     )

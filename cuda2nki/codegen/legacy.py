@@ -312,6 +312,9 @@ class LegacyEmitter(Emitter):
         self.pending_dtype = spell.dtype(self.dtypes[v.tensor]) if v.tensor in self.dtypes else ""
         return self._dst(v)
 
+    def call_dst(self, v: View) -> str:
+        return self.dst(v)  # a whole tile's name is bound to the result anyway
+
     def _dst(self, v: View) -> str:
         # A masked instruction's result is assigned whole, so only a whole-tile destination may be
         # masked; a sub-region destination is written unmasked (its sources are zero-padded).

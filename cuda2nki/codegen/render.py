@@ -48,3 +48,8 @@ def module(target: str, **context: Any) -> str:
 
 def arguments(target: str, kind: str) -> tuple[str, ...]:
     return tuple(getattr(ops(target), kind).arguments)
+
+
+def int_helpers() -> str:
+    """The exact 32-bit integer helpers (shared with the literal ports), as module text."""
+    return environment().get_template("int32_common.py.j2").render().strip("\n") + "\n"

@@ -106,3 +106,31 @@ def immediate(x: Lit | Param, names: dict[str, str] | None = None) -> str:
             return 'float("inf")' if x.value > 0 else 'float("-inf")'
         return repr(float(x.value))
     return str(x.value)
+
+
+#: exact 32-bit integer instructions: the shared helper (templates/int32_common.py.j2) of each op
+_INT_CALLS = {
+    Op.ADD: "_c2n_add32({a}, {b})",
+    Op.SUB: "_c2n_sub32({a}, {b})",
+    Op.MUL: "_c2n_mul32({a}, {b})",
+    Op.DIV: "_c2n_{sign}divmod({a}, {b})[0]",
+    Op.MOD: "_c2n_{sign}divmod({a}, {b})[1]",
+    Op.SHR: "_c2n_shr({a}, {b}, {unsigned})",
+    Op.MAX: '_c2n_where(_c2n_cmp32({a}, {b}, "greater", {unsigned}), {a}, {b}, {dtype})',
+    Op.MIN: '_c2n_where(_c2n_cmp32({a}, {b}, "less", {unsigned}), {a}, {b}, {dtype})',
+}
+
+
+def int_call(s, a: str, b: str, out: str) -> str:  # noqa: ANN001  (an IntArith)
+    """The helper call computing an exact integer instruction with operands ``a``, ``b``, its
+    result converted to the destination's dtype ``out`` (keeping the bit pattern)."""
+    fmt = {"a": a, "b": b, "unsigned": str(s.unsigned), "sign": "u" if s.unsigned else "s"}
+    fmt["dtype"] = dtype(out)
+    if s.op.info.kind == "compare":
+        return f'_c2n_cmp32({a}, {b}, "{s.op.info.nki}", {s.unsigned})'
+    if s.op.info.kind == "bitwise" and s.op != Op.SHR:
+        return f"nl.{s.op.info.nki}({a}, {b}, dtype={fmt['dtype']})"
+    call = _INT_CALLS[s.op].format(**fmt)
+    if s.op in (Op.MAX, Op.MIN) or out == "int32":
+        return call
+    return f"_c2n_cast({call}, {fmt['dtype']})"

@@ -133,6 +133,12 @@ class _TileEvaluator:
             self.put(s.reduce_dst, sums, env, s.loc)
 
     def s_TensorTensor(self, s: n.TensorTensor, env) -> None:
+        if s.op.info.kind == "bitwise":
+            a, b = self.get(s.a, env, s.loc), self.get(s.b, env, s.loc)
+            self.put(
+                s.dst, _bits(s.op, a, b.reshape(a.shape) if b.size == a.size else b), env, s.loc
+            )
+            return
         a = self.get(s.a, env, s.loc).astype(_F32)
         b = self.get(s.b, env, s.loc).astype(_F32)
         if b.size == a.size and b.shape != a.shape:
@@ -140,6 +146,11 @@ class _TileEvaluator:
         self.put(s.dst, num.BINARY[s.op](a, b), env, s.loc)
 
     def s_TensorScalar(self, s: n.TensorScalar, env) -> None:
+        if s.op0.info.kind == "bitwise" and s.op1 is None:
+            x = self.get(s.src, env, s.loc)
+            y = self.int_operand(s.operand0, env, x.shape, s.loc)
+            self.put(s.dst, _bits(s.op0, y, x) if s.reverse0 else _bits(s.op0, x, y), env, s.loc)
+            return
         x = self.get(s.src, env, s.loc).astype(_F32)
         x = self._scalar_op(s.op0, x, self.operand(s.operand0, env, x.shape, s.loc), s.reverse0)
         if s.op1 is not None and s.operand1 is not None:
@@ -163,8 +174,10 @@ class _TileEvaluator:
 
     def s_TensorSelect(self, s: n.TensorSelect, env) -> None:
         p = self.get(s.pred, env, s.loc)
-        t = self.operand(s.on_true, env, p.shape, s.loc)
-        f = self.operand(s.on_false, env, p.shape, s.loc)
+        arr, _ = self.locate(s.dst, env, s.loc)
+        get = self.int_operand if arr.dtype.kind in "iu" else self.operand  # copies, exact
+        t = get(s.on_true, env, p.shape, s.loc)
+        f = get(s.on_false, env, p.shape, s.loc)
         self.put(s.dst, np.where(p != 0, t, f), env, s.loc)
 
     def s_TensorCopy(self, s: n.TensorCopy, env) -> None:
@@ -178,6 +191,11 @@ class _TileEvaluator:
         )
         r = num.COMBINE[s.op].accumulate(np.concatenate([init.astype(_F32), flat], axis=1), axis=1)
         self.put(s.dst, r[:, 1:].reshape(x.shape), env, s.loc)
+
+    def s_IntArith(self, s: n.IntArith, env) -> None:
+        a = self.int_operand(s.a, env, (), s.loc)
+        b = self.int_operand(s.b, env, (), s.loc)
+        self.put(s.dst, num.c_int32(s.op, a, b, s.unsigned), env, s.loc)
 
     def s_Memset(self, s: n.Memset, env) -> None:
         arr, idx = self.locate(s.dst, env, s.loc)
@@ -260,6 +278,24 @@ class _TileEvaluator:
                 ) from None
         arr[idx] = value.astype(arr.dtype)
 
+    def int_operand(self, o: Any, env, shape: tuple, loc: SourceLoc) -> np.ndarray:
+        """An operand's integer values, exactly (a view as stored, a scalar as given)."""
+        if isinstance(o, n.View):
+            x = self.get(o, env, loc)
+            x = np.rint(x) if x.dtype.kind == "f" else x
+            x = x.astype(np.int64)
+            if shape and x.ndim != len(shape):
+                return x.reshape(x.shape[0], *([1] * (len(shape) - 1)))
+            return x
+        if isinstance(o, n.Lit):
+            return np.asarray(int(o.value), np.int64)
+        if isinstance(o, n.Param):
+            value = self.scalars.get(o.name, env.get(o.name))
+            if value is None:
+                raise error("C2N2401", loc, what=f"scalar '{o.name}'")
+            return np.asarray(int(value), np.int64)
+        raise error("C2N2449", loc, reason=f"bad operand {o!r}")
+
     def operand(self, o: Any, env, shape: tuple, loc: SourceLoc) -> np.ndarray:
         if isinstance(o, n.View):
             x = self.get(o, env, loc).astype(_F32)
@@ -273,6 +309,18 @@ class _TileEvaluator:
                 return np.asarray(env[o.name], _F32)
             raise error("C2N2401", loc, what=f"scalar '{o.name}'")
         raise error("C2N2449", loc, reason=f"bad operand {o!r}")
+
+
+def _bits(op: Op, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """A bitwise op or shift on 32-bit patterns (``>>`` logical), as the engines compute it on
+    integer tiles; the destination's dtype then reads the pattern."""
+    u = np.asarray(a).astype(np.int64) & 0xFFFFFFFF
+    v = np.asarray(b).astype(np.int64) & 0xFFFFFFFF
+    if op == Op.SHL:
+        return (u << (v & 31)) & 0xFFFFFFFF
+    if op == Op.SHR:
+        return u >> (v & 31)
+    return num.BINARY[op](u, v)
 
 
 def _outer(idx: tuple) -> tuple:

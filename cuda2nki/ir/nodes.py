@@ -197,6 +197,7 @@ __all__ = [
     "TensorSelect",
     "TensorCopy",
     "TensorScan",
+    "IntArith",
     "Memset",
     "Iota",
     "Note",
@@ -864,6 +865,27 @@ class TensorScan(_Node):
 
 
 @dataclass(frozen=True)
+class IntArith(_Node):
+    """``dst = a op b`` with C's semantics on 32-bit integers, bit-exact (``unsigned``: the
+    operation's C type is ``unsigned``): ``add``/``sub``/``mul`` wrap modulo 2**32, ``div``/``mod``
+    truncate, ``shr`` is arithmetic for signed values, comparisons yield a 0/1 float32 mask and
+    ``max``/``min`` select an operand.  The engines compute arithmetic in fp32 (exact below 2**24),
+    so the generated code spells it with the shared 32-bit helpers
+    (``templates/int32_common.py.j2``: 16-bit halves and bytes reassembled with bit operations);
+    bitwise ops and shifts by a count need no helper and are plain engine instructions.  Operands
+    are integer tiles of the same partitions or immediates; ``dst`` is an integer tile (a float32
+    tile for a comparison)."""
+
+    dst: View
+    op: Op
+    a: Operand
+    b: Operand
+    unsigned: bool = False
+    loc: SourceLoc = UNKNOWN_LOC
+    _enums = (("op", Op),)
+
+
+@dataclass(frozen=True)
 class Memset(_Node):
     dst: View
     value: Lit
@@ -909,6 +931,7 @@ ScheduledStmt = Union[
     TensorSelect,
     TensorCopy,
     TensorScan,
+    IntArith,
     Memset,
     Iota,
     Note,

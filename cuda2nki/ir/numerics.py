@@ -151,3 +151,25 @@ def identity(op: Op, dtype: np.dtype) -> object:
     if op in (Op.MAX, Op.MIN) and dtype == np.bool_:
         return op is Op.MIN
     return np.asarray(op.info.identity).astype(dtype)
+
+
+def c_int32(op: Op, a: np.ndarray, b: np.ndarray, unsigned: bool) -> np.ndarray:
+    """C's 32-bit ``a op b`` on int64 arrays of values (any representative modulo 2**32):
+    wrapped int64 values for arithmetic, float32 0/1 for comparisons."""
+
+    def canon(x: np.ndarray) -> np.ndarray:
+        u = np.asarray(x, np.int64) & 0xFFFFFFFF
+        return u if unsigned else u - ((u >> 31) << 32)
+
+    a, b = canon(a), canon(b)
+    if op.info.kind == "compare":
+        return BINARY[op](a, b).astype(np.float32)
+    if op == Op.SHR:
+        r = a >> (b & 31)
+    elif op == Op.SHL:
+        r = a << (b & 31)
+    elif op == Op.MUL:
+        r = ((a.astype(np.uint64) * b.astype(np.uint64)) & 0xFFFFFFFF).astype(np.int64)
+    else:
+        r = BINARY[op](a, b)
+    return canon(r)

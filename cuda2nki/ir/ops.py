@@ -169,6 +169,15 @@ OP_INFO: dict[Op, OpInfo] = {
 UNARY_OPS = frozenset(op for op, i in OP_INFO.items() if i.arity == 1)
 BINARY_OPS = frozenset(op for op, i in OP_INFO.items() if i.arity == 2)
 COMBINER_OPS = frozenset(op for op, i in OP_INFO.items() if i.combiner)  # reduce/scan/accumulate
+#: operators of an exact 32-bit integer instruction (IntArith): those whose fp32 engine form is
+#: not exact on 32-bit values, and the bitwise ones between integer types of another signedness
+#: than the result (a conversion that keeps the bit pattern)
+INT_ARITH_OPS = frozenset(
+    {
+        Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.MOD, Op.SHR, Op.MAX, Op.MIN,
+        Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.BITAND, Op.BITOR, Op.BITXOR, Op.SHL,
+    }
+)  # fmt: skip
 
 
 class Idiom(str, enum.Enum):

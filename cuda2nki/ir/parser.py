@@ -22,7 +22,9 @@ from cuda2nki.ir.ops import AxisKind, Op, Role
 from cuda2nki.ir.printer import LIT_DEFAULT_DTYPE, OPCALLS
 
 #: operand fields of scheduled statements where a bare name is a scalar parameter
-_OPERAND_FIELDS = {"bias", "scale", "operand0", "operand1", "initial", "on_true", "on_false"}
+_OPERAND_FIELDS = {
+    "bias", "scale", "operand0", "operand1", "initial", "on_true", "on_false", "a", "b",
+}  # fmt: skip
 
 
 @lru_cache(maxsize=1)

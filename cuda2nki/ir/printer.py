@@ -84,6 +84,7 @@ OPCALLS: dict[str, type] = {
     "tensor_select": n.TensorSelect,
     "tensor_copy": n.TensorCopy,
     "tensor_scan": n.TensorScan,
+    "int_arith": n.IntArith,
     "memset": n.Memset,
     "iota": n.Iota,
     "note": n.Note,

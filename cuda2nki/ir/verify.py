@@ -27,7 +27,16 @@ import numpy as np
 
 from cuda2nki.diagnostics import UNKNOWN_LOC, Diagnostic, SourceLoc, make
 from cuda2nki.ir import nodes as n
-from cuda2nki.ir.ops import DTYPE_BYTES, AxisKind, Buffer, Op, Role, is_dtype, is_float
+from cuda2nki.ir.ops import (
+    DTYPE_BYTES,
+    INT_ARITH_OPS,
+    AxisKind,
+    Buffer,
+    Op,
+    Role,
+    is_dtype,
+    is_float,
+)
 from cuda2nki.ir.types import TypeEnv, dtype_of
 
 PMAX = 128
@@ -475,12 +484,15 @@ class _Verifier:
         elif isinstance(s, n.TensorScan):
             if not s.op.info.combiner:
                 self.report("C2N2408", s.loc, op=str(s.op))
+        elif isinstance(s, n.IntArith):
+            self.int_arith(s, scope)
         for op_field in ("op", "op0", "op1"):
             op = getattr(s, op_field, None)
             if isinstance(op, Op) and isinstance(s, (n.TensorTensor, n.TensorScalar)):
                 if op_field == "op" and op.arity != 2:
                     self.report("C2N2417", s.loc, op=str(op), arity=op.arity, got=2)
-        for opnd in ("bias", "scale", "operand0", "operand1", "initial", "on_true", "on_false"):
+        operands = ("bias", "scale", "operand0", "operand1", "initial", "on_true", "on_false")
+        for opnd in (*operands, "a", "b") if isinstance(s, n.IntArith) else operands:
             val = getattr(s, opnd, None)
             if (
                 isinstance(val, n.Param)
@@ -489,6 +501,17 @@ class _Verifier:
             ):
                 self.report("C2N2411", s.loc, name=val.name)
         self.written.update(v.tensor for nm, v in views if nm == "dst")
+
+    def int_arith(self, s: n.IntArith, scope: _Scope) -> None:
+        """An exact integer op: an op it spells, an integer (comparison: float32) destination."""
+        if s.op not in INT_ARITH_OPS:
+            self.report("C2N2444", s.loc, what=f"operator '{s.op}'")
+        dt = self.dtype_of_view(s.dst, scope)
+        want = ("float32",) if s.op.info.kind == "compare" else ("int32", "uint32")
+        if dt is not None and dt not in want:
+            self.report("C2N2444", s.loc, what=f"a {dt} destination for '{s.op}'")
+        if not any(isinstance(x, n.View) for x in (s.a, s.b)):
+            self.report("C2N2444", s.loc, what="no tile operand")
 
     def dims_of(self, v: n.View, scope: _Scope) -> list[n.SizeExpr] | None:
         """The (symbolic) sizes of a view's dims; None if the tensor is unknown."""

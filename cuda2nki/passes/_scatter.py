@@ -207,7 +207,7 @@ def _compiler(lw, b, c: Compute, p_axis: str, f_axis: str, r0, rows, f0, cols):
             return lw._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
         return lw._load(b, rd, (rows, cols), view, T.FULL, dt)
 
-    comp = _RowCompiler(b, rows, cols, reader, lw.params, lw.ctx.diagnostics, c.loc)
+    comp = lw.typed(_RowCompiler(b, rows, cols, reader, lw.params, lw.ctx.diagnostics, c.loc))
     comp.p_axis, comp.f_axis = p_axis, f_axis
     comp.index_map = {p_axis: (1, 0, r0)}
     if f_axis:

@@ -15,6 +15,7 @@ can each decide how a tensor access becomes a DMA.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float
 from cuda2nki.passes._analysis import alpha_key, index_only
+from cuda2nki.passes._ints import IntegerOps, wrap
 
 FULL, ROW, IMM = "full", "row", "imm"
 
@@ -92,6 +94,9 @@ class Val:
     kind: str  # FULL | ROW | IMM
     operand: View | Lit | Param
     dtype: str = "float32"
+    #: bounds of an integer value (None: not known to be an integer; see passes/_ints.py)
+    lo: int | None = None
+    hi: int | None = None
 
 
 @dataclass
@@ -100,6 +105,7 @@ class Builder:
 
     stmts: list = field(default_factory=list)
     used: dict[str, int] = field(default_factory=dict)
+    dtypes: dict[str, str] = field(default_factory=dict)  # allocated tile -> its dtype
 
     def fresh(self, base: str) -> str:
         base = base.rstrip("_") or "t"
@@ -113,10 +119,12 @@ class Builder:
         return name
 
     def emit(self, stmt: object) -> None:
+        if isinstance(stmt, Alloc):
+            self.dtypes[stmt.name] = stmt.dtype
         self.stmts.append(stmt)
 
     def nested(self) -> Builder:
-        return Builder([], self.used)
+        return Builder([], self.used, self.dtypes)
 
 
 def whole(name: str, *sizes) -> View:
@@ -129,7 +137,7 @@ def row_dtype(dtype: str) -> str:
 
 
 @dataclass
-class TileExprCompiler:
+class TileExprCompiler(IntegerOps):
     """Compile intent expressions on one ``rows x cols`` tile (see the module docstring)."""
 
     b: Builder
@@ -151,6 +159,12 @@ class TileExprCompiler:
     loop_syms: frozenset = frozenset()
     #: a select the layout reads as one padded load (a shifted window), or None
     window_read: Callable[[Select], Val | None] | None = None
+    #: the kernel's types (a TypeEnv; None: integer operations are not told apart) and the
+    #: scalar parameters that size tensors or domains (below 2**24, like indices)
+    types: object = None
+    sizes: frozenset = frozenset()
+    #: compiling a gather address: index arithmetic, left to the fp32 path (see _ints)
+    addressing: bool = False
 
     # ------------------------------------------------------------------ allocation helpers
     def tile(self, base: str, kind: str, dtype: str) -> View:
@@ -163,6 +177,8 @@ class TileExprCompiler:
         """An immediate as a ``[rows, 1]`` tile (for ops that need a tile operand)."""
         if v.kind != IMM:
             return v
+        if self.is_wide(v):
+            return self.as_int(v, v.dtype)
         dst = self.tile(base, ROW, "float32")
         if isinstance(v.operand, Lit):
             self.b.emit(Memset(dst, Lit(float(v.operand.value), "float32"), loc=self.loc))
@@ -174,6 +190,8 @@ class TileExprCompiler:
     def as_full(self, v: Val, base: str = "b") -> Val:
         if v.kind == FULL:
             return v
+        if self.is_wide(v):
+            return self.int_full(v, v.dtype)
         dst = self.tile(base, FULL, "float32")
         v = self.materialize_row(v)
         self.b.emit(Memset(dst, Lit(0.0, "float32"), loc=self.loc))
@@ -186,6 +204,8 @@ class TileExprCompiler:
         if key in self.cache:
             return self.cache[key]
         v = self._compile(e)
+        if isinstance(e, (Lit, Param, IndexValue, Read)):
+            v = self.leaf_bounds(e, v)
         self.cache[key] = v
         return v
 
@@ -305,6 +325,11 @@ class TileExprCompiler:
 
     def _cast(self, e: Cast) -> Val:
         v = self.compile(e.x)
+        if e.dtype in ("int32", "uint32") and v.lo is not None and not self.addressing:
+            if v.kind == IMM and isinstance(v.operand, Lit):
+                value = wrap(int(v.operand.value), e.dtype)
+                return Val(IMM, Lit(value, e.dtype), e.dtype, value, value)
+            return self.int_cast(v, e.dtype)
         if v.kind == IMM and e.dtype in ("float16", "bfloat16") and isinstance(v.operand, Param):
             v = self.materialize_row(v)  # a scalar rounded to a narrow float: on a tile
         if v.kind == IMM:
@@ -325,6 +350,12 @@ class TileExprCompiler:
 
     def _unary(self, e: Unary) -> Val:
         x = e.x
+        dt = self.type_of(e)
+        if dt in ("int32", "uint32") and e.op in (Op.NEG, Op.BITNOT):
+            zero, ones = Lit(0, dt), Lit(-1 if dt == "int32" else 2**32 - 1, dt)
+            if e.op == Op.NEG:
+                return self._binary(Binary(Op.SUB, zero, x, loc=e.loc))
+            return self._binary(Binary(Op.BITXOR, x, ones, loc=e.loc))
         if e.op == Op.NEG:
             return self._binary(Binary(Op.MUL, x, Lit(-1.0, "float32"), loc=e.loc))
         if e.op not in ACTIVATION_OPS:
@@ -367,6 +398,18 @@ class TileExprCompiler:
         return Val(ROW, dst)
 
     def _binary(self, e: Binary) -> Val:
+        dtype = self.int_type(e)
+        if dtype is None:
+            return self._fp32_binary(e)
+        v, bounds = self.int_binary(e, dtype)
+        if v is not None:
+            return v
+        v = self._fp32_binary(e)
+        if bounds is None:
+            return v
+        return dataclasses.replace(v, lo=bounds[0], hi=bounds[1])
+
+    def _fp32_binary(self, e: Binary) -> Val:
         if e.op not in ALU_OPS:
             raise Unsupported(f"operator '{e.op.value}'", e.loc)
         if e.op == Op.MUL and e.a == e.b:
@@ -452,6 +495,11 @@ class TileExprCompiler:
         padded = padded if padded is not None else self._padded_read(e)
         if padded is not None:
             return padded
+        dtype = self.int_type(e)
+        if dtype is not None:
+            v = self.int_select(e, dtype)
+            if v is not None:
+                return v
         c, a, bv = self.compile(e.cond), self.compile(e.a), self.compile(e.b)
         kind = FULL if FULL in (c.kind, a.kind, bv.kind) else ROW
         if c.kind == IMM:

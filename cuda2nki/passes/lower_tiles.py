@@ -25,6 +25,7 @@ from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.ir.nodes import (
     Alloc,
     At,
+    Axis,
     Binary,
     CeilDiv,
     Compute,
@@ -57,6 +58,7 @@ from cuda2nki.ir.nodes import (
     View,
 )
 from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
+from cuda2nki.ir.types import TypeEnv
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes import _window as W
 from cuda2nki.passes._analysis import attrs, contraction, moves_along, strip_cast, sym_names
@@ -153,6 +155,12 @@ class _Lowering:
 
     def decl(self, name: str) -> TensorDecl:
         return self.kernel.tensors[name]
+
+    def typed(self, comp: T.TileExprCompiler) -> T.TileExprCompiler:
+        """``comp`` told the kernel's types and size parameters (exact integer operations)."""
+        comp.types = TypeEnv(self.kernel)
+        comp.sizes = size_params(self.kernel)
+        return comp
 
     def is_temp(self, name: str) -> bool:
         return any(t.name == name for t in self.kernel.temps)
@@ -288,7 +296,9 @@ class _Lowering:
                 return T.Val(T.FULL, View(v.operand.tensor, (Slice(0, rows), Slice(0, cols))), dt)
             return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
 
-        comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        comp = self.typed(
+            _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        )
         comp.window_read = self._rect_reader(b, {p_axis: (r0, rows), f_axis: (c0, cols)})
         comp.p_axis, comp.f_axis = p_axis, f_axis
         comp.index_map = {p_axis: (1, 0, r0)}
@@ -343,7 +353,11 @@ class _Lowering:
             raise T.Unsupported(
                 f"a gather from '{rd.tensor}' whose other indices move with the row", rd.loc
             )
-        idx = comp.compile(rd.index[0].expr)
+        comp.addressing, saved = True, comp.addressing  # index arithmetic (see passes/_ints)
+        try:
+            idx = comp.compile(rd.index[0].expr)
+        finally:
+            comp.addressing = saved
         if idx.kind == T.FULL:
             raise T.Unsupported(
                 f"a gather index of '{rd.tensor}' that varies along the row", rd.loc
@@ -490,7 +504,9 @@ class _Lowering:
                 return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
             raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
 
-        comp = _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        comp = self.typed(
+            _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
+        )
         comp.window_read = self._window_reader(b, i, base, rows, cols)
         # i = base + cols * p + f on this [rows, cols] chunk
         kp = cols.value if isinstance(cols, Const) else (0 if rows == Const(1) else None)
@@ -617,7 +633,9 @@ class _Lowering:
             )
             return self._load(b, rd, (one, one), view, T.ROW, self.decl(rd.tensor).dtype)
 
-        comp = _RowCompiler(b, one, one, reader, self.params, self.ctx.diagnostics, c.loc)
+        comp = self.typed(
+            _RowCompiler(b, one, one, reader, self.params, self.ctx.diagnostics, c.loc)
+        )
         val = comp.materialize_row(comp.compile(c.expr))
         dt = self.decl(c.target.tensor).dtype
         if val.dtype != dt:
@@ -673,7 +691,9 @@ class _Lowering:
                 return self._load(b, rd, (rows, Const(1)), view, T.ROW, self.decl(rd.tensor).dtype)
             return self._load(b, rd, (rows, ns), view, T.FULL, self.decl(rd.tensor).dtype)
 
-        comp = _RowCompiler(b, rows, ns, reader, self.params, self.ctx.diagnostics, c.loc)
+        comp = self.typed(
+            _RowCompiler(b, rows, ns, reader, self.params, self.ctx.diagnostics, c.loc)
+        )
         return comp.as_full(comp.compile(r.body))
 
     def _colsum(self, nb, c, r, i, j, R, P, c0, ns) -> _Acc:
@@ -807,6 +827,28 @@ class _RowCompiler(T.TileExprCompiler):
         prev = View(inc.tensor, (Slice(0, self.rows), Slice(0, self.cols - 1)))
         self.b.emit(TensorCopy(rest, prev, loc=s.loc))
         return T.Val(T.FULL, exc)
+
+
+def size_params(kernel: Kernel) -> frozenset[str]:
+    """Scalar parameters that size a tensor or a domain (sizes: below 2**24, like indices)."""
+    out: set[str] = set()
+    for t in kernel.tensors.values():
+        for d in t.shape:
+            out |= d.free_syms()
+
+    def visit(x: object) -> None:
+        if isinstance(x, Axis):
+            out.update(x.extent.free_syms())
+        elif isinstance(x, tuple | list):
+            for y in x:
+                visit(y)
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, SizeExpr):
+            for f in x.__dataclass_fields__:
+                if f != "loc":
+                    visit(getattr(x, f))
+
+    visit(kernel.body)
+    return frozenset(out & set(kernel.scalars))
 
 
 def guard_trips(cond) -> object | None:

@@ -399,6 +399,17 @@ register(
         fix="Slice the operands to the same partition range.",
     ),
     Rule(
+        "C2N2444",
+        E,
+        "integer operation not supported",
+        "int_arith: {what}",
+        _VER + " An exact 32-bit integer operation (int_arith) takes add, sub, mul, div, mod, shr,"
+        " max, min or a comparison, writes an int32/uint32 tile (a float32 0/1 tile for a"
+        " comparison) and reads at least one tile.",
+        example="int_arith(dst=t[...], op=exp, a=u[...], b=1);",
+        fix="Spell bitwise operations and shifts as tensor_tensor/tensor_scalar.",
+    ),
+    Rule(
         "C2N2448",
         E,
         "malformed note",

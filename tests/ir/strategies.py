@@ -163,6 +163,7 @@ LEAF_STMTS = st.one_of(
     st.builds(n.TensorSelect, VIEWS, VIEWS, OPERANDS, OPERANDS, LOCS),
     st.builds(n.TensorCopy, VIEWS, VIEWS, LOCS),
     st.builds(n.TensorScan, VIEWS, VIEWS, ANYOP, OPERANDS, LOCS),
+    st.builds(n.IntArith, VIEWS, ANYOP, OPERANDS, OPERANDS, st.booleans(), LOCS),
     st.builds(n.Memset, VIEWS, LITS, LOCS),
     st.builds(
         n.Iota, VIEWS, st.lists(st.tuples(SMALL, SMALL), max_size=3).map(tuple), SMALL, SMALL, LOCS

@@ -156,3 +156,62 @@ def test_loads_of_an_inout_read_its_entry_value() -> None:
     y = np.arange(4, dtype=np.float32)
     out = evaluate_tiles(k, {"x": np.ones(4, np.float32), "y": y}, {})
     np.testing.assert_array_equal(out["y"], y)
+
+
+def test_exact_integer_instructions_wrap_and_truncate_as_c() -> None:
+    """int_arith: C's 32-bit semantics on the values (wraparound, truncating division, a signed
+    arithmetic shift); bitwise engine ops on integer tiles work on the bit patterns."""
+    k = parse("""
+    kernel ints(a: in int32[4, 8], b: in uint32[4, 8], m: out int32[4, 8], d: out int32[4, 8],
+                s: out int32[4, 8], u: out uint32[4, 8], c: out float32[4, 8],
+                x: out uint32[4, 8]) {
+      alloc ta: int32[4, 8] sbuf;
+      alloc tb: uint32[4, 8] sbuf;
+      alloc tm: int32[4, 8] sbuf;
+      alloc td: int32[4, 8] sbuf;
+      alloc ts: int32[4, 8] sbuf;
+      alloc tu: uint32[4, 8] sbuf;
+      alloc tc: float32[4, 8] sbuf;
+      alloc tx: uint32[4, 8] sbuf;
+      load(dst=ta[...], src=a[...]);
+      load(dst=tb[...], src=b[...]);
+      int_arith(dst=tm[...], op=mul, a=ta[...], b=-1640531527);
+      int_arith(dst=td[...], op=div, a=ta[...], b=-7);
+      int_arith(dst=ts[...], op=shr, a=ta[...], b=3);
+      int_arith(dst=tu[...], op=mod, a=tb[...], b=1000003, unsigned=true);
+      int_arith(dst=tc[...], op=lt, a=tb[...], b=tu[...], unsigned=true);
+      tensor_tensor(dst=tx[...], op=bitxor, a=tb[...], b=tu[...]);
+      store(dst=m[...], src=tm[...]);
+      store(dst=d[...], src=td[...]);
+      store(dst=s[...], src=ts[...]);
+      store(dst=u[...], src=tu[...]);
+      store(dst=c[...], src=tc[...]);
+      store(dst=x[...], src=tx[...]);
+    }""")
+    assert verify(k) == []
+    rng = np.random.default_rng(5)
+    a = rng.integers(-(2**31), 2**31, (4, 8)).astype(np.int32)
+    b = rng.integers(0, 2**32, (4, 8)).astype(np.uint32)
+    out = evaluate_tiles(k, {"a": a, "b": b})
+    a64 = a.astype(np.int64)
+    np.testing.assert_array_equal(out["m"], (a64 * -1640531527).astype(np.int32))
+    np.testing.assert_array_equal(out["d"], np.trunc(a64 / -7).astype(np.int32))
+    np.testing.assert_array_equal(out["s"], a >> 3)
+    np.testing.assert_array_equal(out["u"], b % np.uint32(1000003))
+    np.testing.assert_array_equal(out["c"], (b < b % np.uint32(1000003)).astype(np.float32))
+    np.testing.assert_array_equal(out["x"], b ^ (b % np.uint32(1000003)))
+
+
+def test_int_arith_verifier_findings() -> None:
+    k = parse("""
+    kernel bad(a: in int32[4, 8], f: out float32[4, 8]) {
+      alloc ta: int32[4, 8] sbuf;
+      alloc tf: float32[4, 8] sbuf;
+      load(dst=ta[...], src=a[...]);
+      int_arith(dst=tf[...], op=exp, a=ta[...], b=1);
+      int_arith(dst=tf[...], op=add, a=ta[...], b=1);
+      int_arith(dst=ta[...], op=add, a=1, b=2);
+      store(dst=f[...], src=tf[...]);
+    }""")
+    codes = [d.code for d in verify(k)]
+    assert codes.count("C2N2444") == 4  # the op, two destinations, no tile operand
