@@ -198,8 +198,15 @@ def record(
     partitions: int | None = None,
     free: int | None = None,
     sim_frames: int = 1,
+    shapes: tuple | None = None,
+    dtypes: tuple | None = None,
+    bufs: tuple | None = None,
 ) -> None:
     """Append one instruction to the trace, at the port's current line.
+
+    ``shapes``, ``dtypes``, ``bufs``: the operands' shapes, dtype names and buffer names, when
+    the caller has them at hand (then ``partitions`` and ``free`` must be given too); by default
+    they are read from the operands ``ts``.
 
     ``sim_frames``: how many frames above this call are known to be simulator code (at least the
     caller); the search for the port's frame starts above them, so they are never materialised
@@ -237,7 +244,9 @@ def record(
     else:
         file, line = "<unknown>", 0
     n = len(ts)
-    if n == 2 and ts[1] is not None:
+    if shapes is not None:
+        main = None
+    elif n == 2 and ts[1] is not None:
         a, main = ts
         shapes = (a.shape, main.shape)
         dtypes = (a.dtype.name, main.dtype.name)

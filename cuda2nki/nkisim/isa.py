@@ -204,6 +204,7 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
         parts, free = t.shape
     else:
         parts, free = t.partitions(), t.free_size()
+    nm = d.name
     record(
         "dma",
         "dma_copy",
@@ -213,6 +214,9 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
         parts,
         free,
         2,  # sim_frames: _dma_fast and dma_copy
+        (dst.shape, shape),
+        (nm, nm),
+        (ds.buffer.name, ss.buffer.name),
     )
 
 
@@ -773,6 +777,7 @@ def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None) ->
 _ENGINE_UNKNOWN = engine.unknown
 _TF32 = dt.tfloat32
 _F32 = np.dtype(np.float32)
+_F32_NAMES3 = ("float32", "float32", "float32")
 _ON_CHIP = (sbuf, psum)
 
 
@@ -868,6 +873,9 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
         p,
         free,
         2,  # sim_frames: _tensor_tensor_f32 and tensor_tensor
+        (shp, d1.shape, d2.shape),
+        _F32_NAMES3,
+        (sd.buffer.name, b1.name, b2.name),
     )
     return True
 
