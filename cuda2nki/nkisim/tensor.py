@@ -192,40 +192,6 @@ class Storage:
         return (self.flat.size // p if p else 0) * self.dtype.itemsize
 
 
-def _fresh_storage(
-    flat: np.ndarray,
-    dtype: dt.NkiDType,
-    buffer: MemoryRegion,
-    shape: tuple,
-    pdim: int | None,
-    name: str,
-    site: tuple[str, int],
-) -> Storage:
-    """``Storage(flat, dtype, buffer, shape, pdim, name, site, True)`` without the ``__init__``
-    call (the allocation fast path; sets the same fields, checked by a test)."""
-    stg = _new_object(Storage)
-    stg.flat = flat
-    stg.dtype = dtype
-    stg.buffer = buffer
-    stg.shape = shape
-    stg.pdim = pdim
-    stg.name = name
-    stg.fresh = True
-    stg.written = None
-    stg.mm_written = None
-    stg.site = site
-    stg.is_input = False
-    stg.readonly = False
-    stg.old_flat = None
-    stg.gen = 0
-    stg.pending = None
-    stg._free = None
-    stg.mm_pending = None
-    stg.aff = None
-    stg.uid = next(_UIDS)
-    return stg
-
-
 class WrittenBoxes:
     """The written part of a fresh HBM storage, as boxes of its index space.
 
@@ -473,17 +439,40 @@ def _sbuf_tile(
     state: st.SimState,
     site: tuple[str, int],
 ) -> NkiTensor:
-    """``allocate`` of a fresh (P, F) SBUF tile, P <= 128 (the common case, checks done)."""
+    """``allocate`` of a fresh (P, F) SBUF tile, P <= 128 (the common case, checks done).
+
+    The storage and the view are built without their ``__init__`` calls (the same fields are
+    set: a test checks them against the constructors).
+    """
     flat = np.empty(p * f, ndt.np_dtype)
-    stg = _fresh_storage(flat, ndt, sbuf, shape, 0, name, site)
+    # Storage(flat, ndt, sbuf, shape, 0, name, site, True)
+    stg = _new_object(Storage)
+    stg.flat = flat
+    stg.dtype = ndt
+    stg.buffer = sbuf
+    stg.shape = shape
+    stg.pdim = 0
+    stg.name = name
+    stg.fresh = True
+    stg.written = None
+    stg.mm_written = None
+    stg.site = site
+    stg.is_input = False
+    stg.readonly = False
+    stg.old_flat = None
+    stg.gen = 0
+    stg.pending = None
+    stg.mm_pending = None
+    stg.aff = None
+    stg.uid = uid = next(_UIDS)
+    stg._free = state.free_sbuf
     nbytes = f * ndt.itemsize if p else 0  # bytes per partition
     # SimState.alloc_sbuf, inlined
-    state.live_sbuf[stg.uid] = (nbytes, site)
+    state.live_sbuf[uid] = (nbytes, site)
     now = state.sbuf_now = state.sbuf_now + nbytes
     if now > state.peak_sbuf:
         state.mem_dirty = True
-    stg._free = state.free_sbuf
-    # NkiTensor(stg, flat.reshape(shape), ndt, 0, None, 0), without the __init__ call
+    # NkiTensor(stg, flat.reshape(shape), ndt, 0, None, 0)
     t = _new_object(NkiTensor)
     t._boff = 0
     t.storage = stg

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import language as nl
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.tensor import NkiTensor, Storage, _fresh_storage, sbuf
+from cuda2nki.nkisim.tensor import NkiTensor, Storage, sbuf
 
 
 def _slots(cls: type) -> list[str]:
@@ -18,13 +16,19 @@ def _fields(obj, cls: type) -> dict:
     return {n: getattr(obj, n) for n in _slots(cls)}
 
 
-def test_fresh_storage_sets_every_field_as_init_does() -> None:
-    flat = np.empty(6, np.float32)
-    site = ("k.py", 3)
-    want = _fields(Storage(flat, dt.float32, sbuf, (2, 3), 0, "x", site, True), Storage)
-    got = _fields(_fresh_storage(flat, dt.float32, sbuf, (2, 3), 0, "x", site), Storage)
-    assert got.pop("uid") != want.pop("uid")
-    assert got == want
+def test_sbuf_tile_storage_sets_every_field_as_init_does() -> None:
+    state = st.SimState()
+    st.push(state)
+    try:
+        t = nl.ndarray((2, 3), dtype=nl.float32, buffer=nl.sbuf, name="x")
+        stg = t.storage
+        ref = Storage(stg.flat, dt.float32, sbuf, (2, 3), 0, "x", stg.site, True)
+        got, want = _fields(stg, Storage), _fields(ref, Storage)
+        assert got.pop("uid") != want.pop("uid")
+        assert got.pop("_free") == state.free_sbuf and want.pop("_free") is None
+        assert got == want
+    finally:
+        st.pop()
 
 
 def test_sbuf_tile_and_slices_match_the_constructor() -> None:
