@@ -177,7 +177,9 @@ class Finalizer:
         """An add-only network over staged elements (see :mod:`cuda2nki.lift.network`)."""
         if arr.name not in self._networks:
             self.check_budget(64)
-            self._networks[arr.name] = network.analyse(arr, self.block, self.fresh("scan"))
+            self._networks[arr.name] = network.analyse(
+                arr, self.block, self.fresh("scan"), self.prog.warp_epochs
+            )
         net = self._networks[arr.name]
         got = None if net is None else network.read(net, r, self.block)
         return None if got is None else V.simplify(self.resolve(got))

@@ -44,19 +44,51 @@ class Network:
     first: int
     rank: np.ndarray
     snaps: dict
-    writers: dict  # epoch -> {element: set of writing threads}
+    writers: dict  # element -> [(epoch, thread)] of its writes
     staged: V.DExpr
     var: str
+    sync: _Sync
 
 
 class _NotNetwork(Exception):
     pass
 
 
-def analyse(arr, block: tuple | None, var: str) -> Network | None:
+@dataclass(frozen=True)
+class _Sync:
+    """What orders two accesses: a ``__syncthreads`` between them, or -- threads of one warp --
+    a ``__syncwarp`` (``warp_epochs``: the epochs a ``__syncwarp`` began)."""
+
+    warp_epochs: frozenset
+
+    def segment(self, epoch: int) -> int:
+        """The interval between two block barriers ``epoch`` lies in."""
+        return epoch - sum(1 for w in self.warp_epochs if w <= epoch)
+
+    def races(self, writes: list, reads: list) -> bool:
+        """Whether the accesses to one element (``(epoch, thread)`` lists) race: a write and
+        another thread's access with neither barrier between them."""
+        groups: dict = {}
+        for (e, t), w in [(a, True) for a in writes] + [(a, False) for a in reads]:
+            groups.setdefault(self.segment(e), []).append((e, t, w))
+        for acc in groups.values():
+            wrote = {t // 32 for _, t, w in acc if w}
+            if wrote and len({t // 32 for _, t, _ in acc}) > 1:
+                return True  # another warp between the same block barriers
+            epochs: dict = {}
+            for e, t, w in acc:
+                ts, ws = epochs.setdefault(e, (set(), [False]))
+                ts.add(t)
+                ws[0] = ws[0] or w
+            if any(ws[0] and len(ts) > 1 for ts, ws in epochs.values()):
+                return True  # another thread of the warp between the same barriers
+        return False
+
+
+def analyse(arr, block: tuple | None, var: str, warp_epochs=frozenset()) -> Network | None:
     """``arr``'s write log as an add-only network over staged elements, or None."""
     try:
-        return _analyse(arr, block, var)
+        return _analyse(arr, block, var, _Sync(frozenset(warp_epochs)))
     except _NotNetwork:
         return None
 
@@ -81,8 +113,8 @@ def read(net: Network, r: V.SRead, block: tuple) -> V.DExpr | None:
         e = idx.evaluate(env)
         if not 0 <= e < len(net.rank) or net.rank[e] < 0:
             return None
-        if net.writers.get(r.epoch, {}).get(e, set()) - {reader}:
-            return None  # written by another thread between the same barriers
+        if net.sync.races(net.writers.get(e, []), [(r.epoch, reader)]):
+            return None  # written by another thread with no barrier between
         got = _range(state[e])
         if got is None:
             return None
@@ -102,7 +134,7 @@ def read(net: Network, r: V.SRead, block: tuple) -> V.DExpr | None:
 # --------------------------------------------------------------------------- the log
 
 
-def _analyse(arr, block: tuple | None, var: str) -> Network:
+def _analyse(arr, block: tuple | None, var: str, sync: _Sync) -> Network:
     if not block or block[1:] != (1, 1) or len(arr.dims) != 1:
         raise _NotNetwork
     writes = arr.writes
@@ -127,12 +159,10 @@ def _analyse(arr, block: tuple | None, var: str) -> Network:
     for k in range(first, len(writes)):
         state = log.step(writes[k], k, state)
         snaps[k + 1] = state
-    for epoch, elems in readers.items():
-        wr = writers.get(epoch, {})
-        for e, ts in elems.items():
-            if wr.get(e) and len(ts | wr[e]) > 1:
-                raise _NotNetwork  # a read racing another thread's write
-    return Network(first, rank, snaps, writers, staged, var)
+    for e in set(writers) | set(readers):
+        if sync.races(writers.get(e, []), readers.get(e, [])):
+            raise _NotNetwork  # an access racing another thread's write
+    return Network(first, rank, snaps, writers, staged, var, sync)
 
 
 @dataclass(frozen=True)
@@ -174,13 +204,11 @@ class _Log:
             for sign, r in terms:
                 x = self.element(r.index[0], env)
                 vec += sign * self.snaps[r.upto][x]
-                self.readers.setdefault(r.epoch, {}).setdefault(x, set()).add(t)
+                self.readers.setdefault(x, []).append((r.epoch, t))
             if np.abs(vec).max(initial=0) > _MAX_COEFF:
                 raise _NotNetwork  # doubling past what the vectors hold exactly
             new[e] = vec
-            self.writers.setdefault(w.epoch, {}).setdefault(e, set()).add(t)
-        if any(len(ts) > 1 for ts in self.writers.get(w.epoch, {}).values()):
-            raise _NotNetwork  # two threads write one element between the same barriers
+            self.writers.setdefault(e, []).append((w.epoch, t))
         return new
 
 
@@ -206,7 +234,7 @@ def _linear(v: V.DExpr, name: str) -> list | None:
 def _staging(writes: list, nthreads: int, var: str) -> tuple:
     """The staged value as one expression of the staged element ``var``, each array element's
     staged element (-1 where none: the staged elements are the written ones in array order) and
-    who wrote them (epoch -> element -> threads)."""
+    who wrote them (element -> ``[(epoch, thread)]``)."""
     groups: dict = {}
     for w in writes:
         groups.setdefault(w.index[0], []).append(w)
@@ -220,7 +248,7 @@ def _staging(writes: list, nthreads: int, var: str) -> tuple:
             if e in owner or e < 0:
                 raise _NotNetwork
             owner[e] = t
-            writers.setdefault(ws[0].epoch, {}).setdefault(e, set()).add(t)
+            writers.setdefault(e, []).append((ws[0].epoch, t))
     if not owner:
         raise _NotNetwork
     rank = np.full(max(owner) + 1, -1, dtype=np.int64)

@@ -122,6 +122,8 @@ class ThreadProgram:
     shared: dict  # name -> SharedArr (write logs)
     templates: list  # per-thread values entering cooperative operations
     rerolled: bool = False  # stores of an unrolled loop were rolled back into a loop
+    #: the epochs a ``__syncwarp`` (not a ``__syncthreads``) began: it orders a warp's threads only
+    warp_epochs: frozenset = frozenset()
 
 
 _UNSET = object()
@@ -315,6 +317,7 @@ class Executor:
         self.reads: set[str] = set()
         self.shared: dict[str, SharedArr] = {}
         self.epoch = 0
+        self.warp_epochs: set = set()
         self.counter = itertools.count()
         self.tensors: dict[str, str] = {}
         self.scalars: dict[str, str] = {}
@@ -388,6 +391,7 @@ class Executor:
             self.shared,
             self.templates,
             self.rerolled,
+            frozenset(self.warp_epochs),
         )
 
     # ------------------------------------------------------------------ conversions
@@ -1407,6 +1411,8 @@ class Executor:
                     "C2N2015", e.loc, what="__syncthreads under a thread-dependent condition"
                 )
             self.epoch += 1
+            if f == "__syncwarp":
+                self.warp_epochs.add(self.epoch)
             return None
         if f in ("__threadfence", "__threadfence_block"):
             return None

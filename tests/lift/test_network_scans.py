@@ -78,6 +78,20 @@ def test_a_network_that_is_not_a_scan_is_not_recognised(name) -> None:
     assert all(r is None for r in reads[1:]), reads  # the scan results: not prefix folds
 
 
+@pytest.mark.parametrize(("threads", "ordered"), [(32, True), (64, False)])
+def test_syncwarp_orders_the_threads_of_one_warp_only(threads, ordered) -> None:
+    """``__syncwarp`` in place of ``__syncthreads``: a scan when the block is one warp, racy (not
+    recognised) when the network crosses warps."""
+    src = BLELLOCH.replace("__syncthreads();", "__syncwarp();")
+    prog = _program(src, threads)
+    net = network.analyse(prog.shared["temp"], prog.block, "j", prog.warp_epochs)
+    if not ordered:
+        assert net is None
+        return
+    got = network.read(net, prog.stores[-1].value, prog.block)
+    assert isinstance(got, V.Fold) and got.stop == 2 * af.sym("threadIdx.x") + 1
+
+
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize("name", sorted(BROKEN))
 def test_a_broken_scan_is_never_ported_as_a_scan(name, target, tmp_path) -> None:
