@@ -271,6 +271,8 @@ class _Evaluator:
         self.accs: dict[str, str | None] = {}
         #: kernel-entry values of ``inout`` tensors: what reads see (below)
         self.entry: dict[str, tuple[np.ndarray, Any, Any]] = {}
+        #: values of the carried variables of the iterations being evaluated (``carry(v)``)
+        self.carried: dict[str, Val] = {}
         self._bind(inputs)
 
     # ------------------------------------------------------------------ setup
@@ -727,6 +729,83 @@ class _Evaluator:
                 lo, hi = np.trunc(xv - ex), np.trunc(xv + ex)
                 out.e = _clean(np.maximum(np.abs(lo - tv), np.abs(hi - tv)))
             out.m = absv if not is_float(e.dtype) else x.m
+        return out
+
+    # ------------------------------------------------------------------ iterations
+    def x_Carry(self, e: n.Carry, frame: _Frame) -> Val:
+        got = self.carried.get(e.name)
+        if got is None:
+            raise error("C2N2445", e.loc, what=f"carry({e.name}) outside its loop")
+        return got
+
+    def x_Iterate(self, e: n.Iterate, frame: _Frame) -> Val:
+        """Every element iterates until its own condition fails (at most ``trips`` times): the
+        loop runs in lockstep over the elements, an element that has left keeps its values.  In
+        analysis mode an element whose test may flip (``cond.e > 0``) is unsure from then on:
+        its values carry the difference between stopping and going on.  Each step's bound is taken
+        from values at its start held as exact (see :meth:`_nominal`)."""
+        state = {
+            v: self._assigned(self.expr(x, frame), t) for v, t, x in zip(e.names, e.dtypes, e.init)
+        }
+        trips = int(self.size(e.trips, frame, e.loc))
+        saved = self.carried
+        active: Any = np.asarray(True)
+        unsure: Any = np.asarray(False)
+        if e.enter is not None:
+            enter = self.expr(e.enter, frame)
+            active = np.asarray(enter.v) != 0
+            unsure = np.asarray(enter.e) > 0 if self.analysis else unsure
+        try:
+            for _ in range(max(trips, 0)):
+                if not np.any(active) and not np.any(unsure):
+                    break
+                self.carried = {**saved, **self._nominal(state)}
+                new = [self._assigned(self.expr(u, frame), t) for u, t in zip(e.update, e.dtypes)]
+                c = self.expr(e.cond, frame)
+                for v, nv in zip(e.names, new):
+                    state[v] = self._keep(active, unsure, nv, state[v])
+                if self.analysis:
+                    unsure = unsure | (active & (np.asarray(c.e) > 0))
+                active = active & (np.asarray(c.v) != 0)
+        finally:
+            self.carried = saved
+        return state[e.result]
+
+    def _nominal(self, state: dict[str, Val]) -> dict[str, Val]:
+        """The carried values an iteration computes from, taken as exact: a convergent iteration
+        corrects the errors of the steps before (a first-order bound carried through K steps
+        would grow K-fold and cannot see that), so the bound of an iteration is one step's.
+        Where an element's exit may flip, :meth:`_keep` accumulates the spread of its values."""
+        if not self.analysis:
+            return state
+        return {v: Val(x.v, x.dtype, 0.0, x.m, x.oob, x.k, x.acc) for v, x in state.items()}
+
+    def _assigned(self, x: Val, dtype: str) -> Val:
+        """``x`` converted to a carried variable's dtype (as a C assignment does)."""
+        if x.dtype == dtype:
+            return x
+        t = self.cdt(dtype)
+        if not is_float(dtype) and is_float(x.dtype):
+            v = np.trunc(np.asarray(x.v, dtype=np.float64)).astype(t, copy=False)
+        else:
+            v = np.asarray(x.v).astype(t, copy=False)
+        out = Val(v, dtype, x.e, x.m, x.oob, x.k, x.acc)
+        if self.analysis and is_float(dtype) and unit_roundoff(dtype) > unit_roundoff(x.dtype):
+            out.e = x.e + unit_roundoff(dtype) * np.abs(np.asarray(v, np.float64))
+        return out
+
+    def _keep(self, active: Any, unsure: Any, new: Val, old: Val) -> Val:
+        """``active ? new : old`` per element (``unsure``: either, in analysis mode)."""
+        v = np.where(active, new.v, old.v)
+        k, acc = max((new.k, new.acc or ""), (old.k, old.acc or ""))
+        out = Val(v, old.dtype, oob=_or(_and(new.oob, active), old.oob), k=k, acc=acc or None)
+        if self.analysis:
+            chosen = np.where(active, new.e, old.e)
+            wide = np.add(new.e, old.e) + np.abs(
+                np.asarray(new.v, np.float64) - np.asarray(old.v, np.float64)
+            )
+            out.e = _clean(np.where(unsure, wide, chosen)) if np.any(unsure) else chosen
+            out.m = np.where(active, new.m, old.m)
         return out
 
     # ------------------------------------------------------------------ reductions

@@ -174,6 +174,8 @@ __all__ = [
     "Cast",
     "Reduce",
     "Scan",
+    "Iterate",
+    "Carry",
     # intent statements
     "Axis",
     "Domain",
@@ -617,6 +619,44 @@ class Scan(Expr):
     acc_dtype: str | None = None
     loc: SourceLoc = UNKNOWN_LOC
     _enums = (("op", Op),)
+
+
+@dataclass(frozen=True)
+class Carry(Expr):
+    """The value of variable ``name`` of the enclosing :class:`Iterate` at the start of an
+    iteration (only inside its ``update`` and ``cond``)."""
+
+    name: str
+    dtype: str = "float32"
+    loc: SourceLoc = UNKNOWN_LOC
+
+
+@dataclass(frozen=True)
+class Iterate(Expr):
+    """An elementwise loop-carried iteration with a data-dependent exit a counter bounds
+    (``do { ... } while (err > tol && it < 60)``); the value is variable ``result``'s at the end.
+
+    Per element: the variables ``names`` (dtypes ``dtypes``) start at ``init``; the element is
+    active if ``enter`` holds (None: always -- a do-while loop).  Then ``trips`` times: ``update``
+    and ``cond`` are evaluated on the current values (:class:`Carry`), an active element takes
+    the updated values, and stays active while ``cond`` holds (``cond`` is the loop test after the
+    body, spelled in the values before it).  ``trips`` bounds the trip count (the counter's
+    conjunct in ``cond`` fails by then), so every element has left the loop when it ends: what a
+    CUDA thread computes, each after its own number of iterations."""
+
+    names: tuple[str, ...]
+    dtypes: tuple[str, ...]
+    init: tuple[Expr, ...]
+    update: tuple[Expr, ...]
+    cond: Expr
+    trips: SizeExpr
+    result: str
+    enter: Expr | None = None
+    loc: SourceLoc = UNKNOWN_LOC
+    _sizes = ("trips",)
+
+    def with_result(self, result: str) -> Iterate:
+        return self.replace(result=result)
 
 
 # --------------------------------------------------------------------------- intent statements

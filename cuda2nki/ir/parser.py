@@ -357,6 +357,8 @@ class _Builder(Transformer):
             return n.Select(*args)
         if fn == "cast" and len(args) == 2 and isinstance(args[1], n.Param):
             return n.Cast(args[1].name, args[0])
+        if fn == "carry" and len(args) == 2 and all(isinstance(a, n.Param) for a in args):
+            return n.Carry(args[0].name, args[1].name)
         try:
             op = Op(fn)
         except ValueError:
@@ -379,6 +381,14 @@ class _Builder(Transformer):
     def scan(self, op: str, axis: str, body: n.Expr, *opts: Any) -> n.Scan:
         o = dict(opts)
         return n.Scan(op, axis, body, bool(o.get("exclusive")), o.get("acc"))
+
+    def carried(self, var: str, dtype: str, init: n.Expr, update: n.Expr) -> tuple:
+        return (var, dtype, init, update)
+
+    def iterate(self, *rest: Any) -> n.Iterate:
+        *carried, cond, trips, result, enter = rest
+        names, dtypes, init, update = zip(*carried)
+        return n.Iterate(names, dtypes, init, update, cond, trips, result, enter)
 
     def opt_acc(self, dtype: str) -> tuple:
         return ("acc", dtype)

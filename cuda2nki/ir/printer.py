@@ -18,6 +18,9 @@ Shape of the text (grammar: ``cuda2nki/grammars/tile_ir.lark``)::
   data-dependent index.
 * Reductions: ``reduce(add, k < K: body; acc float32; where guard)``; scans:
   ``scan(add, j: body; exclusive; acc float32)``; a domain axis of kind scan is ``scan j < C``.
+* Iterations: ``iterate(r: float32 = init -> update, it: int32 = 0 -> carry(it, int32) + 1;
+  cond; trips; result[; enter])`` (see :class:`~cuda2nki.ir.nodes.Iterate`); ``carry(r, float32)``
+  is a variable's value at the start of an iteration.
 * Scheduled statements: ``for t = range(0, ceildiv(N, 128), 1) affine { ... }``,
   ``alloc ta: float32[128, F] sbuf;`` and NKI-like calls with keyword operands
   ``tensor_tensor(dst=tc[ds(0, 128), ds(0, F)], op=add, a=..., b=...);``; a whole view is
@@ -315,6 +318,16 @@ class _Printer:
             if e.where is not None:
                 opts += f"; where {self.expr(e.where)}"
             return f"reduce({e.op}, {axes}: {self.expr(e.body)}{opts})", _ATOM
+        if isinstance(e, n.Carry):
+            return f"carry({name(e.name)}, {name(e.dtype)})", _ATOM
+        if isinstance(e, n.Iterate):
+            carried = ", ".join(
+                f"{name(v)}: {name(t)} = {self.expr(i)} -> {self.expr(u)}"
+                for v, t, i, u in zip(e.names, e.dtypes, e.init, e.update)
+            )
+            enter = "" if e.enter is None else f"; {self.expr(e.enter)}"
+            tail = f"{self.expr(e.cond)}; {self.size(e.trips)}; {name(e.result)}{enter}"
+            return f"iterate({carried}; {tail})", _ATOM
         if isinstance(e, n.Scan):
             opts = "; exclusive" if e.exclusive else ""
             if e.acc_dtype is not None:

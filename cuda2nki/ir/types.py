@@ -9,6 +9,7 @@ these only decide what an operation on two already-typed operands yields):
   ``land``/``lor``/``lnot`` -> ``bool``; ``math`` unary ops (exp, sqrt, ...) on an integer ->
   ``float32``, otherwise the operand's dtype.
 * :class:`Reduce`/:class:`Scan` -> ``acc_dtype`` if given, else the body's dtype.
+* :class:`Carry` -> its own; :class:`Iterate` -> the dtype of its ``result`` variable.
 """
 
 from __future__ import annotations
@@ -107,6 +108,10 @@ def dtype_of(e: n.Expr, env: TypeEnv) -> str:
         return promote(dtype_of(e.a, env), dtype_of(e.b, env))
     if isinstance(e, (n.Reduce, n.Scan)):
         return e.acc_dtype or dtype_of(e.body, env)
+    if isinstance(e, n.Carry):
+        return e.dtype
+    if isinstance(e, n.Iterate):
+        return e.dtypes[e.names.index(e.result)] if e.result in e.names else "float32"
     raise TypeError(f"not a value expression: {type(e).__name__}")
 
 

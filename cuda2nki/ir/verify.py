@@ -63,7 +63,7 @@ def verify(kernel: n.Kernel) -> list[Diagnostic]:
 class _Scope:
     syms: dict[str, str] = field(
         default_factory=dict
-    )  # name -> "scalar" | "axis" | "loop" | "reduce"
+    )  # name -> "scalar" | "axis" | "loop" | "reduce" | "carry:<dtype>"
     bounds: dict[str, int | None] = field(default_factory=dict)  # loop var -> max value
     tiles: dict[str, n.Alloc] = field(default_factory=dict)
 
@@ -220,6 +220,11 @@ class _Verifier:
             self.reduce(e, scope)
         elif isinstance(e, n.Scan):
             self.scan(e, scope)
+        elif isinstance(e, n.Iterate):
+            self.iterate(e, scope)
+        elif isinstance(e, n.Carry):
+            if scope.syms.get(e.name) != f"carry:{e.dtype}":
+                self.report("C2N2445", e.loc, what=f"carry({e.name}, {e.dtype}) outside its loop")
         else:
             self.report("C2N2449", self.stmt_loc, reason=f"unexpected {type(e).__name__}")
 
@@ -253,6 +258,26 @@ class _Verifier:
         self.expr(e.body, inner)
         if e.where is not None:
             self.expr(e.where, inner)
+
+    def iterate(self, e: n.Iterate, scope: _Scope) -> None:
+        """Carried variables: one dtype, initial value and update each, distinct names, the
+        result one of them; ``trips`` a size free of data; ``carry`` only in update and cond."""
+        k = len(e.names)
+        if not k or {len(e.dtypes), len(e.init), len(e.update)} != {k}:
+            self.report("C2N2445", e.loc, what="names, dtypes, initial values and updates differ")
+            return
+        if len(set(e.names)) != k or e.result not in e.names:
+            self.report("C2N2445", e.loc, what=f"variables {list(e.names)}, result {e.result}")
+        for dt in e.dtypes:
+            if not is_dtype(dt):
+                self.report("C2N2413", e.loc, dtype=dt)
+        self.size(e.trips, scope, e.loc, allow_dyn=False)
+        for x in (*e.init, *((e.enter,) if e.enter is not None else ())):
+            self.expr(x, scope)
+        inner = _Scope(dict(scope.syms), dict(scope.bounds), dict(scope.tiles))
+        inner.syms.update((v, f"carry:{t}") for v, t in zip(e.names, e.dtypes))
+        for x in (*e.update, e.cond):
+            self.expr(x, inner)
 
     def scan(self, e: n.Scan, scope: _Scope) -> None:
         if not e.op.info.combiner:

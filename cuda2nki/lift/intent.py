@@ -694,6 +694,7 @@ class ExprConverter:
         self.extents = dict(extents)
         self.guard = guard
         self.active_folds: set[str] = set()  # loop variables of the folds being converted
+        self.carrying: set[str] = set()  # variables of the iterations being converted
 
     @contextlib.contextmanager
     def assuming(self, c: Cond | None):
@@ -754,11 +755,30 @@ class ExprConverter:
             return self.fold(e)
         if isinstance(e, V.SRead):
             raise Refusal("C2N2012", None, array=e.array, why="unresolved read")
+        if isinstance(e, V.Iterate):
+            return self.iterate(e)
+        if isinstance(e, V.Carried) and e.name in self.carrying:
+            return N.Carry(e.name, e.dtype)
         if isinstance(e, V.Carried):
             raise Refusal("C2N2011", None, var=e.name, why="value escaped its loop")
         if isinstance(e, V.Undef):
             raise Refusal("C2N2015", None, what="a lane's partial shuffle result reaches memory")
         raise Refusal("C2N2010", None, what=type(e).__name__)
+
+    def iterate(self, e: V.Iterate) -> N.Iterate:
+        """A loop with a data-dependent exit (see :mod:`cuda2nki.lift.iterate`)."""
+        init = tuple(self.expr(x) for x in e.init)
+        enter = None if e.enter is None else self.expr(e.enter)
+        saved = self.carrying
+        self.carrying = saved | set(e.names)
+        try:
+            update = tuple(self.expr(x) for x in e.update)
+            cond = self.expr(e.cond)
+        finally:
+            self.carrying = saved
+        dtypes = tuple(x.dtype for x in e.init)
+        trips = self.low.namer.size(e.trips, self.expr)
+        return N.Iterate(e.names, dtypes, init, update, cond, trips, e.names[e.result], enter)
 
     def decided(self, c: Cond | None) -> bool | None:
         """True (False) when the guard in force implies ``c`` (its negation): every comparison

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from cuda2nki.diagnostics import UNKNOWN_LOC, SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, control, online, reroll
+from cuda2nki.lift import argfold, control, iterate, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 
@@ -461,6 +461,8 @@ class Executor:
             self.exec_return(s)
         elif isinstance(s, A.Empty):
             pass
+        elif isinstance(s, (A.While, A.DoWhile)) and iterate.exec_bounded(self, s):
+            pass  # an elementwise iteration with a data-dependent exit a counter bounds
         elif isinstance(s, A.While) and control.while_to_for(s) is not None:
             loop, name = control.while_to_for(s)
             self.exec_for(loop)

@@ -107,6 +107,26 @@ class Carried(DExpr):
 
 
 @dataclass(frozen=True)
+class Iterate(DExpr):
+    """The value of carried local ``names[result]`` after an elementwise loop with a
+    data-dependent exit that a counter bounds (``do { ... ++it; } while (err > tol && it < K)``).
+
+    The locals start at ``init``; an iteration computes ``update`` and ``cond`` from the values at
+    its start (:class:`Carried` placeholders: ``cond`` is the loop test after the body, spelled in
+    those values), the locals take the updated values where the element is still active, and it
+    stays active while ``cond`` holds.  ``enter`` (None for a do-while loop) decides whether the
+    first iteration runs.  At most ``trips`` iterations run (the counter's conjunct fails then)."""
+
+    names: tuple  # tuple[str, ...]
+    init: tuple  # tuple[DExpr, ...]
+    update: tuple  # tuple[DExpr, ...] over Carried
+    cond: DExpr  # over Carried
+    enter: DExpr | None
+    trips: Poly
+    result: int
+
+
+@dataclass(frozen=True)
 class Undef(DExpr):
     """A value the analysis does not model (a lane's partial shuffle sum); lifting fails if it
     reaches a store."""
@@ -129,7 +149,9 @@ class SRead(DExpr):
     who: tuple = ()
 
 
-for _c in (Const, Scalar, IntVal, Pred, Load, Op, Select, Cast, Fold, Carried, SRead, Undef):
+for _c in (
+    Const, Scalar, IntVal, Pred, Load, Op, Select, Cast, Fold, Carried, SRead, Undef, Iterate
+):  # fmt: skip
     _install_cached_hash(_c)
 
 # --------------------------------------------------------------------------- traversal
@@ -144,6 +166,8 @@ def children(e: DExpr) -> tuple[DExpr, ...]:
         return (e.operand,)
     if isinstance(e, Fold):
         return (e.body,)
+    if isinstance(e, Iterate):
+        return (*e.init, *e.update, e.cond) + (() if e.enter is None else (e.enter,))
     return ()
 
 
@@ -156,6 +180,12 @@ def rebuild(e: DExpr, kids: tuple[DExpr, ...]) -> DExpr:
         return Cast(e.dtype, kids[0])
     if isinstance(e, Fold):
         return Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, kids[0])
+    if isinstance(e, Iterate):
+        k = len(e.names)
+        enter = kids[2 * k + 1] if e.enter is not None else None
+        return Iterate(
+            e.dtype, e.names, kids[:k], kids[k : 2 * k], kids[2 * k], enter, e.trips, e.result
+        )
     return e
 
 

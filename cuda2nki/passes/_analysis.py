@@ -11,6 +11,7 @@ from cuda2nki.ir.nodes import (
     Compute,
     Expr,
     IndexValue,
+    Iterate,
     Kernel,
     Read,
     Reduce,
@@ -66,6 +67,8 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return (e.body,) if e.where is None else (e.body, e.where)
     if isinstance(e, Scan):
         return (e.body,)
+    if isinstance(e, Iterate):
+        return (*e.init, *e.update, e.cond) + (() if e.enter is None else (e.enter,))
     return ()
 
 
@@ -157,6 +160,10 @@ def _rebuild(e: Expr, kids: tuple) -> Expr:
         return e.replace(cond=kids[0], a=kids[1], b=kids[2])
     if isinstance(e, Reduce):
         return e.replace(body=kids[0], where=kids[1] if len(kids) > 1 else None)
+    if isinstance(e, Iterate):
+        k = len(e.names)
+        enter = kids[2 * k + 1] if e.enter is not None else None
+        return e.replace(init=kids[:k], update=kids[k : 2 * k], cond=kids[2 * k], enter=enter)
     return e.replace(body=kids[0])  # Scan
 
 

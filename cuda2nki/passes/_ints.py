@@ -31,8 +31,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from cuda2nki.ir.nodes import Add as SAdd
 from cuda2nki.ir.nodes import (
     Binary,
+    Cast,
+    Const,
+    Dyn,
     Expr,
     IndexValue,
     IntArith,
@@ -41,10 +45,14 @@ from cuda2nki.ir.nodes import (
     Param,
     Read,
     Select,
+    SizeExpr,
+    Sym,
     TensorCopy,
     TensorScalar,
     TensorTensor,
 )
+from cuda2nki.ir.nodes import Mul as SMul
+from cuda2nki.ir.nodes import Sub as SSub
 from cuda2nki.ir.numerics import c_int32
 from cuda2nki.ir.ops import Op, is_float
 from cuda2nki.ir.types import dtype_of, np_dtype, promote
@@ -73,6 +81,14 @@ def bounds_of(dtype: str) -> tuple[int, int]:
         return 0, 1
     info = np.iinfo(np_dtype(dtype))
     return int(info.min), int(info.max)
+
+
+def _size_nodes(x: SizeExpr):  # noqa: ANN202
+    yield x
+    for f in ("a", "b"):
+        child = getattr(x, f, None)
+        if isinstance(child, SizeExpr):
+            yield from _size_nodes(child)
 
 
 def small(lo: int | None, hi: int | None) -> bool:
@@ -156,6 +172,30 @@ class IntegerOps:
             return dtype_of(e, self.types)  # type: ignore[attr-defined]
         except TypeError:
             return ""
+
+    def ring_value(self, x: SizeExpr, dtype: str, loc) -> Expr | None:
+        """An integer index over data (``1 + 3 * $(v)``: the lifter's spelling of C integer
+        arithmetic on data) as a value expression in ``dtype``: sums and products agree modulo
+        2**32, so C's wraparound is kept.  None: no data in it, or other operations."""
+        if dtype not in INT32 or not any(isinstance(d, Dyn) for d in _size_nodes(x)):
+            return None
+
+        def conv(s: SizeExpr) -> Expr | None:
+            if isinstance(s, Const):
+                return Lit(wrap(s.value, dtype), dtype, loc=loc)
+            if isinstance(s, Dyn):
+                return Cast(dtype, s.expr, loc=loc)
+            if isinstance(s, Sym):
+                if s.name in self.params:  # type: ignore[attr-defined]
+                    return Cast(dtype, Param(s.name, loc=loc), loc=loc)
+                return IndexValue(s, dtype, loc=loc)
+            op = {SAdd: Op.ADD, SSub: Op.SUB, SMul: Op.MUL}.get(type(s))
+            if op is None:
+                return None
+            a, b = conv(s.a), conv(s.b)  # type: ignore[attr-defined]
+            return None if a is None or b is None else Binary(op, a, b, loc=loc)
+
+        return conv(x)
 
     def leaf_bounds(self, e: Expr, v: Val) -> Val:
         """Bounds of a leaf's value: literals exact, indices and size parameters small, reads

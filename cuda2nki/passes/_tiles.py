@@ -25,11 +25,13 @@ from cuda2nki.ir.nodes import (
     Activation,
     Alloc,
     Binary,
+    Carry,
     Cast,
     Const,
     Expr,
     IndexValue,
     Iota,
+    Iterate,
     Lit,
     Loop,
     Memset,
@@ -50,6 +52,7 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float
 from cuda2nki.passes._analysis import alpha_key, index_only
 from cuda2nki.passes._ints import IntegerOps, wrap
+from cuda2nki.passes._iterate import IterationOps
 
 FULL, ROW, IMM = "full", "row", "imm"
 
@@ -137,7 +140,7 @@ def row_dtype(dtype: str) -> str:
 
 
 @dataclass
-class TileExprCompiler(IntegerOps):
+class TileExprCompiler(IntegerOps, IterationOps):
     """Compile intent expressions on one ``rows x cols`` tile (see the module docstring)."""
 
     b: Builder
@@ -165,6 +168,8 @@ class TileExprCompiler(IntegerOps):
     sizes: frozenset = frozenset()
     #: compiling a gather address: index arithmetic, left to the fp32 path (see _ints)
     addressing: bool = False
+    #: the state tiles of the iterations being compiled (``carry(v)``; see _iterate)
+    carried: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ allocation helpers
     def tile(self, base: str, kind: str, dtype: str) -> View:
@@ -219,6 +224,9 @@ class TileExprCompiler(IntegerOps):
                 return Val(IMM, Param(e.expr.name, loc=e.loc), e.dtype)
             if isinstance(e.expr, Const):
                 return Val(IMM, Lit(e.expr.value, e.dtype), e.dtype)
+            ring = self.ring_value(e.expr, e.dtype, e.loc)
+            if ring is not None:
+                return self.compile(ring)
             value = self._size_value(e.expr, e.loc)
             if value is not None:
                 return self.compile(value)
@@ -236,6 +244,10 @@ class TileExprCompiler(IntegerOps):
             return self._binary(e)
         if isinstance(e, Select):
             return self._select(e)
+        if isinstance(e, Iterate):
+            return self.iterate(e)
+        if isinstance(e, Carry):
+            return self.carry_value(e)
         if isinstance(e, Reduce):
             raise Unsupported("a reduction nested inside an elementwise expression", e.loc)
         raise Unsupported(f"expression {type(e).__name__}", getattr(e, "loc", None))
@@ -462,6 +474,12 @@ class TileExprCompiler(IntegerOps):
         return Val(data.kind, dst)
 
     def _divide(self, a: Val, b: Val, e: Binary) -> Val:
+        q = self._reciprocal_quotient(a, b, e)
+        if self.carried and q.kind != IMM:  # inside an iteration: IEEE rounding (see _iterate)
+            return self.refined_quotient(a, b, q, e.loc)
+        return q
+
+    def _reciprocal_quotient(self, a: Val, b: Val, e: Binary) -> Val:
         note = make("C2N2507", e.loc)
         if note not in self.diags:
             self.diags.append(note)

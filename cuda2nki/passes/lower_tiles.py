@@ -33,6 +33,7 @@ from cuda2nki.ir.nodes import (
     Dyn,
     IndexValue,
     Indirect,
+    Iterate,
     Kernel,
     Lit,
     Load,
@@ -49,6 +50,7 @@ from cuda2nki.ir.nodes import (
     SizeExpr,
     Slice,
     Store,
+    Sym,
     TensorCopy,
     TensorDecl,
     TensorReduce,
@@ -61,7 +63,15 @@ from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
 from cuda2nki.ir.types import TypeEnv
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes import _window as W
-from cuda2nki.passes._analysis import attrs, contraction, moves_along, strip_cast, sym_names
+from cuda2nki.passes._analysis import (
+    alpha_key,
+    attrs,
+    contraction,
+    moves_along,
+    strip_cast,
+    sym_names,
+    transform,
+)
 from cuda2nki.passes._index import (
     BCAST,
     FLATROW,
@@ -117,9 +127,50 @@ def _groups(kernel: Kernel) -> list[list[Compute]]:
             and _rows_extent(prev[0]) == _rows_extent(c)
         ):
             prev.append(c)
+        elif prev is not None and _shares_iteration(prev[0], c):
+            prev.append(_renamed(c, prev[0].domain.axes[0].name))
         else:
             groups.append([c])
     return groups
+
+
+def _flat_loops(c: Compute) -> set:
+    """The iterations (results aside, the axis renamed) a flat statement computes."""
+    from cuda2nki.passes._analysis import walk
+
+    if attrs(c).get("layout") != "flat" or c.domain.guard is not None:
+        return set()
+    e = _renamed(c, "%flat").expr
+    return {alpha_key(x.with_result("")) for x in walk(e) if isinstance(x, Iterate)}
+
+
+def _shares_iteration(first: Compute, c: Compute) -> bool:
+    """Flat statements over one domain that read the same iteration (its variables' results):
+    one chunk loop computes them together, so the iteration runs once."""
+    if len(c.domain.axes) != 1 or len(first.domain.axes) != 1:
+        return False
+    same = (c.domain.axes[0].extent, attrs(c).get("p_tile"), attrs(c).get("f_tile")) == (
+        first.domain.axes[0].extent,
+        attrs(first).get("p_tile"),
+        attrs(first).get("f_tile"),
+    )
+    return same and bool(_flat_loops(first) & _flat_loops(c))
+
+
+def _renamed(c: Compute, axis: str) -> Compute:
+    """``c`` with its (single) domain axis called ``axis``."""
+    old = c.domain.axes[0].name
+    if old == axis:
+        return c
+
+    def fn(x):  # noqa: ANN001, ANN202
+        return Sym(axis) if isinstance(x, Sym) and x.name == old else x
+
+    return c.replace(
+        target=transform(c.target, fn),
+        domain=c.domain.replace(axes=(c.domain.axes[0].replace(name=axis),)),
+        expr=transform(c.expr, fn),
+    )
 
 
 def _axis(c: Compute, name: str):
@@ -177,7 +228,7 @@ class _Lowering:
             if layout == "rows":
                 self.lower_rows(group)
             elif layout == "flat":
-                self.lower_flat(group[0])
+                self.lower_flat(group)
             elif layout == "matmul":
                 self.lower_matmul(group[0])
             elif layout == "transpose":
@@ -454,7 +505,10 @@ class _Lowering:
         )
 
     # ------------------------------------------------------------------ flat 1-D
-    def lower_flat(self, c: Compute) -> None:
+    def lower_flat(self, group: list[Compute]) -> None:
+        """Flat 1-D chunks; the statements of a group (they share an iteration) are computed in
+        the same chunks, from one cache."""
+        c = group[0]
         P = int(attrs(c).get("p_tile", "128"))
         F0 = int(attrs(c).get("f_tile", "512"))
         N = c.domain.axes[0].extent
@@ -462,7 +516,8 @@ class _Lowering:
         # (an engine instruction costs the same on 1 or 128 of them): F = ceil(N / P) makes one
         # [N // F, F] tile of at most P rows plus a [1, N % F] tail (N = 3000: [125, 24]).
         # Index values need a constant row length (an iota's partition stride): F0 then.
-        F: SizeExpr = Const(F0) if _uses_index_value(c) else Min(F0, Max(1, CeilDiv(N, P)))
+        index = any(_uses_index_value(x) for x in group)
+        F: SizeExpr = Const(F0) if index else Min(F0, Max(1, CeilDiv(N, P)))
         chunk = P * F
         full = N // chunk
         rem = N % chunk
@@ -475,14 +530,16 @@ class _Lowering:
             v = self.b.fresh("t")
             base = base_of(v)
             inner = self.b.nested()
-            tiles: dict[str, T.Val] = {}
-            comp = self._flat_compiler(inner, rows, cols, c, base)
-            val = comp.compile(_guarded(c))
-            val = comp.as_full(val)
-            _, tdims = access_class(c.target.index, c.domain.axes[0].name, "")
-            view = tuple(Slice(plus(base, d.c), rows * cols) if d.axis else At(d.c) for d in tdims)
-            inner.emit(Store(View(c.target.tensor, view), val.operand, loc=c.loc))
-            del tiles
+            cache: dict = {}
+            for x in group:
+                comp = self._flat_compiler(inner, rows, cols, x, base)
+                comp.cache = cache
+                val = comp.as_full(comp.compile(_guarded(x)))
+                _, tdims = access_class(x.target.index, x.domain.axes[0].name, "")
+                view = tuple(
+                    Slice(plus(base, d.c), rows * cols) if d.axis else At(d.c) for d in tdims
+                )
+                inner.emit(Store(View(x.target.tensor, view), val.operand, loc=x.loc))
             self.b.emit(Loop(v, 0, stop, body=tuple(inner.stmts), loc=c.loc))
 
     def _flat_compiler(self, b, rows, cols, c: Compute, base, axis: str = "") -> T.TileExprCompiler:

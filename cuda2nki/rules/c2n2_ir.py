@@ -410,6 +410,17 @@ register(
         fix="Spell bitwise operations and shifts as tensor_tensor/tensor_scalar.",
     ),
     Rule(
+        "C2N2445",
+        E,
+        "malformed iteration",
+        "iterate: {what}",
+        _VER + " An iteration (iterate) names its carried variables once each, with a dtype, an"
+        " initial value and an update; its result is one of them; carry(v, dtype) appears only"
+        " in the updates and the condition of the iteration that carries v, with v's dtype.",
+        example="map: y[i] = iterate(r: float32 = x[i] -> carry(s, float32); true; 4; r) for i < N;",
+        fix="This is a bug in the lifter or a hand-written IR: name the variable the loop carries.",
+    ),
+    Rule(
         "C2N2448",
         E,
         "malformed note",

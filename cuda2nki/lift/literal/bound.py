@@ -97,6 +97,18 @@ def trip_bound(
     statements executed before the loop since the innermost enclosing loop began (in order)
     where the counter's start value is found; ``uniform(e)`` says whether ``e`` is uniform over
     the block and free of effects."""
+    return counter_bound(cond, body, step, lambda name: _start(preceding, name), uniform)
+
+
+def counter_bound(
+    cond: A.Expr,
+    body: A.Stmt,
+    step: tuple[A.Stmt, ...],
+    start_of: Callable[[str], A.Expr | None],
+    uniform: Callable[[A.Expr], bool],
+) -> TripBound | None:
+    """:func:`trip_bound` with the counter's start value given by ``start_of(name)`` (an integer
+    literal, or None where it is not known): the lifter reads it from its symbolic state."""
     for c in conjuncts(cond):
         if not (isinstance(c, A.Binary) and c.op in _FLIP):
             continue
@@ -110,8 +122,8 @@ def trip_bound(
             continue
         if not _counts_once(body, step, name) or writes(cond, name):
             continue
-        start = _start(preceding, name)
-        if start is not None:
+        start = start_of(name)
+        if start is not None and _int_literal(start):
             return TripBound(name, right, op == "<=", start)
     return None
 
