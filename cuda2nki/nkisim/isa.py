@@ -184,13 +184,20 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
         and d is not _TF32
     ):
         # dst.out_view(True) on a whole fresh storage (a new tile loaded), inlined
-        ds.fresh = False
+        if ss.readonly and ds.buffer is sbuf:
+            # a load from a caller's array (unchanged for the whole run: writes go to a copy)
+            # into a new SBUF tile: the copy waits until the tile is read or partly overwritten
+            # (Storage.poison); tensor_tensor reads the source instead (the values are the same)
+            ds.lazy = (out, vals)
+        else:
+            ds.fresh = False
+            out[...] = vals  # same shape and dtype: np.copyto without its dispatch overhead
     else:
         out = dst.out_view(True) if d is not _TF32 else None
-    if out is not None and (ds is not ss or not np.may_share_memory(out, vals)):
-        out[...] = vals  # same shape and dtype: np.copyto without its dispatch overhead
-    else:
-        dst.assign(vals, api="nisa.dma_copy")
+        if out is not None and (ds is not ss or not np.may_share_memory(out, vals)):
+            out[...] = vals
+        else:
+            dst.assign(vals, api="nisa.dma_copy")
     shape = src.shape
     t = dst if dst.storage.buffer.on_chip else src
     if ss.buffer.on_chip:
@@ -817,27 +824,8 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
     if b1 is psum and b2 is psum:
         return False  # the general path reports it
     ufunc = _UFUNCS[name]
-    # NkiTensor.values, the plain case inlined (no deferred matmul, poison or written mask)
-    if (
-        s1.mm_pending is None
-        and not s1.fresh
-        and s1.pending is None
-        and s1.written is None
-        and d1._gen == s1.gen
-    ):
-        x1 = d1._a
-    else:
-        x1 = d1.values(api)
-    if (
-        s2.mm_pending is None
-        and not s2.fresh
-        and s2.pending is None
-        and s2.written is None
-        and d2._gen == s2.gen
-    ):
-        x2 = d2._a
-    else:
-        x2 = d2.values(api)
+    x1 = _operand(d1, s1, api)
+    x2 = _operand(d2, s2, api)
     out = dst._a
     if (
         sd.fresh
@@ -878,6 +866,21 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
         (sd.buffer.name, b1.name, b2.name),
     )
     return True
+
+
+def _operand(t: NkiTensor, stg, api: str) -> np.ndarray:
+    """``t.values(api)`` of a strided view, with the plain case and deferred DMA loads inlined.
+
+    A tile whose load is still deferred (``Storage.lazy``) is read from the load's source when
+    ``t`` is the very view the load wrote (the same values, without the copy).
+    """
+    if stg.mm_pending is None and stg.pending is None and stg.written is None and t._gen == stg.gen:
+        if not stg.fresh:
+            return t._a  # no deferred matmul, poison or written mask
+        lazy = stg.lazy
+        if lazy is not None and lazy[0] is t._a:
+            return lazy[1]
+    return t.values(api)
 
 
 _UFUNCS = {
@@ -1770,7 +1773,8 @@ def nc_stream_shuffle(dst, src, shuffle_mask, **kw) -> None:
     if len(m) != 32:
         raise invalid(api, f"shuffle_mask needs 32 entries, got {len(m)}")
     x = mat(src, f32=src.dtype != dst.dtype)
-    cur = mat(dst, f32=src.dtype != dst.dtype).copy() if not dst.storage.fresh else None
+    fresh = dst.storage.fresh and dst.storage.lazy is None  # nothing written (nor loaded) yet
+    cur = mat(dst, f32=src.dtype != dst.dtype).copy() if not fresh else None
     p = x.shape[0]
     out = np.empty_like(x) if cur is None else cur
     for q0 in range(0, p, 32):

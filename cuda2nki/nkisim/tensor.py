@@ -89,6 +89,7 @@ class Storage:
         "pending",
         "mm_pending",
         "aff",
+        "lazy",
         "uid",
         "_free",
         "__weakref__",
@@ -124,6 +125,8 @@ class Storage:
         self._free = None  # callback releasing on-chip accounting when the storage dies
         self.mm_pending: list | None = None  # deferred PSUM matmul accumulation (see isa)
         self.aff: tuple | None = None  # (affine loop token, writer iteration per element)
+        # while ``fresh``: a deferred DMA load (dst view, src view), see ``poison``
+        self.lazy: tuple | None = None
         self.uid = next(_UIDS)  # unique for the process (``id()`` values are reused)
 
     def flush_matmul(self) -> None:
@@ -179,11 +182,22 @@ class Storage:
             np.copyto(self.flat, fill, where=~p)
 
     def poison(self) -> None:
+        """Make the stored values real before they are read or partly overwritten.
+
+        A fresh storage gets its poison (or, where a DMA load into the whole tile was deferred,
+        the loaded values: ``lazy`` holds the DMA's destination view and its source, a view of a
+        caller's array that never changes during the run).
+        """
         if self.pending is not None:
             self.settle()
         if self.fresh:
             self.fresh = False
-            self.flat.fill(dt.poison_value(self.dtype))
+            lazy = self.lazy
+            if lazy is not None:
+                self.lazy = None
+                lazy[0][...] = lazy[1]
+            else:
+                self.flat.fill(dt.poison_value(self.dtype))
 
     def bytes_per_partition(self) -> int:
         if self.pdim is None:
@@ -464,6 +478,7 @@ def _sbuf_tile(
     stg.pending = None
     stg.mm_pending = None
     stg.aff = None
+    stg.lazy = None
     stg.uid = uid = next(_UIDS)
     stg._free = state.free_sbuf
     nbytes = f * ndt.itemsize if p else 0  # bytes per partition
