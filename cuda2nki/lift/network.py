@@ -5,7 +5,8 @@ Resolving such a network read by read builds select chains over every earlier wr
 element is rewritten ``log2(B)`` times in place), which no work budget covers.  Instead, for the
 concrete block size, the write log runs once with every shared element held as a vector of
 integer coefficients over the *staged* elements (what the writes before the first one reading
-the array stored): a staged element is a unit vector, ``A[b] = A[b] + A[a]`` adds vectors,
+the array stored), run-length encoded (the partial sums of a scan network are ranges, so a
+vector is a run or two whatever the block size): a staged element is a unit vector, ``A[b] = A[b] + A[a]`` adds vectors,
 ``A[a] = A[b]`` copies one, ``A[m - 1] = 0`` clears it.  The thread-coordinate guards and indices
 are evaluated per thread, and every barrier interval is checked for races (an element written by
 one thread and read or written by another between the same barriers): a racy network is not
@@ -19,31 +20,30 @@ prefix only by reassociation.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
-
-import numpy as np
 
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 
 _T = "threadIdx.x"
-#: the largest network analysed (array elements times staged elements times writes)
-_MAX_WORK = 40_000_000
+#: the largest network analysed (thread-writes), and the most runs one vector may have
+_MAX_WORK = 400_000
+_MAX_RUNS = 64
 #: coefficients beyond this are not followed (a network doubling values, not summing them)
 _MAX_COEFF = 1 << 20
 
 
 @dataclass(frozen=True)
 class Network:
-    """The log of one shared array run on coefficient vectors: ``snaps[k]`` is the state after
-    the first ``k`` writes (``k >= first``; one row per array element, one column per staged
-    element), ``rank`` each array element's staged element (-1: not staged; padded layouts
-    stage into a subset of the array), ``staged`` the value of staged element ``var``."""
+    """The log of one shared array run on coefficient vectors: ``hist`` holds, per staged array
+    element (padded layouts stage into a subset of the array), the write indices that changed it
+    and the vector each left (``((lo, hi, coeff), ...)``: ``coeff`` on the staged elements
+    ``lo <= j < hi``); ``staged`` is the value of staged element ``var``."""
 
     first: int
-    rank: np.ndarray
-    snaps: dict
+    hist: dict  # element -> ([write index, ...], [vector, ...])
     writers: dict  # element -> [(epoch, thread)] of its writes
     staged: V.DExpr
     var: str
@@ -102,7 +102,6 @@ def read(net: Network, r: V.SRead, block: tuple) -> V.DExpr | None:
     if not _thread_only(idx) or not _thread_only(x):
         return None
     live = r.live if r.live is not None else af.TRUE
-    state = net.snaps[r.upto]
     los: dict = {}
     his: dict = {}
     for t in range(block[0]):
@@ -111,11 +110,11 @@ def read(net: Network, r: V.SRead, block: tuple) -> V.DExpr | None:
             continue
         reader = x.evaluate(env)
         e = idx.evaluate(env)
-        if not 0 <= e < len(net.rank) or net.rank[e] < 0:
+        if e not in net.hist:
             return None
         if net.sync.races(net.writers.get(e, []), [(r.epoch, reader)]):
             return None  # written by another thread with no barrier between
-        got = _range(state[e])
+        got = _range(_as_of(net.hist[e], r.upto))
         if got is None:
             return None
         los[t], his[t] = got
@@ -144,31 +143,25 @@ def _analyse(arr, block: tuple | None, var: str, sync: _Sync) -> Network:
     if any(w.loops or w.accumulate is not None or len(w.index) != 1 for w in writes):
         raise _NotNetwork
     nthreads = block[0]
+    if nthreads * (len(writes) - first) > _MAX_WORK:
+        raise _NotNetwork
     staged, rank, writers = _staging(writes[:first], nthreads, var)
-    size = int(rank.max()) + 1
-    if arr.dims[0] is not None and len(rank) > arr.dims[0]:
+    if arr.dims[0] is not None and max(rank) >= arr.dims[0]:
         raise _NotNetwork
-    if len(rank) * size * (len(writes) - first) > _MAX_WORK:
-        raise _NotNetwork
-    state = np.zeros((len(rank), size), dtype=np.int64)
-    where = np.flatnonzero(rank >= 0)
-    state[where, rank[where]] = 1
-    snaps = {first: state}
+    hist = {e: ([first - 1], [((j, j + 1, 1),)]) for e, j in rank.items()}
     readers: dict = {}
-    log = _Log(snaps, rank, arr.name, nthreads, writers, readers)
+    log = _Log(hist, arr.name, nthreads, writers, readers)
     for k in range(first, len(writes)):
-        state = log.step(writes[k], k, state)
-        snaps[k + 1] = state
+        log.step(writes[k], k)
     for e in set(writers) | set(readers):
         if sync.races(writers.get(e, []), readers.get(e, [])):
             raise _NotNetwork  # an access racing another thread's write
-    return Network(first, rank, snaps, writers, staged, var, sync)
+    return Network(first, hist, writers, staged, var, sync)
 
 
 @dataclass(frozen=True)
 class _Log:
-    snaps: dict
-    rank: np.ndarray
+    hist: dict
     name: str
     nthreads: int
     writers: dict
@@ -176,40 +169,74 @@ class _Log:
 
     def element(self, p: Poly, env: dict) -> int:
         e = p.evaluate(env)
-        if not 0 <= e < len(self.rank) or self.rank[e] < 0:
+        if e not in self.hist:
             raise _NotNetwork  # outside the staged elements
         return e
 
-    def step(self, w, k: int, state: np.ndarray) -> np.ndarray:
-        """The state after write ``k`` (every thread whose guard holds writes at once)."""
+    def step(self, w, k: int) -> None:
+        """Write ``k``: every thread whose guard holds writes at once (its reads see the writes
+        before their own ``upto``)."""
         terms = _linear(w.value, self.name)
         if terms is None or not _thread_only(w.index[0]) or not _thread_cond(w.guard):
             raise _NotNetwork
         for _, r in terms:
-            if r.upto > k or r.upto not in self.snaps or r.who or len(r.index) != 1:
+            if r.upto > k or r.who or len(r.index) != 1 or not _thread_only(r.index[0]):
                 raise _NotNetwork
-            if not _thread_only(r.index[0]):
-                raise _NotNetwork
-        new = state.copy()
-        seen: set = set()
+        done: dict = {}
         for t in range(self.nthreads):
             env = {_T: t}
             if not _holds(w.guard, env):
                 continue
             e = self.element(w.index[0], env)
-            if e in seen:
-                raise _NotNetwork
-            seen.add(e)
-            vec = np.zeros(state.shape[1], dtype=np.int64)
+            if e in done:
+                raise _NotNetwork  # two threads write one element at once
+            vec: tuple = ()
             for sign, r in terms:
                 x = self.element(r.index[0], env)
-                vec += sign * self.snaps[r.upto][x]
+                vec = _vadd(vec, _as_of(self.hist[x], r.upto), sign)
                 self.readers.setdefault(x, []).append((r.epoch, t))
-            if np.abs(vec).max(initial=0) > _MAX_COEFF:
-                raise _NotNetwork  # doubling past what the vectors hold exactly
-            new[e] = vec
+            done[e] = vec
             self.writers.setdefault(e, []).append((w.epoch, t))
-        return new
+        for e, vec in done.items():
+            self.hist[e][0].append(k)
+            self.hist[e][1].append(vec)
+
+
+def _as_of(h: tuple, upto: int) -> tuple:
+    """The vector an element held once the first ``upto`` writes were done."""
+    keys, vecs = h
+    at = bisect.bisect_left(keys, upto) - 1
+    if at < 0:
+        raise _NotNetwork
+    return vecs[at]
+
+
+def _vadd(a: tuple, b: tuple, sign: int) -> tuple:
+    """``a + sign * b`` on run-length vectors."""
+    if not b:
+        return a
+    cuts = sorted({p for lo, hi, _ in a + b for p in (lo, hi)})
+    out: list = []
+    for lo, hi in zip(cuts, cuts[1:]):
+        c = _coeff(a, lo) + sign * _coeff(b, lo)
+        if c == 0:
+            continue
+        if abs(c) > _MAX_COEFF:
+            raise _NotNetwork  # doubling past what is followed
+        if out and out[-1][1] == lo and out[-1][2] == c:
+            out[-1] = (out[-1][0], hi, c)
+        else:
+            out.append((lo, hi, c))
+    if len(out) > _MAX_RUNS:
+        raise _NotNetwork
+    return tuple(out)
+
+
+def _coeff(v: tuple, x: int) -> int:
+    for lo, hi, c in v:
+        if lo <= x < hi:
+            return c
+    return 0
 
 
 def _linear(v: V.DExpr, name: str) -> list | None:
@@ -251,13 +278,11 @@ def _staging(writes: list, nthreads: int, var: str) -> tuple:
             writers.setdefault(e, []).append((ws[0].epoch, t))
     if not owner:
         raise _NotNetwork
-    rank = np.full(max(owner) + 1, -1, dtype=np.int64)
-    for k, e in enumerate(sorted(owner)):
-        rank[e] = k
+    rank = {e: k for k, e in enumerate(sorted(owner))}
     staged = None
     for p, ws in groups.items():
         value = _chain(ws)
-        fit = _affine({t: int(rank[p.evaluate({_T: t})]) for t in range(nthreads)})
+        fit = _affine({t: rank[p.evaluate({_T: t})] for t in range(nthreads)})
         if fit is None:
             raise _NotNetwork  # staged elements not an affine function of the thread
         a, c = af.coefficient(fit, _T), fit - af.coefficient(fit, _T) * af.sym(_T)
@@ -383,15 +408,13 @@ def _may_hold(c: Cond, env: dict) -> bool:
     return all(not _thread_only(p.poly) or _holds(Cond.of(p), env) for p in parts)
 
 
-def _range(vec: np.ndarray) -> tuple[int, int] | None:
+def _range(vec: tuple) -> tuple[int, int] | None:
     """``(lo, hi)`` where ``vec`` is 1 on ``[lo, hi)`` and 0 elsewhere."""
-    ones = np.flatnonzero(vec)
-    if len(ones) == 0:
+    if not vec:
         return 0, 0
-    lo, hi = int(ones[0]), int(ones[-1]) + 1
-    if hi - lo != len(ones) or np.any(vec[lo:hi] != 1):
+    if len(vec) != 1 or vec[0][2] != 1:
         return None
-    return lo, hi
+    return vec[0][0], vec[0][1]
 
 
 def _affine(vals: dict) -> Poly | None:
