@@ -28,9 +28,10 @@ from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 
 _T = "threadIdx.x"
-#: the largest network analysed (thread-writes), and the most runs one vector may have
+#: the largest network analysed (thread-writes), and the most runs one vector may have (a tree
+#: reduction's partial sums are strided: up to half the block's elements in runs of one)
 _MAX_WORK = 400_000
-_MAX_RUNS = 64
+_MAX_RUNS = 2048
 #: coefficients beyond this are not followed (a network doubling values, not summing them)
 _MAX_COEFF = 1 << 20
 
@@ -212,31 +213,30 @@ def _as_of(h: tuple, upto: int) -> tuple:
 
 
 def _vadd(a: tuple, b: tuple, sign: int) -> tuple:
-    """``a + sign * b`` on run-length vectors."""
+    """``a + sign * b`` on run-length vectors (a sweep over the runs' ends)."""
     if not b:
         return a
-    cuts = sorted({p for lo, hi, _ in a + b for p in (lo, hi)})
+    delta: dict = {}
+    for vec, f in ((a, 1), (b, sign)):
+        for lo, hi, c in vec:
+            delta[lo] = delta.get(lo, 0) + f * c
+            delta[hi] = delta.get(hi, 0) - f * c
     out: list = []
+    level = 0
+    cuts = sorted(delta)
     for lo, hi in zip(cuts, cuts[1:]):
-        c = _coeff(a, lo) + sign * _coeff(b, lo)
-        if c == 0:
+        level += delta[lo]
+        if level == 0:
             continue
-        if abs(c) > _MAX_COEFF:
+        if abs(level) > _MAX_COEFF:
             raise _NotNetwork  # doubling past what is followed
-        if out and out[-1][1] == lo and out[-1][2] == c:
-            out[-1] = (out[-1][0], hi, c)
+        if out and out[-1][1] == lo and out[-1][2] == level:
+            out[-1] = (out[-1][0], hi, level)
         else:
-            out.append((lo, hi, c))
+            out.append((lo, hi, level))
     if len(out) > _MAX_RUNS:
         raise _NotNetwork
     return tuple(out)
-
-
-def _coeff(v: tuple, x: int) -> int:
-    for lo, hi, c in v:
-        if lo <= x < hi:
-            return c
-    return 0
 
 
 def _linear(v: V.DExpr, name: str) -> list | None:

@@ -51,7 +51,7 @@ def _program(src: str, threads: int):
     return execute(tu, find_kernel(tu, "scan_blelloch"), (threads, 1, 1))
 
 
-@pytest.mark.parametrize("threads", [8, 32])
+@pytest.mark.parametrize("threads", [8, 32, 1024])
 def test_blelloch_reads_are_exclusive_prefixes_and_the_total(threads) -> None:
     prog = _program(BLELLOCH, threads)
     net = network.analyse(prog.shared["temp"], prog.block, "j")
