@@ -104,7 +104,8 @@ def derive(fn: Callable, depth: int = 3) -> Derived:
             refusals.append(ast.unparse(call.args[-1]) if call.args else "")
         elif depth > 0 and name in glb and callable(glb[name]) and name not in ("fail", "error"):
             sub = glb[name]
-            if getattr(sub, "__module__", "").startswith("cuda2nki.nkisim") and sub is not fn:
+            module = getattr(sub, "__module__", None) or ""  # builtins bound to a name: None
+            if module.startswith("cuda2nki.nkisim") and sub is not fn:
                 d = derive(sub, depth - 1)
                 engines |= d.engines
                 ops |= d.ops

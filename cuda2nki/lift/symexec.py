@@ -1155,6 +1155,7 @@ class Executor:
         return self.load(p.tensor, flat, p.dtype, loc)
 
     def load(self, tensor: str, index: Poly, dtype: str, loc: SourceLoc) -> V.DExpr:
+        index = _address_remainder(index)
         if (tensor, index) in self.promoted:
             return self.env[self.promoted[(tensor, index)]]
         for a in index.top_atoms():
@@ -1338,6 +1339,7 @@ class Executor:
         accumulate: str | None,
     ) -> None:
         d = _cast_to(self.as_data(value, loc, dtype), dtype)
+        index = _address_remainder(index)
         if (tensor, index) in self.promoted and accumulate is None:
             self.assign_local(self.promoted[(tensor, index)], d, None, loc, dtype=dtype)
             return
@@ -1881,6 +1883,23 @@ def _rewrapped(a: Poly, n: Poly) -> Poly | None:
 def _positive(n: Poly) -> bool:
     """A divisor known positive (a size parameter counts: dividing by zero is undefined)."""
     return n.const_value > 0 if n.is_const else af.provably_nonneg(n)
+
+
+def _address_remainder(index: Poly) -> Poly:
+    """A flat element offset from a tensor's start that is exactly C's remainder ``a % n``
+    (``n > 0``): a negative remainder would address memory before the tensor (undefined in C),
+    so on every valid execution it is the floor remainder ``a mod n``, an index the analysis
+    models."""
+    if len(index.terms) != 1 or index.terms[0][1] != 1 or len(index.terms[0][0]) != 1:
+        return index
+    atom = index.terms[0][0][0]
+    x = atom.payload if isinstance(atom, af.OpaqueAtom) else None
+    if not (isinstance(x, V.Op) and x.op == "mod" and len(x.args) == 2):
+        return index
+    a, n = (_as_poly(v) for v in x.args)
+    if a is None or n is None or not _positive(n):
+        return index
+    return af.mod(a, n)
 
 
 def _minus(total: object, x: V.DExpr) -> Poly | None:

@@ -142,9 +142,11 @@ TWICE_CU = """\
 __global__ void twice(int* y, const int* x, int N) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= N) return;
-    switch (N & 1) {
-    default: y[i] = x[i] * 2;
+    if (__ballot_sync(0xffffffffu, x[i] != 0) == 0u) {  // a warp of zeros: nothing to double
+        y[i] = 0;
+        return;
     }
+    y[i] = x[i] * 2;
 }
 """
 
