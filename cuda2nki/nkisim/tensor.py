@@ -1021,7 +1021,6 @@ class NkiTensor:
                 and len(shape) == 2
                 and k0.step is None
                 and k1.step is None
-                and self._gen == self.storage.gen
             ):
                 n0, n1 = shape
                 b0 = k0.stop
@@ -1049,6 +1048,7 @@ class NkiTensor:
                     if (
                         type(a0) is int
                         and type(a1) is int
+                        and self._gen == self.storage.gen  # else the general path rebases
                         and 0 <= a0 <= n0
                         and 0 <= b0 <= n0
                         and 0 <= a1 <= n1

@@ -169,3 +169,18 @@ def test_load_is_deferred_until_read() -> None:
         assert not t.storage.fresh and t.storage.lazy is None
     finally:
         st.pop()
+
+
+def test_whole_view_of_a_rebased_input_reads_the_written_copy() -> None:
+    state = st.SimState()
+    st.push(state)
+    try:
+        host = np.zeros((4, 6), np.float32)
+        a = wrap_host(host)
+        view = a[0:4, 0:6]
+        a.assign(np.ones((4, 6), np.float32))  # copy-on-write: the storage moves to a copy
+        for v in (view[0:4, 0:6], view[1:3, 2:5], view[:, :]):
+            assert (v.values() == 1).all()
+        assert (host == 0).all()
+    finally:
+        st.pop()
