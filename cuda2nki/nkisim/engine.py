@@ -10,7 +10,15 @@ import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import _CODES, _is_internal, fail, invalid, new_site, unsupported
+from cuda2nki.nkisim.errors import (
+    _CODES,
+    _is_internal,
+    code_entry,
+    fail,
+    invalid,
+    new_site,
+    unsupported,
+)
 from cuda2nki.nkisim.tensor import NkiTensor, psum, sbuf
 
 
@@ -220,15 +228,18 @@ def record(
         f = _getframe(1 + sim_frames)
     except ValueError:
         f = None
-    codes = _CODES
-    while f is not None:
-        code = f.f_code
-        ent = codes.get(id(code))
-        if ent is None or ent[0] is not code:
-            ent = codes[id(code)] = (code, _is_internal(code.co_filename), {}, {})
-        if not ent[1]:
-            break
-        f = f.f_back
+    if f is not None and f is s.kernel_frame:
+        ent = s.kernel_entry  # the usual case: an instruction in the kernel's own body
+    else:
+        codes = _CODES
+        while f is not None:
+            code = f.f_code
+            ent = codes.get(id(code))
+            if ent is None or ent[0] is not code:
+                ent = codes[id(code)] = (code, _is_internal(code.co_filename), {}, {})
+            if not ent[1]:
+                break
+            f = f.f_back
     if f is not None:
         # errors.port_site, inlined: (file, line) cached per instruction offset (f_lineno scans
         # the line table)
@@ -241,6 +252,8 @@ def record(
             while g is not None and g.f_code is not s.kernel_code:
                 g = g.f_back
             s.kernel_frame = g
+            if g is not None:
+                s.kernel_entry = code_entry(g.f_code)
     else:
         file, line = "<unknown>", 0
     n = len(ts)

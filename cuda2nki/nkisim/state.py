@@ -171,6 +171,7 @@ class SimState:
     affine: list = field(default_factory=list)  # active legacy affine_range loops: [token, i]
     kernel_code: object = None  # code of the running kernel function
     kernel_frame: object = None  # its frame, held so its locals outlive the return until settled
+    kernel_entry: object = None  # errors._CODES entry of the kernel's code (with kernel_frame)
     _watch: set = field(default_factory=set)
     _died: dict = field(default_factory=dict)
     _death_seq: int = 0
