@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,7 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import fail, invalid, port_site, unsupported
+from cuda2nki.nkisim.errors import fail, invalid, new_site, port_site, unsupported
 
 _UIDS = itertools.count()
 
@@ -379,7 +380,19 @@ def allocate(
     ):
         p, f = shape
         if type(p) is int and type(f) is int and 0 <= p <= _PMAX and f >= 0:
-            return _sbuf_tile(p, f, shape, dtype, name, state, port_site(1 + sim_callers))
+            try:
+                fr = _getframe(1 + sim_callers)
+            except ValueError:
+                fr = None
+            if fr is not None and fr is state.kernel_frame:
+                # port_site for a call from the kernel's own body (see engine.record)
+                ent = state.kernel_entry
+                site = ent[3].get(fr.f_lasti)
+                if site is None:
+                    site = new_site(fr, ent)
+            else:
+                site = port_site(1 + sim_callers)
+            return _sbuf_tile(p, f, shape, dtype, name, state, site)
     if type(dtype) is dt.NkiDType:
         ndt = dtype
     else:
@@ -501,6 +514,7 @@ def _sbuf_tile(
 
 
 _new_object = object.__new__
+_getframe = sys._getframe
 _ZERO = 0
 _F32 = np.dtype(np.float32)
 _NkiDType = dt.NkiDType
