@@ -477,12 +477,12 @@ class TileExprCompiler(IntegerOps, IterationOps):
         q = self._reciprocal_quotient(a, b, e)
         if self.carried and q.kind != IMM:  # inside an iteration: IEEE rounding (see _iterate)
             return self.refined_quotient(a, b, q, e.loc)
-        return q
-
-    def _reciprocal_quotient(self, a: Val, b: Val, e: Binary) -> Val:
         note = make("C2N2507", e.loc)
         if note not in self.diags:
             self.diags.append(note)
+        return q
+
+    def _reciprocal_quotient(self, a: Val, b: Val, e: Binary) -> Val:
         if b.kind == IMM and isinstance(b.operand, Lit):
             if b.operand.value == 0:
                 raise Unsupported("division by the constant zero", e.loc)
