@@ -186,9 +186,20 @@ class SimState:
     def free_sbuf(self, sid: int) -> None:
         ent = self.live_sbuf.pop(sid, None)
         if ent is not None:
-            self.sbuf_now -= ent[0]
+            now = self.sbuf_now = self.sbuf_now - ent[0]
             if sid in self._watch:
                 self._note_death(sid)
+            if (
+                self.mem_dirty
+                and now <= self.peak_sbuf
+                and self._cand_sbuf is None
+                and self._cand_psum is None
+                and self.psum_bytes_now <= self.peak_psum_bytes
+                and self.psum_banks_now <= self.peak_psum_banks
+            ):
+                # back under the peaks with nothing to settle: sample_memory would only clear
+                # the flag (a tile rebound in a loop is over the peak only until the old one dies)
+                self.mem_dirty = False
 
     def alloc_psum(self, sid: int, nbytes: int, banks: int, site: tuple[str, int]) -> None:
         self.live_psum[sid] = (banks, site, nbytes)  # type: ignore[assignment]
