@@ -213,6 +213,13 @@ EXAMPLES = {
     "C2N2443": _elementwise(
         "tensor_tensor(dst=o[...], op=add, a=t[ds(0, 64), ds(0, 64)], b=t[...]);"
     ),
+    "C2N2444": _elementwise("int_arith(dst=o[...], op=exp, a=t[...], b=1);"),
+    "C2N2445": _verify(
+        _intent(
+            "@2:1 map: y[i] = iterate(r: float32 = x[i, 0] -> carry(s, float32); true; 4; r)"
+            " for i < N;"
+        )
+    ),
     "C2N2448": _elementwise(
         'note(code="X123", text="not an id");\n  tensor_copy(dst=o[...], src=t[...]);'
     ),
