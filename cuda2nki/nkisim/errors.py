@@ -19,10 +19,11 @@ def _is_internal(filename: str) -> bool:
 
 
 #: id(code) -> (code, inside the simulator?, {f_lasti: line}, {f_lasti: (file, line)}), for the
-#: stack walks that find the port's frame on every instruction.  Keyed by id: hashing a code object hashes its contents
-#: (measurable for a kernel's code); the code object is held so that its id cannot be reused.
-#: ``frame.f_lineno`` scans the code's line table on every access (O(code size)), while the line
-#: of an instruction offset never changes, so lines are cached too.
+#: stack walks that find the port's frame on every instruction.  Keyed by id: hashing a code
+#: object hashes its contents (measurable for a kernel's code); the code object is held so that
+#: its id cannot be reused.  ``frame.f_lineno`` scans the code's line table on every access
+#: (O(code size)), while the line of an instruction offset never changes, so lines (and the
+#: site tuples built from them) are cached too.
 _CODES: dict[int, tuple[object, bool, dict[int, int], dict[int, tuple[str, int]]]] = {}
 
 
