@@ -403,7 +403,7 @@ class Executor:
         if isinstance(v, V.Cast) and isinstance(v.operand, V.IntVal):
             return v.operand.poly
         if isinstance(v, V.DExpr) and not is_float_dtype(v.dtype):
-            return Poly.atom(V.opaque_of(v))
+            return _data_index(v)
         raise Refusal("C2N2013", loc, what="a non-integer value used as an index")
 
     def as_data(self, v: object, loc: SourceLoc, dtype: str = "int32") -> V.DExpr:
@@ -1048,9 +1048,9 @@ class Executor:
         if op == "+" and _shared_1d(b):
             b = PtrVal(b.name, af.ZERO, b.dtype, 1, True)
         if isinstance(a, PtrVal) and op in "+-" and _int_data(b):
-            b = Poly.atom(V.opaque_of(b))  # an offset read from memory (scatter, gather)
+            b = _data_index(b)  # an offset computed from memory (scatter, gather)
         if isinstance(b, PtrVal) and op == "+" and _int_data(a):
-            a = Poly.atom(V.opaque_of(a))
+            a = _data_index(a)
         if isinstance(a, PtrVal) and op in "+-" and isinstance(b, Poly):
             return PtrVal(a.tensor, a.offset + (b if op == "+" else -b), a.dtype, a.width, a.shared)
         if isinstance(b, PtrVal) and op == "+" and isinstance(a, Poly):
@@ -1062,10 +1062,12 @@ class Executor:
             da = ca if isinstance(ca, V.DExpr) else V.Pred("bool", ca)
             db = cb if isinstance(cb, V.DExpr) else V.Pred("bool", cb)
             return V.Op("bool", _BINOPS[op], (da, db))
-        if op in ("+", "-", "*") and _int_data(a) and isinstance(b, Poly):
-            a = Poly.atom(V.opaque_of(a))  # an index read from memory: a gather offset
-        if op in ("+", "-", "*") and _int_data(b) and isinstance(a, Poly):
-            b = Poly.atom(V.opaque_of(b))
+        # integer data combined with an index stays data (C's wraparound); where it addresses
+        # memory, _data_index turns it into an index over the values read
+        if op == "%" and _int_data(a) and isinstance(b, Poly):
+            wrapped = _rewrapped(_data_index(a), b)
+            if wrapped is not None:
+                return wrapped
         if isinstance(a, Poly) and isinstance(b, Poly):
             r = _poly_binop(op, a, b)
             if r is not None:
@@ -1811,6 +1813,24 @@ def _const_elems(t: A.CType) -> bool:
     while isinstance(t, A.ArrayType):
         t = t.elem
     return isinstance(t, A.ScalarType) and t.const
+
+
+def _data_index(v: V.DExpr) -> Poly:
+    """An integer data value used as an element index: sums, differences and products of values
+    read from memory (gather and scatter indices) and of indices, as an index over the values
+    read (each an opaque atom).  Only addresses take this view: there a value that wrapped
+    around 32 bits would address memory outside the tensor."""
+    if isinstance(v, V.IntVal):
+        return v.poly
+    if isinstance(v, V.Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        return Poly.const(v.value)
+    if isinstance(v, V.Cast) and _int_data(v.operand) and _int_data(v):
+        return _data_index(v.operand)
+    if isinstance(v, V.Op) and v.op in ("add", "sub", "mul") and len(v.args) == 2:
+        if all(_int_data(x) for x in v.args):
+            a, b = (_data_index(x) for x in v.args)
+            return a + b if v.op == "add" else a - b if v.op == "sub" else a * b
+    return Poly.atom(V.opaque_of(v))
 
 
 def _int_data(v: object) -> bool:

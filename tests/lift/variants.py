@@ -2166,3 +2166,72 @@ __global__ void k(float* out, const float* in, int n, int off) {
     ),
 ]
 VARIANTS.extend(CDIV_VARIANTS)
+
+#: integer data combined with an index or a constant keeps C's 32-bit wraparound (full-range
+#: unsigned inputs): a comparison or a remainder of a sum that wrapped is not the unbounded one
+_U32_FULL = {"range": [4294967000, 4294967295]}
+WRAP_VARIANTS = [
+    (
+        "wrap/compare_after_add",
+        """
+__global__ void k(unsigned* dst, const unsigned* src, int n) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < n) dst[j] = (src[j] + 5u > 3u) ? 1u : 2u;
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {
+                "dst": t(["n"], "out", "uint32"),
+                "src": t(["n"], "in", "uint32", **_U32_FULL),
+                "n": 300,
+            },
+            [{"n": 129}, {"n": 2}],
+        ),
+        "map",
+        lambda a, s: {"dst": np.where(a["src"] + np.uint32(5) > 3, 1, 2).astype(np.uint32)},
+    ),
+    (
+        "wrap/remainder_of_sum",
+        """
+__global__ void k(const unsigned int* keys, unsigned int* buckets, unsigned int count) {
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < count;
+         i += blockDim.x * gridDim.x)
+        buckets[i] = (keys[i] + i) % 1000u;
+}""",
+        _b(
+            {"grid": [8], "block": [64]},
+            {
+                "keys": t(["count"], "in", "uint32", **_U32_FULL),
+                "buckets": t(["count"], "out", "uint32"),
+                "count": 3000,
+            },
+            [{"count": 513}, {"count": 7}],
+        ),
+        "map",
+        lambda a, s: {
+            "buckets": (a["keys"] + np.arange(s["count"], dtype=np.uint32)) % np.uint32(1000)
+        },
+    ),
+    (
+        "wrap/scaled_difference",
+        """
+__global__ void k(int* out, const int* v, int n) {
+    int g = threadIdx.x + blockIdx.x * blockDim.x;
+    if (g < n) out[g] = (v[g] * 3 - g) / 7;
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {
+                "out": t(["n"], "out", "int32"),
+                "v": t(["n"], "in", "int32", range=[-1000, 1000]),
+                "n": 300,
+            },
+            [{"n": 65}, {"n": 3}],
+        ),
+        "map",
+        lambda a, s: {
+            "out": _trunc_div(a["v"].astype(np.int64) * 3 - np.arange(s["n"]), 7).astype(np.int32)
+        },
+    ),
+]
+VARIANTS.extend(WRAP_VARIANTS)
