@@ -1,10 +1,11 @@
 """One generic bottom-up rewriter for trees of frozen dataclasses (the tile IR, the CUDA AST):
-every pass and lifting step that rebuilds a tree with a few nodes changed uses it."""
+every pass and lifting step that rebuilds a tree with a few nodes changed uses it; and one
+generic pre-order walk for the passes that only collect from a tree."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -41,3 +42,17 @@ def strip_locs(node: Any) -> Any:
         return dataclasses.replace(x, loc=UNKNOWN_LOC)
 
     return transform(node, drop)
+
+
+def nodes(node: Any, skip: tuple[type, ...] = ()) -> Iterator[Any]:
+    """Every dataclass node of ``node`` (items of tuples and lists, fields but ``loc``), in
+    pre-order; instances of ``skip`` are yielded but not entered."""
+    stack = [node]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, tuple | list):
+            stack.extend(reversed(x))
+        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, type):
+            yield x
+            if not isinstance(x, skip):
+                stack.extend(getattr(x, f) for f in reversed(x.__dataclass_fields__) if f != "loc")

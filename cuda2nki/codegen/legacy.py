@@ -29,6 +29,7 @@ from cuda2nki.ir.nodes import (
     TensorTranspose,
     View,
 )
+from cuda2nki.rewrite import nodes
 
 LAYOUT = ("[:, None]", "[None, :]")
 
@@ -451,21 +452,9 @@ def read_tiles(body: tuple) -> set[str]:
 def tiles_in(node: object) -> set[str]:
     """Every tensor name a statement (with its nested bodies) allocates or refers to."""
     out: set[str] = set()
-
-    def visit(x) -> None:
+    for x in nodes(node, skip=(SizeExpr,)):
         if isinstance(x, View):
             out.add(x.tensor)
-            for d in x.dims:
-                visit(d)
         elif isinstance(x, Alloc):
             out.add(x.name)
-        elif isinstance(x, tuple | list):
-            for y in x:
-                visit(y)
-        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, SizeExpr):
-            for f in x.__dataclass_fields__:
-                if f != "loc":
-                    visit(getattr(x, f))
-
-    visit(node)
     return out

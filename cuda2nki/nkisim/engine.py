@@ -11,12 +11,11 @@ import numpy as np
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.errors import (
-    _CODES,
-    _is_internal,
     code_entry,
     fail,
     invalid,
     new_site,
+    outside_sim,
     unsupported,
 )
 from cuda2nki.nkisim.tensor import NkiTensor, psum, sbuf
@@ -231,15 +230,7 @@ def record(
     if f is not None and f is s.kernel_frame:
         ent = s.kernel_entry  # the usual case: an instruction in the kernel's own body
     else:
-        codes = _CODES
-        while f is not None:
-            code = f.f_code
-            ent = codes.get(id(code))
-            if ent is None or ent[0] is not code:
-                ent = codes[id(code)] = (code, _is_internal(code.co_filename), {}, {})
-            if not ent[1]:
-                break
-            f = f.f_back
+        f, ent = outside_sim(f)
     if f is not None:
         # errors.port_site, inlined: (file, line) cached per instruction offset (f_lineno scans
         # the line table)

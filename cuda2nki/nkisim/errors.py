@@ -51,11 +51,23 @@ def port_frame(depth: int = 1):
         f = sys._getframe(depth)
     except ValueError:  # fewer frames than that
         return None
+    return outside_sim(f)[0]
+
+
+def outside_sim(f) -> tuple:
+    """``(frame, code entry)`` of the innermost frame from ``f`` outward that is not simulator
+    code, or ``(None, None)`` (code_entry, inlined: this runs for allocations and instructions
+    issued from helpers)."""
+    codes = _CODES
     while f is not None:
-        if not code_entry(f.f_code)[1]:
-            return f
+        code = f.f_code
+        ent = codes.get(id(code))
+        if ent is None or ent[0] is not code:
+            ent = codes[id(code)] = (code, _is_internal(code.co_filename), {}, {})
+        if not ent[1]:
+            return f, ent
         f = f.f_back
-    return f
+    return None, None
 
 
 _getframe = sys._getframe
@@ -68,21 +80,11 @@ def port_site(sim_frames: int = 1) -> tuple[str, int]:
     caller), which are never materialised as frame objects.  The tuple is shared by all the
     allocations made at one instruction offset.
     """
-    # port_frame and frame_line, inlined (this runs for every allocation)
     try:
-        f = _getframe(1 + sim_frames)
+        f, ent = outside_sim(_getframe(1 + sim_frames))
     except ValueError:
         return ("<unknown>", 0)
-    codes = _CODES
-    while f is not None:
-        code = f.f_code
-        ent = codes.get(id(code))
-        if ent is None or ent[0] is not code:
-            ent = codes[id(code)] = (code, _is_internal(code.co_filename), {}, {})
-        if not ent[1]:
-            break
-        f = f.f_back
-    else:
+    if f is None:
         return ("<unknown>", 0)
     site = ent[3].get(f.f_lasti)
     if site is None:

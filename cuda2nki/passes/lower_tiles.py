@@ -85,6 +85,7 @@ from cuda2nki.passes._index import (
     plus,
 )
 from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.rewrite import nodes
 
 
 @dataclass(frozen=True)
@@ -893,18 +894,9 @@ def size_params(kernel: Kernel) -> frozenset[str]:
         for d in t.shape:
             out |= d.free_syms()
 
-    def visit(x: object) -> None:
+    for x in nodes(kernel.body, skip=(SizeExpr,)):
         if isinstance(x, Axis):
             out.update(x.extent.free_syms())
-        elif isinstance(x, tuple | list):
-            for y in x:
-                visit(y)
-        elif hasattr(x, "__dataclass_fields__") and not isinstance(x, SizeExpr):
-            for f in x.__dataclass_fields__:
-                if f != "loc":
-                    visit(getattr(x, f))
-
-    visit(kernel.body)
     return frozenset(out & set(kernel.scalars))
 
 
@@ -956,10 +948,10 @@ def _uses_index_value(c: Compute) -> bool:
     from cuda2nki.passes._analysis import walk
 
     exprs = [c.expr] + ([c.domain.guard] if c.domain.guard is not None else [])
-    nodes = [x for e in exprs for x in walk(e)]
+    found = [x for e in exprs for x in walk(e)]
     axes = set(c.domain.names)
-    axes.update(a.name for x in nodes if isinstance(x, Reduce) for a in x.axes)
-    return any(isinstance(x, IndexValue) and x.expr.free_syms() & axes for x in nodes)
+    axes.update(a.name for x in found if isinstance(x, Reduce) for a in x.axes)
+    return any(isinstance(x, IndexValue) and x.expr.free_syms() & axes for x in found)
 
 
 def _cap(e) -> int | None:
