@@ -28,6 +28,20 @@ SAMPLES: list[tuple[str, str, str]] = [
         "C: int32) {\n  map: y[i, j] = max(x[i, j] + b[j], 0.0) for i < R, j < C;\n}",
     ),
     (
+        "map",
+        "32-bit integer arithmetic with C's wraparound (hashes, integer division)",
+        "kernel bucket(x: in uint32[N], y: out uint32[N], N: int32) {\n"
+        "  map: y[i] = (x[i] * 2654435761:uint32) % 1000:uint32 for i < N;\n}",
+    ),
+    (
+        "map",
+        "an element's loop with a data-dependent exit that a counter bounds (Newton iteration)",
+        "kernel halve(x: in float32[N], y: out float32[N], N: int32) {\n"
+        "  map: y[i] = iterate(k: int32 = 0 -> carry(k, int32) + 1, r: float32 = x[i] -> "
+        "0.5 * carry(r, float32); abs(carry(r, float32)) > 1.0 && carry(k, int32) + 1 < 16; "
+        "16; r) for i < N;\n}",
+    ),
+    (
         "reduce",
         "row reduction: one result per row",
         "kernel rowsum(x: in float32[R, C], y: out float32[R], R: int32, C: int32) {\n"
