@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from cuda2nki.codegen import render, spell
 from cuda2nki.diagnostics import SourceLoc
+from cuda2nki.ir import uniform
 from cuda2nki.ir.nodes import (
     Activation,
     Add,
@@ -313,6 +314,16 @@ class Emitter:
         method(s, depth)
 
     def _Loop(self, s: Loop, depth: int) -> None:
+        if s.cond is not None:  # decided when the kernel is traced
+            cond = uniform.spell(s.cond, lambda p: self.size(Sym(p)), self.size)
+            self.put(depth, f"if {cond}:")
+            if s.start == Const(0) and s.stop == Const(1) and s.var not in _body_syms(s.body):
+                saved = self.last_line
+                self.block(s.body, depth + 1)  # a branch, not a loop
+                self.last_line = saved
+                return
+            depth += 1
+            s = s.replace(cond=None)
         start, stop = self.size(s.start), self.size(s.stop)
         if s.var not in _body_syms(s.body):
             s = s.replace(var="_" + s.var)

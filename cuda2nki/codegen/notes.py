@@ -20,6 +20,7 @@ import numpy as np
 from cuda2nki.codegen import spell
 from cuda2nki.codegen.emit import signature
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.ir import uniform
 from cuda2nki.ir.nodes import Alloc, Kernel, Load, Loop, ScalarDecl, SizeExpr, Slice, Store, View
 
 DMA_TARGET = 2048  # bytes per partition per transfer (NKI.md section 10 / 14.7)
@@ -77,6 +78,29 @@ def _loop_text(loop: Loop, env: Mapping[str, Any]) -> str:
     return first + f" ({trips} trip{'' if trips == 1 else 's'})"
 
 
+def _branches_opened(stmts: Sequence[Any], env: Mapping[str, Any]) -> list[Any]:
+    """``stmts`` with each branch on parameters (a one-trip loop with a condition) the binding's
+    values take replaced by its body, the others left out: the loops the launch grid became."""
+    out: list[Any] = []
+    for s in stmts:
+        if isinstance(s, Loop) and s.cond is not None and s.var.startswith("_when"):
+            if _taken(s, env):
+                out.extend(_branches_opened(s.body, env))
+        else:
+            out.append(s)
+    return out
+
+
+def _taken(loop: Loop, env: Mapping[str, Any]) -> bool:
+    """Whether the binding's parameter values run ``loop`` (True when they cannot say)."""
+    if loop.cond is None:
+        return True
+    try:
+        return bool(uniform.evaluate(loop.cond, env))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError, NotImplementedError):
+        return True
+
+
 def _tile_nest(loop: Loop) -> list[Loop]:
     """The loop and the loops directly nested in it, outermost first (the tile loops)."""
     chain = [loop]
@@ -93,7 +117,7 @@ def _grid_notes(
     if not grid or not block:
         return []
     by_line: dict[SourceLoc, list[str]] = {}
-    for s in kernel.body:
+    for s in _branches_opened(kernel.body, env):
         if isinstance(s, Loop):
             nest = " x ".join(_loop_text(lp, env) for lp in _tile_nest(s))
             by_line.setdefault(s.loc, []).append(nest)
@@ -138,6 +162,8 @@ def _walk(stmts: Sequence[Any], env: dict[str, Any], where: SourceLoc) -> Iterat
     """The DMAs the binding's sizes execute, with the sizes at their first iteration; a DMA
     without a CUDA position takes its loop's."""
     for s in stmts:
+        if isinstance(s, Loop) and not _taken(s, env):
+            continue  # a branch the binding's values do not take
         if isinstance(s, Loop):
             inner = dict(env)
             try:

@@ -20,6 +20,7 @@ import numpy as np
 from cuda2nki.diagnostics import UNKNOWN_LOC, SourceLoc, error
 from cuda2nki.ir import nodes as n
 from cuda2nki.ir import numerics as num
+from cuda2nki.ir import uniform
 from cuda2nki.ir.evaluate import infer_scalars
 from cuda2nki.ir.ops import Op, Role, is_float
 from cuda2nki.ir.types import np_dtype
@@ -79,6 +80,8 @@ class _TileEvaluator:
         meth(s, env)
 
     def s_Loop(self, s: n.Loop, env: dict[str, int]) -> None:
+        if s.cond is not None and not uniform.evaluate(s.cond, self.scalars):
+            return
         start, stop = self.size(s.start, env, s.loc), self.size(s.stop, env, s.loc)
         for i in range(start, stop, s.step or 1):
             self.block(s.body, {**env, s.var: i})

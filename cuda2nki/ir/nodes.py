@@ -755,6 +755,9 @@ class Loop(_Node):
     kind: LoopKind = LoopKind.AFFINE
     body: tuple[Stmt, ...] = ()
     loc: SourceLoc = UNKNOWN_LOC
+    #: a condition on scalar parameters, decided when the kernel is traced: the loop runs only
+    #: where it holds (a statement the CUDA kernel guards with a flag); None: always
+    cond: Expr | None = None
     _sizes = ("start", "stop")
     _enums = (("kind", LoopKind),)
 

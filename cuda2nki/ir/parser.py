@@ -235,8 +235,11 @@ class _Builder(Transformer):
         return str(tok)
 
     # ------------------------------------------------------------------ scheduled
-    def loop(self, var, start, stop, step, kind, loc, *body) -> n.Loop:
-        return n.Loop(var, start, stop, int(step), kind, tuple(body), self._loc(loc))
+    def loop(self, var, start, stop, step, kind, loc, cond, *body) -> n.Loop:
+        return n.Loop(var, start, stop, int(step), kind, tuple(body), self._loc(loc), cond)
+
+    def when(self, cond: n.Expr) -> n.Expr:
+        return cond
 
     def alloc(self, name: str, dtype: str, *rest: Any) -> n.Alloc:
         *shape, buffer, loc = rest

@@ -184,9 +184,10 @@ class _Printer:
         if isinstance(s, n.Compute):
             return [pad + self.compute(s)]
         if isinstance(s, n.Loop):
+            when = "" if s.cond is None else f" when {self.expr(s.cond)}"
             head = (
                 f"for {name(s.var)} = range({self.size(s.start)}, {self.size(s.stop)}, {s.step})"
-                f" {s.kind}{self.loc(s.loc)} {{"
+                f" {s.kind}{self.loc(s.loc)}{when} {{"
             )
             body = [line for b in s.body for line in self.stmt(b, depth + 1)]
             return [pad + head, *body, pad + "}"]

@@ -27,6 +27,7 @@ import numpy as np
 
 from cuda2nki.diagnostics import UNKNOWN_LOC, Diagnostic, SourceLoc, make
 from cuda2nki.ir import nodes as n
+from cuda2nki.ir import uniform
 from cuda2nki.ir.ops import (
     DTYPE_BYTES,
     INT_ARITH_OPS,
@@ -356,6 +357,8 @@ class _Verifier:
             self.report("C2N2439", s.loc, var=s.var)
         if s.var in scope.syms:
             self.report("C2N2412", s.loc, name=s.var)
+        if s.cond is not None and not uniform.is_uniform(s.cond, set(self.scalars)):
+            self.report("C2N2446", s.loc, var=s.var, what=_text(s.cond))
         inner = _Scope(dict(scope.syms), dict(scope.bounds), dict(scope.tiles))
         inner.syms[s.var] = "loop"
         stop = self.upper(s.stop, scope)
@@ -689,3 +692,9 @@ def _exact(s: n.SizeExpr) -> int | None:
 
 def _is_one(s: n.SizeExpr) -> bool:
     return isinstance(s, n.Const) and s.value <= 1
+
+
+def _text(e: object) -> str:
+    from cuda2nki.ir.printer import to_text  # the printer imports this module's callers
+
+    return to_text(e, locs=False)

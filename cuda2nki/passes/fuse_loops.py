@@ -109,7 +109,7 @@ def _fuse_run(run: list, entry: frozenset[str]) -> list:
 
 
 def _header(loop: Loop) -> tuple:
-    return (loop.start, loop.stop, loop.step, loop.kind)
+    return (loop.start, loop.stop, loop.step, loop.kind, loop.cond)
 
 
 def _group_at(loops: list[tuple[list, Loop]], i: int, entry: frozenset[str]) -> tuple[int, int]:

@@ -19,6 +19,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from cuda2nki.ir import uniform
 from cuda2nki.ir.nodes import (
     Access,
     Add,
@@ -181,6 +182,19 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
     out: list[Compute] = []
     decl = kernel.tensors.get(c.target.tensor)
     inout = decl is not None and decl.role == Role.INOUT and c.accumulate is None
+    if c.domain.guard is None and c.accumulate is None:
+        split = uniform.branches(c.expr, set(kernel.scalars))
+        if split is not None:  # selects on flags (a switch): one statement per outcome
+            parts = [
+                _guarded_by(x, cond)
+                for cond, e in split
+                for x in _rewrite(c.replace(expr=e), kernel)
+            ]
+            # old values are copied before any branch writes (a branch that keeps them, the
+            # default of a switch, is that copy alone)
+            return [x for x in parts if _is_carry_over(x)] + [
+                x for x in parts if not _is_carry_over(x)
+            ]
     if (
         inout
         and c.domain.guard is None
@@ -200,6 +214,14 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
             return [*_rewrite(whole, kernel), *_rewrite(part, kernel)]
     if c.domain.guard is None:
         return [c]
+    uni, rest = uniform.split(c.domain.guard, set(kernel.scalars))
+    if uni is not None:  # a flag: decided when the kernel is traced (lower-tiles branches on it)
+        inner = _rewrite(c.replace(domain=Domain(c.domain.axes, rest)), kernel)
+        copies = [x for x in inner if _is_carry_over(x)]
+        if inout and not copies:  # with the flag false, nothing is written
+            copies = [_carry_over(c, kernel)]
+        writes = [x for x in inner if not _is_carry_over(x)]
+        return copies + [_guarded_by(x, uni) for x in writes]
     bounds = _bounds(c.domain.guard, c)
     if bounds is None:
         return [c]
@@ -422,3 +444,15 @@ def _subst(node: Any, subst: dict[str, SizeExpr]) -> Any:
         lambda x: subst.get(x.name, x) if isinstance(x, Sym) else x,
         skip=(Axis, Domain),
     )
+
+
+def _and(a: Expr | None, b: Expr) -> Expr:
+    return b if a is None else Binary(Op.LAND, a, b, loc=b.loc)
+
+
+def _guarded_by(c: Compute, cond: Expr | None) -> Compute:
+    """``c`` run only where ``cond`` (a condition on parameters) holds; a copy of an inout
+    tensor's old values runs regardless (once, before its first write: see ``run``)."""
+    if cond is None or _is_carry_over(c):
+        return c
+    return c.replace(domain=c.domain.replace(guard=_and(c.domain.guard, cond)))

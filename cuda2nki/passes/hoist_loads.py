@@ -40,7 +40,7 @@ def _hoist_block(stmts: tuple) -> tuple:
 
 
 def _split(loop: Loop) -> tuple[list, tuple]:
-    if loop.var not in _syms(loop.body):
+    if loop.cond is not None or loop.var not in _syms(loop.body):
         return [], loop.body  # a guard loop (0 or 1 trips): hoisting would run it unconditionally
     allocs = {s.name: s for s in loop.body if isinstance(s, Alloc)}
     writers: dict[str, int] = {}

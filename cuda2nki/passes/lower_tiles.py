@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from cuda2nki.diagnostics import SourceLoc
+from cuda2nki.ir import uniform
 from cuda2nki.ir.nodes import (
     Alloc,
     At,
@@ -31,6 +32,7 @@ from cuda2nki.ir.nodes import (
     Compute,
     Const,
     Dyn,
+    Expr,
     IndexValue,
     Indirect,
     Iterate,
@@ -101,8 +103,17 @@ class LowerTilesPass(Pass):
         reserved += ["nki", "nl", "nisa", "np", "min", "max", "range"]
         lw.b.used.update({name: 1 for name in reserved})
         lw.b.used.update({f"{name}_out": 1 for name in reserved})
-        for group in _groups(kernel):
+        body, conds = _split_uniform(kernel)
+        for group in _groups(kernel.replace(body=body), conds):
+            mark = len(lw.b.stmts)
             lw.lower_group(group)
+            cond = conds.get(id(group[0]))
+            if cond is not None:  # decided when the kernel is traced: one Python `if`
+                inner = tuple(lw.b.stmts[mark:])
+                del lw.b.stmts[mark:]
+                lw.b.stmts.append(
+                    Loop("_when", Const(0), Const(1), 1, body=inner, loc=group[0].loc, cond=cond)
+                )
         idioms = sorted({c.idiom.value for c in kernel.body if isinstance(c, Compute)})
         extra = (("idiom", ",".join(idioms)),) if idioms else ()
         return Kernel(
@@ -114,14 +125,33 @@ class LowerTilesPass(Pass):
         )
 
 
-def _groups(kernel: Kernel) -> list[list[Compute]]:
+def _split_uniform(kernel: Kernel) -> tuple[tuple, dict[int, Expr]]:
+    """The body with each statement's guard conjuncts on scalar parameters alone taken out, and
+    those conditions by statement (``id``): a flag the CUDA kernel tests in every thread is one
+    branch of the port, taken when the kernel is traced."""
+    scalars = set(kernel.scalars)
+    body: list = []
+    conds: dict[int, Expr] = {}
+    for c in kernel.body:
+        uni, rest = uniform.split(c.domain.guard if isinstance(c, Compute) else None, scalars)
+        if uni is not None:
+            c = c.replace(domain=c.domain.replace(guard=rest))
+            conds[id(c)] = uni
+        body.append(c)
+    return tuple(body), conds
+
+
+def _groups(kernel: Kernel, conds: dict[int, Expr] | None = None) -> list[list[Compute]]:
+    conds = conds or {}
     groups: list[list[Compute]] = []
     for c in kernel.body:
         if not isinstance(c, Compute):
             continue
         a = attrs(c)
         prev = groups[-1] if groups else None
-        if (
+        if prev is not None and conds.get(id(prev[0])) != conds.get(id(c)):
+            groups.append([c])
+        elif (
             prev is not None
             and a.get("layout") == "rows"
             and attrs(prev[0]).get("layout") == "rows"

@@ -421,6 +421,18 @@ register(
         fix="This is a bug in the lifter or a hand-written IR: name the variable the loop carries.",
     ),
     Rule(
+        "C2N2446",
+        E,
+        "loop condition not decidable when tracing",
+        "the condition of loop '{var}' reads more than scalar parameters: {what}",
+        _VER + " A loop's `when` condition is decided once, in Python, while the kernel is traced:"
+        " it may read only scalar parameters and literals, compared and combined with"
+        " `&&`, `||`, `!`, `+`, `-` and `*`.",
+        example="for t = range(0, 2, 1) affine when t == 0 { ... }",
+        fix="This is a bug in the passes or a hand-written IR: a condition on data or on a loop"
+        " variable belongs in the statement's guard.",
+    ),
+    Rule(
         "C2N2448",
         E,
         "malformed note",

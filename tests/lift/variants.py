@@ -2235,3 +2235,119 @@ __global__ void k(int* out, const int* v, int n) {
     ),
 ]
 VARIANTS.extend(WRAP_VARIANTS)
+
+#: statements guarded by a flag or a mode that every thread tests alike (scalar parameters
+#: alone): one branch of the port, taken when the kernel is traced
+FLAG_VARIANTS = [
+    (
+        "flag/ternary_on_flag",
+        """
+__global__ void k(float* y, const float* x, int n, int apply) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = apply ? x[i] * 2.0f : x[i];
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"y": t(["n"], "out"), "x": t(["n"], "in"), "n": 300, "apply": 1},
+            [{"n": 129, "apply": 0}, {"n": 5, "apply": 7}],
+        ),
+        "map",
+        lambda a, s: {"y": a["x"] * 2.0 if s["apply"] else a["x"]},
+    ),
+    (
+        "flag/early_return",
+        """
+__global__ void k(float* data, int count, int enabled) {
+    if (!enabled) return;
+    int g = threadIdx.x + blockIdx.x * blockDim.x;
+    if (g >= count) return;
+    data[g] = tanhf(data[g]);
+}""",
+        _b(
+            {"grid": ["ceil_div(count, 256)"], "block": [256]},
+            {"data": t(["count"], "inout"), "count": 1000, "enabled": 1},
+            [{"count": 257, "enabled": 0}, {"count": 3, "enabled": 1}],
+        ),
+        "map",
+        lambda a, s: {"data": np.tanh(a["data"]) if s["enabled"] else a["data"]},
+    ),
+    (
+        "flag/switch_with_stores",
+        """
+__global__ void k(const float* a, const float* b, float* z, int len, int op) {
+    int t = blockDim.x * blockIdx.x + threadIdx.x;
+    if (t < len) {
+        switch (op) {
+        case 0: z[t] = a[t] + b[t]; break;
+        case 1: z[t] = a[t] - b[t]; break;
+        default: z[t] = a[t] * b[t]; break;
+        }
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(len, 64)"], "block": [64]},
+            {
+                "a": t(["len"], "in"),
+                "b": t(["len"], "in"),
+                "z": t(["len"], "out"),
+                "len": 500,
+                "op": 0,
+            },
+            [{"len": 129, "op": 1}, {"len": 7, "op": 5}],
+        ),
+        "map",
+        lambda a, s: {"z": {0: a["a"] + a["b"], 1: a["a"] - a["b"]}.get(s["op"], a["a"] * a["b"])},
+    ),
+    (
+        "flag/float_threshold_if_else",
+        """
+__global__ void k(float* out, const float* in, int m, float alpha) {
+    int r = blockIdx.y;
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= m) return;
+    if (alpha > 0.0f) out[r * m + c] = in[r * m + c] * alpha;
+    else out[r * m + c] = -in[r * m + c];
+}""",
+        _b(
+            {"grid": ["ceil_div(m, 128)", "rows"], "block": [128]},
+            {
+                "out": t(["rows", "m"], "out"),
+                "in": t(["rows", "m"], "in"),
+                "rows": 3,
+                "m": 200,
+                "alpha": 0.5,
+            },
+            [{"rows": 2, "m": 129, "alpha": -1.0}, {"rows": 5, "m": 3, "alpha": 2.0}],
+        ),
+        "map",
+        lambda a, s: {"out": a["in"] * s["alpha"] if s["alpha"] > 0 else -a["in"]},
+    ),
+]
+FLAG_VARIANTS.append(
+    (
+        "flag/switch_in_place_default_keeps",
+        """
+__global__ void k(float* buf, int n, int kind, float c) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = buf[i];
+        switch (kind) {
+        case 3: v = v * c; break;
+        case 7: v = fmaxf(v, c); break;
+        default: break;
+        }
+        buf[i] = v;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            {"buf": t(["n"], "inout"), "n": 300, "kind": 3, "c": 0.25},
+            [{"n": 129, "kind": 7}, {"n": 77, "kind": 0}, {"n": 5, "kind": 3}],
+        ),
+        "map",
+        lambda a, s: {
+            "buf": {3: a["buf"] * s["c"], 7: np.maximum(a["buf"], s["c"])}.get(s["kind"], a["buf"])
+        },
+    )
+)
+VARIANTS.extend(FLAG_VARIANTS)

@@ -220,6 +220,12 @@ EXAMPLES = {
             " for i < N;"
         )
     ),
+    "C2N2446": _verify(
+        "kernel k(x: in float32[128, 4], y: out float32[128, 4]) {\n"
+        "  for t = range(0, 2, 1) affine when t == 0 {\n"
+        "    alloc a: float32[128, 4] sbuf;\n    load(dst=a[...], src=x[...]);\n"
+        "    store(dst=y[...], src=a[...]);\n  }\n}\n"
+    ),
     "C2N2448": _elementwise(
         'note(code="X123", text="not an id");\n  tensor_copy(dst=o[...], src=t[...]);'
     ),
