@@ -42,6 +42,13 @@ SAMPLES: list[tuple[str, str, str]] = [
         "16; r) for i < N;\n}",
     ),
     (
+        "map",
+        "a choice on scalar parameters alone (a flag, a switch on a mode): one Python branch, "
+        "decided when the kernel is traced",
+        "kernel act(x: in float32[N], y: out float32[N], N: int32, mode: int32) {\n"
+        "  map: y[i] = select(index(mode) == index(1), tanh(x[i]), max(x[i], 0.0)) for i < N;\n}",
+    ),
+    (
         "reduce",
         "row reduction: one result per row",
         "kernel rowsum(x: in float32[R, C], y: out float32[R], R: int32, C: int32) {\n"
