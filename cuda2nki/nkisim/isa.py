@@ -171,18 +171,7 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
         vals = src.values("nisa.dma_copy")
     ds = dst.storage
     out = dst._a
-    if (
-        ds.fresh
-        and ds.pending is None
-        and ds.written is None
-        and ds.mm_pending is None
-        and not ds.readonly
-        and not ds.is_input
-        and dst._gen == ds.gen
-        and out.size == ds.flat.size
-        and 0 not in out.strides
-        and d is not _TF32
-    ):
+    if d is not _TF32 and dst.fills_fresh(out):
         # dst.out_view(True) on a whole fresh storage (a new tile loaded), inlined
         if ss.readonly and ds.buffer is sbuf:
             # a load from a caller's array (unchanged for the whole run: writes go to a copy)
@@ -827,18 +816,7 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
     x1 = _operand(d1, s1, api)
     x2 = _operand(d2, s2, api)
     out = dst._a
-    if (
-        sd.fresh
-        and sd.pending is None
-        and sd.written is None
-        and sd.mm_pending is None
-        and not sd.readonly
-        and not sd.is_input
-        and dst._gen == sd.gen
-        and out.dtype is _F32
-        and out.size == sd.flat.size
-        and 0 not in out.strides
-    ):
+    if out.dtype is _F32 and dst.fills_fresh(out):
         # dst.out_view() on a whole fresh fp32 storage (a new result tile), inlined
         sd.fresh = False
     else:

@@ -869,6 +869,23 @@ class NkiTensor:
         if not self._written_view().all():
             raise fail("C2N3020", api=api, what=self.describe())
 
+    def fills_fresh(self, out: np.ndarray) -> bool:
+        """This view (array ``out``) covers the whole of a fresh storage that nothing has read,
+        written or deferred yet: a fast path may write it without :meth:`out_view`'s
+        bookkeeping (it then clears ``fresh`` itself)."""
+        s = self.storage
+        return (
+            s.fresh
+            and s.pending is None
+            and s.written is None
+            and s.mm_pending is None
+            and not s.readonly
+            and not s.is_input
+            and self._gen == s.gen
+            and out.size == s.flat.size
+            and 0 not in out.strides
+        )
+
     def out_view(self, raw: bool = False) -> np.ndarray | None:
         """The float32 NumPy view to compute straight into (whole view written), or ``None``.
 
