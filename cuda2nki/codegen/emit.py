@@ -317,7 +317,7 @@ class Emitter:
         if s.cond is not None:  # decided when the kernel is traced
             cond = uniform.spell(s.cond, lambda p: self.size(Sym(p)), self.size)
             self.put(depth, f"if {cond}:")
-            if s.start == Const(0) and s.stop == Const(1) and s.var not in _body_syms(s.body):
+            if uniform.is_branch(s) and s.var not in _body_syms(s.body):
                 saved = self.last_line
                 self.block(s.body, depth + 1)  # a branch, not a loop
                 self.last_line = saved

@@ -83,7 +83,7 @@ def _branches_opened(stmts: Sequence[Any], env: Mapping[str, Any]) -> list[Any]:
     values take replaced by its body, the others left out: the loops the launch grid became."""
     out: list[Any] = []
     for s in stmts:
-        if isinstance(s, Loop) and s.cond is not None and s.var.startswith("_when"):
+        if isinstance(s, Loop) and uniform.is_branch(s):
             if _taken(s, env):
                 out.extend(_branches_opened(s.body, env))
         else:

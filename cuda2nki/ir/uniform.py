@@ -39,6 +39,16 @@ _UNARY: dict[Op, tuple[str, Callable[[Any], Any]]] = {
 }
 
 
+def is_branch(loop: n.Loop) -> bool:
+    """``loop`` is a branch: one trip, taken where its condition holds (``if cond:``)."""
+    return (
+        loop.cond is not None
+        and loop.start == n.Const(0)
+        and loop.stop == n.Const(1)
+        and loop.step == 1
+    )
+
+
 def is_uniform(e: object, scalars: set[str] | frozenset[str]) -> bool:
     """``e`` reads only the scalar parameters ``scalars`` and literals, with operators that mean
     the same in C and Python."""

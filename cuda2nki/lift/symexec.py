@@ -1875,28 +1875,23 @@ def _floor_mod_fixup(cond: object, then: object, else_: object) -> Poly | None:
         return None
     if not (isinstance(y, V.Const) and y.value == 0) or x != else_:
         return None
-    if not (isinstance(x, V.Op) and x.op == "mod" and len(x.args) == 2):
+    parts = _c_remainder(x)
+    if parts is None or _minus(then, x) != parts[1]:
         return None
-    a, n = (_as_poly(v) for v in x.args)
-    if a is None or n is None or _minus(then, x) != n:
-        return None
-    return af.mod(a, n) if _positive(n) else None
+    return af.mod(*parts)
 
 
 def _rewrapped(a: Poly, n: Poly) -> Poly | None:
     """``(r + k*n) % n`` with ``r = p % n`` (C's remainder, in ``(-n, n)``) and ``k >= 1``: the
     sum is non-negative, so the result is the floor remainder ``p mod n``."""
     for atom in a.top_atoms():
-        x = atom.payload if isinstance(atom, af.OpaqueAtom) else None
-        if not (isinstance(x, V.Op) and x.op == "mod" and len(x.args) == 2):
+        parts = _c_remainder(atom.payload if isinstance(atom, af.OpaqueAtom) else None)
+        if parts is None or parts[1] != n:
             continue
-        p, d = (_as_poly(v) for v in x.args)
         rest = a - Poly.atom(atom)
-        if p is None or d != n or not _positive(n):
-            continue
         k = af.floordiv(rest, n) if rest != af.ZERO else af.ZERO
         if k.is_const and k.const_value >= 1 and rest == k * n:
-            return af.mod(p, n)
+            return af.mod(*parts)
     return None
 
 
@@ -1913,25 +1908,26 @@ def _address_remainder(index: Poly) -> Poly:
     if len(index.terms) != 1 or index.terms[0][1] != 1 or len(index.terms[0][0]) != 1:
         return index
     atom = index.terms[0][0][0]
-    x = atom.payload if isinstance(atom, af.OpaqueAtom) else None
+    parts = _c_remainder(atom.payload if isinstance(atom, af.OpaqueAtom) else None)
+    return index if parts is None else af.mod(*parts)
+
+
+def _c_remainder(x: object) -> tuple[Poly, Poly] | None:
+    """``(a, n)`` when ``x`` is C's remainder ``a % n`` of two indices with ``n`` positive."""
     if not (isinstance(x, V.Op) and x.op == "mod" and len(x.args) == 2):
-        return index
+        return None
     a, n = (_as_poly(v) for v in x.args)
     if a is None or n is None or not _positive(n):
-        return index
-    return af.mod(a, n)
+        return None
+    return a, n
 
 
 def _minus(total: object, x: V.DExpr) -> Poly | None:
-    """``total - x`` as an index when ``total`` is ``x + k`` (a data sum, or an index sum whose
-    atom stands for ``x``), else None."""
-    if isinstance(total, V.Op) and total.op == "add" and len(total.args) == 2:
-        a, b = total.args
-        return _as_poly(b) if a == x else _as_poly(a) if b == x else None
-    if isinstance(total, V.IntVal):
-        rest = total.poly - Poly.atom(V.opaque_of(x))
-        return rest if not any(isinstance(t, af.OpaqueAtom) for t in rest.atoms()) else None
-    return None
+    """``total - x`` as an index when ``total`` is ``x`` plus an index, else None."""
+    if not (_int_data(total) and _int_data(x)):
+        return None
+    rest = _data_index(total) - _data_index(x)
+    return None if any(isinstance(t, af.OpaqueAtom) for t in rest.atoms()) else rest
 
 
 def _as_poly(v: object) -> Poly | None:
@@ -1950,10 +1946,6 @@ def _poly_binop(op: str, a: Poly, b: Poly) -> object:
     if op == "*":
         return a * b
     if op in ("/", "%"):
-        if op == "%":
-            wrapped = _rewrapped(a, b)
-            if wrapped is not None:
-                return wrapped
         if not _floor_is_c(a, b):
             return None  # C truncates toward zero: kept as integer data (exact C semantics)
         return af.floordiv(a, b) if op == "/" else af.mod(a, b)
