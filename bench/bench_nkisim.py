@@ -12,10 +12,10 @@ wall time includes waiting for a core. The simulator runs kernels with BLAS limi
 (many small 128 x 128 x 512 GEMMs), so the NumPy baseline is measured under the same limit.
 For the add it also times the kernel's tile copies in plain NumPy (no simulator): reading a
 row-major 4096 x 8192 array in 128 x 512 tiles costs about 2.3x one streaming ``np.add`` by
-itself, so that much of the add ratio is memory traffic, not simulator overhead.  (The simulator
-defers a load from a kernel argument into a new tile until the tile is read, and its
-``tensor_tensor`` reads such a tile's source directly: it moves somewhat less data than that
-floor.)
+itself.  The simulator does not pay that: it defers a load from a kernel argument into a new
+tile, a ``tensor_tensor`` of two such tiles, and the store of the result into a fresh output,
+and evaluates the collected stores as a few large rectangles (``nkisim/deferred.py``); what is
+left is the simulator's per-instruction work (checks, trace records) and one pass of ``np.add``.
 ``python -m bench nkisim``; set ``BENCH_NKISIM_PROFILE=1`` to print the simulator's cProfile hot
 spots per kernel.
 """

@@ -159,6 +159,42 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
     """dma_copy between same-shape, same-dtype strided views (the common case)."""
     d = dst.dtype
     ss = src.storage
+    lazy = _load_of(src, ss, True)
+    if lazy is None or d is _TF32 or not dst.defer_write(lazy):
+        _dma_move(dst, src, d, ss)
+    # else: a tile whose values are a deferred load or op, stored whole into HBM: computed
+    # later, with the other stores like it (deferred.py)
+    shape = src.shape
+    t = dst if dst.storage.buffer.on_chip else src
+    if ss.buffer.on_chip:
+        extra = ()
+    else:  # engine.src_key and NkiTensor.offset, inlined (src is a strided view here)
+        b = src._boff
+        if b is None:
+            b = src._byte_offset()
+        extra = (("src", (ss.name or ss.uid, b // src._a.itemsize, shape)),)
+    if t.pdim == 0 and len(t.shape) == 2:
+        parts, free = t.shape
+    else:
+        parts, free = t.partitions(), t.free_size()
+    nm = d.name
+    record(
+        "dma",
+        "dma_copy",
+        (dst, src),
+        extra,
+        math.prod(shape) * d.itemsize,
+        parts,
+        free,
+        2,  # sim_frames: _dma_fast and dma_copy
+        (dst.shape, shape),
+        (nm, nm),
+        (dst.storage.buffer.name, ss.buffer.name),
+    )
+
+
+def _dma_move(dst: NkiTensor, src: NkiTensor, d, ss) -> None:  # noqa: ANN001
+    """The data movement of ``_dma_fast``."""
     if (
         ss.mm_pending is None
         and not ss.fresh
@@ -177,7 +213,10 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
             # a load from a caller's array (unchanged for the whole run: writes go to a copy)
             # into a new SBUF tile: the copy waits until the tile is read or partly overwritten
             # (Storage.poison); tensor_tensor reads the source instead (the values are the same)
-            ds.lazy = (out, vals)
+            b = src._boff
+            if b is None:
+                b = src._byte_offset()
+            ds.lazy = (out, None, (vals,), ((ss.flat, b),))
         else:
             ds.fresh = False
             out[...] = vals  # same shape and dtype: np.copyto without its dispatch overhead
@@ -187,33 +226,6 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
             out[...] = vals
         else:
             dst.assign(vals, api="nisa.dma_copy")
-    shape = src.shape
-    t = dst if dst.storage.buffer.on_chip else src
-    if ss.buffer.on_chip:
-        extra = ()
-    else:  # engine.src_key and NkiTensor.offset, inlined (src is a strided view here)
-        b = src._boff
-        if b is None:
-            b = src._byte_offset()
-        extra = (("src", (ss.name or ss.uid, b // vals.itemsize, shape)),)
-    if t.pdim == 0 and len(t.shape) == 2:
-        parts, free = t.shape
-    else:
-        parts, free = t.partitions(), t.free_size()
-    nm = d.name
-    record(
-        "dma",
-        "dma_copy",
-        (dst, src),
-        extra,
-        math.prod(shape) * d.itemsize,
-        parts,
-        free,
-        2,  # sim_frames: _dma_fast and dma_copy
-        (dst.shape, shape),
-        (nm, nm),
-        (ds.buffer.name, ss.buffer.name),
-    )
 
 
 def mask_where(mask, shape):
@@ -813,15 +825,24 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
     if b1 is psum and b2 is psum:
         return False  # the general path reports it
     ufunc = _UFUNCS[name]
-    x1 = _operand(d1, s1, api)
-    x2 = _operand(d2, s2, api)
+    l1, l2 = _load_of(d1, s1, False), _load_of(d2, s2, False)
+    x1 = l1[2][0] if l1 is not None else _operand(d1, s1, api)
+    x2 = l2[2][0] if l2 is not None else _operand(d2, s2, api)
     out = dst._a
     if out.dtype is _F32 and dst.fills_fresh(out):
         # dst.out_view() on a whole fresh fp32 storage (a new result tile), inlined
-        sd.fresh = False
+        if l1 is not None and l2 is not None:
+            # both operands are deferred loads: the op is deferred too (Storage.poison), and
+            # may be stored without ever being computed tile by tile (deferred.py)
+            sd.lazy = (out, ufunc, (x1, x2), (l1[3][0], l2[3][0]))
+            out = x1 = x2 = None
+        else:
+            sd.fresh = False
     else:
         out = dst.out_view()
-    if (
+    if x1 is None:
+        pass
+    elif (
         out is not None
         and (s1 is not sd or not np.may_share_memory(out, x1))
         and (s2 is not sd or not np.may_share_memory(out, x2))
@@ -855,10 +876,28 @@ def _operand(t: NkiTensor, stg, api: str) -> np.ndarray:
     if stg.mm_pending is None and stg.pending is None and stg.written is None and t._gen == stg.gen:
         if not stg.fresh:
             return t._a  # no deferred matmul, poison or written mask
-        lazy = stg.lazy
-        if lazy is not None and lazy[0] is t._a:
-            return lazy[1]
+        lazy = _load_of(t, stg, False)
+        if lazy is not None:
+            return lazy[2][0]
     return t.values(api)
+
+
+def _load_of(t: NkiTensor, stg, ops: bool) -> tuple | None:
+    """``stg.lazy`` when ``t`` is the whole view a deferred load (``ops``: or a deferred
+    elementwise op) wrote and nothing has touched the tile since; else ``None``."""
+    lazy = stg.lazy
+    if (
+        lazy is not None
+        and stg.fresh
+        and lazy[0] is t._a
+        and (ops or lazy[1] is None)
+        and t._gen == stg.gen
+        and stg.pending is None
+        and stg.mm_pending is None
+        and stg.written is None
+    ):
+        return lazy
+    return None
 
 
 _UFUNCS = {

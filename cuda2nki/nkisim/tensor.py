@@ -22,6 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
+from cuda2nki.nkisim.deferred import DeferredWrites, frame_of
 from cuda2nki.nkisim.errors import fail, invalid, new_site, port_site, unsupported
 
 _UIDS = itertools.count()
@@ -91,6 +92,7 @@ class Storage:
         "mm_pending",
         "aff",
         "lazy",
+        "deferred",
         "uid",
         "_free",
         "__weakref__",
@@ -126,8 +128,10 @@ class Storage:
         self._free = None  # callback releasing on-chip accounting when the storage dies
         self.mm_pending: list | None = None  # deferred PSUM matmul accumulation (see isa)
         self.aff: tuple | None = None  # (affine loop token, writer iteration per element)
-        # while ``fresh``: a deferred DMA load (dst view, src view), see ``poison``
+        # while ``fresh``: a deferred DMA load or elementwise op on loaded tiles, see ``poison``
         self.lazy: tuple | None = None
+        # HBM, while ``pending``: stores whose values are still to be computed (deferred.py)
+        self.deferred: DeferredWrites | None = None
         self.uid = next(_UIDS)  # unique for the process (``id()`` values are reused)
 
     def flush_matmul(self) -> None:
@@ -169,6 +173,8 @@ class Storage:
         p = self.pending
         if p is None:
             return
+        if self.deferred is not None:
+            self.flush_deferred()
         self.pending = None
         fill = np.asarray(dt.poison_value(self.dtype), self.flat.dtype)
         if type(p) is WrittenBoxes:
@@ -185,9 +191,12 @@ class Storage:
     def poison(self) -> None:
         """Make the stored values real before they are read or partly overwritten.
 
-        A fresh storage gets its poison (or, where a DMA load into the whole tile was deferred,
-        the loaded values: ``lazy`` holds the DMA's destination view and its source, a view of a
-        caller's array that never changes during the run).
+        A fresh storage gets its poison, or, where a DMA load into the whole tile was deferred,
+        the loaded values; where an elementwise op on such tiles was deferred, its result.
+        ``lazy`` is ``(view, fn, sources, locations)``: the destination view, the NumPy ufunc
+        (``None``: a copy of the one source), the source views (views of caller arrays, which
+        never change during a run: writes go to a copy) and each source's ``(flat, byte
+        offset)``.
         """
         if self.pending is not None:
             self.settle()
@@ -196,9 +205,20 @@ class Storage:
             lazy = self.lazy
             if lazy is not None:
                 self.lazy = None
-                lazy[0][...] = lazy[1]
+                fn = lazy[1]
+                if fn is None:
+                    lazy[0][...] = lazy[2][0]
+                else:
+                    fn(*lazy[2], out=lazy[0])
             else:
                 self.flat.fill(dt.poison_value(self.dtype))
+
+    def flush_deferred(self) -> None:
+        """Compute the deferred stores (before this storage is read or otherwise written)."""
+        d = self.deferred
+        self.deferred = None
+        if d is not None:
+            d.run()
 
     def bytes_per_partition(self) -> int:
         if self.pdim is None:
@@ -492,6 +512,7 @@ def _sbuf_tile(
     stg.mm_pending = None
     stg.aff = None
     stg.lazy = None
+    stg.deferred = None
     stg.uid = uid = next(_UIDS)
     stg._free = state.free_sbuf
     nbytes = f * ndt.itemsize if p else 0  # bytes per partition
@@ -914,6 +935,8 @@ class NkiTensor:
             a = self.a
         if stg.mm_pending is not None:
             stg.flush_matmul()
+        if stg.deferred is not None:
+            stg.flush_deferred()
         if stg.fresh:
             if a.size == stg.flat.size:
                 stg.fresh = False
@@ -925,6 +948,49 @@ class NkiTensor:
         if stg.pending is not None:
             self._mark_pending(None)
         return a
+
+    def defer_write(self, lazy: tuple) -> bool:
+        """Write ``lazy``'s values (a deferred load or elementwise op, see ``Storage.poison``)
+        into this whole view later (see deferred.py): True if deferred, False if the caller must
+        write them now.
+
+        Only into a fresh or lazily poisoned HBM storage, through a plain 2-D view, from
+        sources whose rows deferred.py can place (same dtype, element-contiguous rows).
+        """
+        stg = self.storage
+        a = self._a
+        if (
+            stg.buffer.on_chip
+            or not (stg.fresh or type(stg.pending) is WrittenBoxes)
+            or stg.written is not None
+            or stg.readonly
+            or stg.is_input
+            or stg.mm_pending is not None
+            or self._gen != stg.gen
+            or a is None
+        ):
+            return False
+        dst = frame_of(a, stg.flat, self._byte_offset())
+        if dst is None:
+            return False
+        srcs = []
+        for v, (flat, boff) in zip(lazy[2], lazy[3]):
+            f = frame_of(v, flat, boff) if v.shape == a.shape and v.dtype == a.dtype else None
+            if f is None:
+                return False
+            srcs.append(f)
+        fn = lazy[1]
+        key = DeferredWrites.key_of(fn, dst, tuple(srcs))
+        d = stg.deferred
+        if d is None or d.key != key:
+            stg.flush_deferred()
+            d = stg.deferred = DeferredWrites(key, fn, dst, tuple(srcs))
+        if stg.fresh:
+            stg.fresh = False
+            stg.pending = WrittenBoxes(stg.shape, stg.flat.itemsize)
+        self._mark_pending(None)
+        d.boxes.append((dst.row, dst.col, dst.row + a.shape[0], dst.col + a.shape[1]))
+        return True
 
     def _mark_pending(self, where: np.ndarray | None) -> None:
         """Note this view's elements (``where`` selects) as written in a lazily poisoned storage."""
@@ -969,6 +1035,8 @@ class NkiTensor:
             stg.make_writable()
         if stg.mm_pending is not None:
             stg.flush_matmul()
+        if stg.deferred is not None:
+            stg.flush_deferred()
         if self.index is not None:
             self._scatter(conv, where, api)
             return
