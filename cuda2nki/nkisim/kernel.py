@@ -229,7 +229,8 @@ def run(
                     state.kernel_frame = None
                     if out is None:
                         out = r
-            outputs = _convert_out(out, state, kernel.fn)
+                # (deferred stores into the outputs are computed here)
+                outputs = _convert_out(out, state, kernel.fn)
             return SimResult(outputs, state.trace, None, state.warnings, state)
         finally:
             _RUNNING.pop()

@@ -126,6 +126,17 @@ def test_tiled_stores_are_one_rectangle_and_exact(
     np.testing.assert_array_equal(np.asarray(ref.outputs), want)
 
 
+def test_deferred_overflow_raises_no_warning(rect_log) -> None:
+    import warnings
+
+    a = np.full((16, 20), 3e38, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = simulate_kernel(_tiled(nl.add, "rows"), [a, a])
+    assert np.isposinf(np.asarray(got.outputs)).all()
+    assert rect_log == [[(0, 0, 16, 20)]]
+
+
 def test_bf16_tiles_are_deferred_copies_too(rect_log) -> None:
     import ml_dtypes
 
