@@ -14,6 +14,7 @@ One implementation serves both API generations; behaviour that differs is keyed 
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 
@@ -929,9 +930,15 @@ def affine_range(start, stop=None, step=1, *args, **kw):
     return r
 
 
+_AFFINE_SERIALS = itertools.count(1)
+
+
 def _affine_iter(r: range, s):
-    """Legacy affine_range: iterations must not write the same output location (C2N3030)."""
-    entry = [object(), -1]
+    """Legacy affine_range: iterations must not write the same output location (C2N3030).
+
+    ``entry`` is [serial, iteration]: each loop run gets a new, larger serial (see
+    ``NkiTensor._check_affine``)."""
+    entry = [next(_AFFINE_SERIALS), -1]
     s.affine.append(entry)
     try:
         for i in r:

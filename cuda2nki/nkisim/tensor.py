@@ -127,7 +127,8 @@ class Storage:
         self.pending: WrittenBoxes | np.ndarray | None = None
         self._free = None  # callback releasing on-chip accounting when the storage dies
         self.mm_pending: list | None = None  # deferred PSUM matmul accumulation (see isa)
-        self.aff: tuple | None = None  # (affine loop token, writer iteration per element)
+        # legacy affine_range checks: per element, the last writer's (loop << 32 | iteration)
+        self.aff: np.ndarray | None = None
         # while ``fresh``: a deferred DMA load or elementwise op on loaded tiles, see ``poison``
         self.lazy: tuple | None = None
         # HBM, while ``pending``: stores whose values are still to be computed (deferred.py)
@@ -1015,6 +1016,8 @@ class NkiTensor:
         stg = self.storage
         if stg.is_input and st.current().legacy:
             raise fail("C2N3012", api=api, what=stg.name or "?")
+        if where is not None and where.all():
+            where = None  # a mask that selects everything (a legacy tile inside the bounds)
         shape = self.shape
         if not isinstance(vals, np.ndarray):
             vals = np.asarray(vals, dtype=np.float32 if isinstance(vals, float) else None)
@@ -1070,21 +1073,29 @@ class NkiTensor:
                 self._check_affine(aff[-1], where)
 
     def _check_affine(self, loop: list, where: np.ndarray | None) -> None:
-        """Legacy affine_range independence: one writer iteration per output element."""
+        """Legacy affine_range independence: one writer iteration per output element.
+
+        Each element keeps a stamp of its last write in an affine loop: the loop's serial
+        number (``language._affine_iter``, increasing) in the high 32 bits, the iteration in the
+        low ones (0: never written in one).  Stamps of other loops are ignored, so a new loop
+        (each run of an inner loop is one) needs no reset of the whole tensor.
+        """
         stg = self.storage
-        token, it = loop
-        if stg.aff is None or stg.aff[0] is not token:
-            stg.aff = (token, np.full(stg.flat.size, -1, dtype=np.int64))
-        view = self._parallel_view(stg.aff[1])
+        serial, it = loop
+        if stg.aff is None:
+            stg.aff = np.zeros(stg.flat.size, dtype=np.int64)
+        base = serial << 32
+        mark = base | (it & 0xFFFFFFFF)
+        view = self._parallel_view(stg.aff)
         sel = view if where is None else view[np.broadcast_to(where, self.shape)]
-        clash = (sel != -1) & (sel != it)
+        clash = (sel >= base) & (sel < base + (1 << 32)) & (sel != mark)
         if clash.any():
-            first = int(np.asarray(sel)[clash].reshape(-1)[0])
+            first = int(np.int32(np.uint32(np.asarray(sel)[clash].reshape(-1)[0] & 0xFFFFFFFF)))
             raise fail("C2N3030", first=first, second=it, what=stg.name or "an output")
         if where is None:
-            view[...] = it
+            view[...] = mark
         else:
-            np.copyto(view, it, where=np.broadcast_to(where, self.shape))
+            np.copyto(view, mark, where=np.broadcast_to(where, self.shape))
 
     def _scatter(self, conv: np.ndarray, where: np.ndarray | None, api: str) -> None:
         stg = self.storage
@@ -1278,6 +1289,10 @@ class NkiTensor:
         shape = self.shape
         nrest = self.ndim - len(key)
         bshape = np.broadcast_shapes(*[a.shape for a in arrs])
+        if self.index is None and not any(isinstance(k, NkiTensor) for k in key):
+            view = self._affine_view(arrs, bshape)
+            if view is not None:
+                return view
         rest = shape[len(key) :]
         out_shape = tuple(bshape) + tuple(rest)
         nb = len(bshape)
@@ -1320,6 +1335,38 @@ class NkiTensor:
                 a = as_strided(base[f0:], out_shape, tuple(s * base.itemsize for s in aff))
                 return NkiTensor(self.storage, a, self.dtype, pdim)
         return NkiTensor(self.storage, None, self.dtype, pdim, np.where(inb, flat, -1))
+
+    def _affine_view(self, arrs: list[np.ndarray], bshape: tuple[int, ...]) -> NkiTensor | None:
+        """``_advanced``'s strided view, found from the index tiles themselves: when each is
+        affine in its own axes (``base + nl.arange(P)[:, None]`` and the like) and within its
+        dimension, the access is a view whose strides combine theirs; no per-element index
+        grid is built.  ``None``: take the general path."""
+        a = self.a
+        if a is None:
+            return None
+        base = self.storage.flat
+        if a.dtype != base.dtype:
+            base = base.view(a.dtype)
+        isz = a.itemsize
+        nb = len(bshape)
+        f0 = _offset_of(a, base)
+        strides = [0] * nb
+        for d, (ix, n) in enumerate(zip(arrs, self.shape)):
+            if ix.size == 0:
+                return None
+            own = _affine_strides(ix)
+            if own is None or ix.min() < 0 or ix.max() >= n:
+                return None
+            step = a.strides[d] // isz
+            f0 += step * int(ix.reshape(-1)[0])
+            lead = nb - ix.ndim  # broadcasting aligns the index tile's axes to the right
+            for k, s_ in enumerate(own):
+                strides[lead + k] += step * s_
+        rest = self.shape[len(arrs) :]
+        shape = tuple(bshape) + tuple(rest)
+        el = strides + [s_ // isz for s_ in a.strides[len(arrs) :]]
+        view = as_strided(base[f0:], shape, tuple(s_ * isz for s_ in el))
+        return NkiTensor(self.storage, view, self.dtype, 0 if self.pdim is not None else None)
 
     def __setitem__(self, key, value) -> None:
         from cuda2nki.nkisim import language as _nl

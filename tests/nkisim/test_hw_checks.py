@@ -626,6 +626,52 @@ def test_affine_range_iterations_writing_the_same_output(tmp_path):
     )
 
 
+def test_affine_range_clash_in_a_later_run_of_an_inner_loop(tmp_path):
+    # each run of the inner loop is its own loop: the first outer iteration is clean, the
+    # second one's inner iterations write the same row block
+    d = expect(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((256, 4), a.dtype, buffer=nl.shared_hbm)
+            for m in nl.affine_range(2):
+                for j in nl.affine_range(2):
+                    r = m * 128 + (j - m * j) * 64
+                    t = nl.load(a[r:r + 64, :])
+                    nl.store(out[r:r + 64, :], value=t)  # <-
+            return out
+    """,
+        "C2N3030",
+        inputs=[np.ones((256, 4), np.float32)],
+    )
+    assert "iterations 0 and 1 " in d.message, d.message
+
+
+def test_affine_range_writes_of_an_enclosing_loop_are_not_mixed_up(tmp_path):
+    # the outer iteration rewrites what its own inner loop wrote: not a clash between the
+    # outer loop's iterations, nor between the inner loop's
+    path, _ = port(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((256, 4), a.dtype, buffer=nl.shared_hbm)
+            for m in nl.affine_range(2):
+                for j in nl.affine_range(2):
+                    r = m * 128 + j * 64
+                    nl.store(out[r:r + 64, :], value=nl.load(a[r:r + 64, :]))
+                t = nl.load(a[m * 128:(m + 1) * 128, :])
+                nl.store(out[m * 128:(m + 1) * 128, :], value=nl.add(t, 1.0))
+            return out
+    """,
+    )
+    a = np.arange(256 * 4, dtype=np.float32).reshape(256, 4)
+    np.testing.assert_array_equal(simulate_kernel(load_kernel(path), [a]).outputs, a + 1)
+
+
 def test_sequential_range_may_rewrite_outputs(tmp_path):
     path, _ = port(
         tmp_path,
