@@ -48,6 +48,10 @@ def _box(mask, ndim: int):
     """
     from cuda2nki.nkisim.tensor import Mask
 
+    if isinstance(mask, Mask) and len(mask.factors) > 1:
+        box = _separable_box(mask.factors, ndim)
+        if box is not None:
+            return box
     m = mask.arr if isinstance(mask, Mask) else np.asarray(mask, dtype=bool)
     if m.ndim > ndim:
         return None
@@ -70,6 +74,42 @@ def _box(mask, ndim: int):
     full = np.broadcast_shapes(prod.shape, m.shape)
     if not np.array_equal(np.broadcast_to(prod, full), np.broadcast_to(m, full)):
         return None
+    return box
+
+
+def _separable_box(factors: tuple[np.ndarray, ...], ndim: int):
+    """``_box`` of the AND of ``factors`` when each varies along one axis at most (a scalar
+    factor selects all or nothing); ``None``: build the whole mask instead."""
+    if any(f.ndim > ndim for f in factors):
+        return None
+    axes: list[np.ndarray | None] = [None] * ndim
+    for f in factors:
+        f = f.reshape((1,) * (ndim - f.ndim) + f.shape)
+        varying = [a for a, n in enumerate(f.shape) if n != 1]
+        if not varying:
+            if not f.reshape(-1)[0]:
+                return "empty"
+            continue
+        if len(varying) > 1:
+            return None
+        a = varying[0]
+        sel = f.reshape(-1)
+        prev = axes[a]
+        if prev is not None and prev.size != sel.size:
+            return None  # shapes that do not broadcast: the general path reports it
+        axes[a] = sel if prev is None else prev & sel
+    box = []
+    for sel in axes:
+        if sel is None:
+            box.append((1, 0, 1))
+            continue
+        idx = np.flatnonzero(sel)
+        if idx.size == 0:
+            return "empty"
+        lo, hi = int(idx[0]), int(idx[-1]) + 1
+        if hi - lo != idx.size:
+            return None
+        box.append((sel.size, lo, hi))
     return box
 
 

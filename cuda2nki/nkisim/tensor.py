@@ -653,16 +653,38 @@ class IndexExpr:
 
 
 class Mask:
-    """Legacy ``mask=`` predicate: a boolean array over the (broadcast) index grid."""
+    """Legacy ``mask=`` predicate: a boolean array over the (broadcast) index grid.
 
-    __slots__ = ("arr",)
+    ``a & b`` keeps its operands as ``factors`` (broadcastable boolean arrays whose AND is the
+    mask) and builds the full grid only when ``arr`` is read: the usual tail mask
+    ``(i_p < rows) & (i_f < cols)`` is a (P, 1) and a (1, F) factor, whose box
+    (``legacy_isa._box``) is read from the factors alone.
+    """
+
+    __slots__ = ("factors", "_arr")
     __array_ufunc__ = None
 
-    def __init__(self, arr):
-        self.arr = np.asarray(arr, dtype=bool)
+    def __init__(self, arr=None, factors: tuple[np.ndarray, ...] | None = None):
+        if factors is None:
+            factors = (np.asarray(arr, dtype=bool),)
+        self.factors = factors
+        self._arr = factors[0] if len(factors) == 1 else None
+
+    @property
+    def arr(self) -> np.ndarray:
+        a = self._arr
+        if a is None:
+            f = self.factors
+            a = f[0]
+            for g in f[1:]:
+                a = a & g
+            self._arr = a
+        return a
 
     def __and__(self, o):
-        return Mask(self.arr & _mask_arr(o))
+        if isinstance(o, Mask):
+            return Mask(factors=self.factors + o.factors)
+        return Mask(factors=(*self.factors, _mask_arr(o)))
 
     __rand__ = __and__
 

@@ -87,3 +87,28 @@ def test_tile_offsets_and_combined_axes(sim) -> None:
         fast, general = _both(t, key)
         assert fast.index is None
         np.testing.assert_array_equal(fast.values(), general)
+
+
+# --------------------------------------------------------------------------- separable masks
+
+axis_pred = st_.tuples(st_.integers(0, 1), st_.integers(1, 6), st_.integers(-1, 7), st_.booleans())
+
+
+@settings(max_examples=200, deadline=None)
+@given(st_.lists(axis_pred, min_size=2, max_size=4), st_.sampled_from([None, True, False]))
+def test_box_of_a_mask_kept_as_factors_is_the_box_of_the_whole_mask(preds, scalar) -> None:
+    from cuda2nki.nkisim.legacy_isa import _box
+    from cuda2nki.nkisim.tensor import Mask
+
+    sizes = {0: 5, 1: 6}
+    mask = None
+    for axis, _n, bound, below in preds:
+        i = _tile(0, 1, sizes[axis], axis, 2)
+        m = (i < bound) if below else (i >= bound)
+        mask = m if mask is None else mask & m
+    if scalar is not None:
+        mask = mask & scalar
+    assert len(mask.factors) > 1
+    whole = Mask(mask.arr)
+    assert _box(mask, 2) == _box(whole, 2)
+    assert _box(mask, 3) == _box(whole, 3)
