@@ -184,13 +184,25 @@ class Finalizer:
         got = None if net is None else network.read(net, r, self.block)
         return None if got is None else V.simplify(self.resolve(got))
 
-    def _from_writes(self, name: str, writes: list, r: V.SRead, upto: int, dtype: str):
+    def _from_writes(
+        self,
+        name: str,
+        writes: list,
+        r: V.SRead,
+        upto: int,
+        dtype: str,
+        covered: tuple = (),
+    ):
+        """The value ``r`` reads: the latest of ``writes[:upto]`` that wrote its element, as a
+        select chain where a write covers only some readers (``covered``: the conditions of the
+        writes already passed, none of which holds for the readers this call resolves for)."""
         for k in range(upto - 1, -1, -1):
+            self._leaving_loops(name, writes, r, writes[k], covered)
             if writes[k].accumulate is not None:
                 got = self._accumulated(name, writes[k], r)
                 if got is None:
                     continue
-                prior = self._from_writes(name, writes, r, k, dtype)
+                prior = self._from_writes(name, writes, r, k, dtype, covered)
                 if _neutral(prior, writes[k].accumulate):
                     return got
                 return V.Op(dtype, writes[k].accumulate, (prior, got))
@@ -200,10 +212,87 @@ class Finalizer:
             val, cond = got
             if cond == af.TRUE:
                 return val
-            rest = self._from_writes(name, writes, r, k, dtype)
+            rest = self._from_writes(name, writes, r, k, dtype, (*covered, cond))
             return V.Select(dtype, V.Pred("bool", cond), val, rest)
+        self._leaving_loops(name, writes, r, None, covered)
         # never written on this path: CUDA reads garbage here; any use must be guarded away
         return V.Const(dtype, float("nan"))
+
+    # ------------------------------------------------------------------ recurrences
+    def _leaving_loops(
+        self, name: str, writes: list, r: V.SRead, w: SharedWrite | None, covered: tuple
+    ) -> None:
+        """Refuse when ``r``, read inside a loop that writes the array, would next look at a
+        write outside that loop (``w``; ``None``: no write at all) for readers an earlier
+        iteration of the loop may have written the element for: that element is a recurrence
+        through shared memory (``s[t] = f(s[t])`` repeated), which the resolution -- one
+        iteration, run once with the loop variable symbolic -- does not follow."""
+        inside = {lc.var for lc in w.loops} if w is not None else set()
+        for v in r.ctx:
+            if v in inside:
+                continue
+            loop = next((lc for x in writes for lc in x.loops if lc.var == v), None)
+            if loop is None or loop.extent == af.ONE:
+                continue  # the loop writes nothing to this array, or runs once
+            if self._reaches_none(r, covered):
+                return
+            for x in writes:
+                if loop in x.loops and self._earlier_iteration(x, r, loop):
+                    raise Refusal(
+                        "C2N2012",
+                        x.loc,
+                        array=name,
+                        why="an element written in one iteration of a loop is read in a later "
+                        "one: a recurrence through shared memory",
+                    )
+
+    def _reaches_none(self, r: V.SRead, covered: tuple) -> bool:
+        """Whether no reading thread is left once the writes passed (``covered``) are taken out,
+        decided by trying every thread of the block on the conditions over thread coordinates
+        alone (the others are dropped, which can only keep more readers)."""
+        if not covered or not self.block:
+            return False
+        coords = {f"threadIdx.{d}" for d in "xyz"}
+        parts = [c.negate() for c in covered]
+        if r.live is not None:
+            parts.extend(Cond.of(c) for c in (r.live.conjuncts() or []))
+        parts = [c for c in parts if c.atoms() and c.atoms() <= coords]
+        if not parts:
+            return False
+        ranges = [range(b) for b in self.block]
+        for tx, ty, tz in itertools.product(*ranges):
+            env = {"threadIdx.x": tx, "threadIdx.y": ty, "threadIdx.z": tz}
+            if all(_holds(c, env) for c in parts):
+                return False
+        return True
+
+    def _earlier_iteration(self, w: SharedWrite, r: V.SRead, loop) -> bool:  # noqa: ANN001
+        """Whether ``w``, in an iteration of ``loop`` before the reader's, may write the element
+        ``r`` reads (``True`` when that cannot be ruled out)."""
+        ren: dict = {}
+        unknowns: dict = {}
+        for k, d in enumerate("xyz"):
+            t = f"threadIdx.{d}"
+            ren[t] = af.sym("w:" + t)
+            b = self.block[k] if self.block else None
+            unknowns["w:" + t] = Poly.const(b) if b is not None else af.sym(f"blockDim.{d}")
+        for lc in w.loops:
+            if lc.var not in r.ctx or lc is loop:
+                ren[lc.var] = af.sym("w:" + lc.var)
+        for lc in w.loops:
+            if lc.var not in r.ctx or lc is loop:
+                unknowns["w:" + lc.var] = lc.extent.subs(ren)
+        widx = tuple(p.subs(ren) for p in w.index)
+        with af.bounds({**unknowns, loop.var: loop.extent}):
+            sol = _solve(widx, r.index, unknowns, w.guard.subs(ren))
+            if sol is None:
+                return True
+            mapping, cond = sol
+            before = af.compare(
+                "<", mapping.get("w:" + loop.var, af.sym("w:" + loop.var)), af.sym(loop.var)
+            )
+            cond = V.simplify_cond(af.conj([cond.subs(mapping), Cond.of(before)]))
+        return cond != af.FALSE
 
     def _accumulated(self, name: str, w: SharedWrite, r: V.SRead) -> V.DExpr | None:
         """What the shared atomics of ``w`` added to the element ``r`` reads: a fold, over the
@@ -864,6 +953,22 @@ def _reads_own(r: V.SRead, value: V.DExpr) -> bool:
     """Whether ``value`` (a shared write's value) reads the array it is written to; the writer's
     array is not recorded on the value, so any shared read makes it a combination step."""
     return True
+
+
+def _holds(c: Cond, env: dict) -> bool:
+    """``c`` at the concrete values ``env`` (every atom of ``c`` is in ``env``)."""
+    if c.kind == "true":
+        return True
+    if c.kind == "false":
+        return False
+    if c.kind == "cmp":
+        v = c.cmp.poly.evaluate(env)
+        return v < 0 if c.cmp.op == "<" else (v == 0) == (c.cmp.op == "==")
+    if c.kind == "and":
+        return all(_holds(a, env) for a in c.args)
+    if c.kind == "or":
+        return any(_holds(a, env) for a in c.args)
+    raise ValueError(c.kind)
 
 
 def _solve(widx, ridx, unknowns, guard):

@@ -60,6 +60,60 @@ __global__ void k(const float* x, float* y, int n) {
 }""",
     ),
     (
+        "recurrence through shared memory: an element updated in place, repeated",
+        "C2N2012",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    __shared__ float s[64];
+    int t = threadIdx.x, i = blockIdx.x * 64 + t;
+    s[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int it = 0; it < 3; ++it) {
+        float v = s[t] * 0.5f + 1.0f;
+        __syncthreads();
+        s[t] = v;
+        __syncthreads();
+    }
+    if (i < n) y[i] = s[t];
+}""",
+    ),
+    (
+        "recurrence through shared memory: a neighbour's previous value",
+        "C2N2012",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    __shared__ float buf[65];
+    int lane = threadIdx.x, g = lane + 64 * blockIdx.x;
+    if (lane == 0) buf[0] = 0.0f;
+    buf[lane + 1] = g < n ? x[g] : 0.0f;
+    __syncthreads();
+    for (int step = 2; step < 10; step += 2) {
+        float nv = buf[lane + 1] + 0.5f * buf[lane];
+        __syncthreads();
+        buf[lane + 1] = nv;
+        __syncthreads();
+    }
+    if (g < n) y[g] = buf[lane + 1];
+}""",
+    ),
+    (
+        "recurrence through shared memory: one thread per iteration (serial scan)",
+        "C2N2012",
+        """
+__global__ void k(const float* x, float* y, int n) {
+    __shared__ float acc[64];
+    int t = threadIdx.x;
+    int i = blockIdx.x * blockDim.x + t;
+    acc[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int j = 1; j < 64; ++j) {
+        if (t == j) acc[t] = acc[t] + acc[t - 1];
+        __syncthreads();
+    }
+    if (i < n) y[i] = acc[t];
+}""",
+    ),
+    (
         "non-reduction recurrence",
         "C2N2011",
         """
