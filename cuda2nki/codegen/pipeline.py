@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -194,13 +194,28 @@ def port_file(
             raise
         if lowering == "auto" and emit == "nki":  # recognised, but no scheduled form: literal
             why = "the recognised form could not be scheduled"
-            return _literal(path, tu, name, bnd, target, [*diags, *exc.diagnostics], why)
+            given_up = [_given_up(d, _kernel_loc(tu, name, intent)) for d in exc.diagnostics]
+            return _literal(path, tu, name, bnd, target, [*diags, *given_up], why)
         return PortResult(
             name, None, tuple(diags) + tuple(exc.diagnostics), idiom, literal, intent, tu=tu
         )
     diags.extend(pdiags)
     diags.extend(_notes(scheduled, bnd))
     return PortResult(name, src, tuple(diags), idiom, literal, intent, scheduled, tu=tu)
+
+
+def _kernel_loc(tu: Any, name: str, intent: Kernel) -> SourceLoc:
+    if intent.loc.line > 0:
+        return intent.loc
+    fn = tu.function(name)
+    return fn.loc if fn is not None else SourceLoc(tu.file, 1, 1)
+
+
+def _given_up(d: Diagnostic, kernel_loc: SourceLoc) -> Diagnostic:
+    """Why the recognised form was given up for the literal lowering: a note, not an error (the
+    kernel is still ported), placed at the kernel where the reason has no place of its own."""
+    loc = d.loc if d.loc.line > 0 else kernel_loc
+    return replace(d, severity=min(d.severity, Severity.NOTE), loc=loc)
 
 
 def _notes(scheduled: Kernel, binding: Any) -> list[Diagnostic]:

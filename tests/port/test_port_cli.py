@@ -127,6 +127,11 @@ def test_refused_construct_exits_1_naming_it(tmp_path: Path, monkeypatch, capsys
     assert main(["port", str(src)]) == 1
     err = capsys.readouterr().err
     assert "C2N2501" in err and "prefix scan" in err
+    # the kernel is still ported (literally): why the recognised form was given up is a note
+    # at a place in the file, not an error
+    (line,) = [ln for ln in err.splitlines() if "[C2N2501]" in ln]
+    assert line.startswith(f"{src}:") and ": note: " in line, line
+    assert "C2N2300" in err
 
 
 def test_a_failing_pass_is_a_diagnostic_not_a_traceback(monkeypatch) -> None:
