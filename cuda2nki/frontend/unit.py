@@ -84,7 +84,7 @@ class UnitContext:
         if self.identity and self.ascii:  # the common case: no mapping at all (hot)
             self.loc = _identity_loc(filename)  # type: ignore[method-assign]
         elif self.ascii and _is_line_for_line(linemap, filename):  # simple macros expanded
-            mapped = _line_for_line_loc(filename, linemap.exact, self._mapped_loc)
+            mapped = _line_for_line_loc(filename, linemap.exact, linemap.point)
             self.loc = mapped  # type: ignore[method-assign]
 
     # ------------------------------------------------------------------ locations
@@ -615,26 +615,32 @@ def _is_line_for_line(lm: LineMap, filename: str) -> bool:
 
 
 def _line_for_line_loc(
-    filename: str, exact: list[bool], mapped: Callable[[int, int, int, int], SourceLoc]
+    filename: str, exact: list[bool], point: Callable[[int, int, int], tuple[int, int]]
 ) -> Callable[[ts.Node], SourceLoc]:
-    """``UnitContext.loc`` for an ASCII file preprocessed line for line: a span on two unchanged
-    rows is where the parser saw it; others go through the column map (``mapped``)."""
+    """``UnitContext.loc`` for an ASCII file preprocessed line for line (row r is line r + 1):
+    an end of a span on an unchanged row is where the parser saw it; an end on a row a macro
+    changed goes through that row's column map (``point``: ``LineMap.point``).  Each end is
+    placed on its own (a span from a changed row to an unchanged one maps one end only)."""
     new = _new_loc
     cls = SourceLoc
     n = len(exact)
 
     def loc(node: ts.Node) -> SourceLoc:
         (r, c), (er, ec) = node.start_point, node.end_point
-        if r < n and er < n and exact[r] and exact[er]:
-            loc = new(cls)
-            d = loc.__dict__
-            d["file"] = filename
+        loc = new(cls)
+        d = loc.__dict__
+        d["file"] = filename
+        if r < n and exact[r]:
             d["line"] = r + 1
             d["col"] = c + 1
+        else:
+            d["line"], d["col"] = point(r, c, r + 1)
+        if er < n and exact[er]:
             d["end_line"] = er + 1
             d["end_col"] = ec + 1
-            return loc
-        return mapped(r, c, er, ec)
+        else:
+            d["end_line"], d["end_col"] = point(er, ec, er + 1)
+        return loc
 
     return loc
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import parse_source
-from cuda2nki.frontend.preprocess import _common_prefix, _common_suffix
+from cuda2nki.frontend.preprocess import _common_prefix, _common_suffix, _matching_blocks
 from cuda2nki.frontend.unit import UnitContext
 
 _CLASSES = [
@@ -74,6 +75,16 @@ def test_common_prefix_and_suffix_match_the_character_loops(base, x, y, floor):
         assert _common_suffix(a, b, floor) == _suffix(a, b, floor)
 
 
+_RUNS = st.text(alphabet="ab (x)*+", max_size=24)
+
+
+@given(_RUNS, _RUNS, _RUNS)
+def test_matching_blocks_are_difflibs(a, b, shared):
+    for x, y in ((a, b), (a + shared, shared + b), (shared + a + shared, b + shared)):
+        sm = difflib.SequenceMatcher(None, x, y, autojunk=False)
+        assert _matching_blocks(x, y) == [tuple(m) for m in sm.get_matching_blocks() if m[2]]
+
+
 _SRC = """\
 #define BLOCK 256
 #define SCALE 2.0f
@@ -82,6 +93,10 @@ __global__ void k(float* out, const float* in, int n) {
     if (i < n) {
         out[i] = in[i] * SCALE;
     }
+    float v = in[0] * SCALE   // a span from a row a macro changed to an unchanged one
+              + 1.0f;
+    out[0] = v + (1.0f +
+                  SCALE);   // and from an unchanged row to a changed one
 }
 void launch(float* o, const float* p, int n) { k<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(o, p, n); }
 """
