@@ -23,7 +23,15 @@ from cuda2nki.frontend.constfold import convert as _convert
 from cuda2nki.frontend.constfold import fold_binary as _fold_binary
 from cuda2nki.frontend.constfold import numeric_limit as _numeric_limit
 from cuda2nki.frontend.coop import CG_NOOP, CoopLowering
-from cuda2nki.frontend.cst import F, language
+from cuda2nki.frontend.cst import (
+    COMMENT_IDS,
+    KIND_NAMES,
+    PRIMITIVE_IDS,
+    QUALIFIER_IDS,
+    STORAGE_CLASS_IDS,
+    F,
+    language,
+)
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
     CG_NAMESPACES,
@@ -37,6 +45,7 @@ from cuda2nki.frontend.lowerbase import (
 )
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.typesys import (
+    ARITH_BY_NAME,
     BOOL,
     DOUBLE,
     FLOAT,
@@ -93,7 +102,7 @@ class BodyLowerer(CoopLowering):
         self.in_assert = False
         self.return_type: A.CType = VOID
         # lowering an uninstantiated template: sizes may depend on unknown parameters
-        self.generic = any(v is None for v in self.env.values())
+        self.generic = None in self.env.values()
         self._tvalue_types: dict[str, A.ScalarType] = {}
         # the unit's bytes when this lowerer starts (``_text(node)`` without the binding's
         # slower ``node.text``; a later re-parse of another function changes no byte of ours)
@@ -136,7 +145,7 @@ class BodyLowerer(CoopLowering):
                 pnode = next((p[3] for p in fd.template_params if p[0] == name), None)
                 if pnode is None:
                     continue
-                quals = tuple([c for c in pnode.children if c.type == "type_qualifier"])
+                quals = tuple([c for c in pnode.children if c.kind_id in QUALIFIER_IDS])
                 try:
                     ty = unqualified(self.type_of(pnode.child_by_field_id(F.type), quals))
                 except _Placeholder:
@@ -256,12 +265,12 @@ class BodyLowerer(CoopLowering):
         return UINT if unsigned else INT
 
     def type_descriptor(self, node: ts.Node) -> A.CType:
-        quals = tuple([c for c in node.children if c.type == "type_qualifier"])
+        quals = tuple([c for c in node.children if c.kind_id in QUALIFIER_IDS])
         t = self.type_of(node.child_by_field_id(F.type), quals)
         decl = node.child_by_field_id(F.declarator)
         while decl is not None:
             if decl.type == "abstract_pointer_declarator":
-                pq = [_text(c) for c in decl.children if c.type == "type_qualifier"]
+                pq = [_text(c) for c in decl.children if c.kind_id in QUALIFIER_IDS]
                 t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
                 decl = decl.child_by_field_id(F.declarator)
             elif decl.type == "abstract_array_declarator":
@@ -403,7 +412,11 @@ class BodyLowerer(CoopLowering):
         kind = e_node.type
         if kind == "binary_expression" and self._is_misparsed_cg_decl(e_node):
             return self._cg_misparsed_decl(e_node)
-        if kind == "call_expression" and self._callee_name(e_node) == "printf":
+        if (
+            kind == "call_expression"
+            and b"printf" in self.src[e_node.start_byte : e_node.end_byte]  # cheap test first
+            and self._callee_name(e_node) == "printf"
+        ):
             self.note("C2N1019", e_node)
             return [N.Empty(loc=self.loc(node))]
         e = _EXPR_BY_ID[e_node.kind_id](self, e_node)
@@ -414,7 +427,7 @@ class BodyLowerer(CoopLowering):
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
         cond = self.condition(node.child_by_field_id(F.condition))
         alt = node.child_by_field_id(F.alternative)
-        alt_inner = [c for c in alt.named_children if c.type != "comment"] if alt else []
+        alt_inner = [c for c in alt.named_children if c.kind_id not in COMMENT_IDS] if alt else []
         if any(c.type == "constexpr" for c in node.children):  # if constexpr: one branch only
             v = self.const_value(cond)
             if v is None and not self.generic:
@@ -489,7 +502,7 @@ class BodyLowerer(CoopLowering):
         self.push_scope()
         try:
             for c in body.named_children if body is not None else ():
-                if c.type == "comment":
+                if c.kind_id in COMMENT_IDS:
                     continue
                 if c.type != "case_statement":
                     raise self.fail("C2N1010", c, what="statement before the first case label")
@@ -527,7 +540,7 @@ class BodyLowerer(CoopLowering):
         return [N.Continue(loc=self.loc(node))]
 
     def s_return(self, node: ts.Node) -> list[A.Stmt]:
-        inner = [c for c in node.named_children if c.type != "comment"]
+        inner = [c for c in node.named_children if c.kind_id not in COMMENT_IDS]
         value = self.expr(inner[0]) if inner else None
         return [N.Return(loc=self.loc(node), value=value)]
 
@@ -576,8 +589,8 @@ class BodyLowerer(CoopLowering):
         constexpr = False
         extern = False
         for c in node.children:
-            kind = c.type
-            if kind == "type_qualifier":
+            kind = c.kind_id
+            if kind in QUALIFIER_IDS:
                 word = _text(c)
                 if word == "__shared__":
                     storage = "shared"
@@ -588,7 +601,7 @@ class BodyLowerer(CoopLowering):
                     quals.append(c)
                 elif word == "__constant__":
                     raise self.fail("C2N1010", c, what="__constant__ variable inside a function")
-            elif kind == "storage_class_specifier":
+            elif kind in STORAGE_CLASS_IDS:
                 word = _text(c)
                 if word == "extern":
                     extern = True
@@ -639,7 +652,7 @@ class BodyLowerer(CoopLowering):
         ):
             if value is None or value.type != "initializer_list":
                 raise self.fail("C2N1026", decl, name=name)
-            n = len([c for c in value.named_children if c.type != "comment"])
+            n = len([c for c in value.named_children if c.kind_id not in COMMENT_IDS])
             ty = N.ArrayType(elem=ty.elem, dims=(n, *ty.dims[1:]))
         init = None
         if value is not None:
@@ -669,7 +682,7 @@ class BodyLowerer(CoopLowering):
     def _reference_decl(self, decl: ts.Node, base: A.CType, value: ts.Node | None) -> list[A.Stmt]:
         """``T& r = lvalue;`` becomes ``T* r = &lvalue;`` with every use of ``r`` read as
         ``*r``; a ``const T&`` bound to a temporary is a plain copy."""
-        inner = [c for c in decl.named_children if c.type != "comment"]
+        inner = [c for c in decl.named_children if c.kind_id not in COMMENT_IDS]
         if not inner or value is None:
             raise self.fail("C2N1025", decl, what="reference without an initializer")
         name, ty = self._declarator_type(inner[0], base)
@@ -698,7 +711,7 @@ class BodyLowerer(CoopLowering):
             if k == "identifier":
                 break
             if k == "pointer_declarator":
-                pq = [_text(c) for c in node.children if c.type == "type_qualifier"]
+                pq = [_text(c) for c in node.children if c.kind_id in QUALIFIER_IDS]
                 t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
                 node = node.child_by_field_id(F.declarator)
             elif k == "array_declarator":
@@ -739,7 +752,7 @@ class BodyLowerer(CoopLowering):
         if value.type == "initializer_list":
             return self._init_list(value, ty)
         if value.type == "argument_list":  # T x(args): direct initialisation
-            args = [self.expr(c) for c in value.named_children if c.type != "comment"]
+            args = [self.expr(c) for c in value.named_children if c.kind_id not in COMMENT_IDS]
             if len(args) == 1:
                 return args[0]
             if isinstance(ty, A.VectorType):
@@ -753,7 +766,7 @@ class BodyLowerer(CoopLowering):
         if isinstance(ty, A.ArrayType) and len(ty.dims) > 1:
             elem = N.ArrayType(elem=ty.elem, dims=ty.dims[1:])
         for c in node.named_children:
-            if c.type == "comment":
+            if c.kind_id in COMMENT_IDS:
                 continue
             if c.type == "initializer_list":
                 items.append(self._init_list(c, elem))
@@ -784,7 +797,7 @@ class BodyLowerer(CoopLowering):
         if len(inner) == 1 and inner[0].type != "comment":
             e = inner[0]
             return _EXPR_BY_ID[e.kind_id](self, e)  # the common case
-        inner = [c for c in inner if c.type != "comment"]
+        inner = [c for c in inner if c.kind_id not in COMMENT_IDS]
         if len(inner) != 1:
             raise self.fail("C2N1030", node, what=_text(node))
         return self.expr(inner[0])
@@ -891,7 +904,7 @@ class BodyLowerer(CoopLowering):
         src = self.src
         fnode = node.child_by_field_id(F.field)
         field = src[fnode.start_byte : fnode.end_byte].decode("utf-8", "replace")
-        op = node.child_by_field_id(F.operator).type
+        op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
         loc = self.loc(node)
         if arg.type == "identifier":
             name = src[arg.start_byte : arg.end_byte].decode("utf-8", "replace")
@@ -935,7 +948,9 @@ class BodyLowerer(CoopLowering):
         if idx_node is None:
             idx_list = node.child_by_field_id(F.indices) or node.child_by_field_name("index")
             idx_nodes = (
-                [c for c in idx_list.named_children if c.type != "comment"] if idx_list else []
+                [c for c in idx_list.named_children if c.kind_id not in COMMENT_IDS]
+                if idx_list
+                else []
             )
             if idx_list is not None and idx_list.type != "subscript_argument_list":
                 idx_nodes = [idx_list]
@@ -961,7 +976,7 @@ class BodyLowerer(CoopLowering):
         return N.Index(loc=self.loc(node), ty=ty, base=base, index=index)
 
     def e_unary(self, node: ts.Node) -> A.Expr:
-        op = node.child_by_field_id(F.operator).type
+        op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
         operand = self.expr(node.child_by_field_id(F.argument))
         loc = self.loc(node)
         t = operand.ty
@@ -974,7 +989,7 @@ class BodyLowerer(CoopLowering):
         return N.Unary(loc=loc, op=op, operand=operand, ty=ty)
 
     def e_pointer(self, node: ts.Node) -> A.Expr:
-        op = node.child_by_field_id(F.operator).type
+        op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
         operand = self.expr(node.child_by_field_id(F.argument))
         t = operand.ty
         if op == "*":
@@ -1020,7 +1035,7 @@ class BodyLowerer(CoopLowering):
             op_node = node.child_by_field_id(F.operator)
             left_node = node.child_by_field_id(F.left)
             right_node = node.child_by_field_id(F.right)
-        op = op_node.type
+        op = KIND_NAMES[op_node.kind_id]
         override = self.u.op_override
         if override:
             op = override.get(op_node.start_byte, op)
@@ -1029,7 +1044,12 @@ class BodyLowerer(CoopLowering):
         if op in _COMPARISONS:  # _binary_type's first case, inlined: hot
             ty = BOOL
         else:
-            ty = self._binary_type(op, left.ty, right.ty, node)
+            lt, rt = left.ty, right.ty
+            if type(lt) is _SCALAR and type(rt) is _SCALAR and op in _ARITHMETIC:
+                # _binary_type's second case (arith_result's table, read directly): hot
+                ty = ARITH_BY_NAME.get((lt.name, rt.name)) or arith_result(lt, rt)
+            else:
+                ty = self._binary_type(op, lt, rt, node)
         return N.Binary(loc=self.loc(node), ty=ty, op=op, left=left, right=right)
 
     def _binary_type(
@@ -1063,7 +1083,7 @@ class BodyLowerer(CoopLowering):
         return arith_result(lt, rt)
 
     def e_assign(self, node: ts.Node) -> A.Expr:
-        op = node.child_by_field_id(F.operator).type
+        op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
         t_node = node.child_by_field_id(F.left)
         v_node = node.child_by_field_id(F.right)
         target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
@@ -1101,7 +1121,7 @@ class BodyLowerer(CoopLowering):
             v = node.child_by_field_id(F.value)
             inner = v
             while inner is not None and inner.type == "parenthesized_expression":
-                kids = [c for c in inner.named_children if c.type != "comment"]
+                kids = [c for c in inner.named_children if c.kind_id not in COMMENT_IDS]
                 inner = kids[0] if len(kids) == 1 else None
             of = None
             if (
@@ -1156,7 +1176,7 @@ class BodyLowerer(CoopLowering):
             elif n.type == "template_function":
                 parts.append(_text(n.child_by_field_id(F.name)))
                 al = n.child_by_field_id(F.arguments)
-                targs = [c for c in al.named_children if c.type != "comment"] if al else []
+                targs = [c for c in al.named_children if c.kind_id not in COMMENT_IDS] if al else []
                 break
             else:  # _text(n), from the bytes this lowerer reads
                 text = self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
@@ -1171,15 +1191,21 @@ class BodyLowerer(CoopLowering):
         return self._qualified_call_name(fn)[0].split("::")[-1]
 
     def e_call(self, node: ts.Node) -> A.Expr:
-        for c in node.children:
-            if c.type == "kernel_call_syntax":
-                if self.host:
-                    return N.Name(loc=self.loc(node), name="<launch>", ty=None)
-                raise self.fail("C2N1014", node, kernel=self._callee_name(node))
-        fn = node.child_by_field_id(F.function)
-        args_node = node.child_by_field_id(F.arguments)
+        kids = node.children
+        if len(kids) == 2:  # function, arguments (no launch configuration, no comment)
+            fn, args_node = kids
+        else:
+            for c in kids:
+                if c.type == "kernel_call_syntax":
+                    if self.host:
+                        return N.Name(loc=self.loc(node), name="<launch>", ty=None)
+                    raise self.fail("C2N1014", node, kernel=self._callee_name(node))
+            fn = node.child_by_field_id(F.function)
+            args_node = node.child_by_field_id(F.arguments)
         arg_nodes = (
-            [c for c in args_node.named_children if c.type != "comment"] if args_node else []
+            [c for c in args_node.named_children if c.kind_id not in COMMENT_IDS]
+            if args_node
+            else []
         )
         loc = self.loc(node)
         ft = fn.type
@@ -1268,7 +1294,7 @@ class BodyLowerer(CoopLowering):
             simple = node if node.type == "type_identifier" else None
             if node.type == "type_descriptor" and node.child_by_field_id(F.declarator) is None:
                 t = node.child_by_field_id(F.type)
-                quals = [c for c in node.children if c.type == "type_qualifier"]
+                quals = [c for c in node.children if c.kind_id in QUALIFIER_IDS]
                 if t is not None and t.type == "type_identifier" and not quals:
                     simple = t
             if simple is not None:
@@ -1289,7 +1315,7 @@ class BodyLowerer(CoopLowering):
     def _paren_type_cast(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
     ) -> A.Expr | None:
-        inner = [c for c in fn.named_children if c.type != "comment"]
+        inner = [c for c in fn.named_children if c.kind_id not in COMMENT_IDS]
         if len(inner) != 1 or inner[0].type != "identifier" or len(arg_nodes) != 1:
             return None
         name = _text(inner[0])
@@ -1455,12 +1481,9 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
 
 
 _SCALAR = A.ScalarType
-_PRIMITIVE_IDS = frozenset(
-    i
-    for i in range(language().node_kind_count)
-    if language().node_kind_for_id(i) == "primitive_type"
-)
+_PRIMITIVE_IDS = PRIMITIVE_IDS
 _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!=", "&&", "||"))
+_ARITHMETIC = frozenset(("+", "-", "*", "/"))
 
 
 def _by_kind_id(table: dict[str, Callable], other: Callable | None) -> list[Callable | None]:

@@ -78,8 +78,18 @@ class LineMap:
         """Mark the rows whose text is the original line (their columns need no mapping)."""
         if self.files is None or self.lines is None or self.out_lines is None:
             return
+        files, n = self.files, len(self.out_lines)
+        if (
+            n
+            and len(files) == n
+            and files.count(files[0]) == n
+            and self.lines == list(range(1, n + 1))
+        ):
+            orig = self._orig_lines(files[0])  # line for line: row r is line r + 1
+            self.exact = [a == b for a, b in zip(self.out_lines, orig)] + [False] * (n - len(orig))
+            return
         out = []
-        orig: list[str] = []
+        orig = []
         last: object = object()  # no file yet
         for f, ln, text in zip(self.files, self.lines, self.out_lines):
             if f is not last:  # one file's rows come in runs
@@ -188,19 +198,16 @@ class LineMap:
 
 def _middle_columns(prefix: int, split: int, blocks: tuple[tuple[int, int, int], ...]) -> list[int]:
     """The original 1-based column of each output column in ``[prefix, split)``: matching runs
-    (``blocks``: output start, original start, size) keep their place; anything else (a macro
-    expansion) maps to where the differing text starts in the original."""
+    (``blocks``: output start, original start, size; in order, inside the range) keep their
+    place; anything else (a macro expansion) maps to where the differing text starts in the
+    original (the end of the previous run, or ``prefix``)."""
     out: list[int] = []
-    for col0 in range(prefix, split):
-        mapped = prefix
-        for a, b, size in blocks:
-            if col0 < a:
-                break
-            if col0 < a + size:
-                mapped = b + (col0 - a)
-                break
-            mapped = b + size
-        out.append(mapped + 1)
+    mapped = pos = prefix
+    for a, b, size in blocks:
+        out += [mapped + 1] * (a - pos)
+        out += range(b + 1, b + size + 1)
+        mapped, pos = b + size, a + size
+    out += [mapped + 1] * (split - pos)
     return out
 
 
@@ -373,12 +380,22 @@ def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preproces
     used = [n for n in table if n in body]  # only the macros the code mentions
     if used:
         names = "|".join(sorted((re.escape(n) for n in used), key=len, reverse=True))
-        # comments and literals are matched (and kept) so that names inside them are not replaced
+        # comments and literals are matched (and kept) so that names inside them are not
+        # replaced; every alternative starts with a literal character, so the search skips to
+        # the next candidate character (a leading \b would make it try every position): the
+        # word boundary before a name is checked in `replace` instead
         pattern = re.compile(
-            r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\b(?:" + names + r")\b",
+            r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|(?:" + names + r")\b",
             re.S,
         )
-        body = pattern.sub(lambda t: table.get(t.group(0), t.group(0)), body)
+
+        def replace(t: re.Match[str], text: str = body) -> str:
+            word, at = t.group(0), t.start()
+            if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
+                return word  # inside a longer name: no match of the \b form starts here
+            return table.get(word, word)
+
+        body = pattern.sub(replace, body)
     out_lines = body.split("\n")
     if _needs_respell(body):
         out_lines = [_respell(x) for x in out_lines]

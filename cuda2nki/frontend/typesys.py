@@ -170,7 +170,8 @@ _PROMOTED = {
     )
     for n in S
 }
-_ARITH_CACHE: dict[tuple[str, str], ScalarType] = {}
+# usual arithmetic conversion of two scalar types, by name (filled on first use)
+ARITH_BY_NAME: dict[tuple[str, str], ScalarType] = {}
 
 
 def promote(t: CType | None) -> CType | None:
@@ -184,10 +185,10 @@ def arith_result(a: CType | None, b: CType | None) -> CType | None:
     """C usual arithmetic conversions (with half/bf16 computed as float)."""
     if type(a) is ScalarType and type(b) is ScalarType:
         key = (a.name, b.name)
-        got = _ARITH_CACHE.get(key)
+        got = ARITH_BY_NAME.get(key)
         if got is None:
             got = _arith(_PROMOTED.get(a.name, a), _PROMOTED.get(b.name, b))
-            _ARITH_CACHE[key] = got
+            ARITH_BY_NAME[key] = got
         return got
     a, b = promote(a), promote(b)
     return a if isinstance(a, ScalarType) else b if isinstance(b, ScalarType) else a

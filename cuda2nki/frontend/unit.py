@@ -15,7 +15,7 @@ from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
-from cuda2nki.frontend.cst import F, describe_error, first_error
+from cuda2nki.frontend.cst import COMMENT_IDS, QUALIFIER_IDS, F, describe_error, first_error
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
@@ -151,7 +151,7 @@ class UnitContext:
                 name = _text(node.child_by_field_id(F.name))
                 self.typedefs[name] = low.type_descriptor(node.child_by_field_id(F.type))
                 return
-            quals = tuple([c for c in node.children if c.type == "type_qualifier"])
+            quals = tuple([c for c in node.children if c.kind_id in QUALIFIER_IDS])
             base = low.type_of(node.child_by_field_id(F.type), quals)
             for i, c in enumerate(node.children):
                 if node.field_name_for_child(i) == "declarator":
@@ -222,7 +222,7 @@ class UnitContext:
         quals = tuple(
             c
             for c in node.children
-            if c.type == "type_qualifier" and _text(c) in ("const", "constexpr")
+            if c.kind_id in QUALIFIER_IDS and _text(c) in ("const", "constexpr")
         )
         try:
             base = low.type_of(type_node, quals)
@@ -373,7 +373,7 @@ class UnitContext:
                 "reference_declarator",
             ):
                 if d.type == "reference_declarator":
-                    d = next((c for c in d.named_children if c.type != "comment"), None)
+                    d = next((c for c in d.named_children if c.kind_id not in COMMENT_IDS), None)
                     continue
                 if isinstance(aty, (A.PointerType,)):
                     aty = aty.pointee
@@ -565,7 +565,7 @@ class UnitContext:
             if c.type == "launch_bounds":
                 vals = []
                 for a in c.named_children:
-                    if a.type == "comment":
+                    if a.kind_id in COMMENT_IDS:
                         continue
                     v = low.const_int_node(a)
                     if v is None and any(x is None for x in low.env.values()):
@@ -675,7 +675,7 @@ def _param_info(
         if declare and d is not None:
             low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
         return None
-    quals = tuple([c for c in p.children if c.type == "type_qualifier"])
+    quals = tuple([c for c in p.children if c.kind_id in QUALIFIER_IDS])
     base = low.type_of(t, quals)
     if isinstance(base, A.ScalarType) and base.name == "void" and d is None:
         return None
@@ -683,7 +683,7 @@ def _param_info(
         raise low.fail("C2N1030", p, what="unnamed parameter")
     ref = d.type == "reference_declarator"
     if ref:
-        inner = [c for c in d.named_children if c.type != "comment"]
+        inner = [c for c in d.named_children if c.kind_id not in COMMENT_IDS]
         if not inner:
             raise low.fail("C2N1030", p, what="unnamed parameter")
         d = inner[0]
@@ -730,7 +730,7 @@ def _function_declarator(fnode: ts.Node) -> ts.Node | None:
 def _param_nodes(fnode: ts.Node) -> list[ts.Node]:
     fd = _function_declarator(fnode)
     pl = fd.child_by_field_id(F.parameters) if fd is not None else None
-    return [c for c in pl.named_children if c.type != "comment"] if pl is not None else []
+    return [c for c in pl.named_children if c.kind_id not in COMMENT_IDS] if pl is not None else []
 
 
 def _is_cg_param(low: BodyLowerer, p: ts.Node) -> bool:
@@ -739,7 +739,7 @@ def _is_cg_param(low: BodyLowerer, p: ts.Node) -> bool:
 
 
 def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
-    quals = tuple([c for c in fnode.children if c.type == "type_qualifier"])
+    quals = tuple([c for c in fnode.children if c.kind_id in QUALIFIER_IDS])
     t = low.type_of(fnode.child_by_field_id(F.type), quals)
     d = fnode.child_by_field_id(F.declarator)
     while d is not None and d.type != "function_declarator":
