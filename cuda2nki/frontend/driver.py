@@ -481,7 +481,7 @@ def _launch_site(
         smem = low.expr(cfg[2]) if len(cfg) > 2 else None
         an = call.child_by_field_id(F.arguments)
         arg_nodes = [c for c in an.named_children if c.kind_id not in COMMENT_IDS] if an else []
-        args = tuple(low.expr(a) for a in arg_nodes)
+        args = tuple([low.expr(a) for a in arg_nodes])
     except _Placeholder:
         return None
     if name not in unit.functions or unit.functions[name].kind != "global":

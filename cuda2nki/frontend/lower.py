@@ -30,6 +30,7 @@ from cuda2nki.frontend.cst import (
     QUALIFIER_IDS,
     STORAGE_CLASS_IDS,
     F,
+    kind_ids,
     language,
 )
 from cuda2nki.frontend.lowerbase import (
@@ -179,7 +180,7 @@ class BodyLowerer(CoopLowering):
         if type_node.kind_id in _PRIMITIVE_IDS:  # the common case first (same result)
             t = named_type(self.src[type_node.start_byte : type_node.end_byte].decode())
             if t is not None:
-                return with_const(t, const)
+                return with_const(t, True) if const else t  # with_const(t, False) is t
         kind = type_node.type
         if kind == "type_descriptor":
             return self.type_descriptor(type_node)
@@ -425,10 +426,13 @@ class BodyLowerer(CoopLowering):
         return [N.ExprStmt(loc=self.loc(node), expr=e)]
 
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
-        cond = self.condition(node.child_by_field_id(F.condition))
+        cond_node = node.child_by_field_id(F.condition)
+        cond = self.condition(cond_node)
         alt = node.child_by_field_id(F.alternative)
         alt_inner = [c for c in alt.named_children if c.kind_id not in COMMENT_IDS] if alt else []
-        if any(c.type == "constexpr" for c in node.children):  # if constexpr: one branch only
+        if b"constexpr" in self.src[node.start_byte : cond_node.start_byte] and any(
+            c.type == "constexpr" for c in node.children
+        ):  # if constexpr: one branch only
             v = self.const_value(cond)
             if v is None and not self.generic:
                 raise self.fail("C2N1030", node, what="if constexpr condition is not a constant")
@@ -624,14 +628,15 @@ class BodyLowerer(CoopLowering):
         self, decl: ts.Node, base: A.CType, storage: str, extern: bool, constexpr: bool
     ) -> list[A.Stmt]:
         value = None
-        if decl.type == "init_declarator":
+        if decl.kind_id in _INIT_DECLARATOR_IDS:
             value = decl.child_by_field_id(F.value)
             decl = decl.child_by_field_id(F.declarator)
-        if value is not None and self._auto_cg(value):  # auto g = cg::this_thread_block();
+        # auto g = cg::this_thread_block();
+        if value is not None and value.kind_id in _CALL_IDS and self._auto_cg(value):
             kind, n = self._cg_value(value)
             self.declare(_text(decl), Sym(None, cg=kind, tile=n))
             return []
-        if decl.type == "reference_declarator":
+        if decl.kind_id in _REFERENCE_DECLARATOR_IDS:
             return self._reference_decl(decl, base, value)
         name, ty = self._declarator_type(decl, base)
         if storage == "shared" and extern:
@@ -749,9 +754,12 @@ class BodyLowerer(CoopLowering):
         return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace"), t
 
     def _initializer(self, value: ts.Node, ty: A.CType) -> A.Expr:
-        if value.type == "initializer_list":
+        k = value.kind_id
+        if k not in _BRACE_OR_ARGS_IDS:  # `= expr`: the common case
+            return _EXPR_BY_ID[k](self, value)
+        if k in _INITIALIZER_LIST_IDS:
             return self._init_list(value, ty)
-        if value.type == "argument_list":  # T x(args): direct initialisation
+        if k in _ARGUMENT_LIST_IDS:  # T x(args): direct initialisation
             args = [self.expr(c) for c in value.named_children if c.kind_id not in COMMENT_IDS]
             if len(args) == 1:
                 return args[0]
@@ -1484,6 +1492,12 @@ _SCALAR = A.ScalarType
 _PRIMITIVE_IDS = PRIMITIVE_IDS
 _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!=", "&&", "||"))
 _ARITHMETIC = frozenset(("+", "-", "*", "/"))
+_INIT_DECLARATOR_IDS = kind_ids("init_declarator")
+_REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
+_CALL_IDS = kind_ids("call_expression")
+_INITIALIZER_LIST_IDS = kind_ids("initializer_list")
+_ARGUMENT_LIST_IDS = kind_ids("argument_list")
+_BRACE_OR_ARGS_IDS = _INITIALIZER_LIST_IDS | _ARGUMENT_LIST_IDS
 
 
 def _by_kind_id(table: dict[str, Callable], other: Callable | None) -> list[Callable | None]:

@@ -15,7 +15,14 @@ from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
-from cuda2nki.frontend.cst import COMMENT_IDS, QUALIFIER_IDS, F, describe_error, first_error
+from cuda2nki.frontend.cst import (
+    COMMENT_IDS,
+    QUALIFIER_IDS,
+    F,
+    describe_error,
+    first_error,
+    kind_ids,
+)
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
@@ -29,6 +36,8 @@ from cuda2nki.frontend.typesys import (
 )
 
 _FUNC_QUALS = ("__global__", "__device__", "__host__")
+_PARAMETER_IDS = kind_ids("parameter_declaration")
+_REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
 _BLANK_RE = re.compile(rb"[^\n]")
 
 
@@ -609,7 +618,7 @@ def _is_line_for_line(lm: LineMap, filename: str) -> bool:
         files is not None
         and lines is not None
         and len(files) == len(lines)
-        and all(f == filename for f in files)
+        and files.count(filename) == len(files)
         and lines == list(range(1, len(lines) + 1))
     )
 
@@ -666,7 +675,7 @@ def _param_info(
 ) -> tuple[str, A.CType | None, bool] | None:
     """(name, type, is_reference) of a parameter; None for a group or ``void``.  A non-const
     ``T&`` parameter is passed as ``T*`` (uses read through it); a ``const T&`` is a copy."""
-    if p.type != "parameter_declaration":
+    if p.kind_id not in _PARAMETER_IDS:
         raise low.fail("C2N1010", p, what=p.type.replace("_", " "))
     t = p.child_by_field_id(F.type)
     d = p.child_by_field_id(F.declarator)
@@ -681,7 +690,7 @@ def _param_info(
         return None
     if d is None:
         raise low.fail("C2N1030", p, what="unnamed parameter")
-    ref = d.type == "reference_declarator"
+    ref = d.kind_id in _REFERENCE_DECLARATOR_IDS
     if ref:
         inner = [c for c in d.named_children if c.kind_id not in COMMENT_IDS]
         if not inner:
