@@ -51,8 +51,10 @@ from cuda2nki.frontend.typesys import (
     DOUBLE,
     FLOAT,
     INT,
+    INT_NAMES,
     LANES,
     LONG,
+    NAMED_TYPES,
     UINT,
     ULONG,
     VOID,
@@ -178,7 +180,8 @@ class BodyLowerer(CoopLowering):
         if type_node is None:
             raise self.fail("C2N1022", quals[0] if quals else None, name="<none>")
         if type_node.kind_id in _PRIMITIVE_IDS:  # the common case first (same result)
-            t = named_type(self.src[type_node.start_byte : type_node.end_byte].decode())
+            # named_type(...), without its call
+            t = NAMED_TYPES.get(self.src[type_node.start_byte : type_node.end_byte].decode())
             if t is not None:
                 return with_const(t, True) if const else t  # with_const(t, False) is t
         kind = type_node.type
@@ -639,14 +642,9 @@ class BodyLowerer(CoopLowering):
         if decl.kind_id in _REFERENCE_DECLARATOR_IDS:
             return self._reference_decl(decl, base, value)
         name, ty = self._declarator_type(decl, base)
+        store = storage  # local, static or shared, or extern_shared for `extern __shared__`
         if storage == "shared" and extern:
             store = "extern_shared"
-        elif storage == "shared":
-            store = "shared"
-        elif storage == "static":
-            store = "static"
-        else:
-            store = "local"
         if extern and storage != "shared":
             raise self.fail("C2N1010", decl, what="extern declaration inside a function")
         if (
@@ -712,9 +710,9 @@ class BodyLowerer(CoopLowering):
         dims: list[int | None] = []
         node = decl
         while True:
-            k = node.type
-            if k == "identifier":
+            if node.kind_id in _IDENTIFIER_IDS:
                 break
+            k = node.type
             if k == "pointer_declarator":
                 pq = [_text(c) for c in node.children if c.kind_id in QUALIFIER_IDS]
                 t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
@@ -908,19 +906,25 @@ class BodyLowerer(CoopLowering):
         raise self.fail("C2N1020", node, name=text)
 
     def e_field(self, node: ts.Node) -> A.Expr:
-        arg = node.child_by_field_id(F.argument)
+        kids = node.children
+        if len(kids) == 3:  # argument, operator, field (no `template`, no comment)
+            arg, op_node, fnode = kids
+        else:
+            arg = node.child_by_field_id(F.argument)
+            op_node = node.child_by_field_id(F.operator)
+            fnode = node.child_by_field_id(F.field)
         src = self.src
-        fnode = node.child_by_field_id(F.field)
         field = src[fnode.start_byte : fnode.end_byte].decode("utf-8", "replace")
-        op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
+        op = KIND_NAMES[op_node.kind_id]
         loc = self.loc(node)
-        if arg.type == "identifier":
+        arg_kind = arg.kind_id
+        if arg_kind in _IDENTIFIER_IDS:
             name = src[arg.start_byte : arg.end_byte].decode("utf-8", "replace")
-            if name in BUILTIN_DIM3 and self.lookup(name) is None:
+            if name in BUILTIN_DIM3 and self.visible.get(name) is None:
                 if field not in ("x", "y", "z") or op != ".":
                     raise self.fail("C2N1030", node, what=f"{name}.{field}")
                 return N.Builtin(loc=loc, name=name, dim=field, ty=UINT)
-        if arg.type == "call_expression":  # block.group_index().x and friends
+        if arg_kind in _CALL_IDS:  # block.group_index().x and friends
             fn = arg.child_by_field_id(F.function)
             if fn is not None and fn.type == "field_expression":
                 obj = fn.child_by_field_id(F.argument)
@@ -949,7 +953,7 @@ class BodyLowerer(CoopLowering):
     def e_subscript(self, node: ts.Node) -> A.Expr:
         kids = node.children
         idx_node = None
-        if len(kids) == 2 and kids[1].type == "subscript_argument_list":
+        if len(kids) == 2 and kids[1].kind_id in _SUBSCRIPT_ARGUMENTS_IDS:
             ik = kids[1].children
             if len(ik) == 3:  # '[' index ']'
                 idx_node = ik[1]
@@ -979,7 +983,12 @@ class BodyLowerer(CoopLowering):
         else:
             raise self.fail("C2N1030", node, what=f"subscript of {_tyname(bt)}")
         it = index.ty
-        if it is not None and not is_int(it) and not self.host and type(it) is not A.OpaqueType:
+        if (
+            it is not None
+            and not (type(it) is _SCALAR and it.name in INT_NAMES)  # is_int(it), inlined
+            and not self.host
+            and type(it) is not A.OpaqueType
+        ):
             raise self.fail("C2N1030", idx_node, what=f"array index of type {_tyname(it)}")
         return N.Index(loc=self.loc(node), ty=ty, base=base, index=index)
 
@@ -1091,9 +1100,14 @@ class BodyLowerer(CoopLowering):
         return arith_result(lt, rt)
 
     def e_assign(self, node: ts.Node) -> A.Expr:
-        op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
-        t_node = node.child_by_field_id(F.left)
-        v_node = node.child_by_field_id(F.right)
+        kids = node.children
+        if len(kids) == 3:  # left, operator, right (no comments in between)
+            t_node, op_node, v_node = kids
+        else:
+            op_node = node.child_by_field_id(F.operator)
+            t_node = node.child_by_field_id(F.left)
+            v_node = node.child_by_field_id(F.right)
+        op = KIND_NAMES[op_node.kind_id]
         target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
         value = _EXPR_BY_ID[v_node.kind_id](self, v_node)
         if not isinstance(target, (A.Name, A.Index, A.Member, A.Unary)) or (
@@ -1237,6 +1251,48 @@ class BodyLowerer(CoopLowering):
         parts = name.split("::")
         short = parts[-1]
         ns = parts[-2] if len(parts) > 1 else ""
+        if ns or short in _SPECIAL_CALLS or "numeric_limits" in name:
+            special = self._special_call(node, name, short, ns, targ_nodes, arg_nodes, loc)
+            if special is not None:
+                return special
+        self.in_assert = short == "assert"
+        try:
+            args = [self.expr(a) for a in arg_nodes]
+        finally:
+            self.in_assert = False
+        targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
+        if ns not in ("", "std", "cuda::std", "cuda"):
+            if self.host:
+                return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
+            raise self.fail("C2N1021", node, name=name)
+        fi = self.u.functions.get(short)
+        if fi is not None and not self.host:
+            return self._user_call(node, short, fi, args, targs, arg_nodes)
+        if short in I.RULES:
+            lo, hi = I.ARITY[short]
+            if not (lo <= len(args) <= hi) and not self.host:
+                exp = str(lo) if lo == hi else f"{lo} to {hi}"
+                raise self.fail("C2N1028", node, name=short, got=len(args), expected=exp)
+            ty = I.result_type(short, [a.ty for a in args])
+            return N.Call(loc=loc, func=short, args=tuple(args), template_args=tuple(targs), ty=ty)
+        if self.host:
+            return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
+        raise self.fail("C2N1021", node, name=name)
+
+    def _special_call(
+        self,
+        node: ts.Node,
+        name: str,
+        short: str,
+        ns: str,
+        targ_nodes: list[ts.Node],
+        arg_nodes: list[ts.Node],
+        loc: SourceLoc,
+    ) -> A.Expr | None:
+        """Calls that are not plain function calls: C++ casts, cooperative groups, refused
+        families (tensor cores, textures, async copies, device-side launches), numeric limits,
+        printf.  None: an ordinary call.  (Only names in ``_SPECIAL_CALLS``, qualified names
+        and numeric_limits can be one.)"""
         if short in ("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast") and not ns:
             if len(targ_nodes) != 1 or len(arg_nodes) != 1:
                 raise self.fail("C2N1030", node, what=short)
@@ -1272,29 +1328,7 @@ class BodyLowerer(CoopLowering):
         if short == "printf":
             self.note("C2N1019", node)
             return N.IntLit(loc=loc, value=0, ty=INT)
-        self.in_assert = short == "assert"
-        try:
-            args = [self.expr(a) for a in arg_nodes]
-        finally:
-            self.in_assert = False
-        targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
-        if ns not in ("", "std", "cuda::std", "cuda"):
-            if self.host:
-                return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
-            raise self.fail("C2N1021", node, name=name)
-        fi = self.u.functions.get(short)
-        if fi is not None and not self.host:
-            return self._user_call(node, short, fi, args, targs, arg_nodes)
-        if short in I.RULES:
-            lo, hi = I.ARITY[short]
-            if not (lo <= len(args) <= hi) and not self.host:
-                exp = str(lo) if lo == hi else f"{lo} to {hi}"
-                raise self.fail("C2N1028", node, name=short, got=len(args), expected=exp)
-            ty = I.result_type(short, [a.ty for a in args])
-            return N.Call(loc=loc, func=short, args=tuple(args), template_args=tuple(targs), ty=ty)
-        if self.host:
-            return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
-        raise self.fail("C2N1021", node, name=name)
+        return None
 
     def _template_arg(self, node: ts.Node) -> A.Expr | A.CType:
         if node.type in ("type_descriptor", "type_identifier"):
@@ -1492,7 +1526,22 @@ _SCALAR = A.ScalarType
 _PRIMITIVE_IDS = PRIMITIVE_IDS
 _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!=", "&&", "||"))
 _ARITHMETIC = frozenset(("+", "-", "*", "/"))
+# unqualified callee names BodyLowerer._special_call handles (every other unqualified name,
+# without numeric_limits in it, is an ordinary call)
+_SPECIAL_CALLS = frozenset(
+    (
+        "static_cast",
+        "reinterpret_cast",
+        "const_cast",
+        "dynamic_cast",
+        "this_thread_block",
+        "tiled_partition",
+        "printf",
+    )
+) | (I.TENSOR_CORE_FUNCS | I.TEXTURE_FUNCS | I.ASYNC_FUNCS | I.DEVICE_RUNTIME_FUNCS)
 _INIT_DECLARATOR_IDS = kind_ids("init_declarator")
+_IDENTIFIER_IDS = kind_ids("identifier")
+_SUBSCRIPT_ARGUMENTS_IDS = kind_ids("subscript_argument_list")
 _REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
 _CALL_IDS = kind_ids("call_expression")
 _INITIALIZER_LIST_IDS = kind_ids("initializer_list")

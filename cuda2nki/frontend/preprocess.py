@@ -315,6 +315,7 @@ def _needs_pcpp(text: str) -> bool:
 
 
 _OBJ_DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:[ \t]+(.*?))?[ \t]*$")
+_OBJ_DEFINE_LINES_RE = re.compile(_OBJ_DEFINE_RE.pattern, re.M)  # the same, on every line
 _TOKEN_RE = re.compile(
     r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|[A-Za-z_]\w*", re.S
 )
@@ -372,11 +373,7 @@ def _simple_defines(text: str, defines: Mapping[str, str]) -> dict[str, str] | N
 
 
 def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preprocessed:
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith("#") and _OBJ_DEFINE_RE.match(line):
-            lines[i] = ""
-    body = "\n".join(lines)
+    body = _OBJ_DEFINE_LINES_RE.sub("", text)  # each #define line left empty
     used = [n for n in table if n in body]  # only the macros the code mentions
     if used:
         names = "|".join(sorted((re.escape(n) for n in used), key=len, reverse=True))
