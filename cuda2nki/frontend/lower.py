@@ -113,6 +113,11 @@ class BodyLowerer(CoopLowering):
 
     # ------------------------------------------------------------------ utilities
 
+    def text(self, node: ts.Node) -> str:
+        """``_text(node)`` from the bytes this lowerer reads (no copy through ``node.text``;
+        every tree it is given has the unit's bytes at its nodes' offsets)."""
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
     def error(self, code: str, node: ts.Node | None, **fmt: object) -> None:
         loc = self.loc(node) if node is not None else self.u.unknown_loc
         self.diags.append(make(code, loc, **fmt))
@@ -176,7 +181,11 @@ class BodyLowerer(CoopLowering):
 
     def type_of(self, type_node: ts.Node | None, quals: tuple[ts.Node, ...] = ()) -> A.CType:
         """Resolve a type specifier node (primitive_type, sized_type_specifier, type_identifier...)."""
-        const = bool(quals) and any(_text(q) in ("const", "constexpr") for q in quals)
+        const = False
+        for q in quals:  # _text(q) in ("const", "constexpr"), from the bytes (hot)
+            if self.src[q.start_byte : q.end_byte] in (b"const", b"constexpr"):
+                const = True
+                break
         if type_node is None:
             raise self.fail("C2N1022", quals[0] if quals else None, name="<none>")
         if type_node.kind_id in _PRIMITIVE_IDS:  # the common case first (same result)
@@ -598,7 +607,7 @@ class BodyLowerer(CoopLowering):
         for c in node.children:
             kind = c.kind_id
             if kind in QUALIFIER_IDS:
-                word = _text(c)
+                word = self.text(c)
                 if word == "__shared__":
                     storage = "shared"
                 elif word == "constexpr":
@@ -609,7 +618,7 @@ class BodyLowerer(CoopLowering):
                 elif word == "__constant__":
                     raise self.fail("C2N1010", c, what="__constant__ variable inside a function")
             elif kind in STORAGE_CLASS_IDS:
-                word = _text(c)
+                word = self.text(c)
                 if word == "extern":
                     extern = True
                 elif word == "static" and storage == "local":
@@ -714,7 +723,7 @@ class BodyLowerer(CoopLowering):
                 break
             k = node.type
             if k == "pointer_declarator":
-                pq = [_text(c) for c in node.children if c.kind_id in QUALIFIER_IDS]
+                pq = [self.text(c) for c in node.children if c.kind_id in QUALIFIER_IDS]
                 t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
                 node = node.child_by_field_id(F.declarator)
             elif k == "array_declarator":

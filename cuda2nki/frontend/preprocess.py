@@ -46,12 +46,17 @@ _HASH_RE = re.compile(r"#[ \t]*(\w*)(.*)$", re.M)  # starts with a literal: a fa
 
 def _directives(text: str) -> Iterator[tuple[str, str, str]]:
     """(name, rest, whole line) of each directive line, as ``_DIRECTIVE_RE.finditer`` finds
-    them, but scanning for ``#`` first instead of trying a match at every position."""
-    for m in _HASH_RE.finditer(text):
-        start = text.rfind("\n", 0, m.start()) + 1
-        if text[start : m.start()].strip(" \t"):
-            continue  # a '#' after code on its line
-        yield m.group(1), m.group(2), text[start : m.end()]
+    them, but jumping from ``#`` to ``#`` with ``str.find`` (a memchr scan) instead of trying a
+    match at every position; each ``#`` starts a match of ``_HASH_RE`` (it always matches), the
+    next search resumes where that match ends, as ``_HASH_RE.finditer`` would."""
+    find, match = text.find, _HASH_RE.match
+    pos = find("#")
+    while pos >= 0:
+        m = match(text, pos)
+        start = text.rfind("\n", 0, pos) + 1
+        if not text[start:pos].strip(" \t"):  # else a '#' after code on its line
+            yield m.group(1), m.group(2), text[start : m.end()]
+        pos = find("#", m.end())
 
 
 _LINE_MARK_RE = re.compile(r'^#line (\d+) "(.*)"\s*$')
