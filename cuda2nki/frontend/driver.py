@@ -515,7 +515,7 @@ def _dims(host: _HostScope, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:
 
 def _span_text(src: bytes, node: ts.Node) -> str:
     """``_text(node)`` for a node of a tree parsed from ``src`` (a slice, not ``node.text``)."""
-    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    return src[node.start_byte : node.end_byte].decode()  # UTF-8, cut on characters
 
 
 # ---------------------------------------------------------------------- lowering

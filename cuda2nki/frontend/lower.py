@@ -108,7 +108,9 @@ class BodyLowerer(CoopLowering):
         self.generic = None in self.env.values()
         self._tvalue_types: dict[str, A.ScalarType] = {}
         # the unit's bytes when this lowerer starts (``_text(node)`` without the binding's
-        # slower ``node.text``; a later re-parse of another function changes no byte of ours)
+        # slower ``node.text``; a later re-parse of another function changes no byte of ours).
+        # They are UTF-8 encoded from text and nodes start and end on characters, so a node's
+        # span decodes without an error handler (the plain ``decode()`` is the fast one).
         self.src = unit.src
 
     # ------------------------------------------------------------------ utilities
@@ -116,7 +118,7 @@ class BodyLowerer(CoopLowering):
     def text(self, node: ts.Node) -> str:
         """``_text(node)`` from the bytes this lowerer reads (no copy through ``node.text``;
         every tree it is given has the unit's bytes at its nodes' offsets)."""
-        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        return self.src[node.start_byte : node.end_byte].decode()
 
     def error(self, code: str, node: ts.Node | None, **fmt: object) -> None:
         loc = self.loc(node) if node is not None else self.u.unknown_loc
@@ -758,7 +760,7 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1030", decl, what=_text(decl))
         if dims:
             t = N.ArrayType(elem=t, dims=tuple(dims))
-        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace"), t
+        return self.src[node.start_byte : node.end_byte].decode(), t
 
     def _initializer(self, value: ts.Node, ty: A.CType) -> A.Expr:
         k = value.kind_id
@@ -818,7 +820,7 @@ class BodyLowerer(CoopLowering):
         return self.expr(inner[0])
 
     def e_number(self, node: ts.Node) -> A.Expr:
-        text = self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        text = self.src[node.start_byte : node.end_byte].decode()
         loc = self.loc(node)
         if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 10:
             return N.IntLit(loc=loc, value=int(text), ty=INT)  # int_literal's common case
@@ -852,7 +854,7 @@ class BodyLowerer(CoopLowering):
         return N.IntLit(loc=self.loc(node), value=0, ty=N.PointerType(pointee=VOID))
 
     def e_identifier(self, node: ts.Node) -> A.Expr:
-        name = self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        name = self.src[node.start_byte : node.end_byte].decode()
         loc = self.loc(node)
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
@@ -923,12 +925,12 @@ class BodyLowerer(CoopLowering):
             op_node = node.child_by_field_id(F.operator)
             fnode = node.child_by_field_id(F.field)
         src = self.src
-        field = src[fnode.start_byte : fnode.end_byte].decode("utf-8", "replace")
+        field = src[fnode.start_byte : fnode.end_byte].decode()
         op = KIND_NAMES[op_node.kind_id]
         loc = self.loc(node)
         arg_kind = arg.kind_id
         if arg_kind in _IDENTIFIER_IDS:
-            name = src[arg.start_byte : arg.end_byte].decode("utf-8", "replace")
+            name = src[arg.start_byte : arg.end_byte].decode()
             if name in BUILTIN_DIM3 and self.visible.get(name) is None:
                 if field not in ("x", "y", "z") or op != ".":
                     raise self.fail("C2N1030", node, what=f"{name}.{field}")
@@ -1210,7 +1212,7 @@ class BodyLowerer(CoopLowering):
                 targs = [c for c in al.named_children if c.kind_id not in COMMENT_IDS] if al else []
                 break
             else:  # _text(n), from the bytes this lowerer reads
-                text = self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
+                text = self.src[n.start_byte : n.end_byte].decode()
                 parts.append(text.replace(" ", ""))
                 break
         return "::".join(parts), targs
