@@ -66,11 +66,38 @@ def captures(source: str, node: ts.Node, name: str) -> list[ts.Node]:
     return sorted(got, key=lambda n: n.start_byte)
 
 
-class F:
+class _Fields:
     """Grammar field ids (``node.child_by_field_id(F.left)`` is several times faster than
-    ``child_by_field_name("left")``)."""
+    ``child_by_field_name("left")``).  ``F`` is an instance: reading an instance attribute is
+    a specialised (cached) lookup, a class attribute is not (CPython 3.11)."""
+
+    alternative: int
+    argument: int
+    arguments: int
+    body: int
+    condition: int
+    consequence: int
+    declarator: int
+    default_type: int
+    default_value: int
+    directive: int
+    field: int
+    function: int
+    indices: int
+    initializer: int
+    left: int
+    name: int
+    operator: int
+    parameters: int
+    right: int
+    scope: int
+    size: int
+    type: int
+    update: int
+    value: int
 
 
+F = _Fields()
 for _name in (
     "alternative argument arguments body condition consequence declarator default_type "
     "default_value directive field function indices initializer left name operator parameters "

@@ -633,8 +633,11 @@ class BodyLowerer(CoopLowering):
         ):
             return self._cg_decl(node)
         base = self.type_of(type_node, tuple(quals))
+        decls = node.children_by_field_id(F.declarator)
+        if len(decls) == 1:  # the common case: its statements are the declaration's
+            return self._declarator(decls[0], base, storage, extern, constexpr)
         out: list[A.Stmt] = []
-        for c in node.children_by_field_id(F.declarator):
+        for c in decls:
             out.extend(self._declarator(c, base, storage, extern, constexpr))
         return out
 
@@ -671,7 +674,11 @@ class BodyLowerer(CoopLowering):
         init = None
         if value is not None:
             try:
-                init = self._initializer(value, ty)
+                k = value.kind_id  # `= expr` (the common case) without _initializer's call
+                if k in _BRACE_OR_ARGS_IDS:
+                    init = self._initializer(value, ty)
+                else:
+                    init = _EXPR_BY_ID[k](self, value)
             except _Placeholder:
                 self.declare(name, Sym(ty))  # keep the name known: no cascade of C2N1020
                 raise
