@@ -424,17 +424,17 @@ class BodyLowerer(CoopLowering):
         if not inner:
             return [N.Empty(loc=self.loc(node))]
         e_node = inner[0]
-        kind = e_node.type
-        if kind == "binary_expression" and self._is_misparsed_cg_decl(e_node):
+        kind = e_node.kind_id
+        if kind in _BINARY_IDS and self._is_misparsed_cg_decl(e_node):
             return self._cg_misparsed_decl(e_node)
         if (
-            kind == "call_expression"
+            kind in _CALL_IDS
             and b"printf" in self.src[e_node.start_byte : e_node.end_byte]  # cheap test first
             and self._callee_name(e_node) == "printf"
         ):
             self.note("C2N1019", e_node)
             return [N.Empty(loc=self.loc(node))]
-        e = _EXPR_BY_ID[e_node.kind_id](self, e_node)
+        e = _EXPR_BY_ID[kind](self, e_node)
         if e is CG_NOOP:
             return []
         return [N.ExprStmt(loc=self.loc(node), expr=e)]
@@ -1562,6 +1562,7 @@ _IDENTIFIER_IDS = kind_ids("identifier")
 _SUBSCRIPT_ARGUMENTS_IDS = kind_ids("subscript_argument_list")
 _REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
 _CALL_IDS = kind_ids("call_expression")
+_BINARY_IDS = kind_ids("binary_expression")
 _INITIALIZER_LIST_IDS = kind_ids("initializer_list")
 _ARGUMENT_LIST_IDS = kind_ids("argument_list")
 _BRACE_OR_ARGS_IDS = _INITIALIZER_LIST_IDS | _ARGUMENT_LIST_IDS

@@ -684,7 +684,10 @@ def _param_info(
         if declare and d is not None:
             low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
         return None
-    quals = tuple([c for c in p.children if c.kind_id in QUALIFIER_IDS])
+    if t is not None and d is not None and p.child_count == 2:
+        quals: tuple[ts.Node, ...] = ()  # its two children are the type and the declarator
+    else:
+        quals = tuple([c for c in p.children if c.kind_id in QUALIFIER_IDS])
     base = low.type_of(t, quals)
     if isinstance(base, A.ScalarType) and base.name == "void" and d is None:
         return None
