@@ -10,7 +10,12 @@ from hypothesis import strategies as st
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import parse_source
-from cuda2nki.frontend.preprocess import _common_prefix, _common_suffix, _matching_blocks
+from cuda2nki.frontend.preprocess import (
+    _common_prefix,
+    _common_suffix,
+    _matching_blocks,
+    _middle_columns,
+)
 from cuda2nki.frontend.unit import UnitContext
 
 _CLASSES = [
@@ -83,6 +88,30 @@ def test_matching_blocks_are_difflibs(a, b, shared):
     for x, y in ((a, b), (a + shared, shared + b), (shared + a + shared, b + shared)):
         sm = difflib.SequenceMatcher(None, x, y, autojunk=False)
         assert _matching_blocks(x, y) == [tuple(m) for m in sm.get_matching_blocks() if m[2]]
+
+
+def _columns_one_by_one(prefix: int, split: int, blocks: list[tuple[int, int, int]]) -> list[int]:
+    out = []
+    for col0 in range(prefix, split):
+        mapped = prefix
+        for a, b, size in blocks:
+            if col0 < a:
+                break
+            if col0 < a + size:
+                mapped = b + (col0 - a)
+                break
+            mapped = b + size
+        out.append(mapped + 1)
+    return out
+
+
+@given(_RUNS, _RUNS, st.integers(0, 6))
+def test_middle_columns_match_the_column_by_column_map(a, b, prefix):
+    blocks = [(i + prefix, j + prefix, k) for i, j, k in _matching_blocks(a, b) if k >= 2]
+    split = prefix + len(a)
+    assert _middle_columns(prefix, split, tuple(blocks)) == _columns_one_by_one(
+        prefix, split, blocks
+    )
 
 
 _SRC = """\
