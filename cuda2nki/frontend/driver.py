@@ -13,7 +13,14 @@ from cuda2nki.diagnostics import SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
-from cuda2nki.frontend.cst import F, describe_error, first_error, parse_bytes
+from cuda2nki.frontend.cst import (
+    COMMENT_IDS,
+    QUALIFIER_IDS,
+    F,
+    describe_error,
+    first_error,
+    parse_bytes,
+)
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import preprocess
@@ -148,7 +155,7 @@ def _funcdef(unit: UnitContext, n: ts.Node, tparams: ts.Node | None, order: int)
         for p in tparams.named_children:
             pk = _TEMPLATE_PARAM_KINDS.get(p.type)
             if pk is None:
-                if p.type != "comment":
+                if p.kind_id not in COMMENT_IDS:
                     fd.template_ok = False
                 continue
             if pk == "int":
@@ -276,7 +283,9 @@ def _launch_sites(
     if b"<<" not in unit.src:
         return sites, requests
     caps = _kernel_call_nodes(unit.src, root)
-    kinds = {fd.node.id: fd.kind for fd in funcs}  # function_kind(fd.node)[0], already known
+    # function_kind(fd.node)[0] and function_name(fd.node), already known
+    kinds = {fd.node.id: fd.kind for fd in funcs}
+    names = {fd.node.id: fd.name for fd in funcs}
     host_low: dict[int, _HostScope] = {}
     for ks in caps:
         call = ks.parent
@@ -294,7 +303,8 @@ def _launch_sites(
         key = fnode.id if fnode is not None else -1
         host = host_low.get(key)
         if host is None:
-            host = host_low[key] = _HostScope(unit, fnode)
+            name = names.get(key) if fnode is not None else "<file>"
+            host = host_low[key] = _HostScope(unit, fnode, name)
         site = _launch_site(unit, host, call, ks)
         if site is not None:
             sites.append(site)
@@ -371,8 +381,9 @@ class _HostScope:
     """A host function read for launch sites.  Its ``dim3`` variables and integer constants are
     looked up by name when a launch needs them, and only those declarations are lowered."""
 
-    def __init__(self, unit: UnitContext, fnode: ts.Node | None) -> None:
-        name = (function_name(fnode) or "<host>") if fnode is not None else "<file>"
+    def __init__(self, unit: UnitContext, fnode: ts.Node | None, name: str | None) -> None:
+        if name is None:  # a function the collection did not list (a method...)
+            name = (function_name(fnode) or "<host>") if fnode is not None else "<file>"
         self.unit = unit
         self.fnode = fnode
         self.low = BodyLowerer(unit, name, host=True)
@@ -416,7 +427,7 @@ class _HostScope:
             if dc is None or dc[1].type != "init_declarator":
                 continue
             d, c = dc
-            quals = {_text(q) for q in d.children if q.type == "type_qualifier"}
+            quals = {_text(q) for q in d.children if q.kind_id in QUALIFIER_IDS}
             value = c.child_by_field_id(F.value)
             if not quals & {"const", "constexpr"} or value is None:
                 continue
@@ -430,10 +441,12 @@ def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, 
     if value is None:
         return None
     if value.type in ("argument_list", "initializer_list"):
-        items = [c for c in value.named_children if c.type != "comment"]
+        items = [c for c in value.named_children if c.kind_id not in COMMENT_IDS]
     elif value.type == "call_expression" and _text(value.child_by_field_id(F.function)) == "dim3":
         items = [
-            c for c in value.child_by_field_id(F.arguments).named_children if c.type != "comment"
+            c
+            for c in value.child_by_field_id(F.arguments).named_children
+            if c.kind_id not in COMMENT_IDS
         ]
     else:
         return None
@@ -460,15 +473,15 @@ def _launch_site(
                 if isinstance(v, int):
                     ta = N.IntLit(loc=ta.loc, value=v, ty=ta.ty or N.ScalarType(name="int32"))
             targs.append(ta)
-        cfg = [c for c in ks.named_children if c.type != "comment"]
+        cfg = [c for c in ks.named_children if c.kind_id not in COMMENT_IDS]
         if len(cfg) < 2:
             return None
         grid, grid_text = _dims(host, cfg[0])
         block, block_text = _dims(host, cfg[1])
         smem = low.expr(cfg[2]) if len(cfg) > 2 else None
         an = call.child_by_field_id(F.arguments)
-        arg_nodes = [c for c in an.named_children if c.type != "comment"] if an else []
-        args = tuple(low.expr(a) for a in arg_nodes)
+        arg_nodes = [c for c in an.named_children if c.kind_id not in COMMENT_IDS] if an else []
+        args = tuple([low.expr(a) for a in arg_nodes])
     except _Placeholder:
         return None
     if name not in unit.functions or unit.functions[name].kind != "global":
@@ -502,7 +515,7 @@ def _dims(host: _HostScope, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:
 
 def _span_text(src: bytes, node: ts.Node) -> str:
     """``_text(node)`` for a node of a tree parsed from ``src`` (a slice, not ``node.text``)."""
-    return src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+    return src[node.start_byte : node.end_byte].decode()  # UTF-8, cut on characters
 
 
 # ---------------------------------------------------------------------- lowering
@@ -741,7 +754,9 @@ def _cooperative_launches(unit: UnitContext, root: ts.Node) -> None:
             continue
         args = f.parent.child_by_field_id(F.arguments)
         first = (
-            next((c for c in args.named_children if c.type != "comment"), None) if args else None
+            next((c for c in args.named_children if c.kind_id not in COMMENT_IDS), None)
+            if args
+            else None
         )
         names = re.findall(r"[A-Za-z_]\w*", _text(first)) if first is not None else []
         kernels = [n for n in names if n in unit.functions and unit.functions[n].kind == "global"]

@@ -23,7 +23,16 @@ from cuda2nki.frontend.constfold import convert as _convert
 from cuda2nki.frontend.constfold import fold_binary as _fold_binary
 from cuda2nki.frontend.constfold import numeric_limit as _numeric_limit
 from cuda2nki.frontend.coop import CG_NOOP, CoopLowering
-from cuda2nki.frontend.cst import F, language
+from cuda2nki.frontend.cst import (
+    COMMENT_IDS,
+    KIND_NAMES,
+    PRIMITIVE_IDS,
+    QUALIFIER_IDS,
+    STORAGE_CLASS_IDS,
+    F,
+    kind_ids,
+    language,
+)
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
     CG_NAMESPACES,
@@ -37,12 +46,15 @@ from cuda2nki.frontend.lowerbase import (
 )
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.typesys import (
+    ARITH_BY_NAME,
     BOOL,
     DOUBLE,
     FLOAT,
     INT,
+    INT_NAMES,
     LANES,
     LONG,
+    NAMED_TYPES,
     UINT,
     ULONG,
     VOID,
@@ -93,13 +105,20 @@ class BodyLowerer(CoopLowering):
         self.in_assert = False
         self.return_type: A.CType = VOID
         # lowering an uninstantiated template: sizes may depend on unknown parameters
-        self.generic = any(v is None for v in self.env.values())
+        self.generic = None in self.env.values()
         self._tvalue_types: dict[str, A.ScalarType] = {}
         # the unit's bytes when this lowerer starts (``_text(node)`` without the binding's
-        # slower ``node.text``; a later re-parse of another function changes no byte of ours)
+        # slower ``node.text``; a later re-parse of another function changes no byte of ours).
+        # They are UTF-8 encoded from text and nodes start and end on characters, so a node's
+        # span decodes without an error handler (the plain ``decode()`` is the fast one).
         self.src = unit.src
 
     # ------------------------------------------------------------------ utilities
+
+    def text(self, node: ts.Node) -> str:
+        """``_text(node)`` from the bytes this lowerer reads (no copy through ``node.text``;
+        every tree it is given has the unit's bytes at its nodes' offsets)."""
+        return self.src[node.start_byte : node.end_byte].decode()
 
     def error(self, code: str, node: ts.Node | None, **fmt: object) -> None:
         loc = self.loc(node) if node is not None else self.u.unknown_loc
@@ -136,7 +155,7 @@ class BodyLowerer(CoopLowering):
                 pnode = next((p[3] for p in fd.template_params if p[0] == name), None)
                 if pnode is None:
                     continue
-                quals = tuple([c for c in pnode.children if c.type == "type_qualifier"])
+                quals = tuple([c for c in pnode.children if c.kind_id in QUALIFIER_IDS])
                 try:
                     ty = unqualified(self.type_of(pnode.child_by_field_id(F.type), quals))
                 except _Placeholder:
@@ -164,13 +183,18 @@ class BodyLowerer(CoopLowering):
 
     def type_of(self, type_node: ts.Node | None, quals: tuple[ts.Node, ...] = ()) -> A.CType:
         """Resolve a type specifier node (primitive_type, sized_type_specifier, type_identifier...)."""
-        const = bool(quals) and any(_text(q) in ("const", "constexpr") for q in quals)
+        const = False
+        for q in quals:  # _text(q) in ("const", "constexpr"), from the bytes (hot)
+            if self.src[q.start_byte : q.end_byte] in (b"const", b"constexpr"):
+                const = True
+                break
         if type_node is None:
             raise self.fail("C2N1022", quals[0] if quals else None, name="<none>")
         if type_node.kind_id in _PRIMITIVE_IDS:  # the common case first (same result)
-            t = named_type(self.src[type_node.start_byte : type_node.end_byte].decode())
+            # named_type(...), without its call
+            t = NAMED_TYPES.get(self.src[type_node.start_byte : type_node.end_byte].decode())
             if t is not None:
-                return with_const(t, const)
+                return with_const(t, True) if const else t  # with_const(t, False) is t
         kind = type_node.type
         if kind == "type_descriptor":
             return self.type_descriptor(type_node)
@@ -256,12 +280,12 @@ class BodyLowerer(CoopLowering):
         return UINT if unsigned else INT
 
     def type_descriptor(self, node: ts.Node) -> A.CType:
-        quals = tuple([c for c in node.children if c.type == "type_qualifier"])
+        quals = tuple([c for c in node.children if c.kind_id in QUALIFIER_IDS])
         t = self.type_of(node.child_by_field_id(F.type), quals)
         decl = node.child_by_field_id(F.declarator)
         while decl is not None:
             if decl.type == "abstract_pointer_declarator":
-                pq = [_text(c) for c in decl.children if c.type == "type_qualifier"]
+                pq = [_text(c) for c in decl.children if c.kind_id in QUALIFIER_IDS]
                 t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
                 decl = decl.child_by_field_id(F.declarator)
             elif decl.type == "abstract_array_declarator":
@@ -400,22 +424,29 @@ class BodyLowerer(CoopLowering):
         if not inner:
             return [N.Empty(loc=self.loc(node))]
         e_node = inner[0]
-        kind = e_node.type
-        if kind == "binary_expression" and self._is_misparsed_cg_decl(e_node):
+        kind = e_node.kind_id
+        if kind in _BINARY_IDS and self._is_misparsed_cg_decl(e_node):
             return self._cg_misparsed_decl(e_node)
-        if kind == "call_expression" and self._callee_name(e_node) == "printf":
+        if (
+            kind in _CALL_IDS
+            and b"printf" in self.src[e_node.start_byte : e_node.end_byte]  # cheap test first
+            and self._callee_name(e_node) == "printf"
+        ):
             self.note("C2N1019", e_node)
             return [N.Empty(loc=self.loc(node))]
-        e = _EXPR_BY_ID[e_node.kind_id](self, e_node)
+        e = _EXPR_BY_ID[kind](self, e_node)
         if e is CG_NOOP:
             return []
         return [N.ExprStmt(loc=self.loc(node), expr=e)]
 
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
-        cond = self.condition(node.child_by_field_id(F.condition))
+        cond_node = node.child_by_field_id(F.condition)
+        cond = self.condition(cond_node)
         alt = node.child_by_field_id(F.alternative)
-        alt_inner = [c for c in alt.named_children if c.type != "comment"] if alt else []
-        if any(c.type == "constexpr" for c in node.children):  # if constexpr: one branch only
+        alt_inner = [c for c in alt.named_children if c.kind_id not in COMMENT_IDS] if alt else []
+        if b"constexpr" in self.src[node.start_byte : cond_node.start_byte] and any(
+            c.type == "constexpr" for c in node.children
+        ):  # if constexpr: one branch only
             v = self.const_value(cond)
             if v is None and not self.generic:
                 raise self.fail("C2N1030", node, what="if constexpr condition is not a constant")
@@ -489,7 +520,7 @@ class BodyLowerer(CoopLowering):
         self.push_scope()
         try:
             for c in body.named_children if body is not None else ():
-                if c.type == "comment":
+                if c.kind_id in COMMENT_IDS:
                     continue
                 if c.type != "case_statement":
                     raise self.fail("C2N1010", c, what="statement before the first case label")
@@ -527,7 +558,7 @@ class BodyLowerer(CoopLowering):
         return [N.Continue(loc=self.loc(node))]
 
     def s_return(self, node: ts.Node) -> list[A.Stmt]:
-        inner = [c for c in node.named_children if c.type != "comment"]
+        inner = [c for c in node.named_children if c.kind_id not in COMMENT_IDS]
         value = self.expr(inner[0]) if inner else None
         return [N.Return(loc=self.loc(node), value=value)]
 
@@ -576,9 +607,9 @@ class BodyLowerer(CoopLowering):
         constexpr = False
         extern = False
         for c in node.children:
-            kind = c.type
-            if kind == "type_qualifier":
-                word = _text(c)
+            kind = c.kind_id
+            if kind in QUALIFIER_IDS:
+                word = self.text(c)
                 if word == "__shared__":
                     storage = "shared"
                 elif word == "constexpr":
@@ -588,8 +619,8 @@ class BodyLowerer(CoopLowering):
                     quals.append(c)
                 elif word == "__constant__":
                     raise self.fail("C2N1010", c, what="__constant__ variable inside a function")
-            elif kind == "storage_class_specifier":
-                word = _text(c)
+            elif kind in STORAGE_CLASS_IDS:
+                word = self.text(c)
                 if word == "extern":
                     extern = True
                 elif word == "static" and storage == "local":
@@ -602,8 +633,11 @@ class BodyLowerer(CoopLowering):
         ):
             return self._cg_decl(node)
         base = self.type_of(type_node, tuple(quals))
+        decls = node.children_by_field_id(F.declarator)
+        if len(decls) == 1:  # the common case: its statements are the declaration's
+            return self._declarator(decls[0], base, storage, extern, constexpr)
         out: list[A.Stmt] = []
-        for c in node.children_by_field_id(F.declarator):
+        for c in decls:
             out.extend(self._declarator(c, base, storage, extern, constexpr))
         return out
 
@@ -611,24 +645,20 @@ class BodyLowerer(CoopLowering):
         self, decl: ts.Node, base: A.CType, storage: str, extern: bool, constexpr: bool
     ) -> list[A.Stmt]:
         value = None
-        if decl.type == "init_declarator":
+        if decl.kind_id in _INIT_DECLARATOR_IDS:
             value = decl.child_by_field_id(F.value)
             decl = decl.child_by_field_id(F.declarator)
-        if value is not None and self._auto_cg(value):  # auto g = cg::this_thread_block();
+        # auto g = cg::this_thread_block();
+        if value is not None and value.kind_id in _CALL_IDS and self._auto_cg(value):
             kind, n = self._cg_value(value)
             self.declare(_text(decl), Sym(None, cg=kind, tile=n))
             return []
-        if decl.type == "reference_declarator":
+        if decl.kind_id in _REFERENCE_DECLARATOR_IDS:
             return self._reference_decl(decl, base, value)
         name, ty = self._declarator_type(decl, base)
+        store = storage  # local, static or shared, or extern_shared for `extern __shared__`
         if storage == "shared" and extern:
             store = "extern_shared"
-        elif storage == "shared":
-            store = "shared"
-        elif storage == "static":
-            store = "static"
-        else:
-            store = "local"
         if extern and storage != "shared":
             raise self.fail("C2N1010", decl, what="extern declaration inside a function")
         if (
@@ -639,12 +669,16 @@ class BodyLowerer(CoopLowering):
         ):
             if value is None or value.type != "initializer_list":
                 raise self.fail("C2N1026", decl, name=name)
-            n = len([c for c in value.named_children if c.type != "comment"])
+            n = len([c for c in value.named_children if c.kind_id not in COMMENT_IDS])
             ty = N.ArrayType(elem=ty.elem, dims=(n, *ty.dims[1:]))
         init = None
         if value is not None:
             try:
-                init = self._initializer(value, ty)
+                k = value.kind_id  # `= expr` (the common case) without _initializer's call
+                if k in _BRACE_OR_ARGS_IDS:
+                    init = self._initializer(value, ty)
+                else:
+                    init = _EXPR_BY_ID[k](self, value)
             except _Placeholder:
                 self.declare(name, Sym(ty))  # keep the name known: no cascade of C2N1020
                 raise
@@ -669,7 +703,7 @@ class BodyLowerer(CoopLowering):
     def _reference_decl(self, decl: ts.Node, base: A.CType, value: ts.Node | None) -> list[A.Stmt]:
         """``T& r = lvalue;`` becomes ``T* r = &lvalue;`` with every use of ``r`` read as
         ``*r``; a ``const T&`` bound to a temporary is a plain copy."""
-        inner = [c for c in decl.named_children if c.type != "comment"]
+        inner = [c for c in decl.named_children if c.kind_id not in COMMENT_IDS]
         if not inner or value is None:
             raise self.fail("C2N1025", decl, what="reference without an initializer")
         name, ty = self._declarator_type(inner[0], base)
@@ -694,11 +728,11 @@ class BodyLowerer(CoopLowering):
         dims: list[int | None] = []
         node = decl
         while True:
-            k = node.type
-            if k == "identifier":
+            if node.kind_id in _IDENTIFIER_IDS:
                 break
+            k = node.type
             if k == "pointer_declarator":
-                pq = [_text(c) for c in node.children if c.type == "type_qualifier"]
+                pq = [self.text(c) for c in node.children if c.kind_id in QUALIFIER_IDS]
                 t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
                 node = node.child_by_field_id(F.declarator)
             elif k == "array_declarator":
@@ -733,13 +767,16 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1030", decl, what=_text(decl))
         if dims:
             t = N.ArrayType(elem=t, dims=tuple(dims))
-        return self.src[node.start_byte : node.end_byte].decode("utf-8", "replace"), t
+        return self.src[node.start_byte : node.end_byte].decode(), t
 
     def _initializer(self, value: ts.Node, ty: A.CType) -> A.Expr:
-        if value.type == "initializer_list":
+        k = value.kind_id
+        if k not in _BRACE_OR_ARGS_IDS:  # `= expr`: the common case
+            return _EXPR_BY_ID[k](self, value)
+        if k in _INITIALIZER_LIST_IDS:
             return self._init_list(value, ty)
-        if value.type == "argument_list":  # T x(args): direct initialisation
-            args = [self.expr(c) for c in value.named_children if c.type != "comment"]
+        if k in _ARGUMENT_LIST_IDS:  # T x(args): direct initialisation
+            args = [self.expr(c) for c in value.named_children if c.kind_id not in COMMENT_IDS]
             if len(args) == 1:
                 return args[0]
             if isinstance(ty, A.VectorType):
@@ -753,7 +790,7 @@ class BodyLowerer(CoopLowering):
         if isinstance(ty, A.ArrayType) and len(ty.dims) > 1:
             elem = N.ArrayType(elem=ty.elem, dims=ty.dims[1:])
         for c in node.named_children:
-            if c.type == "comment":
+            if c.kind_id in COMMENT_IDS:
                 continue
             if c.type == "initializer_list":
                 items.append(self._init_list(c, elem))
@@ -784,13 +821,13 @@ class BodyLowerer(CoopLowering):
         if len(inner) == 1 and inner[0].type != "comment":
             e = inner[0]
             return _EXPR_BY_ID[e.kind_id](self, e)  # the common case
-        inner = [c for c in inner if c.type != "comment"]
+        inner = [c for c in inner if c.kind_id not in COMMENT_IDS]
         if len(inner) != 1:
             raise self.fail("C2N1030", node, what=_text(node))
         return self.expr(inner[0])
 
     def e_number(self, node: ts.Node) -> A.Expr:
-        text = self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        text = self.src[node.start_byte : node.end_byte].decode()
         loc = self.loc(node)
         if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 10:
             return N.IntLit(loc=loc, value=int(text), ty=INT)  # int_literal's common case
@@ -824,7 +861,7 @@ class BodyLowerer(CoopLowering):
         return N.IntLit(loc=self.loc(node), value=0, ty=N.PointerType(pointee=VOID))
 
     def e_identifier(self, node: ts.Node) -> A.Expr:
-        name = self.src[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        name = self.src[node.start_byte : node.end_byte].decode()
         loc = self.loc(node)
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
@@ -887,19 +924,25 @@ class BodyLowerer(CoopLowering):
         raise self.fail("C2N1020", node, name=text)
 
     def e_field(self, node: ts.Node) -> A.Expr:
-        arg = node.child_by_field_id(F.argument)
+        kids = node.children
+        if len(kids) == 3:  # argument, operator, field (no `template`, no comment)
+            arg, op_node, fnode = kids
+        else:
+            arg = node.child_by_field_id(F.argument)
+            op_node = node.child_by_field_id(F.operator)
+            fnode = node.child_by_field_id(F.field)
         src = self.src
-        fnode = node.child_by_field_id(F.field)
-        field = src[fnode.start_byte : fnode.end_byte].decode("utf-8", "replace")
-        op = node.child_by_field_id(F.operator).type
+        field = src[fnode.start_byte : fnode.end_byte].decode()
+        op = KIND_NAMES[op_node.kind_id]
         loc = self.loc(node)
-        if arg.type == "identifier":
-            name = src[arg.start_byte : arg.end_byte].decode("utf-8", "replace")
-            if name in BUILTIN_DIM3 and self.lookup(name) is None:
+        arg_kind = arg.kind_id
+        if arg_kind in _IDENTIFIER_IDS:
+            name = src[arg.start_byte : arg.end_byte].decode()
+            if name in BUILTIN_DIM3 and self.visible.get(name) is None:
                 if field not in ("x", "y", "z") or op != ".":
                     raise self.fail("C2N1030", node, what=f"{name}.{field}")
                 return N.Builtin(loc=loc, name=name, dim=field, ty=UINT)
-        if arg.type == "call_expression":  # block.group_index().x and friends
+        if arg_kind in _CALL_IDS:  # block.group_index().x and friends
             fn = arg.child_by_field_id(F.function)
             if fn is not None and fn.type == "field_expression":
                 obj = fn.child_by_field_id(F.argument)
@@ -928,14 +971,16 @@ class BodyLowerer(CoopLowering):
     def e_subscript(self, node: ts.Node) -> A.Expr:
         kids = node.children
         idx_node = None
-        if len(kids) == 2 and kids[1].type == "subscript_argument_list":
+        if len(kids) == 2 and kids[1].kind_id in _SUBSCRIPT_ARGUMENTS_IDS:
             ik = kids[1].children
             if len(ik) == 3:  # '[' index ']'
                 idx_node = ik[1]
         if idx_node is None:
             idx_list = node.child_by_field_id(F.indices) or node.child_by_field_name("index")
             idx_nodes = (
-                [c for c in idx_list.named_children if c.type != "comment"] if idx_list else []
+                [c for c in idx_list.named_children if c.kind_id not in COMMENT_IDS]
+                if idx_list
+                else []
             )
             if idx_list is not None and idx_list.type != "subscript_argument_list":
                 idx_nodes = [idx_list]
@@ -956,12 +1001,17 @@ class BodyLowerer(CoopLowering):
         else:
             raise self.fail("C2N1030", node, what=f"subscript of {_tyname(bt)}")
         it = index.ty
-        if it is not None and not is_int(it) and not self.host and type(it) is not A.OpaqueType:
+        if (
+            it is not None
+            and not (type(it) is _SCALAR and it.name in INT_NAMES)  # is_int(it), inlined
+            and not self.host
+            and type(it) is not A.OpaqueType
+        ):
             raise self.fail("C2N1030", idx_node, what=f"array index of type {_tyname(it)}")
         return N.Index(loc=self.loc(node), ty=ty, base=base, index=index)
 
     def e_unary(self, node: ts.Node) -> A.Expr:
-        op = node.child_by_field_id(F.operator).type
+        op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
         operand = self.expr(node.child_by_field_id(F.argument))
         loc = self.loc(node)
         t = operand.ty
@@ -974,7 +1024,7 @@ class BodyLowerer(CoopLowering):
         return N.Unary(loc=loc, op=op, operand=operand, ty=ty)
 
     def e_pointer(self, node: ts.Node) -> A.Expr:
-        op = node.child_by_field_id(F.operator).type
+        op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
         operand = self.expr(node.child_by_field_id(F.argument))
         t = operand.ty
         if op == "*":
@@ -1020,7 +1070,7 @@ class BodyLowerer(CoopLowering):
             op_node = node.child_by_field_id(F.operator)
             left_node = node.child_by_field_id(F.left)
             right_node = node.child_by_field_id(F.right)
-        op = op_node.type
+        op = KIND_NAMES[op_node.kind_id]
         override = self.u.op_override
         if override:
             op = override.get(op_node.start_byte, op)
@@ -1029,7 +1079,12 @@ class BodyLowerer(CoopLowering):
         if op in _COMPARISONS:  # _binary_type's first case, inlined: hot
             ty = BOOL
         else:
-            ty = self._binary_type(op, left.ty, right.ty, node)
+            lt, rt = left.ty, right.ty
+            if type(lt) is _SCALAR and type(rt) is _SCALAR and op in _ARITHMETIC:
+                # _binary_type's second case (arith_result's table, read directly): hot
+                ty = ARITH_BY_NAME.get((lt.name, rt.name)) or arith_result(lt, rt)
+            else:
+                ty = self._binary_type(op, lt, rt, node)
         return N.Binary(loc=self.loc(node), ty=ty, op=op, left=left, right=right)
 
     def _binary_type(
@@ -1063,9 +1118,14 @@ class BodyLowerer(CoopLowering):
         return arith_result(lt, rt)
 
     def e_assign(self, node: ts.Node) -> A.Expr:
-        op = node.child_by_field_id(F.operator).type
-        t_node = node.child_by_field_id(F.left)
-        v_node = node.child_by_field_id(F.right)
+        kids = node.children
+        if len(kids) == 3:  # left, operator, right (no comments in between)
+            t_node, op_node, v_node = kids
+        else:
+            op_node = node.child_by_field_id(F.operator)
+            t_node = node.child_by_field_id(F.left)
+            v_node = node.child_by_field_id(F.right)
+        op = KIND_NAMES[op_node.kind_id]
         target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
         value = _EXPR_BY_ID[v_node.kind_id](self, v_node)
         if not isinstance(target, (A.Name, A.Index, A.Member, A.Unary)) or (
@@ -1101,7 +1161,7 @@ class BodyLowerer(CoopLowering):
             v = node.child_by_field_id(F.value)
             inner = v
             while inner is not None and inner.type == "parenthesized_expression":
-                kids = [c for c in inner.named_children if c.type != "comment"]
+                kids = [c for c in inner.named_children if c.kind_id not in COMMENT_IDS]
                 inner = kids[0] if len(kids) == 1 else None
             of = None
             if (
@@ -1156,10 +1216,10 @@ class BodyLowerer(CoopLowering):
             elif n.type == "template_function":
                 parts.append(_text(n.child_by_field_id(F.name)))
                 al = n.child_by_field_id(F.arguments)
-                targs = [c for c in al.named_children if c.type != "comment"] if al else []
+                targs = [c for c in al.named_children if c.kind_id not in COMMENT_IDS] if al else []
                 break
             else:  # _text(n), from the bytes this lowerer reads
-                text = self.src[n.start_byte : n.end_byte].decode("utf-8", "replace")
+                text = self.src[n.start_byte : n.end_byte].decode()
                 parts.append(text.replace(" ", ""))
                 break
         return "::".join(parts), targs
@@ -1171,15 +1231,21 @@ class BodyLowerer(CoopLowering):
         return self._qualified_call_name(fn)[0].split("::")[-1]
 
     def e_call(self, node: ts.Node) -> A.Expr:
-        for c in node.children:
-            if c.type == "kernel_call_syntax":
-                if self.host:
-                    return N.Name(loc=self.loc(node), name="<launch>", ty=None)
-                raise self.fail("C2N1014", node, kernel=self._callee_name(node))
-        fn = node.child_by_field_id(F.function)
-        args_node = node.child_by_field_id(F.arguments)
+        kids = node.children
+        if len(kids) == 2:  # function, arguments (no launch configuration, no comment)
+            fn, args_node = kids
+        else:
+            for c in kids:
+                if c.type == "kernel_call_syntax":
+                    if self.host:
+                        return N.Name(loc=self.loc(node), name="<launch>", ty=None)
+                    raise self.fail("C2N1014", node, kernel=self._callee_name(node))
+            fn = node.child_by_field_id(F.function)
+            args_node = node.child_by_field_id(F.arguments)
         arg_nodes = (
-            [c for c in args_node.named_children if c.type != "comment"] if args_node else []
+            [c for c in args_node.named_children if c.kind_id not in COMMENT_IDS]
+            if args_node
+            else []
         )
         loc = self.loc(node)
         ft = fn.type
@@ -1203,6 +1269,48 @@ class BodyLowerer(CoopLowering):
         parts = name.split("::")
         short = parts[-1]
         ns = parts[-2] if len(parts) > 1 else ""
+        if ns or short in _SPECIAL_CALLS or "numeric_limits" in name:
+            special = self._special_call(node, name, short, ns, targ_nodes, arg_nodes, loc)
+            if special is not None:
+                return special
+        self.in_assert = short == "assert"
+        try:
+            args = [self.expr(a) for a in arg_nodes]
+        finally:
+            self.in_assert = False
+        targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
+        if ns not in ("", "std", "cuda::std", "cuda"):
+            if self.host:
+                return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
+            raise self.fail("C2N1021", node, name=name)
+        fi = self.u.functions.get(short)
+        if fi is not None and not self.host:
+            return self._user_call(node, short, fi, args, targs, arg_nodes)
+        if short in I.RULES:
+            lo, hi = I.ARITY[short]
+            if not (lo <= len(args) <= hi) and not self.host:
+                exp = str(lo) if lo == hi else f"{lo} to {hi}"
+                raise self.fail("C2N1028", node, name=short, got=len(args), expected=exp)
+            ty = I.result_type(short, [a.ty for a in args])
+            return N.Call(loc=loc, func=short, args=tuple(args), template_args=tuple(targs), ty=ty)
+        if self.host:
+            return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
+        raise self.fail("C2N1021", node, name=name)
+
+    def _special_call(
+        self,
+        node: ts.Node,
+        name: str,
+        short: str,
+        ns: str,
+        targ_nodes: list[ts.Node],
+        arg_nodes: list[ts.Node],
+        loc: SourceLoc,
+    ) -> A.Expr | None:
+        """Calls that are not plain function calls: C++ casts, cooperative groups, refused
+        families (tensor cores, textures, async copies, device-side launches), numeric limits,
+        printf.  None: an ordinary call.  (Only names in ``_SPECIAL_CALLS``, qualified names
+        and numeric_limits can be one.)"""
         if short in ("static_cast", "reinterpret_cast", "const_cast", "dynamic_cast") and not ns:
             if len(targ_nodes) != 1 or len(arg_nodes) != 1:
                 raise self.fail("C2N1030", node, what=short)
@@ -1238,29 +1346,7 @@ class BodyLowerer(CoopLowering):
         if short == "printf":
             self.note("C2N1019", node)
             return N.IntLit(loc=loc, value=0, ty=INT)
-        self.in_assert = short == "assert"
-        try:
-            args = [self.expr(a) for a in arg_nodes]
-        finally:
-            self.in_assert = False
-        targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
-        if ns not in ("", "std", "cuda::std", "cuda"):
-            if self.host:
-                return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
-            raise self.fail("C2N1021", node, name=name)
-        fi = self.u.functions.get(short)
-        if fi is not None and not self.host:
-            return self._user_call(node, short, fi, args, targs, arg_nodes)
-        if short in I.RULES:
-            lo, hi = I.ARITY[short]
-            if not (lo <= len(args) <= hi) and not self.host:
-                exp = str(lo) if lo == hi else f"{lo} to {hi}"
-                raise self.fail("C2N1028", node, name=short, got=len(args), expected=exp)
-            ty = I.result_type(short, [a.ty for a in args])
-            return N.Call(loc=loc, func=short, args=tuple(args), template_args=tuple(targs), ty=ty)
-        if self.host:
-            return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
-        raise self.fail("C2N1021", node, name=name)
+        return None
 
     def _template_arg(self, node: ts.Node) -> A.Expr | A.CType:
         if node.type in ("type_descriptor", "type_identifier"):
@@ -1268,7 +1354,7 @@ class BodyLowerer(CoopLowering):
             simple = node if node.type == "type_identifier" else None
             if node.type == "type_descriptor" and node.child_by_field_id(F.declarator) is None:
                 t = node.child_by_field_id(F.type)
-                quals = [c for c in node.children if c.type == "type_qualifier"]
+                quals = [c for c in node.children if c.kind_id in QUALIFIER_IDS]
                 if t is not None and t.type == "type_identifier" and not quals:
                     simple = t
             if simple is not None:
@@ -1289,7 +1375,7 @@ class BodyLowerer(CoopLowering):
     def _paren_type_cast(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
     ) -> A.Expr | None:
-        inner = [c for c in fn.named_children if c.type != "comment"]
+        inner = [c for c in fn.named_children if c.kind_id not in COMMENT_IDS]
         if len(inner) != 1 or inner[0].type != "identifier" or len(arg_nodes) != 1:
             return None
         name = _text(inner[0])
@@ -1455,12 +1541,31 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
 
 
 _SCALAR = A.ScalarType
-_PRIMITIVE_IDS = frozenset(
-    i
-    for i in range(language().node_kind_count)
-    if language().node_kind_for_id(i) == "primitive_type"
-)
+_PRIMITIVE_IDS = PRIMITIVE_IDS
 _COMPARISONS = frozenset(("<", "<=", ">", ">=", "==", "!=", "&&", "||"))
+_ARITHMETIC = frozenset(("+", "-", "*", "/"))
+# unqualified callee names BodyLowerer._special_call handles (every other unqualified name,
+# without numeric_limits in it, is an ordinary call)
+_SPECIAL_CALLS = frozenset(
+    (
+        "static_cast",
+        "reinterpret_cast",
+        "const_cast",
+        "dynamic_cast",
+        "this_thread_block",
+        "tiled_partition",
+        "printf",
+    )
+) | (I.TENSOR_CORE_FUNCS | I.TEXTURE_FUNCS | I.ASYNC_FUNCS | I.DEVICE_RUNTIME_FUNCS)
+_INIT_DECLARATOR_IDS = kind_ids("init_declarator")
+_IDENTIFIER_IDS = kind_ids("identifier")
+_SUBSCRIPT_ARGUMENTS_IDS = kind_ids("subscript_argument_list")
+_REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
+_CALL_IDS = kind_ids("call_expression")
+_BINARY_IDS = kind_ids("binary_expression")
+_INITIALIZER_LIST_IDS = kind_ids("initializer_list")
+_ARGUMENT_LIST_IDS = kind_ids("argument_list")
+_BRACE_OR_ARGS_IDS = _INITIALIZER_LIST_IDS | _ARGUMENT_LIST_IDS
 
 
 def _by_kind_id(table: dict[str, Callable], other: Callable | None) -> list[Callable | None]:

@@ -69,4 +69,4 @@ class _Placeholder(Exception):
 
 
 def _text(node: ts.Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
+    return (node.text or b"").decode()  # every tree is parsed from UTF-8, cut on characters

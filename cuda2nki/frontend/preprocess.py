@@ -20,7 +20,6 @@ the CUDA 12 version macros are predefined (``-D`` overrides them).
 
 from __future__ import annotations
 
-import difflib
 import io
 import os
 import re
@@ -47,12 +46,17 @@ _HASH_RE = re.compile(r"#[ \t]*(\w*)(.*)$", re.M)  # starts with a literal: a fa
 
 def _directives(text: str) -> Iterator[tuple[str, str, str]]:
     """(name, rest, whole line) of each directive line, as ``_DIRECTIVE_RE.finditer`` finds
-    them, but scanning for ``#`` first instead of trying a match at every position."""
-    for m in _HASH_RE.finditer(text):
-        start = text.rfind("\n", 0, m.start()) + 1
-        if text[start : m.start()].strip(" \t"):
-            continue  # a '#' after code on its line
-        yield m.group(1), m.group(2), text[start : m.end()]
+    them, but jumping from ``#`` to ``#`` with ``str.find`` (a memchr scan) instead of trying a
+    match at every position; each ``#`` starts a match of ``_HASH_RE`` (it always matches), the
+    next search resumes where that match ends, as ``_HASH_RE.finditer`` would."""
+    find, match = text.find, _HASH_RE.match
+    pos = find("#")
+    while pos >= 0:
+        m = match(text, pos)
+        start = text.rfind("\n", 0, pos) + 1
+        if not text[start:pos].strip(" \t"):  # else a '#' after code on its line
+            yield m.group(1), m.group(2), text[start : m.end()]
+        pos = find("#", m.end())
 
 
 _LINE_MARK_RE = re.compile(r'^#line (\d+) "(.*)"\s*$')
@@ -79,8 +83,18 @@ class LineMap:
         """Mark the rows whose text is the original line (their columns need no mapping)."""
         if self.files is None or self.lines is None or self.out_lines is None:
             return
+        files, n = self.files, len(self.out_lines)
+        if (
+            n
+            and len(files) == n
+            and files.count(files[0]) == n
+            and self.lines == list(range(1, n + 1))
+        ):
+            orig = self._orig_lines(files[0])  # line for line: row r is line r + 1
+            self.exact = [a == b for a, b in zip(self.out_lines, orig)] + [False] * (n - len(orig))
+            return
         out = []
-        orig: list[str] = []
+        orig = []
         last: object = object()  # no file yet
         for f, ln, text in zip(self.files, self.lines, self.out_lines):
             if f is not last:  # one file's rows come in runs
@@ -111,32 +125,30 @@ class LineMap:
 
     def pos(self, row: int, col0: int) -> tuple[str, int, int]:
         """Map output (row, 0-based column) to the original (file, line, 1-based column)."""
-        key = self._col_cache.get(row, -1)
-        if key == -1:
-            key = self._col_key(row) if self.out_lines is not None else None
-            self._col_cache[row] = key
         files = self.files
         if files is not None and 0 <= row < len(files):
             file, line = files[row], self.lines[row]  # type: ignore[index]
         else:
             file, line = self.default_file, row + 1
+        line, col = self.point(row, col0, line)
+        return file, line, col
+
+    def point(self, row: int, col0: int, line: int) -> tuple[int, int]:
+        """(line, 1-based column) in the original of output (row, 0-based column), where
+        ``line`` is the row's original line (a column after a macro call that consumed lines
+        is on a later line)."""
+        key = self._col_cache.get(row, -1)
+        if key == -1:
+            key = self._col_key(row) if self.out_lines is not None else None
+            self._col_cache[row] = key
         if key is None:
-            return file, line, col0 + 1
-        prefix, suffix, n_out, n_orig, extra, blocks = key
+            return line, col0 + 1
+        prefix, split, extra, shift, mid = key
         if col0 < prefix:
-            return file, line, col0 + 1
-        if col0 >= n_out - suffix:  # after the expansion: the (possibly later) original line
-            return file, line + extra, col0 - n_out + n_orig + 1
-        # inside the changed region: matching runs keep their place, anything else (a macro
-        # expansion) maps to where the differing text starts in the original
-        mapped = prefix
-        for a, b, size in blocks:
-            if col0 < a:
-                break
-            if col0 < a + size:
-                return file, line, b + (col0 - a) + 1
-            mapped = b + size
-        return file, line, mapped + 1
+            return line, col0 + 1
+        if col0 >= split:  # after the expansion: the (possibly later) original line
+            return line + extra, col0 + shift
+        return line, mid[col0 - prefix]
 
     def exact_row(self, row: int) -> bool:
         """True when output row ``row`` is its original line unchanged (after ``pos(row, ...)``)."""
@@ -146,6 +158,11 @@ class LineMap:
         return self.pos(row, col0)[2]
 
     def _col_key(self, row: int) -> tuple | None:
+        """How the columns of output row ``row`` map back: None when the row is its original
+        line unchanged, else ``(prefix, split, extra, shift, mid)``: columns before ``prefix``
+        are unchanged, from ``split`` on they are the original line's end (``extra`` lines
+        later, shifted by ``shift``), and ``mid`` holds the 1-based original column of each
+        column in between (see :meth:`point`)."""
         if not (0 <= row < len(self.out_lines or ())):
             return None
         out = self.out_lines[row]
@@ -177,18 +194,84 @@ class LineMap:
         a_mid, b_mid = out[p : len(out) - sfx], orig[p:mid_end]
         blocks: tuple[tuple[int, int, int], ...] = ()
         if _share_a_bigram(a_mid, b_mid):  # else no matching run of 2 or more: no blocks
-            sm = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False)
             blocks = tuple(
-                (a + p, b + p, size) for a, b, size in sm.get_matching_blocks() if size >= 2
+                (a + p, b + p, size) for a, b, size in _matching_blocks(a_mid, b_mid) if size >= 2
             )
-        return p, sfx, len(out), n_orig, extra, blocks
+        split = len(out) - sfx
+        return p, split, extra, n_orig - len(out) + 1, _middle_columns(p, split, blocks)
+
+
+def _middle_columns(prefix: int, split: int, blocks: tuple[tuple[int, int, int], ...]) -> list[int]:
+    """The original 1-based column of each output column in ``[prefix, split)``: matching runs
+    (``blocks``: output start, original start, size; in order, inside the range) keep their
+    place; anything else (a macro expansion) maps to where the differing text starts in the
+    original (the end of the previous run, or ``prefix``)."""
+    out: list[int] = []
+    mapped = pos = prefix
+    for a, b, size in blocks:
+        out += [mapped + 1] * (a - pos)
+        out += range(b + 1, b + size + 1)
+        mapped, pos = b + size, a + size
+    out += [mapped + 1] * (split - pos)
+    return out
+
+
+def _matching_blocks(a: str, b: str) -> list[tuple[int, int, int]]:
+    """``difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()``, without
+    its sentinel: the same blocks (same recursion on the longest match, same tie-breaking,
+    adjacent blocks merged), with each longest match found by substring search."""
+    found: list[tuple[int, int, int]] = []
+    queue = [(0, len(a), 0, len(b))]
+    while queue:
+        alo, ahi, blo, bhi = queue.pop()
+        i, j, k = _longest_match(a, b, alo, ahi, blo, bhi)
+        if k:
+            found.append((i, j, k))
+            if alo < i and blo < j:
+                queue.append((alo, i, blo, j))
+            if i + k < ahi and j + k < bhi:
+                queue.append((i + k, ahi, j + k, bhi))
+    found.sort()
+    merged: list[tuple[int, int, int]] = []
+    i1 = j1 = k1 = 0
+    for i2, j2, k2 in found:
+        if i1 + k1 == i2 and j1 + k1 == j2:
+            k1 += k2
+        else:
+            if k1:
+                merged.append((i1, j1, k1))
+            i1, j1, k1 = i2, j2, k2
+    if k1:
+        merged.append((i1, j1, k1))
+    return merged
+
+
+def _longest_match(a: str, b: str, alo: int, ahi: int, blo: int, bhi: int) -> tuple[int, int, int]:
+    """The longest common run of ``a[alo:ahi]`` and ``b[blo:bhi]`` as ``(i, j, size)``: the
+    earliest in ``a``, then in ``b``, as difflib's ``find_longest_match`` without junk;
+    ``(alo, blo, 0)`` when they share no character."""
+    sub = b[blo:bhi]
+    besti, bestj, bestk = alo, blo, 0
+    for i in range(alo, ahi):
+        if ahi - i <= bestk:
+            break
+        k = bestk + 1  # only a longer run than the best so far can replace it
+        j = sub.find(a[i : i + k])
+        if j < 0:
+            continue
+        while i + k < ahi:
+            longer = sub.find(a[i : i + k + 1])
+            if longer < 0:
+                break
+            j, k = longer, k + 1
+        besti, bestj, bestk = i, blo + j, k
+    return besti, bestj, bestk
 
 
 def _share_a_bigram(a: str, b: str) -> bool:
     if len(a) < 2 or len(b) < 2:
         return False
-    pairs = {b[i : i + 2] for i in range(len(b) - 1)}
-    return any(a[i : i + 2] in pairs for i in range(len(a) - 1))
+    return any(a[i : i + 2] in b for i in range(len(a) - 1))
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -237,6 +320,7 @@ def _needs_pcpp(text: str) -> bool:
 
 
 _OBJ_DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)(?:[ \t]+(.*?))?[ \t]*$")
+_OBJ_DEFINE_LINES_RE = re.compile(_OBJ_DEFINE_RE.pattern, re.M)  # the same, on every line
 _TOKEN_RE = re.compile(
     r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|[A-Za-z_]\w*", re.S
 )
@@ -294,20 +378,26 @@ def _simple_defines(text: str, defines: Mapping[str, str]) -> dict[str, str] | N
 
 
 def _expand_simple(text: str, filename: str, table: dict[str, str]) -> Preprocessed:
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith("#") and _OBJ_DEFINE_RE.match(line):
-            lines[i] = ""
-    body = "\n".join(lines)
+    body = _OBJ_DEFINE_LINES_RE.sub("", text)  # each #define line left empty
     used = [n for n in table if n in body]  # only the macros the code mentions
     if used:
         names = "|".join(sorted((re.escape(n) for n in used), key=len, reverse=True))
-        # comments and literals are matched (and kept) so that names inside them are not replaced
+        # comments and literals are matched (and kept) so that names inside them are not
+        # replaced; every alternative starts with a literal character, so the search skips to
+        # the next candidate character (a leading \b would make it try every position): the
+        # word boundary before a name is checked in `replace` instead
         pattern = re.compile(
-            r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\b(?:" + names + r")\b",
+            r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|(?:" + names + r")\b",
             re.S,
         )
-        body = pattern.sub(lambda t: table.get(t.group(0), t.group(0)), body)
+
+        def replace(t: re.Match[str], text: str = body) -> str:
+            word, at = t.group(0), t.start()
+            if at and (text[at - 1].isalnum() or text[at - 1] == "_"):
+                return word  # inside a longer name: no match of the \b form starts here
+            return table.get(word, word)
+
+        body = pattern.sub(replace, body)
     out_lines = body.split("\n")
     if _needs_respell(body):
         out_lines = [_respell(x) for x in out_lines]

@@ -108,12 +108,16 @@ LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 _CONST_SCALARS = {name: ScalarType(name=name, const=True) for name in S}
 
 
+# one-token type names (a scalar name wins over a vector name): what named_type looks up
+NAMED_TYPES: dict[str, CType] = {
+    **VECTOR_TYPES,
+    **{name: S[scalar] for name, scalar in NAMED_SCALARS.items()},
+}
+
+
 def named_type(name: str) -> CType | None:
     """The CType for a one-token type name (``float``, ``size_t``, ``float4``...), else None."""
-    s = NAMED_SCALARS.get(name)
-    if s is not None:
-        return S[s]
-    return VECTOR_TYPES.get(name)
+    return NAMED_TYPES.get(name)
 
 
 def with_const(t: CType, const: bool = True) -> CType:
@@ -138,13 +142,13 @@ def is_arith(t: CType | None) -> bool:
     return isinstance(t, ScalarType) and t.name != "void"
 
 
-_INT_NAMES = frozenset(
+INT_NAMES = frozenset(
     ("bool", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64")
 )
 
 
 def is_int(t: CType | None) -> bool:
-    return type(t) is ScalarType and t.name in _INT_NAMES
+    return type(t) is ScalarType and t.name in INT_NAMES
 
 
 _RANK = {
@@ -170,7 +174,8 @@ _PROMOTED = {
     )
     for n in S
 }
-_ARITH_CACHE: dict[tuple[str, str], ScalarType] = {}
+# usual arithmetic conversion of two scalar types, by name (filled on first use)
+ARITH_BY_NAME: dict[tuple[str, str], ScalarType] = {}
 
 
 def promote(t: CType | None) -> CType | None:
@@ -184,10 +189,10 @@ def arith_result(a: CType | None, b: CType | None) -> CType | None:
     """C usual arithmetic conversions (with half/bf16 computed as float)."""
     if type(a) is ScalarType and type(b) is ScalarType:
         key = (a.name, b.name)
-        got = _ARITH_CACHE.get(key)
+        got = ARITH_BY_NAME.get(key)
         if got is None:
             got = _arith(_PROMOTED.get(a.name, a), _PROMOTED.get(b.name, b))
-            _ARITH_CACHE[key] = got
+            ARITH_BY_NAME[key] = got
         return got
     a, b = promote(a), promote(b)
     return a if isinstance(a, ScalarType) else b if isinstance(b, ScalarType) else a

@@ -15,7 +15,14 @@ from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
-from cuda2nki.frontend.cst import F, describe_error, first_error
+from cuda2nki.frontend.cst import (
+    COMMENT_IDS,
+    QUALIFIER_IDS,
+    F,
+    describe_error,
+    first_error,
+    kind_ids,
+)
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
@@ -29,6 +36,8 @@ from cuda2nki.frontend.typesys import (
 )
 
 _FUNC_QUALS = ("__global__", "__device__", "__host__")
+_PARAMETER_IDS = kind_ids("parameter_declaration")
+_REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
 _BLANK_RE = re.compile(rb"[^\n]")
 
 
@@ -84,7 +93,7 @@ class UnitContext:
         if self.identity and self.ascii:  # the common case: no mapping at all (hot)
             self.loc = _identity_loc(filename)  # type: ignore[method-assign]
         elif self.ascii and _is_line_for_line(linemap, filename):  # simple macros expanded
-            mapped = _line_for_line_loc(filename, linemap.exact, self._mapped_loc)
+            mapped = _line_for_line_loc(filename, linemap.exact, linemap.point)
             self.loc = mapped  # type: ignore[method-assign]
 
     # ------------------------------------------------------------------ locations
@@ -151,7 +160,7 @@ class UnitContext:
                 name = _text(node.child_by_field_id(F.name))
                 self.typedefs[name] = low.type_descriptor(node.child_by_field_id(F.type))
                 return
-            quals = tuple([c for c in node.children if c.type == "type_qualifier"])
+            quals = tuple([c for c in node.children if c.kind_id in QUALIFIER_IDS])
             base = low.type_of(node.child_by_field_id(F.type), quals)
             for i, c in enumerate(node.children):
                 if node.field_name_for_child(i) == "declarator":
@@ -222,7 +231,7 @@ class UnitContext:
         quals = tuple(
             c
             for c in node.children
-            if c.type == "type_qualifier" and _text(c) in ("const", "constexpr")
+            if c.kind_id in QUALIFIER_IDS and _text(c) in ("const", "constexpr")
         )
         try:
             base = low.type_of(type_node, quals)
@@ -373,7 +382,7 @@ class UnitContext:
                 "reference_declarator",
             ):
                 if d.type == "reference_declarator":
-                    d = next((c for c in d.named_children if c.type != "comment"), None)
+                    d = next((c for c in d.named_children if c.kind_id not in COMMENT_IDS), None)
                     continue
                 if isinstance(aty, (A.PointerType,)):
                     aty = aty.pointee
@@ -565,7 +574,7 @@ class UnitContext:
             if c.type == "launch_bounds":
                 vals = []
                 for a in c.named_children:
-                    if a.type == "comment":
+                    if a.kind_id in COMMENT_IDS:
                         continue
                     v = low.const_int_node(a)
                     if v is None and any(x is None for x in low.env.values()):
@@ -609,32 +618,38 @@ def _is_line_for_line(lm: LineMap, filename: str) -> bool:
         files is not None
         and lines is not None
         and len(files) == len(lines)
-        and all(f == filename for f in files)
+        and files.count(filename) == len(files)
         and lines == list(range(1, len(lines) + 1))
     )
 
 
 def _line_for_line_loc(
-    filename: str, exact: list[bool], mapped: Callable[[int, int, int, int], SourceLoc]
+    filename: str, exact: list[bool], point: Callable[[int, int, int], tuple[int, int]]
 ) -> Callable[[ts.Node], SourceLoc]:
-    """``UnitContext.loc`` for an ASCII file preprocessed line for line: a span on two unchanged
-    rows is where the parser saw it; others go through the column map (``mapped``)."""
+    """``UnitContext.loc`` for an ASCII file preprocessed line for line (row r is line r + 1):
+    an end of a span on an unchanged row is where the parser saw it; an end on a row a macro
+    changed goes through that row's column map (``point``: ``LineMap.point``).  Each end is
+    placed on its own (a span from a changed row to an unchanged one maps one end only)."""
     new = _new_loc
     cls = SourceLoc
     n = len(exact)
 
     def loc(node: ts.Node) -> SourceLoc:
         (r, c), (er, ec) = node.start_point, node.end_point
-        if r < n and er < n and exact[r] and exact[er]:
-            loc = new(cls)
-            d = loc.__dict__
-            d["file"] = filename
+        loc = new(cls)
+        d = loc.__dict__
+        d["file"] = filename
+        if r < n and exact[r]:
             d["line"] = r + 1
             d["col"] = c + 1
+        else:
+            d["line"], d["col"] = point(r, c, r + 1)
+        if er < n and exact[er]:
             d["end_line"] = er + 1
             d["end_col"] = ec + 1
-            return loc
-        return mapped(r, c, er, ec)
+        else:
+            d["end_line"], d["end_col"] = point(er, ec, er + 1)
+        return loc
 
     return loc
 
@@ -660,7 +675,7 @@ def _param_info(
 ) -> tuple[str, A.CType | None, bool] | None:
     """(name, type, is_reference) of a parameter; None for a group or ``void``.  A non-const
     ``T&`` parameter is passed as ``T*`` (uses read through it); a ``const T&`` is a copy."""
-    if p.type != "parameter_declaration":
+    if p.kind_id not in _PARAMETER_IDS:
         raise low.fail("C2N1010", p, what=p.type.replace("_", " "))
     t = p.child_by_field_id(F.type)
     d = p.child_by_field_id(F.declarator)
@@ -669,15 +684,18 @@ def _param_info(
         if declare and d is not None:
             low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
         return None
-    quals = tuple([c for c in p.children if c.type == "type_qualifier"])
+    if t is not None and d is not None and p.child_count == 2:
+        quals: tuple[ts.Node, ...] = ()  # its two children are the type and the declarator
+    else:
+        quals = tuple([c for c in p.children if c.kind_id in QUALIFIER_IDS])
     base = low.type_of(t, quals)
     if isinstance(base, A.ScalarType) and base.name == "void" and d is None:
         return None
     if d is None:
         raise low.fail("C2N1030", p, what="unnamed parameter")
-    ref = d.type == "reference_declarator"
+    ref = d.kind_id in _REFERENCE_DECLARATOR_IDS
     if ref:
-        inner = [c for c in d.named_children if c.type != "comment"]
+        inner = [c for c in d.named_children if c.kind_id not in COMMENT_IDS]
         if not inner:
             raise low.fail("C2N1030", p, what="unnamed parameter")
         d = inner[0]
@@ -724,7 +742,7 @@ def _function_declarator(fnode: ts.Node) -> ts.Node | None:
 def _param_nodes(fnode: ts.Node) -> list[ts.Node]:
     fd = _function_declarator(fnode)
     pl = fd.child_by_field_id(F.parameters) if fd is not None else None
-    return [c for c in pl.named_children if c.type != "comment"] if pl is not None else []
+    return [c for c in pl.named_children if c.kind_id not in COMMENT_IDS] if pl is not None else []
 
 
 def _is_cg_param(low: BodyLowerer, p: ts.Node) -> bool:
@@ -733,7 +751,7 @@ def _is_cg_param(low: BodyLowerer, p: ts.Node) -> bool:
 
 
 def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
-    quals = tuple([c for c in fnode.children if c.type == "type_qualifier"])
+    quals = tuple([c for c in fnode.children if c.kind_id in QUALIFIER_IDS])
     t = low.type_of(fnode.child_by_field_id(F.type), quals)
     d = fnode.child_by_field_id(F.declarator)
     while d is not None and d.type != "function_declarator":

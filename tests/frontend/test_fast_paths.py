@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import parse_source
-from cuda2nki.frontend.preprocess import _common_prefix, _common_suffix
+from cuda2nki.frontend.preprocess import (
+    _common_prefix,
+    _common_suffix,
+    _matching_blocks,
+    _middle_columns,
+)
 from cuda2nki.frontend.unit import UnitContext
 
 _CLASSES = [
@@ -74,6 +80,40 @@ def test_common_prefix_and_suffix_match_the_character_loops(base, x, y, floor):
         assert _common_suffix(a, b, floor) == _suffix(a, b, floor)
 
 
+_RUNS = st.text(alphabet="ab (x)*+", max_size=24)
+
+
+@given(_RUNS, _RUNS, _RUNS)
+def test_matching_blocks_are_difflibs(a, b, shared):
+    for x, y in ((a, b), (a + shared, shared + b), (shared + a + shared, b + shared)):
+        sm = difflib.SequenceMatcher(None, x, y, autojunk=False)
+        assert _matching_blocks(x, y) == [tuple(m) for m in sm.get_matching_blocks() if m[2]]
+
+
+def _columns_one_by_one(prefix: int, split: int, blocks: list[tuple[int, int, int]]) -> list[int]:
+    out = []
+    for col0 in range(prefix, split):
+        mapped = prefix
+        for a, b, size in blocks:
+            if col0 < a:
+                break
+            if col0 < a + size:
+                mapped = b + (col0 - a)
+                break
+            mapped = b + size
+        out.append(mapped + 1)
+    return out
+
+
+@given(_RUNS, _RUNS, st.integers(0, 6))
+def test_middle_columns_match_the_column_by_column_map(a, b, prefix):
+    blocks = [(i + prefix, j + prefix, k) for i, j, k in _matching_blocks(a, b) if k >= 2]
+    split = prefix + len(a)
+    assert _middle_columns(prefix, split, tuple(blocks)) == _columns_one_by_one(
+        prefix, split, blocks
+    )
+
+
 _SRC = """\
 #define BLOCK 256
 #define SCALE 2.0f
@@ -82,6 +122,10 @@ __global__ void k(float* out, const float* in, int n) {
     if (i < n) {
         out[i] = in[i] * SCALE;
     }
+    float v = in[0] * SCALE   // a span from a row a macro changed to an unchanged one
+              + 1.0f;
+    out[0] = v + (1.0f +
+                  SCALE);   // and from an unchanged row to a changed one
 }
 void launch(float* o, const float* p, int n) { k<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(o, p, n); }
 """

@@ -260,3 +260,16 @@ def test_pragma_unroll_count_from_a_macro(parse):
         assert not preprocess(src, "k.cu").used_pcpp
         (loop,) = find(parse(src).kernels[0], A.For)
         assert loop.unroll == 4
+
+
+def test_object_like_macros_replace_whole_names_only():
+    src = (
+        "#define N 4\n#define NN 8\n"
+        "int a = N + NN + MY_N + N_2 + xN + N2 + _N;  /* N */ int b = (N)*N-N;\n"
+        "const char* s = \"N\"; char c = 'N'; int d = \u00e9N + N\u00e9 + N;\n"
+    )
+    pre = preprocess(src, "x.cu")
+    assert not pre.used_pcpp
+    lines = pre.text.split("\n")
+    assert lines[2] == "int a = 4 + 8 + MY_N + N_2 + xN + N2 + _N;  /* N */ int b = (4)*4-4;"
+    assert lines[3] == "const char* s = \"N\"; char c = 'N'; int d = \u00e9N + N\u00e9 + 4;"
