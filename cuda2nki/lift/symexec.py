@@ -400,7 +400,11 @@ class Executor:
             return v
         if isinstance(v, V.IntVal):
             return v.poly
-        if isinstance(v, V.Cast) and isinstance(v.operand, V.IntVal):
+        if (
+            isinstance(v, V.Cast)
+            and isinstance(v.operand, V.IntVal)
+            and _int_cast_keeps(v.operand.poly, v.dtype)
+        ):
             return v.operand.poly
         if isinstance(v, V.DExpr) and not is_float_dtype(v.dtype):
             return _data_index(v)
@@ -1010,7 +1014,9 @@ class Executor:
                 d = self.as_data(v, e.loc)
                 return d if d.dtype == e.to.name else V.Cast(e.to.name, d)
             if isinstance(v, Poly):
-                return v
+                if _int_cast_keeps(v, e.to.name):
+                    return v
+                return V.Cast(e.to.name, self.as_data(v, e.loc))  # C wraps: data, not an index
             if isinstance(v, V.DExpr):
                 return V.Cast(e.to.name, v)
         return v
@@ -1824,7 +1830,13 @@ def _data_index(v: V.DExpr) -> Poly:
         return v.poly
     if isinstance(v, V.Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
         return Poly.const(v.value)
-    if isinstance(v, V.Cast) and _int_data(v.operand) and _int_data(v):
+    if (
+        isinstance(v, V.Cast)
+        and _int_data(v.operand)
+        and _int_data(v)
+        and (v.dtype not in _NARROW_INTS or v.dtype == "uint32")
+    ):
+        # a 32-bit wrap would address outside the tensor; a wrap to 8 or 16 bits would not
         return _data_index(v.operand)
     if isinstance(v, V.Op) and v.op in ("add", "sub", "mul") and len(v.args) == 2:
         if all(_int_data(x) for x in v.args):
@@ -2116,6 +2128,30 @@ def _walk_exprs(e: object):
 
 def _has_return(s: A.Stmt) -> bool:
     return any(isinstance(x, A.Return) for x in _walk_stmts(s))
+
+
+#: integer types narrower than an index, with their values
+_NARROW_INTS = {
+    "uint32": (0, 2**32 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1),
+    "int8": (-128, 127),
+    "uint8": (0, 255),
+}
+
+
+def _int_cast_keeps(p: Poly, to: str) -> bool:
+    """Whether converting the index value ``p`` to the integer type ``to`` leaves it unchanged:
+    a wider type (index arithmetic is assumed not to overflow int32), or a narrower one whose
+    range provably holds it (C wraps the others: ``(unsigned char)(i - 500)``)."""
+    rng = _NARROW_INTS.get(to)
+    if rng is None:
+        return True
+    lo, hi = rng
+    if not af.provably_nonneg(p - lo):
+        return False
+    # an index is below 2**31 (the assumption above): only narrower types need the upper bound
+    return to == "uint32" or af.provably_nonneg(Poly.const(hi) - p)
 
 
 def _contains_sync(s: A.Stmt) -> bool:

@@ -51,7 +51,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float
 from cuda2nki.passes._analysis import alpha_key, index_only
-from cuda2nki.passes._ints import IntegerOps, wrap
+from cuda2nki.passes._ints import IntegerOps, bounds_of, wrap
 from cuda2nki.passes._iterate import IterationOps
 
 FULL, ROW, IMM = "full", "row", "imm"
@@ -356,9 +356,27 @@ class TileExprCompiler(IntegerOps, IterationOps):
             return Val(IMM, v.operand, e.dtype)
         if is_float(e.dtype) and e.dtype in ("float32", "float64") and is_float(v.dtype):
             return v  # widening float casts are free: engines compute in fp32
+        if not is_float(e.dtype) and e.dtype != "bool":
+            v = self._to_narrow_int(v, e)
         dst = self.tile("cast", v.kind, "float32" if e.dtype == "float64" else e.dtype)
         self.b.emit(TensorCopy(dst, v.operand, loc=e.loc))
         return Val(v.kind, dst, e.dtype)
+
+    def _to_narrow_int(self, v: Val, e: Cast) -> Val:
+        """What a conversion to an integer type other than (u)int32 copies: a float truncated
+        toward zero (the engines' float-to-int conversion rounds to nearest; out of range is
+        undefined in C), an integer already inside the type (C wraps the others modulo
+        2**bits, which the saturating copy does not: those are refused)."""
+        if is_float(self.type_of(e.x)):  # (an integer index is an fp32 value when addressing)
+            dst = self.tile("trunc", v.kind, "float32")
+            self.b.emit(Activation(dst, Op.TRUNC, v.operand, loc=e.loc))
+            return Val(v.kind, dst, "float32")
+        if e.dtype not in ("int8", "uint8", "int16", "uint16"):
+            return v  # (u)int32 with unknown bounds, 64-bit address arithmetic: as computed
+        lo, hi = bounds_of(e.dtype)
+        if v.lo is None or v.hi is None or v.lo < lo or v.hi > hi:
+            raise Unsupported(f"a conversion to '{e.dtype}' that may wrap", e.loc)
+        return v
 
     def _unary(self, e: Unary) -> Val:
         x = e.x

@@ -1371,8 +1371,39 @@ class Lowerer:
         if isinstance(v, Uni) and v.ty == "float":
             return Uni(f"int({v.expr})", "int")
         if isinstance(v, Tile) and v.ty == "float":
+            # truncation toward zero (an out-of-range value is undefined in C)
             t = self.op("trunc", [v.expr], "float")
             return self.op("copy", [t.expr], "int")
+        return self.int_convert(v, to, node)
+
+    def int_convert(self, v: Value, to: A.ScalarType, node: A.Node) -> Value:
+        """C's conversion of an integer to the integer type ``to``: modulo 2**bits.
+
+        A uniform value is wrapped in Python; a per-thread index value (computed at trace time
+        as an unbounded integer) becomes an int32 tile, where the 32-bit helpers give C's
+        semantics; conversions to types narrower than 32 bits are refused (integer tiles hold
+        32-bit patterns, and nothing here wraps them to 8 or 16 bits)."""
+        if to.name in ("int64", "uint64"):
+            return v  # 64-bit index arithmetic (size_t) is left as computed
+        bits = 8 * _INT_SIZES.get(to.name, 4)
+        signed = not to.name.startswith("uint")
+        if isinstance(v, Uni):
+            if bits == 32 and not signed:
+                return Uni(f"(({v.expr}) % 4294967296)", "int")
+            half = 1 << (bits - 1)
+            if signed:
+                return Uni(f"((({v.expr}) + {half}) % {2 * half} - {half})", "int")
+            return Uni(f"(({v.expr}) % {2 * half})", "int")
+        if bits < 32:
+            raise self.refuse(f"a conversion of a per-thread value to '{to.name}'", node)
+        if isinstance(v, Lin) and not signed and "-" not in f"{v.b} {v.p} {v.f}":
+            # thread and block indices, loop counters and parameters are non-negative (the
+            # index assumption); combined without a minus, so is the value: unchanged
+            return v
+        if isinstance(v, Lin | Idx) and not signed:
+            return Tile(self.tile(v, "int", node), "int", unsigned=True)
+        if isinstance(v, Tile) and v.ty == "int" and v.unsigned and signed:
+            return Tile(v.expr, "int")  # the same 32-bit pattern, read as signed
         return v
 
     def cast(self, e: A.Cast, scope: Scope) -> Value:
@@ -1665,6 +1696,10 @@ def _operands(node: A.Node) -> tuple[A.Expr | None, A.Expr | None]:
     if isinstance(node, A.Assign):
         return node.target, node.value
     return None, None
+
+
+#: byte sizes of the integer types narrower than 32 bits (others are 32-bit here)
+_INT_SIZES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2}
 
 
 def _unsigned(node: A.Node) -> bool:
