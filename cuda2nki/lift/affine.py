@@ -780,6 +780,22 @@ TRUE = Cond("true")
 FALSE = Cond("false")
 
 
+def holds(c: Cond, env: Mapping[str, int]) -> bool:
+    """``c`` at the concrete values ``env`` (every atom of ``c`` is in ``env``)."""
+    if c.kind == "true":
+        return True
+    if c.kind == "false":
+        return False
+    if c.kind == "cmp":
+        v = c.cmp.poly.evaluate(env)
+        return v < 0 if c.cmp.op == "<" else (v == 0) == (c.cmp.op == "==")
+    if c.kind == "and":
+        return all(holds(a, env) for a in c.args)
+    if c.kind == "or":
+        return any(holds(a, env) for a in c.args)
+    raise ValueError(c.kind)
+
+
 def conj(conds: Iterable[Cond]) -> Cond:
     flat: list[Cond] = []
     for c in conds:

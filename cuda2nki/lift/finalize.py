@@ -262,26 +262,14 @@ class Finalizer:
         ranges = [range(b) for b in self.block]
         for tx, ty, tz in itertools.product(*ranges):
             env = {"threadIdx.x": tx, "threadIdx.y": ty, "threadIdx.z": tz}
-            if all(_holds(c, env) for c in parts):
+            if all(af.holds(c, env) for c in parts):
                 return False
         return True
 
     def _earlier_iteration(self, w: SharedWrite, r: V.SRead, loop) -> bool:  # noqa: ANN001
         """Whether ``w``, in an iteration of ``loop`` before the reader's, may write the element
         ``r`` reads (``True`` when that cannot be ruled out)."""
-        ren: dict = {}
-        unknowns: dict = {}
-        for k, d in enumerate("xyz"):
-            t = f"threadIdx.{d}"
-            ren[t] = af.sym("w:" + t)
-            b = self.block[k] if self.block else None
-            unknowns["w:" + t] = Poly.const(b) if b is not None else af.sym(f"blockDim.{d}")
-        for lc in w.loops:
-            if lc.var not in r.ctx or lc is loop:
-                ren[lc.var] = af.sym("w:" + lc.var)
-        for lc in w.loops:
-            if lc.var not in r.ctx or lc is loop:
-                unknowns["w:" + lc.var] = lc.extent.subs(ren)
+        ren, unknowns = self._writer_frame(w, r, loop)
         widx = tuple(p.subs(ren) for p in w.index)
         with af.bounds({**unknowns, loop.var: loop.extent}):
             sol = _solve(widx, r.index, unknowns, w.guard.subs(ren))
@@ -375,8 +363,10 @@ class Finalizer:
             val = V.Select(val.dtype, V.Pred("bool", outer), val, zero)
         return V.simplify(self.resolve(val))
 
-    def _try_write(self, name: str, w: SharedWrite, r: V.SRead):
-        self.check_budget(40)  # one index system solved (and its value substituted)
+    def _writer_frame(self, w: SharedWrite, r: V.SRead, loop=None) -> tuple[dict, dict]:  # noqa: ANN001
+        """The writer's coordinates renamed apart from the reader's (``w:threadIdx.x``, ...):
+        its thread coordinates and the variables of its loops the reader is not in (and
+        ``loop``, when given), each an unknown bounded by its extent."""
         ren: dict = {}
         unknowns: dict = {}
         for k, d in enumerate("xyz"):
@@ -384,12 +374,16 @@ class Finalizer:
             ren[t] = af.sym("w:" + t)
             b = self.block[k] if self.block else None
             unknowns["w:" + t] = Poly.const(b) if b is not None else af.sym(f"blockDim.{d}")
-        for lc in w.loops:
-            if lc.var not in r.ctx:
-                ren[lc.var] = af.sym("w:" + lc.var)
-        for lc in w.loops:
-            if lc.var not in r.ctx:
-                unknowns["w:" + lc.var] = lc.extent.subs(ren)
+        free = [lc for lc in w.loops if lc.var not in r.ctx or lc is loop]
+        for lc in free:
+            ren[lc.var] = af.sym("w:" + lc.var)
+        for lc in free:
+            unknowns["w:" + lc.var] = lc.extent.subs(ren)
+        return ren, unknowns
+
+    def _try_write(self, name: str, w: SharedWrite, r: V.SRead):
+        self.check_budget(40)  # one index system solved (and its value substituted)
+        ren, unknowns = self._writer_frame(w, r)
         widx = tuple(p.subs(ren) for p in w.index)
         wguard = w.guard.subs(ren)
         with af.bounds(unknowns):
@@ -953,22 +947,6 @@ def _reads_own(r: V.SRead, value: V.DExpr) -> bool:
     """Whether ``value`` (a shared write's value) reads the array it is written to; the writer's
     array is not recorded on the value, so any shared read makes it a combination step."""
     return True
-
-
-def _holds(c: Cond, env: dict) -> bool:
-    """``c`` at the concrete values ``env`` (every atom of ``c`` is in ``env``)."""
-    if c.kind == "true":
-        return True
-    if c.kind == "false":
-        return False
-    if c.kind == "cmp":
-        v = c.cmp.poly.evaluate(env)
-        return v < 0 if c.cmp.op == "<" else (v == 0) == (c.cmp.op == "==")
-    if c.kind == "and":
-        return all(_holds(a, env) for a in c.args)
-    if c.kind == "or":
-        return any(_holds(a, env) for a in c.args)
-    raise ValueError(c.kind)
 
 
 def _solve(widx, ridx, unknowns, guard):

@@ -386,18 +386,10 @@ def _thread_cond(c: Cond) -> bool:
 
 
 def _holds(c: Cond, env: dict) -> bool:
-    if c.kind == "true":
-        return True
-    if c.kind == "false":
-        return False
-    if c.kind == "cmp":
-        v = c.cmp.poly.evaluate(env)
-        return v < 0 if c.cmp.op == "<" else (v == 0) == (c.cmp.op == "==")
-    if c.kind == "and":
-        return all(_holds(x, env) for x in c.args)
-    if c.kind == "or":
-        return any(_holds(x, env) for x in c.args)
-    raise _NotNetwork
+    try:
+        return af.holds(c, env)
+    except ValueError:
+        raise _NotNetwork from None
 
 
 def _may_hold(c: Cond, env: dict) -> bool:

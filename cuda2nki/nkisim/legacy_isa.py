@@ -61,12 +61,10 @@ def _box(mask, ndim: int):
     for a in range(m.ndim):
         other = tuple(i for i in range(m.ndim) if i != a)
         sel = m.any(axis=other) if other else m
-        idx = np.flatnonzero(sel)
-        if idx.size == 0:
-            return "empty"
-        lo, hi = int(idx[0]), int(idx[-1]) + 1
-        if hi - lo != idx.size:
-            return None
+        span = _span(sel)
+        if span is None or span == "empty":
+            return span
+        lo, hi = span
         shp = [1] * m.ndim
         shp[a] = sel.size
         prod = prod & sel.reshape(shp)
@@ -75,6 +73,16 @@ def _box(mask, ndim: int):
     if not np.array_equal(np.broadcast_to(prod, full), np.broadcast_to(m, full)):
         return None
     return box
+
+
+def _span(sel: np.ndarray):
+    """``(lo, hi)`` when the selected positions of ``sel`` are the range ``lo:hi``, "empty" when
+    none is, else ``None``."""
+    idx = np.flatnonzero(sel)
+    if idx.size == 0:
+        return "empty"
+    lo, hi = int(idx[0]), int(idx[-1]) + 1
+    return (lo, hi) if hi - lo == idx.size else None
 
 
 def _separable_box(factors: tuple[np.ndarray, ...], ndim: int):
@@ -103,13 +111,10 @@ def _separable_box(factors: tuple[np.ndarray, ...], ndim: int):
         if sel is None:
             box.append((1, 0, 1))
             continue
-        idx = np.flatnonzero(sel)
-        if idx.size == 0:
-            return "empty"
-        lo, hi = int(idx[0]), int(idx[-1]) + 1
-        if hi - lo != idx.size:
-            return None
-        box.append((sel.size, lo, hi))
+        span = _span(sel)
+        if span is None or span == "empty":
+            return span
+        box.append((sel.size, *span))
     return box
 
 
