@@ -168,6 +168,9 @@ class TileExprCompiler(IntegerOps, IterationOps):
     sizes: frozenset = frozenset()
     #: compiling a gather address: index arithmetic, left to the fp32 path (see _ints)
     addressing: bool = False
+    #: compiling a branch of a select: its reads may be outside the tensor where the select
+    #: picks the other branch (``i + 32 < n ? x[i + 32] : 0``), so they are loaded clipped
+    masked: int = 0
     #: the state tiles of the iterations being compiled (``carry(v)``; see _iterate)
     carried: dict = field(default_factory=dict)
 
@@ -536,7 +539,12 @@ class TileExprCompiler(IntegerOps, IterationOps):
             v = self.int_select(e, dtype)
             if v is not None:
                 return v
-        c, a, bv = self.compile(e.cond), self.compile(e.a), self.compile(e.b)
+        c = self.compile(e.cond)
+        self.masked += 1
+        try:
+            a, bv = self.compile(e.a), self.compile(e.b)
+        finally:
+            self.masked -= 1
         kind = FULL if FULL in (c.kind, a.kind, bv.kind) else ROW
         if c.kind == IMM:
             raise Unsupported("a condition that does not depend on the data or the index", e.loc)

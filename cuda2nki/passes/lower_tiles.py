@@ -368,6 +368,11 @@ class _Lowering:
             if cls == FLATROW:
                 return self._flat_row(b, comp, rd, dims[0], r0, rows, cols, dt)
             view = dims_for(dims, p_axis, f_axis, r0, rows, c0, cols)
+            if comp.masked and cls in (FULL, ROW):
+                shape = (rows, cols if cls == FULL else Const(1))
+                got = self._clipped_load(b, rd, shape, view, T.FULL if cls == FULL else T.ROW, dt)
+                if got is not None:
+                    return got
             if cls == FULL:
                 return self._load(b, rd, (rows, cols), view, T.FULL, dt)
             if cls == ROW:
@@ -453,6 +458,42 @@ class _Lowering:
         view = (Indirect(idx.operand), *dims_for(rest[1], p_axis, f_axis, r0, rows, c0, cols))
         free = cols if rest[0] == BCAST else Const(1)
         return self._load(b, rd, (rows, free), view, T.FULL if rest[0] == BCAST else T.ROW, dt)
+
+    def _clipped_load(self, b: T.Builder, rd: Read, shape, dims, kind: str, dtype: str):
+        """``_load`` of a read under a select, fetching only the elements inside the tensor
+        (the others are zero, and the select does not pick them): each strided dim keeps the
+        positions ``j`` with ``0 <= start + step * j < extent``.  ``None``: not a view of
+        plain slices, one per tile dim (then the plain load)."""
+        slices = [d for d in dims if isinstance(d, Slice)]
+        extents = [x for d, x in zip(dims, self.decl(rd.tensor).shape) if isinstance(d, Slice)]
+        tile_dims = [n for n in shape if n != Const(1)] if len(slices) == 1 else list(shape)
+        if (
+            len(slices) != len(dims)
+            or len(slices) != len(tile_dims)
+            or any(d.step <= 0 for d in slices)
+        ):
+            return None
+        name = b.fresh(f"{rd.tensor}_t")
+        b.emit(Alloc(name, shape, dtype, Buffer.SBUF, loc=rd.loc))
+        b.emit(Memset(T.whole(name, *shape), Lit(0.0, "float32"), loc=rd.loc))
+        dst, src, trips = [], [], None
+        for d, extent in zip(slices, extents):
+            k = Const(d.step)
+            lo = Min(d.size, Max(Const(0), CeilDiv(Const(0) - d.start, k)))
+            hi = Min(d.size, Max(lo, CeilDiv(extent - d.start, k)))
+            dst.append(Slice(lo, hi - lo))
+            src.append(Slice(plus(d.start, k * lo), hi - lo, d.step))
+            trips = hi - lo if trips is None else Min(trips, hi - lo)
+        if len(slices) == 1:  # a (rows, 1) or (1, cols) tile of a 1-D read
+            whole = dst[0]
+            dst = (
+                [whole, Slice(Const(0), Const(1))]
+                if shape[1] == Const(1)
+                else [Slice(Const(0), Const(1)), whole]
+            )
+        body = (Load(View(name, tuple(dst)), View(rd.tensor, tuple(src)), loc=rd.loc),)
+        b.emit(Loop(b.fresh("g"), 0, Min(1, trips), body=body, loc=rd.loc))
+        return T.Val(kind, T.whole(name, *shape), dtype)
 
     def _load(self, b: T.Builder, rd: Read, shape, dims, kind: str, dtype: str) -> T.Val:
         name = b.fresh(f"{rd.tensor}_t")

@@ -1,0 +1,54 @@
+"""A read guarded by a select (``i < n ? x[i] : 0``) may address past the tensor where the select
+picks the other branch; the port loads only the elements inside the tensor.  These block trees
+do not fold into one reduction (a block size that is not a power of two, a tree stopped early
+with only some of its partial sums used), so their partial sums read the input at strided
+offsets, some past its end on the last block.  (The legacy API's masked loads never read past
+the end; the current API's DMAs would.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.port.acceptance import port_variant
+
+
+def _tree(block: int, start: int, stop: int, tail: str) -> str:
+    return f"""
+__global__ void k(const float* x, float* y, int n) {{
+    __shared__ float s[{block}];
+    int t = threadIdx.x, i = blockIdx.x * {block} + t;
+    s[t] = i < n ? x[i] : 0.0f;
+    __syncthreads();
+    for (int o = {start}; o > {stop}; o >>= 1) {{
+        if (t < o) s[t] += s[t + o];
+        __syncthreads();
+    }}
+    if (t == 0) y[blockIdx.x] = {tail};
+}}
+"""
+
+
+def _bind(block: int) -> dict:
+    return {
+        "launch": {"grid": [f"ceil_div(n, {block})"], "block": [block]},
+        "params": {
+            "x": {"shape": ["n"], "dtype": "float32", "role": "in"},
+            "y": {"shape": [f"ceil_div(n, {block})"], "dtype": "float32", "role": "out"},
+            "n": 1000,
+        },
+        "check": {"shapes": [{"n": 200}, {"n": 33}]},
+    }
+
+
+CASES = [
+    ("block_of_96", 96, _tree(96, 48, 0, "s[0]")),
+    ("stopped_early", 64, _tree(64, 32, 1, "s[0]")),
+    ("stopped_at_four", 32, _tree(32, 16, 2, "s[0] + s[2]")),
+]
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("name", "block", "src"), CASES, ids=[c[0] for c in CASES])
+def test_guarded_strided_reads_stay_inside_the_tensor(name, block, src, target, tmp_path) -> None:
+    _, run, points = port_variant(f"tree/{name}", src, _bind(block), target, tmp_path, tol=1e-5)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
