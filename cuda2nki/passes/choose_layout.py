@@ -226,21 +226,29 @@ def _matrix_operands(r, axes: tuple[str, ...], batch: tuple[str, ...] = ()) -> b
 def _column_reduction(c: Compute, red: list, kernel: Kernel) -> tuple[str, dict[str, str]] | None:
     """``y[j] = reduce(op, i: f(x[i, j]))``: the reduced axis goes on partitions."""
     axes = c.domain.names
-    if len(axes) != 1 or len(red) != 1 or len(red[0].axes) != 1 or c.expr != red[0]:
+    if len(axes) != 1 or not red or any(len(r.axes) != 1 for r in red):
         return None
-    i, j = red[0].axes[0].name, axes[0]
+    first = red[0].axes[0]
+    if len(red) > 1 and any(
+        r.axes[0] != first or r.where is not None or r.op != Op.ADD for r in red
+    ):
+        return None  # several reductions: sums over the one axis, each evaluated on its own
+    if len(red) == 1 and c.expr != red[0]:
+        return None  # one reduction inside an expression: the other layouts' epilogues
+    i, j = first.name, axes[0]
     if access_class(c.target.index, j, "") is None or access_class(c.target.index, j, "")[0] != ROW:
         return None
     full = False
-    for rd in reads(red[0].body):
-        got = access_class(rd.index, i, j)
-        if (
-            got is None
-            or got[0] not in (FULL, ROW)
-            or any(t.name == rd.tensor for t in kernel.temps)
-        ):
-            return None
-        full = full or got[0] == FULL  # x[i] factors (A^T x) ride along as per-partition values
+    for r in red:
+        for rd in reads(r.body):
+            got = access_class(rd.index, i, j)
+            if (
+                got is None
+                or got[0] not in (FULL, ROW)
+                or any(t.name == rd.tensor for t in kernel.temps)
+            ):
+                return None
+            full = full or got[0] == FULL  # x[i] factors (A^T x) ride along per partition
     if not full:
         return None
     return "colreduce", {"p_axis": i, "f_axis": j, "p_tensor": c.target.tensor}

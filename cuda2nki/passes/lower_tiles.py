@@ -785,23 +785,31 @@ class _Lowering:
         ones vector accumulated over row tiles in PSUM; max/min combine row tiles elementwise and
         finish across partitions through a tensor-engine transpose."""
         a = attrs(c)
-        (r,) = _reduces(c.expr)
-        i_ax, j_ax = r.axes[0], c.domain.axes[0]
+        red = _reduces(c.expr)
+        i_ax, j_ax = red[0].axes[0], c.domain.axes[0]
         P = int(a.get("p_tile", "128"))
-        TN = int(a.get("n_tile", "512")) if r.op == Op.ADD else P
+        sums = all(r.op == Op.ADD for r in red)
+        TN = int(a.get("n_tile", "512")) if sums else P
         R, C = i_ax.extent, j_ax.extent
         u = self.b.fresh("u")
         c0 = T.Const(TN) * T.Sym(u)
         ns = Min(TN, C - c0)
         nb = self.b.nested()
-        if r.op == Op.ADD:
-            acc = self._colsum(nb, c, r, i_ax.name, j_ax.name, R, P, c0, ns)
-        else:
-            acc = self._colcombine(nb, c, r, i_ax.name, j_ax.name, R, P, c0, ns)
+        accs: dict = {}
+        for r in red:
+            if r in accs:
+                continue
+            if r.op == Op.ADD:
+                acc = self._colsum(nb, c, r, i_ax.name, j_ax.name, R, P, c0, ns)
+            else:
+                acc = self._colcombine(nb, c, r, i_ax.name, j_ax.name, R, P, c0, ns)
+            accs[r] = acc
+        acc = accs[red[0]]
         comp = _EpilogueCompiler(
             nb, acc.rows, acc.cols, _no_reads, self.params, self.ctx.diagnostics, c.loc
         )
-        comp.result, comp.acc, comp.kind = r, acc.view, T.FULL
+        comp.result, comp.acc, comp.kind = red[0], acc.view, T.FULL
+        comp.others = {r: v.view for r, v in accs.items()}
         val = comp.compile(c.expr)
         res = nb.fresh(f"{c.target.tensor}_t")
         out_dt = self.decl(c.target.tensor).dtype
@@ -826,9 +834,11 @@ class _Lowering:
         return comp.as_full(comp.compile(r.body))
 
     def _colsum(self, nb, c, r, i, j, R, P, c0, ns) -> _Acc:
+        """Column sums as ``ones^T @ body``: a ``(1, ns)`` row accumulated in PSUM."""
         acc = nb.fresh("acc")
-        nb.emit(Alloc(acc, (Const(1), ns), "float32", Buffer.PSUM, loc=c.loc))
-        acc_v = T.whole(acc, 1, ns)
+        shape = (Const(1), ns)
+        nb.emit(Alloc(acc, shape, "float32", Buffer.PSUM, loc=c.loc))
+        acc_v = T.whole(acc, *shape)
         for first in (True, False):
             kb = nb.nested()
             t = None if first else nb.fresh("t")
@@ -854,7 +864,7 @@ class _Lowering:
                         loc=c.loc,
                     )
                 )
-        return _Acc(acc_v, Const(1), ns)
+        return _Acc(acc_v, *shape)
 
     def _colcombine(self, nb, c, r, i, j, R, P, c0, ns) -> _Acc:
         part = nb.fresh("part")
@@ -1344,10 +1354,15 @@ class _EpilogueCompiler(T.TileExprCompiler):
     result: Reduce
     acc: View
     kind: str = T.FULL
+    #: several reductions (a column layout): each one's tile
+    others: dict | None = None
 
     def _compile(self, e):  # type: ignore[override]
         if e is self.result or e == self.result:
             return T.Val(self.kind if self.acc.dims[1:] != (Slice(0, 1),) else T.ROW, self.acc)
+        acc = self.others.get(e) if self.others and isinstance(e, Reduce) else None
+        if acc is not None:
+            return T.Val(self.kind if acc.dims[1:] != (Slice(0, 1),) else T.ROW, acc)
         return super()._compile(e)
 
 

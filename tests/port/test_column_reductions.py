@@ -1,0 +1,64 @@
+"""Per-column statistics with several sums over the rows in one statement (a column's variance
+from two sums, its mean plus its RMS) port as one column layout: the rows on partitions, each sum
+its own accumulator on the tensor engine, the expression combining them evaluated per column."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.port.acceptance import port_variant
+
+
+def _kernel(loop: str, result: str, init: str) -> str:
+    return f"""
+__global__ void k(const float* X, float* Y, int R, int C) {{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    {init}
+    for (int r = 0; r < R; ++r) {{ float v = X[r * C + c]; {loop} }}
+    Y[c] = {result};
+}}
+"""
+
+
+_BIND = {
+    "launch": {"grid": ["ceil_div(C, 64)"], "block": [64]},
+    "params": {
+        "X": {"shape": ["R", "C"], "dtype": "float32", "role": "in"},
+        "Y": {"shape": ["C"], "dtype": "float32", "role": "out"},
+        "R": 150,
+        "C": 300,
+    },
+    "check": {"shapes": [{"R": 1, "C": 65}, {"R": 129, "C": 7}]},
+}
+
+CASES = [
+    (
+        "variance_from_two_sums",
+        _kernel("s += v; q += v * v;", "q / R - (s / R) * (s / R)", "float s = 0.0f, q = 0.0f;"),
+    ),
+    (
+        "mean_plus_rms",
+        _kernel(
+            "acc += v; sq += v * v;", "acc / R + sqrtf(sq / R)", "float acc = 0.0f, sq = 0.0f;"
+        ),
+    ),
+    (
+        "ratio_of_sums",
+        _kernel("a += 2.0f * v; b += fabsf(v);", "a / (b + 1.0f)", "float a = 0.0f, b = 0.0f;"),
+    ),
+]
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("name", "src"), CASES, ids=[c[0] for c in CASES])
+def test_several_column_reductions_in_one_statement(name, src, target, tmp_path) -> None:
+    _, run, points = port_variant(f"colred/{name}", src, _BIND, target, tmp_path, tol=1e-4)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches  # and not ported literally
+
+
+def test_sums_beside_a_max_still_port_correctly(tmp_path) -> None:
+    src = _kernel("s += v; m = fmaxf(m, v);", "s / R - m", "float s = 0.0f, m = -1e30f;")
+    for target in ("nki", "legacy"):
+        _, run, _ = port_variant("colred/mean_max", src, _BIND, target, tmp_path, 1e-4, 3, True)
+        assert not run.mismatches, run.mismatches
