@@ -65,6 +65,24 @@ def frame_of(a: np.ndarray, flat: np.ndarray, boff: int) -> Frame | None:
     return Frame(flat, rb, r, rem // isz)
 
 
+class Lazy(NamedTuple):
+    """A tile's values still to be computed (``Storage.lazy``): ``fn(*srcs)`` into ``view``
+    (``fn`` None: a copy of the one source).  The sources are views of caller arrays, which
+    never change during a run (writes go to a copy); ``locs`` holds each one's ``(flat buffer,
+    byte offset)``."""
+
+    view: np.ndarray
+    fn: object  # a NumPy ufunc or None
+    srcs: tuple
+    locs: tuple
+
+    def compute(self) -> None:
+        if self.fn is None:
+            self.view[...] = self.srcs[0]
+        else:
+            self.fn(*self.srcs, out=self.view)  # type: ignore[operator]
+
+
 class DeferredWrites:
     """Stores collected for one HBM storage, all computing ``fn(*srcs)`` (``fn`` None: a copy of
     the one source) with the same buffers, strides and source offsets (``key``)."""
@@ -89,15 +107,11 @@ class DeferredWrites:
 
     def run(self) -> None:
         """Evaluate every collected store (as few rectangles as their boxes allow)."""
-        fn, dst, srcs = self.fn, self.dst, self.srcs
+        dst, srcs = self.dst, self.srcs
         for r0, c0, r1, c1 in rectangles(self.boxes):
             rows, cols = r1 - r0, c1 - c0
-            out = dst.view(r0, c0, rows, cols)
-            ins = [s.view(r0 + s.row, c0 + s.col, rows, cols) for s in srcs]
-            if fn is None:
-                out[...] = ins[0]
-            else:
-                fn(*ins, out=out)  # type: ignore[operator]
+            ins = tuple(s.view(r0 + s.row, c0 + s.col, rows, cols) for s in srcs)
+            Lazy(dst.view(r0, c0, rows, cols), self.fn, ins, ()).compute()
 
 
 def rectangles(boxes: list[Box]) -> list[Box]:

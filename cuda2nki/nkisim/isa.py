@@ -13,6 +13,7 @@ import numpy as np
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim import state as st
+from cuda2nki.nkisim.deferred import Lazy
 from cuda2nki.nkisim.engine import (
     FP32_CLASS,
     MATMUL_DTYPES,
@@ -216,7 +217,7 @@ def _dma_move(dst: NkiTensor, src: NkiTensor, d, ss) -> None:  # noqa: ANN001
             b = src._boff
             if b is None:
                 b = src._byte_offset()
-            ds.lazy = (out, None, (vals,), ((ss.flat, b),))
+            ds.lazy = Lazy(out, None, (vals,), ((ss.flat, b),))
         else:
             ds.fresh = False
             out[...] = vals  # same shape and dtype: np.copyto without its dispatch overhead
@@ -825,31 +826,21 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
     if b1 is psum and b2 is psum:
         return False  # the general path reports it
     ufunc = _UFUNCS[name]
-    l1, l2 = _load_of(d1, s1, False), _load_of(d2, s2, False)
-    x1 = l1[2][0] if l1 is not None else _operand(d1, s1, api)
-    x2 = l2[2][0] if l2 is not None else _operand(d2, s2, api)
+    x1 = _operand(d1, s1, api)
+    x2 = _operand(d2, s2, api)
     out = dst._a
     if out.dtype is _F32 and dst.fills_fresh(out):
         # dst.out_view() on a whole fresh fp32 storage (a new result tile), inlined
+        l1, l2 = _load_of(d1, s1, False), _load_of(d2, s2, False)
         if l1 is not None and l2 is not None:
             # both operands are deferred loads: the op is deferred too (Storage.poison), and
             # may be stored without ever being computed tile by tile (deferred.py)
-            sd.lazy = (out, ufunc, (x1, x2), (l1[3][0], l2[3][0]))
-            out = x1 = x2 = None
+            sd.lazy = Lazy(out, ufunc, (x1, x2), (l1.locs[0], l2.locs[0]))
         else:
             sd.fresh = False
+            _ufunc_into(ufunc, x1, x2, out, dst, s1, s2, api)
     else:
-        out = dst.out_view()
-    if x1 is None:
-        pass
-    elif (
-        out is not None
-        and (s1 is not sd or not np.may_share_memory(out, x1))
-        and (s2 is not sd or not np.may_share_memory(out, x2))
-    ):
-        ufunc(x1, x2, out=out)
-    else:
-        dst.assign(ufunc(x1, x2), api=api)
+        _ufunc_into(ufunc, x1, x2, dst.out_view(), dst, s1, s2, api)
     free = shp[1] if len(shp) == 2 else math.prod(shp[1:])
     record(
         "vector",
@@ -867,6 +858,20 @@ def _tensor_tensor_f32(dst: NkiTensor, d1: NkiTensor, d2: NkiTensor, name: str) 
     return True
 
 
+def _ufunc_into(ufunc, x1, x2, out, dst: NkiTensor, s1, s2, api: str) -> None:  # noqa: ANN001
+    """``dst = ufunc(x1, x2)``, straight into ``out`` (``dst``'s float32 view, or ``None``)
+    unless it overlaps an operand of the same storage."""
+    sd = dst.storage
+    if (
+        out is not None
+        and (s1 is not sd or not np.may_share_memory(out, x1))
+        and (s2 is not sd or not np.may_share_memory(out, x2))
+    ):
+        ufunc(x1, x2, out=out)
+    else:
+        dst.assign(ufunc(x1, x2), api=api)
+
+
 def _operand(t: NkiTensor, stg, api: str) -> np.ndarray:
     """``t.values(api)`` of a strided view, with the plain case and deferred DMA loads inlined.
 
@@ -878,19 +883,19 @@ def _operand(t: NkiTensor, stg, api: str) -> np.ndarray:
             return t._a  # no deferred matmul, poison or written mask
         lazy = _load_of(t, stg, False)
         if lazy is not None:
-            return lazy[2][0]
+            return lazy.srcs[0]
     return t.values(api)
 
 
-def _load_of(t: NkiTensor, stg, ops: bool) -> tuple | None:
+def _load_of(t: NkiTensor, stg, ops: bool) -> Lazy | None:
     """``stg.lazy`` when ``t`` is the whole view a deferred load (``ops``: or a deferred
     elementwise op) wrote and nothing has touched the tile since; else ``None``."""
     lazy = stg.lazy
     if (
         lazy is not None
         and stg.fresh
-        and lazy[0] is t._a
-        and (ops or lazy[1] is None)
+        and lazy.view is t._a
+        and (ops or lazy.fn is None)
         and t._gen == stg.gen
         and stg.pending is None
         and stg.mm_pending is None

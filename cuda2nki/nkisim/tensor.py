@@ -22,7 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.deferred import DeferredWrites, frame_of
+from cuda2nki.nkisim.deferred import DeferredWrites, Lazy, frame_of
 from cuda2nki.nkisim.errors import fail, invalid, new_site, port_site, unsupported
 
 _UIDS = itertools.count()
@@ -130,7 +130,7 @@ class Storage:
         # legacy affine_range checks: per element, the last writer's (loop << 32 | iteration)
         self.aff: np.ndarray | None = None
         # while ``fresh``: a deferred DMA load or elementwise op on loaded tiles, see ``poison``
-        self.lazy: tuple | None = None
+        self.lazy: Lazy | None = None
         # HBM, while ``pending``: stores whose values are still to be computed (deferred.py)
         self.deferred: DeferredWrites | None = None
         self.uid = next(_UIDS)  # unique for the process (``id()`` values are reused)
@@ -193,11 +193,8 @@ class Storage:
         """Make the stored values real before they are read or partly overwritten.
 
         A fresh storage gets its poison, or, where a DMA load into the whole tile was deferred,
-        the loaded values; where an elementwise op on such tiles was deferred, its result.
-        ``lazy`` is ``(view, fn, sources, locations)``: the destination view, the NumPy ufunc
-        (``None``: a copy of the one source), the source views (views of caller arrays, which
-        never change during a run: writes go to a copy) and each source's ``(flat, byte
-        offset)``.
+        the loaded values; where an elementwise op on such tiles was deferred, its result
+        (``lazy``, see :class:`~cuda2nki.nkisim.deferred.Lazy`).
         """
         if self.pending is not None:
             self.settle()
@@ -206,11 +203,7 @@ class Storage:
             lazy = self.lazy
             if lazy is not None:
                 self.lazy = None
-                fn = lazy[1]
-                if fn is None:
-                    lazy[0][...] = lazy[2][0]
-                else:
-                    fn(*lazy[2], out=lazy[0])
+                lazy.compute()
             else:
                 self.flat.fill(dt.poison_value(self.dtype))
 
@@ -972,7 +965,7 @@ class NkiTensor:
             self._mark_pending(None)
         return a
 
-    def defer_write(self, lazy: tuple) -> bool:
+    def defer_write(self, lazy: Lazy) -> bool:
         """Write ``lazy``'s values (a deferred load or elementwise op, see ``Storage.poison``)
         into this whole view later (see deferred.py): True if deferred, False if the caller must
         write them now.
@@ -997,12 +990,12 @@ class NkiTensor:
         if dst is None:
             return False
         srcs = []
-        for v, (flat, boff) in zip(lazy[2], lazy[3]):
+        for v, (flat, boff) in zip(lazy.srcs, lazy.locs):
             f = frame_of(v, flat, boff) if v.shape == a.shape and v.dtype == a.dtype else None
             if f is None:
                 return False
             srcs.append(f)
-        fn = lazy[1]
+        fn = lazy.fn
         key = DeferredWrites.key_of(fn, dst, tuple(srcs))
         d = stg.deferred
         if d is None or d.key != key:
@@ -1112,7 +1105,8 @@ class NkiTensor:
         sel = view if where is None else view[np.broadcast_to(where, self.shape)]
         clash = (sel >= base) & (sel < base + (1 << 32)) & (sel != mark)
         if clash.any():
-            first = int(np.int32(np.uint32(np.asarray(sel)[clash].reshape(-1)[0] & 0xFFFFFFFF)))
+            low = int(np.asarray(sel)[clash].reshape(-1)[0]) & 0xFFFFFFFF
+            first = low - (1 << 32) if low >= 1 << 31 else low  # the iteration, signed
             raise fail("C2N3030", first=first, second=it, what=stg.name or "an output")
         if where is None:
             view[...] = mark
