@@ -288,5 +288,10 @@ def is_int(dtype: str) -> bool:
     return dtype in INT_DTYPES
 
 
+def is_narrow_int(dtype: str) -> bool:
+    """An integer type narrower than 32 bits (C wraps a conversion to it modulo 2**bits)."""
+    return dtype in INT_DTYPES and DTYPE_BYTES[dtype] < 4
+
+
 def is_dtype(dtype: str) -> bool:
     return dtype in DTYPE_BYTES

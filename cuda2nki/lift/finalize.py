@@ -47,6 +47,7 @@ class Finalizer:
         self.units_left: float = BUDGET_UNITS
         self._folded: dict = {}
         self._networks: dict = {}
+        self._left: set = set()  # (read, loop variable, conditions) already cleared
         self._active = 0
         # simplification is charged per memo miss: start each kernel from an empty memo, so
         # what it costs does not depend on the kernels lifted before it in this process
@@ -229,8 +230,9 @@ class Finalizer:
         iteration, run once with the loop variable symbolic -- does not follow."""
         inside = {lc.var for lc in w.loops} if w is not None else set()
         for v in r.ctx:
-            if v in inside:
-                continue
+            if v in inside or (r, v, covered) in self._left:
+                continue  # (a later write outside the loop: the same question, answered)
+            self._left.add((r, v, covered))
             loop = next((lc for x in writes for lc in x.loops if lc.var == v), None)
             if loop is None or loop.extent == af.ONE:
                 continue  # the loop writes nothing to this array, or runs once

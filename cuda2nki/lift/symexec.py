@@ -19,8 +19,12 @@ import dataclasses
 import itertools
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from cuda2nki.diagnostics import UNKNOWN_LOC, SourceLoc
+from cuda2nki.dtypes import NUMPY_DTYPES
 from cuda2nki.frontend import ast as A
+from cuda2nki.ir.ops import is_narrow_int
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import argfold, control, iterate, online, reroll
 from cuda2nki.lift import values as V
@@ -1834,7 +1838,7 @@ def _data_index(v: V.DExpr) -> Poly:
         isinstance(v, V.Cast)
         and _int_data(v.operand)
         and _int_data(v)
-        and (v.dtype not in _NARROW_INTS or v.dtype == "uint32")
+        and not is_narrow_int(v.dtype)
     ):
         # a 32-bit wrap would address outside the tensor; a wrap to 8 or 16 bits would not
         return _data_index(v.operand)
@@ -2130,28 +2134,17 @@ def _has_return(s: A.Stmt) -> bool:
     return any(isinstance(x, A.Return) for x in _walk_stmts(s))
 
 
-#: integer types narrower than an index, with their values
-_NARROW_INTS = {
-    "uint32": (0, 2**32 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "uint16": (0, 2**16 - 1),
-    "int8": (-128, 127),
-    "uint8": (0, 255),
-}
-
-
 def _int_cast_keeps(p: Poly, to: str) -> bool:
     """Whether converting the index value ``p`` to the integer type ``to`` leaves it unchanged:
-    a wider type (index arithmetic is assumed not to overflow int32), or a narrower one whose
-    range provably holds it (C wraps the others: ``(unsigned char)(i - 500)``)."""
-    rng = _NARROW_INTS.get(to)
-    if rng is None:
+    a type of 32 bits or more (index arithmetic is assumed not to overflow int32; ``unsigned``
+    needs the value non-negative), or a narrower one whose range provably holds it (C wraps the
+    others: ``(unsigned char)(i - 500)``)."""
+    if to == "uint32":
+        return af.provably_nonneg(p)
+    if not is_narrow_int(to):
         return True
-    lo, hi = rng
-    if not af.provably_nonneg(p - lo):
-        return False
-    # an index is below 2**31 (the assumption above): only narrower types need the upper bound
-    return to == "uint32" or af.provably_nonneg(Poly.const(hi) - p)
+    info = np.iinfo(NUMPY_DTYPES[to])
+    return af.provably_nonneg(p - int(info.min)) and af.provably_nonneg(int(info.max) - p)
 
 
 def _contains_sync(s: A.Stmt) -> bool:

@@ -49,7 +49,7 @@ from cuda2nki.ir.nodes import (
     Unary,
     View,
 )
-from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float
+from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float, is_narrow_int
 from cuda2nki.passes._analysis import alpha_key, index_only
 from cuda2nki.passes._ints import IntegerOps, bounds_of, wrap
 from cuda2nki.passes._iterate import IterationOps
@@ -374,7 +374,7 @@ class TileExprCompiler(IntegerOps, IterationOps):
             dst = self.tile("trunc", v.kind, "float32")
             self.b.emit(Activation(dst, Op.TRUNC, v.operand, loc=e.loc))
             return Val(v.kind, dst, "float32")
-        if e.dtype not in ("int8", "uint8", "int16", "uint16"):
+        if not is_narrow_int(e.dtype):
             return v  # (u)int32 with unknown bounds, 64-bit address arithmetic: as computed
         lo, hi = bounds_of(e.dtype)
         if v.lo is None or v.hi is None or v.lo < lo or v.hi > hi:

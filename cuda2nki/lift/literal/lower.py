@@ -70,6 +70,7 @@ import keyword
 from dataclasses import dataclass, field
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
@@ -1383,9 +1384,9 @@ class Lowerer:
         as an unbounded integer) becomes an int32 tile, where the 32-bit helpers give C's
         semantics; conversions to types narrower than 32 bits are refused (integer tiles hold
         32-bit patterns, and nothing here wraps them to 8 or 16 bits)."""
-        if to.name in ("int64", "uint64"):
+        if DTYPE_BYTES.get(to.name, 4) > 4:
             return v  # 64-bit index arithmetic (size_t) is left as computed
-        bits = 8 * _INT_SIZES.get(to.name, 4)
+        bits = 8 * DTYPE_BYTES.get(to.name, 4)
         signed = not to.name.startswith("uint")
         if isinstance(v, Uni):
             if bits == 32 and not signed:
@@ -1696,10 +1697,6 @@ def _operands(node: A.Node) -> tuple[A.Expr | None, A.Expr | None]:
     if isinstance(node, A.Assign):
         return node.target, node.value
     return None, None
-
-
-#: byte sizes of the integer types narrower than 32 bits (others are 32-bit here)
-_INT_SIZES = {"int8": 1, "uint8": 1, "int16": 2, "uint16": 2}
 
 
 def _unsigned(node: A.Node) -> bool:
