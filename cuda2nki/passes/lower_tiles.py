@@ -464,33 +464,24 @@ class _Lowering:
         (the others are zero, and the select does not pick them): each strided dim keeps the
         positions ``j`` with ``0 <= start + step * j < extent``.  ``None``: not a view of
         plain slices, one per tile dim (then the plain load)."""
-        slices = [d for d in dims if isinstance(d, Slice)]
-        extents = [x for d, x in zip(dims, self.decl(rd.tensor).shape) if isinstance(d, Slice)]
-        tile_dims = [n for n in shape if n != Const(1)] if len(slices) == 1 else list(shape)
-        if (
-            len(slices) != len(dims)
-            or len(slices) != len(tile_dims)
-            or any(d.step <= 0 for d in slices)
+        one_d = len(dims) == 1 and shape[1] == Const(1)  # a (rows, 1) tile of a 1-D read
+        if any(not isinstance(d, Slice) or d.step <= 0 for d in dims) or not (
+            one_d or len(dims) == len(shape)
         ):
             return None
         name = b.fresh(f"{rd.tensor}_t")
         b.emit(Alloc(name, shape, dtype, Buffer.SBUF, loc=rd.loc))
         b.emit(Memset(T.whole(name, *shape), Lit(0.0, "float32"), loc=rd.loc))
         dst, src, trips = [], [], None
-        for d, extent in zip(slices, extents):
+        for d, extent in zip(dims, self.decl(rd.tensor).shape):
             k = Const(d.step)
             lo = Min(d.size, Max(Const(0), CeilDiv(Const(0) - d.start, k)))
             hi = Min(d.size, Max(lo, CeilDiv(extent - d.start, k)))
             dst.append(Slice(lo, hi - lo))
             src.append(Slice(plus(d.start, k * lo), hi - lo, d.step))
             trips = hi - lo if trips is None else Min(trips, hi - lo)
-        if len(slices) == 1:  # a (rows, 1) or (1, cols) tile of a 1-D read
-            whole = dst[0]
-            dst = (
-                [whole, Slice(Const(0), Const(1))]
-                if shape[1] == Const(1)
-                else [Slice(Const(0), Const(1)), whole]
-            )
+        if one_d:
+            dst.append(Slice(Const(0), Const(1)))
         body = (Load(View(name, tuple(dst)), View(rd.tensor, tuple(src)), loc=rd.loc),)
         b.emit(Loop(b.fresh("g"), 0, Min(1, trips), body=body, loc=rd.loc))
         return T.Val(kind, T.whole(name, *shape), dtype)
