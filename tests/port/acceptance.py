@@ -153,6 +153,21 @@ def run_against_simt(
     return out
 
 
+def tensor_param(shape: list, role: str, dtype: str = "float32", rng: list | None = None) -> dict:
+    """A binding's tensor parameter (``rng``: the range its generated values are drawn from)."""
+    out = {"shape": shape, "dtype": dtype, "role": role}
+    return {**out, "range": rng} if rng else out
+
+
+def grid_binding(grid: list, params: dict, shapes: list[dict], block: int = 128) -> dict:
+    """A binding dict for kernel ``k`` launched on ``grid`` blocks of ``block`` threads."""
+    return {
+        "launch": {"grid": grid, "block": [block]},
+        "params": params,
+        "check": {"shapes": shapes},
+    }
+
+
 def port_variant(
     vid: str,
     src: str,

@@ -8,19 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.port.acceptance import grid_binding as _b
 from tests.port.acceptance import port_variant
+from tests.port.acceptance import tensor_param as _t
 
 I32 = [-(2**31), 2**31 - 1]
 U32 = [0, 2**32 - 1]
-
-
-def _t(shape: list, role: str, dtype: str, rng: list | None = None) -> dict:
-    out = {"shape": shape, "dtype": dtype, "role": role}
-    return {**out, "range": rng} if rng else out
-
-
-def _b(grid: list, params: dict, shapes: list[dict]) -> dict:
-    return {"launch": {"grid": grid, "block": [128]}, "params": params, "check": {"shapes": shapes}}
 
 
 INT_VARIANTS = [

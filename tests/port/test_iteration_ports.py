@@ -12,17 +12,9 @@ import pytest
 
 from cuda2nki.ir.nodes import Iterate
 from cuda2nki.passes._analysis import walk
+from tests.port.acceptance import grid_binding as _b
 from tests.port.acceptance import port_variant
-
-
-def _t(shape: list, role: str, dtype: str = "float32", rng: list | None = None) -> dict:
-    out = {"shape": shape, "dtype": dtype, "role": role}
-    return {**out, "range": rng} if rng else out
-
-
-def _b(grid: list, params: dict, shapes: list[dict]) -> dict:
-    return {"launch": {"grid": grid, "block": [128]}, "params": params, "check": {"shapes": shapes}}
-
+from tests.port.acceptance import tensor_param as _t
 
 ITER_VARIANTS = [
     (
