@@ -32,9 +32,13 @@ class Severity(enum.IntEnum):
         return cls[text.upper()]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, eq=False)
 class SourceLoc:
-    """A 1-based position in a user's file (after mapping back through the preprocessor)."""
+    """A 1-based position in a user's file (after mapping back through the preprocessor).
+
+    Equality, hashing and ordering go by the five fields, whatever the subclass: the front end
+    hands out a subclass that works its fields out when first read (see
+    :mod:`cuda2nki.frontend.locs`), and it equals the plain location of the same place."""
 
     file: str
     line: int
@@ -46,6 +50,31 @@ class SourceLoc:
         if self.line <= 0:  # a whole-file (or location-less) problem: no line to point at
             return self.file
         return f"{self.file}:{self.line}:{self.col}"
+
+    def key(self) -> tuple[str, int, int, int | None, int | None]:
+        return (self.file, self.line, self.col, self.end_line, self.end_col)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, SourceLoc):
+            return self.key() == other.key()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.key())
+
+    def __lt__(self, other: SourceLoc) -> bool:
+        return self.key() < other.key() if isinstance(other, SourceLoc) else NotImplemented
+
+    def __le__(self, other: SourceLoc) -> bool:
+        return self.key() <= other.key() if isinstance(other, SourceLoc) else NotImplemented
+
+    def __gt__(self, other: SourceLoc) -> bool:
+        return self.key() > other.key() if isinstance(other, SourceLoc) else NotImplemented
+
+    def __ge__(self, other: SourceLoc) -> bool:
+        return self.key() >= other.key() if isinstance(other, SourceLoc) else NotImplemented
 
 
 UNKNOWN_LOC = SourceLoc("cuda2nki", 0, 0)

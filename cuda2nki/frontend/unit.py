@@ -23,6 +23,7 @@ from cuda2nki.frontend.cst import (
     first_error,
     kind_ids,
 )
+from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
@@ -65,9 +66,6 @@ class UnitContext:
         self.filename = filename
         self.src = src
         self.linemap = linemap
-        self.ascii = src.isascii()
-        self.identity = linemap.files is None
-        self._lines: list[bytes] | None = None
         self.unknown_loc = SourceLoc(filename, 1, 1)
         self.typedefs: dict[str, A.CType] = {}
         self.globals: dict[str, A.CType] = {}
@@ -87,69 +85,8 @@ class UnitContext:
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
         self._trees: list[ts.Tree] = []
-        # mapped files: (row << 32 | column) -> LineMap.pos(row, column) (nested nodes share
-        # their first and last positions)
-        self._pos_cache: dict[int, tuple[str, int, int]] = {}
-        if self.identity and self.ascii:  # the common case: no mapping at all (hot)
-            self.loc = _identity_loc(filename)  # type: ignore[method-assign]
-        elif self.ascii and _is_line_for_line(linemap, filename):  # simple macros expanded
-            mapped = _line_for_line_loc(filename, linemap.exact, linemap.point)
-            self.loc = mapped  # type: ignore[method-assign]
-
-    # ------------------------------------------------------------------ locations
-
-    def _char_col(self, row: int, col: int) -> int:
-        if self.ascii:
-            return col
-        if self._lines is None:
-            self._lines = self.src.split(b"\n")
-        if 0 <= row < len(self._lines):
-            return len(self._lines[row][:col].decode("utf-8", "replace"))
-        return col
-
-    def loc(self, node: ts.Node) -> SourceLoc:
-        """The node's location in the original file (one call per AST node: kept lean)."""
-        (r, c), (er, ec) = node.start_point, node.end_point
-        if not self.ascii:
-            c, ec = self._char_col(r, c), self._char_col(er, ec)
-        if self.identity:  # _loc(...) inlined: the hottest call of the front end
-            loc = _new_loc(SourceLoc)
-            d = loc.__dict__
-            d["file"] = self.filename
-            d["line"] = r + 1
-            d["col"] = c + 1
-            d["end_line"] = er + 1
-            d["end_col"] = ec + 1
-            return loc
-        lm = self.linemap
-        ex = lm.exact
-        if r < len(ex) and er < len(ex) and ex[r] and ex[er]:
-            files, lines = lm.files, lm.lines
-            f = files[r]  # type: ignore[index]
-            if files[er] == f:  # type: ignore[index]
-                return _loc(f, lines[r], c + 1, lines[er], ec + 1)  # type: ignore[index]
-        return self._mapped_loc(r, c, er, ec)
-
-    def _mapped_loc(self, r: int, c: int, er: int, ec: int) -> SourceLoc:
-        """``loc`` of a span whose rows are not both unchanged original lines."""
-        lm = self.linemap
-        cache = self._pos_cache
-        key = r << 32 | c
-        got = cache.get(key)
-        if got is None:
-            got = cache[key] = lm.pos(r, c)
-        f, line, col = got
-        if er == r and lm._col_cache.get(r, -1) is None:  # lm.exact_row(r), inlined
-            eline, ecol = line, ec + 1
-        else:
-            key = er << 32 | ec
-            got = cache.get(key)
-            if got is None:
-                got = cache[key] = lm.pos(er, ec)
-            ef, eline, ecol = got
-            if ef != f:
-                eline = ecol = None
-        return _loc(f, line, col, eline, ecol)
+        # locations are worked out when first read (most never are)
+        self.loc: Callable[[ts.Node], SourceLoc] = Placer(filename, src, linemap).loc
 
     # ------------------------------------------------------------------ file-scope tables
 
@@ -586,85 +523,6 @@ class UnitContext:
                     vals.append(v)
                 return tuple(vals)
         return ()
-
-
-_new_loc = object.__new__
-
-
-def _identity_loc(filename: str) -> Callable[[ts.Node], SourceLoc]:
-    """``UnitContext.loc`` for an ASCII file that went to the parser unchanged: rows and byte
-    columns are the file's own lines and columns (same values as the general method)."""
-    new = _new_loc
-    cls = SourceLoc
-
-    def loc(node: ts.Node) -> SourceLoc:
-        (r, c), (er, ec) = node.start_point, node.end_point
-        loc = new(cls)
-        d = loc.__dict__
-        d["file"] = filename
-        d["line"] = r + 1
-        d["col"] = c + 1
-        d["end_line"] = er + 1
-        d["end_col"] = ec + 1
-        return loc
-
-    return loc
-
-
-def _is_line_for_line(lm: LineMap, filename: str) -> bool:
-    """Every output row is the same row of ``filename`` (macros expanded in place)."""
-    files, lines = lm.files, lm.lines
-    return (
-        files is not None
-        and lines is not None
-        and len(files) == len(lines)
-        and files.count(filename) == len(files)
-        and lines == list(range(1, len(lines) + 1))
-    )
-
-
-def _line_for_line_loc(
-    filename: str, exact: list[bool], point: Callable[[int, int, int], tuple[int, int]]
-) -> Callable[[ts.Node], SourceLoc]:
-    """``UnitContext.loc`` for an ASCII file preprocessed line for line (row r is line r + 1):
-    an end of a span on an unchanged row is where the parser saw it; an end on a row a macro
-    changed goes through that row's column map (``point``: ``LineMap.point``).  Each end is
-    placed on its own (a span from a changed row to an unchanged one maps one end only)."""
-    new = _new_loc
-    cls = SourceLoc
-    n = len(exact)
-
-    def loc(node: ts.Node) -> SourceLoc:
-        (r, c), (er, ec) = node.start_point, node.end_point
-        loc = new(cls)
-        d = loc.__dict__
-        d["file"] = filename
-        if r < n and exact[r]:
-            d["line"] = r + 1
-            d["col"] = c + 1
-        else:
-            d["line"], d["col"] = point(r, c, r + 1)
-        if er < n and exact[er]:
-            d["end_line"] = er + 1
-            d["end_col"] = ec + 1
-        else:
-            d["end_line"], d["end_col"] = point(er, ec, er + 1)
-        return loc
-
-    return loc
-
-
-def _loc(file: str, line: int, col: int, end_line: int | None, end_col: int | None) -> SourceLoc:
-    """``SourceLoc(...)`` without the frozen-dataclass ``__init__``: the fields are written to
-    the instance dictionary directly (the same state ``__init__`` leaves)."""
-    loc = _new_loc(SourceLoc)
-    d = loc.__dict__
-    d["file"] = file
-    d["line"] = line
-    d["col"] = col
-    d["end_line"] = end_line
-    d["end_col"] = end_col
-    return loc
 
 
 # ---------------------------------------------------------------------- CST helpers

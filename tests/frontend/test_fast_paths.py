@@ -16,7 +16,6 @@ from cuda2nki.frontend.preprocess import (
     _matching_blocks,
     _middle_columns,
 )
-from cuda2nki.frontend.unit import UnitContext
 
 _CLASSES = [
     c
@@ -148,18 +147,80 @@ def _locs(tu: A.TranslationUnit) -> list[A.SourceLoc]:
     return out
 
 
-def test_location_closures_agree_with_the_general_method(monkeypatch):
+_MORE_SOURCES = (
+    # CRLF line ends, tabs, UTF-8 in comments and strings before and inside the kernel
+    "// h\u00e9llo \u2014 caf\u00e9\r\n__global__ void k(float* o, int n) {\r\n"
+    "\tint i = threadIdx.x; /* \u00fc */ if (i < n) o[i] = 1.0f; }\r\n",
+    # a function-like macro spanning lines, #if, an include-free header section
+    "#define MUL(a, b) \\\n  ((a) * (b))\n#if 1\n__global__ void k(float* o) {\n"
+    "  o[threadIdx.x] = MUL(2.0f,\n    3.0f) + MUL(1.0f, 1.0f);\n}\n#endif\n"
+    "void h(float* o) { k<<<1, 32>>>(o); }\n",
+)
+
+
+def test_lazy_locations_match_the_tree_sitter_points(monkeypatch):
+    """Each location worked out from a byte span equals the one placed from the points
+    tree-sitter gives the node (rows and byte columns), on unmapped files, files mapped line
+    for line, files with multi-line macros, CRLF and UTF-8."""
+    from cuda2nki.frontend.locs import Placer
+
+    def eager(self, node):  # noqa: ANN001, ANN202
+        return A.SourceLoc(*self.place_points(*node.start_point, *node.end_point))
+
     expanded = "\n" * 2 + _SRC.split("\n", 2)[2].replace("BLOCK", "256").replace("SCALE", "2.0f")
-    orig_init = UnitContext.__init__
-
-    def plain_init(self, *a, **kw):  # noqa: ANN001, ANN002, ANN003
-        orig_init(self, *a, **kw)
-        self.__dict__.pop("loc", None)  # the general method, not a closure
-
-    for src in (_SRC, expanded):  # macros expanded line for line; an unmapped file
-        fast = _locs(parse_source(src, "k.cu"))
-        monkeypatch.setattr(UnitContext, "__init__", plain_init)
+    for src in (_SRC, expanded, *_MORE_SOURCES):
+        lazy = _locs(parse_source(src, "k.cu"))
+        monkeypatch.setattr(Placer, "loc", eager)
         plain = _locs(parse_source(src, "k.cu"))
         monkeypatch.undo()
-        assert fast == plain
-        assert len(fast) > 20
+        assert [type(x).__name__ for x in lazy] == ["LazyLoc"] * len(lazy)
+        assert [x.key() for x in lazy] == [x.key() for x in plain]
+        assert lazy == plain
+        assert len(lazy) > 10
+
+
+def test_byte_offsets_give_tree_sitter_rows_and_columns():
+    from cuda2nki.frontend.cst import parse_bytes
+    from cuda2nki.frontend.locs import Placer
+    from cuda2nki.frontend.preprocess import LineMap
+
+    for text in (_SRC, *_MORE_SOURCES, "", "\n\n", "int x;", "int x;\r\n\r\nint y;\n"):
+        src = text.encode()
+        placer = Placer("k.cu", src, LineMap(default_file="k.cu"))
+        stack = [parse_bytes(src).root_node]
+        while stack:
+            n = stack.pop()
+            assert placer._point(n.start_byte) == tuple(n.start_point)
+            assert placer._point(n.end_byte) == tuple(n.end_point)
+            stack.extend(n.children)
+
+
+def test_a_lazy_location_behaves_as_a_plain_one():
+    import copy
+    import pickle
+
+    from cuda2nki.diagnostics import SourceLoc
+
+    tu = parse_source(_SRC, "k.cu")
+    loc = tu.functions[0].body.body[0].loc
+    lazy_again = tu.functions[0].body.body[0].loc
+    plain = SourceLoc(loc.file, loc.line, loc.col, loc.end_line, loc.end_col)
+    assert (loc.file, loc.line, loc.col) == ("k.cu", 4, 9)
+    assert loc == plain and plain == loc and hash(loc) == hash(plain) and loc is lazy_again
+    assert str(loc) == "k.cu:4:9" and repr(loc) == repr(plain)
+    assert not (loc < plain) and loc <= plain and loc >= plain
+    assert loc < SourceLoc("k.cu", 5, 1) and SourceLoc("k.cu", 3, 9) < loc
+    for copied in (pickle.loads(pickle.dumps(loc)), copy.copy(loc), copy.deepcopy(loc)):
+        assert type(copied) is SourceLoc and copied == plain
+    moved = dataclasses.replace(loc, file="other.cu")
+    assert moved.key() == ("other.cu", *plain.key()[1:])
+    try:
+        loc.line = 7  # type: ignore[misc]
+    except dataclasses.FrozenInstanceError:
+        pass
+    else:
+        raise AssertionError("a location must stay frozen")
+    assert loc.line == 4
+    # an unread location compares and hashes by its place too
+    a, b = (parse_source(_SRC, "k.cu").functions[0].body.body[0].loc for _ in range(2))
+    assert a == b and len({a, b, plain}) == 1
