@@ -149,9 +149,11 @@ class LazyLoc(SourceLoc):
 
     def _resolve(self) -> dict[str, object]:
         d = self.__dict__
-        placer = d.pop("_placer", None)
-        if placer is not None:
-            d.update(zip(_FIELDS, placer.place(d.pop("_span"))))
+        placer = d.get("_placer")
+        if placer is not None:  # fields first, then the span goes: safe if two threads race
+            d.update(zip(_FIELDS, placer.place(d["_span"])))
+            d.pop("_placer", None)
+            d.pop("_span", None)
         return d
 
     def __reduce__(self) -> tuple[type, Place]:
