@@ -155,7 +155,14 @@ def _check(spec: JobSpec, port: Path, binding: Any, name: str) -> dict[str, Any]
         report = api.check(spec.path, str(port), binding=binding, kernel=name, seeds=2)
     except DiagnosticError as exc:
         return {"verdict": "error", "check_ids": sorted({d.code for d in exc.diagnostics})}
-    return {"verdict": report.verdict, "cost_us": report.cost_us}
+    return {
+        "verdict": report.verdict,
+        "cost_us": report.cost_us,
+        "numerics": report.numerics_outcome,
+        # what made the verdict: every finding above a note (a numeric mismatch is in numerics)
+        "check_ids": sorted({d.code for d in report.findings if d.severity > Severity.NOTE}),
+    }
+
 
 
 def record(

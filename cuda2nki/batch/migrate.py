@@ -58,9 +58,14 @@ class MigrateSummary:
     seconds: float
 
 
+# bumped whenever a cached record's fields change (2: checked kernels record numerics and
+# check_ids), so that a resumed run never mixes records of two shapes
+RECORD_FORMAT = 2
+
+
 def _key(spec: JobSpec, sf: SourceFile) -> str:
     h = hashlib.sha256()
-    h.update(f"cuda2nki {__version__}\0".encode())
+    h.update(f"cuda2nki {__version__} records {RECORD_FORMAT}\0".encode())
     for part in (
         spec.mode,
         spec.target,
@@ -286,6 +291,10 @@ def build_report(records: Sequence[dict[str, Any]], opts: MigrateOptions) -> dic
     if opts.check:
         summary["verdicts"] = dict(
             sorted(_count(r.get("verdict") or "unchecked" for r in kernels).items())
+        )
+        # a failed verdict with passing numerics failed on its findings (check_ids) alone
+        summary["numerics"] = dict(
+            sorted(_count(r.get("numerics") or "unchecked" for r in kernels).items())
         )
     return {
         "tool": f"cuda2nki {__version__}",

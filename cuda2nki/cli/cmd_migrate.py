@@ -83,5 +83,9 @@ def run(args: argparse.Namespace) -> int:
             f"({res.cached} files cached, {res.computed} computed, {res.seconds:.1f} s)",
             file=sys.stderr,
         )
+        if "verdicts" in s:
+            checked = ", ".join(f"{k} {v}" for k, v in s["verdicts"].items())
+            numerics = ", ".join(f"{k} {v}" for k, v in s["numerics"].items())
+            print(f"checks: {checked}; numerics: {numerics}", file=sys.stderr)
         print(f"report: {args.out / 'report.html'}", file=sys.stderr)
     return 1 if (s["failed"] or s["refused"] or s["manual"]) else 0

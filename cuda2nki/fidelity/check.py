@@ -53,6 +53,15 @@ _DEFECT_IDS = {
 _SANDBOX_IDS = {"timeout": "C2N4015", "memory": "C2N4016", "crash": "C2N4018"}
 
 
+def numerics_outcome(numerics: list[dict[str, Any]]) -> str:
+    """``pass`` when every comparison is expected variation, ``fail`` when one is not, ``none``
+    when nothing was compared (a static-only check)."""
+    if not numerics:
+        return "none"
+    ok = all(n["classification"] == "expected" for n in numerics)
+    return "pass" if ok else "fail"
+
+
 @dataclass
 class CheckReport:
     cuda_file: str
@@ -69,6 +78,10 @@ class CheckReport:
     seconds: float = 0.0
     static_only: bool = False
     binding_map: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def numerics_outcome(self) -> str:
+        return numerics_outcome(self.numerics)
 
     @property
     def cost_us(self) -> float | None:
@@ -303,7 +316,7 @@ def check(
     kept = _dedupe([_as_given(d, info.path) for d in kept])
     if suppressed:
         kept.append(make("C2N5013", SourceLoc(info.path, info.line, 1), count=suppressed))
-    failed_numerics = any(n["classification"] != "expected" for n in numerics)
+    failed_numerics = numerics_outcome(numerics) == "fail"
     worst = max((d.severity for d in kept), default=Severity.NOTE)
     verdict = "fail" if failed_numerics or worst > Severity.NOTE else "pass"
     return CheckReport(

@@ -25,6 +25,8 @@ CSV_COLUMNS = (
     "diagnostic_ids",
     "blocking",
     "verdict",
+    "numerics",
+    "check_ids",
     "cost_us",
     "seconds",
 )
@@ -64,6 +66,8 @@ def to_csv(records: Sequence[dict[str, Any]], times: dict[str, Any] | None = Non
                 " ".join(sorted({d["id"] for d in r["diagnostics"]})),
                 " ".join(r.get("blocking", [])),
                 r.get("verdict") or "",
+                r.get("numerics") or "",
+                " ".join(r.get("check_ids", [])),
                 r.get("cost_us") if r.get("cost_us") is not None else "",
                 "" if secs is None else f"{secs:.4f}",
             ]
@@ -123,6 +127,9 @@ def _summary_rows(s: dict[str, Any], times: dict[str, Any] | None) -> str:
             "share_refused",
         )
     ]
+    for key, label in (("verdicts", "check verdicts"), ("numerics", "check numerics")):
+        if key in s:
+            rows.append((label, ", ".join(f"{k} {v}" for k, v in s[key].items())))
     if times is not None:
         cached = times.get("cached_compute_seconds", 0.0)
         rows += [
@@ -185,7 +192,7 @@ def to_html(report: dict[str, Any], times: dict[str, Any] | None = None) -> str:
 <h2>Summary</h2><table id="summary">{_summary_rows(s, times)}</table>{note}
 <h2>Kernels</h2>
 <table class="sortable" id="kernels"><thead><tr><th>file</th><th>kernel</th><th>status</th><th>idiom</th><th>lines</th>
-<th>diagnostics</th><th>verdict</th><th>cost (µs)</th><th>time (s)</th><th>port</th></tr></thead><tbody>{kernel_rows}</tbody></table>
+<th>diagnostics</th><th>verdict</th><th>numerics</th><th>check findings</th><th>cost (µs)</th><th>time (s)</th><th>port</th></tr></thead><tbody>{kernel_rows}</tbody></table>
 <h2>Files</h2>
 <table class="sortable" id="files"><thead><tr><th>file</th><th>kernels</th><th>lines</th><th>automatic</th>
 <th>literal</th><th>manual</th><th>refused</th><th>failed</th><th>recognised</th><th>literal share</th>
@@ -207,6 +214,7 @@ def _kernel_row(r: dict[str, Any], times: dict[str, Any] | None = None) -> str:
     return (
         f'<tr class="{_esc(r["status"])}"><td>{_esc(r["file"])}</td><td>{_esc(r["kernel"])}</td>'
         f"<td>{_esc(r['status'])}</td><td>{_esc(r.get('idiom'))}</td><td>{_esc(r.get('lines'))}</td>"
-        f"<td>{diags}</td><td>{_esc(r.get('verdict'))}</td><td>{_esc(r.get('cost_us'))}</td>"
+        f"<td>{diags}</td><td>{_esc(r.get('verdict'))}</td><td>{_esc(r.get('numerics'))}</td>"
+        f"<td>{_esc(' '.join(r.get('check_ids', [])))}</td><td>{_esc(r.get('cost_us'))}</td>"
         f"<td>{_seconds(kernel_seconds(r, times))}</td><td>{port}</td></tr>"
     )

@@ -146,3 +146,32 @@ def test_dask_chunks_keep_every_file_in_order() -> None:
     assert max(len(c) for c in got) == 12 and len(got) == 9
     assert chunks(todo[:3], 4) == [[t] for t in todo[:3]]  # type: ignore[arg-type]
     assert len(max(chunks([(str(i), i) for i in range(10_000)], 2), key=len)) == 32  # type: ignore[arg-type]
+
+
+def test_a_checked_migration_says_what_failed_a_verdict(tmp_path: Path) -> None:
+    """A failed verdict with passing numerics names the findings that failed it, in the records,
+    the CSV, the HTML page and the summary."""
+    import csv
+    import shutil
+
+    root = Path(__file__).resolve().parents[2] / "corpus"
+    src = tmp_path / "src"
+    src.mkdir()
+    for rel in ("basic/vector_add", "misc/histogram_global"):  # clean; literal per-thread DMAs
+        for ext in (".cu", ".toml"):
+            shutil.copy(root / (rel + ext), src / (Path(rel).name + ext))
+    out = tmp_path / "out"
+    res = migrate(MigrateOptions(src, out, jobs=1, check=True))
+    by_file = {r["file"]: r for r in res.records}
+    good, flawed = by_file["vector_add.cu"], by_file["histogram_global.cu"]
+    assert (good["verdict"], good["numerics"], good["check_ids"]) == ("pass", "pass", [])
+    assert (flawed["verdict"], flawed["numerics"]) == ("fail", "pass")
+    assert "C2N5007" in flawed["check_ids"], flawed
+    assert res.report["summary"]["verdicts"] == {"fail": 1, "pass": 1}
+    assert res.report["summary"]["numerics"] == {"pass": 2}
+    rows = {r["file"]: r for r in csv.DictReader((out / "report.csv").open())}
+    assert rows["histogram_global.cu"]["numerics"] == "pass"
+    assert rows["histogram_global.cu"]["check_ids"] == " ".join(flawed["check_ids"])
+    assert rows["vector_add.cu"]["check_ids"] == ""
+    page = (out / "report.html").read_text()
+    assert "check numerics" in page and "<th>check findings</th>" in page
