@@ -164,7 +164,6 @@ def _check(spec: JobSpec, port: Path, binding: Any, name: str) -> dict[str, Any]
     }
 
 
-
 def record(
     spec: JobSpec,
     kernel: str,
