@@ -30,6 +30,7 @@ from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
 from cuda2nki.fidelity.intensity import contraction_reuse
 from cuda2nki.fidelity.oracle import promoted, run_fp64
+from cuda2nki.fidelity.parallelism import work_rows
 from cuda2nki.fidelity.sandbox import failure_line, run_sandboxed, time_limit
 from cuda2nki.fidelity.tolerance import (
     Tolerance,
@@ -733,6 +734,10 @@ def _problem_size(r: Resolved, idiom: str | None, intent: Any = None) -> tracefi
     # into 21 rows has 21 rows of work)
     gather = idiom in ("gather", "embedding", "scatter")
     rows = max((s[0] for s, _, role in shapes if s and (role != "in" or not gather)), default=1)
+    # and no more than the kernel's independent rows of work (16 segments of a block-wise scan)
+    work = work_rows(intent, r.scalars)
+    if work is not None:
+        rows = min(rows, max(1, work))
     big = max((int(np.prod(s)) * isz for s, isz, _ in shapes), default=0)
     elems = max((int(np.prod(s)) for s, _, _ in shapes), default=0)
     reuse = 1.0

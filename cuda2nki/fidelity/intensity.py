@@ -33,7 +33,7 @@ def contraction_reuse(
     for c in kernel.body:
         if not isinstance(c, Compute):
             continue
-        for red in _reductions(c.expr):
+        for red in reductions(c.expr):
             got = _reuse(c, red, env, shapes)
             if got is not None and (best is None or got > best):
                 best = got
@@ -90,7 +90,7 @@ def _nodes(e: Any) -> Iterator[Any]:
             yield from _nodes(x)
 
 
-def _reductions(e: Any) -> list[Reduce]:
+def reductions(e: Any) -> list[Reduce]:
     return [x for x in _nodes(e) if isinstance(x, Reduce)]
 
 

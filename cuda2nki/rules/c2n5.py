@@ -84,7 +84,10 @@ register(
         "low partition utilisation",
         "{evidence}",
         "Engine instructions use far fewer than the 128 partitions although the problem has enough rows: "
-        "every engine instruction processes all 128 lanes at the same cost.",
+        "every engine instruction processes all 128 lanes at the same cost. The rows counted are the "
+        "kernel's independent rows of work where the lifted kernel says so: a block-wise scan or "
+        "reduction has one row per block (a 4,096-element scan in 256-element blocks has 16), plus "
+        "one per further 512 elements of a long block.",
         example="t = nl.load(x[0:1, :])  # one partition per instruction",
         fix="Put 128 rows (or the parallel axis) on the partition dimension.",
     ),
