@@ -69,3 +69,43 @@ def test_narrowing_that_may_wrap_is_ported_exactly_or_refused(name, body, target
         return
     _, run, _ = port_variant(name, _kernel(body), _BIND, target, tmp_path, literal_ok=True)
     assert not run.mismatches, run.mismatches
+
+
+def _int_kernel(body: str) -> str:
+    return (
+        "__global__ void k(const int* a, const float* x, int* o, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"    if (i < n) o[i] = {body};\n"
+        "}\n"
+    )
+
+
+_INT_BIND = {
+    "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
+    "params": {
+        "a": {"shape": ["n"], "dtype": "int32", "role": "in", "range": [-20, 20]},
+        "x": {"shape": ["n"], "dtype": "float32", "role": "in"},
+        "o": {"shape": ["n"], "dtype": "int32", "role": "out"},
+        "n": 1000,
+    },
+    "check": {"shapes": [{"n": 131}, {"n": 7}]},
+}
+
+# a condition is an int (0 or 1) in C's integer arithmetic, whether it depends on the index only
+# or on data
+CONDITIONS = [
+    ("index_condition_subtracted", "(x[i] > 0.5f) * 2 - (i % 3 == 0)"),
+    ("index_condition_xored", "a[i] ^ (i < 7)"),
+    ("index_condition_times_data", "((i & 1) == 0) * a[i] + ((i >> 2) != 3)"),
+    ("data_condition_ored", "(a[i] - 1) | (a[i] > 5)"),
+    ("data_condition_anded", "(a[i] < 0) & (x[i] < 0.25f)"),
+]
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("name", "body"), CONDITIONS, ids=[c[0] for c in CONDITIONS])
+def test_conditions_in_integer_arithmetic_port_exactly(name, body, target, tmp_path) -> None:
+    _, run, points = port_variant(
+        f"cond/{name}", _int_kernel(body), _INT_BIND, target, tmp_path, literal_ok=True
+    )
+    assert len(points) >= 3 and not run.mismatches, run.mismatches

@@ -244,7 +244,10 @@ class Lowerer:
             return name
         if isinstance(v, Idx):
             name = self.fresh("x")
-            dt = "nl.float32" if ty == "float" or v.ty == "bool" else "nl.int32"
+            # a condition is a 0/1 float mask, unless it takes part in integer arithmetic
+            # (C promotes it to int: ``(a > b) * 2 - (i % 3 == 0)``)
+            flt = ty == "float" or (v.ty == "bool" and ty != "int")
+            dt = "nl.float32" if flt else "nl.int32"
             self.emit("let", dst=name, value=f"_c2n_const({v.expr}, {dt})")
             return name
         if isinstance(v, Tile):
@@ -252,6 +255,8 @@ class Lowerer:
                 name = self.fresh("c")
                 self.emit("op", dst=name, op="copy", args=v.expr, dtype="nl.float32")
                 return name
+            if ty == "int" and v.ty == "bool":  # a 0/1 mask in integer arithmetic: an int
+                return self.op("copy", [v.expr], "int").expr
             return v.expr
         raise self.refuse("a pointer or array used as a value", node or self.fn)
 
@@ -1180,8 +1185,6 @@ class Lowerer:
         """An operand of the exact integer helpers: a uniform Python int or an int32 tile."""
         if _is_scalar(v):
             return f"int({self.tile(v, 'int', node)})"
-        if isinstance(v, Tile) and v.ty == "bool":
-            return self.op("copy", [v.expr], "int").expr
         return self.tile(v, "int", node)
 
     def unsigned_to_float(self, v: Value) -> Value:
