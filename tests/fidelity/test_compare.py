@@ -163,3 +163,18 @@ def test_subnormal_inputs_rounded_to_bf16_stay_precision_loss() -> None:
     floor = subnormal_floor({"a": a, "b": b}, "bfloat16")
     assert (np.abs(bf - exact) <= rel_bound + floor).all()
     assert floor < 1e-30  # far below any real error
+
+
+def test_nan_on_one_side_is_no_mismatch_where_the_bound_is_infinite() -> None:
+    """The bound is infinite where the reference itself is unknowable (a square root of a sum
+    that cancels to about zero): NaN against a number passes there, and nowhere else; a port's
+    NaN that marks an element it never wrote still fails."""
+    e = np.array([np.nan, 0.5, 1.0, np.nan, 2.0], dtype=np.float32)
+    a = np.array([0.5, np.nan, 1.0, np.nan, np.nan], dtype=np.float32)
+    tol = np.array([np.inf, np.inf, 1e-6, 1e-6, 1e-6])
+    c = compare("y", a, e, tol)
+    assert c.mismatches == 1 and c.worst_index == (4,), c  # finite bound: NaN is a mismatch
+    unwritten = np.array([False, True, False, False, False])
+    c = compare("y", a, e, tol, unwritten=unwritten)
+    assert c.mismatches == 2, c  # the never-written element is caught whatever its bound
+    assert compare("y", a[:4], e[:4], tol[:4]).classification == "expected"
