@@ -233,8 +233,9 @@ def _column_reduction(c: Compute, red: list, kernel: Kernel) -> tuple[str, dict[
         r.axes[0] != first or r.where is not None or r.op != Op.ADD for r in red
     ):
         return None  # several reductions: sums over the one axis, each evaluated on its own
-    if len(red) == 1 and c.expr != red[0]:
-        return None  # one reduction inside an expression: the other layouts' epilogues
+    inner = {id(rd) for r in red for rd in reads(r.body)}
+    if any(id(rd) not in inner for rd in reads(c.expr)):
+        return None  # an epilogue reading tensors (``s + bias[j]``): the other layouts'
     i, j = first.name, axes[0]
     if access_class(c.target.index, j, "") is None or access_class(c.target.index, j, "")[0] != ROW:
         return None

@@ -62,3 +62,30 @@ def test_sums_beside_a_max_still_port_correctly(tmp_path) -> None:
     for target in ("nki", "legacy"):
         _, run, _ = port_variant("colred/mean_max", src, _BIND, target, tmp_path, 1e-4, 3, True)
         assert not run.mismatches, run.mismatches
+
+
+# one reduction inside an expression that reads no other tensor: the same column layout, the
+# expression evaluated on the per-column result
+EPILOGUES = [
+    ("mean", _kernel("s += v;", "s / (float)R", "float s = 0.0f;")),
+    ("rms_inverse", _kernel("q += v * v;", "rsqrtf(q / R + 1e-5f)", "float q = 0.0f;")),
+    ("scaled_sum", _kernel("s += v;", "s * 0.5f - 1.0f", "float s = 0.0f;")),
+]
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("name", "src"), EPILOGUES, ids=[c[0] for c in EPILOGUES])
+def test_a_column_reduction_inside_an_expression(name, src, target, tmp_path) -> None:
+    _, run, points = port_variant(f"colred/{name}", src, _BIND, target, tmp_path, tol=1e-4)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches  # and not ported literally
+
+
+def test_a_column_max_is_right_in_both_apis(tmp_path) -> None:
+    """R = 150 rows leave a partial last row tile: the legacy API (whose masked instructions
+    write their result whole) ports the column max literally, the current API recognises it."""
+    for result in ("m", "m * 2.0f - 1.0f"):
+        src = _kernel("m = fmaxf(m, v);", result, "float m = -1e30f;")
+        for target in ("nki", "legacy"):
+            res, run, _ = port_variant("colred/cmax", src, _BIND, target, tmp_path, 1e-4, 3, True)
+            assert not run.mismatches, (result, target, run.mismatches)
+            assert res.literal == (target == "legacy"), (result, target)
