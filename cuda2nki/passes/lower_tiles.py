@@ -368,9 +368,10 @@ class _Lowering:
             if cls == FLATROW:
                 return self._flat_row(b, comp, rd, dims[0], r0, rows, cols, dt)
             view = dims_for(dims, p_axis, f_axis, r0, rows, c0, cols)
-            if comp.masked and cls in (FULL, ROW):
-                shape = (rows, cols if cls == FULL else Const(1))
-                got = self._clipped_load(b, rd, shape, view, T.FULL if cls == FULL else T.ROW, dt)
+            if comp.masked and cls in (FULL, ROW, BCAST):
+                shape = (rows, Const(1) if cls == ROW else cols)
+                kind = T.ROW if cls == ROW else T.FULL
+                got = self._clipped_load(b, rd, shape, view, kind, dt, bcast=cls == BCAST)
                 if got is not None:
                     return got
             if cls == FULL:
@@ -459,14 +460,21 @@ class _Lowering:
         free = cols if rest[0] == BCAST else Const(1)
         return self._load(b, rd, (rows, free), view, T.FULL if rest[0] == BCAST else T.ROW, dt)
 
-    def _clipped_load(self, b: T.Builder, rd: Read, shape, dims, kind: str, dtype: str):
+    def _clipped_load(
+        self, b: T.Builder, rd: Read, shape, dims, kind: str, dtype: str, bcast: bool = False
+    ):
         """``_load`` of a read under a select, fetching only the elements inside the tensor
         (the others are zero, and the select does not pick them): each strided dim keeps the
-        positions ``j`` with ``0 <= start + step * j < extent``.  ``None``: not a view of
-        plain slices, one per tile dim (then the plain load)."""
-        one_d = len(dims) == 1 and shape[1] == Const(1)  # a (rows, 1) tile of a 1-D read
-        if any(not isinstance(d, Slice) or d.step <= 0 for d in dims) or not (
-            one_d or len(dims) == len(shape)
+        positions ``j`` with ``0 <= start + step * j < extent``, and a fixed index outside the
+        tensor fetches nothing.  The view's slices are the tile's dims in order, or its rows
+        only (a ``(rows, 1)`` tile), or (``bcast``) its free dim, the same on every partition.
+        ``None``: another view (then the plain load)."""
+        slices = [d for d in dims if isinstance(d, Slice)]
+        one_col = not bcast and len(slices) == 1 and shape[1] == Const(1)
+        if (
+            any(not isinstance(d, Slice | At) for d in dims)
+            or any(d.step <= 0 for d in slices)
+            or not (one_col or len(slices) == (1 if bcast else len(shape)))
         ):
             return None
         name = b.fresh(f"{rd.tensor}_t")
@@ -474,14 +482,21 @@ class _Lowering:
         b.emit(Memset(T.whole(name, *shape), Lit(0.0, "float32"), loc=rd.loc))
         dst, src, trips = [], [], None
         for d, extent in zip(dims, self.decl(rd.tensor).shape):
+            if isinstance(d, At):  # one position: inside the tensor (1 trip) or not (none)
+                inside = Min(Min(1, Max(0, extent - d.index)), Min(1, Max(0, d.index + 1)))
+                src.append(d)
+                trips = inside if trips is None else Min(trips, inside)
+                continue
             k = Const(d.step)
             lo = Min(d.size, Max(Const(0), CeilDiv(Const(0) - d.start, k)))
             hi = Min(d.size, Max(lo, CeilDiv(extent - d.start, k)))
             dst.append(Slice(lo, hi - lo))
             src.append(Slice(plus(d.start, k * lo), hi - lo, d.step))
             trips = hi - lo if trips is None else Min(trips, hi - lo)
-        if one_d:
+        if one_col:
             dst.append(Slice(Const(0), Const(1)))
+        if bcast:
+            dst.insert(0, Slice(Const(0), shape[0]))
         body = (Load(View(name, tuple(dst)), View(rd.tensor, tuple(src)), loc=rd.loc),)
         b.emit(Loop(b.fresh("g"), 0, Min(1, trips), body=body, loc=rd.loc))
         return T.Val(kind, T.whole(name, *shape), dtype)

@@ -52,3 +52,59 @@ CASES = [
 def test_guarded_strided_reads_stay_inside_the_tensor(name, block, src, target, tmp_path) -> None:
     _, run, points = port_variant(f"tree/{name}", src, _bind(block), target, tmp_path, tol=1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches
+
+
+def _clamped(reads: str) -> str:
+    return f"""
+__global__ void k(const float* in, float* out, int H, int W) {{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= W || y >= H) return;
+    float s = 0.0f;
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) {{
+            {reads}
+        }}
+    out[y * W + x] = s / 9.0f;
+}}
+"""
+
+
+_CLAMP_BIND = {
+    "launch": {"grid": ["ceil_div(W, 16)", "ceil_div(H, 16)"], "block": [16, 16]},
+    "params": {
+        "in": {"shape": ["H", "W"], "dtype": "float32", "role": "in"},
+        "out": {"shape": ["H", "W"], "dtype": "float32", "role": "out"},
+        "H": 70,
+        "W": 150,
+    },
+    "check": {"shapes": [{"H": 130, "W": 33}, {"H": 1, "W": 20}]},
+}
+
+# a clamped window: its edge cases are selects whose branches read one fixed row or column
+# (``in[0, x + dx]``, ``in[y + dy, W - 1]``), each addressing past the tensor where its select
+# picks another branch.  (The clamp spelled with ternaries is not lifted: its offset is not
+# split along the shape, and it is ported literally -- still right.)
+CLAMPED = [
+    (
+        "min_max",
+        "int yy = min(max(y + dy, 0), H - 1), xx = min(max(x + dx, 0), W - 1);"
+        " s += in[yy * W + xx];",
+    ),
+    (
+        "ternaries",
+        "int yy = y + dy < 0 ? 0 : (y + dy >= H ? H - 1 : y + dy);"
+        " int xx = x + dx < 0 ? 0 : (x + dx > W - 1 ? W - 1 : x + dx);"
+        " s += in[yy * W + xx] * (dx == 0 ? 2.0f : 1.0f);",
+    ),
+]
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("name", "reads"), CLAMPED, ids=[c[0] for c in CLAMPED])
+def test_a_clamped_window_reads_inside_the_tensor(name, reads, target, tmp_path) -> None:
+    literal_ok = name == "ternaries"
+    _, run, points = port_variant(
+        f"clamp/{name}", _clamped(reads), _CLAMP_BIND, target, tmp_path, 1e-5, 3, literal_ok
+    )
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
