@@ -1003,21 +1003,44 @@ def _range(d: Poly, extents: Mapping, env: dict, guard: Cond | None = None):
                         pass
         if dom is not None:
             _narrow_by_residual(box, dom.residual, extents, env)
+    return _box_range(d, box, env)
+
+
+def _box_range(d: Poly, box: dict, env: dict, depth: int = 0) -> tuple[int, int] | None:
+    """Min/max of ``d``, affine in the box's axes and in quotients and remainders of such
+    non-negative expressions by positive constants (``y / 2 * W + x / 2``: a quotient ranges
+    over the quotients of its numerator's range, division being monotone)."""
     aff = af.affine(d, set(box))
     if aff is None:
         return None
     try:
         lo = hi = aff.const.evaluate(env)
         for v, c in aff.coeffs.items():
-            if v not in box:
+            got = box.get(v) if v in box else _atom_range(v, box, env, depth)
+            if got is None:
                 return None
             cv = c.evaluate(env)
-            a, b = cv * box[v][0], cv * box[v][1]
+            a, b = cv * got[0], cv * got[1]
             lo += min(a, b)
             hi += max(a, b)
     except (KeyError, ZeroDivisionError):
         return None
     return lo, hi
+
+
+def _atom_range(a: object, box: dict, env: dict, depth: int) -> tuple[int, int] | None:
+    if depth > 4 or not isinstance(a, af.DivAtom | af.ModAtom):
+        return None
+    if not a.den.is_const or a.den.const_value <= 0:
+        return None
+    num = _box_range(a.num, box, env, depth + 1)
+    # a non-negative numerator only: the IR divides by flooring (FloorDiv, Mod), C truncates
+    if num is None or num[0] < 0:
+        return None
+    k = a.den.const_value
+    if isinstance(a, af.DivAtom):
+        return num[0] // k, num[1] // k
+    return (num[0], num[1]) if num[1] < k else (0, k - 1)
 
 
 def delinearize(flat: Poly, shape: tuple) -> list | None:

@@ -446,6 +446,37 @@ __global__ void k(const float* in, float* out, int h, int w) {
         lambda a, s: {"out": _grad2(a["in"])},
     ),
     (
+        "divided/nearest_upsample_2x",
+        """
+__global__ void k(const float* in, float* out, int H, int W) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x < 2 * W && y < 2 * H) out[y * (2 * W) + x] = in[(y / 2) * W + x / 2];
+}""",
+        _b(
+            {"grid": ["ceil_div(2 * W, 16)", "ceil_div(2 * H, 16)"], "block": [16, 16]},
+            {"in": t(["H", "W"], "in"), "out": t(["2 * H", "2 * W"], "out"), "H": 9, "W": 13},
+            [{"H": 1, "W": 70}],
+        ),
+        "map",
+        lambda a, s: {"out": a["in"].repeat(2, axis=0).repeat(2, axis=1)},
+    ),
+    (
+        "divided/row_of_a_pair_and_its_parity",
+        """
+__global__ void k(const float* in, float* out, int n, int c) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < 2 * n) out[i] = in[(i / 2) * c + i % 2] * 3.0f;
+}""",
+        _b(
+            {"grid": ["ceil_div(2 * n, 64)"], "block": [64]},
+            {"in": t(["n", "c"], "in"), "out": t(["2 * n"], "out"), "n": 50, "c": 5},
+            [{"n": 3, "c": 2}],
+        ),
+        "map",
+        lambda a, s: {"out": 3.0 * a["in"][:, :2].reshape(-1)},
+    ),
+    (
         "shared_scalar/row_sum_atomic_accumulator",
         """
 __global__ void k(const float* m, float* out, int rows, int cols) {
