@@ -29,12 +29,14 @@ from cuda2nki.ir.nodes import (
     Cast,
     Const,
     Expr,
+    FloorDiv,
     IndexValue,
     Iota,
     Iterate,
     Lit,
     Loop,
     Memset,
+    Mod,
     Param,
     Read,
     Reduce,
@@ -55,6 +57,7 @@ from cuda2nki.passes._ints import IntegerOps, bounds_of, wrap
 from cuda2nki.passes._iterate import IterationOps
 
 FULL, ROW, IMM = "full", "row", "imm"
+PARTITIONS = 128  # the most rows a tile has
 
 #: unary ops the scalar engine evaluates in one activation instruction
 ACTIVATION_OPS = frozenset(
@@ -235,6 +238,9 @@ class TileExprCompiler(IntegerOps, IterationOps):
                 return self.compile(value)
             tile = self._index_tile(e)
             if tile is None:
+                split = self._divided_index(e)
+                if split is not None:
+                    return self.compile(split)
                 raise Unsupported(f"an index used as a value ({type(e.expr).__name__})", e.loc)
             return tile
         if isinstance(e, Read):
@@ -255,6 +261,58 @@ class TileExprCompiler(IntegerOps, IterationOps):
             raise Unsupported("a reduction nested inside an elementwise expression", e.loc)
         raise Unsupported(f"expression {type(e).__name__}", getattr(e, "loc", None))
 
+    def _divided_index(self, e: IndexValue) -> Expr | None:
+        """An index with quotients or remainders by positive constants (``i % 2``,
+        ``(i + 5) / 4 + 1``) as a value expression: each ``a % k`` / ``a // k`` of an ``a`` that is
+        never negative (non-negative multiples of the tile's axes plus a non-negative constant)
+        the integer ``%`` / ``/`` of ``index(a)`` -- C and the IR's flooring agree there -- and
+        the sums, differences and constant multiples around them integer arithmetic."""
+        got = self._index_value_expr(e.expr, e.dtype, e.loc)
+        return None if got is None or isinstance(got, IndexValue) else got
+
+    def _index_value_expr(self, x, dtype: str, loc) -> Expr | None:
+        from cuda2nki.ir.nodes import Add as SAdd
+        from cuda2nki.ir.nodes import Mul as SMul
+        from cuda2nki.ir.nodes import Sub as SSub
+        from cuda2nki.passes._index import linear
+
+        if isinstance(x, Mod | FloorDiv):
+            if not isinstance(x.b, Const) or x.b.value <= 0 or not self._never_negative(x.a):
+                return None
+            a = self._index_value_expr(x.a, dtype, loc)
+            if a is None:
+                return None
+            op = Op.MOD if isinstance(x, Mod) else Op.DIV
+            return Binary(op, a, Lit(x.b.value, dtype), loc=loc)
+        if isinstance(x, SAdd | SSub | SMul):
+            a = self._index_value_expr(x.a, dtype, loc)
+            b = self._index_value_expr(x.b, dtype, loc)
+            if a is None or b is None:
+                return None
+            op = Op.ADD if isinstance(x, SAdd) else Op.SUB if isinstance(x, SSub) else Op.MUL
+            return Binary(op, a, b, loc=loc)
+        if isinstance(x, Const):
+            return Lit(x.value, dtype)
+        if linear(x, frozenset(self.index_map or ())) is None:
+            return None
+        return IndexValue(x, dtype, loc=loc)  # linear, or a parameter: compiled as it is
+
+    def _never_negative(self, x) -> bool:
+        """``x`` is never negative: non-negative constants, the tile's axes, and sums,
+        products, quotients and remainders (by positive constants) of such."""
+        from cuda2nki.ir.nodes import Add as SAdd
+        from cuda2nki.ir.nodes import Mul as SMul
+
+        if isinstance(x, Const):
+            return x.value >= 0
+        if isinstance(x, Sym):
+            return x.name in (self.index_map or {})
+        if isinstance(x, SAdd | SMul):
+            return self._never_negative(x.a) and self._never_negative(x.b)
+        if isinstance(x, Mod | FloorDiv):
+            return isinstance(x.b, Const) and x.b.value > 0 and self._never_negative(x.a)
+        return False
+
     def _index_tile(self, e: IndexValue) -> Val | None:
         """``index(kp*p + kf*f + c)`` over the tile's axes: an iota tile plus the offset."""
         from cuda2nki.passes._index import _fold, linear
@@ -273,6 +331,8 @@ class TileExprCompiler(IntegerOps, IterationOps):
             kp, kf = kp + coef.value * ap, kf + coef.value * af
             base = _fold(base + _fold(coef * off))
         P, F = self.full[0], (self.full[1] if kf else 1)
+        if P is None:  # rows of no constant bound (a flat remainder, rem // F): at most a tile
+            P = PARTITIONS
         if F is None and kf:
             F = self.cols  # a whole row of a problem size: the iota spans it
         offset = self._size_value(base, e.loc, loops=True)
