@@ -42,3 +42,43 @@ CASES = [
 def test_positions_as_values_port_recognised(name, body, target, tmp_path) -> None:
     _, run, points = port_variant(f"pos/{name}", _kernel(body), _BIND, target, tmp_path, 1e-5)
     assert len(points) >= 3 and not run.mismatches, run.mismatches  # and not ported literally
+
+
+def _kernel_2d(body: str) -> str:
+    return (
+        "__global__ void k(const int* a, const float* x, float* o, int R, int C) {\n"
+        "    int i = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"    if (i < R && j < C) o[i * C + j] = {body};\n"
+        "}\n"
+    )
+
+
+_BIND_2D = {
+    "launch": {"grid": ["ceil_div(C, 32)", "ceil_div(R, 8)"], "block": [32, 8]},
+    "params": {
+        "a": {"shape": ["R", "C"], "dtype": "int32", "role": "in", "range": [-1000, 1000]},
+        "x": {"shape": ["R", "C"], "dtype": "float32", "role": "in"},
+        "o": {"shape": ["R", "C"], "dtype": "float32", "role": "out"},
+        "R": 130,
+        "C": 70,
+    },
+    "check": {"shapes": [{"R": 3, "C": 600}]},
+}
+
+# exact integer division of data or of a position on a row tile: the legacy API, whose tiles are
+# allocated whole, takes narrower row chunks (its exact 32-bit helpers keep many tiles live)
+CASES_2D = [
+    ("data_remainder", "(float)(a[i * C + j] % 3) + x[i * C + j]"),
+    ("position_remainder", "x[i * C + j] + (float)(i - j) * 0.25f + (float)(j % 3)"),
+    ("data_quotient", "(float)(a[i * C + j] / 7) * x[i * C + j]"),
+]
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("name", "body"), CASES_2D, ids=[c[0] for c in CASES_2D])
+def test_exact_integer_division_on_row_tiles(name, body, target, tmp_path) -> None:
+    _, run, points = port_variant(
+        f"int2d/{name}", _kernel_2d(body), _BIND_2D, target, tmp_path, 1e-5
+    )
+    assert len(points) >= 2 and not run.mismatches, run.mismatches  # and not ported literally
