@@ -14,16 +14,13 @@ from cuda2nki.fidelity.intensity import MIN_PE_REUSE, contraction_reuse
 from cuda2nki.fidelity.tracefind import ProblemSize, TraceSummary, findings
 from cuda2nki.frontend import parse_file
 from cuda2nki.lift import lift_kernel
+from tests.fidelity.corpus import lift_corpus
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
 
 def _reuse(rel: str, **scalars: int) -> float | None:
-    cu = CORPUS / f"{rel}.cu"
-    b = load_binding(cu.with_suffix(".toml"))
-    tu = parse_file(cu)
-    res = lift_kernel(tu, b.kernel or tu.kernels[0].name, b)
-    assert res.claimed, res.diagnostics
+    res, b = lift_corpus(rel)
     r = b.resolve(scalars)
     return contraction_reuse(res.kernel_ir, r.scalars, r.shapes)
 

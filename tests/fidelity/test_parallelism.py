@@ -9,21 +9,13 @@ from pathlib import Path
 import pytest
 
 from cuda2nki import api
-from cuda2nki.binding import load_binding
 from cuda2nki.fidelity.parallelism import SEGMENT_ROW, work_rows
-from cuda2nki.frontend import parse_file
 from cuda2nki.ir.parser import parse
-from cuda2nki.lift import lift_kernel
-
-CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+from tests.fidelity.corpus import CORPUS, lift_corpus
 
 
 def _rows(rel: str, **scalars: int) -> int | None:
-    cu = CORPUS / f"{rel}.cu"
-    b = load_binding(cu.with_suffix(".toml"))
-    tu = parse_file(cu)
-    res = lift_kernel(tu, b.kernel or tu.kernels[0].name, b)
-    assert res.claimed, res.diagnostics
+    res, b = lift_corpus(rel)
     return work_rows(res.kernel_ir, b.resolve(scalars).scalars)
 
 

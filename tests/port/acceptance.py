@@ -168,6 +168,24 @@ def grid_binding(grid: list, params: dict, shapes: list[dict], block: int = 128)
     }
 
 
+def map_kernel(body: str, params: str = "const float* x, float* y, int n", out: str = "y") -> str:
+    """Kernel ``k`` of one thread per element ``i < n``: ``out[i] = body``."""
+    return (
+        f"__global__ void k({params}) {{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"    if (i < n) {out}[i] = {body};\n"
+        "}\n"
+    )
+
+
+def assert_ports_exactly(
+    vid: str, src: str, bdict: dict, target: str, tmp: Path, tol: float = 0.0, **kw: Any
+) -> None:
+    """:func:`port_variant`, then every test point (two at least) matches the SIMT run."""
+    _, run, points = port_variant(vid, src, bdict, target, tmp, tol, **kw)
+    assert len(points) >= 2 and not run.mismatches, run.mismatches
+
+
 def port_variant(
     vid: str,
     src: str,

@@ -1,6 +1,7 @@
 """Per-column statistics with several sums over the rows in one statement (a column's variance
-from two sums, its mean plus its RMS) port as one column layout: the rows on partitions, each sum
-its own accumulator on the tensor engine, the expression combining them evaluated per column."""
+from two sums, its mean plus its RMS), or one reduction inside an expression (a column mean),
+port as one column layout: the rows on partitions, each sum its own accumulator on the tensor
+engine, the expression combining them evaluated per column."""
 
 from __future__ import annotations
 
@@ -50,20 +51,6 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("target", ["nki", "legacy"])
-@pytest.mark.parametrize(("name", "src"), CASES, ids=[c[0] for c in CASES])
-def test_several_column_reductions_in_one_statement(name, src, target, tmp_path) -> None:
-    _, run, points = port_variant(f"colred/{name}", src, _BIND, target, tmp_path, tol=1e-4)
-    assert len(points) >= 3 and not run.mismatches, run.mismatches  # and not ported literally
-
-
-def test_sums_beside_a_max_still_port_correctly(tmp_path) -> None:
-    src = _kernel("s += v; m = fmaxf(m, v);", "s / R - m", "float s = 0.0f, m = -1e30f;")
-    for target in ("nki", "legacy"):
-        _, run, _ = port_variant("colred/mean_max", src, _BIND, target, tmp_path, 1e-4, 3, True)
-        assert not run.mismatches, run.mismatches
-
-
 # one reduction inside an expression that reads no other tensor: the same column layout, the
 # expression evaluated on the per-column result
 EPILOGUES = [
@@ -74,10 +61,17 @@ EPILOGUES = [
 
 
 @pytest.mark.parametrize("target", ["nki", "legacy"])
-@pytest.mark.parametrize(("name", "src"), EPILOGUES, ids=[c[0] for c in EPILOGUES])
-def test_a_column_reduction_inside_an_expression(name, src, target, tmp_path) -> None:
+@pytest.mark.parametrize(("name", "src"), CASES + EPILOGUES, ids=[c[0] for c in CASES + EPILOGUES])
+def test_column_reductions_port_as_one_column_layout(name, src, target, tmp_path) -> None:
     _, run, points = port_variant(f"colred/{name}", src, _BIND, target, tmp_path, tol=1e-4)
     assert len(points) >= 3 and not run.mismatches, run.mismatches  # and not ported literally
+
+
+def test_sums_beside_a_max_still_port_correctly(tmp_path) -> None:
+    src = _kernel("s += v; m = fmaxf(m, v);", "s / R - m", "float s = 0.0f, m = -1e30f;")
+    for target in ("nki", "legacy"):
+        _, run, _ = port_variant("colred/mean_max", src, _BIND, target, tmp_path, 1e-4, 3, True)
+        assert not run.mismatches, run.mismatches
 
 
 def test_a_column_max_is_right_in_both_apis(tmp_path) -> None:

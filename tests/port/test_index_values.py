@@ -7,17 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.port.acceptance import port_variant
-
-
-def _kernel(body: str) -> str:
-    return (
-        "__global__ void k(const float* x, float* y, int n) {\n"
-        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        f"    if (i < n) y[i] = {body};\n"
-        "}\n"
-    )
-
+from tests.port.acceptance import assert_ports_exactly, map_kernel
 
 _BIND = {
     "launch": {"grid": ["ceil_div(n, 128)"], "block": [128]},
@@ -40,8 +30,7 @@ CASES = [
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(("name", "body"), CASES, ids=[c[0] for c in CASES])
 def test_positions_as_values_port_recognised(name, body, target, tmp_path) -> None:
-    _, run, points = port_variant(f"pos/{name}", _kernel(body), _BIND, target, tmp_path, 1e-5)
-    assert len(points) >= 3 and not run.mismatches, run.mismatches  # and not ported literally
+    assert_ports_exactly(f"pos/{name}", map_kernel(body), _BIND, target, tmp_path, 1e-5)
 
 
 def _kernel_2d(body: str) -> str:
@@ -78,7 +67,4 @@ CASES_2D = [
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(("name", "body"), CASES_2D, ids=[c[0] for c in CASES_2D])
 def test_exact_integer_division_on_row_tiles(name, body, target, tmp_path) -> None:
-    _, run, points = port_variant(
-        f"int2d/{name}", _kernel_2d(body), _BIND_2D, target, tmp_path, 1e-5
-    )
-    assert len(points) >= 2 and not run.mismatches, run.mismatches  # and not ported literally
+    assert_ports_exactly(f"int2d/{name}", _kernel_2d(body), _BIND_2D, target, tmp_path, 1e-5)

@@ -9,7 +9,7 @@ import pytest
 
 from cuda2nki.binding import binding_from_dict
 from cuda2nki.codegen.pipeline import port_file
-from tests.port.acceptance import port_variant
+from tests.port.acceptance import assert_ports_exactly, map_kernel, port_variant
 
 _BIND = {
     "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
@@ -23,12 +23,7 @@ _BIND = {
 
 
 def _kernel(body: str) -> str:
-    return (
-        "__global__ void k(const float* x, float* y, int n) {\n"
-        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        f"    if (i < n) y[i] = {body};\n"
-        "}\n"
-    )
+    return map_kernel(body)
 
 
 PORTED = [
@@ -43,10 +38,7 @@ PORTED = [
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(("name", "body"), PORTED, ids=[p[0] for p in PORTED])
 def test_conversions_port_exactly(name, body, target, tmp_path) -> None:
-    _, run, points = port_variant(
-        f"conv/{name}", _kernel(body), _BIND, target, tmp_path, literal_ok=True
-    )
-    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    assert_ports_exactly(f"conv/{name}", _kernel(body), _BIND, target, tmp_path, literal_ok=True)
 
 
 WRAPS = [
@@ -72,12 +64,7 @@ def test_narrowing_that_may_wrap_is_ported_exactly_or_refused(name, body, target
 
 
 def _int_kernel(body: str) -> str:
-    return (
-        "__global__ void k(const int* a, const float* x, int* o, int n) {\n"
-        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        f"    if (i < n) o[i] = {body};\n"
-        "}\n"
-    )
+    return map_kernel(body, "const int* a, const float* x, int* o, int n", "o")
 
 
 _INT_BIND = {
@@ -105,7 +92,5 @@ CONDITIONS = [
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(("name", "body"), CONDITIONS, ids=[c[0] for c in CONDITIONS])
 def test_conditions_in_integer_arithmetic_port_exactly(name, body, target, tmp_path) -> None:
-    _, run, points = port_variant(
-        f"cond/{name}", _int_kernel(body), _INT_BIND, target, tmp_path, literal_ok=True
-    )
-    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    src = _int_kernel(body)
+    assert_ports_exactly(f"cond/{name}", src, _INT_BIND, target, tmp_path, literal_ok=True)
