@@ -108,3 +108,18 @@ def test_a_clamped_window_reads_inside_the_tensor(name, reads, target, tmp_path)
         f"clamp/{name}", _clamped(reads), _CLAMP_BIND, target, tmp_path, 1e-5, 3, literal_ok
     )
     assert len(points) >= 3 and not run.mismatches, run.mismatches
+
+
+def test_an_unshifted_read_under_a_mask_is_loaded_once(tmp_path) -> None:
+    """A causal softmax reads ``att[b, r, c]`` at the tile's own place under its mask three times
+    (max, sum, output): one plain load serves all three, no clipped reloads (C2N5006)."""
+    from pathlib import Path
+
+    from cuda2nki import api
+
+    cu = Path(__file__).resolve().parents[2] / "corpus" / "norm" / "causal_softmax_warp.cu"
+    port = tmp_path / "port.py"
+    port.write_text(api.port(cu).source)
+    assert port.read_text().count("src=att[") == 1
+    report = api.check(cu, port, binding=cu.with_suffix(".toml"), seeds=1)
+    assert report.verdict == "pass", [d.message for d in report.findings]
