@@ -84,8 +84,9 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         if "verdicts" in s:
-            checked = ", ".join(f"{k} {v}" for k, v in s["verdicts"].items())
-            numerics = ", ".join(f"{k} {v}" for k, v in s["numerics"].items())
+            from cuda2nki.report.migration import counts_text
+
+            checked, numerics = counts_text(s["verdicts"]), counts_text(s["numerics"])
             print(f"checks: {checked}; numerics: {numerics}", file=sys.stderr)
         print(f"report: {args.out / 'report.html'}", file=sys.stderr)
     return 1 if (s["failed"] or s["refused"] or s["manual"]) else 0

@@ -51,13 +51,16 @@ from cuda2nki.ir.nodes import (
     Unary,
     View,
 )
+from cuda2nki.ir.nodes import Add as SAdd
+from cuda2nki.ir.nodes import Mul as SMul
+from cuda2nki.ir.nodes import Sub as SSub
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float, is_narrow_int
+from cuda2nki.ir.verify import PMAX
 from cuda2nki.passes._analysis import alpha_key, index_only
 from cuda2nki.passes._ints import IntegerOps, bounds_of, wrap
 from cuda2nki.passes._iterate import IterationOps
 
 FULL, ROW, IMM = "full", "row", "imm"
-PARTITIONS = 128  # the most rows a tile has
 
 #: unary ops the scalar engine evaluates in one activation instruction
 ACTIVATION_OPS = frozenset(
@@ -271,9 +274,6 @@ class TileExprCompiler(IntegerOps, IterationOps):
         return None if got is None or isinstance(got, IndexValue) else got
 
     def _index_value_expr(self, x, dtype: str, loc) -> Expr | None:
-        from cuda2nki.ir.nodes import Add as SAdd
-        from cuda2nki.ir.nodes import Mul as SMul
-        from cuda2nki.ir.nodes import Sub as SSub
         from cuda2nki.passes._index import linear
 
         if isinstance(x, Mod | FloorDiv):
@@ -300,9 +300,6 @@ class TileExprCompiler(IntegerOps, IterationOps):
     def _never_negative(self, x) -> bool:
         """``x`` is never negative: non-negative constants, the tile's axes, and sums,
         products, quotients and remainders (by positive constants) of such."""
-        from cuda2nki.ir.nodes import Add as SAdd
-        from cuda2nki.ir.nodes import Mul as SMul
-
         if isinstance(x, Const):
             return x.value >= 0
         if isinstance(x, Sym):
@@ -332,7 +329,7 @@ class TileExprCompiler(IntegerOps, IterationOps):
             base = _fold(base + _fold(coef * off))
         P, F = self.full[0], (self.full[1] if kf else 1)
         if P is None:  # rows of no constant bound (a flat remainder, rem // F): at most a tile
-            P = PARTITIONS
+            P = PMAX
         if F is None and kf:
             F = self.cols  # a whole row of a problem size: the iota spans it
         offset = self._size_value(base, e.loc, loops=True)

@@ -368,12 +368,7 @@ class _Lowering:
             if cls == FLATROW:
                 return self._flat_row(b, comp, rd, dims[0], r0, rows, cols, dt)
             view = dims_for(dims, p_axis, f_axis, r0, rows, c0, cols)
-            # a read with a fixed index (``in[0, x + dx]``) is clipped where its moving dims are
-            # shifted from the tile's own place; unshifted (``att[b, r, c]`` under a causal
-            # mask) it is the plain load, which the other reads of that tile share
-            fixed = any(d.axis is None for d in dims)
-            shifted = any(d.axis is not None and (d.k != 1 or d.c != Const(0)) for d in dims)
-            if comp.masked and cls in (FULL, ROW, BCAST) and (shifted or not fixed):
+            if comp.masked and cls in (FULL, ROW, BCAST) and _clip_under_select(dims):
                 shape = (rows, Const(1) if cls == ROW else cols)
                 kind = T.ROW if cls == ROW else T.FULL
                 got = self._clipped_load(b, rd, shape, view, kind, dt, bcast=cls == BCAST)
@@ -1036,6 +1031,16 @@ def itemsize(dtype: str) -> int:
     from cuda2nki.ir.types import np_dtype
 
     return int(np.dtype(np_dtype(dtype)).itemsize)
+
+
+def _clip_under_select(dims) -> bool:
+    """Whether a read under a select is loaded clipped to its tensor: a read with a fixed index
+    (``in[0, x + dx]``) only where its moving dims are shifted from the tile's own place;
+    unshifted (``att[b, r, c]`` under a causal mask) it is the plain load, which the other reads
+    of that tile share."""
+    if all(d.axis is not None for d in dims):
+        return True
+    return any(d.axis is not None and (d.k != 1 or d.c != Const(0)) for d in dims)
 
 
 def _uses_index_value(c: Compute) -> bool:

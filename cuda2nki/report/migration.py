@@ -95,6 +95,11 @@ th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left} th{background:#f0
 """
 
 
+def counts_text(counts: dict[str, int]) -> str:
+    """``{"fail": 13, "pass": 65}`` as ``fail 13, pass 65``."""
+    return ", ".join(f"{k} {v}" for k, v in counts.items())
+
+
 def _esc(v: Any) -> str:
     return html.escape("" if v is None else str(v))
 
@@ -129,7 +134,7 @@ def _summary_rows(s: dict[str, Any], times: dict[str, Any] | None) -> str:
     ]
     for key, label in (("verdicts", "check verdicts"), ("numerics", "check numerics")):
         if key in s:
-            rows.append((label, ", ".join(f"{k} {v}" for k, v in s[key].items())))
+            rows.append((label, counts_text(s[key])))
     if times is not None:
         cached = times.get("cached_compute_seconds", 0.0)
         rows += [

@@ -20,17 +20,14 @@ _BIND = {
 }
 
 CASES = [
-    ("position", "x[i] + (float)i * 0.5f"),
-    ("parity", "x[i] * (i % 2 == 0 ? 1.0f : -1.0f)"),
-    ("quotient", "x[i] + (float)(i / 3)"),
-    ("remainder_and_quotient", "(float)(i % 7) - (float)((i + 5) / 4) * x[i]"),
+    (f"pos/{name}", map_kernel(body), _BIND)
+    for name, body in (
+        ("position", "x[i] + (float)i * 0.5f"),
+        ("parity", "x[i] * (i % 2 == 0 ? 1.0f : -1.0f)"),
+        ("quotient", "x[i] + (float)(i / 3)"),
+        ("remainder_and_quotient", "(float)(i % 7) - (float)((i + 5) / 4) * x[i]"),
+    )
 ]
-
-
-@pytest.mark.parametrize("target", ["nki", "legacy"])
-@pytest.mark.parametrize(("name", "body"), CASES, ids=[c[0] for c in CASES])
-def test_positions_as_values_port_recognised(name, body, target, tmp_path) -> None:
-    assert_ports_exactly(f"pos/{name}", map_kernel(body), _BIND, target, tmp_path, 1e-5)
 
 
 def _kernel_2d(body: str) -> str:
@@ -57,14 +54,17 @@ _BIND_2D = {
 
 # exact integer division of data or of a position on a row tile: the legacy API, whose tiles are
 # allocated whole, takes narrower row chunks (its exact 32-bit helpers keep many tiles live)
-CASES_2D = [
-    ("data_remainder", "(float)(a[i * C + j] % 3) + x[i * C + j]"),
-    ("position_remainder", "x[i * C + j] + (float)(i - j) * 0.25f + (float)(j % 3)"),
-    ("data_quotient", "(float)(a[i * C + j] / 7) * x[i * C + j]"),
+CASES += [
+    (f"int2d/{name}", _kernel_2d(body), _BIND_2D)
+    for name, body in (
+        ("data_remainder", "(float)(a[i * C + j] % 3) + x[i * C + j]"),
+        ("position_remainder", "x[i * C + j] + (float)(i - j) * 0.25f + (float)(j % 3)"),
+        ("data_quotient", "(float)(a[i * C + j] / 7) * x[i * C + j]"),
+    )
 ]
 
 
 @pytest.mark.parametrize("target", ["nki", "legacy"])
-@pytest.mark.parametrize(("name", "body"), CASES_2D, ids=[c[0] for c in CASES_2D])
-def test_exact_integer_division_on_row_tiles(name, body, target, tmp_path) -> None:
-    assert_ports_exactly(f"int2d/{name}", _kernel_2d(body), _BIND_2D, target, tmp_path, 1e-5)
+@pytest.mark.parametrize(("vid", "src", "bind"), CASES, ids=[c[0] for c in CASES])
+def test_index_arithmetic_ports_recognised_and_exact(vid, src, bind, target, tmp_path) -> None:
+    assert_ports_exactly(vid, src, bind, target, tmp_path, 1e-5)
