@@ -165,6 +165,13 @@ CType = Union[ScalarType, VectorType, PointerType, ArrayType, OpaqueType]
 class Node:
     loc: SourceLoc
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled and copied with its location (a pending one is placed first)."""
+        d = self.__dict__
+        if "_at" in d:
+            self.loc  # noqa: B018 - reading it replaces the pending location
+        return d
+
 
 @dataclass(frozen=True, kw_only=True)
 class Expr(Node):
@@ -442,6 +449,32 @@ class TranslationUnit:
         return None
 
 
+# --------------------------------------------------------------------------- pending locations
+
+
+class _PendingLoc:
+    """``Node.loc`` of a node built by a factory (:data:`fast`) that was given a pending location
+    -- ``(byte span, placer)`` from the front end's ``Placer.at`` -- instead of a
+    :class:`SourceLoc`: the factory keeps it as ``_at``, and the first read of ``loc`` makes it
+    the placer's location of that span and stores it on the node, where later reads find it
+    (a non-data descriptor: the instance's ``loc`` comes first).  Most nodes' locations are
+    never read, so most nodes never build one."""
+
+    def __get__(self, node: Node | None, owner: type | None = None) -> object:
+        if node is None:
+            return self
+        d = node.__dict__
+        at = d.get("_at")
+        if at is None:  # placed meanwhile by another thread (it stores loc before dropping _at)
+            try:
+                return d["loc"]
+            except KeyError:
+                raise AttributeError("loc") from None
+        loc = d["loc"] = at[1].lazy(at[0])
+        d.pop("_at", None)
+        return loc
+
+
 # --------------------------------------------------------------------------- fast construction
 
 
@@ -478,7 +511,10 @@ def _factory(cls: type) -> Callable[..., object]:
     ns: dict[str, object] = {"_MISSING": dataclasses.MISSING, "_new": object.__new__, "_cls": cls}
     params, body = [], []
     for f in dataclasses.fields(cls):
-        if f.default is not dataclasses.MISSING:
+        if f.name == "loc":  # a SourceLoc, or a pending location (see _PendingLoc)
+            params.append("loc")
+            body.append("    d['_at' if loc.__class__ is tuple else 'loc'] = loc")
+        elif f.default is not dataclasses.MISSING:
             ns[f"_d_{f.name}"] = f.default
             params.append(f"{f.name}=_d_{f.name}")
             body.append(f"    d[{f.name!r}] = {f.name}")
@@ -507,3 +543,4 @@ for _cls in list(globals().values()):
         _fast_init(_cls)
         setattr(fast, _cls.__name__, _factory(_cls))
 del _cls
+Node.loc = _PendingLoc()  # type: ignore[assignment] # after the dataclasses: no field default

@@ -24,6 +24,8 @@ from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend.preprocess import LineMap
 
 Place = tuple[str, int, int, "int | None", "int | None"]  # SourceLoc's fields, in order
+# an AST node's location not yet asked for: (byte span of its syntax node, the file's Placer)
+PendingLoc = tuple[tuple[int, int], "Placer"]
 _FIELDS = ("file", "line", "col", "end_line", "end_col")
 
 
@@ -46,16 +48,27 @@ class Placer:
         self._pos_cache: dict[int, tuple[str, int, int]] = {}
 
     def loc(self, node: ts.Node) -> SourceLoc:
-        """``node``'s location, worked out when first read (one call per AST node: lean)."""
+        """``node``'s location, worked out when first read."""
+        return self.lazy(node.byte_range)
+
+    def lazy(self, span: tuple[int, int]) -> SourceLoc:
+        """The location of the byte span ``(start, end)``, worked out when first read."""
         loc = _new(LazyLoc)
         d = loc.__dict__
-        d["_span"] = node.start_byte << 32 | node.end_byte
+        d["_span"] = span
         d["_placer"] = self
         return loc
 
-    def place(self, span: int) -> Place:
-        """The place of the byte span ``start << 32 | end``."""
-        return self.place_points(*self._point(span >> 32), *self._point(span & 0xFFFFFFFF))
+    def at(self, node: ts.Node) -> PendingLoc:
+        """What an AST node built by the front end's factories records instead of its location
+        (one call per AST node: leaner still than :meth:`loc`): the node's byte span and this
+        placer.  The node's ``loc`` becomes :meth:`lazy` of it when first read (see
+        :func:`cuda2nki.frontend.ast.Node`)."""
+        return (node.byte_range, self)
+
+    def place(self, span: tuple[int, int]) -> Place:
+        """The place of the byte span ``(start, end)``."""
+        return self.place_points(*self._point(span[0]), *self._point(span[1]))
 
     def place_points(self, r: int, c: int, er: int, ec: int) -> Place:
         """The place of the span from (row ``r``, byte column ``c``) to (``er``, ``ec``) of the

@@ -72,6 +72,7 @@ from cuda2nki.frontend.typesys import (
 )
 
 if TYPE_CHECKING:
+    from cuda2nki.frontend.locs import PendingLoc
     from cuda2nki.frontend.unit import UnitContext
 
 
@@ -91,7 +92,8 @@ class BodyLowerer(CoopLowering):
         host: bool = False,
     ) -> None:
         self.u = unit
-        self.loc = unit.loc  # hot: one call per node
+        self.loc = unit.loc
+        self.at = unit.at  # hot: one call per node (a factory's ``loc=``, see Placer.at)
         self.func_name = func_name
         self.env = env or {}
         self.host = host
@@ -376,7 +378,7 @@ class BodyLowerer(CoopLowering):
         finally:
             if new_scope:
                 self.pop_scope()
-        return N.Block(loc=self.loc(node), body=tuple(body))
+        return N.Block(loc=self.at(node), body=tuple(body))
 
     def stmt(self, node: ts.Node) -> list[A.Stmt]:
         h = _STMT_BY_ID[node.kind_id]
@@ -403,7 +405,7 @@ class BodyLowerer(CoopLowering):
             self.pop_scope()
         if len(got) == 1:
             return got[0]
-        return N.Block(loc=self.loc(node), body=tuple(got))
+        return N.Block(loc=self.at(node), body=tuple(got))
 
     def _refuse(self, node: ts.Node) -> None:
         if node.is_error or node.is_missing:
@@ -422,7 +424,7 @@ class BodyLowerer(CoopLowering):
     def s_expression(self, node: ts.Node) -> list[A.Stmt]:
         inner = node.named_children
         if not inner:
-            return [N.Empty(loc=self.loc(node))]
+            return [N.Empty(loc=self.at(node))]
         e_node = inner[0]
         kind = e_node.kind_id
         if kind in _BINARY_IDS and self._is_misparsed_cg_decl(e_node):
@@ -433,11 +435,11 @@ class BodyLowerer(CoopLowering):
             and self._callee_name(e_node) == "printf"
         ):
             self.note("C2N1019", e_node)
-            return [N.Empty(loc=self.loc(node))]
+            return [N.Empty(loc=self.at(node))]
         e = _EXPR_BY_ID[kind](self, e_node)
         if e is CG_NOOP:
             return []
-        return [N.ExprStmt(loc=self.loc(node), expr=e)]
+        return [N.ExprStmt(loc=self.at(node), expr=e)]
 
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
         cond_node = node.child_by_field_id(F.condition)
@@ -459,7 +461,7 @@ class BodyLowerer(CoopLowering):
                 return [self.stmt1(taken)] if taken is not None else []
         then = self.stmt1(node.child_by_field_id(F.consequence))
         else_ = self.stmt1(alt_inner[0]) if alt_inner else None
-        return [N.If(loc=self.loc(node), cond=cond, then=then, else_=else_)]
+        return [N.If(loc=self.at(node), cond=cond, then=then, else_=else_)]
 
     def condition(self, node: ts.Node | None) -> A.Expr:
         if node is None:
@@ -487,7 +489,7 @@ class BodyLowerer(CoopLowering):
                 if ini.type == "declaration":
                     init = self.s_declaration(ini)
                 else:
-                    init = [N.ExprStmt(loc=self.loc(ini), expr=self.expr(ini))]
+                    init = [N.ExprStmt(loc=self.at(ini), expr=self.expr(ini))]
             c = node.child_by_field_id(F.condition)
             cond = self.expr(c) if c is not None else None
             u = node.child_by_field_id(F.update)
@@ -497,7 +499,7 @@ class BodyLowerer(CoopLowering):
             self.pop_scope()
         return [
             N.For(
-                loc=self.loc(node), init=tuple(init), cond=cond, step=step, body=body, unroll=unroll
+                loc=self.at(node), init=tuple(init), cond=cond, step=step, body=body, unroll=unroll
             )
         ]
 
@@ -505,13 +507,13 @@ class BodyLowerer(CoopLowering):
         self._take_unroll()
         cond = self.condition(node.child_by_field_id(F.condition))
         body = self.stmt1(node.child_by_field_id(F.body))
-        return [N.While(loc=self.loc(node), cond=cond, body=body)]
+        return [N.While(loc=self.at(node), cond=cond, body=body)]
 
     def s_do(self, node: ts.Node) -> list[A.Stmt]:
         self._take_unroll()
         body = self.stmt1(node.child_by_field_id(F.body))
         cond = self.condition(node.child_by_field_id(F.condition))
-        return [N.DoWhile(loc=self.loc(node), body=body, cond=cond)]
+        return [N.DoWhile(loc=self.at(node), body=body, cond=cond)]
 
     def s_switch(self, node: ts.Node) -> list[A.Stmt]:
         cond = self.condition(node.child_by_field_id(F.condition))
@@ -534,7 +536,7 @@ class BodyLowerer(CoopLowering):
                 merged[-1] = N.Case(loc=prev.loc, values=prev.values + case.values, body=case.body)
             else:
                 merged.append(case)
-        return [N.Switch(loc=self.loc(node), cond=cond, cases=tuple(merged))]
+        return [N.Switch(loc=self.at(node), cond=cond, cases=tuple(merged))]
 
     def _case(self, node: ts.Node) -> A.Case:
         value = node.child_by_field_id(F.value)
@@ -549,18 +551,18 @@ class BodyLowerer(CoopLowering):
             if value is not None and c.id == value.id:
                 continue
             body.extend(self.stmt(c))
-        return N.Case(loc=self.loc(node), values=values, body=tuple(body))
+        return N.Case(loc=self.at(node), values=values, body=tuple(body))
 
     def s_break(self, node: ts.Node) -> list[A.Stmt]:
-        return [N.Break(loc=self.loc(node))]
+        return [N.Break(loc=self.at(node))]
 
     def s_continue(self, node: ts.Node) -> list[A.Stmt]:
-        return [N.Continue(loc=self.loc(node))]
+        return [N.Continue(loc=self.at(node))]
 
     def s_return(self, node: ts.Node) -> list[A.Stmt]:
         inner = [c for c in node.named_children if c.kind_id not in COMMENT_IDS]
         value = self.expr(inner[0]) if inner else None
-        return [N.Return(loc=self.loc(node), value=value)]
+        return [N.Return(loc=self.at(node), value=value)]
 
     def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
         d = node.child_by_field_id(F.directive)
@@ -696,7 +698,7 @@ class BodyLowerer(CoopLowering):
         self.declare(name, Sym(ty, const_val))
         return [
             N.VarDecl(
-                loc=self.loc(decl), name=name, ty=ty, init=init, storage=store, constexpr=constexpr
+                loc=self.at(decl), name=name, ty=ty, init=init, storage=store, constexpr=constexpr
             )
         ]
 
@@ -712,7 +714,7 @@ class BodyLowerer(CoopLowering):
             ty = with_const(unqualified(init.ty), ty.const) if init.ty is not None else None
             if ty is None:
                 raise self.fail("C2N1022", decl, name="auto")
-        loc = self.loc(decl)
+        loc = self.at(decl)
         if not is_lvalue(init):
             if not getattr(ty, "const", False):
                 raise self.fail("C2N1030", value, what="non-const reference to a temporary")
@@ -801,14 +803,14 @@ class BodyLowerer(CoopLowering):
         if isinstance(ty, A.VectorType):  # aggregate init: missing lanes are zero
             if len(items) > ty.width:
                 raise self.fail("C2N1030", node, what=f"{len(items)} values for a {ty.name}")
-            loc = self.loc(node)
+            loc = self.at(node)
             items += [N.IntLit(loc=loc, value=0, ty=INT)] * (ty.width - len(items))
             return _vector_ctor(ty, tuple(items), loc)
         if isinstance(ty, A.ScalarType) and len(items) <= 1:
             if not items:
-                return N.IntLit(loc=self.loc(node), value=0, ty=INT)
+                return N.IntLit(loc=self.at(node), value=0, ty=INT)
             return items[0]
-        return N.InitList(loc=self.loc(node), items=tuple(items), ty=ty)
+        return N.InitList(loc=self.at(node), items=tuple(items), ty=ty)
 
     # ------------------------------------------------------------------ expressions
 
@@ -828,7 +830,7 @@ class BodyLowerer(CoopLowering):
 
     def e_number(self, node: ts.Node) -> A.Expr:
         text = self.src[node.start_byte : node.end_byte].decode()
-        loc = self.loc(node)
+        loc = self.at(node)
         if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 10:
             return N.IntLit(loc=loc, value=int(text), ty=INT)  # int_literal's common case
         if text[:1] in ("-", "+"):  # the grammar folds a sign into the literal
@@ -837,7 +839,7 @@ class BodyLowerer(CoopLowering):
             return N.Unary(loc=loc, op=text[0], operand=inner, ty=ty)
         return self._literal(text, node, loc)
 
-    def _literal(self, text: str, node: ts.Node, loc: SourceLoc) -> A.Expr:
+    def _literal(self, text: str, node: ts.Node, loc: SourceLoc | PendingLoc) -> A.Expr:
         got = int_literal(text)
         if got is not None:
             return N.IntLit(loc=loc, value=got[0], ty=got[1])
@@ -852,17 +854,17 @@ class BodyLowerer(CoopLowering):
             value = ord(body.encode().decode("unicode_escape")) if body else 0
         except (UnicodeDecodeError, TypeError):
             raise self.fail("C2N1030", node, what=f"character literal {_text(node)}") from None
-        return N.IntLit(loc=self.loc(node), value=value, ty=S["int8"])
+        return N.IntLit(loc=self.at(node), value=value, ty=S["int8"])
 
     def e_bool(self, node: ts.Node) -> A.Expr:
-        return N.BoolLit(loc=self.loc(node), value=node.type == "true", ty=BOOL)
+        return N.BoolLit(loc=self.at(node), value=node.type == "true", ty=BOOL)
 
     def e_null(self, node: ts.Node) -> A.Expr:
-        return N.IntLit(loc=self.loc(node), value=0, ty=N.PointerType(pointee=VOID))
+        return N.IntLit(loc=self.at(node), value=0, ty=N.PointerType(pointee=VOID))
 
     def e_identifier(self, node: ts.Node) -> A.Expr:
         name = self.src[node.start_byte : node.end_byte].decode()
-        loc = self.loc(node)
+        loc = self.at(node)
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
             # a group object is only meaningful as an argument, which the call drops
@@ -920,7 +922,7 @@ class BodyLowerer(CoopLowering):
         if k is not None:
             return k(self.loc(node))
         if self.host:
-            return N.Name(loc=self.loc(node), name=text, ty=None)
+            return N.Name(loc=self.at(node), name=text, ty=None)
         raise self.fail("C2N1020", node, name=text)
 
     def e_field(self, node: ts.Node) -> A.Expr:
@@ -934,7 +936,7 @@ class BodyLowerer(CoopLowering):
         src = self.src
         field = src[fnode.start_byte : fnode.end_byte].decode()
         op = KIND_NAMES[op_node.kind_id]
-        loc = self.loc(node)
+        loc = self.at(node)
         arg_kind = arg.kind_id
         if arg_kind in _IDENTIFIER_IDS:
             name = src[arg.start_byte : arg.end_byte].decode()
@@ -1008,12 +1010,12 @@ class BodyLowerer(CoopLowering):
             and type(it) is not A.OpaqueType
         ):
             raise self.fail("C2N1030", idx_node, what=f"array index of type {_tyname(it)}")
-        return N.Index(loc=self.loc(node), ty=ty, base=base, index=index)
+        return N.Index(loc=self.at(node), ty=ty, base=base, index=index)
 
     def e_unary(self, node: ts.Node) -> A.Expr:
         op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
         operand = self.expr(node.child_by_field_id(F.argument))
-        loc = self.loc(node)
+        loc = self.at(node)
         t = operand.ty
         if op == "!":
             ty = BOOL
@@ -1038,7 +1040,7 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1030", node, what=f"dereference of {_tyname(t)}")
         else:
             ty = N.PointerType(pointee=t) if t is not None else None
-        return N.Unary(loc=self.loc(node), op=op, operand=operand, ty=ty)
+        return N.Unary(loc=self.at(node), op=op, operand=operand, ty=ty)
 
     def e_update(self, node: ts.Node) -> A.Expr:
         op_node = node.child_by_field_id(F.operator)
@@ -1046,7 +1048,7 @@ class BodyLowerer(CoopLowering):
         pre = op_node.start_byte < arg.start_byte
         operand = self.expr(arg)
         op = ("pre" if pre else "post") + op_node.type
-        return N.Unary(loc=self.loc(node), op=op, operand=operand, ty=unqualified(operand.ty))
+        return N.Unary(loc=self.at(node), op=op, operand=operand, ty=unqualified(operand.ty))
 
     def _check_misparsed_less(self, node: ts.Node) -> None:
         """``a < b && c > d`` can read as a template ``a<b && c>``: when ``a`` is a variable,
@@ -1085,7 +1087,7 @@ class BodyLowerer(CoopLowering):
                 ty = ARITH_BY_NAME.get((lt.name, rt.name)) or arith_result(lt, rt)
             else:
                 ty = self._binary_type(op, lt, rt, node)
-        return N.Binary(loc=self.loc(node), ty=ty, op=op, left=left, right=right)
+        return N.Binary(loc=self.at(node), ty=ty, op=op, left=left, right=right)
 
     def _binary_type(
         self, op: str, lt: A.CType | None, rt: A.CType | None, node: ts.Node
@@ -1133,7 +1135,7 @@ class BodyLowerer(CoopLowering):
         ):
             raise self.fail("C2N1030", node, what="assignment to something that is not a variable")
         return N.Assign(
-            loc=self.loc(node), op=op, target=target, value=value, ty=unqualified(target.ty)
+            loc=self.at(node), op=op, target=target, value=value, ty=unqualified(target.ty)
         )
 
     def e_conditional(self, node: ts.Node) -> A.Expr:
@@ -1146,12 +1148,12 @@ class BodyLowerer(CoopLowering):
                 ty = unqualified(then.ty)
         else:
             ty = unqualified(then.ty if then.ty is not None else else_.ty)
-        return N.Ternary(loc=self.loc(node), cond=cond, then=then, else_=else_, ty=ty)
+        return N.Ternary(loc=self.at(node), cond=cond, then=then, else_=else_, ty=ty)
 
     def e_cast(self, node: ts.Node) -> A.Expr:
         to = self.type_descriptor(node.child_by_field_id(F.type))
         operand = self.expr(node.child_by_field_id(F.value))
-        return N.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
+        return N.Cast(loc=self.at(node), to=to, operand=operand, kind="c", ty=unqualified(to))
 
     def e_sizeof(self, node: ts.Node) -> A.Expr:
         t = node.child_by_field_id(F.type)
@@ -1174,7 +1176,7 @@ class BodyLowerer(CoopLowering):
                 of = self.expr(v).ty
         if sizeof(of) is None:
             raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
-        return N.SizeOf(loc=self.loc(node), of=of, ty=ULONG)
+        return N.SizeOf(loc=self.at(node), of=of, ty=ULONG)
 
     def e_comma(self, node: ts.Node) -> A.Expr:
         items: list[A.Expr] = []
@@ -1183,7 +1185,7 @@ class BodyLowerer(CoopLowering):
             items.append(self.expr(n.child_by_field_id(F.left)))
             n = n.child_by_field_id(F.right)
         items.append(self.expr(n))
-        return N.Comma(loc=self.loc(node), exprs=tuple(items), ty=items[-1].ty)
+        return N.Comma(loc=self.at(node), exprs=tuple(items), ty=items[-1].ty)
 
     def e_init_list(self, node: ts.Node) -> A.Expr:
         return self._init_list(node, None)
@@ -1191,14 +1193,14 @@ class BodyLowerer(CoopLowering):
     def e_template_function(self, node: ts.Node) -> A.Expr:
         self._check_misparsed_less(node)
         if self.host:
-            return N.Name(loc=self.loc(node), name=_text(node), ty=None)
+            return N.Name(loc=self.at(node), name=_text(node), ty=None)
         raise self.fail("C2N1010", node, what=f"template name '{_text(node)}' used as a value")
 
     def e_string(self, node: ts.Node) -> A.Expr:
         if self.host:
-            return N.Name(loc=self.loc(node), name=_text(node), ty=None)
+            return N.Name(loc=self.at(node), name=_text(node), ty=None)
         if self.in_assert:  # assert(cond && "message"): a string is a non-null pointer
-            return N.BoolLit(loc=self.loc(node), value=True, ty=BOOL)
+            return N.BoolLit(loc=self.at(node), value=True, ty=BOOL)
         raise self.fail("C2N1010", node, what="string literal")
 
     # ------------------------------------------------------------------ calls
@@ -1238,7 +1240,7 @@ class BodyLowerer(CoopLowering):
             for c in kids:
                 if c.type == "kernel_call_syntax":
                     if self.host:
-                        return N.Name(loc=self.loc(node), name="<launch>", ty=None)
+                        return N.Name(loc=self.at(node), name="<launch>", ty=None)
                     raise self.fail("C2N1014", node, kernel=self._callee_name(node))
             fn = node.child_by_field_id(F.function)
             args_node = node.child_by_field_id(F.arguments)
@@ -1385,7 +1387,7 @@ class BodyLowerer(CoopLowering):
         if to is None:
             return None
         operand = self.expr(arg_nodes[0])
-        return N.Cast(loc=self.loc(node), to=to, operand=operand, kind="c", ty=unqualified(to))
+        return N.Cast(loc=self.at(node), to=to, operand=operand, kind="c", ty=unqualified(to))
 
     def _names_a_type(self, name: str) -> bool:
         """A ``typename`` template parameter or a typedef, not shadowed by a variable."""
@@ -1403,7 +1405,7 @@ class BodyLowerer(CoopLowering):
         else:
             to = self.type_of(fn)
         args = [self.expr(a) for a in arg_nodes]
-        loc = self.loc(node)
+        loc = self.at(node)
         if isinstance(to, A.VectorType):
             return _vector_ctor(to, tuple(args), loc)
         if len(args) != 1:
@@ -1423,7 +1425,7 @@ class BodyLowerer(CoopLowering):
             args = [self.expr(a) for a in arg_nodes]
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
-            return N.Call(loc=self.loc(node), func=_text(fn), args=())
+            return N.Call(loc=self.at(node), func=_text(fn), args=())
         raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
 
     def _user_call(
@@ -1455,7 +1457,7 @@ class BodyLowerer(CoopLowering):
                     args2[i] = address_of(args2[i])
         self.calls.append((target, self.loc(node)))
         return N.Call(
-            loc=self.loc(node),
+            loc=self.at(node),
             func=name,
             args=tuple(args2),
             template_args=tuple(targs),
@@ -1470,7 +1472,7 @@ _UNROLL_TARGETS = frozenset(
 )
 
 
-def _vector_ctor(ty: A.VectorType, args: tuple[A.Expr, ...], loc: SourceLoc) -> A.Expr:
+def _vector_ctor(ty: A.VectorType, args: tuple[A.Expr, ...], loc: SourceLoc | PendingLoc) -> A.Expr:
     """``make_float4(...)``-style constructor call for a vector type (any spelling)."""
     base = ty.base.name
     if ty.width == 2 and base == "float16":

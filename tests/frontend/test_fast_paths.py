@@ -171,6 +171,7 @@ def test_lazy_locations_match_the_tree_sitter_points(monkeypatch):
     for src in (_SRC, expanded, *_MORE_SOURCES):
         lazy = _locs(parse_source(src, "k.cu"))
         monkeypatch.setattr(Placer, "loc", eager)
+        monkeypatch.setattr(Placer, "at", eager)  # the factories take a SourceLoc as well
         plain = _locs(parse_source(src, "k.cu"))
         monkeypatch.undo()
         assert [type(x).__name__ for x in lazy] == ["LazyLoc"] * len(lazy)
@@ -224,3 +225,44 @@ def test_a_lazy_location_behaves_as_a_plain_one():
     # an unread location compares and hashes by its place too
     a, b = (parse_source(_SRC, "k.cu").functions[0].body.body[0].loc for _ in range(2))
     assert a == b and len({a, b, plain}) == 1
+
+
+def _statement(src: str = _SRC) -> A.Node:
+    return parse_source(src, "k.cu").functions[0].body.body[0]
+
+
+def test_a_node_places_its_location_when_first_asked():
+    """The front end's nodes keep their syntax node's span until ``loc`` is read; then it is
+    the placer's lazy location, stored on the node (later reads find that one)."""
+    node = _statement()
+    assert "_at" in node.__dict__ and "loc" not in node.__dict__
+    loc = node.loc
+    assert type(loc).__name__ == "LazyLoc" and node.loc is loc
+    assert "loc" in node.__dict__ and "_at" not in node.__dict__
+    assert (loc.file, loc.line, loc.col) == ("k.cu", 4, 9)
+    given = A.SourceLoc("x.cu", 2, 3)  # a factory given a location keeps that one
+    assert A.fast.Break(loc=given).loc is given and A.fast.Break(loc=given) == A.Break(loc=given)
+
+
+def test_a_node_with_a_pending_location_pickles_copies_and_compares_as_a_placed_one():
+    import copy
+    import pickle
+
+    for how in (
+        lambda n: pickle.loads(pickle.dumps(n)),
+        copy.copy,
+        copy.deepcopy,
+        lambda n: dataclasses.replace(n, name="j"),
+    ):
+        node = _statement()
+        assert "_at" in node.__dict__
+        got = how(node)
+        assert "_at" not in got.__dict__ and "_at" not in node.__dict__
+        assert got.loc == node.loc and got.loc.key() == ("k.cu", 4, 9, 4, 10)  # `i`
+        assert got == node or how is not copy.copy
+    pickled = pickle.dumps(_statement())
+    assert b"Placer" not in pickled and b"LazyLoc" not in pickled  # nothing of the front end
+    # unread locations still make equal nodes equal, and different places different
+    assert _statement() == _statement() and hash(_statement()) == hash(_statement())
+    moved = _statement("\n" + _SRC)
+    assert moved != _statement() and moved.loc.line == 5
