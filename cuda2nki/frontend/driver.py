@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import tree_sitter as ts
 
-from cuda2nki.diagnostics import SourceLoc, make
+from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
@@ -54,17 +54,39 @@ def lower_source(
     tree = parse_bytes(src)
     unit = UnitContext(filename, src, pre.linemap)
     unit.diags.extend(pre.diagnostics)
-    fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003"]
-    funcs = _collect(unit, tree.root_node)
-    launches, requests = _launch_sites(unit, tree.root_node, funcs)
+    root = tree.root_node
+    funcs = _collect(unit, root)
+    launches, requests = _launch_sites(unit, root, funcs)
     requests += _explicit_instantiations(unit)
     site_instances: dict[SourceLoc, str] = {}
     functions = _lower_all(unit, funcs, requests, dict(templates or {}), site_instances)
-    launches = [_with_instance(s, site_instances) for s in launches]
-    _lost_kernels(unit, tree.root_node)
-    _cooperative_launches(unit, tree.root_node)
+    if site_instances:
+        launches = [_with_instance(s, site_instances) for s in launches]
+    _lost_kernels(unit, root)
+    _cooperative_launches(unit, root)
     _check_recursion(unit)
     _propagate_rejections(unit)
+    fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003"] if pre.diagnostics else []
+    accepted, rejected, diags = _verdicts(unit, functions, fatal_pre)
+    if len(diags) > 1:
+        diags.sort(key=lambda d: (d.loc.file != filename, d.loc.file, d.loc.line, d.loc.col))
+    return N.TranslationUnit(
+        file=filename,
+        functions=tuple(accepted),
+        globals=tuple(unit.global_vars),
+        launch_sites=tuple(launches),
+        diagnostics=tuple(diags),
+        rejected=rejected,
+    )
+
+
+def _verdicts(
+    unit: UnitContext, functions: list[A.Function], fatal_pre: list[Diagnostic]
+) -> tuple[list[A.Function], dict[str, tuple[Diagnostic, ...]], list[Diagnostic]]:
+    """The accepted functions, the rejected kernels with their reasons, and the file's
+    diagnostics (a refused device function's among them)."""
+    if not unit.rejected and not unit.instances and not fatal_pre:  # the common case
+        return functions, {}, list(unit.diags)
     accepted = [f for f in functions if f.name not in unit.rejected]
     accepted += [f for n, f in unit.instances.items() if n not in unit.rejected]
     rejected = {name: tuple(ds) for name, ds in unit.rejected.items() if _is_kernel(unit, name)}
@@ -76,15 +98,7 @@ def lower_source(
     diags = list(unit.diags)
     for ds in (*rejected.values(), device_errors):
         diags.extend(d for d in ds if d not in diags)
-    diags.sort(key=lambda d: (d.loc.file != filename, d.loc.file, d.loc.line, d.loc.col))
-    return N.TranslationUnit(
-        file=filename,
-        functions=tuple(accepted),
-        globals=tuple(unit.global_vars),
-        launch_sites=tuple(launches),
-        diagnostics=tuple(diags),
-        rejected=rejected,
-    )
+    return accepted, rejected, diags
 
 
 def _is_kernel(unit: UnitContext, name: str) -> bool:

@@ -66,7 +66,6 @@ class UnitContext:
         self.filename = filename
         self.src = src
         self.linemap = linemap
-        self.unknown_loc = SourceLoc(filename, 1, 1)
         self.typedefs: dict[str, A.CType] = {}
         self.globals: dict[str, A.CType] = {}
         self.global_vars: list[A.GlobalVar] = []
@@ -89,6 +88,11 @@ class UnitContext:
         placer = Placer(filename, src, linemap)
         self.loc: Callable[[ts.Node], SourceLoc] = placer.loc
         self.at: Callable[[ts.Node], PendingLoc] = placer.at  # the AST factories' ``loc=``
+
+    @property
+    def unknown_loc(self) -> SourceLoc:
+        """Where a problem with no syntax node of its own points: the file's first line."""
+        return SourceLoc(self.filename, 1, 1)
 
     # ------------------------------------------------------------------ file-scope tables
 
@@ -428,8 +432,10 @@ class UnitContext:
         else:
             body = None
         self.graph[fname] = low.calls
-        errors = low.errors
-        self.diags.extend(d for d in low.diags if d.severity < Severity.ERROR)
+        errors = []
+        if low.diags:
+            errors = low.errors
+            self.diags.extend(d for d in low.diags if d.severity < Severity.ERROR)
         if errors or body is None:
             self.rejected[fname] = errors or [make("C2N1010", self.loc(fnode), what="function")]
             return None
@@ -437,7 +443,7 @@ class UnitContext:
         if fd.template_params and (keep_params or any(v is None for v in env.values())):
             tparams = self._template_params(low, fd)
         targs = ()
-        if not tparams:  # in the order of the parameters
+        if not tparams and env:  # in the order of the parameters
             order = [p[0] for p in fd.template_params]
             order += [k for k in env if k not in order]
             targs = tuple((k, env[k]) for k in order if env.get(k) is not None)
