@@ -47,9 +47,7 @@ def parse_source(
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return lower_source(
-            text, str(filename), defines, tuple(str(d) for d in include_dirs), templates
-        )
+        return lower_source(text, str(filename), defines, tuple(map(str, include_dirs)), templates)
     except RecursionError:
         d = make("C2N1010", SourceLoc(str(filename), 1, 1), what="nesting too deep")
         return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))
