@@ -9,6 +9,11 @@ map, in characters for a UTF-8 line -- and stores the five fields on the instanc
 equals, hashes and orders like the plain ``SourceLoc`` of the same place, pickles and copies
 as one, and shows as one.
 
+Two steps are put off.  The AST factories are given :meth:`Placer.at` -- the syntax node's byte
+span and the placer, a pending location -- and keep it on the node: only the first read of the
+node's ``loc`` builds the ``LazyLoc`` (see ``_PendingLoc`` in :mod:`cuda2nki.frontend.ast`).  Only
+the first read of that location's fields places it.
+
 Every tree the front end parses for a file (the main parse, a function parsed again on its own,
 the rest blanked out) has the same bytes at the same offsets as the placer's text, apart from
 same-width respellings, so one placer serves them all.
@@ -62,8 +67,7 @@ class Placer:
     def at(self, node: ts.Node) -> PendingLoc:
         """What an AST node built by the front end's factories records instead of its location
         (one call per AST node: leaner still than :meth:`loc`): the node's byte span and this
-        placer.  The node's ``loc`` becomes :meth:`lazy` of it when first read (see
-        :func:`cuda2nki.frontend.ast.Node`)."""
+        placer.  The node's ``loc`` becomes :meth:`lazy` of it when first read."""
         return (node.byte_range, self)
 
     def place(self, span: tuple[int, int]) -> Place:
