@@ -453,9 +453,9 @@ class TranslationUnit:
 
 
 class _PendingLoc:
-    """``Node.loc`` of a node built by a factory (:data:`fast`) that was given a pending location
-    -- ``(byte span, placer)`` from the front end's ``Placer.at`` -- instead of a
-    :class:`SourceLoc`: the factory keeps it as ``_at``, and the first read of ``loc`` makes it
+    """``Node.loc`` of a node built (by its class or its factory in :data:`fast`) with a pending
+    location -- ``(byte span, placer)`` from the front end's ``Placer.at`` -- instead of a
+    :class:`SourceLoc`: the node keeps it as ``_at``, and the first read of ``loc`` makes it
     the placer's location of that span and stores it on the node, where later reads find it
     (a non-data descriptor: the instance's ``loc`` comes first).  Most nodes' locations are
     never read, so most nodes never build one."""
@@ -478,40 +478,13 @@ class _PendingLoc:
 # --------------------------------------------------------------------------- fast construction
 
 
-def _fast_init(cls: type) -> None:
-    """Replace the generated ``__init__`` of a frozen dataclass by one that writes the instance
-    dictionary directly (the same state, in field order; about twice as fast: the front end
-    builds one node per syntax node).  Same keyword-only signature and defaults."""
-    fields = dataclasses.fields(cls)
-    ns: dict[str, object] = {"_MISSING": dataclasses.MISSING}
-    params, body = [], []
-    for f in fields:
-        if f.default is not dataclasses.MISSING:
-            ns[f"_d_{f.name}"] = f.default
-            params.append(f"{f.name}=_d_{f.name}")
-            body.append(f"    d[{f.name!r}] = {f.name}")
-        elif f.default_factory is not dataclasses.MISSING:
-            ns[f"_f_{f.name}"] = f.default_factory
-            params.append(f"{f.name}=_MISSING")
-            body.append(f"    d[{f.name!r}] = _f_{f.name}() if {f.name} is _MISSING else {f.name}")
-        else:
-            params.append(f.name)
-            body.append(f"    d[{f.name!r}] = {f.name}")
-    src = f"def __init__(self, *, {', '.join(params)}):\n    d = self.__dict__\n" + "\n".join(body)
-    exec(src, ns)  # noqa: S102 - generated from the dataclass's own field names
-    init = ns["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
-    cls.__init__ = init  # type: ignore[misc]
-
-
-def _factory(cls: type) -> Callable[..., object]:
-    """A function with the class's keyword-only signature that builds the same instance as
-    ``cls(...)`` (the instance dictionary written in field order) without the type call: the
-    front end's hot paths build their nodes with it (``fast.Name(loc=..., ty=..., name=...)``)."""
-    ns: dict[str, object] = {"_MISSING": dataclasses.MISSING, "_new": object.__new__, "_cls": cls}
+def _field_writes(cls: type, ns: dict[str, object]) -> tuple[list[str], list[str]]:
+    """The keyword parameters of ``cls``'s fields and the lines writing each into the instance
+    dictionary ``d`` (defaults and factories go into ``ns``).  ``loc`` may be a
+    :class:`SourceLoc` or a pending location (see :class:`_PendingLoc`)."""
     params, body = [], []
     for f in dataclasses.fields(cls):
-        if f.name == "loc":  # a SourceLoc, or a pending location (see _PendingLoc)
+        if f.name == "loc":
             params.append("loc")
             body.append("    d['_at' if loc.__class__ is tuple else 'loc'] = loc")
         elif f.default is not dataclasses.MISSING:
@@ -525,6 +498,28 @@ def _factory(cls: type) -> Callable[..., object]:
         else:
             params.append(f.name)
             body.append(f"    d[{f.name!r}] = {f.name}")
+    return params, body
+
+
+def _fast_init(cls: type) -> None:
+    """Replace the generated ``__init__`` of a frozen dataclass by one that writes the instance
+    dictionary directly (the same state, in field order; about twice as fast: the front end
+    builds one node per syntax node).  Same keyword-only signature and defaults."""
+    ns: dict[str, object] = {"_MISSING": dataclasses.MISSING}
+    params, body = _field_writes(cls, ns)
+    src = f"def __init__(self, *, {', '.join(params)}):\n    d = self.__dict__\n" + "\n".join(body)
+    exec(src, ns)  # noqa: S102 - generated from the dataclass's own field names
+    init = ns["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"  # type: ignore[attr-defined]
+    cls.__init__ = init  # type: ignore[misc]
+
+
+def _factory(cls: type) -> Callable[..., object]:
+    """A function with the class's keyword-only signature that builds the same instance as
+    ``cls(...)`` (the instance dictionary written in field order) without the type call: the
+    front end's hot paths build their nodes with it (``fast.Name(loc=..., ty=..., name=...)``)."""
+    ns: dict[str, object] = {"_MISSING": dataclasses.MISSING, "_new": object.__new__, "_cls": cls}
+    params, body = _field_writes(cls, ns)
     src = (
         f"def {cls.__name__}(*, {', '.join(params)}):\n    self = _new(_cls)\n"
         "    d = self.__dict__\n" + "\n".join(body) + "\n    return self"

@@ -242,6 +242,17 @@ def test_a_node_places_its_location_when_first_asked():
     assert (loc.file, loc.line, loc.col) == ("k.cu", 4, 9)
     given = A.SourceLoc("x.cu", 2, 3)  # a factory given a location keeps that one
     assert A.fast.Break(loc=given).loc is given and A.fast.Break(loc=given) == A.Break(loc=given)
+    # the class takes a pending location as its factory does
+    from cuda2nki.frontend.cst import parse_bytes
+    from cuda2nki.frontend.locs import Placer
+    from cuda2nki.frontend.preprocess import LineMap
+
+    src = b"int x;\n  break;"
+    stmt = parse_bytes(src).root_node.children[-1]
+    placer = Placer("b.cu", src, LineMap(default_file="b.cu"))
+    built = (A.Break(loc=placer.at(stmt)), A.fast.Break(loc=placer.at(stmt)))
+    assert all("_at" in b.__dict__ for b in built) and built[0] == built[1]
+    assert built[0].loc.key() == ("b.cu", 2, 3, 2, 9)
 
 
 def test_a_node_with_a_pending_location_pickles_copies_and_compares_as_a_placed_one():
