@@ -93,7 +93,9 @@ class BodyLowerer(CoopLowering):
     ) -> None:
         self.u = unit
         self.loc = unit.loc
-        self.at = unit.at  # hot: one call per node (a factory's ``loc=``, see Placer.at)
+        # each node built here gets ``loc=(syntax_node.byte_range, self.placer)``, a pending
+        # location (what ``Placer.at`` returns, written out: one call less per node)
+        self.placer = unit.placer
         self.func_name = func_name
         self.env = env or {}
         self.host = host
@@ -378,7 +380,7 @@ class BodyLowerer(CoopLowering):
         finally:
             if new_scope:
                 self.pop_scope()
-        return N.Block(loc=self.at(node), body=tuple(body))
+        return N.Block(loc=(node.byte_range, self.placer), body=tuple(body))
 
     def stmt(self, node: ts.Node) -> list[A.Stmt]:
         h = _STMT_BY_ID[node.kind_id]
@@ -405,7 +407,7 @@ class BodyLowerer(CoopLowering):
             self.pop_scope()
         if len(got) == 1:
             return got[0]
-        return N.Block(loc=self.at(node), body=tuple(got))
+        return N.Block(loc=(node.byte_range, self.placer), body=tuple(got))
 
     def _refuse(self, node: ts.Node) -> None:
         if node.is_error or node.is_missing:
@@ -424,7 +426,7 @@ class BodyLowerer(CoopLowering):
     def s_expression(self, node: ts.Node) -> list[A.Stmt]:
         inner = node.named_children
         if not inner:
-            return [N.Empty(loc=self.at(node))]
+            return [N.Empty(loc=(node.byte_range, self.placer))]
         e_node = inner[0]
         kind = e_node.kind_id
         if kind in _BINARY_IDS and self._is_misparsed_cg_decl(e_node):
@@ -435,11 +437,11 @@ class BodyLowerer(CoopLowering):
             and self._callee_name(e_node) == "printf"
         ):
             self.note("C2N1019", e_node)
-            return [N.Empty(loc=self.at(node))]
+            return [N.Empty(loc=(node.byte_range, self.placer))]
         e = _EXPR_BY_ID[kind](self, e_node)
         if e is CG_NOOP:
             return []
-        return [N.ExprStmt(loc=self.at(node), expr=e)]
+        return [N.ExprStmt(loc=(node.byte_range, self.placer), expr=e)]
 
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
         cond_node = node.child_by_field_id(F.condition)
@@ -461,7 +463,7 @@ class BodyLowerer(CoopLowering):
                 return [self.stmt1(taken)] if taken is not None else []
         then = self.stmt1(node.child_by_field_id(F.consequence))
         else_ = self.stmt1(alt_inner[0]) if alt_inner else None
-        return [N.If(loc=self.at(node), cond=cond, then=then, else_=else_)]
+        return [N.If(loc=(node.byte_range, self.placer), cond=cond, then=then, else_=else_)]
 
     def condition(self, node: ts.Node | None) -> A.Expr:
         if node is None:
@@ -489,7 +491,7 @@ class BodyLowerer(CoopLowering):
                 if ini.type == "declaration":
                     init = self.s_declaration(ini)
                 else:
-                    init = [N.ExprStmt(loc=self.at(ini), expr=self.expr(ini))]
+                    init = [N.ExprStmt(loc=(ini.byte_range, self.placer), expr=self.expr(ini))]
             c = node.child_by_field_id(F.condition)
             cond = self.expr(c) if c is not None else None
             u = node.child_by_field_id(F.update)
@@ -499,7 +501,12 @@ class BodyLowerer(CoopLowering):
             self.pop_scope()
         return [
             N.For(
-                loc=self.at(node), init=tuple(init), cond=cond, step=step, body=body, unroll=unroll
+                loc=(node.byte_range, self.placer),
+                init=tuple(init),
+                cond=cond,
+                step=step,
+                body=body,
+                unroll=unroll,
             )
         ]
 
@@ -507,13 +514,13 @@ class BodyLowerer(CoopLowering):
         self._take_unroll()
         cond = self.condition(node.child_by_field_id(F.condition))
         body = self.stmt1(node.child_by_field_id(F.body))
-        return [N.While(loc=self.at(node), cond=cond, body=body)]
+        return [N.While(loc=(node.byte_range, self.placer), cond=cond, body=body)]
 
     def s_do(self, node: ts.Node) -> list[A.Stmt]:
         self._take_unroll()
         body = self.stmt1(node.child_by_field_id(F.body))
         cond = self.condition(node.child_by_field_id(F.condition))
-        return [N.DoWhile(loc=self.at(node), body=body, cond=cond)]
+        return [N.DoWhile(loc=(node.byte_range, self.placer), body=body, cond=cond)]
 
     def s_switch(self, node: ts.Node) -> list[A.Stmt]:
         cond = self.condition(node.child_by_field_id(F.condition))
@@ -536,7 +543,7 @@ class BodyLowerer(CoopLowering):
                 merged[-1] = N.Case(loc=prev.loc, values=prev.values + case.values, body=case.body)
             else:
                 merged.append(case)
-        return [N.Switch(loc=self.at(node), cond=cond, cases=tuple(merged))]
+        return [N.Switch(loc=(node.byte_range, self.placer), cond=cond, cases=tuple(merged))]
 
     def _case(self, node: ts.Node) -> A.Case:
         value = node.child_by_field_id(F.value)
@@ -551,18 +558,18 @@ class BodyLowerer(CoopLowering):
             if value is not None and c.id == value.id:
                 continue
             body.extend(self.stmt(c))
-        return N.Case(loc=self.at(node), values=values, body=tuple(body))
+        return N.Case(loc=(node.byte_range, self.placer), values=values, body=tuple(body))
 
     def s_break(self, node: ts.Node) -> list[A.Stmt]:
-        return [N.Break(loc=self.at(node))]
+        return [N.Break(loc=(node.byte_range, self.placer))]
 
     def s_continue(self, node: ts.Node) -> list[A.Stmt]:
-        return [N.Continue(loc=self.at(node))]
+        return [N.Continue(loc=(node.byte_range, self.placer))]
 
     def s_return(self, node: ts.Node) -> list[A.Stmt]:
         inner = [c for c in node.named_children if c.kind_id not in COMMENT_IDS]
         value = self.expr(inner[0]) if inner else None
-        return [N.Return(loc=self.at(node), value=value)]
+        return [N.Return(loc=(node.byte_range, self.placer), value=value)]
 
     def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
         d = node.child_by_field_id(F.directive)
@@ -698,7 +705,12 @@ class BodyLowerer(CoopLowering):
         self.declare(name, Sym(ty, const_val))
         return [
             N.VarDecl(
-                loc=self.at(decl), name=name, ty=ty, init=init, storage=store, constexpr=constexpr
+                loc=(decl.byte_range, self.placer),
+                name=name,
+                ty=ty,
+                init=init,
+                storage=store,
+                constexpr=constexpr,
             )
         ]
 
@@ -714,7 +726,7 @@ class BodyLowerer(CoopLowering):
             ty = with_const(unqualified(init.ty), ty.const) if init.ty is not None else None
             if ty is None:
                 raise self.fail("C2N1022", decl, name="auto")
-        loc = self.at(decl)
+        loc = (decl.byte_range, self.placer)
         if not is_lvalue(init):
             if not getattr(ty, "const", False):
                 raise self.fail("C2N1030", value, what="non-const reference to a temporary")
@@ -803,14 +815,14 @@ class BodyLowerer(CoopLowering):
         if isinstance(ty, A.VectorType):  # aggregate init: missing lanes are zero
             if len(items) > ty.width:
                 raise self.fail("C2N1030", node, what=f"{len(items)} values for a {ty.name}")
-            loc = self.at(node)
+            loc = (node.byte_range, self.placer)
             items += [N.IntLit(loc=loc, value=0, ty=INT)] * (ty.width - len(items))
             return _vector_ctor(ty, tuple(items), loc)
         if isinstance(ty, A.ScalarType) and len(items) <= 1:
             if not items:
-                return N.IntLit(loc=self.at(node), value=0, ty=INT)
+                return N.IntLit(loc=(node.byte_range, self.placer), value=0, ty=INT)
             return items[0]
-        return N.InitList(loc=self.at(node), items=tuple(items), ty=ty)
+        return N.InitList(loc=(node.byte_range, self.placer), items=tuple(items), ty=ty)
 
     # ------------------------------------------------------------------ expressions
 
@@ -830,7 +842,7 @@ class BodyLowerer(CoopLowering):
 
     def e_number(self, node: ts.Node) -> A.Expr:
         text = self.src[node.start_byte : node.end_byte].decode()
-        loc = self.at(node)
+        loc = (node.byte_range, self.placer)
         if text.isdigit() and (text[0] != "0" or len(text) == 1) and len(text) < 10:
             return N.IntLit(loc=loc, value=int(text), ty=INT)  # int_literal's common case
         if text[:1] in ("-", "+"):  # the grammar folds a sign into the literal
@@ -854,17 +866,17 @@ class BodyLowerer(CoopLowering):
             value = ord(body.encode().decode("unicode_escape")) if body else 0
         except (UnicodeDecodeError, TypeError):
             raise self.fail("C2N1030", node, what=f"character literal {_text(node)}") from None
-        return N.IntLit(loc=self.at(node), value=value, ty=S["int8"])
+        return N.IntLit(loc=(node.byte_range, self.placer), value=value, ty=S["int8"])
 
     def e_bool(self, node: ts.Node) -> A.Expr:
-        return N.BoolLit(loc=self.at(node), value=node.type == "true", ty=BOOL)
+        return N.BoolLit(loc=(node.byte_range, self.placer), value=node.type == "true", ty=BOOL)
 
     def e_null(self, node: ts.Node) -> A.Expr:
-        return N.IntLit(loc=self.at(node), value=0, ty=N.PointerType(pointee=VOID))
+        return N.IntLit(loc=(node.byte_range, self.placer), value=0, ty=N.PointerType(pointee=VOID))
 
     def e_identifier(self, node: ts.Node) -> A.Expr:
         name = self.src[node.start_byte : node.end_byte].decode()
-        loc = self.at(node)
+        loc = (node.byte_range, self.placer)
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
             # a group object is only meaningful as an argument, which the call drops
@@ -922,7 +934,7 @@ class BodyLowerer(CoopLowering):
         if k is not None:
             return k(self.loc(node))
         if self.host:
-            return N.Name(loc=self.at(node), name=text, ty=None)
+            return N.Name(loc=(node.byte_range, self.placer), name=text, ty=None)
         raise self.fail("C2N1020", node, name=text)
 
     def e_field(self, node: ts.Node) -> A.Expr:
@@ -936,7 +948,7 @@ class BodyLowerer(CoopLowering):
         src = self.src
         field = src[fnode.start_byte : fnode.end_byte].decode()
         op = KIND_NAMES[op_node.kind_id]
-        loc = self.at(node)
+        loc = (node.byte_range, self.placer)
         arg_kind = arg.kind_id
         if arg_kind in _IDENTIFIER_IDS:
             name = src[arg.start_byte : arg.end_byte].decode()
@@ -1010,12 +1022,12 @@ class BodyLowerer(CoopLowering):
             and type(it) is not A.OpaqueType
         ):
             raise self.fail("C2N1030", idx_node, what=f"array index of type {_tyname(it)}")
-        return N.Index(loc=self.at(node), ty=ty, base=base, index=index)
+        return N.Index(loc=(node.byte_range, self.placer), ty=ty, base=base, index=index)
 
     def e_unary(self, node: ts.Node) -> A.Expr:
         op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
         operand = self.expr(node.child_by_field_id(F.argument))
-        loc = self.at(node)
+        loc = (node.byte_range, self.placer)
         t = operand.ty
         if op == "!":
             ty = BOOL
@@ -1040,7 +1052,7 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1030", node, what=f"dereference of {_tyname(t)}")
         else:
             ty = N.PointerType(pointee=t) if t is not None else None
-        return N.Unary(loc=self.at(node), op=op, operand=operand, ty=ty)
+        return N.Unary(loc=(node.byte_range, self.placer), op=op, operand=operand, ty=ty)
 
     def e_update(self, node: ts.Node) -> A.Expr:
         op_node = node.child_by_field_id(F.operator)
@@ -1048,7 +1060,9 @@ class BodyLowerer(CoopLowering):
         pre = op_node.start_byte < arg.start_byte
         operand = self.expr(arg)
         op = ("pre" if pre else "post") + op_node.type
-        return N.Unary(loc=self.at(node), op=op, operand=operand, ty=unqualified(operand.ty))
+        return N.Unary(
+            loc=(node.byte_range, self.placer), op=op, operand=operand, ty=unqualified(operand.ty)
+        )
 
     def _check_misparsed_less(self, node: ts.Node) -> None:
         """``a < b && c > d`` can read as a template ``a<b && c>``: when ``a`` is a variable,
@@ -1087,7 +1101,7 @@ class BodyLowerer(CoopLowering):
                 ty = ARITH_BY_NAME.get((lt.name, rt.name)) or arith_result(lt, rt)
             else:
                 ty = self._binary_type(op, lt, rt, node)
-        return N.Binary(loc=self.at(node), ty=ty, op=op, left=left, right=right)
+        return N.Binary(loc=(node.byte_range, self.placer), ty=ty, op=op, left=left, right=right)
 
     def _binary_type(
         self, op: str, lt: A.CType | None, rt: A.CType | None, node: ts.Node
@@ -1135,7 +1149,11 @@ class BodyLowerer(CoopLowering):
         ):
             raise self.fail("C2N1030", node, what="assignment to something that is not a variable")
         return N.Assign(
-            loc=self.at(node), op=op, target=target, value=value, ty=unqualified(target.ty)
+            loc=(node.byte_range, self.placer),
+            op=op,
+            target=target,
+            value=value,
+            ty=unqualified(target.ty),
         )
 
     def e_conditional(self, node: ts.Node) -> A.Expr:
@@ -1148,12 +1166,16 @@ class BodyLowerer(CoopLowering):
                 ty = unqualified(then.ty)
         else:
             ty = unqualified(then.ty if then.ty is not None else else_.ty)
-        return N.Ternary(loc=self.at(node), cond=cond, then=then, else_=else_, ty=ty)
+        return N.Ternary(
+            loc=(node.byte_range, self.placer), cond=cond, then=then, else_=else_, ty=ty
+        )
 
     def e_cast(self, node: ts.Node) -> A.Expr:
         to = self.type_descriptor(node.child_by_field_id(F.type))
         operand = self.expr(node.child_by_field_id(F.value))
-        return N.Cast(loc=self.at(node), to=to, operand=operand, kind="c", ty=unqualified(to))
+        return N.Cast(
+            loc=(node.byte_range, self.placer), to=to, operand=operand, kind="c", ty=unqualified(to)
+        )
 
     def e_sizeof(self, node: ts.Node) -> A.Expr:
         t = node.child_by_field_id(F.type)
@@ -1176,7 +1198,7 @@ class BodyLowerer(CoopLowering):
                 of = self.expr(v).ty
         if sizeof(of) is None:
             raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
-        return N.SizeOf(loc=self.at(node), of=of, ty=ULONG)
+        return N.SizeOf(loc=(node.byte_range, self.placer), of=of, ty=ULONG)
 
     def e_comma(self, node: ts.Node) -> A.Expr:
         items: list[A.Expr] = []
@@ -1185,7 +1207,7 @@ class BodyLowerer(CoopLowering):
             items.append(self.expr(n.child_by_field_id(F.left)))
             n = n.child_by_field_id(F.right)
         items.append(self.expr(n))
-        return N.Comma(loc=self.at(node), exprs=tuple(items), ty=items[-1].ty)
+        return N.Comma(loc=(node.byte_range, self.placer), exprs=tuple(items), ty=items[-1].ty)
 
     def e_init_list(self, node: ts.Node) -> A.Expr:
         return self._init_list(node, None)
@@ -1193,14 +1215,14 @@ class BodyLowerer(CoopLowering):
     def e_template_function(self, node: ts.Node) -> A.Expr:
         self._check_misparsed_less(node)
         if self.host:
-            return N.Name(loc=self.at(node), name=_text(node), ty=None)
+            return N.Name(loc=(node.byte_range, self.placer), name=_text(node), ty=None)
         raise self.fail("C2N1010", node, what=f"template name '{_text(node)}' used as a value")
 
     def e_string(self, node: ts.Node) -> A.Expr:
         if self.host:
-            return N.Name(loc=self.at(node), name=_text(node), ty=None)
+            return N.Name(loc=(node.byte_range, self.placer), name=_text(node), ty=None)
         if self.in_assert:  # assert(cond && "message"): a string is a non-null pointer
-            return N.BoolLit(loc=self.at(node), value=True, ty=BOOL)
+            return N.BoolLit(loc=(node.byte_range, self.placer), value=True, ty=BOOL)
         raise self.fail("C2N1010", node, what="string literal")
 
     # ------------------------------------------------------------------ calls
@@ -1240,7 +1262,7 @@ class BodyLowerer(CoopLowering):
             for c in kids:
                 if c.type == "kernel_call_syntax":
                     if self.host:
-                        return N.Name(loc=self.at(node), name="<launch>", ty=None)
+                        return N.Name(loc=(node.byte_range, self.placer), name="<launch>", ty=None)
                     raise self.fail("C2N1014", node, kernel=self._callee_name(node))
             fn = node.child_by_field_id(F.function)
             args_node = node.child_by_field_id(F.arguments)
@@ -1387,7 +1409,9 @@ class BodyLowerer(CoopLowering):
         if to is None:
             return None
         operand = self.expr(arg_nodes[0])
-        return N.Cast(loc=self.at(node), to=to, operand=operand, kind="c", ty=unqualified(to))
+        return N.Cast(
+            loc=(node.byte_range, self.placer), to=to, operand=operand, kind="c", ty=unqualified(to)
+        )
 
     def _names_a_type(self, name: str) -> bool:
         """A ``typename`` template parameter or a typedef, not shadowed by a variable."""
@@ -1405,7 +1429,7 @@ class BodyLowerer(CoopLowering):
         else:
             to = self.type_of(fn)
         args = [self.expr(a) for a in arg_nodes]
-        loc = self.at(node)
+        loc = (node.byte_range, self.placer)
         if isinstance(to, A.VectorType):
             return _vector_ctor(to, tuple(args), loc)
         if len(args) != 1:
@@ -1425,7 +1449,7 @@ class BodyLowerer(CoopLowering):
             args = [self.expr(a) for a in arg_nodes]
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
-            return N.Call(loc=self.at(node), func=_text(fn), args=())
+            return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=())
         raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
 
     def _user_call(
@@ -1457,7 +1481,7 @@ class BodyLowerer(CoopLowering):
                     args2[i] = address_of(args2[i])
         self.calls.append((target, self.loc(node)))
         return N.Call(
-            loc=self.at(node),
+            loc=(node.byte_range, self.placer),
             func=name,
             args=tuple(args2),
             template_args=tuple(targs),

@@ -85,9 +85,9 @@ class UnitContext:
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
         self._trees: list[ts.Tree] = []
         # locations are worked out when first read (most never are)
-        placer = Placer(filename, src, linemap)
-        self.loc: Callable[[ts.Node], SourceLoc] = placer.loc
-        self.at: Callable[[ts.Node], PendingLoc] = placer.at  # the AST factories' ``loc=``
+        self.placer = Placer(filename, src, linemap)
+        self.loc: Callable[[ts.Node], SourceLoc] = self.placer.loc
+        self.at: Callable[[ts.Node], PendingLoc] = self.placer.at  # the AST factories' ``loc=``
 
     @property
     def unknown_loc(self) -> SourceLoc:
