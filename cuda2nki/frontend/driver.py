@@ -501,7 +501,7 @@ def _launch_site(
     if name not in unit.functions or unit.functions[name].kind != "global":
         unit.diags.append(make("C2N1027", unit.loc(call), name=name))
     return N.LaunchSite(
-        loc=unit.at(call),
+        loc=unit.placer.at(call),
         kernel=name,
         template_args=tuple(targs),
         grid=grid,

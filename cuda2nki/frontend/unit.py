@@ -23,7 +23,7 @@ from cuda2nki.frontend.cst import (
     first_error,
     kind_ids,
 )
-from cuda2nki.frontend.locs import PendingLoc, Placer
+from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import LineMap
@@ -87,7 +87,6 @@ class UnitContext:
         # locations are worked out when first read (most never are)
         self.placer = Placer(filename, src, linemap)
         self.loc: Callable[[ts.Node], SourceLoc] = self.placer.loc
-        self.at: Callable[[ts.Node], PendingLoc] = self.placer.at  # the AST factories' ``loc=``
 
     @property
     def unknown_loc(self) -> SourceLoc:
@@ -197,7 +196,7 @@ class UnitContext:
                     continue
             self.globals[name] = ty
             self.global_vars.append(
-                N.GlobalVar(loc=self.at(dnode), name=name, ty=ty, init=init, space=space)
+                N.GlobalVar(loc=self.placer.at(dnode), name=name, ty=ty, init=init, space=space)
             )
 
     # ------------------------------------------------------------------ functions
@@ -448,7 +447,7 @@ class UnitContext:
             order += [k for k in env if k not in order]
             targs = tuple((k, env[k]) for k in order if env.get(k) is not None)
         return N.Function(
-            loc=self.at(fnode),
+            loc=self.placer.at(fnode),
             name=fname,
             kind=fd.kind,
             params=params,
@@ -502,7 +501,7 @@ class UnitContext:
                     d = low._template_arg(default)
                 except _Placeholder:
                     d = None
-            out.append(N.TemplateParam(loc=self.at(pnode), name=pname, kind=kind, default=d))
+            out.append(N.TemplateParam(loc=self.placer.at(pnode), name=pname, kind=kind, default=d))
         return tuple(out)
 
     def _params(self, low: BodyLowerer, fnode: ts.Node) -> tuple[A.Param, ...]:
@@ -511,7 +510,7 @@ class UnitContext:
             got = _param_info(low, p, declare=True)
             if got is not None:
                 name, ty, _ref = got
-                out.append(N.Param(loc=self.at(p), name=name, ty=ty))
+                out.append(N.Param(loc=self.placer.at(p), name=name, ty=ty))
         return tuple(out)
 
     def _launch_bounds(self, low: BodyLowerer, fnode: ts.Node) -> tuple[int, ...]:

@@ -162,16 +162,22 @@ def test_lazy_locations_match_the_tree_sitter_points(monkeypatch):
     """Each location worked out from a byte span equals the one placed from the points
     tree-sitter gives the node (rows and byte columns), on unmapped files, files mapped line
     for line, files with multi-line macros, CRLF and UTF-8."""
+    from cuda2nki.frontend.cst import parse_bytes
     from cuda2nki.frontend.locs import Placer
 
-    def eager(self, node):  # noqa: ANN001, ANN202
-        return A.SourceLoc(*self.place_points(*node.start_point, *node.end_point))
+    def eager(self, span):  # noqa: ANN001, ANN202 - placed at once, from the points of the span
+        points = {}  # byte span -> tree-sitter's (start, end) points, from a parse of its own
+        stack = [parse_bytes(self.src).root_node]
+        while stack:
+            n = stack.pop()
+            points[n.byte_range] = (*n.start_point, *n.end_point)
+            stack.extend(n.children)
+        return A.SourceLoc(*self.place_points(*points[span]))
 
     expanded = "\n" * 2 + _SRC.split("\n", 2)[2].replace("BLOCK", "256").replace("SCALE", "2.0f")
     for src in (_SRC, expanded, *_MORE_SOURCES):
         lazy = _locs(parse_source(src, "k.cu"))
-        monkeypatch.setattr(Placer, "loc", eager)
-        monkeypatch.setattr(Placer, "at", eager)  # the factories take a SourceLoc as well
+        monkeypatch.setattr(Placer, "lazy", eager)  # every location, pending or asked for
         plain = _locs(parse_source(src, "k.cu"))
         monkeypatch.undo()
         assert [type(x).__name__ for x in lazy] == ["LazyLoc"] * len(lazy)

@@ -7,17 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.port.acceptance import assert_ports_exactly, map_kernel
+from tests.port.acceptance import assert_ports_exactly, grid_binding, map_kernel, tensor_param
 
-_BIND = {
-    "launch": {"grid": ["ceil_div(n, 128)"], "block": [128]},
-    "params": {
-        "x": {"shape": ["n"], "dtype": "float32", "role": "in"},
-        "y": {"shape": ["n"], "dtype": "float32", "role": "out"},
-        "n": 1001,
-    },
-    "check": {"shapes": [{"n": 70000}, {"n": 7}]},
-}
+_BIND = grid_binding(
+    ["ceil_div(n, 128)"],
+    {"x": tensor_param(["n"], "in"), "y": tensor_param(["n"], "out"), "n": 1001},
+    [{"n": 70000}, {"n": 7}],
+)
 
 CASES = [
     (f"pos/{name}", map_kernel(body), _BIND)

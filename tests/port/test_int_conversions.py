@@ -9,21 +9,21 @@ import pytest
 
 from cuda2nki.binding import binding_from_dict
 from cuda2nki.codegen.pipeline import port_file
-from tests.port.acceptance import assert_ports_exactly, map_kernel, port_variant
+from tests.port.acceptance import (
+    assert_ports_exactly,
+    grid_binding,
+    map_kernel,
+    port_variant,
+    tensor_param,
+)
 
-_BIND = {
-    "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
-    "params": {
-        "x": {"shape": ["n"], "dtype": "float32", "role": "in"},
-        "y": {"shape": ["n"], "dtype": "float32", "role": "out"},
-        "n": 1000,
-    },
-    "check": {"shapes": [{"n": 131}, {"n": 7}]},
-}
-
-
-def _kernel(body: str) -> str:
-    return map_kernel(body)
+_SHAPES = [{"n": 131}, {"n": 7}]
+_BIND = grid_binding(
+    ["ceil_div(n, 64)"],
+    {"x": tensor_param(["n"], "in"), "y": tensor_param(["n"], "out"), "n": 1000},
+    _SHAPES,
+    block=64,
+)
 
 
 PORTED = [
@@ -38,7 +38,7 @@ PORTED = [
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(("name", "body"), PORTED, ids=[p[0] for p in PORTED])
 def test_conversions_port_exactly(name, body, target, tmp_path) -> None:
-    assert_ports_exactly(f"conv/{name}", _kernel(body), _BIND, target, tmp_path, literal_ok=True)
+    assert_ports_exactly(f"conv/{name}", map_kernel(body), _BIND, target, tmp_path, literal_ok=True)
 
 
 WRAPS = [
@@ -54,12 +54,12 @@ WRAPS = [
 @pytest.mark.parametrize(("name", "body"), WRAPS, ids=[w[0] for w in WRAPS])
 def test_narrowing_that_may_wrap_is_ported_exactly_or_refused(name, body, target, tmp_path) -> None:
     cu = tmp_path / f"{name}.cu"
-    cu.write_text(_kernel(body))
+    cu.write_text(map_kernel(body))
     res = port_file(cu, binding=binding_from_dict({"kernel": "k", **_BIND}), target=target)
     if res.source is None:
         assert any(d.code in ("C2N2301", "C2N2501") for d in res.diagnostics)
         return
-    _, run, _ = port_variant(name, _kernel(body), _BIND, target, tmp_path, literal_ok=True)
+    _, run, _ = port_variant(name, map_kernel(body), _BIND, target, tmp_path, literal_ok=True)
     assert not run.mismatches, run.mismatches
 
 
@@ -67,16 +67,17 @@ def _int_kernel(body: str) -> str:
     return map_kernel(body, "const int* a, const float* x, int* o, int n", "o")
 
 
-_INT_BIND = {
-    "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
-    "params": {
-        "a": {"shape": ["n"], "dtype": "int32", "role": "in", "range": [-20, 20]},
-        "x": {"shape": ["n"], "dtype": "float32", "role": "in"},
-        "o": {"shape": ["n"], "dtype": "int32", "role": "out"},
+_INT_BIND = grid_binding(
+    ["ceil_div(n, 64)"],
+    {
+        "a": tensor_param(["n"], "in", "int32", [-20, 20]),
+        "x": tensor_param(["n"], "in"),
+        "o": tensor_param(["n"], "out", "int32"),
         "n": 1000,
     },
-    "check": {"shapes": [{"n": 131}, {"n": 7}]},
-}
+    _SHAPES,
+    block=64,
+)
 
 # a condition is an int (0 or 1) in C's integer arithmetic, whether it depends on the index only
 # or on data
