@@ -44,6 +44,7 @@ import numpy as np
 
 from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
 from cuda2nki.dtypes import FP8_DTYPES, STANDARD_DTYPES
+from cuda2nki.fileio import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -294,7 +295,7 @@ def load_binding(path: str | Path) -> Binding:
     """Read a sidecar ``.toml`` binding; any problem is a C2N0003 diagnostic."""
     p = Path(path)
     try:
-        raw = p.read_bytes().decode("utf-8")
+        raw = read_regular(p).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise DiagnosticError(
             make("C2N0001", SourceLoc(str(p), 1, 1), path=str(p), reason=str(exc))

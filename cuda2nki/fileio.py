@@ -10,12 +10,41 @@ from pathlib import Path
 
 from cuda2nki.diagnostics import SourceLoc, error
 
+#: the largest input file read (a source file this size is a mistake, or /dev/zero behind a link)
+MAX_INPUT_BYTES = 64 << 20
+
+
+def read_regular(p: Path) -> bytes:
+    """The bytes of a regular file; a FIFO, device or socket is refused without blocking on it
+    (opened non-blocking, checked with fstat), and so is a file over ``MAX_INPUT_BYTES``."""
+    fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(str(p))
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegular("not a regular file (a FIFO, device or socket); skipped")
+        if st.st_size > MAX_INPUT_BYTES:
+            raise NotRegular(f"larger than {MAX_INPUT_BYTES >> 20} MiB; skipped")
+        with os.fdopen(fd, "rb", closefd=True) as f:
+            fd = -1
+            return f.read(MAX_INPUT_BYTES + 1)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+class NotRegular(OSError):
+    pass
+
 
 def read_text(path: str | os.PathLike) -> str:
     """Read a user's input file as UTF-8, or raise C2N0001."""
     p = Path(path)
     try:
-        return p.read_bytes().decode("utf-8")
+        return read_regular(p).decode("utf-8")
+    except NotRegular as exc:
+        raise error("C2N0001", SourceLoc(str(p), 0, 0), path=str(p), reason=str(exc)) from None
     except FileNotFoundError:
         raise error(
             "C2N0001", SourceLoc(str(p), 0, 0), path=str(p), reason="no such file"

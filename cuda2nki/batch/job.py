@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity
+from cuda2nki.fileio import read_regular
 
 #: effort buckets of the census, in report order
 BUCKETS = ("automatic", "literal", "manual", "refused", "failed")
@@ -196,8 +197,7 @@ def _has_error(diags: Any) -> bool:
 
 def _count_lines(path: str) -> int:
     try:
-        with open(path, "rb") as fh:
-            return sum(1 for _ in fh)
+        return read_regular(Path(path)).count(b"\n")
     except OSError:
         return 0
 

@@ -25,7 +25,7 @@ from cuda2nki.batch.discover import CompileFlags, SourceFile, discover
 from cuda2nki.batch.job import BUCKETS, FileResult, JobSpec, process_file, record, warm_up
 from cuda2nki.batch.pool import Outcome, run_tasks
 from cuda2nki.diagnostics import SourceLoc, error, make
-from cuda2nki.fileio import write_atomic
+from cuda2nki.fileio import read_regular, write_atomic
 
 CACHE_DIR = ".cuda2nki/cache"
 
@@ -79,7 +79,7 @@ def _key(spec: JobSpec, sf: SourceFile) -> str:
         if p is None:
             continue
         try:
-            h.update(Path(p).read_bytes())
+            h.update(read_regular(Path(p)))
         except OSError as exc:  # unreadable: key on the error so the record is still cached
             h.update(f"unreadable:{exc.errno}".encode())
         h.update(b"\0")

@@ -16,6 +16,8 @@ from __future__ import annotations
 import gc
 import multiprocessing as mp
 import os
+import signal
+import sys
 import time
 import traceback
 from collections import deque
@@ -60,7 +62,30 @@ def _tune_gc() -> None:
     gc.set_threshold(WORKER_GC_THRESHOLD, gen1, gen2)
 
 
-def _worker_main(conn: Connection, fn: Callable[[Any], Any], memory_mb: int | None) -> None:
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Ask the kernel to SIGKILL this process when its parent dies (even by ``kill -9``), so no
+    worker outlives the run; if the parent is already gone, exit now (Linux; elsewhere a no-op)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def _worker_main(
+    conn: Connection, fn: Callable[[Any], Any], memory_mb: int | None, parent_pid: int = 0
+) -> None:
+    if parent_pid:
+        die_with_parent(parent_pid)
     _limit_memory(memory_mb)
     _tune_gc()
     while True:
@@ -98,7 +123,9 @@ class _Worker:
     ):
         self.conn, child = ctx.Pipe()
         # not daemonic: a task may start processes of its own (the sandbox of a port under check)
-        self.proc = ctx.Process(target=_worker_main, args=(child, fn, memory_mb), daemon=False)
+        self.proc = ctx.Process(
+            target=_worker_main, args=(child, fn, memory_mb, os.getpid()), daemon=False
+        )
         self.proc.start()
         child.close()
         self.queue: deque[tuple[str, Any]] = deque()  # the head is the task running

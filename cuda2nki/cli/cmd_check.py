@@ -1,4 +1,7 @@
-"""``cuda2nki check kernel.cu port.py``: is the port faithful and idiomatic?  Exit 0 pass, 1 fail, 2 input error."""
+"""``cuda2nki check kernel.cu port.py``: is the port faithful and idiomatic?
+
+Exit 0 pass; 1 fail, or unverified (``--static-only`` runs nothing, so never passes); 2 input
+error."""
 
 from __future__ import annotations
 
@@ -41,6 +44,11 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--memory", type=int, default=4096, metavar="MB", help="memory limit for running the port"
     )
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="run the port even where this host lacks a sandbox layer (your own code only)",
+    )
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
 
@@ -64,6 +72,10 @@ def options(args: argparse.Namespace) -> dict:
         binds[cuda] = port
     if args.seeds < 1:
         raise error("C2N0002", option="--seeds", reason="must be at least 1")
+    if not args.timeout > 0:
+        raise error("C2N0002", option="--timeout", reason="must be a positive number of seconds")
+    if args.memory is not None and args.memory <= 0:
+        raise error("C2N0002", option="--memory", reason="must be a positive number of MB")
     return dict(
         binding=args.binding,
         kernel=args.kernel,
@@ -78,6 +90,7 @@ def options(args: argparse.Namespace) -> dict:
         memory_mb=args.memory,
         defines=dict((d.split("=", 1) + ["1"])[:2] for d in args.defines),
         include_dirs=tuple(args.include_dirs),
+        trust=args.trust,
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from cuda2nki.diagnostics import Diagnostic, render_all
-from cuda2nki.fileio import read_text, write_atomic
+from cuda2nki.fileio import read_regular, read_text, write_atomic
 
 __all__ = ["print_diagnostics", "read_text", "write_atomic"]
 
@@ -21,7 +21,8 @@ def print_diagnostics(diags: Iterable[Diagnostic], stream=None) -> None:
     for d in diags:
         if d.loc.file not in sources:
             try:
-                sources[d.loc.file] = Path(d.loc.file).read_text(errors="replace").splitlines()
+                raw = read_regular(Path(d.loc.file))
+                sources[d.loc.file] = raw.decode("utf-8", "replace").splitlines()
             except OSError:
                 sources[d.loc.file] = []
     print(render_all(diags, sources), file=stream)

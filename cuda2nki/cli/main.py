@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 
@@ -41,7 +43,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP (``timeout``, CI cancellation, a closed terminal): unwinds like Ctrl-C so
+    every ``finally`` runs -- worker pools and sandboxes are stopped, temporary files removed."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated(signum)
+
+
+def _handle_termination() -> None:
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if sig is not None and signal.getsignal(sig) in (signal.SIG_DFL, None):
+            signal.signal(sig, _terminate)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    _handle_termination()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -57,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Terminated as exc:
+        return 128 + exc.signum
     except BrokenPipeError:  # `cuda2nki ... | head`: the reader left; nothing more to say
         _silence_stdout()
         return 141

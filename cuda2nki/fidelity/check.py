@@ -31,7 +31,7 @@ from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
 from cuda2nki.fidelity.intensity import contraction_reuse
 from cuda2nki.fidelity.oracle import promoted, run_fp64
 from cuda2nki.fidelity.parallelism import work_rows
-from cuda2nki.fidelity.sandbox import failure_line, run_sandboxed, time_limit
+from cuda2nki.fidelity.sandbox import PortSandbox, time_limit
 from cuda2nki.fidelity.tolerance import (
     Tolerance,
     default_tolerance,
@@ -70,7 +70,7 @@ class CheckReport:
     kernel: str
     port_kernel: str
     api: str
-    verdict: str  # pass | fail
+    verdict: str  # pass | fail | unverified (static-only: nothing was run)
     numerics: list[dict[str, Any]]
     findings: list[Diagnostic]
     tolerance_source: str
@@ -208,42 +208,72 @@ def _bind_error(info: portscan.PortInfo, reason: str) -> DiagnosticError:
 # --------------------------------------------------------------------------- running the port
 
 
-def _run_port_child(
-    port_path: str, kernel: str, runs: list[dict[str, Any]], target: str, profile_first: bool
-) -> list[dict[str, Any]]:
-    """Inside the sandbox: simulate the port once per input set; summarise the first trace."""
-    from cuda2nki import nkisim
-
-    fn = nkisim.load_kernel(port_path, kernel)
-    results = []
-    for i, kwargs in enumerate(runs):
-        want_profile = profile_first and i == 0
+def _plan_points(
+    b: Binding,
+    overrides: Mapping[str, Number] | None,
+    extra_points: bool,
+    seeds: int,
+    pb: PortBinding,
+    found: list[Diagnostic],
+) -> list[tuple[Any, Resolved, list[dict[str, np.ndarray]], list[dict[str, Any]]]]:
+    """Per usable test point: (point, resolved binding, one input set per seed, the port's runs:
+    one per input set plus a determinism re-run of the first).  A point the user asked for (the
+    binding's or ``--set``'s) that cannot be used is reported into ``found``; a generated one is
+    skipped."""
+    plan = []
+    for point in test_points(b, overrides, extra=extra_points):
         try:
-            res = nkisim.simulate_kernel(fn, kwargs, target=target, profile=want_profile)
+            r = b.resolve(point.values)
         except DiagnosticError as exc:
-            results.append({"status": "error", "diagnostics": exc.diagnostics})
+            if not point.generated:
+                found.extend(exc.diagnostics)
             continue
-        except Exception as exc:  # noqa: BLE001 - the port's own exception
-            results.append(
-                {
-                    "status": "error",
-                    "error": f"{type(exc).__name__}: {exc}",
-                    "line": failure_line(exc, port_path),
-                }
-            )
-            continue
-        outs = res.outputs
-        if isinstance(outs, Mapping):
-            arrays: Any = {k: np.asarray(v) for k, v in outs.items()}
-        else:
-            arrays = [np.asarray(v) for v in (outs if isinstance(outs, list | tuple) else [outs])]
-        entry: dict[str, Any] = {"status": "ok", "outputs": arrays}
-        if want_profile:
-            prof = res.profile
-            prof_dict = prof.to_dict() if hasattr(prof, "to_dict") else dict(prof or {})
-            entry["trace"] = tracefind.summarise(res.trace, prof_dict)
-        results.append(entry)
-    return results
+        n = max(seeds, 1) if not point.generated else min(seeds, 2)
+        sets = [make_inputs(r, s) for s in range(n)]
+        runs = [_port_kwargs(pb, r, a) for a in sets]
+        runs.append(runs[0])
+        plan.append((point, r, sets, runs))
+    return plan
+
+
+def _no_points_reason(
+    b: Binding, overrides: Mapping[str, Number] | None, extra_points: bool
+) -> str:
+    """Why no test point could be used: the first point's resolution error, if any."""
+    for point in test_points(b, overrides, extra=extra_points):
+        try:
+            b.resolve(point.values)
+        except DiagnosticError as exc:
+            return "; ".join(d.message for d in exc.diagnostics)
+    return "the CUDA kernel could not run at any test point"
+
+
+def _provenance(
+    results: list[dict[str, Any]], pb: PortBinding, info: portscan.PortInfo
+) -> list[Diagnostic]:
+    """C2N4022 for outputs no traced instruction wrote: host arrays the kernel returned, or
+    values in its outputs although it issued no instruction at all (an output left unwritten is
+    the comparison's C2N4003, not this)."""
+    entry = next((e for e in results if e.get("status") == "ok"), None)
+    if entry is None:
+        return []
+    if entry.get("host_outputs"):
+        evidence = "it returned host arrays: " + ", ".join(entry["host_outputs"])
+    elif entry.get("instructions", 1) == 0 and _has_values(entry.get("outputs")):
+        evidence = "the kernel issued no NKI instruction, yet its outputs hold values"
+    else:
+        return []
+    out = ", ".join(pb.outputs) or "*"
+    return [make("C2N4022", SourceLoc(info.path, info.line, 1), output=out, evidence=evidence)]
+
+
+def _has_values(outputs: Any) -> bool:
+    arrays = outputs.values() if isinstance(outputs, Mapping) else (outputs or ())
+    for a in arrays:
+        a = np.asarray(a)
+        if a.size and not (a.dtype.kind == "f" and canary_mask(a).all()):
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- the check
@@ -267,6 +297,7 @@ def check(
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[str] = (),
     extra_points: bool = True,
+    trust: bool = False,
 ) -> CheckReport:
     from cuda2nki import frontend
 
@@ -310,6 +341,7 @@ def check(
             memory_mb,
             extra_points,
             layout,
+            trust,
         )
         found.extend(run_found)
     kept = [d for d in found if not info.suppressed(d) and d.code not in ignore]
@@ -320,6 +352,8 @@ def check(
     failed_numerics = numerics_outcome(numerics) == "fail"
     worst = max((d.severity for d in kept), default=Severity.NOTE)
     verdict = "fail" if failed_numerics or worst > Severity.NOTE else "pass"
+    if static_only and verdict == "pass":
+        verdict = "unverified"  # nothing ran: the port's numbers are unknown, never a pass
     return CheckReport(
         cuda_path,
         port_path,
@@ -462,6 +496,7 @@ def _dynamic(
     memory_mb: int | None,
     extra_points: bool,
     layout: Sequence[layoutscan.Candidate] = (),
+    trust: bool = False,
 ) -> tuple[list[dict[str, Any]], list[Diagnostic], dict[str, Any], str]:
     numerics: list[dict[str, Any]] = []
     found: list[Diagnostic] = []
@@ -472,187 +507,212 @@ def _dynamic(
     writer_cache: dict[str, Any] = {}
     tu64 = None
     first = True
-    for point in test_points(b, overrides, extra=extra_points):
-        try:
-            r = b.resolve(point.values)
-        except DiagnosticError:
-            continue
-        sets, refs, oracles, skips = [], [], [], []
-        for s in range(max(seeds, 1) if not point.generated else min(seeds, 2)):
-            arrays = make_inputs(r, s)
-            try:
-                ref, skip = _reference(tu, name, r, arrays)
-            except DiagnosticError as exc:
-                if point.generated:
-                    break  # a generated edge point the CUDA kernel itself cannot run: skip it
-                raise exc
-            sets.append(arrays)
-            refs.append(ref)
-            skips.append(skip)
-            if intent is None:  # no IR bound: measure the kernel's own fp32 error instead
-                if tu64 is None:
-                    tu64 = promoted(tu)
-                oracles.append(run_fp64(tu64, name, r, arrays))
-            else:
-                oracles.append(None)
-        if not sets:
-            continue
-        runs = [_port_kwargs(pb, r, a) for a in sets]
-        runs.append(runs[0])  # determinism re-run
-        res = run_sandboxed(
-            _run_port_child,
-            info.path,
-            info.kernel,
-            runs,
-            target,
-            True,
-            timeout=timeout,
-            memory_mb=memory_mb,
-            port_file=info.path,
-        )
-        label = _label(r)
-        for v in res.violations:
-            found.append(make("C2N4017", SourceLoc(info.path, res.line or info.line, 1), what=v))
-        if res.status != "ok":
-            code = _SANDBOX_IDS.get(res.status, "C2N4014")
-            if code == "C2N4014" and "MemoryError" in str(res.error):
-                code = "C2N4016"  # ran out of memory loading the port (module-level allocation)
-            fmt = {"point": label, "reason": res.error, "seconds": timeout}
-            found.append(make(code, SourceLoc(info.path, res.line or info.line, 1), **fmt))
-            numerics.append(
-                {
-                    "shape": label,
-                    "output": "*",
-                    "classification": "defect",
-                    "defect": res.status,
-                    "evidence": res.error,
-                }
-            )
-            first = False
-            continue
-        results = res.value
-        bound_memo: dict[int, dict[str, Any]] = {}  # per seed: the IR bounds of every output
-        for si, (entry, ref, arrays, oracle, skip) in enumerate(
-            zip(results, refs, sets, oracles, skips)
-        ):
-            if entry["status"] != "ok":
-                failure = _run_failure(entry, info, label, _given(runs[si]))
-                if res.violations:  # the sandbox's refusal is reported once, as C2N4017
-                    failure = [d for d in failure if "cuda2nki sandbox:" not in d.message]
-                found.extend(failure)
-                found.extend(_capacity_findings(failure))
-                found.extend(_memory_findings(failure, entry, info, label))
+    plan = _plan_points(b, overrides, extra_points, seeds, pb, found)
+    jobs = [runs for _, _, _, runs in plan]
+    box = PortSandbox(
+        info.path,
+        info.kernel,
+        jobs,
+        target=target,
+        timeout=timeout,
+        memory_mb=memory_mb,
+        trust=trust,
+    )
+    compared = 0
+    with box:  # the port runs while the references are computed below
+        for k, (point, r, all_sets, runs) in enumerate(plan):
+            sets, refs, oracles, skips = [], [], [], []
+            for arrays in all_sets:
+                try:
+                    ref, skip = _reference(tu, name, r, arrays)
+                except DiagnosticError as exc:
+                    if point.generated:
+                        break  # a generated edge point the CUDA kernel itself cannot run: skip it
+                    raise exc
+                sets.append(arrays)
+                refs.append(ref)
+                skips.append(skip)
+                if intent is None:  # no IR bound: measure the kernel's own fp32 error instead
+                    if tu64 is None:
+                        tu64 = promoted(tu)
+                    oracles.append(run_fp64(tu64, name, r, arrays))
+                else:
+                    oracles.append(None)
+            if not sets:
+                continue
+            res = box.result(k)
+            label = _label(r)
+            for v in res.violations:
+                found.append(
+                    make("C2N4017", SourceLoc(info.path, res.line or info.line, 1), what=v)
+                )
+            if res.status == "unavailable":
+                found.append(make("C2N4024", SourceLoc(info.path, info.line, 1), reason=res.error))
+                break
+            if res.status != "ok":
+                code = _SANDBOX_IDS.get(res.status, "C2N4014")
+                if code == "C2N4014" and "MemoryError" in str(res.error):
+                    code = "C2N4016"  # ran out of memory loading the port (module-level allocation)
+                if res.status == "blocked":
+                    code = ""
+                fmt = {"point": label, "reason": res.error, "seconds": timeout}
+                found.extend(res.extra.get("diagnostics", ()))
+                if code:
+                    found.append(make(code, SourceLoc(info.path, res.line or info.line, 1), **fmt))
                 numerics.append(
                     {
                         "shape": label,
-                        "seed": si,
                         "output": "*",
                         "classification": "defect",
-                        "defect": "error",
-                        "evidence": entry.get("error")
-                        or "; ".join(d.message for d in entry.get("diagnostics", ()))
-                        or "constraint violation",
+                        "defect": res.status,
+                        "evidence": res.error,
                     }
                 )
-                break
-            if "trace" in entry:
-                traced.append((_problem_size(r, idiom, intent), entry["trace"], label))
-            outs = _match_outputs(entry["outputs"], pb, info)
-            for cname in pb.outputs:
-                t = b.tensor(cname)
-                tol = _tolerance(
-                    intent,
-                    arrays,
-                    r,
-                    cname,
-                    t.dtype,
-                    ref[cname],
-                    idiom,
-                    found,
-                    first,
-                    None if oracle is None else oracle.get(cname),
-                    bound_memo.setdefault(si, {}),
-                )
-                sources.add(tol.source)
-                got = outs.get(cname)
-                if got is None:
-                    found.append(
-                        make(
-                            "C2N4010",
-                            SourceLoc(info.path, info.line, 1),
-                            output=cname,
-                            evidence="the port does not return this output",
-                        )
+                first = False
+                if res.status in ("blocked", "timeout", "crash"):
+                    break  # the sandbox is gone: later points have nothing to report
+                continue
+            # the runs of the seeds compared, then the determinism re-run of the first
+            results = [*res.value[: len(sets)], res.value[-1]]
+            compared += 1
+            found.extend(_provenance(results, pb, info))
+            bound_memo: dict[int, dict[str, Any]] = {}  # per seed: the IR bounds of every output
+            for si, (entry, ref, arrays, oracle, skip) in enumerate(
+                zip(results, refs, sets, oracles, skips)
+            ):
+                if entry["status"] != "ok":
+                    failure = _run_failure(entry, info, label, _given(runs[si]))
+                    if res.violations:  # the sandbox's refusal is reported once, as C2N4017
+                        failure = [d for d in failure if "cuda2nki sandbox:" not in d.message]
+                    found.extend(failure)
+                    found.extend(_capacity_findings(failure))
+                    found.extend(_memory_findings(failure, entry, info, label))
+                    numerics.append(
+                        {
+                            "shape": label,
+                            "seed": si,
+                            "output": "*",
+                            "classification": "defect",
+                            "defect": "error",
+                            "evidence": entry.get("error")
+                            or "; ".join(d.message for d in entry.get("diagnostics", ()))
+                            or "constraint violation",
+                        }
                     )
-                    continue
-                mismatch = _output_layout(got, cname, r, info)
-                found.extend(mismatch)
-                if any(d.code == "C2N4021" for d in mismatch) and not _same_kind(got, r, cname):
-                    e = np.asarray(ref[cname])
-                    c = Comparison(
-                        cname,
-                        tuple(e.shape),
-                        float("inf"),
-                        float("inf"),
-                        float("inf"),
-                        100.0,
-                        int(e.size),
-                        float(np.max(tol.bound)),
-                        "defect",
-                        "dtype",
-                        mismatch[0].message + "; values not compared",
-                    )
-                    dist = DISTRIBUTIONS[si % len(DISTRIBUTIONS)]
-                    numerics.append(_numeric_entry(c, label, si, dist, tol))
-                    continue
-                c = compare(
-                    cname,
-                    got,
-                    ref[cname],
-                    tol.bound,
-                    alt_tols=tol.alternatives,
-                    unwritten=canary_mask(got),
-                    dont_care=skip.get(cname),
-                )
-                if c.classification in ("defect", "precision"):
-                    axis = wrong_axis(got, ref[cname], arrays)
-                    if axis:
-                        c = dataclasses.replace(
-                            c, classification="defect", defect="wrong_axis", evidence=axis
-                        )
-                entry_n = _numeric_entry(c, label, si, DISTRIBUTIONS[si % len(DISTRIBUTIONS)], tol)
-                numerics.append(entry_n)
-                if not c.ok:
-                    where = _cuda_writers(
-                        tu,
-                        name,
-                        r,
+                    break
+                if "trace" in entry:
+                    traced.append((_problem_size(r, idiom, intent), entry["trace"], label))
+                outs = _match_outputs(entry["outputs"], pb, info)
+                for cname in pb.outputs:
+                    t = b.tensor(cname)
+                    tol = _tolerance(
+                        intent,
                         arrays,
-                        pb.outputs,
+                        r,
+                        cname,
+                        t.dtype,
+                        ref[cname],
+                        idiom,
+                        found,
+                        first,
+                        None if oracle is None else oracle.get(cname),
+                        bound_memo.setdefault(si, {}),
+                    )
+                    sources.add(tol.source)
+                    got = outs.get(cname)
+                    if got is None:
+                        found.append(
+                            make(
+                                "C2N4010",
+                                SourceLoc(info.path, info.line, 1),
+                                output=cname,
+                                evidence="the port does not return this output",
+                            )
+                        )
+                        continue
+                    mismatch = _output_layout(got, cname, r, info)
+                    found.extend(mismatch)
+                    if any(d.code == "C2N4021" for d in mismatch) and not _same_kind(got, r, cname):
+                        e = np.asarray(ref[cname])
+                        c = Comparison(
+                            cname,
+                            tuple(e.shape),
+                            float("inf"),
+                            float("inf"),
+                            float("inf"),
+                            100.0,
+                            int(e.size),
+                            float(np.max(tol.bound)),
+                            "defect",
+                            "dtype",
+                            mismatch[0].message + "; values not compared",
+                        )
+                        dist = DISTRIBUTIONS[si % len(DISTRIBUTIONS)]
+                        numerics.append(_numeric_entry(c, label, si, dist, tol))
+                        continue
+                    c = compare(
                         cname,
                         got,
                         ref[cname],
-                        tol,
-                        writer_cache,
-                        label,
+                        tol.bound,
+                        alt_tols=tol.alternatives,
+                        unwritten=canary_mask(got),
+                        dont_care=skip.get(cname),
                     )
-                    if where:
-                        entry_n["cuda_writers"] = where
-                    found.append(_finding(c, info, label, where))
-                if si == 0 and first:
-                    probes = vacuous(ref[cname], tol.bound, rng)
-                    if probes:
-                        found.append(
-                            make(
-                                "C2N4012",
-                                SourceLoc(info.path, info.line, 1),
-                                output=cname,
-                                probes=", ".join(probes),
+                    if c.classification in ("defect", "precision"):
+                        axis = wrong_axis(got, ref[cname], arrays)
+                        if axis:
+                            c = dataclasses.replace(
+                                c, classification="defect", defect="wrong_axis", evidence=axis
                             )
+                    entry_n = _numeric_entry(
+                        c, label, si, DISTRIBUTIONS[si % len(DISTRIBUTIONS)], tol
+                    )
+                    numerics.append(entry_n)
+                    if not c.ok:
+                        where = _cuda_writers(
+                            tu,
+                            name,
+                            r,
+                            arrays,
+                            pb.outputs,
+                            cname,
+                            got,
+                            ref[cname],
+                            tol,
+                            writer_cache,
+                            label,
                         )
-        if len(results) == len(sets) + 1 and results[0]["status"] == results[-1]["status"] == "ok":
-            found.extend(_determinism(results[0], results[-1], pb, info))
-        first = False
+                        if where:
+                            entry_n["cuda_writers"] = where
+                        found.append(_finding(c, info, label, where))
+                    if si == 0 and first:
+                        probes = vacuous(ref[cname], tol.bound, rng)
+                        if probes:
+                            found.append(
+                                make(
+                                    "C2N4012",
+                                    SourceLoc(info.path, info.line, 1),
+                                    output=cname,
+                                    probes=", ".join(probes),
+                                )
+                            )
+            if (
+                len(results) == len(sets) + 1
+                and results[0]["status"] == results[-1]["status"] == "ok"
+            ):
+                found.extend(_determinism(results[0], results[-1], pb, info))
+            first = False
+    if not compared and not any(d.code == "C2N4024" for d in found):
+        if not numerics:
+            found.append(
+                make(
+                    "C2N4023",
+                    SourceLoc(b.path or info.path, 1, 1),
+                    kernel=name,
+                    reason=_no_points_reason(b, overrides, extra_points),
+                )
+            )
     if traced:
         # trace findings from the largest problem run: small problems excuse small DMAs (NKI.md §14.7)
         size, summary, label = max(traced, key=lambda t: t[0].total_bytes)

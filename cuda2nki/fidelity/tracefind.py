@@ -9,7 +9,7 @@ partitions or 2 KiB DMAs is not faulted for it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
@@ -30,6 +30,9 @@ class LineStats:
     keys: set[Any] = field(
         default_factory=set
     )  # distinct DMA source regions, when the trace names them
+
+
+_LINE_FIELDS = ("engine", "op", "count", "partitions", "free", "dma_bytes", "keys")
 
 
 @dataclass
@@ -67,6 +70,35 @@ class TraceSummary:
             return 1.0
         return self.compute_width_elems / (128 * self.compute_elems)
 
+    def to_wire(self) -> dict[str, Any]:
+        """Every field as plain values (for the sandbox's JSON channel, :mod:`.wire`)."""
+        out = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["per_line"] = {k: vars(v).copy() for k, v in self.per_line.items()}
+        return out
+
+    @classmethod
+    def from_wire(cls, d: Mapping[str, Any]) -> TraceSummary:
+        """The inverse of :meth:`to_wire`; unknown or ill-typed fields are refused."""
+        kw: dict[str, Any] = {}
+        for f in fields(cls):
+            if f.name in d:
+                kw[f.name] = d[f.name]
+        per_line = kw.get("per_line", {})
+        if not isinstance(per_line, dict):
+            raise TypeError("per_line")
+        kw["per_line"] = {
+            (str(k[0]), int(k[1])): LineStats(**{n: v[n] for n in _LINE_FIELDS if n in v})
+            for k, v in per_line.items()
+        }
+        for name in ("per_engine", "loads_by_source", "profile"):
+            if not isinstance(kw.get(name, {}), dict):
+                raise TypeError(name)
+        s = cls(**kw)
+        for name in _INT_FIELDS:
+            if not isinstance(getattr(s, name), int):
+                raise TypeError(name)
+        return s
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "instructions": self.instructions,
@@ -82,6 +114,20 @@ class TraceSummary:
 
 def _is_dma(engine: str, op: str) -> bool:
     return engine in ("dma", "sync", "dge") or op.startswith(("dma", "load", "store"))
+
+
+_INT_FIELDS = (
+    "instructions",
+    "dma_count",
+    "dma_bytes",
+    "dma_partition_rows",
+    "matmuls",
+    "transposes",
+    "compute_partitions",
+    "compute_count",
+    "compute_elems",
+    "compute_width_elems",
+)
 
 
 def summarise(trace: Iterable[Any], profile: Mapping[str, Any] | None = None) -> TraceSummary:

@@ -160,6 +160,8 @@ class SimState:
     scalar_acc: np.ndarray = field(default_factory=lambda: np.zeros(PMAX, np.float32))
     vector_acc: np.ndarray = field(default_factory=lambda: np.zeros(PMAX, np.float32))
     input_storages: set[int] = field(default_factory=set)
+    #: descriptions of outputs the kernel returned as host arrays (not written by instructions)
+    host_outputs: list[str] = field(default_factory=list)
     input_names: dict[int, str] = field(default_factory=dict)
     shared_outputs: dict = field(default_factory=dict)
     shared_seq: dict = field(default_factory=dict)

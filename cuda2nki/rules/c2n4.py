@@ -203,4 +203,51 @@ register(
         fix="Allocate the output with the CUDA buffer's dtype (e.g. dtype=a.dtype), converting "
         "once on the store if the port computes in another one.",
     ),
+    Rule(
+        "C2N4022",
+        E,
+        "output not produced by NKI instructions",
+        "output '{output}' was not written by any NKI instruction of the port ({evidence})",
+        "Every element of a port's outputs must come from a traced NKI instruction: a store or DMA "
+        "into an HBM tensor the kernel allocated (or was given). An array the port computes on the "
+        "host with NumPy and returns, or a kernel that issues no NKI instruction at all, says "
+        "nothing about how the kernel runs on Trainium, whatever its values.",
+        example="return np.asarray(a) + np.asarray(b)  # host NumPy, not the vector engine",
+        fix="Allocate the output in HBM (nl.ndarray(..., buffer=nl.shared_hbm)), compute on tiles "
+        "and store into it with nl.store / nisa.dma_copy.",
+    ),
+    Rule(
+        "C2N4023",
+        E,
+        "nothing was compared",
+        "no test point could be run for '{kernel}': {reason}",
+        "A check that compares nothing proves nothing: every shape the binding and the generated "
+        "edge cases give was unusable (a negative or zero extent, a launch that divides by zero, "
+        "a CUDA kernel that cannot run at any of them).",
+        fix="Give the binding sizes the kernel can run at ([[check.shapes]] in the sidecar, or "
+        "--set NAME=VALUE).",
+    ),
+    Rule(
+        "C2N4024",
+        E,
+        "sandbox unavailable",
+        "cannot run the port in isolation: {reason}",
+        "A port under review is run only inside an operating-system sandbox: a fresh interpreter in "
+        "its own user, PID, network, IPC and mount namespaces (bubblewrap), an unprivileged uid, "
+        "a seccomp filter and resource limits. When a layer is missing on this host the port is not "
+        "run at all, unless --trust says it is your own code.",
+        fix="Install what the message names (bubblewrap, libseccomp; allow user namespaces), or "
+        "pass --trust for a port you wrote yourself.",
+    ),
+    Rule(
+        "C2N4025",
+        E,
+        "port reaches outside the NKI model",
+        "the port {what}",
+        "An NKI kernel computes with nki.language / nki.isa on tensors. A port that inspects the "
+        "interpreter's frames, the garbage collector's objects, the simulator's internals or "
+        "native code is trying to influence its own review, not to run on Trainium.",
+        example="ref = sys._getframe(2).f_locals['ref']",
+        fix="Remove it.",
+    ),
 )

@@ -1,0 +1,224 @@
+"""Inside the sandbox: run a port under review on the inputs the checker wrote, write its outputs.
+
+This module is the whole program of the sandboxed interpreter (started fresh with ``exec``; it
+never shares memory with the checker).  In order:
+
+1. resource limits (address space, CPU time, file size, open files, processes);
+2. every module a port may legitimately use is imported (numpy, the simulator, common standard
+   library modules): after the next step no native library can be loaded;
+3. the seccomp filter (:mod:`cuda2nki.fidelity.seccomp`) -- from here on the process cannot start
+   programs, fork, open sockets, trace or signal other processes, or map executable memory;
+4. each test point's runs are simulated and their results written to ``out/pNNNN.npz`` and
+   ``out/pNNNN.json`` (the JSON last, so its presence means the point is complete).
+
+The job directory holds ``job.json`` and ``in.npz``; nothing else of the checker is visible.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+#: standard-library modules imported before the filter (extension modules cannot load after it)
+PRELOAD = (
+    "math",
+    "cmath",
+    "functools",
+    "itertools",
+    "operator",
+    "typing",
+    "dataclasses",
+    "enum",
+    "collections",
+    "numbers",
+    "random",
+    "decimal",
+    "fractions",
+    "statistics",
+    "copy",
+    "contextlib",
+    "string",
+    "re",
+    "struct",
+    "array",
+    "bisect",
+    "heapq",
+    "warnings",
+    "abc",
+    "types",
+    "inspect",
+    "logging",
+    "time",
+    "datetime",
+    "textwrap",
+    "hashlib",
+    "zlib",
+    "json",
+    "unittest",
+    "unittest.mock",
+)
+
+
+def _limits(lim: dict[str, Any]) -> None:
+    import resource
+
+    want = {
+        resource.RLIMIT_AS: lim.get("memory_bytes"),
+        resource.RLIMIT_CPU: lim.get("cpu_seconds"),
+        resource.RLIMIT_FSIZE: lim.get("file_bytes"),
+        resource.RLIMIT_NOFILE: lim.get("open_files"),
+        resource.RLIMIT_NPROC: lim.get("processes"),
+        resource.RLIMIT_CORE: 0,
+    }
+    for which, value in want.items():
+        if value is None:
+            continue
+        _, hard = resource.getrlimit(which)
+        v = int(value) if hard == resource.RLIM_INFINITY else min(int(value), hard)
+        try:
+            resource.setrlimit(which, (v, v))
+        except (ValueError, OSError):
+            resource.setrlimit(which, (v, hard))
+
+
+def _preload() -> None:
+    import importlib
+
+    import numpy  # noqa: F401
+    import numpy.linalg  # noqa: F401
+
+    import cuda2nki.fidelity.tracefind  # noqa: F401
+    import cuda2nki.fidelity.wire  # noqa: F401
+    import cuda2nki.nkisim  # noqa: F401
+    import cuda2nki.nkisim.profile  # noqa: F401
+    from cuda2nki.nkisim import kernel
+
+    kernel.single_threaded_blas()  # loads threadpoolctl's native helpers now
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+def _diag_dict(d: Any) -> dict[str, Any]:
+    return {
+        "code": d.code,
+        "severity": int(d.severity),
+        "message": d.message,
+        "file": d.loc.file,
+        "line": d.loc.line,
+        "col": d.loc.col,
+        "notes": list(d.notes),
+    }
+
+
+def _flatten(outs: Any) -> tuple[str, list[Any], Any]:
+    """(structure, values, keys): how the port returned its outputs."""
+    from collections.abc import Mapping
+
+    if isinstance(outs, Mapping):
+        keys = [str(k) for k in outs]
+        return "dict", list(outs.values()), keys
+    if isinstance(outs, list | tuple):
+        return "seq", list(outs), None
+    return "one", [outs], None
+
+
+def _run_one(fn: Any, kwargs: dict[str, Any], target: str, profile: bool, port: str) -> tuple:
+    """(entry for the JSON, arrays for the npz) of one simulated run."""
+    import numpy as np
+
+    from cuda2nki import nkisim
+    from cuda2nki.diagnostics import DiagnosticError
+    from cuda2nki.fidelity import tracefind
+    from cuda2nki.fidelity.sandbox import failure_line
+
+    try:
+        res = nkisim.simulate_kernel(fn, kwargs, target=target, profile=profile)
+    except DiagnosticError as exc:
+        return {"status": "error", "diagnostics": [_diag_dict(d) for d in exc.diagnostics]}, {}
+    except MemoryError:
+        return {"status": "memory", "error": "MemoryError"}, {}
+    except Exception as exc:  # noqa: BLE001 - the port's own exception
+        what = f"{type(exc).__name__}: {exc}"
+        return {"status": "error", "error": what, "line": failure_line(exc, port)}, {}
+    structure, values, keys = _flatten(res.outputs)
+    arrays = {f"o{i}": np.asarray(v) for i, v in enumerate(values)}
+    entry: dict[str, Any] = {
+        "status": "ok",
+        "structure": structure,
+        "keys": keys,
+        "count": len(values),
+        "instructions": len(res.trace),
+        "host_outputs": list(res.state.host_outputs) if res.state is not None else [],
+    }
+    if profile:
+        prof = res.profile
+        prof_dict = prof.to_dict() if hasattr(prof, "to_dict") else dict(prof or {})
+        entry["trace"] = tracefind.summarise(res.trace, prof_dict).to_wire()
+    return entry, arrays
+
+
+def _serve(job_dir: str, job: dict[str, Any]) -> None:
+    from cuda2nki import nkisim
+    from cuda2nki.diagnostics import DiagnosticError
+    from cuda2nki.fidelity import wire
+
+    out_dir = os.path.join(job_dir, "out")
+    inputs = wire.load_arrays(os.path.join(job_dir, "in.npz"), cap=1 << 40)
+    port, kernel = job["port"], job["kernel"]
+    try:
+        fn = nkisim.load_kernel(port, kernel)
+    except DiagnosticError as exc:
+        fail = {"status": "load", "diagnostics": [_diag_dict(d) for d in exc.diagnostics]}
+        wire.dump_json(os.path.join(out_dir, "p0000.json"), {"runs": [fail]})
+        return
+    except MemoryError:
+        wire.dump_json(os.path.join(out_dir, "p0000.json"), {"runs": [{"status": "memory"}]})
+        return
+    except BaseException as exc:  # noqa: BLE001 - the port's module raised while loading
+        from cuda2nki.fidelity.sandbox import failure_line
+
+        fail = {"status": "load", "error": f"{type(exc).__name__}: {exc}"}
+        fail["line"] = failure_line(exc, port)
+        wire.dump_json(os.path.join(out_dir, "p0000.json"), {"runs": [fail]})
+        return
+    profile_first = bool(job.get("profile_first"))
+    for pi, point in enumerate(job["points"]):
+        entries, arrays = [], {}
+        for ri, run in enumerate(point):
+            kwargs: dict[str, Any] = dict(run["scalars"])
+            kwargs.update({p: inputs[key] for p, key in run["arrays"].items()})
+            profile = profile_first and ri == 0
+            entry, outs = _run_one(fn, kwargs, job["target"], profile, port)
+            entries.append(entry)
+            arrays.update({f"r{ri}.{k}": v for k, v in outs.items()})
+        wire.save_arrays(os.path.join(out_dir, f"p{pi:04d}.npz"), arrays)
+        wire.dump_json(os.path.join(out_dir, f"p{pi:04d}.json"), {"runs": entries})
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    job_dir = args[0]
+    with open(os.path.join(job_dir, "job.json"), encoding="utf-8") as f:
+        job = json.load(f)
+    sys.dont_write_bytecode = True
+    _limits(job.get("limits", {}))
+    _preload()
+    if job.get("seccomp", True):
+        from cuda2nki.fidelity import seccomp
+
+        seccomp.install()
+    with open(os.path.join(job_dir, "out", "ready"), "w", encoding="ascii"):
+        pass  # the port's time starts now (the interpreter's start-up is not the port's)
+    _serve(job_dir, job)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)  # no interpreter teardown: nothing the port registered runs after its results
+
+
+if __name__ == "__main__":  # pragma: no cover - the sandbox starts it with -c
+    raise SystemExit(main())
