@@ -62,14 +62,23 @@ class GuardsToDomainsPass(Pass):
             return kernel
         body: list = []
         carried: set[str] = set()
+        first_write: dict[str, int] = {}
         for s in _complements(kernel.body):
             for c in _rewrite(s, kernel) if isinstance(s, Compute) else [s]:
                 if isinstance(c, Compute) and _is_carry_over(c):
-                    # the old values are copied once, before the first write: a second copy
+                    # the old values are copied once, before the first write: a copy after a
+                    # write (the guarded arm of a select whose other arm wrote everywhere)
                     # would undo the writes of the statements between
                     if c.target.tensor in carried:
                         continue
                     carried.add(c.target.tensor)
+                    at = first_write.get(c.target.tensor)
+                    if at is not None:
+                        body.insert(at, c)
+                        first_write = {t: k + (k >= at) for t, k in first_write.items()}
+                        continue
+                elif isinstance(c, Compute):
+                    first_write.setdefault(c.target.tensor, len(body))
                 body.append(c)
         return kernel.replace(body=tuple(body))
 
