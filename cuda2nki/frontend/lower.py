@@ -1499,9 +1499,7 @@ _UNROLL_TARGETS = frozenset(
 )
 
 
-def _cache_hinted(
-    name: str, args: list[A.Expr], loc: SourceLoc | PendingLoc
-) -> A.Expr | None:
+def _cache_hinted(name: str, args: list[A.Expr], loc: SourceLoc | PendingLoc) -> A.Expr | None:
     """A load or store with a cache hint through a pointer, as the plain access: ``__ldcs(p)``
     (``__ldg``, ``__ldca``, ...) is ``*p``, ``__stcs(p, v)`` (``__stcg``, ``__stwb``, ``__stwt``)
     is ``*p = v``; None for another call or another argument type."""

@@ -73,7 +73,6 @@ def test_dtype_policy_psum_fp32_and_narrow_operands() -> None:
     assert all(allocs[m.moving.tensor].dtype == "float32" for m in mm)
 
 
-
 def test_dtype_policy_says_an_fp64_accumulator_is_narrowed() -> None:
     """A double accumulator becomes fp32: a warning that names fp64 and the number of terms,
     never the note that fp32 is what the CUDA kernel did."""
@@ -92,6 +91,7 @@ def test_dtype_policy_says_an_fp64_accumulator_is_narrowed() -> None:
     ctx = PassContext()
     run_pipeline(parse(text.format(acc="float32")), parse_pipeline(None), ctx)
     assert [d.code for d in ctx.diagnostics if d.code in ("C2N2510", "C2N2515")] == ["C2N2510"]
+
 
 def test_matmul_first_k_tile_overwrites_then_accumulates() -> None:
     k = run_pipeline(ex.matmul(), parse_pipeline(None), PassContext())
