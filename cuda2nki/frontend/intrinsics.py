@@ -255,9 +255,12 @@ _ATOMICS = "atomicAdd atomicSub atomicExch atomicMax atomicMin atomicAnd atomicO
 _add(" ".join(f"{a} {a}_block {a}_system" for a in _ATOMICS.split()), _pointee, 2)
 _add("atomicCAS atomicCAS_block atomicCAS_system", _pointee, 3)
 
-# loads / stores with cache hints
-_add("__ldg __ldcg __ldca __ldcs __ldlu __ldcv", _pointee, 1)
-_add("__stcg __stcs __stwb __stwt", _const(VOID), 2)
+# loads / stores with cache hints (the front end lowers a call through a pointer to ``*p`` /
+# ``*p = v``: the hints mean nothing to Trainium nor to the interpreter)
+CACHE_LOADS = frozenset("__ldg __ldcg __ldca __ldcs __ldlu __ldcv".split())
+CACHE_STORES = frozenset("__stcg __stcs __stwb __stwt".split())
+_add(" ".join(sorted(CACHE_LOADS)), _pointee, 1)
+_add(" ".join(sorted(CACHE_STORES)), _const(VOID), 2)
 
 # misc
 _add("clock", _const(INT), 0)

@@ -1311,6 +1311,9 @@ class BodyLowerer(CoopLowering):
         if fi is not None and not self.host:
             return self._user_call(node, short, fi, args, targs, arg_nodes)
         if short in I.RULES:
+            hinted = None if self.host else _cache_hinted(short, args, loc)
+            if hinted is not None:
+                return hinted
             lo, hi = I.ARITY[short]
             if not (lo <= len(args) <= hi) and not self.host:
                 exp = str(lo) if lo == hi else f"{lo} to {hi}"
@@ -1494,6 +1497,23 @@ class BodyLowerer(CoopLowering):
 _UNROLL_TARGETS = frozenset(
     ("for_statement", "while_statement", "do_statement", "comment", "preproc_call")
 )
+
+
+def _cache_hinted(name: str, args: list[A.Expr], loc: SourceLoc | PendingLoc) -> A.Expr | None:
+    """A load or store with a cache hint through a pointer, as the plain access: ``__ldcs(p)``
+    (``__ldg``, ``__ldca``, ...) is ``*p``, ``__stcs(p, v)`` (``__stcg``, ``__stwb``, ``__stwt``)
+    is ``*p = v``; None for another call or another argument type."""
+    ptr = args[0] if args else None
+    if ptr is None or not isinstance(ptr.ty, A.PointerType):
+        return None
+    deref = N.Unary(loc=loc, op="*", operand=ptr, ty=ptr.ty.pointee)
+    if name in I.CACHE_LOADS and len(args) == 1:
+        return deref
+    if name in I.CACHE_STORES and len(args) == 2:
+        return N.Assign(
+            loc=loc, op="=", target=deref, value=args[1], ty=unqualified(ptr.ty.pointee)
+        )
+    return None
 
 
 def _vector_ctor(ty: A.VectorType, args: tuple[A.Expr, ...], loc: SourceLoc | PendingLoc) -> A.Expr:

@@ -1206,7 +1206,14 @@ class Executor:
                 if hit.kind == "false":
                     return rest
                 return V.Select(dtype, V.Pred("bool", hit), st.value, rest)
-            return fwd
+            value, wrote = fwd
+            now = self.live()
+            if _implies(now, wrote):
+                return value
+            if _disjoint(now, wrote):  # the other arm of a branch: this thread never stored
+                continue
+            rest = self._forwarded(tensor, index, dtype, loc, k)
+            return V.Select(dtype, V.Pred("bool", wrote), value, rest)
         self.reads.add(tensor)
         return V.Load(dtype, tensor, index)
 
@@ -2052,13 +2059,14 @@ def _split_combine(new: V.DExpr, car: V.Carried) -> tuple[str | None, V.DExpr | 
     return None, None
 
 
-def _forward(st: StoreRec, index: Poly, loops: list[LoopCtx]) -> V.DExpr | None:
-    """Value an earlier store of this thread left at ``index``; None if it cannot be decided,
-    ``_MISS`` when the store provably wrote another element."""
+def _forward(st: StoreRec, index: Poly, loops: list[LoopCtx]) -> tuple | V.DExpr | None:
+    """(value, guard) of an earlier store of this thread to the element at ``index``: the value
+    it stored where ``guard`` held (in the reader's loop variables); None if it cannot be
+    decided, ``_MISS`` when the store provably wrote another element."""
     if st.accumulate is not None:
         return None
     if st.index == index and all(lc in loops for lc in st.loops):
-        return st.value
+        return st.value, st.guard
     # the store ran in an earlier loop with the same trip count: rename its variables
     cur = [lc for lc in loops if lc not in st.loops]
     old = [lc for lc in st.loops if lc not in loops]
@@ -2074,7 +2082,7 @@ def _forward(st: StoreRec, index: Poly, loops: list[LoopCtx]) -> V.DExpr | None:
             break
         mapping[o.var] = af.sym(match[0].var)
     if old and len(mapping) == len(old) and st.index.subs(mapping) == index:
-        return V.subs_poly(st.value, mapping)
+        return V.subs_poly(st.value, mapping), st.guard.subs(mapping)
     diff = st.index - index
     if diff.is_const and diff.const_value != 0 and all(lc in loops for lc in st.loops):
         return _MISS
@@ -2082,6 +2090,50 @@ def _forward(st: StoreRec, index: Poly, loops: list[LoopCtx]) -> V.DExpr | None:
 
 
 _MISS = V.Const("bool", False)  # sentinel: the store cannot have written the element
+
+
+def _conjuncts(c: Cond) -> set[Cond]:
+    if c.kind == "true":
+        return set()
+    return set(c.args) if c.kind == "and" else {c}
+
+
+def _implies(now: Cond, wrote: Cond) -> bool:
+    """Every condition the store ran under holds where the load runs (syntactically, or over
+    the known ranges of the atoms)."""
+    missing = _conjuncts(wrote) - _conjuncts(now)
+    return all(V.simplify_cond(c).kind == "true" for c in missing)
+
+
+def _disjoint(now: Cond, wrote: Cond) -> bool:
+    """No thread satisfies both conditions: one holds a comparison the other negates, or an
+    equality of one (``i == 0``, ``i == n - 1``) decides a comparison of the other false."""
+    a, b = _conjuncts(now), _conjuncts(wrote)
+    if any(c.kind == "cmp" and c.negate() in b for c in a):
+        return True
+    return _pinned_false(a, b) or _pinned_false(b, a)
+
+
+def _pinned_false(eqs: set[Cond], others: set[Cond]) -> bool:
+    """An equality ``x + r == 0`` of ``eqs`` (``x`` an atom of unit coefficient) substituted
+    into a comparison of ``others`` makes it false."""
+    for e in eqs:
+        if e.kind != "cmp" or e.cmp.op != "==":
+            continue
+        p = e.cmp.poly
+        for a in p.top_atoms():
+            coeff = af.coefficient(p, a)
+            if not coeff.is_const or coeff.const_value not in (1, -1):
+                continue
+            rest = p - af.Poly.atom(a) * coeff
+            if a in rest.atoms():
+                continue
+            value = -rest if coeff.const_value == 1 else rest
+            for o in others:
+                if o.kind == "cmp" and a in o.cmp.poly.atoms():
+                    if V.simplify_cond(o.subs({a: value})).kind == "false":
+                        return True
+    return False
 
 
 def _flat_shared(arr: SharedArr, idx: tuple) -> Poly:

@@ -4,7 +4,8 @@ Before::  C[i, j] = reduce(add, k: A[i, k] * B[k, j])            A, B bfloat16; 
 After::   same, attrs acc=float32, mm_dtype=bfloat16              (PSUM fp32, bf16 operands)
 
 Rules: accumulate in fp32 where CUDA did (PSUM for matmul, fp32 SBUF tiles otherwise) and in the
-narrow type only where CUDA accumulated narrow (flagged C2N2511); matmul operands stay in their HBM
+narrow type only where CUDA accumulated narrow (flagged C2N2511); an fp64 accumulator is narrowed
+to fp32, the widest type NKI computes in (flagged C2N2515); matmul operands stay in their HBM
 dtype when both are the same narrow type, otherwise both are widened to fp32 on the DMA (the
 tensor engine cannot mix fp32 with narrow inputs).
 """
@@ -17,6 +18,7 @@ from typing import ClassVar
 from cuda2nki.diagnostics import error
 from cuda2nki.ir.nodes import Compute, Kernel
 from cuda2nki.passes._analysis import attrs, contraction, reductions, strip_cast, with_attrs
+from cuda2nki.passes._index import fmt
 from cuda2nki.passes.base import Pass, PassContext
 
 NARROW = ("bfloat16", "float16", "float8_e4m3", "float8_e5m2")
@@ -54,7 +56,11 @@ class DtypePolicyPass(Pass):
             ctx.note("C2N2511", c.loc, tensor=c.target.tensor, dtype=new["acc"])
         else:
             where = "PSUM" if attrs(c).get("layout") == "matmul" else "SBUF"
-            ctx.note("C2N2510", c.loc, tensor=c.target.tensor, where=where)
+            if acc == "float64":  # narrowed: NKI has no fp64 arithmetic
+                terms = " x ".join(fmt(a.extent) for a in red[0].axes)
+                ctx.note("C2N2515", c.loc, tensor=c.target.tensor, where=where, terms=terms)
+            else:
+                ctx.note("C2N2510", c.loc, tensor=c.target.tensor, where=where)
         r = contraction(c.expr)
         if r is not None:
             body = strip_cast(r.body)

@@ -47,6 +47,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Idiom, Op, Role
 from cuda2nki.passes._analysis import covers_target, transform
+from cuda2nki.passes._index import linear
 from cuda2nki.passes.base import Pass, PassContext
 
 _CMP = {Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ}
@@ -62,14 +63,23 @@ class GuardsToDomainsPass(Pass):
             return kernel
         body: list = []
         carried: set[str] = set()
+        first_write: dict[str, int] = {}
         for s in _complements(kernel.body):
             for c in _rewrite(s, kernel) if isinstance(s, Compute) else [s]:
                 if isinstance(c, Compute) and _is_carry_over(c):
-                    # the old values are copied once, before the first write: a second copy
+                    # the old values are copied once, before the first write: a copy after a
+                    # write (the guarded arm of a select whose other arm wrote everywhere)
                     # would undo the writes of the statements between
                     if c.target.tensor in carried:
                         continue
                     carried.add(c.target.tensor)
+                    at = first_write.get(c.target.tensor)
+                    if at is not None:
+                        body.insert(at, c)
+                        first_write = {t: k + (k >= at) for t, k in first_write.items()}
+                        continue
+                elif isinstance(c, Compute):
+                    first_write.setdefault(c.target.tensor, len(body))
                 body.append(c)
         return kernel.replace(body=tuple(body))
 
@@ -208,6 +218,11 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
             return _rewrite(hoisted, kernel)
     if c.domain.guard is None and isinstance(c.expr, Select) and c.accumulate is None:
         bounds = _bounds(c.expr.cond, c)
+        flipped = _flip_equality(c.expr)
+        if bounds is None and flipped is not None and _bounds(flipped.cond, c) is not None:
+            # select(i == 0, A, B) as select(i != 0, B, A): A everywhere, then B on i > 0 (B
+            # never runs where the kernel would not, e.g. reading x[i - 1] at i == 0)
+            return _rewrite(c.replace(expr=flipped), kernel)
         if bounds is not None:
             whole = c.replace(expr=c.expr.b)
             part = c.replace(expr=c.expr.a, domain=Domain(c.domain.axes, c.expr.cond))
@@ -331,11 +346,41 @@ def _ends(term: Expr, extents: dict) -> Expr:
             off, x = x.b, x.a
         if not (isinstance(x, Sym) and x.name in extents):
             continue
-        if y == off:  # i + c != c: i > 0
+        if _equal_sizes(y, off):  # i + c != c: i > 0
             return Binary(Op.GT, ax_side, other, loc=term.loc)
-        if off == Const(1) and y == extents[x.name]:  # i + 1 != N: i + 1 < N
+        if _equal_sizes(y - off + 1, extents[x.name]):  # i + c != N - 1 + c: i + c < N - 1 + c
             return Binary(Op.LT, ax_side, other, loc=term.loc)
     return term
+
+
+def _equal_sizes(a: SizeExpr, b: SizeExpr) -> bool:
+    """``a == b`` for every value of their symbols: equal spellings, or affine expressions with
+    integer coefficients whose difference has every coefficient zero."""
+    if a == b:
+        return True
+    syms = a.free_syms() | b.free_syms()
+    lin = linear(a - b, frozenset(syms))
+    if lin is None:
+        return False
+    try:
+        return all(_const_value(c) == 0 for c in lin.values())
+    except (KeyError, TypeError):
+        return False
+
+
+def _const_value(e: SizeExpr) -> int:
+    if e.free_syms():
+        raise KeyError(str(e))
+    return int(e.evaluate({}))
+
+
+def _flip_equality(sel: Select) -> Select | None:
+    """``select(a == b, x, y)`` as ``select(a != b, y, x)`` (None for another condition)."""
+    cond = sel.cond
+    if not (isinstance(cond, Binary) and cond.op == Op.EQ):
+        return None
+    ne = Binary(Op.NE, cond.a, cond.b, loc=cond.loc)
+    return Select(ne, sel.b, sel.a, loc=sel.loc)
 
 
 def _conjuncts(e: Expr) -> list[Expr]:

@@ -111,6 +111,20 @@ register(
         "matmul, fp32 SBUF tiles otherwise) and rounds once on the store.",
     ),
     Rule(
+        "C2N2515",
+        W,
+        "fp64 accumulation narrowed",
+        "'{tensor}' accumulates in fp32 ({where}) where the CUDA kernel accumulated in fp64 "
+        "(a sum over {terms} terms): NKI has no fp64 arithmetic",
+        "The CUDA kernel summed this reduction in double; the port sums it in fp32, the widest "
+        "type NKI computes in. Each addition then rounds at about 6e-8 relative instead of "
+        "1e-16, and the error of a sum of n terms can grow to n times that (about sqrt(n) times "
+        "for terms of mixed sign): within a float32 output's tolerance for short sums of terms "
+        "of one sign, not for long sums or sums that cancel -- the cases a double accumulator "
+        "exists for. `check` compares with the kernel's fp64 sums; if it fails, sum fp32 "
+        "partials on the device and add them in double on the host.",
+    ),
+    Rule(
         "C2N2511",
         W,
         "narrow accumulation",

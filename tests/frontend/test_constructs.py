@@ -376,3 +376,21 @@ def test_float32_rounding_matches_numpy():
     values += [3.4028235e38, 3.40282356e38, 2.0**128 - 2.0**103, 1e39, -1e39, 1.4e-45, 0.1]
     with np.errstate(over="ignore"):
         assert [to_float32(v) for v in values] == [float(np.float32(v)) for v in values]
+
+
+@pytest.mark.parametrize("call", ["__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"])
+@pytest.mark.parametrize("arg", ["&p[n]", "p + n"])
+def test_cache_hinted_loads_are_dereferences(parse, call, arg):
+    e = _init(parse, f"    float v = {call}({arg});", "const float* p, int n")
+    assert isinstance(e, A.Unary) and e.op == "*", e
+    assert e.ty is not None and e.ty.name == "float32"
+    assert not find(_body(parse, f"    float v = {call}({arg});", "const float* p, int n"), A.Call)
+
+
+@pytest.mark.parametrize("call", ["__stcg", "__stcs", "__stwb", "__stwt"])
+def test_cache_hinted_stores_are_assignments(parse, call):
+    k = _body(parse, f"    {call}(p + n, 2.0f * p[0]);")
+    (a,) = find(k, A.Assign)
+    assert a.op == "=" and isinstance(a.target, A.Unary) and a.target.op == "*"
+    assert isinstance(a.target.operand, A.Binary) and a.ty == FLOAT
+    assert not find(k, A.Call)

@@ -73,6 +73,26 @@ def test_dtype_policy_psum_fp32_and_narrow_operands() -> None:
     assert all(allocs[m.moving.tensor].dtype == "float32" for m in mm)
 
 
+def test_dtype_policy_says_an_fp64_accumulator_is_narrowed() -> None:
+    """A double accumulator becomes fp32: a warning that names fp64 and the number of terms,
+    never the note that fp32 is what the CUDA kernel did."""
+    from cuda2nki.diagnostics import Severity
+    from cuda2nki.ir.parser import parse
+
+    text = (
+        "kernel rowsum(x: in float32[R, C], y: out float32[R], R: int32, C: int32) {{\n"
+        "  @3:5 reduce: y[i] = reduce(add, j < C: x[i, j]; acc {acc}) for i < R;\n}}\n"
+    )
+    ctx = PassContext()
+    run_pipeline(parse(text.format(acc="float64")), parse_pipeline(None), ctx)
+    (d,) = [d for d in ctx.diagnostics if d.code in ("C2N2510", "C2N2515")]
+    assert d.code == "C2N2515" and d.severity == Severity.WARNING
+    assert "fp64" in d.message and "over C terms" in d.message
+    ctx = PassContext()
+    run_pipeline(parse(text.format(acc="float32")), parse_pipeline(None), ctx)
+    assert [d.code for d in ctx.diagnostics if d.code in ("C2N2510", "C2N2515")] == ["C2N2510"]
+
+
 def test_matmul_first_k_tile_overwrites_then_accumulates() -> None:
     k = run_pipeline(ex.matmul(), parse_pipeline(None), PassContext())
     flags = [m.accumulate for m in _walk(k.body) if isinstance(m, Matmul)]

@@ -9,6 +9,7 @@ import pytest
 from tests.port.acceptance import CORPUS, check_kernel
 
 RECOGNISED = (
+    "basic/residual_cache_hints",  # __ldcs, __ldlu, __ldg, __ldca loads, an __stcs store
     "basic/roll",  # a roll by a runtime amount: two shifted copies
     "reduce/argmax_rows",  # (value, index) pairs merged with shuffles
     "linalg/permute_nchw_nhwc",  # a 4-axis permutation: transposed [C, W] blocks

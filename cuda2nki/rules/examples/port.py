@@ -44,6 +44,12 @@ kernel rowsum(x: in bfloat16[R, C], y: out bfloat16[R], R: int32, C: int32) {
 }
 """
 
+ROWSUM_F64_ACC = """\
+kernel rowsum(x: in float32[R, C], y: out float32[R], R: int32, C: int32) {
+  @3:5 reduce: y[i] = reduce(add, j < C: x[i, j]; acc float64) for i < R;
+}
+"""
+
 LITERAL = """\
 kernel odd(x: in float32[N], y: out float32[N], N: int32) {
   @3:5 literal: y[i] = x[i] * 2.0 for i < N;
@@ -84,6 +90,7 @@ EXAMPLES = {
     "C2N2507": _corpus("norm/softmax_naive"),
     "C2N2510": _corpus("linalg/matmul_tiled"),
     "C2N2511": _intent(ROWSUM_BF16),
+    "C2N2515": _intent(ROWSUM_F64_ACC),
     "C2N2512": _intent(MATMUL, extra=', passes="choose-layout"'),
     "C2N2509": _corpus("norm/softmax_naive"),
     "C2N2513": _corpus("basic/vector_add"),
