@@ -79,6 +79,7 @@ class CheckReport:
     seconds: float = 0.0
     static_only: bool = False
     binding_map: dict[str, str] = field(default_factory=dict)
+    port_output: str = ""  # what the port printed in its sandbox (the end of it)
 
     @property
     def numerics_outcome(self) -> str:
@@ -116,6 +117,7 @@ class CheckReport:
                 for d in self.findings
             ],
             "suppressed": self.suppressed,
+            "port_output": self.port_output,
             "trace": self.trace,
             "seconds": round(self.seconds, 3),
         }
@@ -324,9 +326,10 @@ def check(
     numerics: list[dict[str, Any]] = []
     trace: dict[str, Any] = {}
     tol_source = "none"
+    port_output = ""
     if not static_only:
         intent, idiom = _intent(tu, name, b)
-        numerics, run_found, trace, tol_source = _dynamic(
+        numerics, run_found, trace, tol_source, port_output = _dynamic(
             tu,
             name,
             b,
@@ -373,6 +376,7 @@ def check(
             **{v: k for k, v in pb.scalars.items()},
             **_returned_names(pb, info),
         },
+        port_output,
     )
 
 
@@ -429,6 +433,9 @@ def _kernel_name(tu: Any, kernel: str | None, b: Binding) -> str:
 
     return select_kernel(tu, kernel, b)
 
+
+#: how much of what the port printed (its last bytes) a report keeps
+PORT_OUTPUT_BYTES = 4000
 
 #: seconds the lifter may take inside a check before the check goes on without the IR
 LIFT_TIME_LIMIT = 20.0
@@ -497,7 +504,7 @@ def _dynamic(
     extra_points: bool,
     layout: Sequence[layoutscan.Candidate] = (),
     trust: bool = False,
-) -> tuple[list[dict[str, Any]], list[Diagnostic], dict[str, Any], str]:
+) -> tuple[list[dict[str, Any]], list[Diagnostic], dict[str, Any], str, str]:
     numerics: list[dict[str, Any]] = []
     found: list[Diagnostic] = []
     trace: dict[str, Any] = {}
@@ -703,6 +710,7 @@ def _dynamic(
             ):
                 found.extend(_determinism(results[0], results[-1], pb, info))
             first = False
+        port_output = box.output_tail(PORT_OUTPUT_BYTES)
     if not compared and not any(d.code == "C2N4024" for d in found):
         if not numerics:
             found.append(
@@ -720,7 +728,7 @@ def _dynamic(
         found.extend(tracefind.findings(summary, size, info.path))
         per_line = tracefind.port_lines(summary, info.path)
         found.extend(layoutscan.findings(layout, info.path, per_line, size.rows))
-    return numerics, found, trace, "/".join(sorted(sources)) or "none"
+    return numerics, found, trace, "/".join(sorted(sources)) or "none", port_output
 
 
 def _label(r: Resolved) -> str:

@@ -74,6 +74,11 @@ def to_text(report: dict[str, Any]) -> str:
             f"({t.get('avg_dma_bytes_per_partition', 0)} B per partition row), partition use "
             f"{100 * t.get('partition_utilisation', 0):.0f}%"
         )
+    printed = report.get("port_output") or ""
+    if printed.strip():
+        lines = printed.rstrip().splitlines()[-10:]
+        out.append("the port printed (last lines, from its sandbox):")
+        out.extend(f"  | {line[:200]}" for line in lines)
     out.append(
         f"verdict: {report['verdict'].upper()} -- {report['kernel']} ({Path(report['cuda_file']).name}) vs "
         f"{report['port_kernel']} ({Path(report['port_file']).name}, {report['api']} API)"

@@ -196,3 +196,11 @@ def test_frame_walking_is_named_on_its_line(tmp_path: Path) -> None:
     report = check(CUDA, port, seeds=1, extra_points=False, overrides={"N": 300}, timeout=20)
     hits = [d for d in report.findings if d.code == "C2N4025"]
     assert hits and all(d.loc.line > 1 for d in hits)
+
+
+def test_what_the_port_prints_is_kept_apart_in_the_report(tmp_path: Path, capfd) -> None:
+    port = tmp_path / "port.py"
+    port.write_text(PORT.replace(BODY, BODY + "    print('hello from the port')\n"))
+    report = check(CUDA, port, seeds=1, extra_points=False, overrides={"N": 300}, timeout=20)
+    assert "hello from the port" in report.port_output
+    assert "hello from the port" not in capfd.readouterr().out

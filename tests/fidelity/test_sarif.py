@@ -75,7 +75,31 @@ def test_static_only_executes_nothing(tmp_path: Path, capsys) -> None:
     assert not marker.exists()
     rep = json.loads(capsys.readouterr().out)
     assert rep["static_only"] is True and rep["numerics"] == []
-    assert rc in (0, 1)
+    assert rep["verdict"] != "pass" and rc == 1
+
+
+@pytest.mark.parametrize("op", ["nl.add", "nl.subtract"])
+def test_static_only_never_passes_whatever_the_port_computes(capsys, op: str) -> None:
+    """Nothing runs, so a port that subtracts where the kernel adds cannot be told from a good
+    one: the verdict is "unverified" for both, and the exit status is not success."""
+    import tempfile
+
+    text = (ROOT / "corpus/basic/ports/vector_add_port.py").read_text().replace("nl.add", op)
+    with tempfile.TemporaryDirectory() as d:
+        port = Path(d) / "port.py"
+        port.write_text(text)
+        rc = main(["check", str(ROOT / "corpus/basic/vector_add.cu"), str(port), "--static-only"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "verdict: UNVERIFIED" in out and "PASS" not in out
+
+
+@pytest.mark.parametrize("flag", [["--timeout", "0"], ["--timeout", "-1"], ["--memory", "0"]])
+def test_non_positive_limits_are_usage_errors(capsys, flag: list[str]) -> None:
+    cu = ROOT / "corpus/basic/vector_add.cu"
+    port = ROOT / "corpus/basic/ports/vector_add_port.py"
+    assert main(["check", str(cu), str(port), *flag]) == 2
+    assert "C2N0002" in capsys.readouterr().err
 
 
 def test_port_that_calls_out_is_reported(tmp_path: Path, capsys) -> None:
