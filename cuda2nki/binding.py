@@ -288,17 +288,19 @@ def binding_problems(
     """What keeps ``binding`` from running ``kernel``, whose parameters are ``params`` ((name,
     is a pointer), in order): every problem in words, none when the binding validates.
 
-    A scalar parameter needs a value, an entry must be a parameter of the kernel and of its kind,
-    and every expression must evaluate at the default values.  (A pointer the binding leaves out
-    is the lifter's to report, with the construct that uses it.)"""
+    A scalar parameter needs a value, a tensor must be a pointer parameter of the kernel, and
+    every expression must evaluate at the default values.  (A scalar the kernel does not take is
+    a size its shapes use, such as a number of bins; a pointer the binding leaves out is the
+    lifter's to report, with the construct that uses it.)"""
     kinds = dict(params)
     tensors = {t.name for t in binding.tensors}
     scalars = {s.name for s in binding.scalars}
     out = []
     for name in binding.param_names:
         if name not in kinds:
-            known = ", ".join(n for n, _ in params) or "none"
-            out.append(f"'{name}' is not a parameter of kernel '{kernel}' (it has {known})")
+            if name in tensors:
+                known = ", ".join(n for n, _ in params) or "none"
+                out.append(f"'{name}' is not a parameter of kernel '{kernel}' (it has {known})")
         elif kinds[name] and name in scalars:
             out.append(f"'{name}' is a pointer: give it shape, dtype and role, not a value")
         elif not kinds[name] and name in tensors:

@@ -156,5 +156,8 @@ def test_a_binding_validates_against_the_kernel_parameters() -> None:
     # expressions that do not evaluate: the 'unknown name' of a binding made for other names
     got = _problems({"y": {**y, "shape": ["m"]}, "n": 64}, [("y", True), ("n", False)])
     assert got == ["unknown name 'm' in 'm'"]
+    # a scalar the kernel does not take is a size its shapes use (a number of bins)
+    bins = {"shape": ["nb"], "dtype": "int32", "role": "inout"}
+    assert _problems({"y": bins, "n": 64, "nb": 10}, [("y", True), ("n", False)]) == []
     # a pointer it leaves out is the lifter's to report (with the construct using it)
     assert _problems({"n": 64}, [("y", True), ("n", False)]) == []

@@ -89,6 +89,7 @@ class FileResult:
 def process_file(spec: JobSpec) -> FileResult:
     from cuda2nki import api
     from cuda2nki.binding import load_bindings
+    from cuda2nki.frontend.scope import owners
 
     try:
         tu = api.parse(spec.path, defines=dict(spec.defines), include_dirs=spec.include_dirs)
@@ -96,8 +97,9 @@ def process_file(spec: JobSpec) -> FileResult:
     except DiagnosticError as exc:
         return FileResult([record(spec, "", "failed", exc.diagnostics, lines=0)])
     lines = _count_lines(spec.path)
+    owned = owners(tu)  # which kernels each of the file's diagnostics concerns
     records = [
-        record(spec, name, "refused", _scoped(tu, name, diags), lines=0)
+        record(spec, name, "refused", _scoped(tu, name, diags, owned), lines=0)
         for name, diags in sorted(tu.rejected.items())
     ]
     seconds: dict[str, float] = {}
@@ -105,7 +107,7 @@ def process_file(spec: JobSpec) -> FileResult:
         # a sidecar's binding applies to the kernel it names only; the others are inferred
         kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None
         t0 = time.perf_counter()
-        records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k)))
+        records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k), owned))
         seconds[k.name] = time.perf_counter() - t0
     if not records:  # a file without kernels still counts as examined, unless it failed
         status = "failed" if _has_error(tu.diagnostics) else "none"
@@ -113,17 +115,19 @@ def process_file(spec: JobSpec) -> FileResult:
     return FileResult(records, seconds)
 
 
-def _scoped(tu: Any, name: str, diags: Any) -> list[Diagnostic]:
+def _scoped(tu: Any, name: str, diags: Any, owned: Any) -> list[Diagnostic]:
     """What a kernel's record reports: the file's diagnostics that concern it (a missing include,
-    say) and ``diags``, without those about the file's other kernels (they have their own)."""
+    say) and ``diags``, without those about the file's other kernels (they have their own).
+    ``owned``: :func:`cuda2nki.frontend.scope.owners` of ``tu``."""
     from cuda2nki.frontend.scope import for_kernel
 
-    mine = for_kernel(tu, name, others="drop")
-    more = for_kernel(tu, name, [d for d in diags if isinstance(d, Diagnostic)], others="drop")
-    return list(dict.fromkeys([*mine, *more]))
+    diags = [*tu.diagnostics, *(d for d in diags if isinstance(d, Diagnostic))]
+    return list(dict.fromkeys(for_kernel(tu, name, diags, others="drop", owned=owned)))
 
 
-def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict[str, Any]:
+def _kernel(
+    spec: JobSpec, tu: Any, name: str, binding: Any, lines: int, owned: Any
+) -> dict[str, Any]:
     from cuda2nki import api
 
     try:
@@ -132,7 +136,7 @@ def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict
             bucket = (
                 "automatic" if res.claimed else ("literal" if res.literal_possible else "manual")
             )
-            diags = _scoped(tu, name, res.diagnostics)
+            diags = _scoped(tu, name, res.diagnostics, owned)
             return record(spec, name, bucket, diags, lines=lines, idiom=res.idiom)
         res = api.port(
             spec.path,
@@ -143,8 +147,8 @@ def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict
             include_dirs=spec.include_dirs,
         )
     except DiagnosticError as exc:  # no port: nothing is written
-        return record(spec, name, "manual", _scoped(tu, name, exc.diagnostics), lines=lines)
-    diags = _scoped(tu, name, res.diagnostics)
+        return record(spec, name, "manual", _scoped(tu, name, exc.diagnostics, owned), lines=lines)
+    diags = _scoped(tu, name, res.diagnostics, owned)
     if res.source is None:
         return record(spec, name, "manual", diags, lines=lines, idiom=res.idiom)
     out = port_path(spec.out_dir, spec.rel, name)

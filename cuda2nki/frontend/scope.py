@@ -22,43 +22,22 @@ def _key(d: Diagnostic) -> Key:
     return (d.code, d.loc.file, d.loc.line, d.loc.col, d.message)
 
 
-def _spans(tu: Any) -> dict[str, tuple[str, int, int]]:
-    """Kernel name -> (file, first line, last line) of its definition."""
-    out = {}
-    for fn in tu.kernels:
-        loc = fn.loc
-        out[fn.name] = (loc.file, loc.line, getattr(loc, "end_line", None) or loc.line)
-    return out
-
-
-def _inside(d: Diagnostic, span: tuple[str, int, int]) -> bool:
-    file, first, last = span
-    return d.loc.file == file and first <= d.loc.line <= last
-
-
-def foreign(tu: Any, kernel: str) -> dict[Key, str]:
-    """The file's diagnostics that concern other kernels only: key -> the kernel concerned.
-
-    A diagnostic concerns another kernel when the front end refused that kernel for it, or when it
-    lies inside that kernel's definition, and it neither lies inside ``kernel``'s definition nor
-    is one ``kernel`` was refused for."""
-    spans = _spans(tu)
-    own_span = spans.get(kernel)
-    own = {_key(d) for d in tu.rejected.get(kernel, ())}
-    out: dict[Key, str] = {}
-    for other, diags in tu.rejected.items():
+def owners(tu: Any) -> dict[Key, frozenset[str]]:
+    """The kernels each of the file's diagnostics concerns: those the front end refused for it and
+    those whose definition it lies in.  A diagnostic no kernel owns concerns the whole file."""
+    out: dict[Key, set[str]] = {}
+    for name, diags in tu.rejected.items():
         for d in diags:
-            if other != kernel and _key(d) not in own:
-                out.setdefault(_key(d), other)
+            out.setdefault(_key(d), set()).add(name)
+    spans = [
+        (fn.name, fn.loc.file, fn.loc.line, getattr(fn.loc, "end_line", None) or fn.loc.line)
+        for fn in tu.kernels
+    ]
     for d in tu.diagnostics:
-        if _key(d) in own or (own_span is not None and _inside(d, own_span)):
-            out.pop(_key(d), None)
-            continue
-        for other, span in spans.items():
-            if other != kernel and _inside(d, span):
-                out.setdefault(_key(d), other)
-                break
-    return out
+        for name, file, first, last in spans:
+            if d.loc.file == file and first <= d.loc.line <= last:
+                out.setdefault(_key(d), set()).add(name)
+    return {k: frozenset(v) for k, v in out.items()}
 
 
 def for_kernel(
@@ -67,24 +46,27 @@ def for_kernel(
     diags: Iterable[Diagnostic] | None = None,
     *,
     others: Literal["note", "drop"] = "note",
+    owned: dict[Key, frozenset[str]] | None = None,
 ) -> list[Diagnostic]:
     """``diags`` (default: the file's) as they concern ``kernel``: those about other kernels only
-    become notes that name the kernel (``others="note"``) or are left out (``"drop"``)."""
-    alien = foreign(tu, kernel)
+    become notes that name the kernel (``others="note"``) or are left out (``"drop"``).
+    ``owned``: :func:`owners` of ``tu``, when the caller has it already."""
+    owned = owners(tu) if owned is None else owned
     out = []
     for d in tu.diagnostics if diags is None else diags:
-        other = alien.get(_key(d))
-        if other is None:
+        concerns = owned.get(_key(d), frozenset())
+        if not concerns or kernel in concerns:
             out.append(d)
         elif others == "note":
+            names = ", ".join(f"'{k}'" for k in sorted(concerns))
             out.append(
                 dataclasses.replace(
                     d,
                     severity=min(d.severity, Severity.NOTE),
-                    notes=(*d.notes, f"in kernel '{other}', not the kernel '{kernel}' worked on"),
+                    notes=(*d.notes, f"in kernel {names}, not the kernel '{kernel}' worked on"),
                 )
             )
     return out
 
 
-__all__ = ["for_kernel", "foreign"]
+__all__ = ["for_kernel", "owners"]

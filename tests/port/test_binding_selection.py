@@ -130,7 +130,10 @@ def test_the_api_refuses_a_binding_object_naming_another_kernel(tmp_path: Path) 
             ),
             "unknown name 'rows'",
         ),
-        (("m = 300", "m = 300\nn = 5"), "'n' is not a parameter of kernel 'shift'"),
+        (
+            ("m = 300", 'm = 300\nz = { shape = ["m"], dtype = "float32", role = "in" }'),
+            "'z' is not a parameter of kernel 'shift'",
+        ),
     ],
 )
 def test_no_port_is_written_from_a_binding_that_does_not_validate(
@@ -180,3 +183,16 @@ def test_errors_of_other_kernels_are_notes_when_porting_a_healthy_one(
     assert "in kernel 'bad'" in err
     code, _, err = _port([str(cu), "--kernel", "bad"], capsys)  # its own errors stay errors
     assert code == 1 and "error: call to unknown function" in err
+
+
+def test_run_takes_the_binding_of_the_kernel_it_runs(tmp_path: Path, capsys) -> None:
+    cu = _files(tmp_path, KERNELS, SCALE + SHIFT_TABLE.replace("m = 300", "m = 70"))
+    npz = tmp_path / "out.npz"
+    assert main(["run", str(cu), "--kernel", "shift", "--out", str(npz)]) == 0
+    assert "out: float32 (70,)" in capsys.readouterr().out
+    (tmp_path / "two.toml").write_text(SCALE)  # binds scale only
+    assert main(["run", str(cu), "--kernel", "shift", "--out", str(npz)]) == 2
+    assert "for kernel 'shift'" in capsys.readouterr().err
+    b = tmp_path / "two.toml"
+    assert main(["run", str(cu), "--kernel", "shift", "--binding", str(b), "--out", str(npz)]) == 2
+    assert "[C2N0007]" in capsys.readouterr().err
