@@ -362,8 +362,12 @@ class BindingFile:
         A named binding applies to the kernel it names (``tu`` resolves C++ spellings of template
         instances).  An unnamed binding applies when it was given explicitly, when there is no
         ``tu`` to count kernels in, or when the file ``tu`` defines a single kernel."""
-        for b in self.bindings:
-            if b.kernel is not None and names_kernel(b.kernel, name, tu):
+        named = [b for b in self.bindings if b.kernel is not None]
+        for b in named:  # the instance's own entry first, then its template's
+            if names_kernel(b.kernel, name, tu, template=False):  # type: ignore[arg-type]
+                return b
+        for b in named:
+            if names_kernel(b.kernel, name, tu):  # type: ignore[arg-type]
                 return b
         unnamed = [b for b in self.bindings if b.kernel is None]
         if unnamed and (explicit or tu is None or len(kernel_names(tu)) <= 1):
@@ -383,9 +387,12 @@ def kernel_names(tu: Any) -> list[str]:
     return names + [n for n in tu.rejected if n not in names]
 
 
-def names_kernel(bound: str, name: str, tu: Any = None) -> bool:
-    """Whether a binding's ``kernel`` (as written) names kernel ``name`` of ``tu``."""
+def names_kernel(bound: str, name: str, tu: Any = None, *, template: bool = True) -> bool:
+    """Whether a binding's ``kernel`` (as written) names kernel ``name`` of ``tu``: the same
+    kernel, or (``template``) the template that ``name`` (``reduce<256, float32>``) instantiates."""
     if bound.replace(" ", "") == name.replace(" ", ""):
+        return True
+    if template and "<" not in bound and name.split("<")[0].strip() == bound.strip():
         return True
     if tu is None or "<" not in bound + name:
         return False

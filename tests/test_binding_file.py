@@ -161,3 +161,14 @@ def test_a_binding_validates_against_the_kernel_parameters() -> None:
     assert _problems({"y": bins, "n": 64, "nb": 10}, [("y", True), ("n", False)]) == []
     # a pointer it leaves out is the lifter's to report (with the construct using it)
     assert _problems({"n": 64}, [("y", True), ("n", False)]) == []
+
+
+def test_a_template_binding_binds_its_instances_unless_one_has_its_own(tmp_path: Path) -> None:
+    table = "[kernels.{}]\nlaunch = {{ grid = [1], block = [{}] }}\nparams = {{ n = 1 }}\n"
+    text = table.format("reduce", 128) + table.format('"reduce<256, float32>"', 256)
+    bf = load_bindings(_write(tmp_path, text))
+    assert bf.for_kernel("reduce<256, float32>").block == (256,)  # its own entry
+    assert bf.for_kernel("reduce<256,float32>").block == (256,)  # spaces are free
+    assert bf.for_kernel("reduce<128, float32>").block == (128,)  # the template's
+    assert bf.for_kernel("reduce").block == (128,)
+    assert bf.for_kernel("reducer<128>") is None and bf.for_kernel("other") is None
