@@ -107,8 +107,8 @@ def binding_for(
 ) -> tuple[Any, list[Diagnostic]]:
     """The binding of ``kernel`` and notes on where it came from.
 
-    ``binding`` (a :class:`Binding`, or a ``.toml`` path: C2N0007 when it binds other kernels
-    only), else the sidecar ``.toml``'s entry for the kernel, else inference from the source
+    ``binding`` (a :class:`Binding`, a :class:`BindingFile` or a ``.toml`` path: C2N0007 when it
+    binds other kernels only), else the sidecar ``.toml``'s entry for the kernel, else inference from the source
     (C2N0008 says so when a sidecar binds other kernels only; C2N2502 when inference cannot say).
     The binding must validate against the kernel's parameters (C2N0003; C2N2502 when inferred):
     no port is made from a binding it could not run with."""
@@ -121,7 +121,8 @@ def binding_for(
         _validate(binding, tu, kernel)
         return binding, []
     if binding is not None:
-        bnd = _entry(load_bindings(binding), tu, kernel, explicit=True)
+        bf = binding if isinstance(binding, BindingFile) else load_bindings(binding)
+        bnd = _entry(bf, tu, kernel, explicit=True)
         _validate(bnd, tu, kernel)
         return bnd, []
     sidecar = Path(path).with_suffix(".toml")
@@ -345,10 +346,13 @@ def _literal(
 
 def _binding_kernel(path: Any, binding: Any) -> str | None:
     """The kernel the binding names when it binds exactly one (else None: the file's only one)."""
-    from cuda2nki.binding import Binding, load_bindings
+    from cuda2nki.binding import Binding, BindingFile, load_bindings
 
     if isinstance(binding, Binding):
         return binding.kernel
+    if isinstance(binding, BindingFile):
+        only = binding.only()
+        return only.kernel if only is not None else None
     source = binding if binding is not None else Path(path).with_suffix(".toml")
     if binding is None and not Path(source).is_file():
         return None

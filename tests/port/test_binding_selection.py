@@ -117,6 +117,11 @@ def test_the_api_refuses_a_binding_object_naming_another_kernel(tmp_path: Path) 
         api.port(cu, binding=scale, kernel="shift")
     assert exc.value.diagnostic.code == "C2N0007"
     assert api.port(cu, binding=scale, kernel="scale").source is not None
+    both = api.load_bindings(_files(tmp_path, "", SCALE + SHIFT_TABLE, "c").with_suffix(".toml"))
+    assert api.port(cu, binding=both, kernel="shift").source is not None
+    with pytest.raises(DiagnosticError) as exc:
+        api.port(cu, binding=both)  # two kernels, two bindings: which one?
+    assert exc.value.diagnostic.code == "C2N2504"
 
 
 @pytest.mark.parametrize(
