@@ -15,7 +15,15 @@ from typing import Any
 
 import numpy as np
 
-from cuda2nki.binding import Binding, Number, binding_from_dict, generate_inputs, load_binding
+from cuda2nki.binding import (
+    Binding,
+    BindingFile,
+    Number,
+    binding_from_dict,
+    generate_inputs,
+    load_binding,
+    load_bindings,
+)
 from cuda2nki.diagnostics import Diagnostic
 from cuda2nki.fileio import read_text, write_atomic
 from cuda2nki.frontend.ast import TranslationUnit
@@ -23,12 +31,14 @@ from cuda2nki.frontend.select import select_kernel
 
 __all__ = [
     "Binding",
+    "BindingFile",
     "LiftSummary",
     "binding_from_dict",
     "check",
     "find_binding",
     "lift",
     "load_binding",
+    "load_bindings",
     "parse",
     "port",
     "run",
@@ -62,12 +72,19 @@ def parse(
     )
 
 
-def find_binding(cuda_path: str | Path, explicit: str | Path | None = None) -> Binding | None:
-    """The binding given explicitly, else the sidecar ``<stem>.toml`` beside the CUDA file, else None."""
+def find_binding(
+    cuda_path: str | Path, explicit: str | Path | None = None, kernel: str | None = None
+) -> Binding | None:
+    """The binding of ``kernel`` given explicitly (C2N0007 if that file binds other kernels only),
+    else the sidecar ``<stem>.toml``'s binding of it, else None.  Without ``kernel``, the file's
+    only binding."""
     if explicit is not None:
-        return load_binding(explicit)
+        return load_binding(explicit, kernel)
     sidecar = Path(cuda_path).with_suffix(".toml")
-    return load_binding(sidecar) if sidecar.is_file() else None
+    if not sidecar.is_file():
+        return None
+    bf = load_bindings(sidecar)
+    return bf.for_kernel(kernel) if kernel is not None else bf.only()
 
 
 @dataclass(frozen=True)

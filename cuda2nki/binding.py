@@ -18,6 +18,20 @@ sidecar format (``kernel.toml`` beside ``kernel.cu``)::
     N = 129
     C = 513
 
+One sidecar may bind several kernels of a file: each ``[kernels.NAME]`` table holds the keys above
+(``launch``, ``params``, ``check``...) for the kernel NAME (quote a template instance:
+``[kernels."reduce<256>"]``)::
+
+    [kernels.scale.launch]
+    grid = ["ceil_div(n, 128)"]
+    block = [128]
+    [kernels.scale.params]
+    y = { shape = ["n"], dtype = "float32", role = "out" }
+    n = 1000
+
+A binding applies only to the kernel it names (:meth:`BindingFile.for_kernel`); one without
+``kernel =`` applies to the file's kernel when the file defines one.
+
 Optional keys: ``description``, ``idiom`` (label of the idiom the kernel implements), ``expect``
 (``"refuse"`` for kernels that must be refused) with ``expect_id``, ``[check] rtol / atol``; per
 tensor ``range = [lo, hi]`` (integers drawn from ``[lo, hi)``; floats uniform in it) and
@@ -35,7 +49,7 @@ from __future__ import annotations
 import ast
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -202,6 +216,7 @@ class Binding:
     shapes: tuple[tuple[tuple[str, Number], ...], ...] = ()
     path: str = "<binding>"
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    line: int = field(default=1, compare=False)  # where the binding starts in its file
 
     # ------------------------------------------------------------------ queries
     @property
@@ -230,7 +245,8 @@ class Binding:
         if unknown:
             raise _bad(
                 self.path,
-                f"--set names unknown scalar parameter(s) {', '.join(unknown)}; "
+                line=self.line,
+                reason=f"--set names unknown scalar parameter(s) {', '.join(unknown)}; "
                 f"scalars are: {', '.join(s.name for s in self.scalars) or 'none'}",
             )
         env: dict[str, Number] = {}
@@ -248,7 +264,7 @@ class Binding:
             block = _dim3(tuple(eval_c_expr(b, env) for b in self.block), "block")
             smem = int(eval_c_expr(self.shared_bytes, env)) if self.shared_bytes is not None else 0
         except ExprError as exc:
-            raise _bad(self.path, str(exc)) from None
+            raise _bad(self.path, str(exc), self.line) from None
         return Resolved(self, env, shapes, grid, block, smem)
 
 
@@ -265,6 +281,40 @@ class Resolved:
 
     def dtype(self, name: str) -> np.dtype:
         return self.binding.tensor(name).np_dtype
+
+
+def binding_problems(
+    binding: Binding, kernel: str, params: Sequence[tuple[str, bool]]
+) -> list[str]:
+    """What keeps ``binding`` from running ``kernel``, whose parameters are ``params`` ((name,
+    is a pointer), in order): every problem in words, none when the binding validates.
+
+    A scalar parameter needs a value, a tensor must be a pointer parameter of the kernel, and
+    every expression must evaluate at the default values.  (A scalar the kernel does not take is
+    a size its shapes use, such as a number of bins; a pointer the binding leaves out is the
+    lifter's to report, with the construct that uses it.)"""
+    kinds = dict(params)
+    tensors = {t.name for t in binding.tensors}
+    scalars = {s.name for s in binding.scalars}
+    out = []
+    for name in binding.param_names:
+        if name not in kinds:
+            if name in tensors:
+                known = ", ".join(n for n, _ in params) or "none"
+                out.append(f"'{name}' is not a parameter of kernel '{kernel}' (it has {known})")
+        elif kinds[name] and name in scalars:
+            out.append(f"'{name}' is a pointer: give it shape, dtype and role, not a value")
+        elif not kinds[name] and name in tensors:
+            out.append(f"'{name}' is a scalar: give it a value (`{name} = ...`), not a shape")
+    for name, pointer in params:
+        if not pointer and name not in scalars and name not in tensors:
+            out.append(f"scalar parameter '{name}' has no value: add `{name} = ...` under [params]")
+    if not out:
+        try:
+            binding.resolve()
+        except DiagnosticError as exc:
+            out.extend(d.message.removeprefix("invalid binding: ") for d in exc.diagnostics)
+    return out
 
 
 def _as_size(v: Number, name: str) -> int:
@@ -284,15 +334,86 @@ def _dim3(vals: tuple[Number, ...], what: str) -> tuple[int, int, int]:
     return out  # type: ignore[return-value]
 
 
-def _bad(path: str, reason: str) -> DiagnosticError:
-    return DiagnosticError(make("C2N0003", SourceLoc(path, 1, 1), reason=reason))
+def _bad(path: str, reason: str, line: int = 1) -> DiagnosticError:
+    return DiagnosticError(make("C2N0003", SourceLoc(path, line, 1), reason=reason))
 
 
 # --------------------------------------------------------------------------- loading
 
 
-def load_binding(path: str | Path) -> Binding:
-    """Read a sidecar ``.toml`` binding; any problem is a C2N0003 diagnostic."""
+@dataclass(frozen=True)
+class BindingFile:
+    """Every binding of one ``.toml`` file: one per kernel it names, or a single unnamed one."""
+
+    path: str
+    bindings: tuple[Binding, ...]
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        """The kernels the file names (empty for one unnamed binding)."""
+        return tuple(b.kernel for b in self.bindings if b.kernel is not None)
+
+    def only(self) -> Binding | None:
+        """The file's binding when it holds exactly one, else None."""
+        return self.bindings[0] if len(self.bindings) == 1 else None
+
+    def for_kernel(self, name: str, tu: Any = None, *, explicit: bool = False) -> Binding | None:
+        """The binding of kernel ``name``; None when the file binds other kernels only.
+
+        A named binding applies to the kernel it names (``tu`` resolves C++ spellings of template
+        instances).  An unnamed binding applies when it was given explicitly, when there is no
+        ``tu`` to count kernels in, or when the file ``tu`` defines a single kernel."""
+        named = [b for b in self.bindings if b.kernel is not None]
+        for b in named:  # the instance's own entry first, then its template's
+            if names_kernel(b.kernel, name, tu, template=False):  # type: ignore[arg-type]
+                return b
+        for b in named:
+            if names_kernel(b.kernel, name, tu):  # type: ignore[arg-type]
+                return b
+        unnamed = [b for b in self.bindings if b.kernel is None]
+        if unnamed and (explicit or tu is None or len(kernel_names(tu)) <= 1):
+            return unnamed[0]
+        return None
+
+    def describe(self) -> str:
+        """What the file binds, for messages: ``'a', 'b'`` or that it names no kernel."""
+        if self.kernels:
+            return ", ".join(f"'{k}'" for k in self.kernels)
+        return 'one binding that names no kernel (add `kernel = "NAME"`)'
+
+
+def kernel_names(tu: Any) -> list[str]:
+    """Every kernel of a translation unit, refused ones included."""
+    names = [f.name for f in tu.kernels]
+    return names + [n for n in tu.rejected if n not in names]
+
+
+def names_kernel(bound: str, name: str, tu: Any = None, *, template: bool = True) -> bool:
+    """Whether a binding's ``kernel`` (as written) names kernel ``name`` of ``tu``: the same
+    kernel, or (``template``) the template that ``name`` (``reduce<256, float32>``) instantiates."""
+    if bound.replace(" ", "") == name.replace(" ", ""):
+        return True
+    if template and "<" not in bound and name.split("<")[0].strip() == bound.strip():
+        return True
+    if tu is None or "<" not in bound + name:
+        return False
+    from cuda2nki.frontend.select import select_kernel
+
+    try:
+        return select_kernel(tu, bound) == name
+    except DiagnosticError:
+        return False
+
+
+def another_kernel(bf: BindingFile, kernel: str, line: int = 1) -> DiagnosticError:
+    """C2N0007: the binding file ``bf`` has no binding for ``kernel``."""
+    return DiagnosticError(
+        make("C2N0007", SourceLoc(bf.path, line, 1), kernel=kernel, known=bf.describe())
+    )
+
+
+def load_bindings(path: str | Path) -> BindingFile:
+    """Read a binding ``.toml`` with all the kernels it binds; any problem is a C2N0003."""
     p = Path(path)
     try:
         raw = read_regular(p).decode("utf-8")
@@ -308,11 +429,96 @@ def load_binding(path: str | Path) -> Binding:
         raise DiagnosticError(
             make("C2N0003", SourceLoc(str(p), line, col), reason=str(exc))
         ) from None
-    return binding_from_dict(data, str(p))
+    return binding_file_from_dict(data, str(p), raw)
 
 
-def binding_from_dict(data: Mapping[str, Any], path: str = "<binding>") -> Binding:
-    """Build a :class:`Binding` from the parsed TOML structure (also used for inferred bindings)."""
+def load_binding(path: str | Path, kernel: str | None = None) -> Binding:
+    """The binding of ``kernel`` in a ``.toml`` file (C2N0007 if it binds other kernels only);
+    without ``kernel``, the file's only binding."""
+    bf = load_bindings(path)
+    if kernel is not None:
+        b = bf.for_kernel(kernel, explicit=True)
+        if b is None:
+            raise another_kernel(bf, kernel)
+        return b
+    b = bf.only()
+    if b is None:
+        raise DiagnosticError(
+            make(
+                "C2N0002",
+                SourceLoc(bf.path, 1, 1),
+                option="--kernel",
+                reason=f"{bf.path} binds several kernels ({bf.describe()}); name one",
+            )
+        )
+    return b
+
+
+def binding_file_from_dict(
+    data: Mapping[str, Any], path: str = "<binding>", text: str = ""
+) -> BindingFile:
+    """The bindings of a parsed ``.toml``: the top-level one (if it has ``[launch]`` or
+    ``[params]``) and one per ``[kernels.NAME]`` table (``text``, the file's text, places them)."""
+    tables = data.get("kernels", {})
+    if not isinstance(tables, Mapping) or not all(isinstance(t, Mapping) for t in tables.values()):
+        raise _bad(path, "[kernels] must hold one table per kernel: [kernels.NAME]")
+    out: list[Binding] = []
+    top = {k: v for k, v in data.items() if k != "kernels"}
+    if not tables or "launch" in top or "params" in top:
+        if tables and not isinstance(top.get("kernel"), str):
+            raise _bad(
+                path,
+                "a file with [kernels.NAME] tables binds a top-level [launch]/[params] to the "
+                'kernel named by `kernel = "..."`; name it, or move it into its own table',
+            )
+        out.append(binding_from_dict(top, path))
+    for name, table in tables.items():
+        if "kernel" in table and table["kernel"] != name:
+            raise _bad(
+                path,
+                f"[kernels.{name}] says kernel = {table['kernel']!r}; the table's name is the kernel",
+            )
+        if any(b.kernel == name for b in out):
+            raise _bad(path, f"kernel '{name}' is bound twice")
+        b = binding_from_dict({**table, "kernel": name}, path, _table_line(text, name))
+        out.append(b)
+    return BindingFile(path, tuple(out))
+
+
+def _table_line(text: str, name: str) -> int:
+    """The line of ``[kernels.NAME...]`` in the file's text (1 when it cannot be found)."""
+    import re
+
+    key = rf'(?:{re.escape(name)}|"{re.escape(name)}"|\'{re.escape(name)}\')'
+    pat = re.compile(rf"^[ \t]*\[\s*kernels\s*\.\s*{key}\s*[.\]]", re.M)
+    m = pat.search(text)
+    return text.count("\n", 0, m.start()) + 1 if m else 1
+
+
+def binding_from_dict(data: Mapping[str, Any], path: str = "<binding>", line: int = 1) -> Binding:
+    """Build a :class:`Binding` from the parsed TOML structure (also used for inferred bindings);
+    ``line``: where it starts in its file (problems are reported there)."""
+    try:
+        return _binding_from_dict(data, path, line)
+    except DiagnosticError as exc:
+        if line <= 1:
+            raise
+        import dataclasses
+
+        raise DiagnosticError(
+            [
+                dataclasses.replace(d, loc=SourceLoc(path, line, 1))
+                if d.loc == SourceLoc(path, 1, 1)
+                else d
+                for d in exc.diagnostics
+            ]
+        ) from None
+
+
+def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding:
+    kernel = data.get("kernel")
+    if kernel is not None and not isinstance(kernel, str):
+        raise _bad(path, f"kernel must be a name, got {kernel!r}", line)
     launch = data.get("launch")
     if not isinstance(launch, Mapping):
         raise _bad(path, "missing [launch] table with grid and block")
@@ -351,7 +557,7 @@ def binding_from_dict(data: Mapping[str, Any], path: str = "<binding>") -> Bindi
     meta = {k: v for k, v in data.items() if k not in ("kernel", "launch", "params")}
     smem = launch.get("shared_bytes")
     b = Binding(
-        kernel=data.get("kernel"),
+        kernel=kernel,
         grid=grid,
         block=block,
         shared_bytes=smem,
@@ -360,6 +566,7 @@ def binding_from_dict(data: Mapping[str, Any], path: str = "<binding>") -> Bindi
         shapes=tuple(shapes),
         path=path,
         meta=meta,
+        line=line,
     )
     for pt in b.test_points()[1:]:
         unknown = set(pt) - {s.name for s in b.scalars}

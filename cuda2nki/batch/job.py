@@ -89,21 +89,26 @@ class FileResult:
 
 def process_file(spec: JobSpec) -> FileResult:
     from cuda2nki import api
+    from cuda2nki.binding import load_bindings
+    from cuda2nki.frontend.scope import owners
 
     try:
         tu = api.parse(spec.path, defines=dict(spec.defines), include_dirs=spec.include_dirs)
-        binding = api.load_binding(spec.binding) if spec.binding else None
+        sidecar = load_bindings(spec.binding) if spec.binding else None
     except DiagnosticError as exc:
         return FileResult([record(spec, "", "failed", exc.diagnostics, lines=0)])
     lines = _count_lines(spec.path)
+    owned = owners(tu)  # which kernels each of the file's diagnostics concerns
     records = [
-        record(spec, name, "refused", diags, lines=0) for name, diags in sorted(tu.rejected.items())
+        record(spec, name, "refused", _scoped(tu, name, diags, owned), lines=0)
+        for name, diags in sorted(tu.rejected.items())
     ]
     seconds: dict[str, float] = {}
     for k in tu.kernels:
-        kb = binding if binding is not None and binding.kernel in (None, k.name) else None
+        # a sidecar's binding applies to the kernel it names only; the others are inferred
+        kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None
         t0 = time.perf_counter()
-        records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k)))
+        records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k), owned))
         seconds[k.name] = time.perf_counter() - t0
     if not records:  # a file without kernels still counts as examined, unless it failed
         status = "failed" if _has_error(tu.diagnostics) else "none"
@@ -111,7 +116,19 @@ def process_file(spec: JobSpec) -> FileResult:
     return FileResult(records, seconds)
 
 
-def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict[str, Any]:
+def _scoped(tu: Any, name: str, diags: Any, owned: Any) -> list[Diagnostic]:
+    """What a kernel's record reports: the file's diagnostics that concern it (a missing include,
+    say) and ``diags``, without those about the file's other kernels (they have their own).
+    ``owned``: :func:`cuda2nki.frontend.scope.owners` of ``tu``."""
+    from cuda2nki.frontend.scope import for_kernel
+
+    diags = [*tu.diagnostics, *(d for d in diags if isinstance(d, Diagnostic))]
+    return list(dict.fromkeys(for_kernel(tu, name, diags, others="drop", owned=owned)))
+
+
+def _kernel(
+    spec: JobSpec, tu: Any, name: str, binding: Any, lines: int, owned: Any
+) -> dict[str, Any]:
     from cuda2nki import api
 
     try:
@@ -120,7 +137,8 @@ def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict
             bucket = (
                 "automatic" if res.claimed else ("literal" if res.literal_possible else "manual")
             )
-            return record(spec, name, bucket, res.diagnostics, lines=lines, idiom=res.idiom)
+            diags = _scoped(tu, name, res.diagnostics, owned)
+            return record(spec, name, bucket, diags, lines=lines, idiom=res.idiom)
         res = api.port(
             spec.path,
             binding=binding,
@@ -129,17 +147,18 @@ def _kernel(spec: JobSpec, tu: Any, name: str, binding: Any, lines: int) -> dict
             defines=dict(spec.defines),
             include_dirs=spec.include_dirs,
         )
-    except DiagnosticError as exc:
-        return record(spec, name, "manual", exc.diagnostics, lines=lines)
+    except DiagnosticError as exc:  # no port: nothing is written
+        return record(spec, name, "manual", _scoped(tu, name, exc.diagnostics, owned), lines=lines)
+    diags = _scoped(tu, name, res.diagnostics, owned)
     if res.source is None:
-        return record(spec, name, "manual", res.diagnostics, lines=lines, idiom=res.idiom)
+        return record(spec, name, "manual", diags, lines=lines, idiom=res.idiom)
     out = port_path(spec.out_dir, spec.rel, name)
     api.write_atomic(out, res.source)
     rec = record(
         spec,
         name,
         "literal" if res.literal else "automatic",
-        res.diagnostics,
+        diags,
         lines=lines,
         idiom=res.idiom,
         port=str(out.relative_to(spec.out_dir)),
@@ -153,7 +172,15 @@ def _check(spec: JobSpec, port: Path, binding: Any, name: str) -> dict[str, Any]
     from cuda2nki import api
 
     try:
-        report = api.check(spec.path, str(port), binding=binding, kernel=name, seeds=2)
+        report = api.check(
+            spec.path,
+            str(port),
+            binding=binding,
+            kernel=name,
+            seeds=2,
+            defines=dict(spec.defines),
+            include_dirs=spec.include_dirs,
+        )
     except DiagnosticError as exc:
         return {"verdict": "error", "check_ids": sorted({d.code for d in exc.diagnostics})}
     return {

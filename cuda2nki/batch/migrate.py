@@ -59,8 +59,10 @@ class MigrateSummary:
 
 
 # bumped whenever a cached record's fields change (2: checked kernels record numerics and
-# check_ids), so that a resumed run never mixes records of two shapes
-RECORD_FORMAT = 2
+# check_ids; 3: a record holds the file's diagnostics that concern its kernel and none about
+# other kernels, and a sidecar binds only the kernels it names), so that a resumed run never
+# mixes records of two shapes
+RECORD_FORMAT = 3
 
 
 def _key(spec: JobSpec, sf: SourceFile) -> str:

@@ -18,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("port", help="draft an NKI port of a CUDA kernel")
     p.add_argument("file", help="CUDA source file")
     p.add_argument(
-        "--binding", help="binding .toml (default: the sidecar FILE.toml, else inferred)"
+        "--binding",
+        help="binding .toml (default: the sidecar FILE.toml's entry for the kernel, else inferred)",
     )
     p.add_argument("--kernel", help="kernel name when the file has several")
     p.add_argument("-o", "--output", help="write the port here (default: stdout)")

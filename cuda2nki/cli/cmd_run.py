@@ -92,12 +92,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.max_steps is not None and args.max_steps <= 0:
         raise error("C2N0002", option="--max-steps", reason="must be positive")
-    binding = api.find_binding(args.file, args.binding)
+    binding = api.find_binding(args.file, args.binding, args.kernel)
     if binding is None:
+        what = f"for kernel '{args.kernel}' " if args.kernel else ""
         raise error(
             "C2N0003",
             SourceLoc(args.file, 1, 1),
-            reason="no --binding given and no sidecar .toml beside the CUDA file",
+            reason=f"no --binding given and no sidecar .toml beside the CUDA file {what}"
+            "(a sidecar binds the kernels it names, or the file's only kernel)",
         )
     res = api.run_full(
         args.file,

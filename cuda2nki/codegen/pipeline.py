@@ -98,37 +98,137 @@ def port_intent(
 
 
 def resolve_binding(path: str | os.PathLike, binding: Any, tu: Any, kernel: str | None) -> Any:
-    """--binding, else the sidecar ``.toml``, else inference from the source; C2N2502 if none."""
-    from cuda2nki.binding import Binding, load_binding
+    """The binding of ``kernel`` (see :func:`binding_for`), without the notes."""
+    return binding_for(path, binding, tu, kernel)[0]
+
+
+def binding_for(
+    path: str | os.PathLike, binding: Any, tu: Any, kernel: str | None
+) -> tuple[Any, list[Diagnostic]]:
+    """The binding of ``kernel`` and notes on where it came from.
+
+    ``binding`` (a :class:`Binding`, a :class:`BindingFile` or a ``.toml`` path: C2N0007 when it
+    binds other kernels only), else the sidecar ``.toml``'s entry for the kernel, else inference from the source
+    (C2N0008 says so when a sidecar binds other kernels only; C2N2502 when inference cannot say).
+    The binding must validate against the kernel's parameters (C2N0003; C2N2502 when inferred):
+    no port is made from a binding it could not run with."""
+    from cuda2nki.binding import Binding, BindingFile, another_kernel, load_bindings, names_kernel
 
     if isinstance(binding, Binding):
-        return binding
+        if binding.kernel is not None and kernel is not None:
+            if not names_kernel(binding.kernel, kernel, tu):
+                raise another_kernel(BindingFile(binding.path, (binding,)), kernel, binding.line)
+        _validate(binding, tu, kernel)
+        return binding, []
     if binding is not None:
-        return load_binding(binding)
+        bf = binding if isinstance(binding, BindingFile) else load_bindings(binding)
+        bnd = _entry(bf, tu, kernel, explicit=True)
+        _validate(bnd, tu, kernel)
+        return bnd, []
     sidecar = Path(path).with_suffix(".toml")
+    notes = []
     if sidecar.is_file():
-        return load_binding(sidecar)
-    infer = _optional("cuda2nki.lift", "infer_binding")
-    name = kernel or "?"
-    if infer is not None and tu is not None and kernel is not None:
-        data, diags = infer(tu, kernel)
-        diags = list(diags or ())
-        if data is not None and not any(d.severity >= Severity.ERROR for d in diags):
-            from cuda2nki.binding import binding_from_dict
+        bf = load_bindings(sidecar)
+        got = _entry(bf, tu, kernel, explicit=False)
+        if got is not None:
+            _validate(got, tu, kernel)
+            return got, []
+        loc = SourceLoc(str(sidecar), 1, 1)
+        notes.append(make("C2N0008", loc, path=sidecar.name, kernel=kernel, known=bf.describe()))
+    try:
+        return _inferred(path, tu, kernel), notes
+    except DiagnosticError as exc:
+        raise DiagnosticError([*notes, *exc.diagnostics]) from None
 
-            return binding_from_dict(data, f"{path} (inferred)")
-        missing = "; ".join(d.message for d in diags) or "the launch site and indices do not say"
+
+def _entry(bf: Any, tu: Any, kernel: str | None, *, explicit: bool) -> Any:
+    """The entry of ``bf`` for ``kernel``; without a kernel, its only entry (C2N0002 if several).
+    None for a sidecar without an entry; C2N0007 for an explicit binding without one."""
+    from cuda2nki.binding import another_kernel
+
+    if kernel is None:
+        only = bf.only()
+        if only is None:
+            raise DiagnosticError(
+                make(
+                    "C2N0002",
+                    SourceLoc(bf.path, 1, 1),
+                    option="--kernel",
+                    reason=f"{bf.path} binds several kernels ({bf.describe()}); name one",
+                )
+            )
+        return only
+    got = bf.for_kernel(kernel, tu, explicit=explicit)
+    if got is None and explicit:
+        raise another_kernel(bf, kernel)
+    return got
+
+
+def _params(tu: Any, kernel: str | None, binding: Any) -> tuple[str, list[tuple[str, bool]]] | None:
+    """The kernel a binding is for and its parameters ((name, is a pointer)); None when unknown."""
+    from cuda2nki.frontend.ast import ArrayType, PointerType
+    from cuda2nki.frontend.select import select_kernel
+
+    if tu is None:
+        return None
+    try:
+        name = select_kernel(tu, kernel, binding)
+    except DiagnosticError:
+        return None  # the caller reports the selection itself
+    fn = tu.function(name)
+    if fn is None:
+        return None
+    return name, [(p.name, isinstance(p.ty, PointerType | ArrayType)) for p in fn.params]
+
+
+def _validate(binding: Any, tu: Any, kernel: str | None) -> None:
+    """C2N0003 unless ``binding`` validates against the kernel's parameters."""
+    from cuda2nki.binding import binding_problems
+
+    got = _params(tu, kernel, binding)
+    problems = binding_problems(binding, *got) if got is not None else []
+    if problems:
+        reason = f"kernel '{got[0]}': " + "; ".join(problems)  # type: ignore[index]
         raise DiagnosticError(
-            [*diags, make("C2N2502", SourceLoc(str(path), 1, 1), kernel=name, missing=missing)]
+            make("C2N0003", SourceLoc(binding.path, binding.line, 1), reason=reason)
         )
-    raise DiagnosticError(
-        make(
-            "C2N2502",
-            SourceLoc(str(path), 1, 1),
-            kernel=name,
-            missing=f"no --binding, no sidecar {sidecar.name}, and no launch site to infer from",
+
+
+def _inferred(path: str | os.PathLike, tu: Any, kernel: str | None) -> Any:
+    """The binding inferred from the source, validated; C2N2502 (with the inference's own
+    diagnostics) when it is incomplete."""
+    from cuda2nki.binding import binding_from_dict, binding_problems
+
+    infer = _optional("cuda2nki.lift", "infer_binding")
+    sidecar = Path(path).with_suffix(".toml")
+    name = kernel or "?"
+    if infer is None or tu is None or kernel is None:
+        raise DiagnosticError(
+            make(
+                "C2N2502",
+                SourceLoc(str(path), 1, 1),
+                kernel=name,
+                missing=f"no --binding, no sidecar {sidecar.name}, and no launch site to infer from",
+            )
         )
-    )
+    data, diags = infer(tu, kernel)
+    diags = list(diags or ())
+    problems = [d.message for d in diags if d.severity >= Severity.ERROR]
+    bnd = None
+    if data is not None and not problems:
+        try:
+            bnd = binding_from_dict(data, f"{path} (inferred)")
+        except DiagnosticError as exc:
+            problems = [d.message.removeprefix("invalid binding: ") for d in exc.diagnostics]
+    if bnd is not None:
+        got = _params(tu, kernel, bnd)
+        problems = binding_problems(bnd, *got) if got is not None else []
+        if not problems:
+            return bnd
+    fn = tu.function(kernel)
+    loc = fn.loc if fn is not None else SourceLoc(str(path), 1, 1)
+    missing = "; ".join(problems) or "the launch site and indices do not say"
+    raise DiagnosticError([*diags, make("C2N2502", loc, kernel=name, missing=missing)])
 
 
 def port_file(
@@ -151,17 +251,21 @@ def port_file(
     from cuda2nki.frontend import parse_file
 
     # 1. front end: CUDA text -> typed AST
+    from cuda2nki.frontend.scope import for_kernel
+
     tu = parse_file(path, defines=defines, include_dirs=include_dirs)
-    diags: list[Diagnostic] = list(tu.diagnostics)
     if kernel is None:  # a binding may name the kernel of a file that defines several
         kernel = _binding_kernel(path, binding)
     name = _pick_kernel(tu, kernel, path)
+    diags: list[Diagnostic] = for_kernel(tu, name)  # other kernels' errors are notes here
     if name in tu.rejected:
         return PortResult(name, None, tuple(diags) + tuple(tu.rejected[name]), tu=tu)
     if emit == "ast":
         return PortResult(name, None, tuple(diags), tu=tu)
-    # 2. binding: shapes, dtypes and roles of the pointer parameters
-    bnd = resolve_binding(path, binding, tu, name)
+    # 2. binding: shapes, dtypes and roles of the pointer parameters (validated: no port is
+    # made from a binding it could not run with)
+    bnd, notes = binding_for(path, binding, tu, name)
+    diags.extend(notes)
     # 3. lift: AST -> intent IR (a recogniser, else the literal lowering, else a refusal)
     if lowering == "literal" and emit == "nki":
         return _literal(path, tu, name, bnd, target, diags, "forced with --lowering literal")
@@ -241,14 +345,19 @@ def _literal(
 
 
 def _binding_kernel(path: Any, binding: Any) -> str | None:
-    from cuda2nki.binding import Binding, load_binding
+    """The kernel the binding names when it binds exactly one (else None: the file's only one)."""
+    from cuda2nki.binding import Binding, BindingFile, load_bindings
 
     if isinstance(binding, Binding):
         return binding.kernel
+    if isinstance(binding, BindingFile):
+        only = binding.only()
+        return only.kernel if only is not None else None
     source = binding if binding is not None else Path(path).with_suffix(".toml")
     if binding is None and not Path(source).is_file():
         return None
-    return load_binding(source).kernel
+    only = load_bindings(source).only()
+    return only.kernel if only is not None else None
 
 
 def _has_literal(intent: Kernel | None) -> bool:

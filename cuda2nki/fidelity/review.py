@@ -20,13 +20,8 @@ def generated_baseline(
     from cuda2nki import api
     from cuda2nki.fidelity.check import check
 
-    try:
-        binding = (
-            api.load_binding(opts["binding"])
-            if opts.get("binding")
-            else api.find_binding(cuda_path)
-        )
-        res = api.port(cuda_path, binding=binding, kernel=report["kernel"])
+    try:  # the binding of the reviewed kernel: --binding, else the sidecar's, else inferred
+        res = api.port(cuda_path, binding=opts.get("binding"), kernel=report["kernel"])
     except (DiagnosticError, ImportError):
         return None
     if res.source is None:

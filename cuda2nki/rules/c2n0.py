@@ -56,4 +56,29 @@ register(
         "limit, or the worker process died. The other files carry on; the file is reported as failed.",
         fix="Raise --timeout / --memory, or run `cuda2nki port` on the file alone to see the problem.",
     ),
+    Rule(
+        "C2N0007",
+        E,
+        "binding for another kernel",
+        "the binding has no entry for kernel '{kernel}'; it binds {known}",
+        'A binding applies only to the kernel it names: `kernel = "..."` of a single-kernel '
+        "binding, or NAME of a `[kernels.NAME]` table. A binding given with --binding that names "
+        "other kernels only is refused rather than applied to the wrong kernel (whose parameters "
+        "would get another kernel's shapes and launch).",
+        example='kernel = "scale"   # but the command works on --kernel shift',
+        fix="Add a `[kernels.NAME]` table for the kernel to the binding, or pick one of the kernels "
+        "it binds with --kernel.",
+    ),
+    Rule(
+        "C2N0008",
+        N,
+        "binding inferred: the sidecar binds other kernels",
+        "the sidecar {path} has no binding for kernel '{kernel}' (it binds {known}); "
+        "the binding of '{kernel}' is inferred from the source",
+        "The sidecar `.toml` beside a CUDA file names the kernels it binds. A kernel of the file "
+        "that it does not name is treated as if there were no sidecar: its binding is inferred "
+        "from the host code and the kernel's index expressions.",
+        fix="Nothing to do if the inference is right; otherwise add a `[kernels.NAME]` table for "
+        "the kernel to the sidecar.",
+    ),
 )

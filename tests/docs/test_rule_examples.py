@@ -11,11 +11,7 @@ from cuda2nki.diagnostics import rules
 from cuda2nki.rules.examples import EXAMPLES, NO_EXAMPLE, render_example, run_example
 
 #: examples that are right but hit a known bug in the tool (id -> the bug); strict: a fix flips it
-KNOWN_BUGS = {
-    "C2N2502": "binding inference (cuda2nki.lift.infer_binding) returns a binding without a "
-    "[launch] table (its C2N2101 is a warning), which the port pipeline then reports as "
-    "C2N0003 instead of C2N2502",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def test_every_live_id_has_an_example_or_a_reason() -> None:

@@ -40,6 +40,28 @@ EXAMPLES = {
     ),
 }
 
+TWO = (
+    K + "__global__ void h(float* z, int m) {\n    if (threadIdx.x < m) z[threadIdx.x] = 1.0f;\n}\n"
+)
+
+EXAMPLES.update(
+    {
+        "C2N0007": Example(
+            files={"two.cu": TWO, "k.toml": TOML},
+            argv=("port", "two.cu", "--kernel", "h", "--binding", "k.toml"),
+            exit_code=2,
+        ),
+        "C2N0008": Example(
+            files={
+                "two.cu": TWO + "void run(float* z) { h<<<1, 32>>>(z, 32); }\n",
+                "two.toml": TOML,
+            },
+            argv=("port", "two.cu", "--kernel", "h"),
+            exit_code=2,  # the inference lacks the value of m: C2N2502 says so
+        ),
+    }
+)
+
 NO_EXAMPLE = {
     "C2N0005": "reports a bug in cuda2nki itself (an unexpected exception); no correct input "
     "triggers it",
