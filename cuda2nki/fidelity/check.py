@@ -711,6 +711,8 @@ def _dynamic(
                 found.extend(_determinism(results[0], results[-1], pb, info))
             first = False
         port_output = box.output_tail(PORT_OUTPUT_BYTES)
+        for line, what in box.attempts():
+            found.append(make("C2N4017", SourceLoc(info.path, line or info.line, 1), what=what))
     if not compared and not any(d.code == "C2N4024" for d in found):
         if not numerics:
             found.append(

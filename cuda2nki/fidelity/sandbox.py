@@ -446,6 +446,23 @@ class PortSandbox:
                 pass
         return "".join(parts)[-limit:]
 
+    def attempts(self, limit: int = 64) -> tuple[tuple[int, str], ...]:
+        """(port line or 0, what) for each thing the port tried that reaches outside its
+        sandbox, as recorded inside it (the sandbox's layers refused each; this is the report)."""
+        if self._dir is None:
+            return ()
+        try:
+            with open(os.path.join(self._dir, "job", "out", "attempts.log"), "rb") as f:
+                raw = f.read(64 << 10)
+        except OSError:
+            return ()
+        out: dict[tuple[int, str], None] = {}
+        for ln in raw.decode("utf-8", "replace").splitlines():
+            line, sep, what = ln.partition("\t")
+            if sep and line.isdigit() and what.strip():
+                out[(int(line), what.strip())] = None
+        return tuple(out)[:limit]
+
     def result(self, k: int) -> SandboxResult:
         """Point ``k``'s results: ``value`` is one entry per run (see ``_entry``)."""
         if self._unavailable is not None:
@@ -525,8 +542,16 @@ class PortSandbox:
         tail = self.output_tail(2000).strip()
         sig = -code if code < 0 else (code - 128 if code > 128 else 0)
         if sig == _SIGSYS:
-            what = "make a system call the sandbox forbids (process creation, network, signals, tracing or executable memory); the sandbox stopped it"
-            return SandboxResult("blocked", error=what, violations=(what,), seconds=secs)
+            tried = self.attempts()
+            what = (
+                tried[-1][1]
+                if tried
+                else "make a system call the sandbox forbids (process creation, network, "
+                "signals, tracing or executable memory)"
+            )
+            err = f"{what}; the sandbox stopped the port"
+            line = tried[-1][0] if tried and tried[-1][0] else None
+            return SandboxResult("blocked", error=err, line=line, violations=(what,), seconds=secs)
         if code == 1 and tail.startswith("bwrap:"):
             return SandboxResult("unavailable", error=tail.splitlines()[0], seconds=secs)
         if sig:

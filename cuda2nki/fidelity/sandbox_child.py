@@ -58,6 +58,16 @@ PRELOAD = (
     "json",
     "unittest",
     "unittest.mock",
+    # extension modules whose calls the seccomp filter refuses: loaded here so that a port's
+    # attempt reaches the filter (and is reported) instead of failing at import
+    "socket",
+    "encodings.idna",
+    "unicodedata",
+    "select",
+    "mmap",
+    "subprocess",
+    "signal",
+    "threading",
 )
 
 
@@ -101,6 +111,115 @@ def _preload() -> None:
             importlib.import_module(name)
         except ImportError:
             pass
+
+
+#: audit events that name an attempt to reach outside the sandbox (reported, C2N4017).  The hook
+#: only *reports*: the operating system's layers are what refuse (an attempt the seccomp filter
+#: kills is written to ``attempts.log`` before the call, so it is reported although the process
+#: dies).  A port can silence the hook; it cannot use that to get through.
+REPORTED = {
+    "os.system": "run a shell command",
+    "subprocess.Popen": "start a program",
+    "os.exec": "replace itself with a program",
+    "os.posix_spawn": "start a program",
+    "os.spawn": "start a program",
+    "os.fork": "fork a process",
+    "os.forkpty": "fork a process",
+    "pty.spawn": "start a program",
+    "socket.__new__": "open a socket",
+    "socket.connect": "connect to the network",
+    "socket.bind": "bind a network socket",
+    "socket.sendto": "send on the network",
+    "socket.sendmsg": "send on the network",
+    "socket.getaddrinfo": "look up a network address",
+    "os.kill": "signal a process",
+    "os.killpg": "signal a process group",
+    "signal.pthread_kill": "signal a thread",
+    "ctypes.dlopen": "load a native library",
+    "ctypes.dlsym": "look up a native function",
+    "os.remove": "delete a file",
+    "os.rmdir": "delete a directory",
+    "os.rename": "rename a file",
+    "os.mkdir": "create a directory",
+    "os.symlink": "create a symbolic link",
+    "os.link": "create a hard link",
+    "os.truncate": "truncate a file",
+    "os.chmod": "change a file's permissions",
+    "os.chown": "change a file's owner",
+    "shutil.rmtree": "delete a directory tree",
+}
+_FILE_EVENTS = frozenset(
+    {
+        "os.remove",
+        "os.rmdir",
+        "os.rename",
+        "os.mkdir",
+        "os.symlink",
+        "os.link",
+        "os.truncate",
+        "os.chmod",
+        "os.chown",
+        "shutil.rmtree",
+    }
+)
+_PRIVATE = ("/job/", "/tmp/")
+_SECRET_READS = ("/environ", "/mem", "/etc/shadow", "/etc/passwd", "/.ssh/", "/.aws/", "/.netrc")
+
+
+def _port_line(port: str) -> int:
+    """The innermost line of the port's file on the stack (0 when it is not there)."""
+    f = sys._getframe(2)
+    while f is not None:
+        if f.f_code.co_filename == port:
+            return f.f_lineno
+        f = f.f_back
+    return 0
+
+
+def _watch(log_path: str, port: str) -> None:
+    """Record the port's attempts to reach outside (see ``REPORTED``) in ``log_path``, one
+    ``LINE<tab>WHAT`` per line."""
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    seen: set[str] = set()
+
+    def note(what: str) -> None:
+        if what not in seen and len(seen) < 64:
+            seen.add(what)
+            text = f"{_port_line(port)}\t{what}".replace("\n", " ")[:300] + "\n"
+            os.write(fd, text.encode("utf-8", "replace"))
+
+    def private(path: Any) -> bool:
+        try:
+            p = os.path.abspath(os.fsdecode(path))
+        except (TypeError, ValueError):
+            return False
+        if p == port:
+            return False  # the port file (a read-only copy) is not the port's to change
+        return p.startswith(_PRIVATE) or p in ("/job", "/tmp")
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and args and isinstance(args[0], str | bytes):
+            mode = args[1] if len(args) > 1 and isinstance(args[1], str) else ""
+            flags = args[2] if len(args) > 2 and isinstance(args[2], int) else 0
+            path = os.fsdecode(args[0])
+            writes = any(c in mode for c in "wax+") or flags & (os.O_WRONLY | os.O_RDWR)
+            if writes and not private(path):
+                note(f"write {path}")
+            elif not writes and any(k in path for k in _SECRET_READS):
+                note(f"read {path}")
+            return
+        what = REPORTED.get(event)
+        if what is None:
+            return
+        first = args[0] if args else None
+        if event in _FILE_EVENTS and private(first):
+            return  # the port's own files in its private directories
+        if event.startswith("socket."):  # (socket, address, ...): the address says where to
+            first = args[1] if len(args) > 1 and event != "socket.__new__" else None
+        shown = "" if first is None else f" ({first!r})"[:200]
+        note(f"{what}{shown}")
+
+    sys.addaudithook(hook)
 
 
 def _diag_dict(d: Any) -> dict[str, Any]:
@@ -214,6 +333,7 @@ def main(argv: list[str] | None = None) -> int:
         seccomp.install()
     with open(os.path.join(job_dir, "out", "ready"), "w", encoding="ascii"):
         pass  # the port's time starts now (the interpreter's start-up is not the port's)
+    _watch(os.path.join(job_dir, "out", "attempts.log"), job["port"])
     _serve(job_dir, job)
     sys.stdout.flush()
     sys.stderr.flush()
