@@ -20,8 +20,10 @@ reduction's ``where``.
 
 A reduction is evaluated once per value of the frame variables it reads (its free indices): a
 reduction nested in another one's body (the row max inside ``sum(exp(x - max(x)))``) does not
-depend on the enclosing reduction's variable, so its value is kept for the statement and reused
-(O(C) per row, not O(C^2)); its chunks are sized by those free indices alone.
+depend on the enclosing reduction's variable, so its value is kept (until a tensor is written)
+and reused for every chunk of the enclosing one: O(C) work per row, not O(C^2).  Its chunks are
+sized by those free indices alone.  A reduction over a scan or over an enclosing iteration's
+``carry`` is evaluated wherever it occurs.
 
 Error bound
 -----------
@@ -279,8 +281,9 @@ class _Evaluator:
         self.entry: dict[str, tuple[np.ndarray, Any, Any]] = {}
         #: values of the carried variables of the iterations being evaluated (``carry(v)``)
         self.carried: dict[str, Val] = {}
-        #: reductions evaluated since the last write, by (node, the frame variables they read)
-        self.reduced: dict[tuple, Val] = {}
+        #: the last value of each reduction since the last write (by node identity), with the
+        #: values of the frame variables it read then
+        self.reduced: dict[int, tuple[tuple, Val]] = {}
         #: frame variables each reduction reads (None: all of them), by node identity
         self.reads: dict[int, tuple[n.Reduce, frozenset[str] | None]] = {}
         self._bind(inputs)
@@ -832,10 +835,13 @@ class _Evaluator:
         if free is None:
             return self._reduce(e, frame, None)
         names = sorted(free & frame.vars.keys())
-        key = (id(e), frame.rank, tuple(_var_key(frame, nm) for nm in names))
-        got = self.reduced.get(key)
-        if got is None:
-            got = self.reduced[key] = self._reduce(e, frame, names)
+        key = (frame.rank, tuple(_var_key(frame, nm) for nm in names))
+        kept = self.reduced.get(id(e))
+        if kept is not None and kept[0] == key:
+            got = kept[1]
+        else:  # one value per node: a chunked enclosing variable moves on, never back
+            got = self._reduce(e, frame, names)
+            self.reduced[id(e)] = (key, got)
         return dataclasses.replace(got)  # callers may rebind a field of the Val they receive
 
     def _free(self, e: n.Reduce) -> frozenset[str] | None:

@@ -231,6 +231,27 @@ def test_a_reduction_over_the_enclosing_variable_is_evaluated_per_value_of_it() 
     _same(k, {"x": x})
 
 
+def test_one_value_is_kept_per_reduction(monkeypatch) -> None:
+    # the inner sum changes with each chunk of l: the values of the chunks passed are not kept
+    k = parse("""
+    kernel k(x: in float32[N, C], y: out float32[N], N: int32, C: int32) {
+      reduce: y[i] = reduce(max, l < C: reduce(add, m < l + 1: x[i, m]; acc float32)) for i < N;
+    }""")
+    x = np.random.default_rng(2).standard_normal((3, 40)).astype(np.float32)
+    monkeypatch.setattr(ev, "CHUNK_ELEMENTS", 8)
+    kept = []
+    reduce = ev._Evaluator._reduce
+
+    def counted(self, e, frame, names):
+        kept.append(len(self.reduced))
+        return reduce(self, e, frame, names)
+
+    monkeypatch.setattr(ev._Evaluator, "_reduce", counted)
+    got = ev.evaluate(k, {"x": x})["y"]
+    np.testing.assert_allclose(got, np.cumsum(x.astype(np.float64), axis=1).max(axis=1))
+    assert len(kept) > 10 and max(kept) <= 2, kept
+
+
 def test_free_indices_of_a_reduction() -> None:
     x_im = n.Read("x", (n.Sym("i"), n.Sym("m")))
     inner = n.Reduce(Op.MAX, (n.Axis("m", "C", "reduction"),), x_im)
