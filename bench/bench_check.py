@@ -1,4 +1,8 @@
-"""Check latency per corpus port (5 seeds x the binding's shapes): median target under 3 s."""
+"""Check latency per corpus port (5 seeds x the binding's shapes): median target under 3 s.
+
+Then the row softmax whose tolerance derivation used to be quadratic in the row length
+(norm/softmax_block_tree at 256x1000, 130x513, 64x4096): target under 10 s, with the share spent
+deriving the tolerance from the intent's error bound."""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ import time
 from pathlib import Path
 
 from cuda2nki.diagnostics import DiagnosticError
+from cuda2nki.fidelity import check as checker
 from cuda2nki.fidelity.check import check
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,6 +34,35 @@ def main() -> None:
         print(
             f"median check latency: {statistics.median(times):.2f} s over {len(times)} ports (target < 3 s)"
         )
+    softmax_rows()
+
+
+def softmax_rows(rel: str = "norm/softmax_block_tree") -> float:
+    """Latency of checking the row softmax's port, and the time spent deriving its tolerance."""
+    cuda = ROOT / "corpus" / f"{rel}.cu"
+    port = cuda.parent / "ports" / f"{cuda.stem}_port.py"
+    spent = [0.0]
+    derive = checker.derived_tolerance
+
+    def timed(*args, **kw):
+        t0 = time.perf_counter()
+        try:
+            return derive(*args, **kw)
+        finally:
+            spent[0] += time.perf_counter() - t0
+
+    checker.derived_tolerance = timed  # counted where the checker calls it
+    t0 = time.perf_counter()
+    try:
+        rep = check(cuda, port, seeds=5)
+    finally:
+        checker.derived_tolerance = derive
+    dt = time.perf_counter() - t0
+    print(
+        f"row softmax check {rel}: {dt:.2f} s ({spent[0]:.2f} s deriving tolerances)"
+        f"  {rep.verdict}  (target < 10 s)"
+    )
+    return dt
 
 
 if __name__ == "__main__":

@@ -18,6 +18,13 @@ become leading broadcast dims; ``sum(a*b)`` contractions go through ``einsum``);
 outside a tensor are an error (``C2N2403``) unless masked by the guard, a ``select`` or a
 reduction's ``where``.
 
+A reduction is evaluated once per value of the frame variables it reads (its free indices): a
+reduction nested in another one's body (the row max inside ``sum(exp(x - max(x)))``) does not
+depend on the enclosing reduction's variable, so its value is kept (until a tensor is written)
+and reused for every chunk of the enclosing one: O(C) work per row, not O(C^2).  Its chunks are
+sized by those free indices alone.  A reduction over a scan or over an enclosing iteration's
+``carry`` is evaluated wherever it occurs.
+
 Error bound
 -----------
 ``analyse`` evaluates in float64 and propagates, per element, a first-order-rigorous bound ``e`` on
@@ -58,6 +65,7 @@ bound under a precision hypothesis (inputs rounded to / accumulation in a narrow
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -273,6 +281,11 @@ class _Evaluator:
         self.entry: dict[str, tuple[np.ndarray, Any, Any]] = {}
         #: values of the carried variables of the iterations being evaluated (``carry(v)``)
         self.carried: dict[str, Val] = {}
+        #: the last value of each reduction since the last write (by node identity), with the
+        #: values of the frame variables it read then
+        self.reduced: dict[int, tuple[tuple, Val]] = {}
+        #: frame variables each reduction reads (None: all of them), by node identity
+        self.reads: dict[int, tuple[n.Reduce, frozenset[str] | None]] = {}
         self._bind(inputs)
 
     # ------------------------------------------------------------------ setup
@@ -339,6 +352,7 @@ class _Evaluator:
                 self.compute(s)
 
     def compute(self, c: n.Compute) -> None:
+        self.reduced = {}
         frame, limits = self._domain(c.domain)
         shape = tuple(frame.extents[-(frame.rank - j)] for j in range(frame.rank))
         total = int(np.prod(shape)) if shape else 1
@@ -388,6 +402,12 @@ class _Evaluator:
         return _Frame().extend(axes), limits
 
     def write(self, c: n.Compute, frame: _Frame, shape: tuple, mask: np.ndarray, val: Val) -> None:
+        try:
+            self._write(c, frame, shape, mask, val)
+        finally:
+            self.reduced = {}  # a reduction's value holds until a tensor is written
+
+    def _write(self, c: n.Compute, frame: _Frame, shape: tuple, mask: np.ndarray, val: Val) -> None:
         name = c.target.tensor
         if name not in self.arrays:
             raise error("C2N2405", c.target.loc, name=name)
@@ -810,6 +830,27 @@ class _Evaluator:
 
     # ------------------------------------------------------------------ reductions
     def x_Reduce(self, e: n.Reduce, frame: _Frame) -> Val:
+        """The reduction, evaluated once per value of the frame variables it reads."""
+        free = self._free(e)
+        if free is None:
+            return self._reduce(e, frame, None)
+        names = sorted(free & frame.vars.keys())
+        key = (frame.rank, tuple(_var_key(frame, nm) for nm in names))
+        kept = self.reduced.get(id(e))
+        if kept is not None and kept[0] == key:
+            got = kept[1]
+        else:  # one value per node: a chunked enclosing variable moves on, never back
+            got = self._reduce(e, frame, names)
+            self.reduced[id(e)] = (key, got)
+        return dataclasses.replace(got)  # callers may rebind a field of the Val they receive
+
+    def _free(self, e: n.Reduce) -> frozenset[str] | None:
+        got = self.reads.get(id(e))
+        if got is None:
+            got = self.reads[id(e)] = (e, _free_vars(e))
+        return got[1]
+
+    def _reduce(self, e: n.Reduce, frame: _Frame, names: list[str] | None) -> Val:
         axes, limits = [], []
         for a in e.axes:
             ext = self.size(a.extent, frame, a.loc)
@@ -824,7 +865,10 @@ class _Evaluator:
         body_t = dtype_of(e.body, self.types)
         acc = e.acc_dtype or body_t
         total = int(np.prod([ext for _, ext in axes])) if axes else 1
-        outer_shape = tuple(frame.extents.get(-(frame.rank - j), 1) for j in range(frame.rank))
+        if names is None:
+            outer_shape = tuple(frame.extents.get(-(frame.rank - j), 1) for j in range(frame.rank))
+        else:  # the body's values span only the frame variables the reduction reads
+            outer_shape = tuple(frame.extents[frame.dims[nm]] for nm in names)
         if not limits and self._einsum_ok(e, body_t, acc):
             res = self._reduce_einsum(e, inner, m, total, acc)
         else:
@@ -1148,6 +1192,67 @@ def _merge(op: Op, a: Any, b: Any) -> Any:
 
 def _start(var: np.ndarray) -> int:
     return int(var.flat[0]) if var.size else 0
+
+
+def _var_key(frame: _Frame, name: str) -> tuple:
+    """What a frame variable's values are: a run of consecutive integers along one dim."""
+    var = frame.vars[name]
+    d = frame.dims[name]
+    return name, d, _start(var), frame.extents[d]
+
+
+def _free_vars(node: Any) -> frozenset[str] | None:
+    """Names a node reads that it does not bind (axis variables, scalars), or None when its value
+    may vary over every frame variable: a scan spans the whole frame, and the value of a
+    ``carry`` of an enclosing iteration is shaped by that iteration's frame."""
+    out: set[str] = set()
+    return frozenset(out) if _collect_free(node, out) else None
+
+
+def _collect_free(node: Any, out: set[str]) -> bool:
+    """Add the free names of ``node`` to ``out``; False if it depends on the whole frame."""
+    if node is None or isinstance(node, (str, int, float, bool, Op, SourceLoc)):
+        return True
+    if isinstance(node, tuple):
+        return all(_collect_free(x, out) for x in node)
+    if isinstance(node, (n.Scan, n.Carry)):
+        return False
+    if isinstance(node, n.Sym):
+        out.add(node.name)
+        return True
+    if isinstance(node, n.Param):
+        out.add(node.name)
+        return True
+    if isinstance(node, n.Reduce):
+        inner: set[str] = set()
+        ok = _collect_free((node.body, node.where), inner)
+        out.update(inner - {a.name for a in node.axes})
+        return ok and _collect_free(tuple(a.extent for a in node.axes), out)
+    if isinstance(node, n.Iterate):
+        return _collect_iterate(node, out)
+    fields = getattr(node, "__dataclass_fields__", None)
+    if fields is None:
+        return True
+    return all(_collect_free(getattr(node, f), out) for f in fields if f != "loc")
+
+
+def _collect_iterate(it: n.Iterate, out: set[str]) -> bool:
+    """An iteration's free names; the ``carry`` of its own variables is bound by it."""
+    if not _collect_free((it.init, it.trips, it.enter), out):
+        return False
+    own = set(it.names)
+    stack: list[Any] = [it.update, it.cond]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, n.Carry) and x.name in own:
+            continue
+        if isinstance(x, tuple):
+            stack.extend(x)
+        elif isinstance(x, (n.Unary, n.Binary, n.Select, n.Cast)):
+            stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "loc")
+        elif not _collect_free(x, out):
+            return False
+    return True
 
 
 def _chunkable(c: n.Compute) -> bool:

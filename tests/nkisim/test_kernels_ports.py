@@ -33,6 +33,7 @@ PORTED = (
     ("basic", "vector_add"),
     ("activation", "gelu_tanh"),
     ("norm", "softmax_naive"),
+    ("norm", "softmax_block_tree"),
     ("norm", "layernorm"),
     ("norm", "rmsnorm"),
     ("linalg", "matmul_tiled"),
