@@ -184,3 +184,18 @@ def test_narrow_float_arrays_travel_as_their_bits(tmp_path: Path) -> None:
     np.savez(path, **{"a::no_such_type": np.zeros(3, np.uint16)})
     with pytest.raises(wire.WireError, match="claims"):
         wire.load_arrays(path, 1 << 20)
+
+
+@needs_sandbox
+def test_the_user_namespace_mode_runs_a_port_too(monkeypatch) -> None:
+    """What a non-root user gets: bubblewrap's own user namespace (no setpriv)."""
+    import dataclasses
+
+    iso = dataclasses.replace(isolation(), root=False)
+    monkeypatch.setattr(sandbox, "isolation", lambda: iso)
+    argv = sandbox._bwrap_argv(iso, "/job", str(PORT), "/x/port.py")
+    assert "--unshare-user" in argv and "--disable-userns" in argv
+    assert not any("setpriv" in a for a in argv)
+    with PortSandbox(str(PORT), "vector_add", _runs(), timeout=30) as box:
+        res = box.result(0)
+    assert res.status == "ok", res.error
