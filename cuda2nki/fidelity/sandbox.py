@@ -59,6 +59,9 @@ STARTUP_S = 30.0
 _SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _PASS_ENV = ("LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
 _SIGSYS = int(signal.SIGSYS)
+#: run ports without a missing layer when the caller did not say (only the test suite sets this,
+#: for its own corpus ports on a host that cannot sandbox)
+TRUST_BY_DEFAULT = False
 
 
 @dataclass(frozen=True)
@@ -355,7 +358,7 @@ class PortSandbox:
 
     def start(self) -> None:
         iso = isolation()
-        if iso.missing and not self.trust:
+        if iso.missing and not (self.trust or TRUST_BY_DEFAULT):
             self._unavailable = "; ".join(iso.missing)
             return
         base = tempfile.mkdtemp(prefix="c2n-sandbox-")

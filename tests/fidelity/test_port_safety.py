@@ -76,3 +76,13 @@ def test_raise_hang_and_hard_exit_are_findings(
     assert all(
         d.loc.file == str(port) for d in rep.findings if d.code.startswith(("C2N3", "C2N40"))
     )
+
+
+def test_a_check_that_compares_nothing_fails(tmp_path: Path) -> None:
+    """The only test point asked for cannot be resolved (a negative size): nothing is compared,
+    which is an error (C2N4023) next to the point's own diagnostic, never a pass."""
+    port = _port(tmp_path, PORT)
+    rep = check(CUDA, port, seeds=1, extra_points=False, timeout=60, overrides={"N": -4})
+    codes = {d.code for d in rep.findings}
+    assert rep.verdict == "fail" and rep.numerics == []
+    assert "C2N4023" in codes and len(codes) >= 2, codes

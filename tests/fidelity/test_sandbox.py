@@ -74,6 +74,7 @@ def test_a_missing_layer_refuses_to_run_unless_trusted(monkeypatch) -> None:
     monkeypatch.setattr(
         sandbox, "isolation", lambda: Isolation(None, None, False, False, "no libseccomp")
     )
+    monkeypatch.setattr(sandbox, "TRUST_BY_DEFAULT", False)
     box = PortSandbox(str(PORT), "vector_add", _runs(), timeout=30)
     with box:
         res = box.result(0)

@@ -39,19 +39,6 @@ def vector_add(a, b):
     return out
 """
 
-#: a binding whose launch divides by zero at every size: no test point can run
-ZERO_GRID_TOML = """\
-kernel = "vector_add"
-[launch]
-grid = ["N / 0"]
-block = [256]
-[params]
-out = { shape = ["N"], dtype = "float32", role = "out" }
-a = { shape = ["N"], dtype = "float32", role = "in" }
-b = { shape = ["N"], dtype = "float32", role = "in" }
-N = 1000
-"""
-
 ADD = "nisa.tensor_tensor(dst=c_t, data1=a_t, data2=b_t, op=nl.add)"
 
 
@@ -288,11 +275,6 @@ EXAMPLES = {
     "C2N4018": _variant(ADD, ADD + "\n        import os\n        os._exit(3)"),
     "C2N4019": _variant("def vector_add(a, b):", "def vector_add(a, b, c, d):", exit_code=2),
     "C2N4022": _variant("    (N,) = a.shape\n", "    return a\n"),
-    "C2N4023": Example(
-        files={"port.py": PORT, "b.toml": ZERO_GRID_TOML},
-        argv=("check", VADD, "port.py", "--binding", "b.toml", "--seeds", "1"),
-        exit_code=1,
-    ),
     "C2N4025": _variant("    (N,) = a.shape\n", "    import gc\n    (N,) = a.shape\n"),
     "C2N4020": Example(
         files={"port.py": "import nki\n\nSCALE = 2.0\n"},
@@ -302,6 +284,10 @@ EXAMPLES = {
 }
 
 NO_EXAMPLE: dict[str, str] = {
+    "C2N4023": "a binding is validated before a check starts (C2N0003), and the command line always "
+    "adds generated shape points, so from the command line some point always runs; the Python API "
+    "reaches it with check(..., extra_points=False) and a point that cannot be resolved "
+    "(tests/fidelity/test_port_safety.py)",
     "C2N4024": "raised only on a host that lacks a layer of the port sandbox (bubblewrap, user "
     "namespaces, setpriv or libseccomp); the documentation's examples run where all are present",
 }
