@@ -15,6 +15,7 @@ The verdict is ``pass`` when every comparison is expected variation and no findi
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -513,7 +514,9 @@ def _dynamic(
     traced: list[tuple[tracefind.ProblemSize, tracefind.TraceSummary, str]] = []
     writer_cache: dict[str, Any] = {}
     causes: dict[tuple[str, str], rootcause.Cause | None] = {}
-    loops = rootcause.loop_targets(read_text(info.path))
+    port_text = read_text(info.path)
+    loops = rootcause.loop_targets(port_text)
+    narrows = narrowing(port_text)
     tu64 = None
     first = True
     plan = _plan_points(b, overrides, extra_points, seeds, pb, found)
@@ -668,6 +671,16 @@ def _dynamic(
                         unwritten=canary_mask(got),
                         dont_care=skip.get(cname),
                     )
+                    if c.classification == "precision" and not narrows:
+                        c = dataclasses.replace(
+                            c,
+                            classification="defect",
+                            evidence=c.evidence.replace(
+                                "within the bound for", "would fit the bound for"
+                            )
+                            + "; but the port narrows no dtype (no bf16/fp8/fp16 tile or matmul), "
+                            "so this is not precision loss",
+                        )
                     if c.classification in ("defect", "precision"):
                         axis = wrong_axis(got, ref[cname], arrays)
                         if axis:
@@ -752,6 +765,24 @@ def _dynamic(
         per_line = tracefind.port_lines(summary, info.path)
         found.extend(layoutscan.findings(layout, info.path, per_line, size.rows))
     return numerics, found, trace, "/".join(sorted(sources)) or "none", port_output
+
+
+_NARROW = re.compile(r"\b(bfloat16|bf16|float8\w*|fp8\w*|float16|fp16|tfloat32)\b")
+
+
+def narrowing(port_text: str) -> bool:
+    """Whether the port's text names a dtype narrower than float32 (a bf16/fp8/fp16 tile,
+    cast or matmul): only then can a difference be precision loss rather than a defect."""
+    code = "\n".join(ln.split("#", 1)[0] for ln in port_text.splitlines())
+    try:
+        import ast
+
+        doc = ast.get_docstring(ast.parse(port_text)) or ""
+    except SyntaxError:
+        doc = ""
+    if doc:
+        code = code.replace(doc, "")
+    return bool(_NARROW.search(code))
 
 
 def _label(r: Resolved) -> str:

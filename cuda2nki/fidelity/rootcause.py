@@ -66,10 +66,14 @@ class Cause:
     chain: tuple[tuple[int, str], ...]
     mechanism: Mechanism | None = None
     loop_names: tuple[str, ...] = ()  # the for targets around the store's line
+    #: a producing line on the wrong stores' path that no right store's path went through
+    departs: tuple[int, str] | None = None
 
     @property
     def line(self) -> int:
-        return self.mechanism.line if self.mechanism else self.store_line
+        if self.mechanism:
+            return self.mechanism.line
+        return self.departs[0] if self.departs else self.store_line
 
     def notes(self) -> list[str]:
         where = f"written by the store at port line {self.store_line}"
@@ -83,6 +87,17 @@ class Cause:
             m = self.mechanism
             out.append(f"root cause: {m.name} at port line {m.line}: {m.evidence}")
             out.append(f"advice: {m.advice}")
+        elif self.departs is not None:
+            ln, op = self.departs
+            scope = "a single loop iteration" if self.single else "these iterations"
+            out.append(
+                f"root cause: wrong output at {scope}: only the wrong stores' tiles went "
+                f"through {op} at port line {ln}; the right ones did not"
+            )
+            out.append(
+                f"advice: make line {ln}'s path compute what the other iterations' path does "
+                "(or drop the special case)"
+            )
         elif self.single:
             out.append(
                 "root cause: wrong output at a single loop iteration: every other iteration of "
@@ -99,7 +114,7 @@ class Cause:
         }
         if self.mechanism is not None:
             d["mechanism"] = self.mechanism.name
-        elif self.single:
+        elif self.departs is not None or self.single:
             d["mechanism"] = "single iteration"
         return d
 
@@ -196,7 +211,20 @@ def localise(
     text = _iterations(writers, bad_events, all_events, names)
     single = len(bad_events) == 1 and len(all_events) > 1
     chain = writers.events[bad_events[0]].chain
-    return Cause(line, text, single, chain, None, tuple(names))
+    good = [e for e in all_events if e not in set(bad_events)]
+    return Cause(line, text, single, chain, None, tuple(names), _departs(writers, bad_events, good))
+
+
+def _departs(writers: Writers, bad: Sequence[int], good: Sequence[int]) -> tuple[int, str] | None:
+    """The nearest producing (line, op) on every wrong store's path and on no right one's."""
+    if not good:
+        return None
+    seen_good = {p for e in good for p in writers.events[e].chain}
+    common = [p for p in writers.events[bad[0]].chain if p not in seen_good]
+    for e in bad[1:]:
+        chain = writers.events[e].chain
+        common = [p for p in common if p in chain]
+    return common[0] if common else None
 
 
 def _line_of(writers: Writers, e: int) -> int | None:
