@@ -15,6 +15,7 @@ The verdict is ``pass`` when every comparison is expected variation and no findi
 from __future__ import annotations
 
 import dataclasses
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ import numpy as np
 
 from cuda2nki.binding import Binding, Number, Resolved
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
-from cuda2nki.fidelity import layoutscan, portscan, tracefind
+from cuda2nki.fidelity import layoutscan, portscan, rootcause, tracefind
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
 from cuda2nki.fidelity.intensity import contraction_reuse
@@ -512,6 +513,10 @@ def _dynamic(
     rng = np.random.default_rng(12345)
     traced: list[tuple[tracefind.ProblemSize, tracefind.TraceSummary, str]] = []
     writer_cache: dict[str, Any] = {}
+    causes: dict[tuple[str, str], rootcause.Cause | None] = {}
+    port_text = read_text(info.path)
+    loops = rootcause.loop_targets(port_text)
+    narrows = narrowing(port_text)
     tu64 = None
     first = True
     plan = _plan_points(b, overrides, extra_points, seeds, pb, found)
@@ -666,6 +671,16 @@ def _dynamic(
                         unwritten=canary_mask(got),
                         dont_care=skip.get(cname),
                     )
+                    if c.classification == "precision" and not narrows:
+                        c = dataclasses.replace(
+                            c,
+                            classification="defect",
+                            evidence=c.evidence.replace(
+                                "within the bound for", "would fit the bound for"
+                            )
+                            + "; but the port narrows no dtype (no bf16/fp8/fp16 tile or matmul), "
+                            "so this is not precision loss",
+                        )
                     if c.classification in ("defect", "precision"):
                         axis = wrong_axis(got, ref[cname], arrays)
                         if axis:
@@ -692,7 +707,26 @@ def _dynamic(
                         )
                         if where:
                             entry_n["cuda_writers"] = where
-                        found.append(_finding(c, info, label, where))
+                        key = (label, cname)
+                        if key not in causes:
+                            causes[key] = _root_cause(
+                                tu,
+                                name,
+                                r,
+                                results[0],
+                                pb,
+                                cname,
+                                got,
+                                ref[cname],
+                                tol,
+                                arrays,
+                                c,
+                                loops,
+                            )
+                        cause = causes[key]
+                        if cause is not None:
+                            entry_n.update(cause.to_dict())
+                        found.append(_finding(c, info, label, where, cause))
                     if si == 0 and first:
                         probes = vacuous(ref[cname], tol.bound, rng)
                         if probes:
@@ -731,6 +765,24 @@ def _dynamic(
         per_line = tracefind.port_lines(summary, info.path)
         found.extend(layoutscan.findings(layout, info.path, per_line, size.rows))
     return numerics, found, trace, "/".join(sorted(sources)) or "none", port_output
+
+
+_NARROW = re.compile(r"\b(bfloat16|bf16|float8\w*|fp8\w*|float16|fp16|tfloat32)\b")
+
+
+def narrowing(port_text: str) -> bool:
+    """Whether the port's text names a dtype narrower than float32 (a bf16/fp8/fp16 tile,
+    cast or matmul): only then can a difference be precision loss rather than a defect."""
+    code = "\n".join(ln.split("#", 1)[0] for ln in port_text.splitlines())
+    try:
+        import ast
+
+        doc = ast.get_docstring(ast.parse(port_text)) or ""
+    except SyntaxError:
+        doc = ""
+    if doc:
+        code = code.replace(doc, "")
+    return bool(_NARROW.search(code))
 
 
 def _label(r: Resolved) -> str:
@@ -901,10 +953,18 @@ def _numeric_entry(
     return d
 
 
-def _finding(c: Comparison, info: portscan.PortInfo, label: str, where: str = "") -> Diagnostic:
-    loc = SourceLoc(info.path, info.line, 1)
+def _finding(
+    c: Comparison,
+    info: portscan.PortInfo,
+    label: str,
+    where: str = "",
+    cause: rootcause.Cause | None = None,
+) -> Diagnostic:
+    loc = SourceLoc(info.path, cause.line if cause is not None else info.line, 1)
     shape = f"shape {label}"
     notes = [f"in the CUDA kernel these elements are {where}"] if where else []
+    if cause is not None:
+        notes = [*cause.notes(), *notes]
     if c.tiles and c.classification != "precision":
         shown = ", ".join(f"({p}, {f})" for p, f in c.tiles[:8])
         more = f" and {len(c.tiles) - 8} more" if len(c.tiles) > 8 else ""
@@ -913,6 +973,54 @@ def _finding(c: Comparison, info: portscan.PortInfo, label: str, where: str = ""
         return make("C2N4002", loc, notes=notes, output=c.name, shape=shape, evidence=c.evidence)
     code = _DEFECT_IDS.get(c.defect or "", "C2N4001")
     return make(code, loc, notes=notes, output=c.name, shape=shape, evidence=c.evidence)
+
+
+def _root_cause(
+    tu: Any,
+    name: str,
+    r: Resolved,
+    entry: Mapping[str, Any],
+    pb: PortBinding,
+    cname: str,
+    got: np.ndarray,
+    expected: np.ndarray,
+    tol: Tolerance,
+    arrays: dict[str, np.ndarray],
+    c: Comparison,
+    loops: Mapping[int, tuple[str, ...]],
+) -> rootcause.Cause | None:
+    """The port line, loop iteration and mechanism behind the wrong elements of ``cname``."""
+    from cuda2nki.fidelity.compare import within
+
+    writers = entry.get("writers")
+    if writers is None:
+        return None
+    outs = entry.get("outputs")
+    if isinstance(outs, Mapping):
+        keys = list(outs)
+        pname = cname if cname in keys else _pyname(cname)
+        index = keys.index(pname) if pname in keys else -1
+    else:
+        index = pb.outputs.index(cname)
+    e = np.asarray(expected, dtype=np.float64)
+    g = np.asarray(got, dtype=np.float64)
+    if index < 0 or g.size != e.size:
+        return None
+    g = g.reshape(e.shape)
+    bad = ~within(g, e, tol.bound)
+    cause = rootcause.localise(writers, index, bad, loops)
+    if cause is None:
+        return None
+
+    def rerun(inputs: Mapping[str, np.ndarray]) -> np.ndarray | None:
+        try:
+            return _reference(tu, name, r, dict(inputs))[0][cname]
+        except DiagnosticError:
+            return None
+
+    axis = c.evidence if c.defect == "wrong_axis" else ""
+    bound = np.broadcast_to(np.asarray(tol.bound, dtype=np.float64), e.shape)
+    return rootcause.diagnose(cause, writers, index, g, e, bad, bound, arrays, axis, rerun)
 
 
 def _cuda_writers(

@@ -622,6 +622,10 @@ def _entry(e: Any, ri: int, arrays: Mapping[str, np.ndarray]) -> dict[str, Any]:
     }
     if "trace" in e:
         entry["trace"] = TraceSummary.from_wire(e["trace"])
+    if "writers" in e:
+        from cuda2nki.fidelity.rootcause import writer_maps_from_wire
+
+        entry["writers"] = writer_maps_from_wire(e["writers"], arrays, ri, n)
     return entry
 
 

@@ -256,7 +256,9 @@ def _run_one(fn: Any, kwargs: dict[str, Any], target: str, profile: bool, port: 
     from cuda2nki.fidelity.sandbox import failure_line
 
     try:
-        res = nkisim.simulate_kernel(fn, kwargs, target=target, profile=profile)
+        res = nkisim.simulate_kernel(
+            fn, kwargs, target=target, profile=profile, track_writers=profile
+        )
     except DiagnosticError as exc:
         return {"status": "error", "diagnostics": [_diag_dict(d) for d in exc.diagnostics]}, {}
     except MemoryError:
@@ -278,7 +280,23 @@ def _run_one(fn: Any, kwargs: dict[str, Any], target: str, profile: bool, port: 
         prof = res.profile
         prof_dict = prof.to_dict() if hasattr(prof, "to_dict") else dict(prof or {})
         entry["trace"] = tracefind.summarise(res.trace, prof_dict).to_wire()
+    if res.writers is not None and res.state is not None and res.state.writers is not None:
+        entry["writers"] = _writer_events(res.writers, res.state.writers, arrays)
     return entry, arrays
+
+
+def _writer_events(maps: list[Any], log: Any, arrays: dict[str, Any]) -> dict[int, Any]:
+    """Per output ``o{i}``, its element -> write event map as array ``w{i}`` (into ``arrays``);
+    returns the events those maps name: event -> (line, op, int locals, producing lines)."""
+    import numpy as np
+
+    used: set[int] = set()
+    for i, m in enumerate(maps):
+        if m is None or f"o{i}" not in arrays or m.size != arrays[f"o{i}"].size:
+            continue
+        arrays[f"w{i}"] = m
+        used.update(int(e) for e in np.unique(m) if e >= 0)
+    return {e: log.events[e] for e in sorted(used)}
 
 
 def _serve(job_dir: str, job: dict[str, Any]) -> None:

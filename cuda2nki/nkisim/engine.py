@@ -287,6 +287,10 @@ def record(
             ),
         )
     )
+    if s.writers is not None:
+        from cuda2nki.nkisim.provenance import note
+
+        note(s.writers, eng, op, ts, f, line)
 
 
 _Instr = st.Instr

@@ -88,6 +88,8 @@ class SimResult:
     profile: Any = None
     warnings: list[Diagnostic] = field(default_factory=list)
     state: Any = None
+    #: per returned output, the write event of each element (``run(track_writers=True)``)
+    writers: list | None = None
 
 
 def _param_names(fn) -> list[str]:
@@ -191,8 +193,11 @@ def run(
     strict_uninit: bool = False,
     seed: int = 0,
     check_capacity: bool = True,
+    track_writers: bool = False,
 ) -> SimResult:
-    """Run ``kernel`` on host arrays; returns :class:`SimResult` (outputs as NumPy arrays)."""
+    """Run ``kernel`` on host arrays; returns :class:`SimResult` (outputs as NumPy arrays).
+
+    ``track_writers``: also note which store wrote each output element (provenance.py)."""
     tgt = st.resolve_target(target, kernel.platform_target if kernel.legacy else None)
     state = st.SimState(
         target=tgt,
@@ -204,6 +209,10 @@ def run(
         seed=seed,
         rng=np.random.default_rng(seed),
     )
+    if track_writers:
+        from cuda2nki.nkisim.provenance import WriterLog
+
+        state.writers = WriterLog()
     with single_threaded_blas():
         st.push(state)
         _RUNNING.append(1)
@@ -236,7 +245,12 @@ def run(
                         out = r
                 # (deferred stores into the outputs are computed here)
                 outputs = _convert_out(out, state, kernel.fn)
-            return SimResult(outputs, state.trace, None, state.warnings, state)
+            writers = None
+            if state.writers is not None:
+                from cuda2nki.nkisim.provenance import output_writers
+
+                writers = output_writers(out, state.writers)
+            return SimResult(outputs, state.trace, None, state.warnings, state, writers)
         finally:
             _RUNNING.pop()
             st.pop()
@@ -265,6 +279,7 @@ def simulate_kernel(
     profile: bool = False,
     strict_uninit: bool = False,
     seed: int = 0,
+    track_writers: bool = False,
 ) -> SimResult:
     """Public entry point: simulate ``fn`` (a kernel or plain function) on host ``inputs``.
 
@@ -278,7 +293,15 @@ def simulate_kernel(
         k = k[tuple(grid) if isinstance(grid, (tuple, list)) else grid]
     args, kwargs = (list(inputs), {}) if isinstance(inputs, (list, tuple)) else ([], dict(inputs))
     try:
-        res = run(k, args, kwargs, target=target, strict_uninit=strict_uninit, seed=seed)
+        res = run(
+            k,
+            args,
+            kwargs,
+            target=target,
+            strict_uninit=strict_uninit,
+            seed=seed,
+            track_writers=track_writers,
+        )
     except DiagnosticError:
         raise
     except RecursionError as exc:

@@ -171,6 +171,8 @@ class SimState:
     _cand_sbuf: tuple | None = None
     _cand_psum: tuple | None = None
     affine: list = field(default_factory=list)  # active legacy affine_range loops: [token, i]
+    #: per-element writers of HBM tensors (provenance.WriterLog) when the run tracks them
+    writers: object = None
     kernel_code: object = None  # code of the running kernel function
     kernel_frame: object = None  # its frame, held so its locals outlive the return until settled
     kernel_entry: object = None  # errors._CODES entry of the kernel's code (with kernel_frame)
