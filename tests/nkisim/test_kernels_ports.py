@@ -193,6 +193,7 @@ FLAWS = {
     "matmul_tiled_flaw_bf16_accum": ("linalg", "matmul_tiled"),
     "matmul_tiled_flaw_bf16_inputs": ("linalg", "matmul_tiled"),
     "softmax_naive_flaw_no_max_shift": ("norm", "softmax_naive"),
+    "softmax_naive_flaw_ragged_path": ("norm", "softmax_naive"),
     "matmul_tiled_flaw_transposed_operand": ("linalg", "matmul_tiled"),
     "matmul_tiled_flaw_stale_psum": ("linalg", "matmul_tiled"),
     "matmul_tiled_flaw_vector_engine": ("linalg", "matmul_tiled"),
