@@ -21,9 +21,23 @@ from cuda2nki.docsgen.cuda_subset import cell
 
 ENGINES = ("tensor", "vector", "scalar", "gpsimd", "dma")
 MODULES = {
-    "current": ("nki.language", "nki.isa"),
-    "legacy": ("neuronxcc.nki.language", "neuronxcc.nki.isa"),
+    "current": (
+        "nki.language",
+        "nki.isa",
+        "nki.compiler",
+        "nki.compiler.sbuf",
+        "nki.compiler.psum",
+    ),
+    "legacy": (
+        "neuronxcc.nki.language",
+        "neuronxcc.nki.isa",
+        "neuronxcc.nki.compiler",
+        "neuronxcc.nki.compiler.sbuf",
+        "neuronxcc.nki.compiler.psum",
+    ),
 }
+#: how the document names each namespace (the usual import aliases)
+SHORT = {"language": "nl", "isa": "nisa", "compiler": "ncc", "sbuf": "ncc.sbuf", "psum": "ncc.psum"}
 
 
 @dataclass(frozen=True)
@@ -176,9 +190,9 @@ def rows() -> list[dict[str, str]]:
     mods = build_modules()
     costs = cost_formulas()
     names: dict[str, dict[str, object]] = {}
-    for gen, (lang, isa) in MODULES.items():
-        for modname in (lang, isa):
-            short = "nl" if modname.endswith("language") else "nisa"
+    for gen, modnames in MODULES.items():
+        for modname in modnames:
+            short = SHORT[modname.rsplit(".", 1)[-1]]
             for k, fn in _public_api(mods[modname]).items():
                 names.setdefault(f"{short}.{k}", {})[gen] = fn
     out = []
@@ -243,7 +257,7 @@ def markdown() -> str:
         "# NKI API coverage of the simulator",
         "",
         "`cuda2nki simulate` runs NKI kernels written against either API generation: the current "
-        "`nki` package (`import nki.language as nl`, `import nki.isa as nisa`) and the legacy "
+        "`nki` package (`import nki.language as nl`, `import nki.isa as nisa`, `import nki.compiler as ncc`) and the legacy "
         "`neuronxcc.nki` package.  Any name not listed here is refused where it is used "
         "(C2N3001).",
         "",

@@ -27,9 +27,13 @@ from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
     bfloat16,
     bool_,
+    finfo,
+    float4_e2m1fn_x4,
     float8_e4m3,
     float8_e4m3fn,
+    float8_e4m3fn_x4,
     float8_e5m2,
+    float8_e5m2_x4,
     float8_e8m0fnu,
     float16,
     float32,

@@ -542,6 +542,8 @@ def _region(buffer, state: st.SimState, api: str) -> MemoryRegion:
         if state.legacy and buffer in REGIONS:
             return REGIONS[buffer]
         raise invalid(api, f"buffer must be nl.sbuf/nl.psum/nl.hbm/..., not the string '{buffer}'")
+    if isinstance(getattr(buffer, "region", None), MemoryRegion):
+        return buffer.region  # nki.compiler direct allocation: placed like any tile there
     if not isinstance(buffer, MemoryRegion):
         raise invalid(api, f"unknown buffer {buffer!r}")
     return buffer

@@ -191,7 +191,9 @@ def test_top_level_name_is_implemented_or_refused(port, ns, name):
         assert diag is None and value is not None
 
 
-@pytest.mark.parametrize("module", ["nki.collectives", "neuronxcc.nki.compiler"])
+@pytest.mark.parametrize(
+    "module", ["nki.collectives", "neuronxcc.nki.nccl", "nki.compiler.backends"]
+)
 def test_unmodelled_submodule_import_is_refused(tmp_path, module):
     port = tmp_path / "imports.py"
     port.write_text(f"import nki\nimport {module}\n")
