@@ -44,13 +44,18 @@ Choices where the reference (NKI.md) is silent or uncertain, each pinned by a te
 Documented APIs that are not modelled (``importer.NOT_SIMULATED``, tensor methods in
 ``tensor._TENSOR_NOT_SIMULATED``), and any other unknown name, stop the run with C2N3001 naming
 the API and the port's line; ``docs/nki-api-coverage.md`` lists them.
+
+Errors are :class:`~cuda2nki.diagnostics.DiagnosticError`; an out-of-bounds access (C2N3019) is
+a :class:`DiagnosticIndexError`, also an ``IndexError`` as the public NKI simulator raises.
 """
 
+from cuda2nki.nkisim.errors import DiagnosticIndexError
 from cuda2nki.nkisim.importer import load_kernel, load_module, nki_namespace
 from cuda2nki.nkisim.kernel import Kernel, SimResult, simulate_kernel
 from cuda2nki.nkisim.state import TARGETS, Target, resolve_target
 
 __all__ = [
+    "DiagnosticIndexError",
     "Kernel",
     "SimResult",
     "TARGETS",

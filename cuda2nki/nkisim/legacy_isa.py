@@ -174,6 +174,14 @@ def _pdt(*xs) -> dt.NkiDType:
     return res or dt.float32
 
 
+def _via_sbuf(t):
+    """A PSUM matmul operand (e.g. an ``nc_transpose`` result) copied to SBUF, as the legacy
+    compiler does for it (the copy is a recorded instruction); other operands unchanged."""
+    if isinstance(t, NkiTensor) and t.buffer is psum:
+        return tensor_copy(t)
+    return t
+
+
 def nc_matmul(
     stationary,
     moving,
@@ -187,6 +195,7 @@ def nc_matmul(
     **kw,
 ) -> NkiTensor:
     no_extra_kw("nisa.nc_matmul", kw)
+    stationary, moving = _via_sbuf(stationary), _via_sbuf(moving)
     m = stationary.free_size()
     n = moving.free_size()
     if perf_mode is not None and "double_row" in str(getattr(perf_mode, "value", perf_mode)):
@@ -262,10 +271,34 @@ def activation_reduce(
     return out
 
 
+def _free_broadcast(t, like):
+    """``t`` read along the free axes of ``like`` with step 0 when it has one element per
+    partition and ``like`` more (the legacy tracer's broadcast of a ``(P, 1)`` operand), else
+    ``t`` unchanged (the instruction's own size check then applies)."""
+    if not (
+        isinstance(t, NkiTensor)
+        and isinstance(like, NkiTensor)
+        and t.pdim == 0
+        and like.pdim == 0
+        and t.free_size() == 1
+        and like.free_size() > 1
+        and t.shape[0] == like.shape[0]
+        and t.ndim <= like.ndim
+    ):
+        return t
+    while t.ndim < like.ndim:
+        t = t.expand_dim(t.ndim)
+    for d in range(1, like.ndim):
+        if t.shape[d] != like.shape[d]:
+            t = t.broadcast(d, like.shape[d])
+    return t
+
+
 def tensor_tensor(
     data1, data2, op, *, mask=None, dtype=None, engine=engine.unknown, **kw
 ) -> NkiTensor:
     no_extra_kw("nisa.tensor_tensor", kw)
+    data1, data2 = _free_broadcast(data1, data2), _free_broadcast(data2, data1)
     out = _out(data1.shape, dtype, _pdt(data1, data2), "nisa.tensor_tensor")
     _call(_isa.tensor_tensor, mask, out, data1, data2, op, engine=engine)
     return out
