@@ -184,6 +184,12 @@ def _public_api(module) -> dict[str, object]:
     }
 
 
+def _level(d: Derived) -> str:
+    if d.always_refused:
+        return "not supported"
+    return "partial" if d.refusals else "implemented"
+
+
 def rows() -> list[dict[str, str]]:
     from cuda2nki.nkisim.importer import build_modules
 
@@ -199,13 +205,17 @@ def rows() -> list[dict[str, str]]:
     for api, gens in sorted(names.items()):
         fn = gens.get("current") or gens.get("legacy")
         d = derive(fn)  # type: ignore[arg-type]
-        if d.always_refused:
-            level = "not supported"
-        elif d.refusals:
-            level = "partial"
-        else:
-            level = "implemented"
-        refused = "; ".join(sorted({r.strip("'\"") for r in d.refusals if r}))
+        # a generation whose own function always refuses says so; otherwise the level of the
+        # (shared) implementation, which the legacy wrappers call
+        levels = {
+            g: "not supported" if derive(f).always_refused else _level(d)  # type: ignore[arg-type]
+            for g, f in gens.items()
+        }
+        refusals = set(d.refusals)
+        for g, f in gens.items():
+            if levels[g] != "implemented":
+                refusals |= set(derive(f).refusals)  # type: ignore[arg-type]
+        refused = "; ".join(sorted({r.strip("'\"") for r in refusals if r}))
         formula = "; ".join(
             f"{op}: {costs.get(op, costs['*'])}" for op in sorted(d.ops) if op != "dma_copy"
         )
@@ -214,8 +224,8 @@ def rows() -> list[dict[str, str]]:
         out.append(
             {
                 "api": api,
-                "current": level if "current" in gens else "absent",
-                "legacy": level if "legacy" in gens else "absent",
+                "current": levels.get("current", "absent"),
+                "legacy": levels.get("legacy", "absent"),
                 "engine": ", ".join(sorted(d.engines)) or "none (no instruction)",
                 "cycles": formula,
                 "notes": refused,

@@ -433,3 +433,99 @@ def test_other_violations_are_not_index_errors(tmp_path):
     with pytest.raises(DiagnosticError) as ei:
         simulate_kernel(k, [np.ones((4, 4), np.float32)])
     assert not isinstance(ei.value, IndexError)
+
+
+# --------------------------------------------------------------------------- legacy names
+
+
+@pytest.mark.parametrize(
+    ("op0", "imm0", "op1", "scan"),
+    [
+        ("nl.multiply", 2.0, "nl.add", np.cumsum),
+        ("nl.add", 1.0, "nl.maximum", np.maximum.accumulate),
+        ("nl.subtract", 0.5, "nl.minimum", np.minimum.accumulate),
+    ],
+)
+def test_legacy_tensor_scalar_cumulative(tmp_path, op0, imm0, op1, scan):
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit
+        def k(x):
+            out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+            y = nisa.tensor_scalar_cumulative(nl.load(x), {op0}, {op1}, imm0={imm0})
+            nl.store(out, value=y)
+            return out
+    """,
+    )
+    x = RNG.standard_normal((16, 32)).astype(np.float32)
+    pre = {"nl.multiply": x * imm0, "nl.add": x + imm0, "nl.subtract": x - imm0}[op0]
+    np.testing.assert_allclose(
+        simulate_kernel(k, [x]).outputs, scan(pre, axis=1), rtol=1e-5, atol=1e-5
+    )
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("scalar", [False, True])
+def test_legacy_tensor_copy_predicated(tmp_path, reverse, scalar):
+    src = "-1.0" if scalar else "nl.load(s)"
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit
+        def k(d, s, p):
+            out = nl.ndarray(d.shape, d.dtype, buffer=nl.shared_hbm)
+            t = nl.load(d)
+            nisa.tensor_copy_predicated(src={src}, dst=t, predicate=nl.load(p),
+                                        reverse_pred={reverse})
+            nl.store(out, value=t)
+            return out
+    """,
+    )
+    d = RNG.standard_normal((8, 16)).astype(np.float32)
+    s = RNG.standard_normal((8, 16)).astype(np.float32)
+    p = (RNG.random((8, 16)) < 0.5).astype(np.uint8)
+    take = (p == 0) if reverse else (p != 0)
+    want = np.where(take, -1.0 if scalar else s, d)
+    np.testing.assert_array_equal(simulate_kernel(k, [d, s, p]).outputs, want)
+
+
+@pytest.mark.parametrize("dtype", [None, "nl.float32"])
+def test_legacy_sequence_bounds(tmp_path, dtype):
+    extra = f", dtype={dtype}" if dtype else ""
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit
+        def k(ids):
+            out = nl.ndarray((1, 2, ids.shape[1]), {dtype or "ids.dtype"}, buffer=nl.shared_hbm)
+            b = nisa.sequence_bounds(segment_ids=nl.load(ids){extra})
+            nl.store(out, value=b)
+            return out
+    """,
+    )
+    ids = np.array([[1, 1, 2, 2, 2, 0, 3, 1, 1]], np.int32)
+    got = simulate_kernel(k, [ids]).outputs
+    n = ids.shape[1]
+    starts = [0, 0, 2, 2, 2, n, 6, 7, 7]
+    ends = [2, 2, 5, 5, 5, -1, 7, 9, 9]
+    np.testing.assert_array_equal(got[0], np.array([starts, ends]))
+    assert got.dtype == (np.float32 if dtype else np.int32)
+
+
+def test_legacy_local_gather_is_refused_with_a_reason(tmp_path):
+    k = kern(
+        tmp_path,
+        LEG,
+        """
+        @nki.jit
+        def k(x, i):
+            y = nisa.local_gather(nl.load(x), nl.load(i))
+            return x
+    """,
+    )
+    d = raises(k, [np.ones((16, 4), np.float32), np.zeros((16, 1), np.uint32)], "C2N3001", 7)
+    assert "result shape" in d.message
