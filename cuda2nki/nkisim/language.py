@@ -513,12 +513,23 @@ def gather_flattened(data, indices, axis=0, dtype=None, *, mask=None, **kw) -> N
 # --------------------------------------------------------------------------- matmul/transpose
 
 
+def _legacy_sbuf_operand(t: NkiTensor, api: str) -> NkiTensor:
+    """A PSUM matmul operand copied to SBUF, as the legacy compiler does (a recorded copy)."""
+    if t.buffer is not psum:
+        return t
+    c = allocate(t.shape, t.dtype, sbuf, api=api)
+    _isa.tensor_copy(c, t)
+    return c
+
+
 def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
     no_extra_kw("nl.matmul", kw)
     api = "nl.matmul"
     s = st.current()
     if not isinstance(x, NkiTensor) or not isinstance(y, NkiTensor):
         raise invalid(api, "operands must be tiles")
+    if s.legacy:
+        x, y = _legacy_sbuf_operand(x, api), _legacy_sbuf_operand(y, api)
     on_chip(x, api, "x", allowed=(sbuf,))
     on_chip(y, api, "y", allowed=(sbuf,))
     if not transpose_x:

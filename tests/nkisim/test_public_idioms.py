@@ -529,3 +529,47 @@ def test_legacy_local_gather_is_refused_with_a_reason(tmp_path):
     )
     d = raises(k, [np.ones((16, 4), np.float32), np.zeros((16, 1), np.uint32)], "C2N3001", 7)
     assert "result shape" in d.message
+
+
+@pytest.mark.parametrize("psum_side", ["x", "y"])
+def test_legacy_nl_matmul_psum_operand(tmp_path, psum_side):
+    """``nl.matmul`` on a PSUM tile (a previous matmul's result) reads it through SBUF."""
+    x = "ab" if psum_side == "x" else "nl.load(c)"
+    y = "nl.load(c)" if psum_side == "x" else "ab"
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit
+        def k(a, b, c):
+            out = nl.ndarray((16, 16), nl.float32, buffer=nl.shared_hbm)
+            ab = nl.matmul(nl.load(a), nl.load(b), transpose_x=True)
+            r = nl.matmul({x}, {y}, transpose_x=True)
+            nl.store(out, value=nl.copy(r))
+            return out
+    """,
+    )
+    a = RNG.standard_normal((32, 16)).astype(np.float32)
+    b = RNG.standard_normal((32, 16)).astype(np.float32)
+    c = RNG.standard_normal((16, 16)).astype(np.float32)
+    ab = a.T @ b
+    want = ab.T @ c if psum_side == "x" else c.T @ ab
+    np.testing.assert_allclose(simulate_kernel(k, [a, b, c]).outputs, want, rtol=1e-4, atol=1e-4)
+
+
+def test_current_nl_matmul_psum_operand_is_rejected(tmp_path):
+    k = kern(
+        tmp_path,
+        CUR,
+        """
+        @nki.jit
+        def k(a):
+            s = nl.ndarray((128, 128), nl.float32, buffer=nl.psum)
+            m = nl.ndarray((128, 128), nl.float32, buffer=nl.sbuf)
+            nisa.memset(s, 1.0)
+            nisa.memset(m, 1.0)
+            r = nl.matmul(s, m, transpose_x=True)
+            return a
+    """,
+    )
+    raises(k, [np.ones((4, 4), np.float32)], "C2N3022", 11)
