@@ -262,6 +262,18 @@ def _is_tutorial_case(f: Path, text: str) -> bool:
     return f.name.startswith("test_") and bool(_MODULE_LEVEL_TEST.search(text))
 
 
+def _imported(text: str, refs: list[Path]) -> list[Path]:
+    """The reference kernel files a unit test imports (``reference.attention`` ->
+    ``attention.py``), with the helper packages (folders) next to them."""
+    out = []
+    for ref in refs:
+        for f in sorted(ref.glob("*.py")):
+            if re.search(rf"\breference\.{re.escape(f.stem)}\b", text):
+                out.append(f)
+        out += sorted(d for d in ref.iterdir() if d.is_dir() and not d.name.startswith("_"))
+    return out
+
+
 def _sample_cases(tree: Path) -> list[tuple[str, Path, list[Path], str, str]]:
     """``(kind, path, roots, key, generation)`` of one exported revision of the samples (the
     2024 layout has ``src/tutorials`` and ``src/reference``, later ``src/nki_samples/...``)."""
@@ -278,7 +290,7 @@ def _sample_cases(tree: Path) -> list[tuple[str, Path, list[Path], str, str]]:
         text = f.read_text(errors="replace")
         if "reference" in text and not refs:
             continue  # its kernels are gone from this revision: upstream cannot run it either
-        deps = [f, *refs]
+        deps = [f, *_imported(text, refs)]
         cases.append(("unit", f, [src, *refs], _digest(*deps), _generation(*deps)))
     return cases
 
