@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import inspect
 import itertools
 import math
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -272,9 +274,6 @@ _RETURNS: dict = {}
 
 
 def _scan_returns(fn) -> bool:
-    import ast
-    import textwrap
-
     try:
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
     except (OSError, TypeError, SyntaxError):
