@@ -573,3 +573,32 @@ def test_current_nl_matmul_psum_operand_is_rejected(tmp_path):
     """,
     )
     raises(k, [np.ones((4, 4), np.float32)], "C2N3022", 11)
+
+
+@pytest.mark.parametrize(
+    "ctor", ["nl.zeros({s}, dtype=nl.float32", "nl.full({s}, 0.0, dtype=nl.float32"]
+)
+@pytest.mark.parametrize("lazy", [True, False])
+def test_legacy_lazy_initialization_keeps_the_values(tmp_path, ctor, lazy):
+    """``lazy_initialization=True`` folds the fill into the first use: same values, no memset."""
+    alloc = ctor.format(s="(nl.par_dim(16), 16)") + f", buffer=nl.psum, lazy_initialization={lazy})"
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit
+        def k(a, b):
+            out = nl.ndarray((16, 16), nl.float32, buffer=nl.shared_hbm)
+            acc = {alloc}
+            for i in nl.affine_range(2):
+                acc += nl.matmul(nl.load(a[i * 32:(i + 1) * 32, :]),
+                                 nl.load(b[i * 32:(i + 1) * 32, :]), transpose_x=True)
+            nl.store(out, value=nl.copy(acc))
+            return out
+    """,
+    )
+    a = RNG.standard_normal((64, 16)).astype(np.float32)
+    b = RNG.standard_normal((64, 16)).astype(np.float32)
+    res = simulate_kernel(k, [a, b])
+    np.testing.assert_allclose(res.outputs, a.T @ b, rtol=1e-4, atol=1e-4)
+    assert sum(i.op == "memset" for i in res.trace) == (0 if lazy else 1)
