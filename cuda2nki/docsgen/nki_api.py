@@ -21,9 +21,23 @@ from cuda2nki.docsgen.cuda_subset import cell
 
 ENGINES = ("tensor", "vector", "scalar", "gpsimd", "dma")
 MODULES = {
-    "current": ("nki.language", "nki.isa"),
-    "legacy": ("neuronxcc.nki.language", "neuronxcc.nki.isa"),
+    "current": (
+        "nki.language",
+        "nki.isa",
+        "nki.compiler",
+        "nki.compiler.sbuf",
+        "nki.compiler.psum",
+    ),
+    "legacy": (
+        "neuronxcc.nki.language",
+        "neuronxcc.nki.isa",
+        "neuronxcc.nki.compiler",
+        "neuronxcc.nki.compiler.sbuf",
+        "neuronxcc.nki.compiler.psum",
+    ),
 }
+#: how the document names each namespace (the usual import aliases)
+SHORT = {"language": "nl", "isa": "nisa", "compiler": "ncc", "sbuf": "ncc.sbuf", "psum": "ncc.psum"}
 
 
 @dataclass(frozen=True)
@@ -170,28 +184,38 @@ def _public_api(module) -> dict[str, object]:
     }
 
 
+def _level(d: Derived) -> str:
+    if d.always_refused:
+        return "not supported"
+    return "partial" if d.refusals else "implemented"
+
+
 def rows() -> list[dict[str, str]]:
     from cuda2nki.nkisim.importer import build_modules
 
     mods = build_modules()
     costs = cost_formulas()
     names: dict[str, dict[str, object]] = {}
-    for gen, (lang, isa) in MODULES.items():
-        for modname in (lang, isa):
-            short = "nl" if modname.endswith("language") else "nisa"
+    for gen, modnames in MODULES.items():
+        for modname in modnames:
+            short = SHORT[modname.rsplit(".", 1)[-1]]
             for k, fn in _public_api(mods[modname]).items():
                 names.setdefault(f"{short}.{k}", {})[gen] = fn
     out = []
     for api, gens in sorted(names.items()):
         fn = gens.get("current") or gens.get("legacy")
         d = derive(fn)  # type: ignore[arg-type]
-        if d.always_refused:
-            level = "not supported"
-        elif d.refusals:
-            level = "partial"
-        else:
-            level = "implemented"
-        refused = "; ".join(sorted({r.strip("'\"") for r in d.refusals if r}))
+        # a generation whose own function always refuses says so; otherwise the level of the
+        # (shared) implementation, which the legacy wrappers call
+        levels = {
+            g: "not supported" if derive(f).always_refused else _level(d)  # type: ignore[arg-type]
+            for g, f in gens.items()
+        }
+        refusals = set(d.refusals)
+        for g, f in gens.items():
+            if levels[g] != "implemented":
+                refusals |= set(derive(f).refusals)  # type: ignore[arg-type]
+        refused = "; ".join(sorted({r.strip("'\"") for r in refusals if r}))
         formula = "; ".join(
             f"{op}: {costs.get(op, costs['*'])}" for op in sorted(d.ops) if op != "dma_copy"
         )
@@ -200,8 +224,8 @@ def rows() -> list[dict[str, str]]:
         out.append(
             {
                 "api": api,
-                "current": level if "current" in gens else "absent",
-                "legacy": level if "legacy" in gens else "absent",
+                "current": levels.get("current", "absent"),
+                "legacy": levels.get("legacy", "absent"),
                 "engine": ", ".join(sorted(d.engines)) or "none (no instruction)",
                 "cycles": formula,
                 "notes": refused,
@@ -243,7 +267,7 @@ def markdown() -> str:
         "# NKI API coverage of the simulator",
         "",
         "`cuda2nki simulate` runs NKI kernels written against either API generation: the current "
-        "`nki` package (`import nki.language as nl`, `import nki.isa as nisa`) and the legacy "
+        "`nki` package (`import nki.language as nl`, `import nki.isa as nisa`, `import nki.compiler as ncc`) and the legacy "
         "`neuronxcc.nki` package.  Any name not listed here is refused where it is used "
         "(C2N3001).",
         "",

@@ -25,7 +25,16 @@ Choices where the reference (NKI.md) is silent or uncertain, each pinned by a te
   float -> int is RNE with saturation and NaN -> 0; tfloat32 is fp32 rounded to 10 mantissa bits.
 * Fresh allocations hold a NaN canary (``dtypes.CANARY_BITS``) / 4; HBM outputs are poisoned
   lazily (only elements never written), so allocate-then-overwrite costs nothing extra.
-* Kernel inputs are used in place and copied on the first write (callers' arrays never change).
+* Kernel inputs are used in place and copied on the first write (callers' arrays never change),
+  except for a legacy in/out kernel (one that returns nothing): the arguments it writes are
+  its results, copied back into the caller's arrays as the legacy simulator does.
+* Legacy forms the legacy compiler legalises are accepted: a PSUM matmul operand is copied to
+  SBUF first (a recorded tensor_copy), ``nisa.tensor_tensor`` reads a ``(P, 1)`` operand along
+  the other's free axes, and a tile may be partition-only (``(P,)``).
+* A single-instance launch may return an ``nl.hbm`` (private HBM) tensor; SPMD grids and LNC
+  launches need ``nl.shared_hbm`` outputs.
+* ``nki.compiler`` decorators and direct allocations only steer the compiler: accepted, with
+  the tensor placed like any other tile of its memory.
 * ``nc_matmul(accumulate=None)``: per element, first write overwrites, later writes add.
   Accumulation chains into one PSUM region are evaluated as one GEMM over the concatenated
   contraction axis when the region is next read (fp32, summation order may differ).
@@ -44,13 +53,18 @@ Choices where the reference (NKI.md) is silent or uncertain, each pinned by a te
 Documented APIs that are not modelled (``importer.NOT_SIMULATED``, tensor methods in
 ``tensor._TENSOR_NOT_SIMULATED``), and any other unknown name, stop the run with C2N3001 naming
 the API and the port's line; ``docs/nki-api-coverage.md`` lists them.
+
+Errors are :class:`~cuda2nki.diagnostics.DiagnosticError`; an out-of-bounds access (C2N3019) is
+a :class:`DiagnosticIndexError`, also an ``IndexError`` as the public NKI simulator raises.
 """
 
+from cuda2nki.nkisim.errors import DiagnosticIndexError
 from cuda2nki.nkisim.importer import load_kernel, load_module, nki_namespace
 from cuda2nki.nkisim.kernel import Kernel, SimResult, simulate_kernel
 from cuda2nki.nkisim.state import TARGETS, Target, resolve_target
 
 __all__ = [
+    "DiagnosticIndexError",
     "Kernel",
     "SimResult",
     "TARGETS",

@@ -30,6 +30,29 @@ class NkiDType:
     itemsize: int
     is_float: bool
     is_signed: bool = True
+    #: elements per storage word: 4 for the MX ``*_x4`` dtypes (four values in a uint32)
+    packed: int = 1
+
+    # ``nl.float32.min`` and friends: the limits of the format (see :func:`finfo`).
+    @property
+    def min(self) -> float | int:
+        return finfo(self).min
+
+    @property
+    def max(self) -> float | int:
+        return finfo(self).max
+
+    @property
+    def bits(self) -> int:
+        return finfo(self).bits
+
+    @property
+    def eps(self) -> float:
+        return finfo(self).eps
+
+    @property
+    def tiny(self) -> float:
+        return finfo(self).tiny
 
     def __repr__(self) -> str:
         return f"nl.{self.name}"
@@ -74,6 +97,15 @@ float8_e4m3 = _d("float8_e4m3", ml_dtypes.float8_e4m3, True)
 float8_e4m3fn = _d("float8_e4m3fn", ml_dtypes.float8_e4m3fn, True)
 float8_e5m2 = _d("float8_e5m2", ml_dtypes.float8_e5m2, True)
 float8_e8m0fnu = _d("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, True, False)
+# MX (microscaling) data: four elements packed in one 32-bit word; only moved, never computed on
+float8_e4m3fn_x4 = NkiDType("float8_e4m3fn_x4", np.dtype(np.uint32), 4, True, True, 4)
+float8_e5m2_x4 = NkiDType("float8_e5m2_x4", np.dtype(np.uint32), 4, True, True, 4)
+float4_e2m1fn_x4 = NkiDType("float4_e2m1fn_x4", np.dtype(np.uint32), 4, True, True, 4)
+_X4_ELEMENT = {
+    "float8_e4m3fn_x4": np.dtype(ml_dtypes.float8_e4m3fn),
+    "float8_e5m2_x4": np.dtype(ml_dtypes.float8_e5m2),
+    "float4_e2m1fn_x4": np.dtype(ml_dtypes.float4_e2m1fn),
+}
 
 ALL: dict[str, NkiDType] = {
     d.name: d
@@ -93,6 +125,9 @@ ALL: dict[str, NkiDType] = {
         float8_e4m3fn,
         float8_e5m2,
         float8_e8m0fnu,
+        float8_e4m3fn_x4,
+        float8_e5m2_x4,
+        float4_e2m1fn_x4,
     )
 }
 ALIASES = {"bool": bool_, "float32r": float32, "fp32": float32, "bf16": bfloat16, "fp16": float16}
@@ -123,6 +158,52 @@ def as_dtype(d: object) -> NkiDType:
     if npd in _BY_NP:
         return _BY_NP[npd]
     raise TypeError(f"dtype {npd} has no NKI equivalent")
+
+
+@dataclass(frozen=True)
+class TypeInfo:
+    """``nl.finfo(dtype)`` / ``nl.iinfo(dtype)``: the limits of an NKI dtype (as NumPy's)."""
+
+    dtype: NkiDType
+    bits: int
+    min: float | int
+    max: float | int
+    eps: float | None = None  # floats only: distance from 1.0 to the next value
+    tiny: float | None = None  # floats only: smallest positive normal value
+
+    @property
+    def smallest_normal(self) -> float | None:
+        return self.tiny
+
+
+def finfo(d: object) -> TypeInfo:
+    """Limits of a float (or, like :func:`iinfo`, an integer) NKI dtype.
+
+    ``tfloat32`` has float32's exponent and a 10-bit mantissa; an ``*_x4`` dtype reports its
+    element format (``bits`` is the element's width).
+    """
+    t = as_dtype(d)
+    if t is bool_:
+        return TypeInfo(t, 8, 0, 1)
+    if not t.is_float:
+        return iinfo(t)
+    if t is tfloat32:
+        top = float((2.0 - 2.0**-10) * 2.0**127)
+        return TypeInfo(t, 32, -top, top, 2.0**-10, float(np.finfo(np.float32).tiny))
+    npd = _X4_ELEMENT.get(t.name, t.np_dtype)
+    fi = ml_dtypes.finfo(npd)
+    return TypeInfo(t, int(fi.bits), float(fi.min), float(fi.max), float(fi.eps), float(fi.tiny))
+
+
+def iinfo(d: object) -> TypeInfo:
+    """Limits of an integer NKI dtype (``TypeError`` for a float dtype, as ``np.iinfo``)."""
+    t = as_dtype(d)
+    if t is bool_:
+        return TypeInfo(t, 8, 0, 1)
+    if t.is_float:
+        raise TypeError(f"iinfo: {t.name} is not an integer dtype")
+    ii = np.iinfo(t.np_dtype)
+    return TypeInfo(t, int(ii.bits), int(ii.min), int(ii.max))
 
 
 def from_numpy(npd: np.dtype, *, allow_wide: bool = True) -> NkiDType:
@@ -162,6 +243,13 @@ def convert(values: np.ndarray, dt: NkiDType) -> np.ndarray:
     npd = dt.np_dtype
     if values.dtype == npd and dt is not tfloat32:
         return values
+    if dt.packed > 1:
+        from cuda2nki.nkisim.errors import unsupported
+
+        raise unsupported(
+            f"computing {dt.name} values",
+            "MX x4-packed data is moved as raw 32-bit words only; MX arithmetic is not modelled",
+        )
     if dt.is_float:
         if dt is tfloat32:
             return round_tf32(values)

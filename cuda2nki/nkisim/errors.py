@@ -122,9 +122,20 @@ def diag(code: str, **fmt: object) -> Diagnostic:
     return make(code, port_loc(), **fmt)
 
 
+class DiagnosticIndexError(DiagnosticError, IndexError):
+    """An out-of-bounds access (C2N3019): an ``IndexError``, the type the public NKI simulator
+    raises for it, that carries the diagnostic (``except IndexError`` and ``except
+    DiagnosticError`` both catch it)."""
+
+
+#: Python exception type of the diagnostics whose public counterpart has a documented type.
+_EXC_TYPES: dict[str, type[DiagnosticError]] = {"C2N3019": DiagnosticIndexError}
+
+
 def fail(code: str, **fmt: object) -> DiagnosticError:
-    """A :class:`DiagnosticError` at the port's current line (``raise fail(...)``)."""
-    return DiagnosticError(make(code, port_loc(), **fmt))
+    """A :class:`DiagnosticError` at the port's current line (``raise fail(...)``); an
+    out-of-bounds access is a :class:`DiagnosticIndexError`."""
+    return _EXC_TYPES.get(code, DiagnosticError)(make(code, port_loc(), **fmt))
 
 
 def unsupported(api: str, detail: str = "") -> DiagnosticError:

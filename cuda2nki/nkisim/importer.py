@@ -19,6 +19,9 @@ import sys
 import types
 
 from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
+from cuda2nki.nkisim import compiler as _compiler
+from cuda2nki.nkisim import dtypes as _dt
+from cuda2nki.nkisim import engine as _engine
 from cuda2nki.nkisim import isa as _isa
 from cuda2nki.nkisim import kernel as _kernel
 from cuda2nki.nkisim import language as _nl
@@ -160,6 +163,35 @@ _ISA_EXCLUDE = {
 }
 
 
+#: ``nki.isa.constants``: the enums of the ISA's keyword arguments (also ``nisa.<enum>``).
+_ISA_CONSTANTS = (
+    "engine",
+    "reduce_cmd",
+    "dge_mode",
+    "oob_mode",
+    "matmul_perf_mode",
+    "nc_version",
+    "dma_engine",
+)
+
+
+def _extras(prefix: str, legacy: bool, isa: SimModule) -> dict[str, SimModule]:
+    """``{prefix}.compiler`` (and its ``sbuf``/``psum``) and ``{prefix}.isa.constants``."""
+    mods = _compiler.namespace(lambda name, attrs: _module(name, legacy, attrs), prefix)
+    consts = _module(
+        f"{prefix}.isa.constants", legacy, {k: getattr(_engine, k) for k in _ISA_CONSTANTS}
+    )
+    isa.__dict__["constants"] = consts
+    mods[consts.__name__] = consts
+    return mods
+
+
+def _dtype_module() -> SimModule:
+    """``nki.dtype``: the NKI dtypes (also used as the annotation of a dtype argument)."""
+    attrs = dict(_dt.ALL) | {k: v for k, v in _dt.ALIASES.items() if k != "bool"}
+    return _module("nki.dtype", False, attrs)
+
+
 def build_modules() -> dict[str, SimModule]:
     """Fresh module objects for both namespaces."""
     nl_cur = {k: v for k, v in _public(_nl, _NL_EXCLUDE).items() if k not in _nl.LEGACY_ONLY}
@@ -171,6 +203,8 @@ def build_modules() -> dict[str, SimModule]:
     lang = _module("nki.language", False, nl_cur)
     isa = _module("nki.isa", False, isa_cur)
     typ = _module("nki.typing", False, _typing_attrs())
+    extras = _extras("nki", False, isa)
+    dtype = _dtype_module()
     top = _module(
         "nki",
         False,
@@ -181,14 +215,19 @@ def build_modules() -> dict[str, SimModule]:
             "isa": isa,
             "typing": typ,
             "tensor": NkiTensor,
+            "compiler": extras["nki.compiler"],
+            "dtype": dtype,
         },
     )
     mods.update({"nki": top, "nki.language": lang, "nki.isa": isa, "nki.typing": typ})
+    mods.update(extras)
+    mods["nki.dtype"] = dtype
     # legacy API
     llang = _module("neuronxcc.nki.language", True, nl_leg)
     lisa = _module("neuronxcc.nki.isa", True, isa_leg)
     ltyp = _module("neuronxcc.nki.typing", True, _typing_attrs())
     ljit = _kernel.jit_factory(True)
+    lextras = _extras("neuronxcc.nki", True, lisa)
     ltop = _module(
         "neuronxcc.nki",
         True,
@@ -203,6 +242,7 @@ def build_modules() -> dict[str, SimModule]:
             "isa": lisa,
             "typing": ltyp,
             "tensor": NkiTensor,
+            "compiler": lextras["neuronxcc.nki.compiler"],
         },
     )
     root = _module("neuronxcc", True, {"nki": ltop})
@@ -217,6 +257,7 @@ def build_modules() -> dict[str, SimModule]:
             "neuronxcc.nki.typing": ltyp,
         }
     )
+    mods.update(lextras)
     return mods
 
 

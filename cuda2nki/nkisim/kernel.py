@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import inspect
 import itertools
+import math
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +17,7 @@ from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.errors import _is_internal, invalid
-from cuda2nki.nkisim.tensor import NkiTensor, hbm, shared_hbm, wrap_host
+from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, shared_hbm, wrap_host
 
 
 class Kernel:
@@ -120,13 +123,28 @@ def _wrap_arg(v, name: str, buffer, state: st.SimState):
         t = wrap_host(arr, ndt, buffer=buffer, name=name)
         t.storage.is_input = True
         state.input_storages.add(id(t.storage))
+        if state.inout:
+            state.host_args[id(t.storage)] = (v, t)
         return t
     return v
 
 
+def _returnable(v: NkiTensor, state: st.SimState) -> bool:
+    """Whether a kernel may return ``v``: a tensor in shared HBM; an input (current API); or,
+    when the launch is a single instance, one in (private) HBM: private HBM is per instance,
+    so only an SPMD grid or an LNC launch needs its outputs in ``nl.shared_hbm``."""
+    stg = v.storage
+    if stg.buffer is shared_hbm:
+        return True
+    if stg.is_input:
+        return not state.legacy
+    single = math.prod(state.grid or ()) == 1 and state.lnc == 1
+    return single and stg.buffer in (hbm, private_hbm)
+
+
 def _convert_out(v, state: st.SimState, fn=None):
     if isinstance(v, NkiTensor):
-        if v.storage.buffer is not shared_hbm and not (v.storage.is_input and not state.legacy):
+        if not _returnable(v, state):
             site = v.storage.site
             if site[0] == "<host>" and fn is not None:
                 code = fn.__code__
@@ -202,6 +220,7 @@ def run(
     state = st.SimState(
         target=tgt,
         legacy=kernel.legacy,
+        inout=kernel.legacy and not returns_value(kernel.fn),
         strict_uninit=strict_uninit,
         check_capacity=check_capacity,
         grid=kernel.grid,
@@ -245,6 +264,8 @@ def run(
                         out = r
                 # (deferred stores into the outputs are computed here)
                 outputs = _convert_out(out, state, kernel.fn)
+                if out is None and state.written_args:
+                    outputs = _write_back(state)
             writers = None
             if state.writers is not None:
                 from cuda2nki.nkisim.provenance import output_writers
@@ -254,6 +275,55 @@ def run(
         finally:
             _RUNNING.pop()
             st.pop()
+
+
+def returns_value(fn) -> bool:
+    """Whether ``fn`` has a ``return <value>`` of its own (not in a nested function); ``True``
+    when its source cannot be read."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return True
+    hit = _RETURNS.get(code)
+    if hit is None:
+        hit = _RETURNS[code] = _scan_returns(fn)
+    return hit
+
+
+_RETURNS: dict = {}
+
+
+def _scan_returns(fn) -> bool:
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return True
+    top = tree.body[0] if tree.body else None
+    if not isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True
+    todo = list(top.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Return) and node.value is not None:
+            if not (isinstance(node.value, ast.Constant) and node.value.value is None):
+                return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _write_back(state: st.SimState):
+    """An in/out kernel's results: each argument it wrote, copied into the caller's array (as
+    the legacy simulator does) and returned (one array, or a tuple in argument order)."""
+    outs = []
+    for sid, (host, t) in state.host_args.items():
+        if sid not in state.written_args:
+            continue
+        vals = np.array(t.values("output"), copy=True)
+        if isinstance(host, np.ndarray) and host.flags.writeable:
+            np.copyto(host, vals.reshape(host.shape), casting="unsafe")
+        outs.append(vals)
+    return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def port_exception_loc(exc: BaseException) -> SourceLoc:

@@ -27,9 +27,13 @@ from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
     bfloat16,
     bool_,
+    finfo,
+    float4_e2m1fn_x4,
     float8_e4m3,
     float8_e4m3fn,
+    float8_e4m3fn_x4,
     float8_e5m2,
+    float8_e5m2_x4,
     float8_e8m0fnu,
     float16,
     float32,
@@ -256,30 +260,40 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kw) -> Nk
     return allocate(shape, dtype, buffer, name, "nl.ndarray", None, 1)
 
 
-def _filled(shape, dtype, value, buffer, name, api) -> NkiTensor:
+def _filled(shape, dtype, value, buffer, name, api, lazy: bool = False) -> NkiTensor:
+    """A tensor holding ``value``; ``lazy`` (legacy ``lazy_initialization=True``): the compiler
+    folds the fill into the tensor's first use, so the values are the same and no separate
+    memset instruction is issued."""
     buf = buffer if buffer is not None else sbuf
     if isinstance(buf, MemoryRegion) and not buf.on_chip and st.current().legacy:
         raise invalid(api, "HBM tensors cannot be created with an initial value")
     t = allocate(shape, dtype, buf, name, api=api)
     t.assign(np.full(t.shape, value, dtype=np.float32 if t.dtype.is_float else np.int64), api=api)
-    if t.on_chip:
+    if t.on_chip and not lazy:
         record("vector", "memset", (t,))
     return t
 
 
-def zeros(shape, dtype=float32, buffer=None, name: str = "", **kw) -> NkiTensor:
+def zeros(
+    shape, dtype=float32, buffer=None, name: str = "", lazy_initialization=False, **kw
+) -> NkiTensor:
     no_extra_kw("nl.zeros", kw)
-    return _filled(shape, dtype, 0, buffer, name, "nl.zeros")
+    return _filled(shape, dtype, 0, buffer, name, "nl.zeros", bool(lazy_initialization))
 
 
-def ones(shape, dtype=float32, buffer=None, name: str = "", **kw) -> NkiTensor:
+def ones(
+    shape, dtype=float32, buffer=None, name: str = "", lazy_initialization=False, **kw
+) -> NkiTensor:
     no_extra_kw("nl.ones", kw)
-    return _filled(shape, dtype, 1, buffer, name, "nl.ones")
+    return _filled(shape, dtype, 1, buffer, name, "nl.ones", bool(lazy_initialization))
 
 
-def full(shape, fill_value, dtype=float32, buffer=None, name: str = "", **kw) -> NkiTensor:
+def full(
+    shape, fill_value, dtype=float32, buffer=None, name: str = "", lazy_initialization=False, **kw
+) -> NkiTensor:
     no_extra_kw("nl.full", kw)
-    return _filled(shape, dtype, fill_value, buffer, name, "nl.full")
+    lazy = bool(lazy_initialization)
+    return _filled(shape, dtype, fill_value, buffer, name, "nl.full", lazy)
 
 
 def zeros_like(a, dtype=None, buffer=None, name: str = "", **kw) -> NkiTensor:
@@ -509,12 +523,23 @@ def gather_flattened(data, indices, axis=0, dtype=None, *, mask=None, **kw) -> N
 # --------------------------------------------------------------------------- matmul/transpose
 
 
+def _legacy_sbuf_operand(t: NkiTensor, api: str) -> NkiTensor:
+    """A PSUM matmul operand copied to SBUF, as the legacy compiler does (a recorded copy)."""
+    if t.buffer is not psum:
+        return t
+    c = allocate(t.shape, t.dtype, sbuf, api=api)
+    _isa.tensor_copy(c, t)
+    return c
+
+
 def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
     no_extra_kw("nl.matmul", kw)
     api = "nl.matmul"
     s = st.current()
     if not isinstance(x, NkiTensor) or not isinstance(y, NkiTensor):
         raise invalid(api, "operands must be tiles")
+    if s.legacy:
+        x, y = _legacy_sbuf_operand(x, api), _legacy_sbuf_operand(y, api)
     on_chip(x, api, "x", allowed=(sbuf,))
     on_chip(y, api, "y", allowed=(sbuf,))
     if not transpose_x:

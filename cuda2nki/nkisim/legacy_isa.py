@@ -21,7 +21,7 @@ from cuda2nki.nkisim.engine import (
     record,
     reduce_cmd,
 )
-from cuda2nki.nkisim.errors import invalid
+from cuda2nki.nkisim.errors import invalid, unsupported
 from cuda2nki.nkisim.tensor import IndexExpr, NkiTensor, allocate, psum, sbuf
 
 # enums re-exported as part of the legacy nisa namespace
@@ -174,6 +174,14 @@ def _pdt(*xs) -> dt.NkiDType:
     return res or dt.float32
 
 
+def _via_sbuf(t):
+    """A PSUM matmul operand (e.g. an ``nc_transpose`` result) copied to SBUF, as the legacy
+    compiler does for it (the copy is a recorded instruction); other operands unchanged."""
+    if isinstance(t, NkiTensor) and t.buffer is psum:
+        return tensor_copy(t)
+    return t
+
+
 def nc_matmul(
     stationary,
     moving,
@@ -187,6 +195,7 @@ def nc_matmul(
     **kw,
 ) -> NkiTensor:
     no_extra_kw("nisa.nc_matmul", kw)
+    stationary, moving = _via_sbuf(stationary), _via_sbuf(moving)
     m = stationary.free_size()
     n = moving.free_size()
     if perf_mode is not None and "double_row" in str(getattr(perf_mode, "value", perf_mode)):
@@ -262,10 +271,34 @@ def activation_reduce(
     return out
 
 
+def _free_broadcast(t, like):
+    """``t`` read along the free axes of ``like`` with step 0 when it has one element per
+    partition and ``like`` more (the legacy tracer's broadcast of a ``(P, 1)`` operand), else
+    ``t`` unchanged (the instruction's own size check then applies)."""
+    if not (
+        isinstance(t, NkiTensor)
+        and isinstance(like, NkiTensor)
+        and t.pdim == 0
+        and like.pdim == 0
+        and t.free_size() == 1
+        and like.free_size() > 1
+        and t.shape[0] == like.shape[0]
+        and t.ndim <= like.ndim
+    ):
+        return t
+    while t.ndim < like.ndim:
+        t = t.expand_dim(t.ndim)
+    for d in range(1, like.ndim):
+        if t.shape[d] != like.shape[d]:
+            t = t.broadcast(d, like.shape[d])
+    return t
+
+
 def tensor_tensor(
     data1, data2, op, *, mask=None, dtype=None, engine=engine.unknown, **kw
 ) -> NkiTensor:
     no_extra_kw("nisa.tensor_tensor", kw)
+    data1, data2 = _free_broadcast(data1, data2), _free_broadcast(data2, data1)
     out = _out(data1.shape, dtype, _pdt(data1, data2), "nisa.tensor_tensor")
     _call(_isa.tensor_tensor, mask, out, data1, data2, op, engine=engine)
     return out
@@ -553,3 +586,63 @@ def dma_transpose(src, *, axes=None, mask=None, dtype=None, **kw) -> NkiTensor:
 
 
 del ops
+
+
+def tensor_scalar_cumulative(
+    src,
+    op0,
+    op1,
+    imm0,
+    imm1=None,
+    reduce_cmd=reduce_cmd.reset_reduce,
+    *,
+    mask=None,
+    dtype=None,
+    **kw,
+) -> NkiTensor:
+    """``(src <op0> imm0)`` scanned with ``op1`` along the free axis; returns the scan."""
+    no_extra_kw("nisa.tensor_scalar_cumulative", kw)
+    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_scalar_cumulative")
+    _call(
+        _isa.tensor_scalar_cumulative,
+        mask,
+        out,
+        src,
+        op0,
+        op1,
+        imm0,
+        imm1=imm1,
+        reduce_cmd=reduce_cmd,
+    )
+    return out
+
+
+def tensor_copy_predicated(
+    *, src, dst, predicate, reverse_pred=False, mask=None, dtype=None, **kw
+) -> None:
+    """Copy ``src`` into ``dst`` where ``predicate`` is true (``dst`` keeps the rest)."""
+    no_extra_kw("nisa.tensor_copy_predicated", kw)
+    if dtype is not None and dt.as_dtype(dtype) != dst.dtype:
+        raise invalid("nisa.tensor_copy_predicated", "dtype= must be dst's dtype")
+    _call(_isa.tensor_copy_predicated, mask, dst, src, predicate, reverse_pred=reverse_pred)
+
+
+def sequence_bounds(*, segment_ids, dtype=None, mask=None, **kw) -> NkiTensor:
+    """``[start, end)`` of each element's run of equal segment ids, as a ``(1, 2, n)`` tile."""
+    no_extra_kw("nisa.sequence_bounds", kw)
+    if mask is not None:
+        raise invalid("nisa.sequence_bounds", "mask= is not accepted")
+    n = segment_ids.free_size()
+    out = _out((1, 2, n), dtype, segment_ids.dtype, "nisa.sequence_bounds")
+    _isa.sequence_bounds(out, segment_ids)
+    return out
+
+
+def local_gather(src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, **kw):
+    """Refused: the legacy form returns its result, and the reference gives no rule for the
+    result's shape (its example's shape disagrees with the per-index description)."""
+    raise unsupported(
+        "nisa.local_gather",
+        "the legacy form's result shape is not documented; "
+        "use nki.isa.local_gather(dst, ...) where dst gives the shape",
+    )

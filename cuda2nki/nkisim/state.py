@@ -162,6 +162,13 @@ class SimState:
     input_storages: set[int] = field(default_factory=set)
     #: descriptions of outputs the kernel returned as host arrays (not written by instructions)
     host_outputs: list[str] = field(default_factory=list)
+    #: legacy in/out kernel (returns nothing; writes its results into its arguments): the
+    #: arguments are writable, and those written are copied back to the caller's arrays
+    inout: bool = False
+    #: id(storage) -> (caller's array, tensor) of each host-array argument of an in/out kernel
+    host_args: dict = field(default_factory=dict)
+    #: ids of the argument storages an in/out kernel wrote
+    written_args: set[int] = field(default_factory=set)
     input_names: dict[int, str] = field(default_factory=dict)
     shared_outputs: dict = field(default_factory=dict)
     shared_seq: dict = field(default_factory=dict)

@@ -423,7 +423,9 @@ def allocate(
     if buffer.on_chip:
         if pdim is None:
             pdim = 0
-        if len(dims) - pdim < 2:
+        if len(dims) - pdim < 2 and not (state.legacy and len(dims) - pdim == 1):
+            # legacy tiles may be partition-only ((P,): one element per partition), as the
+            # result of indexing one free column, ``nl.load(a[0:128, j])``
             raise fail("C2N3003", what=_what(name, dims), shape=dims)
         if dims[pdim] > st.PMAX:
             raise fail("C2N3002", what=_what(name, dims), size=dims[pdim])
@@ -542,6 +544,8 @@ def _region(buffer, state: st.SimState, api: str) -> MemoryRegion:
         if state.legacy and buffer in REGIONS:
             return REGIONS[buffer]
         raise invalid(api, f"buffer must be nl.sbuf/nl.psum/nl.hbm/..., not the string '{buffer}'")
+    if isinstance(getattr(buffer, "region", None), MemoryRegion):
+        return buffer.region  # nki.compiler direct allocation: placed like any tile there
     if not isinstance(buffer, MemoryRegion):
         raise invalid(api, f"unknown buffer {buffer!r}")
     return buffer
@@ -835,6 +839,10 @@ class NkiTensor:
         raise invalid("NkiTensor", "tensors are not iterable; index them explicitly")
 
     def __bool__(self) -> bool:
+        if not self.storage.buffer.on_chip:
+            # ``if bias:`` on an optional HBM argument tests whether it was passed: the tensor
+            # object exists at trace time (its values are never read)
+            return True
         raise invalid(
             "NkiTensor",
             "the truth value of a tensor is not known at trace time "
@@ -1030,7 +1038,10 @@ class NkiTensor:
         """Write computed values (converted to this tensor's dtype with NKI rounding)."""
         stg = self.storage
         if stg.is_input and st.current().legacy:
-            raise fail("C2N3012", api=api, what=stg.name or "?")
+            state = st.current()
+            if not state.inout:
+                raise fail("C2N3012", api=api, what=stg.name or "?")
+            state.written_args.add(id(stg))
         if where is not None and where.all():
             where = None  # a mask that selects everything (a legacy tile inside the bounds)
         shape = self.shape
@@ -1496,10 +1507,15 @@ class NkiTensor:
             pd -= 1
         return self._with(np.squeeze(a, axis=dim), pd)
 
-    def reshape(self, *shape) -> NkiTensor:
-        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-            shape = tuple(shape[0])
-        shape = tuple(int(s) for s in shape)
+    def reshape(self, *dims, shape=None) -> NkiTensor:
+        """``t.reshape(a, b)``, ``t.reshape((a, b))`` or ``t.reshape(shape=(a, b))``."""
+        if shape is not None:
+            if dims:
+                raise invalid("reshape", "give the new shape once (positionally or as shape=)")
+            dims = (shape,)
+        if len(dims) == 1 and isinstance(dims[0], (tuple, list)):
+            dims = tuple(dims[0])
+        shape = tuple(int(s) for s in dims)
         a = self._need_strided("reshape")
         if -1 not in shape and math.prod(shape) != a.size:
             raise invalid("reshape", f"cannot reshape {a.shape} ({a.size} elements) to {shape}")

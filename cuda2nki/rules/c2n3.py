@@ -112,7 +112,9 @@ register(
         E,
         "kernel output not in shared HBM",
         "kernel returns {what} in {buffer}; kernel outputs must be allocated in nl.shared_hbm",
-        "Outputs of a kernel must be created with buffer=nl.shared_hbm and returned.",
+        "Outputs of a kernel must be created with buffer=nl.shared_hbm and returned.  A "
+        "single-instance launch may also return private HBM (nl.hbm): that memory is per "
+        "instance, so an SPMD grid or an LNC launch needs nl.shared_hbm.",
         example="out = nl.ndarray(shape, dtype, buffer=nl.sbuf); return out",
         fix="out = nl.ndarray(shape, dtype, buffer=nl.shared_hbm)",
     ),
@@ -122,7 +124,9 @@ register(
         "write to a kernel input",
         "{api} writes kernel input '{what}'; inputs are immutable",
         "Top-level kernel parameters are read-only (legacy error "
-        "err_cannot_update_immutable_parameter); cuda2nki ports never update inputs in place.",
+        "err_cannot_update_immutable_parameter); cuda2nki ports never update inputs in place.  "
+        "A legacy kernel that returns nothing is an in/out kernel: it writes its results into "
+        "its arguments, which is allowed.",
         example="nl.store(a[...], value=t)  # a is a parameter",
         fix="Allocate an output in nl.shared_hbm and return it.",
     ),

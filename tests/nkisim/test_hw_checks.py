@@ -195,19 +195,59 @@ def test_gpsimd_touches_psum(tmp_path):
     )
 
 
-def test_output_not_in_shared_hbm(tmp_path):
-    expect(
+@pytest.mark.parametrize(
+    ("header", "buffer", "launch"),
+    [
+        (CUR, "nl.hbm", 2),  # LNC 2: one private HBM per core
+        (CUR, "nl.private_hbm", 2),
+        (LEG, "nl.hbm", 2),  # an SPMD grid of two instances
+        (LEG, "nl.private_hbm", (2, 1)),
+        (CUR, "nl.sbuf", None),  # on-chip: never an output
+        (LEG, "nl.sbuf", None),
+    ],
+)
+def test_output_not_in_shared_hbm(tmp_path, header, buffer, launch):
+    copy = "nisa.dma_copy(dst=out, src=a)" if header is CUR else "nl.store(out, value=nl.load(a))"
+    if buffer == "nl.sbuf":
+        copy = "nisa.dma_copy(dst=out, src=a)" if header is CUR else "out[...] = nl.load(a)"
+    path, line = port(
         tmp_path,
-        CUR,
-        """
+        header,
+        f"""
         @nki.jit
         def k(a):
-            out = nl.ndarray(a.shape, a.dtype, buffer=nl.hbm)  # <-
-            nisa.dma_copy(dst=out, src=a)
+            out = nl.ndarray(a.shape, a.dtype, buffer={buffer})  # <-
+            {copy}
             return out
     """,
-        "C2N3011",
     )
+    k = load_kernel(path)
+    if launch is not None:
+        k = k[launch]
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(k, [np.ones((128, 64), np.float32)])
+    d = ei.value.diagnostic
+    assert d.code == "C2N3011" and (d.loc.file, d.loc.line) == (str(path), line), d
+
+
+@pytest.mark.parametrize("header", [CUR, LEG])
+@pytest.mark.parametrize("buffer", ["nl.hbm", "nl.private_hbm"])
+def test_single_instance_may_return_private_hbm(tmp_path, header, buffer):
+    """With one instance, private HBM is the only HBM: the public kernels return ``nl.hbm``."""
+    copy = "nisa.dma_copy(dst=out, src=a)" if header is CUR else "nl.store(out, value=nl.load(a))"
+    path, _ = port(
+        tmp_path,
+        header,
+        f"""
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, a.dtype, buffer={buffer})
+            {copy}
+            return out
+    """,
+    )
+    a = np.arange(128 * 64, dtype=np.float32).reshape(128, 64)
+    np.testing.assert_array_equal(simulate_kernel(load_kernel(path), [a]).outputs, a)
 
 
 def test_legacy_write_to_input(tmp_path):

@@ -83,7 +83,7 @@ EXAMPLES = {
     ),
     "C2N3011": _sim(
         """
-        out = nl.ndarray(a.shape, a.dtype, buffer=nl.hbm)
+        out = nl.ndarray(a.shape, a.dtype, buffer=nl.sbuf)
         nisa.dma_copy(dst=out, src=a)
         return out
         """

@@ -1,0 +1,355 @@
+"""Run public NKI code that checks itself against NumPy on the simulator, and count the outcomes.
+
+Not a benchmark of speed and not a test: the public repositories are not part of this project.
+Point it at local git clones (any revisions) of the NKI samples repository and, optionally, of
+the NKI library::
+
+    python -m bench.public_nki --samples PATH/TO/nki-samples.git [--library PATH/TO/nki-library.git]
+        [--revs REV,REV,...] [--every N] [--timeout S] [-v]
+
+Cases, each run in a child process with ``nki`` and ``neuronxcc.nki`` bound to the simulator:
+
+* a tutorial file whose ``__main__`` block compares the kernel against NumPy, or a tutorial
+  ``test_*.py`` that calls its test at module level (files that import torch or jax are left
+  out), run as ``__main__``;
+* each test of ``test/unit/test_*.py`` selected by its ``--simulation-only`` option (those marked
+  as simulation tests), run through pytest;
+* with ``--library``, the import of each kernel module of the library (no goldens there: the
+  library's references are torch code), counted on a line of its own.
+
+A case is the content of its file and of the kernel sources it uses (the tutorial's folder, the
+unit tests' reference kernels), so a case unchanged across the chosen revisions counts once.
+Whatever the goldens import besides NumPy (scipy for some) must be importable: put it on
+``PYTHONPATH``; a missing one counts as a crash.  The API generation is ``legacy`` when
+the file (or the kernels it tests) imports ``neuronxcc``, else ``current``.  Outcomes:
+``matched`` (ran and matched its golden), ``mismatch`` (an assertion failed), ``refused``
+(C2N3001: a documented construct the simulator does not model), ``violation`` (another
+simulator diagnostic: a hardware constraint), ``crash`` (any other exception, e.g. a missing
+name), ``timeout``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+MARK = "@@public_nki "
+
+
+class CaseTimeout(BaseException):
+    """Raised by the alarm when one case runs past its time limit."""
+
+
+def classify(exc: BaseException | None) -> tuple[str, str]:
+    """``(outcome, detail)`` for the exception a case ended with (``None``: it passed)."""
+    from cuda2nki.diagnostics import DiagnosticError
+
+    if exc is None:
+        return "matched", ""
+    if isinstance(exc, CaseTimeout):
+        return "timeout", ""
+    seen = set()
+    while isinstance(exc, BaseException) and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, DiagnosticError):
+            d = exc.diagnostic
+            text = str(exc)
+            if d.code == "C2N3001" or "[C2N3001]" in text or "C2N3001" in d.message:
+                return "refused", d.message[:160]
+            if d.code in ("C2N3023", "C2N3024"):
+                return "crash", d.message[:160]
+            return "violation", f"{d.code} {d.message[:150]}"
+        if isinstance(exc, AssertionError):
+            return "mismatch", str(exc)[:160]
+        nxt = exc.__cause__ or exc.__context__
+        if nxt is None:
+            break
+        exc = nxt
+    return "crash", f"{type(exc).__name__}: {str(exc)[:150]}"
+
+
+# --------------------------------------------------------------------------- child process
+
+
+def _emit(name: str, exc: BaseException | None) -> None:
+    outcome, detail = classify(exc)
+    print(MARK + json.dumps({"name": name, "outcome": outcome, "detail": detail}), flush=True)
+
+
+def _alarm(seconds: int):
+    def handler(signum, frame):
+        raise CaseTimeout()
+
+    signal.signal(signal.SIGALRM, handler)
+    signal.alarm(seconds)
+
+
+def _run_tutorial(path: Path, timeout: int) -> None:
+    import runpy
+
+    _alarm(timeout)
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except BaseException as exc:  # noqa: BLE001 - classified and reported
+        signal.alarm(0)
+        _emit(path.name, exc)
+        return
+    signal.alarm(0)
+    _emit(path.name, None)
+
+
+class _Collector:
+    def __init__(self, timeout: int):
+        self.timeout = timeout
+
+    def pytest_runtest_call(self, item):
+        _alarm(self.timeout)
+
+    def pytest_runtest_makereport(self, item, call):
+        if call.when != "call":
+            if call.excinfo is not None and not call.excinfo.errisinstance(
+                __import__("pytest").skip.Exception
+            ):
+                _emit(item.nodeid, call.excinfo.value)
+            return
+        signal.alarm(0)
+        _emit(item.nodeid, call.excinfo.value if call.excinfo is not None else None)
+
+
+def _run_unit(path: Path, timeout: int) -> None:
+    import importlib.util
+
+    import pytest
+
+    spec = importlib.util.spec_from_file_location("_public_probe", path)
+    mod = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(mod)  # import errors are one case, not zero
+    except BaseException as exc:  # noqa: BLE001 - classified and reported
+        _emit(f"{path.name}::<import>", exc)
+        return
+    conftest = path.parent / "conftest.py"
+    only = (
+        ["--simulation-only"]
+        if conftest.is_file() and "simulation-only" in conftest.read_text()
+        else []
+    )
+    pytest.main(
+        [str(path), *only, "-q", "-p", "no:cacheprovider", "-o", "addopts="],
+        plugins=[_Collector(timeout)],
+    )
+
+
+def _import_module(root: Path, path: Path, timeout: int) -> None:
+    import importlib
+
+    rel = path.relative_to(root).with_suffix("")
+    name = ".".join(rel.parts)
+    _alarm(timeout)
+    try:
+        importlib.import_module(name)
+    except BaseException as exc:  # noqa: BLE001 - classified and reported
+        signal.alarm(0)
+        _emit(name, exc)
+        return
+    signal.alarm(0)
+    _emit(name, None)
+
+
+def child(kind: str, path: str, roots: list[str], timeout: int) -> None:
+    import numpy as np
+
+    from cuda2nki.nkisim import nki_namespace
+
+    np.random.seed(0)
+    for r in reversed(roots):
+        sys.path.insert(0, r)
+    p = Path(path)
+    sys.path.insert(0, str(p.parent))
+    os.chdir(p.parent)
+    sys.argv = [str(p)]
+    with nki_namespace(shadow=True):
+        if kind == "tutorial":
+            _run_tutorial(p, timeout)
+        elif kind == "unit":
+            _run_unit(p, timeout)
+        else:
+            for mod in sorted(p.rglob("*.py")):
+                if mod.name != "__init__.py" and not mod.stem.endswith("_torch"):
+                    _import_module(Path(roots[0]), mod, timeout)
+
+
+# --------------------------------------------------------------------------- parent process
+
+
+def _git(gitdir: str, *args: str) -> str:
+    return subprocess.run(
+        ["git", f"--git-dir={gitdir}", *args], check=True, capture_output=True, text=True
+    ).stdout
+
+
+def _export(gitdir: str, rev: str, dest: Path) -> None:
+    dest.mkdir(parents=True)
+    tar = subprocess.run(
+        ["git", f"--git-dir={gitdir}", "archive", rev], check=True, capture_output=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=tar.stdout, check=True)
+
+
+def _digest(*paths: Path) -> str:
+    h = hashlib.sha1()
+    for p in paths:
+        files = sorted(p.rglob("*.py")) if p.is_dir() else [p]
+        for f in files:
+            h.update(f.read_bytes())
+    return h.hexdigest()
+
+
+_LEGACY_IMPORT = re.compile(r"^\s*(from|import)\s+neuronxcc\b", re.M)
+
+
+def _generation(*paths: Path) -> str:
+    for p in paths:
+        files = sorted(p.rglob("*.py")) if p.is_dir() else [p]
+        if any(_LEGACY_IMPORT.search(f.read_text(errors="replace")) for f in files):
+            return "legacy"
+    return "current"
+
+
+def _spawn(kind: str, path: Path, roots: list[Path], timeout: int, limit: int) -> list[dict]:
+    cmd = [sys.executable, "-m", "bench.public_nki", "--child", kind, str(path)]
+    cmd += ["--timeout", str(timeout)]
+    for r in roots:
+        cmd += ["--root", str(r)]
+    # this project first; anything already on PYTHONPATH (e.g. what the goldens import) after
+    path = [str(Path(__file__).parents[1]), os.environ.get("PYTHONPATH", "")]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in path if p))
+    rc = None
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=limit, env=env, check=False
+        )
+        out, rc = proc.stdout, proc.returncode
+    except subprocess.TimeoutExpired as exc:
+        out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
+    rows = [json.loads(line[len(MARK) :]) for line in out.splitlines() if line.startswith(MARK)]
+    if rows or rc == 0:  # a test file with no simulation test has no case
+        return rows
+    return [{"name": path.name, "outcome": "crash", "detail": f"child process ended ({rc})"}]
+
+
+_MODULE_LEVEL_TEST = re.compile(r"^test_\w*\(", re.M)
+
+
+def _is_tutorial_case(f: Path, text: str) -> bool:
+    """A tutorial file that checks itself against NumPy when run: a ``__main__`` block that
+    compares (``allclose`` / ``array_equal`` / ``assert``), or a ``test_*.py`` that calls its
+    test at module level.  Files that need torch or jax are left out."""
+    if "nki" not in text or "import torch" in text or "import jax" in text:
+        return False
+    if "__main__" in text:
+        main_block = text[text.index("__main__") :]
+        return bool(re.search(r"allclose|array_equal|assert", main_block))
+    return f.name.startswith("test_") and bool(_MODULE_LEVEL_TEST.search(text))
+
+
+def _imported(text: str, refs: list[Path]) -> list[Path]:
+    """The reference kernel files a unit test imports (``reference.attention`` ->
+    ``attention.py``), with the helper packages (folders) next to them."""
+    out = []
+    for ref in refs:
+        for f in sorted(ref.glob("*.py")):
+            if re.search(rf"\breference\.{re.escape(f.stem)}\b", text):
+                out.append(f)
+        out += sorted(d for d in ref.iterdir() if d.is_dir() and not d.name.startswith("_"))
+    return out
+
+
+def _sample_cases(tree: Path) -> list[tuple[str, Path, list[Path], str, str]]:
+    """``(kind, path, roots, key, generation)`` of one exported revision of the samples (the
+    2024 layout has ``src/tutorials`` and ``src/reference``, later ``src/nki_samples/...``)."""
+    cases = []
+    src = tree / "src"
+    for f in sorted(src.glob("**/tutorials/**/*.py")):
+        text = f.read_text(errors="replace")
+        if _is_tutorial_case(f, text):
+            # the tutorial's kernels may sit next to it: the case changes with its folder
+            key = f"{f.name}:{_digest(f.parent)}"
+            cases.append(("tutorial", f, [src], key, _generation(f)))
+    refs = [d for d in (src / "nki_samples" / "reference", src / "reference") if d.is_dir()]
+    for f in sorted(tree.glob("test/unit/test_*.py")):
+        text = f.read_text(errors="replace")
+        if "reference" in text and not refs:
+            continue  # its kernels are gone from this revision: upstream cannot run it either
+        deps = [f, *_imported(text, refs)]
+        cases.append(("unit", f, [src, *refs], _digest(*deps), _generation(*deps)))
+    return cases
+
+
+def _revisions(gitdir: str, revs: str | None, every: int) -> list[str]:
+    if revs:
+        return revs.split(",")
+    commits = _git(gitdir, "rev-list", "--first-parent", "HEAD").split()
+    return commits[::every] if every > 0 else commits[:1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--samples", help="git directory of the NKI samples repository")
+    ap.add_argument("--library", help="git directory of the NKI library repository")
+    ap.add_argument("--revs", help="comma-separated samples revisions (default: see --every)")
+    ap.add_argument("--every", type=int, default=6, help="every Nth first-parent commit")
+    ap.add_argument("--timeout", type=int, default=60, help="seconds per case")
+    ap.add_argument("-v", action="store_true", help="print each case")
+    ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--root", action="append", default=[], help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.child:
+        child(a.child[0], a.child[1], a.root, a.timeout)
+        return 0
+    if not a.samples and not a.library:
+        ap.error("give --samples and/or --library")
+    counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    seen: set[str] = set()
+    with tempfile.TemporaryDirectory(prefix="public_nki_") as tmp:
+        if a.samples:
+            for i, rev in enumerate(_revisions(a.samples, a.revs, a.every)):
+                tree = Path(tmp) / f"s{i}"
+                _export(a.samples, rev, tree)
+                for kind, path, roots, key, gen in _sample_cases(tree):
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    limit = a.timeout * (40 if kind == "unit" else 1) + 60
+                    for row in _spawn(kind, path, roots, a.timeout, limit):
+                        counts[gen][row["outcome"]] += 1
+                        if a.v or row["outcome"] != "matched":
+                            print(
+                                f"{rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  {row['detail']}"
+                            )
+        if a.library:
+            tree = Path(tmp) / "lib"
+            _export(a.library, "HEAD", tree)
+            root = tree / "src" / "nkilib_src"
+            for row in _spawn("library", root / "nkilib", [root, tree / "src"], a.timeout, 3600):
+                counts["library import"][row["outcome"]] += 1
+                if a.v or row["outcome"] != "matched":
+                    print(f"library {row['outcome']:9} {row['name']}  {row['detail']}")
+    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout"]
+    print(f"\n{'generation':16}{'cases':>7}" + "".join(f"{c:>11}" for c in cols))
+    for gen, c in sorted(counts.items()):
+        print(f"{gen:16}{sum(c.values()):>7}" + "".join(f"{c[k]:>11}" for k in cols))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
