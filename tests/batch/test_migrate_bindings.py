@@ -113,14 +113,26 @@ def test_a_sidecar_binds_only_the_kernel_it_names(tmp_path: Path) -> None:
     migrate(MigrateOptions(_two(tmp_path, SCALE), out, check=True))
     got = _report(out)
     assert got["scale"]["status"] == "automatic" and got["scale"]["verdict"] == "pass"
-    # shift: inferred instead (the sidecar binds scale), and the inference lacks a value for m:
-    # reported with what is missing, and no port written
+    # shift: inferred instead (the sidecar binds scale): its launch from the launcher, m a size
+    # (check chooses its values), so the port is made and checked
     shift = got["shift"]
+    assert shift["status"] == "automatic" and shift["verdict"] == "pass", shift
+    ids = {d["id"] for d in shift["diagnostics"]}
+    assert "C2N0008" in ids
+    assert (out / "two" / "shift.py").exists()
+
+
+def test_a_kernel_without_a_launch_is_reported_with_what_is_missing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    src = _two(tmp_path, SCALE)
+    (src / "two.cu").write_text(TWO.split("void launch")[0])
+    migrate(MigrateOptions(src, out, check=True))
+    shift = _report(out)["shift"]
     assert shift["status"] == "manual" and shift["port"] is None
     assert "C2N2502" in shift["blocking"]
     ids = {d["id"] for d in shift["diagnostics"]}
     assert {"C2N0008", "C2N2101"} <= ids
-    assert any("'m' has no value" in d["message"] for d in shift["diagnostics"])
+    assert any("launch" in d["message"] for d in shift["diagnostics"] if d["id"] == "C2N2101")
     assert not (out / "two" / "shift.py").exists()
 
 
