@@ -208,7 +208,7 @@ def _shrink(params: dict, free: set[str], fn: A.Function, kernel: str, diags: li
     def biggest() -> float:
         top = 0.0
         for spec in params.values():
-            if isinstance(spec, dict) and "shape" in spec:
+            if isinstance(spec, dict) and _uses(spec.get("shape", ()), start):
                 try:
                     n = 1.0
                     for d in spec["shape"]:
@@ -319,6 +319,13 @@ def _general_grid(grid: list, prog, block, host: dict, ties: dict, fn, site, dia
     return out
 
 
+def _uses(shape, names) -> bool:
+    import re
+
+    words = {w for d in shape for w in re.findall(r"[A-Za-z_]\w*", str(d))}
+    return bool(words & set(names))
+
+
 def _gid_bounds(prog, block) -> dict:
     """Axis -> the bound ``hi`` of a guard ``gid.axis < hi`` shared by every store."""
     found: dict = {}
@@ -423,7 +430,7 @@ def _shape_of(index: Poly, guard, loops, block, ties: dict) -> list | None:
                 bounds[v] = b.hi[0]
     aff = af.affine(idx, set(bounds) | set(af.GID) | set(af.THREAD) | set(af.BLOCK))
     if aff is None or not aff.coeffs or any(v not in bounds for v in aff.coeffs):
-        return None
+        return _whole_bound(idx, [g, *(lc.guard for lc in loops)], block, set(bounds))
     if aff.const.depends_on(af.THREAD_COORDS):
         return None
     if aff.const == af.ZERO:
@@ -440,6 +447,28 @@ def _shape_of(index: Poly, guard, loops, block, ties: dict) -> list | None:
     for v, c in aff.coeffs.items():
         top = top + c * (bounds[v] - 1)
     return [_text(top + 1)]
+
+
+def _whole_bound(idx: Poly, guards: list, block, loop_vars: set) -> list | None:
+    """``[hi]`` when a guard bounds the whole offset, ``idx < hi`` (grid-stride loops)."""
+    for g in guards:
+        for c in _cmps(_canon_cond(g, block)):
+            if c.op != "<":
+                continue
+            hi = idx - c.poly
+            if not hi.depends_on(af.THREAD_COORDS | af.LAUNCH_SIZES) and not (
+                {str(a) for a in hi.atoms()} & loop_vars
+            ):
+                return [_text(hi)]
+    return None
+
+
+def _cmps(c) -> list:
+    if c.kind == "cmp" and c.cmp is not None:
+        return [c.cmp]
+    if c.kind == "and":
+        return [x for a in c.args for x in _cmps(a)]
+    return []
 
 
 def _nd_shape(coeffs: dict, bounds: dict, ties: dict) -> list | None:
