@@ -410,6 +410,8 @@ def _shape(acc: list, block, ties: dict) -> list | None:
     best = None
     for _, index, guard, loops in acc:
         s = _shape_of(index, guard, loops, block, ties)
+        if s is None and block is not None:  # `blockIdx.x * 48 + threadIdx.x` under r < rows
+            s = _shape_of(index, guard, loops, None, ties)
         if s is None:
             continue
         if best is None or len(s) > len(best):
