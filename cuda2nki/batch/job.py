@@ -132,13 +132,7 @@ def _kernel(
     from cuda2nki import api
 
     try:
-        if spec.mode == "examine":
-            res = api.lift(tu, name, binding=binding)
-            bucket = (
-                "automatic" if res.claimed else ("literal" if res.literal_possible else "manual")
-            )
-            diags = _scoped(tu, name, res.diagnostics, owned)
-            return record(spec, name, bucket, diags, lines=lines, idiom=res.idiom)
+        # --examine is a dry run of the same pipeline: the same buckets, nothing written
         res = api.port(
             spec.path,
             binding=binding,
@@ -148,24 +142,42 @@ def _kernel(
             include_dirs=spec.include_dirs,
         )
     except DiagnosticError as exc:  # no port: nothing is written
-        return record(spec, name, "manual", _scoped(tu, name, exc.diagnostics, owned), lines=lines)
+        diags = _scoped(tu, name, exc.diagnostics, owned)
+        return record(spec, name, "manual", diags, lines=lines, missing=_missing(diags))
     diags = _scoped(tu, name, res.diagnostics, owned)
     if res.source is None:
         return record(spec, name, "manual", diags, lines=lines, idiom=res.idiom)
+    bucket = "literal" if res.literal else "automatic"
+    if spec.mode == "examine":
+        return record(spec, name, bucket, diags, lines=lines, idiom=res.idiom)
     out = port_path(spec.out_dir, spec.rel, name)
     api.write_atomic(out, res.source)
     rec = record(
         spec,
         name,
-        "literal" if res.literal else "automatic",
+        bucket,
         diags,
         lines=lines,
         idiom=res.idiom,
         port=str(out.relative_to(spec.out_dir)),
     )
-    if spec.check and binding is not None:
+    if spec.check:
+        if binding is None:  # the port was made from the inferred binding: check with it
+            from cuda2nki.codegen.pipeline import resolve_binding
+
+            binding = resolve_binding(spec.path, None, res.tu or tu, name)
         rec.update(_check(spec, out, binding, name))
     return rec
+
+
+def _missing(diags: list[Diagnostic]) -> list[str]:
+    """The binding items inference could not supply (C2N2101), in words."""
+    out = []
+    for d in diags:
+        if d.code == "C2N2101":
+            what = d.message.removeprefix("cannot infer ").split(" for '")[0]
+            out.append(what)
+    return list(dict.fromkeys(out))
 
 
 def _check(spec: JobSpec, port: Path, binding: Any, name: str) -> dict[str, Any]:
@@ -201,6 +213,7 @@ def record(
     lines: int,
     idiom: str | None = None,
     port: str | None = None,
+    missing: list[str] | None = None,
 ) -> dict[str, Any]:
     diags = [d for d in diags if isinstance(d, Diagnostic)]
     return {
@@ -215,6 +228,7 @@ def record(
             for d in diags
         ],
         "blocking": sorted({d.code for d in diags if d.severity >= Severity.ERROR}),
+        "missing": missing or [],
     }
 
 

@@ -22,7 +22,17 @@ from cuda2nki import __version__
 from cuda2nki.cli.common import print_diagnostics
 from cuda2nki.diagnostics import DiagnosticError, make
 
-COMMANDS = ("parse", "run", "simulate", "port", "check", "review", "migrate", "rules")
+COMMANDS = (
+    "parse",
+    "run",
+    "simulate",
+    "port",
+    "check",
+    "review",
+    "migrate",
+    "bind",
+    "rules",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -80,7 +80,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Any, Literal, Union
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc
 
@@ -424,6 +424,9 @@ class LaunchSite(Node):
     #: the kernel function this site launches: ``kernel``, or ``k<256, float32>`` when a template
     #: kernel has several instantiations in the file (set by the front end)
     instance: str = ""
+    #: the grid, block and arguments followed through the host code (constants, locals,
+    #: launcher parameters): a :class:`cuda2nki.frontend.hostvals.HostFacts`, None if not read
+    host: Any = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -21,6 +21,7 @@ from cuda2nki.frontend.cst import (
     first_error,
     parse_bytes,
 )
+from cuda2nki.frontend.hostvals import HostEvaluator, HostFacts
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import preprocess
@@ -301,6 +302,7 @@ def _launch_sites(
     kinds = {fd.node.id: fd.kind for fd in funcs}
     names = {fd.node.id: fd.name for fd in funcs}
     host_low: dict[int, _HostScope] = {}
+    evaluator = HostEvaluator(root, lambda n: _where(unit, n))
     for ks in caps:
         call = ks.parent
         fnode = _enclosing_function(ks)
@@ -321,12 +323,31 @@ def _launch_sites(
             host = host_low[key] = _HostScope(unit, fnode, name)
         site = _launch_site(unit, host, call, ks)
         if site is not None:
+            site = replace(site, host=_host_facts(evaluator, call, ks))
             sites.append(site)
             fd = unit.functions.get(site.kernel)
             if site.template_args or (fd is not None and fd.is_template):
                 # `k<<<...>>>` / `k<><<<...>>>` of a template: its defaults may instantiate it
                 requests.append((site.kernel, list(site.template_args), site.loc))
     return sites, requests
+
+
+def _where(unit: UnitContext, node: ts.Node) -> str:
+    loc = unit.loc(node)
+    return f"{loc.file}:{loc.line}"
+
+
+def _host_facts(evaluator: HostEvaluator, call: ts.Node, ks: ts.Node) -> HostFacts | None:
+    """The launch's grid, block and arguments followed through the host code."""
+    cfg = [c for c in ks.named_children if c.kind_id not in COMMENT_IDS]
+    an = call.child_by_field_id(F.arguments)
+    args = [c for c in an.named_children if c.kind_id not in COMMENT_IDS] if an else []
+    if len(cfg) < 2:
+        return None
+    try:
+        return evaluator.facts(call, cfg, args)
+    except RecursionError:  # pathological host code: the launch is read as written
+        return None
 
 
 def _explicit_instantiations(

@@ -44,9 +44,14 @@ def render(e: A.Expr, names: dict) -> str | None:
     return None
 
 
-def _launch(tu: A.TranslationUnit, fn: A.Function, diags: list) -> dict | None:
+def _site(tu: A.TranslationUnit, fn: A.Function) -> A.LaunchSite | None:
     sites = [s for s in tu.launch_sites if (s.instance or s.kernel) == fn.name]
-    if not sites:
+    return sites[0] if sites else None
+
+
+def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | None:
+    """The launch in kernel parameter names: as written, else followed through the host code."""
+    if site is None:
         diags.append(
             make(
                 "C2N2101",
@@ -57,7 +62,6 @@ def _launch(tu: A.TranslationUnit, fn: A.Function, diags: list) -> dict | None:
             )
         )
         return None
-    site = sites[0]
     names = {}
     for p, text in zip(fn.params, site.arg_texts):
         if text.isidentifier():
@@ -67,18 +71,24 @@ def _launch(tu: A.TranslationUnit, fn: A.Function, diags: list) -> dict | None:
     )
     grid = [render(g, names) for g in site.grid]
     block = [render(b, names) for b in site.block]
-    if any(x is None for x in grid + block):
-        diags.append(
-            make(
-                "C2N2101",
-                site.loc,
-                what="the launch configuration",
-                kernel=fn.name,
-                why=f"'<<<{site.grid_text}, {site.block_text}>>>' uses host values "
-                "that are not kernel parameters; add [launch] grid and block",
+    source = "the launch site"
+    if any(x is None for x in grid + block) or any(
+        not isinstance(_int_or(b), int) for b in block if b is not None
+    ):
+        got = _host_launch(fn, site)
+        if got is None:
+            diags.append(
+                make(
+                    "C2N2101",
+                    site.loc,
+                    what="the launch configuration",
+                    kernel=fn.name,
+                    why=f"'<<<{site.grid_text}, {site.block_text}>>>' uses host values "
+                    "that are neither kernel parameters nor constants; add [launch] grid and block",
+                )
             )
-        )
-        return None
+            return None
+        grid, block, source = got
     out = {"grid": [_tidy(g) for g in grid], "block": [_int_or(b) for b in block]}
     diags.append(
         make(
@@ -86,10 +96,32 @@ def _launch(tu: A.TranslationUnit, fn: A.Function, diags: list) -> dict | None:
             site.loc,
             what=f"launch grid {out['grid']} block {out['block']}",
             kernel=fn.name,
-            source="the launch site",
+            source=source,
         )
     )
     return out
+
+
+def _host_launch(fn: A.Function, site: A.LaunchSite) -> tuple[list, list, str] | None:
+    """Grid and block from the host values of the launch (constants, locals, callers)."""
+    from cuda2nki.frontend.hostvals import resolve_args
+
+    facts = site.host
+    if facts is None:
+        return None
+    params = tuple(p.name for p in fn.params)
+    if len(site.args) > len(params):
+        return None
+    grid = [resolve_args(g.text, params) for g in facts.grid]
+    block = [b.value for b in facts.block]
+    if any(g is None for g in grid) or any(not isinstance(b, int) for b in block):
+        return None
+    ev = [e for x in (*facts.grid, *facts.block) for e in x.evidence]
+    notes = [n for x in (*facts.grid, *facts.block) for n in x.notes]
+    source = "the host code (" + "; ".join(dict.fromkeys(ev[:3])) + ")"
+    if notes:
+        source += "; " + "; ".join(dict.fromkeys(notes))
+    return grid, block, source
 
 
 def _tidy(text: str) -> str | int:
@@ -112,13 +144,13 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     out: dict = {"kernel": kernel_name, "params": {}}
     if fn is None:
         return out, diags
-    launch = _launch(tu, fn, diags)
-    if launch is not None:
-        out["launch"] = launch
+    site = _site(tu, fn)
+    launch = _launch(fn, site, diags)
     block = None
     if launch is not None and all(isinstance(b, int) for b in launch["block"]):
         block = tuple(launch["block"]) + (1,) * (3 - len(launch["block"]))
     accesses: dict = {}
+    prog = None
     try:
         prog = execute(tu, fn, block)
         for st in prog.stores:
@@ -138,21 +170,191 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 why=f"the kernel could not be analysed ({r.code})",
             )
         )
-        prog = None
+    host = _host_values(fn, site)
+    ties: dict[str, int] = {}
+    shapes = {
+        p.name: _shape(accesses.get(p.name, []), block, ties)
+        for p in fn.params
+        if isinstance(p.ty, A.PointerType)
+    }
+    if launch is not None and prog is not None and block is not None:
+        launch["grid"] = _general_grid(launch["grid"], prog, block, host, ties, fn, site, diags)
+        out["launch"] = launch
+    elif launch is not None:
+        out["launch"] = launch
+    sizes = _size_names(shapes, launch, fn)
     for p in fn.params:
         if isinstance(p.ty, A.PointerType):
-            out["params"][p.name] = _pointer(p, accesses.get(p.name, []), block, kernel_name, diags)
+            shape = _tied(shapes[p.name], ties)
+            spec = _pointer(p, accesses.get(p.name, []), shape, kernel_name, diags)
+            out["params"][p.name] = spec
         else:
+            out["params"][p.name] = _scalar(
+                p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
+            )
+    _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags)
+    return out, diags
+
+
+def _shrink(params: dict, free: set[str], fn: A.Function, kernel: str, diags: list) -> None:
+    """Halve the largest free size until the largest tensor holds at most ``_DEFAULT_ELEMENTS``:
+    a host's production sizes are too large to simulate, and check adds the sizes that matter
+    (ragged tails, several tiles) itself.  Guards keep a smaller size in bounds of the grid."""
+    from cuda2nki.binding import eval_c_expr
+
+    start = {n: params[n] for n in free if isinstance(params.get(n), int)}
+    env = {n: v for n, v in params.items() if isinstance(v, int | float)}
+
+    def biggest() -> float:
+        top = 0.0
+        for spec in params.values():
+            if isinstance(spec, dict) and _uses(spec.get("shape", ()), start):
+                try:
+                    n = 1.0
+                    for d in spec["shape"]:
+                        n *= float(eval_c_expr(d, env))
+                    top = max(top, n)
+                except Exception:  # noqa: BLE001 - a shape the defaults cannot size
+                    return 0.0
+        return top
+
+    while start and biggest() > _DEFAULT_ELEMENTS:
+        name = max(start, key=lambda k: env[k])
+        if env[name] <= 8:
+            break
+        env[name] = int(env[name]) // 2
+    for name, was in start.items():
+        if env[name] != was:
+            params[name] = env[name]
+            p = next(q for q in fn.params if q.name == name)
             diags.append(
                 make(
-                    "C2N2101",
+                    "C2N2100",
                     p.loc,
-                    what=f"a value for scalar '{p.name}'",
-                    kernel=kernel_name,
-                    why=f"scalar values are not in the source; add `{p.name} = ...` under [params]",
+                    what=f"{name} = {env[name]} (the host's {was} is too large to simulate)",
+                    kernel=kernel,
+                    source="a smaller test size",
                 )
             )
-    return out, diags
+
+
+def _host_values(fn: A.Function, site: A.LaunchSite | None) -> dict:
+    """Parameter name -> the host value passed for it (a HostExpr with a number), if any."""
+    if site is None or site.host is None:
+        return {}
+    return {
+        p.name: h
+        for p, h in zip(fn.params, site.host.args)
+        if h.value is not None and not isinstance(p.ty, A.PointerType)
+    }
+
+
+def _size_names(shapes: dict, launch: dict | None, fn: A.Function) -> set[str]:
+    """Scalar parameters that size something: named in a shape or in the grid."""
+    import re
+
+    texts = [str(d) for s in shapes.values() if s for d in s]
+    if launch is not None:
+        texts += [str(g) for g in launch["grid"]]
+    words = {w for t in texts for w in re.findall(r"[A-Za-z_]\w*", t)}
+    return {p.name for p in fn.params if p.name in words}
+
+
+#: the largest tensor a default size makes (check adds its own larger points where needed)
+_DEFAULT_ELEMENTS = 1 << 14
+
+
+def _scalar(p: A.Param, host, is_size: bool, ties: dict, kernel: str, diags: list):
+    """A scalar's default value: the host's, a tied stride, else a default with a note."""
+    from cuda2nki.lift.symexec import dtype_of as c_dtype
+
+    floating = c_dtype(p.ty).startswith(("float", "bfloat"))
+    if host is not None:
+        value = host.value
+        if not floating:
+            value = int(value)
+        if p.name in ties and value > ties[p.name]:
+            value = ties[p.name]
+        where = "; ".join(host.evidence[:2]) or "the launch site"
+        if host.notes:
+            where += "; " + "; ".join(host.notes)
+        diags.append(
+            make("C2N2100", p.loc, what=f"{p.name} = {value}", kernel=kernel, source=where)
+        )
+        return value
+    if p.name in ties:
+        value = ties[p.name]
+        why = f"the stride it bounds ({value})"
+    elif is_size:
+        value = 256
+        why = "a default size (check chooses further sizes itself)"
+    else:
+        value = 1.0 if floating else 1
+        why = "a default: no value in the source; set the real one under [params]"
+    diags.append(make("C2N2100", p.loc, what=f"{p.name} = {value}", kernel=kernel, source=why))
+    return value
+
+
+def _general_grid(grid: list, prog, block, host: dict, ties: dict, fn, site, diags) -> list:
+    """A constant grid axis that covers a guard ``gid < bound`` at the host's sizes is written
+    ``ceil_div(bound, block)``, so that it follows the sizes check chooses."""
+    from cuda2nki.binding import eval_c_expr
+
+    env = {k: h.value for k, h in host.items()}
+    bounds = _gid_bounds(prog, block)
+    out = list(grid)
+    for axis, g in enumerate(grid):
+        b = bounds.get(axis)
+        if not isinstance(g, int) or b is None or b.is_const:
+            continue
+        text = _text(b)
+        if any(name in ties for name in map(str, b.atoms())):
+            continue
+        try:
+            size = int(eval_c_expr(str(text), env))
+        except Exception:  # noqa: BLE001 - a bound over sizes the host does not give
+            continue
+        if -(-size // block[axis]) == g:
+            out[axis] = f"ceil_div({text}, {block[axis]})"
+    return out
+
+
+def _uses(shape, names) -> bool:
+    import re
+
+    words = {w for d in shape for w in re.findall(r"[A-Za-z_]\w*", str(d))}
+    return bool(words & set(names))
+
+
+def _gid_bounds(prog, block) -> dict:
+    """Axis -> the bound ``hi`` of a guard ``gid.axis < hi`` shared by every store."""
+    found: dict = {}
+    for st in prog.stores:
+        dom = af.domain_of(_canon_cond(st.guard, block), set(af.GID))
+        if dom is None:
+            return {}
+        for axis, v in enumerate(af.GID):
+            b = dom.bounds.get(v)
+            hi = b.hi[0] if b is not None and len(b.hi) == 1 else None
+            if hi is None or hi.depends_on(af.THREAD_COORDS):
+                found[axis] = None
+            elif found.setdefault(axis, hi) != hi:
+                found[axis] = None
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def _tied(shape: list | None, ties: dict) -> list | None:
+    import re
+
+    if shape is None or not ties:
+        return shape
+    out = []
+    for d in shape:
+        if isinstance(d, str):
+            d = re.sub(r"[A-Za-z_]\w*", lambda m: str(ties.get(m.group(0), m.group(0))), d)
+            d = _int_or(d)
+        out.append(d)
+    return out
 
 
 def _loads_in(e, folds: tuple):
@@ -169,7 +371,7 @@ def _loads_in(e, folds: tuple):
         yield from _loads_in(k, folds)
 
 
-def _pointer(p: A.Param, acc: list, block, kernel: str, diags: list) -> dict:
+def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list) -> dict:
     spec: dict = {"dtype": dtype_of(p.ty)}
     kinds = {k for k, *_ in acc}
     if kinds:
@@ -184,7 +386,6 @@ def _pointer(p: A.Param, acc: list, block, kernel: str, diags: list) -> dict:
                 why="it is never accessed",
             )
         )
-    shape = _shape(acc, block)
     if shape is None:
         diags.append(
             make(
@@ -205,10 +406,12 @@ def _pointer(p: A.Param, acc: list, block, kernel: str, diags: list) -> dict:
     return spec
 
 
-def _shape(acc: list, block) -> list | None:
+def _shape(acc: list, block, ties: dict) -> list | None:
     best = None
     for _, index, guard, loops in acc:
-        s = _shape_of(index, guard, loops, block)
+        s = _shape_of(index, guard, loops, block, ties)
+        if s is None and block is not None:  # `blockIdx.x * 48 + threadIdx.x` under r < rows
+            s = _shape_of(index, guard, loops, None, ties)
         if s is None:
             continue
         if best is None or len(s) > len(best):
@@ -216,7 +419,7 @@ def _shape(acc: list, block) -> list | None:
     return best
 
 
-def _shape_of(index: Poly, guard, loops, block) -> list | None:
+def _shape_of(index: Poly, guard, loops, block, ties: dict) -> list | None:
     idx = af.canonical(index, block)
     g = guard
     bounds: dict = {lc.var: lc.extent for lc in loops}
@@ -229,9 +432,13 @@ def _shape_of(index: Poly, guard, loops, block) -> list | None:
                 bounds[v] = b.hi[0]
     aff = af.affine(idx, set(bounds) | set(af.GID) | set(af.THREAD) | set(af.BLOCK))
     if aff is None or not aff.coeffs or any(v not in bounds for v in aff.coeffs):
-        return None
+        return _whole_bound(idx, [g, *(lc.guard for lc in loops)], block, set(bounds))
     if aff.const.depends_on(af.THREAD_COORDS):
         return None
+    if aff.const == af.ZERO:
+        nd = _nd_shape(aff.coeffs, bounds, ties)
+        if nd is not None:
+            return nd
     unit = [v for v, c in aff.coeffs.items() if c == af.ONE]
     if len(unit) == 1:
         inner = bounds[unit[0]]
@@ -242,6 +449,86 @@ def _shape_of(index: Poly, guard, loops, block) -> list | None:
     for v, c in aff.coeffs.items():
         top = top + c * (bounds[v] - 1)
     return [_text(top + 1)]
+
+
+def _whole_bound(idx: Poly, guards: list, block, loop_vars: set) -> list | None:
+    """``[hi]`` when a guard bounds the whole offset, ``idx < hi`` (grid-stride loops)."""
+    for g in guards:
+        for c in _cmps(_canon_cond(g, block)):
+            if c.op != "<":
+                continue
+            hi = idx - c.poly
+            if not hi.depends_on(af.THREAD_COORDS | af.LAUNCH_SIZES) and not (
+                {str(a) for a in hi.atoms()} & loop_vars
+            ):
+                return [_text(hi)]
+    return None
+
+
+def _cmps(c) -> list:
+    if c.kind == "cmp" and c.cmp is not None:
+        return [c.cmp]
+    if c.kind == "and":
+        return [x for a in c.args for x in _cmps(a)]
+    return []
+
+
+def _nd_shape(coeffs: dict, bounds: dict, ties: dict) -> list | None:
+    """Row-major dims from strides: the unit-stride variable first, then each variable whose
+    coefficient is the product of the extents so far.  An extent is the bound of its variable,
+    or the next stride when that is a constant or another size (the bound is then tied to it:
+    ``A[i * 256 + k]`` with ``k < nk`` is ``[ni, 256]`` and nk is at most 256)."""
+    left = dict(coeffs)
+    unit = [v for v, c in left.items() if c == af.ONE]
+    if len(unit) != 1:
+        return None
+    var, stride, dims = unit[0], af.ONE, []
+    del left[var]
+    pending: dict = {}
+    while left:
+        ext = bounds[var]
+        want = stride * ext
+        nxt = [v for v, c in left.items() if c == want]
+        if not nxt:
+            cands = [(v, c) for v, c in left.items() if _divides(c, stride)]
+            if len(cands) != 1:
+                return None
+            v, c = cands[0]
+            ext = _quotient(c, stride)
+            if ext is None:
+                return None
+            b = bounds[var]
+            name = _single_name(b)
+            if name is not None and ext.is_const:
+                pending[name] = ext.const_value
+            nxt = [v]
+            want = c
+        dims.append(ext)
+        var, stride = nxt[0], want
+        del left[var]
+    dims.append(bounds[var])
+    ties.update(pending)
+    return [_text(d) for d in reversed(dims)]
+
+
+def _divides(c: Poly, stride: Poly) -> bool:
+    return _quotient(c, stride) is not None
+
+
+def _quotient(c: Poly, stride: Poly) -> Poly | None:
+    if stride == af.ONE:
+        return c
+    if c.is_const and stride.is_const and stride.const_value:
+        q, r = divmod(c.const_value, stride.const_value)
+        return Poly.const(q) if r == 0 else None
+    return None
+
+
+def _single_name(p: Poly) -> str | None:
+    atoms = p.atoms()
+    if len(atoms) == 1 and p == Poly.atom(next(iter(atoms))):
+        return str(next(iter(atoms)))
+    return None
 
 
 def _canon_cond(c, block):
@@ -255,18 +542,29 @@ def _text(p: Poly) -> str | int:
 
 
 def binding_from_inference(tu: A.TranslationUnit, kernel_name: str):
-    """A :class:`~cuda2nki.binding.Binding` when inference is complete, else None; scalar values
-    are never inferred, so this returns None with diagnostics saying what to add."""
+    """A :class:`~cuda2nki.binding.Binding` when inference is complete (with the notes saying
+    where each item came from), else None with diagnostics saying what to add."""
+    from cuda2nki.binding import binding_from_dict, binding_problems
+    from cuda2nki.diagnostics import DiagnosticError, Severity
+
     partial, diags = infer_binding(tu, kernel_name)
+    fn = tu.function(kernel_name)
+    loc = fn.loc if fn is not None else A.SourceLoc(tu.file, 1, 1)
+    if fn is not None and not any(d.severity >= Severity.WARNING for d in diags):
+        try:
+            bnd = binding_from_dict(partial, f"{tu.file} (inferred)")
+        except DiagnosticError:
+            bnd = None
+        params = [(p.name, isinstance(p.ty, A.PointerType | A.ArrayType)) for p in fn.params]
+        if bnd is not None and not binding_problems(bnd, kernel_name, params):
+            return bnd, diags
     diags.append(
         make(
             "C2N2023",
-            tu.function(kernel_name).loc
-            if tu.function(kernel_name)
-            else A.SourceLoc(tu.file, 1, 1),
+            loc,
             kernel=kernel_name,
             what="no binding given; the inferred parts are listed above, add the "
-            "missing ones to a kernel.toml",
+            "missing ones to a kernel.toml (`cuda2nki bind` writes one)",
         )
     )
     return None, diags

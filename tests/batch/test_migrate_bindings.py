@@ -113,14 +113,26 @@ def test_a_sidecar_binds_only_the_kernel_it_names(tmp_path: Path) -> None:
     migrate(MigrateOptions(_two(tmp_path, SCALE), out, check=True))
     got = _report(out)
     assert got["scale"]["status"] == "automatic" and got["scale"]["verdict"] == "pass"
-    # shift: inferred instead (the sidecar binds scale), and the inference lacks a value for m:
-    # reported with what is missing, and no port written
+    # shift: inferred instead (the sidecar binds scale): its launch from the launcher, m a size
+    # (check chooses its values), so the port is made and checked
     shift = got["shift"]
+    assert shift["status"] == "automatic" and shift["verdict"] == "pass", shift
+    ids = {d["id"] for d in shift["diagnostics"]}
+    assert "C2N0008" in ids
+    assert (out / "two" / "shift.py").exists()
+
+
+def test_a_kernel_without_a_launch_is_reported_with_what_is_missing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    src = _two(tmp_path, SCALE)
+    (src / "two.cu").write_text(TWO.split("void launch")[0])
+    migrate(MigrateOptions(src, out, check=True))
+    shift = _report(out)["shift"]
     assert shift["status"] == "manual" and shift["port"] is None
     assert "C2N2502" in shift["blocking"]
     ids = {d["id"] for d in shift["diagnostics"]}
     assert {"C2N0008", "C2N2101"} <= ids
-    assert any("'m' has no value" in d["message"] for d in shift["diagnostics"])
+    assert any("launch" in d["message"] for d in shift["diagnostics"] if d["id"] == "C2N2101")
     assert not (out / "two" / "shift.py").exists()
 
 
@@ -150,3 +162,59 @@ def test_every_record_holds_the_file_diagnostics_that_concern_its_kernel(tmp_pat
         assert scale["blocking"] == [], mode
         for name in ("report.csv", "report.html"):
             assert "C2N1004" in (out / name).read_text(), (mode, name)
+
+
+#: no sidecar: sizes from -D macros, launches through a launcher and main
+INFERRED = """\
+__global__ void scale_rows(float* out, const float* in, float s, int rows) {
+    int r = blockIdx.x;
+    int c = threadIdx.x;
+    if (r < rows && c < COLS) out[r * COLS + c] = s * in[r * COLS + c];
+}
+
+__global__ void add_one(float* y, const float* x, int n) {
+    int i = blockIdx.x * BLOCK + threadIdx.x;
+    if (i < n) y[i] = x[i] + 1.0f;
+}
+
+void launch(float* o, const float* i, float s, int rows, int n) {
+    dim3 block(COLS);
+    scale_rows<<<rows, block>>>(o, i, s, rows);
+    add_one<<<(n + BLOCK - 1) / BLOCK, BLOCK>>>(o, i, n);
+}
+
+int main() {
+    float *o, *i;
+    const int rows = 24;
+    launch(o, i, 0.25f, rows, rows * COLS);
+}
+"""
+
+
+def test_inferred_bindings_of_a_macro_sized_file_are_checked(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "inferred.cu").write_text(INFERRED)
+    defines = {"COLS": "48", "BLOCK": "64"}
+    out = tmp_path / "out"
+    migrate(MigrateOptions(src, out, check=True, defines=defines))
+    got = _report(out)
+    assert set(got) == {"scale_rows", "add_one"}
+    for r in got.values():
+        assert r["status"] == "automatic", r
+        assert r["verdict"] == "pass" and r["numerics"] == "pass", r
+    dry = tmp_path / "dry"
+    migrate(MigrateOptions(src, dry, mode="examine", defines=defines))
+    assert {k: r["status"] for k, r in _report(dry).items()} == {
+        k: r["status"] for k, r in got.items()
+    }
+
+
+def test_examine_lists_the_missing_binding_items(tmp_path: Path) -> None:
+    src = _two(tmp_path, SCALE)
+    (src / "two.cu").write_text(TWO.split("void launch")[0])
+    out = tmp_path / "out"
+    migrate(MigrateOptions(src, out, mode="examine"))
+    shift = _report(out)["shift"]
+    assert shift["status"] == "manual"
+    assert "the launch configuration" in shift["missing"]

@@ -167,8 +167,16 @@ def test_infer_binding_shapes_roles_launch() -> None:
     )
 
 
-def test_lift_without_binding_says_what_is_missing() -> None:
+def test_lift_without_binding_uses_a_complete_inference() -> None:
     res = lift_kernel(parse_source(SRC, "mm.cu"), "mm")
+    assert res.claimed
+    codes = [d.code for d in res.diagnostics]
+    assert "C2N2023" not in codes and "C2N2100" in codes
+
+
+def test_lift_without_binding_says_what_is_missing() -> None:
+    no_launch = SRC.split("void run")[0]
+    res = lift_kernel(parse_source(no_launch, "mm.cu"), "mm")
     assert not res.claimed
     codes = [d.code for d in res.diagnostics]
     assert "C2N2023" in codes and "C2N2101" in codes and "C2N2100" in codes

@@ -1,0 +1,694 @@
+"""Host values at a launch site: what the grid, the block and each argument evaluate to.
+
+A launch such as ``k<<<grid, block>>>(n, alpha, p)`` names host values.  This module follows
+each name as far as the source allows and returns, per grid/block component and per argument, a
+:class:`HostExpr`: its C text in the kernel's parameter names (a host name passed as an argument
+is that parameter) and its number when every name it uses has a constant value.  What is
+followed, in the (preprocessed, so ``#define``d sizes are numbers) source:
+
+* literals, casts (``(float)n``, ``(size_t)x``), arithmetic, ``sizeof(T)``, ``ceil`` / ``floor``
+  of a float division (``ceil((float)n / (float)b)`` is ``ceil_div(n, b)``), ``min`` / ``max``,
+  ``ceil_div``-style helpers and any function whose body is a single ``return``;
+* ``dim3`` variables of 1-3 components and their members (``block.x``);
+* locals of the host function: the initializer of their last declaration before the launch, else
+  their first assignment; a loop variable is taken at its first value, so ``sizes[j]`` inside
+  ``for (j = 0; ...)`` over a constant array is its first element (a note says which);
+* parameters of the host function: the argument its first caller in the file passes, evaluated
+  in the caller (launcher chains, several levels deep);
+* file-scope constants.
+
+Every value carries its evidence (``file:line: text``) so that a binding can cite it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import tree_sitter as ts
+
+from cuda2nki.frontend.cst import COMMENT_IDS
+
+Number = int | float
+
+_MAX_DEPTH = 12
+_CEIL_DIV_NAMES = frozenset(
+    "ceil_div cdiv div_up divup DIV_UP CEIL_DIV ceildiv iDivUp idivup div_ceil CEILDIV "
+    "ceilDiv DivUp ceil_div_int".split()
+)
+_SIZEOF = {
+    "float": 4,
+    "double": 8,
+    "int": 4,
+    "unsigned": 4,
+    "half": 2,
+    "__half": 2,
+    "__nv_bfloat16": 2,
+    "nv_bfloat16": 2,
+    "char": 1,
+    "short": 2,
+    "long": 8,
+    "size_t": 8,
+    "float2": 8,
+    "float4": 16,
+    "int2": 8,
+    "int4": 16,
+    "int64_t": 8,
+    "int32_t": 4,
+    "uint32_t": 4,
+    "uint8_t": 1,
+    "int8_t": 1,
+}
+_FLOAT_TYPES = frozenset({"float", "double", "half", "__half"})
+
+
+@dataclass(frozen=True)
+class HostExpr:
+    """One host value: ``text`` in kernel parameter names (None: it uses a host value that is not
+    a parameter and not constant), ``value`` when constant, and where it came from."""
+
+    text: str | None
+    value: Number | None
+    evidence: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HostFacts:
+    """The launch site's grid, block and arguments as host values."""
+
+    grid: tuple[HostExpr, ...]
+    block: tuple[HostExpr, ...]
+    args: tuple[HostExpr, ...]
+
+
+class _NoValue(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class _V:
+    """An evaluation: C text (in parameter names, or None), number, dim3 / array items."""
+
+    text: str | None
+    num: Number | None = None
+    items: tuple[_V, ...] | None = None
+    ev: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def _const(n: Number, ev: tuple[str, ...] = (), notes: tuple[str, ...] = ()) -> _V:
+    return _V(_num_text(n), n, None, ev, notes)
+
+
+def _num_text(n: Number) -> str:
+    if isinstance(n, float) and n.is_integer() and abs(n) < 1 << 53:
+        return str(int(n))
+    return repr(n) if isinstance(n, float) else str(n)
+
+
+def _txt(n: ts.Node | None) -> str:
+    return (n.text or b"").decode() if n is not None else ""
+
+
+def _kids(n: ts.Node) -> list[ts.Node]:
+    return [c for c in n.named_children if c.kind_id not in COMMENT_IDS]
+
+
+class HostEvaluator:
+    """Evaluates host expressions of one (preprocessed) file; ``where(node)`` gives the original
+    ``file:line`` of a node for evidence."""
+
+    def __init__(self, root: ts.Node, where: Any) -> None:
+        self.root = root
+        self.where = where
+        self._funcs: dict[str, list[ts.Node]] | None = None
+        self._calls: dict[str, list[ts.Node]] | None = None
+
+    # ------------------------------------------------------------------ indexes
+    def _index(self) -> None:
+        funcs: dict[str, list[ts.Node]] = {}
+        calls: dict[str, list[ts.Node]] = {}
+        stack = [self.root]
+        while stack:
+            n = stack.pop()
+            if n.type == "function_definition":
+                name = _function_name(n)
+                if name:
+                    funcs.setdefault(name, []).append(n)
+            elif n.type == "call_expression":
+                f = n.child_by_field_name("function")
+                if f is not None and f.type in ("identifier", "qualified_identifier"):
+                    calls.setdefault(_txt(f).split("::")[-1], []).append(n)
+            stack.extend(reversed(n.children))
+        self._funcs, self._calls = funcs, calls
+
+    def functions(self, name: str) -> list[ts.Node]:
+        if self._funcs is None:
+            self._index()
+        return self._funcs.get(name, [])  # type: ignore[union-attr]
+
+    def calls(self, name: str) -> list[ts.Node]:
+        if self._calls is None:
+            self._index()
+        return self._calls.get(name, [])  # type: ignore[union-attr]
+
+    # ------------------------------------------------------------------ the launch site
+    def facts(self, call: ts.Node, cfg: list[ts.Node], args: list[ts.Node]) -> HostFacts:
+        fnode = _enclosing(call)
+        argmap = {_txt(a): i for i, a in enumerate(args) if a.type == "identifier"}
+        scope = _Scope(fnode, call.start_byte, argmap, 0)
+        grid = self._dims(cfg[0], scope)
+        plain = _Scope(fnode, call.start_byte, {}, 0)
+        block = self._dims(cfg[1], plain)
+        if any(b.value is None for b in block):
+            block = self._dims(cfg[1], scope)
+        vals = tuple(self._host(a, plain) for a in args)
+        return HostFacts(grid, block, vals)
+
+    def _dims(self, node: ts.Node, scope: _Scope) -> tuple[HostExpr, ...]:
+        try:
+            v = self.eval(node, scope)
+        except _NoValue:
+            return (HostExpr(None, None),)
+        items = v.items if v.items is not None else (v,)
+        return tuple(_host_expr(i, v) for i in items[:3])
+
+    def _host(self, node: ts.Node, scope: _Scope) -> HostExpr:
+        try:
+            v = self.eval(node, scope)
+        except _NoValue:
+            return HostExpr(None, None)
+        if v.items is not None:
+            return HostExpr(None, None, v.ev, v.notes)
+        return _host_expr(v, v)
+
+    # ------------------------------------------------------------------ evaluation
+    def eval(self, n: ts.Node, s: _Scope) -> _V:
+        if s.depth > _MAX_DEPTH:
+            raise _NoValue
+        t = n.type
+        if t == "number_literal":
+            return _const(_number(_txt(n)))
+        if t in ("true", "false"):
+            return _const(int(t == "true"))
+        if t == "parenthesized_expression":
+            inner = _kids(n)
+            if len(inner) != 1:
+                raise _NoValue
+            v = self.eval(inner[0], s)
+            return v if v.text is None or v.items else _V(f"({v.text})", v.num, None, v.ev, v.notes)
+        if t in ("identifier", "type_identifier"):
+            return self._name(_txt(n), n, s)
+        if t == "cast_expression":
+            return _cast(
+                _txt(n.child_by_field_name("type")), self.eval(n.child_by_field_name("value"), s)
+            )
+        if t == "binary_expression":
+            op = _txt(n.child_by_field_name("operator"))
+            return _binary(
+                op,
+                self.eval(n.child_by_field_name("left"), s),
+                self.eval(n.child_by_field_name("right"), s),
+            )
+        if t == "unary_expression":
+            op = _txt(n.child_by_field_name("operator"))
+            v = self.eval(n.child_by_field_name("argument"), s)
+            if op == "-" and v.items is None:
+                return _V(
+                    None if v.text is None else f"(-{v.text})",
+                    None if v.num is None else -v.num,
+                    None,
+                    v.ev,
+                    v.notes,
+                )
+            if op == "+":
+                return v
+            raise _NoValue
+        if t == "sizeof_expression":
+            ty = _txt(n.child_by_field_name("type") or n).replace("sizeof", "").strip(" ()")
+            size = _SIZEOF.get(ty.replace("const ", "").strip())
+            if size is None:
+                raise _NoValue
+            return _const(size)
+        if t == "field_expression":
+            return self._member(n, s)
+        if t == "subscript_expression":
+            return self._subscript(n, s)
+        if t == "call_expression":
+            return self._call(n, s)
+        if t in ("argument_list", "initializer_list"):
+            items = tuple(self.eval(c, s) for c in _kids(n))
+            return _V(None, None, items, _ev(items), _notes(items))
+        if t == "conditional_expression":
+            cond = self.eval(n.child_by_field_name("condition"), s)
+            if cond.num is None:
+                raise _NoValue
+            return self.eval(n.child_by_field_name("consequence" if cond.num else "alternative"), s)
+        raise _NoValue
+
+    def _name(self, name: str, node: ts.Node, s: _Scope) -> _V:
+        if name in s.argmap:
+            return _V(f"@{s.argmap[name]}")  # a kernel argument: resolved by the caller
+        if name in s.bound:
+            return s.bound[name]
+        if s.fnode is not None:
+            got = self._local(name, s)
+            if got is not None:
+                return got
+            got = self._param(name, s)
+            if got is not None:
+                return got
+        got = self._global(name, s)
+        if got is not None:
+            return got
+        raise _NoValue
+
+    def _local(self, name: str, s: _Scope) -> _V | None:
+        decl = _last_decl(s.fnode, name, s.before)
+        if decl is None:
+            return None
+        kind, d, value = decl
+        ev = (f"{self.where(d)}: {_one_line(d)}",)
+        inner = _Scope(s.fnode, d.start_byte, s.argmap, s.depth + 1)
+        if value is None:
+            value = _first_assignment(s.fnode, name, d.end_byte, s.before)
+            if value is None:
+                raise _NoValue
+        v = self.eval(value, inner)
+        notes = v.notes
+        if kind == "loop":
+            notes += (f"'{name}' taken at its first value {v.text} ({self.where(d)})",)
+        return _V(v.text, v.num, v.items, ev + v.ev, notes)
+
+    def _param(self, name: str, s: _Scope) -> _V | None:
+        params = _params(s.fnode)
+        if name not in params:
+            return None
+        idx = params.index(name)
+        fname = _function_name(s.fnode)
+        for call in self.calls(fname or ""):
+            args = call.child_by_field_name("arguments")
+            items = _kids(args) if args is not None else []
+            if idx >= len(items) or _enclosing(call) is s.fnode:
+                continue
+            caller = _enclosing(call)
+            try:
+                v = self.eval(items[idx], _Scope(caller, call.start_byte, {}, s.depth + 1))
+            except _NoValue:
+                continue
+            ev = (f"{self.where(call)}: {_one_line(call)}",)
+            return _V(v.text, v.num, v.items, ev + v.ev, v.notes)
+        raise _NoValue
+
+    def _global(self, name: str, s: _Scope) -> _V | None:
+        decl = _last_decl(self.root, name, s.before if s.fnode is None else 1 << 62, top=True)
+        if decl is None:
+            return None
+        _, d, value = decl
+        if value is None:
+            raise _NoValue
+        v = self.eval(value, _Scope(None, d.start_byte, {}, s.depth + 1))
+        return _V(v.text, v.num, v.items, (f"{self.where(d)}: {_one_line(d)}", *v.ev), v.notes)
+
+    def _member(self, n: ts.Node, s: _Scope) -> _V:
+        field = _txt(n.child_by_field_name("field"))
+        base = self.eval(n.child_by_field_name("argument"), s)
+        if base.items is None or field not in ("x", "y", "z"):
+            raise _NoValue
+        i = "xyz".index(field)
+        if i >= len(base.items):
+            return _const(1, base.ev)
+        it = base.items[i]
+        return _V(it.text, it.num, None, base.ev + it.ev, base.notes + it.notes)
+
+    def _subscript(self, n: ts.Node, s: _Scope) -> _V:
+        arr = self.eval(n.child_by_field_name("argument"), s)
+        idx_node = n.child_by_field_name("index") or n.child_by_field_name("indices")
+        if idx_node is not None and idx_node.type == "subscript_argument_list":
+            kids = _kids(idx_node)
+            idx_node = kids[0] if len(kids) == 1 else None
+        if arr.items is None or idx_node is None:
+            raise _NoValue
+        i = self.eval(idx_node, s)
+        if not isinstance(i.num, int) or not 0 <= i.num < len(arr.items):
+            raise _NoValue
+        it = arr.items[i.num]
+        note = ()
+        if len(arr.items) > 1:
+            vals = ", ".join(x.text or "?" for x in arr.items)
+            note = (f"picked {it.text}, item {i.num} of {{{vals}}}",)
+        return _V(
+            it.text, it.num, None, arr.ev + i.ev + it.ev, arr.notes + i.notes + it.notes + note
+        )
+
+    def _call(self, n: ts.Node, s: _Scope) -> _V:
+        f = n.child_by_field_name("function")
+        name = _txt(f).split("::")[-1].split("<")[0]
+        argn = n.child_by_field_name("arguments")
+        items = _kids(argn) if argn is not None else []
+        if name == "dim3":
+            vals = tuple(self.eval(a, s) for a in items)
+            return _V(None, None, vals, _ev(vals), _notes(vals))
+        if name in ("ceil", "ceilf", "floor", "floorf") and len(items) == 1:
+            return _rounding(name.startswith("ceil"), self.eval(items[0], s))
+        if name in ("min", "max", "fmin", "fmax", "fminf", "fmaxf") and len(items) == 2:
+            a, b = self.eval(items[0], s), self.eval(items[1], s)
+            fn = min if "min" in name else max
+            num = fn(a.num, b.num) if a.num is not None and b.num is not None else None
+            text = (
+                None
+                if a.text is None or b.text is None
+                else f"{name.lstrip('f').rstrip('f') or name}({a.text}, {b.text})"
+            )
+            return _V(text, num, None, a.ev + b.ev, a.notes + b.notes)
+        if name in _CEIL_DIV_NAMES and len(items) == 2:
+            a, b = self.eval(items[0], s), self.eval(items[1], s)
+            return _ceil_div(a, b)
+        return self._inline(name, items, s)
+
+    def _inline(self, name: str, items: list[ts.Node], s: _Scope) -> _V:
+        """A call of a function whose body is one ``return e;``: ``e`` with its parameters bound."""
+        for fn in self.functions(name):
+            ret = _single_return(fn)
+            params = _params(fn)
+            if ret is None or len(params) != len(items):
+                continue
+            vals = [self.eval(a, s) for a in items]
+            if any(v.items is not None for v in vals):
+                continue
+            bound = {
+                p: (_V(f"({v.text})", v.num, None, v.ev, v.notes) if v.text else v)
+                for p, v in zip(params, vals)
+            }
+            scope = _Scope(fn, ret.start_byte, {}, s.depth + 1, bound)
+            v = self.eval(ret, scope)
+            if all(v.num is not None for v in vals) or v.text is not None:
+                return v
+        raise _NoValue
+
+
+@dataclass
+class _Scope:
+    fnode: ts.Node | None
+    before: int
+    argmap: dict[str, int]
+    depth: int
+    bound: dict[str, _V] | None = None
+
+    def __post_init__(self) -> None:
+        if self.bound is None:
+            self.bound = {}
+
+
+# ---------------------------------------------------------------------- arithmetic
+
+
+def _number(text: str) -> Number:
+    t = text.lower().replace("'", "")
+    if t.startswith("0x"):
+        return int(t.rstrip("ul"), 16)
+    if any(c in t for c in ".e") and not t.startswith("0x"):
+        return float(t.rstrip("fl"))
+    t = t.rstrip("ul")
+    if len(t) > 1 and t.startswith("0"):
+        return int(t, 8)
+    return int(t)
+
+
+def _cast(ty: str, v: _V) -> _V:
+    if v.items is not None:
+        raise _NoValue
+    base = ty.replace("const", "").replace("unsigned", "").strip() or "int"
+    if base in _FLOAT_TYPES:
+        num = None if v.num is None else float(v.num)
+        return _V(
+            v.text and f"(float){v.text}" if v.num is None else _num_text(num),
+            num,
+            None,
+            v.ev,
+            v.notes,
+        )
+    num = None if v.num is None else int(v.num)
+    text = _num_text(num) if num is not None else (_strip_float(v.text) if v.text else None)
+    return _V(text, num, None, v.ev, v.notes)
+
+
+def _strip_float(text: str) -> str:
+    return text.replace("(float)", "")
+
+
+def _binary(op: str, a: _V, b: _V) -> _V:
+    if a.items is not None or b.items is not None:
+        raise _NoValue
+    num = None
+    if a.num is not None and b.num is not None:
+        num = _arith(op, a.num, b.num)
+    text = None if a.text is None or b.text is None else f"{a.text} {op} {b.text}"
+    if num is not None and not _uses_args(a, b):
+        text = _num_text(num)
+    return _V(text, num, None, a.ev + b.ev, a.notes + b.notes)
+
+
+def _uses_args(*vs: _V) -> bool:
+    return any(v.text is not None and "@" in v.text for v in vs)
+
+
+def _arith(op: str, x: Number, y: Number) -> Number:
+    from cuda2nki.binding import _c_div, _c_mod
+
+    if op == "+":
+        return x + y
+    if op == "-":
+        return x - y
+    if op == "*":
+        return x * y
+    if op == "/":
+        if y == 0:
+            raise _NoValue
+        return _c_div(x, y)
+    if op == "%":
+        if y == 0:
+            raise _NoValue
+        return _c_mod(x, y)
+    if op in ("<<", ">>") and isinstance(x, int) and isinstance(y, int):
+        return x << y if op == "<<" else x >> y
+    cmp = {"<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y, "==": x == y, "!=": x != y}
+    if op in cmp:
+        return int(cmp[op])
+    raise _NoValue
+
+
+def _ceil_div(a: _V, b: _V) -> _V:
+    if a.items is not None or b.items is not None:
+        raise _NoValue
+    num = None
+    if a.num is not None and b.num is not None and b.num != 0:
+        num = -(-int(a.num) // int(b.num))
+    text = None
+    if a.text is not None and b.text is not None:
+        text = f"ceil_div({_strip_float(a.text)}, {_strip_float(b.text)})"
+    if num is not None and not _uses_args(a, b):
+        text = str(num)
+    return _V(text, num, None, a.ev + b.ev, a.notes + b.notes)
+
+
+_DIV_RE = re.compile(r"^\(*(.+?)\)* / \(*(.+?)\)*$")
+
+
+def _rounding(up: bool, v: _V) -> _V:
+    if v.items is not None:
+        raise _NoValue
+    num = None if v.num is None else (math.ceil(v.num) if up else math.floor(v.num))
+    text = None
+    if v.text is not None:
+        if num is not None and not _uses_args(v):
+            text = str(num)
+        else:
+            parts = _split_div(v.text)
+            if parts is None:
+                return _V(None, num, None, v.ev, v.notes)
+            a, b = (_strip_float(p) for p in parts)
+            text = f"ceil_div({a}, {b})" if up else f"({a}) / ({b})"
+    return _V(text, num, None, v.ev, v.notes)
+
+
+def _split_div(text: str) -> tuple[str, str] | None:
+    """``a / b`` at depth 0 (outer parentheses removed): (a, b)."""
+    t = text.strip()
+    while t.startswith("(") and _closing(t, 0) == len(t) - 1:
+        t = t[1:-1].strip()
+    depth = 0
+    for i, ch in enumerate(t):
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "/" and depth == 0:
+            return t[:i].strip(), t[i + 1 :].strip()
+    return None
+
+
+def _closing(t: str, start: int) -> int:
+    depth = 0
+    for i in range(start, len(t)):
+        depth += t[i] == "("
+        depth -= t[i] == ")"
+        if depth == 0:
+            return i
+    return -1
+
+
+def _ev(items: tuple[_V, ...]) -> tuple[str, ...]:
+    return tuple(e for i in items for e in i.ev)
+
+
+def _notes(items: tuple[_V, ...]) -> tuple[str, ...]:
+    return tuple(e for i in items for e in i.notes)
+
+
+def _host_expr(v: _V, outer: _V) -> HostExpr:
+    ev = tuple(dict.fromkeys(outer.ev + v.ev))
+    notes = tuple(dict.fromkeys(outer.notes + v.notes))
+    if v.items is not None:
+        return HostExpr(None, None, ev, notes)
+    return HostExpr(v.text, v.num, ev, notes)
+
+
+# ---------------------------------------------------------------------- syntax helpers
+
+
+def _enclosing(n: ts.Node) -> ts.Node | None:
+    p = n.parent
+    while p is not None and p.type != "function_definition":
+        p = p.parent
+    return p
+
+
+def _function_name(fn: ts.Node) -> str | None:
+    d = fn.child_by_field_name("declarator")
+    while d is not None and d.type not in (
+        "identifier",
+        "field_identifier",
+        "qualified_identifier",
+    ):
+        if d.type == "template_function":
+            d = d.child_by_field_name("name")
+            continue
+        d = d.child_by_field_name("declarator")
+    return _txt(d).split("::")[-1] if d is not None else None
+
+
+def _params(fn: ts.Node) -> list[str]:
+    d = fn.child_by_field_name("declarator")
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_name("declarator")
+    plist = d.child_by_field_name("parameters") if d is not None else None
+    out = []
+    for p in _kids(plist) if plist is not None else []:
+        name = None
+        q = p.child_by_field_name("declarator")
+        while q is not None:
+            if q.type == "identifier":
+                name = _txt(q)
+                break
+            q = q.child_by_field_name("declarator") or (
+                _kids(q)[-1] if q.type == "reference_declarator" and _kids(q) else None
+            )
+        out.append(name or "")
+    return out
+
+
+def _single_return(fn: ts.Node) -> ts.Node | None:
+    body = fn.child_by_field_name("body")
+    stmts = _kids(body) if body is not None else []
+    if len(stmts) != 1 or stmts[0].type != "return_statement":
+        return None
+    kids = _kids(stmts[0])
+    return kids[0] if kids else None
+
+
+def _one_line(n: ts.Node) -> str:
+    text = " ".join(_txt(n).split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _declared_name(d: ts.Node) -> tuple[str | None, ts.Node | None, bool]:
+    """(name, initial value, is an array) of one declarator."""
+    value = None
+    if d.type == "init_declarator":
+        value = d.child_by_field_name("value")
+        d = d.child_by_field_name("declarator")
+    is_array = False
+    if d is not None and d.type == "function_declarator":  # `dim3 block(n)`: most vexing parse
+        plist = d.child_by_field_name("parameters")
+        value = plist
+        d = d.child_by_field_name("declarator")
+    while d is not None and d.type in (
+        "array_declarator",
+        "pointer_declarator",
+        "reference_declarator",
+    ):
+        is_array = is_array or d.type == "array_declarator"
+        inner = d.child_by_field_name("declarator")
+        d = inner if inner is not None else (_kids(d)[-1] if _kids(d) else None)
+    if d is None or d.type != "identifier":
+        return None, None, is_array
+    return _txt(d), value, is_array
+
+
+def _last_decl(
+    scope: ts.Node | None, name: str, before: int, top: bool = False
+) -> tuple[str, ts.Node, ts.Node | None] | None:
+    """The last declaration of ``name`` in ``scope`` before byte ``before``: (kind, declaration,
+    initial value); kind is ``loop`` for a for-loop's variable."""
+    if scope is None:
+        return None
+    best = None
+    stack = [scope.child_by_field_name("body") if not top else scope]
+    while stack:
+        n = stack.pop()
+        if n is None or n.start_byte >= before:
+            continue
+        if n.type == "declaration":
+            for c in n.children_by_field_name("declarator"):
+                got, value, _ = _declared_name(c)
+                if got == name:
+                    kind = (
+                        "loop"
+                        if n.parent is not None and n.parent.type == "for_statement"
+                        else "local"
+                    )
+                    if best is None or n.start_byte > best[1].start_byte:
+                        best = (kind, n, value)
+        if top and n.type == "function_definition":
+            continue
+        stack.extend(n.children)
+    return best
+
+
+def _first_assignment(fn: ts.Node, name: str, after: int, before: int) -> ts.Node | None:
+    stack = [fn.child_by_field_name("body")]
+    best = None
+    while stack:
+        n = stack.pop()
+        if n is None or n.end_byte <= after or n.start_byte >= before:
+            continue
+        if n.type == "assignment_expression" and _txt(n.child_by_field_name("operator")) == "=":
+            left = n.child_by_field_name("left")
+            if left is not None and _txt(left) == name:
+                if best is None or n.start_byte < best.start_byte:
+                    best = n
+        stack.extend(n.children)
+    return best.child_by_field_name("right") if best is not None else None
+
+
+def resolve_args(text: str | None, args: tuple[str, ...]) -> str | None:
+    """``@i`` placeholders (kernel argument positions) in ``text`` replaced by parameter names."""
+    if text is None:
+        return None
+
+    def one(m: re.Match) -> str:
+        return args[int(m.group(1))]
+
+    return re.sub(r"@(\d+)", one, text)
