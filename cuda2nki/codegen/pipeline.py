@@ -297,7 +297,11 @@ def _port_parsed(
     lowering: str,
 ) -> PortResult:
     """Stages 2-5 of :func:`port_file` on a parsed unit."""
+    from cuda2nki.frontend.pointers import fix_unit
     from cuda2nki.frontend.scope import for_kernel
+
+    if name not in tu.rejected:  # moved pointers become fixed ones (the SIMT runs either)
+        tu = fix_unit(tu, name)
 
     diags: list[Diagnostic] = for_kernel(tu, name)  # other kernels' errors are notes here
     if name in tu.rejected:
