@@ -79,6 +79,17 @@ def _reads(node: object, name: str) -> bool:
 
 def _pointer_move(s: A.Stmt, pointers: dict[str, A.CType]) -> tuple[str, A.Expr] | None:
     """(pointer, its new value) of ``p = e;`` / ``p += e;`` / ``p -= e;`` on a pointer."""
+    if (
+        isinstance(s, A.ExprStmt)
+        and isinstance(s.expr, A.Unary)
+        and s.expr.op in ("pre++", "post++", "pre--", "post--")
+        and isinstance(s.expr.operand, A.Name)
+        and s.expr.operand.name in pointers
+    ):
+        e = s.expr
+        one = A.IntLit(loc=e.loc, value=1, ty=A.ScalarType(name="int32"))
+        op = "+" if "++" in e.op else "-"
+        return e.operand.name, A.Binary(loc=e.loc, op=op, left=e.operand, right=one, ty=e.ty)
     if not (isinstance(s, A.ExprStmt) and isinstance(s.expr, A.Assign)):
         return None
     a = s.expr
@@ -182,14 +193,12 @@ def _bumps(loop: A.For, pointers: dict[str, A.CType]) -> dict[str, A.Expr]:
         return {}
     found: dict[str, A.Expr] = {}
     for s in body:
-        if (
-            isinstance(s, A.ExprStmt)
-            and isinstance(s.expr, A.Assign)
-            and s.expr.op == "+="
-            and isinstance(s.expr.target, A.Name)
-            and s.expr.target.name in pointers
-        ):
-            found.setdefault(s.expr.target.name, s.expr.value)
+        move = _pointer_move(s, pointers)
+        if move is None:
+            continue
+        name, value = move
+        if isinstance(value, A.Binary) and value.op == "+" and _is_name(value.left, name):
+            found.setdefault(name, value.right)
     changed = {n for n in walk(loop.body) if isinstance(n, A.VarDecl)}
     out: dict[str, A.Expr] = {}
     for name, amount in found.items():
