@@ -160,7 +160,12 @@ class LiftSummary:
 def lift(tu: TranslationUnit, kernel: str, *, binding: Binding | None = None) -> LiftSummary:
     """What the lifter makes of a kernel (no code generated): the census of ``migrate --examine``."""
     from cuda2nki import lift as _lift
+    from cuda2nki.frontend.pointers import fix_unit
+    from cuda2nki.frontend.presence import null_tested, specialise_unit
 
+    fn = tu.function(kernel)
+    if fn is not None and kernel not in tu.rejected:  # as the port sees it: inputs present,
+        tu = fix_unit(specialise_unit(tu, kernel, null_tested(fn), ()), kernel)  # fixed pointers
     res = _lift.lift_kernel(tu, kernel, binding)
     claimed = bool(getattr(res, "claimed", False))
     return LiftSummary(

@@ -249,14 +249,60 @@ def port_file(
     ``lowering``: ``auto`` (a recogniser, else the literal lowering), ``literal`` (force the
     literal lowering, e.g. to measure what recognition buys) or ``recognise`` (never literal)."""
     from cuda2nki.frontend import parse_file
+    from cuda2nki.frontend.presence import null_tested
 
     # 1. front end: CUDA text -> typed AST
-    from cuda2nki.frontend.scope import for_kernel
-
     tu = parse_file(path, defines=defines, include_dirs=include_dirs)
     if kernel is None:  # a binding may name the kernel of a file that defines several
         kernel = _binding_kernel(path, binding)
     name = _pick_kernel(tu, kernel, path)
+    fn = tu.function(name) if name not in tu.rejected else None
+    tested = null_tested(fn) if fn is not None else ()
+    if tested and emit != "ast":
+        return _port_optional(
+            tu,
+            name,
+            tested,
+            path=path,
+            binding=binding,
+            target=target,
+            passes=passes,
+            emit=emit,
+            after_each=after_each,
+            lowering=lowering,
+        )
+    return _port_parsed(
+        tu,
+        name,
+        path=path,
+        binding=binding,
+        target=target,
+        passes=passes,
+        emit=emit,
+        after_each=after_each,
+        lowering=lowering,
+    )
+
+
+def _port_parsed(
+    tu: Any,
+    name: str,
+    *,
+    path: str | os.PathLike,
+    binding: Any,
+    target: str,
+    passes: str | None,
+    emit: str,
+    after_each: Callable[[Any, Any], None] | None,
+    lowering: str,
+) -> PortResult:
+    """Stages 2-5 of :func:`port_file` on a parsed unit."""
+    from cuda2nki.frontend.pointers import fix_unit
+    from cuda2nki.frontend.scope import for_kernel
+
+    if name not in tu.rejected:  # moved pointers become fixed ones (the SIMT runs either)
+        tu = fix_unit(tu, name)
+
     diags: list[Diagnostic] = for_kernel(tu, name)  # other kernels' errors are notes here
     if name in tu.rejected:
         return PortResult(name, None, tuple(diags) + tuple(tu.rejected[name]), tu=tu)
@@ -306,6 +352,61 @@ def port_file(
     diags.extend(pdiags)
     diags.extend(_notes(scheduled, bnd))
     return PortResult(name, src, tuple(diags), idiom, literal, intent, scheduled, tu=tu)
+
+
+#: at most this many optional inputs get a port without them (2**k variants)
+MAX_OPTIONAL = 2
+
+
+def _port_optional(tu: Any, name: str, tested: tuple[str, ...], **kw: Any) -> PortResult:
+    """Port a kernel whose pointer parameters ``tested`` are tested against null: the kernel
+    with all of them present, and (for the ``nki`` stage) one variant per subset of the absent
+    inputs, composed into one module whose entry takes those inputs as ``name=None``."""
+    from itertools import combinations
+
+    from cuda2nki.codegen.optional import Variant, compose
+    from cuda2nki.frontend.presence import StillUsed, specialise_unit
+
+    present = _port_parsed(specialise_unit(tu, name, tested, ()), name, **kw)
+    fn = tu.function(name)
+    loc = fn.loc if fn is not None else SourceLoc(tu.file, 1, 1)
+    if present.source is None or kw["emit"] != "nki":
+        return replace(present, tu=tu)
+    bnd, _ = binding_for(kw["path"], kw["binding"], tu, name)
+    roles = {t.name: t.role for t in bnd.tensors}
+    inputs = tuple(t for t in tested if roles.get(t) == "in")
+    notes = [
+        make("C2N2025", loc, name=t, why="an output is always produced by the port")
+        for t in tested
+        if roles.get(t) != "in"
+    ]
+    if len(inputs) > MAX_OPTIONAL:
+        why = f"more than {MAX_OPTIONAL} optional inputs: the port takes every one"
+        notes += [make("C2N2025", loc, name=t, why=why) for t in inputs]
+        inputs = ()
+    variants = [Variant(frozenset(), present.source)]
+    optional: list[str] = []
+    for k in range(1, len(inputs) + 1):
+        for absent in combinations(inputs, k):
+            try:
+                unit = specialise_unit(tu, name, set(tested) - set(absent), absent)
+            except StillUsed as exc:
+                why = f"it is used outside a null test of it at line {exc.use.loc.line}"
+                notes.append(make("C2N2025", exc.use.loc, name=exc.use.name, why=why))
+                continue
+            lacking = replace(bnd, tensors=tuple(t for t in bnd.tensors if t.name not in absent))
+            res = _port_parsed(unit, name, **{**kw, "binding": lacking})
+            if res.source is None:
+                why = "the kernel without it could not be ported"
+                notes += [make("C2N2025", loc, name=t, why=why) for t in absent]
+                continue
+            variants.append(Variant(frozenset(absent), res.source))
+            optional += [t for t in absent if t not in optional]
+    if len(variants) == 1:
+        return replace(present, diagnostics=(*present.diagnostics, *notes), tu=tu)
+    source = compose(name, variants, [t for t in inputs if t in optional])
+    done = [make("C2N2024", loc, name=t) for t in optional]
+    return replace(present, source=source, diagnostics=(*present.diagnostics, *done, *notes), tu=tu)
 
 
 def _kernel_loc(tu: Any, name: str, intent: Kernel) -> SourceLoc:

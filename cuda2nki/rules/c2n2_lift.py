@@ -155,6 +155,30 @@ register(
         example="kernel.cu without kernel.toml and without a launch site",
         fix="Add a binding: [launch] block and a shape per pointer parameter.",
     ),
+    Rule(
+        "C2N2024",
+        N,
+        "optional input",
+        "'{name}' is tested against null: the port takes it as {name}=None and traces the "
+        "kernel without it when it is None",
+        "A pointer input tested against null (`p != NULL`, `p == nullptr`, `if (p)`, `!p`) is an "
+        "optional input. Whether it is null is the same for every thread, so the port is made "
+        "twice, with the input and without it (each test decided and the dead branch dropped), "
+        "and its entry picks one while it is traced.",
+        example="out[i] = inp[i] + ((bias != NULL) ? bias[i % C] : 0.0f);",
+        fix="Nothing to do; pass None for an absent input.",
+    ),
+    Rule(
+        "C2N2025",
+        N,
+        "null test kept present",
+        "'{name}' is tested against null, but the port takes it as present: {why}",
+        "The port decides each null test as if the pointer were given. It cannot be left out "
+        "of the port when it is an output (the port returns every output), when it is used "
+        "outside its null tests, or when the kernel without it cannot be ported.",
+        example="if (mean != nullptr) mean[row] = m;",
+        fix="Nothing to do when the tensor is always given; otherwise guard every use.",
+    ),
     # ---- binding inference
     Rule(
         "C2N2100",

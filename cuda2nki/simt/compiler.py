@@ -332,6 +332,10 @@ class Program:
         fn = self.tu.function(name)
         if fn is None:
             raise unsupported(loc, f"a call of '{name}' (no definition in the translation unit)")
+        if fn.kind == "global":  # moved pointers as fixed ones: threads may move them apart
+            from cuda2nki.frontend.pointers import fix_pointers
+
+            fn = fix_pointers(fn)
         self.compiling.add(name)
         try:
             cf = FunctionCompiler(self, fn).compile()

@@ -64,7 +64,30 @@ from cuda2nki.lift import infer_binding
 binding, diagnostics = infer_binding(parse("scale.cu"), "scale")
 """
 
+_OPTIONAL_BINDING = _BINDING.replace(
+    "[params]\n", '[params]\nb = { shape = ["N"], dtype = "float32", role = "in" }\n'
+)
+_OPTIONAL = """\
+__global__ void k(const float* b, const float* x, float* y, int N) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) y[i] = x[i] + (b != NULL ? b[i] : 0.0f);
+}
+"""
+_KEPT = _OPTIONAL.replace("(b != NULL ? b[i] : 0.0f)", "b[i] * (b ? 2.0f : 1.0f)")
+
 EXAMPLES = {
+    "C2N2024": Example(
+        files={"k.cu": _OPTIONAL, "k.toml": _OPTIONAL_BINDING},
+        argv=("port", "k.cu", "-o", "k_nki.py"),
+        exit_code=0,
+        requires="cuda2nki.lift:lift_kernel",
+    ),
+    "C2N2025": Example(
+        files={"k.cu": _KEPT, "k.toml": _OPTIONAL_BINDING},
+        argv=("port", "k.cu", "-o", "k_nki.py"),
+        exit_code=0,
+        requires="cuda2nki.lift:lift_kernel",
+    ),
     "C2N2100": Example(
         files={"scale.cu": LAUNCHED},
         python=_INFER,

@@ -1,0 +1,11 @@
+"""Reference for sgemm_bump_kcount: c = a @ b (float64, rounded to float32)."""
+
+import numpy as np
+
+
+def reference(
+    inputs: dict[str, np.ndarray], scalars: dict[str, int | float]
+) -> dict[str, np.ndarray]:
+    a = inputs["a"].astype(np.float64)
+    b = inputs["b"].astype(np.float64)
+    return {"c": (a @ b).astype(np.float32)}
