@@ -265,9 +265,39 @@ def _provenance(
     elif entry.get("instructions", 1) == 0 and _has_values(entry.get("outputs")):
         evidence = "the kernel issued no NKI instruction, yet its outputs hold values"
     else:
-        return []
+        evidence = _unstored_values(results)
+        if not evidence:
+            return []
     out = ", ".join(pb.outputs) or "*"
     return [make("C2N4022", SourceLoc(info.path, info.line, 1), output=out, evidence=evidence)]
+
+
+UNSTORED = -1  # nkisim.provenance.UNSTORED (the simulator is not imported by the checker)
+
+
+def _unstored_values(results: list[dict[str, Any]]) -> str:
+    """Where the simulator tracked which store wrote each output element: float32 elements that
+    hold a value although no store wrote them (the canary NaN is gone), e.g. set from the host
+    through the simulator's internals."""
+    for e in results:
+        w = e.get("writers") if e.get("status") == "ok" else None
+        if w is None:
+            continue
+        outs = e.get("outputs")
+        arrays = list(outs.values()) if isinstance(outs, Mapping) else list(outs or ())
+        for i, m in enumerate(w.maps):
+            if m is None or i >= len(arrays):
+                continue
+            a = np.asarray(arrays[i])
+            if a.dtype != np.float32 or a.size != m.size:
+                continue
+            loose = (m.reshape(a.shape) == UNSTORED) & ~canary_mask(a)
+            if loose.any():
+                return (
+                    f"{int(loose.sum())} of {a.size} elements of output {i} hold values that no "
+                    "store of the kernel wrote"
+                )
+    return ""
 
 
 def _has_values(outputs: Any) -> bool:

@@ -19,6 +19,9 @@ import numpy as np
 
 #: how many producing instructions a write event's chain keeps
 CHAIN_DEPTH = 8
+#: a writer map's entry for an element no store wrote, and for one a store may have written
+UNSTORED = -1
+UNKNOWN = -2
 #: write events kept per run (a per-element store loop stops being described past this)
 MAX_EVENTS = 200_000
 
@@ -45,7 +48,12 @@ def note(log: WriterLog, eng: str, op: str, ts: tuple, frame: Any, line: int) ->
     if stg.buffer.on_chip:
         log.producers[stg.uid] = (line, op, srcs)
         return
-    if eng != "dma" or stg.is_input or len(log.events) >= MAX_EVENTS:
+    if eng != "dma" or stg.is_input:
+        return
+    if len(log.events) >= MAX_EVENTS:  # past the cap later stores are not stamped
+        ent = log.maps.get(stg.uid)
+        if ent is not None:
+            ent[1][ent[1] == UNSTORED] = UNKNOWN
         return
     ent = log.maps.get(stg.uid)
     if ent is None:
@@ -54,6 +62,9 @@ def note(log: WriterLog, eng: str, op: str, ts: tuple, frame: Any, line: int) ->
     try:
         _stamp(dst, ent[1], ev)
     except (ValueError, TypeError, IndexError):
+        # a store whose elements cannot be worked out: nothing of this output is known to be
+        # unwritten any more (-2: written by some store, which is not known)
+        ent[1][ent[1] == UNSTORED] = UNKNOWN
         return
     log.events.append((line, op, _counters(frame), _chain(log, srcs)))
 

@@ -86,3 +86,20 @@ def test_a_check_that_compares_nothing_fails(tmp_path: Path) -> None:
     codes = {d.code for d in rep.findings}
     assert rep.verdict == "fail" and rep.numerics == []
     assert "C2N4023" in codes and len(codes) >= 2, codes
+
+
+def test_values_no_store_wrote_are_not_the_kernels() -> None:
+    """Element-level provenance: where the simulator tracked the store behind each output
+    element, a float32 value with no store behind it (the canary gone) fails the port."""
+    import numpy as np
+
+    from cuda2nki.fidelity.check import _unstored_values
+    from cuda2nki.fidelity.rootcause import Writers
+    from cuda2nki.nkisim.dtypes import CANARY_F32
+
+    stored = np.array([0, 0, 1, -1, -1], dtype=np.int64)
+    honest = np.array([1, 2, 3, CANARY_F32, CANARY_F32], dtype=np.float32)
+    forged = np.array([1, 2, 3, 4, 5], dtype=np.float32)
+    run = {"status": "ok", "writers": Writers((stored,), {})}
+    assert _unstored_values([{**run, "outputs": [honest]}]) == ""
+    assert "2 of 5 elements" in _unstored_values([{**run, "outputs": [forged]}])
