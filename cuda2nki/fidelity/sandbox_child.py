@@ -103,6 +103,7 @@ def _preload() -> None:
     import cuda2nki.fidelity.wire  # noqa: F401
     import cuda2nki.nkisim  # noqa: F401
     import cuda2nki.nkisim.profile  # noqa: F401
+    import cuda2nki.nkisim.provenance  # noqa: F401
     from cuda2nki.nkisim import kernel
 
     kernel.single_threaded_blas()  # loads threadpoolctl's native helpers now

@@ -70,13 +70,19 @@ def _port(argv: list[str], capsys) -> tuple[int, str, str]:
 
 
 def test_a_sidecar_for_another_kernel_is_never_applied(tmp_path: Path, capsys) -> None:
-    cu = _files(tmp_path, KERNELS + HOST, SCALE)
+    cu = _files(tmp_path, KERNELS, SCALE)
     out = tmp_path / "shift.py"
     code, _, err = _port([str(cu), "--kernel", "shift", "-o", str(out)], capsys)
-    # shift's binding is inferred (the sidecar binds scale only), and the inference lacks m
+    # shift's binding is inferred (the sidecar binds scale only); with no launch site to read,
+    # the inference is incomplete and no port is written
     assert "[C2N0008]" in err and "binds 'scale'" in err
-    assert "[C2N2502]" in err and "'m' has no value" in err
+    assert "[C2N2502]" in err
     assert code == 2 and not out.exists()
+    # with its launcher in the file, shift's own binding is inferred from it, never scale's
+    cu = _files(tmp_path, KERNELS + HOST, SCALE)
+    code, _, err = _port([str(cu), "--kernel", "shift", "-o", str(out)], capsys)
+    assert "[C2N0008]" in err and code == 0 and out.exists()
+    assert "def shift(" in out.read_text()
     # the kernel the sidecar names still gets it
     code, _, err = _port([str(cu), "--kernel", "scale", "-o", str(out)], capsys)
     assert code == 0 and out.exists() and "C2N0008" not in err
@@ -152,10 +158,10 @@ def test_no_port_is_written_from_a_binding_that_does_not_validate(
 
 
 def test_check_uses_the_binding_of_the_checked_kernel_only(tmp_path: Path) -> None:
-    cu = _files(tmp_path, KERNELS + HOST, SCALE)
+    cu = _files(tmp_path, KERNELS, SCALE)
     port = tmp_path / "port.py"
     port.write_text(api.port(cu, kernel="scale").source)
-    with pytest.raises(DiagnosticError) as exc:  # shift: inferred, and the inference lacks m
+    with pytest.raises(DiagnosticError) as exc:  # shift: inferred, with no launch site to read
         api.check(cu, port, kernel="shift", seeds=1, static_only=True)
     assert {d.code for d in exc.value.diagnostics} >= {"C2N0008", "C2N2502"}
     with pytest.raises(DiagnosticError) as exc:
