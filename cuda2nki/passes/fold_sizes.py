@@ -38,6 +38,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.passes._analysis import transform
 from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.rewrite import nodes
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def resolve_loops(body: tuple) -> tuple:
         trips = _trips(s)
         if trips == 0 and s.cond is None:
             continue
-        if trips == 1 and s.cond is None:
+        if trips == 1 and s.cond is None and not _named_elsewhere(s.body, s.var):
             bound = _bound(s.body, s.var, s.start)
             out.extend(resolve_loops(transform(bound, _fold_node)))
             continue
@@ -151,6 +152,12 @@ def _trips(loop: Loop) -> int | None:
         return None
     span = loop.stop.value - loop.start.value
     return max(0, -(-span // loop.step))
+
+
+def _named_elsewhere(body: tuple, var: str) -> bool:
+    """Whether ``var`` occurs in ``body`` other than as a size symbol (a scalar operand
+    ``Param(var)``): such a loop is kept, its variable stays defined."""
+    return any(not isinstance(x, Sym) and getattr(x, "name", None) == var for x in nodes(body))
 
 
 def _bound(body: tuple, var: str, value: SizeExpr) -> tuple:

@@ -21,6 +21,7 @@ from cuda2nki.ir.nodes import (
     Min,
     Mod,
     Mul,
+    Slice,
     Sub,
     Sym,
 )
@@ -166,3 +167,13 @@ def test_an_identity_that_converts_the_dtype_stays() -> None:
     head = "kernel k(n: in int32[R], y: out float32[R], R: int32) {\n"
     before = parse(head + "  map: y[i] = 0.0 + n[i] for i < R;\n}\n", "k.ir")
     assert run_pipeline(before, parse_pipeline("drop-identities"), PassContext()) == before
+
+
+def test_a_one_trip_loop_whose_variable_is_an_operand_stays() -> None:
+    from cuda2nki.ir.nodes import Param, TensorScalar, View
+    from cuda2nki.ir.ops import Op
+
+    tile = View("s", (Slice(Const(0), C1),))
+    use = TensorScalar(tile, tile, Op.MUL, Param("u"))
+    loop = _loop("u", Const(0), Const(1), [use])
+    assert resolve_loops((loop,)) == (loop,)
