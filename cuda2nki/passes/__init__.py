@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,drop-identities,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,fold-sizes"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,common-tiles,fold-sizes"
 
 
 def _fold_peeled() -> type:
@@ -24,6 +24,12 @@ def _drop_identities() -> type:
     from cuda2nki.passes.drop_identities import DropIdentitiesPass
 
     return DropIdentitiesPass
+
+
+def _common_tiles() -> type:
+    from cuda2nki.passes.common_tiles import CommonTilesPass
+
+    return CommonTilesPass
 
 
 def _fold_sizes() -> type:
@@ -127,6 +133,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "fuse-loops": _fuse_loops,
         "dedupe-loads": _dedupe_loads,
         "hoist-loads": _hoist_loads,
+        "common-tiles": _common_tiles,
         "fold-sizes": _fold_sizes,
     }
 
