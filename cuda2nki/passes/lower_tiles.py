@@ -1238,7 +1238,8 @@ class _Matmul:
     def _blocked(self, r: Reduce, L: Read, R: Read, k: str, i_ax: str, j_ax: str, d: _Dims):
         """The contraction blocked for reuse (the loop order of the documented matmul
         optimisations): a block of ``NB`` columns of the moving operand, all of K, stays in SBUF
-        (as wide as :data:`CACHE_BUDGET` allows at the kernel's K, loaded by one DMA per K tile)
+        (as wide as :data:`CACHE_BUDGET` allows at the kernel's K together with the staged result
+        block, loaded by one DMA per K tile)
         while every row block of the result streams past it; each row block's stationary operand
         is loaded by one DMA (all of K) and transposed once per column block; the result rows
         of a column block are staged in SBUF and stored by one DMA.
@@ -1247,8 +1248,9 @@ class _Matmul:
         for u < ceil(nb / TN): acc = sum_k L^T[k] @ R[k, u]; stage[:, u] = epilogue(acc);
         store stage``."""
         c, b, P, TM, TN, K, KT = self.c, self.b, d.P, d.TM, d.TN, d.K, d.KT
-        size = itemsize(d.dtype)
-        fit = FloorDiv(Const(CACHE_BUDGET // (size * TN)), KT)  # TN-wide chunks that fit
+        size, out_size = itemsize(d.dtype), itemsize(self.lw.decl(c.target.tensor).dtype)
+        # TN-wide chunks that fit: per column, KT elements of R resident and one staged result
+        fit = FloorDiv(Const(CACHE_BUDGET // TN), KT * size + out_size)
         NB = Min(T.Const(TN) * CeilDiv(d.N, TN), T.Const(TN) * Max(Const(1), fit))
         v, tm = b.fresh("v"), b.fresh("t")
         nb0 = NB * T.Sym(v)

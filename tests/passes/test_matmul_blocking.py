@@ -86,3 +86,19 @@ def test_generated_matmul_is_within_the_expert_ratio(m, k, n, tmp_path) -> None:
 def test_contraction_ports_still_match(rel: str, target: str, tmp_path) -> None:
     out = check_kernel(CORPUS / f"{rel}.cu", target, tmp_path)
     assert out.status == "match", out
+
+
+def test_the_resident_block_and_the_staged_result_stay_within_the_budget(tmp_path) -> None:
+    """A short K and a wide N: the column block is bounded by what R and the staged fp32
+    result take together per partition, not by R alone."""
+    from cuda2nki.passes.lower_tiles import CACHE_BUDGET
+
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((130, 100)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((100, 40000)).astype(ml_dtypes.bfloat16)
+    port = tmp_path / "matmul.py"
+    port.write_text(port_intent(ex.matmul())[1])  # bf16 operands, fp32 result
+    run = _simulate(port, "matmul", {"A": a, "B": b})
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(np.asarray(run.outputs), want, rtol=1e-5, atol=1e-3)
+    assert run.profile.peak_sbuf_bytes_per_partition <= CACHE_BUDGET + 8 * 1024

@@ -12,7 +12,7 @@ def matmul(A, B):
     K = A.shape[1]
     N = B.shape[1]
     C = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
-    f_size = min(512 * ((N + 511) // 512), 512 * max(1, 64 // ((K + 127) // 128)))
+    f_size = min(512 * ((N + 511) // 512), 512 * max(1, 128 // ((K + 127) // 128 * 2 + 4)))
     for v in nl.affine_range(0, (N + f_size - 1) // f_size, 1):
         v_n = min(f_size, N - f_size * v)
         B_b = nl.ndarray((128, (K + 127) // 128, v_n), dtype=nl.bfloat16, buffer=nl.sbuf)
