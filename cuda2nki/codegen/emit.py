@@ -49,6 +49,7 @@ from cuda2nki.ir.nodes import (
     View,
 )
 from cuda2nki.ir.ops import Op, Role
+from cuda2nki.passes.fold_sizes import fold_size
 
 INDENT = "    "
 
@@ -201,13 +202,13 @@ class Emitter:
     def _slice(self, d: Slice) -> str:
         start = self.size(d.start)
         if d.step == 1:
-            stop = self.size(d.start + d.size) if not _is_zero(d.start) else self.size(d.size)
+            stop = self.size(fold_size(d.start + d.size) if not _is_zero(d.start) else d.size)
             return (
                 f"{start if not _is_zero(d.start) else ''}:{stop}"
                 if not _is_zero(d.start)
                 else f"0:{stop}"
             )
-        stop = self.size(d.start + (d.size - 1) * d.step + 1)
+        stop = self.size(fold_size(d.start + (d.size - 1) * d.step + 1))
         return f"{start}:{stop}:{d.step}"
 
     def _whole(self, v: View) -> bool:
@@ -583,10 +584,8 @@ class Emitter:
         if self.target == "legacy":  # an affine expression of nl.arange grids
             rows = self.size(self.view_shape(s.dst)[0])
             (step, count), *_ = s.pattern
-            pattern = (
-                f"{s.channel_multiplier} * nl.arange({rows})[:, None]"
-                f" + {step} * nl.arange({n(count)})[None, :]"
-            )
+            grid_p, grid_f = f"nl.arange({rows})[:, None]", f"nl.arange({n(count)})[None, :]"
+            pattern = f"{scaled(s.channel_multiplier, grid_p)} + {scaled(step, grid_f)}"
             if s.offset:
                 pattern += f" + {s.offset}"
         self.ins(
@@ -800,3 +799,8 @@ def emit_body(
 
 
 __all__ = ["Emitter", "Signature", "emit_body", "signature", "Role"]
+
+
+def scaled(coef: int, grid: str) -> str:
+    """``coef * grid`` without a unit factor (a zero factor stays: it shapes the index grid)."""
+    return grid if coef == 1 else f"{coef} * {grid}"

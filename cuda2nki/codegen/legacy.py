@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cuda2nki.codegen import render, spell
-from cuda2nki.codegen.emit import Emitter, _is_zero
+from cuda2nki.codegen.emit import Emitter, _is_zero, scaled
 from cuda2nki.ir.nodes import (
     Alloc,
     At,
@@ -157,7 +157,8 @@ class LegacyEmitter(Emitter):
         (gp, _), (gf, cols) = (grids + [("0", Const(1))])[:2]
         if not slices:  # one element repeated on every partition
             parts = [self.size(d.index) for d in hv.dims]
-            parts[-1] = f"{parts[-1]} + 0 * {gp}"
+            last = "" if parts[-1] == "0" else f"{parts[-1]} + "
+            parts[-1] = f"{last}0 * {gp}"  # the zero term gives the index its partition dim
             return f"{name}[{', '.join(parts)}]"
         sl = slices[0]
         start = "" if _is_zero(sl.start) else f"{self.size(sl.start)} + "
@@ -294,7 +295,7 @@ class LegacyEmitter(Emitter):
         gp = self.grid(0, dims[0][2], depth)
         gf = self.grid(1, dims[1][2] if len(dims) > 1 else Const(1), depth)
         (step, _), *_ = s.pattern
-        expr = f"{s.channel_multiplier} * {gp} + {step} * {gf}"
+        expr = f"{scaled(s.channel_multiplier, gp)} + {scaled(step, gf)}"
         if s.offset:
             expr += f" + {s.offset}"
         self.ins(

@@ -11,13 +11,31 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,common-tiles,fold-sizes"
 
 
 def _fold_peeled() -> type:
     from cuda2nki.passes.fold_peeled import FoldPeeledPass
 
     return FoldPeeledPass
+
+
+def _drop_identities() -> type:
+    from cuda2nki.passes.drop_identities import DropIdentitiesPass
+
+    return DropIdentitiesPass
+
+
+def _common_tiles() -> type:
+    from cuda2nki.passes.common_tiles import CommonTilesPass
+
+    return CommonTilesPass
+
+
+def _fold_sizes() -> type:
+    from cuda2nki.passes.fold_sizes import FoldSizesPass
+
+    return FoldSizesPass
 
 
 def _dead_stores() -> type:
@@ -101,6 +119,7 @@ def _hoist_loads() -> type:
 def all_passes() -> dict[str, Callable[[], type]]:
     return {
         "fold-peeled": _fold_peeled,
+        "drop-identities": _drop_identities,
         "dead-stores": _dead_stores,
         "guards-to-domains": _guards_to_domains,
         "split-rotations": _split_rotations,
@@ -114,6 +133,8 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "fuse-loops": _fuse_loops,
         "dedupe-loads": _dedupe_loads,
         "hoist-loads": _hoist_loads,
+        "common-tiles": _common_tiles,
+        "fold-sizes": _fold_sizes,
     }
 
 

@@ -57,6 +57,7 @@ from cuda2nki.ir.nodes import Sub as SSub
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float, is_narrow_int
 from cuda2nki.ir.verify import PMAX
 from cuda2nki.passes._analysis import alpha_key, index_only
+from cuda2nki.passes._identity import is_identity
 from cuda2nki.passes._ints import IntegerOps, bounds_of, wrap
 from cuda2nki.passes._iterate import IterationOps
 
@@ -547,6 +548,10 @@ class TileExprCompiler(IntegerOps, IterationOps):
     def _tensor_scalar(self, op: Op, data: Val, operand: Val, reverse: bool, loc) -> Val:
         if reverse and op in _SWAP:
             op, reverse = _SWAP[op], False
+        unit = operand.operand
+        if isinstance(unit, Lit) and data.dtype == "float32":
+            if is_identity(op, unit.value, on_left=reverse):
+                return Val(data.kind, data.operand)  # x * 1.0, x + 0.0: no instruction
         dst = self.tile(op.value, data.kind, "float32")
         self.b.emit(TensorScalar(dst, data.operand, op, operand.operand, reverse0=reverse, loc=loc))
         return Val(data.kind, dst)

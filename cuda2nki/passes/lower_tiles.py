@@ -19,7 +19,7 @@ broadcasts over partitions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.ir import uniform
@@ -28,11 +28,13 @@ from cuda2nki.ir.nodes import (
     At,
     Axis,
     Binary,
+    Cast,
     CeilDiv,
     Compute,
     Const,
     Dyn,
     Expr,
+    FloorDiv,
     IndexValue,
     Indirect,
     Iterate,
@@ -1107,6 +1109,21 @@ def _guarded(c: Compute):
 # ---------------------------------------------------------------------- matmul lowering
 
 
+@dataclass(frozen=True)
+class _Dims:
+    """Tile sizes and extents of one contraction: partitions (K tile) ``P``, row tile ``TM``,
+    column tile ``TN``, contraction extent ``K`` in ``KT`` tiles, result ``M`` x ``N``."""
+
+    P: int
+    TM: int
+    TN: int
+    K: Any
+    KT: Any
+    M: Any
+    N: Any
+    dtype: str
+
+
 @dataclass
 class _Matmul:
     """``out[i, j] = epilogue(sum_k L(i, k) * R(k, j))`` on the tensor engine.
@@ -1147,6 +1164,13 @@ class _Matmul:
         N = _axis(c, j_ax).extent if j_ax else Const(1)
         if _needs_transpose(R, k, self.outer):
             TN = min(TN, P)
+        if i_ax and j_ax and not _needs_transpose(R, k, self.outer):
+            dims = _Dims(P, TM, TN, K, CeilDiv(K, P), M, N, mm_dtype)
+            nest = self._blocked(r, L, R, k, i_ax, j_ax, dims)
+            for ax in reversed(_outer(c)):  # batch axes: one matrix product per batch element
+                nest = [Loop(ax.name, 0, ax.extent, body=tuple(nest), loc=c.loc)]
+            self.b.stmts.extend(nest)
+            return
         tm, tn = self.b.fresh("t"), self.b.fresh("u")
         m0 = T.Const(TM) * T.Sym(tm) if i_ax else Const(0)
         ms = Min(TM, M - m0) if i_ax else Const(1)
@@ -1210,6 +1234,117 @@ class _Matmul:
         for ax in reversed(_outer(c)):  # batch axes: one matrix product per batch element
             nest = [Loop(ax.name, 0, ax.extent, body=tuple(nest), loc=c.loc)]
         self.b.stmts.extend(nest)
+
+    def _blocked(self, r: Reduce, L: Read, R: Read, k: str, i_ax: str, j_ax: str, d: _Dims):
+        """The contraction blocked for reuse (the loop order of the documented matmul
+        optimisations): a block of ``NB`` columns of the moving operand, all of K, stays in SBUF
+        (as wide as :data:`CACHE_BUDGET` allows at the kernel's K together with the staged result
+        block, loaded by one DMA per K tile)
+        while every row block of the result streams past it; each row block's stationary operand
+        is loaded by one DMA (all of K) and transposed once per column block; the result rows
+        of a column block are staged in SBUF and stored by one DMA.
+
+        ``for v < ceil(N / NB): load R[:, v-block]; for t < ceil(M / TM): build L^T;
+        for u < ceil(nb / TN): acc = sum_k L^T[k] @ R[k, u]; stage[:, u] = epilogue(acc);
+        store stage``."""
+        c, b, P, TM, TN, K, KT = self.c, self.b, d.P, d.TM, d.TN, d.K, d.KT
+        size, out_size = itemsize(d.dtype), itemsize(self.lw.decl(c.target.tensor).dtype)
+        # TN-wide chunks that fit: per column, KT elements of R resident and one staged result
+        fit = FloorDiv(Const(CACHE_BUDGET // TN), KT * size + out_size)
+        NB = Min(T.Const(TN) * CeilDiv(d.N, TN), T.Const(TN) * Max(Const(1), fit))
+        v, tm = b.fresh("v"), b.fresh("t")
+        nb0 = NB * T.Sym(v)
+        nb = Min(NB, d.N - nb0)
+        m0 = T.Const(TM) * T.Sym(tm)
+        ms = Min(TM, d.M - m0)
+        vblock = b.nested()
+        rb = vblock.fresh(f"{R.tensor}_b")
+        vblock.emit(Alloc(rb, (Const(P), KT, nb), d.dtype, Buffer.SBUF, loc=R.loc))
+        kv = vblock.fresh("k")
+        kb = vblock.nested()
+        k0 = T.Const(P) * T.Sym(kv)
+        ks = Min(P, K - k0)
+        dst = View(rb, (Slice(0, ks), At(T.Sym(kv)), Slice(0, nb)))
+        self._operand(kb, R, k, k0, ks, j_ax, nb0, nb, dst, d.dtype)
+        vblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=R.loc))
+        mblock = vblock.nested()
+        st = self._stationary(mblock, L, k, i_ax, m0, ms, d)
+        out = self.lw.decl(c.target.tensor)
+        stage = mblock.fresh(f"{c.target.tensor}_t")
+        mblock.emit(Alloc(stage, (ms, nb), out.dtype, Buffer.SBUF, loc=c.loc))
+        un = mblock.fresh("u")
+        ublock = mblock.nested()
+        u0 = T.Const(TN) * T.Sym(un)
+        ns = Min(TN, nb - u0)
+        acc = ublock.fresh("acc")
+        ublock.emit(Alloc(acc, (ms, ns), "float32", Buffer.PSUM, loc=c.loc))
+        acc_v = T.whole(acc, ms, ns)
+        for first in (True, False):
+            kb2 = ublock.nested()
+            kv2 = None if first else ublock.fresh("k")
+            kk = Const(0) if first else T.Sym(kv2)
+            ks2 = Min(P, K) if first else Min(P, K - T.Const(P) * kk)
+            mv_v = View(rb, (Slice(0, ks2), At(kk), Slice(u0, ns)))
+            st_v = View(st, (Slice(0, ks2), At(kk), Slice(0, ms)))
+            kb2.emit(Matmul(acc_v, st_v, mv_v, accumulate=not first, loc=c.loc))
+            if first:
+                ublock.stmts.extend(kb2.stmts)
+            else:
+                ublock.emit(
+                    Loop(kv2, 1, KT, kind=LoopKind.SEQUENTIAL, body=tuple(kb2.stmts), loc=c.loc)
+                )
+        staged = View(stage, (Slice(0, ms), Slice(u0, ns)))
+        self._epilogue(ublock, r, acc_v, ms, ns, m0, nb0 + u0, i_ax, j_ax, stage=staged)
+        mblock.emit(Loop(un, 0, CeilDiv(nb, TN), body=tuple(ublock.stmts), loc=c.loc))
+        place = {i_ax: Slice(m0, ms), j_ax: Slice(nb0, nb)}
+        mblock.emit(Store(self._target_view(place), T.whole(stage, ms, nb), loc=c.loc))
+        vblock.emit(Loop(tm, 0, CeilDiv(d.M, TM), body=tuple(mblock.stmts), loc=c.loc))
+        return [Loop(v, 0, CeilDiv(d.N, NB), body=tuple(vblock.stmts), loc=c.loc)]
+
+    def _stationary(self, b: T.Builder, L: Read, k: str, i_ax: str, m0, ms, d: _Dims) -> str:
+        """``L``'s row block as the stationary operand ``[P, KT, ms]``: stored ``[M, K]``, the
+        block's rows are loaded by one DMA and transposed 128 columns at a time."""
+        P, K, KT = d.P, d.K, d.KT
+        st = b.fresh(f"{L.tensor}_T")
+        b.emit(Alloc(st, (Const(P), KT, ms), d.dtype, Buffer.SBUF, loc=L.loc))
+        kv = b.fresh("k")
+        k0 = T.Const(P) * T.Sym(kv)
+        ks = Min(P, K - k0)
+        kb = b.nested()
+        st_k = View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(0, ms)))
+        if not _needs_transpose(L, k, self.outer):
+            self._operand(kb, L, k, k0, ks, i_ax, m0, ms, st_k, d.dtype)
+            b.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
+            return st
+        rows = b.fresh(f"{L.tensor}_rows")
+        b.emit(Alloc(rows, (ms, K), d.dtype, Buffer.SBUF, loc=L.loc))
+        self._operand_rows(b, L, k, i_ax, m0, ms, K, T.whole(rows, ms, K))
+        tp = kb.fresh(f"{L.tensor}_tp")
+        kb.emit(Alloc(tp, (ks, ms), d.dtype, Buffer.PSUM, loc=L.loc))
+        src = View(rows, (Slice(0, ms), Slice(k0, ks)))
+        kb.emit(TensorTranspose(T.whole(tp, ks, ms), src, loc=L.loc))
+        kb.emit(TensorCopy(st_k, T.whole(tp, ks, ms), loc=L.loc))
+        b.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
+        self.lw.ctx.note(
+            "C2N2506",
+            L.loc,
+            tensor=L.tensor,
+            how="tensor-engine transpose through PSUM, once per row block and column block",
+        )
+        return st
+
+    def _operand_rows(self, b: T.Builder, o: Read, k: str, ax: str, x0, xs, K, dst: View) -> None:
+        all_names = sym_names(o.index) or ()
+        sel = {k: Slice(0, K), ax: Slice(x0, xs)}
+        dims = tuple(At(T.Sym(n)) if n in self.outer else sel[n] for n in all_names)
+        b.emit(Load(dst, View(o.tensor, dims), loc=o.loc))
+
+    def _target_view(self, place: dict) -> View:
+        dims = tuple(
+            At(ix) if not (isinstance(ix, T.Sym) and ix.name in place) else place[ix.name]
+            for ix in self.c.target.index
+        )
+        return View(self.c.target.tensor, dims)
 
     def _cache_transposed(self, pre, R, k, K, KT, P, TN, TM, j_ax, N, dtype) -> str | None:
         """``R`` stored [N, K] must be transposed to [K, N] for the moving operand.  Transposing
@@ -1318,7 +1453,21 @@ class _Matmul:
             )
         self.lw.ctx.note("C2N2506", o.loc, tensor=o.tensor, how=how)
 
-    def _epilogue(self, b: T.Builder, r: Reduce, acc_v: View, ms, ns, m0, n0, i_ax, j_ax) -> None:
+    def _epilogue(
+        self,
+        b: T.Builder,
+        r: Reduce,
+        acc_v: View,
+        ms,
+        ns,
+        m0,
+        n0,
+        i_ax,
+        j_ax,
+        stage: View | None = None,
+    ) -> None:
+        """The output block ``[m0 + ms, n0 + ns]`` from the accumulator: stored, or written
+        into ``stage`` (a block of the result stored later by one DMA)."""
         c = self.c
         out = self.lw.decl(c.target.tensor)
 
@@ -1349,7 +1498,13 @@ class _Matmul:
         comp.index_map = {a: m for a, m in ((i_ax, (1, 0, m0)), (j_ax, (0, 1, n0))) if a}
         comp.full = (_cap(ms), _cap(ns))
         comp.loop_syms = frozenset(m0.free_syms() | n0.free_syms()) | set(self.outer)
-        val = comp.compile(c.expr)
+        expr = c.expr
+        if stage is not None and isinstance(expr, Cast) and expr.dtype == out.dtype:
+            expr = expr.x  # the copy into the staged block converts
+        val = comp.compile(expr)
+        if stage is not None:
+            b.emit(TensorCopy(stage, val.operand, loc=c.loc))
+            return
         if val.operand is acc_v or val.kind != T.FULL:
             res = b.fresh(f"{c.target.tensor}_t")
             b.emit(Alloc(res, (ms, ns), out.dtype, Buffer.SBUF, loc=c.loc))

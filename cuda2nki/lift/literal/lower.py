@@ -1392,6 +1392,12 @@ class Lowerer:
         bits = 8 * DTYPE_BYTES.get(to.name, 4)
         signed = not to.name.startswith("uint")
         if isinstance(v, Uni):
+            known = _int_literal(v.expr)
+            if known is not None:  # a constant: wrapped here, not in the port
+                wrapped = known % (1 << bits)
+                if signed and wrapped >= 1 << (bits - 1):
+                    wrapped -= 1 << bits
+                return Uni(str(wrapped), "int")
             if bits == 32 and not signed:
                 return Uni(f"(({v.expr}) % 4294967296)", "int")
             half = 1 << (bits - 1)
@@ -1917,3 +1923,14 @@ def c_expr_to_py(text: str) -> str:
 
 
 __all__ = ["LiteralRefusal", "Lowerer", "c_expr_to_py", "dtype_spelling"]
+
+
+def _int_literal(expr: str) -> int | None:
+    """The value of an integer literal spelled as ``expr`` (``32``, ``-4``, ``(0)``), else None."""
+    text = expr.strip()
+    while text.startswith("(") and text.endswith(")"):
+        text = text[1:-1].strip()
+    try:
+        return int(text, 10)
+    except ValueError:
+        return None

@@ -34,9 +34,9 @@ def dot(x, y):
         nisa.tensor_tensor(dst=acc[0:N % (128 * f_size) // f_size, 0:1], data1=acc[0:N % (128 * f_size) // f_size, 0:1], data2=red1, op=nl.add)
     for _t2 in range(min(1, N % f_size)):
         x_t2 = nl.ndarray((1, N % f_size), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.dma_copy(dst=x_t2, src=x[N - N % f_size:N - N % f_size + 1 * (N % f_size)].reshape((1, N % f_size)))
+        nisa.dma_copy(dst=x_t2, src=x[N - N % f_size:N].reshape((1, N % f_size)))
         y_t2 = nl.ndarray((1, N % f_size), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.dma_copy(dst=y_t2, src=y[N - N % f_size:N - N % f_size + 1 * (N % f_size)].reshape((1, N % f_size)))
+        nisa.dma_copy(dst=y_t2, src=y[N - N % f_size:N].reshape((1, N % f_size)))
         mul2 = nl.ndarray((1, N % f_size), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_tensor(dst=mul2, data1=x_t2, data2=y_t2, op=nl.multiply)
         red2 = nl.ndarray((1, 1), dtype=nl.float32, buffer=nl.sbuf)

@@ -31,12 +31,12 @@ def saxpy(x, y, alpha):
         nisa.dma_copy(dst=y_out[n // (128 * f_size) * (128 * f_size):n // (128 * f_size) * (128 * f_size) + n % (128 * f_size) // f_size * f_size].reshape((n % (128 * f_size) // f_size, f_size)), src=add1)
     for _t2 in range(min(1, n % f_size)):
         x_t2 = nl.ndarray((1, n % f_size), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.dma_copy(dst=x_t2, src=x[n - n % f_size:n - n % f_size + 1 * (n % f_size)].reshape((1, n % f_size)))
+        nisa.dma_copy(dst=x_t2, src=x[n - n % f_size:n].reshape((1, n % f_size)))
         y_t2 = nl.ndarray((1, n % f_size), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.dma_copy(dst=y_t2, src=y[n - n % f_size:n - n % f_size + 1 * (n % f_size)].reshape((1, n % f_size)))
+        nisa.dma_copy(dst=y_t2, src=y[n - n % f_size:n].reshape((1, n % f_size)))
         mul2 = nl.ndarray((1, n % f_size), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_scalar(dst=mul2, data=x_t2, op0=nl.multiply, operand0=alpha, reverse0=True)
         add2 = nl.ndarray((1, n % f_size), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_tensor(dst=add2, data1=mul2, data2=y_t2, op=nl.add)
-        nisa.dma_copy(dst=y_out[n - n % f_size:n - n % f_size + 1 * (n % f_size)].reshape((1, n % f_size)), src=add2)
+        nisa.dma_copy(dst=y_out[n - n % f_size:n].reshape((1, n % f_size)), src=add2)
     return y_out

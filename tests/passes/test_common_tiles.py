@@ -1,0 +1,119 @@
+"""common-tiles: a repeated engine instruction reads the first tile instead; an instruction whose
+tile nothing reads is dropped; what must stay (a source written in between, a loop in between,
+a different shape, an output) stays.  Ports of the corpus norms keep matching."""
+
+from __future__ import annotations
+
+import pytest
+
+from cuda2nki.ir.nodes import TensorReduce, TensorScalar
+from cuda2nki.ir.parser import parse
+from cuda2nki.passes import PassContext, parse_pipeline, run_pipeline
+from cuda2nki.rewrite import nodes
+from tests.port.acceptance import CORPUS, check_kernel
+
+HEAD = "kernel k(x: in float32[R, C], y: out float32[R], R: int32, C: int32) {\n"
+TILE = "alloc {n}: float32[128, {w}] sbuf;\n"
+RED = "tensor_reduce(dst={d}[ds(0, 128), ds(0, 1)], op=add, src={s}[ds(0, 128), ds(0, C)], axes=(1,), negate=false);\n"
+STORE = "store(dst=y[ds(0, 128)], src={s}[ds(0, 128), ds(0, 1)]);\n"
+LOAD = "load(dst={d}[ds(0, 128), ds(0, C)], src=x[ds(0, 128), ds(0, C)]);\n"
+ADD = "tensor_tensor(dst={d}[ds(0, 128), ds(0, 1)], op=add, a={a}[ds(0, 128), ds(0, 1)], b={b}[ds(0, 128), ds(0, 1)]);\n"
+
+
+def _kernel(*lines: str):
+    return parse(HEAD + "".join(lines) + "}\n", "k.ir")
+
+
+def _run(kernel):
+    return run_pipeline(kernel, parse_pipeline("common-tiles"), PassContext())
+
+
+def _reduces(kernel) -> int:
+    return sum(isinstance(s, TensorReduce) for s in nodes(kernel.body))
+
+
+def _prologue() -> list[str]:
+    return [TILE.format(n="xt", w="C"), LOAD.format(d="xt")]
+
+
+def test_a_repeated_reduction_reads_the_first_tile() -> None:
+    k = _kernel(
+        *_prologue(),
+        TILE.format(n="r1", w=1),
+        RED.format(d="r1", s="xt"),
+        TILE.format(n="r2", w=1),
+        RED.format(d="r2", s="xt"),
+        TILE.format(n="s", w=1),
+        ADD.format(d="s", a="r1", b="r2"),
+        STORE.format(s="s"),
+    )
+    got = _run(k)
+    assert _reduces(got) == 1
+    adds = [s for s in nodes(got.body) if type(s).__name__ == "TensorTensor"]
+    assert adds[0].a.tensor == adds[0].b.tensor == "r1"
+
+
+def test_a_source_written_in_between_ends_the_match() -> None:
+    k = _kernel(
+        *_prologue(),
+        TILE.format(n="r1", w=1),
+        RED.format(d="r1", s="xt"),
+        LOAD.format(d="xt"),  # xt changes: the second reduction is new
+        TILE.format(n="r2", w=1),
+        RED.format(d="r2", s="xt"),
+        TILE.format(n="s", w=1),
+        ADD.format(d="s", a="r1", b="r2"),
+        STORE.format(s="s"),
+    )
+    assert _reduces(_run(k)) == 2
+
+
+def test_a_loop_in_between_ends_the_match() -> None:
+    loop = "for q = range(0, 2, 1) affine {\n" + LOAD.format(d="xt") + "}\n"
+    k = _kernel(
+        *_prologue(),
+        TILE.format(n="r1", w=1),
+        RED.format(d="r1", s="xt"),
+        loop,
+        TILE.format(n="r2", w=1),
+        RED.format(d="r2", s="xt"),
+        TILE.format(n="s", w=1),
+        ADD.format(d="s", a="r1", b="r2"),
+        STORE.format(s="s"),
+    )
+    assert _reduces(_run(k)) == 2
+
+
+def test_a_tile_nothing_reads_is_dropped_with_its_allocation() -> None:
+    k = _kernel(
+        *_prologue(),
+        TILE.format(n="r1", w=1),
+        RED.format(d="r1", s="xt"),
+        TILE.format(n="unused", w="C"),
+        "tensor_scalar(dst=unused[ds(0, 128), ds(0, C)], src=xt[ds(0, 128), ds(0, C)], op0=mul,"
+        " operand0=2.0, reverse0=false, reverse1=false);\n",
+        STORE.format(s="r1"),
+    )
+    got = _run(k)
+    assert not any(isinstance(s, TensorScalar) for s in nodes(got.body))
+    assert "unused" not in {getattr(s, "name", "") for s in got.body}
+    assert _reduces(got) == 1  # what the store reads stays
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize("rel", ["norm/layernorm", "norm/softmax_naive", "norm/rmsnorm"])
+def test_norm_ports_compute_each_statistic_once_and_match(rel: str, target: str, tmp_path) -> None:
+    from cuda2nki.binding import load_binding
+    from cuda2nki.codegen.pipeline import port_file
+
+    path = CORPUS / f"{rel}.cu"
+    if not path.exists():
+        pytest.skip(f"{rel} not in the corpus")
+    res = port_file(path, binding=load_binding(path.with_suffix(".toml")), target=target)
+    keys = [
+        s.replace(dst=None, loc=None)
+        for s in nodes(res.ir_tiles.body)
+        if isinstance(s, TensorReduce)
+    ]
+    assert len(keys) == len(set(keys)), "a reduction is computed twice"
+    assert check_kernel(path, target, tmp_path).status == "match"
