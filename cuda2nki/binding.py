@@ -443,15 +443,20 @@ def load_binding(path: str | Path, kernel: str | None = None) -> Binding:
         return b
     b = bf.only()
     if b is None:
-        raise DiagnosticError(
-            make(
-                "C2N0002",
-                SourceLoc(bf.path, 1, 1),
-                option="--kernel",
-                reason=f"{bf.path} binds several kernels ({bf.describe()}); name one",
-            )
-        )
+        raise several_kernels(bf)
     return b
+
+
+def several_kernels(bf: Any) -> DiagnosticError:
+    """C2N0002: a binding file of several kernels used without naming one."""
+    return DiagnosticError(
+        make(
+            "C2N0002",
+            SourceLoc(bf.path, 1, 1),
+            option="--kernel",
+            reason=f"{bf.path} binds several kernels ({bf.describe()}); name one",
+        )
+    )
 
 
 def binding_file_from_dict(

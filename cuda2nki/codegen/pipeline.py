@@ -144,19 +144,12 @@ def binding_for(
 def _entry(bf: Any, tu: Any, kernel: str | None, *, explicit: bool) -> Any:
     """The entry of ``bf`` for ``kernel``; without a kernel, its only entry (C2N0002 if several).
     None for a sidecar without an entry; C2N0007 for an explicit binding without one."""
-    from cuda2nki.binding import another_kernel
+    from cuda2nki.binding import another_kernel, several_kernels
 
     if kernel is None:
         only = bf.only()
         if only is None:
-            raise DiagnosticError(
-                make(
-                    "C2N0002",
-                    SourceLoc(bf.path, 1, 1),
-                    option="--kernel",
-                    reason=f"{bf.path} binds several kernels ({bf.describe()}); name one",
-                )
-            )
+            raise several_kernels(bf)
         return only
     got = bf.for_kernel(kernel, tu, explicit=explicit)
     if got is None and explicit:

@@ -26,9 +26,9 @@ import numpy as np
 
 from cuda2nki.binding import Binding, Number, Resolved
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
-from cuda2nki.fidelity import layoutscan, portscan, rootcause, tracefind
+from cuda2nki.fidelity import layoutscan, points, portscan, provenance, rootcause, tracefind
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
-from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
+from cuda2nki.fidelity.inputs import DISTRIBUTIONS
 from cuda2nki.fidelity.intensity import contraction_reuse
 from cuda2nki.fidelity.oracle import promoted, run_fp64
 from cuda2nki.fidelity.parallelism import work_rows
@@ -209,104 +209,6 @@ def _bind_error(info: portscan.PortInfo, reason: str) -> DiagnosticError:
 
 
 # --------------------------------------------------------------------------- running the port
-
-
-def _plan_points(
-    b: Binding,
-    overrides: Mapping[str, Number] | None,
-    extra_points: bool,
-    seeds: int,
-    pb: PortBinding,
-    found: list[Diagnostic],
-) -> list[tuple[Any, Resolved, list[dict[str, np.ndarray]], list[dict[str, Any]]]]:
-    """Per usable test point: (point, resolved binding, one input set per seed, the port's runs:
-    one per input set plus a determinism re-run of the first).  A point the user asked for (the
-    binding's or ``--set``'s) that cannot be used is reported into ``found``; a generated one is
-    skipped."""
-    plan = []
-    for point in test_points(b, overrides, extra=extra_points):
-        try:
-            r = b.resolve(point.values)
-        except DiagnosticError as exc:
-            if not point.generated:
-                found.extend(exc.diagnostics)
-            continue
-        n = max(seeds, 1) if not point.generated else min(seeds, 2)
-        sets = [make_inputs(r, s) for s in range(n)]
-        runs = [_port_kwargs(pb, r, a) for a in sets]
-        runs.append(runs[0])
-        plan.append((point, r, sets, runs))
-    return plan
-
-
-def _no_points_reason(
-    b: Binding, overrides: Mapping[str, Number] | None, extra_points: bool
-) -> str:
-    """Why no test point could be used: the first point's resolution error, if any."""
-    for point in test_points(b, overrides, extra=extra_points):
-        try:
-            b.resolve(point.values)
-        except DiagnosticError as exc:
-            return "; ".join(d.message for d in exc.diagnostics)
-    return "the CUDA kernel could not run at any test point"
-
-
-def _provenance(
-    results: list[dict[str, Any]], pb: PortBinding, info: portscan.PortInfo
-) -> list[Diagnostic]:
-    """C2N4022 for outputs no traced instruction wrote: host arrays the kernel returned, or
-    values in its outputs although it issued no instruction at all (an output left unwritten is
-    the comparison's C2N4003, not this)."""
-    entry = next((e for e in results if e.get("status") == "ok"), None)
-    if entry is None:
-        return []
-    if entry.get("host_outputs"):
-        evidence = "it returned host arrays: " + ", ".join(entry["host_outputs"])
-    elif entry.get("instructions", 1) == 0 and _has_values(entry.get("outputs")):
-        evidence = "the kernel issued no NKI instruction, yet its outputs hold values"
-    else:
-        evidence = _unstored_values(results)
-        if not evidence:
-            return []
-    out = ", ".join(pb.outputs) or "*"
-    return [make("C2N4022", SourceLoc(info.path, info.line, 1), output=out, evidence=evidence)]
-
-
-UNSTORED = -1  # nkisim.provenance.UNSTORED (the simulator is not imported by the checker)
-
-
-def _unstored_values(results: list[dict[str, Any]]) -> str:
-    """Where the simulator tracked which store wrote each output element: float32 elements that
-    hold a value although no store wrote them (the canary NaN is gone), e.g. set from the host
-    through the simulator's internals."""
-    for e in results:
-        w = e.get("writers") if e.get("status") == "ok" else None
-        if w is None:
-            continue
-        outs = e.get("outputs")
-        arrays = list(outs.values()) if isinstance(outs, Mapping) else list(outs or ())
-        for i, m in enumerate(w.maps):
-            if m is None or i >= len(arrays):
-                continue
-            a = np.asarray(arrays[i])
-            if a.dtype != np.float32 or a.size != m.size:
-                continue
-            loose = (m.reshape(a.shape) == UNSTORED) & ~canary_mask(a)
-            if loose.any():
-                return (
-                    f"{int(loose.sum())} of {a.size} elements of output {i} hold values that no "
-                    "store of the kernel wrote"
-                )
-    return ""
-
-
-def _has_values(outputs: Any) -> bool:
-    arrays = outputs.values() if isinstance(outputs, Mapping) else (outputs or ())
-    for a in arrays:
-        a = np.asarray(a)
-        if a.size and not (a.dtype.kind == "f" and canary_mask(a).all()):
-            return True
-    return False
 
 
 # --------------------------------------------------------------------------- the check
@@ -549,7 +451,7 @@ def _dynamic(
     narrows = narrowing(port_text)
     tu64 = None
     first = True
-    plan = _plan_points(b, overrides, extra_points, seeds, pb, found)
+    plan = points.plan_points(b, overrides, extra_points, seeds, pb, found)
     jobs = [runs for _, _, _, runs in plan]
     box = PortSandbox(
         info.path,
@@ -617,7 +519,7 @@ def _dynamic(
             # the runs of the seeds compared, then the determinism re-run of the first
             results = [*res.value[: len(sets)], res.value[-1]]
             compared += 1
-            found.extend(_provenance(results, pb, info))
+            found.extend(provenance.findings(results, pb, info))
             bound_memo: dict[int, dict[str, Any]] = {}  # per seed: the IR bounds of every output
             for si, (entry, ref, arrays, oracle, skip) in enumerate(
                 zip(results, refs, sets, oracles, skips)
@@ -784,7 +686,7 @@ def _dynamic(
                     "C2N4023",
                     SourceLoc(b.path or info.path, 1, 1),
                     kernel=name,
-                    reason=_no_points_reason(b, overrides, extra_points),
+                    reason=points.no_points_reason(b, overrides, extra_points),
                 )
             )
     if traced:
@@ -817,12 +719,6 @@ def narrowing(port_text: str) -> bool:
 
 def _label(r: Resolved) -> str:
     return ",".join(f"{k}={v}" for k, v in r.scalars.items())
-
-
-def _port_kwargs(pb: PortBinding, r: Resolved, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-    kw: dict[str, Any] = {p: arrays[c] for p, c in pb.inputs.items()}
-    kw.update({p: r.scalars[c] for p, c in pb.scalars.items()})
-    return kw
 
 
 def _match_outputs(outs: Any, pb: PortBinding, info: portscan.PortInfo) -> dict[str, np.ndarray]:

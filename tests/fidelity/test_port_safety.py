@@ -93,7 +93,7 @@ def test_values_no_store_wrote_are_not_the_kernels() -> None:
     element, a float32 value with no store behind it (the canary gone) fails the port."""
     import numpy as np
 
-    from cuda2nki.fidelity.check import _unstored_values
+    from cuda2nki.fidelity.provenance import unstored_values
     from cuda2nki.fidelity.rootcause import Writers
     from cuda2nki.nkisim.dtypes import CANARY_F32
 
@@ -101,5 +101,5 @@ def test_values_no_store_wrote_are_not_the_kernels() -> None:
     honest = np.array([1, 2, 3, CANARY_F32, CANARY_F32], dtype=np.float32)
     forged = np.array([1, 2, 3, 4, 5], dtype=np.float32)
     run = {"status": "ok", "writers": Writers((stored,), {})}
-    assert _unstored_values([{**run, "outputs": [honest]}]) == ""
-    assert "2 of 5 elements" in _unstored_values([{**run, "outputs": [forged]}])
+    assert unstored_values([{**run, "outputs": [honest]}]) == ""
+    assert "2 of 5 elements" in unstored_values([{**run, "outputs": [forged]}])
