@@ -9,6 +9,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from cuda2nki.binding import parse_set_options
 from cuda2nki.diagnostics import error
@@ -94,12 +95,41 @@ def options(args: argparse.Namespace) -> dict:
     )
 
 
+def early_sandbox(args: argparse.Namespace) -> Any:
+    """The port's sandbox, launched before the checker's own heavy imports so that the two
+    start-ups overlap (None for --static-only, or when the port file cannot be read yet: the
+    check then reports that itself)."""
+    if args.static_only or not args.port.is_file():
+        return None
+    from cuda2nki.fidelity.sandbox import PortSandbox
+
+    box = PortSandbox(
+        str(args.port),
+        None,
+        target=args.target,
+        timeout=args.timeout if args.timeout > 0 else 1.0,
+        memory_mb=args.memory if args.memory and args.memory > 0 else None,
+        trust=args.trust,
+    )
+    box.launch()
+    return box
+
+
 def run(args: argparse.Namespace) -> int:
+    box = early_sandbox(args)
+    try:
+        return _run(args, box)
+    finally:
+        if box is not None:
+            box.close()
+
+
+def _run(args: argparse.Namespace, box: Any) -> int:
     from cuda2nki.fidelity.check import check
     from cuda2nki.fileio import write_atomic
     from cuda2nki.report import check as fmt
 
-    report = check(args.cuda, args.port, **options(args)).to_dict()
+    report = check(args.cuda, args.port, **options(args), sandbox=box).to_dict()
     if args.format == "text":
         text = fmt.to_text(report)
     elif args.format == "json":

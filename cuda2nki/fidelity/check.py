@@ -233,7 +233,11 @@ def check(
     include_dirs: Sequence[str] = (),
     extra_points: bool = True,
     trust: bool = False,
+    sandbox: PortSandbox | None = None,
 ) -> CheckReport:
+    """Check ``port_path`` against the CUDA kernel (see the module's docstring).  ``sandbox``: a
+    :class:`PortSandbox` the caller launched early for this port (its start-up then overlaps the
+    caller's own); it is closed here."""
     from cuda2nki import frontend
 
     t0 = time.perf_counter()
@@ -260,25 +264,39 @@ def check(
     trace: dict[str, Any] = {}
     tol_source = "none"
     port_output = ""
+    if static_only and sandbox is not None:
+        sandbox.close()
     if not static_only:
-        intent, idiom = _intent(tu, name, b)
-        numerics, run_found, trace, tol_source, port_output = _dynamic(
-            tu,
-            name,
-            b,
-            info,
-            pb,
-            intent,
-            idiom,
-            seeds,
-            overrides,
-            target,
-            timeout,
-            memory_mb,
-            extra_points,
-            layout,
-            trust,
+        box = sandbox or PortSandbox(
+            info.path,
+            info.kernel,
+            target=target,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            trust=trust,
         )
+        box.kernel = info.kernel
+        if sandbox is None:
+            box.launch()  # the sandbox starts up while the kernel is lifted and the inputs made
+        try:
+            intent, idiom = _intent(tu, name, b)
+            numerics, run_found, trace, tol_source, port_output = _dynamic(
+                tu,
+                name,
+                b,
+                info,
+                pb,
+                intent,
+                idiom,
+                seeds,
+                overrides,
+                timeout,
+                extra_points,
+                box,
+                layout,
+            )
+        finally:
+            box.close()
         found.extend(run_found)
     kept = [d for d in found if not info.suppressed(d) and d.code not in ignore]
     suppressed = len(found) - len(kept)
@@ -431,13 +449,14 @@ def _dynamic(
     idiom: str | None,
     seeds: int,
     overrides: Mapping[str, Number] | None,
-    target: str,
     timeout: float,
-    memory_mb: int | None,
     extra_points: bool,
+    box: PortSandbox,
     layout: Sequence[layoutscan.Candidate] = (),
-    trust: bool = False,
 ) -> tuple[list[dict[str, Any]], list[Diagnostic], dict[str, Any], str, str]:
+    """Run the port (in ``box``, launched by the caller) and the CUDA kernel on every test
+    point and compare; returns (numerics, findings, trace summary, tolerance sources, what the
+    port printed)."""
     numerics: list[dict[str, Any]] = []
     found: list[Diagnostic] = []
     trace: dict[str, Any] = {}
@@ -453,15 +472,7 @@ def _dynamic(
     first = True
     plan = points.plan_points(b, overrides, extra_points, seeds, pb, found)
     jobs = [runs for _, _, _, runs in plan]
-    box = PortSandbox(
-        info.path,
-        info.kernel,
-        jobs,
-        target=target,
-        timeout=timeout,
-        memory_mb=memory_mb,
-        trust=trust,
-    )
+    box.submit(jobs)
     compared = 0
     with box:  # the port runs while the references are computed below
         for k, (point, r, all_sets, runs) in enumerate(plan):

@@ -321,8 +321,8 @@ class PortSandbox:
     def __init__(
         self,
         port_path: str,
-        kernel: str,
-        points: Sequence[Sequence[Mapping[str, Any]]],
+        kernel: str | None,
+        points: Sequence[Sequence[Mapping[str, Any]]] = (),
         *,
         target: str = "trn2",
         timeout: float = 60.0,
@@ -346,6 +346,10 @@ class PortSandbox:
         self._done: dict[int, SandboxResult] = {}
         self._final: SandboxResult | None = None
         self._out_cap = 64 << 20
+        self._sandboxed = False
+        self._iso: Isolation | None = None
+        self._launched = False
+        self._submitted = False
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -357,6 +361,19 @@ class PortSandbox:
         self.close()
 
     def start(self) -> None:
+        """:meth:`launch` (unless launched), then :meth:`submit` the points given to the
+        constructor (unless a job was submitted)."""
+        if not self._launched:
+            self.launch()
+        if not self._submitted:
+            self.submit(self.points)
+
+    def launch(self) -> None:
+        """Start the sandboxed interpreter: it loads the simulator, then waits for the job (so
+        its start-up overlaps whatever the caller does before :meth:`submit`)."""
+        if self._launched:
+            return
+        self._launched = True
         iso = isolation()
         if iso.missing and not (self.trust or TRUST_BY_DEFAULT):
             self._unavailable = "; ".join(iso.missing)
@@ -365,31 +382,11 @@ class PortSandbox:
         self._dir = base
         job = os.path.join(base, "job")
         os.makedirs(os.path.join(job, "out"))
-        plan, arrays = _split_runs(self.points)
-        wire.save_arrays(os.path.join(job, "in.npz"), arrays)
-        in_bytes = sum(a.nbytes for a in arrays.values())
-        self._out_cap = max(64 << 20, 8 * in_bytes)
         port_copy = os.path.join(base, "port.py")
         shutil.copyfile(self.port_path, port_copy)
-        sandboxed = not iso.missing
-        spec = {
-            "port": self.port_path if sandboxed else port_copy,
-            "kernel": self.kernel,
-            "target": self.target,
-            "profile_first": self.profile_first,
-            "points": plan,
-            "seccomp": iso.seccomp_error is None,
-            "limits": {
-                "memory_bytes": self.memory_mb * (1 << 20) if self.memory_mb else None,
-                "cpu_seconds": int(self.timeout * max(1, len(plan)) * 2) + 30,
-                "file_bytes": self._out_cap,
-                "open_files": 256,
-                "processes": 4096,
-            },
-        }
-        with open(os.path.join(job, "job.json"), "w", encoding="utf-8") as f:
-            json.dump(spec, f)
-        if sandboxed:
+        self._sandboxed = not iso.missing
+        self._iso = iso
+        if self._sandboxed:
             argv = _bwrap_argv(iso, job, port_copy, self.port_path)
             if iso.root:
                 for d in (job, os.path.join(job, "out")):
@@ -401,18 +398,55 @@ class PortSandbox:
         self._stdout = open(os.path.join(base, "stdout"), "wb")  # noqa: SIM115 - closed in close()
         self._stderr = open(os.path.join(base, "stderr"), "wb")  # noqa: SIM115
         self._t0 = time.perf_counter()
-        self._deadline = time.monotonic() + STARTUP_S + self.timeout
+        self._deadline = float("inf")  # no time limit until there is a job
         self._ready = False
         self._proc = subprocess.Popen(  # noqa: S603 - a fixed argv, no shell
             argv,
             stdin=subprocess.DEVNULL,
             stdout=self._stdout,
             stderr=self._stderr,
-            env=_child_env() if sandboxed else {**_child_env(), "HOME": job, "TMPDIR": job},
-            cwd=job if not sandboxed else "/",
+            env=_child_env() if self._sandboxed else {**_child_env(), "HOME": job, "TMPDIR": job},
+            cwd=job if not self._sandboxed else "/",
             close_fds=True,
             start_new_session=True,
         )
+
+    def submit(
+        self, points: Sequence[Sequence[Mapping[str, Any]]], kernel: str | None = None
+    ) -> None:
+        """Hand the launched sandbox its job: the runs of every test point (of ``kernel``, when
+        the port's kernel was not known at launch)."""
+        self.points = points
+        self._submitted = True
+        if kernel is not None:
+            self.kernel = kernel
+        if self._unavailable is not None or self._dir is None:
+            return
+        job = os.path.join(self._dir, "job")
+        plan, arrays = _split_runs(points)
+        wire.save_arrays(os.path.join(job, "in.npz"), arrays)
+        in_bytes = sum(a.nbytes for a in arrays.values())
+        self._out_cap = max(64 << 20, 8 * in_bytes)
+        spec = {
+            "port": self.port_path if self._sandboxed else os.path.join(self._dir, "port.py"),
+            "kernel": self.kernel,
+            "target": self.target,
+            "profile_first": self.profile_first,
+            "points": plan,
+            "seccomp": self._iso.seccomp_error is None,
+            "limits": {
+                "memory_bytes": self.memory_mb * (1 << 20) if self.memory_mb else None,
+                "cpu_seconds": int(self.timeout * max(1, len(plan)) * 2) + 30,
+                "file_bytes": self._out_cap,
+                "open_files": 256,
+                "processes": 4096,
+            },
+        }
+        part = os.path.join(job, "job.json.part")
+        with open(part, "w", encoding="utf-8") as f:
+            json.dump(spec, f)
+        os.replace(part, os.path.join(job, "job.json"))  # the child waits for this name
+        self._deadline = time.monotonic() + STARTUP_S + self.timeout
 
     def close(self) -> None:
         proc = self._proc

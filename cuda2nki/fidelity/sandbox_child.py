@@ -3,12 +3,14 @@
 This module is the whole program of the sandboxed interpreter (started fresh with ``exec``; it
 never shares memory with the checker).  In order:
 
-1. resource limits (address space, CPU time, file size, open files, processes);
-2. every module a port may legitimately use is imported (numpy, the simulator, common standard
-   library modules): after the next step no native library can be loaded;
-3. the seccomp filter (:mod:`cuda2nki.fidelity.seccomp`) -- from here on the process cannot start
-   programs, fork, open sockets, trace or signal other processes, or map executable memory;
-4. each test point's runs are simulated and their results written to ``out/pNNNN.npz`` and
+1. every module a port may legitimately use is imported (numpy, the simulator, common standard
+   library modules) -- while the checker still prepares the job;
+2. the job (``job.json``, written atomically once the inputs are in ``in.npz``) is read;
+3. resource limits (address space, CPU time, file size, open files, processes);
+4. the seccomp filter (:mod:`cuda2nki.fidelity.seccomp`) -- from here on the process cannot start
+   programs, fork, open sockets, trace or signal other processes, or map executable memory, and
+   no native library can be loaded;
+5. each test point's runs are simulated and their results written to ``out/pNNNN.npz`` and
    ``out/pNNNN.json`` (the JSON last, so its presence means the point is complete).
 
 The job directory holds ``job.json`` and ``in.npz``; nothing else of the checker is visible.
@@ -69,6 +71,17 @@ PRELOAD = (
     "signal",
     "threading",
 )
+
+
+def _wait_for_job(path: str, poll_s: float = 0.005) -> dict[str, Any]:
+    """The job the checker writes (atomically) once its inputs are ready; the checker's own
+    deadline, not this loop, ends a sandbox that never gets one."""
+    import time
+
+    while not os.path.exists(path):
+        time.sleep(poll_s)
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def _limits(lim: dict[str, Any]) -> None:
@@ -341,11 +354,10 @@ def _serve(job_dir: str, job: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     job_dir = args[0]
-    with open(os.path.join(job_dir, "job.json"), encoding="utf-8") as f:
-        job = json.load(f)
     sys.dont_write_bytecode = True
+    _preload()  # before the job arrives: the checker is still preparing it
+    job = _wait_for_job(os.path.join(job_dir, "job.json"))
     _limits(job.get("limits", {}))
-    _preload()
     if job.get("seccomp", True):
         from cuda2nki.fidelity import seccomp
 

@@ -200,3 +200,16 @@ def test_the_user_namespace_mode_runs_a_port_too(monkeypatch) -> None:
     with PortSandbox(str(PORT), "vector_add", _runs(), timeout=30) as box:
         res = box.result(0)
     assert res.status == "ok", res.error
+
+
+@needs_sandbox
+@pytest.mark.parametrize("extra", [[], ["--static-only"], ["--port-kernel", "nope"]])
+def test_the_command_leaves_no_sandbox_behind(tmp_path: Path, monkeypatch, extra) -> None:
+    """The command launches the sandbox before its own imports; whatever happens next (a pass,
+    static-only, a port without the kernel asked for), nothing is left in $TMPDIR."""
+    from cuda2nki.cli.main import main
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    cu = ROOT / "corpus/basic/vector_add.cu"
+    main(["check", str(cu), str(PORT), "--seeds", "1", *extra])
+    assert not any(tmp_path.iterdir()), list(tmp_path.iterdir())
