@@ -68,7 +68,7 @@ else:  # pragma: no cover
 Role = Literal["in", "out", "inout"]
 Number = int | float
 
-_DTYPES: dict[str, np.dtype] = {**STANDARD_DTYPES, **FP8_DTYPES}
+_DTYPES = STANDARD_DTYPES | FP8_DTYPES
 _ALIASES = {
     "half": "float16",
     "float": "float32",
@@ -92,10 +92,8 @@ def dtype_of(name: str) -> np.dtype:
 
 
 def dtype_name(dt: np.dtype) -> str:
-    for k, v in _DTYPES.items():
-        if v == dt:
-            return k
-    return str(dt)
+    name = _DTYPES.name_of(dt)
+    return str(dt) if name is None else name
 
 
 # --------------------------------------------------------------------------- C expressions

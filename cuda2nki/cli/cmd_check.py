@@ -10,7 +10,6 @@ import json
 import sys
 from pathlib import Path
 
-from cuda2nki.binding import parse_set_options
 from cuda2nki.diagnostics import error
 
 
@@ -62,6 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def options(args: argparse.Namespace) -> dict:
+    from cuda2nki.binding import parse_set_options
+
     binds = {}
     for b in args.bind:
         cuda, sep, port = b.partition("=")

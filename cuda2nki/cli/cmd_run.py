@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cuda2nki.cli.common import KERNEL_HELP
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -20,9 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("file", help="CUDA source file (.cu)")
     p.add_argument("--binding", help="kernel binding (.toml); default: the sidecar FILE.toml")
-    from cuda2nki.frontend.select import SELECTION_HELP
-
-    p.add_argument("--kernel", help=SELECTION_HELP)
+    p.add_argument("--kernel", help=KERNEL_HELP)
     p.add_argument(
         "--set",
         dest="sets",

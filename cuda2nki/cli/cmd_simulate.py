@@ -16,8 +16,10 @@ import io
 import json
 import sys
 import zlib
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -87,6 +89,8 @@ def _shape(text: str, option: str) -> tuple[int, ...]:
 
 
 def _read_npz(path: str) -> dict[str, np.ndarray]:
+    import numpy as np
+
     from cuda2nki.diagnostics import error
 
     try:
@@ -107,6 +111,8 @@ def _params(kernel) -> list[inspect.Parameter]:
 
 def build_inputs(kernel, provided: dict, shapes: dict, dtypes: dict, seed: int, path: str) -> dict:
     """Kernel keyword arguments: provided arrays, generated ones, scalar defaults."""
+    import numpy as np
+
     from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
     from cuda2nki.nkisim import dtypes as ndt
 
@@ -159,6 +165,8 @@ def build_inputs(kernel, provided: dict, shapes: dict, dtypes: dict, seed: int, 
 
 
 def _as_storable(a) -> np.ndarray:
+    import numpy as np
+
     arr = np.asarray(a)
     if arr.dtype.kind == "V" or arr.dtype.name in ("bfloat16",) or "float8" in arr.dtype.name:
         return arr.astype(np.float32)
@@ -178,6 +186,8 @@ def output_arrays(outputs) -> dict[str, np.ndarray]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from cuda2nki.cli.common import print_diagnostics, write_atomic
     from cuda2nki.nkisim import load_kernel, simulate_kernel
 

@@ -9,7 +9,14 @@ from pathlib import Path
 from cuda2nki.diagnostics import Diagnostic, render_all
 from cuda2nki.fileio import read_regular, read_text, write_atomic
 
-__all__ = ["print_diagnostics", "read_text", "write_atomic"]
+__all__ = ["KERNEL_HELP", "print_diagnostics", "read_text", "write_atomic"]
+
+#: help of ``--kernel`` where a CUDA file may hold several kernels
+KERNEL_HELP = (
+    "kernel to work on (default: the binding's, or the only one); a template kernel launched "
+    "with several template arguments in one file is named per instantiation, e.g. "
+    "--kernel 'reduce<256>' or 'scale<128, float>'"
+)
 
 
 def print_diagnostics(diags: Iterable[Diagnostic], stream=None) -> None:
