@@ -1,7 +1,11 @@
 """``cuda2nki check kernel.cu port.py``: is the port faithful and idiomatic?
 
-Exit 0 pass; 1 fail, or unverified (``--static-only`` runs nothing, so never passes); 2 input
-error."""
+Runs the port in a sandbox on generated inputs at every test point of the binding and compares
+its outputs with the CUDA kernel's (run in the SIMT interpreter); reads the port for NKI
+constraint violations and performance findings.
+
+Exit 0 pass; 1 numbers outside tolerance, a finding at --fail-on or worse, or unverified
+(``--static-only`` runs nothing, so never passes); 2 input error."""
 
 from __future__ import annotations
 
@@ -10,16 +14,24 @@ import json
 import sys
 from pathlib import Path
 
+from cuda2nki.cli.common import KERNEL_HELP, add_command, add_fail_on, add_hw, defines, fails
 from cuda2nki.diagnostics import error
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("cuda", type=Path, metavar="kernel.cu")
-    p.add_argument("port", type=Path, metavar="port.py")
-    p.add_argument("--binding", type=Path, metavar="B.toml")
-    p.add_argument("--kernel", help="CUDA kernel name (when the file has several)")
-    p.add_argument("--port-kernel", metavar="NAME", help="the port's kernel function")
-    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("cuda", type=Path, metavar="kernel.cu", help="the CUDA source file")
+    p.add_argument("port", type=Path, metavar="port.py", help="the NKI port (a Python file)")
+    p.add_argument(
+        "--binding",
+        type=Path,
+        metavar="B.toml",
+        help="kernel binding (default: the sidecar kernel.toml, else inferred)",
+    )
+    p.add_argument("--kernel", help=KERNEL_HELP)
+    p.add_argument(
+        "--port-kernel", metavar="NAME", help="the port's kernel function (default: the only one)"
+    )
+    p.add_argument("--seeds", type=int, default=5, help="random inputs per test point")
     p.add_argument(
         "--set", action="append", default=[], metavar="NAME=VALUE", help="scalar parameter value"
     )
@@ -33,7 +45,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--static-only", action="store_true", help="read the port's text only; execute nothing"
     )
-    p.add_argument("--target", choices=("trn1", "trn2", "trn3"), default="trn2")
+    add_hw(p)
+    add_fail_on(p)
     p.add_argument(
         "--ignore", action="append", default=[], metavar="ID", help="suppress a finding id"
     )
@@ -48,15 +61,36 @@ def add_common(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run the port even where this host lacks a sandbox layer (your own code only)",
     )
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="define a preprocessor macro",
+    )
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="add an include directory",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="check an NKI port against its CUDA kernel")
+    p = add_command(sub, "check", "check an NKI port against its CUDA kernel", __doc__)
     add_common(p)
-    p.add_argument("--format", choices=("text", "json", "sarif", "md", "html"), default="text")
-    p.add_argument("-o", "--output", type=Path, help="write the report here instead of stdout")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "md", "html"),
+        default="text",
+        help="report format",
+    )
+    p.add_argument(
+        "-o", "--output", type=Path, help="write the report here (default: standard output)"
+    )
     p.set_defaults(func=run)
 
 
@@ -85,18 +119,18 @@ def options(args: argparse.Namespace) -> dict:
         overrides=parse_set_options(args.set),
         binds=binds,
         static_only=args.static_only,
-        target=args.target,
+        hw=args.hw,
         ignore=tuple(i.upper() for i in args.ignore),
         timeout=args.timeout,
         memory_mb=args.memory,
-        defines=dict((d.split("=", 1) + ["1"])[:2] for d in args.defines),
+        defines=defines(args.defines),
         include_dirs=tuple(args.include_dirs),
         trust=args.trust,
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    from cuda2nki.fidelity.check import check
+    from cuda2nki.api import check
     from cuda2nki.fileio import write_atomic
     from cuda2nki.report import check as fmt
 
@@ -117,4 +151,4 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(args.output, text + "\n")
     else:
         sys.stdout.write(text + "\n")
-    return 0 if report["verdict"] == "pass" else 1
+    return 1 if fails(report, args.fail_on) else 0

@@ -10,14 +10,15 @@ import argparse
 import json
 from dataclasses import asdict
 
+from cuda2nki.cli.common import add_command
 from cuda2nki.diagnostics import Rule, error, rules
 from cuda2nki.rules.examples import EXAMPLES, NO_EXAMPLE, Example, render_example
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("rules", help="list diagnostic ids with explanations and fixes")
-    p.add_argument("id", nargs="?", help="one id, e.g. C2N1001")
-    p.add_argument("--format", choices=("text", "md", "json"), default="text")
+    p = add_command(sub, "rules", "list diagnostic ids with explanations and fixes", __doc__)
+    p.add_argument("id", nargs="?", help="one id, e.g. C2N1001 (default: list every id)")
+    p.add_argument("--format", choices=("text", "md", "json"), default="text", help="output format")
     p.set_defaults(func=run)
 
 

@@ -18,22 +18,22 @@ import sys
 import zlib
 from typing import TYPE_CHECKING
 
+from cuda2nki.cli.common import add_command, add_hw
+
 if TYPE_CHECKING:
     import numpy as np
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "simulate",
-        help="run an NKI kernel (current or legacy API) in the CPU simulator",
-        description=__doc__.split("\n\n")[0],
+    p = add_command(
+        sub, "simulate", "run an NKI kernel (current or legacy API) in the CPU simulator", __doc__
     )
     p.add_argument("port", help="Python file holding the NKI kernel")
     p.add_argument("--kernel", help="kernel function name (default: the only @nki.jit kernel)")
     p.add_argument("--inputs", help=".npz with input arrays by parameter name")
-    p.add_argument("--seed", type=int, default=0, help="seed for generated inputs (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed for generated inputs")
     p.add_argument("--out", required=True, help="output .npz")
-    p.add_argument("--target", choices=("trn1", "trn2", "trn3"), help="target (default trn2)")
+    add_hw(p, default=None)
     p.add_argument("--profile", action="store_true", help="print the cost-model profile")
     p.add_argument("--format", choices=("text", "json"), default="text", help="report format")
     p.add_argument(
@@ -204,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         res = simulate_kernel(
             kernel,
             kwargs,
-            target=args.target,
+            target=args.hw,
             grid=grid,
             profile=args.profile,
             strict_uninit=args.strict_uninit,
