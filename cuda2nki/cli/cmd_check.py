@@ -133,14 +133,18 @@ def run(args: argparse.Namespace) -> int:
     from cuda2nki.api import check
     from cuda2nki.fileio import write_atomic
     from cuda2nki.report import check as fmt
+    from cuda2nki.report import sarif
 
+    start = sarif.now()
     report = check(args.cuda, args.port, **options(args)).to_dict()
+    code = 1 if fails(report, args.fail_on) else 0
     if args.format == "text":
         text = fmt.to_text(report)
     elif args.format == "json":
         text = fmt.to_json(report)
     elif args.format == "sarif":
-        text = json.dumps(fmt.to_sarif(report), indent=2)
+        invocation = sarif.invocation_of(start, exit_code=code)
+        text = json.dumps(fmt.to_sarif(report, invocation), indent=2)
     elif args.format == "md":
         text = fmt.to_markdown(report)
     else:
@@ -151,4 +155,4 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(args.output, text + "\n")
     else:
         sys.stdout.write(text + "\n")
-    return 1 if fails(report, args.fail_on) else 0
+    return code

@@ -8,10 +8,11 @@ report.html.  Exit 0 when every kernel was ported automatically or literally; 1 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
-from cuda2nki.cli.common import add_api, add_command
+from cuda2nki.cli.common import add_api, add_command, write_atomic
 from cuda2nki.diagnostics import error
 
 
@@ -86,6 +87,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="text",
         help="text: the summary on stderr; sarif: also write OUT_DIR/report.sarif",
     )
+    p.add_argument(
+        "--progress-every",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds between progress lines when stderr is not a terminal",
+    )
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.set_defaults(func=run)
 
@@ -98,6 +106,11 @@ def run(args: argparse.Namespace) -> int:
         raise error("C2N0002", option="--jobs", reason="must be at least 1")
     if args.timeout <= 0:
         raise error("C2N0002", option="--timeout", reason="must be positive")
+    if not args.progress_every > 0:
+        raise error("C2N0002", option="--progress-every", reason="must be positive")
+    from cuda2nki.report import sarif
+
+    start = sarif.now()
     defines = dict((d.split("=", 1) + ["1"])[:2] for d in args.defines)
     opts = MigrateOptions(
         in_dir=args.in_dir,
@@ -116,12 +129,18 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         memory_mb=args.memory or None,
     )
-    update, stop = progress_printer(not args.quiet)
+    update, stop = progress_printer(not args.quiet, args.progress_every)
     try:
         res = migrate(opts, update)
     finally:
         stop()
     s = res.report["summary"]
+    code = 1 if (s["failed"] or s["refused"] or s["manual"]) else 0
+    if args.format == "sarif":
+        from cuda2nki.report.migration import to_sarif
+
+        log = to_sarif(res.report, args.in_dir, sarif.invocation_of(start, exit_code=code))
+        write_atomic(args.out / "report.sarif", json.dumps(log, indent=2) + "\n")
     if not args.quiet:
         print(
             f"{s['kernels']} kernels in {s['files']} files: {s['automatic']} automatic, {s['literal']} literal, "
@@ -135,4 +154,6 @@ def run(args: argparse.Namespace) -> int:
             checked, numerics = counts_text(s["verdicts"]), counts_text(s["numerics"])
             print(f"checks: {checked}; numerics: {numerics}", file=sys.stderr)
         print(f"report: {args.out / 'report.html'}", file=sys.stderr)
-    return 1 if (s["failed"] or s["refused"] or s["manual"]) else 0
+        if args.format == "sarif":
+            print(f"sarif: {args.out / 'report.sarif'}", file=sys.stderr)
+    return code

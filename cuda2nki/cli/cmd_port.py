@@ -75,7 +75,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from cuda2nki.api import port
+    from cuda2nki.report import sarif
 
+    start = sarif.now()
     res = port(
         args.file,
         binding=args.binding,
@@ -88,6 +90,15 @@ def run(args: argparse.Namespace) -> int:
         lowering=args.lowering,
     )
     text = _stage_text(res, args.emit)
+    code = (0 if text is not None else 1) if args.emit != "nki" else res.exit_code
+    if args.format == "sarif":  # the log on stdout; the port, if any, only to -o
+        if args.output and text is not None:
+            write_atomic(args.output, text)
+        findings = sarif.findings_of(res.diagnostics)
+        props = {"kernel": res.kernel, "idiom": res.idiom, "literal": res.literal}
+        log = sarif.to_sarif(findings, sarif.invocation_of(start, exit_code=code), props)
+        print(json.dumps(log, indent=2))
+        return code
     if args.format == "json":
         payload = {
             "kernel": res.kernel,
@@ -109,9 +120,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 sys.stdout.write(text if text.endswith("\n") else text + "\n")
         print_diagnostics(res.diagnostics)
-    if args.emit != "nki":
-        return 0 if text is not None else 1
-    return res.exit_code
+    return code
 
 
 def _stage_text(res, emit: str) -> str | None:

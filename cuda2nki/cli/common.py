@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from cuda2nki.diagnostics import Diagnostic, render_all
+from cuda2nki.diagnostics import Diagnostic, render_all, use_color
 from cuda2nki.fileio import read_regular, read_text, write_atomic
 
 __all__ = ["KERNEL_HELP", "print_diagnostics", "read_text", "write_atomic"]
@@ -33,7 +33,7 @@ def print_diagnostics(diags: Iterable[Diagnostic], stream=None) -> None:
                 sources[d.loc.file] = raw.decode("utf-8", "replace").splitlines()
             except OSError:
                 sources[d.loc.file] = []
-    print(render_all(diags, sources), file=stream)
+    print(render_all(diags, sources, use_color(stream)), file=stream)
 
 
 # --------------------------------------------------------------------------- parser helpers

@@ -24,7 +24,15 @@ from typing import Any
 import numpy as np
 
 from cuda2nki.binding import Binding, Number, Resolved
-from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
+from cuda2nki.diagnostics import (
+    Diagnostic,
+    DiagnosticError,
+    Note,
+    Severity,
+    SourceLoc,
+    make,
+    related,
+)
 from cuda2nki.fidelity import layoutscan, portscan, tracefind
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS, make_inputs, test_points
@@ -113,6 +121,7 @@ class CheckReport:
                     "line": d.loc.line,
                     "col": d.loc.col,
                     "notes": list(d.notes),
+                    "related": related(d.notes),
                 }
                 for d in self.findings
             ],
@@ -692,7 +701,8 @@ def _dynamic(
                         )
                         if where:
                             entry_n["cuda_writers"] = where
-                        found.append(_finding(c, info, label, where))
+                        stores = _stores(tu, name, cname, writer_cache)
+                        found.append(_finding(c, info, label, where, stores))
                     if si == 0 and first:
                         probes = vacuous(ref[cname], tol.bound, rng)
                         if probes:
@@ -899,10 +909,25 @@ def _numeric_entry(
     return d
 
 
-def _finding(c: Comparison, info: portscan.PortInfo, label: str, where: str = "") -> Diagnostic:
+def _finding(
+    c: Comparison,
+    info: portscan.PortInfo,
+    label: str,
+    where: str = "",
+    stores: Sequence[SourceLoc] = (),
+) -> Diagnostic:
+    """A numeric finding at the port's kernel; its notes point at the CUDA lines that store the
+    output (``stores``), so a reader (and code scanning) can jump to the CUDA side."""
     loc = SourceLoc(info.path, info.line, 1)
     shape = f"shape {label}"
-    notes = [f"in the CUDA kernel these elements are {where}"] if where else []
+    notes: list[str] = []
+    if where:
+        notes.append(
+            Note(f"in the CUDA kernel these elements are {where}", stores[0] if stores else None)
+        )
+    elif stores:
+        notes.append(Note(f"the CUDA kernel stores '{c.name}' here", stores[0]))
+    notes.extend(Note(f"the CUDA kernel also stores '{c.name}' here", at) for at in stores[1:3])
     if c.tiles and c.classification != "precision":
         shown = ", ".join(f"({p}, {f})" for p, f in c.tiles[:8])
         more = f" and {len(c.tiles) - 8} more" if len(c.tiles) > 8 else ""
@@ -911,6 +936,15 @@ def _finding(c: Comparison, info: portscan.PortInfo, label: str, where: str = ""
         return make("C2N4002", loc, notes=notes, output=c.name, shape=shape, evidence=c.evidence)
     code = _DEFECT_IDS.get(c.defect or "", "C2N4001")
     return make(code, loc, notes=notes, output=c.name, shape=shape, evidence=c.evidence)
+
+
+def _stores(tu: Any, name: str, cname: str, cache: dict[str, Any]) -> list[SourceLoc]:
+    from cuda2nki.fidelity.writers import store_locations
+
+    key = f"stores:{cname}"
+    if key not in cache:
+        cache[key] = store_locations(tu, name, cname)
+    return cache[key]
 
 
 def _cuda_writers(
