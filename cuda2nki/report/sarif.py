@@ -24,7 +24,7 @@ import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ from cuda2nki.diagnostics import Diagnostic, rules
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
+UTC = timezone.utc
 _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
 
 

@@ -169,3 +169,31 @@ def test_binding_examples_load(tmp_path: Path) -> None:
                 (t.name, t.shape, t.dtype, t.role) for t in real.tensors
             ], doc
             assert shown.test_points() == real.test_points(), doc
+
+
+def test_make_demo_installs_no_development_tools() -> None:
+    """`make demo` installs cuda2nki and its run-time dependencies, not dask, ruff or pytest."""
+    import shutil
+    import subprocess
+
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make")
+    plan = subprocess.run(
+        [make, "-n", "-B", "demo", "PY=python3", "VENV=/nonexistent-venv"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    installs = [ln for ln in plan.splitlines() if "pip install" in ln and "--upgrade pip" not in ln]
+    assert installs and all(ln.rstrip().endswith("install -q -e .") for ln in installs), installs
+    assert "dask" not in plan and "ruff" not in plan and "[dev" not in plan
+    dev = subprocess.run(
+        [make, "-n", "-B", "venv", "PY=python3", "VENV=/nonexistent-venv"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "'.[dev,cluster]'" in dev
