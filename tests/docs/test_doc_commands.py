@@ -156,7 +156,7 @@ def test_binding_examples_load(tmp_path: Path) -> None:
     that file."""
     from cuda2nki.binding import load_binding, load_bindings
 
-    blocks = _blocks("toml")
+    blocks = [(doc, b) for doc, b in _blocks("toml") if "[tool.cuda2nki" not in b]
     assert blocks
     real = load_binding(ROOT / "corpus/basic/vector_add.toml")
     for i, (doc, block) in enumerate(blocks):
@@ -169,6 +169,21 @@ def test_binding_examples_load(tmp_path: Path) -> None:
                 (t.name, t.shape, t.dtype, t.role) for t in real.tensors
             ], doc
             assert shown.test_points() == real.test_points(), doc
+
+
+def test_pyproject_examples_configure(tmp_path: Path, monkeypatch) -> None:
+    """Every `[tool.cuda2nki]` table shown in the docs is a valid configuration."""
+    from cuda2nki.cli.config import apply, find
+    from cuda2nki.cli.main import build_parser
+
+    blocks = [b for _, b in _blocks("toml") if "[tool.cuda2nki" in b]
+    assert blocks
+    for i, block in enumerate(blocks):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text(block)
+        monkeypatch.chdir(folder)
+        apply(build_parser(), find())
 
 
 def test_make_demo_installs_no_development_tools() -> None:
