@@ -129,7 +129,8 @@ def use_color(stream: object) -> bool:
         return False
 
 
-def _paint(text: str, style: str, color: bool) -> str:
+def paint(text: str, style: str, color: bool) -> str:
+    """``text`` in the clang colour of ``style`` (bold, error, warning, note, caret) if ``color``."""
     return f"\x1b[{_SGR[style]}m{text}\x1b[0m" if color else text
 
 
@@ -159,20 +160,20 @@ class Diagnostic:
         diagnostic's); ``color`` adds clang's ANSI colours."""
         sev = str(self.severity)
         head = (
-            _paint(f"{self.loc}:", "bold", color)
+            paint(f"{self.loc}:", "bold", color)
             + " "
-            + _paint(f"{sev}:", sev, color)
+            + paint(f"{sev}:", sev, color)
             + " "
-            + _paint(f"{self.message} [{self.code}]", "bold", color)
+            + paint(f"{self.message} [{self.code}]", "bold", color)
         )
         out = [head]
         if source_lines is not None and 1 <= self.loc.line <= len(source_lines):
             text = source_lines[self.loc.line - 1].rstrip("\n").expandtabs(1)
             out.append(text)
-            out.append(" " * max(self.loc.col - 1, 0) + _paint("^", "caret", color))
+            out.append(" " * max(self.loc.col - 1, 0) + paint("^", "caret", color))
         for n in self.notes:
             where = note_loc(n) or self.loc
-            out.append(f"{_paint(f'{where}:', 'bold', color)} {_paint('note:', 'note', color)} {n}")
+            out.append(f"{paint(f'{where}:', 'bold', color)} {paint('note:', 'note', color)} {n}")
         return "\n".join(out)
 
 

@@ -77,3 +77,46 @@ def test_colour_follows_the_terminal_and_the_environment(monkeypatch, env, tty, 
         plain = re.sub(r"\x1b\[[0-9;]*m", "", text)
         assert "\x1b[1;31merror:\x1b[0m" in text and "\x1b[1;36mnote:\x1b[0m" in text
     assert "k.cu:3:5: error: the binding has no entry for kernel 'k'" in plain
+
+
+def test_check_text_report_is_coloured_like_the_diagnostics() -> None:
+    from cuda2nki.report.check import to_text
+
+    finding = {**_diag().to_dict()}
+    report = {
+        "findings": [finding],
+        "numerics": [],
+        "verdict": "fail",
+        "kernel": "k",
+        "cuda_file": "k.cu",
+        "port_kernel": "k",
+        "port_file": "port.py",
+        "api": "nki",
+    }
+    plain = to_text(report)
+    assert "k.cu:3:5: error: " in plain and "port.py:9:1: note: about the port" in plain
+    assert "\x1b[" not in plain
+    coloured = to_text(report, color=True)
+    assert "\x1b[1;31merror:\x1b[0m" in coloured and "\x1b[1;36mnote:\x1b[0m" in coloured
+
+
+def test_check_cli_colours_only_with_force_color(monkeypatch, capsys) -> None:
+    from pathlib import Path
+
+    from cuda2nki.cli.main import main
+
+    root = Path(__file__).resolve().parents[1]
+    argv = [
+        "check",
+        str(root / "corpus/norm/softmax_naive.cu"),
+        str(root / "corpus/norm/ports/softmax_naive_flaw_missing_tail.py"),
+        "--static-only",
+    ]
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    main(argv)
+    assert "\x1b[" not in capsys.readouterr().out
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    main(argv)
+    out = capsys.readouterr().out
+    assert "\x1b[1;35mwarning:\x1b[0m" in out and "[static only]" in out

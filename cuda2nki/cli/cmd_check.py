@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from cuda2nki.cli.common import KERNEL_HELP, add_command, add_fail_on, add_hw, defines, fails
-from cuda2nki.diagnostics import error
+from cuda2nki.diagnostics import error, use_color
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
@@ -139,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     report = check(args.cuda, args.port, **options(args)).to_dict()
     code = 1 if fails(report, args.fail_on) else 0
     if args.format == "text":
-        text = fmt.to_text(report)
+        text = fmt.to_text(report, color=args.output is None and use_color(sys.stdout))
     elif args.format == "json":
         text = fmt.to_json(report)
     elif args.format == "sarif":

@@ -30,13 +30,21 @@ def _numerics_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def to_text(report: dict[str, Any]) -> str:
+def to_text(report: dict[str, Any], color: bool = False) -> str:
+    """Clang-style findings, then numerics, trace and verdict; ``color`` adds clang's colours."""
+    from cuda2nki.diagnostics import paint
+
     out = []
     for f in report["findings"]:
+        sev = f["severity"]
         out.append(
-            f"{f['file']}:{f['line']}:{f.get('col', 1)}: {f['severity']}: {f['message']} [{f['id']}]"
+            paint(f"{f['file']}:{f['line']}:{f.get('col', 1)}:", "bold", color)
+            + " "
+            + paint(f"{sev}:", sev if sev in ("error", "warning", "note") else "bold", color)
+            + " "
+            + paint(f"{f['message']} [{f['id']}]", "bold", color)
         )
-        out.extend(_note_lines(f))
+        out.extend(_note_lines(f, color))
     if report["numerics"]:
         worst = _summarise_numerics(report["numerics"])
         out.append(
@@ -63,13 +71,16 @@ def to_text(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def _note_lines(f: dict[str, Any]) -> list[str]:
+def _note_lines(f: dict[str, Any], color: bool = False) -> list[str]:
     """``file:line:col: note: text``: a note's own location, else its finding's."""
+    from cuda2nki.diagnostics import paint
+
     placed = {r["message"]: r for r in f.get("related", [])}
     out = []
     for n in f.get("notes", []):
         at = placed.get(n, f)
-        out.append(f"{at['file']}:{at['line']}:{at.get('col', 1)}: note: {n}")
+        where = paint(f"{at['file']}:{at['line']}:{at.get('col', 1)}:", "bold", color)
+        out.append(f"{where} {paint('note:', 'note', color)} {n}")
     return out
 
 
