@@ -133,3 +133,41 @@ def to_sarif(report: dict[str, Any], invocation: Any = None) -> dict[str, Any]:
         "portFile": report["port_file"],
     }
     return sarif.to_sarif(report["findings"], invocation, props)
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    lines = [
+        f"# cuda2nki check: {report['kernel']} → {report['port_kernel']}",
+        "",
+        f"**Verdict: {report['verdict'].upper()}** · CUDA `{report['cuda_file']}` · port `{report['port_file']}` "
+        f"({report['api']} API) · tolerance from {report['tolerance_source']}",
+        "",
+        "## Findings",
+        "",
+    ]
+    if not report["findings"]:
+        lines.append("No findings.")
+    else:
+        lines += ["| id | severity | line | message |", "|---|---|---|---|"]
+        for f in report["findings"]:
+            msg = f["message"].replace("|", "\\|")
+            lines.append(f"| {f['id']} | {f['severity']} | {f['line']} | {msg} |")
+    if report["numerics"]:
+        lines += [
+            "",
+            "## Numerics",
+            "",
+            "| output | shape | seed | class | max abs | max rel | normwise | mismatch % | tolerance |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for n in report["numerics"]:
+            if n.get("output") == "*":
+                lines.append(f"| * | {n['shape']} | | failed ({n.get('defect')}) | | | | | |")
+                continue
+            cls = n["classification"] + (f" / {n['defect']}" if n.get("defect") else "")
+            lines.append(
+                f"| {n['output']} | {n['shape']} | {n.get('seed', 0)} | {cls} | {n['max_abs_error']:.3g} | "
+                f"{n['max_rel_error']:.3g} | {n['normwise_error']:.3g} | {n['mismatch_pct']:.3g} | "
+                f"{n['tolerance_max']:.3g} |"
+            )
+    return "\n".join(lines) + "\n"
