@@ -2,20 +2,29 @@
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# the package and its run-time dependencies only: what `make demo` needs
+CORE := $(VENV)/.installed-core
+# plus the test, lint and cluster tools (pytest, ruff, dask...): what developers need
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-slow check format bench clean
+.PHONY: demo test test-slow check format bench clean venv venv-core
 
-$(STAMP): pyproject.toml
+$(CORE): pyproject.toml
 	$(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e .
+	touch $(CORE)
+
+$(STAMP): $(CORE)
 	$(BIN)/python -m pip install -q -e '.[dev,cluster]'
 	touch $(STAMP)
 
 venv: $(STAMP)
 
-## demo: set up, then port a corpus kernel to NKI, check the port in the simulator, write a review
-demo: $(STAMP)
+venv-core: $(CORE)
+
+## demo: install cuda2nki alone, then port a corpus kernel to NKI, check the port in the simulator, write a review
+demo: $(CORE)
 	@mkdir -p out/demo
 	$(BIN)/cuda2nki port corpus/basic/vector_add.cu -o out/demo/vector_add_nki.py
 	@cat out/demo/vector_add_nki.py

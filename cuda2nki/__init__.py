@@ -6,7 +6,10 @@ that importing the package stays cheap and never patches anything globally.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; at run time the names load on first use
+    from cuda2nki.api import check, parse, port, review, run, simulate  # noqa: F401
 
 __version__ = "0.1.0"
 

@@ -8,10 +8,11 @@ The heavy packages are imported on first use so that ``import cuda2nki`` stays c
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -29,10 +30,23 @@ from cuda2nki.fileio import read_text, write_atomic
 from cuda2nki.frontend.ast import TranslationUnit
 from cuda2nki.frontend.select import select_kernel
 
+if TYPE_CHECKING:
+    from cuda2nki.codegen.pipeline import PortResult
+    from cuda2nki.fidelity.check import CheckReport
+    from cuda2nki.nkisim import SimResult
+
+#: the Trainium generations the simulator and the checker model
+Hardware = Literal["trn1", "trn2", "trn3"]
+#: the NKI API a port is written against (``nki``: the current ``nki.language``/``nki.isa``)
+NkiApi = Literal["nki", "legacy"]
+
 __all__ = [
     "Binding",
     "BindingFile",
+    "Hardware",
     "LiftSummary",
+    "NkiApi",
+    "Review",
     "binding_from_dict",
     "check",
     "find_binding",
@@ -41,6 +55,7 @@ __all__ = [
     "load_bindings",
     "parse",
     "port",
+    "review",
     "run",
     "run_full",
     "select_kernel",
@@ -139,10 +154,37 @@ def run_full(
     return RunResult(name, outputs, resolved, result)
 
 
-def run(path: str | Path, binding: Binding, **options: Any) -> dict[str, np.ndarray]:
+def run(
+    path: str | Path,
+    binding: Binding,
+    *,
+    kernel: str | None = None,
+    overrides: Mapping[str, Number] | None = None,
+    inputs: Mapping[str, np.ndarray] | None = None,
+    seed: int = 0,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+    templates: Mapping[str, str] | None = None,
+    poison_shared: bool = True,
+    max_steps: int | None = None,
+    fmad: bool = False,
+) -> dict[str, np.ndarray]:
     """Run a CUDA kernel in the SIMT interpreter; returns every out/inout parameter by name
-    (options as :func:`run_full`)."""
-    return run_full(path, binding, **options).outputs
+    (:func:`run_full` keeps the launch, warnings and statistics too)."""
+    return run_full(
+        path,
+        binding,
+        kernel=kernel,
+        overrides=overrides,
+        inputs=inputs,
+        seed=seed,
+        defines=defines,
+        include_dirs=include_dirs,
+        templates=templates,
+        poison_shared=poison_shared,
+        max_steps=max_steps,
+        fmad=fmad,
+    ).outputs
 
 
 # --------------------------------------------------------------------------- porting
@@ -182,27 +224,37 @@ def port(
     *,
     binding: Binding | str | Path | None = None,
     kernel: str | None = None,
-    target: str = "nki",
+    api: NkiApi = "nki",
     passes: str | None = None,
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[str] = (),
-    emit: str = "nki",
-    lowering: str = "auto",
-) -> Any:
+    emit: Literal["ast", "intent", "tiles", "nki"] = "nki",
+    lowering: Literal["auto", "literal", "recognise"] = "auto",
+    target: str | None = None,
+) -> PortResult:
     """Draft an NKI port of a kernel in a CUDA file; returns a
     :class:`cuda2nki.codegen.pipeline.PortResult` (``source`` is None when refused).
 
     The binding is ``binding``, else the sidecar ``.toml`` beside the file, else inferred.
+    ``api``: the NKI API the port is written against (``nki`` or ``legacy``).
     ``lowering``: ``auto`` (an idiom recogniser, else the literal thread-by-thread lowering),
     ``literal`` (force the literal lowering) or ``recognise`` (never literal: refuse instead).
+    ``target`` is the former name of ``api`` (deprecated).
     """
     from cuda2nki.codegen import pipeline
 
+    if target is not None:
+        warnings.warn(
+            "port(target=...) is deprecated; use api='nki' or api='legacy'",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        api = target  # type: ignore[assignment]
     return pipeline.port_file(
         path,
         binding=binding,
         kernel=kernel,
-        target=target,
+        target=api,
         passes=passes,
         defines=dict(defines or {}),
         include_dirs=tuple(include_dirs),
@@ -219,18 +271,139 @@ def simulate(
     inputs: Mapping[str, np.ndarray] | Sequence[np.ndarray],
     *,
     kernel: str | None = None,
-    target: str = "trn2",
+    hw: Hardware = "trn2",
     profile: bool = False,
-) -> Any:
-    """Run an NKI kernel from a port file in the simulator (in this process)."""
+    target: str | None = None,
+) -> SimResult:
+    """Run an NKI kernel from a port file in the simulator (in this process) on the Trainium
+    generation ``hw``.  ``target`` is the former name of ``hw`` (deprecated)."""
     from cuda2nki import nkisim
 
+    if target is not None:
+        warnings.warn("simulate(target=...) is deprecated; use hw=", DeprecationWarning, 2)
+        hw = target  # type: ignore[assignment]
     fn = nkisim.load_kernel(str(port_path), kernel)
-    return nkisim.simulate_kernel(fn, inputs, target=target, profile=profile)
+    return nkisim.simulate_kernel(fn, inputs, target=hw, profile=profile)
 
 
-def check(cuda_path: str | Path, port_path: str | Path, **options: Any) -> Any:
-    """Judge a port against its CUDA kernel (see :mod:`cuda2nki.fidelity`)."""
+def check(
+    cuda_path: str | Path,
+    port_path: str | Path,
+    *,
+    binding: Binding | str | Path | None = None,
+    kernel: str | None = None,
+    port_kernel: str | None = None,
+    seeds: int = 5,
+    overrides: Mapping[str, Number] | None = None,
+    binds: Mapping[str, str] | None = None,
+    static_only: bool = False,
+    hw: Hardware = "trn2",
+    timeout: float = 120.0,
+    memory_mb: int | None = 4096,
+    ignore: Sequence[str] = (),
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+    trust: bool = False,
+    sandbox: Any = None,
+) -> CheckReport:
+    """Judge a port against its CUDA kernel (see :mod:`cuda2nki.fidelity`).
+
+    The port runs on ``seeds`` generated inputs per test point, in a sandbox limited to
+    ``timeout`` seconds and ``memory_mb`` MB, on the simulated ``hw``; ``static_only`` reads its
+    text only (the verdict is then ``unverified``).  ``binds`` maps CUDA parameter names onto the
+    port's where they differ; ``ignore`` suppresses finding ids; ``trust`` runs the port where this
+    host lacks a sandbox layer; ``sandbox``, a :class:`~cuda2nki.fidelity.sandbox.PortSandbox`
+    launched early for this port (it is closed here)."""
     from cuda2nki.fidelity.check import check as _check
 
-    return _check(cuda_path, port_path, **options)
+    return _check(
+        cuda_path,
+        port_path,
+        binding=binding,
+        kernel=kernel,
+        port_kernel=port_kernel,
+        seeds=seeds,
+        overrides=overrides,
+        binds=binds,
+        static_only=static_only,
+        target=hw,
+        timeout=timeout,
+        memory_mb=memory_mb,
+        ignore=tuple(ignore),
+        defines=defines,
+        include_dirs=include_dirs,
+        trust=trust,
+        sandbox=sandbox,
+    )
+
+
+@dataclass(frozen=True)
+class Review:
+    """A reviewer's assessment: the check's report and, unless skipped, the figures of
+    cuda2nki's own port of the same kernel (None when it has none that passes)."""
+
+    report: CheckReport
+    generated: dict[str, Any] | None
+
+    @property
+    def verdict(self) -> str:
+        return self.report.verdict
+
+    def to_markdown(self) -> str:
+        from cuda2nki.report import review as fmt
+
+        return fmt.to_markdown(self.report.to_dict(), self.generated)
+
+    def to_html(self) -> str:
+        from cuda2nki.report import review as fmt
+
+        r = self.report
+        return fmt.to_html(r.to_dict(), r.cuda_file, r.port_file, self.generated)
+
+
+def review(
+    cuda_path: str | Path,
+    port_path: str | Path,
+    *,
+    compare: bool = True,
+    binding: Binding | str | Path | None = None,
+    kernel: str | None = None,
+    port_kernel: str | None = None,
+    seeds: int = 5,
+    overrides: Mapping[str, Number] | None = None,
+    binds: Mapping[str, str] | None = None,
+    static_only: bool = False,
+    hw: Hardware = "trn2",
+    timeout: float = 120.0,
+    memory_mb: int | None = 4096,
+    ignore: Sequence[str] = (),
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Sequence[str] = (),
+    trust: bool = False,
+) -> Review:
+    """:func:`check` a port, and with ``compare`` also port the kernel with cuda2nki and check
+    that port the same way, for the review's comparison.  ``Review.to_markdown()`` and
+    ``Review.to_html()`` render it as ``cuda2nki review`` does."""
+    from cuda2nki.fidelity.review import generated_baseline
+
+    opts: dict[str, Any] = dict(
+        binding=binding,
+        kernel=kernel,
+        port_kernel=port_kernel,
+        seeds=seeds,
+        overrides=overrides,
+        binds=binds,
+        static_only=static_only,
+        hw=hw,
+        timeout=timeout,
+        memory_mb=memory_mb,
+        ignore=tuple(ignore),
+        defines=defines,
+        include_dirs=include_dirs,
+        trust=trust,
+    )
+    report = check(cuda_path, port_path, **opts)
+    generated = None
+    if compare and not static_only:
+        generated = generated_baseline(cuda_path, report.to_dict(), opts)
+    return Review(report, generated)

@@ -56,7 +56,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
 from cuda2nki.dtypes import FP8_DTYPES, STANDARD_DTYPES
 from cuda2nki.fileio import read_regular
 
@@ -68,7 +68,7 @@ else:  # pragma: no cover
 Role = Literal["in", "out", "inout"]
 Number = int | float
 
-_DTYPES: dict[str, np.dtype] = {**STANDARD_DTYPES, **FP8_DTYPES}
+_DTYPES = STANDARD_DTYPES | FP8_DTYPES
 _ALIASES = {
     "half": "float16",
     "float": "float32",
@@ -92,10 +92,8 @@ def dtype_of(name: str) -> np.dtype:
 
 
 def dtype_name(dt: np.dtype) -> str:
-    for k, v in _DTYPES.items():
-        if v == dt:
-            return k
-    return str(dt)
+    name = _DTYPES.name_of(dt)
+    return str(dt) if name is None else name
 
 
 # --------------------------------------------------------------------------- C expressions
@@ -334,8 +332,62 @@ def _dim3(vals: tuple[Number, ...], what: str) -> tuple[int, int, int]:
     return out  # type: ignore[return-value]
 
 
-def _bad(path: str, reason: str, line: int = 1) -> DiagnosticError:
-    return DiagnosticError(make("C2N0003", SourceLoc(path, line, 1), reason=reason))
+class _BindingError(DiagnosticError):
+    """A C2N0003 that knows the TOML key at fault (``("params", "x")``), so that whoever has
+    the file's text can point at the key's line."""
+
+    def __init__(self, diagnostic: Diagnostic, key: tuple[str, ...]) -> None:
+        super().__init__(diagnostic)
+        self.key = key
+
+
+def _bad(path: str, reason: str, line: int = 1, key: tuple[str, ...] = ()) -> DiagnosticError:
+    return _BindingError(make("C2N0003", SourceLoc(path, line, 1), reason=reason), key)
+
+
+def _located(exc: DiagnosticError, text: str, prefix: tuple[str, ...]) -> DiagnosticError:
+    """``exc`` pointing at the line of its key in ``text`` (keys under the table ``prefix``)."""
+    key = getattr(exc, "key", ())
+    line = _key_line(text, prefix + key) if key and text else None
+    if line is None:
+        return exc
+    import dataclasses
+
+    d = exc.diagnostics[0]
+    return DiagnosticError(
+        [dataclasses.replace(d, loc=SourceLoc(d.loc.file, line, 1)), *exc.diagnostics[1:]]
+    )
+
+
+def _key_parts(text: str) -> tuple[str, ...]:
+    return tuple(p.strip().strip("\"'") for p in text.split("."))
+
+
+def _key_line(text: str, key: tuple[str, ...]) -> int | None:
+    """The first line of a TOML text that defines ``key`` or something under it: a ``[a.b]`` /
+    ``[[a.b]]`` header, ``b = ...`` / ``b.c = ...`` in the ``[a]`` table, or the inline table
+    ``a = { b = ... }`` holding it (tomllib keeps no positions, so the text is scanned)."""
+    import re
+
+    header = re.compile(r"^\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+    assign = re.compile(r"^([A-Za-z0-9_\-.\"' ]+?)\s*=")
+    section: tuple[str, ...] = ()
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        m = header.match(line)
+        if m:
+            section = _key_parts(m.group(1))
+            if section[: len(key)] == key:
+                return no
+            continue
+        m = assign.match(line)
+        if not m:
+            continue
+        full = section + _key_parts(m.group(1))
+        inline = key[: len(full)] == full and line[m.end() :].lstrip().startswith("{")
+        if full[: len(key)] == key or inline:  # the key, or the inline table holding it
+            return no
+    return None
 
 
 # --------------------------------------------------------------------------- loading
@@ -476,7 +528,10 @@ def binding_file_from_dict(
                 "a file with [kernels.NAME] tables binds a top-level [launch]/[params] to the "
                 'kernel named by `kernel = "..."`; name it, or move it into its own table',
             )
-        out.append(binding_from_dict(top, path))
+        try:
+            out.append(binding_from_dict(top, path))
+        except DiagnosticError as exc:
+            raise _located(exc, text, ()) from None
     for name, table in tables.items():
         if "kernel" in table and table["kernel"] != name:
             raise _bad(
@@ -485,7 +540,10 @@ def binding_file_from_dict(
             )
         if any(b.kernel == name for b in out):
             raise _bad(path, f"kernel '{name}' is bound twice")
-        b = binding_from_dict({**table, "kernel": name}, path, _table_line(text, name))
+        try:
+            b = binding_from_dict({**table, "kernel": name}, path, _table_line(text, name))
+        except DiagnosticError as exc:
+            raise _located(exc, text, ("kernels", name)) from None
         out.append(b)
     return BindingFile(path, tuple(out))
 
@@ -510,20 +568,22 @@ def binding_from_dict(data: Mapping[str, Any], path: str = "<binding>", line: in
             raise
         import dataclasses
 
-        raise DiagnosticError(
+        moved = DiagnosticError(
             [
                 dataclasses.replace(d, loc=SourceLoc(path, line, 1))
                 if d.loc == SourceLoc(path, 1, 1)
                 else d
                 for d in exc.diagnostics
             ]
-        ) from None
+        )
+        moved.key = getattr(exc, "key", ())  # type: ignore[attr-defined]
+        raise moved from None
 
 
 def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding:
     kernel = data.get("kernel")
     if kernel is not None and not isinstance(kernel, str):
-        raise _bad(path, f"kernel must be a name, got {kernel!r}", line)
+        raise _bad(path, f"kernel must be a name, got {kernel!r}", line, ("kernel",))
     launch = data.get("launch")
     if not isinstance(launch, Mapping):
         raise _bad(path, "missing [launch] table with grid and block")
@@ -552,13 +612,14 @@ def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding
             raise _bad(
                 path,
                 f"parameter '{name}' needs either a table with shape/dtype/role or a default value",
+                key=("params", name),
             )
     check = data.get("check", {})
     shapes = []
     for i, pt in enumerate(check.get("shapes", []) if isinstance(check, Mapping) else []):
         if not isinstance(pt, Mapping):
-            raise _bad(path, f"check.shapes[{i}] must be a table of scalar values")
-        shapes.append(tuple((k, _number(v, k, path)) for k, v in pt.items()))
+            raise _bad(path, f"check.shapes[{i}] must be a table of scalar values", key=_SHAPES)
+        shapes.append(tuple((k, _number(v, k, path, _SHAPES)) for k, v in pt.items()))
     meta = {k: v for k, v in data.items() if k not in ("kernel", "launch", "params")}
     smem = launch.get("shared_bytes")
     b = Binding(
@@ -576,8 +637,15 @@ def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding
     for pt in b.test_points()[1:]:
         unknown = set(pt) - {s.name for s in b.scalars}
         if unknown:
-            raise _bad(path, f"check.shapes names unknown scalar(s) {', '.join(sorted(unknown))}")
+            raise _bad(
+                path,
+                f"check.shapes names unknown scalar(s) {', '.join(sorted(unknown))}",
+                key=_SHAPES,
+            )
     return b
+
+
+_SHAPES = ("check", "shapes")
 
 
 def _dims(v: Any, what: str, path: str) -> tuple[str | int, ...]:
@@ -588,28 +656,37 @@ def _dims(v: Any, what: str, path: str) -> tuple[str | int, ...]:
         or not 1 <= len(v) <= 3
         or not all(isinstance(x, int | str) for x in v)
     ):
-        raise _bad(path, f"launch.{what} must be a list of 1-3 integers or expressions")
+        raise _bad(
+            path,
+            f"launch.{what} must be a list of 1-3 integers or expressions",
+            key=("launch", what),
+        )
     return tuple(v)
 
 
 def _tensor_spec(name: str, spec: Mapping[str, Any], path: str) -> TensorSpec:
+    key = ("params", name)
     shape = spec["shape"]
     if not isinstance(shape, list) or not all(isinstance(d, int | str) for d in shape):
-        raise _bad(path, f"'{name}'.shape must be a list of integers or expressions")
+        raise _bad(path, f"'{name}'.shape must be a list of integers or expressions", key=key)
     if "dtype" not in spec:
-        raise _bad(path, f"tensor parameter '{name}' has no dtype")
+        raise _bad(path, f"tensor parameter '{name}' has no dtype", key=key)
     dtype = _opt_dtype(spec["dtype"], name, path)
     role = spec.get("role")
     if role not in ("in", "out", "inout"):
         raise _bad(
-            path, f'tensor parameter \'{name}\' needs role = "in" | "out" | "inout" (got {role!r})'
+            path,
+            f'tensor parameter \'{name}\' needs role = "in" | "out" | "inout" (got {role!r})',
+            key=key,
         )
     rng = spec.get("range")
     if rng is not None and (not isinstance(rng, list) or len(rng) != 2):
-        raise _bad(path, f"'{name}'.range must be [lo, hi]")
+        raise _bad(path, f"'{name}'.range must be [lo, hi]", key=key)
     dist = spec.get("distribution")
     if dist is not None and dist not in _DISTRIBUTIONS:
-        raise _bad(path, f"'{name}'.distribution must be one of {', '.join(_DISTRIBUTIONS)}")
+        raise _bad(
+            path, f"'{name}'.distribution must be one of {', '.join(_DISTRIBUTIONS)}", key=key
+        )
     return TensorSpec(name, tuple(shape), dtype, role, tuple(rng) if rng else None, dist)  # type: ignore[arg-type]
 
 
@@ -619,13 +696,17 @@ def _opt_dtype(v: Any, name: str, path: str) -> str | None:
     try:
         dtype_of(str(v))
     except KeyError:
-        raise _bad(path, f"'{name}' has unknown dtype {v!r}; known: {', '.join(_DTYPES)}") from None
+        raise _bad(
+            path,
+            f"'{name}' has unknown dtype {v!r}; known: {', '.join(_DTYPES)}",
+            key=("params", name),
+        ) from None
     return _ALIASES.get(str(v), str(v))
 
 
-def _number(v: Any, name: str, path: str) -> Number:
+def _number(v: Any, name: str, path: str, key: tuple[str, ...] | None = None) -> Number:
     if isinstance(v, bool) or not isinstance(v, int | float):
-        raise _bad(path, f"'{name}' must be a number (got {v!r})")
+        raise _bad(path, f"'{name}' must be a number (got {v!r})", key=key or ("params", name))
     return v
 
 

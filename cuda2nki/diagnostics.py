@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import enum
 import json
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -80,6 +81,59 @@ class SourceLoc:
 UNKNOWN_LOC = SourceLoc("cuda2nki", 0, 0)
 
 
+class Note(str):
+    """A note's text and, where it points elsewhere than its diagnostic (the CUDA line behind a
+    port's finding, the other end of a conflict), its own location.  A plain ``str`` note is
+    about the diagnostic's location; either renders as ``file:line:col: note: text``."""
+
+    loc: SourceLoc | None
+
+    def __new__(cls, text: str, loc: SourceLoc | None = None) -> Note:
+        note = super().__new__(cls, text)
+        note.loc = loc
+        return note
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Note, (str(self), self.loc))
+
+
+def note_loc(note: str) -> SourceLoc | None:
+    """The location a note carries of its own (None for a plain ``str`` note)."""
+    return getattr(note, "loc", None)
+
+
+# --------------------------------------------------------------------------- colour
+
+_SGR = {
+    "bold": "1",
+    "error": "1;31",
+    "warning": "1;35",
+    "note": "1;36",
+    "caret": "1;32",
+}
+
+
+def use_color(stream: object) -> bool:
+    """Colour for a terminal, as clang does; ``NO_COLOR`` (non-empty) turns it off and
+    ``FORCE_COLOR`` (non-empty) on, ``NO_COLOR`` winning; ``TERM=dumb`` is never coloured."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty and isatty())
+    except (OSError, ValueError):
+        return False
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    """``text`` in the clang colour of ``style`` (bold, error, warning, note, caret) if ``color``."""
+    return f"\x1b[{_SGR[style]}m{text}\x1b[0m" if color else text
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     code: str
@@ -97,18 +151,40 @@ class Diagnostic:
             "line": self.loc.line,
             "col": self.loc.col,
             "notes": list(self.notes),
+            "related": related(self.notes),
         }
 
-    def render(self, source_lines: Sequence[str] | None = None) -> str:
-        """Clang style: ``file:line:col: severity: message [ID]``, the source line and a caret."""
-        head = f"{self.loc}: {self.severity}: {self.message} [{self.code}]"
+    def render(self, source_lines: Sequence[str] | None = None, color: bool = False) -> str:
+        """Clang style: ``file:line:col: severity: message [ID]``, the source line and a caret,
+        then each note as ``file:line:col: note: text`` (its own location, else the
+        diagnostic's); ``color`` adds clang's ANSI colours."""
+        sev = str(self.severity)
+        head = (
+            paint(f"{self.loc}:", "bold", color)
+            + " "
+            + paint(f"{sev}:", sev, color)
+            + " "
+            + paint(f"{self.message} [{self.code}]", "bold", color)
+        )
         out = [head]
         if source_lines is not None and 1 <= self.loc.line <= len(source_lines):
             text = source_lines[self.loc.line - 1].rstrip("\n").expandtabs(1)
             out.append(text)
-            out.append(" " * max(self.loc.col - 1, 0) + "^")
-        out.extend(f"note: {n}" for n in self.notes)
+            out.append(" " * max(self.loc.col - 1, 0) + paint("^", "caret", color))
+        for n in self.notes:
+            where = note_loc(n) or self.loc
+            out.append(f"{paint(f'{where}:', 'bold', color)} {paint('note:', 'note', color)} {n}")
         return "\n".join(out)
+
+
+def related(notes: Iterable[str]) -> list[dict]:
+    """The notes that carry a location of their own: ``{"file", "line", "col", "message"}``."""
+    out = []
+    for n in notes:
+        loc = note_loc(n)
+        if loc is not None:
+            out.append({"file": loc.file, "line": loc.line, "col": loc.col, "message": str(n)})
+    return out
 
 
 class DiagnosticError(Exception):
@@ -197,9 +273,13 @@ def error(
     return DiagnosticError(make(code, loc, notes=notes, **fmt))
 
 
-def render_all(diags: Iterable[Diagnostic], sources: dict[str, Sequence[str]] | None = None) -> str:
+def render_all(
+    diags: Iterable[Diagnostic],
+    sources: dict[str, Sequence[str]] | None = None,
+    color: bool = False,
+) -> str:
     sources = sources or {}
-    return "\n".join(d.render(sources.get(d.loc.file)) for d in diags)
+    return "\n".join(d.render(sources.get(d.loc.file), color) for d in diags)
 
 
 def to_json(diags: Iterable[Diagnostic]) -> str:

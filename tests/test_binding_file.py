@@ -122,8 +122,20 @@ def test_load_binding_for_another_kernel_is_c2n0007(tmp_path: Path) -> None:
         (SINGLE.replace('kernel = "scale"\n', "") + "[kernels.shift]\n", "name it", 1),
         ("[kernels]\nscale = 3\n", "one table per kernel", 1),
         (SINGLE + "[kernels.scale.launch]\ngrid = [1]\nblock = [1]\n", "bound twice", 1),
-        (MULTI.replace("block = [128]", "block = [128, 1, 1, 1]"), "launch.block", 2),
-        (MULTI.replace("m = 300 }", "m = 300, p = {} }"), "'p'", 13),
+        (MULTI.replace("block = [128]", "block = [128, 1, 1, 1]"), "launch.block", 6),
+        (
+            MULTI.replace(
+                'x = { shape = ["n"], dtype = "float32"', 'x = { shape = ["n"], dtype = "f"'
+            ),
+            "'x'",
+            9,
+        ),
+        (MULTI.replace('role = "in" }, m = 300', 'role = "sideways" }, m = 300'), "'in'", 15),
+        (MULTI.replace("a = 2.0", 'a = "two"'), "'a'", 10),
+        (SINGLE.replace('"in" }', '"inn" }'), "'x'", 7),
+        (SINGLE.replace("block = [128]", "block = []"), "launch.block", 4),
+        (MULTI.replace("{ m = 129 }", "{ m = true }"), "'m'", 16),
+        (MULTI.replace("m = 300 }", "m = 300, p = {} }"), "'p'", 15),
     ],
 )
 def test_bad_binding_files_are_c2n0003(tmp_path: Path, text: str, needle: str, line: int) -> None:

@@ -21,6 +21,7 @@ grammars = sorted(p.name for p in (root / "grammars").iterdir() if p.name.endswi
 templates = sorted(p.name for p in (root / "templates").rglob("*.j2"))
 assert grammars, "no grammar in the wheel"
 assert templates, "no template in the wheel"
+assert (root / "rules/examples/inputs/basic/vector_add.cu").is_file(), "no example inputs"
 from cuda2nki.ir import parser  # loads the lark grammar from the package data
 from cuda2nki.codegen import render as T  # loads the jinja2 templates from the package data
 parser.grammar()

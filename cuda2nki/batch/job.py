@@ -137,7 +137,7 @@ def _kernel(
             spec.path,
             binding=binding,
             kernel=name,
-            target=spec.target,
+            api=spec.target,
             defines=dict(spec.defines),
             include_dirs=spec.include_dirs,
         )
@@ -224,7 +224,14 @@ def record(
         "port": port,
         "lines": lines,
         "diagnostics": [
-            {"id": d.code, "severity": str(d.severity), "line": d.loc.line, "message": d.message}
+            {
+                "id": d.code,
+                "severity": str(d.severity),
+                "line": d.loc.line,
+                "col": d.loc.col,
+                "message": d.message,
+                "notes": list(d.notes),
+            }
             for d in diags
         ],
         "blocking": sorted({d.code for d in diags if d.severity >= Severity.ERROR}),

@@ -1,7 +1,11 @@
 """``cuda2nki check kernel.cu port.py``: is the port faithful and idiomatic?
 
-Exit 0 pass; 1 fail, or unverified (``--static-only`` runs nothing, so never passes); 2 input
-error."""
+Runs the port in a sandbox on generated inputs at every test point of the binding and compares
+its outputs with the CUDA kernel's (run in the SIMT interpreter); reads the port for NKI
+constraint violations and performance findings.
+
+Exit 0 pass; 1 numbers outside tolerance, a finding at --fail-on or worse, or unverified
+(``--static-only`` runs nothing, so never passes); 2 input error."""
 
 from __future__ import annotations
 
@@ -11,17 +15,24 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cuda2nki.binding import parse_set_options
-from cuda2nki.diagnostics import error
+from cuda2nki.cli.common import KERNEL_HELP, add_command, add_fail_on, add_hw, defines, fails
+from cuda2nki.diagnostics import error, use_color
 
 
 def add_common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("cuda", type=Path, metavar="kernel.cu")
-    p.add_argument("port", type=Path, metavar="port.py")
-    p.add_argument("--binding", type=Path, metavar="B.toml")
-    p.add_argument("--kernel", help="CUDA kernel name (when the file has several)")
-    p.add_argument("--port-kernel", metavar="NAME", help="the port's kernel function")
-    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("cuda", type=Path, metavar="kernel.cu", help="the CUDA source file")
+    p.add_argument("port", type=Path, metavar="port.py", help="the NKI port (a Python file)")
+    p.add_argument(
+        "--binding",
+        type=Path,
+        metavar="B.toml",
+        help="kernel binding (default: the sidecar kernel.toml, else inferred)",
+    )
+    p.add_argument("--kernel", help=KERNEL_HELP)
+    p.add_argument(
+        "--port-kernel", metavar="NAME", help="the port's kernel function (default: the only one)"
+    )
+    p.add_argument("--seeds", type=int, default=5, help="random inputs per test point")
     p.add_argument(
         "--set", action="append", default=[], metavar="NAME=VALUE", help="scalar parameter value"
     )
@@ -35,7 +46,8 @@ def add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--static-only", action="store_true", help="read the port's text only; execute nothing"
     )
-    p.add_argument("--target", choices=("trn1", "trn2", "trn3"), default="trn2")
+    add_hw(p)
+    add_fail_on(p)
     p.add_argument(
         "--ignore", action="append", default=[], metavar="ID", help="suppress a finding id"
     )
@@ -50,19 +62,42 @@ def add_common(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run the port even where this host lacks a sandbox layer (your own code only)",
     )
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="define a preprocessor macro",
+    )
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="add an include directory",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("check", help="check an NKI port against its CUDA kernel")
+    p = add_command(sub, "check", "check an NKI port against its CUDA kernel", __doc__)
     add_common(p)
-    p.add_argument("--format", choices=("text", "json", "sarif", "md", "html"), default="text")
-    p.add_argument("-o", "--output", type=Path, help="write the report here instead of stdout")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "md", "html"),
+        default="text",
+        help="report format",
+    )
+    p.add_argument(
+        "-o", "--output", type=Path, help="write the report here (default: standard output)"
+    )
     p.set_defaults(func=run)
 
 
 def options(args: argparse.Namespace) -> dict:
+    from cuda2nki.binding import parse_set_options
+
     binds = {}
     for b in args.bind:
         cuda, sep, port = b.partition("=")
@@ -85,11 +120,11 @@ def options(args: argparse.Namespace) -> dict:
         overrides=parse_set_options(args.set),
         binds=binds,
         static_only=args.static_only,
-        target=args.target,
+        hw=args.hw,
         ignore=tuple(i.upper() for i in args.ignore),
         timeout=args.timeout,
         memory_mb=args.memory,
-        defines=dict((d.split("=", 1) + ["1"])[:2] for d in args.defines),
+        defines=defines(args.defines),
         include_dirs=tuple(args.include_dirs),
         trust=args.trust,
     )
@@ -106,7 +141,7 @@ def early_sandbox(args: argparse.Namespace) -> Any:
     box = PortSandbox(
         str(args.port),
         None,
-        target=args.target,
+        target=args.hw,
         timeout=args.timeout if args.timeout > 0 else 1.0,
         memory_mb=args.memory if args.memory and args.memory > 0 else None,
         trust=args.trust,
@@ -125,17 +160,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, box: Any) -> int:
-    from cuda2nki.fidelity.check import check
+    from cuda2nki.api import check
     from cuda2nki.fileio import write_atomic
     from cuda2nki.report import check as fmt
+    from cuda2nki.report import sarif
 
+    start = sarif.now()
     report = check(args.cuda, args.port, **options(args), sandbox=box).to_dict()
+    code = 1 if fails(report, args.fail_on) else 0
     if args.format == "text":
-        text = fmt.to_text(report)
+        text = fmt.to_text(report, color=args.output is None and use_color(sys.stdout))
     elif args.format == "json":
         text = fmt.to_json(report)
     elif args.format == "sarif":
-        text = json.dumps(fmt.to_sarif(report), indent=2)
+        invocation = sarif.invocation_of(start, exit_code=code)
+        text = json.dumps(fmt.to_sarif(report, invocation), indent=2)
     elif args.format == "md":
         text = fmt.to_markdown(report)
     else:
@@ -146,4 +185,4 @@ def _run(args: argparse.Namespace, box: Any) -> int:
         write_atomic(args.output, text + "\n")
     else:
         sys.stdout.write(text + "\n")
-    return 0 if report["verdict"] == "pass" else 1
+    return code

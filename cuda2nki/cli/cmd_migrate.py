@@ -1,46 +1,100 @@
-"""``cuda2nki migrate IN_DIR -o OUT_DIR``: port or examine every kernel of a tree."""
+"""``cuda2nki migrate IN_DIR -o OUT_DIR``: port or examine every kernel of a tree.
+
+Every CUDA file under IN_DIR is parsed and each kernel ported (or, with --examine, only
+classified) in worker processes with a time and memory limit per file; results are cached in
+OUT_DIR, so a second run redoes only changed files.  OUT_DIR receives the ports, report.json and
+report.html.  Exit 0 when every kernel was ported automatically or literally; 1 otherwise."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
+from cuda2nki.cli.common import add_api, add_command, write_atomic
 from cuda2nki.diagnostics import error
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("migrate", help="port (or --examine) every CUDA kernel under a directory")
-    p.add_argument("in_dir", type=Path, metavar="IN_DIR")
-    p.add_argument("-o", "--out", type=Path, required=True, metavar="OUT_DIR")
-    p.add_argument("--jobs", "-j", type=int, default=1)
+    p = add_command(
+        sub, "migrate", "port (or --examine) every CUDA kernel under a directory", __doc__
+    )
+    p.add_argument("in_dir", type=Path, metavar="IN_DIR", help="the CUDA source tree")
+    p.add_argument(
+        "-o",
+        "--out",
+        type=Path,
+        required=True,
+        metavar="OUT_DIR",
+        help="where ports and reports go",
+    )
+    p.add_argument("--jobs", "-j", type=int, default=1, help="worker processes")
     p.add_argument("--examine", action="store_true", help="census only: write no ports")
     p.add_argument(
         "--check", action="store_true", help="also check each port against its CUDA kernel"
     )
-    p.add_argument("--include", action="append", default=[], metavar="GLOB")
-    p.add_argument("--exclude", action="append", default=[], metavar="GLOB")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
-    p.add_argument("-p", dest="compile_db", type=Path, metavar="compile_commands.json")
-    p.add_argument("--target", choices=("nki", "legacy"), default="nki")
-    p.add_argument("--executor", choices=("local", "dask"), default="local")
+    p.add_argument(
+        "--include", action="append", default=[], metavar="GLOB", help="only files matching"
+    )
+    p.add_argument(
+        "--exclude", action="append", default=[], metavar="GLOB", help="skip files matching"
+    )
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="define a preprocessor macro",
+    )
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="add an include directory",
+    )
+    p.add_argument(
+        "-p",
+        "--compile-commands",
+        dest="compile_db",
+        type=Path,
+        metavar="compile_commands.json",
+        help="take each file's -D/-I from a compilation database (as clang tools do)",
+    )
+    add_api(p)
+    p.add_argument(
+        "--executor", choices=("local", "dask"), default="local", help="where the workers run"
+    )
     p.add_argument(
         "--scheduler",
         metavar="ADDRESS",
         help="dask scheduler address (default: start a local cluster)",
     )
-    p.add_argument(
-        "--timeout", type=float, default=60.0, metavar="S", help="per-file time limit (default 60)"
-    )
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="per-file time limit")
     p.add_argument(
         "--memory",
         type=int,
         default=2048,
         metavar="MB",
-        help="per-worker memory limit (default 2048)",
+        help="per-worker memory limit",
     )
-    p.add_argument("--quiet", "-q", action="store_true")
+    p.add_argument(
+        "--format",
+        choices=("text", "sarif"),
+        default="text",
+        help="text: the summary on stderr; sarif: also write OUT_DIR/report.sarif",
+    )
+    p.add_argument(
+        "--progress-every",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds between progress lines when stderr is not a terminal",
+    )
+    p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.set_defaults(func=run)
 
 
@@ -52,6 +106,11 @@ def run(args: argparse.Namespace) -> int:
         raise error("C2N0002", option="--jobs", reason="must be at least 1")
     if args.timeout <= 0:
         raise error("C2N0002", option="--timeout", reason="must be positive")
+    if not args.progress_every > 0:
+        raise error("C2N0002", option="--progress-every", reason="must be positive")
+    from cuda2nki.report import sarif
+
+    start = sarif.now()
     defines = dict((d.split("=", 1) + ["1"])[:2] for d in args.defines)
     opts = MigrateOptions(
         in_dir=args.in_dir,
@@ -59,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         jobs=args.jobs,
         mode="examine" if args.examine else "port",
         check=args.check,
-        target=args.target,
+        target=args.api,
         include=tuple(args.include),
         exclude=tuple(args.exclude),
         defines=defines,
@@ -70,12 +129,18 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         memory_mb=args.memory or None,
     )
-    update, stop = progress_printer(not args.quiet)
+    update, stop = progress_printer(not args.quiet, args.progress_every)
     try:
         res = migrate(opts, update)
     finally:
         stop()
     s = res.report["summary"]
+    code = 1 if (s["failed"] or s["refused"] or s["manual"]) else 0
+    if args.format == "sarif":
+        from cuda2nki.report.migration import to_sarif
+
+        log = to_sarif(res.report, args.in_dir, sarif.invocation_of(start, exit_code=code))
+        write_atomic(args.out / "report.sarif", json.dumps(log, indent=2) + "\n")
     if not args.quiet:
         print(
             f"{s['kernels']} kernels in {s['files']} files: {s['automatic']} automatic, {s['literal']} literal, "
@@ -89,4 +154,6 @@ def run(args: argparse.Namespace) -> int:
             checked, numerics = counts_text(s["verdicts"]), counts_text(s["numerics"])
             print(f"checks: {checked}; numerics: {numerics}", file=sys.stderr)
         print(f"report: {args.out / 'report.html'}", file=sys.stderr)
-    return 1 if (s["failed"] or s["refused"] or s["manual"]) else 0
+        if args.format == "sarif":
+            print(f"sarif: {args.out / 'report.sarif'}", file=sys.stderr)
+    return code

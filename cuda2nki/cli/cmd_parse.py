@@ -42,14 +42,13 @@ from __future__ import annotations
 import argparse
 import json
 
+from cuda2nki.cli.common import add_command
 from cuda2nki.diagnostics import error
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "parse",
-        help="show the kernels, launch sites and diagnostics of a CUDA file",
-        description=__doc__.split("\n\n")[0],
+    p = add_command(
+        sub, "parse", "show the kernels, launch sites and diagnostics of a CUDA file", __doc__
     )
     p.add_argument("file", help="CUDA source file (.cu/.cuh)")
     p.add_argument(
@@ -58,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="summary",
         help="what to print: the summary (default) or the typed AST",
     )
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     p.add_argument(
         "-D",
         dest="defines",

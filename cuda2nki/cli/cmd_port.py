@@ -1,5 +1,8 @@
 """``cuda2nki port FILE``: draft an NKI port of a CUDA kernel.
 
+An idiom recogniser lifts the kernel to what it computes and writes an idiomatic NKI kernel;
+where none claims it, the literal lowering runs the CUDA threads one by one (correct, slow).
+
 Exit 0: ported by an idiom recogniser; 1: ported literally, or refused with a diagnostic;
 2: input error (unreadable file, bad binding, unknown kernel, bad option).
 """
@@ -10,24 +13,37 @@ import argparse
 import json
 import sys
 
-from cuda2nki.cli.common import print_diagnostics, write_atomic
-from cuda2nki.diagnostics import error
+from cuda2nki.cli.common import (
+    KERNEL_HELP,
+    add_api,
+    add_command,
+    defines,
+    print_diagnostics,
+    write_atomic,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("port", help="draft an NKI port of a CUDA kernel")
+    p = add_command(sub, "port", "draft an NKI port of a CUDA kernel", __doc__)
     p.add_argument("file", help="CUDA source file")
     p.add_argument(
         "--binding",
         help="binding .toml (default: the sidecar FILE.toml's entry for the kernel, else inferred)",
     )
-    p.add_argument("--kernel", help="kernel name when the file has several")
-    p.add_argument("-o", "--output", help="write the port here (default: stdout)")
-    p.add_argument("--target", choices=("nki", "legacy"), default="nki")
-    p.add_argument("--emit", choices=("ast", "intent", "tiles", "nki"), default="nki")
+    p.add_argument("--kernel", help=KERNEL_HELP)
+    p.add_argument("-o", "--output", help="write the port here (default: standard output)")
+    add_api(p)
     p.add_argument(
-        "-p", "--passes", help="pass pipeline, e.g. 'choose-layout,tile-sizes{free=2048}'"
+        "--emit",
+        choices=("ast", "intent", "tiles", "nki"),
+        default="nki",
+        help="what to print: the NKI port, or an intermediate stage",
     )
+    p.add_argument(
+        "--passes",
+        help="pass pipeline, e.g. 'choose-layout,tile-sizes{free=2048}' (default: the standard one)",
+    )
+    p.add_argument("-p", dest="_deprecated_passes", metavar="PASSES", help=argparse.SUPPRESS)
     p.add_argument(
         "--lowering",
         choices=("auto", "literal", "recognise"),
@@ -35,37 +51,54 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="auto: an idiom recogniser, else the literal (thread-by-thread) lowering; "
         "literal: force the literal lowering; recognise: refuse what no recogniser claims",
     )
-    p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=V")
-    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    p.add_argument(
+        "--format", choices=("text", "json", "sarif"), default="text", help="output format"
+    )
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="define a preprocessor macro",
+    )
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="add an include directory",
+    )
     p.set_defaults(func=run)
 
 
-def _defines(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        name, eq, value = item.partition("=")
-        if not name:
-            raise error("C2N0002", option="-D", reason=f"{item!r} is not NAME[=VALUE]")
-        out[name] = value if eq else "1"
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.api import port
+    from cuda2nki.report import sarif
 
-    res = port_file(
+    start = sarif.now()
+    res = port(
         args.file,
         binding=args.binding,
         kernel=args.kernel,
-        target=args.target,
+        api=args.api,
         passes=args.passes,
-        defines=_defines(args.defines),
+        defines=defines(args.defines),
         include_dirs=args.include_dirs,
         emit=args.emit,
         lowering=args.lowering,
     )
     text = _stage_text(res, args.emit)
+    code = (0 if text is not None else 1) if args.emit != "nki" else res.exit_code
+    if args.format == "sarif":  # the log on stdout; the port, if any, only to -o
+        if args.output and text is not None:
+            write_atomic(args.output, text)
+        findings = sarif.findings_of(res.diagnostics)
+        props = {"kernel": res.kernel, "idiom": res.idiom, "literal": res.literal}
+        log = sarif.to_sarif(findings, sarif.invocation_of(start, exit_code=code), props)
+        print(json.dumps(log, indent=2))
+        return code
     if args.format == "json":
         payload = {
             "kernel": res.kernel,
@@ -87,9 +120,7 @@ def run(args: argparse.Namespace) -> int:
             else:
                 sys.stdout.write(text if text.endswith("\n") else text + "\n")
         print_diagnostics(res.diagnostics)
-    if args.emit != "nki":
-        return 0 if text is not None else 1
-    return res.exit_code
+    return code
 
 
 def _stage_text(res, emit: str) -> str | None:

@@ -2,6 +2,8 @@
 
 One entry shows, besides the rule's text, the runnable example from
 :mod:`cuda2nki.rules.examples`: the files to write and the command that raises the id.
+``--write-example DIR`` writes those files (and the corpus files the example uses, which ship
+with cuda2nki) into DIR, where the command runs as shown.
 """
 
 from __future__ import annotations
@@ -9,15 +11,23 @@ from __future__ import annotations
 import argparse
 import json
 from dataclasses import asdict
+from pathlib import Path
 
+from cuda2nki.cli.common import add_command
 from cuda2nki.diagnostics import Rule, error, rules
 from cuda2nki.rules.examples import EXAMPLES, NO_EXAMPLE, Example, render_example
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("rules", help="list diagnostic ids with explanations and fixes")
-    p.add_argument("id", nargs="?", help="one id, e.g. C2N1001")
-    p.add_argument("--format", choices=("text", "md", "json"), default="text")
+    p = add_command(sub, "rules", "list diagnostic ids with explanations and fixes", __doc__)
+    p.add_argument("id", nargs="?", help="one id, e.g. C2N1001 (default: list every id)")
+    p.add_argument("--format", choices=("text", "md", "json"), default="text", help="output format")
+    p.add_argument(
+        "--write-example",
+        metavar="DIR",
+        type=Path,
+        help="write the files of ID's runnable example into DIR (created if needed)",
+    )
     p.set_defaults(func=run)
 
 
@@ -30,9 +40,30 @@ def run(args: argparse.Namespace) -> int:
                 "C2N0002", option="ID", reason=f"no diagnostic {args.id}; see `cuda2nki rules`"
             )
         selected = [table[code]]
+        if args.write_example is not None:
+            return _write_example(code, args.write_example)
     else:
+        if args.write_example is not None:
+            raise error("C2N0002", option="--write-example", reason="name one ID to write")
         selected = list(table.values())
     print(render(selected, args.format, detail=bool(args.id)))
+    return 0
+
+
+def _write_example(code: str, folder: Path) -> int:
+    from cuda2nki.rules.examples import command_line, write_example
+
+    ex, reason = _runnable(code)
+    if ex is None:
+        raise error("C2N0002", option="--write-example", reason=reason or f"{code} has no example")
+    try:
+        written = write_example(ex, folder)
+    except OSError as exc:
+        raise error("C2N0004", path=str(folder), reason=exc.strerror or str(exc)) from None
+    for path in written:
+        print(f"wrote {path}")
+    if ex.argv:
+        print(f"run in {folder}: {command_line(ex)}")
     return 0
 
 
@@ -59,7 +90,7 @@ def _text(r: Rule) -> str:
         parts.append(f"fix: {r.fix}")
     ex, reason = _runnable(r.code)
     if ex is not None:
-        body = render_example(ex)
+        body = render_example(ex, r.code)
         parts.append("runnable example:\n" + "\n".join("    " + ln for ln in body.splitlines()))
     elif reason:
         parts.append(f"no runnable example: {reason}")
@@ -84,7 +115,7 @@ def _markdown(r: Rule) -> str:
             "Runnable example (`cuda2nki rules "
             + r.code
             + "`):\n\n```\n"
-            + render_example(ex)
+            + render_example(ex, r.code)
             + "\n```"
         )
     elif reason:

@@ -11,18 +11,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cuda2nki.cli.common import KERNEL_HELP, add_command
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "run",
-        help="run a CUDA kernel in the SIMT reference interpreter",
-        description=__doc__.split("\n\n")[0],
-    )
+    p = add_command(sub, "run", "run a CUDA kernel in the SIMT reference interpreter", __doc__)
     p.add_argument("file", help="CUDA source file (.cu)")
     p.add_argument("--binding", help="kernel binding (.toml); default: the sidecar FILE.toml")
-    from cuda2nki.frontend.select import SELECTION_HELP
-
-    p.add_argument("--kernel", help=SELECTION_HELP)
+    p.add_argument("--kernel", help=KERNEL_HELP)
     p.add_argument(
         "--set",
         dest="sets",
@@ -32,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="override a scalar parameter of the binding (repeatable)",
     )
     p.add_argument("--inputs", help=".npz with input arrays by parameter name")
-    p.add_argument("--seed", type=int, default=0, help="seed for generated inputs (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed for generated inputs")
     p.add_argument("--out", required=True, help="output .npz (every out/inout parameter)")
     p.add_argument(
         "-D",
@@ -58,7 +54,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME=VALUE",
         help="template argument for uninstantiated kernels",
     )
-    p.add_argument("--max-steps", type=int, default=None, help="loop-iteration budget per chunk")
+    p.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        help="loop-iteration budget per chunk (default: unlimited)",
+    )
     p.add_argument(
         "--no-poison",
         action="store_true",

@@ -16,22 +16,24 @@ import io
 import json
 import sys
 import zlib
+from typing import TYPE_CHECKING
 
-import numpy as np
+from cuda2nki.cli.common import add_command, add_hw
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "simulate",
-        help="run an NKI kernel (current or legacy API) in the CPU simulator",
-        description=__doc__.split("\n\n")[0],
+    p = add_command(
+        sub, "simulate", "run an NKI kernel (current or legacy API) in the CPU simulator", __doc__
     )
     p.add_argument("port", help="Python file holding the NKI kernel")
     p.add_argument("--kernel", help="kernel function name (default: the only @nki.jit kernel)")
     p.add_argument("--inputs", help=".npz with input arrays by parameter name")
-    p.add_argument("--seed", type=int, default=0, help="seed for generated inputs (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed for generated inputs")
     p.add_argument("--out", required=True, help="output .npz")
-    p.add_argument("--target", choices=("trn1", "trn2", "trn3"), help="target (default trn2)")
+    add_hw(p, default=None)
     p.add_argument("--profile", action="store_true", help="print the cost-model profile")
     p.add_argument("--format", choices=("text", "json"), default="text", help="report format")
     p.add_argument(
@@ -87,6 +89,8 @@ def _shape(text: str, option: str) -> tuple[int, ...]:
 
 
 def _read_npz(path: str) -> dict[str, np.ndarray]:
+    import numpy as np
+
     from cuda2nki.diagnostics import error
 
     try:
@@ -107,6 +111,8 @@ def _params(kernel) -> list[inspect.Parameter]:
 
 def build_inputs(kernel, provided: dict, shapes: dict, dtypes: dict, seed: int, path: str) -> dict:
     """Kernel keyword arguments: provided arrays, generated ones, scalar defaults."""
+    import numpy as np
+
     from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
     from cuda2nki.nkisim import dtypes as ndt
 
@@ -159,6 +165,8 @@ def build_inputs(kernel, provided: dict, shapes: dict, dtypes: dict, seed: int, 
 
 
 def _as_storable(a) -> np.ndarray:
+    import numpy as np
+
     arr = np.asarray(a)
     if arr.dtype.kind == "V" or arr.dtype.name in ("bfloat16",) or "float8" in arr.dtype.name:
         return arr.astype(np.float32)
@@ -178,6 +186,8 @@ def output_arrays(outputs) -> dict[str, np.ndarray]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import numpy as np
+
     from cuda2nki.cli.common import print_diagnostics, write_atomic
     from cuda2nki.nkisim import load_kernel, simulate_kernel
 
@@ -194,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         res = simulate_kernel(
             kernel,
             kwargs,
-            target=args.target,
+            target=args.hw,
             grid=grid,
             profile=args.profile,
             strict_uninit=args.strict_uninit,

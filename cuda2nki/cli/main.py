@@ -19,7 +19,9 @@ import traceback
 from collections.abc import Sequence
 
 from cuda2nki import __version__
-from cuda2nki.cli.common import print_diagnostics
+from cuda2nki.cli.common import apply_deprecated, print_diagnostics
+from cuda2nki.cli.config import apply as apply_config
+from cuda2nki.cli.config import find as find_config
 from cuda2nki.diagnostics import DiagnosticError, make
 
 COMMANDS = (
@@ -32,6 +34,7 @@ COMMANDS = (
     "migrate",
     "bind",
     "rules",
+    "completion",
 )
 
 
@@ -78,12 +81,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     _handle_termination()
     parser = build_parser()
     try:
+        config = find_config()
+        if config is not None:
+            apply_config(parser, config)
+    except DiagnosticError as exc:
+        print_diagnostics(exc.diagnostics)
+        return 2
+    try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help exits 0, usage errors exit 2
         return int(exc.code or 0)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    apply_deprecated(args)
     try:
         return int(args.func(args))
     except DiagnosticError as exc:

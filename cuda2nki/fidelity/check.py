@@ -25,7 +25,15 @@ from typing import Any
 import numpy as np
 
 from cuda2nki.binding import Binding, Number, Resolved
-from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
+from cuda2nki.diagnostics import (
+    Diagnostic,
+    DiagnosticError,
+    Note,
+    Severity,
+    SourceLoc,
+    make,
+    related,
+)
 from cuda2nki.fidelity import layoutscan, points, portscan, provenance, rootcause, tracefind
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS
@@ -114,6 +122,7 @@ class CheckReport:
                     "line": d.loc.line,
                     "col": d.loc.col,
                     "notes": list(d.notes),
+                    "related": related(d.notes),
                 }
                 for d in self.findings
             ],
@@ -275,7 +284,13 @@ def check(
             memory_mb=memory_mb,
             trust=trust,
         )
-        box.kernel = info.kernel
+        # the check's own settings are authoritative for a sandbox launched by the caller
+        box.kernel, box.target, box.timeout, box.memory_mb = (
+            info.kernel,
+            target,
+            timeout,
+            memory_mb,
+        )
         if sandbox is None:
             box.launch()  # the sandbox starts up while the kernel is lifted and the inputs made
         try:
@@ -669,7 +684,8 @@ def _dynamic(
                         cause = causes[key]
                         if cause is not None:
                             entry_n.update(cause.to_dict())
-                        found.append(_finding(c, info, label, where, cause))
+                        stores = _stores(tu, name, cname, writer_cache)
+                        found.append(_finding(c, info, label, where, cause, stores))
                     if si == 0 and first:
                         probes = vacuous(ref[cname], tol.bound, rng)
                         if probes:
@@ -896,10 +912,21 @@ def _finding(
     label: str,
     where: str = "",
     cause: rootcause.Cause | None = None,
+    stores: Sequence[SourceLoc] = (),
 ) -> Diagnostic:
+    """A numeric finding: on the port line the root cause names (else the kernel's line); its
+    notes say why, and point at the CUDA lines that store the output (``stores``), so a reader
+    (and code scanning) can jump to the CUDA side."""
     loc = SourceLoc(info.path, cause.line if cause is not None else info.line, 1)
     shape = f"shape {label}"
-    notes = [f"in the CUDA kernel these elements are {where}"] if where else []
+    notes: list[Any] = []
+    if where:
+        notes.append(
+            Note(f"in the CUDA kernel these elements are {where}", stores[0] if stores else None)
+        )
+    elif stores:
+        notes.append(Note(f"the CUDA kernel stores '{c.name}' here", stores[0]))
+    notes.extend(Note(f"the CUDA kernel also stores '{c.name}' here", at) for at in stores[1:3])
     if cause is not None:
         notes = [*cause.notes(), *notes]
     if c.tiles and c.classification != "precision":
@@ -958,6 +985,15 @@ def _root_cause(
     axis = c.evidence if c.defect == "wrong_axis" else ""
     bound = np.broadcast_to(np.asarray(tol.bound, dtype=np.float64), e.shape)
     return rootcause.diagnose(cause, writers, index, g, e, bad, bound, arrays, axis, rerun)
+
+
+def _stores(tu: Any, name: str, cname: str, cache: dict[str, Any]) -> list[SourceLoc]:
+    from cuda2nki.fidelity.writers import store_locations
+
+    key = f"stores:{cname}"
+    if key not in cache:
+        cache[key] = store_locations(tu, name, cname)
+    return cache[key]
 
 
 def _cuda_writers(

@@ -18,7 +18,6 @@ def generated_baseline(
     trustworthy to compare with).
     """
     from cuda2nki import api
-    from cuda2nki.fidelity.check import check
 
     try:  # the binding of the reviewed kernel: --binding, else the sidecar's, else inferred
         res = api.port(cuda_path, binding=opts.get("binding"), kernel=report["kernel"])
@@ -37,7 +36,7 @@ def generated_baseline(
                 "binding",
                 "kernel",
                 "overrides",
-                "target",
+                "hw",
                 "timeout",
                 "memory_mb",
                 "defines",
@@ -45,7 +44,7 @@ def generated_baseline(
             )
         }
         try:
-            gen = check(cuda_path, path, seeds=1, **keep).to_dict()
+            gen = api.check(cuda_path, path, seeds=1, **keep).to_dict()
         except DiagnosticError:
             return None
     prof = (gen.get("trace") or {}).get("profile") or {}

@@ -127,6 +127,27 @@ def _aliases(fn: A.Function, outputs: set[str]) -> set[str]:
     return names
 
 
+def store_locations(tu: Any, kernel: str, output: str) -> list[Any]:
+    """Where the CUDA kernel stores to ``output`` (directly, or through a local pointer derived
+    from it), in source order; the kernel's own line when no store is found (the writes happen
+    in a ``__device__`` function, or through atomics)."""
+    from cuda2nki.frontend.visit import walk
+
+    fn = tu.function(kernel)
+    if fn is None:
+        return []
+    names = _aliases(fn, {output})
+    locs = []
+    for node in walk(fn.body):
+        stored = isinstance(node, A.Assign) and _is_element(node.target)
+        if stored and _root_name(node.target) in names:
+            locs.append(node.loc)
+        elif isinstance(node, A.Call) and node.func.startswith("atomic") and node.args:
+            if _root_name(node.args[0]) in names:
+                locs.append(node.loc)
+    return sorted(set(locs)) or [fn.loc]
+
+
 def writer_maps(
     tu: A.TranslationUnit,
     name: str,

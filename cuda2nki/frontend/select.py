@@ -18,12 +18,6 @@ from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import TranslationUnit
 
-SELECTION_HELP = (
-    "kernel to work on (default: the binding's, or the only one); a template kernel launched "
-    "with several template arguments in one file is named per instantiation, e.g. "
-    "--kernel 'reduce<256>' or 'scale<128, float>'"
-)
-
 
 def select_kernel(tu: TranslationUnit, name: str | None, binding: Any = None) -> str:
     """The kernel to work on: ``name``, else the binding's, else the file's only ``__global__``.

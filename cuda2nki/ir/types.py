@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import ml_dtypes
 import numpy as np
 
 from cuda2nki.dtypes import NUMPY_DTYPES
@@ -48,6 +47,8 @@ def tiny(dtype: str) -> float:
     if not is_float(dtype):
         return 0.0
     if dtype in ("bfloat16", "float8_e4m3", "float8_e5m2"):
+        import ml_dtypes
+
         return float(ml_dtypes.finfo(NUMPY_DTYPES[dtype]).tiny)
     return float(np.finfo(NUMPY_DTYPES[dtype]).tiny)
 

@@ -1,40 +1,16 @@
 """Renderings of a check report: clang-style text, JSON, SARIF 2.1.0 and Markdown.
 
 The report is passed as the plain dictionary of ``CheckReport.to_dict()`` so this package does not
-depend on :mod:`cuda2nki.fidelity`.  SARIF rules (``shortDescription``, ``help``) come from the one
-diagnostic registry.
+depend on :mod:`cuda2nki.fidelity`.  SARIF (:mod:`cuda2nki.report.sarif`) takes its rules from the
+one diagnostic registry.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
-
-from cuda2nki import __version__
-from cuda2nki.diagnostics import rules
-
-_LEVEL = {"error": "error", "warning": "warning", "note": "note"}
-#: where no copy of the catalogue page is at hand (an installed wheel): a reserved, never-resolving
-#: host, so that no tool follows it anywhere
-HELP_URI = "https://cuda2nki.invalid/rules/{code}"
-#: the catalogue page generated from the registry (docs/rules.md), in a checkout
-RULES_PAGE = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
-
-
-def _slug(heading: str) -> str:
-    """The anchor Markdown renderers give a heading: lower case, punctuation dropped, spaces to -."""
-    kept = "".join(ch for ch in heading.lower() if ch.isalnum() or ch in " -_")
-    return kept.replace(" ", "-")
-
-
-def help_uri(code: str, title: str = "") -> str:
-    """An absolute URI of the id's entry in the generated catalogue (``file:`` URI of
-    docs/rules.md in a checkout), else the placeholder."""
-    if RULES_PAGE.is_file():
-        anchor = _slug(f"{code}: {title}") if title else ""
-        return RULES_PAGE.as_uri() + (f"#{anchor}" if anchor else "")
-    return HELP_URI.format(code=code)
 
 
 def _numerics_lines(report: dict[str, Any]) -> list[str]:
@@ -54,13 +30,21 @@ def _numerics_lines(report: dict[str, Any]) -> list[str]:
     return lines
 
 
-def to_text(report: dict[str, Any]) -> str:
+def to_text(report: dict[str, Any], color: bool = False) -> str:
+    """Clang-style findings, then numerics, trace and verdict; ``color`` adds clang's colours."""
+    from cuda2nki.diagnostics import paint
+
     out = []
     for f in report["findings"]:
+        sev = f["severity"]
         out.append(
-            f"{f['file']}:{f['line']}:{f.get('col', 1)}: {f['severity']}: {f['message']} [{f['id']}]"
+            paint(f"{f['file']}:{f['line']}:{f.get('col', 1)}:", "bold", color)
+            + " "
+            + paint(f"{sev}:", sev if sev in ("error", "warning", "note") else "bold", color)
+            + " "
+            + paint(f"{f['message']} [{f['id']}]", "bold", color)
         )
-        out.extend(f"note: {n}" for n in f.get("notes", []))
+        out.extend(_note_lines(f, color))
     if report["numerics"]:
         worst = _summarise_numerics(report["numerics"])
         out.append(
@@ -85,6 +69,19 @@ def to_text(report: dict[str, Any]) -> str:
         + (" [static only]" if report.get("static_only") else "")
     )
     return "\n".join(out)
+
+
+def _note_lines(f: dict[str, Any], color: bool = False) -> list[str]:
+    """``file:line:col: note: text``: a note's own location, else its finding's."""
+    from cuda2nki.diagnostics import paint
+
+    placed = {r["message"]: r for r in f.get("related", [])}
+    out = []
+    for n in f.get("notes", []):
+        at = placed.get(n, f)
+        where = paint(f"{at['file']}:{at['line']}:{at.get('col', 1)}:", "bold", color)
+        out.append(f"{where} {paint('note:', 'note', color)} {n}")
+    return out
 
 
 def _summarise_numerics(numerics: list[dict[str, Any]]) -> list[str]:
@@ -118,67 +115,24 @@ def _jsonable(o: Any) -> Any:
     return str(o)
 
 
-def to_sarif(report: dict[str, Any]) -> dict[str, Any]:
-    table = rules()
-    ids = sorted({f["id"] for f in report["findings"]})
-    index = {c: i for i, c in enumerate(ids)}
-    sarif_rules = []
-    for c in ids:
-        r = table.get(c)
-        entry: dict[str, Any] = {"id": c, "helpUri": help_uri(c, r.title if r else "")}
-        if r is not None:
-            entry.update(
-                {
-                    "name": "".join(w.capitalize() for w in r.title.replace("-", " ").split()),
-                    "shortDescription": {"text": r.title},
-                    "fullDescription": {"text": r.explanation or r.title},
-                    "help": {
-                        "text": (r.explanation + ("\nFix: " + r.fix if r.fix else "")).strip()
-                        or r.title
-                    },
-                    "defaultConfiguration": {"level": _LEVEL[str(r.severity)]},
-                }
-            )
-        sarif_rules.append(entry)
-    results = []
-    for f in report["findings"]:
-        results.append(
-            {
-                "ruleId": f["id"],
-                "ruleIndex": index[f["id"]],
-                "level": _LEVEL.get(f["severity"], "warning"),
-                "message": {"text": f["message"]},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": Path(f["file"]).as_posix()},
-                            "region": {
-                                "startLine": max(1, int(f["line"] or 1)),
-                                "startColumn": max(1, int(f.get("col") or 1)),
-                            },
-                        }
-                    }
-                ],
-            }
-        )
-    return {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [
-            {
-                "tool": {
-                    "driver": {
-                        "name": "cuda2nki",
-                        "version": __version__,
-                        "informationUri": help_uri(""),
-                        "rules": sarif_rules,
-                    }
-                },
-                "results": results,
-                "properties": {"verdict": report["verdict"], "kernel": report["kernel"]},
-            }
-        ],
+def to_sarif(report: dict[str, Any], invocation: Any = None) -> dict[str, Any]:
+    """The check as a SARIF 2.1.0 log (see :mod:`cuda2nki.report.sarif`); ``invocation``
+    defaults to this process's command line, timed by the report."""
+    from datetime import timedelta
+
+    from cuda2nki.report import sarif
+
+    if invocation is None:
+        end = sarif.now()
+        start = end - timedelta(seconds=float(report.get("seconds") or 0.0))
+        invocation = sarif.Invocation(("cuda2nki", *sys.argv[1:]), start, end)
+    props = {
+        "verdict": report["verdict"],
+        "kernel": report["kernel"],
+        "cudaFile": report["cuda_file"],
+        "portFile": report["port_file"],
     }
+    return sarif.to_sarif(report["findings"], invocation, props)
 
 
 def to_markdown(report: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ import html
 import io
 import json
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 CSV_COLUMNS = (
@@ -223,3 +224,33 @@ def _kernel_row(r: dict[str, Any], times: dict[str, Any] | None = None) -> str:
         f"<td>{_esc(' '.join(r.get('check_ids', [])))}</td><td>{_esc(r.get('cost_us'))}</td>"
         f"<td>{_seconds(kernel_seconds(r, times))}</td><td>{port}</td></tr>"
     )
+
+
+def to_sarif(report: dict[str, Any], in_dir: str | Path, invocation: Any) -> dict[str, Any]:
+    """Every diagnostic of a migration as a SARIF 2.1.0 log (one result per distinct
+    diagnostic: one in a header shared by several kernels is reported once)."""
+    from cuda2nki.report import sarif
+
+    findings: list[dict[str, Any]] = []
+    seen: set[tuple[Any, ...]] = set()
+    for k in report.get("kernels", []):
+        for d in k.get("diagnostics", []):
+            file = str(Path(in_dir) / k["file"])
+            key = (d["id"], file, d.get("line"), d.get("col", 1), d["message"])
+            if key in seen:
+                continue
+            seen.add(key)
+            findings.append(
+                {
+                    "id": d["id"],
+                    "severity": d["severity"],
+                    "message": d["message"],
+                    "file": file,
+                    "line": d.get("line") or 1,
+                    "col": d.get("col") or 1,
+                    "notes": [f"kernel {k['kernel']}: {k['status']}", *d.get("notes", [])],
+                }
+            )
+    s = report.get("summary", {})
+    props = {k: s[k] for k in ("files", "kernels", "automatic", "literal", "manual") if k in s}
+    return sarif.to_sarif(findings, invocation, props)

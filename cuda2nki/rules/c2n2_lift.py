@@ -248,6 +248,6 @@ register(
         "and the legacy neuronxcc.nki API (arange index expressions with mask=); another target "
         "named through the Python API has no literal form.",
         example='port_file("k.cu", target="trn-next", lowering="literal")',
-        fix="Port for `--target nki` or `--target legacy`.",
+        fix="Port for `--api nki` or `--api legacy`.",
     ),
 )

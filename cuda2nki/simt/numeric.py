@@ -16,7 +16,7 @@ from cuda2nki.dtypes import STANDARD_DTYPES
 from cuda2nki.frontend.ast import CType, PointerType, ScalarType, VectorType
 from cuda2nki.frontend.typesys import S, arith_result, promote, type_str
 
-DTYPES: dict[str, np.dtype] = dict(STANDARD_DTYPES)
+DTYPES = STANDARD_DTYPES
 F32 = DTYPES["float32"]
 BOOL = S["bool"]
 INT = S["int32"]
@@ -75,7 +75,7 @@ def common_type(a: CType | None, b: CType | None) -> ScalarType:
 # --------------------------------------------------------------------------- conversions
 
 _INT_LIMITS: dict[str, tuple[float, float]] = {}
-for _n, _dt in DTYPES.items():
+for _n, _dt in DTYPES.builtin_items():
     if _dt.kind in "iu":
         _ii = np.iinfo(_dt)
         _INT_LIMITS[_n] = (float(_ii.min), float(_ii.max))

@@ -156,7 +156,7 @@ def test_binding_examples_load(tmp_path: Path) -> None:
     that file."""
     from cuda2nki.binding import load_binding, load_bindings
 
-    blocks = _blocks("toml")
+    blocks = [(doc, b) for doc, b in _blocks("toml") if "[tool.cuda2nki" not in b]
     assert blocks
     real = load_binding(ROOT / "corpus/basic/vector_add.toml")
     for i, (doc, block) in enumerate(blocks):
@@ -169,3 +169,46 @@ def test_binding_examples_load(tmp_path: Path) -> None:
                 (t.name, t.shape, t.dtype, t.role) for t in real.tensors
             ], doc
             assert shown.test_points() == real.test_points(), doc
+
+
+def test_pyproject_examples_configure(tmp_path: Path, monkeypatch) -> None:
+    """Every `[tool.cuda2nki]` table shown in the docs is a valid configuration."""
+    from cuda2nki.cli.config import apply, find
+    from cuda2nki.cli.main import build_parser
+
+    blocks = [b for _, b in _blocks("toml") if "[tool.cuda2nki" in b]
+    assert blocks
+    for i, block in enumerate(blocks):
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        (folder / "pyproject.toml").write_text(block)
+        monkeypatch.chdir(folder)
+        apply(build_parser(), find())
+
+
+def test_make_demo_installs_no_development_tools() -> None:
+    """`make demo` installs cuda2nki and its run-time dependencies, not dask, ruff or pytest."""
+    import shutil
+    import subprocess
+
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("no make")
+    plan = subprocess.run(
+        [make, "-n", "-B", "demo", "PY=python3", "VENV=/nonexistent-venv"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    installs = [ln for ln in plan.splitlines() if "pip install" in ln and "--upgrade pip" not in ln]
+    assert installs and all(ln.rstrip().endswith("install -q -e .") for ln in installs), installs
+    assert "dask" not in plan and "ruff" not in plan and "[dev" not in plan
+    dev = subprocess.run(
+        [make, "-n", "-B", "venv", "PY=python3", "VENV=/nonexistent-venv"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "'.[dev,cluster]'" in dev

@@ -239,7 +239,7 @@ def test_fused_ports_load_each_window_once(tmp_path: Path, name: str, target: st
     done = port_source(tmp_path, name, src, binding, target=target)
     res, cu = done.res, done.cu
     assert res.idiom != "literal", res.diagnostics
-    apart = api.port(cu, binding=done.binding, target=target, passes=WITHOUT)
+    apart = api.port(cu, binding=done.binding, api=target, passes=WITHOUT)
     assert len(_loops(res.ir_tiles)) < len(_loops(apart.ir_tiles))
     for loop in _loops(res.ir_tiles):
         srcs = [ld.src for ld in _loads(loop.body)]

@@ -95,6 +95,8 @@ def port_source(tmp: Path, name: str, src: str, binding: str, **kw: Any) -> Port
     cu, toml = tmp / f"{name}.cu", tmp / f"{name}.toml"
     cu.write_text(src)
     toml.write_text(binding)
+    if "target" in kw:  # the NKI API, as callers of this helper name it
+        kw["api"] = kw.pop("target")
     res = api.port(cu, binding=toml, **kw)
     assert res.source is not None, res.diagnostics
     port = tmp / f"{name}_port.py"

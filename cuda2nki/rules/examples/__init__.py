@@ -8,9 +8,27 @@ from __future__ import annotations
 
 import importlib
 
-from cuda2nki.rules.examples.base import Example, Outcome, render_example, run_example
+from cuda2nki.rules.examples.base import (
+    INPUTS,
+    Example,
+    Outcome,
+    command_line,
+    render_example,
+    run_example,
+    write_example,
+)
 
-__all__ = ["EXAMPLES", "NO_EXAMPLE", "Example", "Outcome", "render_example", "run_example"]
+__all__ = [
+    "EXAMPLES",
+    "INPUTS",
+    "NO_EXAMPLE",
+    "Example",
+    "Outcome",
+    "command_line",
+    "render_example",
+    "run_example",
+    "write_example",
+]
 
 _MODULES = ("general", "frontend", "simt", "lift", "ir", "port", "nkisim", "fidelity", "findings")
 

@@ -2,10 +2,13 @@
 
 An :class:`Example` is a set of small files written into an empty directory and either a
 ``cuda2nki`` command line run there (``argv``) or, for ids that only the Python API can reach (the
-tile IR's parser, evaluators and verifier), a short Python snippet (``python``).  ``{ROOT}`` in an
-argument or a file stands for the repository root (for corpus files).  :func:`run_example` runs one
-in-process and returns the ids it raised; ``tests/docs`` runs every example and checks that each
-raises its own id.  :data:`NO_EXAMPLE` lists, with a reason, the ids no input can trigger.
+tile IR's parser, evaluators and verifier), a short Python snippet (``python``).  ``{CORPUS}`` in an
+argument or a file stands for the corpus kernels and ports the examples use; copies of them ship
+with the package (``inputs/``), so an example runs from an installed wheel too, and
+:func:`write_example` (``cuda2nki rules ID --write-example DIR``) writes them out beside the
+example's own files.  :func:`run_example` runs one in-process and returns the ids it raised;
+``tests/docs`` runs every example and checks that each raises its own id.  :data:`NO_EXAMPLE`
+lists, with a reason, the ids no input can trigger.
 """
 
 from __future__ import annotations
@@ -18,10 +21,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Example", "Outcome", "render_example", "run_example"]
+__all__ = [
+    "INPUTS",
+    "Example",
+    "Outcome",
+    "command_line",
+    "render_example",
+    "run_example",
+    "write_example",
+]
 
-ROOT = Path(__file__).resolve().parents[3]
+#: the packaged copies of the corpus files the examples use (``{CORPUS}``)
+INPUTS = Path(__file__).resolve().parent / "inputs"
+CORPUS = "{CORPUS}"
 _ID = re.compile(r"\bC2N\d{4}\b")
+_CORPUS_REF = re.compile(r"\{CORPUS\}/([\w./-]+)")
 _BINARY = {".npz", ".npy", ".pkl"}
 
 
@@ -49,8 +63,20 @@ class Example:
             return False
         return not attr or hasattr(mod, attr)
 
-    def resolved_argv(self, root: Path = ROOT) -> list[str]:
-        return [a.replace("{ROOT}", str(root)) for a in self.argv]
+    def resolved_argv(self, inputs: Path = INPUTS) -> list[str]:
+        return [a.replace(CORPUS, str(inputs)) for a in self.argv]
+
+    def corpus_files(self) -> list[str]:
+        """The corpus files the example uses (relative to the corpus), each CUDA file's sidecar
+        binding included."""
+        found: list[str] = []
+        for text in (*self.argv, *self.files.values(), self.python):
+            for rel in _CORPUS_REF.findall(text):
+                extra = [rel]
+                if rel.endswith(".cu") and (INPUTS / rel).with_suffix(".toml").is_file():
+                    extra.append(rel[: -len(".cu")] + ".toml")
+                found.extend(x for x in extra if x not in found)
+        return found
 
 
 @dataclass(frozen=True)
@@ -71,7 +97,7 @@ def run_example(ex: Example, workdir: Path) -> Outcome:
     for name, text in ex.files.items():
         path = workdir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text.replace("{ROOT}", str(ROOT)))
+        path.write_text(text.replace(CORPUS, str(INPUTS)))
     before = set(workdir.rglob("*"))
     buf = io.StringIO()
     old = Path.cwd()
@@ -106,7 +132,24 @@ def _run_python(snippet: str) -> tuple[int | None, str]:
     return None, "\n".join(f"[{d.code}] {d.message}" for d in diags)  # type: ignore[attr-defined]
 
 
-def render_example(ex: Example) -> str:
+def write_example(ex: Example, folder: Path) -> list[Path]:
+    """Write the example's files, and the corpus files it uses under ``corpus/``, into
+    ``folder``: its command then runs there as printed."""
+    written = []
+    for name, text in ex.files.items():
+        written.append(_write(folder / name, text.replace(CORPUS, "corpus")))
+    for rel in ex.corpus_files():
+        written.append(_write(folder / "corpus" / rel, (INPUTS / rel).read_text()))
+    return written
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def render_example(ex: Example, code: str = "") -> str:
     """The example as a reader would reproduce it: each file, then the command."""
     parts = []
     for name, text in ex.files.items():
@@ -117,16 +160,24 @@ def render_example(ex: Example) -> str:
     if ex.python:
         parts.append("--- python\n" + ex.python.rstrip())
     else:
-        cmd = " ".join(_quote(a) for a in ("cuda2nki", *ex.argv))
-        if any("{ROOT}" in a for a in ex.argv):
-            parts.append("# run from the root of the cuda2nki source tree (corpus/ is there)")
+        cmd = command_line(ex)
+        if ex.corpus_files():
+            parts.append(
+                f"# uses corpus files shipped with cuda2nki: `cuda2nki rules {code or 'ID'} "
+                "--write-example DIR` writes them into DIR; run this there"
+            )
         parts.append(f"$ {cmd}")
     if ex.exit_code is not None:
         parts.append(f"(exit code {ex.exit_code})")
     return "\n".join(parts)
 
 
+def command_line(ex: Example) -> str:
+    """The example's command as typed in the folder :func:`write_example` fills."""
+    return " ".join(_quote(a) for a in ("cuda2nki", *ex.argv))
+
+
 def _quote(arg: str) -> str:
     import shlex
 
-    return shlex.quote(arg.replace("{ROOT}/", ""))
+    return shlex.quote(arg.replace(CORPUS, "corpus"))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from cuda2nki.rules.examples.base import Example
 
-VADD = "{ROOT}/corpus/basic/vector_add.cu"
+VADD = "{CORPUS}/basic/vector_add.cu"
 
 PORT = """\
 import random
@@ -58,8 +58,8 @@ def _corpus(kernel: str, port: str, *extra: str, exit_code: int | None = 1) -> E
     return Example(
         argv=(
             "check",
-            f"{{ROOT}}/corpus/{suite}/{name}.cu",
-            f"{{ROOT}}/corpus/{suite}/ports/{port}.py",
+            f"{{CORPUS}}/{suite}/{name}.cu",
+            f"{{CORPUS}}/{suite}/ports/{port}.py",
             *extra,
         ),
         exit_code=exit_code,
@@ -203,8 +203,8 @@ EXAMPLES = {
         files={"square.toml": SQUARE},
         argv=(
             "check",
-            "{ROOT}/corpus/linalg/matmul_tiled.cu",
-            "{ROOT}/corpus/linalg/ports/matmul_tiled_flaw_transposed_operand.py",
+            "{CORPUS}/linalg/matmul_tiled.cu",
+            "{CORPUS}/linalg/ports/matmul_tiled_flaw_transposed_operand.py",
             "--binding",
             "square.toml",
             "--seeds",

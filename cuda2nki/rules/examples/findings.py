@@ -10,8 +10,8 @@ def _corpus(kernel: str, port: str, exit_code: int | None = 1) -> Example:
     return Example(
         argv=(
             "check",
-            f"{{ROOT}}/corpus/{suite}/{name}.cu",
-            f"{{ROOT}}/corpus/{suite}/ports/{port}.py",
+            f"{{CORPUS}}/{suite}/{name}.cu",
+            f"{{CORPUS}}/{suite}/ports/{port}.py",
             "--seeds",
             "1",
         ),
@@ -55,8 +55,8 @@ EXAMPLES = {
     "C2N5013": Example(
         argv=(
             "check",
-            "{ROOT}/corpus/activation/gelu_tanh.cu",
-            "{ROOT}/corpus/activation/ports/gelu_tanh_flaw_per_element_dma.py",
+            "{CORPUS}/activation/gelu_tanh.cu",
+            "{CORPUS}/activation/ports/gelu_tanh_flaw_per_element_dma.py",
             "--seeds",
             "1",
             "--ignore",
@@ -66,7 +66,7 @@ EXAMPLES = {
     ),
     "C2N5012": Example(
         files={"port.py": BIG_TILE},
-        argv=("check", "{ROOT}/corpus/basic/vector_add.cu", "port.py", "--seeds", "1"),
+        argv=("check", "{CORPUS}/basic/vector_add.cu", "port.py", "--seeds", "1"),
         exit_code=1,
     ),
 }

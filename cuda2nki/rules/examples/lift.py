@@ -99,7 +99,7 @@ EXAMPLES = {
         requires="cuda2nki.lift:infer_binding",
     ),
     "C2N2001": Example(
-        argv=("port", "{ROOT}/corpus/basic/vector_add.cu", "-o", "vector_add_nki.py"),
+        argv=("port", "{CORPUS}/basic/vector_add.cu", "-o", "vector_add_nki.py"),
         exit_code=0,
         requires="cuda2nki.lift:lift_kernel",
     ),

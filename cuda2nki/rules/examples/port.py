@@ -22,7 +22,7 @@ scheduled, source, diagnostics = port_intent(intent{extra})
 def _corpus(kernel: str) -> Example:
     """``cuda2nki port`` of a corpus kernel; the notes are printed and written into the port."""
     return Example(
-        argv=("port", f"{{ROOT}}/corpus/{kernel}.cu", "-o", "port_nki.py"),
+        argv=("port", f"{{CORPUS}}/{kernel}.cu", "-o", "port_nki.py"),
         exit_code=0,
         requires="cuda2nki.lift:lift_kernel",
     )
@@ -81,7 +81,7 @@ EXAMPLES = {
     ),
     "C2N2502": Example(files={"k.cu": NO_LAUNCH}, argv=("port", "k.cu"), exit_code=2),
     "C2N2503": Example(
-        argv=("port", "{ROOT}/corpus/basic/vector_add.cu", "--kernel", "vector_sub"),
+        argv=("port", "{CORPUS}/basic/vector_add.cu", "--kernel", "vector_sub"),
         exit_code=2,
     ),
     "C2N2504": Example(files={"k.cu": TWO_KERNELS}, argv=("port", "k.cu"), exit_code=2),

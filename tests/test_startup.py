@@ -1,0 +1,72 @@
+"""Start-up stays cheap: commands import only what they use (``ml_dtypes`` costs most of a
+second, NumPy and the front end a few tenths)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _modules_after(code: str) -> set[str]:
+    probe = code + "\nimport sys\nprint(' '.join(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    ).stdout
+    return set(out.splitlines()[-1].split())
+
+
+def test_version_imports_neither_numpy_nor_ml_dtypes() -> None:
+    mods = _modules_after(
+        "from cuda2nki.cli.main import main\n"
+        "import contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['--version'])"
+    )
+    assert "cuda2nki.cli.main" in mods
+    assert "ml_dtypes" not in mods and "numpy" not in mods
+    assert "cuda2nki.frontend.ast" not in mods
+
+
+def test_rules_does_not_import_ml_dtypes() -> None:
+    mods = _modules_after(
+        "from cuda2nki.cli.main import main\n"
+        "import contextlib, io\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['rules'])"
+    )
+    assert "ml_dtypes" not in mods
+
+
+def test_binding_imports_ml_dtypes_only_for_bf16() -> None:
+    mods = _modules_after(
+        "from cuda2nki.binding import dtype_of, dtype_name\n"
+        "import numpy as np\n"
+        "assert dtype_of('float32') == np.float32\n"
+        "assert dtype_name(np.dtype(np.int16)) == 'int16'"
+    )
+    assert "cuda2nki.binding" in mods and "ml_dtypes" not in mods
+    mods = _modules_after(
+        "from cuda2nki.binding import dtype_of, dtype_name\n"
+        "dt = dtype_of('bfloat16')\n"
+        "assert dtype_name(dt) == 'bfloat16', dtype_name(dt)\n"
+        "assert dtype_name(dtype_of('float8_e5m2')) == 'float8_e5m2'"
+    )
+    assert "ml_dtypes" in mods
+
+
+def test_dtype_table_is_ordered_and_resolves_lazily() -> None:
+    from cuda2nki.dtypes import NUMPY_DTYPES, DtypeTable
+
+    assert list(NUMPY_DTYPES)[-1] == "tfloat32"
+    assert NUMPY_DTYPES.name_of(NUMPY_DTYPES["tfloat32"]) == "float32"
+    assert "bfloat16" in NUMPY_DTYPES and "float128" not in NUMPY_DTYPES
+    table = DtypeTable({"b": "bfloat16"})
+    assert table["b"].itemsize == 2
