@@ -13,17 +13,17 @@ import argparse
 import sys
 from pathlib import Path
 
+from cuda2nki.cli.common import KERNEL_HELP
+
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from cuda2nki.frontend.select import SELECTION_HELP
-
     p = sub.add_parser(
         "bind",
         help="write the binding inferred from a CUDA file (TOML, with evidence and TODOs)",
         description=__doc__.split("\n\n")[0],
     )
     p.add_argument("file", help="CUDA source file (.cu/.cuh)")
-    p.add_argument("--kernel", help=SELECTION_HELP)
+    p.add_argument("--kernel", help=KERNEL_HELP)
     p.add_argument("-o", "--output", metavar="K.toml", help="write here instead of stdout")
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
