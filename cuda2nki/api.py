@@ -380,10 +380,12 @@ def review(
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[str] = (),
     trust: bool = False,
+    sandbox: Any = None,
 ) -> Review:
     """:func:`check` a port, and with ``compare`` also port the kernel with cuda2nki and check
     that port the same way, for the review's comparison.  ``Review.to_markdown()`` and
-    ``Review.to_html()`` render it as ``cuda2nki review`` does."""
+    ``Review.to_html()`` render it as ``cuda2nki review`` does.  ``sandbox``: as for
+    :func:`check` (the port under review's; cuda2nki's own port gets its own)."""
     from cuda2nki.fidelity.review import generated_baseline
 
     opts: dict[str, Any] = dict(
@@ -402,7 +404,7 @@ def review(
         include_dirs=include_dirs,
         trust=trust,
     )
-    report = check(cuda_path, port_path, **opts)
+    report = check(cuda_path, port_path, **opts, sandbox=sandbox)
     generated = None
     if compare and not static_only:
         generated = generated_baseline(cuda_path, report.to_dict(), opts)

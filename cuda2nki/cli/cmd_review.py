@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
-from cuda2nki.cli.cmd_check import add_common, options
+from cuda2nki.cli.cmd_check import add_common, early_sandbox, options
 from cuda2nki.cli.common import add_command, fails
 from cuda2nki.diagnostics import error
 
@@ -39,11 +40,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    fmt = args.format or _format_of(args.output)  # before any work is done
+    box = early_sandbox(args)
+    try:
+        return _run(args, fmt, box)
+    finally:
+        if box is not None:
+            box.close()
+
+
+def _run(args: argparse.Namespace, fmt: str, box: Any) -> int:
     from cuda2nki.api import review
     from cuda2nki.fileio import write_atomic
 
-    fmt = args.format or _format_of(args.output)  # before any work is done
-    result = review(args.cuda, args.port, compare=not args.no_compare, **options(args))
+    opts = options(args)
+    result = review(args.cuda, args.port, compare=not args.no_compare, **opts, sandbox=box)
     report = result.report.to_dict()
     text = result.to_html() if fmt == "html" else result.to_markdown()
     if args.output:

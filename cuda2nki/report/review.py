@@ -178,6 +178,11 @@ def roofline_us(prof: dict[str, Any], trace: dict[str, Any]) -> float | None:
 def recommendations(report: dict[str, Any]) -> list[str]:
     table = rules()
     recs, seen = [], set()
+    if report.get("verdict") == "unverified":  # static-only: nothing ran, nothing is vouched for
+        recs.append(
+            "Run the check without --static-only: the port's numbers were not compared, so "
+            "this review cannot say whether it is faithful."
+        )
     for f in sorted(report["findings"], key=lambda f: _SEV_ORDER.get(f["severity"], 3)):
         if f["id"] in seen or f["severity"] == "note":
             continue

@@ -223,3 +223,12 @@ def test_migrate_emits_sarif(tmp_path: Path, capsys) -> None:
         f.endswith("vector_add.cu") for f in files
     )
     assert any(r["level"] == "error" for r in run["results"])
+
+
+def test_a_static_only_review_never_vouches_for_the_port(capsys) -> None:
+    cu = ROOT / "corpus/basic/vector_add.cu"
+    port = ROOT / "corpus/basic/ports/vector_add_port.py"
+    rc = main(["review", str(cu), str(port), "--static-only"])
+    out = capsys.readouterr().out
+    assert rc == 1 and "UNVERIFIED" in out
+    assert "faithful and idiomatic" not in out and "without --static-only" in out
