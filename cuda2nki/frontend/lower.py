@@ -278,7 +278,7 @@ class BodyLowerer(CoopLowering):
                 if value is None:
                     raise _Placeholder()
                 statics.append((name, value, unqualified(sub.type_of(tnode))))
-                env[name] = value
+                sub.env[name] = value  # later members and the array size may use it
             base = unqualified(sub.type_of(ps.elem))
             width = sub.const_int_node(ps.dim)
         except _Placeholder:
