@@ -127,7 +127,7 @@ def _collect(
         elif k == "template_declaration":
             for c in n.named_children:
                 if c.type in ("struct_specifier", "class_specifier", "union_specifier"):
-                    unit.register_struct(c)
+                    unit.register_struct(c, n.child_by_field_id(F.parameters))
             inner = [c for c in n.named_children if c.type == "function_definition"]
             if inner:
                 fd = _funcdef(unit, inner[0], n.child_by_field_id(F.parameters), len(funcs))

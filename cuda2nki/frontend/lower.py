@@ -45,6 +45,7 @@ from cuda2nki.frontend.lowerbase import (
     is_lvalue,
 )
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
+from cuda2nki.frontend.packed import PackedInstance, PackedStruct
 from cuda2nki.frontend.typesys import (
     ARITH_BY_NAME,
     BOOL,
@@ -219,7 +220,7 @@ class BodyLowerer(CoopLowering):
         elif kind in ("placeholder_type_specifier", "auto"):
             return N.OpaqueType(name="auto", const=const)
         elif kind == "template_type":
-            raise self.fail("C2N1025", type_node, what=_text(type_node))
+            t = self._packed_template(type_node)
         elif kind in ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier"):
             if kind == "enum_specifier":
                 return with_const(INT, const)
@@ -252,7 +253,50 @@ class BodyLowerer(CoopLowering):
             return N.OpaqueType(name=head)
         return None
 
+    def _packed_template(self, node: ts.Node) -> A.CType:
+        """``Packed128<float>``: an instance of a packed vector struct, else C2N1025."""
+        ps = self.u.packed.get(_text(node.child_by_field_id(F.name)))
+        args = node.child_by_field_id(F.arguments)
+        kids = [c for c in args.named_children if c.kind_id not in COMMENT_IDS] if args else []
+        if ps is None or ps.tparam is None or len(kids) != 1:
+            raise self.fail("C2N1025", node, what=_text(node))
+        elem = self._template_arg(kids[0])
+        if not isinstance(elem, A.ScalarType):
+            raise self.fail("C2N1025", node, what=_text(node))
+        return self._packed_instance(ps, unqualified(elem), node)
+
+    def _packed_instance(
+        self, ps: PackedStruct, elem: A.ScalarType | None, node: ts.Node
+    ) -> A.CType:
+        """The vector type of ``ps`` over ``elem`` (None: a struct that is not a template)."""
+        env: dict[str, int | A.CType | None] = {} if elem is None else {ps.tparam: elem}
+        sub = BodyLowerer(self.u, self.func_name, env=env)
+        statics: list[tuple[str, int, A.CType]] = []
+        try:
+            for name, tnode, vnode in ps.statics:
+                value = sub.const_int_node(vnode)
+                if value is None:
+                    raise _Placeholder()
+                statics.append((name, value, unqualified(sub.type_of(tnode))))
+                sub.env[name] = value  # later members and the array size may use it
+            base = unqualified(sub.type_of(ps.elem))
+            width = sub.const_int_node(ps.dim)
+        except _Placeholder:
+            width = None
+        if width is None or width < 1 or not isinstance(base, A.ScalarType):
+            raise self.fail("C2N1025", node, what=f"struct '{ps.name}' (its array size)")
+        vt = N.VectorType(name=f"{ps.name}<{base.name}>", base=base, width=width)
+        self.u.packed_instances[vt.name] = PackedInstance(ps, width, tuple(statics))
+        return vt
+
+    def packed_of(self, t: A.CType | None) -> PackedInstance | None:
+        """The packed vector struct instance ``t`` is (through pointers: no), else None."""
+        return self.u.packed_instances.get(t.name) if isinstance(t, A.VectorType) else None
+
     def _named(self, name: str, node: ts.Node) -> A.CType | None:
+        ps = self.u.packed.get(name)
+        if ps is not None and ps.tparam is None and self.lookup(name) is None:
+            return self._packed_instance(ps, None, node)
         if name in self.env:
             v = self.env[name]
             if v is None:
@@ -933,9 +977,31 @@ class BodyLowerer(CoopLowering):
         k = _numeric_limit(text)
         if k is not None:
             return k(self.loc(node))
+        packed = self._packed_static(node)
+        if packed is not None:
+            return packed
         if self.host:
             return N.Name(loc=(node.byte_range, self.placer), name=text, ty=None)
         raise self.fail("C2N1020", node, name=text)
+
+    def _packed_static(self, node: ts.Node) -> A.Expr | None:
+        """``x128::size`` / ``Packed128<T>::size``: a static member of a packed vector struct."""
+        scope, name = node.child_by_field_id(F.scope), node.child_by_field_id(F.name)
+        if scope is None or name is None or name.type != "identifier":
+            return None
+        if scope.type == "template_type":
+            if _text(scope.child_by_field_id(F.name)) not in self.u.packed:
+                return None
+            t = self.type_of(scope)
+        elif scope.type in ("namespace_identifier", "type_identifier"):
+            t = self._named(_text(scope), scope)
+        else:
+            return None
+        inst = self.packed_of(t)
+        got = inst.static(_text(name)) if inst is not None else None
+        if got is None:
+            return None
+        return N.IntLit(loc=(node.byte_range, self.placer), value=got[0], ty=got[1])
 
     def e_field(self, node: ts.Node) -> A.Expr:
         kids = node.children
@@ -974,6 +1040,13 @@ class BodyLowerer(CoopLowering):
         bt = base.ty
         if op == "->":
             bt = bt.pointee if isinstance(bt, A.PointerType) else None
+        inst = self.packed_of(bt)
+        if inst is not None and op == ".":
+            if field == inst.struct.member:  # v.payload: the vector itself, indexed as v[k]
+                return base
+            got = inst.static(field)
+            if got is not None:
+                return N.IntLit(loc=loc, value=got[0], ty=got[1])
         if isinstance(bt, A.VectorType) and field in LANES and LANES[field] < bt.width:
             return N.Member(
                 loc=loc, base=base, field=field, arrow=op == "->", ty=with_const(bt.base, bt.const)
@@ -1010,6 +1083,8 @@ class BodyLowerer(CoopLowering):
             ty = bt.pointee
         elif tb is A.ArrayType:
             ty = bt.elem if len(bt.dims) == 1 else N.ArrayType(elem=bt.elem, dims=bt.dims[1:])
+        elif self.packed_of(bt) is not None:  # operator[] of a packed vector struct: lane k
+            ty = with_const(bt.base, bt.const)
         elif self.host or tb is A.OpaqueType:
             ty = None
         else:

@@ -26,6 +26,7 @@ from cuda2nki.frontend.cst import (
 from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
+from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.typesys import (
     INT,
@@ -80,6 +81,8 @@ class UnitContext:
         self.explicit: list[ts.Node] = []
         self.file_shared: set[str] = set()
         self.structs: set[str] = set()
+        self.packed: dict[str, PackedStruct] = {}  # packed vector structs by name
+        self.packed_instances: dict[str, PackedInstance] = {}  # by their VectorType's name
         self.overloads: dict[str, list[FuncDef]] = {}
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
@@ -117,11 +120,15 @@ class UnitContext:
                 if node.field_name_for_child(i) == "declarator" and c.type == "type_identifier":
                     self.structs.add(_text(c))
 
-    def register_struct(self, node: ts.Node) -> None:
-        """Remember struct/class names: using one in device code is C2N1025, not C2N1022."""
+    def register_struct(self, node: ts.Node, tparams: ts.Node | None = None) -> None:
+        """Remember struct/class names: using one in device code is C2N1025, not C2N1022; a
+        packed vector struct (see :mod:`cuda2nki.frontend.packed`) is a short vector type."""
         name = node.child_by_field_id(F.name)
         if name is not None:
             self.structs.add(_text(name).split("<")[0].strip())
+            ps = packed_struct(node, tparams)
+            if ps is not None:
+                self.packed[ps.name] = ps
 
     def register_enum(self, node: ts.Node) -> None:
         low = BodyLowerer(self, "<file>", host=True)

@@ -225,6 +225,56 @@ class LaneLV(LV):
         raise unsupported(getattr(self.base, "loc", None), "the address of a vector lane")
 
 
+def _lane_of(c, vec: Vec, idx, ty, loc):
+    """``vec[idx]`` with a per-thread (or uniform) lane index (a packed vector's operator[])."""
+    idx = mat(idx)
+    if not isinstance(idx, np.ndarray):
+        return vec.lanes[_lane_checked(int(idx), len(vec.lanes), loc)]
+    for i in np.unique(idx):
+        _lane_checked(int(i), len(vec.lanes), loc)
+    out = vec.lanes[0]
+    for j in range(1, len(vec.lanes)):
+        out = _select(idx == j, vec.lanes[j], out, ty)
+    return out
+
+
+def _select(cond: np.ndarray, a, b, ty):
+    """Per-thread ``cond ? a : b`` of scalar values (uniform or per-thread) of type ``ty``."""
+    a, b = mat(a), mat(b)
+    dt = np_dtype(ty) if isinstance(ty, A.ScalarType) and ty.name in DTYPES else None
+    return np.where(cond, a, b).astype(dt if dt is not None else np.result_type(a, b), copy=False)
+
+
+def _lane_checked(i: int, width: int, loc) -> int:
+    if not 0 <= i < width:
+        raise unsupported(loc, f"lane {i} of a {width}-lane vector (out of bounds)")
+    return i
+
+
+class DynLaneLV(LV):
+    """``v[k]`` of a packed vector held in a variable; ``k`` may differ between threads."""
+
+    def __init__(self, base: LV, idx: Fn, ty, loc):
+        self.base, self.idx, self.ty, self.loc = base, idx, ty, loc
+
+    def load(self, c, act):
+        return _lane_of(c, self.base.load(c, act), self.idx(c, act), self.ty, self.loc)
+
+    def store(self, c, act, v):
+        cur = self.base.load(c, act)
+        idx = mat(self.idx(c, act))
+        if not isinstance(idx, np.ndarray):
+            lanes = list(cur.lanes)
+            lanes[_lane_checked(int(idx), len(lanes), self.loc)] = v
+        else:
+            v = mat(v)
+            lanes = [_select(idx == j, v, x, self.ty) for j, x in enumerate(cur.lanes)]
+        self.base.store(c, act, Vec(tuple(lanes)))
+
+    def addr(self, c, act):
+        raise unsupported(self.loc, "the address of a vector lane")
+
+
 def _poison_value(t, fill: bytes | None):
     """The value a never-written element of type ``t`` reads as (poison pattern or zero)."""
     if fill is None:
@@ -546,6 +596,10 @@ class FunctionCompiler:
         return lv.load, lv.ty
 
     def _e_Index(self, e: A.Index):
+        bt = self.type_of(e.base)
+        if isinstance(bt, A.VectorType) and not _is_lvalue_expr(e.base):
+            bf, xf = self.rvalue(e.base), self.rvalue(e.index)
+            return (lambda c, a: _lane_of(c, bf(c, a), xf(c, a), bt.base, e.loc)), bt.base
         lv = self.lvalue(e)
         if isinstance(lv.ty, A.ArrayType):
             return lv.addr, decay(lv.ty)
@@ -1017,6 +1071,8 @@ class FunctionCompiler:
             if reg is not None:
                 return reg
             bt = decay(self.type_of(e.base))
+            if isinstance(bt, A.VectorType):
+                return DynLaneLV(self.lvalue(e.base), self.rvalue(e.index), bt.base, e.loc)
             if not isinstance(bt, A.PointerType):
                 raise unsupported(e.loc, f"subscript of {_tn(bt)}")
             pointee = bt.pointee

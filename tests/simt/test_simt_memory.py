@@ -310,3 +310,29 @@ def test_device_globals_persist_across_blocks_and_are_reported() -> None:
     res = run(src, grid=(4,), block=(16,), full=True, x=x, out=np.zeros(1, np.float32), nblocks=4)
     assert res.outputs["out"][0] == x.sum()
     assert res.globals["done"][0] == 4 and res.globals["total"][0] == x.sum()
+
+
+PACKED = """
+template <typename E>
+struct alignas(16) Pk { static constexpr int lanes = 16 / sizeof(E); E d[lanes];
+    __device__ E& operator[](int j) { return d[j]; } };
+template <typename E>
+__device__ Pk<E> ld(const E* p) { return *reinterpret_cast<const Pk<E>*>(p); }
+template <typename E>
+__device__ void st(E* p, Pk<E> v) { *reinterpret_cast<Pk<E>*>(p) = v; }
+__global__ void rot(float* out, const float* in) {
+    int t = threadIdx.x;
+    Pk<float> a = ld(in + 4 * t);
+    Pk<float> b;
+    for (int k = 0; k < Pk<float>::lanes; ++k) b[k] = a[(k + t) % 4] + ld(in)[t % 4];
+    st(out + 4 * t, b);
+}
+"""
+
+
+def test_packed_struct_lanes_with_per_thread_index() -> None:
+    x = np.arange(32 * 4, dtype=np.float32)
+    out = run(PACKED, block=(32,), out=np.zeros(128, np.float32), **{"in": x})["out"]
+    rows = x.reshape(32, 4)
+    ref = np.stack([np.roll(rows[t], -t) + x[t % 4] for t in range(32)])
+    np.testing.assert_array_equal(out.reshape(32, 4), ref)
