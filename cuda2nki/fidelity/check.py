@@ -14,6 +14,7 @@ The verdict is ``pass`` when every comparison is expected variation and no findi
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import time
@@ -34,7 +35,15 @@ from cuda2nki.diagnostics import (
     make,
     related,
 )
-from cuda2nki.fidelity import layoutscan, points, portscan, provenance, rootcause, tracefind
+from cuda2nki.fidelity import (
+    layoutscan,
+    pathscan,
+    points,
+    portscan,
+    provenance,
+    rootcause,
+    tracefind,
+)
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS
 from cuda2nki.fidelity.intensity import contraction_reuse
@@ -485,7 +494,12 @@ def _dynamic(
     narrows = narrowing(port_text)
     tu64 = None
     first = True
-    plan = points.plan_points(b, overrides, extra_points, seeds, pb, found)
+    tree = ast.parse(port_text)
+    kernel_fn = portscan.find_kernel(tree, info.path, info.kernel)
+    bounds = points.port_bounds(b, pb, pathscan.thresholds(kernel_fn, tree))
+    plan = points.plan_points(b, overrides, extra_points, seeds, pb, found, bounds)
+    executed: set[int] = set()
+    every_point_ran = bool(plan)
     jobs = [runs for _, _, _, runs in plan]
     box.submit(jobs)
     compared = 0
@@ -520,6 +534,7 @@ def _dynamic(
                 found.append(make("C2N4024", SourceLoc(info.path, info.line, 1), reason=res.error))
                 break
             if res.status != "ok":
+                every_point_ran = False
                 code = _SANDBOX_IDS.get(res.status, "C2N4014")
                 if code == "C2N4014" and "MemoryError" in str(res.error):
                     code = "C2N4016"  # ran out of memory loading the port (module-level allocation)
@@ -545,6 +560,10 @@ def _dynamic(
             # the runs of the seeds compared, then the determinism re-run of the first
             results = [*res.value[: len(sets)], res.value[-1]]
             compared += 1
+            if "lines" in results[0]:
+                executed.update(int(ln) for ln in results[0]["lines"])
+            else:
+                every_point_ran = False
             found.extend(provenance.findings(results, pb, info))
             bound_memo: dict[int, dict[str, Any]] = {}  # per seed: the IR bounds of every output
             for si, (entry, ref, arrays, oracle, skip) in enumerate(
@@ -716,6 +735,8 @@ def _dynamic(
                     reason=points.no_points_reason(b, overrides, extra_points),
                 )
             )
+    if compared and every_point_ran:
+        found.extend(_unexecuted(kernel_fn, tree, executed, info, compared))
     if traced:
         # trace findings from the largest problem run: small problems excuse small DMAs (NKI.md §14.7)
         size, summary, label = max(traced, key=lambda t: t[0].total_bytes)
@@ -724,6 +745,17 @@ def _dynamic(
         per_line = tracefind.port_lines(summary, info.path)
         found.extend(layoutscan.findings(layout, info.path, per_line, size.rows))
     return numerics, found, trace, "/".join(sorted(sources)) or "none", port_output
+
+
+def _unexecuted(
+    fn: ast.FunctionDef, tree: ast.Module, executed: set[int], info: portscan.PortInfo, n: int
+) -> list[Diagnostic]:
+    """C2N4026 at the first port block that issues instructions and ran at no test point."""
+    spans = pathscan.unexecuted(fn, tree, executed)
+    if not spans:
+        return []
+    where = SourceLoc(info.path, spans[0][0], 1)
+    return [make("C2N4026", where, lines=pathscan.describe(spans), points=n)]
 
 
 _NARROW = re.compile(r"\b(bfloat16|bf16|float8\w*|fp8\w*|float16|fp16|tfloat32)\b")

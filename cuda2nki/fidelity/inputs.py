@@ -9,7 +9,7 @@ two-seed check meets them.  Integer tensors use their binding ``range``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -131,12 +131,17 @@ def _work(b: Binding, values: Mapping[str, Number]) -> float:
 
 
 def test_points(
-    b: Binding, overrides: Mapping[str, Number] | None = None, *, extra: bool = True
+    b: Binding,
+    overrides: Mapping[str, Number] | None = None,
+    *,
+    extra: bool = True,
+    bounds: Sequence[tuple[str, int]] = (),
 ) -> list[TestPoint]:
     """The binding's points (with ``overrides``), then generated points where the binding lacks them:
     a ragged tail (sizes not multiples of 128), several tiles (sizes past 128 partitions and, for an
     output's free dimension, past 512 elements), a reduction or contraction length past 128 (K >
-    128: a size that sizes inputs only), and a size-1 edge."""
+    128: a size that sizes inputs only), a size-1 edge, and sizes on the side of each of the port's
+    ``bounds`` (scalar, first value of the upper side) that no point reaches yet."""
     overrides = dict(overrides or {})
     pts = [TestPoint({**p, **overrides}) for p in b.test_points()]
     if overrides:
@@ -172,4 +177,34 @@ def test_points(
             pts.append(TestPoint(longer, generated=True))
     if not any(any(int(p.values[d]) == 1 for d in dims) for p in pts):
         pts.append(TestPoint({**base, dims[0]: 1}, generated=True))
-    return pts
+    return pts + _threshold_points(b, pts, bounds)
+
+
+#: at most this many points are added for the port's own thresholds
+MAX_THRESHOLD_POINTS = 2
+
+
+def _threshold_points(
+    b: Binding, pts: list[TestPoint], bounds: Sequence[tuple[str, int]]
+) -> list[TestPoint]:
+    """Per threshold (scalar, boundary) the points do not straddle: one point on its missing side,
+    next to the boundary (at most MAX_THRESHOLD_POINTS, each within the work bound)."""
+    base = pts[0].values
+    added: list[TestPoint] = []
+    for name, boundary in bounds:
+        if len(added) >= MAX_THRESHOLD_POINTS or name not in base:
+            continue
+        seen = [int(p.values[name]) for p in pts + added if name in p.values]
+        below, above = any(v < boundary for v in seen), any(v >= boundary for v in seen)
+        if below and above:
+            continue
+        value = boundary if not above else boundary - 1
+        point = {**base, name: value}
+        if value < 1 or _work(b, point) > MAX_GENERATED_WORK:
+            continue
+        try:
+            b.resolve(point)
+        except Exception:  # noqa: BLE001 - outside the binding's size relations: not a point
+            continue
+        added.append(TestPoint(point, generated=True))
+    return added

@@ -656,6 +656,9 @@ def _entry(e: Any, ri: int, arrays: Mapping[str, np.ndarray]) -> dict[str, Any]:
     }
     if "trace" in e:
         entry["trace"] = TraceSummary.from_wire(e["trace"])
+    lines = e.get("lines")
+    if isinstance(lines, list):  # the port lines that issued instructions (plain ints only)
+        entry["lines"] = [ln for ln in lines if isinstance(ln, int) and not isinstance(ln, bool)]
     if "writers" in e:
         from cuda2nki.fidelity.rootcause import writer_maps_from_wire
 

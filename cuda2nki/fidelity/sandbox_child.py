@@ -260,8 +260,11 @@ def _flatten(outs: Any) -> tuple[str, list[Any], Any]:
     return "one", [outs], None
 
 
-def _run_one(fn: Any, kwargs: dict[str, Any], target: str, profile: bool, port: str) -> tuple:
-    """(entry for the JSON, arrays for the npz) of one simulated run."""
+def _run_one(
+    fn: Any, kwargs: dict[str, Any], target: str, profile: bool, port: str, lines: bool = False
+) -> tuple:
+    """(entry for the JSON, arrays for the npz) of one simulated run; ``lines``: with the port's
+    lines that issued instructions."""
     import numpy as np
 
     from cuda2nki import nkisim
@@ -290,6 +293,8 @@ def _run_one(fn: Any, kwargs: dict[str, Any], target: str, profile: bool, port: 
         "instructions": len(res.trace),
         "host_outputs": list(res.state.host_outputs) if res.state is not None else [],
     }
+    if lines:
+        entry["lines"] = _port_lines(res.trace, port)
     if profile:
         prof = res.profile
         prof_dict = prof.to_dict() if hasattr(prof, "to_dict") else dict(prof or {})
@@ -297,6 +302,20 @@ def _run_one(fn: Any, kwargs: dict[str, Any], target: str, profile: bool, port: 
     if res.writers is not None and res.state is not None and res.state.writers is not None:
         entry["writers"] = _writer_events(res.writers, res.state.writers, arrays)
     return entry, arrays
+
+
+def _port_lines(trace: list[Any], port: str) -> list[int]:
+    """The lines of the port's own file that issued the trace's instructions."""
+    base = os.path.basename(port)
+    files: dict[str, bool] = {}
+    out: set[int] = set()
+    for ins in trace:
+        mine = files.get(ins.file)
+        if mine is None:
+            mine = files[ins.file] = os.path.basename(str(ins.file)) == base
+        if mine:
+            out.add(int(ins.line))
+    return sorted(out)
 
 
 def _writer_events(maps: list[Any], log: Any, arrays: dict[str, Any]) -> dict[int, Any]:
@@ -344,7 +363,7 @@ def _serve(job_dir: str, job: dict[str, Any]) -> None:
             kwargs: dict[str, Any] = dict(run["scalars"])
             kwargs.update({p: inputs[key] for p, key in run["arrays"].items()})
             profile = profile_first and ri == 0
-            entry, outs = _run_one(fn, kwargs, job["target"], profile, port)
+            entry, outs = _run_one(fn, kwargs, job["target"], profile, port, lines=ri == 0)
             entries.append(entry)
             arrays.update({f"r{ri}.{k}": v for k, v in outs.items()})
         wire.save_arrays(os.path.join(out_dir, f"p{pi:04d}.npz"), arrays)

@@ -250,4 +250,18 @@ register(
         example="ref = sys._getframe(2).f_locals['ref']",
         fix="Remove it.",
     ),
+    Rule(
+        "C2N4026",
+        N,
+        "port code no test point ran",
+        "no test point executed the port's instructions at line(s) {lines} ({points} point(s) run)",
+        "The check compares the port with the CUDA kernel only on the paths its test points take. "
+        "A branch for large sizes, a remainder path or a special case that issues NKI instructions "
+        "but ran at none of them is unverified: its outputs were never compared. Sizes on both "
+        "sides of each threshold the port tests against a size parameter are added to the test "
+        "points; a branch that depends on anything else can stay unreached.",
+        example="if N > 1 << 40:\n    nisa.tensor_tensor(dst=c_t, data1=a_t, data2=a_t, op=nl.add)",
+        fix="Add a [[check.shapes]] point (or --set NAME=VALUE) whose sizes take that path, or "
+        "remove the dead path.",
+    ),
 )

@@ -207,6 +207,7 @@ FLAWS = {
     "matmul_tiled_flaw_retranspose": ("linalg", "matmul_tiled"),
     "matmul_tiled_flaw_transposed_result": ("linalg", "matmul_tiled"),
     "row_max_warp_flaw_warp_lanes": ("reduce", "row_max_warp"),
+    "softmax_naive_flaw_large_batch": ("norm", "softmax_naive"),
 }
 
 
@@ -437,3 +438,10 @@ def test_warp_lanes_match_with_many_narrow_instructions():
         compute_good = [x for x in good.trace if x.engine != "dma"]
         assert len(compute) > 3 * len(compute_good)
         assert any(x.free <= 32 for x in compute)
+
+
+def test_large_batch_path_is_wrong_only_from_512_rows():
+    base = binding("norm", "softmax_naive").defaults
+    for n, wrong in ((511, False), (512, True), (640, True)):
+        _, got, want, tol = run_flaw("softmax_naive_flaw_large_batch", {**base, "N": n})
+        assert (mismatch(got, want, tol)["output"] > 0) is wrong, n

@@ -275,6 +275,13 @@ EXAMPLES = {
     "C2N4018": _variant(ADD, ADD + "\n        import os\n        os._exit(3)"),
     "C2N4019": _variant("def vector_add(a, b):", "def vector_add(a, b, c, d):", exit_code=2),
     "C2N4022": _variant("    (N,) = a.shape\n", "    return a\n"),
+    "C2N4026": _variant(
+        "        base += cnt\n",
+        "        if N > 1 << 40:  # a path for sizes no test point reaches\n"
+        "            nisa.tensor_tensor(dst=c_t, data1=a_t, data2=a_t, op=nl.add)\n"
+        "        base += cnt\n",
+        exit_code=0,
+    ),
     "C2N4025": _variant("    (N,) = a.shape\n", "    import gc\n    (N,) = a.shape\n"),
     "C2N4020": Example(
         files={"port.py": "import nki\n\nSCALE = 2.0\n"},
