@@ -215,6 +215,9 @@ def _bwrap_argv(iso: Isolation, job: str, port_copy: str, port_path: str) -> lis
     argv += ["--clearenv"]
     for k, v in _child_env().items():
         argv += ["--setenv", k, v]
+    # the private /tmp first: a venv, checkout or port under /tmp is bound on top of it below
+    # (mounted after them, it would hide them)
+    argv += ["--proc", "/proc", "--dev", "/dev", "--perms", "01777", "--tmpfs", "/tmp"]
     binds: list[str] = []
     for d in (*_SYSTEM_DIRS, sys.base_prefix, sys.prefix, sys.exec_prefix, *_module_roots()):
         if os.path.exists(d) and d not in binds:
@@ -234,7 +237,6 @@ def _bwrap_argv(iso: Isolation, job: str, port_copy: str, port_path: str) -> lis
             "/etc/ld.so.cache",
             "/etc/ld.so.cache",
         ]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     argv += ["--bind", job, "/job", *_parents(port_path, made)]
     argv += ["--ro-bind", port_copy, port_path, "--chdir", "/job"]
     argv += ["--"]

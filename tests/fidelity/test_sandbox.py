@@ -213,3 +213,28 @@ def test_the_command_leaves_no_sandbox_behind(tmp_path: Path, monkeypatch, extra
     cu = ROOT / "corpus/basic/vector_add.cu"
     main(["check", str(cu), str(PORT), "--seeds", "1", *extra])
     assert not any(tmp_path.iterdir()), list(tmp_path.iterdir())
+
+
+def test_the_private_tmp_is_mounted_before_what_lies_under_it() -> None:
+    """A venv, checkout or port under /tmp (a CI clone there, pytest's tmp_path) is bound on top
+    of the sandbox's own /tmp; mounted the other way round, the tmpfs would hide them."""
+    iso = Isolation("/bin/bwrap", "/usr/bin/setpriv", True, True, None)
+    argv = sandbox._bwrap_argv(iso, "/job-on-host", "/tmp/x/copy.py", "/tmp/x/port.py")
+    tmp = next(i for i, a in enumerate(argv) if a == "--tmpfs" and argv[i + 1] == "/tmp")
+    assert tmp < argv.index("--ro-bind")
+    assert argv[tmp - 2 : tmp] == ["--perms", "01777"]  # writable by the sandbox's user
+
+
+@needs_sandbox
+def test_a_port_may_use_its_private_tmp(tmp_path: Path) -> None:
+    port = tmp_path / "port.py"
+    port.write_text(
+        PORT.read_text().replace(
+            "    (N,) = a.shape\n",
+            "    (N,) = a.shape\n    import tempfile\n"
+            "    with tempfile.NamedTemporaryFile() as f:\n        f.write(b'ok')\n",
+        )
+    )
+    with PortSandbox(str(port), "vector_add", _runs(), timeout=30) as box:
+        res = box.result(0)
+    assert res.status == "ok" and res.value[0]["status"] == "ok", (res.error, res.value)
