@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from cuda2nki.cli.common import KERNEL_HELP
+from cuda2nki.cli.common import KERNEL_HELP, add_preprocessor_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,22 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("file", help="CUDA source file (.cu/.cuh)")
     p.add_argument("--kernel", help=KERNEL_HELP)
     p.add_argument("-o", "--output", metavar="K.toml", help="write here instead of stdout")
-    p.add_argument(
-        "-D",
-        dest="defines",
-        action="append",
-        default=[],
-        metavar="NAME[=VALUE]",
-        help="define a preprocessor macro (repeatable; default: none)",
-    )
-    p.add_argument(
-        "-I",
-        dest="include_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="add an include directory (repeatable; default: none)",
-    )
+    add_preprocessor_options(p)
     p.set_defaults(func=run)
 
 

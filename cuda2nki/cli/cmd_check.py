@@ -15,7 +15,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cuda2nki.cli.common import KERNEL_HELP, add_command, add_fail_on, add_hw, defines, fails
+from cuda2nki.cli.common import (
+    KERNEL_HELP,
+    add_command,
+    add_fail_on,
+    add_hw,
+    add_preprocessor_options,
+    defines,
+    fails,
+)
 from cuda2nki.diagnostics import error, use_color
 
 
@@ -62,22 +70,7 @@ def add_common(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run the port even where this host lacks a sandbox layer (your own code only)",
     )
-    p.add_argument(
-        "-D",
-        dest="defines",
-        action="append",
-        default=[],
-        metavar="NAME[=VALUE]",
-        help="define a preprocessor macro",
-    )
-    p.add_argument(
-        "-I",
-        dest="include_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="add an include directory",
-    )
+    add_preprocessor_options(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

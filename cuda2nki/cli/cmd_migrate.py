@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from cuda2nki.cli.common import add_api, add_command, write_atomic
+from cuda2nki.cli.common import add_api, add_command, add_preprocessor_options, write_atomic
 from cuda2nki.diagnostics import error
 
 
@@ -40,22 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--exclude", action="append", default=[], metavar="GLOB", help="skip files matching"
     )
-    p.add_argument(
-        "-D",
-        dest="defines",
-        action="append",
-        default=[],
-        metavar="NAME[=VALUE]",
-        help="define a preprocessor macro",
-    )
-    p.add_argument(
-        "-I",
-        dest="include_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="add an include directory",
-    )
+    add_preprocessor_options(p)
     p.add_argument(
         "-p",
         "--compile-commands",

@@ -42,7 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from cuda2nki.cli.common import add_command
+from cuda2nki.cli.common import add_command, add_preprocessor_options
 from cuda2nki.diagnostics import error
 
 
@@ -58,22 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="what to print: the summary (default) or the typed AST",
     )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
-    p.add_argument(
-        "-D",
-        dest="defines",
-        action="append",
-        default=[],
-        metavar="NAME[=VALUE]",
-        help="define a preprocessor macro",
-    )
-    p.add_argument(
-        "-I",
-        dest="include_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="add an include directory",
-    )
+    add_preprocessor_options(p)
     p.add_argument(
         "--template",
         dest="templates",

@@ -17,6 +17,7 @@ from cuda2nki.cli.common import (
     KERNEL_HELP,
     add_api,
     add_command,
+    add_preprocessor_options,
     defines,
     print_diagnostics,
     write_atomic,
@@ -54,22 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
     )
-    p.add_argument(
-        "-D",
-        dest="defines",
-        action="append",
-        default=[],
-        metavar="NAME[=VALUE]",
-        help="define a preprocessor macro",
-    )
-    p.add_argument(
-        "-I",
-        dest="include_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="add an include directory",
-    )
+    add_preprocessor_options(p)
     p.set_defaults(func=run)
 
 

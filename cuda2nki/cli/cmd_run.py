@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cuda2nki.cli.common import KERNEL_HELP, add_command
+from cuda2nki.cli.common import KERNEL_HELP, add_command, add_preprocessor_options
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,22 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--inputs", help=".npz with input arrays by parameter name")
     p.add_argument("--seed", type=int, default=0, help="seed for generated inputs")
     p.add_argument("--out", required=True, help="output .npz (every out/inout parameter)")
-    p.add_argument(
-        "-D",
-        dest="defines",
-        action="append",
-        default=[],
-        metavar="NAME[=VALUE]",
-        help="define a preprocessor macro",
-    )
-    p.add_argument(
-        "-I",
-        dest="include_dirs",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="add an include directory",
-    )
+    add_preprocessor_options(p)
     p.add_argument(
         "--template",
         dest="templates",

@@ -146,3 +146,23 @@ def fails(report: dict, fail_on: str) -> bool:
         return True
     threshold = Severity.parse(fail_on)
     return any(Severity.parse(f["severity"]) >= threshold for f in report["findings"])
+
+
+def add_preprocessor_options(p: argparse.ArgumentParser) -> None:
+    """``-D NAME[=VALUE]`` and ``-I DIR``, as a compiler takes them (each repeatable)."""
+    p.add_argument(
+        "-D",
+        dest="defines",
+        action="append",
+        default=[],
+        metavar="NAME[=VALUE]",
+        help="define a preprocessor macro (repeatable; default: none)",
+    )
+    p.add_argument(
+        "-I",
+        dest="include_dirs",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="add an include directory (repeatable; default: none)",
+    )
