@@ -14,33 +14,17 @@ from pathlib import Path
 import pytest
 
 from tests.batch.faults import HANG, HANG_TOML, ROOT
-
-
-def _processes_with(token: str) -> list[int]:
-    out = []
-    for p in os.listdir("/proc"):
-        if not p.isdigit() or int(p) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{p}/cmdline", "rb") as f:
-                cmd = f.read()
-            with open(f"/proc/{p}/stat", "rb") as f:
-                zombie = f.read().split(b") ", 1)[1][:1] == b"Z"
-        except (OSError, IndexError):
-            continue
-        if token.encode() in cmd and not zombie:
-            out.append(int(p))
-    return out
+from tests.processes import processes_with
 
 
 def _wait_gone(token: str, seconds: float = 20) -> list[int]:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        left = _processes_with(token)
+        left = processes_with(token)
         if not left:
             return []
         time.sleep(0.1)
-    return _processes_with(token)
+    return processes_with(token)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux process semantics")
@@ -63,15 +47,15 @@ def test_stopping_migrate_stops_its_workers(tmp_path: Path, sig: signal.Signals)
     token = str(tmp_path)
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and len(_processes_with(token)) < 3:
+        while time.monotonic() < deadline and len(processes_with(token)) < 3:
             time.sleep(0.1)
-        assert len(_processes_with(token)) >= 3, "the workers never started"
+        assert len(processes_with(token)) >= 3, "the workers never started"
         time.sleep(0.5)
         proc.send_signal(sig)  # the command only, as `timeout` or a CI runner would
         proc.wait(60)
         assert _wait_gone(token) == [], "a worker outlived migrate"
     finally:
-        for pid in _processes_with(token):
+        for pid in processes_with(token):
             os.kill(pid, signal.SIGKILL)
         if proc.poll() is None:
             proc.kill()

@@ -8,7 +8,6 @@ port file unchanged, no sandbox directory left, no process left behind.
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 
 from cuda2nki.fidelity.check import check
 from cuda2nki.fidelity.sandbox import isolation
+from tests.processes import processes_with
 
 ROOT = Path(__file__).resolve().parents[2]
 CUDA = ROOT / "corpus/basic/vector_add.cu"
@@ -151,20 +151,6 @@ def _port(attack: str, tmp_path: Path) -> Path:
     return port
 
 
-def _processes_with(token: str) -> list[int]:
-    out = []
-    for p in os.listdir("/proc"):
-        if not p.isdigit() or int(p) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{p}/cmdline", "rb") as f:
-                if token.encode() in f.read():
-                    out.append(int(p))
-        except OSError:
-            pass
-    return out
-
-
 @pytest.mark.parametrize("name", sorted(ATTACKS))
 def test_hostile_port_fails_and_leaves_the_host_untouched(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -186,7 +172,7 @@ def test_hostile_port_fails_and_leaves_the_host_untouched(
     assert not (OUTSIDE / f"escaped-{tmp_path.name}").exists(), name
     assert not Path(str(tmp) + "-evil").exists()
     assert not any(tmp.iterdir()), f"left behind: {list(tmp.iterdir())}"
-    assert not _processes_with(str(tmp_path)), "a process outlived the check"
+    assert not processes_with(str(tmp_path)), "a process outlived the check"
 
 
 def test_a_benign_port_still_passes(tmp_path: Path) -> None:
