@@ -119,6 +119,58 @@ def test_fails_by_severity() -> None:
     assert fails({**ok, "verdict": "unverified", "numerics": []}, "error")
 
 
+_WARNED = """struct Foo { int a;
+void broken( {
+__global__ void vector_add(float* out, const float* a, const float* b, int N) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) out[i] = a[i] + b[i];
+}
+void launch(float* out, const float* a, const float* b, int N) {
+    vector_add<<<(N + 255) / 256, 256>>>(out, a, b, N);
+}
+"""
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [(None, 0), ("error", 0), ("warning", 1)])
+def test_port_fail_on_counts_its_warnings(tmp_path: Path, fail_on, code) -> None:
+    cu = tmp_path / "k.cu"
+    cu.write_text(_WARNED)  # an idiomatic port, with a warning for the broken host code
+    argv = ["port", str(cu), "-o", str(tmp_path / "k.py")]
+    assert main(argv + (["--fail-on", fail_on] if fail_on else [])) == code
+
+
+def test_port_fail_on_note_fails_on_notes(tmp_path: Path) -> None:
+    argv = ["port", CU, "-o", str(tmp_path / "k.py")]
+    assert main(argv) == 0 and main([*argv, "--fail-on", "warning"]) == 0
+    assert main([*argv, "--fail-on", "note"]) == 1  # 'lifted as map' is a note
+    assert (tmp_path / "k.py").is_file()  # the port is written whatever the gate says
+
+
+def test_port_fail_on_sets_the_sarif_exit_code(tmp_path: Path, capsys) -> None:
+    import json
+
+    assert main(["port", CU, "--format", "sarif", "--fail-on", "note"]) == 1
+    log = json.loads(capsys.readouterr().out)
+    assert log["runs"][0]["invocations"][0]["exitCode"] == 1
+
+
+@pytest.mark.parametrize(("fail_on", "code"), [(None, 0), ("warning", 1), ("note", 1)])
+def test_migrate_fail_on_counts_diagnostics_of_every_kernel(tmp_path: Path, fail_on, code) -> None:
+    tree = tmp_path / "src"
+    tree.mkdir()
+    (tree / "k.cu").write_text(_WARNED)
+    argv = ["migrate", str(tree), "-o", str(tmp_path / "out"), "-q"]
+    assert main(argv + (["--fail-on", fail_on] if fail_on else [])) == code
+
+
+def test_migrate_fail_on_from_pyproject(tmp_path: Path, monkeypatch) -> None:
+    tree = tmp_path / "cu"
+    tree.mkdir()
+    (tree / "k.cu").write_text(_WARNED)
+    _project(tmp_path, '[tool.cuda2nki.migrate]\nfail-on = "warning"\n', monkeypatch)
+    assert main(["migrate", str(tree), "-o", str(tmp_path / "out"), "-q"]) == 1
+
+
 # --------------------------------------------------------------------------- pyproject.toml
 
 

@@ -3,7 +3,8 @@
 Every CUDA file under IN_DIR is parsed and each kernel ported (or, with --examine, only
 classified) in worker processes with a time and memory limit per file; results are cached in
 OUT_DIR, so a second run redoes only changed files.  OUT_DIR receives the ports, report.json and
-report.html.  Exit 0 when every kernel was ported automatically or literally; 1 otherwise."""
+report.html.  Exit 0 when every kernel was ported automatically or literally and no diagnostic
+reaches --fail-on (default: error); 1 otherwise."""
 
 from __future__ import annotations
 
@@ -12,7 +13,14 @@ import json
 import sys
 from pathlib import Path
 
-from cuda2nki.cli.common import add_api, add_command, add_preprocessor_options, write_atomic
+from cuda2nki.cli.common import (
+    add_api,
+    add_command,
+    add_fail_on,
+    add_preprocessor_options,
+    at_or_above,
+    write_atomic,
+)
 from cuda2nki.diagnostics import error
 
 
@@ -79,6 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="S",
         help="seconds between progress lines when stderr is not a terminal",
     )
+    add_fail_on(p, "a diagnostic of any kernel", default="error")
     p.add_argument("--quiet", "-q", action="store_true", help="print nothing but errors")
     p.set_defaults(func=run)
 
@@ -121,6 +130,8 @@ def run(args: argparse.Namespace) -> int:
         stop()
     s = res.report["summary"]
     code = 1 if (s["failed"] or s["refused"] or s["manual"]) else 0
+    if at_or_above(_severities(res.report), args.fail_on):
+        code = 1
     if args.format == "sarif":
         from cuda2nki.report.migration import to_sarif
 
@@ -142,3 +153,8 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "sarif":
             print(f"sarif: {args.out / 'report.sarif'}", file=sys.stderr)
     return code
+
+
+def _severities(report: dict) -> list[str]:
+    """The severity of every diagnostic of every kernel in a migration report."""
+    return [d["severity"] for k in report.get("kernels", []) for d in k.get("diagnostics", [])]

@@ -3,8 +3,9 @@
 An idiom recogniser lifts the kernel to what it computes and writes an idiomatic NKI kernel;
 where none claims it, the literal lowering runs the CUDA threads one by one (correct, slow).
 
-Exit 0: ported by an idiom recogniser; 1: ported literally, or refused with a diagnostic;
-2: input error (unreadable file, bad binding, unknown kernel, bad option).
+Exit 0: ported by an idiom recogniser; 1: ported literally, refused with a diagnostic, or a
+diagnostic at --fail-on or worse (default: error); 2: input error (unreadable file, bad
+binding, unknown kernel, bad option).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from cuda2nki.cli.common import (
     KERNEL_HELP,
     add_api,
     add_command,
+    add_fail_on,
     add_preprocessor_options,
+    at_or_above,
     defines,
     print_diagnostics,
     write_atomic,
@@ -55,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
     )
+    add_fail_on(p, "a diagnostic", default="error")
     add_preprocessor_options(p)
     p.set_defaults(func=run)
 
@@ -77,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
     )
     text = _stage_text(res, args.emit)
     code = (0 if text is not None else 1) if args.emit != "nki" else res.exit_code
+    if at_or_above((str(d.severity) for d in res.diagnostics), args.fail_on):
+        code = 1
     if args.format == "sarif":  # the log on stdout; the port, if any, only to -o
         if args.output and text is not None:
             write_atomic(args.output, text)

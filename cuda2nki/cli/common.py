@@ -98,13 +98,26 @@ def add_api(p: argparse.ArgumentParser) -> None:
     p.set_defaults(_target_means="api")
 
 
-def add_fail_on(p: argparse.ArgumentParser) -> None:
+def add_fail_on(
+    p: argparse.ArgumentParser, what: str = "a finding", default: str = "warning"
+) -> None:
+    """``--fail-on``: the least severity that fails the run.  ``check`` and ``review`` judge a
+    port, so a warning fails by default; ``port`` and ``migrate`` draft ports, whose warnings
+    are advice, so by default only an error does (a refusal fails them anyway)."""
     p.add_argument(
         "--fail-on",
         choices=SEVERITIES,
-        default="warning",
-        help="exit 1 when a finding of this severity or worse is reported",
+        default=default,
+        help=f"exit 1 when {what} of this severity or worse is reported",
     )
+
+
+def at_or_above(severities: Iterable[str], fail_on: str) -> bool:
+    """Whether any of ``severities`` (``error``, ``warning``, ``note``) reaches ``fail_on``."""
+    from cuda2nki.diagnostics import Severity
+
+    threshold = Severity.parse(fail_on)
+    return any(Severity.parse(s) >= threshold for s in severities)
 
 
 def apply_deprecated(args: argparse.Namespace, stream=None) -> None:
@@ -138,14 +151,11 @@ def defines(items: Iterable[str], option: str = "-D") -> dict[str, str]:
 def fails(report: dict, fail_on: str) -> bool:
     """Whether a check report fails the gate: numbers outside tolerance, a static-only check
     (nothing ran, so never a pass), or a finding of severity ``fail_on`` or worse."""
-    from cuda2nki.diagnostics import Severity
-
     if report["verdict"] == "unverified":
         return True
     if any(n.get("classification") != "expected" for n in report["numerics"]):
         return True
-    threshold = Severity.parse(fail_on)
-    return any(Severity.parse(f["severity"]) >= threshold for f in report["findings"])
+    return at_or_above((f["severity"] for f in report["findings"]), fail_on)
 
 
 def add_preprocessor_options(p: argparse.ArgumentParser) -> None:
