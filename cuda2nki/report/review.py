@@ -11,8 +11,8 @@ per (partition tile, free tile).
 from __future__ import annotations
 
 import html
-import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,12 +44,13 @@ def sections(
         f"of {len(num)} output comparisons within the derived tolerance"
         f" ({len({n['shape'] for n in report['numerics']})} shapes × seeds)."
     ]
-    for n in failed[:5]:
+    for n, seeds in _by_shape(failed)[:5]:
+        on = f"{n['shape']} ({_seeds_text(seeds)})"
         if n.get("output") == "*":
-            fid.append(f"The port failed to run on {n['shape']}: {n.get('evidence', '')}.")
+            fid.append(f"The port failed to run on {on}: {n.get('evidence', '')}.")
         else:
             fid.append(
-                f"`{n['output']}` on {n['shape']}: {n['classification']}"
+                f"`{n['output']}` on {on}: {n['classification']}"
                 f"{' (' + n['defect'] + ')' if n.get('defect') else ''}, {n['mismatch_pct']:.3g}% of elements "
                 f"off, max abs error {_fmt(n['max_abs_error'])} vs tolerance {_fmt(n['tolerance_max'])}; "
                 f"{n.get('evidence', '')}"
@@ -161,6 +162,19 @@ def sections(
     return out
 
 
+def _by_shape(runs: list[dict[str, Any]]) -> list[tuple[dict[str, Any], list[Any]]]:
+    """Comparisons grouped by (shape, output), seeds merged: the worst run of each group (by
+    error over tolerance) and the seeds of the group, in first-seen order."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for n in runs:
+        groups.setdefault((n["shape"], n.get("output", "")), []).append(n)
+    return [(max(g, key=_ratio), [n.get("seed", 0) for n in g]) for g in groups.values()]
+
+
+def _seeds_text(seeds: list[Any]) -> str:
+    return f"seed {seeds[0]}" if len(seeds) == 1 else "seeds " + ", ".join(map(str, seeds))
+
+
 #: trn2 per-NeuronCore peaks (NKI.md §10.1, §10.3): DMA bytes per µs, fp32 tensor-engine flops per µs
 _DMA_BYTES_PER_US = 368e3
 _TENSOR_FP32_FLOP_PER_US = 20e6
@@ -218,32 +232,250 @@ def to_markdown(report: dict[str, Any], generated: dict[str, Any] | None = None)
 # --------------------------------------------------------------------------- HTML
 
 _CSS = """
-body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px}
+*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;margin:0 auto;padding:1em 1.5em;color:#222;max-width:1400px}
+h1{font-size:1.5em;overflow-wrap:anywhere} h3{overflow-wrap:anywhere;font-size:1em}
+li,p{overflow-wrap:anywhere} td,th{overflow-wrap:break-word}
 .verdict{font-size:1.4em;font-weight:bold;padding:.3em .6em;display:inline-block;border-radius:4px}
-.pass{background:#d4edda}.fail{background:#f8d7da}
-.code{display:grid;grid-template-columns:1fr 1fr;gap:1em}
-pre{background:#f7f7f7;padding:.5em;overflow:auto;font-size:12px;line-height:1.4}
+.pass{background:#d4edda}.fail{background:#f8d7da}.unverified{background:#fff3cd}
+.scroll{overflow-x:auto;max-width:100%}
+table.f{border-collapse:collapse;width:100%} table.f td,table.f th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
+table.f th{background:#f0f0f0} tr.bad td{background:#fdf0f0}
+.sev-error{color:#a00;font-weight:600}.sev-warning{color:#8a5a00}
+.charts{display:flex;flex-wrap:wrap;gap:1em}
+.charts section{flex:1 1 560px;min-width:0}
+figure.chart{margin:0} figure.chart svg{max-width:100%;height:auto;display:block;font-family:system-ui,sans-serif}
+figure.chart .axis text{fill:#333} figcaption{font-size:.85em;color:#555}
+.code{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:1em}
+@media (max-width:1000px){.code{grid-template-columns:minmax(0,1fr)}}
+pre{background:#f7f7f7;padding:.5em;overflow:auto;font-size:12px;line-height:1.4;max-height:80vh;margin:0}
 pre span.ln{display:block;white-space:pre} pre span.ln:target{background:#fff3b0}
 pre span.hit{background:#fde2e2} .lno{color:#999;display:inline-block;width:3.5em;user-select:none}
-table.heat td{width:14px;height:14px;padding:0;border:1px solid #fff}
-table.f{border-collapse:collapse} table.f td,table.f th{border:1px solid #ccc;padding:.2em .5em}
 """
 
 
-def _numbered(
-    text: str, prefix: str, hits: dict[int, str], links: dict[int, int] | None = None
-) -> str:
-    rows = []
-    for i, line in enumerate(text.splitlines(), 1):
-        body = html.escape(line)
-        if links and i in links:
-            body += f' <a href="#cuda-{links[i]}" title="CUDA line {links[i]}">↩{links[i]}</a>'
-        cls = "ln hit" if i in hits else "ln"
-        title = f' title="{html.escape(hits[i])}"' if i in hits else ""
-        rows.append(
-            f'<span class="{cls}" id="{prefix}-{i}"{title}><span class="lno">{i}</span>{body}</span>'
+@dataclass(frozen=True)
+class CodeLine:
+    number: int
+    id: str
+    cls: str
+    title: str
+    spans: tuple[Any, ...]
+    link: int | None
+
+
+@dataclass(frozen=True)
+class Pane:
+    path: str
+    lines: tuple[CodeLine, ...]
+
+
+@dataclass(frozen=True)
+class ShapeRow:
+    shape: str
+    output: str
+    seeds: str
+    distributions: str
+    result: str
+    mismatch: str
+    max_abs: str
+    tolerance: str
+    evidence: str
+    cls: str
+
+
+def pane(
+    path: str | Path,
+    text: str,
+    language: str,
+    prefix: str,
+    hits: dict[int, str],
+    links: dict[int, int] | None = None,
+) -> Pane:
+    """A source file as highlighted, numbered lines; ``hits`` marks lines with findings,
+    ``links`` points port lines at CUDA lines."""
+    from cuda2nki.report import highlight
+
+    rows = tuple(
+        CodeLine(
+            i,
+            f"{prefix}-{i}",
+            "ln hit" if i in hits else "ln",
+            hits.get(i, ""),
+            tuple(spans),
+            (links or {}).get(i),
         )
-    return "".join(rows)
+        for i, spans in enumerate(highlight.lines(text, language), 1)
+    )
+    return Pane(str(path), rows)
+
+
+_CLASS_ORDER = {"defect": 0, "layout": 1, "precision": 2, "expected": 9}
+
+
+def shape_rows(report: dict[str, Any]) -> list[ShapeRow]:
+    """One row per (shape, output): its seeds merged, the worst seed's figures shown."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for n in report["numerics"]:
+        groups.setdefault((n["shape"], n.get("output", "")), []).append(n)
+    rows = []
+    for (shape, output), runs in groups.items():
+        worst = min(
+            runs,
+            key=lambda n: (
+                _CLASS_ORDER.get(n.get("classification", ""), 5),
+                -_ratio(n),
+            ),
+        )
+        ok = all(n.get("classification") == "expected" for n in runs)
+        result = worst.get("classification", "")
+        if worst.get("defect"):
+            result += f" ({worst['defect']})"
+        bad = [n for n in runs if n.get("classification") != "expected"]
+        rows.append(
+            ShapeRow(
+                shape,
+                "(the port did not run)" if output == "*" else output,
+                ", ".join(str(n.get("seed", "")) for n in runs),
+                ", ".join(dict.fromkeys(str(n.get("distribution", "")) for n in runs)),
+                "within tolerance" if ok else f"{result}: {len(bad)} of {len(runs)} seeds",
+                f"{float(worst.get('mismatch_pct', 0.0)):.3g}%" if "mismatch_pct" in worst else "",
+                _fmt(worst["max_abs_error"]) if "max_abs_error" in worst else "",
+                _fmt(worst["tolerance_max"]) if "tolerance_max" in worst else "",
+                "" if ok else str(worst.get("evidence", "")),
+                "" if ok else "bad",
+            )
+        )
+    return rows
+
+
+def _ratio(n: dict[str, Any]) -> float:
+    try:
+        return float(n["max_abs_error"]) / max(float(n["tolerance_max"]), 1e-300)
+    except (KeyError, TypeError, ValueError):
+        return 0.0
+
+
+def heatmap(report: dict[str, Any]) -> tuple[Any, str] | None:
+    """The SVG heatmap of the comparison with the most mismatches, and its caption."""
+    from cuda2nki.report import charts
+
+    grids = [n for n in report["numerics"] if n.get("tile_grid")]
+    if not grids:
+        return None
+    n = max(grids, key=lambda n: n["mismatches"])
+    caption = (
+        f"Output {n['output']} at {n['shape']} (seed {n.get('seed', 0)}): mismatching elements "
+        "per tile of 128 partitions × 512 columns."
+    )
+    return charts.heatmap(n["tile_grid"], title=f"Mismatches per tile of {n['output']}"), caption
+
+
+def engine_chart(report: dict[str, Any]) -> tuple[Any, str] | None:
+    from cuda2nki.report import charts
+
+    t = report.get("trace") or {}
+    prof = t.get("profile") or {}
+    chart = charts.engine_bars(prof.get("time_ns") or {})
+    if chart is None:
+        return None
+    return chart, (
+        f"Busy time of each engine by the cost model at {t.get('shape', 'the largest shape')}; "
+        f"bottleneck: {prof.get('bottleneck', 'n/a')}."
+    )
+
+
+def roofline_chart(report: dict[str, Any]) -> tuple[Any, str] | None:
+    """The port on a trn2 roofline: arithmetic intensity (matmul flops per DMA byte) against
+    the flop rate its cost-model time gives; without matmul flops it sits at the chart's left
+    edge, at the bandwidth it achieves."""
+    from cuda2nki.report import charts
+
+    t = report.get("trace") or {}
+    prof = t.get("profile") or {}
+    moved = float(t.get("dma_bytes") or 0)
+    flops = float(prof.get("matmul_flops") or 0)
+    time_us = float(prof.get("overlapped_ns") or 0) / 1000.0
+    if not moved or time_us <= 0:
+        return None
+    bw = _DMA_BYTES_PER_US / 1e3  # GB/s
+    peak = _TENSOR_FP32_FLOP_PER_US / 1e3  # GFLOP/s
+    achieved_gbs = moved / time_us / 1e3
+    if flops:
+        point = charts.RooflinePoint(
+            flops / moved, flops / time_us / 1e3, f"{flops / time_us / 1e3:.4g} GFLOP/s"
+        )
+        what = (
+            f"{flops:.3g} matmul flops over {moved:.3g} DMA bytes in {time_us:.3g} µs: "
+            f"{point.gflops:.3g} GFLOP/s of {peak:.3g}"
+        )
+    else:
+        lo = 1e-3
+        point = charts.RooflinePoint(lo, lo * achieved_gbs, f"{achieved_gbs:.3g} GB/s moved")
+        what = (
+            f"no matmul flops: the port is bound by its {moved:.3g} DMA bytes, moved at "
+            f"{achieved_gbs:.3g} GB/s of {bw:.3g} (shown at the left edge)"
+        )
+    chart = charts.roofline(bw, peak, point)
+    return chart, f"trn2 roofline at {t.get('shape', 'the largest shape')}: {what}."
+
+
+def to_html(
+    report: dict[str, Any],
+    cuda_path: str | Path,
+    port_path: str | Path,
+    generated: dict[str, Any] | None = None,
+) -> str:
+    from markupsafe import Markup
+
+    from cuda2nki.report import highlight, pages
+
+    cuda_src = Path(cuda_path).read_text(errors="replace")
+    port_src = Path(port_path).read_text(errors="replace")
+    hits = {
+        f["line"]: f"{f['id']}: {f['message']}"
+        for f in report["findings"]
+        if _same_file(f["file"], port_path)
+    }
+    links = {
+        i: int(m.group(1))
+        for i, ln in enumerate(port_src.splitlines(), 1)
+        if (m := _FROM.search(ln))
+    } or tensor_links(
+        cuda_src,
+        port_src,
+        report.get("binding") or {},
+        report.get("kernel", ""),
+        report.get("port_kernel", ""),
+    )
+    heat, engines, roof = heatmap(report), engine_chart(report), roofline_chart(report)
+    v = report["verdict"]
+    return pages.render(
+        "review.html.j2",
+        css=Markup(_CSS + highlight.css()),
+        port_kernel=report["port_kernel"],
+        kernel=report["kernel"],
+        verdict=v,
+        verdict_text=v.upper(),
+        sections=[
+            (title, [Markup(_md_inline(c)) for c in claims])
+            for title, claims in sections(report, generated)
+        ],
+        recommendations=recommendations(report),
+        shapes=shape_rows(report),
+        findings=report["findings"],
+        heatmap=heat and heat[0],
+        heatmap_caption=heat and heat[1],
+        engines=engines and engines[0],
+        engines_caption=engines and engines[1],
+        roofline=roof and roof[0],
+        roofline_caption=roof and roof[1],
+        panes=[
+            pane(cuda_path, cuda_src, "cuda", "cuda", {}),
+            pane(port_path, port_src, "python", "port", hits, links),
+        ],
+        data={"verdict": v, "findings": len(report["findings"])},
+    )
 
 
 def _code_lines(src: str, start: re.Pattern[str] | None, comment: str) -> list[tuple[int, str]]:
@@ -291,81 +523,6 @@ def tensor_links(
         for i in _uses(port, p):
             links.setdefault(i, target[0])
     return links
-
-
-def heatmap(report: dict[str, Any]) -> str:
-    grids = [n for n in report["numerics"] if n.get("tile_grid")]
-    if not grids:
-        return "<p>No mismatching tiles.</p>"
-    n = max(grids, key=lambda n: n["mismatches"])
-    grid = n["tile_grid"]
-    peak = max((max(r) for r in grid if r), default=1) or 1
-    rows = []
-    for p, r in enumerate(grid):
-        cells = "".join(
-            f'<td style="background:rgba(200,0,0,{0.1 + 0.9 * v / peak if v else 0:.2f})" title="partition tile {p}, '
-            f'free tile {f}: {v} mismatches"></td>'
-            for f, v in enumerate(r)
-        )
-        rows.append(f"<tr>{cells}</tr>")
-    return (
-        f"<p>Output <code>{html.escape(n['output'])}</code> at {html.escape(n['shape'])}: mismatches per "
-        f'(partition tile of 128, free tile of 512).</p><table class="heat">{"".join(rows)}</table>'
-    )
-
-
-def to_html(
-    report: dict[str, Any],
-    cuda_path: str | Path,
-    port_path: str | Path,
-    generated: dict[str, Any] | None = None,
-) -> str:
-    cuda_src = Path(cuda_path).read_text(errors="replace")
-    port_src = Path(port_path).read_text(errors="replace")
-    hits = {
-        f["line"]: f"{f['id']}: {f['message']}"
-        for f in report["findings"]
-        if _same_file(f["file"], port_path)
-    }
-    links = {
-        i: int(m.group(1))
-        for i, ln in enumerate(port_src.splitlines(), 1)
-        if (m := _FROM.search(ln))
-    } or tensor_links(
-        cuda_src,
-        port_src,
-        report.get("binding") or {},
-        report.get("kernel", ""),
-        report.get("port_kernel", ""),
-    )
-    secs = "".join(
-        f"<h2>{html.escape(t)}</h2><ul>{''.join(f'<li>{_md_inline(c)}</li>' for c in claims)}</ul>"
-        for t, claims in sections(report, generated)
-    )
-    recs = (
-        "".join(f"<li>{html.escape(r)}</li>" for r in recommendations(report)) or "<li>None.</li>"
-    )
-    findings = "".join(
-        f"<tr><td><code>{html.escape(f['id'])}</code></td><td>{html.escape(f['severity'])}</td>"
-        f'<td><a href="#port-{f["line"]}">{f["line"]}</a></td><td>{html.escape(f["message"])}</td></tr>'
-        for f in report["findings"]
-    )
-    v = report["verdict"]
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>cuda2nki review: {html.escape(report["port_kernel"])}</title>
-<style>{_CSS}</style></head><body>
-<h1>Review of <code>{html.escape(report["port_kernel"])}</code> (port of CUDA <code>{html.escape(report["kernel"])}</code>)</h1>
-<p id="verdict" class="verdict {v}">Verdict: {v.upper()}</p>
-{secs}
-<h2>Recommendations</h2><ol id="recommendations">{recs}</ol>
-<h2>Findings</h2><table class="f" id="findings"><tr><th>id</th><th>severity</th><th>line</th><th>message</th></tr>{findings}</table>
-<h2>Divergence heatmap</h2>{heatmap(report)}
-<h2>CUDA and port side by side</h2>
-<div class="code"><div><h3>{html.escape(str(cuda_path))}</h3><pre>{_numbered(cuda_src, "cuda", {})}</pre></div>
-<div><h3>{html.escape(str(port_path))}</h3><pre>{_numbered(port_src, "port", hits, links)}</pre></div></div>
-<script type="application/json" id="report-data">{html.escape(json.dumps({"verdict": v, "findings": len(report["findings"])}))}</script>
-</body></html>
-"""
 
 
 def _same_file(a: str | Path, b: str | Path) -> bool:

@@ -100,7 +100,8 @@ def test_html_review_of_a_divergent_port_has_a_heatmap_and_marked_lines(tmp_path
     assert main(argv) == 1
     page = out.read_text()
     assert "Verdict: FAIL" in page
-    assert '<table class="heat">' in page
+    assert '<figure class="chart" id="heatmap">' in page
+    assert '<g class="axis x">' in page and '<g class="legend">' in page
     assert re.search(r"partition tile \d+, free tile \d+: [1-9]\d* mismatches", page)
     assert 'class="ln hit" id="port-17"' in page  # the tile loop without a remainder (C2N5003)
     # a hand-written port has no '# from' comments: its lines link to the CUDA lines that use the
