@@ -11,6 +11,7 @@ None of these changes the port; :func:`port_notes` only reports.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -65,7 +66,13 @@ def _trips(loop: Loop, env: Mapping[str, Any]) -> int | None:
     return max(0, -(-(stop - start) // max(loop.step, 1)))
 
 
-def _loop_text(loop: Loop, env: Mapping[str, Any]) -> str:
+#: a loop bound longer than this is named in a note line, not in the message
+LONG_BOUND = 32
+
+
+def _loop_text(loop: Loop, env: Mapping[str, Any]) -> tuple[str, str | None]:
+    """The loop as the message names it (``t < (N + 127) // 128 (2 trips)``, or ``t (1 trip)``
+    when the bound is long) and, for a long bound, the note line that spells it."""
     bound = spell.size(loop.stop)
     trips = _trips(loop, env)
     first = (
@@ -73,9 +80,37 @@ def _loop_text(loop: Loop, env: Mapping[str, Any]) -> str:
         if spell.size(loop.start) == "0"
         else f"{loop.var} in [{spell.size(loop.start)}, {bound})"
     )
-    if trips is None:
-        return first
-    return first + f" ({trips} trip{'' if trips == 1 else 's'})"
+    count = "" if trips is None else f" ({trips} trip{'' if trips == 1 else 's'})"
+    if len(first) - len(loop.var) - 3 <= LONG_BOUND:
+        return first + count, None
+    return (loop.var + count if count else first), f"loop {first}"
+
+
+def _calls(text: str) -> list[str]:
+    """Every ``name(...)`` call in ``text`` with balanced parentheses, outermost first."""
+    out = []
+    for m in re.finditer(r"\b[A-Za-z_]\w*\(", text):
+        depth = 0
+        for j in range(m.end() - 1, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            if depth == 0:
+                out.append(text[m.start() : j + 1])
+                break
+    return out
+
+
+def name_repeated(lines: Sequence[str], name: str = "F") -> tuple[list[str], str | None]:
+    """``lines`` with the longest call spelled more than once among them replaced by ``name``,
+    and the line defining it (``F = min(512, ...)``); unchanged when nothing repeats or ``name``
+    is already in use."""
+    joined = "\n".join(lines)
+    if re.search(rf"\b{name}\b", joined):
+        return list(lines), None
+    repeated = [c for c in set(_calls(joined)) if len(c) > 12 and joined.count(c) > 1]
+    if not repeated:
+        return list(lines), None
+    sub = max(repeated, key=lambda c: (len(c), c))
+    return [ln.replace(sub, name) for ln in lines], f"{name} = {sub}"
 
 
 def _branches_opened(stmts: Sequence[Any], env: Mapping[str, Any]) -> list[Any]:
@@ -117,16 +152,20 @@ def _grid_notes(
     if not grid or not block:
         return []
     by_line: dict[SourceLoc, list[str]] = {}
+    bounds: dict[SourceLoc, list[str]] = {}
     for s in _branches_opened(kernel.body, env):
         if isinstance(s, Loop):
-            nest = " x ".join(_loop_text(lp, env) for lp in _tile_nest(s))
-            by_line.setdefault(s.loc, []).append(nest)
+            texts = [_loop_text(lp, env) for lp in _tile_nest(s)]
+            by_line.setdefault(s.loc, []).append(" x ".join(t for t, _ in texts))
+            bounds.setdefault(s.loc, []).extend(n for _, n in texts if n)
     out = []
     for loc, nests in by_line.items():
+        lines, definition = name_repeated(bounds[loc])
         out.append(
             make(
                 "C2N2513",
                 loc,
+                notes=(*lines, *([f"where {definition}"] if definition else [])),
                 grid=_dims(grid),
                 block=_dims(block),
                 tiles="; ".join(nests),

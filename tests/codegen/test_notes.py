@@ -45,3 +45,27 @@ def test_small_transfers_only_when_the_problem_is_small() -> None:
     notes = port_notes(res.ir_tiles, big.scalars, b.grid, b.block, big.shapes)
     assert not [d for d in notes if d.code == "C2N2509"]  # 8 KiB rows: nothing to excuse
     assert [d for d in notes if d.code == "C2N2513"]
+
+
+def test_long_launch_bounds_move_to_notes_with_the_tile_size_named() -> None:
+    (note,) = _by_code("basic/vector_add")["C2N2513"]
+    assert "loops over t (1 trip); t1 (0 trips); t2 (0 trips) inside" in note.message
+    assert len(note.message) < 140  # nothing like N // (128 * min(512, max(1, ...)))
+    assert "loop t < N // (128 * F)" in note.notes
+    assert "where F = min(512, max(1, (N + 127) // 128))" in note.notes
+
+
+def test_name_repeated_takes_the_longest_call_spelled_twice() -> None:
+    from cuda2nki.codegen.notes import name_repeated
+
+    lines = ["t < M // min(64, max(1, K // 2))", "u < min(2, M % min(64, max(1, K // 2)))"]
+    named, where = name_repeated(lines)
+    assert named == ["t < M // F", "u < min(2, M % F)"]
+    assert where == "F = min(64, max(1, K // 2))"
+    assert name_repeated(["t < min(64, max(1, K // 2))"]) == (
+        ["t < min(64, max(1, K // 2))"],
+        None,
+    )  # said once: nothing to name
+    clash = ["t < F // min(64, max(1, K))", "u < min(64, max(1, K))"]
+    assert name_repeated(clash) == (clash, None)  # F is a size of the kernel already
+    assert name_repeated(clash, name="W")[0] == ["t < F // W", "u < W"]
