@@ -1,4 +1,5 @@
-"""Migration reports: CSV (one row per kernel) and a self-contained HTML page with sortable tables.
+"""Migration reports: CSV (one row per kernel) and a self-contained HTML page: a summary with
+charts, the kernels in a scrolling, filterable table with their diagnostics folded, the files.
 
 ``report`` is the deterministic census of :func:`cuda2nki.batch.migrate.build_report`; ``times``
 (optional) is the run's timing (:func:`cuda2nki.batch.migrate.run_timing`: per file, and per kernel
@@ -9,10 +10,9 @@ they were computed and are marked as such.
 from __future__ import annotations
 
 import csv
-import html
 import io
-import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -88,21 +88,58 @@ document.querySelectorAll('table.sortable th').forEach((th, col) => th.addEventL
 }));
 """
 
+#: shows the kernels whose status (or verdict) and text match the filters, and counts them
+_FILTER_JS = """
+(() => {
+  const pick = document.getElementById('filter-status'), text = document.getElementById('filter-text');
+  const count = document.getElementById('filter-count');
+  const rows = Array.from(document.querySelectorAll('#kernels tbody tr'));
+  const apply = () => {
+    const [field, value] = pick.value ? pick.value.split(':') : ['', ''];
+    const q = text.value.trim().toLowerCase();
+    let shown = 0;
+    rows.forEach(r => {
+      const ok = (!field || r.dataset[field] === value) && (!q || r.textContent.toLowerCase().includes(q));
+      r.hidden = !ok; shown += ok ? 1 : 0;
+    });
+    count.textContent = shown + ' of ' + rows.length + ' kernels shown';
+  };
+  pick.addEventListener('change', apply); text.addEventListener('input', apply); apply();
+})();
+"""
+
 _CSS = """
-body{font-family:system-ui,sans-serif;margin:2em;color:#222} table{border-collapse:collapse;margin:1em 0}
-th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left} th{background:#f0f0f0;cursor:pointer}
+*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;margin:0 auto;padding:1em 1.5em;color:#222;max-width:1600px}
+table{border-collapse:collapse;margin:.5em 0} th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left;vertical-align:top}
+th{background:#f0f0f0;cursor:pointer} td{overflow-wrap:break-word}
+thead th{position:sticky;top:0;z-index:1}
+.box{overflow:auto;max-width:100%;max-height:75vh;border:1px solid #ddd}
+.box table{margin:0;width:100%}
 .automatic{background:#e6f6e6}.literal{background:#fff7d6}.manual{background:#fde8d8}
 .refused,.failed{background:#f8d7da} code{font-size:90%}
+.top{display:flex;flex-wrap:wrap;gap:1.5em;align-items:flex-start}
+.top>div{min-width:0;flex:0 1 auto}
+figure.chart{margin:0} figure.chart svg{max-width:100%;height:auto;display:block}
+.filters{display:flex;flex-wrap:wrap;gap:.8em;align-items:center;margin:.5em 0}
+.filters input{min-width:16em;max-width:100%}
+details summary{cursor:pointer} details ul{margin:.3em 0;padding-left:1.2em}
+td.diags{min-width:18em;max-width:46em} #kernels{font-size:.92em} li.note{color:#555}
+.sev-error{color:#a00;font-weight:600}.sev-warning{color:#8a5a00}
 """
+
+STATUS_COLOURS = {
+    "automatic": "#5aae61",
+    "literal": "#e6c229",
+    "manual": "#f1a340",
+    "refused": "#d6604d",
+    "failed": "#b2182b",
+}
 
 
 def counts_text(counts: dict[str, int]) -> str:
     """``{"fail": 13, "pass": 65}`` as ``fail 13, pass 65``."""
     return ", ".join(f"{k} {v}" for k, v in counts.items())
-
-
-def _esc(v: Any) -> str:
-    return html.escape("" if v is None else str(v))
 
 
 FILE_COLUMNS = ("kernels", "lines", "automatic", "literal", "manual", "refused", "failed")
@@ -116,23 +153,48 @@ def _share(n: int, d: int) -> str:
     return f"{100 * n / d:.1f}%" if d else ""
 
 
-def _summary_rows(s: dict[str, Any], times: dict[str, Any] | None) -> str:
-    rows = [
-        (k, s[k])
-        for k in (
-            "files",
-            "kernels",
-            "lines",
-            "automatic",
-            "literal",
-            "manual",
-            "refused",
-            "failed",
-            "share_recognised",
-            "share_literal",
-            "share_refused",
-        )
-    ]
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    v: str | None = None  # the sort key, where the text is not it
+
+
+@dataclass(frozen=True)
+class Diag:
+    id: str
+    severity: str
+    line: int
+    message: str
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KernelRow:
+    status: str
+    verdict: str
+    cells_before: tuple[str, ...]  # file, kernel, status, idiom, lines
+    summary: str  # the diagnostics, in one line
+    diags: tuple[Diag, ...]
+    cells_after: tuple[str, ...]  # verdict, numerics, check findings, cost (checked runs only)
+    seconds: str
+    port: str
+
+
+def _summary_rows(s: dict[str, Any], times: dict[str, Any] | None) -> list[tuple[str, str]]:
+    keys = (
+        "files",
+        "kernels",
+        "lines",
+        "automatic",
+        "literal",
+        "manual",
+        "refused",
+        "failed",
+        "share_recognised",
+        "share_literal",
+        "share_refused",
+    )
+    rows = [(k, str(s[k])) for k in keys]
     for key, label in (("verdicts", "check verdicts"), ("numerics", "check numerics")):
         if key in s:
             rows.append((label, counts_text(s[key])))
@@ -146,83 +208,141 @@ def _summary_rows(s: dict[str, Any], times: dict[str, Any] | None) -> str:
             ),
             ("wall time of this run (s)", f"{times['wall_seconds']:.3f}"),
         ]
-    return "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows)
+    return rows
 
 
-def _file_row(f: dict[str, Any], times: dict[str, Any] | None) -> str:
+def _file_cells(f: dict[str, Any], times: dict[str, Any] | None) -> list[Cell]:
     secs, cached = file_seconds(f["file"], times)
     mark = " (cached)" if cached else ""
-    cells = [f"<td>{_esc(f['file'])}</td>"]
-    cells += [f"<td>{_esc(f[c])}</td>" for c in FILE_COLUMNS]
+    cells = [Cell(str(f[c])) for c in FILE_COLUMNS]
     cells += [
-        f"<td>{_share(f['automatic'], f['kernels'])}</td>",
-        f"<td>{_share(f['literal'], f['kernels'])}</td>",
-        f'<td data-v="{_seconds(secs)}">{_seconds(secs)}{mark}</td>',
+        Cell(_share(f["automatic"], f["kernels"])),
+        Cell(_share(f["literal"], f["kernels"])),
+        Cell(_seconds(secs) + mark, _seconds(secs)),
     ]
-    return "<tr>" + "".join(cells) + "</tr>"
+    return cells
 
 
-def _files_total(report: dict[str, Any], times: dict[str, Any] | None) -> str:
+def _files_total(report: dict[str, Any], times: dict[str, Any] | None) -> list[str]:
     s = report["summary"]
     secs = None if times is None else times["compute_seconds"]
-    cells = ["<th>total</th>"] + [f"<th>{_esc(s[c])}</th>" for c in FILE_COLUMNS]
-    cells += [
-        f"<th>{_share(s['automatic'], s['kernels'])}</th>",
-        f"<th>{_share(s['literal'], s['kernels'])}</th>",
-        f"<th>{_seconds(secs)}</th>",
+    return [
+        *(str(s[c]) for c in FILE_COLUMNS),
+        _share(s["automatic"], s["kernels"]),
+        _share(s["literal"], s["kernels"]),
+        _seconds(secs),
     ]
-    return "<tr>" + "".join(cells) + "</tr>"
+
+
+_SEVERITY_RANK = {"error": 0, "warning": 1, "note": 2}
+
+
+def diagnostics_summary(diags: Sequence[dict[str, Any]]) -> str:
+    """``2 warnings, 3 notes: C2N2300, C2N2001 …`` (worst first); empty without diagnostics."""
+    if not diags:
+        return ""
+    counts: dict[str, int] = {}
+    for d in sorted(diags, key=lambda d: _SEVERITY_RANK.get(d["severity"], 3)):
+        counts[d["severity"]] = counts.get(d["severity"], 0) + 1
+    what = ", ".join(f"{n} {sev}{'' if n == 1 else 's'}" for sev, n in counts.items())
+    ids = list(
+        dict.fromkeys(
+            d["id"] for d in sorted(diags, key=lambda d: _SEVERITY_RANK.get(d["severity"], 3))
+        )
+    )
+    shown = ", ".join(ids[:3]) + (f" +{len(ids) - 3}" if len(ids) > 3 else "")
+    return f"{what}: {shown}"
+
+
+def _kernel_row(
+    r: dict[str, Any], times: dict[str, Any] | None = None, checked: bool = True
+) -> KernelRow:
+    diags = tuple(
+        Diag(
+            d["id"],
+            d["severity"],
+            int(d.get("line") or 0),
+            d["message"],
+            tuple(str(n) for n in d.get("notes", [])),
+        )
+        for d in sorted(r["diagnostics"], key=lambda d: _SEVERITY_RANK.get(d["severity"], 3))
+    )
+    return KernelRow(
+        r["status"],
+        str(r.get("verdict") or ""),
+        (r["file"], r["kernel"], r["status"], str(r.get("idiom") or ""), str(r.get("lines", ""))),
+        diagnostics_summary(r["diagnostics"]),
+        diags,
+        (
+            str(r.get("verdict") or ""),
+            str(r.get("numerics") or ""),
+            " ".join(r.get("check_ids", [])),
+            "" if r.get("cost_us") is None else str(r["cost_us"]),
+        )
+        if checked
+        else (),
+        _seconds(kernel_seconds(r, times)),
+        r.get("port") or "",
+    )
+
+
+def status_chart(s: dict[str, Any]) -> Any:
+    from cuda2nki.report import charts
+
+    counts = [(k, int(s.get(k, 0)), STATUS_COLOURS[k]) for k in STATUS_COLOURS]
+    return charts.count_bars(counts, "status-chart", "Kernels by outcome", "kernels")
+
+
+def verdict_chart(s: dict[str, Any]) -> Any | None:
+    from cuda2nki.report import charts
+
+    if "verdicts" not in s:
+        return None
+    colours = {"pass": "#5aae61", "fail": "#d6604d", "unverified": "#e6c229"}
+    counts = [(k, int(v), colours.get(k, "#999999")) for k, v in s["verdicts"].items()]
+    return charts.count_bars(counts, "verdict-chart", "Check verdicts", "kernels")
+
+
+def filter_options(report: dict[str, Any]) -> list[tuple[str, str]]:
+    """(value, label) of the status filter: every outcome present, then every verdict."""
+    s = report["summary"]
+    opts = [("", f"all outcomes ({s['kernels']})")]
+    opts += [(f"status:{k}", f"{k} ({s[k]})") for k in STATUS_COLOURS if s.get(k)]
+    opts += [(f"verdict:{k}", f"verdict {k} ({v})") for k, v in s.get("verdicts", {}).items()]
+    return opts
 
 
 def to_html(report: dict[str, Any], times: dict[str, Any] | None = None) -> str:
-    """The report page: summary, kernels, files with totals, diagnostics by id."""
+    """The report page: summary and charts, kernels (filterable, notes folded), files with
+    totals, diagnostics by id."""
+    from markupsafe import Markup
+
+    from cuda2nki.diagnostics import rules
+    from cuda2nki.report import pages
+
     s = report["summary"]
-    file_rows = "".join(_file_row(f, times) for f in report["files"])
-    kernel_rows = "".join(_kernel_row(r, times) for r in report["kernels"])
-    ids = "".join(
-        f"<tr><td><code>{_esc(k)}</code></td><td>{v}</td></tr>"
-        for k, v in s["diagnostics_by_id"].items()
-    )
-    note = (
-        "<p>Times are the wall-clock seconds a worker spent on each file and kernel (on a busy "
-        "machine they include waiting for a CPU); a file taken from the cache shows the time "
-        "measured when it was computed.  With several jobs the worker time of all files exceeds "
-        "the wall time of the run.</p>"
-        if times is not None
-        else ""
-    )
-    return f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>cuda2nki migration report</title><style>{_CSS}</style></head>
-<body><h1>cuda2nki migration report</h1>
-<p>{_esc(report["tool"])} &middot; mode {_esc(report["mode"])} &middot; target {_esc(report["target"])}</p>
-<h2>Summary</h2><table id="summary">{_summary_rows(s, times)}</table>{note}
-<h2>Kernels</h2>
-<table class="sortable" id="kernels"><thead><tr><th>file</th><th>kernel</th><th>status</th><th>idiom</th><th>lines</th>
-<th>diagnostics</th><th>verdict</th><th>numerics</th><th>check findings</th><th>cost (µs)</th><th>time (s)</th><th>port</th></tr></thead><tbody>{kernel_rows}</tbody></table>
-<h2>Files</h2>
-<table class="sortable" id="files"><thead><tr><th>file</th><th>kernels</th><th>lines</th><th>automatic</th>
-<th>literal</th><th>manual</th><th>refused</th><th>failed</th><th>recognised</th><th>literal share</th>
-<th>time (s)</th></tr></thead><tbody>{file_rows}</tbody><tfoot>{_files_total(report, times)}</tfoot></table>
-<h2>Diagnostics by id</h2><table class="sortable"><thead><tr><th>id</th><th>count</th></tr></thead>
-<tbody>{ids}</tbody></table>
-<script type="application/json" id="report-data">{_esc(json.dumps(s, sort_keys=True))}</script>
-<script>{_SORT_JS}</script></body></html>
-"""
-
-
-def _kernel_row(r: dict[str, Any], times: dict[str, Any] | None = None) -> str:
-    diags = "<br>".join(
-        f"<code>{_esc(d['id'])}</code> {_esc(d['message'])}" for d in r["diagnostics"][:5]
-    )
-    if len(r["diagnostics"]) > 5:
-        diags += f"<br>… {len(r['diagnostics']) - 5} more"
-    port = f'<a href="{_esc(r["port"])}">{_esc(r["port"])}</a>' if r.get("port") else ""
-    return (
-        f'<tr class="{_esc(r["status"])}"><td>{_esc(r["file"])}</td><td>{_esc(r["kernel"])}</td>'
-        f"<td>{_esc(r['status'])}</td><td>{_esc(r.get('idiom'))}</td><td>{_esc(r.get('lines'))}</td>"
-        f"<td>{diags}</td><td>{_esc(r.get('verdict'))}</td><td>{_esc(r.get('numerics'))}</td>"
-        f"<td>{_esc(' '.join(r.get('check_ids', [])))}</td><td>{_esc(r.get('cost_us'))}</td>"
-        f"<td>{_seconds(kernel_seconds(r, times))}</td><td>{port}</td></tr>"
+    table = rules()
+    checked = "verdicts" in s  # the check columns only where checks ran
+    return pages.render(
+        "migrate.html.j2",
+        css=Markup(_CSS),
+        tool=report["tool"],
+        mode=report["mode"],
+        target=report["target"],
+        summary=_summary_rows(s, times),
+        timed=times is not None,
+        status_chart=status_chart(s),
+        verdict_chart=verdict_chart(s),
+        options=filter_options(report),
+        checked=checked,
+        kernels=[_kernel_row(r, times, checked) for r in report["kernels"]],
+        files=[(f["file"], _file_cells(f, times)) for f in report["files"]],
+        total=_files_total(report, times),
+        ids=[
+            (k, v, table[k].title if k in table else "") for k, v in s["diagnostics_by_id"].items()
+        ],
+        data=s,
+        scripts=Markup(_SORT_JS + _FILTER_JS),
     )
 
 
