@@ -1,4 +1,4 @@
-"""The wheel carries grammars/ and templates/ and works outside the source tree."""
+"""The wheel carries grammars/, templates/ and report/templates/ and works outside the source tree."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ from cuda2nki.ir import parser  # loads the lark grammar from the package data
 from cuda2nki.codegen import render as T  # loads the jinja2 templates from the package data
 parser.grammar()
 T.environment().list_templates()
+from cuda2nki.report import pages  # the HTML report templates
+assert {"review.html.j2", "migrate.html.j2", "charts.html.j2"} <= set(
+    pages.environment().list_templates()
+), "no report template in the wheel"
 print("OK", len(grammars), len(templates))
 """
 
