@@ -100,8 +100,9 @@ def _calls(text: str) -> list[str]:
 
 
 def name_repeated(lines: Sequence[str], name: str = "F") -> tuple[list[str], str | None]:
-    """``lines`` with the longest call spelled more than once among them replaced by ``name``,
-    and the line defining it (``F = min(512, ...)``); unchanged when nothing repeats or ``name``
+    """``lines`` with the call spelled more than once among them whose naming shortens them the
+    most (a long call said twice, or a shorter one inside it said more often) replaced by
+    ``name``, and the line defining it (``F = min(512, ...)``); unchanged when nothing repeats or ``name``
     is already in use."""
     joined = "\n".join(lines)
     if re.search(rf"\b{name}\b", joined):
@@ -109,7 +110,8 @@ def name_repeated(lines: Sequence[str], name: str = "F") -> tuple[list[str], str
     repeated = [c for c in set(_calls(joined)) if len(c) > 12 and joined.count(c) > 1]
     if not repeated:
         return list(lines), None
-    sub = max(repeated, key=lambda c: (len(c), c))
+    # the lines plus the definition, shortest: what naming the call saves, less its definition
+    sub = max(repeated, key=lambda c: (joined.count(c) * (len(c) - len(name)) - len(c), c))
     return [ln.replace(sub, name) for ln in lines], f"{name} = {sub}"
 
 

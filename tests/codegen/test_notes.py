@@ -55,7 +55,7 @@ def test_long_launch_bounds_move_to_notes_with_the_tile_size_named() -> None:
     assert "where F = min(512, max(1, (N + 127) // 128))" in note.notes
 
 
-def test_name_repeated_takes_the_longest_call_spelled_twice() -> None:
+def test_name_repeated_takes_the_call_that_spells_the_most() -> None:
     from cuda2nki.codegen.notes import name_repeated
 
     lines = ["t < M // min(64, max(1, K // 2))", "u < min(2, M % min(64, max(1, K // 2)))"]
@@ -69,3 +69,15 @@ def test_name_repeated_takes_the_longest_call_spelled_twice() -> None:
     clash = ["t < F // min(64, max(1, K))", "u < min(64, max(1, K))"]
     assert name_repeated(clash) == (clash, None)  # F is a size of the kernel already
     assert name_repeated(clash, name="W")[0] == ["t < F // W", "u < W"]
+    # the tail loops of a two-level tiling: the long tail bound is said twice, the tile size
+    # inside it six times -- naming the tile size reads best
+    f = "min(512, max(1, (n + 127) // 128))"
+    tail = f"min(1, n % (128 * {f}) // {f})"
+    named, where = name_repeated([f"t < n // (128 * {f})", f"t1 < {tail}", f"t7 < {tail}"])
+    assert where == f"F = {f}" and named[1] == "t1 < min(1, n % (128 * F) // F)"
+
+
+def test_launch_notes_of_a_kernel_with_two_loop_nests_name_the_tile_size() -> None:
+    (note,) = _by_code("activation/activation_switch")["C2N2513"]
+    assert "where F = min(512, max(1, (n + 127) // 128))" in note.notes
+    assert all(len(n) < 60 for n in note.notes[:-1]), note.notes
