@@ -124,7 +124,7 @@ figure.chart{margin:0} figure.chart svg{max-width:100%;height:auto;display:block
 .filters{display:flex;flex-wrap:wrap;gap:.8em;align-items:center;margin:.5em 0}
 .filters input{min-width:16em;max-width:100%}
 details summary{cursor:pointer} details ul{margin:.3em 0;padding-left:1.2em}
-td.diags{min-width:18em;max-width:46em} #kernels{font-size:.92em} li.note{color:#555}
+td.diags{min-width:24em;max-width:46em} td.path{overflow-wrap:anywhere;min-width:8em} #kernels{font-size:.92em} li.note{color:#555}
 .sev-error{color:#a00;font-weight:600}.sev-warning{color:#8a5a00}
 """
 
