@@ -76,6 +76,7 @@ def test_csv_has_the_time_of_each_kernel_and_of_a_failed_file() -> None:
 
 def test_html_totals_per_file_and_overall_with_lines_and_time() -> None:
     page = render.to_html(_report(), TIMES)
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)  # self-contained
     files = page[page.index('id="files"') :]
     a_row = re.search(r"<tr><td>a\.cu</td>(.*?)</tr>", files).group(1)
     cells = re.findall(r"<td[^>]*>(.*?)</td>", a_row)
@@ -114,3 +115,37 @@ def test_a_migration_keeps_time_out_of_report_json_and_shows_it_elsewhere(
     assert again["compute_seconds"] == times["compute_seconds"]
     assert again["cached_compute_seconds"] == times["compute_seconds"]
     assert (out / "report.html").read_text().count("(cached)") == 6
+
+
+def test_html_folds_diagnostics_and_offers_filters_and_a_chart() -> None:
+    page = render.to_html(_report(), TIMES)
+    kernels = page[page.index('id="kernels"') : page.index('id="files"')]
+    # k2's warning folds under a one-line count; the failed file's error likewise
+    assert "<details><summary>1 warning: C2N2001</summary>" in kernels
+    assert "<details><summary>1 error: C2N0006</summary>" in kernels
+    assert kernels.count("<details>") == 2  # k1 has no diagnostics: nothing to fold
+    assert 'data-status="literal"' in kernels and 'data-status="failed"' in kernels
+    options = re.findall(r'<option value="([^"]*)">([^<]*)</option>', page)
+    assert options == [
+        ("", "all outcomes (3)"),
+        ("status:automatic", "automatic (1)"),
+        ("status:literal", "literal (1)"),
+        ("status:failed", "failed (1)"),
+    ]
+    assert 'id="filter-text"' in page and "addEventListener('input'" in page
+    chart = page[page.index('id="status-chart"') : page.index("</figure>")]
+    assert chart.count("<rect ") == 5 and 'class="axis x"' in chart and 'class="axis y"' in chart
+    assert "<th>verdict</th>" not in page  # no check ran: no check columns
+
+
+def test_diagnostics_summary_counts_by_severity_worst_first() -> None:
+    diags = [
+        {"id": "C2N2001", "severity": "note"},
+        {"id": "C2N2505", "severity": "note"},
+        {"id": "C2N2300", "severity": "warning"},
+        {"id": "C2N2513", "severity": "note"},
+        {"id": "C2N2509", "severity": "note"},
+        {"id": "C2N2509", "severity": "note"},
+    ]
+    assert render.diagnostics_summary(diags) == "1 warning, 5 notes: C2N2300, C2N2001, C2N2505 +2"
+    assert render.diagnostics_summary([]) == ""

@@ -101,6 +101,8 @@ def test_html_review_of_a_divergent_port_has_a_heatmap_and_marked_lines(tmp_path
     page = out.read_text()
     assert "Verdict: FAIL" in page
     assert '<figure class="chart" id="heatmap">' in page
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)  # self-contained
+    assert "@import" not in page and "url(http" not in page
     assert '<g class="axis x">' in page and '<g class="legend">' in page
     assert re.search(r"partition tile \d+, free tile \d+: [1-9]\d* mismatches", page)
     assert 'class="ln hit" id="port-17"' in page  # the tile loop without a remainder (C2N5003)
