@@ -240,7 +240,7 @@ li,p{overflow-wrap:anywhere} td,th{overflow-wrap:break-word}
 .pass{background:#d4edda}.fail{background:#f8d7da}.unverified{background:#fff3cd}
 .scroll{overflow-x:auto;max-width:100%}
 table.f{border-collapse:collapse;width:100%} table.f td,table.f th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
-table.f th{background:#f0f0f0} tr.bad td{background:#fdf0f0}
+table.f th{background:#f0f0f0} tr.bad td{background:#fdf0f0} td.prose{min-width:16em}
 .sev-error{color:#a00;font-weight:600}.sev-warning{color:#8a5a00}
 .charts{display:flex;flex-wrap:wrap;gap:1em}
 .charts section{flex:1 1 560px;min-width:0}
