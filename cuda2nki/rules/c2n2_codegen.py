@@ -146,7 +146,9 @@ register(
         "grid to loops",
         "CUDA launch grid {grid} x block {block} becomes loops over {tiles} inside the kernel",
         "The current NKI API has no N-D launch grid; CUDA's blocks and threads become tile loops and "
-        "tile elements.",
+        "tile elements.  Each loop is named with its trip count for the binding's sizes; a long "
+        "bound follows on a note line of its own, with the call those lines repeat most (the tile "
+        "size) named F and defined on the last line.",
     ),
     Rule(
         "C2N2514",
