@@ -4,7 +4,8 @@ Seed ``s`` draws from ``DISTRIBUTIONS[s % 5]``: standard normal, special values 
 magnitudes safe for the dtype, subnormals where the dtype has them, mixed into normal data),
 uniform[-1, 1] (not [0, 1), which hides sign bugs), heavy-tailed (Student t with 3 degrees of
 freedom), and normal again with another stream.  Special values come second so that even a
-two-seed check meets them.  Integer tensors use their binding ``range``.
+two-seed check meets them; for normalisations (softmax, layer/RMS norm) they also hold constant
+and low-variance rows.  Integer tensors use their binding ``range``.
 """
 
 from __future__ import annotations
@@ -51,8 +52,26 @@ def make_inputs(r: Resolved, seed: int) -> dict[str, np.ndarray]:
             vals = rng.standard_t(3, size=shape)
         else:
             vals = _special(rng, shape, a.dtype)
+            if r.binding.meta.get("idiom") in NORMALISING:
+                vals = degenerate_rows(vals)
         out[t.name] = round_to(vals.astype(np.float32), a.dtype)
     return out
+
+
+#: idioms whose rows are normalised: their special inputs hold constant and low-variance rows
+NORMALISING = ("norm", "softmax")
+
+
+def degenerate_rows(vals: np.ndarray) -> np.ndarray:
+    """``vals`` (2-D or more) with every fourth row (along the last axis) constant and every
+    fourth, offset by two, scaled down to a variance of 1e-6: the rows where a normalisation's
+    eps dominates and a misplaced one shows."""
+    if vals.ndim < 2 or vals.shape[-1] < 2:
+        return vals
+    rows = vals.reshape(-1, vals.shape[-1]).copy()
+    rows[1::4] = rows[1::4, :1]
+    rows[3::4] *= 1e-3
+    return rows.reshape(vals.shape)
 
 
 def _special(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
