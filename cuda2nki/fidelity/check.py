@@ -37,6 +37,7 @@ from cuda2nki.diagnostics import (
 )
 from cuda2nki.fidelity import (
     layoutscan,
+    loopnest,
     pathscan,
     points,
     portscan,
@@ -586,6 +587,9 @@ def _dynamic(
     plan = points.plan_points(b, overrides, extra_points, seeds, pb, found, bounds)
     executed: set[int] = set()
     variant = PortVariant(info, pb, box)
+    nest = None  # a kernel that did not lift: is its loop nest a matmul all the same?
+    if intent is None and idiom not in tracefind.CONTRACTION_IDIOMS:
+        nest = loopnest.contraction(tu, name, {t.name: len(t.shape) for t in b.tensors})
     every_point_ran = bool(plan)
     jobs = [runs for _, _, _, runs in plan]
     box.submit(jobs)
@@ -677,7 +681,17 @@ def _dynamic(
                     )
                     break
                 if "trace" in entry:
-                    traced.append((_problem_size(r, idiom, intent), entry["trace"], label))
+                    size = _problem_size(r, idiom, intent)
+                    if nest is not None:
+                        size = dataclasses.replace(
+                            size,
+                            idiom="matmul",
+                            reuse=_problem_size(r, "matmul", intent).reuse,
+                            contraction=f"the CUDA kernel's loop at line {nest.line} is a "
+                            f"contraction ({nest.factors[0]} x {nest.factors[1]} over "
+                            f"'{nest.counter}'), matmul-shaped work",
+                        )
+                    traced.append((size, entry["trace"], label))
                 outs = _match_outputs(entry["outputs"], pb, info)
                 for cname in pb.outputs:
                     t = b.tensor(cname)

@@ -211,6 +211,8 @@ FLAWS = {
     "gelu_tanh_flaw_changed_constant": ("activation", "gelu_tanh"),
     "layernorm_flaw_eps_outside_sqrt": ("norm", "layernorm"),
     "rmsnorm_flaw_eps_outside_sqrt": ("norm", "rmsnorm"),
+    "gelu_tanh_flaw_one_partition": ("activation", "gelu_tanh"),
+    "layernorm_flaw_reload_weights": ("norm", "layernorm"),
 }
 
 
@@ -467,3 +469,10 @@ def test_large_batch_path_is_wrong_only_from_512_rows():
     for n, wrong in ((511, False), (512, True), (640, True)):
         _, got, want, tol = run_flaw("softmax_naive_flaw_large_batch", {**base, "N": n})
         assert (mismatch(got, want, tol)["output"] > 0) is wrong, n
+
+
+def test_one_partition_and_reload_flaws_compute_the_right_values():
+    for flaw in ("gelu_tanh_flaw_one_partition", "layernorm_flaw_reload_weights"):
+        for pt in points(binding(*FLAWS[flaw])):
+            _, got, want, tol = run_flaw(flaw, pt)
+            assert not any(mismatch(got, want, tol).values()), (flaw, pt)
