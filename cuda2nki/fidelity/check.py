@@ -749,6 +749,13 @@ def _dynamic(
                         unwritten=canary_mask(got),
                         dont_care=skip.get(cname),
                     )
+                    if not c.ok:
+                        if oracle is None and intent is not None:
+                            if tu64 is None:
+                                tu64 = promoted(tu)
+                            oracle = run_fp64(tu64, name, r, arrays) or {}
+                            oracles[si] = oracle
+                        c = _own_rounding(c, got, ref[cname], (oracle or {}).get(cname), tol)
                     if c.classification == "precision" and not narrows:
                         c = dataclasses.replace(
                             c,
@@ -990,6 +997,38 @@ def _output_layout(
             )
         )
     return out
+
+
+def _own_rounding(
+    c: Comparison, got: np.ndarray, ref: np.ndarray, exact: np.ndarray | None, tol: Tolerance
+) -> Comparison:
+    """``c`` as expected variation when the port is as close to the fp64 evaluation of the CUDA
+    kernel (``exact``) as the tolerance allows once the CUDA kernel's own rounding is added to it
+    (its fp32 summation order, a large term folded into a running sum): a port more accurate than
+    the CUDA kernel is not a defect."""
+    from cuda2nki.fidelity.compare import within
+
+    if exact is None or np.size(exact) != np.size(ref) or np.size(got) != np.size(ref):
+        return c
+    e = np.asarray(ref, dtype=np.float64)
+    x = np.asarray(exact, dtype=np.float64).reshape(e.shape)
+    g = np.asarray(got, dtype=np.float64).reshape(e.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        own = np.abs(e - x)
+    own = np.where(np.isfinite(own), own, 0.0)
+    if not within(g, x, np.asarray(tol.bound, dtype=np.float64) + own).all():
+        return c
+    with np.errstate(invalid="ignore", over="ignore"):
+        port_err = float(np.nanmax(np.abs(g - x), initial=0.0))
+    return dataclasses.replace(
+        c,
+        classification="expected",
+        defect=None,
+        evidence=f"{c.evidence}; but the port is within the tolerance of the fp64 evaluation of "
+        f"the CUDA kernel once the kernel's own rounding is counted (the fp32 CUDA kernel is off "
+        f"the fp64 one by up to {float(own.max(initial=0.0)):.3g}, the port by {port_err:.3g}): "
+        "the difference is the CUDA kernel's error, not the port's",
+    )
 
 
 def _dtype_name(dt: np.dtype) -> str:
