@@ -1189,8 +1189,8 @@ def _literal_tests(
     variant: PortVariant | None,
 ) -> list[Any]:
     """The changed-constant and eps-misplaced tests: re-runs of the CUDA kernel re-parsed with
-    one literal replaced, and of the port (``variant``) with the same literal changed (nothing
-    when the CUDA text is unknown)."""
+    one literal replaced, and of the port (``variant``) with eps changed (nothing when the CUDA
+    text or the port's runner is unknown)."""
     from cuda2nki.fidelity import constants
 
     if source is None or not port_text or variant is None:
