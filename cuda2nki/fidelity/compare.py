@@ -148,7 +148,7 @@ def compare(
         diff = np.where(np.isfinite(a) & np.isfinite(e), np.abs(a - e), np.inf)
     diff = np.where(ok & ~np.isfinite(diff), 0.0, diff)
     max_abs = float(diff.max()) if diff.size else 0.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rel = diff / np.maximum(np.abs(e), np.finfo(np.float64).tiny)
     max_rel = float(np.nanmax(rel)) if rel.size else 0.0
     normwise = _normwise(a, e)

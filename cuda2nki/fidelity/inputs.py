@@ -4,7 +4,8 @@ Seed ``s`` draws from ``DISTRIBUTIONS[s % 5]``: standard normal, special values 
 magnitudes safe for the dtype, subnormals where the dtype has them, mixed into normal data),
 uniform[-1, 1] (not [0, 1), which hides sign bugs), heavy-tailed (Student t with 3 degrees of
 freedom), and normal again with another stream.  Special values come second so that even a
-two-seed check meets them.  Integer tensors use their binding ``range``.
+two-seed check meets them; for normalisations (softmax, layer/RMS norm) they also hold constant
+and low-variance rows.  Integer tensors use their binding ``range``.
 """
 
 from __future__ import annotations
@@ -51,8 +52,26 @@ def make_inputs(r: Resolved, seed: int) -> dict[str, np.ndarray]:
             vals = rng.standard_t(3, size=shape)
         else:
             vals = _special(rng, shape, a.dtype)
+            if r.binding.meta.get("idiom") in NORMALISING:
+                vals = degenerate_rows(vals)
         out[t.name] = round_to(vals.astype(np.float32), a.dtype)
     return out
+
+
+#: idioms whose rows are normalised: their special inputs hold constant and low-variance rows
+NORMALISING = ("norm", "softmax")
+
+
+def degenerate_rows(vals: np.ndarray) -> np.ndarray:
+    """``vals`` (2-D or more) with every fourth row (along the last axis) constant and every
+    fourth, offset by two, scaled down to a variance of 1e-6: the rows where a normalisation's
+    eps dominates and a misplaced one shows."""
+    if vals.ndim < 2 or vals.shape[-1] < 2:
+        return vals
+    rows = vals.reshape(-1, vals.shape[-1]).copy()
+    rows[1::4] = rows[1::4, :1]
+    rows[3::4] *= 1e-3
+    return rows.reshape(vals.shape)
 
 
 def _special(rng: np.random.Generator, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -114,6 +133,11 @@ def _output_dims(b: Binding, dims: list[str]) -> tuple[set[str], set[str]]:
     return first, last
 
 
+#: generated multi-tile sizes (partition axis, free axis): two full tiles and a ragged tail, and
+#: the fallback of one full tile and a tail
+TWO_TILES = (2 * 128 + 2, 2 * 512 + 8)
+ONE_TILE = (128 + 2, 512 + 8)
+
 #: a generated multi-tile point is skipped when its estimated work exceeds this (SIMT cost)
 MAX_GENERATED_WORK = 5e7
 
@@ -138,10 +162,11 @@ def test_points(
     bounds: Sequence[tuple[str, int]] = (),
 ) -> list[TestPoint]:
     """The binding's points (with ``overrides``), then generated points where the binding lacks them:
-    a ragged tail (sizes not multiples of 128), several tiles (sizes past 128 partitions and, for an
-    output's free dimension, past 512 elements), a reduction or contraction length past 128 (K >
-    128: a size that sizes inputs only), a size-1 edge, and sizes on the side of each of the port's
-    ``bounds`` (scalar, first value of the upper side) that no point reaches yet."""
+    a ragged tail (sizes not multiples of 128), several tiles (two full tiles and a tail: 258 rows
+    of partitions, 1,032 elements of an output's free dimension; one tile and a tail when that is
+    over the work bound), a reduction or contraction length past 128 (K > 128: a size that
+    sizes inputs only), a size-1 edge, and sizes on the side of each of the port's ``bounds``
+    (scalar, first value of the upper side) that no point reaches yet."""
     overrides = dict(overrides or {})
     pts = [TestPoint({**p, **overrides}) for p in b.test_points()]
     if overrides:
@@ -159,12 +184,17 @@ def test_points(
     need_f = bool(last) and not any(any(int(p.values[d]) > 512 for d in last) for p in pts)
     candidates = []
     if need_p or need_f:
-        both = {d: max(int(base[d]), 520) for d in last} if need_f else {}
-        both.update({d: max(int(base[d]), 130) for d in first if d not in both} if need_p else {})
-        candidates.append(both)
+        # two full tiles and a ragged tail on every tiled axis where the work allows (a path
+        # taken only by a middle tile shows), else one full tile and a tail
+        for p_size, f_size in (TWO_TILES, ONE_TILE):
+            both = {d: max(int(base[d]), f_size) for d in last} if need_f else {}
+            both.update(
+                {d: max(int(base[d]), p_size) for d in first if d not in both} if need_p else {}
+            )
+            candidates.append(both)
         if need_p and need_f:
-            candidates.append({d: max(int(base[d]), 130) for d in first})
-            candidates.append({d: max(int(base[d]), 520) for d in last})
+            candidates.append({d: max(int(base[d]), ONE_TILE[0]) for d in first})
+            candidates.append({d: max(int(base[d]), ONE_TILE[1]) for d in last})
     for big in candidates:
         if _work(b, {**base, **big}) <= MAX_GENERATED_WORK:
             pts.append(TestPoint({**base, **big}, generated=True))

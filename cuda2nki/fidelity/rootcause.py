@@ -10,7 +10,8 @@ lines that produced the stored tile.  For the elements a comparison found wrong 
   ``stale accumulator`` (each wrong tile holds its own result plus the tile stored before it:
   an accumulator not reset between tiles), ``wrong reduction axis``, ``transposed operand``
   (the port's values are the CUDA kernel's on a transposed input), ``changed constant`` (the
-  port's values are the CUDA kernel's with one literal changed).
+  port's values are the CUDA kernel's with one literal changed) and ``eps misplaced`` (the
+  wrong elements are those the CUDA kernel's eps dominates; both in ``constants.py``).
 
 Each mechanism comes with the port line it points at and advice that follows from it.
 """
@@ -264,16 +265,16 @@ def diagnose(
     inputs: Mapping[str, np.ndarray],
     wrong_axis: str = "",
     rerun: Rerun | None = None,
-    constants: Callable[[], Mechanism | None] | None = None,
+    extra: Sequence[Callable[[], Mechanism | None]] = (),
 ) -> Cause:
-    """``cause`` with the first mechanism whose evidence holds (defect classes in order)."""
+    """``cause`` with the first mechanism whose evidence holds (defect classes in order, then
+    ``extra``: the literal-based ones of ``constants.py``)."""
     tests: list[Callable[[], Mechanism | None]] = [
         lambda: _stale_accumulator(cause, writers, index, got, expected, bad),
         lambda: _wrong_axis(cause, wrong_axis),
         lambda: _transposed_operand(cause, got, expected, bound, inputs, rerun),
+        *extra,
     ]
-    if constants is not None:
-        tests.append(constants)
     for test in tests:
         m = test()
         if m is not None:

@@ -8,6 +8,7 @@ partitions or 2 KiB DMAs is not faulted for it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -17,6 +18,8 @@ from cuda2nki.fidelity.intensity import MIN_PE_REUSE
 
 COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd", "act", "pool")
 CONTRACTION_IDIOMS = ("contract", "matmul", "gemv", "attention")
+#: fewer partitions than this carrying the work is low partition use even with wide tiles
+STARVED_PARTITIONS = 8
 
 
 @dataclass
@@ -108,6 +111,7 @@ class TraceSummary:
             "avg_dma_bytes_per_partition": round(self.avg_dma_bytes_per_partition, 2),
             "matmuls": self.matmuls,
             "partition_utilisation": round(self.partition_utilisation, 4),
+            "work_partition_use": round(self.work_partition_use, 4),
             "profile": self.profile,
         }
 
@@ -192,6 +196,8 @@ class ProblemSize:
     elements: int = 0  # elements of the largest tensor
     reuse: float = 1.0  # loads per HBM region the algorithm legitimately needs (tiled contractions)
     pe_reuse: float | None = None  # multiply-adds per input element of a contraction (intensity)
+    #: where the CUDA loop nest shows a contraction the intent does not (the kernel did not lift)
+    contraction: str = ""
 
 
 def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnostic]:
@@ -226,12 +232,15 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
             )
         )
     # idle partitions matter when the tiles are not full width either (a [8, 512] tile layout of a
-    # small vector is a fair choice; [32, 32] tiles of a 520-row matrix are not)
+    # small vector is a fair choice; [32, 32] tiles of a 520-row matrix are not), or when fewer
+    # than 8 partitions carry the work however wide their tiles (a [1, N] layout runs the engines
+    # at 1/128 of their width: no free-axis length makes up for that)
     # and most of the work runs narrow: averaged per element, not per instruction, so that a ragged
     # last tile (126 full rows, then 62 leftover elements on one partition) does not halve it
     free_per_partition = s.compute_elems / s.compute_partitions if s.compute_partitions else 0.0
     work = s.work_partition_use
-    if can_fill and work < 0.5 and s.compute_count and free_per_partition < 512:
+    starved = work < STARVED_PARTITIONS / 128
+    if can_fill and work < 0.5 and s.compute_count and (free_per_partition < 512 or starved):
         out.append(
             make(
                 "C2N5008",
@@ -274,10 +283,12 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
                 at(compute_line),
                 evidence=(
                     f"no tensor-engine matmul among {s.compute_count} engine instructions ({ve} on vector/scalar/gpsimd)"
+                    + (f"; {size.contraction}" if size.contraction else "")
                 ),
             )
         )
-    out.extend(_reloads(s, size, at))
+    whole = _reloads(s, size, at)
+    out.extend(whole or _loop_reloads(s, size, at))
     return out
 
 
@@ -306,6 +317,34 @@ def _reloads(s: TraceSummary, size: ProblemSize, at: Any) -> list[Diagnostic]:
             evidence=(
                 f"{loads} HBM loads read only {regions} distinct regions ({ratio:.1f} loads per region, "
                 f"{size.reuse:.0f} needed); reloading lines: {', '.join(map(str, lines[:6]))}"
+            ),
+        )
+    ]
+
+
+def _loop_reloads(s: TraceSummary, size: ProblemSize, at: Any) -> list[Diagnostic]:
+    """One load line reading the same HBM region on several iterations of its loop: data the
+    loop does not change (weights, a bias, a row reused by every column tile), loaded again
+    each time.  Judged per line and region, not as a whole-kernel average, so one invariant
+    load among many distinct ones still shows."""
+    per: Counter[tuple[Any, int]] = Counter(
+        (src, ln) for src, lines in s.loads_by_source.items() for ln in lines
+    )
+    need = max(size.reuse, 1.0)
+    hot = [(n, ln, src) for (src, ln), n in per.items() if n >= 2 and n >= 2 * need]
+    if not hot:
+        return []
+    n, line, src = max(hot, key=lambda h: (h[0], -h[1]))
+    regions = sorted({src for _, ln, src in hot if ln == line}, key=str)
+    name = src[0] if isinstance(src, tuple) and src else src
+    return [
+        make(
+            "C2N5006",
+            at((None, line)),
+            evidence=(
+                f"line {line} loads the same region of '{name}' {n} times ({len(regions)} "
+                f"region(s) reloaded, {need:.0f} load(s) each needed): the loop around it does "
+                "not change what it reads"
             ),
         )
     ]

@@ -189,7 +189,11 @@ def roofline_us(prof: dict[str, Any], trace: dict[str, Any]) -> float | None:
     return max(moved / _DMA_BYTES_PER_US, flops / _TENSOR_FP32_FLOP_PER_US)
 
 
-def recommendations(report: dict[str, Any]) -> list[str]:
+def recommendations(report: dict[str, Any], generated: dict[str, Any] | None = None) -> list[str]:
+    """What to change, by priority: each finding with the advice its diagnosed mechanism gives
+    (the rule's general fix where none was diagnosed), then what the review's own figures call
+    for when no finding already covers them (low partition use, a cost several times cuda2nki's
+    own port's)."""
     table = rules()
     recs, seen = [], set()
     if report.get("verdict") == "unverified":  # static-only: nothing ran, nothing is vouched for
@@ -201,12 +205,54 @@ def recommendations(report: dict[str, Any]) -> list[str]:
         if f["id"] in seen or f["severity"] == "note":
             continue
         seen.add(f["id"])
-        fix = table[f["id"]].fix if f["id"] in table else ""
+        fix = _advice(f) or (table[f["id"]].fix if f["id"] in table else "")
         recs.append(
             f"[{f['severity']}] line {f['line']}: {f['message']} [{f['id']}]"
             + (f" -- {fix}" if fix else "")
         )
-    return recs
+    return recs + _figure_recommendations(report, generated, seen)
+
+
+def _advice(finding: dict[str, Any]) -> str:
+    """The advice a finding's diagnosed root cause gives (its ``advice:`` note), if any."""
+    for n in finding.get("notes") or ():
+        if isinstance(n, str) and n.startswith("advice: "):
+            return n.removeprefix("advice: ")
+    return ""
+
+
+#: partition use below this, with no finding about the layout, is itself a recommendation
+LOW_PARTITION_USE = 0.25
+#: a cost this many times cuda2nki's own port's is itself a recommendation
+COSTLY = 3.0
+
+
+def _figure_recommendations(
+    report: dict[str, Any], generated: dict[str, Any] | None, seen: set[str]
+) -> list[str]:
+    t = report.get("trace") or {}
+    prof = t.get("profile") or {}
+    out = []
+    use = t.get("work_partition_use", t.get("partition_utilisation"))
+    layout_ids = {"C2N5001", "C2N5008", "C2N5010", "C2N5011"}
+    if use is not None and float(use) < LOW_PARTITION_USE and not seen & layout_ids:
+        out.append(
+            f"[figure] engine instructions use {100 * float(use):.0f}% of the 128 partitions: "
+            "lay the independent rows (or the flattened elements) over all 128 partitions, in "
+            "[128, F] tiles, so each instruction does 128 lanes' work"
+        )
+    est = float(prof["overlapped_ns"]) / 1000.0 if "overlapped_ns" in prof else None
+    gen = float(generated["time_us"]) if generated and generated.get("time_us") else None
+    if est is not None and gen and est >= COSTLY * gen:
+        where = prof.get("bottleneck")
+        out.append(
+            f"[figure] the port's estimated cost is {est / gen:.2g}x cuda2nki's own port's "
+            f"({_fmt(est)} us vs {_fmt(gen)} us)"
+            + (f", bound by the {where} engine" if where else "")
+            + ": compare its tiling and engine choice with `cuda2nki port`'s output for the "
+            "same kernel"
+        )
+    return out
 
 
 def to_markdown(report: dict[str, Any], generated: dict[str, Any] | None = None) -> str:
@@ -220,7 +266,7 @@ def to_markdown(report: dict[str, Any], generated: dict[str, Any] | None = None)
     for title, claims in sections(report, generated):
         lines += [f"## {title}", ""] + [f"- {c}" for c in claims] + [""]
     lines += ["## Recommendations (by priority)", ""]
-    recs = recommendations(report)
+    recs = recommendations(report, generated)
     lines += (
         [f"{i}. {r}" for i, r in enumerate(recs, 1)]
         if recs
@@ -461,7 +507,7 @@ def to_html(
             (title, [Markup(_md_inline(c)) for c in claims])
             for title, claims in sections(report, generated)
         ],
-        recommendations=recommendations(report),
+        recommendations=recommendations(report, generated),
         shapes=shape_rows(report),
         findings=report["findings"],
         heatmap=heat and heat[0],

@@ -71,3 +71,32 @@ def test_special_values_respect_a_narrow_dtype(tmp_path: Path) -> None:
     a = make_inputs(r, 1)["A"]
     assert a.dtype == ml_dtypes.bfloat16
     assert np.isfinite(a.astype(np.float32)).all()
+
+
+MAP = """\
+kernel = "scale"
+[launch]
+grid = ["ceil_div(96, 16)", "ceil_div(M, 16)"]
+block = [16, 16]
+[params]
+x = { shape = ["M", 96], dtype = "float32", role = "in" }
+y = { shape = ["M", 96], dtype = "float32", role = "out" }
+M = 64
+"""
+
+
+def test_the_multi_tile_point_has_two_full_tiles_and_a_tail(tmp_path: Path) -> None:
+    p = tmp_path / "scale.toml"
+    p.write_text(MAP)
+    pts = [q.values for q in fi.test_points(load_binding(p)) if q.values["M"] > 128]
+    assert pts == [{"M": 2 * 128 + 2}]
+    # over the work bound (a 64 x 64 x 64 matmul at 258 x 1032 x 1032), one full tile and a tail
+    mm = [q.values for q in fi.test_points(_binding(tmp_path)) if q.values["M"] > 128]
+    assert mm == [{"M": 128 + 2, "N": 512 + 8, "K": 64}]
+
+
+def test_normalisations_meet_constant_and_low_variance_rows(tmp_path: Path) -> None:
+    rows = fi.degenerate_rows(np.random.default_rng(0).standard_normal((8, 16)))
+    assert (rows[1] == rows[1, 0]).all() and (rows[5] == rows[5, 0]).all()  # constant rows
+    assert rows[3].std() < 1e-2 and rows[0].std() > 0.1  # a low-variance row, an ordinary one
+    assert fi.degenerate_rows(np.arange(4.0)).tolist() == [0.0, 1.0, 2.0, 3.0]  # 1-D: unchanged

@@ -34,3 +34,12 @@ def test_narrow_tiles_are_low_partition_use() -> None:
         trace = _ops([(width, 63)] * tiles)
         assert summarise(trace).work_partition_use == width / 128
         assert "C2N5008" in _ids(trace), width
+
+
+def test_wide_tiles_on_a_few_partitions_are_still_low_partition_use() -> None:
+    # a [1, N] layout: every instruction is wide, and runs on 1 of 128 partitions
+    for width, free in ((1, 2000), (4, 1000), (7, 600)):
+        trace = _ops([(width, free)] * 4)
+        assert "C2N5008" in _ids(trace), (width, free)
+    # 8 or more partitions with wide tiles stay a fair layout for a small problem
+    assert "C2N5008" not in _ids(_ops([(8, 1000)] * 1))

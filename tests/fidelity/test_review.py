@@ -114,3 +114,42 @@ def test_html_review_of_a_divergent_port_has_a_heatmap_and_marked_lines(tmp_path
     assert f'<span class="ln" id="port-{store}">' in page or f'id="port-{store}"' in page
     cuda_line = 1 + cuda.read_text().splitlines().index("        float* y = output + r * C;")
     assert f'href="#cuda-{cuda_line}"' in page
+
+
+def _report(findings: list[dict], trace: dict) -> dict:
+    return {"verdict": "fail", "findings": findings, "numerics": [], "trace": trace}
+
+
+def test_recommendation_follows_the_diagnosed_mechanism() -> None:
+    from cuda2nki.report.review import recommendations
+
+    f = {
+        "id": "C2N4008",
+        "severity": "error",
+        "line": 31,
+        "message": "output 'C' is wrong in some tiles",
+        "notes": ["root cause: stale accumulator at port line 31", "advice: zero it per tile"],
+    }
+    recs = recommendations(_report([f], {}))
+    assert recs == [
+        "[error] line 31: output 'C' is wrong in some tiles [C2N4008] -- zero it per tile"
+    ]
+    plain = recommendations(_report([{**f, "notes": []}], {}))
+    assert "zero it per tile" not in plain[0] and " -- " in plain[0]  # the rule's general fix
+
+
+def test_bad_figures_are_recommendations_even_without_findings() -> None:
+    from cuda2nki.report.review import recommendations
+
+    trace = {"work_partition_use": 0.01, "profile": {"overlapped_ns": 50_000.0}}
+    recs = recommendations(_report([], trace), {"time_us": 10.0})
+    assert len(recs) == 2
+    assert "1% of the 128 partitions" in recs[0]
+    assert "5x cuda2nki's own port's" in recs[1]
+    # good figures: nothing to recommend
+    trace = {"work_partition_use": 0.9, "profile": {"overlapped_ns": 12_000.0}}
+    assert recommendations(_report([], trace), {"time_us": 10.0}) == []
+    # a layout finding already says it: no second recommendation for the same figure
+    layout = {"id": "C2N5008", "severity": "warning", "line": 3, "message": "m", "notes": []}
+    recs = recommendations(_report([layout], {"work_partition_use": 0.01}))
+    assert len(recs) == 1 and recs[0].startswith("[warning]")

@@ -35,6 +35,16 @@ def _run(suite: str, stem: str, flaw: str):
             "operand0=row_sum",
             "single loop iteration",
         ),
+        (
+            "activation",
+            "gelu_tanh",
+            "changed_constant",
+            "C2N4001",
+            "operand0=0.04715",
+            "changed constant",
+        ),
+        ("norm", "layernorm", "eps_outside_sqrt", "C2N4001", "operand0=eps)", "eps misplaced"),
+        ("norm", "rmsnorm", "eps_outside_sqrt", "C2N4001", "data2=eps_t", "eps misplaced"),
     ],
 )
 def test_wrong_output_lands_on_its_port_line(

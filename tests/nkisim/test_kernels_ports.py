@@ -208,6 +208,11 @@ FLAWS = {
     "matmul_tiled_flaw_transposed_result": ("linalg", "matmul_tiled"),
     "row_max_warp_flaw_warp_lanes": ("reduce", "row_max_warp"),
     "softmax_naive_flaw_large_batch": ("norm", "softmax_naive"),
+    "gelu_tanh_flaw_changed_constant": ("activation", "gelu_tanh"),
+    "layernorm_flaw_eps_outside_sqrt": ("norm", "layernorm"),
+    "rmsnorm_flaw_eps_outside_sqrt": ("norm", "rmsnorm"),
+    "gelu_tanh_flaw_one_partition": ("activation", "gelu_tanh"),
+    "layernorm_flaw_reload_weights": ("norm", "layernorm"),
 }
 
 
@@ -296,6 +301,25 @@ def test_sbuf_overflow_is_refused():
     with pytest.raises(DiagnosticError) as exc:
         run_flaw("rmsnorm_flaw_sbuf_overflow")
     assert exc.value.diagnostic.code == "C2N3017"
+
+
+def test_changed_constant_is_the_gelu_with_that_constant():
+    pt = points(binding("activation", "gelu_tanh"))[0]
+    _, got, want, tol = run_flaw("gelu_tanh_flaw_changed_constant", pt)
+    assert mismatch(got, want, tol)["out"] > 0
+    b = binding("activation", "gelu_tanh").resolve(pt)
+    x = generate_inputs(b, 0)["inp"].astype(np.float64)
+    mistyped = 0.5 * x * (1 + np.tanh(0.7978845608028654 * (x + 0.04715 * x**3)))
+    assert close(got["out"], mistyped, (1e-5, 1e-6)).all()
+
+
+@pytest.mark.parametrize(
+    "flaw", ["layernorm_flaw_eps_outside_sqrt", "rmsnorm_flaw_eps_outside_sqrt"]
+)
+def test_misplaced_eps_hides_on_ordinary_rows(flaw):
+    # normal inputs: the variance is far above eps, and eps's place makes no visible difference
+    _, got, want, tol = run_flaw(flaw)
+    assert not any(mismatch(got, want, tol).values())
 
 
 # ---------------------------------------------------------------------------------- performance flaws
@@ -445,3 +469,10 @@ def test_large_batch_path_is_wrong_only_from_512_rows():
     for n, wrong in ((511, False), (512, True), (640, True)):
         _, got, want, tol = run_flaw("softmax_naive_flaw_large_batch", {**base, "N": n})
         assert (mismatch(got, want, tol)["output"] > 0) is wrong, n
+
+
+def test_one_partition_and_reload_flaws_compute_the_right_values():
+    for flaw in ("gelu_tanh_flaw_one_partition", "layernorm_flaw_reload_weights"):
+        for pt in points(binding(*FLAWS[flaw])):
+            _, got, want, tol = run_flaw(flaw, pt)
+            assert not any(mismatch(got, want, tol).values()), (flaw, pt)
