@@ -1218,6 +1218,9 @@ class BodyLowerer(CoopLowering):
             v_node = node.child_by_field_id(F.right)
         op = KIND_NAMES[op_node.kind_id]
         target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
+        vec = self._word_of(v_node) if op == "=" and v_node.kind_id in _CALL_IDS else None
+        if vec is not None:  # `*reinterpret_cast<int4*>(p) = v.get_bits()`: store the vector
+            return self._packed_store(node, target, vec)
         value = _EXPR_BY_ID[v_node.kind_id](self, v_node)
         if not isinstance(target, (A.Name, A.Index, A.Member, A.Unary)) or (
             isinstance(target, A.Unary) and target.op != "*"
@@ -1372,6 +1375,14 @@ class BodyLowerer(CoopLowering):
             special = self._special_call(node, name, short, ns, targ_nodes, arg_nodes, loc)
             if special is not None:
                 return special
+        if short in I.CACHE_STORES and len(arg_nodes) == 2 and not ns and not self.host:
+            vec = self._word_of(arg_nodes[1])
+            if vec is not None:  # `__stcs(reinterpret_cast<int4*>(p), v.get_bits())`
+                ptr = self.expr(arg_nodes[0])
+                if not isinstance(ptr.ty, A.PointerType):
+                    raise self.fail("C2N1030", node, what=f"'{short}' through a non-pointer")
+                deref = N.Unary(loc=loc, op="*", operand=ptr, ty=ptr.ty.pointee)
+                return self._packed_store(node, deref, vec)
         self.in_assert = short == "assert"
         try:
             args = [self.expr(a) for a in arg_nodes]
@@ -1506,6 +1517,8 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1022", fn, name=_text(fn))
         else:
             to = self.type_of(fn)
+        if self.packed_of(to) is not None and len(arg_nodes) == 1:
+            return self._packed_from_word(node, to, arg_nodes[0])
         args = [self.expr(a) for a in arg_nodes]
         loc = (node.byte_range, self.placer)
         if isinstance(to, A.VectorType):
@@ -1528,7 +1541,105 @@ class BodyLowerer(CoopLowering):
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
             return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=())
+        if self._word_of(node) is not None:
+            raise self.fail(
+                "C2N1010",
+                node,
+                what=f"the machine word '.{method}()' of a packed vector other than stored "
+                "through a pointer",
+            )
         raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
+
+    # ------------------------------------------------------------------ packed words
+
+    def e_compound_literal(self, node: ts.Node) -> A.Expr:
+        """``Packed128<T>{word}``: a packed vector built from a machine word (else refused)."""
+        t_node, v_node = node.child_by_field_id(F.type), node.child_by_field_id(F.value)
+        to = self.type_of(t_node) if t_node is not None else None
+        items = (
+            [c for c in v_node.named_children if c.kind_id not in COMMENT_IDS]
+            if v_node is not None
+            else []
+        )
+        if self.packed_of(to) is None or len(items) != 1:
+            self._refuse(node)
+        return self._packed_from_word(node, to, items[0])
+
+    def _packed_from_word(self, node: ts.Node, to: A.CType, w_node: ts.Node) -> A.Expr:
+        """``Packed128<T>{*reinterpret_cast<const int4*>(p)}`` (``__ldcs(...)``, ``q[i]``): the
+        struct's word constructor copies the bits of a word loaded from memory, which is the
+        load of the vector itself at that address."""
+        inst = self.packed_of(to)
+        assert inst is not None and isinstance(to, A.VectorType)
+        if not inst.struct.word_ctor:
+            raise self.fail("C2N1030", node, what=f"'{to.name}' has no word constructor")
+        w = self.expr(w_node)
+        got = self._retype_access(w, to)
+        if got is None:
+            raise self.fail(
+                "C2N1010",
+                node,
+                what=f"a packed vector '{to.name}' built from a word that is not loaded "
+                "from memory",
+            )
+        return got
+
+    def _word_of(self, node: ts.Node) -> A.Expr | None:
+        """``v.get_bits()`` with ``v`` a packed vector and ``get_bits`` its word getter: ``v``."""
+        fn = node.child_by_field_id(F.function) if node.kind_id in _CALL_IDS else None
+        args = node.child_by_field_id(F.arguments)
+        if fn is None or fn.type != "field_expression" or args is None or args.named_children:
+            return None
+        obj, meth = fn.child_by_field_id(F.argument), fn.child_by_field_id(F.field)
+        if obj is None or meth is None or _text(fn.child_by_field_id(F.operator)) != ".":
+            return None
+        if obj.type != "identifier" or self.lookup(_text(obj)) is None:
+            return None
+        vec = self.expr(obj)
+        inst = self.packed_of(vec.ty)
+        if inst is None or _text(meth) not in inst.struct.getters:
+            return None
+        return vec
+
+    def _packed_store(self, node: ts.Node, target: A.Expr, vec: A.Expr) -> A.Expr:
+        """``*reinterpret_cast<int4*>(p) = v.get_bits()``: the store of ``v`` at ``p``."""
+        to = unqualified(vec.ty)
+        got = self._retype_access(target, to)
+        if got is None:
+            raise self.fail(
+                "C2N1010",
+                node,
+                what="the machine word of a packed vector stored other than through a pointer",
+            )
+        return N.Assign(loc=(node.byte_range, self.placer), op="=", target=got, value=vec, ty=to)
+
+    def _retype_access(self, e: A.Expr, to: A.VectorType) -> A.Expr | None:
+        """``*q`` / ``q[i]`` with ``q`` a pointer to a word of ``to``'s size, as the same access
+        through a pointer to ``to`` (a reinterpret cast of ``q`` is looked through)."""
+        if isinstance(e, A.Unary) and e.op == "*":
+            ptr, index = e.operand, None
+        elif isinstance(e, A.Index):
+            ptr, index = e.base, e.index
+        else:
+            return None
+        word = ptr.ty.pointee if isinstance(ptr.ty, A.PointerType) else None
+        if not isinstance(word, A.VectorType) or _bytes(word) != _bytes(to):
+            return None
+        inner = ptr
+        if (
+            isinstance(ptr, A.Cast)
+            and ptr.kind in ("reinterpret", "c")
+            and isinstance(ptr.operand.ty, A.PointerType)
+        ):
+            inner = ptr.operand
+        const = word.const or (
+            isinstance(inner.ty, A.PointerType) and getattr(inner.ty.pointee, "const", False)
+        )
+        pt = N.PointerType(pointee=with_const(to, const))
+        cast = N.Cast(loc=ptr.loc, to=pt, operand=inner, kind="reinterpret", ty=pt)
+        if index is None:
+            return N.Unary(loc=e.loc, op="*", operand=cast, ty=pt.pointee)
+        return N.Index(loc=e.loc, base=cast, index=index, ty=pt.pointee)
 
     def _user_call(
         self,
@@ -1589,6 +1700,10 @@ def _cache_hinted(name: str, args: list[A.Expr], loc: SourceLoc | PendingLoc) ->
             loc=loc, op="=", target=deref, value=args[1], ty=unqualified(ptr.ty.pointee)
         )
     return None
+
+
+def _bytes(t: A.VectorType) -> int:
+    return t.base.bits // 8 * t.width
 
 
 def _vector_ctor(ty: A.VectorType, args: tuple[A.Expr, ...], loc: SourceLoc | PendingLoc) -> A.Expr:
@@ -1654,6 +1769,7 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
     "comma_expression": BodyLowerer.e_comma,
     "initializer_list": BodyLowerer.e_init_list,
     "call_expression": BodyLowerer.e_call,
+    "compound_literal_expression": BodyLowerer.e_compound_literal,
     "template_function": BodyLowerer.e_template_function,
     "string_literal": BodyLowerer.e_string,
     "concatenated_string": BodyLowerer.e_string,
