@@ -301,7 +301,7 @@ class BodyLowerer(CoopLowering):
             v = self.env[name]
             if v is None:
                 return N.OpaqueType(name=name)
-            if isinstance(v, int):
+            if isinstance(v, (int, A.FunctionRef)):
                 raise self.fail("C2N1022", node, name=name)
             return v
         t = named_type(name)
@@ -937,6 +937,10 @@ class BodyLowerer(CoopLowering):
                 return N.IntLit(loc=loc, value=_convert(v, ty), ty=ty)
             if v is None:
                 return N.Name(loc=loc, name=name, ty=self.template_value_type(name))
+            if isinstance(v, A.FunctionRef):
+                raise self.fail(
+                    "C2N1010", node, what=f"function parameter '{name}' used other than called"
+                )
             raise self.fail("C2N1030", node, what=f"type '{name}' used as a value")
         if name == "warpSize":
             return N.Builtin(loc=loc, name="warpSize", dim="", ty=INT)
@@ -977,6 +981,13 @@ class BodyLowerer(CoopLowering):
         k = _numeric_limit(text)
         if k is not None:
             return k(self.loc(node))
+        c = self.u.consts.get(text.lstrip(":"))
+        if c is not None:  # `Mode::Relu`, `cfg::ROWS`: an enumerator or a namespace constant
+            value, ty = c
+            loc = (node.byte_range, self.placer)
+            if isinstance(value, float):
+                return N.FloatLit(loc=loc, value=value, ty=ty)
+            return N.IntLit(loc=loc, value=value, ty=ty)
         packed = self._packed_static(node)
         if packed is not None:
             return packed
@@ -1368,6 +1379,9 @@ class BodyLowerer(CoopLowering):
                 self._refuse(fn)
             raise self.fail("C2N1010", fn, what="call through a function pointer or expression")
         name, targ_nodes = self._qualified_call_name(fn)
+        ref = self.env.get(name)
+        if isinstance(ref, A.FunctionRef):  # a call of a function template parameter
+            name = ref.name
         parts = name.split("::")
         short = parts[-1]
         ns = parts[-2] if len(parts) > 1 else ""
@@ -1389,11 +1403,11 @@ class BodyLowerer(CoopLowering):
         finally:
             self.in_assert = False
         targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
-        if ns not in ("", "std", "cuda::std", "cuda"):
+        fi = self._callee(parts)
+        if fi is None and ns not in ("", "std", "cuda::std", "cuda"):
             if self.host:
                 return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
             raise self.fail("C2N1021", node, name=name)
-        fi = self.u.functions.get(short)
         if fi is not None and not self.host:
             return self._user_call(node, short, fi, args, targs, arg_nodes)
         if short in I.RULES:
@@ -1409,6 +1423,20 @@ class BodyLowerer(CoopLowering):
         if self.host:
             return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
         raise self.fail("C2N1021", node, name=name)
+
+    def _callee(self, parts: list[str]):
+        """The user function ``a::b::f`` (or ``f``) calls: for a qualified name, one defined in
+        that namespace; unqualified, one in the caller's namespace if there is one."""
+        short = parts[-1]
+        if len(parts) > 1:
+            defs = self.u.in_namespace(short, "::".join(parts[:-1]))
+            return defs[0] if defs else None
+        fi = self.u.functions.get(short)
+        if fi is None or len(self.u.overloads.get(short, ())) <= 1:
+            return fi
+        caller = self.u.functions.get(self.func_name.split("<")[0].split("(")[0])
+        here = self.u.in_namespace(short, caller.namespace) if caller is not None else []
+        return here[0] if here else fi
 
     def _special_call(
         self,
@@ -1462,6 +1490,9 @@ class BodyLowerer(CoopLowering):
         return None
 
     def _template_arg(self, node: ts.Node) -> A.Expr | A.CType:
+        fn = self._function_arg(node)
+        if fn is not None:  # `blockReduce<warpReduceSum>`: a device function
+            return N.Name(loc=(node.byte_range, self.placer), name=fn, ty=None)
         if node.type in ("type_descriptor", "type_identifier"):
             # `k<BS>`: the grammar cannot tell a constant's name from a type name
             simple = node if node.type == "type_identifier" else None
@@ -1485,6 +1516,31 @@ class BodyLowerer(CoopLowering):
             return self.type_of(node)
         return self.expr(node)
 
+    def _function_arg(self, node: ts.Node) -> str | None:
+        """The device function a template argument names (``f``, ``&f``, a forwarded function
+        parameter), else None."""
+        if node.type == "pointer_expression" and _text(node.child_by_field_id(F.operator)) == "&":
+            node = node.child_by_field_id(F.argument)
+        elif node.type == "type_descriptor":
+            if node.child_by_field_id(F.declarator) is not None:
+                return None
+            node = node.child_by_field_id(F.type)
+        if node is not None and node.type == "qualified_identifier":  # `act::silu`
+            parts = _text(node).replace(" ", "").split("::")
+            defs = self.u.in_namespace(parts[-1], "::".join(parts[:-1]))
+            defs = [d for d in defs if d.kind in ("device", "host_device")]
+            return "::".join(parts) if defs else None
+        if node is None or node.type not in ("identifier", "type_identifier"):
+            return None
+        name = _text(node)
+        ref = self.env.get(name)
+        if isinstance(ref, A.FunctionRef):
+            return ref.name
+        if name in self.env or self.lookup(name) is not None or name in self.u.typedefs:
+            return None
+        fd = self.u.functions.get(name)
+        return name if fd is not None and fd.kind in ("device", "host_device") else None
+
     def _paren_type_cast(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
     ) -> A.Expr | None:
@@ -1507,7 +1563,7 @@ class BodyLowerer(CoopLowering):
         if self.lookup(name) is not None or name in self.u.functions:
             return False
         if name in self.env:
-            return not isinstance(self.env[name], int)
+            return not isinstance(self.env[name], (int, A.FunctionRef))
         return name in self.u.typedefs
 
     def _functional_cast(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:

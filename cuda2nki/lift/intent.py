@@ -1024,10 +1024,11 @@ def _narrow_by_scaled(box: dict, guard: Cond, env: dict) -> None:
         except (KeyError, ZeroDivisionError):
             continue
         kv = k.const_value
-        if kv > 0:
-            box[v][1] = min(box[v][1], (-r - 1) // kv)
+        lo, hi = box[v]
+        if kv > 0:  # never past the other end: an empty box proves nothing either way
+            box[v][1] = max(lo, min(hi, (-r - 1) // kv))
         else:
-            box[v][0] = max(box[v][0], r // -kv + 1)
+            box[v][0] = min(hi, max(lo, r // -kv + 1))
 
 
 def _box_range(d: Poly, box: dict, env: dict, depth: int = 0) -> tuple[int, int] | None:
