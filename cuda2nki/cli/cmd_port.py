@@ -18,8 +18,10 @@ from cuda2nki.cli.common import (
     add_api,
     add_command,
     add_preprocessor_options,
+    add_template_option,
     defines,
     print_diagnostics,
+    templates,
     write_atomic,
 )
 
@@ -56,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--format", choices=("text", "json", "sarif"), default="text", help="output format"
     )
     add_preprocessor_options(p)
+    add_template_option(p)
     p.set_defaults(func=run)
 
 
@@ -72,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         passes=args.passes,
         defines=defines(args.defines),
         include_dirs=args.include_dirs,
+        templates=templates(args.templates),
         emit=args.emit,
         lowering=args.lowering,
     )

@@ -252,6 +252,7 @@ def check(
     extra_points: bool = True,
     trust: bool = False,
     sandbox: PortSandbox | None = None,
+    templates: Mapping[str, str] | None = None,
 ) -> CheckReport:
     """Check ``port_path`` against the CUDA kernel (see the module's docstring).  ``sandbox``: a
     :class:`PortSandbox` the caller launched early for this port (its start-up then overlaps the
@@ -265,6 +266,7 @@ def check(
         cuda_path,
         defines=dict(defines or {}),
         include_dirs=tuple(include_dirs),
+        templates=dict(templates or {}),
     )
     b = _binding(cuda_path, binding, tu, kernel)
     name = _kernel_name(tu, kernel, b)
