@@ -341,6 +341,9 @@ class UnitContext:
             return self.function_name_of(fd), ret, n, self.param_refs(fd, {})
         env = self.deduce(low, node, fd, args, targs)
         inst = instance_name(name, fd, env)
+        if len(self.overloads.get(fd.name, ())) > 1:  # overloaded templates: one name each
+            _, types = self.full_signature(fd, env)
+            inst += f"({', '.join(type_str(unqualified(t)) for t in types)})"
         if inst not in self.instances and inst not in self.in_progress:
             self.lower_instance(fd, env, inst)
         ret, n = self.signature(fd, env)

@@ -226,7 +226,99 @@ def _merge_reduce_lanes(s: Any) -> Any:
     loaded at ``L * j``) become one reduction over the flat axis ``u < L * extent(j)``."""
     if not isinstance(s, Compute):
         return s
-    return transform(s, lambda x: _flat_reduce(x) if isinstance(x, Reduce) else x)
+    return transform(s, lambda x: _flat_reduce(_fuse_nested(x)) if isinstance(x, Reduce) else x)
+
+
+def _fuse_nested(r: Reduce) -> Reduce:
+    """Nested reductions with one op whose axes index one element as a mixed-radix number
+    (a block's warps, their lanes and the stride loop of each thread:
+    ``reduce(j < 4: reduce(k < 32: reduce(l < L: x[128 l + 32 j + k])))``) become one reduction
+    over that number (``reduce(u < 128 L: x[u])``), the strides' order being the elements'."""
+    if r.op not in _LANE_OPS:
+        return r
+    chain = [r]
+    while isinstance(chain[-1].body, Reduce) and chain[-1].where is None:
+        inner = chain[-1].body
+        if inner.op != r.op or len(inner.axes) != 1:
+            break
+        chain.append(inner)
+    if len(chain) < 2 or any(len(c.axes) != 1 for c in chain):
+        return r
+    axes = {c.axes[0].name: c.axes[0].extent for c in chain}
+    body, where = chain[-1].body, chain[-1].where
+    order = _radix_order(body, where, axes)
+    if order is None:
+        return r
+    u = chain[-1].axes[0].name
+    names = frozenset(axes)
+    stride, last = order[-1]
+
+    def index(ix: SizeExpr) -> SizeExpr:
+        if not ix.free_syms() & names:
+            return ix
+        lin = linear(ix, names)
+        assert lin is not None  # _radix_order checked every index
+        rest = lin[None]
+        return Sym(u) if rest == Const(0) else _plus(Sym(u), rest)
+
+    def fn(x: Any) -> Any:
+        if isinstance(x, Read):
+            return x.replace(index=tuple(index(i) for i in x.index))
+        if isinstance(x, IndexValue):
+            return x.replace(expr=index(x.expr))
+        return x
+
+    axis = chain[-1].axes[0].replace(extent=_times(stride, axes[last]))
+    fused = r.replace(
+        axes=(axis,),
+        body=transform(body, fn),
+        where=transform(where, fn) if where is not None else None,
+    )
+    from cuda2nki.passes.guards_to_domains import _fold_reduce_bounds
+
+    return _fold_reduce_bounds(fused)
+
+
+def _radix_order(body: Any, where: Any, axes: dict) -> list[tuple[int, str]] | None:
+    """The axes by stride when every index of ``body`` and ``where`` that moves with them moves
+    as ``sum(stride_a * a)`` with the same constant strides, the smallest 1 and each next the
+    previous times its extent (constant, save the largest's): [(stride, axis), ...]."""
+    names = frozenset(axes)
+    coeffs = None
+    parts = [body] + ([where] if where is not None else [])
+    for e in parts:
+        for x in walk(e):
+            if isinstance(x, (Reduce, Scan)) or (
+                isinstance(x, Read) and any(isinstance(i, Dyn) for i in x.index)
+            ):
+                return None
+            ixs = x.index if isinstance(x, Read) else (x.expr,) if isinstance(x, IndexValue) else ()
+            for ix in ixs:
+                if not ix.free_syms() & names:
+                    continue
+                lin = linear(ix, names)
+                if lin is None:
+                    return None
+                got = {a: c for a, c in lin.items() if a is not None}
+                if coeffs is None:
+                    coeffs = got
+                elif strip_locs(got) != strip_locs(coeffs):
+                    return None
+    if coeffs is None or set(coeffs) != set(names):
+        return None
+    if not all(isinstance(c, Const) and c.value > 0 for c in coeffs.values()):
+        return None
+    order = sorted((c.value, a) for a, c in coeffs.items())
+    expect = 1
+    for k, (stride, a) in enumerate(order):
+        if stride != expect:
+            return None
+        if k < len(order) - 1:
+            ext = axes[a]
+            if not isinstance(ext, Const):
+                return None
+            expect = stride * ext.value
+    return order
 
 
 def _flat_reduce(r: Reduce) -> Reduce:

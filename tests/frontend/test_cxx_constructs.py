@@ -61,6 +61,21 @@ template <float (*op)(float)> __global__ void k(float* y, const float* x, int n)
 void launch(float* y, const float* x, int n) { k<sq><<<(n + 31) / 32, 32>>>(y, x, n); }""",
         lambda x: x * x,
     ),
+    "fn_overloaded_template_forwarding": (  # llm.c: a short overload calls the full one
+        """
+using red_t = float (*)(float);
+__device__ float plus1(float v) { return v + 1.0f; }
+template <red_t f> __device__ float apply(float v, bool twice, float extra) {
+    float r = f(v);
+    return (twice ? f(r) : r) + extra;
+}
+template <red_t f> __device__ float apply(float v) { return apply<f>(v, true, 0.5f); }
+__global__ void k(float* y, const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = apply<plus1>(x[i]) + apply<plus1>(x[i], false, 0.0f);
+}""",
+        lambda x: (x + 2.5) + (x + 1),
+    ),
     # ---------------------------------------------------------------- deduced template parameters
     "deduce_host_params": (
         """
