@@ -1448,6 +1448,8 @@ class Executor:
             return None
         if f in ("__threadfence", "__threadfence_block"):
             return None
+        if f == "assert":  # a check of the CUDA run (the SIMT interpreter makes it): no value
+            return None
         if f in ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync"):
             return self.shuffle(e)
         if f.startswith("__c2n_warp_reduce_") and f[18:] in ("add", "max", "min"):

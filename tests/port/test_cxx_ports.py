@@ -93,3 +93,31 @@ def test_template_values_that_do_not_fit_are_input_errors(tmp_path, capsys) -> N
     assert main(["port", str(cu), "-o", out, *bad]) != 0
     err = capsys.readouterr().err
     assert "C2N1024" in err and "tpl.cu:5:" in err
+
+
+_ASSERTS = """
+#include <assert.h>
+__global__ void k(float* y, const float* x, int n) {
+    assert(blockDim.x % 32 == 0);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        assert(n > 0 && i >= 0);
+        y[i] = x[i] * 2.0f;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_device_asserts_are_checks_not_values(target, tmp_path) -> None:
+    from cuda2nki.codegen.pipeline import port_file
+
+    cu = tmp_path / "asserts.cu"
+    cu.write_text(_ASSERTS)
+    cu.with_suffix(".toml").write_text(
+        _UNLAUNCHED_BINDING.replace('kernel = "scale_t"', 'kernel = "k"')
+    )
+    out = check_kernel(cu, target, tmp_path, max_points=2)
+    assert out.status == "match" and out.idiom == "map", out
+    literal = port_file(cu, target=target, lowering="literal")
+    assert literal.source is not None and literal.literal, literal.diagnostics

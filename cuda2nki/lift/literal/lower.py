@@ -139,7 +139,7 @@ _BIN = {
 }  # fmt: skip
 _CMP = {"<", "<=", ">", ">=", "==", "!="}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
-_NOOP_CALLS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block"}
+_NOOP_CALLS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block", "assert"}
 _CONVERT = {
     "__float2half", "__half2float", "__float2bfloat16", "__bfloat162float", "__float2half_rn",
     "__float2bfloat16_rn", "__int2float_rn", "__uint2float_rn",
