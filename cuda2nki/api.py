@@ -231,6 +231,7 @@ def port(
     emit: Literal["ast", "intent", "tiles", "nki"] = "nki",
     lowering: Literal["auto", "literal", "recognise"] = "auto",
     target: str | None = None,
+    templates: Mapping[str, str] | None = None,
 ) -> PortResult:
     """Draft an NKI port of a kernel in a CUDA file; returns a
     :class:`cuda2nki.codegen.pipeline.PortResult` (``source`` is None when refused).
@@ -239,7 +240,8 @@ def port(
     ``api``: the NKI API the port is written against (``nki`` or ``legacy``).
     ``lowering``: ``auto`` (an idiom recogniser, else the literal thread-by-thread lowering),
     ``literal`` (force the literal lowering) or ``recognise`` (never literal: refuse instead).
-    ``target`` is the former name of ``api`` (deprecated).
+    ``target`` is the former name of ``api`` (deprecated).  ``templates``: template arguments
+    (``NAME -> VALUE``) for a template kernel that no launch site instantiates.
     """
     from cuda2nki.codegen import pipeline
 
@@ -260,6 +262,7 @@ def port(
         include_dirs=tuple(include_dirs),
         emit=emit,
         lowering=lowering,
+        templates=dict(templates or {}),
     )
 
 
@@ -305,6 +308,7 @@ def check(
     include_dirs: Sequence[str] = (),
     trust: bool = False,
     sandbox: Any = None,
+    templates: Mapping[str, str] | None = None,
 ) -> CheckReport:
     """Judge a port against its CUDA kernel (see :mod:`cuda2nki.fidelity`).
 
@@ -313,7 +317,8 @@ def check(
     text only (the verdict is then ``unverified``).  ``binds`` maps CUDA parameter names onto the
     port's where they differ; ``ignore`` suppresses finding ids; ``trust`` runs the port where this
     host lacks a sandbox layer; ``sandbox``, a :class:`~cuda2nki.fidelity.sandbox.PortSandbox`
-    launched early for this port (it is closed here)."""
+    launched early for this port (it is closed here); ``templates``, template arguments for a
+    template kernel that no launch site instantiates."""
     from cuda2nki.fidelity.check import check as _check
 
     return _check(
@@ -334,6 +339,7 @@ def check(
         include_dirs=include_dirs,
         trust=trust,
         sandbox=sandbox,
+        templates=templates,
     )
 
 
@@ -381,6 +387,7 @@ def review(
     include_dirs: Sequence[str] = (),
     trust: bool = False,
     sandbox: Any = None,
+    templates: Mapping[str, str] | None = None,
 ) -> Review:
     """:func:`check` a port, and with ``compare`` also port the kernel with cuda2nki and check
     that port the same way, for the review's comparison.  ``Review.to_markdown()`` and
@@ -403,6 +410,7 @@ def review(
         defines=defines,
         include_dirs=include_dirs,
         trust=trust,
+        templates=templates,
     )
     report = check(cuda_path, port_path, **opts, sandbox=sandbox)
     generated = None

@@ -21,8 +21,10 @@ from cuda2nki.cli.common import (
     add_fail_on,
     add_hw,
     add_preprocessor_options,
+    add_template_option,
     defines,
     fails,
+    templates,
 )
 from cuda2nki.diagnostics import error, use_color
 
@@ -71,6 +73,7 @@ def add_common(p: argparse.ArgumentParser) -> None:
         help="run the port even where this host lacks a sandbox layer (your own code only)",
     )
     add_preprocessor_options(p)
+    add_template_option(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -119,6 +122,7 @@ def options(args: argparse.Namespace) -> dict:
         memory_mb=args.memory,
         defines=defines(args.defines),
         include_dirs=tuple(args.include_dirs),
+        templates=templates(args.templates),
         trust=args.trust,
     )
 

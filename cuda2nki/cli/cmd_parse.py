@@ -23,8 +23,9 @@ JSON output (``--format json``), stable; keys are always present::
     }
     FUNCTION = {"name", "kind": "global"|"device"|"host_device", "line",
                 "params": [{"name", "type"}], "return_type",
-                "template_params": [{"name", "kind": "int"|"typename", "default": str|null}],
-                "template_args": {"NAME": int | "type"}, "launch_bounds": [int],
+                "template_params": [{"name", "kind": "int"|"typename"|"function",
+                                     "default": str|null}],
+                "template_args": {"NAME": int | "type" | "function"}, "launch_bounds": [int],
                 "forceinline": bool}
     DIAGNOSTIC = {"id", "severity", "message", "file", "line", "col", "notes": [str]}
 

@@ -20,9 +20,11 @@ from cuda2nki.cli.common import (
     add_command,
     add_fail_on,
     add_preprocessor_options,
+    add_template_option,
     at_or_above,
     defines,
     print_diagnostics,
+    templates,
     write_atomic,
 )
 
@@ -60,6 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_fail_on(p, "a diagnostic", default="error")
     add_preprocessor_options(p)
+    add_template_option(p)
     p.set_defaults(func=run)
 
 
@@ -76,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
         passes=args.passes,
         defines=defines(args.defines),
         include_dirs=args.include_dirs,
+        templates=templates(args.templates),
         emit=args.emit,
         lowering=args.lowering,
     )

@@ -148,6 +148,32 @@ def defines(items: Iterable[str], option: str = "-D") -> dict[str, str]:
     return out
 
 
+def add_template_option(p: argparse.ArgumentParser) -> None:
+    """``--template NAME=VALUE``: a template argument for kernels no launch instantiates."""
+    p.add_argument(
+        "--template",
+        dest="templates",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="template argument (an integer, a type or a device function) for a template "
+        "kernel that no launch site instantiates (repeatable)",
+    )
+
+
+def templates(items: Iterable[str]) -> dict[str, str]:
+    """``--template NAME=VALUE`` options as a dict (the value is required)."""
+    from cuda2nki.diagnostics import error
+
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not name.strip().isidentifier() or not eq or not value.strip():
+            raise error("C2N0002", option="--template", reason=f"{item!r} is not NAME=VALUE")
+        out[name.strip()] = value.strip()
+    return out
+
+
 def fails(report: dict, fail_on: str) -> bool:
     """Whether a check report fails the gate: numbers outside tolerance, a static-only check
     (nothing ran, so never a pass), or a finding of severity ``fail_on`` or worse."""

@@ -236,6 +236,7 @@ def port_file(
     emit: str = "nki",
     after_each: Callable[[Any, Any], None] | None = None,
     lowering: str = "auto",
+    templates: Mapping[str, str] | None = None,
 ) -> PortResult:
     """Port one kernel of a CUDA file (see the module docstring for the stages).
 
@@ -245,7 +246,7 @@ def port_file(
     from cuda2nki.frontend.presence import null_tested
 
     # 1. front end: CUDA text -> typed AST
-    tu = parse_file(path, defines=defines, include_dirs=include_dirs)
+    tu = parse_file(path, defines=defines, include_dirs=include_dirs, templates=templates)
     if kernel is None:  # a binding may name the kernel of a file that defines several
         kernel = _binding_kernel(path, binding)
     name = _pick_kernel(tu, kernel, path)

@@ -236,12 +236,17 @@ class CudaSource:
     path: str
     defines: tuple[tuple[str, str], ...] = ()
     include_dirs: tuple[str, ...] = ()
+    templates: tuple[tuple[str, str], ...] = ()
 
     def parse(self, text: str) -> Any:
         from cuda2nki import frontend
 
         return frontend.parse_source(
-            text, self.path, defines=dict(self.defines), include_dirs=self.include_dirs
+            text,
+            self.path,
+            defines=dict(self.defines),
+            include_dirs=self.include_dirs,
+            templates=dict(self.templates),
         )
 
 
@@ -331,6 +336,7 @@ def check(
     extra_points: bool = True,
     trust: bool = False,
     sandbox: PortSandbox | None = None,
+    templates: Mapping[str, str] | None = None,
 ) -> CheckReport:
     """Check ``port_path`` against the CUDA kernel (see the module's docstring).  ``sandbox``: a
     :class:`PortSandbox` the caller launched early for this port (its start-up then overlaps the
@@ -344,12 +350,14 @@ def check(
         cuda_path,
         tuple(dict(defines or {}).items()),
         tuple(map(str, include_dirs)),
+        tuple(dict(templates or {}).items()),
     )
     tu = frontend.parse_source(
         source.text,
         cuda_path,
         defines=dict(source.defines),
         include_dirs=source.include_dirs,
+        templates=dict(source.templates),
     )
     b = _binding(cuda_path, binding, tu, kernel)
     name = _kernel_name(tu, kernel, b)

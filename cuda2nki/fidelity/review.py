@@ -20,7 +20,14 @@ def generated_baseline(
     from cuda2nki import api
 
     try:  # the binding of the reviewed kernel: --binding, else the sidecar's, else inferred
-        res = api.port(cuda_path, binding=opts.get("binding"), kernel=report["kernel"])
+        res = api.port(
+            cuda_path,
+            binding=opts.get("binding"),
+            kernel=report["kernel"],
+            defines=opts.get("defines"),
+            include_dirs=opts.get("include_dirs") or (),
+            templates=opts.get("templates"),
+        )
     except (DiagnosticError, ImportError):
         return None
     if res.source is None:
@@ -41,6 +48,7 @@ def generated_baseline(
                 "memory_mb",
                 "defines",
                 "include_dirs",
+                "templates",
             )
         }
         try:

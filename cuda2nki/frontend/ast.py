@@ -376,8 +376,17 @@ class Param(Node):
 @dataclass(frozen=True, kw_only=True)
 class TemplateParam(Node):
     name: str
-    kind: Literal["int", "typename"]
+    kind: Literal["int", "typename", "function"]
     default: Expr | CType | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class FunctionRef:
+    """A device function passed as a template argument (``blockReduce<warpReduceSum>``, a
+    parameter ``template <float (*op)(float)>`` or of a function-pointer typedef): calls of the
+    parameter call ``name``."""
+
+    name: str
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,9 +30,14 @@ from cuda2nki.frontend.unit import (
     UnitContext,
     function_kind,
     function_name,
+    function_ref,
     instance_name,
     parse_template_value,
 )
+
+#: a kernel template to instantiate: (kernel, template arguments written, where, the launch's
+#: arguments, from which ``typename`` parameters are deduced; none for an explicit instantiation)
+_Request = tuple[str, list[A.Expr | A.CType], SourceLoc, tuple[A.Expr, ...]]
 
 _TEMPLATE_PARAM_KINDS = {
     "parameter_declaration": "int",
@@ -117,9 +122,11 @@ def _collect(
 ) -> list[FuncDef]:
     funcs = [] if funcs is None else funcs
     stack = list(reversed(root.children))
+    ns_of: dict[int, str] = {}  # node id -> the namespace it is declared in (not: file scope)
     while stack:
         n = stack.pop()
         k = n.type
+        unit.ns = ns_of.get(n.id, "")
         if k == "function_definition":
             fd = _funcdef(unit, n, None, len(funcs))
             if fd is not None:
@@ -136,10 +143,11 @@ def _collect(
         elif k in ("namespace_definition", "linkage_specification"):
             body = n.child_by_field_id(F.body)
             if body is not None:
-                if body.type == "declaration_list":
-                    stack.extend(reversed(body.children))
-                else:
-                    stack.append(body)
+                inner = _namespace_of(unit.ns, n)
+                kids = body.children if body.type == "declaration_list" else [body]
+                for c in kids:
+                    ns_of[c.id] = inner
+                stack.extend(reversed(kids))
         elif k == "declaration":
             unit.register_global(n)
         elif k in ("type_definition", "alias_declaration"):
@@ -166,6 +174,7 @@ def _funcdef(unit: UnitContext, n: ts.Node, tparams: ts.Node | None, order: int)
         return None
     kind, forceinline = function_kind(n)
     fd = FuncDef(node=n, name=name, kind=kind, forceinline=forceinline, order=order)
+    fd.namespace = unit.ns
     if tparams is not None:
         for p in tparams.named_children:
             pk = _TEMPLATE_PARAM_KINDS.get(p.type)
@@ -175,7 +184,11 @@ def _funcdef(unit: UnitContext, n: ts.Node, tparams: ts.Node | None, order: int)
                 continue
             if pk == "int":
                 dn = p.child_by_field_id(F.declarator)
-                pname = _text(dn) if dn is not None else ""
+                fname = _function_param_name(dn)
+                tn = p.child_by_field_id(F.type)
+                if fname is not None or (tn is not None and _text(tn) in unit.fn_types):
+                    pk = "function"  # `float (*op)(float)`, `reduction_func_t op`
+                pname = fname or (_text(dn) if dn is not None else "")
             else:
                 tn = p.child_by_field_id(F.name) or next(
                     (c for c in p.named_children if c.type == "type_identifier"), None
@@ -187,6 +200,32 @@ def _funcdef(unit: UnitContext, n: ts.Node, tparams: ts.Node | None, order: int)
         unit.functions.setdefault(name, fd)
         unit.overloads.setdefault(name, []).append(fd)
     return fd
+
+
+def _namespace_of(outer: str, n: ts.Node) -> str:
+    """The namespace a ``namespace`` definition opens inside ``outer`` (``namespace a::b {``
+    nests two; an anonymous one and ``extern "C"`` open none)."""
+    if n.type != "namespace_definition":
+        return outer
+    name = n.child_by_field_id(F.name)
+    if name is None:
+        return outer
+    text = _text(name).replace(" ", "")
+    return f"{outer}::{text}" if outer else text
+
+
+def _function_param_name(d: ts.Node | None) -> str | None:
+    """``op`` of a function-pointer declarator ``(*op)(float)``, else None."""
+    if d is None or d.type != "function_declarator":
+        return None
+    inner = d.child_by_field_id(F.declarator)
+    while inner is not None and inner.type in ("parenthesized_declarator", "pointer_declarator"):
+        inner = (
+            inner.child_by_field_id(F.declarator)
+            if inner.type == "pointer_declarator"
+            else next((c for c in inner.named_children if c.kind_id not in COMMENT_IDS), None)
+        )
+    return _text(inner) if inner is not None and inner.type == "identifier" else None
 
 
 _DEF_RE = re.compile(rb"\b(?:__global__|__device__)\b")
@@ -292,9 +331,9 @@ def _enclosing_function(n: ts.Node) -> ts.Node | None:
 
 def _launch_sites(
     unit: UnitContext, root: ts.Node, funcs: list[FuncDef]
-) -> tuple[list[A.LaunchSite], list[tuple[str, list[A.Expr | A.CType], SourceLoc]]]:
+) -> tuple[list[A.LaunchSite], list[_Request]]:
     sites: list[A.LaunchSite] = []
-    requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]] = []
+    requests: list[_Request] = []
     if b"<<" not in unit.src:
         return sites, requests
     caps = _kernel_call_nodes(unit.src, root)
@@ -328,7 +367,8 @@ def _launch_sites(
             fd = unit.functions.get(site.kernel)
             if site.template_args or (fd is not None and fd.is_template):
                 # `k<<<...>>>` / `k<><<<...>>>` of a template: its defaults may instantiate it
-                requests.append((site.kernel, list(site.template_args), site.loc))
+                args = host.typed(site.args) if fd is not None and fd.is_template else ()
+                requests.append((site.kernel, list(site.template_args), site.loc, args))
     return sites, requests
 
 
@@ -352,9 +392,9 @@ def _host_facts(evaluator: HostEvaluator, call: ts.Node, ks: ts.Node) -> HostFac
 
 def _explicit_instantiations(
     unit: UnitContext,
-) -> list[tuple[str, list[A.Expr | A.CType], SourceLoc]]:
+) -> list[_Request]:
     """``template __global__ void k<256, float>(float*, ...);``"""
-    out: list[tuple[str, list[A.Expr | A.CType], SourceLoc]] = []
+    out: list[_Request] = []
     if not unit.explicit:
         return out
     low = BodyLowerer(unit, "<file>", host=True)
@@ -370,7 +410,7 @@ def _explicit_instantiations(
             targs = [low._template_arg(t) for t in tnodes]
         except _Placeholder:
             continue
-        out.append((name.split("::")[-1], targs, unit.loc(n)))
+        out.append((name.split("::")[-1], targs, unit.loc(n), ()))
     return out
 
 
@@ -394,6 +434,13 @@ _STMT_CONTAINERS = frozenset(
     "compound_statement if_statement else_clause for_statement while_statement do_statement "
     "switch_statement case_statement labeled_statement attributed_statement".split()
 )
+
+
+def _function_declarator_of(fnode: ts.Node) -> ts.Node | None:
+    d = fnode.child_by_field_id(F.declarator)
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_id(F.declarator)
+    return d
 
 
 def _declarations(fnode: ts.Node) -> list[ts.Node]:
@@ -436,6 +483,46 @@ class _HostScope:
                     if n is not None and n.type == "identifier":
                         self._index[_text(n)] = (d, c)
         return self._index.get(name)
+
+    def typed(self, args: tuple[A.Expr, ...]) -> tuple[A.Expr, ...]:
+        """The launch's arguments with the declared types of the host's parameters and locals
+        they name (a host name is lowered without one); for deducing template parameters."""
+        out = []
+        for a in args:
+            ty = self.declared_type(a.name) if isinstance(a, A.Name) and a.ty is None else None
+            out.append(replace(a, ty=ty) if ty is not None else a)
+        return tuple(out)
+
+    def declared_type(self, name: str) -> A.CType | None:
+        """The type the host function declares ``name`` with (a parameter or a local)."""
+        if self.fnode is None:
+            return None
+        fdecl = _function_declarator_of(self.fnode)
+        params = fdecl.child_by_field_id(F.parameters) if fdecl is not None else None
+        cands = [
+            (p, p.child_by_field_id(F.declarator))
+            for p in (params.named_children if params is not None else ())
+        ]
+        for d in _declarations(self.fnode):
+            for c in d.children_by_field_id(F.declarator):
+                cands.append(
+                    (d, c.child_by_field_id(F.declarator) if c.type == "init_declarator" else c)
+                )
+        decl = dn = None
+        for p, d in cands:  # the last declaration of the name wins
+            inner = d
+            while inner is not None and inner.type != "identifier":
+                inner = inner.child_by_field_id(F.declarator)
+            if inner is not None and _text(inner) == name:
+                decl, dn = p, d
+        if decl is None or dn is None:
+            return None
+        quals = tuple(c for c in decl.children if c.type == "type_qualifier")
+        try:
+            base = self.low.type_of(decl.child_by_field_id(F.type), quals)
+            return self.low._declarator_type(dn, base)[1]
+        except _Placeholder:
+            return None
 
     def dim3(self, name: str) -> tuple[tuple[A.Expr, str], ...] | None:
         if name not in self._dim3:
@@ -559,7 +646,7 @@ def _span_text(src: bytes, node: ts.Node) -> str:
 def _lower_all(
     unit: UnitContext,
     funcs: list[FuncDef],
-    requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]],
+    requests: list[_Request],
     templates: dict[str, str],
     site_instances: dict[SourceLoc, str],
 ) -> list[A.Function]:
@@ -589,7 +676,7 @@ def _with_instance(site: A.LaunchSite, site_instances: dict[SourceLoc, str]) -> 
 def _instantiate_kernel(
     unit: UnitContext,
     fd: FuncDef,
-    requests: list[tuple[str, list[A.Expr | A.CType], SourceLoc]],
+    requests: list[_Request],
     templates: dict[str, str],
     site_instances: dict[SourceLoc, str],
 ) -> list[A.Function]:
@@ -597,13 +684,13 @@ def _instantiate_kernel(
     seen: set[str] = set()
     request_keys: list[tuple[SourceLoc, str]] = []
     low = BodyLowerer(unit, fd.name, host=True)
-    for kname, targs, loc in requests:
+    for kname, targs, loc, args in requests:
         if kname != fd.name:
             continue
         try:
             if not fd.template_ok:
                 raise _Placeholder()
-            env = _env_from_args(unit, low, fd, targs, loc)
+            env = _env_from_args(unit, low, fd, targs, loc, args)
         except _Placeholder:
             continue
         if env is not None:
@@ -637,15 +724,29 @@ def _instantiate_kernel(
 
 
 def _env_from_args(
-    unit: UnitContext, low: BodyLowerer, fd: FuncDef, targs: list[A.Expr | A.CType], loc: SourceLoc
+    unit: UnitContext,
+    low: BodyLowerer,
+    fd: FuncDef,
+    targs: list[A.Expr | A.CType],
+    loc: SourceLoc,
+    args: tuple[A.Expr, ...] = (),
 ) -> dict | None:
+    """The template arguments of a launch (or an explicit instantiation): those written, then
+    ``typename`` parameters deduced from the launch's argument types, then the defaults."""
     env: dict[str, int | A.CType] = {}
     params = fd.template_params
     if len(targs) > len(params):
         unit.diags.append(make("C2N1024", loc, name=fd.name, reason="too many template arguments"))
         return None
     for (pname, kind, _default, _n), ta in zip(params, targs):
-        if kind == "int":
+        if kind == "function":
+            ref = function_ref(unit, ta)
+            if ref is None:
+                reason = f"'{pname}' needs a device function"
+                unit.diags.append(make("C2N1024", loc, name=fd.name, reason=reason))
+                return None
+            env[pname] = ref
+        elif kind == "int":
             v = low.const_value(ta) if isinstance(ta, A.Expr) else None
             if isinstance(ta, A.Expr) and v is None:
                 return None  # a value known only at run time (or a host template parameter)
@@ -666,6 +767,8 @@ def _env_from_args(
             if isinstance(ta, A.Expr):
                 return None  # a name the host code does not define here (a host template param)
             env[pname] = ta
+    if args:
+        unit.deduce_types(low, fd, args, env)
     return _fill_defaults(unit, fd, env, loc)
 
 
@@ -675,15 +778,22 @@ def _env_from_templates(unit: UnitContext, fd: FuncDef, templates: dict[str, str
         if pname not in templates:
             continue
         v = parse_template_value(templates[pname], unit)
-        ok = isinstance(v, int) if kind == "int" else (v is not None and not isinstance(v, int))
+        if kind == "function":
+            v = function_ref(unit, N.Name(loc=unit.loc(pnode), name=templates[pname], ty=None))
+            ok = v is not None
+        elif kind == "int":
+            ok = isinstance(v, int)
+        else:
+            ok = v is not None and not isinstance(v, int)
         if not ok:
             unit.diags.append(
                 make(
                     "C2N1024",
                     unit.loc(pnode),
                     name=fd.name,
-                    reason=f"--template {pname}={templates[pname]} does not fit a "
-                    f"{'an integer' if kind == 'int' else 'type'} parameter",
+                    reason=f"--template {pname}={templates[pname]} does not fit "
+                    + {"int": "an integer", "typename": "a type", "function": "a function"}[kind]
+                    + " parameter",
                 )
             )
             return None

@@ -301,7 +301,7 @@ class BodyLowerer(CoopLowering):
             v = self.env[name]
             if v is None:
                 return N.OpaqueType(name=name)
-            if isinstance(v, int):
+            if isinstance(v, (int, A.FunctionRef)):
                 raise self.fail("C2N1022", node, name=name)
             return v
         t = named_type(name)
@@ -937,6 +937,10 @@ class BodyLowerer(CoopLowering):
                 return N.IntLit(loc=loc, value=_convert(v, ty), ty=ty)
             if v is None:
                 return N.Name(loc=loc, name=name, ty=self.template_value_type(name))
+            if isinstance(v, A.FunctionRef):
+                raise self.fail(
+                    "C2N1010", node, what=f"function parameter '{name}' used other than called"
+                )
             raise self.fail("C2N1030", node, what=f"type '{name}' used as a value")
         if name == "warpSize":
             return N.Builtin(loc=loc, name="warpSize", dim="", ty=INT)
@@ -977,6 +981,13 @@ class BodyLowerer(CoopLowering):
         k = _numeric_limit(text)
         if k is not None:
             return k(self.loc(node))
+        c = self.u.consts.get(text.lstrip(":"))
+        if c is not None:  # `Mode::Relu`, `cfg::ROWS`: an enumerator or a namespace constant
+            value, ty = c
+            loc = (node.byte_range, self.placer)
+            if isinstance(value, float):
+                return N.FloatLit(loc=loc, value=value, ty=ty)
+            return N.IntLit(loc=loc, value=value, ty=ty)
         packed = self._packed_static(node)
         if packed is not None:
             return packed
@@ -1218,6 +1229,9 @@ class BodyLowerer(CoopLowering):
             v_node = node.child_by_field_id(F.right)
         op = KIND_NAMES[op_node.kind_id]
         target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
+        vec = self._word_of(v_node) if op == "=" and v_node.kind_id in _CALL_IDS else None
+        if vec is not None:  # `*reinterpret_cast<int4*>(p) = v.get_bits()`: store the vector
+            return self._packed_store(node, target, vec)
         value = _EXPR_BY_ID[v_node.kind_id](self, v_node)
         if not isinstance(target, (A.Name, A.Index, A.Member, A.Unary)) or (
             isinstance(target, A.Unary) and target.op != "*"
@@ -1365,6 +1379,9 @@ class BodyLowerer(CoopLowering):
                 self._refuse(fn)
             raise self.fail("C2N1010", fn, what="call through a function pointer or expression")
         name, targ_nodes = self._qualified_call_name(fn)
+        ref = self.env.get(name)
+        if isinstance(ref, A.FunctionRef):  # a call of a function template parameter
+            name = ref.name
         parts = name.split("::")
         short = parts[-1]
         ns = parts[-2] if len(parts) > 1 else ""
@@ -1372,17 +1389,25 @@ class BodyLowerer(CoopLowering):
             special = self._special_call(node, name, short, ns, targ_nodes, arg_nodes, loc)
             if special is not None:
                 return special
+        if short in I.CACHE_STORES and len(arg_nodes) == 2 and not ns and not self.host:
+            vec = self._word_of(arg_nodes[1])
+            if vec is not None:  # `__stcs(reinterpret_cast<int4*>(p), v.get_bits())`
+                ptr = self.expr(arg_nodes[0])
+                if not isinstance(ptr.ty, A.PointerType):
+                    raise self.fail("C2N1030", node, what=f"'{short}' through a non-pointer")
+                deref = N.Unary(loc=loc, op="*", operand=ptr, ty=ptr.ty.pointee)
+                return self._packed_store(node, deref, vec)
         self.in_assert = short == "assert"
         try:
             args = [self.expr(a) for a in arg_nodes]
         finally:
             self.in_assert = False
         targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
-        if ns not in ("", "std", "cuda::std", "cuda"):
+        fi = self._callee(parts)
+        if fi is None and ns not in ("", "std", "cuda::std", "cuda"):
             if self.host:
                 return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
             raise self.fail("C2N1021", node, name=name)
-        fi = self.u.functions.get(short)
         if fi is not None and not self.host:
             return self._user_call(node, short, fi, args, targs, arg_nodes)
         if short in I.RULES:
@@ -1398,6 +1423,20 @@ class BodyLowerer(CoopLowering):
         if self.host:
             return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
         raise self.fail("C2N1021", node, name=name)
+
+    def _callee(self, parts: list[str]):
+        """The user function ``a::b::f`` (or ``f``) calls: for a qualified name, one defined in
+        that namespace; unqualified, one in the caller's namespace if there is one."""
+        short = parts[-1]
+        if len(parts) > 1:
+            defs = self.u.in_namespace(short, "::".join(parts[:-1]))
+            return defs[0] if defs else None
+        fi = self.u.functions.get(short)
+        if fi is None or len(self.u.overloads.get(short, ())) <= 1:
+            return fi
+        caller = self.u.functions.get(self.func_name.split("<")[0].split("(")[0])
+        here = self.u.in_namespace(short, caller.namespace) if caller is not None else []
+        return here[0] if here else fi
 
     def _special_call(
         self,
@@ -1451,6 +1490,9 @@ class BodyLowerer(CoopLowering):
         return None
 
     def _template_arg(self, node: ts.Node) -> A.Expr | A.CType:
+        fn = self._function_arg(node)
+        if fn is not None:  # `blockReduce<warpReduceSum>`: a device function
+            return N.Name(loc=(node.byte_range, self.placer), name=fn, ty=None)
         if node.type in ("type_descriptor", "type_identifier"):
             # `k<BS>`: the grammar cannot tell a constant's name from a type name
             simple = node if node.type == "type_identifier" else None
@@ -1474,6 +1516,31 @@ class BodyLowerer(CoopLowering):
             return self.type_of(node)
         return self.expr(node)
 
+    def _function_arg(self, node: ts.Node) -> str | None:
+        """The device function a template argument names (``f``, ``&f``, a forwarded function
+        parameter), else None."""
+        if node.type == "pointer_expression" and _text(node.child_by_field_id(F.operator)) == "&":
+            node = node.child_by_field_id(F.argument)
+        elif node.type == "type_descriptor":
+            if node.child_by_field_id(F.declarator) is not None:
+                return None
+            node = node.child_by_field_id(F.type)
+        if node is not None and node.type == "qualified_identifier":  # `act::silu`
+            parts = _text(node).replace(" ", "").split("::")
+            defs = self.u.in_namespace(parts[-1], "::".join(parts[:-1]))
+            defs = [d for d in defs if d.kind in ("device", "host_device")]
+            return "::".join(parts) if defs else None
+        if node is None or node.type not in ("identifier", "type_identifier"):
+            return None
+        name = _text(node)
+        ref = self.env.get(name)
+        if isinstance(ref, A.FunctionRef):
+            return ref.name
+        if name in self.env or self.lookup(name) is not None or name in self.u.typedefs:
+            return None
+        fd = self.u.functions.get(name)
+        return name if fd is not None and fd.kind in ("device", "host_device") else None
+
     def _paren_type_cast(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
     ) -> A.Expr | None:
@@ -1496,7 +1563,7 @@ class BodyLowerer(CoopLowering):
         if self.lookup(name) is not None or name in self.u.functions:
             return False
         if name in self.env:
-            return not isinstance(self.env[name], int)
+            return not isinstance(self.env[name], (int, A.FunctionRef))
         return name in self.u.typedefs
 
     def _functional_cast(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
@@ -1506,6 +1573,8 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1022", fn, name=_text(fn))
         else:
             to = self.type_of(fn)
+        if self.packed_of(to) is not None and len(arg_nodes) == 1:
+            return self._packed_from_word(node, to, arg_nodes[0])
         args = [self.expr(a) for a in arg_nodes]
         loc = (node.byte_range, self.placer)
         if isinstance(to, A.VectorType):
@@ -1528,7 +1597,105 @@ class BodyLowerer(CoopLowering):
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
             return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=())
+        if self._word_of(node) is not None:
+            raise self.fail(
+                "C2N1010",
+                node,
+                what=f"the machine word '.{method}()' of a packed vector other than stored "
+                "through a pointer",
+            )
         raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
+
+    # ------------------------------------------------------------------ packed words
+
+    def e_compound_literal(self, node: ts.Node) -> A.Expr:
+        """``Packed128<T>{word}``: a packed vector built from a machine word (else refused)."""
+        t_node, v_node = node.child_by_field_id(F.type), node.child_by_field_id(F.value)
+        to = self.type_of(t_node) if t_node is not None else None
+        items = (
+            [c for c in v_node.named_children if c.kind_id not in COMMENT_IDS]
+            if v_node is not None
+            else []
+        )
+        if self.packed_of(to) is None or len(items) != 1:
+            self._refuse(node)
+        return self._packed_from_word(node, to, items[0])
+
+    def _packed_from_word(self, node: ts.Node, to: A.CType, w_node: ts.Node) -> A.Expr:
+        """``Packed128<T>{*reinterpret_cast<const int4*>(p)}`` (``__ldcs(...)``, ``q[i]``): the
+        struct's word constructor copies the bits of a word loaded from memory, which is the
+        load of the vector itself at that address."""
+        inst = self.packed_of(to)
+        assert inst is not None and isinstance(to, A.VectorType)
+        if not inst.struct.word_ctor:
+            raise self.fail("C2N1030", node, what=f"'{to.name}' has no word constructor")
+        w = self.expr(w_node)
+        got = self._retype_access(w, to)
+        if got is None:
+            raise self.fail(
+                "C2N1010",
+                node,
+                what=f"a packed vector '{to.name}' built from a word that is not loaded "
+                "from memory",
+            )
+        return got
+
+    def _word_of(self, node: ts.Node) -> A.Expr | None:
+        """``v.get_bits()`` with ``v`` a packed vector and ``get_bits`` its word getter: ``v``."""
+        fn = node.child_by_field_id(F.function) if node.kind_id in _CALL_IDS else None
+        args = node.child_by_field_id(F.arguments)
+        if fn is None or fn.type != "field_expression" or args is None or args.named_children:
+            return None
+        obj, meth = fn.child_by_field_id(F.argument), fn.child_by_field_id(F.field)
+        if obj is None or meth is None or _text(fn.child_by_field_id(F.operator)) != ".":
+            return None
+        if obj.type != "identifier" or self.lookup(_text(obj)) is None:
+            return None
+        vec = self.expr(obj)
+        inst = self.packed_of(vec.ty)
+        if inst is None or _text(meth) not in inst.struct.getters:
+            return None
+        return vec
+
+    def _packed_store(self, node: ts.Node, target: A.Expr, vec: A.Expr) -> A.Expr:
+        """``*reinterpret_cast<int4*>(p) = v.get_bits()``: the store of ``v`` at ``p``."""
+        to = unqualified(vec.ty)
+        got = self._retype_access(target, to)
+        if got is None:
+            raise self.fail(
+                "C2N1010",
+                node,
+                what="the machine word of a packed vector stored other than through a pointer",
+            )
+        return N.Assign(loc=(node.byte_range, self.placer), op="=", target=got, value=vec, ty=to)
+
+    def _retype_access(self, e: A.Expr, to: A.VectorType) -> A.Expr | None:
+        """``*q`` / ``q[i]`` with ``q`` a pointer to a word of ``to``'s size, as the same access
+        through a pointer to ``to`` (a reinterpret cast of ``q`` is looked through)."""
+        if isinstance(e, A.Unary) and e.op == "*":
+            ptr, index = e.operand, None
+        elif isinstance(e, A.Index):
+            ptr, index = e.base, e.index
+        else:
+            return None
+        word = ptr.ty.pointee if isinstance(ptr.ty, A.PointerType) else None
+        if not isinstance(word, A.VectorType) or _bytes(word) != _bytes(to):
+            return None
+        inner = ptr
+        if (
+            isinstance(ptr, A.Cast)
+            and ptr.kind in ("reinterpret", "c")
+            and isinstance(ptr.operand.ty, A.PointerType)
+        ):
+            inner = ptr.operand
+        const = word.const or (
+            isinstance(inner.ty, A.PointerType) and getattr(inner.ty.pointee, "const", False)
+        )
+        pt = N.PointerType(pointee=with_const(to, const))
+        cast = N.Cast(loc=ptr.loc, to=pt, operand=inner, kind="reinterpret", ty=pt)
+        if index is None:
+            return N.Unary(loc=e.loc, op="*", operand=cast, ty=pt.pointee)
+        return N.Index(loc=e.loc, base=cast, index=index, ty=pt.pointee)
 
     def _user_call(
         self,
@@ -1589,6 +1756,10 @@ def _cache_hinted(name: str, args: list[A.Expr], loc: SourceLoc | PendingLoc) ->
             loc=loc, op="=", target=deref, value=args[1], ty=unqualified(ptr.ty.pointee)
         )
     return None
+
+
+def _bytes(t: A.VectorType) -> int:
+    return t.base.bits // 8 * t.width
 
 
 def _vector_ctor(ty: A.VectorType, args: tuple[A.Expr, ...], loc: SourceLoc | PendingLoc) -> A.Expr:
@@ -1654,6 +1825,7 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
     "comma_expression": BodyLowerer.e_comma,
     "initializer_list": BodyLowerer.e_init_list,
     "call_expression": BodyLowerer.e_call,
+    "compound_literal_expression": BodyLowerer.e_compound_literal,
     "template_function": BodyLowerer.e_template_function,
     "string_literal": BodyLowerer.e_string,
     "concatenated_string": BodyLowerer.e_string,

@@ -30,6 +30,10 @@ class PackedStruct:
     elem: ts.Node
     dim: ts.Node
     statics: tuple[tuple[str, ts.Node, ts.Node], ...]  # name, type, value
+    #: a one-argument constructor copying a machine word (``int4``) into the array (memcpy)
+    word_ctor: bool = False
+    #: methods returning the array's bits as a machine word (``int4 get_bits() const``)
+    getters: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,52 @@ def _reads_member(fn: ts.Node, member: str) -> bool:
     )
 
 
+_ASSERT = re.compile(r"static_assert\s*\([^;]*\)\s*;")
+
+
+def _body_text(fn: ts.Node) -> str:
+    """The function's body with ``static_assert``s dropped and whitespace collapsed."""
+    body = fn.child_by_field_id(F.body)
+    text = _ASSERT.sub("", _text(body)) if body is not None else ""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _word_ctor(fn: ts.Node, struct: str, member: str) -> bool:
+    """``explicit Packed128(int4 bits) { memcpy(&payload, &bits, sizeof(bits)); }``."""
+    decl = fn.child_by_field_id(F.declarator)
+    if decl is None or decl.type != "function_declarator":
+        return False
+    name, params = decl.child_by_field_id(F.declarator), decl.child_by_field_id(F.parameters)
+    if name is None or _text(name) != struct or params is None:
+        return False
+    plist = [p for p in params.named_children if p.type == "parameter_declaration"]
+    pdecl = plist[0].child_by_field_id(F.declarator) if len(plist) == 1 else None
+    if pdecl is None or pdecl.type != "identifier":
+        return False
+    p, m = re.escape(_text(pdecl)), re.escape(member)
+    pat = rf"\{{ ?memcpy ?\( ?&? ?(?:this ?-> ?)?{m} ?, ?& ?{p} ?, ?sizeof ?\([^)]*\) ?\) ?; ?\}}"
+    return re.fullmatch(pat, _body_text(fn)) is not None
+
+
+def _getter(fn: ts.Node, member: str) -> str | None:
+    """``int4 get_bits() const { int4 bits; memcpy(&bits, &payload, sizeof(bits)); return bits; }``:
+    the method's name."""
+    decl = fn.child_by_field_id(F.declarator)
+    if decl is None or decl.type != "function_declarator":
+        return None
+    name, params = decl.child_by_field_id(F.declarator), decl.child_by_field_id(F.parameters)
+    if name is None or name.type != "field_identifier" or params is None:
+        return None
+    if any(p.type == "parameter_declaration" for p in params.named_children):
+        return None
+    m = re.escape(member)
+    pat = (
+        rf"\{{ ?\w+ (\w+) ?; ?memcpy ?\( ?& ?\1 ?, ?&? ?(?:this ?-> ?)?{m} ?, ?"
+        rf"sizeof ?\([^)]*\) ?\) ?; ?return \1 ?; ?\}}"
+    )
+    return _text(name) if re.fullmatch(pat, _body_text(fn)) else None
+
+
 def packed_struct(node: ts.Node, tparams: ts.Node | None) -> PackedStruct | None:
     """The packed vector struct ``node`` defines, else None (an ordinary struct)."""
     if node.type not in _STRUCT_KINDS:
@@ -118,4 +168,8 @@ def packed_struct(node: ts.Node, tparams: ts.Node | None) -> PackedStruct | None
         head = _text(fn.child_by_field_id(F.declarator) or fn).split("(")[0].replace(" ", "")
         if not head.endswith("operator[]") or not _reads_member(fn, member):
             return None
-    return PackedStruct(_text(name_node), tparam, member, elem, dim, tuple(statics))
+    methods = [f for f in body.named_children if f.type == "function_definition"]
+    struct = _text(name_node)
+    ctor = any(_word_ctor(f, struct, member) for f in methods)
+    getters = tuple(g for f in methods if (g := _getter(f, member)) is not None)
+    return PackedStruct(struct, tparam, member, elem, dim, tuple(statics), ctor, getters)

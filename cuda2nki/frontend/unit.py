@@ -52,6 +52,7 @@ class FuncDef:
     kind: str  # global | device | host_device | host
     template_params: list[tuple[str, str, ts.Node | None, ts.Node]] = field(default_factory=list)
     template_ok: bool = True  # False: variadic / template-template parameters
+    namespace: str = ""  # ``a::b`` for a function defined in ``namespace a { namespace b {``
     forceinline: bool = False
     order: int = 0
 
@@ -81,6 +82,8 @@ class UnitContext:
         self.explicit: list[ts.Node] = []
         self.file_shared: set[str] = set()
         self.structs: set[str] = set()
+        self.fn_types: set[str] = set()  # typedefs of function-pointer types
+        self.ns = ""  # while collecting: the namespace of the declaration at hand
         self.packed: dict[str, PackedStruct] = {}  # packed vector structs by name
         self.packed_instances: dict[str, PackedInstance] = {}  # by their VectorType's name
         self.overloads: dict[str, list[FuncDef]] = {}
@@ -99,6 +102,10 @@ class UnitContext:
     # ------------------------------------------------------------------ file-scope tables
 
     def register_typedef(self, node: ts.Node, lowerer: BodyLowerer | None = None) -> None:
+        fn = _function_pointer_typedef(node)
+        if fn is not None:  # `using f_t = float (*)(float);`, `typedef float (*f_t)(float);`
+            self.fn_types.add(fn)
+            return
         low = lowerer or BodyLowerer(self, "<file>", host=True)
         try:
             if node.type == "alias_declaration":
@@ -131,8 +138,18 @@ class UnitContext:
                 self.packed[ps.name] = ps
 
     def register_enum(self, node: ts.Node) -> None:
+        """Enumerators are integer constants, named plainly and by every qualified spelling
+        (``Mode::Relu``, ``cfg::ROWS``, ``cfg::Tile::ROWS``); a named enum is an ``int``."""
         low = BodyLowerer(self, "<file>", host=True)
         body = node.child_by_field_id(F.body)
+        name = node.child_by_field_id(F.name)
+        ename = _text(name) if name is not None else ""
+        if ename:
+            self.typedefs[ename] = INT
+        scoped = any(c.type in ("class", "struct") for c in node.children)
+        scopes = [self.ns] if not ename else [f"{self.ns}::{ename}".lstrip(":")]
+        if ename and not scoped:  # an unscoped enum's names live in the enclosing scope too
+            scopes.append(self.ns)
         nxt = 0
         for e in body.named_children if body is not None else ():
             if e.type != "enumerator":
@@ -143,8 +160,18 @@ class UnitContext:
                 if got is None:
                     return
                 nxt = got
-            self.consts[_text(e.child_by_field_id(F.name))] = (nxt, INT)
+            member = _text(e.child_by_field_id(F.name))
+            self.consts[member] = (nxt, INT)
+            for scope in scopes:
+                self.add_qualified_const(scope, member, (nxt, INT))
             nxt += 1
+
+    def add_qualified_const(self, scope: str, name: str, value: tuple) -> None:
+        """``name`` declared in ``scope`` (``a::b``), reachable as ``b::name`` and
+        ``a::b::name``."""
+        parts = [p for p in scope.split("::") if p]
+        for k in range(len(parts)):
+            self.consts["::".join(parts[k:] + [name])] = value
 
     def register_global(self, node: ts.Node) -> None:
         """File-scope declaration: __constant__/__device__ variables, host constants."""
@@ -198,6 +225,7 @@ class UnitContext:
                 v = low.const_value(init) if init is not None else None
                 if v is not None and isinstance(ty, A.ScalarType):
                     self.consts[name] = (convert(v, ty), N.ScalarType(name=ty.name))
+                    self.add_qualified_const(self.ns, name, self.consts[name])
                     continue
                 if init is None or not isinstance(ty, A.ArrayType):
                     continue
@@ -248,16 +276,37 @@ class UnitContext:
         return self._refs_cache.get(key, ())
 
     def function_name_of(self, fd: FuncDef) -> str:
-        """The lowered name: the plain name, or ``name(types)`` when the name is overloaded."""
+        """The lowered name: the plain name, ``ns::name`` when namespaces define the name
+        more than once, ``name(types)`` when one namespace overloads it."""
         defs = self.overloads.get(fd.name, ())
         if len(defs) <= 1 or fd.is_template or fd.kind == "global":
             return fd.name
+        name = fd.name
+        if any(d.namespace != fd.namespace for d in defs):
+            name = f"{fd.namespace}::{fd.name}" if fd.namespace else fd.name
+            if sum(1 for d in defs if d.namespace == fd.namespace) <= 1:
+                return name
         _, types = self.full_signature(fd, {})
-        return f"{fd.name}({', '.join(type_str(unqualified(t)) for t in types)})"
+        return f"{name}({', '.join(type_str(unqualified(t)) for t in types)})"
 
-    def pick_overload(self, name: str, args: list[A.Expr]) -> FuncDef | None:
-        """The definition of ``name`` that fits the call best (arity, then exact types)."""
+    def in_namespace(self, name: str, qualifier: str) -> list[FuncDef]:
+        """The definitions of ``name`` that ``qualifier::name`` names (``b::f`` names
+        ``a::b::f`` too: a ``using namespace a`` may be in force)."""
+        q = qualifier.strip(":")
+        return [
+            d
+            for d in self.overloads.get(name, ())
+            if d.namespace == q or d.namespace.endswith("::" + q) or (not q and not d.namespace)
+        ]
+
+    def pick_overload(
+        self, name: str, args: list[A.Expr], namespace: str | None = None
+    ) -> FuncDef | None:
+        """The definition of ``name`` that fits the call best (arity, then exact types); with
+        ``namespace``, among those of that namespace when several namespaces define it."""
         defs = self.overloads.get(name) or []
+        if namespace is not None and len({d.namespace for d in defs}) > 1:
+            defs = [d for d in defs if d.namespace == namespace] or defs
         if len(defs) <= 1:
             return defs[0] if defs else None
         best, best_score = None, -1
@@ -284,7 +333,7 @@ class UnitContext:
         targs: list[A.Expr | A.CType],
     ) -> tuple[str, A.CType | None, int | None, tuple[bool, ...]]:
         """Target name, return type, parameter count and reference flags of a user call."""
-        fd = self.pick_overload(name, args) or fd
+        fd = self.pick_overload(name, args, fd.namespace) or fd
         if fd.kind in ("global", "host"):
             raise low.fail("C2N1021", node, name=name)
         if not fd.is_template:
@@ -292,6 +341,9 @@ class UnitContext:
             return self.function_name_of(fd), ret, n, self.param_refs(fd, {})
         env = self.deduce(low, node, fd, args, targs)
         inst = instance_name(name, fd, env)
+        if len(self.overloads.get(fd.name, ())) > 1:  # overloaded templates: one name each
+            _, types = self.full_signature(fd, env)
+            inst += f"({', '.join(type_str(unqualified(t)) for t in types)})"
         if inst not in self.instances and inst not in self.in_progress:
             self.lower_instance(fd, env, inst)
         ret, n = self.signature(fd, env)
@@ -312,36 +364,7 @@ class UnitContext:
             env[pname] = self._targ_value(low, node, fd, pname, kind, ta)
         if len(targs) > len(fd.template_params):
             raise low.fail("C2N1024", node, name=fd.name, reason="too many template arguments")
-        kinds = {p[0]: p[1] for p in fd.template_params}
-        # deduce typename parameters from the argument types
-        pnodes = [p for p in _param_nodes(fd.node)]
-        non_group = [p for p in pnodes if not _is_cg_param(low, p)]
-        for p, a in zip(non_group, args):
-            t = p.child_by_field_id(F.type)
-            if t is None or t.type != "type_identifier":
-                continue
-            tname = _text(t)
-            if kinds.get(tname) != "typename" or tname in env:
-                continue
-            aty = a.ty
-            d = p.child_by_field_id(F.declarator)
-            while d is not None and d.type in (
-                "pointer_declarator",
-                "array_declarator",
-                "reference_declarator",
-            ):
-                if d.type == "reference_declarator":
-                    d = next((c for c in d.named_children if c.kind_id not in COMMENT_IDS), None)
-                    continue
-                if isinstance(aty, (A.PointerType,)):
-                    aty = aty.pointee
-                elif isinstance(aty, A.ArrayType):
-                    aty = aty.elem
-                d = d.child_by_field_id(F.declarator)
-            if aty is not None:
-                from cuda2nki.frontend.typesys import unqualified
-
-                env[tname] = unqualified(aty)
+        self.deduce_types(low, fd, args, env)
         for pname, kind, default, _n in fd.template_params:
             if pname in env:
                 continue
@@ -371,6 +394,41 @@ class UnitContext:
                 ) from None
         return env
 
+    def deduce_types(
+        self, low: BodyLowerer, fd: FuncDef, args: list[A.Expr] | tuple[A.Expr, ...], env: dict
+    ) -> None:
+        """``typename`` parameters of ``fd`` not in ``env`` deduced from the types of the call's
+        (or launch's) arguments: ``T* out`` with an argument of type ``float*`` gives
+        ``T = float`` (the first argument that fixes a parameter wins; arguments of unknown type
+        fix nothing)."""
+        kinds = {p[0]: p[1] for p in fd.template_params}
+        pnodes = [p for p in _param_nodes(fd.node)]
+        non_group = [p for p in pnodes if not _is_cg_param(low, p)]
+        for p, a in zip(non_group, args):
+            t = p.child_by_field_id(F.type)
+            if t is None or t.type != "type_identifier":
+                continue
+            tname = _text(t)
+            if kinds.get(tname) != "typename" or tname in env:
+                continue
+            aty = a.ty
+            d = p.child_by_field_id(F.declarator)
+            while d is not None and d.type in (
+                "pointer_declarator",
+                "array_declarator",
+                "reference_declarator",
+            ):
+                if d.type == "reference_declarator":
+                    d = next((c for c in d.named_children if c.kind_id not in COMMENT_IDS), None)
+                    continue
+                if isinstance(aty, (A.PointerType,)):
+                    aty = aty.pointee
+                elif isinstance(aty, A.ArrayType):
+                    aty = aty.elem
+                d = d.child_by_field_id(F.declarator)
+            if aty is not None:
+                env[tname] = unqualified(aty)
+
     def _targ_value(
         self,
         low: BodyLowerer,
@@ -379,7 +437,14 @@ class UnitContext:
         pname: str,
         kind: str,
         ta: A.Expr | A.CType,
-    ) -> int | A.CType:
+    ) -> int | A.CType | A.FunctionRef:
+        if kind == "function":
+            ref = function_ref(self, ta)
+            if ref is None:
+                raise low.fail(
+                    "C2N1024", node, name=fd.name, reason=f"'{pname}' needs a device function"
+                )
+            return ref
         if kind == "int":
             if isinstance(ta, A.Expr):
                 v = low.const_value(ta)
@@ -662,6 +727,46 @@ def function_kind(fnode: ts.Node) -> tuple[str, bool]:
     else:
         kind = "host"
     return kind, "__forceinline__" in words
+
+
+def function_ref(unit: UnitContext, ta: object) -> A.FunctionRef | None:
+    """The device function a template argument names (``warpReduceSum``, ``&warpReduceSum``)."""
+    if isinstance(ta, A.FunctionRef):
+        return ta
+    if isinstance(ta, A.Unary) and ta.op == "&":
+        ta = ta.operand
+    if isinstance(ta, A.Name) and ta.ty is None:
+        parts = ta.name.split("::")
+        defs = unit.in_namespace(parts[-1], "::".join(parts[:-1])) if len(parts) > 1 else []
+        fd = defs[0] if defs else unit.functions.get(ta.name)
+        if fd is not None and fd.kind in ("device", "host_device"):
+            return N.FunctionRef(name=ta.name)
+    return None
+
+
+def _function_pointer_typedef(node: ts.Node) -> str | None:
+    """The name a ``typedef``/``using`` gives a function-pointer type, else None."""
+    if node.type == "alias_declaration":
+        t = node.child_by_field_id(F.type)
+        d = t.child_by_field_id(F.declarator) if t is not None else None
+        if d is not None and d.type == "abstract_function_declarator":
+            return _text(node.child_by_field_id(F.name))
+        return None
+    for i, c in enumerate(node.children):
+        if node.field_name_for_child(i) == "declarator" and c.type == "function_declarator":
+            inner = c.child_by_field_id(F.declarator)
+            while inner is not None and inner.type in (
+                "parenthesized_declarator",
+                "pointer_declarator",
+            ):
+                inner = (
+                    inner.child_by_field_id(F.declarator)
+                    if inner.type == "pointer_declarator"
+                    else next((x for x in inner.named_children if x.type != "comment"), None)
+                )
+            if inner is not None and inner.type == "type_identifier":
+                return _text(inner)
+    return None
 
 
 def instance_name(name: str, fd: FuncDef, env: Mapping[str, object]) -> str:

@@ -1003,7 +1003,32 @@ def _range(d: Poly, extents: Mapping, env: dict, guard: Cond | None = None):
                         pass
         if dom is not None:
             _narrow_by_residual(box, dom.residual, extents, env)
+        _narrow_by_scaled(box, guard, env)
     return _box_range(d, box, env)
+
+
+def _narrow_by_scaled(box: dict, guard: Cond, env: dict) -> None:
+    """``K * v + r < 0`` with a constant ``K`` (a vector of ``K`` lanes starting at ``K * v``
+    below a bound): ``v <= (-r - 1) // K`` (``K > 0``) or ``v >= r // -K + 1`` (``K < 0``)."""
+    for c in guard.conjuncts() or []:
+        if c.op != "<":
+            continue
+        aff = af.affine(c.poly, set(box))
+        if aff is None or len(aff.coeffs) != 1:
+            continue
+        ((v, k),) = aff.coeffs.items()
+        if v not in box or not k.is_const or abs(k.const_value) < 2:
+            continue
+        try:
+            r = aff.const.evaluate(env)
+        except (KeyError, ZeroDivisionError):
+            continue
+        kv = k.const_value
+        lo, hi = box[v]
+        if kv > 0:  # never past the other end: an empty box proves nothing either way
+            box[v][1] = max(lo, min(hi, (-r - 1) // kv))
+        else:
+            box[v][0] = min(hi, max(lo, r // -kv + 1))
 
 
 def _box_range(d: Poly, box: dict, env: dict, depth: int = 0) -> tuple[int, int] | None:

@@ -641,6 +641,7 @@ class Executor:
         self.decl_depth[name] = len(self.guards)
         step = self._loop_step(s.step, name)
         arrays = {k for k, v in self.env.items() if isinstance(v, tuple) and v[0] == "localarr"}
+        arrays |= _vector_names(self.env, s.body)
         if step is None:
             self.exec_unrolled(s, name, start)
         elif arrays and control.indexes_with(s.body, name, arrays):
@@ -1147,6 +1148,8 @@ class Executor:
             if key not in self.env:
                 raise Refusal("C2N2010", loc, what="read of an unwritten local array element")
             return self.env[key]
+        if isinstance(base, VecVal):
+            return base.lanes[_lane(base, idx, loc)]
         raise Refusal("C2N2010", loc, what="indexing a non-array value")
 
     def _local_key(self, arr: tuple, idx: list[Poly], loc: SourceLoc) -> str:
@@ -1271,6 +1274,8 @@ class Executor:
                     self.decl_depth[key] = len(self.guards)
                     self.env[key] = None
                 self.assign_local(key, value, None, loc, dtype=base[2])
+            elif isinstance(base, VecVal) and isinstance(t.base, A.Name):
+                self.set_lane(t.base.name, base, _lane(base, idx, loc), value, loc)
             else:
                 raise Refusal("C2N2010", loc, what="assignment through this expression")
         elif isinstance(t, A.Unary) and t.op == "*":
@@ -1279,13 +1284,17 @@ class Executor:
             vec = self.eval(t.base)
             if not isinstance(vec, VecVal) or t.field not in LANES:
                 raise Refusal("C2N2010", loc, what=f"member store '.{t.field}'")
-            lanes = list(vec.lanes)
-            k = LANES.index(t.field)
-            nv = _cast_to(self.as_data(value, loc, vec.dtype), vec.dtype)
-            lanes[k] = self._guarded(t.base.name, nv, lanes[k], loc)
-            self.env[t.base.name] = VecVal(tuple(lanes), vec.dtype)
+            self.set_lane(t.base.name, vec, LANES.index(t.field), value, loc)
         else:
             raise Refusal("C2N2010", loc, what="assignment target")
+
+    def set_lane(self, name: str, vec: VecVal, k: int, value: object, loc: SourceLoc) -> None:
+        """Lane ``k`` of the vector local ``name`` becomes ``value`` (where the guards since its
+        declaration hold)."""
+        lanes = list(vec.lanes)
+        nv = _cast_to(self.as_data(value, loc, vec.dtype), vec.dtype)
+        lanes[k] = self._guarded(name, nv, lanes[k], loc)
+        self.env[name] = VecVal(tuple(lanes), vec.dtype)
 
     def _guard_since(self, name: str) -> Cond:
         depth = self.decl_depth.get(name, 0)
@@ -1438,6 +1447,8 @@ class Executor:
                 self.warp_epochs.add(self.epoch)
             return None
         if f in ("__threadfence", "__threadfence_block"):
+            return None
+        if f == "assert":  # a check of the CUDA run (the SIMT interpreter makes it): no value
             return None
         if f in ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync"):
             return self.shuffle(e)
@@ -1858,6 +1869,29 @@ def _data_index(v: V.DExpr) -> Poly:
 
 def _int_data(v: object) -> bool:
     return isinstance(v, V.DExpr) and not is_float_dtype(v.dtype) and v.dtype != "bool"
+
+
+def _lane(vec: VecVal, idx: list[Poly], loc: SourceLoc) -> int:
+    """The lane ``vec[idx]`` names: a constant within the vector's width (a lane loop is
+    unrolled, so its variable is a constant by the time it indexes a vector)."""
+    if len(idx) != 1 or not idx[0].is_const:
+        raise Refusal("C2N2013", loc, what="a vector lane indexed by a non-constant")
+    k = idx[0].const_value
+    if not 0 <= k < len(vec.lanes):
+        raise Refusal("C2N2013", loc, what=f"lane {k} of a {len(vec.lanes)}-lane vector")
+    return int(k)
+
+
+def _vector_names(env: dict, body: A.Stmt) -> set[str]:
+    """Locals holding short vectors (packed structs, ``float4``): those in scope and those the
+    loop body declares.  A loop indexing one with its variable is a lane loop, unrolled."""
+    names = {k for k, v in env.items() if isinstance(v, VecVal)}
+    names |= {
+        d.name
+        for d in _walk_stmts(body)
+        if isinstance(d, A.VarDecl) and isinstance(d.ty, A.VectorType)
+    }
+    return names
 
 
 def _is_name(e: A.Expr, name: str) -> bool:

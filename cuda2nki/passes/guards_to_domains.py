@@ -30,12 +30,14 @@ from cuda2nki.ir.nodes import (
     Const,
     Domain,
     Expr,
+    FloorDiv,
     IndexValue,
     Kernel,
     Lit,
     Max,
     Min,
     Mod,
+    Mul,
     Param,
     Read,
     Reduce,
@@ -406,6 +408,7 @@ def _one_bound(term: Expr, axes: set[str], out: dict[str, _Range]) -> bool:
             left, right = left.b, right - left.a
         else:
             break
+    left, right, op = _unscale(left, right, op)
     if op == Op.EQ and isinstance(left, Mod) and isinstance(left.a, Sym) and left.a.name in axes:
         if isinstance(left.b, Const) and isinstance(right, Const) and left.b.value > 0:
             rng = out.setdefault(left.a.name, _Range())
@@ -426,6 +429,20 @@ def _one_bound(term: Expr, axes: set[str], out: dict[str, _Range]) -> bool:
     else:
         return False
     return True
+
+
+def _unscale(left: SizeExpr, right: SizeExpr, op: Op) -> tuple[SizeExpr, SizeExpr, Op]:
+    """``K * i < X`` is ``i < ceil(X / K)`` (``<=``: ``i < X // K + 1``; ``>=``: ``i >= ceil(X / K)``;
+    ``>``: ``i >= X // K + 1``) for a positive constant ``K``: the first lane of a thread
+    handling ``K`` consecutive elements, bounded by the element count."""
+    if not isinstance(left, Mul) or op == Op.EQ:
+        return left, right, op
+    k, v = (left.a, left.b) if isinstance(left.a, Const) else (left.b, left.a)
+    if not (isinstance(k, Const) and k.value > 0 and isinstance(v, Sym)):
+        return left, right, op
+    if op in (Op.LT, Op.GE):
+        return v, CeilDiv(right, k), op
+    return v, FloorDiv(right, k) + 1, Op.LT if op == Op.LE else Op.GE
 
 
 def _size(e: Expr) -> SizeExpr | None:

@@ -32,6 +32,7 @@ from cuda2nki.ir.nodes import (
     Access,
     Add,
     Axis,
+    Binary,
     Compute,
     Const,
     Domain,
@@ -48,6 +49,7 @@ from cuda2nki.ir.nodes import (
     Sub,
     Sym,
 )
+from cuda2nki.ir.ops import Op
 from cuda2nki.passes._analysis import reads, transform, walk
 from cuda2nki.passes._index import linear
 from cuda2nki.passes.base import Pass, PassContext
@@ -61,7 +63,8 @@ class MergeLanesPass(Pass):
     name: ClassVar[str] = "merge-lanes"
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
-        body = _merge_runs(list(kernel.body))
+        body = [_merge_reduce_lanes(s) for s in kernel.body]
+        body = _merge_runs(body)
         return kernel.replace(body=tuple(_merge_tails(body)))
 
 
@@ -211,6 +214,194 @@ def _lane_safe(m: Compute) -> bool:
     return all(
         r.index == m.target.index for e in parts for r in reads(e) if r.tensor == m.target.tensor
     )
+
+
+# ---------------------------------------------------------------------- lanes inside a reduction
+
+_LANE_OPS = (Op.ADD, Op.MAX, Op.MIN)
+
+
+def _merge_reduce_lanes(s: Any) -> Any:
+    """Reductions whose body combines ``L`` lanes (``v[0] + v[1] + ... + v[L-1]`` of a vector
+    loaded at ``L * j``) become one reduction over the flat axis ``u < L * extent(j)``."""
+    if not isinstance(s, Compute):
+        return s
+    return transform(s, lambda x: _flat_reduce(_fuse_nested(x)) if isinstance(x, Reduce) else x)
+
+
+def _fuse_nested(r: Reduce) -> Reduce:
+    """Nested reductions with one op whose axes index one element as a mixed-radix number
+    (a block's warps, their lanes and the stride loop of each thread:
+    ``reduce(j < 4: reduce(k < 32: reduce(l < L: x[128 l + 32 j + k])))``) become one reduction
+    over that number (``reduce(u < 128 L: x[u])``), the strides' order being the elements'."""
+    if r.op not in _LANE_OPS:
+        return r
+    chain = [r]
+    while isinstance(chain[-1].body, Reduce) and chain[-1].where is None:
+        inner = chain[-1].body
+        if inner.op != r.op or len(inner.axes) != 1:
+            break
+        chain.append(inner)
+    if len(chain) < 2 or any(len(c.axes) != 1 for c in chain):
+        return r
+    axes = {c.axes[0].name: c.axes[0].extent for c in chain}
+    body, where = chain[-1].body, chain[-1].where
+    order = _radix_order(body, where, axes)
+    if order is None:
+        return r
+    u = chain[-1].axes[0].name
+    names = frozenset(axes)
+    stride, last = order[-1]
+
+    def index(ix: SizeExpr) -> SizeExpr:
+        if not ix.free_syms() & names:
+            return ix
+        lin = linear(ix, names)
+        assert lin is not None  # _radix_order checked every index
+        rest = lin[None]
+        return Sym(u) if rest == Const(0) else _plus(Sym(u), rest)
+
+    def fn(x: Any) -> Any:
+        if isinstance(x, Read):
+            return x.replace(index=tuple(index(i) for i in x.index))
+        if isinstance(x, IndexValue):
+            return x.replace(expr=index(x.expr))
+        return x
+
+    axis = chain[-1].axes[0].replace(extent=_times(stride, axes[last]))
+    fused = r.replace(
+        axes=(axis,),
+        body=transform(body, fn),
+        where=transform(where, fn) if where is not None else None,
+    )
+    from cuda2nki.passes.guards_to_domains import _fold_reduce_bounds
+
+    return _fold_reduce_bounds(fused)
+
+
+def _radix_order(body: Any, where: Any, axes: dict) -> list[tuple[int, str]] | None:
+    """The axes by stride when every index of ``body`` and ``where`` that moves with them moves
+    as ``sum(stride_a * a)`` with the same constant strides, the smallest 1 and each next the
+    previous times its extent (constant, save the largest's): [(stride, axis), ...]."""
+    names = frozenset(axes)
+    coeffs = None
+    parts = [body] + ([where] if where is not None else [])
+    for e in parts:
+        for x in walk(e):
+            if isinstance(x, (Reduce, Scan)) or (
+                isinstance(x, Read) and any(isinstance(i, Dyn) for i in x.index)
+            ):
+                return None
+            ixs = x.index if isinstance(x, Read) else (x.expr,) if isinstance(x, IndexValue) else ()
+            for ix in ixs:
+                if not ix.free_syms() & names:
+                    continue
+                lin = linear(ix, names)
+                if lin is None:
+                    return None
+                got = {a: c for a, c in lin.items() if a is not None}
+                if coeffs is None:
+                    coeffs = got
+                elif strip_locs(got) != strip_locs(coeffs):
+                    return None
+    if coeffs is None or set(coeffs) != set(names):
+        return None
+    if not all(isinstance(c, Const) and c.value > 0 for c in coeffs.values()):
+        return None
+    order = sorted((c.value, a) for a, c in coeffs.items())
+    expect = 1
+    for k, (stride, a) in enumerate(order):
+        if stride != expect:
+            return None
+        if k < len(order) - 1:
+            ext = axes[a]
+            if not isinstance(ext, Const):
+                return None
+            expect = stride * ext.value
+    return order
+
+
+def _flat_reduce(r: Reduce) -> Reduce:
+    if r.op not in _LANE_OPS:
+        return r
+    leaves = _leaves(r.body, r.op)
+    n = len(leaves)
+    if not 2 <= n <= _MAX_LANES:
+        return r
+    for pos, ax in enumerate(r.axes):
+        v = ax.name
+        offsets = [_read_offset(leaf, v, n) for leaf in leaves]
+        if any(o is None for o in offsets):
+            continue
+        base = min(offsets)  # type: ignore[type-var]
+        if sorted(o - base for o in offsets) != list(range(n)):  # type: ignore[operator]
+            continue
+        flat = [_flat_expr(leaf, v, n, o - base) for leaf, o in zip(leaves, offsets)]  # type: ignore[operator]
+        if len({strip_locs(f) for f in flat}) != 1:
+            continue
+        axes = list(r.axes)
+        axes[pos] = ax.replace(extent=_times(n, ax.extent))
+        where = r.where
+        if where is not None:
+            where = transform(where, lambda x, v=v: _lane_free(x, v, n))
+        return r.replace(axes=tuple(axes), body=flat[0], where=where)
+    return r
+
+
+def _leaves(e: Any, op: Op) -> list:
+    if isinstance(e, Binary) and e.op == op:
+        return _leaves(e.a, op) + _leaves(e.b, op)
+    return [e]
+
+
+def _read_offset(e: Any, v: str, n_lanes: int) -> int | None:
+    """The lane ``c`` of the reads of ``e`` at ``L * v + c + b`` (all reads moving with ``v``
+    agree on it); None where a read moves with ``v`` otherwise or ``e`` holds a reduction."""
+    got: set[int] = set()
+    for x in walk(e):
+        if isinstance(x, (Reduce, Scan)):
+            return None
+        if not isinstance(x, Read):
+            continue
+        if any(isinstance(i, Dyn) for i in x.index):
+            return None
+        for ix in x.index:
+            if v not in ix.free_syms():
+                continue
+            lin = linear(ix, frozenset({v}))
+            if lin is None or lin.get(v) != Const(n_lanes):
+                return None
+            got.add(_split_const(lin[None])[1])
+    return got.pop() if len(got) == 1 else None
+
+
+def _flat_expr(e: Any, v: str, n_lanes: int, lane: int) -> Any:
+    """Lane ``lane`` of ``e`` on the flat axis ``v``: ``L * v + lane + b`` -> ``v + b``."""
+
+    def index(ix: SizeExpr) -> SizeExpr:
+        if v not in ix.free_syms():
+            return ix
+        lin = linear(ix, frozenset({v}))
+        if lin is not None and lin.get(v) == Const(n_lanes):
+            rest, k = _split_const(lin[None])
+            return _plus(_plus(Sym(v), rest), k - lane)
+        return _subst(ix, v, FloorDiv(Sym(v), Const(n_lanes)))
+
+    def fn(x: Any) -> Any:
+        if isinstance(x, Read):
+            return x.replace(index=tuple(index(i) for i in x.index))
+        if isinstance(x, IndexValue):
+            return x.replace(expr=index(x.expr))
+        return x
+
+    return transform(e, fn)
+
+
+def _lane_free(x: Any, v: str, n_lanes: int) -> Any:
+    """``v`` read as ``v // L`` (a mask shared by the lanes of one vector)."""
+    if isinstance(x, IndexValue) and v in x.expr.free_syms():
+        return x.replace(expr=_subst(x.expr, v, FloorDiv(Sym(v), Const(n_lanes))))
+    return x
 
 
 # ---------------------------------------------------------------------- tails

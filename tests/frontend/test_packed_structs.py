@@ -83,3 +83,90 @@ def test_lookalike_structs_stay_refused(parse, struct: str) -> None:
     tu = parse(struct + "\n__global__ void k(float* out) { S s; out[0] = 0.0f; }\n")
     codes = [d.code for d in tu.rejected.get("k", [])]
     assert "C2N1025" in codes
+
+
+WORDS = """
+#include <string.h>
+template <class T>
+struct alignas(16) Packed128 {
+    Packed128() = default;
+    __device__ explicit Packed128(int4 bits) {
+        static_assert(sizeof(bits) == sizeof(payload), "size");
+        memcpy(&payload, &bits, sizeof(bits));
+    }
+    __device__ T& operator[](int index) { return payload[index]; }
+    __device__ int4 get_bits() const {
+        int4 bits;
+        memcpy(&bits, &payload, sizeof(bits));
+        return bits;
+    }
+    static constexpr const size_t size = sizeof(int4) / sizeof(T);
+    T payload[size];
+};
+typedef Packed128<float> f128;
+"""
+
+
+def _vector_accesses(k: A.Function) -> list[A.Cast]:
+    """The reinterpret casts of a pointer to the packed vector type."""
+    return [
+        c
+        for c in find(k, A.Cast)
+        if isinstance(c.to, A.PointerType)
+        and c.to.pointee.__class__ is A.VectorType
+        and c.to.pointee.name.startswith("Packed128")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("load", "store"),
+    [
+        # llm.c's spelling: a word loaded through a reinterpret cast, stored from get_bits()
+        (
+            "f128{*reinterpret_cast<const int4*>(x + i)}",
+            "*reinterpret_cast<int4*>(y + i) = v.get_bits();",
+        ),
+        # streaming (cache-hinted) loads and stores of the word
+        (
+            "Packed128<float>{__ldcs(reinterpret_cast<const int4*>(x + i))}",
+            "__stcs(reinterpret_cast<int4*>(y + i), v.get_bits());",
+        ),
+        # the functional-cast spelling and an indexed word pointer
+        (
+            "f128(reinterpret_cast<const int4*>(x)[blockIdx.x])",
+            "reinterpret_cast<int4*>(y)[blockIdx.x] = v.get_bits();",
+        ),
+    ],
+)
+def test_word_constructor_and_getter_are_vector_loads_and_stores(parse, load, store) -> None:
+    k = _kernel(
+        parse,
+        WORDS
+        + f"""
+__global__ void k(float* y, const float* x) {{
+    int i = blockIdx.x * f128::size;
+    f128 v = {load};
+    for (int q = 0; q < f128::size; q++) {{ v[q] = v[q] * 2.0f; }}
+    {store}
+}}""",
+    )
+    casts = _vector_accesses(k)
+    assert len(casts) == 2, casts
+    assert {c.to.pointee.const for c in casts} == {True, False}
+    assert all(c.operand.ty.pointee.name == "float32" for c in casts)
+    assert not any(isinstance(c.to, A.PointerType) and c.to.pointee.name == "int4" for c in casts)
+
+
+@pytest.mark.parametrize(
+    ("body", "what"),
+    [
+        # the word of a vector used as a value
+        ("int4 w = v.get_bits(); y[0] = (float)w.x;", "get_bits"),
+        # a vector built from a word computed in registers
+        ("int4 w = make_int4(1, 2, 3, 4); f128 u = f128{w}; y[0] = u[0];", "not loaded"),
+    ],
+)
+def test_words_used_otherwise_are_refused_with_a_location(parse, body, what) -> None:
+    tu = parse(WORDS + "__global__ void k(float* y) {\n    f128 v;\n    " + body + "\n}\n")
+    (d,) = [d for d in tu.rejected.get("k", ()) if d.code == "C2N1010"][:1]
+    assert what in d.message and d.loc.line == WORDS.count("\n") + 3, d

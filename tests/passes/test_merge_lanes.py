@@ -223,3 +223,121 @@ def test_vectorised_kernels_port_to_full_width_tiles(
     # one load and one store per tile (at most a full block, a row block and a tail row)
     assert len(dmas) <= 6, len(dmas)
     assert max(r.partitions for r in dmas) >= 100
+
+
+# ---------------------------------------------------------------------- lanes inside a reduction
+
+RHEAD = "kernel k(x: in float32[R, 4 * n], y: out float32[R], R: int32, n: int32) {\n"
+
+
+def _reduce_kernel(body: str, op: str = "add"):
+    text = f"  reduce: y[i] = reduce({op}, j < n: {body}; acc float32) for i < R;\n"
+    return parse(RHEAD + text + "}\n", "k.ir")
+
+
+def _same_reduction(before, after, n: int = 5, rows: int = 3) -> None:
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((rows, 4 * n)).astype(np.float32)
+    want = evaluate(before, {"x": x}, {"R": rows, "n": n})["y"]
+    got = evaluate(after, {"x": x}, {"R": rows, "n": n})["y"]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+REDUCE_LANES = [
+    # acc += v[0] + v[1] + v[2] + v[3] (the unrolled lane loop's association)
+    ("x[i, 4 * j] + x[i, 1 + 4 * j] + x[i, 2 + 4 * j] + x[i, 3 + 4 * j]", "add"),
+    # balanced tree, lanes out of order, the index written the other way round
+    ("(x[i, j * 4 + 2] + x[i, j * 4]) + (x[i, j * 4 + 3] + x[i, j * 4 + 1])", "add"),
+    # a function of each lane, a maximum
+    (
+        "max(max(abs(x[i, 4 * j]), abs(x[i, 1 + 4 * j])), max(abs(x[i, 2 + 4 * j]), "
+        "abs(x[i, 3 + 4 * j])))",
+        "max",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "op"), REDUCE_LANES)
+def test_lanes_combined_inside_a_reduction_become_one_flat_axis(body: str, op: str) -> None:
+    before = _reduce_kernel(body, op)
+    after = _merge(before)
+    text = to_text(after)
+    assert "4 * j" not in text and "j * 4" not in text, text
+    assert "j < 4 * n" in text, text
+    _same_reduction(before, after)
+    _same_reduction(before, after, n=1, rows=1)
+
+
+REDUCE_LEFT_ALONE = [
+    # two lanes only out of four: not a whole vector
+    "x[i, 4 * j] + x[i, 1 + 4 * j]",
+    # lanes that compute different things
+    "x[i, 4 * j] + x[i, 1 + 4 * j] * 2.0 + x[i, 2 + 4 * j] + x[i, 3 + 4 * j]",
+    # a lane repeated, one missing
+    "x[i, 4 * j] + x[i, 1 + 4 * j] + x[i, 1 + 4 * j] + x[i, 3 + 4 * j]",
+]
+
+
+@pytest.mark.parametrize("body", REDUCE_LEFT_ALONE)
+def test_reductions_that_are_not_whole_vectors_are_left_alone(body: str) -> None:
+    before = _reduce_kernel(body)
+    after = _merge(before)
+    assert "j < n" in to_text(after), to_text(after)
+    _same_reduction(before, after)
+
+
+# ---------------------------------------------------------------------- nested reductions
+
+NHEAD = "kernel k(x: in float32[R, C], y: out float32[R], R: int32, C: int32) {\n"
+
+
+def _nested(inner: str, op: str = "add"):
+    return parse(NHEAD + f"  reduce: y[i] = {inner.format(op=op)} for i < R;\n}}\n", "k.ir")
+
+
+NESTED = [
+    # a block's warps (j), their lanes (k) and each thread's stride loop (l), masked at C
+    "reduce({op}, j < 4: reduce({op}, k < 32: reduce({op}, l < (127 + C) // 128: "
+    "x[i, 128 * l + k + 32 * j]; acc float32; where index(128 * l + k + 32 * j) < index(C)); "
+    "acc float32); acc float32)",
+    # two levels, the strides written the other way round
+    "reduce({op}, a < 16: reduce({op}, b < (C + 15) // 16: x[i, a + b * 16]; acc float32; "
+    "where index(a + b * 16) < index(C)); acc float32)",
+]
+
+
+@pytest.mark.parametrize("op", ["add", "max"])
+@pytest.mark.parametrize("inner", NESTED)
+def test_nested_reductions_over_one_mixed_radix_index_fuse(inner: str, op: str) -> None:
+    before = _nested(inner, op)
+    after = _merge(before)
+    text = to_text(after)
+    assert text.count("reduce(") == 1 and "where" not in text, text
+    for rows, cols in ((3, 77), (2, 128), (1, 1), (4, 300)):
+        rng = np.random.default_rng(cols)
+        x = rng.standard_normal((rows, cols)).astype(np.float32)
+        want = evaluate(before, {"x": x}, {"R": rows, "C": cols})["y"]
+        got = evaluate(after, {"x": x}, {"R": rows, "C": cols})["y"]
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+NOT_NESTED = [
+    # strides that skip elements (a gap between 1 * 8 and 32)
+    "reduce(add, j < 4: reduce(add, k < 8: x[i, 32 * j + k]; acc float32); acc float32)",
+    # different ops
+    "reduce(add, j < 4: reduce(max, k < 32: x[i, 32 * j + k]; acc float32); acc float32)",
+    # a mask on the outer level
+    "reduce(add, j < 4: reduce(add, k < 32: x[i, 32 * j + k]; acc float32); acc float32; "
+    "where index(j) < index(2))",
+]
+
+
+@pytest.mark.parametrize("inner", NOT_NESTED)
+def test_nested_reductions_that_are_not_one_index_stay(inner: str) -> None:
+    before = parse(
+        "kernel k(x: in float32[R, 128], y: out float32[R], R: int32) {\n"
+        f"  reduce: y[i] = {inner} for i < R;\n}}\n",
+        "k.ir",
+    )
+    after = _merge(before)
+    assert to_text(after).count("reduce(") == 2, to_text(after)

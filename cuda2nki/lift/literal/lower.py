@@ -139,7 +139,7 @@ _BIN = {
 }  # fmt: skip
 _CMP = {"<", "<=", ">", ">=", "==", "!="}
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
-_NOOP_CALLS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block"}
+_NOOP_CALLS = {"__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block", "assert"}
 _CONVERT = {
     "__float2half", "__half2float", "__float2bfloat16", "__bfloat162float", "__float2half_rn",
     "__float2bfloat16_rn", "__int2float_rn", "__uint2float_rn",
@@ -196,6 +196,7 @@ class Lowerer:
     ret_slot: list[str | None] = field(default_factory=list)
     block_dims: tuple[int, int, int] = (1, 1, 1)
     entry_scope: list[Scope] = field(default_factory=list)
+    entry_nest: list[int] = field(default_factory=list)  # len(out) where each inlining began
     known: dict[str, int] = field(default_factory=dict)  # spelled name -> known divisor
     writes: dict[str, int] = field(default_factory=dict)
     reshape: dict[str, int] = field(default_factory=dict)
@@ -617,6 +618,8 @@ class Lowerer:
             entry = self.entry_scope[-1]
             if scope.mask != entry.mask or scope.in_varying_loop != entry.in_varying_loop:
                 raise self.refuse("return under a per-thread condition in a device function", s)
+            if len(self.out) != self.entry_nest[-1]:  # the port's code would run past it
+                raise self.refuse("return inside a branch or loop of a device function", s)
             if s.value is not None and slot is not None:
                 v = self.expr(s.value, scope)
                 self.ret_value = v
@@ -1673,6 +1676,7 @@ class Lowerer:
             self.write_var(b, name, self.convert(v, p.ty, e), scope, e, fresh=True)
         self.ret_slot.append("ret" if not _is_void(fn.return_type) else None)
         self.entry_scope.append(scope)
+        self.entry_nest.append(len(self.out))
         self.ret_value = Uni("0", "int")
         self.inline_depth += 1
         try:
@@ -1683,6 +1687,7 @@ class Lowerer:
             self.inline_depth -= 1
             self.ret_slot.pop()
             self.entry_scope.pop()
+            self.entry_nest.pop()
             self.classes, self.env = saved_classes, saved_env
 
     ret_value: Value = Uni("0", "int")
