@@ -818,8 +818,9 @@ class _Lowering:
                 acc = self._colcombine(nb, c, r, i_ax.name, j_ax.name, R, P, c0, ns)
             accs[r] = acc
         acc = accs[red[0]]
+        per_column = self._per_column_reader(nb, j_ax.name, acc, c0, ns)
         comp = _EpilogueCompiler(
-            nb, acc.rows, acc.cols, _no_reads, self.params, self.ctx.diagnostics, c.loc
+            nb, acc.rows, acc.cols, per_column, self.params, self.ctx.diagnostics, c.loc
         )
         comp.result, comp.acc, comp.kind = red[0], acc.view, T.FULL
         comp.others = {r: v.view for r, v in accs.items()}
@@ -832,6 +833,20 @@ class _Lowering:
         dims = dims_for(tdims, j_ax.name, "", c0, ns, Const(0), Const(1))
         nb.emit(Store(View(c.target.tensor, dims), T.whole(res, acc.rows, acc.cols), loc=c.loc))
         self.b.emit(Loop(u, 0, CeilDiv(C, TN), body=tuple(nb.stmts), loc=c.loc))
+
+    def _per_column_reader(self, b: T.Builder, j: str, acc: _Acc, c0, ns):
+        """Reads of an epilogue around column sums: one value per column (``dbias[j]``),
+        loaded in the accumulator's orientation (a row of sums, or a column of maxima)."""
+
+        def reader(rd: Read) -> T.Val:
+            got = access_class(rd.index, j, "")
+            if got is None or got[0] != ROW:
+                return _no_reads(rd)
+            dims = dims_for(got[1], j, "", c0, ns, Const(0), Const(1))
+            kind = T.ROW if acc.cols == Const(1) else T.FULL
+            return self._load(b, rd, (acc.rows, acc.cols), dims, kind, self.decl(rd.tensor).dtype)
+
+        return reader
 
     def _row_tile_body(self, b, c, r, i, j, r0, rows, c0, ns) -> T.Val:
         def reader(rd: Read) -> T.Val:

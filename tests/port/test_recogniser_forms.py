@@ -1,0 +1,31 @@
+"""The common forms of real GEMMs, stencils, reductions and gathers port through a recogniser on
+both targets and match the SIMT interpreter on every test shape of their bindings (>= 3 shapes,
+ragged sizes among them).  Each form comes in several spellings: names, index orders, guards,
+block sizes, 1-D or 2-D thread indexing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.port.acceptance import CORPUS, check_kernel
+
+TARGETS = ["nki", "legacy"]
+
+FORMS = (
+    # GEMMs accumulating into global memory with the scale inside every term
+    "linalg/gemm_beta_inplace",  # c *= beta; c += alpha * a * b, #define strides, 2-D grid
+    "linalg/syrk_flat",  # c += a[i, k] * a[j, k] * ALPHA, flat index split by / and %
+    "linalg/mm_scaled_rows_x",  # tmp = 0; tmp += (alpha * A) * B, rows on threadIdx.x
+    # column sums through a shared-memory tree with an epilogue reading one value per column
+    "reduce/bias_grad_tree",  # dbias[o] = dbias[o] + shared[0], alias x = dout + o
+    "reduce/col_mean_bias_tree",  # out[col] = buf[0] * inv_rows + bias[col]
+    "reduce/col_grad_accum_tree",  # grad[j] += red[0], while loop, 512 threads
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("rel", FORMS)
+def test_form_ports_through_a_recogniser(rel, target, tmp_path) -> None:
+    out = check_kernel(CORPUS / f"{rel}.cu", target, tmp_path)
+    assert out.status == "match", out
+    assert len(out.shapes) >= 3
