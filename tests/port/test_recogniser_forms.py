@@ -20,6 +20,10 @@ FORMS = (
     "reduce/bias_grad_tree",  # dbias[o] = dbias[o] + shared[0], alias x = dout + o
     "reduce/col_mean_bias_tree",  # out[col] = buf[0] * inv_rows + bias[col]
     "reduce/col_grad_accum_tree",  # grad[j] += red[0], while loop, 512 threads
+    # stencils over flat offsets with #define strides and shifts in both dims
+    "stencil/conv3x3_macro_strides",  # A[(i - 1) * NJ + (j + 1)], 2-D grid, runtime rows
+    "stencil/box3x3_flat_macro",  # flat index split by / and %, early return
+    "stencil/advect_skew_macro",  # (i + 1) * NC + (j - 2), rows on threadIdx.x
 )
 
 
