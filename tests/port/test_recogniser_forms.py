@@ -24,6 +24,10 @@ FORMS = (
     "stencil/conv3x3_macro_strides",  # A[(i - 1) * NJ + (j + 1)], 2-D grid, runtime rows
     "stencil/box3x3_flat_macro",  # flat index split by / and %, early return
     "stencil/advect_skew_macro",  # (i + 1) * NC + (j - 2), rows on threadIdx.x
+    # warp-shuffle softmax through a row alias
+    "norm/softmax_warp_row_alias",  # x = inp + row * C, y = out + row * C, inline butterflies
+    "norm/softmax_repoint_out",  # x re-pointed from inp to out, warp helpers, __shfl_sync
+    "norm/causal_softmax_alias",  # (N, T, T) rows, reductions bounded by i <= t
 )
 
 
