@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from cuda2nki.ir.nodes import Binary, Compute, Expr, IndexValue, Kernel, Lit, Param, Reduce
 from cuda2nki.ir.ops import Op
+from cuda2nki.ir.types import TypeEnv
 from cuda2nki.passes._analysis import transform, walk
 from cuda2nki.passes.base import Pass, PassContext
 
@@ -29,19 +30,20 @@ class FactorScalesPass(Pass):
     name: ClassVar[str] = "factor-scales"
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
+        env = TypeEnv(kernel)
         body = tuple(
-            s.replace(expr=factor_scales(s.expr)) if isinstance(s, Compute) else s
+            s.replace(expr=factor_scales(s.expr, env)) if isinstance(s, Compute) else s
             for s in kernel.body
         )
         return kernel.replace(body=body)
 
 
-def factor_scales(e: Expr) -> Any:
+def factor_scales(e: Expr, env: TypeEnv) -> Any:
     """``e`` with the invariant factors of every sum moved in front of it (bottom-up)."""
-    return transform(e, lambda x: _hoist(x) if isinstance(x, Reduce) else x)
+    return transform(e, lambda x: _hoist(x, env) if isinstance(x, Reduce) else x)
 
 
-def _hoist(r: Reduce) -> Expr:
+def _hoist(r: Reduce, env: TypeEnv) -> Expr:
     if r.op != Op.ADD:
         return r
     axes = {a.name for a in r.axes}
@@ -52,8 +54,19 @@ def _hoist(r: Reduce) -> Expr:
     out = [f for f in factors if _invariant(f, axes)]
     if not out or not keep:
         return r
-    summed: Expr = r.replace(body=_product(keep, r.body))
-    return _product([*out, summed], r)
+    body = _product(keep, r.body)
+    if not _same_dtype(body, r.body, env):
+        # the scale widened the terms (``alpha * a * b`` with bf16 a, b multiplies in fp32):
+        # without it the products would round to the narrow type
+        return r
+    return _product([*out, r.replace(body=body)], r)
+
+
+def _same_dtype(a: Expr, b: Expr, env: TypeEnv) -> bool:
+    try:
+        return env.dtype_of(a) == env.dtype_of(b)
+    except (TypeError, ValueError):
+        return False
 
 
 def _factors(e: Expr) -> list[Expr]:

@@ -88,6 +88,17 @@ def test_a_value_added_to_a_sum_widens_its_bound_as_a_starting_value() -> None:
     assert np.all(bound >= 7 * 2.0**-24 * 1e6)
 
 
+def test_a_scale_that_widens_narrow_products_stays() -> None:
+    """bf16 operands times an fp32 scale multiply in fp32; the bare product would be bf16."""
+    head = (
+        "kernel k(a: in bfloat16[M, K], b: in bfloat16[K, N], c: out float32[M, N], "
+        "M: int32, N: int32, K: int32, alpha: float32) {\n"
+    )
+    stmt = "c[i, j] = reduce(add, k < K: alpha * a[i, k] * b[k, j]; acc float32) for i < M, j < N"
+    before = parse(head + f"  contract: {stmt};\n}}\n", "k.ir")
+    assert _run(before) == before
+
+
 def _factors(e):
     if isinstance(e, Binary) and e.op == Op.MUL:
         return _factors(e.a) + _factors(e.b)
