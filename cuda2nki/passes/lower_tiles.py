@@ -1319,9 +1319,9 @@ class _Matmul:
         vblock.emit(Loop(tm, 0, CeilDiv(d.M, TM), body=tuple(mblock.stmts), loc=c.loc))
         return [*pre, Loop(v, 0, CeilDiv(d.N, NB), body=tuple(vblock.stmts), loc=c.loc)]
 
-    def _binding_env(self, scalars: bool = True) -> dict:
-        """Sizes at the binding's values: its tensor shapes and (``scalars``) its scalars."""
-        env = dict(self.lw.ctx.scalars) if scalars else {}
+    def _binding_env(self) -> dict:
+        """Sizes at the binding's values: its scalars and its tensor shapes."""
+        env = dict(self.lw.ctx.scalars)
         for t in self.lw.kernel.params:  # sizes from the binding's tensor shapes
             got = self.lw.ctx.shapes.get(t.name) if isinstance(t, TensorDecl) else None
             for ext, v in zip(t.shape if got else (), got or ()):
@@ -1417,7 +1417,7 @@ class _Matmul:
         binding's sizes, transpose it once into a [128, KT, N] tile before the row-block loop."""
         size = itemsize(dtype)
         per_part = (KT * N + KT * TM) * size  # cached R^T + the stationary block beside it
-        env = self._binding_env(scalars=False)
+        env = self._binding_env()
         try:
             need = int(per_part.evaluate(env))
         except Exception:  # sizes unknown without a binding
