@@ -60,7 +60,8 @@ def port_intent(
     """Run the pass pipeline and code generation on an intent kernel."""
     from cuda2nki.codegen.generate import generate
 
-    ctx = PassContext(target=target, shapes=dict(shapes or {}))
+    numbers = {k: v for k, v in (defaults or {}).items() if isinstance(v, int | float)}
+    ctx = PassContext(target=target, shapes=dict(shapes or {}), scalars=numbers)
     scheduled = intent
     for p in parse_pipeline(passes):
         try:

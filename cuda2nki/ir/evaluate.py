@@ -704,7 +704,21 @@ class _Evaluator:
         out = Val(v, rd, oob=_or(a.oob, b.oob), k=k, acc=acc)
         if self.analysis:
             out.e, out.m = self._binary_bound(e.op, a, b, v, rd)
+            if e.op in (Op.ADD, Op.SUB) and is_float(rd):
+                out.e = out.e + self._addend_slack(e, a, b)
         return out
+
+    def _addend_slack(self, e: n.Binary, a: Val, b: Val) -> Any:
+        """A value added to a sum may have been its starting value (CUDA accumulates into the
+        output element: ``c *= beta; for k: c += ...``): every term was then added to it, and
+        the sum's rounding covers ``|value|`` as well, in any association of the two."""
+        for side, val, other in ((e.a, a, b), (e.b, b, a)):
+            while isinstance(side, n.Cast):
+                side = side.x
+            if isinstance(side, n.Reduce) and side.op is Op.ADD and val.k > 0:
+                u = self.uacc(val.acc or val.dtype)
+                return gamma(val.k + 1, u) * np.abs(np.asarray(other.v, np.float64))
+        return 0.0
 
     def x_Select(self, e: n.Select, frame: _Frame) -> Val:
         c, a, b = (self.expr(x, frame) for x in (e.cond, e.a, e.b))

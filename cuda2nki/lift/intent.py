@@ -1110,13 +1110,22 @@ def _undivided(c: af.Cmp, axes: set) -> af.Cmp:
 
 
 def _borrows(dims: list, shape: tuple) -> list:
-    """The other splits of the same flat offset that move one unit of an outer dim inward."""
+    """The other splits of the same flat offset: one unit of an outer dim moved inward or
+    outward, and, where the inner dim's extent is a number, its constant offset divided by
+    that extent (``(i - 1) * 96 + (j + 1)`` is ``96*i + j - 95``: row ``i - 1``, column
+    ``j + 1``), the nearest splits first."""
     out = []
     for k in range(len(dims) - 1):
-        b = list(dims)
-        b[k] = b[k] - 1
-        b[k + 1] = b[k + 1] + shape[k + 1]
-        out.append(b)
+        s = shape[k + 1]
+        units = [-1, 1]
+        if s.is_const and s.const_value > 0:
+            q = dims[k + 1].const_value // s.const_value
+            units += [q, q + 1]
+        for q in sorted(set(units) - {0}, key=lambda u: (abs(u), u)):
+            b = list(dims)
+            b[k] = b[k] + q
+            b[k + 1] = b[k + 1] - q * s
+            out.append(b)
     return out
 
 

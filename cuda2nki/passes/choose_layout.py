@@ -234,9 +234,14 @@ def _column_reduction(c: Compute, red: list, kernel: Kernel) -> tuple[str, dict[
     ):
         return None  # several reductions: sums over the one axis, each evaluated on its own
     inner = {id(rd) for r in red for rd in reads(r.body)}
-    if any(id(rd) not in inner for rd in reads(c.expr)):
-        return None  # an epilogue reading tensors (``s + bias[j]``): the other layouts'
     i, j = first.name, axes[0]
+    for rd in reads(c.expr):
+        if id(rd) in inner:
+            continue
+        # an epilogue reading one value per column (``s + dbias[j]``): loaded beside the sums
+        got = access_class(rd.index, j, "") if _plain(rd) else None
+        if got is None or got[0] != ROW or i in _mentioned(rd):
+            return None
     if access_class(c.target.index, j, "") is None or access_class(c.target.index, j, "")[0] != ROW:
         return None
     full = False

@@ -818,8 +818,9 @@ class _Lowering:
                 acc = self._colcombine(nb, c, r, i_ax.name, j_ax.name, R, P, c0, ns)
             accs[r] = acc
         acc = accs[red[0]]
+        per_column = self._per_column_reader(nb, j_ax.name, acc, c0, ns)
         comp = _EpilogueCompiler(
-            nb, acc.rows, acc.cols, _no_reads, self.params, self.ctx.diagnostics, c.loc
+            nb, acc.rows, acc.cols, per_column, self.params, self.ctx.diagnostics, c.loc
         )
         comp.result, comp.acc, comp.kind = red[0], acc.view, T.FULL
         comp.others = {r: v.view for r, v in accs.items()}
@@ -832,6 +833,20 @@ class _Lowering:
         dims = dims_for(tdims, j_ax.name, "", c0, ns, Const(0), Const(1))
         nb.emit(Store(View(c.target.tensor, dims), T.whole(res, acc.rows, acc.cols), loc=c.loc))
         self.b.emit(Loop(u, 0, CeilDiv(C, TN), body=tuple(nb.stmts), loc=c.loc))
+
+    def _per_column_reader(self, b: T.Builder, j: str, acc: _Acc, c0, ns):
+        """Reads of an epilogue around column sums: one value per column (``dbias[j]``),
+        loaded in the accumulator's orientation (a row of sums, or a column of maxima)."""
+
+        def reader(rd: Read) -> T.Val:
+            got = access_class(rd.index, j, "")
+            if got is None or got[0] != ROW:
+                return _no_reads(rd)
+            dims = dims_for(got[1], j, "", c0, ns, Const(0), Const(1))
+            kind = T.ROW if acc.cols == Const(1) else T.FULL
+            return self._load(b, rd, (acc.rows, acc.cols), dims, kind, self.decl(rd.tensor).dtype)
+
+        return reader
 
     def _row_tile_body(self, b, c, r, i, j, r0, rows, c0, ns) -> T.Val:
         def reader(rd: Read) -> T.Val:
@@ -1268,7 +1283,10 @@ class _Matmul:
         self._operand(kb, R, k, k0, ks, j_ax, nb0, nb, dst, d.dtype)
         vblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=R.loc))
         mblock = vblock.nested()
-        st = self._stationary(mblock, L, k, i_ax, m0, ms, d)
+        pre: list = []
+        whole = self._cache_stationary(pre, L, k, i_ax, d, NB)
+        st = whole or self._stationary(mblock, L, k, i_ax, m0, ms, d)
+        st_m = Slice(m0, ms) if whole else Slice(0, ms)
         out = self.lw.decl(c.target.tensor)
         stage = mblock.fresh(f"{c.target.tensor}_t")
         mblock.emit(Alloc(stage, (ms, nb), out.dtype, Buffer.SBUF, loc=c.loc))
@@ -1285,7 +1303,7 @@ class _Matmul:
             kk = Const(0) if first else T.Sym(kv2)
             ks2 = Min(P, K) if first else Min(P, K - T.Const(P) * kk)
             mv_v = View(rb, (Slice(0, ks2), At(kk), Slice(u0, ns)))
-            st_v = View(st, (Slice(0, ks2), At(kk), Slice(0, ms)))
+            st_v = View(st, (Slice(0, ks2), At(kk), st_m))
             kb2.emit(Matmul(acc_v, st_v, mv_v, accumulate=not first, loc=c.loc))
             if first:
                 ublock.stmts.extend(kb2.stmts)
@@ -1299,19 +1317,64 @@ class _Matmul:
         place = {i_ax: Slice(m0, ms), j_ax: Slice(nb0, nb)}
         mblock.emit(Store(self._target_view(place), T.whole(stage, ms, nb), loc=c.loc))
         vblock.emit(Loop(tm, 0, CeilDiv(d.M, TM), body=tuple(mblock.stmts), loc=c.loc))
-        return [Loop(v, 0, CeilDiv(d.N, NB), body=tuple(vblock.stmts), loc=c.loc)]
+        return [*pre, Loop(v, 0, CeilDiv(d.N, NB), body=tuple(vblock.stmts), loc=c.loc)]
 
-    def _stationary(self, b: T.Builder, L: Read, k: str, i_ax: str, m0, ms, d: _Dims) -> str:
+    def _binding_env(self) -> dict:
+        """Sizes at the binding's values: its scalars and its tensor shapes."""
+        env = dict(self.lw.ctx.scalars)
+        for t in self.lw.kernel.params:  # sizes from the binding's tensor shapes
+            got = self.lw.ctx.shapes.get(t.name) if isinstance(t, TensorDecl) else None
+            for ext, v in zip(t.shape if got else (), got or ()):
+                if isinstance(ext, T.Sym):
+                    env.setdefault(ext.name, v)
+        return env
+
+    def _cache_stationary(self, pre: list, L: Read, k: str, i_ax: str, d: _Dims, NB) -> str | None:
+        """``L`` stored ``[M, K]`` is transposed per row block; inside the loop over column
+        blocks of the moving operand that would redo every transpose once per column block.
+        Unless one column block is all there can be (the sizes are numbers), when all of
+        ``L^T`` (``KT x M`` elements per partition) fits in half the cache budget at the
+        binding's sizes, it is transposed once into a ``[128, KT, M]`` tile before that loop."""
+        if not _needs_transpose(L, k, self.outer):
+            return None
+        env = self._binding_env()
+        try:
+            blocks = int(CeilDiv(d.N, NB).evaluate(env))
+            need = int((d.KT * d.M * itemsize(d.dtype)).evaluate(env))
+        except Exception:  # sizes unknown without a binding
+            return None
+        one_block = blocks < 2 and not (d.N.free_syms() or NB.free_syms())
+        if one_block or need > CACHE_BUDGET // 2:
+            return None
+        b = self.b.nested()
+        name = b.fresh(f"{L.tensor}_T")
+        b.emit(Alloc(name, (Const(d.P), d.KT, d.M), d.dtype, Buffer.SBUF, loc=L.loc))
+        tm = b.fresh("t")
+        m0 = T.Const(d.TM) * T.Sym(tm)
+        ms = Min(d.TM, d.M - m0)
+        tb = b.nested()
+        self._stationary(tb, L, k, i_ax, m0, ms, d, into=(name, m0))
+        b.emit(Loop(tm, 0, CeilDiv(d.M, d.TM), body=tuple(tb.stmts), loc=L.loc))
+        pre.extend(b.stmts)
+        return name
+
+    def _stationary(
+        self, b: T.Builder, L: Read, k: str, i_ax: str, m0, ms, d: _Dims, into=None
+    ) -> str:
         """``L``'s row block as the stationary operand ``[P, KT, ms]``: stored ``[M, K]``, the
-        block's rows are loaded by one DMA and transposed 128 columns at a time."""
+        block's rows are loaded by one DMA and transposed 128 columns at a time.  ``into``:
+        ``(tile, column)`` of a larger tile to fill instead of a fresh one."""
         P, K, KT = d.P, d.K, d.KT
-        st = b.fresh(f"{L.tensor}_T")
-        b.emit(Alloc(st, (Const(P), KT, ms), d.dtype, Buffer.SBUF, loc=L.loc))
+        if into is None:
+            st, c0 = b.fresh(f"{L.tensor}_T"), Const(0)
+            b.emit(Alloc(st, (Const(P), KT, ms), d.dtype, Buffer.SBUF, loc=L.loc))
+        else:
+            st, c0 = into
         kv = b.fresh("k")
         k0 = T.Const(P) * T.Sym(kv)
         ks = Min(P, K - k0)
         kb = b.nested()
-        st_k = View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(0, ms)))
+        st_k = View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(c0, ms)))
         if not _needs_transpose(L, k, self.outer):
             self._operand(kb, L, k, k0, ks, i_ax, m0, ms, st_k, d.dtype)
             b.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
@@ -1329,7 +1392,8 @@ class _Matmul:
             "C2N2506",
             L.loc,
             tensor=L.tensor,
-            how="tensor-engine transpose through PSUM, once per row block and column block",
+            how="tensor-engine transpose through PSUM, once per row block"
+            + (" and column block" if into is None else ", before the column blocks"),
         )
         return st
 
@@ -1353,12 +1417,7 @@ class _Matmul:
         binding's sizes, transpose it once into a [128, KT, N] tile before the row-block loop."""
         size = itemsize(dtype)
         per_part = (KT * N + KT * TM) * size  # cached R^T + the stationary block beside it
-        env = dict(self.lw.ctx.scalars)
-        for t in self.lw.kernel.params:  # sizes from the binding's tensor shapes
-            got = self.lw.ctx.shapes.get(t.name) if isinstance(t, TensorDecl) else None
-            for ext, v in zip(t.shape if got else (), got or ()):
-                if isinstance(ext, T.Sym):
-                    env.setdefault(ext.name, v)
+        env = self._binding_env()
         try:
             need = int(per_part.evaluate(env))
         except Exception:  # sizes unknown without a binding

@@ -102,3 +102,30 @@ def test_the_resident_block_and_the_staged_result_stay_within_the_budget(tmp_pat
     want = a.astype(np.float32) @ b.astype(np.float32)
     np.testing.assert_allclose(np.asarray(run.outputs), want, rtol=1e-5, atol=1e-3)
     assert run.profile.peak_sbuf_bytes_per_partition <= CACHE_BUDGET + 8 * 1024
+
+
+def _transposes_in_column_loops(body: tuple, inside: bool = False) -> list[bool]:
+    """For every tensor-engine transpose: whether a column-block loop (``v...``) encloses it."""
+    from cuda2nki.ir.nodes import TensorTranspose
+
+    out: list[bool] = []
+    for s in body:
+        if isinstance(s, Loop):
+            out += _transposes_in_column_loops(s.body, inside or s.var.startswith("v"))
+        elif isinstance(s, TensorTranspose):
+            out.append(inside)
+    return out
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize("rel", ["linalg/matmul_naive", "linalg/gemm_beta_inplace"])
+def test_the_stationary_operand_is_transposed_once_before_the_column_blocks(
+    rel: str, target: str
+) -> None:
+    """A stored [M, K] operand whose whole transpose fits is transposed before the loop over
+    column blocks, not once per column block (the number of column blocks depends on N)."""
+    cu = CORPUS / f"{rel}.cu"
+    res = port_file(cu, binding=load_binding(cu.with_suffix(".toml")), target=target)
+    assert res.ok, res.diagnostics
+    placed = _transposes_in_column_loops(res.ir_tiles.body)
+    assert placed and not any(placed), placed

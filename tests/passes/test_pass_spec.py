@@ -18,7 +18,13 @@ def test_default_pipeline_parses() -> None:
     names = [p.name for p in parse_pipeline(None)]
     assert ",".join(names) == DEFAULT_PIPELINE
     # intent clean-ups first, then guards become domains before any layout is chosen
-    assert names[:4] == ["fold-peeled", "drop-identities", "dead-stores", "guards-to-domains"]
+    assert names[:5] == [
+        "fold-peeled",
+        "drop-identities",
+        "factor-scales",
+        "dead-stores",
+        "guards-to-domains",
+    ]
     # sizes fold last, over everything the scheduling passes built
     assert names[-1] == "fold-sizes"
     # loads hoisted out of a loop then serve the loops after it (the ragged tails)

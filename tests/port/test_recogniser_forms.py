@@ -1,0 +1,39 @@
+"""The common forms of real GEMMs, stencils, reductions and gathers port through a recogniser on
+both targets and match the SIMT interpreter on every test shape of their bindings (>= 3 shapes,
+ragged sizes among them).  Each form comes in several spellings: names, index orders, guards,
+block sizes, 1-D or 2-D thread indexing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.port.acceptance import CORPUS, check_kernel
+
+TARGETS = ["nki", "legacy"]
+
+FORMS = (
+    # GEMMs accumulating into global memory with the scale inside every term
+    "linalg/gemm_beta_inplace",  # c *= beta; c += alpha * a * b, #define strides, 2-D grid
+    "linalg/syrk_flat",  # c += a[i, k] * a[j, k] * ALPHA, flat index split by / and %
+    "linalg/mm_scaled_rows_x",  # tmp = 0; tmp += (alpha * A) * B, rows on threadIdx.x
+    # column sums through a shared-memory tree with an epilogue reading one value per column
+    "reduce/bias_grad_tree",  # dbias[o] = dbias[o] + shared[0], alias x = dout + o
+    "reduce/col_mean_bias_tree",  # out[col] = buf[0] * inv_rows + bias[col]
+    "reduce/col_grad_accum_tree",  # grad[j] += red[0], while loop, 512 threads
+    # stencils over flat offsets with #define strides and shifts in both dims
+    "stencil/conv3x3_macro_strides",  # A[(i - 1) * NJ + (j + 1)], 2-D grid, runtime rows
+    "stencil/box3x3_flat_macro",  # flat index split by / and %, early return
+    "stencil/advect_skew_macro",  # (i + 1) * NC + (j - 2), rows on threadIdx.x
+    # warp-shuffle softmax through a row alias
+    "norm/softmax_warp_row_alias",  # x = inp + row * C, y = out + row * C, inline butterflies
+    "norm/softmax_repoint_out",  # x re-pointed from inp to out, warp helpers, __shfl_sync
+    "norm/causal_softmax_alias",  # (N, T, T) rows, reductions bounded by i <= t
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("rel", FORMS)
+def test_form_ports_through_a_recogniser(rel, target, tmp_path) -> None:
+    out = check_kernel(CORPUS / f"{rel}.cu", target, tmp_path)
+    assert out.status == "match", out
+    assert len(out.shapes) >= 3
