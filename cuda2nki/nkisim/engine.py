@@ -220,8 +220,15 @@ def record(
     as frame objects (the costly part of a stack walk).
     """
     s = _STACK[-1]
+    trace = s.trace
+    n = len(trace)
+    for t in ts:  # the last use of each on-chip operand (liveness, SimState.settle_memory)
+        if t is not None:
+            u = t.storage.use
+            if u is not None:
+                u[0] = n
     if s.mem_dirty:
-        s.sample_memory()
+        s.sample_memory(ts)
     # the port's frame: the innermost one outside the simulator (inlined for speed)
     try:
         f = _getframe(1 + sim_frames)
@@ -269,7 +276,7 @@ def record(
                 dtypes.append(t.dtype.name)
                 bufs.append(t.storage.buffer.name)
         shapes, dtypes, bufs = tuple(shapes), tuple(dtypes), tuple(bufs)
-    s.trace.append(
+    trace.append(
         _mk_instr(
             _Instr,
             (

@@ -95,6 +95,7 @@ class Storage:
         "deferred",
         "uid",
         "_free",
+        "use",
         "__weakref__",
     )
 
@@ -134,6 +135,8 @@ class Storage:
         # HBM, while ``pending``: stores whose values are still to be computed (deferred.py)
         self.deferred: DeferredWrites | None = None
         self.uid = next(_UIDS)  # unique for the process (``id()`` values are reused)
+        # on chip: [index of the last instruction that used it] (SimState memory accounting)
+        self.use: list[int] | None = None
 
     def flush_matmul(self) -> None:
         """Evaluate deferred matmuls: one GEMM over the concatenated contraction axis."""
@@ -454,11 +457,8 @@ def allocate(
     if buffer is sbuf:
         p = dims[pdim]
         nbytes = (size // p if p else 0) * ndt.itemsize  # bytes per partition
-        # SimState.alloc_sbuf, inlined
-        state.live_sbuf[stg.uid] = (nbytes, site)
-        state.sbuf_now += nbytes
-        if state.sbuf_now > state.peak_sbuf:
-            state.mem_dirty = True
+        stg.use = use = [-1]
+        state.alloc_sbuf(stg.uid, nbytes, site, use)
         stg._free = state.free_sbuf
     elif buffer is psum:
         tile_bytes = math.prod(dims[pdim + 1 :]) * ndt.itemsize
@@ -466,7 +466,8 @@ def allocate(
             raise fail("C2N3008", what=_what(name, dims), size=tile_bytes, target=state.target.name)
         nblocks = math.prod(dims[:pdim])
         banks = nblocks * max(1, -(-tile_bytes // st.PSUM_BANK_BYTES))
-        state.alloc_psum(stg.uid, nblocks * tile_bytes, banks, site)
+        stg.use = use = [-1]
+        state.alloc_psum(stg.uid, nblocks * tile_bytes, banks, site, use)
         stg._free = state.free_psum
     elif buffer is shared_hbm and (state.grid or state.lnc > 1):
         state.shared_outputs[(site, state.shared_seq[site] - 1)] = stg
@@ -511,11 +512,12 @@ def _sbuf_tile(
     stg.deferred = None
     stg.uid = uid = next(_UIDS)
     stg._free = state.free_sbuf
+    stg.use = use = [-1]
     nbytes = f * ndt.itemsize if p else 0  # bytes per partition
     # SimState.alloc_sbuf, inlined
-    state.live_sbuf[uid] = (nbytes, site)
+    state.live_sbuf[uid] = (nbytes, site, len(state.trace), use)
     now = state.sbuf_now = state.sbuf_now + nbytes
-    if now > state.peak_sbuf:
+    if now > state.target.sbuf_bytes:
         state.mem_dirty = True
     # NkiTensor(stg, flat.reshape(shape), ndt, 0, None, 0)
     t = _new_object(NkiTensor)

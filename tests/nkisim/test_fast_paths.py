@@ -31,6 +31,7 @@ def test_sbuf_tile_storage_sets_every_field_as_init_does() -> None:
         got, want = _fields(stg, Storage), _fields(ref, Storage)
         assert got.pop("uid") != want.pop("uid")
         assert got.pop("_free") == state.free_sbuf and want.pop("_free") is None
+        assert got.pop("use") == [-1] and want.pop("use") is None
         assert got == want
     finally:
         st.pop()
