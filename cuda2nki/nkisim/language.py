@@ -270,7 +270,14 @@ def _filled(shape, dtype, value, buffer, name, api, lazy: bool = False) -> NkiTe
     t = allocate(shape, dtype, buf, name, api=api)
     t.assign(np.full(t.shape, value, dtype=np.float32 if t.dtype.is_float else np.int64), api=api)
     if t.on_chip and not lazy:
-        record("vector", "memset", (t,))
+        state = st.current()
+        if state.legacy and value == 0 and t.buffer is psum:
+            # ``acc = nl.zeros(..., buffer=nl.psum)`` then ``acc += nl.matmul(...)`` starts a
+            # PSUM accumulation: the first matmul writes instead of adding, no memset.  The
+            # memset is recorded only if another instruction uses the tile first (engine.record)
+            state.zero_psum[t.storage.uid] = (t.shape, t.dtype.name, t.partitions(), t.free_size())
+        else:
+            record("vector", "memset", (t,))
     return t
 
 
@@ -1108,6 +1115,8 @@ def _setitem(t: NkiTensor, key, value) -> None:
     api = "tensor[...] ="
     view = t[key]
     if isinstance(value, NkiTensor):
+        if _same_view(view, value):
+            return  # the store-back of ``t[k] op= v``: the in-place op wrote it already
         if not st.current().legacy and (not view.on_chip and value.on_chip):
             raise invalid(api, "use nisa.dma_copy / nl.store to write HBM")
         vals = value.values(api) if value.dtype == view.dtype else value.f32(api)
@@ -1128,6 +1137,8 @@ def _setitem(t: NkiTensor, key, value) -> None:
                 )
         view.assign(vals, api=api)
         if view.on_chip and value.on_chip:
+            if _retarget(view, value):
+                return
             record("vector", "tensor_copy", (view, value))
         else:
             record("dma", "dma_copy", (view, value), dma_bytes=value.size * value.itemsize)
@@ -1143,6 +1154,45 @@ def _setitem(t: NkiTensor, key, value) -> None:
         record("vector", "memset", (view,))
 
 
+def _same_view(a: NkiTensor, b: NkiTensor) -> bool:
+    """Whether ``b`` views exactly the elements of ``a``, in the same layout and dtype."""
+    if a.storage is not b.storage or a.index is not None or b.index is not None:
+        return False
+    x, y = a.a, b.a
+    return (
+        x is not None
+        and y is not None
+        and a.dtype == b.dtype
+        and x.shape == y.shape
+        and x.strides == y.strides
+        and a._byte_offset() == b._byte_offset()
+    )
+
+
+def _retarget(view: NkiTensor, value: NkiTensor) -> bool:
+    """Legacy ``t[k] = nl.op(...)``: the compiler writes the op's result straight into ``t[k]``.
+
+    When the instruction just recorded produced the whole of ``value`` (same number of
+    elements as ``view``, same dtype), it is retargeted to ``view`` and no copy is recorded."""
+    s = st.current()
+    if not s.legacy or not s.trace or value.storage.use is None:
+        return False
+    stg = value.storage
+    if (
+        stg.use[0] != len(s.trace) - 1
+        or value.size != stg.flat.size
+        or value.size != view.size
+        or value.dtype != view.dtype
+    ):
+        return False
+    if s.last_dst != stg.uid:
+        return False
+    u = view.storage.use
+    if u is not None:
+        u[0] = len(s.trace) - 1
+    return True
+
+
 def _inplace(t: NkiTensor, name: str, other) -> None:
     api = f"tensor {name}="
     if (
@@ -1155,6 +1205,9 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
         # PSUM accumulation of a matmul result: the TensorE accumulates in place (fp32).
         if other.shape != t.shape and other.size != t.size:
             raise fail("C2N3014", api=api, detail=f"{other.describe()} into {t.describe()}")
+        zp = st.current().zero_psum
+        if zp:
+            zp.pop(t.storage.uid, None)  # the zero fill folds into the first matmul
         if t.storage.fresh:
             t.assign(other.f32(api), api=api)
         else:

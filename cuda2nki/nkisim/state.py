@@ -185,6 +185,10 @@ class SimState:
     # set while the Python-live tiles exceed a capacity: the next instruction checks that its
     # own operands fit (SimState.sample_memory)
     mem_dirty: bool = False
+    #: legacy PSUM tiles created by nl.zeros whose memset is not recorded yet: storage uid ->
+    #: (shape, dtype name, partitions, free) (language._filled)
+    zero_psum: dict = field(default_factory=dict)
+    last_dst: int = 0  # storage uid of the last instruction's destination (its first operand)
     affine: list = field(default_factory=list)  # active legacy affine_range loops: [token, i]
     #: per-element writers of HBM tensors (provenance.WriterLog) when the run tracks them
     writers: object = None
@@ -198,6 +202,18 @@ class SimState:
         self.sbuf_now += nbytes
         if self.sbuf_now > self.target.sbuf_bytes:
             self.mem_dirty = True
+            self.check_tile(nbytes, 0, site)
+
+    def check_tile(self, nbytes: int, banks: int, site: tuple[str, int]) -> None:
+        """A single tile larger than the whole SBUF or PSUM fits no allocation."""
+        if not self.check_capacity:
+            return
+        if nbytes > self.target.sbuf_bytes:
+            raise _at(
+                site, "C2N3017", size=nbytes, limit=self.target.sbuf_bytes, target=self.target.name
+            )
+        if banks > PSUM_BANKS:
+            raise _at(site, "C2N3018", banks=banks)
 
     def free_sbuf(self, sid: int) -> None:
         ent = self.live_sbuf.pop(sid, None)
@@ -215,6 +231,7 @@ class SimState:
         self.psum_bytes_now += nbytes
         if self.psum_banks_now > PSUM_BANKS:
             self.mem_dirty = True
+            self.check_tile(0, banks, site)
 
     def free_psum(self, sid: int) -> None:
         ent = self.live_psum.pop(sid, None)

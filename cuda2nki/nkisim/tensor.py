@@ -519,6 +519,7 @@ def _sbuf_tile(
     now = state.sbuf_now = state.sbuf_now + nbytes
     if now > state.target.sbuf_bytes:
         state.mem_dirty = True
+        state.check_tile(nbytes, 0, site)
     # NkiTensor(stg, flat.reshape(shape), ndt, 0, None, 0)
     t = _new_object(NkiTensor)
     t._boff = 0

@@ -176,7 +176,8 @@ register(
         "live SBUF tensors need {size} bytes per partition, above the {limit} usable on {target}",
         "The SBUF tiles one instruction reads and writes must all be on chip at once; together "
         "they exceed the target's usable SBUF per partition, so no allocation can fit them (the "
-        "location is the allocation of the newest of them). Other live tiles do not count here: "
+        "location is the allocation of the newest of them), or one tile alone is larger than the "
+        "SBUF (reported at its allocation). Other live tiles do not count here: "
         "the compiler can spill them (C2N3031).",
         example="big = nl.ndarray((128, 60000), nl.float32, buffer=nl.sbuf)",
         fix="Use smaller tiles, or split the instruction into smaller ones.",
