@@ -557,9 +557,14 @@ def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
         xt.assign(mat(x, f32=False).T, api=api)
         record("tensor", "nc_transpose", (xt, x), extra=(x.partitions(), x.free_size()))
         x = xt
-    res = _isa.matmul_values(api, x, y, None, s)
-    out = allocate(res.shape, float32, psum, api=api)
-    out.assign(res, where=_where(mask, res.shape), api=api)
+    a2, b2 = _isa.matmul_operands(api, x, y, None, s)
+    shape = (a2.shape[1], b2.shape[1])
+    out = allocate(shape, float32, psum, api=api)
+    if mask is None:
+        # deferred like nisa.nc_matmul; ``acc += out`` extends acc's deferred GEMM (_inplace)
+        _isa._matmul_write(api, out, a2, b2, False)
+    else:
+        out.assign(np.matmul(a2.T, b2), where=_where(mask, shape), api=api)
     _isa._mm_view(out)[...] = True
     record(
         "tensor",
@@ -1208,6 +1213,18 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
         zp = st.current().zero_psum
         if zp:
             zp.pop(t.storage.uid, None)  # the zero fill folds into the first matmul
+        pend = other.storage.mm_pending
+        if (
+            pend is not None
+            and pend[2] == "set"
+            and other.shape == t.shape
+            and pend[1].shape == other.shape
+            and other.storage.flat.size == other.size
+        ):
+            # the matmul that made ``other`` is still deferred: accumulate its operands into t
+            for a2, b2 in zip(pend[3], pend[4]):
+                _isa._matmul_write(api, t, a2, b2, True)
+            return
         if t.storage.fresh:
             t.assign(other.f32(api), api=api)
         else:
@@ -1234,7 +1251,7 @@ def arange(start, stop=None, step=1, **kw) -> IndexExpr:
     no_extra_kw("nl.arange", kw)
     if stop is None:
         start, stop = 0, start
-    return IndexExpr(np.arange(int(start), int(stop), int(step)))
+    return IndexExpr.range(int(start), int(stop), int(step))
 
 
 class _MGrid:
@@ -1249,7 +1266,9 @@ class _MGrid:
             r = np.arange(k.start or 0, k.stop, k.step or 1)
             shp = [1] * n
             shp[i] = r.size
-            out.append(IndexExpr(r.reshape(shp)))
+            st_ = [0] * n
+            st_[i] = (k.step or 1) if r.size > 1 else 0
+            out.append(IndexExpr(r.reshape(shp), (int(k.start or 0), tuple(st_))))
         return _Grid(out)
 
 

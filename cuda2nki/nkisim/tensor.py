@@ -580,38 +580,58 @@ def wrap_host(
 class IndexExpr:
     """Legacy affine index tile (``nl.arange``/``nl.mgrid``): an int array with NKI arithmetic."""
 
-    __slots__ = ("arr",)
+    #: ``aff``: ``(first, strides)`` when ``arr[i0, i1, ...] == first + sum(strides[k] * ik)``
+    #: (a size-1 axis has stride 0), known from construction; ``None``: not known
+    __slots__ = ("arr", "aff")
     __array_ufunc__ = None
 
-    def __init__(self, arr):
+    def __init__(self, arr, aff: tuple[int, tuple[int, ...]] | None = None):
         self.arr = np.asarray(arr, dtype=np.int64)
+        self.aff = aff
+
+    @classmethod
+    def range(cls, start: int, stop: int, step: int) -> IndexExpr:
+        arr = np.arange(start, stop, step, dtype=np.int64)
+        return cls(arr, (start, (step if arr.size > 1 else 0,)))
 
     @property
     def shape(self) -> tuple:
         return self.arr.shape
 
     def __getitem__(self, key) -> IndexExpr:
-        return IndexExpr(self.arr[key])
+        arr = self.arr[key]
+        aff = self.aff
+        if aff is not None:
+            aff = _newaxis_aff(aff, key, arr.ndim)
+        return IndexExpr(arr, aff)
 
-    def _bin(self, other, f):
+    def _bin(self, other, f, aff_op=None):
         o = other.arr if isinstance(other, IndexExpr) else other
         if isinstance(o, NkiTensor):
             raise unsupported("tensor values in an index expression")
-        return IndexExpr(f(self.arr, o))
+        arr = f(self.arr, o)
+        aff = None
+        if aff_op is not None and self.aff is not None:
+            if isinstance(other, IndexExpr):
+                if other.aff is not None:
+                    aff = _sum_aff(self.aff, other.aff, aff_op)
+            elif type(other) is int or isinstance(other, np.integer):
+                aff = aff_op(self.aff, int(other))
+        return IndexExpr(arr, aff)
 
     def __add__(self, o):
-        return self._bin(o, np.add)
+        return self._bin(o, np.add, _aff_add)
 
     __radd__ = __add__
 
     def __sub__(self, o):
-        return self._bin(o, np.subtract)
+        return self._bin(o, np.subtract, _aff_sub)
 
     def __rsub__(self, o):
-        return self._bin(o, lambda a, b: b - a)
+        return self._bin(o, lambda a, b: b - a, _aff_rsub)
 
     def __mul__(self, o):
-        return self._bin(o, np.multiply)
+        return self._bin(o, np.multiply, _aff_mul)
 
     __rmul__ = __mul__
 
@@ -622,7 +642,8 @@ class IndexExpr:
         return self._bin(o, np.mod)
 
     def __neg__(self):
-        return IndexExpr(-self.arr)
+        aff = self.aff
+        return IndexExpr(-self.arr, None if aff is None else _aff_mul(aff, -1))
 
     def _cmp(self, o, f):
         o = o.arr if isinstance(o, IndexExpr) else o
@@ -650,6 +671,60 @@ class IndexExpr:
 
     def __repr__(self) -> str:
         return f"IndexExpr(shape={self.arr.shape})"
+
+
+def _aff_add(aff: tuple, c: int) -> tuple:
+    return (aff[0] + c, aff[1])
+
+
+def _aff_sub(aff: tuple, c: int) -> tuple:
+    return (aff[0] - c, aff[1])
+
+
+def _aff_rsub(aff: tuple, c: int) -> tuple:
+    return (c - aff[0], tuple(-s for s in aff[1]))
+
+
+def _aff_mul(aff: tuple, c: int) -> tuple:
+    return (aff[0] * c, tuple(s * c for s in aff[1]))
+
+
+def _sum_aff(a: tuple, b: tuple, op) -> tuple | None:
+    """The affine form of ``a + b`` or ``a - b`` (broadcast: axes aligned to the right)."""
+    if op is _aff_add:
+        sign = 1
+    elif op is _aff_sub:
+        sign = -1
+    elif op is _aff_rsub:
+        a, b, sign = b, a, -1
+    else:
+        return None
+    sa, sb = a[1], b[1]
+    n = max(len(sa), len(sb))
+    sa = (0,) * (n - len(sa)) + sa
+    sb = (0,) * (n - len(sb)) + sb
+    return (a[0] + sign * b[0], tuple(x + sign * y for x, y in zip(sa, sb)))
+
+
+def _newaxis_aff(aff: tuple, key, ndim: int) -> tuple | None:
+    """The affine form after ``[:, None]``-style indexing (full slices and new axes only)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    strides = list(aff[1])
+    out: list[int] = []
+    i = 0
+    for k in key:
+        if k is None:
+            out.append(0)
+        elif isinstance(k, slice) and k == slice(None):
+            if i >= len(strides):
+                return None
+            out.append(strides[i])
+            i += 1
+        else:
+            return None
+    out.extend(strides[i:])
+    return (aff[0], tuple(out)) if len(out) == ndim else None
 
 
 class Mask:
@@ -1306,7 +1381,9 @@ class NkiTensor:
         if len(key) > self.ndim:
             raise fail("C2N3019", detail=f"{len(key)} indices for a {self.ndim}-D tensor")
         arrs = []
+        affs = []
         for k in key:
+            affs.append(k.aff if isinstance(k, IndexExpr) else None)
             if isinstance(k, IndexExpr):
                 arrs.append(k.arr)
             elif isinstance(k, NkiTensor):
@@ -1320,7 +1397,7 @@ class NkiTensor:
         nrest = self.ndim - len(key)
         bshape = np.broadcast_shapes(*[a.shape for a in arrs])
         if self.index is None and not any(isinstance(k, NkiTensor) for k in key):
-            view = self._affine_view(arrs, bshape)
+            view = self._affine_view(arrs, bshape, affs)
             if view is not None:
                 return view
         rest = shape[len(key) :]
@@ -1366,7 +1443,9 @@ class NkiTensor:
                 return NkiTensor(self.storage, a, self.dtype, pdim)
         return NkiTensor(self.storage, None, self.dtype, pdim, np.where(inb, flat, -1))
 
-    def _affine_view(self, arrs: list[np.ndarray], bshape: tuple[int, ...]) -> NkiTensor | None:
+    def _affine_view(
+        self, arrs: list[np.ndarray], bshape: tuple[int, ...], affs: list | None = None
+    ) -> NkiTensor | None:
         """``_advanced``'s strided view, found from the index tiles themselves: when each is
         affine in its own axes (``base + nl.arange(P)[:, None]`` and the like) and within its
         dimension, the access is a view whose strides combine theirs; no per-element index
@@ -1384,11 +1463,23 @@ class NkiTensor:
         for d, (ix, n) in enumerate(zip(arrs, self.shape)):
             if ix.size == 0:
                 return None
-            own = _affine_strides(ix)
-            if own is None or ix.min() < 0 or ix.max() >= n:
-                return None
+            aff = affs[d] if affs is not None else None
+            if aff is not None and len(aff[1]) == ix.ndim:
+                # known affine form: its range from the ends of each axis
+                own, first = aff[1], aff[0]
+                lo = hi = first
+                for s_, m in zip(own, ix.shape):
+                    lo += min(0, s_ * (m - 1))
+                    hi += max(0, s_ * (m - 1))
+                if lo < 0 or hi >= n:
+                    return None
+            else:
+                own = _affine_strides(ix)
+                if own is None or ix.min() < 0 or ix.max() >= n:
+                    return None
+                first = int(ix.reshape(-1)[0])
             step = a.strides[d] // isz
-            f0 += step * int(ix.reshape(-1)[0])
+            f0 += step * first
             lead = nb - ix.ndim  # broadcasting aligns the index tile's axes to the right
             for k, s_ in enumerate(own):
                 strides[lead + k] += step * s_
