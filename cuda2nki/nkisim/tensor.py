@@ -956,7 +956,11 @@ class NkiTensor:
     def f32(self, api: str = "read") -> np.ndarray:
         v = self.values(api)
         if self.dtype.is_float:
-            return v if v.dtype == dt.F32 else v.astype(np.float32)
+            if v.dtype == dt.F32:
+                return v
+            if v.dtype == dt.BF16:
+                return dt.bf16_to_f32(v)
+            return v.astype(np.float32)
         return v.astype(np.float32)
 
     def _parallel_view(self, w: np.ndarray) -> np.ndarray:

@@ -185,3 +185,14 @@ def test_whole_view_of_a_rebased_input_reads_the_written_copy() -> None:
         assert (host == 0).all()
     finally:
         st.pop()
+
+
+def test_bf16_widening_is_exact_on_every_bit_pattern() -> None:
+    import ml_dtypes
+
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ml_dtypes.bfloat16)
+    for v in (every, every.reshape(256, 256)[:, ::3], every.reshape(256, 256).T):
+        want = v.astype(np.float32).view(np.uint32)
+        got = dt.bf16_to_f32(v)
+        assert got.dtype == np.float32 and got.shape == v.shape
+        assert np.array_equal(got.view(np.uint32), want)
