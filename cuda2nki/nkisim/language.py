@@ -1222,8 +1222,10 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
             and other.storage.flat.size == other.size
         ):
             # the matmul that made ``other`` is still deferred: accumulate its operands into t
+            # (onto a tile never written, the first one writes, as the eager path below does)
+            acc = None if t.storage.fresh else True
             for a2, b2 in zip(pend[3], pend[4]):
-                _isa._matmul_write(api, t, a2, b2, True)
+                _isa._matmul_write(api, t, a2, b2, acc)
             return
         if t.storage.fresh:
             t.assign(other.f32(api), api=api)

@@ -347,3 +347,37 @@ def test_in_place_update_of_an_indexed_sbuf_tile_is_one_instruction(tmp_path):
         [np.ones((128, 4), np.float32)],
     )
     assert ops == [("dma", "dma_copy"), ("vector", "tensor_scalar"), ("dma", "dma_copy")]
+
+
+@pytest.mark.parametrize(
+    ("init", "base"),
+    [
+        ("acc = nl.ndarray((128, 512), nl.float32, buffer=nl.psum)", 0.0),  # first += writes
+        ("acc = nl.zeros((128, 512), nl.float32, buffer=nl.psum)", 0.0),
+        ("acc = nl.full((128, 512), 2.0, nl.float32, buffer=nl.psum)", 2.0),
+    ],
+)
+def test_legacy_psum_accumulation_values(tmp_path, init, base):
+    path = tmp_path / "k.py"
+    path.write_text(
+        LEG
+        + textwrap.dedent(
+            f"""
+            @nki.jit
+            def k(a, b):
+                out = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
+                {init}
+                for i in nl.affine_range(3):
+                    x = nl.load(a[i * 128:(i + 1) * 128, :])
+                    acc += nl.matmul(x, nl.load(b[i * 128:(i + 1) * 128, :]), transpose_x=True)
+                nl.store(out, value=nl.copy(acc))
+                return out
+            """
+        )
+    )
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((384, 128)).astype(np.float32)
+    b = rng.standard_normal((384, 512)).astype(np.float32)
+    res = simulate_kernel(load_kernel(path), [a, b])
+    np.testing.assert_allclose(res.outputs, base + a.T @ b, rtol=1e-4, atol=1e-3)
+    assert not res.warnings
