@@ -1,12 +1,17 @@
 """Simulator overhead: NKI simulator time / plain NumPy time for the same result.
 
-Three kernels from ``tests/nkisim/kernels/current`` (idiomatic 128-partition tiles):
+Kernels from ``tests/nkisim/kernels/current`` (idiomatic 128-partition tiles):
 
-* bf16 tiled matmul 2048 x 2048 x 2048 (fp32 PSUM accumulation) vs one fp32 ``np.matmul``;
+* bf16 tiled matmul 2048 x 2048 x 2048 (fp32 PSUM accumulation) vs one fp32 ``np.matmul``, and
+  the same in the legacy API (``tests/nkisim/kernels/legacy``, ``psum += nl.matmul``);
+* the tutorial's published size, 4096 x 8192 x 8192 bf16 (left out with
+  ``BENCH_NKISIM_SMALL=1``);
 * row softmax 4096 x 4096 fp32 vs a NumPy softmax;
 * tensor add 4096 x 8192 fp32 vs ``np.add``.
 
-Targets: <= 3x for matmul and add, <= 5x for softmax (on wall time). Both sides are best-of-N in
+Targets: <= 3x for matmul and add, <= 5x for softmax (on wall time).  Then the fixed cost per
+instruction: a kernel of 10,000 instructions on (128, 4) tiles, median microseconds per
+instruction over 7 runs (target <= 10 us). Both sides are best-of-N in
 one process; wall time and process CPU time (all threads) are reported, since on a shared machine
 wall time includes waiting for a core. The simulator runs kernels with BLAS limited to one thread
 (many small 128 x 128 x 512 GEMMs), so the NumPy baseline is measured under the same limit.
@@ -87,11 +92,11 @@ def _first(outputs: object) -> np.ndarray:
 
 
 def simulate(
-    stem: str, func: str, inputs: dict, repeat: int, profile: bool
+    stem: str, func: str, inputs: dict, repeat: int, profile: bool, folder: Path = KERNELS
 ) -> tuple[Timing, np.ndarray]:
     from cuda2nki.nkisim import load_kernel, simulate_kernel
 
-    kernel = load_kernel(str(KERNELS / f"{stem}.py"), func)
+    kernel = load_kernel(str(folder / f"{stem}.py"), func)
     run = lambda: _first(simulate_kernel(kernel, inputs).outputs)  # noqa: E731
     if profile:
         prof = cProfile.Profile()
@@ -161,10 +166,102 @@ def bench_add(rng: np.random.Generator, profile: bool) -> Row:
     return Row("add 4096x8192", t_sim, t_np, 3.0, float(np.max(np.abs(got - ref))))
 
 
+LEGACY_KERNELS = KERNELS.parent / "legacy"
+
+
+def bench_matmul_legacy(rng: np.random.Generator, profile: bool) -> Row:
+    """The same matmul in the legacy API (``psum += nl.matmul`` over K tiles)."""
+    n = 2048
+    lhsT = rng.standard_normal((n, n), dtype=np.float32).astype(ml_dtypes.bfloat16)
+    rhs = rng.standard_normal((n, n), dtype=np.float32).astype(ml_dtypes.bfloat16)
+    a_f, b_f = lhsT.astype(np.float32).T.copy(), rhs.astype(np.float32)
+    t_np, ref = baseline(lambda: np.matmul(a_f, b_f), 3)
+    t_sim, got = simulate(
+        "matmul_tiled",
+        "matmul_tiled_kernel",
+        {"lhsT": lhsT, "rhs": rhs},
+        2,
+        profile,
+        LEGACY_KERNELS,
+    )
+    err = float(np.max(np.abs(got.astype(np.float32) - ref) / (np.abs(ref) + 1.0)))
+    return Row("legacy matmul 2048^3", t_sim, t_np, 3.0, err)
+
+
+def _fp32_matmul(lhsT: np.ndarray, rhs: np.ndarray) -> tuple[Timing, np.ndarray]:
+    """One fp32 ``lhsT.T @ rhs`` (the fp32 copies are freed on return)."""
+    a_f, b_f = lhsT.astype(np.float32).T.copy(), rhs.astype(np.float32)
+    return baseline(lambda: np.matmul(a_f, b_f), 1)
+
+
+def bench_matmul_published(rng: np.random.Generator, profile: bool) -> Row:
+    """The tutorial's published size, 4096 x 8192 x 8192 bf16 (M x K x N), vs one fp32 matmul."""
+    m, k, n = 4096, 8192, 8192
+    lhsT = rng.standard_normal((k, m), dtype=np.float32).astype(ml_dtypes.bfloat16)
+    rhs = rng.standard_normal((k, n), dtype=np.float32).astype(ml_dtypes.bfloat16)
+    t_np, ref = _fp32_matmul(lhsT, rhs)
+    t_sim, got = simulate(
+        "matmul_tiled", "matmul_tiled_kernel", {"lhsT": lhsT, "rhs": rhs}, 1, profile
+    )
+    err = float(np.max(np.abs(got.astype(np.float32) - ref) / (np.abs(ref) + 1.0)))
+    return Row("bf16 matmul 4096x8192^2", t_sim, t_np, 3.0, err)
+
+
+TINY = """
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def tiny_kernel(x):
+    out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+    u = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x)
+    for i in nl.affine_range(N):
+        nisa.tensor_scalar(dst=u, data=t, op0=nl.multiply, operand0=1.0001)
+        nisa.tensor_tensor(dst=t, data1=u, data2=t, op=nl.subtract)
+        nisa.activation(dst=u, op=nl.exp, data=t)
+        nisa.tensor_copy(dst=t, src=u)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+"""
+
+
+def bench_tiny_instructions(n: int = 2500, runs: int = 7) -> tuple[float, float]:
+    """Median microseconds per instruction (wall, process CPU) of a kernel of many (128, 4)
+    instructions."""
+    import tempfile
+
+    from cuda2nki.nkisim import load_kernel, simulate_kernel
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "tiny.py"
+        path.write_text(TINY.replace("range(N)", f"range({n})"))
+        kernel = load_kernel(str(path), "tiny_kernel")
+        x = np.full((128, 4), 0.5, np.float32)
+        wall, cpu = [], []
+        for _ in range(runs):
+            t0, c0 = time.perf_counter(), time.process_time()
+            res = simulate_kernel(kernel, [x])
+            wall.append((time.perf_counter() - t0) / len(res.trace) * 1e6)
+            cpu.append((time.process_time() - c0) / len(res.trace) * 1e6)
+    return float(np.median(wall)), float(np.median(cpu))
+
+
 def main() -> None:
     profile = os.environ.get("BENCH_NKISIM_PROFILE", "") not in ("", "0")
     rng = np.random.default_rng(0)
-    rows = [bench(rng, profile) for bench in (bench_matmul, bench_softmax, bench_add)]
+    benches = [bench_matmul, bench_matmul_legacy, bench_softmax, bench_add]
+    if os.environ.get("BENCH_NKISIM_SMALL", "") in ("", "0"):
+        benches.append(bench_matmul_published)
+    rows = [bench(rng, profile) for bench in benches]
+    wall, cpu = bench_tiny_instructions()
+    print(
+        f"per-instruction overhead, (128, 4) tiles: {wall:.1f} us wall, {cpu:.1f} us CPU median "
+        "(target <= 10 us)"
+    )
     print("BLAS limited to one thread for both the simulator and the NumPy baseline")
     head = f"{'kernel':<22}{'sim wall':>9}{'np wall':>9}{'ratio':>7}{'sim cpu':>9}{'np cpu':>8}"
     print(f"{head}{'ratio':>7}{'target':>8}  {'max err':>9}  ok")

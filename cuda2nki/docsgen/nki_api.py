@@ -239,14 +239,15 @@ def _refused_rows(provided: set[str]) -> list[dict[str, str]]:
     from cuda2nki.nkisim.importer import NOT_SIMULATED
     from cuda2nki.nkisim.tensor import _TENSOR_NOT_SIMULATED
 
-    short = {"isa": "nisa", "language": "nl"}
+    short = {"isa": "nisa", "language": "nl", "collectives": "nki.collectives"}
     found = {f"{short[k.split('.')[0]]}.{k.split('.', 1)[1]}": v for k, v in NOT_SIMULATED.items()}
     found |= {f"NkiTensor.{k}": v for k, v in _TENSOR_NOT_SIMULATED.items()}
     return [
         {
             "api": api,
             "current": "not supported",
-            "legacy": "not supported",
+            # nki.collectives is a namespace of the current API only
+            "legacy": "absent" if api.startswith("nki.collectives.") else "not supported",
             "engine": "none (refused)",
             "cycles": "",
             "notes": reason,

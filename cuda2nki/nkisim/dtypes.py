@@ -19,6 +19,15 @@ import ml_dtypes
 import numpy as np
 
 F32 = np.dtype(np.float32)
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def bf16_to_f32(v: np.ndarray) -> np.ndarray:
+    """Exact widening of bfloat16 values to float32: the bits shifted into the high half (about
+    twice as fast as ``astype``)."""
+    out = np.empty(v.shape, np.float32)  # owns its data (deferred matmuls keep it as is)
+    np.left_shift(v.view(np.uint16), 16, out=out.view(np.uint32), dtype=np.uint32)
+    return out
 
 
 @dataclass(frozen=True)

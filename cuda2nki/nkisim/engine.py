@@ -221,7 +221,7 @@ def record(
     """
     s = _STACK[-1]
     if s.mem_dirty:
-        s.sample_memory()
+        s.sample_memory(ts)
     # the port's frame: the innermost one outside the simulator (inlined for speed)
     try:
         f = _getframe(1 + sim_frames)
@@ -247,6 +247,17 @@ def record(
                 s.kernel_entry = code_entry(g.f_code)
     else:
         file, line = "<unknown>", 0
+    trace = s.trace
+    if s.zero_psum:
+        _deferred_zeros(s, ts, file, line)
+    n = len(trace)
+    for t in ts:  # the last use of each on-chip operand (liveness, SimState.settle_memory)
+        if t is not None:
+            u = t.storage.use
+            if u is not None:
+                u[0] = n
+    t = ts[0] if ts else None
+    s.last_dst = t.storage.uid if t is not None else 0
     n = len(ts)
     if shapes is not None:
         main = None
@@ -269,7 +280,7 @@ def record(
                 dtypes.append(t.dtype.name)
                 bufs.append(t.storage.buffer.name)
         shapes, dtypes, bufs = tuple(shapes), tuple(dtypes), tuple(bufs)
-    s.trace.append(
+    trace.append(
         _mk_instr(
             _Instr,
             (
@@ -291,6 +302,30 @@ def record(
         from cuda2nki.nkisim.provenance import note
 
         note(s.writers, eng, op, ts, f, line)
+
+
+def _deferred_zeros(s: st.SimState, ts: tuple, file: str, line: int) -> None:
+    """Record the memset of a legacy PSUM ``nl.zeros`` tile used by an instruction before any
+    matmul accumulated into it (language._filled)."""
+    for t in ts:
+        if t is not None:
+            ent = s.zero_psum.pop(t.storage.uid, None)
+            if ent is not None:
+                shape, dtype, parts, free = ent
+                s.trace.append(
+                    st.Instr(
+                        "vector",
+                        "memset",
+                        (shape,),
+                        (dtype,),
+                        ("psum",),
+                        parts,
+                        free,
+                        0,
+                        file,
+                        line,
+                    )
+                )
 
 
 _Instr = st.Instr

@@ -42,6 +42,14 @@ NOT_SIMULATED = {
     "isa.nonzero_with_count": "its partition-group layout is not modelled",
 }
 
+#: ``nki.collectives``: communication between NeuronCores.  The simulator runs one NeuronCore,
+#: so every name of the namespace is refused with this reason (those of the public API reference
+#: are listed in ``NOT_SIMULATED`` for the coverage document).
+COLLECTIVES_REASON = "collective communication between NeuronCores is not modelled"
+for _name in ("all_gather", "all_reduce", "all_to_all"):
+    NOT_SIMULATED[f"collectives.{_name}"] = COLLECTIVES_REASON
+del _name
+
 
 class SimModule(types.ModuleType):
     """A namespace module of the simulator; unknown public names raise C2N3001.
@@ -58,7 +66,7 @@ def _missing(m: SimModule, name: str):
     if name.startswith("__") and name.endswith("__"):
         raise AttributeError(name)
     short = m.__name__.rsplit(".", 1)[-1]
-    detail = NOT_SIMULATED.get(f"{short}.{name}", "")
+    detail = NOT_SIMULATED.get(f"{short}.{name}", "") or m.__dict__.get("_sim_refusal", "")
     other = m.__dict__.get("_sim_other")
     if not detail and other is not None and name in other.__dict__:
         detail = (
@@ -205,6 +213,7 @@ def build_modules() -> dict[str, SimModule]:
     typ = _module("nki.typing", False, _typing_attrs())
     extras = _extras("nki", False, isa)
     dtype = _dtype_module()
+    coll = _module("nki.collectives", False, {"_sim_refusal": COLLECTIVES_REASON})
     top = _module(
         "nki",
         False,
@@ -217,11 +226,13 @@ def build_modules() -> dict[str, SimModule]:
             "tensor": NkiTensor,
             "compiler": extras["nki.compiler"],
             "dtype": dtype,
+            "collectives": coll,
         },
     )
     mods.update({"nki": top, "nki.language": lang, "nki.isa": isa, "nki.typing": typ})
     mods.update(extras)
     mods["nki.dtype"] = dtype
+    mods["nki.collectives"] = coll
     # legacy API
     llang = _module("neuronxcc.nki.language", True, nl_leg)
     lisa = _module("neuronxcc.nki.isa", True, isa_leg)

@@ -236,13 +236,27 @@ def mask_where(mask, shape):
         raise unsupported("mask=", "the current NKI API has no mask parameter; slice with min()")
     from cuda2nki.nkisim.tensor import Mask
 
-    arr = mask.arr if isinstance(mask, Mask) else np.asarray(mask, dtype=bool)
+    if isinstance(mask, Mask):
+        if _all_active(mask, tuple(shape)):
+            return None  # a tail mask on a full tile: every element active, as without a mask
+        arr = mask.arr
+    else:
+        arr = np.asarray(mask, dtype=bool)
     try:
         return np.broadcast_to(arr, shape)
     except ValueError:
         raise invalid(
             "mask", f"mask of shape {arr.shape} does not fit an operand of shape {shape}"
         ) from None
+
+
+def _all_active(mask, shape: tuple) -> bool:
+    """Whether every factor of ``mask`` is all true and they broadcast to ``shape``."""
+    try:
+        full = np.broadcast_shapes(*(f.shape for f in mask.factors), shape)
+    except ValueError:
+        return False  # reported by the caller
+    return full == shape and all(f.all() for f in mask.factors)
 
 
 def dma_transpose(dst, src, axes=None, dge_mode=dge_mode.unknown, **kw) -> None:

@@ -256,9 +256,6 @@ def run(
                     state.kernel_code = getattr(kernel.fn, "__code__", None)
                     state.kernel_frame = None
                     r = kernel.fn(*wargs, **wkw)
-                    # the kernel's frame (held since its first instruction) keeps its locals alive:
-                    # settle the last memory peak candidate before they go
-                    state.settle_memory()
                     state.kernel_frame = None
                     if out is None:
                         out = r
@@ -266,6 +263,7 @@ def run(
                 outputs = _convert_out(out, state, kernel.fn)
                 if out is None and state.written_args:
                     outputs = _write_back(state)
+            state.settle_memory()  # on-chip peaks by liveness; spills noted
             writers = None
             if state.writers is not None:
                 from cuda2nki.nkisim.provenance import output_writers

@@ -270,7 +270,14 @@ def _filled(shape, dtype, value, buffer, name, api, lazy: bool = False) -> NkiTe
     t = allocate(shape, dtype, buf, name, api=api)
     t.assign(np.full(t.shape, value, dtype=np.float32 if t.dtype.is_float else np.int64), api=api)
     if t.on_chip and not lazy:
-        record("vector", "memset", (t,))
+        state = st.current()
+        if state.legacy and value == 0 and t.buffer is psum:
+            # ``acc = nl.zeros(..., buffer=nl.psum)`` then ``acc += nl.matmul(...)`` starts a
+            # PSUM accumulation: the first matmul writes instead of adding, no memset.  The
+            # memset is recorded only if another instruction uses the tile first (engine.record)
+            state.zero_psum[t.storage.uid] = (t.shape, t.dtype.name, t.partitions(), t.free_size())
+        else:
+            record("vector", "memset", (t,))
     return t
 
 
@@ -550,9 +557,14 @@ def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
         xt.assign(mat(x, f32=False).T, api=api)
         record("tensor", "nc_transpose", (xt, x), extra=(x.partitions(), x.free_size()))
         x = xt
-    res = _isa.matmul_values(api, x, y, None, s)
-    out = allocate(res.shape, float32, psum, api=api)
-    out.assign(res, where=_where(mask, res.shape), api=api)
+    a2, b2 = _isa.matmul_operands(api, x, y, None, s)
+    shape = (a2.shape[1], b2.shape[1])
+    out = allocate(shape, float32, psum, api=api)
+    if mask is None:
+        # deferred like nisa.nc_matmul; ``acc += out`` extends acc's deferred GEMM (_inplace)
+        _isa._matmul_write(api, out, a2, b2, False)
+    else:
+        out.assign(np.matmul(a2.T, b2), where=_where(mask, shape), api=api)
     _isa._mm_view(out)[...] = True
     record(
         "tensor",
@@ -1108,6 +1120,8 @@ def _setitem(t: NkiTensor, key, value) -> None:
     api = "tensor[...] ="
     view = t[key]
     if isinstance(value, NkiTensor):
+        if _same_view(view, value):
+            return  # the store-back of ``t[k] op= v``: the in-place op wrote it already
         if not st.current().legacy and (not view.on_chip and value.on_chip):
             raise invalid(api, "use nisa.dma_copy / nl.store to write HBM")
         vals = value.values(api) if value.dtype == view.dtype else value.f32(api)
@@ -1128,6 +1142,8 @@ def _setitem(t: NkiTensor, key, value) -> None:
                 )
         view.assign(vals, api=api)
         if view.on_chip and value.on_chip:
+            if _retarget(view, value):
+                return
             record("vector", "tensor_copy", (view, value))
         else:
             record("dma", "dma_copy", (view, value), dma_bytes=value.size * value.itemsize)
@@ -1143,6 +1159,45 @@ def _setitem(t: NkiTensor, key, value) -> None:
         record("vector", "memset", (view,))
 
 
+def _same_view(a: NkiTensor, b: NkiTensor) -> bool:
+    """Whether ``b`` views exactly the elements of ``a``, in the same layout and dtype."""
+    if a.storage is not b.storage or a.index is not None or b.index is not None:
+        return False
+    x, y = a.a, b.a
+    return (
+        x is not None
+        and y is not None
+        and a.dtype == b.dtype
+        and x.shape == y.shape
+        and x.strides == y.strides
+        and a._byte_offset() == b._byte_offset()
+    )
+
+
+def _retarget(view: NkiTensor, value: NkiTensor) -> bool:
+    """Legacy ``t[k] = nl.op(...)``: the compiler writes the op's result straight into ``t[k]``.
+
+    When the instruction just recorded produced the whole of ``value`` (same number of
+    elements as ``view``, same dtype), it is retargeted to ``view`` and no copy is recorded."""
+    s = st.current()
+    if not s.legacy or not s.trace or value.storage.use is None:
+        return False
+    stg = value.storage
+    if (
+        stg.use[0] != len(s.trace) - 1
+        or value.size != stg.flat.size
+        or value.size != view.size
+        or value.dtype != view.dtype
+    ):
+        return False
+    if s.last_dst != stg.uid:
+        return False
+    u = view.storage.use
+    if u is not None:
+        u[0] = len(s.trace) - 1
+    return True
+
+
 def _inplace(t: NkiTensor, name: str, other) -> None:
     api = f"tensor {name}="
     if (
@@ -1155,6 +1210,23 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
         # PSUM accumulation of a matmul result: the TensorE accumulates in place (fp32).
         if other.shape != t.shape and other.size != t.size:
             raise fail("C2N3014", api=api, detail=f"{other.describe()} into {t.describe()}")
+        zp = st.current().zero_psum
+        if zp:
+            zp.pop(t.storage.uid, None)  # the zero fill folds into the first matmul
+        pend = other.storage.mm_pending
+        if (
+            pend is not None
+            and pend[2] == "set"
+            and other.shape == t.shape
+            and pend[1].shape == other.shape
+            and other.storage.flat.size == other.size
+        ):
+            # the matmul that made ``other`` is still deferred: accumulate its operands into t
+            # (onto a tile never written, the first one writes, as the eager path below does)
+            acc = None if t.storage.fresh else True
+            for a2, b2 in zip(pend[3], pend[4]):
+                _isa._matmul_write(api, t, a2, b2, acc)
+            return
         if t.storage.fresh:
             t.assign(other.f32(api), api=api)
         else:
@@ -1181,7 +1253,7 @@ def arange(start, stop=None, step=1, **kw) -> IndexExpr:
     no_extra_kw("nl.arange", kw)
     if stop is None:
         start, stop = 0, start
-    return IndexExpr(np.arange(int(start), int(stop), int(step)))
+    return IndexExpr.range(int(start), int(stop), int(step))
 
 
 class _MGrid:
@@ -1196,7 +1268,9 @@ class _MGrid:
             r = np.arange(k.start or 0, k.stop, k.step or 1)
             shp = [1] * n
             shp[i] = r.size
-            out.append(IndexExpr(r.reshape(shp)))
+            st_ = [0] * n
+            st_[i] = (k.step or 1) if r.size > 1 else 0
+            out.append(IndexExpr(r.reshape(shp), (int(k.start or 0), tuple(st_))))
         return _Grid(out)
 
 

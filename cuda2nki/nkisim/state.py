@@ -147,15 +147,25 @@ class SimState:
     grid: tuple[int, ...] = ()
     lnc: int = 1
     seed: int = 0
-    # live on-chip memory: storage id -> (bytes per partition or banks, alloc site)
-    live_sbuf: dict[int, tuple[int, tuple[str, int]]] = field(default_factory=dict)
-    live_psum: dict[int, tuple[int, tuple[str, int]]] = field(default_factory=dict)
+    # on-chip memory.  Occupancy is counted from each tile's allocation to its last use by an
+    # instruction (liveness, as the compiler allocates), see ``settle_memory``.  While a tile's
+    # Python object lives it is in ``live_sbuf`` / ``live_psum``: storage id -> (bytes per
+    # partition or banks, alloc site, trace index at allocation, use cell[, bytes]); the use
+    # cell (shared with ``Storage.use``) holds the index of the last instruction that used it.
+    live_sbuf: dict[int, tuple] = field(default_factory=dict)
+    live_psum: dict[int, tuple] = field(default_factory=dict)
+    # totals of the Python-live tiles: an upper bound of the occupancy by liveness (a tile is
+    # never used after its object dies), so while they fit nothing needs checking
     sbuf_now: int = 0
     psum_banks_now: int = 0
     psum_bytes_now: int = 0
+    # live ranges of the tiles that died: (first, last, amount, site) per buffer kind
+    ranges_sbuf: list = field(default_factory=list)
+    ranges_psum: list = field(default_factory=list)
     peak_sbuf: int = 0
     peak_psum_bytes: int = 0
     peak_psum_banks: int = 0
+    _settled_at: tuple = (-1, -1, -1)
     rng: np.random.Generator = field(default_factory=lambda: np.random.default_rng(0))
     scalar_acc: np.ndarray = field(default_factory=lambda: np.zeros(PMAX, np.float32))
     vector_acc: np.ndarray = field(default_factory=lambda: np.zeros(PMAX, np.float32))
@@ -172,136 +182,159 @@ class SimState:
     input_names: dict[int, str] = field(default_factory=dict)
     shared_outputs: dict = field(default_factory=dict)
     shared_seq: dict = field(default_factory=dict)
-    # set when on-chip usage may exceed a peak or a peak candidate awaits settling: the next
-    # instruction samples memory (SimState.sample_memory)
+    # set while the Python-live tiles exceed a capacity: the next instruction checks that its
+    # own operands fit (SimState.sample_memory)
     mem_dirty: bool = False
-    _cand_sbuf: tuple | None = None
-    _cand_psum: tuple | None = None
+    #: legacy PSUM tiles created by nl.zeros whose memset is not recorded yet: storage uid ->
+    #: (shape, dtype name, partitions, free) (language._filled)
+    zero_psum: dict = field(default_factory=dict)
+    last_dst: int = 0  # storage uid of the last instruction's destination (its first operand)
     affine: list = field(default_factory=list)  # active legacy affine_range loops: [token, i]
     #: per-element writers of HBM tensors (provenance.WriterLog) when the run tracks them
     writers: object = None
     kernel_code: object = None  # code of the running kernel function
     kernel_frame: object = None  # its frame, held so its locals outlive the return until settled
     kernel_entry: object = None  # errors._CODES entry of the kernel's code (with kernel_frame)
-    _watch: set = field(default_factory=set)
-    _died: dict = field(default_factory=dict)
-    _death_seq: int = 0
 
     # ------------------------------------------------------------------ memory accounting
-    def alloc_sbuf(self, sid: int, nbytes: int, site: tuple[str, int]) -> None:
-        self.live_sbuf[sid] = (nbytes, site)
+    def alloc_sbuf(self, sid: int, nbytes: int, site: tuple[str, int], use: list) -> None:
+        self.live_sbuf[sid] = (nbytes, site, len(self.trace), use)
         self.sbuf_now += nbytes
-        if self.sbuf_now > self.peak_sbuf:
+        if self.sbuf_now > self.target.sbuf_bytes:
             self.mem_dirty = True
+            self.check_tile(nbytes, 0, site)
+
+    def check_tile(self, nbytes: int, banks: int, site: tuple[str, int]) -> None:
+        """A single tile larger than the whole SBUF or PSUM fits no allocation."""
+        if not self.check_capacity:
+            return
+        if nbytes > self.target.sbuf_bytes:
+            raise _at(
+                site, "C2N3017", size=nbytes, limit=self.target.sbuf_bytes, target=self.target.name
+            )
+        if banks > PSUM_BANKS:
+            raise _at(site, "C2N3018", banks=banks)
 
     def free_sbuf(self, sid: int) -> None:
         ent = self.live_sbuf.pop(sid, None)
         if ent is not None:
-            now = self.sbuf_now = self.sbuf_now - ent[0]
-            if sid in self._watch:
-                self._note_death(sid)
-            if (
-                self.mem_dirty
-                and now <= self.peak_sbuf
-                and self._cand_sbuf is None
-                and self._cand_psum is None
-                and self.psum_bytes_now <= self.peak_psum_bytes
-                and self.psum_banks_now <= self.peak_psum_banks
-            ):
-                # back under the peaks with nothing to settle: sample_memory would only clear
-                # the flag (a tile rebound in a loop is over the peak only until the old one dies)
-                self.mem_dirty = False
+            self.sbuf_now -= ent[0]
+            last = ent[3][0]
+            if last >= ent[2]:  # a tile no instruction used occupies nothing
+                self.ranges_sbuf.append((ent[2], last, ent[0], ent[1]))
+            if self.mem_dirty:
+                self.mem_dirty = self._over()
 
-    def alloc_psum(self, sid: int, nbytes: int, banks: int, site: tuple[str, int]) -> None:
-        self.live_psum[sid] = (banks, site, nbytes)  # type: ignore[assignment]
+    def alloc_psum(self, sid: int, nbytes: int, banks: int, site: tuple[str, int], use: list):
+        self.live_psum[sid] = (banks, site, len(self.trace), use, nbytes)
         self.psum_banks_now += banks
         self.psum_bytes_now += nbytes
-        if self.psum_banks_now > self.peak_psum_banks or self.psum_bytes_now > self.peak_psum_bytes:
+        if self.psum_banks_now > PSUM_BANKS:
             self.mem_dirty = True
+            self.check_tile(0, banks, site)
 
     def free_psum(self, sid: int) -> None:
         ent = self.live_psum.pop(sid, None)
         if ent is not None:
             self.psum_banks_now -= ent[0]
-            self.psum_bytes_now -= ent[2]  # type: ignore[misc]
-            if sid in self._watch:
-                self._note_death(sid)
+            self.psum_bytes_now -= ent[4]
+            last = ent[3][0]
+            if last >= ent[2]:
+                self.ranges_psum.append((ent[2], last, ent[0], ent[1], ent[4]))
+            if self.mem_dirty:
+                self.mem_dirty = self._over()
 
-    # Sampling.  A tile created by an instruction's own statement while the previous tile bound
-    # to the same name is still alive (``y = nl.exp(x)`` in a loop) would count twice: the old
-    # one dies only when the name is rebound, after the call.  So a new peak is held as a
-    # candidate with its "suspects": older live tiles from the same allocation site as a newer
-    # live one.  When the candidate is settled (at the next instruction, or when the kernel
-    # returns), a suspect that died while the newest tile of its site was still alive was an old
-    # binding and is taken out; one still alive, or outliving the newest (the elements of a list
-    # of tiles die newest-first with the list), was really live and stays counted.
+    def _over(self) -> bool:
+        return self.sbuf_now > self.target.sbuf_bytes or self.psum_banks_now > PSUM_BANKS
 
-    def sample_memory(self) -> None:
-        """Called at every instruction: update peaks, enforce capacity (reference 3.3)."""
-        if self._cand_sbuf is not None or self._cand_psum is not None:
-            self.settle_memory()
-        if self.sbuf_now > self.peak_sbuf:
-            self._cand_sbuf = self._candidate(self.live_sbuf, self.sbuf_now)
-        if self.psum_bytes_now > self.peak_psum_bytes:
-            self.peak_psum_bytes = self.psum_bytes_now
-        if self.psum_banks_now > self.peak_psum_banks:
-            self._cand_psum = self._candidate(self.live_psum, self.psum_banks_now)
-        self.mem_dirty = self._cand_sbuf is not None or self._cand_psum is not None
-
-    def _candidate(self, live: dict, now: int):
-        newest: dict = {}
-        suspects: list = []
-        for sid, ent in reversed(live.items()):
-            site = ent[1]
-            if site in newest:
-                suspects.append((sid, ent[0], newest[site]))
-                self._watch.add(sid)
-                self._watch.add(newest[site])
-            else:
-                newest[site] = sid
-        site = next(reversed(live.values()))[1] if live else ("<unknown>", 0)
-        return (now, suspects, site)
-
-    def _note_death(self, sid: int) -> None:
-        self._death_seq += 1
-        self._died[sid] = self._death_seq
-
-    def _settled(self, cand, live: dict) -> int:
-        now = cand[0]
-        never = float("inf")
-        for sid, amount, newest in cand[1]:
-            if sid in live:
-                continue
-            t_old = self._died.get(sid, 0)
-            t_new = never if newest in live else self._died.get(newest, 0)
-            if t_old < t_new:
-                now -= amount
-        return now
+    def sample_memory(self, ts: tuple = ()) -> None:
+        """Called at an instruction while the Python-live tiles exceed a capacity: its own
+        operands must fit at once (no allocation can hold them otherwise: C2N3017 / C2N3018,
+        at the allocation of the newest of them); other live tiles can be spilled."""
+        self.mem_dirty = self._over()
+        if not self.check_capacity:
+            return
+        seen: dict = {}
+        for t in ts:
+            if t is not None:
+                stg = t.storage
+                if stg.use is not None:
+                    seen[stg.uid] = stg
+        sb = sum(self.live_sbuf[u][0] for u in seen if u in self.live_sbuf)
+        if sb > self.target.sbuf_bytes:
+            site = self.live_sbuf[max(u for u in seen if u in self.live_sbuf)][1]
+            raise _at(
+                site, "C2N3017", size=sb, limit=self.target.sbuf_bytes, target=self.target.name
+            )
+        banks = sum(self.live_psum[u][0] for u in seen if u in self.live_psum)
+        if banks > PSUM_BANKS:
+            site = self.live_psum[max(u for u in seen if u in self.live_psum)][1]
+            raise _at(site, "C2N3018", banks=banks)
 
     def settle_memory(self) -> None:
-        c, self._cand_sbuf = self._cand_sbuf, None
-        if c is not None:
-            now = self._settled(c, self.live_sbuf)
-            if now > self.peak_sbuf:
-                self.peak_sbuf = now
-                if self.check_capacity and now > self.target.sbuf_bytes:
-                    raise _at(
-                        c[2],
-                        "C2N3017",
-                        size=now,
-                        limit=self.target.sbuf_bytes,
-                        target=self.target.name,
-                    )
-        c, self._cand_psum = self._cand_psum, None
-        if c is not None:
-            now = self._settled(c, self.live_psum)
-            if now > self.peak_psum_banks:
-                self.peak_psum_banks = now
-                if self.check_capacity and now > PSUM_BANKS:
-                    raise _at(c[2], "C2N3018", banks=now)
-        if self._cand_sbuf is None and self._cand_psum is None:
-            self._watch.clear()
-            self._died.clear()
+        """Peaks of on-chip occupancy by liveness, over the trace so far; a peak above capacity
+        that the compiler can meet by spilling is noted (C2N3031) with the spill's cost."""
+        key = (len(self.trace), len(self.ranges_sbuf), len(self.ranges_psum))
+        if key == self._settled_at:
+            return
+        self._settled_at = key
+        n = len(self.trace)
+        sb = list(self.ranges_sbuf)
+        ps = list(self.ranges_psum)
+        for ent in self.live_sbuf.values():
+            if ent[3][0] >= ent[2]:
+                sb.append((ent[2], ent[3][0], ent[0], ent[1]))
+        for ent in self.live_psum.values():
+            if ent[3][0] >= ent[2]:
+                ps.append((ent[2], ent[3][0], ent[0], ent[1], ent[4]))
+        self.warnings[:] = [w for w in self.warnings if w.code != "C2N3031"]
+        occ = occupancy(sb, n, 2)
+        self.peak_sbuf = int(occ.max()) if occ.size else 0
+        if self.peak_sbuf > self.target.sbuf_bytes:
+            self._spill_note(occ, self.target.sbuf_bytes, "SBUF", "bytes per partition", 1)
+        banks = occupancy(ps, n, 2)
+        self.peak_psum_banks = int(banks.max()) if banks.size else 0
+        self.peak_psum_bytes = int(occupancy(ps, n, 4).max()) if ps else 0
+        if self.peak_psum_banks > PSUM_BANKS:
+            self._spill_note(banks, PSUM_BANKS, "PSUM", "banks", PSUM_BANK_BYTES)
+
+    def _spill_note(self, occ: np.ndarray, limit: int, buf: str, unit: str, unit_bytes: int):
+        over = np.maximum(occ - limit, 0)
+        # each stretch of instructions over capacity spills its largest excess out and back
+        starts = np.flatnonzero((over > 0) & ~np.concatenate(([False], over[:-1] > 0)))
+        ends = np.append(starts[1:], over.size)
+        spilled = sum(int(over[a:b].max()) for a, b in zip(starts, ends)) * unit_bytes
+        moved = 2 * spilled * PMAX  # out to HBM and back, all partitions
+        us = moved / (16 * self.target.dma_bytes_per_ns_per_engine) / 1000
+        first = int(starts[0])  # where a tile first has to make room
+        ins = self.trace[first] if first < len(self.trace) else None
+        site = (ins.file, ins.line) if ins is not None else ("<unknown>", 0)
+        from cuda2nki.diagnostics import SourceLoc
+
+        self.warnings.append(
+            make(
+                "C2N3031",
+                SourceLoc(site[0], site[1], 1),
+                buffer=buf,
+                size=int(occ[first]),
+                peak=int(occ.max()),
+                unit=unit,
+                limit=limit,
+                target=self.target.name,
+                spilled=spilled,
+                cost=f"{us:.2f}",
+            )
+        )
+
+
+def occupancy(ranges: list, n: int, col: int) -> np.ndarray:
+    """Per instruction index (0..n), the sum of column ``col`` of the live ranges covering it."""
+    diff = np.zeros(n + 2, np.int64)
+    if ranges:
+        arr = np.array([(r[0], r[1], r[col]) for r in ranges], np.int64)
+        np.add.at(diff, arr[:, 0], arr[:, 2])
+        np.add.at(diff, arr[:, 1] + 1, -arr[:, 2])
+    return np.cumsum(diff[:-1])
 
 
 def _at(site: tuple[str, int], code: str, **fmt: object) -> DiagnosticError:

@@ -95,6 +95,7 @@ class Storage:
         "deferred",
         "uid",
         "_free",
+        "use",
         "__weakref__",
     )
 
@@ -134,6 +135,8 @@ class Storage:
         # HBM, while ``pending``: stores whose values are still to be computed (deferred.py)
         self.deferred: DeferredWrites | None = None
         self.uid = next(_UIDS)  # unique for the process (``id()`` values are reused)
+        # on chip: [index of the last instruction that used it] (SimState memory accounting)
+        self.use: list[int] | None = None
 
     def flush_matmul(self) -> None:
         """Evaluate deferred matmuls: one GEMM over the concatenated contraction axis."""
@@ -454,11 +457,8 @@ def allocate(
     if buffer is sbuf:
         p = dims[pdim]
         nbytes = (size // p if p else 0) * ndt.itemsize  # bytes per partition
-        # SimState.alloc_sbuf, inlined
-        state.live_sbuf[stg.uid] = (nbytes, site)
-        state.sbuf_now += nbytes
-        if state.sbuf_now > state.peak_sbuf:
-            state.mem_dirty = True
+        stg.use = use = [-1]
+        state.alloc_sbuf(stg.uid, nbytes, site, use)
         stg._free = state.free_sbuf
     elif buffer is psum:
         tile_bytes = math.prod(dims[pdim + 1 :]) * ndt.itemsize
@@ -466,7 +466,8 @@ def allocate(
             raise fail("C2N3008", what=_what(name, dims), size=tile_bytes, target=state.target.name)
         nblocks = math.prod(dims[:pdim])
         banks = nblocks * max(1, -(-tile_bytes // st.PSUM_BANK_BYTES))
-        state.alloc_psum(stg.uid, nblocks * tile_bytes, banks, site)
+        stg.use = use = [-1]
+        state.alloc_psum(stg.uid, nblocks * tile_bytes, banks, site, use)
         stg._free = state.free_psum
     elif buffer is shared_hbm and (state.grid or state.lnc > 1):
         state.shared_outputs[(site, state.shared_seq[site] - 1)] = stg
@@ -511,12 +512,14 @@ def _sbuf_tile(
     stg.deferred = None
     stg.uid = uid = next(_UIDS)
     stg._free = state.free_sbuf
+    stg.use = use = [-1]
     nbytes = f * ndt.itemsize if p else 0  # bytes per partition
     # SimState.alloc_sbuf, inlined
-    state.live_sbuf[uid] = (nbytes, site)
+    state.live_sbuf[uid] = (nbytes, site, len(state.trace), use)
     now = state.sbuf_now = state.sbuf_now + nbytes
-    if now > state.peak_sbuf:
+    if now > state.target.sbuf_bytes:
         state.mem_dirty = True
+        state.check_tile(nbytes, 0, site)
     # NkiTensor(stg, flat.reshape(shape), ndt, 0, None, 0)
     t = _new_object(NkiTensor)
     t._boff = 0
@@ -577,38 +580,58 @@ def wrap_host(
 class IndexExpr:
     """Legacy affine index tile (``nl.arange``/``nl.mgrid``): an int array with NKI arithmetic."""
 
-    __slots__ = ("arr",)
+    #: ``aff``: ``(first, strides)`` when ``arr[i0, i1, ...] == first + sum(strides[k] * ik)``
+    #: (a size-1 axis has stride 0), known from construction; ``None``: not known
+    __slots__ = ("arr", "aff")
     __array_ufunc__ = None
 
-    def __init__(self, arr):
+    def __init__(self, arr, aff: tuple[int, tuple[int, ...]] | None = None):
         self.arr = np.asarray(arr, dtype=np.int64)
+        self.aff = aff
+
+    @classmethod
+    def range(cls, start: int, stop: int, step: int) -> IndexExpr:
+        arr = np.arange(start, stop, step, dtype=np.int64)
+        return cls(arr, (start, (step if arr.size > 1 else 0,)))
 
     @property
     def shape(self) -> tuple:
         return self.arr.shape
 
     def __getitem__(self, key) -> IndexExpr:
-        return IndexExpr(self.arr[key])
+        arr = self.arr[key]
+        aff = self.aff
+        if aff is not None:
+            aff = _newaxis_aff(aff, key, arr.ndim)
+        return IndexExpr(arr, aff)
 
-    def _bin(self, other, f):
+    def _bin(self, other, f, aff_op=None):
         o = other.arr if isinstance(other, IndexExpr) else other
         if isinstance(o, NkiTensor):
             raise unsupported("tensor values in an index expression")
-        return IndexExpr(f(self.arr, o))
+        arr = f(self.arr, o)
+        aff = None
+        if aff_op is not None and self.aff is not None:
+            if isinstance(other, IndexExpr):
+                if other.aff is not None:
+                    aff = _sum_aff(self.aff, other.aff, aff_op)
+            elif type(other) is int or isinstance(other, np.integer):
+                aff = aff_op(self.aff, int(other))
+        return IndexExpr(arr, aff)
 
     def __add__(self, o):
-        return self._bin(o, np.add)
+        return self._bin(o, np.add, _aff_add)
 
     __radd__ = __add__
 
     def __sub__(self, o):
-        return self._bin(o, np.subtract)
+        return self._bin(o, np.subtract, _aff_sub)
 
     def __rsub__(self, o):
-        return self._bin(o, lambda a, b: b - a)
+        return self._bin(o, lambda a, b: b - a, _aff_rsub)
 
     def __mul__(self, o):
-        return self._bin(o, np.multiply)
+        return self._bin(o, np.multiply, _aff_mul)
 
     __rmul__ = __mul__
 
@@ -619,7 +642,8 @@ class IndexExpr:
         return self._bin(o, np.mod)
 
     def __neg__(self):
-        return IndexExpr(-self.arr)
+        aff = self.aff
+        return IndexExpr(-self.arr, None if aff is None else _aff_mul(aff, -1))
 
     def _cmp(self, o, f):
         o = o.arr if isinstance(o, IndexExpr) else o
@@ -647,6 +671,60 @@ class IndexExpr:
 
     def __repr__(self) -> str:
         return f"IndexExpr(shape={self.arr.shape})"
+
+
+def _aff_add(aff: tuple, c: int) -> tuple:
+    return (aff[0] + c, aff[1])
+
+
+def _aff_sub(aff: tuple, c: int) -> tuple:
+    return (aff[0] - c, aff[1])
+
+
+def _aff_rsub(aff: tuple, c: int) -> tuple:
+    return (c - aff[0], tuple(-s for s in aff[1]))
+
+
+def _aff_mul(aff: tuple, c: int) -> tuple:
+    return (aff[0] * c, tuple(s * c for s in aff[1]))
+
+
+def _sum_aff(a: tuple, b: tuple, op) -> tuple | None:
+    """The affine form of ``a + b`` or ``a - b`` (broadcast: axes aligned to the right)."""
+    if op is _aff_add:
+        sign = 1
+    elif op is _aff_sub:
+        sign = -1
+    elif op is _aff_rsub:
+        a, b, sign = b, a, -1
+    else:
+        return None
+    sa, sb = a[1], b[1]
+    n = max(len(sa), len(sb))
+    sa = (0,) * (n - len(sa)) + sa
+    sb = (0,) * (n - len(sb)) + sb
+    return (a[0] + sign * b[0], tuple(x + sign * y for x, y in zip(sa, sb)))
+
+
+def _newaxis_aff(aff: tuple, key, ndim: int) -> tuple | None:
+    """The affine form after ``[:, None]``-style indexing (full slices and new axes only)."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    strides = list(aff[1])
+    out: list[int] = []
+    i = 0
+    for k in key:
+        if k is None:
+            out.append(0)
+        elif isinstance(k, slice) and k == slice(None):
+            if i >= len(strides):
+                return None
+            out.append(strides[i])
+            i += 1
+        else:
+            return None
+    out.extend(strides[i:])
+    return (aff[0], tuple(out)) if len(out) == ndim else None
 
 
 class Mask:
@@ -878,7 +956,11 @@ class NkiTensor:
     def f32(self, api: str = "read") -> np.ndarray:
         v = self.values(api)
         if self.dtype.is_float:
-            return v if v.dtype == dt.F32 else v.astype(np.float32)
+            if v.dtype == dt.F32:
+                return v
+            if v.dtype == dt.BF16:
+                return dt.bf16_to_f32(v)
+            return v.astype(np.float32)
         return v.astype(np.float32)
 
     def _parallel_view(self, w: np.ndarray) -> np.ndarray:
@@ -1303,7 +1385,9 @@ class NkiTensor:
         if len(key) > self.ndim:
             raise fail("C2N3019", detail=f"{len(key)} indices for a {self.ndim}-D tensor")
         arrs = []
+        affs = []
         for k in key:
+            affs.append(k.aff if isinstance(k, IndexExpr) else None)
             if isinstance(k, IndexExpr):
                 arrs.append(k.arr)
             elif isinstance(k, NkiTensor):
@@ -1317,7 +1401,7 @@ class NkiTensor:
         nrest = self.ndim - len(key)
         bshape = np.broadcast_shapes(*[a.shape for a in arrs])
         if self.index is None and not any(isinstance(k, NkiTensor) for k in key):
-            view = self._affine_view(arrs, bshape)
+            view = self._affine_view(arrs, bshape, affs)
             if view is not None:
                 return view
         rest = shape[len(key) :]
@@ -1363,7 +1447,9 @@ class NkiTensor:
                 return NkiTensor(self.storage, a, self.dtype, pdim)
         return NkiTensor(self.storage, None, self.dtype, pdim, np.where(inb, flat, -1))
 
-    def _affine_view(self, arrs: list[np.ndarray], bshape: tuple[int, ...]) -> NkiTensor | None:
+    def _affine_view(
+        self, arrs: list[np.ndarray], bshape: tuple[int, ...], affs: list | None = None
+    ) -> NkiTensor | None:
         """``_advanced``'s strided view, found from the index tiles themselves: when each is
         affine in its own axes (``base + nl.arange(P)[:, None]`` and the like) and within its
         dimension, the access is a view whose strides combine theirs; no per-element index
@@ -1381,11 +1467,23 @@ class NkiTensor:
         for d, (ix, n) in enumerate(zip(arrs, self.shape)):
             if ix.size == 0:
                 return None
-            own = _affine_strides(ix)
-            if own is None or ix.min() < 0 or ix.max() >= n:
-                return None
+            aff = affs[d] if affs is not None else None
+            if aff is not None and len(aff[1]) == ix.ndim:
+                # known affine form: its range from the ends of each axis
+                own, first = aff[1], aff[0]
+                lo = hi = first
+                for s_, m in zip(own, ix.shape):
+                    lo += min(0, s_ * (m - 1))
+                    hi += max(0, s_ * (m - 1))
+                if lo < 0 or hi >= n:
+                    return None
+            else:
+                own = _affine_strides(ix)
+                if own is None or ix.min() < 0 or ix.max() >= n:
+                    return None
+                first = int(ix.reshape(-1)[0])
             step = a.strides[d] // isz
-            f0 += step * int(ix.reshape(-1)[0])
+            f0 += step * first
             lead = nb - ix.ndim  # broadcasting aligns the index tile's axes to the right
             for k, s_ in enumerate(own):
                 strides[lead + k] += step * s_

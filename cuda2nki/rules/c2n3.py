@@ -174,19 +174,22 @@ register(
         E,
         "SBUF capacity exceeded",
         "live SBUF tensors need {size} bytes per partition, above the {limit} usable on {target}",
-        "The sum of live SBUF tiles per partition exceeds the target's usable SBUF; the compiler "
-        "would spill or fail. Tensors allocated in a loop body are freed when the iteration ends "
-        "(when nothing refers to them any more).",
-        example="big = nl.ndarray((128, 100000), nl.float32, buffer=nl.sbuf)",
-        fix="Use smaller tiles or fewer live buffers.",
+        "The SBUF tiles one instruction reads and writes must all be on chip at once; together "
+        "they exceed the target's usable SBUF per partition, so no allocation can fit them (the "
+        "location is the allocation of the newest of them), or one tile alone is larger than the "
+        "SBUF (reported at its allocation). Other live tiles do not count here: "
+        "the compiler can spill them (C2N3031).",
+        example="big = nl.ndarray((128, 60000), nl.float32, buffer=nl.sbuf)",
+        fix="Use smaller tiles, or split the instruction into smaller ones.",
     ),
     Rule(
         "C2N3018",
         E,
         "PSUM capacity exceeded",
         "live PSUM tiles need {banks} banks, the hardware has 8 (2 KiB each per partition)",
-        "PSUM holds 16 KiB per partition in 8 banks; each PSUM tile occupies whole banks.",
-        example="nine (128, 512) fp32 PSUM tiles alive at once",
+        "PSUM holds 16 KiB per partition in 8 banks; each PSUM tile occupies whole banks. The "
+        "PSUM operands of one instruction must all fit at once.",
+        example="nl.zeros((9, nl.par_dim(128), 512), nl.float32, buffer=nl.psum)  # legacy API",
         fix="Evacuate PSUM results to SBUF and reuse PSUM tiles.",
     ),
     Rule(
@@ -305,5 +308,19 @@ register(
         "location (accumulation with += into PSUM is the only loop-carried exception).",
         example="for i in nl.affine_range(4):\n    nl.store(out[0:128, :], value=t)",
         fix="Index the destination with the loop variable, or use nl.sequential_range.",
+    ),
+    Rule(
+        "C2N3031",
+        N,
+        "on-chip capacity exceeded: the compiler spills",
+        "live {buffer} tiles need {size} {unit} here (at the peak {peak}), above the {limit} on "
+        "{target}; the compiler would spill {spilled} bytes per partition to HBM and back (about "
+        "{cost} us of DMA)",
+        "Occupancy is counted from each tile's allocation to its last use. Above capacity, tiles "
+        "not used by the instruction at hand can be spilled to HBM and reloaded before their next "
+        "use; the estimate moves each stretch's largest excess out and back on all 16 DMA "
+        "engines. The location is the first instruction over capacity.",
+        example="tiles written in a loop and all read again after it, more than fit at once",
+        fix="Consume each tile before producing the next, or use smaller tiles.",
     ),
 )

@@ -20,7 +20,14 @@ def sim():
     st.pop()
 
 
-def _tile(start: int, step: int, n: int, axis: int, ndim: int) -> IndexExpr:
+def _tile(start: int, step: int, n: int, axis: int, ndim: int, known: bool = False) -> IndexExpr:
+    """``start + step * i`` along ``axis``; ``known``: built by NKI arithmetic on an arange, so
+    the index tile carries its affine form (otherwise it is found from the values)."""
+    if known:
+        r = IndexExpr.range(0, n, 1) * step + start
+        if ndim == 1:
+            return r
+        return r[:, None] if axis == 0 else r[None, :]
     shape = [1] * ndim
     shape[axis] = n
     return IndexExpr((start + step * np.arange(n)).reshape(shape))
@@ -29,7 +36,7 @@ def _tile(start: int, step: int, n: int, axis: int, ndim: int) -> IndexExpr:
 def _both(t: NkiTensor, key: tuple) -> tuple[NkiTensor, np.ndarray]:
     fast = t[key]
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(NkiTensor, "_affine_view", lambda self, arrs, bshape: None)
+        m.setattr(NkiTensor, "_affine_view", lambda self, *args: None)
         general = t[key].values()
     return fast, general
 
@@ -45,8 +52,9 @@ index = st_.tuples(
     ndim=st_.integers(2, 3),
     specs=st_.lists(index, min_size=1, max_size=2),
     sliced=st_.booleans(),
+    known=st_.booleans(),
 )
-def test_affine_view_reads_what_the_index_grid_reads(shape, ndim, specs, sliced) -> None:
+def test_affine_view_reads_what_the_index_grid_reads(shape, ndim, specs, sliced, known) -> None:
     state = st.SimState()
     st.push(state)
     try:
@@ -55,7 +63,9 @@ def test_affine_view_reads_what_the_index_grid_reads(shape, ndim, specs, sliced)
         if sliced and shape[0] > 2:
             t = t[1:, :]  # a view that does not start at the storage's first element
         key = tuple(
-            _tile(start, step, n, axis=0, ndim=1) if flat else _tile(start, step, n, int(flip), 2)
+            _tile(start, step, n, 0, 1, known)
+            if flat
+            else _tile(start, step, n, int(flip), 2, known)
             for start, step, n, flip, flat in specs
         )
         try:
@@ -112,3 +122,25 @@ def test_box_of_a_mask_kept_as_factors_is_the_box_of_the_whole_mask(preds, scala
     whole = Mask(mask.arr)
     assert _box(mask, 2) == _box(whole, 2)
     assert _box(mask, 3) == _box(whole, 3)
+
+
+def test_nki_arithmetic_keeps_the_affine_form() -> None:
+    from cuda2nki.nkisim import language as nl
+
+    def grid(e: IndexExpr) -> np.ndarray:
+        first, strides = e.aff
+        g = np.full(e.arr.shape, first, np.int64)
+        for k, (s, n) in enumerate(zip(strides, e.arr.shape)):
+            shp = [1] * e.arr.ndim
+            shp[k] = n
+            g = g + s * np.arange(n).reshape(shp)
+        return g
+
+    i_p, i_f = nl.arange(128)[:, None], nl.arange(512)[None, :]
+    g0, g1 = nl.mgrid[0:64, 3:40:2]
+    exprs = [i_p, i_f, 3 * 128 + i_p, i_f * 2 + 5, 7 - i_p, i_p * 512 + i_f, -i_f, i_p - i_f]
+    exprs += [4 - (i_p + 2 * i_f), nl.arange(5, 50, 3)[None, :] * 2, g0 * 64 + g1, g1 - g0]
+    for e in exprs:
+        assert e.aff is not None and np.array_equal(grid(e), e.arr)
+    # not affine, or not known to be: found from the values where needed
+    assert (i_f // 2).aff is None and (i_p % 3).aff is None and i_f[None, :, 0:4].aff is None

@@ -187,8 +187,9 @@ def test_top_level_name_is_implemented_or_refused(port, ns, name):
         assert diag is None and value is not None
 
 
+# (nki.collectives imports; its names are refused where used: test_public_namespaces.py)
 @pytest.mark.parametrize(
-    "module", ["nki.collectives", "neuronxcc.nki.nccl", "nki.compiler.backends"]
+    "module", ["nki.distributed", "neuronxcc.nki.nccl", "nki.compiler.backends"]
 )
 def test_unmodelled_submodule_import_is_refused(tmp_path, module):
     port = tmp_path / "imports.py"

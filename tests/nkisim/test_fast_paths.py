@@ -31,6 +31,7 @@ def test_sbuf_tile_storage_sets_every_field_as_init_does() -> None:
         got, want = _fields(stg, Storage), _fields(ref, Storage)
         assert got.pop("uid") != want.pop("uid")
         assert got.pop("_free") == state.free_sbuf and want.pop("_free") is None
+        assert got.pop("use") == [-1] and want.pop("use") is None
         assert got == want
     finally:
         st.pop()
@@ -184,3 +185,14 @@ def test_whole_view_of_a_rebased_input_reads_the_written_copy() -> None:
         assert (host == 0).all()
     finally:
         st.pop()
+
+
+def test_bf16_widening_is_exact_on_every_bit_pattern() -> None:
+    import ml_dtypes
+
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(ml_dtypes.bfloat16)
+    for v in (every, every.reshape(256, 256)[:, ::3], every.reshape(256, 256).T):
+        want = v.astype(np.float32).view(np.uint32)
+        got = dt.bf16_to_f32(v)
+        assert got.dtype == np.float32 and got.shape == v.shape
+        assert np.array_equal(got.view(np.uint32), want)

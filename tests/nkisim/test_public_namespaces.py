@@ -234,3 +234,22 @@ def k(a):
     )
     a = np.full((4, 4), -np.inf, np.float32)
     np.testing.assert_array_equal(simulate_kernel(k, [a]).outputs, np.finfo(np.float32).min)
+
+
+@pytest.mark.parametrize(
+    ("imports", "use", "name", "line"),
+    [
+        ("from nki.collectives import all_reduce", "all_reduce(a)", "all_reduce", 4),
+        ("import nki.collectives as cc", "cc.all_gather(a)", "all_gather", 9),
+        ("from nki import collectives", "collectives.collective_permute(a)", "collective_perm", 9),
+        ("import nki.collectives", "nki.collectives.all_to_all(a)", "all_to_all", 9),
+    ],
+)
+def test_collectives_are_refused_by_name(tmp_path, imports, use, name, line):
+    p = tmp_path / "port.py"
+    p.write_text(CUR + f"{imports}\n\n\n@nki.jit\ndef k(a):\n    {use}\n    return a\n")
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(load_kernel(p), [np.ones((4, 4), np.float32)])
+    d = ei.value.diagnostic
+    assert d.code == "C2N3001" and d.loc.line == line
+    assert f"nki.collectives.{name}" in d.message and "between NeuronCores" in d.message

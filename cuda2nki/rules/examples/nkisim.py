@@ -127,16 +127,16 @@ EXAMPLES = {
         big = nl.ndarray((128, 40000), nl.float32, buffer=nl.sbuf)
         more = nl.ndarray((128, 20000), nl.float32, buffer=nl.sbuf)
         nisa.memset(more, 0.0)
+        nisa.tensor_copy(dst=big[0:128, 0:20000], src=more)
         return a
         """
     ),
     "C2N3018": _sim(
         """
-        tiles = [nl.ndarray((128, 512), nl.float32, buffer=nl.psum) for i in range(8)]
-        extra = nl.ndarray((128, 4), nl.float32, buffer=nl.psum)
-        nisa.memset(extra, 0.0)
+        acc = nl.zeros((9, nl.par_dim(128), 512), nl.float32, buffer=nl.psum)
         return a
-        """
+        """,
+        head=LEG,
     ),
     "C2N3019": _sim(
         """
@@ -207,6 +207,23 @@ EXAMPLES = {
         y = nl.ndarray((128, 2), nl.float32, buffer=nl.sbuf)
         nisa.activation(dst=y, op=nl.sin, data=x)
         nisa.dma_copy(dst=out, src=y)
+        return out
+        """,
+        exit_code=0,
+    ),
+    "C2N3031": _sim(
+        """
+        out = nl.ndarray((128, 4), nl.float32, buffer=nl.shared_hbm)
+        keep = []
+        for i in range(3):
+            t = nl.ndarray((128, 20000), nl.float32, buffer=nl.sbuf)
+            nisa.memset(t, float(i))
+            keep.append(t)
+        acc = nl.ndarray((128, 4), nl.float32, buffer=nl.sbuf)
+        nisa.memset(acc, 0.0)
+        for t in keep:
+            nisa.tensor_tensor(dst=acc, data1=acc, data2=t[0:128, 0:4], op=nl.add)
+        nisa.dma_copy(dst=out, src=acc)
         return out
         """,
         exit_code=0,
