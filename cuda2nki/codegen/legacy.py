@@ -288,6 +288,11 @@ class LegacyEmitter(Emitter):
         # padding lanes are garbage that masked copies and stores never move
         self.ins(depth, "transpose", dst=self.dst(s.dst), data=self.view_at(s.src, depth), mask="")
 
+    def _BnStats(self, s, depth: int) -> None:
+        # a ragged chunk: the statistics count only the live elements of the source
+        dst = self.dst(s.dst)
+        self.ins(depth, "bn_stats", dst=dst, data=self.view(s.src), mask=self.mask_of(s.src, depth))
+
     def _Iota(self, s, depth: int) -> None:
         """``offset + cm * p + step * f`` over the tile's index grids (legacy iota of an affine
         ``nl.arange`` expression)."""
