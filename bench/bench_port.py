@@ -244,6 +244,22 @@ EXPERT_JOBS = [
         "matmul_blocked_kernel",
         {"A": "a", "B": "b"},
     ),
+    (
+        "layernorm 4096x4096",
+        "norm/layernorm",
+        {"N": 4096, "C": 4096},
+        "layernorm_bn",
+        "layernorm_bn_kernel",
+        {},
+    ),
+    (
+        "rmsnorm 4096x4096",
+        "norm/rmsnorm",
+        {"rows": 4096, "C": 4096},
+        "rmsnorm_fused",
+        "rmsnorm_fused_kernel",
+        {},
+    ),
 ]
 
 

@@ -21,6 +21,7 @@ row length itself (a parameter or a constant equal to the tile's free size).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -183,7 +184,7 @@ def _row_sum(s: Any, defs: dict[str, Any]) -> Any:
     """The statement writing the row sum ``s`` divides (``s = red / n``), if any."""
     if not (
         isinstance(s, TensorScalar)
-        and s.op0 == Op.DIV
+        and s.op0 in (Op.DIV, Op.MUL)
         and not s.reverse0
         and s.op1 is None
         and s.src.tensor in defs
@@ -201,12 +202,15 @@ def _row_sum(s: Any, defs: dict[str, Any]) -> Any:
 
 
 def _divides_by(s: TensorScalar, n: SizeExpr) -> bool:
+    """``s`` divides by ``n``: ``/ n`` (a parameter or a constant) or ``* (1 / n)``."""
     o = s.operand0
     if isinstance(o, Param):
-        return n == Sym(o.name)
-    if isinstance(o, Lit) and isinstance(n, Const):
+        return s.op0 == Op.DIV and n == Sym(o.name)
+    if not isinstance(o, Lit) or not isinstance(n, Const) or not n.value:
+        return False
+    if s.op0 == Op.DIV:
         return float(o.value) == float(n.value)
-    return False
+    return math.isclose(float(o.value), 1.0 / n.value, rel_tol=1e-12)
 
 
 def _is_var(s: Any, defs: dict[str, Any], x: View, mean: TensorScalar, red: TensorReduce) -> bool:
