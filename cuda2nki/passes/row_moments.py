@@ -63,7 +63,13 @@ class RowMomentsPass(Pass):
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
         names = _Names(kernel)
-        writes = _write_counts(kernel.body)
+        # tiles some view reads other than as [rows, column slice] are left as they are
+        odd = {
+            v.tensor
+            for v in nodes(kernel.body)
+            if isinstance(v, View) and (len(v.dims) != 2 or not isinstance(v.dims[1], Slice))
+        }
+        writes = {t: n for t, n in _write_counts(kernel.body).items() if t not in odd}
         body, rename, gone = _blocks(kernel.body, writes, names)
         if not rename:
             return kernel
