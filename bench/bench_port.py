@@ -8,7 +8,7 @@
    show what tiling/coalescing/hoisting buy (the generic literal lowering, where available, is
    reported the same way);
 3. generated ports of CUDA kernels ÷ expert ports of the same job written from the documented NKI
-   techniques (bench/expert), target <= 1.25x.
+   techniques (bench/expert: blocked matmul, bn_stats layer norm, fused RMS norm), target <= 1.25x.
 """
 
 from __future__ import annotations
@@ -243,6 +243,22 @@ EXPERT_JOBS = [
         "matmul_blocked",
         "matmul_blocked_kernel",
         {"A": "a", "B": "b"},
+    ),
+    (
+        "layernorm 4096x4096",
+        "norm/layernorm",
+        {"N": 4096, "C": 4096},
+        "layernorm_bn",
+        "layernorm_bn_kernel",
+        {},
+    ),
+    (
+        "rmsnorm 4096x4096",
+        "norm/rmsnorm",
+        {"rows": 4096, "C": 4096},
+        "rmsnorm_fused",
+        "rmsnorm_fused_kernel",
+        {},
     ),
 ]
 

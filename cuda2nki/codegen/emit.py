@@ -18,6 +18,8 @@ from cuda2nki.ir.nodes import (
     Add,
     Alloc,
     At,
+    BnAggr,
+    BnStats,
     Const,
     Indirect,
     IntArith,
@@ -575,6 +577,12 @@ class Emitter:
 
     def alloc_shape(self, shape: tuple) -> tuple:
         return shape
+
+    def _BnStats(self, s: BnStats, depth: int) -> None:
+        self.ins(depth, "bn_stats", dst=self.dst(s.dst), data=self.view(s.src))
+
+    def _BnAggr(self, s: BnAggr, depth: int) -> None:
+        self.ins(depth, "bn_aggr", dst=self.dst(s.dst), data=self.view(s.src))
 
     def _Iota(self, s: Iota, depth: int) -> None:
         def n(x: object) -> str:  # a count may be a problem size (a whole row)

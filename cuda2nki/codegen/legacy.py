@@ -288,6 +288,17 @@ class LegacyEmitter(Emitter):
         # padding lanes are garbage that masked copies and stores never move
         self.ins(depth, "transpose", dst=self.dst(s.dst), data=self.view_at(s.src, depth), mask="")
 
+    def _BnStats(self, s, depth: int) -> None:
+        # a ragged chunk: the statistics count only the live elements of the source
+        dst = self.dst(s.dst)
+        self.ins(depth, "bn_stats", dst=dst, data=self.view(s.src), mask=self.mask_of(s.src, depth))
+
+    def _BnAggr(self, s, depth: int) -> None:
+        # the live rows are the source's; the two moments per row need no grid of their own
+        self.pending_dtype = spell.dtype(self.dtypes.get(s.dst.tensor, "float32"))
+        dst = self._bind(s.dst, not s.dst.dims or self._whole(s.dst))
+        self.ins(depth, "bn_aggr", dst=dst, data=self.view(s.src), mask=self.mask_of(s.src, depth))
+
     def _Iota(self, s, depth: int) -> None:
         """``offset + cm * p + step * f`` over the tile's index grids (legacy iota of an affine
         ``nl.arange`` expression)."""
@@ -322,6 +333,10 @@ class LegacyEmitter(Emitter):
         # masked; a sub-region destination is written unmasked (its sources are zero-padded).
         whole = not v.dims or self._whole(v)
         self.pending_mask = self.mask_of(v, self.depth) if whole else ""
+        return self._bind(v, whole)
+
+    def _bind(self, v: View, whole: bool) -> str:
+        """The destination spelled: a whole tile's name (bound here), else an indexed view."""
         if whole and v.tensor not in self.partial:
             if v.tensor not in self.read:
                 return "_"

@@ -195,6 +195,28 @@ class _TileEvaluator:
         r = num.COMBINE[s.op].accumulate(np.concatenate([init.astype(_F32), flat], axis=1), axis=1)
         self.put(s.dst, r[:, 1:].reshape(x.shape), env, s.loc)
 
+    def s_BnStats(self, s: n.BnStats, env) -> None:
+        x = self.get(s.src, env, s.loc).astype(_F32)
+        x = x.reshape(x.shape[0], -1)
+        out = np.zeros((x.shape[0], 6), _F32)
+        for k, part in enumerate((x[:, 0::2], x[:, 1::2])):
+            if part.shape[1]:
+                m = part.mean(axis=1, dtype=_F32)
+                out[:, 3 * k + 1] = m
+                out[:, 3 * k + 2] = ((part - m[:, None]) ** 2).sum(axis=1, dtype=_F32)
+            out[:, 3 * k] = part.shape[1]
+        self.put(s.dst, out, env, s.loc)
+
+    def s_BnAggr(self, s: n.BnAggr, env) -> None:
+        x = self.get(s.src, env, s.loc).astype(np.float64)
+        tr = x.reshape(x.shape[0], -1, 3)
+        cnt, mean, m2 = tr[..., 0], tr[..., 1], tr[..., 2]
+        tot = cnt.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            gm = (cnt * mean).sum(axis=1) / tot
+            var = (m2 + cnt * (mean - gm[:, None]) ** 2).sum(axis=1) / tot
+        self.put(s.dst, np.stack([gm, var], axis=1).astype(_F32), env, s.loc)
+
     def s_IntArith(self, s: n.IntArith, env) -> None:
         a = self.int_operand(s.a, env, (), s.loc)
         b = self.int_operand(s.b, env, (), s.loc)

@@ -908,6 +908,27 @@ class TensorScan(_Node):
 
 
 @dataclass(frozen=True)
+class BnStats(_Node):
+    """Per-partition batch-norm statistics of ``src`` (free size <= 512, ``bn_stats_fmax``):
+    ``dst`` (6 elements per partition) = ``[count, mean, var*count]`` of the even free positions,
+    then the same of the odd positions (population variance)."""
+
+    dst: View
+    src: View
+    loc: SourceLoc = UNKNOWN_LOC
+
+
+@dataclass(frozen=True)
+class BnAggr(_Node):
+    """Per-partition ``[mean, var]`` (``dst``, 2 elements) of the ``(count, mean, var*count)``
+    triples in ``src`` (the :class:`BnStats` of a row's chunks); population variance."""
+
+    dst: View
+    src: View
+    loc: SourceLoc = UNKNOWN_LOC
+
+
+@dataclass(frozen=True)
 class IntArith(_Node):
     """``dst = a op b`` with C's semantics on 32-bit integers, bit-exact (``unsigned``: the
     operation's C type is ``unsigned``): ``add``/``sub``/``mul`` wrap modulo 2**32, ``div``/``mod``
@@ -974,6 +995,8 @@ ScheduledStmt = Union[
     TensorSelect,
     TensorCopy,
     TensorScan,
+    BnStats,
+    BnAggr,
     IntArith,
     Memset,
     Iota,

@@ -87,6 +87,8 @@ OPCALLS: dict[str, type] = {
     "tensor_select": n.TensorSelect,
     "tensor_copy": n.TensorCopy,
     "tensor_scan": n.TensorScan,
+    "bn_stats": n.BnStats,
+    "bn_aggr": n.BnAggr,
     "int_arith": n.IntArith,
     "memset": n.Memset,
     "iota": n.Iota,

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,drop-identities,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,common-tiles,fold-sizes"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,common-tiles,row-moments,fold-sizes"
 
 
 def _fold_peeled() -> type:
@@ -36,6 +36,18 @@ def _common_tiles() -> type:
     from cuda2nki.passes.common_tiles import CommonTilesPass
 
     return CommonTilesPass
+
+
+def _interleaved_loads() -> type:
+    from cuda2nki.passes.interleaved_loads import InterleavedLoadsPass
+
+    return InterleavedLoadsPass
+
+
+def _row_moments() -> type:
+    from cuda2nki.passes.row_moments import RowMomentsPass
+
+    return RowMomentsPass
 
 
 def _fold_sizes() -> type:
@@ -140,7 +152,9 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "fuse-loops": _fuse_loops,
         "dedupe-loads": _dedupe_loads,
         "hoist-loads": _hoist_loads,
+        "interleaved-loads": _interleaved_loads,
         "common-tiles": _common_tiles,
+        "row-moments": _row_moments,
         "fold-sizes": _fold_sizes,
     }
 

@@ -98,12 +98,31 @@ def _whole(v: View, alloc: Alloc) -> bool:
 
 
 def _key(s: Any) -> Any:
-    return s.replace(dst=None, loc=UNKNOWN_LOC)
+    """What makes two instructions the same computation: all but the destinations (an
+    activation's row sum is a by-product), with the operand order of commutative ops ignored."""
+    key = s.replace(dst=None, loc=UNKNOWN_LOC)
+    if isinstance(s, Activation):
+        key = key.replace(reduce_dst=None)
+    if isinstance(s, TensorScalar):
+        if s.op0.info.combiner:
+            key = key.replace(reverse0=False)
+        if s.op1 is not None and s.op1.info.combiner:
+            key = key.replace(reverse1=False)
+    return key
+
+
+@dataclass
+class _Avail:
+    """A tile computed earlier in the block, by ``stmt``, from the tensors ``deps``."""
+
+    tile: str
+    deps: set[str]
+    stmt: Any
 
 
 def _block(body: tuple, writes: dict[str, int], rename: dict[str, str]) -> tuple:
     allocs: dict[str, Alloc] = {}
-    avail: dict[Any, tuple[str, set[str]]] = {}  # key -> (tile, tensors it depends on)
+    avail: dict[Any, _Avail] = {}
     out: list = []
     for s in body:
         if rename:
@@ -116,25 +135,64 @@ def _block(body: tuple, writes: dict[str, int], rename: dict[str, str]) -> tuple
             allocs[s.name] = s
             out.append(s)
             continue
-        tile = s.dst.tensor if _pure(s) else None
+        tile = s.dst.tensor if isinstance(s, _PURE) else None
         first = avail.get(_key(s)) if tile is not None else None
         if (
             first is not None
-            and tile in allocs
-            and writes.get(tile) == 1
-            and _whole(s.dst, allocs[tile])
-            and allocs[tile].replace(name=first[0], loc=UNKNOWN_LOC)
-            == allocs[first[0]].replace(loc=UNKNOWN_LOC)
+            and _fresh(s.dst, allocs, writes)
+            and allocs[tile].replace(name=first.tile, loc=UNKNOWN_LOC)
+            == allocs[first.tile].replace(loc=UNKNOWN_LOC)
+            and _share_row_sum(s, first, out, allocs, writes, rename)
         ):
-            rename[tile] = first[0]
+            rename[tile] = first.tile
             out = [x for x in out if x is not allocs[tile]]
             continue
         written = {v.tensor for v in _dsts(s)}
-        avail = {k: v for k, v in avail.items() if not (written & (v[1] | {v[0]}))}
+        avail = {k: v for k, v in avail.items() if not (written & (v.deps | {v.tile}))}
         if tile is not None and tile in allocs and _whole(s.dst, allocs[tile]):
-            avail[_key(s)] = (tile, _reads(s))
+            avail[_key(s)] = _Avail(tile, _reads(s), s)
         out.append(s)
     return tuple(out)
+
+
+def _fresh(v: View, allocs: dict[str, Alloc], writes: dict[str, int]) -> bool:
+    """``v`` is the whole of a tile of this block written only here."""
+    return v.tensor in allocs and writes.get(v.tensor) == 1 and _whole(v, allocs[v.tensor])
+
+
+def _share_row_sum(
+    s: Any,
+    first: _Avail,
+    out: list,
+    allocs: dict[str, Alloc],
+    writes: dict[str, int],
+    rename: dict[str, str],
+) -> bool:
+    """Whether the repeat ``s`` can go, its row sum (if any) coming from ``first``: the same
+    sum tile (renamed), or one ``first`` now writes too (a softmax's exp, computed once for its
+    sum and its output).  ``out`` is updated in place."""
+    extra = getattr(s, "reduce_dst", None)
+    if extra is None:
+        return True
+    if not _fresh(extra, allocs, writes):
+        return False
+    have = first.stmt.reduce_dst
+    if have is not None:
+        if allocs[extra.tensor].replace(name=have.tensor, loc=UNKNOWN_LOC) != allocs[
+            have.tensor
+        ].replace(loc=UNKNOWN_LOC):
+            return False
+        rename[extra.tensor] = have.tensor
+        out[:] = [x for x in out if x is not allocs[extra.tensor]]
+        return True
+    at = next(i for i, x in enumerate(out) if x is first.stmt)
+    if any(extra.tensor in _reads(x) for x in out[at:] if not isinstance(x, Alloc)):
+        return False
+    merged = first.stmt.replace(reduce_dst=extra)
+    out[:] = [x for x in out if x is not allocs[extra.tensor]]
+    out[at : at + 1] = [allocs[extra.tensor], merged]
+    first.stmt = merged
+    return True
 
 
 def _renamed(x: Any, rename: dict[str, str]) -> Any:

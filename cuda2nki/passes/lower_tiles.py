@@ -922,6 +922,11 @@ class _Lowering:
 
     # ------------------------------------------------------------------ transpose
     def lower_transpose(self, c: Compute) -> None:
+        """``out[j, i] = src[i, j]`` through the tensor engine, in groups of row blocks.
+
+        A group is up to ``TRANSPOSE_GROUP`` blocks of 128 source rows, each loaded whole (every
+        column) by one DMA; per block of 128 source columns, the group's blocks are transposed
+        side by side into one PSUM bank and stored by one DMA of up to 2 KiB per partition."""
         src = strip_cast(c.expr)
         if not isinstance(src, Read) or sym_names(src.index) is None:
             raise T.Unsupported("a transpose that also computes", c.loc)
@@ -931,33 +936,54 @@ class _Lowering:
         names = sym_names(src.index)
         a_name, b_name = [n for n in names if n not in fixed]  # source rows, source columns
         ext_i, ext_j = _axis(c, a_name).extent, _axis(c, b_name).extent
-        ti, tj = self.b.fresh("t"), self.b.fresh("u")
-        i0, j0 = T.Const(P) * T.Sym(ti), T.Const(P) * T.Sym(tj)
-        rs, cs = Min(P, ext_i - i0), Min(P, ext_j - j0)
-        b = self.b.nested()
+        GP = P * TRANSPOSE_GROUP
+        tg, ti, tj = self.b.fresh("g"), self.b.fresh("t"), self.b.fresh("u")
+        g0 = T.Const(GP) * T.Sym(tg)
+        gs = Min(GP, ext_i - g0)  # source rows in this group
+        blocks = CeilDiv(gs, P)
+        r0, j0 = T.Const(P) * T.Sym(ti), T.Const(P) * T.Sym(tj)
+        rs, cs = Min(P, gs - r0), Min(P, ext_j - j0)
         dt_in = self.decl(src.tensor).dtype
         dt_out = self.decl(c.target.tensor).dtype
-        blk = b.fresh(f"{src.tensor}_t")
-        b.emit(Alloc(blk, (rs, cs), dt_in, Buffer.SBUF, loc=src.loc))
-        span = {a_name: Slice(i0, rs), b_name: Slice(j0, cs)}
+        group = self.b.nested()
+        blk = group.fresh(f"{src.tensor}_t")
+        group.emit(Alloc(blk, (Min(P, gs), blocks * ext_j), dt_in, Buffer.SBUF, loc=src.loc))
 
-        def view(tensor: str, order) -> View:  # the block's two axes; leading axes fixed
+        def view(tensor: str, order, rows: Slice, cols: Slice) -> View:  # leading axes fixed
+            span = {a_name: rows, b_name: cols}
             return View(tensor, tuple(span.get(n, At(T.Sym(n))) for n in order))
 
-        b.emit(Load(T.whole(blk, rs, cs), view(src.tensor, names), loc=src.loc))
+        load = group.nested()
+        whole_rows = View(blk, (Slice(0, rs), Slice(ext_j * T.Sym(ti), ext_j)))
+        load.emit(
+            Load(
+                whole_rows,
+                view(src.tensor, names, Slice(g0 + r0, rs), Slice(0, ext_j)),
+                loc=src.loc,
+            )
+        )
+        group.emit(Loop(ti, 0, blocks, body=tuple(load.stmts), loc=c.loc))
+        b = group.nested()
         ps = b.fresh(f"{src.tensor}_tp")
-        b.emit(Alloc(ps, (cs, rs), dt_in, Buffer.PSUM, loc=c.loc))
-        b.emit(TensorTranspose(T.whole(ps, cs, rs), T.whole(blk, rs, cs), loc=c.loc))
+        b.emit(Alloc(ps, (cs, gs), dt_in, Buffer.PSUM, loc=c.loc))
+        part = View(blk, (Slice(0, rs), Slice(ext_j * T.Sym(ti) + j0, cs)))
+        turn = TensorTranspose(View(ps, (Slice(0, cs), Slice(r0, rs))), part, loc=c.loc)
+        b.emit(Loop(ti, 0, blocks, body=(turn,), loc=c.loc))
         res = b.fresh(f"{c.target.tensor}_t")
-        b.emit(Alloc(res, (cs, rs), dt_out, Buffer.SBUF, loc=c.loc))
-        b.emit(TensorCopy(T.whole(res, cs, rs), T.whole(ps, cs, rs), loc=c.loc))
+        b.emit(Alloc(res, (cs, gs), dt_out, Buffer.SBUF, loc=c.loc))
+        b.emit(TensorCopy(T.whole(res, cs, gs), T.whole(ps, cs, gs), loc=c.loc))
         tgt = sym_names(c.target.index)
-        b.emit(Store(view(c.target.tensor, tgt), T.whole(res, cs, rs), loc=c.loc))
-        inner = Loop(tj, 0, CeilDiv(ext_j, P), body=tuple(b.stmts), loc=c.loc)
-        nest = Loop(ti, 0, CeilDiv(ext_i, P), body=(inner,), loc=c.loc)
+        out = view(c.target.tensor, tgt, Slice(g0, gs), Slice(j0, cs))
+        b.emit(Store(out, T.whole(res, cs, gs), loc=c.loc))
+        group.emit(Loop(tj, 0, CeilDiv(ext_j, P), body=tuple(b.stmts), loc=c.loc))
+        nest = Loop(tg, 0, CeilDiv(ext_i, GP), body=tuple(group.stmts), loc=c.loc)
         for ax in reversed(outer):
             nest = Loop(ax.name, 0, ax.extent, body=(nest,), loc=c.loc)
         self.b.emit(nest)
+
+
+#: row blocks of 128 one transpose group stages: 4 x 128 fp32 = one 2 KiB PSUM bank per partition
+TRANSPOSE_GROUP = 4
 
 
 class _RowCompiler(T.TileExprCompiler):

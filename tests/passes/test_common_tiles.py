@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from cuda2nki.ir.nodes import TensorReduce, TensorScalar
+from cuda2nki.ir.ops import Op
 from cuda2nki.ir.parser import parse
 from cuda2nki.passes import PassContext, parse_pipeline, run_pipeline
 from cuda2nki.rewrite import nodes
@@ -116,4 +117,60 @@ def test_norm_ports_compute_each_statistic_once_and_match(rel: str, target: str,
         if isinstance(s, TensorReduce)
     ]
     assert len(keys) == len(set(keys)), "a reduction is computed twice"
+    assert check_kernel(path, target, tmp_path).status == "match"
+
+
+EXPF = "activation(dst={d}[ds(0, 128), ds(0, C)], op=exp, src=xt[ds(0, 128), ds(0, C)], bias=nb[ds(0, 128), ds(0, 1)]{extra});\n"
+SUMOF = ", reduce_dst={r}[ds(0, 128), ds(0, 1)]"
+NEG = "tensor_scalar(dst=nb[ds(0, 128), ds(0, 1)], src=xt[ds(0, 128), ds(0, 1)], op0=mul, operand0=-1.0, reverse0=false, reverse1=false);\n"
+OUT = "store(dst=z[ds(0, 128), ds(0, C)], src={s}[ds(0, 128), ds(0, C)]);\n"
+HEAD2 = (
+    "kernel k(x: in float32[R, C], y: out float32[R], z: out float32[R, C], R: int32, C: int32) {\n"
+)
+
+
+def _softmax_like(first_sums: bool, second_sums: bool):
+    """Two identical exp activations, either (or both) also summing its row."""
+    lines = [
+        *_prologue(),
+        TILE.format(n="nb", w=1),
+        NEG,
+        TILE.format(n="e1", w="C"),
+        *([TILE.format(n="s1", w=1)] if first_sums else []),
+        EXPF.format(d="e1", extra=SUMOF.format(r="s1") if first_sums else ""),
+        TILE.format(n="e2", w="C"),
+        *([TILE.format(n="s2", w=1)] if second_sums else []),
+        EXPF.format(d="e2", extra=SUMOF.format(r="s2") if second_sums else ""),
+        STORE.format(s="s2" if second_sums else "s1"),
+        OUT.format(s="e1" if second_sums else "e2"),
+    ]
+    return parse(HEAD2 + "".join(lines) + "}\n", "k.ir")
+
+
+@pytest.mark.parametrize(
+    ("first_sums", "second_sums"), [(False, True), (True, False), (True, True)]
+)
+def test_exp_is_computed_once_for_its_row_sum_and_its_output(first_sums, second_sums) -> None:
+    got = _run(_softmax_like(first_sums, second_sums))
+    acts = [s for s in nodes(got.body) if type(s).__name__ == "Activation"]
+    assert len(acts) == 1 and acts[0].dst.tensor == "e1" and acts[0].reduce_dst is not None
+    names = [getattr(s, "name", None) for s in got.body]
+    assert names.index(acts[0].reduce_dst.tensor) < got.body.index(acts[0])  # allocated before
+    reads = {v.src.tensor for v in nodes(got.body) if type(v).__name__ == "Store"}
+    assert reads == {"e1", acts[0].reduce_dst.tensor}
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    "rel",
+    ["norm/softmax_naive", "norm/softmax_online", "norm/softmax_block_tree", "norm/softmax_warp"],
+)
+def test_softmax_ports_compute_exp_once_and_match(rel: str, target: str, tmp_path) -> None:
+    from cuda2nki.binding import load_binding
+    from cuda2nki.codegen.pipeline import port_file
+
+    path = CORPUS / f"{rel}.cu"
+    res = port_file(path, binding=load_binding(path.with_suffix(".toml")), target=target)
+    exps = [s for s in nodes(res.ir_tiles.body) if getattr(s, "op", None) is Op.EXP]
+    assert len(exps) == 1, "exp is computed more than once"
     assert check_kernel(path, target, tmp_path).status == "match"
