@@ -82,6 +82,8 @@ class HostFacts:
     grid: tuple[HostExpr, ...]
     block: tuple[HostExpr, ...]
     args: tuple[HostExpr, ...]
+    #: the dynamic shared memory bytes (third launch argument), None when not given
+    shared: HostExpr | None = None
 
 
 class _NoValue(Exception):
@@ -166,7 +168,8 @@ class HostEvaluator:
         if any(b.value is None for b in block):
             block = self._dims(cfg[1], scope)
         vals = tuple(self._host(a, plain) for a in args)
-        return HostFacts(grid, block, vals)
+        shared = self._host(cfg[2], scope) if len(cfg) > 2 else None
+        return HostFacts(grid, block, vals, shared)
 
     def _dims(self, node: ts.Node, scope: _Scope) -> tuple[HostExpr, ...]:
         try:

@@ -90,6 +90,21 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
             return None
         grid, block, source = got
     out = {"grid": [_tidy(g) for g in grid], "block": [_int_or(b) for b in block]}
+    if site.shared_bytes is not None:
+        smem = _shared_bytes(fn, site)
+        if smem is None:
+            diags.append(
+                make(
+                    "C2N2101",
+                    site.loc,
+                    what="the dynamic shared memory size",
+                    kernel=fn.name,
+                    why="the launch's third argument uses host values that are neither kernel "
+                    "parameters nor constants; add [launch] shared_bytes",
+                )
+            )
+            return None
+        out["shared_bytes"] = smem
     diags.append(
         make(
             "C2N2100",
@@ -100,6 +115,23 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
         )
     )
     return out
+
+
+def _shared_bytes(fn: A.Function, site: A.LaunchSite) -> str | int | None:
+    """The launch's dynamic shared memory bytes in kernel parameter names (or a number)."""
+    from cuda2nki.frontend.hostvals import resolve_args
+
+    facts = site.host
+    if facts is None or facts.shared is None:
+        return None
+    params = tuple(p.name for p in fn.params)
+    if len(site.args) > len(params):
+        return None
+    text = resolve_args(facts.shared.text, params)
+    if text is not None and "@" not in text:
+        return _int_or(text)
+    value = facts.shared.value
+    return int(value) if isinstance(value, int | float) else None
 
 
 def _host_launch(fn: A.Function, site: A.LaunchSite) -> tuple[list, list, str] | None:
@@ -151,6 +183,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         block = tuple(launch["block"]) + (1,) * (3 - len(launch["block"]))
     accesses: dict = {}
     prog = None
+    refusal = None
     try:
         prog = execute(tu, fn, block)
         for st in prog.stores:
@@ -161,15 +194,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                     ("r", ld.index, st.guard, st.loops + folds)
                 )
     except Refusal as r:
-        diags.append(
-            make(
-                "C2N2101",
-                r.loc,
-                what="pointer shapes and roles",
-                kernel=kernel_name,
-                why=f"the kernel could not be analysed ({r.code})",
-            )
-        )
+        refusal = r
     host = _host_values(fn, site)
     ties: dict[str, int] = {}
     shapes = {
@@ -177,6 +202,9 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         for p in fn.params
         if isinstance(p.ty, A.PointerType)
     }
+    syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags)
+    if refusal is not None:
+        _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
         launch["grid"] = _general_grid(launch["grid"], prog, block, host, ties, fn, site, diags)
         out["launch"] = launch
@@ -186,7 +214,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     for p in fn.params:
         if isinstance(p.ty, A.PointerType):
             shape = _tied(shapes[p.name], ties)
-            spec = _pointer(p, accesses.get(p.name, []), shape, kernel_name, diags)
+            acc = accesses.get(p.name) or _syntax_accesses(syntax.get(p.name))
+            spec = _pointer(p, acc, shape, kernel_name, diags)
             out["params"][p.name] = spec
         else:
             out["params"][p.name] = _scalar(
@@ -247,6 +276,68 @@ def _host_values(fn: A.Function, site: A.LaunchSite | None) -> dict:
         for p, h in zip(fn.params, site.host.args)
         if h.value is not None and not isinstance(p.ty, A.PointerType)
     }
+
+
+def _from_syntax(
+    fn: A.Function, launch: dict | None, shapes: dict, accesses: dict, kernel: str, diags: list
+) -> dict:
+    """Fill the shapes symbolic execution left open from the kernel's index expressions (see
+    :mod:`cuda2nki.lift.extents`); a shape bounded only by the launch geometry gets a note."""
+    from cuda2nki.lift.extents import extents
+
+    if all(s is not None for s in shapes.values()) and all(accesses.get(n) for n in shapes):
+        return {}
+    found = extents(fn, launch)
+    for name, ext in found.items():
+        if shapes.get(name) is None and ext.shape is not None:
+            shapes[name] = list(ext.shape)
+            if ext.note:
+                p = next(q for q in fn.params if q.name == name)
+                diags.append(
+                    make(
+                        "C2N2100",
+                        p.loc,
+                        what=f"'{name}' shape {list(ext.shape)}",
+                        kernel=kernel,
+                        source=f"its index expressions, {ext.note}",
+                    )
+                )
+    return found
+
+
+def _refused(refusal, shapes: dict, accesses: dict, syntax: dict, kernel: str, diags: list) -> None:
+    """Symbolic execution refused the kernel: a note when the index expressions gave every
+    pointer's shape and role anyway, else what is missing."""
+    whole = all(shapes[n] is not None and (accesses.get(n) or syntax[n].role) for n in shapes)
+    if whole:
+        diags.append(
+            make(
+                "C2N2100",
+                refusal.loc,
+                what="pointer shapes and roles",
+                kernel=kernel,
+                source=f"their index expressions (the kernel's code is not analysed further: "
+                f"{refusal.code})",
+            )
+        )
+        return
+    diags.append(
+        make(
+            "C2N2101",
+            refusal.loc,
+            what="pointer shapes and roles",
+            kernel=kernel,
+            why=f"the kernel could not be analysed ({refusal.code})",
+        )
+    )
+
+
+def _syntax_accesses(ext) -> list:
+    """Role-only access entries for :func:`_pointer` from an :class:`Extent`."""
+    if ext is None or ext.role is None:
+        return []
+    kinds = {"in": ("r",), "out": ("w",), "inout": ("r", "w")}[ext.role]
+    return [(k, None, None, ()) for k in kinds]
 
 
 def _size_names(shapes: dict, launch: dict | None, fn: A.Function) -> set[str]:
