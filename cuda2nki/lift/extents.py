@@ -74,6 +74,8 @@ class _Scan:
         self.accesses: list[_Access] = []
         self.assigned = _assign_counts(fn)
         self.loop_assigned = _loop_assigned(fn)
+        #: names whose value depends on the path taken: assigned in a loop or a branch
+        self.unstable = self.loop_assigned | _branch_assigned(fn)
         self.loop_depth = 0
         self._launch_bounds()
 
@@ -151,18 +153,23 @@ class _Scan:
         self._accesses(st.init, "r")
         if not isinstance(st.ty, A.ScalarType) or st.ty.name.startswith(("float", "bfloat")):
             return
-        if self.assigned.get(st.name, 0) or self.loop_depth:
+        if st.name in self.unstable:
             return
+        self._define(st.name, st.init)
+
+    def _define(self, name: str, init: A.Expr) -> None:
+        """``name`` (an integer local) now holds ``init``."""
         try:
-            value = self._poly(st.init)
+            value = self._poly(init)
         except (_Opaque, af.BudgetExceeded):
+            self.env.pop(name, None)
             return
         if value.depends_on(self._index_atoms(value)):
-            atom = f"${st.name}"
+            atom = f"${name}" + ("'" * sum(1 for a in self.defs if a.split("'")[0] == f"${name}"))
             self.defs[atom] = af.canonical(value, self.block)
-            self.env[st.name] = Poly.atom(atom)
+            self.env[name] = Poly.atom(atom)
         else:
-            self.env[st.name] = value
+            self.env[name] = value
 
     def _expr_stmt(self, e: A.Expr) -> None:
         if isinstance(e, A.Assign) and isinstance(e.target, A.Name):
@@ -170,6 +177,11 @@ class _Scan:
             if name in self.alias or name in self.pointers:
                 self.alias[name] = self._moved(name, e)
             self._accesses(e.value, "r")
+            if name in self.env and not name.startswith("%"):
+                if name in self.unstable or e.op != "=":
+                    self.env.pop(name, None)
+                else:
+                    self._define(name, e.value)
             return
         self._accesses(e, "r")
 
@@ -269,12 +281,14 @@ class _Scan:
         hi = rv + 1 if op == "<=" else rv
         if len(lv.terms) == 1 and lv.terms[0][1] == 1 and len(lv.terms[0][0]) == 1:
             atom = lv.terms[0][0][0]
-            if not hi.depends_on(self._index_atoms(hi)):
+            if atom not in hi.atoms():  # `i < row` may bound by another index
                 yield atom, hi
+        elif lv.depends_on(self._index_atoms(lv)) and not (lv.atoms() & hi.atoms()):
+            yield lv, hi  # a bound on a sum, used where an offset contains that sum
 
     # ------------------------------------------------------------------ expressions
     def _index_atoms(self, p: Poly) -> set:
-        return {a for a in p.atoms() if not (isinstance(a, str) and a in self.scalars)}
+        return {a for a in p.top_atoms() if not _is_size(a, self.scalars)}
 
     def _poly(self, e: A.Expr) -> Poly:
         if isinstance(e, A.IntLit):
@@ -284,7 +298,7 @@ class _Scan:
         if isinstance(e, A.Name):
             if e.name in self.env:
                 return self.env[e.name]
-            if e.name in self.scalars and not self.assigned.get(e.name):
+            if e.name in self.scalars and not self.assigned.get(e.name):  # an unchanged size
                 return af.sym(e.name)
             raise _Opaque
         if isinstance(e, A.Builtin):
@@ -472,6 +486,7 @@ class _Scan:
             offsets.append(a.offset)
         if best is None or best.depends_on(self._index_atoms(best)):
             return None, None
+        best = _round_up(_relax(best))
         note = None
         if guessed:
             note = (
@@ -479,25 +494,54 @@ class _Scan:
                 + ", ".join(sorted(map(str, guessed)))
                 + "): the host must launch exactly enough threads"
             )
-        return _dims(best, offsets, self.scalars), note
+        both = offsets + [self._expand(o) for o in offsets]
+        return _dims(best, both, self.scalars), note
+
+    def _expand(self, p: Poly) -> Poly:
+        """``p`` with the locals it uses replaced by their definitions (``inp[row_off + c]``
+        shows its strides once ``row_off`` is ``b * T * C + t * C``)."""
+        for _ in range(6):
+            mapping = {a: self.defs[a] for a in p.top_atoms() if a in self.defs}
+            if not mapping:
+                break
+            try:
+                p = p.subs(mapping)
+            except af.BudgetExceeded:
+                break
+        return p
 
     def _upper(self, p: Poly, hi: dict, guessed: set, depth: int = 0) -> Poly | None:
-        """Inclusive upper bound of ``p`` in parameters, atoms replaced by their bounds."""
+        """Inclusive upper bound of ``p`` in parameters: each index atom is replaced by the upper
+        bound of its own bound less one (bounds may use other index atoms: ``i < row``)."""
         if depth > 8:
             return None
+        for key, (bound, _) in hi.items():
+            if isinstance(key, Poly) and _contains(p, key):
+                rest = self._upper(p - key, hi, guessed, depth + 1)
+                top = self._upper(bound - 1, hi, guessed, depth + 1)
+                return None if rest is None or top is None else rest + top
         out = af.ZERO
         for m, c in p.terms:
+            index = [a for a in m if not _is_size(a, self.scalars)]
+            if not index:
+                out = out + Poly(((m, c),))  # sizes and constants are exact
+                continue
             if c < 0:
                 continue  # atoms are non-negative: dropping the term bounds from above
             t = Poly.const(c)
             for a in m:
-                if isinstance(a, str) and a in self.scalars:
-                    t = t * af.sym(a)
+                if a not in index:
+                    t = t * Poly.atom(a)
                     continue
                 h = self._atom_hi(a, hi, guessed, depth)
                 if h is None:
                     return None
-                t = t * (h - 1)
+                top = h - 1
+                if top.depends_on(self._index_atoms(top)):
+                    top = self._upper(top, hi, guessed, depth + 1)
+                    if top is None:
+                        return None
+                t = t * top
             out = out + t
         return out
 
@@ -589,6 +633,9 @@ def _py_poly(n: pyast.expr, scalars: set[str]) -> Poly | None:
         return Poly.const(n.value)
     if isinstance(n, pyast.Name):
         return af.sym(n.id) if n.id in scalars else None
+    if isinstance(n, pyast.UnaryOp) and isinstance(n.op, pyast.USub | pyast.UAdd):
+        v = _py_poly(n.operand, scalars)
+        return None if v is None else (-v if isinstance(n.op, pyast.USub) else v)
     if isinstance(n, pyast.BinOp):
         a, b = _py_poly(n.left, scalars), _py_poly(n.right, scalars)
         if a is None or b is None:
@@ -628,19 +675,46 @@ def _assign_counts(fn: A.Function) -> dict[str, int]:
     return out
 
 
+def _branch_assigned(fn: A.Function) -> set[str]:
+    """Names declared outside an ``if`` / ``switch`` / ``?:`` branch and assigned inside it."""
+    out: set[str] = set()
+    for st in walk(fn.body):
+        if isinstance(st, A.If):
+            out |= _assigned_in(st.then) | _assigned_in(st.else_)
+        elif isinstance(st, A.Switch | A.Ternary):
+            out |= _assigned_in(st)
+    return out
+
+
 def _loop_assigned(fn: A.Function) -> set[str]:
-    """Names assigned inside a loop body (a pointer moved per iteration has no fixed offset)."""
+    """Names declared outside a loop body and assigned inside it (or by the loop's step): their
+    value changes per iteration."""
     out: set[str] = set()
     for loop in walk(fn.body):
         if isinstance(loop, A.For | A.While | A.DoWhile):
-            for n in walk(loop.body):
-                if isinstance(n, A.Assign) and isinstance(n.target, A.Name):
-                    out.add(n.target.name)
+            out |= _assigned_in(loop.body)
             if isinstance(loop, A.For) and loop.step is not None:
-                for n in walk(loop.step):
-                    if isinstance(n, A.Assign) and isinstance(n.target, A.Name):
-                        out.add(n.target.name)
+                out |= _assigned_in(loop.step, declared=False)
     return out
+
+
+def _assigned_in(node: object, declared: bool = True) -> set[str]:
+    """Names assigned (``=``, compound, ``++``) under ``node``, less those it declares."""
+    if node is None:
+        return set()
+    names: set[str] = set()
+    local: set[str] = set()
+    for n in walk(node):
+        t = None
+        if isinstance(n, A.Assign):
+            t = n.target
+        elif isinstance(n, A.Unary) and n.op in ("pre++", "pre--", "post++", "post--"):
+            t = n.operand
+        elif isinstance(n, A.VarDecl) and declared:
+            local.add(n.name)
+        if isinstance(t, A.Name):
+            names.add(t.name)
+    return names - local
 
 
 def _early_exit(st: A.Stmt) -> A.Expr | None:
@@ -685,13 +759,24 @@ def _expr_children(e: A.Expr) -> Iterator[A.Expr]:
 
 
 def _bigger(a: Poly, b: Poly) -> Poly | None:
-    """The larger of two extents when their difference has one sign (atoms are non-negative)."""
+    """The larger of two extents: where their difference has one sign (atoms are non-negative),
+    else where one is at least the other at every sample of the sizes."""
     d = a - b
     if all(c >= 0 for _, c in d.terms):
         return a
     if all(c <= 0 for _, c in d.terms):
         return b
-    return None
+    names = sorted({str(x) for x in d.atoms() if isinstance(x, str)})
+    signs = set()
+    for k, v in enumerate((1, 4, 7, 64, 96, 129, 1000)):
+        env = {n: v + 4 * ((i * 7 + k) % 5) for i, n in enumerate(names)}
+        try:
+            signs.add(d.evaluate(env) >= 0)
+        except Exception:  # noqa: BLE001 - a division by a size that is 0 here
+            return None
+    if len(signs) != 1:
+        return None
+    return a if signs.pop() else b
 
 
 def _dims(ext: Poly, offsets: list[Poly], scalars: set[str]) -> tuple[str | int, ...]:
@@ -710,19 +795,23 @@ def _strides(off: Poly, scalars: set[str]) -> list[Poly]:
     """The distinct coefficients (in parameters) of the offset's index atoms, smallest first."""
     out: list[Poly] = []
     for mono, c in off.terms:
-        sizes = [a for a in mono if isinstance(a, str) and a in scalars]
+        sizes = [a for a in mono if _is_size(a, scalars)]
         if len(sizes) == len(mono) or c <= 0:
             continue  # a constant or sizes-only term, or a negative one: not a stride
         stride = Poly.const(c)
         for a in sizes:
-            stride = stride * af.sym(a)
+            stride = stride * Poly.atom(a)
         if stride not in out:
             out.append(stride)
+    if any(not x.is_const for x in out):  # `4 * i` beside `row * T`: a vector step, not a dim
+        out = [x for x in out if x == af.ONE or not x.is_const]
     return sorted(out, key=lambda p: (len(p.terms[0][0]), p.terms[0][1]))
 
 
 def _split(ext: Poly, strides: list[Poly]) -> tuple | None:
-    """Dims (outermost first) when each stride divides the next and the last divides ``ext``."""
+    """Dims (outermost first): each stride that divides the next kept one starts a dim, and the
+    last kept divides ``ext`` (a stride that fits no chain, such as a head's offset inside a row,
+    is passed over)."""
     if not strides:
         return None
     dims: list[Poly] = []
@@ -730,16 +819,63 @@ def _split(ext: Poly, strides: list[Poly]) -> tuple | None:
         if not strides[0].is_const:
             return None
         dims.append(strides[0])
-    for lo, hi in zip(strides, strides[1:]):
-        q = af._exact_div(hi, lo)
-        if q is None or q == af.ONE:
-            return None
+    last = strides[0]
+    for hi in strides[1:]:
+        q = af._exact_div(hi, last)
+        if q is None or q == af.ONE or q.const_value < 0:
+            continue
         dims.append(q)
-    q = af._exact_div(ext, strides[-1])
-    if q is None or q == af.ONE and len(strides) > 1:
+        last = hi
+    q = af._exact_div(ext, last)
+    if q is None or q == af.ONE and len(dims) > 0:
         return None
     dims.append(q)
     return tuple(_text(d) for d in reversed(dims))
+
+
+def _contains(p: Poly, part: Poly) -> bool:
+    """Every term of ``part`` is a term of ``p`` with the same coefficient."""
+    mine = dict(p.terms)
+    return all(mine.get(m) == c for m, c in part.terms)
+
+
+def _is_size(a: object, scalars: set[str]) -> bool:
+    """A size parameter, or a quotient / remainder of sizes (``C / NH``)."""
+    if isinstance(a, str):
+        return a in scalars
+    if isinstance(a, DivAtom | ModAtom):
+        return all(_is_size(x, scalars) for x in a.num.top_atoms() | a.den.top_atoms())
+    return False
+
+
+def _relax(p: Poly) -> Poly:
+    """``NH * (C / NH)`` is at most ``C``: each such product replaced by its numerator (an
+    upper bound, so the extent stays safe)."""
+    out = af.ZERO
+    for m, c in p.terms:
+        rest = list(m)
+        term = None
+        for a in m:
+            if isinstance(a, DivAtom) and len(a.den.terms) == 1 and a.den.terms[0][1] == 1:
+                den = list(a.den.terms[0][0])
+                left = list(rest)
+                left.remove(a)
+                if all(left.count(x) >= den.count(x) for x in den):
+                    for x in den:
+                        left.remove(x)
+                    term = Poly(((tuple(left), c),)) * a.num if left else a.num * c
+                    break
+        out = out + (term if term is not None else Poly(((m, c),)))
+    return out
+
+
+def _round_up(p: Poly) -> Poly:
+    """``3*B*T*C - C`` as ``3*B*T*C``: a single largest monomial with the rest negative is an
+    upper bound that splits into dims (the buffer is at least as large as the kernel reads)."""
+    pos = [(m, c) for m, c in p.terms if c > 0]
+    if len(pos) == 1 and pos[0][0] and len(p.terms) > 1:
+        return Poly((pos[0],))
+    return p
 
 
 def _text(p: Poly) -> str | int:

@@ -499,15 +499,88 @@ def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list
 
 def _shape(acc: list, block, ties: dict) -> list | None:
     best = None
+    flats = []
     for _, index, guard, loops in acc:
         s = _shape_of(index, guard, loops, block, ties)
         if s is None and block is not None:  # `blockIdx.x * 48 + threadIdx.x` under r < rows
             s = _shape_of(index, guard, loops, None, ties)
         if s is None:
             continue
+        flats.append(_flat_top(index, guard, loops, block))
         if best is None or len(s) > len(best):
             best = s
-    return best
+    return _covering(best, flats, ties)
+
+
+def _flat_top(index: Poly, guard, loops, block) -> str | int | None:
+    """The largest offset of one access plus one (its flat extent), as text; None if unbounded."""
+    idx = af.canonical(index, block)
+    bounds: dict = {lc.var: lc.extent for lc in loops}
+    dom = af.domain_of(
+        _canon_cond(guard, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK) | set(bounds)
+    )
+    if dom is not None:
+        for v, b in dom.bounds.items():
+            if len(b.hi) == 1 and not b.hi[0].depends_on(af.THREAD_COORDS):
+                bounds[v] = b.hi[0]
+    aff = af.affine(idx, set(bounds) | set(af.GID) | set(af.THREAD) | set(af.BLOCK))
+    if aff is None or any(v not in bounds for v in aff.coeffs):
+        return None
+    top = aff.const
+    for v, c in aff.coeffs.items():
+        top = top + c * (bounds[v] - 1)
+    return _text(top + 1)
+
+
+def _covering(shape: list | None, flats: list, ties: dict) -> list | None:
+    """``shape``, unless some access reaches past it (a stencil's ``A[(i + 1) * N + j]`` under
+    ``i < n - 1`` needs ``n`` rows, not ``n - 1``): then one more outer row when that covers
+    every access, else the flat extent of the farthest access."""
+    if shape is None or not flats or any(f is None for f in flats):
+        return shape
+    rows = [f"({shape[0]}) + {k}" for k in (0, 1, 2)]
+    for cand in rows:
+        dims = [_int_or(cand), *shape[1:]]
+        if all(_covers(dims, f, ties) for f in flats):
+            return shape if cand == rows[0] else [_tidy_dim(cand), *shape[1:]]
+    far = [f for f in flats if all(_covers([g], f, ties) for g in flats)]
+    return [far[0]] if far else shape
+
+
+def _covers(dims: list, flat, ties: dict) -> bool:
+    """Product of ``dims`` >= ``flat`` at several sample sizes (tied sizes kept to their tie)."""
+    import re
+
+    from cuda2nki.binding import eval_c_expr
+
+    texts = [str(d) for d in dims] + [str(flat)]
+    names = {w for t in texts for w in re.findall(r"[A-Za-z_]\w*", t)} - {"ceil_div"}
+    for v in (3, 17, 64, 130, 1000, 4000):
+        env = {n: min(v, ties.get(n, v)) for n in names}
+        try:
+            total = 1
+            for d in dims:
+                total *= int(eval_c_expr(str(d), env))
+            if total < int(eval_c_expr(str(flat), env)):
+                return False
+        except Exception:  # noqa: BLE001 - a size the samples cannot evaluate
+            return False
+    return True
+
+
+def _tidy_dim(text: str) -> str | int:
+    """``(n - 1) + 1`` as ``n``: the text simplified as a polynomial where it parses as one."""
+    import ast as pyast
+    import re
+
+    from cuda2nki.lift.extents import _py_poly
+
+    names = set(re.findall(r"[A-Za-z_]\w*", text)) - {"ceil_div"}
+    try:
+        p = _py_poly(pyast.parse(text, mode="eval").body, names)
+    except SyntaxError:
+        p = None
+    return text if p is None else _text(p)
 
 
 def _shape_of(index: Poly, guard, loops, block, ties: dict) -> list | None:
