@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from cuda2nki.binding import eval_c_expr
 from cuda2nki.frontend import parse_source
 from cuda2nki.lift.extents import extents
 from cuda2nki.lift.infer import binding_from_inference, infer_binding
@@ -202,3 +203,29 @@ __global__ void walk(float* out, const float* inp, int n, int C) {
     got = extents(fn, {"grid": ["ceil_div(n, 32)"], "block": [32]})
     assert got["out"].shape == ("n",)
     assert got["inp"].shape is None and got["inp"].role == "in"
+
+
+@pytest.mark.parametrize(
+    "launch",
+    [
+        "k<<<dim3(ceil_div(n, bs), rows), bs>>>(y, x, n, rows);",
+        "int nb = (n + bs - 1) / bs; dim3 g(nb, rows); dim3 b(bs); k<<<g, b>>>(y, x, n, rows);",
+    ],
+)
+def test_a_launcher_nobody_calls_gets_a_default_block_size_with_a_note(launch: str) -> None:
+    src = f"""
+__global__ void k(float* y, const float* x, int n, int rows) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y;
+    if (i < n && r < rows) y[r * n + i] = x[r * n + i] * 2.0f;
+}}
+void launch_k(float* y, const float* x, int n, int rows, int bs) {{ {launch} }}
+"""
+    tu = parse_source(src, "u.cu")
+    partial, diags = infer_binding(tu, "k")
+    assert partial["launch"]["block"][0] == 128
+    for n in (1, 128, 129, 1000):  # the grid follows the size check chooses
+        assert eval_c_expr(str(partial["launch"]["grid"][0]), {"n": n}) == -(-n // 128)
+    note = next(d for d in diags if d.code == "C2N2100" and "launch" in d.message)
+    assert "no call in this file passes 'bs'" in note.message
+    assert binding_from_inference(tu, "k")[0] is not None
