@@ -77,6 +77,7 @@ class _Scan:
         #: names whose value depends on the path taken: assigned in a loop or a branch
         self.unstable = self.loop_assigned | _branch_assigned(fn)
         self.loop_depth = 0
+        self.strided: set[str] = set()  # pointers advanced by a fixed step per loop iteration
         self._launch_bounds()
 
     # ------------------------------------------------------------------ launch geometry
@@ -89,7 +90,9 @@ class _Scan:
             if g is None:
                 continue
             count, cover = g
-            self.hi[f"blockIdx.{d}"] = (count, False)
+            # a count of whole tiles, X / d, assumes the host's size is a multiple of the tile
+            tiles = any(isinstance(a, DivAtom) for a in count.atoms())
+            self.hi[f"blockIdx.{d}"] = (count, tiles)
             if cover is not None:  # exact when the host rounds its size up to whole blocks
                 self.hi[f"gid.{d}"] = (cover, True)
             elif b is not None:
@@ -129,6 +132,9 @@ class _Scan:
             self._for(st)
         elif isinstance(st, A.While | A.DoWhile):
             self._accesses(st.cond, "r")
+            for p in self._moving(st.body, None):
+                base, _, w = self.alias.get(p, (p, None, 1))
+                self.alias[p] = (base, None, w)
             self.loop_depth += 1
             self._stmt(st.body)
             self.loop_depth -= 1
@@ -145,9 +151,7 @@ class _Scan:
         if isinstance(st.ty, A.PointerType):
             target = self._pointer(st.init)
             if target is not None:
-                base, off, w = target
-                moved = st.name in self.loop_assigned or self.loop_depth > 0
-                self.alias[st.name] = (base, None if moved else off, w)
+                self.alias[st.name] = target
             self._accesses(st.init, "r")
             return
         self._accesses(st.init, "r")
@@ -188,6 +192,8 @@ class _Scan:
     def _moved(self, name: str, e: A.Assign) -> tuple[str, Poly | None, int]:
         """Where pointer ``name`` points after ``name = p + e`` / ``name += e``."""
         base, off, w = self.alias.get(name, (name, Poly.const(0), 1))
+        if name in self.strided:  # its offset inside the loop is already a function of the loop
+            return (base, off, w)
         if e.op == "=":
             got = self._pointer(e.value)
             if got is None:
@@ -200,8 +206,6 @@ class _Scan:
                 return (base, None, w)
             off = None if off is None else off + (step if e.op == "+=" else -step)
         else:
-            off = None
-        if name in self.loop_assigned:
             off = None
         return (base, off, w)
 
@@ -226,14 +230,76 @@ class _Scan:
         if st.cond is not None:
             self._guard(st.cond, negate=False)
             self._accesses(st.cond, "r")
+        moved = self._moving(st.body, st.step)
+        strided = {p for p in moved if var is not None and self._stride(p, var, st)}
+        for p in moved - strided:
+            base, _, w = self.alias.get(p, (p, None, 1))
+            self.alias[p] = (base, None, w)
+        self.strided |= strided
         self.loop_depth += 1
         self._stmt(st.body)
         if st.step is not None:
             self._accesses(st.step, "r")
         self.loop_depth -= 1
+        self.strided -= strided
+        for p in strided:  # past the loop: wherever the last iteration left it
+            base, _, w = self.alias[p]
+            self.alias[p] = (base, None, w)
         self.hi = saved
         if var is not None:
             self.env.pop(var, None)
+
+    def _moving(self, body: A.Stmt, step: A.Expr | None) -> set[str]:
+        """Pointers (parameters or pointer locals) a loop assigns."""
+        names = _assigned_in(body) | (_assigned_in(step, declared=False) if step else set())
+        return {n for n in names if n in self.pointers or n in self.alias}
+
+    def _stride(self, p: str, var: str, st: A.For) -> bool:
+        """``p += s`` once per iteration of ``for (v = a; ...; v += c)`` with ``s`` a multiple
+        ``q * c`` of the loop's step: inside the loop ``p`` is at its entry offset plus
+        ``q * (v - a)`` (the tiles of a K loop: ``A += BK`` beside ``k += BK``)."""
+        body = st.body.body if isinstance(st.body, A.Block) else (st.body,)
+        moves = [
+            b.expr
+            for b in body
+            if isinstance(b, A.ExprStmt)
+            and isinstance(b.expr, A.Assign)
+            and isinstance(b.expr.target, A.Name)
+            and b.expr.target.name == p
+        ]
+        others = [
+            n
+            for n in walk(st.body)
+            if isinstance(n, A.Assign) and isinstance(n.target, A.Name) and n.target.name == p
+        ]
+        if len(moves) != 1 or len(others) != 1 or moves[0].op != "+=":
+            return False
+        start = next((x.init for x in st.init if isinstance(x, A.VarDecl)), None)
+        if start is None:
+            start = next(
+                (x.expr.value for x in st.init if isinstance(x, A.ExprStmt)),
+                None,
+            )
+        step = st.step
+        try:
+            if isinstance(step, A.Unary) and step.op in ("pre++", "post++"):
+                c = Poly.const(1)
+            elif isinstance(step, A.Assign) and step.op == "+=":
+                c = self._poly(step.value)
+            else:
+                return False
+            a = self._poly(start) if start is not None else None
+            base, off, w = self.alias.get(p, (p, Poly.const(0), 1))
+            step_p = self._poly(moves[0].value) * w
+            q = af._exact_div(step_p, c)
+        except (_Opaque, af.BudgetExceeded):
+            return False
+        if any(str(x).startswith("%") for x in step_p.atoms()):
+            return False  # a step that changes with the iteration
+        if q is None or a is None or off is None:
+            return False
+        self.alias[p] = (base, off + q * (af.sym(f"%{var}") - a), w)
+        return True
 
     def _loop_bound(self, var: str, st: A.For) -> Poly | None:
         """``v < n`` / ``v <= n`` / ``n > v`` of an increasing loop; ``start + 1`` of a loop
@@ -357,8 +423,7 @@ class _Scan:
             if e.name in self.alias:
                 return self.alias[e.name]
             if e.name in self.pointers:
-                moved = e.name in self.loop_assigned
-                return (e.name, None if moved else Poly.const(0), 1)
+                return (e.name, Poly.const(0), 1)
             return None
         if isinstance(e, A.Cast) and isinstance(e.to, A.PointerType):
             inner = self._pointer(e.operand)
@@ -621,11 +686,28 @@ def _grid_axis(text: str, scalars: set[str], b: int | None) -> tuple | None:
         if x is None or d is None:
             return None
         q = af._exact_div(x, d)
-        count = q if q is not None else af.floordiv(x + d - 1, d)
+        count = q if q is not None else Poly.atom(DivAtom(x, d))
         cover = x if b is not None and d == Poly.const(b) else None
         return count, cover
     p = _py_poly(tree, scalars)
-    return None if p is None else (p, None)
+    if p is None:
+        return None
+    tiles = _whole_tiles(p)
+    if tiles is not None:  # (X + d - 1) / d blocks of a tiled kernel with no guard
+        x, d = tiles
+        cover = x if b is not None and d == Poly.const(b) else None
+        return Poly.atom(DivAtom(x, d)), cover
+    return p, None
+
+
+def _whole_tiles(p: Poly) -> tuple[Poly, Poly] | None:
+    """``(X + d - 1) / d`` as ``(X, d)`` for a constant ``d`` > 1."""
+    if len(p.terms) != 1 or p.terms[0][1] != 1 or len(p.terms[0][0]) != 1:
+        return None
+    a = p.terms[0][0][0]
+    if not isinstance(a, DivAtom) or not a.den.is_const or a.den.const_value <= 1:
+        return None
+    return a.num - (a.den.const_value - 1), a.den
 
 
 def _py_poly(n: pyast.expr, scalars: set[str]) -> Poly | None:
@@ -856,6 +938,13 @@ def _relax(p: Poly) -> Poly:
         rest = list(m)
         term = None
         for a in m:
+            if isinstance(a, DivAtom) and a.den.is_const and a.den.const_value > 0:
+                k = a.den.const_value
+                if c % k == 0:  # 128 * (M / 128) is at most M
+                    left = list(rest)
+                    left.remove(a)
+                    term = Poly(((tuple(left), c // k),)) * a.num
+                    break
             if isinstance(a, DivAtom) and len(a.den.terms) == 1 and a.den.terms[0][1] == 1:
                 den = list(a.den.terms[0][0])
                 left = list(rest)

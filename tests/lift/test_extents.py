@@ -189,20 +189,28 @@ __global__ void gather(float* out, const float* table, const int* idx, int n, in
     assert got["table"].shape is None and got["table"].role == "in"
 
 
-def test_a_pointer_moved_inside_a_loop_has_no_fixed_offset() -> None:
-    src = """
-__global__ void walk(float* out, const float* inp, int n, int C) {
+@pytest.mark.parametrize(
+    ("move", "shape"),
+    [
+        ("p += n;", ("C", "n")),  # a fixed step per iteration: row c of a [C, n] array
+        ("if (s > 0.0f) p += n;", None),  # a step taken on some iterations only
+        ("p += c * n;", None),  # a growing step
+    ],
+)
+def test_a_pointer_moved_inside_a_loop(move: str, shape: tuple | None) -> None:
+    src = f"""
+__global__ void walk(float* out, const float* inp, int n, int C) {{
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     const float* p = inp;
     float s = 0.0f;
-    for (int c = 0; c < C; c++) { s += p[i]; p += n; }
+    for (int c = 0; c < C; c++) {{ s += p[i]; {move} }}
     out[i] = s;
-}"""
+}}"""
     fn = parse_source(src, "w.cu").function("walk")
     got = extents(fn, {"grid": ["ceil_div(n, 32)"], "block": [32]})
     assert got["out"].shape == ("n",)
-    assert got["inp"].shape is None and got["inp"].role == "in"
+    assert got["inp"].shape == shape and got["inp"].role == "in"
 
 
 @pytest.mark.parametrize(
@@ -229,3 +237,39 @@ void launch_k(float* y, const float* x, int n, int rows, int bs) {{ {launch} }}
     note = next(d for d in diags if d.code == "C2N2100" and "launch" in d.message)
     assert "no call in this file passes 'bs'" in note.message
     assert binding_from_inference(tu, "k")[0] is not None
+
+
+TILED = """
+__global__ void tiled(int M, int N, int K, const float* A, const float* B, float* C) {
+    __shared__ float As[TILE * TILE];
+    __shared__ float Bs[TILE * TILE];
+    const int row = threadIdx.x / TILE, col = threadIdx.x % TILE;
+    A += blockIdx.y * TILE * K;
+    B += blockIdx.x * TILE;
+    C += blockIdx.y * TILE * N + blockIdx.x * TILE;
+    float acc = 0.0f;
+    for (int k0 = 0; k0 < K; k0 += TILE) {
+        As[row * TILE + col] = A[row * K + col];
+        Bs[row * TILE + col] = B[row * N + col];
+        __syncthreads();
+        A += TILE;
+        B += TILE * N;
+        for (int i = 0; i < TILE; ++i) acc += As[row * TILE + i] * Bs[i * TILE + col];
+        __syncthreads();
+    }
+    C[row * N + col] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("tile", [8, 32])
+@pytest.mark.parametrize("grid", ["({n} + {t} - 1) / {t}", "ceil_div({n}, {t})"])
+def test_pointers_advanced_per_tile_of_an_unguarded_tiled_kernel(tile: int, grid: str) -> None:
+    fn = parse_source(TILED.replace("TILE", str(tile)), "t.cu").function("tiled")
+    g = [grid.format(n="N", t=tile), grid.format(n="M", t=tile)]
+    got = extents(fn, {"grid": g, "block": [tile * tile]})
+    assert got["C"].shape == ("M*N",) and got["C"].role == "out"
+    assert "launch geometry" in (got["C"].note or "")
+    # B is read a tile row at a time down K: K rows of N
+    assert got["B"].shape is not None and got["B"].shape[-1] == "N"
+    assert got["A"].shape is not None and got["A"].role == "in"
