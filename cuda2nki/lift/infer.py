@@ -215,7 +215,10 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         if isinstance(p.ty, A.PointerType):
             shape = _tied(shapes[p.name], ties)
             acc = accesses.get(p.name) or _syntax_accesses(syntax.get(p.name))
-            spec = _pointer(p, acc, shape, kernel_name, diags)
+            if not acc and not _mentioned(fn, p.name):
+                spec = _unused(p, kernel_name, diags)
+            else:
+                spec = _pointer(p, acc, shape, kernel_name, diags)
             out["params"][p.name] = spec
         else:
             out["params"][p.name] = _scalar(
@@ -460,6 +463,29 @@ def _loads_in(e, folds: tuple):
         folds = folds + (LoopCtx(e.var, e.stop, af.TRUE),)
     for k in V.children(e):
         yield from _loads_in(k, folds)
+
+
+def _mentioned(fn: A.Function, name: str) -> bool:
+    """Whether the kernel's body uses ``name`` at all."""
+    from cuda2nki.frontend.visit import walk
+
+    return any(isinstance(n, A.Name) and n.name == name for n in walk(fn.body))
+
+
+def _unused(p: A.Param, kernel: str, diags: list) -> dict:
+    """A pointer the kernel never uses (a parameter kept for a common signature): a 1-element
+    input, so that the port and the check can be called with it."""
+    spec = {"dtype": dtype_of(p.ty), "role": "in", "shape": [1]}
+    diags.append(
+        make(
+            "C2N2100",
+            p.loc,
+            what=f"'{p.name}': {spec['dtype']}, role in, shape [1]",
+            kernel=kernel,
+            source="its absence: the kernel never uses it",
+        )
+    )
+    return spec
 
 
 def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list) -> dict:

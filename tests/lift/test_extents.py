@@ -273,3 +273,20 @@ def test_pointers_advanced_per_tile_of_an_unguarded_tiled_kernel(tile: int, grid
     # B is read a tile row at a time down K: K rows of N
     assert got["B"].shape is not None and got["B"].shape[-1] == "N"
     assert got["A"].shape is not None and got["A"].role == "in"
+
+
+@pytest.mark.parametrize("unused", ["float* spare", "const double* __restrict__ spare"])
+def test_a_pointer_the_kernel_never_uses_is_a_one_element_input(unused: str) -> None:
+    src = f"""
+__global__ void k(float* y, {unused}, const float* x, int n) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + 1.0f;
+}}
+void run(float* y, float* s, const float* x) {{ k<<<(1000 + 127) / 128, 128>>>(y, s, x, 1000); }}
+"""
+    tu = parse_source(src.replace("double", "float"), "u.cu")
+    partial, diags = infer_binding(tu, "k")
+    assert partial["params"]["spare"]["shape"] == [1]
+    assert partial["params"]["spare"]["role"] == "in"
+    assert any("never uses it" in d.message for d in diags if d.code == "C2N2100")
+    assert binding_from_inference(tu, "k")[0] is not None
