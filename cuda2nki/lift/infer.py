@@ -554,6 +554,8 @@ def _flat_top(index: Poly, guard, loops, block) -> str | int | None:
         return None
     top = aff.const
     for v, c in aff.coeffs.items():
+        if c.is_const and c.const_value < 0:
+            continue  # the index is >= 0: the term is largest at 0 (N - 2 - i2 at i2 = 0)
         top = top + c * (bounds[v] - 1)
     return _text(top + 1)
 
@@ -569,7 +571,7 @@ def _covering(shape: list | None, flats: list, ties: dict) -> list | None:
         dims = [_int_or(cand), *shape[1:]]
         if all(_covers(dims, f, ties) for f in flats):
             return shape if cand == rows[0] else [_tidy_dim(cand), *shape[1:]]
-    far = [f for f in flats if all(_covers([g], f, ties) for g in flats)]
+    far = [f for f in flats if all(_covers([f], g, ties) for g in flats)]
     return [far[0]] if far else shape
 
 
@@ -637,6 +639,8 @@ def _shape_of(index: Poly, guard, loops, block, ties: dict) -> list | None:
             return [_text(bounds[rows[0]]), _text(inner)]
     top = aff.const
     for v, c in aff.coeffs.items():
+        if c.is_const and c.const_value < 0:
+            continue  # the index is >= 0: the term is largest at 0 (N - 2 - i2 at i2 = 0)
         top = top + c * (bounds[v] - 1)
     return [_text(top + 1)]
 

@@ -290,3 +290,41 @@ void run(float* y, float* s, const float* x) {{ k<<<(1000 + 127) / 128, 128>>>(y
     assert partial["params"]["spare"]["role"] == "in"
     assert any("never uses it" in d.message for d in diags if d.code == "C2N2100")
     assert binding_from_inference(tu, "k")[0] is not None
+
+
+STENCIL = """
+#define W 64
+__global__ void sweep(int n, float* A, float* X) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < n) {
+        for (int k = 0; k < n - 2; k++)
+            X[r * W + (W - k - 2)] = X[r * W + (W - 2 - k)] * A[r * W + (W - k - 3)];
+    }
+}
+__global__ void smooth(int n, float* A, float* B) {
+    int i = blockIdx.y * blockDim.y + threadIdx.y;
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= 1 && i < n - 1 && j >= 1 && j < n - 1)
+        B[i * W + j] = A[(i - 1) * W + j] + A[(i + 1) * W + j] + A[i * W + j - 1];
+}
+"""
+
+
+@pytest.mark.parametrize("n", [5, 17, 40])
+def test_inferred_shapes_cover_every_access(n: int) -> None:
+    """Counting down (W - k - 2 is largest at k = 0) and reading the next row (i + 1 under
+    i < n - 1): the inferred shape holds the farthest element the kernel touches."""
+    from cuda2nki.binding import eval_c_expr
+
+    tu = parse_source(STENCIL, "s.cu")
+    far = {
+        ("sweep", "X"): (n - 1) * 64 + 62,
+        ("sweep", "A"): (n - 1) * 64 + 61,
+        ("smooth", "A"): (n - 1) * 64 + n - 2,
+    }
+    for (kernel, name), top in far.items():
+        shape = infer_binding(tu, kernel)[0]["params"][name]["shape"]
+        size = 1
+        for d in shape:
+            size *= int(eval_c_expr(str(d), {"n": n}))
+        assert size > top, (kernel, name, shape)
