@@ -564,7 +564,8 @@ def _covering(shape: list | None, flats: list, ties: dict) -> list | None:
     """``shape``, unless some access reaches past it (a stencil's ``A[(i + 1) * N + j]`` under
     ``i < n - 1`` needs ``n`` rows, not ``n - 1``): then one more outer row when that covers
     every access, else the flat extent of the farthest access."""
-    if shape is None or not flats or any(f is None for f in flats):
+    flats = [f for f in flats if f is not None]  # an unbounded access cannot be covered
+    if shape is None or not flats:
         return shape
     rows = [f"({shape[0]}) + {k}" for k in (0, 1, 2)]
     for cand in rows:
@@ -583,8 +584,9 @@ def _covers(dims: list, flat, ties: dict) -> bool:
 
     texts = [str(d) for d in dims] + [str(flat)]
     names = {w for t in texts for w in re.findall(r"[A-Za-z_]\w*", t)} - {"ceil_div"}
+    cap = min(ties.values(), default=None)  # a tied size bounds the indices beside it too
     for v in (3, 17, 64, 130, 1000, 4000):
-        env = {n: min(v, ties.get(n, v)) for n in names}
+        env = {n: min(v, ties.get(n, v), cap if cap is not None else v) for n in names}
         try:
             total = 1
             for d in dims:
