@@ -31,6 +31,8 @@ class JobSpec:
     defines: tuple[tuple[str, str], ...] = ()
     include_dirs: tuple[str, ...] = ()
     binding: str | None = None
+    #: the file's time limit (the pool stops the worker past it); checks share what is left
+    time_limit: float | None = None
 
 
 _WARM_CU = """__global__ void warm_add(float* out, const float* a, int n) {
@@ -104,16 +106,41 @@ def process_file(spec: JobSpec) -> FileResult:
         for name, diags in sorted(tu.rejected.items())
     ]
     seconds: dict[str, float] = {}
+    clock = _Budget(spec.time_limit, len(tu.kernels))
     for k in tu.kernels:
         # a sidecar's binding applies to the kernel it names only; the others are inferred
         kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None
         t0 = time.perf_counter()
-        records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k), owned))
+        records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k), owned, clock))
         seconds[k.name] = time.perf_counter() - t0
+        clock.done()
     if not records:  # a file without kernels still counts as examined, unless it failed
         status = "failed" if _has_error(tu.diagnostics) else "none"
         records.append(record(spec, "", status, tu.diagnostics, lines=lines))
     return FileResult(records, seconds)
+
+
+class _Budget:
+    """The time a file's checks may take: what is left of its limit (less a margin for writing
+    the records), shared evenly among the kernels still to do, so that one slow check ends in
+    its own timeout (C2N4015) instead of the pool stopping the whole file."""
+
+    def __init__(self, limit: float | None, kernels: int) -> None:
+        self.end = None if limit is None else time.monotonic() + 0.85 * limit - 1.0
+        self.left = max(1, kernels)
+
+    def done(self) -> None:
+        self.left = max(1, self.left - 1)
+
+    def share(self) -> float | None:
+        """Seconds for the next check; None: no limit."""
+        if self.end is None:
+            return None
+        return (self.end - time.monotonic()) / self.left
+
+
+#: a check given less than this is not started (its port is reported unchecked)
+_MIN_CHECK_SECONDS = 2.0
 
 
 def _scoped(tu: Any, name: str, diags: Any, owned: Any) -> list[Diagnostic]:
@@ -127,7 +154,13 @@ def _scoped(tu: Any, name: str, diags: Any, owned: Any) -> list[Diagnostic]:
 
 
 def _kernel(
-    spec: JobSpec, tu: Any, name: str, binding: Any, lines: int, owned: Any
+    spec: JobSpec,
+    tu: Any,
+    name: str,
+    binding: Any,
+    lines: int,
+    owned: Any,
+    clock: _Budget | None = None,
 ) -> dict[str, Any]:
     from cuda2nki import api
 
@@ -166,7 +199,9 @@ def _kernel(
             from cuda2nki.codegen.pipeline import resolve_binding
 
             binding = resolve_binding(spec.path, None, res.tu or tu, name)
-        rec.update(_check(spec, out, binding, name))
+        share = clock.share() if clock is not None else None
+        if share is None or share >= _MIN_CHECK_SECONDS:
+            rec.update(_check(spec, out, binding, name, share))
     return rec
 
 
@@ -180,9 +215,12 @@ def _missing(diags: list[Diagnostic]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def _check(spec: JobSpec, port: Path, binding: Any, name: str) -> dict[str, Any]:
+def _check(
+    spec: JobSpec, port: Path, binding: Any, name: str, seconds: float | None = None
+) -> dict[str, Any]:
     from cuda2nki import api
 
+    limit = {} if seconds is None else {"timeout": seconds}
     try:
         report = api.check(
             spec.path,
@@ -190,6 +228,7 @@ def _check(spec: JobSpec, port: Path, binding: Any, name: str) -> dict[str, Any]
             binding=binding,
             kernel=name,
             seeds=2,
+            **limit,
             defines=dict(spec.defines),
             include_dirs=spec.include_dirs,
         )

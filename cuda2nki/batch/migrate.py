@@ -128,6 +128,7 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
             sf.defines,
             sf.include_dirs,
             str(sf.binding) if sf.binding else None,
+            opts.timeout,
         )
         out.append((_key(spec, sf), spec, sf))
     return out

@@ -34,6 +34,8 @@ from cuda2nki.frontend.cst import COMMENT_IDS
 Number = int | float
 
 _MAX_DEPTH = 12
+#: threads per block taken for a launcher's block-size parameter that no call in the file gives
+DEFAULT_BLOCK = 128
 _CEIL_DIV_NAMES = frozenset(
     "ceil_div cdiv div_up divup DIV_UP CEIL_DIV ceildiv iDivUp idivup div_ceil CEILDIV "
     "ceilDiv DivUp ceil_div_int".split()
@@ -82,6 +84,8 @@ class HostFacts:
     grid: tuple[HostExpr, ...]
     block: tuple[HostExpr, ...]
     args: tuple[HostExpr, ...]
+    #: the dynamic shared memory bytes (third launch argument), None when not given
+    shared: HostExpr | None = None
 
 
 class _NoValue(Exception):
@@ -126,6 +130,7 @@ class HostEvaluator:
         self.where = where
         self._funcs: dict[str, list[ts.Node]] | None = None
         self._calls: dict[str, list[ts.Node]] | None = None
+        self._defaults = False  # give uncalled launchers' parameters a default block size
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -165,8 +170,18 @@ class HostEvaluator:
         block = self._dims(cfg[1], plain)
         if any(b.value is None for b in block):
             block = self._dims(cfg[1], scope)
+        if any(b.value is None for b in block):
+            # a launcher nobody in the file calls: its block-size parameter gets a default
+            self._defaults = True
+            try:
+                block = self._dims(cfg[1], plain)
+                if all(b.value is not None for b in block):
+                    grid = self._dims(cfg[0], scope)
+            finally:
+                self._defaults = False
         vals = tuple(self._host(a, plain) for a in args)
-        return HostFacts(grid, block, vals)
+        shared = self._host(cfg[2], scope) if len(cfg) > 2 else None
+        return HostFacts(grid, block, vals, shared)
 
     def _dims(self, node: ts.Node, scope: _Scope) -> tuple[HostExpr, ...]:
         try:
@@ -239,9 +254,12 @@ class HostEvaluator:
             return self._subscript(n, s)
         if t == "call_expression":
             return self._call(n, s)
-        if t in ("argument_list", "initializer_list"):
+        if t in ("argument_list", "initializer_list", "parameter_list"):
+            # parameter_list: `dim3 block(bs);` parses as a function declaration
             items = tuple(self.eval(c, s) for c in _kids(n))
             return _V(None, None, items, _ev(items), _notes(items))
+        if t == "parameter_declaration" and n.child_by_field_name("declarator") is None:
+            return self.eval(n.child_by_field_name("type"), s)
         if t == "conditional_expression":
             cond = self.eval(n.child_by_field_name("condition"), s)
             if cond.num is None:
@@ -301,6 +319,12 @@ class HostEvaluator:
                 continue
             ev = (f"{self.where(call)}: {_one_line(call)}",)
             return _V(v.text, v.num, v.items, ev + v.ev, v.notes)
+        if self._defaults:
+            note = (
+                f"no call in this file passes '{name}' to '{fname}'; "
+                f"{DEFAULT_BLOCK} threads taken (set [launch] block if the kernel needs others)"
+            )
+            return _const(DEFAULT_BLOCK, (f"{self.where(s.fnode)}: {fname}",), (note,))
         raise _NoValue
 
     def _global(self, name: str, s: _Scope) -> _V | None:

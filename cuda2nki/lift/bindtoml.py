@@ -43,6 +43,8 @@ def kernel_toml(tu: A.TranslationUnit, kernel: str) -> KernelToml:
     if launch is not None:
         out.append(f"grid = {_value(launch['grid'])}")
         out.append(f"block = {_value(launch['block'])}")
+        if "shared_bytes" in launch:
+            out.append(f"shared_bytes = {_value(launch['shared_bytes'])}")
     else:
         todo.append("launch")
         out += ['# grid = ["ceil_div(n, 256)"]', "# block = [256]"]

@@ -90,6 +90,21 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
             return None
         grid, block, source = got
     out = {"grid": [_tidy(g) for g in grid], "block": [_int_or(b) for b in block]}
+    if site.shared_bytes is not None:
+        smem = _shared_bytes(fn, site)
+        if smem is None:
+            diags.append(
+                make(
+                    "C2N2101",
+                    site.loc,
+                    what="the dynamic shared memory size",
+                    kernel=fn.name,
+                    why="the launch's third argument uses host values that are neither kernel "
+                    "parameters nor constants; add [launch] shared_bytes",
+                )
+            )
+            return None
+        out["shared_bytes"] = smem
     diags.append(
         make(
             "C2N2100",
@@ -100,6 +115,23 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
         )
     )
     return out
+
+
+def _shared_bytes(fn: A.Function, site: A.LaunchSite) -> str | int | None:
+    """The launch's dynamic shared memory bytes in kernel parameter names (or a number)."""
+    from cuda2nki.frontend.hostvals import resolve_args
+
+    facts = site.host
+    if facts is None or facts.shared is None:
+        return None
+    params = tuple(p.name for p in fn.params)
+    if len(site.args) > len(params):
+        return None
+    text = resolve_args(facts.shared.text, params)
+    if text is not None and "@" not in text:
+        return _int_or(text)
+    value = facts.shared.value
+    return int(value) if isinstance(value, int | float) else None
 
 
 def _host_launch(fn: A.Function, site: A.LaunchSite) -> tuple[list, list, str] | None:
@@ -151,6 +183,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         block = tuple(launch["block"]) + (1,) * (3 - len(launch["block"]))
     accesses: dict = {}
     prog = None
+    refusal = None
     try:
         prog = execute(tu, fn, block)
         for st in prog.stores:
@@ -161,15 +194,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                     ("r", ld.index, st.guard, st.loops + folds)
                 )
     except Refusal as r:
-        diags.append(
-            make(
-                "C2N2101",
-                r.loc,
-                what="pointer shapes and roles",
-                kernel=kernel_name,
-                why=f"the kernel could not be analysed ({r.code})",
-            )
-        )
+        refusal = r
     host = _host_values(fn, site)
     ties: dict[str, int] = {}
     shapes = {
@@ -177,6 +202,9 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         for p in fn.params
         if isinstance(p.ty, A.PointerType)
     }
+    syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags)
+    if refusal is not None:
+        _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
         launch["grid"] = _general_grid(launch["grid"], prog, block, host, ties, fn, site, diags)
         out["launch"] = launch
@@ -186,7 +214,11 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     for p in fn.params:
         if isinstance(p.ty, A.PointerType):
             shape = _tied(shapes[p.name], ties)
-            spec = _pointer(p, accesses.get(p.name, []), shape, kernel_name, diags)
+            acc = accesses.get(p.name) or _syntax_accesses(syntax.get(p.name))
+            if not acc and not _mentioned(fn, p.name):
+                spec = _unused(p, kernel_name, diags)
+            else:
+                spec = _pointer(p, acc, shape, kernel_name, diags)
             out["params"][p.name] = spec
         else:
             out["params"][p.name] = _scalar(
@@ -247,6 +279,68 @@ def _host_values(fn: A.Function, site: A.LaunchSite | None) -> dict:
         for p, h in zip(fn.params, site.host.args)
         if h.value is not None and not isinstance(p.ty, A.PointerType)
     }
+
+
+def _from_syntax(
+    fn: A.Function, launch: dict | None, shapes: dict, accesses: dict, kernel: str, diags: list
+) -> dict:
+    """Fill the shapes symbolic execution left open from the kernel's index expressions (see
+    :mod:`cuda2nki.lift.extents`); a shape bounded only by the launch geometry gets a note."""
+    from cuda2nki.lift.extents import extents
+
+    if all(s is not None for s in shapes.values()) and all(accesses.get(n) for n in shapes):
+        return {}
+    found = extents(fn, launch)
+    for name, ext in found.items():
+        if shapes.get(name) is None and ext.shape is not None:
+            shapes[name] = list(ext.shape)
+            if ext.note:
+                p = next(q for q in fn.params if q.name == name)
+                diags.append(
+                    make(
+                        "C2N2100",
+                        p.loc,
+                        what=f"'{name}' shape {list(ext.shape)}",
+                        kernel=kernel,
+                        source=f"its index expressions, {ext.note}",
+                    )
+                )
+    return found
+
+
+def _refused(refusal, shapes: dict, accesses: dict, syntax: dict, kernel: str, diags: list) -> None:
+    """Symbolic execution refused the kernel: a note when the index expressions gave every
+    pointer's shape and role anyway, else what is missing."""
+    whole = all(shapes[n] is not None and (accesses.get(n) or syntax[n].role) for n in shapes)
+    if whole:
+        diags.append(
+            make(
+                "C2N2100",
+                refusal.loc,
+                what="pointer shapes and roles",
+                kernel=kernel,
+                source=f"their index expressions (the kernel's code is not analysed further: "
+                f"{refusal.code})",
+            )
+        )
+        return
+    diags.append(
+        make(
+            "C2N2101",
+            refusal.loc,
+            what="pointer shapes and roles",
+            kernel=kernel,
+            why=f"the kernel could not be analysed ({refusal.code})",
+        )
+    )
+
+
+def _syntax_accesses(ext) -> list:
+    """Role-only access entries for :func:`_pointer` from an :class:`Extent`."""
+    if ext is None or ext.role is None:
+        return []
+    kinds = {"in": ("r",), "out": ("w",), "inout": ("r", "w")}[ext.role]
+    return [(k, None, None, ()) for k in kinds]
 
 
 def _size_names(shapes: dict, launch: dict | None, fn: A.Function) -> set[str]:
@@ -371,6 +465,29 @@ def _loads_in(e, folds: tuple):
         yield from _loads_in(k, folds)
 
 
+def _mentioned(fn: A.Function, name: str) -> bool:
+    """Whether the kernel's body uses ``name`` at all."""
+    from cuda2nki.frontend.visit import walk
+
+    return any(isinstance(n, A.Name) and n.name == name for n in walk(fn.body))
+
+
+def _unused(p: A.Param, kernel: str, diags: list) -> dict:
+    """A pointer the kernel never uses (a parameter kept for a common signature): a 1-element
+    input, so that the port and the check can be called with it."""
+    spec = {"dtype": dtype_of(p.ty), "role": "in", "shape": [1]}
+    diags.append(
+        make(
+            "C2N2100",
+            p.loc,
+            what=f"'{p.name}': {spec['dtype']}, role in, shape [1]",
+            kernel=kernel,
+            source="its absence: the kernel never uses it",
+        )
+    )
+    return spec
+
+
 def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list) -> dict:
     spec: dict = {"dtype": dtype_of(p.ty)}
     kinds = {k for k, *_ in acc}
@@ -408,15 +525,92 @@ def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list
 
 def _shape(acc: list, block, ties: dict) -> list | None:
     best = None
+    flats = []
     for _, index, guard, loops in acc:
         s = _shape_of(index, guard, loops, block, ties)
         if s is None and block is not None:  # `blockIdx.x * 48 + threadIdx.x` under r < rows
             s = _shape_of(index, guard, loops, None, ties)
         if s is None:
             continue
+        flats.append(_flat_top(index, guard, loops, block))
         if best is None or len(s) > len(best):
             best = s
-    return best
+    return _covering(best, flats, ties)
+
+
+def _flat_top(index: Poly, guard, loops, block) -> str | int | None:
+    """The largest offset of one access plus one (its flat extent), as text; None if unbounded."""
+    idx = af.canonical(index, block)
+    bounds: dict = {lc.var: lc.extent for lc in loops}
+    dom = af.domain_of(
+        _canon_cond(guard, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK) | set(bounds)
+    )
+    if dom is not None:
+        for v, b in dom.bounds.items():
+            if len(b.hi) == 1 and not b.hi[0].depends_on(af.THREAD_COORDS):
+                bounds[v] = b.hi[0]
+    aff = af.affine(idx, set(bounds) | set(af.GID) | set(af.THREAD) | set(af.BLOCK))
+    if aff is None or any(v not in bounds for v in aff.coeffs):
+        return None
+    top = aff.const
+    for v, c in aff.coeffs.items():
+        if c.is_const and c.const_value < 0:
+            continue  # the index is >= 0: the term is largest at 0 (N - 2 - i2 at i2 = 0)
+        top = top + c * (bounds[v] - 1)
+    return _text(top + 1)
+
+
+def _covering(shape: list | None, flats: list, ties: dict) -> list | None:
+    """``shape``, unless some access reaches past it (a stencil's ``A[(i + 1) * N + j]`` under
+    ``i < n - 1`` needs ``n`` rows, not ``n - 1``): then one more outer row when that covers
+    every access, else the flat extent of the farthest access."""
+    flats = [f for f in flats if f is not None]  # an unbounded access cannot be covered
+    if shape is None or not flats:
+        return shape
+    rows = [f"({shape[0]}) + {k}" for k in (0, 1, 2)]
+    for cand in rows:
+        dims = [_int_or(cand), *shape[1:]]
+        if all(_covers(dims, f, ties) for f in flats):
+            return shape if cand == rows[0] else [_tidy_dim(cand), *shape[1:]]
+    far = [f for f in flats if all(_covers([f], g, ties) for g in flats)]
+    return [far[0]] if far else shape
+
+
+def _covers(dims: list, flat, ties: dict) -> bool:
+    """Product of ``dims`` >= ``flat`` at several sample sizes (tied sizes kept to their tie)."""
+    import re
+
+    from cuda2nki.binding import eval_c_expr
+
+    texts = [str(d) for d in dims] + [str(flat)]
+    names = {w for t in texts for w in re.findall(r"[A-Za-z_]\w*", t)} - {"ceil_div"}
+    cap = min(ties.values(), default=None)  # a tied size bounds the indices beside it too
+    for v in (3, 17, 64, 130, 1000, 4000):
+        env = {n: min(v, ties.get(n, v), cap if cap is not None else v) for n in names}
+        try:
+            total = 1
+            for d in dims:
+                total *= int(eval_c_expr(str(d), env))
+            if total < int(eval_c_expr(str(flat), env)):
+                return False
+        except Exception:  # noqa: BLE001 - a size the samples cannot evaluate
+            return False
+    return True
+
+
+def _tidy_dim(text: str) -> str | int:
+    """``(n - 1) + 1`` as ``n``: the text simplified as a polynomial where it parses as one."""
+    import ast as pyast
+    import re
+
+    from cuda2nki.lift.extents import _py_poly
+
+    names = set(re.findall(r"[A-Za-z_]\w*", text)) - {"ceil_div"}
+    try:
+        p = _py_poly(pyast.parse(text, mode="eval").body, names)
+    except SyntaxError:
+        p = None
+    return text if p is None else _text(p)
 
 
 def _shape_of(index: Poly, guard, loops, block, ties: dict) -> list | None:
@@ -447,6 +641,8 @@ def _shape_of(index: Poly, guard, loops, block, ties: dict) -> list | None:
             return [_text(bounds[rows[0]]), _text(inner)]
     top = aff.const
     for v, c in aff.coeffs.items():
+        if c.is_const and c.const_value < 0:
+            continue  # the index is >= 0: the term is largest at 0 (N - 2 - i2 at i2 = 0)
         top = top + c * (bounds[v] - 1)
     return [_text(top + 1)]
 

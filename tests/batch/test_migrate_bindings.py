@@ -218,3 +218,80 @@ def test_examine_lists_the_missing_binding_items(tmp_path: Path) -> None:
     shift = _report(out)["shift"]
     assert shift["status"] == "manual"
     assert "the launch configuration" in shift["missing"]
+
+
+#: kernels whose shapes come from their index expressions only (symbolic execution refuses the
+#: shared-memory reductions and the row pointers), launched by host code with a loop over
+#: candidate block sizes, a launcher chain and dynamic shared memory
+SYNTAX_ONLY = """\
+__global__ void row_sum(float* sums, const float* inp, int N, int C, int bs) {
+    extern __shared__ float part[];
+    int row = blockIdx.x;
+    const float* x = inp + row * C;
+    float s = 0.0f;
+    for (int i = threadIdx.x; i < C; i += bs) s += x[i];
+    part[threadIdx.x] = s;
+    __syncthreads();
+    for (int k = bs / 2; k >= 1; k /= 2) {
+        __syncthreads();
+        if (threadIdx.x < k) part[threadIdx.x] += part[threadIdx.x + k];
+    }
+    if (threadIdx.x == 0) sums[row] = part[0];
+}
+
+__global__ void scale_btc(float* out, const float* inp, const float* w, int B, int T, int C) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= B * T * C) return;
+    int c = idx % C;
+    out[idx] = inp[idx] * w[c];
+}
+
+__global__ void tile_copy(float* dst, const float* src, int rows, int cols) {
+    __shared__ float tile[32];
+    int r = blockIdx.y;
+    int c = blockIdx.x * 32 + threadIdx.x;
+    if (r < rows && c < cols) {
+        tile[threadIdx.x] = src[r * cols + c];
+        __syncthreads();
+        dst[r * cols + c] = tile[threadIdx.x] + 1.0f;
+    }
+}
+
+void sums(float* s, const float* x, int N, int C, int bs) {
+    row_sum<<<N, bs, bs * sizeof(float)>>>(s, x, N, C, bs);
+}
+
+int main() {
+    float *s, *x, *o, *w, *d;
+    const int B = 4, T = 8, C = 40;
+    int sizes[] = {32, 64};
+    for (int j = 0; j < 2; j++) sums(s, x, B * T, C, sizes[j]);
+    scale_btc<<<(B * T * C + 127) / 128, 128>>>(o, x, w, B, T, C);
+    dim3 grid((C + 31) / 32, B * T);
+    tile_copy<<<grid, 32>>>(d, x, B * T, C);
+}
+"""
+
+#: what marks a port that cannot run: its check ended in an error, or the port raised or died
+_CRASH_IDS = {"C2N4014", "C2N4018"}
+
+
+def test_checked_ports_from_index_expressions_never_crash(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "syntax.cu").write_text(SYNTAX_ONLY)
+    out = tmp_path / "out"
+    migrate(MigrateOptions(src, out, check=True, timeout=600))
+    got = _report(out)
+    assert set(got) == {"row_sum", "scale_btc", "tile_copy"}
+    for r in got.values():
+        assert not r["missing"], r
+        assert r["port"] is not None, r
+        assert r.get("verdict") not in (None, "error"), r
+        assert not _CRASH_IDS & set(r.get("check_ids", [])), r
+    assert got["scale_btc"]["numerics"] == "pass"
+    dry = tmp_path / "dry"
+    migrate(MigrateOptions(src, dry, mode="examine"))
+    assert {k: r["status"] for k, r in _report(dry).items()} == {
+        k: r["status"] for k, r in got.items()
+    }
