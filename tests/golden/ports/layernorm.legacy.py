@@ -16,26 +16,26 @@ def layernorm(x, gamma, beta, eps):
     y = nl.ndarray((R, C), dtype=nl.float32, buffer=nl.shared_hbm)
     i_p = nl.arange(128)[:, None]
     i_f = nl.arange(C)[None, :]
-    i_f1 = nl.arange(1)[None, :]
+    i_f1 = nl.arange(6)[None, :]
+    i_f2 = nl.arange(512)[None, :]
+    i_f3 = nl.arange((C + 511) // 512 * 6)[None, :]
+    i_f4 = nl.arange(1)[None, :]
     gamma_t = nl.load(gamma[i_f + 0 * i_p], dtype=nl.float32, mask=(i_p < R))
     beta_t = nl.load(beta[i_f + 0 * i_p], dtype=nl.float32, mask=(i_p < R))
     for t in nl.affine_range(0, (R + 127) // 128, 1):
         x_t = nl.load(x[128 * t + i_p, i_f], dtype=nl.float32, mask=(i_p < R - 128 * t))
-        red = nisa.tensor_reduce(nl.add, x_t[i_p, i_f], axis=1, dtype=nl.float32, mask=(i_p < R - 128 * t))
-        div = nisa.tensor_scalar(red[i_p, i_f1], op0=nl.multiply, operand0=1.0 / C, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
-        del red
-        neg = nisa.tensor_scalar(div[i_p, i_f1], op0=nl.multiply, operand0=-1.0, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
-        red1 = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-        _ = nisa.activation_reduce(op=nl.square, data=x_t[i_p, i_f], reduce_op=nl.add, reduce_res=red1[i_p, i_f1], bias=neg[i_p, i_f1], scale=1.0, dtype=nl.float32, mask=(i_p < R - 128 * t))
-        del neg
-        div1 = nisa.tensor_scalar(red1[i_p, i_f1], op0=nl.multiply, operand0=1.0 / C, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
-        del red1
-        add = nisa.tensor_scalar(div1[i_p, i_f1], op0=nl.add, operand0=eps, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
-        del div1
-        rsqrt = nisa.activation(op=nl.rsqrt, data=add[i_p, i_f1], bias=None, scale=1.0, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        stats = nl.ndarray((128, (C + 511) // 512 * 6), dtype=nl.float32, buffer=nl.sbuf)
+        for c in nl.affine_range(0, (C + 511) // 512, 1):
+            stats[i_p, 6 * c + i_f1] = nisa.bn_stats(x_t[i_p, 512 * c + i_f2], dtype=nl.float32, mask=(i_p < R - 128 * t) & (i_f2 < C - 512 * c))
+        mv = nisa.bn_aggr(stats[i_p, i_f3], dtype=nl.float32, mask=(i_p < R - 128 * t))
+        del stats
+        add = nisa.tensor_scalar(mv[i_p, 1 + i_f4], op0=nl.add, operand0=eps, reverse0=False, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        rsqrt = nisa.activation(op=nl.rsqrt, data=add[i_p, i_f4], bias=None, scale=1.0, dtype=nl.float32, mask=(i_p < R - 128 * t))
         del add
-        mul = nisa.tensor_scalar(x_t[i_p, i_f], op0=nl.subtract, operand0=div[i_p, i_f1], op1=nl.multiply, operand1=rsqrt[i_p, i_f1], dtype=nl.float32, mask=(i_p < R - 128 * t))
-        del div, rsqrt, x_t
+        nb = nisa.tensor_scalar(mv[i_p, i_f4], op0=nl.multiply, operand0=rsqrt[i_p, i_f4], op1=nl.multiply, operand1=-1.0, dtype=nl.float32, mask=(i_p < R - 128 * t))
+        del mv
+        mul = nisa.activation(op=nl.copy, data=x_t[i_p, i_f], bias=nb[i_p, i_f4], scale=rsqrt[i_p, i_f4], dtype=nl.float32, mask=(i_p < R - 128 * t))
+        del nb, rsqrt, x_t
         mul1 = nisa.tensor_tensor(mul[i_p, i_f], gamma_t[i_p, i_f], op=nl.multiply, dtype=nl.float32, mask=(i_p < R - 128 * t))
         del mul
         add1 = nisa.tensor_tensor(mul1[i_p, i_f], beta_t[i_p, i_f], op=nl.add, dtype=nl.float32, mask=(i_p < R - 128 * t))
