@@ -1,20 +1,24 @@
-"""Bytes a port moves against the bytes the computation needs (C2N5014)."""
+"""Bytes a port moves against the bytes the computation needs (C2N5014), and the roofline drawn
+from the CUDA kernel's own minimum traffic and flops rather than the port's."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from cuda2nki import frontend
 from cuda2nki.fidelity import traffic
 from cuda2nki.fidelity.check import check
 from cuda2nki.fidelity.tracefind import ProblemSize, summarise
 from cuda2nki.nkisim.state import Instr
+from cuda2nki.report import review
 from cuda2nki.simt.runner import run_kernel_full
 
 ROOT = Path(__file__).resolve().parents[2]
 MISC = ROOT / "corpus/misc"
+LINALG = ROOT / "corpus/linalg"
 
 
 def _reads(src: str, kernel: str, grid: int, block: int, **args: object) -> dict[str, int]:
@@ -164,3 +168,46 @@ def test_indirect_gather_port_moves_what_it_needs() -> None:
     rep = check(MISC / "nll_gather.cu", MISC / "ports/nll_gather_port.py", seeds=1)
     assert rep.verdict == "pass" and not rep.findings
     assert rep.trace["dma_bytes"] == rep.trace["needed_bytes"]
+
+
+@pytest.fixture(scope="module")
+def matmul_reports() -> dict[str, dict]:
+    out = {}
+    for name in ("matmul_tiled_port", "matmul_tiled_flaw_vector_engine"):
+        rep = check(
+            LINALG / "matmul_tiled.cu", LINALG / f"ports/{name}.py", seeds=1, extra_points=False
+        )
+        out[name] = rep.to_dict()
+    return out
+
+
+def _efficiency(report: dict) -> float:
+    t = report["trace"]
+    return review.roofline_us(t["profile"], t) / (t["profile"]["overlapped_ns"] / 1000.0)
+
+
+def test_roofline_is_the_kernels_and_the_tensor_engine_port_is_nearer_it(
+    matmul_reports: dict[str, dict],
+) -> None:
+    te, ve = matmul_reports["matmul_tiled_port"], matmul_reports["matmul_tiled_flaw_vector_engine"]
+    # the same bound for both ports: the kernel's bytes and flops, not each port's own
+    assert te["trace"]["needed_bytes"] == ve["trace"]["needed_bytes"] > 0
+    dims = dict(kv.split("=") for kv in te["trace"]["shape"].split(","))
+    m, n, k = (int(dims[d]) for d in "MNK")
+    assert te["trace"]["kernel_flops"] == ve["trace"]["kernel_flops"] == 2 * m * n * k
+    assert te["trace"]["needed_bytes"] == 4 * (m * k + k * n + m * n)
+    assert review.roofline_us(te["trace"]["profile"], te["trace"]) == review.roofline_us(
+        ve["trace"]["profile"], ve["trace"]
+    )
+    assert _efficiency(te) > 5 * _efficiency(ve)
+    claims = dict(review.sections(te))["Performance"]
+    assert any("the kernel's minimum traffic" in c and "contraction flops" in c for c in claims)
+    chart = review.roofline_chart(ve)
+    assert chart is not None and "bytes the kernel needs" in chart[1]
+
+
+def test_a_report_without_kernel_figures_keeps_the_ports_own_roofline() -> None:
+    t = {"dma_bytes": 368e3, "profile": {"matmul_flops": 0, "overlapped_ns": 2000.0}}
+    assert review.roofline_us(t["profile"], t) == pytest.approx(1.0)
+    t["needed_bytes"] = 36.8e3
+    assert review.roofline_us(t["profile"], t) == pytest.approx(0.1)
