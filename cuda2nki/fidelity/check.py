@@ -890,9 +890,7 @@ def _kernel_flops(intent: Any, nest: Any, r: Resolved) -> dict[str, Any]:
     if flops:
         return {"flops": flops, "flops_from": "intent"}
     if nest is not None:
-        outs = [t for t in r.binding.tensors if t.role != "in"]
-        out_elems = max((int(np.prod(r.shapes[t.name])) for t in outs), default=0)
-        flops = traffic_mod.nest_flops(nest.factors, out_elems, r.shapes)
+        flops = traffic_mod.nest_flops(nest.factors, r)
         if flops:
             return {"flops": flops, "flops_from": "loop nest"}
     return {}

@@ -12,6 +12,7 @@ so a port that moves or computes more than it must does not look more efficient 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -87,17 +88,33 @@ def intent_flops(kernel: Any, scalars: Mapping[str, Any], shapes: Mapping[str, t
     return total
 
 
-def nest_flops(factors: tuple[str, str], out_elems: int, shapes: Mapping[str, tuple]) -> int:
-    """2 x the multiply-adds of a matmul-shaped loop nest over ``factors`` writing ``out_elems``
-    elements: for ``[M, K] x [K, N] -> [M, N]`` (either operand transposed alike)
-    ``|A| |B| / |C| = K^2``, so the contraction length needs no knowledge of the layout."""
-    try:
-        a, b = (math.prod(int(d) for d in shapes[f]) for f in factors)
-    except KeyError:
+def nest_flops(factors: tuple[str, str], r: Any) -> int:
+    """2 x the multiply-adds of a matmul-shaped CUDA loop nest over ``factors`` at ``r`` (a
+    resolved binding).  The operands are the factors where they are the binding's tensors, else
+    (shared-memory tiles, aliases) the binding's two inputs of rank 2 or more.  The contraction
+    axes are the size names both operands carry and the output does not (``[M, K] x [K, N] ->
+    [M, N]`` or ``[b, M, K] x [b, N, K] -> [b, M, N]``: ``K``), whatever the layout; where the
+    shapes are not written with names, ``|A| |B| / |C| = K^2`` for a single matmul."""
+    tensors = {t.name: t for t in r.binding.tensors}
+    ops = [tensors[f] for f in factors if f in tensors]
+    if len(ops) != 2:
+        ops = [t for t in r.binding.tensors if t.role == "in" and len(t.shape) >= 2]
+    outs = [t for t in r.binding.tensors if t.role != "in"]
+    if len(ops) != 2 or not outs:
         return 0
+    out = max(outs, key=lambda t: math.prod(int(d) for d in r.shapes[t.name]))
+    out_elems = math.prod(int(d) for d in r.shapes[out.name])
+    a, b = (math.prod(int(d) for d in r.shapes[t.name]) for t in ops)
     if not out_elems or not a or not b:
         return 0
-    k = max(1, round(math.sqrt(a * b / out_elems)))
+    left = Counter(map(str, ops[0].shape)) + Counter(map(str, ops[1].shape))
+    left -= Counter(map(str, out.shape))
+    shared = [name for name, n in left.items() if n >= 2]
+    env = {k: int(v) for k, v in r.scalars.items() if float(v).is_integer()}
+    if shared and all(name in env or name.isdigit() for name in shared):
+        k = math.prod(int(env.get(name, name)) for name in shared)
+    else:
+        k = max(1, round(math.sqrt(a * b / out_elems)))
     return 2 * out_elems * k
 
 

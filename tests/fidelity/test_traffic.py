@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from cuda2nki import frontend
+from cuda2nki.binding import load_binding
 from cuda2nki.fidelity import traffic
 from cuda2nki.fidelity.check import check
 from cuda2nki.fidelity.tracefind import ProblemSize, summarise
@@ -138,11 +139,25 @@ def test_a_small_excess_is_not_a_defect() -> None:
     assert _ids([_dma(10, 8000)], need) == []  # 10x, but 7 KiB in all
 
 
-def test_contraction_flops_from_a_loop_nest_need_no_layout() -> None:
-    shapes = {"A": (64, 80), "B": (80, 96), "Bt": (96, 80)}
-    assert traffic.nest_flops(("A", "B"), 64 * 96, shapes) == 2 * 64 * 96 * 80
-    assert traffic.nest_flops(("A", "Bt"), 64 * 96, shapes) == 2 * 64 * 96 * 80
-    assert traffic.nest_flops(("As", "Bs"), 64 * 96, shapes) == 0  # shared tiles: not known
+@pytest.mark.parametrize(
+    ("rel", "factors", "values", "macs"),
+    [
+        ("linalg/matmul_tiled", ("As", "Bs"), {"M": 65, "N": 33, "K": 130}, 65 * 33 * 130),
+        ("linalg/sgemm_tiled32", ("sA", "sB"), {"M": 64, "N": 64, "K": 96}, 64 * 64 * 96),
+        # B stored [batch, N, K]: the contraction axis is the name both operands share
+        ("linalg/bmm_nt", ("a", "bt"), {}, None),
+        ("linalg/matmul_naive", ("A", "B"), {}, None),
+    ],
+)
+def test_contraction_flops_from_a_loop_nest_need_no_layout(
+    rel: str, factors: tuple[str, str], values: dict, macs: int | None
+) -> None:
+    b = load_binding(ROOT / "corpus" / f"{rel}.toml")
+    r = b.resolve(values)
+    if macs is None:
+        sc = r.scalars
+        macs = int(sc.get("batch", 1)) * int(sc["M"]) * int(sc["N"]) * int(sc["K"])
+    assert traffic.nest_flops(factors, r) == 2 * macs
 
 
 # --------------------------------------------------------------------------- corpus ports
