@@ -103,6 +103,12 @@ def sections(
             f"{_fmt(t.get('avg_dma_bytes_per_partition', 0.0))} B per partition row on average "
             f"(≥ 2 KiB recommended where the problem allows)."
         )
+    if t.get("needed_bytes") and t.get("dma_bytes"):
+        dma.append(
+            f"The computation needs {int(t['needed_bytes']):,} bytes (what the CUDA kernel reads "
+            f"and writes): the port moves {float(t['dma_bytes']) / float(t['needed_bytes']):.3g}× "
+            "that" + (" (C2N5014)." if "C2N5014" in ids else ".")
+        )
     if "C2N5007" in ids:
         dma.append("DMAs are small (C2N5007).")
     if "C2N5006" in ids:

@@ -215,6 +215,8 @@ def test_roofline_is_the_kernels_and_the_tensor_engine_port_is_nearer_it(
         ve["trace"]["profile"], ve["trace"]
     )
     assert _efficiency(te) > 5 * _efficiency(ve)
+    moved = dict(review.sections(ve))["DMA and data movement"]
+    assert any("the port moves" in c and "(C2N5014)" in c for c in moved), moved
     claims = dict(review.sections(te))["Performance"]
     assert any("the kernel's minimum traffic" in c and "contraction flops" in c for c in claims)
     chart = review.roofline_chart(ve)
