@@ -45,6 +45,7 @@ from cuda2nki.fidelity import (
     rootcause,
     tracefind,
 )
+from cuda2nki.fidelity import traffic as traffic_mod
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS
 from cuda2nki.fidelity.intensity import contraction_reuse
@@ -528,22 +529,31 @@ def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
 
 
 def _reference(
-    tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray]
-) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
-    """The CUDA kernel's outputs, and per output the elements the kernel never writes.
+    tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray], traffic: bool = False
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], traffic_mod.Traffic | None]:
+    """The CUDA kernel's outputs, per output the elements the kernel never writes, and (with
+    ``traffic``) the bytes the computation needs: the distinct input bytes the kernel reads
+    and the output bytes it writes, counted in the same run.
 
     ``out`` buffers start filled with the canary NaN, so elements no CUDA thread writes are told
     apart; they are "don't care" for the comparison (a port may leave them or fill them).
     """
-    from cuda2nki import simt
+    from cuda2nki.simt.runner import run_kernel_full
 
     args: dict[str, Any] = {**r.scalars, **{k: v.copy() for k, v in arrays.items()}}
     for t in r.binding.tensors:
         if t.role == "out" and args[t.name].dtype == np.float32:
             args[t.name].fill(CANARY_F32)
-    out = simt.run_kernel(
-        tu, name, grid=r.grid, block=r.block, shared_bytes=r.shared_bytes, args=args
+    res = run_kernel_full(
+        tu,
+        name,
+        grid=r.grid,
+        block=r.block,
+        shared_bytes=r.shared_bytes,
+        args=args,
+        track_reads=traffic,
     )
+    out = res.outputs
     refs, dont_care = {}, {}
     for t in r.binding.tensors:
         if t.role == "in":
@@ -554,7 +564,8 @@ def _reference(
             a = a.copy()
             a[mask] = 0.0
         refs[t.name], dont_care[t.name] = a, mask
-    return refs, dont_care
+    needed = traffic_mod.from_run(r.binding, res.read_bytes, refs, dont_care) if traffic else None
+    return refs, dont_care, needed
 
 
 def _dynamic(
@@ -581,7 +592,8 @@ def _dynamic(
     trace: dict[str, Any] = {}
     sources: set[str] = set()
     rng = np.random.default_rng(12345)
-    traced: list[tuple[tracefind.ProblemSize, tracefind.TraceSummary, str]] = []
+    traced: list[tuple[tracefind.ProblemSize, tracefind.TraceSummary, str, int]] = []
+    needs: dict[int, traffic_mod.Traffic] = {}  # per test point: what the computation needs
     writer_cache: dict[str, Any] = {}
     causes: dict[tuple[str, str], rootcause.Cause | None] = {}
     port_text = read_text(info.path)
@@ -600,6 +612,7 @@ def _dynamic(
         nest = loopnest.contraction(tu, name, {t.name: len(t.shape) for t in b.tensors})
     every_point_ran = bool(plan)
     jobs = [runs for _, _, _, runs in plan]
+    measured = max(range(len(plan)), key=lambda i: _total_bytes(plan[i][1]), default=-1)
     box.submit(jobs)
     compared = 0
     with box:  # the port runs while the references are computed below
@@ -607,11 +620,17 @@ def _dynamic(
             sets, refs, oracles, skips = [], [], [], []
             for arrays in all_sets:
                 try:
-                    ref, skip = _reference(tu, name, r, arrays)
+                    # at the point whose trace the findings read (the largest), the first
+                    # seed's run also counts the bytes the computation needs
+                    ref, skip, need = _reference(
+                        tu, name, r, arrays, traffic=k == measured and not sets
+                    )
                 except DiagnosticError as exc:
                     if point.generated:
                         break  # a generated edge point the CUDA kernel itself cannot run: skip it
                     raise exc
+                if need is not None:
+                    needs[k] = need
                 sets.append(arrays)
                 refs.append(ref)
                 skips.append(skip)
@@ -699,7 +718,7 @@ def _dynamic(
                             f"contraction ({nest.factors[0]} x {nest.factors[1]} over "
                             f"'{nest.counter}'), matmul-shaped work",
                         )
-                    traced.append((size, entry["trace"], label))
+                    traced.append((size, entry["trace"], label, k))
                 outs = _match_outputs(entry["outputs"], pb, info)
                 for cname in pb.outputs:
                     t = b.tensor(cname)
@@ -858,12 +877,31 @@ def _dynamic(
         found.extend(_unexecuted(kernel_fn, tree, executed, info, compared))
     if traced:
         # trace findings from the largest problem run: small problems excuse small DMAs (NKI.md §14.7)
-        size, summary, label = max(traced, key=lambda t: t[0].total_bytes)
+        size, summary, label, k = max(traced, key=lambda t: t[0].total_bytes)
         trace = {**summary.to_dict(), "shape": label}
         found.extend(tracefind.findings(summary, size, info.path))
+        need = needs.get(k)
+        if need is not None:
+            r = plan[k][1]
+            need = dataclasses.replace(need, **_kernel_flops(intent, nest, r))
+            trace.update(traffic_mod.roofline_fields(need))
+            found.extend(traffic_mod.findings(summary, need, size, info.path))
         per_line = tracefind.port_lines(summary, info.path)
         found.extend(layoutscan.findings(layout, info.path, per_line, size.rows))
     return numerics, found, trace, "/".join(sorted(sources)) or "none", port_output
+
+
+def _kernel_flops(intent: Any, nest: Any, r: Resolved) -> dict[str, Any]:
+    """The CUDA kernel's contraction flops at ``r``: from the intent where the kernel lifts,
+    else from a matmul-shaped CUDA loop nest (``nest``); none when neither shows a contraction."""
+    flops = traffic_mod.intent_flops(intent, r.scalars, r.shapes) if intent is not None else 0
+    if flops:
+        return {"flops": flops, "flops_from": "intent"}
+    if nest is not None:
+        flops = traffic_mod.nest_flops(nest.factors, r)
+        if flops:
+            return {"flops": flops, "flops_from": "loop nest"}
+    return {}
 
 
 def _unexecuted(
@@ -954,6 +992,12 @@ def _reduction_len(r: Resolved, idiom: str | None) -> int | None:
     return max((max(s) for s in ins if s), default=None)
 
 
+def _total_bytes(r: Resolved) -> int:
+    """Bytes of every tensor of the kernel at ``r``: the size that picks the point whose trace
+    the performance findings read."""
+    return sum(int(np.prod(r.shapes[t.name])) * t.np_dtype.itemsize for t in r.binding.tensors)
+
+
 def _problem_size(r: Resolved, idiom: str | None, intent: Any = None) -> tracefind.ProblemSize:
     shapes = [(r.shapes[t.name], t.np_dtype.itemsize, t.role) for t in r.binding.tensors]
     # the rows a port can spread over partitions are the output's (a gather from a 50k-row table
@@ -970,7 +1014,7 @@ def _problem_size(r: Resolved, idiom: str | None, intent: Any = None) -> tracefi
     if idiom in tracefind.CONTRACTION_IDIOMS:
         outs = [s for s, _, role in shapes if role != "in" and s]
         reuse = float(max((max(-(-s[0] // 128), -(-s[-1] // 512)) for s in outs), default=1))
-    total = sum(int(np.prod(s)) * i for s, i, _ in shapes)
+    total = _total_bytes(r)
     # bytes a DMA could move per partition if the largest tensor were spread over 128 partitions
     pe_reuse = contraction_reuse(intent, r.scalars, r.shapes) if intent is not None else None
     return tracefind.ProblemSize(rows, big // 128, total, idiom, elems, reuse, pe_reuse)

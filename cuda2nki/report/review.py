@@ -103,6 +103,12 @@ def sections(
             f"{_fmt(t.get('avg_dma_bytes_per_partition', 0.0))} B per partition row on average "
             f"(≥ 2 KiB recommended where the problem allows)."
         )
+    if t.get("needed_bytes") and t.get("dma_bytes"):
+        dma.append(
+            f"The computation needs {int(t['needed_bytes']):,} bytes (what the CUDA kernel reads "
+            f"and writes): the port moves {float(t['dma_bytes']) / float(t['needed_bytes']):.3g}× "
+            "that" + (" (C2N5014)." if "C2N5014" in ids else ".")
+        )
     if "C2N5007" in ids:
         dma.append("DMAs are small (C2N5007).")
     if "C2N5006" in ids:
@@ -138,8 +144,8 @@ def sections(
         roof = roofline_us(prof, t)
         if roof:
             perf.append(
-                f"Roofline bound {_fmt(roof)} µs (HBM traffic at peak DMA bandwidth, matmul flops at "
-                f"tensor-engine peak): the port runs at {100 * roof / max(est_us, 1e-12):.0f}% of it."
+                f"Roofline bound {_fmt(roof)} µs ({_roofline_basis(t, prof)}): the port runs at "
+                f"{_percent(roof / max(est_us, 1e-12))} of it."
             )
     if prof.get("matmul_flops") and "pe_fill" in prof:
         perf.append(f"Tensor-engine PE-array fill: {100 * float(prof['pe_fill']):.0f}%.")
@@ -180,13 +186,45 @@ _DMA_BYTES_PER_US = 368e3
 _TENSOR_FP32_FLOP_PER_US = 20e6
 
 
+def roofline_work(prof: dict[str, Any], trace: dict[str, Any]) -> tuple[float, float, bool]:
+    """(bytes, flops, of the kernel): the work the roofline is drawn for.  The kernel's own
+    minimum where the check measured it -- the bytes the CUDA kernel reads and writes, the flops
+    of its contractions -- so that every port of a kernel meets the same bound and one that
+    moves or computes more than needed is the less efficient for it; the port's own DMA bytes
+    and matmul flops only for a report without those figures."""
+    if trace.get("needed_bytes"):
+        return float(trace["needed_bytes"]), float(trace.get("kernel_flops") or 0), True
+    return float(trace.get("dma_bytes") or 0), float(prof.get("matmul_flops") or 0), False
+
+
 def roofline_us(prof: dict[str, Any], trace: dict[str, Any]) -> float | None:
-    """Lower bound on time: bytes moved at peak DMA bandwidth vs matmul flops at tensor-engine peak."""
-    moved = float(trace.get("dma_bytes") or 0)
-    flops = float(prof.get("matmul_flops") or 0)
+    """Lower bound on time: bytes at peak DMA bandwidth vs contraction flops at tensor-engine
+    peak, for the work of :func:`roofline_work`."""
+    moved, flops, _ = roofline_work(prof, trace)
     if not moved and not flops:
         return None
     return max(moved / _DMA_BYTES_PER_US, flops / _TENSOR_FP32_FLOP_PER_US)
+
+
+def _percent(x: float) -> str:
+    """A fraction as a percentage: whole percents, two significant digits below 1%."""
+    pct = 100 * x
+    return f"{pct:.0f}%" if pct >= 1 else f"{pct:.2g}%"
+
+
+def _roofline_basis(trace: dict[str, Any], prof: dict[str, Any]) -> str:
+    moved, flops, kernel = roofline_work(prof, trace)
+    if not kernel:
+        return (
+            "the port's HBM traffic at peak DMA bandwidth, its matmul flops at tensor-engine peak"
+        )
+    text = f"the kernel's minimum traffic, {moved:,.0f} bytes, at peak DMA bandwidth"
+    if flops:
+        text += (
+            f"; its {flops:,.0f} contraction flops (from the "
+            f"{trace.get('kernel_flops_from') or 'intent'}) at tensor-engine peak"
+        )
+    return text
 
 
 def recommendations(report: dict[str, Any], generated: dict[str, Any] | None = None) -> list[str]:
@@ -439,28 +477,29 @@ def roofline_chart(report: dict[str, Any]) -> tuple[Any, str] | None:
 
     t = report.get("trace") or {}
     prof = t.get("profile") or {}
-    moved = float(t.get("dma_bytes") or 0)
-    flops = float(prof.get("matmul_flops") or 0)
+    moved, flops, kernel = roofline_work(prof, t)
     time_us = float(prof.get("overlapped_ns") or 0) / 1000.0
     if not moved or time_us <= 0:
         return None
     bw = _DMA_BYTES_PER_US / 1e3  # GB/s
     peak = _TENSOR_FP32_FLOP_PER_US / 1e3  # GFLOP/s
     achieved_gbs = moved / time_us / 1e3
+    whose = "the kernel's" if kernel else "matmul"
+    traffic = "bytes the kernel needs" if kernel else "DMA bytes"
     if flops:
         point = charts.RooflinePoint(
             flops / moved, flops / time_us / 1e3, f"{flops / time_us / 1e3:.4g} GFLOP/s"
         )
         what = (
-            f"{flops:.3g} matmul flops over {moved:.3g} DMA bytes in {time_us:.3g} µs: "
-            f"{point.gflops:.3g} GFLOP/s of {peak:.3g}"
+            f"{whose} {flops:.3g} flops over {moved:.3g} {traffic} in the port's {time_us:.3g} "
+            f"µs: {point.gflops:.3g} GFLOP/s of {peak:.3g}"
         )
     else:
         lo = 1e-3
         point = charts.RooflinePoint(lo, lo * achieved_gbs, f"{achieved_gbs:.3g} GB/s moved")
         what = (
-            f"no matmul flops: the port is bound by its {moved:.3g} DMA bytes, moved at "
-            f"{achieved_gbs:.3g} GB/s of {bw:.3g} (shown at the left edge)"
+            f"no contraction flops: the port is bound by the {moved:.3g} {traffic}, moved at "
+            f"{achieved_gbs:.3g} GB/s of {bw:.3g} in effect (shown at the left edge)"
         )
     chart = charts.roofline(bw, peak, point)
     return chart, f"trn2 roofline at {t.get('shape', 'the largest shape')}: {what}."

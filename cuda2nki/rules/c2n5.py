@@ -145,6 +145,22 @@ register(
         fix="Allocate tiles inside the loops that use them, and reduce tile sizes.",
     ),
     Rule(
+        "C2N5014",
+        W,
+        "bytes moved beyond what is needed",
+        "{evidence}",
+        "The port's DMAs move many times the bytes the computation needs. What it needs is "
+        "measured on the CUDA kernel's own run: the distinct input bytes it reads and the output "
+        "bytes it writes. A gather that loads whole rows to use one element of each, or a tile "
+        "loaded far wider than the part used, pays DMA bandwidth for data it throws away. "
+        "Reported at the DMA line moving the most bytes, with the ratio; the reuse a tiled "
+        "contraction legitimately has (each operand tile loaded once per output tile) is allowed "
+        "for, and a few KiB of excess on a small problem are not a defect.",
+        example="rows = nl.load(probs[i0:i0 + 128, :])  # the whole row, for one element of it",
+        fix="Load only the elements used: an indirect DMA with a per-partition offset "
+        "(vector_offset=) for a gather, or a tile bounded to the part the computation reads.",
+    ),
+    Rule(
         "C2N5013",
         N,
         "suppressed finding",

@@ -175,6 +175,8 @@ def load(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc):
         b = ptr.buf
         return var_load(b.frame, b.owned_flags, b.slot, b.ty, act)
     e, dt, lanes = element_index(c, act, ptr, t, loc, "read")
+    if ptr.buf.reads is not None:
+        _mark_read(ptr.buf.reads, e, dt, lanes)
     view = ptr.buf.view(dt)
     if isinstance(e, Aff):
         ro = ptr.buf.readonly
@@ -184,6 +186,28 @@ def load(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc):
     if lanes == 1:
         return view[e]
     return Vec(tuple(view[e + j] for j in range(lanes)))
+
+
+_MARK = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _mark_read(mask: np.ndarray, e, dt: np.dtype, lanes: int) -> None:
+    """Set the bytes of ``lanes`` elements of ``dt`` at element index ``e`` in the byte mask."""
+    word = _MARK.get(dt.itemsize)
+    if word is None:  # no unsigned word of that size: count the whole buffer as read
+        mask[:] = 1
+        return
+    view = mask[: mask.size - mask.size % dt.itemsize].view(word)
+    ones = np.iinfo(word).max
+    for j in range(lanes):
+        if isinstance(e, Aff):
+            ej = e.with_(e.c0 + j, e.co)
+            if any(ej.co):
+                _strided(view, ej)[...] = ones
+            else:
+                view[ej.base()] = ones
+        else:
+            view[e + j] = ones
 
 
 def _read_strided(view: np.ndarray, e: Aff, readonly: bool) -> np.ndarray:

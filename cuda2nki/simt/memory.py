@@ -26,6 +26,8 @@ class Buffer:
     dirty: bool = False  # written by the kernel
     cow: bool = False  # ``data`` is the caller's array: copy before the first write
     readonly: bool = False  # declared ``const``: loads may return views instead of copies
+    #: one byte per byte of the buffer, set where the kernel reads (``None``: reads not tracked)
+    reads: np.ndarray | None = None
     _views: dict = field(default_factory=dict)
 
     def view(self, dt: np.dtype) -> np.ndarray:

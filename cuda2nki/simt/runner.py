@@ -31,6 +31,8 @@ class SimtResult:
     steps: int = 0
     chunks: int = 0
     globals: dict[str, np.ndarray] = field(default_factory=dict)  # __device__ variables at exit
+    #: per pointer parameter, the distinct bytes the kernel read (``track_reads=True`` only)
+    read_bytes: dict[str, int] = field(default_factory=dict)
 
 
 def find_kernel(tu: A.TranslationUnit, kernel: str | None) -> A.Function:
@@ -183,11 +185,14 @@ def run_kernel_full(
     fast: bool = True,
     outputs: Collection[str] | None = None,
     fmad: bool = False,
+    track_reads: bool = False,
 ) -> SimtResult:
     """:func:`run_kernel`, also returning warnings (C2N1504, C2N1512) and statistics.
 
     ``fast=False`` disables the affine-index and box-active-set fast paths (plain per-thread
-    index arrays everywhere; for differential testing).
+    index arrays everywhere; for differential testing).  ``track_reads=True`` records which bytes
+    of each pointer argument the kernel loads (:attr:`SimtResult.read_bytes`): the traffic the
+    computation needs, whatever a port moves.
     """
     fn = find_kernel(tu, kernel)
     name = fn.name
@@ -237,6 +242,10 @@ def run_kernel_full(
             "C2N0005", fn.loc, reason=f"SIMT compiler: {type(exc).__name__}: {exc}"
         ) from None
     frame0, buffers = _bind_args(fn, cf, args, name)
+    if track_reads:
+        for buf, _arr in buffers.values():
+            if buf.reads is None:
+                buf.reads = np.zeros(buf.limit + 8, np.uint8)
 
     threads = chunk_threads or min(
         DEFAULT_CHUNK_THREADS, CHUNK_STATE_BYTES // ((cf.nslots + 24) * 8)
@@ -281,7 +290,14 @@ def run_kernel_full(
             n = arr.size * arr.dtype.itemsize
             out = buf.data[:n].view(arr.dtype).reshape(arr.shape)
         result[pname] = out
-    return SimtResult(result, launch.diagnostics, steps, nchunks, _global_values(prog, launch))
+    reads = {
+        pname: int(np.count_nonzero(buf.reads[: buf.limit]))
+        for pname, (buf, _arr) in buffers.items()
+        if buf.reads is not None
+    }
+    return SimtResult(
+        result, launch.diagnostics, steps, nchunks, _global_values(prog, launch), reads
+    )
 
 
 def _global_values(prog: Program, launch: Launch) -> dict[str, np.ndarray]:

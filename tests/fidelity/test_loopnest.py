@@ -129,3 +129,8 @@ def test_vector_engine_matmul_behind_a_null_test(tmp_path: Path) -> None:
     line = next(i for i, ln in enumerate(PORT.splitlines(), 1) if "scalar_tensor_tensor" in ln)
     assert hits[0].loc.line == line
     assert "CUDA kernel's loop at line 11 is a contraction" in hits[0].message
+    # the roofline's flops come from the same loop nest: 2 M N K at the traced shape
+    dims = dict(kv.split("=") for kv in rep.trace["shape"].split(","))
+    m, n, k = (int(dims.get(d, v)) for d, v in (("M", 130), ("N", 96), ("K", 64)))
+    assert rep.trace["kernel_flops_from"] == "loop nest"
+    assert rep.trace["kernel_flops"] == 2 * m * n * k

@@ -52,6 +52,7 @@ EXAMPLES = {
     "C2N5009": _corpus("linalg/matmul_tiled", "matmul_tiled_flaw_retranspose"),
     "C2N5010": _corpus("activation/gelu_tanh", "gelu_tanh_flaw_per_element_dma"),
     "C2N5011": _corpus("reduce/row_max_warp", "row_max_warp_flaw_warp_lanes"),
+    "C2N5014": _corpus("misc/nll_gather", "nll_gather_flaw_whole_rows"),
     "C2N5013": Example(
         argv=(
             "check",
