@@ -1140,7 +1140,13 @@ def _setitem(t: NkiTensor, key, value) -> None:
                     api=api,
                     detail=f"destination {view.shape} is smaller than the source {value.shape}",
                 )
-        view.assign(vals, api=api)
+        where = value.produced_view()
+        if where is not None:
+            if not where.any():
+                return  # a masked instruction that wrote nothing: ``t`` keeps its contents
+            if where.shape != view.shape and where.size == view.size:
+                where = where.reshape(view.shape)
+        view.assign(vals, where=where, api=api)
         if view.on_chip and value.on_chip:
             if _retarget(view, value):
                 return
