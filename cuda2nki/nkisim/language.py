@@ -1124,6 +1124,8 @@ def _setitem(t: NkiTensor, key, value) -> None:
             return  # the store-back of ``t[k] op= v``: the in-place op wrote it already
         if not st.current().legacy and (not view.on_chip and value.on_chip):
             raise invalid(api, "use nisa.dma_copy / nl.store to write HBM")
+        if _copy_tile(view, value, api):
+            return
         vals = value.values(api) if value.dtype == view.dtype else value.f32(api)
         if vals.shape != view.shape and vals.size != view.size:
             try:
@@ -1163,6 +1165,32 @@ def _setitem(t: NkiTensor, key, value) -> None:
             api=api,
         )
         record("vector", "memset", (view,))
+
+
+def _copy_tile(view: NkiTensor, value: NkiTensor, api: str) -> bool:
+    """``view[...] = value`` between on-chip tiles of one shape and dtype (the common case, e.g.
+    legacy ``t[...] = nl.op(...)``): the same write and record as the general path, without its
+    conversions and shape checks.  False: take the general path."""
+    vs, ss = view.storage, value.storage
+    if (
+        value.dtype is not view.dtype
+        or value.shape != view.shape
+        or not vs.buffer.on_chip
+        or not ss.buffer.on_chip
+        or value.index is not None
+        or view.index is not None
+        or ss.produced is not None
+    ):
+        return False
+    vals = value.values(api)
+    out = view.out_view(raw=True)
+    if out is None:
+        view.assign(vals, api=api)
+    else:
+        np.copyto(out, vals)  # NumPy copes with overlapping views
+    if not _retarget(view, value):
+        record("vector", "tensor_copy", (view, value))
+    return True
 
 
 def _same_view(a: NkiTensor, b: NkiTensor) -> bool:

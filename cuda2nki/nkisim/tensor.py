@@ -1272,6 +1272,8 @@ class NkiTensor:
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key) -> NkiTensor:
+        if key is Ellipsis:
+            return self  # ``t[...]``: every element, as ``t`` (legacy ``t[...] = expr``)
         a = self._a
         if type(key) is tuple and len(key) == 2 and a is not None:
             # the common case t[p0:p1, f0:f1] on a 2-D strided view

@@ -167,3 +167,71 @@ def test_common_instructions_skip_the_general_operand_checks(monkeypatch):
     for kernel in (k_copy_fresh, k_scalar_two_ops, k_act_scale_bias):
         simulate_kernel(kernel, [a])
     assert calls == []
+
+
+# --------------------------------------------------------------------------- legacy t[...] = tile
+
+LEGACY_ASSIGNMENTS = """
+from neuronxcc import nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+import numpy as np
+
+
+@nki.jit
+def k(a, b):
+    out = nl.ndarray((128, 8), nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    u = nl.ndarray((128, 8), nl.float32, buffer=nl.sbuf)
+    u[...] = nl.exp(t)
+    u[:, 1:5] = u[:, 0:4]
+    u[0:64, :] = nisa.tensor_scalar(t[64:128, :], np.multiply, 2.0)
+    h = nl.ndarray((128, 8), nl.bfloat16, buffer=nl.sbuf)
+    h[...] = nl.copy(t, dtype=nl.bfloat16)
+    u[:, 6:8] = nl.copy(h[:, 0:2], dtype=nl.float32)
+    p = nl.ndarray((128, 8), nl.float32, buffer=nl.psum)
+    p[...] = nl.matmul(nl.load(b), t, transpose_x=True)
+    u[...] = nl.add(u, p)
+    w = nl.ndarray((128, 8), nl.float32, buffer=nl.sbuf)
+    w[...] = u
+    w[:, 0:4] = w[:, 4:8]
+    nl.store(out, w)
+    return out
+"""
+
+
+def _legacy_run(tmp_path, monkeypatch, general: bool):
+    from cuda2nki.nkisim import language, load_kernel
+
+    path = tmp_path / "assign.py"
+    path.write_text(LEGACY_ASSIGNMENTS)
+    kernel = load_kernel(path, "k")
+    rng = np.random.default_rng(7)
+    a = rng.uniform(-1, 1, (128, 8)).astype(np.float32)
+    b = rng.uniform(-1, 1, (128, 128)).astype(np.float32)
+    with monkeypatch.context() as m:
+        if general:
+            m.setattr(language, "_copy_tile", lambda *args: False)
+        res = simulate_kernel(kernel, [a, b])
+    return np.asarray(res.outputs), list(res.trace)
+
+
+def test_legacy_tile_assignment_fast_path_matches_the_general_path(tmp_path, monkeypatch):
+    fast = _legacy_run(tmp_path, monkeypatch, general=False)
+    general = _legacy_run(tmp_path, monkeypatch, general=True)
+    np.testing.assert_array_equal(fast[0], general[0])
+    assert not np.isnan(fast[0]).any()
+    assert fast[1] == general[1]
+
+
+def test_whole_tensor_index_is_the_tensor_itself():
+    from cuda2nki.nkisim import state as st
+
+    state = st.SimState()
+    st.push(state)
+    try:
+        t = nl.ndarray((4, 6), dtype=nl.float32, buffer=nl.sbuf)
+        assert t[...] is t
+        assert t[..., 1:3].shape == (4, 2)
+    finally:
+        st.pop()
