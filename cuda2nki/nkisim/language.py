@@ -185,7 +185,9 @@ def _binary(name: str, x, y, dtype=None, mask=None, *, default_dtype=None):
         res = ops.apply_binary(name, a, b, api)
         eng_op = "tensor_tensor" if (_is_tensor(x) and _is_tensor(y)) else "tensor_scalar"
     out = _new_tile(shape, odt, api)
-    out.assign(np.broadcast_to(res, shape), where=_where(mask, shape), api=api)
+    if getattr(res, "shape", None) != shape:
+        res = np.broadcast_to(res, shape)
+    out.assign(res, where=_where(mask, shape), api=api)
     ins = [t for t in (x, y) if isinstance(t, NkiTensor)]
     record("vector", eng_op, (out, *ins), extra=(name, False, any(t.buffer is psum for t in ins)))
     return out
