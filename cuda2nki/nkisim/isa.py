@@ -341,6 +341,8 @@ def dma_compute(
 
 
 def tensor_copy(dst, src, engine=engine.unknown, *, dtype=None, mask=None) -> None:
+    if mask is None and dtype is None and engine is _ENGINE_UNKNOWN and _tensor_copy_f32(dst, src):
+        return
     api = "nisa.tensor_copy"
     dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
     src = on_chip(tensor_arg(src, api, "src"), api, "src")
@@ -801,6 +803,7 @@ _ENGINE_UNKNOWN = engine.unknown
 _TF32 = dt.tfloat32
 _F32 = np.dtype(np.float32)
 _F32_NAMES3 = ("float32", "float32", "float32")
+_F32_NAMES2 = ("float32", "float32")
 _ON_CHIP = (sbuf, psum)
 
 
@@ -919,6 +922,116 @@ def _load_of(t: NkiTensor, stg, ops: bool) -> Lazy | None:
     return None
 
 
+def _f32_pair(dst, src, api: str, what: str) -> bool:
+    """Whether ``dst`` and ``src`` are same-shape fp32 strided views of on-chip tiles with the
+    partition axis first (the common case of a one-input instruction); the start-partition
+    rule is checked here as the general path does.  False: take the general path."""
+    f32 = dt.float32
+    if type(dst) is not NkiTensor or type(src) is not NkiTensor:
+        return False
+    shp = dst.shape
+    if (
+        dst.dtype is not f32
+        or src.dtype is not f32
+        or src.shape != shp
+        or dst.pdim != 0
+        or src.pdim != 0
+        or dst.index is not None
+        or src.index is not None
+        or len(shp) < 2
+    ):
+        return False
+    sd, ss = dst.storage, src.storage
+    if sd.buffer not in _ON_CHIP or ss.buffer not in _ON_CHIP:
+        return False
+    p = shp[0]
+    if sd.shape[0] != p:
+        check_pstart(dst, api, "dst")
+    if ss.shape[0] != p:
+        check_pstart(src, api, what)
+    return True
+
+
+def _f32_out(dst: NkiTensor) -> np.ndarray | None:
+    """The fp32 array to write all of ``dst`` into (bookkeeping of a full write done), or
+    ``None``: write through ``dst.assign``."""
+    out = dst._a
+    if out.dtype is _F32 and dst.fills_fresh(out):
+        dst.storage.fresh = False  # dst.out_view() on a whole fresh storage, inlined
+        return out
+    return dst.out_view()
+
+
+def _write_f32(dst: NkiTensor, vals: np.ndarray, api: str) -> None:
+    """Write a whole fp32 result (a new array, or one not overlapping ``dst``) into ``dst``."""
+    out = _f32_out(dst)
+    if out is None:
+        dst.assign(vals, api=api)
+    else:
+        out[...] = vals
+
+
+def _record_f32(eng: str, op: str, dst: NkiTensor, src: NkiTensor, extra: tuple) -> None:
+    """``record`` of a one-input fp32 instruction taken by a fast path (two simulator frames:
+    the fast path and the public function)."""
+    shp = dst.shape
+    free = shp[1] if len(shp) == 2 else math.prod(shp[1:])
+    record(
+        eng,
+        op,
+        (dst, src),
+        extra,
+        0,
+        shp[0],
+        free,
+        3,
+        (shp, shp),
+        _F32_NAMES2,
+        (dst.storage.buffer.name, src.storage.buffer.name),
+    )
+
+
+def _tensor_copy_f32(dst, src) -> bool:
+    """tensor_copy between same-shape fp32 tiles on the default engine; False: general path."""
+    api = "nisa.tensor_copy"
+    if not _f32_pair(dst, src, api, "src"):
+        return False
+    x = _operand(src, src.storage, api)
+    out = _f32_out(dst)
+    if out is None:
+        dst.assign(x, api=api)
+    elif out is not x:
+        np.copyto(out, x)  # NumPy copes with overlapping views
+    _record_f32("vector", "tensor_copy", dst, src, ())
+    return True
+
+
+def _tensor_scalar_f32(dst, data, n0: str, operand0, reverse0, n1, operand1, reverse1) -> bool:
+    """tensor_scalar of one or two arithmetic ops with Python-number operands on same-shape
+    fp32 tiles (the common case); False: take the general path."""
+    u0 = _UFUNCS.get(n0)
+    u1 = _UFUNCS.get(n1) if n1 is not None else None
+    if (
+        u0 is None
+        or (n1 is not None and u1 is None)
+        or type(operand0) not in (float, int)
+        or (n1 is not None and type(operand1) not in (float, int))
+    ):
+        return False
+    api = "nisa.tensor_scalar"
+    if not _f32_pair(dst, data, api, "data"):
+        return False
+    x = _operand(data, data.storage, api)
+    s0 = np.float32(operand0)
+    t = u0(s0, x) if reverse0 else u0(x, s0)
+    if u1 is not None:
+        s1 = np.float32(operand1)
+        t = u1(s1, t, out=t) if reverse1 else u1(t, s1, out=t)
+    _write_f32(dst, t, api)
+    _record_f32("vector", "tensor_scalar", dst, data, (n0, n1, "float32", "float32"))
+    return True
+
+
 _UFUNCS = {
     "add": np.add,
     "subtract": np.subtract,
@@ -975,6 +1088,12 @@ def tensor_scalar(
     api = "nisa.tensor_scalar"
     n0 = ops.op_name(op0, api)
     n1 = ops.op_name(op1, api) if op1 is not None else None
+    if (
+        mask is None
+        and engine is _ENGINE_UNKNOWN
+        and _tensor_scalar_f32(dst, data, n0, operand0, reverse0, n1, operand1, reverse1)
+    ):
+        return
     eng = engine_name(engine, "vector")
     dst, data = _compute_operands(api, dst, data, eng=eng)
     same_free(api, dst, data)
@@ -1142,6 +1261,14 @@ def activation(
     api: str = "nisa.activation",
 ) -> None:
     name = ops.op_name(op, api)
+    if (
+        mask is None
+        and reduce_op is None
+        and reduce_res is None
+        and api == "nisa.activation"
+        and _activation_f32(dst, name, data, bias, scale)
+    ):
+        return
     dst, data = _compute_operands(api, dst, data, eng="scalar")
     same_free(api, dst, data)
     p = data.partitions()
@@ -1179,6 +1306,34 @@ def activation(
             write_mat(rr, acc[:p].reshape(p, 1).copy(), api)
             extra_cost = 1
     record("scalar", "activation", (dst, data), extra=(name, extra_cost))
+
+
+def _activation_f32(dst, name: str, data, bias, scale) -> bool:
+    """activation without reduction or mask on same-shape fp32 tiles, with a Python-number
+    scale and no bias or a (P, 1) bias tile (the common case); False: take the general path.
+    The same arithmetic as the general path, without its operand conversions."""
+    api = "nisa.activation"
+    if (
+        type(scale) not in (float, int)
+        or (bias is not None and type(bias) is not NkiTensor)
+        or not _f32_pair(dst, data, api, "data")
+    ):
+        return False
+    x = _operand(data, data.storage, api)
+    shp = x.shape
+    if len(shp) != 2:
+        x = x.reshape(shp[0], -1)
+    if scale != 1.0:
+        x = x * np.float32(scale)
+    if bias is not None:
+        x = x + scalar_or_col(bias, shp[0], api, "bias")
+    _range_warn(api, name, x)
+    y = ops.apply_unary(name, x, api)
+    if y.dtype != np.float32:
+        y = y.astype(np.float32)
+    _write_f32(dst, y if len(shp) == 2 else y.reshape(shp), api)
+    _record_f32("scalar", "activation", dst, data, (name, 0))
+    return True
 
 
 def _range_warn(api: str, name: str, x: np.ndarray) -> None:

@@ -185,7 +185,9 @@ def _binary(name: str, x, y, dtype=None, mask=None, *, default_dtype=None):
         res = ops.apply_binary(name, a, b, api)
         eng_op = "tensor_tensor" if (_is_tensor(x) and _is_tensor(y)) else "tensor_scalar"
     out = _new_tile(shape, odt, api)
-    out.assign(np.broadcast_to(res, shape), where=_where(mask, shape), api=api)
+    if getattr(res, "shape", None) != shape:
+        res = np.broadcast_to(res, shape)
+    out.assign(res, where=_where(mask, shape), api=api)
     ins = [t for t in (x, y) if isinstance(t, NkiTensor)]
     record("vector", eng_op, (out, *ins), extra=(name, False, any(t.buffer is psum for t in ins)))
     return out
@@ -1124,6 +1126,8 @@ def _setitem(t: NkiTensor, key, value) -> None:
             return  # the store-back of ``t[k] op= v``: the in-place op wrote it already
         if not st.current().legacy and (not view.on_chip and value.on_chip):
             raise invalid(api, "use nisa.dma_copy / nl.store to write HBM")
+        if _copy_tile(view, value, api):
+            return
         vals = value.values(api) if value.dtype == view.dtype else value.f32(api)
         if vals.shape != view.shape and vals.size != view.size:
             try:
@@ -1140,7 +1144,13 @@ def _setitem(t: NkiTensor, key, value) -> None:
                     api=api,
                     detail=f"destination {view.shape} is smaller than the source {value.shape}",
                 )
-        view.assign(vals, api=api)
+        where = value.produced_view()
+        if where is not None:
+            if not where.any():
+                return  # a masked instruction that wrote nothing: ``t`` keeps its contents
+            if where.shape != view.shape and where.size == view.size:
+                where = where.reshape(view.shape)
+        view.assign(vals, where=where, api=api)
         if view.on_chip and value.on_chip:
             if _retarget(view, value):
                 return
@@ -1157,6 +1167,32 @@ def _setitem(t: NkiTensor, key, value) -> None:
             api=api,
         )
         record("vector", "memset", (view,))
+
+
+def _copy_tile(view: NkiTensor, value: NkiTensor, api: str) -> bool:
+    """``view[...] = value`` between on-chip tiles of one shape and dtype (the common case, e.g.
+    legacy ``t[...] = nl.op(...)``): the same write and record as the general path, without its
+    conversions and shape checks.  False: take the general path."""
+    vs, ss = view.storage, value.storage
+    if (
+        value.dtype is not view.dtype
+        or value.shape != view.shape
+        or not vs.buffer.on_chip
+        or not ss.buffer.on_chip
+        or value.index is not None
+        or view.index is not None
+        or ss.produced is not None
+    ):
+        return False
+    vals = value.values(api)
+    out = view.out_view(raw=True)
+    if out is None:
+        view.assign(vals, api=api)
+    else:
+        np.copyto(out, vals)  # NumPy copes with overlapping views
+    if not _retarget(view, value):
+        record("vector", "tensor_copy", (view, value))
+    return True
 
 
 def _same_view(a: NkiTensor, b: NkiTensor) -> bool:

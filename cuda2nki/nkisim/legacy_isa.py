@@ -147,17 +147,27 @@ def _call(fn, mask, out, *args, **kw) -> None:
         return
     box = _box(mask, out.ndim)
     if box == "empty":
+        _track_produced(out)
         return
     if box is None:
         if fn.__name__ not in _TAKES_MASK:
             raise invalid(f"nisa.{fn.__name__}", "mask= must select a box of index ranges")
         fn(out, *args, mask=mask, **kw)
         return
+    _track_produced(out)
     fn(
         _slice_to(out, box),
         *[_slice_to(a, box) for a in args],
         **{k: _slice_to(v, box) for k, v in kw.items()},
     )
+
+
+def _track_produced(out: NkiTensor) -> None:
+    """Before a masked instruction writes part of its fresh result tile: note which elements
+    it produces, so that ``t[...] = result`` writes only those (``NkiTensor.produced_view``)."""
+    stg = out.storage
+    if stg.fresh and stg.buffer.on_chip and stg.produced is None:
+        stg.produced = np.zeros(stg.flat.size, dtype=bool)
 
 
 def _out(shape, dtype, default, api, buffer=sbuf) -> NkiTensor:

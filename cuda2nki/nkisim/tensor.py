@@ -82,6 +82,7 @@ class Storage:
         "name",
         "fresh",
         "written",
+        "produced",
         "mm_written",
         "site",
         "is_input",
@@ -118,6 +119,9 @@ class Storage:
         self.name = name
         self.fresh = fresh
         self.written: np.ndarray | None = None
+        # legacy: a tile first written by a masked instruction -- per element, whether an
+        # instruction produced it; ``x[...] = tile`` then writes only those (see ``produced_view``)
+        self.produced: np.ndarray | None = None
         self.mm_written: np.ndarray | None = None
         self.site = site
         self.is_input = False
@@ -499,6 +503,7 @@ def _sbuf_tile(
     stg.name = name
     stg.fresh = True
     stg.written = None
+    stg.produced = None
     stg.mm_written = None
     stg.site = site
     stg.is_input = False
@@ -1053,6 +1058,8 @@ class NkiTensor:
                 stg.poison()
         if stg.pending is not None:
             self._mark_pending(None)
+        if stg.produced is not None:
+            self._note_produced(None)
         return a
 
     def defer_write(self, lazy: Lazy) -> bool:
@@ -1159,6 +1166,8 @@ class NkiTensor:
                 stg.fresh = False
                 stg.pending = WrittenBoxes(stg.shape, stg.flat.itemsize)
             else:
+                if where is not None and st.current().legacy:
+                    stg.produced = np.zeros(stg.flat.size, dtype=bool)
                 stg.poison()
         try:
             if where is None:
@@ -1167,6 +1176,8 @@ class NkiTensor:
                 np.copyto(a, conv, where=np.broadcast_to(where, shape))
         except ValueError as exc:
             raise invalid(api, f"cannot write into this view ({exc})") from None
+        if stg.produced is not None:
+            self._note_produced(where)
         if stg.written is not None:
             wv = self._written_view()
             if where is None:
@@ -1179,6 +1190,36 @@ class NkiTensor:
             aff = st.current().affine
             if aff:
                 self._check_affine(aff[-1], where)
+
+    def _note_produced(self, where: np.ndarray | None) -> None:
+        """Mark this view's elements (``where`` selects) as produced in a masked result tile."""
+        stg = self.storage
+        a = self.a
+        if a is None or a.dtype != stg.flat.dtype:
+            stg.produced = None  # a reinterpreted view: stop telling produced elements apart
+            return
+        if where is None and a.size == stg.flat.size and 0 not in a.strides:
+            stg.produced = None  # every element written since
+            return
+        view = self._parallel_view(stg.produced)
+        if where is None:
+            view[...] = True
+        else:
+            view |= np.broadcast_to(where, self.shape)
+
+    def produced_view(self) -> np.ndarray | None:
+        """Per element of this view, whether the masked instruction that made its tile produced
+        it; ``None`` when every element holds a value an instruction wrote (or may have).
+
+        Legacy ``t[...] = nl.op(x, mask=m)`` is one instruction writing ``t`` where ``m`` holds
+        (reference 4.2: "outputs there keep previous contents"), not a copy of a whole tile
+        whose other elements were never written."""
+        stg = self.storage
+        if stg.produced is None or self.index is not None or self.a is None:
+            return None
+        if self.a.dtype != stg.flat.dtype:
+            return None
+        return self._parallel_view(stg.produced)
 
     def _check_affine(self, loop: list, where: np.ndarray | None) -> None:
         """Legacy affine_range independence: one writer iteration per output element.
@@ -1226,9 +1267,13 @@ class NkiTensor:
         flat[idx[sel]] = np.broadcast_to(conv, idx.shape)[sel]
         if stg.written is not None:
             stg.written[idx[sel]] = True
+        if stg.produced is not None:
+            stg.produced[idx[sel]] = True
 
     # ------------------------------------------------------------------ indexing
     def __getitem__(self, key) -> NkiTensor:
+        if key is Ellipsis:
+            return self  # ``t[...]``: every element, as ``t`` (legacy ``t[...] = expr``)
         a = self._a
         if type(key) is tuple and len(key) == 2 and a is not None:
             # the common case t[p0:p1, f0:f1] on a 2-D strided view

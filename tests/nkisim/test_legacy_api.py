@@ -308,3 +308,93 @@ def test_masked_reduction_and_bn_stats_tail(tmp_path):
     got = simulate_kernel(k, [x]).outputs
     np.testing.assert_allclose(got[:, 0], x.mean(axis=1), rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(got[:, 1], x.var(axis=1), rtol=1e-4, atol=1e-5)
+
+
+# ``t[...] = op(..., mask=m)`` is one instruction writing ``t`` where ``m`` holds: the elements
+# it leaves out keep their previous contents (reference 4.2), they are not NaN from a fresh tile.
+MASKED_WRITES = {
+    # a compile-time Python bool (e.g. a tile's position against a diagonal), nl and nisa forms
+    "bool_false_nl": ("nl.copy(t, dtype=nl.float32, mask=False)", lambda a, prev: prev),
+    "bool_true_nl": ("nl.multiply(t, 3.0, mask=True)", lambda a, prev: 3 * a),
+    "bool_false_isa": (
+        "nisa.tensor_scalar(t, np.multiply, 5.0, mask=False, dtype=nl.float32)",
+        lambda a, prev: prev,
+    ),
+    "affine_select_false": (
+        "nisa.affine_select(pred=(ip >= jf), on_true_tile=t, on_false_value=-9984.0, mask=(lo > 1))",
+        lambda a, prev: prev,
+    ),
+    # a box of rows / columns: the instruction runs on the reduced shape
+    "rows_box_nl": ("nl.add(t, 1.0, mask=(ip < 40))", lambda a, prev: _rows(a + 1, prev, 40)),
+    "cols_box_isa": (
+        "nisa.activation(np.exp, t, mask=(jf >= 24))",
+        lambda a, prev: np.where(np.arange(64)[None, :] >= 24, np.exp(a), prev),
+    ),
+    "empty_box_isa": ("nisa.tensor_copy(t, mask=(ip < lo - 1))", lambda a, prev: prev),
+    # not a box: the writes are gated element by element
+    "triangle_nl": (
+        "nl.subtract(t, 2.0, mask=(ip + lo > jf))",
+        lambda a, prev: np.where(np.arange(128)[:, None] + 1 > np.arange(64), a - 2, prev),
+    ),
+}
+
+
+def _rows(new, prev, n):
+    return np.concatenate([new[:n], prev[n:]])
+
+
+@pytest.mark.parametrize("case", sorted(MASKED_WRITES))
+def test_masked_result_assigned_keeps_unselected_elements(tmp_path, case):
+    expr, expect = MASKED_WRITES[case]
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, nl.float32, buffer=nl.shared_hbm)
+            t = nl.load(a)
+            acc = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+            acc[...] = nl.multiply(t, -1.0)
+            lo = 1
+            ip, jf = nl.mgrid[0:128, 0:64]
+            acc[...] = {expr}
+            nl.store(out, value=acc)
+            return out
+    """,
+    )
+    a = np.random.default_rng(3).uniform(-1, 1, (128, 64)).astype(np.float32)
+    got = np.asarray(simulate_kernel(k, [a]).outputs, np.float32).reshape(a.shape)
+    assert not np.isnan(got).any()
+    np.testing.assert_allclose(got, expect(a, -a), rtol=1e-6)
+
+
+def test_causal_block_selection_by_masks_matches_reference(tmp_path):
+    """Blocks of a causal score matrix chosen by compile-time masks (left of the diagonal: copy;
+    on it: affine_select; right of it: nothing), the way tiled attention kernels skip work."""
+    k = kern(
+        tmp_path,
+        """
+        @nki.jit
+        def k(s):
+            P, F = 128, 32
+            out = nl.ndarray(s.shape, nl.float32, buffer=nl.shared_hbm)
+            for qi in nl.affine_range(s.shape[0] // P):
+                row = nl.ndarray((nl.par_dim(P), s.shape[1]), dtype=nl.float32)
+                for kj in nl.affine_range(s.shape[1] // F):
+                    blk = nl.load(s[qi * P:(qi + 1) * P, kj * F:(kj + 1) * F])
+                    left = qi * P >= (kj + 1) * F
+                    on_or_right = qi * P < (kj + 1) * F
+                    ip, jf = nl.mgrid[0:P, 0:F]
+                    if on_or_right:
+                        row[:, nl.ds(kj * F, F)] = nisa.affine_select(
+                            pred=(qi * P + ip >= kj * F + jf), on_true_tile=blk,
+                            on_false_value=-9984.0, dtype=nl.float32)
+                    row[:, nl.ds(kj * F, F)] = nl.copy(blk, dtype=nl.float32, mask=left)
+                nl.store(out[qi * P:(qi + 1) * P, :], value=row)
+            return out
+    """,
+    )
+    s = np.random.default_rng(4).standard_normal((256, 256)).astype(np.float32)
+    got = np.asarray(simulate_kernel(k, [s]).outputs, np.float32).reshape(s.shape)
+    want = np.where(np.tril(np.ones(s.shape, bool)), s, np.float32(-9984.0))
+    np.testing.assert_array_equal(got, want)
