@@ -50,8 +50,9 @@ def with_foreign_launches(
     missing = {k.name for k in tu.kernels} - launched
     if not missing or not path.is_file():
         return tu
+    sources = tuple((str(p), _stamp(p)) for p in including_sources(path.resolve()))
     found = _foreign_sites(
-        str(path.resolve()), tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
+        sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
     )
     extra = tuple(s for s in found if (s.instance or s.kernel) in missing or s.kernel in missing)
     if not extra:
@@ -61,12 +62,17 @@ def with_foreign_launches(
 
 @lru_cache(maxsize=64)
 def _foreign_sites(
-    header: str, defines: tuple[tuple[str, str], ...], include_dirs: tuple[str, ...]
+    sources: tuple[tuple[str, tuple[int, int]], ...],
+    defines: tuple[tuple[str, str], ...],
+    include_dirs: tuple[str, ...],
 ) -> tuple[LaunchSite, ...]:
+    """The launch sites of ``sources`` (paths with their stamps, so that an edited file is read
+    again), each parsed once per process."""
     from cuda2nki.frontend import parse_source
 
     sites: list[LaunchSite] = []
-    for src in including_sources(Path(header)):
+    for name, _ in sources:
+        src = Path(name)
         try:
             text = src.read_text(encoding="utf-8")
         except (OSError, ValueError):
@@ -109,12 +115,25 @@ def _candidates(root: Path) -> list[Path]:
     return out
 
 
-def _includes(p: Path) -> frozenset[str]:
-    """The file names ``p`` includes."""
+def _stamp(p: Path) -> tuple[int, int]:
     try:
-        if p.stat().st_size > _MAX_BYTES:
-            return frozenset()
-        text = p.read_text(encoding="utf-8", errors="replace")
+        st = p.stat()
+    except OSError:
+        return (0, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _includes(p: Path) -> frozenset[str]:
+    """The file names ``p`` includes (read once per process while the file is unchanged)."""
+    return _includes_at(str(p), _stamp(p))
+
+
+@lru_cache(maxsize=8192)
+def _includes_at(path: str, stamp: tuple[int, int]) -> frozenset[str]:
+    if stamp[1] < 0 or stamp[1] > _MAX_BYTES:
+        return frozenset()
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return frozenset()
     return frozenset(Path(m).name for m in _INCLUDE.findall(text))

@@ -107,3 +107,11 @@ def test_migrate_checks_header_kernels_launched_elsewhere(tmp_path: Path) -> Non
     for k in ("scale_rows", "shift"):
         r = recs[str(header.relative_to(tmp_path / "src")), k]
         assert r["status"] == "automatic" and r["verdict"] == "pass", r
+
+
+def test_an_edited_runner_is_read_again(tmp_path: Path) -> None:
+    header = _tree(tmp_path, "flat")
+    assert list(binding_from_inference(parse_file(header), "scale_rows")[0].block) == [32, 8]
+    runner = header.parent / "runner.cu"
+    runner.write_text(runner.read_text().replace("dim3 block(32, 8)", "dim3 block(16, 4)  "))
+    assert list(binding_from_inference(parse_file(header), "scale_rows")[0].block) == [16, 4]
