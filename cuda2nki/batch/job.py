@@ -8,6 +8,7 @@ claims is ``literal`` (generic lowering) or ``manual`` (no port possible).
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,9 @@ class JobSpec:
     binding: str | None = None
     #: the file's time limit (the pool stops the worker past it); checks share what is left
     time_limit: float | None = None
+    #: where each kernel's record is appended as soon as it is decided (see :class:`Journal`),
+    #: so that a file stopped at its time limit keeps the records of its finished kernels
+    journal: str | None = None
 
 
 _WARM_CU = """__global__ void warm_add(float* out, const float* a, int n) {
@@ -89,11 +93,75 @@ class FileResult:
     kernel_seconds: dict[str, float] = field(default_factory=dict)
 
 
+class Journal:
+    """The records of one file, appended to a JSON-lines file as each is decided: first the
+    names of the file's kernels (once it is parsed), then each kernel's record (a ported kernel
+    under --check twice: once ported, once checked).  The worker is killed outright at the file's
+    time limit; what the journal holds by then is what :func:`salvage` recovers."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path = Path(path) if path else None
+        self._write("w", None)  # a journal left by an earlier, interrupted run is dropped
+
+    def kernels(self, names: list[str]) -> None:
+        self._write("a", {"kernels": names})
+
+    def add(self, rec: dict[str, Any]) -> None:
+        """The kernel's final record."""
+        self._write("a", {"record": rec})
+
+    def ported(self, rec: dict[str, Any]) -> None:
+        """The record of a kernel ported and about to be checked."""
+        self._write("a", {"ported": rec})
+
+    def _write(self, mode: str, entry: dict[str, Any] | None) -> None:
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open(mode, encoding="utf-8") as f:
+                if entry is not None:
+                    f.write(json.dumps(entry) + "\n")
+        except (OSError, TypeError, ValueError):  # best effort: the journal only saves work
+            self.path = None
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    record: dict[str, Any]
+    final: bool  # False: ported, its check not finished
+
+
+def read_journal(path: str | Path) -> tuple[list[str] | None, dict[str, JournalEntry]]:
+    """The kernel names of a journal (None: the file was not parsed yet) and the latest entry
+    of each kernel it holds.  A torn last line is ignored."""
+    names: list[str] | None = None
+    recs: dict[str, JournalEntry] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None, {}
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("kernels"), list):
+            names = [str(n) for n in entry["kernels"]]
+            continue
+        for kind in ("record", "ported"):
+            rec = entry.get(kind) if isinstance(entry, dict) else None
+            if isinstance(rec, dict):
+                recs[str(rec.get("kernel", ""))] = JournalEntry(rec, kind == "record")
+    return names, recs
+
+
 def process_file(spec: JobSpec) -> FileResult:
     from cuda2nki import api
     from cuda2nki.binding import load_bindings
     from cuda2nki.frontend.scope import owners
 
+    journal = Journal(spec.journal)
     try:
         tu = api.parse(spec.path, defines=dict(spec.defines), include_dirs=spec.include_dirs)
         sidecar = load_bindings(spec.binding) if spec.binding else None
@@ -101,17 +169,22 @@ def process_file(spec: JobSpec) -> FileResult:
         return FileResult([record(spec, "", "failed", exc.diagnostics, lines=0)])
     lines = _count_lines(spec.path)
     owned = owners(tu)  # which kernels each of the file's diagnostics concerns
+    journal.kernels([*sorted(tu.rejected), *(k.name for k in tu.kernels)])
     records = [
         record(spec, name, "refused", _scoped(tu, name, diags, owned), lines=0)
         for name, diags in sorted(tu.rejected.items())
     ]
+    for rec in records:
+        journal.add(rec)
     seconds: dict[str, float] = {}
     clock = _Budget(spec.time_limit, len(tu.kernels))
     for k in tu.kernels:
         # a sidecar's binding applies to the kernel it names only; the others are inferred
         kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None
         t0 = time.perf_counter()
-        records.append(_kernel(spec, tu, k.name, kb, _kernel_lines(k), owned, clock))
+        rec = _kernel(spec, tu, k.name, kb, _kernel_lines(k), owned, clock, journal)
+        journal.add(rec)
+        records.append(rec)
         seconds[k.name] = time.perf_counter() - t0
         clock.done()
     if not records:  # a file without kernels still counts as examined, unless it failed
@@ -161,6 +234,7 @@ def _kernel(
     lines: int,
     owned: Any,
     clock: _Budget | None = None,
+    journal: Journal | None = None,
 ) -> dict[str, Any]:
     from cuda2nki import api
 
@@ -195,6 +269,8 @@ def _kernel(
         port=str(out.relative_to(spec.out_dir)),
     )
     if spec.check:
+        if journal is not None:  # ported: kept even if the check does not finish
+            journal.ported(rec)
         if binding is None:  # the port was made from the inferred binding: check with it
             from cuda2nki.codegen.pipeline import resolve_binding
 

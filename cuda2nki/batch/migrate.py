@@ -9,6 +9,7 @@ apart, in ``timing.json``).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -22,12 +23,22 @@ from typing import Any
 
 from cuda2nki import __version__
 from cuda2nki.batch.discover import CompileFlags, SourceFile, discover
-from cuda2nki.batch.job import BUCKETS, FileResult, JobSpec, process_file, record, warm_up
+from cuda2nki.batch.job import (
+    BUCKETS,
+    FileResult,
+    JobSpec,
+    process_file,
+    read_journal,
+    record,
+    warm_up,
+)
 from cuda2nki.batch.pool import Outcome, run_tasks
 from cuda2nki.diagnostics import SourceLoc, error, make
 from cuda2nki.fileio import read_regular, write_atomic
 
 CACHE_DIR = ".cuda2nki/cache"
+#: where a worker journals each kernel's record of the file it works on (see ``job.Journal``)
+JOURNAL_DIR = ".cuda2nki/journal"
 
 
 @dataclass(frozen=True)
@@ -61,8 +72,9 @@ class MigrateSummary:
 # bumped whenever a cached record's fields change (2: checked kernels record numerics and
 # check_ids; 3: a record holds the file's diagnostics that concern its kernel and none about
 # other kernels, and a sidecar binds only the kernels it names; 4: diagnostics carry their
-# column and notes), so that a resumed run never mixes records of two shapes
-RECORD_FORMAT = 4
+# column and notes; 5: a stopped file keeps its finished kernels' records), so that a resumed
+# run never mixes records of two shapes
+RECORD_FORMAT = 5
 
 
 def _key(spec: JobSpec, sf: SourceFile) -> str:
@@ -130,7 +142,9 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
             str(sf.binding) if sf.binding else None,
             opts.timeout,
         )
-        out.append((_key(spec, sf), spec, sf))
+        key = _key(spec, sf)
+        journal = opts.out_dir / JOURNAL_DIR / f"{key}.jsonl"
+        out.append((key, dataclasses.replace(spec, journal=str(journal)), sf))
     return out
 
 
@@ -219,9 +233,61 @@ def migrate(
     return MigrateSummary(records, report, cached_n, len(todo), seconds)
 
 
+def _salvage(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]] | None:
+    """The records of a file whose worker was stopped (time or memory limit, crash): those its
+    journal holds, each kernel not finished by then marked failed (C2N0006); a ported kernel
+    whose check did not finish is failed too, but keeps its port and idiom.  None: the file was
+    not parsed when it stopped (nothing to keep)."""
+    if spec.journal is None:
+        return None
+    names, done = read_journal(spec.journal)
+    if names is None:
+        return None
+    reason = f"{outcome.status}: {outcome.reason}"
+    out = []
+    for name in names:
+        entry = done.get(name)
+        rec = entry.record if entry is not None else None
+        if entry is None:  # not decided when the file stopped
+            diag = make(
+                "C2N0006",
+                SourceLoc(spec.rel, 0, 0),
+                reason=f"kernel '{name}' unfinished when the file stopped ({reason})",
+            )
+            rec = {**record(spec, name, "failed", [diag], lines=0), "failure": outcome.status}
+        elif not entry.final:  # ported, its check unfinished
+            diag = make(
+                "C2N0006",
+                SourceLoc(spec.rel, 0, 0),
+                reason=f"the check of '{name}' unfinished when the file stopped ({reason})",
+            )
+            rec = {
+                **rec,
+                "status": "failed",
+                "blocking": sorted({*rec["blocking"], "C2N0006"}),
+                "diagnostics": [*rec["diagnostics"], _diag_entry(diag)],
+                "verdict": "error",
+                "check_ids": ["C2N0006"],
+                "failure": outcome.status,
+            }
+        out.append(rec)
+    return out
+
+
+def _diag_entry(d: Any) -> dict[str, Any]:
+    return record(JobSpec("", "", "", ""), "", "", [d], lines=0)["diagnostics"][0]
+
+
+def _drop_journal(spec: JobSpec) -> None:
+    if spec.journal is not None:
+        Path(spec.journal).unlink(missing_ok=True)
+
+
 def _outcome_records(spec: JobSpec, outcome: Outcome) -> tuple[list[dict[str, Any]], dict]:
+    salvaged = _salvage(spec, outcome) if outcome.status != "ok" else None
+    _drop_journal(spec)
     if outcome.status != "ok":
-        return _failure_records(spec, outcome), {}
+        return salvaged or _failure_records(spec, outcome), {}
     value = outcome.value
     if isinstance(value, FileResult):
         return value.records, value.kernel_seconds

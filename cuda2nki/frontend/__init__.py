@@ -39,15 +39,21 @@ def parse_source(
     include_dirs: Iterable[str | os.PathLike] = (),
     templates: Mapping[str, str] | None = None,
 ) -> TranslationUnit:
-    """Lower CUDA source ``text`` (named ``filename`` in diagnostics) to a TranslationUnit."""
+    """Lower CUDA source ``text`` (named ``filename`` in diagnostics) to a TranslationUnit.
+
+    A kernel of a header that the header does not launch gets the launches of the source files
+    near it that include it (:mod:`cuda2nki.frontend.launchers`)."""
     from cuda2nki.frontend.driver import lower_source
 
     # The lowering allocates many small acyclic objects; the cyclic collector would only re-scan
     # them (about a tenth of the time), so it is paused for one file and resumed afterwards.
+    from cuda2nki.frontend.launchers import with_foreign_launches
+
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    dirs = tuple(map(str, include_dirs))
     try:
-        return lower_source(text, str(filename), defines, tuple(map(str, include_dirs)), templates)
+        tu = lower_source(text, str(filename), defines, dirs, templates)
     except RecursionError:
         d = make("C2N1010", SourceLoc(str(filename), 1, 1), what="nesting too deep")
         return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))
@@ -63,6 +69,8 @@ def parse_source(
     finally:
         if gc_was_enabled:
             gc.enable()
+    # a header's kernels launched from the files that include it (see frontend.launchers)
+    return with_foreign_launches(tu, defines, dirs)
 
 
 def parse_file(

@@ -30,6 +30,7 @@ from typing import Any
 import tree_sitter as ts
 
 from cuda2nki.frontend.cst import COMMENT_IDS
+from cuda2nki.frontend.hostalloc import alloc_bytes
 
 Number = int | float
 
@@ -86,6 +87,9 @@ class HostFacts:
     args: tuple[HostExpr, ...]
     #: the dynamic shared memory bytes (third launch argument), None when not given
     shared: HostExpr | None = None
+    #: per argument, the allocation size in bytes of the pointer it passes (None: not a pointer
+    #: the host code allocates; see :mod:`cuda2nki.frontend.hostalloc`)
+    allocs: tuple[HostExpr | None, ...] = ()
 
 
 class _NoValue(Exception):
@@ -181,7 +185,8 @@ class HostEvaluator:
                 self._defaults = False
         vals = tuple(self._host(a, plain) for a in args)
         shared = self._host(cfg[2], scope) if len(cfg) > 2 else None
-        return HostFacts(grid, block, vals, shared)
+        allocs = tuple(alloc_bytes(self, a, call, argmap) for a in args)
+        return HostFacts(grid, block, vals, shared, allocs)
 
     def _dims(self, node: ts.Node, scope: _Scope) -> tuple[HostExpr, ...]:
         try:

@@ -203,6 +203,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         if isinstance(p.ty, A.PointerType)
     }
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags)
+    _from_allocations(fn, site, shapes, kernel_name, diags)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
@@ -279,6 +280,61 @@ def _host_values(fn: A.Function, site: A.LaunchSite | None) -> dict:
         for p, h in zip(fn.params, site.host.args)
         if h.value is not None and not isinstance(p.ty, A.PointerType)
     }
+
+
+def _from_allocations(
+    fn: A.Function, site: A.LaunchSite | None, shapes: dict, kernel: str, diags: list
+) -> None:
+    """A pointer whose accesses do not bound it (a gather table indexed by data) takes the
+    extent the host code allocates for it (see :mod:`cuda2nki.frontend.hostalloc`)."""
+    allocs = site.host.allocs if site is not None and site.host is not None else ()
+    for p, got in zip(fn.params, allocs):
+        if got is None or shapes.get(p.name) is not None or not isinstance(p.ty, A.PointerType):
+            continue
+        count = _elements(got, fn, dtype_of(p.ty))
+        if count is None:
+            continue
+        shapes[p.name] = [count]
+        where = "; ".join(got.evidence[:2])
+        diags.append(
+            make(
+                "C2N2100",
+                p.loc,
+                what=f"'{p.name}' shape [{count}]",
+                kernel=kernel,
+                source=f"its allocation ({where})",
+            )
+        )
+
+
+def _elements(got, fn: A.Function, dtype: str) -> str | int | None:
+    """The element count of an allocation of ``got`` bytes (a HostExpr), in the kernel's size
+    parameters, when the bytes are a whole number of ``dtype`` elements."""
+    import ast as pyast
+
+    import numpy as np
+
+    from cuda2nki.frontend.hostvals import resolve_args
+    from cuda2nki.lift.extents import _py_poly
+
+    try:
+        size = np.dtype(dtype).itemsize
+    except TypeError:
+        return None
+    if got.value is not None:
+        n = int(got.value)
+        return n // size if n > 0 and n % size == 0 else None
+    params = tuple(q.name for q in fn.params)
+    text = resolve_args(got.text, params)
+    scalars = {q.name for q in fn.params if not isinstance(q.ty, A.PointerType)}
+    try:
+        poly = _py_poly(pyast.parse(text or "", mode="eval").body, scalars)
+    except SyntaxError:
+        return None
+    if poly is None or not poly.terms or any(c % size for _, c in poly.terms):
+        return None
+    count = Poly.from_dict({m: c // size for m, c in poly.terms})
+    return _text(count)
 
 
 def _from_syntax(

@@ -53,7 +53,10 @@ register(
         "kernel job failed",
         "{reason}",
         "In a batch run, the work on one file did not finish: it exceeded the time limit, the memory "
-        "limit, or the worker process died. The other files carry on; the file is reported as failed.",
+        "limit, or the worker process died. The other files carry on. The file's kernels decided "
+        "before it stopped keep their records; each kernel not finished (or whose check did not "
+        "finish) is reported as failed with this id, and a file stopped before it was parsed is "
+        "one failed record.",
         fix="Raise --timeout / --memory, or run `cuda2nki port` on the file alone to see the problem.",
     ),
     Rule(

@@ -1,0 +1,139 @@
+"""Launches in other files: a kernel defined in a header and launched from a source file that
+includes it (directly or through other headers).
+
+A header such as ``kernels/gemm.cuh`` often holds kernels only; the launches, with their grid,
+block and arguments, are in a runner ``.cu`` of the same tree.  When a header's kernel has no
+launch in its own file, the source files near it that include it are parsed and their launch
+sites of that kernel are added to the header's translation unit, so that binding inference sees
+the same host evidence (cited ``runner.cu:LINE``) as for a kernel launched where it is defined.
+
+"Near" is the header's directory and the one above it (a ``src/kernels/*.cuh`` included by
+``src/runner.cu``), searched recursively up to :data:`MAX_FILES` files; hidden directories are
+skipped.  Includes are matched by file name (``#include "kernels/gemm.cuh"`` includes any
+``gemm.cuh``), which is what a tree's include paths resolve to in all but contrived layouts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+from pathlib import Path
+
+from cuda2nki.frontend.ast import LaunchSite, TranslationUnit
+
+HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
+SOURCE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
+#: files looked at when searching for the files that include a header
+MAX_FILES = 2000
+#: a file larger than this is not read for its includes
+_MAX_BYTES = 2_000_000
+_INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
+
+
+def with_foreign_launches(
+    tu: TranslationUnit,
+    defines: Mapping[str, str] | None = None,
+    include_dirs: Iterable[str] = (),
+) -> TranslationUnit:
+    """``tu`` with the launch sites, found in the files that include it, of each of its kernels
+    that it does not launch itself (``tu`` unchanged when it is not a header on disk or every
+    kernel has a launch)."""
+    path = Path(tu.file)
+    if path.suffix.lower() not in HEADER_SUFFIXES or not tu.kernels:
+        return tu
+    launched = {s.instance or s.kernel for s in tu.launch_sites} | {
+        s.kernel for s in tu.launch_sites
+    }
+    missing = {k.name for k in tu.kernels} - launched
+    if not missing or not path.is_file():
+        return tu
+    sources = tuple((str(p), _stamp(p)) for p in including_sources(path.resolve()))
+    found = _foreign_sites(
+        sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
+    )
+    extra = tuple(s for s in found if (s.instance or s.kernel) in missing or s.kernel in missing)
+    if not extra:
+        return tu
+    return dataclasses.replace(tu, launch_sites=tu.launch_sites + extra)
+
+
+@lru_cache(maxsize=64)
+def _foreign_sites(
+    sources: tuple[tuple[str, tuple[int, int]], ...],
+    defines: tuple[tuple[str, str], ...],
+    include_dirs: tuple[str, ...],
+) -> tuple[LaunchSite, ...]:
+    """The launch sites of ``sources`` (paths with their stamps, so that an edited file is read
+    again), each parsed once per process."""
+    from cuda2nki.frontend import parse_source
+
+    sites: list[LaunchSite] = []
+    for name, _ in sources:
+        src = Path(name)
+        try:
+            text = src.read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            continue
+        other = parse_source(text, str(src), defines=dict(defines), include_dirs=include_dirs)
+        sites.extend(other.launch_sites)
+    return tuple(sites)
+
+
+def including_sources(header: Path, root: Path | None = None) -> list[Path]:
+    """The source files (not headers) under ``root`` (default: the directory above the
+    header's) that include ``header``, directly or through other headers, sorted."""
+    root = root if root is not None else header.parent.parent
+    includes = {p: _includes(p) for p in _candidates(root)}
+    targets, frontier = {header.name}, [header.name]
+    users: set[Path] = set()
+    while frontier:
+        name = frontier.pop()
+        for p, names in includes.items():
+            if name in names and p not in users:
+                users.add(p)
+                if p.suffix.lower() in HEADER_SUFFIXES and p.name not in targets:
+                    targets.add(p.name)
+                    frontier.append(p.name)
+    return sorted(p for p in users if p.suffix.lower() in SOURCE_SUFFIXES)
+
+
+def _candidates(root: Path) -> list[Path]:
+    out: list[Path] = []
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for f in sorted(filenames):
+            seen += 1
+            if seen > MAX_FILES:
+                return out
+            p = Path(dirpath) / f
+            if p.suffix.lower() in HEADER_SUFFIXES | SOURCE_SUFFIXES:
+                out.append(p)
+    return out
+
+
+def _stamp(p: Path) -> tuple[int, int]:
+    try:
+        st = p.stat()
+    except OSError:
+        return (0, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+def _includes(p: Path) -> frozenset[str]:
+    """The file names ``p`` includes (read once per process while the file is unchanged)."""
+    return _includes_at(str(p), _stamp(p))
+
+
+@lru_cache(maxsize=8192)
+def _includes_at(path: str, stamp: tuple[int, int]) -> frozenset[str]:
+    if stamp[1] < 0 or stamp[1] > _MAX_BYTES:
+        return frozenset()
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return frozenset()
+    return frozenset(Path(m).name for m in _INCLUDE.findall(text))

@@ -1,0 +1,120 @@
+"""A file stopped at its time limit keeps the records of the kernels finished before."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from cuda2nki import api
+from cuda2nki.batch.job import Journal, read_journal
+from cuda2nki.batch.migrate import JOURNAL_DIR, MigrateOptions, migrate
+
+#: three kernels; the test makes the one named ``stall`` hang (workers are forked, so a patch
+#: of the API in this process is what they run)
+THREE = """__global__ void first_add(float* out, const float* a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a[i] + 1.0f;
+}
+__global__ void stall(float* y, const float* x, int m) {
+    int j = threadIdx.x + blockIdx.x * blockDim.x;
+    if (j < m) y[j] = 2.0f * x[j];
+}
+__global__ void after_stall(float* z, int count) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < count) z[t] = 0.0f;
+}
+void run(float* out, const float* a, float* y, const float* x, float* z, int n) {
+    first_add<<<(n + 127) / 128, 128>>>(out, a, n);
+    stall<<<(n + 255) / 256, 256>>>(y, x, n);
+    after_stall<<<(n + 63) / 64, 64>>>(z, n);
+}
+"""
+
+
+def _hang_on(monkeypatch: pytest.MonkeyPatch, name: str, attr: str) -> None:
+    real = getattr(api, attr)
+
+    def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+        if kwargs.get("kernel") == name:
+            time.sleep(600)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, attr, slow)
+
+
+def _run(tmp_path: Path, check: bool, timeout: float) -> tuple[dict[str, dict], Path]:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "three.cu").write_text(THREE)
+    single = THREE.split("__global__ void stall")[0]
+    (src / "single.cu").write_text(
+        single + "void go(float* o, const float* a, int n) {\n"
+        "    first_add<<<(n + 127) / 128, 128>>>(o, a, n);\n}\n"
+    )
+    out = tmp_path / "out"
+    res = migrate(MigrateOptions(src, out, check=check, timeout=timeout))
+    return {(r["file"], r["kernel"]): r for r in res.records}, out
+
+
+def test_a_kernel_hanging_in_its_port_loses_only_itself(tmp_path, monkeypatch) -> None:
+    _hang_on(monkeypatch, "stall", "port")
+    recs, out = _run(tmp_path, check=False, timeout=6)
+    first = recs["three.cu", "first_add"]
+    assert first["status"] == "automatic" and (out / first["port"]).is_file()
+    for name in ("stall", "after_stall"):  # the hanging kernel and the one behind it
+        r = recs["three.cu", name]
+        assert r["status"] == "failed" and r["failure"] == "timeout", r
+        assert [d["id"] for d in r["diagnostics"]] == ["C2N0006"]
+        assert name in r["diagnostics"][0]["message"]
+    assert ("three.cu", "") not in recs  # no file-level failure: the file was parsed
+    assert recs["single.cu", "first_add"]["status"] == "automatic"
+    report = json.loads((out / "report.json").read_text())
+    assert report["summary"]["automatic"] == 2 and report["summary"]["failed"] == 2
+    assert not list((out / JOURNAL_DIR).glob("*"))  # journals are dropped once read
+
+
+def test_a_check_that_hangs_keeps_the_port_and_the_kernels_before(tmp_path, monkeypatch) -> None:
+    _hang_on(monkeypatch, "stall", "check")
+    recs, out = _run(tmp_path, check=True, timeout=20)  # checks get ~5 s each
+    first = recs["three.cu", "first_add"]
+    assert first["status"] == "automatic" and first["verdict"] == "pass", first
+    stall = recs["three.cu", "stall"]
+    assert stall["status"] == "failed" and stall["failure"] == "timeout"
+    assert stall["verdict"] == "error" and stall["check_ids"] == ["C2N0006"]
+    assert stall["idiom"] and (out / stall["port"]).is_file()  # ported before the check hung
+    assert recs["three.cu", "after_stall"]["status"] == "failed"
+
+
+def test_a_file_stopped_before_it_is_parsed_is_one_failed_record(tmp_path, monkeypatch) -> None:
+    real = api.parse
+
+    def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+        time.sleep(600)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "parse", slow)
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "three.cu").write_text(THREE)
+    res = migrate(MigrateOptions(src, tmp_path / "out", timeout=2))
+    [rec] = res.records
+    assert rec["kernel"] == "" and rec["status"] == "failed" and rec["failure"] == "timeout"
+
+
+def test_journal_keeps_the_latest_record_and_skips_a_torn_line(tmp_path: Path) -> None:
+    path = tmp_path / "j" / "x.jsonl"
+    j = Journal(str(path))
+    j.kernels(["a", "b"])
+    j.ported({"kernel": "a", "status": "automatic"})
+    j.add({"kernel": "a", "status": "automatic", "verdict": "pass"})
+    j.ported({"kernel": "b", "status": "literal"})
+    with path.open("a") as f:
+        f.write('{"record": {"kernel": "b", "sta')  # killed mid-write
+    names, recs = read_journal(path)
+    assert names == ["a", "b"] and recs["a"].final and recs["a"].record["verdict"] == "pass"
+    assert not recs["b"].final and recs["b"].record["status"] == "literal"
+    Journal(str(path))  # a new run of the file starts a fresh journal
+    assert read_journal(path) == (None, {})

@@ -1,0 +1,117 @@
+"""A header's kernels launched from another file of the tree: the launches of the source files
+that include the header (directly or through other headers) are the header's host evidence."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cuda2nki.batch.migrate import MigrateOptions, migrate
+from cuda2nki.cli.main import main
+from cuda2nki.frontend import parse_file
+from cuda2nki.frontend.launchers import including_sources
+from cuda2nki.lift.infer import binding_from_inference
+
+#: two kernels, no launch in the header
+OPS = """#pragma once
+__global__ void scale_rows(float* out, const float* in, int rows, int cols) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (r < rows && c < cols) out[r * cols + c] = 2.0f * in[r * cols + c];
+}
+__global__ void shift(float* y, const float* x, int n) {
+    int i = threadIdx.x + blockDim.x * blockIdx.x;
+    if (i < n) y[i] = x[i] + 1.0f;
+}
+"""
+#: a launcher function per kernel, dim3 geometry for the 2-D one
+RUNNER = """#include "{include}"
+#define CEIL_DIV(a, b) (((a) + (b) - 1) / (b))
+void run_scale(float* d_out, const float* d_in, int M, int N) {{
+    dim3 block(32, 8);
+    dim3 grid(CEIL_DIV(N, 32), CEIL_DIV(M, 8));
+    scale_rows<<<grid, block>>>(d_out, d_in, M, N);
+}}
+void run_shift(float* dst, const float* src, int len, int threads) {{
+    shift<<<CEIL_DIV(len, threads), threads>>>(dst, src, len);
+}}
+int main() {{ run_shift(0, 0, 1000, 64); return 0; }}
+"""
+
+
+def _tree(tmp_path: Path, layout: str) -> Path:
+    """``ops.cuh`` and a runner that includes it: beside it (``flat``), or from the directory
+    above through an umbrella header (``nested``, as in ``src/kernels/*.cuh``)."""
+    src = tmp_path / "src"
+    if layout == "flat":
+        src.mkdir()
+        (src / "ops.cuh").write_text(OPS)
+        (src / "runner.cu").write_text(RUNNER.format(include="ops.cuh"))
+        return src / "ops.cuh"
+    (src / "kernels").mkdir(parents=True)
+    (src / "kernels" / "ops.cuh").write_text(OPS)
+    (src / "kernels.cuh").write_text('#pragma once\n#include "kernels/ops.cuh"\n')
+    (src / "runner.cu").write_text(RUNNER.format(include="kernels.cuh"))
+    return src / "kernels" / "ops.cuh"
+
+
+@pytest.mark.parametrize("layout", ["flat", "nested"])
+def test_header_kernels_take_the_launches_of_the_runner(tmp_path: Path, layout: str) -> None:
+    header = _tree(tmp_path, layout)
+    assert including_sources(header) == [tmp_path / "src" / "runner.cu"]
+    tu = parse_file(header)
+    sites = {s.kernel: s for s in tu.launch_sites}
+    assert set(sites) == {"scale_rows", "shift"}
+    assert sites["scale_rows"].loc.file.endswith("runner.cu") and sites["scale_rows"].loc.line == 6
+    bnd, _ = binding_from_inference(tu, "scale_rows")
+    assert bnd is not None and list(bnd.block) == [32, 8]
+    assert tuple(bnd.tensor("out").shape) == ("rows", "cols")
+    bnd, diags = binding_from_inference(tu, "shift")
+    assert bnd is not None and list(bnd.block) == [64]  # the launcher's caller passes 64
+    launch = next(d for d in diags if "inferred launch" in d.message)
+    assert launch.loc.file.endswith("runner.cu") and launch.loc.line == 9
+    assert "runner.cu:11: run_shift(0, 0, 1000, 64)" in launch.message  # the caller's values
+    assert bnd.defaults["n"] == 1000
+
+
+def test_bind_cites_the_runner(tmp_path: Path, capsys) -> None:
+    header = _tree(tmp_path, "nested")
+    assert main(["bind", str(header)]) == 0
+    out, err = capsys.readouterr()
+    assert "runner.cu:6: inferred launch" in out and "runner.cu:9: inferred launch" in out
+    assert "# TODO (" not in out and "items to complete" not in err
+
+
+def test_a_header_nobody_includes_has_no_launch(tmp_path: Path) -> None:
+    header = _tree(tmp_path, "flat")
+    (header.parent / "runner.cu").write_text(RUNNER.format(include="other.cuh"))
+    tu = parse_file(header)
+    assert not tu.launch_sites
+    assert binding_from_inference(tu, "shift")[0] is None
+
+
+def test_a_header_that_launches_its_kernel_keeps_its_own_launch(tmp_path: Path) -> None:
+    header = _tree(tmp_path, "flat")
+    header.write_text(OPS + "void own(float* y, const float* x) { shift<<<4, 32>>>(y, x, 128); }\n")
+    tu = parse_file(header)
+    shift_sites = [s for s in tu.launch_sites if s.kernel == "shift"]
+    assert len(shift_sites) == 1 and shift_sites[0].loc.file == str(header)
+    assert {s.kernel for s in tu.launch_sites} == {"shift", "scale_rows"}
+
+
+def test_migrate_checks_header_kernels_launched_elsewhere(tmp_path: Path) -> None:
+    header = _tree(tmp_path, "nested")
+    res = migrate(MigrateOptions(tmp_path / "src", tmp_path / "out", check=True, timeout=600))
+    recs = {(r["file"], r["kernel"]): r for r in res.records}
+    for k in ("scale_rows", "shift"):
+        r = recs[str(header.relative_to(tmp_path / "src")), k]
+        assert r["status"] == "automatic" and r["verdict"] == "pass", r
+
+
+def test_an_edited_runner_is_read_again(tmp_path: Path) -> None:
+    header = _tree(tmp_path, "flat")
+    assert list(binding_from_inference(parse_file(header), "scale_rows")[0].block) == [32, 8]
+    runner = header.parent / "runner.cu"
+    runner.write_text(runner.read_text().replace("dim3 block(32, 8)", "dim3 block(16, 4)  "))
+    assert list(binding_from_inference(parse_file(header), "scale_rows")[0].block) == [16, 4]
