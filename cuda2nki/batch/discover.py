@@ -59,9 +59,7 @@ def discover(
                 continue
             path = here / name
             rel = path.relative_to(root).as_posix()
-            if include and not any(fnmatch.fnmatch(rel, g) for g in include):
-                continue
-            if any(fnmatch.fnmatch(rel, g) for g in exclude):
+            if not _wanted(rel, include, exclude):
                 continue
             flags = (compile_db or {}).get(str(_real(path))) or (compile_db or {}).get(str(path))
             d = dict(defines or {})
@@ -80,6 +78,26 @@ def discover(
                 )
             )
     return found
+
+
+def _wanted(rel: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    if include and not any(fnmatch.fnmatch(rel, g) for g in include):
+        return False
+    return not any(fnmatch.fnmatch(rel, g) for g in exclude)
+
+
+def selected(
+    root: str | Path, path: str | Path, include: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> bool:
+    """Whether :func:`discover` over ``root`` with these globs lists ``path``: a kernel defined
+    in such a file is counted there, not again in every file that includes it."""
+    real_root, real = _real(Path(root)), _real(Path(path))
+    if real_root not in real.parents or not real.name.endswith(CUDA_SUFFIXES):
+        return False
+    rel = real.relative_to(real_root)
+    if any(part.startswith(".") for part in rel.parts[:-1]):
+        return False
+    return _wanted(rel.as_posix(), include, exclude)
 
 
 def _real(path: Path) -> Path:

@@ -9,6 +9,7 @@ claims is ``literal`` (generic lowering) or ``manual`` (no port possible).
 from __future__ import annotations
 
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,18 @@ class JobSpec:
     #: where each kernel's record is appended as soon as it is decided (see :class:`Journal`),
     #: so that a file stopped at its time limit keeps the records of its finished kernels
     journal: str | None = None
+    #: the migrated tree and its globs: a kernel defined in another file of the tree (a header
+    #: the file includes) is that file's record, not this one's
+    root: str | None = None
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    def counted_elsewhere(self, file: str) -> bool:
+        from cuda2nki.batch.discover import selected
+
+        if self.root is None or not file or os.path.realpath(file) == os.path.realpath(self.path):
+            return False
+        return selected(self.root, file, self.include, self.exclude)
 
 
 _WARM_CU = """__global__ void warm_add(float* out, const float* a, int n) {
@@ -169,16 +182,22 @@ def process_file(spec: JobSpec) -> FileResult:
         return FileResult([record(spec, "", "failed", exc.diagnostics, lines=0)])
     lines = _count_lines(spec.path)
     owned = owners(tu)  # which kernels each of the file's diagnostics concerns
-    journal.kernels([*sorted(tu.rejected), *(k.name for k in tu.kernels)])
+    kernels = [k for k in tu.kernels if not spec.counted_elsewhere(k.loc.file)]
+    rejected = {
+        name: diags
+        for name, diags in sorted(tu.rejected.items())
+        if not any(spec.counted_elsewhere(d.loc.file) for d in diags[:1])
+    }
+    journal.kernels([*rejected, *(k.name for k in kernels)])
     records = [
         record(spec, name, "refused", _scoped(tu, name, diags, owned), lines=0)
-        for name, diags in sorted(tu.rejected.items())
+        for name, diags in rejected.items()
     ]
     for rec in records:
         journal.add(rec)
     seconds: dict[str, float] = {}
-    clock = _Budget(spec.time_limit, len(tu.kernels))
-    for k in tu.kernels:
+    clock = _Budget(spec.time_limit, len(kernels))
+    for k in kernels:
         # a sidecar's binding applies to the kernel it names only; the others are inferred
         kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None
         t0 = time.perf_counter()

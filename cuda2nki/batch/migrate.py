@@ -72,9 +72,10 @@ class MigrateSummary:
 # bumped whenever a cached record's fields change (2: checked kernels record numerics and
 # check_ids; 3: a record holds the file's diagnostics that concern its kernel and none about
 # other kernels, and a sidecar binds only the kernels it names; 4: diagnostics carry their
-# column and notes; 5: a stopped file keeps its finished kernels' records), so that a resumed
+# column and notes; 5: a stopped file keeps its finished kernels' records; 6: a header's
+# kernels are counted in the header only), so that a resumed
 # run never mixes records of two shapes
-RECORD_FORMAT = 5
+RECORD_FORMAT = 6
 
 
 def _key(spec: JobSpec, sf: SourceFile) -> str:
@@ -144,7 +145,14 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
         )
         key = _key(spec, sf)
         journal = opts.out_dir / JOURNAL_DIR / f"{key}.jsonl"
-        out.append((key, dataclasses.replace(spec, journal=str(journal)), sf))
+        spec = dataclasses.replace(
+            spec,
+            journal=str(journal),
+            root=str(opts.in_dir),
+            include=tuple(opts.include),
+            exclude=tuple(opts.exclude),
+        )
+        out.append((key, spec, sf))
     return out
 
 

@@ -109,6 +109,25 @@ def test_migrate_checks_header_kernels_launched_elsewhere(tmp_path: Path) -> Non
         assert r["status"] == "automatic" and r["verdict"] == "pass", r
 
 
+@pytest.mark.parametrize("layout", ["flat", "nested"])
+def test_migrate_counts_a_header_kernel_once(tmp_path: Path, layout: str) -> None:
+    header = _tree(tmp_path, layout)
+    res = migrate(MigrateOptions(tmp_path / "src", tmp_path / "out", mode="examine"))
+    where = sorted((r["kernel"], r["file"]) for r in res.records if r["kernel"])
+    rel = str(header.relative_to(tmp_path / "src"))
+    assert where == [("scale_rows", rel), ("shift", rel)]
+    assert res.report["summary"]["kernels"] == 2
+
+
+def test_a_header_outside_the_migrated_files_is_counted_where_included(tmp_path: Path) -> None:
+    header = _tree(tmp_path, "flat")
+    opts = MigrateOptions(tmp_path / "src", tmp_path / "out", mode="examine", exclude=("*.cuh",))
+    res = migrate(opts)
+    where = sorted((r["kernel"], r["file"]) for r in res.records if r["kernel"])
+    assert header.suffix == ".cuh"
+    assert where == [("scale_rows", "runner.cu"), ("shift", "runner.cu")]
+
+
 def test_an_edited_runner_is_read_again(tmp_path: Path) -> None:
     header = _tree(tmp_path, "flat")
     assert list(binding_from_inference(parse_file(header), "scale_rows")[0].block) == [32, 8]
