@@ -417,7 +417,7 @@ def _gathers_along(e, axis: str) -> bool:
     """``e`` reads an element at a data-dependent position whose other indices move with
     ``axis`` (``x[i, j, t[i, j]]`` along ``j``)."""
     for rd in reads(e):
-        if rd.index and not isinstance(rd.index[0], Dyn) and not _plain(rd):
+        if not _plain(rd):
             fixed = [ix for ix in rd.index if not isinstance(ix, Dyn)]
             if any(axis in ix.free_syms() for ix in fixed):
                 return True
@@ -429,8 +429,8 @@ def _plain(rd: Read) -> bool:
 
 
 def _row_access(rd: Read, p: str, f: str, kernel: Kernel) -> bool:
-    if rd.index and isinstance(rd.index[0], Dyn):  # a row gather: checked when lowered
-        return access_class(rd.index[1:], p, f) is not None
+    if rd.index and isinstance(rd.index[0], Dyn) and access_class(rd.index[1:], p, f):
+        return True  # a row gather: checked when lowered
     if any(isinstance(ix, Dyn) for ix in rd.index):  # an element gather: one element per row
         return not f or all(f not in ix.free_syms() for ix in rd.index if not isinstance(ix, Dyn))
     if any(t.name == rd.tensor for t in kernel.temps):

@@ -442,9 +442,8 @@ class _Lowering:
         """``table[idx(row), f]``: one index per partition, rows fetched by an indirect DMA."""
         rest = access_class(rd.index[1:], p_axis, f_axis)
         if rest is None or rest[0] not in (BCAST, SCALAR):
-            raise T.Unsupported(
-                f"a gather from '{rd.tensor}' whose other indices move with the row", rd.loc
-            )
+            # ``x[t[i], i]``: not whole rows but one element per partition
+            return self._element_gather(b, comp, rd, f_axis, rows, dt)
         comp.addressing, saved = True, comp.addressing  # index arithmetic (see passes/_ints)
         try:
             idx = comp.compile(rd.index[0].expr)
