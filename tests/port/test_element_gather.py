@@ -109,3 +109,19 @@ def test_row_stride_of_a_reshaped_gather() -> None:
         np.testing.assert_array_equal(picked.values(), [[1.0], [5.0]])
     finally:
         st.pop()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("rel", ["gather/nll_btv", "gather/pick_label_scaled"])
+def test_check_passes_element_gathers_without_warnings(rel, target, tmp_path) -> None:
+    """``check`` sizes a gather's work by what it writes (not by the table it picks from) and
+    tells gathers from one table apart by the elements they pick: no literal (C2N5001), reload
+    (C2N5006) or small-DMA (C2N5007) finding on a port that moves one element per row."""
+    from cuda2nki import api
+
+    cu = CORPUS / f"{rel}.cu"
+    port = tmp_path / "port.py"
+    port.write_text(api.port(cu, api=target).source)
+    report = api.check(cu, port, binding=cu.with_suffix(".toml"), seeds=1)
+    assert report.verdict == "pass", [d.message for d in report.findings]
+    assert not [d for d in report.findings if str(d.severity) in ("warning", "error")]
