@@ -415,9 +415,9 @@ def _mentioned(e) -> set[str]:
 
 def _gathers_along(e, axis: str) -> bool:
     """``e`` reads an element at a data-dependent position whose other indices move with
-    ``axis`` (``x[i, j, t[i, j]]`` along ``j``)."""
+    ``axis`` (``x[i, j, t[i, j]]`` along ``j``; ``x[t[i, j], j]`` is a row gather)."""
     for rd in reads(e):
-        if not _plain(rd):
+        if rd.index and not isinstance(rd.index[0], Dyn) and not _plain(rd):
             fixed = [ix for ix in rd.index if not isinstance(ix, Dyn)]
             if any(axis in ix.free_syms() for ix in fixed):
                 return True
