@@ -13,7 +13,12 @@ from cuda2nki.ir import parser, printer
 from tests.port.acceptance import CORPUS, check_kernel
 
 TARGETS = ["nki", "legacy"]
-KERNELS = ["gather/nll_flat", "gather/nll_btv", "gather/pick_label_scaled", "pointers/nll_row_alias"]
+KERNELS = [
+    "gather/nll_flat",
+    "gather/nll_btv",
+    "gather/pick_label_scaled",
+    "pointers/nll_row_alias",
+]
 
 
 @pytest.mark.parametrize("target", TARGETS)
