@@ -257,6 +257,8 @@ class Emitter:
     def indirect_ap(self, hv: View, tile: View) -> str:
         """Rows of ``hv`` chosen per partition by an index tile (a gather DMA)."""
         name = spell.py_name(hv.tensor)
+        if hv.dims[0].flat:
+            return f"{self.flat_column(hv.tensor)}.vector_select(0, {self.view(hv.dims[0].index)})"
         strides = self.strides(hv.tensor)
         rows = (self.view_shape(tile) or (Const(1),))[0]
         pattern = [f"[{strides[0]}, {self.size(rows)}]"]
@@ -275,6 +277,16 @@ class Emitter:
             f"{name}.ap(pattern=[{', '.join(pattern)}], offset={' + '.join(offset) or '0'}, "
             f"vector_offset={self.view(hv.dims[0].index)}, indirect_dim=0)"
         )
+
+    def flat_column(self, tensor: str) -> str:
+        """``tensor`` read as a column of its elements: a ``(size, 1)`` view whose row stride is
+        one element, so a row index is a flat element offset (``.ap(vector_offset=...)`` would
+        take the row stride from the tensor's own shape instead)."""
+        name = spell.py_name(tensor)
+        decl = self.kernel.tensors.get(tensor)
+        rank = len(decl.shape) if decl is not None else 1
+        size = " * ".join(f"{name}.shape[{k}]" for k in range(rank))
+        return f"{name}.reshape(({size}, 1))"
 
     def broadcast_ap(self, hv: View, rows: SizeExpr) -> str:
         """``hv`` (one moving dim or none) repeated on ``rows`` partitions: a stride-0 pattern."""

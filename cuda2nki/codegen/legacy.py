@@ -191,6 +191,12 @@ class LegacyEmitter(Emitter):
         gp = grids[0][0] if grids else "0"
         gf = grids[1][0] if len(grids) > 1 else None
         idx = self.view_at(hv.dims[0].index, depth).split("[")[0]
+        if hv.dims[0].flat:  # an element offset into the tensor read as a column of elements
+            name = spell.py_name(hv.tensor)
+            decl = self.kernel.tensors.get(hv.tensor)
+            rank = len(decl.shape) if decl is not None else 1
+            size = " * ".join(f"{name}.shape[{k}]" for k in range(rank))
+            return f"{name}.reshape(({size}, 1))[{idx}[{gp}, 0], {gf or 0}]"
         parts = [f"{idx}[{gp}, 0]"]
         for sel in hv.dims[1:]:
             if isinstance(sel, At):

@@ -113,6 +113,14 @@ SAMPLES: list[tuple[str, str, str]] = [
         "  gather: out[n, d] = table[$(idx[n]), d] for n < N, d < D;\n}",
     ),
     (
+        "gather",
+        "one element per row at a data-dependent column (an indirect DMA on the tensor read as a "
+        "column of its elements, reshape((size, 1)).vector_select)",
+        "kernel nll(p: in float32[N, V], t: in int32[N], loss: out float32[N], "
+        "N: int32, V: int32) {\n"
+        "  gather: loss[i] = neg(log(p[i, $(t[i])])) for i < N;\n}",
+    ),
+    (
         "stencil",
         "fixed neighbourhood of the same index",
         "kernel smooth(x: in float32[N], y: out float32[N], N: int32) {\n"

@@ -1008,8 +1008,11 @@ def _problem_size(r: Resolved, idiom: str | None, intent: Any = None) -> tracefi
     work = work_rows(intent, r.scalars)
     if work is not None:
         rows = min(rows, max(1, work))
-    big = max((int(np.prod(s)) * isz for s, isz, _ in shapes), default=0)
-    elems = max((int(np.prod(s)) for s, _, _ in shapes), default=0)
+    # and the work of a gather is the elements it writes, not the size of the table it picks
+    # them from (one probability per row out of a 50k-column matrix is a vector of work)
+    sized = [x for x in shapes if x[2] != "in"] if gather else shapes
+    big = max((int(np.prod(s)) * isz for s, isz, _ in sized or shapes), default=0)
+    elems = max((int(np.prod(s)) for s, _, _ in sized or shapes), default=0)
     reuse = 1.0
     if idiom in tracefind.CONTRACTION_IDIOMS:
         outs = [s for s, _, role in shapes if role != "in" and s]

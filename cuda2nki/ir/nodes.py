@@ -725,9 +725,13 @@ class At(_Node):
 
 @dataclass(frozen=True)
 class Indirect(_Node):
-    """Rows of this dim chosen by the int32 values of ``index`` (a ``(P, 1)`` tile view)."""
+    """Rows of this dim chosen by the int32 values of ``index`` (a ``(P, 1)`` tile view).
+
+    ``flat``: the values are element offsets into the whole tensor read as a column of its
+    elements (an element gather: one element per partition, the only dim of the view)."""
 
     index: View
+    flat: bool = False
 
 
 DimSel = Union[Slice, At, Indirect]

@@ -299,6 +299,9 @@ class _Builder(Transformer):
     def indirect(self, view: n.View) -> n.Indirect:
         return n.Indirect(view)
 
+    def indirect_flat(self, view: n.View) -> n.Indirect:
+        return n.Indirect(view, flat=True)
+
     def at(self, index: n.SizeExpr) -> n.At:
         return n.At(index)
 

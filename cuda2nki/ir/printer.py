@@ -263,7 +263,8 @@ class _Printer:
         if isinstance(d, n.At):
             return self.size(d.index)
         if isinstance(d, n.Indirect):
-            return f"indirect({self.view(d.index)})"
+            word = "indirect_flat" if d.flat else "indirect"
+            return f"{word}({self.view(d.index)})"
         raise TypeError(f"not a dim selector: {d!r}")
 
     # ------------------------------------------------------------------ sizes

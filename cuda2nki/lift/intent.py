@@ -24,6 +24,7 @@ import ast
 import contextlib
 import dataclasses
 import itertools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -924,6 +925,21 @@ class ExprConverter:
         rng = self.low.shapes.ranges.get(a.payload.tensor)
         return rng is not None and rng[0] == af.ZERO and rng[1] == s
 
+    def _data_range(self, d: Poly, env: dict) -> tuple | None:
+        """Bounds of an index read from data plus a constant (``min(max(t[i], 0), V - 1)``,
+        ``t[i] + 1``): the values of an index tensor lie in its binding's range, and ``min``,
+        ``max``, ``+`` and ``-`` combine bounds; anything else is unbounded."""
+        lo = hi = 0
+        for m, c in d.terms:
+            if not m:
+                lo, hi = lo + c, hi + c
+                continue
+            if c != 1 or len(m) != 1 or not isinstance(m[0], af.OpaqueAtom):
+                return None
+            got = _value_range(m[0].payload, env, self.low.shapes.ranges)
+            lo, hi = lo + got[0], hi + got[1]
+        return None if math.isinf(lo) or math.isinf(hi) else (lo, hi)
+
     def in_range(self, dims: list, shape: tuple) -> bool:
         """Every inner index within its dim at every test point (over the axis boxes narrowed
         by the domain guard)."""
@@ -936,6 +952,8 @@ class ExprConverter:
         for env in self.low.shapes.points:
             for d, s in checked:
                 rng = _range(d, self.extents, env, self.guard)
+                if rng is None:
+                    rng = self._data_range(d, env)
                 try:
                     sv = s.evaluate(env)
                 except (KeyError, ZeroDivisionError):
@@ -946,6 +964,37 @@ class ExprConverter:
                 if not (low_ok and high_ok):
                     return False
         return True
+
+
+def _value_range(e: V.DExpr, env: dict, ranges: Mapping) -> tuple:
+    """Interval of an integer data value at the test point ``env`` (``-inf, inf``: unknown)."""
+    inf = math.inf
+    if isinstance(e, V.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return (e.value, e.value)
+    if isinstance(e, V.IntVal):
+        try:
+            v = e.poly.evaluate(env)
+        except (KeyError, ZeroDivisionError):
+            return (-inf, inf)
+        return (v, v)
+    if isinstance(e, V.Cast):
+        return _value_range(e.operand, env, ranges)
+    if isinstance(e, V.Load) and e.tensor in ranges:
+        lo, hi = ranges[e.tensor]
+        try:
+            return (lo.evaluate(env), hi.evaluate(env) - 1)
+        except (KeyError, ZeroDivisionError):
+            return (-inf, inf)
+    if isinstance(e, V.Op) and e.op in ("min", "max", "add", "sub") and len(e.args) == 2:
+        (alo, ahi), (blo, bhi) = (_value_range(x, env, ranges) for x in e.args)
+        if e.op == "min":
+            return (min(alo, blo), min(ahi, bhi))
+        if e.op == "max":
+            return (max(alo, blo), max(ahi, bhi))
+        if e.op == "add":
+            return (alo + blo, ahi + bhi)
+        return (alo - bhi, ahi - blo)
+    return (-inf, inf)
 
 
 def _narrow_by_residual(box: dict, residual: list, extents: Mapping, env: dict) -> None:

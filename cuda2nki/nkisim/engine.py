@@ -379,6 +379,9 @@ def dma_extent(where, t_onchip: NkiTensor, nelem: int) -> tuple[int, int]:
 def src_key(t: NkiTensor) -> tuple:
     """Identity of a DMA's HBM region, so reloads of the same data can be recognised."""
     stg = t.storage
+    if t.a is None and t.index is not None:  # a gather: the region is the elements it picks
+        picked = np.ascontiguousarray(t.index, dtype=np.int64)
+        return ("src", (stg.name or stg.uid, hash(picked.tobytes()), t.shape))
     off = t.offset if t.a is not None else -1
     return ("src", (stg.name or stg.uid, off, t.shape))
 

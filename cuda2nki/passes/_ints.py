@@ -20,8 +20,9 @@ type's whole range).  Then:
   values is bitwise (``b ^ ((a ^ b) & mask)``).
 
 Integer results live in tiles of their C type (int32 or uint32: the bit pattern of the value).
-The index arithmetic of a gather address is left to the fp32 path (addresses index tensors of
-fewer than 2**24 elements).
+The index arithmetic of a row gather's address is left to the fp32 path (it picks one of fewer
+than 2**24 rows); an element gather's flat address (``x[i, t[i]]`` as ``i * V + t[i]``) is
+compiled exactly, since a loss over ``B * T * V`` logits passes 2**24 elements.
 """
 
 from __future__ import annotations

@@ -149,6 +149,10 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         outer, axes = axes[:-2], axes[-2:]
         if any(len(r.axes) != 1 for r in red):
             return "unsupported", {"why": f"a reduction inside a {len(outer) + 2}-D domain"}
+    if len(axes) == 2 and not red and _gathers_along(c.expr, axes[1]):
+        # an element gather whose address moves along the second axis fetches one element per
+        # partition: the first axis becomes a loop around partition tiles of the second
+        outer, axes = (*outer, axes[0]), axes[1:]
     if not axes:
         return _scalar_layout(c)
     want = FULL if len(axes) == 2 else ROW
@@ -409,13 +413,26 @@ def _mentioned(e) -> set[str]:
     return out
 
 
+def _gathers_along(e, axis: str) -> bool:
+    """``e`` reads an element at a data-dependent position whose other indices move with
+    ``axis`` (``x[i, j, t[i, j]]`` along ``j``; ``x[t[i, j], j]`` is a row gather)."""
+    for rd in reads(e):
+        if rd.index and not isinstance(rd.index[0], Dyn) and not _plain(rd):
+            fixed = [ix for ix in rd.index if not isinstance(ix, Dyn)]
+            if any(axis in ix.free_syms() for ix in fixed):
+                return True
+    return False
+
+
 def _plain(rd: Read) -> bool:
-    return not (rd.index and isinstance(rd.index[0], Dyn))
+    return not any(isinstance(ix, Dyn) for ix in rd.index)  # no row or element gather
 
 
 def _row_access(rd: Read, p: str, f: str, kernel: Kernel) -> bool:
-    if rd.index and isinstance(rd.index[0], Dyn):  # a row gather: checked when lowered
-        return access_class(rd.index[1:], p, f) is not None
+    if rd.index and isinstance(rd.index[0], Dyn) and access_class(rd.index[1:], p, f):
+        return True  # a row gather: checked when lowered
+    if any(isinstance(ix, Dyn) for ix in rd.index):  # an element gather: one element per row
+        return not f or all(f not in ix.free_syms() for ix in rd.index if not isinstance(ix, Dyn))
     if any(t.name == rd.tensor for t in kernel.temps):
         return sym_names(rd.index) in ({(p, f), (p,)} if f else {(p,)})
     return access_class(rd.index, p, f) is not None

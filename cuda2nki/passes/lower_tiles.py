@@ -363,6 +363,8 @@ class _Lowering:
             dt = self.decl(rd.tensor).dtype
             if rd.index and isinstance(rd.index[0], Dyn):
                 return self._gather(b, comp, rd, p_axis, f_axis, r0, rows, c0, cols, dt)
+            if any(isinstance(ix, Dyn) for ix in rd.index):
+                return self._element_gather(b, comp, rd, f_axis, rows, dt)
             got = access_class(rd.index, p_axis, f_axis)
             if got is None:
                 raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
@@ -440,9 +442,8 @@ class _Lowering:
         """``table[idx(row), f]``: one index per partition, rows fetched by an indirect DMA."""
         rest = access_class(rd.index[1:], p_axis, f_axis)
         if rest is None or rest[0] not in (BCAST, SCALAR):
-            raise T.Unsupported(
-                f"a gather from '{rd.tensor}' whose other indices move with the row", rd.loc
-            )
+            # ``x[t[i], i]``: not whole rows but one element per partition
+            return self._element_gather(b, comp, rd, f_axis, rows, dt)
         comp.addressing, saved = True, comp.addressing  # index arithmetic (see passes/_ints)
         try:
             idx = comp.compile(rd.index[0].expr)
@@ -461,6 +462,26 @@ class _Lowering:
         view = (Indirect(idx.operand), *dims_for(rest[1], p_axis, f_axis, r0, rows, c0, cols))
         free = cols if rest[0] == BCAST else Const(1)
         return self._load(b, rd, (rows, free), view, T.FULL if rest[0] == BCAST else T.ROW, dt)
+
+    def _element_gather(self, b, comp, rd: Read, f_axis, rows, dt) -> T.Val:
+        """``x[i, t[i]]``: one element per partition at a data-dependent position along a free
+        dim -- an indirect DMA on the tensor read as a column of its elements, the row index
+        of each partition its flat (row-major) element offset."""
+        if f_axis and any(f_axis in ix.free_syms() for ix in rd.index if not isinstance(ix, Dyn)):
+            raise T.Unsupported(f"an element gather from '{rd.tensor}' along the row", rd.loc)
+        idx = comp.compile(_flat_address(rd, self.decl(rd.tensor).shape))
+        if idx.kind == T.FULL:
+            raise T.Unsupported(
+                f"a gather index of '{rd.tensor}' that varies along the row", rd.loc
+            )
+        idx = comp.materialize_row(idx)
+        if idx.dtype != "int32":
+            name = b.fresh("idx")
+            b.emit(Alloc(name, (rows, Const(1)), "int32", Buffer.SBUF, loc=rd.loc))
+            b.emit(TensorCopy(T.whole(name, rows, 1), idx.operand, loc=rd.loc))
+            idx = T.Val(T.ROW, T.whole(name, rows, 1), "int32")
+        view = (Indirect(idx.operand, flat=True),)
+        return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
 
     def _clipped_load(
         self, b: T.Builder, rd: Read, shape, dims, kind: str, dtype: str, bcast: bool = False
@@ -1648,3 +1669,29 @@ def _needs_transpose(o: Read, k: str, outer: tuple = ()) -> bool:
 
 
 _ = SourceLoc
+
+
+def _flat_address(rd: Read, shape: tuple[SizeExpr, ...]) -> Expr:
+    """The row-major element offset of ``rd`` as an int32 value: the affine indices folded into
+    one index value, plus each data-dependent index times its dim's stride.  Computed with C's
+    int32 semantics (exact past 2**24, where fp32 index arithmetic would round)."""
+    fixed: SizeExpr = Const(0)
+    data: list[Expr] = []
+    for d, ix in enumerate(rd.index):
+        stride: SizeExpr = Const(1)
+        for n in shape[d + 1 :]:
+            stride = n if stride == Const(1) else stride * n
+        if isinstance(ix, Dyn):
+            term = ix.expr
+            if stride != Const(1):
+                term = Binary(Op.MUL, term, IndexValue(stride, loc=rd.loc), loc=rd.loc)
+            data.append(term)
+        else:
+            part = ix if stride == Const(1) else ix * stride
+            fixed = part if fixed == Const(0) else fixed + part
+    out: Expr = data[0]
+    for term in data[1:]:
+        out = Binary(Op.ADD, out, term, loc=rd.loc)
+    if fixed != Const(0):
+        out = Binary(Op.ADD, IndexValue(fixed, loc=rd.loc), out, loc=rd.loc)
+    return out

@@ -1,6 +1,6 @@
 """Pointers that move -- an alias re-pointed to another buffer, parameters moved to the block's
-tile, operand pointers bumped once per K-tile -- port through a recogniser with the numbers of
-the CUDA kernel on both targets; an alias indexed with data ports literally.  The rewrite that
+tile, operand pointers bumped once per K-tile, an alias indexed with data (an element gather) --
+port through a recogniser with the numbers of the CUDA kernel on both targets.  The rewrite that
 makes them fixed pointers (:mod:`cuda2nki.frontend.pointers`) keeps the kernel's meaning: the
 SIMT interpreter gives the same outputs before and after it, on every spelling here, including
 the ones it must leave as written."""
@@ -27,7 +27,7 @@ FORMS = {
     "pointers/sgemm_bump_tiles": True,  # for (t = 0; t < K; t += TILE) { ...; A += TILE; }
     "pointers/sgemm_bump_kcount": True,  # for (kt = 0; ...; kt++) { ...; pa += BK; pb += BK*N; }
     "pointers/gemv_bump_row": True,  # pa++; px += 1; per column
-    "pointers/nll_row_alias": False,  # probs_row[targets[i]]: a gather
+    "pointers/nll_row_alias": True,  # probs_row[targets[i]]: an element gather
 }
 
 
