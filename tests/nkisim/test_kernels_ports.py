@@ -45,6 +45,7 @@ PORTED = (
     ("lowp", "matmul_bf16"),
     ("lowp", "gelu_bf16"),
     ("misc", "embedding_gather"),
+    ("misc", "nll_gather"),
 )
 
 
@@ -213,6 +214,7 @@ FLAWS = {
     "rmsnorm_flaw_eps_outside_sqrt": ("norm", "rmsnorm"),
     "gelu_tanh_flaw_one_partition": ("activation", "gelu_tanh"),
     "layernorm_flaw_reload_weights": ("norm", "layernorm"),
+    "nll_gather_flaw_whole_rows": ("misc", "nll_gather"),
 }
 
 
@@ -472,7 +474,11 @@ def test_large_batch_path_is_wrong_only_from_512_rows():
 
 
 def test_one_partition_and_reload_flaws_compute_the_right_values():
-    for flaw in ("gelu_tanh_flaw_one_partition", "layernorm_flaw_reload_weights"):
+    for flaw in (
+        "gelu_tanh_flaw_one_partition",
+        "layernorm_flaw_reload_weights",
+        "nll_gather_flaw_whole_rows",
+    ):
         for pt in points(binding(*FLAWS[flaw])):
             _, got, want, tol = run_flaw(flaw, pt)
             assert not any(mismatch(got, want, tol).values()), (flaw, pt)
