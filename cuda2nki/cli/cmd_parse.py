@@ -43,7 +43,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from cuda2nki.cli.common import add_command, add_preprocessor_options
+from cuda2nki.cli.common import add_command, add_preprocessor_options, add_template_option
 from cuda2nki.diagnostics import error
 
 
@@ -60,14 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     add_preprocessor_options(p)
-    p.add_argument(
-        "--template",
-        dest="templates",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="template argument for uninstantiated kernels",
-    )
+    add_template_option(p)
     p.set_defaults(func=run)
 
 

@@ -11,7 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cuda2nki.cli.common import KERNEL_HELP, add_command, add_preprocessor_options
+from cuda2nki.cli.common import (
+    KERNEL_HELP,
+    add_command,
+    add_preprocessor_options,
+    add_template_option,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -31,14 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed for generated inputs")
     p.add_argument("--out", required=True, help="output .npz (every out/inout parameter)")
     add_preprocessor_options(p)
-    p.add_argument(
-        "--template",
-        dest="templates",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="template argument for uninstantiated kernels",
-    )
+    add_template_option(p)
     p.add_argument(
         "--max-steps",
         type=int,
