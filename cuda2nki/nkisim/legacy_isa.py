@@ -155,11 +155,12 @@ def _call(fn, mask, out, *args, **kw) -> None:
         fn(out, *args, mask=mask, **kw)
         return
     _track_produced(out)
-    fn(
-        _slice_to(out, box),
-        *[_slice_to(a, box) for a in args],
-        **{k: _slice_to(v, box) for k, v in kw.items()},
-    )
+    part = _slice_to(out, box)
+    fn(part, *[_slice_to(a, box) for a in args], **{k: _slice_to(v, box) for k, v in kw.items()})
+    # the box is what the instruction produced, whichever path wrote it (the fp32 fast paths
+    # compute straight into the destination, past the bookkeeping of ``assign``)
+    if isinstance(part, NkiTensor) and part.storage.produced is not None:
+        part._note_produced(None)
 
 
 def _track_produced(out: NkiTensor) -> None:

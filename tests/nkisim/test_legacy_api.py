@@ -331,6 +331,24 @@ MASKED_WRITES = {
         lambda a, prev: np.where(np.arange(64)[None, :] >= 24, np.exp(a), prev),
     ),
     "empty_box_isa": ("nisa.tensor_copy(t, mask=(ip < lo - 1))", lambda a, prev: prev),
+    # fp32 instructions the simulator runs on a fast path, under a box that covers every row
+    # (a tile's own bound on its first tile) or only some of them
+    "all_rows_copy_isa": (
+        "nisa.tensor_copy(t, dtype=nl.float32, mask=(ip < 130))",
+        lambda a, prev: a,
+    ),
+    "some_rows_copy_isa": (
+        "nisa.tensor_copy(t, dtype=nl.float32, mask=(ip < 40))",
+        lambda a, prev: _rows(a, prev, 40),
+    ),
+    "all_rows_scalar_isa": (
+        "nisa.tensor_scalar(t, np.multiply, 2.0, dtype=nl.float32, mask=(ip < 128))",
+        lambda a, prev: 2 * a,
+    ),
+    "some_rows_memset_isa": (
+        "nisa.memset((128, 64), 0.5, nl.float32, mask=(ip < 40))",
+        lambda a, prev: _rows(np.full_like(a, 0.5), prev, 40),
+    ),
     # not a box: the writes are gated element by element
     "triangle_nl": (
         "nl.subtract(t, 2.0, mask=(ip + lo > jf))",
