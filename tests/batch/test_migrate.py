@@ -166,7 +166,8 @@ def test_a_checked_migration_says_what_failed_a_verdict(tmp_path: Path) -> None:
     good, flawed = by_file["vector_add.cu"], by_file["histogram_global.cu"]
     assert (good["verdict"], good["numerics"], good["check_ids"]) == ("pass", "pass", [])
     assert (flawed["verdict"], flawed["numerics"]) == ("fail", "pass")
-    assert "C2N5007" in flawed["check_ids"], flawed
+    # performance findings only (which ones depends on how the scatter is lowered)
+    assert flawed["check_ids"] and all(i.startswith("C2N5") for i in flawed["check_ids"]), flawed
     assert res.report["summary"]["verdicts"] == {"fail": 1, "pass": 1}
     assert res.report["summary"]["numerics"] == {"pass": 2}
     rows = {r["file"]: r for r in csv.DictReader((out / "report.csv").open())}
@@ -175,3 +176,4 @@ def test_a_checked_migration_says_what_failed_a_verdict(tmp_path: Path) -> None:
     assert rows["vector_add.cu"]["check_ids"] == ""
     page = (out / "report.html").read_text()
     assert "check numerics" in page and "<th>check findings</th>" in page
+    assert all(i in page for i in flawed["check_ids"])
