@@ -449,19 +449,24 @@ class _Lowering:
             idx = comp.compile(rd.index[0].expr)
         finally:
             comp.addressing = saved
+        idx = self._row_index(b, comp, rd, idx, rows)
+        view = (Indirect(idx.operand), *dims_for(rest[1], p_axis, f_axis, r0, rows, c0, cols))
+        free = cols if rest[0] == BCAST else Const(1)
+        return self._load(b, rd, (rows, free), view, T.FULL if rest[0] == BCAST else T.ROW, dt)
+
+    def _row_index(self, b, comp, rd: Read, idx: T.Val, rows) -> T.Val:
+        """A gather's index as one int32 per partition (an indirect DMA's offsets)."""
         if idx.kind == T.FULL:
             raise T.Unsupported(
                 f"a gather index of '{rd.tensor}' that varies along the row", rd.loc
             )
         idx = comp.materialize_row(idx)
-        if idx.dtype != "int32":
-            name = b.fresh("idx")
-            b.emit(Alloc(name, (rows, Const(1)), "int32", Buffer.SBUF, loc=rd.loc))
-            b.emit(TensorCopy(T.whole(name, rows, 1), idx.operand, loc=rd.loc))
-            idx = T.Val(T.ROW, T.whole(name, rows, 1), "int32")
-        view = (Indirect(idx.operand), *dims_for(rest[1], p_axis, f_axis, r0, rows, c0, cols))
-        free = cols if rest[0] == BCAST else Const(1)
-        return self._load(b, rd, (rows, free), view, T.FULL if rest[0] == BCAST else T.ROW, dt)
+        if idx.dtype == "int32":
+            return idx
+        name = b.fresh("idx")
+        b.emit(Alloc(name, (rows, Const(1)), "int32", Buffer.SBUF, loc=rd.loc))
+        b.emit(TensorCopy(T.whole(name, rows, 1), idx.operand, loc=rd.loc))
+        return T.Val(T.ROW, T.whole(name, rows, 1), "int32")
 
     def _element_gather(self, b, comp, rd: Read, f_axis, rows, dt) -> T.Val:
         """``x[i, t[i]]``: one element per partition at a data-dependent position along a free
@@ -470,16 +475,7 @@ class _Lowering:
         if f_axis and any(f_axis in ix.free_syms() for ix in rd.index if not isinstance(ix, Dyn)):
             raise T.Unsupported(f"an element gather from '{rd.tensor}' along the row", rd.loc)
         idx = comp.compile(_flat_address(rd, self.decl(rd.tensor).shape))
-        if idx.kind == T.FULL:
-            raise T.Unsupported(
-                f"a gather index of '{rd.tensor}' that varies along the row", rd.loc
-            )
-        idx = comp.materialize_row(idx)
-        if idx.dtype != "int32":
-            name = b.fresh("idx")
-            b.emit(Alloc(name, (rows, Const(1)), "int32", Buffer.SBUF, loc=rd.loc))
-            b.emit(TensorCopy(T.whole(name, rows, 1), idx.operand, loc=rd.loc))
-            idx = T.Val(T.ROW, T.whole(name, rows, 1), "int32")
+        idx = self._row_index(b, comp, rd, idx, rows)
         view = (Indirect(idx.operand, flat=True),)
         return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
 

@@ -177,18 +177,24 @@ def _lane_offset(s: Compute, v: str, n_lanes: int) -> int | None:
     return None
 
 
+def _lane_index(e: SizeExpr, v: str, n_lanes: int, lane: int) -> SizeExpr:
+    """Index ``e`` of lane ``lane`` on the flat axis ``v``: ``L * v + lane + b`` -> ``v + b``,
+    any other use of ``v`` -> ``v // L``."""
+    if v not in e.free_syms():
+        return e
+    lin = linear(e, frozenset({v}))
+    if lin is not None and lin.get(v) == Const(n_lanes):
+        rest, k = _split_const(lin[None])
+        return _plus(_plus(Sym(v), rest), k - lane)
+    return _subst(e, v, FloorDiv(Sym(v), Const(n_lanes)))
+
+
 def _as_flat(s: Compute, v: str, n_lanes: int, lane: int) -> Compute | None:
     """Lane ``lane`` of ``s`` over the flat axis (named ``v``): ``L * v + lane + b`` -> ``v + b``,
     any other ``v`` -> ``v // L``."""
 
     def index(e: SizeExpr) -> SizeExpr:
-        if v not in e.free_syms():
-            return e
-        lin = linear(e, frozenset({v}))
-        if lin is not None and lin.get(v) == Const(n_lanes):
-            rest, k = _split_const(lin[None])
-            return _plus(_plus(Sym(v), rest), k - lane)
-        return _subst(e, v, FloorDiv(Sym(v), Const(n_lanes)))
+        return _lane_index(e, v, n_lanes, lane)
 
     def fn(x: Any) -> Any:
         if isinstance(x, (Read, Access)):
@@ -379,13 +385,7 @@ def _flat_expr(e: Any, v: str, n_lanes: int, lane: int) -> Any:
     """Lane ``lane`` of ``e`` on the flat axis ``v``: ``L * v + lane + b`` -> ``v + b``."""
 
     def index(ix: SizeExpr) -> SizeExpr:
-        if v not in ix.free_syms():
-            return ix
-        lin = linear(ix, frozenset({v}))
-        if lin is not None and lin.get(v) == Const(n_lanes):
-            rest, k = _split_const(lin[None])
-            return _plus(_plus(Sym(v), rest), k - lane)
-        return _subst(ix, v, FloorDiv(Sym(v), Const(n_lanes)))
+        return _lane_index(ix, v, n_lanes, lane)
 
     def fn(x: Any) -> Any:
         if isinstance(x, Read):
