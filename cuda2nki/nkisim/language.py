@@ -47,6 +47,8 @@ from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
 )
 from cuda2nki.nkisim.engine import dma_extent, mat, no_extra_kw, on_chip, record, src_key, write_mat
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
+from cuda2nki.nkisim.fastpath import _retarget, binary_f32, copy_plain, direct_done, direct_target
+from cuda2nki.nkisim.fastpath import whole_copy as _copy_tile
 from cuda2nki.nkisim.tensor import (  # noqa: F401 - re-exported NKI names
     IndexExpr,
     Mask,
@@ -146,8 +148,10 @@ def _result_shape(api: str, xs: Sequence) -> tuple[int, ...]:
     return tuple(shapes[0])
 
 
-def _new_tile(shape, dtype, api: str, buffer=None) -> NkiTensor:
-    return allocate(shape, dtype, buffer or sbuf, api=api)
+def _new_tile(shape, dtype, api: str, buffer=None, sim_callers: int = 2) -> NkiTensor:
+    """A result tile; ``sim_callers``: the simulator frames above this call (by default the
+    public function that called it: see ``allocate``)."""
+    return allocate(shape, dtype, buffer or sbuf, api=api, sim_callers=sim_callers)
 
 
 def _vals(x, shape, f32: bool = True):
@@ -160,6 +164,10 @@ def _vals(x, shape, f32: bool = True):
 
 
 def _binary(name: str, x, y, dtype=None, mask=None, *, default_dtype=None):
+    if mask is None and dtype is None and default_dtype is None:
+        out = binary_f32(name, x, y)
+        if out is not None:
+            return out
     api = f"nl.{name}"
     _check_on_chip(api, x, y)
     shape = _result_shape(api, (x, y))
@@ -184,13 +192,15 @@ def _binary(name: str, x, y, dtype=None, mask=None, *, default_dtype=None):
         b = _vals(y, shape)
         res = ops.apply_binary(name, a, b, api)
         eng_op = "tensor_tensor" if (_is_tensor(x) and _is_tensor(y)) else "tensor_scalar"
-    out = _new_tile(shape, odt, api)
+    d = direct_target(shape, odt, 2) if mask is None else None
+    out = _new_tile(shape, odt, api, sim_callers=3) if d is None else d[0]
     if getattr(res, "shape", None) != shape:
         res = np.broadcast_to(res, shape)
     out.assign(res, where=_where(mask, shape), api=api)
     ins = [t for t in (x, y) if isinstance(t, NkiTensor)]
-    record("vector", eng_op, (out, *ins), extra=(name, False, any(t.buffer is psum for t in ins)))
-    return out
+    psum_in = any(t.buffer is psum for t in ins)
+    record("vector", eng_op, (out, *ins), extra=(name, False, psum_in), sim_frames=2)
+    return out if d is None else direct_done(d)
 
 
 def _cmp_default(x, y, dtype):
@@ -240,7 +250,8 @@ def _unary(name: str, x, dtype=None, mask=None, api: str | None = None):
         res = ops.apply_unary(name, v, api)
     else:
         res = ops.apply_unary(name, v, api)
-    out = _new_tile(x.shape, odt, api)
+    d = direct_target(x.shape, odt, 2) if mask is None else None
+    out = _new_tile(x.shape, odt, api, sim_callers=3) if d is None else d[0]
     out.assign(res, where=_where(mask, x.shape), api=api)
     if name == "rsqrt" and x.buffer is psum and not st.current().legacy:
         raise fail("C2N3010", api=api, what=x.describe())
@@ -249,8 +260,9 @@ def _unary(name: str, x, dtype=None, mask=None, api: str | None = None):
         if name in _SCALAR_ENGINE
         else ("gpsimd" if name == "rsqrt" and not st.current().legacy else "vector")
     )
-    record(eng, "activation" if eng == "scalar" else "tensor_scalar", (out, x), extra=(name, 0))
-    return out
+    op = "activation" if eng == "scalar" else "tensor_scalar"
+    record(eng, op, (out, x), extra=(name, 0), sim_frames=2)
+    return out if d is None else direct_done(d)
 
 
 # --------------------------------------------------------------------------- creation
@@ -468,12 +480,16 @@ def load_transpose2d(src, dtype=None, **kw) -> NkiTensor:
 @_named("copy")
 def copy(x, dtype=None, *, mask=None, **kw) -> NkiTensor:
     no_extra_kw("nl.copy", kw)
+    if dtype is None and mask is None:
+        out = copy_plain(x)
+        if out is not None:
+            return out
     api = "nl.copy"
     if not isinstance(x, NkiTensor):
         raise invalid(api, "operand must be a tile")
     _check_on_chip(api, x)
     odt = dt.as_dtype(dtype) if dtype is not None else x.dtype
-    out = allocate(x.shape, odt, sbuf, api=api)
+    out = allocate(x.shape, odt, sbuf, api=api, sim_callers=1)
     vals = x.values(api) if odt == x.dtype else x.f32(api)
     out.assign(vals, where=_where(mask, x.shape), api=api)
     record("vector", "tensor_copy", (out, x))
@@ -1119,6 +1135,8 @@ tile_size = _TileSize()
 
 
 def _setitem(t: NkiTensor, key, value) -> None:
+    if value is t and key is Ellipsis and t.index is None:
+        return  # ``t[...] = t``: the store of an instruction that wrote ``t`` (fastpath.Direct)
     api = "tensor[...] ="
     view = t[key]
     if isinstance(value, NkiTensor):
@@ -1169,32 +1187,6 @@ def _setitem(t: NkiTensor, key, value) -> None:
         record("vector", "memset", (view,))
 
 
-def _copy_tile(view: NkiTensor, value: NkiTensor, api: str) -> bool:
-    """``view[...] = value`` between on-chip tiles of one shape and dtype (the common case, e.g.
-    legacy ``t[...] = nl.op(...)``): the same write and record as the general path, without its
-    conversions and shape checks.  False: take the general path."""
-    vs, ss = view.storage, value.storage
-    if (
-        value.dtype is not view.dtype
-        or value.shape != view.shape
-        or not vs.buffer.on_chip
-        or not ss.buffer.on_chip
-        or value.index is not None
-        or view.index is not None
-        or ss.produced is not None
-    ):
-        return False
-    vals = value.values(api)
-    out = view.out_view(raw=True)
-    if out is None:
-        view.assign(vals, api=api)
-    else:
-        np.copyto(out, vals)  # NumPy copes with overlapping views
-    if not _retarget(view, value):
-        record("vector", "tensor_copy", (view, value))
-    return True
-
-
 def _same_view(a: NkiTensor, b: NkiTensor) -> bool:
     """Whether ``b`` views exactly the elements of ``a``, in the same layout and dtype."""
     if a.storage is not b.storage or a.index is not None or b.index is not None:
@@ -1208,30 +1200,6 @@ def _same_view(a: NkiTensor, b: NkiTensor) -> bool:
         and x.strides == y.strides
         and a._byte_offset() == b._byte_offset()
     )
-
-
-def _retarget(view: NkiTensor, value: NkiTensor) -> bool:
-    """Legacy ``t[k] = nl.op(...)``: the compiler writes the op's result straight into ``t[k]``.
-
-    When the instruction just recorded produced the whole of ``value`` (same number of
-    elements as ``view``, same dtype), it is retargeted to ``view`` and no copy is recorded."""
-    s = st.current()
-    if not s.legacy or not s.trace or value.storage.use is None:
-        return False
-    stg = value.storage
-    if (
-        stg.use[0] != len(s.trace) - 1
-        or value.size != stg.flat.size
-        or value.size != view.size
-        or value.dtype != view.dtype
-    ):
-        return False
-    if s.last_dst != stg.uid:
-        return False
-    u = view.storage.use
-    if u is not None:
-        u[0] = len(s.trace) - 1
-    return True
 
 
 def _inplace(t: NkiTensor, name: str, other) -> None:

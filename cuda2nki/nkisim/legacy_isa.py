@@ -22,6 +22,7 @@ from cuda2nki.nkisim.engine import (
     reduce_cmd,
 )
 from cuda2nki.nkisim.errors import invalid, unsupported
+from cuda2nki.nkisim.fastpath import Direct, direct_done, direct_target
 from cuda2nki.nkisim.tensor import IndexExpr, NkiTensor, allocate, psum, sbuf
 
 # enums re-exported as part of the legacy nisa namespace
@@ -172,8 +173,18 @@ def _track_produced(out: NkiTensor) -> None:
 
 
 def _out(shape, dtype, default, api, buffer=sbuf) -> NkiTensor:
+    """The result tile of a legacy instruction (called by the public function: its two
+    simulator frames are skipped in the search for the port's call site)."""
     d = dt.as_dtype(dtype) if dtype is not None else default
-    return allocate(shape, d, buffer, api=api)
+    return allocate(shape, d, buffer, api=api, sim_callers=2)
+
+
+def _direct(shape, dtype, default, mask) -> Direct | None:
+    """``fastpath.direct_target`` for the result of a legacy instruction without ``mask=``
+    (called by the public function, which returns the result unchanged)."""
+    if mask is not None:
+        return None
+    return direct_target(shape, dt.as_dtype(dtype) if dtype is not None else default, 2)
 
 
 def _pdt(*xs) -> dt.NkiDType:
@@ -255,7 +266,8 @@ def activation(
     **kw,
 ) -> NkiTensor:
     no_extra_kw("nisa.activation", kw)
-    out = _out(data.shape, dtype, data.dtype, "nisa.activation")
+    d = _direct(data.shape, dtype, data.dtype, mask) if reduce_res is None else None
+    out = _out(data.shape, dtype, data.dtype, "nisa.activation") if d is None else d[0]
     _call(
         _isa.activation,
         mask,
@@ -268,7 +280,7 @@ def activation(
         reduce_res=reduce_res,
         reduce_cmd=reduce_cmd,
     )
-    return out
+    return out if d is None else direct_done(d)
 
 
 def activation_reduce(
@@ -310,9 +322,11 @@ def tensor_tensor(
 ) -> NkiTensor:
     no_extra_kw("nisa.tensor_tensor", kw)
     data1, data2 = _free_broadcast(data1, data2), _free_broadcast(data2, data1)
-    out = _out(data1.shape, dtype, _pdt(data1, data2), "nisa.tensor_tensor")
+    pdt = _pdt(data1, data2)
+    d = _direct(data1.shape, dtype, pdt, mask)
+    out = _out(data1.shape, dtype, pdt, "nisa.tensor_tensor") if d is None else d[0]
     _call(_isa.tensor_tensor, mask, out, data1, data2, op, engine=engine)
-    return out
+    return out if d is None else direct_done(d)
 
 
 def tensor_scalar(
@@ -330,7 +344,8 @@ def tensor_scalar(
     **kw,
 ) -> NkiTensor:
     no_extra_kw("nisa.tensor_scalar", kw)
-    out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar")
+    d = _direct(data.shape, dtype, data.dtype, mask)
+    out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar") if d is None else d[0]
     _call(
         _isa.tensor_scalar,
         mask,
@@ -344,7 +359,7 @@ def tensor_scalar(
         reverse1,
         engine=engine,
     )
-    return out
+    return out if d is None else direct_done(d)
 
 
 def scalar_tensor_tensor(
@@ -395,16 +410,18 @@ def tensor_partition_reduce(op, data, *, mask=None, dtype=None, **kw) -> NkiTens
 
 def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> NkiTensor:
     no_extra_kw("nisa.tensor_copy", kw)
-    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy")
+    d = _direct(src.shape, dtype, src.dtype, mask)
+    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy") if d is None else d[0]
     _call(_isa.tensor_copy, mask, out, src, engine=engine)
-    return out
+    return out if d is None else direct_done(d)
 
 
 def reciprocal(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     no_extra_kw("nisa.reciprocal", kw)
-    out = _out(data.shape, dtype, data.dtype, "nisa.reciprocal")
+    d = _direct(data.shape, dtype, data.dtype, mask)
+    out = _out(data.shape, dtype, data.dtype, "nisa.reciprocal") if d is None else d[0]
     _call(_isa.reciprocal, mask, out, data)
-    return out
+    return out if d is None else direct_done(d)
 
 
 def memset(shape, value, dtype, *, mask=None, engine=engine.unknown, **kw) -> NkiTensor:

@@ -373,6 +373,11 @@ def _what(name: str, dims: tuple) -> str:
     return f"'{name}'" if name else f"a tensor of shape {dims}"
 
 
+#: ``language._setitem`` once imported (``NkiTensor.__setitem__`` runs for every legacy
+#: ``t[...] = expr``; an import statement there costs more than the rest of the call)
+_SETITEM: list = [None]
+
+
 def allocate(
     shape,
     dtype,
@@ -1539,9 +1544,12 @@ class NkiTensor:
         return NkiTensor(self.storage, view, self.dtype, 0 if self.pdim is not None else None)
 
     def __setitem__(self, key, value) -> None:
-        from cuda2nki.nkisim import language as _nl
+        f = _SETITEM[0]
+        if f is None:
+            from cuda2nki.nkisim import language as _nl
 
-        _nl._setitem(self, key, value)
+            f = _SETITEM[0] = _nl._setitem
+        f(self, key, value)
 
     # ------------------------------------------------------------------ view methods (0.5.0+)
     # (documented methods the simulator does not model are refused with C2N3001 where they are

@@ -1,0 +1,264 @@
+"""Fast paths of ``nl`` tile operations for their common cases (both API generations).
+
+Each function here does what the general path in ``language`` does for one common case --
+the same values, the same diagnostics in the same order, the same trace record -- without
+its conversions, shape checks and dtype promotion, or returns ``None`` (``False``) to send the
+call down the general path.  ``tests/nkisim/test_fastpath.py`` runs both paths on the same
+inputs and compares them value for value and record for record.
+
+The legacy API pays for these operations on every instruction: ``t[...] = nl.op(...)`` makes a
+result tile and copies it, where the current API writes the destination directly.  When the
+port's statement is exactly ``t[...] = <the call>`` (read from its bytecode, once per call site)
+and ``t`` is an SBUF tile of the result's shape and dtype, the instruction writes ``t`` itself
+and returns it (:func:`direct_target`): the trace, the values and the SBUF accounting are those
+of the result tile that is copied and dropped, as the compiler writes ``t`` directly.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+
+from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import state as st
+from cuda2nki.nkisim.engine import record
+from cuda2nki.nkisim.errors import _is_internal, code_entry, new_site
+from cuda2nki.nkisim.isa import _UFUNCS, _operand, _write_f32
+from cuda2nki.nkisim.tensor import NkiTensor, allocate, psum, sbuf
+
+_F32 = dt.float32
+_ON_CHIP = (sbuf, psum)
+_NUMBER = (int, float)  # Python numbers (not bool: a bool operand is an integer in the legacy API)
+
+
+_getframe = sys._getframe
+
+
+#: An instruction result written straight into the port's ``t`` of ``t[...] = <call>``:
+#: ``(t, first, nbytes, site)`` with ``first`` the trace length when the result tile would have
+#: been allocated, ``nbytes`` its bytes per partition and ``site`` its allocation site (a plain
+#: tuple: one is made per instruction).
+Direct = tuple
+
+#: id(code) -> (code, simulator code?, {f_lasti: (0 locals | 1 globals, name, site) or None})
+#: for the port's call sites of instructions (see ``direct_target``)
+_STORES: dict[int, tuple] = {}
+_LOCAL_LOADS = ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_CLASSDEREF")
+
+
+def _site_spec(f, code, lasti: int) -> tuple[int, str, tuple[str, int]] | None:
+    """``store_spec`` with the call's site (file, line)."""
+    spec = store_spec(code, lasti)
+    if spec is None:
+        return None
+    cent = code_entry(code)
+    site = cent[3].get(lasti)
+    if site is None:
+        site = new_site(f, cent)
+    return (spec[0], spec[1], site)
+
+
+def store_spec(code, lasti: int) -> tuple[int, str] | None:
+    """Where the port's statement puts the value of the call at offset ``lasti``: ``(0, name)``
+    (a local) or ``(1, name)`` (a global) when it is ``name[...] = <call>``, else ``None``."""
+    ins = list(dis.get_instructions(code))
+    k = -1
+    for i, x in enumerate(ins):
+        if x.offset > lasti:
+            break
+        k = i
+    if k < 0 or not ins[k].opname.startswith("CALL"):
+        return None
+    nxt = ins[k + 1 : k + 4]
+    if (
+        len(nxt) != 3
+        or nxt[1].opname != "LOAD_CONST"
+        or nxt[1].argval is not Ellipsis
+        or nxt[2].opname != "STORE_SUBSCR"
+        or not isinstance(nxt[0].argval, str)
+    ):
+        return None
+    if nxt[0].opname in _LOCAL_LOADS:
+        return (0, nxt[0].argval)
+    if nxt[0].opname == "LOAD_GLOBAL":
+        return (1, nxt[0].argval)
+    return None
+
+
+def direct_target(shape: tuple, ndt: dt.NkiDType, depth: int) -> Direct | None:
+    """The legacy ``t`` of the port's ``t[...] = <call>`` when the instruction may write it in
+    place of a new SBUF result tile of ``shape`` and ``ndt``; ``None``: allocate the tile.
+
+    ``depth``: the frames from the caller up to the port's frame that made the call (the
+    public function returns what the caller makes, unchanged).  ``t`` must be a whole SBUF
+    tile of that shape and dtype (as the result tile: no other start partition or layout), and
+    the result tile must fit without a capacity check.
+    """
+    s = st._STACK[-1]
+    if not s.legacy or s.mem_dirty:
+        return None
+    try:
+        f = _getframe(depth + 1)
+    except ValueError:
+        return None
+    code = f.f_code
+    ent = _STORES.get(id(code))
+    if ent is None or ent[0] is not code:
+        ent = _STORES[id(code)] = (code, _is_internal(code.co_filename), {})
+    if ent[1]:
+        return None
+    lasti = f.f_lasti
+    specs = ent[2]
+    spec = specs.get(lasti, 0)
+    if spec == 0:
+        spec = specs[lasti] = _site_spec(f, code, lasti)
+    if spec is None:
+        return None
+    t = (f.f_globals if spec[0] else f.f_locals).get(spec[1])
+    if (
+        type(t) is not NkiTensor
+        or t.shape != shape
+        or t.dtype is not ndt
+        or t.index is not None
+        or t.pdim != 0
+    ):
+        return None
+    stg = t.storage
+    size = stg.flat.size
+    if stg.buffer is not sbuf or stg.shape != shape or t._a.size != size:
+        return None
+    p = shape[0]
+    nbytes = size // p * ndt.itemsize if p else 0
+    if s.sbuf_now + nbytes > s.target.sbuf_bytes:
+        return None
+    return (t, len(s.trace), nbytes, spec[2])
+
+
+def direct_done(d: Direct) -> NkiTensor:
+    """After the instruction wrote ``d[0]``: the live range its result tile would have had
+    (allocation to last use), for the SBUF accounting; returns the tile."""
+    t, first = d[0], d[1]
+    last = t.storage.use[0]
+    if last >= first:
+        st._STACK[-1].ranges_sbuf.append((first, last, d[2], d[3]))
+    return t
+
+
+def _plain(t: NkiTensor) -> bool:
+    """An fp32 strided view of an on-chip tile (no gather index)."""
+    return t.dtype is _F32 and t.index is None and t.storage.buffer in _ON_CHIP
+
+
+def binary_f32(name: str, x: object, y: object) -> NkiTensor | None:
+    """``nl.<name>(x, y)`` (no ``dtype=``, ``mask=``) for an arithmetic ``name`` on two fp32
+    on-chip tiles of one shape, or an fp32 tile and a Python number, on either side.
+
+    The caller is ``language._binary``, itself called by the public function: three simulator
+    frames above the allocation and the record.  ``None``: take the general path.
+    """
+    ufunc = _UFUNCS.get(name)
+    if ufunc is None:
+        return None
+    api = f"nl.{name}"
+    tx, ty = type(x) is NkiTensor, type(y) is NkiTensor
+    if tx and ty:
+        if not (_plain(x) and _plain(y)) or x.shape != y.shape:  # type: ignore[union-attr]
+            return None
+        a = _operand(x, x.storage, "read")  # type: ignore[union-attr, arg-type]
+        b = _operand(y, y.storage, "read")  # type: ignore[union-attr, arg-type]
+        ins: tuple = (x, y)
+        op = "tensor_tensor"
+    elif tx and type(y) in _NUMBER:
+        if not _plain(x):  # type: ignore[arg-type]
+            return None
+        a = _operand(x, x.storage, "read")  # type: ignore[union-attr, arg-type]
+        b = dt.F32.type(y)
+        ins = (x,)
+        op = "tensor_scalar"
+    elif ty and type(x) in _NUMBER:
+        if not _plain(y):  # type: ignore[arg-type]
+            return None
+        a = dt.F32.type(x)
+        b = _operand(y, y.storage, "read")  # type: ignore[union-attr, arg-type]
+        ins = (y,)
+        op = "tensor_scalar"
+    else:
+        return None
+    shape = ins[0].shape
+    d = direct_target(shape, _F32, 3)
+    out = allocate(shape, _F32, sbuf, api=api, sim_callers=3) if d is None else d[0]
+    _write_f32(out, ufunc(a, b), api)
+    in_psum = ins[0].storage.buffer is psum or ins[-1].storage.buffer is psum
+    record("vector", op, (out, *ins), extra=(name, False, in_psum), sim_frames=3)
+    return out if d is None else direct_done(d)
+
+
+def copy_plain(x: NkiTensor) -> NkiTensor | None:
+    """``nl.copy(x)`` (no ``dtype=``, ``mask=``) of an on-chip strided view, any dtype; the
+    caller is the public ``nl.copy``.  ``None``: take the general path."""
+    if type(x) is not NkiTensor or x.index is not None or x.storage.buffer not in _ON_CHIP:
+        return None
+    api = "nl.copy"
+    vals = _operand(x, x.storage, api)
+    d = direct_target(x.shape, x.dtype, 2)
+    out = allocate(x.shape, x.dtype, sbuf, api=api, sim_callers=2) if d is None else d[0]
+    if x.dtype is _F32:
+        _write_f32(out, vals, api)
+    else:
+        out.assign(vals, api=api)
+    record("vector", "tensor_copy", (out, x), sim_frames=2)
+    return out if d is None else direct_done(d)
+
+
+def whole_copy(view: NkiTensor, value: NkiTensor, api: str) -> bool:
+    """``view[...] = value`` between on-chip tiles of one shape and dtype (``language._copy_tile``
+    without its helper calls): legacy ``t[...] = nl.op(...)``.  False: take the general path."""
+    vs, ss = view.storage, value.storage
+    if (
+        value.dtype is not view.dtype
+        or value.shape != view.shape
+        or vs.buffer not in _ON_CHIP
+        or ss.buffer not in _ON_CHIP
+        or value.index is not None
+        or view.index is not None
+        or ss.produced is not None
+    ):
+        return False
+    vals = _operand(value, ss, api)
+    out = view._a
+    if view.fills_fresh(out):
+        vs.fresh = False
+    else:
+        out = view.out_view(raw=True)
+    if out is None:
+        view.assign(vals, api=api)
+    elif out is not vals:
+        out[...] = vals  # NumPy copes with overlapping views
+    if not _retarget(view, value):
+        record("vector", "tensor_copy", (view, value), sim_frames=3)
+    return True
+
+
+def _retarget(view: NkiTensor, value: NkiTensor) -> bool:
+    """``language._retarget``: in the legacy API, the instruction just recorded that produced
+    all of ``value`` writes ``view`` instead (no copy is recorded)."""
+    s = st._STACK[-1]
+    stg = value.storage
+    use = stg.use
+    if not s.legacy or use is None:
+        return False
+    trace = s.trace
+    last = len(trace) - 1
+    if (
+        last < 0
+        or use[0] != last
+        or s.last_dst != stg.uid
+        or value.size != stg.flat.size
+        or value.size != view.size
+        or value.dtype != view.dtype
+    ):
+        return False
+    u = view.storage.use
+    if u is not None:
+        u[0] = last
+    return True
