@@ -23,7 +23,7 @@ from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.engine import record
 from cuda2nki.nkisim.errors import _is_internal, code_entry, new_site
-from cuda2nki.nkisim.isa import _UFUNCS, _operand, _write_f32
+from cuda2nki.nkisim.isa import _TF32, _UFUNCS, _dma_move, _operand, _write_f32
 from cuda2nki.nkisim.tensor import NkiTensor, allocate, psum, sbuf
 
 _F32 = dt.float32
@@ -262,3 +262,30 @@ def _retarget(view: NkiTensor, value: NkiTensor) -> bool:
     if u is not None:
         u[0] = last
     return True
+
+
+def load_plain(src: NkiTensor, api: str) -> NkiTensor | None:
+    """Legacy ``nl.load(src)`` (no ``dtype=``; no mask, or one that keeps every element) of a
+    strided HBM view: the current API's DMA into a new tile (a load from a caller's array stays
+    deferred until the tile is read, ``Storage.lazy``), with the general path's record.  The
+    caller is the public ``nl.load``.  ``None``: take the general path."""
+    ss = src.storage
+    d = src.dtype
+    if src.index is not None or ss.buffer.on_chip or d is _TF32 or src._a is None:
+        return None
+    out = allocate(src.shape, d, sbuf, api=api, sim_callers=2)
+    _dma_move(out, src, d, ss)
+    b = src._boff
+    if b is None:
+        b = src._byte_offset()
+    record(
+        "dma",
+        "dma_copy",
+        (out, src),
+        extra=(("src", (ss.name or ss.uid, b // src._a.itemsize, src.shape)),),
+        dma_bytes=src.size * src.itemsize,
+        partitions=out.partitions(),
+        free=out.free_size(),
+        sim_frames=2,
+    )
+    return out

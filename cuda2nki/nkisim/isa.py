@@ -13,6 +13,7 @@ import numpy as np
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim import state as st
+from cuda2nki.nkisim.affine import broadcast_small
 from cuda2nki.nkisim.deferred import Lazy
 from cuda2nki.nkisim.engine import (
     FP32_CLASS,
@@ -41,6 +42,7 @@ from cuda2nki.nkisim.engine import (
 )
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
 from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, psum, sbuf, shared_hbm
+from cuda2nki.nkisim.widen import Widened
 
 __all__ = [
     "engine",
@@ -252,11 +254,13 @@ def mask_where(mask, shape):
 
 def _all_active(mask, shape: tuple) -> bool:
     """Whether every factor of ``mask`` is all true and they broadcast to ``shape``."""
-    try:
-        full = np.broadcast_shapes(*(f.shape for f in mask.factors), shape)
-    except ValueError:
-        return False  # reported by the caller
-    return full == shape and all(f.all() for f in mask.factors)
+    full = broadcast_small([*(f.shape for f in mask.factors), shape])
+    if full != shape:
+        return False  # a mask that does not fit is reported by the caller
+    for f in mask.factors:
+        if not f.all():
+            return False
+    return True
 
 
 def dma_transpose(dst, src, axes=None, dge_mode=dge_mode.unknown, **kw) -> None:
@@ -540,8 +544,8 @@ def matmul_operands(
         a2 = sv.transpose(0, 1, 2).reshape(-1, m)
         b2 = mv.reshape(-1, n)
     else:
-        a2 = mat(stat)
-        b2 = mat(mov)
+        a2 = _mm_operand(stat, s)
+        b2 = _mm_operand(mov, s)
         m, n = a2.shape[1], b2.shape[1]
     if m > 128:
         raise fail("C2N3005", size=m, limit=128, target=tgt.name)
@@ -646,9 +650,31 @@ def _matmul_write(api: str, dst: NkiTensor, a2: np.ndarray, b2: np.ndarray, accu
         mw[...] = True
 
 
+def _mm_operand(t: NkiTensor, s) -> np.ndarray:
+    """``mat(t)`` of a matmul operand; a tile whose load from a caller's array is still deferred
+    is read from the array's fp32 copy (widen.py: no per-tile conversion or copy)."""
+    a = t._a
+    if a is not None and t.pdim == 0 and a.ndim == 2:
+        d = t.dtype
+        if d.is_float and d.packed == 1 and d is not _TF32:
+            lazy = _load_of(t, t.storage, False)
+            if lazy is not None:
+                w = s.widened
+                if w is None:
+                    w = s.widened = Widened()
+                v = w.view(lazy.srcs[0], *lazy.locs[0])
+                if v is not None:
+                    return v
+    return mat(t)
+
+
 def _own(x: np.ndarray) -> np.ndarray:
-    """``x`` if it owns its data (a fresh conversion), else a copy (SBUF may change later)."""
-    return x if x.base is None and x.flags.owndata else x.copy()
+    """``x`` if it owns its data (a fresh conversion) or views a caller's array's fp32 copy
+    (immutable), else a copy (SBUF may change later)."""
+    if x.base is None and x.flags.owndata:
+        return x
+    w = st.current().widened
+    return x if w is not None and w.keeps(x) else x.copy()
 
 
 def _warn(code: str, **fmt):

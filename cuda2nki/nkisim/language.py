@@ -47,7 +47,14 @@ from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
 )
 from cuda2nki.nkisim.engine import dma_extent, mat, no_extra_kw, on_chip, record, src_key, write_mat
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
-from cuda2nki.nkisim.fastpath import _retarget, binary_f32, copy_plain, direct_done, direct_target
+from cuda2nki.nkisim.fastpath import (
+    _retarget,
+    binary_f32,
+    copy_plain,
+    direct_done,
+    direct_target,
+    load_plain,
+)
 from cuda2nki.nkisim.fastpath import whole_copy as _copy_tile
 from cuda2nki.nkisim.tensor import (  # noqa: F401 - re-exported NKI names
     IndexExpr,
@@ -389,7 +396,11 @@ def load(src, dtype=None, *, mask=None, **kw) -> NkiTensor:
     if src.on_chip:
         raise fail("C2N3022", api=api, what=src.describe(), buffer=src.buffer.name, expected="hbm")
     odt = dt.as_dtype(dtype) if dtype is not None else src.dtype
-    out = allocate(src.shape, odt, sbuf, api=api)
+    if odt is src.dtype and (mask is None or _where(mask, src.shape) is None):
+        out = load_plain(src, api)
+        if out is not None:
+            return out
+    out = allocate(src.shape, odt, sbuf, api=api, sim_callers=1)
     where = _where(mask, src.shape)
     if src.index is not None:
         ok = src.index >= 0

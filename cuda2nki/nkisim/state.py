@@ -195,6 +195,8 @@ class SimState:
     kernel_code: object = None  # code of the running kernel function
     kernel_frame: object = None  # its frame, held so its locals outlive the return until settled
     kernel_entry: object = None  # errors._CODES entry of the kernel's code (with kernel_frame)
+    #: fp32 copies of the caller's arrays read as matmul operands (widen.Widened), made lazily
+    widened: object = None
 
     # ------------------------------------------------------------------ memory accounting
     def alloc_sbuf(self, sid: int, nbytes: int, site: tuple[str, int], use: list) -> None:

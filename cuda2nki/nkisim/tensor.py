@@ -22,8 +22,10 @@ from numpy.lib.stride_tricks import as_strided
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
+from cuda2nki.nkisim.affine import affine_view
 from cuda2nki.nkisim.deferred import DeferredWrites, Lazy, frame_of
 from cuda2nki.nkisim.errors import fail, invalid, new_site, port_site, unsupported
+from cuda2nki.nkisim.widen import join_rows
 
 _UIDS = itertools.count()
 
@@ -152,7 +154,7 @@ class Storage:
         if len(alist) == 1:
             res = np.matmul(alist[0].T, blist[0])
         else:
-            res = np.matmul(np.concatenate(alist).T, np.concatenate(blist))
+            res = np.matmul(join_rows(alist).T, join_rows(blist))
         if self.fresh:
             if mode == "set" and view.size == self.flat.size and 0 not in view.strides:
                 self.fresh = False
@@ -1242,8 +1244,13 @@ class NkiTensor:
         mark = base | (it & 0xFFFFFFFF)
         view = self._parallel_view(stg.aff)
         sel = view if where is None else view[np.broadcast_to(where, self.shape)]
-        clash = (sel >= base) & (sel < base + (1 << 32)) & (sel != mark)
-        if clash.any():
+        # stamps of earlier loops are below ``base``: when all are, nothing clashes (the usual
+        # case, each element written once) and one pass over the stamps tells it
+        if sel.size and sel.max() >= base:
+            clash = (sel >= base) & (sel < base + (1 << 32)) & (sel != mark)
+        else:
+            clash = None
+        if clash is not None and clash.any():
             low = int(np.asarray(sel)[clash].reshape(-1)[0]) & 0xFFFFFFFF
             first = low - (1 << 32) if low >= 1 << 31 else low  # the iteration, signed
             raise fail("C2N3030", first=first, second=it, what=stg.name or "an output")
@@ -1426,6 +1433,30 @@ class NkiTensor:
 
     def _advanced(self, key: tuple) -> NkiTensor:
         """Legacy affine/indirect indexing with index tiles (reference 4.2)."""
+        a = self._a
+        if (
+            a is not None
+            and self.index is None
+            and self._gen == self.storage.gen
+            and len(key) <= a.ndim
+            and all(type(k) is IndexExpr and k.aff is not None for k in key)
+        ):
+            # the common case: affine index tiles of known form (affine.py)
+            boff = self._boff
+            if boff is None:
+                boff = self._byte_offset()
+            found = affine_view(
+                a,
+                boff,
+                self.storage.flat,
+                self.shape,
+                [k.aff for k in key],
+                [k.arr.shape for k in key],
+            )
+            if found is not None:
+                view, boff = found
+                pdim = 0 if self.pdim is not None else None
+                return NkiTensor(self.storage, view, self.dtype, pdim, None, boff)
         if any(isinstance(k, slice) for k in key):
             raise invalid(
                 "indexing",
