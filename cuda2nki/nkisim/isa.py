@@ -598,6 +598,23 @@ def _matmul_write(api: str, dst: NkiTensor, a2: np.ndarray, b2: np.ndarray, accu
     fp32 result up to summation order; far fewer, larger BLAS calls).
     """
     stg = dst.storage
+    pend = stg.mm_pending
+    if accumulate is not False and pend is not None and pend[5] < 16384:
+        a = dst._a
+        if (
+            a is not None
+            and a.dtype is _F32
+            and a.ndim == 2
+            and dst.pdim == 0
+            and pend[0] == (dst.offset, a.shape, a.strides)
+        ):
+            # one more K tile into the region whose deferred GEMM is pending: nothing has
+            # touched the storage since that GEMM began (any access flushes it), so the region
+            # is all written (mode "add", no warning) and stays so
+            pend[3].append(_own(a2))
+            pend[4].append(_own(b2))
+            pend[5] += a2.shape[0]
+            return
     if accumulate is False:
         stg.flush_matmul()
         mode = "set"

@@ -590,11 +590,12 @@ def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
     shape = (a2.shape[1], b2.shape[1])
     out = allocate(shape, float32, psum, api=api)
     if mask is None:
-        # deferred like nisa.nc_matmul; ``acc += out`` extends acc's deferred GEMM (_inplace)
+        # deferred like nisa.nc_matmul (which marks out as matmul-written); ``acc += out``
+        # extends acc's deferred GEMM (_inplace)
         _isa._matmul_write(api, out, a2, b2, False)
     else:
         out.assign(np.matmul(a2.T, b2), where=_where(mask, shape), api=api)
-    _isa._mm_view(out)[...] = True
+        _isa._mm_view(out)[...] = True
     record(
         "tensor",
         "nc_matmul",
