@@ -267,7 +267,12 @@ def activation(
 ) -> NkiTensor:
     no_extra_kw("nisa.activation", kw)
     d = _direct(data.shape, dtype, data.dtype, mask) if reduce_res is None else None
-    out = _out(data.shape, dtype, data.dtype, "nisa.activation") if d is None else d[0]
+    if d is not None:  # no mask, no reduction: the instruction writes the port's tile
+        _isa.activation(
+            d[0], op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_cmd=reduce_cmd
+        )
+        return direct_done(d)
+    out = _out(data.shape, dtype, data.dtype, "nisa.activation")
     _call(
         _isa.activation,
         mask,
@@ -280,7 +285,7 @@ def activation(
         reduce_res=reduce_res,
         reduce_cmd=reduce_cmd,
     )
-    return out if d is None else direct_done(d)
+    return out
 
 
 def activation_reduce(
@@ -324,9 +329,12 @@ def tensor_tensor(
     data1, data2 = _free_broadcast(data1, data2), _free_broadcast(data2, data1)
     pdt = _pdt(data1, data2)
     d = _direct(data1.shape, dtype, pdt, mask)
-    out = _out(data1.shape, dtype, pdt, "nisa.tensor_tensor") if d is None else d[0]
+    if d is not None:
+        _isa.tensor_tensor(d[0], data1, data2, op, engine=engine)
+        return direct_done(d)
+    out = _out(data1.shape, dtype, pdt, "nisa.tensor_tensor")
     _call(_isa.tensor_tensor, mask, out, data1, data2, op, engine=engine)
-    return out if d is None else direct_done(d)
+    return out
 
 
 def tensor_scalar(
@@ -345,7 +353,11 @@ def tensor_scalar(
 ) -> NkiTensor:
     no_extra_kw("nisa.tensor_scalar", kw)
     d = _direct(data.shape, dtype, data.dtype, mask)
-    out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar") if d is None else d[0]
+    if d is not None:
+        args = (data, op0, operand0, reverse0, op1, operand1, reverse1)
+        _isa.tensor_scalar(d[0], *args, engine=engine)
+        return direct_done(d)
+    out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar")
     _call(
         _isa.tensor_scalar,
         mask,
@@ -359,7 +371,7 @@ def tensor_scalar(
         reverse1,
         engine=engine,
     )
-    return out if d is None else direct_done(d)
+    return out
 
 
 def scalar_tensor_tensor(
@@ -411,17 +423,23 @@ def tensor_partition_reduce(op, data, *, mask=None, dtype=None, **kw) -> NkiTens
 def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> NkiTensor:
     no_extra_kw("nisa.tensor_copy", kw)
     d = _direct(src.shape, dtype, src.dtype, mask)
-    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy") if d is None else d[0]
+    if d is not None:
+        _isa.tensor_copy(d[0], src, engine=engine)
+        return direct_done(d)
+    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy")
     _call(_isa.tensor_copy, mask, out, src, engine=engine)
-    return out if d is None else direct_done(d)
+    return out
 
 
 def reciprocal(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     no_extra_kw("nisa.reciprocal", kw)
     d = _direct(data.shape, dtype, data.dtype, mask)
-    out = _out(data.shape, dtype, data.dtype, "nisa.reciprocal") if d is None else d[0]
+    if d is not None:
+        _isa.reciprocal(d[0], data)
+        return direct_done(d)
+    out = _out(data.shape, dtype, data.dtype, "nisa.reciprocal")
     _call(_isa.reciprocal, mask, out, data)
-    return out if d is None else direct_done(d)
+    return out
 
 
 def memset(shape, value, dtype, *, mask=None, engine=engine.unknown, **kw) -> NkiTensor:

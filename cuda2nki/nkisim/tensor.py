@@ -1575,6 +1575,8 @@ class NkiTensor:
         return NkiTensor(self.storage, view, self.dtype, 0 if self.pdim is not None else None)
 
     def __setitem__(self, key, value) -> None:
+        if value is self and key is Ellipsis and self.index is None:
+            return  # ``t[...] = t``: the store of an instruction that wrote ``t`` (fastpath.py)
         f = _SETITEM[0]
         if f is None:
             from cuda2nki.nkisim import language as _nl
