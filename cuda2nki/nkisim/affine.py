@@ -29,6 +29,27 @@ def broadcast_small(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
     return tuple(out)
 
 
+def tile_slices(
+    aff0: tuple, ishape0: tuple, aff1: tuple, ishape1: tuple, shape: tuple
+) -> tuple[slice, slice] | None:
+    """The basic slices equal to a 2-D subscript ``[k0, k1]`` whose index tiles are a column
+    ``first0 + s0 * nl.arange(P)[:, None]`` and a row ``first1 + s1 * nl.arange(F)[None, :]``
+    (``P``, ``F`` > 1, positive steps, inside ``shape``); ``None``: another subscript."""
+    if len(ishape0) != 2 or len(ishape1) != 2 or len(aff0[1]) != 2 or len(aff1[1]) != 2:
+        return None
+    p, one0 = ishape0
+    one1, f = ishape1
+    first0, (s0, z0) = aff0
+    first1, (z1, s1) = aff1
+    if one0 != 1 or one1 != 1 or z0 or z1 or p < 2 or f < 2 or s0 <= 0 or s1 <= 0:
+        return None
+    end0 = first0 + s0 * (p - 1)
+    end1 = first1 + s1 * (f - 1)
+    if first0 < 0 or first1 < 0 or end0 >= shape[0] or end1 >= shape[1]:
+        return None
+    return slice(first0, end0 + 1, s0), slice(first1, end1 + 1, s1)
+
+
 def affine_view(
     a: np.ndarray, boff: int, flat: np.ndarray, shape: tuple, affs: list, ishapes: list
 ) -> tuple[np.ndarray, int] | None:

@@ -41,7 +41,7 @@ from cuda2nki.nkisim.engine import (
     write_mat,
 )
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
-from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, psum, sbuf, shared_hbm
+from cuda2nki.nkisim.tensor import Mask, NkiTensor, hbm, private_hbm, psum, sbuf, shared_hbm
 from cuda2nki.nkisim.widen import Widened
 
 __all__ = [
@@ -234,11 +234,9 @@ def _dma_move(dst: NkiTensor, src: NkiTensor, d, ss) -> None:  # noqa: ANN001
 def mask_where(mask, shape):
     if mask is None:
         return None
-    if not st.current().legacy:
+    if not st._STACK[-1].legacy:
         raise unsupported("mask=", "the current NKI API has no mask parameter; slice with min()")
-    from cuda2nki.nkisim.tensor import Mask
-
-    if isinstance(mask, Mask):
+    if type(mask) is Mask or isinstance(mask, Mask):
         if _all_active(mask, tuple(shape)):
             return None  # a tail mask on a full tile: every element active, as without a mask
         arr = mask.arr
@@ -258,7 +256,7 @@ def _all_active(mask, shape: tuple) -> bool:
     if full != shape:
         return False  # a mask that does not fit is reported by the caller
     for f in mask.factors:
-        if not f.all():
+        if np.count_nonzero(f) != f.size:  # f.all(), without the reduction's dispatch cost
             return False
     return True
 
@@ -720,8 +718,16 @@ def _mm_view(dst: NkiTensor) -> np.ndarray:
 
 
 def _mark_mm(dst: NkiTensor, value: bool) -> None:
-    if dst.storage.mm_written is not None or value:
-        _mm_view(dst)[...] = value
+    stg = dst.storage
+    if stg.mm_written is None:
+        if not value:
+            return
+        a = dst._a
+        if a is not None and dst._boff == 0 and a.shape == stg.shape and a.flags.c_contiguous:
+            # the whole of a storage never matmul-written (a new PSUM tile): all marked at once
+            stg.mm_written = np.ones(stg.flat.size, dtype=bool)
+            return
+    _mm_view(dst)[...] = value
 
 
 def nc_transpose(dst, data, engine=engine.unknown, **kw) -> None:

@@ -588,7 +588,7 @@ def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
         x = xt
     a2, b2 = _isa.matmul_operands(api, x, y, None, s)
     shape = (a2.shape[1], b2.shape[1])
-    out = allocate(shape, float32, psum, api=api)
+    out = allocate(shape, float32, psum, api=api, sim_callers=1)
     if mask is None:
         # deferred like nisa.nc_matmul (which marks out as matmul-written); ``acc += out``
         # extends acc's deferred GEMM (_inplace)

@@ -22,7 +22,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.affine import affine_view
+from cuda2nki.nkisim.affine import affine_view, tile_slices
 from cuda2nki.nkisim.deferred import DeferredWrites, Lazy, frame_of
 from cuda2nki.nkisim.errors import fail, invalid, new_site, port_site, unsupported
 from cuda2nki.nkisim.widen import join_rows
@@ -1291,6 +1291,11 @@ class NkiTensor:
             # the common case t[p0:p1, f0:f1] on a 2-D strided view
             k0, k1 = key
             shape = self.shape
+            if type(k0) is IndexExpr and type(k1) is IndexExpr and len(shape) == 2:
+                # legacy t[r + nl.arange(P)[:, None], c + nl.arange(F)[None, :]] (affine.py)
+                found = self._tile_view(k0, k1)
+                if found is not None:
+                    return found
             if (
                 type(k0) is slice
                 and type(k1) is slice
@@ -1429,6 +1434,27 @@ class NkiTensor:
             self.a[tuple(new_key)],
             self.dtype,  # type: ignore[index]
             new_pdim if on_chip else None,
+        )
+
+    def _tile_view(self, k0: IndexExpr, k1: IndexExpr) -> NkiTensor | None:
+        """``self[k0, k1]`` of a 2-D strided view as a basic slice (``affine.tile_slices``)."""
+        if (
+            k0.aff is None
+            or k1.aff is None
+            or self._gen != self.storage.gen
+            or self.index is not None
+        ):
+            return None
+        a = self._a
+        sl = tile_slices(k0.aff, k0.arr.shape, k1.aff, k1.arr.shape, self.shape)
+        if sl is None:
+            return None
+        b = self._boff
+        if b is not None:
+            s0, s1 = a.strides
+            b += sl[0].start * s0 + sl[1].start * s1
+        return NkiTensor(
+            self.storage, a[sl], self.dtype, 0 if self.pdim is not None else None, None, b
         )
 
     def _advanced(self, key: tuple) -> NkiTensor:
