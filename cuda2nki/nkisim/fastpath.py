@@ -23,8 +23,8 @@ from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.engine import record
 from cuda2nki.nkisim.errors import _is_internal, code_entry, new_site
-from cuda2nki.nkisim.isa import _TF32, _UFUNCS, _dma_move, _operand, _write_f32
-from cuda2nki.nkisim.tensor import NkiTensor, allocate, psum, sbuf
+from cuda2nki.nkisim.isa import _TF32, _UFUNCS, _dma_move, _matmul_write, _operand, _write_f32
+from cuda2nki.nkisim.tensor import _UIDS, ACCUMULATED, NkiTensor, allocate, psum, sbuf
 
 _F32 = dt.float32
 _ON_CHIP = (sbuf, psum)
@@ -40,27 +40,32 @@ _getframe = sys._getframe
 #: tuple: one is made per instruction).
 Direct = tuple
 
-#: id(code) -> (code, simulator code?, {f_lasti: (0 locals | 1 globals, name, site) or None})
-#: for the port's call sites of instructions (see ``direct_target``)
+#: id(code) -> (code, simulator code?, {f_lasti: (0 locals | 1 globals, name, site, how) or
+#: None}) for the port's call sites of instructions, ``how`` "set" for ``name[...] = <call>``
+#: and "add" for ``name += <call>`` (see ``direct_target``, ``accumulate_target``)
 _STORES: dict[int, tuple] = {}
 _LOCAL_LOADS = ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME", "LOAD_CLASSDEREF")
+_LOCAL_STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME")
 
 
-def _site_spec(f, code, lasti: int) -> tuple[int, str, tuple[str, int]] | None:
-    """``store_spec`` with the call's site (file, line)."""
+def _site_spec(f, code, lasti: int) -> tuple[int, str, tuple[str, int], str] | None:
+    """``store_spec`` or ``iadd_spec`` of the call, with its site (file, line)."""
     spec = store_spec(code, lasti)
+    how = "set"
     if spec is None:
-        return None
+        spec = iadd_spec(code, lasti)
+        how = "add"
+        if spec is None:
+            return None
     cent = code_entry(code)
     site = cent[3].get(lasti)
     if site is None:
         site = new_site(f, cent)
-    return (spec[0], spec[1], site)
+    return (spec[0], spec[1], site, how)
 
 
-def store_spec(code, lasti: int) -> tuple[int, str] | None:
-    """Where the port's statement puts the value of the call at offset ``lasti``: ``(0, name)``
-    (a local) or ``(1, name)`` (a global) when it is ``name[...] = <call>``, else ``None``."""
+def _after_call(code, lasti: int, n: int) -> list | None:
+    """The ``n`` instructions after the call at offset ``lasti`` (``None``: not a call)."""
     ins = list(dis.get_instructions(code))
     k = -1
     for i, x in enumerate(ins):
@@ -69,9 +74,16 @@ def store_spec(code, lasti: int) -> tuple[int, str] | None:
         k = i
     if k < 0 or not ins[k].opname.startswith("CALL"):
         return None
-    nxt = ins[k + 1 : k + 4]
+    nxt = ins[k + 1 : k + 1 + n]
+    return nxt if len(nxt) == n else None
+
+
+def store_spec(code, lasti: int) -> tuple[int, str] | None:
+    """Where the port's statement puts the value of the call at offset ``lasti``: ``(0, name)``
+    (a local) or ``(1, name)`` (a global) when it is ``name[...] = <call>``, else ``None``."""
+    nxt = _after_call(code, lasti, 3)
     if (
-        len(nxt) != 3
+        nxt is None
         or nxt[1].opname != "LOAD_CONST"
         or nxt[1].argval is not Ellipsis
         or nxt[2].opname != "STORE_SUBSCR"
@@ -83,6 +95,45 @@ def store_spec(code, lasti: int) -> tuple[int, str] | None:
     if nxt[0].opname == "LOAD_GLOBAL":
         return (1, nxt[0].argval)
     return None
+
+
+def iadd_spec(code, lasti: int) -> tuple[int, str] | None:
+    """``(0, name)`` / ``(1, name)`` when the port's statement is ``name += <call>`` (a local or
+    a global name: not an attribute or a subscript), else ``None``."""
+    nxt = _after_call(code, lasti, 2)
+    if nxt is None or not isinstance(nxt[1].argval, str):
+        return None
+    op = nxt[0]
+    if not ((op.opname == "BINARY_OP" and op.argrepr == "+=") or op.opname == "INPLACE_ADD"):
+        return None
+    if nxt[1].opname in _LOCAL_STORES:
+        return (0, nxt[1].argval)
+    if nxt[1].opname == "STORE_GLOBAL":
+        return (1, nxt[1].argval)
+    return None
+
+
+def _port_target(depth: int, how: str):
+    """``(frame's value of the statement's name, site)`` when the port's call ``depth`` frames
+    above the caller is made by a statement of kind ``how``; else ``None``."""
+    try:
+        f = _getframe(depth + 2)
+    except ValueError:
+        return None
+    code = f.f_code
+    ent = _STORES.get(id(code))
+    if ent is None or ent[0] is not code:
+        ent = _STORES[id(code)] = (code, _is_internal(code.co_filename), {})
+    if ent[1]:
+        return None
+    lasti = f.f_lasti
+    specs = ent[2]
+    spec = specs.get(lasti, 0)
+    if spec == 0:
+        spec = specs[lasti] = _site_spec(f, code, lasti)
+    if spec is None or spec[3] != how:
+        return None
+    return (f.f_globals if spec[0] else f.f_locals).get(spec[1]), spec[2]
 
 
 def direct_target(shape: tuple, ndt: dt.NkiDType, depth: int) -> Direct | None:
@@ -97,24 +148,10 @@ def direct_target(shape: tuple, ndt: dt.NkiDType, depth: int) -> Direct | None:
     s = st._STACK[-1]
     if not s.legacy or s.mem_dirty:
         return None
-    try:
-        f = _getframe(depth + 1)
-    except ValueError:
+    found = _port_target(depth, "set")
+    if found is None:
         return None
-    code = f.f_code
-    ent = _STORES.get(id(code))
-    if ent is None or ent[0] is not code:
-        ent = _STORES[id(code)] = (code, _is_internal(code.co_filename), {})
-    if ent[1]:
-        return None
-    lasti = f.f_lasti
-    specs = ent[2]
-    spec = specs.get(lasti, 0)
-    if spec == 0:
-        spec = specs[lasti] = _site_spec(f, code, lasti)
-    if spec is None:
-        return None
-    t = (f.f_globals if spec[0] else f.f_locals).get(spec[1])
+    t = found[0]
     if (
         type(t) is not NkiTensor
         or t.shape != shape
@@ -131,7 +168,7 @@ def direct_target(shape: tuple, ndt: dt.NkiDType, depth: int) -> Direct | None:
     nbytes = size // p * ndt.itemsize if p else 0
     if s.sbuf_now + nbytes > s.target.sbuf_bytes:
         return None
-    return (t, len(s.trace), nbytes, spec[2])
+    return (t, len(s.trace), nbytes, found[1])
 
 
 def direct_done(d: Direct) -> NkiTensor:
@@ -289,3 +326,78 @@ def load_plain(src: NkiTensor, api: str) -> NkiTensor | None:
         sim_frames=2,
     )
     return out
+
+
+def accumulate_target(shape: tuple, depth: int) -> tuple | None:
+    """The legacy PSUM tile ``t`` of the port's ``t += nl.matmul(...)`` when the matmul may
+    accumulate into it directly, in place of a new PSUM result tile of ``shape`` that
+    ``t += result`` accumulates (``language._inplace``); ``None``: take that path.
+
+    ``t`` must be a whole fp32 PSUM tile of that shape, the result tile must fit without a
+    capacity check, and the run must not track uninitialised reads or writers (there the
+    general path does more than accumulate).  Returns ``(t, trace length, banks, bytes,
+    site)`` of the result tile; ``depth`` as for :func:`direct_target`.
+    """
+    s = st._STACK[-1]
+    if not s.legacy or s.mem_dirty or s.strict_uninit or s.writers is not None:
+        return None
+    found = _port_target(depth, "add")
+    if found is None:
+        return None
+    t = found[0]
+    if (
+        type(t) is not NkiTensor
+        or t.shape != shape
+        or t.dtype is not _F32
+        or t.index is not None
+        or t.pdim != 0
+        or len(shape) != 2
+    ):
+        return None
+    stg = t.storage
+    if (
+        stg.buffer is not psum
+        or stg.shape != shape
+        or t._a.size != stg.flat.size
+        or t._gen != stg.gen
+        or stg.use is None
+    ):
+        return None
+    nbytes = shape[1] * 4
+    if nbytes > s.target.psum_tile_max_bytes:
+        return None
+    banks = max(1, -(-nbytes // st.PSUM_BANK_BYTES))
+    if s.psum_banks_now + banks > st.PSUM_BANKS:
+        return None
+    return (t, len(s.trace), banks, nbytes, found[1])
+
+
+def accumulate_matmul(acc: tuple, x: NkiTensor, y: NkiTensor, a2, b2, extra: tuple) -> object:
+    """``nl.matmul`` of ``t += nl.matmul(x, y)`` (``accumulate_target``): the matmul's record
+    (its result tile's place taken by ``t``, whose last use and the trace's last destination
+    stay as they were), the result tile's PSUM live range, then the accumulation of
+    ``language._inplace``.  Returns ``ACCUMULATED``, which ``t += `` takes as done."""
+    t, first, banks, nbytes, site = acc
+    s = st._STACK[-1]
+    stg = t.storage
+    zp = s.zero_psum
+    if zp:
+        zp.pop(stg.uid, None)  # the zero fill folds into the first matmul
+    use = stg.use
+    before = use[0]
+    record(
+        "tensor",
+        "nc_matmul",
+        (t, x, y),
+        extra,
+        0,
+        x.partitions(),
+        y.free_size(),
+        2,  # sim_frames: this function and nl.matmul
+    )
+    n = use[0]
+    use[0] = before
+    s.last_dst = next(_UIDS)  # the result tile's id (as allocated: later ids unchanged)
+    s.ranges_psum.append((first, n, banks, site, nbytes))
+    _matmul_write("tensor add=", t, a2, b2, None if stg.fresh else True)
+    return ACCUMULATED

@@ -49,6 +49,8 @@ from cuda2nki.nkisim.engine import dma_extent, mat, no_extra_kw, on_chip, record
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
 from cuda2nki.nkisim.fastpath import (
     _retarget,
+    accumulate_matmul,
+    accumulate_target,
     binary_f32,
     copy_plain,
     direct_done,
@@ -588,6 +590,16 @@ def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
         x = xt
     a2, b2 = _isa.matmul_operands(api, x, y, None, s)
     shape = (a2.shape[1], b2.shape[1])
+    extra = (
+        x.free_size(),
+        y.free_size(),
+        x.dtype.name in ("float32", "tfloat32"),
+        x.partitions(),
+        False,
+    )
+    acc = accumulate_target(shape, 1) if mask is None else None
+    if acc is not None:  # ``t += nl.matmul(...)``: accumulated into t directly (fastpath.py)
+        return accumulate_matmul(acc, x, y, a2, b2, extra)
     out = allocate(shape, float32, psum, api=api, sim_callers=1)
     if mask is None:
         # deferred like nisa.nc_matmul (which marks out as matmul-written); ``acc += out``
@@ -600,13 +612,7 @@ def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
         "tensor",
         "nc_matmul",
         (out, x, y),
-        extra=(
-            x.free_size(),
-            y.free_size(),
-            x.dtype.name in ("float32", "tfloat32"),
-            x.partitions(),
-            False,
-        ),
+        extra=extra,
         partitions=x.partitions(),
         free=y.free_size(),
     )

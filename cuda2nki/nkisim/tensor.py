@@ -375,6 +375,30 @@ def _what(name: str, dims: tuple) -> str:
     return f"'{name}'" if name else f"a tensor of shape {dims}"
 
 
+class _Accumulated:
+    """What legacy ``nl.matmul`` returns when it accumulated straight into the port's ``t`` of
+    ``t += nl.matmul(...)`` (``fastpath.accumulate_target``): ``t += <this>`` is then done."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<matmul result accumulated into its PSUM tile>"
+
+
+ACCUMULATED = _Accumulated()
+
+#: the ``language`` module once imported (operators on tensors call it; ``language`` imports
+#: this module, so it is imported on first use, not per call)
+_LANG: list = [None]
+
+
+def _language():
+    from cuda2nki.nkisim import language
+
+    _LANG[0] = language
+    return language
+
+
 #: ``language._setitem`` once imported (``NkiTensor.__setitem__`` runs for every legacy
 #: ``t[...] = expr``; an import statement there costs more than the rest of the call)
 _SETITEM: list = [None]
@@ -618,6 +642,13 @@ class IndexExpr:
         return IndexExpr(arr, aff)
 
     def _bin(self, other, f, aff_op=None):
+        if type(other) is int and aff_op is not None:
+            # ``k * 128 + i_p`` and the like: the general path below, without its checks
+            e = _new_object(IndexExpr)
+            e.arr = f(self.arr, other)
+            aff = self.aff
+            e.aff = None if aff is None else aff_op(aff, other)
+            return e
         o = other.arr if isinstance(other, IndexExpr) else other
         if isinstance(o, NkiTensor):
             raise unsupported("tensor values in an index expression")
@@ -1788,9 +1819,7 @@ class NkiTensor:
 
     # ------------------------------------------------------------------ operators
     def _op(self, name: str, other, reverse: bool = False):
-        from cuda2nki.nkisim import language as _nl
-
-        f = getattr(_nl, name)
+        f = getattr(_LANG[0] or _language(), name)
         return f(other, self) if reverse else f(self, other)
 
     def __add__(self, o):
@@ -1877,9 +1906,9 @@ class NkiTensor:
         return _nl.invert(self)
 
     def _inplace(self, name: str, other):
-        from cuda2nki.nkisim import language as _nl
-
-        _nl._inplace(self, name, other)
+        if other is ACCUMULATED:
+            return self  # ``t += nl.matmul(...)`` accumulated into t already (fastpath.py)
+        (_LANG[0] or _language())._inplace(self, name, other)
         return self
 
     def __iadd__(self, o):

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from cuda2nki.nkisim import fastpath, language, legacy_isa, load_kernel, simulate_kernel
+from cuda2nki.nkisim import fastpath, language, legacy_isa, load_kernel, simulate_kernel, tensor
 
 LEGACY = """
 from neuronxcc import nki
@@ -236,3 +236,146 @@ def test_nl_binary_fast_path_matches_the_general_path(name, form, monkeypatch):
         general = simulate_kernel(kernel, [a])
     np.testing.assert_array_equal(np.asarray(fast.outputs), np.asarray(general.outputs))
     assert list(fast.trace) == list(general.trace)
+
+
+ACCUMULATE = """
+from neuronxcc import nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.isa as nisa
+import numpy as np
+
+
+@nki.jit
+def k(a, b):
+    out = nl.ndarray((128, 1024), nl.float32, buffer=nl.shared_hbm)
+    i_k = nl.arange(128)[:, None]
+    i_n = nl.arange(256)[None, :]
+    acc = nl.zeros((128, 256), nl.float32, buffer=nl.psum)
+    other = nl.ndarray((128, 256), nl.float32, buffer=nl.psum)
+    first = True
+    for k in nl.affine_range(3):
+        lhs = nl.load(a[k * 128 + i_k, nl.arange(128)[None, :]])
+        rhs = nl.load(b[k * 128 + i_k, i_n])
+        acc += nl.matmul(lhs, rhs, transpose_x=True)
+        if first:
+            other[...] = nl.matmul(lhs, rhs, transpose_x=True)
+            first = False
+        else:
+            other += nl.matmul(lhs, rhs, transpose_x=True)
+    sb = nl.ndarray((128, 256), nl.float32, buffer=nl.sbuf)
+    sb[...] = acc
+    dead = nl.zeros((128, 256), nl.float32, buffer=nl.psum)
+    dead += nl.matmul(lhs, rhs, transpose_x=True)
+    scratch = nl.ndarray((128, 256), nl.float32, buffer=nl.shared_hbm)
+    nl.store(scratch, sb)
+    nl.store(out[:, 0:256], nl.load(scratch))
+    nl.store(out[:, 256:512], nl.copy(other))
+    fresh = nl.ndarray((128, 256), nl.float32, buffer=nl.psum)
+    fresh += nl.matmul(lhs, rhs, transpose_x=True)
+    fresh += nl.matmul(lhs, rhs)
+    nl.store(out[:, 512:768], nl.copy(fresh))
+    half = nl.zeros((128, 128), nl.float32, buffer=nl.psum)
+    half += nl.matmul(lhs, rhs[:, 0:128], transpose_x=True) + 0
+    half += nl.matmul(lhs, rhs[:, 128:256], transpose_x=True)
+    nl.store(out[:, 768:896], nl.copy(half))
+    view = nl.zeros((128, 512), nl.float32, buffer=nl.psum)
+    part = view[:, 0:256]
+    part += nl.matmul(lhs, rhs, transpose_x=True)
+    nl.store(out[:, 896:1024], nl.copy(view[:, 0:128]))
+    return out
+"""
+
+#: ``+=`` statements accumulated directly: acc (3 runs), other (2 of 3), dead (never read),
+#: fresh (2), half (the second only: the first adds to an expression); not part (a view)
+ACCUMULATED_PER_RUN = 3 + 2 + 1 + 2 + 1
+
+
+def _run_acc(tmp_path, general: bool, monkeypatch, counts: list | None = None):
+    path = tmp_path / "acc.py"
+    path.write_text(ACCUMULATE)
+    kernel = load_kernel(path, "k")
+    rng = np.random.default_rng(4)
+    a = rng.uniform(-1, 1, (384, 128)).astype(np.float32)
+    b = rng.uniform(-1, 1, (384, 256)).astype(np.float32)
+    with monkeypatch.context() as m:
+        if general:
+            m.setattr(language, "accumulate_target", lambda *args: None)
+        if counts is not None:
+            real = fastpath.accumulate_matmul
+
+            def counted(acc, *args):
+                counts.append(acc)
+                return real(acc, *args)
+
+            m.setattr(language, "accumulate_matmul", counted)
+        first_uid = next(tensor._UIDS) + 1
+        res = simulate_kernel(kernel, [a, b])
+    s = res.state
+    return (
+        np.asarray(res.outputs),
+        [_relative_uids(ins, first_uid) for ins in res.trace],
+        [w.message for w in res.warnings],
+        (s.peak_psum_banks, s.peak_psum_bytes, sorted(s.ranges_psum), sorted(s.ranges_sbuf)),
+    )
+
+
+def _relative_uids(ins, first_uid: int):
+    """A record whose DMA source keys name unnamed tensors by storage id, counted from the
+    run's first (ids are unique per process)."""
+    extra = tuple(
+        ("src", (e[1][0] - first_uid, *e[1][1:]))
+        if type(e) is tuple and e[:1] == ("src",) and type(e[1][0]) is int
+        else e
+        for e in ins.extra
+    )
+    return (*ins[:10], extra)
+
+
+def test_psum_accumulation_matches_the_general_path(tmp_path, monkeypatch):
+    fast = _run_acc(tmp_path, False, monkeypatch)
+    general = _run_acc(tmp_path, True, monkeypatch)
+    np.testing.assert_array_equal(fast[0], general[0])
+    assert fast[1] == general[1]  # no memset of the zeros, no copy retargeted by ``sb[...] =``
+    assert fast[2] == general[2]
+    assert fast[3] == general[3]  # the dropped result tiles' PSUM live ranges (none for dead)
+    # scratch (unnamed, made after the accumulations) is named by its storage id in a record:
+    # the direct path takes up the ids of the result tiles it does not make
+    keys = [e[1] for ins in fast[1] for e in ins[10] if type(e) is tuple and e[:1] == ("src",)]
+    assert any(type(key[0]) is int for key in keys)
+
+
+def test_psum_accumulation_is_direct_only_for_a_whole_psum_tile(tmp_path, monkeypatch):
+    counts: list = []
+    _run_acc(tmp_path, False, monkeypatch, counts)
+    assert len(counts) == ACCUMULATED_PER_RUN
+
+
+def test_iadd_spec_reads_the_statement_after_the_call():
+    sink = [0]
+
+    def probe_iadd(probe):
+        acc_x = 0
+        acc_x += probe()
+        return acc_x
+
+    def not_iadd(probe):
+        t = sink
+        t[0] += probe()
+        y = 0
+        y += probe() + 1
+        y -= probe()
+        y = y + probe()
+        return y
+
+    found = []
+
+    def probe():
+        f = sys._getframe(1)
+        found.append(fastpath.iadd_spec(f.f_code, f.f_lasti))
+        return 0
+
+    probe_iadd(probe)
+    assert found == [(0, "acc_x")]
+    found.clear()
+    not_iadd(probe)
+    assert found == [None, None, None, None]
