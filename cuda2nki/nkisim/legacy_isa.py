@@ -23,6 +23,7 @@ from cuda2nki.nkisim.engine import (
 )
 from cuda2nki.nkisim.errors import invalid, unsupported
 from cuda2nki.nkisim.fastpath import Direct, direct_done, direct_target
+from cuda2nki.nkisim.ops import op_name as _op_name
 from cuda2nki.nkisim.tensor import IndexExpr, NkiTensor, allocate, psum, sbuf
 
 # enums re-exported as part of the legacy nisa namespace
@@ -179,6 +180,9 @@ def _out(shape, dtype, default, api, buffer=sbuf) -> NkiTensor:
     return allocate(shape, d, buffer, api=api, sim_callers=2)
 
 
+_ENGINE_UNKNOWN = engine.unknown
+
+
 def _direct(shape, dtype, default, mask) -> Direct | None:
     """``fastpath.direct_target`` for the result of a legacy instruction without ``mask=``
     (called by the public function, which returns the result unchanged)."""
@@ -268,9 +272,14 @@ def activation(
     no_extra_kw("nisa.activation", kw)
     d = _direct(data.shape, dtype, data.dtype, mask) if reduce_res is None else None
     if d is not None:  # no mask, no reduction: the instruction writes the port's tile
-        _isa.activation(
-            d[0], op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_cmd=reduce_cmd
-        )
+        # the current API's fast path called from here (one frame less: the port's line is
+        # found without a stack walk), else its public function
+        if reduce_op is not None or not _isa._activation_f32(
+            d[0], _op_name(op, "nisa.activation"), data, bias, scale
+        ):
+            _isa.activation(
+                d[0], op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_cmd=reduce_cmd
+            )
         return direct_done(d)
     out = _out(data.shape, dtype, data.dtype, "nisa.activation")
     _call(
@@ -330,7 +339,15 @@ def tensor_tensor(
     pdt = _pdt(data1, data2)
     d = _direct(data1.shape, dtype, pdt, mask)
     if d is not None:
-        _isa.tensor_tensor(d[0], data1, data2, op, engine=engine)
+        name = _op_name(op, "nisa.tensor_tensor")
+        if (
+            engine is not _ENGINE_UNKNOWN
+            or type(data1) is not NkiTensor
+            or type(data2) is not NkiTensor
+            or name not in _isa._UFUNCS
+            or not _isa._tensor_tensor_f32(d[0], data1, data2, name)
+        ):
+            _isa.tensor_tensor(d[0], data1, data2, op, engine=engine)
         return direct_done(d)
     out = _out(data1.shape, dtype, pdt, "nisa.tensor_tensor")
     _call(_isa.tensor_tensor, mask, out, data1, data2, op, engine=engine)
@@ -354,8 +371,13 @@ def tensor_scalar(
     no_extra_kw("nisa.tensor_scalar", kw)
     d = _direct(data.shape, dtype, data.dtype, mask)
     if d is not None:
-        args = (data, op0, operand0, reverse0, op1, operand1, reverse1)
-        _isa.tensor_scalar(d[0], *args, engine=engine)
+        api = "nisa.tensor_scalar"
+        n0 = _op_name(op0, api)
+        n1 = _op_name(op1, api) if op1 is not None else None
+        args = (data, n0, operand0, reverse0, n1, operand1, reverse1)
+        if engine is not _ENGINE_UNKNOWN or not _isa._tensor_scalar_f32(d[0], *args):
+            args = (data, op0, operand0, reverse0, op1, operand1, reverse1)
+            _isa.tensor_scalar(d[0], *args, engine=engine)
         return direct_done(d)
     out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar")
     _call(
@@ -424,7 +446,8 @@ def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> N
     no_extra_kw("nisa.tensor_copy", kw)
     d = _direct(src.shape, dtype, src.dtype, mask)
     if d is not None:
-        _isa.tensor_copy(d[0], src, engine=engine)
+        if engine is not _ENGINE_UNKNOWN or not _isa._tensor_copy_f32(d[0], src):
+            _isa.tensor_copy(d[0], src, engine=engine)
         return direct_done(d)
     out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy")
     _call(_isa.tensor_copy, mask, out, src, engine=engine)
