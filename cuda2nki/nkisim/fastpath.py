@@ -143,10 +143,11 @@ def direct_target(shape: tuple, ndt: dt.NkiDType, depth: int) -> Direct | None:
     ``depth``: the frames from the caller up to the port's frame that made the call (the
     public function returns what the caller makes, unchanged).  ``t`` must be a whole SBUF
     tile of that shape and dtype (as the result tile: no other start partition or layout), and
-    the result tile must fit without a capacity check.
+    the result tile must fit without a capacity check.  Not while the run tracks writers: there
+    the result tile is the instruction's recorded destination.
     """
     s = st._STACK[-1]
-    if not s.legacy or s.mem_dirty:
+    if not s.legacy or s.mem_dirty or s.writers is not None:
         return None
     found = _port_target(depth, "set")
     if found is None:

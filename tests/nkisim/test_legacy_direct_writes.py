@@ -77,7 +77,7 @@ def k(a, b):
 DIRECT_PER_RUN = 3 * 15 + 1
 
 
-def _run(tmp_path, general: bool, monkeypatch, counts: list | None = None):
+def _run(tmp_path, general: bool, monkeypatch, counts: list | None = None, **run_kw):
     path = tmp_path / "direct.py"
     path.write_text(LEGACY)
     kernel = load_kernel(path, "k")
@@ -100,13 +100,15 @@ def _run(tmp_path, general: bool, monkeypatch, counts: list | None = None):
 
             for mod in (fastpath, language, legacy_isa):
                 m.setattr(mod, "direct_done", counted, raising=False)
-        res = simulate_kernel(kernel, [a, b])
+        res = simulate_kernel(kernel, [a, b], **run_kw)
     s = res.state
     return (
         np.asarray(res.outputs),
         list(res.trace),
         [w.message for w in res.warnings],
         (s.peak_sbuf, sorted(s.ranges_sbuf), s.peak_psum_banks),
+        res.writers,
+        s.writers.events if s.writers is not None else None,
     )
 
 
@@ -118,6 +120,19 @@ def test_direct_writes_match_the_general_path(tmp_path, monkeypatch):
     assert fast[1] == general[1]  # engine, op, shapes, dtypes, buffers, sizes, line, extra
     assert fast[2] == general[2]
     assert fast[3] == general[3]  # peak SBUF, live ranges (the dropped result tiles included)
+
+
+def test_writer_tracking_runs_take_the_general_path(tmp_path, monkeypatch):
+    """With writers tracked the result tile is the instruction's recorded destination (the
+    tile whose producer a store's chain names): no direct writes, the same write events."""
+    counts: list = []
+    fast = _run(tmp_path, False, monkeypatch, counts, track_writers=True)
+    general = _run(tmp_path, True, monkeypatch, track_writers=True)
+    assert counts == []
+    np.testing.assert_array_equal(fast[0], general[0])
+    assert fast[5] == general[5]
+    for f, g in zip(fast[4], general[4]):
+        np.testing.assert_array_equal(f, g)
 
 
 def test_direct_writes_are_taken_where_the_statement_allows(tmp_path, monkeypatch):
