@@ -3,15 +3,17 @@
 Each function here does what the general path in ``language`` does for one common case --
 the same values, the same diagnostics in the same order, the same trace record -- without
 its conversions, shape checks and dtype promotion, or returns ``None`` (``False``) to send the
-call down the general path.  ``tests/nkisim/test_fastpath.py`` runs both paths on the same
-inputs and compares them value for value and record for record.
+call down the general path.  ``tests/nkisim/test_legacy_direct_writes.py`` and
+``test_matmul_operand_paths.py`` run both paths on the same inputs and compare them value for
+value, record for record and live range for live range.
 
 The legacy API pays for these operations on every instruction: ``t[...] = nl.op(...)`` makes a
 result tile and copies it, where the current API writes the destination directly.  When the
 port's statement is exactly ``t[...] = <the call>`` (read from its bytecode, once per call site)
 and ``t`` is an SBUF tile of the result's shape and dtype, the instruction writes ``t`` itself
 and returns it (:func:`direct_target`): the trace, the values and the SBUF accounting are those
-of the result tile that is copied and dropped, as the compiler writes ``t`` directly.
+of the result tile that is copied and dropped, as the compiler writes ``t`` directly.  Likewise
+``t += nl.matmul(...)`` on a PSUM tile accumulates into ``t`` (:func:`accumulate_target`).
 """
 
 from __future__ import annotations
