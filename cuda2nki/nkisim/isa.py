@@ -13,7 +13,7 @@ import numpy as np
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.affine import broadcast_small
+from cuda2nki.nkisim.affine import broadcast_small as _broadcast_small
 from cuda2nki.nkisim.deferred import Lazy
 from cuda2nki.nkisim.engine import (
     FP32_CLASS,
@@ -41,8 +41,9 @@ from cuda2nki.nkisim.engine import (
     write_mat,
 )
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
-from cuda2nki.nkisim.tensor import Mask, NkiTensor, hbm, private_hbm, psum, sbuf, shared_hbm
-from cuda2nki.nkisim.widen import Widened
+from cuda2nki.nkisim.tensor import Mask as _Mask
+from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, psum, sbuf, shared_hbm
+from cuda2nki.nkisim.widen import Widened as _Widened
 
 __all__ = [
     "engine",
@@ -236,7 +237,7 @@ def mask_where(mask, shape):
         return None
     if not st._STACK[-1].legacy:
         raise unsupported("mask=", "the current NKI API has no mask parameter; slice with min()")
-    if type(mask) is Mask or isinstance(mask, Mask):
+    if type(mask) is _Mask or isinstance(mask, _Mask):
         if _all_active(mask, tuple(shape)):
             return None  # a tail mask on a full tile: every element active, as without a mask
         arr = mask.arr
@@ -252,7 +253,7 @@ def mask_where(mask, shape):
 
 def _all_active(mask, shape: tuple) -> bool:
     """Whether every factor of ``mask`` is all true and they broadcast to ``shape``."""
-    full = broadcast_small([*(f.shape for f in mask.factors), shape])
+    full = _broadcast_small([*(f.shape for f in mask.factors), shape])
     if full != shape:
         return False  # a mask that does not fit is reported by the caller
     for f in mask.factors:
@@ -676,7 +677,7 @@ def _mm_operand(t: NkiTensor, s) -> np.ndarray:
             if lazy is not None:
                 w = s.widened
                 if w is None:
-                    w = s.widened = Widened()
+                    w = s.widened = _Widened()
                 v = w.view(lazy.srcs[0], *lazy.locs[0])
                 if v is not None:
                     return v

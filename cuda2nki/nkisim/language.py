@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import fastpath as _fp
 from cuda2nki.nkisim import isa as _isa
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim import state as st
@@ -47,16 +48,7 @@ from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
 )
 from cuda2nki.nkisim.engine import dma_extent, mat, no_extra_kw, on_chip, record, src_key, write_mat
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
-from cuda2nki.nkisim.fastpath import (
-    _retarget,
-    accumulate_matmul,
-    accumulate_target,
-    binary_f32,
-    copy_plain,
-    direct_done,
-    direct_target,
-    load_plain,
-)
+from cuda2nki.nkisim.fastpath import _retarget
 from cuda2nki.nkisim.fastpath import whole_copy as _copy_tile
 from cuda2nki.nkisim.tensor import (  # noqa: F401 - re-exported NKI names
     IndexExpr,
@@ -174,7 +166,7 @@ def _vals(x, shape, f32: bool = True):
 
 def _binary(name: str, x, y, dtype=None, mask=None, *, default_dtype=None):
     if mask is None and dtype is None and default_dtype is None:
-        out = binary_f32(name, x, y)
+        out = _fp.binary_f32(name, x, y)
         if out is not None:
             return out
     api = f"nl.{name}"
@@ -201,7 +193,7 @@ def _binary(name: str, x, y, dtype=None, mask=None, *, default_dtype=None):
         b = _vals(y, shape)
         res = ops.apply_binary(name, a, b, api)
         eng_op = "tensor_tensor" if (_is_tensor(x) and _is_tensor(y)) else "tensor_scalar"
-    d = direct_target(shape, odt, 2) if mask is None else None
+    d = _fp.direct_target(shape, odt, 2) if mask is None else None
     out = _new_tile(shape, odt, api, sim_callers=3) if d is None else d[0]
     if getattr(res, "shape", None) != shape:
         res = np.broadcast_to(res, shape)
@@ -209,7 +201,7 @@ def _binary(name: str, x, y, dtype=None, mask=None, *, default_dtype=None):
     ins = [t for t in (x, y) if isinstance(t, NkiTensor)]
     psum_in = any(t.buffer is psum for t in ins)
     record("vector", eng_op, (out, *ins), extra=(name, False, psum_in), sim_frames=2)
-    return out if d is None else direct_done(d)
+    return out if d is None else _fp.direct_done(d)
 
 
 def _cmp_default(x, y, dtype):
@@ -259,7 +251,7 @@ def _unary(name: str, x, dtype=None, mask=None, api: str | None = None):
         res = ops.apply_unary(name, v, api)
     else:
         res = ops.apply_unary(name, v, api)
-    d = direct_target(x.shape, odt, 2) if mask is None else None
+    d = _fp.direct_target(x.shape, odt, 2) if mask is None else None
     out = _new_tile(x.shape, odt, api, sim_callers=3) if d is None else d[0]
     out.assign(res, where=_where(mask, x.shape), api=api)
     if name == "rsqrt" and x.buffer is psum and not st.current().legacy:
@@ -271,7 +263,7 @@ def _unary(name: str, x, dtype=None, mask=None, api: str | None = None):
     )
     op = "activation" if eng == "scalar" else "tensor_scalar"
     record(eng, op, (out, x), extra=(name, 0), sim_frames=2)
-    return out if d is None else direct_done(d)
+    return out if d is None else _fp.direct_done(d)
 
 
 # --------------------------------------------------------------------------- creation
@@ -399,7 +391,7 @@ def load(src, dtype=None, *, mask=None, **kw) -> NkiTensor:
         raise fail("C2N3022", api=api, what=src.describe(), buffer=src.buffer.name, expected="hbm")
     odt = dt.as_dtype(dtype) if dtype is not None else src.dtype
     if odt is src.dtype and (mask is None or _where(mask, src.shape) is None):
-        out = load_plain(src, api)
+        out = _fp.load_plain(src, api)
         if out is not None:
             return out
     out = allocate(src.shape, odt, sbuf, api=api, sim_callers=1)
@@ -494,7 +486,7 @@ def load_transpose2d(src, dtype=None, **kw) -> NkiTensor:
 def copy(x, dtype=None, *, mask=None, **kw) -> NkiTensor:
     no_extra_kw("nl.copy", kw)
     if dtype is None and mask is None:
-        out = copy_plain(x)
+        out = _fp.copy_plain(x)
         if out is not None:
             return out
     api = "nl.copy"
@@ -597,9 +589,9 @@ def matmul(x, y, transpose_x: bool = False, *, mask=None, **kw) -> NkiTensor:
         x.partitions(),
         False,
     )
-    acc = accumulate_target(shape, 1) if mask is None else None
+    acc = _fp.accumulate_target(shape, 1) if mask is None else None
     if acc is not None:  # ``t += nl.matmul(...)``: accumulated into t directly (fastpath.py)
-        return accumulate_matmul(acc, x, y, a2, b2, extra)
+        return _fp.accumulate_matmul(acc, x, y, a2, b2, extra)
     out = allocate(shape, float32, psum, api=api, sim_callers=1)
     if mask is None:
         # deferred like nisa.nc_matmul (which marks out as matmul-written); ``acc += out``

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import fastpath as _fp
 from cuda2nki.nkisim import isa as _isa
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim.engine import (
@@ -22,7 +23,6 @@ from cuda2nki.nkisim.engine import (
     reduce_cmd,
 )
 from cuda2nki.nkisim.errors import invalid, unsupported
-from cuda2nki.nkisim.fastpath import Direct, direct_done, direct_target
 from cuda2nki.nkisim.ops import op_name as _op_name
 from cuda2nki.nkisim.tensor import IndexExpr, NkiTensor, allocate, psum, sbuf
 
@@ -183,12 +183,12 @@ def _out(shape, dtype, default, api, buffer=sbuf) -> NkiTensor:
 _ENGINE_UNKNOWN = engine.unknown
 
 
-def _direct(shape, dtype, default, mask) -> Direct | None:
+def _direct(shape, dtype, default, mask) -> _fp.Direct | None:
     """``fastpath.direct_target`` for the result of a legacy instruction without ``mask=``
     (called by the public function, which returns the result unchanged)."""
     if mask is not None:
         return None
-    return direct_target(shape, dt.as_dtype(dtype) if dtype is not None else default, 2)
+    return _fp.direct_target(shape, dt.as_dtype(dtype) if dtype is not None else default, 2)
 
 
 def _pdt(*xs) -> dt.NkiDType:
@@ -280,7 +280,7 @@ def activation(
             _isa.activation(
                 d[0], op, data, bias=bias, scale=scale, reduce_op=reduce_op, reduce_cmd=reduce_cmd
             )
-        return direct_done(d)
+        return _fp.direct_done(d)
     out = _out(data.shape, dtype, data.dtype, "nisa.activation")
     _call(
         _isa.activation,
@@ -348,7 +348,7 @@ def tensor_tensor(
             or not _isa._tensor_tensor_f32(d[0], data1, data2, name)
         ):
             _isa.tensor_tensor(d[0], data1, data2, op, engine=engine)
-        return direct_done(d)
+        return _fp.direct_done(d)
     out = _out(data1.shape, dtype, pdt, "nisa.tensor_tensor")
     _call(_isa.tensor_tensor, mask, out, data1, data2, op, engine=engine)
     return out
@@ -378,7 +378,7 @@ def tensor_scalar(
         if engine is not _ENGINE_UNKNOWN or not _isa._tensor_scalar_f32(d[0], *args):
             args = (data, op0, operand0, reverse0, op1, operand1, reverse1)
             _isa.tensor_scalar(d[0], *args, engine=engine)
-        return direct_done(d)
+        return _fp.direct_done(d)
     out = _out(data.shape, dtype, data.dtype, "nisa.tensor_scalar")
     _call(
         _isa.tensor_scalar,
@@ -448,7 +448,7 @@ def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> N
     if d is not None:
         if engine is not _ENGINE_UNKNOWN or not _isa._tensor_copy_f32(d[0], src):
             _isa.tensor_copy(d[0], src, engine=engine)
-        return direct_done(d)
+        return _fp.direct_done(d)
     out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy")
     _call(_isa.tensor_copy, mask, out, src, engine=engine)
     return out
@@ -459,7 +459,7 @@ def reciprocal(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     d = _direct(data.shape, dtype, data.dtype, mask)
     if d is not None:
         _isa.reciprocal(d[0], data)
-        return direct_done(d)
+        return _fp.direct_done(d)
     out = _out(data.shape, dtype, data.dtype, "nisa.reciprocal")
     _call(_isa.reciprocal, mask, out, data)
     return out

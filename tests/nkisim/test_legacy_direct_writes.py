@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from cuda2nki.nkisim import fastpath, language, legacy_isa, load_kernel, simulate_kernel, tensor
+from cuda2nki.nkisim import fastpath, language, load_kernel, simulate_kernel, tensor
 
 LEGACY = """
 from neuronxcc import nki
@@ -86,10 +86,9 @@ def _run(tmp_path, general: bool, monkeypatch, counts: list | None = None, **run
     b = rng.uniform(-1, 1, (128, 8)).astype(np.float32)
     with monkeypatch.context() as m:
         if general:
-            for mod in (fastpath, language, legacy_isa):
-                m.setattr(mod, "direct_target", lambda *args: None, raising=False)
-            m.setattr(language, "binary_f32", lambda *args: None)
-            m.setattr(language, "copy_plain", lambda *args: None)
+            m.setattr(fastpath, "direct_target", lambda *args: None)
+            m.setattr(fastpath, "binary_f32", lambda *args: None)
+            m.setattr(fastpath, "copy_plain", lambda *args: None)
             m.setattr(language, "_copy_tile", lambda *args: False)
         if counts is not None:
             real = fastpath.direct_done
@@ -98,8 +97,7 @@ def _run(tmp_path, general: bool, monkeypatch, counts: list | None = None, **run
                 counts.append(d)
                 return real(d)
 
-            for mod in (fastpath, language, legacy_isa):
-                m.setattr(mod, "direct_done", counted, raising=False)
+            m.setattr(fastpath, "direct_done", counted)
         res = simulate_kernel(kernel, [a, b], **run_kw)
     s = res.state
     return (
@@ -247,7 +245,7 @@ def test_nl_binary_fast_path_matches_the_general_path(name, form, monkeypatch):
         fast = simulate_kernel(kernel, [a])
     assert checks == []  # the general path's shape and dtype checks were skipped
     with monkeypatch.context() as m:
-        m.setattr(language, "binary_f32", lambda *args: None)
+        m.setattr(fastpath, "binary_f32", lambda *args: None)
         general = simulate_kernel(kernel, [a])
     np.testing.assert_array_equal(np.asarray(fast.outputs), np.asarray(general.outputs))
     assert list(fast.trace) == list(general.trace)
@@ -314,7 +312,7 @@ def _run_acc(tmp_path, general: bool, monkeypatch, counts: list | None = None):
     b = rng.uniform(-1, 1, (384, 256)).astype(np.float32)
     with monkeypatch.context() as m:
         if general:
-            m.setattr(language, "accumulate_target", lambda *args: None)
+            m.setattr(fastpath, "accumulate_target", lambda *args: None)
         if counts is not None:
             real = fastpath.accumulate_matmul
 
@@ -322,7 +320,7 @@ def _run_acc(tmp_path, general: bool, monkeypatch, counts: list | None = None):
                 counts.append(acc)
                 return real(acc, *args)
 
-            m.setattr(language, "accumulate_matmul", counted)
+            m.setattr(fastpath, "accumulate_matmul", counted)
         first_uid = next(tensor._UIDS) + 1
         res = simulate_kernel(kernel, [a, b])
     s = res.state
