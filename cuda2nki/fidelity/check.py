@@ -1226,7 +1226,14 @@ def _root_cause(
     extra = _literal_tests(
         source, port_text, name, r, arrays, cname, cause, g, e, bad, bound, variant
     )
-    return rootcause.diagnose(cause, writers, index, g, e, bad, bound, arrays, axis, rerun, extra)
+    names = rootcause.name_reads(port_text)
+    reads = {c: names.get(c, frozenset()) | names.get(_pyname(c), frozenset()) for c in arrays}
+    acc = rootcause.accumulations(port_text)
+    for n in acc.values():
+        reads[n] = reads.get(n, frozenset()) | names.get(n, frozenset())
+    return rootcause.diagnose(
+        cause, writers, index, g, e, bad, bound, arrays, axis, rerun, extra, reads, acc
+    )
 
 
 def _literal_tests(
@@ -1263,11 +1270,18 @@ def _literal_tests(
         if isinstance(r.scalars.get(c), float)
     }
 
-    def rerun_source(text: str) -> np.ndarray | None:
+    def rerun_source(text: str, rr: Resolved = r) -> np.ndarray | None:
         try:
-            return _reference(src.parse(text), name, r, dict(arrays))[0][cname]
+            return _reference(src.parse(text), name, rr, dict(arrays))[0][cname]
         except Exception:  # noqa: BLE001 - a re-run that fails is a hypothesis not confirmed
             return None
+
+    def rerun_cuda(eps: constants.Eps, value: float) -> np.ndarray | None:
+        if eps.port_param:  # a scalar parameter: the same source at another value
+            return rerun_source(
+                src.text, dataclasses.replace(r, scalars={**r.scalars, eps.text: value})
+            )
+        return rerun_source(constants.replaced(src.text, eps.value, value))
 
     def remembered(kind: str, test: Callable[[], constants.Explanation | None]) -> Any:
         def run() -> rootcause.Mechanism | None:
@@ -1283,7 +1297,9 @@ def _literal_tests(
     return [
         remembered(
             "constant",
-            lambda: constants.changed_constant(got, bound, src.text, port_text, rerun_source),
+            lambda: constants.changed_constant(
+                got, bound, src.text, port_text, rerun_source, dict(r.scalars)
+            ),
         ),
         remembered(
             "eps",
@@ -1296,6 +1312,8 @@ def _literal_tests(
                 cause.chain,
                 constants.eps_candidates(src.text, port_text, scalars),
                 rerun_port,
+                rerun_cuda,
+                expected,
             ),
         ),
     ]
