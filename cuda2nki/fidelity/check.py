@@ -509,6 +509,9 @@ PORT_OUTPUT_BYTES = 4000
 
 #: seconds the lifter may take inside a check before the check goes on without the IR
 LIFT_TIME_LIMIT = 20.0
+#: the port's share of a check's time: a generated test point whose runs would take the port past
+#: it (predicted from the binding's points) is skipped with a note (C2N4027)
+PORT_BUDGET_S = 30.0
 
 
 def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
@@ -605,6 +608,8 @@ def _dynamic(
     kernel_fn = portscan.find_kernel(tree, info.path, info.kernel)
     bounds = points.port_bounds(b, pb, pathscan.thresholds(kernel_fn, tree))
     plan = points.plan_points(b, overrides, extra_points, seeds, pb, found, bounds)
+    plan = points.cheapest_generated_last(plan)
+    pace = points.Pace(PORT_BUDGET_S)
     executed: set[int] = set()
     variant = PortVariant(info, pb, box)
     nest = None  # a kernel that did not lift: is its loop nest a matmul all the same?
@@ -617,6 +622,10 @@ def _dynamic(
     compared = 0
     with box:  # the port runs while the references are computed below
         for k, (point, r, all_sets, runs) in enumerate(plan):
+            if point.generated and pace.over(r, len(runs)):
+                found.append(pace.note(info, [_label(q[1]) for q in plan[k:]]))
+                every_point_ran = False
+                break  # the later generated points are larger still
             sets, refs, oracles, skips = [], [], [], []
             for arrays in all_sets:
                 try:
@@ -643,6 +652,7 @@ def _dynamic(
             if not sets:
                 continue
             res = box.result(k)
+            pace.ran(r, len(runs), res.seconds, point.generated)
             label = _label(r)
             for v in res.violations:
                 found.append(
@@ -675,8 +685,10 @@ def _dynamic(
                 if res.status in ("blocked", "timeout", "crash"):
                     break  # the sandbox is gone: later points have nothing to report
                 continue
-            # the runs of the seeds compared, then the determinism re-run of the first
-            results = [*res.value[: len(sets)], res.value[-1]]
+            # the runs of the seeds compared, then the determinism re-run of the first (a
+            # generated point has none)
+            rerun = [] if point.generated else res.value[-1:]
+            results = [*res.value[: len(sets)], *rerun]
             compared += 1
             if "lines" in results[0]:
                 executed.update(int(ln) for ln in results[0]["lines"])

@@ -72,6 +72,30 @@ def test_threshold_sizes_from_shape_index_scalar_and_while() -> None:
     assert _bounds(src) == [("a", 0, 129), ("b", 1, 1024), ("n", None, 7)]
 
 
+@pytest.mark.parametrize(
+    ("loop", "want"),
+    [
+        ("for i in range(N // 512):", [("x", 0, 512)]),
+        ("for i in nl.affine_range(C // FS):", [("x", 1, 512)]),
+        ("for i in range(1, N // P):", [("x", 0, 128)]),
+        ("for i in nl.sequential_range(n // 4):", [("n", None, 4)]),
+        ("for i in range(N):", []),  # a trip count of N: no boundary
+        ("for i in range(0, N, 512):", []),  # a tile loop: runs from N = 1 on
+    ],
+)
+def test_threshold_from_a_trip_count(loop: str, want: list) -> None:
+    """A loop over ``size // constant`` runs its body only from that constant up."""
+    src = f"""
+    def k(x, n):
+        N, C = x.shape
+        P = nl.tile_size.pmax
+        FS = 512
+        {loop}
+            pass
+    """
+    assert _bounds(src) == want
+
+
 def test_no_threshold_from_locals_or_reassigned_constants() -> None:
     src = """
     def k(x):
@@ -166,3 +190,26 @@ def test_check_names_port_lines_no_point_ran(tmp_path: Path) -> None:
     assert rep.verdict == "pass"
     assert len(notes) == 1 and notes[0].loc.line == line
     assert f"line(s) {line} " in notes[0].message
+
+
+def test_generated_points_run_smallest_first_and_stop_at_the_budget() -> None:
+    """A port slow at the binding's points is not run at a generated point its pace says would
+    take it past the budget; a fast one is."""
+    from cuda2nki.fidelity.points import Pace, cheapest_generated_last
+
+    b = load_binding(SOFTMAX.with_suffix(".toml"))
+    plan = [(p, b.resolve(p.values), [], []) for p in fi.test_points(b)]
+    ordered = cheapest_generated_last(plan)
+    given = [p for p in ordered if not p[0].generated]
+    made = [p for p in ordered if p[0].generated]
+    assert ordered[: len(given)] == given and made
+    sizes = [sum(x * y for x, y in [r.shapes["input"]]) for _, r, _, _ in made]
+    assert sizes == sorted(sizes)
+    small = given[0][1]
+    big = b.resolve({**given[0][0].values, "N": 258, "C": 1032})
+    slow = Pace(30.0)
+    slow.ran(small, 6, 10.0, False)  # 10 s for six runs of the first point
+    assert slow.over(big, 1)
+    fast = Pace(30.0)
+    fast.ran(small, 6, 0.2, False)
+    assert not fast.over(big, 1)

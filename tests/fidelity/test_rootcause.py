@@ -104,3 +104,19 @@ def test_name_reads_and_accumulations() -> None:
     reads = rootcause.name_reads(src)
     assert reads["weight"] == {3, 4} and 7 in reads["acc"] and 2 not in reads.get("acc", ())
     assert rootcause.accumulations(src) == {5: "acc", 6: "ps"}
+
+
+def test_wrong_reduction_axis_on_a_square_shape() -> None:
+    """Row sums for column sums of a square matrix have the right shape: the axis is still named."""
+    port = ROOT / "corpus/reduce/ports/column_sum_flaw_wrong_axis.py"
+    rep = check(
+        ROOT / "corpus/reduce/column_sum.cu",
+        port,
+        seeds=1,
+        overrides={"rows": 129, "cols": 129},
+        extra_points=False,
+    )
+    assert rep.verdict == "fail"
+    assert [n.get("mechanism") for n in rep.numerics] == ["wrong reduction axis"]
+    hits = [f for f in rep.findings if f.code == "C2N4001"]
+    assert hits and hits[0].loc.line == _line(port, "tensor_reduce")
