@@ -509,9 +509,9 @@ PORT_OUTPUT_BYTES = 4000
 
 #: seconds the lifter may take inside a check before the check goes on without the IR
 LIFT_TIME_LIMIT = 20.0
-#: the port's share of a check's time: a generated test point whose runs would take the port past
-#: it (predicted from the binding's points) is skipped with a note (C2N4027)
-PORT_BUDGET_S = 30.0
+#: a generated test point at which one run of the port would issue more engine instructions than
+#: this (at its pace so far) is skipped with a note (C2N4027)
+PORT_INSTRUCTIONS = 20_000
 
 
 def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
@@ -609,7 +609,7 @@ def _dynamic(
     bounds = points.port_bounds(b, pb, pathscan.thresholds(kernel_fn, tree))
     plan = points.plan_points(b, overrides, extra_points, seeds, pb, found, bounds)
     plan = points.cheapest_generated_last(plan)
-    pace = points.Pace(PORT_BUDGET_S)
+    pace = points.Pace(PORT_INSTRUCTIONS)
     executed: set[int] = set()
     variant = PortVariant(info, pb, box)
     nest = None  # a kernel that did not lift: is its loop nest a matmul all the same?
@@ -622,7 +622,7 @@ def _dynamic(
     compared = 0
     with box:  # the port runs while the references are computed below
         for k, (point, r, all_sets, runs) in enumerate(plan):
-            if point.generated and pace.over(r, len(runs)):
+            if point.generated and pace.over(r):
                 found.append(pace.note(info, [_label(q[1]) for q in plan[k:]]))
                 every_point_ran = False
                 break  # the later generated points are larger still
@@ -652,7 +652,8 @@ def _dynamic(
             if not sets:
                 continue
             res = box.result(k)
-            pace.ran(r, len(runs), res.seconds, point.generated)
+            if res.status == "ok" and res.value and isinstance(res.value[0], dict):
+                pace.ran(r, int(res.value[0].get("instructions", 0)))
             label = _label(r)
             for v in res.violations:
                 found.append(

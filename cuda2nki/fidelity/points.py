@@ -103,26 +103,23 @@ def cheapest_generated_last(plan: list[Any]) -> list[Any]:
 
 @dataclass
 class Pace:
-    """How fast the port runs, from the points run so far: seconds per element of the tensors
-    per run.  A generated point is skipped when its predicted runs would end past ``budget``
-    seconds from the sandbox's start (a literal, thread-by-thread port at two full tiles of a
-    matmul takes minutes)."""
+    """How much the port does, from the points run so far: engine instructions per element of
+    the tensors.  A generated point is skipped when that pace says one run of it would issue
+    more than ``limit`` instructions (a literal, thread-by-thread port issues instructions per
+    CUDA block: at two full tiles of a matmul, tens of thousands, minutes of simulation).  The
+    instruction count, not the time, decides, so a check skips the same points on any machine."""
 
-    budget: float
-    seconds: float = 0.0  # when the last result was read, from the sandbox's start
-    work: float = 0.0  # elements x runs of the points read
+    limit: float
+    rate: float = 0.0  # the most instructions per element of a run seen so far
     predicted: list[float] = field(default_factory=list)
 
-    def ran(self, r: Resolved, runs: int, seconds: float, generated: bool) -> None:
-        if seconds > 0:
-            self.seconds = max(self.seconds, seconds)
-        self.work += _size(r) * runs
+    def ran(self, r: Resolved, instructions: int) -> None:
+        if instructions > 0:
+            self.rate = max(self.rate, instructions / max(_size(r), 1))
 
-    def over(self, r: Resolved, runs: int) -> bool:
-        if self.work <= 0 or self.seconds <= 0:
-            return False
-        need = self.seconds / self.work * _size(r) * runs
-        if self.seconds + need <= self.budget:
+    def over(self, r: Resolved) -> bool:
+        need = self.rate * _size(r)
+        if need <= self.limit:
             return False
         self.predicted.append(need)
         return True
@@ -134,7 +131,6 @@ class Pace:
             "C2N4027",
             SourceLoc(info.path, info.line, 1),
             points=", ".join(labels),
-            seconds=f"{self.predicted[-1]:.0f}" if self.predicted else "?",
-            spent=f"{self.seconds:.0f}",
-            budget=f"{self.budget:g}",
+            instructions=f"{self.predicted[-1]:,.0f}" if self.predicted else "?",
+            limit=f"{self.limit:,.0f}",
         )

@@ -268,9 +268,9 @@ register(
         "C2N4027",
         N,
         "generated test points skipped: the port is too slow for them",
-        "generated test point(s) {points} not run: at the pace of the points run so far the port "
-        "would need about {seconds} s more, past the check's {budget} s for the port ({spent} s "
-        "spent)",
+        "generated test point(s) {points} not run: at the pace of the points run so far one run "
+        "of the port would issue about {instructions} engine instructions there, over the "
+        "check's {limit}",
         "Beyond the binding's points the check generates larger ones (two full tiles and a tail "
         "on every tiled axis, sizes across the port's thresholds), from the smallest up. A port "
         "that runs far slower than a tiled one (a literal, thread-by-thread port simulates every "

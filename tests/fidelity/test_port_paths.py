@@ -192,9 +192,10 @@ def test_check_names_port_lines_no_point_ran(tmp_path: Path) -> None:
     assert f"line(s) {line} " in notes[0].message
 
 
-def test_generated_points_run_smallest_first_and_stop_at_the_budget() -> None:
-    """A port slow at the binding's points is not run at a generated point its pace says would
-    take it past the budget; a fast one is."""
+def test_generated_points_run_smallest_first_and_stop_at_the_limit() -> None:
+    """A port that issues many instructions per element at the points run so far (a literal,
+    thread-by-thread port) is not run at a generated point where one run would pass the limit;
+    a tiled port is."""
     from cuda2nki.fidelity.points import Pace, cheapest_generated_last
 
     b = load_binding(SOFTMAX.with_suffix(".toml"))
@@ -203,13 +204,13 @@ def test_generated_points_run_smallest_first_and_stop_at_the_budget() -> None:
     given = [p for p in ordered if not p[0].generated]
     made = [p for p in ordered if p[0].generated]
     assert ordered[: len(given)] == given and made
-    sizes = [sum(x * y for x, y in [r.shapes["input"]]) for _, r, _, _ in made]
+    sizes = [r.shapes["input"][0] * r.shapes["input"][1] for _, r, _, _ in made]
     assert sizes == sorted(sizes)
-    small = given[0][1]
+    small = given[0][1]  # 200 x 64 elements in, as many out
     big = b.resolve({**given[0][0].values, "N": 258, "C": 1032})
-    slow = Pace(30.0)
-    slow.ran(small, 6, 10.0, False)  # 10 s for six runs of the first point
-    assert slow.over(big, 1)
-    fast = Pace(30.0)
-    fast.ran(small, 6, 0.2, False)
-    assert not fast.over(big, 1)
+    literal = Pace(20_000)
+    literal.ran(small, 20_000)  # ~0.8 instructions per element: a group per CUDA block
+    assert literal.over(big) and literal.predicted[-1] > 20_000
+    tiled = Pace(20_000)
+    tiled.ran(small, 12)
+    assert not tiled.over(big)
