@@ -15,6 +15,7 @@ The verdict is ``pass`` when every comparison is expected variation and no findi
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import re
 import time
@@ -610,6 +611,7 @@ def _dynamic(
     plan = points.plan_points(b, overrides, extra_points, seeds, pb, found, bounds)
     plan = points.cheapest_generated_last(plan)
     pace = points.Pace(PORT_INSTRUCTIONS)
+    largest: tuple[int, Resolved, dict[str, np.ndarray]] | None = None  # a point run, by bytes
     executed: set[int] = set()
     variant = PortVariant(info, pb, box)
     nest = None  # a kernel that did not lift: is its loop nest a matmul all the same?
@@ -625,6 +627,9 @@ def _dynamic(
             if point.generated and pace.over(r):
                 found.append(pace.note(info, [_label(q[1]) for q in plan[k:]]))
                 every_point_ran = False
+                if measured >= k and largest is not None:  # count the needed bytes where it ran
+                    with contextlib.suppress(DiagnosticError):
+                        needs[largest[0]] = _reference(tu, name, *largest[1:], traffic=True)[2]
                 break  # the later generated points are larger still
             sets, refs, oracles, skips = [], [], [], []
             for arrays in all_sets:
@@ -651,6 +656,8 @@ def _dynamic(
                     oracles.append(None)
             if not sets:
                 continue
+            if largest is None or _total_bytes(r) > _total_bytes(largest[1]):
+                largest = (k, r, sets[0])
             res = box.result(k)
             if res.status == "ok" and res.value and isinstance(res.value[0], dict):
                 pace.ran(r, int(res.value[0].get("instructions", 0)))
