@@ -121,13 +121,16 @@ def _reduction_dims(b: Binding, dims: list[str]) -> list[str]:
 
 
 def _output_dims(b: Binding, dims: list[str]) -> tuple[set[str], set[str]]:
-    """Scalars that size an output's first (partition) and, for rank >= 2, last (free) dimension."""
+    """Scalars that size an output's partition dimension (the first of a vector or a matrix, the
+    second-last of a batch of matrices: the leading axes of (BH, T, T) are batch axes a port
+    loops over) and, for rank >= 2, its last (free) dimension."""
     first, last = set(), set()
     for t in b.tensors:
         if t.role == "in" or not t.shape:
             continue
-        if isinstance(t.shape[0], str) and t.shape[0] in dims:
-            first.add(t.shape[0])
+        rows = t.shape[-2] if len(t.shape) >= 2 else t.shape[0]
+        if isinstance(rows, str) and rows in dims:
+            first.add(rows)
         if len(t.shape) >= 2 and isinstance(t.shape[-1], str) and t.shape[-1] in dims:
             last.add(t.shape[-1])
     return first, last

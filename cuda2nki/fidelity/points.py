@@ -104,18 +104,20 @@ def cheapest_generated_last(plan: list[Any]) -> list[Any]:
 @dataclass
 class Pace:
     """How much the port does, from the points run so far: engine instructions per element of
-    the tensors.  A generated point is skipped when that pace says one run of it would issue
+    the tensors at the largest of them.  A generated point is skipped when that pace says one run of it would issue
     more than ``limit`` instructions (a literal, thread-by-thread port issues instructions per
     CUDA block: at two full tiles of a matmul, tens of thousands, minutes of simulation).  The
     instruction count, not the time, decides, so a check skips the same points on any machine."""
 
     limit: float
-    rate: float = 0.0  # the most instructions per element of a run seen so far
+    rate: float = 0.0  # instructions per element of a run at the largest point run so far
+    size: int = 0  # that point's elements (a small point's rate is mostly fixed overhead)
     predicted: list[float] = field(default_factory=list)
 
     def ran(self, r: Resolved, instructions: int) -> None:
-        if instructions > 0:
-            self.rate = max(self.rate, instructions / max(_size(r), 1))
+        if instructions > 0 and _size(r) > self.size:
+            self.size = _size(r)
+            self.rate = instructions / self.size
 
     def over(self, r: Resolved) -> bool:
         need = self.rate * _size(r)

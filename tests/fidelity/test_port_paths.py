@@ -214,3 +214,6 @@ def test_generated_points_run_smallest_first_and_stop_at_the_limit() -> None:
     tiled = Pace(20_000)
     tiled.ran(small, 12)
     assert not tiled.over(big)
+    tiny = b.resolve({**given[0][0].values, "N": 1, "C": 1})
+    tiled.ran(tiny, 12)  # a size-1 point's fixed overhead says nothing of the port's pace
+    assert not tiled.over(big)
