@@ -71,14 +71,17 @@ def literal_ports(tmp: Path, kernels: tuple[str, ...] = LITERAL) -> list[tuple[P
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python bench/bench_check.py [substring ...]``: only the ports whose names hold one."""
+    """``python bench/bench_check.py [substring ...]``: only the ports whose names hold one (a
+    literal port is named ``<kernel>_literal``)."""
     only = list(argv or ())
     times: dict[str, float] = {}
     for port in sorted(ROOT.glob("corpus/*/ports/*.py")):
         if not only or any(o in port.stem for o in only):
             times[port.stem] = _timed(port.stem, _cuda_for(port), port)
     with tempfile.TemporaryDirectory() as tmp:
-        kernels = tuple(k for k in LITERAL if not only or any(o in k for o in only))
+        kernels = tuple(
+            k for k in LITERAL if not only or any(o in f"{Path(k).name}_literal" for o in only)
+        )
         for cu, port in literal_ports(Path(tmp), kernels):
             times[port.stem] = _timed(f"{port.stem} (literal)", cu, port)
     if times:
