@@ -15,6 +15,7 @@ The verdict is ``pass`` when every comparison is expected variation and no findi
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import re
 import time
@@ -509,6 +510,9 @@ PORT_OUTPUT_BYTES = 4000
 
 #: seconds the lifter may take inside a check before the check goes on without the IR
 LIFT_TIME_LIMIT = 20.0
+#: a generated test point at which one run of the port would issue more engine instructions than
+#: this (at its pace so far) is skipped with a note (C2N4027)
+PORT_INSTRUCTIONS = 20_000
 
 
 def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
@@ -605,6 +609,9 @@ def _dynamic(
     kernel_fn = portscan.find_kernel(tree, info.path, info.kernel)
     bounds = points.port_bounds(b, pb, pathscan.thresholds(kernel_fn, tree))
     plan = points.plan_points(b, overrides, extra_points, seeds, pb, found, bounds)
+    plan = points.cheapest_generated_last(plan)
+    pace = points.Pace(PORT_INSTRUCTIONS)
+    largest: tuple[int, Resolved, dict[str, np.ndarray]] | None = None  # a point run, by bytes
     executed: set[int] = set()
     variant = PortVariant(info, pb, box)
     nest = None  # a kernel that did not lift: is its loop nest a matmul all the same?
@@ -617,6 +624,13 @@ def _dynamic(
     compared = 0
     with box:  # the port runs while the references are computed below
         for k, (point, r, all_sets, runs) in enumerate(plan):
+            if point.generated and pace.over(r):
+                found.append(pace.note(info, [_label(q[1]) for q in plan[k:]]))
+                every_point_ran = False
+                if measured >= k and largest is not None:  # count the needed bytes where it ran
+                    with contextlib.suppress(DiagnosticError):
+                        needs[largest[0]] = _reference(tu, name, *largest[1:], traffic=True)[2]
+                break  # the later generated points are larger still
             sets, refs, oracles, skips = [], [], [], []
             for arrays in all_sets:
                 try:
@@ -642,7 +656,11 @@ def _dynamic(
                     oracles.append(None)
             if not sets:
                 continue
+            if largest is None or _total_bytes(r) > _total_bytes(largest[1]):
+                largest = (k, r, sets[0])
             res = box.result(k)
+            if res.status == "ok" and res.value and isinstance(res.value[0], dict):
+                pace.ran(r, int(res.value[0].get("instructions", 0)))
             label = _label(r)
             for v in res.violations:
                 found.append(
@@ -675,8 +693,10 @@ def _dynamic(
                 if res.status in ("blocked", "timeout", "crash"):
                     break  # the sandbox is gone: later points have nothing to report
                 continue
-            # the runs of the seeds compared, then the determinism re-run of the first
-            results = [*res.value[: len(sets)], res.value[-1]]
+            # the runs of the seeds compared, then the determinism re-run of the first (a
+            # generated point has none)
+            rerun = [] if point.generated else res.value[-1:]
+            results = [*res.value[: len(sets)], *rerun]
             compared += 1
             if "lines" in results[0]:
                 executed.update(int(ln) for ln in results[0]["lines"])
@@ -1226,7 +1246,14 @@ def _root_cause(
     extra = _literal_tests(
         source, port_text, name, r, arrays, cname, cause, g, e, bad, bound, variant
     )
-    return rootcause.diagnose(cause, writers, index, g, e, bad, bound, arrays, axis, rerun, extra)
+    names = rootcause.name_reads(port_text)
+    reads = {c: names.get(c, frozenset()) | names.get(_pyname(c), frozenset()) for c in arrays}
+    acc = rootcause.accumulations(port_text)
+    for n in acc.values():
+        reads[n] = reads.get(n, frozenset()) | names.get(n, frozenset())
+    return rootcause.diagnose(
+        cause, writers, index, g, e, bad, bound, arrays, axis, rerun, extra, reads, acc
+    )
 
 
 def _literal_tests(
@@ -1263,11 +1290,18 @@ def _literal_tests(
         if isinstance(r.scalars.get(c), float)
     }
 
-    def rerun_source(text: str) -> np.ndarray | None:
+    def rerun_source(text: str, rr: Resolved = r) -> np.ndarray | None:
         try:
-            return _reference(src.parse(text), name, r, dict(arrays))[0][cname]
+            return _reference(src.parse(text), name, rr, dict(arrays))[0][cname]
         except Exception:  # noqa: BLE001 - a re-run that fails is a hypothesis not confirmed
             return None
+
+    def rerun_cuda(eps: constants.Eps, value: float) -> np.ndarray | None:
+        if eps.port_param:  # a scalar parameter: the same source at another value
+            return rerun_source(
+                src.text, dataclasses.replace(r, scalars={**r.scalars, eps.text: value})
+            )
+        return rerun_source(constants.replaced(src.text, eps.value, value))
 
     def remembered(kind: str, test: Callable[[], constants.Explanation | None]) -> Any:
         def run() -> rootcause.Mechanism | None:
@@ -1283,7 +1317,9 @@ def _literal_tests(
     return [
         remembered(
             "constant",
-            lambda: constants.changed_constant(got, bound, src.text, port_text, rerun_source),
+            lambda: constants.changed_constant(
+                got, bound, src.text, port_text, rerun_source, dict(r.scalars)
+            ),
         ),
         remembered(
             "eps",
@@ -1296,6 +1332,8 @@ def _literal_tests(
                 cause.chain,
                 constants.eps_candidates(src.text, port_text, scalars),
                 rerun_port,
+                rerun_cuda,
+                expected,
             ),
         ),
     ]

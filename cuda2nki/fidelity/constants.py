@@ -47,6 +47,14 @@ class Literal:
     line: int
     text: str
     stmt_line: int = 0  # the line of the statement holding it (port side)
+    #: a constant expression's offsets in the CUDA text (``sqrtf(2.0f / M_PI)``); None: a literal
+    span: tuple[int, int] | None = None
+
+    def shown(self) -> str:
+        """The text, with the value where it is an expression."""
+        if self.span is None and re.fullmatch(r"-?[\d.eE+-]+[fF]?", self.text):
+            return self.text
+        return f"{self.text} = {self.value:.7g}"
 
 
 @dataclass(frozen=True)
@@ -106,6 +114,39 @@ def port_literals(port_text: str) -> tuple[Literal, ...]:
     return tuple(sorted(out, key=lambda lit: lit.line))
 
 
+def cuda_constants(text: str, scalars: Mapping[str, float | int] = {}) -> tuple[Literal, ...]:
+    """The CUDA kernel's literals and its constant expressions (``constexpr.py``), ``scalars``
+    being the scalar parameters' values at the test point."""
+    from cuda2nki.fidelity import constexpr
+
+    exprs = tuple(
+        Literal(e.value, e.line, e.text, span=e.span)
+        for e in constexpr.cuda_constant_exprs(text, scalars)
+    )
+    return cuda_literals(text) + exprs
+
+
+def port_constants(port_text: str) -> tuple[Literal, ...]:
+    """The port's float literals and its constant expressions (``math.sqrt(2.0 / math.pi)``)."""
+    from cuda2nki.fidelity import constexpr
+
+    exprs = tuple(
+        Literal(v, line, text, stmt)
+        for v, line, text, stmt in constexpr.port_constant_exprs(port_text)
+    )
+    return tuple(sorted(port_literals(port_text) + exprs, key=lambda lit: lit.line))
+
+
+def rewritten(text: str, lit: Literal, new: float) -> str:
+    """CUDA source ``text`` with the constant ``lit`` written as ``new``: the expression's span,
+    or every literal of its value."""
+    if lit.span is None:
+        return replaced(text, lit.value, new)
+    a, b = lit.span
+    single = re.search(r"\d[fF]\b|[A-Za-z_]\w*f\s*\(", lit.text) is not None
+    return f"{text[:a]}({new!r}{'f' if single else ''}){text[b:]}"
+
+
 def _same(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-6 * max(abs(a), abs(b))
 
@@ -162,13 +203,15 @@ def changed_constant(
     cuda_text: str,
     port_text: str,
     rerun: SourceRerun,
+    scalars: Mapping[str, float | int] = {},
 ) -> Explanation | None:
-    """The port's output is the CUDA kernel's with one literal replaced by the port's."""
+    """The port's output is the CUDA kernel's with one constant (a literal, or an expression
+    such as ``sqrtf(2.0f / M_PI)``) replaced by the port's."""
     from cuda2nki.fidelity.compare import within
 
     g = np.asarray(got, dtype=np.float64)
-    for c, p in swaps(cuda_literals(cuda_text), port_literals(port_text)):
-        alt = rerun(replaced(cuda_text, c.value, p.value))
+    for c, p in swaps(cuda_constants(cuda_text, scalars), port_constants(port_text)):
+        alt = rerun(rewritten(cuda_text, c, p.value))
         if alt is None or np.size(alt) != g.size:
             continue
         a = np.asarray(alt, dtype=np.float64).reshape(g.shape)
@@ -176,13 +219,19 @@ def changed_constant(
             return Explanation(
                 "changed constant",
                 p.line,
-                f"the port's constant {p.text} (port line {p.line}) stands where the CUDA kernel "
-                f"has {c.text} (CUDA line {c.line}): the CUDA kernel re-run with {c.text} "
-                f"replaced by {p.text} matches the port's output everywhere, so the changed "
-                "constant is the whole difference",
-                f"use the CUDA kernel's value {c.text.rstrip('fF')} at port line {p.line}",
+                f"the port's constant {p.shown()} (port line {p.line}) stands where the CUDA "
+                f"kernel has {c.shown()} (CUDA line {c.line}): the CUDA kernel re-run with "
+                f"{c.text} replaced by {p.value:.7g} matches the port's output everywhere, so "
+                "the changed constant is the whole difference",
+                f"use the CUDA kernel's value {_value_text(c)} at port line {p.line}",
             )
     return None
+
+
+def _value_text(c: Literal) -> str:
+    if c.span is None:
+        return c.text.rstrip("fF")
+    return f"{c.value:.10g} ({c.text})"
 
 
 @dataclass(frozen=True)
@@ -227,23 +276,23 @@ def eps_misplaced(
     chain: Sequence[tuple[int, str]],
     candidates: Sequence[Eps],
     rerun_port: Callable[[Eps, float], np.ndarray | None],
+    rerun_cuda: Callable[[Eps, float], np.ndarray | None] | None = None,
+    expected: np.ndarray | None = None,
 ) -> Explanation | None:
     """The port uses the CUDA kernel's eps unchanged, and its wrong elements are the ones eps
-    dominates in the port: re-run with eps ``EPS_FACTOR`` times larger, the port moves (nearly)
-    all of them beyond the tolerance.  The port's eps then enters elsewhere than the CUDA
-    kernel's."""
-    from cuda2nki.fidelity.compare import within
-
+    dominates: re-run with eps ``EPS_FACTOR`` times larger, the port (or else the CUDA kernel,
+    compared with its own ``expected`` output) moves (nearly) all of them beyond the tolerance,
+    and not every element.  The port's eps then enters elsewhere than the CUDA kernel's (or
+    enters changed: squared, under another root)."""
     g = np.asarray(got, dtype=np.float64)
     nbad = int(bad.sum())
     for c in candidates if nbad else ():
-        alt = rerun_port(c, c.value * EPS_FACTOR)
-        if alt is None or np.size(alt) != g.size:
-            continue
-        q = np.asarray(alt, dtype=np.float64).reshape(g.shape)
-        moved = ~within(q, g, np.broadcast_to(bound, g.shape))
-        covered = int((moved & bad).sum())
-        if covered * 10 < nbad * 9:
+        covered, side = _eps_covers(g, bad, bound, rerun_port(c, c.value * EPS_FACTOR))
+        if covered * 10 < nbad * 9 and rerun_cuda is not None and expected is not None:
+            x = np.asarray(expected, dtype=np.float64).reshape(g.shape)
+            covered, side = _eps_covers(x, bad, bound, rerun_cuda(c, c.value * EPS_FACTOR))
+            side = "the CUDA kernel" if side else ""
+        if covered * 10 < nbad * 9 or not side:
             continue
         line = _eps_use(port_text, c, chain)
         lines = cuda_text.splitlines()
@@ -252,14 +301,37 @@ def eps_misplaced(
             "eps misplaced",
             line,
             f"the port uses the CUDA kernel's eps ({c.text}, CUDA line {c.cuda_line}: `{src}`), "
-            f"and {covered} of the {nbad} wrong elements are ones eps dominates in the port "
+            f"and {covered} of the {nbad} wrong elements are ones eps dominates in {side} "
             f"(re-run with eps {EPS_FACTOR:g} times larger, it moves them beyond the "
             f"tolerance): the rows where eps matters, and the port adds it at port line {line}, "
-            "not where the CUDA kernel does",
+            "not where (or not as) the CUDA kernel does",
             f"add eps where the CUDA kernel does (CUDA line {c.cuda_line}; for a normalisation, "
             f"to the variance under the square root) instead of at port line {line}",
         )
     return None
+
+
+def _eps_covers(
+    base: np.ndarray,
+    bad: np.ndarray,
+    bound: np.ndarray,
+    alt: np.ndarray | None,
+) -> tuple[int, str]:
+    """(how many wrong elements a re-run with a larger eps moves away from ``base``, "the port"),
+    or (0, "") when the re-run fails, or moves the right elements as much as the wrong ones
+    (eps is then no discriminator)."""
+    from cuda2nki.fidelity.compare import within
+
+    if alt is None or np.size(alt) != base.size:
+        return 0, ""
+    q = np.asarray(alt, dtype=np.float64).reshape(base.shape)
+    b = np.broadcast_to(bound, base.shape)
+    moved = ~within(q, base, b)
+    if moved.all() and (~bad).any():
+        shift = np.abs(q - base) / np.maximum(b, np.finfo(np.float64).tiny)
+        if not np.median(shift[bad]) > 2 * np.median(shift[~bad]):
+            return 0, ""
+    return int((moved & bad).sum()), "the port"
 
 
 def port_replaced(port_text: str, value: float, new: float) -> str:
@@ -367,10 +439,13 @@ __all__ = [
     "Literal",
     "MAX_RERUNS",
     "changed_constant",
+    "cuda_constants",
     "cuda_literals",
     "eps_candidates",
     "eps_misplaced",
+    "port_constants",
     "port_literals",
     "replaced",
+    "rewritten",
     "swaps",
 ]

@@ -121,13 +121,16 @@ def _reduction_dims(b: Binding, dims: list[str]) -> list[str]:
 
 
 def _output_dims(b: Binding, dims: list[str]) -> tuple[set[str], set[str]]:
-    """Scalars that size an output's first (partition) and, for rank >= 2, last (free) dimension."""
+    """Scalars that size an output's partition dimension (the first of a vector or a matrix, the
+    second-last of a batch of matrices: the leading axes of (BH, T, T) are batch axes a port
+    loops over) and, for rank >= 2, its last (free) dimension."""
     first, last = set(), set()
     for t in b.tensors:
         if t.role == "in" or not t.shape:
             continue
-        if isinstance(t.shape[0], str) and t.shape[0] in dims:
-            first.add(t.shape[0])
+        rows = t.shape[-2] if len(t.shape) >= 2 else t.shape[0]
+        if isinstance(rows, str) and rows in dims:
+            first.add(rows)
         if len(t.shape) >= 2 and isinstance(t.shape[-1], str) and t.shape[-1] in dims:
             last.add(t.shape[-1])
     return first, last
@@ -143,14 +146,15 @@ MAX_GENERATED_WORK = 5e7
 
 
 def _work(b: Binding, values: Mapping[str, Number]) -> float:
-    """Rough cost of running the kernel: the largest tensor times the largest size (a reduction
-    or contraction length bound)."""
+    """Rough cost of running the kernel: the largest tensor times the longest reduction or
+    contraction length (a size of inputs only: K of a matmul; 1 for a map)."""
     try:
         r = b.resolve(values)
     except Exception:  # noqa: BLE001 - an unresolvable point is not run anyway
         return float("inf")
     biggest = max((float(np.prod(s)) for s in r.shapes.values()), default=0.0)
-    longest = max((float(v) for k, v in values.items() if k in _shape_scalars(b)), default=1.0)
+    red = _reduction_dims(b, _shape_scalars(b))
+    longest = max((float(v) for k, v in values.items() if k in red), default=1.0)
     return biggest * longest
 
 
@@ -180,19 +184,27 @@ def test_points(
     if not any(any(int(p.values[d]) % 128 for d in dims) for p in pts):
         pts.append(TestPoint({**base, **{d: int(base[d]) + 1 for d in dims}}, generated=True))
     first, last = _output_dims(b, dims)
-    need_p = bool(first) and not any(any(int(p.values[d]) > 128 for d in first) for p in pts)
-    need_f = bool(last) and not any(any(int(p.values[d]) > 512 for d in last) for p in pts)
+    # the tiled axes no point gives two full tiles and a ragged tail yet
+    first = {d for d in first if not _multi_tile(pts, d, TWO_TILES[0] - 2, 128)}
+    last = {d for d in last if not _multi_tile(pts, d, TWO_TILES[1] - 8, 512)}
+    need_p, need_f = bool(first), bool(last)
     candidates = []
     if need_p or need_f:
         # two full tiles and a ragged tail on every tiled axis where the work allows (a path
         # taken only by a middle tile shows), else one full tile and a tail
-        for p_size, f_size in (TWO_TILES, ONE_TILE):
-            both = {d: max(int(base[d]), f_size) for d in last} if need_f else {}
+        # one full tile and a tail is only a fallback where no point has that yet
+        have_one = all(_multi_tile(pts, d, 128, 128) for d in first) and all(
+            _multi_tile(pts, d, 512, 512) for d in last
+        )
+        for p_size, f_size in (TWO_TILES,) if have_one else (TWO_TILES, ONE_TILE):
+            both = {d: _tiles_of(int(base[d]), f_size, 512) for d in last} if need_f else {}
             both.update(
-                {d: max(int(base[d]), p_size) for d in first if d not in both} if need_p else {}
+                {d: _tiles_of(int(base[d]), p_size, 128) for d in first if d not in both}
+                if need_p
+                else {}
             )
             candidates.append(both)
-        if need_p and need_f:
+        if need_p and need_f and not have_one:
             candidates.append({d: max(int(base[d]), ONE_TILE[0]) for d in first})
             candidates.append({d: max(int(base[d]), ONE_TILE[1]) for d in last})
     for big in candidates:
@@ -210,8 +222,18 @@ def test_points(
     return pts + _threshold_points(b, pts, bounds)
 
 
+def _multi_tile(pts: Sequence[TestPoint], d: str, full: int, tile: int) -> bool:
+    """Some point gives size ``d`` at least ``full`` elements and a ragged tail of ``tile``."""
+    return any(int(p.values[d]) > full and int(p.values[d]) % tile for p in pts if d in p.values)
+
+
+def _tiles_of(size: int, want: int, tile: int) -> int:
+    """``want`` (full tiles and a tail), or the binding's own larger size if it has a tail."""
+    return size if size > want and size % tile else want
+
+
 #: at most this many points are added for the port's own thresholds
-MAX_THRESHOLD_POINTS = 2
+MAX_THRESHOLD_POINTS = 4
 
 
 def _threshold_points(

@@ -3,7 +3,8 @@ that issue NKI instructions (to name those no test point executed).
 
 A threshold is a comparison of a size with a constant: a scalar parameter, ``x.shape[k]`` of a
 tensor parameter, or a name unpacked from or assigned one of those, against an integer literal,
-a name bound once to one, or ``nl.tile_size.pmax`` style constants.
+a name bound once to one, or ``nl.tile_size.pmax`` style constants; or a loop whose trip count is
+such a size floor-divided by such a constant (``for i in range(N // 512)``).
 """
 
 from __future__ import annotations
@@ -161,6 +162,35 @@ def thresholds(fn: ast.FunctionDef, tree: ast.Module) -> list[Threshold]:
                 if t not in out:
                     out.append(t)
             left = right
+    for t in _trip_thresholds(fn, params, names, consts):
+        if t not in out:
+            out.append(t)
+    return out
+
+
+_RANGES = frozenset({"range", "affine_range", "sequential_range", "static_range"})
+
+
+def _trip_thresholds(
+    fn: ast.FunctionDef, params: list[str], names: Mapping[str, Size], consts: Mapping[str, int]
+) -> list[Threshold]:
+    """Loops whose trip count is a size divided by a constant (``range(N // 512)``,
+    ``nl.affine_range(n // 128)``): the body runs only from that constant up."""
+    out = []
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.For) or not isinstance(node.iter, ast.Call):
+            continue
+        f = node.iter.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        args = node.iter.args
+        if name not in _RANGES or not args:
+            continue
+        stop = args[0] if len(args) == 1 else args[1]
+        if isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.FloorDiv):
+            size = _size_expr(stop.left, params, names)
+            value = _int_value(stop.right, consts)
+            if size is not None and value is not None and value > 1:
+                out.append(Threshold(size, value, node.lineno))
     return out
 
 

@@ -1,13 +1,14 @@
 """The test points of a check: which shapes and input sets the port and the CUDA kernel run on.
 
 Each point the binding gives (and ``--set`` overrides), then generated ones (ragged tails, several
-tiles, size-1 edges); per point one input set per seed, and the port's runs: one per input set
-plus a determinism re-run of the first.
+tiles, size-1 edges); per binding point one input set per seed, and the port's runs: one per
+input set plus a determinism re-run of the first; per generated point one input set and run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,8 @@ def plan_points(
     bounds: Sequence[tuple[str, int]] = (),
 ) -> list[tuple[Any, Resolved, list[dict[str, np.ndarray]], list[dict[str, Any]]]]:
     """Per usable test point: (point, resolved binding, one input set per seed, the port's runs:
-    one per input set plus a determinism re-run of the first).  A point the user asked for (the
+    one per input set plus a determinism re-run of the first; a generated point has one input
+    set and no re-run).  A point the user asked for (the
     binding's or ``--set``'s) that cannot be used is reported into ``found``; a generated one is
     skipped."""
     plan = []
@@ -39,10 +41,14 @@ def plan_points(
             if not point.generated:
                 found.extend(exc.diagnostics)
             continue
-        n = max(seeds, 1) if not point.generated else min(seeds, 2)
+        # a generated point tests a path (tiles, tails, a threshold's side): one input set, and
+        # no determinism re-run (the binding's points have those); its runs are the check's
+        # largest, a literal (thread-by-thread) port's most of all
+        n = max(seeds, 1) if not point.generated else 1
         sets = [make_inputs(r, s) for s in range(n)]
         runs = [port_kwargs(pb, r, a) for a in sets]
-        runs.append(runs[0])
+        if not point.generated:
+            runs.append(runs[0])
         plan.append((point, r, sets, runs))
     return plan
 
@@ -81,3 +87,52 @@ def port_bounds(
         if name in scalars and (name, t.boundary) not in out:
             out.append((name, t.boundary))
     return out
+
+
+def _size(r: Resolved) -> int:
+    return sum(int(np.prod(s)) for s in r.shapes.values())
+
+
+def cheapest_generated_last(plan: list[Any]) -> list[Any]:
+    """The binding's points first, as given, then the generated ones from the smallest up (so
+    that a port too slow for the largest can still be checked on the smaller ones)."""
+    given = [p for p in plan if not p[0].generated]
+    generated = sorted((p for p in plan if p[0].generated), key=lambda p: _size(p[1]))
+    return given + generated
+
+
+@dataclass
+class Pace:
+    """How much the port does, from the points run so far: engine instructions per element of
+    the tensors at the largest of them.  A generated point is skipped when that pace says one run of it would issue
+    more than ``limit`` instructions (a literal, thread-by-thread port issues instructions per
+    CUDA block: at two full tiles of a matmul, tens of thousands, minutes of simulation).  The
+    instruction count, not the time, decides, so a check skips the same points on any machine."""
+
+    limit: float
+    rate: float = 0.0  # instructions per element of a run at the largest point run so far
+    size: int = 0  # that point's elements (a small point's rate is mostly fixed overhead)
+    predicted: list[float] = field(default_factory=list)
+
+    def ran(self, r: Resolved, instructions: int) -> None:
+        if instructions > 0 and _size(r) > self.size:
+            self.size = _size(r)
+            self.rate = instructions / self.size
+
+    def over(self, r: Resolved) -> bool:
+        need = self.rate * _size(r)
+        if need <= self.limit:
+            return False
+        self.predicted.append(need)
+        return True
+
+    def note(self, info: Any, labels: Sequence[str]) -> Diagnostic:
+        from cuda2nki.diagnostics import SourceLoc, make
+
+        return make(
+            "C2N4027",
+            SourceLoc(info.path, info.line, 1),
+            points=", ".join(labels),
+            instructions=f"{self.predicted[-1]:,.0f}" if self.predicted else "?",
+            limit=f"{self.limit:,.0f}",
+        )

@@ -178,6 +178,45 @@ def loop_targets(port_text: str) -> dict[int, tuple[str, ...]]:
     return out
 
 
+def name_reads(port_text: str) -> dict[str, frozenset[int]]:
+    """Name -> the lines of the port's simple statements that read it (``nisa.dma_copy(dst=t,
+    src=weight[k : k + kk, :])`` reads ``weight``); a statement spanning lines counts at each."""
+    try:
+        tree = ast.parse(port_text)
+    except SyntaxError:
+        return {}
+    out: dict[str, set[int]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr):
+            continue
+        lines = range(node.lineno, (node.end_lineno or node.lineno) + 1)
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+                out.setdefault(n.id, set()).update(lines)
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+def accumulations(port_text: str) -> dict[int, str]:
+    """Port line -> the tile it accumulates into: ``acc += nl.matmul(...)`` (legacy API) or a
+    call with ``accumulate=`` (``nisa.nc_matmul(dst=acc[...], ..., accumulate=k > 0)``)."""
+    try:
+        tree = ast.parse(port_text)
+    except SyntaxError:
+        return {}
+    out: dict[int, str] = {}
+    for node in ast.walk(tree):
+        target: ast.AST | None = None
+        if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+            target = node.target
+        elif isinstance(node, ast.Call) and any(k.arg == "accumulate" for k in node.keywords):
+            target = next((k.value for k in node.keywords if k.arg == "dst"), None)
+        while isinstance(target, ast.Subscript | ast.Attribute):
+            target = target.value
+        if isinstance(target, ast.Name):
+            out[node.lineno] = target.id
+    return out
+
+
 # --------------------------------------------------------------------------- localisation
 
 
@@ -266,13 +305,15 @@ def diagnose(
     wrong_axis: str = "",
     rerun: Rerun | None = None,
     extra: Sequence[Callable[[], Mechanism | None]] = (),
+    reads: Mapping[str, frozenset[int]] = {},
+    accumulated: Mapping[int, str] = {},
 ) -> Cause:
     """``cause`` with the first mechanism whose evidence holds (defect classes in order, then
     ``extra``: the literal-based ones of ``constants.py``)."""
     tests: list[Callable[[], Mechanism | None]] = [
-        lambda: _stale_accumulator(cause, writers, index, got, expected, bad),
+        lambda: _stale_accumulator(cause, writers, index, got, expected, bad, reads, accumulated),
         lambda: _wrong_axis(cause, wrong_axis),
-        lambda: _transposed_operand(cause, got, expected, bound, inputs, rerun),
+        lambda: _transposed_operand(cause, got, expected, bound, inputs, rerun, reads),
         *extra,
     ]
     for test in tests:
@@ -305,8 +346,12 @@ def _stale_accumulator(
     got: np.ndarray,
     expected: np.ndarray,
     bad: np.ndarray,
+    reads: Mapping[str, frozenset[int]] = {},
+    accumulated: Mapping[int, str] = {},
 ) -> Mechanism | None:
-    """Each wrong tile = its own result + the tile the same store wrote before it."""
+    """Each wrong tile = its own result + the tile the same store wrote before it.  The port
+    line is the accumulation on the wrong stores' path (else the one into a tile the store's
+    path reads: ``acc += nl.matmul(...)`` evacuated by ``nl.copy(acc)`` on the store's line)."""
     m = writers.maps[index]
     if m is None or got.shape != expected.shape or got.ndim < 1:
         return None
@@ -341,6 +386,8 @@ def _stale_accumulator(
     if not tested or hits * 2 < tested or first_hit is None:
         return None
     line = _producer(cause, "matmul", "tensor_tensor", "reduce")
+    if line == cause.store_line:
+        line = _accumulation(cause, reads, accumulated) or line
     a, b = (_counters_text(writers.events[e], cause.loop_names) for e in first_hit)
     return Mechanism(
         "stale accumulator",
@@ -351,6 +398,25 @@ def _stale_accumulator(
         f"start every output tile from a zeroed accumulator: allocate it (or zero it) inside the "
         f"tile loop, before the first accumulation at line {line}",
     )
+
+
+def _loaded_at(cause: Cause, lines: frozenset[int]) -> int:
+    """The farthest line of the wrong stores' path that reads an input (its load); 0: none."""
+    on_path = [ln for ln, _op in cause.chain if ln in lines]
+    return on_path[-1] if on_path else 0
+
+
+def _accumulation(
+    cause: Cause, reads: Mapping[str, frozenset[int]], accumulated: Mapping[int, str]
+) -> int:
+    """The last accumulation before the store into a tile read on the wrong stores' path."""
+    path = {cause.store_line, *(ln for ln, _op in cause.chain)}
+    hits = [
+        ln
+        for ln, name in accumulated.items()
+        if ln < cause.store_line and reads.get(name, frozenset()) & path
+    ]
+    return max(hits, default=0)
 
 
 def _counters_text(ev: WriteEvent, names: Sequence[str]) -> str:
@@ -377,8 +443,11 @@ def _transposed_operand(
     bound: np.ndarray,
     inputs: Mapping[str, np.ndarray],
     rerun: Rerun | None,
+    reads: Mapping[str, frozenset[int]] = {},
 ) -> Mechanism | None:
-    """The port's values are the CUDA kernel's with one square 2-D input transposed."""
+    """The port's values are the CUDA kernel's with one square 2-D input transposed.  The port
+    line is the one on the wrong stores' path that reads that input (its load), else the
+    matmul or transpose that consumes it."""
     if rerun is None:
         return None
     g = np.asarray(got, dtype=np.float64)
@@ -390,12 +459,16 @@ def _transposed_operand(
             continue
         a = np.asarray(alt, dtype=np.float64).reshape(g.shape)
         if np.all(np.abs(g - a) <= np.broadcast_to(bound, g.shape)):
-            line = _producer(cause, "matmul", "transpose", "dma")
+            line = _loaded_at(cause, reads.get(name, frozenset()))
+            line = line or _producer(cause, "matmul", "transpose", "dma")
             return Mechanism(
                 "transposed operand",
                 line,
-                f"the port's output equals the CUDA kernel's with input '{name}' transposed",
-                f"pass '{name}' in the layout the CUDA kernel indexes it (check which operand of "
-                f"line {line} is stationary and whether it needs a transpose)",
+                f"the port's output equals the CUDA kernel's with input '{name}' transposed "
+                f"(the CUDA kernel re-run on '{name}'.T matches it everywhere); '{name}' enters "
+                f"the wrong stores' path at port line {line}",
+                f"read '{name}' in the layout the CUDA kernel indexes it: at line {line} the "
+                f"port takes it as its transpose (transpose it on the way in, or swap the "
+                "indices of the load, so that the contraction axis lands on the partitions)",
             )
     return None

@@ -264,4 +264,21 @@ register(
         fix="Add a [[check.shapes]] point (or --set NAME=VALUE) whose sizes take that path, or "
         "remove the dead path.",
     ),
+    Rule(
+        "C2N4027",
+        N,
+        "generated test points skipped: the port is too slow for them",
+        "generated test point(s) {points} not run: at the pace of the points run so far one run "
+        "of the port would issue about {instructions} engine instructions there, over the "
+        "check's {limit}",
+        "Beyond the binding's points the check generates larger ones (two full tiles and a tail "
+        "on every tiled axis, sizes across the port's thresholds), from the smallest up. A port "
+        "that runs far slower than a tiled one (a literal, thread-by-thread port simulates every "
+        "CUDA block) would take minutes at the largest; those points are skipped, so the paths "
+        "only they take are unverified.",
+        example="cuda2nki port --lowering literal kernel.cu -o lit.py && "
+        + _CHECK.replace("port.py", "lit.py"),
+        fix="Check the larger sizes on purpose with --set NAME=VALUE (each point the binding or "
+        "--set gives always runs), or make the port faster.",
+    ),
 )

@@ -46,6 +46,149 @@ def _detection_table() -> dict[str, str]:
 
 DETECTION = _detection_table()
 
+#: the mechanisms a flawed port must be explained by, each pinned by at least one port below
+MECHANISMS = (
+    "single loop iteration",
+    "stale accumulator",
+    "wrong reduction axis",
+    "transposed operand",
+    "changed constant",
+    "eps misplaced",
+    "one-partition layout",
+    "loop-invariant reload",
+    "whole-row gather",
+    "vector-engine matmul",
+)
+
+#: flawed port -> (mechanism, finding id, text on the flawed port line, what the finding says)
+SITES: dict[str, tuple[str, str, str, str]] = {
+    "norm/ports/softmax_naive_flaw_ragged_path.py": (
+        "single loop iteration",
+        "C2N4004",
+        "operand0=row_sum",
+        "root cause: wrong output at a single loop iteration",
+    ),
+    "linalg/ports/matmul_tiled_flaw_stale_psum.py": (
+        "stale accumulator",
+        "C2N4008",
+        "nisa.nc_matmul(",
+        "root cause: stale accumulator",
+    ),
+    "reduce/ports/column_sum_flaw_stale_psum_legacy.py": (
+        "stale accumulator",
+        "C2N4008",
+        "acc += nl.matmul(ones[i_r, 0]",
+        "root cause: stale accumulator",
+    ),
+    "reduce/ports/column_sum_flaw_wrong_axis.py": (
+        "wrong reduction axis",
+        "C2N4001",
+        "tensor_reduce",
+        "root cause: wrong reduction axis",
+    ),
+    "linalg/ports/matmul_bias_nullable_flaw_untransposed_weight.py": (
+        "transposed operand",
+        "C2N4001",
+        "src=weight[k : k + kk, :]",
+        "root cause: transposed operand",
+    ),
+    "activation/ports/gelu_tanh_flaw_changed_constant.py": (
+        "changed constant",
+        "C2N4001",
+        "operand0=0.04715",
+        "root cause: changed constant",
+    ),
+    "activation/ports/gelu_scaling_expr_flaw_missing_sqrt.py": (
+        "changed constant",
+        "C2N4001",
+        "SQRT_2_OVER_PI = 2.0 / math.pi",
+        "root cause: changed constant",
+    ),
+    "activation/ports/gelu_scaling_expr_flaw_sqrt_2pi_legacy.py": (
+        "changed constant",
+        "C2N4001",
+        "GELU_SCALE = math.sqrt(2.0 * math.pi)",
+        "root cause: changed constant",
+    ),
+    "norm/ports/layernorm_flaw_eps_outside_sqrt.py": (
+        "eps misplaced",
+        "C2N4001",
+        "operand0=eps)",
+        "root cause: eps misplaced",
+    ),
+    "norm/ports/rmsnorm_flaw_eps_outside_sqrt.py": (
+        "eps misplaced",
+        "C2N4001",
+        "data2=eps_t",
+        "root cause: eps misplaced",
+    ),
+    "norm/ports/rmsnorm_flaw_eps_squared_legacy.py": (
+        "eps misplaced",
+        "C2N4001",
+        "rstd = nl.rsqrt(",
+        "root cause: eps misplaced",
+    ),
+    "activation/ports/gelu_tanh_flaw_one_partition.py": (
+        "one-partition layout",
+        "C2N5008",
+        "op=nl.gelu_apprx_tanh",
+        "of 128 partitions",
+    ),
+    "norm/ports/layernorm_flaw_reload_weights.py": (
+        "loop-invariant reload",
+        "C2N5006",
+        "src=weight.ap(",
+        "the loop around it does not change what it reads",
+    ),
+    "norm/ports/softmax_naive_flaw_reload_inner.py": (
+        "loop-invariant reload",
+        "C2N5006",
+        "dst=x1, src=input[",
+        "loads read only",
+    ),
+    "misc/ports/nll_gather_flaw_whole_rows.py": (
+        "whole-row gather",
+        "C2N5014",
+        "src=rows_hbm[",
+        "bytes the computation needs",
+    ),
+    "linalg/ports/matmul_tiled_flaw_vector_engine.py": (
+        "vector-engine matmul",
+        "C2N5002",
+        "nisa.scalar_tensor_tensor(",
+        "without the tensor engine",
+    ),
+    "linalg/ports/matmul_bias_nullable_flaw_vector_engine.py": (
+        "vector-engine matmul",
+        "C2N5002",
+        "data2=w_row[",
+        "without the tensor engine",
+    ),
+}
+
+
+def test_every_mechanism_is_pinned_by_a_flawed_port() -> None:
+    assert {m for m, *_ in SITES.values()} == set(MECHANISMS)
+    assert set(SITES) <= set(DETECTION)
+    legacy = {m for port, (m, *_) in SITES.items() if port.endswith("_legacy.py")}
+    assert {"stale accumulator", "changed constant", "eps misplaced"} <= legacy
+
+
+def _flawed_lines(port: Path, text: str) -> set[int]:
+    """The code line holding ``text`` and the first line of its statement (a call may span
+    lines: a finding may name either)."""
+    src = port.read_text()
+    tree = ast.parse(src)
+    doc = tree.body[0].end_lineno or 0 if ast.get_docstring(tree) else 0
+    at = next(i for i, ln in enumerate(src.splitlines(), 1) if text in ln and i > doc)
+    stmts = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.stmt) and not hasattr(n, "body") and n.lineno <= at
+    ]
+    inside = [n.lineno for n in stmts if (n.end_lineno or n.lineno) >= at]
+    return {at, max(inside, default=at)}
+
 
 def test_detection_table_lists_every_flawed_port() -> None:
     flawed = {p.relative_to(ROOT / "corpus").as_posix() for p in PORTS if _expect(p) is not None}
@@ -88,6 +231,14 @@ def test_flawed_port_is_caught(port: Path) -> None:
         assert any(_holds(p, found, classes) for p in alternatives), (alternatives, found, classes)
     caught = DETECTION.get(port.relative_to(ROOT / "corpus").as_posix())
     assert caught and _holds(caught, found, classes), (caught, found, classes)
+    site = SITES.get(port.relative_to(ROOT / "corpus").as_posix())
+    if site is not None:  # the finding lands on the flawed line and names the mechanism
+        _, code, marker, says = site
+        lines = _flawed_lines(port, marker)
+        on_line = [f for f in rep.findings if f.code == code and f.loc.line in lines]
+        assert on_line, (lines, [(f.code, f.loc.line) for f in rep.findings])
+        told = [" ".join([f.message, *map(str, f.notes)]) for f in on_line]
+        assert any(says in t for t in told), told
 
 
 def _holds(part: str, found: set[str], classes: set[tuple[str, str | None]]) -> bool:

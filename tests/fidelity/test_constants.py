@@ -4,9 +4,12 @@ dominates in the port)."""
 
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from cuda2nki.fidelity import constants
+import numpy as np
+import pytest
+
+from cuda2nki.fidelity import constants, constexpr
 
 CUDA = """// GELU: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
 #define K0 0.7978845608f
@@ -123,3 +126,125 @@ def test_eps_misplaced_names_the_line_that_adds_it() -> None:
         constants.eps_misplaced(got, bad, bound, LN_CUDA, LN_PORT, chain, cands, insensitive)
         is None
     )
+
+
+EXPR_CUDA = """#define GELU_SCALING_FACTOR sqrtf(2.0f / M_PI)
+__global__ void k(float* o, const float* x, int D, float s) {
+    float a = 1.0f / sqrtf((float)D);  /* 2.0f / 3.0f in a comment */
+    float b = x[0] / 2.0f * 3.0f;
+    float c = x[0] - 1.0f + 2.0f;
+    int n = D / 2 + 1;
+    o[n * 2] = a + (float)M_SQRT1_2 + b + c;
+}
+"""
+
+
+def test_cuda_constant_exprs_fold_whole_expressions_only() -> None:
+    found = {e.text: e.value for e in constexpr.cuda_constant_exprs(EXPR_CUDA, {"D": 64})}
+    assert found == pytest.approx(
+        {
+            "sqrtf(2.0f / M_PI)": math.sqrt(2 / math.pi),
+            "1.0f / sqrtf((float)D)": 0.125,
+            "(float)M_SQRT1_2": math.sqrt(0.5),
+        }
+    )
+    # D unknown: its expression is not a constant; integer arithmetic is never one
+    assert "1.0f / sqrtf((float)D)" not in {
+        e.text for e in constexpr.cuda_constant_exprs(EXPR_CUDA)
+    }
+
+
+def test_port_constant_exprs() -> None:
+    port = "import math\nK = math.sqrt(2.0 / math.pi)\ndef f(x, n):\n    y = x * (2 / math.pi) + n / 2\n"
+    got = [(round(v, 6), line, text) for v, line, text, _ in constexpr.port_constant_exprs(port)]
+    assert got == [(0.797885, 2, "math.sqrt(2.0 / math.pi)"), (0.63662, 4, "2 / math.pi")]
+
+
+def test_rewritten_replaces_an_expression_span() -> None:
+    lit = next(c for c in constants.cuda_constants(EXPR_CUDA) if c.span is not None)
+    out = constants.rewritten(EXPR_CUDA, lit, 0.6366)
+    assert out.splitlines()[0] == "#define GELU_SCALING_FACTOR (0.6366f)"
+
+
+def _gelu_from_text(x: np.ndarray, scalars: dict[str, float] | None = None):
+    """A stand-in for the SIMT re-run: GELU with the scaling factor the text's macro holds."""
+
+    def rerun(text: str) -> np.ndarray:
+        line = next(ln for ln in text.splitlines() if "GELU_SCALING_FACTOR" in ln)
+        body = line.split("GELU_SCALING_FACTOR", 1)[1].strip()
+        k0 = constexpr.cuda_constant_exprs(f"float k = {body};")
+        val = k0[0].value if k0 else float(body.strip("()f"))
+        return _gelu(x, val, 0.044715)
+
+    return rerun
+
+
+@pytest.mark.parametrize(
+    ("port_line", "value"),
+    [
+        ("SCALE = 2.0 / math.pi", 2 / math.pi),  # the square root forgotten
+        ("SCALE = math.sqrt(2.0 * math.pi)", math.sqrt(2 * math.pi)),  # sqrt(2 pi)
+        ("SCALE = 0.7788", 0.7788),  # a literal for the expression
+    ],
+)
+def test_changed_constant_written_as_an_expression(port_line: str, value: float) -> None:
+    cuda = EXPR_CUDA.replace("int D, float s", "int D")
+    x = np.linspace(-4, 4, 257)
+    port = f'"""port"""\nimport math\n{port_line}\n'
+    got = _gelu(x, value, 0.044715)
+    x_ = constants.changed_constant(
+        got, np.full(x.shape, 1e-6), cuda, port, _gelu_from_text(x), {"D": 64}
+    )
+    assert x_ is not None and x_.name == "changed constant" and x_.line == 3
+    assert "sqrtf(2.0f / M_PI) = 0.7978846" in x_.evidence
+
+
+def test_hard_coded_scale_against_a_computed_one() -> None:
+    """The port's 0.125 stands for 1/sqrt(D): right at D = 64, a changed constant at D = 160."""
+    cuda = "__global__ void k(float* o, const float* x, int D) {\n    o[0] = x[0] * (1.0f / sqrtf((float)D));\n}\n"
+    x = np.linspace(-4, 4, 65)
+
+    def rerun(text: str) -> np.ndarray:
+        body = text.splitlines()[1].split("x[0] *", 1)[1].strip(" ;")
+        e = constexpr.cuda_constant_exprs(f"float k = {body};", {"D": 160})
+        return x * (e[0].value if e else float(body.strip("()f")))
+
+    port = "def k(x):\n    return x * 0.125\n"
+    got = x * 0.125
+    x_ = constants.changed_constant(got, np.full(x.shape, 1e-6), cuda, port, rerun, {"D": 160})
+    assert x_ is not None and x_.line == 2 and "(1.0f / sqrtf((float)D)) = 0.0790569" in x_.evidence
+    same = constants.changed_constant(got, np.full(x.shape, 1e-6), cuda, port, rerun, {"D": 64})
+    assert same is None  # at D = 64 the values agree: nothing to swap
+
+
+def test_eps_squared_explained_through_the_cuda_kernels_sensitivity() -> None:
+    """eps * eps in the port: where a larger eps does not move the port's wrong rows beyond the
+    tolerance (1e-8 against the CUDA kernel's 1e-6 is not enough at a loose tolerance), it moves
+    the CUDA kernel on exactly the rows the port gets wrong."""
+    var = np.array([1.0, 2.0, 0.0, 1e-6, 3.0, 4e-7])
+    eps = 1e-6
+    expected = 1.0 / np.sqrt(var + eps)
+    got = 1.0 / np.sqrt(var + eps * eps)
+    bound = 1e-4 * np.abs(expected) + 1e-5
+    bad = np.abs(got - expected) > bound
+    assert bad.tolist() == [False, False, True, True, False, True]
+    port = "def k(x, eps=1e-6):\n    r = nl.rsqrt(nl.add(x, eps * eps))\n"
+    cands = constants.eps_candidates("o = rsqrtf(v + eps);\n", port, {"eps": ("eps", eps)})
+
+    def rerun_port(c: constants.Eps, value: float) -> np.ndarray:
+        return got  # the port's wrong rows stay where they are
+
+    def rerun_cuda(c: constants.Eps, value: float) -> np.ndarray:
+        return 1.0 / np.sqrt(var + value)
+
+    chain = ((2, "activation"),)
+    args = (got, bad, bound, "o = rsqrtf(v + eps);\n", port, chain, cands, rerun_port)
+    assert constants.eps_misplaced(*args) is None  # the port's own re-run is not enough
+    x_ = constants.eps_misplaced(*args, rerun_cuda, expected)
+    assert x_ is not None and x_.name == "eps misplaced" and x_.line == 2
+    assert "in the CUDA kernel" in x_.evidence
+
+    def everywhere(c: constants.Eps, value: float) -> np.ndarray:
+        return expected * 2  # moves every element alike: eps tells nothing apart
+
+    assert constants.eps_misplaced(*args, everywhere, expected) is None

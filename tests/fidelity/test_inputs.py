@@ -90,9 +90,14 @@ def test_the_multi_tile_point_has_two_full_tiles_and_a_tail(tmp_path: Path) -> N
     p.write_text(MAP)
     pts = [q.values for q in fi.test_points(load_binding(p)) if q.values["M"] > 128]
     assert pts == [{"M": 2 * 128 + 2}]
-    # over the work bound (a 64 x 64 x 64 matmul at 258 x 1032 x 1032), one full tile and a tail
+    # a matmul's work is M x N x K: a 64-long contraction at 258 x 1032 is within the bound
     mm = [q.values for q in fi.test_points(_binding(tmp_path)) if q.values["M"] > 128]
-    assert mm == [{"M": 128 + 2, "N": 512 + 8, "K": 64}]
+    assert mm == [{"M": 2 * 128 + 2, "N": 2 * 512 + 8, "K": 64}]
+    # over the work bound (K = 256 at 258 x 1032), one full tile and a tail
+    p = tmp_path / "mm256.toml"
+    p.write_text(MATMUL.format(dtype="float32").replace("K = 64", "K = 256"))
+    mm = [q.values for q in fi.test_points(load_binding(p)) if q.values["M"] > 128]
+    assert mm == [{"M": 128 + 2, "N": 512 + 8, "K": 256}]
 
 
 def test_normalisations_meet_constant_and_low_variance_rows(tmp_path: Path) -> None:
@@ -100,3 +105,34 @@ def test_normalisations_meet_constant_and_low_variance_rows(tmp_path: Path) -> N
     assert (rows[1] == rows[1, 0]).all() and (rows[5] == rows[5, 0]).all()  # constant rows
     assert rows[3].std() < 1e-2 and rows[0].std() > 0.1  # a low-variance row, an ordinary one
     assert fi.degenerate_rows(np.arange(4.0)).tolist() == [0.0, 1.0, 2.0, 3.0]  # 1-D: unchanged
+
+
+ROWS = """\
+kernel = "rows"
+[launch]
+grid = ["R"]
+block = [128]
+[params]
+x = {{ shape = ["R", "C"], dtype = "float32", role = "in" }}
+y = {{ shape = ["R", "C"], dtype = "float32", role = "out" }}
+R = 64
+C = 64
+[[check.shapes]]
+R = {r}
+C = {c}
+"""
+
+
+def test_two_full_tiles_and_a_tail_on_every_tiled_axis(tmp_path: Path) -> None:
+    """One full tile and a tail (129 rows, 600 columns) leaves a middle tile's path untried: a
+    point with two full tiles and a tail on both axes is added, then only on the axes that lack
+    one; none where every axis has one."""
+    p = tmp_path / "rows.toml"
+    p.write_text(ROWS.format(r=129, c=600))
+    pts = fi.test_points(load_binding(p))
+    assert any(q.generated and q.values == {"R": 258, "C": 1032} for q in pts)
+    p.write_text(ROWS.format(r=300, c=600))  # rows are covered; columns are not
+    got = [q.values for q in fi.test_points(load_binding(p)) if q.generated and q.values["C"] > 600]
+    assert got == [{"R": 64, "C": 1032}]
+    p.write_text(ROWS.format(r=300, c=1100))
+    assert not [q for q in fi.test_points(load_binding(p)) if q.generated and q.values["R"] > 64]

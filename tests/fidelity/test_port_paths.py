@@ -72,6 +72,30 @@ def test_threshold_sizes_from_shape_index_scalar_and_while() -> None:
     assert _bounds(src) == [("a", 0, 129), ("b", 1, 1024), ("n", None, 7)]
 
 
+@pytest.mark.parametrize(
+    ("loop", "want"),
+    [
+        ("for i in range(N // 512):", [("x", 0, 512)]),
+        ("for i in nl.affine_range(C // FS):", [("x", 1, 512)]),
+        ("for i in range(1, N // P):", [("x", 0, 128)]),
+        ("for i in nl.sequential_range(n // 4):", [("n", None, 4)]),
+        ("for i in range(N):", []),  # a trip count of N: no boundary
+        ("for i in range(0, N, 512):", []),  # a tile loop: runs from N = 1 on
+    ],
+)
+def test_threshold_from_a_trip_count(loop: str, want: list) -> None:
+    """A loop over ``size // constant`` runs its body only from that constant up."""
+    src = f"""
+    def k(x, n):
+        N, C = x.shape
+        P = nl.tile_size.pmax
+        FS = 512
+        {loop}
+            pass
+    """
+    assert _bounds(src) == want
+
+
 def test_no_threshold_from_locals_or_reassigned_constants() -> None:
     src = """
     def k(x):
@@ -166,3 +190,30 @@ def test_check_names_port_lines_no_point_ran(tmp_path: Path) -> None:
     assert rep.verdict == "pass"
     assert len(notes) == 1 and notes[0].loc.line == line
     assert f"line(s) {line} " in notes[0].message
+
+
+def test_generated_points_run_smallest_first_and_stop_at_the_limit() -> None:
+    """A port that issues many instructions per element at the points run so far (a literal,
+    thread-by-thread port) is not run at a generated point where one run would pass the limit;
+    a tiled port is."""
+    from cuda2nki.fidelity.points import Pace, cheapest_generated_last
+
+    b = load_binding(SOFTMAX.with_suffix(".toml"))
+    plan = [(p, b.resolve(p.values), [], []) for p in fi.test_points(b)]
+    ordered = cheapest_generated_last(plan)
+    given = [p for p in ordered if not p[0].generated]
+    made = [p for p in ordered if p[0].generated]
+    assert ordered[: len(given)] == given and made
+    sizes = [r.shapes["input"][0] * r.shapes["input"][1] for _, r, _, _ in made]
+    assert sizes == sorted(sizes)
+    small = given[0][1]  # 200 x 64 elements in, as many out
+    big = b.resolve({**given[0][0].values, "N": 258, "C": 1032})
+    literal = Pace(20_000)
+    literal.ran(small, 20_000)  # ~0.8 instructions per element: a group per CUDA block
+    assert literal.over(big) and literal.predicted[-1] > 20_000
+    tiled = Pace(20_000)
+    tiled.ran(small, 12)
+    assert not tiled.over(big)
+    tiny = b.resolve({**given[0][0].values, "N": 1, "C": 1})
+    tiled.ran(tiny, 12)  # a size-1 point's fixed overhead says nothing of the port's pace
+    assert not tiled.over(big)

@@ -89,3 +89,34 @@ def test_loop_targets_nest_and_unpack() -> None:
     loops = rootcause.loop_targets(src)
     assert loops[4] == ("i", "j", "q")
     assert loops[5] == ()
+
+
+def test_name_reads_and_accumulations() -> None:
+    src = (
+        "def k(weight, x):\n"
+        "    acc = nl.zeros((1, 512), dtype=nl.float32, buffer=nl.psum)\n"
+        "    nisa.dma_copy(\n"
+        "        dst=w_t, src=weight[k : k + 4, :])\n"
+        "    acc += nl.matmul(ones, x, transpose_x=True)\n"
+        "    nisa.nc_matmul(dst=ps[0:4, 0:8], stationary=a, moving=w_t, accumulate=kt > 0)\n"
+        "    nl.store(o, value=nl.copy(acc))\n"
+    )
+    reads = rootcause.name_reads(src)
+    assert reads["weight"] == {3, 4} and 7 in reads["acc"] and 2 not in reads.get("acc", ())
+    assert rootcause.accumulations(src) == {5: "acc", 6: "ps"}
+
+
+def test_wrong_reduction_axis_on_a_square_shape() -> None:
+    """Row sums for column sums of a square matrix have the right shape: the axis is still named."""
+    port = ROOT / "corpus/reduce/ports/column_sum_flaw_wrong_axis.py"
+    rep = check(
+        ROOT / "corpus/reduce/column_sum.cu",
+        port,
+        seeds=1,
+        overrides={"rows": 129, "cols": 129},
+        extra_points=False,
+    )
+    assert rep.verdict == "fail"
+    assert [n.get("mechanism") for n in rep.numerics] == ["wrong reduction axis"]
+    hits = [f for f in rep.findings if f.code == "C2N4001"]
+    assert hits and hits[0].loc.line == _line(port, "tensor_reduce")

@@ -46,6 +46,8 @@ PORTED = (
     ("lowp", "gelu_bf16"),
     ("misc", "embedding_gather"),
     ("misc", "nll_gather"),
+    ("activation", "gelu_scaling_expr"),
+    ("linalg", "matmul_bias_nullable"),
 )
 
 
@@ -215,6 +217,12 @@ FLAWS = {
     "gelu_tanh_flaw_one_partition": ("activation", "gelu_tanh"),
     "layernorm_flaw_reload_weights": ("norm", "layernorm"),
     "nll_gather_flaw_whole_rows": ("misc", "nll_gather"),
+    "gelu_scaling_expr_flaw_missing_sqrt": ("activation", "gelu_scaling_expr"),
+    "gelu_scaling_expr_flaw_sqrt_2pi_legacy": ("activation", "gelu_scaling_expr"),
+    "matmul_bias_nullable_flaw_untransposed_weight": ("linalg", "matmul_bias_nullable"),
+    "matmul_bias_nullable_flaw_vector_engine": ("linalg", "matmul_bias_nullable"),
+    "column_sum_flaw_stale_psum_legacy": ("reduce", "column_sum"),
+    "rmsnorm_flaw_eps_squared_legacy": ("norm", "rmsnorm"),
 }
 
 
