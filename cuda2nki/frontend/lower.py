@@ -224,6 +224,10 @@ class BodyLowerer(CoopLowering):
         elif kind in ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier"):
             if kind == "enum_specifier":
                 return with_const(INT, const)
+            tag = type_node.child_by_field_id(F.name)
+            rec = self.u.records.get(_text(tag)) if tag is not None else None
+            if rec is not None:
+                return with_const(rec, const)
             raise self.fail("C2N1025", type_node, what=_text(type_node).split("{")[0].strip())
         else:
             raise self.fail("C2N1022", type_node, name=_text(type_node))
@@ -294,6 +298,9 @@ class BodyLowerer(CoopLowering):
         return self.u.packed_instances.get(t.name) if isinstance(t, A.VectorType) else None
 
     def _named(self, name: str, node: ts.Node) -> A.CType | None:
+        rec = self.u.records.get(name)
+        if rec is not None and name not in self.env:
+            return rec
         ps = self.u.packed.get(name)
         if ps is not None and ps.tparam is None and self.lookup(name) is None:
             return self._packed_instance(ps, None, node)
@@ -612,7 +619,10 @@ class BodyLowerer(CoopLowering):
 
     def s_return(self, node: ts.Node) -> list[A.Stmt]:
         inner = [c for c in node.named_children if c.kind_id not in COMMENT_IDS]
-        value = self.expr(inner[0]) if inner else None
+        if inner and inner[0].kind_id in _INITIALIZER_LIST_IDS:  # return {a, b};
+            value = self._init_list(inner[0], self.return_type)
+        else:
+            value = self.expr(inner[0]) if inner else None
         return [N.Return(loc=(node.byte_range, self.placer), value=value)]
 
     def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
@@ -1058,6 +1068,8 @@ class BodyLowerer(CoopLowering):
             got = inst.static(field)
             if got is not None:
                 return N.IntLit(loc=loc, value=got[0], ty=got[1])
+        if type(bt) is A.VectorType and bt.name in self.u.record_fields:
+            return self._record_member(node, base, bt, field, op == "->")
         if isinstance(bt, A.VectorType) and field in LANES and LANES[field] < bt.width:
             return N.Member(
                 loc=loc, base=base, field=field, arrow=op == "->", ty=with_const(bt.base, bt.const)
@@ -1065,6 +1077,23 @@ class BodyLowerer(CoopLowering):
         if self.host:
             return N.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=None)
         raise self.fail("C2N1030", node, what=f"member '{field}' of {_tyname(base.ty)}")
+
+    def _record_member(
+        self, node: ts.Node, base: A.Expr, bt: A.VectorType, field: str, arrow: bool
+    ) -> A.Expr:
+        """``s.member`` / ``p->member`` of a record struct: the member's lane (``.x``..``.w`` up
+        to four members, ``[k]`` beyond; see :mod:`cuda2nki.frontend.records`)."""
+        fields = self.u.record_fields[bt.name]
+        if field not in fields:
+            raise self.fail("C2N1030", node, what=f"member '{field}' of {bt.name}")
+        lane = fields.index(field)
+        loc = (node.byte_range, self.placer)
+        ty = with_const(bt.base, bt.const)
+        if bt.width <= 4:
+            return N.Member(loc=loc, base=base, field="xyzw"[lane], arrow=arrow, ty=ty)
+        if arrow:
+            base = N.Unary(loc=loc, op="*", operand=base, ty=bt)
+        return N.Index(loc=loc, base=base, index=N.IntLit(loc=loc, value=lane, ty=INT), ty=ty)
 
     def e_subscript(self, node: ts.Node) -> A.Expr:
         kids = node.children
@@ -1617,6 +1646,13 @@ class BodyLowerer(CoopLowering):
             if v_node is not None
             else []
         )
+        if (
+            type(to) is A.VectorType
+            and to.name in self.u.record_fields
+            and v_node is not None
+            and v_node.kind_id in _INITIALIZER_LIST_IDS
+        ):
+            return self._init_list(v_node, to)  # Record{a, b}: aggregate initialisation
         if self.packed_of(to) is None or len(items) != 1:
             self._refuse(node)
         return self._packed_from_word(node, to, items[0])

@@ -28,6 +28,7 @@ from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
+from cuda2nki.frontend.records import record_struct
 from cuda2nki.frontend.typesys import (
     INT,
     float_literal,
@@ -86,6 +87,8 @@ class UnitContext:
         self.ns = ""  # while collecting: the namespace of the declaration at hand
         self.packed: dict[str, PackedStruct] = {}  # packed vector structs by name
         self.packed_instances: dict[str, PackedInstance] = {}  # by their VectorType's name
+        self.records: dict[str, A.VectorType] = {}  # record structs by name (see .records)
+        self.record_fields: dict[str, tuple[str, ...]] = {}  # by their VectorType's name
         self.overloads: dict[str, list[FuncDef]] = {}
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
@@ -107,6 +110,8 @@ class UnitContext:
             self.fn_types.add(fn)
             return
         low = lowerer or BodyLowerer(self, "<file>", host=True)
+        if self._typedef_record(node, low):
+            return
         try:
             if node.type == "alias_declaration":
                 name = _text(node.child_by_field_id(F.name))
@@ -127,15 +132,64 @@ class UnitContext:
                 if node.field_name_for_child(i) == "declarator" and c.type == "type_identifier":
                     self.structs.add(_text(c))
 
-    def register_struct(self, node: ts.Node, tparams: ts.Node | None = None) -> None:
+    def _typedef_record(self, node: ts.Node, low: BodyLowerer) -> bool:
+        """``typedef struct [tag] { float a, b; } Name[, *PName];``: a record struct under every
+        name the typedef gives it (True when ``node`` is one)."""
+        t_node = node.child_by_field_id(F.type) if node.type == "type_definition" else None
+        if t_node is None or t_node.type not in ("struct_specifier", "class_specifier"):
+            return False
+        decls = [
+            c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"
+        ]
+        plain = [_text(c) for c in decls if c.type == "type_identifier"]
+        vt = self.register_struct(t_node, None, plain[0] if plain else None, low)
+        if vt is None:
+            return False
+        for c in decls:
+            if c.type == "type_identifier":
+                self.typedefs[_text(c)] = vt
+            elif c.type == "pointer_declarator":
+                inner = c.child_by_field_id(F.declarator)
+                if inner is not None and inner.type == "type_identifier":
+                    self.typedefs[_text(inner)] = N.PointerType(pointee=vt)
+        return True
+
+    def register_struct(
+        self,
+        node: ts.Node,
+        tparams: ts.Node | None = None,
+        alias: str | None = None,
+        lowerer: BodyLowerer | None = None,
+    ) -> A.VectorType | None:
         """Remember struct/class names: using one in device code is C2N1025, not C2N1022; a
-        packed vector struct (see :mod:`cuda2nki.frontend.packed`) is a short vector type."""
+        packed vector struct (see :mod:`cuda2nki.frontend.packed`) is a short vector type, and
+        so is a record struct (see :mod:`cuda2nki.frontend.records`), which is returned."""
         name = node.child_by_field_id(F.name)
         if name is not None:
             self.structs.add(_text(name).split("<")[0].strip())
             ps = packed_struct(node, tparams)
             if ps is not None:
                 self.packed[ps.name] = ps
+                return None
+        if tparams is not None:
+            return None
+        rs = record_struct(node, alias)
+        if rs is None:
+            return None
+        low = lowerer or BodyLowerer(self, "<file>", host=True)
+        try:
+            elem = low.type_of(rs.elem, rs.quals)
+        except _Placeholder:
+            return None
+        if not isinstance(elem, A.ScalarType) or elem.name == "void":
+            return None
+        base = N.ScalarType(name=elem.name)
+        vt = N.VectorType(
+            name=rs.name, base=base, width=len(rs.fields), align=max(1, base.bits // 8)
+        )
+        self.records[rs.name] = vt
+        self.record_fields[rs.name] = rs.fields
+        return vt
 
     def register_enum(self, node: ts.Node) -> None:
         """Enumerators are integer constants, named plainly and by every qualified spelling

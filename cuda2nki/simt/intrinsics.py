@@ -97,6 +97,9 @@ def result_type(call: A.Call, arg_types: list):
 
 def compile_call(fc, e: A.Call):
     ent = TABLE.get(e.func)
+    if ent is None and e.func.startswith("make_") and isinstance(e.ty, A.VectorType):
+        # the constructor of a record struct or packed vector (typed by the front end)
+        return _make_vec(e.ty)(_Materialising(fc), e)
     if ent is None:
         from cuda2nki.simt.compiler import unsupported
 
