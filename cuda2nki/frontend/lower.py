@@ -1179,6 +1179,72 @@ class BodyLowerer(CoopLowering):
             loc=(node.byte_range, self.placer), op=op, operand=operand, ty=unqualified(operand.ty)
         )
 
+    def _misparsed_binary(
+        self, node: ts.Node, left: ts.Node, op: str, right: ts.Node
+    ) -> A.Expr | None:
+        """``(real) *p`` / ``(T) -x`` / ``(T) &v``: the grammar reads a cast to a typedef'd
+        type as a binary operator; when the parenthesised name is a type and not a variable,
+        and the right operand binds tighter than any binary operator, it is the cast of the
+        unary ``op`` applied to that operand."""
+        kids = [c for c in left.named_children if c.kind_id not in COMMENT_IDS]
+        if self.host or len(kids) != 1 or kids[0].type != "identifier":
+            return None
+        name = _text(kids[0])
+        if self.lookup(name) is not None or name in self.u.globals or name in self.u.consts:
+            return None
+        to = self._named_quietly(name)
+        if to is None or right.type in _LOOSE_KINDS:
+            return None
+        operand = self.expr(right)
+        if op == "*":
+            return self._cast_of(node, to, self._deref_of(right, operand))
+        if op == "&":
+            return self._cast_of(node, to, address_of(operand))
+        unary = N.Unary(loc=self.loc(right), op=op, operand=operand, ty=operand.ty)
+        return self._cast_of(node, to, unary)
+
+    def _deref_of(self, node: ts.Node, operand: A.Expr) -> A.Expr:
+        pt = operand.ty
+        if isinstance(pt, A.PointerType):
+            ty = pt.pointee
+        elif isinstance(pt, A.ArrayType):
+            ty = pt.elem if len(pt.dims) == 1 else N.ArrayType(elem=pt.elem, dims=pt.dims[1:])
+        else:
+            raise self.fail("C2N1030", node, what=f"dereference of {_tyname(pt)}")
+        return N.Unary(loc=self.loc(node), op="*", operand=operand, ty=ty)
+
+    def _cast_of(self, node: ts.Node, to: A.CType, operand: A.Expr) -> A.Expr:
+        return N.Cast(
+            loc=(node.byte_range, self.placer), to=to, operand=operand, kind="c", ty=unqualified(to)
+        )
+
+    def _check_misparsed_cast(self, node: ts.Node) -> None:
+        """``(lo) && (x)`` (a macro's parenthesised arguments) reads as the cast ``(lo)&&(x)``
+        when ``lo`` is a variable: ask the caller to re-parse with those parentheses blanked."""
+        t = node.child_by_field_id(F.type)
+        if self.host or t is None or t.type != "type_descriptor":
+            return
+        if t.child_by_field_id(F.declarator) is not None or len(t.named_children) != 1:
+            return
+        name_node = t.child_by_field_id(F.type)
+        if name_node is None or name_node.type != "type_identifier":
+            return
+        n = _text(name_node)
+        s = self.lookup(n)
+        is_value = (s is not None and not s.cg) or n in self.u.globals or n in self.u.consts
+        if not is_value or self._named_quietly(n) is not None:
+            return
+        kids = node.children
+        if kids and kids[0].type == "(" and kids[1:2] and kids[2].type == ")":
+            raise Reparse(kids[0].start_byte, kids[2].start_byte)
+
+    def _named_quietly(self, name: str) -> A.CType | None:
+        """The type ``name`` names, without reporting anything (None: not a type)."""
+        if name in self.env:
+            v = self.env[name]
+            return None if isinstance(v, int | A.FunctionRef) else v or N.OpaqueType(name=name)
+        return named_type(name) or self.u.typedefs.get(name) or self.u.records.get(name)
+
     def _check_misparsed_less(self, node: ts.Node) -> None:
         """``a < b && c > d`` can read as a template ``a<b && c>``: when ``a`` is a variable,
         ask the caller to re-parse with that ``<`` respelled (see :class:`Reparse`)."""
@@ -1205,6 +1271,10 @@ class BodyLowerer(CoopLowering):
         override = self.u.op_override
         if override:
             op = override.get(op_node.start_byte, op)
+        if op in _CAST_OR_BINARY and left_node.kind_id in _PAREN_IDS:
+            cast = self._misparsed_binary(node, left_node, op, right_node)
+            if cast is not None:
+                return cast
         left = _EXPR_BY_ID[left_node.kind_id](self, left_node)
         right = _EXPR_BY_ID[right_node.kind_id](self, right_node)
         if op in _COMPARISONS:  # _binary_type's first case, inlined: hot
@@ -1289,6 +1359,7 @@ class BodyLowerer(CoopLowering):
         )
 
     def e_cast(self, node: ts.Node) -> A.Expr:
+        self._check_misparsed_cast(node)
         to = self.type_descriptor(node.child_by_field_id(F.type))
         operand = self.expr(node.child_by_field_id(F.value))
         return N.Cast(
@@ -1532,6 +1603,8 @@ class BodyLowerer(CoopLowering):
                     simple = t
             if simple is not None:
                 name = _text(simple)
+                if isinstance(self.env.get(name), int):  # an enclosing template's constant
+                    return self.e_identifier(simple)
                 if self._named(name, simple) is None and (
                     self.lookup(name) is not None
                     or name in self.u.consts
@@ -1893,6 +1966,12 @@ _REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
 _CALL_IDS = kind_ids("call_expression")
 _BINARY_IDS = kind_ids("binary_expression")
 _INITIALIZER_LIST_IDS = kind_ids("initializer_list")
+_PAREN_IDS = kind_ids("parenthesized_expression")
+_CAST_OR_BINARY = frozenset(("*", "-", "+", "&"))
+#: right operands that bind looser than a unary operator (the cast cannot be read back)
+_LOOSE_KINDS = frozenset(
+    ("binary_expression", "conditional_expression", "assignment_expression", "comma_expression")
+)
 _ARGUMENT_LIST_IDS = kind_ids("argument_list")
 _BRACE_OR_ARGS_IDS = _INITIALIZER_LIST_IDS | _ARGUMENT_LIST_IDS
 

@@ -548,9 +548,12 @@ class UnitContext:
                 body = None
                 break
             except Reparse as r:
-                new = self._reparse(fnode, r.offset)
+                new = self._reparse(fnode, r.offset, r.close)
                 if new is None:
-                    low.error("C2N1010", fnode, what="ambiguous '<' (template or comparison)")
+                    what = "ambiguous '<' (template or comparison)"
+                    if r.close is not None:
+                        what = "ambiguous parenthesised name (cast or value)"
+                    low.error("C2N1010", fnode, what=what)
                     body = None
                     break
                 fd.node = new
@@ -589,15 +592,24 @@ class UnitContext:
         """Keep a secondary parse tree alive as long as the unit (its nodes are in use)."""
         self._trees.append(tree)
 
-    def _reparse(self, fnode: ts.Node, offset: int) -> ts.Node | None:
+    def _reparse(self, fnode: ts.Node, offset: int, close: int | None = None) -> ts.Node | None:
         """Respell the ``<`` at ``offset`` as ``>`` (same width and precedence), parse again,
-        and remember to read that operator back as ``<``.  Returns the function's new node."""
+        and remember to read that operator back as ``<``; with ``close``, blank the parentheses
+        at ``offset`` and ``close`` instead (a variable's name in parentheses means the name).
+        Returns the function's new node."""
         from cuda2nki.frontend.cst import parse_bytes
 
-        if self.src[offset : offset + 1] != b"<" or offset in self.op_override:
-            return None
-        self.src = self.src[:offset] + b">" + self.src[offset + 1 :]
-        self.op_override[offset] = "<"
+        src = self.src
+        if close is not None:
+            if src[offset : offset + 1] != b"(" or src[close : close + 1] != b")":
+                return None
+            src = src[:offset] + b" " + src[offset + 1 : close] + b" " + src[close + 1 :]
+            self.src = src
+        else:
+            if src[offset : offset + 1] != b"<" or offset in self.op_override:
+                return None
+            self.src = src[:offset] + b">" + src[offset + 1 :]
+            self.op_override[offset] = "<"
         a, b = fnode.start_byte, fnode.end_byte  # the function alone, the rest blanked
         blank = _BLANK_RE.sub
         tree = parse_bytes(blank(b" ", self.src[:a]) + self.src[a:b] + blank(b" ", self.src[b:]))

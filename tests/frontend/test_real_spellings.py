@@ -1,0 +1,140 @@
+"""Spellings of public CUDA samples that the front end used to misread: ``clock_t``, a
+kernel's template constant forwarded to a device template, a variable's name in parentheses
+read as a cast (``(lo) && (x)`` from a macro)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.typesys import LONG
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "simt"))
+from simt_helpers import run  # noqa: E402
+
+
+def test_clock_t_is_a_long(parse) -> None:
+    tu = parse(
+        "__global__ static void timed(const float* in, float* out, clock_t* timer) {\n"
+        "  clock_t start = clock();\n  out[threadIdx.x] = in[threadIdx.x];\n"
+        "  if (threadIdx.x == 0) timer[blockIdx.x] = clock() - start;\n}\n"
+    )
+    assert tu.rejected == {}, tu.diagnostics
+    assert tu.kernels[0].params[2].ty == A.PointerType(pointee=LONG)
+
+
+FORWARD = """
+template <{t} dir> __device__ inline unsigned pick(unsigned a, unsigned b) {{
+    return dir ? a : b;
+}}
+template <{t} dir> __global__ void k(unsigned* o, const unsigned* in) {{
+    o[threadIdx.x] = pick<dir>(in[threadIdx.x], 7u) + (unsigned)dir;
+}}
+void go(unsigned* o, const unsigned* in, int d) {{
+    if (d) k<{one}><<<1, 32>>>(o, in); else k<{zero}><<<1, 32>>>(o, in);
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    ("t", "one", "zero"), [("uint", "1U", "0U"), ("int", "1", "0"), ("bool", "true", "false")]
+)
+def test_template_constant_forwarded_to_a_device_template(parse, t, one, zero) -> None:
+    src = ("typedef unsigned int uint;\n" if t == "uint" else "") + FORWARD.format(
+        t=t, one=one, zero=zero
+    )
+    tu = parse(src)
+    assert tu.rejected == {}, tu.diagnostics
+    x = np.arange(32, dtype=np.uint32) * 3
+    for name, want in ((f"k<{1}>", x + 1), (f"k<{0}>", np.full(32, 7, np.uint32))):
+        got = run(src, name, block=(32,), o=np.zeros(32, np.uint32), **{"in": x})["o"]
+        np.testing.assert_array_equal(got, want)
+
+
+AMBIGUOUS = """
+#define IN_RANGE(x, min, max) ((x)>=(min) && (x)<=(max))
+#define CLAMP_LO(v, lo) ((v) < (lo) ? (lo) : (v))
+__constant__ int bias = 5;
+__global__ void k(int* o, const int* in, int n) {
+    int tx = threadIdx.x;
+    int lo = (n < 0) ? -n : 0;
+    int a = (lo) && (tx);
+    int b = (lo) + (tx);
+    int c = (lo) -tx;
+    int d = (lo) * *in;
+    int e = (bias) & *in;
+    int f = IN_RANGE(tx, lo, 20) ? CLAMP_LO(tx, lo) : -(lo);
+    o[tx] = a + 10 * b + 100 * c + 1000 * d + 10000 * e + 100000 * f;
+}
+"""
+
+
+def test_parenthesised_names_are_values_not_casts(parse) -> None:
+    tu = parse(AMBIGUOUS)
+    assert tu.rejected == {}, tu.diagnostics
+    from cuda2nki.frontend.visit import find
+
+    assert not find(tu.kernels[0].body, A.Cast)
+
+
+def test_parenthesised_names_compute_as_c_does() -> None:
+    from cuda2nki.frontend import parse_source
+    from cuda2nki.simt import run_kernel
+
+    tu = parse_source(AMBIGUOUS, "k.cu")
+    got = run_kernel(
+        tu,
+        "k",
+        grid=(1,),
+        block=(32,),
+        args={"o": np.zeros(32, np.int32), "in": np.array([6], np.int32), "n": -3},
+    )["o"]
+    tx, lo = np.arange(32), 3
+    f = np.where((tx >= lo) & (tx <= 20), np.maximum(tx, lo), -lo)
+    want = (
+        ((lo != 0) & (tx != 0)).astype(int)
+        + 10 * (lo + tx)
+        + 100 * (lo - tx)
+        + 1000 * lo * 6
+        + 10000 * (5 & 6)
+        + 100000 * f
+    )
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_cast_to_a_type_stays_a_cast(parse) -> None:
+    tu = parse(
+        "typedef float real;\n"
+        "__global__ void k(float* o, const int* p) { o[0] = (real) *p; o[1] = (real)(p[1] & 3); }\n"
+    )
+    assert tu.rejected == {}, tu.diagnostics
+    from cuda2nki.frontend.visit import find
+
+    assert len(find(tu.kernels[0].body, A.Cast)) >= 2
+
+
+TYPEDEF_CASTS = """
+typedef float real;
+#define fp double
+__global__ void k(float* o, const int* p, const float* q) {
+    int i = threadIdx.x;
+    o[i] = (real) *(p + i);
+    o[i + 32] = (real) -q[i];
+    o[i + 64] = (real) (fp) p[i] / q[i];
+    o[i + 96] = (real) +q[i] * 2.0f;
+}
+"""
+
+
+def test_casts_to_typedefs_read_as_binary_operators_are_casts() -> None:
+    rng = np.random.default_rng(1)
+    p = rng.integers(-50, 50, 32).astype(np.int32)
+    q = (rng.random(32) + 0.5).astype(np.float32)
+    got = run(TYPEDEF_CASTS, "k", block=(32,), o=np.zeros(128, np.float32), p=p, q=q)["o"]
+    pf = p.astype(np.float32)
+    want = np.concatenate([pf, -q, pf / q, q * np.float32(2)])
+    np.testing.assert_array_equal(got, want)
