@@ -1806,6 +1806,20 @@ class BodyLowerer(CoopLowering):
             return N.Unary(loc=e.loc, op="*", operand=cast, ty=pt.pointee)
         return N.Index(loc=e.loc, base=cast, index=index, ty=pt.pointee)
 
+    def _with_defaults(
+        self, name: str, fi: object, args: list[A.Expr], given: list[A.Expr], n_params: int
+    ) -> list[A.Expr]:
+        """``given`` completed with the callee's default arguments (``bool sync = true``),
+        lowered where the call is; unchanged when a missing argument has no default."""
+        fd = self.u.pick_overload(name, args, fi.namespace) or fi
+        defaults = self.u.param_defaults(self, fd)
+        if len(defaults) != n_params:
+            return given
+        missing = defaults[len(given) :]
+        if any(d is None for d in missing):
+            return given
+        return [*given, *(self.expr(d) for d in missing)]
+
     def _user_call(
         self,
         node: ts.Node,
@@ -1819,6 +1833,8 @@ class BodyLowerer(CoopLowering):
         keep = [i for i, a in enumerate(arg_nodes) if not self._is_group_arg(a)]
         args2 = [args[i] for i in keep] if len(keep) != len(args) else args
         target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs)
+        if n_params is not None and n_params > len(args2):
+            args2 = self._with_defaults(name, fi, args, args2, n_params)
         if n_params is not None and n_params != len(args2):
             raise self.fail("C2N1028", node, name=name, got=len(args2), expected=n_params)
         if any(refs):  # a non-const reference parameter receives the argument's address

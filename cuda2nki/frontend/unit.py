@@ -39,7 +39,7 @@ from cuda2nki.frontend.typesys import (
 )
 
 _FUNC_QUALS = ("__global__", "__device__", "__host__")
-_PARAMETER_IDS = kind_ids("parameter_declaration")
+_PARAMETER_IDS = kind_ids("parameter_declaration", "optional_parameter_declaration")
 _REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
 _BLANK_RE = re.compile(rb"[^\n]")
 
@@ -322,6 +322,17 @@ class UnitContext:
         got = (ret, tuple(types))
         self._sig_cache[key] = got
         return got
+
+    def param_defaults(self, low: BodyLowerer, fd: FuncDef) -> list[ts.Node | None]:
+        """For each (non-group) parameter: its default argument's node (``float s = 1.0f``)."""
+        out: list[ts.Node | None] = []
+        for p in _param_nodes(fd.node):
+            if p.kind_id not in _PARAMETER_IDS or _is_cg_param(low, p):
+                continue
+            if p.child_by_field_id(F.declarator) is None and _text(p).strip() == "void":
+                continue
+            out.append(p.child_by_field_name("default_value"))
+        return out
 
     def param_refs(self, fd: FuncDef, env: Mapping[str, object]) -> tuple[bool, ...]:
         """For each (non-group) parameter: is it a non-const C++ reference (passed as a pointer)?"""

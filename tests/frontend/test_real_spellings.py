@@ -138,3 +138,65 @@ def test_casts_to_typedefs_read_as_binary_operators_are_casts() -> None:
     pf = p.astype(np.float32)
     want = np.concatenate([pf, -q, pf / q, q * np.float32(2)])
     np.testing.assert_array_equal(got, want)
+
+
+DEFAULTS = """
+__device__ float scaled(float x, float s = 2.0f, int shift = 1) { return x * s + shift; }
+__device__ inline int clampi(int v, const int lo = 0, const int hi = 9) {
+    return v < lo ? lo : (v > hi ? hi : v);
+}
+__device__ float warp_sum(float v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffff, v, o);
+    return v;
+}
+template <float (*op)(float)>
+__device__ float reduce(float v, bool final_sync = false, float fill = 0.0f) {
+    __shared__ float part[32];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    float w = op(v);
+    if (lane == 0) part[warp] = w;
+    __syncthreads();
+    float r = lane < blockDim.x / 32 ? part[lane] : fill;
+    r = op(r);
+    if (final_sync) __syncthreads();
+    return r;
+}
+__global__ void k(float* o, const float* x, float* total, int n) {
+    int i = threadIdx.x;
+    float v = i < n ? x[i] : 0.0f;
+    if (i < n) {
+        o[i] = scaled(x[i]) + scaled(x[i], 3.0f) + scaled(x[i], 0.5f, -4) + clampi(i)
+             + clampi(i, 4);
+    }
+    float s = reduce<warp_sum>(v);
+    float s2 = reduce<warp_sum>(v, true);
+    if (i == 0) { total[0] = s; total[1] = s2; }
+}
+"""
+
+
+def test_default_arguments_fill_missing_ones() -> None:
+    x = np.arange(40, dtype=np.float32) / 8
+    got = run(
+        DEFAULTS,
+        "k",
+        block=(64,),
+        o=np.zeros(40, np.float32),
+        x=x,
+        total=np.zeros(2, np.float32),
+        n=40,
+    )
+    i = np.arange(40)
+    want = (x * 2 + 1) + (x * 3 + 1) + (x * np.float32(0.5) - 4) + np.clip(i, 0, 9)
+    want = want + np.clip(i, 4, 9)
+    np.testing.assert_allclose(got["o"], want.astype(np.float32), rtol=1e-6)
+    np.testing.assert_allclose(got["total"], [x.sum(), x.sum()], rtol=1e-6)
+
+
+def test_a_missing_argument_without_default_is_refused(parse) -> None:
+    tu = parse(
+        "__device__ float f(float x, float s, int k = 1) { return x * s + k; }\n"
+        "__global__ void g(float* o) { o[0] = f(o[1]); }\n"
+    )
+    (d,) = tu.rejected["g"]
+    assert (d.code, d.loc.line) == ("C2N1028", 2)
