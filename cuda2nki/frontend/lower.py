@@ -9,6 +9,7 @@ everything); a function with any error is rejected by the caller.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -109,6 +110,9 @@ class BodyLowerer(CoopLowering):
         self.pending_unroll: int | None = None
         self.in_assert = False
         self.return_type: A.CType = VOID
+        # extern __shared__ arrays standing for shared-memory view structs, by element type
+        self.smem_arrays: dict[str, A.VarDecl] = {}
+        self.view_vars: set[str] = set()  # variables declared as such a struct
         # lowering an uninstantiated template: sizes may depend on unknown parameters
         self.generic = None in self.env.values()
         self._tvalue_types: dict[str, A.ScalarType] = {}
@@ -695,6 +699,12 @@ class BodyLowerer(CoopLowering):
             and self._is_cg_type(type_node)
         ):
             return self._cg_decl(node)
+        if (
+            type_node is not None
+            and type_node.type == "template_type"
+            and _text(type_node.child_by_field_id(F.name)) in self.u.smem_views
+        ):
+            return self._smem_view_decl(node, type_node)
         base = self.type_of(type_node, tuple(quals))
         decls = node.children_by_field_id(F.declarator)
         if len(decls) == 1:  # the common case: its statements are the declaration's
@@ -1473,6 +1483,9 @@ class BodyLowerer(CoopLowering):
             if cast is not None:
                 return cast
         if ft == "template_function":
+            view = self._smem_view_call(node, fn, arg_nodes)
+            if view is not None:
+                return view
             self._check_misparsed_less(fn)
         elif ft not in ("identifier", "qualified_identifier"):
             if fn.type in REJECTED_KINDS or fn.is_error:
@@ -1523,6 +1536,55 @@ class BodyLowerer(CoopLowering):
         if self.host:
             return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
         raise self.fail("C2N1021", node, name=name)
+
+    def _smem_view_call(
+        self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        """``SharedMemory<T>()``: the dynamic shared memory as a ``T`` array (a view struct,
+        see :mod:`cuda2nki.frontend.smemview`), else None."""
+        name, targs = fn.child_by_field_id(F.name), fn.child_by_field_id(F.arguments)
+        if self.host or name is None or _text(name) not in self.u.smem_views:
+            return None
+        kids = [c for c in targs.named_children if c.kind_id not in COMMENT_IDS] if targs else []
+        if len(kids) != 1 or arg_nodes:
+            raise self.fail("C2N1030", node, what=f"'{_text(fn)}' with arguments")
+        elem = self._template_arg(kids[0])
+        if isinstance(elem, A.Expr):
+            raise self.fail("C2N1030", node, what=f"'{_text(fn)}' of a value")
+        return self.smem_view(node, elem)
+
+    def _smem_view_decl(self, node: ts.Node, type_node: ts.Node) -> list[A.Stmt]:
+        """``SharedMemory<T> smem;``: ``smem`` is a ``T*`` to the dynamic shared memory."""
+        args = type_node.child_by_field_id(F.arguments)
+        kids = [c for c in args.named_children if c.kind_id not in COMMENT_IDS] if args else []
+        elem = self._template_arg(kids[0]) if len(kids) == 1 else None
+        if elem is None or isinstance(elem, A.Expr):
+            raise self.fail("C2N1025", type_node, what=_text(type_node))
+        out: list[A.Stmt] = []
+        for d in node.children_by_field_id(F.declarator):
+            if d.type != "identifier":
+                raise self.fail("C2N1030", d, what=f"'{_text(d)}' of {_text(type_node)}")
+            name = _text(d)
+            view = self.smem_view(node, elem)
+            ty = N.PointerType(pointee=unqualified(elem))
+            self.declare(name, Sym(ty))
+            self.view_vars.add(name)
+            out.append(N.VarDecl(loc=self.loc(d), name=name, ty=ty, init=view))
+        return out
+
+    def smem_view(self, node: ts.Node, elem: A.CType) -> A.Expr:
+        """The launch's dynamic shared memory as an array of ``elem``: an ``extern __shared__``
+        array declared at the top of the function (one per element type)."""
+        elem = unqualified(elem)
+        key = re.sub(r"\W+", "_", _tyname(elem)).strip("_")
+        decl = self.smem_arrays.get(key)
+        if decl is None:
+            ty = N.ArrayType(elem=elem, dims=(None,))
+            decl = N.VarDecl(
+                loc=self.loc(node), name=f"__c2n_smem_{key}", ty=ty, storage="extern_shared"
+            )
+            self.smem_arrays[key] = decl
+        return N.Name(loc=(node.byte_range, self.placer), name=decl.name, ty=decl.ty)
 
     def _callee(self, parts: list[str]):
         """The user function ``a::b::f`` (or ``f``) calls: for a qualified name, one defined in
@@ -1699,6 +1761,10 @@ class BodyLowerer(CoopLowering):
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
             return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=())
+        if obj.type == "identifier" and _text(obj) in self.view_vars and not arg_nodes:
+            views = self.u.smem_views.values()
+            if any(method in v.methods for v in views):  # smem.getPointer()
+                return self.expr(obj)
         if self._word_of(node) is not None:
             raise self.fail(
                 "C2N1010",

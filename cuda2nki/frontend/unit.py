@@ -5,6 +5,7 @@ Each function is judged by its own subtree: a syntax error elsewhere never rejec
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
+from cuda2nki.frontend.smemview import SmemView, smem_view_struct
 from cuda2nki.frontend.typesys import (
     INT,
     float_literal,
@@ -89,6 +91,7 @@ class UnitContext:
         self.packed_instances: dict[str, PackedInstance] = {}  # by their VectorType's name
         self.records: dict[str, A.VectorType] = {}  # record structs by name (see .records)
         self.record_fields: dict[str, tuple[str, ...]] = {}  # by their VectorType's name
+        self.smem_views: dict[str, SmemView] = {}  # shared-memory view structs (see .smemview)
         self.overloads: dict[str, list[FuncDef]] = {}
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
@@ -165,6 +168,11 @@ class UnitContext:
         packed vector struct (see :mod:`cuda2nki.frontend.packed`) is a short vector type, and
         so is a record struct (see :mod:`cuda2nki.frontend.records`), which is returned."""
         name = node.child_by_field_id(F.name)
+        view = smem_view_struct(node)
+        if view is not None:
+            old = self.smem_views.get(view.name)
+            methods = tuple(dict.fromkeys((*(old.methods if old else ()), *view.methods)))
+            self.smem_views[view.name] = SmemView(view.name, methods)
         if name is not None:
             self.structs.add(_text(name).split("<")[0].strip())
             ps = packed_struct(node, tparams)
@@ -550,6 +558,8 @@ class UnitContext:
                 bounds = self._launch_bounds(low, fnode)
                 body_node = fnode.child_by_field_id(F.body)
                 body = low.block(body_node, new_scope=True) if body_node is not None else None
+                if body is not None and low.smem_arrays:  # see BodyLowerer.smem_view
+                    body = dataclasses.replace(body, body=(*low.smem_arrays.values(), *body.body))
                 break
             except _Placeholder:
                 body = None
