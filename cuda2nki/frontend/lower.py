@@ -1521,7 +1521,7 @@ class BodyLowerer(CoopLowering):
             if self.host:
                 return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
             raise self.fail("C2N1021", node, name=name)
-        if fi is not None and not self.host:
+        if fi is not None and not self.host and not self._intrinsic_overload(short, args):
             return self._user_call(node, short, fi, args, targs, arg_nodes)
         if short in I.RULES:
             hinted = None if self.host else _cache_hinted(short, args, loc)
@@ -1536,6 +1536,18 @@ class BodyLowerer(CoopLowering):
         if self.host:
             return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
         raise self.fail("C2N1021", node, name=name)
+
+    def _intrinsic_overload(self, short: str, args: list[A.Expr]) -> bool:
+        """A header's overloads of an intrinsic (helper_math.h's ``make_float3(float4)``) next
+        to a call of the intrinsic itself (``make_float3(x, y, z)``): no user overload takes
+        that many arguments, the intrinsic does."""
+        if short not in I.RULES:
+            return False
+        lo, hi = I.ARITY[short]
+        if not lo <= len(args) <= hi:
+            return False
+        defs = self.u.overloads.get(short) or []
+        return all(len(_user_param_nodes(fd.node)) != len(args) for fd in defs)
 
     def _smem_view_call(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
@@ -2076,3 +2088,13 @@ def _refuse_expr(self: BodyLowerer, node: ts.Node) -> A.Expr:
 
 _EXPR_BY_ID = _by_kind_id(EXPR_HANDLERS, _refuse_expr)
 _STMT_BY_ID = _by_kind_id(STMT_HANDLERS, None)
+
+
+def _user_param_nodes(fnode: ts.Node) -> list[ts.Node]:
+    """The parameters of a function definition (``void`` alone is none)."""
+    d = fnode.child_by_field_id(F.declarator)
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_id(F.declarator)
+    plist = d.child_by_field_id(F.parameters) if d is not None else None
+    kids = [c for c in plist.named_children if c.kind_id not in COMMENT_IDS] if plist else []
+    return [] if len(kids) == 1 and _text(kids[0]).strip() == "void" else kids

@@ -657,6 +657,19 @@ _reg("__lows2half2", _pack2("half2", H16, False, which="low"))
 _reg("__highs2half2", _pack2("half2", H16, False, which="high"))
 _reg("__floats2bfloat162_rn", _pack2("__nv_bfloat162", BF16, True))
 _reg("__bfloat162bfloat162", _pack2("__nv_bfloat162", BF16, False, dup=True))
+_reg("__halves2bfloat162", _pack2("__nv_bfloat162", BF16, False))
+_reg("__lows2bfloat162", _pack2("__nv_bfloat162", BF16, False, which="low"))
+_reg("__highs2bfloat162", _pack2("__nv_bfloat162", BF16, False, which="high"))
+
+
+def _first_arg(fc, e):
+    """``__builtin_assume_aligned(p, n)``, ``__builtin_expect(v, c)``: the value itself."""
+    _arity(e, 2, 3)
+    f, t = fc.expr(e.args[0])
+    return f, t
+
+
+_reg("__builtin_assume_aligned __builtin_expect", _first_arg, "exact", "a compiler hint: the value")
 
 
 def _float22(vt_name: str, base):

@@ -200,3 +200,63 @@ def test_a_missing_argument_without_default_is_refused(parse) -> None:
     )
     (d,) = tu.rejected["g"]
     assert (d.code, d.loc.line) == ("C2N1028", 2)
+
+
+BF16_PAIRS = """
+#include <cuda_bf16.h>
+__global__ void k(__nv_bfloat162* out, const __nv_bfloat16* a, const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const float* xa = (const float*)__builtin_assume_aligned(x, 16);
+    if (__builtin_expect(i < n, 1)) {
+        __nv_bfloat162 p = __halves2bfloat162(a[2 * i], __float2bfloat16(xa[i]));
+        __nv_bfloat162 q = __floats2bfloat162_rn(1.0f, 2.0f);
+        out[2 * i] = p;
+        out[2 * i + 1] = __lows2bfloat162(p, q);
+        out[2 * i] = i % 2 ? __highs2bfloat162(p, q) : p;
+    }
+}
+"""
+
+
+def test_bf16_pair_intrinsics_and_compiler_hints() -> None:
+    import ml_dtypes
+
+    bf = ml_dtypes.bfloat16
+    n = 16
+    a = (np.arange(2 * n) / 3).astype(bf)
+    x = np.linspace(-2, 2, n).astype(np.float32)
+    got = run(BF16_PAIRS, "k", block=(32,), out=np.zeros(4 * n, bf), a=a, x=x, n=n)["out"]
+    got = got.reshape(n, 2, 2).astype(np.float32)
+    p = np.stack([a[0::2].astype(np.float32), x.astype(bf).astype(np.float32)], axis=1)
+    high = np.stack([p[:, 1], np.full(n, 2.0, np.float32)], axis=1)
+    first = np.where((np.arange(n) % 2)[:, None] == 1, high, p)
+    np.testing.assert_array_equal(got[:, 0], first)
+    np.testing.assert_array_equal(got[:, 1], np.stack([p[:, 0], np.ones(n, np.float32)], 1))
+
+
+HELPER_MATH = """
+inline __host__ __device__ float3 make_float3(float s) { return make_float3(s, s, s); }
+inline __host__ __device__ float3 make_float3(float4 a) { return make_float3(a.x, a.y, a.z); }
+inline __host__ __device__ int3 make_int3(float3 a) {
+    return make_int3(int(a.x), int(a.y), int(a.z));
+}
+__global__ void k(float* o, const float4* p, int n) {
+    int i = threadIdx.x;
+    if (i < n) {
+        float3 a = make_float3(p[i]);
+        float3 b = make_float3(2.0f);
+        float3 c = make_float3(a.x + b.x, a.y * b.y, a.z - b.z);
+        int3 g = make_int3(c);
+        int3 h = make_int3(g.x, 1, 2);
+        o[i] = c.x + c.y + c.z + g.x + h.y + h.z;
+    }
+}
+"""
+
+
+def test_header_overloads_of_an_intrinsic_keep_the_intrinsic() -> None:
+    p = np.linspace(-3, 3, 40, dtype=np.float32).reshape(10, 4)
+    got = run(HELPER_MATH, "k", block=(32,), o=np.zeros(10, np.float32), p=p.reshape(-1), n=10)
+    c = np.stack([p[:, 0] + 2, p[:, 1] * 2, p[:, 2] - 2], axis=1)
+    want = c[:, 0] + c[:, 1] + c[:, 2] + np.trunc(c[:, 0]) + 3
+    np.testing.assert_allclose(got["o"], want, rtol=1e-6)
