@@ -305,3 +305,8 @@ DEVICE_RUNTIME_FUNCS = frozenset(
 # compiler hints: the value itself
 _add("__builtin_assume_aligned", _arg(0), (2, 3))
 _add("__builtin_expect", _arg(0), 2)
+
+# math with out-parameters: frexpf(x, &e), modff(x, &ip), sincosf(x, &s, &c)
+_add("frexpf modff", _const(FLOAT), 2)
+_add("frexp modf", lambda args: _overloaded_math(args[:1]), 2)
+_add("sincosf sincos __sincosf", _const(VOID), 3)

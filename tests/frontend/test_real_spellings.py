@@ -260,3 +260,64 @@ def test_header_overloads_of_an_intrinsic_keep_the_intrinsic() -> None:
     c = np.stack([p[:, 0] + 2, p[:, 1] * 2, p[:, 2] - 2], axis=1)
     want = c[:, 0] + c[:, 1] + c[:, 2] + np.trunc(c[:, 0]) + 3
     np.testing.assert_allclose(got["o"], want, rtol=1e-6)
+
+
+OUT_PARAMS = """
+__device__ int log2_ceil(int n) {
+    int exp;
+    frexp((float)n, &exp);
+    return exp;
+}
+__global__ void k(float* m, int* e, float* s, float* c, float* ip, float* fr, double* md,
+                  const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int ex;
+    m[i] = frexpf(x[i], &ex);
+    e[i] = ex + 100 * log2_ceil(i + 1);
+    sincosf(x[i], s + i, &c[i]);
+    float whole;
+    fr[i] = modff(x[i], &whole);
+    ip[i] = whole;
+    double dw;
+    md[i] = modf((double)x[i] * 3.0, &dw) + dw;
+}
+"""
+
+
+def test_math_with_out_parameters() -> None:
+    x = np.concatenate([np.linspace(-7.5, 7.5, 60), [0.0, np.inf, -0.0, 1e-40]]).astype(np.float32)
+    n = len(x)
+
+    def z():
+        return np.zeros(n, np.float32)
+
+    got = run(
+        OUT_PARAMS,
+        "k",
+        block=(64,),
+        m=z(),
+        e=np.zeros(n, np.int32),
+        s=z(),
+        c=z(),
+        ip=z(),
+        fr=z(),
+        md=np.zeros(n),
+        x=x,
+        n=n,
+    )
+    mm, ee = np.frexp(x)
+    np.testing.assert_array_equal(got["m"], mm)
+    _, lg = np.frexp(np.arange(1, n + 1, dtype=np.float32))
+    np.testing.assert_array_equal(got["e"], ee + 100 * lg)
+    fin = np.isfinite(x)
+    np.testing.assert_array_equal(
+        got["s"][fin], np.sin(x[fin].astype(np.float64)).astype(np.float32)
+    )
+    np.testing.assert_array_equal(
+        got["c"][fin], np.cos(x[fin].astype(np.float64)).astype(np.float32)
+    )
+    fr, whole = np.modf(x)
+    np.testing.assert_array_equal(got["fr"], fr)
+    np.testing.assert_array_equal(got["ip"], whole)
+    np.testing.assert_array_equal(got["md"][fin], (x[fin].astype(np.float64) * 3.0))
