@@ -1015,6 +1015,36 @@ class BodyLowerer(CoopLowering):
             return N.Name(loc=(node.byte_range, self.placer), name=text, ty=None)
         raise self.fail("C2N1020", node, name=text)
 
+    def _packed_fill_call(
+        self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        """``f128::zeros()`` / ``Packed128<T>::constant(v)``: a packed vector with every lane
+        the value (see :class:`~cuda2nki.frontend.packed.PackedStruct`), else None."""
+        scope, name = fn.child_by_field_id(F.scope), fn.child_by_field_id(F.name)
+        if scope is None or name is None or name.type != "identifier":
+            return None
+        if scope.type == "template_type":
+            if _text(scope.child_by_field_id(F.name)) not in self.u.packed:
+                return None
+            t = self.type_of(scope)
+        elif scope.type in ("namespace_identifier", "type_identifier"):
+            t = self._named(_text(scope), scope)
+        else:
+            return None
+        inst = self.packed_of(t)
+        if inst is None:
+            return None
+        method = _text(name)
+        filled = dict(inst.struct.filled)
+        if method in inst.struct.fills and len(arg_nodes) == 1:
+            value = self.expr(arg_nodes[0])
+        elif method in filled and not arg_nodes:
+            value = self.expr(filled[method])
+        else:
+            return None
+        loc = (node.byte_range, self.placer)
+        return _vector_ctor(t, (value,) * t.width, loc)
+
     def _packed_static(self, node: ts.Node) -> A.Expr | None:
         """``x128::size`` / ``Packed128<T>::size``: a static member of a packed vector struct."""
         scope, name = node.child_by_field_id(F.scope), node.child_by_field_id(F.name)
@@ -1491,6 +1521,10 @@ class BodyLowerer(CoopLowering):
             if fn.type in REJECTED_KINDS or fn.is_error:
                 self._refuse(fn)
             raise self.fail("C2N1010", fn, what="call through a function pointer or expression")
+        if ft == "qualified_identifier" and self.u.packed and not self.host:
+            fill = self._packed_fill_call(node, fn, arg_nodes)
+            if fill is not None:
+                return fill
         name, targ_nodes = self._qualified_call_name(fn)
         ref = self.env.get(name)
         if isinstance(ref, A.FunctionRef):  # a call of a function template parameter
