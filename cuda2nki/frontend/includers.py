@@ -4,8 +4,8 @@ Many projects keep kernels in a file of their own (``kernel.cu``, ``srad_kernel.
 not compiled alone: a source file defines the macros, typedefs and structs it needs
 (``#define fp float``, ``struct Node {...}``) and then ``#include``s it.  Parsed alone, such a
 file's kernels use undeclared names.  When every error of a refused kernel is such a name
-(C2N1020 undeclared identifier, C2N1022 unknown type) and a source file near it includes the
-file (see :func:`cuda2nki.frontend.launchers.including_sources`), the including file is lowered
+(C2N1020 undeclared identifier, C2N1021 unknown function, C2N1022 unknown type) and a source
+file near it includes the file (see :func:`cuda2nki.frontend.launchers.including_sources`), the including file is lowered
 and the kernel is taken from there: its locations still point into the kernel's own file, and
 the includer's definitions are the ones the kernel is compiled with.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 from cuda2nki.frontend.ast import Function, TranslationUnit
 
 #: the diagnostics that a missing definition from an including file explains
-CONTEXT_CODES = frozenset({"C2N1020", "C2N1022"})
+CONTEXT_CODES = frozenset({"C2N1020", "C2N1021", "C2N1022"})
 _DEPTH = [0]  # > 0 while another file is lowered for its launches or as an includer
 
 

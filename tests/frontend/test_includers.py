@@ -81,3 +81,20 @@ def test_a_kernel_refused_in_the_includer_too_stays_refused(tmp_path: Path) -> N
     )
     tu = parse_file(path)
     assert "span_sum" in tu.rejected and tu.kernels == ()
+
+
+def test_a_helper_function_of_the_includer(tmp_path: Path) -> None:
+    (tmp_path / "k.cuh").write_text(
+        "__global__ void twice(float* o, int n) {\n"
+        "  int i = threadIdx.x;\n  if (i < n) o[i] = helper(o[i]);\n}\n"
+    )
+    (tmp_path / "main.cu").write_text(
+        '__device__ float helper(float x) { return 2.0f * x; }\n#include "k.cuh"\n'
+        "int main() { twice<<<1, 32>>>(0, 0); }\n"
+    )
+    tu = parse_file(tmp_path / "k.cuh")
+    assert tu.rejected == {}, tu.diagnostics
+    got = run_kernel(
+        tu, "twice", grid=(1,), block=(32,), args={"o": np.arange(8, dtype=np.float32), "n": 8}
+    )["o"]
+    np.testing.assert_array_equal(got, 2 * np.arange(8, dtype=np.float32))
