@@ -219,8 +219,10 @@ class BodyLowerer(CoopLowering):
             name = _text(type_node)
             t = self._named(name, type_node)
         elif kind == "qualified_identifier":
-            name = _text(type_node).split("::")[-1].strip()
-            t = self._named(name, type_node)
+            t = self._std_constant_type(type_node)
+            if t is None:
+                name = _text(type_node).split("::")[-1].strip()
+                t = self._named(name, type_node)
         elif kind in ("placeholder_type_specifier", "auto"):
             return N.OpaqueType(name="auto", const=const)
         elif kind == "template_type":
@@ -241,6 +243,12 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1025", type_node, what=f"struct or class '{name}'")
             raise self.fail("C2N1022", type_node, name=name)
         return with_const(t, const)
+
+    def _std_constant_type(self, type_node: ts.Node) -> A.CType | None:
+        """``std::bool_constant<B>``, ``std::true_type``, ``std::false_type``: a ``bool``;
+        ``std::integral_constant<T, V>``: a ``T`` (tag types whose value is their argument)."""
+        got = std_constant(self, type_node)
+        return got[0] if got is not None else None
 
     def _refused_type(self, type_node: ts.Node) -> A.CType | None:
         """Texture/surface objects and tensor-core fragments: report their id, then carry on with
@@ -1831,6 +1839,10 @@ class BodyLowerer(CoopLowering):
             if v_node is not None
             else []
         )
+        if t_node is not None and t_node.type == "qualified_identifier":
+            got = std_constant(self, t_node)
+            if got is not None and got[1] is not None:  # std::bool_constant<true>{}
+                return N.IntLit(loc=(node.byte_range, self.placer), value=got[1], ty=got[0])
         if (
             type(to) is A.VectorType
             and to.name in self.u.record_fields
@@ -2132,3 +2144,39 @@ def _user_param_nodes(fnode: ts.Node) -> list[ts.Node]:
     plist = d.child_by_field_id(F.parameters) if d is not None else None
     kids = [c for c in plist.named_children if c.kind_id not in COMMENT_IDS] if plist else []
     return [] if len(kids) == 1 and _text(kids[0]).strip() == "void" else kids
+
+
+_STD_TAGS = {"true_type": 1, "false_type": 0}
+
+
+def std_constant(low: BodyLowerer, node: ts.Node) -> tuple[A.CType, int | None] | None:
+    """``std::bool_constant<E>`` / ``std::integral_constant<T, E>`` / ``std::true_type`` /
+    ``std::false_type`` at ``node``: (the value's type, the value when it is a constant here),
+    else None."""
+    text = _text(node).replace(" ", "")
+    if not text.startswith(("std::", "::std::")) and not text.startswith("cuda::std::"):
+        return None
+    leaf = node.child_by_field_id(F.name)
+    while leaf is not None and leaf.type == "qualified_identifier":
+        leaf = leaf.child_by_field_id(F.name)
+    if leaf is None:
+        return None
+    if leaf.type == "type_identifier" and _text(leaf) in _STD_TAGS:
+        return BOOL, _STD_TAGS[_text(leaf)]
+    if leaf.type != "template_type":
+        return None
+    name = _text(leaf.child_by_field_id(F.name))
+    args = leaf.child_by_field_id(F.arguments)
+    kids = [c for c in args.named_children if c.kind_id not in COMMENT_IDS] if args else []
+    if name == "bool_constant" and len(kids) == 1:
+        ty, vnode = BOOL, kids[0]
+    elif name == "integral_constant" and len(kids) == 2:
+        ty = low._template_arg(kids[0])
+        if not isinstance(ty, A.ScalarType):
+            return None
+        vnode = kids[1]
+    else:
+        return None
+    value = low._template_arg(vnode)
+    v = low.const_value(value) if isinstance(value, A.Expr) else None
+    return ty, (int(v) if isinstance(v, int | bool) else None)

@@ -479,6 +479,9 @@ class UnitContext:
         non_group = [p for p in pnodes if not _is_cg_param(low, p)]
         for p, a in zip(non_group, args):
             t = p.child_by_field_id(F.type)
+            if t is not None and t.type == "qualified_identifier":
+                _deduce_tag_value(low, t, a, kinds, env)  # std::bool_constant<B>
+                continue
             if t is None or t.type != "type_identifier":
                 continue
             tname = _text(t)
@@ -716,7 +719,17 @@ def _param_info(
     if isinstance(base, A.ScalarType) and base.name == "void" and d is None:
         return None
     if d is None:
-        raise low.fail("C2N1030", p, what="unnamed parameter")
+        if not isinstance(base, A.ScalarType):
+            raise low.fail("C2N1030", p, what="unnamed parameter")
+        # an unnamed value parameter (a tag: std::bool_constant<B>): named by its position
+        idx, sib = 0, p.prev_named_sibling
+        while sib is not None:
+            idx += sib.kind_id in _PARAMETER_IDS
+            sib = sib.prev_named_sibling
+        name = f"__unnamed{idx}"
+        if declare:
+            low.declare(name, Sym(base))
+        return name, base, False
     ref = d.kind_id in _REFERENCE_DECLARATOR_IDS
     if ref:
         inner = [c for c in d.named_children if c.kind_id not in COMMENT_IDS]
@@ -881,3 +894,23 @@ def parse_template_value(text: str, unit: UnitContext) -> int | A.CType | None:
         if base is not None:
             return N.PointerType(pointee=base)
     return ty
+
+
+def _deduce_tag_value(low: BodyLowerer, t: ts.Node, arg: A.Expr, kinds: dict, env: dict) -> None:
+    """A parameter ``std::bool_constant<B>`` (``std::integral_constant<T, N>``) given a
+    constant argument (``std::bool_constant<true>{}``): ``B`` is that constant."""
+    leaf = t.child_by_field_id(F.name)
+    if leaf is None or leaf.type != "template_type":
+        return
+    args = leaf.child_by_field_id(F.arguments)
+    kids = [c for c in args.named_children if c.kind_id not in COMMENT_IDS] if args else []
+    if not kids:
+        return
+    vnode = kids[-1]
+    inner = vnode.child_by_field_id(F.type) if vnode.type == "type_descriptor" else vnode
+    pname = _text(inner) if inner is not None else ""
+    if kinds.get(pname) != "int" or pname in env:
+        return
+    v = low.const_value(arg)
+    if isinstance(v, int | bool):
+        env[pname] = convert(int(v), low.template_value_type(pname))

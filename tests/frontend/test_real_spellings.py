@@ -321,3 +321,56 @@ def test_math_with_out_parameters() -> None:
     np.testing.assert_array_equal(got["fr"], fr)
     np.testing.assert_array_equal(got["ip"], whole)
     np.testing.assert_array_equal(got["md"][fin], (x[fin].astype(np.float64) * 3.0))
+
+
+TAGS = """
+#include <type_traits>
+template <bool Atomic>
+__global__ void acc_kernel(float* out, const float* in, int n, std::bool_constant<Atomic>) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    if (Atomic) {
+        atomicAdd(out, in[i]);
+    } else {
+        out[i] += in[i];
+    }
+}
+template <int K>
+__global__ void scale_kernel(float* out, int n, std::integral_constant<int, K>) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] *= K;
+}
+template <bool Neg>
+__global__ void sign_kernel(float* out, int n, std::bool_constant<Neg> tag) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = Neg ? -out[i] : out[i];
+}
+void go(float* o, const float* in, int n) {
+    acc_kernel<<<4, 32>>>(o, in, n, std::bool_constant<true>{});
+    acc_kernel<<<4, 32>>>(o, in, n, std::bool_constant<false>{});
+    scale_kernel<<<4, 32>>>(o, n, std::integral_constant<int, 3>{});
+    sign_kernel<<<4, 32>>>(o, n, std::true_type{});
+}
+"""
+
+
+def test_tag_types_deduce_template_constants(parse) -> None:
+    from cuda2nki.simt import run_kernel
+
+    tu = parse(TAGS)
+    assert tu.rejected == {}, tu.diagnostics
+    names = sorted(k.name for k in tu.kernels)
+    assert names == ["acc_kernel<0>", "acc_kernel<1>", "scale_kernel", "sign_kernel"]
+    x = np.arange(1, 41, dtype=np.float32)
+
+    def go(name, **args):
+        return run_kernel(tu, name, grid=(2,), block=(32,), args=args)
+
+    got = go("acc_kernel<1>", out=np.zeros(40, np.float32), **{"in": x}, n=40, __unnamed3=1)
+    assert got["out"][0] == x.sum() and not got["out"][1:].any()
+    got = go("acc_kernel<0>", out=np.ones(40, np.float32), **{"in": x}, n=40, __unnamed3=0)
+    np.testing.assert_array_equal(got["out"], x + 1)
+    got = go("scale_kernel", out=x.copy(), n=40, __unnamed2=3)
+    np.testing.assert_array_equal(got["out"], 3 * x)
+    (sign,) = [k for k in tu.kernels if k.name == "sign_kernel"]
+    assert sign.template_args == (("Neg", True),) or sign.template_args == (("Neg", 1),)
