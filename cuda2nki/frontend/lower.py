@@ -1831,7 +1831,8 @@ class BodyLowerer(CoopLowering):
     # ------------------------------------------------------------------ packed words
 
     def e_compound_literal(self, node: ts.Node) -> A.Expr:
-        """``Packed128<T>{word}``: a packed vector built from a machine word (else refused)."""
+        """``Packed128<T>{word}``: a packed vector built from a machine word; ``Rec{a, b}``: a
+        record struct; ``std::bool_constant<B>{}``: its constant (else refused)."""
         t_node, v_node = node.child_by_field_id(F.type), node.child_by_field_id(F.value)
         to = self.type_of(t_node) if t_node is not None else None
         items = (
