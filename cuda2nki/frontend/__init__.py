@@ -70,7 +70,12 @@ def parse_source(
         if gc_was_enabled:
             gc.enable()
     # a header's kernels launched from the files that include it (see frontend.launchers)
-    return with_foreign_launches(tu, defines, dirs)
+    tu = with_foreign_launches(tu, defines, dirs)
+    if tu.rejected:  # kernels that need the definitions of the file including them
+        from cuda2nki.frontend.includers import with_includer_context
+
+        tu = with_includer_context(tu, defines, dirs)
+    return tu
 
 
 def parse_file(

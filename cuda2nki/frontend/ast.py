@@ -132,6 +132,7 @@ class VectorType:
     base: ScalarType
     width: int
     const: bool = False
+    align: int = 0  # bytes; 0: the vector's size (CUDA's vector types); a record struct: its base's
 
 
 @dataclass(frozen=True, kw_only=True)

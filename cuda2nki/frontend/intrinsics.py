@@ -201,7 +201,11 @@ _add(
 _add("__float22half2_rn", _const(VECTOR_TYPES["half2"]), 1)
 _add("__half22float2 __bfloat1622float2", _const(VECTOR_TYPES["float2"]), 1)
 _add("__low2half __high2half", _const(HALF), 1)
-_add("__floats2bfloat162_rn", _const(VECTOR_TYPES["__nv_bfloat162"]), 2)
+_add(
+    "__floats2bfloat162_rn __halves2bfloat162 __lows2bfloat162 __highs2bfloat162",
+    _const(VECTOR_TYPES["__nv_bfloat162"]),
+    2,
+)
 _add("__float22bfloat162_rn __bfloat162bfloat162", _const(VECTOR_TYPES["__nv_bfloat162"]), 1)
 _add("__low2bfloat16 __high2bfloat16", _const(BF16), 1)
 
@@ -297,3 +301,12 @@ TENSOR_CORE_FUNCS = frozenset(
 DEVICE_RUNTIME_FUNCS = frozenset(
     "cudaLaunchCooperativeKernel cudaLaunchDevice cudaGetParameterBuffer cudaDeviceSynchronize".split()
 )
+
+# compiler hints: the value itself
+_add("__builtin_assume_aligned", _arg(0), (2, 3))
+_add("__builtin_expect", _arg(0), 2)
+
+# math with out-parameters: frexpf(x, &e), modff(x, &ip), sincosf(x, &s, &c)
+_add("frexpf modff", _const(FLOAT), 2)
+_add("frexp modf", lambda args: _overloaded_math(args[:1]), 2)
+_add("sincosf sincos __sincosf", _const(VOID), 3)

@@ -69,6 +69,7 @@ def _foreign_sites(
     """The launch sites of ``sources`` (paths with their stamps, so that an edited file is read
     again), each parsed once per process."""
     from cuda2nki.frontend import parse_source
+    from cuda2nki.frontend.includers import no_includer_search
 
     sites: list[LaunchSite] = []
     for name, _ in sources:
@@ -77,7 +78,8 @@ def _foreign_sites(
             text = src.read_text(encoding="utf-8")
         except (OSError, ValueError):
             continue
-        other = parse_source(text, str(src), defines=dict(defines), include_dirs=include_dirs)
+        with no_includer_search():  # only the launches are wanted
+            other = parse_source(text, str(src), defines=dict(defines), include_dirs=include_dirs)
         sites.extend(other.launch_sites)
     return tuple(sites)
 
@@ -110,8 +112,8 @@ def _candidates(root: Path) -> list[Path]:
             if seen > MAX_FILES:
                 return out
             p = Path(dirpath) / f
-            if p.suffix.lower() in HEADER_SUFFIXES | SOURCE_SUFFIXES:
-                out.append(p)
+            if p.suffix.lower() in HEADER_SUFFIXES | SOURCE_SUFFIXES and p.is_file():
+                out.append(p)  # a regular file (a FIFO named x.cu would block the read)
     return out
 
 

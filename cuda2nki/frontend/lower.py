@@ -9,6 +9,7 @@ everything); a function with any error is rejected by the caller.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -109,6 +110,9 @@ class BodyLowerer(CoopLowering):
         self.pending_unroll: int | None = None
         self.in_assert = False
         self.return_type: A.CType = VOID
+        # extern __shared__ arrays standing for shared-memory view structs, by element type
+        self.smem_arrays: dict[str, A.VarDecl] = {}
+        self.view_vars: set[str] = set()  # variables declared as such a struct
         # lowering an uninstantiated template: sizes may depend on unknown parameters
         self.generic = None in self.env.values()
         self._tvalue_types: dict[str, A.ScalarType] = {}
@@ -215,8 +219,10 @@ class BodyLowerer(CoopLowering):
             name = _text(type_node)
             t = self._named(name, type_node)
         elif kind == "qualified_identifier":
-            name = _text(type_node).split("::")[-1].strip()
-            t = self._named(name, type_node)
+            t = self._std_constant_type(type_node)
+            if t is None:
+                name = _text(type_node).split("::")[-1].strip()
+                t = self._named(name, type_node)
         elif kind in ("placeholder_type_specifier", "auto"):
             return N.OpaqueType(name="auto", const=const)
         elif kind == "template_type":
@@ -224,6 +230,10 @@ class BodyLowerer(CoopLowering):
         elif kind in ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier"):
             if kind == "enum_specifier":
                 return with_const(INT, const)
+            tag = type_node.child_by_field_id(F.name)
+            rec = self.u.records.get(_text(tag)) if tag is not None else None
+            if rec is not None:
+                return with_const(rec, const)
             raise self.fail("C2N1025", type_node, what=_text(type_node).split("{")[0].strip())
         else:
             raise self.fail("C2N1022", type_node, name=_text(type_node))
@@ -233,6 +243,12 @@ class BodyLowerer(CoopLowering):
                 raise self.fail("C2N1025", type_node, what=f"struct or class '{name}'")
             raise self.fail("C2N1022", type_node, name=name)
         return with_const(t, const)
+
+    def _std_constant_type(self, type_node: ts.Node) -> A.CType | None:
+        """``std::bool_constant<B>``, ``std::true_type``, ``std::false_type``: a ``bool``;
+        ``std::integral_constant<T, V>``: a ``T`` (tag types whose value is their argument)."""
+        got = std_constant(self, type_node)
+        return got[0] if got is not None else None
 
     def _refused_type(self, type_node: ts.Node) -> A.CType | None:
         """Texture/surface objects and tensor-core fragments: report their id, then carry on with
@@ -294,6 +310,9 @@ class BodyLowerer(CoopLowering):
         return self.u.packed_instances.get(t.name) if isinstance(t, A.VectorType) else None
 
     def _named(self, name: str, node: ts.Node) -> A.CType | None:
+        rec = self.u.records.get(name)
+        if rec is not None and name not in self.env:
+            return rec
         ps = self.u.packed.get(name)
         if ps is not None and ps.tparam is None and self.lookup(name) is None:
             return self._packed_instance(ps, None, node)
@@ -612,7 +631,10 @@ class BodyLowerer(CoopLowering):
 
     def s_return(self, node: ts.Node) -> list[A.Stmt]:
         inner = [c for c in node.named_children if c.kind_id not in COMMENT_IDS]
-        value = self.expr(inner[0]) if inner else None
+        if inner and inner[0].kind_id in _INITIALIZER_LIST_IDS:  # return {a, b};
+            value = self._init_list(inner[0], self.return_type)
+        else:
+            value = self.expr(inner[0]) if inner else None
         return [N.Return(loc=(node.byte_range, self.placer), value=value)]
 
     def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
@@ -685,6 +707,12 @@ class BodyLowerer(CoopLowering):
             and self._is_cg_type(type_node)
         ):
             return self._cg_decl(node)
+        if (
+            type_node is not None
+            and type_node.type == "template_type"
+            and _text(type_node.child_by_field_id(F.name)) in self.u.smem_views
+        ):
+            return self._smem_view_decl(node, type_node)
         base = self.type_of(type_node, tuple(quals))
         decls = node.children_by_field_id(F.declarator)
         if len(decls) == 1:  # the common case: its statements are the declaration's
@@ -995,6 +1023,36 @@ class BodyLowerer(CoopLowering):
             return N.Name(loc=(node.byte_range, self.placer), name=text, ty=None)
         raise self.fail("C2N1020", node, name=text)
 
+    def _packed_fill_call(
+        self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        """``f128::zeros()`` / ``Packed128<T>::constant(v)``: a packed vector with every lane
+        the value (see :class:`~cuda2nki.frontend.packed.PackedStruct`), else None."""
+        scope, name = fn.child_by_field_id(F.scope), fn.child_by_field_id(F.name)
+        if scope is None or name is None or name.type != "identifier":
+            return None
+        if scope.type == "template_type":
+            if _text(scope.child_by_field_id(F.name)) not in self.u.packed:
+                return None
+            t = self.type_of(scope)
+        elif scope.type in ("namespace_identifier", "type_identifier"):
+            t = self._named(_text(scope), scope)
+        else:
+            return None
+        inst = self.packed_of(t)
+        if inst is None:
+            return None
+        method = _text(name)
+        filled = dict(inst.struct.filled)
+        if method in inst.struct.fills and len(arg_nodes) == 1:
+            value = self.expr(arg_nodes[0])
+        elif method in filled and not arg_nodes:
+            value = self.expr(filled[method])
+        else:
+            return None
+        loc = (node.byte_range, self.placer)
+        return _vector_ctor(t, (value,) * t.width, loc)
+
     def _packed_static(self, node: ts.Node) -> A.Expr | None:
         """``x128::size`` / ``Packed128<T>::size``: a static member of a packed vector struct."""
         scope, name = node.child_by_field_id(F.scope), node.child_by_field_id(F.name)
@@ -1058,6 +1116,8 @@ class BodyLowerer(CoopLowering):
             got = inst.static(field)
             if got is not None:
                 return N.IntLit(loc=loc, value=got[0], ty=got[1])
+        if type(bt) is A.VectorType and bt.name in self.u.record_fields:
+            return self._record_member(node, base, bt, field, op == "->")
         if isinstance(bt, A.VectorType) and field in LANES and LANES[field] < bt.width:
             return N.Member(
                 loc=loc, base=base, field=field, arrow=op == "->", ty=with_const(bt.base, bt.const)
@@ -1065,6 +1125,23 @@ class BodyLowerer(CoopLowering):
         if self.host:
             return N.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=None)
         raise self.fail("C2N1030", node, what=f"member '{field}' of {_tyname(base.ty)}")
+
+    def _record_member(
+        self, node: ts.Node, base: A.Expr, bt: A.VectorType, field: str, arrow: bool
+    ) -> A.Expr:
+        """``s.member`` / ``p->member`` of a record struct: the member's lane (``.x``..``.w`` up
+        to four members, ``[k]`` beyond; see :mod:`cuda2nki.frontend.records`)."""
+        fields = self.u.record_fields[bt.name]
+        if field not in fields:
+            raise self.fail("C2N1030", node, what=f"member '{field}' of {bt.name}")
+        lane = fields.index(field)
+        loc = (node.byte_range, self.placer)
+        ty = with_const(bt.base, bt.const)
+        if bt.width <= 4:
+            return N.Member(loc=loc, base=base, field="xyzw"[lane], arrow=arrow, ty=ty)
+        if arrow:
+            base = N.Unary(loc=loc, op="*", operand=base, ty=bt)
+        return N.Index(loc=loc, base=base, index=N.IntLit(loc=loc, value=lane, ty=INT), ty=ty)
 
     def e_subscript(self, node: ts.Node) -> A.Expr:
         kids = node.children
@@ -1150,6 +1227,72 @@ class BodyLowerer(CoopLowering):
             loc=(node.byte_range, self.placer), op=op, operand=operand, ty=unqualified(operand.ty)
         )
 
+    def _misparsed_binary(
+        self, node: ts.Node, left: ts.Node, op: str, right: ts.Node
+    ) -> A.Expr | None:
+        """``(real) *p`` / ``(T) -x`` / ``(T) &v``: the grammar reads a cast to a typedef'd
+        type as a binary operator; when the parenthesised name is a type and not a variable,
+        and the right operand binds tighter than any binary operator, it is the cast of the
+        unary ``op`` applied to that operand."""
+        kids = [c for c in left.named_children if c.kind_id not in COMMENT_IDS]
+        if self.host or len(kids) != 1 or kids[0].type != "identifier":
+            return None
+        name = _text(kids[0])
+        if self.lookup(name) is not None or name in self.u.globals or name in self.u.consts:
+            return None
+        to = self._named_quietly(name)
+        if to is None or right.type in _LOOSE_KINDS:
+            return None
+        operand = self.expr(right)
+        if op == "*":
+            return self._cast_of(node, to, self._deref_of(right, operand))
+        if op == "&":
+            return self._cast_of(node, to, address_of(operand))
+        unary = N.Unary(loc=self.loc(right), op=op, operand=operand, ty=operand.ty)
+        return self._cast_of(node, to, unary)
+
+    def _deref_of(self, node: ts.Node, operand: A.Expr) -> A.Expr:
+        pt = operand.ty
+        if isinstance(pt, A.PointerType):
+            ty = pt.pointee
+        elif isinstance(pt, A.ArrayType):
+            ty = pt.elem if len(pt.dims) == 1 else N.ArrayType(elem=pt.elem, dims=pt.dims[1:])
+        else:
+            raise self.fail("C2N1030", node, what=f"dereference of {_tyname(pt)}")
+        return N.Unary(loc=self.loc(node), op="*", operand=operand, ty=ty)
+
+    def _cast_of(self, node: ts.Node, to: A.CType, operand: A.Expr) -> A.Expr:
+        return N.Cast(
+            loc=(node.byte_range, self.placer), to=to, operand=operand, kind="c", ty=unqualified(to)
+        )
+
+    def _check_misparsed_cast(self, node: ts.Node) -> None:
+        """``(lo) && (x)`` (a macro's parenthesised arguments) reads as the cast ``(lo)&&(x)``
+        when ``lo`` is a variable: ask the caller to re-parse with those parentheses blanked."""
+        t = node.child_by_field_id(F.type)
+        if self.host or t is None or t.type != "type_descriptor":
+            return
+        if t.child_by_field_id(F.declarator) is not None or len(t.named_children) != 1:
+            return
+        name_node = t.child_by_field_id(F.type)
+        if name_node is None or name_node.type != "type_identifier":
+            return
+        n = _text(name_node)
+        s = self.lookup(n)
+        is_value = (s is not None and not s.cg) or n in self.u.globals or n in self.u.consts
+        if not is_value or self._named_quietly(n) is not None:
+            return
+        kids = node.children
+        if kids and kids[0].type == "(" and kids[1:2] and kids[2].type == ")":
+            raise Reparse(kids[0].start_byte, kids[2].start_byte)
+
+    def _named_quietly(self, name: str) -> A.CType | None:
+        """The type ``name`` names, without reporting anything (None: not a type)."""
+        if name in self.env:
+            v = self.env[name]
+            return None if isinstance(v, int | A.FunctionRef) else v or N.OpaqueType(name=name)
+        return named_type(name) or self.u.typedefs.get(name) or self.u.records.get(name)
+
     def _check_misparsed_less(self, node: ts.Node) -> None:
         """``a < b && c > d`` can read as a template ``a<b && c>``: when ``a`` is a variable,
         ask the caller to re-parse with that ``<`` respelled (see :class:`Reparse`)."""
@@ -1176,6 +1319,10 @@ class BodyLowerer(CoopLowering):
         override = self.u.op_override
         if override:
             op = override.get(op_node.start_byte, op)
+        if op in _CAST_OR_BINARY and left_node.kind_id in _PAREN_IDS:
+            cast = self._misparsed_binary(node, left_node, op, right_node)
+            if cast is not None:
+                return cast
         left = _EXPR_BY_ID[left_node.kind_id](self, left_node)
         right = _EXPR_BY_ID[right_node.kind_id](self, right_node)
         if op in _COMPARISONS:  # _binary_type's first case, inlined: hot
@@ -1260,6 +1407,7 @@ class BodyLowerer(CoopLowering):
         )
 
     def e_cast(self, node: ts.Node) -> A.Expr:
+        self._check_misparsed_cast(node)
         to = self.type_descriptor(node.child_by_field_id(F.type))
         operand = self.expr(node.child_by_field_id(F.value))
         return N.Cast(
@@ -1373,11 +1521,18 @@ class BodyLowerer(CoopLowering):
             if cast is not None:
                 return cast
         if ft == "template_function":
+            view = self._smem_view_call(node, fn, arg_nodes)
+            if view is not None:
+                return view
             self._check_misparsed_less(fn)
         elif ft not in ("identifier", "qualified_identifier"):
             if fn.type in REJECTED_KINDS or fn.is_error:
                 self._refuse(fn)
             raise self.fail("C2N1010", fn, what="call through a function pointer or expression")
+        if ft == "qualified_identifier" and self.u.packed and not self.host:
+            fill = self._packed_fill_call(node, fn, arg_nodes)
+            if fill is not None:
+                return fill
         name, targ_nodes = self._qualified_call_name(fn)
         ref = self.env.get(name)
         if isinstance(ref, A.FunctionRef):  # a call of a function template parameter
@@ -1408,7 +1563,7 @@ class BodyLowerer(CoopLowering):
             if self.host:
                 return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
             raise self.fail("C2N1021", node, name=name)
-        if fi is not None and not self.host:
+        if fi is not None and not self.host and not self._intrinsic_overload(short, args):
             return self._user_call(node, short, fi, args, targs, arg_nodes)
         if short in I.RULES:
             hinted = None if self.host else _cache_hinted(short, args, loc)
@@ -1423,6 +1578,67 @@ class BodyLowerer(CoopLowering):
         if self.host:
             return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
         raise self.fail("C2N1021", node, name=name)
+
+    def _intrinsic_overload(self, short: str, args: list[A.Expr]) -> bool:
+        """A header's overloads of an intrinsic (helper_math.h's ``make_float3(float4)``) next
+        to a call of the intrinsic itself (``make_float3(x, y, z)``): no user overload takes
+        that many arguments, the intrinsic does."""
+        if short not in I.RULES:
+            return False
+        lo, hi = I.ARITY[short]
+        if not lo <= len(args) <= hi:
+            return False
+        defs = self.u.overloads.get(short) or []
+        return all(len(_user_param_nodes(fd.node)) != len(args) for fd in defs)
+
+    def _smem_view_call(
+        self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        """``SharedMemory<T>()``: the dynamic shared memory as a ``T`` array (a view struct,
+        see :mod:`cuda2nki.frontend.smemview`), else None."""
+        name, targs = fn.child_by_field_id(F.name), fn.child_by_field_id(F.arguments)
+        if self.host or name is None or _text(name) not in self.u.smem_views:
+            return None
+        kids = [c for c in targs.named_children if c.kind_id not in COMMENT_IDS] if targs else []
+        if len(kids) != 1 or arg_nodes:
+            raise self.fail("C2N1030", node, what=f"'{_text(fn)}' with arguments")
+        elem = self._template_arg(kids[0])
+        if isinstance(elem, A.Expr):
+            raise self.fail("C2N1030", node, what=f"'{_text(fn)}' of a value")
+        return self.smem_view(node, elem)
+
+    def _smem_view_decl(self, node: ts.Node, type_node: ts.Node) -> list[A.Stmt]:
+        """``SharedMemory<T> smem;``: ``smem`` is a ``T*`` to the dynamic shared memory."""
+        args = type_node.child_by_field_id(F.arguments)
+        kids = [c for c in args.named_children if c.kind_id not in COMMENT_IDS] if args else []
+        elem = self._template_arg(kids[0]) if len(kids) == 1 else None
+        if elem is None or isinstance(elem, A.Expr):
+            raise self.fail("C2N1025", type_node, what=_text(type_node))
+        out: list[A.Stmt] = []
+        for d in node.children_by_field_id(F.declarator):
+            if d.type != "identifier":
+                raise self.fail("C2N1030", d, what=f"'{_text(d)}' of {_text(type_node)}")
+            name = _text(d)
+            view = self.smem_view(node, elem)
+            ty = N.PointerType(pointee=unqualified(elem))
+            self.declare(name, Sym(ty))
+            self.view_vars.add(name)
+            out.append(N.VarDecl(loc=self.loc(d), name=name, ty=ty, init=view))
+        return out
+
+    def smem_view(self, node: ts.Node, elem: A.CType) -> A.Expr:
+        """The launch's dynamic shared memory as an array of ``elem``: an ``extern __shared__``
+        array declared at the top of the function (one per element type)."""
+        elem = unqualified(elem)
+        key = re.sub(r"\W+", "_", _tyname(elem)).strip("_")
+        decl = self.smem_arrays.get(key)
+        if decl is None:
+            ty = N.ArrayType(elem=elem, dims=(None,))
+            decl = N.VarDecl(
+                loc=self.loc(node), name=f"__c2n_smem_{key}", ty=ty, storage="extern_shared"
+            )
+            self.smem_arrays[key] = decl
+        return N.Name(loc=(node.byte_range, self.placer), name=decl.name, ty=decl.ty)
 
     def _callee(self, parts: list[str]):
         """The user function ``a::b::f`` (or ``f``) calls: for a qualified name, one defined in
@@ -1503,6 +1719,8 @@ class BodyLowerer(CoopLowering):
                     simple = t
             if simple is not None:
                 name = _text(simple)
+                if isinstance(self.env.get(name), int):  # an enclosing template's constant
+                    return self.e_identifier(simple)
                 if self._named(name, simple) is None and (
                     self.lookup(name) is not None
                     or name in self.u.consts
@@ -1597,6 +1815,10 @@ class BodyLowerer(CoopLowering):
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
             return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=())
+        if obj.type == "identifier" and _text(obj) in self.view_vars and not arg_nodes:
+            views = self.u.smem_views.values()
+            if any(method in v.methods for v in views):  # smem.getPointer()
+                return self.expr(obj)
         if self._word_of(node) is not None:
             raise self.fail(
                 "C2N1010",
@@ -1609,7 +1831,8 @@ class BodyLowerer(CoopLowering):
     # ------------------------------------------------------------------ packed words
 
     def e_compound_literal(self, node: ts.Node) -> A.Expr:
-        """``Packed128<T>{word}``: a packed vector built from a machine word (else refused)."""
+        """``Packed128<T>{word}``: a packed vector built from a machine word; ``Rec{a, b}``: a
+        record struct; ``std::bool_constant<B>{}``: its constant (else refused)."""
         t_node, v_node = node.child_by_field_id(F.type), node.child_by_field_id(F.value)
         to = self.type_of(t_node) if t_node is not None else None
         items = (
@@ -1617,6 +1840,17 @@ class BodyLowerer(CoopLowering):
             if v_node is not None
             else []
         )
+        if t_node is not None and t_node.type == "qualified_identifier":
+            got = std_constant(self, t_node)
+            if got is not None and got[1] is not None:  # std::bool_constant<true>{}
+                return N.IntLit(loc=(node.byte_range, self.placer), value=got[1], ty=got[0])
+        if (
+            type(to) is A.VectorType
+            and to.name in self.u.record_fields
+            and v_node is not None
+            and v_node.kind_id in _INITIALIZER_LIST_IDS
+        ):
+            return self._init_list(v_node, to)  # Record{a, b}: aggregate initialisation
         if self.packed_of(to) is None or len(items) != 1:
             self._refuse(node)
         return self._packed_from_word(node, to, items[0])
@@ -1697,6 +1931,20 @@ class BodyLowerer(CoopLowering):
             return N.Unary(loc=e.loc, op="*", operand=cast, ty=pt.pointee)
         return N.Index(loc=e.loc, base=cast, index=index, ty=pt.pointee)
 
+    def _with_defaults(
+        self, name: str, fi: object, args: list[A.Expr], given: list[A.Expr], n_params: int
+    ) -> list[A.Expr]:
+        """``given`` completed with the callee's default arguments (``bool sync = true``),
+        lowered where the call is; unchanged when a missing argument has no default."""
+        fd = self.u.pick_overload(name, args, fi.namespace) or fi
+        defaults = self.u.param_defaults(self, fd)
+        if len(defaults) != n_params:
+            return given
+        missing = defaults[len(given) :]
+        if any(d is None for d in missing):
+            return given
+        return [*given, *(self.expr(d) for d in missing)]
+
     def _user_call(
         self,
         node: ts.Node,
@@ -1710,6 +1958,8 @@ class BodyLowerer(CoopLowering):
         keep = [i for i, a in enumerate(arg_nodes) if not self._is_group_arg(a)]
         args2 = [args[i] for i in keep] if len(keep) != len(args) else args
         target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs)
+        if n_params is not None and n_params > len(args2):
+            args2 = self._with_defaults(name, fi, args, args2, n_params)
         if n_params is not None and n_params != len(args2):
             raise self.fail("C2N1028", node, name=name, got=len(args2), expected=n_params)
         if any(refs):  # a non-const reference parameter receives the argument's address
@@ -1857,6 +2107,12 @@ _REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
 _CALL_IDS = kind_ids("call_expression")
 _BINARY_IDS = kind_ids("binary_expression")
 _INITIALIZER_LIST_IDS = kind_ids("initializer_list")
+_PAREN_IDS = kind_ids("parenthesized_expression")
+_CAST_OR_BINARY = frozenset(("*", "-", "+", "&"))
+#: right operands that bind looser than a unary operator (the cast cannot be read back)
+_LOOSE_KINDS = frozenset(
+    ("binary_expression", "conditional_expression", "assignment_expression", "comma_expression")
+)
 _ARGUMENT_LIST_IDS = kind_ids("argument_list")
 _BRACE_OR_ARGS_IDS = _INITIALIZER_LIST_IDS | _ARGUMENT_LIST_IDS
 
@@ -1879,3 +2135,49 @@ def _refuse_expr(self: BodyLowerer, node: ts.Node) -> A.Expr:
 
 _EXPR_BY_ID = _by_kind_id(EXPR_HANDLERS, _refuse_expr)
 _STMT_BY_ID = _by_kind_id(STMT_HANDLERS, None)
+
+
+def _user_param_nodes(fnode: ts.Node) -> list[ts.Node]:
+    """The parameters of a function definition (``void`` alone is none)."""
+    d = fnode.child_by_field_id(F.declarator)
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_id(F.declarator)
+    plist = d.child_by_field_id(F.parameters) if d is not None else None
+    kids = [c for c in plist.named_children if c.kind_id not in COMMENT_IDS] if plist else []
+    return [] if len(kids) == 1 and _text(kids[0]).strip() == "void" else kids
+
+
+_STD_TAGS = {"true_type": 1, "false_type": 0}
+
+
+def std_constant(low: BodyLowerer, node: ts.Node) -> tuple[A.CType, int | None] | None:
+    """``std::bool_constant<E>`` / ``std::integral_constant<T, E>`` / ``std::true_type`` /
+    ``std::false_type`` at ``node``: (the value's type, the value when it is a constant here),
+    else None."""
+    text = _text(node).replace(" ", "")
+    if not text.startswith(("std::", "::std::")) and not text.startswith("cuda::std::"):
+        return None
+    leaf = node.child_by_field_id(F.name)
+    while leaf is not None and leaf.type == "qualified_identifier":
+        leaf = leaf.child_by_field_id(F.name)
+    if leaf is None:
+        return None
+    if leaf.type == "type_identifier" and _text(leaf) in _STD_TAGS:
+        return BOOL, _STD_TAGS[_text(leaf)]
+    if leaf.type != "template_type":
+        return None
+    name = _text(leaf.child_by_field_id(F.name))
+    args = leaf.child_by_field_id(F.arguments)
+    kids = [c for c in args.named_children if c.kind_id not in COMMENT_IDS] if args else []
+    if name == "bool_constant" and len(kids) == 1:
+        ty, vnode = BOOL, kids[0]
+    elif name == "integral_constant" and len(kids) == 2:
+        ty = low._template_arg(kids[0])
+        if not isinstance(ty, A.ScalarType):
+            return None
+        vnode = kids[1]
+    else:
+        return None
+    value = low._template_arg(vnode)
+    v = low.const_value(value) if isinstance(value, A.Expr) else None
+    return ty, (int(v) if isinstance(v, int | bool) else None)

@@ -57,11 +57,14 @@ def address_of(e: A.Expr) -> A.Expr:
 
 
 class Reparse(Exception):  # noqa: N818 - a control-flow signal, not an error
-    """Internal: the grammar misread ``<`` at byte ``offset`` as a template bracket."""
+    """Internal: the grammar misread ``<`` at byte ``offset`` as a template bracket, or (with
+    ``close``) the parentheses at ``offset`` and ``close`` around a variable's name as a cast
+    (``(lo) && (x)``, ``(n) - 1``)."""
 
-    def __init__(self, offset: int) -> None:
+    def __init__(self, offset: int, close: int | None = None) -> None:
         super().__init__(offset)
         self.offset = offset
+        self.close = close
 
 
 class _Placeholder(Exception):

@@ -34,6 +34,11 @@ class PackedStruct:
     word_ctor: bool = False
     #: methods returning the array's bits as a machine word (``int4 get_bits() const``)
     getters: tuple[str, ...] = ()
+    #: static methods returning every lane set to their one parameter (``constant(T value)``)
+    fills: tuple[str, ...] = ()
+    #: static methods without parameters returning a fill of a constant (``zeros()`` is
+    #: ``{ return constant(0.f); }``): name -> the constant's expression node
+    filled: tuple[tuple[str, ts.Node], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,6 +130,57 @@ def _getter(fn: ts.Node, member: str) -> str | None:
     return _text(name) if re.fullmatch(pat, _body_text(fn)) else None
 
 
+def _is_static(fn: ts.Node) -> bool:
+    return any(c.type == "storage_class_specifier" and _text(c) == "static" for c in fn.children)
+
+
+def _params_of(fn: ts.Node) -> tuple[str, list[ts.Node]] | None:
+    """A method's name and parameter declarations."""
+    decl = fn.child_by_field_id(F.declarator)
+    if decl is None or decl.type != "function_declarator":
+        return None
+    name, params = decl.child_by_field_id(F.declarator), decl.child_by_field_id(F.parameters)
+    if name is None or params is None:
+        return None
+    return _text(name), [p for p in params.named_children if p.type == "parameter_declaration"]
+
+
+def _fill(fn: ts.Node, struct: str, member: str) -> str | None:
+    """``static S constant(T v) { S r; for (int k = 0; k < size; ++k) { r.payload[k] = v; }
+    return r; }``: the method's name (any names, ``k++`` or ``++k``, braces optional)."""
+    got = _params_of(fn)
+    if not _is_static(fn) or got is None or len(got[1]) != 1:
+        return None
+    pdecl = got[1][0].child_by_field_id(F.declarator)
+    if pdecl is None or pdecl.type != "identifier":
+        return None
+    p, m = re.escape(_text(pdecl)), re.escape(member)
+    pat = (
+        rf"\{{ ?(?:{re.escape(struct)}(?:<\w+>)?) (\w+) ?; ?for ?\( ?(?:int|size_t|unsigned) (\w+) ?= ?0 ?; "
+        rf"?\2 ?< ?\w+ ?; ?(?:\+\+ ?\2|\2 ?\+\+) ?\) ?\{{? ?\1 ?\. ?{m} ?\[ ?\2 ?\] ?= ?{p} ?; ?\}}? ?"
+        rf"return \1 ?; ?\}}"
+    )
+    return got[0] if re.fullmatch(pat, _body_text(fn)) else None
+
+
+def _filled(fn: ts.Node, fills: tuple[str, ...]) -> tuple[str, ts.Node] | None:
+    """``static S zeros() { return constant(0.f); }``: its name and the constant's node."""
+    got = _params_of(fn)
+    body = fn.child_by_field_id(F.body)
+    if not _is_static(fn) or got is None or got[1] or body is None:
+        return None
+    stmts = [c for c in body.named_children if c.type != "comment"]
+    if len(stmts) != 1 or stmts[0].type != "return_statement":
+        return None
+    call = next((c for c in stmts[0].named_children if c.type == "call_expression"), None)
+    if call is None or _text(call.child_by_field_id(F.function)) not in fills:
+        return None
+    args = [a for a in call.child_by_field_id(F.arguments).named_children if a.type != "comment"]
+    if len(args) != 1 or args[0].type not in ("number_literal", "unary_expression"):
+        return None
+    return got[0], args[0]
+
+
 def packed_struct(node: ts.Node, tparams: ts.Node | None) -> PackedStruct | None:
     """The packed vector struct ``node`` defines, else None (an ordinary struct)."""
     if node.type not in _STRUCT_KINDS:
@@ -172,4 +228,8 @@ def packed_struct(node: ts.Node, tparams: ts.Node | None) -> PackedStruct | None
     struct = _text(name_node)
     ctor = any(_word_ctor(f, struct, member) for f in methods)
     getters = tuple(g for f in methods if (g := _getter(f, member)) is not None)
-    return PackedStruct(struct, tparam, member, elem, dim, tuple(statics), ctor, getters)
+    fills = tuple(g for f in methods if (g := _fill(f, struct, member)) is not None)
+    filled = tuple(g for f in methods if (g := _filled(f, fills)) is not None)
+    return PackedStruct(
+        struct, tparam, member, elem, dim, tuple(statics), ctor, getters, fills, filled
+    )

@@ -56,6 +56,7 @@ NAMED_SCALARS: dict[str, str] = {
     "ptrdiff_t": "int64",
     "intptr_t": "int64",
     "uintptr_t": "uint64",
+    "clock_t": "int64",  # long on the LP64 hosts nvcc targets; clock() is its 32-bit counter
     "int8_t": "int8",
     "uint8_t": "uint8",
     "int16_t": "int16",

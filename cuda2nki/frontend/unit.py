@@ -5,6 +5,7 @@ Each function is judged by its own subtree: a syntax error elsewhere never rejec
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,8 @@ from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
+from cuda2nki.frontend.records import record_struct
+from cuda2nki.frontend.smemview import SmemView, smem_view_struct
 from cuda2nki.frontend.typesys import (
     INT,
     float_literal,
@@ -38,7 +41,7 @@ from cuda2nki.frontend.typesys import (
 )
 
 _FUNC_QUALS = ("__global__", "__device__", "__host__")
-_PARAMETER_IDS = kind_ids("parameter_declaration")
+_PARAMETER_IDS = kind_ids("parameter_declaration", "optional_parameter_declaration")
 _REFERENCE_DECLARATOR_IDS = kind_ids("reference_declarator")
 _BLANK_RE = re.compile(rb"[^\n]")
 
@@ -86,6 +89,9 @@ class UnitContext:
         self.ns = ""  # while collecting: the namespace of the declaration at hand
         self.packed: dict[str, PackedStruct] = {}  # packed vector structs by name
         self.packed_instances: dict[str, PackedInstance] = {}  # by their VectorType's name
+        self.records: dict[str, A.VectorType] = {}  # record structs by name (see .records)
+        self.record_fields: dict[str, tuple[str, ...]] = {}  # by their VectorType's name
+        self.smem_views: dict[str, SmemView] = {}  # shared-memory view structs (see .smemview)
         self.overloads: dict[str, list[FuncDef]] = {}
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
@@ -107,6 +113,8 @@ class UnitContext:
             self.fn_types.add(fn)
             return
         low = lowerer or BodyLowerer(self, "<file>", host=True)
+        if self._typedef_record(node, low):
+            return
         try:
             if node.type == "alias_declaration":
                 name = _text(node.child_by_field_id(F.name))
@@ -127,15 +135,69 @@ class UnitContext:
                 if node.field_name_for_child(i) == "declarator" and c.type == "type_identifier":
                     self.structs.add(_text(c))
 
-    def register_struct(self, node: ts.Node, tparams: ts.Node | None = None) -> None:
+    def _typedef_record(self, node: ts.Node, low: BodyLowerer) -> bool:
+        """``typedef struct [tag] { float a, b; } Name[, *PName];``: a record struct under every
+        name the typedef gives it (True when ``node`` is one)."""
+        t_node = node.child_by_field_id(F.type) if node.type == "type_definition" else None
+        if t_node is None or t_node.type not in ("struct_specifier", "class_specifier"):
+            return False
+        decls = [
+            c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"
+        ]
+        plain = [_text(c) for c in decls if c.type == "type_identifier"]
+        vt = self.register_struct(t_node, None, plain[0] if plain else None, low)
+        if vt is None:
+            return False
+        for c in decls:
+            if c.type == "type_identifier":
+                self.typedefs[_text(c)] = vt
+            elif c.type == "pointer_declarator":
+                inner = c.child_by_field_id(F.declarator)
+                if inner is not None and inner.type == "type_identifier":
+                    self.typedefs[_text(inner)] = N.PointerType(pointee=vt)
+        return True
+
+    def register_struct(
+        self,
+        node: ts.Node,
+        tparams: ts.Node | None = None,
+        alias: str | None = None,
+        lowerer: BodyLowerer | None = None,
+    ) -> A.VectorType | None:
         """Remember struct/class names: using one in device code is C2N1025, not C2N1022; a
-        packed vector struct (see :mod:`cuda2nki.frontend.packed`) is a short vector type."""
+        packed vector struct (see :mod:`cuda2nki.frontend.packed`) is a short vector type, and
+        so is a record struct (see :mod:`cuda2nki.frontend.records`), which is returned."""
         name = node.child_by_field_id(F.name)
+        view = smem_view_struct(node)
+        if view is not None:
+            old = self.smem_views.get(view.name)
+            methods = tuple(dict.fromkeys((*(old.methods if old else ()), *view.methods)))
+            self.smem_views[view.name] = SmemView(view.name, methods)
         if name is not None:
             self.structs.add(_text(name).split("<")[0].strip())
             ps = packed_struct(node, tparams)
             if ps is not None:
                 self.packed[ps.name] = ps
+                return None
+        if tparams is not None:
+            return None
+        rs = record_struct(node, alias)
+        if rs is None:
+            return None
+        low = lowerer or BodyLowerer(self, "<file>", host=True)
+        try:
+            elem = low.type_of(rs.elem, rs.quals)
+        except _Placeholder:
+            return None
+        if not isinstance(elem, A.ScalarType) or elem.name == "void":
+            return None
+        base = N.ScalarType(name=elem.name)
+        vt = N.VectorType(
+            name=rs.name, base=base, width=len(rs.fields), align=max(1, base.bits // 8)
+        )
+        self.records[rs.name] = vt
+        self.record_fields[rs.name] = rs.fields
+        return vt
 
     def register_enum(self, node: ts.Node) -> None:
         """Enumerators are integer constants, named plainly and by every qualified spelling
@@ -268,6 +330,17 @@ class UnitContext:
         got = (ret, tuple(types))
         self._sig_cache[key] = got
         return got
+
+    def param_defaults(self, low: BodyLowerer, fd: FuncDef) -> list[ts.Node | None]:
+        """For each (non-group) parameter: its default argument's node (``float s = 1.0f``)."""
+        out: list[ts.Node | None] = []
+        for p in _param_nodes(fd.node):
+            if p.kind_id not in _PARAMETER_IDS or _is_cg_param(low, p):
+                continue
+            if p.child_by_field_id(F.declarator) is None and _text(p).strip() == "void":
+                continue
+            out.append(p.child_by_field_name("default_value"))
+        return out
 
     def param_refs(self, fd: FuncDef, env: Mapping[str, object]) -> tuple[bool, ...]:
         """For each (non-group) parameter: is it a non-const C++ reference (passed as a pointer)?"""
@@ -406,6 +479,9 @@ class UnitContext:
         non_group = [p for p in pnodes if not _is_cg_param(low, p)]
         for p, a in zip(non_group, args):
             t = p.child_by_field_id(F.type)
+            if t is not None and t.type == "qualified_identifier":
+                _deduce_tag_value(low, t, a, kinds, env)  # std::bool_constant<B>
+                continue
             if t is None or t.type != "type_identifier":
                 continue
             tname = _text(t)
@@ -485,6 +561,8 @@ class UnitContext:
                 bounds = self._launch_bounds(low, fnode)
                 body_node = fnode.child_by_field_id(F.body)
                 body = low.block(body_node, new_scope=True) if body_node is not None else None
+                if body is not None and low.smem_arrays:  # see BodyLowerer.smem_view
+                    body = dataclasses.replace(body, body=(*low.smem_arrays.values(), *body.body))
                 break
             except _Placeholder:
                 body = None
@@ -494,9 +572,12 @@ class UnitContext:
                 body = None
                 break
             except Reparse as r:
-                new = self._reparse(fnode, r.offset)
+                new = self._reparse(fnode, r.offset, r.close)
                 if new is None:
-                    low.error("C2N1010", fnode, what="ambiguous '<' (template or comparison)")
+                    what = "ambiguous '<' (template or comparison)"
+                    if r.close is not None:
+                        what = "ambiguous parenthesised name (cast or value)"
+                    low.error("C2N1010", fnode, what=what)
                     body = None
                     break
                 fd.node = new
@@ -535,15 +616,24 @@ class UnitContext:
         """Keep a secondary parse tree alive as long as the unit (its nodes are in use)."""
         self._trees.append(tree)
 
-    def _reparse(self, fnode: ts.Node, offset: int) -> ts.Node | None:
+    def _reparse(self, fnode: ts.Node, offset: int, close: int | None = None) -> ts.Node | None:
         """Respell the ``<`` at ``offset`` as ``>`` (same width and precedence), parse again,
-        and remember to read that operator back as ``<``.  Returns the function's new node."""
+        and remember to read that operator back as ``<``; with ``close``, blank the parentheses
+        at ``offset`` and ``close`` instead (a variable's name in parentheses means the name).
+        Returns the function's new node."""
         from cuda2nki.frontend.cst import parse_bytes
 
-        if self.src[offset : offset + 1] != b"<" or offset in self.op_override:
-            return None
-        self.src = self.src[:offset] + b">" + self.src[offset + 1 :]
-        self.op_override[offset] = "<"
+        src = self.src
+        if close is not None:
+            if src[offset : offset + 1] != b"(" or src[close : close + 1] != b")":
+                return None
+            src = src[:offset] + b" " + src[offset + 1 : close] + b" " + src[close + 1 :]
+            self.src = src
+        else:
+            if src[offset : offset + 1] != b"<" or offset in self.op_override:
+                return None
+            self.src = src[:offset] + b">" + src[offset + 1 :]
+            self.op_override[offset] = "<"
         a, b = fnode.start_byte, fnode.end_byte  # the function alone, the rest blanked
         blank = _BLANK_RE.sub
         tree = parse_bytes(blank(b" ", self.src[:a]) + self.src[a:b] + blank(b" ", self.src[b:]))
@@ -629,7 +719,17 @@ def _param_info(
     if isinstance(base, A.ScalarType) and base.name == "void" and d is None:
         return None
     if d is None:
-        raise low.fail("C2N1030", p, what="unnamed parameter")
+        if not isinstance(base, A.ScalarType):
+            raise low.fail("C2N1030", p, what="unnamed parameter")
+        # an unnamed value parameter (a tag: std::bool_constant<B>): named by its position
+        idx, sib = 0, p.prev_named_sibling
+        while sib is not None:
+            idx += sib.kind_id in _PARAMETER_IDS
+            sib = sib.prev_named_sibling
+        name = f"__unnamed{idx}"
+        if declare:
+            low.declare(name, Sym(base))
+        return name, base, False
     ref = d.kind_id in _REFERENCE_DECLARATOR_IDS
     if ref:
         inner = [c for c in d.named_children if c.kind_id not in COMMENT_IDS]
@@ -794,3 +894,23 @@ def parse_template_value(text: str, unit: UnitContext) -> int | A.CType | None:
         if base is not None:
             return N.PointerType(pointee=base)
     return ty
+
+
+def _deduce_tag_value(low: BodyLowerer, t: ts.Node, arg: A.Expr, kinds: dict, env: dict) -> None:
+    """A parameter ``std::bool_constant<B>`` (``std::integral_constant<T, N>``) given a
+    constant argument (``std::bool_constant<true>{}``): ``B`` is that constant."""
+    leaf = t.child_by_field_id(F.name)
+    if leaf is None or leaf.type != "template_type":
+        return
+    args = leaf.child_by_field_id(F.arguments)
+    kids = [c for c in args.named_children if c.kind_id not in COMMENT_IDS] if args else []
+    if not kids:
+        return
+    vnode = kids[-1]
+    inner = vnode.child_by_field_id(F.type) if vnode.type == "type_descriptor" else vnode
+    pname = _text(inner) if inner is not None else ""
+    if kinds.get(pname) != "int" or pname in env:
+        return
+    v = low.const_value(arg)
+    if isinstance(v, int | bool):
+        env[pname] = convert(int(v), low.template_value_type(pname))

@@ -24,6 +24,14 @@ def elem_layout(t: CType) -> tuple[np.dtype, int]:
     raise TypeError(t)
 
 
+def _align(t: CType, esz: int, size: int) -> int:
+    """Alignment of ``t`` in bytes: a vector type's size (a power of two; else its lane's), a
+    record struct's own (see :mod:`cuda2nki.frontend.records`)."""
+    if isinstance(t, VectorType) and t.align:
+        return t.align
+    return size if size & (size - 1) == 0 else esz
+
+
 def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str):
     """Index of the first lane of ``t`` at ``ptr`` in ``ptr.buf.view(dtype)`` (checked)."""
     buf = ptr.buf
@@ -47,7 +55,7 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
         if act is not None:
             off = off.on(act)
     if isinstance(off, Aff):
-        e = _affine_index(c, buf, off, esz, size, lanes)
+        e = _affine_index(c, buf, off, esz, size, t)
         if e is not None:
             return e, dt, lanes
         off = off.values().astype(np.int64)  # fall back: exact per-thread checks and messages
@@ -56,7 +64,7 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
         if lo < 0 or hi + size > buf.limit:
             j = int(np.flatnonzero((off < 0) | (off + size > buf.limit))[0])
             raise _oob(c, act, j, buf, int(off[j]), size, t, loc, access)
-        align = size if lanes > 1 else esz
+        align = _align(t, esz, size)
         if align > 1 and np.any(off & (align - 1)):
             j = int(np.flatnonzero(off & (align - 1))[0])
             raise _misaligned(c, act, j, buf, int(off[j]), size, t, loc, access)
@@ -65,7 +73,7 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
         o = int(off)
         if o < 0 or o + size > buf.limit:
             raise _oob(c, act, 0, buf, o, size, t, loc, access)
-        align = size if lanes > 1 else esz
+        align = _align(t, esz, size)
         if o % align:
             raise _misaligned(c, act, 0, buf, o, size, t, loc, access)
         e = np.int64(o // esz)
@@ -79,12 +87,12 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
     return e, dt, lanes
 
 
-def _affine_index(c: Chunk, buf, off: Aff, esz: int, size: int, lanes: int) -> Aff | None:
+def _affine_index(c: Chunk, buf, off: Aff, esz: int, size: int, t: CType) -> Aff | None:
     """Element index as an Aff (segment base included) when in bounds and aligned, else None."""
     lo, hi = off.range()
     if lo < 0 or hi + size > buf.limit:
         return None
-    align = size if lanes > 1 else esz
+    align = _align(t, esz, size)
     if off.c0 % align or any(k % align for k in off.co):
         return None
     c0, co = off.c0 // esz, [k // esz for k in off.co]

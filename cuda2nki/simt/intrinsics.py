@@ -97,6 +97,9 @@ def result_type(call: A.Call, arg_types: list):
 
 def compile_call(fc, e: A.Call):
     ent = TABLE.get(e.func)
+    if ent is None and e.func.startswith("make_") and isinstance(e.ty, A.VectorType):
+        # the constructor of a record struct or packed vector (typed by the front end)
+        return _make_vec(e.ty)(_Materialising(fc), e)
     if ent is None:
         from cuda2nki.simt.compiler import unsupported
 
@@ -654,6 +657,19 @@ _reg("__lows2half2", _pack2("half2", H16, False, which="low"))
 _reg("__highs2half2", _pack2("half2", H16, False, which="high"))
 _reg("__floats2bfloat162_rn", _pack2("__nv_bfloat162", BF16, True))
 _reg("__bfloat162bfloat162", _pack2("__nv_bfloat162", BF16, False, dup=True))
+_reg("__halves2bfloat162", _pack2("__nv_bfloat162", BF16, False))
+_reg("__lows2bfloat162", _pack2("__nv_bfloat162", BF16, False, which="low"))
+_reg("__highs2bfloat162", _pack2("__nv_bfloat162", BF16, False, which="high"))
+
+
+def _first_arg(fc, e):
+    """``__builtin_assume_aligned(p, n)``, ``__builtin_expect(v, c)``: the value itself."""
+    _arity(e, 2, 3)
+    f, t = fc.expr(e.args[0])
+    return f, t
+
+
+_reg("__builtin_assume_aligned __builtin_expect", _first_arg, "exact", "a compiler hint: the value")
 
 
 def _float22(vt_name: str, base):
@@ -1335,3 +1351,83 @@ _reg("__trap __brkpt", _trap)
 
 def _ptr_of(p) -> Ptr:
     return p
+
+
+# --------------------------------------------------------------------------- out-parameter math
+
+
+def _out_lv(fc, arg: A.Expr):
+    """Where a math function's out-parameter (``&e``, ``p``, ``p + i``) writes."""
+    from cuda2nki.simt.compiler import MemLV, unsupported
+
+    if isinstance(arg, A.Unary) and arg.op == "&":
+        return fc.lvalue(arg.operand)
+    pt = _unq(fc.type_of(arg))
+    if not isinstance(pt, A.PointerType):
+        raise unsupported(arg.loc, "an out-parameter that is not a pointer")
+    return MemLV(fc.rvalue(arg), _unq(pt.pointee), arg.loc)
+
+
+def _float_arg(fc, e: A.Call):
+    t = _unq(fc.type_of(e.args[0]))
+    rt = F64 if e.func in ("frexp", "modf", "sincos") and t == F64 else F32
+    if e.func in ("frexp", "modf", "sincos") and isinstance(t, A.ScalarType) and not t.is_float:
+        rt = F64  # an integer argument picks the double overload
+    f, _ = _args(fc, e, [rt] + [None] * (len(e.args) - 1))
+    return f[0], rt
+
+
+def _frexp(fc, e: A.Call):
+    """``m = frexpf(x, &e)``: mantissa in [0.5, 1) (or 0, inf, nan) and a power of two."""
+    _arity(e, 2)
+    xf, rt = _float_arg(fc, e)
+    out = _out_lv(fc, e.args[1])
+    dt = np_dtype(rt)
+
+    def run(c, a):
+        x = np.asarray(xf(c, a), dt)
+        m, ex = np.frexp(x)
+        out.store(c, a, convert(ex.astype(np.int32), I32, out.ty))
+        return m.astype(dt) if np.ndim(m) else dt.type(m)
+
+    return run, rt
+
+
+def _modf(fc, e: A.Call):
+    """``f = modff(x, &ip)``: fractional part, the integral part stored (both with x's sign)."""
+    _arity(e, 2)
+    xf, rt = _float_arg(fc, e)
+    out = _out_lv(fc, e.args[1])
+    dt = np_dtype(rt)
+
+    def run(c, a):
+        x = np.asarray(xf(c, a), dt)
+        frac, whole = np.modf(x)
+        out.store(c, a, convert(whole.astype(dt), rt, out.ty))
+        return frac.astype(dt) if np.ndim(frac) else dt.type(frac)
+
+    return run, rt
+
+
+def _sincos(fc, e: A.Call):
+    """``sincosf(x, &s, &c)``: sinf(x) and cosf(x), each rounded as those functions are."""
+    _arity(e, 3)
+    xf, rt = _float_arg(fc, e)
+    s_out, c_out = _out_lv(fc, e.args[1]), _out_lv(fc, e.args[2])
+    dt = np_dtype(rt)
+    sin_m, cos_m = mathfns.MATH["sin"], mathfns.MATH["cos"]
+    if e.func == "__sincosf":
+        sin_m, cos_m = mathfns.MATH[mathfns.FAST["__sinf"]], mathfns.MATH[mathfns.FAST["__cosf"]]
+
+    def run(c, a):
+        x = np.asarray(xf(c, a), dt)
+        s_out.store(c, a, convert(mathfns.compute(sin_m, [x], dt), rt, s_out.ty))
+        c_out.store(c, a, convert(mathfns.compute(cos_m, [x], dt), rt, c_out.ty))
+        return a
+
+    return run, VOID
+
+
+_reg("frexpf frexp", _frexp, "exact", "the exponent is stored through the pointer")
+_reg("modff modf", _modf, "exact", "the integral part is stored through the pointer")
+_reg("sincosf sincos __sincosf", _sincos, "exact", "as sinf and cosf, stored through the pointers")

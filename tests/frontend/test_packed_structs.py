@@ -170,3 +170,54 @@ def test_words_used_otherwise_are_refused_with_a_location(parse, body, what) -> 
     tu = parse(WORDS + "__global__ void k(float* y) {\n    f128 v;\n    " + body + "\n}\n")
     (d,) = [d for d in tu.rejected.get("k", ()) if d.code == "C2N1010"][:1]
     assert what in d.message and d.loc.line == WORDS.count("\n") + 3, d
+
+
+FILLS = """
+template <class ElementType>
+struct alignas(16) Packed128 {
+    Packed128() = default;
+    __device__ static Packed128 constant(ElementType value) {
+        Packed128 result;
+        for (int k = 0; k < size; ++k) {
+            result.payload[k] = value;
+        }
+        return result;
+    }
+    __device__ static Packed128 zeros() { return constant(0.f); }
+    __device__ static Packed128 ones() { return constant(1.f); }
+    __device__ ElementType& operator[](int index) { return payload[index]; }
+    static constexpr const size_t size = sizeof(int4) / sizeof(ElementType);
+    ElementType payload[size];
+};
+struct alignas(16) Vec8 {
+    static Vec8 splat(float v) { Vec8 r; for (unsigned j = 0; j < 8; j++) r.lanes[j] = v; return r; }
+    static Vec8 minus_one() { return splat(-1.0f); }
+    float lanes[8];
+};
+typedef Packed128<float> f128;
+__global__ void k(float* out, const float* in, float c, int n) {
+    int i = (blockIdx.x * blockDim.x + threadIdx.x) * f128::size;
+    if (i >= n) return;
+    f128 acc = f128::zeros();
+    f128 one = f128::ones();
+    f128 cc = Packed128<float>::constant(c);
+    Vec8 m = Vec8::minus_one();
+    Vec8 h = Vec8::splat(0.5f);
+    for (int k = 0; k < f128::size; k++) acc[k] = in[i + k] * cc[k] + one[k];
+    for (int k = 0; k < f128::size; k++) out[i + k] = acc[k] + m.lanes[k] * h.lanes[k + 4];
+}
+"""
+
+
+def test_static_fill_methods_are_broadcasts() -> None:
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "simt"))
+    from simt_helpers import run
+
+    x = np.linspace(-1, 1, 64).astype(np.float32)
+    got = run(FILLS, "k", block=(16,), out=np.zeros(64, np.float32), **{"in": x}, c=3.0, n=64)
+    np.testing.assert_array_equal(got["out"], x * np.float32(3) + 1 - np.float32(0.5))
