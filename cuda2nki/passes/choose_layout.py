@@ -32,7 +32,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Op
 from cuda2nki.passes._analysis import (
-    contraction,
+    contractions,
     index_only,
     moves_along,
     reads,
@@ -104,16 +104,17 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     scans = [x for x in walk(c.expr) if isinstance(x, Scan)]
     if scans:
         return _scan_layout(c, scans, kernel)
-    r = contraction(c.expr)
+    products = contractions(c.expr)
     inner, batch = axes[-2:], axes[:-2]
     if (
-        r is not None
-        and len(red) == 1
+        products
+        and len(red) == len(products)
         and len(axes) >= 2
         and tgt == axes
-        and _matrix_operands(r, inner, batch)
+        and all(_matrix_operands(r, inner, batch) for r in products)
     ):
-        extra = {"p_axis": r.axes[0].name, "p_tensor": c.target.tensor}
+        # several products (``A B^T + B A^T``): each its own accumulator, summed by the epilogue
+        extra = {"p_axis": products[0].axes[0].name, "p_tensor": c.target.tensor}
         if batch:
             extra["outer"] = ",".join(batch)
         return "matmul", extra

@@ -16,6 +16,10 @@ FORMS = (
     "linalg/gemm_beta_inplace",  # c *= beta; c += alpha * a * b, #define strides, 2-D grid
     "linalg/syrk_flat",  # c += a[i, k] * a[j, k] * ALPHA, flat index split by / and %
     "linalg/mm_scaled_rows_x",  # tmp = 0; tmp += (alpha * A) * B, rows on threadIdx.x
+    # two products summed per step: one PSUM accumulator each, added by the epilogue
+    "linalg/syr2k_flat",  # c += alpha * a[i, k] * b[j, k] + alpha * b[i, k] * a[j, k], 2-D grid
+    "linalg/syr2k_gridstride",  # acc += A * B; acc += B * A, flat grid-stride, scales at the end
+    "linalg/cgemm_planes",  # re += xr * yr - xi * yi (a difference), two outputs, early return
     # column sums through a shared-memory tree with an epilogue reading one value per column
     "reduce/bias_grad_tree",  # dbias[o] = dbias[o] + shared[0], alias x = dout + o
     "reduce/col_mean_bias_tree",  # out[col] = buf[0] * inv_rows + bias[col]
