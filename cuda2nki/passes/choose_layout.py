@@ -26,6 +26,7 @@ from cuda2nki.ir.nodes import (
     Min,
     Read,
     Reduce,
+    ScalarDecl,
     Scan,
     Sub,
     Sym,
@@ -106,15 +107,19 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
         return _scan_layout(c, scans, kernel)
     products = contractions(c.expr)
     inner, batch = axes[-2:], axes[:-2]
+    fixed = _fixed_dims(c, kernel)
     if (
         products
         and len(red) == len(products)
         and len(axes) >= 2
-        and tgt == axes
-        and all(_matrix_operands(r, inner, batch) for r in products)
+        and tgt is not None
+        and tuple(n for n in tgt if n not in fixed) == axes
+        and all(_matrix_operands(r, inner, batch, fixed) for r in products)
     ):
         # several products (``A B^T + B A^T``): each its own accumulator, summed by the epilogue
         extra = {"p_axis": products[0].axes[0].name, "p_tensor": c.target.tensor}
+        if fixed:
+            extra["fixed"] = ",".join(fixed)
         if batch:
             extra["outer"] = ",".join(batch)
         return "matmul", extra
@@ -215,16 +220,30 @@ def _scalar_layout(c: Compute) -> tuple[str, dict[str, str]]:
     return "scalar", {"p_tensor": c.target.tensor}
 
 
-def _matrix_operands(r, axes: tuple[str, ...], batch: tuple[str, ...] = ()) -> bool:
+def _fixed_dims(c: Compute, kernel: Kernel) -> tuple[str, ...]:
+    """Scalar parameters that fix a dim of the target (``sum[r, q, p]`` with ``r`` an argument:
+    the launch computes one slice), in target order."""
+    scalars = {p.name for p in kernel.params if isinstance(p, ScalarDecl)}
+    axes = set(c.domain.names)
+    return tuple(
+        ix.name
+        for ix in c.target.index
+        if isinstance(ix, Sym) and ix.name in scalars and ix.name not in axes
+    )
+
+
+def _matrix_operands(
+    r, axes: tuple[str, ...], batch: tuple[str, ...] = (), fixed: tuple[str, ...] = ()
+) -> bool:
     """Both operands of ``sum_k L * R`` carry one output axis each: a real matrix product (batch
-    axes, when present, index both operands)."""
+    axes, when present, index both operands; a fixed parameter may index either)."""
     body = strip_cast(r.body)
     ops = [strip_cast(body.a), strip_cast(body.b)]
     if ops[0] == ops[1] or any(sym_names(o.index) is None for o in ops):
         return False
     if any(not set(batch) <= set(sym_names(o.index)) for o in ops):
         return False
-    have = [set(sym_names(o.index)) - {r.axes[0].name} - set(batch) for o in ops]
+    have = [set(sym_names(o.index)) - {r.axes[0].name} - set(batch) - set(fixed) for o in ops]
     return sorted(len(h) for h in have) == [1, 1] and have[0] | have[1] == set(axes)
 
 

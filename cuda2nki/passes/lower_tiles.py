@@ -1244,7 +1244,10 @@ class _Matmul:
         K = r.axes[0].extent
         body = strip_cast(r.body)
         ops = [strip_cast(body.a), strip_cast(body.b)]
-        self.outer = tuple(a.name for a in _outer(c))
+        # batch axes (loops) and scalar parameters fixing a dim (``sum[r, q, p]``, one slice
+        # per launch) both index the operands at one position
+        fixed = tuple(n for n in a.get("fixed", "").split(",") if n)
+        self.outer = tuple(a.name for a in _outer(c)) + fixed
         axes = tuple(n for n in c.domain.names if n not in self.outer)
         i_ax = axes[0] if len(axes) == 2 or _has_axis(ops, axes[0], first=True) else None
         j_ax = axes[1] if len(axes) == 2 else (None if i_ax else axes[0])
@@ -1657,7 +1660,7 @@ class _Matmul:
         # index values on the output block (a causal mask ``k <= j``): iota tiles
         comp.index_map = {a: m for a, m in ((i_ax, (1, 0, m0)), (j_ax, (0, 1, n0))) if a}
         comp.full = (_cap(ms), _cap(ns))
-        comp.loop_syms = frozenset(m0.free_syms() | n0.free_syms()) | set(self.outer)
+        comp.loop_syms = frozenset(m0.free_syms() | n0.free_syms()) | {a.name for a in _outer(c)}
         expr = c.expr
         if stage is not None and isinstance(expr, Cast) and expr.dtype == out.dtype:
             expr = expr.x  # the copy into the staged block converts

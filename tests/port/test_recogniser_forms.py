@@ -20,6 +20,10 @@ FORMS = (
     "linalg/syr2k_flat",  # c += alpha * a[i, k] * b[j, k] + alpha * b[i, k] * a[j, k], 2-D grid
     "linalg/syr2k_gridstride",  # acc += A * B; acc += B * A, flat grid-stride, scales at the end
     "linalg/cgemm_planes",  # re += xr * yr - xi * yi (a difference), two outputs, early return
+    # one slice of a 3-D result per launch, the slice a scalar argument
+    "linalg/doitgen_slice",  # sum[r * (nq * np) + q * np + p], zeroed then summed in place
+    "linalg/head_proj_slice",  # y[head * rows * dv + i * dv + j], flat index split by / and %
+    "linalg/step_proj_mid",  # y[(b * T + t) * N + n], fixed middle dim, W[n, k], bias epilogue
     # column sums through a shared-memory tree with an epilogue reading one value per column
     "reduce/bias_grad_tree",  # dbias[o] = dbias[o] + shared[0], alias x = dout + o
     "reduce/col_mean_bias_tree",  # out[col] = buf[0] * inv_rows + bias[col]
