@@ -45,6 +45,7 @@ from cuda2nki.passes._analysis import (
     with_attrs,
 )
 from cuda2nki.passes._index import (
+    BCAST,
     FLATROW,
     FULL,
     ROW,
@@ -274,11 +275,14 @@ def _column_reduction(c: Compute, red: list, kernel: Kernel) -> tuple[str, dict[
             got = access_class(rd.index, i, j)
             if (
                 got is None
-                or got[0] not in (FULL, ROW)
+                or got[0] not in (FULL, ROW, BCAST)
+                or not _plain(rd)
                 or any(t.name == rd.tensor for t in kernel.temps)
             ):
                 return None
-            full = full or got[0] == FULL  # x[i] factors (A^T x) ride along per partition
+            # x[i] factors (A^T x) ride along per partition; a per-column value inside the sum
+            # (``(x[i, j] - mean[j])^2``) is broadcast over the row tile's partitions
+            full = full or got[0] == FULL
     if not full:
         return None
     return "colreduce", {"p_axis": i, "f_axis": j, "p_tensor": c.target.tensor}

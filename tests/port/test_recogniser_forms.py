@@ -28,6 +28,10 @@ FORMS = (
     "reduce/bias_grad_tree",  # dbias[o] = dbias[o] + shared[0], alias x = dout + o
     "reduce/col_mean_bias_tree",  # out[col] = buf[0] * inv_rows + bias[col]
     "reduce/col_grad_accum_tree",  # grad[j] += red[0], while loop, 512 threads
+    # column sums whose terms read a per-column value (deviations from a given mean)
+    "reduce/col_std_eps",  # std[j] += (data[i, j] - mean[j])^2 in place, sqrt, epsilon clamp
+    "reduce/col_var_gridstride",  # d = x[r, c] - mu[c]; acc += d * d, grid-stride columns
+    "reduce/col_abs_dev",  # scale[j] * sum |a[i, j] - center[j]|, early return
     # stencils over flat offsets with #define strides and shifts in both dims
     "stencil/conv3x3_macro_strides",  # A[(i - 1) * NJ + (j + 1)], 2-D grid, runtime rows
     "stencil/box3x3_flat_macro",  # flat index split by / and %, early return
