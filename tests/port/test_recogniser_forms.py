@@ -32,6 +32,10 @@ FORMS = (
     "reduce/col_std_eps",  # std[j] += (data[i, j] - mean[j])^2 in place, sqrt, epsilon clamp
     "reduce/col_var_gridstride",  # d = x[r, c] - mu[c]; acc += d * d, grid-stride columns
     "reduce/col_abs_dev",  # scale[j] * sum |a[i, j] - center[j]|, early return
+    # elementwise over a flat index whose row and column come from / and %
+    "basic/bias_add_flat",  # out[i] += bias[i % OC], grid-stride over B * T * OC
+    "norm/rownorm_apply_flat",  # mean[idx / C], weight[idx % C], guarded
+    "basic/row_col_affine_macro",  # rowscale[t / COLS] and colshift[t % COLS], #define COLS
     # stencils over flat offsets with #define strides and shifts in both dims
     "stencil/conv3x3_macro_strides",  # A[(i - 1) * NJ + (j + 1)], 2-D grid, runtime rows
     "stencil/box3x3_flat_macro",  # flat index split by / and %, early return
