@@ -32,6 +32,10 @@ FORMS = (
     "reduce/col_std_eps",  # std[j] += (data[i, j] - mean[j])^2 in place, sqrt, epsilon clamp
     "reduce/col_var_gridstride",  # d = x[r, c] - mu[c]; acc += d * d, grid-stride columns
     "reduce/col_abs_dev",  # scale[j] * sum |a[i, j] - center[j]|, early return
+    # per-row or per-column sums added across blocks with global atomics
+    "reduce/row_sum_atomic_blocks",  # atomicAdd(&out[r], x[r * C + j] * w[r]), row on blockIdx.y
+    "reduce/col_sum_atomic_grid",  # atomicAdd(dbias + oc, dout[bt * OC + oc]), 2-D grid
+    "reduce/row_partial_tree_atomic",  # shared tree per 256-wide chunk, thread 0 atomicAdds
     # elementwise over a flat index whose row and column come from / and %
     "basic/bias_add_flat",  # out[i] += bias[i % OC], grid-stride over B * T * OC
     "norm/rownorm_apply_flat",  # mean[idx / C], weight[idx % C], guarded
