@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,drop-identities,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,common-tiles,row-moments,fold-sizes"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,common-tiles,row-moments,fold-sizes"
 
 
 def _fold_peeled() -> type:
@@ -24,6 +24,12 @@ def _drop_identities() -> type:
     from cuda2nki.passes.drop_identities import DropIdentitiesPass
 
     return DropIdentitiesPass
+
+
+def _split_sums() -> type:
+    from cuda2nki.passes.split_sums import SplitSumsPass
+
+    return SplitSumsPass
 
 
 def _factor_scales() -> type:
@@ -86,6 +92,12 @@ def _one_hot_gather() -> type:
     return OneHotGatherPass
 
 
+def _split_flat() -> type:
+    from cuda2nki.passes.split_flat import SplitFlatPass
+
+    return SplitFlatPass
+
+
 def _choose_layout() -> type:
     from cuda2nki.passes.choose_layout import ChooseLayoutPass
 
@@ -138,12 +150,14 @@ def all_passes() -> dict[str, Callable[[], type]]:
     return {
         "fold-peeled": _fold_peeled,
         "drop-identities": _drop_identities,
+        "split-sums": _split_sums,
         "factor-scales": _factor_scales,
         "dead-stores": _dead_stores,
         "guards-to-domains": _guards_to_domains,
         "split-rotations": _split_rotations,
         "merge-lanes": _merge_lanes,
         "one-hot-gather": _one_hot_gather,
+        "split-flat": _split_flat,
         "choose-layout": _choose_layout,
         "tile-sizes": _tile_sizes,
         "coalesce-dma": _coalesce_dma,

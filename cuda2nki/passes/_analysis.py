@@ -107,6 +107,16 @@ def contraction(e: Expr) -> Reduce | None:
     return None
 
 
+def contractions(e: Expr) -> list[Reduce]:
+    """Every ``reduce(add, k: L * R)`` inside ``e`` whose operands both read the reduced axis
+    (a fused GEMM such as ``A B^T + B A^T`` has two)."""
+    out = []
+    for r in reductions(e):
+        if contraction(r) is r:
+            out.append(r)
+    return out
+
+
 def strip_cast(e: Expr) -> Expr:
     while isinstance(e, Cast):
         e = e.x

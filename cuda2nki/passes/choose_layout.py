@@ -26,13 +26,14 @@ from cuda2nki.ir.nodes import (
     Min,
     Read,
     Reduce,
+    ScalarDecl,
     Scan,
     Sub,
     Sym,
 )
 from cuda2nki.ir.ops import Op
 from cuda2nki.passes._analysis import (
-    contraction,
+    contractions,
     index_only,
     moves_along,
     reads,
@@ -44,6 +45,7 @@ from cuda2nki.passes._analysis import (
     with_attrs,
 )
 from cuda2nki.passes._index import (
+    BCAST,
     FLATROW,
     FULL,
     ROW,
@@ -104,16 +106,21 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     scans = [x for x in walk(c.expr) if isinstance(x, Scan)]
     if scans:
         return _scan_layout(c, scans, kernel)
-    r = contraction(c.expr)
+    products = contractions(c.expr)
     inner, batch = axes[-2:], axes[:-2]
+    fixed = _fixed_dims(c, kernel)
     if (
-        r is not None
-        and len(red) == 1
+        products
+        and len(red) == len(products)
         and len(axes) >= 2
-        and tgt == axes
-        and _matrix_operands(r, inner, batch)
+        and tgt is not None
+        and tuple(n for n in tgt if n not in fixed) == axes
+        and all(_matrix_operands(r, inner, batch, fixed) for r in products)
     ):
-        extra = {"p_axis": r.axes[0].name, "p_tensor": c.target.tensor}
+        # several products (``A B^T + B A^T``): each its own accumulator, summed by the epilogue
+        extra = {"p_axis": products[0].axes[0].name, "p_tensor": c.target.tensor}
+        if fixed:
+            extra["fixed"] = ",".join(fixed)
         if batch:
             extra["outer"] = ",".join(batch)
         return "matmul", extra
@@ -214,16 +221,30 @@ def _scalar_layout(c: Compute) -> tuple[str, dict[str, str]]:
     return "scalar", {"p_tensor": c.target.tensor}
 
 
-def _matrix_operands(r, axes: tuple[str, ...], batch: tuple[str, ...] = ()) -> bool:
+def _fixed_dims(c: Compute, kernel: Kernel) -> tuple[str, ...]:
+    """Scalar parameters that fix a dim of the target (``sum[r, q, p]`` with ``r`` an argument:
+    the launch computes one slice), in target order."""
+    scalars = {p.name for p in kernel.params if isinstance(p, ScalarDecl)}
+    axes = set(c.domain.names)
+    return tuple(
+        ix.name
+        for ix in c.target.index
+        if isinstance(ix, Sym) and ix.name in scalars and ix.name not in axes
+    )
+
+
+def _matrix_operands(
+    r, axes: tuple[str, ...], batch: tuple[str, ...] = (), fixed: tuple[str, ...] = ()
+) -> bool:
     """Both operands of ``sum_k L * R`` carry one output axis each: a real matrix product (batch
-    axes, when present, index both operands)."""
+    axes, when present, index both operands; a fixed parameter may index either)."""
     body = strip_cast(r.body)
     ops = [strip_cast(body.a), strip_cast(body.b)]
     if ops[0] == ops[1] or any(sym_names(o.index) is None for o in ops):
         return False
     if any(not set(batch) <= set(sym_names(o.index)) for o in ops):
         return False
-    have = [set(sym_names(o.index)) - {r.axes[0].name} - set(batch) for o in ops]
+    have = [set(sym_names(o.index)) - {r.axes[0].name} - set(batch) - set(fixed) for o in ops]
     return sorted(len(h) for h in have) == [1, 1] and have[0] | have[1] == set(axes)
 
 
@@ -254,11 +275,14 @@ def _column_reduction(c: Compute, red: list, kernel: Kernel) -> tuple[str, dict[
             got = access_class(rd.index, i, j)
             if (
                 got is None
-                or got[0] not in (FULL, ROW)
+                or got[0] not in (FULL, ROW, BCAST)
+                or not _plain(rd)
                 or any(t.name == rd.tensor for t in kernel.temps)
             ):
                 return None
-            full = full or got[0] == FULL  # x[i] factors (A^T x) ride along per partition
+            # x[i] factors (A^T x) ride along per partition; a per-column value inside the sum
+            # (``(x[i, j] - mean[j])^2``) is broadcast over the row tile's partitions
+            full = full or got[0] == FULL
     if not full:
         return None
     return "colreduce", {"p_axis": i, "f_axis": j, "p_tensor": c.target.tensor}

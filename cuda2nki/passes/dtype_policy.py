@@ -17,7 +17,7 @@ from typing import ClassVar
 
 from cuda2nki.diagnostics import error
 from cuda2nki.ir.nodes import Compute, Kernel
-from cuda2nki.passes._analysis import attrs, contraction, reductions, strip_cast, with_attrs
+from cuda2nki.passes._analysis import attrs, contractions, reductions, strip_cast, with_attrs
 from cuda2nki.passes._index import fmt
 from cuda2nki.passes.base import Pass, PassContext
 
@@ -61,11 +61,15 @@ class DtypePolicyPass(Pass):
                 ctx.note("C2N2515", c.loc, tensor=c.target.tensor, where=where, terms=terms)
             else:
                 ctx.note("C2N2510", c.loc, tensor=c.target.tensor, where=where)
-        r = contraction(c.expr)
-        if r is not None:
-            body = strip_cast(r.body)
-            ops = [strip_cast(body.a), strip_cast(body.b)]
+        products = contractions(c.expr)
+        if products:
+            ops = [strip_cast(o) for r in products for o in _operands(r)]
             dts = {kernel.tensors[o.tensor].dtype for o in ops if o.tensor in kernel.tensors}
             narrow = len(dts) == 1 and next(iter(dts)) in NARROW
             new["mm_dtype"] = next(iter(dts)) if narrow else "float32"
         return with_attrs(c, **new)
+
+
+def _operands(r) -> tuple:
+    body = strip_cast(r.body)
+    return body.a, body.b

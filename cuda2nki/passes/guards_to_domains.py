@@ -29,6 +29,7 @@ from cuda2nki.ir.nodes import (
     Compute,
     Const,
     Domain,
+    Dyn,
     Expr,
     FloorDiv,
     IndexValue,
@@ -158,12 +159,27 @@ def _carry_over(c: Compute, kernel: Kernel) -> Compute:
 
 def _normalise(c: Compute) -> Compute:
     """Index bounds on a reduction's own axis become its extent; an accumulating write of a
-    whole reduction (``out[0] add= reduce(...)``) becomes ``out[0] = out[0] + reduce(...)``."""
+    whole reduction (``out[0] add= reduce(...)``) becomes ``out[0] = out[0] + reduce(...)``, and
+    so does one whose points each write their own element (per-row sums added across blocks
+    with atomics: ``out[i] add= reduce(add, j: ...) for i < R``)."""
     c = c.replace(expr=_fold_reduce_bounds(c.expr))
-    if c.accumulate is not None and not c.domain.axes and c.domain.guard is None:
+    if c.accumulate is not None and c.domain.guard is None and _own_elements(c):
         old = Read(c.target.tensor, c.target.index, loc=c.loc)
         c = c.replace(accumulate=None, expr=Binary(c.accumulate, old, c.expr, loc=c.loc))
     return c
+
+
+def _own_elements(c: Compute) -> bool:
+    """Distinct points of the domain write distinct elements: the target index is the domain's
+    axes, each once, beside indices that do not move (no two points combine into one)."""
+    axes = set(c.domain.names)
+    seen: list[str] = []
+    for ix in c.target.index:
+        if isinstance(ix, Sym) and ix.name in axes:
+            seen.append(ix.name)
+        elif isinstance(ix, Dyn) or ix.free_syms() & axes:
+            return False
+    return len(seen) == len(set(seen)) == len(axes)
 
 
 def _fold_reduce_bounds(e: Any) -> Any:

@@ -70,7 +70,7 @@ from cuda2nki.passes import _window as W
 from cuda2nki.passes._analysis import (
     alpha_key,
     attrs,
-    contraction,
+    contractions,
     moves_along,
     strip_cast,
     sym_names,
@@ -1182,6 +1182,36 @@ class _Dims:
     dtype: str
 
 
+@dataclass(frozen=True)
+class _Term:
+    """One product ``sum_k L * R`` of a matmul statement: its reduction, axis, extent and
+    operands (``L`` stationary, ``R`` moving)."""
+
+    r: Reduce
+    k: str
+    K: Any
+    L: Read
+    R: Read
+
+
+@dataclass(frozen=True)
+class _Block:
+    """The output block of the unblocked matmul nest: tile sizes, block origin and extent,
+    output axes, column extent and the operand dtype."""
+
+    P: int
+    TM: int
+    TN: int
+    m0: Any
+    ms: Any
+    n0: Any
+    ns: Any
+    i_ax: str | None
+    j_ax: str | None
+    N: Any
+    dtype: str
+
+
 @dataclass
 class _Matmul:
     """``out[i, j] = epilogue(sum_k L(i, k) * R(k, j))`` on the tensor engine.
@@ -1200,8 +1230,9 @@ class _Matmul:
     def lower(self) -> None:
         c, lw = self.c, self.lw
         self.b = lw.b
-        r = contraction(c.expr)
-        assert r is not None
+        products = contractions(c.expr)
+        assert products
+        r = products[0]
         a = attrs(c)
         P, TM, TN = (
             int(a.get("p_tile", "128")),
@@ -1213,16 +1244,20 @@ class _Matmul:
         K = r.axes[0].extent
         body = strip_cast(r.body)
         ops = [strip_cast(body.a), strip_cast(body.b)]
-        self.outer = tuple(a.name for a in _outer(c))
+        # batch axes (loops) and scalar parameters fixing a dim (``sum[r, q, p]``, one slice
+        # per launch) both index the operands at one position
+        fixed = tuple(n for n in a.get("fixed", "").split(",") if n)
+        self.outer = tuple(a.name for a in _outer(c)) + fixed
         axes = tuple(n for n in c.domain.names if n not in self.outer)
         i_ax = axes[0] if len(axes) == 2 or _has_axis(ops, axes[0], first=True) else None
         j_ax = axes[1] if len(axes) == 2 else (None if i_ax else axes[0])
         L, R = self._split(ops, k, i_ax, j_ax)
         M = _axis(c, i_ax).extent if i_ax else Const(1)
         N = _axis(c, j_ax).extent if j_ax else Const(1)
-        if _needs_transpose(R, k, self.outer):
+        terms = [_Term(r, k, K, L, R)] + [self._term(x, i_ax, j_ax) for x in products[1:]]
+        if any(_needs_transpose(t.R, t.k, self.outer) for t in terms):
             TN = min(TN, P)
-        if i_ax and j_ax and not _needs_transpose(R, k, self.outer):
+        if len(terms) == 1 and i_ax and j_ax and not _needs_transpose(R, k, self.outer):
             dims = _Dims(P, TM, TN, K, CeilDiv(K, P), M, N, mm_dtype)
             nest = self._blocked(r, L, R, k, i_ax, j_ax, dims)
             for ax in reversed(_outer(c)):  # batch axes: one matrix product per batch element
@@ -1234,57 +1269,20 @@ class _Matmul:
         ms = Min(TM, M - m0) if i_ax else Const(1)
         n0 = T.Const(TN) * T.Sym(tn) if j_ax else Const(0)
         ns = Min(TN, N - n0) if j_ax else Const(1)
-        KT = CeilDiv(K, P)
         pre: list = []
-        cached = None
-        if i_ax and j_ax and _needs_transpose(R, k, self.outer):
-            cached = self._cache_transposed(pre, R, k, K, KT, P, TN, TM, j_ax, N, mm_dtype)
         mblock = self.b.nested()
-        st = mblock.fresh(f"{L.tensor}_T")
-        mblock.emit(Alloc(st, (Const(P), KT, ms), mm_dtype, Buffer.SBUF, loc=L.loc))
-        kv = mblock.fresh("k")
-        kb = mblock.nested()
-        k0 = T.Const(P) * T.Sym(kv)
-        ks = Min(P, K - k0)
-        self._operand(
-            kb,
-            L,
-            k,
-            k0,
-            ks,
-            i_ax,
-            m0,
-            ms,
-            View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(0, ms))),
-            mm_dtype,
-        )
-        mblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
         nblock = mblock.nested()
-        acc = nblock.fresh("acc")
-        nblock.emit(Alloc(acc, (ms, ns), "float32", Buffer.PSUM, loc=c.loc))
-        acc_v = T.whole(acc, ms, ns)
-        for first in (True, False):
-            kb2 = nblock.nested()
-            kv2 = None if first else nblock.fresh("k")
-            kk = Const(0) if first else T.Sym(kv2)
-            k0 = T.Const(P) * kk if not first else Const(0)
-            ks = Min(P, K - k0) if not first else Min(P, K)
-            if cached is not None:  # R transposed once, before the row-block loop
-                mv_v = View(cached, (Slice(0, ks), At(kk), Slice(n0, ns)))
-            else:
-                mv = kb2.fresh(f"{R.tensor}_t")
-                kb2.emit(Alloc(mv, (ks, ns), mm_dtype, Buffer.SBUF, loc=R.loc))
-                mv_v = T.whole(mv, ks, ns)
-                self._operand(kb2, R, k, k0, ks, j_ax, n0, ns, mv_v, mm_dtype)
-            st_v = View(st, (Slice(0, ks), At(kk), Slice(0, ms)))
-            kb2.emit(Matmul(acc_v, st_v, mv_v, accumulate=not first, loc=c.loc))
-            if first:
-                nblock.stmts.extend(kb2.stmts)
-            else:
-                nblock.emit(
-                    Loop(kv2, 1, KT, kind=LoopKind.SEQUENTIAL, body=tuple(kb2.stmts), loc=c.loc)
-                )
-        self._epilogue(nblock, r, acc_v, ms, ns, m0, n0, i_ax, j_ax)
+        accs: dict = {}
+        blk = _Block(P, TM, TN, m0, ms, n0, ns, i_ax, j_ax, N, mm_dtype)
+        for n, t in enumerate(terms):  # one PSUM accumulator per product, summed by the epilogue
+            acc_v = self._product(t, blk, pre, mblock, nblock, share=len(terms))
+            if n:  # an engine op reads at most one PSUM operand: the others move to SBUF
+                sb = nblock.fresh("acc_s")
+                nblock.emit(Alloc(sb, (ms, ns), "float32", Buffer.SBUF, loc=c.loc))
+                nblock.emit(TensorCopy(T.whole(sb, ms, ns), acc_v, loc=c.loc))
+                acc_v = T.whole(sb, ms, ns)
+            accs[t.r] = acc_v
+        self._epilogue(nblock, r, accs[r], ms, ns, m0, n0, i_ax, j_ax, others=accs)
         nloop = Loop(tn, 0, CeilDiv(N, TN), body=tuple(nblock.stmts), loc=c.loc) if j_ax else None
         mstmts = mblock.stmts + ([nloop] if nloop else nblock.stmts)
         nest = [Loop(tm, 0, CeilDiv(M, TM), body=tuple(mstmts), loc=c.loc)] if i_ax else mstmts
@@ -1292,6 +1290,63 @@ class _Matmul:
         for ax in reversed(_outer(c)):  # batch axes: one matrix product per batch element
             nest = [Loop(ax.name, 0, ax.extent, body=tuple(nest), loc=c.loc)]
         self.b.stmts.extend(nest)
+
+    def _term(self, r: Reduce, i_ax, j_ax) -> _Term:
+        """A further product of the statement, its operands in stationary/moving order."""
+        body = strip_cast(r.body)
+        k = r.axes[0].name
+        L, R = self._split([strip_cast(body.a), strip_cast(body.b)], k, i_ax, j_ax)
+        return _Term(r, k, r.axes[0].extent, L, R)
+
+    def _product(
+        self, t: _Term, d: _Block, pre: list, mblock: T.Builder, nblock: T.Builder, share: int
+    ) -> View:
+        """One product on the output block: its stationary operand loaded per row block (into
+        ``mblock``), its PSUM accumulator filled per column block (into ``nblock``)."""
+        P, K, k = d.P, t.K, t.k
+        KT = CeilDiv(K, P)
+        cached = None
+        if d.i_ax and d.j_ax and _needs_transpose(t.R, k, self.outer):
+            cached = self._cache_transposed(
+                pre, t.R, k, K, KT, P, d.TN, d.TM, d.j_ax, d.N, d.dtype, share=share
+            )
+        L, R = t.L, t.R
+        st = mblock.fresh(f"{L.tensor}_T")
+        mblock.emit(Alloc(st, (Const(P), KT, d.ms), d.dtype, Buffer.SBUF, loc=L.loc))
+        kv = mblock.fresh("k")
+        kb = mblock.nested()
+        k0 = T.Const(P) * T.Sym(kv)
+        ks = Min(P, K - k0)
+        dst = View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(0, d.ms)))
+        self._operand(kb, L, k, k0, ks, d.i_ax, d.m0, d.ms, dst, d.dtype)
+        mblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
+        acc = nblock.fresh("acc")
+        nblock.emit(Alloc(acc, (d.ms, d.ns), "float32", Buffer.PSUM, loc=self.c.loc))
+        acc_v = T.whole(acc, d.ms, d.ns)
+        for first in (True, False):
+            kb2 = nblock.nested()
+            kv2 = None if first else nblock.fresh("k")
+            kk = Const(0) if first else T.Sym(kv2)
+            k0 = T.Const(P) * kk if not first else Const(0)
+            ks = Min(P, K - k0) if not first else Min(P, K)
+            if cached is not None:  # R transposed once, before the row-block loop
+                mv_v = View(cached, (Slice(0, ks), At(kk), Slice(d.n0, d.ns)))
+            else:
+                mv = kb2.fresh(f"{R.tensor}_t")
+                kb2.emit(Alloc(mv, (ks, d.ns), d.dtype, Buffer.SBUF, loc=R.loc))
+                mv_v = T.whole(mv, ks, d.ns)
+                self._operand(kb2, R, k, k0, ks, d.j_ax, d.n0, d.ns, mv_v, d.dtype)
+            st_v = View(st, (Slice(0, ks), At(kk), Slice(0, d.ms)))
+            kb2.emit(Matmul(acc_v, st_v, mv_v, accumulate=not first, loc=self.c.loc))
+            if first:
+                nblock.stmts.extend(kb2.stmts)
+            else:
+                nblock.emit(
+                    Loop(
+                        kv2, 1, KT, kind=LoopKind.SEQUENTIAL, body=tuple(kb2.stmts), loc=self.c.loc
+                    )
+                )
+        return acc_v
 
     def _blocked(self, r: Reduce, L: Read, R: Read, k: str, i_ax: str, j_ax: str, d: _Dims):
         """The contraction blocked for reuse (the loop order of the documented matmul
@@ -1453,13 +1508,17 @@ class _Matmul:
         )
         return View(self.c.target.tensor, dims)
 
-    def _cache_transposed(self, pre, R, k, K, KT, P, TN, TM, j_ax, N, dtype) -> str | None:
+    def _cache_transposed(
+        self, pre, R, k, K, KT, P, TN, TM, j_ax, N, dtype, share: int = 1
+    ) -> str | None:
         """``R`` stored [N, K] must be transposed to [K, N] for the moving operand.  Transposing
         it per (row block, column block) would redo the same work for every 128-row block of
         the result, so, when ``KT x N`` elements per partition fit in a share of SBUF at the
-        binding's sizes, transpose it once into a [128, KT, N] tile before the row-block loop."""
+        binding's sizes, transpose it once into a [128, KT, N] tile before the row-block loop.
+        ``share``: how many products of the statement cache theirs beside it."""
         size = itemsize(dtype)
-        per_part = (KT * N + KT * TM) * size  # cached R^T + the stationary block beside it
+        # cached R^T + the stationary block beside it, for each product of the statement
+        per_part = (KT * N + KT * TM) * size * share
         env = self._binding_env()
         try:
             need = int(per_part.evaluate(env))
@@ -1567,6 +1626,7 @@ class _Matmul:
         i_ax,
         j_ax,
         stage: View | None = None,
+        others: dict | None = None,
     ) -> None:
         """The output block ``[m0 + ms, n0 + ns]`` from the accumulator: stored, or written
         into ``stage`` (a block of the result stored later by one DMA)."""
@@ -1596,10 +1656,11 @@ class _Matmul:
         comp = _EpilogueCompiler(b, ms, ns, reader, self.lw.params, self.lw.ctx.diagnostics, c.loc)
         comp.result = r
         comp.acc = acc_v
+        comp.others = others
         # index values on the output block (a causal mask ``k <= j``): iota tiles
         comp.index_map = {a: m for a, m in ((i_ax, (1, 0, m0)), (j_ax, (0, 1, n0))) if a}
         comp.full = (_cap(ms), _cap(ns))
-        comp.loop_syms = frozenset(m0.free_syms() | n0.free_syms()) | set(self.outer)
+        comp.loop_syms = frozenset(m0.free_syms() | n0.free_syms()) | {a.name for a in _outer(c)}
         expr = c.expr
         if stage is not None and isinstance(expr, Cast) and expr.dtype == out.dtype:
             expr = expr.x  # the copy into the staged block converts

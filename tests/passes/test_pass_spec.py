@@ -18,9 +18,10 @@ def test_default_pipeline_parses() -> None:
     names = [p.name for p in parse_pipeline(None)]
     assert ",".join(names) == DEFAULT_PIPELINE
     # intent clean-ups first, then guards become domains before any layout is chosen
-    assert names[:5] == [
+    assert names[:6] == [
         "fold-peeled",
         "drop-identities",
+        "split-sums",
         "factor-scales",
         "dead-stores",
         "guards-to-domains",
