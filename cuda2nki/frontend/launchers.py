@@ -6,6 +6,9 @@ block and arguments, are in a runner ``.cu`` of the same tree.  When a header's 
 launch in its own file, the source files near it that include it are parsed and their launch
 sites of that kernel are added to the header's translation unit, so that binding inference sees
 the same host evidence (cited ``runner.cu:LINE``) as for a kernel launched where it is defined.
+A template kernel the header cannot instantiate itself (``template <int BM> __global__ ...``)
+takes the instantiation of the including file's launch (``kernel<64><<<...>>>``), see
+:mod:`cuda2nki.frontend.adopt`.
 
 "Near" is the header's directory and the one above it (a ``src/kernels/*.cuh`` included by
 ``src/runner.cu``), searched recursively up to :data:`MAX_FILES` files; hidden directories are
@@ -22,7 +25,7 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from cuda2nki.frontend.ast import LaunchSite, TranslationUnit
+from cuda2nki.frontend.ast import TranslationUnit
 
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
 SOURCE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
@@ -42,44 +45,50 @@ def with_foreign_launches(
     that it does not launch itself (``tu`` unchanged when it is not a header on disk or every
     kernel has a launch)."""
     path = Path(tu.file)
-    if path.suffix.lower() not in HEADER_SUFFIXES or not tu.kernels:
+    if path.suffix.lower() not in HEADER_SUFFIXES or not (tu.kernels or tu.rejected):
         return tu
     launched = {s.instance or s.kernel for s in tu.launch_sites} | {
         s.kernel for s in tu.launch_sites
     }
-    missing = {k.name for k in tu.kernels} - launched
+    missing = ({k.name for k in tu.kernels} | set(tu.rejected)) - launched
     if not missing or not path.is_file():
         return tu
+    from cuda2nki.frontend.adopt import adopt_instances
+
     sources = tuple((str(p), _stamp(p)) for p in including_sources(path.resolve()))
-    found = _foreign_sites(
+    units = _foreign_units(
         sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
     )
-    extra = tuple(s for s in found if (s.instance or s.kernel) in missing or s.kernel in missing)
+    extra = tuple(
+        s
+        for u in units
+        for s in u.launch_sites
+        if (s.instance or s.kernel) in missing or s.kernel in missing
+    )
     if not extra:
         return tu
-    return dataclasses.replace(tu, launch_sites=tu.launch_sites + extra)
+    return adopt_instances(dataclasses.replace(tu, launch_sites=tu.launch_sites + extra), units)
 
 
 @lru_cache(maxsize=64)
-def _foreign_sites(
+def _foreign_units(
     sources: tuple[tuple[str, tuple[int, int]], ...],
     defines: tuple[tuple[str, str], ...],
     include_dirs: tuple[str, ...],
-) -> tuple[LaunchSite, ...]:
-    """The launch sites of ``sources`` (paths with their stamps, so that an edited file is read
-    again), each parsed once per process."""
+) -> tuple[TranslationUnit, ...]:
+    """The translation units of ``sources`` (paths with their stamps, so that an edited file is
+    read again), each parsed once per process; an unreadable file is left out."""
     from cuda2nki.frontend import parse_source
 
-    sites: list[LaunchSite] = []
+    units: list[TranslationUnit] = []
     for name, _ in sources:
         src = Path(name)
         try:
             text = src.read_text(encoding="utf-8")
         except (OSError, ValueError):
             continue
-        other = parse_source(text, str(src), defines=dict(defines), include_dirs=include_dirs)
-        sites.extend(other.launch_sites)
-    return tuple(sites)
+        units.append(parse_source(text, str(src), defines=dict(defines), include_dirs=include_dirs))
+    return tuple(units)
 
 
 def including_sources(header: Path, root: Path | None = None) -> list[Path]:

@@ -1503,11 +1503,10 @@ class BodyLowerer(CoopLowering):
                     simple = t
             if simple is not None:
                 name = _text(simple)
+                if isinstance(self.env.get(name), int):  # `helper<W>` in a kernel's instance
+                    return self.e_identifier(simple)
                 if self._named(name, simple) is None and (
-                    self.lookup(name) is not None
-                    or name in self.u.consts
-                    or isinstance(self.env.get(name), int)
-                    or self.host
+                    self.lookup(name) is not None or name in self.u.consts or self.host
                 ):
                     return self.e_identifier(simple)
             if node.type == "type_descriptor":
