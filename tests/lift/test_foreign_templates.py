@@ -106,3 +106,30 @@ def test_migrate_checks_the_instantiated_header_kernels(tmp_path: Path) -> None:
     assert set(recs) == {"row_windows", "scaled_copy"}
     for r in recs.values():
         assert r["status"] in ("automatic", "literal") and r["verdict"] == "pass", r
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        "__global__ void bad(float* p) { mystery_t q; p[0] = 1.0f; }\n",
+        "__device__ float helper(float x) { return undeclared_thing + x; }\n"
+        "__global__ void bad(float* p) { p[threadIdx.x] = helper(1.0f); }\n",
+    ],
+)
+def test_an_error_in_a_header_is_the_headers_not_the_runners(tmp_path: Path, broken: str) -> None:
+    header = _tree(tmp_path, nested=True)
+    header.write_text(TILES + broken)
+    res = migrate(MigrateOptions(tmp_path / "src", tmp_path / "out", mode="examine"))
+    by_file = {(r["file"], r["kernel"]): r["status"] for r in res.records}
+    assert by_file[("runner.cu", "")] == "none"
+    assert by_file[("kernels/tiles.cuh", "bad")] == "refused"
+    assert res.report["summary"]["kernels"] == 3 and res.report["summary"]["failed"] == 0
+
+
+def test_an_error_of_the_runner_itself_still_fails_it(tmp_path: Path) -> None:
+    header = _tree(tmp_path, nested=True)
+    runner = header.parent.parent / "runner.cu"
+    runner.write_text(runner.read_text() + "__device__ float own(float x) { return nope + x; }\n")
+    res = migrate(MigrateOptions(tmp_path / "src", tmp_path / "out", mode="examine"))
+    (rec,) = [r for r in res.records if r["file"] == "runner.cu"]
+    assert rec["status"] == "failed" and rec["blocking"] == ["C2N1020"]
