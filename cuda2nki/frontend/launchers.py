@@ -36,38 +36,50 @@ _MAX_BYTES = 2_000_000
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 
 
+#: files whose includers are being parsed (a file including its includer must not loop)
+_ACTIVE: set[str] = set()
+
+
 def with_foreign_launches(
     tu: TranslationUnit,
     defines: Mapping[str, str] | None = None,
     include_dirs: Iterable[str] = (),
 ) -> TranslationUnit:
     """``tu`` with the launch sites, found in the files that include it, of each of its kernels
-    that it does not launch itself (``tu`` unchanged when it is not a header on disk or every
-    kernel has a launch)."""
+    that it does not launch itself, and its code as the including file sees it where it does not
+    stand alone (see :mod:`cuda2nki.frontend.adopt`); ``tu`` unchanged when no file of the tree
+    includes it or it needs nothing from them."""
+    from cuda2nki.frontend.adopt import adopt_context, needs_context
+
     path = Path(tu.file)
-    if path.suffix.lower() not in HEADER_SUFFIXES or not (tu.kernels or tu.rejected):
-        return tu
     launched = {s.instance or s.kernel for s in tu.launch_sites} | {
         s.kernel for s in tu.launch_sites
     }
     missing = ({k.name for k in tu.kernels} | set(tu.rejected)) - launched
-    if not missing or not path.is_file():
+    troubled = needs_context(tu)
+    if not missing and not troubled:
         return tu
-    from cuda2nki.frontend.adopt import adopt_instances
-
+    if not path.is_file() or tu.file in _ACTIVE:
+        return tu
     sources = tuple((str(p), _stamp(p)) for p in including_sources(path.resolve()))
-    units = _foreign_units(
-        sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
-    )
+    if not sources:
+        return tu
+    _ACTIVE.add(tu.file)
+    try:
+        units = _foreign_units(
+            sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
+        )
+    finally:
+        _ACTIVE.discard(tu.file)
     extra = tuple(
         s
         for u in units
         for s in u.launch_sites
         if (s.instance or s.kernel) in missing or s.kernel in missing
     )
-    if not extra:
-        return tu
-    return adopt_instances(dataclasses.replace(tu, launch_sites=tu.launch_sites + extra), units)
+    if extra:
+        tu = dataclasses.replace(tu, launch_sites=tu.launch_sites + extra)
+    return adopt_context(tu, units) if troubled else tu
 
 
 @lru_cache(maxsize=64)
