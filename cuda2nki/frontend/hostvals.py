@@ -35,6 +35,16 @@ from cuda2nki.frontend.hostalloc import alloc_bytes
 Number = int | float
 
 _MAX_DEPTH = 12
+#: ``cudaDeviceProp`` fields a host reads to size a grid that fills the GPU, with the values of
+#: a nominal small device: a grid-stride kernel computes the same whatever the grid, and a small
+#: grid keeps a check fast
+NOMINAL_DEVICE = {
+    "multiProcessorCount": 2,
+    "maxThreadsPerMultiProcessor": 1024,
+    "maxBlocksPerMultiProcessor": 4,
+    "maxThreadsPerBlock": 1024,
+    "warpSize": 32,
+}
 #: threads per block taken for a launcher's block-size parameter that no call in the file gives
 DEFAULT_BLOCK = 128
 _CEIL_DIV_NAMES = frozenset(
@@ -337,13 +347,46 @@ class HostEvaluator:
         if decl is None:
             return None
         _, d, value = decl
+        set_in = self._set_in_function(name, d)
+        if set_in is not None:  # `int num_SMs = 0;` set up in main: the value it is set to
+            fn, right = set_in
+            try:
+                v = self.eval(right, _Scope(fn, right.start_byte, {}, s.depth + 1))
+            except _NoValue:
+                v = None
+            if v is not None:
+                ev = (f"{self.where(right.parent)}: {_one_line(right.parent)}", *v.ev)
+                return _V(v.text, v.num, v.items, ev, v.notes)
         if value is None:
             raise _NoValue
         v = self.eval(value, _Scope(None, d.start_byte, {}, s.depth + 1))
         return _V(v.text, v.num, v.items, (f"{self.where(d)}: {_one_line(d)}", *v.ev), v.notes)
 
+    def _set_in_function(self, name: str, decl: ts.Node) -> tuple[ts.Node, ts.Node] | None:
+        """The function and value of the first plain assignment to file-scope ``name`` in the
+        file's functions (after its declaration), if a function assigns it."""
+        for fn in (f for fs in self._all_functions() for f in fs):
+            if fn.start_byte < decl.end_byte:
+                continue
+            right = _first_assignment(fn, name, fn.start_byte, fn.end_byte)
+            if right is not None and not _declares(fn, name):
+                return fn, right
+        return None
+
+    def _all_functions(self) -> list[list[ts.Node]]:
+        if self._funcs is None:
+            self._index()
+        return sorted(self._funcs.values(), key=lambda fs: fs[0].start_byte)  # type: ignore[union-attr]
+
     def _member(self, n: ts.Node, s: _Scope) -> _V:
         field = _txt(n.child_by_field_name("field"))
+        if field in NOMINAL_DEVICE:  # `prop.multiProcessorCount`: a hardware query
+            value = NOMINAL_DEVICE[field]
+            note = (
+                f"'{_one_line(n)}', a property of the GPU, taken as {value}, that of a nominal "
+                "small GPU (a grid sized to fill the GPU does not change what the kernel computes)"
+            )
+            return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
         base = self.eval(n.child_by_field_name("argument"), s)
         if base.items is None or field not in ("x", "y", "z"):
             raise _NoValue
@@ -710,6 +753,11 @@ def _first_assignment(fn: ts.Node, name: str, after: int, before: int) -> ts.Nod
                     best = n
         stack.extend(n.children)
     return best.child_by_field_name("right") if best is not None else None
+
+
+def _declares(fn: ts.Node, name: str) -> bool:
+    """Whether ``fn`` has a parameter or local named ``name`` (which hides a file-scope one)."""
+    return name in _params(fn) or _last_decl(fn, name, fn.end_byte) is not None
 
 
 def resolve_args(text: str | None, args: tuple[str, ...]) -> str | None:
