@@ -31,6 +31,7 @@ import tree_sitter as ts
 
 from cuda2nki.frontend.cst import COMMENT_IDS
 from cuda2nki.frontend.hostalloc import alloc_bytes
+from cuda2nki.frontend.hostidioms import member_assignments, remainder_ceil, rounded_up_after
 
 Number = int | float
 
@@ -237,6 +238,9 @@ class HostEvaluator:
                 _txt(n.child_by_field_name("type")), self.eval(n.child_by_field_name("value"), s)
             )
         if t == "binary_expression":
+            up = remainder_ceil(n)
+            if up is not None:  # `a / b + (a % b ? 1 : 0)`
+                return _ceil_div(self.eval(up[0], s), self.eval(up[1], s))
             op = _txt(n.child_by_field_name("operator"))
             return _binary(
                 op,
@@ -309,12 +313,36 @@ class HostEvaluator:
         if value is None:
             value = _first_assignment(s.fnode, name, d.end_byte, s.before)
             if value is None:
-                raise _NoValue
-        v = self.eval(value, inner)
+                return self._members(name, d, s, ev)
+            inner = _Scope(s.fnode, value.start_byte, s.argmap, s.depth + 1)
+        up = rounded_up_after(s.fnode, name, value, s.before)
+        if up is not None:  # `n = a / b; if (a % b) n++;`
+            v = _ceil_div(self.eval(up[0], inner), self.eval(up[1], inner))
+        else:
+            v = self.eval(value, inner)
         notes = v.notes
         if kind == "loop":
             notes += (f"'{name}' taken at its first value {v.text} ({self.where(d)})",)
         return _V(v.text, v.num, v.items, ev + v.ev, notes)
+
+    def _members(self, name: str, d: ts.Node, s: _Scope, ev: tuple[str, ...]) -> _V:
+        """A ``dim3`` declared without a value: its members as last assigned before the use."""
+        if _txt(d.child_by_field_name("type")).strip() != "dim3":
+            raise _NoValue
+        found = member_assignments(s.fnode, name, d.end_byte, s.before)
+        if not found:
+            raise _NoValue
+        items = []
+        for field in "xyz":
+            right = found.get(field)
+            if right is None:
+                items.append(_const(1))
+                continue
+            v = self.eval(right, _Scope(s.fnode, right.start_byte, s.argmap, s.depth + 1))
+            line = f"{self.where(right.parent)}: {_one_line(right.parent)}"
+            items.append(_V(v.text, v.num, v.items, (line, *v.ev), v.notes))
+        vals = tuple(items)
+        return _V(None, None, vals, ev + _ev(vals), _notes(vals))
 
     def _param(self, name: str, s: _Scope) -> _V | None:
         params = _params(s.fnode)
