@@ -182,3 +182,71 @@ def member_assignments(fn: ts.Node, name: str, after: int, before: int) -> dict[
                         found[field] = n.child_by_field_name("right")
         stack.extend(n.children)
     return found
+
+
+def _named_defs(root: ts.Node, types: tuple[str, ...]) -> list[ts.Node]:
+    out: list[ts.Node] = []
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type in types:
+            out.append(n)
+        if n.type not in ("function_definition", "compound_statement"):
+            stack.extend(n.children)
+    return out
+
+
+def type_alias(root: ts.Node, name: str) -> ts.Node | None:
+    """The type ``name`` stands for, from ``typedef T name;`` or ``using name = T;`` at file or
+    namespace scope (the last one in the file: the branch the preprocessor kept)."""
+    found = None
+    for d in _named_defs(root, ("type_definition", "alias_declaration")):
+        if d.type == "type_definition":
+            decls = d.children_by_field_name("declarator")
+            if any(_txt(x) == name for x in decls):
+                found = d.child_by_field_name("type")
+        elif _txt(d.child_by_field_name("name")) == name:
+            desc = d.child_by_field_name("type")
+            found = desc.child_by_field_name("type") if desc is not None else None
+    return found
+
+
+def static_member(root: ts.Node, struct: str, member: str) -> tuple[ts.Node, dict[str, str]] | None:
+    """The initializer of ``static constexpr ... member = e;`` in struct (or class) ``struct``,
+    and the names of its template parameters mapped to the template arguments ``{}`` (filled by
+    the caller), or None."""
+    for spec in _named_defs(root, ("struct_specifier", "class_specifier")):
+        if _txt(spec.child_by_field_name("name")) != struct:
+            continue
+        body = spec.child_by_field_name("body")
+        for field in _kids(body) if body is not None else []:
+            if field.type != "field_declaration" or "static" not in _txt(field)[:40]:
+                continue
+            for d in field.children_by_field_name("declarator"):
+                if _txt(d) == member:
+                    value = field.child_by_field_name("default_value")
+                    if value is not None:
+                        return value, template_params(spec)
+                if (
+                    d.type == "init_declarator"
+                    and _txt(d.child_by_field_name("declarator")) == member
+                ):
+                    return d.child_by_field_name("value"), template_params(spec)
+    return None
+
+
+def template_params(spec: ts.Node) -> dict[str, str]:
+    """The type parameters of the template declaring ``spec`` (in order), each mapped to ''."""
+    parent = spec.parent
+    while parent is not None and parent.type not in ("template_declaration", "translation_unit"):
+        parent = parent.parent
+    if parent is None or parent.type != "template_declaration":
+        return {}
+    plist = parent.child_by_field_name("parameters")
+    out: dict[str, str] = {}
+    for p in _kids(plist) if plist is not None else []:
+        if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+            name = p.child_by_field_name("name") or (_kids(p)[0] if _kids(p) else None)
+            if name is not None:
+                out[_txt(name)] = ""
+    return out

@@ -31,7 +31,13 @@ import tree_sitter as ts
 
 from cuda2nki.frontend.cst import COMMENT_IDS
 from cuda2nki.frontend.hostalloc import alloc_bytes
-from cuda2nki.frontend.hostidioms import member_assignments, remainder_ceil, rounded_up_after
+from cuda2nki.frontend.hostidioms import (
+    member_assignments,
+    remainder_ceil,
+    rounded_up_after,
+    static_member,
+    type_alias,
+)
 
 Number = int | float
 
@@ -146,6 +152,7 @@ class HostEvaluator:
         self._funcs: dict[str, list[ts.Node]] | None = None
         self._calls: dict[str, list[ts.Node]] | None = None
         self._defaults = False  # give uncalled launchers' parameters a default block size
+        self._types: dict[str, str] = {}  # template type parameters bound while evaluating
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -263,10 +270,9 @@ class HostEvaluator:
             raise _NoValue
         if t == "sizeof_expression":
             ty = _txt(n.child_by_field_name("type") or n).replace("sizeof", "").strip(" ()")
-            size = _SIZEOF.get(ty.replace("const ", "").strip())
-            if size is None:
-                raise _NoValue
-            return _const(size)
+            return _const(self._sizeof(ty.replace("const ", "").strip()))
+        if t == "qualified_identifier":
+            return self._static(n, s)
         if t == "field_expression":
             return self._member(n, s)
         if t == "subscript_expression":
@@ -405,6 +411,45 @@ class HostEvaluator:
         if self._funcs is None:
             self._index()
         return sorted(self._funcs.values(), key=lambda fs: fs[0].start_byte)  # type: ignore[union-attr]
+
+    def _sizeof(self, ty: str) -> int:
+        """Bytes of a type: a builtin, a template parameter being bound, or a typedef of one."""
+        for _ in range(4):
+            size = _SIZEOF.get(ty)
+            if size is not None:
+                return size
+            bound = self._types.get(ty)
+            alias = type_alias(self.root, ty) if bound is None else None
+            if bound is None and alias is None:
+                break
+            ty = bound if bound is not None else _txt(alias).replace("const ", "").strip()
+        raise _NoValue
+
+    def _static(self, n: ts.Node, s: _Scope) -> _V:
+        """``T::member``: a ``static constexpr`` member of struct ``T`` (or of the template
+        instance a typedef names, ``typedef Packed128<float> x128;``)."""
+        parts = [p.strip() for p in _txt(n).split("::")]
+        if len(parts) != 2:
+            raise _NoValue
+        scope, member = parts
+        alias = type_alias(self.root, scope)
+        struct, args = scope, []
+        if alias is not None and alias.type == "template_type":
+            struct = _txt(alias.child_by_field_name("name")).strip()
+            targs = alias.child_by_field_name("arguments")
+            args = [_txt(a).strip() for a in _kids(targs)] if targs is not None else []
+        got = static_member(self.root, struct, member)
+        if got is None or got[0] is None:
+            raise _NoValue
+        value, params = got
+        saved = self._types
+        self._types = {**saved, **dict(zip(params, args))}
+        try:
+            v = self.eval(value, _Scope(None, value.start_byte, {}, s.depth + 1))
+        finally:
+            self._types = saved
+        line = f"{self.where(value)}: {_one_line(value.parent)}"
+        return _V(v.text, v.num, v.items, (line, *v.ev), v.notes)
 
     def _member(self, n: ts.Node, s: _Scope) -> _V:
         field = _txt(n.child_by_field_name("field"))
