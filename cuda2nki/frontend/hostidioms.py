@@ -250,3 +250,29 @@ def template_params(spec: ts.Node) -> dict[str, str]:
             if name is not None:
                 out[_txt(name)] = ""
     return out
+
+
+#: occupancy queries that write (minimum grid size, block size) through their first two arguments
+OCCUPANCY_CALLS = frozenset(
+    {"cudaOccupancyMaxPotentialBlockSize", "cudaOccupancyMaxPotentialBlockSizeVariableSMem"}
+)
+
+
+def occupancy_output(fn: ts.Node, name: str, after: int, before: int) -> int | None:
+    """0 when ``&name`` receives the minimum grid size of an occupancy query in ``fn`` between
+    bytes ``after`` and ``before``, 1 when it receives the block size, else None."""
+    stack = [fn.child_by_field_name("body")]
+    while stack:
+        n = stack.pop()
+        if n is None or n.end_byte <= after or n.start_byte >= before:
+            continue
+        if n.type == "call_expression":
+            callee = _txt(n.child_by_field_name("function")).split("::")[-1].split("<")[0]
+            args = n.child_by_field_name("arguments")
+            items = _kids(args) if args is not None else []
+            if callee in OCCUPANCY_CALLS:
+                for i, a in enumerate(items[:2]):
+                    if _txt(a) == f"&{name}":
+                        return i
+        stack.extend(n.children)
+    return None

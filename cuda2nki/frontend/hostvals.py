@@ -33,6 +33,7 @@ from cuda2nki.frontend.cst import COMMENT_IDS
 from cuda2nki.frontend.hostalloc import alloc_bytes
 from cuda2nki.frontend.hostidioms import (
     member_assignments,
+    occupancy_output,
     remainder_ceil,
     rounded_up_after,
     static_member,
@@ -319,6 +320,9 @@ class HostEvaluator:
         if value is None:
             value = _first_assignment(s.fnode, name, d.end_byte, s.before)
             if value is None:
+                out = occupancy_output(s.fnode, name, d.end_byte, s.before)
+                if out is not None:
+                    return _occupancy(out, ev)
                 return self._members(name, d, s, ev)
             inner = _Scope(s.fnode, value.start_byte, s.argmap, s.depth + 1)
         up = rounded_up_after(s.fnode, name, value, s.before)
@@ -826,6 +830,21 @@ def _first_assignment(fn: ts.Node, name: str, after: int, before: int) -> ts.Nod
                     best = n
         stack.extend(n.children)
     return best.child_by_field_name("right") if best is not None else None
+
+
+def _occupancy(which: int, ev: tuple[str, ...]) -> _V:
+    """The block size (``which`` 1) or minimum grid (0) an occupancy query gives on the nominal
+    GPU of :data:`NOMINAL_DEVICE`: :data:`DEFAULT_BLOCK` threads, as many blocks as fill it."""
+    blocks = NOMINAL_DEVICE["multiProcessorCount"] * (
+        NOMINAL_DEVICE["maxThreadsPerMultiProcessor"] // DEFAULT_BLOCK
+    )
+    value = DEFAULT_BLOCK if which else blocks
+    what = "block size" if which else "minimum grid size"
+    note = (
+        f"the {what} of an occupancy query taken as {value}, for a nominal small GPU "
+        "(a grid sized to fill the GPU does not change what the kernel computes)"
+    )
+    return _const(value, ev, (note,))
 
 
 def _declares(fn: ts.Node, name: str) -> bool:
