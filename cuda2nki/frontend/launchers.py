@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -61,7 +62,11 @@ def with_foreign_launches(
         return tu
     if not path.is_file() or tu.file in _ACTIVE:
         return tu
-    sources = tuple((str(p), _stamp(p)) for p in including_sources(path.resolve()))
+    real = path.resolve()
+    # a header is often included from the directory above (src/kernels/*.cuh from src/runner.cu);
+    # a kernel source file (`#include "kernel.cu"`) from a main file beside it
+    root = None if path.suffix.lower() in HEADER_SUFFIXES else real.parent
+    sources = tuple((str(p), _stamp(p)) for p in including_sources(real, root) if _stamp(p)[1] >= 0)
     if not sources:
         return tu
     _ACTIVE.add(tu.file)
@@ -137,9 +142,13 @@ def _candidates(root: Path) -> list[Path]:
 
 
 def _stamp(p: Path) -> tuple[int, int]:
+    """(modification time, size) of a regular file; size -1 for anything else (a FIFO, a
+    device: opening one could block forever) or a file that cannot be read."""
     try:
         st = p.stat()
     except OSError:
+        return (0, -1)
+    if not stat.S_ISREG(st.st_mode):
         return (0, -1)
     return (st.st_mtime_ns, st.st_size)
 

@@ -89,3 +89,32 @@ def test_an_error_the_includer_also_sees_is_kept(tmp_path: Path) -> None:
     tu = parse_file(path)
     assert "decay" in tu.rejected
     assert any(d.code == "C2N1020" for d in tu.rejected["decay"])
+
+
+def test_a_fifo_in_the_tree_is_never_opened(tmp_path: Path) -> None:
+    """Looking for the files that include a kernel file reads the sources near it; a named pipe
+    among them (``ff.cu``) would block that read forever, so only regular files are read."""
+    import os
+    import threading
+
+    defs, real, threads = SPELLINGS[0]
+    path = _tree(tmp_path, defs, real, threads)
+    os.mkfifo(path.parent / "ff.cu")
+    os.mkfifo(path.parent / "pipe.cuh")
+    got: list = []
+    worker = threading.Thread(target=lambda: got.append(parse_file(path)), daemon=True)
+    worker.start()
+    worker.join(120)
+    assert not worker.is_alive(), "parsing blocked on a FIFO"
+    assert [k.name for k in got[0].kernels] == ["decay"]
+
+
+def test_a_kernel_file_looks_for_its_includer_beside_it_only(tmp_path: Path) -> None:
+    defs, real, threads = SPELLINGS[0]
+    path = _tree(tmp_path, defs, real, threads)
+    nested = tmp_path / "app" / "sub"
+    nested.mkdir()
+    moved = nested / "kernel.cu"
+    path.rename(moved)
+    tu = parse_file(moved)  # main.cu, one directory up, is not looked at for a source file
+    assert "decay" in tu.rejected
