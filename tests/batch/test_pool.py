@@ -87,7 +87,10 @@ def test_a_worker_out_of_memory_is_replaced_not_reused() -> None:
     """A worker whose task ran out of memory may still hold it (caches, a fragmented heap):
     the tasks after it get a fresh worker instead of failing one after another."""
     tasks = [("keep", ("keep", 0))] + [(f"a{i}", ("alloc", 64)) for i in range(3)]
-    out = _run(tasks, jobs=1, timeout=30, memory_mb=512)
+    # a forked worker starts with this process's address space: the limit leaves room above it
+    with open("/proc/self/statm") as f:
+        size_mb = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    out = _run(tasks, jobs=1, timeout=30, memory_mb=size_mb + 384)
     assert out["keep"].status in ("memory", "crash")
     assert {k: o.status for k, o in out.items() if k != "keep"} == {
         "a0": "ok",
