@@ -132,3 +132,31 @@ def test_migrate_checks_a_kernel_launched_to_fill_the_gpu(tmp_path: Path) -> Non
     res = migrate(MigrateOptions(src, tmp_path / "out", check=True, timeout=600))
     (rec,) = [r for r in res.records if r["kernel"] == "sum_sq"]
     assert rec["status"] in ("automatic", "literal") and rec["verdict"] == "pass", rec
+
+
+@pytest.mark.parametrize(
+    "grid", ["max(1, 2048 / (block * 4))", "min(8, ceil_div(n, block))", "max(1, n / block)"]
+)
+def test_a_grid_that_is_not_a_polynomial_ports_without_an_error(tmp_path: Path, grid: str) -> None:
+    """A grid sized by `max(1, SMs * threads / block)` (a sidecar or the host code may give one)
+    is not a polynomial in the sizes: the lifter declines it, and the kernel is still ported or
+    refused with a diagnostic, never with an exception."""
+    from cuda2nki import api
+    from cuda2nki.diagnostics import DiagnosticError
+
+    src = tmp_path / "fill.cu"
+    src.write_text(KERNEL)
+    (tmp_path / "fill.toml").write_text(
+        'kernel = "sum_sq"\n[launch]\n'
+        f'grid = ["{grid}"]\nblock = [64]\n'
+        "[params]\n"
+        'acc = { shape = [1], dtype = "float32", role = "inout" }\n'
+        'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+        "n = 1000\nblock = 64\n"
+    )
+    try:
+        res = api.port(str(src), kernel="sum_sq")
+    except DiagnosticError as exc:
+        assert exc.diagnostics
+    else:
+        assert res.source is None or "def sum_sq" in res.source
