@@ -207,8 +207,10 @@ def process_file(spec: JobSpec) -> FileResult:
         seconds[k.name] = time.perf_counter() - t0
         clock.done()
     if not records:  # a file without kernels still counts as examined, unless it failed
-        status = "failed" if _has_error(tu.diagnostics) else "none"
-        records.append(record(spec, "", status, tu.diagnostics, lines=lines))
+        # an error in a header the tree counts on its own is that header's, not this file's
+        own = [d for d in tu.diagnostics if not spec.counted_elsewhere(d.loc.file)]
+        status = "failed" if _has_error(own) else "none"
+        records.append(record(spec, "", status, own, lines=lines))
     return FileResult(records, seconds)
 
 

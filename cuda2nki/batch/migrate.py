@@ -73,9 +73,10 @@ class MigrateSummary:
 # check_ids; 3: a record holds the file's diagnostics that concern its kernel and none about
 # other kernels, and a sidecar binds only the kernels it names; 4: diagnostics carry their
 # column and notes; 5: a stopped file keeps its finished kernels' records; 6: a header's
-# kernels are counted in the header only), so that a resumed
-# run never mixes records of two shapes
-RECORD_FORMAT = 6
+# kernels are counted in the header only; 7: a kernel-less file leaves out the errors of the
+# headers counted on their own, and a header takes its includers' template instantiations),
+# so that a resumed run never mixes records of two shapes
+RECORD_FORMAT = 7
 
 
 def _key(spec: JobSpec, sf: SourceFile) -> str:

@@ -175,7 +175,9 @@ def run_tasks(
                 if outcome is None:
                     continue
                 yield outcome
-                if outcome.status in ("timeout", "crash") or not w.proc.is_alive():
+                # a worker out of memory may keep what it took (caches, a fragmented heap):
+                # replaced like a hung or dead one, lest every later task fail in it too
+                if outcome.status in ("timeout", "crash", "memory") or not w.proc.is_alive():
                     w.kill()
                     workers.remove(w)
                     pending.extend(reversed(w.queue))  # queued behind it, never started

@@ -35,11 +35,14 @@ def _lines(nodes: Iterable[Node], ops, depth: int, source_name: str) -> list[str
                 text += f"  # from {source_name}:{n.line}"
             out.append(pad + text)
         elif isinstance(n, Branch):
+            # a branch whose code lowers to nothing (`if (flag) __syncthreads();`) keeps a body
+            then = _lines(n.then, ops, depth + 1, source_name)
+            orelse = _lines(n.else_, ops, depth + 1, source_name)
             out.append(pad + str(ops.branch(n.cond)).strip())
-            out.extend(_lines(n.then, ops, depth + 1, source_name))
-            if n.else_:
+            out.extend(then or [_INDENT * (depth + 1) + "pass"])
+            if orelse:
                 out.append(pad + str(ops.orelse()).strip())
-                out.extend(_lines(n.else_, ops, depth + 1, source_name))
+                out.extend(orelse)
         elif isinstance(n, Loop):
             macro = {"for": ops.loop_for, "while": ops.loop_while, "def": ops.loop_def}[n.kind]
             out.append(pad + str(macro(n.header)).strip())

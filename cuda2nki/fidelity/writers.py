@@ -160,6 +160,8 @@ def writer_maps(
     from cuda2nki import simt
     from cuda2nki.diagnostics import DiagnosticError
 
+    if any(not _holds_marker(arrays[o].dtype) for o in outputs if o in arrays):
+        return None  # an unsigned output cannot hold the -1 of "no writer"
     maps: dict[str, list[np.ndarray]] = {o: [] for o in outputs}
     for kind in ("block", "thread"):
         fn = tu.function(name)
@@ -186,6 +188,11 @@ def writer_maps(
         for o in outputs:
             maps[o].append(np.asarray(out[o]).astype(np.float64).reshape(resolved.shapes[o]))
     return {o: (m[0], m[1]) for o, m in maps.items()}
+
+
+def _holds_marker(dtype: np.dtype) -> bool:
+    """Whether an output of ``dtype`` can hold -1 and the block and thread ids."""
+    return bool(np.issubdtype(dtype, np.floating) or np.issubdtype(dtype, np.signedinteger))
 
 
 def describe(

@@ -31,10 +31,28 @@ import tree_sitter as ts
 
 from cuda2nki.frontend.cst import COMMENT_IDS
 from cuda2nki.frontend.hostalloc import alloc_bytes
+from cuda2nki.frontend.hostidioms import (
+    member_assignments,
+    occupancy_output,
+    remainder_ceil,
+    rounded_up_after,
+    static_member,
+    type_alias,
+)
 
 Number = int | float
 
 _MAX_DEPTH = 12
+#: ``cudaDeviceProp`` fields a host reads to size a grid that fills the GPU, with the values of
+#: a nominal small device: a grid-stride kernel computes the same whatever the grid, and a small
+#: grid keeps a check fast
+NOMINAL_DEVICE = {
+    "multiProcessorCount": 2,
+    "maxThreadsPerMultiProcessor": 1024,
+    "maxBlocksPerMultiProcessor": 4,
+    "maxThreadsPerBlock": 1024,
+    "warpSize": 32,
+}
 #: threads per block taken for a launcher's block-size parameter that no call in the file gives
 DEFAULT_BLOCK = 128
 _CEIL_DIV_NAMES = frozenset(
@@ -135,6 +153,7 @@ class HostEvaluator:
         self._funcs: dict[str, list[ts.Node]] | None = None
         self._calls: dict[str, list[ts.Node]] | None = None
         self._defaults = False  # give uncalled launchers' parameters a default block size
+        self._types: dict[str, str] = {}  # template type parameters bound while evaluating
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -227,6 +246,9 @@ class HostEvaluator:
                 _txt(n.child_by_field_name("type")), self.eval(n.child_by_field_name("value"), s)
             )
         if t == "binary_expression":
+            up = remainder_ceil(n)
+            if up is not None:  # `a / b + (a % b ? 1 : 0)`
+                return _ceil_div(self.eval(up[0], s), self.eval(up[1], s))
             op = _txt(n.child_by_field_name("operator"))
             return _binary(
                 op,
@@ -249,10 +271,9 @@ class HostEvaluator:
             raise _NoValue
         if t == "sizeof_expression":
             ty = _txt(n.child_by_field_name("type") or n).replace("sizeof", "").strip(" ()")
-            size = _SIZEOF.get(ty.replace("const ", "").strip())
-            if size is None:
-                raise _NoValue
-            return _const(size)
+            return _const(self._sizeof(ty.replace("const ", "").strip()))
+        if t == "qualified_identifier":
+            return self._static(n, s)
         if t == "field_expression":
             return self._member(n, s)
         if t == "subscript_expression":
@@ -299,12 +320,39 @@ class HostEvaluator:
         if value is None:
             value = _first_assignment(s.fnode, name, d.end_byte, s.before)
             if value is None:
-                raise _NoValue
-        v = self.eval(value, inner)
+                out = occupancy_output(s.fnode, name, d.end_byte, s.before)
+                if out is not None:
+                    return _occupancy(out, ev)
+                return self._members(name, d, s, ev)
+            inner = _Scope(s.fnode, value.start_byte, s.argmap, s.depth + 1)
+        up = rounded_up_after(s.fnode, name, value, s.before)
+        if up is not None:  # `n = a / b; if (a % b) n++;`
+            v = _ceil_div(self.eval(up[0], inner), self.eval(up[1], inner))
+        else:
+            v = self.eval(value, inner)
         notes = v.notes
         if kind == "loop":
             notes += (f"'{name}' taken at its first value {v.text} ({self.where(d)})",)
         return _V(v.text, v.num, v.items, ev + v.ev, notes)
+
+    def _members(self, name: str, d: ts.Node, s: _Scope, ev: tuple[str, ...]) -> _V:
+        """A ``dim3`` declared without a value: its members as last assigned before the use."""
+        if _txt(d.child_by_field_name("type")).strip() != "dim3":
+            raise _NoValue
+        found = member_assignments(s.fnode, name, d.end_byte, s.before)
+        if not found:
+            raise _NoValue
+        items = []
+        for field in "xyz":
+            right = found.get(field)
+            if right is None:
+                items.append(_const(1))
+                continue
+            v = self.eval(right, _Scope(s.fnode, right.start_byte, s.argmap, s.depth + 1))
+            line = f"{self.where(right.parent)}: {_one_line(right.parent)}"
+            items.append(_V(v.text, v.num, v.items, (line, *v.ev), v.notes))
+        vals = tuple(items)
+        return _V(None, None, vals, ev + _ev(vals), _notes(vals))
 
     def _param(self, name: str, s: _Scope) -> _V | None:
         params = _params(s.fnode)
@@ -337,13 +385,85 @@ class HostEvaluator:
         if decl is None:
             return None
         _, d, value = decl
+        set_in = self._set_in_function(name, d)
+        if set_in is not None:  # `int num_SMs = 0;` set up in main: the value it is set to
+            fn, right = set_in
+            try:
+                v = self.eval(right, _Scope(fn, right.start_byte, {}, s.depth + 1))
+            except _NoValue:
+                v = None
+            if v is not None:
+                ev = (f"{self.where(right.parent)}: {_one_line(right.parent)}", *v.ev)
+                return _V(v.text, v.num, v.items, ev, v.notes)
         if value is None:
             raise _NoValue
         v = self.eval(value, _Scope(None, d.start_byte, {}, s.depth + 1))
         return _V(v.text, v.num, v.items, (f"{self.where(d)}: {_one_line(d)}", *v.ev), v.notes)
 
+    def _set_in_function(self, name: str, decl: ts.Node) -> tuple[ts.Node, ts.Node] | None:
+        """The function and value of the first plain assignment to file-scope ``name`` in the
+        file's functions (after its declaration), if a function assigns it."""
+        for fn in (f for fs in self._all_functions() for f in fs):
+            if fn.start_byte < decl.end_byte:
+                continue
+            right = _first_assignment(fn, name, fn.start_byte, fn.end_byte)
+            if right is not None and not _declares(fn, name):
+                return fn, right
+        return None
+
+    def _all_functions(self) -> list[list[ts.Node]]:
+        if self._funcs is None:
+            self._index()
+        return sorted(self._funcs.values(), key=lambda fs: fs[0].start_byte)  # type: ignore[union-attr]
+
+    def _sizeof(self, ty: str) -> int:
+        """Bytes of a type: a builtin, a template parameter being bound, or a typedef of one."""
+        for _ in range(4):
+            size = _SIZEOF.get(ty)
+            if size is not None:
+                return size
+            bound = self._types.get(ty)
+            alias = type_alias(self.root, ty) if bound is None else None
+            if bound is None and alias is None:
+                break
+            ty = bound if bound is not None else _txt(alias).replace("const ", "").strip()
+        raise _NoValue
+
+    def _static(self, n: ts.Node, s: _Scope) -> _V:
+        """``T::member``: a ``static constexpr`` member of struct ``T`` (or of the template
+        instance a typedef names, ``typedef Packed128<float> x128;``)."""
+        parts = [p.strip() for p in _txt(n).split("::")]
+        if len(parts) != 2:
+            raise _NoValue
+        scope, member = parts
+        alias = type_alias(self.root, scope)
+        struct, args = scope, []
+        if alias is not None and alias.type == "template_type":
+            struct = _txt(alias.child_by_field_name("name")).strip()
+            targs = alias.child_by_field_name("arguments")
+            args = [_txt(a).strip() for a in _kids(targs)] if targs is not None else []
+        got = static_member(self.root, struct, member)
+        if got is None or got[0] is None:
+            raise _NoValue
+        value, params = got
+        saved = self._types
+        self._types = {**saved, **dict(zip(params, args))}
+        try:
+            v = self.eval(value, _Scope(None, value.start_byte, {}, s.depth + 1))
+        finally:
+            self._types = saved
+        line = f"{self.where(value)}: {_one_line(value.parent)}"
+        return _V(v.text, v.num, v.items, (line, *v.ev), v.notes)
+
     def _member(self, n: ts.Node, s: _Scope) -> _V:
         field = _txt(n.child_by_field_name("field"))
+        if field in NOMINAL_DEVICE:  # `prop.multiProcessorCount`: a hardware query
+            value = NOMINAL_DEVICE[field]
+            note = (
+                f"'{_one_line(n)}', a property of the GPU, taken as {value}, that of a nominal "
+                "small GPU (a grid sized to fill the GPU does not change what the kernel computes)"
+            )
+            return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
         base = self.eval(n.child_by_field_name("argument"), s)
         if base.items is None or field not in ("x", "y", "z"):
             raise _NoValue
@@ -710,6 +830,26 @@ def _first_assignment(fn: ts.Node, name: str, after: int, before: int) -> ts.Nod
                     best = n
         stack.extend(n.children)
     return best.child_by_field_name("right") if best is not None else None
+
+
+def _occupancy(which: int, ev: tuple[str, ...]) -> _V:
+    """The block size (``which`` 1) or minimum grid (0) an occupancy query gives on the nominal
+    GPU of :data:`NOMINAL_DEVICE`: :data:`DEFAULT_BLOCK` threads, as many blocks as fill it."""
+    blocks = NOMINAL_DEVICE["multiProcessorCount"] * (
+        NOMINAL_DEVICE["maxThreadsPerMultiProcessor"] // DEFAULT_BLOCK
+    )
+    value = DEFAULT_BLOCK if which else blocks
+    what = "block size" if which else "minimum grid size"
+    note = (
+        f"the {what} of an occupancy query taken as {value}, for a nominal small GPU "
+        "(a grid sized to fill the GPU does not change what the kernel computes)"
+    )
+    return _const(value, ev, (note,))
+
+
+def _declares(fn: ts.Node, name: str) -> bool:
+    """Whether ``fn`` has a parameter or local named ``name`` (which hides a file-scope one)."""
+    return name in _params(fn) or _last_decl(fn, name, fn.end_byte) is not None
 
 
 def resolve_args(text: str | None, args: tuple[str, ...]) -> str | None:

@@ -6,6 +6,9 @@ block and arguments, are in a runner ``.cu`` of the same tree.  When a header's 
 launch in its own file, the source files near it that include it are parsed and their launch
 sites of that kernel are added to the header's translation unit, so that binding inference sees
 the same host evidence (cited ``runner.cu:LINE``) as for a kernel launched where it is defined.
+A template kernel the header cannot instantiate itself (``template <int BM> __global__ ...``)
+takes the instantiation of the including file's launch (``kernel<64><<<...>>>``), see
+:mod:`cuda2nki.frontend.adopt`.
 
 "Near" is the header's directory and the one above it (a ``src/kernels/*.cuh`` included by
 ``src/runner.cu``), searched recursively up to :data:`MAX_FILES` files; hidden directories are
@@ -18,11 +21,12 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import stat
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
-from cuda2nki.frontend.ast import LaunchSite, TranslationUnit
+from cuda2nki.frontend.ast import TranslationUnit
 
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
 SOURCE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
@@ -33,55 +37,79 @@ _MAX_BYTES = 2_000_000
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 
 
+#: files whose includers are being parsed (a file including its includer must not loop)
+_ACTIVE: set[str] = set()
+
+
 def with_foreign_launches(
     tu: TranslationUnit,
     defines: Mapping[str, str] | None = None,
     include_dirs: Iterable[str] = (),
 ) -> TranslationUnit:
     """``tu`` with the launch sites, found in the files that include it, of each of its kernels
-    that it does not launch itself (``tu`` unchanged when it is not a header on disk or every
-    kernel has a launch)."""
+    that it does not launch itself, and its code as the including file sees it where it does not
+    stand alone (see :mod:`cuda2nki.frontend.adopt`); ``tu`` unchanged when no file of the tree
+    includes it or it needs nothing from them."""
+    from cuda2nki.frontend.adopt import adopt_context, needs_context
+
     path = Path(tu.file)
-    if path.suffix.lower() not in HEADER_SUFFIXES or not tu.kernels:
-        return tu
     launched = {s.instance or s.kernel for s in tu.launch_sites} | {
         s.kernel for s in tu.launch_sites
     }
-    missing = {k.name for k in tu.kernels} - launched
-    if not missing or not path.is_file():
+    missing = ({k.name for k in tu.kernels} | set(tu.rejected)) - launched
+    troubled = needs_context(tu)
+    if not missing and not troubled:
         return tu
-    sources = tuple((str(p), _stamp(p)) for p in including_sources(path.resolve()))
-    found = _foreign_sites(
-        sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
+    if not path.is_file() or tu.file in _ACTIVE:
+        return tu
+    real = path.resolve()
+    # a header is often included from the directory above (src/kernels/*.cuh from src/runner.cu);
+    # a kernel source file (`#include "kernel.cu"`) from a main file beside it
+    root = None if path.suffix.lower() in HEADER_SUFFIXES else real.parent
+    sources = tuple((str(p), _stamp(p)) for p in including_sources(real, root) if _stamp(p)[1] >= 0)
+    if not sources:
+        return tu
+    _ACTIVE.add(tu.file)
+    try:
+        units = _foreign_units(
+            sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
+        )
+    finally:
+        _ACTIVE.discard(tu.file)
+    extra = tuple(
+        s
+        for u in units
+        for s in u.launch_sites
+        if (s.instance or s.kernel) in missing or s.kernel in missing
     )
-    extra = tuple(s for s in found if (s.instance or s.kernel) in missing or s.kernel in missing)
-    if not extra:
-        return tu
-    return dataclasses.replace(tu, launch_sites=tu.launch_sites + extra)
+    if extra:
+        tu = dataclasses.replace(tu, launch_sites=tu.launch_sites + extra)
+    return adopt_context(tu, units) if troubled else tu
 
 
 @lru_cache(maxsize=64)
-def _foreign_sites(
+def _foreign_units(
     sources: tuple[tuple[str, tuple[int, int]], ...],
     defines: tuple[tuple[str, str], ...],
     include_dirs: tuple[str, ...],
-) -> tuple[LaunchSite, ...]:
-    """The launch sites of ``sources`` (paths with their stamps, so that an edited file is read
-    again), each parsed once per process."""
+) -> tuple[TranslationUnit, ...]:
+    """The translation units of ``sources`` (paths with their stamps, so that an edited file is
+    read again), each parsed once per process; an unreadable file is left out."""
     from cuda2nki.frontend import parse_source
     from cuda2nki.frontend.includers import no_includer_search
 
-    sites: list[LaunchSite] = []
+    units: list[TranslationUnit] = []
     for name, _ in sources:
         src = Path(name)
         try:
             text = src.read_text(encoding="utf-8")
         except (OSError, ValueError):
             continue
-        with no_includer_search():  # only the launches are wanted
-            other = parse_source(text, str(src), defines=dict(defines), include_dirs=include_dirs)
-        sites.extend(other.launch_sites)
-    return tuple(sites)
+        with no_includer_search():  # read as written; its own includers are not searched
+            units.append(
+                parse_source(text, str(src), defines=dict(defines), include_dirs=include_dirs)
+            )
+    return tuple(units)
 
 
 def including_sources(header: Path, root: Path | None = None) -> list[Path]:
@@ -118,9 +146,13 @@ def _candidates(root: Path) -> list[Path]:
 
 
 def _stamp(p: Path) -> tuple[int, int]:
+    """(modification time, size) of a regular file; size -1 for anything else (a FIFO, a
+    device: opening one could block forever) or a file that cannot be read."""
     try:
         st = p.stat()
     except OSError:
+        return (0, -1)
+    if not stat.S_ISREG(st.st_mode):
         return (0, -1)
     return (st.st_mtime_ns, st.st_size)
 

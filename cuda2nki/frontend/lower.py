@@ -1722,10 +1722,7 @@ class BodyLowerer(CoopLowering):
                 if isinstance(self.env.get(name), int):  # an enclosing template's constant
                     return self.e_identifier(simple)
                 if self._named(name, simple) is None and (
-                    self.lookup(name) is not None
-                    or name in self.u.consts
-                    or isinstance(self.env.get(name), int)
-                    or self.host
+                    self.lookup(name) is not None or name in self.u.consts or self.host
                 ):
                     return self.e_identifier(simple)
             if node.type == "type_descriptor":

@@ -48,9 +48,15 @@ def find_kernel(tu: A.TranslationUnit, name: str) -> A.Function | None:
 
 def shapes_from_binding(binding: Binding, fn: A.Function) -> Shapes:
     points = binding.test_points()
-    grid = tuple(poly_of_text(g) for g in binding.grid) + (poly_of_text(1),) * (
-        3 - len(binding.grid)
-    )
+    try:
+        grid = tuple(poly_of_text(g) for g in binding.grid) + (poly_of_text(1),) * (
+            3 - len(binding.grid)
+        )
+        tensors = {t.name: tuple(poly_of_text(d) for d in t.shape) for t in binding.tensors}
+    except ValueError as exc:  # `max(1, 2048 / block_size)`: a size, but not a polynomial
+        raise Refusal(
+            "C2N2010", fn.loc, what=f"a launch or shape size the lifter cannot reason about ({exc})"
+        ) from None
     blocks = {tuple(binding.resolve(_only_known(binding, p)).block) for p in points}
     if len(blocks) != 1:
         raise Refusal(
@@ -60,7 +66,6 @@ def shapes_from_binding(binding: Binding, fn: A.Function) -> Shapes:
             "points; cooperative code is lifted for one block size",
         )
     block = blocks.pop()
-    tensors = {t.name: tuple(poly_of_text(d) for d in t.shape) for t in binding.tensors}
     ranges = {}
     for t in binding.tensors:
         if t.range is not None and t.dtype.startswith(("int", "uint")):

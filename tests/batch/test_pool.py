@@ -7,11 +7,19 @@ import time
 
 from cuda2nki.batch.pool import run_tasks
 
+#: what a "keep" task leaves behind in its worker (as a cache would)
+_KEPT: list[bytearray] = []
+
 
 def work(payload: object) -> object:
     kind, value = payload  # type: ignore[misc]
     if kind == "ok":
         return value * 2
+    if kind == "alloc":  # needs some memory of its own
+        return len(bytearray(value * 1024 * 1024))
+    if kind == "keep":  # fills the worker's memory and keeps it
+        while True:
+            _KEPT.append(bytearray(16 * 1024 * 1024))
     if kind == "sleep":
         time.sleep(value)
         return "woke"
@@ -73,3 +81,19 @@ def test_tasks_queued_behind_a_hang_or_a_crash_are_run_by_a_new_worker() -> None
     assert {k: o.value for k, o in out.items() if len(k) == 1} == {
         "a": 2, "b": 4, "c": 6, "d": 8, "e": 10, "f": 12
     }  # fmt: skip
+
+
+def test_a_worker_out_of_memory_is_replaced_not_reused() -> None:
+    """A worker whose task ran out of memory may still hold it (caches, a fragmented heap):
+    the tasks after it get a fresh worker instead of failing one after another."""
+    tasks = [("keep", ("keep", 0))] + [(f"a{i}", ("alloc", 64)) for i in range(3)]
+    # a forked worker starts with this process's address space: the limit leaves room above it
+    with open("/proc/self/statm") as f:
+        size_mb = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    out = _run(tasks, jobs=1, timeout=30, memory_mb=size_mb + 384)
+    assert out["keep"].status in ("memory", "crash")
+    assert {k: o.status for k, o in out.items() if k != "keep"} == {
+        "a0": "ok",
+        "a1": "ok",
+        "a2": "ok",
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from cuda2nki.binding import generate_inputs, load_binding
 from cuda2nki.fidelity.writers import describe, writer_maps
@@ -84,3 +85,35 @@ def test_a_local_sharing_an_alias_name_is_not_a_store() -> None:
     assert set(np.unique(mean_threads) % 32) == {0}  # lane 0 of each warp stores mean
     out_blocks, out_threads = maps["out"]
     assert (out_blocks >= 0).all() and (out_threads >= 0).all()
+
+
+@pytest.mark.parametrize("ctype", ["unsigned int", "unsigned char", "uint16_t", "bool"])
+def test_an_output_that_cannot_hold_minus_one_has_no_writer_map(tmp_path, ctype) -> None:
+    """An unsigned output cannot mark "no writer" with -1: no map, and no error either (the
+    check of such a kernel used to stop with an OverflowError)."""
+    from cuda2nki.binding import binding_from_dict
+
+    cu = tmp_path / "u.cu"
+    cu.write_text(
+        "#include <stdint.h>\n"
+        f"__global__ void flag(const float* x, {ctype}* out, int n) {{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) out[i] = x[i] > 0.0f;\n"
+        "}\n"
+    )
+    dtype = {"unsigned int": "uint32", "unsigned char": "uint8", "uint16_t": "uint16"}
+    b = binding_from_dict(
+        {
+            "kernel": "flag",
+            "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            "params": {
+                "x": {"shape": ["n"], "dtype": "float32", "role": "in"},
+                "out": {"shape": ["n"], "dtype": dtype.get(ctype, "bool"), "role": "out"},
+                "n": 100,
+            },
+        },
+        "u.toml",
+    )
+    r = b.resolve({})
+    maps = writer_maps(parse_file(cu), "flag", r, generate_inputs(r, 0), ["out"])
+    assert maps is None

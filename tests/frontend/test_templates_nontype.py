@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from cuda2nki import simt
+from cuda2nki.diagnostics import Severity
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.visit import find
 
@@ -139,3 +140,25 @@ def test_functional_cast_through_a_typename_parameter_or_typedef(parse):
         ("functional", "int32"),
         ("functional", "float64"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("decl", "call", "instance"),
+    [
+        ("int W", "twice<W>(p[i])", "twice<4>"),
+        ("const unsigned int W", "twice<W>(p[i])", "twice<4>"),
+        ("int W, int R", "twice<W>(p[i]) + twice<R>(1.0f)", "twice<2>"),
+        ("unsigned W", "(float)twice< W >(p[i])", "twice<4>"),
+    ],
+)
+def test_a_value_parameter_passed_on_to_a_device_template(parse, decl, call, instance):
+    """``helper<W>`` inside a kernel instance: ``W`` is the kernel's value, never a type."""
+    targs = "4, 2" if "R" in decl else "4"
+    tu = parse(
+        "template <int K> __device__ float twice(float x) { return x * K; }\n"
+        f"template <{decl}>\n"
+        f"__global__ void k(float* p) {{ int i = threadIdx.x; p[i] = {call}; }}\n"
+        f"void h(float* p) {{ k<{targs}><<<1, 32>>>(p); }}\n"
+    )
+    assert tu.rejected == {} and not [d for d in tu.diagnostics if d.severity >= Severity.ERROR]
+    assert tu.function(instance) is not None and tu.function("k") is not None

@@ -345,3 +345,43 @@ def test_device_function_returns_inside_branches_are_refused_not_miscomputed(tmp
     out = check_literal(cu, tmp_path, lowering="literal")
     assert out.status == "refused", out
     assert "C2N2301" in out.codes and "return inside a branch or loop" in out.detail
+
+
+@pytest.mark.parametrize(
+    "branch",
+    [
+        "if (sync_all) { __syncthreads(); }",
+        "if (sync_all) __syncthreads(); else { __syncthreads(); }",
+        "if (sync_all != 0) { /* nothing but a barrier */ __syncthreads(); }",
+    ],
+)
+def test_a_uniform_branch_that_lowers_to_nothing_keeps_a_body(tmp_path, branch):
+    """`if (flag) __syncthreads();` under a uniform condition has no code of its own in the port:
+    the branch is still valid Python."""
+    src = f"""
+#define T 64
+__device__ float block_sum(float v, int sync_all) {{
+    __shared__ float s[T];
+    s[threadIdx.x] = v;
+    __syncthreads();
+    for (int st = blockDim.x / 2; st > 0; st >>= 1) {{
+        if (threadIdx.x < st) s[threadIdx.x] += s[threadIdx.x + st];
+        __syncthreads();
+    }}
+    float total = s[0];
+    {branch}
+    return total;
+}}
+__global__ void rowsum2(const float* x, float* out, int rows, int cols) {{
+    int r = blockIdx.x;
+    float acc = 0.0f;
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) acc += x[r * cols + c];
+    float total = block_sum(acc, 0);
+    if (threadIdx.x == 0) out[r] = total;
+}}
+"""
+    cu = _kernel(tmp_path, src, "rowsum2", '"rows"', "64",
+                 'x = { shape = ["rows", "cols"], dtype = "float32", role = "in" }\n'
+                 'out = { shape = ["rows"], dtype = "float32", role = "out" }\n'
+                 "rows = 3\ncols = 200", ["cols = 5", "rows = 2\ncols = 64"])  # fmt: skip
+    _matches(cu, tmp_path)
