@@ -47,6 +47,7 @@ from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
 )
 from cuda2nki.nkisim.engine import dma_extent, mat, no_extra_kw, on_chip, record, src_key, write_mat
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
+from cuda2nki.nkisim.spmd import nc, spmd_dim  # noqa: F401 - re-exported NKI names
 from cuda2nki.nkisim.tensor import (  # noqa: F401 - re-exported NKI names
     IndexExpr,
     Mask,
@@ -355,7 +356,13 @@ def shared_constant(constant, dtype=None, **kw) -> NkiTensor:
 
 
 def shared_identity_matrix(n, dtype=uint8, dst=None, **kw) -> NkiTensor:
+    """An ``n x n`` identity: in SBUF (current API), or, in the legacy API, a constant in
+    shared HBM like ``shared_constant`` (kernels ``nl.load`` it)."""
     no_extra_kw("nl.shared_identity_matrix", kw)
+    if st.current().legacy:
+        if dst is not None:
+            raise invalid("nl.shared_identity_matrix", "the legacy API takes no dst=")
+        return shared_constant(np.eye(n, dtype=np.float32), dtype=dtype)
     t = dst if dst is not None else allocate((n, n), dtype, sbuf, api="nl.shared_identity_matrix")
     t.assign(np.eye(n, dtype=np.float32), api="nl.shared_identity_matrix")
     record("gpsimd", "iota", (t,))
@@ -1338,15 +1345,6 @@ def static_cast(arr, dtype):
     """Host helper (legacy): cast a NumPy array with NKI rounding."""
     d = dt.as_dtype(dtype)
     return dt.convert(np.asarray(arr), d)
-
-
-def spmd_dim(*a, **kw):
-    no_extra_kw("nl.spmd_dim", kw)
-    raise unsupported("nl.spmd_dim", "multi-core SPMD placement; use a plain grid kernel[g0, g1]")
-
-
-def nc(n):
-    raise unsupported("nl.nc", "multi-core SPMD placement; use a plain grid kernel[g0, g1]")
 
 
 def loop_reduce(x, op, loop_indices, dtype=None, *, mask=None, **kw):

@@ -176,6 +176,18 @@ def _out(shape, dtype, default, api, buffer=sbuf) -> NkiTensor:
     return allocate(shape, d, buffer, api=api)
 
 
+def _dst_or_new(dst, shape, dtype, default, api) -> NkiTensor:
+    """The tile a legacy instruction writes: ``dst=`` where given (the late legacy form, which
+    writes it in place and returns nothing), else a fresh result tile."""
+    if dst is None:
+        return _out(shape, dtype, default, api)
+    if not isinstance(dst, NkiTensor):
+        raise invalid(api, f"dst= must be a tile, got {type(dst).__name__}")
+    if dtype is not None and dt.as_dtype(dtype) != dst.dtype:
+        raise invalid(api, "dtype= must be dst's dtype")
+    return dst
+
+
 def _pdt(*xs) -> dt.NkiDType:
     res = None
     for x in xs:
@@ -550,10 +562,11 @@ def select_reduce(
     reverse_pred=False,
     mask=None,
     dtype=None,
+    dst=None,
     **kw,
-) -> NkiTensor:
+) -> NkiTensor | None:
     no_extra_kw("nisa.select_reduce", kw)
-    out = _out(on_true.shape, dtype, on_true.dtype, "nisa.select_reduce")
+    out = _dst_or_new(dst, on_true.shape, dtype, on_true.dtype, "nisa.select_reduce")
     _call(
         _isa.select_reduce,
         mask,
@@ -566,7 +579,7 @@ def select_reduce(
         reduce_op,
         reverse_pred,
     )
-    return out
+    return None if dst is not None else out
 
 
 def tensor_scalar_reduce(
@@ -609,11 +622,13 @@ def tensor_scalar_cumulative(
     *,
     mask=None,
     dtype=None,
+    dst=None,
     **kw,
-) -> NkiTensor:
-    """``(src <op0> imm0)`` scanned with ``op1`` along the free axis; returns the scan."""
+) -> NkiTensor | None:
+    """``(src <op0> imm0)`` scanned with ``op1`` along the free axis; returns the scan (or
+    writes it into ``dst=``)."""
     no_extra_kw("nisa.tensor_scalar_cumulative", kw)
-    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_scalar_cumulative")
+    out = _dst_or_new(dst, src.shape, dtype, src.dtype, "nisa.tensor_scalar_cumulative")
     _call(
         _isa.tensor_scalar_cumulative,
         mask,
@@ -625,7 +640,7 @@ def tensor_scalar_cumulative(
         imm1=imm1,
         reduce_cmd=reduce_cmd,
     )
-    return out
+    return None if dst is not None else out
 
 
 def tensor_copy_predicated(

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
+from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
@@ -26,6 +26,14 @@ from cuda2nki.nkisim.deferred import DeferredWrites, Lazy, frame_of
 from cuda2nki.nkisim.errors import fail, invalid, new_site, port_site, unsupported
 
 _UIDS = itertools.count()
+
+
+def as_strided(x: np.ndarray, shape, strides) -> np.ndarray:
+    """NumPy's ``as_strided``, also over one-byte floats (fp8): NumPy rebuilds the view from
+    the array interface, whose ``'<f1'`` type it cannot read, so those go through ``uint8``."""
+    if x.dtype.itemsize == 1 and x.dtype.kind == "f":
+        return _np_as_strided(x.view(np.uint8), shape, strides).view(x.dtype)
+    return _np_as_strided(x, shape, strides)
 
 
 class MemoryRegion:

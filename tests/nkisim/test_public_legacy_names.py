@@ -1,0 +1,246 @@
+"""Names of the late legacy ``neuronxcc.nki`` API that the public NKI tests use: multi-core
+launch grids, the HBM identity constant, the in-place ``dst=`` form of some instructions,
+strided fp8 views, and kernels named like tests."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from cuda2nki.diagnostics import DiagnosticError
+from cuda2nki.nkisim import language as nl
+from cuda2nki.nkisim import load_kernel, simulate_kernel
+
+LEG = "from neuronxcc import nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n"
+RNG = np.random.default_rng(19)
+
+
+def kern(tmp_path, body: str, name: str | None = None):
+    p = tmp_path / "port.py"
+    p.write_text(LEG + textwrap.dedent(body))
+    return load_kernel(p, name)
+
+
+def raises(k, inputs, code: str, line: int):
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(k, inputs)
+    d = ei.value.diagnostic
+    assert d.code == code and d.loc.line == line, d
+    return d
+
+
+# --------------------------------------------------------------------------- nl.nc / spmd_dim
+
+GRID_KERNEL = """
+@nki.jit
+def stamp(a):
+    out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+    i = nl.program_id(0)
+    j = nl.program_id(1)
+    t = nl.load(a[i, j])
+    nl.store(out[i, j], t + (i * 10 + j) + 1000 * nl.num_programs(0))
+    return out
+"""
+
+
+@pytest.mark.parametrize(
+    "dim",
+    [
+        "nl.spmd_dim(nl.nc(2), 3)",
+        "nl.spmd_dim(3, nl.nc(2))",
+        "nl.nc(2) * 3",
+        "3 * nl.nc(2)",
+        "nl.spmd_dim(6, nl.nc(1))",
+        "6",
+    ],
+)
+def test_core_spread_grid_runs_every_program_once(tmp_path, dim):
+    p = tmp_path / "port.py"
+    p.write_text(LEG + textwrap.dedent(GRID_KERNEL))
+    k = load_kernel(p, "stamp")
+    a = RNG.standard_normal((6, 2, 1, 4)).astype(np.float32)
+    grid = eval(dim, {"nl": nl})  # the host side of the launch, as a public test writes it
+    out = k[grid, 2](a)
+    ids = np.arange(6)[:, None] * 10 + np.arange(2)[None, :] + 6000
+    np.testing.assert_allclose(out, a + ids[:, :, None, None], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "expr", ["nl.nc(3)", "nl.nc(0)", "nl.spmd_dim(nl.nc(2), nl.nc(2))", "nl.spmd_dim(4)"]
+)
+def test_core_grid_limits_are_reported_at_their_line(tmp_path, expr):
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            d = {expr}
+            nl.store(out, nl.load(a))
+            return out
+        """,
+    )
+    raises(k, [np.zeros((4, 4), np.float32)], "C2N3021", 8)
+
+
+# --------------------------------------------------------------------------- identity constant
+
+
+@pytest.mark.parametrize("n,dtype", [(128, "nl.bfloat16"), (64, "nl.float32"), (32, "nl.uint8")])
+def test_legacy_identity_is_a_shared_hbm_constant_loaded_by_the_kernel(tmp_path, n, dtype):
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+            ident = nl.shared_identity_matrix(n={n}, dtype={dtype})
+            assert ident.buffer is nl.shared_hbm
+            eye = nl.load(ident, dtype=a.dtype)
+            t = nl.load(a)
+            nl.store(out, nl.copy(nisa.nc_matmul(t, eye)))
+            return out
+        """,
+    )
+    a = RNG.integers(-4, 4, (n, n)).astype(np.float32)
+    np.testing.assert_array_equal(simulate_kernel(k, [a]).outputs, a.T)
+
+
+def test_legacy_identity_is_not_an_sbuf_operand(tmp_path):
+    k = kern(
+        tmp_path,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+            ident = nl.shared_identity_matrix(n=32, dtype=nl.float32)
+            t = nl.load(a)
+            nl.store(out, nl.copy(nisa.nc_matmul(t, ident)))
+            return out
+        """,
+    )
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(k, [np.zeros((32, 32), np.float32)])
+    assert ei.value.diagnostic.loc.line == 10
+
+
+# --------------------------------------------------------------------------- dst= forms
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("shape", [(128, 64), (32, 5)])
+def test_legacy_select_reduce_into_dst(tmp_path, reverse, shape):
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(pred, x, y):
+            out = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+            red = nl.ndarray((x.shape[0], 1), dtype=nl.float32, buffer=nl.shared_hbm)
+            into = nl.ndarray(x.shape, dtype=nl.float32, buffer=nl.sbuf)
+            r = nl.ndarray((x.shape[0], 1), dtype=nl.float32, buffer=nl.sbuf)
+            got = nisa.select_reduce(
+                predicate=nl.load(pred), on_true=nl.load(x), on_false=nl.load(y), dst=into,
+                reduce_cmd=nisa.reduce_cmd.reset_reduce, reduce_res=r, reduce_op=nl.max,
+                reverse_pred={reverse},
+            )
+            assert got is None
+            nl.store(out, into)
+            nl.store(red, r)
+            return out, red
+        """,
+    )
+    pred = RNG.integers(0, 2, shape).astype(np.uint8)
+    x, y = (RNG.standard_normal(shape).astype(np.float32) for _ in range(2))
+    want = np.where((pred != 0) != reverse, x, y)
+    out, red = simulate_kernel(k, [pred, x, y]).outputs
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(red[:, 0], want.max(axis=1))
+
+
+@pytest.mark.parametrize("op1,scan", [("nl.add", np.cumsum), ("nl.maximum", np.maximum.accumulate)])
+def test_legacy_tensor_scalar_cumulative_into_dst(tmp_path, op1, scan):
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+            acc = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_scalar_cumulative(
+                src=nl.load(a), dst=acc, op0=nl.multiply, op1={op1}, imm0=2.0
+            )
+            nl.store(out, acc)
+            return out
+        """,
+    )
+    a = RNG.standard_normal((16, 24)).astype(np.float32)
+    np.testing.assert_allclose(simulate_kernel(k, [a]).outputs, scan(a * 2, axis=1), rtol=1e-5)
+
+
+def test_legacy_dst_form_keeps_the_dtype_rule(tmp_path):
+    k = kern(
+        tmp_path,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+            acc = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+            nisa.tensor_scalar_cumulative(
+                src=nl.load(a), dst=acc, op0=nl.multiply, op1=nl.add, imm0=2.0, dtype=nl.bfloat16
+            )
+            nl.store(out, acc)
+            return out
+        """,
+    )
+    raises(k, [np.zeros((4, 8), np.float32)], "C2N3021", 9)
+
+
+# --------------------------------------------------------------------------- fp8 views
+
+
+@pytest.mark.parametrize("fp8", ["float8_e5m2", "float8_e4m3"])
+def test_fp8_tile_through_an_mgrid_view(tmp_path, fp8):
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(a, b):
+            out = nl.ndarray((a.shape[2], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+            t = nl.ndarray((a.shape[0], 2, 16), dtype=nl.{fp8}, buffer=nl.sbuf)
+            g = nl.mgrid[0:a.shape[0], 0:2, 0:a.shape[2]]
+            t[g.p, g.x, g.y] = nl.load(a)
+            u = nl.load(b, dtype=nl.{fp8})
+            nl.store(out, nl.copy(nisa.nc_matmul(t[g.p, 0, g.y], u)))
+            return out
+        """,
+    )
+    import ml_dtypes
+
+    npd = getattr(ml_dtypes, fp8)
+    a = RNG.integers(-2, 3, (32, 2, 4)).astype(npd)
+    b = RNG.integers(-2, 3, (32, 8)).astype(np.float32)
+    want = a[:, 0, :].astype(np.float32).T @ b
+    np.testing.assert_array_equal(simulate_kernel(k, [a, b]).outputs, want)
+
+
+# --------------------------------------------------------------------------- test-named kernels
+
+
+def test_a_kernel_named_like_a_test_is_not_collected_by_pytest(tmp_path):
+    k = kern(
+        tmp_path,
+        """
+        @nki.jit(mode="simulation")
+        def test_copy(a):
+            out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+            nl.store(out, nl.load(a))
+            return out
+        """,
+    )
+    # pytest reads ``__test__`` before it unwraps a callable named ``test_*``
+    assert k.__test__ is False
+    a = RNG.standard_normal((8, 8)).astype(np.float32)
+    np.testing.assert_array_equal(k(a), a)
