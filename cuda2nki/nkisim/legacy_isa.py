@@ -412,6 +412,27 @@ def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> N
     return out
 
 
+def tensor_copy_dynamic_src(
+    src, *, mask=None, dtype=None, engine=engine.unknown, **kw
+) -> NkiTensor:
+    """A copy of ``src`` read at runtime offsets: the view indexes a free dimension with an
+    on-chip index tile (``t[ix, offsets[0, i] + iy]``), whose values are read when it runs."""
+    no_extra_kw("nisa.tensor_copy_dynamic_src", kw)
+    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy_dynamic_src")
+    _call(_isa.tensor_copy, mask, out, src, engine=engine)
+    return out
+
+
+def tensor_copy_dynamic_dst(
+    *, dst, src, mask=None, dtype=None, engine=engine.unknown, **kw
+) -> None:
+    """Copy ``src`` into ``dst`` viewed at runtime offsets (an on-chip index tile in the view)."""
+    no_extra_kw("nisa.tensor_copy_dynamic_dst", kw)
+    if dtype is not None and dt.as_dtype(dtype) != dst.dtype:
+        raise invalid("nisa.tensor_copy_dynamic_dst", "dtype= must be dst's dtype")
+    _call(_isa.tensor_copy, mask, dst, src, engine=engine)
+
+
 def reciprocal(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     no_extra_kw("nisa.reciprocal", kw)
     out = _out(data.shape, dtype, data.dtype, "nisa.reciprocal")

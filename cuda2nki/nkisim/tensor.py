@@ -590,6 +590,23 @@ def wrap_host(
 # --------------------------------------------------------------------------- legacy index exprs
 
 
+def dynamic_offset(t: NkiTensor) -> int:
+    """The value of a one-element integer tile used in an index expression: a runtime offset
+    (legacy ``src[ix, offsets[0, i] + iy]``), read when the access is made."""
+    api = "dynamic offset"
+    if not t.on_chip:
+        raise invalid(api, "a runtime offset must be read from an on-chip tile, not HBM")
+    if t.dtype.is_float:
+        raise invalid(api, f"a runtime offset must be an integer tile, got {t.dtype.name}")
+    vals = np.asarray(t.values("index"))
+    if vals.size != 1:
+        raise unsupported(
+            "a tile of several values in an index expression",
+            "index with the tile itself, or one element of it per access",
+        )
+    return int(vals.reshape(-1)[0])
+
+
 class IndexExpr:
     """Legacy affine index tile (``nl.arange``/``nl.mgrid``): an int array with NKI arithmetic."""
 
@@ -619,9 +636,9 @@ class IndexExpr:
         return IndexExpr(arr, aff)
 
     def _bin(self, other, f, aff_op=None):
+        if isinstance(other, NkiTensor):
+            other = dynamic_offset(other)
         o = other.arr if isinstance(other, IndexExpr) else other
-        if isinstance(o, NkiTensor):
-            raise unsupported("tensor values in an index expression")
         arr = f(self.arr, o)
         aff = None
         if aff_op is not None and self.aff is not None:
@@ -636,6 +653,17 @@ class IndexExpr:
         return self._bin(o, np.add, _aff_add)
 
     __radd__ = __add__
+
+    def _op_with_tile(self, name: str, tile: NkiTensor, tile_first: bool) -> IndexExpr:
+        """``tile <op> self`` (``tile_first``) or ``self <op> tile``, for a tile that holds one
+        runtime offset (see :func:`dynamic_offset`)."""
+        if name == "add":
+            return self + tile
+        if name == "multiply":
+            return self * tile
+        if name == "subtract":
+            return self.__rsub__(tile) if tile_first else self - tile
+        raise unsupported(f"nl.{name} of a tile and an index expression")
 
     def __sub__(self, o):
         return self._bin(o, np.subtract, _aff_sub)
@@ -1731,6 +1759,8 @@ class NkiTensor:
     def _op(self, name: str, other, reverse: bool = False):
         from cuda2nki.nkisim import language as _nl
 
+        if isinstance(other, IndexExpr):  # ``offsets[0, i] + iy``: a runtime offset
+            return other._op_with_tile(name, self, not reverse)
         f = getattr(_nl, name)
         return f(other, self) if reverse else f(self, other)
 

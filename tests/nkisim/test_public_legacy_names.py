@@ -244,3 +244,78 @@ def test_a_kernel_named_like_a_test_is_not_collected_by_pytest(tmp_path):
     assert k.__test__ is False
     a = RNG.standard_normal((8, 8)).astype(np.float32)
     np.testing.assert_array_equal(k(a), a)
+
+
+# --------------------------------------------------------------------------- runtime offsets
+
+
+@pytest.mark.parametrize(
+    "index", ["offs[0, i] + iy", "iy + offs[0, i]", "offs[0, i] * 1 + iy", "offs[0, i] - iy"]
+)
+def test_legacy_tensor_copy_dynamic_src_reads_at_a_runtime_offset(tmp_path, index):
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(src, offsets):
+            out = nl.ndarray((64, offsets.shape[1]), dtype=src.dtype, buffer=nl.shared_hbm)
+            t = nl.load(src)
+            offs = nl.load(offsets)
+            res = nl.ndarray((64, offsets.shape[1]), dtype=src.dtype, buffer=nl.sbuf)
+            ix, iy = nl.mgrid[0:64, 0:1]
+            for i in nl.affine_range(offsets.shape[1]):
+                res[ix, i] = nisa.tensor_copy_dynamic_src(t[ix, {index}])
+            nl.store(out, res)
+            return out
+        """,
+    )
+    src = RNG.standard_normal((64, 100)).astype(np.float32)
+    offs = RNG.permutation(100)[None, :12].astype(np.int32)
+    out = simulate_kernel(k, [src, offs]).outputs
+    np.testing.assert_array_equal(out, src[:, offs[0]])
+
+
+def test_legacy_tensor_copy_dynamic_dst_writes_at_a_runtime_offset(tmp_path):
+    k = kern(
+        tmp_path,
+        """
+        @nki.jit
+        def k(src, offsets):
+            out = nl.ndarray((32, 50), dtype=src.dtype, buffer=nl.shared_hbm)
+            t = nl.load(src)
+            offs = nl.load(offsets)
+            res = nl.zeros((32, 50), dtype=src.dtype, buffer=nl.sbuf)
+            ix, iy = nl.mgrid[0:32, 0:1]
+            for i in nl.affine_range(offsets.shape[1]):
+                nisa.tensor_copy_dynamic_dst(dst=res[ix, offs[0, i] + iy], src=t[ix, i + iy])
+            nl.store(out, res)
+            return out
+        """,
+    )
+    src = RNG.standard_normal((32, 7)).astype(np.float32)
+    offs = RNG.permutation(50)[None, :7].astype(np.int32)
+    want = np.zeros((32, 50), np.float32)
+    want[:, offs[0]] = src
+    np.testing.assert_array_equal(simulate_kernel(k, [src, offs]).outputs, want)
+
+
+@pytest.mark.parametrize(
+    "load,code",
+    [("nl.load(offsets, dtype=nl.float32)", "C2N3021"), ("nl.load(offsets)", "C2N3001")],
+)
+def test_runtime_offset_must_be_one_integer(tmp_path, load, code):
+    """A float tile is no offset; a tile of several offsets in an expression is refused."""
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(src, offsets):
+            out = nl.ndarray((8, 1), dtype=src.dtype, buffer=nl.shared_hbm)
+            t = nl.load(src)
+            offs = {load}
+            ix, iy = nl.mgrid[0:8, 0:1]
+            nl.store(out, nisa.tensor_copy_dynamic_src(t[ix, offs[0, 0:2] + iy] if "{code}" == "C2N3001" else t[ix, offs[0, 0] + iy]))
+            return out
+        """,
+    )
+    raises(k, [np.zeros((8, 16), np.float32), np.zeros((1, 4), np.int32)], code, 11)
