@@ -1241,6 +1241,16 @@ def _retarget(view: NkiTensor, value: NkiTensor) -> bool:
     return True
 
 
+def _zero_unwritten(t: NkiTensor, api: str) -> None:
+    """Start a PSUM accumulation at zero in the elements of ``t`` that nothing wrote yet: a
+    block of a multi-block PSUM tensor accumulates from zero like a fresh tile, though other
+    blocks of its tensor were written before (they still hold the never-written canary)."""
+    cur = t.f32(api)
+    holes = dt.canary_mask(cur)
+    if holes.any():
+        t.assign(np.where(holes, np.float32(0), cur), api=api)
+
+
 def _inplace(t: NkiTensor, name: str, other) -> None:
     api = f"tensor {name}="
     if (
@@ -1267,13 +1277,21 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
             # the matmul that made ``other`` is still deferred: accumulate its operands into t
             # (onto a tile never written, the first one writes, as the eager path below does)
             acc = None if t.storage.fresh else True
+            if acc and t.size != t.storage.flat.size:
+                _zero_unwritten(t, api)
             for a2, b2 in zip(pend[3], pend[4]):
                 _isa._matmul_write(api, t, a2, b2, acc)
             return
         if t.storage.fresh:
             t.assign(other.f32(api), api=api)
         else:
-            t.assign(t.f32(api) + other.f32(api).reshape(t.shape), api=api)
+            cur = t.f32(api)
+            add = other.f32(api).reshape(t.shape)
+            holes = dt.canary_mask(cur) if t.size != t.storage.flat.size else None
+            if holes is not None and holes.any():  # a block nothing wrote yet starts at zero
+                t.assign(np.where(holes, add, cur + add), api=api)
+            else:
+                t.assign(cur + add, api=api)
         return
     shape = t.shape
     a = t.f32(api)

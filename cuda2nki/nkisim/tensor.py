@@ -395,9 +395,11 @@ def allocate(
     ``sim_callers``: how many of its callers are known to be simulator code (see ``port_site``).
     """
     state = st._STACK[-1]
+    direct = None  # an nki.compiler placement (its PSUM banks)
     if buffer is None:
         buffer = sbuf
     elif type(buffer) is not MemoryRegion:
+        direct = buffer
         buffer = _region(buffer, state, api)
     if (
         buffer is sbuf
@@ -477,6 +479,10 @@ def allocate(
         if tile_bytes > state.target.psum_tile_max_bytes:
             raise fail("C2N3008", what=_what(name, dims), size=tile_bytes, target=state.target.name)
         nblocks = math.prod(dims[:pdim])
+        placed = getattr(direct, "psum_banks", None)
+        if placed is not None:  # blocks that share a bank reuse it
+            nplaced = placed(dims[:pdim], dims[pdim], tile_bytes)
+            nblocks = nblocks if nplaced is None else nplaced
         banks = nblocks * max(1, -(-tile_bytes // st.PSUM_BANK_BYTES))
         stg.use = use = [-1]
         state.alloc_psum(stg.uid, nblocks * tile_bytes, banks, site, use)
