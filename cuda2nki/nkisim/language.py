@@ -22,6 +22,7 @@ import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import isa as _isa
+from cuda2nki.nkisim import loop_reduce as _loop_reduce
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
@@ -1128,6 +1129,8 @@ tile_size = _TileSize()
 def _setitem(t: NkiTensor, key, value) -> None:
     api = "tensor[...] ="
     view = t[key]
+    if type(value) is _loop_reduce.LoopReduction:
+        value = value.into(view)
     if isinstance(value, NkiTensor):
         if _same_view(view, value):
             return  # the store-back of ``t[k] op= v``: the in-place op wrote it already
@@ -1366,8 +1369,9 @@ def static_cast(arr, dtype):
 
 
 def loop_reduce(x, op, loop_indices, dtype=None, *, mask=None, **kw):
+    """Legacy: reduce ``x`` into the assignment's destination (see ``loop_reduce`` module)."""
     no_extra_kw("nl.loop_reduce", kw)
-    raise unsupported("nl.loop_reduce")
+    return _loop_reduce.loop_reduce(x, op, loop_indices, dtype, mask=mask)
 
 
 def all_reduce(*a, **kw):

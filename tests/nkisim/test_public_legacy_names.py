@@ -319,3 +319,55 @@ def test_runtime_offset_must_be_one_integer(tmp_path, load, code):
         """,
     )
     raises(k, [np.zeros((8, 16), np.float32), np.zeros((1, 4), np.int32)], code, 11)
+
+
+# --------------------------------------------------------------------------- nl.loop_reduce
+
+
+@pytest.mark.parametrize(
+    "op,ref", [("nl.add", np.add), ("nl.maximum", np.maximum), ("nl.subtract", np.subtract)]
+)
+@pytest.mark.parametrize("form", ["subscript", "name"])
+def test_legacy_loop_reduce_folds_into_its_destination(tmp_path, op, ref, form):
+    store = (
+        "acc[j, :, :] = nl.loop_reduce(x, op={op}, loop_indices=(i,), dtype=nl.float32)"
+        if form == "subscript"
+        else "b = nl.loop_reduce(x, op={op}, loop_indices=[i], dtype=nl.float32)"
+    ).format(op=op)
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((2, 16, 24), dtype=nl.float32, buffer=nl.shared_hbm)
+            acc = nl.full((2, nl.par_dim(16), 24), 1.5, dtype=nl.float32)
+            for j in nl.affine_range(2):
+                b = nl.full((16, 24), 1.5, dtype=nl.float32)
+                for i in nl.affine_range(3):
+                    x = nl.load(a[j, i])
+                    {store}
+                nl.store(out[j], value={"acc[j, :, :]" if form == "subscript" else "b"})
+            return out
+        """,
+    )
+    a = RNG.standard_normal((2, 3, 16, 24)).astype(np.float32)
+    want = np.full((2, 16, 24), 1.5, np.float32)
+    for i in range(3):
+        want = ref(a[:, i], want)  # the destination is op's right-hand input
+    np.testing.assert_allclose(simulate_kernel(k, [a]).outputs, want, rtol=1e-6)
+
+
+def test_loop_reduce_needs_a_destination(tmp_path):
+    k = kern(
+        tmp_path,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+            x = nl.load(a)
+            for i in nl.affine_range(2):
+                nl.store(out, value=nl.loop_reduce(x, op=nl.add, loop_indices=[i]))
+            return out
+        """,
+    )
+    raises(k, [np.zeros((4, 8), np.float32)], "C2N3001", 10)
