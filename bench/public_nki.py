@@ -241,7 +241,12 @@ def _spawn(kind: str, path: Path, roots: list[Path], timeout: int, limit: int) -
         out, rc = proc.stdout, proc.returncode
     except subprocess.TimeoutExpired as exc:
         out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-    rows = [json.loads(line[len(MARK) :]) for line in out.splitlines() if line.startswith(MARK)]
+    # a row may follow pytest's progress dots on the same line
+    rows = [
+        json.loads(line[line.index(MARK) + len(MARK) :])
+        for line in out.splitlines()
+        if MARK in line
+    ]
     if rows or rc == 0:  # a test file with no simulation test has no case
         return rows
     return [{"name": path.name, "outcome": "crash", "detail": f"child process ended ({rc})"}]
