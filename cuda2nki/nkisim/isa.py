@@ -1959,20 +1959,28 @@ def nc_stream_shuffle(dst, src, shuffle_mask, **kw) -> None:
     no_extra_kw("nisa.nc_stream_shuffle", kw)
     api = "nisa.nc_stream_shuffle"
     dst, src = _compute_operands(api, dst, src, eng="vector")
-    same_free(api, dst, src)
+    # partition counts may differ (dst partition i of a quadrant reads src partition mask[i]:
+    # one src partition can be broadcast to 32); the elements per partition may not
+    if dst.free_size() != src.free_size():
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"operands have {dst.free_size()} and {src.free_size()} elements per "
+            f"partition ({dst.describe()} vs {src.describe()})",
+        )
     m = [int(v) for v in shuffle_mask]
     if len(m) != 32:
         raise invalid(api, f"shuffle_mask needs 32 entries, got {len(m)}")
     x = mat(src, f32=src.dtype != dst.dtype)
     fresh = dst.storage.fresh and dst.storage.lazy is None  # nothing written (nor loaded) yet
     cur = mat(dst, f32=src.dtype != dst.dtype).copy() if not fresh else None
-    p = x.shape[0]
-    out = np.empty_like(x) if cur is None else cur
+    p = dst.partitions()
+    out = np.empty((p, x.shape[1]), x.dtype) if cur is None else cur
     for q0 in range(0, p, 32):
         for i in range(min(32, p - q0)):
             if m[i] == 255:
                 continue
-            if m[i] >= 32 or q0 + m[i] >= p:
+            if m[i] >= 32 or q0 + m[i] >= x.shape[0]:
                 raise fail("C2N3019", detail=f"{api} mask entry {m[i]} outside the quadrant")
             out[q0 + i] = x[q0 + m[i]]
     write_mat(dst, out, api)

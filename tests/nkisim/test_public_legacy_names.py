@@ -371,3 +371,47 @@ def test_loop_reduce_needs_a_destination(tmp_path):
         """,
     )
     raises(k, [np.zeros((4, 8), np.float32)], "C2N3001", 10)
+
+
+# --------------------------------------------------------------------------- stream shuffle
+
+
+@pytest.mark.parametrize("src_p,dst_p", [(1, 32), (1, 8), (4, 64), (32, 32)])
+def test_stream_shuffle_broadcasts_fewer_source_partitions(tmp_path, src_p, dst_p):
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(a):
+            out = nl.ndarray(({dst_p}, a.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+            t = nl.load(a)
+            b = nl.ndarray(({dst_p}, a.shape[1]), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.nc_stream_shuffle(src=t, dst=b, shuffle_mask=[i % {src_p} for i in range(32)])
+            nl.store(out, value=b)
+            return out
+        """,
+    )
+    a = RNG.standard_normal((src_p, 24)).astype(np.float32)
+    rows = [q0 + i % src_p for q0 in range(0, dst_p, 32) for i in range(min(32, dst_p - q0))]
+    if src_p < 32 and dst_p > 32:
+        rows = None  # the second quadrant would read source partitions that do not exist
+    if rows is None:
+        raises(k, [a], "C2N3019", 10)
+    else:
+        np.testing.assert_array_equal(simulate_kernel(k, [a]).outputs, a[rows])
+
+
+def test_stream_shuffle_keeps_the_free_size_rule(tmp_path):
+    k = kern(
+        tmp_path,
+        """
+        @nki.jit
+        def k(a):
+            out = nl.ndarray((32, 16), dtype=nl.float32, buffer=nl.shared_hbm)
+            b = nl.ndarray((32, 16), dtype=nl.float32, buffer=nl.sbuf)
+            nisa.nc_stream_shuffle(src=nl.load(a), dst=b, shuffle_mask=[0] * 32)
+            nl.store(out, value=b)
+            return out
+        """,
+    )
+    raises(k, [np.zeros((1, 24), np.float32)], "C2N3014", 9)
