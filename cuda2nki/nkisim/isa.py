@@ -461,6 +461,31 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, **kw) -> None:
 # --------------------------------------------------------------------------- tensor engine
 
 
+def _check_tiling(api: str, stat: NkiTensor, position, size) -> None:
+    """Tiling mode: a matmul on a ``tile_size = (rows, cols)`` sub-array of the PE array at
+    ``tile_position = (row0, col0)``; the values are those of a plain matmul (reference 7.2),
+    so only the placement is checked: sizes 128/64/32, positions multiples of them inside the
+    array, and the stationary tile (K rows, M columns) within the sub-array."""
+    try:
+        rows, cols = (int(v) for v in size)
+        row0, col0 = (int(v) for v in position)
+    except (TypeError, ValueError):
+        raise invalid(
+            api, "tile_position and tile_size are (row, col) pairs, given together"
+        ) from None
+    for n, p0 in ((rows, row0), (cols, col0)):
+        if n not in (32, 64, 128):
+            raise invalid(api, f"tile_size entries are 128, 64 or 32, got {n}")
+        if p0 < 0 or p0 % n or p0 + n > 128:
+            raise invalid(api, f"tile_position {p0} is not a multiple of {n} inside the 128 array")
+    if stat.partitions() > rows or stat.free_size() > cols:
+        raise invalid(
+            api,
+            f"the stationary tile ({stat.partitions()} x {stat.free_size()}) exceeds the "
+            f"{rows} x {cols} tile",
+        )
+
+
 def nc_matmul(
     dst,
     stationary,
@@ -487,6 +512,8 @@ def nc_matmul(
         "double_row",
         "double_row_gen3",
     )
+    if tile_position or tile_size:
+        _check_tiling(api, stat, tile_position, tile_size)
     a2, b2 = matmul_operands(api, stat, mov, dst, s, double_row, is_transpose)
     _matmul_write(api, dst, a2, b2, accumulate)
     k = stat.partitions()

@@ -215,6 +215,8 @@ def nc_matmul(
     *,
     mask=None,
     dtype=None,
+    tile_position=(),
+    tile_size=(),
     **kw,
 ) -> NkiTensor:
     no_extra_kw("nisa.nc_matmul", kw)
@@ -234,6 +236,8 @@ def nc_matmul(
         is_moving_onezero,
         is_transpose,
         accumulate=False,
+        tile_position=tile_position,
+        tile_size=tile_size,
         perf_mode=perf_mode if perf_mode is not None else matmul_perf_mode.none,
     )
     return out

@@ -415,3 +415,63 @@ def test_stream_shuffle_keeps_the_free_size_rule(tmp_path):
         """,
     )
     raises(k, [np.zeros((1, 24), np.float32)], "C2N3014", 9)
+
+
+# --------------------------------------------------------------------------- matmul tiling mode
+
+
+@pytest.mark.parametrize(
+    "size,pos", [((64, 64), (64, 0)), ((32, 32), (96, 32)), ((128, 128), (0, 0))]
+)
+@pytest.mark.parametrize(
+    "header",
+    [LEG, LEG.replace("from neuronxcc import nki", "import nki").replace("neuronxcc.", "")],
+)
+def test_matmul_tiling_mode_computes_a_plain_matmul(tmp_path, size, pos, header):
+    k_, m = size
+    call = (
+        f"nisa.nc_matmul(x, y, tile_position={pos}, tile_size={size})"
+        if header is LEG
+        else f"nisa.nc_matmul(ps, x, y, tile_position={pos}, tile_size={size})"
+    )
+    p = tmp_path / "port.py"
+    p.write_text(
+        header
+        + textwrap.dedent(
+            f"""
+        @nki.jit
+        def k(a, b):
+            out = nl.ndarray(({m}, b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+            x = nl.load(a)
+            y = nl.load(b)
+            ps = nl.ndarray(({m}, b.shape[1]), dtype=nl.float32, buffer=nl.psum)
+            r = {call}
+            nl.store(out, value=nl.copy(r if r is not None else ps))
+            return out
+        """
+        )
+    )
+    kk = load_kernel(p, "k")
+    a = RNG.standard_normal((k_, m)).astype(np.float32)
+    b = RNG.standard_normal((k_, 96)).astype(np.float32)
+    np.testing.assert_allclose(simulate_kernel(kk, [a, b]).outputs, a.T @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "size,pos,shape",
+    [((64, 64), (32, 0), (64, 64)), ((48, 64), (0, 0), (48, 64)), ((64, 64), (0, 0), (64, 128))],
+)
+def test_matmul_tiling_mode_placement_is_checked(tmp_path, size, pos, shape):
+    k = kern(
+        tmp_path,
+        f"""
+        @nki.jit
+        def k(a, b):
+            out = nl.ndarray((a.shape[1], b.shape[1]), dtype=nl.float32, buffer=nl.shared_hbm)
+            r = nisa.nc_matmul(nl.load(a), nl.load(b), tile_position={pos}, tile_size={size})
+            nl.store(out, value=nl.copy(r))
+            return out
+        """,
+    )
+    a = np.zeros(shape, np.float32)
+    raises(k, [a, np.zeros((shape[0], 32), np.float32)], "C2N3021", 8)
