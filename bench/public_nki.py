@@ -13,7 +13,7 @@ Cases, each run in a child process with ``nki`` and ``neuronxcc.nki`` bound to t
   ``test_*.py`` that calls its test at module level (files that import torch or jax are left
   out), run as ``__main__``;
 * each test of ``test/unit/test_*.py`` selected by its ``--simulation-only`` option (those marked
-  as simulation tests), run through pytest;
+  as simulation tests), run through pytest (tests marked ``xfail`` upstream are no cases);
 * with ``--library``, the import of each kernel module of the library (no goldens there: the
   library's references are torch code), counted on a line of its own.
 
@@ -115,6 +115,8 @@ class _Collector:
         _alarm(self.timeout)
 
     def pytest_runtest_makereport(self, item, call):
+        if item.get_closest_marker("xfail") is not None:
+            return  # expected to fail upstream: not a case
         if call.when != "call":
             if call.excinfo is not None and not call.excinfo.errisinstance(
                 __import__("pytest").skip.Exception
@@ -241,7 +243,12 @@ def _spawn(kind: str, path: Path, roots: list[Path], timeout: int, limit: int) -
         out, rc = proc.stdout, proc.returncode
     except subprocess.TimeoutExpired as exc:
         out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-    rows = [json.loads(line[len(MARK) :]) for line in out.splitlines() if line.startswith(MARK)]
+    # a row may follow pytest's progress dots on the same line
+    rows = [
+        json.loads(line[line.index(MARK) + len(MARK) :])
+        for line in out.splitlines()
+        if MARK in line
+    ]
     if rows or rc == 0:  # a test file with no simulation test has no case
         return rows
     return [{"name": path.name, "outcome": "crash", "detail": f"child process ended ({rc})"}]
@@ -295,6 +302,17 @@ def _sample_cases(tree: Path) -> list[tuple[str, Path, list[Path], str, str]]:
     return cases
 
 
+def _sdk_cases(tree: Path) -> list[tuple[str, Path, list[Path], str, str]]:
+    """``(kind, path, roots, key, generation)`` of the SDK's own NKI tests in one exported
+    revision (``nki/test`` since late 2025, ``general/nki/test`` before): each file is run
+    through pytest (they are ``unittest`` cases of kernels jitted for simulation)."""
+    cases = []
+    for folder in (tree / "nki" / "test", tree / "general" / "nki" / "test"):
+        for f in sorted(folder.glob("test_*.py")):
+            cases.append(("unit", f, [folder], "sdk:" + _digest(f), _generation(f)))
+    return cases
+
+
 def _revisions(gitdir: str, revs: str | None, every: int) -> list[str]:
     if revs:
         return revs.split(",")
@@ -306,6 +324,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--samples", help="git directory of the NKI samples repository")
     ap.add_argument("--library", help="git directory of the NKI library repository")
+    ap.add_argument("--sdk", help="git directory of the Neuron SDK repository (its NKI tests)")
+    ap.add_argument("--sdk-revs", help="comma-separated SDK revisions (default: HEAD)")
     ap.add_argument("--revs", help="comma-separated samples revisions (default: see --every)")
     ap.add_argument("--every", type=int, default=6, help="every Nth first-parent commit")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per case")
@@ -316,8 +336,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.child:
         child(a.child[0], a.child[1], a.root, a.timeout)
         return 0
-    if not a.samples and not a.library:
-        ap.error("give --samples and/or --library")
+    if not (a.samples or a.library or a.sdk):
+        ap.error("give --samples, --library and/or --sdk")
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     seen: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="public_nki_") as tmp:
@@ -335,6 +355,21 @@ def main(argv: list[str] | None = None) -> int:
                         if a.v or row["outcome"] != "matched":
                             print(
                                 f"{rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  {row['detail']}"
+                            )
+        if a.sdk:
+            for i, rev in enumerate((a.sdk_revs or "HEAD").split(",")):
+                tree = Path(tmp) / f"sdk{i}"
+                _export(a.sdk, rev, tree)
+                for kind, path, roots, key, gen in _sdk_cases(tree):
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    for row in _spawn(kind, path, roots, a.timeout, a.timeout * 20 + 60):
+                        counts[f"sdk {gen}"][row["outcome"]] += 1
+                        if a.v or row["outcome"] != "matched":
+                            print(
+                                f"sdk {rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  "
+                                f"{row['detail']}"
                             )
         if a.library:
             tree = Path(tmp) / "lib"

@@ -464,6 +464,31 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, **kw) -> None:
 # --------------------------------------------------------------------------- tensor engine
 
 
+def _check_tiling(api: str, stat: NkiTensor, position, size) -> None:
+    """Tiling mode: a matmul on a ``tile_size = (rows, cols)`` sub-array of the PE array at
+    ``tile_position = (row0, col0)``; the values are those of a plain matmul (reference 7.2),
+    so only the placement is checked: sizes 128/64/32, positions multiples of them inside the
+    array, and the stationary tile (K rows, M columns) within the sub-array."""
+    try:
+        rows, cols = (int(v) for v in size)
+        row0, col0 = (int(v) for v in position)
+    except (TypeError, ValueError):
+        raise invalid(
+            api, "tile_position and tile_size are (row, col) pairs, given together"
+        ) from None
+    for n, p0 in ((rows, row0), (cols, col0)):
+        if n not in (32, 64, 128):
+            raise invalid(api, f"tile_size entries are 128, 64 or 32, got {n}")
+        if p0 < 0 or p0 % n or p0 + n > 128:
+            raise invalid(api, f"tile_position {p0} is not a multiple of {n} inside the 128 array")
+    if stat.partitions() > rows or stat.free_size() > cols:
+        raise invalid(
+            api,
+            f"the stationary tile ({stat.partitions()} x {stat.free_size()}) exceeds the "
+            f"{rows} x {cols} tile",
+        )
+
+
 def nc_matmul(
     dst,
     stationary,
@@ -490,6 +515,8 @@ def nc_matmul(
         "double_row",
         "double_row_gen3",
     )
+    if tile_position or tile_size:
+        _check_tiling(api, stat, tile_position, tile_size)
     a2, b2 = matmul_operands(api, stat, mov, dst, s, double_row, is_transpose)
     _matmul_write(api, dst, a2, b2, accumulate)
     k = stat.partitions()
@@ -2009,20 +2036,28 @@ def nc_stream_shuffle(dst, src, shuffle_mask, **kw) -> None:
     no_extra_kw("nisa.nc_stream_shuffle", kw)
     api = "nisa.nc_stream_shuffle"
     dst, src = _compute_operands(api, dst, src, eng="vector")
-    same_free(api, dst, src)
+    # partition counts may differ (dst partition i of a quadrant reads src partition mask[i]:
+    # one src partition can be broadcast to 32); the elements per partition may not
+    if dst.free_size() != src.free_size():
+        raise fail(
+            "C2N3014",
+            api=api,
+            detail=f"operands have {dst.free_size()} and {src.free_size()} elements per "
+            f"partition ({dst.describe()} vs {src.describe()})",
+        )
     m = [int(v) for v in shuffle_mask]
     if len(m) != 32:
         raise invalid(api, f"shuffle_mask needs 32 entries, got {len(m)}")
     x = mat(src, f32=src.dtype != dst.dtype)
     fresh = dst.storage.fresh and dst.storage.lazy is None  # nothing written (nor loaded) yet
     cur = mat(dst, f32=src.dtype != dst.dtype).copy() if not fresh else None
-    p = x.shape[0]
-    out = np.empty_like(x) if cur is None else cur
+    p = dst.partitions()
+    out = np.empty((p, x.shape[1]), x.dtype) if cur is None else cur
     for q0 in range(0, p, 32):
         for i in range(min(32, p - q0)):
             if m[i] == 255:
                 continue
-            if m[i] >= 32 or q0 + m[i] >= p:
+            if m[i] >= 32 or q0 + m[i] >= x.shape[0]:
                 raise fail("C2N3019", detail=f"{api} mask entry {m[i]} outside the quadrant")
             out[q0 + i] = x[q0 + m[i]]
     write_mat(dst, out, api)

@@ -23,6 +23,9 @@ from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, shared_hbm, wrap
 class Kernel:
     """A kernel function decorated with ``nki.jit`` (either API generation)."""
 
+    #: a kernel named ``test_*`` in a test module is not a test: pytest leaves it uncollected
+    __test__ = False
+
     def __init__(
         self,
         fn,

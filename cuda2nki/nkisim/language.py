@@ -23,6 +23,7 @@ import numpy as np
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import fastpath as _fp
 from cuda2nki.nkisim import isa as _isa
+from cuda2nki.nkisim import loop_reduce as _loop_reduce
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
@@ -50,6 +51,7 @@ from cuda2nki.nkisim.engine import dma_extent, mat, no_extra_kw, on_chip, record
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
 from cuda2nki.nkisim.fastpath import _retarget
 from cuda2nki.nkisim.fastpath import whole_copy as _copy_tile
+from cuda2nki.nkisim.spmd import nc, spmd_dim  # noqa: F401 - re-exported NKI names
 from cuda2nki.nkisim.tensor import (  # noqa: F401 - re-exported NKI names
     IndexExpr,
     Mask,
@@ -368,7 +370,13 @@ def shared_constant(constant, dtype=None, **kw) -> NkiTensor:
 
 
 def shared_identity_matrix(n, dtype=uint8, dst=None, **kw) -> NkiTensor:
+    """An ``n x n`` identity: in SBUF (current API), or, in the legacy API, a constant in
+    shared HBM like ``shared_constant`` (kernels ``nl.load`` it)."""
     no_extra_kw("nl.shared_identity_matrix", kw)
+    if st.current().legacy:
+        if dst is not None:
+            raise invalid("nl.shared_identity_matrix", "the legacy API takes no dst=")
+        return shared_constant(np.eye(n, dtype=np.float32), dtype=dtype)
     t = dst if dst is not None else allocate((n, n), dtype, sbuf, api="nl.shared_identity_matrix")
     t.assign(np.eye(n, dtype=np.float32), api="nl.shared_identity_matrix")
     record("gpsimd", "iota", (t,))
@@ -1149,6 +1157,8 @@ def _setitem(t: NkiTensor, key, value) -> None:
         return  # ``t[...] = t``: the store of an instruction that wrote ``t`` (fastpath.Direct)
     api = "tensor[...] ="
     view = t[key]
+    if type(value) is _loop_reduce.LoopReduction:
+        value = value.into(view)
     if isinstance(value, NkiTensor):
         if _same_view(view, value):
             return  # the store-back of ``t[k] op= v``: the in-place op wrote it already
@@ -1212,6 +1222,16 @@ def _same_view(a: NkiTensor, b: NkiTensor) -> bool:
     )
 
 
+def _zero_unwritten(t: NkiTensor, api: str) -> None:
+    """Start a PSUM accumulation at zero in the elements of ``t`` that nothing wrote yet: a
+    block of a multi-block PSUM tensor accumulates from zero like a fresh tile, though other
+    blocks of its tensor were written before (they still hold the never-written canary)."""
+    cur = t.f32(api)
+    holes = dt.canary_mask(cur)
+    if holes.any():
+        t.assign(np.where(holes, np.float32(0), cur), api=api)
+
+
 def _inplace(t: NkiTensor, name: str, other) -> None:
     api = f"tensor {name}="
     if (
@@ -1238,13 +1258,21 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
             # the matmul that made ``other`` is still deferred: accumulate its operands into t
             # (onto a tile never written, the first one writes, as the eager path below does)
             acc = None if t.storage.fresh else True
+            if acc and t.size != t.storage.flat.size:
+                _zero_unwritten(t, api)
             for a2, b2 in zip(pend[3], pend[4]):
                 _isa._matmul_write(api, t, a2, b2, acc)
             return
         if t.storage.fresh:
             t.assign(other.f32(api), api=api)
         else:
-            t.assign(t.f32(api) + other.f32(api).reshape(t.shape), api=api)
+            cur = t.f32(api)
+            add = other.f32(api).reshape(t.shape)
+            holes = dt.canary_mask(cur) if t.size != t.storage.flat.size else None
+            if holes is not None and holes.any():  # a block nothing wrote yet starts at zero
+                t.assign(np.where(holes, add, cur + add), api=api)
+            else:
+                t.assign(cur + add, api=api)
         return
     shape = t.shape
     a = t.f32(api)
@@ -1318,18 +1346,10 @@ def static_cast(arr, dtype):
     return dt.convert(np.asarray(arr), d)
 
 
-def spmd_dim(*a, **kw):
-    no_extra_kw("nl.spmd_dim", kw)
-    raise unsupported("nl.spmd_dim", "multi-core SPMD placement; use a plain grid kernel[g0, g1]")
-
-
-def nc(n):
-    raise unsupported("nl.nc", "multi-core SPMD placement; use a plain grid kernel[g0, g1]")
-
-
 def loop_reduce(x, op, loop_indices, dtype=None, *, mask=None, **kw):
+    """Legacy: reduce ``x`` into the assignment's destination (see ``loop_reduce`` module)."""
     no_extra_kw("nl.loop_reduce", kw)
-    raise unsupported("nl.loop_reduce")
+    return _loop_reduce.loop_reduce(x, op, loop_indices, dtype, mask=mask)
 
 
 def all_reduce(*a, **kw):

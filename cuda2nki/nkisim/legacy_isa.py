@@ -191,6 +191,18 @@ def _direct(shape, dtype, default, mask) -> _fp.Direct | None:
     return _fp.direct_target(shape, dt.as_dtype(dtype) if dtype is not None else default, 2)
 
 
+def _dst_or_new(dst, shape, dtype, default, api) -> NkiTensor:
+    """The tile a legacy instruction writes: ``dst=`` where given (the late legacy form, which
+    writes it in place and returns nothing), else a fresh result tile."""
+    if dst is None:
+        return _out(shape, dtype, default, api)
+    if not isinstance(dst, NkiTensor):
+        raise invalid(api, f"dst= must be a tile, got {type(dst).__name__}")
+    if dtype is not None and dt.as_dtype(dtype) != dst.dtype:
+        raise invalid(api, "dtype= must be dst's dtype")
+    return dst
+
+
 def _pdt(*xs) -> dt.NkiDType:
     res = None
     for x in xs:
@@ -218,6 +230,8 @@ def nc_matmul(
     *,
     mask=None,
     dtype=None,
+    tile_position=(),
+    tile_size=(),
     **kw,
 ) -> NkiTensor:
     no_extra_kw("nisa.nc_matmul", kw)
@@ -237,6 +251,8 @@ def nc_matmul(
         is_moving_onezero,
         is_transpose,
         accumulate=False,
+        tile_position=tile_position,
+        tile_size=tile_size,
         perf_mode=perf_mode if perf_mode is not None else matmul_perf_mode.none,
     )
     return out
@@ -454,6 +470,27 @@ def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> N
     return out
 
 
+def tensor_copy_dynamic_src(
+    src, *, mask=None, dtype=None, engine=engine.unknown, **kw
+) -> NkiTensor:
+    """A copy of ``src`` read at runtime offsets: the view indexes a free dimension with an
+    on-chip index tile (``t[ix, offsets[0, i] + iy]``), whose values are read when it runs."""
+    no_extra_kw("nisa.tensor_copy_dynamic_src", kw)
+    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_copy_dynamic_src")
+    _call(_isa.tensor_copy, mask, out, src, engine=engine)
+    return out
+
+
+def tensor_copy_dynamic_dst(
+    *, dst, src, mask=None, dtype=None, engine=engine.unknown, **kw
+) -> None:
+    """Copy ``src`` into ``dst`` viewed at runtime offsets (an on-chip index tile in the view)."""
+    no_extra_kw("nisa.tensor_copy_dynamic_dst", kw)
+    if dtype is not None and dt.as_dtype(dtype) != dst.dtype:
+        raise invalid("nisa.tensor_copy_dynamic_dst", "dtype= must be dst's dtype")
+    _call(_isa.tensor_copy, mask, dst, src, engine=engine)
+
+
 def reciprocal(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     no_extra_kw("nisa.reciprocal", kw)
     d = _direct(data.shape, dtype, data.dtype, mask)
@@ -608,10 +645,11 @@ def select_reduce(
     reverse_pred=False,
     mask=None,
     dtype=None,
+    dst=None,
     **kw,
-) -> NkiTensor:
+) -> NkiTensor | None:
     no_extra_kw("nisa.select_reduce", kw)
-    out = _out(on_true.shape, dtype, on_true.dtype, "nisa.select_reduce")
+    out = _dst_or_new(dst, on_true.shape, dtype, on_true.dtype, "nisa.select_reduce")
     _call(
         _isa.select_reduce,
         mask,
@@ -624,7 +662,7 @@ def select_reduce(
         reduce_op,
         reverse_pred,
     )
-    return out
+    return None if dst is not None else out
 
 
 def tensor_scalar_reduce(
@@ -667,11 +705,13 @@ def tensor_scalar_cumulative(
     *,
     mask=None,
     dtype=None,
+    dst=None,
     **kw,
-) -> NkiTensor:
-    """``(src <op0> imm0)`` scanned with ``op1`` along the free axis; returns the scan."""
+) -> NkiTensor | None:
+    """``(src <op0> imm0)`` scanned with ``op1`` along the free axis; returns the scan (or
+    writes it into ``dst=``)."""
     no_extra_kw("nisa.tensor_scalar_cumulative", kw)
-    out = _out(src.shape, dtype, src.dtype, "nisa.tensor_scalar_cumulative")
+    out = _dst_or_new(dst, src.shape, dtype, src.dtype, "nisa.tensor_scalar_cumulative")
     _call(
         _isa.tensor_scalar_cumulative,
         mask,
@@ -683,7 +723,7 @@ def tensor_scalar_cumulative(
         imm1=imm1,
         reduce_cmd=reduce_cmd,
     )
-    return out
+    return None if dst is not None else out
 
 
 def tensor_copy_predicated(

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
+from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
@@ -28,6 +28,14 @@ from cuda2nki.nkisim.errors import fail, invalid, new_site, port_site, unsupport
 from cuda2nki.nkisim.widen import join_rows
 
 _UIDS = itertools.count()
+
+
+def as_strided(x: np.ndarray, shape, strides) -> np.ndarray:
+    """NumPy's ``as_strided``, also over one-byte floats (fp8): NumPy rebuilds the view from
+    the array interface, whose ``'<f1'`` type it cannot read, so those go through ``uint8``."""
+    if x.dtype.itemsize == 1 and x.dtype.kind == "f":
+        return _np_as_strided(x.view(np.uint8), shape, strides).view(x.dtype)
+    return _np_as_strided(x, shape, strides)
 
 
 class MemoryRegion:
@@ -418,9 +426,11 @@ def allocate(
     ``sim_callers``: how many of its callers are known to be simulator code (see ``port_site``).
     """
     state = st._STACK[-1]
+    direct = None  # an nki.compiler placement (its PSUM banks)
     if buffer is None:
         buffer = sbuf
     elif type(buffer) is not MemoryRegion:
+        direct = buffer
         buffer = _region(buffer, state, api)
     if (
         buffer is sbuf
@@ -500,6 +510,10 @@ def allocate(
         if tile_bytes > state.target.psum_tile_max_bytes:
             raise fail("C2N3008", what=_what(name, dims), size=tile_bytes, target=state.target.name)
         nblocks = math.prod(dims[:pdim])
+        placed = getattr(direct, "psum_banks", None)
+        if placed is not None:  # blocks that share a bank reuse it
+            nplaced = placed(dims[:pdim], dims[pdim], tile_bytes)
+            nblocks = nblocks if nplaced is None else nplaced
         banks = nblocks * max(1, -(-tile_bytes // st.PSUM_BANK_BYTES))
         stg.use = use = [-1]
         state.alloc_psum(stg.uid, nblocks * tile_bytes, banks, site, use)
@@ -613,6 +627,23 @@ def wrap_host(
 # --------------------------------------------------------------------------- legacy index exprs
 
 
+def dynamic_offset(t: NkiTensor) -> int:
+    """The value of a one-element integer tile used in an index expression: a runtime offset
+    (legacy ``src[ix, offsets[0, i] + iy]``), read when the access is made."""
+    api = "dynamic offset"
+    if not t.on_chip:
+        raise invalid(api, "a runtime offset must be read from an on-chip tile, not HBM")
+    if t.dtype.is_float:
+        raise invalid(api, f"a runtime offset must be an integer tile, got {t.dtype.name}")
+    vals = np.asarray(t.values("index"))
+    if vals.size != 1:
+        raise unsupported(
+            "a tile of several values in an index expression",
+            "index with the tile itself, or one element of it per access",
+        )
+    return int(vals.reshape(-1)[0])
+
+
 class IndexExpr:
     """Legacy affine index tile (``nl.arange``/``nl.mgrid``): an int array with NKI arithmetic."""
 
@@ -649,9 +680,9 @@ class IndexExpr:
             aff = self.aff
             e.aff = None if aff is None else aff_op(aff, other)
             return e
+        if isinstance(other, NkiTensor):
+            other = dynamic_offset(other)
         o = other.arr if isinstance(other, IndexExpr) else other
-        if isinstance(o, NkiTensor):
-            raise unsupported("tensor values in an index expression")
         arr = f(self.arr, o)
         aff = None
         if aff_op is not None and self.aff is not None:
@@ -666,6 +697,17 @@ class IndexExpr:
         return self._bin(o, np.add, _aff_add)
 
     __radd__ = __add__
+
+    def _op_with_tile(self, name: str, tile: NkiTensor, tile_first: bool) -> IndexExpr:
+        """``tile <op> self`` (``tile_first``) or ``self <op> tile``, for a tile that holds one
+        runtime offset (see :func:`dynamic_offset`)."""
+        if name == "add":
+            return self + tile
+        if name == "multiply":
+            return self * tile
+        if name == "subtract":
+            return self.__rsub__(tile) if tile_first else self - tile
+        raise unsupported(f"nl.{name} of a tile and an index expression")
 
     def __sub__(self, o):
         return self._bin(o, np.subtract, _aff_sub)
@@ -1819,6 +1861,8 @@ class NkiTensor:
 
     # ------------------------------------------------------------------ operators
     def _op(self, name: str, other, reverse: bool = False):
+        if isinstance(other, IndexExpr):  # ``offsets[0, i] + iy``: a runtime offset
+            return other._op_with_tile(name, self, not reverse)
         f = getattr(_LANG[0] or _language(), name)
         return f(other, self) if reverse else f(self, other)
 

@@ -91,8 +91,6 @@ REFUSED = {
         "nonzero_with_count",
         "quantize_mx",
         "dma_engine",
-        "tensor_copy_dynamic_src",
-        "tensor_copy_dynamic_dst",
     },
     "neuronxcc.nki.language": set(),
 }
