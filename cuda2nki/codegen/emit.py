@@ -644,9 +644,9 @@ _ACCUMULATE = {"nki": {True: "True", False: "False"}, "legacy": {True: "+=", Fal
 
 
 def _body_syms(body: tuple) -> set[str]:
-    from cuda2nki.passes.hoist_loads import _syms
+    from cuda2nki.passes.hoist_loads import names_read
 
-    return _syms(body)
+    return names_read(body)
 
 
 def _collect_mins(node: object, var: str, out: list) -> None:

@@ -40,7 +40,7 @@ def _hoist_block(stmts: tuple) -> tuple:
 
 
 def _split(loop: Loop) -> tuple[list, tuple]:
-    if loop.cond is not None or loop.var not in _syms(loop.body):
+    if loop.cond is not None or loop.var not in names_read(loop.body):
         return [], loop.body  # a guard loop (0 or 1 trips): hoisting would run it unconditionally
     allocs = {s.name: s for s in loop.body if isinstance(s, Alloc)}
     writers: dict[str, int] = {}
@@ -81,6 +81,15 @@ def _written(s) -> list[str]:
     if red is not None:
         out.append(red.tensor)
     return out
+
+
+def names_read(node) -> set[str]:
+    """The size symbols ``node`` mentions and the scalars it reads as operands (``Param``, which
+    is also how a loop variable used as a value, ``(float)(k + 1)``, appears)."""
+    from cuda2nki.ir.nodes import Param
+    from cuda2nki.rewrite import nodes
+
+    return _syms(node) | {x.name for x in nodes(node) if isinstance(x, Param)}
 
 
 def _syms(node) -> set[str]:

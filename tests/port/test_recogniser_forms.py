@@ -44,6 +44,10 @@ FORMS = (
     "stencil/conv3x3_macro_strides",  # A[(i - 1) * NJ + (j + 1)], 2-D grid, runtime rows
     "stencil/box3x3_flat_macro",  # flat index split by / and %, early return
     "stencil/advect_skew_macro",  # (i + 1) * NC + (j - 2), rows on threadIdx.x
+    # short loops whose index is only used as a value (a weight or an offset per step)
+    "reduce/ramp_weighted_taps",  # (float)(k + 1) in a device helper, the element read in the loop
+    "reduce/step_decay_rows",  # acc += x * (0.5f * j), #define bound, early return
+    "reduce/index_bias_cols",  # total + (a + tap), no cast, 2-D block
     # warp-shuffle softmax through a row alias
     "norm/softmax_warp_row_alias",  # x = inp + row * C, y = out + row * C, inline butterflies
     "norm/softmax_repoint_out",  # x re-pointed from inp to out, warp helpers, __shfl_sync
