@@ -28,7 +28,6 @@ KNOWN: dict[str, str] = {
     "misc/nn_distance": "C2N5001/C2N5007: lowered element by element",
     "misc/rope": "C2N5007: heads on partitions, one position per DMA; positions on partitions "
     "would move whole rows",
-    "pointers/gemv_bump_row": "C2N5002: the matrix-vector product runs on the vector engine",
     "stencil/heat_clamped": "C2N5006: clamped-edge regions reload the rows the interior loaded",
     "stencil/stencil_1d_shared": "C2N5008: a short 1-D chunk per partition group",
 }
