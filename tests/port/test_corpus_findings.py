@@ -28,7 +28,14 @@ KNOWN: dict[str, str] = {
     "misc/nn_distance": "C2N5001/C2N5007: lowered element by element",
     "misc/rope": "C2N5007: heads on partitions, one position per DMA; positions on partitions "
     "would move whole rows",
-    "stencil/heat_clamped": "C2N5006: clamped-edge regions reload the rows the interior loaded",
+    "norm/causal_softmax_alias": "C2N5007/C2N5008: one batch element's T rows per tile; the "
+    "causal bound depends on the row within its batch element, so rows of several are not merged",
+    "stencil/conv2d_3x3": "C2N5006/C2N5014: the rolled tap loops load a padded window per tap and "
+    "reload the filter tap per row tile",
+    "stencil/fir_constant": "C2N5014: taps of a flat 1-D chunk cross partitions, one DMA per tap; "
+    "a halo tile needs overlapping partition rows in one DMA",
+    "stencil/heat_clamped": "C2N5006/C2N5014: clamped-edge regions reload the rows the "
+    "interior loaded",
     "stencil/stencil_1d_shared": "C2N5008: a short 1-D chunk per partition group",
 }
 
