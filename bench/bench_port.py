@@ -245,6 +245,22 @@ EXPERT_JOBS = [
         {"A": "a", "B": "b"},
     ),
     (
+        "matmul bf16 M4096 K8192 N1024",
+        "lowp/matmul_bf16",
+        {"M": 4096, "K": 8192, "N": 1024},
+        "matmul_blocked",
+        "matmul_blocked_kernel",
+        {"A": "a", "B": "b"},
+    ),
+    (
+        "matmul bf16 M2048 K2048 N4096",
+        "lowp/matmul_bf16",
+        {"M": 2048, "K": 2048, "N": 4096},
+        "matmul_blocked",
+        "matmul_blocked_kernel",
+        {"A": "a", "B": "b"},
+    ),
+    (
         "layernorm 4096x4096",
         "norm/layernorm",
         {"N": 4096, "C": 4096},

@@ -338,7 +338,7 @@ def _port_parsed(
         if exc.diagnostic.code.startswith("C2N0"):
             raise
         if lowering == "auto" and emit == "nki":  # recognised, but no scheduled form: literal
-            why = "the recognised form could not be scheduled"
+            why = _why_given_up(exc.diagnostics)
             given_up = [_given_up(d, _kernel_loc(tu, name, intent)) for d in exc.diagnostics]
             return _literal(path, tu, name, bnd, target, [*diags, *given_up], why)
         return PortResult(
@@ -409,6 +409,20 @@ def _kernel_loc(tu: Any, name: str, intent: Kernel) -> SourceLoc:
         return intent.loc
     fn = tu.function(name)
     return fn.loc if fn is not None else SourceLoc(tu.file, 1, 1)
+
+
+#: the longest cause quoted in the literal lowering's warning (the note carries all of it)
+WHY_CHARS = 160
+
+
+def _why_given_up(diags: Iterable[Diagnostic]) -> str:
+    """Why the literal lowering replaced the recognised form, for its C2N2300 warning: the first
+    cause (a pass that failed names itself, C2N2512), shortened; the notes give every cause."""
+    first = next(iter(diags), None)
+    if first is None:
+        return "the recognised form could not be scheduled"
+    cause = first.message if len(first.message) <= WHY_CHARS else first.message[:WHY_CHARS] + "..."
+    return f"the recognised form could not be scheduled ({first.code}: {cause})"
 
 
 def _given_up(d: Diagnostic, kernel_loc: SourceLoc) -> Diagnostic:

@@ -516,12 +516,17 @@ PORT_INSTRUCTIONS = 20_000
 
 
 def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
-    """The kernel's intent IR (for the derived tolerance) and its idiom; (None, binding idiom) when
-    the kernel is not lifted, the lifter fails, or it runs past ``LIFT_TIME_LIMIT``."""
+    """The kernel's intent IR (for the derived tolerance) and its idiom, lifted as the port is
+    (moved pointers fixed first); (None, binding idiom) when the kernel is not lifted, the lifter
+    fails, or it runs past ``LIFT_TIME_LIMIT``."""
     try:
         from cuda2nki import lift
     except ImportError:
         return None, b.meta.get("idiom")
+    from cuda2nki.frontend.pointers import fix_unit
+
+    if name not in tu.rejected:  # moved pointers become fixed ones, as the port lifts them
+        tu = fix_unit(tu, name)
     try:
         with time_limit(LIFT_TIME_LIMIT):
             res = lift.lift_kernel(tu, name, b)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,drop-identities,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,common-tiles,row-moments,fold-sizes"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,fold-sizes"
 
 
 def _fold_peeled() -> type:
@@ -36,6 +36,12 @@ def _factor_scales() -> type:
     from cuda2nki.passes.factor_scales import FactorScalesPass
 
     return FactorScalesPass
+
+
+def _halo_loads() -> type:
+    from cuda2nki.passes.halo_loads import HaloLoadsPass
+
+    return HaloLoadsPass
 
 
 def _common_tiles() -> type:
@@ -167,6 +173,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "dedupe-loads": _dedupe_loads,
         "hoist-loads": _hoist_loads,
         "interleaved-loads": _interleaved_loads,
+        "halo-loads": _halo_loads,
         "common-tiles": _common_tiles,
         "row-moments": _row_moments,
         "fold-sizes": _fold_sizes,

@@ -13,6 +13,8 @@ After::   red = reduce(add, x_t); div = red * (1/C); store mean <- div
 An instruction is a repeat when it is the same instruction (op, sources, operands) writing a
 whole fresh tile of the same shape and dtype, in the same block of statements, with nothing
 written in between to its sources or to the first tile (a loop in between ends the match).
+A fill (``memset``, ``iota``: an index grid each statement of a fused nest builds for itself)
+is a repeat only where neither tile is written again: an accumulator starts with a memset.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from cuda2nki.ir.nodes import (
     Activation,
     Alloc,
     Const,
+    Iota,
     Kernel,
     Loop,
+    Memset,
     Slice,
     TensorCopy,
     TensorReduce,
@@ -41,6 +45,9 @@ from cuda2nki.rewrite import nodes
 
 #: instructions whose only effect is their ``dst`` tile
 _PURE = (TensorTensor, TensorScalar, TensorReduce, TensorCopy, TensorTranspose, Activation)
+#: instructions that fill their ``dst`` tile from constants alone; one is a repeat only where
+#: neither tile is written again (an accumulator starts with a memset too)
+_FILLS = (Memset, Iota)
 
 
 @dataclass(frozen=True)
@@ -135,11 +142,12 @@ def _block(body: tuple, writes: dict[str, int], rename: dict[str, str]) -> tuple
             allocs[s.name] = s
             out.append(s)
             continue
-        tile = s.dst.tensor if isinstance(s, _PURE) else None
+        tile = s.dst.tensor if isinstance(s, _PURE + _FILLS) else None
         first = avail.get(_key(s)) if tile is not None else None
         if (
             first is not None
             and _fresh(s.dst, allocs, writes)
+            and (not isinstance(s, _FILLS) or writes.get(first.tile) == 1)
             and allocs[tile].replace(name=first.tile, loc=UNKNOWN_LOC)
             == allocs[first.tile].replace(loc=UNKNOWN_LOC)
             and _share_row_sum(s, first, out, allocs, writes, rename)

@@ -1084,6 +1084,12 @@ def guard_trips(cond) -> object | None:
 #: a third of the usable SBUF partition, the rest stays for the blocks being computed
 CACHE_BUDGET = 64 * 1024
 
+#: bytes per partition the two resident blocks of a blocked matmul take together: the moving
+#: operand's column block (at most :data:`CACHE_BUDGET`) and the transposed stationary operand's
+#: row block, which takes the rest; what is left of the usable SBUF partition holds one row block
+#: of the stationary operand staged for its transposes
+BLOCKS_BUDGET = 160 * 1024
+
 
 def itemsize(dtype: str) -> int:
     import numpy as np
@@ -1352,25 +1358,41 @@ class _Matmul:
         """The contraction blocked for reuse (the loop order of the documented matmul
         optimisations): a block of ``NB`` columns of the moving operand, all of K, stays in SBUF
         (as wide as :data:`CACHE_BUDGET` allows at the kernel's K together with the staged result
-        block, loaded by one DMA per K tile)
-        while every row block of the result streams past it; each row block's stationary operand
-        is loaded by one DMA (all of K) and transposed once per column block; the result rows
-        of a column block are staged in SBUF and stored by one DMA.
+        block, loaded by one DMA per K tile) while every row block of the result streams past
+        it; the result rows of a column block are staged in SBUF and stored by one DMA.
 
-        ``for v < ceil(N / NB): load R[:, v-block]; for t < ceil(M / TM): build L^T;
-        for u < ceil(nb / TN): acc = sum_k L^T[k] @ R[k, u]; stage[:, u] = epilogue(acc);
-        store stage``."""
+        A stationary operand stored ``[M, K]`` is transposed once, a block of ``MB`` rows at a
+        time (all of M when it fits :data:`BLOCKS_BUDGET` beside the moving block), before the column blocks that
+        use it, so large K costs neither a transpose per column block nor an SBUF overflow;
+        stored ``[K, M]`` it is loaded per row block.
+
+        ``for w < ceil(M / MB): build L^T[w-block]; for v < ceil(N / NB): load R[:, v-block];
+        for t < ceil(mb / TM): for u < ceil(nb / TN): acc = sum_k L^T[k, t] @ R[k, u];
+        stage[:, u] = epilogue(acc); store stage``."""
         c, b, P, TM, TN, K, KT = self.c, self.b, d.P, d.TM, d.TN, d.K, d.KT
         size, out_size = itemsize(d.dtype), itemsize(self.lw.decl(c.target.tensor).dtype)
         # TN-wide chunks that fit: per column, KT elements of R resident and one staged result
         fit = FloorDiv(Const(CACHE_BUDGET // TN), KT * size + out_size)
         NB = Min(T.Const(TN) * CeilDiv(d.N, TN), T.Const(TN) * Max(Const(1), fit))
-        v, tm = b.fresh("v"), b.fresh("t")
+        cached = _needs_transpose(L, k, self.outer)
+        outer = b.nested() if cached else b
+        if cached:  # rows of L^T resident at once: KT elements per partition for each row
+            rows = FloorDiv(Const(BLOCKS_BUDGET), KT * size) - Min(NB, d.N)
+            MB = Min(
+                T.Const(TM) * CeilDiv(d.M, TM), T.Const(TM) * Max(Const(1), FloorDiv(rows, TM))
+            )
+            w = outer.fresh("w")
+            w0 = MB * T.Sym(w)
+            m_ext = Min(MB, d.M - w0)
+        else:
+            w0, m_ext = Const(0), d.M
+        v, tm = outer.fresh("v"), outer.fresh("t")
         nb0 = NB * T.Sym(v)
         nb = Min(NB, d.N - nb0)
-        m0 = T.Const(TM) * T.Sym(tm)
-        ms = Min(TM, d.M - m0)
-        vblock = b.nested()
+        local = T.Const(TM) * T.Sym(tm)
+        m0 = w0 + local if cached else local
+        ms = Min(TM, m_ext - local)
+        vblock = outer.nested()
         rb = vblock.fresh(f"{R.tensor}_b")
         vblock.emit(Alloc(rb, (Const(P), KT, nb), d.dtype, Buffer.SBUF, loc=R.loc))
         kv = vblock.fresh("k")
@@ -1382,9 +1404,11 @@ class _Matmul:
         vblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=R.loc))
         mblock = vblock.nested()
         pre: list = []
-        whole = self._cache_stationary(pre, L, k, i_ax, d, NB)
-        st = whole or self._stationary(mblock, L, k, i_ax, m0, ms, d)
-        st_m = Slice(m0, ms) if whole else Slice(0, ms)
+        if cached:
+            st = self._cache_stationary(pre, outer, L, k, i_ax, d, w0, m_ext)
+            st_m = Slice(local, ms)
+        else:
+            st, st_m = self._stationary(mblock, L, k, i_ax, m0, ms, d), Slice(0, ms)
         out = self.lw.decl(c.target.tensor)
         stage = mblock.fresh(f"{c.target.tensor}_t")
         mblock.emit(Alloc(stage, (ms, nb), out.dtype, Buffer.SBUF, loc=c.loc))
@@ -1414,8 +1438,12 @@ class _Matmul:
         mblock.emit(Loop(un, 0, CeilDiv(nb, TN), body=tuple(ublock.stmts), loc=c.loc))
         place = {i_ax: Slice(m0, ms), j_ax: Slice(nb0, nb)}
         mblock.emit(Store(self._target_view(place), T.whole(stage, ms, nb), loc=c.loc))
-        vblock.emit(Loop(tm, 0, CeilDiv(d.M, TM), body=tuple(mblock.stmts), loc=c.loc))
-        return [*pre, Loop(v, 0, CeilDiv(d.N, NB), body=tuple(vblock.stmts), loc=c.loc)]
+        vblock.emit(Loop(tm, 0, CeilDiv(m_ext, TM), body=tuple(mblock.stmts), loc=c.loc))
+        vloop = Loop(v, 0, CeilDiv(d.N, NB), body=tuple(vblock.stmts), loc=c.loc)
+        if not cached:
+            return [vloop]
+        body = (*outer.stmts, *pre, vloop)
+        return [Loop(w, 0, CeilDiv(d.M, MB), body=body, loc=c.loc)]
 
     def _binding_env(self) -> dict:
         """Sizes at the binding's values: its scalars and its tensor shapes."""
@@ -1427,33 +1455,22 @@ class _Matmul:
                     env.setdefault(ext.name, v)
         return env
 
-    def _cache_stationary(self, pre: list, L: Read, k: str, i_ax: str, d: _Dims, NB) -> str | None:
+    def _cache_stationary(
+        self, pre: list, b: T.Builder, L: Read, k: str, i_ax: str, d: _Dims, w0, wn
+    ) -> str:
         """``L`` stored ``[M, K]`` is transposed per row block; inside the loop over column
-        blocks of the moving operand that would redo every transpose once per column block.
-        Unless one column block is all there can be (the sizes are numbers), when all of
-        ``L^T`` (``KT x M`` elements per partition) fits in half the cache budget at the
-        binding's sizes, it is transposed once into a ``[128, KT, M]`` tile before that loop."""
-        if not _needs_transpose(L, k, self.outer):
-            return None
-        env = self._binding_env()
-        try:
-            blocks = int(CeilDiv(d.N, NB).evaluate(env))
-            need = int((d.KT * d.M * itemsize(d.dtype)).evaluate(env))
-        except Exception:  # sizes unknown without a binding
-            return None
-        one_block = blocks < 2 and not (d.N.free_syms() or NB.free_syms())
-        if one_block or need > CACHE_BUDGET // 2:
-            return None
-        b = self.b.nested()
+        blocks of the moving operand that would redo every transpose once per column block, so
+        the ``wn`` rows from ``w0`` are transposed once into a ``[128, KT, wn]`` tile before that
+        loop (``wn`` is sized by :data:`BLOCKS_BUDGET`)."""
         name = b.fresh(f"{L.tensor}_T")
-        b.emit(Alloc(name, (Const(d.P), d.KT, d.M), d.dtype, Buffer.SBUF, loc=L.loc))
-        tm = b.fresh("t")
-        m0 = T.Const(d.TM) * T.Sym(tm)
-        ms = Min(d.TM, d.M - m0)
+        pre.append(Alloc(name, (Const(d.P), d.KT, wn), d.dtype, Buffer.SBUF, loc=L.loc))
         tb = b.nested()
-        self._stationary(tb, L, k, i_ax, m0, ms, d, into=(name, m0))
-        b.emit(Loop(tm, 0, CeilDiv(d.M, d.TM), body=tuple(tb.stmts), loc=L.loc))
-        pre.extend(b.stmts)
+        tm = tb.fresh("t")
+        local = T.Const(d.TM) * T.Sym(tm)
+        ms = Min(d.TM, wn - local)
+        body = tb.nested()
+        self._stationary(body, L, k, i_ax, w0 + local, ms, d, into=(name, local))
+        pre.append(Loop(tm, 0, CeilDiv(wn, d.TM), body=tuple(body.stmts), loc=L.loc))
         return name
 
     def _stationary(

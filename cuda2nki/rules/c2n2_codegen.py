@@ -137,7 +137,9 @@ register(
         E,
         "pass failed",
         "pass '{name}' failed: {reason}",
-        "A pass could not transform the kernel, or the IR verifier rejected its result.",
+        "A pass could not transform the kernel, or the IR verifier rejected its result. With "
+        "the default `--lowering auto` the kernel is then ported literally: this is a note at the "
+        "kernel and the C2N2300 warning names the pass.",
         fix="Report the input; try without the named pass (`-p`).",
     ),
     Rule(

@@ -211,8 +211,10 @@ register(
         "literal translation",
         "'{kernel}' ported literally: {why}; threads of a block became tile elements "
         "({layout}), the grid a loop of {blocks} -- correct but not idiomatic",
-        "No idiom recogniser claimed the kernel (or the literal lowering was forced with "
-        "`--lowering literal`), so it was translated thread by thread: each CUDA block is one "
+        "No idiom recogniser claimed the kernel, a recognised form could not be scheduled (the "
+        "warning names the first cause, e.g. a pass that failed; a note per cause follows), or "
+        "the literal lowering was forced with `--lowering literal`; so it was translated thread "
+        "by thread: each CUDA block is one "
         "iteration of a loop inside the kernel, its threads the elements of one tile, every "
         "load and store a strided DMA view, divergent branches both evaluated and selected. "
         "The port computes what the CUDA kernel computes, but it keeps CUDA's decomposition: "

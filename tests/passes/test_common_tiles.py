@@ -174,3 +174,79 @@ def test_softmax_ports_compute_exp_once_and_match(rel: str, target: str, tmp_pat
     exps = [s for s in nodes(res.ir_tiles.body) if getattr(s, "op", None) is Op.EXP]
     assert len(exps) == 1, "exp is computed more than once"
     assert check_kernel(path, target, tmp_path).status == "match"
+
+
+IOTA = (
+    "iota(dst={d}[ds(0, 128), ds(0, C)], pattern=((1, <C>),), offset=0, channel_multiplier={m});\n"
+)
+FILL = "memset(dst={d}[ds(0, 128), ds(0, 1)], value={v});\n"
+SCALE = (
+    "tensor_scalar(dst={d}[ds(0, 128), ds(0, 1)], src={s}[ds(0, 128), ds(0, 1)], op0=mul, "
+    "operand0=2.0, reverse0=false, reverse1=false);\n"
+)
+
+
+def _fills(kernel, kind: str) -> int:
+    return sum(type(s).__name__ == kind for s in nodes(kernel.body))
+
+
+def test_a_repeated_iota_reads_the_first_tile() -> None:
+    """Index grids built for each statement of a fused nest (a causal mask, a rotary angle)."""
+    k = _kernel(
+        TILE.format(n="g1", w="C"),
+        IOTA.format(d="g1", m=0),
+        TILE.format(n="r1", w=1),
+        RED.format(d="r1", s="g1"),
+        TILE.format(n="g2", w="C"),
+        IOTA.format(d="g2", m=0),
+        TILE.format(n="g3", w="C"),
+        IOTA.format(d="g3", m=1),  # another grid: stays
+        TILE.format(n="r2", w=1),
+        RED.format(d="r2", s="g2"),
+        TILE.format(n="r3", w=1),
+        RED.format(d="r3", s="g3"),
+        TILE.format(n="s", w=1),
+        ADD.format(d="s", a="r1", b="r3"),
+        STORE.format(s="s"),
+    )
+    got = _run(k)
+    assert _fills(got, "Iota") == 2
+    assert _reduces(got) == 2  # the reduction of the repeated grid is a repeat too
+
+
+@pytest.mark.parametrize(("value2", "merged"), [("4096.0", True), ("31.0", False)])
+def test_a_repeated_memset_reads_the_first_tile(value2: str, merged: bool) -> None:
+    k = _kernel(
+        TILE.format(n="f1", w=1),
+        FILL.format(d="f1", v="4096.0"),
+        TILE.format(n="m1", w=1),
+        SCALE.format(d="m1", s="f1"),
+        TILE.format(n="f2", w=1),
+        FILL.format(d="f2", v=value2),
+        TILE.format(n="m2", w=1),
+        SCALE.format(d="m2", s="f2"),
+        TILE.format(n="s", w=1),
+        ADD.format(d="s", a="m1", b="m2"),
+        STORE.format(s="s"),
+    )
+    got = _run(k)
+    assert _fills(got, "Memset") == (1 if merged else 2)
+    assert _fills(got, "TensorScalar") == (1 if merged else 2)
+
+
+def test_a_memset_accumulator_is_never_shared() -> None:
+    """``acc`` starts as zeros and is added to; a later zero tile is not ``acc``."""
+    k = _kernel(
+        TILE.format(n="acc", w=1),
+        FILL.format(d="acc", v="0.0"),
+        TILE.format(n="one", w=1),
+        FILL.format(d="one", v="1.0"),
+        ADD.format(d="acc", a="acc", b="one"),
+        TILE.format(n="z", w=1),
+        FILL.format(d="z", v="0.0"),
+        TILE.format(n="s", w=1),
+        ADD.format(d="s", a="acc", b="z"),
+        STORE.format(s="s"),
+    )
+    got = _run(k)
+    assert _fills(got, "Memset") == 3

@@ -1,6 +1,6 @@
 # C2N2505: partition axis of 'C' is 'k' (contraction axis)
 # C2N2510: 'C' accumulates in fp32 (PSUM) as the CUDA kernel did
-# C2N2506: operand 'A' is loaded transposed (tensor-engine transpose through PSUM, once per row block and column block) because the contraction axis must be on partitions
+# C2N2506: operand 'A' is loaded transposed (tensor-engine transpose through PSUM, once per row block, before the column blocks) because the contraction axis must be on partitions
 import neuronxcc.nki as nki
 import neuronxcc.nki.isa as nisa
 import neuronxcc.nki.language as nl
@@ -13,30 +13,36 @@ def matmul(A, B):
     N = B.shape[1]
     C = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
     f_size = min(512 * ((N + 511) // 512), 512 * max(1, 128 // ((K + 127) // 128 * 2 + 4)))
-    for v in nl.affine_range(0, (N + f_size - 1) // f_size, 1):
-        v_n = min(f_size, N - f_size * v)
-        B_b = nl.ndarray((128, (K + 127) // 128, v_n), dtype=nl.bfloat16, buffer=nl.sbuf)
-        for k in nl.affine_range(0, (K + 127) // 128, 1):
-            k_n = min(128, K - 128 * k)
-            B_b[0:k_n, k, 0:v_n] = nl.load(B[128 * k:128 * k + k_n, f_size * v:f_size * v + v_n], dtype=nl.bfloat16)
-        for t in nl.affine_range(0, (M + 127) // 128, 1):
-            t_n = min(128, M - 128 * t)
-            A_T = nl.ndarray((128, (K + 127) // 128, t_n), dtype=nl.bfloat16, buffer=nl.sbuf)
-            A_rows = nl.ndarray((t_n, K), dtype=nl.bfloat16, buffer=nl.sbuf)
-            A_rows[...] = nl.load(A[128 * t:128 * t + t_n, 0:K], dtype=nl.bfloat16)
+    f_size1 = min(f_size, N)
+    f_size2 = min(128 * ((M + 127) // 128), 128 * max(1, (163840 // ((K + 127) // 128 * 2) - f_size1) // 128))
+    for w in nl.affine_range(0, (M + f_size2 - 1) // f_size2, 1):
+        w_n = min(f_size2, M - f_size2 * w)
+        A_T = nl.ndarray((128, (K + 127) // 128, w_n), dtype=nl.bfloat16, buffer=nl.sbuf)
+        for t1 in nl.affine_range(0, (w_n + 127) // 128, 1):
+            t1_n = min(128, w_n - 128 * t1)
+            A_rows = nl.ndarray((t1_n, K), dtype=nl.bfloat16, buffer=nl.sbuf)
+            A_rows[...] = nl.load(A[f_size2 * w + 128 * t1:f_size2 * w + 128 * t1 + t1_n, 0:K], dtype=nl.bfloat16)
             for k1 in nl.affine_range(0, (K + 127) // 128, 1):
                 k1_n = min(128, K - 128 * k1)
-                A_tp = nl.ndarray((k1_n, t_n), dtype=nl.bfloat16, buffer=nl.psum)
-                A_tp[...] = nisa.nc_transpose(A_rows[0:t_n, 128 * k1:128 * k1 + k1_n], dtype=nl.bfloat16)
-                A_T[0:k1_n, k1, 0:t_n] = nisa.tensor_copy(A_tp, dtype=nl.bfloat16)
-            C_t = nl.ndarray((t_n, v_n), dtype=nl.float32, buffer=nl.sbuf)
-            for u in nl.affine_range(0, (v_n + 511) // 512, 1):
-                u_n = min(512, v_n - 512 * u)
-                acc = nl.ndarray((t_n, u_n), dtype=nl.float32, buffer=nl.psum)
-                acc[...] = nisa.nc_matmul(A_T[0:min(128, K), 0, 0:t_n], B_b[0:min(128, K), 0, 512 * u:512 * u + u_n])
-                for k2 in nl.sequential_range(1, (K + 127) // 128, 1):
-                    k2_n = min(128, K - 128 * k2)
-                    acc[...] += nisa.nc_matmul(A_T[0:k2_n, k2, 0:t_n], B_b[0:k2_n, k2, 512 * u:512 * u + u_n])
-                C_t[0:t_n, 512 * u:512 * u + u_n] = nisa.tensor_copy(acc, dtype=nl.float32)
-            nl.store(C[128 * t:128 * t + t_n, f_size * v:f_size * v + v_n], value=C_t)
+                A_tp = nl.ndarray((k1_n, t1_n), dtype=nl.bfloat16, buffer=nl.psum)
+                A_tp[...] = nisa.nc_transpose(A_rows[0:t1_n, 128 * k1:128 * k1 + k1_n], dtype=nl.bfloat16)
+                A_T[0:k1_n, k1, 128 * t1:128 * t1 + t1_n] = nisa.tensor_copy(A_tp, dtype=nl.bfloat16)
+        for v in nl.affine_range(0, (N + f_size - 1) // f_size, 1):
+            v_n = min(f_size, N - f_size * v)
+            B_b = nl.ndarray((128, (K + 127) // 128, v_n), dtype=nl.bfloat16, buffer=nl.sbuf)
+            for k in nl.affine_range(0, (K + 127) // 128, 1):
+                k_n = min(128, K - 128 * k)
+                B_b[0:k_n, k, 0:v_n] = nl.load(B[128 * k:128 * k + k_n, f_size * v:f_size * v + v_n], dtype=nl.bfloat16)
+            for t in nl.affine_range(0, (w_n + 127) // 128, 1):
+                t_n = min(128, w_n - 128 * t)
+                C_t = nl.ndarray((t_n, v_n), dtype=nl.float32, buffer=nl.sbuf)
+                for u in nl.affine_range(0, (v_n + 511) // 512, 1):
+                    u_n = min(512, v_n - 512 * u)
+                    acc = nl.ndarray((t_n, u_n), dtype=nl.float32, buffer=nl.psum)
+                    acc[...] = nisa.nc_matmul(A_T[0:min(128, K), 0, 128 * t:128 * t + t_n], B_b[0:min(128, K), 0, 512 * u:512 * u + u_n])
+                    for k2 in nl.sequential_range(1, (K + 127) // 128, 1):
+                        k2_n = min(128, K - 128 * k2)
+                        acc[...] += nisa.nc_matmul(A_T[0:k2_n, k2, 128 * t:128 * t + t_n], B_b[0:k2_n, k2, 512 * u:512 * u + u_n])
+                    C_t[0:t_n, 512 * u:512 * u + u_n] = nisa.tensor_copy(acc, dtype=nl.float32)
+                nl.store(C[f_size2 * w + 128 * t:f_size2 * w + 128 * t + t_n, f_size * v:f_size * v + v_n], value=C_t)
     return C

@@ -1,6 +1,6 @@
 # C2N2505: partition axis of 'C' is 'k' (contraction axis)
 # C2N2510: 'C' accumulates in fp32 (PSUM) as the CUDA kernel did
-# C2N2506: operand 'A' is loaded transposed (tensor-engine transpose through PSUM, once per row block and column block) because the contraction axis must be on partitions
+# C2N2506: operand 'A' is loaded transposed (tensor-engine transpose through PSUM, once per row block, before the column blocks) because the contraction axis must be on partitions
 import nki
 import nki.isa as nisa
 import nki.language as nl
@@ -13,30 +13,36 @@ def matmul(A, B):
     N = B.shape[1]
     C = nl.ndarray((M, N), dtype=nl.float32, buffer=nl.shared_hbm)
     f_size = min(512 * ((N + 511) // 512), 512 * max(1, 128 // ((K + 127) // 128 * 2 + 4)))
-    for v in range((N + f_size - 1) // f_size):
-        v_n = min(f_size, N - f_size * v)
-        B_b = nl.ndarray((128, (K + 127) // 128, v_n), dtype=nl.bfloat16, buffer=nl.sbuf)
-        for k in range((K + 127) // 128):
-            k_n = min(128, K - 128 * k)
-            nisa.dma_copy(dst=B_b[0:k_n, k, 0:v_n], src=B[128 * k:128 * k + k_n, f_size * v:f_size * v + v_n])
-        for t in range((M + 127) // 128):
-            t_n = min(128, M - 128 * t)
-            A_T = nl.ndarray((128, (K + 127) // 128, t_n), dtype=nl.bfloat16, buffer=nl.sbuf)
-            A_rows = nl.ndarray((t_n, K), dtype=nl.bfloat16, buffer=nl.sbuf)
-            nisa.dma_copy(dst=A_rows, src=A[128 * t:128 * t + t_n, 0:K])
+    f_size1 = min(f_size, N)
+    f_size2 = min(128 * ((M + 127) // 128), 128 * max(1, (163840 // ((K + 127) // 128 * 2) - f_size1) // 128))
+    for w in range((M + f_size2 - 1) // f_size2):
+        w_n = min(f_size2, M - f_size2 * w)
+        A_T = nl.ndarray((128, (K + 127) // 128, w_n), dtype=nl.bfloat16, buffer=nl.sbuf)
+        for t1 in range((w_n + 127) // 128):
+            t1_n = min(128, w_n - 128 * t1)
+            A_rows = nl.ndarray((t1_n, K), dtype=nl.bfloat16, buffer=nl.sbuf)
+            nisa.dma_copy(dst=A_rows, src=A[f_size2 * w + 128 * t1:f_size2 * w + 128 * t1 + t1_n, 0:K])
             for k1 in range((K + 127) // 128):
                 k1_n = min(128, K - 128 * k1)
-                A_tp = nl.ndarray((k1_n, t_n), dtype=nl.bfloat16, buffer=nl.psum)
-                nisa.nc_transpose(dst=A_tp, data=A_rows[0:t_n, 128 * k1:128 * k1 + k1_n])
-                nisa.tensor_copy(dst=A_T[0:k1_n, k1, 0:t_n], src=A_tp)
-            C_t = nl.ndarray((t_n, v_n), dtype=nl.float32, buffer=nl.sbuf)
-            for u in range((v_n + 511) // 512):
-                u_n = min(512, v_n - 512 * u)
-                acc = nl.ndarray((t_n, u_n), dtype=nl.float32, buffer=nl.psum)
-                nisa.nc_matmul(dst=acc, stationary=A_T[0:min(128, K), 0, 0:t_n], moving=B_b[0:min(128, K), 0, 512 * u:512 * u + u_n], accumulate=False)
-                for k2 in range(1, (K + 127) // 128):
-                    k2_n = min(128, K - 128 * k2)
-                    nisa.nc_matmul(dst=acc, stationary=A_T[0:k2_n, k2, 0:t_n], moving=B_b[0:k2_n, k2, 512 * u:512 * u + u_n], accumulate=True)
-                nisa.tensor_copy(dst=C_t[0:t_n, 512 * u:512 * u + u_n], src=acc)
-            nisa.dma_copy(dst=C[128 * t:128 * t + t_n, f_size * v:f_size * v + v_n], src=C_t)
+                A_tp = nl.ndarray((k1_n, t1_n), dtype=nl.bfloat16, buffer=nl.psum)
+                nisa.nc_transpose(dst=A_tp, data=A_rows[0:t1_n, 128 * k1:128 * k1 + k1_n])
+                nisa.tensor_copy(dst=A_T[0:k1_n, k1, 128 * t1:128 * t1 + t1_n], src=A_tp)
+        for v in range((N + f_size - 1) // f_size):
+            v_n = min(f_size, N - f_size * v)
+            B_b = nl.ndarray((128, (K + 127) // 128, v_n), dtype=nl.bfloat16, buffer=nl.sbuf)
+            for k in range((K + 127) // 128):
+                k_n = min(128, K - 128 * k)
+                nisa.dma_copy(dst=B_b[0:k_n, k, 0:v_n], src=B[128 * k:128 * k + k_n, f_size * v:f_size * v + v_n])
+            for t in range((w_n + 127) // 128):
+                t_n = min(128, w_n - 128 * t)
+                C_t = nl.ndarray((t_n, v_n), dtype=nl.float32, buffer=nl.sbuf)
+                for u in range((v_n + 511) // 512):
+                    u_n = min(512, v_n - 512 * u)
+                    acc = nl.ndarray((t_n, u_n), dtype=nl.float32, buffer=nl.psum)
+                    nisa.nc_matmul(dst=acc, stationary=A_T[0:min(128, K), 0, 128 * t:128 * t + t_n], moving=B_b[0:min(128, K), 0, 512 * u:512 * u + u_n], accumulate=False)
+                    for k2 in range(1, (K + 127) // 128):
+                        k2_n = min(128, K - 128 * k2)
+                        nisa.nc_matmul(dst=acc, stationary=A_T[0:k2_n, k2, 128 * t:128 * t + t_n], moving=B_b[0:k2_n, k2, 512 * u:512 * u + u_n], accumulate=True)
+                    nisa.tensor_copy(dst=C_t[0:t_n, 512 * u:512 * u + u_n], src=acc)
+                nisa.dma_copy(dst=C[f_size2 * w + 128 * t:f_size2 * w + 128 * t + t_n, f_size * v:f_size * v + v_n], src=C_t)
     return C
