@@ -16,8 +16,9 @@ import numpy as np
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import _is_internal, invalid
+from cuda2nki.nkisim.errors import DiagnosticIndexError, _is_internal, invalid
 from cuda2nki.nkisim.library_kernels import is_refused
+from cuda2nki.nkisim.oob import public_error
 from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, shared_hbm, wrap_host
 
 
@@ -75,8 +76,7 @@ class Kernel:
                     "kernel call", "a gridded kernel cannot be called from inside a kernel"
                 )
             return self.fn(*args, **kwargs)
-        res = run(self, args, kwargs)
-        return res.outputs
+        return public_run(self, args, kwargs)
 
     def __repr__(self) -> str:
         gen = "legacy" if self.legacy else "current"
@@ -413,6 +413,15 @@ def jit_factory(legacy: bool):
     return jit
 
 
+def public_run(k: Kernel, args, kwargs):
+    """Outputs of ``k`` run as the public simulator's Python API runs it: an out-of-bounds
+    access is exactly ``IndexError`` (see :mod:`cuda2nki.nkisim.oob`)."""
+    try:
+        return run(k, args, kwargs).outputs
+    except DiagnosticIndexError as exc:
+        raise public_error(exc) from exc
+
+
 def simulate(kernel):
     """``nki.simulate(kernel)(*args)`` -> NumPy outputs."""
     if is_refused(kernel):
@@ -420,7 +429,7 @@ def simulate(kernel):
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel, legacy=False)
 
     def call(*args, **kwargs):
-        return run(k, args, kwargs).outputs
+        return public_run(k, args, kwargs)
 
     return call
 
@@ -430,7 +439,7 @@ def legacy_simulate_kernel(kernel, *args, **kwargs):
     if is_refused(kernel):
         kernel.refuse()
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel, legacy=True)
-    return run(k, args, kwargs).outputs
+    return public_run(k, args, kwargs)
 
 
 def baremetal(kernel=None, **kw):

@@ -416,7 +416,9 @@ def test_index_error_is_caught_by_a_port_like_the_public_simulator_raises_it(tmp
     from cuda2nki.nkisim import load_module
 
     exc = load_module(p).probe()
-    assert isinstance(exc, DiagnosticError) and exc.diagnostic.code == "C2N3019"
+    # exactly IndexError, as the public simulator raises it, carrying the diagnostic
+    assert type(exc) is IndexError and exc.diagnostic.code == "C2N3019"
+    assert isinstance(exc.__cause__, DiagnosticError)
 
 
 def test_other_violations_are_not_index_errors(tmp_path):
