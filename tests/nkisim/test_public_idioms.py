@@ -518,21 +518,6 @@ def test_legacy_sequence_bounds(tmp_path, dtype):
     assert got.dtype == (np.float32 if dtype else np.int32)
 
 
-def test_legacy_local_gather_is_refused_with_a_reason(tmp_path):
-    k = kern(
-        tmp_path,
-        LEG,
-        """
-        @nki.jit
-        def k(x, i):
-            y = nisa.local_gather(nl.load(x), nl.load(i))
-            return x
-    """,
-    )
-    d = raises(k, [np.ones((16, 4), np.float32), np.zeros((16, 1), np.uint32)], "C2N3001", 7)
-    assert "result shape" in d.message
-
-
 @pytest.mark.parametrize("psum_side", ["x", "y"])
 def test_legacy_nl_matmul_psum_operand(tmp_path, psum_side):
     """``nl.matmul`` on a PSUM tile (a previous matmul's result) reads it through SBUF."""
