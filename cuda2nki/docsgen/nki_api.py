@@ -237,15 +237,19 @@ def rows() -> list[dict[str, str]]:
 def _refused_rows(provided: set[str]) -> list[dict[str, str]]:
     """Documented APIs the simulator refuses by name (C2N3001 with the reason shown)."""
     from cuda2nki.nkisim.importer import NOT_SIMULATED
+    from cuda2nki.nkisim.library_kernels import PREFIX as LIBRARY
+    from cuda2nki.nkisim.library_kernels import documented_apis
     from cuda2nki.nkisim.tensor import _TENSOR_NOT_SIMULATED
 
     short = {"isa": "nisa", "language": "nl", "collectives": "nki.collectives"}
     found = {f"{short[k.split('.')[0]]}.{k.split('.', 1)[1]}": v for k, v in NOT_SIMULATED.items()}
     found |= {f"NkiTensor.{k}": v for k, v in _TENSOR_NOT_SIMULATED.items()}
+    found |= documented_apis()
     return [
         {
             "api": api,
-            "current": "not supported",
+            # neuronxcc.nki.kernels is a namespace of the legacy API only
+            "current": "absent" if api.startswith(LIBRARY) else "not supported",
             # nki.collectives is a namespace of the current API only
             "legacy": "absent" if api.startswith("nki.collectives.") else "not supported",
             "engine": "none (refused)",

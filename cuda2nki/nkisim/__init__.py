@@ -55,7 +55,10 @@ Documented APIs that are not modelled (``importer.NOT_SIMULATED``, tensor method
 the API and the port's line; ``docs/nki-api-coverage.md`` lists them.
 
 Errors are :class:`~cuda2nki.diagnostics.DiagnosticError`; an out-of-bounds access (C2N3019) is
-a :class:`DiagnosticIndexError`, also an ``IndexError`` as the public NKI simulator raises.
+a :class:`DiagnosticIndexError`, also an ``IndexError``.  A kernel called directly (``k(...)``,
+``nki.simulate``, the legacy ``simulate_kernel``) raises exactly ``IndexError`` with NumPy's
+message about the flattened index, as the public NKI simulator does, chained from the diagnostic
+(:mod:`cuda2nki.nkisim.oob`).
 """
 
 from cuda2nki.nkisim.errors import DiagnosticIndexError

@@ -127,6 +127,10 @@ class DiagnosticIndexError(DiagnosticError, IndexError):
     raises for it, that carries the diagnostic (``except IndexError`` and ``except
     DiagnosticError`` both catch it)."""
 
+    #: NumPy's message for the access (``index N is out of bounds for axis 0 with size M``),
+    #: where the flattened index is known (see :mod:`cuda2nki.nkisim.oob`).
+    numpy_message: str | None = None
+
 
 #: Python exception type of the diagnostics whose public counterpart has a documented type.
 _EXC_TYPES: dict[str, type[DiagnosticError]] = {"C2N3019": DiagnosticIndexError}

@@ -26,6 +26,7 @@ from cuda2nki.nkisim import isa as _isa
 from cuda2nki.nkisim import kernel as _kernel
 from cuda2nki.nkisim import language as _nl
 from cuda2nki.nkisim import legacy_isa as _lisa
+from cuda2nki.nkisim import library_kernels as _library
 from cuda2nki.nkisim.errors import unsupported
 from cuda2nki.nkisim.tensor import NkiTensor
 
@@ -256,6 +257,8 @@ def build_modules() -> dict[str, SimModule]:
             "compiler": lextras["neuronxcc.nki.compiler"],
         },
     )
+    library = _library.namespace(lambda name, attrs: _module(name, True, attrs))
+    ltop.__dict__["kernels"] = library[_library.PREFIX]
     root = _module("neuronxcc", True, {"nki": ltop})
     for cur, leg in ((lang, llang), (isa, lisa), (top, ltop)):
         cur._sim_other, leg._sim_other = leg, cur
@@ -269,6 +272,7 @@ def build_modules() -> dict[str, SimModule]:
         }
     )
     mods.update(lextras)
+    mods.update(library)
     return mods
 
 

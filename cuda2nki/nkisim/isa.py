@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import oob as _oob
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.affine import broadcast_small as _broadcast_small
@@ -126,13 +127,13 @@ def dma_copy(
     skip = int(oob_mode) == 1
     if src.index is not None and (src.index < 0).any():
         if not skip:
-            raise fail("C2N3019", detail=f"{api} reads outside {src.storage.name or 'the source'}")
+            raise _oob.out_of_bounds(src, f"{api} reads outside {src.storage.name or 'the source'}")
         ok = (src.index >= 0).reshape(dst.shape) if src.shape != dst.shape else src.index >= 0
         where = ok if where is None else (where & ok)
     if dst.index is not None and (dst.index < 0).any():
         if not skip:
-            raise fail(
-                "C2N3019", detail=f"{api} writes outside {dst.storage.name or 'the destination'}"
+            raise _oob.out_of_bounds(
+                dst, f"{api} writes outside {dst.storage.name or 'the destination'}"
             )
         ok = dst.index >= 0
         where = ok if where is None else (where & ok)

@@ -16,7 +16,9 @@ import numpy as np
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import _is_internal, invalid
+from cuda2nki.nkisim.errors import DiagnosticIndexError, _is_internal, invalid
+from cuda2nki.nkisim.library_kernels import is_refused
+from cuda2nki.nkisim.oob import public_error
 from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, shared_hbm, wrap_host
 
 
@@ -74,8 +76,7 @@ class Kernel:
                     "kernel call", "a gridded kernel cannot be called from inside a kernel"
                 )
             return self.fn(*args, **kwargs)
-        res = run(self, args, kwargs)
-        return res.outputs
+        return public_run(self, args, kwargs)
 
     def __repr__(self) -> str:
         gen = "legacy" if self.legacy else "current"
@@ -359,6 +360,8 @@ def simulate_kernel(
     ``grid`` is a legacy SPMD grid (tuple) or, for the current API, the LNC degree.
     Any exception raised by the port becomes a ``C2N3023`` diagnostic at the port's line.
     """
+    if is_refused(fn):
+        fn.refuse()
     k = fn if isinstance(fn, Kernel) else Kernel(fn, legacy=_guess_legacy(fn))
     if grid is not None:
         k = k[tuple(grid) if isinstance(grid, (tuple, list)) else grid]
@@ -402,32 +405,47 @@ def _guess_legacy(fn) -> bool:
 def jit_factory(legacy: bool):
     def jit(fn=None, *, mode: str | None = None, platform_target: str | None = None, **kw):
         if fn is None:
-            return lambda f: Kernel(f, legacy=legacy, platform_target=platform_target, mode=mode)
-        if isinstance(fn, Kernel):
+            return lambda f: jit(f, mode=mode, platform_target=platform_target)
+        if isinstance(fn, Kernel) or is_refused(fn):
             return fn
         return Kernel(fn, legacy=legacy, platform_target=platform_target, mode=mode)
 
     return jit
 
 
+def public_run(k: Kernel, args, kwargs):
+    """Outputs of ``k`` run as the public simulator's Python API runs it: an out-of-bounds
+    access is exactly ``IndexError`` (see :mod:`cuda2nki.nkisim.oob`)."""
+    try:
+        return run(k, args, kwargs).outputs
+    except DiagnosticIndexError as exc:
+        raise public_error(exc) from exc
+
+
 def simulate(kernel):
     """``nki.simulate(kernel)(*args)`` -> NumPy outputs."""
+    if is_refused(kernel):
+        kernel.refuse()
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel, legacy=False)
 
     def call(*args, **kwargs):
-        return run(k, args, kwargs).outputs
+        return public_run(k, args, kwargs)
 
     return call
 
 
 def legacy_simulate_kernel(kernel, *args, **kwargs):
     """Legacy ``nki.simulate_kernel(kernel[grid], *args)``."""
+    if is_refused(kernel):
+        kernel.refuse()
     k = kernel if isinstance(kernel, Kernel) else Kernel(kernel, legacy=True)
-    return run(k, args, kwargs).outputs
+    return public_run(k, args, kwargs)
 
 
 def baremetal(kernel=None, **kw):
     """Legacy ``nki.baremetal``: there is no device here, so it runs the simulator."""
     if kernel is None:
         return lambda k: baremetal(k)
-    return kernel if isinstance(kernel, Kernel) else Kernel(kernel, legacy=True)
+    return (
+        kernel if isinstance(kernel, Kernel) or is_refused(kernel) else Kernel(kernel, legacy=True)
+    )

@@ -24,6 +24,7 @@ from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import fastpath as _fp
 from cuda2nki.nkisim import isa as _isa
 from cuda2nki.nkisim import loop_reduce as _loop_reduce
+from cuda2nki.nkisim import oob as _oob
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
@@ -407,7 +408,7 @@ def load(src, dtype=None, *, mask=None, **kw) -> NkiTensor:
     if src.index is not None:
         ok = src.index >= 0
         if where is None and not ok.all():
-            raise fail("C2N3019", detail=f"{api} reads outside {src.storage.name or 'the tensor'}")
+            raise _oob.out_of_bounds(src, f"{api} reads outside {src.storage.name or 'the tensor'}")
         where = ok if where is None else (where & ok)
     vals = src.values(api)
     if odt != src.dtype:
@@ -439,7 +440,9 @@ def store(dst, value, *, mask=None, **kw) -> None:
     if dst.index is not None:
         ok = dst.index >= 0
         if where is None and not ok.all():
-            raise fail("C2N3019", detail=f"{api} writes outside {dst.storage.name or 'the tensor'}")
+            raise _oob.out_of_bounds(
+                dst, f"{api} writes outside {dst.storage.name or 'the tensor'}"
+            )
         where = ok if where is None else (where & ok)
     if isinstance(value, NkiTensor):
         if value.buffer is psum and not st.current().legacy:

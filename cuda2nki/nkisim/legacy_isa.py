@@ -11,6 +11,7 @@ import numpy as np
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import fastpath as _fp
 from cuda2nki.nkisim import isa as _isa
+from cuda2nki.nkisim import legacy_gather as _gather
 from cuda2nki.nkisim import ops
 from cuda2nki.nkisim.engine import (
     dge_mode,
@@ -22,6 +23,7 @@ from cuda2nki.nkisim.engine import (
     record,
     reduce_cmd,
 )
+from cuda2nki.nkisim.engine import tensor_arg as _tensor_arg
 from cuda2nki.nkisim.errors import invalid, unsupported
 from cuda2nki.nkisim.ops import op_name as _op_name
 from cuda2nki.nkisim.tensor import IndexExpr, NkiTensor, allocate, psum, sbuf
@@ -747,11 +749,20 @@ def sequence_bounds(*, segment_ids, dtype=None, mask=None, **kw) -> NkiTensor:
     return out
 
 
-def local_gather(src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, **kw):
-    """Refused: the legacy form returns its result, and the reference gives no rule for the
-    result's shape (its example's shape disagrees with the per-index description)."""
-    raise unsupported(
-        "nisa.local_gather",
-        "the legacy form's result shape is not documented; "
-        "use nki.isa.local_gather(dst, ...) where dst gives the shape",
-    )
+def local_gather(src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, *, mask=None, **kw):
+    """GpSimd gather, the legacy form that returns its result, as the reference's NumPy
+    semantics state it: each core's 16 index partitions are read partition-first (column-major)
+    into ``num_valid_indices`` element offsets (default: all of them), and every partition of
+    the core takes, at each offset into its own flattened free elements, ``num_elem_per_idx``
+    contiguous elements.  The result is ``(partitions, num_valid_indices, num_elem_per_idx)``."""
+    api = "nisa.local_gather"
+    no_extra_kw(api, kw)
+    if mask is not None:
+        raise unsupported(api, "mask= on the legacy form is not modelled")
+    src = _tensor_arg(src_buffer, api, "src_buffer")
+    ind = _tensor_arg(index, api, "index")
+    e = int(num_elem_per_idx)
+    nv = _gather.valid_count(ind, num_valid_indices)
+    out = _out((src.shape[0], nv, e), None, src.dtype, api)
+    _gather.local_gather_into(out, src, ind, e, nv)
+    return out

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided as _np_as_strided
 
 from cuda2nki.nkisim import dtypes as dt
+from cuda2nki.nkisim import oob as _oob
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.affine import affine_view, tile_slices
 from cuda2nki.nkisim.deferred import DeferredWrites, Lazy, frame_of
@@ -1340,10 +1341,10 @@ class NkiTensor:
         if where is not None:
             w = np.broadcast_to(where, idx.shape)
             if (w & ~sel).any():
-                raise fail("C2N3019", detail=f"{api} writes outside {stg.name or 'the tensor'}")
+                raise _oob.out_of_bounds(self, f"{api} writes outside {stg.name or 'the tensor'}")
             sel = sel & w
         elif not sel.all():
-            raise fail("C2N3019", detail=f"{api} writes outside {stg.name or 'the tensor'}")
+            raise _oob.out_of_bounds(self, f"{api} writes outside {stg.name or 'the tensor'}")
         flat = (
             stg.flat
             if self.dtype.np_dtype == stg.flat.dtype
@@ -1625,7 +1626,10 @@ class NkiTensor:
                 f0 = int(flat.reshape(-1)[0]) if flat.size else off
                 a = as_strided(base[f0:], out_shape, tuple(s * base.itemsize for s in aff))
                 return NkiTensor(self.storage, a, self.dtype, pdim)
-        return NkiTensor(self.storage, None, self.dtype, pdim, np.where(inb, flat, -1))
+        out = NkiTensor(self.storage, None, self.dtype, pdim, np.where(inb, flat, -1))
+        if not inb.all():
+            _oob.record(out, flat, inb, base.size)
+        return out
 
     def _affine_view(
         self, arrs: list[np.ndarray], bshape: tuple[int, ...], affs: list | None = None
