@@ -261,6 +261,14 @@ EXPERT_JOBS = [
         {"A": "a", "B": "b"},
     ),
     (
+        "matmul bf16 M2048 K8192 N256",
+        "lowp/matmul_bf16",
+        {"M": 2048, "K": 8192, "N": 256},
+        "matmul_blocked",
+        "matmul_blocked_kernel",
+        {"A": "a", "B": "b"},
+    ),
+    (
         "layernorm 4096x4096",
         "norm/layernorm",
         {"N": 4096, "C": 4096},

@@ -262,3 +262,31 @@ def strip(e):
     from cuda2nki.rewrite import strip_locs
 
     return strip_locs(e)
+
+
+def size_is(size: n.SizeExpr, value: int, loc: n.SourceLoc = n.UNKNOWN_LOC) -> n.Expr:
+    """The condition ``size == value`` on a size expression (decided when the kernel is traced:
+    sizes are known then)."""
+    return n.Binary(Op.EQ, n.IndexValue(size, loc=loc), n.Lit(value, "int32", loc=loc), loc=loc)
+
+
+def choose(
+    cond: n.Expr, then: tuple, otherwise: tuple, loc: n.SourceLoc = n.UNKNOWN_LOC
+) -> list[n.Stmt]:
+    """``if cond: then`` beside ``if not cond: otherwise``: two branches (one-trip loops on a
+    uniform condition) of which the traced kernel keeps one; the body it picks alone where
+    ``cond`` reads no parameter (all sizes constant)."""
+    if is_uniform(cond, frozenset()):
+        return list(then if evaluate(cond, {}) else otherwise)
+    return [
+        n.Loop("_when", n.Const(0), n.Const(1), 1, body=then, loc=loc, cond=cond),
+        n.Loop(
+            "_when",
+            n.Const(0),
+            n.Const(1),
+            1,
+            body=otherwise,
+            loc=loc,
+            cond=n.Unary(Op.LNOT, cond, loc=loc),
+        ),
+    ]

@@ -1266,6 +1266,10 @@ class _Matmul:
         if len(terms) == 1 and i_ax and j_ax and not _needs_transpose(R, k, self.outer):
             dims = _Dims(P, TM, TN, K, CeilDiv(K, P), M, N, mm_dtype)
             nest = self._blocked(r, L, R, k, i_ax, j_ax, dims)
+            if _needs_transpose(L, k, self.outer):  # row blocks outermost: R hoisted when narrow
+                once = uniform.size_is(CeilDiv(N, self._column_block(dims)), 1, c.loc)
+                hoisted = self._blocked(r, L, R, k, i_ax, j_ax, dims, hoist=True)
+                nest = uniform.choose(once, tuple(hoisted), tuple(nest), c.loc)
             for ax in reversed(_outer(c)):  # batch axes: one matrix product per batch element
                 nest = [Loop(ax.name, 0, ax.extent, body=tuple(nest), loc=c.loc)]
             self.b.stmts.extend(nest)
@@ -1354,7 +1358,24 @@ class _Matmul:
                 )
         return acc_v
 
-    def _blocked(self, r: Reduce, L: Read, R: Read, k: str, i_ax: str, j_ax: str, d: _Dims):
+    def _column_block(self, d: _Dims) -> SizeExpr:
+        """``NB``: the columns of the moving operand resident at once, TN-wide chunks that fit
+        :data:`CACHE_BUDGET` (per column, KT elements of R and one staged result)."""
+        size, out_size = itemsize(d.dtype), itemsize(self.lw.decl(self.c.target.tensor).dtype)
+        fit = FloorDiv(Const(CACHE_BUDGET // d.TN), d.KT * size + out_size)
+        return Min(T.Const(d.TN) * CeilDiv(d.N, d.TN), T.Const(d.TN) * Max(Const(1), fit))
+
+    def _blocked(
+        self,
+        r: Reduce,
+        L: Read,
+        R: Read,
+        k: str,
+        i_ax: str,
+        j_ax: str,
+        d: _Dims,
+        hoist: bool = False,
+    ):
         """The contraction blocked for reuse (the loop order of the documented matmul
         optimisations): a block of ``NB`` columns of the moving operand, all of K, stays in SBUF
         (as wide as :data:`CACHE_BUDGET` allows at the kernel's K together with the staged result
@@ -1368,13 +1389,16 @@ class _Matmul:
 
         ``for w < ceil(M / MB): build L^T[w-block]; for v < ceil(N / NB): load R[:, v-block];
         for t < ceil(mb / TM): for u < ceil(nb / TN): acc = sum_k L^T[k, t] @ R[k, u];
-        stage[:, u] = epilogue(acc); store stage``."""
+        stage[:, u] = epilogue(acc); store stage``.
+
+        ``hoist`` (with ``L`` stored ``[M, K]``, for ``N`` within one column block): the single
+        block of R is loaded once, before the loop over row blocks of L^T, not once per row
+        block."""
         c, b, P, TM, TN, K, KT = self.c, self.b, d.P, d.TM, d.TN, d.K, d.KT
-        size, out_size = itemsize(d.dtype), itemsize(self.lw.decl(c.target.tensor).dtype)
-        # TN-wide chunks that fit: per column, KT elements of R resident and one staged result
-        fit = FloorDiv(Const(CACHE_BUDGET // TN), KT * size + out_size)
-        NB = Min(T.Const(TN) * CeilDiv(d.N, TN), T.Const(TN) * Max(Const(1), fit))
+        size = itemsize(d.dtype)
+        NB = self._column_block(d)
         cached = _needs_transpose(L, k, self.outer)
+        hoist = hoist and cached
         outer = b.nested() if cached else b
         if cached:  # rows of L^T resident at once: KT elements per partition for each row
             rows = FloorDiv(Const(BLOCKS_BUDGET), KT * size) - Min(NB, d.N)
@@ -1386,22 +1410,24 @@ class _Matmul:
             m_ext = Min(MB, d.M - w0)
         else:
             w0, m_ext = Const(0), d.M
-        v, tm = outer.fresh("v"), outer.fresh("t")
-        nb0 = NB * T.Sym(v)
-        nb = Min(NB, d.N - nb0)
+        v = None if hoist else outer.fresh("v")
+        tm = outer.fresh("t")
+        nb0 = Const(0) if hoist else NB * T.Sym(v)
+        nb = Min(NB, d.N) if hoist else Min(NB, d.N - nb0)
         local = T.Const(TM) * T.Sym(tm)
         m0 = w0 + local if cached else local
         ms = Min(TM, m_ext - local)
         vblock = outer.nested()
-        rb = vblock.fresh(f"{R.tensor}_b")
-        vblock.emit(Alloc(rb, (Const(P), KT, nb), d.dtype, Buffer.SBUF, loc=R.loc))
-        kv = vblock.fresh("k")
-        kb = vblock.nested()
+        rblock = b.nested() if hoist else vblock  # R's block: before the row blocks, or per v
+        rb = rblock.fresh(f"{R.tensor}_b")
+        rblock.emit(Alloc(rb, (Const(P), KT, nb), d.dtype, Buffer.SBUF, loc=R.loc))
+        kv = rblock.fresh("k")
+        kb = rblock.nested()
         k0 = T.Const(P) * T.Sym(kv)
         ks = Min(P, K - k0)
         dst = View(rb, (Slice(0, ks), At(T.Sym(kv)), Slice(0, nb)))
         self._operand(kb, R, k, k0, ks, j_ax, nb0, nb, dst, d.dtype)
-        vblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=R.loc))
+        rblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=R.loc))
         mblock = vblock.nested()
         pre: list = []
         if cached:
@@ -1439,6 +1465,9 @@ class _Matmul:
         place = {i_ax: Slice(m0, ms), j_ax: Slice(nb0, nb)}
         mblock.emit(Store(self._target_view(place), T.whole(stage, ms, nb), loc=c.loc))
         vblock.emit(Loop(tm, 0, CeilDiv(m_ext, TM), body=tuple(mblock.stmts), loc=c.loc))
+        if hoist:
+            body = (*outer.stmts, *pre, *vblock.stmts)
+            return [*rblock.stmts, Loop(w, 0, CeilDiv(d.M, MB), body=body, loc=c.loc)]
         vloop = Loop(v, 0, CeilDiv(d.N, NB), body=tuple(vblock.stmts), loc=c.loc)
         if not cached:
             return [vloop]

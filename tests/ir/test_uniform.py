@@ -89,3 +89,30 @@ def _nodes(e: n.Expr):
     from cuda2nki.rewrite import nodes
 
     return nodes(e)
+
+
+def test_a_choice_on_a_size_keeps_the_one_branch_its_sizes_pick() -> None:
+    """``choose(size_is(ceil(N / 512), 1), ...)``: the first body where N fits one 512 block,
+    the second elsewhere; both branches decided at trace time and spelled as Python."""
+    size = n.CeilDiv(n.Sym("N"), n.Const(512))
+    cond = uniform.size_is(size, 1)
+    one, more = uniform.choose(cond, ("one",), ("more",))
+    assert all(uniform.is_branch(b) for b in (one, more))
+    assert one.body == ("one",) and more.body == ("more",)
+    for N, want in ((1, True), (512, True), (513, False), (4096, False)):
+        assert uniform.evaluate(one.cond, {"N": N}) is want
+        assert uniform.evaluate(more.cond, {"N": N}) is (not want)
+    assert uniform.is_uniform(cond, {"N"}) and not uniform.is_uniform(cond, {"M"})
+
+    def size_text(e: n.SizeExpr) -> str:
+        return "(N + 511) // 512" if e == size else str(e)
+
+    assert uniform.spell(one.cond, str, size_text) == "((N + 511) // 512) == 1"
+    assert uniform.spell(more.cond, str, size_text) == "((N + 511) // 512) != 1"
+
+
+def test_a_choice_on_constant_sizes_is_made_when_porting() -> None:
+    wide = uniform.size_is(n.CeilDiv(n.Const(1100), n.Const(512)), 1)
+    assert uniform.choose(wide, ("one",), ("more",)) == ["more"]
+    narrow = uniform.size_is(n.CeilDiv(n.Const(300), n.Const(512)), 1)
+    assert uniform.choose(narrow, ("one",), ("more",)) == ["one"]

@@ -14,7 +14,7 @@ import pytest
 
 from cuda2nki.binding import load_binding
 from cuda2nki.codegen.pipeline import port_file, port_intent
-from cuda2nki.ir.nodes import Load, Loop, Store
+from cuda2nki.ir.nodes import Load, Loop, Store, Unary
 from cuda2nki.nkisim.importer import load_kernel
 from cuda2nki.nkisim.kernel import simulate_kernel
 from cuda2nki.rewrite import nodes
@@ -38,13 +38,24 @@ def _loads_by_depth(body: tuple, depth: int = 0, out: list | None = None) -> lis
 @pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
 def test_the_moving_operand_is_loaded_outside_the_row_block_loop(dtype: str) -> None:
     scheduled, _src, _ = port_intent(ex.matmul(a_dtype=dtype))
-    loads = _loads_by_depth(scheduled.body)
-    depth = dict(loads)
-    assert set(depth) == {"A", "B"}
-    # B: block of transposed rows > column-block loop > K loop; A: block of transposed rows >
-    # row tile (all of K in one load), outside the column-block loop
-    assert depth["B"] == 3 and depth["A"] == 2, loads
-    assert len([s for s in nodes(scheduled.body) if isinstance(s, Store)]) == 1
+    one, more = _branches(scheduled.body)
+    # N in one column block: B loaded once (K loop only), before the blocks of transposed rows;
+    # A: block of transposed rows > row tile (all of K in one load)
+    assert sorted(_loads_by_depth(one)) == [("A", 2), ("B", 1)]
+    # more column blocks: B under block of transposed rows > column-block loop > K loop, A
+    # outside the column-block loop
+    assert sorted(_loads_by_depth(more)) == [("A", 2), ("B", 3)]
+    for body in (one, more):
+        assert len([s for s in nodes(body) if isinstance(s, Store)]) == 1
+
+
+def _branches(body: tuple) -> tuple[tuple, tuple]:
+    """The bodies of the branches on the number of column blocks: (one block, several)."""
+    conds = [s for s in body if isinstance(s, Loop) and s.cond is not None]
+    assert len(conds) == 2, body
+    (one,) = [s for s in conds if not isinstance(s.cond, Unary)]
+    (more,) = [s for s in conds if isinstance(s.cond, Unary)]
+    return one.body, more.body
 
 
 def _simulate(path: Path, name: str, inputs: dict):
@@ -52,7 +63,8 @@ def _simulate(path: Path, name: str, inputs: dict):
 
 
 @pytest.mark.parametrize(
-    ("m", "k", "n"), [(512, 256, 1024), (384, 200, 700), (130, 1024, 2048), (4096, 4096, 128)]
+    ("m", "k", "n"),
+    [(512, 256, 1024), (384, 200, 700), (130, 1024, 2048), (4096, 4096, 128), (2048, 8192, 256)],
 )
 def test_generated_matmul_is_within_the_expert_ratio(m, k, n, tmp_path) -> None:
     rng = np.random.default_rng(1)
@@ -133,3 +145,27 @@ def test_the_stationary_operand_is_transposed_once_before_the_column_blocks(
     assert res.ok, res.diagnostics
     placed = _transposes_in_column_loops(res.ir_tiles.body)
     assert placed and not any(placed), placed
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("m", "k", "n", "blocks"), [(1000, 8200, 300, 1), (9, 8300, 1100, 3)])
+def test_either_order_computes_the_product(m, k, n, blocks, target, tmp_path) -> None:
+    """The port branches on the number of column blocks when it is traced: a long K leaves room
+    for one 512-wide block of B, so N=300 takes the hoisted order and N=1100 the per-block one;
+    both give the product, and B is read from HBM once either way."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((m, k)).astype(ml_dtypes.bfloat16)
+    b = rng.standard_normal((k, n)).astype(ml_dtypes.bfloat16)
+    cu = CORPUS / "lowp" / "matmul_bf16.cu"
+    res = port_file(cu, binding=load_binding(cu.with_suffix(".toml")), target=target)
+    port = tmp_path / "matmul.py"
+    port.write_text(res.source)
+    run = _simulate(port, "matmul_bf16", {"A": a, "B": b})
+    want = a.astype(np.float32) @ b.astype(np.float32)
+    np.testing.assert_allclose(
+        np.asarray(run.outputs, np.float32), want, rtol=1e-2, atol=np.abs(want).max() * 1e-2
+    )
+    kt = -(-k // 128)
+    # A: one load per row tile; B: one per K tile and column block; C: one store per row tile
+    row_tiles = -(-m // 128)
+    assert run.profile.dma_count == row_tiles + kt * blocks + row_tiles * blocks
