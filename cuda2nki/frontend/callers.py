@@ -32,13 +32,13 @@ def foreign_calls(path: str | None, fname: str) -> list[tuple[ts.Node, Any]]:
 
     if not path or not fname:
         return []
-    me = Path(path)
-    if not me.is_file():
+    given = Path(path)
+    if not given.is_file():
         return []
-    me = me.resolve()
+    me = given.resolve()
     pattern = re.compile(rb"\b" + re.escape(fname.encode()) + rb"\s*\(")
     out: list[tuple[ts.Node, Any]] = []
-    for p in _candidates(me.parent):
+    for p in _candidates(given.parent):  # named as the file is (evidence reads the same)
         if p.resolve() == me or p.suffix.lower() not in _SOURCES:
             continue
         stamp = _stamp(p)

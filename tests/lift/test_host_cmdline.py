@@ -135,3 +135,27 @@ def test_a_caller_in_the_launchers_own_file_comes_first(tmp_path: Path) -> None:
     (tmp_path / "main.cu").write_text(MAIN.format(fn="go", n="n", size=999))
     partial, _ = infer_binding(parse_source(own, str(tmp_path / "kern.cu")), "k1")
     assert partial["launch"]["block"] == [64] and partial["params"]["n"] == 640
+
+
+TREE = Path(__file__).parent / "data" / "stepped_tree"
+
+
+def test_migrate_checks_a_launcher_tree_with_command_line_sizes(tmp_path: Path) -> None:
+    """diffuse.cu's launcher rounds its grid down to 16x16 tiles and is called from main.cu with
+    sizes read by atoi (no default): migrate infers the whole binding, checks the port at
+    multiples of 16 only, and its numbers agree."""
+    import shutil
+
+    from cuda2nki.batch.migrate import MigrateOptions, migrate
+
+    src = tmp_path / "src"
+    shutil.copytree(TREE, src)
+    kernel = src / "diffuse.cu"
+    partial, diags = infer_binding(parse_source(kernel.read_text(), str(kernel)), "diffuse")
+    assert partial["params"]["k"] == 0.125  # main.cu's default for argv[3]
+    assert partial["check"]["multiples"] == {"width": 16, "height": 16}
+    assert any("main.cu:18" in d.message and "width = " in d.message for d in diags)
+    res = migrate(MigrateOptions(src, tmp_path / "out", check=True, timeout=600))
+    (rec,) = [r for r in res.records if r["kernel"] == "diffuse"]
+    assert rec["status"] in ("automatic", "literal") and rec["numerics"] == "pass", rec
+    assert not rec["missing"]
