@@ -17,6 +17,8 @@ sidecar format (``kernel.toml`` beside ``kernel.cu``)::
     [[check.shapes]]                       # further test points (scalar overrides)
     N = 129
     C = 513
+    [check.multiples]                      # sizes the host only ever uses in steps of B
+    N = 16                                 # (check's generated points keep N a multiple of 16)
 
 One sidecar may bind several kernels of a file: each ``[kernels.NAME]`` table holds the keys above
 (``launch``, ``params``, ``check``...) for the kernel NAME (quote a template instance:
@@ -213,6 +215,8 @@ class Binding:
     scalars: tuple[ScalarSpec, ...]
     shapes: tuple[tuple[tuple[str, Number], ...], ...] = ()
     path: str = "<binding>"
+    #: (size scalar, step): the sizes the kernel is only ever run at are multiples of step
+    multiples: tuple[tuple[str, int], ...] = ()
     meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     line: int = field(default=1, compare=False)  # where the binding starts in its file
 
@@ -622,6 +626,7 @@ def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding
         shapes.append(tuple((k, _number(v, k, path, _SHAPES)) for k, v in pt.items()))
     meta = {k: v for k, v in data.items() if k not in ("kernel", "launch", "params")}
     smem = launch.get("shared_bytes")
+    multiples = _multiples(check, {s.name for s in scalars}, path)
     b = Binding(
         kernel=kernel,
         grid=grid,
@@ -631,6 +636,7 @@ def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding
         scalars=tuple(scalars),
         shapes=tuple(shapes),
         path=path,
+        multiples=multiples,
         meta=meta,
         line=line,
     )
@@ -646,6 +652,26 @@ def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding
 
 
 _SHAPES = ("check", "shapes")
+_MULTIPLES = ("check", "multiples")
+
+
+def _multiples(check: Any, scalars: set[str], path: str) -> tuple[tuple[str, int], ...]:
+    """``[check.multiples]``: size scalar -> the step its sizes come in (a positive integer)."""
+    got = check.get("multiples", {}) if isinstance(check, Mapping) else {}
+    if not isinstance(got, Mapping):
+        raise _bad(path, "check.multiples must be a table of size = step", key=_MULTIPLES)
+    out = []
+    for name, step in got.items():
+        if name not in scalars:
+            raise _bad(path, f"check.multiples names unknown scalar '{name}'", key=_MULTIPLES)
+        if isinstance(step, bool) or not isinstance(step, int) or step < 1:
+            raise _bad(
+                path,
+                f"check.multiples: the step of '{name}' must be a positive integer, got {step!r}",
+                key=_MULTIPLES,
+            )
+        out.append((name, step))
+    return tuple(out)
 
 
 def _dims(v: Any, what: str, path: str) -> tuple[str | int, ...]:

@@ -614,6 +614,8 @@ def _dynamic(
     kernel_fn = portscan.find_kernel(tree, info.path, info.kernel)
     bounds = points.port_bounds(b, pb, pathscan.thresholds(kernel_fn, tree))
     plan = points.plan_points(b, overrides, extra_points, seeds, pb, found, bounds)
+    if b.multiples and any(q[0].generated for q in plan):
+        found.append(points.steps_note(b, info))
     plan = points.cheapest_generated_last(plan)
     pace = points.Pace(PORT_INSTRUCTIONS)
     largest: tuple[int, Resolved, dict[str, np.ndarray]] | None = None  # a point run, by bytes

@@ -165,6 +165,38 @@ def test_points(
     extra: bool = True,
     bounds: Sequence[tuple[str, int]] = (),
 ) -> list[TestPoint]:
+    """The binding's points (with ``overrides``), then generated points (see
+    :func:`_all_points`), each size the binding's ``[check.multiples]`` constrains rounded up to
+    its step (a kernel run only at multiples of 16 is checked at 144 where 129 would be ragged),
+    without repeats."""
+    return in_steps(b, _all_points(b, overrides, extra=extra, bounds=bounds))
+
+
+def in_steps(b: Binding, pts: Sequence[TestPoint]) -> list[TestPoint]:
+    """``pts`` with every generated value of a stepped size rounded up to its step; a generated
+    point equal to an earlier one is dropped."""
+    steps = dict(b.multiples)
+    out: list[TestPoint] = []
+    for p in pts:
+        if p.generated and steps:
+            vals = {
+                k: (-(-int(v) // steps[k]) * steps[k] if k in steps else v)
+                for k, v in p.values.items()
+            }
+            p = TestPoint(vals, generated=True)
+            if any(q.values == p.values for q in out):
+                continue
+        out.append(p)
+    return out
+
+
+def _all_points(
+    b: Binding,
+    overrides: Mapping[str, Number] | None = None,
+    *,
+    extra: bool = True,
+    bounds: Sequence[tuple[str, int]] = (),
+) -> list[TestPoint]:
     """The binding's points (with ``overrides``), then generated points where the binding lacks them:
     a ragged tail (sizes not multiples of 128), several tiles (two full tiles and a tail: 258 rows
     of partitions, 1,032 elements of an output's free dimension; one tile and a tail when that is

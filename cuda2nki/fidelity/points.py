@@ -53,6 +53,14 @@ def plan_points(
     return plan
 
 
+def steps_note(b: Binding, info: Any) -> Diagnostic:
+    """C2N4028: the generated points keep the binding's stepped sizes multiples of their steps."""
+    from cuda2nki.diagnostics import SourceLoc, make
+
+    sizes = ", ".join(f"{n} a multiple of {s}" for n, s in b.multiples)
+    return make("C2N4028", SourceLoc(info.path, info.line, 1), sizes=sizes)
+
+
 def no_points_reason(b: Binding, overrides: Mapping[str, Number] | None, extra_points: bool) -> str:
     """Why no test point could be used: the first point's resolution error, if any."""
     for point in test_points(b, overrides, extra=extra_points):

@@ -341,7 +341,7 @@ def _launch_sites(
     kinds = {fd.node.id: fd.kind for fd in funcs}
     names = {fd.node.id: fd.name for fd in funcs}
     host_low: dict[int, _HostScope] = {}
-    evaluator = HostEvaluator(root, lambda n: _where(unit, n))
+    evaluator = HostEvaluator(root, lambda n: _where(unit, n), unit.filename)
     for ks in caps:
         call = ks.parent
         fnode = _enclosing_function(ks)

@@ -29,6 +29,7 @@ from typing import Any
 
 import tree_sitter as ts
 
+from cuda2nki.frontend import cmdline
 from cuda2nki.frontend.cst import COMMENT_IDS
 from cuda2nki.frontend.hostalloc import alloc_bytes
 from cuda2nki.frontend.hostidioms import (
@@ -147,9 +148,11 @@ class HostEvaluator:
     """Evaluates host expressions of one (preprocessed) file; ``where(node)`` gives the original
     ``file:line`` of a node for evidence."""
 
-    def __init__(self, root: ts.Node, where: Any) -> None:
+    def __init__(self, root: ts.Node, where: Any, path: str | None = None) -> None:
         self.root = root
         self.where = where
+        self.path = path  # the file, whose neighbours may call its launchers (None: no search)
+        self.source = b""
         self._funcs: dict[str, list[ts.Node]] | None = None
         self._calls: dict[str, list[ts.Node]] | None = None
         self._defaults = False  # give uncalled launchers' parameters a default block size
@@ -287,9 +290,12 @@ class HostEvaluator:
         if t == "parameter_declaration" and n.child_by_field_name("declarator") is None:
             return self.eval(n.child_by_field_name("type"), s)
         if t == "conditional_expression":
-            cond = self.eval(n.child_by_field_name("condition"), s)
+            try:
+                cond = self.eval(n.child_by_field_name("condition"), s)
+            except _NoValue:
+                cond = _V(None)
             if cond.num is None:
-                raise _NoValue
+                return self._cmdline_default(n, s)
             return self.eval(n.child_by_field_name("consequence" if cond.num else "alternative"), s)
         raise _NoValue
 
@@ -330,10 +336,38 @@ class HostEvaluator:
             v = _ceil_div(self.eval(up[0], inner), self.eval(up[1], inner))
         else:
             v = self.eval(value, inner)
+        if v.num == 0 and v.items is None and kind != "loop":
+            v, ev = self._placeholder(name, d, s, v, ev)
         notes = v.notes
         if kind == "loop":
             notes += (f"'{name}' taken at its first value {v.text} ({self.where(d)})",)
         return _V(v.text, v.num, v.items, ev + v.ev, notes)
+
+    def _placeholder(
+        self, name: str, d: ts.Node, s: _Scope, v: _V, ev: tuple[str, ...]
+    ) -> tuple[_V, tuple[str, ...]]:
+        """``int n = 0; ... n = atoi(argv[1]);``: a zero initializer is a placeholder for the
+        value assigned before the use, when there is one that evaluates."""
+        later = _first_assignment(s.fnode, name, d.end_byte, s.before)
+        if later is None:
+            return v, ev
+        try:
+            got = self.eval(later, _Scope(s.fnode, later.start_byte, s.argmap, s.depth + 1))
+        except _NoValue:
+            return v, ev
+        return got, ev + (f"{self.where(later)}: {_one_line(later.parent or later)}",)
+
+    def _cmdline_default(self, n: ts.Node, s: _Scope) -> _V:
+        """``argc > 1 ? atoi(argv[1]) : 1024``: the default, with a note."""
+        got = cmdline.default_branch(n)
+        if got is None:
+            raise _NoValue
+        v = self.eval(got[0], s)
+        note = (
+            f"{_one_line(got[1])} read from the command line; its default {v.text} taken "
+            f"({self.where(n)})"
+        )
+        return _V(v.text, v.num, v.items, v.ev, v.notes + (note,))
 
     def _members(self, name: str, d: ts.Node, s: _Scope, ev: tuple[str, ...]) -> _V:
         """A ``dim3`` declared without a value: its members as last assigned before the use."""
@@ -372,6 +406,10 @@ class HostEvaluator:
                 continue
             ev = (f"{self.where(call)}: {_one_line(call)}",)
             return _V(v.text, v.num, v.items, ev + v.ev, v.notes)
+        if not self.calls(fname or ""):
+            got = self._foreign_param(fname or "", idx, s)
+            if got is not None:
+                return got
         if self._defaults:
             note = (
                 f"no call in this file passes '{name}' to '{fname}'; "
@@ -379,6 +417,26 @@ class HostEvaluator:
             )
             return _const(DEFAULT_BLOCK, (f"{self.where(s.fnode)}: {fname}",), (note,))
         raise _NoValue
+
+    def _foreign_param(self, fname: str, idx: int, s: _Scope) -> _V | None:
+        """Parameter ``idx`` of ``fname`` as a call in another file of the tree passes it
+        (see :mod:`cuda2nki.frontend.callers`)."""
+        from cuda2nki.frontend.callers import foreign_calls
+
+        for call, other in foreign_calls(self.path, fname):
+            args = call.child_by_field_name("arguments")
+            items = _kids(args) if args is not None else []
+            if idx >= len(items):
+                continue
+            try:
+                v = other.eval(
+                    items[idx], _Scope(_enclosing(call), call.start_byte, {}, s.depth + 1)
+                )
+            except _NoValue:
+                continue
+            ev = (f"{other.where(call)}: {_one_line(call)}",)
+            return _V(v.text, v.num, v.items, ev + v.ev, v.notes)
+        return None
 
     def _global(self, name: str, s: _Scope) -> _V | None:
         decl = _last_decl(self.root, name, s.before if s.fnode is None else 1 << 62, top=True)
@@ -516,6 +574,13 @@ class HostEvaluator:
         if name in _CEIL_DIV_NAMES and len(items) == 2:
             a, b = self.eval(items[0], s), self.eval(items[1], s)
             return _ceil_div(a, b)
+        if cmdline.conversion(n) is not None:  # `atoi(argv[1])`: no default in the source
+            value = cmdline.default_of(n)
+            note = (
+                f"{_one_line(n)} read from the command line with no default; "
+                f"{_num_text(value)} taken ({self.where(n)})"
+            )
+            return _const(value, (), (note,))
         return self._inline(name, items, s)
 
     def _inline(self, name: str, items: list[ts.Node], s: _Scope) -> _V:

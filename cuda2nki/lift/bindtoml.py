@@ -60,6 +60,10 @@ def kernel_toml(tu: A.TranslationUnit, kernel: str) -> KernelToml:
             out.append("# " + _placeholder(p, spec))
         else:
             out.append(line)
+    steps = partial.get("check", {}).get("multiples", {})
+    if steps:
+        out += ["", f"[kernels.{key}.check.multiples]"]
+        out += [f"{_key(n)} = {v}" for n, v in steps.items()]
     other = [
         d
         for d in diags

@@ -212,6 +212,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     elif launch is not None:
         out["launch"] = launch
     sizes = _size_names(shapes, launch, fn)
+    steps = _steps(out.get("launch"), prog, block, host, sizes, fn, kernel_name, diags)
     for p in fn.params:
         if isinstance(p.ty, A.PointerType):
             shape = _tied(shapes[p.name], ties)
@@ -226,7 +227,68 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
             )
     _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags)
+    if steps:
+        _in_steps(out["params"], steps, fn, kernel_name, diags)
+        out["check"] = {"multiples": {s.name: s.step for s in steps}}
     return out, diags
+
+
+def _steps(launch, prog, block, host: dict, sizes: set, fn, kernel: str, diags: list) -> list:
+    """The sizes the launch runs the kernel at multiples of (:mod:`cuda2nki.lift.steps`), each
+    with a note; check then keeps its generated sizes multiples of them."""
+    from cuda2nki.lift.steps import size_steps
+
+    if launch is None:
+        return []
+    env = {k: h.value for k, h in host.items()}
+    got = size_steps(launch["grid"], block, sizes, _unguarded(prog, block), env)
+    for s in got:
+        p = next(q for q in fn.params if q.name == s.name)
+        diags.append(
+            make(
+                "C2N2100",
+                p.loc,
+                what=f"{s.name} a multiple of {s.step} (check chooses its sizes so)",
+                kernel=kernel,
+                source=s.why,
+            )
+        )
+    return got
+
+
+def _unguarded(prog, block) -> set[int]:
+    """Grid axes no store's guard or enclosing loop bounds (none when the kernel was not
+    executed): a thread of such an axis always stores."""
+    if prog is None or block is None or not prog.stores:
+        return set()
+    if any(st.loops for st in prog.stores):
+        return set()
+    out = set()
+    for axis in range(3):
+        coords = {af.GID[axis], af.THREAD[axis], af.BLOCK[axis]}
+        if not any(str(a) in coords for st in prog.stores for a in _cond_atoms(st.guard, block)):
+            out.add(axis)
+    return out
+
+
+def _cond_atoms(c, block) -> set:
+    try:
+        return _canon_cond(c, block).atoms()
+    except Exception:  # noqa: BLE001 - a guard that does not canonicalise bounds something
+        return {af.GID[0], af.GID[1], af.GID[2]}
+
+
+def _in_steps(params: dict, steps: list, fn, kernel: str, diags: list) -> None:
+    """Round each stepped size's default up to its step (a host default of 100 with blocks of
+    16 runs at 112), with a note."""
+    for s in steps:
+        v = params.get(s.name)
+        if not isinstance(v, int) or isinstance(v, bool) or v % s.step == 0:
+            continue
+        params[s.name] = max(-(-v // s.step), 1) * s.step
+        p = next(q for q in fn.params if q.name == s.name)
+        what = f"{s.name} = {params[s.name]} (a multiple of {s.step})"
+        diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source="its step"))
 
 
 def _shrink(params: dict, free: set[str], fn: A.Function, kernel: str, diags: list) -> None:

@@ -281,4 +281,20 @@ register(
         fix="Check the larger sizes on purpose with --set NAME=VALUE (each point the binding or "
         "--set gives always runs), or make the port faster.",
     ),
+    Rule(
+        "C2N4028",
+        N,
+        "test sizes kept in the kernel's steps",
+        "the generated test points keep {sizes}: the kernel is only run at such sizes",
+        "A host that rounds its grid down to whole blocks (`dim3 grid(cols / 16, rows / 16)`), "
+        "or launches a kernel with no bound guard at a size that is a whole number of blocks, "
+        "runs the kernel at multiples of the block only; at other sizes the CUDA kernel itself "
+        "leaves a tail or reads out of bounds.  The binding's [check.multiples] (inferred from "
+        "the launch, or written by hand) says so, and the check rounds every size it generates "
+        "up to its step: ragged tails against the 128-partition tile are still tested (144 "
+        "rather than 129), ragged tails against the CUDA block are not.",
+        example="cuda2nki bind kernel.cu  # writes [kernels.K.check.multiples]",
+        fix="Nothing to do when the host indeed uses such sizes only; otherwise remove the entry "
+        "from [check.multiples] (and guard the kernel).",
+    ),
 )
