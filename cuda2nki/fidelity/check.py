@@ -318,6 +318,14 @@ class PortVariant:
 # --------------------------------------------------------------------------- the check
 
 
+#: a test point whose first run issues more engine instructions than this is run once: its other
+#: seeds and the determinism re-run are left out, with a note (C2N4028).  A tiled port issues
+#: tens to hundreds at the binding's points; a literal, thread-by-thread one issues one group per
+#: CUDA block, thousands, and each of its runs takes seconds to simulate.  The instruction count,
+#: not the time, decides, so a check leaves out the same runs on any machine.
+HEAVY_RUN_INSTRUCTIONS = 5_000
+
+
 def check(
     cuda_path: str | Path,
     port_path: str | Path,
@@ -339,10 +347,13 @@ def check(
     trust: bool = False,
     sandbox: PortSandbox | None = None,
     templates: Mapping[str, str] | None = None,
+    heavy_instructions: int | None = HEAVY_RUN_INSTRUCTIONS,
 ) -> CheckReport:
     """Check ``port_path`` against the CUDA kernel (see the module's docstring).  ``sandbox``: a
     :class:`PortSandbox` the caller launched early for this port (its start-up then overlaps the
-    caller's own); it is closed here."""
+    caller's own); it is closed here.  ``heavy_instructions``: a test point whose first run
+    issues more engine instructions than this runs once (no other seed, no determinism re-run;
+    noted as C2N4028); None runs every seed at every point whatever it costs."""
     from cuda2nki import frontend
 
     t0 = time.perf_counter()
@@ -395,6 +406,7 @@ def check(
             timeout,
             memory_mb,
         )
+        box.heavy_instructions = heavy_instructions
         if sandbox is None:
             box.launch()  # the sandbox starts up while the kernel is lifted and the inputs made
         try:
@@ -627,6 +639,7 @@ def _dynamic(
     measured = max(range(len(plan)), key=lambda i: _total_bytes(plan[i][1]), default=-1)
     box.submit(jobs)
     compared = 0
+    heavy: list[tuple[str, int, int]] = []  # points run once: (label, instructions, runs left out)
     with box:  # the port runs while the references are computed below
         for k, (point, r, all_sets, runs) in enumerate(plan):
             if point.generated and pace.over(r):
@@ -699,8 +712,11 @@ def _dynamic(
                     break  # the sandbox is gone: later points have nothing to report
                 continue
             # the runs of the seeds compared, then the determinism re-run of the first (a
-            # generated point has none)
-            rerun = [] if point.generated else res.value[-1:]
+            # generated point has none; a heavy point ran only its first run)
+            cut = len(res.value) < len(runs)
+            if cut:
+                heavy.append((label, int(res.value[0].get("instructions", 0)), len(runs) - 1))
+            rerun = [] if point.generated or cut else res.value[-1:]
             results = [*res.value[: len(sets)], *rerun]
             compared += 1
             if "lines" in results[0]:
@@ -898,6 +914,8 @@ def _dynamic(
                     reason=points.no_points_reason(b, overrides, extra_points),
                 )
             )
+    if heavy:
+        found.append(_heavy_note(info, heavy, box.heavy_instructions))
     if compared and every_point_ran:
         found.extend(_unexecuted(kernel_fn, tree, executed, info, compared))
     if traced:
@@ -914,6 +932,20 @@ def _dynamic(
         per_line = tracefind.port_lines(summary, info.path)
         found.extend(layoutscan.findings(layout, info.path, per_line, size.rows))
     return numerics, found, trace, "/".join(sorted(sources)) or "none", port_output
+
+
+def _heavy_note(
+    info: portscan.PortInfo, heavy: Sequence[tuple[str, int, int]], limit: int | None
+) -> Diagnostic:
+    """The note for the points whose first run was heavy: (label, instructions of that run, runs
+    left out) each."""
+    return make(
+        "C2N4028",
+        SourceLoc(info.path, info.line, 1),
+        points=", ".join(f"{lab} ({n:,} instructions)" for lab, n, _ in heavy),
+        left=max(left for _, _, left in heavy),
+        limit=f"{limit or 0:,}",
+    )
 
 
 def _kernel_flops(intent: Any, nest: Any, r: Resolved) -> dict[str, Any]:

@@ -301,4 +301,7 @@ NO_EXAMPLE: dict[str, str] = {
     "run at a generated point (a literal, thread-by-thread port at two full tiles of a matmul), "
     "whose binding points alone take tens of seconds to check: too slow for the documentation's "
     "examples; tests/fidelity/test_port_paths.py pins the rule",
+    "C2N4028": "raised only for a port whose one run at a binding point issues more than 5,000 "
+    "engine instructions (a literal, thread-by-thread port), whose check takes tens of seconds: "
+    "too slow for the documentation's examples; tests/fidelity/test_heavy_points.py pins the rule",
 }
