@@ -43,6 +43,7 @@ from cuda2nki.fidelity import (
     points,
     portscan,
     provenance,
+    refcache,
     rootcause,
     tracefind,
 )
@@ -552,6 +553,22 @@ def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
 def _reference(
     tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray], traffic: bool = False
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], traffic_mod.Traffic | None]:
+    """:func:`_reference_run`, remembered per kernel, point and inputs (:mod:`.refcache`)."""
+    key = refcache.run_key(f"reference traffic={traffic}", tu, name, r, arrays)
+    return refcache.remembered(key, lambda: _reference_run(tu, name, r, arrays, traffic))
+
+
+def _fp64(
+    tu64: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray]
+) -> dict[str, np.ndarray] | None:
+    """:func:`run_fp64`, remembered per kernel, point and inputs (:mod:`.refcache`)."""
+    key = refcache.run_key("fp64", tu64, name, r, arrays)
+    return refcache.remembered(key, lambda: run_fp64(tu64, name, r, arrays))
+
+
+def _reference_run(
+    tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray], traffic: bool = False
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], traffic_mod.Traffic | None]:
     """The CUDA kernel's outputs, per output the elements the kernel never writes, and (with
     ``traffic``) the bytes the computation needs: the distinct input bytes the kernel reads
     and the output bytes it writes, counted in the same run.
@@ -669,7 +686,7 @@ def _dynamic(
                 if intent is None:  # no IR bound: measure the kernel's own fp32 error instead
                     if tu64 is None:
                         tu64 = promoted(tu)
-                    oracles.append(run_fp64(tu64, name, r, arrays))
+                    oracles.append(_fp64(tu64, name, r, arrays))
                 else:
                     oracles.append(None)
             if not sets:
@@ -821,7 +838,7 @@ def _dynamic(
                         if oracle is None and intent is not None:
                             if tu64 is None:
                                 tu64 = promoted(tu)
-                            oracle = run_fp64(tu64, name, r, arrays) or {}
+                            oracle = _fp64(tu64, name, r, arrays) or {}
                             oracles[si] = oracle
                         c = _own_rounding(c, got, ref[cname], (oracle or {}).get(cname), tol)
                     if c.classification == "precision" and not narrows:
