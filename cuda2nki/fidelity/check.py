@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -359,78 +360,89 @@ def check(
 
     t0 = time.perf_counter()
     cuda_path, port_path = str(cuda_path), str(port_path)
-    source = CudaSource(
-        read_text(cuda_path),
-        cuda_path,
-        tuple(dict(defines or {}).items()),
-        tuple(map(str, include_dirs)),
-        tuple(dict(templates or {}).items()),
-    )
-    tu = frontend.parse_source(
-        source.text,
-        cuda_path,
-        defines=dict(source.defines),
-        include_dirs=source.include_dirs,
-        templates=dict(source.templates),
-    )
-    b = _binding(cuda_path, binding, tu, kernel)
-    name = _kernel_name(tu, kernel, b)
-    info, tree = portscan.scan(port_path, read_text(port_path), port_kernel, name)
-    pb = bind_port(b, info, binds)
-    cuda_dtypes = {t.dtype for t in b.tensors if t.np_dtype.kind in "fV"}
-    guarded = True
-    found: list[Diagnostic] = portscan.static_findings(
-        info, tree, cuda_dtypes=cuda_dtypes, cuda_guarded=guarded
-    )
-    layout = layoutscan.scan(tree, legacy=info.api == "legacy")
-    if static_only:
-        found.extend(layoutscan.findings(layout, info.path))
-    numerics: list[dict[str, Any]] = []
-    trace: dict[str, Any] = {}
-    tol_source = "none"
-    port_output = ""
-    if static_only and sandbox is not None:
-        sandbox.close()
-    if not static_only:
-        box = sandbox or PortSandbox(
-            info.path,
-            info.kernel,
-            target=target,
-            timeout=timeout,
-            memory_mb=memory_mb,
-            trust=trust,
+    early = None  # the sandbox starts up while the kernel is parsed and lifted
+    if sandbox is None and not static_only and os.path.isfile(port_path):
+        early = sandbox = PortSandbox(
+            port_path, None, target=target, timeout=timeout, memory_mb=memory_mb, trust=trust
         )
-        # the check's own settings are authoritative for a sandbox launched by the caller
-        box.kernel, box.target, box.timeout, box.memory_mb = (
-            info.kernel,
-            target,
-            timeout,
-            memory_mb,
+        early.launch()
+    try:
+        source = CudaSource(
+            read_text(cuda_path),
+            cuda_path,
+            tuple(dict(defines or {}).items()),
+            tuple(map(str, include_dirs)),
+            tuple(dict(templates or {}).items()),
         )
-        box.heavy_instructions = heavy_instructions
-        if sandbox is None:
-            box.launch()  # the sandbox starts up while the kernel is lifted and the inputs made
-        try:
-            intent, idiom = _intent(tu, name, b)
-            numerics, run_found, trace, tol_source, port_output = _dynamic(
-                tu,
-                name,
-                b,
-                info,
-                pb,
-                intent,
-                idiom,
-                seeds,
-                overrides,
-                timeout,
-                extra_points,
-                box,
-                layout,
-                source,
+        tu = frontend.parse_source(
+            source.text,
+            cuda_path,
+            defines=dict(source.defines),
+            include_dirs=source.include_dirs,
+            templates=dict(source.templates),
+        )
+        b = _binding(cuda_path, binding, tu, kernel)
+        name = _kernel_name(tu, kernel, b)
+        info, tree = portscan.scan(port_path, read_text(port_path), port_kernel, name)
+        pb = bind_port(b, info, binds)
+        cuda_dtypes = {t.dtype for t in b.tensors if t.np_dtype.kind in "fV"}
+        guarded = True
+        found: list[Diagnostic] = portscan.static_findings(
+            info, tree, cuda_dtypes=cuda_dtypes, cuda_guarded=guarded
+        )
+        layout = layoutscan.scan(tree, legacy=info.api == "legacy")
+        if static_only:
+            found.extend(layoutscan.findings(layout, info.path))
+        numerics: list[dict[str, Any]] = []
+        trace: dict[str, Any] = {}
+        tol_source = "none"
+        port_output = ""
+        if static_only and sandbox is not None:
+            sandbox.close()
+        if not static_only:
+            box = sandbox or PortSandbox(
+                info.path,
+                info.kernel,
+                target=target,
+                timeout=timeout,
+                memory_mb=memory_mb,
+                trust=trust,
             )
-        finally:
-            box.close()
-        found.extend(run_found)
+            # the check's own settings are authoritative for a sandbox launched by the caller
+            box.kernel, box.target, box.timeout, box.memory_mb = (
+                info.kernel,
+                target,
+                timeout,
+                memory_mb,
+            )
+            box.heavy_instructions = heavy_instructions
+            if sandbox is None:
+                box.launch()  # the sandbox starts up while the kernel is lifted and the inputs made
+            try:
+                intent, idiom = _intent(tu, name, b)
+                numerics, run_found, trace, tol_source, port_output = _dynamic(
+                    tu,
+                    name,
+                    b,
+                    info,
+                    pb,
+                    intent,
+                    idiom,
+                    seeds,
+                    overrides,
+                    timeout,
+                    extra_points,
+                    box,
+                    layout,
+                    source,
+                )
+            finally:
+                box.close()
+            found.extend(run_found)
+    except BaseException:
+        if early is not None:
+            early.close()  # a check that stops before the port runs leaves no sandbox
+        raise
     kept = [d for d in found if not info.suppressed(d) and d.code not in ignore]
     suppressed = len(found) - len(kept)
     kept = _dedupe([_as_given(d, info.path) for d in kept])
