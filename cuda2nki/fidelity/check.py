@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
+import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -43,6 +44,7 @@ from cuda2nki.fidelity import (
     points,
     portscan,
     provenance,
+    refcache,
     rootcause,
     tracefind,
 )
@@ -318,6 +320,14 @@ class PortVariant:
 # --------------------------------------------------------------------------- the check
 
 
+#: a test point whose first run issues more engine instructions than this is run once: its other
+#: seeds and the determinism re-run are left out, with a note (C2N4029).  A tiled port issues
+#: tens to hundreds at the binding's points; a literal, thread-by-thread one issues one group per
+#: CUDA block, thousands, and each of its runs takes seconds to simulate.  The instruction count,
+#: not the time, decides, so a check leaves out the same runs on any machine.
+HEAVY_RUN_INSTRUCTIONS = 5_000
+
+
 def check(
     cuda_path: str | Path,
     port_path: str | Path,
@@ -339,85 +349,100 @@ def check(
     trust: bool = False,
     sandbox: PortSandbox | None = None,
     templates: Mapping[str, str] | None = None,
+    heavy_instructions: int | None = HEAVY_RUN_INSTRUCTIONS,
 ) -> CheckReport:
     """Check ``port_path`` against the CUDA kernel (see the module's docstring).  ``sandbox``: a
     :class:`PortSandbox` the caller launched early for this port (its start-up then overlaps the
-    caller's own); it is closed here."""
+    caller's own); it is closed here.  ``heavy_instructions``: a test point whose first run
+    issues more engine instructions than this runs once (no other seed, no determinism re-run;
+    noted as C2N4029); None runs every seed at every point whatever it costs."""
     from cuda2nki import frontend
 
     t0 = time.perf_counter()
     cuda_path, port_path = str(cuda_path), str(port_path)
-    source = CudaSource(
-        read_text(cuda_path),
-        cuda_path,
-        tuple(dict(defines or {}).items()),
-        tuple(map(str, include_dirs)),
-        tuple(dict(templates or {}).items()),
-    )
-    tu = frontend.parse_source(
-        source.text,
-        cuda_path,
-        defines=dict(source.defines),
-        include_dirs=source.include_dirs,
-        templates=dict(source.templates),
-    )
-    b = _binding(cuda_path, binding, tu, kernel)
-    name = _kernel_name(tu, kernel, b)
-    info, tree = portscan.scan(port_path, read_text(port_path), port_kernel, name)
-    pb = bind_port(b, info, binds)
-    cuda_dtypes = {t.dtype for t in b.tensors if t.np_dtype.kind in "fV"}
-    guarded = True
-    found: list[Diagnostic] = portscan.static_findings(
-        info, tree, cuda_dtypes=cuda_dtypes, cuda_guarded=guarded
-    )
-    layout = layoutscan.scan(tree, legacy=info.api == "legacy")
-    if static_only:
-        found.extend(layoutscan.findings(layout, info.path))
-    numerics: list[dict[str, Any]] = []
-    trace: dict[str, Any] = {}
-    tol_source = "none"
-    port_output = ""
-    if static_only and sandbox is not None:
-        sandbox.close()
-    if not static_only:
-        box = sandbox or PortSandbox(
-            info.path,
-            info.kernel,
-            target=target,
-            timeout=timeout,
-            memory_mb=memory_mb,
-            trust=trust,
+    early = None  # the sandbox starts up while the kernel is parsed and lifted
+    if sandbox is None and not static_only and os.path.isfile(port_path):
+        early = sandbox = PortSandbox(
+            port_path, None, target=target, timeout=timeout, memory_mb=memory_mb, trust=trust
         )
-        # the check's own settings are authoritative for a sandbox launched by the caller
-        box.kernel, box.target, box.timeout, box.memory_mb = (
-            info.kernel,
-            target,
-            timeout,
-            memory_mb,
+        early.launch()
+    try:
+        source = CudaSource(
+            read_text(cuda_path),
+            cuda_path,
+            tuple(dict(defines or {}).items()),
+            tuple(map(str, include_dirs)),
+            tuple(dict(templates or {}).items()),
         )
-        if sandbox is None:
-            box.launch()  # the sandbox starts up while the kernel is lifted and the inputs made
-        try:
-            intent, idiom = _intent(tu, name, b)
-            numerics, run_found, trace, tol_source, port_output = _dynamic(
-                tu,
-                name,
-                b,
-                info,
-                pb,
-                intent,
-                idiom,
-                seeds,
-                overrides,
-                timeout,
-                extra_points,
-                box,
-                layout,
-                source,
+        tu = frontend.parse_source(
+            source.text,
+            cuda_path,
+            defines=dict(source.defines),
+            include_dirs=source.include_dirs,
+            templates=dict(source.templates),
+        )
+        b = _binding(cuda_path, binding, tu, kernel)
+        name = _kernel_name(tu, kernel, b)
+        info, tree = portscan.scan(port_path, read_text(port_path), port_kernel, name)
+        pb = bind_port(b, info, binds)
+        cuda_dtypes = {t.dtype for t in b.tensors if t.np_dtype.kind in "fV"}
+        guarded = True
+        found: list[Diagnostic] = portscan.static_findings(
+            info, tree, cuda_dtypes=cuda_dtypes, cuda_guarded=guarded
+        )
+        layout = layoutscan.scan(tree, legacy=info.api == "legacy")
+        if static_only:
+            found.extend(layoutscan.findings(layout, info.path))
+        numerics: list[dict[str, Any]] = []
+        trace: dict[str, Any] = {}
+        tol_source = "none"
+        port_output = ""
+        if static_only and sandbox is not None:
+            sandbox.close()
+        if not static_only:
+            box = sandbox or PortSandbox(
+                info.path,
+                info.kernel,
+                target=target,
+                timeout=timeout,
+                memory_mb=memory_mb,
+                trust=trust,
             )
-        finally:
-            box.close()
-        found.extend(run_found)
+            # the check's own settings are authoritative for a sandbox launched by the caller
+            box.kernel, box.target, box.timeout, box.memory_mb = (
+                info.kernel,
+                target,
+                timeout,
+                memory_mb,
+            )
+            box.heavy_instructions = heavy_instructions
+            if sandbox is None:
+                box.launch()  # the sandbox starts up while the kernel is lifted and the inputs made
+            try:
+                intent, idiom = _intent(tu, name, b)
+                numerics, run_found, trace, tol_source, port_output = _dynamic(
+                    tu,
+                    name,
+                    b,
+                    info,
+                    pb,
+                    intent,
+                    idiom,
+                    seeds,
+                    overrides,
+                    timeout,
+                    extra_points,
+                    box,
+                    layout,
+                    source,
+                )
+            finally:
+                box.close()
+            found.extend(run_found)
+    except BaseException:
+        if early is not None:
+            early.close()  # a check that stops before the port runs leaves no sandbox
+        raise
     kept = [d for d in found if not info.suppressed(d) and d.code not in ignore]
     suppressed = len(found) - len(kept)
     kept = _dedupe([_as_given(d, info.path) for d in kept])
@@ -540,6 +565,22 @@ def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
 def _reference(
     tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray], traffic: bool = False
 ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], traffic_mod.Traffic | None]:
+    """:func:`_reference_run`, remembered per kernel, point and inputs (:mod:`.refcache`)."""
+    key = refcache.run_key(f"reference traffic={traffic}", tu, name, r, arrays)
+    return refcache.remembered(key, lambda: _reference_run(tu, name, r, arrays, traffic))
+
+
+def _fp64(
+    tu64: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray]
+) -> dict[str, np.ndarray] | None:
+    """:func:`run_fp64`, remembered per kernel, point and inputs (:mod:`.refcache`)."""
+    key = refcache.run_key("fp64", tu64, name, r, arrays)
+    return refcache.remembered(key, lambda: run_fp64(tu64, name, r, arrays))
+
+
+def _reference_run(
+    tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray], traffic: bool = False
+) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], traffic_mod.Traffic | None]:
     """The CUDA kernel's outputs, per output the elements the kernel never writes, and (with
     ``traffic``) the bytes the computation needs: the distinct input bytes the kernel reads
     and the output bytes it writes, counted in the same run.
@@ -629,6 +670,7 @@ def _dynamic(
     measured = max(range(len(plan)), key=lambda i: _total_bytes(plan[i][1]), default=-1)
     box.submit(jobs)
     compared = 0
+    heavy: list[tuple[str, int, int]] = []  # points run once: (label, instructions, runs left out)
     with box:  # the port runs while the references are computed below
         for k, (point, r, all_sets, runs) in enumerate(plan):
             if point.generated and pace.over(r):
@@ -658,7 +700,7 @@ def _dynamic(
                 if intent is None:  # no IR bound: measure the kernel's own fp32 error instead
                     if tu64 is None:
                         tu64 = promoted(tu)
-                    oracles.append(run_fp64(tu64, name, r, arrays))
+                    oracles.append(_fp64(tu64, name, r, arrays))
                 else:
                     oracles.append(None)
             if not sets:
@@ -701,8 +743,11 @@ def _dynamic(
                     break  # the sandbox is gone: later points have nothing to report
                 continue
             # the runs of the seeds compared, then the determinism re-run of the first (a
-            # generated point has none)
-            rerun = [] if point.generated else res.value[-1:]
+            # generated point has none; a heavy point ran only its first run)
+            cut = len(res.value) < len(runs)
+            if cut:
+                heavy.append((label, int(res.value[0].get("instructions", 0)), len(runs) - 1))
+            rerun = [] if point.generated or cut else res.value[-1:]
             results = [*res.value[: len(sets)], *rerun]
             compared += 1
             if "lines" in results[0]:
@@ -807,7 +852,7 @@ def _dynamic(
                         if oracle is None and intent is not None:
                             if tu64 is None:
                                 tu64 = promoted(tu)
-                            oracle = run_fp64(tu64, name, r, arrays) or {}
+                            oracle = _fp64(tu64, name, r, arrays) or {}
                             oracles[si] = oracle
                         c = _own_rounding(c, got, ref[cname], (oracle or {}).get(cname), tol)
                     if c.classification == "precision" and not narrows:
@@ -900,6 +945,8 @@ def _dynamic(
                     reason=points.no_points_reason(b, overrides, extra_points),
                 )
             )
+    if heavy:
+        found.append(_heavy_note(info, heavy, box.heavy_instructions))
     if compared and every_point_ran:
         found.extend(_unexecuted(kernel_fn, tree, executed, info, compared))
     if traced:
@@ -916,6 +963,20 @@ def _dynamic(
         per_line = tracefind.port_lines(summary, info.path)
         found.extend(layoutscan.findings(layout, info.path, per_line, size.rows))
     return numerics, found, trace, "/".join(sorted(sources)) or "none", port_output
+
+
+def _heavy_note(
+    info: portscan.PortInfo, heavy: Sequence[tuple[str, int, int]], limit: int | None
+) -> Diagnostic:
+    """The note for the points whose first run was heavy: (label, instructions of that run, runs
+    left out) each."""
+    return make(
+        "C2N4029",
+        SourceLoc(info.path, info.line, 1),
+        points=", ".join(f"{lab} ({n:,} instructions)" for lab, n, _ in heavy),
+        left=max(left for _, _, left in heavy),
+        limit=f"{limit or 0:,}",
+    )
 
 
 def _kernel_flops(intent: Any, nest: Any, r: Resolved) -> dict[str, Any]:

@@ -331,6 +331,7 @@ class PortSandbox:
         memory_mb: int | None = 4096,
         profile_first: bool = True,
         trust: bool = False,
+        heavy_instructions: int | None = None,
     ) -> None:
         self.port_path = os.path.abspath(port_path)
         self.kernel = kernel
@@ -340,6 +341,8 @@ class PortSandbox:
         self.memory_mb = memory_mb
         self.profile_first = profile_first
         self.trust = trust
+        #: a point whose first run issues more engine instructions than this runs only once
+        self.heavy_instructions = heavy_instructions
         self._dir: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._unavailable: str | None = None
@@ -434,6 +437,7 @@ class PortSandbox:
             "kernel": self.kernel,
             "target": self.target,
             "profile_first": self.profile_first,
+            "heavy_instructions": self.heavy_instructions,
             "points": plan,
             "seccomp": self._iso.seccomp_error is None,
             "limits": {

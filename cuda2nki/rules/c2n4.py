@@ -297,4 +297,22 @@ register(
         fix="Nothing to do when the host indeed uses such sizes only; otherwise remove the entry "
         "from [check.multiples] (and guard the kernel).",
     ),
+    Rule(
+        "C2N4029",
+        N,
+        "test point run once: the port is too slow for more runs there",
+        "the port ran once, not {left} more time(s) (the other seeds and the determinism "
+        "re-run), at test point(s) {points}: each first run issued more engine instructions "
+        "than the check's {limit} for one run",
+        "At each of the binding's points the check runs the port once per seed (inputs drawn "
+        "from different distributions) and re-runs the first seed to see that the port is "
+        "deterministic. A port that issues thousands of instructions in one run (a literal, "
+        "thread-by-thread port simulates every CUDA block) takes seconds per run; at such a point "
+        "only the first seed is compared, so a defect that only other inputs reveal, or "
+        "nondeterminism, can go unseen there.",
+        example="cuda2nki port --lowering literal kernel.cu -o lit.py && "
+        + _CHECK.replace("port.py", "lit.py"),
+        fix="Check a smaller point with --set NAME=VALUE (a point under the limit runs every "
+        "seed), or make the port faster.",
+    ),
 )
