@@ -1235,6 +1235,24 @@ def _zero_unwritten(t: NkiTensor, api: str) -> None:
         t.assign(np.where(holes, np.float32(0), cur), api=api)
 
 
+def _produced(t: NkiTensor, other) -> np.ndarray | None:
+    """Per element of ``t``, whether the masked legacy instruction that made ``other`` produced
+    the value ``t op= other`` combines there; ``None``: every element (or no mask to honour)."""
+    if not isinstance(other, NkiTensor):
+        return None
+    where = other.produced_view()
+    if where is None or where.all():
+        return None
+    if where.shape != t.shape:
+        if where.size == t.size:
+            return where.reshape(t.shape)
+        try:
+            return np.broadcast_to(where, t.shape)
+        except ValueError:
+            return None  # shapes that do not combine: the general path reports it
+    return where
+
+
 def _inplace(t: NkiTensor, name: str, other) -> None:
     api = f"tensor {name}="
     if (
@@ -1244,38 +1262,12 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
         and name == "add"
         and other.storage.mm_written is not None
     ):
-        # PSUM accumulation of a matmul result: the TensorE accumulates in place (fp32).
-        if other.shape != t.shape and other.size != t.size:
-            raise fail("C2N3014", api=api, detail=f"{other.describe()} into {t.describe()}")
-        zp = st.current().zero_psum
-        if zp:
-            zp.pop(t.storage.uid, None)  # the zero fill folds into the first matmul
-        pend = other.storage.mm_pending
-        if (
-            pend is not None
-            and pend[2] == "set"
-            and other.shape == t.shape
-            and pend[1].shape == other.shape
-            and other.storage.flat.size == other.size
-        ):
-            # the matmul that made ``other`` is still deferred: accumulate its operands into t
-            # (onto a tile never written, the first one writes, as the eager path below does)
-            acc = None if t.storage.fresh else True
-            if acc and t.size != t.storage.flat.size:
-                _zero_unwritten(t, api)
-            for a2, b2 in zip(pend[3], pend[4]):
-                _isa._matmul_write(api, t, a2, b2, acc)
-            return
-        if t.storage.fresh:
-            t.assign(other.f32(api), api=api)
-        else:
-            cur = t.f32(api)
-            add = other.f32(api).reshape(t.shape)
-            holes = dt.canary_mask(cur) if t.size != t.storage.flat.size else None
-            if holes is not None and holes.any():  # a block nothing wrote yet starts at zero
-                t.assign(np.where(holes, add, cur + add), api=api)
-            else:
-                t.assign(cur + add, api=api)
+        # PSUM accumulation of a matmul result; of a masked one (``t += nisa.nc_matmul(...,
+        # mask=m)``), one masked instruction: ``t`` changes only where ``m`` holds and keeps its
+        # contents elsewhere (reference 4.2), never reading what the mask left unwritten
+        where = _produced(t, other)
+        if where is None or where.any():
+            _accumulate(t, other, api, where)
         return
     shape = t.shape
     a = t.f32(api)
@@ -1289,6 +1281,43 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
         (t, *ins),
         extra=(name, False, False),
     )
+
+
+def _accumulate(t: NkiTensor, other: NkiTensor, api: str, where: np.ndarray | None) -> None:
+    """PSUM accumulation of a matmul result: the TensorE accumulates in place (fp32), only
+    where ``where`` holds (``None``: everywhere)."""
+    if other.shape != t.shape and other.size != t.size:
+        raise fail("C2N3014", api=api, detail=f"{other.describe()} into {t.describe()}")
+    zp = st.current().zero_psum
+    if zp:
+        zp.pop(t.storage.uid, None)  # the zero fill folds into the first matmul
+    pend = other.storage.mm_pending
+    if (
+        where is None
+        and pend is not None
+        and pend[2] == "set"
+        and other.shape == t.shape
+        and pend[1].shape == other.shape
+        and other.storage.flat.size == other.size
+    ):
+        # the matmul that made ``other`` is still deferred: accumulate its operands into t
+        # (onto a tile never written, the first one writes, as the eager path below does)
+        acc = None if t.storage.fresh else True
+        if acc and t.size != t.storage.flat.size:
+            _zero_unwritten(t, api)
+        for a2, b2 in zip(pend[3], pend[4]):
+            _isa._matmul_write(api, t, a2, b2, acc)
+        return
+    if t.storage.fresh:
+        t.assign(other.f32(api), where=where, api=api)
+        return
+    cur = t.f32(api)
+    add = other.f32(api).reshape(t.shape)
+    holes = dt.canary_mask(cur) if t.size != t.storage.flat.size else None
+    if holes is not None and holes.any():  # a block nothing wrote yet starts at zero
+        t.assign(np.where(holes, add, cur + add), where=where, api=api)
+    else:
+        t.assign(cur + add, where=where, api=api)
 
 
 # --------------------------------------------------------------------------- legacy-only helpers

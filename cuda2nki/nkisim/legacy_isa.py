@@ -257,6 +257,12 @@ def nc_matmul(
         tile_size=tile_size,
         perf_mode=perf_mode if perf_mode is not None else matmul_perf_mode.none,
     )
+    stg = out.storage
+    if mask is not None and stg.mm_written is None:
+        # a matmul result though its mask selected nothing: ``acc += out`` is a masked PSUM
+        # accumulation that leaves acc as it is (language._inplace), not an add of the
+        # never-written tile
+        stg.mm_written = np.zeros(stg.flat.size, dtype=bool)
     return out
 
 
