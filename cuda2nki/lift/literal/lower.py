@@ -71,11 +71,11 @@ from dataclasses import dataclass, field
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir.ops import DTYPE_BYTES
-from cuda2nki.lift.literal.single_exit import single_exit
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
+from cuda2nki.lift.literal.single_exit import single_exit
 from cuda2nki.lift.literal.values import (
     DynPtr,
     Idx,
