@@ -69,6 +69,10 @@ HELPERS = {
     "            if (a * 3 + b == m + 1) return s;\n            s = s * 0.5f + 1.0f;\n        }\n"
     "    return 0.0f;\n}\n",
     # per-thread returns: the value decides
+    # a per-thread return inside a loop with a uniform trip count, the value updated per step
+    "per_thread_in_loop": "__device__ float f(float v, int m) {\n"
+    "    for (int k = 0; k < m + 2; k++) {\n        if (v < k * 0.3f) return k * v;\n"
+    "        v = v - 0.1f;\n    }\n    return -v;\n}\n",
     "per_thread": "__device__ float f(float v, int m) {\n    if (v < 0.0f) return 0.0f;\n"
     "    if (v > 0.5f) return v * m;\n    return v + 1.0f;\n}\n",
 }
