@@ -340,7 +340,7 @@ def _window(c: Compute, red: list, kernel: Kernel) -> bool:
     i = c.domain.axes[0].name
     for r in red:
         ext = r.axes[0].extent
-        if len(r.axes) != 1 or not isinstance(ext, Const) or ext.value > WINDOW_MAX:
+        if len(r.axes) != 1 or not _loop_extent(ext, kernel):
             return False
         if r.op not in REDUCE_OPS or i not in moves_along(r.body):
             return False

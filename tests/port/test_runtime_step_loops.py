@@ -65,3 +65,55 @@ def test_runtime_count_loop_ports_through_a_recogniser(loop: str, target: str, t
     out = check_kernel(cu, target, tmp_path)
     assert out.status == "match", out
     assert len(out.shapes) >= 3
+
+
+_WINDOW = """\
+__global__ void k(const float* x, const float* w, float* y, int n, int taps) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {{
+        float s = 0.0f;
+        {header} s += w[{tap}] * x[i + {tap}];
+        y[i] = s;
+    }}
+}}
+"""
+
+_WINDOW_BINDING = """\
+kernel = "k"
+idiom = "stencil"
+[launch]
+grid = ["ceil_div(n, 128)"]
+block = [128]
+[params]
+n = 1000
+taps = 3
+x = { shape = ["n + taps"], dtype = "float32", role = "in" }
+w = { shape = ["taps"], dtype = "float32", role = "in" }
+y = { shape = ["n"], dtype = "float32", role = "out" }
+[[check.shapes]]
+n = 300
+taps = 1
+[[check.shapes]]
+n = 130
+taps = 6
+"""
+
+WINDOWS = {
+    "lt": ("for (int t = 0; t < taps; t++)", "t"),
+    "le": ("for (int t = 0; t <= taps - 1; ++t)", "t"),
+    "down": ("for (int t = taps - 1; t >= 0; --t)", "t"),
+}
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize("loop", sorted(WINDOWS))
+def test_1d_window_with_a_runtime_tap_count_ports_through_a_recogniser(
+    loop: str, target: str, tmp_path: Path
+):
+    header, tap = WINDOWS[loop]
+    cu = tmp_path / "k.cu"
+    cu.write_text(_WINDOW.format(header=header, tap=tap))
+    cu.with_suffix(".toml").write_text(_WINDOW_BINDING)
+    out = check_kernel(cu, target, tmp_path)
+    assert out.status == "match", out
+    assert len(out.shapes) >= 3
