@@ -646,6 +646,8 @@ class Executor:
             self.exec_unrolled(s, name, start)
         elif arrays and control.indexes_with(s.body, name, arrays):
             self.exec_unrolled(s, name, start, arrays=True)
+        elif step.is_const and step.const_value < 0:
+            self.exec_countdown(s, name, start, step)
         else:
             self.exec_counted(s, name, start, step)
         if saved is _UNSET:
@@ -693,6 +695,24 @@ class Executor:
             guard = Cond.of(af.compare("<", start + step * af.sym(var), stop))
         ctx = LoopCtx(var, trips, guard, s.loc)
         with af.bounds({var: trips}):
+            self.exec_loop_body(s.body, ctx, name)
+
+    def exec_countdown(self, s: A.For, name: str, start: Poly, step: Poly) -> None:
+        """``for (v = start; v >= lo; v -= d)`` as ``v = start - d*k``, ``0 <= k < trips``: the
+        condition, read in ``k``, gives the trip count (``k < start - lo + 1`` for ``d = 1``).
+        The steps run in the CUDA order (``k = 0`` is ``v = start``)."""
+        raw = self.fresh(name)
+        self.env[name] = start + step * af.sym(raw)
+        cond = self.as_cond(self.eval(s.cond), s.cond.loc)
+        trips = self._loop_stop(cond, raw, s)
+        if _varying(trips):
+            raise Refusal(
+                "C2N2019",
+                s.loc,
+                what="a count-down loop whose trip count depends on the thread or an outer loop",
+            )
+        ctx = LoopCtx(raw, trips, af.TRUE, s.loc)
+        with af.bounds({raw: trips}):
             self.exec_loop_body(s.body, ctx, name)
 
     def _guard_bound(self, stop: Poly) -> Poly | None:

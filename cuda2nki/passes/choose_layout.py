@@ -173,7 +173,7 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     rowred = [r for r in red if not _along_loop(r, red)]
     if len(axes) == 1 and len({r.axes[0].extent for r in rowred}) > 1:
         return "unsupported", {"why": "reductions over different axes in one statement"}
-    if len(axes) == 2 and red and all(_tap_loop(r, axes) for r in red):
+    if len(axes) == 2 and red and all(_tap_loop(r, axes, kernel) for r in red):
         # a 2-D window (``sum_kl f[k, l] * x[i + k - 1, j + l - 1]``): loops over the taps
         # around the row tile, each tap a shifted (padded) read
         for rd in reads(c.expr):
@@ -340,7 +340,7 @@ def _window(c: Compute, red: list, kernel: Kernel) -> bool:
     i = c.domain.axes[0].name
     for r in red:
         ext = r.axes[0].extent
-        if len(r.axes) != 1 or not isinstance(ext, Const) or ext.value > WINDOW_MAX:
+        if len(r.axes) != 1 or not _loop_extent(ext, kernel):
             return False
         if r.op not in REDUCE_OPS or i not in moves_along(r.body):
             return False
@@ -406,17 +406,26 @@ def _grows(e, p) -> bool:
     return False
 
 
-def _tap_loop(r, axes: tuple) -> bool:
-    """A reduction over a few taps (a small constant extent) moving along the tile's free axis:
-    lowered as a loop around the tile (see ``_tiles.loop_reduce``)."""
-    ext = r.axes[0].extent
+def _tap_loop(r, axes: tuple, kernel: Kernel) -> bool:
+    """A reduction over a few taps (a small constant extent, or a count the launch passes in)
+    moving along the tile's free axis: lowered as a loop around the tile (see
+    ``_tiles.loop_reduce``)."""
     return (
         len(r.axes) == 1
-        and isinstance(ext, Const)
-        and ext.value <= WINDOW_MAX
+        and _loop_extent(r.axes[0].extent, kernel)
         and r.op in REDUCE_OPS
         and axes[1] in moves_along(r.body)
     )
+
+
+def _loop_extent(ext, kernel: Kernel) -> bool:
+    """``ext`` bounds a sequential loop around a tile: a constant of at most ``WINDOW_MAX`` taps,
+    or an expression of scalar parameters only (``steps``, ``n - 1``), fixed for the launch."""
+    if isinstance(ext, Const):
+        return ext.value <= WINDOW_MAX
+    scalars = {p.name for p in kernel.params if isinstance(p, ScalarDecl)}
+    syms = set(ext.free_syms())
+    return bool(syms) and syms <= scalars
 
 
 def _along_loop(r, red: list) -> bool:

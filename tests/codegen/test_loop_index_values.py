@@ -14,7 +14,14 @@ from cuda2nki.binding import load_binding
 from cuda2nki.codegen.pipeline import port_file
 from tests.port.acceptance import CORPUS
 
-KERNELS = ("reduce/ramp_weighted_taps", "reduce/step_decay_rows", "reduce/index_bias_cols")
+KERNELS = (
+    "reduce/ramp_weighted_taps",
+    "reduce/step_decay_rows",
+    "reduce/index_bias_cols",
+    "reduce/step_weight_runtime_rows",
+    "reduce/tap_bias_inclusive",
+    "reduce/countdown_ramp_rows",
+)
 TARGETS = ["nki", "legacy"]
 
 

@@ -321,33 +321,6 @@ def test_public_api_chooses_the_lowering() -> None:
 
 
 @pytest.mark.parametrize(
-    "helper",
-    [
-        # returns under branches on a value known for the whole block
-        "__device__ float f(float v, int m) {\n    if (m == 0) return v > 0.0f ? v : 0.0f;\n"
-        "    if (m == 1) return v * v;\n    return 2.0f * v;\n}\n",
-        # both arms return
-        "__device__ float f(float v, int m) {\n    if (m > 0) { return v * m; } else { return -v; }\n}\n",
-        # a return inside a loop with a uniform trip count
-        "__device__ float f(float v, int m) {\n    for (int k = 0; k < 4; ++k) {\n"
-        "        if (k == m) return v * k;\n    }\n    return v;\n}\n",
-    ],
-)  # fmt: skip
-def test_device_function_returns_inside_branches_are_refused_not_miscomputed(tmp_path, helper):
-    src = helper + (
-        "__global__ void r(const float* x, float* y, int n) {\n"
-        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
-        "    if (i < n) y[i] = f(x[i], 1);\n}\n"
-    )
-    cu = _kernel(tmp_path, src, "r", '"ceil_div(n, 32)"', "32",
-                 'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
-                 'y = { shape = ["n"], dtype = "float32", role = "out" }\nn = 64')  # fmt: skip
-    out = check_literal(cu, tmp_path, lowering="literal")
-    assert out.status == "refused", out
-    assert "C2N2301" in out.codes and "return inside a branch or loop" in out.detail
-
-
-@pytest.mark.parametrize(
     "branch",
     [
         "if (sync_all) { __syncthreads(); }",

@@ -48,6 +48,10 @@ FORMS = (
     "reduce/ramp_weighted_taps",  # (float)(k + 1) in a device helper, the element read in the loop
     "reduce/step_decay_rows",  # acc += x * (0.5f * j), #define bound, early return
     "reduce/index_bias_cols",  # total + (a + tap), no cast, 2-D block
+    # the same loops with the step count a runtime argument
+    "reduce/step_weight_runtime_rows",  # j < steps, rows on blockIdx.y, early return
+    "reduce/tap_bias_inclusive",  # t <= ntap - 1, 2-D block, one guard for both dims
+    "reduce/countdown_ramp_rows",  # k = n - 1 down to 0, (float)(k + 1), rows on threadIdx.y
     # warp-shuffle softmax through a row alias
     "norm/softmax_warp_row_alias",  # x = inp + row * C, y = out + row * C, inline butterflies
     "norm/softmax_repoint_out",  # x re-pointed from inp to out, warp helpers, __shfl_sync

@@ -75,6 +75,7 @@ from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
+from cuda2nki.lift.literal.single_exit import single_exit
 from cuda2nki.lift.literal.values import (
     DynPtr,
     Idx,
@@ -1651,6 +1652,7 @@ class Lowerer:
         fn = _callee(self.tu, e.target or "")
         if fn is None:
             raise self.refuse(f"call to '{e.func}' (no definition)", e)
+        fn = single_exit(fn)  # several returns: a result variable and a done flag
         if self.inline_depth > 8:
             raise self.refuse(f"recursive call to '{e.func}'", e)
         args = [self.expr(a, scope) for a in e.args]
