@@ -20,6 +20,20 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 
 #: corpus kernel -> why its generated port still has a finding above a note
 KNOWN: dict[str, str] = {
+    "gather/nll_btv": "C2N5001/C2N5007: the batch axis stays a loop around (T, 1) tiles, so at "
+    "the many-batch test point each DMA moves 4 B per partition row",
+    "linalg/attention_scores": "C2N5007: per-batch operand blocks move under 512 B per partition "
+    "row at the multi-tile test point (the batch is not folded into the DMA)",
+    "linalg/bmm_nt": "C2N5007: per-batch operand blocks move under 512 B per partition row at the "
+    "multi-tile test point (the batch is not folded into the DMA)",
+    "linalg/matmul_bias_nullable": "C2N5007: K tiles of a short contraction load under 512 B per "
+    "partition row at the multi-tile test point",
+    "linalg/syr2k_gridstride": "C2N5007: the two products of a sum take the non-blocked matmul "
+    "nest, one K tile per DMA",
+    "misc/index_select_rows": "C2N5001: the literal-translation rule fires on a whole-row gather "
+    "(27 instructions for 266,256 elements); the rule, not the port, is at fault",
+    "stencil/boundary_last_row": "C2N5006: the edge row is loaded again by the branch that "
+    "writes it",
     "linalg/permute_nchw_nhwc": "C2N5007: one C x W transpose per (n, h); merging h and w into "
     "one axis would move H*W columns per DMA",
     "misc/embedding_backward": "C2N5006/C2N5007: per-token scatter-add rows, reloaded",
@@ -29,17 +43,14 @@ KNOWN: dict[str, str] = {
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
     "C2N4012: an integer output the tolerance cannot pin",
     "misc/nn_distance": "C2N5001/C2N5007: lowered element by element",
-    "misc/rope": "C2N5007: heads on partitions, one position per DMA; positions on partitions "
-    "would move whole rows",
-    "norm/causal_softmax_alias": "C2N5007/C2N5008: one batch element's T rows per tile; the "
-    "causal bound depends on the row within its batch element, so rows of several are not merged",
     "stencil/conv2d_3x3": "C2N5006/C2N5014: the rolled tap loops load a padded window per tap and "
     "reload the filter tap per row tile",
     "stencil/fir_constant": "C2N5014: taps of a flat 1-D chunk cross partitions, one DMA per tap; "
     "a halo tile needs overlapping partition rows in one DMA",
     "stencil/heat_clamped": "C2N5006/C2N5014: clamped-edge regions reload the rows the "
     "interior loaded",
-    "stencil/stencil_1d_shared": "C2N5008: a short 1-D chunk per partition group",
+    "stencil/stencil_1d_shared": "C2N5014: each block's chunk is loaded with its halo by "
+    "separate DMAs, about 4x the bytes the stencil needs",
 }
 
 
