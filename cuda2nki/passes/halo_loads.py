@@ -24,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cuda2nki.ir.nodes import Alloc, Const, Kernel, Load, Loop, Slice, View
+from cuda2nki.ir.nodes import Alloc, Const, Kernel, Load, Slice, View
 from cuda2nki.ir.ops import Role
 from cuda2nki.passes._analysis import transform
+from cuda2nki.passes._load_groups import merge_grouped_loads
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.passes.common_tiles import _whole, _write_counts
 from cuda2nki.passes.fold_sizes import fold_size
@@ -69,21 +70,12 @@ class _Tap:
 
 
 def _block(body: tuple, writes: dict, inputs: set[str], used: set[str], moved: dict) -> tuple:
-    out = [
-        s.replace(body=_block(s.body, writes, inputs, used, moved)) if isinstance(s, Loop) else s
-        for s in body
-    ]
-    allocs = {s.name: s for s in out if isinstance(s, Alloc)}
-    groups: dict[Any, list[Load]] = {}
-    for s in out:
-        key = _key(s, allocs, writes, inputs)
-        if key is not None:
-            groups.setdefault(key, []).append(s)
-    for loads in groups.values():
-        taps = _taps(loads, allocs) if len(loads) > 1 else None
-        if taps is not None:
-            out = _merge(out, taps, used, moved)
-    return tuple(out)
+    return merge_grouped_loads(
+        body,
+        key=lambda s, allocs: _key(s, allocs, writes, inputs),
+        group=lambda loads, allocs: _taps(loads, allocs) if len(loads) > 1 else None,
+        merge=lambda out, taps: _merge(out, taps, used, moved),
+    )
 
 
 def _key(s: Any, allocs: dict[str, Alloc], writes: dict, inputs: set[str]) -> Any:

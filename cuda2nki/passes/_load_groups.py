@@ -1,0 +1,36 @@
+"""Walk a block (and its loops) grouping the loads that may share one DMA, and merge each group:
+the frame of the load-merging passes (``interleaved-loads``, ``halo-loads``), which differ only in
+what makes loads one group and how a group becomes one DMA."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from cuda2nki.ir.nodes import Alloc, Load, Loop
+
+#: a load's group key (None: not mergeable), given the block's allocations by tile name
+Key = Callable[[Any, dict[str, Alloc]], Any]
+#: a group's mergeable form (None: leave it), given its loads and the block's allocations
+Group = Callable[[list[Load], dict[str, Alloc]], Any]
+#: the block's statements with one group merged
+Merge = Callable[[list, Any], list]
+
+
+def merge_grouped_loads(body: tuple, key: Key, group: Group, merge: Merge) -> tuple:
+    """``body`` with, in every block (innermost loops first), each group of loads merged."""
+    out = [
+        s.replace(body=merge_grouped_loads(s.body, key, group, merge)) if isinstance(s, Loop) else s
+        for s in body
+    ]
+    allocs = {s.name: s for s in out if isinstance(s, Alloc)}
+    groups: dict[Any, list[Load]] = {}
+    for s in out:
+        k = key(s, allocs)
+        if k is not None:
+            groups.setdefault(k, []).append(s)
+    for loads in groups.values():
+        found = group(loads, allocs)
+        if found is not None:
+            out = merge(out, found)
+    return tuple(out)
