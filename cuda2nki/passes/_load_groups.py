@@ -7,7 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cuda2nki.ir.nodes import Alloc, Load, Loop
+from cuda2nki.ir.nodes import Alloc, Kernel, Load, Loop, Slice, View
+from cuda2nki.ir.ops import Role
+from cuda2nki.passes._analysis import transform
+from cuda2nki.passes.common_tiles import _write_counts
+from cuda2nki.rewrite import nodes
 
 #: a load's group key (None: not mergeable), given the block's allocations by tile name
 Key = Callable[[Any, dict[str, Alloc]], Any]
@@ -34,3 +38,23 @@ def merge_grouped_loads(body: tuple, key: Key, group: Group, merge: Merge) -> tu
         if found is not None:
             out = merge(out, found)
     return tuple(out)
+
+
+def merge_kernel_loads(kernel: Kernel, block: Callable, rewrite: Callable) -> Kernel:
+    """Run a load-merging pass over ``kernel``: ``block(body, writes, inputs, used, moved)``
+    merges the groups of each block, recording each replaced tile in ``moved``; then
+    ``rewrite(node, moved)`` points every read of a replaced tile at its merged tile.  Tiles some
+    view reads other than as [rows, column slice] are never merged."""
+    inputs = {t.name for t in kernel.params if getattr(t, "role", None) == Role.IN}
+    odd = {
+        v.tensor
+        for v in nodes(kernel.body)
+        if isinstance(v, View) and (len(v.dims) != 2 or not isinstance(v.dims[1], Slice))
+    }
+    used = {x.name for x in nodes(kernel.body) if isinstance(x, Alloc)} | set(kernel.tensors)
+    moved: dict = {}
+    writes = {t: n for t, n in _write_counts(kernel.body).items() if t not in odd}
+    body = block(kernel.body, writes, inputs, used, moved)
+    if not moved:
+        return kernel
+    return kernel.replace(body=transform(body, lambda x: rewrite(x, moved)))

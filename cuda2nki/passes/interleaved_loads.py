@@ -22,13 +22,10 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from cuda2nki.ir.nodes import Alloc, Const, Kernel, Load, Slice, View
-from cuda2nki.ir.ops import Role
-from cuda2nki.passes._analysis import transform
-from cuda2nki.passes._load_groups import merge_grouped_loads
+from cuda2nki.passes._load_groups import merge_grouped_loads, merge_kernel_loads
 from cuda2nki.passes.base import Pass, PassContext
-from cuda2nki.passes.common_tiles import _whole, _write_counts
+from cuda2nki.passes.common_tiles import _whole
 from cuda2nki.passes.fold_sizes import fold_size
-from cuda2nki.rewrite import nodes
 
 
 @dataclass(frozen=True)
@@ -36,20 +33,7 @@ class InterleavedLoadsPass(Pass):
     name: ClassVar[str] = "interleaved-loads"
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
-        inputs = {t.name for t in kernel.params if getattr(t, "role", None) == Role.IN}
-        # tiles some view reads other than as [rows, column slice] stay as they are
-        odd = {
-            v.tensor
-            for v in nodes(kernel.body)
-            if isinstance(v, View) and (len(v.dims) != 2 or not isinstance(v.dims[1], Slice))
-        }
-        used = {x.name for x in nodes(kernel.body) if isinstance(x, Alloc)} | set(kernel.tensors)
-        moved: dict[str, tuple[str, int, int]] = {}
-        writes = {t: n for t, n in _write_counts(kernel.body).items() if t not in odd}
-        body = _block(kernel.body, writes, inputs, used, moved)
-        if not moved:
-            return kernel
-        return kernel.replace(body=transform(body, lambda x: _moved(x, moved)))
+        return merge_kernel_loads(kernel, _block, _moved)
 
 
 @dataclass(frozen=True)
