@@ -4,7 +4,9 @@ the literal (thread-by-thread) ports the tool drafts for a set of corpus kernels
 at most 5 s and max at most 60 s over all of them on a 2-core machine; both are printed.  A port
 whose binding points ran it once (its first run issued more than the check's limit of engine
 instructions: C2N4029) is marked.  The checks run in one process, in order, so a port checked
-after another port of the same kernel finds the CUDA kernel's runs remembered (refcache).
+after another port of the same kernel finds the CUDA kernel's runs remembered (refcache).  The
+machine may be shared, so each check's CPU time is printed too: the checker's own and that of
+its sandboxed interpreter (start-up included, as the sandbox reports it).
 
 Then the row softmax whose tolerance derivation used to be quadratic in the row length
 (norm/softmax_block_tree at 256x1000, 130x513, 64x4096): target under 10 s, with the share spent
@@ -21,6 +23,7 @@ from pathlib import Path
 from cuda2nki.diagnostics import DiagnosticError
 from cuda2nki.fidelity import check as checker
 from cuda2nki.fidelity.check import check
+from cuda2nki.fidelity.sandbox import PortSandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,8 +48,26 @@ def _cuda_for(port: Path) -> Path:
     return port.parent.parent / f"{stem}.cu"
 
 
+#: CPU seconds of the sandboxed interpreters closed so far (each reports its own, start-up included)
+_SANDBOX_CPU = [0.0]
+#: per port: (checker CPU s, sandbox CPU s)
+CPU: dict[str, tuple[float, float]] = {}
+
+
+def _count_sandbox_cpu() -> None:
+    close = PortSandbox.close
+
+    def counted(self: PortSandbox) -> None:
+        _SANDBOX_CPU[0] += self.child_cpu_s
+        self.child_cpu_s = 0.0
+        close(self)
+
+    PortSandbox.close = counted  # type: ignore[method-assign]
+
+
 def _timed(label: str, cuda: Path, port: Path) -> float:
     t0 = time.perf_counter()
+    c0, s0 = time.process_time(), _SANDBOX_CPU[0]
     try:
         rep = check(cuda, port, seeds=5)
         verdict = rep.verdict
@@ -55,7 +76,12 @@ def _timed(label: str, cuda: Path, port: Path) -> float:
     except DiagnosticError as exc:
         verdict = f"error {exc.diagnostic.code}"
     dt = time.perf_counter() - t0
-    print(f"{label:52s} {dt:6.2f} s  {verdict}", flush=True)
+    cpu = (time.process_time() - c0, _SANDBOX_CPU[0] - s0)
+    CPU[label.split()[0]] = cpu
+    print(
+        f"{label:52s} {dt:6.2f} s  (CPU {cpu[0]:5.2f} + sandbox {cpu[1]:5.2f} s)  {verdict}",
+        flush=True,
+    )
     return dt
 
 
@@ -80,6 +106,7 @@ def main(argv: list[str] | None = None) -> None:
     """``python bench/bench_check.py [substring ...]``: only the ports whose names hold one (a
     literal port is named ``<kernel>_literal``)."""
     only = list(argv or ())
+    _count_sandbox_cpu()
     times: dict[str, float] = {}
     for port in sorted(ROOT.glob("corpus/*/ports/*.py")):
         if not only or any(o in port.stem for o in only):
@@ -97,6 +124,13 @@ def main(argv: list[str] | None = None) -> None:
             f"check latency over {len(times)} ports: median {med:.2f} s "
             f"(target <= {MEDIAN_TARGET_S:g} s), max {times[worst]:.2f} s ({worst}; target <= "
             f"{MAX_TARGET_S:g} s)"
+        )
+        total = {k: sum(v) for k, v in CPU.items()}
+        heavy = max(total, key=total.__getitem__)
+        print(
+            f"check CPU (checker + sandbox) over {len(total)} ports: median "
+            f"{statistics.median(total.values()):.2f} s, max {total[heavy]:.2f} s ({heavy}); "
+            f"sandbox share: median {statistics.median(c for _, c in CPU.values()):.2f} s"
         )
     if not only:
         softmax_rows()

@@ -70,3 +70,50 @@ def test_dtype_table_is_ordered_and_resolves_lazily() -> None:
     assert "bfloat16" in NUMPY_DTYPES and "float128" not in NUMPY_DTYPES
     table = DtypeTable({"b": "bfloat16"})
     assert table["b"].itemsize == 2
+
+
+def test_simulator_imports_ml_dtypes_only_for_narrow_types() -> None:
+    run_f32 = (
+        "import numpy as np\n"
+        "from cuda2nki import nkisim\n"
+        "from cuda2nki.nkisim import language as nl\n"
+        "def k(a):\n"
+        "    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)\n"
+        "    t = nl.load(a)\n"
+        "    nl.store(out, value=nl.exp(t))\n"
+        "    return out\n"
+        "x = np.linspace(-1, 1, 8, dtype=np.float32).reshape(2, 4)\n"
+        "got = np.asarray(nkisim.simulate_kernel(k, {'a': x}).outputs)\n"
+        "assert np.allclose(got, np.exp(x), rtol=1e-5)\n"
+        "assert nl.float16.np_dtype == np.float16 and nl.bfloat16.itemsize == 2\n"
+        "assert nl.bfloat16 != nl.float16 and nl.float8_e4m3.name == 'float8_e4m3'\n"
+    )
+    mods = _modules_after(run_f32)
+    assert "cuda2nki.nkisim" in mods and "ml_dtypes" not in mods
+    mods = _modules_after(
+        run_f32 + "assert nl.bfloat16.np_dtype.name == 'bfloat16'\n"
+        "from cuda2nki.nkisim import dtypes\n"
+        "assert dtypes.as_dtype(np.zeros(1, nl.bfloat16.np_dtype).dtype) is nl.bfloat16\n"
+        "assert dtypes.finfo(nl.float8_e4m3fn).max == 448.0\n"
+        "assert dtypes.is_bf16(dtypes.BF16) and not dtypes.is_bf16(np.dtype(np.float16))"
+    )
+    assert "ml_dtypes" in mods
+
+
+def test_sandbox_preload_and_fp32_check_leave_ml_dtypes_out() -> None:
+    mods = _modules_after(
+        "from cuda2nki.fidelity.sandbox_child import _preload\n"
+        "_preload()\n"
+        "from cuda2nki.fidelity.sandbox import _module_roots\n"
+        "assert _module_roots()\n"
+    )
+    assert "cuda2nki.nkisim.isa" in mods and "ml_dtypes" not in mods
+    assert "cuda2nki.ir.nodes" not in mods  # the IR is the checker's, not the sandbox's
+    mods = _modules_after(
+        "from pathlib import Path\n"
+        "from cuda2nki.fidelity.check import check\n"
+        "rep = check(Path('corpus/activation/gelu_tanh.cu'),\n"
+        "            Path('corpus/activation/ports/gelu_tanh_port.py'), seeds=1)\n"
+        "assert rep.verdict == 'pass', rep.verdict"
+    )
+    assert "cuda2nki.fidelity.check" in mods and "ml_dtypes" not in mods

@@ -163,15 +163,19 @@ def _package_root() -> tuple[str, str]:
 
 def _module_roots() -> list[str]:
     """Directories the child's imports come from (site-packages of numpy and friends)."""
+    import importlib.util
+
     roots = set()
     for name in ("numpy", "ml_dtypes", "threadpoolctl", "pyseccomp"):
         mod = sys.modules.get(name)
-        if mod is None:
+        if mod is not None:
+            f = getattr(mod, "__file__", None)
+        else:  # found, not imported (ml_dtypes alone takes about a second to import)
             try:
-                mod = __import__(name)
-            except Exception:  # noqa: BLE001
+                spec = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
                 continue
-        f = getattr(mod, "__file__", None)
+            f = spec.origin if spec is not None and spec.has_location else None
         if f:
             d = os.path.dirname(os.path.abspath(f))
             roots.add(os.path.dirname(d) if os.path.basename(f) == "__init__.py" else d)
@@ -355,6 +359,8 @@ class PortSandbox:
         self._iso: Isolation | None = None
         self._launched = False
         self._submitted = False
+        #: the sandboxed interpreter's CPU seconds (start-up included) as of its latest reply
+        self.child_cpu_s = 0.0
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -555,6 +561,9 @@ class PortSandbox:
         try:
             reply = wire.load_json(base + ".json", JSON_CAP)
             runs = reply["runs"] if isinstance(reply, dict) else None
+            cpu = reply.get("cpu_s") if isinstance(reply, dict) else None
+            if isinstance(cpu, int | float) and not isinstance(cpu, bool):
+                self.child_cpu_s = max(self.child_cpu_s, float(cpu))
             if not isinstance(runs, list):
                 raise wire.WireError("the sandbox's reply has no runs")
             if runs and isinstance(runs[0], dict) and runs[0].get("status") in ("load", "memory"):

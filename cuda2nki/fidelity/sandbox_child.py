@@ -5,7 +5,8 @@ never shares memory with the checker).  In order:
 
 1. every module a port may legitimately use is imported (numpy, the simulator, common standard
    library modules) -- while the checker still prepares the job;
-2. the job (``job.json``, written atomically once the inputs are in ``in.npz``) is read;
+2. the job (``job.json``, written atomically once the inputs are in ``in.npz``) is read, and
+   ``ml_dtypes`` (bf16/fp8, about a second to import) is imported if the job may need it;
 3. resource limits (address space, CPU time, file size, open files, processes);
 4. the seccomp filter (:mod:`cuda2nki.fidelity.seccomp`) -- from here on the process cannot start
    programs, fork, open sockets, trace or signal other processes, or map executable memory, and
@@ -82,6 +83,32 @@ def _wait_for_job(path: str, poll_s: float = 0.005) -> dict[str, Any]:
         time.sleep(poll_s)
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+#: how a port names a type stored through ``ml_dtypes`` (bf16, fp8, fp4; case ignored)
+NARROW_NAMES = r"bfloat16|bf16|float8|fp8|float4|fp4|e4m3|e5m2|e8m0|e2m1|ml_dtypes"
+
+
+def _needs_narrow(job_dir: str, job: dict[str, Any]) -> bool:
+    """Whether the job may meet a bf16 or fp8 value: its inputs hold one, or the port's text
+    names such a type.  ``ml_dtypes`` is a native module, so it must be imported before the
+    filter; importing it takes about a second, so it is imported only for such a job."""
+    import re
+    import zipfile
+
+    from cuda2nki.fidelity import wire
+
+    if job.get("narrow"):
+        return True
+    try:
+        with zipfile.ZipFile(os.path.join(job_dir, "in.npz")) as z:
+            if any(wire.TAG in n for n in z.namelist()):
+                return True
+        with open(job["port"], encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except (OSError, KeyError, zipfile.BadZipFile):
+        return True  # unreadable here: the run reports it; the import costs only time
+    return re.search(NARROW_NAMES, text, re.IGNORECASE) is not None
 
 
 def _limits(lim: dict[str, Any]) -> None:
@@ -341,6 +368,8 @@ def _heavy(entry: dict[str, Any], limit: Any) -> bool:
 
 
 def _serve(job_dir: str, job: dict[str, Any]) -> None:
+    import time
+
     from cuda2nki import nkisim
     from cuda2nki.diagnostics import DiagnosticError
     from cuda2nki.fidelity import wire
@@ -378,7 +407,9 @@ def _serve(job_dir: str, job: dict[str, Any]) -> None:
             if ri == 0 and _heavy(entry, heavy):
                 break  # the point's other runs are left out: the checker reports it (C2N4029)
         wire.save_arrays(os.path.join(out_dir, f"p{pi:04d}.npz"), arrays)
-        wire.dump_json(os.path.join(out_dir, f"p{pi:04d}.json"), {"runs": entries})
+        # cpu_s: the interpreter's CPU time so far, start-up included (for latency figures)
+        reply = {"runs": entries, "cpu_s": time.process_time()}
+        wire.dump_json(os.path.join(out_dir, f"p{pi:04d}.json"), reply)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -387,6 +418,10 @@ def main(argv: list[str] | None = None) -> int:
     sys.dont_write_bytecode = True
     _preload()  # before the job arrives: the checker is still preparing it
     job = _wait_for_job(os.path.join(job_dir, "job.json"))
+    if _needs_narrow(job_dir, job):
+        from cuda2nki.nkisim import dtypes
+
+        dtypes.load_narrow()
     _limits(job.get("limits", {}))
     if job.get("seccomp", True):
         from cuda2nki.fidelity import seccomp

@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
-from cuda2nki.fidelity.intensity import MIN_PE_REUSE
 
 COMPUTE_ENGINES = ("tensor", "vector", "scalar", "gpsimd", "act", "pool")
 CONTRACTION_IDIOMS = ("contract", "matmul", "gemv", "attention")
@@ -265,6 +264,8 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
                 ),
             )
         )
+    from cuda2nki.fidelity.intensity import MIN_PE_REUSE  # (the IR: not the sandbox's import)
+
     bandwidth_bound = size.pe_reuse is not None and size.pe_reuse < MIN_PE_REUSE
     if (
         size.idiom in CONTRACTION_IDIOMS

@@ -3,6 +3,11 @@
 Storage: every NKI dtype maps to a NumPy dtype (ml_dtypes for bf16/fp8).  ``tfloat32`` is stored as
 float32 whose mantissa is rounded (RNE) to 10 bits on every write.  ``bool_`` is stored as uint8.
 
+``ml_dtypes`` takes about a second of CPU to import, so its types are resolved on first use: a
+simulation that never meets bf16 or fp8 never imports it (:func:`narrow_loaded` says whether it
+has been).  A process that cannot load native code later (the checker's sandbox) imports it up
+front with :func:`load_narrow`.
+
 Conversion rules (reference NKI.md section 8.4):
 * float -> narrower float: round to nearest even (ml_dtypes); overflow goes to +-inf where the
   format has an infinity.  ``float8_e4m3fn`` has none: ml_dtypes turns an overflow into NaN and we
@@ -13,13 +18,41 @@ Conversion rules (reference NKI.md section 8.4):
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 F32 = np.dtype(np.float32)
-BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def load_narrow() -> Any:
+    """The ``ml_dtypes`` module, imported now (its NumPy types are registered from here on)."""
+    try:
+        import ml_dtypes
+    except ImportError as exc:  # e.g. a sandbox that can no longer load native code
+        raise ImportError(
+            f"bf16/fp8 types are unavailable: ml_dtypes could not be imported ({exc}); the "
+            "checker's sandbox loads it only for a port whose text names a bf16 or fp8 type"
+        ) from exc
+    return ml_dtypes
+
+
+def narrow_loaded() -> bool:
+    """Whether ``ml_dtypes`` is imported: until it is, no array can hold a bf16 or fp8 value."""
+    return "ml_dtypes" in sys.modules
+
+
+def is_bf16(d: np.dtype) -> bool:
+    """Whether NumPy dtype ``d`` is ml_dtypes' bfloat16 (never imports it)."""
+    return d.kind == "V" and narrow_loaded() and d == bfloat16.np_dtype
+
+
+def __getattr__(name: str) -> Any:  # ``BF16``: the bfloat16 NumPy dtype, resolved on first use
+    if name == "BF16":
+        return bfloat16.np_dtype
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def bf16_to_f32(v: np.ndarray) -> np.ndarray:
@@ -35,12 +68,22 @@ class NkiDType:
     """An NKI dtype: its name, its NumPy storage dtype and its size in bytes on the device."""
 
     name: str
-    np_dtype: np.dtype
+    #: the NumPy storage dtype, or the name of the ``ml_dtypes`` type it is (resolved on first use)
+    storage: np.dtype | str
     itemsize: int
     is_float: bool
     is_signed: bool = True
     #: elements per storage word: 4 for the MX ``*_x4`` dtypes (four values in a uint32)
     packed: int = 1
+
+    @property
+    def np_dtype(self) -> np.dtype:
+        """The NumPy dtype values of this type are stored as."""
+        st = self.storage
+        if type(st) is str:
+            st = np.dtype(getattr(load_narrow(), st))
+            object.__setattr__(self, "storage", st)  # a cache: equality and hash use the name
+        return st  # type: ignore[return-value]
 
     # ``nl.float32.min`` and friends: the limits of the format (see :func:`finfo`).
     @property
@@ -91,6 +134,11 @@ def _d(name: str, npd, is_float: bool, signed: bool = True) -> NkiDType:
     return NkiDType(name, npd, npd.itemsize, is_float, signed)
 
 
+def _narrow(name: str, itemsize: int, signed: bool = True) -> NkiDType:
+    """A float type stored as ``ml_dtypes``' type of the same name (imported on first use)."""
+    return NkiDType(name, name, itemsize, True, signed)
+
+
 bool_ = _d("bool_", np.uint8, False, False)
 int8 = _d("int8", np.int8, False)
 int16 = _d("int16", np.int16, False)
@@ -99,21 +147,22 @@ uint8 = _d("uint8", np.uint8, False, False)
 uint16 = _d("uint16", np.uint16, False, False)
 uint32 = _d("uint32", np.uint32, False, False)
 float16 = _d("float16", np.float16, True)
-bfloat16 = _d("bfloat16", ml_dtypes.bfloat16, True)
+bfloat16 = _narrow("bfloat16", 2)
 float32 = _d("float32", np.float32, True)
 tfloat32 = _d("tfloat32", np.float32, True)
-float8_e4m3 = _d("float8_e4m3", ml_dtypes.float8_e4m3, True)
-float8_e4m3fn = _d("float8_e4m3fn", ml_dtypes.float8_e4m3fn, True)
-float8_e5m2 = _d("float8_e5m2", ml_dtypes.float8_e5m2, True)
-float8_e8m0fnu = _d("float8_e8m0fnu", ml_dtypes.float8_e8m0fnu, True, False)
+float8_e4m3 = _narrow("float8_e4m3", 1)
+float8_e4m3fn = _narrow("float8_e4m3fn", 1)
+float8_e5m2 = _narrow("float8_e5m2", 1)
+float8_e8m0fnu = _narrow("float8_e8m0fnu", 1, False)
 # MX (microscaling) data: four elements packed in one 32-bit word; only moved, never computed on
 float8_e4m3fn_x4 = NkiDType("float8_e4m3fn_x4", np.dtype(np.uint32), 4, True, True, 4)
 float8_e5m2_x4 = NkiDType("float8_e5m2_x4", np.dtype(np.uint32), 4, True, True, 4)
 float4_e2m1fn_x4 = NkiDType("float4_e2m1fn_x4", np.dtype(np.uint32), 4, True, True, 4)
+#: the ``ml_dtypes`` type of each packed element
 _X4_ELEMENT = {
-    "float8_e4m3fn_x4": np.dtype(ml_dtypes.float8_e4m3fn),
-    "float8_e5m2_x4": np.dtype(ml_dtypes.float8_e5m2),
-    "float4_e2m1fn_x4": np.dtype(ml_dtypes.float4_e2m1fn),
+    "float8_e4m3fn_x4": "float8_e4m3fn",
+    "float8_e5m2_x4": "float8_e5m2",
+    "float4_e2m1fn_x4": "float4_e2m1fn",
 }
 
 ALL: dict[str, NkiDType] = {
@@ -143,9 +192,20 @@ ALIASES = {"bool": bool_, "float32r": float32, "fp32": float32, "bf16": bfloat16
 
 _BY_NP: dict[np.dtype, NkiDType] = {}
 for _x in ALL.values():
-    if _x.name not in ("tfloat32", "bool_"):
+    if _x.name not in ("tfloat32", "bool_") and not isinstance(_x.storage, str):
         _BY_NP.setdefault(_x.np_dtype, _x)
 _BY_NP[np.dtype(np.bool_)] = bool_
+#: the ``ml_dtypes``-stored types, entered into ``_BY_NP`` once ``ml_dtypes`` is imported
+_NARROW = tuple(x for x in ALL.values() if isinstance(x.storage, str))
+
+
+def _by_np(npd: np.dtype) -> NkiDType | None:
+    hit = _BY_NP.get(npd)
+    if hit is None and _NARROW and npd.kind == "V" and narrow_loaded():
+        for x in _NARROW:  # a narrow type can only be met once ml_dtypes is imported
+            _BY_NP.setdefault(x.np_dtype, x)
+        hit = _BY_NP.get(npd)
+    return hit
 
 
 def as_dtype(d: object) -> NkiDType:
@@ -164,8 +224,9 @@ def as_dtype(d: object) -> NkiDType:
         npd = np.dtype(d)  # type: ignore[call-overload]
     except TypeError:
         raise TypeError(f"not a dtype: {d!r}") from None
-    if npd in _BY_NP:
-        return _BY_NP[npd]
+    hit = _by_np(npd)
+    if hit is not None:
+        return hit
     raise TypeError(f"dtype {npd} has no NKI equivalent")
 
 
@@ -199,8 +260,11 @@ def finfo(d: object) -> TypeInfo:
     if t is tfloat32:
         top = float((2.0 - 2.0**-10) * 2.0**127)
         return TypeInfo(t, 32, -top, top, 2.0**-10, float(np.finfo(np.float32).tiny))
-    npd = _X4_ELEMENT.get(t.name, t.np_dtype)
-    fi = ml_dtypes.finfo(npd)
+    if isinstance(t.storage, str) or t.packed > 1:
+        ml = load_narrow()
+        fi = ml.finfo(getattr(ml, _X4_ELEMENT.get(t.name, t.name)))
+    else:
+        fi = np.finfo(t.np_dtype)
     return TypeInfo(t, int(fi.bits), float(fi.min), float(fi.max), float(fi.eps), float(fi.tiny))
 
 

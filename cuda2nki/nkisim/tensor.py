@@ -1044,7 +1044,7 @@ class NkiTensor:
         if self.dtype.is_float:
             if v.dtype == dt.F32:
                 return v
-            if v.dtype == dt.BF16:
+            if dt.is_bf16(v.dtype):
                 return dt.bf16_to_f32(v)
             return v.astype(np.float32)
         return v.astype(np.float32)

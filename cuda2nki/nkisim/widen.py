@@ -36,7 +36,7 @@ class Widened:
         if ent is None or ent[0] is not flat:
             if flat.dtype == dt.F32:
                 w = flat.view()
-            elif flat.dtype == dt.BF16:
+            elif dt.is_bf16(flat.dtype):
                 w = dt.bf16_to_f32(flat)
             else:
                 w = flat.astype(np.float32)

@@ -17,7 +17,7 @@ from cuda2nki.simt import numeric
 from cuda2nki.simt.numeric import DTYPES
 
 _LIMITS = {}
-for _n, _dt in DTYPES.items():
+for _n, _dt in DTYPES.builtin_items():  # the integers (never imports ml_dtypes)
     if _dt.kind in "iu":
         _ii = np.iinfo(_dt)
         _LIMITS[_n] = (int(_ii.min), int(_ii.max))

@@ -95,7 +95,7 @@ def convert(v, src: CType | None, dst: CType | None):
     arr = v if isinstance(v, np.ndarray | np.generic) else np.asarray(v)
     if dt.kind in "iu" and arr.dtype.kind not in "iub":
         return _float_to_int(arr, dst.name)
-    if dt == DTYPES["bfloat16"] and arr.dtype.kind in "iu":
+    if dt.name == "bfloat16" and arr.dtype.kind in "iu":
         arr = arr.astype(np.float64)  # ml_dtypes has no direct integer -> bf16 cast
     out = arr.astype(dt)
     return out

@@ -417,10 +417,8 @@ def _scalar_arg(v, t: A.ScalarType):
 def _np_name(dt: np.dtype) -> str:
     from cuda2nki.simt.numeric import DTYPES
 
-    for k, v in DTYPES.items():
-        if v == dt:
-            return k
-    return str(dt)
+    name = DTYPES.name_of(dt)  # an ml_dtypes entry only once ml_dtypes is imported
+    return str(dt) if name is None else name
 
 
 def _global_buffers(prog: Program, launch: Launch) -> dict[str, Buffer]:

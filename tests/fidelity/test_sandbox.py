@@ -238,3 +238,55 @@ def test_a_port_may_use_its_private_tmp(tmp_path: Path) -> None:
     with PortSandbox(str(port), "vector_add", _runs(), timeout=30) as box:
         res = box.result(0)
     assert res.status == "ok" and res.value[0]["status"] == "ok", (res.error, res.value)
+
+
+_NARROW_PORT = """
+import neuronxcc.nki.language as nl
+
+
+def halve(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    h = nl.multiply(t, 0.5, dtype=nl.{dtype})
+    nl.store(out, value=h)
+    return out
+"""
+
+
+def test_ml_dtypes_is_loaded_only_for_a_job_that_may_meet_bf16(tmp_path: Path) -> None:
+    from cuda2nki.fidelity.sandbox_child import _needs_narrow
+
+    port = tmp_path / "p.py"
+    job = {"port": str(port)}
+    wire.save_arrays(str(tmp_path / "in.npz"), {"a": np.zeros(3, np.float32)})
+    for dtype, narrow in (("float32", False), ("bfloat16", True), ("float8_e4m3", True)):
+        port.write_text(_NARROW_PORT.replace("{dtype}", dtype))
+        assert _needs_narrow(str(tmp_path), job) is narrow, dtype
+    port.write_text("X = nl.BF16_TILE  # any spelling, in any case\n")
+    assert _needs_narrow(str(tmp_path), job)
+    port.write_text("")
+    assert _needs_narrow(str(tmp_path), {**job, "narrow": True})
+    import ml_dtypes
+
+    wire.save_arrays(str(tmp_path / "in.npz"), {"a": np.zeros(3, ml_dtypes.bfloat16)})
+    assert _needs_narrow(str(tmp_path), job)
+
+
+@needs_sandbox
+@pytest.mark.parametrize(
+    ("spelling", "ok"), [("bfloat16", True), ("float32", True), ('__dict__["bf" "loat16"]', False)]
+)
+def test_a_narrow_type_is_usable_when_the_port_names_it(tmp_path: Path, spelling, ok) -> None:
+    port = tmp_path / "halve.py"
+    port.write_text(_NARROW_PORT.replace("nl.{dtype}", f"nl.{spelling}"))
+    runs = [[{"a": np.arange(8, dtype=np.float32)}]]
+    with PortSandbox(str(port), "halve", runs, timeout=30) as box:
+        res = box.result(0)
+    assert res.status == "ok", res.error
+    (entry,) = res.value
+    if ok:
+        assert entry["status"] == "ok", entry
+        np.testing.assert_array_equal(entry["outputs"][0], np.arange(8, dtype=np.float32) / 2)
+    else:  # reached through a name the text does not spell: refused with the reason
+        assert entry["status"] == "error", entry
+        assert "names a bf16" in str(entry), entry
