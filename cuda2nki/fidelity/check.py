@@ -618,6 +618,44 @@ def _reference_run(
     return refs, dont_care, needed
 
 
+def _swapped_axes(
+    tu: Any,
+    name: str,
+    r: Resolved,
+    arrays: dict[str, np.ndarray],
+    cname: str,
+    got: np.ndarray,
+    expected: np.ndarray,
+) -> str:
+    """:func:`axisswap.transposed_layout`'s evidence, the CUDA kernel re-run at the binding
+    point with one input's sizes exchanged (other inputs and the output keep their roles)."""
+    from cuda2nki.fidelity import axisswap
+
+    roles = {t.name: t for t in r.binding.tensors}
+
+    def rerun(overrides: Mapping[str, Any], inputs: Mapping[str, np.ndarray]) -> Any:
+        try:
+            r2 = r.binding.resolve({**r.scalars, **overrides})
+        except DiagnosticError:
+            return None
+        args: dict[str, np.ndarray] = {}
+        for k, v in {**arrays, **inputs}.items():
+            t = roles.get(k)
+            if t is not None and t.role == "out" and r2.shapes[k] != v.shape:
+                v = np.zeros(r2.shapes[k], v.dtype)  # a fresh output of the swapped shape
+            if t is not None and r2.shapes[k] != v.shape:
+                return None  # another input would change shape: not this hypothesis
+            args[k] = v
+        try:
+            return _reference(tu, name, r2, args)[0][cname]
+        except DiagnosticError:
+            return None
+
+    shapes = {t.name: t.shape for t in r.binding.tensors if t.role in ("in", "inout")}
+    ins = {k: v for k, v in arrays.items() if k in shapes}
+    return axisswap.transposed_layout(got, expected, ins, shapes, r.scalars, rerun)
+
+
 def _dynamic(
     tu: Any,
     name: str,
@@ -866,7 +904,9 @@ def _dynamic(
                             "so this is not precision loss",
                         )
                     if c.classification in ("defect", "precision"):
-                        axis = wrong_axis(got, ref[cname], arrays)
+                        axis = wrong_axis(got, ref[cname], arrays) or _swapped_axes(
+                            tu, name, r, arrays, cname, got, ref[cname]
+                        )
                         if axis:
                             c = dataclasses.replace(
                                 c, classification="defect", defect="wrong_axis", evidence=axis

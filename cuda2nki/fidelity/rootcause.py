@@ -312,7 +312,7 @@ def diagnose(
     ``extra``: the literal-based ones of ``constants.py``)."""
     tests: list[Callable[[], Mechanism | None]] = [
         lambda: _stale_accumulator(cause, writers, index, got, expected, bad, reads, accumulated),
-        lambda: _wrong_axis(cause, wrong_axis),
+        lambda: _wrong_axis(cause, wrong_axis, reads),
         lambda: _transposed_operand(cause, got, expected, bound, inputs, rerun, reads),
         *extra,
     ]
@@ -424,9 +424,24 @@ def _counters_text(ev: WriteEvent, names: Sequence[str]) -> str:
     return ", ".join(f"{k}={vals[k]}" for k in names if k in vals) or f"line {ev.line}"
 
 
-def _wrong_axis(cause: Cause, evidence: str) -> Mechanism | None:
+def _wrong_axis(
+    cause: Cause, evidence: str, reads: Mapping[str, frozenset[int]] = {}
+) -> Mechanism | None:
     if not evidence:
         return None
+    from cuda2nki.fidelity.axisswap import layout_input
+
+    swapped = layout_input(evidence)
+    line = _loaded_at(cause, reads.get(swapped, frozenset())) if swapped else 0
+    if line:  # the input enters with its axes exchanged: the load is the line to change
+        return Mechanism(
+            "wrong reduction axis",
+            line,
+            evidence,
+            f"read '{swapped}' at line {line} with its rows along the free axis, as the CUDA "
+            f"kernel indexes it (the load exchanges its axes, so every reduction that follows "
+            "runs down the columns)",
+        )
     line = _producer(cause, "reduce", "matmul", "activation")
     return Mechanism(
         "wrong reduction axis",

@@ -86,6 +86,12 @@ SITES: dict[str, tuple[str, str, str, str]] = {
         "tensor_reduce",
         "root cause: wrong reduction axis",
     ),
+    "norm/ports/softmax_naive_flaw_wrong_axis.py": (
+        "wrong reduction axis",
+        "C2N4001",
+        "src=input.ap(pattern=[[1, cols], [C, N]]",
+        "root cause: wrong reduction axis",
+    ),
     "linalg/ports/matmul_bias_nullable_flaw_untransposed_weight.py": (
         "transposed operand",
         "C2N4001",
@@ -120,6 +126,12 @@ SITES: dict[str, tuple[str, str, str, str]] = {
         "eps misplaced",
         "C2N4001",
         "data2=eps_t",
+        "root cause: eps misplaced",
+    ),
+    "norm/ports/layernorm_flaw_eps_on_mean.py": (
+        "eps misplaced",
+        "C2N4001",
+        "operand0=eps",
         "root cause: eps misplaced",
     ),
     "norm/ports/rmsnorm_flaw_eps_squared_legacy.py": (

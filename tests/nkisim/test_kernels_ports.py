@@ -223,6 +223,8 @@ FLAWS = {
     "matmul_bias_nullable_flaw_vector_engine": ("linalg", "matmul_bias_nullable"),
     "column_sum_flaw_stale_psum_legacy": ("reduce", "column_sum"),
     "rmsnorm_flaw_eps_squared_legacy": ("norm", "rmsnorm"),
+    "softmax_naive_flaw_wrong_axis": ("norm", "softmax_naive"),
+    "layernorm_flaw_eps_on_mean": ("norm", "layernorm"),
 }
 
 
