@@ -55,9 +55,13 @@ def layernorm_forward(inp, weight, bias):
             op1=nl.multiply,
             operand1=rs[0:rows, :],
         )
-        nisa.tensor_tensor(dst=y_t[0:rows, :], data1=y_t[0:rows, :], data2=w_t[0:rows, :], op=nl.multiply)
+        nisa.tensor_tensor(
+            dst=y_t[0:rows, :], data1=y_t[0:rows, :], data2=w_t[0:rows, :], op=nl.multiply
+        )
         o_t = nl.ndarray((P, C), dtype=inp.dtype, buffer=nl.sbuf)
-        nisa.tensor_tensor(dst=o_t[0:rows, :], data1=y_t[0:rows, :], data2=b_t[0:rows, :], op=nl.add)
+        nisa.tensor_tensor(
+            dst=o_t[0:rows, :], data1=y_t[0:rows, :], data2=b_t[0:rows, :], op=nl.add
+        )
         nisa.dma_copy(dst=out[m : m + rows, :], src=o_t[0:rows, :])
 
         stat_out = nl.ndarray((P, 2), dtype=inp.dtype, buffer=nl.sbuf)

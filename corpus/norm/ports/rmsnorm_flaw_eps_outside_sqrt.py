@@ -41,7 +41,12 @@ def rmsnorm_forward(x, w, eps=1e-6):
         nisa.reciprocal(dst=rstd, data=rms)
         y_t = nl.ndarray((nr, C), dtype=x.dtype, buffer=nl.sbuf)
         nisa.scalar_tensor_tensor(
-            dst=y_t, data=x_t, op0=nl.multiply, operand0=rstd, op1=nl.multiply, operand1=w_t[0:nr, :]
+            dst=y_t,
+            data=x_t,
+            op0=nl.multiply,
+            operand0=rstd,
+            op1=nl.multiply,
+            operand1=w_t[0:nr, :],
         )
         nisa.dma_copy(dst=y[r : r + nr, :], src=y_t)
     return y

@@ -1,0 +1,70 @@
+"""Flawed port of layernorm_forward: eps is added to the wrong column of bn_aggr's result -- to
+the mean (column 0) instead of the variance (column 1) -- and the rsqrt then runs on the bare
+variance.  The CUDA kernel computes rsqrtf(var / C + eps) and subtracts the plain mean.  The
+returned mean is off by eps everywhere, every output element is shifted by eps * rstd, and a
+constant row (var = 0) gives rstd = inf instead of 1 / sqrt(eps).
+
+EXPECT: defect C2N4001 (root cause: eps misplaced)
+"""
+
+import nki
+import nki.isa as nisa
+import nki.language as nl
+
+
+@nki.jit
+def layernorm_forward(inp, weight, bias):
+    N, C = inp.shape
+    P = nl.tile_size.pmax
+    FS = nl.tile_size.bn_stats_fmax
+    n_chunks = (C + FS - 1) // FS
+    eps = 1e-5
+    out = nl.ndarray((N, C), dtype=inp.dtype, buffer=nl.shared_hbm)
+    mean = nl.ndarray((N,), dtype=inp.dtype, buffer=nl.shared_hbm)
+    rstd = nl.ndarray((N,), dtype=inp.dtype, buffer=nl.shared_hbm)
+    mean_2d = mean.reshape((N, 1))
+    rstd_2d = rstd.reshape((N, 1))
+
+    w_t = nl.ndarray((P, C), dtype=weight.dtype, buffer=nl.sbuf)
+    b_t = nl.ndarray((P, C), dtype=bias.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=w_t, src=weight.ap(pattern=[[0, P], [1, C]], offset=0))
+    nisa.dma_copy(dst=b_t, src=bias.ap(pattern=[[0, P], [1, C]], offset=0))
+
+    for m in range(0, N, P):
+        rows = min(P, N - m)
+        x_t = nl.ndarray((P, C), dtype=inp.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=x_t[0:rows, :], src=inp[m : m + rows, :])
+        stats = nl.ndarray((P, n_chunks, 6), dtype=nl.float32, buffer=nl.sbuf)
+        for c in range(n_chunks):
+            c0 = c * FS
+            nisa.bn_stats(dst=stats[0:rows, c, :], data=x_t[0:rows, c0 : min(C, c0 + FS)])
+        mv = nl.ndarray((P, 2), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.bn_aggr(dst=mv[0:rows, :], data=stats[0:rows, :, :])
+        nisa.tensor_scalar(dst=mv[0:rows, 0:1], data=mv[0:rows, 0:1], op0=nl.add, operand0=eps)
+        rs = nl.ndarray((P, 1), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.activation(dst=rs[0:rows, :], op=nl.rsqrt, data=mv[0:rows, 1:2])
+
+        y_t = nl.ndarray((P, C), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.tensor_scalar(
+            dst=y_t[0:rows, :],
+            data=x_t[0:rows, :],
+            op0=nl.subtract,
+            operand0=mv[0:rows, 0:1],
+            op1=nl.multiply,
+            operand1=rs[0:rows, :],
+        )
+        nisa.tensor_tensor(
+            dst=y_t[0:rows, :], data1=y_t[0:rows, :], data2=w_t[0:rows, :], op=nl.multiply
+        )
+        o_t = nl.ndarray((P, C), dtype=inp.dtype, buffer=nl.sbuf)
+        nisa.tensor_tensor(
+            dst=o_t[0:rows, :], data1=y_t[0:rows, :], data2=b_t[0:rows, :], op=nl.add
+        )
+        nisa.dma_copy(dst=out[m : m + rows, :], src=o_t[0:rows, :])
+
+        stat_out = nl.ndarray((P, 2), dtype=inp.dtype, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=stat_out[0:rows, 0:1], src=mv[0:rows, 0:1])
+        nisa.tensor_copy(dst=stat_out[0:rows, 1:2], src=rs[0:rows, :])
+        nisa.dma_copy(dst=mean_2d[m : m + rows, :], src=stat_out[0:rows, 0:1])
+        nisa.dma_copy(dst=rstd_2d[m : m + rows, :], src=stat_out[0:rows, 1:2])
+    return out, mean, rstd
