@@ -313,7 +313,7 @@ def diagnose(
     tests: list[Callable[[], Mechanism | None]] = [
         lambda: _stale_accumulator(cause, writers, index, got, expected, bad, reads, accumulated),
         lambda: _wrong_axis(cause, wrong_axis, reads),
-        lambda: _transposed_operand(cause, got, expected, bound, inputs, rerun, reads),
+        lambda: _transposed_operand(cause, got, expected, bound, inputs, rerun, reads, accumulated),
         *extra,
     ]
     for test in tests:
@@ -419,6 +419,18 @@ def _accumulation(
     return max(hits, default=0)
 
 
+def _read_before_accumulation(
+    cause: Cause,
+    name: str,
+    reads: Mapping[str, frozenset[int]],
+    accumulated: Mapping[int, str],
+) -> int:
+    """The last line reading ``name`` before the accumulation that feeds the wrong stores
+    (0: no such accumulation or read)."""
+    acc = _accumulation(cause, reads, accumulated)
+    return max((ln for ln in reads.get(name, frozenset()) if ln < acc), default=0)
+
+
 def _counters_text(ev: WriteEvent, names: Sequence[str]) -> str:
     vals = dict(ev.counters)
     return ", ".join(f"{k}={vals[k]}" for k in names if k in vals) or f"line {ev.line}"
@@ -459,10 +471,12 @@ def _transposed_operand(
     inputs: Mapping[str, np.ndarray],
     rerun: Rerun | None,
     reads: Mapping[str, frozenset[int]] = {},
+    accumulated: Mapping[int, str] = {},
 ) -> Mechanism | None:
     """The port's values are the CUDA kernel's with one square 2-D input transposed.  The port
-    line is the one on the wrong stores' path that reads that input (its load), else the
-    matmul or transpose that consumes it."""
+    line is the one on the wrong stores' path that reads that input (its load), else the last
+    read of it before the accumulation feeding the store (``acc += nl.matmul(a, w)`` hides the
+    matmul's operands from the path), else the matmul or transpose that consumes it."""
     if rerun is None:
         return None
     g = np.asarray(got, dtype=np.float64)
@@ -475,6 +489,7 @@ def _transposed_operand(
         a = np.asarray(alt, dtype=np.float64).reshape(g.shape)
         if np.all(np.abs(g - a) <= np.broadcast_to(bound, g.shape)):
             line = _loaded_at(cause, reads.get(name, frozenset()))
+            line = line or _read_before_accumulation(cause, name, reads, accumulated)
             line = line or _producer(cause, "matmul", "transpose", "dma")
             return Mechanism(
                 "transposed operand",

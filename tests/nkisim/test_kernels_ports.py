@@ -225,6 +225,13 @@ FLAWS = {
     "rmsnorm_flaw_eps_squared_legacy": ("norm", "rmsnorm"),
     "softmax_naive_flaw_wrong_axis": ("norm", "softmax_naive"),
     "layernorm_flaw_eps_on_mean": ("norm", "layernorm"),
+    "column_sum_flaw_wrong_axis_legacy": ("reduce", "column_sum"),
+    "matmul_bias_nullable_flaw_untransposed_weight_legacy": ("linalg", "matmul_bias_nullable"),
+    "softmax_naive_flaw_ragged_path_legacy": ("norm", "softmax_naive"),
+    "gelu_tanh_flaw_one_partition_legacy": ("activation", "gelu_tanh"),
+    "rmsnorm_flaw_reload_weight_legacy": ("norm", "rmsnorm"),
+    "nll_gather_flaw_whole_rows_legacy": ("misc", "nll_gather"),
+    "matmul_tiled_flaw_vector_engine_legacy": ("linalg", "matmul_tiled"),
 }
 
 
