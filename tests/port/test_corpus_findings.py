@@ -30,8 +30,6 @@ KNOWN: dict[str, str] = {
     "partition row at the multi-tile test point",
     "linalg/syr2k_gridstride": "C2N5007: the two products of a sum take the non-blocked matmul "
     "nest, one K tile per DMA",
-    "misc/index_select_rows": "C2N5001: the literal-translation rule fires on a whole-row gather "
-    "(27 instructions for 266,256 elements); the rule, not the port, is at fault",
     "stencil/boundary_last_row": "C2N5006: the edge row is loaded again by the branch that "
     "writes it",
     "linalg/permute_nchw_nhwc": "C2N5007: one C x W transpose per (n, h); merging h and w into "
