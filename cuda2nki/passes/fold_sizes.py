@@ -11,7 +11,7 @@ After::   body(0)
 
 Rules (exact for integers of either sign): ``c1 op c2`` evaluated; ``x + 0``, ``x - 0``,
 ``x * 1``, ``x // 1``, ``ceil(x / 1)`` are ``x``; ``x * 0`` and ``x % 1`` are ``0``;
-``min(x, x)`` and ``max(x, x)`` are ``x``, and so is ``min(c * ceil(x / c), x)`` (a round-up
+``min(x, x)`` and ``max(x, x)`` are ``x``, ``min(x, x - 1)`` is ``x - 1``, and so is ``min(c * ceil(x / c), x)`` (a round-up
 clipped to what it rounds); ``c1 * (c2 * x)`` is ``(c1 c2) * x``; constant terms of a sum are
 gathered into one and terms that cancel (``n - n % f + n % f``) are dropped.
 """
@@ -70,6 +70,10 @@ def fold_one(e: _BinSize) -> SizeExpr:
             return e
     if isinstance(e, Min | Max) and a == b:
         return a
+    if isinstance(e, Min | Max):
+        apart = _sum(Sub(a, b))  # min(n, n - 1) is n - 1: the two differ by a constant
+        if isinstance(apart, Const):
+            return b if (apart.value >= 0) == isinstance(e, Min) else a
     if isinstance(e, Min) and _rounds_up(a, b):
         return b
     if isinstance(e, Min) and _rounds_up(b, a):

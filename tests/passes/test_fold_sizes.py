@@ -69,6 +69,10 @@ def test_the_issue_example_folds_to_a_number() -> None:
         (Min(Mul(Const(8), Mul(Const(8), FloorDiv(Add(Const(63), N), Const(64)))), N), N),
         (Min(Mul(Const(32), CeilDiv(N, Const(32))), N), N),
         (Mul(Const(8), Mul(Const(4), N)), Mul(Const(32), N)),
+        # bounds a constant apart: the smaller (larger) one
+        (Min(N, Sub(N, C1)), Sub(N, C1)),
+        (Min(Add(N, Const(2)), N), N),
+        (Max(Sub(N, Const(3)), Add(N, C1)), Add(N, C1)),
     ],
 )
 def test_identity_and_constant_rules(expr, want) -> None:
@@ -105,6 +109,8 @@ def test_folding_keeps_the_value_for_every_size() -> None:
         Min(Mul(Const(4), FloorDiv(Add(Const(3), a), Const(4))), a),
         Min(b, Mul(Const(3), CeilDiv(b, Const(3)))),
         Mul(Const(-2), Mul(Const(3), a)),
+        Min(a, Sub(a, Const(1))),
+        Max(Add(b, Const(2)), Sub(b, Const(5))),
     ]
     for e, (x, y) in itertools.product(exprs, itertools.product(range(-9, 10, 4), range(-5, 6))):
         env = {"a": x, "b": y}
