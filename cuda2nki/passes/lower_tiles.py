@@ -88,6 +88,7 @@ from cuda2nki.passes._index import (
     flat_ok,
     plus,
 )
+from cuda2nki.passes._batch_order import shared_across_batch
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.rewrite import nodes
 
@@ -316,19 +317,25 @@ class _Lowering:
                 comp.cache = {}
             val = comp.compile(c.expr if guard is not None else _guarded(c))
             self._finish(inner, comp, c, val, tiles, r0, rows, c0, cols)
+        tile_body = tuple(inner.stmts)
+        batch = _outer(first)
+        # batch loops inside the tile loops where a tile's operand is the same for every batch
+        # element (loaded once per tile, see _batch_order)
+        batch_inside = shared_across_batch(group, {a.name for a in batch})
+        if batch_inside:
+            for ax in reversed(batch):
+                tile_body = (Loop(ax.name, 0, ax.extent, body=tile_body, loc=first.loc),)
         if chunk_loop is not None and _has_broadcast(group):
             # column chunks outermost: a row vector broadcast over partitions is loaded once per
             # chunk and reused by every row tile (hoist-loads lifts it out of the row loop)
-            rows_loop = Loop(t, 0, CeilDiv(R, p_tile), body=tuple(inner.stmts), loc=first.loc)
+            rows_loop = Loop(t, 0, CeilDiv(R, p_tile), body=tile_body, loc=first.loc)
             nest = Loop(chunk_loop[0], 0, chunk_loop[1], body=(rows_loop,), loc=first.loc)
         else:
-            body = inner.stmts
+            body = tile_body
             if chunk_loop is not None:
-                body = [
-                    Loop(chunk_loop[0], 0, chunk_loop[1], body=tuple(inner.stmts), loc=first.loc)
-                ]
-            nest = Loop(t, 0, CeilDiv(R, p_tile), body=tuple(body), loc=first.loc)
-        for ax in reversed(_outer(first)):
+                body = (Loop(chunk_loop[0], 0, chunk_loop[1], body=tile_body, loc=first.loc),)
+            nest = Loop(t, 0, CeilDiv(R, p_tile), body=body, loc=first.loc)
+        for ax in reversed(batch if not batch_inside else ()):
             nest = Loop(ax.name, 0, ax.extent, body=(nest,), loc=first.loc)
         self.b.emit(nest)
 

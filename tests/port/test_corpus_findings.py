@@ -33,7 +33,6 @@ KNOWN: dict[str, str] = {
     "linalg/permute_nchw_nhwc": "C2N5007: one C x W transpose per (n, h); merging h and w into "
     "one axis would move H*W columns per DMA",
     "misc/embedding_backward": "C2N5006/C2N5007: per-token scatter-add rows, reloaded",
-    "misc/embedding_gather": "C2N5007: gathered rows of one sequence per DMA",
     "misc/histogram_global": "C2N5001/C2N5007: atomics lowered element by element",
     "misc/histogram_shared": "C2N5001/C2N5007: atomics lowered element by element",
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
