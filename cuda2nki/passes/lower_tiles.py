@@ -76,6 +76,7 @@ from cuda2nki.passes._analysis import (
     sym_names,
     transform,
 )
+from cuda2nki.passes._batch_order import shared_across_batch
 from cuda2nki.passes._index import (
     BCAST,
     FLATROW,
@@ -88,7 +89,6 @@ from cuda2nki.passes._index import (
     flat_ok,
     plus,
 )
-from cuda2nki.passes._batch_order import shared_across_batch
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.rewrite import nodes
 
