@@ -11,8 +11,9 @@ After::   body(0)
 
 Rules (exact for integers of either sign): ``c1 op c2`` evaluated; ``x + 0``, ``x - 0``,
 ``x * 1``, ``x // 1``, ``ceil(x / 1)`` are ``x``; ``x * 0`` and ``x % 1`` are ``0``;
-``min(x, x)`` and ``max(x, x)`` are ``x``, ``min(x, x - 1)`` is ``x - 1``, and so is ``min(c * ceil(x / c), x)`` (a round-up
-clipped to what it rounds); ``c1 * (c2 * x)`` is ``(c1 c2) * x``; constant terms of a sum are
+``min(x, x)`` and ``max(x, x)`` are ``x``, ``min(x, x - 1)`` is ``x - 1``, and so is
+``min(c * ceil(x / c), x)`` (a round-up clipped to what it rounds); ``min(128, min(512, x))``
+is ``min(128, x)``; ``c1 * (c2 * x)`` is ``(c1 c2) * x``; constant terms of a sum are
 gathered into one and terms that cancel (``n - n % f + n % f``) are dropped.
 """
 
@@ -70,6 +71,9 @@ def fold_one(e: _BinSize) -> SizeExpr:
             return e
     if isinstance(e, Min | Max) and a == b:
         return a
+    if isinstance(e, Min | Max) and isinstance(a, Const) and type(b) is type(e):
+        if isinstance(b.a, Const):  # min(128, min(512, x)) is min(128, x)
+            return fold_one(type(e)(Const(int(type(e).apply(a.value, b.a.value))), b.b))
     if isinstance(e, Min | Max):
         apart = _sum(Sub(a, b))  # min(n, n - 1) is n - 1: the two differ by a constant
         if isinstance(apart, Const):

@@ -73,6 +73,10 @@ def test_the_issue_example_folds_to_a_number() -> None:
         (Min(N, Sub(N, C1)), Sub(N, C1)),
         (Min(Add(N, Const(2)), N), N),
         (Max(Sub(N, Const(3)), Add(N, C1)), Add(N, C1)),
+        # nested bounds by constants: the tighter constant
+        (Min(C128, Min(Const(512), Sub(N, Sym("g")))), Min(C128, Sub(N, Sym("g")))),
+        (Min(Const(512), Min(C128, N)), Min(C128, N)),
+        (Max(C1, Max(Const(4), N)), Max(Const(4), N)),
     ],
 )
 def test_identity_and_constant_rules(expr, want) -> None:
@@ -111,6 +115,8 @@ def test_folding_keeps_the_value_for_every_size() -> None:
         Mul(Const(-2), Mul(Const(3), a)),
         Min(a, Sub(a, Const(1))),
         Max(Add(b, Const(2)), Sub(b, Const(5))),
+        Min(Const(3), Min(Const(-2), a)),
+        Max(Const(-4), Max(Const(1), b)),
     ]
     for e, (x, y) in itertools.product(exprs, itertools.product(range(-9, 10, 4), range(-5, 6))):
         env = {"a": x, "b": y}
