@@ -89,6 +89,7 @@ from cuda2nki.passes._index import (
     flat_ok,
     plus,
 )
+from cuda2nki.passes._wide_rows import ROW_CHUNK, transposed_rows
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.rewrite import nodes
 
@@ -1330,13 +1331,16 @@ class _Matmul:
         L, R = t.L, t.R
         st = mblock.fresh(f"{L.tensor}_T")
         mblock.emit(Alloc(st, (Const(P), KT, d.ms), d.dtype, Buffer.SBUF, loc=L.loc))
-        kv = mblock.fresh("k")
-        kb = mblock.nested()
-        k0 = T.Const(P) * T.Sym(kv)
-        ks = Min(P, K - k0)
-        dst = View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(0, d.ms)))
-        self._operand(kb, L, k, k0, ks, d.i_ax, d.m0, d.ms, dst, d.dtype)
-        mblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
+        if _needs_transpose(L, k, self.outer):  # the row block's rows, wide DMAs
+            self._wide_rows(mblock, L, k, K, d.i_ax, (d.m0, d.ms), st, Const(0), d.dtype)
+        else:
+            kv = mblock.fresh("k")
+            kb = mblock.nested()
+            k0 = T.Const(P) * T.Sym(kv)
+            ks = Min(P, K - k0)
+            dst = View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(0, d.ms)))
+            self._operand(kb, L, k, k0, ks, d.i_ax, d.m0, d.ms, dst, d.dtype)
+            mblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
         acc = nblock.fresh("acc")
         nblock.emit(Alloc(acc, (d.ms, d.ns), "float32", Buffer.PSUM, loc=self.c.loc))
         acc_v = T.whole(acc, d.ms, d.ns)
@@ -1594,18 +1598,34 @@ class _Matmul:
         b = self.b.nested()
         name = b.fresh(f"{R.tensor}_T")
         b.emit(Alloc(name, (Const(P), KT, N), dtype, Buffer.SBUF, loc=R.loc))
-        un, kv = b.fresh("u"), b.fresh("k")
+        un = b.fresh("u")
         n0 = T.Const(TN) * T.Sym(un)
         ns = Min(TN, N - n0)
-        k0 = T.Const(P) * T.Sym(kv)
-        ks = Min(P, K - k0)
-        kb = b.nested()
-        dst = View(name, (Slice(0, ks), At(T.Sym(kv)), Slice(n0, ns)))
-        self._operand(kb, R, k, k0, ks, j_ax, n0, ns, dst, dtype, once=need)
-        inner = Loop(kv, 0, KT, body=tuple(kb.stmts), loc=R.loc)
-        b.emit(Loop(un, 0, CeilDiv(N, TN), body=(inner,), loc=R.loc))
+        ub = b.nested()
+        self._wide_rows(ub, R, k, K, j_ax, (n0, ns), name, n0, dtype, once=need)
+        b.emit(Loop(un, 0, CeilDiv(N, TN), body=tuple(ub.stmts), loc=R.loc))
         pre.extend(b.stmts)
         return name
+
+    def _wide_rows(
+        self, b, o: Read, k: str, K, ax, block, tile: str, col0, dtype: str, once=None
+    ) -> None:
+        """``tile[:, k tile, col0 : col0 + xs]`` = ``o``'s rows of ``block`` transposed, the
+        rows loaded in wide DMAs (see _wide_rows)."""
+        xs = block[1]
+
+        def dst(kt, ks) -> View:
+            return View(tile, (Slice(0, ks), At(kt), Slice(col0, xs)))
+
+        transposed_rows(b, o, self.outer, (k, ax), K, block, dst, dtype)
+        how = "tensor-engine transpose through PSUM, from rows loaded up to "
+        how += f"{ROW_CHUNK} columns per DMA"
+        if once is not None:
+            how += (
+                ", once per block before the row-block loop, kept in SBUF: "
+                f"{once} bytes per partition at the binding's sizes"
+            )
+        self.lw.ctx.note("C2N2506", o.loc, tensor=o.tensor, how=how)
 
     def _split(self, ops: list[Read], k: str, i_ax, j_ax) -> tuple[Read, Read]:
         def has(o: Read, ax) -> bool:

@@ -26,15 +26,21 @@ KNOWN: dict[str, str] = {
     "row at the multi-tile test point (the batch is not folded into the DMA)",
     "linalg/bmm_nt": "C2N5007: per-batch operand blocks move under 512 B per partition row at the "
     "multi-tile test point (the batch is not folded into the DMA)",
-    "linalg/matmul_bias_nullable": "C2N5007: K tiles of a short contraction load under 512 B per "
-    "partition row at the multi-tile test point",
+    "linalg/matmul_bias_nullable": "C2N5007: at the multi-tile test point (K = 96) a weight row "
+    "is 384 B, and the bias loads and output stores go per 128-column block of the result "
+    "(not staged across the row as the blocked nest does)",
     "linalg/syr2k_gridstride": "C2N5007: the two products of a sum take the non-blocked matmul "
     "nest, one K tile per DMA",
     "linalg/permute_nchw_nhwc": "C2N5007: one C x W transpose per (n, h); merging h and w into "
     "one axis would move H*W columns per DMA",
-    "misc/embedding_backward": "C2N5006/C2N5007: per-token scatter-add rows, reloaded",
-    "misc/histogram_global": "C2N5001/C2N5007: atomics lowered element by element",
-    "misc/histogram_shared": "C2N5001/C2N5007: atomics lowered element by element",
+    "misc/embedding_backward": "C2N5006: the one-hot scatter-add rebuilds each element tile's "
+    "keys once per 512-column PSUM bank of the target (one bank per accumulator tile; sharing "
+    "them needs a multi-bank accumulator)",
+    "misc/histogram_global": "C2N5001/C2N5007: the one-hot contraction loads each 128-key "
+    "element tile by its own DMA (4 B per partition row); a [128, F] key block needs element "
+    "tiles strided across partitions",
+    "misc/histogram_shared": "C2N5001/C2N5007: as histogram_global, one 128-key DMA per element "
+    "tile",
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
     "C2N4012: an integer output the tolerance cannot pin",
     "misc/nn_distance": "C2N5001/C2N5007: lowered element by element",
