@@ -1091,6 +1091,8 @@ def guard_trips(cond) -> object | None:
 #: bytes per partition a cached transposed operand may take (with its stationary neighbour):
 #: a third of the usable SBUF partition, the rest stays for the blocks being computed
 CACHE_BUDGET = 64 * 1024
+#: bytes per partition a staged row block of a matmul result may take (one store per row block)
+STAGE_BUDGET = 16 * 1024
 
 #: bytes per partition the two resident blocks of a blocked matmul take together: the moving
 #: operand's column block (at most :data:`CACHE_BUDGET`) and the transposed stationary operand's
@@ -1300,9 +1302,14 @@ class _Matmul:
                 nblock.emit(TensorCopy(T.whole(sb, ms, ns), acc_v, loc=c.loc))
                 acc_v = T.whole(sb, ms, ns)
             accs[t.r] = acc_v
-        self._epilogue(nblock, r, accs[r], ms, ns, m0, n0, i_ax, j_ax, others=accs)
+        stage = self._row_stage(mblock, ms, N) if i_ax and j_ax else None
+        stage_v = None if stage is None else View(stage, (Slice(0, ms), Slice(n0, ns)))
+        self._epilogue(nblock, r, accs[r], ms, ns, m0, n0, i_ax, j_ax, stage_v, others=accs)
         nloop = Loop(tn, 0, CeilDiv(N, TN), body=tuple(nblock.stmts), loc=c.loc) if j_ax else None
         mstmts = mblock.stmts + ([nloop] if nloop else nblock.stmts)
+        if stage is not None:  # the row block's result, staged across its column blocks
+            whole = self._target_view({i_ax: Slice(m0, ms), j_ax: Slice(0, N)})
+            mstmts.append(Store(whole, T.whole(stage, ms, N), loc=c.loc))
         nest = [Loop(tm, 0, CeilDiv(M, TM), body=tuple(mstmts), loc=c.loc)] if i_ax else mstmts
         nest = pre + nest
         for ax in reversed(_outer(c)):  # batch axes: one matrix product per batch element
@@ -1605,6 +1612,20 @@ class _Matmul:
         self._wide_rows(ub, R, k, K, j_ax, (n0, ns), name, n0, dtype, once=need)
         b.emit(Loop(un, 0, CeilDiv(N, TN), body=tuple(ub.stmts), loc=R.loc))
         pre.extend(b.stmts)
+        return name
+
+    def _row_stage(self, b: T.Builder, ms, N) -> str | None:
+        """A ``[ms, N]`` tile staging a row block of the result for one store, when the
+        binding's ``N`` columns fit :data:`STAGE_BUDGET`; None otherwise."""
+        out = self.lw.decl(self.c.target.tensor)
+        try:
+            need = int(N.evaluate(self._binding_env())) * itemsize(out.dtype)
+        except Exception:  # sizes unknown without a binding
+            return None
+        if need > STAGE_BUDGET:
+            return None
+        name = b.fresh(f"{self.c.target.tensor}_rows")
+        b.emit(Alloc(name, (ms, N), out.dtype, Buffer.SBUF, loc=self.c.loc))
         return name
 
     def _wide_rows(

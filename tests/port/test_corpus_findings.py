@@ -22,15 +22,6 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 KNOWN: dict[str, str] = {
     "gather/nll_btv": "C2N5001/C2N5007: the batch axis stays a loop around (T, 1) tiles, so at "
     "the many-batch test point each DMA moves 4 B per partition row",
-    "linalg/attention_scores": "C2N5007: per-batch operand blocks move under 512 B per partition "
-    "row at the multi-tile test point (the batch is not folded into the DMA)",
-    "linalg/bmm_nt": "C2N5007: per-batch operand blocks move under 512 B per partition row at the "
-    "multi-tile test point (the batch is not folded into the DMA)",
-    "linalg/matmul_bias_nullable": "C2N5007: at the multi-tile test point (K = 96) a weight row "
-    "is 384 B, and the bias loads and output stores go per 128-column block of the result "
-    "(not staged across the row as the blocked nest does)",
-    "linalg/syr2k_gridstride": "C2N5007: the two products of a sum take the non-blocked matmul "
-    "nest, one K tile per DMA",
     "linalg/permute_nchw_nhwc": "C2N5007: one C x W transpose per (n, h); merging h and w into "
     "one axis would move H*W columns per DMA",
     "misc/embedding_backward": "C2N5006: the one-hot scatter-add rebuilds each element tile's "
