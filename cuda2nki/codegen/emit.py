@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cuda2nki.codegen import render, spell
+from cuda2nki.codegen.block_names import block_name, blocked_dim, has_matmul
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.ir import uniform
 from cuda2nki.ir.nodes import (
@@ -682,15 +683,26 @@ def _name_invariant_sizes(em: Emitter, kernel: Kernel) -> None:
     counts: dict[SizeExpr, int] = {}
     _count_mins(kernel.body, scalars, counts)
     taken = {spell.py_name(x.name) for x in kernel.params} | set(kernel.tensors)
+    taken |= _body_syms(kernel.body) | _tile_names(kernel.body)
     # short ones (``min(128, K)``) read better inline
     recurring = (e for e, n in counts.items() if n > 1 and _size_depth(e) >= 3)
+    # a contraction's block sizes are named after the dimension they block (``N_block``)
+    blocks = has_matmul(kernel.body)
+    dims: dict[SizeExpr, str] = {}
     for e in sorted(recurring, key=_size_depth):
-        k = 0
-        while (name := "f_size" if k == 0 else f"f_size{k}") in taken:
-            k += 1
+        dim = blocked_dim(e, scalars, dims) if blocks else None
+        if dim is not None:
+            dims[e] = dim
+        name = block_name(dim, taken)
         taken.add(name)
         em.put(1, f"{name} = {em.size(e)}")
         em.bound[e] = name
+
+
+def _tile_names(body: tuple) -> set[str]:
+    from cuda2nki.rewrite import nodes
+
+    return {spell.py_name(x.name) for x in nodes(body) if isinstance(x, Alloc)}
 
 
 def _count_mins(node: object, scalars: set[str], counts: dict[SizeExpr, int]) -> None:

@@ -53,9 +53,24 @@ def _kind(node: ast.AST) -> str | None:
         name = _dotted(node.func)
         if name in ("min", "max") and node.args and all(_const(a) is not None for a in node.args):
             return "constant"
+        if name in ("min", "max") and _nested_bound(node, name):
+            return "constant"
         if name.endswith("tensor_scalar") and _scalar_identity(node):
             return "identity"
     return None
+
+
+def _nested_bound(node: ast.Call, name: str) -> bool:
+    """``min(128, min(512, x))``: two constant bounds of one kind, one of them folds away."""
+    consts = [a for a in node.args if _const(a) is not None]
+    inner = [
+        a
+        for a in node.args
+        if isinstance(a, ast.Call)
+        and _dotted(a.func) == name
+        and any(_const(x) is not None for x in a.args)
+    ]
+    return bool(consts and inner)
 
 
 def _python_identity(node: ast.BinOp) -> bool:

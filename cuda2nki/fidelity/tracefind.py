@@ -199,6 +199,12 @@ class ProblemSize:
     contraction: str = ""
 
 
+#: many narrow engine instructions read as a per-thread translation only where they carry the
+#: work: at least 1/SMALL_WORK_SHARE of the problem's elements (a row gather computes one index
+#: per row on narrow columns and moves the rows themselves by DMA)
+SMALL_WORK_SHARE = 8
+
+
 def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnostic]:
     out: list[Diagnostic] = []
 
@@ -216,7 +222,12 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
     literal = (
         (s.dma_count >= 32 and avg <= 16 and size.total_bytes >= 16 * 1024)
         or (can_fill and util < 0.05 and s.compute_count >= 64)
-        or (s.compute_count >= 16 and per_instr <= 128 and size.elements >= 128 * 16)
+        or (
+            s.compute_count >= 16
+            and per_instr <= 128
+            and size.elements >= 128 * 16
+            and s.compute_elems * SMALL_WORK_SHARE >= size.elements
+        )
     )
     if literal:
         out.append(

@@ -11,8 +11,10 @@ After::   body(0)
 
 Rules (exact for integers of either sign): ``c1 op c2`` evaluated; ``x + 0``, ``x - 0``,
 ``x * 1``, ``x // 1``, ``ceil(x / 1)`` are ``x``; ``x * 0`` and ``x % 1`` are ``0``;
-``min(x, x)`` and ``max(x, x)`` are ``x``; constant terms of a sum are gathered into one and
-terms that cancel (``n - n % f + n % f``) are dropped.
+``min(x, x)`` and ``max(x, x)`` are ``x``, ``min(x, x - 1)`` is ``x - 1``, and so is
+``min(c * ceil(x / c), x)`` (a round-up clipped to what it rounds); ``min(128, min(512, x))``
+is ``min(128, x)``; ``c1 * (c2 * x)`` is ``(c1 c2) * x``; constant terms of a sum are
+gathered into one and terms that cancel (``n - n % f + n % f``) are dropped.
 """
 
 from __future__ import annotations
@@ -69,17 +71,44 @@ def fold_one(e: _BinSize) -> SizeExpr:
             return e
     if isinstance(e, Min | Max) and a == b:
         return a
+    if isinstance(e, Min | Max) and isinstance(a, Const) and type(b) is type(e):
+        if isinstance(b.a, Const):  # min(128, min(512, x)) is min(128, x)
+            return fold_one(type(e)(Const(int(type(e).apply(a.value, b.a.value))), b.b))
+    if isinstance(e, Min | Max):
+        apart = _sum(Sub(a, b))  # min(n, n - 1) is n - 1: the two differ by a constant
+        if isinstance(apart, Const):
+            return b if (apart.value >= 0) == isinstance(e, Min) else a
+    if isinstance(e, Min) and _rounds_up(a, b):
+        return b
+    if isinstance(e, Min) and _rounds_up(b, a):
+        return a
     if isinstance(e, Add | Sub):
         return _sum(e)
     if isinstance(e, Mul):
         if Const(0) in (a, b):
             return Const(0)
+        if isinstance(a, Const) and isinstance(b, Mul) and isinstance(b.a, Const):
+            return fold_one(Mul(Const(a.value * b.a.value), b.b))  # 8 * (8 * x) is 64 * x
         return b if a == Const(1) else a if b == Const(1) else e
     if isinstance(e, FloorDiv | CeilDiv) and b == Const(1):
         return a
     if isinstance(e, Mod) and b in (Const(1), Const(-1)):
         return Const(0)
     return e
+
+
+def _rounds_up(e: SizeExpr, x: SizeExpr) -> bool:
+    """Whether ``e`` is ``x`` rounded up to a multiple of a positive constant ``c``:
+    ``c * ((x + c - 1) // c)`` or ``c * ceil(x / c)``, never below ``x`` for any integer ``x``
+    (so ``min(e, x)`` is ``x``: the rows a CUDA grid of ``c``-row blocks covers, clipped)."""
+    if not (isinstance(e, Mul) and isinstance(e.a, Const) and e.a.value > 0):
+        return False
+    c, q = e.a.value, e.b
+    if isinstance(q, CeilDiv):
+        return q.a == x and q.b == Const(c)
+    if not (isinstance(q, FloorDiv) and q.b == Const(c)):
+        return False
+    return q.a in (Add(x, Const(c - 1)), Add(Const(c - 1), x)) or (c == 1 and q.a == x)
 
 
 def _sum(e: Add | Sub) -> SizeExpr:

@@ -50,6 +50,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Idiom, Op, Role
 from cuda2nki.passes._analysis import covers_target, transform
+from cuda2nki.passes._edges import edge_ranges
 from cuda2nki.passes._index import linear
 from cuda2nki.passes.base import Pass, PassContext
 
@@ -241,6 +242,15 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
             # select(i == 0, A, B) as select(i != 0, B, A): A everywhere, then B on i > 0 (B
             # never runs where the kernel would not, e.g. reading x[i - 1] at i == 0)
             return _rewrite(c.replace(expr=flipped), kernel)
+        edges = edge_ranges(c, bounds, _Range) if bounds is not None else None
+        if bounds is not None and edges is not None:
+            # B on the edge pieces, A on the interior: together they write the whole domain
+            pieces = [_narrowed(c.replace(expr=c.expr.b), e, kernel) for e in edges]
+            writes = [x for p in pieces for x in p] + _narrowed(
+                c.replace(expr=c.expr.a), bounds, kernel
+            )
+            copies = [_carry_over(c, kernel)] if inout and not _whole_domain(c, kernel) else []
+            return copies + [x for x in writes if not _is_carry_over(x)]
         if bounds is not None:
             whole = c.replace(expr=c.expr.b)
             part = c.replace(expr=c.expr.a, domain=Domain(c.domain.axes, c.expr.cond))
@@ -266,6 +276,12 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
     else:
         out.append(narrowed)
     return out
+
+
+def _narrowed(c: Compute, bounds: dict[str, _Range], kernel: Kernel) -> list[Compute]:
+    """``c`` on the part of its domain within ``bounds``, selects left inside it split too."""
+    narrowed = _restrict(c, bounds)
+    return _rewrite(narrowed, kernel) if _hoist_select(narrowed) is not None else [narrowed]
 
 
 #: most index-bound selects hoisted out of one statement (each doubles the statements)

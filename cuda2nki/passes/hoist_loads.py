@@ -4,7 +4,8 @@ Before::  for t in range(T):  g_t = sbuf[...] ; dma g_t <- g[0:C] ; ... uses g_t
 After::   g_t = sbuf[...] ; dma g_t <- g[0:C] ; for t in range(T): ... uses g_t ...
 
 A Load (with its Alloc) is hoisted when neither its tile shape nor its HBM view mentions the loop
-variable, its tile is written by nothing else in the loop, and the loop has at least one iteration
+variable, its tile is written by nothing else in the loop, no tile it reads (a gather's offsets)
+is written in the loop, and the loop has at least one iteration
 whenever the load would matter (hoisting runs the DMA once even for an empty loop, which is
 harmless: tiles are private scratch).
 """
@@ -56,10 +57,20 @@ def _split(loop: Loop) -> tuple[list, tuple]:
             continue
         if loop.var in _syms(alloc) or loop.var in _syms(s):
             continue
+        if _tiles_read(s) & writers.keys():  # a gather's offsets computed in the loop
+            continue
         movable.add(s.dst.tensor)
     hoisted = [s for s in loop.body if _tile_of(s) in movable]
     kept = tuple(s for s in loop.body if _tile_of(s) not in movable)
     return hoisted, kept
+
+
+def _tiles_read(s: Load) -> set[str]:
+    """The on-chip tiles a load reads besides HBM: the offsets of an indirect (gather) view."""
+    from cuda2nki.ir.nodes import View
+    from cuda2nki.rewrite import nodes
+
+    return {x.tensor for x in nodes(s.src) if isinstance(x, View) and x is not s.src}
 
 
 def _tile_of(s) -> str | None:

@@ -76,6 +76,7 @@ from cuda2nki.passes._analysis import (
     sym_names,
     transform,
 )
+from cuda2nki.passes._batch_order import shared_across_batch
 from cuda2nki.passes._index import (
     BCAST,
     FLATROW,
@@ -88,6 +89,7 @@ from cuda2nki.passes._index import (
     flat_ok,
     plus,
 )
+from cuda2nki.passes._wide_rows import ROW_CHUNK, transposed_rows
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.rewrite import nodes
 
@@ -316,19 +318,25 @@ class _Lowering:
                 comp.cache = {}
             val = comp.compile(c.expr if guard is not None else _guarded(c))
             self._finish(inner, comp, c, val, tiles, r0, rows, c0, cols)
+        tile_body = tuple(inner.stmts)
+        batch = _outer(first)
+        # batch loops inside the tile loops where a tile's operand is the same for every batch
+        # element (loaded once per tile, see _batch_order)
+        batch_inside = shared_across_batch(group, {a.name for a in batch})
+        if batch_inside:
+            for ax in reversed(batch):
+                tile_body = (Loop(ax.name, 0, ax.extent, body=tile_body, loc=first.loc),)
         if chunk_loop is not None and _has_broadcast(group):
             # column chunks outermost: a row vector broadcast over partitions is loaded once per
             # chunk and reused by every row tile (hoist-loads lifts it out of the row loop)
-            rows_loop = Loop(t, 0, CeilDiv(R, p_tile), body=tuple(inner.stmts), loc=first.loc)
+            rows_loop = Loop(t, 0, CeilDiv(R, p_tile), body=tile_body, loc=first.loc)
             nest = Loop(chunk_loop[0], 0, chunk_loop[1], body=(rows_loop,), loc=first.loc)
         else:
-            body = inner.stmts
+            body = tile_body
             if chunk_loop is not None:
-                body = [
-                    Loop(chunk_loop[0], 0, chunk_loop[1], body=tuple(inner.stmts), loc=first.loc)
-                ]
-            nest = Loop(t, 0, CeilDiv(R, p_tile), body=tuple(body), loc=first.loc)
-        for ax in reversed(_outer(first)):
+                body = (Loop(chunk_loop[0], 0, chunk_loop[1], body=tile_body, loc=first.loc),)
+            nest = Loop(t, 0, CeilDiv(R, p_tile), body=body, loc=first.loc)
+        for ax in reversed(batch if not batch_inside else ()):
             nest = Loop(ax.name, 0, ax.extent, body=(nest,), loc=first.loc)
         self.b.emit(nest)
 
@@ -1083,6 +1091,8 @@ def guard_trips(cond) -> object | None:
 #: bytes per partition a cached transposed operand may take (with its stationary neighbour):
 #: a third of the usable SBUF partition, the rest stays for the blocks being computed
 CACHE_BUDGET = 64 * 1024
+#: bytes per partition a staged row block of a matmul result may take (one store per row block)
+STAGE_BUDGET = 16 * 1024
 
 #: bytes per partition the two resident blocks of a blocked matmul take together: the moving
 #: operand's column block (at most :data:`CACHE_BUDGET`) and the transposed stationary operand's
@@ -1292,9 +1302,14 @@ class _Matmul:
                 nblock.emit(TensorCopy(T.whole(sb, ms, ns), acc_v, loc=c.loc))
                 acc_v = T.whole(sb, ms, ns)
             accs[t.r] = acc_v
-        self._epilogue(nblock, r, accs[r], ms, ns, m0, n0, i_ax, j_ax, others=accs)
+        stage = self._row_stage(mblock, ms, N) if i_ax and j_ax else None
+        stage_v = None if stage is None else View(stage, (Slice(0, ms), Slice(n0, ns)))
+        self._epilogue(nblock, r, accs[r], ms, ns, m0, n0, i_ax, j_ax, stage_v, others=accs)
         nloop = Loop(tn, 0, CeilDiv(N, TN), body=tuple(nblock.stmts), loc=c.loc) if j_ax else None
         mstmts = mblock.stmts + ([nloop] if nloop else nblock.stmts)
+        if stage is not None:  # the row block's result, staged across its column blocks
+            whole = self._target_view({i_ax: Slice(m0, ms), j_ax: Slice(0, N)})
+            mstmts.append(Store(whole, T.whole(stage, ms, N), loc=c.loc))
         nest = [Loop(tm, 0, CeilDiv(M, TM), body=tuple(mstmts), loc=c.loc)] if i_ax else mstmts
         nest = pre + nest
         for ax in reversed(_outer(c)):  # batch axes: one matrix product per batch element
@@ -1323,13 +1338,16 @@ class _Matmul:
         L, R = t.L, t.R
         st = mblock.fresh(f"{L.tensor}_T")
         mblock.emit(Alloc(st, (Const(P), KT, d.ms), d.dtype, Buffer.SBUF, loc=L.loc))
-        kv = mblock.fresh("k")
-        kb = mblock.nested()
-        k0 = T.Const(P) * T.Sym(kv)
-        ks = Min(P, K - k0)
-        dst = View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(0, d.ms)))
-        self._operand(kb, L, k, k0, ks, d.i_ax, d.m0, d.ms, dst, d.dtype)
-        mblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
+        if _needs_transpose(L, k, self.outer):  # the row block's rows, wide DMAs
+            self._wide_rows(mblock, L, k, K, d.i_ax, (d.m0, d.ms), st, Const(0), d.dtype)
+        else:
+            kv = mblock.fresh("k")
+            kb = mblock.nested()
+            k0 = T.Const(P) * T.Sym(kv)
+            ks = Min(P, K - k0)
+            dst = View(st, (Slice(0, ks), At(T.Sym(kv)), Slice(0, d.ms)))
+            self._operand(kb, L, k, k0, ks, d.i_ax, d.m0, d.ms, dst, d.dtype)
+            mblock.emit(Loop(kv, 0, KT, body=tuple(kb.stmts), loc=L.loc))
         acc = nblock.fresh("acc")
         nblock.emit(Alloc(acc, (d.ms, d.ns), "float32", Buffer.PSUM, loc=self.c.loc))
         acc_v = T.whole(acc, d.ms, d.ns)
@@ -1587,18 +1605,48 @@ class _Matmul:
         b = self.b.nested()
         name = b.fresh(f"{R.tensor}_T")
         b.emit(Alloc(name, (Const(P), KT, N), dtype, Buffer.SBUF, loc=R.loc))
-        un, kv = b.fresh("u"), b.fresh("k")
+        un = b.fresh("u")
         n0 = T.Const(TN) * T.Sym(un)
         ns = Min(TN, N - n0)
-        k0 = T.Const(P) * T.Sym(kv)
-        ks = Min(P, K - k0)
-        kb = b.nested()
-        dst = View(name, (Slice(0, ks), At(T.Sym(kv)), Slice(n0, ns)))
-        self._operand(kb, R, k, k0, ks, j_ax, n0, ns, dst, dtype, once=need)
-        inner = Loop(kv, 0, KT, body=tuple(kb.stmts), loc=R.loc)
-        b.emit(Loop(un, 0, CeilDiv(N, TN), body=(inner,), loc=R.loc))
+        ub = b.nested()
+        self._wide_rows(ub, R, k, K, j_ax, (n0, ns), name, n0, dtype, once=need)
+        b.emit(Loop(un, 0, CeilDiv(N, TN), body=tuple(ub.stmts), loc=R.loc))
         pre.extend(b.stmts)
         return name
+
+    def _row_stage(self, b: T.Builder, ms, N) -> str | None:
+        """A ``[ms, N]`` tile staging a row block of the result for one store, when the
+        binding's ``N`` columns fit :data:`STAGE_BUDGET`; None otherwise."""
+        out = self.lw.decl(self.c.target.tensor)
+        try:
+            need = int(N.evaluate(self._binding_env())) * itemsize(out.dtype)
+        except Exception:  # sizes unknown without a binding
+            return None
+        if need > STAGE_BUDGET:
+            return None
+        name = b.fresh(f"{self.c.target.tensor}_rows")
+        b.emit(Alloc(name, (ms, N), out.dtype, Buffer.SBUF, loc=self.c.loc))
+        return name
+
+    def _wide_rows(
+        self, b, o: Read, k: str, K, ax, block, tile: str, col0, dtype: str, once=None
+    ) -> None:
+        """``tile[:, k tile, col0 : col0 + xs]`` = ``o``'s rows of ``block`` transposed, the
+        rows loaded in wide DMAs (see _wide_rows)."""
+        xs = block[1]
+
+        def dst(kt, ks) -> View:
+            return View(tile, (Slice(0, ks), At(kt), Slice(col0, xs)))
+
+        transposed_rows(b, o, self.outer, (k, ax), K, block, dst, dtype)
+        how = "tensor-engine transpose through PSUM, from rows loaded up to "
+        how += f"{ROW_CHUNK} columns per DMA"
+        if once is not None:
+            how += (
+                ", once per block before the row-block loop, kept in SBUF: "
+                f"{once} bytes per partition at the binding's sizes"
+            )
+        self.lw.ctx.note("C2N2506", o.loc, tensor=o.tensor, how=how)
 
     def _split(self, ops: list[Read], k: str, i_ax, j_ax) -> tuple[Read, Read]:
         def has(o: Read, ax) -> bool:

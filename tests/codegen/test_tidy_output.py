@@ -16,6 +16,8 @@ UNTIDY = {
     "for t in range(1 // (128 * min(512, max(1, (1 + 127) // 128)))):\n    pass\n": "constant",
     "n = min(512, 4)\n": "constant",
     "n = 0.5 * 2.0\n": "constant",
+    "g_n = min(128, min(512, C - 512 * g))\n": "constant",
+    "n = max(max(1, N), 4)\n": "constant",
     "x = a[1 * i_f]\n": "identity",
     "x = a[i + 0]\n": "identity",
     "x = a[i // 1]\n": "identity",
@@ -30,6 +32,7 @@ UNTIDY = {
 
 TIDY = [
     "n = min(512, max(1, (N + 127) // 128))\n",
+    "n = min(128, min(M, K))\n",  # one constant bound
     "x = a[0 * i_p]\n",  # a zero factor shapes a legacy index grid
     "m = (v + 2**31) % 2**32 - 2**31\n",  # bit widths spelled as powers of two
     "nisa.tensor_scalar(dst=o, data=d, op0=nl.subtract, operand0=0.0, reverse0=True)\n",

@@ -63,6 +63,20 @@ def test_the_issue_example_folds_to_a_number() -> None:
         (Sub(Add(N, Const(1)), Const(3)), Sub(N, Const(2))),
         (Add(Sub(N, Mod(N, Sym("f"))), Mod(N, Sym("f"))), N),
         (Sub(Add(Sym("a"), N), Add(N, Const(0))), Sym("a")),
+        # a CUDA grid's rows rounded up to whole blocks, clipped to the rows: the rows
+        (Min(Mul(Const(64), FloorDiv(Add(Const(63), N), Const(64))), N), N),
+        (Min(N, Mul(Const(8), FloorDiv(Add(N, Const(7)), Const(8)))), N),
+        (Min(Mul(Const(8), Mul(Const(8), FloorDiv(Add(Const(63), N), Const(64)))), N), N),
+        (Min(Mul(Const(32), CeilDiv(N, Const(32))), N), N),
+        (Mul(Const(8), Mul(Const(4), N)), Mul(Const(32), N)),
+        # bounds a constant apart: the smaller (larger) one
+        (Min(N, Sub(N, C1)), Sub(N, C1)),
+        (Min(Add(N, Const(2)), N), N),
+        (Max(Sub(N, Const(3)), Add(N, C1)), Add(N, C1)),
+        # nested bounds by constants: the tighter constant
+        (Min(C128, Min(Const(512), Sub(N, Sym("g")))), Min(C128, Sub(N, Sym("g")))),
+        (Min(Const(512), Min(C128, N)), Min(C128, N)),
+        (Max(C1, Max(Const(4), N)), Max(Const(4), N)),
     ],
 )
 def test_identity_and_constant_rules(expr, want) -> None:
@@ -77,6 +91,11 @@ def test_identity_and_constant_rules(expr, want) -> None:
         Min(Const(512), N),
         FloorDiv(N, Const(0)),  # division by zero is left for the verifier to report
         Max(C1, FloorDiv(Add(N, Const(127)), C128)),
+        # rounded to another multiple, or rounded down: below N for some N
+        Min(Mul(Const(32), FloorDiv(Add(N, Const(63)), Const(64))), N),
+        Min(Mul(Const(64), FloorDiv(N, Const(64))), N),
+        Min(Mul(Const(64), CeilDiv(N, Const(32))), N),
+        Min(Mul(Const(64), FloorDiv(Add(Sym("M"), Const(63)), Const(64))), N),
     ],
 )
 def test_expressions_without_a_fold_stay_as_written(expr) -> None:
@@ -91,6 +110,13 @@ def test_folding_keeps_the_value_for_every_size() -> None:
         CeilDiv(Sub(Add(Const(5), a), Const(5)), Mul(Const(2), C1)),
         Sub(Const(0), Sub(a, Add(b, Const(2)))),
         Add(Sub(Sub(a, Mod(a, Const(3))), b), Add(Mod(a, Const(3)), b)),
+        Min(Mul(Const(4), FloorDiv(Add(Const(3), a), Const(4))), a),
+        Min(b, Mul(Const(3), CeilDiv(b, Const(3)))),
+        Mul(Const(-2), Mul(Const(3), a)),
+        Min(a, Sub(a, Const(1))),
+        Max(Add(b, Const(2)), Sub(b, Const(5))),
+        Min(Const(3), Min(Const(-2), a)),
+        Max(Const(-4), Max(Const(1), b)),
     ]
     for e, (x, y) in itertools.product(exprs, itertools.product(range(-9, 10, 4), range(-5, 6))):
         env = {"a": x, "b": y}

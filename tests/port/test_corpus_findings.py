@@ -22,24 +22,16 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 KNOWN: dict[str, str] = {
     "gather/nll_btv": "C2N5001/C2N5007: the batch axis stays a loop around (T, 1) tiles, so at "
     "the many-batch test point each DMA moves 4 B per partition row",
-    "linalg/attention_scores": "C2N5007: per-batch operand blocks move under 512 B per partition "
-    "row at the multi-tile test point (the batch is not folded into the DMA)",
-    "linalg/bmm_nt": "C2N5007: per-batch operand blocks move under 512 B per partition row at the "
-    "multi-tile test point (the batch is not folded into the DMA)",
-    "linalg/matmul_bias_nullable": "C2N5007: K tiles of a short contraction load under 512 B per "
-    "partition row at the multi-tile test point",
-    "linalg/syr2k_gridstride": "C2N5007: the two products of a sum take the non-blocked matmul "
-    "nest, one K tile per DMA",
-    "misc/index_select_rows": "C2N5001: the literal-translation rule fires on a whole-row gather "
-    "(27 instructions for 266,256 elements); the rule, not the port, is at fault",
-    "stencil/boundary_last_row": "C2N5006: the edge row is loaded again by the branch that "
-    "writes it",
     "linalg/permute_nchw_nhwc": "C2N5007: one C x W transpose per (n, h); merging h and w into "
     "one axis would move H*W columns per DMA",
-    "misc/embedding_backward": "C2N5006/C2N5007: per-token scatter-add rows, reloaded",
-    "misc/embedding_gather": "C2N5007: gathered rows of one sequence per DMA",
-    "misc/histogram_global": "C2N5001/C2N5007: atomics lowered element by element",
-    "misc/histogram_shared": "C2N5001/C2N5007: atomics lowered element by element",
+    "misc/embedding_backward": "C2N5006: the one-hot scatter-add rebuilds each element tile's "
+    "keys once per 512-column PSUM bank of the target (one bank per accumulator tile; sharing "
+    "them needs a multi-bank accumulator)",
+    "misc/histogram_global": "C2N5001/C2N5007: the one-hot contraction loads each 128-key "
+    "element tile by its own DMA (4 B per partition row); a [128, F] key block needs element "
+    "tiles strided across partitions",
+    "misc/histogram_shared": "C2N5001/C2N5007: as histogram_global, one 128-key DMA per element "
+    "tile",
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
     "C2N4012: an integer output the tolerance cannot pin",
     "misc/nn_distance": "C2N5001/C2N5007: lowered element by element",
@@ -47,8 +39,8 @@ KNOWN: dict[str, str] = {
     "reload the filter tap per row tile",
     "stencil/fir_constant": "C2N5014: taps of a flat 1-D chunk cross partitions, one DMA per tap; "
     "a halo tile needs overlapping partition rows in one DMA",
-    "stencil/heat_clamped": "C2N5006/C2N5014: clamped-edge regions reload the rows the "
-    "interior loaded",
+    "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
+    "shifted windows (no halo tile across the regions): 5.0x the bytes the stencil needs",
     "stencil/stencil_1d_shared": "C2N5014: each block's chunk is loaded with its halo by "
     "separate DMAs, about 4x the bytes the stencil needs",
 }

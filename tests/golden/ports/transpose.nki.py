@@ -9,7 +9,7 @@ def transpose(A):
     N = A.shape[1]
     B = nl.ndarray((N, M), dtype=nl.float32, buffer=nl.shared_hbm)
     for g in range((M + 511) // 512):
-        g_n = min(128, min(512, M - 512 * g))
+        g_n = min(128, M - 512 * g)
         g_n1 = min(512, M - 512 * g)
         A_t = nl.ndarray((g_n, (g_n1 + 127) // 128 * N), dtype=nl.float32, buffer=nl.sbuf)
         for t in range((g_n1 + 127) // 128):
