@@ -1952,9 +1952,9 @@ class BodyLowerer(CoopLowering):
         arg_nodes: list[ts.Node],
     ) -> A.Expr:
         # drop cooperative-groups arguments (groups are erased, see ast.py)
-        keep = [i for i, a in enumerate(arg_nodes) if not self._is_group_arg(a)]
-        args2 = [args[i] for i in keep] if len(keep) != len(args) else args
-        target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs)
+        groups = [self._cg_value(a) if self._is_group_arg(a) else None for a in arg_nodes]
+        args2 = [a for a, g in zip(args, groups) if g is None] if any(groups) else args
+        target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs, groups)
         if n_params is not None and n_params > len(args2):
             args2 = self._with_defaults(name, fi, args, args2, n_params)
         if n_params is not None and n_params != len(args2):

@@ -24,9 +24,15 @@ from cuda2nki.frontend.cst import (
     first_error,
     kind_ids,
 )
+from cuda2nki.frontend.groupgen import (
+    bound_group,
+    generic_instance_name,
+    group_env,
+    is_group_bound,
+)
 from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
-from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
+from cuda2nki.frontend.lowerbase import GroupArg, Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
@@ -404,16 +410,25 @@ class UnitContext:
         fd: FuncDef,
         args: list[A.Expr],
         targs: list[A.Expr | A.CType],
+        groups: list[tuple[str, int] | None] | None = None,
     ) -> tuple[str, A.CType | None, int | None, tuple[bool, ...]]:
-        """Target name, return type, parameter count and reference flags of a user call."""
+        """Target name, return type, parameter count and reference flags of a user call;
+        ``groups``: per argument, the cooperative group it is (kind, tile size), else None."""
         fd = self.pick_overload(name, args, fd.namespace) or fd
         if fd.kind in ("global", "host"):
             raise low.fail("C2N1021", node, name=name)
-        if not fd.is_template:
+        genv = group_env(fd, _param_nodes(fd.node), groups) if groups else {}
+        if groups and any(groups):  # the groups were dropped from the call's arguments
+            args = [a for a, g in zip(args, groups) if g is None]
+        if not fd.is_template and not genv:
             ret, n = self.signature(fd, {})
             return self.function_name_of(fd), ret, n, self.param_refs(fd, {})
-        env = self.deduce(low, node, fd, args, targs)
-        inst = instance_name(name, fd, env)
+        if not fd.is_template:  # generic over the group it is given: one instance per group
+            env: dict = dict(genv)
+            inst = generic_instance_name(self.function_name_of(fd), genv)
+        else:
+            env = self.deduce(low, node, fd, args, targs, genv)
+            inst = instance_name(name, fd, env)
         if len(self.overloads.get(fd.name, ())) > 1:  # overloaded templates: one name each
             _, types = self.full_signature(fd, env)
             inst += f"({', '.join(type_str(unqualified(t)) for t in types)})"
@@ -429,10 +444,11 @@ class UnitContext:
         fd: FuncDef,
         args: list[A.Expr],
         targs: list[A.Expr | A.CType],
+        seed: Mapping[str, GroupArg] | None = None,
     ) -> dict[str, int | A.CType | None]:
         if not fd.template_ok:
             raise low.fail("C2N1024", node, name=fd.name, reason="unsupported template parameters")
-        env: dict[str, int | A.CType | None] = {}
+        env: dict = dict(seed or {})
         for (pname, kind, _d, _n), ta in zip(fd.template_params, targs):
             env[pname] = self._targ_value(low, node, fd, pname, kind, ta)
         if len(targs) > len(fd.template_params):
@@ -476,7 +492,7 @@ class UnitContext:
         fix nothing)."""
         kinds = {p[0]: p[1] for p in fd.template_params}
         pnodes = [p for p in _param_nodes(fd.node)]
-        non_group = [p for p in pnodes if not _is_cg_param(low, p)]
+        non_group = [p for p in pnodes if not _is_cg_param(low, p) and not is_group_bound(env, p)]
         for p, a in zip(non_group, args):
             t = p.child_by_field_id(F.type)
             if t is not None and t.type == "qualified_identifier":
@@ -598,7 +614,11 @@ class UnitContext:
         if not tparams and env:  # in the order of the parameters
             order = [p[0] for p in fd.template_params]
             order += [k for k in env if k not in order]
-            targs = tuple((k, env[k]) for k in order if env.get(k) is not None)
+            targs = tuple(
+                (k, env[k])
+                for k in order
+                if env.get(k) is not None and not isinstance(env[k], GroupArg)
+            )
         return N.Function(
             loc=self.placer.at(fnode),
             name=fname,
@@ -707,7 +727,8 @@ def _param_info(
     t = p.child_by_field_id(F.type)
     d = p.child_by_field_id(F.declarator)
     if t is not None and t.kind_id not in _PRIMITIVE_IDS and low._is_cg_type(t):
-        kind, n = low._cg_size_from_type(t)
+        g = bound_group(low.env, p, t)
+        kind, n = (g.kind, g.tile) if g is not None else low._cg_size_from_type(t)
         if declare and d is not None:
             low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
         return None
@@ -873,7 +894,10 @@ def instance_name(name: str, fd: FuncDef, env: Mapping[str, object]) -> str:
     vals = []
     for pname, _k, _d, _n in fd.template_params:
         v = env.get(pname)
-        vals.append(str(v) if isinstance(v, int) else type_str(v))  # type: ignore[arg-type]
+        if isinstance(v, int | GroupArg):
+            vals.append(str(v))
+        else:
+            vals.append(type_str(v))  # type: ignore[arg-type]
     return f"{name}<{', '.join(vals)}>"
 
 
