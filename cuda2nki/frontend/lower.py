@@ -18,6 +18,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
+from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
 from cuda2nki.frontend.constfold import convert as _convert
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
     from cuda2nki.frontend.unit import UnitContext
 
 
-class BodyLowerer(CoopLowering):
+class BodyLowerer(CoopLowering, AggregateLowering):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
     ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
@@ -234,6 +235,9 @@ class BodyLowerer(CoopLowering):
             rec = self.u.records.get(_text(tag)) if tag is not None else None
             if rec is not None:
                 return with_const(rec, const)
+            agg = self.aggregate_type(_text(tag), type_node) if tag is not None else None
+            if agg is not None:
+                return with_const(agg, const)  # type: ignore[arg-type]
             raise self.fail("C2N1025", type_node, what=_text(type_node).split("{")[0].strip())
         else:
             raise self.fail("C2N1022", type_node, name=_text(type_node))
@@ -313,6 +317,8 @@ class BodyLowerer(CoopLowering):
         rec = self.u.records.get(name)
         if rec is not None and name not in self.env:
             return rec
+        if name in self.u.aggregates and name not in self.env:
+            return self.aggregate_type(name, node)  # type: ignore[return-value]
         ps = self.u.packed.get(name)
         if ps is not None and ps.tparam is None and self.lookup(name) is None:
             return self._packed_instance(ps, None, node)
@@ -631,6 +637,8 @@ class BodyLowerer(CoopLowering):
 
     def s_return(self, node: ts.Node) -> list[A.Stmt]:
         inner = [c for c in node.named_children if c.kind_id not in COMMENT_IDS]
+        if isinstance(self.return_type, AggregateType):
+            return self.agg_return(node, inner[0] if inner else None)
         if inner and inner[0].kind_id in _INITIALIZER_LIST_IDS:  # return {a, b};
             value = self._init_list(inner[0], self.return_type)
         else:
@@ -737,6 +745,11 @@ class BodyLowerer(CoopLowering):
         if decl.kind_id in _REFERENCE_DECLARATOR_IDS:
             return self._reference_decl(decl, base, value)
         name, ty = self._declarator_type(decl, base)
+        if isinstance(base, AggregateType):
+            self.refuse_aggregate_pointer(ty, decl)
+            if storage != "local" or extern:
+                raise self.fail("C2N1025", decl, what=f"{storage} struct '{base.name}'")
+            return self.agg_decl(decl, name, base, value)
         store = storage  # local, static or shared, or extern_shared for `extern __shared__`
         if storage == "shared" and extern:
             store = "extern_shared"
@@ -951,6 +964,10 @@ class BodyLowerer(CoopLowering):
         loc = (node.byte_range, self.placer)
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
+            if type(s.ty) is AggregateType and not self.agg_ok:
+                if self.host:
+                    return N.Name(loc=loc, ty=None, name=name)
+                self.agg_refused_use(node, s.ty)
             # a group object is only meaningful as an argument, which the call drops
             ref = N.Name(loc=loc, ty=s.ty, name=name)
             if s.ref:  # a C++ reference is a pointer read through
@@ -1105,8 +1122,10 @@ class BodyLowerer(CoopLowering):
                 }
                 if s is not None and s.cg == "block" and meth in dim3 and field in ("x", "y", "z"):
                     return N.Builtin(loc=loc, name=dim3[meth], dim=field, ty=UINT)
-        base = self.expr(arg)
+        base = self.agg_value(arg) if op == "." else self.expr(arg)
         bt = base.ty
+        if type(bt) is AggregateType:
+            return self.agg_member(node, base, field)
         if op == "->":
             bt = bt.pointee if isinstance(bt, A.PointerType) else None
         inst = self.packed_of(bt)
@@ -1375,7 +1394,14 @@ class BodyLowerer(CoopLowering):
             t_node = node.child_by_field_id(F.left)
             v_node = node.child_by_field_id(F.right)
         op = KIND_NAMES[op_node.kind_id]
-        target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
+        if op == "=" and t_node.type in ("identifier", "field_expression") and not self.host:
+            target = self.agg_value(t_node)
+            if type(target.ty) is AggregateType:  # s = t; s = f(x);: member by member
+                stmts = self.agg_store(node, target, v_node)  # type: ignore[arg-type]
+                exprs = tuple(st.expr for st in stmts)  # type: ignore[attr-defined]
+                return N.Comma(loc=(node.byte_range, self.placer), exprs=exprs, ty=VOID)
+        else:
+            target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
         vec = self._word_of(v_node) if op == "=" and v_node.kind_id in _CALL_IDS else None
         if vec is not None:  # `*reinterpret_cast<int4*>(p) = v.get_bits()`: store the vector
             return self._packed_store(node, target, vec)
@@ -1553,10 +1579,13 @@ class BodyLowerer(CoopLowering):
                 deref = N.Unary(loc=loc, op="*", operand=ptr, ty=ptr.ty.pointee)
                 return self._packed_store(node, deref, vec)
         self.in_assert = short == "assert"
+        outs, self.agg_out = self.agg_out, None  # for this call, not for those in its arguments
+        old_ok, self.agg_ok = self.agg_ok, not self.host
         try:
             args = [self.expr(a) for a in arg_nodes]
         finally:
             self.in_assert = False
+            self.agg_ok = old_ok
         targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
         fi = self._callee(parts)
         if fi is None and ns not in ("", "std", "cuda::std", "cuda"):
@@ -1564,7 +1593,10 @@ class BodyLowerer(CoopLowering):
                 return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
             raise self.fail("C2N1021", node, name=name)
         if fi is not None and not self.host and not self._intrinsic_overload(short, args):
-            return self._user_call(node, short, fi, args, targs, arg_nodes)
+            return self._user_call(node, short, fi, args, targs, arg_nodes, outs)
+        for a, an in zip(args, arg_nodes):
+            if type(a.ty) is AggregateType:
+                self.agg_refused_use(an, a.ty)
         if short in I.RULES:
             hinted = None if self.host else _cache_hinted(short, args, loc)
             if hinted is not None:
@@ -1950,11 +1982,27 @@ class BodyLowerer(CoopLowering):
         args: list[A.Expr],
         targs: list[A.Expr | A.CType],
         arg_nodes: list[ts.Node],
+        outs: list[A.Expr] | None = None,
     ) -> A.Expr:
         # drop cooperative-groups arguments (groups are erased, see ast.py)
         groups = [self._cg_value(a) if self._is_group_arg(a) else None for a in arg_nodes]
         args2 = [a for a, g in zip(args, groups) if g is None] if any(groups) else args
         target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs, groups)
+        if any(type(a.ty) is AggregateType for a in args2):  # a struct: its members
+            nodes = [n for n, g in zip(arg_nodes, groups) if g is None]
+            args2 = [
+                leaf
+                for a, an in zip(args2, nodes)
+                for leaf in (self.agg_leaves(an, a) if type(a.ty) is AggregateType else [a])
+            ]
+        if type(ret) is AggregateType:  # the struct comes back through member pointers
+            if outs is None:
+                raise self.fail(
+                    "C2N1025",
+                    node,
+                    what=f"struct '{ret.name}' returned by '{name}' other than into a variable",
+                )
+            args2, ret = [*args2, *outs], VOID
         if n_params is not None and n_params > len(args2):
             args2 = self._with_defaults(name, fi, args, args2, n_params)
         if n_params is not None and n_params != len(args2):

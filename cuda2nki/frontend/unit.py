@@ -14,6 +14,13 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.aggregates import (
+    AggregateDef,
+    AggregateType,
+    aggregate_def,
+    flatten,
+    out_params,
+)
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import (
@@ -39,6 +46,7 @@ from cuda2nki.frontend.records import record_struct
 from cuda2nki.frontend.smemview import SmemView, smem_view_struct
 from cuda2nki.frontend.typesys import (
     INT,
+    VOID,
     float_literal,
     int_literal,
     named_type,
@@ -97,6 +105,9 @@ class UnitContext:
         self.packed_instances: dict[str, PackedInstance] = {}  # by their VectorType's name
         self.records: dict[str, A.VectorType] = {}  # record structs by name (see .records)
         self.record_fields: dict[str, tuple[str, ...]] = {}  # by their VectorType's name
+        self.aggregates: dict[str, AggregateDef] = {}  # see .aggregates, by every name
+        self.aggregate_types: dict[str, AggregateType] = {}
+        self.aggregates_busy: set[str] = set()
         self.smem_views: dict[str, SmemView] = {}  # shared-memory view structs (see .smemview)
         self.overloads: dict[str, list[FuncDef]] = {}
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
@@ -152,6 +163,11 @@ class UnitContext:
         ]
         plain = [_text(c) for c in decls if c.type == "type_identifier"]
         vt = self.register_struct(t_node, None, plain[0] if plain else None, low)
+        ag = aggregate_def(t_node, plain[0]) if vt is None and plain else None
+        if ag is not None:  # a struct of members of different types: under every plain name
+            for name in plain:
+                self.aggregates[name] = ag
+            return len(plain) == len(decls)
         if vt is None:
             return False
         for c in decls:
@@ -189,6 +205,9 @@ class UnitContext:
             return None
         rs = record_struct(node, alias)
         if rs is None:
+            ag = aggregate_def(node, alias)
+            if ag is not None:
+                self.aggregates[ag.name] = ag
             return None
         low = lowerer or BodyLowerer(self, "<file>", host=True)
         try:
@@ -329,9 +348,16 @@ class UnitContext:
                 info = _param_info(low, p, declare=False)
             except _Placeholder:
                 info = ("", None, False)
-            if info is not None:
+            if info is not None and type(info[1]) is AggregateType:  # its members
+                leaves = flatten(info[0], info[1])
+                types.extend(t for _, t in leaves)
+                refs.extend(False for _ in leaves)
+            elif info is not None:
                 types.append(info[1])
                 refs.append(info[2])
+        if type(ret) is AggregateType:  # returned through member pointers
+            types.extend(t for _, t in out_params(ret))
+            refs.extend(False for _ in out_params(ret))
         self._refs_cache[key] = tuple(refs)
         got = (ret, tuple(types))
         self._sig_cache[key] = got
@@ -574,6 +600,10 @@ class UnitContext:
                 ret = _return_type(low, fnode)
                 low.return_type = ret
                 params = self._params(low, fnode)
+                if type(ret) is AggregateType:  # returned through member pointers
+                    at = self.placer.at(fnode)
+                    outs = [N.Param(loc=at, name=n, ty=t) for n, t in out_params(ret)]
+                    params, ret = (*params, *outs), VOID
                 bounds = self._launch_bounds(low, fnode)
                 body_node = fnode.child_by_field_id(F.body)
                 body = low.block(body_node, new_scope=True) if body_node is not None else None
@@ -690,7 +720,10 @@ class UnitContext:
         out: list[A.Param] = []
         for p in _param_nodes(fnode):
             got = _param_info(low, p, declare=True)
-            if got is not None:
+            if got is not None and type(got[1]) is AggregateType:  # one per member
+                at = self.placer.at(p)
+                out.extend(N.Param(loc=at, name=n, ty=t) for n, t in flatten(got[0], got[1]))
+            elif got is not None:
                 name, ty, _ref = got
                 out.append(N.Param(loc=self.placer.at(p), name=name, ty=ty))
         return tuple(out)
@@ -765,6 +798,7 @@ def _param_info(
         ref = False  # const T&: a copy
     if ref:
         ty = N.PointerType(pointee=ty)
+    low.refuse_aggregate_pointer(ty, p)
     if declare:
         low.declare(name, Sym(ty, ref=ref))
     return name, ty, ref

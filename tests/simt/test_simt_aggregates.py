@@ -1,0 +1,187 @@
+"""Structs whose members have different types, held and passed by value, are replaced by one
+variable per member (see cuda2nki.frontend.aggregates) and run like the struct would."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from simt_helpers import run, tu_of
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend import parse_source
+from cuda2nki.frontend.visit import find
+
+# a matrix descriptor passed by value, sub-matrices returned by a helper, a shared-tiled product
+MATMUL = """
+#define TILE 8
+DESCRIPTOR
+__device__ float get(const MATRIX m, int r, int c) { return m.elements[r * m.stride + c]; }
+__device__ void put(MATRIX m, int r, int c, float v) { m.elements[r * m.stride + c] = v; }
+__device__ MATRIX sub(MATRIX m, int br, int bc) {
+    SUB_BODY
+}
+__global__ void mm(MATRIX A, MATRIX B, MATRIX C) {
+    int br = blockIdx.y, bc = blockIdx.x;
+    int r = threadIdx.y, c = threadIdx.x;
+    MATRIX Cs = sub(C, br, bc);
+    float acc = 0.0f;
+    for (int t = 0; t < A.width / TILE; ++t) {
+        MATRIX As;
+        As = sub(A, br, t);
+        MATRIX Bs = sub(B, t, bc);
+        __shared__ float sa[TILE][TILE];
+        __shared__ float sb[TILE][TILE];
+        sa[r][c] = get(As, r, c);
+        sb[r][c] = get(Bs, r, c);
+        __syncthreads();
+        for (int e = 0; e < TILE; ++e) acc += sa[r][e] * sb[e][c];
+        __syncthreads();
+    }
+    put(Cs, r, c, acc);
+}
+"""
+
+DESCRIPTORS = {
+    "typedef_anonymous": (
+        "typedef struct { int width; int height; int stride; float* elements; } Matrix;",
+        "Matrix",
+    ),
+    "tagged_struct_keyword": (
+        "struct Mat { int width, height; int stride; float *elements; };",
+        "struct Mat",
+    ),
+    "typedef_tagged_cpp": (
+        "typedef struct MatT { float* elements; int stride; unsigned width; int height; } Mt;",
+        "Mt",
+    ),
+}
+
+SUB_BODIES = {
+    "member_stores": "MATRIX s;\n s.width = TILE; s.height = TILE; s.stride = m.stride;\n"
+    "    s.elements = &m.elements[m.stride * TILE * br + TILE * bc];\n    return s;",
+    "copy_then_move": "MATRIX s = m;\n s.elements = m.elements + m.stride * TILE * br + TILE * bc;"
+    "\n    s.width = s.height = TILE;\n    return s;",
+}
+
+
+@pytest.mark.parametrize("body", sorted(SUB_BODIES))
+@pytest.mark.parametrize("desc", sorted(DESCRIPTORS))
+def test_matrix_descriptor_matmul(desc: str, body: str) -> None:
+    decl, name = DESCRIPTORS[desc]
+    src = (
+        MATMUL.replace("DESCRIPTOR", decl)
+        .replace("SUB_BODY", SUB_BODIES[body])
+        .replace("MATRIX", name)
+    )
+    m, k, n = 16, 24, 32
+    rng = np.random.default_rng(len(desc) + len(body))
+    a = rng.standard_normal((m, k)).astype(np.float32)
+    b = rng.standard_normal((k, n)).astype(np.float32)
+    tu = tu_of(src)
+    mm = tu.function("mm")
+    names = [p.name for p in mm.params]
+    assert names[:4] == [f"A__{f}" for f in _order(desc)]
+    args: dict[str, object] = {}
+    for var, arr, (rows, cols) in (("A", a, (m, k)), ("B", b, (k, n)), ("C", None, (m, n))):
+        vals = {"width": cols, "height": rows, "stride": cols}
+        vals["elements"] = arr.ravel() if arr is not None else np.zeros(m * n, np.float32)
+        args.update({f"{var}__{f}": v for f, v in vals.items()})
+    out = run(src, "mm", grid=(n // 8, m // 8), block=(8, 8), **args)
+    np.testing.assert_allclose(out["C__elements"].reshape(m, n), a @ b, rtol=1e-4, atol=1e-4)
+
+
+def _order(desc: str) -> list[str]:
+    if desc == "typedef_tagged_cpp":
+        return ["elements", "stride", "width", "height"]
+    return ["width", "height", "stride", "elements"]
+
+
+# a parameter block: by value, by const reference, copied, built with braces, nested
+PARAMS = """
+struct Span { int lo; int hi; };
+struct Block { Span span; float scale; const float* in; float* out; };
+struct Job { Block blk; int stride; };
+__device__ Block shifted(const Block& b, int by) {
+    return {{b.span.lo + by, b.span.hi + by}, b.scale, b.in, b.out};
+}
+__device__ float apply(Block b, int i) { return b.scale * b.in[i]; }
+__global__ void k(Job job, int n) {
+    Job j = job;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    Block b = j.blk;
+    if (i >= n) return;
+    if (i >= b.span.lo && i < b.span.hi) b.out[i] = apply(b, i);
+    Block c = shifted(b, j.stride);
+    if (i >= c.span.lo && i < c.span.hi) c.out[i] += 1.0f;
+}
+"""
+
+
+def test_nested_parameter_block() -> None:
+    tu = tu_of(PARAMS)
+    names = [p.name for p in tu.function("k").params]
+    assert names == [
+        "job__blk__span",
+        "job__blk__scale",
+        "job__blk__in",
+        "job__blk__out",
+        "job__stride",
+        "n",
+    ]
+    assert tu.function("k").params[0].ty.name == "Span"  # a record: a short int vector
+    x = np.random.default_rng(3).standard_normal(100).astype(np.float32)
+    out = run(
+        PARAMS,
+        grid=(2,),
+        block=(64,),
+        job__blk__span=np.array([10, 60], np.int32),
+        job__blk__scale=np.float32(2.5),
+        job__blk__in=x,
+        job__blk__out=np.zeros(100, np.float32),
+        job__stride=30,
+        n=100,
+    )["job__blk__out"]
+    ref = np.zeros(100, np.float32)
+    ref[10:60] = 2.5 * x[10:60]
+    ref[40:90] += 1.0
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+
+
+def test_struct_returned_into_members() -> None:
+    tu = tu_of(PARAMS)
+    f = tu.function("shifted")
+    assert f.return_type == A.ScalarType(name="void")
+    assert [p.name for p in f.params][-4:] == [
+        "__ret__span",
+        "__ret__scale",
+        "__ret__in",
+        "__ret__out",
+    ]
+    call = [c for c in find(tu.function("k"), A.Call) if c.func == "shifted"][0]
+    assert len(call.args) == 4 + 1 + 4
+    assert all(isinstance(a, A.Unary) and a.op == "&" for a in call.args[-4:])
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("__global__ void k(S* s) {\n    s->n = 1;\n}", 2),
+        ("__global__ void k(S s, float* o) {\n    S* p = &s;\n    o[0] = p->x;\n}", 3),
+        (
+            "__device__ float f(S s) { return s.x; }\n__global__ void k(S s, float* o) {\n"
+            "    o[0] = f(s) + sizeof(s);\n    S arr[4];\n}",
+            4,
+        ),
+        (
+            "__device__ S mk(int n) { S s; s.n = n; s.x = 0; return s; }\n"
+            "__global__ void k(float* o) {\n    o[0] = mk(2).x;\n}",
+            4,
+        ),
+    ],
+)
+def test_struct_uses_left_refused(body: str, line: int) -> None:
+    src = "struct S { int n; float x; };\n" + body + "\n"
+    tu = parse_source(src, "k.cu")
+    diags = tu.rejected.get("k")
+    assert diags, tu.diagnostics
+    assert diags[0].code == "C2N1025" and diags[0].loc.line == line, diags
