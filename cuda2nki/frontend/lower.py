@@ -999,6 +999,8 @@ class BodyLowerer(CoopLowering, AggregateLowering):
             )
         g = self.u.globals.get(name)
         if g is not None:
+            if type(g) is AggregateType and not self.agg_ok and not self.host:
+                self.agg_refused_use(node, g)
             return N.Name(loc=loc, name=name, ty=g)
         c = self.u.consts.get(name)
         if c is not None:
@@ -1621,7 +1623,20 @@ class BodyLowerer(CoopLowering, AggregateLowering):
         if not lo <= len(args) <= hi:
             return False
         defs = self.u.overloads.get(short) or []
-        return all(len(_user_param_nodes(fd.node)) != len(args) for fd in defs)
+        same = [fd for fd in defs if len(_user_param_nodes(fd.node)) == len(args)]
+        if not same:
+            return True
+        # `floorf(v.x)` inside helper_math.h's `floorf(float2 v)`: scalar arguments, and every
+        # user overload of that arity takes a vector somewhere
+        if not all(isinstance(a.ty, A.ScalarType) for a in args):
+            return False
+        for fd in same:
+            if fd.is_template:
+                return False
+            _, types = self.u.full_signature(fd, {})
+            if all(isinstance(unqualified(t), A.ScalarType) for t in types):
+                return False
+        return True
 
     def _smem_view_call(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]

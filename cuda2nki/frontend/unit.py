@@ -39,6 +39,7 @@ from cuda2nki.frontend.groupgen import (
 )
 from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
+from cuda2nki.frontend.lower import _vector_ctor as vector_ctor
 from cuda2nki.frontend.lowerbase import GroupArg, Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
@@ -316,6 +317,31 @@ class UnitContext:
                     continue
                 if init is None or not isinstance(ty, A.ArrayType):
                     continue
+            if type(ty) is AggregateType:  # a struct: one variable per member (see .aggregates)
+                leaves = flatten(name, ty)
+                items = init.items if isinstance(init, A.InitList) else ()
+                if (
+                    space == "host_const"
+                    or len(items) > len(leaves)
+                    or (init is not None and not isinstance(init, A.InitList))
+                ):
+                    continue  # its uses are undeclared names
+                self.globals[name] = ty
+                for i, (leaf, lty) in enumerate(leaves):
+                    self.globals[leaf] = lty
+                    item = items[i] if i < len(items) else None
+                    if isinstance(item, A.InitList) and isinstance(lty, A.VectorType):
+                        item = vector_ctor(lty, item.items, item.loc)
+                    self.global_vars.append(
+                        N.GlobalVar(
+                            loc=self.placer.at(dnode),
+                            name=leaf,
+                            ty=lty,
+                            init=item,
+                            space=space,
+                        )
+                    )
+                continue
             self.globals[name] = ty
             self.global_vars.append(
                 N.GlobalVar(loc=self.placer.at(dnode), name=name, ty=ty, init=init, space=space)

@@ -185,3 +185,26 @@ def test_struct_uses_left_refused(body: str, line: int) -> None:
     diags = tu.rejected.get("k")
     assert diags, tu.diagnostics
     assert diags[0].code == "C2N1025" and diags[0].loc.line == line, diags
+
+
+# a file-scope struct: one global per member (a kernel fills and reads it back)
+GLOBAL = """
+struct Stats { int count; float total; float2 range; };
+__device__ Stats stats;
+__constant__ Stats preset = {3, 0.5f, {-1.0f, 1.0f}};
+__global__ void k(const float* x, float* y, int n) {
+    int i = threadIdx.x;
+    if (i == 0) { stats.count = n; stats.total = preset.total * preset.count; }
+    __syncthreads();
+    if (i < stats.count) y[i] = fminf(fmaxf(x[i], preset.range.x), preset.range.y) + stats.total;
+}
+"""
+
+
+def test_file_scope_struct_members() -> None:
+    x = np.linspace(-3, 3, 32).astype(np.float32)
+    res = run(GLOBAL, block=(32,), x=x, y=np.zeros(32, np.float32), n=20, full=True)
+    ref = np.zeros(32, np.float32)
+    ref[:20] = np.clip(x[:20], -1, 1) + 1.5
+    np.testing.assert_allclose(res.outputs["y"], ref, rtol=1e-6)
+    assert res.globals["stats__count"][0] == 20
