@@ -738,7 +738,10 @@ class BodyLowerer(CoopLowering, AggregateLowering):
             value = decl.child_by_field_id(F.value)
             decl = decl.child_by_field_id(F.declarator)
         # auto g = cg::this_thread_block();
-        if value is not None and value.kind_id in _CALL_IDS and self._auto_cg(value):
+        if value is not None and (
+            (value.kind_id in _CALL_IDS and self._auto_cg(value))
+            or (value.kind_id in _IDENTIFIER_IDS and self._is_group_arg(value))
+        ):  # `auto g = cg::tiled_partition<32>(block);`, `auto g = tile;`
             kind, n = self._cg_value(value)
             self.declare(_text(decl), Sym(None, cg=kind, tile=n))
             return []

@@ -42,6 +42,8 @@ PARTS = {
     "typed": "cg::thread_block_tile<SUB> part = cg::tiled_partition<SUB>(blk);",
     "generic": "cg::thread_group part = cg::tiled_partition(blk, SUB);",
     "auto": "auto part = cg::tiled_partition<SUB>(blk);",
+    "auto_alias": "auto warp = cg::tiled_partition(blk, 32);\n"
+    "    auto sub = cg::tiled_partition(warp, SUB);\n    auto part = sub;",
 }
 
 
