@@ -178,8 +178,10 @@ class AggregateLowering(_Base):
         while isinstance(inner, A.PointerType | A.ArrayType):
             inner = inner.pointee if isinstance(inner, A.PointerType) else inner.elem
         if inner is not ty and isinstance(inner, AggregateType):
-            what = "array" if isinstance(ty, A.ArrayType) else "pointer"
-            raise self.fail("C2N1025", node, what=f"{what} of struct '{inner.name}' in memory")
+            what = "an array" if isinstance(ty, A.ArrayType) else "a pointer"
+            raise self.fail(
+                "C2N1025", node, what=f"struct '{inner.name}' in memory (through {what})"
+            )
 
     def agg_member(self, node: ts.Node, base: A.Expr, field: str) -> A.Expr:
         """``s.member`` of a struct variable ``s``: the member's variable."""
