@@ -157,7 +157,11 @@ class UnitContext:
         """``typedef struct [tag] { float a, b; } Name[, *PName];``: a record struct under every
         name the typedef gives it (True when ``node`` is one)."""
         t_node = node.child_by_field_id(F.type) if node.type == "type_definition" else None
-        if t_node is None or t_node.type not in ("struct_specifier", "class_specifier"):
+        if t_node is None or t_node.type not in (
+            "struct_specifier",
+            "class_specifier",
+            "union_specifier",
+        ):
             return False
         decls = [
             c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"
