@@ -19,10 +19,16 @@ vectors and pointers:
   after its parameters and returns nothing: ``return s;`` stores the members through them, and
   ``Matrix s = f(...)`` / ``s = f(...)`` pass the addresses of ``s``'s members.
 
-A struct reached through a pointer (an array of structs in memory) has a byte layout this
-replacement does not give; it stays refused (C2N1025), as does a struct with member functions,
-array or bit-field members, and a struct value used other than through its members, copied,
-passed or returned.
+A struct in memory (reached through a pointer, or an array of structs) is its bytes: a
+``uint8`` vector type named after the struct, of the struct's C size and alignment
+(:meth:`AggregateLowering.blob_of`), so that pointer arithmetic and indexing step over whole
+structs.  ``p->member`` and ``p[i].member`` read or write the member through a pointer to its
+byte offset in the C layout (an array member decays to a pointer to its first element);
+``S s = p[i];`` and ``p[i] = s;`` copy member by member, ``p[i] = q[j];`` copies the bytes.
+
+A struct with member functions or bit-fields, a struct with an array member held by value, and
+a struct value used other than through its members, copied, passed or returned stay refused
+(C2N1025).
 """
 
 from __future__ import annotations
@@ -97,7 +103,7 @@ def _member_names(decl: ts.Node) -> list[tuple[str, ts.Node]] | None:
         if fname != "declarator":
             continue
         d = c
-        while d.type == "pointer_declarator":
+        while d is not None and d.type in ("pointer_declarator", "array_declarator"):
             d = d.child_by_field_id(F.declarator)
         if d is None or d.type != "field_identifier":
             return None
@@ -164,24 +170,106 @@ class AggregateLowering(_Base):
 
     def _member_type(self, t: ts.Node, quals: tuple[ts.Node, ...], d: ts.Node) -> object:
         ty: object = self.type_of(t, quals)
-        while d.type == "pointer_declarator":
-            if isinstance(ty, AggregateType):
-                raise self.fail("C2N1025", d, what=f"pointer to struct '{ty.name}'")
-            pq = [_text(c) for c in d.children if c.type == "type_qualifier"]
-            ty = N.PointerType(pointee=ty, const="const" in pq)  # type: ignore[arg-type]
+        dims: list[int] = []
+        while d.type in ("pointer_declarator", "array_declarator"):
+            if d.type == "pointer_declarator":
+                pq = [_text(c) for c in d.children if c.type == "type_qualifier"]
+                ty = N.PointerType(pointee=ty, const="const" in pq)  # type: ignore[arg-type]
+            else:
+                size = d.child_by_field_id(F.size)
+                n = self.const_int_node(size) if size is not None else None
+                if n is None:
+                    raise self.fail("C2N1026", d, name=_text(d))
+                dims.insert(0, n)
             d = d.child_by_field_id(F.declarator)
-        return ty
+        if dims:
+            ty = N.ArrayType(elem=ty, dims=tuple(dims))  # type: ignore[arg-type]
+        return ty if isinstance(ty, AggregateType) else self.memory_type(ty, d)
 
-    def refuse_aggregate_pointer(self, ty: object, node: ts.Node) -> None:
-        """A pointer to (or array of) an aggregate struct: its memory layout is not modelled."""
-        inner = ty
-        while isinstance(inner, A.PointerType | A.ArrayType):
-            inner = inner.pointee if isinstance(inner, A.PointerType) else inner.elem
-        if inner is not ty and isinstance(inner, AggregateType):
-            what = "an array" if isinstance(ty, A.ArrayType) else "a pointer"
-            raise self.fail(
-                "C2N1025", node, what=f"struct '{inner.name}' in memory (through {what})"
+    def memory_type(self, ty: object, node: ts.Node) -> A.CType:
+        """``ty`` with each struct reached through a pointer or held in an array replaced by
+        its bytes (:meth:`blob_of`)."""
+        if isinstance(ty, A.PointerType):
+            inner = ty.pointee
+            new = self.blob_of(inner, node) if isinstance(inner, AggregateType) else None
+            if new is None and isinstance(inner, A.PointerType | A.ArrayType):
+                new = self.memory_type(inner, node)
+            return (
+                ty
+                if new is None or new is inner
+                else N.PointerType(pointee=new, const=ty.const, restrict=ty.restrict)
             )
+        if isinstance(ty, A.ArrayType) and isinstance(ty.elem, AggregateType):
+            return N.ArrayType(elem=self.blob_of(ty.elem, node), dims=ty.dims)
+        return ty  # type: ignore[return-value]
+
+    def blob_of(self, ty: AggregateType, node: ts.Node) -> A.VectorType:
+        """A struct in memory: a vector of its bytes (``uint8``, its size and alignment), its
+        members read at their C layout's byte offsets (:meth:`mem_member`)."""
+        got = layout(ty)
+        if got is None:
+            raise self.fail("C2N1025", node, what=f"struct '{ty.name}' (its layout)")
+        _offs, size, align = got
+        self.u.blobs[ty.name] = AggregateType(name=ty.name, fields=ty.fields)
+        return N.VectorType(
+            name=ty.name, base=N.ScalarType(name="uint8"), width=size, align=align, const=ty.const
+        )
+
+    def blob_struct(self, t: object) -> AggregateType | None:
+        """The struct whose bytes ``t`` is (see :meth:`blob_of`), else None."""
+        if type(t) is A.VectorType and t.base.name == "uint8":
+            return self.u.blobs.get(t.name)
+        return None
+
+    def mem_member(self, node: ts.Node, ptr: A.Expr, agg: AggregateType, field: str) -> A.Expr:
+        """``p->member`` of a struct in memory (``ptr`` points to its bytes): the member's
+        value read through a pointer at the member's offset; an array member is a pointer to
+        its first element."""
+        got = layout(agg)
+        mty = dict(agg.fields).get(field)
+        if got is None or mty is None:
+            raise self.fail("C2N1030", node, what=f"member '{field}' of struct '{agg.name}'")
+        loc = (node.byte_range, self.placer)
+        const = bool(getattr(getattr(ptr.ty, "pointee", None), "const", False))
+        u8 = N.PointerType(pointee=N.ScalarType(name="uint8", const=const))
+        addr: A.Expr = N.Cast(loc=loc, to=u8, operand=ptr, kind="reinterpret", ty=u8)
+        off = got[0][field]
+        if off:
+            lit = N.IntLit(loc=loc, value=off, ty=N.ScalarType(name="int64"))
+            addr = N.Binary(loc=loc, op="+", left=addr, right=lit, ty=u8)
+        if isinstance(mty, A.ArrayType):  # decays to a pointer to its first element
+            elem = mty.elem if len(mty.dims) == 1 else N.ArrayType(elem=mty.elem, dims=mty.dims[1:])
+            pt = N.PointerType(pointee=_with_const(elem, const))
+            return N.Cast(loc=loc, to=pt, operand=addr, kind="reinterpret", ty=pt)
+        fty = self.blob_of(mty, node) if isinstance(mty, AggregateType) else mty
+        fty = _with_const(fty, const)
+        pt = N.PointerType(pointee=fty)
+        cast = N.Cast(loc=loc, to=pt, operand=addr, kind="reinterpret", ty=pt)
+        return N.Unary(loc=loc, op="*", operand=cast, ty=fty)  # type: ignore[arg-type]
+
+    def mem_leaves(self, node: ts.Node, lv: A.Expr, agg: AggregateType) -> list[A.Expr]:
+        """The members (leaves, in :func:`flatten`'s order) of the struct in memory ``lv``."""
+        ptr = N.Unary(loc=lv.loc, op="&", operand=lv, ty=N.PointerType(pointee=lv.ty))
+        out: list[A.Expr] = []
+        for member, mty in agg.fields:
+            m = self.mem_member(node, ptr, agg, member)
+            if isinstance(mty, AggregateType):
+                out.extend(self.mem_leaves(node, m, mty))
+            elif isinstance(mty, A.ArrayType):
+                self.refuse_array_member(node, agg)
+            else:
+                out.append(m)
+        return out
+
+    def refuse_array_member(self, node: ts.Node, agg: AggregateType) -> None:
+        raise self.fail(
+            "C2N1025", node, what=f"struct '{agg.name}' with an array member, held by value"
+        )
+
+    def check_by_value(self, node: ts.Node, ty: AggregateType) -> None:
+        """A struct held by value is its members: none may be an array."""
+        if any(isinstance(t, A.ArrayType) for _, t in flatten("", ty)):
+            self.refuse_array_member(node, ty)
 
     def agg_member(self, node: ts.Node, base: A.Expr, field: str) -> A.Expr:
         """``s.member`` of a struct variable ``s``: the member's variable."""
@@ -207,7 +295,11 @@ class AggregateLowering(_Base):
         return e
 
     def agg_leaves(self, node: ts.Node, e: A.Expr) -> list[A.Expr]:
-        """The member variables (leaves) of the struct variable ``e``, in order."""
+        """The member variables (leaves) of the struct variable ``e``, in order; of a struct
+        in memory (``p[i]``, ``*p``), its members read in place."""
+        mem = self.blob_struct(e.ty)
+        if mem is not None:
+            return self.mem_leaves(node, e, mem)
         if not isinstance(e, A.Name) or not isinstance(e.ty, AggregateType):
             raise self.fail("C2N1025", node, what="struct value other than a variable")
         return [N.Name(loc=e.loc, name=n, ty=t) for n, t in flatten(e.name, e.ty)]
@@ -225,6 +317,7 @@ class AggregateLowering(_Base):
         """``S s;`` / ``S s = t;`` / ``S s = {a, b};`` / ``S s = f(...);``"""
         from cuda2nki.frontend.lowerbase import Sym
 
+        self.check_by_value(decl, ty)
         leaves = flatten(name, ty)
         loc = (decl.byte_range, self.placer)
         decls: list[A.Stmt] = [
@@ -275,6 +368,9 @@ class AggregateLowering(_Base):
                 raise self.fail("C2N1025", value, what=f"struct '{ty.name}' from this call")
             return [N.ExprStmt(loc=loc, expr=call)]
         src = self.agg_value(value)
+        mem = self.blob_struct(src.ty)
+        if mem is not None and mem.name == ty.name:  # `S s = p[i];`: read in place
+            return [_assign(loc, t, v) for t, v in zip(leaves, self.mem_leaves(value, src, mem))]
         if not isinstance(src.ty, AggregateType) or src.ty.name != ty.name:
             raise self.fail("C2N1030", value, what=f"assignment to struct '{ty.name}'")
         return [_assign(loc, t, v) for t, v in zip(leaves, self.agg_leaves(value, src))]
@@ -300,6 +396,54 @@ class AggregateLowering(_Base):
             out.append(_assign(loc, deref, v))
         out.append(N.Return(loc=loc, value=None))
         return out
+
+
+def _size_align(t: object) -> tuple[int, int] | None:
+    """C size and alignment of a member type (None: unknown)."""
+    if isinstance(t, A.ScalarType):
+        n = max(1, t.bits // 8)
+        return n, n
+    if isinstance(t, A.PointerType):
+        return 8, 8
+    if isinstance(t, A.VectorType):
+        n = max(1, t.base.bits // 8) * t.width
+        al = t.align or (min(n, 16) if n & (n - 1) == 0 else max(1, t.base.bits // 8))
+        return n, al
+    if isinstance(t, A.ArrayType):
+        got = _size_align(t.elem)
+        if got is None or any(d is None for d in t.dims):
+            return None
+        n = got[0]
+        for d in t.dims:
+            n *= d  # type: ignore[operator]
+        return n, got[1]
+    if isinstance(t, AggregateType):
+        lay = layout(t)
+        return None if lay is None else (lay[1], lay[2])
+    return None
+
+
+def layout(ty: AggregateType) -> tuple[dict[str, int], int, int] | None:
+    """The C layout of a struct: member byte offsets, size (padded to its alignment) and
+    alignment."""
+    offs: dict[str, int] = {}
+    pos, align = 0, 1
+    for member, mty in ty.fields:
+        got = _size_align(mty)
+        if got is None:
+            return None
+        size, al = got
+        pos = (pos + al - 1) // al * al
+        offs[member] = pos
+        pos += size
+        align = max(align, al)
+    return offs, (pos + align - 1) // align * align, align
+
+
+def _with_const(t: object, const: bool) -> object:
+    if not const or isinstance(t, A.ArrayType) or not hasattr(t, "const"):
+        return t
+    return type(t)(**{**t.__dict__, "const": True})
 
 
 def out_params(ty: AggregateType) -> list[tuple[str, A.CType]]:

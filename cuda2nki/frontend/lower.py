@@ -748,11 +748,12 @@ class BodyLowerer(CoopLowering, AggregateLowering):
         if decl.kind_id in _REFERENCE_DECLARATOR_IDS:
             return self._reference_decl(decl, base, value)
         name, ty = self._declarator_type(decl, base)
-        if isinstance(base, AggregateType):
-            self.refuse_aggregate_pointer(ty, decl)
+        if isinstance(ty, AggregateType):
             if storage != "local" or extern:
-                raise self.fail("C2N1025", decl, what=f"{storage} struct '{base.name}'")
-            return self.agg_decl(decl, name, base, value)
+                raise self.fail("C2N1025", decl, what=f"{storage} struct '{ty.name}'")
+            return self.agg_decl(decl, name, ty, value)
+        if isinstance(base, AggregateType):  # pointers to and arrays of structs: their bytes
+            ty = self.memory_type(ty, decl)
         store = storage  # local, static or shared, or extern_shared for `extern __shared__`
         if storage == "shared" and extern:
             store = "extern_shared"
@@ -1131,6 +1132,10 @@ class BodyLowerer(CoopLowering, AggregateLowering):
         bt = base.ty
         if type(bt) is AggregateType:
             return self.agg_member(node, base, field)
+        mem = self.blob_struct(bt.pointee if op == "->" and type(bt) is A.PointerType else bt)
+        if mem is not None:  # a struct in memory: `p->m`, `p[i].m`
+            ptr = base if op == "->" else address_of(base)
+            return self.mem_member(node, ptr, mem, field)
         if op == "->":
             bt = bt.pointee if isinstance(bt, A.PointerType) else None
         inst = self.packed_of(bt)
@@ -1399,8 +1404,26 @@ class BodyLowerer(CoopLowering, AggregateLowering):
             t_node = node.child_by_field_id(F.left)
             v_node = node.child_by_field_id(F.right)
         op = KIND_NAMES[op_node.kind_id]
-        if op == "=" and t_node.type in ("identifier", "field_expression") and not self.host:
+        if op == "=" and t_node.type in _STRUCT_TARGETS and not self.host:
             target = self.agg_value(t_node)
+            mem = self.blob_struct(target.ty)
+            if mem is not None and v_node.type != "initializer_list":
+                value = self.agg_value(v_node)
+                if type(value.ty) is AggregateType:  # `p[i] = s;`: member by member
+                    pairs = zip(self.mem_leaves(node, target, mem), self.agg_leaves(v_node, value))
+                    loc = (node.byte_range, self.placer)
+                    exprs = tuple(
+                        N.Assign(loc=loc, op="=", target=t, value=v, ty=unqualified(t.ty))
+                        for t, v in pairs
+                    )
+                    return N.Comma(loc=loc, exprs=exprs, ty=VOID)
+                return N.Assign(
+                    loc=(node.byte_range, self.placer),
+                    op="=",
+                    target=target,
+                    value=value,
+                    ty=unqualified(target.ty),
+                )
             if type(target.ty) is AggregateType:  # s = t; s = f(x);: member by member
                 stmts = self.agg_store(node, target, v_node)  # type: ignore[arg-type]
                 exprs = tuple(st.expr for st in stmts)  # type: ignore[attr-defined]
@@ -1464,6 +1487,8 @@ class BodyLowerer(CoopLowering, AggregateLowering):
                 of = self._named(_text(inner), inner)  # sizeof(float4), sizeof(T)
             if of is None:
                 of = self.expr(v).ty
+        if isinstance(of, AggregateType):
+            of = self.blob_of(of, node)
         if sizeof(of) is None:
             raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
         return N.SizeOf(loc=(node.byte_range, self.placer), of=of, ty=ULONG)
@@ -2047,6 +2072,11 @@ class BodyLowerer(CoopLowering, AggregateLowering):
             ty=ret,
         )
 
+
+# assignment targets that may be a whole struct (see .aggregates)
+_STRUCT_TARGETS = frozenset(
+    ("identifier", "field_expression", "subscript_expression", "pointer_expression")
+)
 
 # statements a pending `#pragma unroll` passes over (loops take it; comments and pragmas keep it)
 _UNROLL_TARGETS = frozenset(

@@ -109,6 +109,7 @@ class UnitContext:
         self.aggregates: dict[str, AggregateDef] = {}  # see .aggregates, by every name
         self.aggregate_types: dict[str, AggregateType] = {}
         self.aggregates_busy: set[str] = set()
+        self.blobs: dict[str, AggregateType] = {}  # structs in memory, by their bytes' name
         self.smem_views: dict[str, SmemView] = {}  # shared-memory view structs (see .smemview)
         self.overloads: dict[str, list[FuncDef]] = {}
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
@@ -325,7 +326,8 @@ class UnitContext:
                 leaves = flatten(name, ty)
                 items = init.items if isinstance(init, A.InitList) else ()
                 if (
-                    space == "host_const"
+                    any(isinstance(t, A.ArrayType) for _, t in leaves)  # not held by value
+                    or space == "host_const"
                     or len(items) > len(leaves)
                     or (init is not None and not isinstance(init, A.InitList))
                 ):
@@ -828,7 +830,10 @@ def _param_info(
         ref = False  # const T&: a copy
     if ref:
         ty = N.PointerType(pointee=ty)
-    low.refuse_aggregate_pointer(ty, p)
+    if type(ty) is AggregateType:
+        low.check_by_value(p, ty)  # type: ignore[arg-type]
+    else:
+        ty = low.memory_type(ty, p)
     if declare:
         low.declare(name, Sym(ty, ref=ref))
     return name, ty, ref

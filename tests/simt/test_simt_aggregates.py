@@ -162,10 +162,64 @@ def test_struct_returned_into_members() -> None:
     assert all(isinstance(a, A.Unary) and a.op == "&" for a in call.args[-4:])
 
 
+# structs in memory: arrays of structs read and written at their C layout
+MEMORY = """
+struct Particle { float3 pos; int id; double mass; short tag; };
+struct Cell { int count; Particle first; float bounds[2][2]; };
+__global__ void k(const Cell* cells, Particle* out, float* w, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    Particle p = cells[i].first;
+    p.pos.x += cells[i].bounds[1][0];
+    p.id = cells[i].count * 10 + p.id;
+    out[i] = p;
+    w[i] = (float)(cells[i].first.mass * (cells + i)->count) + (float)p.tag + sizeof(Cell);
+    out[n + i] = cells[i].first;
+    out[2 * n + i].pos.y = -cells[i].first.pos.z;
+}
+"""
+
+
+def test_arrays_of_structs_at_their_c_layout() -> None:
+    particle = np.dtype(
+        [("pos", np.float32, 3), ("id", np.int32), ("mass", np.float64), ("tag", np.int16)],
+        align=True,
+    )
+    cell = np.dtype(
+        [("count", np.int32), ("first", particle), ("bounds", np.float32, (2, 2))], align=True
+    )
+    assert (particle.itemsize, cell.itemsize) == (32, 56)
+    n = 40
+    rng = np.random.default_rng(7)
+    cells = np.zeros(n, cell)
+    cells["count"] = rng.integers(0, 9, n)
+    cells["first"]["pos"] = rng.standard_normal((n, 3))
+    cells["first"]["id"] = rng.integers(0, 100, n)
+    cells["first"]["mass"] = rng.random(n)
+    cells["first"]["tag"] = rng.integers(-5, 5, n)
+    cells["bounds"] = rng.standard_normal((n, 2, 2))
+    out = np.zeros(3 * n, particle)
+    res = run(MEMORY, grid=(2,), block=(32,), cells=cells, out=out, w=np.zeros(n, np.float32), n=n)
+    got = res["out"].view(particle) if res["out"].dtype != particle else res["out"]
+    first = cells["first"]
+    want_pos = first["pos"].copy()
+    want_pos[:, 0] += cells["bounds"][:, 1, 0]
+    np.testing.assert_allclose(got["pos"][:n], want_pos, rtol=1e-6)
+    np.testing.assert_array_equal(got["id"][:n], cells["count"] * 10 + first["id"])
+    np.testing.assert_array_equal(got[n : 2 * n], first)
+    np.testing.assert_allclose(got["pos"][2 * n :, 1], -first["pos"][:, 2])
+    wref = (first["mass"] * cells["count"]).astype(np.float32) + first["tag"] + 56
+    np.testing.assert_allclose(res["w"], wref, rtol=1e-6)
+
+
 @pytest.mark.parametrize(
     ("body", "line"),
     [
-        ("__global__ void k(S* s) {\n    s->n = 1;\n}", 2),
+        (
+            "struct T { int k[2]; float x; };\n__global__ void k(T t, float* o) {\n"
+            "    o[0] = t.x;\n}",
+            3,
+        ),
         ("__global__ void k(S s, float* o) {\n    S* p = &s;\n    o[0] = p->x;\n}", 3),
         (
             "__device__ float f(S s) { return s.x; }\n__global__ void k(S s, float* o) {\n"
