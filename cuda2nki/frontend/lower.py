@@ -35,6 +35,7 @@ from cuda2nki.frontend.cst import (
     kind_ids,
     language,
 )
+from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
     CG_NAMESPACES,
@@ -79,7 +80,7 @@ if TYPE_CHECKING:
     from cuda2nki.frontend.unit import UnitContext
 
 
-class BodyLowerer(CoopLowering, AggregateLowering):
+class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
     ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
@@ -507,6 +508,8 @@ class BodyLowerer(CoopLowering, AggregateLowering):
         ):
             self.note("C2N1019", e_node)
             return [N.Empty(loc=(node.byte_range, self.placer))]
+        if kind in _CALL_IDS and self.is_lambda_call(e_node):
+            return self.lambda_call(node, e_node)
         e = _EXPR_BY_ID[kind](self, e_node)
         if e is CG_NOOP:
             return []
@@ -747,6 +750,8 @@ class BodyLowerer(CoopLowering, AggregateLowering):
             return []
         if decl.kind_id in _REFERENCE_DECLARATOR_IDS:
             return self._reference_decl(decl, base, value)
+        if value is not None and value.type == "lambda_expression" and not self.host:
+            return self.lambda_decl(decl, _text(decl), value)
         name, ty = self._declarator_type(decl, base)
         if isinstance(ty, AggregateType):
             if storage != "local" or extern:
@@ -1589,6 +1594,8 @@ class BodyLowerer(CoopLowering, AggregateLowering):
             fill = self._packed_fill_call(node, fn, arg_nodes)
             if fill is not None:
                 return fill
+        if ft == "identifier" and not self.host and self.is_lambda_call(node):
+            raise self.fail("C2N1010", node, what="lambda call used as a value")
         name, targ_nodes = self._qualified_call_name(fn)
         ref = self.env.get(name)
         if isinstance(ref, A.FunctionRef):  # a call of a function template parameter
