@@ -52,6 +52,7 @@ else:
     _Base = object
 
 RET = "__ret"  # the prefix of a struct-returning function's member out-pointers
+SELF = "<struct itself>"  # the pointee of a member pointing to its own struct, until defined
 _STRUCT_KINDS = ("struct_specifier", "class_specifier")
 _SKIPPED = ("access_specifier", "comment")
 
@@ -165,11 +166,20 @@ class AggregateLowering(_Base):
         finally:
             self.u.aggregates_busy.discard(name)
         got = AggregateType(name=d.name, fields=fields)
+        if any(_points_to_self(t) for _, t in fields):  # `struct Node { Node* next; }`
+            blob = self.blob_of(got, node)
+            fields = tuple((m, _tie(t, blob)) for m, t in fields)
+            got = AggregateType(name=d.name, fields=fields)
+            self.u.blobs[got.name] = got
         self.u.aggregate_types[name] = got
         return got
 
     def _member_type(self, t: ts.Node, quals: tuple[ts.Node, ...], d: ts.Node) -> object:
-        ty: object = self.type_of(t, quals)
+        tname = _text(t).replace("struct ", "").strip()
+        if d.type == "pointer_declarator" and tname in self.u.aggregates_busy:
+            ty: object = A.OpaqueType(name=SELF)  # a pointer to the struct being defined
+        else:
+            ty = self.type_of(t, quals)
         dims: list[int] = []
         while d.type in ("pointer_declarator", "array_declarator"):
             if d.type == "pointer_declarator":
@@ -438,6 +448,21 @@ def layout(ty: AggregateType) -> tuple[dict[str, int], int, int] | None:
         pos += size
         align = max(align, al)
     return offs, (pos + align - 1) // align * align, align
+
+
+def _points_to_self(t: object) -> bool:
+    while isinstance(t, A.PointerType):
+        t = t.pointee
+    return isinstance(t, A.OpaqueType) and t.name == SELF
+
+
+def _tie(t: object, blob: A.VectorType) -> object:
+    """``t`` with the placeholder for its own struct replaced by the struct's bytes."""
+    if isinstance(t, A.PointerType):
+        return N.PointerType(pointee=_tie(t.pointee, blob), const=t.const)  # type: ignore[arg-type]
+    if isinstance(t, A.OpaqueType) and t.name == SELF:
+        return blob
+    return t
 
 
 def _with_const(t: object, const: bool) -> object:

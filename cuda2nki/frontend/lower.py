@@ -1494,7 +1494,7 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
                 of = self.expr(v).ty
         if isinstance(of, AggregateType):
             of = self.blob_of(of, node)
-        if sizeof(of) is None:
+        if sizeof(of) is None and not (self.generic and isinstance(of, A.OpaqueType)):
             raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
         return N.SizeOf(loc=(node.byte_range, self.placer), of=of, ty=ULONG)
 
@@ -2038,12 +2038,13 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
         groups = [self._cg_value(a) if self._is_group_arg(a) else None for a in arg_nodes]
         args2 = [a for a, g in zip(args, groups) if g is None] if any(groups) else args
         target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs, groups)
-        if any(type(a.ty) is AggregateType for a in args2):  # a struct: its members
+        by_value = [type(a.ty) is AggregateType or self.blob_struct(a.ty) for a in args2]
+        if any(by_value):  # a struct (a variable, or in memory): its members
             nodes = [n for n, g in zip(arg_nodes, groups) if g is None]
             args2 = [
                 leaf
-                for a, an in zip(args2, nodes)
-                for leaf in (self.agg_leaves(an, a) if type(a.ty) is AggregateType else [a])
+                for a, an, bv in zip(args2, nodes, by_value)
+                for leaf in (self.agg_leaves(an, a) if bv else [a])
             ]
         if type(ret) is AggregateType:  # the struct comes back through member pointers
             if outs is None:

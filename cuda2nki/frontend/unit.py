@@ -221,6 +221,9 @@ class UnitContext:
         except _Placeholder:
             return None
         if not isinstance(elem, A.ScalarType) or elem.name == "void":
+            ag = aggregate_def(node, alias)  # `struct { uint4 x, y; }`: members, not lanes
+            if ag is not None:
+                self.aggregates[ag.name] = ag
             return None
         base = N.ScalarType(name=elem.name)
         vt = N.VectorType(

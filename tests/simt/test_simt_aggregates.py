@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from simt_helpers import run, tu_of
+from simt_helpers import fault, run, tu_of
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import parse_source
@@ -262,3 +262,46 @@ def test_file_scope_struct_members() -> None:
     ref[:20] = np.clip(x[:20], -1, 1) + 1.5
     np.testing.assert_allclose(res.outputs["y"], ref, rtol=1e-6)
     assert res.globals["stats__count"][0] == 20
+
+
+def test_struct_pointing_to_itself() -> None:
+    # a linked-list node: the pointer member makes the struct 16 bytes; following it needs a
+    # pointer read from memory, which the interpreter reports (C2N1505) rather than guesses
+    src = """
+    struct Node { int key; Node* next; };
+    __global__ void k(Node* list, int* out, int n) {
+        Node* e = list + 1;
+        out[0] = e->key + sizeof(Node);
+        if (n > 1) e = e->next;
+        out[1] = e->key;
+    }"""
+    node = np.dtype([("key", np.int32), ("next", np.uint64)], align=True)
+    nodes = np.zeros(2, node)
+    nodes["key"] = [5, 7]
+    out = run(src, block=(1,), list=nodes, out=np.zeros(2, np.int32), n=1)["out"]
+    np.testing.assert_array_equal(out, [7 + 16, 7])
+    d = fault(src, block=(1,), list=nodes, out=np.zeros(2, np.int32), n=2)
+    assert d.code == "C2N1505" and d.loc.line == 6
+
+
+def test_struct_of_vector_members() -> None:
+    # members of one vector type are members, not lanes of a record
+    src = """
+    struct Quad { uint4 x, y; };
+    __device__ Quad swap(Quad q) { Quad r; r.x = q.y; r.y = q.x; return r; }
+    __global__ void k(const Quad* in, unsigned* out) {
+        Quad q = swap(in[threadIdx.x]);
+        out[threadIdx.x] = q.x.w * 10u + q.y.x;
+    }"""
+    vals = np.arange(8 * 8, dtype=np.uint32).reshape(8, 8)
+    out = run(src, block=(8,), **{"in": vals.ravel()}, out=np.zeros(8, np.uint32))["out"]
+    np.testing.assert_array_equal(out, vals[:, 7] * 10 + vals[:, 0])
+
+
+def test_sizeof_a_type_parameter_in_an_uninstantiated_kernel() -> None:
+    src = (
+        "template <typename T> __global__ void k(T* p, size_t bytes) {\n"
+        "    size_t n = bytes / sizeof(T);\n    if (threadIdx.x < n) p[threadIdx.x] = 0;\n}\n"
+    )
+    tu = parse_source(src, "k.cu")
+    assert tu.rejected == {} and [f.name for f in tu.kernels] == ["k"], tu.diagnostics
