@@ -14,7 +14,7 @@ from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import F
-from cuda2nki.frontend.lowerbase import CG_NAMESPACES, CG_TYPES, FULL_MASK, Sym, _text
+from cuda2nki.frontend.lowerbase import CG_NAMESPACES, CG_TYPES, FULL_MASK, GroupArg, Sym, _text
 from cuda2nki.frontend.typesys import INT, UINT, VOID, int_literal, unqualified
 
 if TYPE_CHECKING:
@@ -31,11 +31,18 @@ class CoopLowering(_Base):
             parts = _text(type_node).replace(" ", "").split("::")
             last = parts[-1].split("<")[0]
             return last in CG_TYPES and (len(parts) == 1 or parts[-2] in CG_NAMESPACES)
+        if type_node.type == "type_identifier" and isinstance(
+            self.env.get(_text(type_node)), GroupArg
+        ):
+            return True  # a typename parameter bound to a group (see groupgen)
         if type_node.type in ("type_identifier", "template_type"):
             return _text(type_node).split("<")[0].strip() in CG_TYPES
         return False
 
     def _cg_size_from_type(self, type_node: ts.Node) -> tuple[str, int]:
+        g = self.env.get(_text(type_node))
+        if isinstance(g, GroupArg):
+            return g.kind, g.tile
         text = _text(type_node).replace(" ", "")
         last = text.split("::")[-1]
         base = last.split("<")[0]
@@ -62,15 +69,15 @@ class CoopLowering(_Base):
 
     def _cg_decl(self, node: ts.Node) -> list[A.Stmt]:
         type_node = node.child_by_field_id(F.type)
-        kind, size = self._cg_size_from_type(type_node)
         for i, c in enumerate(node.children):
             if node.field_name_for_child(i) != "declarator":
                 continue
             name_node = c.child_by_field_id(F.declarator) if c.type == "init_declarator" else c
             value = c.child_by_field_id(F.value) if c.type == "init_declarator" else None
-            k, n = kind, size
-            if value is not None:
+            if value is not None:  # `cg::thread_group g = cg::tiled_partition(b, 16);`
                 k, n = self._cg_value(value)
+            else:
+                k, n = self._cg_size_from_type(type_node)
             self.declare(_text(name_node), Sym(None, cg=k, tile=n))
         return []
 

@@ -21,6 +21,7 @@ from cuda2nki.frontend.cst import (
     first_error,
     parse_bytes,
 )
+from cuda2nki.frontend.groupgen import is_group_generic
 from cuda2nki.frontend.hostvals import HostEvaluator, HostFacts
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
@@ -654,6 +655,8 @@ def _lower_all(
     for fd in funcs:
         if fd.kind == "host":
             continue
+        if not fd.is_template and fd.kind != "global" and is_group_generic(fd.node):
+            continue  # instantiated at its call sites, per group (see groupgen)
         if not fd.is_template:
             f = unit.lower_function(fd, name=unit.function_name_of(fd))
             if f is not None:

@@ -688,6 +688,8 @@ def _arith(op: str, x: Number, y: Number) -> Number:
             raise _NoValue
         return _c_mod(x, y)
     if op in ("<<", ">>") and isinstance(x, int) and isinstance(y, int):
+        if not 0 <= y < 64:  # undefined in C: no value
+            raise _NoValue
         return x << y if op == "<<" else x >> y
     cmp = {"<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y, "==": x == y, "!=": x != y}
     if op in cmp:

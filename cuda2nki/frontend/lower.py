@@ -18,6 +18,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
+from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
 from cuda2nki.frontend.constfold import convert as _convert
@@ -34,6 +35,7 @@ from cuda2nki.frontend.cst import (
     kind_ids,
     language,
 )
+from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
     CG_NAMESPACES,
@@ -78,7 +80,7 @@ if TYPE_CHECKING:
     from cuda2nki.frontend.unit import UnitContext
 
 
-class BodyLowerer(CoopLowering):
+class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
     ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
@@ -234,6 +236,9 @@ class BodyLowerer(CoopLowering):
             rec = self.u.records.get(_text(tag)) if tag is not None else None
             if rec is not None:
                 return with_const(rec, const)
+            agg = self.aggregate_type(_text(tag), type_node) if tag is not None else None
+            if agg is not None:
+                return with_const(agg, const)  # type: ignore[arg-type]
             raise self.fail("C2N1025", type_node, what=_text(type_node).split("{")[0].strip())
         else:
             raise self.fail("C2N1022", type_node, name=_text(type_node))
@@ -313,6 +318,8 @@ class BodyLowerer(CoopLowering):
         rec = self.u.records.get(name)
         if rec is not None and name not in self.env:
             return rec
+        if name in self.u.aggregates and name not in self.env:
+            return self.aggregate_type(name, node)  # type: ignore[return-value]
         ps = self.u.packed.get(name)
         if ps is not None and ps.tparam is None and self.lookup(name) is None:
             return self._packed_instance(ps, None, node)
@@ -501,6 +508,8 @@ class BodyLowerer(CoopLowering):
         ):
             self.note("C2N1019", e_node)
             return [N.Empty(loc=(node.byte_range, self.placer))]
+        if kind in _CALL_IDS and self.is_lambda_call(e_node):
+            return self.lambda_call(node, e_node)
         e = _EXPR_BY_ID[kind](self, e_node)
         if e is CG_NOOP:
             return []
@@ -631,6 +640,8 @@ class BodyLowerer(CoopLowering):
 
     def s_return(self, node: ts.Node) -> list[A.Stmt]:
         inner = [c for c in node.named_children if c.kind_id not in COMMENT_IDS]
+        if isinstance(self.return_type, AggregateType):
+            return self.agg_return(node, inner[0] if inner else None)
         if inner and inner[0].kind_id in _INITIALIZER_LIST_IDS:  # return {a, b};
             value = self._init_list(inner[0], self.return_type)
         else:
@@ -730,13 +741,24 @@ class BodyLowerer(CoopLowering):
             value = decl.child_by_field_id(F.value)
             decl = decl.child_by_field_id(F.declarator)
         # auto g = cg::this_thread_block();
-        if value is not None and value.kind_id in _CALL_IDS and self._auto_cg(value):
+        if value is not None and (
+            (value.kind_id in _CALL_IDS and self._auto_cg(value))
+            or (value.kind_id in _IDENTIFIER_IDS and self._is_group_arg(value))
+        ):  # `auto g = cg::tiled_partition<32>(block);`, `auto g = tile;`
             kind, n = self._cg_value(value)
             self.declare(_text(decl), Sym(None, cg=kind, tile=n))
             return []
         if decl.kind_id in _REFERENCE_DECLARATOR_IDS:
             return self._reference_decl(decl, base, value)
+        if value is not None and value.type == "lambda_expression" and not self.host:
+            return self.lambda_decl(decl, _text(decl), value)
         name, ty = self._declarator_type(decl, base)
+        if isinstance(ty, AggregateType):
+            if storage != "local" or extern:
+                raise self.fail("C2N1025", decl, what=f"{storage} struct '{ty.name}'")
+            return self.agg_decl(decl, name, ty, value)
+        if isinstance(base, AggregateType):  # pointers to and arrays of structs: their bytes
+            ty = self.memory_type(ty, decl)
         store = storage  # local, static or shared, or extern_shared for `extern __shared__`
         if storage == "shared" and extern:
             store = "extern_shared"
@@ -951,6 +973,10 @@ class BodyLowerer(CoopLowering):
         loc = (node.byte_range, self.placer)
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
+            if type(s.ty) is AggregateType and not self.agg_ok:
+                if self.host:
+                    return N.Name(loc=loc, ty=None, name=name)
+                self.agg_refused_use(node, s.ty)
             # a group object is only meaningful as an argument, which the call drops
             ref = N.Name(loc=loc, ty=s.ty, name=name)
             if s.ref:  # a C++ reference is a pointer read through
@@ -982,6 +1008,8 @@ class BodyLowerer(CoopLowering):
             )
         g = self.u.globals.get(name)
         if g is not None:
+            if type(g) is AggregateType and not self.agg_ok and not self.host:
+                self.agg_refused_use(node, g)
             return N.Name(loc=loc, name=name, ty=g)
         c = self.u.consts.get(name)
         if c is not None:
@@ -1105,8 +1133,14 @@ class BodyLowerer(CoopLowering):
                 }
                 if s is not None and s.cg == "block" and meth in dim3 and field in ("x", "y", "z"):
                     return N.Builtin(loc=loc, name=dim3[meth], dim=field, ty=UINT)
-        base = self.expr(arg)
+        base = self.agg_value(arg) if op == "." else self.expr(arg)
         bt = base.ty
+        if type(bt) is AggregateType:
+            return self.agg_member(node, base, field)
+        mem = self.blob_struct(bt.pointee if op == "->" and type(bt) is A.PointerType else bt)
+        if mem is not None:  # a struct in memory: `p->m`, `p[i].m`
+            ptr = base if op == "->" else address_of(base)
+            return self.mem_member(node, ptr, mem, field)
         if op == "->":
             bt = bt.pointee if isinstance(bt, A.PointerType) else None
         inst = self.packed_of(bt)
@@ -1375,7 +1409,32 @@ class BodyLowerer(CoopLowering):
             t_node = node.child_by_field_id(F.left)
             v_node = node.child_by_field_id(F.right)
         op = KIND_NAMES[op_node.kind_id]
-        target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
+        if op == "=" and t_node.type in _STRUCT_TARGETS and not self.host:
+            target = self.agg_value(t_node)
+            mem = self.blob_struct(target.ty)
+            if mem is not None and v_node.type != "initializer_list":
+                value = self.agg_value(v_node)
+                if type(value.ty) is AggregateType:  # `p[i] = s;`: member by member
+                    pairs = zip(self.mem_leaves(node, target, mem), self.agg_leaves(v_node, value))
+                    loc = (node.byte_range, self.placer)
+                    exprs = tuple(
+                        N.Assign(loc=loc, op="=", target=t, value=v, ty=unqualified(t.ty))
+                        for t, v in pairs
+                    )
+                    return N.Comma(loc=loc, exprs=exprs, ty=VOID)
+                return N.Assign(
+                    loc=(node.byte_range, self.placer),
+                    op="=",
+                    target=target,
+                    value=value,
+                    ty=unqualified(target.ty),
+                )
+            if type(target.ty) is AggregateType:  # s = t; s = f(x);: member by member
+                stmts = self.agg_store(node, target, v_node)  # type: ignore[arg-type]
+                exprs = tuple(st.expr for st in stmts)  # type: ignore[attr-defined]
+                return N.Comma(loc=(node.byte_range, self.placer), exprs=exprs, ty=VOID)
+        else:
+            target = _EXPR_BY_ID[t_node.kind_id](self, t_node)
         vec = self._word_of(v_node) if op == "=" and v_node.kind_id in _CALL_IDS else None
         if vec is not None:  # `*reinterpret_cast<int4*>(p) = v.get_bits()`: store the vector
             return self._packed_store(node, target, vec)
@@ -1433,7 +1492,9 @@ class BodyLowerer(CoopLowering):
                 of = self._named(_text(inner), inner)  # sizeof(float4), sizeof(T)
             if of is None:
                 of = self.expr(v).ty
-        if sizeof(of) is None:
+        if isinstance(of, AggregateType):
+            of = self.blob_of(of, node)
+        if sizeof(of) is None and not (self.generic and isinstance(of, A.OpaqueType)):
             raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
         return N.SizeOf(loc=(node.byte_range, self.placer), of=of, ty=ULONG)
 
@@ -1533,6 +1594,8 @@ class BodyLowerer(CoopLowering):
             fill = self._packed_fill_call(node, fn, arg_nodes)
             if fill is not None:
                 return fill
+        if ft == "identifier" and not self.host and self.is_lambda_call(node):
+            raise self.fail("C2N1010", node, what="lambda call used as a value")
         name, targ_nodes = self._qualified_call_name(fn)
         ref = self.env.get(name)
         if isinstance(ref, A.FunctionRef):  # a call of a function template parameter
@@ -1553,10 +1616,13 @@ class BodyLowerer(CoopLowering):
                 deref = N.Unary(loc=loc, op="*", operand=ptr, ty=ptr.ty.pointee)
                 return self._packed_store(node, deref, vec)
         self.in_assert = short == "assert"
+        outs, self.agg_out = self.agg_out, None  # for this call, not for those in its arguments
+        old_ok, self.agg_ok = self.agg_ok, not self.host
         try:
             args = [self.expr(a) for a in arg_nodes]
         finally:
             self.in_assert = False
+            self.agg_ok = old_ok
         targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
         fi = self._callee(parts)
         if fi is None and ns not in ("", "std", "cuda::std", "cuda"):
@@ -1564,7 +1630,10 @@ class BodyLowerer(CoopLowering):
                 return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
             raise self.fail("C2N1021", node, name=name)
         if fi is not None and not self.host and not self._intrinsic_overload(short, args):
-            return self._user_call(node, short, fi, args, targs, arg_nodes)
+            return self._user_call(node, short, fi, args, targs, arg_nodes, outs)
+        for a, an in zip(args, arg_nodes):
+            if type(a.ty) is AggregateType:
+                self.agg_refused_use(an, a.ty)
         if short in I.RULES:
             hinted = None if self.host else _cache_hinted(short, args, loc)
             if hinted is not None:
@@ -1589,7 +1658,20 @@ class BodyLowerer(CoopLowering):
         if not lo <= len(args) <= hi:
             return False
         defs = self.u.overloads.get(short) or []
-        return all(len(_user_param_nodes(fd.node)) != len(args) for fd in defs)
+        same = [fd for fd in defs if len(_user_param_nodes(fd.node)) == len(args)]
+        if not same:
+            return True
+        # `floorf(v.x)` inside helper_math.h's `floorf(float2 v)`: scalar arguments, and every
+        # user overload of that arity takes a vector somewhere
+        if not all(isinstance(a.ty, A.ScalarType) for a in args):
+            return False
+        for fd in same:
+            if fd.is_template:
+                return False
+            _, types = self.u.full_signature(fd, {})
+            if all(isinstance(unqualified(t), A.ScalarType) for t in types):
+                return False
+        return True
 
     def _smem_view_call(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
@@ -1950,11 +2032,28 @@ class BodyLowerer(CoopLowering):
         args: list[A.Expr],
         targs: list[A.Expr | A.CType],
         arg_nodes: list[ts.Node],
+        outs: list[A.Expr] | None = None,
     ) -> A.Expr:
         # drop cooperative-groups arguments (groups are erased, see ast.py)
-        keep = [i for i, a in enumerate(arg_nodes) if not self._is_group_arg(a)]
-        args2 = [args[i] for i in keep] if len(keep) != len(args) else args
-        target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs)
+        groups = [self._cg_value(a) if self._is_group_arg(a) else None for a in arg_nodes]
+        args2 = [a for a, g in zip(args, groups) if g is None] if any(groups) else args
+        target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs, groups)
+        by_value = [type(a.ty) is AggregateType or self.blob_struct(a.ty) for a in args2]
+        if any(by_value):  # a struct (a variable, or in memory): its members
+            nodes = [n for n, g in zip(arg_nodes, groups) if g is None]
+            args2 = [
+                leaf
+                for a, an, bv in zip(args2, nodes, by_value)
+                for leaf in (self.agg_leaves(an, a) if bv else [a])
+            ]
+        if type(ret) is AggregateType:  # the struct comes back through member pointers
+            if outs is None:
+                raise self.fail(
+                    "C2N1025",
+                    node,
+                    what=f"struct '{ret.name}' returned by '{name}' other than into a variable",
+                )
+            args2, ret = [*args2, *outs], VOID
         if n_params is not None and n_params > len(args2):
             args2 = self._with_defaults(name, fi, args, args2, n_params)
         if n_params is not None and n_params != len(args2):
@@ -1981,6 +2080,11 @@ class BodyLowerer(CoopLowering):
             ty=ret,
         )
 
+
+# assignment targets that may be a whole struct (see .aggregates)
+_STRUCT_TARGETS = frozenset(
+    ("identifier", "field_expression", "subscript_expression", "pointer_expression")
+)
 
 # statements a pending `#pragma unroll` passes over (loops take it; comments and pragmas keep it)
 _UNROLL_TARGETS = frozenset(

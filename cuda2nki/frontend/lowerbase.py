@@ -48,6 +48,20 @@ class Sym:
         d["ref"] = ref
 
 
+@dataclass(frozen=True)
+class GroupArg:
+    """The cooperative group bound to a group-generic parameter of a device function (a
+    ``thread_group g`` parameter, or a ``typename G`` template parameter deduced from a group
+    argument): its kind (``"block"`` or ``"tile"``) and tile size.  Such a function is lowered
+    once per group it is called with, as a template instance."""
+
+    kind: str
+    tile: int = 0
+
+    def __str__(self) -> str:
+        return f"tile{self.tile}" if self.kind == "tile" else self.kind
+
+
 def is_lvalue(e: A.Expr) -> bool:
     return isinstance(e, (A.Name, A.Index, A.Member)) or (isinstance(e, A.Unary) and e.op == "*")
 

@@ -13,8 +13,9 @@ includes, ``#error``, ``#``/``##``, variadic macros, continuation lines and macr
 lines go to pcpp.
 
 System headers (``#include <...>``) are never read; a missing quoted include is a warning
-(C2N1004).  ``__CUDACC__``, ``__NVCC__``, ``__CUDA_ARCH__`` (800), ``__cplusplus`` (C++17) and
-the CUDA 12 version macros are predefined (``-D`` overrides them).
+(C2N1004).  ``__CUDACC__``, ``__NVCC__``, ``__CUDA_ARCH__`` (800), ``__cplusplus`` (C++17),
+the CUDA 12 version macros and Linux's ``__linux__``/``__unix__`` are predefined (``-D``
+overrides them).
 ``__align__(n)`` is respelled ``alignas  (n)`` (same width) because the grammar lacks it.
 """
 
@@ -38,6 +39,9 @@ PREDEFINED = {
     "__CUDACC_VER_MINOR__": "0",
     "CUDART_VERSION": "12000",
     "CUDA_VERSION": "12000",
+    # the host compiler's platform (nvcc on Linux): `#if defined(__linux__) ... #else #error`
+    "__linux__": "1",
+    "__unix__": "1",
 }
 
 _DIRECTIVE_RE = re.compile(r"^[ \t]*#[ \t]*(\w*)(.*)$", re.M)

@@ -9,8 +9,10 @@ one lane per member in declaration order; ``s.member`` and ``p->member`` become 
 beyond), ``S{a, b}`` / ``S s = {a, b}`` are aggregate initialisations, and arrays and pointers of
 the struct are arrays and pointers of the vector.
 
-A struct with a member function, a static or array member, a bit field, a nested type or members
-of different types is not a record (it stays refused with C2N1025).
+A union of a single member (``union Word { uint64_t data; };``) has that member's layout and
+is a one-lane record.  A struct with a member function, a static or array member, a bit field, a
+nested type or members of different types is not a record, nor is a union of several members
+(they stay refused with C2N1025, or see :mod:`cuda2nki.frontend.aggregates`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import tree_sitter as ts
 
 from cuda2nki.frontend.cst import F
 
-_STRUCT_KINDS = ("struct_specifier", "class_specifier")
+_STRUCT_KINDS = ("struct_specifier", "class_specifier", "union_specifier")
 _SKIPPED = ("access_specifier", "comment")
 
 
@@ -98,4 +100,6 @@ def record_struct(node: ts.Node, alias: str | None = None) -> RecordStruct | Non
         fields.extend(names)
     if elem is None or len(set(fields)) != len(fields):
         return None
+    if node.type == "union_specifier" and len(fields) != 1:
+        return None  # overlapping members
     return RecordStruct(name, tuple(fields), elem, quals)

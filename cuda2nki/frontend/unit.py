@@ -14,6 +14,13 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.aggregates import (
+    AggregateDef,
+    AggregateType,
+    aggregate_def,
+    flatten,
+    out_params,
+)
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import (
@@ -24,15 +31,23 @@ from cuda2nki.frontend.cst import (
     first_error,
     kind_ids,
 )
+from cuda2nki.frontend.groupgen import (
+    bound_group,
+    generic_instance_name,
+    group_env,
+    is_group_bound,
+)
 from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
-from cuda2nki.frontend.lowerbase import Reparse, Sym, _Placeholder, _text
+from cuda2nki.frontend.lower import _vector_ctor as vector_ctor
+from cuda2nki.frontend.lowerbase import GroupArg, Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
 from cuda2nki.frontend.smemview import SmemView, smem_view_struct
 from cuda2nki.frontend.typesys import (
     INT,
+    VOID,
     float_literal,
     int_literal,
     named_type,
@@ -91,6 +106,10 @@ class UnitContext:
         self.packed_instances: dict[str, PackedInstance] = {}  # by their VectorType's name
         self.records: dict[str, A.VectorType] = {}  # record structs by name (see .records)
         self.record_fields: dict[str, tuple[str, ...]] = {}  # by their VectorType's name
+        self.aggregates: dict[str, AggregateDef] = {}  # see .aggregates, by every name
+        self.aggregate_types: dict[str, AggregateType] = {}
+        self.aggregates_busy: set[str] = set()
+        self.blobs: dict[str, AggregateType] = {}  # structs in memory, by their bytes' name
         self.smem_views: dict[str, SmemView] = {}  # shared-memory view structs (see .smemview)
         self.overloads: dict[str, list[FuncDef]] = {}
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
@@ -139,13 +158,22 @@ class UnitContext:
         """``typedef struct [tag] { float a, b; } Name[, *PName];``: a record struct under every
         name the typedef gives it (True when ``node`` is one)."""
         t_node = node.child_by_field_id(F.type) if node.type == "type_definition" else None
-        if t_node is None or t_node.type not in ("struct_specifier", "class_specifier"):
+        if t_node is None or t_node.type not in (
+            "struct_specifier",
+            "class_specifier",
+            "union_specifier",
+        ):
             return False
         decls = [
             c for i, c in enumerate(node.children) if node.field_name_for_child(i) == "declarator"
         ]
         plain = [_text(c) for c in decls if c.type == "type_identifier"]
         vt = self.register_struct(t_node, None, plain[0] if plain else None, low)
+        ag = aggregate_def(t_node, plain[0]) if vt is None and plain else None
+        if ag is not None:  # a struct of members of different types: under every plain name
+            for name in plain:
+                self.aggregates[name] = ag
+            return len(plain) == len(decls)
         if vt is None:
             return False
         for c in decls:
@@ -183,6 +211,9 @@ class UnitContext:
             return None
         rs = record_struct(node, alias)
         if rs is None:
+            ag = aggregate_def(node, alias)
+            if ag is not None:
+                self.aggregates[ag.name] = ag
             return None
         low = lowerer or BodyLowerer(self, "<file>", host=True)
         try:
@@ -190,6 +221,9 @@ class UnitContext:
         except _Placeholder:
             return None
         if not isinstance(elem, A.ScalarType) or elem.name == "void":
+            ag = aggregate_def(node, alias)  # `struct { uint4 x, y; }`: members, not lanes
+            if ag is not None:
+                self.aggregates[ag.name] = ag
             return None
         base = N.ScalarType(name=elem.name)
         vt = N.VectorType(
@@ -291,6 +325,32 @@ class UnitContext:
                     continue
                 if init is None or not isinstance(ty, A.ArrayType):
                     continue
+            if type(ty) is AggregateType:  # a struct: one variable per member (see .aggregates)
+                leaves = flatten(name, ty)
+                items = init.items if isinstance(init, A.InitList) else ()
+                if (
+                    any(isinstance(t, A.ArrayType) for _, t in leaves)  # not held by value
+                    or space == "host_const"
+                    or len(items) > len(leaves)
+                    or (init is not None and not isinstance(init, A.InitList))
+                ):
+                    continue  # its uses are undeclared names
+                self.globals[name] = ty
+                for i, (leaf, lty) in enumerate(leaves):
+                    self.globals[leaf] = lty
+                    item = items[i] if i < len(items) else None
+                    if isinstance(item, A.InitList) and isinstance(lty, A.VectorType):
+                        item = vector_ctor(lty, item.items, item.loc)
+                    self.global_vars.append(
+                        N.GlobalVar(
+                            loc=self.placer.at(dnode),
+                            name=leaf,
+                            ty=lty,
+                            init=item,
+                            space=space,
+                        )
+                    )
+                continue
             self.globals[name] = ty
             self.global_vars.append(
                 N.GlobalVar(loc=self.placer.at(dnode), name=name, ty=ty, init=init, space=space)
@@ -323,9 +383,16 @@ class UnitContext:
                 info = _param_info(low, p, declare=False)
             except _Placeholder:
                 info = ("", None, False)
-            if info is not None:
+            if info is not None and type(info[1]) is AggregateType:  # its members
+                leaves = flatten(info[0], info[1])
+                types.extend(t for _, t in leaves)
+                refs.extend(False for _ in leaves)
+            elif info is not None:
                 types.append(info[1])
                 refs.append(info[2])
+        if type(ret) is AggregateType:  # returned through member pointers
+            types.extend(t for _, t in out_params(ret))
+            refs.extend(False for _ in out_params(ret))
         self._refs_cache[key] = tuple(refs)
         got = (ret, tuple(types))
         self._sig_cache[key] = got
@@ -404,16 +471,25 @@ class UnitContext:
         fd: FuncDef,
         args: list[A.Expr],
         targs: list[A.Expr | A.CType],
+        groups: list[tuple[str, int] | None] | None = None,
     ) -> tuple[str, A.CType | None, int | None, tuple[bool, ...]]:
-        """Target name, return type, parameter count and reference flags of a user call."""
+        """Target name, return type, parameter count and reference flags of a user call;
+        ``groups``: per argument, the cooperative group it is (kind, tile size), else None."""
         fd = self.pick_overload(name, args, fd.namespace) or fd
         if fd.kind in ("global", "host"):
             raise low.fail("C2N1021", node, name=name)
-        if not fd.is_template:
+        genv = group_env(fd, _param_nodes(fd.node), groups) if groups else {}
+        if groups and any(groups):  # the groups were dropped from the call's arguments
+            args = [a for a, g in zip(args, groups) if g is None]
+        if not fd.is_template and not genv:
             ret, n = self.signature(fd, {})
             return self.function_name_of(fd), ret, n, self.param_refs(fd, {})
-        env = self.deduce(low, node, fd, args, targs)
-        inst = instance_name(name, fd, env)
+        if not fd.is_template:  # generic over the group it is given: one instance per group
+            env: dict = dict(genv)
+            inst = generic_instance_name(self.function_name_of(fd), genv)
+        else:
+            env = self.deduce(low, node, fd, args, targs, genv)
+            inst = instance_name(name, fd, env)
         if len(self.overloads.get(fd.name, ())) > 1:  # overloaded templates: one name each
             _, types = self.full_signature(fd, env)
             inst += f"({', '.join(type_str(unqualified(t)) for t in types)})"
@@ -429,10 +505,11 @@ class UnitContext:
         fd: FuncDef,
         args: list[A.Expr],
         targs: list[A.Expr | A.CType],
+        seed: Mapping[str, GroupArg] | None = None,
     ) -> dict[str, int | A.CType | None]:
         if not fd.template_ok:
             raise low.fail("C2N1024", node, name=fd.name, reason="unsupported template parameters")
-        env: dict[str, int | A.CType | None] = {}
+        env: dict = dict(seed or {})
         for (pname, kind, _d, _n), ta in zip(fd.template_params, targs):
             env[pname] = self._targ_value(low, node, fd, pname, kind, ta)
         if len(targs) > len(fd.template_params):
@@ -476,7 +553,7 @@ class UnitContext:
         fix nothing)."""
         kinds = {p[0]: p[1] for p in fd.template_params}
         pnodes = [p for p in _param_nodes(fd.node)]
-        non_group = [p for p in pnodes if not _is_cg_param(low, p)]
+        non_group = [p for p in pnodes if not _is_cg_param(low, p) and not is_group_bound(env, p)]
         for p, a in zip(non_group, args):
             t = p.child_by_field_id(F.type)
             if t is not None and t.type == "qualified_identifier":
@@ -558,6 +635,10 @@ class UnitContext:
                 ret = _return_type(low, fnode)
                 low.return_type = ret
                 params = self._params(low, fnode)
+                if type(ret) is AggregateType:  # returned through member pointers
+                    at = self.placer.at(fnode)
+                    outs = [N.Param(loc=at, name=n, ty=t) for n, t in out_params(ret)]
+                    params, ret = (*params, *outs), VOID
                 bounds = self._launch_bounds(low, fnode)
                 body_node = fnode.child_by_field_id(F.body)
                 body = low.block(body_node, new_scope=True) if body_node is not None else None
@@ -598,7 +679,11 @@ class UnitContext:
         if not tparams and env:  # in the order of the parameters
             order = [p[0] for p in fd.template_params]
             order += [k for k in env if k not in order]
-            targs = tuple((k, env[k]) for k in order if env.get(k) is not None)
+            targs = tuple(
+                (k, env[k])
+                for k in order
+                if env.get(k) is not None and not isinstance(env[k], GroupArg)
+            )
         return N.Function(
             loc=self.placer.at(fnode),
             name=fname,
@@ -670,7 +755,10 @@ class UnitContext:
         out: list[A.Param] = []
         for p in _param_nodes(fnode):
             got = _param_info(low, p, declare=True)
-            if got is not None:
+            if got is not None and type(got[1]) is AggregateType:  # one per member
+                at = self.placer.at(p)
+                out.extend(N.Param(loc=at, name=n, ty=t) for n, t in flatten(got[0], got[1]))
+            elif got is not None:
                 name, ty, _ref = got
                 out.append(N.Param(loc=self.placer.at(p), name=name, ty=ty))
         return tuple(out)
@@ -707,7 +795,8 @@ def _param_info(
     t = p.child_by_field_id(F.type)
     d = p.child_by_field_id(F.declarator)
     if t is not None and t.kind_id not in _PRIMITIVE_IDS and low._is_cg_type(t):
-        kind, n = low._cg_size_from_type(t)
+        g = bound_group(low.env, p, t)
+        kind, n = (g.kind, g.tile) if g is not None else low._cg_size_from_type(t)
         if declare and d is not None:
             low.declare(_text(d).lstrip("&* "), Sym(None, cg=kind, tile=n))
         return None
@@ -744,6 +833,10 @@ def _param_info(
         ref = False  # const T&: a copy
     if ref:
         ty = N.PointerType(pointee=ty)
+    if type(ty) is AggregateType:
+        low.check_by_value(p, ty)  # type: ignore[arg-type]
+    else:
+        ty = low.memory_type(ty, p)
     if declare:
         low.declare(name, Sym(ty, ref=ref))
     return name, ty, ref
@@ -873,7 +966,10 @@ def instance_name(name: str, fd: FuncDef, env: Mapping[str, object]) -> str:
     vals = []
     for pname, _k, _d, _n in fd.template_params:
         v = env.get(pname)
-        vals.append(str(v) if isinstance(v, int) else type_str(v))  # type: ignore[arg-type]
+        if isinstance(v, int | GroupArg):
+            vals.append(str(v))
+        else:
+            vals.append(type_str(v))  # type: ignore[arg-type]
     return f"{name}<{', '.join(vals)}>"
 
 

@@ -186,13 +186,15 @@ def load(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc):
     if ptr.buf.reads is not None:
         _mark_read(ptr.buf.reads, e, dt, lanes)
     view = ptr.buf.view(dt)
+    one = isinstance(t, VectorType)  # a one-lane vector (a one-member record) is still a Vec
     if isinstance(e, Aff):
         ro = ptr.buf.readonly
         if lanes == 1:
-            return _read_strided(view, e, ro)
+            x = _read_strided(view, e, ro)
+            return Vec((x,)) if one else x
         return Vec(tuple(_read_strided(view, e.with_(e.c0 + j, e.co), ro) for j in range(lanes)))
     if lanes == 1:
-        return view[e]
+        return Vec((view[e],)) if one else view[e]
     return Vec(tuple(view[e + j] for j in range(lanes)))
 
 
@@ -250,7 +252,7 @@ def store(c: Chunk, act, ptr: Ptr, t: CType, value, loc: SourceLoc) -> None:
             _write_strided(view, e.with_(e.c0 + j, e.co), vals[j], dt)
         return
     if lanes == 1:
-        _put(view, e, value, dt, n)
+        _put(view, e, value.lanes[0] if isinstance(value, Vec) else value, dt, n)
         return
     vals = value.lanes if isinstance(value, Vec) else (value,) * lanes
     for j in range(lanes):

@@ -197,10 +197,15 @@ class MemLV(LV):
         p = self.addr_fn(c, act)
         if isinstance(self.ty, A.ArrayType):
             return p
+        if isinstance(self.ty, A.PointerType) and not isinstance(p.buf, VarBuffer):
+            raise unsupported(self.loc, "a pointer read from memory")
         return access.load(c, act, p, self.ty, self.loc)
 
     def store(self, c, act, v):
-        access.store(c, act, self.addr_fn(c, act), self.ty, v, self.loc)
+        p = self.addr_fn(c, act)
+        if isinstance(self.ty, A.PointerType) and not isinstance(p.buf, VarBuffer):
+            raise unsupported(self.loc, "a pointer stored in memory")
+        access.store(c, act, p, self.ty, v, self.loc)
 
     def addr(self, c, act):
         return self.addr_fn(c, act)

@@ -840,6 +840,31 @@ _reg("__sad", _intop("sad", I32))
 _reg("__usad", _intop("sad", U32))
 
 
+def _dp4a(fc, e):
+    """``__dp4a(a, b, c)``: ``c`` plus the dot product of the four bytes of ``a`` and ``b``
+    (signed bytes for ``int`` operands, unsigned for ``unsigned int``), wrapping in 32 bits."""
+    signed = not str(getattr(fc.type_of(e.args[0]), "name", "")).startswith("uint")
+    t = I32 if signed else U32
+    fs, _ = _args(fc, e, [t, t, t])
+    dt = np.int8 if signed else np.uint8
+
+    def f(c, a):
+        x, y, acc = (np.asarray(g(c, a)) for g in fs)
+        bx = np.ascontiguousarray(x.astype(np.uint32 if not signed else np.int32))
+        by = np.ascontiguousarray(y.astype(np.uint32 if not signed else np.int32))
+        px = bx.reshape(*bx.shape, 1).view(dt).astype(np.int64)  # 4 bytes, little-endian
+        py = by.reshape(*by.shape, 1).view(dt).astype(np.int64)
+        px, py = np.broadcast_arrays(px, py)
+        r = (px * py).sum(-1) + acc.astype(np.int64)
+        out = (r & 0xFFFFFFFF).astype(np.uint32).astype(np_dtype(t))
+        return out if out.ndim else out[()]
+
+    return f, t
+
+
+_reg("__dp4a", _dp4a)
+
+
 def _mul64hi(fc, e):
     t = U64 if e.func.startswith("__u") else I64
     fs, _ = _args(fc, e, [t, t])

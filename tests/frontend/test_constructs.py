@@ -240,15 +240,24 @@ namespace ops { __global__ void k2(double* d) { d[0] = 1; } }
     assert tu.function("lane").forceinline and tu.function("lane").return_type == UINT
 
 
-def test_struct_parameter_is_refused(parse):
-    # members of different types: not a record struct (see test_records.py)
+def test_struct_of_mixed_members_by_value_and_through_a_pointer(parse):
+    # members of different types: not a record struct (see test_records.py); by value it is
+    # one variable per member (see cuda2nki.frontend.aggregates), in memory its bytes
     tu = parse(
         "struct P { int n; float* data; };\ntypedef struct { float x; double y; } Q;\n"
         "__global__ void k(P p, float* x) { x[0] = 1; }\n"
         "__global__ void k2(float* x) { Q q; x[0] = 1; }\n"
+        "__global__ void k3(P* p, float* x) { x[0] = 1; }\n"
     )
-    assert [d.code for d in tu.rejected["k"]] == ["C2N1025"]
-    assert [d.code for d in tu.rejected["k2"]] == ["C2N1025"]
+    assert [p.name for p in tu.function("k").params] == ["p__n", "p__data", "x"]
+    assert tu.function("k2") is not None
+    pt = tu.function("k3").params[0].ty  # in memory: the struct's bytes at its C layout
+    assert (pt.pointee.name, pt.pointee.base.name, pt.pointee.width, pt.pointee.align) == (
+        "P",
+        "uint8",
+        16,
+        8,
+    )
 
 
 def test_explicit_template_instantiation(parse):

@@ -9,6 +9,7 @@ import pytest
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import parse_source
+from cuda2nki.frontend.visit import find
 from cuda2nki.simt.runner import run_kernel
 
 _N = 77
@@ -236,3 +237,24 @@ def test_misuses_are_refused_by_id(body: str, code: str, what: str) -> None:
     diags = [d for d in tu.rejected.get("k", ()) if d.code == code]
     assert diags and what in diags[0].message, tu.rejected
     assert diags[0].loc.line >= 1 and diags[0].loc.col >= 1
+
+
+def test_vector_overload_of_a_math_function_calls_the_scalar_one(parse):
+    # helper_math.h style: the vector overloads call the intrinsic on each lane
+    tu = parse(
+        "inline __device__ float2 floorf(float2 v) { return make_float2(floorf(v.x), floorf(v.y)); }\n"
+        "inline __device__ float2 fminf(float2 a, float2 b) {\n"
+        "    return make_float2(fminf(a.x, b.x), fminf(a.y, b.y));\n}\n"
+        "__device__ float fminf(float a, int b) { return a; }\n"
+        "__global__ void k(float2* p, float* q) {\n"
+        "    p[0] = fminf(floorf(p[0]), p[1]);\n    q[0] = fminf(q[1], 2);\n}\n"
+    )
+    assert tu.rejected == {}, tu.diagnostics
+    f = tu.function("floorf")
+    inner = [c for c in find(f, A.Call) if c.func == "floorf"]
+    assert len(inner) == 2 and all(c.target is None for c in inner)  # the intrinsic
+    k = tu.function("k")
+    assert {c.target for c in find(k, A.Call) if c.func == "fminf"} == {
+        "fminf(float2, float2)",
+        "fminf(float32, int32)",  # a scalar user overload of the same arity is still chosen
+    }

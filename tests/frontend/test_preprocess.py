@@ -179,6 +179,19 @@ def test_nvcc_predefined_macros(parse):
     assert [c.func for c in find(old.kernels[0], A.Call)] == ["__shfl_down"]
 
 
+def test_linux_platform_macros(parse):
+    # platform switches that end in `#error` on an unknown system (nvcc on Linux)
+    src = (
+        "#if defined(__linux__)\n#define SCALE 2.0f\n#elif defined(_WIN32)\n#define SCALE 3.0f\n"
+        "#else\n#error Unsupported system\n#endif\n"
+        "#ifdef __unix__\n#define OFF 1\n#endif\n"
+        "__global__ void k(float* p) { p[OFF] = SCALE; }\n"
+    )
+    tu = parse(src)
+    assert tu.rejected == {} and not [d for d in tu.diagnostics if d.code == "C2N1003"]
+    assert [lit.value for lit in find(tu.kernels[0], A.FloatLit)] == [2.0]
+
+
 # -------------------------------------------------------------- conditionals without pcpp
 
 LINE_FOR_LINE = [

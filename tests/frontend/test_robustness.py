@@ -98,3 +98,14 @@ def test_threads_each_get_their_own_parser():
     with ThreadPoolExecutor(4) as ex:
         tus = list(ex.map(lambda s: parse_source(s, "t.cu"), srcs))
     assert [tu.kernels[0].name for tu in tus] == [f"k{i}" for i in range(40)]
+
+
+def test_host_shift_by_a_negative_count_has_no_value(parse) -> None:
+    # undefined in C: the host evaluator gives up on the value instead of failing the file
+    tu = parse(
+        "__global__ void k(float* p) { p[threadIdx.x] = 1.0f; }\n"
+        "int main() {\n    int s = -1;\n    int n = 1 << s;\n    float* p;\n"
+        "    k<<<n, 32>>>(p);\n    return 0;\n}\n"
+    )
+    assert not [d for d in tu.diagnostics if d.code == "C2N0005"], tu.diagnostics
+    assert [k.name for k in tu.kernels] == ["k"]

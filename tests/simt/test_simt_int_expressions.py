@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from simt_helpers import tu_of
+from simt_helpers import run, tu_of
 
 from cuda2nki.frontend.ast import ScalarType
 from cuda2nki.frontend.typesys import arith_result, promote
@@ -122,3 +123,28 @@ def test_mixed_integer_expression(expr, env) -> None:
     ]
     assert int(out[0]) == wrap(want, "int64"), (src_expr, env, wt)
     assert int(out[1]) == int(out[0])
+
+
+@pytest.mark.parametrize(
+    ("decl", "signed"),
+    [("int", True), ("unsigned int", False), ("const int", True), ("uint32_t", False)],
+)
+def test_dp4a_byte_dot_product(decl: str, signed: bool) -> None:
+    src = f"""
+    #include <stdint.h>
+    __global__ void k(const {decl}* a, const {decl}* b, const {decl}* c, {decl}* out) {{
+        int i = threadIdx.x;
+        out[i] = __dp4a(a[i], b[i], c[i]);
+        out[64 + i] = __dp4a(a[i], b[i], 7);  // a literal accumulator
+    }}"""
+    dt = np.int32 if signed else np.uint32
+    rng = np.random.default_rng(4)
+    a = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32).view(dt)
+    b = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32).view(dt)
+    c = rng.integers(-(2**20), 2**20, 64).astype(dt)
+    out = run(src, block=(64,), a=a, b=b, c=c, out=np.zeros(128, dt))["out"]
+    bt = np.int8 if signed else np.uint8
+    dot = (a.view(bt).reshape(64, 4).astype(np.int64) * b.view(bt).reshape(64, 4)).sum(1)
+    for acc, got in ((c.astype(np.int64), out[:64]), (7, out[64:])):
+        want = ((dot + acc) & 0xFFFFFFFF).astype(np.uint32).view(dt)
+        np.testing.assert_array_equal(got, want)

@@ -1,0 +1,100 @@
+"""Lambdas in device code called as statements are inlined at their calls (see
+cuda2nki.frontend.lambdas): reference captures read and write the enclosing variables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from simt_helpers import run
+
+from cuda2nki.frontend import parse_source
+
+# one loop body written once, used by two loops around a special middle step
+SPLIT_LOOP = """
+__global__ void k(const float* x, const float* w, float* out, int n, int mid) {
+    int row = blockIdx.x;
+    float acc[2] = {0.0f, 0.0f};
+    const float* xr = x + row * n;
+    LAMBDA
+    int j = threadIdx.x;
+    for (; j < mid; j += blockDim.x) STEP(j);
+    if (j == mid) { acc[0] += 100.0f * xr[j]; j += blockDim.x; }
+    for (; j < n; j += blockDim.x) {
+        STEP(j);
+    }
+    out[row * blockDim.x + threadIdx.x] = acc[0] + acc[1];
+}
+"""
+
+LAMBDAS = {
+    "ref_capture": "auto step = [&](int t) {\n"
+    "        float p = xr[t] * w[t];\n"
+    "        for (int q = 0; q < 2; ++q) acc[q] += p * (q + 1);\n    };",
+    "ref_capture_trailing_return": "auto step = [&](const int t) -> void {\n"
+    "        acc[0] += xr[t] * w[t];\n        acc[1] += 2.0f * xr[t] * w[t];\n"
+    "        return;\n    };",
+    "device_params_renamed": "auto step = [&] (int j) mutable {\n"
+    "        float j2 = xr[j] * w[j];  // the parameter shadows the caller's j\n"
+    "        acc[0] += j2; acc[1] = acc[1] + j2 * 2.0f;\n    };",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(LAMBDAS))
+@pytest.mark.parametrize(("n", "mid", "tpb"), [(40, 5, 8), (33, 32, 32), (70, 0, 16)])
+def test_inlined_lambda_loop_body(spelling: str, n: int, mid: int, tpb: int) -> None:
+    src = SPLIT_LOOP.replace("LAMBDA", LAMBDAS[spelling]).replace("STEP", "step")
+    rows = 3
+    rng = np.random.default_rng(n + mid)
+    x = rng.standard_normal(rows * n).astype(np.float32)
+    w = rng.standard_normal(n).astype(np.float32)
+    out = run(
+        src,
+        grid=(rows,),
+        block=(tpb,),
+        x=x,
+        w=w,
+        out=np.zeros(rows * tpb, np.float32),
+        n=n,
+        mid=mid,
+    )["out"]
+    ref = np.zeros((rows, tpb))
+    for r in range(rows):
+        for t in range(tpb):
+            for j in range(t, n, tpb):
+                v = x[r * n + j]
+                ref[r, t] += 100.0 * v if j == mid else 3.0 * v * w[j]
+    np.testing.assert_allclose(out.reshape(rows, tpb), ref, rtol=1e-4, atol=1e-4)
+
+
+def test_capture_free_lambda() -> None:
+    src = """
+    __global__ void k(int* out) {
+        auto bump = [](int* p, int by) { p[threadIdx.x] += by; };
+        bump(out, 3);
+        bump(out, threadIdx.x);
+    }"""
+    out = run(src, block=(16,), out=np.ones(16, np.int32))["out"]
+    np.testing.assert_array_equal(out, 4 + np.arange(16))
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ("    auto f = [=](int t) { o[t] = 1.0f; };\n    f(0);\n", 2),
+        ("    int s = 2;\n    auto f = [s](int t) { o[t] = s; };\n    f(0);\n", 3),
+        ("    auto f = [&](int t) { return o[t]; };\n    o[1] = f(0);\n", 2),
+        ("    auto f = [&](int t) { if (t) return; o[t] = 1.0f; };\n    f(0);\n", 2),
+        ("    auto f = [&](int t) { o[t] = 1.0f; };\n    o[2] = f(0) + 1;\n", 3),
+        (
+            "    float v = 1.0f;\n    auto f = [&](int t) { o[t] = v; };\n"
+            "    { float v = 2.0f; f(0); }\n",
+            4,
+        ),
+    ],
+)
+def test_lambda_uses_left_refused(body: str, line: int) -> None:
+    src = "__global__ void k(float* o) {\n" + body + "}\n"
+    tu = parse_source(src, "k.cu")
+    diags = tu.rejected.get("k")
+    assert diags, tu.diagnostics
+    assert diags[0].code == "C2N1010" and diags[0].loc.line == line, diags
