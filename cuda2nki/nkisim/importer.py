@@ -28,6 +28,7 @@ from cuda2nki.nkisim import language as _nl
 from cuda2nki.nkisim import legacy_isa as _lisa
 from cuda2nki.nkisim import library_kernels as _library
 from cuda2nki.nkisim.errors import unsupported
+from cuda2nki.nkisim.refused_names import RefusedName, importing
 from cuda2nki.nkisim.tensor import NkiTensor
 
 #: Documented APIs the simulator does not model, with the reason its C2N3001 diagnostic gives
@@ -47,7 +48,22 @@ NOT_SIMULATED = {
 #: so every name of the namespace is refused with this reason (those of the public API reference
 #: are listed in ``NOT_SIMULATED`` for the coverage document).
 COLLECTIVES_REASON = "collective communication between NeuronCores is not modelled"
-for _name in ("all_gather", "all_reduce", "all_to_all"):
+#: The names of ``nki.collectives`` in the public API reference.
+COLLECTIVES = (
+    "ReplicaGroup",
+    "all_gather",
+    "all_gather_v",
+    "all_reduce",
+    "all_to_all",
+    "all_to_all_v",
+    "collective_permute",
+    "collective_permute_implicit",
+    "collective_permute_implicit_current_processing_rank_id",
+    "collective_permute_implicit_reduce",
+    "rank_id",
+    "reduce_scatter",
+)
+for _name in COLLECTIVES:
     NOT_SIMULATED[f"collectives.{_name}"] = COLLECTIVES_REASON
 del _name
 
@@ -67,7 +83,11 @@ def _missing(m: SimModule, name: str):
     if name.startswith("__") and name.endswith("__"):
         raise AttributeError(name)
     short = m.__name__.rsplit(".", 1)[-1]
-    detail = NOT_SIMULATED.get(f"{short}.{name}", "") or m.__dict__.get("_sim_refusal", "")
+    documented = NOT_SIMULATED.get(f"{short}.{name}")
+    if documented is not None and importing(2):
+        # imported, not used: the placeholder refuses where the port uses it
+        return RefusedName(f"{m.__name__}.{name}", documented)
+    detail = documented or m.__dict__.get("_sim_refusal", "")
     other = m.__dict__.get("_sim_other")
     if not detail and other is not None and name in other.__dict__:
         detail = (
