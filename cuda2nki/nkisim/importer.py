@@ -27,6 +27,7 @@ from cuda2nki.nkisim import kernel as _kernel
 from cuda2nki.nkisim import language as _nl
 from cuda2nki.nkisim import legacy_isa as _lisa
 from cuda2nki.nkisim import library_kernels as _library
+from cuda2nki.nkisim import registers as _reg
 from cuda2nki.nkisim.errors import unsupported
 from cuda2nki.nkisim.refused_names import RefusedName, importing
 from cuda2nki.nkisim.tensor import NkiTensor
@@ -192,6 +193,11 @@ _ISA_EXCLUDE = {
 }
 
 
+#: helpers of :mod:`cuda2nki.nkisim.registers` that are no NKI names
+_REG_EXCLUDE = {"annotations", "np", "invalid", "unsupported", "NkiTensor", "NoReturn"}
+_REG_EXCLUDE |= {"loop_bound", "loop_step"}
+
+
 #: ``nki.isa.constants``: the enums of the ISA's keyword arguments (also ``nisa.<enum>``).
 _ISA_CONSTANTS = (
     "engine",
@@ -225,7 +231,7 @@ def build_modules() -> dict[str, SimModule]:
     """Fresh module objects for both namespaces."""
     nl_cur = {k: v for k, v in _public(_nl, _NL_EXCLUDE).items() if k not in _nl.LEGACY_ONLY}
     nl_leg = _public(_nl, _NL_EXCLUDE)
-    isa_cur = _public(_isa, _ISA_EXCLUDE)
+    isa_cur = _public(_isa, _ISA_EXCLUDE) | _public(_reg, _REG_EXCLUDE)
     isa_leg = _public(_lisa, _ISA_EXCLUDE | {"IndexExpr", "allocate"})
     mods: dict[str, SimModule] = {}
     # current API
