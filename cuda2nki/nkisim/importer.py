@@ -28,9 +28,9 @@ from cuda2nki.nkisim import language as _nl
 from cuda2nki.nkisim import legacy_isa as _lisa
 from cuda2nki.nkisim import library_kernels as _library
 from cuda2nki.nkisim import registers as _reg
-from cuda2nki.nkisim.errors import unsupported
+from cuda2nki.nkisim.errors import NkiValidationError, unsupported
 from cuda2nki.nkisim.refused_names import RefusedName, importing
-from cuda2nki.nkisim.tensor import NkiTensor
+from cuda2nki.nkisim.tensor import MemoryRegion, NkiTensor
 
 #: Documented APIs the simulator does not model, with the reason its C2N3001 diagnostic gives
 #: (keyed by the last part of the module name and the attribute).  Any other unknown name is
@@ -117,6 +117,19 @@ def _public(mod, exclude=()) -> dict:
     }
 
 
+class NkiInstruction:
+    """``nki.isa.NkiInstruction``: a traced instruction's handle.  The simulator runs the
+    instructions in program order, so every ``depends_on`` edge already holds."""
+
+    def depends_on(self, *producers: NkiInstruction) -> NkiInstruction:
+        for p in producers:
+            if not isinstance(p, NkiInstruction):
+                raise unsupported(
+                    "NkiInstruction.depends_on", f"a producer that is a {type(p).__name__}"
+                )
+        return self
+
+
 class _TensorType:
     """``nt.tensor[128, 512]`` / ``nki.tensor`` annotations (no runtime meaning)."""
 
@@ -190,6 +203,7 @@ _ISA_EXCLUDE = {
     "matmul_values",
     "matmul_operands",
     "mask_where",
+    "Lazy",
 }
 
 
@@ -230,8 +244,10 @@ def _dtype_module() -> SimModule:
 def build_modules() -> dict[str, SimModule]:
     """Fresh module objects for both namespaces."""
     nl_cur = {k: v for k, v in _public(_nl, _NL_EXCLUDE).items() if k not in _nl.LEGACY_ONLY}
+    nl_cur |= {"DType": _dt.NkiDType, "MemoryRegion": MemoryRegion}
     nl_leg = _public(_nl, _NL_EXCLUDE)
     isa_cur = _public(_isa, _ISA_EXCLUDE) | _public(_reg, _REG_EXCLUDE)
+    isa_cur |= {"NkiValidationError": NkiValidationError, "NkiInstruction": NkiInstruction}
     isa_leg = _public(_lisa, _ISA_EXCLUDE | {"IndexExpr", "allocate"})
     mods: dict[str, SimModule] = {}
     # current API

@@ -71,6 +71,12 @@ def get_nc_version() -> nc_version:
     return nc_version(st.current().target.nc_version)
 
 
+def get_nc_sub_version() -> int:
+    """The silicon revision within the target's NeuronCore generation: the simulator models
+    the first (0)."""
+    return 0
+
+
 # --------------------------------------------------------------------------- data movement
 
 

@@ -775,6 +775,13 @@ def bypass(x, *a, **kw):  # pragma: no cover - op constant
 identity = bypass
 
 
+@_named("average")
+def average(x, *a, **kw):
+    """Op constant of the reductions (``nisa.tensor_reduce``, ``tensor_partition_reduce``:
+    the mean); not a function."""
+    raise unsupported("nl.average(...)", "an op constant for reductions, not a function; nl.mean")
+
+
 @_named("prelu")
 def prelu(x, *a, **kw):
     """Op constant of ``nisa.activate2`` (``x if x >= 0 else relu_param * x``); not a function."""

@@ -60,6 +60,9 @@ hbm = MemoryRegion("hbm", False)
 private_hbm = MemoryRegion("private_hbm", False)
 shared_hbm = MemoryRegion("shared_hbm", False)
 REGIONS = {r.name: r for r in (sbuf, psum, hbm, private_hbm, shared_hbm)}
+for _r in REGIONS.values():  # nl.MemoryRegion.sbuf, ... (an enum in the public API)
+    setattr(MemoryRegion, _r.name, _r)
+del _r
 
 
 class par_dim:  # noqa: N801 - NKI spelling

@@ -1,0 +1,152 @@
+"""Names of the current ``nki`` API reference beyond the instructions: ``nisa.NkiValidationError``
+(the type a violated hardware constraint is raised as), ``nisa.NkiInstruction``,
+``nisa.get_nc_sub_version``, ``nl.DType``, ``nl.MemoryRegion``, the ``nl.average`` op."""
+
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from cuda2nki.diagnostics import DiagnosticError
+from cuda2nki.nkisim import load_kernel, load_module, simulate_kernel
+
+CUR = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n"
+
+
+def module(tmp_path, body: str):
+    p = tmp_path / "port.py"
+    p.write_text(CUR + textwrap.dedent(body))
+    return load_module(p), p
+
+
+TOO_TALL = """
+
+@nki.jit
+def k(a):
+    t = nl.ndarray(({p}, 4), dtype=nl.float32, buffer=nl.sbuf)
+    return a
+
+
+def call(a):
+    return nki.simulate(k)(a)
+
+
+def caught(a):
+    try:
+        nki.simulate(k)(a)
+    except nisa.NkiValidationError as exc:
+        return str(exc)
+    return "ran"
+"""
+
+
+@pytest.mark.parametrize("p", [129, 256])
+def test_a_violated_hardware_constraint_is_an_nki_validation_error(tmp_path, p):
+    mod, path = module(tmp_path, TOO_TALL.format(p=p))
+    a = np.zeros((2, 2), np.float32)
+    assert "C2N3002" in mod.caught(a)
+    with pytest.raises(DiagnosticError) as ei:  # and still the diagnostic, at the line
+        mod.call(a)
+    assert ei.value.diagnostic.code == "C2N3002" and ei.value.diagnostic.loc.line == 8
+
+
+def test_an_unsupported_api_is_no_validation_error(tmp_path):
+    mod, _ = module(
+        tmp_path,
+        """
+
+@nki.jit
+def k(a):
+    nisa.nc_matmul_mx(a, a, a, a, a)
+    return a
+
+
+def caught(a):
+    try:
+        nki.simulate(k)(a)
+    except nisa.NkiValidationError:
+        return "validation"
+    except Exception as exc:
+        return type(exc).__name__
+""",
+    )
+    assert mod.caught(np.zeros((2, 2), np.float32)) == "DiagnosticError"
+
+
+@pytest.mark.parametrize(("op", "fn"), [("nl.average", np.mean), ("nl.add", np.sum)])
+def test_average_op_reduces_to_the_mean(tmp_path, op, fn):
+    mod, p = module(
+        tmp_path,
+        f"""
+
+@nki.jit
+def k(a):
+    out = nl.ndarray((a.shape[0], 1), dtype=nl.float32, buffer=nl.shared_hbm)
+    t = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a)
+    r = nl.ndarray((a.shape[0], 1), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_reduce(dst=r, op={op}, data=t, axis=1)
+    nisa.dma_copy(dst=out, src=r)
+    return out
+""",
+    )
+    a = np.arange(4 * 8, dtype=np.float32).reshape(4, 8)
+    out = simulate_kernel(load_kernel(p, "k"), [a]).outputs
+    np.testing.assert_allclose(out[:, 0], fn(a, axis=1), rtol=1e-6)
+
+
+def test_average_is_an_op_not_a_function(tmp_path):
+    mod, _ = module(tmp_path, "\n\ndef f(x):\n    return nl.average(x, axis=1)\n")
+    with pytest.raises(DiagnosticError) as ei:
+        mod.f(None)
+    assert ei.value.diagnostic.code == "C2N3001" and "nl.mean" in ei.value.diagnostic.message
+
+
+def test_memory_region_and_dtype_names(tmp_path):
+    mod, p = module(
+        tmp_path,
+        """
+
+def pick(dtype: nl.DType):
+    return dtype
+
+
+@nki.jit
+def k(a):
+    out = nl.ndarray(a.shape, dtype=pick(nl.float32), buffer=nl.MemoryRegion.shared_hbm)
+    t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.MemoryRegion.sbuf)
+    nisa.dma_copy(dst=t, src=a)
+    nisa.dma_copy(dst=out, src=t)
+    assert nl.is_sbuf(t) and t.buffer == nl.MemoryRegion.sbuf
+    assert isinstance(nl.bfloat16, nl.DType)
+    return out
+""",
+    )
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    np.testing.assert_array_equal(simulate_kernel(load_kernel(p, "k"), [a]).outputs, a)
+
+
+def test_sub_version_and_instruction_dependencies(tmp_path):
+    mod, _ = module(
+        tmp_path,
+        """
+
+def sub():
+    return nisa.get_nc_sub_version()
+
+
+def chain():
+    a, b, c = nisa.NkiInstruction(), nisa.NkiInstruction(), nisa.NkiInstruction()
+    return c.depends_on(b, a).depends_on(a) is c
+
+
+def bad():
+    return nisa.NkiInstruction().depends_on(3)
+""",
+    )
+    assert mod.sub() == 0 and mod.chain()
+    with pytest.raises(DiagnosticError) as ei:
+        mod.bad()
+    assert ei.value.diagnostic.code == "C2N3001"
