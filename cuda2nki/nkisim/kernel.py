@@ -113,6 +113,8 @@ def _wrap_arg(v, name: str, buffer, state: st.SimState):
         return tuple(_wrap_arg(x, f"{name}[{i}]", buffer, state) for i, x in enumerate(v))
     if isinstance(v, np.ndarray) and v.ndim == 0:
         return v.item()
+    if isinstance(v, type):  # a dtype given as np.float32 / ml_dtypes.bfloat16: a constant
+        return v
     if isinstance(v, np.ndarray) or (hasattr(v, "__array__") and not np.isscalar(v)):
         arr = np.asarray(v)
         if arr.dtype == np.float64 or arr.dtype == np.int64:

@@ -1055,18 +1055,18 @@ def dynamic_range(start, stop=None, step=1, **kw):
     )
 
 
-def fori_loop(lower, upper, body_fn, step=1, **kw) -> None:
-    """``for i in range(lower, upper, step): body_fn(i)`` with ``i`` a register (by value)."""
+def fori_loop(lower, upper, body_fun, step=1, **kw) -> None:
+    """``for i in range(lower, upper, step): body_fun(i)`` with ``i`` a register (by value)."""
     api = "nl.fori_loop"
     no_extra_kw(api, kw)
     lo = _reg.loop_bound(lower, api, "lower")
     hi = _reg.loop_bound(upper, api, "upper")
     for i in range(lo, hi, _reg.loop_step(step, api)):
-        body_fn(_reg.VirtualRegister(i))
+        body_fun(_reg.VirtualRegister(i))
 
 
-def while_loop(init, body_fn, **kw) -> None:
-    """``r = init; while r != 0: r = body_fn(r)``: ``r`` a register, passed by value, and the
+def while_loop(init, body_fun, **kw) -> None:
+    """``r = init; while r != 0: r = body_fun(r)``: ``r`` a register, passed by value, and the
     body returns the register of the next condition."""
     api = "nl.while_loop"
     no_extra_kw(api, kw)
@@ -1077,7 +1077,7 @@ def while_loop(init, body_fn, **kw) -> None:
             raise invalid(api, f"{what} must be a register, got {type(r).__name__}")
         if r.value == 0:
             return
-        r = body_fn(_reg.VirtualRegister(r.value))
+        r = body_fun(_reg.VirtualRegister(r.value))
 
 
 def program_id(axis=0) -> int:

@@ -150,3 +150,49 @@ def bad():
     with pytest.raises(DiagnosticError) as ei:
         mod.bad()
     assert ei.value.diagnostic.code == "C2N3001"
+
+
+def test_every_current_instruction_takes_a_name():
+    """The reference gives every ``nki.isa`` instruction a ``name=`` (the instruction's label)."""
+    import inspect
+
+    from cuda2nki.nkisim.engine import HARMLESS_KW
+    from cuda2nki.nkisim.importer import build_modules
+
+    isa = build_modules()["nki.isa"]
+    lacking = []
+    for k, fn in vars(isa).items():
+        if k.startswith(("_", "get_", "register_")) or isinstance(fn, type) or not callable(fn):
+            continue
+        if not getattr(fn, "__module__", "").startswith("cuda2nki.nkisim"):
+            continue
+        params = inspect.signature(fn).parameters
+        varkw = any(p.kind is p.VAR_KEYWORD for p in params.values())
+        if "name" not in params and not (varkw and "name" in HARMLESS_KW):
+            lacking.append(k)
+    assert lacking == []
+
+
+def test_named_instructions_and_a_dtype_argument(tmp_path):
+    mod, p = module(
+        tmp_path,
+        """
+
+@nki.jit
+def k(a, dtype=nl.bfloat16):
+    out = nl.ndarray(a.shape, dtype=dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray(a.shape, dtype=nl.float32, buffer=nl.sbuf, name="t")
+    u = nl.ndarray(a.shape, dtype=dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a, name="load")
+    nisa.memset(dst=u, value=1.0, name="ones")
+    nisa.tensor_tensor(dst=u, data1=t, data2=u, op=nl.add, name="add_one")
+    nisa.tensor_scalar(dst=u, data=u, op0=nl.multiply, operand0=2.0, name="twice")
+    nisa.activation(dst=u, op=nl.copy, data=u, name="copy")
+    nisa.dma_copy(dst=out, src=u, name="store")
+    return out
+""",
+    )
+    a = np.arange(8, dtype=np.float32).reshape(2, 4)
+    out = simulate_kernel(load_kernel(p, "k"), {"a": a, "dtype": np.float32}).outputs
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, (a + 1) * 2)
