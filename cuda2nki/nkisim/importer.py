@@ -27,6 +27,7 @@ from cuda2nki.nkisim import kernel as _kernel
 from cuda2nki.nkisim import language as _nl
 from cuda2nki.nkisim import legacy_isa as _lisa
 from cuda2nki.nkisim import library_kernels as _library
+from cuda2nki.nkisim import nonzero as _nonzero
 from cuda2nki.nkisim import registers as _reg
 from cuda2nki.nkisim.errors import NkiValidationError, unsupported
 from cuda2nki.nkisim.refused_names import RefusedName, importing
@@ -42,7 +43,6 @@ NOT_SIMULATED = {
     "isa.tensor_copy_dynamic_src": "removed in NKI 0.4.0; index the source with .ap(scalar_offset=...)",
     "isa.tensor_copy_dynamic_dst": "removed in NKI 0.4.0; index the destination with .ap(...)",
     "isa.topk": "its 16-partition snake layout and result order are not modelled",
-    "isa.nonzero_with_count": "its partition-group layout is not modelled",
 }
 
 #: ``nki.collectives``: communication between NeuronCores.  The simulator runs one NeuronCore,
@@ -247,6 +247,7 @@ def build_modules() -> dict[str, SimModule]:
     nl_cur |= {"DType": _dt.NkiDType, "MemoryRegion": MemoryRegion}
     nl_leg = _public(_nl, _NL_EXCLUDE)
     isa_cur = _public(_isa, _ISA_EXCLUDE) | _public(_reg, _REG_EXCLUDE)
+    isa_cur["nonzero_with_count"] = _nonzero.nonzero_with_count
     isa_cur |= {"NkiValidationError": NkiValidationError, "NkiInstruction": NkiInstruction}
     isa_leg = _public(_lisa, _ISA_EXCLUDE | {"IndexExpr", "allocate"})
     mods: dict[str, SimModule] = {}
