@@ -1934,9 +1934,13 @@ class NkiTensor:
         return self._op("greater_equal", o)
 
     def __eq__(self, o):  # type: ignore[override]
+        if o is None:  # `bias == None`: Python's identity test, not an instruction
+            return False
         return self._op("equal", o)
 
     def __ne__(self, o):  # type: ignore[override]
+        if o is None:
+            return True
         return self._op("not_equal", o)
 
     __hash__ = object.__hash__
