@@ -269,9 +269,13 @@ def _all_active(mask, shape: tuple) -> bool:
     return True
 
 
-def dma_transpose(dst, src, axes=None, dge_mode=dge_mode.unknown, **kw) -> None:
+def dma_transpose(
+    dst, src, axes=None, priority=None, dge_mode=dge_mode.unknown, oob_mode=oob_mode.error, **kw
+) -> None:
     no_extra_kw("nisa.dma_transpose", kw)
     api = "nisa.dma_transpose"
+    if int(oob_mode) != 0:
+        raise unsupported(f"{api}(oob_mode={oob_mode!r})", "only oob_mode.error is modelled")
     dst = tensor_arg(dst, api, "dst")
     src = tensor_arg(src, api, "src")
     _dma_checks(api, dst, src)

@@ -196,3 +196,35 @@ def k(a, dtype=nl.bfloat16):
     out = simulate_kernel(load_kernel(p, "k"), {"a": a, "dtype": np.float32}).outputs
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, (a + 1) * 2)
+
+
+@pytest.mark.parametrize(
+    ("extra", "refused"),
+    [
+        ("", False),
+        (", priority=1", False),
+        (", oob_mode=nisa.oob_mode.error, dge_mode=nisa.dge_mode.unknown", False),
+        (", oob_mode=nisa.oob_mode.skip", True),
+    ],
+)
+def test_dma_transpose_takes_the_reference_arguments(tmp_path, extra, refused):
+    _, p = module(
+        tmp_path,
+        f"""
+
+@nki.jit
+def k(a):
+    out = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((a.shape[1], a.shape[0]), dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_transpose(dst=t, src=a{extra}, name="tr")
+    nisa.dma_copy(dst=out, src=t)
+    return out
+""",
+    )
+    a = np.arange(8 * 4, dtype=np.float32).reshape(8, 4)
+    if refused:
+        with pytest.raises(DiagnosticError) as ei:
+            simulate_kernel(load_kernel(p, "k"), [a])
+        assert ei.value.diagnostic.code == "C2N3001" and ei.value.diagnostic.loc.line == 10
+    else:
+        np.testing.assert_array_equal(simulate_kernel(load_kernel(p, "k"), [a]).outputs, a.T)
