@@ -1134,21 +1134,22 @@ class no_reorder:  # noqa: N801
         return False
 
 
-def is_hbm(x) -> bool:
-    b = x.buffer if isinstance(x, NkiTensor) else x
+def is_hbm(buffer) -> bool:
+    """Whether ``buffer`` (a memory region, or a tensor's) is any HBM."""
+    b = buffer.buffer if isinstance(buffer, NkiTensor) else buffer
     return b in (hbm, private_hbm, shared_hbm)
 
 
-def is_sbuf(x) -> bool:
-    return (x.buffer if isinstance(x, NkiTensor) else x) is sbuf
+def is_sbuf(buffer) -> bool:
+    return (buffer.buffer if isinstance(buffer, NkiTensor) else buffer) is sbuf
 
 
-def is_psum(x) -> bool:
-    return (x.buffer if isinstance(x, NkiTensor) else x) is psum
+def is_psum(buffer) -> bool:
+    return (buffer.buffer if isinstance(buffer, NkiTensor) else buffer) is psum
 
 
-def is_on_chip(x) -> bool:
-    return is_sbuf(x) or is_psum(x)
+def is_on_chip(buffer) -> bool:
+    return is_sbuf(buffer) or is_psum(buffer)
 
 
 class _TileSize:

@@ -228,3 +228,18 @@ def k(a):
         assert ei.value.diagnostic.code == "C2N3001" and ei.value.diagnostic.loc.line == 10
     else:
         np.testing.assert_array_equal(simulate_kernel(load_kernel(p, "k"), [a]).outputs, a.T)
+
+
+@pytest.mark.parametrize(
+    ("call", "want"),
+    [
+        ("nl.is_hbm(buffer=nl.shared_hbm)", True),
+        ("nl.is_sbuf(buffer=nl.MemoryRegion.sbuf)", True),
+        ("nl.is_psum(buffer=nl.sbuf)", False),
+        ("nl.is_on_chip(buffer=nl.psum)", True),
+        ("nl.is_hbm(nl.sbuf)", False),
+    ],
+)
+def test_buffer_predicates_take_buffer_by_keyword(tmp_path, call, want):
+    mod, _ = module(tmp_path, f"\n\ndef f():\n    return {call}\n")
+    assert mod.f() is want
