@@ -65,6 +65,16 @@ class VirtualRegister:
     __floordiv__ = __rfloordiv__ = __truediv__ = __rtruediv__ = __mod__ = __rmod__ = _arith
     __lt__ = __le__ = __gt__ = __ge__ = _arith
 
+    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+        if other is None or isinstance(other, VirtualRegister):
+            return self is other
+        self._arith()
+
+    def __ne__(self, other: object) -> bool:  # type: ignore[override]
+        return not self.__eq__(other)
+
+    __hash__ = object.__hash__
+
 
 def _one_element(t, api: str, what: str) -> NkiTensor:
     if not isinstance(t, NkiTensor):

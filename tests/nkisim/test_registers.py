@@ -195,6 +195,8 @@ def k(a):
         ("nisa.register_load(r, f)", "C2N3001", "32-bit integers"),
         ("nisa.register_move(r, 2.5)", "C2N3021", "integer or a register"),
         ("nisa.register_move(r, 1); y = r * 128", "C2N3021", "only on the device"),
+        ("nisa.register_move(r, 1); y = r == 1", "C2N3021", "only on the device"),
+        ("nisa.register_move(r, 1); y = r < 4", "C2N3021", "only on the device"),
         ("nisa.register_move(r, 1); x = nl.dynamic_range(0, 4, r)", "C2N3021", "step"),
         ("nisa.register_move(r, 2 ** 31)", "C2N3021", "32-bit register"),
         ("nl.while_loop(3, lambda c: c)", "C2N3021", "init must be a register"),
