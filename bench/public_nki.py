@@ -5,7 +5,7 @@ Point it at local git clones (any revisions) of the NKI samples repository and, 
 the NKI library::
 
     python -m bench.public_nki --samples PATH/TO/nki-samples.git [--library PATH/TO/nki-library.git]
-        [--revs REV,REV,...] [--every N] [--timeout S] [-v]
+        [--revs REV,REV,...] [--every N] [--generation current|legacy] [--timeout S] [-v]
 
 Cases, each run in a child process with ``nki`` and ``neuronxcc.nki`` bound to the simulator:
 
@@ -25,7 +25,8 @@ the file (or the kernels it tests) imports ``neuronxcc``, else ``current``.  Out
 ``matched`` (ran and matched its golden), ``mismatch`` (an assertion failed), ``refused``
 (C2N3001: a documented construct the simulator does not model), ``violation`` (another
 simulator diagnostic: a hardware constraint), ``crash`` (any other exception, e.g. a missing
-name), ``timeout``.
+name), ``timeout``, ``broken`` (the public file does not compile: a ``SyntaxError`` upstream
+too).  ``--generation`` keeps the cases of one API generation.
 """
 
 from __future__ import annotations
@@ -70,6 +71,8 @@ def classify(exc: BaseException | None) -> tuple[str, str]:
             return "violation", f"{d.code} {d.message[:150]}"
         if isinstance(exc, AssertionError):
             return "mismatch", str(exc)[:160]
+        if isinstance(exc, SyntaxError):  # the public file itself does not compile
+            return "broken", f"{type(exc).__name__}: {exc}"[:160]
         nxt = exc.__cause__ or exc.__context__
         if nxt is None:
             break
@@ -305,11 +308,20 @@ def _sample_cases(tree: Path) -> list[tuple[str, Path, list[Path], str, str]]:
 def _sdk_cases(tree: Path) -> list[tuple[str, Path, list[Path], str, str]]:
     """``(kind, path, roots, key, generation)`` of the SDK's own NKI tests in one exported
     revision (``nki/test`` since late 2025, ``general/nki/test`` before): each file is run
-    through pytest (they are ``unittest`` cases of kernels jitted for simulation)."""
+    through pytest (they are ``unittest`` cases of kernels jitted for simulation); and the
+    example kernels of ``nki/examples`` and ``nki/deep-dives/src`` that check themselves when
+    run, as tutorials."""
     cases = []
     for folder in (tree / "nki" / "test", tree / "general" / "nki" / "test"):
         for f in sorted(folder.glob("test_*.py")):
             cases.append(("unit", f, [folder], "sdk:" + _digest(f), _generation(f)))
+    # the documentation's example kernels that check themselves against NumPy when run
+    for folder in (tree / "nki" / "examples", tree / "nki" / "deep-dives" / "src"):
+        for f in sorted(folder.glob("**/*.py")):
+            text = f.read_text(errors="replace")
+            if _is_tutorial_case(f, text):
+                key = f"sdk:{f.name}:{_digest(f.parent)}"
+                cases.append(("tutorial", f, [f.parent], key, _generation(f)))
     return cases
 
 
@@ -329,6 +341,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--revs", help="comma-separated samples revisions (default: see --every)")
     ap.add_argument("--every", type=int, default=6, help="every Nth first-parent commit")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per case")
+    ap.add_argument(
+        "--generation", choices=("current", "legacy"), help="run only this API generation's cases"
+    )
     ap.add_argument("-v", action="store_true", help="print each case")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--root", action="append", default=[], help=argparse.SUPPRESS)
@@ -346,7 +361,7 @@ def main(argv: list[str] | None = None) -> int:
                 tree = Path(tmp) / f"s{i}"
                 _export(a.samples, rev, tree)
                 for kind, path, roots, key, gen in _sample_cases(tree):
-                    if key in seen:
+                    if key in seen or a.generation not in (None, gen):
                         continue
                     seen.add(key)
                     limit = a.timeout * (40 if kind == "unit" else 1) + 60
@@ -361,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
                 tree = Path(tmp) / f"sdk{i}"
                 _export(a.sdk, rev, tree)
                 for kind, path, roots, key, gen in _sdk_cases(tree):
-                    if key in seen:
+                    if key in seen or a.generation not in (None, gen):
                         continue
                     seen.add(key)
                     for row in _spawn(kind, path, roots, a.timeout, a.timeout * 20 + 60):
@@ -379,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
                 counts["library import"][row["outcome"]] += 1
                 if a.v or row["outcome"] != "matched":
                     print(f"library {row['outcome']:9} {row['name']}  {row['detail']}")
-    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout"]
+    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "broken"]
     print(f"\n{'generation':16}{'cases':>7}" + "".join(f"{c:>11}" for c in cols))
     for gen, c in sorted(counts.items()):
         print(f"{gen:16}{sum(c.values()):>7}" + "".join(f"{c[k]:>11}" for k in cols))

@@ -306,4 +306,26 @@ def markdown() -> str:
             f"| `{r['api']}` | {r['current']} | {r['legacy']} | {r['engine']} | "
             f"{cell(r['cycles'])} | {cell(r['notes'])} |"
         )
-    return "\n".join(out) + "\n"
+    return "\n".join(out + _names_section({r["api"] for r in table})) + "\n"
+
+
+def _names_section(functions: set[str]) -> list[str]:
+    """The public names that are not instructions (:mod:`cuda2nki.docsgen.nki_names`)."""
+    from cuda2nki.docsgen.nki_names import rows as name_rows
+
+    table = name_rows(functions)
+    out = [
+        "",
+        "## Other public names",
+        "",
+        "Entry points, dtypes, memory regions, enums, classes and constants of each namespace "
+        "(`nki.isa` enums are also `nki.isa.constants`).  None of them issues an instruction.",
+        "",
+        "| name | current | legacy | kind | notes |",
+        "|---|---|---|---|---|",
+    ]
+    for r in table:
+        out.append(
+            f"| `{r['api']}` | {r['current']} | {r['legacy']} | {r['kind']} | {cell(r['notes'])} |"
+        )
+    return out

@@ -132,14 +132,36 @@ class DiagnosticIndexError(DiagnosticError, IndexError):
     numpy_message: str | None = None
 
 
+class NkiValidationError(Exception):
+    """``nki.isa.NkiValidationError``: the type the public NKI API documents for a violated
+    hardware constraint."""
+
+
+class DiagnosticValidationError(DiagnosticError, NkiValidationError):
+    """A violated hardware constraint: an :class:`NkiValidationError` that carries the
+    diagnostic (``except NkiValidationError`` and ``except DiagnosticError`` both catch it)."""
+
+
+#: Diagnostics of hardware constraints (partition and matmul sizes, PSUM banks, memories an
+#: engine may touch, start partitions, operand shapes and dtypes, capacities, access patterns,
+#: clashing affine_range iterations): raised as :class:`DiagnosticValidationError`.
+HARDWARE_CONSTRAINTS = frozenset(f"C2N30{n:02d}" for n in (*range(2, 19), 22, 26, 27, 28, 29, 30))
+
 #: Python exception type of the diagnostics whose public counterpart has a documented type.
 _EXC_TYPES: dict[str, type[DiagnosticError]] = {"C2N3019": DiagnosticIndexError}
+_EXC_TYPES |= {code: DiagnosticValidationError for code in HARDWARE_CONSTRAINTS}
+
+
+def error(d: Diagnostic) -> DiagnosticError:
+    """The exception that carries ``d``: of the type the public API documents for it."""
+    return _EXC_TYPES.get(d.code, DiagnosticError)(d)
 
 
 def fail(code: str, **fmt: object) -> DiagnosticError:
     """A :class:`DiagnosticError` at the port's current line (``raise fail(...)``); an
-    out-of-bounds access is a :class:`DiagnosticIndexError`."""
-    return _EXC_TYPES.get(code, DiagnosticError)(make(code, port_loc(), **fmt))
+    out-of-bounds access is a :class:`DiagnosticIndexError`, a violated hardware constraint a
+    :class:`DiagnosticValidationError`."""
+    return error(make(code, port_loc(), **fmt))
 
 
 def unsupported(api: str, detail: str = "") -> DiagnosticError:

@@ -27,8 +27,11 @@ from cuda2nki.nkisim import kernel as _kernel
 from cuda2nki.nkisim import language as _nl
 from cuda2nki.nkisim import legacy_isa as _lisa
 from cuda2nki.nkisim import library_kernels as _library
-from cuda2nki.nkisim.errors import unsupported
-from cuda2nki.nkisim.tensor import NkiTensor
+from cuda2nki.nkisim import nonzero as _nonzero
+from cuda2nki.nkisim import registers as _reg
+from cuda2nki.nkisim.errors import NkiValidationError, unsupported
+from cuda2nki.nkisim.refused_names import RefusedName, importing
+from cuda2nki.nkisim.tensor import MemoryRegion, NkiTensor
 
 #: Documented APIs the simulator does not model, with the reason its C2N3001 diagnostic gives
 #: (keyed by the last part of the module name and the attribute).  Any other unknown name is
@@ -40,14 +43,28 @@ NOT_SIMULATED = {
     "isa.tensor_copy_dynamic_src": "removed in NKI 0.4.0; index the source with .ap(scalar_offset=...)",
     "isa.tensor_copy_dynamic_dst": "removed in NKI 0.4.0; index the destination with .ap(...)",
     "isa.topk": "its 16-partition snake layout and result order are not modelled",
-    "isa.nonzero_with_count": "its partition-group layout is not modelled",
 }
 
 #: ``nki.collectives``: communication between NeuronCores.  The simulator runs one NeuronCore,
 #: so every name of the namespace is refused with this reason (those of the public API reference
 #: are listed in ``NOT_SIMULATED`` for the coverage document).
 COLLECTIVES_REASON = "collective communication between NeuronCores is not modelled"
-for _name in ("all_gather", "all_reduce", "all_to_all"):
+#: The names of ``nki.collectives`` in the public API reference.
+COLLECTIVES = (
+    "ReplicaGroup",
+    "all_gather",
+    "all_gather_v",
+    "all_reduce",
+    "all_to_all",
+    "all_to_all_v",
+    "collective_permute",
+    "collective_permute_implicit",
+    "collective_permute_implicit_current_processing_rank_id",
+    "collective_permute_implicit_reduce",
+    "rank_id",
+    "reduce_scatter",
+)
+for _name in COLLECTIVES:
     NOT_SIMULATED[f"collectives.{_name}"] = COLLECTIVES_REASON
 del _name
 
@@ -67,7 +84,11 @@ def _missing(m: SimModule, name: str):
     if name.startswith("__") and name.endswith("__"):
         raise AttributeError(name)
     short = m.__name__.rsplit(".", 1)[-1]
-    detail = NOT_SIMULATED.get(f"{short}.{name}", "") or m.__dict__.get("_sim_refusal", "")
+    documented = NOT_SIMULATED.get(f"{short}.{name}")
+    if documented is not None and importing(2):
+        # imported, not used: the placeholder refuses where the port uses it
+        return RefusedName(f"{m.__name__}.{name}", documented)
+    detail = documented or m.__dict__.get("_sim_refusal", "")
     other = m.__dict__.get("_sim_other")
     if not detail and other is not None and name in other.__dict__:
         detail = (
@@ -94,6 +115,19 @@ def _public(mod, exclude=()) -> dict:
         for k, v in vars(mod).items()
         if not k.startswith("_") and k not in exclude and not isinstance(v, types.ModuleType)
     }
+
+
+class NkiInstruction:
+    """``nki.isa.NkiInstruction``: a traced instruction's handle.  The simulator runs the
+    instructions in program order, so every ``depends_on`` edge already holds."""
+
+    def depends_on(self, *producers: NkiInstruction) -> NkiInstruction:
+        for p in producers:
+            if not isinstance(p, NkiInstruction):
+                raise unsupported(
+                    "NkiInstruction.depends_on", f"a producer that is a {type(p).__name__}"
+                )
+        return self
 
 
 class _TensorType:
@@ -169,7 +203,13 @@ _ISA_EXCLUDE = {
     "matmul_values",
     "matmul_operands",
     "mask_where",
+    "Lazy",
 }
+
+
+#: helpers of :mod:`cuda2nki.nkisim.registers` that are no NKI names
+_REG_EXCLUDE = {"annotations", "np", "invalid", "unsupported", "NkiTensor", "NoReturn"}
+_REG_EXCLUDE |= {"loop_bound", "loop_step"}
 
 
 #: ``nki.isa.constants``: the enums of the ISA's keyword arguments (also ``nisa.<enum>``).
@@ -204,8 +244,11 @@ def _dtype_module() -> SimModule:
 def build_modules() -> dict[str, SimModule]:
     """Fresh module objects for both namespaces."""
     nl_cur = {k: v for k, v in _public(_nl, _NL_EXCLUDE).items() if k not in _nl.LEGACY_ONLY}
+    nl_cur |= {"DType": _dt.NkiDType, "MemoryRegion": MemoryRegion}
     nl_leg = _public(_nl, _NL_EXCLUDE)
-    isa_cur = _public(_isa, _ISA_EXCLUDE)
+    isa_cur = _public(_isa, _ISA_EXCLUDE) | _public(_reg, _REG_EXCLUDE)
+    isa_cur["nonzero_with_count"] = _nonzero.nonzero_with_count
+    isa_cur |= {"NkiValidationError": NkiValidationError, "NkiInstruction": NkiInstruction}
     isa_leg = _public(_lisa, _ISA_EXCLUDE | {"IndexExpr", "allocate"})
     mods: dict[str, SimModule] = {}
     # current API

@@ -71,6 +71,12 @@ def get_nc_version() -> nc_version:
     return nc_version(st.current().target.nc_version)
 
 
+def get_nc_sub_version() -> int:
+    """The silicon revision within the target's NeuronCore generation: the simulator models
+    the first (0)."""
+    return 0
+
+
 # --------------------------------------------------------------------------- data movement
 
 
@@ -263,9 +269,13 @@ def _all_active(mask, shape: tuple) -> bool:
     return True
 
 
-def dma_transpose(dst, src, axes=None, dge_mode=dge_mode.unknown, **kw) -> None:
+def dma_transpose(
+    dst, src, axes=None, priority=None, dge_mode=dge_mode.unknown, oob_mode=oob_mode.error, **kw
+) -> None:
     no_extra_kw("nisa.dma_transpose", kw)
     api = "nisa.dma_transpose"
+    if int(oob_mode) != 0:
+        raise unsupported(f"{api}(oob_mode={oob_mode!r})", "only oob_mode.error is modelled")
     dst = tensor_arg(dst, api, "dst")
     src = tensor_arg(src, api, "src")
     _dma_checks(api, dst, src)
@@ -344,7 +354,7 @@ def dma_compute(
     )
 
 
-def tensor_copy(dst, src, engine=engine.unknown, *, dtype=None, mask=None) -> None:
+def tensor_copy(dst, src, engine=engine.unknown, *, dtype=None, mask=None, name=None) -> None:
     if mask is None and dtype is None and engine is _ENGINE_UNKNOWN and _tensor_copy_f32(dst, src):
         return
     api = "nisa.tensor_copy"
@@ -410,7 +420,7 @@ def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, **kw) -> Non
     )
 
 
-def memset(dst, value, engine=engine.unknown, *, mask=None) -> None:
+def memset(dst, value, engine=engine.unknown, *, mask=None, name=None) -> None:
     api = "nisa.memset"
     dst = on_chip(tensor_arg(dst, api, "dst"), api, "dst")
     eng = engine_name(engine, "vector")
@@ -819,7 +829,7 @@ def _int_exact(dst: NkiTensor, *srcs: NkiTensor) -> bool:
     )
 
 
-def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None) -> None:
+def tensor_tensor(dst, data1, data2, op, engine=engine.unknown, *, mask=None, name=None) -> None:
     api = "nisa.tensor_tensor"
     name = getattr(op, "_nki_op", None)  # ops.op_name, the common case inlined
     if name is None:
@@ -1162,6 +1172,7 @@ def tensor_scalar(
     engine=engine.unknown,
     *,
     mask=None,
+    name=None,
 ) -> None:
     api = "nisa.tensor_scalar"
     n0 = ops.op_name(op0, api)
@@ -1224,6 +1235,7 @@ def scalar_tensor_tensor(
     engine=engine.unknown,
     *,
     mask=None,
+    name=None,
 ) -> None:
     api = "nisa.scalar_tensor_tensor"
     n0, n1 = ops.op_name(op0, api), ops.op_name(op1, api)
@@ -1263,6 +1275,7 @@ def tensor_reduce(
     *,
     mask=None,
     dtype=None,
+    name=None,
 ) -> None:
     api = "nisa.tensor_reduce"
     name = ops.op_name(op, api)
@@ -1337,6 +1350,7 @@ def activation(
     *,
     mask=None,
     api: str = "nisa.activation",
+    name=None,
 ) -> None:
     name = ops.op_name(op, api)
     if (
@@ -1438,7 +1452,7 @@ def _range_warn(api: str, name: str, x: np.ndarray) -> None:
 
 
 def activation_reduce(
-    dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, *, mask=None
+    dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, *, mask=None, name=None
 ) -> None:
     activation(
         dst,
@@ -1454,7 +1468,7 @@ def activation_reduce(
     )
 
 
-def reciprocal(dst, data, engine=engine.unknown, *, mask=None) -> None:
+def reciprocal(dst, data, engine=engine.unknown, *, mask=None, name=None) -> None:
     api = "nisa.reciprocal"
     eng = engine_name(engine, "vector")
     dst, data = _compute_operands(api, dst, data, eng=eng)
@@ -1541,7 +1555,14 @@ def activate2(
 
 
 def exponential(
-    dst, src, max_value=0.0, reduce_res=None, reduce_cmd=reduce_cmd.idle, reduce_init=0.0
+    dst,
+    src,
+    max_value=0.0,
+    reduce_res=None,
+    reduce_cmd=reduce_cmd.idle,
+    reduce_init=0.0,
+    *,
+    name=None,
 ) -> None:
     api = "nisa.exponential"
     if st.current().target.nc_version < 4:
@@ -2142,6 +2163,6 @@ def rand_get_state(dst, engine=engine.vector, **kw) -> None:
     dst.assign(state, api=api)
 
 
-def core_barrier(data, cores=(0, 1), engine=engine.gpsimd) -> None:
+def core_barrier(data, cores=(0, 1), engine=engine.gpsimd, *, name=None) -> None:
     # Logical cores run one after the other in this simulator; a barrier is a no-op.
     return None

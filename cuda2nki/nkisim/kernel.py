@@ -16,7 +16,7 @@ import numpy as np
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.errors import DiagnosticIndexError, _is_internal, invalid
+from cuda2nki.nkisim.errors import DiagnosticIndexError, _is_internal, error, invalid
 from cuda2nki.nkisim.library_kernels import is_refused
 from cuda2nki.nkisim.oob import public_error
 from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, shared_hbm, wrap_host
@@ -113,6 +113,8 @@ def _wrap_arg(v, name: str, buffer, state: st.SimState):
         return tuple(_wrap_arg(x, f"{name}[{i}]", buffer, state) for i, x in enumerate(v))
     if isinstance(v, np.ndarray) and v.ndim == 0:
         return v.item()
+    if isinstance(v, type):  # a dtype given as np.float32 / ml_dtypes.bfloat16: a constant
+        return v
     if isinstance(v, np.ndarray) or (hasattr(v, "__array__") and not np.isscalar(v)):
         arr = np.asarray(v)
         if arr.dtype == np.float64 or arr.dtype == np.int64:
@@ -154,7 +156,7 @@ def _convert_out(v, state: st.SimState, fn=None):
                 code = fn.__code__
                 site = (code.co_filename, code.co_firstlineno)
             what = f"'{v.name}' " if v.name else ""
-            raise DiagnosticError(
+            raise error(
                 make(
                     "C2N3011",
                     SourceLoc(site[0], site[1], 1),

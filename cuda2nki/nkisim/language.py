@@ -26,6 +26,7 @@ from cuda2nki.nkisim import isa as _isa
 from cuda2nki.nkisim import loop_reduce as _loop_reduce
 from cuda2nki.nkisim import oob as _oob
 from cuda2nki.nkisim import ops
+from cuda2nki.nkisim import registers as _reg
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
     bfloat16,
@@ -774,6 +775,13 @@ def bypass(x, *a, **kw):  # pragma: no cover - op constant
 identity = bypass
 
 
+@_named("average")
+def average(x, *a, **kw):
+    """Op constant of the reductions (``nisa.tensor_reduce``, ``tensor_partition_reduce``:
+    the mean); not a function."""
+    raise unsupported("nl.average(...)", "an op constant for reductions, not a function; nl.mean")
+
+
 @_named("prelu")
 def prelu(x, *a, **kw):
     """Op constant of ``nisa.activate2`` (``x if x >= 0 else relu_param * x``); not a function."""
@@ -1032,18 +1040,44 @@ def _plain_range(start, stop=None, step=1, *args, **kw):
 
 sequential_range = _plain_range
 static_range = _plain_range
-dynamic_range = _plain_range
 
 
-def fori_loop(lower, upper, body_fn, step=1, **kw) -> None:
-    no_extra_kw("nl.fori_loop", kw)
-    for i in range(int(lower), int(upper), int(step)):
-        body_fn(i)
+def dynamic_range(start, stop=None, step=1, **kw):
+    """A loop run on the device with runtime bounds: integers or registers (``step`` is a
+    compile-time positive integer)."""
+    api = "nl.dynamic_range"
+    no_extra_kw(api, kw)
+    lo, hi = (0, start) if stop is None else (start, stop)
+    return range(
+        _reg.loop_bound(lo, api, "start"),
+        _reg.loop_bound(hi, api, "stop"),
+        _reg.loop_step(step, api),
+    )
 
 
-def while_loop(*a, **kw):
-    no_extra_kw("nl.while_loop", kw)
-    raise unsupported("nl.while_loop", "register-driven loops are not simulated")
+def fori_loop(lower, upper, body_fun, step=1, **kw) -> None:
+    """``for i in range(lower, upper, step): body_fun(i)`` with ``i`` a register (by value)."""
+    api = "nl.fori_loop"
+    no_extra_kw(api, kw)
+    lo = _reg.loop_bound(lower, api, "lower")
+    hi = _reg.loop_bound(upper, api, "upper")
+    for i in range(lo, hi, _reg.loop_step(step, api)):
+        body_fun(_reg.VirtualRegister(i))
+
+
+def while_loop(init, body_fun, **kw) -> None:
+    """``r = init; while r != 0: r = body_fun(r)``: ``r`` a register, passed by value, and the
+    body returns the register of the next condition."""
+    api = "nl.while_loop"
+    no_extra_kw(api, kw)
+    r = init
+    while True:
+        if not isinstance(r, _reg.VirtualRegister):
+            what = "init" if r is init else "the body's return value"
+            raise invalid(api, f"{what} must be a register, got {type(r).__name__}")
+        if r.value == 0:
+            return
+        r = body_fun(_reg.VirtualRegister(r.value))
 
 
 def program_id(axis=0) -> int:
@@ -1100,21 +1134,22 @@ class no_reorder:  # noqa: N801
         return False
 
 
-def is_hbm(x) -> bool:
-    b = x.buffer if isinstance(x, NkiTensor) else x
+def is_hbm(buffer) -> bool:
+    """Whether ``buffer`` (a memory region, or a tensor's) is any HBM."""
+    b = buffer.buffer if isinstance(buffer, NkiTensor) else buffer
     return b in (hbm, private_hbm, shared_hbm)
 
 
-def is_sbuf(x) -> bool:
-    return (x.buffer if isinstance(x, NkiTensor) else x) is sbuf
+def is_sbuf(buffer) -> bool:
+    return (buffer.buffer if isinstance(buffer, NkiTensor) else buffer) is sbuf
 
 
-def is_psum(x) -> bool:
-    return (x.buffer if isinstance(x, NkiTensor) else x) is psum
+def is_psum(buffer) -> bool:
+    return (buffer.buffer if isinstance(buffer, NkiTensor) else buffer) is psum
 
 
-def is_on_chip(x) -> bool:
-    return is_sbuf(x) or is_psum(x)
+def is_on_chip(buffer) -> bool:
+    return is_sbuf(buffer) or is_psum(buffer)
 
 
 class _TileSize:

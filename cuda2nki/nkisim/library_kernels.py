@@ -64,8 +64,9 @@ class RefusedKernel:
 
 
 def is_refused(obj: object) -> bool:
-    """Whether ``obj`` is a refused library kernel (decorators pass it through)."""
-    return isinstance(obj, RefusedKernel)
+    """Whether ``obj`` is a refused library kernel or another refused documented name
+    (decorators pass it through)."""
+    return getattr(type(obj), "sim_refused", False) is True
 
 
 def documented_apis() -> dict[str, str]:

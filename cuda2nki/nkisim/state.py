@@ -341,8 +341,9 @@ def occupancy(ranges: list, n: int, col: int) -> np.ndarray:
 
 def _at(site: tuple[str, int], code: str, **fmt: object) -> DiagnosticError:
     from cuda2nki.diagnostics import SourceLoc
+    from cuda2nki.nkisim.errors import error
 
-    return DiagnosticError(make(code, SourceLoc(site[0], site[1], 1), **fmt))
+    return error(make(code, SourceLoc(site[0], site[1], 1), **fmt))
 
 
 _STACK: list[SimState] = [SimState()]

@@ -60,6 +60,9 @@ hbm = MemoryRegion("hbm", False)
 private_hbm = MemoryRegion("private_hbm", False)
 shared_hbm = MemoryRegion("shared_hbm", False)
 REGIONS = {r.name: r for r in (sbuf, psum, hbm, private_hbm, shared_hbm)}
+for _r in REGIONS.values():  # nl.MemoryRegion.sbuf, ... (an enum in the public API)
+    setattr(MemoryRegion, _r.name, _r)
+del _r
 
 
 class par_dim:  # noqa: N801 - NKI spelling
@@ -1931,9 +1934,13 @@ class NkiTensor:
         return self._op("greater_equal", o)
 
     def __eq__(self, o):  # type: ignore[override]
+        if o is None:  # `bias == None`: Python's identity test, not an instruction
+            return False
         return self._op("equal", o)
 
     def __ne__(self, o):  # type: ignore[override]
+        if o is None:
+            return True
         return self._op("not_equal", o)
 
     __hash__ = object.__hash__

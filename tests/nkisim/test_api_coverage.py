@@ -59,7 +59,6 @@ REFUSED = {
     "nki.isa": {
         "sendrecv",
         "nc_matmul_mx",
-        "nonzero_with_count",
         "quantize_mx",
         "tensor_copy_dynamic_src",
         "tensor_copy_dynamic_dst",

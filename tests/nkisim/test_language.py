@@ -9,6 +9,7 @@ from cuda2nki.diagnostics import DiagnosticError
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import isa as nisa
 from cuda2nki.nkisim import language as nl
+from cuda2nki.nkisim import registers
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.tensor import wrap_host
 
@@ -139,10 +140,12 @@ def test_operators_on_tiles(leg):
 
 
 def test_fori_loop_and_ranges(cur):
-    acc = nl.zeros((1, 1), nl.float32)
+    acc = nl.zeros((1, 1), nl.int32)
+    cell = nl.zeros((1, 1), nl.int32)
 
-    def body(i):
-        nisa.tensor_scalar(acc, acc, nl.add, float(i))
+    def body(i):  # i is a register, passed by value
+        registers.register_store(cell, i)
+        nisa.tensor_tensor(acc, acc, cell, nl.add)
 
     nl.fori_loop(0, 5, body)
     assert acc.values()[0, 0] == 10

@@ -590,3 +590,67 @@ def test_legacy_lazy_initialization_keeps_the_values(tmp_path, ctor, lazy):
     res = simulate_kernel(k, [a, b])
     np.testing.assert_allclose(res.outputs, a.T @ b, rtol=1e-4, atol=1e-4)
     assert sum(i.op == "memset" for i in res.trace) == 0
+
+
+# --------------------------------------------------------------------------- tensor == None
+
+
+@pytest.mark.parametrize("header", [CUR, LEG], ids=["current", "legacy"])
+@pytest.mark.parametrize(
+    "test", ["bias != None", "not (bias == None)", "(bias != None) is True", "bias is not None"]
+)
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_optional_tensor_compared_with_none(tmp_path, header, test, with_bias):
+    """``bias != None`` on a tensor argument is Python's test, not an element-wise compare."""
+    if header is CUR:
+        load = "nisa.dma_copy(dst=t, src=a)"
+        add = (
+            "b = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)\n"
+            "        nisa.dma_copy(dst=b, src=bias)\n"
+            "        nisa.tensor_tensor(dst=t, data1=t, data2=b, op=nl.add)"
+        )
+        store = "nisa.dma_copy(dst=out, src=t)"
+    else:
+        load, add = "t[...] = nl.load(a)", "t[...] = nl.add(t, nl.load(bias))"
+        store = "nl.store(out, value=t)"
+    k = kern(
+        tmp_path,
+        header,
+        f"""
+
+@nki.jit
+def k(a, bias=None):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    {load}
+    has_bias = {test}
+    if has_bias:
+        {add}
+    {store}
+    return out
+""",
+    )
+    a = RNG.random((4, 8), dtype=np.float32)
+    inputs = {"a": a, "bias": np.ones_like(a)} if with_bias else {"a": a}
+    np.testing.assert_array_equal(simulate_kernel(k, inputs).outputs, a + 1 if with_bias else a)
+
+
+def test_tensor_compared_with_a_number_is_still_element_wise(tmp_path):
+    k = kern(
+        tmp_path,
+        CUR,
+        """
+
+@nki.jit
+def k(a):
+    out = nl.ndarray(a.shape, dtype=nl.uint8, buffer=nl.shared_hbm)
+    t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=a)
+    m = nl.ndarray(a.shape, dtype=nl.uint8, buffer=nl.sbuf)
+    m[...] = t != 0.0
+    nisa.dma_copy(dst=out, src=m)
+    return out
+""",
+    )
+    a = np.array([[0, 1, 0, 2]], np.float32)
+    np.testing.assert_array_equal(simulate_kernel(k, [a]).outputs, [[0, 1, 0, 1]])

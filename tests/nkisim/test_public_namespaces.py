@@ -239,7 +239,7 @@ def k(a):
 @pytest.mark.parametrize(
     ("imports", "use", "name", "line"),
     [
-        ("from nki.collectives import all_reduce", "all_reduce(a)", "all_reduce", 4),
+        ("from nki.collectives import all_reduce", "all_reduce(a)", "all_reduce", 9),
         ("import nki.collectives as cc", "cc.all_gather(a)", "all_gather", 9),
         ("from nki import collectives", "collectives.collective_permute(a)", "collective_perm", 9),
         ("import nki.collectives", "nki.collectives.all_to_all(a)", "all_to_all", 9),
