@@ -101,8 +101,8 @@ class Vec:
 
 def gather(v, act):
     """Select the active threads' values from a full-width value."""
-    if act is None:
-        return v
+    if act is None or isinstance(v, np.generic):
+        return v  # a uniform NumPy scalar (the most common value) is every thread's
     if isinstance(act, Box):
         if isinstance(v, Aff):
             return v.on(act)
