@@ -12,16 +12,26 @@ from cuda2nki.simt.memory import Ptr, VarBuffer, Vec
 from cuda2nki.simt.numeric import np_dtype
 
 _I64 = ScalarType(name="int64")
+_OR = np.bitwise_or.reduce
 _SPACE = {"global": "global", "shared": "shared", "local": "local", "constant": "constant"}
 
 
 def elem_layout(t: CType) -> tuple[np.dtype, int]:
-    """(dtype of one lane, number of lanes) of a loadable type."""
-    if isinstance(t, VectorType):
-        return np_dtype(t.base), t.width
-    if isinstance(t, ScalarType):
-        return np_dtype(t), 1
-    raise TypeError(t)
+    """(dtype of one lane, number of lanes) of a loadable type (remembered per type: every load
+    and store asks)."""
+    hit = _LAYOUTS.get(t)
+    if hit is None:
+        if isinstance(t, VectorType):
+            hit = np_dtype(t.base), t.width
+        elif isinstance(t, ScalarType):
+            hit = np_dtype(t), 1
+        else:
+            raise TypeError(t)
+        _LAYOUTS[t] = hit
+    return hit
+
+
+_LAYOUTS: dict[CType, tuple[np.dtype, int]] = {}
 
 
 def _align(t: CType, esz: int, size: int) -> int:
@@ -65,7 +75,9 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
             j = int(np.flatnonzero((off < 0) | (off + size > buf.limit))[0])
             raise _oob(c, act, j, buf, int(off[j]), size, t, loc, access)
         align = _align(t, esz, size)
-        if align > 1 and np.any(off & (align - 1)):
+        # alignments are powers of two: some offset has a low bit set iff their OR has it (one
+        # reduction, no temporary array)
+        if align > 1 and int(_OR(off)) & (align - 1):
             j = int(np.flatnonzero(off & (align - 1))[0])
             raise _misaligned(c, act, j, buf, int(off[j]), size, t, loc, access)
         e = off // esz if esz > 1 else off

@@ -182,13 +182,23 @@ class Box:
     addresses, builtins) use the box geometry directly.
     """
 
-    __slots__ = ("chunk", "lo", "hi", "shape", "slices", "_idx")
+    __slots__ = ("chunk", "lo", "hi", "shape", "slices", "_idx", "_flat")
 
     def __init__(self, chunk: Chunk, lo: tuple[int, ...], hi: tuple[int, ...]):
         self.chunk, self.lo, self.hi = chunk, lo, hi
         self.shape = tuple(h - b for b, h in zip(lo, hi))
         self.slices = tuple(slice(b, h) for b, h in zip(lo, hi))
         self._idx: np.ndarray | None = None
+        self._flat: slice | None | bool = False  # False: not computed yet
+
+    def flat(self) -> slice | None:
+        """The box as one run of consecutive thread positions of the chunk, when it is one (the
+        axes before the first restricted one have extent 1, those after it are whole), else None.
+        Selecting it from a full-width array gives the same elements, in the same order, as the
+        6-D slices do, and a view as they do."""
+        if self._flat is False:
+            self._flat = _flat_run(self.chunk.shape6, self.lo, self.shape)
+        return self._flat
 
     @classmethod
     def full(cls, chunk: Chunk) -> Box:
@@ -234,6 +244,23 @@ class Box:
         nl[axis], nh[axis] = self.lo[axis] + lo, self.lo[axis] + hi
         b = Box(self.chunk, tuple(nl), tuple(nh))
         return None if len(b) == self.chunk.T else b
+
+
+def _flat_run(full: tuple[int, ...], lo: tuple[int, ...], shape: tuple[int, ...]) -> slice | None:
+    """:meth:`Box.flat` for a box at ``lo`` of extents ``shape`` in an array of shape ``full``."""
+    k = 0
+    while k < 5 and shape[k] == 1:
+        k += 1
+    if any(shape[j] != full[j] for j in range(k + 1, 6)):
+        return None
+    start, stride = 0, 1
+    for j in range(5, -1, -1):
+        start += lo[j] * stride
+        stride *= full[j]
+    n = 1
+    for d in shape:
+        n *= d
+    return slice(start, start + n)
 
 
 def sel(act, mask: np.ndarray) -> np.ndarray:

@@ -101,12 +101,15 @@ class Vec:
 
 def gather(v, act):
     """Select the active threads' values from a full-width value."""
-    if act is None:
-        return v
+    if act is None or isinstance(v, np.generic):
+        return v  # a uniform NumPy scalar (the most common value) is every thread's
     if isinstance(act, Box):
         if isinstance(v, Aff):
             return v.on(act)
         if isinstance(v, np.ndarray):
+            run = act.flat()
+            if run is not None:
+                return v[run]
             return v.reshape(act.chunk.shape6)[act.slices].reshape(-1)
     if isinstance(v, Aff):
         return v.at(act)
@@ -168,6 +171,10 @@ def scatter(old, new, act, n: int, owned: bool):
     if base.dtype != np.asarray(new).dtype:
         new = np.asarray(new).astype(base.dtype)
     if isinstance(act, Box):
+        run = act.flat()
+        if run is not None:
+            base[run] = new
+            return base, True
         view = base.reshape(act.chunk.shape6)[act.slices]
         view[...] = new.reshape(act.shape) if isinstance(new, np.ndarray) else new
         return base, True

@@ -271,3 +271,27 @@ def test_register_array_out_of_bounds_is_diagnosed_at_line() -> None:
     d = ei.value.diagnostic
     assert d.code == "C2N1500" and d.loc.line == 5 and "local read of 'r'" in d.message
     assert "thread (4, 0, 0)" in d.message
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 3), st.integers(0, 3), st.integers(0, 3)), min_size=6, max_size=6
+    )
+)
+def test_box_flat_run_selects_what_the_6d_slices_select(axes: list[tuple[int, int, int]]) -> None:
+    """Box.flat's run of thread positions, where it finds one, holds exactly the box's threads in
+    the same order; it finds one whenever the box's positions are consecutive."""
+    from cuda2nki.simt.chunk import _flat_run
+
+    full = tuple(n for n, _, _ in axes)
+    lo = tuple(min(a, n - 1) for n, a, _ in axes)
+    hi = tuple(min(lo_ + 1 + b, n) for (n, _, b), lo_ in zip(axes, lo))
+    shape = tuple(h - b for b, h in zip(lo, hi))
+    ids = np.arange(int(np.prod(full)))
+    want = ids.reshape(full)[tuple(slice(b, h) for b, h in zip(lo, hi))].reshape(-1)
+    run = _flat_run(full, lo, shape)
+    consecutive = bool(np.all(np.diff(want) == 1))
+    assert (run is not None) == consecutive
+    if run is not None:
+        np.testing.assert_array_equal(ids[run], want)

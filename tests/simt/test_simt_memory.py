@@ -143,6 +143,40 @@ def test_misaligned_float4_load_is_diagnosed() -> None:
     assert d.code == "C2N1501" and d.loc.line == 3
 
 
+GATHERED_FLOAT4 = """
+__global__ void k(const float* x, const int* idx, float* y) {
+    int t = threadIdx.x;
+    float4 v = *reinterpret_cast<const float4*>(x + idx[t]);
+    y[t] = v.x + v.w;
+}"""
+
+
+def _gathered_float4(idx: list[int]):
+    x = np.arange(64, dtype=np.float32)
+    ix = np.array(idx, np.int32)
+    return x, ix, dict(block=(len(idx),), x=x, idx=ix, y=np.zeros(len(idx), np.float32))
+
+
+def test_per_thread_offsets_aligned_to_the_vector_load() -> None:
+    """Data-dependent offsets (one per thread, no affine form): every multiple of 4 floats is
+    aligned for float4, whatever its other bits."""
+    x, ix, kw = _gathered_float4([0, 12, 4, 40, 28, 8, 60, 16])
+    y = run(GATHERED_FLOAT4, **kw)["y"]
+    np.testing.assert_array_equal(y, x[ix] + x[ix + 3])
+
+
+def test_one_thread_misaligned_among_per_thread_offsets() -> None:
+    """Offsets aligned to the lane (8 bytes) but not to float4 (16) in one thread only: the fault
+    names that thread."""
+    for bad in (1, 5, 7):
+        idx = [0, 12, 4, 40, 28, 8, 60, 16]
+        idx[bad] += 2
+        _, _, kw = _gathered_float4(idx)
+        d = fault(GATHERED_FLOAT4, **kw)
+        assert d.code == "C2N1501" and d.loc.line == 4, d.message
+        assert f"thread {bad}" in d.message or f"({bad}, 0, 0)" in d.message, d.message
+
+
 def test_local_arrays_are_per_thread() -> None:
     src = """
     __global__ void k(int* out) {
