@@ -276,8 +276,13 @@ def _kernel(
     if res.source is None:
         return record(spec, name, "manual", diags, lines=lines, idiom=res.idiom)
     bucket = "literal" if res.literal else "automatic"
+    origin = "sidecar"
+    if binding is None:  # the port was made from the inferred binding: its notes say how
+        origin = "inferred"
+        binding, notes = _inferred(spec, res.tu or tu, name)
+        diags = [*diags, *(d for d in notes if d not in diags)]
     if spec.mode == "examine":
-        return record(spec, name, bucket, diags, lines=lines, idiom=res.idiom)
+        return record(spec, name, bucket, diags, lines=lines, idiom=res.idiom, binding=origin)
     out = port_path(spec.out_dir, spec.rel, name)
     api.write_atomic(out, res.source)
     rec = record(
@@ -288,18 +293,26 @@ def _kernel(
         lines=lines,
         idiom=res.idiom,
         port=str(out.relative_to(spec.out_dir)),
+        binding=origin,
     )
     if spec.check:
         if journal is not None:  # ported: kept even if the check does not finish
             journal.ported(rec)
-        if binding is None:  # the port was made from the inferred binding: check with it
-            from cuda2nki.codegen.pipeline import resolve_binding
-
-            binding = resolve_binding(spec.path, None, res.tu or tu, name)
         share = clock.share() if clock is not None else None
         if share is None or share >= _MIN_CHECK_SECONDS:
             rec.update(_check(spec, out, binding, name, share))
     return rec
+
+
+def _inferred(spec: JobSpec, tu: Any, name: str) -> tuple[Any, list[Diagnostic]]:
+    """The binding a port without a sidecar entry was made from, and the inference's notes
+    (which value each item got, and from where)."""
+    from cuda2nki.codegen.pipeline import inferred_binding
+
+    try:
+        return inferred_binding(spec.path, tu, name)
+    except DiagnosticError:  # the port inferred it; the check infers it again and reports why
+        return None, []
 
 
 def _missing(diags: list[Diagnostic]) -> list[str]:
@@ -350,7 +363,10 @@ def record(
     idiom: str | None = None,
     port: str | None = None,
     missing: list[str] | None = None,
+    binding: str | None = None,
 ) -> dict[str, Any]:
+    """A kernel's record; ``binding``: where the binding of a port came from (``sidecar`` or
+    ``inferred``, the inference's C2N2100 notes among the diagnostics), None without a port."""
     diags = [d for d in diags if isinstance(d, Diagnostic)]
     return {
         "file": spec.rel,
@@ -372,6 +388,7 @@ def record(
         ],
         "blocking": sorted({d.code for d in diags if d.severity >= Severity.ERROR}),
         "missing": missing or [],
+        "binding": binding,
     }
 
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from cuda2nki import __version__
 from cuda2nki.batch.discover import CompileFlags, SourceFile, discover
+from cuda2nki.batch.instances import by_definition
 from cuda2nki.batch.job import (
     BUCKETS,
     FileResult,
@@ -74,9 +75,11 @@ class MigrateSummary:
 # other kernels, and a sidecar binds only the kernels it names; 4: diagnostics carry their
 # column and notes; 5: a stopped file keeps its finished kernels' records; 6: a header's
 # kernels are counted in the header only; 7: a kernel-less file leaves out the errors of the
-# headers counted on their own, and a header takes its includers' template instantiations),
+# headers counted on their own, and a header takes its includers' template instantiations; 8:
+# a template kernel is one record listing its instantiations, and a port's record says where
+# its binding came from, the inference's notes among its diagnostics),
 # so that a resumed run never mixes records of two shapes
-RECORD_FORMAT = 7
+RECORD_FORMAT = 8
 
 
 def _key(spec: JobSpec, sf: SourceFile) -> str:
@@ -296,11 +299,11 @@ def _outcome_records(spec: JobSpec, outcome: Outcome) -> tuple[list[dict[str, An
     salvaged = _salvage(spec, outcome) if outcome.status != "ok" else None
     _drop_journal(spec)
     if outcome.status != "ok":
-        return salvaged or _failure_records(spec, outcome), {}
+        return by_definition(salvaged or _failure_records(spec, outcome))
     value = outcome.value
-    if isinstance(value, FileResult):
-        return value.records, value.kernel_seconds
-    return list(value), {}
+    if isinstance(value, FileResult):  # a template's instantiations: one kernel, listed
+        return by_definition(value.records, value.kernel_seconds)
+    return by_definition(list(value))
 
 
 def run_timing(
