@@ -300,7 +300,10 @@ def _kernel(
             journal.ported(rec)
         share = clock.share() if clock is not None else None
         if share is None or share >= _MIN_CHECK_SECONDS:
-            rec.update(_check(spec, out, binding, name, share))
+            got = _check(spec, out, binding, name, share)
+            # a check that could not run says why among the kernel's diagnostics
+            errors = record(spec, name, bucket, got.pop("errors", ()), lines=0)["diagnostics"]
+            rec.update(got, diagnostics=[*rec["diagnostics"], *errors])
     return rec
 
 
@@ -343,7 +346,11 @@ def _check(
             include_dirs=spec.include_dirs,
         )
     except DiagnosticError as exc:
-        return {"verdict": "error", "check_ids": sorted({d.code for d in exc.diagnostics})}
+        return {
+            "verdict": "error",
+            "check_ids": sorted({d.code for d in exc.diagnostics}),
+            "errors": list(exc.diagnostics),
+        }
     return {
         "verdict": report.verdict,
         "cost_us": report.cost_us,

@@ -247,9 +247,11 @@ def migrate(
 
 def _salvage(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]] | None:
     """The records of a file whose worker was stopped (time or memory limit, crash): those its
-    journal holds, each kernel not finished by then marked failed (C2N0006); a ported kernel
-    whose check did not finish is failed too, but keeps its port and idiom.  None: the file was
-    not parsed when it stopped (nothing to keep)."""
+    journal holds, each kernel not finished by then marked failed (C2N0006).  A ported kernel
+    whose check did not finish keeps its bucket, port and idiom (the bucket says what porting
+    gave, as ``--examine`` does; how long a check takes depends on the machine), its verdict
+    ``unverified`` for C2N0006.  None: the file was not parsed when it stopped (nothing to
+    keep)."""
     if spec.journal is None:
         return None
     names, done = read_journal(spec.journal)
@@ -267,7 +269,7 @@ def _salvage(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]] | None:
                 reason=f"kernel '{name}' unfinished when the file stopped ({reason})",
             )
             rec = {**record(spec, name, "failed", [diag], lines=0), "failure": outcome.status}
-        elif not entry.final:  # ported, its check unfinished
+        elif not entry.final:  # ported, its check unfinished: a port all the same
             diag = make(
                 "C2N0006",
                 SourceLoc(spec.rel, 0, 0),
@@ -275,10 +277,9 @@ def _salvage(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]] | None:
             )
             rec = {
                 **rec,
-                "status": "failed",
                 "blocking": sorted({*rec["blocking"], "C2N0006"}),
                 "diagnostics": [*rec["diagnostics"], _diag_entry(diag)],
-                "verdict": "error",
+                "verdict": "unverified",
                 "check_ids": ["C2N0006"],
                 "failure": outcome.status,
             }
