@@ -14,6 +14,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -145,7 +146,7 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
             sf.defines,
             sf.include_dirs,
             str(sf.binding) if sf.binding else None,
-            opts.timeout,
+            time_limit(opts, sf.path),
         )
         key = _key(spec, sf)
         journal = opts.out_dir / JOURNAL_DIR / f"{key}.jsonl"
@@ -158,6 +159,22 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
         )
         out.append((key, spec, sf))
     return out
+
+
+_GLOBAL = re.compile(rb"\b__global__\b")
+
+
+def time_limit(opts: MigrateOptions, path: Path) -> float:
+    """A file's time limit: ``--timeout``; under ``--check``, that much per kernel the file
+    defines (a check takes its own time, so a file of six kernels is not given the time of
+    one).  The kernels are counted in the text, cheaply, before any parsing."""
+    if not opts.check:
+        return opts.timeout
+    try:
+        kernels = len(_GLOBAL.findall(read_regular(path)))
+    except OSError:
+        kernels = 1
+    return opts.timeout * max(1, kernels)
 
 
 def _cache_load(out_dir: Path, key: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
@@ -337,7 +354,12 @@ def _execute(opts: MigrateOptions, todo: list[tuple[str, JobSpec]]) -> Iterator[
         if opts.jobs > 1 and len(todo) > 1:
             warm_up()  # once here rather than in every worker
         yield from run_tasks(
-            process_file, todo, jobs=opts.jobs, timeout=opts.timeout, memory_mb=opts.memory_mb
+            process_file,
+            todo,
+            jobs=opts.jobs,
+            timeout=opts.timeout,
+            memory_mb=opts.memory_mb,
+            limits={k: spec.time_limit for k, spec in todo if spec.time_limit is not None},
         )
 
 

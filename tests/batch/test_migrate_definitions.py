@@ -155,3 +155,22 @@ def test_plain_kernels_and_other_files_stay_apart() -> None:
 )
 def test_definition_of_an_instantiation_name(name: str, base: str) -> None:
     assert definition(name) == base
+
+
+@pytest.mark.parametrize(
+    ("text", "check", "want"),
+    [
+        ("__global__ void a() {}\n__global__ void b() {}\n__global__ void c() {}\n", True, 90.0),
+        ("__global__ void a() {}\n__global__ void b() {}\n", False, 30.0),
+        ("// no kernels here: a header\nint helper(int x);\n", True, 30.0),
+        ("template <int B>\n__global__\nvoid t(float* y) {}\n", True, 30.0),
+    ],
+)
+def test_a_checked_file_has_its_time_limit_per_kernel(
+    tmp_path: Path, text: str, check: bool, want: float
+) -> None:
+    from cuda2nki.batch.migrate import time_limit
+
+    (tmp_path / "k.cu").write_text(text)
+    opts = MigrateOptions(tmp_path, tmp_path / "out", check=check, timeout=30.0)
+    assert time_limit(opts, tmp_path / "k.cu") == want
