@@ -197,14 +197,24 @@ def process_file(spec: JobSpec) -> FileResult:
         journal.add(rec)
     seconds: dict[str, float] = {}
     clock = _Budget(spec.time_limit, len(kernels))
+    # every kernel is ported first, then the ports are checked: a file stopped during its
+    # checks has decided every kernel's bucket (what --examine reports), whatever the machine
+    checks: list[_Pending] = []
     for k in kernels:
         # a sidecar's binding applies to the kernel it names only; the others are inferred
         kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None
         t0 = time.perf_counter()
-        rec = _kernel(spec, tu, k.name, kb, _kernel_lines(k), owned, clock, journal)
-        journal.add(rec)
+        rec = _kernel(spec, tu, k.name, kb, _kernel_lines(k), owned, checks, journal)
+        if not checks or checks[-1].rec is not rec:
+            journal.add(rec)
         records.append(rec)
         seconds[k.name] = time.perf_counter() - t0
+    clock.left = max(1, len(checks))
+    for c in checks:
+        t0 = time.perf_counter()
+        _run_check(spec, c, clock.share())
+        journal.add(c.rec)
+        seconds[c.name] += time.perf_counter() - t0
         clock.done()
     if not records:  # a file without kernels still counts as examined, unless it failed
         # an error in a header the tree counts on its own is that header's, not this file's
@@ -247,6 +257,28 @@ def _scoped(tu: Any, name: str, diags: Any, owned: Any) -> list[Diagnostic]:
     return list(dict.fromkeys(for_kernel(tu, name, diags, others="drop", owned=owned)))
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """A port written and not checked yet: its record (completed by the check), the port's
+    path and the binding it was made from."""
+
+    rec: dict[str, Any]
+    name: str
+    port: Path
+    binding: Any
+
+
+def _run_check(spec: JobSpec, c: _Pending, share: float | None) -> None:
+    """Check a port within ``share`` seconds (None: no limit), its outcome into its record; a
+    share below :data:`_MIN_CHECK_SECONDS` leaves the port unchecked."""
+    if share is not None and share < _MIN_CHECK_SECONDS:
+        return
+    got = _check(spec, c.port, c.binding, c.name, share)
+    # a check that could not run says why among the kernel's diagnostics
+    errors = record(spec, c.name, c.rec["status"], got.pop("errors", ()), lines=0)
+    c.rec.update(got, diagnostics=[*c.rec["diagnostics"], *errors["diagnostics"]])
+
+
 def _kernel(
     spec: JobSpec,
     tu: Any,
@@ -254,9 +286,12 @@ def _kernel(
     binding: Any,
     lines: int,
     owned: Any,
-    clock: _Budget | None = None,
+    checks: list[_Pending] | None = None,
     journal: Journal | None = None,
 ) -> dict[str, Any]:
+    """The record of one kernel: ported (or examined); under --check its port joins
+    ``checks``, to be checked once every kernel of the file is ported (checked here when
+    ``checks`` is None)."""
     from cuda2nki import api
 
     try:
@@ -298,12 +333,11 @@ def _kernel(
     if spec.check:
         if journal is not None:  # ported: kept even if the check does not finish
             journal.ported(rec)
-        share = clock.share() if clock is not None else None
-        if share is None or share >= _MIN_CHECK_SECONDS:
-            got = _check(spec, out, binding, name, share)
-            # a check that could not run says why among the kernel's diagnostics
-            errors = record(spec, name, bucket, got.pop("errors", ()), lines=0)["diagnostics"]
-            rec.update(got, diagnostics=[*rec["diagnostics"], *errors])
+        pending = _Pending(rec, name, out, binding)
+        if checks is None:
+            _run_check(spec, pending, None)
+        else:
+            checks.append(pending)
     return rec
 
 
