@@ -28,9 +28,13 @@ if TYPE_CHECKING:
 def run_isolated(
     chunk: list[tuple[str, JobSpec]], timeout: float, memory_mb: int | None
 ) -> list[Outcome]:
-    """Some files in a child process of the current (Dask worker) process."""
+    """Some files in a child process of the current (Dask worker) process, each within its
+    own time limit (``JobSpec.time_limit``, else ``timeout``)."""
     warm_up()  # once per Dask worker: the children inherit the warm pipeline
-    return list(run_tasks(process_file, chunk, jobs=1, timeout=timeout, memory_mb=memory_mb))
+    limits = {k: s.time_limit for k, s in chunk if s.time_limit is not None}
+    return list(
+        run_tasks(process_file, chunk, jobs=1, timeout=timeout, memory_mb=memory_mb, limits=limits)
+    )
 
 
 def chunks(todo: list[tuple[str, JobSpec]], workers: int) -> list[list[tuple[str, JobSpec]]]:

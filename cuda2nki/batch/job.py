@@ -197,14 +197,24 @@ def process_file(spec: JobSpec) -> FileResult:
         journal.add(rec)
     seconds: dict[str, float] = {}
     clock = _Budget(spec.time_limit, len(kernels))
+    # every kernel is ported first, then the ports are checked: a file stopped during its
+    # checks has decided every kernel's bucket (what --examine reports), whatever the machine
+    checks: list[_Pending] = []
     for k in kernels:
         # a sidecar's binding applies to the kernel it names only; the others are inferred
         kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None
         t0 = time.perf_counter()
-        rec = _kernel(spec, tu, k.name, kb, _kernel_lines(k), owned, clock, journal)
-        journal.add(rec)
+        rec = _kernel(spec, tu, k.name, kb, _kernel_lines(k), owned, checks, journal)
+        if not checks or checks[-1].rec is not rec:
+            journal.add(rec)
         records.append(rec)
         seconds[k.name] = time.perf_counter() - t0
+    clock.left = max(1, len(checks))
+    for c in checks:
+        t0 = time.perf_counter()
+        _run_check(spec, c, clock.share())
+        journal.add(c.rec)
+        seconds[c.name] += time.perf_counter() - t0
         clock.done()
     if not records:  # a file without kernels still counts as examined, unless it failed
         # an error in a header the tree counts on its own is that header's, not this file's
@@ -247,6 +257,28 @@ def _scoped(tu: Any, name: str, diags: Any, owned: Any) -> list[Diagnostic]:
     return list(dict.fromkeys(for_kernel(tu, name, diags, others="drop", owned=owned)))
 
 
+@dataclass(frozen=True)
+class _Pending:
+    """A port written and not checked yet: its record (completed by the check), the port's
+    path and the binding it was made from."""
+
+    rec: dict[str, Any]
+    name: str
+    port: Path
+    binding: Any
+
+
+def _run_check(spec: JobSpec, c: _Pending, share: float | None) -> None:
+    """Check a port within ``share`` seconds (None: no limit), its outcome into its record; a
+    share below :data:`_MIN_CHECK_SECONDS` leaves the port unchecked."""
+    if share is not None and share < _MIN_CHECK_SECONDS:
+        return
+    got = _check(spec, c.port, c.binding, c.name, share)
+    # a check that could not run says why among the kernel's diagnostics
+    errors = record(spec, c.name, c.rec["status"], got.pop("errors", ()), lines=0)
+    c.rec.update(got, diagnostics=[*c.rec["diagnostics"], *errors["diagnostics"]])
+
+
 def _kernel(
     spec: JobSpec,
     tu: Any,
@@ -254,9 +286,12 @@ def _kernel(
     binding: Any,
     lines: int,
     owned: Any,
-    clock: _Budget | None = None,
+    checks: list[_Pending] | None = None,
     journal: Journal | None = None,
 ) -> dict[str, Any]:
+    """The record of one kernel: ported (or examined); under --check its port joins
+    ``checks``, to be checked once every kernel of the file is ported (checked here when
+    ``checks`` is None)."""
     from cuda2nki import api
 
     try:
@@ -276,8 +311,13 @@ def _kernel(
     if res.source is None:
         return record(spec, name, "manual", diags, lines=lines, idiom=res.idiom)
     bucket = "literal" if res.literal else "automatic"
+    origin = "sidecar"
+    if binding is None:  # the port was made from the inferred binding: its notes say how
+        origin = "inferred"
+        binding, notes = _inferred(spec, res.tu or tu, name)
+        diags = [*diags, *(d for d in notes if d not in diags)]
     if spec.mode == "examine":
-        return record(spec, name, bucket, diags, lines=lines, idiom=res.idiom)
+        return record(spec, name, bucket, diags, lines=lines, idiom=res.idiom, binding=origin)
     out = port_path(spec.out_dir, spec.rel, name)
     api.write_atomic(out, res.source)
     rec = record(
@@ -288,18 +328,28 @@ def _kernel(
         lines=lines,
         idiom=res.idiom,
         port=str(out.relative_to(spec.out_dir)),
+        binding=origin,
     )
     if spec.check:
         if journal is not None:  # ported: kept even if the check does not finish
             journal.ported(rec)
-        if binding is None:  # the port was made from the inferred binding: check with it
-            from cuda2nki.codegen.pipeline import resolve_binding
-
-            binding = resolve_binding(spec.path, None, res.tu or tu, name)
-        share = clock.share() if clock is not None else None
-        if share is None or share >= _MIN_CHECK_SECONDS:
-            rec.update(_check(spec, out, binding, name, share))
+        pending = _Pending(rec, name, out, binding)
+        if checks is None:
+            _run_check(spec, pending, None)
+        else:
+            checks.append(pending)
     return rec
+
+
+def _inferred(spec: JobSpec, tu: Any, name: str) -> tuple[Any, list[Diagnostic]]:
+    """The binding a port without a sidecar entry was made from, and the inference's notes
+    (which value each item got, and from where)."""
+    from cuda2nki.codegen.pipeline import inferred_binding
+
+    try:
+        return inferred_binding(spec.path, tu, name)
+    except DiagnosticError:  # the port inferred it; the check infers it again and reports why
+        return None, []
 
 
 def _missing(diags: list[Diagnostic]) -> list[str]:
@@ -330,7 +380,11 @@ def _check(
             include_dirs=spec.include_dirs,
         )
     except DiagnosticError as exc:
-        return {"verdict": "error", "check_ids": sorted({d.code for d in exc.diagnostics})}
+        return {
+            "verdict": "error",
+            "check_ids": sorted({d.code for d in exc.diagnostics}),
+            "errors": list(exc.diagnostics),
+        }
     return {
         "verdict": report.verdict,
         "cost_us": report.cost_us,
@@ -350,7 +404,10 @@ def record(
     idiom: str | None = None,
     port: str | None = None,
     missing: list[str] | None = None,
+    binding: str | None = None,
 ) -> dict[str, Any]:
+    """A kernel's record; ``binding``: where the binding of a port came from (``sidecar`` or
+    ``inferred``, the inference's C2N2100 notes among the diagnostics), None without a port."""
     diags = [d for d in diags if isinstance(d, Diagnostic)]
     return {
         "file": spec.rel,
@@ -372,6 +429,7 @@ def record(
         ],
         "blocking": sorted({d.code for d in diags if d.severity >= Severity.ERROR}),
         "missing": missing or [],
+        "binding": binding,
     }
 
 

@@ -14,6 +14,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -23,6 +24,7 @@ from typing import Any
 
 from cuda2nki import __version__
 from cuda2nki.batch.discover import CompileFlags, SourceFile, discover
+from cuda2nki.batch.instances import by_definition
 from cuda2nki.batch.job import (
     BUCKETS,
     FileResult,
@@ -74,9 +76,11 @@ class MigrateSummary:
 # other kernels, and a sidecar binds only the kernels it names; 4: diagnostics carry their
 # column and notes; 5: a stopped file keeps its finished kernels' records; 6: a header's
 # kernels are counted in the header only; 7: a kernel-less file leaves out the errors of the
-# headers counted on their own, and a header takes its includers' template instantiations),
+# headers counted on their own, and a header takes its includers' template instantiations; 8:
+# a template kernel is one record listing its instantiations, and a port's record says where
+# its binding came from, the inference's notes among its diagnostics),
 # so that a resumed run never mixes records of two shapes
-RECORD_FORMAT = 7
+RECORD_FORMAT = 8
 
 
 def _key(spec: JobSpec, sf: SourceFile) -> str:
@@ -142,7 +146,7 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
             sf.defines,
             sf.include_dirs,
             str(sf.binding) if sf.binding else None,
-            opts.timeout,
+            time_limit(opts, sf.path),
         )
         key = _key(spec, sf)
         journal = opts.out_dir / JOURNAL_DIR / f"{key}.jsonl"
@@ -155,6 +159,22 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
         )
         out.append((key, spec, sf))
     return out
+
+
+_GLOBAL = re.compile(rb"\b__global__\b")
+
+
+def time_limit(opts: MigrateOptions, path: Path) -> float:
+    """A file's time limit: ``--timeout``; under ``--check``, that much per kernel the file
+    defines (a check takes its own time, so a file of six kernels is not given the time of
+    one).  The kernels are counted in the text, cheaply, before any parsing."""
+    if not opts.check:
+        return opts.timeout
+    try:
+        kernels = len(_GLOBAL.findall(read_regular(path)))
+    except OSError:
+        kernels = 1
+    return opts.timeout * max(1, kernels)
 
 
 def _cache_load(out_dir: Path, key: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
@@ -244,9 +264,11 @@ def migrate(
 
 def _salvage(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]] | None:
     """The records of a file whose worker was stopped (time or memory limit, crash): those its
-    journal holds, each kernel not finished by then marked failed (C2N0006); a ported kernel
-    whose check did not finish is failed too, but keeps its port and idiom.  None: the file was
-    not parsed when it stopped (nothing to keep)."""
+    journal holds, each kernel not finished by then marked failed (C2N0006).  A ported kernel
+    whose check did not finish keeps its bucket, port and idiom (the bucket says what porting
+    gave, as ``--examine`` does; how long a check takes depends on the machine), its verdict
+    ``unverified`` for C2N0006.  None: the file was not parsed when it stopped (nothing to
+    keep)."""
     if spec.journal is None:
         return None
     names, done = read_journal(spec.journal)
@@ -264,7 +286,7 @@ def _salvage(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]] | None:
                 reason=f"kernel '{name}' unfinished when the file stopped ({reason})",
             )
             rec = {**record(spec, name, "failed", [diag], lines=0), "failure": outcome.status}
-        elif not entry.final:  # ported, its check unfinished
+        elif not entry.final:  # ported, its check unfinished: a port all the same
             diag = make(
                 "C2N0006",
                 SourceLoc(spec.rel, 0, 0),
@@ -272,10 +294,9 @@ def _salvage(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]] | None:
             )
             rec = {
                 **rec,
-                "status": "failed",
                 "blocking": sorted({*rec["blocking"], "C2N0006"}),
                 "diagnostics": [*rec["diagnostics"], _diag_entry(diag)],
-                "verdict": "error",
+                "verdict": "unverified",
                 "check_ids": ["C2N0006"],
                 "failure": outcome.status,
             }
@@ -296,11 +317,11 @@ def _outcome_records(spec: JobSpec, outcome: Outcome) -> tuple[list[dict[str, An
     salvaged = _salvage(spec, outcome) if outcome.status != "ok" else None
     _drop_journal(spec)
     if outcome.status != "ok":
-        return salvaged or _failure_records(spec, outcome), {}
+        return by_definition(salvaged or _failure_records(spec, outcome))
     value = outcome.value
-    if isinstance(value, FileResult):
-        return value.records, value.kernel_seconds
-    return list(value), {}
+    if isinstance(value, FileResult):  # a template's instantiations: one kernel, listed
+        return by_definition(value.records, value.kernel_seconds)
+    return by_definition(list(value))
 
 
 def run_timing(
@@ -333,7 +354,12 @@ def _execute(opts: MigrateOptions, todo: list[tuple[str, JobSpec]]) -> Iterator[
         if opts.jobs > 1 and len(todo) > 1:
             warm_up()  # once here rather than in every worker
         yield from run_tasks(
-            process_file, todo, jobs=opts.jobs, timeout=opts.timeout, memory_mb=opts.memory_mb
+            process_file,
+            todo,
+            jobs=opts.jobs,
+            timeout=opts.timeout,
+            memory_mb=opts.memory_mb,
+            limits={k: spec.time_limit for k, spec in todo if spec.time_limit is not None},
         )
 
 

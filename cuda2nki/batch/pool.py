@@ -21,7 +21,7 @@ import sys
 import time
 import traceback
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
@@ -151,11 +151,14 @@ def run_tasks(
     jobs: int = 1,
     timeout: float | None = None,
     memory_mb: int | None = None,
+    limits: Mapping[str, float] | None = None,
 ) -> Iterator[Outcome]:
     """Run ``fn(payload)`` for each ``(key, payload)``; yield outcomes as they finish.
 
-    ``fn`` must be importable (module-level) so the workers can run it.
+    ``fn`` must be importable (module-level) so the workers can run it.  A task's time limit
+    is ``limits[key]`` where given, else ``timeout``.
     """
+    limit = _limit_of(timeout, limits)
     ctx = mp.get_context("fork" if os.name == "posix" else "spawn")
     pending = list(tasks)
     pending.reverse()
@@ -168,10 +171,10 @@ def run_tasks(
             busy = [w for w in workers if w.queue]
             ready = wait(
                 [w.conn for w in busy] + [w.proc.sentinel for w in busy],
-                timeout=_poll(busy, timeout),
+                timeout=_poll(busy, limit),
             )
             for w in busy:
-                outcome = _collect(w, ready, timeout, memory_mb)
+                outcome = _collect(w, ready, limit(w.queue[0][0]), memory_mb)
                 if outcome is None:
                     continue
                 yield outcome
@@ -202,11 +205,20 @@ def _feed(workers: list[_Worker], pending: list[tuple[str, Any]], jobs: int) -> 
             w.submit(*pending.pop())
 
 
-def _poll(busy: list[_Worker], timeout: float | None) -> float | None:
-    if timeout is None or not busy:
+def _limit_of(
+    timeout: float | None, limits: Mapping[str, float] | None
+) -> Callable[[str], float | None]:
+    """The time limit of the task of a key."""
+    if not limits:
+        return lambda key: timeout
+    return lambda key: limits.get(key, timeout)
+
+
+def _poll(busy: list[_Worker], limit: Callable[[str], float | None]) -> float | None:
+    ends = [w.started + t for w in busy if (t := limit(w.queue[0][0])) is not None]
+    if not ends:
         return None
-    now = time.monotonic()
-    return max(0.0, min(w.started + timeout - now for w in busy)) + 0.01
+    return max(0.0, min(ends) - time.monotonic()) + 0.01
 
 
 def _collect(

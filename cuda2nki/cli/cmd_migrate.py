@@ -66,7 +66,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="ADDRESS",
         help="dask scheduler address (default: start a local cluster)",
     )
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="per-file time limit")
+    p.add_argument(
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="per-file time limit (with --check: S for each kernel the file defines)",
+    )
     p.add_argument(
         "--memory",
         type=int,

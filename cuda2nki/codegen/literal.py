@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from cuda2nki.codegen import spell
 from cuda2nki.codegen.render import environment
 from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
 
@@ -71,7 +72,7 @@ def generate_literal(
             partitions=program.partitions,
             free=program.free,
             layout=program.layout,
-            name=program.name,
+            name=spell.py_name(program.name),
             params=", ".join(program.params),
             body=body,
         )

@@ -191,6 +191,15 @@ def _validate(binding: Any, tu: Any, kernel: str | None) -> None:
 def _inferred(path: str | os.PathLike, tu: Any, kernel: str | None) -> Any:
     """The binding inferred from the source, validated; C2N2502 (with the inference's own
     diagnostics) when it is incomplete."""
+    return inferred_binding(path, tu, kernel)[0]
+
+
+def inferred_binding(
+    path: str | os.PathLike, tu: Any, kernel: str | None
+) -> tuple[Any, list[Diagnostic]]:
+    """The binding inferred from the source, validated, and the inference's notes: which value
+    each item got and where from (C2N2100).  C2N2502 (with the inference's own diagnostics)
+    when it is incomplete."""
     from cuda2nki.binding import binding_from_dict, binding_problems
 
     infer = _optional("cuda2nki.lift", "infer_binding")
@@ -218,7 +227,7 @@ def _inferred(path: str | os.PathLike, tu: Any, kernel: str | None) -> Any:
         got = _params(tu, kernel, bnd)
         problems = binding_problems(bnd, *got) if got is not None else []
         if not problems:
-            return bnd
+            return bnd, diags
     fn = tu.function(kernel)
     loc = fn.loc if fn is not None else SourceLoc(str(path), 1, 1)
     missing = "; ".join(problems) or "the launch site and indices do not say"

@@ -439,6 +439,8 @@ def check(
             finally:
                 box.close()
             found.extend(run_found)
+            if not numerics and not any(d.code == "C2N4023" for d in found):
+                found.append(_no_outputs(b, info, name))
     except BaseException:
         if early is not None:
             early.close()  # a check that stops before the port runs leaves no sandbox
@@ -474,6 +476,18 @@ def check(
         },
         port_output,
     )
+
+
+def _no_outputs(b: Binding, info: portscan.PortInfo, name: str) -> Diagnostic:
+    """C2N4023 for a check whose runs gave nothing to compare: the kernel writes no tensor
+    (it only prints, say), so the port's faithfulness is not shown by any number."""
+    written = [t.name for t in b.tensors if t.role in ("out", "inout")]
+    reason = (
+        "the kernel writes no tensor the check can compare (what it prints is not compared)"
+        if not written
+        else f"no output of the port could be matched to {', '.join(written)}"
+    )
+    return make("C2N4023", SourceLoc(b.path or info.path, 1, 1), kernel=name, reason=reason)
 
 
 def _returned_names(pb: PortBinding, info: portscan.PortInfo) -> dict[str, str]:

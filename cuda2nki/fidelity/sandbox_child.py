@@ -279,6 +279,8 @@ def _flatten(outs: Any) -> tuple[str, list[Any], Any]:
     """(structure, values, keys): how the port returned its outputs."""
     from collections.abc import Mapping
 
+    if outs is None:  # a kernel without outputs (it only prints, say)
+        return "seq", [], None
     if isinstance(outs, Mapping):
         keys = [str(k) for k in outs]
         return "dict", list(outs.values()), keys

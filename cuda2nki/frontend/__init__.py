@@ -69,13 +69,9 @@ def parse_source(
     finally:
         if gc_was_enabled:
             gc.enable()
-    # a header's kernels launched from the files that include it (see frontend.launchers)
-    tu = with_foreign_launches(tu, defines, dirs)
-    if tu.rejected:  # kernels that need the definitions of the file including them
-        from cuda2nki.frontend.includers import with_includer_context
-
-        tu = with_includer_context(tu, defines, dirs)
-    return tu
+    # a header's kernels launched from the files that include it, and a file's code as the
+    # file including it sees it (see frontend.launchers and frontend.adopt)
+    return with_foreign_launches(tu, defines, dirs)
 
 
 def parse_file(

@@ -7,22 +7,26 @@ launch in its own file, the source files near it that include it are parsed and 
 sites of that kernel are added to the header's translation unit, so that binding inference sees
 the same host evidence (cited ``runner.cu:LINE``) as for a kernel launched where it is defined.
 A template kernel the header cannot instantiate itself (``template <int BM> __global__ ...``)
-takes the instantiation of the including file's launch (``kernel<64><<<...>>>``), see
-:mod:`cuda2nki.frontend.adopt`.
+takes the instantiation of the including file's launch (``kernel<64><<<...>>>``), and a kernel
+file refused alone for names its includer defines (``#include "kernel.cu"`` after ``#define
+real float``) takes the includer's lowering of it: this is the one mechanism by which a file is
+read as the file including it sees it, see :mod:`cuda2nki.frontend.adopt`.
 
-"Near" is the header's directory and the one above it (a ``src/kernels/*.cuh`` included by
-``src/runner.cu``), searched recursively up to :data:`MAX_FILES` files; hidden directories are
-skipped.  Includes are matched by file name (``#include "kernels/gemm.cuh"`` includes any
+"Near" is, for a header, the header's directory and the one above it (a ``src/kernels/*.cuh``
+included by ``src/runner.cu``); for a source file, its own directory and, when no file there
+includes it, the one above (``kernel/span_kernel.cu`` included by ``main.cu``).  Directories are
+searched recursively up to :data:`MAX_FILES` files; hidden directories are skipped.  Includes are matched by file name (``#include "kernels/gemm.cuh"`` includes any
 ``gemm.cuh``), which is what a tree's include paths resolve to in all but contrived layouts.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -39,6 +43,18 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 
 #: files whose includers are being parsed (a file including its includer must not loop)
 _ACTIVE: set[str] = set()
+_DEPTH = [0]  # > 0 while a file is parsed on behalf of a file it includes
+
+
+@contextlib.contextmanager
+def no_includer_search() -> Iterator[None]:
+    """Within: no file looks for the files that include it (a file parsed on behalf of
+    another one is read as written, not searched around in turn)."""
+    _DEPTH[0] += 1
+    try:
+        yield
+    finally:
+        _DEPTH[0] -= 1
 
 
 def with_foreign_launches(
@@ -60,13 +76,9 @@ def with_foreign_launches(
     troubled = needs_context(tu)
     if not missing and not troubled:
         return tu
-    if not path.is_file() or tu.file in _ACTIVE:
+    if _DEPTH[0] or not path.is_file() or tu.file in _ACTIVE:
         return tu
-    real = path.resolve()
-    # a header is often included from the directory above (src/kernels/*.cuh from src/runner.cu);
-    # a kernel source file (`#include "kernel.cu"`) from a main file beside it
-    root = None if path.suffix.lower() in HEADER_SUFFIXES else real.parent
-    sources = tuple((str(p), _stamp(p)) for p in including_sources(real, root) if _stamp(p)[1] >= 0)
+    sources = tuple((str(p), _stamp(p)) for p in _includers(path.resolve()) if _stamp(p)[1] >= 0)
     if not sources:
         return tu
     _ACTIVE.add(tu.file)
@@ -96,7 +108,6 @@ def _foreign_units(
     """The translation units of ``sources`` (paths with their stamps, so that an edited file is
     read again), each parsed once per process; an unreadable file is left out."""
     from cuda2nki.frontend import parse_source
-    from cuda2nki.frontend.includers import no_includer_search
 
     units: list[TranslationUnit] = []
     for name, _ in sources:
@@ -110,6 +121,24 @@ def _foreign_units(
                 parse_source(text, str(src), defines=dict(defines), include_dirs=include_dirs)
             )
     return tuple(units)
+
+
+def _includers(real: Path) -> list[Path]:
+    """The source files that include ``real`` (a resolved path), looked for where it is usually
+    included from: a header from its directory or the one above (``src/kernels/*.cuh`` from
+    ``src/runner.cu``); a kernel source file (``#include "kernel.cu"``) from a main file beside
+    it, else from the directory above unless that is a top-level one (``/``, ``/tmp``)."""
+    if real.suffix.lower() in HEADER_SUFFIXES:
+        return [p for p in including_sources(real) if p != real]
+    roots = [real.parent]
+    above = real.parent.parent
+    if len(above.parts) > 2 and above != real.parent:
+        roots.append(above)
+    for root in roots:
+        found = [p for p in including_sources(real, root) if p != real]
+        if found:
+            return found
+    return []
 
 
 def including_sources(header: Path, root: Path | None = None) -> list[Path]:

@@ -701,13 +701,18 @@ def _grid_axis(text: str, scalars: set[str], b: int | None) -> tuple | None:
 
 
 def _whole_tiles(p: Poly) -> tuple[Poly, Poly] | None:
-    """``(X + d - 1) / d`` as ``(X, d)`` for a constant ``d`` > 1."""
+    """``(X + c) / d`` as ``(X, d)`` for a constant ``d`` > 1 and ``0 <= c < d``: rounded up
+    (``c = d - 1``) or down (``X / d``, ``c = 0``), the grid covers exactly ``X`` threads when
+    ``X`` is a multiple of ``d`` (as check chooses it)."""
     if len(p.terms) != 1 or p.terms[0][1] != 1 or len(p.terms[0][0]) != 1:
         return None
     a = p.terms[0][0][0]
     if not isinstance(a, DivAtom) or not a.den.is_const or a.den.const_value <= 1:
         return None
-    return a.num - (a.den.const_value - 1), a.den
+    c = a.num.const_value
+    if not 0 <= c < a.den.const_value or a.num.is_const:
+        return None
+    return a.num - c, a.den
 
 
 def _py_poly(n: pyast.expr, scalars: set[str]) -> Poly | None:

@@ -90,6 +90,11 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
             return None
         grid, block, source = got
     out = {"grid": [_tidy(g) for g in grid], "block": [_int_or(b) for b in block]}
+    if source == "the launch site":  # a host constant also passed as a size: its parameter
+        from cuda2nki.lift.gridnames import grid_in_params
+
+        values = {k: h.value for k, h in _host_values(fn, site).items()}
+        out["grid"] = grid_in_params(out["grid"], site.grid_text, names, values)
     if site.shared_bytes is not None:
         smem = _shared_bytes(fn, site)
         if smem is None:

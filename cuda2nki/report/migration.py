@@ -30,6 +30,8 @@ CSV_COLUMNS = (
     "check_ids",
     "cost_us",
     "seconds",
+    "binding",
+    "instantiations",
 )
 
 
@@ -71,6 +73,8 @@ def to_csv(records: Sequence[dict[str, Any]], times: dict[str, Any] | None = Non
                 " ".join(r.get("check_ids", [])),
                 r.get("cost_us") if r.get("cost_us") is not None else "",
                 "" if secs is None else f"{secs:.4f}",
+                r.get("binding") or "",
+                " ".join(i["kernel"] for i in r.get("instantiations", [])),
             ]
         )
     return buf.getvalue()
@@ -270,7 +274,13 @@ def _kernel_row(
     return KernelRow(
         r["status"],
         str(r.get("verdict") or ""),
-        (r["file"], r["kernel"], r["status"], str(r.get("idiom") or ""), str(r.get("lines", ""))),
+        (
+            r["file"],
+            _kernel_cell(r),
+            r["status"],
+            str(r.get("idiom") or ""),
+            str(r.get("lines", "")),
+        ),
         diagnostics_summary(r["diagnostics"]),
         diags,
         (
@@ -284,6 +294,17 @@ def _kernel_row(
         _seconds(kernel_seconds(r, times)),
         r.get("port") or "",
     )
+
+
+def _kernel_cell(r: dict[str, Any]) -> str:
+    """The kernel's name, with its instantiations (a template kernel) and, for a port, where
+    its binding came from."""
+    out = r["kernel"]
+    if r.get("instantiations"):
+        out += " (" + ", ".join(i["kernel"] for i in r["instantiations"]) + ")"
+    if r.get("binding"):
+        out += f" [{r['binding']} binding]"
+    return out
 
 
 def status_chart(s: dict[str, Any]) -> Any:

@@ -295,3 +295,31 @@ def test_checked_ports_from_index_expressions_never_crash(tmp_path: Path) -> Non
     assert {k: r["status"] for k, r in _report(dry).items()} == {
         k: r["status"] for k, r in got.items()
     }
+
+
+#: the sidecar's 'x' is shorter than the kernel reads (a wrong binding the user wrote)
+SHORT = """\
+__global__ void twice(float* y, const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+"""
+
+
+def test_a_check_that_cannot_run_says_why_in_the_record(tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "short.cu").write_text(SHORT)
+    (src / "short.toml").write_text(
+        'kernel = "twice"\n[launch]\ngrid = ["ceil_div(n, 32)"]\nblock = [32]\n[params]\n'
+        'y = { shape = ["n"], dtype = "float32", role = "out" }\n'
+        'x = { shape = [8], dtype = "float32", role = "in" }\nn = 40\n'
+    )
+    out = tmp_path / "out"
+    migrate(MigrateOptions(src, out, check=True))
+    rec = _report(out)["twice"]
+    assert rec["status"] == "automatic" and rec["verdict"] == "error", rec
+    assert rec["check_ids"] == ["C2N1500"]
+    (why,) = [d for d in rec["diagnostics"] if d["id"] == "C2N1500"]
+    assert "'x'" in why["message"] and why["line"] == 3
+    assert "C2N1500" in (out / "report.csv").read_text()

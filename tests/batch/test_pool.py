@@ -97,3 +97,11 @@ def test_a_worker_out_of_memory_is_replaced_not_reused() -> None:
         "a1": "ok",
         "a2": "ok",
     }
+
+
+def test_a_task_runs_within_its_own_time_limit() -> None:
+    tasks = [("long", ("sleep", 1.2)), ("short", ("sleep", 1.2)), ("ok", ("ok", 1))]
+    out = _run(tasks, jobs=2, timeout=0.6, limits={"long": 5.0})
+    assert out["long"].status == "ok" and out["long"].value == "woke"
+    assert out["short"].status == "timeout" and "0.6 s" in out["short"].reason
+    assert out["ok"].value == 2

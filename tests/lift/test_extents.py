@@ -328,3 +328,34 @@ def test_inferred_shapes_cover_every_access(n: int) -> None:
         for d in shape:
             size *= int(eval_c_expr(str(d), {"n": n}))
         assert size > top, (kernel, name, shape)
+
+
+#: an unguarded 2-D kernel whose rows are ``ld`` apart (a leading dimension, not the width the
+#: grid covers): every thread of the grid reads and writes
+UNGUARDED = """
+__global__ void copy_ld(const float* P, float* R, int rows, int cols, int ldp, int ldr) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    R[y * ldr + x] = 2.0f * P[y * ldp + x];
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "grid",
+    [
+        ["cols / {b}", "rows / {b}"],  # rounded down: whole tiles of sizes that are multiples
+        ["(cols + {b} - 1) / {b}", "(rows + {b} - 1) / {b}"],  # rounded up
+        ["(cols + 1) / {b}", "rows / {b}"],  # a part of a block added
+    ],
+)
+@pytest.mark.parametrize("b", [8, 16, 32])
+def test_a_grid_of_whole_tiles_covers_the_size_it_divides(grid: list[str], b: int) -> None:
+    fn = parse_source(UNGUARDED, "u.cu").function("copy_ld")
+    got = extents(fn, {"grid": [g.format(b=b) for g in grid], "block": [b, b]})
+    sizes = {"rows": 4 * b, "cols": 2 * b, "ldp": 3 * b, "ldr": 5 * b}
+    for name, ld in (("P", "ldp"), ("R", "ldr")):
+        shape = got[name].shape
+        assert shape is not None, got
+        n = eval_c_expr("*".join(f"({d})" for d in shape), sizes)
+        assert n == (sizes["rows"] - 1) * sizes[ld] + sizes["cols"], (name, shape)
