@@ -40,6 +40,13 @@ from cuda2nki.frontend.hostidioms import (
     static_member,
     type_alias,
 )
+from cuda2nki.frontend.hostouts import (
+    ACTIVE_BLOCKS_CALLS,
+    DEVICE_COUNT_CALLS,
+    OutputCall,
+    device_attribute,
+    output_call,
+)
 
 Number = int | float
 
@@ -157,6 +164,7 @@ class HostEvaluator:
         self._calls: dict[str, list[ts.Node]] | None = None
         self._defaults = False  # give uncalled launchers' parameters a default block size
         self._types: dict[str, str] = {}  # template type parameters bound while evaluating
+        self._pointer_cache: dict[str, list[ts.Node]] = {}
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -171,7 +179,13 @@ class HostEvaluator:
                     funcs.setdefault(name, []).append(n)
             elif n.type == "call_expression":
                 f = n.child_by_field_name("function")
-                if f is not None and f.type in ("identifier", "qualified_identifier"):
+                if f is not None and f.type == "field_expression":  # `op.run(...)`, `p->run()`
+                    f = f.child_by_field_name("field")
+                if f is not None and f.type in (
+                    "identifier",
+                    "qualified_identifier",
+                    "field_identifier",
+                ):
                     calls.setdefault(_txt(f).split("::")[-1], []).append(n)
             stack.extend(reversed(n.children))
         self._funcs, self._calls = funcs, calls
@@ -185,6 +199,30 @@ class HostEvaluator:
         if self._calls is None:
             self._index()
         return self._calls.get(name, [])  # type: ignore[union-attr]
+
+    def pointer_calls(self, name: str) -> list[ts.Node]:
+        """Calls of function ``name`` through a function pointer: ``bench(launch, ...)`` passes
+        it to ``bench(int (*run)(float*, int), ...)``, whose calls ``run(...)`` call it."""
+        out: list[ts.Node] = []
+        if not name:
+            return out
+        if self._calls is None:
+            self._index()
+        if name in self._pointer_cache:
+            return self._pointer_cache[name]
+        self._pointer_cache[name] = out
+        for callee, calls in list(self._calls.items()):  # type: ignore[union-attr]
+            for call in calls:
+                args = call.child_by_field_name("arguments")
+                items = _kids(args) if args is not None else []
+                for j, a in enumerate(items):
+                    if _bare_name(a) != name:
+                        continue
+                    for g in self.functions(callee):
+                        params = _params(g)
+                        if j < len(params) and params[j] and params[j] != name:
+                            out += [c for c in self.calls(params[j]) if _enclosing(c) == g]
+        return out
 
     # ------------------------------------------------------------------ the launch site
     def facts(self, call: ts.Node, cfg: list[ts.Node], args: list[ts.Node]) -> HostFacts:
@@ -329,6 +367,9 @@ class HostEvaluator:
                 out = occupancy_output(s.fnode, name, d.end_byte, s.before)
                 if out is not None:
                     return _occupancy(out, ev)
+                written = output_call(s.fnode, name, d.end_byte, s.before)
+                if written is not None:
+                    return self._written(name, d, written, s, ev)
                 return self._members(name, d, s, ev)
             inner = _Scope(s.fnode, value.start_byte, s.argmap, s.depth + 1)
         up = rounded_up_after(s.fnode, name, value, s.before)
@@ -349,6 +390,12 @@ class HostEvaluator:
         """``int n = 0; ... n = atoi(argv[1]);``: a zero initializer is a placeholder for the
         value assigned before the use, when there is one that evaluates."""
         later = _first_assignment(s.fnode, name, d.end_byte, s.before)
+        written = output_call(s.fnode, name, d.end_byte, s.before)
+        if written is not None and (later is None or written.call.start_byte < later.start_byte):
+            try:
+                return self._written(name, d, written, s, ev), ev
+            except _NoValue:
+                return v, ev
         if later is None:
             return v, ev
         try:
@@ -356,6 +403,50 @@ class HostEvaluator:
         except _NoValue:
             return v, ev
         return got, ev + (f"{self.where(later)}: {_one_line(later.parent or later)}",)
+
+    def _written(
+        self, name: str, d: ts.Node, out: OutputCall, s: _Scope, ev: tuple[str, ...]
+    ) -> _V:
+        """A local written through ``&name`` by a call (:mod:`cuda2nki.frontend.hostouts`):
+        a device query's nominal value, else a default with a note."""
+        where = f"{self.where(out.call)}: {_one_line(out.call)}"
+        field = device_attribute(out)
+        if field is not None:
+            value = NOMINAL_DEVICE[field]
+            note = f"'{name}', the GPU's {field}, taken as {value}, that of a nominal small GPU"
+            return _const(value, ev + (where,), (note,))
+        if out.callee in ACTIVE_BLOCKS_CALLS and out.position == 0:
+            return self._active_blocks(name, out, s, ev + (where,))
+        if out.callee in DEVICE_COUNT_CALLS and out.position == 0:
+            note = f"'{name}', the number of GPUs, taken as 1"
+            return _const(1, ev + (where,), (note,))
+        ty = _txt(d.child_by_field_name("type")).replace("const", "").strip()
+        value = cmdline.DEFAULT_FLOAT if ty in _FLOAT_TYPES else cmdline.DEFAULT_INT
+        if self._defaults:
+            value = DEFAULT_BLOCK
+        note = (
+            f"'{name}' is written by {out.callee}() at run time ({self.where(out.call)}); "
+            f"{_num_text(value)} taken (set it in the binding if the kernel needs another value)"
+        )
+        return _const(value, ev + (where,), (note,))
+
+    def _active_blocks(self, name: str, out: OutputCall, s: _Scope, ev: tuple[str, ...]) -> _V:
+        """``cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, smem)``: the blocks
+        of ``threads`` that fill one multiprocessor of the nominal GPU."""
+        per_sm = NOMINAL_DEVICE["maxBlocksPerMultiProcessor"]
+        if len(out.args) > 2:
+            try:
+                t = self.eval(out.args[2], _Scope(s.fnode, out.call.start_byte, {}, s.depth + 1))
+            except _NoValue:
+                t = None
+            if t is not None and isinstance(t.num, int) and t.num > 0:
+                per_sm = max(1, NOMINAL_DEVICE["maxThreadsPerMultiProcessor"] // t.num)
+        note = (
+            f"'{name}', the resident blocks per multiprocessor of an occupancy query, taken as "
+            f"{per_sm} for a nominal small GPU (a grid sized to fill the GPU does not change "
+            "what the kernel computes)"
+        )
+        return _const(per_sm, ev, (note,))
 
     def _cmdline_default(self, n: ts.Node, s: _Scope) -> _V:
         """``argc > 1 ? atoi(argv[1]) : 1024``: the default, with a note."""
@@ -394,7 +485,8 @@ class HostEvaluator:
             return None
         idx = params.index(name)
         fname = _function_name(s.fnode)
-        for call in self.calls(fname or ""):
+        own = self.calls(fname or "") + self.pointer_calls(fname or "")
+        for call in own:
             args = call.child_by_field_name("arguments")
             items = _kids(args) if args is not None else []
             if idx >= len(items) or _enclosing(call) is s.fnode:
@@ -406,7 +498,7 @@ class HostEvaluator:
                 continue
             ev = (f"{self.where(call)}: {_one_line(call)}",)
             return _V(v.text, v.num, v.items, ev + v.ev, v.notes)
-        if not self.calls(fname or ""):
+        if not own:
             got = self._foreign_param(fname or "", idx, s)
             if got is not None:
                 return got
@@ -793,6 +885,26 @@ def _function_name(fn: ts.Node) -> str | None:
     return _txt(d).split("::")[-1] if d is not None else None
 
 
+def _bare_name(n: ts.Node) -> str | None:
+    """The function ``n`` names when passed as a pointer: ``f``, ``&f``, ``(void*)f``."""
+    while n.type in ("cast_expression", "parenthesized_expression", "pointer_expression"):
+        if n.type == "pointer_expression" and _txt(n.child_by_field_name("operator")) != "&":
+            return None
+        inner = n.child_by_field_name("value") or n.child_by_field_name("argument")
+        if inner is None:
+            kids = _kids(n)
+            inner = kids[0] if len(kids) == 1 else None
+        if inner is None:
+            return None
+        n = inner
+    return _txt(n) if n.type == "identifier" else None
+
+
+def parameter_names(fn: ts.Node) -> list[str]:
+    """The names of the parameters of function definition ``fn`` ('' for an unnamed one)."""
+    return _params(fn)
+
+
 def _params(fn: ts.Node) -> list[str]:
     d = fn.child_by_field_name("declarator")
     while d is not None and d.type != "function_declarator":
@@ -807,7 +919,9 @@ def _params(fn: ts.Node) -> list[str]:
                 name = _txt(q)
                 break
             q = q.child_by_field_name("declarator") or (
-                _kids(q)[-1] if q.type == "reference_declarator" and _kids(q) else None
+                _kids(q)[-1]
+                if q.type in ("reference_declarator", "parenthesized_declarator") and _kids(q)
+                else None
             )
         out.append(name or "")
     return out
