@@ -21,7 +21,8 @@ from cuda2nki.frontend.cst import (
     first_error,
     parse_bytes,
 )
-from cuda2nki.frontend.hostvals import HostEvaluator, HostFacts
+from cuda2nki.frontend.fnptr import passed_targets, pointer_base, pointer_targets
+from cuda2nki.frontend.hostvals import HostEvaluator, HostFacts, parameter_names
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import preprocess
@@ -360,9 +361,14 @@ def _launch_sites(
         if host is None:
             name = names.get(key) if fnode is not None else "<file>"
             host = host_low[key] = _HostScope(unit, fnode, name)
-        site = _launch_site(unit, host, call, ks)
-        if site is not None:
-            site = replace(site, host=_host_facts(evaluator, call, ks))
+        facts: list[HostFacts | None] = []
+        for target in _pointer_launch(unit, call, fnode, root, evaluator) or [None]:
+            site = _launch_site(unit, host, call, ks, target)
+            if site is None:
+                continue
+            if not facts:
+                facts.append(_host_facts(evaluator, call, ks))
+            site = replace(site, host=facts[0])
             sites.append(site)
             fd = unit.functions.get(site.kernel)
             if site.template_args or (fd is not None and fd.is_template):
@@ -370,6 +376,32 @@ def _launch_sites(
                 args = host.typed(site.args) if fd is not None and fd.is_template else ()
                 requests.append((site.kernel, list(site.template_args), site.loc, args))
     return sites, requests
+
+
+def _pointer_launch(
+    unit: UnitContext,
+    call: ts.Node,
+    fnode: ts.Node | None,
+    root: ts.Node,
+    evaluator: HostEvaluator,
+) -> list[str]:
+    """The kernels a launch through a function pointer may call (see
+    :mod:`cuda2nki.frontend.fnptr`); empty for a launch that names its kernel."""
+    fn = call.child_by_field_id(F.function)
+    if fn is None:
+        return []
+    base = pointer_base(fn)
+    if base is None or base in unit.functions:
+        return []
+    kernels = frozenset(n for n, fd in unit.functions.items() if fd.kind == "global")
+    if not kernels:
+        return []
+    got = pointer_targets(fnode, base, kernels) if fnode is not None else []
+    params = parameter_names(fnode) if fnode is not None and not got else []
+    if base in params:
+        calls = evaluator.calls(function_name(fnode) or "")  # type: ignore[arg-type]
+        return passed_targets(calls, params.index(base), kernels)
+    return got or pointer_targets(root, base, kernels)
 
 
 def _where(unit: UnitContext, node: ts.Node) -> str:
@@ -576,15 +608,20 @@ def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, 
 
 
 def _launch_site(
-    unit: UnitContext, host: _HostScope, call: ts.Node, ks: ts.Node
+    unit: UnitContext, host: _HostScope, call: ts.Node, ks: ts.Node, target: str | None = None
 ) -> A.LaunchSite | None:
+    """The launch site of ``call``; ``target`` names the kernel of a launch through a function
+    pointer."""
     fn = call.child_by_field_id(F.function)
     if fn is None:
         return None
     targs: list[A.Expr | A.CType] = []
     low = host.low
     try:
-        name, tnodes = low._qualified_call_name(fn)
+        if target is not None:
+            name, tnodes = target, []
+        else:
+            name, tnodes = low._qualified_call_name(fn)
         name = name.split("::")[-1]
         if tnodes:  # template arguments may name host constants
             host.need_consts(" ".join(_text(t) for t in tnodes))
