@@ -40,6 +40,7 @@ from cuda2nki.frontend.hostidioms import (
     static_member,
     type_alias,
 )
+from cuda2nki.frontend.hostmembers import member_values
 from cuda2nki.frontend.hostouts import (
     ACTIVE_BLOCKS_CALLS,
     DEVICE_COUNT_CALLS,
@@ -165,6 +166,7 @@ class HostEvaluator:
         self._defaults = False  # give uncalled launchers' parameters a default block size
         self._types: dict[str, str] = {}  # template type parameters bound while evaluating
         self._pointer_cache: dict[str, list[ts.Node]] = {}
+        self._block = False  # evaluating a launch's block: unknown sizes default to a block
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -231,14 +233,14 @@ class HostEvaluator:
         scope = _Scope(fnode, call.start_byte, argmap, 0)
         grid = self._dims(cfg[0], scope)
         plain = _Scope(fnode, call.start_byte, {}, 0)
-        block = self._dims(cfg[1], plain)
+        block = self._block_dims(cfg[1], plain)
         if any(b.value is None for b in block):
-            block = self._dims(cfg[1], scope)
+            block = self._block_dims(cfg[1], scope)
         if any(b.value is None for b in block):
             # a launcher nobody in the file calls: its block-size parameter gets a default
             self._defaults = True
             try:
-                block = self._dims(cfg[1], plain)
+                block = self._block_dims(cfg[1], plain)
                 if all(b.value is not None for b in block):
                     grid = self._dims(cfg[0], scope)
             finally:
@@ -247,6 +249,13 @@ class HostEvaluator:
         shared = self._host(cfg[2], scope) if len(cfg) > 2 else None
         allocs = tuple(alloc_bytes(self, a, call, argmap) for a in args)
         return HostFacts(grid, block, vals, shared, allocs)
+
+    def _block_dims(self, node: ts.Node, scope: _Scope) -> tuple[HostExpr, ...]:
+        self._block = True
+        try:
+            return self._dims(node, scope)
+        finally:
+            self._block = False
 
     def _dims(self, node: ts.Node, scope: _Scope) -> tuple[HostExpr, ...]:
         try:
@@ -422,7 +431,7 @@ class HostEvaluator:
             return _const(1, ev + (where,), (note,))
         ty = _txt(d.child_by_field_name("type")).replace("const", "").strip()
         value = cmdline.DEFAULT_FLOAT if ty in _FLOAT_TYPES else cmdline.DEFAULT_INT
-        if self._defaults:
+        if self._block or self._defaults:
             value = DEFAULT_BLOCK
         note = (
             f"'{name}' is written by {out.callee}() at run time ({self.where(out.call)}); "
@@ -614,14 +623,55 @@ class HostEvaluator:
                 "small GPU (a grid sized to fill the GPU does not change what the kernel computes)"
             )
             return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
-        base = self.eval(n.child_by_field_name("argument"), s)
-        if base.items is None or field not in ("x", "y", "z"):
+        try:
+            base = self.eval(n.child_by_field_name("argument"), s)
+        except _NoValue:
+            base = None
+        if base is None or base.items is None:
+            if field in ("x", "y", "z") and base is not None:
+                raise _NoValue
+            return self._struct_member(n, field, s)
+        if field not in ("x", "y", "z"):
             raise _NoValue
         i = "xyz".index(field)
         if i >= len(base.items):
             return _const(1, base.ev)
         it = base.items[i]
         return _V(it.text, it.num, None, base.ev + it.ev, base.notes + it.notes)
+
+    def _struct_member(self, n: ts.Node, field: str, s: _Scope) -> _V:
+        """``cfg.width``, ``p->n``: the value assigned to the member (in this function, else
+        anywhere in the file), its default member initializer, else a default with a note (see
+        :mod:`cuda2nki.frontend.hostmembers`)."""
+        if s.depth > _MAX_DEPTH:
+            raise _NoValue
+        base = _txt(n.child_by_field_name("argument"))
+        if field in ("x", "y", "z") and self._is_dim3(base, s):
+            raise _NoValue  # a dim3 whose value is unknown is not a struct of sizes
+        for fn, right in member_values(self.root, s.fnode, base, field, s.before):
+            scope = _Scope(fn, right.start_byte, {}, s.depth + 1)
+            try:
+                v = self.eval(right, scope)
+            except _NoValue:
+                continue
+            if v.items is not None or v.num is None:
+                continue
+            line = f"{self.where(right)}: {_one_line(right.parent or right)}"
+            return _V(v.text, v.num, None, (line, *v.ev), v.notes)
+        value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
+        note = (
+            f"'{_one_line(n)}' is not set in the source before the launch; {value} taken "
+            "(set it in the binding if the kernel needs another value)"
+        )
+        return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
+
+    def _is_dim3(self, name: str, s: _Scope) -> bool:
+        decl = _last_decl(s.fnode, name, s.before) if s.fnode is not None else None
+        if decl is None:
+            decl = _last_decl(self.root, name, 1 << 62, top=True)
+        if decl is None:
+            return False
+        return _txt(decl[1].child_by_field_name("type")).strip() == "dim3"
 
     def _subscript(self, n: ts.Node, s: _Scope) -> _V:
         arr = self.eval(n.child_by_field_name("argument"), s)
