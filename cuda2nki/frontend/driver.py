@@ -11,6 +11,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.apilaunch import ApiLaunch, api_launches
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import (
@@ -335,9 +336,10 @@ def _launch_sites(
 ) -> tuple[list[A.LaunchSite], list[_Request]]:
     sites: list[A.LaunchSite] = []
     requests: list[_Request] = []
-    if b"<<" not in unit.src:
+    api = _API_RE.search(unit.src) is not None
+    if b"<<" not in unit.src and not api:
         return sites, requests
-    caps = _kernel_call_nodes(unit.src, root)
+    caps = _kernel_call_nodes(unit.src, root) if b"<<" in unit.src else []
     # function_kind(fd.node)[0] and function_name(fd.node), already known
     kinds = {fd.node.id: fd.kind for fd in funcs}
     names = {fd.node.id: fd.name for fd in funcs}
@@ -375,7 +377,81 @@ def _launch_sites(
                 # `k<<<...>>>` / `k<><<<...>>>` of a template: its defaults may instantiate it
                 args = host.typed(site.args) if fd is not None and fd.is_template else ()
                 requests.append((site.kernel, list(site.template_args), site.loc, args))
+    if api:
+        sites += _api_sites(unit, root, kinds, names, host_low, evaluator)
     return sites, requests
+
+
+_API_RE = re.compile(
+    rb"\b(?:cudaLaunchKernel|cudaLaunchCooperativeKernel|cuLaunchKernel|\.func\s*=)"
+)
+
+
+def _api_sites(
+    unit: UnitContext,
+    root: ts.Node,
+    kinds: dict[int, str],
+    names: dict[int, str],
+    host_low: dict[int, _HostScope],
+    evaluator: HostEvaluator,
+) -> list[A.LaunchSite]:
+    """Launch sites of the launches written as API calls or graph kernel nodes (see
+    :mod:`cuda2nki.frontend.apilaunch`)."""
+    out: list[A.LaunchSite] = []
+    for launch in api_launches(root):
+        fnode = _enclosing_function(launch.anchor)
+        if fnode is not None and kinds.get(fnode.id, function_kind(fnode)[0]) != "host":
+            continue
+        key = fnode.id if fnode is not None else -1
+        host = host_low.get(key)
+        if host is None:
+            name = names.get(key) if fnode is not None else "<file>"
+            host = host_low[key] = _HostScope(unit, fnode, name)
+        site = _api_site(unit, host, launch)
+        if site is None:
+            continue
+        cfg = [launch.grid if len(launch.grid) > 1 else launch.grid[0]]
+        cfg.append(launch.block if len(launch.block) > 1 else launch.block[0])
+        cfg.append(launch.shared)
+        try:
+            facts = evaluator.facts(launch.anchor, cfg, list(launch.args))
+        except RecursionError:
+            facts = None
+        out.append(replace(site, host=facts))
+    return out
+
+
+def _api_site(unit: UnitContext, host: _HostScope, launch: ApiLaunch) -> A.LaunchSite | None:
+    low = host.low
+    try:
+        grid, grid_text = _axes(host, launch.grid)
+        block, block_text = _axes(host, launch.block)
+        smem = low.expr(launch.shared) if launch.shared is not None else None
+        args = tuple([low.expr(a) for a in launch.args])
+    except _Placeholder:
+        return None
+    return N.LaunchSite(
+        loc=unit.placer.at(launch.anchor),
+        kernel=launch.kernel,
+        template_args=(),
+        grid=grid,
+        block=block,
+        shared_bytes=smem,
+        args=args,
+        grid_text=grid_text,
+        block_text=block_text,
+        arg_texts=tuple([_span_text(unit.src, a) for a in launch.args]),
+        instance=launch.kernel,
+    )
+
+
+def _axes(host: _HostScope, nodes: tuple[ts.Node, ...]) -> tuple[tuple[A.Expr, ...], str]:
+    """A launch's grid or block: one ``dim3`` node, or one node per axis."""
+    if len(nodes) == 1:
+        return _dims(host, nodes[0])
+    return tuple([host.low.expr(n) for n in nodes]), ", ".join(
+        _span_text(host.low.src, n) for n in nodes
+    )
 
 
 def _pointer_launch(

@@ -92,6 +92,11 @@ _SIZEOF = {
     "int8_t": 1,
 }
 _FLOAT_TYPES = frozenset({"float", "double", "half", "__half"})
+#: calls whose value is never a size a launch could use
+_NOT_SIZES = frozenset(
+    "rand random drand48 clock time malloc calloc new cudaGetLastError cudaGetErrorString "
+    "printf sqrt sqrtf pow powf log logf exp expf".split()
+)
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,8 @@ class HostEvaluator:
         self._types: dict[str, str] = {}  # template type parameters bound while evaluating
         self._pointer_cache: dict[str, list[ts.Node]] = {}
         self._block = False  # evaluating a launch's block: unknown sizes default to a block
+        #: a value the source does not give may take a default (not while reading evidence)
+        self._guess = True
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -183,6 +190,8 @@ class HostEvaluator:
                 f = n.child_by_field_name("function")
                 if f is not None and f.type == "field_expression":  # `op.run(...)`, `p->run()`
                     f = f.child_by_field_name("field")
+                elif f is not None and f.type == "template_function":  # `bench<float>(4)`
+                    f = f.child_by_field_name("name")
                 if f is not None and f.type in (
                     "identifier",
                     "qualified_identifier",
@@ -227,7 +236,9 @@ class HostEvaluator:
         return out
 
     # ------------------------------------------------------------------ the launch site
-    def facts(self, call: ts.Node, cfg: list[ts.Node], args: list[ts.Node]) -> HostFacts:
+    def facts(self, call: ts.Node, cfg: list[Any], args: list[ts.Node]) -> HostFacts:
+        """The host values of a launch: ``cfg`` is [grid, block] and the shared bytes if given
+        (grid and block: a node, or a tuple of one node per axis), ``args`` its arguments."""
         fnode = _enclosing(call)
         argmap = {_txt(a): i for i, a in enumerate(args) if a.type == "identifier"}
         scope = _Scope(fnode, call.start_byte, argmap, 0)
@@ -246,18 +257,24 @@ class HostEvaluator:
             finally:
                 self._defaults = False
         vals = tuple(self._host(a, plain) for a in args)
-        shared = self._host(cfg[2], scope) if len(cfg) > 2 else None
-        allocs = tuple(alloc_bytes(self, a, call, argmap) for a in args)
+        shared = self._host(cfg[2], scope) if len(cfg) > 2 and cfg[2] is not None else None
+        self._guess = False  # an allocation size is evidence: never a default
+        try:
+            allocs = tuple(alloc_bytes(self, a, call, argmap) for a in args)
+        finally:
+            self._guess = True
         return HostFacts(grid, block, vals, shared, allocs)
 
-    def _block_dims(self, node: ts.Node, scope: _Scope) -> tuple[HostExpr, ...]:
+    def _block_dims(self, node: Any, scope: _Scope) -> tuple[HostExpr, ...]:
         self._block = True
         try:
             return self._dims(node, scope)
         finally:
             self._block = False
 
-    def _dims(self, node: ts.Node, scope: _Scope) -> tuple[HostExpr, ...]:
+    def _dims(self, node: ts.Node | tuple[ts.Node, ...], scope: _Scope) -> tuple[HostExpr, ...]:
+        if isinstance(node, tuple):  # `cuLaunchKernel(f, gx, gy, gz, ...)`: one node per axis
+            return tuple(self._host(n, scope) for n in node)
         try:
             v = self.eval(node, scope)
         except _NoValue:
@@ -296,6 +313,9 @@ class HostEvaluator:
                 _txt(n.child_by_field_name("type")), self.eval(n.child_by_field_name("value"), s)
             )
         if t == "binary_expression":
+            count = self._array_count(n, s)
+            if count is not None:  # `sizeof(a) / sizeof(a[0])`
+                return count
             up = remainder_ceil(n)
             if up is not None:  # `a / b + (a % b ? 1 : 0)`
                 return _ceil_div(self.eval(up[0], s), self.eval(up[1], s))
@@ -321,7 +341,15 @@ class HostEvaluator:
             raise _NoValue
         if t == "sizeof_expression":
             ty = _txt(n.child_by_field_name("type") or n).replace("sizeof", "").strip(" ()")
-            return _const(self._sizeof(ty.replace("const ", "").strip()))
+            try:
+                return _const(self._sizeof(ty.replace("const ", "").strip()))
+            except _NoValue:
+                if not self._guess or not re.fullmatch(r"[A-Za-z_]\w*", ty):
+                    raise
+                if self._is_variable(ty, n, s):
+                    raise  # `sizeof x` of an expression or a variable
+                note = f"sizeof({ty}), a type not known here, taken as 4 bytes"
+                return _const(4, (f"{self.where(n)}: {_one_line(n)}",), (note,))
         if t == "qualified_identifier":
             return self._static(n, s)
         if t == "field_expression":
@@ -429,6 +457,8 @@ class HostEvaluator:
         if out.callee in DEVICE_COUNT_CALLS and out.position == 0:
             note = f"'{name}', the number of GPUs, taken as 1"
             return _const(1, ev + (where,), (note,))
+        if not self._guess:
+            raise _NoValue
         ty = _txt(d.child_by_field_name("type")).replace("const", "").strip()
         value = cmdline.DEFAULT_FLOAT if ty in _FLOAT_TYPES else cmdline.DEFAULT_INT
         if self._block or self._defaults:
@@ -658,6 +688,8 @@ class HostEvaluator:
                 continue
             line = f"{self.where(right)}: {_one_line(right.parent or right)}"
             return _V(v.text, v.num, None, (line, *v.ev), v.notes)
+        if not self._guess:
+            raise _NoValue
         value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
         note = (
             f"'{_one_line(n)}' is not set in the source before the launch; {value} taken "
@@ -723,7 +755,82 @@ class HostEvaluator:
                 f"{_num_text(value)} taken ({self.where(n)})"
             )
             return _const(value, (), (note,))
-        return self._inline(name, items, s)
+        try:
+            return self._inline(name, items, s)
+        except _NoValue:
+            pass
+        size = self._container_size(n, s)
+        if size is not None:
+            return size
+        return self._opaque_call(n, name, s)
+
+    def _is_variable(self, name: str, n: ts.Node, s: _Scope) -> bool:
+        if s.fnode is not None and (
+            _last_decl(s.fnode, name, s.before) is not None or name in _params(s.fnode)
+        ):
+            return True
+        return _last_decl(self.root, name, 1 << 62, top=True) is not None
+
+    def _array_count(self, n: ts.Node, s: _Scope) -> _V | None:
+        """``sizeof(a) / sizeof(a[0])`` (or ``/ sizeof(T)``) of an array declared with its
+        length or an initializer list: the number of items."""
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        if _txt(n.child_by_field_name("operator")) != "/" or left is None or right is None:
+            return None
+        if left.type != "sizeof_expression" or right.type != "sizeof_expression":
+            return None
+        name = _txt(left).replace("sizeof", "").strip(" ()")
+        if not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return None
+        decl = _last_decl(s.fnode, name, s.before) if s.fnode is not None else None
+        decl = decl or _last_decl(self.root, name, 1 << 62, top=True)
+        if decl is None:
+            return None
+        count = _declared_count(decl[1], name, decl[2])
+        if count is None:
+            return None
+        note = f"'{_one_line(n)}' is the {count} items of '{name}'"
+        return _const(count, (f"{self.where(decl[1])}: {_one_line(decl[1])}",), (note,))
+
+    def _container_size(self, n: ts.Node, s: _Scope) -> _V | None:
+        """``v.size()`` of a local ``std::vector<T> v(n)`` (or a thrust vector): ``n``."""
+        f = n.child_by_field_name("function")
+        if f is None or f.type != "field_expression" or s.fnode is None:
+            return None
+        if _txt(f.child_by_field_name("field")) not in ("size", "length"):
+            return None
+        base = f.child_by_field_name("argument")
+        if base is None or base.type != "identifier":
+            return None
+        decl = _last_decl(s.fnode, _txt(base), s.before)
+        if decl is None or "vector" not in _txt(decl[1].child_by_field_name("type")):
+            return None
+        value = decl[2]
+        if value is None or value.type not in ("argument_list", "parameter_list"):
+            return None
+        items = _kids(value)
+        if not items:
+            return None
+        inner = _Scope(s.fnode, decl[1].start_byte, s.argmap, s.depth + 1)
+        first = items[0]
+        if first.type == "parameter_declaration":  # `std::vector<float> v(n);` read as a prototype
+            first = first.child_by_field_name("type") or first
+        v = self.eval(first, inner)
+        return _V(
+            v.text, v.num, None, (f"{self.where(decl[1])}: {_one_line(decl[1])}", *v.ev), v.notes
+        )
+
+    def _opaque_call(self, n: ts.Node, name: str, s: _Scope) -> _V:
+        """A call whose value the source does not show (a method of a library object, a helper
+        defined elsewhere): a default, with a note; a call with a body here is not guessed."""
+        if not self._guess or self.functions(name) or name in _NOT_SIZES:
+            raise _NoValue
+        value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
+        note = (
+            f"'{_one_line(n)}' is computed at run time by code not in this file; {value} taken "
+            "(set it in the binding if the kernel needs another value)"
+        )
+        return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
 
     def _inline(self, name: str, items: list[ts.Node], s: _Scope) -> _V:
         """A call of a function whose body is one ``return e;``: ``e`` with its parameters bound."""
@@ -933,6 +1040,24 @@ def _function_name(fn: ts.Node) -> str | None:
             continue
         d = d.child_by_field_name("declarator")
     return _txt(d).split("::")[-1] if d is not None else None
+
+
+def _declared_count(decl: ts.Node, name: str, value: ts.Node | None) -> int | None:
+    """The item count of array ``name`` declared by ``decl``: its initializer list's length,
+    else the number literal between its brackets."""
+    if value is not None and value.type == "initializer_list":
+        return len(_kids(value))
+    for d in decl.children_by_field_name("declarator"):
+        d = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+        if d is None or d.type != "array_declarator":
+            continue
+        if _txt(d.child_by_field_name("declarator")) != name:
+            continue
+        size = d.child_by_field_name("size")
+        if size is not None and size.type == "number_literal":
+            got = _number(_txt(size))
+            return got if isinstance(got, int) else None
+    return None
 
 
 def _bare_name(n: ts.Node) -> str | None:

@@ -10,6 +10,10 @@ A template kernel the header cannot instantiate itself (``template <int BM> __gl
 takes the instantiation of the including file's launch (``kernel<64><<<...>>>``), see
 :mod:`cuda2nki.frontend.adopt`.
 
+A kernel compiled at run time (NVRTC) or loaded from a cubin has no includer: the source files
+that load it by name (``cuModuleGetFunction(&f, module, "kernel")``) and launch it with
+``cuLaunchKernel`` give its launch sites (see :mod:`cuda2nki.frontend.apilaunch`).
+
 "Near" is the header's directory and the one above it (a ``src/kernels/*.cuh`` included by
 ``src/runner.cu``), searched recursively up to :data:`MAX_FILES` files; hidden directories are
 skipped.  Includes are matched by file name (``#include "kernels/gemm.cuh"`` includes any
@@ -66,7 +70,9 @@ def with_foreign_launches(
     # a header is often included from the directory above (src/kernels/*.cuh from src/runner.cu);
     # a kernel source file (`#include "kernel.cu"`) from a main file beside it
     root = None if path.suffix.lower() in HEADER_SUFFIXES else real.parent
-    sources = tuple((str(p), _stamp(p)) for p in including_sources(real, root) if _stamp(p)[1] >= 0)
+    found = including_sources(real, root)
+    found += [p for p in module_loaders(real.parent, missing) if p not in found and p != real]
+    sources = tuple((str(p), _stamp(p)) for p in found if _stamp(p)[1] >= 0)
     if not sources:
         return tu
     _ACTIVE.add(tu.file)
@@ -110,6 +116,34 @@ def _foreign_units(
                 parse_source(text, str(src), defines=dict(defines), include_dirs=include_dirs)
             )
     return tuple(units)
+
+
+def module_loaders(root: Path, kernels: Iterable[str]) -> list[Path]:
+    """The source files under ``root`` that load one of ``kernels`` by name with the driver API
+    (``cuModuleGetFunction(&f, module, "kernel")``, a kernel compiled with NVRTC or loaded
+    from a cubin), sorted."""
+    names = [re.escape(k) for k in kernels if k]
+    if not names:
+        return []
+    wanted = re.compile(r'"(?:' + "|".join(names) + r')"')
+    out = []
+    for p in _candidates(root):
+        if p.suffix.lower() not in SOURCE_SUFFIXES:
+            continue
+        text = _text_at(str(p), _stamp(p))
+        if "cuModuleGetFunction" in text and wanted.search(text):
+            out.append(p)
+    return out
+
+
+@lru_cache(maxsize=8192)
+def _text_at(path: str, stamp: tuple[int, int]) -> str:
+    if stamp[1] < 0 or stamp[1] > _MAX_BYTES:
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def including_sources(header: Path, root: Path | None = None) -> list[Path]:

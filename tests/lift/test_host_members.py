@@ -99,3 +99,93 @@ void go(float* v, int bs) {
 }"""
     partial, diags = infer_binding(parse_source(ADD + text, "d.cu"), "add_one")
     assert not any("is not set in the source" in d.message for d in diags)
+
+
+#: sizes from calls the file does not define, containers and template types
+CALLS = {
+    "method-of-a-library-object": (
+        """
+int main() {
+    Tensor* t = make_tensor();
+    float* v;
+    int total = t->size();
+    add_one<<<(total + 255) / 256, 256>>>(v, total);
+}""",
+        "computed at run time",
+    ),
+    "vector-size": (
+        """
+#include <vector>
+int main() {
+    const int n = 777;
+    std::vector<float> h(n);
+    float* v;
+    add_one<<<(h.size() + 127) / 128, 128>>>(v, h.size());
+}""",
+        None,
+    ),
+    "thrust-vector-size": (
+        """
+int main() {
+    thrust::device_vector<float> d(1500);
+    add_one<<<(d.size() + 63) / 64, 64>>>(thrust::raw_pointer_cast(d.data()), (int)d.size());
+}""",
+        None,
+    ),
+    "sizeof-a-template-type": (
+        """
+template <typename T>
+void bench(int megabytes) {
+    int count = megabytes * 1024 / sizeof(T);
+    float* v;
+    add_one<<<count / 256, 256>>>(v, count);
+}
+int main() { bench<float>(4); }""",
+        "a type not known here",
+    ),
+}
+
+
+@pytest.mark.parametrize("host", sorted(CALLS))
+def test_sizes_from_calls_containers_and_template_types(host: str) -> None:
+    text, note = CALLS[host]
+    tu = parse_source(ADD + text, "c.cu")
+    partial, diags = infer_binding(tu, "add_one")
+    assert "launch" in partial, [d.message for d in diags]
+    count = partial["params"]["count"]
+    assert isinstance(count, int) and count > 0
+    if note is None:
+        assert count in (777, 1500)
+    else:
+        assert any(note in d.message for d in diags)
+    assert binding_from_inference(tu, "add_one")[0] is not None
+
+
+def test_a_helper_defined_in_the_file_is_not_guessed() -> None:
+    text = """
+int pick(int a) { if (a > 3) return a * 2; return 7; }
+int main() { float* v; add_one<<<pick(5), 64>>>(v, 640); }"""
+    _, diags = infer_binding(parse_source(ADD + text, "h.cu"), "add_one")
+    assert not any("computed at run time" in d.message for d in diags)
+
+
+@pytest.mark.parametrize(
+    "decl,length",
+    [
+        ("int sizes[] = {300, 600, 900};", 3),
+        ("float table[5];", 5),
+        ("const unsigned widths[4] = {1, 2, 3, 4};", 4),
+    ],
+)
+def test_the_item_count_idiom_of_an_array(decl: str, length: int) -> None:
+    name = decl.split("[")[0].split()[-1]
+    for denominator in (f"sizeof({name}[0])", f"sizeof(*{name})", "sizeof(int)"):
+        text = f"""
+int main() {{
+    {decl}
+    float* v;
+    int n = sizeof({name}) / {denominator};
+    add_one<<<1, 32>>>(v, n * 10);
+}}"""
+        partial, diags = infer_binding(parse_source(ADD + text, "a.cu"), "add_one")
+        assert partial["params"]["count"] == length * 10, [d.message for d in diags]
