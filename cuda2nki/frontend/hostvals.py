@@ -15,7 +15,13 @@ followed, in the (preprocessed, so ``#define``d sizes are numbers) source:
   ``for (j = 0; ...)`` over a constant array is its first element (a note says which);
 * parameters of the host function: the argument its first caller in the file passes, evaluated
   in the caller (launcher chains, several levels deep);
-* file-scope constants.
+* file-scope constants;
+* launchers reached as methods (``ops[i].run(...)``), templates (``bench<float>(...)``) or
+  through a function pointer passed to a harness (``bench(step, ...)`` calling ``fn(...)``);
+* locals written through ``&x`` by a call (:mod:`cuda2nki.frontend.hostouts`), struct members
+  (:mod:`cuda2nki.frontend.hostmembers`), ``sizeof(a) / sizeof(a[0])``, ``v.size()`` of a
+  ``std::vector<T> v(n)``; a call the file does not define, a member never set and ``sizeof``
+  of an unknown type take a default with a note (never while reading an allocation size).
 
 Every value carries its evidence (``file:line: text``) so that a binding can cite it.
 """
@@ -258,11 +264,16 @@ class HostEvaluator:
                 self._defaults = False
         vals = tuple(self._host(a, plain) for a in args)
         shared = self._host(cfg[2], scope) if len(cfg) > 2 and cfg[2] is not None else None
-        self._guess = False  # an allocation size is evidence: never a default
+        self._guess = False  # an allocation size is evidence: a default only when none is found
         try:
             allocs = tuple(alloc_bytes(self, a, call, argmap) for a in args)
         finally:
             self._guess = True
+        if any(a is None for a in allocs):  # `cudaMalloc(&p, n * sizeof(int))`, `n` read
+            allocs = tuple(  # from a file: the size a default gives, with its note
+                b if b is not None else alloc_bytes(self, a, call, argmap)
+                for a, b in zip(args, allocs)
+            )
         return HostFacts(grid, block, vals, shared, allocs)
 
     def _block_dims(self, node: Any, scope: _Scope) -> tuple[HostExpr, ...]:

@@ -141,3 +141,30 @@ int main() {
 }"""
     partial, _ = infer_binding(parse_source(KERNEL + text, "m.cu"), "add_all")
     assert "launch" not in partial
+
+
+GATHER = """
+__global__ void follow(int* out, const int* next, const int* start, int nodes) {
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v < nodes) out[v] = next[start[v]];
+}
+int main(int argc, char** argv) {
+    FILE* fp = fopen(argv[1], "r");
+    int nodes, edges;
+    fscanf(fp, "%d", &nodes);
+    fscanf(fp, "%d", &edges);
+    int *d_out, *d_next, *d_start;
+    cudaMalloc((void**)&d_out, sizeof(int) * nodes);
+    cudaMalloc((void**)&d_next, sizeof(int) * edges);
+    cudaMalloc((void**)&d_start, sizeof(int) * nodes);
+    follow<<<(nodes + 255) / 256, 256>>>(d_out, d_next, d_start, nodes);
+}
+"""
+
+
+def test_a_table_allocated_with_a_size_read_from_a_file_takes_the_default() -> None:
+    """The table's accesses do not bound it; its allocation uses a size read at run time."""
+    tu = parse_source(GATHER, "graph.cu")
+    partial, diags = infer_binding(tu, "follow")
+    assert partial["params"]["next"]["shape"] == [1024], [d.message for d in diags]
+    assert binding_from_inference(tu, "follow")[0] is not None
