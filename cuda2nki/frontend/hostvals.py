@@ -833,15 +833,48 @@ class HostEvaluator:
 
     def _opaque_call(self, n: ts.Node, name: str, s: _Scope) -> _V:
         """A call whose value the source does not show (a method of a library object, a helper
-        defined elsewhere): a default, with a note; a call with a body here is not guessed."""
-        if not self._guess or self.functions(name) or name in _NOT_SIZES:
+        defined elsewhere, or one here whose value depends on what it reads): a default, with a
+        note; a helper here whose one ``return`` evaluates gives that value."""
+        if not self._guess or name in _NOT_SIZES:
             raise _NoValue
+        for fn in self.functions(name):
+            got = self._helper_return(fn, n, s)
+            if got is not None:
+                return got
         value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
         note = (
             f"'{_one_line(n)}' is computed at run time by code not in this file; {value} taken "
             "(set it in the binding if the kernel needs another value)"
         )
         return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
+
+    def _helper_return(self, fn: ts.Node, call: ts.Node, s: _Scope) -> _V | None:
+        """A helper defined in the file whose body computes its value (``int load(...) { ...
+        return count; }``): its one ``return`` evaluated in it when that gives a positive
+        number, else None (the caller takes a default)."""
+        returns = _walk_type(fn, "return_statement")
+        if len(returns) != 1 or not _kids(returns[0]) or not _straight_line(fn):
+            return None
+        args = call.child_by_field_name("arguments")
+        items = _kids(args) if args is not None else []
+        bound: dict[str, _V] = {}
+        for p, a in zip(_params(fn), items):
+            try:
+                bound[p] = self.eval(a, s)
+            except _NoValue:
+                continue
+        expr = _kids(returns[0])[0]
+        self._guess = False
+        try:
+            v = self.eval(expr, _Scope(fn, expr.start_byte, {}, s.depth + 1, bound))
+        except _NoValue:
+            return None
+        finally:
+            self._guess = True
+        if v.items is not None or v.num is None or v.num <= 0:
+            return None
+        line = f"{self.where(returns[0])}: {_one_line(returns[0])}"
+        return _V(v.text if not _uses_args(v) else None, v.num, None, (line, *v.ev), v.notes)
 
     def _inline(self, name: str, items: list[ts.Node], s: _Scope) -> _V:
         """A call of a function whose body is one ``return e;``: ``e`` with its parameters bound."""
@@ -1069,6 +1102,31 @@ def _declared_count(decl: ts.Node, name: str, value: ts.Node | None) -> int | No
             got = _number(_txt(size))
             return got if isinstance(got, int) else None
     return None
+
+
+_LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "update_expression"})
+
+
+def _straight_line(fn: ts.Node) -> bool:
+    """``fn`` has no loop, no ``++``/``--`` and no compound assignment (``r += 4``): its locals
+    keep the value they are declared or assigned with."""
+    for n in _walk_type(fn, None):
+        if n.type in _LOOPS:
+            return False
+        if n.type == "assignment_expression" and _txt(n.child_by_field_name("operator")) != "=":
+            return False
+    return True
+
+
+def _walk_type(root: ts.Node, kind: str | None) -> list[ts.Node]:
+    """The nodes of type ``kind`` (all nodes for None) under ``root``, in source order."""
+    out, stack = [], [root]
+    while stack:
+        n = stack.pop()
+        if kind is None or n.type == kind:
+            out.append(n)
+        stack.extend(reversed(n.children))
+    return out
 
 
 def _bare_name(n: ts.Node) -> str | None:

@@ -161,12 +161,36 @@ def test_sizes_from_calls_containers_and_template_types(host: str) -> None:
     assert binding_from_inference(tu, "add_one")[0] is not None
 
 
-def test_a_helper_defined_in_the_file_is_not_guessed() -> None:
-    text = """
-int pick(int a) { if (a > 3) return a * 2; return 7; }
-int main() { float* v; add_one<<<pick(5), 64>>>(v, 640); }"""
-    _, diags = infer_binding(parse_source(ADD + text, "h.cu"), "add_one")
-    assert not any("computed at run time" in d.message for d in diags)
+HELPERS = {
+    "computed-in-a-helper": ("int rows_of(int k) { int r = k * 8; return r * 2 + 4; }", 1604),
+    "updated-in-a-helper": ("int rows_of(int k) { int r = k * 8; r += 4; return r * 2; }", None),
+    "read-by-a-helper": (
+        'int load(const char* f) { int c = 0; FILE* fp = fopen(f, "r"); '
+        "while (fgetc(fp) != EOF) c++; return c; }",
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("helper", sorted(HELPERS))
+def test_a_size_returned_by_a_helper_of_the_file(helper: str) -> None:
+    body, expected = HELPERS[helper]
+    call = "rows_of(100)" if "rows_of" in body else "load(argv[1])"
+    text = f"""
+{body}
+int main(int argc, char** argv) {{
+    int total = {call};
+    float* v;
+    add_one<<<(total + 63) / 64, 64>>>(v, total);
+}}"""
+    tu = parse_source(ADD + text, "h.cu")
+    partial, diags = infer_binding(tu, "add_one")
+    count = partial["params"]["count"]
+    if expected is None:
+        assert count > 0 and any("computed at run time" in d.message for d in diags)
+    else:
+        assert count == expected, [d.message for d in diags]
+    assert binding_from_inference(tu, "add_one")[0] is not None
 
 
 @pytest.mark.parametrize(
