@@ -118,3 +118,14 @@ def test_a_driver_launch_with_packed_arguments_gives_no_site() -> None:
     text = DRIVER.replace("args, NULL));", "NULL, extra));")
     tu = parse_source(SCALE + text, "p.cu")
     assert not tu.launch_sites
+
+
+def test_a_driver_launch_that_hides_its_arguments_is_named_in_the_diagnostic(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "scale_kernel.cu").write_text(SCALE)
+    (tmp_path / "host.cpp").write_text(DRIVER.replace("args, NULL));", "NULL, extra));"))
+    tu = parse_file(str(tmp_path / "scale_kernel.cu"))
+    _, diags = infer_binding(tu, "scale_by")
+    (why,) = [d for d in diags if d.code == "C2N2101" and "launch configuration" in d.message]
+    assert "host.cpp loads it by name" in why.message and "cuLaunchKernel" in why.message
