@@ -180,6 +180,7 @@ class HostEvaluator:
         self._block = False  # evaluating a launch's block: unknown sizes default to a block
         #: a value the source does not give may take a default (not while reading evidence)
         self._guess = True
+        self._in_helper = False  # evaluating a helper's return: no helper inside it
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -835,8 +836,8 @@ class HostEvaluator:
         """A call whose value the source does not show (a method of a library object, a helper
         defined elsewhere, or one here whose value depends on what it reads): a default, with a
         note; a helper here whose one ``return`` evaluates gives that value."""
-        if not self._guess or name in _NOT_SIZES:
-            raise _NoValue
+        if not self._guess or name in _NOT_SIZES or s.depth > _MAX_DEPTH // 4:
+            raise _NoValue  # (deep in a launcher chain: not guessed, which bounds the search)
         for fn in self.functions(name):
             got = self._helper_return(fn, n, s)
             if got is not None:
@@ -852,25 +853,35 @@ class HostEvaluator:
         """A helper defined in the file whose body computes its value (``int load(...) { ...
         return count; }``): its one ``return`` evaluated in it when that gives a positive
         number, else None (the caller takes a default)."""
+        if self._in_helper or s.depth > _MAX_DEPTH // 3:  # one helper deep: no search blow-up
+            return None
         returns = _walk_type(fn, "return_statement")
         if len(returns) != 1 or not _kids(returns[0]) or not _straight_line(fn):
             return None
         args = call.child_by_field_name("arguments")
         items = _kids(args) if args is not None else []
         bound: dict[str, _V] = {}
-        for p, a in zip(_params(fn), items):
-            try:
-                bound[p] = self.eval(a, s)
-            except _NoValue:
-                continue
+        self._in_helper = True  # the arguments are evaluated without entering helpers again
+        try:
+            vals = []
+            for a in items:
+                try:
+                    vals.append(self.eval(a, s))
+                except _NoValue:
+                    vals.append(None)
+        finally:
+            self._in_helper = False
+        for p, v in zip(_params(fn), vals):
+            if v is not None:
+                bound[p] = v
         expr = _kids(returns[0])[0]
-        self._guess = False
+        self._guess, self._in_helper = False, True
         try:
             v = self.eval(expr, _Scope(fn, expr.start_byte, {}, s.depth + 1, bound))
         except _NoValue:
             return None
         finally:
-            self._guess = True
+            self._guess, self._in_helper = True, False
         if v.items is not None or v.num is None or v.num <= 0:
             return None
         line = f"{self.where(returns[0])}: {_one_line(returns[0])}"
