@@ -36,7 +36,7 @@ def foreign_calls(path: str | None, fname: str) -> list[tuple[ts.Node, Any]]:
     if not given.is_file():
         return []
     me = given.resolve()
-    pattern = re.compile(rb"\b" + re.escape(fname.encode()) + rb"\s*\(")
+    pattern = re.compile(rb"\b" + re.escape(fname.encode()) + rb"\b")
     out: list[tuple[ts.Node, Any]] = []
     for p in _candidates(given.parent):  # named as the file is (evidence reads the same)
         if p.resolve() == me or p.suffix.lower() not in _SOURCES:
@@ -47,7 +47,8 @@ def foreign_calls(path: str | None, fname: str) -> list[tuple[ts.Node, Any]]:
         ev = _evaluator(str(p), stamp)
         if ev is None or not pattern.search(ev.source):
             continue
-        out += [(c, ev) for c in ev.calls(fname) if _is_call_in_function(c)]
+        calls = ev.calls(fname) + ev.pointer_calls(fname)
+        out += [(c, ev) for c in calls if _is_call_in_function(c)]
     return out
 
 

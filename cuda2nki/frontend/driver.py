@@ -11,6 +11,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.apilaunch import ApiLaunch, api_launches
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import (
@@ -21,8 +22,9 @@ from cuda2nki.frontend.cst import (
     first_error,
     parse_bytes,
 )
+from cuda2nki.frontend.fnptr import passed_targets, pointer_base, pointer_targets
 from cuda2nki.frontend.groupgen import is_group_generic
-from cuda2nki.frontend.hostvals import HostEvaluator, HostFacts
+from cuda2nki.frontend.hostvals import HostEvaluator, HostFacts, parameter_names
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
 from cuda2nki.frontend.preprocess import preprocess
@@ -335,9 +337,10 @@ def _launch_sites(
 ) -> tuple[list[A.LaunchSite], list[_Request]]:
     sites: list[A.LaunchSite] = []
     requests: list[_Request] = []
-    if b"<<" not in unit.src:
+    api = _API_RE.search(unit.src) is not None
+    if b"<<" not in unit.src and not api:
         return sites, requests
-    caps = _kernel_call_nodes(unit.src, root)
+    caps = _kernel_call_nodes(unit.src, root) if b"<<" in unit.src else []
     # function_kind(fd.node)[0] and function_name(fd.node), already known
     kinds = {fd.node.id: fd.kind for fd in funcs}
     names = {fd.node.id: fd.name for fd in funcs}
@@ -361,16 +364,121 @@ def _launch_sites(
         if host is None:
             name = names.get(key) if fnode is not None else "<file>"
             host = host_low[key] = _HostScope(unit, fnode, name)
-        site = _launch_site(unit, host, call, ks)
-        if site is not None:
-            site = replace(site, host=_host_facts(evaluator, call, ks))
+        facts: list[HostFacts | None] = []
+        for target in _pointer_launch(unit, call, fnode, root, evaluator) or [None]:
+            site = _launch_site(unit, host, call, ks, target)
+            if site is None:
+                continue
+            if not facts:
+                facts.append(_host_facts(evaluator, call, ks))
+            site = replace(site, host=facts[0])
             sites.append(site)
             fd = unit.functions.get(site.kernel)
             if site.template_args or (fd is not None and fd.is_template):
                 # `k<<<...>>>` / `k<><<<...>>>` of a template: its defaults may instantiate it
                 args = host.typed(site.args) if fd is not None and fd.is_template else ()
                 requests.append((site.kernel, list(site.template_args), site.loc, args))
+    if api:
+        sites += _api_sites(unit, root, kinds, names, host_low, evaluator)
     return sites, requests
+
+
+_API_RE = re.compile(
+    rb"\b(?:cudaLaunchKernel|cudaLaunchCooperativeKernel|cuLaunchKernel|\.func\s*=)"
+)
+
+
+def _api_sites(
+    unit: UnitContext,
+    root: ts.Node,
+    kinds: dict[int, str],
+    names: dict[int, str],
+    host_low: dict[int, _HostScope],
+    evaluator: HostEvaluator,
+) -> list[A.LaunchSite]:
+    """Launch sites of the launches written as API calls or graph kernel nodes (see
+    :mod:`cuda2nki.frontend.apilaunch`)."""
+    out: list[A.LaunchSite] = []
+    for launch in api_launches(root):
+        fnode = _enclosing_function(launch.anchor)
+        if fnode is not None and kinds.get(fnode.id, function_kind(fnode)[0]) != "host":
+            continue
+        key = fnode.id if fnode is not None else -1
+        host = host_low.get(key)
+        if host is None:
+            name = names.get(key) if fnode is not None else "<file>"
+            host = host_low[key] = _HostScope(unit, fnode, name)
+        site = _api_site(unit, host, launch)
+        if site is None:
+            continue
+        cfg = [launch.grid if len(launch.grid) > 1 else launch.grid[0]]
+        cfg.append(launch.block if len(launch.block) > 1 else launch.block[0])
+        cfg.append(launch.shared)
+        try:
+            facts = evaluator.facts(launch.anchor, cfg, list(launch.args))
+        except RecursionError:
+            facts = None
+        out.append(replace(site, host=facts))
+    return out
+
+
+def _api_site(unit: UnitContext, host: _HostScope, launch: ApiLaunch) -> A.LaunchSite | None:
+    low = host.low
+    try:
+        grid, grid_text = _axes(host, launch.grid)
+        block, block_text = _axes(host, launch.block)
+        smem = low.expr(launch.shared) if launch.shared is not None else None
+        args = tuple([low.expr(a) for a in launch.args])
+    except _Placeholder:
+        return None
+    return N.LaunchSite(
+        loc=unit.placer.at(launch.anchor),
+        kernel=launch.kernel,
+        template_args=(),
+        grid=grid,
+        block=block,
+        shared_bytes=smem,
+        args=args,
+        grid_text=grid_text,
+        block_text=block_text,
+        arg_texts=tuple([_span_text(unit.src, a) for a in launch.args]),
+        instance=launch.kernel,
+    )
+
+
+def _axes(host: _HostScope, nodes: tuple[ts.Node, ...]) -> tuple[tuple[A.Expr, ...], str]:
+    """A launch's grid or block: one ``dim3`` node, or one node per axis."""
+    if len(nodes) == 1:
+        return _dims(host, nodes[0])
+    return tuple([host.low.expr(n) for n in nodes]), ", ".join(
+        _span_text(host.low.src, n) for n in nodes
+    )
+
+
+def _pointer_launch(
+    unit: UnitContext,
+    call: ts.Node,
+    fnode: ts.Node | None,
+    root: ts.Node,
+    evaluator: HostEvaluator,
+) -> list[str]:
+    """The kernels a launch through a function pointer may call (see
+    :mod:`cuda2nki.frontend.fnptr`); empty for a launch that names its kernel."""
+    fn = call.child_by_field_id(F.function)
+    if fn is None:
+        return []
+    base = pointer_base(fn)
+    if base is None or base in unit.functions:
+        return []
+    kernels = frozenset(n for n, fd in unit.functions.items() if fd.kind == "global")
+    if not kernels:
+        return []
+    got = pointer_targets(fnode, base, kernels) if fnode is not None else []
+    params = parameter_names(fnode) if fnode is not None and not got else []
+    if base in params:
+        calls = evaluator.calls(function_name(fnode) or "")  # type: ignore[arg-type]
+        return passed_targets(calls, params.index(base), kernels)
+    return got or pointer_targets(root, base, kernels)
 
 
 def _where(unit: UnitContext, node: ts.Node) -> str:
@@ -577,15 +685,20 @@ def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, 
 
 
 def _launch_site(
-    unit: UnitContext, host: _HostScope, call: ts.Node, ks: ts.Node
+    unit: UnitContext, host: _HostScope, call: ts.Node, ks: ts.Node, target: str | None = None
 ) -> A.LaunchSite | None:
+    """The launch site of ``call``; ``target`` names the kernel of a launch through a function
+    pointer."""
     fn = call.child_by_field_id(F.function)
     if fn is None:
         return None
     targs: list[A.Expr | A.CType] = []
     low = host.low
     try:
-        name, tnodes = low._qualified_call_name(fn)
+        if target is not None:
+            name, tnodes = target, []
+        else:
+            name, tnodes = low._qualified_call_name(fn)
         name = name.split("::")[-1]
         if tnodes:  # template arguments may name host constants
             host.need_consts(" ".join(_text(t) for t in tnodes))

@@ -15,7 +15,13 @@ followed, in the (preprocessed, so ``#define``d sizes are numbers) source:
   ``for (j = 0; ...)`` over a constant array is its first element (a note says which);
 * parameters of the host function: the argument its first caller in the file passes, evaluated
   in the caller (launcher chains, several levels deep);
-* file-scope constants.
+* file-scope constants;
+* launchers reached as methods (``ops[i].run(...)``), templates (``bench<float>(...)``) or
+  through a function pointer passed to a harness (``bench(step, ...)`` calling ``fn(...)``);
+* locals written through ``&x`` by a call (:mod:`cuda2nki.frontend.hostouts`), struct members
+  (:mod:`cuda2nki.frontend.hostmembers`), ``sizeof(a) / sizeof(a[0])``, ``v.size()`` of a
+  ``std::vector<T> v(n)``; a call the file does not define, a member never set and ``sizeof``
+  of an unknown type take a default with a note (never while reading an allocation size).
 
 Every value carries its evidence (``file:line: text``) so that a binding can cite it.
 """
@@ -39,6 +45,14 @@ from cuda2nki.frontend.hostidioms import (
     rounded_up_after,
     static_member,
     type_alias,
+)
+from cuda2nki.frontend.hostmembers import member_values
+from cuda2nki.frontend.hostouts import (
+    ACTIVE_BLOCKS_CALLS,
+    DEVICE_COUNT_CALLS,
+    OutputCall,
+    device_attribute,
+    output_call,
 )
 
 Number = int | float
@@ -84,6 +98,11 @@ _SIZEOF = {
     "int8_t": 1,
 }
 _FLOAT_TYPES = frozenset({"float", "double", "half", "__half"})
+#: calls whose value is never a size a launch could use
+_NOT_SIZES = frozenset(
+    "rand random drand48 clock time malloc calloc new cudaGetLastError cudaGetErrorString "
+    "printf sqrt sqrtf pow powf log logf exp expf".split()
+)
 
 
 @dataclass(frozen=True)
@@ -157,6 +176,11 @@ class HostEvaluator:
         self._calls: dict[str, list[ts.Node]] | None = None
         self._defaults = False  # give uncalled launchers' parameters a default block size
         self._types: dict[str, str] = {}  # template type parameters bound while evaluating
+        self._pointer_cache: dict[str, list[ts.Node]] = {}
+        self._block = False  # evaluating a launch's block: unknown sizes default to a block
+        #: a value the source does not give may take a default (not while reading evidence)
+        self._guess = True
+        self._in_helper = False  # evaluating a helper's return: no helper inside it
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -171,7 +195,15 @@ class HostEvaluator:
                     funcs.setdefault(name, []).append(n)
             elif n.type == "call_expression":
                 f = n.child_by_field_name("function")
-                if f is not None and f.type in ("identifier", "qualified_identifier"):
+                if f is not None and f.type == "field_expression":  # `op.run(...)`, `p->run()`
+                    f = f.child_by_field_name("field")
+                elif f is not None and f.type == "template_function":  # `bench<float>(4)`
+                    f = f.child_by_field_name("name")
+                if f is not None and f.type in (
+                    "identifier",
+                    "qualified_identifier",
+                    "field_identifier",
+                ):
                     calls.setdefault(_txt(f).split("::")[-1], []).append(n)
             stack.extend(reversed(n.children))
         self._funcs, self._calls = funcs, calls
@@ -186,31 +218,75 @@ class HostEvaluator:
             self._index()
         return self._calls.get(name, [])  # type: ignore[union-attr]
 
+    def pointer_calls(self, name: str) -> list[ts.Node]:
+        """Calls of function ``name`` through a function pointer: ``bench(launch, ...)`` passes
+        it to ``bench(int (*run)(float*, int), ...)``, whose calls ``run(...)`` call it."""
+        out: list[ts.Node] = []
+        if not name:
+            return out
+        if self._calls is None:
+            self._index()
+        if name in self._pointer_cache:
+            return self._pointer_cache[name]
+        self._pointer_cache[name] = out
+        for callee, calls in list(self._calls.items()):  # type: ignore[union-attr]
+            for call in calls:
+                args = call.child_by_field_name("arguments")
+                items = _kids(args) if args is not None else []
+                for j, a in enumerate(items):
+                    if _bare_name(a) != name:
+                        continue
+                    for g in self.functions(callee):
+                        params = _params(g)
+                        if j < len(params) and params[j] and params[j] != name:
+                            out += [c for c in self.calls(params[j]) if _enclosing(c) == g]
+        return out
+
     # ------------------------------------------------------------------ the launch site
-    def facts(self, call: ts.Node, cfg: list[ts.Node], args: list[ts.Node]) -> HostFacts:
+    def facts(self, call: ts.Node, cfg: list[Any], args: list[ts.Node]) -> HostFacts:
+        """The host values of a launch: ``cfg`` is [grid, block] and the shared bytes if given
+        (grid and block: a node, or a tuple of one node per axis), ``args`` its arguments."""
         fnode = _enclosing(call)
         argmap = {_txt(a): i for i, a in enumerate(args) if a.type == "identifier"}
         scope = _Scope(fnode, call.start_byte, argmap, 0)
         grid = self._dims(cfg[0], scope)
         plain = _Scope(fnode, call.start_byte, {}, 0)
-        block = self._dims(cfg[1], plain)
+        block = self._block_dims(cfg[1], plain)
         if any(b.value is None for b in block):
-            block = self._dims(cfg[1], scope)
+            block = self._block_dims(cfg[1], scope)
         if any(b.value is None for b in block):
             # a launcher nobody in the file calls: its block-size parameter gets a default
             self._defaults = True
             try:
-                block = self._dims(cfg[1], plain)
+                block = self._block_dims(cfg[1], plain)
                 if all(b.value is not None for b in block):
                     grid = self._dims(cfg[0], scope)
             finally:
                 self._defaults = False
         vals = tuple(self._host(a, plain) for a in args)
-        shared = self._host(cfg[2], scope) if len(cfg) > 2 else None
-        allocs = tuple(alloc_bytes(self, a, call, argmap) for a in args)
+        shared = self._host(cfg[2], scope) if len(cfg) > 2 and cfg[2] is not None else None
+        self._guess = False  # an allocation size is evidence: a default only when none is found
+        try:
+            allocs = tuple(alloc_bytes(self, a, call, argmap) for a in args)
+        finally:
+            self._guess = True
+        if any(a is None for a in allocs):  # `cudaMalloc(&p, n * sizeof(int))`, `n` read
+            allocs = tuple(  # from a file: the size a default gives, with its note
+                b if b is not None else alloc_bytes(self, a, call, argmap)
+                for a, b in zip(args, allocs)
+            )
         return HostFacts(grid, block, vals, shared, allocs)
 
-    def _dims(self, node: ts.Node, scope: _Scope) -> tuple[HostExpr, ...]:
+    def _block_dims(self, node: Any, scope: _Scope) -> tuple[HostExpr, ...]:
+        self._block = True
+        try:
+            return self._dims(node, scope)
+        finally:
+            self._block = False
+
+    def _dims(self, node: ts.Node | tuple[ts.Node, ...], scope: _Scope) -> tuple[HostExpr, ...]:
+        if isinstance(node, tuple):  # `cuLaunchKernel(f, gx, gy, gz, ...)`: one node per axis
+            return tuple(self._host(n, scope) for n in node)
         try:
             v = self.eval(node, scope)
         except _NoValue:
@@ -249,6 +325,9 @@ class HostEvaluator:
                 _txt(n.child_by_field_name("type")), self.eval(n.child_by_field_name("value"), s)
             )
         if t == "binary_expression":
+            count = self._array_count(n, s)
+            if count is not None:  # `sizeof(a) / sizeof(a[0])`
+                return count
             up = remainder_ceil(n)
             if up is not None:  # `a / b + (a % b ? 1 : 0)`
                 return _ceil_div(self.eval(up[0], s), self.eval(up[1], s))
@@ -274,7 +353,15 @@ class HostEvaluator:
             raise _NoValue
         if t == "sizeof_expression":
             ty = _txt(n.child_by_field_name("type") or n).replace("sizeof", "").strip(" ()")
-            return _const(self._sizeof(ty.replace("const ", "").strip()))
+            try:
+                return _const(self._sizeof(ty.replace("const ", "").strip()))
+            except _NoValue:
+                if not self._guess or not re.fullmatch(r"[A-Za-z_]\w*", ty):
+                    raise
+                if self._is_variable(ty, n, s):
+                    raise  # `sizeof x` of an expression or a variable
+                note = f"sizeof({ty}), a type not known here, taken as 4 bytes"
+                return _const(4, (f"{self.where(n)}: {_one_line(n)}",), (note,))
         if t == "qualified_identifier":
             return self._static(n, s)
         if t == "field_expression":
@@ -329,6 +416,9 @@ class HostEvaluator:
                 out = occupancy_output(s.fnode, name, d.end_byte, s.before)
                 if out is not None:
                     return _occupancy(out, ev)
+                written = output_call(s.fnode, name, d.end_byte, s.before)
+                if written is not None:
+                    return self._written(name, d, written, s, ev)
                 return self._members(name, d, s, ev)
             inner = _Scope(s.fnode, value.start_byte, s.argmap, s.depth + 1)
         up = rounded_up_after(s.fnode, name, value, s.before)
@@ -349,6 +439,12 @@ class HostEvaluator:
         """``int n = 0; ... n = atoi(argv[1]);``: a zero initializer is a placeholder for the
         value assigned before the use, when there is one that evaluates."""
         later = _first_assignment(s.fnode, name, d.end_byte, s.before)
+        written = output_call(s.fnode, name, d.end_byte, s.before)
+        if written is not None and (later is None or written.call.start_byte < later.start_byte):
+            try:
+                return self._written(name, d, written, s, ev), ev
+            except _NoValue:
+                return v, ev
         if later is None:
             return v, ev
         try:
@@ -356,6 +452,52 @@ class HostEvaluator:
         except _NoValue:
             return v, ev
         return got, ev + (f"{self.where(later)}: {_one_line(later.parent or later)}",)
+
+    def _written(
+        self, name: str, d: ts.Node, out: OutputCall, s: _Scope, ev: tuple[str, ...]
+    ) -> _V:
+        """A local written through ``&name`` by a call (:mod:`cuda2nki.frontend.hostouts`):
+        a device query's nominal value, else a default with a note."""
+        where = f"{self.where(out.call)}: {_one_line(out.call)}"
+        field = device_attribute(out)
+        if field is not None:
+            value = NOMINAL_DEVICE[field]
+            note = f"'{name}', the GPU's {field}, taken as {value}, that of a nominal small GPU"
+            return _const(value, ev + (where,), (note,))
+        if out.callee in ACTIVE_BLOCKS_CALLS and out.position == 0:
+            return self._active_blocks(name, out, s, ev + (where,))
+        if out.callee in DEVICE_COUNT_CALLS and out.position == 0:
+            note = f"'{name}', the number of GPUs, taken as 1"
+            return _const(1, ev + (where,), (note,))
+        if not self._guess:
+            raise _NoValue
+        ty = _txt(d.child_by_field_name("type")).replace("const", "").strip()
+        value = cmdline.DEFAULT_FLOAT if ty in _FLOAT_TYPES else cmdline.DEFAULT_INT
+        if self._block or self._defaults:
+            value = DEFAULT_BLOCK
+        note = (
+            f"'{name}' is written by {out.callee}() at run time ({self.where(out.call)}); "
+            f"{_num_text(value)} taken (set it in the binding if the kernel needs another value)"
+        )
+        return _const(value, ev + (where,), (note,))
+
+    def _active_blocks(self, name: str, out: OutputCall, s: _Scope, ev: tuple[str, ...]) -> _V:
+        """``cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, k, threads, smem)``: the blocks
+        of ``threads`` that fill one multiprocessor of the nominal GPU."""
+        per_sm = NOMINAL_DEVICE["maxBlocksPerMultiProcessor"]
+        if len(out.args) > 2:
+            try:
+                t = self.eval(out.args[2], _Scope(s.fnode, out.call.start_byte, {}, s.depth + 1))
+            except _NoValue:
+                t = None
+            if t is not None and isinstance(t.num, int) and t.num > 0:
+                per_sm = max(1, NOMINAL_DEVICE["maxThreadsPerMultiProcessor"] // t.num)
+        note = (
+            f"'{name}', the resident blocks per multiprocessor of an occupancy query, taken as "
+            f"{per_sm} for a nominal small GPU (a grid sized to fill the GPU does not change "
+            "what the kernel computes)"
+        )
+        return _const(per_sm, ev, (note,))
 
     def _cmdline_default(self, n: ts.Node, s: _Scope) -> _V:
         """``argc > 1 ? atoi(argv[1]) : 1024``: the default, with a note."""
@@ -394,7 +536,8 @@ class HostEvaluator:
             return None
         idx = params.index(name)
         fname = _function_name(s.fnode)
-        for call in self.calls(fname or ""):
+        own = self.calls(fname or "") + self.pointer_calls(fname or "")
+        for call in own:
             args = call.child_by_field_name("arguments")
             items = _kids(args) if args is not None else []
             if idx >= len(items) or _enclosing(call) is s.fnode:
@@ -406,7 +549,7 @@ class HostEvaluator:
                 continue
             ev = (f"{self.where(call)}: {_one_line(call)}",)
             return _V(v.text, v.num, v.items, ev + v.ev, v.notes)
-        if not self.calls(fname or ""):
+        if not own:
             got = self._foreign_param(fname or "", idx, s)
             if got is not None:
                 return got
@@ -522,14 +665,57 @@ class HostEvaluator:
                 "small GPU (a grid sized to fill the GPU does not change what the kernel computes)"
             )
             return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
-        base = self.eval(n.child_by_field_name("argument"), s)
-        if base.items is None or field not in ("x", "y", "z"):
+        try:
+            base = self.eval(n.child_by_field_name("argument"), s)
+        except _NoValue:
+            base = None
+        if base is None or base.items is None:
+            if field in ("x", "y", "z") and base is not None:
+                raise _NoValue
+            return self._struct_member(n, field, s)
+        if field not in ("x", "y", "z"):
             raise _NoValue
         i = "xyz".index(field)
         if i >= len(base.items):
             return _const(1, base.ev)
         it = base.items[i]
         return _V(it.text, it.num, None, base.ev + it.ev, base.notes + it.notes)
+
+    def _struct_member(self, n: ts.Node, field: str, s: _Scope) -> _V:
+        """``cfg.width``, ``p->n``: the value assigned to the member (in this function, else
+        anywhere in the file), its default member initializer, else a default with a note (see
+        :mod:`cuda2nki.frontend.hostmembers`)."""
+        if s.depth > _MAX_DEPTH:
+            raise _NoValue
+        base = _txt(n.child_by_field_name("argument"))
+        if field in ("x", "y", "z") and self._is_dim3(base, s):
+            raise _NoValue  # a dim3 whose value is unknown is not a struct of sizes
+        for fn, right in member_values(self.root, s.fnode, base, field, s.before):
+            scope = _Scope(fn, right.start_byte, {}, s.depth + 1)
+            try:
+                v = self.eval(right, scope)
+            except _NoValue:
+                continue
+            if v.items is not None or v.num is None:
+                continue
+            line = f"{self.where(right)}: {_one_line(right.parent or right)}"
+            return _V(v.text, v.num, None, (line, *v.ev), v.notes)
+        if not self._guess:
+            raise _NoValue
+        value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
+        note = (
+            f"'{_one_line(n)}' is not set in the source before the launch; {value} taken "
+            "(set it in the binding if the kernel needs another value)"
+        )
+        return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
+
+    def _is_dim3(self, name: str, s: _Scope) -> bool:
+        decl = _last_decl(s.fnode, name, s.before) if s.fnode is not None else None
+        if decl is None:
+            decl = _last_decl(self.root, name, 1 << 62, top=True)
+        if decl is None:
+            return False
+        return _txt(decl[1].child_by_field_name("type")).strip() == "dim3"
 
     def _subscript(self, n: ts.Node, s: _Scope) -> _V:
         arr = self.eval(n.child_by_field_name("argument"), s)
@@ -581,7 +767,125 @@ class HostEvaluator:
                 f"{_num_text(value)} taken ({self.where(n)})"
             )
             return _const(value, (), (note,))
-        return self._inline(name, items, s)
+        try:
+            return self._inline(name, items, s)
+        except _NoValue:
+            pass
+        size = self._container_size(n, s)
+        if size is not None:
+            return size
+        return self._opaque_call(n, name, s)
+
+    def _is_variable(self, name: str, n: ts.Node, s: _Scope) -> bool:
+        if s.fnode is not None and (
+            _last_decl(s.fnode, name, s.before) is not None or name in _params(s.fnode)
+        ):
+            return True
+        return _last_decl(self.root, name, 1 << 62, top=True) is not None
+
+    def _array_count(self, n: ts.Node, s: _Scope) -> _V | None:
+        """``sizeof(a) / sizeof(a[0])`` (or ``/ sizeof(T)``) of an array declared with its
+        length or an initializer list: the number of items."""
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        if _txt(n.child_by_field_name("operator")) != "/" or left is None or right is None:
+            return None
+        if left.type != "sizeof_expression" or right.type != "sizeof_expression":
+            return None
+        name = _txt(left).replace("sizeof", "").strip(" ()")
+        if not re.fullmatch(r"[A-Za-z_]\w*", name):
+            return None
+        decl = _last_decl(s.fnode, name, s.before) if s.fnode is not None else None
+        decl = decl or _last_decl(self.root, name, 1 << 62, top=True)
+        if decl is None:
+            return None
+        count = _declared_count(decl[1], name, decl[2])
+        if count is None:
+            return None
+        note = f"'{_one_line(n)}' is the {count} items of '{name}'"
+        return _const(count, (f"{self.where(decl[1])}: {_one_line(decl[1])}",), (note,))
+
+    def _container_size(self, n: ts.Node, s: _Scope) -> _V | None:
+        """``v.size()`` of a local ``std::vector<T> v(n)`` (or a thrust vector): ``n``."""
+        f = n.child_by_field_name("function")
+        if f is None or f.type != "field_expression" or s.fnode is None:
+            return None
+        if _txt(f.child_by_field_name("field")) not in ("size", "length"):
+            return None
+        base = f.child_by_field_name("argument")
+        if base is None or base.type != "identifier":
+            return None
+        decl = _last_decl(s.fnode, _txt(base), s.before)
+        if decl is None or "vector" not in _txt(decl[1].child_by_field_name("type")):
+            return None
+        value = decl[2]
+        if value is None or value.type not in ("argument_list", "parameter_list"):
+            return None
+        items = _kids(value)
+        if not items:
+            return None
+        inner = _Scope(s.fnode, decl[1].start_byte, s.argmap, s.depth + 1)
+        first = items[0]
+        if first.type == "parameter_declaration":  # `std::vector<float> v(n);` read as a prototype
+            first = first.child_by_field_name("type") or first
+        v = self.eval(first, inner)
+        return _V(
+            v.text, v.num, None, (f"{self.where(decl[1])}: {_one_line(decl[1])}", *v.ev), v.notes
+        )
+
+    def _opaque_call(self, n: ts.Node, name: str, s: _Scope) -> _V:
+        """A call whose value the source does not show (a method of a library object, a helper
+        defined elsewhere, or one here whose value depends on what it reads): a default, with a
+        note; a helper here whose one ``return`` evaluates gives that value."""
+        if not self._guess or name in _NOT_SIZES or s.depth > _MAX_DEPTH // 4:
+            raise _NoValue  # (deep in a launcher chain: not guessed, which bounds the search)
+        for fn in self.functions(name):
+            got = self._helper_return(fn, n, s)
+            if got is not None:
+                return got
+        value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
+        note = (
+            f"'{_one_line(n)}' is computed at run time by code not in this file; {value} taken "
+            "(set it in the binding if the kernel needs another value)"
+        )
+        return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
+
+    def _helper_return(self, fn: ts.Node, call: ts.Node, s: _Scope) -> _V | None:
+        """A helper defined in the file whose body computes its value (``int load(...) { ...
+        return count; }``): its one ``return`` evaluated in it when that gives a positive
+        number, else None (the caller takes a default)."""
+        if self._in_helper or s.depth > _MAX_DEPTH // 3:  # one helper deep: no search blow-up
+            return None
+        returns = _walk_type(fn, "return_statement")
+        if len(returns) != 1 or not _kids(returns[0]) or not _straight_line(fn):
+            return None
+        args = call.child_by_field_name("arguments")
+        items = _kids(args) if args is not None else []
+        bound: dict[str, _V] = {}
+        self._in_helper = True  # the arguments are evaluated without entering helpers again
+        try:
+            vals = []
+            for a in items:
+                try:
+                    vals.append(self.eval(a, s))
+                except _NoValue:
+                    vals.append(None)
+        finally:
+            self._in_helper = False
+        for p, v in zip(_params(fn), vals):
+            if v is not None:
+                bound[p] = v
+        expr = _kids(returns[0])[0]
+        self._guess, self._in_helper = False, True
+        try:
+            v = self.eval(expr, _Scope(fn, expr.start_byte, {}, s.depth + 1, bound))
+        except _NoValue:
+            return None
+        finally:
+            self._guess, self._in_helper = True, False
+        if v.items is not None or v.num is None or v.num <= 0:
+            return None
+        line = f"{self.where(returns[0])}: {_one_line(returns[0])}"
+        return _V(v.text if not _uses_args(v) else None, v.num, None, (line, *v.ev), v.notes)
 
     def _inline(self, name: str, items: list[ts.Node], s: _Scope) -> _V:
         """A call of a function whose body is one ``return e;``: ``e`` with its parameters bound."""
@@ -795,6 +1099,69 @@ def _function_name(fn: ts.Node) -> str | None:
     return _txt(d).split("::")[-1] if d is not None else None
 
 
+def _declared_count(decl: ts.Node, name: str, value: ts.Node | None) -> int | None:
+    """The item count of array ``name`` declared by ``decl``: its initializer list's length,
+    else the number literal between its brackets."""
+    if value is not None and value.type == "initializer_list":
+        return len(_kids(value))
+    for d in decl.children_by_field_name("declarator"):
+        d = d.child_by_field_name("declarator") if d.type == "init_declarator" else d
+        if d is None or d.type != "array_declarator":
+            continue
+        if _txt(d.child_by_field_name("declarator")) != name:
+            continue
+        size = d.child_by_field_name("size")
+        if size is not None and size.type == "number_literal":
+            got = _number(_txt(size))
+            return got if isinstance(got, int) else None
+    return None
+
+
+_LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "update_expression"})
+
+
+def _straight_line(fn: ts.Node) -> bool:
+    """``fn`` has no loop, no ``++``/``--`` and no compound assignment (``r += 4``): its locals
+    keep the value they are declared or assigned with."""
+    for n in _walk_type(fn, None):
+        if n.type in _LOOPS:
+            return False
+        if n.type == "assignment_expression" and _txt(n.child_by_field_name("operator")) != "=":
+            return False
+    return True
+
+
+def _walk_type(root: ts.Node, kind: str | None) -> list[ts.Node]:
+    """The nodes of type ``kind`` (all nodes for None) under ``root``, in source order."""
+    out, stack = [], [root]
+    while stack:
+        n = stack.pop()
+        if kind is None or n.type == kind:
+            out.append(n)
+        stack.extend(reversed(n.children))
+    return out
+
+
+def _bare_name(n: ts.Node) -> str | None:
+    """The function ``n`` names when passed as a pointer: ``f``, ``&f``, ``(void*)f``."""
+    while n.type in ("cast_expression", "parenthesized_expression", "pointer_expression"):
+        if n.type == "pointer_expression" and _txt(n.child_by_field_name("operator")) != "&":
+            return None
+        inner = n.child_by_field_name("value") or n.child_by_field_name("argument")
+        if inner is None:
+            kids = _kids(n)
+            inner = kids[0] if len(kids) == 1 else None
+        if inner is None:
+            return None
+        n = inner
+    return _txt(n) if n.type == "identifier" else None
+
+
+def parameter_names(fn: ts.Node) -> list[str]:
+    """The names of the parameters of function definition ``fn`` ('' for an unnamed one)."""
+    return _params(fn)
+
+
 def _params(fn: ts.Node) -> list[str]:
     d = fn.child_by_field_name("declarator")
     while d is not None and d.type != "function_declarator":
@@ -809,7 +1176,9 @@ def _params(fn: ts.Node) -> list[str]:
                 name = _txt(q)
                 break
             q = q.child_by_field_name("declarator") or (
-                _kids(q)[-1] if q.type == "reference_declarator" and _kids(q) else None
+                _kids(q)[-1]
+                if q.type in ("reference_declarator", "parenthesized_declarator") and _kids(q)
+                else None
             )
         out.append(name or "")
     return out

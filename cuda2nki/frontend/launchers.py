@@ -12,11 +12,15 @@ file refused alone for names its includer defines (``#include "kernel.cu"`` afte
 real float``) takes the includer's lowering of it: this is the one mechanism by which a file is
 read as the file including it sees it, see :mod:`cuda2nki.frontend.adopt`.
 
+A kernel compiled at run time (NVRTC) or loaded from a cubin has no includer: the source files
+that load it by name (``cuModuleGetFunction(&f, module, "kernel")``) and launch it with
+``cuLaunchKernel`` give its launch sites (see :mod:`cuda2nki.frontend.apilaunch`).
+
 "Near" is, for a header, the header's directory and the one above it (a ``src/kernels/*.cuh``
 included by ``src/runner.cu``); for a source file, its own directory and, when no file there
 includes it, the one above (``kernel/span_kernel.cu`` included by ``main.cu``).  Directories are
-searched recursively up to :data:`MAX_FILES` files; hidden directories are skipped.  Includes are matched by file name (``#include "kernels/gemm.cuh"`` includes any
-``gemm.cuh``), which is what a tree's include paths resolve to in all but contrived layouts.
+searched recursively up to :data:`MAX_FILES` files; hidden directories are skipped.  Includes are
+matched by file name (``#include "kernels/gemm.cuh"`` includes any ``gemm.cuh``), which is what a tree's include paths resolve to in all but contrived layouts.
 """
 
 from __future__ import annotations
@@ -78,7 +82,10 @@ def with_foreign_launches(
         return tu
     if _DEPTH[0] or not path.is_file() or tu.file in _ACTIVE:
         return tu
-    sources = tuple((str(p), _stamp(p)) for p in _includers(path.resolve()) if _stamp(p)[1] >= 0)
+    real = path.resolve()
+    found = _includers(real)
+    found += [p for p in module_loaders(real.parent, missing) if p not in found and p != real]
+    sources = tuple((str(p), _stamp(p)) for p in found if _stamp(p)[1] >= 0)
     if not sources:
         return tu
     _ACTIVE.add(tu.file)
@@ -139,6 +146,34 @@ def _includers(real: Path) -> list[Path]:
         if found:
             return found
     return []
+
+
+def module_loaders(root: Path, kernels: Iterable[str]) -> list[Path]:
+    """The source files under ``root`` that load one of ``kernels`` by name with the driver API
+    (``cuModuleGetFunction(&f, module, "kernel")``, a kernel compiled with NVRTC or loaded
+    from a cubin), sorted."""
+    names = [re.escape(k) for k in kernels if k]
+    if not names:
+        return []
+    wanted = re.compile(r'"(?:' + "|".join(names) + r')"')
+    out = []
+    for p in _candidates(root):
+        if p.suffix.lower() not in SOURCE_SUFFIXES:
+            continue
+        text = _text_at(str(p), _stamp(p))
+        if "cuModuleGetFunction" in text and wanted.search(text):
+            out.append(p)
+    return out
+
+
+@lru_cache(maxsize=8192)
+def _text_at(path: str, stamp: tuple[int, int]) -> str:
+    if stamp[1] < 0 or stamp[1] > _MAX_BYTES:
+        return ""
+    try:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def including_sources(header: Path, root: Path | None = None) -> list[Path]:

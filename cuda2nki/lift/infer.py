@@ -58,7 +58,7 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
                 fn.loc,
                 what="the launch configuration",
                 kernel=fn.name,
-                why="no <<<grid, block>>> launch site in this file; add [launch] grid and block",
+                why=_no_site_reason(fn),
             )
         )
         return None
@@ -137,6 +137,25 @@ def _shared_bytes(fn: A.Function, site: A.LaunchSite) -> str | int | None:
         return _int_or(text)
     value = facts.shared.value
     return int(value) if isinstance(value, int | float) else None
+
+
+def _no_site_reason(fn: A.Function) -> str:
+    """Why a kernel has no launch site: none in the file, or a driver API launch near it whose
+    grid or arguments the source does not show."""
+    from pathlib import Path
+
+    from cuda2nki.frontend.launchers import module_loaders
+
+    path = Path(fn.loc.file)
+    loaders = module_loaders(path.resolve().parent, [fn.name]) if path.is_file() else []
+    if loaders:
+        return (
+            f"{loaders[0].name} loads it by name (cuModuleGetFunction) but no cuLaunchKernel "
+            "there shows its grid, block and arguments (an argument array, not an `extra` "
+            "buffer, and the function handle cuModuleGetFunction sets); add [launch] grid and "
+            "block"
+        )
+    return "no <<<grid, block>>> launch site in this file; add [launch] grid and block"
 
 
 def _host_launch(fn: A.Function, site: A.LaunchSite) -> tuple[list, list, str] | None:
