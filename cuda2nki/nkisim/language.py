@@ -1269,11 +1269,16 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
         if where is None or where.any():
             _accumulate(t, other, api, where)
         return
+    # ``t op= nl.f(..., mask=m)`` on any buffer: the masked instruction produced its result only
+    # where ``m`` holds, so ``t`` changes there and keeps its contents elsewhere (reference 4.2)
+    where = _produced(t, other)
+    if where is not None and not where.any():
+        return
     shape = t.shape
     a = t.f32(api)
     b = _vals(other, shape)
     res = ops.apply_binary(name, a, b, api)
-    t.assign(np.broadcast_to(res, shape), api=api)
+    t.assign(np.broadcast_to(res, shape), where=where, api=api)
     ins = (t, other) if isinstance(other, NkiTensor) else (t,)
     record(
         "vector",
