@@ -7,7 +7,8 @@ the NKI library::
     python -m bench.public_nki --samples PATH/TO/nki-samples.git [--library PATH/TO/nki-library.git]
         [--revs REV,REV,...] [--every N] [--timeout S] [-v]
 
-Cases, each run in a child process with ``nki`` and ``neuronxcc.nki`` bound to the simulator:
+Cases, each run in a child process with ``nki`` and ``neuronxcc.nki`` bound to the simulator,
+on a machine that reads as an instance of the simulated target (``simulated_host``):
 
 * a tutorial file whose ``__main__`` block compares the kernel against NumPy, or a tutorial
   ``test_*.py`` that calls its test at module level (files that import torch or jax are left
@@ -31,8 +32,11 @@ name), ``timeout``.
 from __future__ import annotations
 
 import argparse
+import builtins
 import collections
+import contextlib
 import hashlib
+import io
 import json
 import os
 import re
@@ -78,6 +82,38 @@ def classify(exc: BaseException | None) -> tuple[str, str]:
 
 
 # --------------------------------------------------------------------------- child process
+
+
+# Where code running on an instance reads what machine it is (the EC2 instance type, e.g.
+# "trn2.48xlarge"; some public tests skip or pick a configuration from its first part).  In a
+# child the machine is an instance of the simulated target, so these read as one.
+HOST_FILES = ("/sys/devices/virtual/dmi/id/product_name",)
+INSTANCE_TYPES = {"trn1": "trn1.32xlarge", "trn2": "trn2.48xlarge"}
+
+
+def instance_type(target: str) -> str:
+    """The instance type of a machine of the simulated ``target`` (its largest size)."""
+    return INSTANCE_TYPES.get(target, f"{target}.48xlarge")
+
+
+@contextlib.contextmanager
+def simulated_host(target: str):
+    """Inside the block, reading one of ``HOST_FILES`` gives the instance type of ``target``;
+    every other file opens as usual."""
+    text = instance_type(target) + "\n"
+    real = builtins.open
+
+    def open_(file, mode="r", *args, **kwargs):
+        if isinstance(file, (str, os.PathLike)) and os.fspath(file) in HOST_FILES:
+            if not set(mode) & set("wax+"):
+                return io.BytesIO(text.encode()) if "b" in mode else io.StringIO(text)
+        return real(file, mode, *args, **kwargs)
+
+    builtins.open = io.open = open_
+    try:
+        yield
+    finally:
+        builtins.open = io.open = real
 
 
 def _emit(name: str, exc: BaseException | None) -> None:
@@ -179,7 +215,9 @@ def child(kind: str, path: str, roots: list[str], timeout: int) -> None:
     sys.path.insert(0, str(p.parent))
     os.chdir(p.parent)
     sys.argv = [str(p)]
-    with nki_namespace(shadow=True):
+    from cuda2nki.nkisim.state import resolve_target
+
+    with nki_namespace(shadow=True), simulated_host(resolve_target().name):
         if kind == "tutorial":
             _run_tutorial(p, timeout)
         elif kind == "unit":
