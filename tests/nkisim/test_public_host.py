@@ -47,3 +47,31 @@ def test_other_files_open_as_usual_and_open_is_restored(tmp_path):
 def test_the_host_file_is_not_writable_through_the_emulation():
     with pn.simulated_host("trn2"), pytest.raises(OSError):
         open(DMI, "w")  # noqa: PTH123, SIM115
+
+
+def test_a_case_limit_counts_cpu_time_not_waiting():
+    import time
+
+    pn._CLOCK[0] = "cpu"
+    pn._alarm(1)
+    try:
+        time.sleep(1.5)  # waiting (as for a core on a shared machine) is not the case's time
+        with pytest.raises(pn.CaseTimeout):
+            end = time.process_time() + 30
+            while time.process_time() < end:
+                pass
+    finally:
+        pn._disarm()
+
+
+def test_the_wall_clock_remains_an_option():
+    import time
+
+    pn._CLOCK[0] = "wall"
+    pn._alarm(1)
+    try:
+        with pytest.raises(pn.CaseTimeout):
+            time.sleep(30)
+    finally:
+        pn._disarm()
+        pn._CLOCK[0] = "cpu"
