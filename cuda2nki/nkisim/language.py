@@ -8,6 +8,14 @@ One implementation serves both API generations; behaviour that differs is keyed 
 * output dtype: legacy promotion table with weak Python scalars (reference 8.3); current promotes
   tensor dtypes with the same table but Python scalars never widen the result (our choice: the new
   docs are silent);
+* true division (``nl.divide``, ``x / y``) of integer operands without ``dtype=``: legacy
+  ``float32``, the quotient itself, not the promoted integer type.  Our ruling (docs/simulator-
+  rulings.md): the promotion table names add/multiply/tensor_tensor, not division; ``nl.divide``
+  is documented as NumPy's divide, whose integer quotient is a float; and the published
+  ``resize_nearest`` sample, tested on hardware, takes ``nl.floor(iota / w, dtype=nl.int32)``
+  as the floor of the quotient, which an integer result rounded to nearest (the documented
+  float-to-integer conversion) would break.  An explicit integer ``dtype=`` still rounds to
+  nearest, ties to even, on the write;
 * comparisons/logical ops: legacy default ``bool_``, current default = (promoted) input dtype;
 * ``mask=`` is accepted only in legacy kernels.
 """
@@ -180,6 +188,8 @@ def _binary(name: str, x, y, dtype=None, mask=None, *, default_dtype=None):
         if default_dtype is None or dtype is not None
         else default_dtype
     )
+    if name == "divide" and dtype is None and not odt.is_float and st.current().legacy:
+        odt = dt.float32  # true division of integers: see the module docstring
     if ops.is_bitvec(name):
         for v in (x, y):
             if isinstance(v, NkiTensor) and v.dtype.is_float:
