@@ -37,6 +37,8 @@ import builtins
 import collections
 import contextlib
 import hashlib
+import importlib.abc
+import importlib.util
 import io
 import json
 import os
@@ -45,6 +47,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import types
 from pathlib import Path
 
 MARK = "@@public_nki "
@@ -217,6 +220,85 @@ def _import_module(root: Path, path: Path, timeout: int) -> None:
     _emit(name, None)
 
 
+#: The legacy compiler's kernel library.  The samples repository documents its reference folder
+#: as that library's source (README: "the source code of the ``neuronxcc.nki.kernels``"), and
+#: its unit tests of 2024 import the kernels from the library: in a samples case the library is
+#: the revision's reference folder (the simulator itself refuses the library's names).
+KERNEL_LIBRARY = "neuronxcc.nki.kernels"
+
+
+class _KernelLibraryFinder(importlib.abc.MetaPathFinder):
+    """Finds ``neuronxcc.nki.kernels.<name>`` as ``<name>.py`` of the reference folder."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def find_spec(self, fullname, path=None, target=None):
+        head, _, name = fullname.rpartition(".")
+        src = self.folder / f"{name}.py"
+        if head == KERNEL_LIBRARY and src.is_file():
+            return importlib.util.spec_from_file_location(fullname, src)
+        return None
+
+
+def _library_package(folder: Path) -> types.ModuleType:
+    """``neuronxcc.nki.kernels`` over ``folder``: its submodules are the folder's modules, and a
+    name asked of the package itself is looked up in them (the library exports its kernels at
+    the top level too)."""
+    pkg = types.ModuleType(KERNEL_LIBRARY)
+    pkg.__path__ = [str(folder)]
+
+    def getattr_(name: str):
+        if not name.startswith("__"):
+            for src in sorted(folder.glob("*.py")):
+                if src.stem.startswith("_"):
+                    continue
+                mod = importlib.import_module(f"{KERNEL_LIBRARY}.{src.stem}")
+                if hasattr(mod, name):
+                    return getattr(mod, name)
+        raise AttributeError(f"module {KERNEL_LIBRARY!r} has no attribute {name!r}")
+
+    pkg.__getattr__ = getattr_
+    return pkg
+
+
+@contextlib.contextmanager
+def kernel_library(folder: Path | None):
+    """Inside the block (inside ``nki_namespace``), ``neuronxcc.nki.kernels`` is ``folder``'s
+    modules; ``None``: left as the simulator has it."""
+    if folder is None:
+        yield
+        return
+    names = [n for n in sys.modules if n == KERNEL_LIBRARY or n.startswith(KERNEL_LIBRARY + ".")]
+    saved = {n: sys.modules.pop(n) for n in names}
+    parent = sys.modules.get("neuronxcc.nki")
+    before = getattr(parent, "kernels", None) if parent is not None else None
+    pkg = sys.modules[KERNEL_LIBRARY] = _library_package(folder)
+    if parent is not None:
+        parent.kernels = pkg
+    finder = _KernelLibraryFinder(folder)
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for n in [
+            n for n in sys.modules if n == KERNEL_LIBRARY or n.startswith(KERNEL_LIBRARY + ".")
+        ]:
+            del sys.modules[n]
+        sys.modules.update(saved)
+        if parent is not None:
+            parent.kernels = before
+
+
+def _reference_folder(roots: list[str]) -> Path | None:
+    """The reference kernels among a case's roots (a unit test's), if any."""
+    for r in roots[1:]:
+        if Path(r).name == "reference" and Path(r).is_dir():
+            return Path(r)
+    return None
+
+
 def child(kind: str, path: str, roots: list[str], timeout: int, clock: str = "cpu") -> None:
     import numpy as np
 
@@ -233,7 +315,11 @@ def child(kind: str, path: str, roots: list[str], timeout: int, clock: str = "cp
     sys.argv = [str(p)]
     from cuda2nki.nkisim.state import resolve_target
 
-    with nki_namespace(shadow=True), simulated_host(resolve_target().name):
+    with (
+        nki_namespace(shadow=True),
+        simulated_host(resolve_target().name),
+        kernel_library(_reference_folder(roots) if kind != "library" else None),
+    ):
         if kind == "tutorial":
             _run_tutorial(p, timeout)
         elif kind == "unit":
@@ -328,12 +414,13 @@ def _is_tutorial_case(f: Path, text: str) -> bool:
 
 
 def _imported(text: str, refs: list[Path]) -> list[Path]:
-    """The reference kernel files a unit test imports (``reference.attention`` ->
-    ``attention.py``), with the helper packages (folders) next to them."""
+    """The reference kernel files a unit test imports (``reference.attention`` or, through the
+    kernel library, ``neuronxcc.nki.kernels.attention`` -> ``attention.py``), with the helper
+    packages (folders) next to them."""
     out = []
     for ref in refs:
         for f in sorted(ref.glob("*.py")):
-            if re.search(rf"\breference\.{re.escape(f.stem)}\b", text):
+            if re.search(rf"\b(reference|kernels)\.{re.escape(f.stem)}\b", text):
                 out.append(f)
         out += sorted(d for d in ref.iterdir() if d.is_dir() and not d.name.startswith("_"))
     return out
