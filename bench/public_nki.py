@@ -27,7 +27,9 @@ the file (or the kernels it tests) imports ``neuronxcc``, else ``current``.  Out
 (C2N3001: a documented construct the simulator does not model), ``violation`` (another
 simulator diagnostic: a hardware constraint), ``crash`` (any other exception, e.g. a missing
 name), ``timeout`` (past ``--timeout`` seconds of the child's CPU time, all threads, or with
-``--clock wall`` of wall time).
+``--clock wall`` of wall time).  A test that stops at the refusal of ``nki.benchmark`` times the
+kernel on a device (the perf tests of revisions without a simulation marker): ``device``, listed
+and counted apart, no case.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ class CaseTimeout(BaseException):
     """Raised by the alarm when one case runs past its time limit."""
 
 
+#: A test that stops at this refusal times the kernel on a device (a perf test of a revision
+#: whose tests carry no simulation marker yet): outcome ``device``, listed but no case.
+DEVICE_ONLY_API = "nki.benchmark"
+
+
 def classify(exc: BaseException | None) -> tuple[str, str]:
     """``(outcome, detail)`` for the exception a case ended with (``None``: it passed)."""
     from cuda2nki.diagnostics import DiagnosticError
@@ -72,6 +79,8 @@ def classify(exc: BaseException | None) -> tuple[str, str]:
             d = exc.diagnostic
             text = str(exc)
             if d.code == "C2N3001" or "[C2N3001]" in text or "C2N3001" in d.message:
+                if d.message.startswith(f"'{DEVICE_ONLY_API}'"):
+                    return "device", d.message[:160]
                 return "refused", d.message[:160]
             if d.code in ("C2N3023", "C2N3024"):
                 return "crash", d.message[:160]
@@ -533,6 +542,10 @@ def main(argv: list[str] | None = None) -> int:
                 if a.v or row["outcome"] != "matched":
                     print(f"library {row['outcome']:9} {row['name']}  {row['detail']}")
     cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout"]
+    for c in counts.values():
+        if c["device"]:
+            print(f"{c['device']} device-only test(s) (nki.benchmark timings) are no cases")
+        del c["device"]
     print(f"\n{'generation':16}{'cases':>7}" + "".join(f"{c:>11}" for c in cols))
     for gen, c in sorted(counts.items()):
         print(f"{gen:16}{sum(c.values()):>7}" + "".join(f"{c[k]:>11}" for k in cols))

@@ -73,3 +73,21 @@ def test_a_library_kernel_stays_refused_by_its_own_name(tmp_path):
     with pytest.raises(DiagnosticError) as ei:
         load_module(p).run(np.zeros((8, 4), np.float32))
     assert "select_and_scatter_kernel" in ei.value.diagnostic.message
+
+
+def test_the_public_code_adapter_counts_a_benchmark_refusal_as_no_case(tmp_path):
+    from bench.public_nki import classify
+
+    mod, _ = _module(tmp_path, USES["factory_call"])
+    with pytest.raises(DiagnosticError) as bench:
+        mod.run(np.zeros((8, 4), np.float32))
+    assert classify(bench.value)[0] == "device"
+    p = tmp_path / "lib_port2.py"
+    p.write_text(
+        textwrap.dedent(LEG)
+        + "from neuronxcc.nki.kernels.vision import select_and_scatter_kernel as sas\n"
+        + "\n\ndef run(a):\n    return benchmark(sas)(a)\n"
+    )
+    with pytest.raises(DiagnosticError) as lib:
+        load_module(p).run(np.zeros((8, 4), np.float32))
+    assert classify(lib.value)[0] == "refused"
