@@ -20,6 +20,7 @@ import types
 
 from cuda2nki.diagnostics import DiagnosticError, SourceLoc, make
 from cuda2nki.nkisim import compiler as _compiler
+from cuda2nki.nkisim import device_only as _device_only
 from cuda2nki.nkisim import dtypes as _dt
 from cuda2nki.nkisim import engine as _engine
 from cuda2nki.nkisim import isa as _isa
@@ -291,7 +292,7 @@ def build_modules() -> dict[str, SimModule]:
             "trace": lambda fn=None, **kw: fn if fn is not None else (lambda f: f),
             "baremetal": _kernel.baremetal,
             "simulate_kernel": _kernel.legacy_simulate_kernel,
-            "benchmark": _kernel.baremetal,
+            "benchmark": _device_only.benchmark,
             "profile": _kernel.baremetal,
             "language": llang,
             "isa": lisa,

@@ -244,6 +244,8 @@ def mask_where(mask, shape):
         return None
     if not st._STACK[-1].legacy:
         raise unsupported("mask=", "the current NKI API has no mask parameter; slice with min()")
+    if mask is True or type(mask) is np.bool_ and mask:
+        return None  # one predicate true for the whole instruction: as without a mask
     if type(mask) is _Mask or isinstance(mask, _Mask):
         if _all_active(mask, tuple(shape)):
             return None  # a tail mask on a full tile: every element active, as without a mask

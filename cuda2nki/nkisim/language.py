@@ -8,6 +8,14 @@ One implementation serves both API generations; behaviour that differs is keyed 
 * output dtype: legacy promotion table with weak Python scalars (reference 8.3); current promotes
   tensor dtypes with the same table but Python scalars never widen the result (our choice: the new
   docs are silent);
+* true division (``nl.divide``, ``x / y``) of integer operands without ``dtype=``: legacy
+  ``float32``, the quotient itself, not the promoted integer type.  Our ruling (docs/simulator-
+  rulings.md): the promotion table names add/multiply/tensor_tensor, not division; ``nl.divide``
+  is documented as NumPy's divide, whose integer quotient is a float; and the published
+  ``resize_nearest`` sample, tested on hardware, takes ``nl.floor(iota / w, dtype=nl.int32)``
+  as the floor of the quotient, which an integer result rounded to nearest (the documented
+  float-to-integer conversion) would break.  An explicit integer ``dtype=`` still rounds to
+  nearest, ties to even, on the write;
 * comparisons/logical ops: legacy default ``bool_``, current default = (promoted) input dtype;
 * ``mask=`` is accepted only in legacy kernels.
 """
@@ -181,6 +189,8 @@ def _binary(name: str, x, y, dtype=None, mask=None, *, default_dtype=None):
         if default_dtype is None or dtype is not None
         else default_dtype
     )
+    if name == "divide" and dtype is None and not odt.is_float and st.current().legacy:
+        odt = dt.float32  # true division of integers: see the module docstring
     if ops.is_bitvec(name):
         for v in (x, y):
             if isinstance(v, NkiTensor) and v.dtype.is_float:
@@ -1304,11 +1314,16 @@ def _inplace(t: NkiTensor, name: str, other) -> None:
         if where is None or where.any():
             _accumulate(t, other, api, where)
         return
+    # ``t op= nl.f(..., mask=m)`` on any buffer: the masked instruction produced its result only
+    # where ``m`` holds, so ``t`` changes there and keeps its contents elsewhere (reference 4.2)
+    where = _produced(t, other)
+    if where is not None and not where.any():
+        return
     shape = t.shape
     a = t.f32(api)
     b = _vals(other, shape)
     res = ops.apply_binary(name, a, b, api)
-    t.assign(np.broadcast_to(res, shape), api=api)
+    t.assign(np.broadcast_to(res, shape), where=where, api=api)
     ins = (t, other) if isinstance(other, NkiTensor) else (t,)
     record(
         "vector",

@@ -52,6 +52,9 @@ def _box(mask, ndim: int):
     """
     from cuda2nki.nkisim.tensor import Mask
 
+    whole = _scalar_mask(mask)
+    if whole is not None:
+        return [(1, 0, 1)] * ndim if whole else "empty"
     if isinstance(mask, Mask) and len(mask.factors) > 1:
         box = _separable_box(mask.factors, ndim)
         if box is not None:
@@ -77,6 +80,18 @@ def _box(mask, ndim: int):
     if not np.array_equal(np.broadcast_to(prod, full), np.broadcast_to(m, full)):
         return None
     return box
+
+
+def _scalar_mask(mask) -> bool | None:
+    """The value of a mask that is one predicate for the whole instruction (a Python or NumPy
+    bool, e.g. a causal test on loop variables, or a mask of size-1 factors); ``None`` for a
+    mask that varies over the elements."""
+    if isinstance(mask, (bool, np.bool_)):
+        return bool(mask)
+    factors = getattr(mask, "factors", None)
+    if factors is not None and all(f.size == 1 for f in factors):
+        return all(bool(f.reshape(-1)[0]) for f in factors)
+    return None
 
 
 def _span(sel: np.ndarray):
@@ -152,6 +167,9 @@ def _call(fn, mask, out, *args, **kw) -> None:
     box = _box(mask, out.ndim)
     if box == "empty":
         _track_produced(out)
+        return
+    if box is not None and all(size == 1 for size, _, _ in box):
+        fn(out, *args, **kw)  # a mask true for the whole instruction: as without one
         return
     if box is None:
         if fn.__name__ not in _TAKES_MASK:

@@ -19,6 +19,7 @@ Any other use of the call's result names no destination: refused (C2N3001).
 from __future__ import annotations
 
 import dis
+import functools
 import sys
 import types
 from dataclasses import dataclass
@@ -68,8 +69,15 @@ _TARGET_OPS = {
 def _store_after_call(frame: types.FrameType) -> tuple[str, str] | None:
     """``(opname, name)`` of the store that takes the result of the call ``frame`` is in;
     ``None`` where the result goes anywhere else first (an argument, an operand)."""
-    for ins in dis.get_instructions(frame.f_code):
-        if ins.offset <= frame.f_lasti:
+    return _store_after(frame.f_code, frame.f_lasti)
+
+
+@functools.lru_cache(maxsize=4096)
+def _store_after(code: types.CodeType, lasti: int) -> tuple[str, str] | None:
+    """``_store_after_call`` for the call at ``lasti`` of ``code``: the same for every
+    iteration of a loop, so the bytecode of a (large) kernel is decoded once per call site."""
+    for ins in dis.get_instructions(code):
+        if ins.offset <= lasti:
             continue
         if ins.opname == "STORE_SUBSCR" or ins.opname in _NAME_STORES:
             return ins.opname, ins.argval

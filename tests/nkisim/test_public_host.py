@@ -1,0 +1,77 @@
+"""The public-code adapter runs each case on a machine that reads as an instance of the
+simulated target: code that identifies the instance it runs on (the DMI product name, as some
+public tests read it to pick what to run) sees the target's instance type, whatever the real
+machine is; every other file opens as usual, and the real ``open`` is back afterwards."""
+
+from __future__ import annotations
+
+import builtins
+import io
+import pathlib
+
+import pytest
+
+from bench import public_nki as pn
+
+DMI = "/sys/devices/virtual/dmi/id/product_name"
+
+
+@pytest.mark.parametrize(
+    ("target", "family"), [("trn1", "trn1"), ("trn2", "trn2"), ("trn3", "trn3")]
+)
+def test_instance_type_reads_as_the_simulated_target(target, family):
+    with pn.simulated_host(target):
+        with open(DMI) as f:  # noqa: PTH123 - the spelling public code uses
+            first = f.readline()
+        with open(DMI, "rb") as f:  # noqa: PTH123
+            raw = f.read()
+        via_io = io.open(DMI).read()  # noqa: UP020 - io.open is a spelling of its own
+        via_path = pathlib.Path(DMI).read_text()
+    assert first.split(".")[0] == family
+    assert first.strip() == pn.instance_type(target)
+    assert raw.decode() == first == via_io == via_path
+
+
+def test_other_files_open_as_usual_and_open_is_restored(tmp_path):
+    real = builtins.open
+    p = tmp_path / "f.txt"
+    with pn.simulated_host("trn2"):
+        with open(p, "w") as f:  # noqa: PTH123
+            f.write("data")
+        assert p.read_text() == "data"
+        with pytest.raises(FileNotFoundError):
+            open(tmp_path / "absent")  # noqa: PTH123, SIM115
+    assert builtins.open is real and io.open is real
+
+
+def test_the_host_file_is_not_writable_through_the_emulation():
+    with pn.simulated_host("trn2"), pytest.raises(OSError):
+        open(DMI, "w")  # noqa: PTH123, SIM115
+
+
+def test_a_case_limit_counts_cpu_time_not_waiting():
+    import time
+
+    pn._CLOCK[0] = "cpu"
+    pn._alarm(1)
+    try:
+        time.sleep(1.5)  # waiting (as for a core on a shared machine) is not the case's time
+        with pytest.raises(pn.CaseTimeout):
+            end = time.process_time() + 30
+            while time.process_time() < end:
+                pass
+    finally:
+        pn._disarm()
+
+
+def test_the_wall_clock_remains_an_option():
+    import time
+
+    pn._CLOCK[0] = "wall"
+    pn._alarm(1)
+    try:
+        with pytest.raises(pn.CaseTimeout):
+            time.sleep(30)
+    finally:
+        pn._disarm()
+        pn._CLOCK[0] = "cpu"
