@@ -359,11 +359,7 @@ def _launch_sites(
                 continue  # device-side launch: C2N1014 when that function is lowered
         if call.has_error:
             continue
-        key = fnode.id if fnode is not None else -1
-        host = host_low.get(key)
-        if host is None:
-            name = names.get(key) if fnode is not None else "<file>"
-            host = host_low[key] = _HostScope(unit, fnode, name)
+        host = _host_scope(unit, fnode, names, host_low)
         facts: list[HostFacts | None] = []
         for target in _pointer_launch(unit, call, fnode, root, evaluator) or [None]:
             site = _launch_site(unit, host, call, ks, target)
@@ -381,6 +377,21 @@ def _launch_sites(
     if api:
         sites += _api_sites(unit, root, kinds, names, host_low, evaluator)
     return sites, requests
+
+
+def _host_scope(
+    unit: UnitContext,
+    fnode: ts.Node | None,
+    names: dict[int, str],
+    host_low: dict[int, _HostScope],
+) -> _HostScope:
+    """The host lowering of the function ``fnode`` (``None``: file scope), made once."""
+    key = fnode.id if fnode is not None else -1
+    host = host_low.get(key)
+    if host is None:
+        name = names.get(key) if fnode is not None else "<file>"
+        host = host_low[key] = _HostScope(unit, fnode, name)
+    return host
 
 
 _API_RE = re.compile(
@@ -403,11 +414,7 @@ def _api_sites(
         fnode = _enclosing_function(launch.anchor)
         if fnode is not None and kinds.get(fnode.id, function_kind(fnode)[0]) != "host":
             continue
-        key = fnode.id if fnode is not None else -1
-        host = host_low.get(key)
-        if host is None:
-            name = names.get(key) if fnode is not None else "<file>"
-            host = host_low[key] = _HostScope(unit, fnode, name)
+        host = _host_scope(unit, fnode, names, host_low)
         site = _api_site(unit, host, launch)
         if site is None:
             continue
