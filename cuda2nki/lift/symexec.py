@@ -1458,7 +1458,7 @@ class Executor:
     def e_Call(self, e: A.Call) -> object:
         f = e.func
         if f in ("__syncthreads", "__syncwarp"):
-            if f == "__syncthreads" and (self.guards and self.guard() != af.TRUE):
+            if f == "__syncthreads" and not _block_uniform(self.guard()):
                 raise Refusal(
                     "C2N2015", e.loc, what="__syncthreads under a thread-dependent condition"
                 )
@@ -1848,6 +1848,19 @@ def _le0(p: Poly) -> Cond:
             parts = [_le0(p.subs({a: x})), _le0(p.subs({a: y}))]
             return af.conj(parts) if both else af.disj(parts)
     return Cond.of(af.compare("<=", p, af.ZERO))
+
+
+def _block_uniform(c: Cond) -> bool:
+    """``c`` holds for every thread of a block alike: it reads no thread coordinate, loop
+    variable or loaded value, only block indices, sizes and parameters (a barrier under it is
+    reached by all of the block's threads or by none: one block per row, ``if (row < rows)``)."""
+    if c.kind == "true":
+        return True
+    thread = frozenset(af.THREAD + af.GID)
+    return not any(
+        a in thread or isinstance(a, af.OpaqueAtom) or (isinstance(a, str) and a.startswith("%"))
+        for a in c.atoms()
+    )
 
 
 def _varying(p: Poly) -> bool:
