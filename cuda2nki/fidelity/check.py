@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from cuda2nki import fp64
 from cuda2nki.binding import Binding, Number, Resolved
 from cuda2nki.diagnostics import (
     Diagnostic,
@@ -40,6 +41,7 @@ from cuda2nki.diagnostics import (
 from cuda2nki.fidelity import (
     layoutscan,
     loopnest,
+    narrowed,
     pathscan,
     points,
     portscan,
@@ -62,6 +64,7 @@ from cuda2nki.fidelity.tolerance import (
     empirical_tolerance,
 )
 from cuda2nki.fileio import read_text
+from cuda2nki.frontend.demote import demoted
 from cuda2nki.nkisim.dtypes import CANARY_F32, canary_mask
 
 _DEFECT_IDS = {
@@ -419,7 +422,7 @@ def check(
             if sandbox is None:
                 box.launch()  # the sandbox starts up while the kernel is lifted and the inputs made
             try:
-                intent, idiom = _intent(tu, name, b)
+                intent, idiom = _intent(*_lifted_pair(tu, name, b))
                 numerics, run_found, trace, tol_source, port_output = _dynamic(
                     tu,
                     name,
@@ -552,6 +555,12 @@ LIFT_TIME_LIMIT = 20.0
 #: a generated test point at which one run of the port would issue more engine instructions than
 #: this (at its pace so far) is skipped with a note (C2N4027)
 PORT_INSTRUCTIONS = 20_000
+
+
+def _lifted_pair(tu: Any, name: str, b: Binding) -> tuple[Any, str, Binding]:
+    """:func:`_intent`'s arguments: a float64 kernel is lifted as its fp32 twin."""
+    tu, b = narrowed.lift_inputs(tu, b)
+    return tu, name, b
 
 
 def _intent(tu: Any, name: str, b: Binding) -> tuple[Any, str | None]:
@@ -700,8 +709,9 @@ def _dynamic(
     causes: dict[tuple[str, str], rootcause.Cause | None] = {}
     port_text = read_text(info.path)
     loops = rootcause.loop_targets(port_text)
-    narrows = narrowing(port_text)
-    tu64 = None
+    wide = set(fp64.wide_tensors(b))  # computed in fp32 by any NKI port
+    narrows = narrowing(port_text) or bool(wide)
+    tu64 = tu32 = None
     first = True
     tree = ast.parse(port_text)
     kernel_fn = portscan.find_kernel(tree, info.path, info.kernel)
@@ -722,6 +732,7 @@ def _dynamic(
     measured = max(range(len(plan)), key=lambda i: _total_bytes(plan[i][1]), default=-1)
     box.submit(jobs)
     compared = 0
+    short_of: set[str] = set()  # float64 outputs found to keep too few digits in fp32
     heavy: list[tuple[str, int, int]] = []  # points run once: (label, instructions, runs left out)
     with box:  # the port runs while the references are computed below
         for k, (point, r, all_sets, runs) in enumerate(plan):
@@ -749,7 +760,11 @@ def _dynamic(
                 sets.append(arrays)
                 refs.append(ref)
                 skips.append(skip)
-                if intent is None:  # no IR bound: measure the kernel's own fp32 error instead
+                if intent is None and wide:  # no IR bound: measure fp32 on the fp32 twin
+                    if tu32 is None:
+                        tu32 = demoted(tu)
+                    oracles.append(narrowed.fp32_run(tu32, name, r, arrays))
+                elif intent is None:  # no IR bound: measure the kernel's own fp32 error instead
                     if tu64 is None:
                         tu64 = promoted(tu)
                     oracles.append(_fp64(tu64, name, r, arrays))
@@ -851,7 +866,7 @@ def _dynamic(
                         arrays,
                         r,
                         cname,
-                        t.dtype,
+                        narrowed.tolerance_dtype(t.dtype, cname, wide),
                         ref[cname],
                         idiom,
                         found,
@@ -871,7 +886,7 @@ def _dynamic(
                             )
                         )
                         continue
-                    mismatch = _output_layout(got, cname, r, info)
+                    mismatch = _output_layout(got, cname, r, info, wide)
                     found.extend(mismatch)
                     if any(d.code == "C2N4021" for d in mismatch) and not _same_kind(got, r, cname):
                         e = np.asarray(ref[cname])
@@ -925,6 +940,18 @@ def _dynamic(
                             c = dataclasses.replace(
                                 c, classification="defect", defect="wrong_axis", evidence=axis
                             )
+                    if c.ok and cname in wide and cname not in short_of:
+                        lost = narrowed.shortfall(
+                            cname,
+                            got,
+                            ref[cname],
+                            skip.get(cname),
+                            True,
+                            SourceLoc(info.path, info.line, 1),
+                        )
+                        if lost is not None:
+                            short_of.add(cname)
+                            found.append(lost)
                     entry_n = _numeric_entry(
                         c, label, si, DISTRIBUTIONS[si % len(DISTRIBUTIONS)], tol
                     )
@@ -1166,7 +1193,11 @@ def _problem_size(r: Resolved, idiom: str | None, intent: Any = None) -> tracefi
 
 
 def _output_layout(
-    got: np.ndarray, cname: str, r: Resolved, info: portscan.PortInfo
+    got: np.ndarray,
+    cname: str,
+    r: Resolved,
+    info: portscan.PortInfo,
+    wide: set[str] | frozenset[str] = frozenset(),
 ) -> list[Diagnostic]:
     """The port's output against the CUDA buffer's dtype and shape (the binding's), before values
     are compared: a different dtype (C2N4021), or the same number of elements in another shape
@@ -1175,7 +1206,7 @@ def _output_layout(
     out = []
     want = r.dtype(cname)
     have = np.asarray(got).dtype
-    if have != want:
+    if have != want and not narrowed.accepted_dtype(cname, wide, have):
         out.append(
             make("C2N4021", loc, output=cname, got=_dtype_name(have), expected=_dtype_name(want))
         )

@@ -72,9 +72,14 @@ def no_points_reason(b: Binding, overrides: Mapping[str, Number] | None, extra_p
 
 
 def port_kwargs(pb: Any, r: Resolved, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
-    kw: dict[str, Any] = {p: arrays[c] for p, c in pb.inputs.items()}
+    # NKI has no float64 tensors: a port of a float64 kernel computes in fp32 (cuda2nki.fp64)
+    kw: dict[str, Any] = {p: _nki_array(arrays[c]) for p, c in pb.inputs.items()}
     kw.update({p: r.scalars[c] for p, c in pb.scalars.items()})
     return kw
+
+
+def _nki_array(a: np.ndarray) -> np.ndarray:
+    return a.astype(np.float32) if a.dtype == np.float64 else a
 
 
 def port_bounds(

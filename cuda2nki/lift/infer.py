@@ -22,6 +22,7 @@ from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import Poly
+from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 
 _C_OPS = {"+", "-", "*", "/", "%"}
@@ -209,7 +210,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     prog = None
     refusal = None
     try:
-        prog = execute(tu, fn, block)
+        prog = execute(tu, privatised(fn), block)
         for st in prog.stores:
             accesses.setdefault(st.tensor, []).append(("w", st.index, st.guard, st.loops))
         for st in prog.stores:

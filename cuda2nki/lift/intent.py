@@ -718,6 +718,8 @@ class ExprConverter:
                 v = bool(v)
             elif e.dtype.startswith("float") or e.dtype == "bfloat16":
                 v = float(v)
+            elif v != v:  # an element no thread wrote, on a path the guards keep away: an
+                v = 0  # integer has no NaN to stand for it, and the value is never used
             else:
                 v = int(v)
             return N.Lit(v, e.dtype)

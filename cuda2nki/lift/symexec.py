@@ -890,12 +890,13 @@ class Executor:
                     )
         args = argfold.pairs(self.env, carried, ints, ctx.var)
         for n in ints - args.keys():
-            raise Refusal(
-                "C2N2011",
-                ctx.loc,
-                var=n,
-                why="an integer, condition or vector carried across iterations",
-            )
+            if not _int_fold(self.env[n], n):  # an integer sum (acc += a[k] * w[k]) folds
+                raise Refusal(
+                    "C2N2011",
+                    ctx.loc,
+                    var=n,
+                    why="an integer, condition or vector carried across iterations",
+                )
         online = {n: got for n in carried if (got := _online_sum(self.env, n, carried))}
         for n, old in carried.items():
             if n not in online and n not in args:
@@ -1458,7 +1459,7 @@ class Executor:
     def e_Call(self, e: A.Call) -> object:
         f = e.func
         if f in ("__syncthreads", "__syncwarp"):
-            if f == "__syncthreads" and (self.guards and self.guard() != af.TRUE):
+            if f == "__syncthreads" and not _block_uniform(self.guard()):
                 raise Refusal(
                     "C2N2015", e.loc, what="__syncthreads under a thread-dependent condition"
                 )
@@ -1848,6 +1849,29 @@ def _le0(p: Poly) -> Cond:
             parts = [_le0(p.subs({a: x})), _le0(p.subs({a: y}))]
             return af.conj(parts) if both else af.disj(parts)
     return Cond.of(af.compare("<=", p, af.ZERO))
+
+
+def _int_fold(new: object, n: str) -> bool:
+    """Whether the integer ``n`` carried across a loop ends as ``acc op f(k)`` over data (a sum
+    or product of loaded values, exact in C's wrapping int arithmetic), which folds like a
+    float accumulator; an index that follows an extremum is an argfold pair instead."""
+    if not isinstance(new, V.DExpr) or new.dtype not in ("int32", "uint32"):
+        return False
+    op, term = _split_combine(new, V.Carried(new.dtype, n))
+    return op in ("add", "mul", "max", "min") and not V.has_carried(term)
+
+
+def _block_uniform(c: Cond) -> bool:
+    """``c`` holds for every thread of a block alike: it reads no thread coordinate, loop
+    variable or loaded value, only block indices, sizes and parameters (a barrier under it is
+    reached by all of the block's threads or by none: one block per row, ``if (row < rows)``)."""
+    if c.kind == "true":
+        return True
+    thread = frozenset(af.THREAD + af.GID)
+    return not any(
+        a in thread or isinstance(a, af.OpaqueAtom) or (isinstance(a, str) and a.startswith("%"))
+        for a in c.atoms()
+    )
 
 
 def _varying(p: Poly) -> bool:

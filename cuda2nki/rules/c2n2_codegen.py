@@ -125,6 +125,31 @@ register(
         "partials on the device and add them in double on the host.",
     ),
     Rule(
+        "C2N2516",
+        W,
+        "float64 kernel ported in fp32",
+        "kernel '{kernel}' is ported in fp32: its float64 tensors ({tensors}) are float32 in the "
+        "port (NKI has no fp64); each operation rounds at {u32} relative instead of {u64}, so "
+        "expect differences from the CUDA kernel's double results of about 1e-7 relative per "
+        "operation, more for long sums and cancelling differences; `check` judges the port "
+        "against the fp64 results with an fp32-derived bound and fails an output that keeps "
+        "fewer than four digits (error over {rtol} of its magnitude)",
+        "NKI computes in at most fp32 and has no 64-bit tensors, so a kernel over double buffers "
+        "is ported as the same kernel with double replaced by float: the port's tensors, "
+        "locals and literals are float32, and its caller converts float64 arrays to float32 "
+        "on the way in (check does). Each rounding then errs by up to 2^-24 (about 6e-8) "
+        "relative instead of 2^-53; a well-conditioned kernel (copies, transposes, stencils, "
+        "short sums) stays within a few units of 1e-7 of the double result, a long or "
+        "cancelling sum may lose several digits. `check` runs the CUDA kernel in double and "
+        "accepts the port where it is within the error bound of fp32 arithmetic (C2N4001 "
+        "otherwise) and keeps four significant digits of the double result (C2N4030 "
+        "otherwise).",
+        example="__global__ void t(const double* a, double* b, int n) { ... b[i] = a[i]; }",
+        fix="Nothing to fix if fp32 accuracy is enough (check tells); otherwise keep the "
+        "kernel in double on another device, or restructure it (compensated or pairwise sums, "
+        "subtract a reference value before summing).",
+    ),
+    Rule(
         "C2N2511",
         W,
         "narrow accumulation",

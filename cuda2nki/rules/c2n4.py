@@ -315,4 +315,25 @@ register(
         fix="Check a smaller point with --set NAME=VALUE (a point under the limit runs every "
         "seed), or make the port faster.",
     ),
+    Rule(
+        "C2N4030",
+        E,
+        "fp32 is not enough for this float64 kernel",
+        "output '{output}' of a float64 kernel computed in fp32 keeps fewer than four digits: "
+        "{short} of {total} elements differ from the CUDA kernel's double result by more than "
+        "{rtol} of the output's magnitude (worst {worst:.3g} relative, where the double result "
+        "is {value:.6g}){within}",
+        "NKI has no fp64, so a float64 kernel is ported in fp32 (C2N2516). Where the kernel is "
+        "ill-conditioned -- a difference of nearly equal values, a long sum that cancels -- the "
+        "rounding of fp32 arithmetic alone moves the result by more than a double-precision "
+        "user can accept, however faithful the port. The check compares every element with the "
+        "double result and requires four significant digits (relative to the larger of the "
+        "element's magnitude and the output's median non-zero magnitude); when the port is "
+        "also within the fp32 error bound, the loss is fp32's, not a defect of the port.",
+        example="__global__ void k(const double* a, double* y, int n) "
+        "{ int i = ...; y[i] = (a[i] + 1e8) - 1e8; }",
+        fix="Keep this kernel in double on another device, or restructure it so fp32 suffices "
+        "(subtract a reference value before the large terms are formed, compensated or pairwise "
+        "sums).",
+    ),
 )

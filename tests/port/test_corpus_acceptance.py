@@ -27,8 +27,7 @@ def _expect_port(path) -> bool:
 
 def _port_refusal(path) -> str | None:
     """The id a kernel's binding says its port must be refused with (``[port] expect =
-    "refuse"``): a kernel the front end and the interpreter run, whose contract NKI cannot keep
-    (a float64 result)."""
+    "refuse"``): a kernel the front end and the interpreter run, whose contract NKI cannot keep."""
     from cuda2nki.binding import load_binding
 
     port = load_binding(path.with_suffix(".toml")).meta.get("port", {})

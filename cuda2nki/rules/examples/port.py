@@ -91,6 +91,7 @@ EXAMPLES = {
     "C2N2510": _corpus("linalg/matmul_tiled"),
     "C2N2511": _intent(ROWSUM_BF16),
     "C2N2515": _intent(ROWSUM_F64_ACC),
+    "C2N2516": _corpus("fp64/transpose_colmajor_f64"),
     "C2N2512": _intent(MATMUL, extra=', passes="choose-layout"'),
     "C2N2509": _corpus("norm/softmax_naive"),
     "C2N2513": _corpus("basic/vector_add"),
