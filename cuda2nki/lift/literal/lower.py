@@ -87,6 +87,7 @@ from cuda2nki.lift.literal.values import (
     Value,
     add,
     as_lin,
+    const_int,
     is_int,
     lin_add,
     lin_scale,
@@ -494,7 +495,13 @@ class Lowerer:
         if not isinstance(ty, A.ScalarType) or ty.name == "float64":
             raise self.refuse(f"__shared__ '{s.name}' of this element type", s)
         if s.storage == "extern_shared" or any(d is None for d in dims):
-            size = f"max(1, {self.shared_bytes()} // {ty.bits // 8})"
+            nbytes = self.shared_bytes()
+            known = const_int(nbytes)
+            size = (
+                str(max(1, known // (ty.bits // 8)))
+                if known is not None
+                else f"max(1, {nbytes} // {ty.bits // 8})"
+            )
             dims = [0]
         else:
             size = str(_prod(dims))
@@ -978,7 +985,7 @@ class Lowerer:
                 raise self.refuse(f"an index of this kind ({type(v).__name__})", e)
             stride = str(_prod(dims[k:]))  # row-major: the extents after this subscript
             if isinstance(v, Idx) or isinstance(off, Idx):
-                off = Idx(f"({self.np_spell(off)} + {self.np_spell(v)} * {stride})")
+                off = Idx(f"({self.np_spell(off)} + {mul(self.np_spell(v), stride)})")
             else:
                 off = lin_add(off, lin_scale(as_lin(v), stride))
         return obj, off  # type: ignore[return-value]

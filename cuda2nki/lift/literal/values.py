@@ -19,6 +19,7 @@ Every CUDA value is one of:
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 
@@ -124,6 +125,36 @@ def add(a: str, b: str) -> str:
     if b.startswith("-") and is_int(b):
         return f"{a} - {b[1:]}"
     return f"{a} + {b}"
+
+
+def const_int(expr: str) -> int | None:
+    """The value of ``expr`` when it is integer arithmetic on literals only (``64 * 4``,
+    ``(256 + 1) // 2``), else ``None``: emitted code then shows the number, not the sum."""
+    try:
+        tree = ast.parse(expr.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    return _const_int(tree)
+
+
+_INT_OPS = {ast.Add: int.__add__, ast.Sub: int.__sub__, ast.Mult: int.__mul__}
+
+
+def _const_int(n: ast.AST) -> int | None:
+    if isinstance(n, ast.Constant):
+        return n.value if type(n.value) is int else None
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+        v = _const_int(n.operand)
+        return None if v is None else -v
+    if isinstance(n, ast.BinOp):
+        a, b = _const_int(n.left), _const_int(n.right)
+        if a is None or b is None:
+            return None
+        if isinstance(n.op, ast.FloorDiv):
+            return a // b if b else None
+        op = _INT_OPS.get(type(n.op))
+        return None if op is None else op(a, b)
+    return None
 
 
 def neg(a: str) -> str:
