@@ -702,9 +702,14 @@ class HostEvaluator:
             return _V(v.text, v.num, None, (line, *v.ev), v.notes)
         if not self._guess:
             raise _NoValue
+        return self._default_for(n, "is not set in the source before the launch")
+
+    def _default_for(self, n: ts.Node, why: str) -> _V:
+        """The default an unknown integer takes (a block size where it sizes the block), with
+        the note that says why and how to set another."""
         value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
         note = (
-            f"'{_one_line(n)}' is not set in the source before the launch; {value} taken "
+            f"'{_one_line(n)}' {why}; {value} taken "
             "(set it in the binding if the kernel needs another value)"
         )
         return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
@@ -842,12 +847,7 @@ class HostEvaluator:
             got = self._helper_return(fn, n, s)
             if got is not None:
                 return got
-        value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
-        note = (
-            f"'{_one_line(n)}' is computed at run time by code not in this file; {value} taken "
-            "(set it in the binding if the kernel needs another value)"
-        )
-        return _const(value, (f"{self.where(n)}: {_one_line(n)}",), (note,))
+        return self._default_for(n, "is computed at run time by code not in this file")
 
     def _helper_return(self, fn: ts.Node, call: ts.Node, s: _Scope) -> _V | None:
         """A helper defined in the file whose body computes its value (``int load(...) { ...

@@ -1057,17 +1057,9 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
         """``f128::zeros()`` / ``Packed128<T>::constant(v)``: a packed vector with every lane
         the value (see :class:`~cuda2nki.frontend.packed.PackedStruct`), else None."""
         scope, name = fn.child_by_field_id(F.scope), fn.child_by_field_id(F.name)
-        if scope is None or name is None or name.type != "identifier":
+        if name is None or name.type != "identifier":
             return None
-        if scope.type == "template_type":
-            if _text(scope.child_by_field_id(F.name)) not in self.u.packed:
-                return None
-            t = self.type_of(scope)
-        elif scope.type in ("namespace_identifier", "type_identifier"):
-            t = self._named(_text(scope), scope)
-        else:
-            return None
-        inst = self.packed_of(t)
+        t, inst = self._packed_scope(scope)
         if inst is None:
             return None
         method = _text(name)
@@ -1081,20 +1073,27 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
         loc = (node.byte_range, self.placer)
         return _vector_ctor(t, (value,) * t.width, loc)
 
-    def _packed_static(self, node: ts.Node) -> A.Expr | None:
-        """``x128::size`` / ``Packed128<T>::size``: a static member of a packed vector struct."""
-        scope, name = node.child_by_field_id(F.scope), node.child_by_field_id(F.name)
-        if scope is None or name is None or name.type != "identifier":
-            return None
+    def _packed_scope(self, scope: ts.Node | None) -> tuple[A.CType | None, PackedInstance | None]:
+        """``(type, instance)`` of the packed vector struct a qualified name's scope names
+        (``Packed128<T>::``, ``x128::``); ``(None, None)`` for any other scope."""
+        if scope is None:
+            return None, None
         if scope.type == "template_type":
             if _text(scope.child_by_field_id(F.name)) not in self.u.packed:
-                return None
+                return None, None
             t = self.type_of(scope)
         elif scope.type in ("namespace_identifier", "type_identifier"):
             t = self._named(_text(scope), scope)
         else:
+            return None, None
+        return t, self.packed_of(t)
+
+    def _packed_static(self, node: ts.Node) -> A.Expr | None:
+        """``x128::size`` / ``Packed128<T>::size``: a static member of a packed vector struct."""
+        scope, name = node.child_by_field_id(F.scope), node.child_by_field_id(F.name)
+        if name is None or name.type != "identifier":
             return None
-        inst = self.packed_of(t)
+        _, inst = self._packed_scope(scope)
         got = inst.static(_text(name)) if inst is not None else None
         if got is None:
             return None
