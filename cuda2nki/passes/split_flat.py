@@ -105,8 +105,9 @@ class _Substitution:
         return e
 
 
-def _sizes_of(c: Compute) -> list[SizeExpr]:
-    """Every size expression of the statement (indices, extents, index values)."""
+def _sizes_of(c: Any) -> list[SizeExpr]:
+    """Every size expression of a statement (indices, extents, index values) or of a value
+    expression inside one."""
     out: list[SizeExpr] = []
 
     def grab(x: Any) -> Any:
@@ -125,26 +126,13 @@ def _divisors(e: Any, i: Sym) -> set:
     if isinstance(e, (Mod, FloorDiv)) and e.a == i:
         out.add(e.b)
     if isinstance(e, Dyn):
-        for s in _sizes_of_expr(e.expr):
+        for s in _sizes_of(e.expr):
             out |= _divisors(s, i)
     for n in getattr(type(e), "_sizes", ()):
         v = getattr(e, n)
         for y in v if isinstance(v, tuple) else (v,):
             if isinstance(y, SizeExpr):
                 out |= _divisors(y, i)
-    return out
-
-
-def _sizes_of_expr(e: Any) -> list[SizeExpr]:
-    out: list[SizeExpr] = []
-
-    def grab(x: Any) -> Any:
-        for n in getattr(type(x), "_sizes", ()):
-            v = getattr(x, n)
-            out.extend(v if isinstance(v, tuple) else (v,))
-        return x
-
-    transform(e, grab, skip=(SizeExpr,))
     return out
 
 
