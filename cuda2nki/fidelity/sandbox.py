@@ -31,11 +31,11 @@ import contextlib
 import functools
 import json
 import os
+import select
 import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from cuda2nki.fidelity import wire
+from cuda2nki.fidelity import sandbox_reap, wire
 
 #: the uid/gid a sandbox started by root runs as
 NOBODY = 65534
@@ -202,11 +202,14 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _bwrap_argv(iso: Isolation, job: str, port_copy: str, port_path: str) -> list[str]:
+def _bwrap_argv(
+    iso: Isolation, job: str, port_copy: str, port_path: str, info_fd: int | None = None
+) -> list[str]:
     root, pkg = _package_root()
     argv = [
         str(iso.bwrap),
         "--die-with-parent",
+        *(["--info-fd", str(info_fd)] if info_fd is not None else []),
         "--new-session",
         "--unshare-pid",
         "--unshare-net",
@@ -359,13 +362,19 @@ class PortSandbox:
         self._iso: Isolation | None = None
         self._launched = False
         self._submitted = False
+        self._lifeline: int | None = None  # the child's stdin: it sees EOF once we are gone
+        self._info: int | None = None  # bubblewrap's --info-fd (the namespace's first pid)
         #: the sandboxed interpreter's CPU seconds (start-up included) as of its latest reply
         self.child_cpu_s = 0.0
 
     # ---------------------------------------------------------------- lifecycle
 
     def __enter__(self) -> PortSandbox:
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            self.close()  # __exit__ does not run when __enter__ fails
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -389,7 +398,15 @@ class PortSandbox:
         if iso.missing and not (self.trust or TRUST_BY_DEFAULT):
             self._unavailable = "; ".join(iso.missing)
             return
-        base = tempfile.mkdtemp(prefix="c2n-sandbox-")
+        try:
+            self._spawn(iso)
+        except BaseException:
+            self.close()  # whatever was made so far: the directory, the open files, a process
+            raise
+
+    def _spawn(self, iso: Isolation) -> None:
+        sandbox_reap.sweep_now_and_then()
+        base = sandbox_reap.make_dir()
         self._dir = base
         job = os.path.join(base, "job")
         os.makedirs(os.path.join(job, "out"))
@@ -397,8 +414,13 @@ class PortSandbox:
         shutil.copyfile(self.port_path, port_copy)
         self._sandboxed = not iso.missing
         self._iso = iso
+        self._stdout = open(os.path.join(base, "stdout"), "wb")  # noqa: SIM115 - closed in close()
+        self._stderr = open(os.path.join(base, "stderr"), "wb")  # noqa: SIM115
+        lifeline, self._lifeline = os.pipe()
+        info_w = None
         if self._sandboxed:
-            argv = _bwrap_argv(iso, job, port_copy, self.port_path)
+            self._info, info_w = os.pipe()
+            argv = _bwrap_argv(iso, job, port_copy, self.port_path, info_fd=info_w)
             if iso.root:
                 for d in (job, os.path.join(job, "out")):
                     os.chown(d, NOBODY, NOBODY)
@@ -406,21 +428,28 @@ class PortSandbox:
                 os.chmod(port_copy, 0o644)
         else:
             argv = _trusted_argv(job)
-        self._stdout = open(os.path.join(base, "stdout"), "wb")  # noqa: SIM115 - closed in close()
-        self._stderr = open(os.path.join(base, "stderr"), "wb")  # noqa: SIM115
         self._t0 = time.perf_counter()
         self._deadline = float("inf")  # no time limit until there is a job
         self._ready = False
-        self._proc = subprocess.Popen(  # noqa: S603 - a fixed argv, no shell
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=self._stdout,
-            stderr=self._stderr,
-            env=_child_env() if self._sandboxed else {**_child_env(), "HOME": job, "TMPDIR": job},
-            cwd=job if not self._sandboxed else "/",
-            close_fds=True,
-            start_new_session=True,
-        )
+        env = _child_env() if self._sandboxed else {**_child_env(), "HOME": job, "TMPDIR": job}
+        try:
+            # the pre-exec step only calls prctl(PR_SET_PDEATHSIG) and getppid
+            self._proc = subprocess.Popen(  # noqa: S603, PLW1509 - a fixed argv, no shell
+                argv,
+                stdin=lifeline,
+                stdout=self._stdout,
+                stderr=self._stderr,
+                env=env,
+                cwd=job if not self._sandboxed else "/",
+                close_fds=True,
+                pass_fds=(info_w,) if info_w is not None else (),
+                start_new_session=True,
+                preexec_fn=sandbox_reap.arm_parent_death(),
+            )
+        finally:
+            os.close(lifeline)
+            if info_w is not None:
+                os.close(info_w)
 
     def submit(
         self, points: Sequence[Sequence[Mapping[str, Any]]], kernel: str | None = None
@@ -461,20 +490,67 @@ class PortSandbox:
         self._deadline = time.monotonic() + STARTUP_S + self.timeout
 
     def close(self) -> None:
+        """Stop every process of the sandbox and remove its files.  Each step runs even when
+        an earlier one is interrupted (Ctrl-C, a signal's exception); the interruption is raised
+        once everything is done."""
+        _every_step(self._stop, self._close_files, self._remove)
+
+    def _stop(self) -> None:
         proc = self._proc
-        if proc is not None and proc.poll() is None:
+        if self._lifeline is not None:  # a child still waiting for its job exits on this
+            os.close(self._lifeline)
+            self._lifeline = None
+        if proc is None:
+            return
+        marker = os.path.join(self._dir, "job") if self._dir else None
+        init = None
+        if self._sandboxed and marker is not None:
+            init = sandbox_reap.namespace_init(self._read_info())
+            if init is not None:  # every process of the PID namespace dies with its first
+                sandbox_reap.kill_namespace(init, marker)
+        if proc.poll() is None and init is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(2)  # the monitor exits once the namespace's first process is gone
+        if proc.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
-        if proc is not None:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(10)
-        for f in (getattr(self, "_stdout", None), getattr(self, "_stderr", None)):
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(10)
+        if self._sandboxed and marker is not None and init is None:
+            sandbox_reap.kill_marked(marker)  # the monitor never said which pid that was
+
+    def _read_info(self, wait_s: float = 10.0) -> bytes:
+        """What bubblewrap wrote on ``--info-fd`` (it writes it, then closes it, within
+        milliseconds of its start; a monitor that died first leaves it empty)."""
+        fd, self._info = self._info, None
+        if fd is None:
+            return b""
+        out = bytearray()
+        end = time.monotonic() + wait_s
+        try:
+            while (left := end - time.monotonic()) > 0:
+                ready, _, _ = select.select([fd], [], [], left)
+                if not ready:
+                    break
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    break
+                out += chunk
+        finally:
+            os.close(fd)
+        return bytes(out)
+
+    def _close_files(self) -> None:
+        for name in ("_stdout", "_stderr"):
+            f = getattr(self, name, None)
             if f is not None:
                 f.close()
+
+    def _remove(self) -> None:
         if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
+            sandbox_reap.remove_tree(self._dir)  # what it cannot remove, a later sweep does
             self._dir = None
 
     # ---------------------------------------------------------------- results
@@ -612,6 +688,21 @@ class PortSandbox:
             why = f"exit status {code}"
         more = f"; it printed: {tail[-300:]}" if tail else ""
         return SandboxResult("crash", error=f"the port's process died ({why}){more}", seconds=secs)
+
+
+def _every_step(*steps: Any) -> None:
+    """Run each step to its end, retrying one that an exception interrupted (up to three
+    times); the first exception is raised after the last step."""
+    first: BaseException | None = None
+    for step in steps:
+        for _ in range(3):
+            try:
+                step()
+                break
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, after the clean-up
+                first = first or exc
+    if first is not None:
+        raise first
 
 
 def _diagnostics(items: Sequence[Any]) -> list[Any]:

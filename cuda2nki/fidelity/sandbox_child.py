@@ -75,14 +75,38 @@ PRELOAD = (
 
 
 def _wait_for_job(path: str, poll_s: float = 0.005) -> dict[str, Any]:
-    """The job the checker writes (atomically) once its inputs are ready; the checker's own
-    deadline, not this loop, ends a sandbox that never gets one."""
+    """The job the checker writes (atomically) once its inputs are ready.  Standard input is a
+    pipe only the checker writes to (and never does): when it reads as closed, the checker has
+    gone or given up on this sandbox, and the interpreter exits without waiting any longer."""
     import time
 
+    lifeline = _lifeline()
     while not os.path.exists(path):
-        time.sleep(poll_s)
+        if lifeline is None:
+            time.sleep(poll_s)
+        elif lifeline.poll(poll_s * 1000):
+            os._exit(0)  # POLLHUP: no job will come
+    devnull = os.open(os.devnull, os.O_RDONLY)  # the port gets no handle on the checker
+    os.dup2(devnull, 0)
+    os.close(devnull)
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+def _lifeline() -> Any:
+    """A poll object watching standard input for the checker's end of the pipe closing, or
+    None when standard input is no pipe (a caller of its own, a terminal)."""
+    import select
+    import stat
+
+    try:
+        if not stat.S_ISFIFO(os.fstat(0).st_mode):
+            return None
+    except OSError:
+        return None
+    watch = select.poll()
+    watch.register(0, select.POLLHUP | select.POLLERR)
+    return watch
 
 
 #: how a port names a type stored through ``ml_dtypes`` (bf16, fp8, fp4; case ignored)
