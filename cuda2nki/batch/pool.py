@@ -142,6 +142,12 @@ class _Worker:
             self.proc.kill()
         self.proc.join(timeout=5)
         self.conn.close()
+        if self.proc.exitcode is not None and self.proc.pid is not None:
+            # a worker killed mid-check leaves its port sandbox's directory (and, if killed
+            # while the sandbox started, perhaps its processes): they are removed here
+            from cuda2nki.fidelity.sandbox_reap import sweep
+
+            sweep(owner_pid=self.proc.pid)
 
 
 def run_tasks(

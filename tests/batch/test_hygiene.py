@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from cuda2nki.fidelity import sandbox_reap
 from tests.batch.faults import HANG, HANG_TOML, ROOT
 from tests.processes import processes_with
 
@@ -29,14 +30,18 @@ def _wait_gone(token: str, seconds: float = 20) -> list[int]:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux process semantics")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
-def test_stopping_migrate_stops_its_workers(tmp_path: Path, sig: signal.Signals) -> None:
+def test_stopping_migrate_stops_its_workers(
+    tmp_path: Path, sig: signal.Signals, monkeypatch: pytest.MonkeyPatch
+) -> None:
     src = tmp_path / "src"
     src.mkdir()
     for i in range(2):  # two workers, each stuck in a kernel the interpreter runs for minutes
         (src / f"hang{i}.cu").write_text(HANG.replace("slow_scale", f"slow_scale{i}"))
         (src / f"hang{i}.toml").write_text(HANG_TOML.replace("slow_scale", f"slow_scale{i}"))
     out = tmp_path / "out"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    tmp = tmp_path / "tmp"  # where the workers' port sandboxes live
+    tmp.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}
     cmd = [sys.executable, "-m", "cuda2nki.cli.main", "migrate", str(src), "-o", str(out)]
     proc = subprocess.Popen(
         [*cmd, "--check", "--jobs", "2", "--timeout", "600", "-q"],
@@ -50,6 +55,9 @@ def test_stopping_migrate_stops_its_workers(tmp_path: Path, sig: signal.Signals)
         while time.monotonic() < deadline and len(processes_with(token)) < 3:
             time.sleep(0.1)
         assert len(processes_with(token)) >= 3, "the workers never started"
+        while time.monotonic() < deadline and len(list(tmp.iterdir())) < 2:
+            time.sleep(0.1)  # each worker's check launches its port's sandbox early
+        assert len(list(tmp.iterdir())) >= 2, "the workers never reached their checks"
         time.sleep(0.5)
         proc.send_signal(sig)  # the command only, as `timeout` or a CI runner would
         proc.wait(60)
@@ -61,6 +69,11 @@ def test_stopping_migrate_stops_its_workers(tmp_path: Path, sig: signal.Signals)
             proc.kill()
     if sig != signal.SIGKILL:
         assert proc.returncode in (128 + int(sig), 130)
+        assert not any(tmp.iterdir()), "a worker's sandbox directory outlived migrate"
+    else:  # nothing of migrate ran after kill -9: the next sandbox start sweeps what it left
+        monkeypatch.setattr(sandbox_reap, "STALE_AFTER_S", 0.0)
+        sandbox_reap.sweep(str(tmp))
+        assert not any(tmp.iterdir())
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

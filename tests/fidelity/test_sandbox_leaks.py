@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cuda2nki.batch.pool import run_tasks
 from cuda2nki.fidelity import sandbox, sandbox_reap
 from cuda2nki.fidelity.sandbox import PortSandbox, isolation
 from tests.processes import processes_with
@@ -179,6 +180,20 @@ def test_the_child_stops_waiting_when_the_checker_closes_its_lifeline(tmp_path: 
     assert child.poll() is None  # waiting
     os.close(write)
     assert child.wait(10) == 0
+
+
+def _sandbox_then_hang(payload: str) -> None:
+    box = PortSandbox(str(PORT), "vector_add")
+    box.launch()
+    time.sleep(600)
+
+
+@needs_sandbox
+def test_a_pool_worker_killed_at_its_time_limit_leaves_no_sandbox(tmp: Path) -> None:
+    (out,) = run_tasks(_sandbox_then_hang, [("k", "")], jobs=1, timeout=3)
+    assert out.status == "timeout"
+    assert _gone(str(tmp)) == []
+    assert not any(tmp.iterdir()), list(tmp.iterdir())
 
 
 # --------------------------------------------------------------------------- hostile ports
