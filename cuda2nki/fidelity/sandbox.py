@@ -12,7 +12,8 @@ inside bubblewrap:
   the port at its own path (nothing else of its directory), a private writable job directory
   that is removed afterwards, an empty ``/tmp``, a minimal ``/dev`` and a fresh ``/proc``;
 * a scrubbed environment (``--clearenv``), a new session, and ``PR_SET_PDEATHSIG``: nothing
-  survives the checker;
+  survives the checker (:mod:`cuda2nki.fidelity.sandbox_reap` covers every exit path: closing
+  kills the PID namespace, leftovers of a killed checker are swept);
 * inside, rlimits (memory, CPU, file size, open files, processes) and a seccomp filter
   (:mod:`cuda2nki.fidelity.seccomp`): no exec, no fork, no sockets, no ptrace, no kill, no
   executable memory.
