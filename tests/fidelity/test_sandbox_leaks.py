@@ -297,3 +297,37 @@ def test_bubblewrap_reports_the_namespace_s_first_process() -> None:
     assert argv.index("--info-fd") < argv.index("--")
     assert sandbox_reap.namespace_init(b'{\n    "child-pid": 4242,\n "net-namespace": 1\n}') == 4242
     assert sandbox_reap.namespace_init(b"") is None
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0 or not os.path.exists("/usr/bin/setpriv"),
+    reason="needs root to act as an unprivileged user",
+)
+def test_what_the_port_made_unreadable_is_removed_too() -> None:
+    """An unprivileged checker (user-namespace mode) owns what the port wrote, but a directory
+    the port made unreadable or unwritable stops a plain recursive removal."""
+    base = tempfile.mkdtemp(prefix="c2n-remove-", dir="/tmp")
+    try:
+        os.chmod(base, 0o755)
+        tree = Path(base) / "sandbox"
+        for sub, mode in (("locked", 0o000), ("readonly", 0o500), ("plain", 0o700)):
+            d = tree / "job" / "out" / sub
+            d.mkdir(parents=True)
+            (d / "f").write_bytes(b"x")
+            os.chmod(d, mode)
+        for p in [Path(base), tree, *tree.rglob("*")]:
+            os.lchown(p, sandbox.NOBODY, sandbox.NOBODY)
+        code = (
+            f"import sys; sys.path.insert(0, {str(ROOT)!r})\n"
+            "from cuda2nki.fidelity.sandbox_reap import remove_tree\n"
+            f"sys.exit(0 if remove_tree({str(tree)!r}) else 1)\n"
+        )
+        as_nobody = ["/usr/bin/setpriv", f"--reuid={sandbox.NOBODY}", f"--regid={sandbox.NOBODY}"]
+        done = subprocess.run([*as_nobody, "--clear-groups", sys.executable, "-c", code])
+        assert done.returncode == 0
+        assert not tree.exists()
+    finally:
+        subprocess.run(["chmod", "-R", "u+rwx", base], check=False)
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
