@@ -152,7 +152,9 @@ def test_a_checker_killed_outright_is_swept_at_the_next_start(
 
 @needs_sandbox
 @pytest.mark.parametrize("trusted", [False, True], ids=["sandboxed", "trusted"])
-def test_a_sandbox_waiting_for_its_job_ends_with_its_checker(tmp: Path, trusted: bool) -> None:
+def test_a_sandbox_waiting_for_its_job_ends_with_its_checker(
+    tmp: Path, trusted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The checker is killed while the sandbox still waits for its job (the window in which
     bubblewrap's own parent-death signal may not be armed yet; a trusted child has none)."""
     proc, pid = _checker(tmp, PORT, trusted=trusted)
@@ -164,6 +166,9 @@ def test_a_sandbox_waiting_for_its_job_ends_with_its_checker(tmp: Path, trusted:
             for _ in range(100):
                 os.kill(pid, 0)
                 time.sleep(0.05)
+    monkeypatch.setattr(sandbox_reap, "STALE_AFTER_S", 0.0)
+    (left,) = tmp.iterdir()
+    assert sandbox_reap.sweep(str(tmp)) == [str(left)]
 
 
 def test_the_child_stops_waiting_when_the_checker_closes_its_lifeline(tmp_path: Path) -> None:
@@ -264,6 +269,7 @@ def test_the_sweep_removes_only_directories_whose_checker_is_gone(
         old = time.time() - sandbox_reap.UNKNOWN_OWNER_AFTER_S - 1
         os.utime(legacy, (old, old))
         assert sandbox_reap.sweep(str(tmp_path)) == [str(legacy)]
+        assert sandbox_reap.remove_tree(str(mine))
     finally:
         keeper.kill()
         runner.kill()
@@ -283,6 +289,7 @@ def test_directories_are_named_after_their_owner(tmp_path: Path, monkeypatch) ->
     d = Path(sandbox_reap.make_dir())
     assert d.name.startswith(f"{sandbox_reap.PREFIX}{sandbox_reap.owner_tag()}-")
     assert sandbox_reap._owner_state(d.name) == "alive"
+    d.rmdir()
 
 
 def test_bubblewrap_reports_the_namespace_s_first_process() -> None:
