@@ -70,6 +70,12 @@ Conventions
 * File-scope integer/float constants (``const int N = 4;``, ``constexpr``, enumerators) are folded
   to literals at their uses; ``__constant__``/``__device__`` variables stay ``Name`` and are listed
   in ``TranslationUnit.globals``.
+* Dynamic parallelism: a launch in device code is a :class:`Launch` expression; the device
+  runtime calls ``cudaDeviceSynchronize``, ``cudaGetLastError``, ``cudaPeekAtLastError``,
+  ``cudaMalloc``, ``cudaFree``, ``cudaStreamCreateWithFlags`` and ``cudaStreamDestroy`` are
+  ``Call`` by name (``int32`` results, ``cudaError_t``), ``cudaStream_t`` and ``cudaEvent_t`` are
+  ``void*``.  The SIMT interpreter runs a child grid to completion where a thread launches it
+  (see :mod:`cuda2nki.simt.devlaunch`).
 * ``printf`` calls are dropped (an ``Empty`` statement) with a note diagnostic.
 * Well-known constants from system headers (``FLT_MAX``, ``INFINITY``, ``M_PI``, ``INT_MAX``,
   ``CUDART_INF_F``...) are lowered to literals.
@@ -241,6 +247,21 @@ class Call(Expr):
     args: tuple[Expr, ...]
     template_args: tuple[Expr | CType, ...] = ()
     target: str | None = None  # name of the user __device__ function, None for intrinsics
+
+
+@dataclass(frozen=True, kw_only=True)
+class Launch(Expr):
+    """A kernel launch from device code (dynamic parallelism): ``child<<<grid, block, shared_bytes,
+    stream>>>(args)``.  ``grid``/``block`` are the spelled expressions (an integer or a ``dim3``
+    value); ``kernel`` is the launched kernel's name as spelled (template arguments included).
+    The value is ``void``."""
+
+    kernel: str
+    grid: Expr
+    block: Expr
+    shared_bytes: Expr | None
+    stream: Expr | None
+    args: tuple[Expr, ...]
 
 
 @dataclass(frozen=True, kw_only=True)
