@@ -64,6 +64,8 @@ class CoopLowering(_Base):
             return "grid", 0
         if base == "coalesced_group":
             return MASKED, 0
+        if base == "block_tile_memory":  # scratch for tiles of more than 32 threads: no value
+            return "memory", 0
         raise self.fail("C2N1029", type_node, what=base)
 
     def _const_from_text(self, text: str, node: ts.Node) -> int:
@@ -117,7 +119,7 @@ class CoopLowering(_Base):
                     n = self._const_from_text(_text(args[1]), args[1])
                 else:
                     raise self.fail("C2N1029", value, what="tiled_partition without a size")
-                if n > 32 or n <= 0 or n & (n - 1):
+                if n > MAX_TILE or n <= 0 or n & (n - 1):
                     raise self.fail("C2N1029", value, what=f"tile of {n} threads")
                 return "tile", n
             if short == "this_grid":
@@ -195,10 +197,12 @@ class CoopLowering(_Base):
         if sym.cg == "grid":
             return grid_method(self, loc, method, node)
         lit = lambda v: N.IntLit(loc=loc, value=v, ty=UINT if v == FULL_MASK else INT)  # noqa: E731
+        if sym.cg == "tile" and sym.tile > 32 and method not in _MULTI_WARP_METHODS:
+            raise self.fail("C2N1029", node, what=f"{method}() on a tile of {sym.tile} threads")
         if method == "sync":
             return N.Call(
                 loc=loc,
-                func="__syncthreads" if sym.cg == "block" else "__syncwarp",
+                func="__syncthreads" if sym.cg == "block" or sym.tile > 32 else "__syncwarp",
                 args=(),
                 ty=VOID,
             )
@@ -319,6 +323,13 @@ class CoopLowering(_Base):
             return s is not None and s.cg is not None
         return node.type == "call_expression" and self._auto_cg(node)
 
+
+#: methods of a tile of more than 32 threads (a multi-warp tile, with ``block_tile_memory``)
+_MULTI_WARP_METHODS = frozenset(
+    "sync thread_rank meta_group_rank meta_group_size size num_threads".split()
+)
+#: the largest tile: a whole block (tiles of more than 32 threads span several warps)
+MAX_TILE = 1024
 
 # A group expression used as a statement (``cg::this_thread_block();``) lowers to nothing.
 CG_NOOP = N.IntLit(loc=SourceLoc("<cg>", 0, 0), value=0, ty=INT)

@@ -12,7 +12,7 @@ BUILTIN_DIM3 = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 CG_NAMESPACES = ("cg", "cooperative_groups")
 CG_TYPES = frozenset(
     "thread_block thread_block_tile thread_group coalesced_group grid_group multi_grid_group "
-    "cluster_group".split()
+    "cluster_group block_tile_memory".split()
 )
 FULL_MASK = 0xFFFFFFFF
 TEXTURE_TYPES = frozenset(

@@ -11,6 +11,7 @@ what to do instead.
 from __future__ import annotations
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.coalesced import MASK_REDUCE
 from cuda2nki.frontend.gridgroup import GRID_SYNC
 from cuda2nki.frontend.wmma import FLOAT_TO_TF32, WMMA_CALLS
 
@@ -36,6 +37,11 @@ def collective_reason(e: A.Expr) -> str | None:
         )
     if not isinstance(e, A.Call):
         return None
+    if e.func.startswith(MASK_REDUCE):
+        return (
+            "a reduction over a coalesced or labeled group (lanes chosen by data): reduce over "
+            "a fixed tile or the block instead"
+        )
     if e.func in WMMA_CALLS:
         return _WMMA_WHY
     return _WHY.get(e.func)

@@ -101,3 +101,42 @@ def test_labeled_partition_reduce(part):
     warp = np.arange(n) // 32
     want = [int(((warp == warp[i]) & (bucket == bucket[i])).sum()) for i in range(n)]
     np.testing.assert_array_equal(r.outputs["size"], want)
+
+
+MULTI_WARP = """\
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+template <int BLOCK, int TILE>
+__global__ void tile_sums(const float* x, float* out) {
+    __shared__ cg::block_tile_memory<BLOCK> scratch;
+    cg::thread_block cta = cg::this_thread_block(scratch);
+    auto tile = cg::tiled_partition<TILE>(cta);
+    float v = x[blockIdx.x * BLOCK + threadIdx.x];
+    float s = cg::reduce(tile, v, cg::plus<float>());
+    tile.sync();
+    if (tile.thread_rank() == 0)
+        out[blockIdx.x * tile.meta_group_size() + tile.meta_group_rank()] = s;
+}
+void launch(const float* x, float* out) { tile_sums<256, {tile}><<<3, 256>>>(x, out); }
+"""
+
+
+@pytest.mark.parametrize("tile", [64, 128, 256])
+def test_multi_warp_tile_reduce(tile):
+    tu = parse_source(MULTI_WARP.replace("{tile}", str(tile)), "k.cu")
+    assert not tu.rejected, tu.rejected
+    x = np.random.default_rng(tile).random(768).astype(np.float32)
+    groups = 768 // tile
+    out = np.zeros(groups, np.float32)
+    r = run_kernel_full(tu, tu.kernels[0].name, grid=(3,), block=(256,), args={"x": x, "out": out})
+    want = x.reshape(groups, tile).astype(np.float64).sum(axis=1)
+    np.testing.assert_allclose(r.outputs["out"], want, rtol=1e-5)
+    assert r.diagnostics == []
+
+
+def test_warp_collectives_on_a_multi_warp_tile_are_refused():
+    src = MULTI_WARP.replace("{tile}", "64").replace("tile.sync();", "v = tile.shfl_down(v, 1);")
+    tu = parse_source(src, "k.cu")
+    (d,) = next(iter(tu.rejected.values()))
+    assert d.code == "C2N1029" and "tile of 64" in d.message
