@@ -62,6 +62,15 @@ Conventions
     Semantics: every lane of each aligned group of N consecutive lanes (lane = linear thread id
     % 32) receives the reduction of ``v`` over the active lanes of its group; the result type is
     ``v``'s type (arithmetic done in that type, fp32 for float).
+* Grid groups (``cg::this_grid()``) are erased the same way: ``grid.sync()`` is
+  ``Call("__c2n_grid_sync")`` and the ranks and sizes are builtin arithmetic (see
+  :mod:`cuda2nki.frontend.gridgroup`).  Coalesced and labeled groups are a hidden ``uint32`` lane
+  mask ``__c2n_group_<name>`` with ``__popc``/``__shfl_sync``/``__c2n_mask_reduce_<op>`` uses (see
+  :mod:`cuda2nki.frontend.coalesced`).  Tiles of more than 32 threads reduce with
+  ``__c2n_warp_reduce_<op>(v, N)`` over N consecutive linear thread ids and sync as a block.
+* wmma fragments are per-thread arrays (``ArrayType(elem, (num_elements,))``) and their
+  operations ``Call("__c2n_wmma_fill" / "_load" / "_store" / "_mma")``; the element mapping and
+  the numerics are in :mod:`cuda2nki.frontend.wmma`.
 * ``Cast(kind="reinterpret")`` of a pointer is a pointer cast (``reinterpret_cast<float4*>(p)``);
   of a scalar to a scalar of the same width (``reinterpret_cast<unsigned&>(f)``) it reinterprets
   the bits, like ``__float_as_uint``.
