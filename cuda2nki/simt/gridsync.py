@@ -20,7 +20,7 @@ from cuda2nki.frontend.visit import walk
 from cuda2nki.simt.chunk import Chunk
 
 #: the most threads one chunk of a grid-synchronised kernel may hold
-MAX_GRID_SYNC_THREADS = 1 << 22
+MAX_GRID_SYNC_THREADS = 1 << 20  # more than any GPU keeps resident (132 SMs x 2048)
 VOID = A.ScalarType(name="void")
 
 
