@@ -62,6 +62,15 @@ Conventions
     Semantics: every lane of each aligned group of N consecutive lanes (lane = linear thread id
     % 32) receives the reduction of ``v`` over the active lanes of its group; the result type is
     ``v``'s type (arithmetic done in that type, fp32 for float).
+* Grid groups (``cg::this_grid()``) are erased the same way: ``grid.sync()`` is
+  ``Call("__c2n_grid_sync")`` and the ranks and sizes are builtin arithmetic (see
+  :mod:`cuda2nki.frontend.gridgroup`).  Coalesced and labeled groups are a hidden ``uint32`` lane
+  mask ``__c2n_group_<name>`` with ``__popc``/``__shfl_sync``/``__c2n_mask_reduce_<op>`` uses (see
+  :mod:`cuda2nki.frontend.coalesced`).  Tiles of more than 32 threads reduce with
+  ``__c2n_warp_reduce_<op>(v, N)`` over N consecutive linear thread ids and sync as a block.
+* wmma fragments are per-thread arrays (``ArrayType(elem, (num_elements,))``) and their
+  operations ``Call("__c2n_wmma_fill" / "_load" / "_store" / "_mma")``; the element mapping and
+  the numerics are in :mod:`cuda2nki.frontend.wmma`.
 * ``Cast(kind="reinterpret")`` of a pointer is a pointer cast (``reinterpret_cast<float4*>(p)``);
   of a scalar to a scalar of the same width (``reinterpret_cast<unsigned&>(f)``) it reinterprets
   the bits, like ``__float_as_uint``.
@@ -70,6 +79,12 @@ Conventions
 * File-scope integer/float constants (``const int N = 4;``, ``constexpr``, enumerators) are folded
   to literals at their uses; ``__constant__``/``__device__`` variables stay ``Name`` and are listed
   in ``TranslationUnit.globals``.
+* Dynamic parallelism: a launch in device code is a :class:`Launch` expression; the device
+  runtime calls ``cudaDeviceSynchronize``, ``cudaGetLastError``, ``cudaPeekAtLastError``,
+  ``cudaMalloc``, ``cudaFree``, ``cudaStreamCreateWithFlags`` and ``cudaStreamDestroy`` are
+  ``Call`` by name (``int32`` results, ``cudaError_t``), ``cudaStream_t`` and ``cudaEvent_t`` are
+  ``void*``.  The SIMT interpreter runs a child grid to completion where a thread launches it
+  (see :mod:`cuda2nki.simt.devlaunch`).
 * ``printf`` calls are dropped (an ``Empty`` statement) with a note diagnostic.
 * Well-known constants from system headers (``FLT_MAX``, ``INFINITY``, ``M_PI``, ``INT_MAX``,
   ``CUDART_INF_F``...) are lowered to literals.
@@ -241,6 +256,21 @@ class Call(Expr):
     args: tuple[Expr, ...]
     template_args: tuple[Expr | CType, ...] = ()
     target: str | None = None  # name of the user __device__ function, None for intrinsics
+
+
+@dataclass(frozen=True, kw_only=True)
+class Launch(Expr):
+    """A kernel launch from device code (dynamic parallelism): ``child<<<grid, block, shared_bytes,
+    stream>>>(args)``.  ``grid``/``block`` are the spelled expressions (an integer or a ``dim3``
+    value); ``kernel`` is the launched kernel's name as spelled (template arguments included).
+    The value is ``void``."""
+
+    kernel: str
+    grid: Expr
+    block: Expr
+    shared_bytes: Expr | None
+    stream: Expr | None
+    args: tuple[Expr, ...]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -54,6 +54,12 @@ KNOWN_CONSTANTS: dict[str, tuple[int | float, str]] = {
     "UINT32_MAX": (2**32 - 1, "uint32"),
     "INT64_MAX": (2**63 - 1, "int64"),
     "SIZE_MAX": (2**64 - 1, "uint64"),
+    # cuda_runtime_api.h: device-runtime flags (see devlaunch)
+    "cudaStreamNonBlocking": (1, "uint32"),
+    "cudaStreamDefault": (0, "uint32"),
+    "cudaEventDisableTiming": (2, "uint32"),
+    "cudaEventDefault": (0, "uint32"),
+    "cudaSuccess": (0, "int32"),
     # math_constants.h
     "CUDART_INF_F": (_INF, "float32"),
     "CUDART_NAN_F": (float("nan"), "float32"),

@@ -13,7 +13,15 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
+from cuda2nki.frontend.coalesced import (
+    MASKED,
+    PARTITIONS,
+    declare_masked,
+    masked_method,
+    masked_reduce,
+)
 from cuda2nki.frontend.cst import F
+from cuda2nki.frontend.gridgroup import grid_method
 from cuda2nki.frontend.lowerbase import CG_NAMESPACES, CG_TYPES, FULL_MASK, GroupArg, Sym, _text
 from cuda2nki.frontend.typesys import INT, UINT, VOID, int_literal, unqualified
 
@@ -54,6 +62,10 @@ class CoopLowering(_Base):
             return "tile", n
         if base == "grid_group":
             return "grid", 0
+        if base == "coalesced_group":
+            return MASKED, 0
+        if base == "block_tile_memory":  # scratch for tiles of more than 32 threads: no value
+            return "memory", 0
         raise self.fail("C2N1029", type_node, what=base)
 
     def _const_from_text(self, text: str, node: ts.Node) -> int:
@@ -69,6 +81,7 @@ class CoopLowering(_Base):
 
     def _cg_decl(self, node: ts.Node) -> list[A.Stmt]:
         type_node = node.child_by_field_id(F.type)
+        out: list[A.Stmt] = []
         for i, c in enumerate(node.children):
             if node.field_name_for_child(i) != "declarator":
                 continue
@@ -76,10 +89,13 @@ class CoopLowering(_Base):
             value = c.child_by_field_id(F.value) if c.type == "init_declarator" else None
             if value is not None:  # `cg::thread_group g = cg::tiled_partition(b, 16);`
                 k, n = self._cg_value(value)
+                if k == MASKED:
+                    out.extend(declare_masked(self, _text(name_node), value))
+                    continue
             else:
                 k, n = self._cg_size_from_type(type_node)
             self.declare(_text(name_node), Sym(None, cg=k, tile=n))
-        return []
+        return out
 
     def _cg_value(self, value: ts.Node) -> tuple[str, int]:
         """The group a cooperative-groups expression denotes: ('block', 0) or ('tile', N)."""
@@ -93,6 +109,8 @@ class CoopLowering(_Base):
             short = name.split("::")[-1]
             if short == "this_thread_block":
                 return "block", 0
+            if short == "coalesced_threads" or short in PARTITIONS:
+                return MASKED, 0
             if short == "tiled_partition":
                 args = [c for c in value.child_by_field_id(F.arguments).named_children]
                 if targs:
@@ -101,10 +119,12 @@ class CoopLowering(_Base):
                     n = self._const_from_text(_text(args[1]), args[1])
                 else:
                     raise self.fail("C2N1029", value, what="tiled_partition without a size")
-                if n > 32 or n <= 0 or n & (n - 1):
+                if n > MAX_TILE or n <= 0 or n & (n - 1):
                     raise self.fail("C2N1029", value, what=f"tile of {n} threads")
                 return "tile", n
-            if short in ("this_grid", "this_multi_grid"):
+            if short == "this_grid":
+                return "grid", 0
+            if short == "this_multi_grid":
                 self.error("C2N1016", value, what=f"cg::{short}()")
                 return "grid", 0
             raise self.fail("C2N1029", value, what=short or _text(value))
@@ -126,6 +146,7 @@ class CoopLowering(_Base):
             "this_grid",
             "this_multi_grid",
             "coalesced_threads",
+            *PARTITIONS,
         ) and (cgish or len(parts) == 1)
 
     def _is_misparsed_cg_decl(self, node: ts.Node) -> bool:
@@ -171,13 +192,17 @@ class CoopLowering(_Base):
 
     def _cg_method(self, sym: Sym, method: str, args: list[A.Expr], node: ts.Node) -> A.Expr:
         loc = self.loc(node)
+        if sym.cg == MASKED:
+            return masked_method(self, sym, method, args, node)
         if sym.cg == "grid":
-            raise self.fail("C2N1016", node, what=f"grid.{method}()")
+            return grid_method(self, loc, method, node)
         lit = lambda v: N.IntLit(loc=loc, value=v, ty=UINT if v == FULL_MASK else INT)  # noqa: E731
+        if sym.cg == "tile" and sym.tile > 32 and method not in _MULTI_WARP_METHODS:
+            raise self.fail("C2N1029", node, what=f"{method}() on a tile of {sym.tile} threads")
         if method == "sync":
             return N.Call(
                 loc=loc,
-                func="__syncthreads" if sym.cg == "block" else "__syncwarp",
+                func="__syncthreads" if sym.cg == "block" or sym.tile > 32 else "__syncwarp",
                 args=(),
                 ty=VOID,
             )
@@ -237,10 +262,9 @@ class CoopLowering(_Base):
     def _cg_reduce(self, node: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
         if len(arg_nodes) != 3:
             raise self.fail("C2N1028", node, name="cg::reduce", got=len(arg_nodes), expected=3)
-        group, _ = self._cg_value(arg_nodes[0])
-        if group != "tile":
+        group, n = self._cg_value(arg_nodes[0])
+        if group not in ("tile", MASKED):
             raise self.fail("C2N1029", node, what="cg::reduce over a whole thread block")
-        _, n = self._cg_value(arg_nodes[0])
         value = self.expr(arg_nodes[1])
         op_node = arg_nodes[2]
         op_name = ""
@@ -260,6 +284,8 @@ class CoopLowering(_Base):
         short = op_name.split("::")[-1]
         if short not in ops:
             raise self.fail("C2N1029", op_node, what=f"cg::reduce with '{_text(op_node)}'")
+        if group == MASKED:
+            return masked_reduce(self, self._masked_sym(arg_nodes[0]), value, ops[short], node)
         loc = self.loc(node)
         return N.Call(
             loc=loc,
@@ -276,9 +302,9 @@ class CoopLowering(_Base):
             return self._cg_method(Sym(None, cg=k, tile=n), "sync", [], node)
         if short == "reduce":
             return self._cg_reduce(node, arg_nodes)
-        if short in ("this_thread_block", "tiled_partition"):
+        if short in ("this_thread_block", "tiled_partition", "this_grid"):
             return CG_NOOP  # a group used as a statement: no effect
-        if short in ("this_grid", "grid_group", "this_multi_grid"):
+        if short in ("grid_group", "this_multi_grid"):
             raise self.fail("C2N1016", node, what=f"cg::{short}")
         if short in ("memcpy_async", "wait", "wait_prior"):
             raise self.fail("C2N1018", node, what=f"cg::{short}")
@@ -287,12 +313,23 @@ class CoopLowering(_Base):
             return self._cg_method(Sym(None, cg=k, tile=n), short, [], node)
         raise self.fail("C2N1029", node, what=f"cg::{short}")
 
+    def _masked_sym(self, node: ts.Node) -> Sym:
+        s = self.lookup(_text(node)) if node.type == "identifier" else None
+        return s if s is not None and s.cg == MASKED else Sym(None, cg=MASKED)
+
     def _is_group_arg(self, node: ts.Node) -> bool:
         if node.type == "identifier":
             s = self.lookup(_text(node))
             return s is not None and s.cg is not None
         return node.type == "call_expression" and self._auto_cg(node)
 
+
+#: methods of a tile of more than 32 threads (a multi-warp tile, with ``block_tile_memory``)
+_MULTI_WARP_METHODS = frozenset(
+    "sync thread_rank meta_group_rank meta_group_size size num_threads".split()
+)
+#: the largest tile: a whole block (tiles of more than 32 threads span several warps)
+MAX_TILE = 1024
 
 # A group expression used as a statement (``cg::this_thread_block();``) lowers to nothing.
 CG_NOOP = N.IntLit(loc=SourceLoc("<cg>", 0, 0), value=0, ty=INT)

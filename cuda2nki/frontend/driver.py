@@ -72,7 +72,6 @@ def lower_source(
     if site_instances:
         launches = [_with_instance(s, site_instances) for s in launches]
     _lost_kernels(unit, root)
-    _cooperative_launches(unit, root)
     _check_recursion(unit)
     _propagate_rejections(unit)
     fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003"] if pre.diagnostics else []
@@ -1005,32 +1004,6 @@ def _lost_kernels(unit: UnitContext, root: ts.Node) -> None:
         unit.rejected[name] = [
             make("C2N1001", unit.loc(node), func=name, what="this kernel could not be parsed")
         ]
-
-
-def _cooperative_launches(unit: UnitContext, root: ts.Node) -> None:
-    """``cudaLaunchCooperativeKernel((void*)k, ...)`` in host code refuses kernel ``k``."""
-    word = b"cudaLaunchCooperativeKernel"
-    pos = unit.src.find(word)
-    while pos >= 0:
-        f = root.descendant_for_byte_range(pos, pos + len(word))
-        pos = unit.src.find(word, pos + 1)
-        call = f.parent if f is not None and f.type == "identifier" else None
-        if call is None or call.type != "call_expression":
-            continue
-        fn = call.child_by_field_id(F.function)
-        if fn is None or fn.start_byte != f.start_byte or _text(fn) != word.decode():
-            continue
-        args = f.parent.child_by_field_id(F.arguments)
-        first = (
-            next((c for c in args.named_children if c.kind_id not in COMMENT_IDS), None)
-            if args
-            else None
-        )
-        names = re.findall(r"[A-Za-z_]\w*", _text(first)) if first is not None else []
-        kernels = [n for n in names if n in unit.functions and unit.functions[n].kind == "global"]
-        if kernels:
-            d = make("C2N1016", unit.loc(f.parent), what="cudaLaunchCooperativeKernel")
-            unit.rejected.setdefault(kernels[-1], []).append(d)
 
 
 # ---------------------------------------------------------------------- call graph

@@ -305,7 +305,8 @@ ASYNC_FUNCS = frozenset(
     "cp_async_wait_all __cp_async pipeline_producer_commit pipeline_consumer_wait_prior".split()
 )
 TENSOR_CORE_FUNCS = frozenset(
-    "load_matrix_sync store_matrix_sync mma_sync fill_fragment __hmma_m16n16k16_ld_a __mma_sync".split()
+    "load_matrix_sync store_matrix_sync mma_sync fill_fragment __float_to_tf32 __hmma_m16n16k16_ld_a "
+    "__mma_sync".split()
 )
 DEVICE_RUNTIME_FUNCS = frozenset(
     "cudaLaunchCooperativeKernel cudaLaunchDevice cudaGetParameterBuffer cudaDeviceSynchronize".split()

@@ -20,6 +20,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
 from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType
 from cuda2nki.frontend.ast import fast as N
+from cuda2nki.frontend.coalesced import MASKED, declare_masked
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
 from cuda2nki.frontend.constfold import convert as _convert
 from cuda2nki.frontend.constfold import fold_binary as _fold_binary
@@ -35,6 +36,13 @@ from cuda2nki.frontend.cst import (
     kind_ids,
     language,
 )
+from cuda2nki.frontend.devlaunch import (
+    DEVICE_RUNTIME_CALLS,
+    DEVICE_RUNTIME_TYPES,
+    device_launch,
+    runtime_call,
+)
+from cuda2nki.frontend.gridgroup import GRID_DIM3
 from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
@@ -74,13 +82,14 @@ from cuda2nki.frontend.typesys import (
     unqualified,
     with_const,
 )
+from cuda2nki.frontend.wmma import Fragment, WmmaLowering, is_fragment_type
 
 if TYPE_CHECKING:
     from cuda2nki.frontend.locs import PendingLoc
     from cuda2nki.frontend.unit import UnitContext
 
 
-class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
+class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
     ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
@@ -115,6 +124,7 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
         # extern __shared__ arrays standing for shared-memory view structs, by element type
         self.smem_arrays: dict[str, A.VarDecl] = {}
         self.view_vars: set[str] = set()  # variables declared as such a struct
+        self.fragments: dict[str, Fragment] = {}  # wmma fragment variables (see wmma)
         # lowering an uninstantiated template: sizes may depend on unknown parameters
         self.generic = None in self.env.values()
         self._tvalue_types: dict[str, A.ScalarType] = {}
@@ -263,13 +273,15 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
         text = _text(type_node).replace(" ", "")
         head = text.split("<")[0]
         parts = head.split("::")
+        if parts[-1] == "fragment" and is_fragment_type(type_node):
+            return self.fragment_of(type_node).array
         if parts[-1] in TEXTURE_TYPES:
             self.error("C2N1015", type_node, what=head)
             return N.OpaqueType(name=head)
         if len(parts) > 1 and parts[-2] in ("wmma", "nvcuda", "mma"):
             self.error("C2N1017", type_node, what=head)
             return N.OpaqueType(name=head)
-        if parts[-1] == "grid_group":
+        if parts[-1] == "multi_grid_group":
             self.error("C2N1016", type_node, what=head)
             return N.OpaqueType(name=head)
         return None
@@ -332,7 +344,7 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
             return v
         t = named_type(name)
         if t is None:
-            t = self.u.typedefs.get(name)
+            t = self.u.typedefs.get(name) or DEVICE_RUNTIME_TYPES.get(name)
         return t
 
     @staticmethod
@@ -727,10 +739,13 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
         base = self.type_of(type_node, tuple(quals))
         decls = node.children_by_field_id(F.declarator)
         if len(decls) == 1:  # the common case: its statements are the declaration's
-            return self._declarator(decls[0], base, storage, extern, constexpr)
-        out: list[A.Stmt] = []
-        for c in decls:
-            out.extend(self._declarator(c, base, storage, extern, constexpr))
+            out = self._declarator(decls[0], base, storage, extern, constexpr)
+        else:
+            out = []
+            for c in decls:
+                out.extend(self._declarator(c, base, storage, extern, constexpr))
+        if type(base) is A.ArrayType and is_fragment_type(type_node):
+            self.note_fragments(type_node, out)
         return out
 
     def _declarator(
@@ -746,6 +761,8 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
             or (value.kind_id in _IDENTIFIER_IDS and self._is_group_arg(value))
         ):  # `auto g = cg::tiled_partition<32>(block);`, `auto g = tile;`
             kind, n = self._cg_value(value)
+            if kind == MASKED:  # `auto g = cg::coalesced_threads();`: its lane mask
+                return declare_masked(self, _text(decl), value)
             self.declare(_text(decl), Sym(None, cg=kind, tile=n))
             return []
         if decl.kind_id in _REFERENCE_DECLARATOR_IDS:
@@ -873,7 +890,9 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
                 raise self.fail("C2N1010", node, what=k.replace("_", " "))
             if node is None:
                 raise self.fail("C2N1030", decl, what=_text(decl))
-        if dims:
+        if dims and type(t) is A.ArrayType:  # an array of arrays (a wmma fragment): one array
+            t = N.ArrayType(elem=t.elem, dims=(*dims, *t.dims))
+        elif dims:
             t = N.ArrayType(elem=t, dims=tuple(dims))
         return self.src[node.start_byte : node.end_byte].decode(), t
 
@@ -1112,6 +1131,10 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
         op = KIND_NAMES[op_node.kind_id]
         loc = (node.byte_range, self.placer)
         arg_kind = arg.kind_id
+        if self.fragments and op == ".":  # `frag.x`, `frag.num_elements` of a wmma fragment
+            got = self.fragment_member(node, arg, field)
+            if got is not None:
+                return got
         if arg_kind in _IDENTIFIER_IDS:
             name = src[arg.start_byte : arg.end_byte].decode()
             if name in BUILTIN_DIM3 and self.visible.get(name) is None:
@@ -1132,6 +1155,8 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
                 }
                 if s is not None and s.cg == "block" and meth in dim3 and field in ("x", "y", "z"):
                     return N.Builtin(loc=loc, name=dim3[meth], dim=field, ty=UINT)
+                if s is not None and s.cg == "grid" and meth in GRID_DIM3 and field in "xyz":
+                    return N.Builtin(loc=loc, name=GRID_DIM3[meth], dim=field, ty=UINT)
         base = self.agg_value(arg) if op == "." else self.expr(arg)
         bt = base.ty
         if type(bt) is AggregateType:
@@ -1560,7 +1585,7 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
                 if c.type == "kernel_call_syntax":
                     if self.host:
                         return N.Name(loc=(node.byte_range, self.placer), name="<launch>", ty=None)
-                    raise self.fail("C2N1014", node, kernel=self._callee_name(node))
+                    return device_launch(self, node, c, node.child_by_field_id(F.function))
             fn = node.child_by_field_id(F.function)
             args_node = node.child_by_field_id(F.arguments)
         arg_nodes = (
@@ -1767,11 +1792,13 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
         if ns in CG_NAMESPACES or (short in ("this_thread_block", "tiled_partition") and not ns):
             return self._cg_call(node, short, arg_nodes)
         if ns in ("wmma", "nvcuda") or short in I.TENSOR_CORE_FUNCS:
-            raise self.fail("C2N1017", node, what=name)
+            return self.wmma_call(node, short, arg_nodes)
         if short in I.TEXTURE_FUNCS:
             raise self.fail("C2N1015", node, what=short)
         if short in I.ASYNC_FUNCS or ns == "pipeline":
             raise self.fail("C2N1018", node, what=name)
+        if short in DEVICE_RUNTIME_CALLS and not self.host and not ns:
+            return runtime_call(self, node, short, arg_nodes)
         if short in I.DEVICE_RUNTIME_FUNCS and not self.host:
             code = "C2N1016" if "Cooperative" in short else "C2N1014"
             if code == "C2N1016":
@@ -2200,6 +2227,7 @@ _SPECIAL_CALLS = frozenset(
         "printf",
     )
 ) | (I.TENSOR_CORE_FUNCS | I.TEXTURE_FUNCS | I.ASYNC_FUNCS | I.DEVICE_RUNTIME_FUNCS)
+_SPECIAL_CALLS |= frozenset(DEVICE_RUNTIME_CALLS)
 _INIT_DECLARATOR_IDS = kind_ids("init_declarator")
 _IDENTIFIER_IDS = kind_ids("identifier")
 _SUBSCRIPT_ARGUMENTS_IDS = kind_ids("subscript_argument_list")

@@ -12,7 +12,7 @@ BUILTIN_DIM3 = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 CG_NAMESPACES = ("cg", "cooperative_groups")
 CG_TYPES = frozenset(
     "thread_block thread_block_tile thread_group coalesced_group grid_group multi_grid_group "
-    "cluster_group".split()
+    "cluster_group block_tile_memory".split()
 )
 FULL_MASK = 0xFFFFFFFF
 TEXTURE_TYPES = frozenset(
@@ -31,6 +31,7 @@ class Sym:
     cg: str | None = None
     tile: int = 0
     ref: bool = False
+    mask: str | None = None  # a coalesced/labeled group: the variable holding its lane mask
 
     def __init__(  # the dataclass's own __init__, writing the fields directly (hot path)
         self,
@@ -39,6 +40,7 @@ class Sym:
         cg: str | None = None,
         tile: int = 0,
         ref: bool = False,
+        mask: str | None = None,
     ) -> None:
         d = self.__dict__
         d["ty"] = ty
@@ -46,6 +48,7 @@ class Sym:
         d["cg"] = cg
         d["tile"] = tile
         d["ref"] = ref
+        d["mask"] = mask
 
 
 @dataclass(frozen=True)

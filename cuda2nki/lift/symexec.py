@@ -29,6 +29,7 @@ from cuda2nki.lift import affine as af
 from cuda2nki.lift import argfold, control, iterate, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.collective import collective_reason
 
 # --------------------------------------------------------------------------- refusals
 
@@ -993,7 +994,8 @@ class Executor:
     def eval(self, e: A.Expr, stmt: bool = False) -> object:
         m = getattr(self, "e_" + type(e).__name__, None)
         if m is None:
-            raise Refusal("C2N2010", e.loc, what=f"expression {type(e).__name__}")
+            why = collective_reason(e) or f"expression {type(e).__name__}"
+            raise Refusal("C2N2010", e.loc, what=why)
         return m(e) if not stmt else m(e, stmt=True) if isinstance(e, (A.Unary,)) else m(e)
 
     def e_IntLit(self, e: A.IntLit) -> Poly:
@@ -1458,6 +1460,8 @@ class Executor:
     # ------------------------------------------------------------------ calls
     def e_Call(self, e: A.Call) -> object:
         f = e.func
+        if f.startswith("__c2n_") and (why := collective_reason(e)) is not None:
+            raise Refusal("C2N2010", e.loc, what=why)
         if f in ("__syncthreads", "__syncwarp"):
             if f == "__syncthreads" and not _block_uniform(self.guard()):
                 raise Refusal(

@@ -84,11 +84,13 @@ register(
     Rule(
         "C2N1014",
         E,
-        "dynamic parallelism",
+        "low-level device launch API",
         "kernel launch from device code ('{kernel}') is not supported",
-        "Launching kernels from device code (dynamic parallelism) is not supported.",
-        example="child<<<1, 32>>>(p);",
-        fix="Launch the child kernel from the host.",
+        "Device-side launches written as `child<<<grid, block>>>(args)` are read (the interpreter "
+        "runs the child grids); the low-level device API behind them (cudaGetParameterBuffer, "
+        "cudaLaunchDevice) and cooperative launches from device code are not.",
+        example="void* buf = cudaGetParameterBuffer(8, 8);",
+        fix="Write the launch as child<<<grid, block>>>(args).",
     ),
     Rule(
         "C2N1015",
@@ -102,21 +104,24 @@ register(
     Rule(
         "C2N1016",
         E,
-        "grid-wide synchronisation",
+        "multi-device grid synchronisation",
         "grid-wide synchronisation / cooperative launch is not supported: {what}",
-        "cg::this_grid().sync(), grid groups and cudaLaunchCooperativeKernel need all blocks "
-        "resident at once, which the block-by-block interpreter and NKI do not provide.",
-        example="cg::this_grid().sync();",
-        fix="Split the kernel in two launches.",
+        "Multi-device grid groups (cg::this_multi_grid(), multi_grid_group) span several GPUs and "
+        "are not supported.  Single-device grid groups are: grid.sync() of a cooperative launch "
+        "runs the whole grid in lockstep in the interpreter.",
+        example="cg::this_multi_grid().sync();",
+        fix="Use one device's grid (cg::this_grid()), or split the work per device.",
     ),
     Rule(
         "C2N1017",
         E,
         "tensor-core intrinsics",
         "tensor-core operation is not supported: {what}",
-        "wmma/mma fragments are not supported yet.",
-        example="wmma::mma_sync(acc, a, b, acc);",
-        fix="Write the matrix product with plain loops.",
+        "wmma fragments of the standard shapes and element types (half, bf16, tf32, double, 8-bit "
+        "integers) and fill/load/store/mma_sync on them are supported; sub-byte fragments, "
+        "bmma_sync, raw mma PTX intrinsics and ill-formed fragment uses are not.",
+        example="wmma::bmma_sync(c, a, b, c);",
+        fix="Use a supported fragment type, or write the matrix product with plain loops.",
     ),
     Rule(
         "C2N1018",

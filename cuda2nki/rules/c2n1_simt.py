@@ -157,4 +157,27 @@ register(
         example="assert(i < n);",
         fix="Fix the condition the assertion guards.",
     ),
+    Rule(
+        "C2N1521",
+        W,
+        "grid.sync reached by part of the grid",
+        "grid.sync() reached by {active} of {live} live threads of the grid in kernel '{kernel}'",
+        "A grid-wide barrier must be reached by every non-exited thread of every block of a "
+        "cooperative launch; otherwise the grid hangs on a GPU.  The interpreter runs on (its "
+        "lockstep execution of the whole grid treats the barrier as reached).",
+        example="if (blockIdx.x > 0) grid.sync();",
+        fix="Move the barrier out of the divergent branch.",
+    ),
+    Rule(
+        "C2N1522",
+        E,
+        "dynamic parallelism not executed",
+        "{what} is not executed by the interpreter (kernel '{kernel}')",
+        "The interpreter runs grids launched from device code, but not launches nested deeper "
+        "than CUDA's 24 levels, child launches with their own dynamic shared memory size, or "
+        "allocations on the device heap (cudaMalloc/cudaFree in device code); it stops rather than "
+        "give outputs without them.",
+        example="float* p; cudaMalloc((void**)&p, 64);",
+        fix="Allocate on the host and pass the buffer in; launch such children from the host.",
+    ),
 )

@@ -34,6 +34,7 @@ class Launch:
     globals: dict = field(default_factory=dict)  # name -> Buffer
     buffers: dict = field(default_factory=dict)  # shared/local buffers reused across chunks
     fast: bool = True  # affine values and box-shaped active sets (off: plain index arrays only)
+    depth: int = 0  # nesting of a grid launched from device code (0: the host's launch)
 
     @property
     def tpb(self) -> int:

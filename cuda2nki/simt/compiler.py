@@ -1012,6 +1012,11 @@ class FunctionCompiler:
 
         return compound, t
 
+    def _e_Launch(self, e: A.Launch):
+        from cuda2nki.simt.devlaunch import compile_launch
+
+        return compile_launch(self, e)
+
     def _e_Call(self, e: A.Call):
         if e.target is not None:
             return self._device_call(e)

@@ -1456,3 +1456,12 @@ def _sincos(fc, e: A.Call):
 _reg("frexpf frexp", _frexp, "exact", "the exponent is stored through the pointer")
 _reg("modff modf", _modf, "exact", "the integral part is stored through the pointer")
 _reg("sincosf sincos __sincosf", _sincos, "exact", "as sinf and cosf, stored through the pointers")
+
+# --------------------------------------------------------------------------- grid-wide barriers
+
+from cuda2nki.simt import devlaunch, gridsync, maskreduce, wmma  # noqa: E402 - they register
+
+devlaunch.register(_reg)
+maskreduce.register(_reg)
+gridsync.register(_reg)
+wmma.register(_reg)

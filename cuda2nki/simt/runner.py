@@ -13,6 +13,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.typesys import sizeof
 from cuda2nki.simt.chunk import Chunk, Launch
 from cuda2nki.simt.compiler import FunctionCompiler, Program, decay, unq
+from cuda2nki.simt.gridsync import MAX_GRID_SYNC_THREADS, uses_grid_sync
 from cuda2nki.simt.memory import Buffer, Vec, make_buffer, wrap_array
 from cuda2nki.simt.numeric import DTYPES, UnsupportedType, convert, np_dtype, scalar
 
@@ -20,6 +21,7 @@ MAX_THREADS_PER_BLOCK = 1024
 MAX_SHARED_BYTES = 227 * 1024  # the largest opt-in shared memory per block (sm_90)
 DEFAULT_CHUNK_THREADS = 1 << 20
 DEFAULT_MAX_STEPS = 2_000_000
+MAX_LAUNCH_DEPTH = 24  # CUDA's nesting limit of device-side launches
 CHUNK_SHARED_BYTES = 256 << 20
 CHUNK_STATE_BYTES = 512 << 20  # per-thread variables and temporaries of one chunk
 
@@ -98,6 +100,65 @@ def _boxes(grid: tuple[int, int, int], per_chunk: int):
             for y in range(gy):
                 for x in range(0, gx, per_chunk):
                     yield (z, 1, y, 1, x, min(per_chunk, gx - x))
+
+
+def run_child_grid(
+    parent: Chunk,
+    prog: Program,
+    name: str,
+    grid: tuple[int, ...],
+    block: tuple[int, ...],
+    frame0: list,
+    loc: SourceLoc,
+) -> None:
+    """Run the grid a thread of ``parent`` launched from device code, to completion, on the
+    parent's memory (dynamic parallelism; see :mod:`cuda2nki.simt.devlaunch`)."""
+    depth = parent.launch.depth + 1
+    if depth > MAX_LAUNCH_DEPTH:
+        raise error(
+            "C2N1522",
+            loc,
+            what=f"a launch nested {depth} deep (CUDA allows {MAX_LAUNCH_DEPTH})",
+            kernel=parent.launch.kernel,
+        )
+    fn = find_kernel(prog.tu, name)
+    g = _dim3(tuple(grid), "grid", name, loc)
+    b = _dim3(tuple(block), "block", name, loc)
+    tpb = b[0] * b[1] * b[2]
+    if tpb > MAX_THREADS_PER_BLOCK or b[2] > 64 or min(g) < 1:
+        raise error("C2N1507", loc, kernel=name, reason=f"grid {g} of blocks {b}")
+    cf = prog.function(name, loc)
+    launch = Launch(name, g, b, parent.launch.max_steps, parent.launch.warnings)
+    launch.fast, launch.globals, launch.depth = parent.launch.fast, parent.launch.globals, depth
+    static, local = _static_memory(prog.tu, fn)
+    per_chunk = max(1, DEFAULT_CHUNK_THREADS // tpb)
+    smem = static + int(prog.options.get("shared_bytes", 0))
+    if smem:
+        per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // smem))
+    if local:
+        per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // (local * tpb)))
+    if uses_grid_sync(prog.tu, fn):
+        per_chunk = _grid_sync_chunk(g, tpb, name, loc)
+    for box in _boxes(g, per_chunk):
+        c = Chunk(launch, box, None)
+        c.env = list(frame0) + [None] * (cf.nslots - len(frame0))
+        c.owned = [False] * cf.nslots
+        cf.body(c, None)
+        parent.steps += c.steps
+
+
+def _grid_sync_chunk(g: tuple[int, int, int], tpb: int, name: str, loc: SourceLoc) -> int:
+    """The whole grid as one chunk (a kernel with ``grid.sync()``), else C2N1507."""
+    blocks = g[0] * g[1] * g[2]
+    if blocks * tpb > MAX_GRID_SYNC_THREADS:
+        raise error(
+            "C2N1507",
+            loc,
+            kernel=name,
+            reason=f"grid.sync() needs all {blocks} blocks of {tpb} threads resident at once "
+            f"(the interpreter runs at most {MAX_GRID_SYNC_THREADS} threads together)",
+        )
+    return blocks
 
 
 def _static_memory(
@@ -256,6 +317,8 @@ def run_kernel_full(
         per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // smem))
     if local:
         per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // (local * tpb)))
+    if uses_grid_sync(tu, fn):
+        per_chunk = _grid_sync_chunk(g, tpb, name, fn.loc)
     steps = nchunks = 0
     try:
         with np.errstate(all="ignore"):

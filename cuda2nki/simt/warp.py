@@ -147,7 +147,8 @@ def _combine(op: str, a, b, dt):
 
 
 def group_reduce(c: Chunk, act, op: str, value, group: int):
-    """Each lane gets ``op`` over the active lanes of its aligned group of ``group`` lanes.
+    """Each lane gets ``op`` over the active lanes of its aligned group of ``group`` lanes
+    (``group`` > 32: of that many consecutive linear thread ids of its block).
 
     The combination order is the butterfly (xor-shuffle) tree a warp reduction uses, so float sums
     round as they do on the device.
@@ -155,13 +156,19 @@ def group_reduce(c: Chunk, act, op: str, value, group: int):
     v = np.asarray(value)
     dt = v.dtype
     calc = np.dtype(np.float32) if dt.kind == "f" and dt.itemsize < 4 else dt
-    g = int(group) if 1 <= int(group) <= 32 and (int(group) & (int(group) - 1)) == 0 else 32
-    wpb = (c.tpb + 31) // 32
-    ngroups = c.nb * wpb * (32 // g)
+    g = int(group) if 1 <= int(group) <= 1024 and (int(group) & (int(group) - 1)) == 0 else 32
     ident = calc.type(_IDENT[op](calc))
+    if g <= 32:
+        wpb = (c.tpb + 31) // 32
+        ngroups = c.nb * wpb * (32 // g)
+        lane = _at(c.lane, act)
+        gid = _at(c.warp, act) * (32 // g) + lane // g
+    else:  # a tile of several warps: g consecutive linear thread ids of a block
+        per_block = (c.tpb + g - 1) // g
+        ngroups = c.nb * per_block
+        lane = _at(c.linear_tid, act)
+        gid = _at(c.blk, act) * per_block + lane // g
     m = np.full((ngroups, g), ident, dtype=calc)
-    lane = _at(c.lane, act)
-    gid = _at(c.warp, act) * (32 // g) + lane // g
     m[gid, lane % g] = v.astype(calc) if isinstance(value, np.ndarray) else calc.type(value)
     s = g // 2
     cols = np.arange(g)

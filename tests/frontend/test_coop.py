@@ -53,10 +53,10 @@ def test_cooperative_groups_lowering(parse):
     assert any(isinstance(b, A.Builtin) and b.name == "blockIdx" for b in find(k, A.Builtin))
 
 
-def test_grid_groups_are_refused(parse):
+def test_multi_grid_groups_are_refused(parse):
     tu = parse(
         "namespace cg = cooperative_groups;\n__global__ void k(float* p) {\n"
-        "    cg::grid_group g = cg::this_grid();\n    g.sync();\n}\n"
+        "    cg::multi_grid_group g = cg::this_multi_grid();\n    g.sync();\n}\n"
     )
     assert [(d.code, d.loc.line) for d in tu.rejected["k"]][0] == ("C2N1016", 3)
 

@@ -15,13 +15,18 @@ CASES = [
     # (source of the kernel body, expected (id, line, col)); the body starts on line 2
     ("    int i = 0;\n    goto out;\nout:\n    p[0] = i;\n", ("C2N1011", 3, 5)),
     ('    int lane;\n    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));\n', ("C2N1013", 3, 5)),
-    ("    child<<<1, 32>>>(p);\n", ("C2N1014", 2, 5)),
+    ("    void* buf = cudaGetParameterBuffer(8, 8);\n", ("C2N1014", 2, 17)),
     ("    p[0] = tex1Dfetch<float>(tex, 0);\n", ("C2N1015", 2, 12)),
     ("    p[0] = tex2D(tex, 0.5f, 0.5f);\n", ("C2N1015", 2, 12)),
-    ("    cg::this_grid().sync();\n", ("C2N1016", 2, 5)),
-    ("    auto grid = cg::this_grid();\n    grid.sync();\n", ("C2N1016", 2, 17)),
-    ("    wmma::fill_fragment(acc, 0.0f);\n", ("C2N1017", 2, 5)),
-    ("    nvcuda::wmma::mma_sync(c, a, b, c);\n", ("C2N1017", 2, 5)),
+    ("    cg::this_multi_grid().sync();\n", ("C2N1016", 2, 5)),
+    ("    auto grid = cg::this_multi_grid();\n    grid.sync();\n", ("C2N1016", 2, 17)),
+    ("    wmma::bmma_sync(c, a, b, c);\n", ("C2N1017", 2, 5)),
+    ("    float c[8];\n    nvcuda::wmma::mma_sync(c, c, c, c);\n", ("C2N1017", 3, 28)),
+    (
+        "    wmma::fragment<wmma::matrix_a, 8, 8, 128, wmma::experimental::precision::b1,"
+        " wmma::row_major> a;\n",
+        ("C2N1017", 2, 47),
+    ),
     ("    __pipeline_memcpy_async(p, p + 1, 4);\n", ("C2N1018", 2, 5)),
     ("    cg::memcpy_async(cg::this_thread_block(), p, p + 4, 16);\n", ("C2N1018", 2, 5)),
     ("    p[0] = SCALE * 2;\n", ("C2N1020", 2, 12)),
@@ -29,7 +34,7 @@ CASES = [
     ("    my_real x = 0;\n", ("C2N1022", 2, 5)),
     ("    int n = 4;\n    __shared__ float s[n];\n", ("C2N1026", 3, 24)),
     ("    __syncthreads(1, 2);\n", ("C2N1028", 2, 5)),
-    ("    auto g = cg::coalesced_threads();\n", ("C2N1029", 2, 14)),
+    ("    auto g = cg::coalesced_threads();\n    p[0] = g.shfl(p[0], 3);\n", ("C2N1029", 3, 12)),
     ("    float x = 1.0f;\n    x.y = 2;\n", ("C2N1030", 3, 5)),
     ("    auto f = [=](float x) { p[0] = x; };\n", ("C2N1010", 2, 14)),
     ("    for (float v : {1.0f, 2.0f}) p[0] += v;\n", ("C2N1010", 2, 5)),
@@ -134,7 +139,7 @@ def test_every_diagnostic_id_is_declared():
         assert code in table and table[code].explanation and table[code].fix
 
 
-def test_cooperative_launch_refuses_the_kernel(parse):
+def test_cooperative_launch_is_a_launch_site(parse):
     tu = parse("""\
 __global__ void k(float* p) { p[0] = 1; }
 void host(float* p) {
@@ -142,8 +147,8 @@ void host(float* p) {
     cudaLaunchCooperativeKernel((void*)k, dim3(2), dim3(32), args);
 }
 """)
-    assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["k"]] == [("C2N1016", 4, 5)]
-    assert tu.kernels == ()
+    assert tu.rejected == {} and [k.name for k in tu.kernels] == ["k"]
+    assert [(s.kernel, s.loc.line) for s in tu.launch_sites] == [("k", 4)]
 
 
 def test_kernels_swallowed_by_broken_host_code_are_recovered(parse):

@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir.ops import DTYPE_BYTES
+from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
@@ -864,7 +865,7 @@ class Lowerer:
             return v
         if isinstance(e, A.Member):
             raise self.refuse(f"member access '.{e.field}' (vector types)", e)
-        raise self.refuse(f"expression {type(e).__name__}", e)
+        raise self.refuse(collective_reason(e) or f"expression {type(e).__name__}", e)
 
     def builtin(self, e: A.Builtin) -> Value:
         if e.name == "threadIdx":
@@ -1496,7 +1497,7 @@ class Lowerer:
                 return Uni(f"np.float32({fn}(np.float32({args[0].expr})))", "float")
             ty = "int" if name == "abs" and _kind(args[0]) == "int" else "float"
             return self.op(name, [self.tile(args[0], ty, e)], ty)
-        raise self.refuse(f"call to '{f}'", e)
+        raise self.refuse(collective_reason(e) or f"call to '{f}'", e)
 
     def load_ptr(self, ptr: Ptr, node: A.Node) -> Tile:
         dst = self.fresh("ld")

@@ -34,23 +34,20 @@ EXAMPLES = {
         "__global__ void k(int* p) { p[0] = fact(p[1]); }\n"
     ),
     "C2N1013": _body('    int lane;\n    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));\n'),
-    "C2N1014": _parse(
-        "__global__ void child(float* p) { p[threadIdx.x] = 0.0f; }\n"
-        "__global__ void k(float* p) {\n    child<<<1, 32>>>(p);\n}\n"
-    ),
+    "C2N1014": _body("    void* buf = cudaGetParameterBuffer(8, 8);\n    p[0] = 1.0f;\n"),
     "C2N1015": _parse(
         "__global__ void k(float* p, cudaTextureObject_t tex) {\n"
         "    p[0] = tex1Dfetch<float>(tex, 0);\n}\n"
     ),
     "C2N1016": _parse(
         "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
-        "__global__ void k(float* p) {\n    p[threadIdx.x] = 1.0f;\n    cg::this_grid().sync();\n}\n"
+        "__global__ void k(float* p) {\n    p[threadIdx.x] = 1.0f;\n    cg::this_multi_grid().sync();\n}\n"
     ),
     "C2N1017": _parse(
         "#include <mma.h>\nusing namespace nvcuda;\n"
         "__global__ void k(float* p) {\n"
-        "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;\n"
-        "    wmma::fill_fragment(acc, 0.0f);\n}\n"
+        "    wmma::fragment<wmma::matrix_a, 8, 8, 128, wmma::experimental::precision::b1,"
+        " wmma::row_major> a;\n}\n"
     ),
     "C2N1018": _body("    __pipeline_memcpy_async(p, p + 1, 4);\n"),
     "C2N1019": _body('    printf("%f\\n", p[0]);\n    p[0] = 1;\n'),
@@ -69,7 +66,7 @@ EXAMPLES = {
     "C2N1029": _parse(
         "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
         "__global__ void k(float* p) {\n    auto g = cg::coalesced_threads();\n"
-        "    p[g.thread_rank()] = 1.0f;\n}\n"
+        "    p[g.thread_rank()] = g.shfl(1.0f, 3);\n}\n"
     ),
     "C2N1030": _body("    float x = 1.0f;\n    x.y = 2;\n"),
 }

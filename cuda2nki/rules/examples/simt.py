@@ -75,6 +75,13 @@ EXAMPLES = {
         exit_code=1,
     ),
     "C2N1513": _xy("    assert(x[t] > 100.0f);\n    y[t] = x[t];\n"),
+    "C2N1521": _run(
+        "namespace cg = cooperative_groups;\n__global__ void k(const float* x, float* y) {\n"
+        "    int t = threadIdx.x;\n    y[t] = x[t];\n    if (t < 8) cg::this_grid().sync();\n}\n",
+        _binding(XY),
+        exit_code=1,
+    ),
+    "C2N1522": _xy("    float* p;\n    cudaMalloc((void**)&p, 64);\n    y[t] = x[t];\n"),
 }
 
 NO_EXAMPLE: dict[str, str] = {}

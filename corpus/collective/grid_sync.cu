@@ -1,5 +1,5 @@
-// Must be refused: grid-wide synchronisation through cooperative groups (needs a cooperative
-// launch); a single-kernel two-phase normalisation.
+// Grid-wide synchronisation through cooperative groups (a cooperative launch): a single-kernel
+// two-phase normalisation.  The interpreter runs it; the port is refused (split at grid.sync()).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 

@@ -1,4 +1,5 @@
-// Must be refused: dynamic parallelism (a kernel launching a child grid from the device).
+// Dynamic parallelism: each thread of the parent launches a child grid that fills its segment.
+// The interpreter runs the children; the port is refused (one kernel per launch).
 // Valid CUDA with relocatable device code (nvcc -rdc=true).
 #include <cuda_runtime.h>
 
