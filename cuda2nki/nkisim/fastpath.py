@@ -25,7 +25,16 @@ from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.engine import record
 from cuda2nki.nkisim.errors import _is_internal, code_entry, new_site
-from cuda2nki.nkisim.isa import _TF32, _UFUNCS, _dma_move, _matmul_write, _operand, _write_f32
+from cuda2nki.nkisim.isa import (
+    _F32_NAMES2,
+    _F32_NAMES3,
+    _TF32,
+    _UFUNCS,
+    _dma_move,
+    _matmul_write,
+    _operand,
+    _write_f32,
+)
 from cuda2nki.nkisim.tensor import _UIDS, ACCUMULATED, NkiTensor, allocate, psum, sbuf
 
 _F32 = dt.float32
@@ -244,8 +253,19 @@ def binary_f32(name: str, x: object, y: object, frames: int = 3) -> NkiTensor | 
     d = direct_target(shape, _F32, frames)
     out = allocate(shape, _F32, sbuf, api=api, sim_callers=frames) if d is None else d[0]
     _write_f32(out, ufunc(a, b), api)
-    in_psum = ins[0].storage.buffer is psum or ins[-1].storage.buffer is psum
-    record("vector", op, (out, *ins), extra=(name, False, in_psum), sim_frames=frames)
+    b0, b1 = ins[0].storage.buffer, ins[-1].storage.buffer
+    extra = (name, False, b0 is psum or b1 is psum)
+    if ins[0].pdim == 0 and len(shape) == 2:
+        # record's own reading of the operands' shapes, dtypes and buffers, done here: all
+        # are fp32 tiles of ``shape`` with the partition axis first
+        ob = out.storage.buffer.name
+        if len(ins) == 2:
+            meta = ((shape, shape, shape), _F32_NAMES3, (ob, b0.name, b1.name))
+        else:
+            meta = ((shape, shape), _F32_NAMES2, (ob, b0.name))
+        record("vector", op, (out, *ins), extra, 0, shape[0], shape[1], frames, *meta)
+    else:
+        record("vector", op, (out, *ins), extra=extra, sim_frames=frames)
     return out if d is None else direct_done(d)
 
 
