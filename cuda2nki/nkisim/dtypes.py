@@ -201,7 +201,8 @@ _NARROW = tuple(x for x in ALL.values() if isinstance(x.storage, str))
 
 def _by_np(npd: np.dtype) -> NkiDType | None:
     hit = _BY_NP.get(npd)
-    if hit is None and _NARROW and npd.kind == "V" and narrow_loaded():
+    # ml_dtypes' types are of kind "V", but for float8_e5m2, which reads as "f"
+    if hit is None and _NARROW and npd.kind in ("V", "f") and narrow_loaded():
         for x in _NARROW:  # a narrow type can only be met once ml_dtypes is imported
             _BY_NP.setdefault(x.np_dtype, x)
         hit = _BY_NP.get(npd)

@@ -25,7 +25,16 @@ from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.engine import record
 from cuda2nki.nkisim.errors import _is_internal, code_entry, new_site
-from cuda2nki.nkisim.isa import _TF32, _UFUNCS, _dma_move, _matmul_write, _operand, _write_f32
+from cuda2nki.nkisim.isa import (
+    _F32_NAMES2,
+    _F32_NAMES3,
+    _TF32,
+    _UFUNCS,
+    _dma_move,
+    _matmul_write,
+    _operand,
+    _write_f32,
+)
 from cuda2nki.nkisim.tensor import _UIDS, ACCUMULATED, NkiTensor, allocate, psum, sbuf
 
 _F32 = dt.float32
@@ -151,10 +160,25 @@ def direct_target(shape: tuple, ndt: dt.NkiDType, depth: int) -> Direct | None:
     s = st._STACK[-1]
     if not s.legacy or s.mem_dirty or s.writers is not None:
         return None
-    found = _port_target(depth, "set")
-    if found is None:
+    # _port_target(depth, "set"), inlined (it runs once per legacy instruction)
+    try:
+        f = _getframe(depth + 1)
+    except ValueError:
         return None
-    t = found[0]
+    code = f.f_code
+    ent = _STORES.get(id(code))
+    if ent is None or ent[0] is not code:
+        ent = _STORES[id(code)] = (code, _is_internal(code.co_filename), {})
+    if ent[1]:
+        return None
+    lasti = f.f_lasti
+    specs = ent[2]
+    spec = specs.get(lasti, 0)
+    if spec == 0:
+        spec = specs[lasti] = _site_spec(f, code, lasti)
+    if spec is None or spec[3] != "set":
+        return None
+    t = (f.f_globals if spec[0] else f.f_locals).get(spec[1])
     if (
         type(t) is not NkiTensor
         or t.shape != shape
@@ -171,7 +195,7 @@ def direct_target(shape: tuple, ndt: dt.NkiDType, depth: int) -> Direct | None:
     nbytes = size // p * ndt.itemsize if p else 0
     if s.sbuf_now + nbytes > s.target.sbuf_bytes:
         return None
-    return (t, len(s.trace), nbytes, found[1])
+    return (t, len(s.trace), nbytes, spec[2])
 
 
 def direct_done(d: Direct) -> NkiTensor:
@@ -189,12 +213,13 @@ def _plain(t: NkiTensor) -> bool:
     return t.dtype is _F32 and t.index is None and t.storage.buffer in _ON_CHIP
 
 
-def binary_f32(name: str, x: object, y: object) -> NkiTensor | None:
+def binary_f32(name: str, x: object, y: object, frames: int = 3) -> NkiTensor | None:
     """``nl.<name>(x, y)`` (no ``dtype=``, ``mask=``) for an arithmetic ``name`` on two fp32
     on-chip tiles of one shape, or an fp32 tile and a Python number, on either side.
 
-    The caller is ``language._binary``, itself called by the public function: three simulator
-    frames above the allocation and the record.  ``None``: take the general path.
+    ``frames``: the simulator frames above the allocation and the record, this one included
+    (3 when called by ``language._binary``, itself called by the public function; 2 when called
+    by the public function).  ``None``: take the general path.
     """
     ufunc = _UFUNCS.get(name)
     if ufunc is None:
@@ -225,11 +250,22 @@ def binary_f32(name: str, x: object, y: object) -> NkiTensor | None:
     else:
         return None
     shape = ins[0].shape
-    d = direct_target(shape, _F32, 3)
-    out = allocate(shape, _F32, sbuf, api=api, sim_callers=3) if d is None else d[0]
+    d = direct_target(shape, _F32, frames)
+    out = allocate(shape, _F32, sbuf, api=api, sim_callers=frames) if d is None else d[0]
     _write_f32(out, ufunc(a, b), api)
-    in_psum = ins[0].storage.buffer is psum or ins[-1].storage.buffer is psum
-    record("vector", op, (out, *ins), extra=(name, False, in_psum), sim_frames=3)
+    b0, b1 = ins[0].storage.buffer, ins[-1].storage.buffer
+    extra = (name, False, b0 is psum or b1 is psum)
+    if ins[0].pdim == 0 and len(shape) == 2:
+        # record's own reading of the operands' shapes, dtypes and buffers, done here: all
+        # are fp32 tiles of ``shape`` with the partition axis first
+        ob = out.storage.buffer.name
+        if len(ins) == 2:
+            meta = ((shape, shape, shape), _F32_NAMES3, (ob, b0.name, b1.name))
+        else:
+            meta = ((shape, shape), _F32_NAMES2, (ob, b0.name))
+        record("vector", op, (out, *ins), extra, 0, shape[0], shape[1], frames, *meta)
+    else:
+        record("vector", op, (out, *ins), extra=extra, sim_frames=frames)
     return out if d is None else direct_done(d)
 
 

@@ -131,17 +131,19 @@ def dma_copy(
         raise fail("C2N3016", api=api, detail="hwdge DMA needs identical dtypes (use .view())")
     where = mask_where(mask, dst.shape)
     skip = int(oob_mode) == 1
+    # elements outside the tensor are refused unless the mask leaves them out (or oob_mode
+    # skips them)
     if src.index is not None and (src.index < 0).any():
-        if not skip:
-            raise _oob.out_of_bounds(src, f"{api} reads outside {src.storage.name or 'the source'}")
         ok = (src.index >= 0).reshape(dst.shape) if src.shape != dst.shape else src.index >= 0
+        if not skip and (where is None or (where & ~ok).any()):
+            raise _oob.out_of_bounds(src, f"{api} reads outside {src.storage.name or 'the source'}")
         where = ok if where is None else (where & ok)
     if dst.index is not None and (dst.index < 0).any():
-        if not skip:
+        ok = dst.index >= 0
+        if not skip and (where is None or (where & ~ok).any()):
             raise _oob.out_of_bounds(
                 dst, f"{api} writes outside {dst.storage.name or 'the destination'}"
             )
-        ok = dst.index >= 0
         where = ok if where is None else (where & ok)
     vals = src.values(api)
     if dst_rmw_op is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import gc
 import inspect
 import itertools
 import math
@@ -19,6 +20,7 @@ from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.errors import DiagnosticIndexError, _is_internal, error, invalid
 from cuda2nki.nkisim.library_kernels import is_refused
 from cuda2nki.nkisim.oob import public_error
+from cuda2nki.nkisim.ops import warnings_off
 from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, shared_hbm, wrap_host
 
 
@@ -208,6 +210,28 @@ def single_threaded_blas() -> contextlib.AbstractContextManager:
     return _BLAS[0].limit(limits=1, user_api="blas")
 
 
+@contextlib.contextmanager
+def _frozen_heap():
+    """Leave the objects that exist before a run out of the cycle collector's full passes
+    until it ends (``gc.freeze``; restored on exit, also on an exception).
+
+    A kernel run allocates an object or two per instruction that outlive it (trace records,
+    live ranges); every so often they trigger a full collection, which walks the whole heap
+    -- the project's modules, NumPy, the caller's data -- at tens of milliseconds a pass,
+    several microseconds per instruction of a kernel of tiny instructions.  Objects made
+    during the run are collected as usual.  Not done in a nested run, nor where the process
+    has frozen objects of its own (``gc.unfreeze`` would thaw them too).
+    """
+    if _RUNNING or gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def run(
     kernel: Kernel,
     args,
@@ -238,7 +262,7 @@ def run(
         from cuda2nki.nkisim.provenance import WriterLog
 
         state.writers = WriterLog()
-    with single_threaded_blas():
+    with single_threaded_blas(), _frozen_heap():
         st.push(state)
         _RUNNING.append(1)
         try:
@@ -255,7 +279,7 @@ def run(
             if not kernel.legacy and kernel.lnc > 1:
                 points = [(i,) for i in range(kernel.lnc)]
             out = None
-            with np.errstate(all="ignore"):  # the hardware raises no floating-point warnings
+            with warnings_off():  # the hardware raises no floating-point warnings
                 for pid in points:
                     state.program_id = pid
                     state.shared_seq = {}

@@ -706,6 +706,10 @@ _UNARY_NAMES = (
 
 def _make_binary(name: str):
     def f(x, y, dtype=None, *, mask=None, **kw):
+        if dtype is None and mask is None:
+            out = _fp.binary_f32(name, x, y, 2)
+            if out is not None:
+                return out
         return _binary(name, x, y, dtype, mask)
 
     f.__name__ = f.__qualname__ = name

@@ -203,14 +203,6 @@ def _out(shape, dtype, default, api, buffer=sbuf) -> NkiTensor:
 _ENGINE_UNKNOWN = engine.unknown
 
 
-def _direct(shape, dtype, default, mask) -> _fp.Direct | None:
-    """``fastpath.direct_target`` for the result of a legacy instruction without ``mask=``
-    (called by the public function, which returns the result unchanged)."""
-    if mask is not None:
-        return None
-    return _fp.direct_target(shape, dt.as_dtype(dtype) if dtype is not None else default, 2)
-
-
 def _dst_or_new(dst, shape, dtype, default, api) -> NkiTensor:
     """The tile a legacy instruction writes: ``dst=`` where given (the late legacy form, which
     writes it in place and returns nothing), else a fresh result tile."""
@@ -312,7 +304,11 @@ def activation(
     **kw,
 ) -> NkiTensor:
     no_extra_kw("nisa.activation", kw)
-    d = _direct(data.shape, dtype, data.dtype, mask) if reduce_res is None else None
+    d = (
+        _fp.direct_target(data.shape, data.dtype if dtype is None else dt.as_dtype(dtype), 1)
+        if mask is None and reduce_res is None
+        else None
+    )
     if d is not None:  # no mask, no reduction: the instruction writes the port's tile
         # the current API's fast path called from here (one frame less: the port's line is
         # found without a stack walk), else its public function
@@ -379,7 +375,11 @@ def tensor_tensor(
     no_extra_kw("nisa.tensor_tensor", kw)
     data1, data2 = _free_broadcast(data1, data2), _free_broadcast(data2, data1)
     pdt = _pdt(data1, data2)
-    d = _direct(data1.shape, dtype, pdt, mask)
+    d = (
+        _fp.direct_target(data1.shape, pdt if dtype is None else dt.as_dtype(dtype), 1)
+        if mask is None
+        else None
+    )
     if d is not None:
         name = _op_name(op, "nisa.tensor_tensor")
         if (
@@ -411,7 +411,11 @@ def tensor_scalar(
     **kw,
 ) -> NkiTensor:
     no_extra_kw("nisa.tensor_scalar", kw)
-    d = _direct(data.shape, dtype, data.dtype, mask)
+    d = (
+        _fp.direct_target(data.shape, data.dtype if dtype is None else dt.as_dtype(dtype), 1)
+        if mask is None
+        else None
+    )
     if d is not None:
         api = "nisa.tensor_scalar"
         n0 = _op_name(op0, api)
@@ -486,7 +490,11 @@ def tensor_partition_reduce(op, data, *, mask=None, dtype=None, **kw) -> NkiTens
 
 def tensor_copy(src, *, mask=None, dtype=None, engine=engine.unknown, **kw) -> NkiTensor:
     no_extra_kw("nisa.tensor_copy", kw)
-    d = _direct(src.shape, dtype, src.dtype, mask)
+    d = (
+        _fp.direct_target(src.shape, src.dtype if dtype is None else dt.as_dtype(dtype), 1)
+        if mask is None
+        else None
+    )
     if d is not None:
         if engine is not _ENGINE_UNKNOWN or not _isa._tensor_copy_f32(d[0], src):
             _isa.tensor_copy(d[0], src, engine=engine)
@@ -519,7 +527,11 @@ def tensor_copy_dynamic_dst(
 
 def reciprocal(data, *, mask=None, dtype=None, **kw) -> NkiTensor:
     no_extra_kw("nisa.reciprocal", kw)
-    d = _direct(data.shape, dtype, data.dtype, mask)
+    d = (
+        _fp.direct_target(data.shape, data.dtype if dtype is None else dt.as_dtype(dtype), 1)
+        if mask is None
+        else None
+    )
     if d is not None:
         _isa.reciprocal(d[0], data)
         return _fp.direct_done(d)

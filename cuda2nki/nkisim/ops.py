@@ -6,6 +6,7 @@ Operators are identified by name.  An ``op=`` argument may be an ``nl`` function
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -50,14 +51,40 @@ def _erf(x: np.ndarray) -> np.ndarray:
     return np.where(x64 >= 0, r, -r).astype(F32)
 
 
-def _sigmoid(x):
-    with np.errstate(over="ignore"):
-        return (1.0 / (1.0 + np.exp(-x))).astype(F32, copy=False)
+#: Non-empty while a kernel runs: ``kernel.run`` turns every floating-point warning off for the
+#: whole run (``warnings_off``), so the functions below skip their own ``np.errstate`` there
+#: (entering one costs about a microsecond, as much as the arithmetic on a small tile).
+_WARNINGS_OFF: list[int] = []
 
 
-def _softplus(x):
-    with np.errstate(over="ignore"):
-        return np.logaddexp(F32(0), x).astype(F32, copy=False)
+@contextlib.contextmanager
+def warnings_off():
+    """No floating-point warnings (the hardware raises none) until exit."""
+    with np.errstate(all="ignore"):
+        _WARNINGS_OFF.append(1)
+        try:
+            yield
+        finally:
+            _WARNINGS_OFF.pop()
+
+
+def _quiet(fn, **err):
+    """``fn`` with the floating-point warnings ``err`` off (they already are inside a run)."""
+
+    def quiet(*args):
+        if _WARNINGS_OFF:
+            return fn(*args)
+        with np.errstate(**err):
+            return fn(*args)
+
+    quiet.__name__ = quiet.__qualname__ = getattr(fn, "__name__", "quiet")
+    return quiet
+
+
+_sigmoid = _quiet(lambda x: (1.0 / (1.0 + np.exp(-x))).astype(F32, copy=False), over="ignore")
+
+
+_softplus = _quiet(lambda x: np.logaddexp(F32(0), x).astype(F32, copy=False), over="ignore")
 
 
 _SQ2 = F32(math.sqrt(2.0))
@@ -97,29 +124,19 @@ def _sign(x):
     return np.sign(x).astype(F32, copy=False)
 
 
-def _rsqrt(x):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return F32(1) / np.sqrt(x)
+_rsqrt = _quiet(lambda x: F32(1) / np.sqrt(x), divide="ignore", invalid="ignore")
 
 
-def _recip(x):
-    with np.errstate(divide="ignore"):
-        return F32(1) / x
+_recip = _quiet(lambda x: F32(1) / x, divide="ignore")
 
 
-def _log(x):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(x)
+_log = _quiet(np.log, divide="ignore", invalid="ignore")
 
 
-def _sqrt(x):
-    with np.errstate(invalid="ignore"):
-        return np.sqrt(x)
+_sqrt = _quiet(np.sqrt, invalid="ignore")
 
 
-def _exp(x):
-    with np.errstate(over="ignore"):
-        return np.exp(x)
+_exp = _quiet(np.exp, over="ignore")
 
 
 def _sin_hw(x):
@@ -174,24 +191,16 @@ ACT_RANGES = {
 }
 
 
-def _fmod(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.fmod(a, b)
+_fmod = _quiet(np.fmod, divide="ignore", invalid="ignore")
 
 
-def _mod(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.mod(a, b)
+_mod = _quiet(np.mod, divide="ignore", invalid="ignore")
 
 
-def _divide(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.divide(a, b)
+_divide = _quiet(np.divide, divide="ignore", invalid="ignore")
 
 
-def _power(a, b):
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.power(a, b)
+_power = _quiet(np.power, divide="ignore", invalid="ignore", over="ignore")
 
 
 def _abs_max(a, b):

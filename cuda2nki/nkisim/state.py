@@ -333,9 +333,14 @@ def occupancy(ranges: list, n: int, col: int) -> np.ndarray:
     """Per instruction index (0..n), the sum of column ``col`` of the live ranges covering it."""
     diff = np.zeros(n + 2, np.int64)
     if ranges:
-        arr = np.array([(r[0], r[1], r[col]) for r in ranges], np.int64)
-        np.add.at(diff, arr[:, 0], arr[:, 2])
-        np.add.at(diff, arr[:, 1] + 1, -arr[:, 2])
+        # one column at a time (np.array of a list of tuples reads each tuple as a sequence:
+        # microseconds per range, and a legacy kernel has a range per instruction)
+        k = len(ranges)
+        first = np.fromiter(map(operator.itemgetter(0), ranges), np.int64, k)
+        last = np.fromiter(map(operator.itemgetter(1), ranges), np.int64, k)
+        size = np.fromiter(map(operator.itemgetter(col), ranges), np.int64, k)
+        np.add.at(diff, first, size)
+        np.add.at(diff, last + 1, -size)
     return np.cumsum(diff[:-1])
 
 

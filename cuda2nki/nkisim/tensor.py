@@ -26,6 +26,7 @@ from cuda2nki.nkisim import state as st
 from cuda2nki.nkisim.affine import affine_view, tile_slices
 from cuda2nki.nkisim.deferred import DeferredWrites, Lazy, frame_of
 from cuda2nki.nkisim.errors import fail, invalid, new_site, port_site, unsupported
+from cuda2nki.nkisim.overrun import overrun_key
 from cuda2nki.nkisim.widen import join_rows
 
 _UIDS = itertools.count()
@@ -1462,6 +1463,10 @@ class NkiTensor:
 
     def _basic(self, key: tuple) -> NkiTensor:
         key = self._expand(key)
+        if self.pdim is None and st._STACK[-1].legacy:
+            wide = overrun_key(key, self.shape)  # a slice past the end, for a masked access
+            if wide is not None:
+                return self._advanced(wide)
         shape = self.shape
         pdim = self.pdim
         on_chip = pdim is not None

@@ -226,6 +226,21 @@ def test_fp8_tile_through_an_mgrid_view(tmp_path, fp8):
     np.testing.assert_array_equal(simulate_kernel(k, [a, b]).outputs, want)
 
 
+@pytest.mark.parametrize("fp8", ["float8_e5m2", "float8_e4m3", "float8_e4m3fn", "bfloat16"])
+def test_a_narrow_host_dtype_is_known_when_it_is_the_first_one_met(fp8, monkeypatch):
+    """ml_dtypes' float8_e5m2 reads as NumPy kind "f" (the others as "V"): a host array of it is
+    an NKI float8_e5m2 input even when no other narrow type was looked up before."""
+    import ml_dtypes
+
+    from cuda2nki.nkisim import dtypes as dt
+
+    fresh = {k: v for k, v in dt._BY_NP.items() if not isinstance(v.storage, str)}
+    monkeypatch.setattr(dt, "_BY_NP", fresh)
+    assert dt.as_dtype(np.dtype(getattr(ml_dtypes, fp8))) is dt.ALL[fp8]
+    with pytest.raises(TypeError):
+        dt.as_dtype(np.float64)
+
+
 # --------------------------------------------------------------------------- test-named kernels
 
 
