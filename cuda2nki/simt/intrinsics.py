@@ -1456,3 +1456,6 @@ def _sincos(fc, e: A.Call):
 _reg("frexpf frexp", _frexp, "exact", "the exponent is stored through the pointer")
 _reg("modff modf", _modf, "exact", "the integral part is stored through the pointer")
 _reg("sincosf sincos __sincosf", _sincos, "exact", "as sinf and cosf, stored through the pointers")
+
+# the cuRAND device API registers itself (its module needs the helpers above)
+from cuda2nki.simt import curand as _curand  # noqa: E402,F401
