@@ -35,6 +35,7 @@ from cuda2nki.frontend.cst import (
     kind_ids,
     language,
 )
+from cuda2nki.frontend.cucomplex import COMPLEX_HELPERS, ComplexCallError, complex_call
 from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
@@ -1624,6 +1625,11 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
             self.agg_ok = old_ok
         targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
         fi = self._callee(parts)
+        if fi is None and not ns and not self.host and short in COMPLEX_HELPERS:
+            try:
+                return complex_call(short, args, loc)
+            except ComplexCallError as exc:
+                raise self.fail("C2N1010", node, what=str(exc)) from None
         if fi is None and ns not in ("", "std", "cuda::std", "cuda"):
             if self.host:
                 return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
