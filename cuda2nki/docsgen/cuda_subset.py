@@ -60,7 +60,12 @@ def refused_calls() -> list[tuple[str, str, list[str]]]:
     fams = [
         ("C2N1017", sorted(fi.TENSOR_CORE_FUNCS) + ["wmma::*", "nvcuda::*"]),
         ("C2N1015", sorted(fi.TEXTURE_FUNCS)),
-        ("C2N1018", sorted(fi.ASYNC_FUNCS) + ["pipeline::*"]),
+        (
+            "C2N1018",
+            sorted(fi.ASYNC_FUNCS)
+            + ["pipeline::*", "cg::memcpy_async", "cuda::memcpy_async(group, ...)"]
+            + ["cuda::make_pipeline(group, ...)"],
+        ),
         ("C2N1014", sorted(n for n in fi.DEVICE_RUNTIME_FUNCS if "Cooperative" not in n)),
         ("C2N1016", sorted(n for n in fi.DEVICE_RUNTIME_FUNCS if "Cooperative" in n)),
     ]

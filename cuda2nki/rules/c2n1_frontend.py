@@ -123,9 +123,14 @@ register(
         E,
         "asynchronous copy",
         "asynchronous copy is not supported: {what}",
-        "cp.async, memcpy_async and pipeline primitives are not supported yet.",
+        "A copy of one thread (cuda::memcpy_async with a thread-scope pipeline or a block "
+        "barrier, __pipeline_memcpy_async) is run as a plain copy that completes at once, its "
+        "waits as no-ops or block barriers. Copies made by a whole group (cg::memcpy_async, "
+        "cuda::memcpy_async(group, ...)), pipelines shared by a group and the cp.async "
+        "wrappers order other threads' copies and are refused.",
         example="cg::memcpy_async(block, s, g, bytes);",
-        fix="Use plain loads into shared memory.",
+        fix="Let each thread copy its own part (cuda::memcpy_async into a thread-scope "
+        "pipeline) or use plain loads into shared memory and __syncthreads().",
     ),
     Rule(
         "C2N1019",

@@ -1458,4 +1458,5 @@ _reg("modff modf", _modf, "exact", "the integral part is stored through the poin
 _reg("sincosf sincos __sincosf", _sincos, "exact", "as sinf and cosf, stored through the pointers")
 
 # the cuRAND device API registers itself (its module needs the helpers above)
+from cuda2nki.simt import copies as _copies  # noqa: E402,F401
 from cuda2nki.simt import curand as _curand  # noqa: E402,F401

@@ -22,7 +22,7 @@ CASES = [
     ("    auto grid = cg::this_grid();\n    grid.sync();\n", ("C2N1016", 2, 17)),
     ("    wmma::fill_fragment(acc, 0.0f);\n", ("C2N1017", 2, 5)),
     ("    nvcuda::wmma::mma_sync(c, a, b, c);\n", ("C2N1017", 2, 5)),
-    ("    __pipeline_memcpy_async(p, p + 1, 4);\n", ("C2N1018", 2, 5)),
+    ("    auto pipe = cuda::make_pipeline(cg::this_thread_block(), p);\n", ("C2N1018", 2, 17)),
     ("    cg::memcpy_async(cg::this_thread_block(), p, p + 4, 16);\n", ("C2N1018", 2, 5)),
     ("    p[0] = SCALE * 2;\n", ("C2N1020", 2, 12)),
     ("    p[0] = helper(1.0f);\n", ("C2N1021", 2, 12)),

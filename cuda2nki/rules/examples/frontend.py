@@ -52,7 +52,9 @@ EXAMPLES = {
         "    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;\n"
         "    wmma::fill_fragment(acc, 0.0f);\n}\n"
     ),
-    "C2N1018": _body("    __pipeline_memcpy_async(p, p + 1, 4);\n"),
+    "C2N1018": _body(
+        "    __shared__ float s[4];\n    cg::memcpy_async(cg::this_thread_block(), s, p, 16);\n"
+    ),
     "C2N1019": _body('    printf("%f\\n", p[0]);\n    p[0] = 1;\n'),
     "C2N1020": _body("    p[0] = SCALE * 2;\n"),
     "C2N1021": _body("    p[0] = helper(1.0f);\n"),
