@@ -114,7 +114,10 @@ class AsyncCopyLowering(_Base):
     def _sync_type(self, type_node: ts.Node) -> A.CType | None:
         if type_node.type not in ("qualified_identifier", "template_type"):
             return None
-        return sync_object_type(_text(type_node))
+        t = sync_object_type(_text(type_node))
+        if t is PIPELINE and "pipeline_shared_state" in _text(type_node):
+            self.error("C2N1018", type_node, what="cuda::pipeline_shared_state (shared by a group)")
+        return t
 
     def e_alignof(self, node: ts.Node) -> A.Expr:
         t = node.child_by_field_id(F.type)
