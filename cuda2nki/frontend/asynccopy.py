@@ -170,6 +170,10 @@ class AsyncCopyLowering(_Base):
             sym = self.lookup(size.name)
             n = sym.const if sym is not None and isinstance(sym.const, int) else None
         copied = _copied_type(elem, n)
+        if copied is not None and copied == elem and unqualified(st.pointee) == elem:
+            target = N.Unary(loc=loc, op="*", operand=dst, ty=copied)  # `*dst = *src`
+            value = N.Unary(loc=loc, op="*", operand=src, ty=copied)
+            return N.Assign(loc=loc, op="=", target=target, value=value, ty=copied)
         if copied is not None:
             to = A.PointerType(pointee=copied)
             src_to = A.PointerType(pointee=replace(copied, const=True))

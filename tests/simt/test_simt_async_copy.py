@@ -168,3 +168,47 @@ def test_group_pipelines_are_refused(body: str, what: str) -> None:
     tu = parse_source(src, "g.cu")
     diags = tu.rejected["k"]
     assert diags[0].code == "C2N1018" and what in diags[0].message
+
+
+STAGED = """
+#include <cuda/pipeline>
+__global__ void k(float *out, const float *in, float alpha, int n) {
+    __shared__ float stage[128];
+    cuda::pipeline<cuda::thread_scope_thread> pipe = cuda::make_pipeline();
+    const int i = blockIdx.x * 128 + threadIdx.x;
+    pipe.producer_acquire();
+    if (i < n) cuda::memcpy_async(&stage[threadIdx.x], &in[i], SIZE, pipe);
+    pipe.producer_commit();
+    WAIT;
+    __syncthreads();
+    if (i < n) out[i] = alpha * stage[threadIdx.x];
+    pipe.consumer_release();
+}
+"""
+_B = {
+    "kernel": "k",
+    "launch": {"grid": ["ceil_div(n, 128)"], "block": [128]},
+    "params": {
+        "out": {"shape": ["n"], "dtype": "float32", "role": "out"},
+        "in": {"shape": ["n"], "dtype": "float32", "role": "in"},
+        "alpha": 2.0,
+        "n": 1000,
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("size", "wait"),
+    [
+        ("sizeof(float)", "pipe.consumer_wait()"),
+        ("cuda::aligned_size_t<alignof(float)>(sizeof(float))", "pipe.consumer_wait()"),
+        ("4", "cuda::pipeline_consumer_wait_prior<0>(pipe)"),
+    ],
+)
+def test_a_staged_copy_is_lifted_as_a_map(size: str, wait: str) -> None:
+    from cuda2nki.binding import binding_from_dict
+    from cuda2nki.lift import lift_kernel
+
+    src = STAGED.replace("SIZE", size).replace("WAIT", wait)
+    res = lift_kernel(parse_source(src, "s.cu"), "k", binding_from_dict(_B))
+    assert res.claimed and res.idiom is not None and "map" in str(res.idiom).lower()
