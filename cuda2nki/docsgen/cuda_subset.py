@@ -63,8 +63,7 @@ def refused_calls() -> list[tuple[str, str, list[str]]]:
         (
             "C2N1018",
             sorted(fi.ASYNC_FUNCS)
-            + ["pipeline::*", "cg::memcpy_async", "cuda::memcpy_async(group, ...)"]
-            + ["cuda::make_pipeline(group, ...)"],
+            + ["pipeline::*", "cuda::pipeline_shared_state", "cuda::make_pipeline(group, ...)"],
         ),
         ("C2N1014", sorted(n for n in fi.DEVICE_RUNTIME_FUNCS if "Cooperative" not in n)),
         ("C2N1016", sorted(n for n in fi.DEVICE_RUNTIME_FUNCS if "Cooperative" in n)),

@@ -13,13 +13,16 @@ The objects that order the copies become what they mean for a block of threads:
   its own copies only, which are complete already: ``producer_acquire``, ``producer_commit``,
   ``consumer_wait``, ``consumer_release`` and ``cuda::pipeline_consumer_wait_prior<N>`` do
   nothing; ``__pipeline_commit`` / ``__pipeline_wait_prior`` likewise.  A pipeline shared by a
-  group (``cuda::make_pipeline(group, &shared_state, role)``) orders other threads' copies and is
-  refused (C2N1018).
+  group (``cuda::make_pipeline(group, &shared_state, role)``), whose consumers wait for other
+  threads' copies, is refused (C2N1018).
 * ``cuda::barrier<cuda::thread_scope_block>`` initialised for the whole block: ``init`` does
   nothing, ``bar.arrive_and_wait()`` and ``bar.wait(token)`` are ``__syncthreads()``,
   ``bar.arrive()`` gives a token that ``wait`` takes.
 * ``cg::block_tile_memory<N>`` is scratch space the runtime uses for large tiles; nothing reads
   it.
+* A copy made by a group (``cg::memcpy_async(group, dst, src, n)``,
+  ``cuda::memcpy_async(group, dst, src, n, bar)``) is made whole by each of its threads (the
+  same bytes), and ``cg::wait(group)`` / ``cg::wait_prior<N>(group)`` is the group's barrier.
 
 These objects are typed as one-word vectors named after them (so that pointers, references and
 copies of them work as for any value), and ``cuda::aligned_size_t<A>(n)`` is the size ``n``.
@@ -35,7 +38,7 @@ import tree_sitter as ts
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import F
-from cuda2nki.frontend.lowerbase import _text
+from cuda2nki.frontend.lowerbase import Sym, _text
 from cuda2nki.frontend.typesys import INT, LONG, ULONG, VECTOR_TYPES, VOID, sizeof, unqualified
 
 if TYPE_CHECKING:
@@ -144,9 +147,12 @@ class AsyncCopyLowering(_Base):
                 loc=loc, func="make_cuda::pipeline", args=(self._noop(node),), ty=PIPELINE
             )
         if short in ("memcpy_async", "__pipeline_memcpy_async"):
+            if short == "memcpy_async" and len(arg_nodes) == 5 and self._is_group_arg(arg_nodes[0]):
+                self._cg_value(arg_nodes[0])  # a copy by a group: each thread copies it all
+                arg_nodes = arg_nodes[1:]
             want = 4 if short == "memcpy_async" else (3, 4)
             if len(arg_nodes) not in ((want,) if isinstance(want, int) else want):
-                what = f"{short} with {len(arg_nodes)} arguments (a copy by a group)"
+                what = f"{short} with {len(arg_nodes)} arguments"
                 raise self.fail("C2N1018", node, what=what)
             dst, src, size = (self.expr(a) for a in arg_nodes[:3])
             if short == "memcpy_async":
@@ -161,6 +167,7 @@ class AsyncCopyLowering(_Base):
     def _copy(self, node: ts.Node, dst: A.Expr, src: A.Expr, size: A.Expr) -> A.Expr:
         """``size`` bytes from ``src`` to ``dst``, now."""
         loc = (node.byte_range, self.placer)
+        dst, src = _as_pointer(dst, loc), _as_pointer(src, loc)
         dt, st = unqualified(dst.ty), unqualified(src.ty)
         if not isinstance(dt, A.PointerType) or not isinstance(st, A.PointerType):
             raise self.fail("C2N1030", node, what="an asynchronous copy between non-pointers")
@@ -192,6 +199,23 @@ class AsyncCopyLowering(_Base):
             return N.Assign(loc=loc, op="=", target=target, value=value, ty=copied)
         return N.Call(loc=loc, func="__c2n_memcpy", args=(dst, src, size), ty=VOID)
 
+    def group_copy_call(self, node: ts.Node, short: str, arg_nodes: list[ts.Node]) -> A.Expr:
+        """``cg::memcpy_async(group, dst, src, bytes)`` and ``cg::wait(group)`` /
+        ``cg::wait_prior<N>(group)``: every thread of the group makes the whole copy (the same
+        bytes the group copies between them), and the wait is the group's barrier, after which
+        every thread sees every byte."""
+        if not arg_nodes or not self._is_group_arg(arg_nodes[0]):
+            raise self.fail("C2N1018", node, what=f"cg::{short} without a group")
+        k, n = self._cg_value(arg_nodes[0])
+        if short != "memcpy_async":
+            return self._cg_method(Sym(None, cg=k, tile=n), "sync", [], node)
+        if len(arg_nodes) != 4:
+            raise self.fail(
+                "C2N1018", node, what=f"cg::memcpy_async with {len(arg_nodes)} arguments"
+            )
+        dst, src, size = (self.expr(a) for a in arg_nodes[1:])
+        return self._copy(node, dst, src, size)
+
     def is_barrier_init(self, args: list[A.Expr]) -> bool:
         """``init(&bar, count)`` of a ``cuda::barrier``."""
         return len(args) == 2 and is_sync_object(args[0].ty)
@@ -207,6 +231,18 @@ class AsyncCopyLowering(_Base):
         if method in BARRIER_METHODS:
             return self._barrier(node)
         return self._noop(node)
+
+
+def _as_pointer(e: A.Expr, loc) -> A.Expr:  # noqa: ANN001
+    """An array argument (``stage``) as the pointer to its first scalar it decays to."""
+    t = unqualified(e.ty)
+    if not isinstance(t, A.ArrayType):
+        return e
+    elem = t.elem
+    while isinstance(elem, A.ArrayType):
+        elem = elem.elem
+    to = A.PointerType(pointee=elem)
+    return N.Cast(loc=loc, to=to, operand=e, kind="c", ty=to)
 
 
 def _copied_type(elem: A.CType | None, n: int | None) -> A.CType | None:

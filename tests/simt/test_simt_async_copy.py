@@ -148,26 +148,56 @@ __global__ void k(unsigned long long *out) {
     assert got["out"].tolist() == [16, 4, 16, 4, 4, 4, 4]
 
 
-@pytest.mark.parametrize(
-    ("body", "what"),
-    [
-        (
-            "__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> st;\n"
-            "    auto pipe = cuda::make_pipeline(cg::this_thread_block(), &st);",
-            "shared by a group",
-        ),
-        (
-            "__shared__ cuda::barrier<cuda::thread_scope_block> bar;\n"
-            "    cuda::memcpy_async(cg::this_thread_block(), y, x, 16, bar);",
-            "a copy by a group",
-        ),
-    ],
-)
-def test_group_pipelines_are_refused(body: str, what: str) -> None:
+def test_pipelines_shared_by_a_group_are_refused() -> None:
+    body = (
+        "__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> st;\n"
+        "    auto pipe = cuda::make_pipeline(cg::this_thread_block(), &st);"
+    )
     src = HEAD + f"__global__ void k(float *y, const float *x) {{\n    {body}\n}}\n"
     tu = parse_source(src, "g.cu")
     diags = tu.rejected["k"]
-    assert diags[0].code == "C2N1018" and what in diags[0].message
+    assert diags[0].code == "C2N1018" and "shared by a group" in diags[0].message
+
+
+GROUP = (
+    HEAD
+    + """
+__global__ void k(const float *in, float *out, int n) {
+    __shared__ float stage[64];
+    __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+    cg::thread_block block = cg::this_thread_block();
+    if (block.thread_rank() == 0) init(&bar, block.size());
+    block.sync();
+    int base = blockIdx.x * 64;
+    COPY;
+    WAIT;
+    int i = base + threadIdx.x;
+    if (i < n) out[i] = stage[threadIdx.x] + stage[63 - threadIdx.x];
+}
+"""
+)
+
+
+@pytest.mark.parametrize(
+    ("copy", "wait"),
+    [
+        ("cg::memcpy_async(block, stage, in + base, sizeof(float) * 64)", "cg::wait(block)"),
+        (
+            "cg::memcpy_async(cg::this_thread_block(), stage, &in[base], 256)",
+            "cg::wait_prior<0>(block)",
+        ),
+        (
+            "cuda::memcpy_async(block, stage, in + base, sizeof(float) * 64, bar)",
+            "bar.arrive_and_wait()",
+        ),
+    ],
+)
+def test_a_copy_by_the_block_is_seen_after_its_wait(copy: str, wait: str) -> None:
+    src = GROUP.replace("COPY", copy).replace("WAIT", wait)
+    x = np.arange(128, dtype=np.float32)
+    got = run(src, "k", grid=(2,), block=(64,), out=np.zeros_like(x), n=128, **{"in": x})
+    blocks = x.reshape(2, 64)
+    assert np.array_equal(got["out"], (blocks + blocks[:, ::-1]).ravel())
 
 
 STAGED = """

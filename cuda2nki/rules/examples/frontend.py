@@ -53,7 +53,8 @@ EXAMPLES = {
         "    wmma::fill_fragment(acc, 0.0f);\n}\n"
     ),
     "C2N1018": _body(
-        "    __shared__ float s[4];\n    cg::memcpy_async(cg::this_thread_block(), s, p, 16);\n"
+        "    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> st;\n"
+        "    auto pipe = cuda::make_pipeline(cg::this_thread_block(), &st);\n"
     ),
     "C2N1019": _body('    printf("%f\\n", p[0]);\n    p[0] = 1;\n'),
     "C2N1020": _body("    p[0] = SCALE * 2;\n"),
