@@ -292,3 +292,17 @@ __global__ void k(unsigned int *raw, double *z, curandDirectionVectors32_t *dirs
         np.testing.assert_allclose(got["z"][2 * i : 2 * i + 2], want, rtol=1e-12, atol=1e-12)
         p = (int(got["sx"][i]) + 0.5) * 2.0**-32
         np.testing.assert_allclose(got["sz"][i], NormalDist().inv_cdf(p), rtol=1e-4, atol=1e-4)
+
+
+def test_state_sizes_are_the_library_layouts() -> None:
+    src = """
+#include <curand_kernel.h>
+__global__ void k(unsigned long long *out) {
+    out[0] = sizeof(curandState);
+    out[1] = sizeof(curandStatePhilox4_32_10_t);
+    out[2] = sizeof(curandStateSobol32_t);
+    out[3] = sizeof(curandDirectionVectors32_t);
+}
+"""
+    got = run(src, "k", block=(1,), out=np.zeros(4, np.uint64))
+    assert got["out"].tolist() == [48, 64, 140, 128]
