@@ -60,7 +60,11 @@ def refused_calls() -> list[tuple[str, str, list[str]]]:
     fams = [
         ("C2N1017", sorted(fi.TENSOR_CORE_FUNCS) + ["wmma::*", "nvcuda::*"]),
         ("C2N1015", sorted(fi.TEXTURE_FUNCS)),
-        ("C2N1018", sorted(fi.ASYNC_FUNCS) + ["pipeline::*"]),
+        (
+            "C2N1018",
+            sorted(fi.ASYNC_FUNCS)
+            + ["pipeline::*", "cuda::pipeline_shared_state", "cuda::make_pipeline(group, ...)"],
+        ),
         ("C2N1014", sorted(n for n in fi.DEVICE_RUNTIME_FUNCS if "Cooperative" not in n)),
         ("C2N1016", sorted(n for n in fi.DEVICE_RUNTIME_FUNCS if "Cooperative" in n)),
     ]
@@ -79,6 +83,31 @@ def intrinsics() -> list[tuple[str, str, str]]:
                 (n, "not executed", "typed by the front end; the interpreter refuses it (C2N1505)")
             )
     return sorted(rows, key=lambda r: r[0].lower())
+
+
+def library_types() -> list[tuple[str, str]]:
+    """(spelling, meaning) of the device-library types and the helpers written out as lane
+    arithmetic (cuComplex.h), for the generated page."""
+    from cuda2nki.frontend.asynccopy import SYNC_OBJECTS
+    from cuda2nki.frontend.cucomplex import COMPLEX_HELPERS
+    from cuda2nki.frontend.libtypes import LIBRARY_TYPES, rng_state
+    from cuda2nki.frontend.typesys import type_str
+
+    def shown(t) -> str:  # noqa: ANN001
+        st = rng_state(t)
+        return f"{st.name} ({st.width} x uint32)" if st is not None else type_str(t)
+
+    rows = [(n, shown(t)) for n, t in sorted(LIBRARY_TYPES.items())]
+    for n, t in sorted(SYNC_OBJECTS.items()):
+        what = f"one-word {t.name} object"
+        if n == "pipeline_shared_state":
+            what = "refused (C2N1018): a pipeline shared by a group"
+        rows.append((f"cuda::{n}" if n != "block_tile_memory" else f"cg::{n}", what))
+    rows.append(("cuda::aligned_size_t<A>", "uint64 (the size)"))
+    rows.append(
+        (", ".join(sorted(COMPLEX_HELPERS)), "written out as arithmetic on the .x/.y lanes")
+    )
+    return rows
 
 
 def markdown() -> str:
@@ -116,6 +145,19 @@ def markdown() -> str:
         "|---|---|---|",
     ]
     out += [f"| {c} | {t} | {', '.join(f'`{n}`' for n in names)} |" for c, t, names in calls]
+    out += [
+        "",
+        "## Device-library types",
+        "",
+        "cuComplex/cuFFT numbers are the vector types they are defined as, cuRAND states are "
+        "vectors of 32-bit words laid out as the library lays them out (the interpreter runs "
+        "the generators), pipelines and barriers are one-word objects whose waits become block "
+        "barriers or nothing (see `cuda2nki rules C2N1018` for what stays refused).",
+        "",
+        "| spelling | typed as |",
+        "|---|---|",
+    ]
+    out += [f"| `{cell(n)}` | {cell(t)} |" for n, t in library_types()]
     out += [
         "",
         "## Intrinsics and library functions",

@@ -307,7 +307,7 @@ class CoopLowering(_Base):
         if short in ("grid_group", "this_multi_grid"):
             raise self.fail("C2N1016", node, what=f"cg::{short}")
         if short in ("memcpy_async", "wait", "wait_prior"):
-            raise self.fail("C2N1018", node, what=f"cg::{short}")
+            return self.group_copy_call(node, short, arg_nodes)
         if short in ("thread_rank", "group_size", "num_threads", "size") and len(arg_nodes) == 1:
             k, n = self._cg_value(arg_nodes[0])
             return self._cg_method(Sym(None, cg=k, tile=n), short, [], node)

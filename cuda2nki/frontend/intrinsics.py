@@ -300,10 +300,8 @@ TEXTURE_FUNCS = frozenset(
     "tex2DLod tex3DLod tex1DGrad tex2DGrad surf1Dread surf2Dread surf3Dread surf1Dwrite "
     "surf2Dwrite surf3Dwrite surf2DLayeredread surf2DLayeredwrite".split()
 )
-ASYNC_FUNCS = frozenset(
-    "memcpy_async __pipeline_memcpy_async __pipeline_commit __pipeline_wait_prior "
-    "cp_async_wait_all __cp_async pipeline_producer_commit pipeline_consumer_wait_prior".split()
-)
+# refused asynchronous-copy wrappers (the copies the front end runs: frontend/asynccopy.py)
+ASYNC_FUNCS = frozenset("cp_async_wait_all __cp_async".split())
 TENSOR_CORE_FUNCS = frozenset(
     "load_matrix_sync store_matrix_sync mma_sync fill_fragment __float_to_tf32 __hmma_m16n16k16_ld_a "
     "__mma_sync".split()
@@ -320,3 +318,22 @@ _add("__builtin_expect", _arg(0), 2)
 _add("frexpf modff", _const(FLOAT), 2)
 _add("frexp modf", lambda args: _overloaded_math(args[:1]), 2)
 _add("sincosf sincos __sincosf", _const(VOID), 3)
+
+# cuRAND device API (curand_kernel.h): the generators run in the interpreter
+# (cuda2nki.simt.curand); a state is passed by pointer, ``curand_init`` also takes the Sobol
+# direction vectors instead of seed and subsequence
+CURAND_FUNCS = frozenset(
+    "curand_init curand curand_uniform curand_uniform_double curand_normal curand_normal_double "
+    "curand_normal2 curand4 curand_uniform4 curand_normal4 skipahead skipahead_sequence".split()
+)
+_add("curand_init", _const(VOID), (3, 4))
+_add("skipahead skipahead_sequence", _const(VOID), 2)
+_add("curand", _const(UINT), 1)
+_add("curand_uniform curand_normal", _const(FLOAT), 1)
+_add("curand_uniform_double curand_normal_double", _const(DOUBLE), 1)
+_add("curand_normal2", _const(VECTOR_TYPES["float2"]), 1)
+_add("curand4", _const(VECTOR_TYPES["uint4"]), 1)
+_add("curand_uniform4 curand_normal4", _const(VECTOR_TYPES["float4"]), 1)
+
+# an asynchronous copy of a size the front end cannot type as one assignment (asynccopy.py)
+_add("__c2n_memcpy", _const(VOID), 3)

@@ -21,6 +21,7 @@ from cuda2nki.frontend import intrinsics as I
 from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.coalesced import MASKED, declare_masked
+from cuda2nki.frontend.asynccopy import ASYNC_CALLS, SYNC_METHODS, AsyncCopyLowering
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
 from cuda2nki.frontend.constfold import convert as _convert
 from cuda2nki.frontend.constfold import fold_binary as _fold_binary
@@ -43,6 +44,7 @@ from cuda2nki.frontend.devlaunch import (
     runtime_call,
 )
 from cuda2nki.frontend.gridgroup import GRID_DIM3
+from cuda2nki.frontend.cucomplex import COMPLEX_HELPERS, ComplexCallError, complex_call
 from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
@@ -89,7 +91,7 @@ if TYPE_CHECKING:
     from cuda2nki.frontend.unit import UnitContext
 
 
-class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering):
+class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering, AsyncCopyLowering):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
     ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
@@ -270,6 +272,9 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering)
         an opaque type so that the uses are reported too."""
         if type_node.type not in ("type_identifier", "qualified_identifier", "template_type"):
             return None
+        sync = self._sync_type(type_node)
+        if sync is not None:  # cuda::pipeline, cuda::barrier, cuda::aligned_size_t...
+            return sync
         text = _text(type_node).replace(" ", "")
         head = text.split("<")[0]
         parts = head.split("::")
@@ -1649,6 +1654,13 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering)
             self.agg_ok = old_ok
         targs: list[A.Expr | A.CType] = [self._template_arg(t) for t in targ_nodes]
         fi = self._callee(parts)
+        if fi is None and not ns and short == "init" and self.is_barrier_init(args):
+            return N.IntLit(loc=loc, value=0, ty=INT)  # the barrier counts the whole block
+        if fi is None and not ns and not self.host and short in COMPLEX_HELPERS:
+            try:
+                return complex_call(short, args, loc)
+            except ComplexCallError as exc:
+                raise self.fail("C2N1010", node, what=str(exc)) from None
         if fi is None and ns not in ("", "std", "cuda::std", "cuda"):
             if self.host:
                 return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
@@ -1671,6 +1683,21 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering)
         if self.host:
             return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
         raise self.fail("C2N1021", node, name=name)
+
+    def _sync_method_call(
+        self, node: ts.Node, obj: ts.Node, method: str, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        """``bar.arrive_and_wait()``, ``pipe.consumer_wait()``, ``p->arrive_and_wait()``..."""
+        if obj.type == "identifier":
+            s = self.lookup(_text(obj))
+            if s is None or s.cg:
+                return None
+            value = self.expr(obj)
+        elif obj.type in ("parenthesized_expression", "pointer_expression", "subscript_expression"):
+            value = self.expr(obj)
+        else:
+            return None
+        return self.sync_method(node, value, method, arg_nodes)
 
     def _intrinsic_overload(self, short: str, args: list[A.Expr]) -> bool:
         """A header's overloads of an intrinsic (helper_math.h's ``make_float3(float4)``) next
@@ -1795,6 +1822,13 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering)
             return self.wmma_call(node, short, arg_nodes)
         if short in I.TEXTURE_FUNCS:
             raise self.fail("C2N1015", node, what=short)
+        if short in ASYNC_CALLS and ns in ("", "cuda") and not self.host:
+            return self.async_call(node, short, arg_nodes)
+        if short in ("move", "forward") and ns == "std" and len(arg_nodes) == 1:
+            return self.expr(arg_nodes[0])  # a value category, not a computation
+        if short == "aligned_size_t" and ns == "cuda" and len(arg_nodes) == 1:
+            size = self.expr(arg_nodes[0])
+            return N.Cast(loc=loc, to=ULONG, operand=size, kind="functional", ty=ULONG)
         if short in I.ASYNC_FUNCS or ns == "pipeline":
             raise self.fail("C2N1018", node, what=name)
         if short in DEVICE_RUNTIME_CALLS and not self.host and not ns:
@@ -1920,6 +1954,10 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering)
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
             return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=())
+        if method in SYNC_METHODS:
+            got = self._sync_method_call(node, obj, method, arg_nodes)
+            if got is not None:
+                return got
         if obj.type == "identifier" and _text(obj) in self.view_vars and not arg_nodes:
             views = self.u.smem_views.values()
             if any(method in v.methods for v in views):  # smem.getPointer()
@@ -2199,6 +2237,7 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
     "conditional_expression": BodyLowerer.e_conditional,
     "cast_expression": BodyLowerer.e_cast,
     "sizeof_expression": BodyLowerer.e_sizeof,
+    "alignof_expression": BodyLowerer.e_alignof,
     "comma_expression": BodyLowerer.e_comma,
     "initializer_list": BodyLowerer.e_init_list,
     "call_expression": BodyLowerer.e_call,
@@ -2226,7 +2265,7 @@ _SPECIAL_CALLS = frozenset(
         "tiled_partition",
         "printf",
     )
-) | (I.TENSOR_CORE_FUNCS | I.TEXTURE_FUNCS | I.ASYNC_FUNCS | I.DEVICE_RUNTIME_FUNCS)
+) | (I.TENSOR_CORE_FUNCS | I.TEXTURE_FUNCS | I.ASYNC_FUNCS | I.DEVICE_RUNTIME_FUNCS | ASYNC_CALLS)
 _SPECIAL_CALLS |= frozenset(DEVICE_RUNTIME_CALLS)
 _INIT_DECLARATOR_IDS = kind_ids("init_declarator")
 _IDENTIFIER_IDS = kind_ids("identifier")

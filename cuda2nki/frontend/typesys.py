@@ -7,6 +7,7 @@ import re
 import struct
 
 from cuda2nki.frontend.ast import ArrayType, CType, PointerType, ScalarType, VectorType
+from cuda2nki.frontend.libtypes import LIBRARY_TYPES
 
 # Canonical scalar instances (types are frozen dataclasses, so sharing is safe).
 S = {
@@ -111,6 +112,7 @@ _CONST_SCALARS = {name: ScalarType(name=name, const=True) for name in S}
 
 # one-token type names (a scalar name wins over a vector name): what named_type looks up
 NAMED_TYPES: dict[str, CType] = {
+    **LIBRARY_TYPES,
     **VECTOR_TYPES,
     **{name: S[scalar] for name, scalar in NAMED_SCALARS.items()},
 }

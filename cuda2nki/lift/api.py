@@ -12,6 +12,7 @@ from cuda2nki.ir import nodes as N
 from cuda2nki.lift.idioms import classify
 from cuda2nki.lift.intent import Shapes, lower_program, poly_of_text
 from cuda2nki.lift.privatise import privatised
+from cuda2nki.lift.rng import rng_call, rng_construct
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 
 
@@ -98,6 +99,10 @@ def lift_kernel(
             diags = (refusal_diagnostic(r, kernel_name),)
         return LiftResult(None, None, diags, False)
     notes: list[Diagnostic] = []
+    drawn = rng_call(tu, fn)
+    if drawn is not None:
+        r = Refusal("C2N2010", drawn.loc, what=rng_construct(drawn))
+        return LiftResult(None, None, (refusal_diagnostic(r, kernel_name),), False)
     try:
         if binding is None:
             from cuda2nki.lift.infer import binding_from_inference

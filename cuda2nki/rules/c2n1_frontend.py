@@ -128,9 +128,14 @@ register(
         E,
         "asynchronous copy",
         "asynchronous copy is not supported: {what}",
-        "cp.async, memcpy_async and pipeline primitives are not supported yet.",
-        example="cg::memcpy_async(block, s, g, bytes);",
-        fix="Use plain loads into shared memory.",
+        "A copy (cuda::memcpy_async with a thread-scope pipeline or a block barrier, "
+        "__pipeline_memcpy_async, cg::memcpy_async by a group) is run as a plain copy that "
+        "completes at once, its waits as no-ops or group barriers. A pipeline shared by a "
+        "group (cuda::pipeline_shared_state, cuda::make_pipeline(group, ...)), whose consumers "
+        "wait for other threads' copies, and the cp.async wrappers are refused.",
+        example="auto pipe = cuda::make_pipeline(block, &shared_state, role);",
+        fix="Let each thread copy its own part (cuda::memcpy_async into a thread-scope "
+        "pipeline) or use plain loads into shared memory and __syncthreads().",
     ),
     Rule(
         "C2N1019",

@@ -27,8 +27,11 @@ CASES = [
         " wmma::row_major> a;\n",
         ("C2N1017", 2, 47),
     ),
-    ("    __pipeline_memcpy_async(p, p + 1, 4);\n", ("C2N1018", 2, 5)),
-    ("    cg::memcpy_async(cg::this_thread_block(), p, p + 4, 16);\n", ("C2N1018", 2, 5)),
+    ("    auto pipe = cuda::make_pipeline(cg::this_thread_block(), p);\n", ("C2N1018", 2, 17)),
+    (
+        "    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> s;\n",
+        ("C2N1018", 2, 16),
+    ),
     ("    p[0] = SCALE * 2;\n", ("C2N1020", 2, 12)),
     ("    p[0] = helper(1.0f);\n", ("C2N1021", 2, 12)),
     ("    my_real x = 0;\n", ("C2N1022", 2, 5)),

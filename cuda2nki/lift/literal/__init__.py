@@ -21,6 +21,11 @@ def lower_literal(tu, name: str, binding) -> LiteralProgram:  # noqa: ANN001
         raise LiteralRefusal(f"no __global__ kernel '{name}'", A.Node(loc=_loc(tu)).loc)
     if fn.template_params and not fn.template_args:
         raise LiteralRefusal("an uninstantiated template kernel", fn.loc)
+    from cuda2nki.lift.rng import rng_call, rng_construct
+
+    drawn = rng_call(tu, fn)
+    if drawn is not None:
+        raise LiteralRefusal(rng_construct(drawn), drawn.loc)
     return build(tu, fn, binding, name)
 
 

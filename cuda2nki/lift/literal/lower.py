@@ -70,6 +70,7 @@ import keyword
 from dataclasses import dataclass, field
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal.bound import trip_bound
@@ -438,6 +439,8 @@ class Lowerer:
             raise self.refuse(f"statement {type(s).__name__}", s)
 
     def decl(self, s: A.VarDecl, scope: Scope) -> None:
+        if is_sync_object(s.ty) and not isinstance(s.ty, A.PointerType):
+            return  # a pipeline or barrier holds no data: its waits are barriers or nothing
         if s.storage in ("shared", "extern_shared"):
             self.shared_decl(s)
             return

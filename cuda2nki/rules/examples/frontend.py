@@ -49,7 +49,10 @@ EXAMPLES = {
         "    wmma::fragment<wmma::matrix_a, 8, 8, 128, wmma::experimental::precision::b1,"
         " wmma::row_major> a;\n}\n"
     ),
-    "C2N1018": _body("    __pipeline_memcpy_async(p, p + 1, 4);\n"),
+    "C2N1018": _body(
+        "    __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 2> st;\n"
+        "    auto pipe = cuda::make_pipeline(cg::this_thread_block(), &st);\n"
+    ),
     "C2N1019": _body('    printf("%f\\n", p[0]);\n    p[0] = 1;\n'),
     "C2N1020": _body("    p[0] = SCALE * 2;\n"),
     "C2N1021": _body("    p[0] = helper(1.0f);\n"),

@@ -1,5 +1,5 @@
-// Must be refused: asynchronous global->shared copies (cp.async through the pipeline
-// primitives), then a block-local reversal out of shared memory.
+// Asynchronous global->shared copies (cp.async through the pipeline primitives), then a
+// block-local reversal out of shared memory.
 #include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
@@ -13,7 +13,7 @@ __global__ void reverse_block_async(const float* in, float* out, int n) {
     __pipeline_wait_prior(0);
     __syncthreads();
     int j = blockIdx.x * 256 + (255 - threadIdx.x);
-    if (j < n) out[i] = stage[255 - threadIdx.x];
+    if (i < n && j < n) out[i] = stage[255 - threadIdx.x];
 }
 
 void launch_reverse_block_async(const float* in, float* out, int n) {

@@ -1,0 +1,40 @@
+"""Kernels that draw random numbers from a cuRAND generator state.
+
+The interpreter runs cuRAND's generators (:mod:`cuda2nki.simt.curand`), but NKI has no
+counter- or state-based random stream that reproduces them, and a port that drew other numbers
+would not compute what the kernel computes.  Such kernels are refused by the lifter and the
+literal lowering alike, naming the first generator call (in the kernel or a device function it
+calls).
+"""
+
+from __future__ import annotations
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.intrinsics import CURAND_FUNCS
+from cuda2nki.frontend.visit import walk
+
+WHY = "NKI has no random stream that reproduces cuRAND's generators"
+
+
+def rng_call(tu: A.TranslationUnit, fn: A.Function) -> A.Call | None:
+    """The first cuRAND call ``fn`` makes, directly or through the device functions it calls."""
+    seen: set[str] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        for n in walk(f.body):
+            if not isinstance(n, A.Call):
+                continue
+            if n.target is None and n.func in CURAND_FUNCS:
+                return n
+            if n.target is not None and n.target not in seen:
+                seen.add(n.target)
+                callee = tu.function(n.target)
+                if callee is not None:
+                    todo.append(callee)
+    return None
+
+
+def rng_construct(call: A.Call) -> str:
+    """The refusal's wording for a generator call."""
+    return f"the cuRAND call '{call.func}' ({WHY})"
