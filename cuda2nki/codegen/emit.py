@@ -35,6 +35,7 @@ from cuda2nki.ir.nodes import (
     Mul,
     Note,
     Param,
+    Rows,
     ScalarDecl,
     SizeExpr,
     Slice,
@@ -226,12 +227,16 @@ class Emitter:
     def view_shape(self, v: View) -> tuple[SizeExpr, ...]:
         if not v.dims:
             return self.shapes.get(v.tensor, ())
+        if isinstance(v.dims[0], Rows):
+            return (v.dims[0].count, v.dims[0].width)
         return tuple(d.size for d in v.dims if isinstance(d, Slice))
 
     def hbm(self, hv: View, tile: View) -> str:
         """An HBM view shaped like ``tile``: reshape or partition broadcast where ranks differ."""
         if hv.dims and isinstance(hv.dims[0], Indirect):
             return self.indirect_ap(hv, tile)
+        if hv.dims and isinstance(hv.dims[0], Rows):
+            return self.rows_ap(hv.tensor, hv.dims[0])
         hshape, tshape = self.view_shape(hv), self.view_shape(tile)
         text = self.view(hv)
         if len(hshape) == len(tshape):
@@ -246,6 +251,11 @@ class Emitter:
         if reshape or (size is not None and size != cols):
             return f"{text}.reshape(({self.size(rows)}, {self.size(cols)}))"
         return self.broadcast_ap(hv, rows)
+
+    def rows_ap(self, tensor: str, d: Rows) -> str:
+        """Overlapping rows of a 1-D tensor (a flat chunk with its halo): one access pattern."""
+        pattern = f"[[{self.size(d.stride)}, {self.size(d.count)}], [1, {self.size(d.width)}]]"
+        return f"{spell.py_name(tensor)}.ap(pattern={pattern}, offset={self.size(d.start)})"
 
     def strides(self, tensor: str) -> list[str]:
         name = spell.py_name(tensor)

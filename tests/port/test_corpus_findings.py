@@ -37,8 +37,6 @@ KNOWN: dict[str, str] = {
     "misc/nn_distance": "C2N5001/C2N5007: lowered element by element",
     "stencil/conv2d_3x3": "C2N5006/C2N5014: the rolled tap loops load a padded window per tap and "
     "reload the filter tap per row tile",
-    "stencil/fir_constant": "C2N5014: taps of a flat 1-D chunk cross partitions, one DMA per tap; "
-    "a halo tile needs overlapping partition rows in one DMA",
     "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
     "shifted windows (no halo tile across the regions): 5.0x the bytes the stencil needs",
     "stencil/conv1d_int_taps": "C2N5001/C2N5014: a runtime tap count with a bounds test inside "
