@@ -35,6 +35,7 @@ from cuda2nki.ir.nodes import (
     Mul,
     Note,
     Param,
+    Rows,
     ScalarDecl,
     SizeExpr,
     Slice,
@@ -226,12 +227,16 @@ class Emitter:
     def view_shape(self, v: View) -> tuple[SizeExpr, ...]:
         if not v.dims:
             return self.shapes.get(v.tensor, ())
+        if isinstance(v.dims[0], Rows):
+            return (v.dims[0].count, v.dims[0].width)
         return tuple(d.size for d in v.dims if isinstance(d, Slice))
 
     def hbm(self, hv: View, tile: View) -> str:
         """An HBM view shaped like ``tile``: reshape or partition broadcast where ranks differ."""
         if hv.dims and isinstance(hv.dims[0], Indirect):
             return self.indirect_ap(hv, tile)
+        if hv.dims and isinstance(hv.dims[0], Rows):
+            return self.rows_ap(hv.tensor, hv.dims[0])
         hshape, tshape = self.view_shape(hv), self.view_shape(tile)
         text = self.view(hv)
         if len(hshape) == len(tshape):
@@ -243,9 +248,44 @@ class Emitter:
             or (cols == Const(1) and size == rows)
             or (rows == Const(1) and size == cols)
         )
+        if reshape and size == rows * cols and self._strided_field(hv):
+            return self.field_ap(hv, rows, cols)
         if reshape or (size is not None and size != cols):
             return f"{text}.reshape(({self.size(rows)}, {self.size(cols)}))"
         return self.broadcast_ap(hv, rows)
+
+    @staticmethod
+    def _strided_field(hv: View) -> bool:
+        """One moving dim, not the last or strided, the others fixed: a field of records
+        (``p[a:b, 0]``, ``q[a:b:3]``), whose elements are not contiguous (a reshape of it would
+        not be a view)."""
+        moving = [k for k, d in enumerate(hv.dims) if isinstance(d, Slice)]
+        if len(moving) != 1 or not all(isinstance(d, Slice | At) for d in hv.dims):
+            return False
+        return moving[0] != len(hv.dims) - 1 or hv.dims[moving[0]].step > 1
+
+    def field_ap(self, hv: View, rows: SizeExpr, cols: SizeExpr) -> str:
+        """A field of consecutive records on a ``[rows, cols]`` tile: one access pattern whose
+        element stride is the record's."""
+        strides = self.strides(hv.tensor)
+        offset, stride = [], "1"
+        for d, sel in enumerate(hv.dims):
+            start = sel.start if isinstance(sel, Slice) else sel.index
+            if isinstance(sel, Slice):
+                stride = strides[d] if sel.step == 1 else f"{sel.step} * {strides[d]}"
+                stride = str(sel.step) if strides[d] == "1" and sel.step != 1 else stride
+            if not _is_zero(start):
+                term = self.size(start)
+                offset.append(term if strides[d] == "1" else f"({term}) * {strides[d]}")
+        c = self.size(cols)
+        pattern = f"[[{c} * {stride}, {self.size(rows)}], [{stride}, {c}]]"
+        off = " + ".join(offset) or "0"
+        return f"{spell.py_name(hv.tensor)}.ap(pattern={pattern}, offset={off})"
+
+    def rows_ap(self, tensor: str, d: Rows) -> str:
+        """Overlapping rows of a 1-D tensor (a flat chunk with its halo): one access pattern."""
+        pattern = f"[[{self.size(d.stride)}, {self.size(d.count)}], [1, {self.size(d.width)}]]"
+        return f"{spell.py_name(tensor)}.ap(pattern={pattern}, offset={self.size(d.start)})"
 
     def strides(self, tensor: str) -> list[str]:
         name = spell.py_name(tensor)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cuda2nki.codegen import render, spell
+from cuda2nki.codegen import render, spell, suppress
 from cuda2nki.codegen.emit import emit_body, signature, uses_int_helpers
 from cuda2nki.diagnostics import Diagnostic
 from cuda2nki.ir.nodes import Kernel
@@ -27,7 +27,7 @@ def generate(
     params += [
         spell.py_name(n) if d is None else f"{spell.py_name(n)}={d}" for n, d in sig.keywords
     ]
-    body = emit_body(kernel, target, source_name, sig, inline)
+    body = emit_body(suppress.annotate(kernel), target, source_name, sig, inline)
     return render.module(
         target,
         header=list(header),

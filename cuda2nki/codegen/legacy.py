@@ -23,6 +23,7 @@ from cuda2nki.ir.nodes import (
     Loop,
     Matmul,
     Min,
+    Rows,
     SizeExpr,
     Slice,
     TensorCopy,
@@ -140,6 +141,11 @@ class LegacyEmitter(Emitter):
         name = spell.py_name(hv.tensor)
         if hv.dims and isinstance(hv.dims[0], Indirect):
             return self.gather_at(hv, grids, depth)
+        if hv.dims and isinstance(hv.dims[0], Rows):  # overlapping rows: a flat chunk's halo
+            (gp, _), (gf, _) = grids[:2]
+            d = hv.dims[0]
+            start = "" if _is_zero(d.start) else f"{self.size(d.start)} + "
+            return f"{name}[{start}{spell.size(d.stride, None, 2)} * {gp} + {gf}]"
         slices = [d for d in hv.dims if isinstance(d, Slice)]
         if not hv.dims:
             return f"{name}[{', '.join(g for g, _ in grids)}]"

@@ -263,6 +263,8 @@ class _TileEvaluator:
             return arr, (...,)
         if len(v.dims) != arr.ndim:
             raise error("C2N2406", loc, name=v.tensor, rank=arr.ndim, got=len(v.dims))
+        if isinstance(v.dims[0], n.Rows):
+            return arr, (self.rows(v.dims[0], v.tensor, arr.shape[0], env, loc),)
         idx: list[Any] = []
         for d, ext in zip(v.dims, arr.shape):
             if isinstance(d, n.Slice):
@@ -283,6 +285,17 @@ class _TileEvaluator:
                     raise error("C2N2403", loc, what=f"the indirect access to '{v.tensor}'")
                 idx.append(rows)
         return arr, _outer(tuple(idx))
+
+    def rows(self, d: n.Rows, name: str, ext: int, env, loc: SourceLoc) -> np.ndarray:
+        """The flat element index of each element of overlapping rows, ``[count, width]``."""
+        start, count = self.size(d.start, env, loc), self.size(d.count, env, loc)
+        stride, width = self.size(d.stride, env, loc), self.size(d.width, env, loc)
+        idx = start + np.arange(count)[:, None] * stride + np.arange(width)[None, :]
+        if idx.size and (idx.min() < 0 or idx.max() >= ext):
+            raise error(
+                "C2N2438", loc, name=name, first=int(idx.min()), last=int(idx.max()), ext=ext
+            )
+        return idx
 
     def get(self, v: n.View, env, loc: SourceLoc) -> np.ndarray:
         arr, idx = self.locate(v, env, loc)

@@ -185,6 +185,7 @@ __all__ = [
     "Slice",
     "At",
     "Indirect",
+    "Rows",
     "View",
     "Loop",
     "Alloc",
@@ -734,7 +735,20 @@ class Indirect(_Node):
     flat: bool = False
 
 
-DimSel = Union[Slice, At, Indirect]
+@dataclass(frozen=True)
+class Rows(_Node):
+    """Overlapping rows of a 1-D tensor (the only dim of its view): row ``r`` holds the ``width``
+    elements from ``start + r * stride``; with ``width > stride`` neighbouring rows share
+    elements (a flat chunk loaded with its halo, one DMA).  Only a DMA source.  No loc."""
+
+    start: SizeExpr
+    count: SizeExpr
+    stride: SizeExpr
+    width: SizeExpr
+    _sizes = ("start", "count", "stride", "width")
+
+
+DimSel = Union[Slice, At, Indirect, Rows]
 
 
 @dataclass(frozen=True)

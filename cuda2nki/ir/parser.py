@@ -302,6 +302,9 @@ class _Builder(Transformer):
     def indirect_flat(self, view: n.View) -> n.Indirect:
         return n.Indirect(view, flat=True)
 
+    def overlap_rows(self, start, count, stride, width) -> n.Rows:
+        return n.Rows(start, count, stride, width)
+
     def at(self, index: n.SizeExpr) -> n.At:
         return n.At(index)
 

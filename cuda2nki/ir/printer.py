@@ -265,6 +265,9 @@ class _Printer:
         if isinstance(d, n.Indirect):
             word = "indirect_flat" if d.flat else "indirect"
             return f"{word}({self.view(d.index)})"
+        if isinstance(d, n.Rows):
+            parts = (d.start, d.count, d.stride, d.width)
+            return f"overlap_rows({', '.join(self.size(x) for x in parts)})"
         raise TypeError(f"not a dim selector: {d!r}")
 
     # ------------------------------------------------------------------ sizes

@@ -423,6 +423,10 @@ class _Verifier:
             elif isinstance(d, n.Indirect):
                 iv = self.view(d.index, scope, loc)
                 out.append(iv[1][0] if iv and iv[1] else None)
+            elif isinstance(d, n.Rows):
+                for x in (d.start, d.count, d.stride, d.width):
+                    self.size(x, scope, loc)
+                out += [self.upper(d.count, scope), self.upper(d.width, scope)]
         return kind, out
 
     def slice_bounds(self, name: str, d: n.Slice, ext: n.SizeExpr, scope: _Scope, loc) -> None:
@@ -560,6 +564,8 @@ class _Verifier:
                 if not inner:
                     return None
                 out.append(inner[0])
+            elif isinstance(d, n.Rows):
+                out += [d.count, d.width]
         return out
 
     def operand_shapes(self, s: Any, scope: _Scope) -> None:

@@ -204,6 +204,15 @@ def flat_ok(dims: tuple[Affine1, ...]) -> bool:
     return len(moving) == 1 and moving[0] == len(dims) - 1 and dims[moving[0]].k == 1
 
 
+def flat_record_ok(dims: tuple[Affine1, ...]) -> bool:
+    """A 1-D-domain access that rides on the ``[128, F]`` chunking as a strided field of records:
+    exactly one dim moves, with a positive stride, and every other dim is a fixed index
+    (``p[i, 0]`` of a ``[N, 2]`` array of pairs, ``q[3 * i + 1]`` of a flattened one); the
+    chunk's DMA then moves every record's field with the record's stride."""
+    moving = [d for d in dims if d.axis is not None]
+    return len(moving) == 1 and moving[0].k >= 1
+
+
 def plus(a: SizeExpr, b: SizeExpr) -> SizeExpr:
     return _fold(a + b)
 

@@ -6,7 +6,8 @@ After::   same, layout=flat, f_tile=512            (fp32: 512 x 4 B = 2 KiB per 
 A flat map walks the vector in chunks of ``128 * F`` contiguous elements, each chunk reshaped to
 ``[128, F]``; the remainder becomes one ``[q, F]`` tile and a final one-partition tail.  Only maps
 whose every access is the identity ``v[i]`` (or a scalar) are coalesced: the element order within a
-chunk is then irrelevant.
+chunk is then irrelevant.  A read may also be a field of records (``p[i, 0]`` of ``[N, 2]`` pairs,
+``q[3 * i + 1]``): the chunk's DMA moves that field of its records, with the record's stride.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from cuda2nki.ir.nodes import Compute, Kernel
+from cuda2nki.ir.nodes import Compute, Kernel, Read, Select
 from cuda2nki.ir.ops import DTYPE_BYTES
-from cuda2nki.passes._analysis import attrs, reads, reductions, with_attrs
-from cuda2nki.passes._index import SCALAR, access_class, flat_ok
+from cuda2nki.passes._analysis import attrs, reads, reductions, walk, with_attrs
+from cuda2nki.passes._index import SCALAR, access_class, flat_ok, flat_record_ok
 from cuda2nki.passes.base import Pass, PassContext
 
 
@@ -43,14 +44,22 @@ class CoalesceDmaPass(Pass):
             return False
         i = c.domain.axes[0].name
         temps = {t.name for t in kernel.temps}
+        guarded = {id(r) for s in walk(c.expr) if isinstance(s, Select) for r in _branch_reads(s)}
         for acc in [*reads(c.expr), c.target]:
             got = access_class(acc.index, i, "")
             if acc.tensor in temps or got is None:
                 return False
-            if got[0] != SCALAR and not flat_ok(got[1]):
+            # a field of records is read unguarded only: a select may pick a record past the end
+            record = acc is not c.target and id(acc) not in guarded
+            if got[0] != SCALAR and not (flat_record_ok if record else flat_ok)(got[1]):
                 return False
         tgt = access_class(c.target.index, i, "")
         return tgt is not None and tgt[0] != SCALAR
+
+
+def _branch_reads(s: Select) -> list[Read]:
+    """The reads a select guards (those of its branches, not of its condition)."""
+    return reads(s.a) + reads(s.b)
 
 
 def _dtype(c: Compute, kernel: Kernel) -> str:

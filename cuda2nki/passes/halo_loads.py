@@ -12,6 +12,15 @@ Before::  a = sbuf[P, n]; dma a <- x[r, c0:c0+n];  b = sbuf[P, n]; dma b <- x[r,
 After::   h = sbuf[P, n+2]; dma h <- x[r, c0:c0+n+2]
           ... h[:, 0:n] ... h[:, 2:2+n] ...
 
+A 1-D stencil on the flat ``[rows, cols]`` chunking (row ``r`` holds the chunk's elements
+``r * cols`` to ``r * cols + cols - 1``) has taps that cross partitions: tap ``c`` of row ``r`` is
+element ``r * cols + c``.  Its taps become one DMA of overlapping rows (IR ``Rows``: row ``r``
+reads ``cols + halo`` elements from ``r * cols``, an access pattern with partition stride
+``cols``), each tap a column window of it as above.
+
+Before::  a = sbuf[P, n]; dma a <- x[s : s + P*n];  b = sbuf[P, n]; dma b <- x[s+2 : s+2 + P*n]
+After::   h = sbuf[P, n+2]; dma h <- overlap_rows(x, s, P, stride n, width n+2)
+
 Merged: loads in one block of the same input tensor (never written by the kernel), equal in
 every dim but the last, whose last dims are contiguous slices of the same size starting at
 constant offsets at most :data:`MAX_HALO` apart (the union holds no element the loads do not
@@ -24,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cuda2nki.ir.nodes import Alloc, Const, Kernel, Load, Slice, View
+from cuda2nki.ir.nodes import Alloc, Const, Kernel, Load, Rows, Slice, View
 from cuda2nki.passes._load_groups import merge_grouped_loads, merge_kernel_loads
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.passes.common_tiles import _whole
@@ -74,10 +83,19 @@ def _key(s: Any, allocs: dict[str, Alloc], writes: dict, inputs: set[str]) -> An
     alloc = allocs[tile]
     if writes.get(tile) != 1 or len(alloc.shape) != 2 or not _whole(s.dst, alloc):
         return None
+    shape = (alloc.shape, alloc.dtype, alloc.buffer)
+    if len(s.src.dims) == 1 and _flat_chunk(last.size, alloc):
+        return (s.src.tensor, (), last.size, shape)
     if len(s.src.dims) != 2 or alloc.shape[1] != last.size:
         return None
-    shape = (alloc.shape, alloc.dtype, alloc.buffer)
     return (s.src.tensor, s.src.dims[:-1], last.size, shape)
+
+
+def _flat_chunk(size: Any, alloc: Alloc) -> bool:
+    """A 1-D slice of ``rows * cols`` elements laid out as the ``[rows, cols]`` tile (row ``r``
+    holds elements ``r * cols`` to ``r * cols + cols - 1`` of the slice)."""
+    rows, cols = alloc.shape
+    return fold_size(size) == fold_size(rows * cols)
 
 
 def _taps(loads: list[Load], allocs: dict[str, Alloc]) -> list[_Tap] | None:
@@ -104,6 +122,8 @@ def _merge(out: list, taps: list[_Tap], used: set[str], moved: dict) -> list:
     width = fold_size(n + Const(halo))
     low = next(p for p in taps if p.offset == 0).load.src.dims[-1]
     src = first.load.src.replace(dims=(*first.load.src.dims[:-1], Slice(low.start, width)))
+    if len(src.dims) == 1 and rows != Const(1):  # flat chunk: row r starts n elements after r-1
+        src = src.replace(dims=(Rows(low.start, rows, n, width),))
     loc = first.load.loc
     merged = [
         Alloc(wide, (rows, width), first.alloc.dtype, first.alloc.buffer, loc=first.alloc.loc),

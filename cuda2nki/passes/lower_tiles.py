@@ -86,7 +86,7 @@ from cuda2nki.passes._index import (
     access_class,
     dims_for,
     flat_guard,
-    flat_ok,
+    flat_record_ok,
     plus,
 )
 from cuda2nki.passes._wide_rows import ROW_CHUNK, transposed_rows
@@ -656,9 +656,12 @@ class _Lowering:
             if got is None:
                 raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
             cls, dims = got
-            if cls == ROW and flat_ok(dims):
+            if cls == ROW and flat_record_ok(dims):  # the chunk, or a field of its records
                 view = tuple(
-                    Slice(plus(base, d.c), rows * cols) if d.axis else At(d.c) for d in dims
+                    Slice(plus(d.k * base if d.k != 1 else base, d.c), rows * cols, d.k)
+                    if d.axis
+                    else At(d.c)
+                    for d in dims
                 )
                 return self._load(b, rd, (rows, cols), view, T.FULL, dt)
             if cls == SCALAR:

@@ -20,8 +20,6 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 
 #: corpus kernel -> why its generated port still has a finding above a note
 KNOWN: dict[str, str] = {
-    "gather/nll_btv": "C2N5001/C2N5007: the batch axis stays a loop around (T, 1) tiles, so at "
-    "the many-batch test point each DMA moves 4 B per partition row",
     "linalg/permute_nchw_nhwc": "C2N5007: one C x W transpose per (n, h); merging h and w into "
     "one axis would move H*W columns per DMA",
     "misc/embedding_backward": "C2N5006: the one-hot scatter-add rebuilds each element tile's "
@@ -34,11 +32,8 @@ KNOWN: dict[str, str] = {
     "tile",
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
     "C2N4012: an integer output the tolerance cannot pin",
-    "misc/nn_distance": "C2N5001/C2N5007: lowered element by element",
     "stencil/conv2d_3x3": "C2N5006/C2N5014: the rolled tap loops load a padded window per tap and "
     "reload the filter tap per row tile",
-    "stencil/fir_constant": "C2N5014: taps of a flat 1-D chunk cross partitions, one DMA per tap; "
-    "a halo tile needs overlapping partition rows in one DMA",
     "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
     "shifted windows (no halo tile across the regions): 5.0x the bytes the stencil needs",
     "stencil/conv1d_int_taps": "C2N5001/C2N5014: a runtime tap count with a bounds test inside "

@@ -1,0 +1,79 @@
+"""Inline suppressions the generator writes where the CUDA kernel's own shape forbids better.
+
+A finding of ``check`` that the port cannot avoid -- the kernel's data dependences fix the size
+of a transfer, whatever the tiling -- is suppressed at its line by a comment that says why
+(``# cuda2nki: ignore[ID] reason``, the syntax of :func:`cuda2nki.fidelity.portscan.scan`).
+``check`` still counts suppressed findings (C2N5013), so none disappears silently.
+
+Only performance findings (``C2N5xxx``) may be suppressed: a numerics finding says the port
+computes something else, and no shape of the kernel excuses that.
+
+* :func:`comment` -- the comment text for some finding ids and a reason (for any generator).
+* :func:`note` -- the same as a scheduled-IR ``Note`` placed before the statement it covers.
+* :func:`annotate` -- the scheduled kernel with the suppressions the lowering's own constructs
+  justify, each placed before the DMA it covers.  Today: the tiles of an element gather.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from cuda2nki.diagnostics import SourceLoc
+from cuda2nki.ir.nodes import Const, Indirect, Kernel, Load, Loop, Note, Store, View
+
+#: the marker the port scanner reads (``# cuda2nki: ignore[...]``)
+MARKER = "cuda2nki"
+_PERF = re.compile(r"C2N5\d{3}")
+
+#: why the tiles of an element gather carry one element per partition row
+ELEMENT_GATHER = (
+    "element gather: the indirect DMA takes one data-dependent offset per partition, "
+    "so its tiles hold one element per partition row"
+)
+#: what an element gather makes unavoidable: narrow DMAs, and many of them
+ELEMENT_GATHER_IDS = ("C2N5001", "C2N5007")
+
+
+def comment(codes: Iterable[str], reason: str) -> str:
+    """``cuda2nki: ignore[ID,...] reason`` (without the ``#``); only performance ids."""
+    ids = sorted(set(codes))
+    bad = [c for c in ids if not _PERF.fullmatch(c)]
+    if not ids or bad:
+        raise ValueError(f"only performance findings (C2N5xxx) are suppressed, not {bad or ids}")
+    return f"{MARKER}: ignore[{','.join(ids)}] {' '.join(reason.split())}"
+
+
+def note(codes: Iterable[str], reason: str, loc: SourceLoc) -> Note:
+    """:func:`comment` as a ``Note`` statement (rendered ``# cuda2nki: ignore[...] reason``)."""
+    text = comment(codes, reason)
+    return Note(MARKER, text[len(MARKER) + 2 :], loc=loc)
+
+
+def annotate(kernel: Kernel) -> Kernel:
+    """``kernel`` with a suppression before each DMA that the lowering's constructs force narrow
+    (see :func:`_block`)."""
+    return kernel.replace(body=_block(kernel.body))
+
+
+def _block(body: tuple) -> tuple:
+    """In a block that gathers elements (a load through a flat ``Indirect``), every DMA of a
+    one-column tile moves one element per partition row: the gather fixes the tiles' layout."""
+    body = tuple(s.replace(body=_block(s.body)) if isinstance(s, Loop) else s for s in body)
+    if not any(isinstance(s, Load) and _element_gather(s.src) for s in body):
+        return body
+    out: list = []
+    for s in body:
+        tile = s.dst if isinstance(s, Load) else s.src if isinstance(s, Store) else None
+        if tile is not None and _one_column(tile):
+            out.append(note(ELEMENT_GATHER_IDS, ELEMENT_GATHER, s.loc))
+        out.append(s)
+    return tuple(out)
+
+
+def _element_gather(v: View) -> bool:
+    return bool(v.dims) and isinstance(v.dims[0], Indirect) and v.dims[0].flat
+
+
+def _one_column(tile: View) -> bool:
+    return len(tile.dims) == 2 and getattr(tile.dims[1], "size", None) == Const(1)

@@ -1,0 +1,118 @@
+"""Generated suppressions: only performance findings, each with its reason, placed before the DMA
+it covers, and only where the lowering's construct forces the finding (the tiles of an element
+gather hold one element per partition row, whatever the tiling)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from cuda2nki.binding import binding_from_dict
+from cuda2nki.codegen import suppress
+from cuda2nki.codegen.pipeline import port_file
+from cuda2nki.diagnostics import Severity
+from cuda2nki.fidelity.check import check
+from cuda2nki.fidelity.portscan import scan
+from tests.port.acceptance import tensor_param
+
+
+def test_a_comment_names_its_ids_and_reason_and_the_scanner_reads_it() -> None:
+    text = suppress.comment(["C2N5007", "C2N5001", "C2N5007"], "one element\n  per row")
+    assert text == "cuda2nki: ignore[C2N5001,C2N5007] one element per row"
+    src = f"import nki\n@nki.jit\ndef k(x):\n    # {text}\n    return x\n"
+    info, _ = scan("k.py", src)
+    assert info.suppressions[4] == frozenset({"C2N5001", "C2N5007"})
+
+
+@pytest.mark.parametrize("codes", [["C2N4001"], ["C2N4012", "C2N5007"], [], ["*"]])
+def test_numerics_and_blanket_suppressions_are_refused(codes) -> None:
+    with pytest.raises(ValueError):
+        suppress.comment(codes, "no")
+
+
+#: (name, source, binding): element gathers spelled with other names, index orders and grids
+GATHERS = [
+    (
+        "btv_2d_grid",  # batch rows on grid y, positions on x, the offset summed in another order
+        "__global__ void k(float* out, const float* p, const int* lab, int B, int T, int V) {\n"
+        "    int b = blockIdx.y;\n"
+        "    int s = threadIdx.x + blockIdx.x * blockDim.x;\n"
+        "    if (b < B && s < T) {\n"
+        "        int c = lab[b * T + s];\n"
+        "        out[b * T + s] = 2.0f * p[c + (b * T + s) * V];\n"
+        "    }\n"
+        "}\n",
+        {
+            "launch": {"grid": ["ceil_div(T, 32)", "B"], "block": [32]},
+            "params": {
+                "out": tensor_param(["B", "T"], "out"),
+                "p": tensor_param(["B", "T", "V"], "in"),
+                "lab": {"shape": ["B", "T"], "dtype": "int32", "role": "in", "range": [0, "V"]},
+                "B": 5,
+                "T": 90,
+                "V": 21,
+            },
+            "check": {"shapes": [{"B": 2, "T": 130, "V": 7}]},
+        },
+    ),
+    (
+        "flat_rows",  # one thread per row, the row-major address written out
+        "__global__ void k(float* y, const float* m, const int* col, int R, int C) {\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= R) return;\n"
+        "    y[r] = m[r * C + col[r]] + 1.0f;\n"
+        "}\n",
+        {
+            "launch": {"grid": ["ceil_div(R, 64)"], "block": [64]},
+            "params": {
+                "y": tensor_param(["R"], "out"),
+                "m": tensor_param(["R", "C"], "in"),
+                "col": {"shape": ["R"], "dtype": "int32", "role": "in", "range": [0, "C"]},
+                "R": 3000,
+                "C": 33,
+            },
+            "check": {"shapes": [{"R": 129, "C": 5}]},
+        },
+    ),
+]
+
+_IGNORE = re.compile(r"#\s*cuda2nki:\s*ignore\[([A-Z0-9,]+)\]\s*(\S.*)")
+
+
+@pytest.mark.parametrize(("vid", "src", "bdict"), GATHERS, ids=[g[0] for g in GATHERS])
+def test_element_gather_tiles_carry_their_reason_and_check_passes(vid, src, bdict, tmp_path):
+    cu = tmp_path / f"{vid}.cu"
+    cu.write_text(src)
+    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
+    res = port_file(cu, binding=binding)
+    assert res.source is not None and not res.literal
+    lines = res.source.splitlines()
+    marks = [(i, m) for i, ln in enumerate(lines) if (m := _IGNORE.search(ln))]
+    assert marks, res.source
+    for i, m in marks:
+        assert set(m.group(1).split(",")) <= {"C2N5001", "C2N5007"}
+        assert "element gather" in m.group(2)
+        assert "dma_copy" in lines[i + 1], lines[i + 1]  # the covered line is the next one
+    assert any("vector_select" in lines[i + 1] for i, _ in marks)  # the gather itself
+    port = tmp_path / f"{vid}.py"
+    port.write_text(res.source)
+    rep = check(cu, port, binding=binding, kernel=res.kernel, seeds=1)
+    above = [f"{d.code} {d.message}" for d in rep.findings if d.severity != Severity.NOTE]
+    assert rep.verdict == "pass" and not above, above
+
+
+def test_ports_without_an_element_gather_carry_no_suppression(tmp_path) -> None:
+    cu = tmp_path / "scale.cu"
+    cu.write_text(
+        "__global__ void k(const float* x, float* y, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = 3.0f * x[i];\n"
+        "}\n"
+    )
+    bdict = {
+        "launch": {"grid": ["ceil_div(n, 128)"], "block": [128]},
+        "params": {"x": tensor_param(["n"], "in"), "y": tensor_param(["n"], "out"), "n": 50},
+    }
+    res = port_file(cu, binding=binding_from_dict({"kernel": "k", **bdict}, path=str(cu)))
+    assert res.source is not None and "ignore[" not in res.source
