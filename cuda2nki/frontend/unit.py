@@ -45,6 +45,7 @@ from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
 from cuda2nki.frontend.smemview import SmemView, smem_view_struct
+from cuda2nki.frontend.structbytes import blob_init
 from cuda2nki.frontend.typesys import (
     INT,
     VOID,
@@ -351,6 +352,12 @@ class UnitContext:
                         )
                     )
                 continue
+            if isinstance(base, AggregateType):  # pointers to and arrays of structs: their bytes
+                ty = low.memory_type(ty, dnode)
+                if init is not None:
+                    init = blob_init(base, ty, init, low.const_value)
+                    if init is None:
+                        continue  # not constant: its uses are undeclared names
             self.globals[name] = ty
             self.global_vars.append(
                 N.GlobalVar(loc=self.placer.at(dnode), name=name, ty=ty, init=init, space=space)
