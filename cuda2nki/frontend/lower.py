@@ -49,6 +49,7 @@ from cuda2nki.frontend.lowerbase import (
 )
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct
+from cuda2nki.frontend.traits import TraitLowering
 from cuda2nki.frontend.typesys import (
     ARITH_BY_NAME,
     BOOL,
@@ -80,7 +81,7 @@ if TYPE_CHECKING:
     from cuda2nki.frontend.unit import UnitContext
 
 
-class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
+class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, TraitLowering):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
     ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
@@ -220,8 +221,12 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
         elif kind == "type_identifier":
             name = _text(type_node)
             t = self._named(name, type_node)
+        elif kind == "dependent_type":  # `typename vec4<T>::Type`
+            t = self.trait_type(type_node) if self.u.traits else None
         elif kind == "qualified_identifier":
             t = self._std_constant_type(type_node)
+            if t is None and self.u.traits:
+                t = self.trait_type(type_node)
             if t is None:
                 name = _text(type_node).split("::")[-1].strip()
                 t = self._named(name, type_node)
@@ -1157,6 +1162,9 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
             )
         if self.host:
             return N.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=None)
+        if isinstance(bt, A.OpaqueType) and bt.name in self.u.dependent_types:  # `typename S<T>::X`
+            ty = N.OpaqueType(name=f"{bt.name}::{field}")
+            return N.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=ty)
         raise self.fail("C2N1030", node, what=f"member '{field}' of {_tyname(base.ty)}")
 
     def _record_member(

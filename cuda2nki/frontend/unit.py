@@ -46,6 +46,7 @@ from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
 from cuda2nki.frontend.smemview import SmemView, smem_view_struct
 from cuda2nki.frontend.structbytes import blob_init
+from cuda2nki.frontend.traits import TraitStruct, trait_struct
 from cuda2nki.frontend.typesys import (
     INT,
     VOID,
@@ -101,6 +102,8 @@ class UnitContext:
         self.explicit: list[ts.Node] = []
         self.file_shared: set[str] = set()
         self.structs: set[str] = set()
+        self.traits: dict[str, list[TraitStruct]] = {}  # structs with member typedefs
+        self.dependent_types: set[str] = set()  # `S<T>::X` met before T is known
         self.fn_types: set[str] = set()  # typedefs of function-pointer types
         self.ns = ""  # while collecting: the namespace of the declaration at hand
         self.packed: dict[str, PackedStruct] = {}  # packed vector structs by name
@@ -150,6 +153,10 @@ class UnitContext:
                         inner = c.child_by_field_id(F.declarator)
                         if inner is not None and inner.type == "type_identifier":
                             self.typedefs[_text(inner)] = N.PointerType(pointee=base)
+                    elif c.type == "array_declarator":  # `typedef float vec2[2];`
+                        got = _array_typedef(low, c, base)
+                        if got is not None:
+                            self.typedefs[got[0]] = got[1]
         except _Placeholder:  # a typedef of something unsupported (a struct...)
             for i, c in enumerate(node.children):
                 if node.field_name_for_child(i) == "declarator" and c.type == "type_identifier":
@@ -197,6 +204,9 @@ class UnitContext:
         packed vector struct (see :mod:`cuda2nki.frontend.packed`) is a short vector type, and
         so is a record struct (see :mod:`cuda2nki.frontend.records`), which is returned."""
         name = node.child_by_field_id(F.name)
+        trait = trait_struct(node, tparams)
+        if trait is not None and trait not in self.traits.get(trait.name, ()):
+            self.traits.setdefault(trait.name, []).append(trait)
         view = smem_view_struct(node)
         if view is not None:
             old = self.smem_views.get(view.name)
@@ -847,6 +857,21 @@ def _param_info(
     if declare:
         low.declare(name, Sym(ty, ref=ref))
     return name, ty, ref
+
+
+def _array_typedef(low: BodyLowerer, d: ts.Node, base: A.CType) -> tuple[str, A.ArrayType] | None:
+    """``typedef float mat3[3][3];``: the name and its array type (None: a size not constant)."""
+    dims: list[int] = []
+    while d is not None and d.type == "array_declarator":
+        size = d.child_by_field_id(F.size)
+        n = low.const_int_node(size) if size is not None else None
+        if n is None or n < 1:
+            return None
+        dims.insert(0, n)
+        d = d.child_by_field_id(F.declarator)
+    if d is None or d.type != "type_identifier":
+        return None
+    return _text(d), N.ArrayType(elem=base, dims=tuple(dims))  # type: ignore[arg-type]
 
 
 def _same_type(p: A.CType | None, a: A.CType | None) -> bool:
