@@ -74,6 +74,9 @@ class AggregateType:
     name: str
     fields: tuple[tuple[str, object], ...]
     const: bool = False
+    #: a kernel parameter whose array members are buffers (see :func:`decay_array_members`):
+    #: it is read through its members only, never copied or passed on
+    decayed: bool = False
 
 
 def flat_name(var: str, member: str) -> str:
@@ -144,6 +147,9 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
 class AggregateLowering(_Base):
     """Scalar replacement of aggregate structs: a mixin of
     :class:`cuda2nki.frontend.lower.BodyLowerer`."""
+
+    #: set while lowering a kernel (``__global__``): see :func:`decay_array_members`
+    kernel: bool = False
 
     #: set while lowering an expression that may denote a whole struct value
     agg_ok: bool = False
@@ -290,7 +296,7 @@ class AggregateLowering(_Base):
             raise self.fail("C2N1030", node, what=f"member '{field}' of struct '{bt.name}'")
         loc = (node.byte_range, self.placer)
         if isinstance(mty, AggregateType) and bt.const:
-            mty = AggregateType(name=mty.name, fields=mty.fields, const=True)
+            mty = AggregateType(name=mty.name, fields=mty.fields, const=True, decayed=mty.decayed)
         elif bt.const and getattr(mty, "const", None) is False:
             mty = type(mty)(**{**mty.__dict__, "const": True})  # type: ignore[arg-type]
         return N.Name(loc=loc, name=flat_name(base.name, field), ty=mty)  # type: ignore[arg-type]
@@ -312,6 +318,8 @@ class AggregateLowering(_Base):
             return self.mem_leaves(node, e, mem)
         if not isinstance(e, A.Name) or not isinstance(e.ty, AggregateType):
             raise self.fail("C2N1025", node, what="struct value other than a variable")
+        if e.ty.decayed:  # copied or passed on: the copy of its arrays is not there
+            self.refuse_array_member(node, e.ty)
         return [N.Name(loc=e.loc, name=n, ty=t) for n, t in flatten(e.name, e.ty)]
 
     def agg_refused_use(self, node: ts.Node, ty: AggregateType) -> None:
@@ -469,6 +477,27 @@ def _with_const(t: object, const: bool) -> object:
     if not const or isinstance(t, A.ArrayType) or not hasattr(t, "const"):
         return t
     return type(t)(**{**t.__dict__, "const": True})
+
+
+def decay_array_members(ty: AggregateType) -> AggregateType:
+    """A kernel parameter ``param_t p`` whose struct holds an array (``int param[1024];``,
+    often ``__grid_constant__``): each array member, nested ones too, becomes a pointer to
+    its first element, so ``p.param[i]`` reads the launch's copy of the array as a buffer
+    (the kernel receives it as an input tensor)."""
+    fields: list[tuple[str, object]] = []
+    changed = False
+    for member, mty in ty.fields:
+        new = mty
+        if isinstance(mty, AggregateType):
+            new = decay_array_members(mty)
+        elif isinstance(mty, A.ArrayType) and all(d is not None for d in mty.dims):
+            elem = mty.elem if len(mty.dims) == 1 else N.ArrayType(elem=mty.elem, dims=mty.dims[1:])
+            new = N.PointerType(pointee=_with_const(elem, ty.const))  # type: ignore[arg-type]
+        changed = changed or new is not mty
+        fields.append((member, new))
+    if not changed:
+        return ty
+    return AggregateType(name=ty.name, fields=tuple(fields), const=ty.const, decayed=True)
 
 
 def out_params(ty: AggregateType) -> list[tuple[str, A.CType]]:

@@ -18,6 +18,7 @@ from cuda2nki.frontend.aggregates import (
     AggregateDef,
     AggregateType,
     aggregate_def,
+    decay_array_members,
     flatten,
     out_params,
 )
@@ -389,6 +390,7 @@ class UnitContext:
         if got is not None:
             return got
         low = BodyLowerer(self, fd.name, dict(env))
+        low.kernel = fd.kind == "global"
         try:
             ret = _return_type(low, fd.node)
         except _Placeholder:
@@ -647,6 +649,7 @@ class UnitContext:
         env = dict(env or {})
         for _attempt in range(64):
             low = BodyLowerer(self, fd.name, env)
+            low.kernel = fd.kind == "global"
             fnode = fd.node
             try:
                 ret = _return_type(low, fnode)
@@ -851,6 +854,8 @@ def _param_info(
     if ref:
         ty = N.PointerType(pointee=ty)
     if type(ty) is AggregateType:
+        if low.kernel:  # a kernel's by-value array member: a buffer it reads
+            ty = decay_array_members(ty)
         low.check_by_value(p, ty)  # type: ignore[arg-type]
     else:
         ty = low.memory_type(ty, p)
