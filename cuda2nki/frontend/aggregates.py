@@ -115,6 +115,13 @@ def _member_names(decl: ts.Node) -> list[tuple[str, ts.Node]] | None:
     return out or None
 
 
+def _is_enum_declaration(f: ts.Node) -> bool:
+    t = f.child_by_field_id(F.type)
+    return (
+        t is not None and t.type == "enum_specifier" and f.child_by_field_id(F.declarator) is None
+    )
+
+
 def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | None:
     """The aggregate struct ``node`` defines (named ``alias`` when it has no tag), else None:
     plain data members only (scalars, pointers, vectors and other structs)."""
@@ -131,6 +138,8 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
             continue
         if f.type != "field_declaration":
             return None
+        if _is_enum_declaration(f):  # `enum CallPut { Call, Put };`: constants, no member
+            continue
         if any(c.type == "storage_class_specifier" for c in f.children):
             return None
         t_node = f.child_by_field_id(F.type)

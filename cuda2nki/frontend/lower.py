@@ -49,6 +49,7 @@ from cuda2nki.frontend.lowerbase import (
 )
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct
+from cuda2nki.frontend.structtemplates import StructTemplateLowering
 from cuda2nki.frontend.traits import TraitLowering
 from cuda2nki.frontend.typesys import (
     ARITH_BY_NAME,
@@ -76,12 +77,16 @@ from cuda2nki.frontend.typesys import (
     with_const,
 )
 
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")  # one level of template arguments
+
 if TYPE_CHECKING:
     from cuda2nki.frontend.locs import PendingLoc
     from cuda2nki.frontend.unit import UnitContext
 
 
-class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, TraitLowering):
+class BodyLowerer(
+    CoopLowering, AggregateLowering, LambdaLowering, TraitLowering, StructTemplateLowering
+):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
     ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
@@ -233,7 +238,9 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, TraitLowering
         elif kind in ("placeholder_type_specifier", "auto"):
             return N.OpaqueType(name="auto", const=const)
         elif kind == "template_type":
-            t = self._packed_template(type_node)
+            t = self.struct_instance(type_node) if self.u.struct_templates else None
+            if t is None:
+                t = self._packed_template(type_node)
         elif kind in ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier"):
             if kind == "enum_specifier":
                 return with_const(INT, const)
@@ -1043,6 +1050,8 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, TraitLowering
         if k is not None:
             return k(self.loc(node))
         c = self.u.consts.get(text.lstrip(":"))
+        if c is None and "<" in text:  # `AsianOption<Real>::Put`: an enum of a class template
+            c = self.u.consts.get(_TEMPLATE_ARGS.sub("", text).lstrip(":"))
         if c is not None:  # `Mode::Relu`, `cfg::ROWS`: an enumerator or a namespace constant
             value, ty = c
             loc = (node.byte_range, self.placer)
@@ -1162,7 +1171,8 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, TraitLowering
             )
         if self.host:
             return N.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=None)
-        if isinstance(bt, A.OpaqueType) and bt.name in self.u.dependent_types:  # `typename S<T>::X`
+        dep = bt.pointee if op == "->" and isinstance(bt, A.PointerType) else bt
+        if isinstance(dep, A.OpaqueType) and dep.name in self.u.dependent_types:  # `S<T>::X`
             ty = N.OpaqueType(name=f"{bt.name}::{field}")
             return N.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=ty)
         raise self.fail("C2N1030", node, what=f"member '{field}' of {_tyname(base.ty)}")

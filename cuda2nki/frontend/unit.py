@@ -47,6 +47,7 @@ from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
 from cuda2nki.frontend.smemview import SmemView, smem_view_struct
 from cuda2nki.frontend.structbytes import blob_init
+from cuda2nki.frontend.structtemplates import StructTemplate, nested_enums, struct_template
 from cuda2nki.frontend.traits import TraitStruct, trait_struct
 from cuda2nki.frontend.typesys import (
     INT,
@@ -105,6 +106,7 @@ class UnitContext:
         self.structs: set[str] = set()
         self.traits: dict[str, list[TraitStruct]] = {}  # structs with member typedefs
         self.dependent_types: set[str] = set()  # `S<T>::X` met before T is known
+        self.struct_templates: dict[str, StructTemplate] = {}  # see .structtemplates
         self.fn_types: set[str] = set()  # typedefs of function-pointer types
         self.ns = ""  # while collecting: the namespace of the declaration at hand
         self.packed: dict[str, PackedStruct] = {}  # packed vector structs by name
@@ -219,7 +221,12 @@ class UnitContext:
             if ps is not None:
                 self.packed[ps.name] = ps
                 return None
+        if name is not None:
+            self._register_nested_enums(node, _text(name).split("<")[0].strip())
         if tparams is not None:
+            st = struct_template(node, tparams) if name is not None else None
+            if st is not None and name.type == "type_identifier":
+                self.struct_templates[st.agg.name] = st
             return None
         rs = record_struct(node, alias)
         if rs is None:
@@ -244,6 +251,16 @@ class UnitContext:
         self.records[rs.name] = vt
         self.record_fields[rs.name] = rs.fields
         return vt
+
+    def _register_nested_enums(self, node: ts.Node, struct: str) -> None:
+        """The enums declared in struct ``struct``'s body: ``S::Put`` and ``S<T>::Put``."""
+        outer = self.ns
+        self.ns = f"{outer}::{struct}" if outer else struct
+        try:
+            for e in nested_enums(node):
+                self.register_enum(e)
+        finally:
+            self.ns = outer
 
     def register_enum(self, node: ts.Node) -> None:
         """Enumerators are integer constants, named plainly and by every qualified spelling
