@@ -450,6 +450,12 @@ def _size_align(t: object) -> tuple[int, int] | None:
     return None
 
 
+def align_of(t: object) -> int | None:
+    """``alignof(t)``: the C alignment of a type (None: unknown)."""
+    got = _size_align(t)
+    return None if got is None else got[1]
+
+
 def layout(ty: AggregateType) -> tuple[dict[str, int], int, int] | None:
     """The C layout of a struct: member byte offsets, size (padded to its alignment) and
     alignment."""

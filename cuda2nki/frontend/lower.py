@@ -18,7 +18,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
-from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType
+from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType, align_of
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
 from cuda2nki.frontend.constfold import convert as _convert
@@ -1515,6 +1515,19 @@ class BodyLowerer(
             raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
         return N.SizeOf(loc=(node.byte_range, self.placer), of=of, ty=ULONG)
 
+    def e_alignof(self, node: ts.Node) -> A.Expr:
+        """``alignof(float4)``, ``alignof(T)``: the type's C alignment, a constant."""
+        t = node.child_by_field_id(F.type) or next(
+            (c for c in node.named_children if c.type == "type_descriptor"), None
+        )
+        if t is None:
+            raise self.fail("C2N1030", node, what="alignof of an expression")
+        of = self.type_descriptor(t)
+        n = align_of(of)
+        if n is None:
+            raise self.fail("C2N1030", node, what="alignof of an incomplete type")
+        return N.IntLit(loc=(node.byte_range, self.placer), value=n, ty=ULONG)
+
     def e_comma(self, node: ts.Node) -> A.Expr:
         items: list[A.Expr] = []
         n = node
@@ -2190,6 +2203,7 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
     "conditional_expression": BodyLowerer.e_conditional,
     "cast_expression": BodyLowerer.e_cast,
     "sizeof_expression": BodyLowerer.e_sizeof,
+    "alignof_expression": BodyLowerer.e_alignof,
     "comma_expression": BodyLowerer.e_comma,
     "initializer_list": BodyLowerer.e_init_list,
     "call_expression": BodyLowerer.e_call,

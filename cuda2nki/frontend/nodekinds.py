@@ -33,7 +33,7 @@ _C2N1010 = """
     throw_statement throw_specifier try_statement catch_clause for_range_loop
     co_await_expression co_return_statement co_yield_statement fold_expression requires_expression
     requires_clause requirement_seq simple_requirement compound_requirement type_requirement
-    generic_expression offsetof_expression alignof_expression
+    generic_expression offsetof_expression
     user_defined_literal this structured_binding_declarator expansion_statement
     reflect_expression splice_expression splice_specifier splice_type_specifier seh_try_statement
     seh_except_clause seh_finally_clause seh_leave_statement extension_expression

@@ -56,7 +56,7 @@ def test_tables_only_name_real_kinds():
         ("for (float v : arr) p[0] = v;", "for_range_loop"),
         ("p[0] = [](int x) { return x; }(1);", "lambda_expression"),
         ("delete p;", "delete_expression"),
-        ("p[0] = alignof(float);", "alignof_expression"),
+        ("p[0] = _Generic(p[0], float: 1, default: 0);", "generic_expression"),
         ("co_return;", "co_return_statement"),
     ],
 )
