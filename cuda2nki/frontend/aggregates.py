@@ -64,6 +64,10 @@ class AggregateDef:
 
     name: str
     members: tuple[tuple[str, ts.Node, tuple[ts.Node, ...], ts.Node], ...]
+    #: member functions defined in the body: (name, definition), see .methods
+    methods: tuple[tuple[str, ts.Node], ...] = ()
+    #: a constructor is defined (a local of this type needs an initialiser)
+    has_ctor: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,8 +137,21 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     if body is None or not name or "<" in name:
         return None
     members: list[tuple[str, ts.Node, tuple[ts.Node, ...], ts.Node]] = []
+    methods: list[tuple[str, ts.Node]] = []
+    has_ctor = False
     for f in body.named_children:
         if f.type in _SKIPPED or f.kind_id in COMMENT_IDS:
+            continue
+        if f.type == "function_definition":  # a member function (see .methods)
+            from cuda2nki.frontend.methods import method_name
+
+            mname = method_name(f)
+            if mname is None:
+                return None
+            if mname == name:
+                has_ctor = True
+            elif not mname.startswith("~"):
+                methods.append((mname, f))
             continue
         if f.type != "field_declaration":
             return None
@@ -150,7 +167,9 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
         members.extend((n, t_node, quals, d) for n, d in names)
     if not members or len({m[0] for m in members}) != len(members):
         return None
-    return AggregateDef(name, tuple(members))
+    if len({m for m, _ in methods}) != len(methods):  # overloaded member functions
+        return None
+    return AggregateDef(name, tuple(members), tuple(methods), has_ctor)
 
 
 class AggregateLowering(_Base):
@@ -345,6 +364,9 @@ class AggregateLowering(_Base):
         from cuda2nki.frontend.lowerbase import Sym
 
         self.check_by_value(decl, ty)
+        d = self.u.aggregates.get(ty.name)
+        if d is not None and d.has_ctor and (value is None or value.type == "argument_list"):
+            raise self.fail("C2N1025", decl, what=f"struct '{ty.name}' built by its constructor")
         leaves = flatten(name, ty)
         loc = (decl.byte_range, self.placer)
         decls: list[A.Stmt] = [

@@ -47,6 +47,7 @@ from cuda2nki.frontend.lowerbase import (
     address_of,
     is_lvalue,
 )
+from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct
 from cuda2nki.frontend.structtemplates import StructTemplateLowering
@@ -85,7 +86,12 @@ if TYPE_CHECKING:
 
 
 class BodyLowerer(
-    CoopLowering, AggregateLowering, LambdaLowering, TraitLowering, StructTemplateLowering
+    CoopLowering,
+    AggregateLowering,
+    LambdaLowering,
+    TraitLowering,
+    StructTemplateLowering,
+    MethodLowering,
 ):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
@@ -994,6 +1000,10 @@ class BodyLowerer(
             if s.ref:  # a C++ reference is a pointer read through
                 return N.Unary(loc=loc, op="*", operand=ref, ty=s.ty.pointee)  # type: ignore[union-attr]
             return ref
+        if self.this_agg is not None:  # a member, inside a member function
+            got = self.this_member(node, name)
+            if got is not None:
+                return got
         if name in self.env:
             v = self.env[name]
             if isinstance(v, int) and not isinstance(v, bool):
@@ -1126,6 +1136,11 @@ class BodyLowerer(
         op = KIND_NAMES[op_node.kind_id]
         loc = (node.byte_range, self.placer)
         arg_kind = arg.kind_id
+        if self.this_agg is not None and op == "->" and arg.type == "this":  # `this->m`
+            got = self.this_member(fnode, field)
+            if got is None:
+                raise self.fail("C2N1030", node, what=f"member '{field}' of '{self.this_agg.name}'")
+            return got
         if arg_kind in _IDENTIFIER_IDS:
             name = src[arg.start_byte : arg.end_byte].decode()
             if name in BUILTIN_DIM3 and self.visible.get(name) is None:
@@ -1626,6 +1641,10 @@ class BodyLowerer(
                 return fill
         if ft == "identifier" and not self.host and self.is_lambda_call(node):
             raise self.fail("C2N1010", node, what="lambda call used as a value")
+        if ft == "identifier" and self.u.methods and not self.host:
+            got = self._identifier_method_call(node, fn, arg_nodes)
+            if got is not None:
+                return got
         name, targ_nodes = self._qualified_call_name(fn)
         ref = self.env.get(name)
         if isinstance(ref, A.FunctionRef):  # a call of a function template parameter
@@ -1928,6 +1947,10 @@ class BodyLowerer(
             views = self.u.smem_views.values()
             if any(method in v.methods for v in views):  # smem.getPointer()
                 return self.expr(obj)
+        if self.u.methods:  # a member function of an aggregate struct (see .methods)
+            got = self._struct_method_call(node, fn, obj, method, arg_nodes)
+            if got is not None:
+                return got
         if self._word_of(node) is not None:
             raise self.fail(
                 "C2N1010",
@@ -1936,6 +1959,47 @@ class BodyLowerer(
                 "through a pointer",
             )
         raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
+
+    def _identifier_method_call(
+        self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        """``f(x)`` with ``f`` a struct variable (its ``operator()``), or, inside a member
+        function, another member function of the same struct."""
+        name = _text(fn)
+        s = self.lookup(name)
+        if s is None and self.this_agg is not None and self.has_method(self.this_agg.name, name):
+            leaves = self.own_leaves(node)
+            return self.method_call(node, self.this_agg, leaves, name, arg_nodes, fn)
+        if s is None:
+            got = self.this_member(fn, name) if self.this_agg is not None else None
+            if got is None:
+                return None
+            base: A.Expr = got  # a member that is itself a functor: not supported
+            return None
+        if type(s.ty) is not AggregateType and self.blob_struct(s.ty) is None:
+            return None
+        base = self.agg_value(fn)
+        leaves = self.object_leaves(node, base, False)
+        if leaves is None or not self.has_method(leaves[0].name, "operator()"):
+            return None
+        return self.method_call(node, leaves[0], leaves[1], "operator()", arg_nodes, fn)
+
+    def _struct_method_call(
+        self, node: ts.Node, fn: ts.Node, obj: ts.Node, method: str, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        arrow = _text(fn.child_by_field_id(F.operator)) == "->"
+        if obj.type == "this" and arrow and self.this_agg is not None:
+            if not self.has_method(self.this_agg.name, method):
+                return None
+            leaves = self.own_leaves(node)
+            return self.method_call(node, self.this_agg, leaves, method, arg_nodes, obj)
+        base = self.expr(obj) if arrow else self.agg_value(obj)
+        got = self.object_leaves(node, base, arrow)
+        if got is None:
+            return None
+        if not self.has_method(got[0].name, method):
+            raise self.fail("C2N1021", fn, name=f"{got[0].name}::{method}")
+        return self.method_call(node, got[0], got[1], method, arg_nodes, obj)
 
     # ------------------------------------------------------------------ packed words
 
@@ -1992,7 +2056,8 @@ class BodyLowerer(
         obj, meth = fn.child_by_field_id(F.argument), fn.child_by_field_id(F.field)
         if obj is None or meth is None or _text(fn.child_by_field_id(F.operator)) != ".":
             return None
-        if obj.type != "identifier" or self.lookup(_text(obj)) is None:
+        s = self.lookup(_text(obj)) if obj.type == "identifier" else None
+        if s is None or type(s.ty) is AggregateType:  # a struct's member function, not a word
             return None
         vec = self.expr(obj)
         inst = self.packed_of(vec.ty)

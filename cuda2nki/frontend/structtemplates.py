@@ -53,7 +53,7 @@ def struct_template(node: ts.Node, tparams: ts.Node) -> StructTemplate | None:
     """The class template ``template <tparams> struct node {...}`` of plain data members,
     else None (member functions, a specialisation, a parameter of another kind)."""
     agg = aggregate_def(node)
-    if agg is None:
+    if agg is None or agg.methods or agg.has_ctor:  # member functions: not of templates yet
         return None
     params: list[tuple[str, str]] = []
     for p in tparams.named_children:

@@ -42,6 +42,7 @@ from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lower import _vector_ctor as vector_ctor
 from cuda2nki.frontend.lowerbase import GroupArg, Reparse, Sym, _Placeholder, _text
+from cuda2nki.frontend.methods import this_params
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
@@ -77,6 +78,7 @@ class FuncDef:
     namespace: str = ""  # ``a::b`` for a function defined in ``namespace a { namespace b {``
     forceinline: bool = False
     order: int = 0
+    this_struct: str = ""  # a member function of this aggregate struct (see .methods)
 
     @property
     def is_template(self) -> bool:
@@ -107,6 +109,8 @@ class UnitContext:
         self.traits: dict[str, list[TraitStruct]] = {}  # structs with member typedefs
         self.dependent_types: set[str] = set()  # `S<T>::X` met before T is known
         self.struct_templates: dict[str, StructTemplate] = {}  # see .structtemplates
+        self.methods: dict[str, set[str]] = {}  # struct -> its member functions
+        self.method_defs: list[FuncDef] = []  # lowered with the file's functions
         self.fn_types: set[str] = set()  # typedefs of function-pointer types
         self.ns = ""  # while collecting: the namespace of the declaration at hand
         self.packed: dict[str, PackedStruct] = {}  # packed vector structs by name
@@ -183,7 +187,7 @@ class UnitContext:
         ag = aggregate_def(t_node, plain[0]) if vt is None and plain else None
         if ag is not None:  # a struct of members of different types: under every plain name
             for name in plain:
-                self.aggregates[name] = ag
+                self.add_aggregate(name, ag)
             return len(plain) == len(decls)
         if vt is None:
             return False
@@ -232,7 +236,7 @@ class UnitContext:
         if rs is None:
             ag = aggregate_def(node, alias)
             if ag is not None:
-                self.aggregates[ag.name] = ag
+                self.add_aggregate(ag.name, ag)
             return None
         low = lowerer or BodyLowerer(self, "<file>", host=True)
         try:
@@ -242,7 +246,7 @@ class UnitContext:
         if not isinstance(elem, A.ScalarType) or elem.name == "void":
             ag = aggregate_def(node, alias)  # `struct { uint4 x, y; }`: members, not lanes
             if ag is not None:
-                self.aggregates[ag.name] = ag
+                self.add_aggregate(ag.name, ag)
             return None
         base = N.ScalarType(name=elem.name)
         vt = N.VectorType(
@@ -251,6 +255,35 @@ class UnitContext:
         self.records[rs.name] = vt
         self.record_fields[rs.name] = rs.fields
         return vt
+
+    def this_of(self, low: BodyLowerer, fd: FuncDef) -> list[tuple[str, A.CType]]:
+        """The member pointers member function ``fd`` takes first; sets ``low.this_agg``."""
+        agg = low.aggregate_type(fd.this_struct, fd.node)
+        got = this_params(agg) if agg is not None else None
+        if got is None:
+            raise low.fail("C2N1025", fd.node, what=f"member function of struct '{fd.this_struct}'")
+        low.this_agg = agg
+        return got
+
+    def add_aggregate(self, name: str, ag: AggregateDef) -> None:
+        """An aggregate struct under ``name``; its member functions become device functions
+        ``Struct::name`` (see :mod:`cuda2nki.frontend.methods`)."""
+        self.aggregates[name] = ag
+        if name != ag.name or ag.name in self.methods:
+            return
+        self.methods[ag.name] = set()
+        for mname, fnode in ag.methods:
+            kind, forceinline = function_kind(fnode)
+            if kind in ("global", "host"):
+                continue
+            fname = f"{ag.name}::{mname}"
+            fd = FuncDef(node=fnode, name=fname, kind=kind, forceinline=forceinline)
+            fd.this_struct = ag.name
+            fd.order = 1_000_000 + len(self.method_defs)
+            self.methods[ag.name].add(mname)
+            self.method_defs.append(fd)
+            self.functions.setdefault(fname, fd)
+            self.overloads.setdefault(fname, []).append(fd)
 
     def _register_nested_enums(self, node: ts.Node, struct: str) -> None:
         """The enums declared in struct ``struct``'s body: ``S::Put`` and ``S<T>::Put``."""
@@ -414,6 +447,13 @@ class UnitContext:
             ret = N.OpaqueType(name="?")
         types: list[A.CType | None] = []
         refs: list[bool] = []
+        if fd.this_struct:  # a member function: its object's member pointers first
+            try:
+                this = self.this_of(low, fd)
+            except _Placeholder:
+                this = []
+            types.extend(t for _, t in this)
+            refs.extend(False for _ in this)
         for p in _param_nodes(fd.node):
             try:
                 info = _param_info(low, p, declare=False)
@@ -672,6 +712,10 @@ class UnitContext:
                 ret = _return_type(low, fnode)
                 low.return_type = ret
                 params = self._params(low, fnode)
+                if fd.this_struct:  # a member function: its object's member pointers first
+                    at = self.placer.at(fnode)
+                    this = [N.Param(loc=at, name=n, ty=t) for n, t in self.this_of(low, fd)]
+                    params = (*this, *params)
                 if type(ret) is AggregateType:  # returned through member pointers
                     at = self.placer.at(fnode)
                     outs = [N.Param(loc=at, name=n, ty=t) for n, t in out_params(ret)]

@@ -1,0 +1,144 @@
+"""Member functions of aggregate structs: called on a struct held by value, on one in
+memory, through ``this``, and as a functor (``operator()``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cuda2nki.frontend import parse_file
+from cuda2nki.simt import run_kernel
+
+PAYOFF = """
+struct PayoffCall {
+    double m_K;
+    __host__ __device__ PayoffCall(double K) : m_K(K) {}
+    __host__ __device__ double operator()(double S) const { return max(S - m_K, 0.0); }
+    __host__ __device__ int in_the_money(double S) const { return S > this->m_K; }
+};
+__global__ void price(PayoffCall payoff, const double* s, double* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = payoff(s[i]) + payoff.in_the_money(s[i]);
+}
+"""
+
+
+def test_functor_parameter(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(PAYOFF)
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    s = np.array([1.0, 3.0, 5.0, 2.5, 2.0])
+    got = run_kernel(
+        tu,
+        "price",
+        grid=(1,),
+        block=(32,),
+        args={"payoff__m_K": 2.0, "s": s, "out": np.zeros(5), "n": 5},
+    )["out"]
+    np.testing.assert_array_equal(got, np.maximum(s - 2, 0) + (s > 2))
+
+
+# a struct in memory: the member function writes the caller's object
+ACC = """
+struct Acc {
+    float sum; int n; float w[3];
+    __device__ void add(float v) { sum += v * w[n % 3]; n++; }
+    __device__ float mean() const { return n ? sum / n : 0.0f; }
+    __device__ void add_twice(float v) { add(v); this->add(v); }
+};
+__global__ void accumulate(const float* x, Acc* accs, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) {
+        CALLS
+        out[i] = accs[i].mean();
+    }
+}
+"""
+SPELLINGS = {
+    "index": "accs[i].add(x[i]); accs[i].add(1.0f); accs[i].add(2.0f);",
+    "arrow": "Acc* a = accs + i; a->add(x[i]); a->add(1.0f); (*a).add(2.0f);",
+    "nested_calls": "accs[i].add(x[i]); Acc* a = &accs[i]; a->add_twice(0.5f);",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(SPELLINGS))
+def test_member_function_of_a_struct_in_memory(tmp_path: Path, spelling: str) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(ACC.replace("CALLS", SPELLINGS[spelling]))
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    n = 4
+    dt = np.dtype([("sum", "<f4"), ("n", "<i4"), ("w", "<f4", 3)])
+    acc = np.zeros(n, dtype=dt)
+    acc["w"] = [1, 2, 3]
+    x = np.array([1.0, 3.0, 5.0, 2.5], np.float32)
+    got = run_kernel(
+        tu,
+        "accumulate",
+        grid=(1,),
+        block=(4,),
+        args={"x": x, "accs": acc.view(np.uint8).copy(), "out": np.zeros(n, np.float32), "n": n},
+    )
+    second = 0.5 if spelling == "nested_calls" else 1.0
+    third = 0.5 if spelling == "nested_calls" else 2.0
+    want_sum = x * 1 + second * 2 + third * 3
+    out = got["accs"].view(dt)
+    np.testing.assert_array_equal(out["n"], [3] * n)
+    np.testing.assert_allclose(out["sum"], want_sum, rtol=1e-6)
+    np.testing.assert_allclose(got["out"], want_sum / 3, rtol=1e-6)
+
+
+def test_member_function_of_a_local_struct(tmp_path: Path) -> None:
+    """A struct held by value: the member function writes the caller's member variables."""
+    path = tmp_path / "k.cu"
+    path.write_text(
+        """struct Welford {
+    float mean; float m2; int count;
+    __device__ void push(float x) {
+        count += 1;
+        float d = x - mean;
+        mean += d / count;
+        m2 += d * (x - mean);
+    }
+    __device__ float variance() const { return count > 1 ? m2 / (count - 1) : 0.0f; }
+};
+__global__ void row_var(const float* x, float* out, int cols) {
+    Welford w = {0.0f, 0.0f, 0};
+    for (int j = 0; j < cols; j++) w.push(x[threadIdx.x * cols + j]);
+    out[threadIdx.x] = w.variance();
+}
+"""
+    )
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    x = np.random.default_rng(1).standard_normal((8, 16)).astype(np.float32)
+    got = run_kernel(
+        tu,
+        "row_var",
+        grid=(1,),
+        block=(8,),
+        args={"x": x.reshape(-1), "out": np.zeros(8, np.float32), "cols": 16},
+    )["out"]
+    np.testing.assert_allclose(got, x.astype(np.float64).var(axis=1, ddof=1), rtol=1e-4)
+
+
+def test_a_local_built_by_its_constructor_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        PAYOFF.split("__global__")[0]
+        + "__global__ void k(double* out) {\n    PayoffCall p(2.0);\n    out[0] = p(3.0);\n}\n"
+    )
+    tu = parse_file(path)
+    (ds,) = tu.rejected.values()
+    assert ds[0].code == "C2N1025" and ds[0].loc.line == 9 and "constructor" in ds[0].message
+
+
+def test_unknown_member_function_is_a_diagnostic(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(PAYOFF.replace("payoff.in_the_money(s[i])", "payoff.strike()"))
+    tu = parse_file(path)
+    (ds,) = tu.rejected.values()
+    assert ds[0].code == "C2N1021" and "PayoffCall::strike" in ds[0].message
