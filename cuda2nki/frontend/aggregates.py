@@ -136,6 +136,8 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     name = (_text(tag) if tag is not None else "") or (alias or "")
     if body is None or not name or "<" in name:
         return None
+    if any(c.type == "base_class_clause" for c in node.children):
+        return None  # a derived struct: its bases' members come first (not read here)
     members: list[tuple[str, ts.Node, tuple[ts.Node, ...], ts.Node]] = []
     methods: list[tuple[str, ts.Node]] = []
     has_ctor = False

@@ -142,3 +142,17 @@ def test_unknown_member_function_is_a_diagnostic(tmp_path: Path) -> None:
     tu = parse_file(path)
     (ds,) = tu.rejected.values()
     assert ds[0].code == "C2N1021" and "PayoffCall::strike" in ds[0].message
+
+
+def test_a_derived_struct_stays_refused(tmp_path: Path) -> None:
+    """Its bases' members would come first in its layout: not an aggregate of its own body."""
+    path = tmp_path / "k.cu"
+    path.write_text(
+        """struct Base { int tag; };
+struct Point : public Base { float x, y; __device__ float sum() const { return x + y; } };
+__global__ void k(const Point* p, float* out) { out[0] = p->sum(); }
+"""
+    )
+    tu = parse_file(path)
+    (ds,) = tu.rejected.values()
+    assert ds[0].code == "C2N1025" and ds[0].loc.line == 3
