@@ -1645,6 +1645,10 @@ class BodyLowerer(
             got = self._identifier_method_call(node, fn, arg_nodes)
             if got is not None:
                 return got
+        if ft == "identifier" and self.generic and not self.host:
+            got = self._opaque_object_call(node, fn, None, arg_nodes)
+            if got is not None:  # `payoff(S)` with `Payoff payoff` a template parameter
+                return got
         name, targ_nodes = self._qualified_call_name(fn)
         ref = self.env.get(name)
         if isinstance(ref, A.FunctionRef):  # a call of a function template parameter
@@ -1951,6 +1955,10 @@ class BodyLowerer(
             got = self._struct_method_call(node, fn, obj, method, arg_nodes)
             if got is not None:
                 return got
+        if self.generic and obj.type == "identifier":
+            got = self._opaque_object_call(node, obj, method, arg_nodes)
+            if got is not None:  # `payoff.is_in_the_money(S)`, `Payoff` a template parameter
+                return got
         if self._word_of(node) is not None:
             raise self.fail(
                 "C2N1010",
@@ -1959,6 +1967,21 @@ class BodyLowerer(
                 "through a pointer",
             )
         raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
+
+    def _opaque_object_call(
+        self, node: ts.Node, obj: ts.Node, method: str | None, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        """Inside a template not instantiated yet: a call of (a member function of) an object
+        whose type is a template parameter, an opaque value (its instances resolve it)."""
+        s = self.lookup(_text(obj))
+        ty = s.ty if s is not None else None
+        if not isinstance(ty, A.OpaqueType) or self.env.get(ty.name, 0) is not None:
+            return None
+        args = [self.expr(a) for a in arg_nodes]
+        func = _text(obj) if method is None else f"{_text(obj)}.{method}"
+        out = N.OpaqueType(name=f"{ty.name}::{method or 'operator()'}")
+        self.u.dependent_types.add(out.name)
+        return N.Call(loc=(node.byte_range, self.placer), func=func, args=tuple(args), ty=out)
 
     def _identifier_method_call(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]

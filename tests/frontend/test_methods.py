@@ -156,3 +156,45 @@ __global__ void k(const Point* p, float* out) { out[0] = p->sum(); }
     tu = parse_file(path)
     (ds,) = tu.rejected.values()
     assert ds[0].code == "C2N1025" and ds[0].loc.line == 3
+
+
+GENERIC = (
+    PAYOFF.split("__global__")[0]
+    + """
+template <typename Payoff>
+__global__ void price_t(Payoff payoff, const double* s, double* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = payoff(s[i]) + payoff.in_the_money(s[i]);
+}
+"""
+)
+
+
+def test_functor_template_parameter_not_instantiated(tmp_path: Path) -> None:
+    """Launched only from host template code: the calls are opaque values until instantiated."""
+    path = tmp_path / "k.cu"
+    path.write_text(GENERIC)
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    assert tu.kernels[0].name == "price_t"
+
+
+def test_functor_template_parameter_instantiated(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        GENERIC
+        + "int main() { double* s; double* o; PayoffCall p(2.0);\n"
+        + "    price_t<PayoffCall><<<1, 32>>>(p, s, o, 5); return 0; }\n"
+    )
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    (k,) = tu.kernels
+    s = np.array([1.0, 3.0, 5.0, 2.5, 2.0])
+    got = run_kernel(
+        tu,
+        k.name,
+        grid=(1,),
+        block=(32,),
+        args={"payoff__m_K": 2.0, "s": s, "out": np.zeros(5), "n": 5},
+    )["out"]
+    np.testing.assert_array_equal(got, np.maximum(s - 2, 0) + (s > 2))
