@@ -148,8 +148,12 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
             from cuda2nki.frontend.methods import method_name
 
             mname = method_name(f)
-            if mname is None:
-                return None
+            if mname is None or any(
+                c.type == "virtual"
+                or (c.type == "storage_class_specifier" and _text(c) == "static")
+                for c in f.children
+            ):
+                return None  # a virtual one puts a table pointer first; a static one: no object
             if mname == name:
                 has_ctor = True
             elif not mname.startswith("~"):

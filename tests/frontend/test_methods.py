@@ -198,3 +198,21 @@ def test_functor_template_parameter_instantiated(tmp_path: Path) -> None:
         args={"payoff__m_K": 2.0, "s": s, "out": np.zeros(5), "n": 5},
     )["out"]
     np.testing.assert_array_equal(got, np.maximum(s - 2, 0) + (s > 2))
+
+
+@pytest.mark.parametrize(
+    "method",
+    [
+        "virtual __device__ float get() const { return v; }",  # a table pointer comes first
+        "static __device__ float one() { return 1.0f; }",  # no object
+    ],
+)
+def test_virtual_and_static_member_functions_stay_refused(tmp_path: Path, method: str) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        f"struct Box {{ float v; int n; {method} }};\n"
+        "__global__ void k(const Box* b, float* out) { out[0] = b->v; }\n"
+    )
+    tu = parse_file(path)
+    (ds,) = tu.rejected.values()
+    assert ds[0].code == "C2N1025" and ds[0].loc.line == 2
