@@ -354,6 +354,7 @@ class AggregateLowering(_Base):
             raise self.fail("C2N1025", node, what="struct value other than a variable")
         if e.ty.decayed:  # copied or passed on: the copy of its arrays is not there
             self.refuse_array_member(node, e.ty)
+        self.check_by_value(node, e.ty)  # a local holding an array: its members one by one
         return [N.Name(loc=e.loc, name=n, ty=t) for n, t in flatten(e.name, e.ty)]
 
     def agg_refused_use(self, node: ts.Node, ty: AggregateType) -> None:
@@ -369,7 +370,8 @@ class AggregateLowering(_Base):
         """``S s;`` / ``S s = t;`` / ``S s = {a, b};`` / ``S s = f(...);``"""
         from cuda2nki.frontend.lowerbase import Sym
 
-        self.check_by_value(decl, ty)
+        if value is not None:  # a local struct holding an array: declared, never copied
+            self.check_by_value(decl, ty)
         d = self.u.aggregates.get(ty.name)
         if d is not None and d.has_ctor and (value is None or value.type == "argument_list"):
             raise self.fail("C2N1025", decl, what=f"struct '{ty.name}' built by its constructor")

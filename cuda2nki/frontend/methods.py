@@ -169,12 +169,9 @@ class MethodLowering(_Base):
                         what=f"member function of struct '{bt.name}' with a struct member",
                     )
                 leaf = self.agg_member(node, obj, member)
-                out.append(
-                    leaf
-                    if isinstance(leaf.ty, A.PointerType)
-                    and isinstance(dict(self._def_fields(bt)).get(member), A.ArrayType)
-                    else address_of(leaf)
-                )
+                declared = dict(self._def_fields(bt)).get(member)
+                # an array member (a local's array, a kernel parameter's buffer) decays
+                out.append(leaf if isinstance(declared, A.ArrayType) else address_of(leaf))
             return bt, out
         return None
 
