@@ -26,9 +26,12 @@ structs.  ``p->member`` and ``p[i].member`` read or write the member through a p
 byte offset in the C layout (an array member decays to a pointer to its first element);
 ``S s = p[i];`` and ``p[i] = s;`` copy member by member, ``p[i] = q[j];`` copies the bytes.
 
-A struct with member functions or bit-fields, a struct with an array member held by value, and
-a struct value used other than through its members, copied, passed or returned stay refused
-(C2N1025).
+Member functions defined in the body are lowered as device functions (see
+:mod:`cuda2nki.frontend.methods`).  A struct with bit-fields, a base class, or virtual or static
+member functions, a struct holding an array copied, passed or returned by value, and a struct
+value used other than through its members stay refused (C2N1025).  A local holding an array
+declares that array as a local array; a kernel parameter holding one receives it as a buffer
+(:func:`decay_array_members`).
 """
 
 from __future__ import annotations

@@ -81,6 +81,10 @@ PARTLY_SUPPORTED: dict[str, str] = {
         "`typename S<T>::member`: a struct's member typedef (explicit specialisation or "
         "primary template); any other is an unknown type (C2N1022)"
     ),
+    "this": (
+        "`this->member` and `this->f(...)` inside a member function of an aggregate struct; "
+        "refused elsewhere (C2N1010)"
+    ),
     "template_type": (
         "as a type: packed vector structs (`Packed128<float>`) and member typedefs "
         "(`vec4<float>::Type`); refused as a value (C2N1010)"
