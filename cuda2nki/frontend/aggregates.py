@@ -71,6 +71,8 @@ class AggregateDef:
     methods: tuple[tuple[str, ts.Node], ...] = ()
     #: a constructor is defined (a local of this type needs an initialiser)
     has_ctor: bool = False
+    #: its base classes: it is an aggregate only when none has data members
+    bases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,35 @@ def _member_names(decl: ts.Node) -> list[tuple[str, ts.Node]] | None:
     return out or None
 
 
+def base_names(node: ts.Node) -> tuple[str, ...] | None:
+    """The base classes ``struct D : public B`` names (None: one is not a plain name)."""
+    out: list[str] = []
+    for c in node.children:
+        if c.type != "base_class_clause":
+            continue
+        for b in c.named_children:
+            if b.type == "access_specifier" or b.kind_id in COMMENT_IDS:
+                continue
+            if b.type != "type_identifier":
+                return None
+            out.append(_text(b))
+    return tuple(out)
+
+
+def has_data_members(node: ts.Node) -> bool:
+    """Whether a struct's body declares a data member (or a base class, which may)."""
+    if any(c.type == "base_class_clause" for c in node.children):
+        return True
+    body = node.child_by_field_id(F.body)
+    for f in body.named_children if body is not None else ():
+        if f.type != "field_declaration" or _is_enum_declaration(f):
+            continue
+        decls = [c for i, c in enumerate(f.children) if f.field_name_for_child(i) == "declarator"]
+        if any(d.type != "function_declarator" for d in decls):
+            return True
+    return False
+
+
 def _is_enum_declaration(f: ts.Node) -> bool:
     t = f.child_by_field_id(F.type)
     return (
@@ -139,8 +170,9 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     name = (_text(tag) if tag is not None else "") or (alias or "")
     if body is None or not name or "<" in name:
         return None
-    if any(c.type == "base_class_clause" for c in node.children):
-        return None  # a derived struct: its bases' members come first (not read here)
+    bases = base_names(node)
+    if bases is None:
+        return None
     members: list[tuple[str, ts.Node, tuple[ts.Node, ...], ts.Node]] = []
     methods: list[tuple[str, ts.Node]] = []
     has_ctor = False
@@ -178,7 +210,7 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
         return None
     if len({m for m, _ in methods}) != len(methods):  # overloaded member functions
         return None
-    return AggregateDef(name, tuple(members), tuple(methods), has_ctor)
+    return AggregateDef(name, tuple(members), tuple(methods), has_ctor, bases)
 
 
 class AggregateLowering(_Base):

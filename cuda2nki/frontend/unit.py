@@ -20,6 +20,7 @@ from cuda2nki.frontend.aggregates import (
     aggregate_def,
     decay_array_members,
     flatten,
+    has_data_members,
     out_params,
 )
 from cuda2nki.frontend.ast import fast as N
@@ -110,6 +111,7 @@ class UnitContext:
         self.dependent_types: set[str] = set()  # `S<T>::X` met before T is known
         self.struct_templates: dict[str, StructTemplate] = {}  # see .structtemplates
         self.methods: dict[str, set[str]] = {}  # struct -> its member functions
+        self.empty_structs: set[str] = set()  # structs without data members (a base adds none)
         self.method_defs: list[FuncDef] = []  # lowered with the file's functions
         self.fn_types: set[str] = set()  # typedefs of function-pointer types
         self.ns = ""  # while collecting: the namespace of the declaration at hand
@@ -227,6 +229,8 @@ class UnitContext:
                 return None
         if name is not None:
             self._register_nested_enums(node, _text(name).split("<")[0].strip())
+            if name.type == "type_identifier" and not has_data_members(node):
+                self.empty_structs.add(_text(name))
         if tparams is not None:
             st = struct_template(node, tparams) if name is not None else None
             if st is not None and name.type == "type_identifier":
@@ -268,6 +272,8 @@ class UnitContext:
     def add_aggregate(self, name: str, ag: AggregateDef) -> None:
         """An aggregate struct under ``name``; its member functions become device functions
         ``Struct::name`` (see :mod:`cuda2nki.frontend.methods`)."""
+        if any(b not in self.empty_structs for b in ag.bases):
+            return  # a base with data members lays them out first: not read here
         self.aggregates[name] = ag
         if name != ag.name or ag.name in self.methods:
             return

@@ -144,6 +144,20 @@ def test_unknown_member_function_is_a_diagnostic(tmp_path: Path) -> None:
     assert ds[0].code == "C2N1021" and "PayoffCall::strike" in ds[0].message
 
 
+def test_a_struct_deriving_from_an_empty_base(tmp_path: Path) -> None:
+    """A base without data members (a class of allocation operators) adds nothing to the
+    layout: the derived struct is an aggregate of its own body."""
+    path = tmp_path / "k.cu"
+    path.write_text(
+        """class Managed { public: void* operator new(size_t n) { return 0; } };
+struct Element : public Managed { char* name; int value; };
+__global__ void bump(Element* e) { e->name[0] = 'd'; e->value++; }
+"""
+    )
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+
+
 def test_a_derived_struct_stays_refused(tmp_path: Path) -> None:
     """Its bases' members would come first in its layout: not an aggregate of its own body."""
     path = tmp_path / "k.cu"
