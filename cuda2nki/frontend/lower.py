@@ -124,6 +124,7 @@ class BodyLowerer(
         self.pending_unroll: int | None = None
         self.in_assert = False
         self.return_type: A.CType = VOID
+        self.returns_ref = False  # a member function returning `T&`: returns the address
         # extern __shared__ arrays standing for shared-memory view structs, by element type
         self.smem_arrays: dict[str, A.VarDecl] = {}
         self.view_vars: set[str] = set()  # variables declared as such a struct
@@ -664,6 +665,10 @@ class BodyLowerer(
             value = self._init_list(inner[0], self.return_type)
         else:
             value = self.expr(inner[0]) if inner else None
+        if self.returns_ref and value is not None:  # `return data[i];` of a `T&` function
+            if not is_lvalue(value):
+                raise self.fail("C2N1030", node, what="a reference returned to a temporary")
+            value = address_of(value)
         return [N.Return(loc=(node.byte_range, self.placer), value=value)]
 
     def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
@@ -1229,7 +1234,13 @@ class BodyLowerer(
                 raise self.fail("C2N1030", node, what="subscript with several indices")
             idx_node = idx_nodes[0]
         b_node = kids[0]
-        base = _EXPR_BY_ID[b_node.kind_id](self, b_node)
+        base = self.agg_value(b_node) if self.u.methods else self.expr(b_node)
+        if self.u.methods and not self.host:  # `s[i]`: the struct's operator[] (see .methods)
+            got = self.object_leaves(node, base, False)
+            if got is not None and self.has_method(got[0].name, "operator[]"):
+                return self.method_call(node, got[0], got[1], "operator[]", [idx_node], b_node)
+            if type(base.ty) is AggregateType:
+                self.agg_refused_use(b_node, base.ty)
         index = _EXPR_BY_ID[idx_node.kind_id](self, idx_node)
         bt = base.ty
         tb = type(bt)
@@ -2189,7 +2200,7 @@ class BodyLowerer(
                         )
                     args2[i] = address_of(args2[i])
         self.calls.append((target, self.loc(node)))
-        return N.Call(
+        call = N.Call(
             loc=(node.byte_range, self.placer),
             func=name,
             args=tuple(args2),
@@ -2197,6 +2208,13 @@ class BodyLowerer(
             target=target,
             ty=ret,
         )
+        if (
+            getattr(fi, "this_struct", "")
+            and self.u.returns_ref(fi)
+            and isinstance(ret, A.PointerType)
+        ):
+            return N.Unary(loc=call.loc, op="*", operand=call, ty=ret.pointee)  # `T&`: an lvalue
+        return call
 
 
 # assignment targets that may be a whole struct (see .aggregates)

@@ -112,6 +112,7 @@ class UnitContext:
         self.struct_templates: dict[str, StructTemplate] = {}  # see .structtemplates
         self.methods: dict[str, set[str]] = {}  # struct -> its member functions
         self.empty_structs: set[str] = set()  # structs without data members (a base adds none)
+        self.ref_returns: set[int] = set()  # member functions returning a reference (node ids)
         self.method_defs: list[FuncDef] = []  # lowered with the file's functions
         self.fn_types: set[str] = set()  # typedefs of function-pointer types
         self.ns = ""  # while collecting: the namespace of the declaration at hand
@@ -260,6 +261,14 @@ class UnitContext:
         self.record_fields[rs.name] = rs.fields
         return vt
 
+    def ref_return_ok(self, fnode: ts.Node) -> bool:
+        """Whether ``fnode`` may return a reference: a member function (``T& operator[]``),
+        lowered as returning the address, its calls reading through it."""
+        return fnode.id in self.ref_returns
+
+    def returns_ref(self, fd: FuncDef) -> bool:
+        return fd.node.id in self.ref_returns and _returns_reference(fd.node)
+
     def this_of(self, low: BodyLowerer, fd: FuncDef) -> list[tuple[str, A.CType]]:
         """The member pointers member function ``fd`` takes first; sets ``low.this_agg``."""
         agg = low.aggregate_type(fd.this_struct, fd.node)
@@ -285,6 +294,7 @@ class UnitContext:
             fname = f"{ag.name}::{mname}"
             fd = FuncDef(node=fnode, name=fname, kind=kind, forceinline=forceinline)
             fd.this_struct = ag.name
+            self.ref_returns.add(fnode.id)
             fd.order = 1_000_000 + len(self.method_defs)
             self.methods[ag.name].add(mname)
             self.method_defs.append(fd)
@@ -969,8 +979,16 @@ def _is_function_declarator(d: ts.Node) -> bool:
 def _function_declarator(fnode: ts.Node) -> ts.Node | None:
     d = fnode.child_by_field_id(F.declarator)
     while d is not None and d.type != "function_declarator":
-        d = d.child_by_field_id(F.declarator)
+        d = _inner_declarator(d)
     return d
+
+
+def _inner_declarator(d: ts.Node) -> ts.Node | None:
+    """The declarator inside ``d`` (a reference declarator holds it without a field name)."""
+    got = d.child_by_field_id(F.declarator)
+    if got is None and d.type == "reference_declarator":
+        got = next((c for c in d.named_children if c.kind_id not in COMMENT_IDS), None)
+    return got
 
 
 def _param_nodes(fnode: ts.Node) -> list[ts.Node]:
@@ -984,6 +1002,17 @@ def _is_cg_param(low: BodyLowerer, p: ts.Node) -> bool:
     return t is not None and low._is_cg_type(t)
 
 
+def _returns_reference(fnode: ts.Node) -> bool:
+    d = fnode.child_by_field_id(F.declarator)
+    while d is not None and d.type != "function_declarator":
+        if d.type == "reference_declarator":
+            return True
+        d = d.child_by_field_id(F.declarator) or next(
+            (c for c in d.named_children if c.type != "type_qualifier"), None
+        )
+    return False
+
+
 def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
     quals = tuple([c for c in fnode.children if c.kind_id in QUALIFIER_IDS])
     t = low.type_of(fnode.child_by_field_id(F.type), quals)
@@ -991,9 +1020,12 @@ def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
     while d is not None and d.type != "function_declarator":
         if d.type == "pointer_declarator":
             t = N.PointerType(pointee=t)
-        elif d.type == "reference_declarator":
-            raise low.fail("C2N1025", d, what="function returning a reference")
-        d = d.child_by_field_id(F.declarator)
+        elif d.type == "reference_declarator":  # `T& f()`: returns the address (see .methods)
+            if not low.u.ref_return_ok(fnode):
+                raise low.fail("C2N1025", d, what="function returning a reference")
+            t = N.PointerType(pointee=t)
+            low.returns_ref = True
+        d = _inner_declarator(d)
     return t
 
 

@@ -230,3 +230,61 @@ def test_virtual_and_static_member_functions_stay_refused(tmp_path: Path, method
     tu = parse_file(path)
     (ds,) = tu.rejected.values()
     assert ds[0].code == "C2N1025" and ds[0].loc.line == 2
+
+
+VEC = """
+struct Vec3 {
+    float v[3]; int tag;
+    __host__ __device__ float& operator[](int i) { return v[i]; }
+    __host__ __device__ const float& at(int i) const { return this->v[i]; }
+};
+__global__ void bump(Vec3* vs, float* out, int n) {
+    int i = threadIdx.x;
+    if (i < n) {
+        BODY
+    }
+}
+"""
+BODIES = {
+    "memory": "vs[i][1] = vs[i].at(1) + 1.0f; out[i] = vs[i][0] + vs[i].at(1) * 2.0f;",
+    "pointer": "Vec3* p = vs + i; (*p)[1] += 1.0f; out[i] = p->at(0) + (*p)[1] * 2.0f;",
+    "local": "Vec3 a; a[0] = vs[i][0]; a[1] = vs[i].at(1) + 1.0f; vs[i][1] = a[1];"
+    " out[i] = a.at(0) + a[1] * 2.0f;",
+}
+
+
+@pytest.mark.parametrize("body", sorted(BODIES))
+def test_operator_subscript_returning_a_reference(tmp_path: Path, body: str) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(VEC.replace("BODY", BODIES[body]))
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    dt = np.dtype([("v", "<f4", 3), ("tag", "<i4")])
+    vs = np.zeros(4, dt)
+    vs["v"] = np.arange(12, dtype=np.float32).reshape(4, 3)
+    got = run_kernel(
+        tu,
+        "bump",
+        grid=(1,),
+        block=(4,),
+        args={"vs": vs.view(np.uint8).copy(), "out": np.zeros(4, np.float32), "n": 4},
+    )
+    v = vs["v"].copy()
+    v[:, 1] += 1
+    np.testing.assert_array_equal(got["vs"].view(dt)["v"], v)
+    np.testing.assert_array_equal(got["out"], v[:, 0] + v[:, 1] * 2)
+
+
+def test_free_function_returning_a_reference_stays_refused(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        """__device__ float& first(float* p) { return p[0]; }
+__global__ void k(float* p) { first(p) = 1.0f; }
+"""
+    )
+    tu = parse_file(path)
+    assert "k" in tu.rejected
+    assert any(
+        d.code == "C2N1025" and "returning a reference" in d.message and d.loc.line == 1
+        for d in tu.diagnostics
+    )
