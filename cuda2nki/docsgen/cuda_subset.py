@@ -32,7 +32,7 @@ def _title(code: str) -> str:
 def constructs() -> list[tuple[str, str, str]]:
     """(tree-sitter node kind, support, note) for every kind with a disposition."""
     from cuda2nki.frontend.lower import EXPR_HANDLERS, STMT_HANDLERS
-    from cuda2nki.frontend.nodekinds import REJECTED_KINDS
+    from cuda2nki.frontend.nodekinds import PARTLY_SUPPORTED, REJECTED_KINDS
 
     rows = []
     for kind, fn in STMT_HANDLERS.items():
@@ -43,8 +43,16 @@ def constructs() -> list[tuple[str, str, str]]:
     for kind, fn in EXPR_HANDLERS.items():
         rows.append((kind, "supported (expression)", _first_line(fn) or ""))
     for kind, code in REJECTED_KINDS.items():
-        rows.append((kind, f"refused, {code}", _title(code)))
-    order = {"supported (statement)": 0, "supported (expression)": 1, "ignored": 2}
+        if kind in PARTLY_SUPPORTED:
+            rows.append((kind, "partly supported", PARTLY_SUPPORTED[kind]))
+        else:
+            rows.append((kind, f"refused, {code}", _title(code)))
+    order = {
+        "supported (statement)": 0,
+        "supported (expression)": 1,
+        "partly supported": 2,
+        "ignored": 3,
+    }
     return sorted(rows, key=lambda r: (order.get(r[1], 3), r[1], r[0]))
 
 

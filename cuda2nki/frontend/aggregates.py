@@ -26,9 +26,12 @@ structs.  ``p->member`` and ``p[i].member`` read or write the member through a p
 byte offset in the C layout (an array member decays to a pointer to its first element);
 ``S s = p[i];`` and ``p[i] = s;`` copy member by member, ``p[i] = q[j];`` copies the bytes.
 
-A struct with member functions or bit-fields, a struct with an array member held by value, and
-a struct value used other than through its members, copied, passed or returned stay refused
-(C2N1025).
+Member functions defined in the body are lowered as device functions (see
+:mod:`cuda2nki.frontend.methods`).  A struct with bit-fields, a base class, or virtual or static
+member functions, a struct holding an array copied, passed or returned by value, and a struct
+value used other than through its members stay refused (C2N1025).  A local holding an array
+declares that array as a local array; a kernel parameter holding one receives it as a buffer
+(:func:`decay_array_members`).
 """
 
 from __future__ import annotations
@@ -64,6 +67,12 @@ class AggregateDef:
 
     name: str
     members: tuple[tuple[str, ts.Node, tuple[ts.Node, ...], ts.Node], ...]
+    #: member functions defined in the body: (name, definition), see .methods
+    methods: tuple[tuple[str, ts.Node], ...] = ()
+    #: a constructor is defined (a local of this type needs an initialiser)
+    has_ctor: bool = False
+    #: its base classes: it is an aggregate only when none has data members
+    bases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,9 @@ class AggregateType:
     name: str
     fields: tuple[tuple[str, object], ...]
     const: bool = False
+    #: a kernel parameter whose array members are buffers (see :func:`decay_array_members`):
+    #: it is read through its members only, never copied or passed on
+    decayed: bool = False
 
 
 def flat_name(var: str, member: str) -> str:
@@ -112,6 +124,42 @@ def _member_names(decl: ts.Node) -> list[tuple[str, ts.Node]] | None:
     return out or None
 
 
+def base_names(node: ts.Node) -> tuple[str, ...] | None:
+    """The base classes ``struct D : public B`` names (None: one is not a plain name)."""
+    out: list[str] = []
+    for c in node.children:
+        if c.type != "base_class_clause":
+            continue
+        for b in c.named_children:
+            if b.type == "access_specifier" or b.kind_id in COMMENT_IDS:
+                continue
+            if b.type != "type_identifier":
+                return None
+            out.append(_text(b))
+    return tuple(out)
+
+
+def has_data_members(node: ts.Node) -> bool:
+    """Whether a struct's body declares a data member (or a base class, which may)."""
+    if any(c.type == "base_class_clause" for c in node.children):
+        return True
+    body = node.child_by_field_id(F.body)
+    for f in body.named_children if body is not None else ():
+        if f.type != "field_declaration" or _is_enum_declaration(f):
+            continue
+        decls = [c for i, c in enumerate(f.children) if f.field_name_for_child(i) == "declarator"]
+        if any(d.type != "function_declarator" for d in decls):
+            return True
+    return False
+
+
+def _is_enum_declaration(f: ts.Node) -> bool:
+    t = f.child_by_field_id(F.type)
+    return (
+        t is not None and t.type == "enum_specifier" and f.child_by_field_id(F.declarator) is None
+    )
+
+
 def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | None:
     """The aggregate struct ``node`` defines (named ``alias`` when it has no tag), else None:
     plain data members only (scalars, pointers, vectors and other structs)."""
@@ -122,12 +170,34 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     name = (_text(tag) if tag is not None else "") or (alias or "")
     if body is None or not name or "<" in name:
         return None
+    bases = base_names(node)
+    if bases is None:
+        return None
     members: list[tuple[str, ts.Node, tuple[ts.Node, ...], ts.Node]] = []
+    methods: list[tuple[str, ts.Node]] = []
+    has_ctor = False
     for f in body.named_children:
         if f.type in _SKIPPED or f.kind_id in COMMENT_IDS:
             continue
+        if f.type == "function_definition":  # a member function (see .methods)
+            from cuda2nki.frontend.methods import method_name
+
+            mname = method_name(f)
+            if mname is None or any(
+                c.type == "virtual"
+                or (c.type == "storage_class_specifier" and _text(c) == "static")
+                for c in f.children
+            ):
+                return None  # a virtual one puts a table pointer first; a static one: no object
+            if mname == name:
+                has_ctor = True
+            elif not mname.startswith("~"):
+                methods.append((mname, f))
+            continue
         if f.type != "field_declaration":
             return None
+        if _is_enum_declaration(f):  # `enum CallPut { Call, Put };`: constants, no member
+            continue
         if any(c.type == "storage_class_specifier" for c in f.children):
             return None
         t_node = f.child_by_field_id(F.type)
@@ -138,12 +208,17 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
         members.extend((n, t_node, quals, d) for n, d in names)
     if not members or len({m[0] for m in members}) != len(members):
         return None
-    return AggregateDef(name, tuple(members))
+    if len({m for m, _ in methods}) != len(methods):  # overloaded member functions
+        return None
+    return AggregateDef(name, tuple(members), tuple(methods), has_ctor, bases)
 
 
 class AggregateLowering(_Base):
     """Scalar replacement of aggregate structs: a mixin of
     :class:`cuda2nki.frontend.lower.BodyLowerer`."""
+
+    #: set while lowering a kernel (``__global__``): see :func:`decay_array_members`
+    kernel: bool = False
 
     #: set while lowering an expression that may denote a whole struct value
     agg_ok: bool = False
@@ -290,7 +365,7 @@ class AggregateLowering(_Base):
             raise self.fail("C2N1030", node, what=f"member '{field}' of struct '{bt.name}'")
         loc = (node.byte_range, self.placer)
         if isinstance(mty, AggregateType) and bt.const:
-            mty = AggregateType(name=mty.name, fields=mty.fields, const=True)
+            mty = AggregateType(name=mty.name, fields=mty.fields, const=True, decayed=mty.decayed)
         elif bt.const and getattr(mty, "const", None) is False:
             mty = type(mty)(**{**mty.__dict__, "const": True})  # type: ignore[arg-type]
         return N.Name(loc=loc, name=flat_name(base.name, field), ty=mty)  # type: ignore[arg-type]
@@ -312,6 +387,9 @@ class AggregateLowering(_Base):
             return self.mem_leaves(node, e, mem)
         if not isinstance(e, A.Name) or not isinstance(e.ty, AggregateType):
             raise self.fail("C2N1025", node, what="struct value other than a variable")
+        if e.ty.decayed:  # copied or passed on: the copy of its arrays is not there
+            self.refuse_array_member(node, e.ty)
+        self.check_by_value(node, e.ty)  # a local holding an array: its members one by one
         return [N.Name(loc=e.loc, name=n, ty=t) for n, t in flatten(e.name, e.ty)]
 
     def agg_refused_use(self, node: ts.Node, ty: AggregateType) -> None:
@@ -327,7 +405,11 @@ class AggregateLowering(_Base):
         """``S s;`` / ``S s = t;`` / ``S s = {a, b};`` / ``S s = f(...);``"""
         from cuda2nki.frontend.lowerbase import Sym
 
-        self.check_by_value(decl, ty)
+        if value is not None:  # a local struct holding an array: declared, never copied
+            self.check_by_value(decl, ty)
+        d = self.u.aggregates.get(ty.name)
+        if d is not None and d.has_ctor and (value is None or value.type == "argument_list"):
+            raise self.fail("C2N1025", decl, what=f"struct '{ty.name}' built by its constructor")
         leaves = flatten(name, ty)
         loc = (decl.byte_range, self.placer)
         decls: list[A.Stmt] = [
@@ -433,6 +515,12 @@ def _size_align(t: object) -> tuple[int, int] | None:
     return None
 
 
+def align_of(t: object) -> int | None:
+    """``alignof(t)``: the C alignment of a type (None: unknown)."""
+    got = _size_align(t)
+    return None if got is None else got[1]
+
+
 def layout(ty: AggregateType) -> tuple[dict[str, int], int, int] | None:
     """The C layout of a struct: member byte offsets, size (padded to its alignment) and
     alignment."""
@@ -469,6 +557,27 @@ def _with_const(t: object, const: bool) -> object:
     if not const or isinstance(t, A.ArrayType) or not hasattr(t, "const"):
         return t
     return type(t)(**{**t.__dict__, "const": True})
+
+
+def decay_array_members(ty: AggregateType) -> AggregateType:
+    """A kernel parameter ``param_t p`` whose struct holds an array (``int param[1024];``,
+    often ``__grid_constant__``): each array member, nested ones too, becomes a pointer to
+    its first element, so ``p.param[i]`` reads the launch's copy of the array as a buffer
+    (the kernel receives it as an input tensor)."""
+    fields: list[tuple[str, object]] = []
+    changed = False
+    for member, mty in ty.fields:
+        new = mty
+        if isinstance(mty, AggregateType):
+            new = decay_array_members(mty)
+        elif isinstance(mty, A.ArrayType) and all(d is not None for d in mty.dims):
+            elem = mty.elem if len(mty.dims) == 1 else N.ArrayType(elem=mty.elem, dims=mty.dims[1:])
+            new = N.PointerType(pointee=_with_const(elem, ty.const))  # type: ignore[arg-type]
+        changed = changed or new is not mty
+        fields.append((member, new))
+    if not changed:
+        return ty
+    return AggregateType(name=ty.name, fields=tuple(fields), const=ty.const, decayed=True)
 
 
 def out_params(ty: AggregateType) -> list[tuple[str, A.CType]]:

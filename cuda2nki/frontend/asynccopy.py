@@ -37,7 +37,6 @@ import tree_sitter as ts
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
-from cuda2nki.frontend.cst import F
 from cuda2nki.frontend.lowerbase import Sym, _text
 from cuda2nki.frontend.typesys import INT, LONG, ULONG, VECTOR_TYPES, VOID, sizeof, unqualified
 
@@ -90,19 +89,6 @@ def is_sync_object(t: A.CType | None) -> bool:
     return isinstance(t, A.VectorType) and t in (PIPELINE, BARRIER, TILE_MEMORY)
 
 
-def alignment(t: A.CType | None) -> int | None:
-    """``alignof(t)`` in bytes."""
-    t = unqualified(t)
-    if isinstance(t, A.ArrayType):
-        return alignment(t.elem)
-    if isinstance(t, A.VectorType):
-        if t.align:
-            return t.align
-        size = sizeof(t) or 0
-        return size if size & (size - 1) == 0 else t.base.bits // 8
-    return sizeof(t)
-
-
 def _const_bytes(e: A.Expr) -> int | None:
     while isinstance(e, A.Cast):
         e = e.operand
@@ -121,14 +107,6 @@ class AsyncCopyLowering(_Base):
         if t is PIPELINE and "pipeline_shared_state" in _text(type_node):
             self.error("C2N1018", type_node, what="cuda::pipeline_shared_state (shared by a group)")
         return t
-
-    def e_alignof(self, node: ts.Node) -> A.Expr:
-        t = node.child_by_field_id(F.type)
-        of = self.type_descriptor(t) if t is not None else None
-        n = alignment(of)
-        if n is None:
-            raise self.fail("C2N1030", node, what="alignof of an incomplete type")
-        return N.IntLit(loc=(node.byte_range, self.placer), value=n, ty=ULONG)
 
     def _noop(self, node: ts.Node) -> A.Expr:
         return N.IntLit(loc=(node.byte_range, self.placer), value=0, ty=INT)

@@ -65,6 +65,7 @@ def lower_source(
     unit.diags.extend(pre.diagnostics)
     root = tree.root_node
     funcs = _collect(unit, root)
+    funcs += unit.method_defs  # member functions of aggregate structs (see .methods)
     launches, requests = _launch_sites(unit, root, funcs)
     requests += _explicit_instantiations(unit)
     site_instances: dict[SourceLoc, str] = {}

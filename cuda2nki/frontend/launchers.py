@@ -120,8 +120,9 @@ def _foreign_units(
     for name, _ in sources:
         src = Path(name)
         try:
-            text = src.read_text(encoding="utf-8")
-        except (OSError, ValueError):
+            # a stray Latin-1 byte in an includer's comment must not hide its context
+            text = src.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
             continue
         with no_includer_search():  # read as written; its own includers are not searched
             units.append(
@@ -144,8 +145,24 @@ def _includers(real: Path) -> list[Path]:
     for root in roots:
         found = [p for p in including_sources(real, root) if p != real]
         if found:
-            return found
+            return _outer_first(found, root, {real})
     return []
+
+
+def _outer_first(found: list[Path], root: Path, seen: set[Path]) -> list[Path]:
+    """``found`` with, before each, the source files under ``root`` that include it in turn
+    (``main.cu`` includes ``work.cu``, which includes ``solver.cu``): the outermost file of such
+    a chain sees the typedefs and macros the inner ones use, so it comes first."""
+    out: list[Path] = []
+    for p in found:
+        if p in seen:
+            continue
+        seen.add(p)
+        outer = [q for q in including_sources(p, root) if q not in seen and q not in found]
+        out.extend(q for q in _outer_first(outer, root, seen) if q not in out)
+        if p not in out:
+            out.append(p)
+    return out
 
 
 def module_loaders(root: Path, kernels: Iterable[str]) -> list[Path]:

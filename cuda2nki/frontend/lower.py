@@ -18,10 +18,10 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
-from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType
+from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType, align_of
 from cuda2nki.frontend.ast import fast as N
-from cuda2nki.frontend.coalesced import MASKED, declare_masked
 from cuda2nki.frontend.asynccopy import ASYNC_CALLS, SYNC_METHODS, AsyncCopyLowering
+from cuda2nki.frontend.coalesced import MASKED, declare_masked
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
 from cuda2nki.frontend.constfold import convert as _convert
 from cuda2nki.frontend.constfold import fold_binary as _fold_binary
@@ -37,6 +37,7 @@ from cuda2nki.frontend.cst import (
     kind_ids,
     language,
 )
+from cuda2nki.frontend.cucomplex import COMPLEX_HELPERS, ComplexCallError, complex_call
 from cuda2nki.frontend.devlaunch import (
     DEVICE_RUNTIME_CALLS,
     DEVICE_RUNTIME_TYPES,
@@ -44,7 +45,6 @@ from cuda2nki.frontend.devlaunch import (
     runtime_call,
 )
 from cuda2nki.frontend.gridgroup import GRID_DIM3
-from cuda2nki.frontend.cucomplex import COMPLEX_HELPERS, ComplexCallError, complex_call
 from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
@@ -57,8 +57,11 @@ from cuda2nki.frontend.lowerbase import (
     address_of,
     is_lvalue,
 )
+from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct
+from cuda2nki.frontend.structtemplates import StructTemplateLowering
+from cuda2nki.frontend.traits import TraitLowering
 from cuda2nki.frontend.typesys import (
     ARITH_BY_NAME,
     BOOL,
@@ -86,12 +89,23 @@ from cuda2nki.frontend.typesys import (
 )
 from cuda2nki.frontend.wmma import Fragment, WmmaLowering, is_fragment_type
 
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")  # one level of template arguments
+
 if TYPE_CHECKING:
     from cuda2nki.frontend.locs import PendingLoc
     from cuda2nki.frontend.unit import UnitContext
 
 
-class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering, AsyncCopyLowering):
+class BodyLowerer(
+    CoopLowering,
+    AggregateLowering,
+    LambdaLowering,
+    TraitLowering,
+    StructTemplateLowering,
+    MethodLowering,
+    WmmaLowering,
+    AsyncCopyLowering,
+):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 
     ``env`` maps template parameter names to an ``int`` (int parameter), a ``CType`` (typename
@@ -123,6 +137,7 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
         self.pending_unroll: int | None = None
         self.in_assert = False
         self.return_type: A.CType = VOID
+        self.returns_ref = False  # a member function returning `T&`: returns the address
         # extern __shared__ arrays standing for shared-memory view structs, by element type
         self.smem_arrays: dict[str, A.VarDecl] = {}
         self.view_vars: set[str] = set()  # variables declared as such a struct
@@ -232,15 +247,21 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
         elif kind == "type_identifier":
             name = _text(type_node)
             t = self._named(name, type_node)
+        elif kind == "dependent_type":  # `typename vec4<T>::Type`
+            t = self.trait_type(type_node) if self.u.traits else None
         elif kind == "qualified_identifier":
             t = self._std_constant_type(type_node)
+            if t is None and self.u.traits:
+                t = self.trait_type(type_node)
             if t is None:
                 name = _text(type_node).split("::")[-1].strip()
                 t = self._named(name, type_node)
         elif kind in ("placeholder_type_specifier", "auto"):
             return N.OpaqueType(name="auto", const=const)
         elif kind == "template_type":
-            t = self._packed_template(type_node)
+            t = self.struct_instance(type_node) if self.u.struct_templates else None
+            if t is None:
+                t = self._packed_template(type_node)
         elif kind in ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier"):
             if kind == "enum_specifier":
                 return with_const(INT, const)
@@ -663,6 +684,10 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
             value = self._init_list(inner[0], self.return_type)
         else:
             value = self.expr(inner[0]) if inner else None
+        if self.returns_ref and value is not None:  # `return data[i];` of a `T&` function
+            if not is_lvalue(value):
+                raise self.fail("C2N1030", node, what="a reference returned to a temporary")
+            value = address_of(value)
         return [N.Return(loc=(node.byte_range, self.placer), value=value)]
 
     def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
@@ -1006,6 +1031,10 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
             if s.ref:  # a C++ reference is a pointer read through
                 return N.Unary(loc=loc, op="*", operand=ref, ty=s.ty.pointee)  # type: ignore[union-attr]
             return ref
+        if self.this_agg is not None:  # a member, inside a member function
+            got = self.this_member(node, name)
+            if got is not None:
+                return got
         if name in self.env:
             v = self.env[name]
             if isinstance(v, int) and not isinstance(v, bool):
@@ -1062,6 +1091,8 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
         if k is not None:
             return k(self.loc(node))
         c = self.u.consts.get(text.lstrip(":"))
+        if c is None and "<" in text:  # `AsianOption<Real>::Put`: an enum of a class template
+            c = self.u.consts.get(_TEMPLATE_ARGS.sub("", text).lstrip(":"))
         if c is not None:  # `Mode::Relu`, `cfg::ROWS`: an enumerator or a namespace constant
             value, ty = c
             loc = (node.byte_range, self.placer)
@@ -1140,6 +1171,11 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
             got = self.fragment_member(node, arg, field)
             if got is not None:
                 return got
+        if self.this_agg is not None and op == "->" and arg.type == "this":  # `this->m`
+            got = self.this_member(fnode, field)
+            if got is None:
+                raise self.fail("C2N1030", node, what=f"member '{field}' of '{self.this_agg.name}'")
+            return got
         if arg_kind in _IDENTIFIER_IDS:
             name = src[arg.start_byte : arg.end_byte].decode()
             if name in BUILTIN_DIM3 and self.visible.get(name) is None:
@@ -1187,6 +1223,10 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
             )
         if self.host:
             return N.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=None)
+        dep = bt.pointee if op == "->" and isinstance(bt, A.PointerType) else bt
+        if isinstance(dep, A.OpaqueType) and dep.name in self.u.dependent_types:  # `S<T>::X`
+            ty = N.OpaqueType(name=f"{bt.name}::{field}")
+            return N.Member(loc=loc, base=base, field=field, arrow=op == "->", ty=ty)
         raise self.fail("C2N1030", node, what=f"member '{field}' of {_tyname(base.ty)}")
 
     def _record_member(
@@ -1226,7 +1266,13 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
                 raise self.fail("C2N1030", node, what="subscript with several indices")
             idx_node = idx_nodes[0]
         b_node = kids[0]
-        base = _EXPR_BY_ID[b_node.kind_id](self, b_node)
+        base = self.agg_value(b_node) if self.u.methods else self.expr(b_node)
+        if self.u.methods and not self.host:  # `s[i]`: the struct's operator[] (see .methods)
+            got = self.object_leaves(node, base, False)
+            if got is not None and self.has_method(got[0].name, "operator[]"):
+                return self.method_call(node, got[0], got[1], "operator[]", [idx_node], b_node)
+            if type(base.ty) is AggregateType:
+                self.agg_refused_use(b_node, base.ty)
         index = _EXPR_BY_ID[idx_node.kind_id](self, idx_node)
         bt = base.ty
         tb = type(bt)
@@ -1527,6 +1573,19 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
             raise self.fail("C2N1030", node, what="sizeof of an incomplete type")
         return N.SizeOf(loc=(node.byte_range, self.placer), of=of, ty=ULONG)
 
+    def e_alignof(self, node: ts.Node) -> A.Expr:
+        """``alignof(float4)``, ``alignof(T)``: the type's C alignment, a constant."""
+        t = node.child_by_field_id(F.type) or next(
+            (c for c in node.named_children if c.type == "type_descriptor"), None
+        )
+        if t is None:
+            raise self.fail("C2N1030", node, what="alignof of an expression")
+        of = self.type_descriptor(t)
+        n = align_of(of)
+        if n is None:
+            raise self.fail("C2N1030", node, what="alignof of an incomplete type")
+        return N.IntLit(loc=(node.byte_range, self.placer), value=n, ty=ULONG)
+
     def e_comma(self, node: ts.Node) -> A.Expr:
         items: list[A.Expr] = []
         n = node
@@ -1625,6 +1684,14 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
                 return fill
         if ft == "identifier" and not self.host and self.is_lambda_call(node):
             raise self.fail("C2N1010", node, what="lambda call used as a value")
+        if ft == "identifier" and self.u.methods and not self.host:
+            got = self._identifier_method_call(node, fn, arg_nodes)
+            if got is not None:
+                return got
+        if ft == "identifier" and self.generic and not self.host:
+            got = self._opaque_object_call(node, fn, None, arg_nodes)
+            if got is not None:  # `payoff(S)` with `Payoff payoff` a template parameter
+                return got
         name, targ_nodes = self._qualified_call_name(fn)
         ref = self.env.get(name)
         if isinstance(ref, A.FunctionRef):  # a call of a function template parameter
@@ -1962,6 +2029,14 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
             views = self.u.smem_views.values()
             if any(method in v.methods for v in views):  # smem.getPointer()
                 return self.expr(obj)
+        if self.u.methods:  # a member function of an aggregate struct (see .methods)
+            got = self._struct_method_call(node, fn, obj, method, arg_nodes)
+            if got is not None:
+                return got
+        if self.generic and obj.type == "identifier":
+            got = self._opaque_object_call(node, obj, method, arg_nodes)
+            if got is not None:  # `payoff.is_in_the_money(S)`, `Payoff` a template parameter
+                return got
         if self._word_of(node) is not None:
             raise self.fail(
                 "C2N1010",
@@ -1970,6 +2045,62 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
                 "through a pointer",
             )
         raise self.fail("C2N1010", node, what=f"method call '.{method}()'")
+
+    def _opaque_object_call(
+        self, node: ts.Node, obj: ts.Node, method: str | None, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        """Inside a template not instantiated yet: a call of (a member function of) an object
+        whose type is a template parameter, an opaque value (its instances resolve it)."""
+        s = self.lookup(_text(obj))
+        ty = s.ty if s is not None else None
+        if not isinstance(ty, A.OpaqueType) or self.env.get(ty.name, 0) is not None:
+            return None
+        args = [self.expr(a) for a in arg_nodes]
+        func = _text(obj) if method is None else f"{_text(obj)}.{method}"
+        out = N.OpaqueType(name=f"{ty.name}::{method or 'operator()'}")
+        self.u.dependent_types.add(out.name)
+        return N.Call(loc=(node.byte_range, self.placer), func=func, args=tuple(args), ty=out)
+
+    def _identifier_method_call(
+        self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        """``f(x)`` with ``f`` a struct variable (its ``operator()``), or, inside a member
+        function, another member function of the same struct."""
+        name = _text(fn)
+        s = self.lookup(name)
+        if s is None and self.this_agg is not None and self.has_method(self.this_agg.name, name):
+            leaves = self.own_leaves(node)
+            return self.method_call(node, self.this_agg, leaves, name, arg_nodes, fn)
+        if s is None:
+            got = self.this_member(fn, name) if self.this_agg is not None else None
+            if got is None:
+                return None
+            base: A.Expr = got  # a member that is itself a functor: not supported
+            return None
+        if type(s.ty) is not AggregateType and self.blob_struct(s.ty) is None:
+            return None
+        base = self.agg_value(fn)
+        leaves = self.object_leaves(node, base, False)
+        if leaves is None or not self.has_method(leaves[0].name, "operator()"):
+            return None
+        return self.method_call(node, leaves[0], leaves[1], "operator()", arg_nodes, fn)
+
+    def _struct_method_call(
+        self, node: ts.Node, fn: ts.Node, obj: ts.Node, method: str, arg_nodes: list[ts.Node]
+    ) -> A.Expr | None:
+        arrow = _text(fn.child_by_field_id(F.operator)) == "->"
+        if obj.type == "this" and arrow and self.this_agg is not None:
+            if not self.has_method(self.this_agg.name, method):
+                return None
+            leaves = self.own_leaves(node)
+            return self.method_call(node, self.this_agg, leaves, method, arg_nodes, obj)
+        base = self.expr(obj) if arrow else self.agg_value(obj)
+        got = self.object_leaves(node, base, arrow)
+        if got is None:
+            return None
+        if not self.has_method(got[0].name, method):
+            raise self.fail("C2N1021", fn, name=f"{got[0].name}::{method}")
+        return self.method_call(node, got[0], got[1], method, arg_nodes, obj)
 
     # ------------------------------------------------------------------ packed words
 
@@ -2026,7 +2157,8 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
         obj, meth = fn.child_by_field_id(F.argument), fn.child_by_field_id(F.field)
         if obj is None or meth is None or _text(fn.child_by_field_id(F.operator)) != ".":
             return None
-        if obj.type != "identifier" or self.lookup(_text(obj)) is None:
+        s = self.lookup(_text(obj)) if obj.type == "identifier" else None
+        if s is None or type(s.ty) is AggregateType:  # a struct's member function, not a word
             return None
         vec = self.expr(obj)
         inst = self.packed_of(vec.ty)
@@ -2135,7 +2267,7 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
                         )
                     args2[i] = address_of(args2[i])
         self.calls.append((target, self.loc(node)))
-        return N.Call(
+        call = N.Call(
             loc=(node.byte_range, self.placer),
             func=name,
             args=tuple(args2),
@@ -2143,6 +2275,13 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering, WmmaLowering,
             target=target,
             ty=ret,
         )
+        if (
+            getattr(fi, "this_struct", "")
+            and self.u.returns_ref(fi)
+            and isinstance(ret, A.PointerType)
+        ):
+            return N.Unary(loc=call.loc, op="*", operand=call, ty=ret.pointee)  # `T&`: an lvalue
+        return call
 
 
 # assignment targets that may be a whole struct (see .aggregates)

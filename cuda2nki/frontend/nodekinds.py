@@ -66,3 +66,27 @@ REJECTED_KINDS: dict[str, str] = {
     "goto_statement": "C2N1011",
     "gnu_asm_expression": "C2N1013",
 }
+
+# Kinds that a construct's handler reads in some positions although they are refused where
+# they appear anywhere else (the notes of ``docs/cuda-subset.md``).
+PARTLY_SUPPORTED: dict[str, str] = {
+    "lambda_expression": (
+        "inlined where bound to an `auto` variable (capturing by reference or nothing) and "
+        "called as a statement; refused elsewhere (C2N1010)"
+    ),
+    "lambda_capture_specifier": "read with its lambda (`[&]`, `[]`); by-value captures refused",
+    "lambda_declarator": "read with its lambda (its parameter list)",
+    "lambda_default_capture": "read with its lambda (`[&]`)",
+    "dependent_type": (
+        "`typename S<T>::member`: a struct's member typedef (explicit specialisation or "
+        "primary template); any other is an unknown type (C2N1022)"
+    ),
+    "this": (
+        "`this->member` and `this->f(...)` inside a member function of an aggregate struct; "
+        "refused elsewhere (C2N1010)"
+    ),
+    "template_type": (
+        "as a type: packed vector structs (`Packed128<float>`) and member typedefs "
+        "(`vec4<float>::Type`); refused as a value (C2N1010)"
+    ),
+}

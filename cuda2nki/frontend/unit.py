@@ -18,7 +18,9 @@ from cuda2nki.frontend.aggregates import (
     AggregateDef,
     AggregateType,
     aggregate_def,
+    decay_array_members,
     flatten,
+    has_data_members,
     out_params,
 )
 from cuda2nki.frontend.ast import fast as N
@@ -41,10 +43,14 @@ from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lower import _vector_ctor as vector_ctor
 from cuda2nki.frontend.lowerbase import GroupArg, Reparse, Sym, _Placeholder, _text
+from cuda2nki.frontend.methods import this_params
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
 from cuda2nki.frontend.smemview import SmemView, smem_view_struct
+from cuda2nki.frontend.structbytes import blob_init
+from cuda2nki.frontend.structtemplates import StructTemplate, nested_enums, struct_template
+from cuda2nki.frontend.traits import TraitStruct, trait_struct
 from cuda2nki.frontend.typesys import (
     INT,
     VOID,
@@ -73,6 +79,7 @@ class FuncDef:
     namespace: str = ""  # ``a::b`` for a function defined in ``namespace a { namespace b {``
     forceinline: bool = False
     order: int = 0
+    this_struct: str = ""  # a member function of this aggregate struct (see .methods)
 
     @property
     def is_template(self) -> bool:
@@ -100,6 +107,13 @@ class UnitContext:
         self.explicit: list[ts.Node] = []
         self.file_shared: set[str] = set()
         self.structs: set[str] = set()
+        self.traits: dict[str, list[TraitStruct]] = {}  # structs with member typedefs
+        self.dependent_types: set[str] = set()  # `S<T>::X` met before T is known
+        self.struct_templates: dict[str, StructTemplate] = {}  # see .structtemplates
+        self.methods: dict[str, set[str]] = {}  # struct -> its member functions
+        self.empty_structs: set[str] = set()  # structs without data members (a base adds none)
+        self.ref_returns: set[int] = set()  # member functions returning a reference (node ids)
+        self.method_defs: list[FuncDef] = []  # lowered with the file's functions
         self.fn_types: set[str] = set()  # typedefs of function-pointer types
         self.ns = ""  # while collecting: the namespace of the declaration at hand
         self.packed: dict[str, PackedStruct] = {}  # packed vector structs by name
@@ -149,6 +163,10 @@ class UnitContext:
                         inner = c.child_by_field_id(F.declarator)
                         if inner is not None and inner.type == "type_identifier":
                             self.typedefs[_text(inner)] = N.PointerType(pointee=base)
+                    elif c.type == "array_declarator":  # `typedef float vec2[2];`
+                        got = _array_typedef(low, c, base)
+                        if got is not None:
+                            self.typedefs[got[0]] = got[1]
         except _Placeholder:  # a typedef of something unsupported (a struct...)
             for i, c in enumerate(node.children):
                 if node.field_name_for_child(i) == "declarator" and c.type == "type_identifier":
@@ -172,7 +190,7 @@ class UnitContext:
         ag = aggregate_def(t_node, plain[0]) if vt is None and plain else None
         if ag is not None:  # a struct of members of different types: under every plain name
             for name in plain:
-                self.aggregates[name] = ag
+                self.add_aggregate(name, ag)
             return len(plain) == len(decls)
         if vt is None:
             return False
@@ -196,6 +214,9 @@ class UnitContext:
         packed vector struct (see :mod:`cuda2nki.frontend.packed`) is a short vector type, and
         so is a record struct (see :mod:`cuda2nki.frontend.records`), which is returned."""
         name = node.child_by_field_id(F.name)
+        trait = trait_struct(node, tparams)
+        if trait is not None and trait not in self.traits.get(trait.name, ()):
+            self.traits.setdefault(trait.name, []).append(trait)
         view = smem_view_struct(node)
         if view is not None:
             old = self.smem_views.get(view.name)
@@ -207,13 +228,20 @@ class UnitContext:
             if ps is not None:
                 self.packed[ps.name] = ps
                 return None
+        if name is not None:
+            self._register_nested_enums(node, _text(name).split("<")[0].strip())
+            if name.type == "type_identifier" and not has_data_members(node):
+                self.empty_structs.add(_text(name))
         if tparams is not None:
+            st = struct_template(node, tparams) if name is not None else None
+            if st is not None and name.type == "type_identifier":
+                self.struct_templates[st.agg.name] = st
             return None
         rs = record_struct(node, alias)
         if rs is None:
             ag = aggregate_def(node, alias)
             if ag is not None:
-                self.aggregates[ag.name] = ag
+                self.add_aggregate(ag.name, ag)
             return None
         low = lowerer or BodyLowerer(self, "<file>", host=True)
         try:
@@ -223,7 +251,7 @@ class UnitContext:
         if not isinstance(elem, A.ScalarType) or elem.name == "void":
             ag = aggregate_def(node, alias)  # `struct { uint4 x, y; }`: members, not lanes
             if ag is not None:
-                self.aggregates[ag.name] = ag
+                self.add_aggregate(ag.name, ag)
             return None
         base = N.ScalarType(name=elem.name)
         vt = N.VectorType(
@@ -232,6 +260,56 @@ class UnitContext:
         self.records[rs.name] = vt
         self.record_fields[rs.name] = rs.fields
         return vt
+
+    def ref_return_ok(self, fnode: ts.Node) -> bool:
+        """Whether ``fnode`` may return a reference: a member function (``T& operator[]``),
+        lowered as returning the address, its calls reading through it."""
+        return fnode.id in self.ref_returns
+
+    def returns_ref(self, fd: FuncDef) -> bool:
+        return fd.node.id in self.ref_returns and _returns_reference(fd.node)
+
+    def this_of(self, low: BodyLowerer, fd: FuncDef) -> list[tuple[str, A.CType]]:
+        """The member pointers member function ``fd`` takes first; sets ``low.this_agg``."""
+        agg = low.aggregate_type(fd.this_struct, fd.node)
+        got = this_params(agg) if agg is not None else None
+        if got is None:
+            raise low.fail("C2N1025", fd.node, what=f"member function of struct '{fd.this_struct}'")
+        low.this_agg = agg
+        return got
+
+    def add_aggregate(self, name: str, ag: AggregateDef) -> None:
+        """An aggregate struct under ``name``; its member functions become device functions
+        ``Struct::name`` (see :mod:`cuda2nki.frontend.methods`)."""
+        if any(b not in self.empty_structs for b in ag.bases):
+            return  # a base with data members lays them out first: not read here
+        self.aggregates[name] = ag
+        if name != ag.name or ag.name in self.methods:
+            return
+        self.methods[ag.name] = set()
+        for mname, fnode in ag.methods:
+            kind, forceinline = function_kind(fnode)
+            if kind in ("global", "host"):
+                continue
+            fname = f"{ag.name}::{mname}"
+            fd = FuncDef(node=fnode, name=fname, kind=kind, forceinline=forceinline)
+            fd.this_struct = ag.name
+            self.ref_returns.add(fnode.id)
+            fd.order = 1_000_000 + len(self.method_defs)
+            self.methods[ag.name].add(mname)
+            self.method_defs.append(fd)
+            self.functions.setdefault(fname, fd)
+            self.overloads.setdefault(fname, []).append(fd)
+
+    def _register_nested_enums(self, node: ts.Node, struct: str) -> None:
+        """The enums declared in struct ``struct``'s body: ``S::Put`` and ``S<T>::Put``."""
+        outer = self.ns
+        self.ns = f"{outer}::{struct}" if outer else struct
+        try:
+            for e in nested_enums(node):
+                self.register_enum(e)
+        finally:
+            self.ns = outer
 
     def register_enum(self, node: ts.Node) -> None:
         """Enumerators are integer constants, named plainly and by every qualified spelling
@@ -351,6 +429,12 @@ class UnitContext:
                         )
                     )
                 continue
+            if isinstance(base, AggregateType):  # pointers to and arrays of structs: their bytes
+                ty = low.memory_type(ty, dnode)
+                if init is not None:
+                    init = blob_init(base, ty, init, low.const_value)
+                    if init is None:
+                        continue  # not constant: its uses are undeclared names
             self.globals[name] = ty
             self.global_vars.append(
                 N.GlobalVar(loc=self.placer.at(dnode), name=name, ty=ty, init=init, space=space)
@@ -372,12 +456,20 @@ class UnitContext:
         if got is not None:
             return got
         low = BodyLowerer(self, fd.name, dict(env))
+        low.kernel = fd.kind == "global"
         try:
             ret = _return_type(low, fd.node)
         except _Placeholder:
             ret = N.OpaqueType(name="?")
         types: list[A.CType | None] = []
         refs: list[bool] = []
+        if fd.this_struct:  # a member function: its object's member pointers first
+            try:
+                this = self.this_of(low, fd)
+            except _Placeholder:
+                this = []
+            types.extend(t for _, t in this)
+            refs.extend(False for _ in this)
         for p in _param_nodes(fd.node):
             try:
                 info = _param_info(low, p, declare=False)
@@ -630,11 +722,16 @@ class UnitContext:
         env = dict(env or {})
         for _attempt in range(64):
             low = BodyLowerer(self, fd.name, env)
+            low.kernel = fd.kind == "global"
             fnode = fd.node
             try:
                 ret = _return_type(low, fnode)
                 low.return_type = ret
                 params = self._params(low, fnode)
+                if fd.this_struct:  # a member function: its object's member pointers first
+                    at = self.placer.at(fnode)
+                    this = [N.Param(loc=at, name=n, ty=t) for n, t in self.this_of(low, fd)]
+                    params = (*this, *params)
                 if type(ret) is AggregateType:  # returned through member pointers
                     at = self.placer.at(fnode)
                     outs = [N.Param(loc=at, name=n, ty=t) for n, t in out_params(ret)]
@@ -834,12 +931,29 @@ def _param_info(
     if ref:
         ty = N.PointerType(pointee=ty)
     if type(ty) is AggregateType:
+        if low.kernel:  # a kernel's by-value array member: a buffer it reads
+            ty = decay_array_members(ty)
         low.check_by_value(p, ty)  # type: ignore[arg-type]
     else:
         ty = low.memory_type(ty, p)
     if declare:
         low.declare(name, Sym(ty, ref=ref))
     return name, ty, ref
+
+
+def _array_typedef(low: BodyLowerer, d: ts.Node, base: A.CType) -> tuple[str, A.ArrayType] | None:
+    """``typedef float mat3[3][3];``: the name and its array type (None: a size not constant)."""
+    dims: list[int] = []
+    while d is not None and d.type == "array_declarator":
+        size = d.child_by_field_id(F.size)
+        n = low.const_int_node(size) if size is not None else None
+        if n is None or n < 1:
+            return None
+        dims.insert(0, n)
+        d = d.child_by_field_id(F.declarator)
+    if d is None or d.type != "type_identifier":
+        return None
+    return _text(d), N.ArrayType(elem=base, dims=tuple(dims))  # type: ignore[arg-type]
 
 
 def _same_type(p: A.CType | None, a: A.CType | None) -> bool:
@@ -865,8 +979,16 @@ def _is_function_declarator(d: ts.Node) -> bool:
 def _function_declarator(fnode: ts.Node) -> ts.Node | None:
     d = fnode.child_by_field_id(F.declarator)
     while d is not None and d.type != "function_declarator":
-        d = d.child_by_field_id(F.declarator)
+        d = _inner_declarator(d)
     return d
+
+
+def _inner_declarator(d: ts.Node) -> ts.Node | None:
+    """The declarator inside ``d`` (a reference declarator holds it without a field name)."""
+    got = d.child_by_field_id(F.declarator)
+    if got is None and d.type == "reference_declarator":
+        got = next((c for c in d.named_children if c.kind_id not in COMMENT_IDS), None)
+    return got
 
 
 def _param_nodes(fnode: ts.Node) -> list[ts.Node]:
@@ -880,6 +1002,17 @@ def _is_cg_param(low: BodyLowerer, p: ts.Node) -> bool:
     return t is not None and low._is_cg_type(t)
 
 
+def _returns_reference(fnode: ts.Node) -> bool:
+    d = fnode.child_by_field_id(F.declarator)
+    while d is not None and d.type != "function_declarator":
+        if d.type == "reference_declarator":
+            return True
+        d = d.child_by_field_id(F.declarator) or next(
+            (c for c in d.named_children if c.type != "type_qualifier"), None
+        )
+    return False
+
+
 def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
     quals = tuple([c for c in fnode.children if c.kind_id in QUALIFIER_IDS])
     t = low.type_of(fnode.child_by_field_id(F.type), quals)
@@ -887,9 +1020,12 @@ def _return_type(low: BodyLowerer, fnode: ts.Node) -> A.CType:
     while d is not None and d.type != "function_declarator":
         if d.type == "pointer_declarator":
             t = N.PointerType(pointee=t)
-        elif d.type == "reference_declarator":
-            raise low.fail("C2N1025", d, what="function returning a reference")
-        d = d.child_by_field_id(F.declarator)
+        elif d.type == "reference_declarator":  # `T& f()`: returns the address (see .methods)
+            if not low.u.ref_return_ok(fnode):
+                raise low.fail("C2N1025", d, what="function returning a reference")
+            t = N.PointerType(pointee=t)
+            low.returns_ref = True
+        d = _inner_declarator(d)
     return t
 
 

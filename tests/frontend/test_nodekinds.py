@@ -57,6 +57,7 @@ def test_tables_only_name_real_kinds():
         ("p[0] = [](int x) { return x; }(1);", "lambda_expression"),
         ("delete p;", "delete_expression"),
         ("p[0] = offsetof(float2, y);", "offsetof_expression"),
+        ("p[0] = _Generic(p[0], float: 1, default: 0);", "generic_expression"),
         ("co_return;", "co_return_statement"),
     ],
 )
@@ -66,3 +67,15 @@ def test_rejected_kinds_reach_their_diagnostic(parse, body, kind):
     (d,) = [d for d in tu.rejected["k"]][:1]
     assert d.code == REJECTED_KINDS.get(kind, "C2N1010") or d.code == "C2N1001"
     assert d.loc.line == 2
+
+
+def test_partly_supported_kinds_are_refused_elsewhere() -> None:
+    """A partly supported kind is read by a construct's handler in some positions only: where
+    it is dispatched on its own it is refused, and the generated subset page says both."""
+    from cuda2nki.docsgen.cuda_subset import constructs
+    from cuda2nki.frontend.nodekinds import PARTLY_SUPPORTED, REJECTED_KINDS
+
+    assert set(PARTLY_SUPPORTED) <= set(REJECTED_KINDS)
+    rows = {kind: (support, note) for kind, support, note in constructs()}
+    assert rows["lambda_expression"][0] == "partly supported"
+    assert "inlined" in rows["lambda_expression"][1]

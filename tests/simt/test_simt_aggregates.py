@@ -217,8 +217,8 @@ def test_arrays_of_structs_at_their_c_layout() -> None:
     [
         (
             "struct T { int k[2]; float x; };\n__global__ void k(T t, float* o) {\n"
-            "    o[0] = t.x;\n}",
-            3,
+            "    T u = t;\n    o[0] = u.x;\n}",
+            4,
         ),
         ("__global__ void k(S s, float* o) {\n    S* p = &s;\n    o[0] = p->x;\n}", 3),
         (
