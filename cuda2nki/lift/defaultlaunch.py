@@ -6,7 +6,8 @@ kernel's work does not depend on its block shape, any covering launch computes t
 one is chosen instead of leaving the kernel without a binding:
 
 * one-dimensional kernels only (no ``.y`` / ``.z`` thread or block coordinate), with no shared
-  memory (whose size and indexing assume a block shape) and no warp-level exchange;
+  memory (whose size and indexing assume a block shape), no warp-level exchange and no atomic
+  (whose result counts every thread the launch runs);
 * the block is the kernel's ``__launch_bounds__`` if it has them, else 128 threads;
 * the grid covers the guard every store shares (``if (i < n)``: ``ceil_div(n, block)``
   blocks, following the sizes check chooses); a grid-stride loop or an unguarded kernel gets
@@ -28,9 +29,10 @@ from cuda2nki.frontend import ast as A
 BLOCK = 128
 #: threads of a default grid that no guard sizes
 THREADS = 1024
-#: calls whose result depends on the block's shape or the lanes of a warp
+#: calls whose result depends on the block's shape or the lanes of a warp, and atomics, whose
+#: result counts every thread the launch runs (`atomicAdd(&hits[0], 1)`)
 _SHAPED = re.compile(
-    r"shfl|ballot|__any|__all|activemask|match_|reduce_|__syncwarp|tiled_partition"
+    r"shfl|ballot|__any|__all|activemask|match_|reduce_|__syncwarp|tiled_partition|atomic"
 )
 
 

@@ -80,8 +80,12 @@ def test_the_default_grid_covers_the_guard_at_every_size() -> None:
         "__global__ void k(float* o, const float* x, int n) {\n"
         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "    float v = __shfl_down_sync(0xffffffff, x[i], 1);\n    if (i < n) o[i] = v;\n}\n",
+        # an atomic counts every thread the launch runs
+        "__global__ void k(int* data, int seed) {\n"
+        "    int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    atomicAdd(&data[idx], seed);\n}\n",
     ],
-    ids=["two-d", "shared", "shuffle"],
+    ids=["two-d", "shared", "shuffle", "atomic"],
 )
 def test_no_default_where_the_block_shape_matters(src: str) -> None:
     partial, diags = infer_binding(parse_source(src, "k.cu"), "k")
