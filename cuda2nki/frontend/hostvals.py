@@ -175,6 +175,7 @@ class HostEvaluator:
         self._funcs: dict[str, list[ts.Node]] | None = None
         self._calls: dict[str, list[ts.Node]] | None = None
         self._defaults = False  # give uncalled launchers' parameters a default block size
+        self._sizes = False  # give uncalled launchers' parameters a default size (a grid's)
         self._types: dict[str, str] = {}  # template type parameters bound while evaluating
         self._pointer_cache: dict[str, list[ts.Node]] = {}
         self._block = False  # evaluating a launch's block: unknown sizes default to a block
@@ -263,6 +264,13 @@ class HostEvaluator:
                     grid = self._dims(cfg[0], scope)
             finally:
                 self._defaults = False
+        if any(g.text is None for g in grid) and all(b.value is not None for b in block):
+            # a launcher nobody calls sizes its grid by a parameter the kernel is not passed
+            self._sizes = True
+            try:
+                grid = self._dims(cfg[0], scope)
+            finally:
+                self._sizes = False
         vals = tuple(self._host(a, plain) for a in args)
         shared = self._host(cfg[2], scope) if len(cfg) > 2 and cfg[2] is not None else None
         self._guess = False  # an allocation size is evidence: a default only when none is found
@@ -559,6 +567,12 @@ class HostEvaluator:
                 f"{DEFAULT_BLOCK} threads taken (set [launch] block if the kernel needs others)"
             )
             return _const(DEFAULT_BLOCK, (f"{self.where(s.fnode)}: {fname}",), (note,))
+        if self._sizes and not own:
+            note = (
+                f"no call in the tree gives '{name}' of '{fname}' a value; {cmdline.DEFAULT_INT} taken "
+                "(set [launch] grid if the kernel needs another)"
+            )
+            return _const(cmdline.DEFAULT_INT, (f"{self.where(s.fnode)}: {fname}",), (note,))
         raise _NoValue
 
     def _foreign_param(self, fname: str, idx: int, s: _Scope) -> _V | None:

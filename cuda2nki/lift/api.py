@@ -13,6 +13,7 @@ from cuda2nki.lift.idioms import classify
 from cuda2nki.lift.intent import Shapes, lower_program, poly_of_text
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.rng import rng_call, rng_construct
+from cuda2nki.lift.repeats import collapse_repeats
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 
 
@@ -112,6 +113,7 @@ def lift_kernel(
                 return LiftResult(None, None, tuple(notes), False)
         shapes = shapes_from_binding(binding, fn)
         fn = privatised(fn)  # shared accumulators of loops become registers
+        fn = collapse_repeats(fn)  # a loop repeating the same stores is one pass of them
         prog = execute(tu, fn, shapes.block)
         if not prog.stores:
             raise Refusal("C2N2020", fn.loc)

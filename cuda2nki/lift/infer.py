@@ -22,6 +22,7 @@ from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import Poly
+from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 
@@ -140,6 +141,17 @@ def _shared_bytes(fn: A.Function, site: A.LaunchSite) -> str | int | None:
     return int(value) if isinstance(value, int | float) else None
 
 
+def _driver_loaded(fn: A.Function) -> bool:
+    """Whether a driver API loader near the kernel loads it by name (its launch exists, in a
+    form the source does not show: C2N2101 says so rather than a default launch)."""
+    from pathlib import Path
+
+    from cuda2nki.frontend.launchers import module_loaders
+
+    path = Path(fn.loc.file)
+    return path.is_file() and bool(module_loaders(path.resolve().parent, [fn.name]))
+
+
 def _no_site_reason(fn: A.Function) -> str:
     """Why a kernel has no launch site: none in the file, or a driver API launch near it whose
     grid or arguments the source does not show."""
@@ -202,7 +214,11 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     if fn is None:
         return out, diags
     site = _site(tu, fn)
-    launch = _launch(fn, site, diags)
+    default = default_block(fn) if site is None and not _driver_loaded(fn) else None
+    if default is not None:  # no launch to read: a covering one (its grid set once executed)
+        launch: dict | None = {"grid": default_grid(None, default), "block": [default]}
+    else:
+        launch = _launch(fn, site, diags)
     block = None
     if launch is not None and all(isinstance(b, int) for b in launch["block"]):
         block = tuple(launch["block"]) + (1,) * (3 - len(launch["block"]))
@@ -220,6 +236,9 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 )
     except Refusal as r:
         refusal = r
+    if default is not None and launch is not None:
+        launch["grid"] = default_grid(_guard_bound(prog, block, fn), default)
+        diags.append(_default_note(fn, launch))
     host = _host_values(fn, site)
     ties: dict[str, int] = {}
     shapes = {
@@ -561,6 +580,27 @@ def _uses(shape, names) -> bool:
 
     words = {w for d in shape for w in re.findall(r"[A-Za-z_]\w*", str(d))}
     return bool(words & set(names))
+
+
+def _guard_bound(prog, block, fn: A.Function) -> str | None:
+    """The text of the bound ``n`` of a guard ``gid.x < n`` every store shares, when it is in
+    the kernel's size parameters (None: no such guard, or the kernel was not executed)."""
+    if prog is None or block is None:
+        return None
+    b = _gid_bounds(prog, block).get(0)
+    scalars = {p.name for p in fn.params if isinstance(p.ty, A.ScalarType)}
+    if b is None or b.is_const or not all(isinstance(a, str) and a in scalars for a in b.atoms()):
+        return None
+    return str(_text(b))
+
+
+def _default_note(fn: A.Function, launch: dict) -> Diagnostic:
+    why = (
+        "a default launch: no host code in the tree launches it, and its work does not depend "
+        "on the block's shape (set [launch] grid and block if the kernel needs another)"
+    )
+    what = f"launch grid {launch['grid']} block {launch['block']}"
+    return make("C2N2100", fn.loc, what=what, kernel=fn.name, source=why)
 
 
 def _gid_bounds(prog, block) -> dict:

@@ -100,6 +100,15 @@ n = 1000
 """
 
 
+def _unlaunched(text: str) -> str:
+    """``shift`` laid out by its block's shape (a row per blockIdx.y): with no launch site, no
+    default launch either, so its inferred binding is incomplete."""
+    return text.replace(
+        "if (j < m) out[j] = in[j] + 1.0f;",
+        "if (j < m) out[blockIdx.y * m + j] = in[blockIdx.y * m + j] + 1.0f;",
+    )
+
+
 def _two(tmp_path: Path, sidecar: str) -> Path:
     src = tmp_path / "src"
     src.mkdir(exist_ok=True)
@@ -125,7 +134,7 @@ def test_a_sidecar_binds_only_the_kernel_it_names(tmp_path: Path) -> None:
 def test_a_kernel_without_a_launch_is_reported_with_what_is_missing(tmp_path: Path) -> None:
     out = tmp_path / "out"
     src = _two(tmp_path, SCALE)
-    (src / "two.cu").write_text(TWO.split("void launch")[0])
+    (src / "two.cu").write_text(_unlaunched(TWO.split("void launch")[0]))
     migrate(MigrateOptions(src, out, check=True))
     shift = _report(out)["shift"]
     assert shift["status"] == "manual" and shift["port"] is None
@@ -212,7 +221,7 @@ def test_inferred_bindings_of_a_macro_sized_file_are_checked(tmp_path: Path) -> 
 
 def test_examine_lists_the_missing_binding_items(tmp_path: Path) -> None:
     src = _two(tmp_path, SCALE)
-    (src / "two.cu").write_text(TWO.split("void launch")[0])
+    (src / "two.cu").write_text(_unlaunched(TWO.split("void launch")[0]))
     out = tmp_path / "out"
     migrate(MigrateOptions(src, out, mode="examine"))
     shift = _report(out)["shift"]

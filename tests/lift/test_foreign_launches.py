@@ -88,7 +88,12 @@ def test_a_header_nobody_includes_has_no_launch(tmp_path: Path) -> None:
     (header.parent / "runner.cu").write_text(RUNNER.format(include="other.cuh"))
     tu = parse_file(header)
     assert not tu.launch_sites
-    assert binding_from_inference(tu, "shift")[0] is None
+    # the 2-D kernel's layout follows its block's shape: no launch is guessed for it
+    assert binding_from_inference(tu, "scale_rows")[0] is None
+    # the 1-D one takes a default launch covering its guard, not the runner's
+    b, notes = binding_from_inference(tu, "shift")
+    assert b is not None and list(b.grid) == ["ceil_div(n, 128)"] and list(b.block) == [128]
+    assert any("a default launch" in d.message for d in notes)
 
 
 def test_a_header_that_launches_its_kernel_keeps_its_own_launch(tmp_path: Path) -> None:

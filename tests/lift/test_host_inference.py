@@ -224,7 +224,10 @@ def test_bind_marks_what_it_cannot_infer_as_todo(tmp_path, capsys) -> None:
     from cuda2nki.cli.main import main
 
     src = tmp_path / "k.cu"
-    src.write_text(NO_VALUE.split("void run")[0])  # no launch site
+    # no launch site, and a row per blockIdx.y: the layout follows the block's shape, so no
+    # default launch is taken either
+    kernel = NO_VALUE.split("void run")[0]
+    src.write_text(kernel.replace("y[i] = flag", "y[blockIdx.y * n + i] = flag"))
     assert main(["bind", str(src), "--kernel", "blend"]) == 1
     got = capsys.readouterr()
     assert "# TODO" in got.out and '# grid = ["ceil_div(n, 256)"]' in got.out

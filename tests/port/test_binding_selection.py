@@ -47,6 +47,13 @@ in = { shape = ["m"], dtype = "float32", role = "in" }
 m = 300
 """
 
+#: shift laid out by its block's shape (a row per blockIdx.y): with no launch site, no default
+#: launch either, so its inferred binding is incomplete
+UNLAUNCHED = KERNELS.replace(
+    "if (j < m) out[j] = in[j] + 1.0f;",
+    "if (j < m) out[blockIdx.y * m + j] = in[blockIdx.y * m + j] + 1.0f;",
+)
+
 #: a host launcher: what the inference reads (it finds no scalar values in it)
 HOST = """
 void launch(float* o, const float* i, int count) {
@@ -70,7 +77,7 @@ def _port(argv: list[str], capsys) -> tuple[int, str, str]:
 
 
 def test_a_sidecar_for_another_kernel_is_never_applied(tmp_path: Path, capsys) -> None:
-    cu = _files(tmp_path, KERNELS, SCALE)
+    cu = _files(tmp_path, UNLAUNCHED, SCALE)
     out = tmp_path / "shift.py"
     code, _, err = _port([str(cu), "--kernel", "shift", "-o", str(out)], capsys)
     # shift's binding is inferred (the sidecar binds scale only); with no launch site to read,
@@ -158,7 +165,7 @@ def test_no_port_is_written_from_a_binding_that_does_not_validate(
 
 
 def test_check_uses_the_binding_of_the_checked_kernel_only(tmp_path: Path) -> None:
-    cu = _files(tmp_path, KERNELS, SCALE)
+    cu = _files(tmp_path, UNLAUNCHED, SCALE)
     port = tmp_path / "port.py"
     port.write_text(api.port(cu, kernel="scale").source)
     with pytest.raises(DiagnosticError) as exc:  # shift: inferred, with no launch site to read

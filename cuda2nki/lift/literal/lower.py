@@ -1914,6 +1914,10 @@ def _has_break(s: A.Stmt) -> bool:
 # --------------------------------------------------------------------------- binding expressions
 
 
+#: functions a binding's size expressions may call that Python has under the same name
+_BINDING_FUNCS = frozenset({"min", "max", "int", "float"})
+
+
 class _CToPy(pyast.NodeTransformer):
     def visit_BinOp(self, node: pyast.BinOp) -> pyast.AST:  # noqa: N802
         self.generic_visit(node)
@@ -1923,9 +1927,13 @@ class _CToPy(pyast.NodeTransformer):
         return pyast.Call(pyast.Name(helper, pyast.Load()), [node.left, node.right], [])
 
     def visit_Call(self, node: pyast.Call) -> pyast.AST:  # noqa: N802
-        self.generic_visit(node)
+        # the functions of a binding's expressions (cuda2nki.binding) are Python's own, under
+        # their own names: only their arguments are renamed (a size called `min` would be)
+        node.args = [self.visit(a) for a in node.args]
         if isinstance(node.func, pyast.Name) and node.func.id == "ceil_div":
             node.func = pyast.Name("_c2n_ceil_div", pyast.Load())
+        elif not (isinstance(node.func, pyast.Name) and node.func.id in _BINDING_FUNCS):
+            node.func = self.visit(node.func)
         return node
 
     def visit_Name(self, node: pyast.Name) -> pyast.AST:  # noqa: N802

@@ -69,7 +69,8 @@ __global__ void shift(float* y, int n) {
 
 NO_LAUNCH = """\
 __global__ void scale(float* y, const float* x, float a) {
-    y[threadIdx.x] = a * x[threadIdx.x];
+    int i = threadIdx.y * blockDim.x + threadIdx.x;  // laid out by the block's shape
+    y[i] = a * x[i];
 }
 """
 
