@@ -20,6 +20,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
 from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType
 from cuda2nki.frontend.ast import fast as N
+from cuda2nki.frontend.autoret import note_return
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
 from cuda2nki.frontend.constfold import convert as _convert
 from cuda2nki.frontend.constfold import fold_binary as _fold_binary
@@ -646,6 +647,7 @@ class BodyLowerer(CoopLowering, AggregateLowering, LambdaLowering):
             value = self._init_list(inner[0], self.return_type)
         else:
             value = self.expr(inner[0]) if inner else None
+        note_return(self, value)
         return [N.Return(loc=(node.byte_range, self.placer), value=value)]
 
     def s_preproc_call(self, node: ts.Node) -> list[A.Stmt]:
