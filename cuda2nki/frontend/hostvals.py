@@ -97,6 +97,26 @@ _SIZEOF = {
     "uint32_t": 4,
     "uint8_t": 1,
     "int8_t": 1,
+    "unsigned int": 4,
+    "signed int": 4,
+    "unsigned char": 1,
+    "signed char": 1,
+    "unsigned short": 2,
+    "short int": 2,
+    "unsigned long": 8,
+    "long int": 8,
+    "long long": 8,
+    "long long int": 8,
+    "unsigned long long": 8,
+    "unsigned long long int": 8,
+    "uint16_t": 2,
+    "int16_t": 2,
+    "uint64_t": 8,
+    "bool": 1,
+    "float3": 12,
+    "int3": 12,
+    "double2": 16,
+    "uchar4": 4,
 }
 _FLOAT_TYPES = frozenset({"float", "double", "half", "__half"})
 #: calls whose value is never a size a launch could use
@@ -669,6 +689,7 @@ class HostEvaluator:
 
     def _sizeof(self, ty: str) -> int:
         """Bytes of a type: a builtin, a template parameter being bound, or a typedef of one."""
+        ty = " ".join(ty.split())  # `unsigned  int`
         for _ in range(4):
             size = _SIZEOF.get(ty)
             if size is not None:

@@ -252,10 +252,53 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
             )
     _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags)
+    _value_ranges(out["params"], fn, kernel_name, diags)
     if steps:
         _in_steps(out["params"], steps, fn, kernel_name, diags)
         out["check"] = {"multiples": {s.name: s.step for s in steps}}
     return out, diags
+
+
+def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> None:
+    """Integer inputs whose values index an array get values inside its extent
+    (:mod:`cuda2nki.lift.valranges`), with a note; a range the binding has is kept."""
+    from cuda2nki.lift.valranges import index_ranges, local_extents
+
+    extents: dict[str, int | str] = dict(local_extents(fn))
+    for name, spec in params.items():
+        if isinstance(spec, dict) and spec.get("shape"):
+            extents[name] = _flat_extent(spec["shape"])
+    ints = {
+        name
+        for name, spec in params.items()
+        if isinstance(spec, dict)
+        and spec.get("role") in ("in", "inout")
+        and str(spec.get("dtype", "")).startswith(("int", "uint"))
+        and "range" not in spec
+    }
+    for r in index_ranges(fn, extents, ints):
+        params[r.tensor]["range"] = [r.lo, r.hi]
+        p = next(q for q in fn.params if q.name == r.tensor)
+        diags.append(
+            make(
+                "C2N2100",
+                p.loc,
+                what=f"'{r.tensor}' values in [{r.lo}, {r.hi})",
+                kernel=kernel,
+                source=f"its use as an index of '{r.target}' ({r.loc.file}:{r.loc.line})",
+            )
+        )
+
+
+def _flat_extent(shape: list) -> int | str:
+    if len(shape) == 1:
+        return shape[0]
+    if all(isinstance(d, int) for d in shape):
+        n = 1
+        for d in shape:
+            n *= d
+        return n
+    return " * ".join(f"({d})" if isinstance(d, str) else str(d) for d in shape)
 
 
 def _steps(launch, prog, block, host: dict, sizes: set, fn, kernel: str, diags: list) -> list:
