@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
+from cuda2nki.frontend.offsets import rebased
 from cuda2nki.ir.nodes import Kernel
 from cuda2nki.passes import PassContext, parse_pipeline, run_pipeline
 
@@ -316,6 +317,7 @@ def _port_parsed(
     # 2. binding: shapes, dtypes and roles of the pointer parameters (validated: no port is
     # made from a binding it could not run with)
     bnd, notes = binding_for(path, binding, tu, name)
+    tu = rebased(tu, name, bnd)  # `d_in + RADIUS` launches: the port takes the buffer
     diags.extend(notes)
     # a float64 kernel is ported as its fp32 twin (the result keeps the unit as written)
     work, bnd = _fp32(tu, name, bnd, diags)

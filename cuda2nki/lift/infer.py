@@ -253,6 +253,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             )
     _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags)
     _value_ranges(out["params"], fn, kernel_name, diags)
+    _offset_views(out["params"], fn, site, kernel_name, diags)
     if steps:
         _in_steps(out["params"], steps, fn, kernel_name, diags)
         out["check"] = {"multiples": {s.name: s.step for s in steps}}
@@ -286,6 +287,32 @@ def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> Non
                 what=f"'{r.tensor}' values in [{r.lo}, {r.hi})",
                 kernel=kernel,
                 source=f"its use as an index of '{r.target}' ({r.loc.file}:{r.loc.line})",
+            )
+        )
+
+
+def _offset_views(params: dict, fn: A.Function, site, kernel: str, diags: list) -> None:
+    """A pointer launched as ``d_in + RADIUS`` (:mod:`cuda2nki.lift.offsets`): the binding
+    names the buffer (its shape, ``offset`` elements before the pointer), with a note."""
+    from cuda2nki.frontend.offsets import base_shape, launch_offsets
+
+    for name, off in launch_offsets(fn, site).items():
+        spec = params.get(name)
+        if not isinstance(spec, dict) or not spec.get("shape"):
+            continue
+        spec["shape"] = base_shape(spec["shape"], off)
+        spec["offset"] = off
+        if spec.get("role") == "out":  # the elements before the view keep the buffer's values
+            spec["role"] = "inout"
+        p = next(q for q in fn.params if q.name == name)
+        where = f"{site.loc.file}:{site.loc.line}"
+        diags.append(
+            make(
+                "C2N2100",
+                p.loc,
+                what=f"'{name}' a view {off} elements into a buffer of shape {spec['shape']}",
+                kernel=kernel,
+                source=f"the launch argument ({where}); check and the port take the buffer",
             )
         )
 
