@@ -228,7 +228,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         if isinstance(p.ty, A.PointerType)
     }
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags)
-    _from_allocations(fn, site, shapes, kernel_name, diags)
+    _from_allocations(fn, site, shapes, kernel_name, diags, host)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
@@ -241,7 +241,11 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     for p in fn.params:
         if isinstance(p.ty, A.PointerType):
             shape = _tied(shapes[p.name], ties)
-            acc = accesses.get(p.name) or _syntax_accesses(syntax.get(p.name))
+            acc = (
+                accesses.get(p.name)
+                or _syntax_accesses(syntax.get(p.name))
+                or _read_only(fn, p.name)
+            )
             if not acc and not _mentioned(fn, p.name):
                 spec = _unused(p, kernel_name, diags)
             else:
@@ -440,7 +444,12 @@ def _host_values(fn: A.Function, site: A.LaunchSite | None) -> dict:
 
 
 def _from_allocations(
-    fn: A.Function, site: A.LaunchSite | None, shapes: dict, kernel: str, diags: list
+    fn: A.Function,
+    site: A.LaunchSite | None,
+    shapes: dict,
+    kernel: str,
+    diags: list,
+    host: dict | None = None,
 ) -> None:
     """A pointer whose accesses do not bound it (a gather table indexed by data) takes the
     extent the host code allocates for it (see :mod:`cuda2nki.frontend.hostalloc`)."""
@@ -451,6 +460,8 @@ def _from_allocations(
         count = _elements(got, fn, dtype_of(p.ty))
         if count is None:
             continue
+        if not got.notes:  # a default (a size read at run time) equals others by chance
+            count = _named_count(count, fn, host or {})
         shapes[p.name] = [count]
         where = "; ".join(got.evidence[:2])
         diags.append(
@@ -462,6 +473,28 @@ def _from_allocations(
                 source=f"its allocation ({where})",
             )
         )
+
+
+def _named_count(count: int | str, fn: A.Function, host: dict) -> int | str:
+    """A constant allocation (``cudaMalloc(&buf, SIZE)``) whose count the host also passes as
+    the one size parameter the kernel compares with (``while (i < size)``) is that parameter:
+    the extent follows the sizes check chooses, and a production size can be reduced."""
+    if not isinstance(count, int):
+        return count
+    same = [n for n, h in host.items() if h.value == count and not h.notes and _compared(fn, n)]
+    return same[0] if len(same) == 1 else count
+
+
+def _compared(fn: A.Function, name: str) -> bool:
+    from cuda2nki.frontend.visit import walk
+
+    for n in walk(fn.body):
+        if isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=", "!="):
+            for side in (n.left, n.right):
+                inner = side.operand if isinstance(side, A.Cast) else side
+                if isinstance(inner, A.Name) and inner.name == name:
+                    return True
+    return False
 
 
 def _elements(got, fn: A.Function, dtype: str) -> str | int | None:
@@ -676,6 +709,14 @@ def _loads_in(e, folds: tuple):
         folds = folds + (LoopCtx(e.var, e.stop, af.TRUE),)
     for k in V.children(e):
         yield from _loads_in(k, folds)
+
+
+def _read_only(fn: A.Function, name: str) -> list:
+    """Role-only read entries for a pointer the kernel only reads, where its reads sit where
+    execution did not look (``atomicAdd(&histo[buffer[i]], 1)``: a load inside an index)."""
+    from cuda2nki.lift.readonly import only_read
+
+    return [("r", None, None, ())] if only_read(fn, name) else []
 
 
 def _mentioned(fn: A.Function, name: str) -> bool:

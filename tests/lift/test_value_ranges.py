@@ -102,3 +102,50 @@ def test_reduced_or_value_uses_need_no_range(use: str) -> None:
     launch = "cudaMalloc(&x, n * sizeof(float));\n  g<<<(n + 127) / 128, 128>>>(out, x, idx, n, m);"
     partial, _ = _infer(kernel, launch, "idx")
     assert "range" not in partial["params"]["idx"]
+
+
+GRID_STRIDE_HISTO = """
+#define SIZE (64 * 1024)
+__global__ void histo(unsigned char* buffer, long size, unsigned int* counts) {
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    int stride = blockDim.x * gridDim.x;
+    while (i < size) {
+        BODY
+        i += stride;
+    }
+}
+int main() {
+    unsigned char* d_buf; unsigned int* d_counts;
+    cudaMalloc((void**)&d_buf, SIZE);
+    cudaMalloc((void**)&d_counts, 256 * sizeof(unsigned int));
+    histo<<<8, 256>>>(d_buf, SIZE, d_counts);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "atomicAdd(&counts[buffer[i]], 1);",
+        "atomicAdd(counts + buffer[i], 1u);",
+        "unsigned int b = buffer[i]; atomicAdd(&counts[b], 1);",
+    ],
+)
+def test_data_read_only_inside_an_atomic_index_is_an_input(body: str) -> None:
+    tu = parse_source(GRID_STRIDE_HISTO.replace("BODY", body), "h.cu")
+    partial, _ = infer_binding(tu, "histo")
+    buf = partial["params"]["buffer"]
+    assert buf["role"] == "in"
+    assert buf["shape"] == ["size"]  # the constant allocation is the size the kernel compares
+    assert buf.get("range") == [0, 256] or "+" in body  # `counts + buffer[i]` is no index
+    assert partial["params"]["size"] < 64 * 1024  # reduced: check chooses its own sizes
+
+
+def test_a_pointer_written_through_an_atomic_is_not_read_only() -> None:
+    from cuda2nki.lift.readonly import only_read
+
+    src = GRID_STRIDE_HISTO.replace("BODY", "atomicAdd(&counts[buffer[i]], 1);")
+    fn = parse_source(src, "h.cu").kernels[0]
+    assert only_read(fn, "buffer")
+    assert not only_read(fn, "counts")
