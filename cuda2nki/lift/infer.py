@@ -335,12 +335,17 @@ def _flat_extent(shape: list) -> int | str:
 def _steps(launch, prog, block, host: dict, sizes: set, fn, kernel: str, diags: list) -> list:
     """The sizes the launch runs the kernel at multiples of (:mod:`cuda2nki.lift.steps`), each
     with a note; check then keeps its generated sizes multiples of them."""
+    from cuda2nki.lift.loopsteps import loop_steps
     from cuda2nki.lift.steps import size_steps
 
     if launch is None:
         return []
     env = {k: h.value for k, h in host.items()}
     got = size_steps(launch["grid"], block, sizes, _unguarded(prog, block), env)
+    have = {s.name: s.step for s in got}
+    for s in loop_steps(fn, sizes, env):  # `for (t = 0; t < n / TILE; t++)`
+        if s.step > have.get(s.name, 1) and s.step % have.get(s.name, 1) == 0:
+            got = [g for g in got if g.name != s.name] + [s]
     for s in got:
         p = next(q for q in fn.params if q.name == s.name)
         diags.append(
