@@ -317,10 +317,11 @@ def _port_parsed(
     # 2. binding: shapes, dtypes and roles of the pointer parameters (validated: no port is
     # made from a binding it could not run with)
     bnd, notes = binding_for(path, binding, tu, name)
-    tu = rebased(tu, name, bnd)  # `d_in + RADIUS` launches: the port takes the buffer
     diags.extend(notes)
-    # a float64 kernel is ported as its fp32 twin (the result keeps the unit as written)
-    work, bnd = _fp32(tu, name, bnd, diags)
+    # a float64 kernel is ported as its fp32 twin (the result keeps the unit as written), and
+    # a `d_in + RADIUS` launch is ported on the buffer (the result keeps the unit as written:
+    # a binding inferred again from it must not count the offset twice)
+    work, bnd = _fp32(rebased(tu, name, bnd), name, bnd, diags)
     # 3. lift: AST -> intent IR (a recogniser, else the literal lowering, else a refusal)
     if lowering == "literal" and emit == "nki":
         why = "forced with --lowering literal"

@@ -130,3 +130,15 @@ def test_port_and_check_of_an_offset_launch_agree(tmp_path) -> None:
     port.write_text(res.source)
     report = api.check(cu, port, seeds=2)
     assert report.numerics_outcome == "pass", [d.message for d in report.findings]
+
+
+def test_the_port_keeps_the_unit_as_written_for_a_second_inference(tmp_path) -> None:
+    """migrate infers the binding again from the port's unit: the offset counts once."""
+    from cuda2nki import api
+
+    cu = tmp_path / "smooth.cu"
+    cu.write_text(STENCIL.replace("ARG", "d_in + R"))
+    res = api.port(cu)
+    again, _ = infer_binding(res.tu, "smooth")
+    first, _ = infer_binding(parse_source(cu.read_text(), str(cu)), "smooth")
+    assert again["params"]["src"] == first["params"]["src"]
