@@ -192,6 +192,9 @@ class TensorSpec:
     role: Role
     range: tuple[str | Number, str | Number] | None = None
     distribution: str | None = None
+    #: elements from the buffer's start to the pointer the kernel is given (``d_in + RADIUS``):
+    #: ``shape`` is the buffer's, and the kernel may index below 0 down to ``-offset``
+    offset: int = 0
 
     @property
     def np_dtype(self) -> np.dtype:
@@ -713,7 +716,18 @@ def _tensor_spec(name: str, spec: Mapping[str, Any], path: str) -> TensorSpec:
         raise _bad(
             path, f"'{name}'.distribution must be one of {', '.join(_DISTRIBUTIONS)}", key=key
         )
-    return TensorSpec(name, tuple(shape), dtype, role, tuple(rng) if rng else None, dist)  # type: ignore[arg-type]
+    offset = spec.get("offset", 0)
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise _bad(path, f"'{name}'.offset must be a whole number of elements >= 0", key=key)
+    return TensorSpec(
+        name,
+        tuple(shape),
+        dtype,
+        role,  # type: ignore[arg-type]
+        tuple(rng) if rng else None,  # type: ignore[arg-type]
+        dist,
+        offset,
+    )
 
 
 def _opt_dtype(v: Any, name: str, path: str) -> str | None:

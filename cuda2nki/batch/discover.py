@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
+import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -13,6 +15,33 @@ from pathlib import Path
 from cuda2nki.diagnostics import SourceLoc, error
 
 CUDA_SUFFIXES = (".cu", ".cuh")
+#: C/C++ headers: CUDA files too when they define a kernel (a book's ``common/book.h``), so
+#: that kernel is counted once, in the header, not again in every file that includes it
+HEADER_SUFFIXES = (".h", ".hpp", ".hh", ".hxx", ".inl")
+_KERNEL_DEFINITION = re.compile(rb"\b__global__\b[^;{}]*\{")
+_HEADER_BYTES = 4 << 20  # a larger header is not read for kernels
+
+
+def is_cuda_file(path: Path) -> bool:
+    """A ``.cu``/``.cuh`` file, or a header that defines a ``__global__`` function."""
+    name = path.name
+    if name.endswith(CUDA_SUFFIXES):
+        return True
+    return name.endswith(HEADER_SUFFIXES) and _defines_kernel(str(_real(path)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _defines_kernel(real: str) -> bool:
+    try:
+        with open(real, "rb") as f:
+            text = f.read(_HEADER_BYTES)
+    except OSError:
+        return False
+    return _KERNEL_DEFINITION.search(_without_comments(text)) is not None
+
+
+def _without_comments(text: bytes) -> bytes:
+    return re.sub(rb"//[^\n]*|/\*.*?\*/", b" ", text, flags=re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -40,7 +69,8 @@ def discover(
     include_dirs: Sequence[str] = (),
     compile_db: dict[str, CompileFlags] | None = None,
 ) -> list[SourceFile]:
-    """Every ``.cu``/``.cuh`` under ``root`` (sorted), filtered by include/exclude globs.
+    """Every ``.cu``/``.cuh`` under ``root`` (sorted), and every header that defines a kernel,
+    filtered by include/exclude globs.
 
     Globs match the POSIX path relative to ``root`` (``fnmatch``; ``*`` crosses directories).
     Hidden directories and the ``skip`` paths (e.g. an output directory) are not entered.
@@ -55,9 +85,9 @@ def discover(
             d for d in dirnames if not d.startswith(".") and _real(here / d) not in skip_set
         )
         for name in sorted(filenames):
-            if not name.endswith(CUDA_SUFFIXES):
-                continue
             path = here / name
+            if not is_cuda_file(path):
+                continue
             rel = path.relative_to(root).as_posix()
             if not _wanted(rel, include, exclude):
                 continue
@@ -92,7 +122,7 @@ def selected(
     """Whether :func:`discover` over ``root`` with these globs lists ``path``: a kernel defined
     in such a file is counted there, not again in every file that includes it."""
     real_root, real = _real(Path(root)), _real(Path(path))
-    if real_root not in real.parents or not real.name.endswith(CUDA_SUFFIXES):
+    if real_root not in real.parents or not is_cuda_file(real):
         return False
     rel = real.relative_to(real_root)
     if any(part.startswith(".") for part in rel.parts[:-1]):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
+from cuda2nki.frontend.offsets import rebased
 from cuda2nki.ir.nodes import Kernel
 from cuda2nki.passes import PassContext, parse_pipeline, run_pipeline
 
@@ -317,8 +318,10 @@ def _port_parsed(
     # made from a binding it could not run with)
     bnd, notes = binding_for(path, binding, tu, name)
     diags.extend(notes)
-    # a float64 kernel is ported as its fp32 twin (the result keeps the unit as written)
-    work, bnd = _fp32(tu, name, bnd, diags)
+    # a float64 kernel is ported as its fp32 twin (the result keeps the unit as written), and
+    # a `d_in + RADIUS` launch is ported on the buffer (the result keeps the unit as written:
+    # a binding inferred again from it must not count the offset twice)
+    work, bnd = _fp32(rebased(tu, name, bnd), name, bnd, diags)
     # 3. lift: AST -> intent IR (a recogniser, else the literal lowering, else a refusal)
     if lowering == "literal" and emit == "nki":
         why = "forced with --lowering literal"

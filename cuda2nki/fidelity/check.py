@@ -65,6 +65,7 @@ from cuda2nki.fidelity.tolerance import (
 )
 from cuda2nki.fileio import read_text
 from cuda2nki.frontend.demote import demoted
+from cuda2nki.frontend.offsets import rebased
 from cuda2nki.nkisim.dtypes import CANARY_F32, canary_mask
 
 _DEFECT_IDS = {
@@ -386,6 +387,7 @@ def check(
         )
         b = _binding(cuda_path, binding, tu, kernel)
         name = _kernel_name(tu, kernel, b)
+        tu = rebased(tu, name, b)  # `d_in + RADIUS` launches: run on the buffer itself
         info, tree = portscan.scan(port_path, read_text(port_path), port_kernel, name)
         pb = bind_port(b, info, binds)
         cuda_dtypes = {t.dtype for t in b.tensors if t.np_dtype.kind in "fV"}

@@ -38,6 +38,7 @@ import tree_sitter as ts
 from cuda2nki.frontend import cmdline
 from cuda2nki.frontend.cst import COMMENT_IDS
 from cuda2nki.frontend.hostalloc import alloc_bytes
+from cuda2nki.frontend.hostbranch import BranchArm, arms, enclosing_if, mentions
 from cuda2nki.frontend.hostidioms import (
     member_assignments,
     occupancy_output,
@@ -96,6 +97,26 @@ _SIZEOF = {
     "uint32_t": 4,
     "uint8_t": 1,
     "int8_t": 1,
+    "unsigned int": 4,
+    "signed int": 4,
+    "unsigned char": 1,
+    "signed char": 1,
+    "unsigned short": 2,
+    "short int": 2,
+    "unsigned long": 8,
+    "long int": 8,
+    "long long": 8,
+    "long long int": 8,
+    "unsigned long long": 8,
+    "unsigned long long int": 8,
+    "uint16_t": 2,
+    "int16_t": 2,
+    "uint64_t": 8,
+    "bool": 1,
+    "float3": 12,
+    "int3": 12,
+    "double2": 16,
+    "uchar4": 4,
 }
 _FLOAT_TYPES = frozenset({"float", "double", "half", "__half"})
 #: calls whose value is never a size a launch could use
@@ -418,8 +439,15 @@ class HostEvaluator:
         kind, d, value = decl
         ev = (f"{self.where(d)}: {_one_line(d)}",)
         inner = _Scope(s.fnode, d.start_byte, s.argmap, s.depth + 1)
+        branch_note: tuple[str, ...] = ()
+        later = _first_assignment(s.fnode, name, d.end_byte, s.before)
+        pick = self._branch_pick(name, later, s) if later is not None else None
+        if pick is not None and (pick[0] is not None or value is None):
+            value, branch_note = pick[0], (pick[1],)
+        elif pick is not None:  # the taken arm leaves the initial value
+            branch_note = (pick[1],)
         if value is None:
-            value = _first_assignment(s.fnode, name, d.end_byte, s.before)
+            value = later if not branch_note else None
             if value is None:
                 out = occupancy_output(s.fnode, name, d.end_byte, s.before)
                 if out is not None:
@@ -436,10 +464,52 @@ class HostEvaluator:
             v = self.eval(value, inner)
         if v.num == 0 and v.items is None and kind != "loop":
             v, ev = self._placeholder(name, d, s, v, ev)
-        notes = v.notes
+        notes = v.notes + branch_note
         if kind == "loop":
             notes += (f"'{name}' taken at its first value {v.text} ({self.where(d)})",)
         return _V(v.text, v.num, v.items, ev + v.ev, notes)
+
+    def _branch_pick(self, name: str, rhs: ts.Node, s: _Scope) -> tuple[ts.Node | None, str] | None:
+        """``if (n < 1024) threads = 128; else threads = 256;`` before the launch: the value of
+        the arm whose condition holds for the host's values, else the first arm's; with a note
+        that says which.  None when ``rhs`` is not assigned in an arm of such an ``if``."""
+        ifn = enclosing_if(rhs, s.before)
+        if ifn is None:
+            return None
+        where = f"{self.where(ifn)}: {_one_line(ifn)}"
+        chain = arms(ifn, name)
+        if any(a.value is not None and mentions(a.value, name) for a in chain):
+            return None  # `if (n % b) blocks = blocks + 1;`: a correction, not a choice
+        # the condition's host numbers (not kernel-argument names): the same arm for every use
+        scope = _Scope(s.fnode, ifn.start_byte, {}, s.depth + 1)
+        for arm in chain:
+            if arm.condition is None:
+                return arm.value, self._arm_note(
+                    name, arm, where, "no condition before it holds: the final"
+                )
+            try:
+                held = self.eval(arm.condition, scope).num
+            except _NoValue:
+                held = None
+            if held is None:
+                first = next((a for a in chain if a.value is not None), arm)
+                return first.value, self._arm_note(
+                    name, first, where, "the condition is not known before run time: the first"
+                )
+            if held:
+                cond = _one_line(arm.condition)
+                return arm.value, self._arm_note(name, arm, where, f"'{cond}' holds: its")
+        return None, (
+            f"'{name}' is chosen by a host branch ({where}); no arm's condition holds: "
+            "the value before the branch taken (set the launch in the binding for another)"
+        )
+
+    def _arm_note(self, name: str, arm: BranchArm, where: str, why: str) -> str:
+        got = _one_line(arm.value) if arm.value is not None else "the value before the branch"
+        return (
+            f"'{name}' is chosen by a host branch ({where}); {why} arm's {got} taken "
+            "(set the launch in the binding for another)"
+        )
 
     def _placeholder(
         self, name: str, d: ts.Node, s: _Scope, v: _V, ev: tuple[str, ...]
@@ -633,6 +703,7 @@ class HostEvaluator:
 
     def _sizeof(self, ty: str) -> int:
         """Bytes of a type: a builtin, a template parameter being bound, or a typedef of one."""
+        ty = " ".join(ty.split())  # `unsigned  int`
         for _ in range(4):
             size = _SIZEOF.get(ty)
             if size is not None:

@@ -21,6 +21,7 @@ from cuda2nki.frontend import intrinsics as I
 from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType, align_of
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.asynccopy import ASYNC_CALLS, SYNC_METHODS, AsyncCopyLowering
+from cuda2nki.frontend.autoret import note_return
 from cuda2nki.frontend.coalesced import MASKED, declare_masked
 from cuda2nki.frontend.constants import KNOWN_CONSTANTS
 from cuda2nki.frontend.constfold import convert as _convert
@@ -684,6 +685,7 @@ class BodyLowerer(
             value = self._init_list(inner[0], self.return_type)
         else:
             value = self.expr(inner[0]) if inner else None
+        note_return(self, value)
         if self.returns_ref and value is not None:  # `return data[i];` of a `T&` function
             if not is_lvalue(value):
                 raise self.fail("C2N1030", node, what="a reference returned to a temporary")

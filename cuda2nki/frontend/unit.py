@@ -24,6 +24,7 @@ from cuda2nki.frontend.aggregates import (
     out_params,
 )
 from cuda2nki.frontend.ast import fast as N
+from cuda2nki.frontend.autoret import deduce_return, deduced, is_auto
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import (
     COMMENT_IDS,
@@ -104,6 +105,7 @@ class UnitContext:
         self.rejected: dict[str, list[Diagnostic]] = {}
         self.diags: list[Diagnostic] = []
         self._sig_cache: dict[tuple, tuple[A.CType, int]] = {}
+        self.auto_busy: set[tuple] = set()  # functions whose ``auto`` return is being deduced
         self.explicit: list[ts.Node] = []
         self.file_shared: set[str] = set()
         self.structs: set[str] = set()
@@ -461,6 +463,8 @@ class UnitContext:
             ret = _return_type(low, fd.node)
         except _Placeholder:
             ret = N.OpaqueType(name="?")
+        if is_auto(ret):
+            ret = deduce_return(self, fd, env)
         types: list[A.CType | None] = []
         refs: list[bool] = []
         if fd.this_struct:  # a member function: its object's member pointers first
@@ -739,6 +743,8 @@ class UnitContext:
                 bounds = self._launch_bounds(low, fnode)
                 body_node = fnode.child_by_field_id(F.body)
                 body = low.block(body_node, new_scope=True) if body_node is not None else None
+                if is_auto(ret):
+                    ret = deduced(low)
                 if body is not None and low.smem_arrays:  # see BodyLowerer.smem_view
                     body = dataclasses.replace(body, body=(*low.smem_arrays.values(), *body.body))
                 break

@@ -120,7 +120,8 @@ def _param_line(p: A.Param, spec: object) -> str | None:
     if isinstance(spec, dict):
         if "shape" not in spec or "role" not in spec:
             return None
-        items = ", ".join(f"{k} = {_value(spec[k])}" for k in ("shape", "dtype", "role"))
+        keys = [k for k in ("shape", "dtype", "role", "range", "offset") if k in spec]
+        items = ", ".join(f"{k} = {_value(spec[k])}" for k in keys)
         return f"{_key(p.name)} = {{ {items} }}"
     if isinstance(spec, int | float) and not isinstance(spec, bool):
         return f"{_key(p.name)} = {_value(spec)}"

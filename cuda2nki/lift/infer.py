@@ -247,7 +247,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         if isinstance(p.ty, A.PointerType)
     }
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags)
-    _from_allocations(fn, site, shapes, kernel_name, diags)
+    _from_allocations(fn, site, shapes, kernel_name, diags, host)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
@@ -260,7 +260,11 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     for p in fn.params:
         if isinstance(p.ty, A.PointerType):
             shape = _tied(shapes[p.name], ties)
-            acc = accesses.get(p.name) or _syntax_accesses(syntax.get(p.name))
+            acc = (
+                accesses.get(p.name)
+                or _syntax_accesses(syntax.get(p.name))
+                or _read_only(fn, p.name)
+            )
             if not acc and not _mentioned(fn, p.name):
                 spec = _unused(p, kernel_name, diags)
             else:
@@ -271,21 +275,96 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
             )
     _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags)
+    _value_ranges(out["params"], fn, kernel_name, diags)
+    _offset_views(out["params"], fn, site, kernel_name, diags)
     if steps:
         _in_steps(out["params"], steps, fn, kernel_name, diags)
         out["check"] = {"multiples": {s.name: s.step for s in steps}}
     return out, diags
 
 
+def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> None:
+    """Integer inputs whose values index an array get values inside its extent
+    (:mod:`cuda2nki.lift.valranges`), with a note; a range the binding has is kept."""
+    from cuda2nki.lift.valranges import index_ranges, local_extents
+
+    extents: dict[str, int | str] = dict(local_extents(fn))
+    for name, spec in params.items():
+        if isinstance(spec, dict) and spec.get("shape"):
+            extents[name] = _flat_extent(spec["shape"])
+    ints = {
+        name
+        for name, spec in params.items()
+        if isinstance(spec, dict)
+        and spec.get("role") in ("in", "inout")
+        and str(spec.get("dtype", "")).startswith(("int", "uint"))
+        and "range" not in spec
+    }
+    for r in index_ranges(fn, extents, ints):
+        params[r.tensor]["range"] = [r.lo, r.hi]
+        p = next(q for q in fn.params if q.name == r.tensor)
+        diags.append(
+            make(
+                "C2N2100",
+                p.loc,
+                what=f"'{r.tensor}' values in [{r.lo}, {r.hi})",
+                kernel=kernel,
+                source=f"its use as an index of '{r.target}' ({r.loc.file}:{r.loc.line})",
+            )
+        )
+
+
+def _offset_views(params: dict, fn: A.Function, site, kernel: str, diags: list) -> None:
+    """A pointer launched as ``d_in + RADIUS`` (:mod:`cuda2nki.lift.offsets`): the binding
+    names the buffer (its shape, ``offset`` elements before the pointer), with a note."""
+    from cuda2nki.frontend.offsets import base_shape, launch_offsets
+
+    for name, off in launch_offsets(fn, site).items():
+        spec = params.get(name)
+        if not isinstance(spec, dict) or not spec.get("shape"):
+            continue
+        spec["shape"] = base_shape(spec["shape"], off)
+        spec["offset"] = off
+        if spec.get("role") == "out":  # the elements before the view keep the buffer's values
+            spec["role"] = "inout"
+        p = next(q for q in fn.params if q.name == name)
+        where = f"{site.loc.file}:{site.loc.line}"
+        diags.append(
+            make(
+                "C2N2100",
+                p.loc,
+                what=f"'{name}' a view {off} elements into a buffer of shape {spec['shape']}",
+                kernel=kernel,
+                source=f"the launch argument ({where}); check and the port take the buffer",
+            )
+        )
+
+
+def _flat_extent(shape: list) -> int | str:
+    if len(shape) == 1:
+        return shape[0]
+    if all(isinstance(d, int) for d in shape):
+        n = 1
+        for d in shape:
+            n *= d
+        return n
+    return " * ".join(f"({d})" if isinstance(d, str) else str(d) for d in shape)
+
+
 def _steps(launch, prog, block, host: dict, sizes: set, fn, kernel: str, diags: list) -> list:
     """The sizes the launch runs the kernel at multiples of (:mod:`cuda2nki.lift.steps`), each
     with a note; check then keeps its generated sizes multiples of them."""
+    from cuda2nki.lift.loopsteps import loop_steps
     from cuda2nki.lift.steps import size_steps
 
     if launch is None:
         return []
     env = {k: h.value for k, h in host.items()}
     got = size_steps(launch["grid"], block, sizes, _unguarded(prog, block), env)
+    have = {s.name: s.step for s in got}
+    for s in loop_steps(fn, sizes, env):  # `for (t = 0; t < n / TILE; t++)`
+        if s.step > have.get(s.name, 1) and s.step % have.get(s.name, 1) == 0:
+            got = [g for g in got if g.name != s.name] + [s]
     for s in got:
         p = next(q for q in fn.params if q.name == s.name)
         diags.append(
@@ -389,7 +468,12 @@ def _host_values(fn: A.Function, site: A.LaunchSite | None) -> dict:
 
 
 def _from_allocations(
-    fn: A.Function, site: A.LaunchSite | None, shapes: dict, kernel: str, diags: list
+    fn: A.Function,
+    site: A.LaunchSite | None,
+    shapes: dict,
+    kernel: str,
+    diags: list,
+    host: dict | None = None,
 ) -> None:
     """A pointer whose accesses do not bound it (a gather table indexed by data) takes the
     extent the host code allocates for it (see :mod:`cuda2nki.frontend.hostalloc`)."""
@@ -400,6 +484,8 @@ def _from_allocations(
         count = _elements(got, fn, dtype_of(p.ty))
         if count is None:
             continue
+        if not got.notes:  # a default (a size read at run time) equals others by chance
+            count = _named_count(count, fn, host or {})
         shapes[p.name] = [count]
         where = "; ".join(got.evidence[:2])
         diags.append(
@@ -411,6 +497,28 @@ def _from_allocations(
                 source=f"its allocation ({where})",
             )
         )
+
+
+def _named_count(count: int | str, fn: A.Function, host: dict) -> int | str:
+    """A constant allocation (``cudaMalloc(&buf, SIZE)``) whose count the host also passes as
+    the one size parameter the kernel compares with (``while (i < size)``) is that parameter:
+    the extent follows the sizes check chooses, and a production size can be reduced."""
+    if not isinstance(count, int):
+        return count
+    same = [n for n, h in host.items() if h.value == count and not h.notes and _compared(fn, n)]
+    return same[0] if len(same) == 1 else count
+
+
+def _compared(fn: A.Function, name: str) -> bool:
+    from cuda2nki.frontend.visit import walk
+
+    for n in walk(fn.body):
+        if isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=", "!="):
+            for side in (n.left, n.right):
+                inner = side.operand if isinstance(side, A.Cast) else side
+                if isinstance(inner, A.Name) and inner.name == name:
+                    return True
+    return False
 
 
 def _elements(got, fn: A.Function, dtype: str) -> str | int | None:
@@ -646,6 +754,14 @@ def _loads_in(e, folds: tuple):
         folds = folds + (LoopCtx(e.var, e.stop, af.TRUE),)
     for k in V.children(e):
         yield from _loads_in(k, folds)
+
+
+def _read_only(fn: A.Function, name: str) -> list:
+    """Role-only read entries for a pointer the kernel only reads, where its reads sit where
+    execution did not look (``atomicAdd(&histo[buffer[i]], 1)``: a load inside an index)."""
+    from cuda2nki.lift.readonly import only_read
+
+    return [("r", None, None, ())] if only_read(fn, name) else []
 
 
 def _mentioned(fn: A.Function, name: str) -> bool:
