@@ -106,3 +106,51 @@ def affine_view(
         return None
     base = flat if a.dtype == flat.dtype else flat.view(a.dtype)
     return np.ndarray(out_shape, a.dtype, base, off, tuple(el)), off
+
+
+def aff_grid(aff: tuple, shape: tuple[int, ...]) -> np.ndarray:
+    """The int64 index grid of ``shape`` whose affine form is ``aff`` (``first + sum(strides[k]
+    * i_k)``, one stride per axis)."""
+    first, strides = aff
+    out = np.full(shape, first, dtype=np.int64)
+    nd = len(shape)
+    for k, s_ in enumerate(strides):
+        n = shape[k]
+        if s_ and n > 1:
+            out += (np.arange(n, dtype=np.int64) * s_).reshape((n,) + (1,) * (nd - k - 1))
+    return out
+
+
+#: comparison ufunc name -> whether ``lo..hi`` (the grid's range) compared with ``c`` holds
+#: for every element
+_ALWAYS = {
+    "less": lambda lo, hi, c: hi < c,
+    "less_equal": lambda lo, hi, c: hi <= c,
+    "greater": lambda lo, hi, c: lo > c,
+    "greater_equal": lambda lo, hi, c: lo >= c,
+}
+_ALL_TRUE: dict[tuple[int, ...], np.ndarray] = {}
+
+
+def aff_compare(aff: tuple, shape: tuple[int, ...], op: str, c: int) -> np.ndarray | None:
+    """``grid <op> c`` for the grid of affine form ``aff`` when it holds for every element (the
+    tail mask of a full tile): a read-only all-true array of ``shape``; ``None`` otherwise (the
+    caller compares element by element)."""
+    always = _ALWAYS.get(op)
+    if always is None or len(aff[1]) != len(shape) or 0 in shape:
+        return None
+    lo = hi = aff[0]
+    for s_, n in zip(aff[1], shape):
+        span = s_ * (n - 1)
+        if span < 0:
+            lo += span
+        else:
+            hi += span
+    if not always(lo, hi, c):
+        return None
+    t = _ALL_TRUE.get(shape)
+    if t is None:
+        t = np.ones(shape, dtype=bool)
+        t.flags.writeable = False
+        _ALL_TRUE[shape] = t
+    return t

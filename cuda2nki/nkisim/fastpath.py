@@ -35,7 +35,15 @@ from cuda2nki.nkisim.isa import (
     _operand,
     _write_f32,
 )
-from cuda2nki.nkisim.tensor import _UIDS, ACCUMULATED, NkiTensor, allocate, psum, sbuf
+from cuda2nki.nkisim.tensor import (
+    _UIDS,
+    ACCUMULATED,
+    NkiTensor,
+    allocate,
+    psum,
+    sbuf,
+    shared_hbm,
+)
 
 _F32 = dt.float32
 _ON_CHIP = (sbuf, psum)
@@ -365,6 +373,34 @@ def load_plain(src: NkiTensor, api: str) -> NkiTensor | None:
         sim_frames=2,
     )
     return out
+
+
+def store_checked(dst: NkiTensor, value: object) -> bool:
+    """Whether legacy ``nl.store(dst, value)`` (no mask, or one that keeps every element) may
+    be the current API's ``dma_copy`` (``isa._dma_fast``): an SBUF tile into a strided HBM view
+    of its shape and dtype that is not a kernel argument.  Then the legacy ``affine_range``
+    check of the general path (``NkiTensor.assign``) is made here; it raises before the write."""
+    if type(value) is not NkiTensor:
+        return False
+    ds = dst.storage
+    d = dst.dtype
+    if (
+        dst.index is not None
+        or value.index is not None
+        or value.storage.buffer is not sbuf
+        or value.dtype is not d
+        or value.shape != dst.shape
+        or ds.is_input
+        or d is _TF32
+        or dst._a is None
+        or value._a is None
+    ):
+        return False
+    if ds.buffer is shared_hbm:
+        aff = st._STACK[-1].affine
+        if aff:
+            dst._check_affine(aff[-1], None)
+    return True
 
 
 def accumulate_target(shape: tuple, depth: int) -> tuple | None:

@@ -249,6 +249,8 @@ def mask_where(mask, shape):
     if mask is True or type(mask) is np.bool_ and mask:
         return None  # one predicate true for the whole instruction: as without a mask
     if type(mask) is _Mask or isinstance(mask, _Mask):
+        if mask.full and _fits(mask.factors, shape):
+            return None  # known all true (affine.aff_compare): the check below, without a pass
         if _all_active(mask, tuple(shape)):
             return None  # a tail mask on a full tile: every element active, as without a mask
         arr = mask.arr
@@ -260,6 +262,20 @@ def mask_where(mask, shape):
         raise invalid(
             "mask", f"mask of shape {arr.shape} does not fit an operand of shape {shape}"
         ) from None
+
+
+def _fits(factors: tuple, shape) -> bool:
+    """Whether the factors broadcast to ``shape`` itself (each axis 1 or ``shape``'s)."""
+    n = len(shape)
+    for f in factors:
+        fs = f.shape
+        k = n - len(fs)
+        if k < 0:
+            return False
+        for i, d in enumerate(fs):
+            if d != 1 and d != shape[k + i]:
+                return False
+    return True
 
 
 def _all_active(mask, shape: tuple) -> bool:

@@ -297,7 +297,10 @@ def _filled(shape, dtype, value, buffer, name, api, lazy: bool = False) -> NkiTe
     if isinstance(buf, MemoryRegion) and not buf.on_chip and st.current().legacy:
         raise invalid(api, "HBM tensors cannot be created with an initial value")
     t = allocate(shape, dtype, buf, name, api=api)
-    t.assign(np.full(t.shape, value, dtype=np.float32 if t.dtype.is_float else np.int64), api=api)
+    if not _fill_new(t, value):
+        t.assign(
+            np.full(t.shape, value, dtype=np.float32 if t.dtype.is_float else np.int64), api=api
+        )
     if t.on_chip and not lazy:
         state = st.current()
         if state.legacy and value == 0 and t.buffer is psum:
@@ -308,6 +311,32 @@ def _filled(shape, dtype, value, buffer, name, api, lazy: bool = False) -> NkiTe
         else:
             record("vector", "memset", (t,))
     return t
+
+
+def _fill_new(t: NkiTensor, value) -> bool:
+    """``t.assign`` of ``value`` everywhere for a new on-chip tile of fp32 or an integer dtype
+    stored as itself: one fill of its storage (no full-size source array, conversion or copy).
+    False: not such a tile (the caller assigns)."""
+    stg = t.storage
+    flat = stg.flat
+    d = t.dtype
+    if (
+        not stg.fresh
+        or not stg.buffer.on_chip
+        or stg.written is not None
+        or stg.pending is not None
+        or stg.is_input
+        or t.index is not None
+        or t._a is None
+        or t._a.size != flat.size
+        or flat.dtype != d.np_dtype
+        or not (d is float32 or (not d.is_float and d.packed == 1))
+    ):
+        return False
+    conv = dt.convert(np.asarray(value, dtype=np.float32 if d.is_float else np.int64), d)
+    flat.fill(conv)
+    stg.fresh = False
+    return True
 
 
 def zeros(
@@ -448,6 +477,9 @@ def store(dst, value, *, mask=None, **kw) -> None:
             "C2N3022", api=api, what=f"dst {dst.describe()}", buffer=dst.buffer.name, expected="hbm"
         )
     where = _where(mask, dst.shape)
+    if where is None and _fp.store_checked(dst, value):
+        _isa._dma_fast(dst, value)  # the current API's DMA (its record is the one below)
+        return
     if dst.index is not None:
         ok = dst.index >= 0
         if where is None and not ok.all():

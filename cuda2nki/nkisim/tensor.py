@@ -23,7 +23,8 @@ from numpy.lib.stride_tricks import as_strided as _np_as_strided
 from cuda2nki.nkisim import dtypes as dt
 from cuda2nki.nkisim import oob as _oob
 from cuda2nki.nkisim import state as st
-from cuda2nki.nkisim.affine import affine_view, tile_slices
+from cuda2nki.nkisim.affine import aff_compare, aff_grid, affine_view, tile_slices
+from cuda2nki.nkisim.affine_stamps import StampBoxes
 from cuda2nki.nkisim.deferred import DeferredWrites, Lazy, frame_of
 from cuda2nki.nkisim.errors import fail, invalid, new_site, port_site, unsupported
 from cuda2nki.nkisim.overrun import overrun_key
@@ -148,7 +149,7 @@ class Storage:
         self._free = None  # callback releasing on-chip accounting when the storage dies
         self.mm_pending: list | None = None  # deferred PSUM matmul accumulation (see isa)
         # legacy affine_range checks: per element, the last writer's (loop << 32 | iteration)
-        self.aff: np.ndarray | None = None
+        self.aff: np.ndarray | StampBoxes | None = None
         # while ``fresh``: a deferred DMA load or elementwise op on loaded tiles, see ``poison``
         self.lazy: Lazy | None = None
         # HBM, while ``pending``: stores whose values are still to be computed (deferred.py)
@@ -654,12 +655,23 @@ class IndexExpr:
 
     #: ``aff``: ``(first, strides)`` when ``arr[i0, i1, ...] == first + sum(strides[k] * ik)``
     #: (a size-1 axis has stride 0), known from construction; ``None``: not known
-    __slots__ = ("arr", "aff")
+    #: ``_arr`` is ``None`` until read when ``aff`` gives the values (``k * 128 + i_p`` and the
+    #: like: most such grids are only turned into a slice, never read element by element)
+    __slots__ = ("_arr", "aff", "_shape")
     __array_ufunc__ = None
 
     def __init__(self, arr, aff: tuple[int, tuple[int, ...]] | None = None):
-        self.arr = np.asarray(arr, dtype=np.int64)
+        a = np.asarray(arr, dtype=np.int64)
+        self._arr = a
         self.aff = aff
+        self._shape = a.shape
+
+    @property
+    def arr(self) -> np.ndarray:
+        a = self._arr
+        if a is None:
+            a = self._arr = aff_grid(self.aff, self._shape)  # type: ignore[arg-type]
+        return a
 
     @classmethod
     def range(cls, start: int, stop: int, step: int) -> IndexExpr:
@@ -668,7 +680,7 @@ class IndexExpr:
 
     @property
     def shape(self) -> tuple:
-        return self.arr.shape
+        return self._shape
 
     def __getitem__(self, key) -> IndexExpr:
         arr = self.arr[key]
@@ -679,11 +691,17 @@ class IndexExpr:
 
     def _bin(self, other, f, aff_op=None):
         if type(other) is int and aff_op is not None:
-            # ``k * 128 + i_p`` and the like: the general path below, without its checks
+            # ``k * 128 + i_p`` and the like: the general path below, without its checks; the
+            # values are computed from the affine form when read
             e = _new_object(IndexExpr)
-            e.arr = f(self.arr, other)
             aff = self.aff
-            e.aff = None if aff is None else aff_op(aff, other)
+            shape = e._shape = self._shape
+            if aff is not None and len(aff[1]) == len(shape):
+                e._arr = None
+                e.aff = aff_op(aff, other)
+            else:
+                e._arr = f(self.arr, other)
+                e.aff = None if aff is None else aff_op(aff, other)
             return e
         if isinstance(other, NkiTensor):
             other = dynamic_offset(other)
@@ -736,6 +754,10 @@ class IndexExpr:
         return IndexExpr(-self.arr, None if aff is None else _aff_mul(aff, -1))
 
     def _cmp(self, o, f):
+        if type(o) is int and self.aff is not None:
+            known = aff_compare(self.aff, self._shape, f.__name__, o)
+            if known is not None:
+                return Mask(factors=(known,), full=True)
         o = o.arr if isinstance(o, IndexExpr) else o
         return Mask(f(self.arr, o))
 
@@ -760,7 +782,7 @@ class IndexExpr:
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        return f"IndexExpr(shape={self.arr.shape})"
+        return f"IndexExpr(shape={self._shape})"
 
 
 def _aff_add(aff: tuple, c: int) -> tuple:
@@ -826,14 +848,17 @@ class Mask:
     (``legacy_isa._box``) is read from the factors alone.
     """
 
-    __slots__ = ("factors", "_arr")
+    #: ``full``: every factor is known to be all true (tail masks of full tiles, from the
+    #: index grids' affine forms: ``affine.aff_compare``)
+    __slots__ = ("factors", "_arr", "full")
     __array_ufunc__ = None
 
-    def __init__(self, arr=None, factors: tuple[np.ndarray, ...] | None = None):
+    def __init__(self, arr=None, factors: tuple[np.ndarray, ...] | None = None, full: bool = False):
         if factors is None:
             factors = (np.asarray(arr, dtype=bool),)
         self.factors = factors
         self._arr = factors[0] if len(factors) == 1 else None
+        self.full = full
 
     @property
     def arr(self) -> np.ndarray:
@@ -848,7 +873,7 @@ class Mask:
 
     def __and__(self, o):
         if isinstance(o, Mask):
-            return Mask(factors=self.factors + o.factors)
+            return Mask(factors=self.factors + o.factors, full=self.full and o.full)
         return Mask(factors=(*self.factors, _mask_arr(o)))
 
     __rand__ = __and__
@@ -1316,10 +1341,22 @@ class NkiTensor:
         """
         stg = self.storage
         serial, it = loop
-        if stg.aff is None:
-            stg.aff = np.zeros(stg.flat.size, dtype=np.int64)
         base = serial << 32
         mark = base | (it & 0xFFFFFFFF)
+        stamps = stg.aff
+        if type(stamps) is not np.ndarray:
+            # boxes while each write is a new box (affine_stamps.py)
+            if stamps is None:
+                stamps = stg.aff = StampBoxes(WrittenBoxes(stg.shape, stg.flat.itemsize))
+            a = self.a
+            if (
+                where is None
+                and a is not None
+                and a.dtype == stg.flat.dtype
+                and stamps.add(a, self._byte_offset(), mark)
+            ):
+                return
+            stg.aff = stamps.materialize(stg.flat.size)
         view = self._parallel_view(stg.aff)
         sel = view if where is None else view[np.broadcast_to(where, self.shape)]
         # stamps of earlier loops are below ``base``: when all are, nothing clashes (the usual
@@ -1528,7 +1565,7 @@ class NkiTensor:
         ):
             return None
         a = self._a
-        sl = tile_slices(k0.aff, k0.arr.shape, k1.aff, k1.arr.shape, self.shape)
+        sl = tile_slices(k0.aff, k0.shape, k1.aff, k1.shape, self.shape)
         if sl is None:
             return None
         b = self._boff
@@ -1559,7 +1596,7 @@ class NkiTensor:
                 self.storage.flat,
                 self.shape,
                 [k.aff for k in key],
-                [k.arr.shape for k in key],
+                [k.shape for k in key],
             )
             if found is not None:
                 view, boff = found
