@@ -432,6 +432,20 @@ def ds(start, size) -> slice:
 
 
 def load(src, dtype=None, *, mask=None, **kw) -> NkiTensor:
+    if (
+        dtype is None
+        and not kw
+        and type(src) is NkiTensor
+        and (
+            mask is None
+            or (type(mask) is Mask and mask.full and _isa._fits(mask.factors, src.shape))
+        )
+        and st._STACK[-1].legacy
+    ):
+        # the usual legacy load: the checks below pass (load_plain refuses an on-chip src)
+        out = _fp.load_plain(src, "nl.load")
+        if out is not None:
+            return out
     no_extra_kw("nl.load", kw)
     api = "nl.load"
     if not isinstance(src, NkiTensor):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cuda2nki.diagnostics import DiagnosticError
-from cuda2nki.nkisim import affine_stamps, fastpath, language, load_kernel, simulate_kernel
+from cuda2nki.nkisim import affine_stamps, fastpath, isa, language, load_kernel, simulate_kernel
 from cuda2nki.nkisim.affine_stamps import StampBoxes
 from cuda2nki.nkisim.tensor import WrittenBoxes
 
@@ -223,3 +223,23 @@ def test_filled_tiles_hold_their_value(tmp_path, dtype, fill):
     """
     got, _ = _run(tmp_path, src, np.ones((128, 8), np.float32))
     np.testing.assert_array_equal(got, np.full((128, 8), want, np.float32))
+
+
+@pytest.mark.parametrize("shape", [(256, 128), (200, 100)])
+def test_loads_under_full_tail_masks_match_the_general_path(tmp_path, monkeypatch, shape):
+    """A full tail mask skips nl.load's mask handling (isa._fits off: the per-element check)."""
+    a = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    seen: list = []
+    real = isa._fits
+
+    def counted(factors, s):
+        seen.append(s)
+        return real(factors, s)
+
+    monkeypatch.setattr(isa, "_fits", counted)
+    fast = _run(tmp_path, TILED, a)
+    monkeypatch.setattr(isa, "_fits", lambda factors, s: False)
+    general = _run(tmp_path, TILED, a)
+    np.testing.assert_array_equal(fast[0], general[0])
+    assert fast[1] == general[1]
+    assert len(seen) >= (shape[0] // 128) * (shape[1] // 64)
