@@ -9,6 +9,7 @@ from cuda2nki.binding import Binding
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir import nodes as N
+from cuda2nki.lift.capped import with_capped_values
 from cuda2nki.lift.idioms import classify
 from cuda2nki.lift.intent import Shapes, lower_program, poly_of_text
 from cuda2nki.lift.privatise import privatised
@@ -76,7 +77,9 @@ def shapes_from_binding(binding: Binding, fn: A.Function) -> Shapes:
                 ranges[t.name] = (poly_of_text(t.range[0]), poly_of_text(t.range[1]))
             except ValueError:
                 pass
-    return Shapes(tensors, grid, tuple(int(b) for b in block), [dict(p) for p in points], ranges)
+    capped = {a for p in (*grid, *(d for ds in tensors.values() for d in ds)) for a in p.atoms()}
+    points = [with_capped_values(p, capped) for p in points]
+    return Shapes(tensors, grid, tuple(int(b) for b in block), points, ranges)
 
 
 def _only_known(binding: Binding, point: dict) -> dict:
