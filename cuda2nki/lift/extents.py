@@ -61,8 +61,10 @@ class _Opaque(Exception):
 
 
 class _Scan:
-    def __init__(self, fn: A.Function, launch: dict | None) -> None:
+    def __init__(self, fn: A.Function, launch: dict | None, ties: dict | None = None) -> None:
         self.fn = fn
+        #: size parameters tied to another size (:mod:`cuda2nki.lift.squares`): name -> name
+        self.ties = dict(ties or {})
         self.pointers = {p.name for p in fn.params if isinstance(p.ty, A.PointerType)}
         self.scalars = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)}
         self.block = _block(launch)
@@ -369,7 +371,7 @@ class _Scan:
             if e.name in self.env:
                 return self.env[e.name]
             if e.name in self.scalars and not self.assigned.get(e.name):  # an unchanged size
-                return af.sym(e.name)
+                return af.sym(self.ties.get(e.name, e.name))
             raise _Opaque
         if isinstance(e, A.Builtin):
             return self._builtin(e)
@@ -639,10 +641,11 @@ class _Scan:
         return None
 
 
-def extents(fn: A.Function, launch: dict | None) -> dict[str, Extent]:
+def extents(fn: A.Function, launch: dict | None, ties: dict | None = None) -> dict[str, Extent]:
     """Pointer parameter -> :class:`Extent` from the syntax of ``fn`` under ``launch`` (the
-    inferred ``{"grid": [...], "block": [...]}`` in parameter names, or None)."""
-    scan = _Scan(fn, launch)
+    inferred ``{"grid": [...], "block": [...]}`` in parameter names, or None), with the sizes
+    ``ties`` names read as the sizes they are tied to."""
+    scan = _Scan(fn, launch, ties)
     try:
         scan.run()
     except (af.BudgetExceeded, RecursionError):
