@@ -38,7 +38,9 @@ Optional keys: ``description``, ``idiom`` (label of the idiom the kernel impleme
 (``"refuse"`` for kernels that must be refused) with ``expect_id``, ``[check] rtol / atol``; per
 tensor ``range = [lo, hi]`` (integers drawn from ``[lo, hi)``; floats uniform in it) and
 ``distribution`` (``normal`` | ``uniform`` | ``positive``).  A scalar may be written as a table
-``{ value = 0.5, dtype = "float32" }`` to pin its C type.
+``{ value = 0.5, dtype = "float32" }`` to pin its C type, and a size the kernel only runs
+correctly when it equals another (a naive GEMM striding its second matrix by ``K`` while its
+columns run to ``M``) as ``M = { tie = "K" }``: at every point it takes that expression's value.
 
 Expressions use C integer arithmetic (NKI.md §14.6): ``/`` truncates toward zero, ``%`` takes the
 sign of the dividend; ``ceil_div(a, b)``, ``min``, ``max`` are provided.  Arrays of bf16/fp8 travel
@@ -206,6 +208,9 @@ class ScalarSpec:
     name: str
     value: Number
     dtype: str | None = None  # None: inferred from the value / the kernel signature
+    #: a size tied to others (``M = { tie = "K" }``): at every point its value is this
+    #: expression of the other scalars (``value`` is the one at the defaults)
+    tie: str | None = None
 
 
 @dataclass(frozen=True)
@@ -261,6 +266,9 @@ class Binding:
                 v = int(v)
             env[s.name] = v
         try:
+            for s in self.scalars:  # a tied size follows the sizes it is tied to
+                if s.tie is not None:
+                    env[s.name] = int(eval_c_expr(s.tie, env))
             shapes = {
                 t.name: tuple(_as_size(eval_c_expr(d, env), t.name) for d in t.shape)
                 for t in self.tensors
@@ -615,6 +623,8 @@ def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding
             )
         elif isinstance(spec, int | float) and not isinstance(spec, bool):
             scalars.append(ScalarSpec(name, spec))
+        elif isinstance(spec, Mapping) and isinstance(spec.get("tie"), str | int):
+            scalars.append(ScalarSpec(name, 0, "int32", str(spec["tie"])))
         else:
             raise _bad(
                 path,
@@ -630,6 +640,7 @@ def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding
     meta = {k: v for k, v in data.items() if k not in ("kernel", "launch", "params")}
     smem = launch.get("shared_bytes")
     multiples = _multiples(check, {s.name for s in scalars}, path)
+    scalars = _tie_values(scalars, path)
     b = Binding(
         kernel=kernel,
         grid=grid,
@@ -652,6 +663,21 @@ def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding
                 key=_SHAPES,
             )
     return b
+
+
+def _tie_values(scalars: list[ScalarSpec], path: str) -> list[ScalarSpec]:
+    """Each tied size with its value at the defaults of the sizes it is tied to."""
+    env = {s.name: s.value for s in scalars if s.tie is None}
+    out = []
+    for s in scalars:
+        if s.tie is not None:
+            try:
+                v = eval_c_expr(s.tie, env)
+            except ExprError as exc:
+                raise _bad(path, f"tie of '{s.name}': {exc}", key=("params", s.name)) from None
+            s = ScalarSpec(s.name, int(v), s.dtype, s.tie)
+        out.append(s)
+    return out
 
 
 _SHAPES = ("check", "shapes")

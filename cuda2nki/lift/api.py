@@ -9,6 +9,7 @@ from cuda2nki.binding import Binding
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir import nodes as N
+from cuda2nki.lift.capped import with_capped_values
 from cuda2nki.lift.idioms import classify
 from cuda2nki.lift.intent import Shapes, lower_program, poly_of_text
 from cuda2nki.lift.privatise import privatised
@@ -49,13 +50,21 @@ def find_kernel(tu: A.TranslationUnit, name: str) -> A.Function | None:
     return None
 
 
+def tied_sizes(binding: Binding) -> dict:
+    """Size parameter -> the polynomial it is tied to (binding ``M = { tie = "K" }``)."""
+    return {s.name: poly_of_text(s.tie) for s in binding.scalars if s.tie is not None}
+
+
 def shapes_from_binding(binding: Binding, fn: A.Function) -> Shapes:
     points = binding.test_points()
     try:
-        grid = tuple(poly_of_text(g) for g in binding.grid) + (poly_of_text(1),) * (
+        ties = tied_sizes(binding)
+        grid = tuple(poly_of_text(g).subs(ties) for g in binding.grid) + (poly_of_text(1),) * (
             3 - len(binding.grid)
         )
-        tensors = {t.name: tuple(poly_of_text(d) for d in t.shape) for t in binding.tensors}
+        tensors = {
+            t.name: tuple(poly_of_text(d).subs(ties) for d in t.shape) for t in binding.tensors
+        }
     except ValueError as exc:  # `max(1, 2048 / block_size)`: a size, but not a polynomial
         raise Refusal(
             "C2N2010", fn.loc, what=f"a launch or shape size the lifter cannot reason about ({exc})"
@@ -76,7 +85,9 @@ def shapes_from_binding(binding: Binding, fn: A.Function) -> Shapes:
                 ranges[t.name] = (poly_of_text(t.range[0]), poly_of_text(t.range[1]))
             except ValueError:
                 pass
-    return Shapes(tensors, grid, tuple(int(b) for b in block), [dict(p) for p in points], ranges)
+    capped = {a for p in (*grid, *(d for ds in tensors.values() for d in ds)) for a in p.atoms()}
+    points = [with_capped_values(p, capped) for p in points]
+    return Shapes(tensors, grid, tuple(int(b) for b in block), points, ranges)
 
 
 def _only_known(binding: Binding, point: dict) -> dict:
@@ -114,7 +125,7 @@ def lift_kernel(
         shapes = shapes_from_binding(binding, fn)
         fn = privatised(fn)  # shared accumulators of loops become registers
         fn = collapse_repeats(fn)  # a loop repeating the same stores is one pass of them
-        prog = execute(tu, fn, shapes.block)
+        prog = execute(tu, fn, shapes.block, ties=tied_sizes(binding))
         if not prog.stores:
             raise Refusal("C2N2020", fn.loc)
         roles = {t.name: t.role for t in binding.tensors}
@@ -129,7 +140,7 @@ def lift_kernel(
             if not prog.rerolled:
                 raise
             # the rolled-back loop does not lower: the iterations' stores one by one
-            prog = execute(tu, fn, shapes.block, reroll=False)
+            prog = execute(tu, fn, shapes.block, reroll=False, ties=tied_sizes(binding))
             kernel = lower_program(prog, shapes, kernel_name, roles, dtypes, scalar_types)
         kernel, idiom = classify(kernel)
     except Refusal as r:

@@ -117,6 +117,8 @@ def _value(v: object) -> str:
 
 
 def _param_line(p: A.Param, spec: object) -> str | None:
+    if isinstance(spec, dict) and set(spec) == {"tie"}:  # a size tied to another
+        return f"{_key(p.name)} = {{ tie = {_value(spec['tie'])} }}"
     if isinstance(spec, dict):
         if "shape" not in spec or "role" not in spec:
             return None

@@ -31,6 +31,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.visit import walk
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import DivAtom, ModAtom, Poly
+from cuda2nki.lift.capped import capped_text, is_capped
 
 #: calls that store through their first (pointer) argument: __stcs, atomicAdd, store128, ...
 _STORE_RE = re.compile(r"^(__st[a-z]*|atomic\w*|\w*[Ss]tore\w*)$")
@@ -60,12 +61,17 @@ class _Opaque(Exception):
 
 
 class _Scan:
-    def __init__(self, fn: A.Function, launch: dict | None) -> None:
+    def __init__(self, fn: A.Function, launch: dict | None, ties: dict | None = None) -> None:
         self.fn = fn
+        #: size parameters tied to another size (:mod:`cuda2nki.lift.squares`): name -> name
+        self.ties = dict(ties or {})
         self.pointers = {p.name for p in fn.params if isinstance(p.ty, A.PointerType)}
         self.scalars = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)}
         self.block = _block(launch)
         self.grid = _grid(launch, self.scalars)
+        # a capped grid, ``min(cap, ceil_div(n, b))`` blocks, is a size of its own (check
+        # evaluates it once ``n`` is known): ``out[blockIdx.x]`` has that many partial results
+        self.scalars |= {a for g in self.grid or () if g for a in g[0].atoms() if is_capped(a)}
         self.defs: dict[str, Poly] = {}  # atom -> definition (locals that depend on threads)
         self.env: dict[str, Poly] = {}  # local name -> its value (an atom or a sizes polynomial)
         self.alias: dict[str, tuple[str, Poly | None, int]] = {}
@@ -365,7 +371,7 @@ class _Scan:
             if e.name in self.env:
                 return self.env[e.name]
             if e.name in self.scalars and not self.assigned.get(e.name):  # an unchanged size
-                return af.sym(e.name)
+                return af.sym(self.ties.get(e.name, e.name))
             raise _Opaque
         if isinstance(e, A.Builtin):
             return self._builtin(e)
@@ -635,10 +641,11 @@ class _Scan:
         return None
 
 
-def extents(fn: A.Function, launch: dict | None) -> dict[str, Extent]:
+def extents(fn: A.Function, launch: dict | None, ties: dict | None = None) -> dict[str, Extent]:
     """Pointer parameter -> :class:`Extent` from the syntax of ``fn`` under ``launch`` (the
-    inferred ``{"grid": [...], "block": [...]}`` in parameter names, or None)."""
-    scan = _Scan(fn, launch)
+    inferred ``{"grid": [...], "block": [...]}`` in parameter names, or None), with the sizes
+    ``ties`` names read as the sizes they are tied to."""
+    scan = _Scan(fn, launch, ties)
     try:
         scan.run()
     except (af.BudgetExceeded, RecursionError):
@@ -676,6 +683,9 @@ def _grid_axis(text: str, scalars: set[str], b: int | None) -> tuple | None:
         tree = pyast.parse(text.strip(), mode="eval").body
     except SyntaxError:
         return None
+    capped = _capped_count(tree, scalars)
+    if capped is not None:
+        return capped, None
     if (
         isinstance(tree, pyast.Call)
         and isinstance(tree.func, pyast.Name)
@@ -698,6 +708,18 @@ def _grid_axis(text: str, scalars: set[str], b: int | None) -> tuple | None:
         cover = x if b is not None and d == Poly.const(b) else None
         return Poly.atom(DivAtom(x, d)), cover
     return p, None
+
+
+def _capped_count(tree: pyast.expr, scalars: set[str]) -> Poly | None:
+    """``min(cap, X)`` blocks (either order, ``X`` often ``ceil_div(n, b)``, the cap a constant or
+    a size) as one size atom (:mod:`cuda2nki.lift.capped`)."""
+    text = capped_text(tree)
+    if text is None:
+        return None
+    parts = [_py_poly(a, scalars) for a in tree.args]  # type: ignore[attr-defined]
+    if any(p is None for p in parts):
+        return None
+    return parts[0] if parts[0] == parts[1] else Poly.atom(text)
 
 
 def _whole_tiles(p: Poly) -> tuple[Poly, Poly] | None:

@@ -225,8 +225,10 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     accesses: dict = {}
     prog = None
     refusal = None
+    host = _host_values(fn, site)
+    squares = _squares(fn, launch, host, kernel_name, diags)
     try:
-        prog = execute(tu, privatised(fn), block)
+        prog = execute(tu, privatised(fn), block, ties={x: af.sym(s) for x, s in squares.items()})
         for st in prog.stores:
             accesses.setdefault(st.tensor, []).append(("w", st.index, st.guard, st.loops))
         for st in prog.stores:
@@ -239,14 +241,13 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     if default is not None and launch is not None:
         launch["grid"] = default_grid(_guard_bound(prog, block, fn), default)
         diags.append(_default_note(fn, launch))
-    host = _host_values(fn, site)
     ties: dict[str, int] = {}
     shapes = {
         p.name: _shape(accesses.get(p.name, []), block, ties)
         for p in fn.params
         if isinstance(p.ty, A.PointerType)
     }
-    syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags)
+    syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares)
     _from_allocations(fn, site, shapes, kernel_name, diags, host)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
@@ -270,6 +271,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             else:
                 spec = _pointer(p, acc, shape, kernel_name, diags)
             out["params"][p.name] = spec
+        elif p.name in squares:
+            out["params"][p.name] = {"tie": squares[p.name]}
         else:
             out["params"][p.name] = _scalar(
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
@@ -281,6 +284,43 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         _in_steps(out["params"], steps, fn, kernel_name, diags)
         out["check"] = {"multiples": {s.name: s.step for s in steps}}
     return out, diags
+
+
+def _squares(fn: A.Function, launch: dict | None, host: dict, kernel: str, diags: list) -> dict:
+    """Sizes tied to another by a square stride (:mod:`cuda2nki.lift.squares`), with a note
+    each; ``launch``'s grid is rewritten in the sizes they are tied to.  A host that gives the
+    two sizes different values keeps them apart."""
+    from cuda2nki.lift.squares import square_ties
+
+    found = square_ties(fn, launch) if launch is not None else {}
+    out = {}
+    for x, s in found.items():
+        hx, hs = host.get(x), host.get(s)
+        if hx is not None and hs is not None and hx.value != hs.value:
+            continue
+        out[x] = s
+        p = next(q for q in fn.params if q.name == x)
+        diags.append(
+            make(
+                "C2N2100",
+                p.loc,
+                what=f'{x} tied to {s} ({x} = {{ tie = "{s}" }})',
+                kernel=kernel,
+                source=f"the square stride: a row of {s} elements is indexed by a thread index "
+                f"that runs to {x}, which another access uses as its row width",
+            )
+        )
+    if out and launch is not None:
+        launch["grid"] = [_renamed(g, out) for g in launch["grid"]]
+    return out
+
+
+def _renamed(text: str | int, names: dict) -> str | int:
+    import re
+
+    if not isinstance(text, str):
+        return text
+    return re.sub(r"[A-Za-z_]\w*", lambda m: names.get(m.group(0), m.group(0)), text)
 
 
 def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> None:
@@ -552,7 +592,13 @@ def _elements(got, fn: A.Function, dtype: str) -> str | int | None:
 
 
 def _from_syntax(
-    fn: A.Function, launch: dict | None, shapes: dict, accesses: dict, kernel: str, diags: list
+    fn: A.Function,
+    launch: dict | None,
+    shapes: dict,
+    accesses: dict,
+    kernel: str,
+    diags: list,
+    squares: dict | None = None,
 ) -> dict:
     """Fill the shapes symbolic execution left open from the kernel's index expressions (see
     :mod:`cuda2nki.lift.extents`); a shape bounded only by the launch geometry gets a note."""
@@ -560,7 +606,7 @@ def _from_syntax(
 
     if all(s is not None for s in shapes.values()) and all(accesses.get(n) for n in shapes):
         return {}
-    found = extents(fn, launch)
+    found = extents(fn, launch, squares)
     for name, ext in found.items():
         if shapes.get(name) is None and ext.shape is not None:
             shapes[name] = list(ext.shape)

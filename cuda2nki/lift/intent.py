@@ -35,6 +35,7 @@ from cuda2nki.lift import interleave
 from cuda2nki.lift import lanes as lanes_mod
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.capped import capped_args, capped_text, is_capped
 from cuda2nki.lift.finalize import Finalizer
 from cuda2nki.lift.solve import invert_radix, radix_order, solve_writer
 from cuda2nki.lift.symexec import Refusal, StoreRec, ThreadProgram
@@ -96,6 +97,10 @@ def _poly_ast(n: ast.AST) -> Poly:
     ):
         a, b = _poly_ast(n.args[0]), _poly_ast(n.args[1])
         return af.floordiv(a + b - 1, b)
+    capped = capped_text(n) if isinstance(n, ast.expr) else None
+    if capped is not None:  # `min(cap, ceil_div(n, b))` blocks: one size atom (lift.capped)
+        a, b = (_poly_ast(x) for x in n.args)  # type: ignore[attr-defined]
+        return a if a == b else Poly.atom(capped)
     raise ValueError(f"unsupported size expression {ast.unparse(n)!r}")
 
 
@@ -149,6 +154,9 @@ class Namer:
             return N.Dyn(conv(a.payload))
         if a in self.names:
             return N.Sym(self.names[a])
+        if is_capped(a):  # a capped grid: the port computes min(cap, count) from its sizes
+            x, y = (self.size(_poly_ast(e), conv) for e in capped_args(a))
+            return N.Min(x, y)
         if a.startswith(("threadIdx.", "blockIdx.", "gid.", "%", "w:")):
             raise Refusal("C2N2013", None, what=f"'{a}' left in an index after lowering")
         return N.Sym(a)

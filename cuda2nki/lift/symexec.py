@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -308,8 +309,10 @@ class Executor:
         fn: A.Function,
         block: tuple | None = None,
         reroll: bool = True,
+        ties: Mapping[str, af.Poly] | None = None,
     ):
         self.tu, self.fn = tu, fn
+        self.ties = dict(ties or {})  # tied sizes (binding ``M = { tie = "K" }``) -> their value
         self.reroll, self.rerolled = reroll, False
         self.block = block
         self.env: dict[str, object] = {}
@@ -345,7 +348,11 @@ class Executor:
             elif isinstance(p.ty, A.ScalarType):
                 self.scalars[p.name] = p.ty.name
                 self.env[p.name] = (
-                    af.sym(p.name) if not p.ty.is_float else V.Scalar(p.ty.name, p.name)
+                    self.ties[p.name]
+                    if p.name in self.ties
+                    else af.sym(p.name)
+                    if not p.ty.is_float
+                    else V.Scalar(p.ty.name, p.name)
                 )
             else:
                 raise Refusal("C2N2010", p.loc, what=f"parameter '{p.name}' of this type")
@@ -2304,7 +2311,12 @@ def _assigned_names(s: A.Stmt) -> set[str]:
 
 
 def execute(
-    tu: A.TranslationUnit, fn: A.Function, block: tuple | None = None, reroll: bool = True
+    tu: A.TranslationUnit,
+    fn: A.Function,
+    block: tuple | None = None,
+    reroll: bool = True,
+    ties: Mapping[str, af.Poly] | None = None,
 ) -> ThreadProgram:
-    """``reroll=False`` keeps the stores of loops unrolled for local arrays one per iteration."""
-    return Executor(tu, fn, block, reroll).run()
+    """``reroll=False`` keeps the stores of loops unrolled for local arrays one per iteration;
+    ``ties`` gives size parameters tied to others their value (a polynomial in the others)."""
+    return Executor(tu, fn, block, reroll, ties).run()
