@@ -272,7 +272,7 @@ class BodyLowerer(
                 return with_const(rec, const)
             agg = self.aggregate_type(_text(tag), type_node) if tag is not None else None
             if agg is not None:
-                return with_const(agg, const)  # type: ignore[arg-type]
+                return with_const(self.held_type(agg, type_node), const)  # type: ignore[arg-type]
             raise self.fail("C2N1025", type_node, what=_text(type_node).split("{")[0].strip())
         else:
             raise self.fail("C2N1022", type_node, name=_text(type_node))
@@ -358,7 +358,8 @@ class BodyLowerer(
         if rec is not None and name not in self.env:
             return rec
         if name in self.u.aggregates and name not in self.env:
-            return self.aggregate_type(name, node)  # type: ignore[return-value]
+            agg = self.aggregate_type(name, node)
+            return self.held_type(agg, node) if agg is not None else None  # type: ignore[return-value]
         ps = self.u.packed.get(name)
         if ps is not None and ps.tparam is None and self.lookup(name) is None:
             return self._packed_instance(ps, None, node)
@@ -808,6 +809,8 @@ class BodyLowerer(
             return self.agg_decl(decl, name, ty, value)
         if isinstance(base, AggregateType):  # pointers to and arrays of structs: their bytes
             ty = self.memory_type(ty, decl)
+        if storage == "local" and not extern and self.blob_struct(ty) is not None:
+            return self.bytes_local(decl, name, ty, value)  # a union, a struct with bit-fields
         store = storage  # local, static or shared, or extern_shared for `extern __shared__`
         if storage == "shared" and extern:
             store = "extern_shared"
@@ -1486,6 +1489,8 @@ class BodyLowerer(
             t_node = node.child_by_field_id(F.left)
             v_node = node.child_by_field_id(F.right)
         op = KIND_NAMES[op_node.kind_id]
+        if self.names_bit_field(t_node):  # `s.bits = v`, `p->bits |= v`
+            return self.bit_store(node, op, _EXPR_BY_ID[v_node.kind_id](self, v_node))
         if op == "=" and t_node.type in _STRUCT_TARGETS and not self.host:
             target = self.agg_value(t_node)
             mem = self.blob_struct(target.ty)

@@ -286,6 +286,11 @@ class UnitContext:
         if any(b not in self.empty_structs for b in ag.bases):
             return  # a base with data members lays them out first: not read here
         self.aggregates[name] = ag
+        stack = list(ag.nested)  # anonymous members: `Outer::__anonN`
+        while stack:
+            inner = stack.pop()
+            self.aggregates[inner.name] = inner
+            stack.extend(inner.nested)
         if name != ag.name or ag.name in self.methods:
             return
         self.methods[ag.name] = set()
