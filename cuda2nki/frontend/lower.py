@@ -550,10 +550,15 @@ class BodyLowerer(
             return [N.Empty(loc=(node.byte_range, self.placer))]
         if kind in _CALL_IDS and self.is_lambda_call(e_node):
             return self.lambda_call(node, e_node)
+        pre: list[A.Stmt] = []
+        if e_node.type == "assignment_expression" and not self.host:
+            right = e_node.child_by_field_id(F.right)
+            if self.whole_lambda_call(right):  # `out[i] = f(x);`: f's value computed first
+                pre = self.lambda_value(node, right)  # type: ignore[arg-type]
         e = _EXPR_BY_ID[kind](self, e_node)
         if e is CG_NOOP:
             return []
-        return [N.ExprStmt(loc=(node.byte_range, self.placer), expr=e)]
+        return [*pre, N.ExprStmt(loc=(node.byte_range, self.placer), expr=e)]
 
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
         cond_node = node.child_by_field_id(F.condition)
@@ -785,6 +790,7 @@ class BodyLowerer(
         self, decl: ts.Node, base: A.CType, storage: str, extern: bool, constexpr: bool
     ) -> list[A.Stmt]:
         value = None
+        outer = decl
         if decl.kind_id in _INIT_DECLARATOR_IDS:
             value = decl.child_by_field_id(F.value)
             decl = decl.child_by_field_id(F.declarator)
@@ -802,6 +808,9 @@ class BodyLowerer(
             return self._reference_decl(decl, base, value)
         if value is not None and value.type == "lambda_expression" and not self.host:
             return self.lambda_decl(decl, _text(decl), value)
+        if not self.host and self.whole_lambda_call(value):  # `float y = f(x);`
+            pre = self.lambda_value(decl, value)  # type: ignore[arg-type]
+            return pre + self._declarator(outer, base, storage, extern, constexpr)
         name, ty = self._declarator_type(decl, base)
         if isinstance(ty, AggregateType):
             if storage != "local" or extern:
@@ -1690,6 +1699,9 @@ class BodyLowerer(
             if fill is not None:
                 return fill
         if ft == "identifier" and not self.host and self.is_lambda_call(node):
+            got = self.lambda_result(node)
+            if got is not None:  # computed by the statement (see .lambdas)
+                return got
             raise self.fail("C2N1010", node, what="lambda call used as a value")
         if ft == "identifier" and self.u.methods and not self.host:
             got = self._identifier_method_call(node, fn, arg_nodes)
