@@ -2253,7 +2253,7 @@ class BodyLowerer(
         groups = [self._cg_value(a) if self._is_group_arg(a) else None for a in arg_nodes]
         args2 = [a for a, g in zip(args, groups) if g is None] if any(groups) else args
         target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs, groups)
-        by_value = [type(a.ty) is AggregateType or self.blob_struct(a.ty) for a in args2]
+        by_value = [type(a.ty) is AggregateType or self.member_wise(a.ty) for a in args2]
         if any(by_value):  # a struct (a variable, or in memory): its members
             nodes = [n for n, g in zip(arg_nodes, groups) if g is None]
             args2 = [

@@ -143,6 +143,14 @@ class BitFieldLowering(_Base):
     #: (target node id, storage unit, bit-field type, shift) of the last bit-field read
     bit_hit: tuple[int, A.Expr, BitField, int] | None = None
 
+    @property
+    def prologue(self) -> list[A.Stmt]:
+        """Statements a function's body runs first (unions received by value, copied)."""
+        got = self.__dict__.get("_prologue")
+        if got is None:
+            got = self.__dict__["_prologue"] = []
+        return got
+
     def bit_unit(self, node: ts.Node, addr: A.Expr, mty: BitField, const: bool) -> A.Expr:
         """The storage unit of a bit-field at byte address ``addr``: an unsigned integer of
         its declared type's size."""
@@ -166,7 +174,12 @@ class BitFieldLowering(_Base):
         return _cast(loc, v, mty.base)
 
     def bytes_local(
-        self, decl: ts.Node, name: str, ty: A.CType, value: ts.Node | None
+        self,
+        decl: ts.Node,
+        name: str,
+        ty: A.CType,
+        value: ts.Node | None,
+        init: A.Expr | None = None,
     ) -> list[A.Stmt]:
         """``U u;`` / ``U u = v;`` for a struct held in bytes: a one-element local array of
         its bytes (so that its members can be reached at their offsets), ``u`` standing for
@@ -190,12 +203,29 @@ class BitFieldLowering(_Base):
             N.VarDecl(loc=loc, name=name, ty=ptr, init=address_of(cell), storage="local"),
         ]
         self.declare(name, Sym(ptr, ref=True))
-        if value is not None:
-            v = self.agg_value(value)
+        if value is not None or init is not None:
+            v = self.agg_value(value) if value is not None else init
             out.append(
                 N.ExprStmt(loc=loc, expr=N.Assign(loc=loc, op="=", target=cell, value=v, ty=ty))
             )
         return out
+
+    def member_wise(self, t: object) -> bool:
+        """Whether a struct in memory of type ``t`` is passed member by member (a union or a
+        struct with bit-fields is passed as its bytes)."""
+        agg = self.blob_struct(t)
+        return agg is not None and not agg.in_bytes
+
+    def bytes_param(self, p: ts.Node, name: str, ty: A.CType) -> tuple[str, list[A.Stmt]]:
+        """A parameter holding a union (or a struct with bit-fields) by value: received as
+        ``<name>__arg`` and copied into a local of its bytes named ``name`` (see
+        :meth:`bytes_local`), the statements to run first."""
+        from cuda2nki.frontend.lowerbase import Sym
+
+        arg = f"{name}__arg"
+        self.declare(arg, Sym(ty))
+        init = N.Name(loc=(p.byte_range, self.placer), name=arg, ty=ty)
+        return arg, self.bytes_local(p, name, ty, None, init)
 
     def names_bit_field(self, t_node: ts.Node) -> bool:
         """Whether the assignment target ``t_node`` is a bit-field (then :attr:`bit_hit` holds

@@ -184,3 +184,44 @@ __global__ void k(float* out) {
     tu = parse_file(path)
     d = tu.rejected["k"][0]
     assert d.code == "C2N1025" and d.loc.line == 3
+
+
+@pytest.mark.parametrize(
+    "helpers",
+    [
+        "__device__ int hi_of(PackedShorts p) { return p.hi; }\n"
+        "__device__ PackedShorts swap(PackedShorts p) {\n"
+        "    PackedShorts q; q.lo = p.hi; q.hi = p.lo; return q; }\n",
+        "__device__ __forceinline__ int hi_of(const PackedShorts v) { int h = v.hi; return h; }\n"
+        "__device__ PackedShorts swap(PackedShorts v) {\n"
+        "    short t = v.lo; v.lo = v.hi; v.hi = t; return v; }\n",
+    ],
+)
+def test_unions_passed_and_returned_by_value(tmp_path: Path, helpers: str) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        "union PackedShorts { struct { short lo; short hi; }; unsigned int word; };\n"
+        + helpers
+        + """__global__ void k(const unsigned int* x, int* out, unsigned int* sw) {
+    PackedShorts s;
+    s.word = x[threadIdx.x];
+    out[threadIdx.x] = hi_of(s);
+    PackedShorts r = swap(s);
+    sw[threadIdx.x] = r.word;
+    out[2 + threadIdx.x] = s.lo;  // the callee changed its own copy
+}
+"""
+    )
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    x = np.array([0x00030002, 0xFFFE8001], np.uint32)
+    got = run_kernel(
+        tu,
+        "k",
+        grid=(1,),
+        block=(2,),
+        args={"x": x, "out": np.zeros(4, np.int32), "sw": np.zeros(2, np.uint32)},
+    )
+    halves = x.view(np.int16).reshape(2, 2)
+    np.testing.assert_array_equal(got["out"], [*halves[:, 1], *halves[:, 0]])
+    np.testing.assert_array_equal(got["sw"], halves[:, ::-1].copy().reshape(-1).view(np.uint32))
