@@ -46,6 +46,7 @@ from cuda2nki.frontend.devlaunch import (
     runtime_call,
 )
 from cuda2nki.frontend.gridgroup import GRID_DIM3
+from cuda2nki.frontend.groupreduce import GroupReduceLowering
 from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
@@ -99,6 +100,7 @@ if TYPE_CHECKING:
 
 class BodyLowerer(
     CoopLowering,
+    GroupReduceLowering,
     AggregateLowering,
     LambdaLowering,
     TraitLowering,
