@@ -559,11 +559,16 @@ class AggregateLowering(BitFieldLowering):
                 rest = self.agg_leaves(value, t) if isinstance(mty, AggregateType) else [t]
                 out.extend(_assign(loc, leaf, _zero_of(leaf, zero)) for leaf in rest)
             return out
-        if value.type == "call_expression":
+        if value.type in ("call_expression", "binary_expression"):
             outs = [
                 N.Unary(loc=loc, op="&", operand=t, ty=N.PointerType(pointee=t.ty))  # type: ignore[arg-type]
                 for t in leaves
             ]
+            if value.type == "binary_expression":  # `c + d`: operator+(c, d)
+                call = self.aggregate_operator(value, outs)  # type: ignore[arg-type]
+                if call is None:
+                    raise self.fail("C2N1030", value, what=f"assignment to struct '{ty.name}'")
+                return [N.ExprStmt(loc=loc, expr=call)]
             old, self.agg_out = self.agg_out, outs
             try:
                 call = self.expr(value)

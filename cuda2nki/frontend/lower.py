@@ -62,6 +62,7 @@ from cuda2nki.frontend.lowerbase import (
 from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct
+from cuda2nki.frontend.structops import StructOperatorLowering
 from cuda2nki.frontend.structtemplates import StructTemplateLowering
 from cuda2nki.frontend.traits import TraitLowering
 from cuda2nki.frontend.typesys import (
@@ -101,6 +102,7 @@ if TYPE_CHECKING:
 class BodyLowerer(
     CoopLowering,
     GroupReduceLowering,
+    StructOperatorLowering,
     AggregateLowering,
     LambdaLowering,
     TraitLowering,
@@ -1450,6 +1452,10 @@ class BodyLowerer(
                 return cast
         left = _EXPR_BY_ID[left_node.kind_id](self, left_node)
         right = _EXPR_BY_ID[right_node.kind_id](self, right_node)
+        if (type(left.ty) is A.VectorType or type(right.ty) is A.VectorType) and not self.host:
+            got = self.struct_operator(node, op, left, right)  # `u * v`: operator*(u, v)
+            if got is not None:
+                return got
         if op in _COMPARISONS:  # _binary_type's first case, inlined: hot
             ty = BOOL
         else:
