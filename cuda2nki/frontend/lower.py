@@ -1450,8 +1450,14 @@ class BodyLowerer(
             cast = self._misparsed_binary(node, left_node, op, right_node)
             if cast is not None:
                 return cast
-        left = _EXPR_BY_ID[left_node.kind_id](self, left_node)
-        right = _EXPR_BY_ID[right_node.kind_id](self, right_node)
+        if self.u.aggregates and not self.host:
+            left = self.operand(left_node)  # `a * b` of structs: see .structops
+            right = self.operand(right_node)
+            if type(left.ty) is AggregateType or type(right.ty) is AggregateType:
+                return self.operand_operator(node, op, left, right, [left_node, right_node])
+        else:
+            left = _EXPR_BY_ID[left_node.kind_id](self, left_node)
+            right = _EXPR_BY_ID[right_node.kind_id](self, right_node)
         if (type(left.ty) is A.VectorType or type(right.ty) is A.VectorType) and not self.host:
             got = self.struct_operator(node, op, left, right)  # `u * v`: operator*(u, v)
             if got is not None:

@@ -98,3 +98,57 @@ __global__ void k(const float* x, float* out, int* n) {
     )
     np.testing.assert_allclose(got["out"], 2 * x.reshape(2, 4).sum(1))
     np.testing.assert_array_equal(got["n"], [8, 8])
+
+
+@pytest.mark.parametrize(
+    "ops",
+    [
+        "struct V3 { float x; float y; int w;\n"
+        "  __device__ float operator*(const V3& o) const { return x * o.x + y * o.y; }\n"
+        "  __device__ V3 operator+(V3 o) const { V3 r; r.x = x + o.x; r.y = y + o.y; r.w = w;"
+        " return r; }\n};\n"
+        "__device__ bool operator==(V3 a, V3 b) { return a.x == b.x && a.y == b.y; }\n",
+        "struct V3 { float x; float y; int w; };\n"
+        "__device__ float operator*(V3 a, V3 b) { return a.x * b.x + a.y * b.y; }\n"
+        "__device__ V3 operator+(V3 a, V3 b) { V3 r = {a.x + b.x, a.y + b.y, a.w}; return r; }\n"
+        "__device__ bool operator==(const V3 a, const V3 b) { return a.x == b.x && a.y == b.y; }\n",
+    ],
+    ids=["members", "free"],
+)
+def test_aggregate_operators_with_scalar_values(tmp_path: Path, ops: str) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        ops
+        + """__global__ void k(const float* x, float* out) {
+    int t = threadIdx.x;
+    V3 a = {x[4 * t], x[4 * t + 1], 1};
+    V3 b = {x[4 * t + 2], x[4 * t + 3], 2};
+    out[3 * t] = a * b;
+    V3 c = a + b;
+    out[3 * t + 1] = c.x + c.y + c.w;
+    out[3 * t + 2] = (a == a) + 2 * (a == b);
+}
+"""
+    )
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    x = np.array([1, 2, 3, 4, 5, 5, 5, 5], np.float32)
+    got = run_kernel(tu, "k", grid=(1,), block=(2,), args={"x": x, "out": np.zeros(6, np.float32)})[
+        "out"
+    ]
+    np.testing.assert_array_equal(got, [11, 11, 1, 50, 21, 3])
+
+
+def test_an_aggregate_operand_without_an_operator_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        """struct S { float a; int b; };
+__global__ void k(float* out) {
+    S s = {1.0f, 2};
+    out[0] = s * 2.0f;
+}
+"""
+    )
+    tu = parse_file(path)
+    d = tu.rejected["k"][0]
+    assert d.code == "C2N1025" and d.loc.line == 4
