@@ -27,8 +27,9 @@ byte offset in the C layout (an array member decays to a pointer to its first el
 ``S s = p[i];`` and ``p[i] = s;`` copy member by member, ``p[i] = q[j];`` copies the bytes.
 
 Member functions defined in the body are lowered as device functions (see
-:mod:`cuda2nki.frontend.methods`).  A struct with bit-fields, a base class, or virtual or static
-member functions, a struct holding an array copied, passed or returned by value, and a struct
+:mod:`cuda2nki.frontend.methods`).  A union, and a struct with bit-fields, is held in its bytes
+also by value (see :mod:`cuda2nki.frontend.unions`).  A struct with a base class, or virtual or
+static member functions, a struct holding an array copied, passed or returned by value, and a struct
 value used other than through its members stay refused (C2N1025).  A local holding an array
 declares that array as a local array; a kernel parameter holding one receives it as a buffer
 (:func:`decay_array_members`).
@@ -44,8 +45,16 @@ import tree_sitter as ts
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import COMMENT_IDS, F
-from cuda2nki.frontend.lowerbase import _text
+from cuda2nki.frontend.lowerbase import _text, address_of
 from cuda2nki.frontend.typesys import VOID
+from cuda2nki.frontend.unions import (
+    ANON,
+    PAD,
+    BitField,
+    BitFieldLowering,
+    c_layout,
+    member_path,
+)
 
 if TYPE_CHECKING:
     from cuda2nki.frontend.lower import BodyLowerer
@@ -56,7 +65,7 @@ else:
 
 RET = "__ret"  # the prefix of a struct-returning function's member out-pointers
 SELF = "<struct itself>"  # the pointee of a member pointing to its own struct, until defined
-_STRUCT_KINDS = ("struct_specifier", "class_specifier")
+_STRUCT_KINDS = ("struct_specifier", "class_specifier", "union_specifier")
 _SKIPPED = ("access_specifier", "comment")
 
 
@@ -73,6 +82,10 @@ class AggregateDef:
     has_ctor: bool = False
     #: its base classes: it is an aggregate only when none has data members
     bases: tuple[str, ...] = ()
+    #: a union (see :mod:`cuda2nki.frontend.unions`)
+    union: bool = False
+    #: its anonymous struct and union members, named ``Outer::__anonN``
+    nested: tuple[AggregateDef, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,6 +99,13 @@ class AggregateType:
     #: a kernel parameter whose array members are buffers (see :func:`decay_array_members`):
     #: it is read through its members only, never copied or passed on
     decayed: bool = False
+    #: a union, or a struct with bit-fields: held in its bytes also by value (see
+    #: :mod:`cuda2nki.frontend.unions`)
+    union: bool = False
+
+    @property
+    def in_bytes(self) -> bool:
+        return self.union or any(isinstance(t, BitField) for _, t in self.fields)
 
 
 def flat_name(var: str, member: str) -> str:
@@ -109,9 +129,14 @@ def _member_names(decl: ts.Node) -> list[tuple[str, ts.Node]] | None:
     """(name, declarator) per member of one ``field_declaration``; None when one is an array,
     a bit field, has a default value or is a function."""
     out: list[tuple[str, ts.Node]] = []
+    bits = [c for c in decl.children if c.type == "bitfield_clause"]
+    if bits:  # `unsigned kind : 3;`: the clause stands for the declarator; unnamed: padding
+        d = decl.child_by_field_id(F.declarator)
+        name = _text(d) if d is not None and d.type == "field_identifier" else ""
+        return [(name or f"{PAD}{decl.start_byte}", bits[0])]
     for i, c in enumerate(decl.children):
         fname = decl.field_name_for_child(i)
-        if fname == "default_value" or c.type == "bitfield_clause":
+        if fname == "default_value":
             return None
         if fname != "declarator":
             continue
@@ -150,6 +175,9 @@ def has_data_members(node: ts.Node) -> bool:
         decls = [c for i, c in enumerate(f.children) if f.field_name_for_child(i) == "declarator"]
         if any(d.type != "function_declarator" for d in decls):
             return True
+        t = f.child_by_field_id(F.type)
+        if not decls and t is not None and t.child_by_field_id(F.body) is not None:
+            return t.type != "enum_specifier"  # an anonymous struct or union member
     return False
 
 
@@ -175,6 +203,7 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
         return None
     members: list[tuple[str, ts.Node, tuple[ts.Node, ...], ts.Node]] = []
     methods: list[tuple[str, ts.Node]] = []
+    nested: list[AggregateDef] = []
     has_ctor = False
     for f in body.named_children:
         if f.type in _SKIPPED or f.kind_id in COMMENT_IDS:
@@ -201,6 +230,14 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
         if any(c.type == "storage_class_specifier" for c in f.children):
             return None
         t_node = f.child_by_field_id(F.type)
+        if _is_anonymous_member(f, t_node):  # `struct { short lo, hi; };` inside a union
+            anon = f"{ANON}{len(members)}"
+            inner = aggregate_def(t_node, f"{name}::{anon}")  # type: ignore[arg-type]
+            if inner is None:
+                return None
+            nested.append(inner)
+            members.append((anon, t_node, (), t_node))  # type: ignore[arg-type]
+            continue
         names = _member_names(f)
         if names is None or t_node is None or t_node.child_by_field_id(F.body) is not None:
             return None
@@ -210,10 +247,21 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
         return None
     if len({m for m, _ in methods}) != len(methods):  # overloaded member functions
         return None
-    return AggregateDef(name, tuple(members), tuple(methods), has_ctor, bases)
+    union = node.type == "union_specifier"
+    return AggregateDef(name, tuple(members), tuple(methods), has_ctor, bases, union, tuple(nested))
 
 
-class AggregateLowering(_Base):
+def _is_anonymous_member(f: ts.Node, t_node: ts.Node | None) -> bool:
+    return (
+        t_node is not None
+        and t_node.type in _STRUCT_KINDS
+        and t_node.child_by_field_id(F.name) is None
+        and t_node.child_by_field_id(F.body) is not None
+        and f.child_by_field_id(F.declarator) is None
+    )
+
+
+class AggregateLowering(BitFieldLowering):
     """Scalar replacement of aggregate structs: a mixin of
     :class:`cuda2nki.frontend.lower.BodyLowerer`."""
 
@@ -237,19 +285,50 @@ class AggregateLowering(_Base):
             raise self.fail("C2N1025", node, what=f"struct '{name}' (it holds itself)")
         self.u.aggregates_busy.add(name)
         try:
-            fields = tuple((m, self._member_type(t, q, dn)) for m, t, q, dn in d.members)
+            fields = tuple(
+                (
+                    m,
+                    self._anon_type(f"{d.name}::{m}", t)
+                    if dn is t
+                    else self._member_type(t, q, dn),
+                )
+                for m, t, q, dn in d.members
+            )
         finally:
             self.u.aggregates_busy.discard(name)
-        got = AggregateType(name=d.name, fields=fields)
+        got = AggregateType(name=d.name, fields=fields, union=d.union)
         if any(_points_to_self(t) for _, t in fields):  # `struct Node { Node* next; }`
             blob = self.blob_of(got, node)
             fields = tuple((m, _tie(t, blob)) for m, t in fields)
-            got = AggregateType(name=d.name, fields=fields)
+            got = AggregateType(name=d.name, fields=fields, union=d.union)
             self.u.blobs[got.name] = got
         self.u.aggregate_types[name] = got
         return got
 
+    def _anon_type(self, name: str, node: ts.Node) -> object:
+        """An anonymous struct or union member (registered as ``Outer::__anonN``)."""
+        got = self.aggregate_type(name, node)
+        if got is None:
+            raise self.fail("C2N1025", node, what=f"struct '{name}'")
+        return self.blob_of(got, node) if got.in_bytes else got
+
+    def bit_field_type(self, t: ts.Node, quals: tuple[ts.Node, ...], d: ts.Node) -> BitField:
+        """``unsigned kind : 3``: an integer type and a constant width within it."""
+        ty = self.type_of(t, quals)
+        width_node = d.named_children[-1] if d.named_children else None
+        width = self.const_int_node(width_node) if width_node is not None else None
+        if (
+            not isinstance(ty, A.ScalarType)
+            or ty.name in ("float16", "bfloat16", "float32", "float64")
+            or width is None
+            or not 0 <= width <= ty.bits
+        ):
+            raise self.fail("C2N1025", d, what=f"bit-field '{_text(d.parent)}'")
+        return BitField(base=N.ScalarType(name=ty.name), width=width)
+
     def _member_type(self, t: ts.Node, quals: tuple[ts.Node, ...], d: ts.Node) -> object:
+        if d.type == "bitfield_clause":
+            return self.bit_field_type(t, quals, d)
         tname = _text(t).replace("struct ", "").strip()
         if d.type == "pointer_declarator" and tname in self.u.aggregates_busy:
             ty: object = A.OpaqueType(name=SELF)  # a pointer to the struct being defined
@@ -288,6 +367,11 @@ class AggregateLowering(_Base):
             return N.ArrayType(elem=self.blob_of(ty.elem, node), dims=ty.dims)
         return ty  # type: ignore[return-value]
 
+    def held_type(self, ty: AggregateType, node: ts.Node) -> object:
+        """The type a variable of struct ``ty`` has: the struct (replaced by its members), or
+        its bytes for a union or a struct with bit-fields."""
+        return self.blob_of(ty, node) if ty.in_bytes else ty
+
     def blob_of(self, ty: AggregateType, node: ts.Node) -> A.VectorType:
         """A struct in memory: a vector of its bytes (``uint8``, its size and alignment), its
         members read at their C layout's byte offsets (:meth:`mem_member`)."""
@@ -295,7 +379,7 @@ class AggregateLowering(_Base):
         if got is None:
             raise self.fail("C2N1025", node, what=f"struct '{ty.name}' (its layout)")
         _offs, size, align = got
-        self.u.blobs[ty.name] = AggregateType(name=ty.name, fields=ty.fields)
+        self.u.blobs[ty.name] = AggregateType(name=ty.name, fields=ty.fields, union=ty.union)
         return N.VectorType(
             name=ty.name, base=N.ScalarType(name="uint8"), width=size, align=align, const=ty.const
         )
@@ -310,9 +394,15 @@ class AggregateLowering(_Base):
         """``p->member`` of a struct in memory (``ptr`` points to its bytes): the member's
         value read through a pointer at the member's offset; an array member is a pointer to
         its first element."""
+        path = self.path_of(agg, field)
+        if path is not None and len(path) > 1:  # through an anonymous member
+            inner = self.mem_member(node, ptr, agg, path[0])
+            sub = self.blob_struct(inner.ty) or inner.ty
+            assert isinstance(sub, AggregateType)
+            return self.mem_member(node, address_of(inner), sub, field)
         got = layout(agg)
         mty = dict(agg.fields).get(field)
-        if got is None or mty is None:
+        if got is None or mty is None or path is None:
             raise self.fail("C2N1030", node, what=f"member '{field}' of struct '{agg.name}'")
         loc = (node.byte_range, self.placer)
         const = bool(getattr(getattr(ptr.ty, "pointee", None), "const", False))
@@ -326,11 +416,25 @@ class AggregateLowering(_Base):
             elem = mty.elem if len(mty.dims) == 1 else N.ArrayType(elem=mty.elem, dims=mty.dims[1:])
             pt = N.PointerType(pointee=_with_const(elem, const))
             return N.Cast(loc=loc, to=pt, operand=addr, kind="reinterpret", ty=pt)
+        if isinstance(mty, BitField):
+            return self.bit_read(
+                node, self.bit_unit(node, addr, mty, const), mty, bit_shift(agg, field)
+            )
         fty = self.blob_of(mty, node) if isinstance(mty, AggregateType) else mty
         fty = _with_const(fty, const)
         pt = N.PointerType(pointee=fty)
         cast = N.Cast(loc=loc, to=pt, operand=addr, kind="reinterpret", ty=pt)
         return N.Unary(loc=loc, op="*", operand=cast, ty=fty)  # type: ignore[arg-type]
+
+    def path_of(self, agg: AggregateType, field: str) -> list[str] | None:
+        """``[field]``, or the anonymous members leading to it (see :func:`member_path`)."""
+        if field in dict(agg.fields):
+            return [field]
+        return member_path(agg.fields, field, self._fields_of)
+
+    def _fields_of(self, t: object) -> tuple[tuple[str, object], ...] | None:
+        got = self.blob_struct(t) or t
+        return got.fields if isinstance(got, AggregateType) else None
 
     def mem_leaves(self, node: ts.Node, lv: A.Expr, agg: AggregateType) -> list[A.Expr]:
         """The members (leaves, in :func:`flatten`'s order) of the struct in memory ``lv``."""
@@ -360,12 +464,21 @@ class AggregateLowering(_Base):
         """``s.member`` of a struct variable ``s``: the member's variable."""
         bt = base.ty
         assert isinstance(bt, AggregateType) and isinstance(base, A.Name)
+        path = self.path_of(bt, field)
+        if path is not None and len(path) > 1:  # through an anonymous member
+            inner = self.agg_member(node, base, path[0])
+            mem = self.blob_struct(inner.ty)
+            if mem is not None:
+                return self.mem_member(node, address_of(inner), mem, field)
+            return self.agg_member(node, inner, field)
         mty = dict(bt.fields).get(field)
-        if mty is None:
+        if mty is None or path is None:
             raise self.fail("C2N1030", node, what=f"member '{field}' of struct '{bt.name}'")
         loc = (node.byte_range, self.placer)
         if isinstance(mty, AggregateType) and bt.const:
-            mty = AggregateType(name=mty.name, fields=mty.fields, const=True, decayed=mty.decayed)
+            mty = AggregateType(
+                name=mty.name, fields=mty.fields, const=True, decayed=mty.decayed, union=mty.union
+            )
         elif bt.const and getattr(mty, "const", None) is False:
             mty = type(mty)(**{**mty.__dict__, "const": True})  # type: ignore[arg-type]
         return N.Name(loc=loc, name=flat_name(base.name, field), ty=mty)  # type: ignore[arg-type]
@@ -446,11 +559,16 @@ class AggregateLowering(_Base):
                 rest = self.agg_leaves(value, t) if isinstance(mty, AggregateType) else [t]
                 out.extend(_assign(loc, leaf, _zero_of(leaf, zero)) for leaf in rest)
             return out
-        if value.type == "call_expression":
+        if value.type in ("call_expression", "binary_expression"):
             outs = [
                 N.Unary(loc=loc, op="&", operand=t, ty=N.PointerType(pointee=t.ty))  # type: ignore[arg-type]
                 for t in leaves
             ]
+            if value.type == "binary_expression":  # `c + d`: operator+(c, d)
+                call = self.aggregate_operator(value, outs)  # type: ignore[arg-type]
+                if call is None:
+                    raise self.fail("C2N1030", value, what=f"assignment to struct '{ty.name}'")
+                return [N.ExprStmt(loc=loc, expr=call)]
             old, self.agg_out = self.agg_out, outs
             try:
                 call = self.expr(value)
@@ -523,19 +641,15 @@ def align_of(t: object) -> int | None:
 
 def layout(ty: AggregateType) -> tuple[dict[str, int], int, int] | None:
     """The C layout of a struct: member byte offsets, size (padded to its alignment) and
-    alignment."""
-    offs: dict[str, int] = {}
-    pos, align = 0, 1
-    for member, mty in ty.fields:
-        got = _size_align(mty)
-        if got is None:
-            return None
-        size, al = got
-        pos = (pos + al - 1) // al * al
-        offs[member] = pos
-        pos += size
-        align = max(align, al)
-    return offs, (pos + align - 1) // align * align, align
+    alignment (of a union, or with bit-fields: see :mod:`cuda2nki.frontend.unions`)."""
+    got = c_layout(ty.fields, ty.union, _size_align)
+    return None if got is None else (got.offsets, got.size, got.align)
+
+
+def bit_shift(ty: AggregateType, field: str) -> int:
+    """The lowest bit of bit-field ``field`` within its storage unit."""
+    got = c_layout(ty.fields, ty.union, _size_align)
+    return got.shifts[field] if got is not None else 0
 
 
 def _points_to_self(t: object) -> bool:

@@ -282,6 +282,12 @@ class CoopLowering(_Base):
             "bit_xor": "xor",
         }
         short = op_name.split("::")[-1]
+        if (
+            short not in ops
+            and group == "tile"
+            and op_node.type in ("identifier", "qualified_identifier")
+        ):
+            return self.user_reduce(node, op_node, value, n)  # see .groupreduce
         if short not in ops:
             raise self.fail("C2N1029", op_node, what=f"cg::reduce with '{_text(op_node)}'")
         if group == MASKED:

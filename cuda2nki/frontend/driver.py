@@ -27,6 +27,7 @@ from cuda2nki.frontend.groupgen import is_group_generic
 from cuda2nki.frontend.hostvals import HostEvaluator, HostFacts, parameter_names
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
+from cuda2nki.frontend.partialinst import partial_envs, partial_name
 from cuda2nki.frontend.preprocess import preprocess
 from cuda2nki.frontend.unit import (
     FuncDef,
@@ -843,6 +844,37 @@ def _instantiate_kernel(
         f = unit.lower_function(fd, env, keep_params=True)
         if f is not None:
             out.append(f)
+        elif fd.template_ok:  # it needs its integers: those the host launches fix, if any
+            out.extend(_partial_instances(unit, fd, low, requests, templates))
+    return out
+
+
+def _partial_instances(
+    unit: UnitContext,
+    fd: FuncDef,
+    low: BodyLowerer,
+    requests: list[_Request],
+    templates: dict[str, str],
+) -> list[A.Function]:
+    """``fd`` lowered once per set of integer template arguments its host launches fix, its
+    type parameters kept (see :mod:`cuda2nki.frontend.partialinst`); when one is lowered,
+    the refusal of the generic lowering is dropped."""
+    partial = partial_envs(low, fd, requests)
+    out: list[A.Function] = []
+    refused = unit.rejected.pop(fd.name, None)
+    for env in partial:
+        for pname, kind, _d, _n in fd.template_params:  # `--template T=float`
+            if env.get(pname) is None and kind == "typename" and pname in templates:
+                env[pname] = parse_template_value(templates[pname], unit)  # type: ignore[assignment]
+        whole = all(v is not None for v in env.values())
+        name = fd.name
+        if len(partial) > 1:
+            name = instance_name(fd.name, fd, env) if whole else partial_name(fd.name, fd, env)
+        f = unit.lower_function(fd, env, name=name, keep_params=not whole)
+        if f is not None:
+            out.append(f)
+    if not out and refused is not None:
+        unit.rejected[fd.name] = refused
     return out
 
 

@@ -2,16 +2,24 @@
 
 ``auto step = [&](int t) { acc[t] += w * x[t]; };`` followed by ``step(i);`` statements is how
 real kernels (llm.c's attention backward) write a loop body once for several loops.  A lambda
-that captures by reference (``[&]``) or captures nothing (``[]``), bound to an ``auto``
-variable and called as a statement, is inlined at each call: a block that declares each
-parameter as a local initialised from its argument, then the lambda's body.  The captured names
-are the enclosing function's variables, so reads see their values at the call and writes land
-in them, as a reference capture does.
+bound to an ``auto`` variable is inlined at each call: a block that declares each parameter as
+a local initialised from its argument, then the lambda's body.
 
-Refused (C2N1010, at the construct): capture by value (``[=]``, ``[x]``: the copy is taken
-where the lambda is created, not where it is called), a ``return`` other than a last
-``return;``, a call used as a value, a call where a name the body uses has been shadowed since
-the lambda was created, and a lambda used other than called.
+Captures: by reference (``[&]``, ``[&acc, &n]``) the body's names are the enclosing
+function's variables, so reads see their values at the call and writes land in them.  By value
+(``[=]``, ``[x]``, ``[&, x]``, ``[=, &acc]``) the copy is taken where the lambda is created:
+a local ``<lambda>__<name>`` declared there, which the inlined block re-declares under the
+captured name (read-only, as in a lambda that is not ``mutable``).
+
+A lambda ending in ``return value;`` (its only ``return``) may be called for its value where
+the call is a whole initialiser (``float y = f(x);``) or the whole right-hand side of an
+assignment statement (``out[i] = f(x);``, ``acc += f(x);``): the block stores the value in a
+local the statement then reads.
+
+Refused (C2N1010, at the construct): a ``return`` other than the last statement, a call used
+inside a larger expression, a call where a name the body uses has been shadowed since the
+lambda was created, an array or ``this`` captured by value, a ``mutable`` lambda that copies, and a lambda
+used other than called.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import COMMENT_IDS, F
 from cuda2nki.frontend.lowerbase import Sym, _text
+from cuda2nki.frontend.typesys import unqualified, with_const
 
 if TYPE_CHECKING:
     from cuda2nki.frontend.lower import BodyLowerer
@@ -47,29 +56,63 @@ class LambdaLowering(_Base):
     """Inlined lambdas: a mixin of :class:`cuda2nki.frontend.lower.BodyLowerer`."""
 
     def lambda_decl(self, decl: ts.Node, name: str, value: ts.Node) -> list[A.Stmt]:
-        """``auto f = [&](...) {...};``: remember the lambda; it is inlined at its calls."""
+        """``auto f = [&](...) {...};``: remember the lambda; it is inlined at its calls.  The
+        copies a capture by value takes are declared here."""
         cap = next((c for c in value.children if c.type == "lambda_capture_specifier"), None)
-        inner = [c for c in cap.named_children if c.kind_id not in COMMENT_IDS] if cap else []
-        if cap is None or not (not inner or (len(inner) == 1 and _text(inner[0]).strip() == "&")):
-            raise self.fail("C2N1010", cap or value, what="lambda capturing by value")
+        if cap is None:
+            raise self.fail("C2N1010", value, what="lambda without a capture list")
         body = value.child_by_field_id(F.body)
         if body is None:
             raise self.fail("C2N1010", value, what="lambda without a body")
         stmts = [c for c in body.named_children if c.kind_id not in COMMENT_IDS]
+        returns = False
         for n in _walk(body):
             if n.type == "lambda_expression" and n is not value:
                 raise self.fail("C2N1010", n, what="lambda inside a lambda")
-            if n.type == "return_statement" and (
-                n is not (stmts[-1] if stmts else None) or n.named_child_count
-            ):
-                raise self.fail("C2N1010", n, what="return in an inlined lambda")
+            if n.type == "return_statement":
+                if n is not (stmts[-1] if stmts else None):
+                    raise self.fail("C2N1010", n, what="return in an inlined lambda")
+                returns = n.named_child_count > 0
         used = {_text(n) for n in _walk(body) if n.type == "identifier"}
         seen = {k: self.visible[k] for k in used if k in self.visible}
+        by_value = self._by_value(cap, used)
+        out: list[A.Stmt] = []
+        copies: dict[str, str] = {}
+        for k in sorted(by_value):
+            sym = self.visible.get(k)
+            if sym is None or sym.ty is None or sym.cg is not None or sym.ty is LAMBDA:
+                continue  # a function, a constant folded away, a group: nothing to copy
+            if isinstance(sym.ty, A.ArrayType) or sym.ref:
+                raise self.fail("C2N1010", cap, what=f"lambda capturing '{k}' by value")
+            copy = f"{name}__{k}"
+            loc = (cap.byte_range, self.placer)
+            init = N.Name(loc=loc, name=k, ty=sym.ty)
+            out.append(N.VarDecl(loc=loc, name=copy, ty=unqualified(sym.ty), init=init))
+            copies[k] = copy
+        if copies and "mutable" in _text(value)[: body.start_byte - value.start_byte]:
+            raise self.fail("C2N1010", value, what="mutable lambda capturing by value")
         if not hasattr(self, "lambdas"):
             self.lambdas = {}
-        self.lambdas[name] = (value, seen)
+        self.lambdas[name] = (value, seen, copies, returns)
         self.declare(name, Sym(LAMBDA))
-        return []
+        return out
+
+    def _by_value(self, cap: ts.Node, used: set[str]) -> set[str]:
+        """The names of ``used`` the capture list ``cap`` copies."""
+        kids = [c for c in cap.children if c.kind_id not in COMMENT_IDS]
+        default = next((_text(c) for c in kids if c.type == "lambda_default_capture"), "")
+        refs: set[str] = set()
+        vals: set[str] = set()
+        for i, c in enumerate(kids):
+            if c.type == "this":
+                raise self.fail("C2N1010", c, what="lambda capturing 'this'")
+            if c.type == "identifier":
+                (refs if i and kids[i - 1].type == "&" else vals).add(_text(c))
+            elif c.type not in ("[", "]", ",", "&", "lambda_default_capture"):
+                raise self.fail("C2N1010", c, what=f"lambda capture '{_text(c)}'")
+        if default == "=":
+            return (used - refs) | vals
+        return vals
 
     def is_lambda_call(self, node: ts.Node) -> bool:
         fn = node.child_by_field_id(F.function)
@@ -80,8 +123,43 @@ class LambdaLowering(_Base):
 
     def lambda_call(self, stmt: ts.Node, call: ts.Node) -> list[A.Stmt]:
         """``f(a, b);``: the lambda's body in a block, its parameters bound to the arguments."""
+        stmts, _ret = self.lambda_inline(stmt, call, None)
+        return stmts
+
+    def lambda_value(self, stmt: ts.Node, call: ts.Node) -> list[A.Stmt]:
+        """``f(x)`` of a value-returning lambda as a whole initialiser or right-hand side:
+        the statements computing it into a local, which the call then reads
+        (:attr:`lambda_results`)."""
         name = _text(call.child_by_field_id(F.function))
-        value, seen = self.lambdas[name]
+        if not self.lambdas[name][3]:
+            raise self.fail("C2N1010", call, what="value of a lambda that returns none")
+        stmts, ret = self.lambda_inline(stmt, call, f"{name}__ret{call.start_byte}")
+        assert ret is not None
+        if not hasattr(self, "lambda_results"):
+            self.lambda_results = {}
+        self.lambda_results[call.id] = ret
+        return stmts
+
+    def lambda_result(self, call: ts.Node) -> A.Expr | None:
+        """The local holding the value of the lambda call ``call`` (see :meth:`lambda_value`)."""
+        return getattr(self, "lambda_results", {}).get(call.id)
+
+    def whole_lambda_call(self, node: ts.Node | None) -> bool:
+        """Whether ``node`` is a call of a lambda whose value is not computed yet."""
+        return (
+            node is not None
+            and node.type == "call_expression"
+            and self.is_lambda_call(node)
+            and self.lambda_result(node) is None
+        )
+
+    def lambda_inline(
+        self, stmt: ts.Node, call: ts.Node, result: str | None
+    ) -> tuple[list[A.Stmt], A.Expr | None]:
+        """The block inlining the lambda call ``call``; with ``result``, its returned value is
+        stored in a local of that name declared before the block (returned as a name)."""
+        name = _text(call.child_by_field_id(F.function))
+        value, seen, copies, _returns = self.lambdas[name]
         for k, sym in seen.items():
             if self.visible.get(k) is not sym:
                 raise self.fail("C2N1010", call, what=f"lambda call where '{k}' is shadowed")
@@ -98,9 +176,16 @@ class LambdaLowering(_Base):
             raise self.fail("C2N1028", call, name=name, got=len(arg_nodes), expected=len(params))
         args = [self.expr(a) for a in arg_nodes]  # in the caller's scope, before binding
         loc = (stmt.byte_range, self.placer)
+        ret_var: A.Expr | None = None
         self.push_scope()
         try:
             out: list[A.Stmt] = []
+            for k, copy in copies.items():  # captured by value: the copy, read-only
+                ty = self.visible[k].ty
+                cty = with_const(unqualified(ty), True)  # type: ignore[arg-type]
+                src = N.Name(loc=loc, name=copy, ty=unqualified(ty))  # type: ignore[arg-type]
+                self.declare(k, Sym(cty))
+                out.append(N.VarDecl(loc=loc, name=k, ty=cty, init=src))
             for p, a in zip(params, args):
                 quals = tuple(c for c in p.children if c.type == "type_qualifier")
                 base = self.type_of(p.child_by_field_id(F.type), quals)
@@ -112,9 +197,24 @@ class LambdaLowering(_Base):
                 out.append(N.VarDecl(loc=(p.byte_range, self.placer), name=pname, ty=ty, init=a))
             body = value.child_by_field_id(F.body)
             for c in body.named_children:
-                if c.kind_id in COMMENT_IDS or c.type == "return_statement":
+                if c.kind_id in COMMENT_IDS:
                     continue
-                out.extend(self.stmt(c))
+                if c.type != "return_statement":
+                    out.extend(self.stmt(c))
+                elif result is not None and c.named_child_count:
+                    v = self.expr(c.named_children[0])
+                    ret_var = N.Name(loc=loc, name=result, ty=unqualified(v.ty))  # type: ignore[arg-type]
+                    out.append(
+                        N.ExprStmt(
+                            loc=loc,
+                            expr=N.Assign(loc=loc, op="=", target=ret_var, value=v, ty=ret_var.ty),
+                        )
+                    )
         finally:
             self.pop_scope()
-        return [N.Block(loc=loc, body=tuple(out))]
+        block: A.Stmt = N.Block(loc=loc, body=tuple(out))
+        if ret_var is None:
+            return [block], None
+        # the local holding the value, declared before the block
+        decl = N.VarDecl(loc=loc, name=result, ty=ret_var.ty, init=None, storage="local")  # type: ignore[arg-type]
+        return [decl, block], ret_var

@@ -46,6 +46,7 @@ from cuda2nki.frontend.devlaunch import (
     runtime_call,
 )
 from cuda2nki.frontend.gridgroup import GRID_DIM3
+from cuda2nki.frontend.groupreduce import GroupReduceLowering
 from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
@@ -61,6 +62,7 @@ from cuda2nki.frontend.lowerbase import (
 from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct
+from cuda2nki.frontend.structops import StructOperatorLowering
 from cuda2nki.frontend.structtemplates import StructTemplateLowering
 from cuda2nki.frontend.traits import TraitLowering
 from cuda2nki.frontend.typesys import (
@@ -99,6 +101,8 @@ if TYPE_CHECKING:
 
 class BodyLowerer(
     CoopLowering,
+    GroupReduceLowering,
+    StructOperatorLowering,
     AggregateLowering,
     LambdaLowering,
     TraitLowering,
@@ -272,7 +276,7 @@ class BodyLowerer(
                 return with_const(rec, const)
             agg = self.aggregate_type(_text(tag), type_node) if tag is not None else None
             if agg is not None:
-                return with_const(agg, const)  # type: ignore[arg-type]
+                return with_const(self.held_type(agg, type_node), const)  # type: ignore[arg-type]
             raise self.fail("C2N1025", type_node, what=_text(type_node).split("{")[0].strip())
         else:
             raise self.fail("C2N1022", type_node, name=_text(type_node))
@@ -358,7 +362,8 @@ class BodyLowerer(
         if rec is not None and name not in self.env:
             return rec
         if name in self.u.aggregates and name not in self.env:
-            return self.aggregate_type(name, node)  # type: ignore[return-value]
+            agg = self.aggregate_type(name, node)
+            return self.held_type(agg, node) if agg is not None else None  # type: ignore[return-value]
         ps = self.u.packed.get(name)
         if ps is not None and ps.tparam is None and self.lookup(name) is None:
             return self._packed_instance(ps, None, node)
@@ -549,10 +554,15 @@ class BodyLowerer(
             return [N.Empty(loc=(node.byte_range, self.placer))]
         if kind in _CALL_IDS and self.is_lambda_call(e_node):
             return self.lambda_call(node, e_node)
+        pre: list[A.Stmt] = []
+        if e_node.type == "assignment_expression" and not self.host:
+            right = e_node.child_by_field_id(F.right)
+            if self.whole_lambda_call(right):  # `out[i] = f(x);`: f's value computed first
+                pre = self.lambda_value(node, right)  # type: ignore[arg-type]
         e = _EXPR_BY_ID[kind](self, e_node)
         if e is CG_NOOP:
             return []
-        return [N.ExprStmt(loc=(node.byte_range, self.placer), expr=e)]
+        return [*pre, N.ExprStmt(loc=(node.byte_range, self.placer), expr=e)]
 
     def s_if(self, node: ts.Node) -> list[A.Stmt]:
         cond_node = node.child_by_field_id(F.condition)
@@ -784,6 +794,7 @@ class BodyLowerer(
         self, decl: ts.Node, base: A.CType, storage: str, extern: bool, constexpr: bool
     ) -> list[A.Stmt]:
         value = None
+        outer = decl
         if decl.kind_id in _INIT_DECLARATOR_IDS:
             value = decl.child_by_field_id(F.value)
             decl = decl.child_by_field_id(F.declarator)
@@ -801,6 +812,9 @@ class BodyLowerer(
             return self._reference_decl(decl, base, value)
         if value is not None and value.type == "lambda_expression" and not self.host:
             return self.lambda_decl(decl, _text(decl), value)
+        if not self.host and self.whole_lambda_call(value):  # `float y = f(x);`
+            pre = self.lambda_value(decl, value)  # type: ignore[arg-type]
+            return pre + self._declarator(outer, base, storage, extern, constexpr)
         name, ty = self._declarator_type(decl, base)
         if isinstance(ty, AggregateType):
             if storage != "local" or extern:
@@ -808,6 +822,8 @@ class BodyLowerer(
             return self.agg_decl(decl, name, ty, value)
         if isinstance(base, AggregateType):  # pointers to and arrays of structs: their bytes
             ty = self.memory_type(ty, decl)
+        if storage == "local" and not extern and self.blob_struct(ty) is not None:
+            return self.bytes_local(decl, name, ty, value)  # a union, a struct with bit-fields
         store = storage  # local, static or shared, or extern_shared for `extern __shared__`
         if storage == "shared" and extern:
             store = "extern_shared"
@@ -1434,8 +1450,18 @@ class BodyLowerer(
             cast = self._misparsed_binary(node, left_node, op, right_node)
             if cast is not None:
                 return cast
-        left = _EXPR_BY_ID[left_node.kind_id](self, left_node)
-        right = _EXPR_BY_ID[right_node.kind_id](self, right_node)
+        if self.u.aggregates and not self.host:
+            left = self.operand(left_node)  # `a * b` of structs: see .structops
+            right = self.operand(right_node)
+            if type(left.ty) is AggregateType or type(right.ty) is AggregateType:
+                return self.operand_operator(node, op, left, right, [left_node, right_node])
+        else:
+            left = _EXPR_BY_ID[left_node.kind_id](self, left_node)
+            right = _EXPR_BY_ID[right_node.kind_id](self, right_node)
+        if (type(left.ty) is A.VectorType or type(right.ty) is A.VectorType) and not self.host:
+            got = self.struct_operator(node, op, left, right)  # `u * v`: operator*(u, v)
+            if got is not None:
+                return got
         if op in _COMPARISONS:  # _binary_type's first case, inlined: hot
             ty = BOOL
         else:
@@ -1486,6 +1512,8 @@ class BodyLowerer(
             t_node = node.child_by_field_id(F.left)
             v_node = node.child_by_field_id(F.right)
         op = KIND_NAMES[op_node.kind_id]
+        if self.names_bit_field(t_node):  # `s.bits = v`, `p->bits |= v`
+            return self.bit_store(node, op, _EXPR_BY_ID[v_node.kind_id](self, v_node))
         if op == "=" and t_node.type in _STRUCT_TARGETS and not self.host:
             target = self.agg_value(t_node)
             mem = self.blob_struct(target.ty)
@@ -1685,6 +1713,9 @@ class BodyLowerer(
             if fill is not None:
                 return fill
         if ft == "identifier" and not self.host and self.is_lambda_call(node):
+            got = self.lambda_result(node)
+            if got is not None:  # computed by the statement (see .lambdas)
+                return got
             raise self.fail("C2N1010", node, what="lambda call used as a value")
         if ft == "identifier" and self.u.methods and not self.host:
             got = self._identifier_method_call(node, fn, arg_nodes)
@@ -2236,7 +2267,7 @@ class BodyLowerer(
         groups = [self._cg_value(a) if self._is_group_arg(a) else None for a in arg_nodes]
         args2 = [a for a, g in zip(args, groups) if g is None] if any(groups) else args
         target, ret, n_params, refs = self.u.resolve_call(self, node, name, fi, args, targs, groups)
-        by_value = [type(a.ty) is AggregateType or self.blob_struct(a.ty) for a in args2]
+        by_value = [type(a.ty) is AggregateType or self.member_wise(a.ty) for a in args2]
         if any(by_value):  # a struct (a variable, or in memory): its members
             nodes = [n for n, g in zip(arg_nodes, groups) if g is None]
             args2 = [

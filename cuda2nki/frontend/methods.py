@@ -22,7 +22,8 @@ variable called like a function (``payoff(S)``) calls its ``operator()``.
 Refused (C2N1025): a member function of a struct with a struct member, a local variable of a
 struct with a constructor declared without an initialiser (the constructor would have to
 run), and member functions of class templates.  Other operators than ``operator()`` are
-lowered but only called by name (``a.operator+(b)``); ``a + b`` on structs stays refused.
+called by name (``a.operator+(b)``) or as operators (``a + b``, see
+:mod:`cuda2nki.frontend.structops`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ the struct are arrays and pointers of the vector.
 A union of a single member (``union Word { uint64_t data; };``) has that member's layout and
 is a one-lane record.  A struct with a member function, a static or array member, a bit field, a
 nested type or members of different types is not a record, nor is a union of several members
-(they stay refused with C2N1025, or see :mod:`cuda2nki.frontend.aggregates`).
+(see :mod:`cuda2nki.frontend.aggregates` and :mod:`cuda2nki.frontend.unions`).
 """
 
 from __future__ import annotations

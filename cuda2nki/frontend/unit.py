@@ -286,6 +286,11 @@ class UnitContext:
         if any(b not in self.empty_structs for b in ag.bases):
             return  # a base with data members lays them out first: not read here
         self.aggregates[name] = ag
+        stack = list(ag.nested)  # anonymous members: `Outer::__anonN`
+        while stack:
+            inner = stack.pop()
+            self.aggregates[inner.name] = inner
+            stack.extend(inner.nested)
         if name != ag.name or ag.name in self.methods:
             return
         self.methods[ag.name] = set()
@@ -745,6 +750,8 @@ class UnitContext:
                 body = low.block(body_node, new_scope=True) if body_node is not None else None
                 if is_auto(ret):
                     ret = deduced(low)
+                if body is not None and low.prologue:  # parameters copied first
+                    body = dataclasses.replace(body, body=(*low.prologue, *body.body))
                 if body is not None and low.smem_arrays:  # see BodyLowerer.smem_view
                     body = dataclasses.replace(body, body=(*low.smem_arrays.values(), *body.body))
                 break
@@ -863,6 +870,10 @@ class UnitContext:
                 out.extend(N.Param(loc=at, name=n, ty=t) for n, t in flatten(got[0], got[1]))
             elif got is not None:
                 name, ty, _ref = got
+                if not _ref and isinstance(ty, A.VectorType) and low.blob_struct(ty) is not None:
+                    if not low.member_wise(ty):  # a union by value: copied into its bytes
+                        name, first = low.bytes_param(p, name, ty)
+                        low.prologue.extend(first)
                 out.append(N.Param(loc=self.placer.at(p), name=name, ty=ty))
         return tuple(out)
 

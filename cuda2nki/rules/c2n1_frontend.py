@@ -49,9 +49,10 @@ register(
         E,
         "unsupported construct",
         "unsupported construct in device code: {what}",
-        "The kernel uses a C++ construct the front end cannot lower to the CUDA AST (e.g. lambdas, "
-        "exceptions, new/delete, range-for, labels, structured bindings).",
-        example="auto f = [](float x) { return x; };",
+        "The kernel uses a C++ construct the front end cannot lower to the CUDA AST (e.g. lambdas "
+        "used other than called as a statement, initialiser or right-hand side, exceptions, "
+        "new/delete, range-for, labels, structured bindings).",
+        example="out[i] = 2 * f(x[i]);  // f a lambda",
         fix="Rewrite the code with plain C constructs.",
     ),
     Rule(
@@ -201,7 +202,9 @@ register(
         E,
         "unsupported type",
         "unsupported type in device code: {what}",
-        "Structs, classes, unions and function pointers are not supported in kernels yet.",
+        "A struct, class or union is used in a way the front end cannot lower: a struct value "
+        "other than a variable, a base class with data members, virtual or static member "
+        "functions, a constructor that would have to run, a union initialised by a list.",
         example="__global__ void k(Params p);",
         fix="Pass the fields as separate scalar or pointer parameters.",
     ),

@@ -39,7 +39,7 @@ CASES = [
     ("    __syncthreads(1, 2);\n", ("C2N1028", 2, 5)),
     ("    auto g = cg::coalesced_threads();\n    p[0] = g.shfl(p[0], 3);\n", ("C2N1029", 3, 12)),
     ("    float x = 1.0f;\n    x.y = 2;\n", ("C2N1030", 3, 5)),
-    ("    auto f = [=](float x) { p[0] = x; };\n", ("C2N1010", 2, 14)),
+    ("    auto f = [p](float x) mutable { p[0] = x; };\n", ("C2N1010", 2, 14)),
     ("    for (float v : {1.0f, 2.0f}) p[0] += v;\n", ("C2N1010", 2, 5)),
     ("    float* q = new float[4];\n", ("C2N1010", 2, 16)),
     ("    struct { int a; } s;\n", ("C2N1025", 2, 5)),

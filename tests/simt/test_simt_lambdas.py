@@ -1,5 +1,6 @@
-"""Lambdas in device code called as statements are inlined at their calls (see
-cuda2nki.frontend.lambdas): reference captures read and write the enclosing variables."""
+"""Lambdas in device code are inlined at their calls (see cuda2nki.frontend.lambdas):
+reference captures read and write the enclosing variables, value captures read the copy
+taken where the lambda was created, and a returned value is read by the calling statement."""
 
 from __future__ import annotations
 
@@ -80,9 +81,10 @@ def test_capture_free_lambda() -> None:
 @pytest.mark.parametrize(
     ("body", "line"),
     [
-        ("    auto f = [=](int t) { o[t] = 1.0f; };\n    f(0);\n", 2),
-        ("    int s = 2;\n    auto f = [s](int t) { o[t] = s; };\n    f(0);\n", 3),
-        ("    auto f = [&](int t) { return o[t]; };\n    o[1] = f(0);\n", 2),
+        ("    float a[2] = {1, 2};\n    auto f = [=](int t) { o[t] = a[t]; };\n    f(0);\n", 3),
+        ("    int s = 2;\n    auto f = [s](int t) mutable { s++; o[t] = s; };\n    f(0);\n", 3),
+        ("    auto f = [&](int t) { o[t] = 1.0f; };\n    o[1] = f(0);\n", 3),
+        ("    auto f = [&](int t) { return o[t]; };\n    o[1] = 2 * f(0);\n", 3),
         ("    auto f = [&](int t) { if (t) return; o[t] = 1.0f; };\n    f(0);\n", 2),
         ("    auto f = [&](int t) { o[t] = 1.0f; };\n    o[2] = f(0) + 1;\n", 3),
         (
@@ -98,3 +100,49 @@ def test_lambda_uses_left_refused(body: str, line: int) -> None:
     diags = tu.rejected.get("k")
     assert diags, tu.diagnostics
     assert diags[0].code == "C2N1010" and diags[0].loc.line == line, diags
+
+
+# (lambda, uses): captures by value and by reference, values returned to statements
+CAPTURES = {
+    "copy-all": (
+        "auto f = [=](float v) { return v * scale + t; };",
+        "float a = f(x[t]); out[3 * t] = a; out[3 * t + 1] = f(1.0f); out[3 * t + 2] = acc;",
+    ),
+    "copy-named-ref-named": (
+        "auto f = [&acc, scale, t](float v) -> float { acc += v; return v * scale + t; };",
+        "out[3 * t] = f(x[t]); out[3 * t + 1] = f(1.0f); out[3 * t + 2] = acc;",
+    ),
+    "ref-default-copy-one": (
+        "auto f = [&, scale](const float v) { acc = acc + v; return (v * scale) + t; };",
+        "float a; a = f(x[t]); out[3 * t] = a; out[3 * t + 1] = 0.0f;\n"
+        "    out[3 * t + 1] += f(1.0f); out[3 * t + 2] = acc;",
+    ),
+    "copy-default-ref-one": (
+        "auto f = [=, &acc](float v) { acc += v; float r = v * scale; return r + t; };",
+        "const float a = f(x[t]); out[3 * t] = a; out[3 * t + 1] = f(1.0f);\n"
+        "    out[3 * t + 2] = acc;",
+    ),
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(CAPTURES))
+def test_value_captures_and_returned_values(spelling: str) -> None:
+    lam, uses = CAPTURES[spelling]
+    src = f"""__global__ void k(const float* x, float* out) {{
+    int t = threadIdx.x;
+    float scale = 2.0f;
+    float acc = 0.0f;
+    {lam}
+    scale = 100.0f;  // after the copy: the lambda still sees 2
+    {uses}
+}}
+"""
+    x = np.arange(4, dtype=np.float32) + 1
+    got = run(src, block=(4,), x=x, out=np.zeros(12, np.float32))["out"].reshape(4, 3)
+    t = np.arange(4)
+    np.testing.assert_allclose(got[:, 0], x * 2 + t)
+    np.testing.assert_allclose(got[:, 1], 2 + t)
+    if "acc" in lam:
+        np.testing.assert_allclose(got[:, 2], x + 1)
+    else:
+        np.testing.assert_allclose(got[:, 2], 0)
