@@ -12,6 +12,7 @@ from __future__ import annotations
 from cuda2nki.ir.nodes import (
     Add,
     Alloc,
+    At,
     Binary,
     CeilDiv,
     Const,
@@ -24,6 +25,7 @@ from cuda2nki.ir.nodes import (
     Min,
     Mul,
     Read,
+    Rows,
     Select,
     SizeExpr,
     Slice,
@@ -206,3 +208,132 @@ def padded_rect(b: T.Builder, rd: Read, dims: list, pad: float, tile: dict, shap
     body = (Load(View(name, tuple(dst)), View(rd.tensor, tuple(src)), loc=rd.loc),)
     b.emit(Loop(b.fresh("g"), 0, Min(1, trips), body=body, loc=rd.loc))
     return T.Val(T.FULL, T.whole(name, *sizes), dt)
+
+
+def padded_halo(b: T.Builder, rd: Read, s, lo, hi, pad: float, rows, cols, width, size, dt) -> str:
+    """Overlapping rows of ``rd``'s tensor with a padded boundary: row ``r`` of the ``rows x
+    width`` tile holds the elements from ``s + r * cols`` (``pad`` outside ``[lo, hi)`` and outside
+    the tensor of ``size`` elements).  A rolled tap loop reads tap ``j`` as the column window
+    ``[j, j + cols)`` of it, so the window is loaded once for all the taps: the rows whose
+    elements all lie inside by one DMA of overlapping rows, the rows across an edge by column
+    blocks (see :func:`_edge_block`).  Returns the tile's name."""
+    name = b.fresh(f"{rd.tensor}_h")
+    b.emit(Alloc(name, (rows, width), dt, Buffer.SBUF, loc=rd.loc))
+    b.emit(Memset(T.whole(name, rows, width), Lit(pad, "float32"), loc=rd.loc))
+    lo = Const(0) if lo is None else simple(Max(Const(0), simple(lo)))
+    hi = size if hi is None else simple(Min(size, simple(hi)))
+    # rows [r0, r1) lie inside: s + r0 * cols >= lo and s + r * cols + width <= hi below r1
+    # (a part of no rows may have no columns either: its sizes are still spelled)
+    step = simple(Max(Const(1), cols))
+    r0 = simple(Min(rows, CeilDiv(Max(Const(0), simple(lo - s)), step)))
+    r1 = simple(Max(r0, Min(rows, simple(hi - s - width + cols) // step)))
+    inner = Max(Const(0), simple(r1 - r0))
+    src = View(rd.tensor, (Rows(simple(plus(s, r0 * cols)), inner, cols, width),))
+    dst = View(name, (Slice(r0, inner), Slice(Const(0), width)))
+    body = (Load(dst, src, loc=rd.loc),)
+    b.emit(Loop(b.fresh("g"), 0, Min(1, inner), body=body, loc=rd.loc))
+    blocks = simple(CeilDiv(width, step))
+    for first, stop in ((Const(0), r0), (r1, rows)):  # the rows across the low and high edge
+        k = b.fresh("k")
+        edge = b.nested()
+        _edge_block(edge, name, rd, s, lo, hi, cols, step, width, Sym(k), (first, stop))
+        b.emit(Loop(k, 0, blocks, body=tuple(edge.stmts), loc=rd.loc))
+    return name
+
+
+def halo_tap(b: T.Builder, loops: list, rd: Read, shift, lo, hi, pad: float, base, rows, cols, size, dt):
+    """A padded shifted read inside a rolled tap loop (``shift = c + j`` for the innermost loop's
+    step ``j``, bounds free of ``j``): the tap's column window of the padded halo tile shared by
+    all the steps, the tile loaded ahead of the loop (see :func:`padded_halo`); None where the
+    read is not such a tap."""
+    if not loops:
+        return None
+    loop = loops[-1]
+    at = affine1(simple(shift), frozenset({loop.axis}))
+    if at is None or at.axis != loop.axis or at.k != 1:
+        return None
+    bounds = [simple(x) for x in (lo, hi, at.c, base, rows, cols, loop.extent) if x is not None]
+    if any(loop.axis in x.free_syms() for x in bounds):
+        return None
+    lo = None if lo is None else simple(lo)
+    hi = None if hi is None else simple(hi)
+    key = (rd.tensor, at.c, lo, hi, pad, base, rows, cols)
+    if key not in loop.tiles:
+        pre = b.nested()
+        width = simple(cols + loop.extent - Const(1))
+        s = simple(plus(base, at.c))  # the element at the tile's first row and column
+        loop.tiles[key] = padded_halo(pre, rd, s, lo, hi, pad, rows, cols, width, size, dt)
+        loop.before.extend(pre.stmts)
+    name = loop.tiles[key]
+    view = View(name, (Slice(Const(0), rows), Slice(Sym(loop.axis), cols)))
+    return T.Val(T.FULL, view, dt)
+
+
+def _edge_block(b: T.Builder, name: str, rd: Read, s, lo, hi, cols, step, width, k, span) -> None:
+    """Column block ``k`` (columns ``[k * cols, k * cols + cols)``, cut at ``width``) of the
+    rows ``span`` of a :func:`padded_halo` tile.  Row ``r`` of the block holds the elements from
+    ``s + (r + k) * cols``: at most ``cols`` of them, so the rows do not overlap and at most one
+    row holds ``lo`` and one ``hi`` -- one DMA of the rows between, one for each of those two."""
+    first, stop = span
+    c0 = simple(k * cols)
+    bw = simple(Min(cols, simple(width - c0)))
+    sk = simple(plus(s, c0))
+    ra = simple(CeilDiv(Max(Const(0), simple(lo - sk)), step))  # rows [ra, rb) lie inside
+    rb = simple(Max(ra, simple(hi - sk - bw + cols) // step))
+    fa = simple(Min(stop, Max(first, ra)))
+    fb = simple(Min(stop, Max(fa, rb)))
+    n = simple(fb - fa)
+    src = View(rd.tensor, (Rows(simple(plus(sk, fa * cols)), n, cols, bw),))
+    dst = View(name, (Slice(fa, n), Slice(c0, bw)))
+    b.emit(Loop(b.fresh("g"), 0, Min(1, Max(Const(0), n)), body=(Load(dst, src, loc=rd.loc),)))
+    for p in (simple(ra - Const(1)), rb):  # the rows holding lo and hi (empty where none does)
+        at = simple(plus(sk, p * cols))
+        a = simple(Min(bw, Max(Const(0), simple(lo - at))))
+        z = simple(Min(bw, Max(a, simple(hi - at))))
+        inside = Min(Max(Const(0), simple(p - first + Const(1))), Max(Const(0), simple(stop - p)))
+        load = Load(
+            View(name, (Slice(p, Const(1)), Slice(simple(c0 + a), simple(z - a)))),
+            View(rd.tensor, (Slice(simple(plus(at, a)), simple(z - a)),)),
+            loc=rd.loc,
+        )
+        trips = Min(Const(1), Min(inside, Max(Const(0), simple(z - a))))
+        b.emit(Loop(b.fresh("g"), 0, trips, body=(load,), loc=rd.loc))
+
+
+#: the most steps of a rolled tap loop whose per-step scalars are loaded at once
+MAX_TAPS = 512
+
+
+def hoisted_tap(b: T.Builder, loops: list, rd: Read, rows, dt):
+    """A per-step scalar of a rolled tap loop (the filter tap ``w[j]`` of ``sum_j w[j] * x[i +
+    j]``): the step's column of the ``[rows, extent]`` tile of all the taps, loaded (broadcast
+    to the partitions) once ahead of the loop instead of one DMA per step; None where the read
+    is not such a tap (its index moves with the step other than as ``c + j``)."""
+    if not loops:
+        return None
+    loop = loops[-1]
+    if isinstance(loop.extent, Const) and not 0 < loop.extent.value <= MAX_TAPS:
+        return None
+    dims, moving = [], 0
+    for ix in rd.index:
+        at = affine1(simple(ix), frozenset({loop.axis}))
+        if at is None or loop.axis in at.c.free_syms():
+            return None
+        if at.axis is None:
+            dims.append(At(at.c))
+        elif at.k == 1:
+            moving += 1
+            dims.append(Slice(at.c, loop.extent))
+        else:
+            return None
+    if moving != 1 or loop.axis in rows.free_syms():
+        return None
+    key = ("taps", rd.tensor, tuple(dims), rows)
+    if key not in loop.tiles:
+        name = b.fresh(f"{rd.tensor}_taps")
+        loop.before.append(Alloc(name, (rows, loop.extent), dt, Buffer.SBUF, loc=rd.loc))
+        whole = T.whole(name, rows, loop.extent)
+        loop.before.append(Load(whole, View(rd.tensor, tuple(dims)), loc=rd.loc))
+        loop.tiles[key] = name
+    view = View(loop.tiles[key], (Slice(Const(0), rows), Slice(Sym(loop.axis), Const(1))))
+    return T.Val(T.ROW, view, dt)

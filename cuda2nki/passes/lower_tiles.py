@@ -665,6 +665,9 @@ class _Lowering:
                 )
                 return self._load(b, rd, (rows, cols), view, T.FULL, dt)
             if cls == SCALAR:
+                tap = W.hoisted_tap(b, comp.tap_loops, rd, rows, dt)
+                if tap is not None:
+                    return tap
                 view = tuple(At(d.c) for d in dims)
                 return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
             raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
@@ -672,7 +675,7 @@ class _Lowering:
         comp = self.typed(
             _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
         )
-        comp.window_read = self._window_reader(b, i, base, rows, cols)
+        comp.window_read = self._window_reader(b, i, base, rows, cols, comp)
         # i = base + cols * p + f on this [rows, cols] chunk
         kp = cols.value if isinstance(cols, Const) else (0 if rows == Const(1) else None)
         comp.index_map = {i: (kp, 1, base)}
@@ -695,7 +698,7 @@ class _Lowering:
 
         return read
 
-    def _window_reader(self, b, i: str, base, rows, cols):
+    def _window_reader(self, b, i: str, base, rows, cols, comp=None):
         """Shifted neighbour reads with a padded boundary on a flat chunk (see _window)."""
 
         def read(e) -> T.Val | None:
@@ -707,6 +710,10 @@ class _Lowering:
             if len(decl.shape) != 1 or self.is_temp(rd.tensor):
                 return None
             size, dt = decl.shape[0], decl.dtype
+            loops = comp.tap_loops if comp is not None else []
+            tap = W.halo_tap(b, loops, rd, shift, lo, hi, pad, base, rows, cols, size, dt)
+            if tap is not None:
+                return tap
             return W.padded_read(b, rd, shift, lo, hi, pad, base, rows, cols, size, dt)
 
         return read

@@ -36,12 +36,8 @@ KNOWN: dict[str, str] = {
     "reload the filter tap per row tile",
     "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
     "shifted windows (no halo tile across the regions): 5.0x the bytes the stencil needs",
-    "stencil/conv1d_int_taps": "C2N5001/C2N5014: a runtime tap count with a bounds test inside "
-    "the tap loop: each tap loads its own shifted window, one DMA per tap and row tile",
     "stencil/window_sum_int_smem": "C2N5001: the shared-memory window with its halo is lowered "
     "as narrow per-offset instructions instead of one halo tile",
-    "stencil/stencil_1d_shared": "C2N5014: each block's chunk is loaded with its halo by "
-    "separate DMAs, about 4x the bytes the stencil needs",
 }
 
 
