@@ -241,7 +241,9 @@ def padded_halo(b: T.Builder, rd: Read, s, lo, hi, pad: float, rows, cols, width
     return name
 
 
-def halo_tap(b: T.Builder, loops: list, rd: Read, shift, lo, hi, pad: float, base, rows, cols, size, dt):
+def halo_tap(
+    b: T.Builder, loops: list, rd: Read, shift, lo, hi, pad: float, base, rows, cols, size, dt
+):
     """A padded shifted read inside a rolled tap loop (``shift = c + j`` for the innermost loop's
     step ``j``, bounds free of ``j``): the tap's column window of the padded halo tile shared by
     all the steps, the tile loaded ahead of the loop (see :func:`padded_halo`); None where the
