@@ -306,36 +306,94 @@ def _edge_block(b: T.Builder, name: str, rd: Read, s, lo, hi, cols, step, width,
 MAX_TAPS = 512
 
 
-def hoisted_tap(b: T.Builder, loops: list, rd: Read, rows, dt):
-    """A per-step scalar of a rolled tap loop (the filter tap ``w[j]`` of ``sum_j w[j] * x[i +
-    j]``): the step's column of the ``[rows, extent]`` tile of all the taps, loaded (broadcast
-    to the partitions) once ahead of the loop instead of one DMA per step; None where the read
-    is not such a tap (its index moves with the step other than as ``c + j``)."""
-    if not loops:
-        return None
-    loop = loops[-1]
-    if isinstance(loop.extent, Const) and not 0 < loop.extent.value <= MAX_TAPS:
-        return None
-    dims, moving = [], 0
+def hoisted_tap(b: T.Builder, loops: list, rd: Read, rows, dt, shape, alloc_rows=None):
+    """A per-step scalar of rolled tap loops (the filter tap ``w[j]`` of ``sum_j w[j] * x[i +
+    j]``, ``f[k, l]`` of a 2-D tap nest): the step's column of one ``[rows, taps]`` tile of all
+    the taps, loaded (broadcast to the partitions) once ahead of the outermost loop it moves
+    with instead of one DMA per step.  Each loop moves one dim as ``c + j``, the dims moved by
+    inner loops are whole and contiguous (the taps are one row-major block: tap ``(k, l)`` is
+    column ``k * L + l``).  None where the read is not such a tap.  ``alloc_rows``: the tile's
+    partitions where they may exceed ``rows`` (the largest row tile's, so that the load does not
+    depend on the row tile and can be hoisted further)."""
+    axes = {lp.axis: lp for lp in loops}
+    dims, moving = [], []
     for ix in rd.index:
-        at = affine1(simple(ix), frozenset({loop.axis}))
-        if at is None or loop.axis in at.c.free_syms():
+        at = affine1(simple(ix), frozenset(axes))
+        if at is None or at.c.free_syms() & set(axes) or at.axis is not None and at.k != 1:
             return None
         if at.axis is None:
             dims.append(At(at.c))
-        elif at.k == 1:
-            moving += 1
-            dims.append(Slice(at.c, loop.extent))
         else:
-            return None
-    if moving != 1 or loop.axis in rows.free_syms():
+            moving.append(axes[at.axis])
+            dims.append(Slice(at.c, axes[at.axis].extent))
+    order = [lp for lp in loops if lp in moving]
+    if not moving or moving != order or any(lp.axis in rows.free_syms() for lp in moving):
         return None
-    key = ("taps", rd.tensor, tuple(dims), rows)
-    if key not in loop.tiles:
+    if len(moving) > 1 and not _one_block(dims, shape):
+        return None
+    count = Const(1)
+    for lp in moving:
+        if not isinstance(lp.extent, Const) or lp.extent.value <= 0:
+            if len(moving) > 1:
+                return None
+        count = simple(count * lp.extent)
+    if isinstance(count, Const) and count.value > MAX_TAPS:
+        return None
+    outer = moving[0]
+    alloc_rows = rows if alloc_rows is None else alloc_rows
+    key = ("taps", rd.tensor, tuple(dims), alloc_rows)
+    if key not in outer.tiles:
         name = b.fresh(f"{rd.tensor}_taps")
-        loop.before.append(Alloc(name, (rows, loop.extent), dt, Buffer.SBUF, loc=rd.loc))
-        whole = T.whole(name, rows, loop.extent)
-        loop.before.append(Load(whole, View(rd.tensor, tuple(dims)), loc=rd.loc))
-        loop.tiles[key] = name
-    view = View(loop.tiles[key], (Slice(Const(0), rows), Slice(Sym(loop.axis), Const(1))))
+        outer.before.append(Alloc(name, (alloc_rows, count), dt, Buffer.SBUF, loc=rd.loc))
+        whole = T.whole(name, alloc_rows, count)
+        outer.before.append(Load(whole, View(rd.tensor, tuple(dims)), loc=rd.loc))
+        outer.tiles[key] = name
+    col: SizeExpr = Const(0)
+    for lp in moving:
+        col = simple(col * lp.extent + Sym(lp.axis))
+    view = View(outer.tiles[key], (Slice(Const(0), rows), Slice(col, Const(1))))
     return T.Val(T.ROW, view, dt)
+
+
+def halo_rect(b: T.Builder, loops: list, rd: Read, dims: list, pad: float, tile: dict, shape, dt):
+    """A padded neighbour read of a row tile inside a rolled tap loop whose step ``j`` shifts
+    the free axis (``x[i + k - 1, c + j - 1]``): the tap's column window of the tile widened by
+    the loop's extent less one, loaded ahead of the loop (see :func:`padded_rect`).  A step
+    that shifts the partition axis moves each element to another partition: a DMA per step,
+    None here, as where the read is not such a tap."""
+    if not loops:
+        return None
+    loop = loops[-1]
+    free = dims[-1][0]
+    moved = [d for d in dims if loop.axis in simple(d[1]).free_syms()]
+    if len(moved) != 1 or moved[0][0] != free:
+        return None
+    at = affine1(simple(moved[0][1]), frozenset({loop.axis}))
+    if at is None or at.axis != loop.axis or at.k != 1:
+        return None
+    axis, _, lo, hi = moved[0]
+    rest = [x for d in dims for x in d[2:] if x is not None] + [loop.extent]
+    rest += [x for v in tile.values() for x in v]
+    if any(loop.axis in simple(x).free_syms() for x in rest):
+        return None
+    start, n = tile[axis]
+    wide = {**tile, axis: (start, simple(n + loop.extent - Const(1)))}
+    dims = [(a, at.c if a == axis else off, l, h) for a, off, l, h in dims]
+    key = ("rect", rd.tensor, tuple(tuple(d) for d in dims), pad, tuple(sorted(wide.items())))
+    if key not in loop.tiles:
+        pre = b.nested()
+        loop.tiles[key] = padded_rect(pre, rd, dims, pad, wide, shape, dt).operand.tensor
+        loop.before.extend(pre.stmts)
+    rows = tile[dims[0][0]][1]
+    view = View(loop.tiles[key], (Slice(Const(0), rows), Slice(Sym(loop.axis), n)))
+    return T.Val(T.FULL, view, dt)
+
+
+def _one_block(dims: list, shape) -> bool:
+    """The moving dims are the last ones and all but the first span their whole tensor dim:
+    the taps are one contiguous row-major block."""
+    first = next(k for k, d in enumerate(dims) if isinstance(d, Slice))
+    tail = list(zip(dims, shape))[first:]
+    if any(not isinstance(d, Slice) for d, _ in tail):
+        return False
+    return all(d.start == Const(0) and simple(d.size) == simple(n) for d, n in tail[1:])

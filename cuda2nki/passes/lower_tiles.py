@@ -394,12 +394,16 @@ class _Lowering:
                 # broadcast over partitions: sized for the largest row tile so it can be hoisted
                 v = self._load(b, rd, (prows, cols), view, T.FULL, dt)
                 return T.Val(T.FULL, View(v.operand.tensor, (Slice(0, rows), Slice(0, cols))), dt)
+            shape = self.decl(rd.tensor).shape
+            tap = W.hoisted_tap(b, comp.tap_loops, rd, rows, dt, shape, alloc_rows=prows)
+            if tap is not None:
+                return tap
             return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
 
         comp = self.typed(
             _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
         )
-        comp.window_read = self._rect_reader(b, {p_axis: (r0, rows), f_axis: (c0, cols)})
+        comp.window_read = self._rect_reader(b, {p_axis: (r0, rows), f_axis: (c0, cols)}, comp)
         comp.p_axis, comp.f_axis = p_axis, f_axis
         comp.index_map = {p_axis: (1, 0, r0)}
         if f_axis:
@@ -665,7 +669,8 @@ class _Lowering:
                 )
                 return self._load(b, rd, (rows, cols), view, T.FULL, dt)
             if cls == SCALAR:
-                tap = W.hoisted_tap(b, comp.tap_loops, rd, rows, dt)
+                shape = self.decl(rd.tensor).shape
+                tap = W.hoisted_tap(b, comp.tap_loops, rd, rows, dt, shape)
                 if tap is not None:
                     return tap
                 view = tuple(At(d.c) for d in dims)
@@ -683,7 +688,7 @@ class _Lowering:
         comp.loop_syms = frozenset(base.free_syms())
         return comp
 
-    def _rect_reader(self, b, tile: dict):
+    def _rect_reader(self, b, tile: dict, comp=None):
         """Zero-padded neighbour reads on a row tile (``i > 0 ? x[i - 1, j] : 0``): the tile
         filled with the pad value, the in-bounds rectangle fetched (see _window)."""
         tile = {ax: v for ax, v in tile.items() if ax}
@@ -694,6 +699,10 @@ class _Lowering:
                 return None
             rd, dims, pad = got
             decl = self.decl(rd.tensor)
+            loops = comp.tap_loops if comp is not None else []
+            tap = W.halo_rect(b, loops, rd, dims, pad, tile, decl.shape, decl.dtype)
+            if tap is not None:
+                return tap
             return W.padded_rect(b, rd, dims, pad, tile, decl.shape, decl.dtype)
 
         return read

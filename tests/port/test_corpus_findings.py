@@ -32,8 +32,6 @@ KNOWN: dict[str, str] = {
     "tile",
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
     "C2N4012: an integer output the tolerance cannot pin",
-    "stencil/conv2d_3x3": "C2N5006/C2N5014: the rolled tap loops load a padded window per tap and "
-    "reload the filter tap per row tile",
     "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
     "shifted windows (no halo tile across the regions): 5.0x the bytes the stencil needs",
     "stencil/window_sum_int_smem": "C2N5001: the shared-memory window with its halo is lowered "
