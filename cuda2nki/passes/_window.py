@@ -378,7 +378,7 @@ def halo_rect(b: T.Builder, loops: list, rd: Read, dims: list, pad: float, tile:
         return None
     start, n = tile[axis]
     wide = {**tile, axis: (start, simple(n + loop.extent - Const(1)))}
-    dims = [(a, at.c if a == axis else off, l, h) for a, off, l, h in dims]
+    dims = [(a, at.c if a == axis else off, low, high) for a, off, low, high in dims]
     key = ("rect", rd.tensor, tuple(tuple(d) for d in dims), pad, tuple(sorted(wide.items())))
     if key not in loop.tiles:
         pre = b.nested()
