@@ -240,7 +240,7 @@ class Emitter:
         hshape, tshape = self.view_shape(hv), self.view_shape(tile)
         text = self.view(hv)
         if len(hshape) == len(tshape):
-            return text
+            return self.broadcast_ap(hv, tshape[0]) if _block_row(hshape, tshape) else text
         rows, cols = tshape if len(tshape) == 2 else (tshape[0], Const(1))
         size = hshape[0] if len(hshape) == 1 else None
         reshape = size is not None and (
@@ -876,3 +876,12 @@ __all__ = ["Emitter", "Signature", "emit_body", "signature", "Role"]
 def scaled(coef: int, grid: str) -> str:
     """``coef * grid`` without a unit factor (a zero factor stays: it shapes the index grid)."""
     return grid if coef == 1 else f"{coef} * {grid}"
+
+
+def _block_row(hshape: tuple, tshape: tuple) -> bool:
+    """A 2-D block of HBM (``f[0:3, 0:3]``) read as one row of a ``[P, 9]`` tile on every
+    partition: its elements number the tile's columns, its rows are not the tile's."""
+    if len(tshape) != 2 or len(hshape) != 2 or hshape == tshape:
+        return False
+    n = hshape[0] * hshape[1]
+    return fold_size(n) == fold_size(tshape[1]) and fold_size(hshape[0]) != fold_size(tshape[0])

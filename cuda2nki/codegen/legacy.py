@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from cuda2nki.codegen import render, spell
-from cuda2nki.codegen.emit import Emitter, _is_zero, scaled
+from cuda2nki.codegen.emit import Emitter, _block_row, _is_zero, scaled
 from cuda2nki.ir.nodes import (
     Alloc,
     At,
@@ -147,6 +147,9 @@ class LegacyEmitter(Emitter):
             start = "" if _is_zero(d.start) else f"{self.size(d.start)} + "
             return f"{name}[{start}{spell.size(d.stride, None, 2)} * {gp} + {gf}]"
         slices = [d for d in hv.dims if isinstance(d, Slice)]
+        block = self.block_row_at(hv, tile, grids)
+        if block is not None:
+            return block
         if not hv.dims:
             return f"{name}[{', '.join(g for g, _ in grids)}]"
         if len(slices) == len(grids):
@@ -179,6 +182,22 @@ class LegacyEmitter(Emitter):
             inner = f"{start}{step}{gp}"
         parts = [inner if isinstance(d, Slice) else self.size(d.index) for d in hv.dims]
         return f"{name}[{', '.join(parts)}]"
+
+    def block_row_at(self, hv: View, tile: View, grids: list) -> str | None:
+        """A 2-D block of HBM read as one row of the tile on every partition (``f[0:3, 0:3]``
+        as the 9 columns of a ``[P, 9]`` tile): ``f[i_f // 3, i_f % 3 + 0 * i_p]``."""
+        if len(grids) != 2 or not _block_row(self.view_shape(hv), self.view_shape(tile)):
+            return None
+        (gp, _), (gf, _) = grids
+        dims = hv.dims or tuple(Slice(Const(0), n) for n in self.view_shape(hv))
+        if len(dims) != 2 or not all(isinstance(d, Slice) and d.step == 1 for d in dims):
+            return None
+        first, second = dims
+        n = spell.size(second.size, None, 2)
+        parts = []
+        for d, g in ((first, f"{gf} // {n}"), (second, f"{gf} % {n} + 0 * {gp}")):
+            parts.append(g if _is_zero(d.start) else f"{self.size(d.start)} + {g}")
+        return f"{spell.py_name(hv.tensor)}[{', '.join(parts)}]"
 
     def alloc_shape(self, shape: tuple) -> tuple:
         return tuple(full_size(d) for d in shape)

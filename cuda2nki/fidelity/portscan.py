@@ -365,9 +365,8 @@ def _element_loops(fn: ast.FunctionDef, info: PortInfo, loc: Any) -> list[Diagno
         if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name):
             continue
         v = loop.target.id
-        body = "\n".join(ast.unparse(b) for b in loop.body)
         single = re.compile(rf"\b{v}\s*:\s*{v}\s*\+\s*1\b|nl\.ds\(\s*{v}\s*,\s*1\s*\)")
-        if single.search(body):
+        if any(single.search(ast.unparse(x)) for x in _addressed(loop.body)):
             return [
                 make(
                     "C2N5010",
@@ -377,6 +376,34 @@ def _element_loops(fn: ast.FunctionDef, info: PortInfo, loc: Any) -> list[Diagno
                 )
             ]
     return []
+
+
+#: keywords whose operand is one value per partition applied to a whole tile (a filter tap's
+#: column ``w[:, j:j+1]`` is not per-element work)
+_SCALAR_OPERANDS = frozenset({"operand0", "operand1", "scale", "bias"})
+
+
+def _addressed(body: list[ast.stmt]) -> list[ast.AST]:
+    """The parts of ``body`` that address data: everything but the per-partition scalar
+    operands of its calls."""
+    out: list[ast.AST] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Call):
+            for x in (node.func, *node.args):
+                visit(x)
+            for k in node.keywords:
+                if k.arg not in _SCALAR_OPERANDS:
+                    visit(k.value)
+        elif any(isinstance(c, ast.Call) for c in ast.walk(node)):
+            for c in ast.iter_child_nodes(node):
+                visit(c)
+        else:
+            out.append(node)
+
+    for st in body:
+        visit(st)
+    return out
 
 
 def _root(node: ast.AST | None) -> str | None:

@@ -110,6 +110,18 @@ class Val:
 
 
 @dataclass
+class TapLoop:
+    """A rolled reduction loop being compiled (``sum_j w[j] * x[i + j - 3]``): ``before`` holds
+    what its steps share, emitted ahead of the loop (the window all the taps read, loaded once);
+    ``tiles`` maps what was hoisted to its tile."""
+
+    axis: str
+    extent: object  # SizeExpr: the steps are 0, 1, ..., extent - 1
+    before: list = field(default_factory=list)
+    tiles: dict = field(default_factory=dict)
+
+
+@dataclass
 class Builder:
     """Collects statements; nested bodies are built with :meth:`nested`."""
 
@@ -180,6 +192,8 @@ class TileExprCompiler(IntegerOps, IterationOps):
     masked: int = 0
     #: the state tiles of the iterations being compiled (``carry(v)``; see _iterate)
     carried: dict = field(default_factory=dict)
+    #: the rolled reduction loops being compiled, innermost last (see :class:`TapLoop`)
+    tap_loops: list = field(default_factory=list)
 
     # ------------------------------------------------------------------ allocation helpers
     def tile(self, base: str, kind: str, dtype: str) -> View:
@@ -650,13 +664,18 @@ class TileExprCompiler(IntegerOps, IterationOps):
         # reads go through the reader's own builder: the loop body is what is emitted meanwhile
         start, cache, syms = len(self.b.stmts), self.cache, self.loop_syms
         self.cache, self.loop_syms = {}, syms | {ax.name}
+        frame = TapLoop(ax.name, ax.extent)
+        self.tap_loops.append(frame)
         try:
             val = self.as_full(self.compile(r.body))
             self.b.emit(TensorTensor(acc, r.op, acc, val.operand, loc=r.loc))
         finally:
             self.cache, self.loop_syms = cache, syms
+            self.tap_loops.pop()
         body = tuple(self.b.stmts[start:])
         del self.b.stmts[start:]
+        for s in frame.before:  # loads every step reads a window of (a stencil's halo)
+            self.b.emit(s)
         kind = LoopKind.SEQUENTIAL
         self.b.emit(Loop(ax.name, Const(0), ax.extent, kind=kind, body=body, loc=r.loc))
         return Val(FULL, acc)

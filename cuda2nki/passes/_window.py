@@ -12,6 +12,7 @@ from __future__ import annotations
 from cuda2nki.ir.nodes import (
     Add,
     Alloc,
+    At,
     Binary,
     CeilDiv,
     Const,
@@ -24,6 +25,7 @@ from cuda2nki.ir.nodes import (
     Min,
     Mul,
     Read,
+    Rows,
     Select,
     SizeExpr,
     Slice,
@@ -206,3 +208,192 @@ def padded_rect(b: T.Builder, rd: Read, dims: list, pad: float, tile: dict, shap
     body = (Load(View(name, tuple(dst)), View(rd.tensor, tuple(src)), loc=rd.loc),)
     b.emit(Loop(b.fresh("g"), 0, Min(1, trips), body=body, loc=rd.loc))
     return T.Val(T.FULL, T.whole(name, *sizes), dt)
+
+
+def padded_halo(b: T.Builder, rd: Read, s, lo, hi, pad: float, rows, cols, width, size, dt) -> str:
+    """Overlapping rows of ``rd``'s tensor with a padded boundary: row ``r`` of the ``rows x
+    width`` tile holds the elements from ``s + r * cols`` (``pad`` outside ``[lo, hi)`` and outside
+    the tensor of ``size`` elements).  A rolled tap loop reads tap ``j`` as the column window
+    ``[j, j + cols)`` of it, so the window is loaded once for all the taps: the rows whose
+    elements all lie inside by one DMA of overlapping rows, the rows across an edge by column
+    blocks (see :func:`_edge_block`).  Returns the tile's name."""
+    name = b.fresh(f"{rd.tensor}_h")
+    b.emit(Alloc(name, (rows, width), dt, Buffer.SBUF, loc=rd.loc))
+    b.emit(Memset(T.whole(name, rows, width), Lit(pad, "float32"), loc=rd.loc))
+    lo = Const(0) if lo is None else simple(Max(Const(0), simple(lo)))
+    hi = size if hi is None else simple(Min(size, simple(hi)))
+    # rows [r0, r1) lie inside: s + r0 * cols >= lo and s + r * cols + width <= hi below r1
+    # (a part of no rows may have no columns either: its sizes are still spelled)
+    step = simple(Max(Const(1), cols))
+    r0 = simple(Min(rows, CeilDiv(Max(Const(0), simple(lo - s)), step)))
+    r1 = simple(Max(r0, Min(rows, simple(hi - s - width + cols) // step)))
+    inner = Max(Const(0), simple(r1 - r0))
+    src = View(rd.tensor, (Rows(simple(plus(s, r0 * cols)), inner, cols, width),))
+    dst = View(name, (Slice(r0, inner), Slice(Const(0), width)))
+    body = (Load(dst, src, loc=rd.loc),)
+    b.emit(Loop(b.fresh("g"), 0, Min(1, inner), body=body, loc=rd.loc))
+    blocks = simple(CeilDiv(width, step))
+    for first, stop in ((Const(0), r0), (r1, rows)):  # the rows across the low and high edge
+        k = b.fresh("k")
+        edge = b.nested()
+        _edge_block(edge, name, rd, s, lo, hi, cols, step, width, Sym(k), (first, stop))
+        b.emit(Loop(k, 0, blocks, body=tuple(edge.stmts), loc=rd.loc))
+    return name
+
+
+def halo_tap(
+    b: T.Builder, loops: list, rd: Read, shift, lo, hi, pad: float, base, rows, cols, size, dt
+):
+    """A padded shifted read inside a rolled tap loop (``shift = c + j`` for the innermost loop's
+    step ``j``, bounds free of ``j``): the tap's column window of the padded halo tile shared by
+    all the steps, the tile loaded ahead of the loop (see :func:`padded_halo`); None where the
+    read is not such a tap."""
+    if not loops:
+        return None
+    loop = loops[-1]
+    at = affine1(simple(shift), frozenset({loop.axis}))
+    if at is None or at.axis != loop.axis or at.k != 1:
+        return None
+    bounds = [simple(x) for x in (lo, hi, at.c, base, rows, cols, loop.extent) if x is not None]
+    if any(loop.axis in x.free_syms() for x in bounds):
+        return None
+    lo = None if lo is None else simple(lo)
+    hi = None if hi is None else simple(hi)
+    key = (rd.tensor, at.c, lo, hi, pad, base, rows, cols)
+    if key not in loop.tiles:
+        pre = b.nested()
+        width = simple(cols + loop.extent - Const(1))
+        s = simple(plus(base, at.c))  # the element at the tile's first row and column
+        loop.tiles[key] = padded_halo(pre, rd, s, lo, hi, pad, rows, cols, width, size, dt)
+        loop.before.extend(pre.stmts)
+    name = loop.tiles[key]
+    view = View(name, (Slice(Const(0), rows), Slice(Sym(loop.axis), cols)))
+    return T.Val(T.FULL, view, dt)
+
+
+def _edge_block(b: T.Builder, name: str, rd: Read, s, lo, hi, cols, step, width, k, span) -> None:
+    """Column block ``k`` (columns ``[k * cols, k * cols + cols)``, cut at ``width``) of the
+    rows ``span`` of a :func:`padded_halo` tile.  Row ``r`` of the block holds the elements from
+    ``s + (r + k) * cols``: at most ``cols`` of them, so the rows do not overlap and at most one
+    row holds ``lo`` and one ``hi`` -- one DMA of the rows between, one for each of those two."""
+    first, stop = span
+    c0 = simple(k * cols)
+    bw = simple(Min(cols, simple(width - c0)))
+    sk = simple(plus(s, c0))
+    ra = simple(CeilDiv(Max(Const(0), simple(lo - sk)), step))  # rows [ra, rb) lie inside
+    rb = simple(Max(ra, simple(hi - sk - bw + cols) // step))
+    fa = simple(Min(stop, Max(first, ra)))
+    fb = simple(Min(stop, Max(fa, rb)))
+    n = simple(fb - fa)
+    src = View(rd.tensor, (Rows(simple(plus(sk, fa * cols)), n, cols, bw),))
+    dst = View(name, (Slice(fa, n), Slice(c0, bw)))
+    b.emit(Loop(b.fresh("g"), 0, Min(1, Max(Const(0), n)), body=(Load(dst, src, loc=rd.loc),)))
+    for p in (simple(ra - Const(1)), rb):  # the rows holding lo and hi (empty where none does)
+        at = simple(plus(sk, p * cols))
+        a = simple(Min(bw, Max(Const(0), simple(lo - at))))
+        z = simple(Min(bw, Max(a, simple(hi - at))))
+        inside = Min(Max(Const(0), simple(p - first + Const(1))), Max(Const(0), simple(stop - p)))
+        load = Load(
+            View(name, (Slice(p, Const(1)), Slice(simple(c0 + a), simple(z - a)))),
+            View(rd.tensor, (Slice(simple(plus(at, a)), simple(z - a)),)),
+            loc=rd.loc,
+        )
+        trips = Min(Const(1), Min(inside, Max(Const(0), simple(z - a))))
+        b.emit(Loop(b.fresh("g"), 0, trips, body=(load,), loc=rd.loc))
+
+
+#: the most steps of a rolled tap loop whose per-step scalars are loaded at once
+MAX_TAPS = 512
+
+
+def hoisted_tap(b: T.Builder, loops: list, rd: Read, rows, dt, shape, alloc_rows=None):
+    """A per-step scalar of rolled tap loops (the filter tap ``w[j]`` of ``sum_j w[j] * x[i +
+    j]``, ``f[k, l]`` of a 2-D tap nest): the step's column of one ``[rows, taps]`` tile of all
+    the taps, loaded (broadcast to the partitions) once ahead of the outermost loop it moves
+    with instead of one DMA per step.  Each loop moves one dim as ``c + j``, the dims moved by
+    inner loops are whole and contiguous (the taps are one row-major block: tap ``(k, l)`` is
+    column ``k * L + l``).  None where the read is not such a tap.  ``alloc_rows``: the tile's
+    partitions where they may exceed ``rows`` (the largest row tile's, so that the load does not
+    depend on the row tile and can be hoisted further)."""
+    axes = {lp.axis: lp for lp in loops}
+    dims, moving = [], []
+    for ix in rd.index:
+        at = affine1(simple(ix), frozenset(axes))
+        if at is None or at.c.free_syms() & set(axes) or at.axis is not None and at.k != 1:
+            return None
+        if at.axis is None:
+            dims.append(At(at.c))
+        else:
+            moving.append(axes[at.axis])
+            dims.append(Slice(at.c, axes[at.axis].extent))
+    order = [lp for lp in loops if lp in moving]
+    if not moving or moving != order or any(lp.axis in rows.free_syms() for lp in moving):
+        return None
+    if len(moving) > 1 and not _one_block(dims, shape):
+        return None
+    count = Const(1)
+    for lp in moving:
+        if not isinstance(lp.extent, Const) or lp.extent.value <= 0:
+            if len(moving) > 1:
+                return None
+        count = simple(count * lp.extent)
+    if isinstance(count, Const) and count.value > MAX_TAPS:
+        return None
+    outer = moving[0]
+    alloc_rows = rows if alloc_rows is None else alloc_rows
+    key = ("taps", rd.tensor, tuple(dims), alloc_rows)
+    if key not in outer.tiles:
+        name = b.fresh(f"{rd.tensor}_taps")
+        outer.before.append(Alloc(name, (alloc_rows, count), dt, Buffer.SBUF, loc=rd.loc))
+        whole = T.whole(name, alloc_rows, count)
+        outer.before.append(Load(whole, View(rd.tensor, tuple(dims)), loc=rd.loc))
+        outer.tiles[key] = name
+    col: SizeExpr = Const(0)
+    for lp in moving:
+        col = simple(col * lp.extent + Sym(lp.axis))
+    view = View(outer.tiles[key], (Slice(Const(0), rows), Slice(col, Const(1))))
+    return T.Val(T.ROW, view, dt)
+
+
+def halo_rect(b: T.Builder, loops: list, rd: Read, dims: list, pad: float, tile: dict, shape, dt):
+    """A padded neighbour read of a row tile inside a rolled tap loop whose step ``j`` shifts
+    the free axis (``x[i + k - 1, c + j - 1]``): the tap's column window of the tile widened by
+    the loop's extent less one, loaded ahead of the loop (see :func:`padded_rect`).  A step
+    that shifts the partition axis moves each element to another partition: a DMA per step,
+    None here, as where the read is not such a tap."""
+    if not loops:
+        return None
+    loop = loops[-1]
+    free = dims[-1][0]
+    moved = [d for d in dims if loop.axis in simple(d[1]).free_syms()]
+    if len(moved) != 1 or moved[0][0] != free:
+        return None
+    at = affine1(simple(moved[0][1]), frozenset({loop.axis}))
+    if at is None or at.axis != loop.axis or at.k != 1:
+        return None
+    axis, _, lo, hi = moved[0]
+    rest = [x for d in dims for x in d[2:] if x is not None] + [loop.extent]
+    rest += [x for v in tile.values() for x in v]
+    if any(loop.axis in simple(x).free_syms() for x in rest):
+        return None
+    start, n = tile[axis]
+    wide = {**tile, axis: (start, simple(n + loop.extent - Const(1)))}
+    dims = [(a, at.c if a == axis else off, low, high) for a, off, low, high in dims]
+    key = ("rect", rd.tensor, tuple(tuple(d) for d in dims), pad, tuple(sorted(wide.items())))
+    if key not in loop.tiles:
+        pre = b.nested()
+        loop.tiles[key] = padded_rect(pre, rd, dims, pad, wide, shape, dt).operand.tensor
+        loop.before.extend(pre.stmts)
+    rows = tile[dims[0][0]][1]
+    view = View(loop.tiles[key], (Slice(Const(0), rows), Slice(Sym(loop.axis), n)))
+    return T.Val(T.FULL, view, dt)
+
+
+def _one_block(dims: list, shape) -> bool:
+    """The moving dims are the last ones and all but the first span their whole tensor dim:
+    the taps are one contiguous row-major block."""
+    first = next(k for k, d in enumerate(dims) if isinstance(d, Slice))
+    tail = list(zip(dims, shape))[first:]
+    if any(not isinstance(d, Slice) for d, _ in tail):
+        return False
+    return all(d.start == Const(0) and simple(d.size) == simple(n) for d, n in tail[1:])

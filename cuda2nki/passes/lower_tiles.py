@@ -394,12 +394,16 @@ class _Lowering:
                 # broadcast over partitions: sized for the largest row tile so it can be hoisted
                 v = self._load(b, rd, (prows, cols), view, T.FULL, dt)
                 return T.Val(T.FULL, View(v.operand.tensor, (Slice(0, rows), Slice(0, cols))), dt)
+            shape = self.decl(rd.tensor).shape
+            tap = W.hoisted_tap(b, comp.tap_loops, rd, rows, dt, shape, alloc_rows=prows)
+            if tap is not None:
+                return tap
             return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
 
         comp = self.typed(
             _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
         )
-        comp.window_read = self._rect_reader(b, {p_axis: (r0, rows), f_axis: (c0, cols)})
+        comp.window_read = self._rect_reader(b, {p_axis: (r0, rows), f_axis: (c0, cols)}, comp)
         comp.p_axis, comp.f_axis = p_axis, f_axis
         comp.index_map = {p_axis: (1, 0, r0)}
         if f_axis:
@@ -665,6 +669,10 @@ class _Lowering:
                 )
                 return self._load(b, rd, (rows, cols), view, T.FULL, dt)
             if cls == SCALAR:
+                shape = self.decl(rd.tensor).shape
+                tap = W.hoisted_tap(b, comp.tap_loops, rd, rows, dt, shape)
+                if tap is not None:
+                    return tap
                 view = tuple(At(d.c) for d in dims)
                 return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
             raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
@@ -672,7 +680,7 @@ class _Lowering:
         comp = self.typed(
             _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
         )
-        comp.window_read = self._window_reader(b, i, base, rows, cols)
+        comp.window_read = self._window_reader(b, i, base, rows, cols, comp)
         # i = base + cols * p + f on this [rows, cols] chunk
         kp = cols.value if isinstance(cols, Const) else (0 if rows == Const(1) else None)
         comp.index_map = {i: (kp, 1, base)}
@@ -680,7 +688,7 @@ class _Lowering:
         comp.loop_syms = frozenset(base.free_syms())
         return comp
 
-    def _rect_reader(self, b, tile: dict):
+    def _rect_reader(self, b, tile: dict, comp=None):
         """Zero-padded neighbour reads on a row tile (``i > 0 ? x[i - 1, j] : 0``): the tile
         filled with the pad value, the in-bounds rectangle fetched (see _window)."""
         tile = {ax: v for ax, v in tile.items() if ax}
@@ -691,11 +699,15 @@ class _Lowering:
                 return None
             rd, dims, pad = got
             decl = self.decl(rd.tensor)
+            loops = comp.tap_loops if comp is not None else []
+            tap = W.halo_rect(b, loops, rd, dims, pad, tile, decl.shape, decl.dtype)
+            if tap is not None:
+                return tap
             return W.padded_rect(b, rd, dims, pad, tile, decl.shape, decl.dtype)
 
         return read
 
-    def _window_reader(self, b, i: str, base, rows, cols):
+    def _window_reader(self, b, i: str, base, rows, cols, comp=None):
         """Shifted neighbour reads with a padded boundary on a flat chunk (see _window)."""
 
         def read(e) -> T.Val | None:
@@ -707,6 +719,10 @@ class _Lowering:
             if len(decl.shape) != 1 or self.is_temp(rd.tensor):
                 return None
             size, dt = decl.shape[0], decl.dtype
+            loops = comp.tap_loops if comp is not None else []
+            tap = W.halo_tap(b, loops, rd, shift, lo, hi, pad, base, rows, cols, size, dt)
+            if tap is not None:
+                return tap
             return W.padded_read(b, rd, shift, lo, hi, pad, base, rows, cols, size, dt)
 
         return read
