@@ -75,6 +75,20 @@ __global__ void k(unsigned int* blocks) {
         lambda role: _b([23], {"blocks": _t([1], role, "uint32", [0, 100])}, [{}], [128]),
     ),
     (
+        "atomic/atomic_inc_full_range_guarded",
+        """
+__global__ void k(unsigned int* ticket, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicInc(&ticket[0], 0xffffffffu);
+}""",
+        lambda role: _b(
+            ["ceil_div(n, 128)"],
+            {"ticket": _t([1], role, "uint32", [0, 1000]), "n": 500},
+            [{"n": 129}, {"n": 1}],
+            [128],
+        ),
+    ),
+    (
         "atomic/block_id_value",
         """
 __global__ void k(int* acc) {
@@ -91,3 +105,16 @@ __global__ void k(int* acc) {
 def test_atomic_counts_cover_the_launch(vid, src, bind, target, role, tmp_path) -> None:
     _, run, points = port_variant(vid, src, bind(role), target, tmp_path, tol=1e-3)
     assert points and not run.mismatches, run.mismatches
+
+
+def test_atomic_inc_below_the_limit_is_refused_by_name(tmp_path) -> None:
+    from cuda2nki.binding import binding_from_dict
+    from cuda2nki.codegen.pipeline import port_file
+
+    cu = tmp_path / "ring.cu"
+    cu.write_text("__global__ void k(unsigned int* slot) { atomicInc(slot, 15u); }\n")
+    bind = _b([2], {"slot": _t([1], "inout", "uint32")}, [{}], [64])
+    res = port_file(cu, binding=binding_from_dict({"kernel": "k", **bind}, path=str(cu)))
+    assert res.source is None
+    assert {"C2N2022", "C2N2301"} <= {d.code for d in res.diagnostics}
+    assert all(d.loc.line == 1 for d in res.diagnostics if d.code == "C2N2022")
