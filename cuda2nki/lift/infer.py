@@ -231,6 +231,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         prog = execute(tu, privatised(fn), block, ties={x: af.sym(s) for x, s in squares.items()})
         for st in prog.stores:
             accesses.setdefault(st.tensor, []).append(("w", st.index, st.guard, st.loops))
+            if st.accumulate is not None:  # an atomic reads what the host put there
+                accesses[st.tensor].append(("r", st.index, st.guard, st.loops))
         for st in prog.stores:
             for ld, folds in _loads_in(st.value, ()):
                 accesses.setdefault(ld.tensor, []).append(

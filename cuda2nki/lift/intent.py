@@ -37,6 +37,7 @@ from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.capped import capped_args, capped_text, is_capped
 from cuda2nki.lift.finalize import Finalizer
+from cuda2nki.lift.invariant import collapse
 from cuda2nki.lift.solve import invert_radix, radix_order, solve_writer
 from cuda2nki.lift.symexec import Refusal, StoreRec, ThreadProgram
 from cuda2nki.rewrite import strip_locs
@@ -324,6 +325,8 @@ class Lowering:
                 iv[t] = Poly.const(self.block[k] * (lanes if d == "x" else 1))
             if b in atoms:
                 iv[b] = self.shapes.grid[k]
+        if st.accumulate is not None:
+            iv.update(self.silent_coords(st, atoms, extra or {}))
         one = [a for a, e in iv.items() if e == af.ONE]
         if one:
             sub = {a: 0 for a in one}
@@ -472,6 +475,22 @@ class Lowering:
         from cuda2nki.lift.histogram import as_scatter
 
         return as_scatter(out) or out
+
+    def silent_coords(self, st: StoreRec, atoms: set, extra: dict) -> dict:
+        """The launch coordinates an atomic does not mention (``atomicAdd(counter, 1)``): every
+        thread still contributes once, so each becomes a reduction variable -- except those
+        pinned by an equality guard (``threadIdx.x == 0``)."""
+        pinned = set(self.pins(st.guard)[0]) | {str(a).split("/")[0] for a in extra}
+        out: dict = {}
+        for k, d in enumerate("xyz"):
+            g, t, b = f"gid.{d}", f"threadIdx.{d}", f"blockIdx.{d}"
+            if g in atoms:
+                continue
+            if t not in atoms and t not in pinned:
+                out[t] = Poly.const(self.block[k])
+            if b not in atoms:
+                out[b] = self.shapes.grid[k]
+        return out
 
     def split_axes(
         self, iv: dict, index: Poly, value: V.DExpr, guard: Cond, shape: tuple, st: StoreRec
@@ -627,7 +646,7 @@ class Lowering:
             body = V.Fold(value.dtype, op, a.atom, af.ZERO, a.extent, af.ONE, body)
         with af.bounds({a.atom: a.extent for a in red}):
             body = self.fin.fuse(body)
-        return V.simplify(body), af.TRUE
+        return V.simplify(collapse(V.simplify(body))), af.TRUE
 
     def tighten(self, axes: list, guard: Cond, st: StoreRec) -> tuple[list, Cond]:
         """A guard ``ax < X`` becomes the extent when the launch covers X at every test point."""

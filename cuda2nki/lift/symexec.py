@@ -1494,6 +1494,8 @@ class Executor:
             raise Refusal("C2N2015", e.loc, what=f"warp-cooperative '{f}'")
         if f.removesuffix("_block").removesuffix("_system") in _ATOMIC:
             return self.atomic(e)
+        if f.removesuffix("_block").removesuffix("_system") == "atomicInc" and len(e.args) == 2:
+            return self.atomic_inc(e)
         if f.startswith("atomic"):
             raise Refusal("C2N2022", e.loc, what=f)
         if f in ("__ldg", "__ldcg", "__ldca", "__ldcs", "__ldlu", "__ldcv"):
@@ -1813,6 +1815,21 @@ class Executor:
             self.write_shared(self.shared[ptr.tensor], (ptr.offset,), d, e.loc, accumulate=op)
             return None
         self.store(ptr, af.ZERO, d, e.loc, accumulate=op)
+        return None
+
+    def atomic_inc(self, e: A.Call) -> object:
+        """``atomicInc(p, limit)`` stores ``old >= limit ? 0 : old + 1``: with the limit
+        ``0xffffffff`` that is ``old + 1`` modulo 2**32, an ``atomicAdd(p, 1u)``; other limits
+        (a counter modulo limit + 1) are refused."""
+        limit = self.eval(e.args[1])
+        if not (
+            isinstance(limit, Poly) and limit.is_const and limit.const_value % 2**32 == 2**32 - 1
+        ):
+            raise Refusal("C2N2022", e.loc, what="atomicInc below the 32-bit limit")
+        ptr = self.eval(e.args[0])
+        if not isinstance(ptr, PtrVal) or ptr.shared:
+            raise Refusal("C2N2022", e.loc, what="atomicInc on shared memory")
+        self.store(ptr, af.ZERO, V.Const(ptr.dtype, 1), e.loc, accumulate="add")
         return None
 
     def inline(self, e: A.Call) -> object:

@@ -430,10 +430,25 @@ class TileExprCompiler(IntegerOps, IterationOps):
                 return Val(IMM, Lit(float(v.operand.value), "float32"), e.dtype)
             return Val(IMM, v.operand, e.dtype)
         if is_float(e.dtype) and e.dtype in ("float32", "float64") and is_float(v.dtype):
-            return v  # widening float casts are free: engines compute in fp32
+            # widening float casts are free (engines compute in fp32), once a half-precision
+            # result computed in fp32 holds the value CUDA rounded to half (__hmul2 then
+            # __half22float2: a product past 65504 is inf, not the exact fp32 product)
+            return self._rounded_narrow(v, e)
         if not is_float(e.dtype) and e.dtype != "bool":
             v = self._to_narrow_int(v, e)
         dst = self.tile("cast", v.kind, "float32" if e.dtype == "float64" else e.dtype)
+        self.b.emit(TensorCopy(dst, v.operand, loc=e.loc))
+        return Val(v.kind, dst, e.dtype)
+
+    def _rounded_narrow(self, v: Val, e: Cast) -> Val:
+        """``v`` rounded to the narrow float type of ``e``'s operand where it was computed in
+        fp32 (arithmetic in half or bfloat16); a read of a narrow tensor is exact already."""
+        narrow = self.type_of(e.x)
+        if narrow not in ("float16", "bfloat16") or isinstance(e.x, (Read, Cast)):
+            return v
+        if isinstance(v.operand, View) and self.b.dtypes.get(v.operand.tensor) == narrow:
+            return v
+        dst = self.tile("rounded", v.kind, narrow)
         self.b.emit(TensorCopy(dst, v.operand, loc=e.loc))
         return Val(v.kind, dst, e.dtype)
 

@@ -52,6 +52,7 @@ from cuda2nki.ir.ops import Idiom, Op, Role
 from cuda2nki.passes._analysis import covers_target, transform
 from cuda2nki.passes._edges import edge_ranges
 from cuda2nki.passes._index import linear
+from cuda2nki.passes._out_fill import zero_filled
 from cuda2nki.passes.base import Pass, PassContext
 
 _CMP = {Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ}
@@ -68,6 +69,7 @@ class GuardsToDomainsPass(Pass):
         body: list = []
         carried: set[str] = set()
         first_write: dict[str, int] = {}
+        kernel = kernel.replace(body=zero_filled(kernel, _own_elements))
         for s in _complements(kernel.body):
             for c in _rewrite(s, kernel) if isinstance(s, Compute) else [s]:
                 if isinstance(c, Compute) and _is_carry_over(c):

@@ -523,10 +523,10 @@ def _half_arith(op: str):
                 r = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}[op](
                     *xs
                 )
-            elif op == "fma":
-                r = (xs[0].astype(np.float64) * xs[1] + xs[2]).astype(f32)
+            elif op == "fma":  # one rounding, from the (nearly always exact) fp64 value
+                r = xs[0].astype(np.float64) * xs[1] + xs[2]
             elif op == "fma_relu":
-                r = np.maximum((xs[0].astype(np.float64) * xs[1] + xs[2]).astype(f32), 0)
+                r = np.maximum(xs[0].astype(np.float64) * xs[1] + xs[2], 0)
             elif op == "max":
                 r = np.fmax(*xs)
             elif op == "min":
