@@ -25,6 +25,8 @@ KNOWN: dict[str, str] = {
     "misc/embedding_backward": "C2N5006: the one-hot scatter-add rebuilds each element tile's "
     "keys once per 512-column PSUM bank of the target (one bank per accumulator tile; sharing "
     "them needs a multi-bank accumulator)",
+    "misc/complex_pointwise_scale": "C2N5001/C2N5007: a whole record (both lanes of a complex "
+    "value) is stored per element; flat record chunks cover maps that only read fields",
     "misc/histogram_global": "C2N5001/C2N5007: the one-hot contraction loads each 128-key "
     "element tile by its own DMA (4 B per partition row); a [128, F] key block needs element "
     "tiles strided across partitions",
