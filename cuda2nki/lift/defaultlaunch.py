@@ -18,12 +18,10 @@ Every default is said in a note naming the kernel and how to set another launch.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Iterator
-from typing import Any
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
 
 #: threads per block of a default launch without ``__launch_bounds__``
 BLOCK = 128
@@ -39,7 +37,7 @@ _SHAPED = re.compile(
 def default_block(fn: A.Function) -> int | None:
     """The block of a default launch of ``fn``, or None when its work may depend on the block
     shape (see the module docstring)."""
-    for n in _walk(fn.body):
+    for n in walk(fn.body):
         if isinstance(n, A.Builtin) and n.dim in ("y", "z"):
             return None
         if isinstance(n, A.VarDecl) and n.storage in ("shared", "extern_shared"):
@@ -57,21 +55,3 @@ def default_grid(bound: str | None, block: int) -> list[str | int]:
     if bound is not None:
         return [f"ceil_div({bound}, {block})"]
     return [max(1, THREADS // block)]
-
-
-def _walk(node: Any) -> Iterator[Any]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, tuple):
-            stack.extend(reversed(n))
-            continue
-        if not isinstance(n, A.Node):
-            continue
-        yield n
-        for f in dataclasses.fields(n):
-            if f.name in ("loc", "ty", "to", "of"):
-                continue
-            v = getattr(n, f.name)
-            if isinstance(v, A.Node | tuple):
-                stack.append(v)

@@ -27,10 +27,10 @@ and the loop holds no barrier, no ``return`` and takes no address of the element
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
 
 _LOOPS = (A.For, A.While, A.DoWhile)
 _BARRIERS = frozenset({"__syncthreads", "__syncwarp", "__syncthreads_count", "__syncthreads_or"})
@@ -151,7 +151,7 @@ def _is_store_to(st: Any, element: A.Index) -> bool:
 
 
 def _names(node: Any, name: str) -> bool:
-    return any(isinstance(n, A.Name) and n.name == name for n in _walk(node))
+    return any(isinstance(n, A.Name) and n.name == name for n in walk(node))
 
 
 def _is_private(st: Any) -> bool:
@@ -175,29 +175,10 @@ def _rank(t: Any) -> int:
     return n
 
 
-def _walk(node: Any) -> Iterator[Any]:
-    """Every AST node under ``node`` (itself included), pre-order."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, tuple):
-            stack.extend(reversed(n))
-            continue
-        if not isinstance(n, A.Node):
-            continue
-        yield n
-        for f in dataclasses.fields(n):
-            if f.name in ("loc", "ty", "to", "of"):
-                continue
-            v = getattr(n, f.name)
-            if isinstance(v, A.Node | tuple):
-                stack.append(v)
-
-
 def _shared_arrays(body: Any) -> dict[str, A.ArrayType]:
     return {
         n.name: n.ty
-        for n in _walk(body)
+        for n in walk(body)
         if isinstance(n, A.VarDecl)
         and n.storage in ("shared", "extern_shared")
         and isinstance(n.ty, A.ArrayType)
@@ -206,7 +187,7 @@ def _shared_arrays(body: Any) -> dict[str, A.ArrayType]:
 
 def _thread_locals(body: Any) -> frozenset[str]:
     """Locals whose initialiser reads the thread index (directly or through such a local)."""
-    decls = [n for n in _walk(body) if isinstance(n, A.VarDecl) and n.init is not None]
+    decls = [n for n in walk(body) if isinstance(n, A.VarDecl) and n.init is not None]
     found: set[str] = set()
     grew = True
     while grew:
@@ -222,7 +203,7 @@ def _mentions_thread(e: Any, locals_: frozenset[str]) -> bool:
     return any(
         (isinstance(n, A.Builtin) and n.name == "threadIdx")
         or (isinstance(n, A.Name) and n.name in locals_)
-        for n in _walk(e)
+        for n in walk(e)
     )
 
 
@@ -236,7 +217,7 @@ def _chain(e: A.Index) -> tuple[Any, list[Any]]:
 
 
 def _accessed(loop: Any, shared: dict[str, A.ArrayType]) -> set[str]:
-    return {n.name for n in _walk(loop) if isinstance(n, A.Name) and n.name in shared}
+    return {n.name for n in walk(loop) if isinstance(n, A.Name) and n.name in shared}
 
 
 def _element_accesses(loop: Any, name: str, rank: int) -> list[tuple[A.Index, list[Any]]]:
@@ -246,7 +227,7 @@ def _element_accesses(loop: Any, name: str, rank: int) -> list[tuple[A.Index, li
     out: list[tuple[A.Index, list[Any]]] = []
     outer: set[int] = set()  # Index nodes that are bases of an enclosing one
     names = 0
-    for n in _walk(loop):
+    for n in walk(loop):
         if isinstance(n, A.Name) and n.name == name:
             names += 1
         if not isinstance(n, A.Index) or id(n) in outer:
@@ -264,26 +245,26 @@ def _element_accesses(loop: Any, name: str, rank: int) -> list[tuple[A.Index, li
     if names != len(out):  # the array used other than as an element (a pointer, an address)
         return []
     for _, idx in out:
-        if any(isinstance(m, A.Name) and m.name == name for e in idx for m in _walk(e)):
+        if any(isinstance(m, A.Name) and m.name == name for e in idx for m in walk(e)):
             return []
     return out
 
 
 def _safe_loop(loop: Any, name: str) -> bool:
-    for n in _walk(loop):
+    for n in walk(loop):
         if isinstance(n, A.Return):
             return False
         if isinstance(n, A.Call) and (n.func in _BARRIERS or n.func.startswith("__sync")):
             return False
         if isinstance(n, A.Unary) and n.op == "&":
-            if any(isinstance(m, A.Name) and m.name == name for m in _walk(n.operand)):
+            if any(isinstance(m, A.Name) and m.name == name for m in walk(n.operand)):
                 return False
     return True
 
 
 def _assigned(loop: Any) -> set[str]:
     out: set[str] = set()
-    for n in _walk(loop):
+    for n in walk(loop):
         if isinstance(n, A.VarDecl):
             out.add(n.name)
         elif isinstance(n, A.Assign) and isinstance(n.target, A.Name):
@@ -295,7 +276,7 @@ def _assigned(loop: Any) -> set[str]:
 
 
 def _invariant(e: Any, assigned: set[str]) -> bool:
-    for n in _walk(e):
+    for n in walk(e):
         if isinstance(n, A.Name):
             if n.name in assigned:
                 return False

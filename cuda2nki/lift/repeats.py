@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
 from typing import Any
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
 
 #: intrinsics a repeated body must not call: each call has an effect or reads a changing state
 _EFFECTFUL = re.compile(
@@ -176,7 +176,7 @@ def _store_target(t: A.Expr) -> bool:
 
 def _pure(e: A.Expr | None) -> bool:
     """No assignment, increment or effectful call anywhere in ``e``."""
-    for n in _walk(e):
+    for n in walk(e):
         if isinstance(n, A.Assign | A.Comma):
             return False
         if isinstance(n, A.Unary) and ("++" in n.op or "--" in n.op):
@@ -188,9 +188,9 @@ def _pure(e: A.Expr | None) -> bool:
 
 def _written(body: A.Stmt) -> set[str]:
     """Variables and arrays ``body`` stores to, except locals it declares itself."""
-    local = {n.name for n in _walk(body) if isinstance(n, A.VarDecl)}
+    local = {n.name for n in walk(body) if isinstance(n, A.VarDecl)}
     out: set[str] = set()
-    for n in _walk(body):
+    for n in walk(body):
         if isinstance(n, A.Assign):
             root = _root(n.target)
             if root is not None and root not in local:
@@ -202,7 +202,7 @@ def _reads(body: A.Stmt) -> set[str]:
     """Every name ``body`` reads: operands, conditions and the indices of its stores (the
     array a store writes is not read by the store)."""
     out: set[str] = set()
-    for n in _walk(body):
+    for n in walk(body):
         if isinstance(n, A.Assign):
             out |= _names(n.value)
             out |= _index_names(n.target)
@@ -231,26 +231,8 @@ def _root(t: A.Expr) -> str | None:
 # --------------------------------------------------------------------------- helpers
 
 
-def _walk(node: Any) -> Iterator[Any]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, tuple):
-            stack.extend(reversed(n))
-            continue
-        if not isinstance(n, A.Node):
-            continue
-        yield n
-        for f in dataclasses.fields(n):
-            if f.name in ("loc", "ty", "to", "of"):
-                continue
-            v = getattr(n, f.name)
-            if isinstance(v, A.Node | tuple):
-                stack.append(v)
-
-
 def _names(node: Any) -> set[str]:
-    return {n.name for n in _walk(node) if isinstance(n, A.Name)}
+    return {n.name for n in walk(node) if isinstance(n, A.Name)}
 
 
 def _mentions(node: Any, name: str) -> bool:

@@ -107,7 +107,7 @@ def _kernel(body: str) -> A.Function:
 
 
 def _registers(fn: A.Function) -> list[str]:
-    from cuda2nki.lift.privatise import _walk
+    from cuda2nki.frontend.visit import walk as _walk
 
     return [n.name for n in _walk(fn.body) if isinstance(n, A.VarDecl) and "priv" in n.name]
 

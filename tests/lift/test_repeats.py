@@ -78,7 +78,7 @@ def _kernel(body: str) -> A.Function:
 
 
 def _loops(fn: A.Function) -> int:
-    from cuda2nki.lift.repeats import _walk
+    from cuda2nki.frontend.visit import walk as _walk
 
     return sum(isinstance(n, A.For) for n in _walk(fn.body))
 
