@@ -111,3 +111,63 @@ def test_a_shared_store_writes_one_element_not_one_per_thread(tmp_path: Path) ->
     # a handful of instructions per block (the store of one element), not one masked
     # read-modify-write for each of the block's threads
     assert len(sim.trace) < 120, len(sim.trace)
+
+
+_WRAP = (
+    'a = { shape = ["n"], dtype = "int32", role = "in" }\n'
+    'b = { shape = ["n"], dtype = "int32", role = "in" }\n'
+    'c = { shape = ["n"], dtype = "int32", role = "out" }\n'
+    "n = 512"
+)
+
+#: neighbours that wrap around a window: the addresses of a block are affine except where
+#: they wrap, so they are read as a few strided views (bands of partition rows)
+WRAPPED = {
+    "modulo_window": """
+__global__ void k(const int* a, const int* b, int* c, int n) {
+    int idx = threadIdx.x + blockIdx.x * blockDim.x;
+    if (idx < n) {
+        int i1 = (idx + 1) % 256;
+        int i2 = (idx + 2) % 256;
+        float as = (a[idx] + a[i1] + a[i2]) / 3.0f;
+        float bs = (b[idx] + b[i1] + b[i2]) / 3.0f;
+        c[idx] = (as + bs) / 2;
+    }
+}
+""",
+    "mask_window_in_block": """
+__global__ void k(const int* a, const int* b, int* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    int base = blockIdx.x * blockDim.x;
+    c[i] = a[base + ((threadIdx.x + 3) & 127)] - b[base + ((threadIdx.x + 125) & 127)];
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPED))
+def test_wrapped_neighbour_reads(tmp_path: Path, name: str) -> None:
+    cu = _kernel(tmp_path, WRAPPED[name], "k", '"ceil_div(n, 128)"', "128", _WRAP,
+                 ["n = 256", "n = 384"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
+def test_wrapped_reads_are_a_few_views_per_block(tmp_path: Path) -> None:
+    from cuda2nki import api
+
+    cu = _kernel(tmp_path, WRAPPED["modulo_window"], "k", '"ceil_div(n, 128)"', "128", _WRAP)
+    res = api.port(cu, lowering="literal")
+    port = tmp_path / "port.py"
+    port.write_text(res.source)
+    rng = np.random.default_rng(3)
+    a, b = (rng.integers(-500, 500, 512).astype(np.int32) for _ in range(2))
+    sim = api.simulate(port, {"a": a, "b": b})
+    out = np.asarray(sim.outputs if not isinstance(sim.outputs, (list, tuple)) else sim.outputs[0])
+    idx = np.arange(512)
+    sa = (a + a[(idx + 1) % 256] + a[(idx + 2) % 256]).astype(np.float32) / np.float32(3)
+    sb = (b + b[(idx + 1) % 256] + b[(idx + 2) % 256]).astype(np.float32) / np.float32(3)
+    assert np.array_equal(out.reshape(-1), np.trunc((sa + sb) / np.float32(2)).astype(np.int32))
+    dmas = sum(1 for i in sim.trace if "dma" in i.op or i.engine in ("dma", "sync"))
+    # four gathers of 128 threads per block: a few strided views each, not one per row
+    assert dmas < 100, dmas
