@@ -81,13 +81,24 @@ _DEFECT_IDS = {
 _SANDBOX_IDS = {"timeout": "C2N4015", "memory": "C2N4016", "crash": "C2N4018"}
 
 
+#: sandbox stops that leave a port's numbers unknown: it ran out of time or memory before it
+#: produced outputs, which says nothing about whether they would have matched
+_UNFINISHED = frozenset({"timeout", "memory"})
+
+
 def numerics_outcome(numerics: list[dict[str, Any]]) -> str:
-    """``pass`` when every comparison is expected variation, ``fail`` when one is not, ``none``
-    when nothing was compared (a static-only check)."""
+    """``pass`` when every comparison is expected variation, ``fail`` when one is not (outputs
+    that differ, or a port that crashed), ``unfinished`` when the only shortfall is a port
+    stopped for time or memory before it produced outputs (its numbers are unknown, not
+    wrong), ``none`` when nothing was compared (a static-only check)."""
     if not numerics:
         return "none"
-    ok = all(n["classification"] == "expected" for n in numerics)
-    return "pass" if ok else "fail"
+    bad = [n for n in numerics if n["classification"] != "expected"]
+    if not bad:
+        return "pass"
+    if all(n.get("output") == "*" and n.get("defect") in _UNFINISHED for n in bad):
+        return "unfinished"
+    return "fail"
 
 
 @dataclass
@@ -455,7 +466,8 @@ def check(
     kept = _dedupe([_as_given(d, info.path) for d in kept])
     if suppressed:
         kept.append(make("C2N5013", SourceLoc(info.path, info.line, 1), count=suppressed))
-    failed_numerics = numerics_outcome(numerics) == "fail"
+    # a port stopped before its outputs existed never passes, even with its finding ignored
+    failed_numerics = numerics_outcome(numerics) in ("fail", "unfinished")
     worst = max((d.severity for d in kept), default=Severity.NOTE)
     verdict = "fail" if failed_numerics or worst > Severity.NOTE else "pass"
     if static_only and verdict == "pass":
@@ -803,7 +815,7 @@ def _dynamic(
                         "shape": label,
                         "output": "*",
                         "classification": "defect",
-                        "defect": res.status,
+                        "defect": "memory" if code == "C2N4016" else res.status,
                         "evidence": res.error,
                     }
                 )
@@ -834,14 +846,15 @@ def _dynamic(
                         failure = [d for d in failure if "cuda2nki sandbox:" not in d.message]
                     found.extend(failure)
                     found.extend(_capacity_findings(failure))
-                    found.extend(_memory_findings(failure, entry, info, label))
+                    memory = _memory_findings(failure, entry, info, label)
+                    found.extend(memory)
                     numerics.append(
                         {
                             "shape": label,
                             "seed": si,
                             "output": "*",
                             "classification": "defect",
-                            "defect": "error",
+                            "defect": "memory" if memory else "error",
                             "evidence": entry.get("error")
                             or "; ".join(d.message for d in entry.get("diagnostics", ()))
                             or "constraint violation",

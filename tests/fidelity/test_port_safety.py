@@ -40,6 +40,8 @@ def test_unbounded_allocation_is_reported_as_exhausting_memory(
     port = _port(tmp_path, text)
     rep = check(CUDA, port, seeds=1, memory_mb=1024, extra_points=False, timeout=60, overrides=ONE)
     assert rep.verdict == "fail"
+    # stopped before any output existed: the numbers are unknown, not wrong
+    assert rep.numerics_outcome == "unfinished"
     codes = {d.code for d in rep.findings}
     assert "C2N4016" in codes, [d.message for d in rep.findings]
     mem = next(d for d in rep.findings if d.code == "C2N4016")
@@ -55,16 +57,16 @@ def test_a_call_out_is_reported_once_on_the_port(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("snippet", "code"),
+    ("snippet", "code", "numerics"),
     [
-        ("    raise ValueError('unfinished')\n", "C2N3023"),
-        ("    while True:\n        pass\n", "C2N4015"),
-        ("    import os\n    os._exit(3)\n", "C2N4018"),
+        ("    raise ValueError('unfinished')\n", "C2N3023", "fail"),
+        ("    while True:\n        pass\n", "C2N4015", "unfinished"),
+        ("    import os\n    os._exit(3)\n", "C2N4018", "fail"),
     ],
     ids=["raises", "hangs", "dies"],
 )
 def test_raise_hang_and_hard_exit_are_findings(
-    tmp_path: Path, monkeypatch, snippet: str, code: str
+    tmp_path: Path, monkeypatch, snippet: str, code: str, numerics: str
 ) -> None:
     _port(tmp_path, PORT.replace(BODY, BODY + snippet))
     monkeypatch.chdir(tmp_path)
@@ -72,6 +74,8 @@ def test_raise_hang_and_hard_exit_are_findings(
     rep = check(CUDA, port, seeds=1, extra_points=False, timeout=3, overrides=ONE)
     assert rep.verdict == "fail"
     assert code in {d.code for d in rep.findings}
+    # a port that raised or died is a defect; one stopped for time has unknown numbers
+    assert rep.numerics_outcome == numerics
     # on the port as the caller named it (the simulator reports its absolute path)
     assert all(
         d.loc.file == str(port) for d in rep.findings if d.code.startswith(("C2N3", "C2N40"))
@@ -103,3 +107,47 @@ def test_values_no_store_wrote_are_not_the_kernels() -> None:
     run = {"status": "ok", "writers": Writers((stored,), {})}
     assert unstored_values([{**run, "outputs": [honest]}]) == ""
     assert "2 of 5 elements" in unstored_values([{**run, "outputs": [forged]}])
+
+
+def test_a_timed_out_port_never_passes_even_with_its_finding_ignored(tmp_path: Path) -> None:
+    """The numbers of a port stopped for time are unknown: ignoring C2N4015 leaves a fail."""
+    port = _port(tmp_path, PORT.replace(BODY, BODY + "    while True:\n        pass\n"))
+    rep = check(
+        CUDA, port, seeds=1, extra_points=False, timeout=3, overrides=ONE, ignore=("C2N4015",)
+    )
+    assert rep.numerics_outcome == "unfinished"
+    assert rep.verdict == "fail"
+
+
+@pytest.mark.parametrize(
+    ("entries", "outcome"),
+    [
+        ([], "none"),
+        ([{"output": "o", "classification": "expected"}], "pass"),
+        ([{"output": "o", "classification": "defect"}], "fail"),
+        ([{"output": "*", "classification": "defect", "defect": "timeout"}], "unfinished"),
+        ([{"output": "*", "classification": "defect", "defect": "memory"}], "unfinished"),
+        ([{"output": "*", "classification": "defect", "defect": "crash"}], "fail"),
+        ([{"output": "*", "classification": "defect", "defect": "error"}], "fail"),
+        (
+            [
+                {"output": "o", "classification": "defect"},
+                {"output": "*", "classification": "defect", "defect": "timeout"},
+            ],
+            "fail",
+        ),
+        (
+            [
+                {"output": "o", "classification": "expected"},
+                {"output": "*", "classification": "defect", "defect": "timeout"},
+            ],
+            "unfinished",
+        ),
+    ],
+)
+def test_numerics_outcome_tells_unknown_numbers_from_wrong_ones(
+    entries: list[dict[str, str]], outcome: str
+) -> None:
+    from cuda2nki.fidelity.check import numerics_outcome
+
+    assert numerics_outcome(entries) == outcome

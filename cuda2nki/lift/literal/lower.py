@@ -202,6 +202,8 @@ class Lowerer:
     entry_scope: list[Scope] = field(default_factory=list)
     entry_nest: list[int] = field(default_factory=list)  # len(out) where each inlining began
     known: dict[str, int] = field(default_factory=dict)  # spelled name -> known divisor
+    # mask tile -> the trace-time boolean array it was made from (the exact active threads)
+    exact: dict[str, str] = field(default_factory=dict)
     writes: dict[str, int] = field(default_factory=dict)
     reshape: dict[str, int] = field(default_factory=dict)
     # statements done since the innermost loop began, per block level (None: a loop boundary)
@@ -286,10 +288,23 @@ class Lowerer:
     def mask_and(self, a: str | None, b: str | None) -> str | None:
         if a is None or b is None:
             return a if b is None else b
-        return self.op("multiply", [a, b], "float").expr
+        out = self.op("multiply", [a, b], "float").expr
+        if a in self.exact and b in self.exact:
+            self.known_mask(out, f"{self.exact[a]} & {self.exact[b]}")
+        return out
 
     def mask_not(self, a: str) -> str:
-        return self.op("subtract", ["1.0", a], "float").expr
+        out = self.op("subtract", ["1.0", a], "float").expr
+        if a in self.exact:
+            self.known_mask(out, f"~{self.exact[a]}")
+        return out
+
+    def known_mask(self, tile: str, cond: str) -> None:
+        """Record that the mask ``tile`` is the per-thread condition ``cond``, known at trace
+        time (a snapshot: later changes of the index locals it reads do not reach it)."""
+        name = self.fresh("km")
+        self.emit("let", dst=name, value=f"_c2n_known({cond})")
+        self.exact[tile] = name
 
     def cond_tile(self, v: Value, node: A.Node) -> str:
         """A 0/1 mask tile for a per-thread condition value."""
@@ -300,10 +315,13 @@ class Lowerer:
             for opname, d in v.parts:
                 t = self.tile(d, None, node)
                 mask = self.mask_and(mask, self.op(opname, [t, "0"], "float").expr)
+            if mask is not None and mask not in self.exact:
+                self.known_mask(mask, f"{v.expr} != 0")
             return mask  # type: ignore[return-value]
         if isinstance(v, Idx):
             name = self.fresh("m")
             self.emit("let", dst=name, value=f"_c2n_const({v.expr} != 0, nl.float32)")
+            self.known_mask(name, f"{v.expr} != 0")
             return name
         if _is_scalar(v):
             return self.full_tile(Uni(f"float(bool({self.tile(v, None, node)}))", "float"),
@@ -939,9 +957,15 @@ class Lowerer:
             self.emit("call", node.loc.line, expr=f"_c2n_store_at({ptr.tensor}, {off.expr}, "
                       f"{val}, {self.store_mask(scope)})")  # fmt: skip
             return
+        mask = self.store_mask(scope)
+        if mask in self.exact and str(off.p) == "0" and str(off.f) == "0":
+            # every active thread writes one element: the last one, known at trace time, wins
+            self.emit("call", node.loc.line, expr=f"_c2n_store({ptr.tensor}, {off.b}, 0, 0, "
+                      f"{val}, {mask}, known={self.exact[mask]})")  # fmt: skip
+            return
         self.emit(
             "store", node.loc.line, tensor=ptr.tensor, base=off.b, cp=off.p, cf=off.f,
-            value=val, mask=self.store_mask(scope),
+            value=val, mask=mask,
         )  # fmt: skip
 
     def address(self, e: A.Expr, scope: Scope) -> tuple[Ptr, Lin | Idx | Tile] | tuple[Local, str]:
