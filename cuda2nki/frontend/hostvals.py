@@ -349,6 +349,8 @@ class HostEvaluator:
             return v if v.text is None or v.items else _V(f"({v.text})", v.num, None, v.ev, v.notes)
         if t in ("identifier", "type_identifier"):
             return self._name(_txt(n), n, s)
+        if t == "assignment_expression" and _txt(n.child_by_field_name("operator")) == "=":
+            return self.eval(n.child_by_field_name("right"), s)  # `n = m = 2048`: the value stored
         if t == "cast_expression":
             return _cast(
                 _txt(n.child_by_field_name("type")), self.eval(n.child_by_field_name("value"), s)
