@@ -39,6 +39,23 @@ def walk(node: object) -> Iterator[A.Node]:
         stack.extend(reversed([k for k in kids if isinstance(k, (A.Node, tuple, list))]))
 
 
+def reachable_calls(tu: A.TranslationUnit, fn: A.Function) -> Iterator[A.Call]:
+    """Every call in ``fn`` and in the device functions it calls, transitively (each callee's
+    body once)."""
+    seen: set[str] = set()
+    todo = [fn]
+    while todo:
+        for n in walk(todo.pop().body):
+            if not isinstance(n, A.Call):
+                continue
+            yield n
+            if n.target is not None and n.target not in seen:
+                seen.add(n.target)
+                callee = tu.function(n.target)
+                if callee is not None:
+                    todo.append(callee)
+
+
 def find(node: object, cls: type[N]) -> list[N]:
     """All nodes of class ``cls`` under ``node``, in source order."""
     return [n for n in walk(node) if isinstance(n, cls)]

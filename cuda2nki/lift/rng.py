@@ -11,28 +11,15 @@ from __future__ import annotations
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.intrinsics import CURAND_FUNCS
-from cuda2nki.frontend.visit import walk
+from cuda2nki.frontend.visit import reachable_calls
 
 WHY = "NKI has no random stream that reproduces cuRAND's generators"
 
 
 def rng_call(tu: A.TranslationUnit, fn: A.Function) -> A.Call | None:
     """The first cuRAND call ``fn`` makes, directly or through the device functions it calls."""
-    seen: set[str] = set()
-    todo = [fn]
-    while todo:
-        f = todo.pop()
-        for n in walk(f.body):
-            if not isinstance(n, A.Call):
-                continue
-            if n.target is None and n.func in CURAND_FUNCS:
-                return n
-            if n.target is not None and n.target not in seen:
-                seen.add(n.target)
-                callee = tu.function(n.target)
-                if callee is not None:
-                    todo.append(callee)
-    return None
+    calls = reachable_calls(tu, fn)
+    return next((c for c in calls if c.target is None and c.func in CURAND_FUNCS), None)
 
 
 def rng_construct(call: A.Call) -> str:

@@ -16,7 +16,7 @@ import numpy as np
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.gridgroup import GRID_SYNC
-from cuda2nki.frontend.visit import walk
+from cuda2nki.frontend.visit import reachable_calls
 from cuda2nki.simt.chunk import Chunk
 
 #: the most threads one chunk of a grid-synchronised kernel may hold
@@ -26,21 +26,7 @@ VOID = A.ScalarType(name="void")
 
 def uses_grid_sync(tu: A.TranslationUnit, fn: A.Function) -> bool:
     """Does ``fn``, or a device function it calls (transitively), contain a grid barrier?"""
-    seen: set[str] = set()
-    todo = [fn]
-    while todo:
-        f = todo.pop()
-        for n in walk(f.body):
-            if not isinstance(n, A.Call):
-                continue
-            if n.func == GRID_SYNC:
-                return True
-            if n.target is not None and n.target not in seen:
-                seen.add(n.target)
-                callee = tu.function(n.target)
-                if callee is not None:
-                    todo.append(callee)
-    return False
+    return any(c.func == GRID_SYNC for c in reachable_calls(tu, fn))
 
 
 def _live_per_block(c: Chunk) -> np.ndarray:
