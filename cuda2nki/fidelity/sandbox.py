@@ -11,9 +11,10 @@ inside bubblewrap:
 * a read-only view of the system libraries, the Python installation and the simulator, a copy of
   the port at its own path (nothing else of its directory), a private writable job directory
   that is removed afterwards, an empty ``/tmp``, a minimal ``/dev`` and a fresh ``/proc``;
-* a scrubbed environment (``--clearenv``), a new session, and ``PR_SET_PDEATHSIG``: nothing
-  survives the checker (:mod:`cuda2nki.fidelity.sandbox_reap` covers every exit path: closing
-  kills the PID namespace, leftovers of a killed checker are swept);
+* a scrubbed environment (``--clearenv``), a new session, and a keeper
+  (:mod:`cuda2nki.fidelity.sandbox_keeper`) that kills the PID namespace once the checker is
+  gone: nothing survives the checker (:mod:`cuda2nki.fidelity.sandbox_reap` covers every exit
+  path: closing kills the PID namespace, leftover directories of a killed checker are swept);
 * inside, rlimits (memory, CPU, file size, open files, processes) and a seccomp filter
   (:mod:`cuda2nki.fidelity.seccomp`): no exec, no fork, no sockets, no ptrace, no kill, no
   executable memory.
@@ -32,7 +33,6 @@ import contextlib
 import functools
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from cuda2nki.fidelity import sandbox_reap, wire
+from cuda2nki.fidelity import sandbox_keeper, sandbox_reap, wire
 
 #: the uid/gid a sandbox started by root runs as
 NOBODY = 65534
@@ -203,14 +203,11 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _bwrap_argv(
-    iso: Isolation, job: str, port_copy: str, port_path: str, info_fd: int | None = None
-) -> list[str]:
+def _bwrap_argv(iso: Isolation, job: str, port_copy: str, port_path: str) -> list[str]:
     root, pkg = _package_root()
     argv = [
         str(iso.bwrap),
         "--die-with-parent",
-        *(["--info-fd", str(info_fd)] if info_fd is not None else []),
         "--new-session",
         "--unshare-pid",
         "--unshare-net",
@@ -364,7 +361,6 @@ class PortSandbox:
         self._launched = False
         self._submitted = False
         self._lifeline: int | None = None  # the child's stdin: it sees EOF once we are gone
-        self._info: int | None = None  # bubblewrap's --info-fd (the namespace's first pid)
         #: the sandboxed interpreter's CPU seconds (start-up included) as of its latest reply
         self.child_cpu_s = 0.0
 
@@ -418,10 +414,9 @@ class PortSandbox:
         self._stdout = open(os.path.join(base, "stdout"), "wb")  # noqa: SIM115 - closed in close()
         self._stderr = open(os.path.join(base, "stderr"), "wb")  # noqa: SIM115
         lifeline, self._lifeline = os.pipe()
-        info_w = None
         if self._sandboxed:
-            self._info, info_w = os.pipe()
-            argv = _bwrap_argv(iso, job, port_copy, self.port_path, info_fd=info_w)
+            bwrap = _bwrap_argv(iso, job, port_copy, self.port_path)
+            argv = sandbox_keeper.command(_package_root()[0], job, bwrap, sys.executable)
             if iso.root:
                 for d in (job, os.path.join(job, "out")):
                     os.chown(d, NOBODY, NOBODY)
@@ -434,7 +429,9 @@ class PortSandbox:
         self._ready = False
         env = _child_env() if self._sandboxed else {**_child_env(), "HOME": job, "TMPDIR": job}
         try:
-            # the pre-exec step only calls prctl(PR_SET_PDEATHSIG) and getppid
+            # sandboxed: the keeper stops bubblewrap when the lifeline closes (see
+            # sandbox_keeper); trusted: the pre-exec step only calls prctl(PR_SET_PDEATHSIG)
+            # and getppid, so the interpreter dies with this process
             self._proc = subprocess.Popen(  # noqa: S603, PLW1509 - a fixed argv, no shell
                 argv,
                 stdin=lifeline,
@@ -443,14 +440,11 @@ class PortSandbox:
                 env=env,
                 cwd=job if not self._sandboxed else "/",
                 close_fds=True,
-                pass_fds=(info_w,) if info_w is not None else (),
                 start_new_session=True,
-                preexec_fn=sandbox_reap.arm_parent_death(),
+                preexec_fn=None if self._sandboxed else sandbox_reap.arm_parent_death(),
             )
         finally:
             os.close(lifeline)
-            if info_w is not None:
-                os.close(info_w)
 
     def submit(
         self, points: Sequence[Sequence[Mapping[str, Any]]], kernel: str | None = None
@@ -498,50 +492,24 @@ class PortSandbox:
 
     def _stop(self) -> None:
         proc = self._proc
-        if self._lifeline is not None:  # a child still waiting for its job exits on this
+        if self._lifeline is not None:  # the keeper, or a child still waiting, acts on this
             os.close(self._lifeline)
             self._lifeline = None
         if proc is None:
             return
-        marker = os.path.join(self._dir, "job") if self._dir else None
-        init = None
-        if self._sandboxed and marker is not None:
-            init = sandbox_reap.namespace_init(self._read_info())
-            if init is not None:  # every process of the PID namespace dies with its first
-                sandbox_reap.kill_namespace(init, marker)
-        if proc.poll() is None and init is not None:
+        if self._sandboxed:  # the keeper kills the PID namespace, then bubblewrap, and exits
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(2)  # the monitor exits once the namespace's first process is gone
-        if proc.poll() is None:
+                proc.wait(sandbox_keeper.STOP_WAIT_S + 5)
+        stopped = proc.poll() is not None
+        if not stopped:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(10)
-        if self._sandboxed and marker is not None and init is None:
-            sandbox_reap.kill_marked(marker)  # the monitor never said which pid that was
-
-    def _read_info(self, wait_s: float = 10.0) -> bytes:
-        """What bubblewrap wrote on ``--info-fd`` (it writes it, then closes it, within
-        milliseconds of its start; a monitor that died first leaves it empty)."""
-        fd, self._info = self._info, None
-        if fd is None:
-            return b""
-        out = bytearray()
-        end = time.monotonic() + wait_s
-        try:
-            while (left := end - time.monotonic()) > 0:
-                ready, _, _ = select.select([fd], [], [], left)
-                if not ready:
-                    break
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    break
-                out += chunk
-        finally:
-            os.close(fd)
-        return bytes(out)
+        if self._sandboxed and not stopped and self._dir is not None:
+            sandbox_reap.kill_marked(os.path.join(self._dir, "job"))  # a keeper that hung
 
     def _close_files(self) -> None:
         for name in ("_stdout", "_stderr"):

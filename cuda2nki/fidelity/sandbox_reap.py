@@ -1,20 +1,18 @@
 """Leaving nothing behind: the port sandbox's directories and processes, on every exit path.
 
-A sandbox is a job directory ``$TMPDIR/c2n-sandbox-<owner>-<random>`` and a bubblewrap process
-tree (a monitor outside the namespaces, the PID namespace's first process, the port's
-interpreter).  :meth:`PortSandbox.close` removes both, but it does not run when the checker is
-killed outright (``kill -9``, a pool worker stopped at its time limit, an out-of-memory kill), and
-bubblewrap's own ``--die-with-parent`` arms itself only some milliseconds after it starts, in two
-places, each relative to its own parent: a checker or monitor killed before then leaves the rest
-running.  Hence, here:
+A sandbox is a job directory ``$TMPDIR/c2n-sandbox-<owner>-<random>`` and a process tree (the
+keeper of :mod:`cuda2nki.fidelity.sandbox_keeper`, bubblewrap's monitor, the PID namespace's first
+process, the port's interpreter).  :meth:`PortSandbox.close` removes both; when the checker is
+killed outright (``kill -9``, a pool worker stopped at its time limit, an out-of-memory kill) the
+keeper still stops the processes, but nobody removes the directory.  Hence, here:
 
 * :func:`kill_namespace` -- the sandbox is stopped by killing the first process of its PID
   namespace (the kernel then kills every process in it), found by the pid bubblewrap reports on
   ``--info-fd``, verified through a pidfd and its command line before the signal;
 * :func:`kill_marked` -- the fallback: every live process whose command line holds the sandbox's
   unique job directory (bubblewrap binds it by that path);
-* :func:`arm_parent_death` -- the monitor is killed when the checker dies from its first
-  instruction on (``PR_SET_PDEATHSIG`` set before bubblewrap's ``exec``);
+* :func:`arm_parent_death` -- a trusted (unsandboxed) interpreter is killed when the checker dies
+  (``PR_SET_PDEATHSIG`` set before its ``exec``);
 * :func:`sweep` -- directories of checkers that are gone: the owner (pid, start time and PID
   namespace) is in the directory's name; their processes are killed and the directory removed.
   A sandbox start sweeps now and then (:func:`sweep_now_and_then`, at most every
@@ -176,9 +174,8 @@ PR_SET_PDEATHSIG = 1
 
 def arm_parent_death() -> Callable[[], None] | None:
     """A ``preexec_fn`` that has the kernel SIGKILL the new process when the calling thread's
-    process dies, and exits at once if it already has (Linux; None elsewhere).  bubblewrap sets
-    the same itself, but only after its namespaces exist: a checker killed before then would
-    leave it running."""
+    process dies, and exits at once if it already has (Linux; None elsewhere).  For the trusted
+    interpreter only: bubblewrap's monitor must not get it (see :mod:`sandbox_keeper`)."""
     if not sys.platform.startswith("linux"):
         return None
     try:

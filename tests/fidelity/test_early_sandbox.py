@@ -21,6 +21,13 @@ def _sandbox_dirs() -> set[Path]:
     return set(Path(tempfile.gettempdir()).glob("c2n-sandbox-*"))
 
 
+@pytest.fixture
+def private_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A $TMPDIR of this test's own (other tests' sandboxes may start and stop meanwhile)."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return tmp_path
+
+
 def test_the_sandbox_is_launched_before_the_kernel_is_parsed(monkeypatch) -> None:
     from cuda2nki import frontend
 
@@ -44,8 +51,7 @@ def test_the_sandbox_is_launched_before_the_kernel_is_parsed(monkeypatch) -> Non
     assert rep.verdict == "pass" and state["launched_before_parse"] is True
 
 
-def test_a_check_that_stops_early_leaves_no_sandbox(tmp_path: Path) -> None:
-    before = _sandbox_dirs()
+def test_a_check_that_stops_early_leaves_no_sandbox(private_tmp: Path) -> None:
     with pytest.raises(DiagnosticError):
         check(VADD, PORT, kernel="no_such_kernel", seeds=1)
-    assert _sandbox_dirs() <= before
+    assert _sandbox_dirs() == set()

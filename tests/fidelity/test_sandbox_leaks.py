@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from cuda2nki.batch.pool import run_tasks
-from cuda2nki.fidelity import sandbox, sandbox_reap
+from cuda2nki.fidelity import sandbox, sandbox_keeper, sandbox_reap
 from cuda2nki.fidelity.sandbox import PortSandbox, isolation
 from tests.processes import processes_with
 
@@ -171,6 +171,32 @@ def test_a_sandbox_waiting_for_its_job_ends_with_its_checker(
     assert sandbox_reap.sweep(str(tmp)) == [str(left)]
 
 
+_SELF_KILLER = """
+import os, signal, sys, tempfile, threading
+sys.path.insert(0, {root!r})
+tempfile.tempdir = {tmp!r}
+from cuda2nki.fidelity.sandbox import PortSandbox
+boxes = [PortSandbox({port!r}, 'vector_add') for _ in range(24)]
+threads = [threading.Thread(target=b.launch) for b in boxes]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+os.kill(os.getpid(), signal.SIGKILL)  # while the last monitors still start
+"""
+
+
+@needs_sandbox
+def test_a_checker_killed_at_any_moment_of_start_up_leaves_no_process(tmp: Path) -> None:
+    """The checker dies while its sandboxes start: bubblewrap's namespace blocks on an eventfd
+    until the monitor releases it, so a monitor killed before that (a parent-death signal armed
+    before its exec) left that process waiting forever."""
+    code = _SELF_KILLER.format(root=str(ROOT), tmp=str(tmp), port=str(PORT))
+    for _ in range(3):
+        subprocess.run([sys.executable, "-c", code], check=False, timeout=120)
+    assert _gone(str(tmp), 20.0) == []
+
+
 def test_the_child_stops_waiting_when_the_checker_closes_its_lifeline(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     code = (
@@ -293,17 +319,66 @@ def test_directories_are_named_after_their_owner(tmp_path: Path, monkeypatch) ->
 
 
 def test_bubblewrap_reports_the_namespace_s_first_process() -> None:
-    argv = sandbox._bwrap_argv(
-        sandbox.Isolation("/bin/bwrap", "/usr/bin/setpriv", True, True, None),
+    argv = sandbox_keeper.command("/pkg", "/job-on-host", ["/bin/bwrap", "--", "x"], "/py")
+    assert argv[:3] == ["/py", "-I", "-S"] and argv[-4:] == [
         "/job-on-host",
-        "/x/copy.py",
-        "/x/port.py",
-        info_fd=7,
-    )
-    assert argv[argv.index("--info-fd") + 1] == "7"
-    assert argv.index("--info-fd") < argv.index("--")
+        "/bin/bwrap",
+        "--",
+        "x",
+    ]
     assert sandbox_reap.namespace_init(b'{\n    "child-pid": 4242,\n "net-namespace": 1\n}') == 4242
     assert sandbox_reap.namespace_init(b"") is None
+
+
+#: stands in for bubblewrap: starts a "first process" naming the marker, reports its pid on
+#: --info-fd, then exits 3 when that process ended well, 4 when not
+_FAKE_BWRAP = """#!{python}
+import os, subprocess, sys
+fd = int(sys.argv[sys.argv.index('--info-fd') + 1])
+code = 'import sys, time; time.sleep(float(sys.argv[1]))'
+init = subprocess.Popen([sys.executable, '-c', code, sys.argv[-1], {marker!r}])
+os.write(fd, b'{{"child-pid": %d}}' % init.pid)
+os.close(fd)
+sys.exit(3 if init.wait() == 0 else 4)
+"""
+
+
+def _keeper(tmp_path: Path, seconds: str) -> tuple[subprocess.Popen, int, str]:
+    marker = str(tmp_path / "job-marker")
+    fake = tmp_path / "bwrap"
+    fake.write_text(_FAKE_BWRAP.format(python=sys.executable, marker=marker))
+    fake.chmod(0o755)
+    read, write = os.pipe()
+    argv = sandbox_keeper.command(str(ROOT), marker, [str(fake), seconds], sys.executable)
+    keeper = subprocess.Popen(argv, stdin=read, start_new_session=True)
+    os.close(read)
+    return keeper, write, marker
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux processes")
+def test_the_keeper_stops_the_namespace_when_the_lifeline_closes(tmp_path: Path) -> None:
+    keeper, lifeline, marker = _keeper(tmp_path, "600")
+    try:
+        deadline = time.monotonic() + 20
+        while not processes_with(marker + "\x00") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        assert keeper.poll() is None  # bubblewrap runs while the checker is there
+        os.close(lifeline)
+        assert keeper.wait(20) == 4  # its first process was killed
+        assert _gone(marker) == []
+    finally:
+        keeper.kill()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux processes")
+def test_the_keeper_exits_as_bubblewrap_did(tmp_path: Path) -> None:
+    keeper, lifeline, _ = _keeper(tmp_path, "0")
+    try:
+        assert keeper.wait(20) == 3  # the stand-in's status: the first process exited 0
+    finally:
+        os.close(lifeline)
+        keeper.kill()
 
 
 @pytest.mark.skipif(
