@@ -414,24 +414,25 @@ class PortSandbox:
         self._stdout = open(os.path.join(base, "stdout"), "wb")  # noqa: SIM115 - closed in close()
         self._stderr = open(os.path.join(base, "stderr"), "wb")  # noqa: SIM115
         lifeline, self._lifeline = os.pipe()
+        root = _package_root()[0]
         if self._sandboxed:
             bwrap = _bwrap_argv(iso, job, port_copy, self.port_path)
-            argv = sandbox_keeper.command(_package_root()[0], job, bwrap, sys.executable)
+            argv = sandbox_keeper.command(root, job, bwrap, sys.executable)
             if iso.root:
                 for d in (job, os.path.join(job, "out")):
                     os.chown(d, NOBODY, NOBODY)
                 os.chmod(job, 0o700)
                 os.chmod(port_copy, 0o644)
         else:
-            argv = _trusted_argv(job)
+            argv = sandbox_keeper.command(
+                root, job, _trusted_argv(job), sys.executable, trusted=True
+            )
         self._t0 = time.perf_counter()
         self._deadline = float("inf")  # no time limit until there is a job
         self._ready = False
         env = _child_env() if self._sandboxed else {**_child_env(), "HOME": job, "TMPDIR": job}
         try:
-            # sandboxed: the keeper stops bubblewrap when the lifeline closes (see
-            # sandbox_keeper); trusted: the pre-exec step only calls prctl(PR_SET_PDEATHSIG)
-            # and getppid, so the interpreter dies with this process
+            # the keeper stops every process of the sandbox when the lifeline closes
             self._proc = subprocess.Popen(  # noqa: S603, PLW1509 - a fixed argv, no shell
                 argv,
                 stdin=lifeline,
@@ -441,7 +442,6 @@ class PortSandbox:
                 cwd=job if not self._sandboxed else "/",
                 close_fds=True,
                 start_new_session=True,
-                preexec_fn=None if self._sandboxed else sandbox_reap.arm_parent_death(),
             )
         finally:
             os.close(lifeline)
@@ -497,9 +497,9 @@ class PortSandbox:
             self._lifeline = None
         if proc is None:
             return
-        if self._sandboxed:  # the keeper kills the PID namespace, then bubblewrap, and exits
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(sandbox_keeper.STOP_WAIT_S + 5)
+        # the keeper kills the PID namespace (or, trusted, every descendant), then exits
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(sandbox_keeper.STOP_WAIT_S + sandbox_keeper.KILL_ALL_S)
         stopped = proc.poll() is not None
         if not stopped:
             with contextlib.suppress(ProcessLookupError, PermissionError):

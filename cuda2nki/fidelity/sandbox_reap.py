@@ -11,8 +11,6 @@ keeper still stops the processes, but nobody removes the directory.  Hence, here
   ``--info-fd``, verified through a pidfd and its command line before the signal;
 * :func:`kill_marked` -- the fallback: every live process whose command line holds the sandbox's
   unique job directory (bubblewrap binds it by that path);
-* :func:`arm_parent_death` -- a trusted (unsandboxed) interpreter is killed when the checker dies
-  (``PR_SET_PDEATHSIG`` set before its ``exec``);
 * :func:`sweep` -- directories of checkers that are gone: the owner (pid, start time and PID
   namespace) is in the directory's name; their processes are killed and the directory removed.
   A sandbox start sweeps now and then (:func:`sweep_now_and_then`, at most every
@@ -169,29 +167,6 @@ def kill_namespace(init_pid: int, marker: str) -> bool:
     return _kill_verified(init_pid, lambda p: marker.encode() in (_cmdline(p) or b""))
 
 
-PR_SET_PDEATHSIG = 1
-
-
-def arm_parent_death() -> Callable[[], None] | None:
-    """A ``preexec_fn`` that has the kernel SIGKILL the new process when the calling thread's
-    process dies, and exits at once if it already has (Linux; None elsewhere).  For the trusted
-    interpreter only: bubblewrap's monitor must not get it (see :mod:`sandbox_keeper`)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    parent, sigkill = os.getpid(), int(signal.SIGKILL)
-
-    def arm() -> None:
-        prctl(PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
-        if os.getppid() != parent:
-            os._exit(1)
-
-    return arm
 
 
 # --------------------------------------------------------------------------- directories

@@ -240,21 +240,42 @@ HOSTILE = {
 }
 
 
-@needs_sandbox
-@pytest.mark.parametrize("name", sorted(HOSTILE))
-def test_no_process_of_a_hostile_port_survives_its_sandbox(
-    name: str, tmp: Path, tmp_path: Path
-) -> None:
+def _hostile(tmp_path: Path, name: str) -> Path:
     body = "".join(f"    {line}\n" for line in HOSTILE[name].splitlines())
     port = tmp_path / "hostile.py"
     port.write_text(
         "import os, signal, threading, time\n"
         + PORT.read_text().replace("    (N,) = a.shape\n", body + "    (N,) = a.shape\n")
     )
-    with PortSandbox(str(port), "vector_add", _runs(), timeout=2) as box:
+    return port
+
+
+@needs_sandbox
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_no_process_of_a_hostile_port_survives_its_sandbox(
+    name: str, tmp: Path, tmp_path: Path
+) -> None:
+    with PortSandbox(str(_hostile(tmp_path, name)), "vector_add", _runs(), timeout=2) as box:
         res = box.result(0)
     assert res.status in ("timeout", "blocked"), (res.status, res.error)
     assert _gone(str(tmp), 3.0) == []
+    assert not any(tmp.iterdir())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux processes")
+@pytest.mark.parametrize("name", ["setsid_then_forks", "double_fork"])
+def test_a_trusted_port_without_seccomp_cannot_leave_processes_behind(
+    name: str, tmp: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No PID namespace and no seccomp filter: the port may fork and setsid, but the keeper is
+    a child subreaper, so every process it starts is killed with the sandbox."""
+    bare = sandbox.Isolation(None, None, False, False, "none")
+    monkeypatch.setattr(sandbox, "isolation", lambda: bare)
+    port = _hostile(tmp_path, name)
+    with PortSandbox(str(port), "vector_add", _runs(), timeout=2, trust=True) as box:
+        res = box.result(0)
+        assert res.status == "timeout", (res.status, res.error)
+    assert _gone(str(tmp), 5.0) == []
     assert not any(tmp.iterdir())
 
 
@@ -320,12 +341,8 @@ def test_directories_are_named_after_their_owner(tmp_path: Path, monkeypatch) ->
 
 def test_bubblewrap_reports_the_namespace_s_first_process() -> None:
     argv = sandbox_keeper.command("/pkg", "/job-on-host", ["/bin/bwrap", "--", "x"], "/py")
-    assert argv[:3] == ["/py", "-I", "-S"] and argv[-4:] == [
-        "/job-on-host",
-        "/bin/bwrap",
-        "--",
-        "x",
-    ]
+    assert argv[:3] == ["/py", "-I", "-S"]
+    assert argv[-5:] == ["/job-on-host", "bwrap", "/bin/bwrap", "--", "x"]
     assert sandbox_reap.namespace_init(b'{\n    "child-pid": 4242,\n "net-namespace": 1\n}') == 4242
     assert sandbox_reap.namespace_init(b"") is None
 
