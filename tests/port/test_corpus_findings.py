@@ -27,11 +27,6 @@ KNOWN: dict[str, str] = {
     "them needs a multi-bank accumulator)",
     "misc/complex_pointwise_scale": "C2N5001/C2N5007: a whole record (both lanes of a complex "
     "value) is stored per element; flat record chunks cover maps that only read fields",
-    "misc/histogram_global": "C2N5001/C2N5007: the one-hot contraction loads each 128-key "
-    "element tile by its own DMA (4 B per partition row); a [128, F] key block needs element "
-    "tiles strided across partitions",
-    "misc/histogram_shared": "C2N5001/C2N5007: as histogram_global, one 128-key DMA per element "
-    "tile",
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
     "C2N4012: an integer output the tolerance cannot pin",
     "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
