@@ -645,8 +645,11 @@ class _Lowering:
                 comp.cache = cache
                 val = comp.as_full(comp.compile(_guarded(x)))
                 _, tdims = access_class(x.target.index, x.domain.axes[0].name, "")
-                view = tuple(
-                    Slice(plus(base, d.c), rows * cols) if d.axis else At(d.c) for d in tdims
+                view = tuple(  # the chunk, or a field of its records (the record's stride)
+                    Slice(plus(d.k * base if d.k != 1 else base, d.c), rows * cols, d.k)
+                    if d.axis
+                    else At(d.c)
+                    for d in tdims
                 )
                 inner.emit(Store(View(x.target.tensor, view), val.operand, loc=x.loc))
             self.b.emit(Loop(v, 0, stop, body=tuple(inner.stmts), loc=c.loc))
