@@ -89,6 +89,7 @@ from cuda2nki.passes._index import (
     flat_record_ok,
     plus,
 )
+from cuda2nki.passes._permute_merge import lower_merged, merged_axis
 from cuda2nki.passes._wide_rows import ROW_CHUNK, transposed_rows
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.rewrite import nodes
@@ -982,6 +983,15 @@ class _Lowering:
         fixed = {a.name for a in outer}
         names = sym_names(src.index)
         a_name, b_name = [n for n in names if n not in fixed]  # source rows, source columns
+        merge = merged_axis(
+            names,
+            sym_names(c.target.index) or (),
+            fixed,
+            {a.name: a.extent for a in c.domain.axes},
+            (self.decl(src.tensor), self.decl(c.target.tensor)),
+        )
+        if merge is not None and merge.a == a_name and merge.b == b_name:
+            return lower_merged(self, c, src, merge, outer, TRANSPOSE_GROUP)
         ext_i, ext_j = _axis(c, a_name).extent, _axis(c, b_name).extent
         GP = P * TRANSPOSE_GROUP
         tg, ti, tj = self.b.fresh("g"), self.b.fresh("t"), self.b.fresh("u")

@@ -20,8 +20,6 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 
 #: corpus kernel -> why its generated port still has a finding above a note
 KNOWN: dict[str, str] = {
-    "linalg/permute_nchw_nhwc": "C2N5007: one C x W transpose per (n, h); merging h and w into "
-    "one axis would move H*W columns per DMA",
     "misc/embedding_backward": "C2N5006: the one-hot scatter-add rebuilds each element tile's "
     "keys once per 512-column PSUM bank of the target (one bank per accumulator tile; sharing "
     "them needs a multi-bank accumulator)",
