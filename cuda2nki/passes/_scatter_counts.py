@@ -64,6 +64,41 @@ COLS_PER_CHUNK = 2048
 PARTITIONS = 128
 
 
+def chunk_parts(N: SizeExpr, F: SizeExpr) -> tuple:
+    """The chunks of ``N`` elements, ``F`` per partition row: ``(trips, base of trip v, rows
+    (None: the tail's, see :func:`tail_rows`), columns)`` -- full ``[128, F]`` chunks, one of
+    fewer rows, and the last ``N % F`` elements down the partitions, 128 at a time."""
+    chunk = T.Const(PARTITIONS) * F
+    full, rem = N // chunk, N % chunk
+    return (
+        (full, lambda v: chunk * T.Sym(v), Const(PARTITIONS), F),
+        (Min(1, rem // F), lambda v: full * chunk, rem // F, F),
+        (
+            CeilDiv(N % F, PARTITIONS),
+            lambda v: plus(N - N % F, T.Const(PARTITIONS) * T.Sym(v)),
+            None,
+            Const(1),
+        ),
+    )
+
+
+def tail_rows(N: SizeExpr, F: SizeExpr, v: str) -> SizeExpr:
+    return Min(PARTITIONS, N % F - T.Const(PARTITIONS) * T.Sym(v))
+
+
+def load_resident(lw, b, c: Compute, reads, base, rows, cols) -> dict:
+    """The chunk of each 1-D tensor in ``reads``: ``[rows, cols]``, one DMA each."""
+    resident = {}
+    for name in reads:
+        tile = b.fresh(f"{name}_t")
+        dt = lw.decl(name).dtype
+        b.emit(Alloc(tile, (rows, cols), dt, Buffer.SBUF, loc=c.loc))
+        src = View(name, (Slice(base, rows * cols),))
+        b.emit(Load(T.whole(tile, rows, cols), src, loc=c.loc))
+        resident[name] = (tile, dt)
+    return resident
+
+
 def lower_counts(lw, c: Compute, n_ax: str, N: SizeExpr, tiles_per_group: int) -> None:
     """Emit the chunked contraction of ``c`` (guard already bounded: ``N`` elements) into
     ``lw.b``; raises ``T.Unsupported`` (emitting nothing) where the reads do not allow it."""
@@ -72,8 +107,6 @@ def lower_counts(lw, c: Compute, n_ax: str, N: SizeExpr, tiles_per_group: int) -
     integer = not T.is_float(decl.dtype)
     limit = min(COLS_PER_CHUNK, tiles_per_group) if integer else COLS_PER_CHUNK
     F: SizeExpr = Min(limit, Max(1, CeilDiv(N, PARTITIONS)))
-    chunk = T.Const(PARTITIONS) * F
-    full, rem = N // chunk, N % chunk
     B = decl.shape[0]
     b = lw.b.nested()
     q = b.fresh("q")
@@ -87,31 +120,12 @@ def lower_counts(lw, c: Compute, n_ax: str, N: SizeExpr, tiles_per_group: int) -
         pb.emit(Load(tot, View(c.target.tensor, (Slice(q0, nq),)), loc=c.loc))
     else:
         pb.emit(Memset(tot, Lit(0, decl.dtype), loc=c.loc))
-    parts = (
-        (full, lambda v: chunk * T.Sym(v), Const(PARTITIONS), F),
-        (Min(1, rem // F), lambda v: full * chunk, rem // F, F),
-        # the last N % F elements (fewer than F): down the partitions, 128 at a time
-        (
-            CeilDiv(N % F, PARTITIONS),
-            lambda v: plus(N - N % F, T.Const(PARTITIONS) * T.Sym(v)),
-            None,
-            Const(1),
-        ),
-    )
-    for stop, base_of, rows, cols in parts:
+    for stop, base_of, rows, cols in chunk_parts(N, F):
         v = pb.fresh("k")
         kb = pb.nested()
         base = base_of(v)
-        if rows is None:
-            rows = Min(PARTITIONS, N % F - T.Const(PARTITIONS) * T.Sym(v))
-        resident = {}
-        for name in reads:
-            tile = kb.fresh(f"{name}_t")
-            dt = lw.decl(name).dtype
-            kb.emit(Alloc(tile, (rows, cols), dt, Buffer.SBUF, loc=c.loc))
-            src = View(name, (Slice(base, rows * cols),))
-            kb.emit(Load(T.whole(tile, rows, cols), src, loc=c.loc))
-            resident[name] = (tile, dt)
+        rows = tail_rows(N, F, v) if rows is None else rows
+        resident = load_resident(lw, kb, c, reads, base, rows, cols)
         _blocks(lw, kb, c, (n_ax, resident, rows, cols), (q0, nq), tot, integer)
         pb.emit(Loop(v, 0, stop, body=tuple(kb.stmts), loc=c.loc))
     pb.emit(Store(View(c.target.tensor, (Slice(q0, nq),)), tot, loc=c.loc))
@@ -166,7 +180,7 @@ def _key(e) -> tuple:
     return ("read", e.tensor, e.index) if isinstance(e, Read) else alpha_key(e)
 
 
-def _per_chunk(lw, b, c: Compute, chunk: tuple) -> dict:
+def _per_chunk(lw, b, c: Compute, chunk: tuple, values: bool = True) -> dict:
     """The element-wise parts of the contraction over the whole ``[rows, F]`` chunk, once: the
     key, the guard and (where it reads elements) the value as float32.  Keyed like the
     compiler's cache; each column of them is one element tile's."""
@@ -187,7 +201,7 @@ def _per_chunk(lw, b, c: Compute, chunk: tuple) -> dict:
     out[_key(key)] = comp.compile(key)
     if c.domain.guard is not None:
         out[_key(c.domain.guard)] = comp.compile(c.domain.guard)
-    if any(isinstance(x, Read) for x in _walk(c.expr)):
+    if values and any(isinstance(x, Read) for x in _walk(c.expr)):
         val = comp.as_full(comp.compile(c.expr))
         out[VALUE] = T.Val(T.FULL, _float(b, val, rows, cols, "vals", c), "float32")
     return out

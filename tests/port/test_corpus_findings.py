@@ -20,9 +20,6 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 
 #: corpus kernel -> why its generated port still has a finding above a note
 KNOWN: dict[str, str] = {
-    "misc/embedding_backward": "C2N5006: the one-hot scatter-add rebuilds each element tile's "
-    "keys once per 512-column PSUM bank of the target (one bank per accumulator tile; sharing "
-    "them needs a multi-bank accumulator)",
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
     "C2N4012: an integer output the tolerance cannot pin",
     "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "

@@ -404,3 +404,26 @@ def test_histogram_chunks_load_each_key_once(vid, target, tmp_path, monkeypatch)
     assert len(loads) == 3, loads  # one per chunk kind, none inside the bins' loops
     # the columns of a chunk: one element tile each
     assert re.search(r"for f\d* in [\w.]*range\(1, ", res.source), res.source
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize("vid", ["scatter/rows_2d_grid", "scatter/index_add_scaled"])
+def test_row_scatter_builds_each_one_hot_once_per_row_block(
+    vid, target, tmp_path, monkeypatch
+) -> None:
+    """A scatter of rows into a float table takes its keys in resident chunks (one DMA each,
+    before the loop over column banks) and accumulates every bank of a row block in one SBUF
+    total; small chunk, bank and group sizes exercise every part and several banks and groups."""
+    from cuda2nki.passes import _scatter_counts as sc
+    from cuda2nki.passes import _scatter_rows as sr
+
+    monkeypatch.setattr(sc, "COLS_PER_CHUNK", 2)
+    monkeypatch.setattr(sr, "COLS_PER_BANK", 8)
+    monkeypatch.setattr(sr, "COLS_PER_GROUP", 16)
+    src, bdict = next(v[1:3] for v in SCATTER_VARIANTS if v[0] == vid)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-4, seed0=9)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    keys = next(n for n in ("idx", "rows") if f"{n}[" in res.source)
+    loads = [ln for ln in res.source.splitlines() if f"{keys}[" in ln]
+    assert len(loads) == 3, loads  # one per chunk kind, none inside the loop over banks
+    assert re.search(r"for f\d* in [\w.]*range\(1, ", res.source), res.source
