@@ -21,7 +21,8 @@ into an int32 total (all-int32 ``tensor_tensor`` runs on GpSimd, exactly).
 
 Taken only when every read is an element read ``X[n]`` of a 1-D tensor and no index value uses
 the element axis (its partition stride ``F`` is not a constant); otherwise the row lowering
-applies.
+applies.  The chunking and the per-column one-hot are shared with the row scatter-add of
+:mod:`cuda2nki.passes._scatter_rows`.
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def _blocks(lw, b, c: Compute, chunk: tuple, bins: tuple, tot: View, integer: bo
     """Per block of up to 512 bins of this pass: the chunk's columns contracted into one PSUM
     row, then added into the total."""
     q0, nq = bins
-    pre = _per_chunk(lw, b, c, chunk)
+    pre = per_chunk(lw, b, c, chunk)
     w = b.fresh("w")
     w0 = T.Const(BINS_PER_BLOCK) * T.Sym(w)
     nb = Min(BINS_PER_BLOCK, nq - w0)
@@ -151,8 +152,8 @@ def _blocks(lw, b, c: Compute, chunk: tuple, bins: tuple, tot: View, integer: bo
     for first in (True, False):
         fb = wb.nested()
         f = Const(0) if first else T.Sym(fb.fresh("f"))
-        cache = {**shared, **{k: _col(v, chunk[2], f) for k, v in pre.items()}}
-        onehot = _onehot(lw, fb, c, chunk, f, (bin_ax, plus(q0, w0), nb), cache)
+        cache = {**shared, **{k: column(v, chunk[2], f) for k, v in pre.items()}}
+        onehot = onehot_of(lw, fb, c, chunk, f, (bin_ax, plus(q0, w0), nb), cache)
         fb.emit(Matmul(acc_v, cache[VALUE].operand, onehot, accumulate=not first, loc=c.loc))
         if first:
             wb.stmts.extend(fb.stmts)
@@ -180,7 +181,7 @@ def _key(e) -> tuple:
     return ("read", e.tensor, e.index) if isinstance(e, Read) else alpha_key(e)
 
 
-def _per_chunk(lw, b, c: Compute, chunk: tuple, values: bool = True) -> dict:
+def per_chunk(lw, b, c: Compute, chunk: tuple, values: bool = True) -> dict:
     """The element-wise parts of the contraction over the whole ``[rows, F]`` chunk, once: the
     key, the guard and (where it reads elements) the value as float32.  Keyed like the
     compiler's cache; each column of them is one element tile's."""
@@ -201,13 +202,13 @@ def _per_chunk(lw, b, c: Compute, chunk: tuple, values: bool = True) -> dict:
     out[_key(key)] = comp.compile(key)
     if c.domain.guard is not None:
         out[_key(c.domain.guard)] = comp.compile(c.domain.guard)
-    if values and any(isinstance(x, Read) for x in _walk(c.expr)):
+    if values and any(isinstance(x, Read) for x in walk_expr(c.expr)):
         val = comp.as_full(comp.compile(c.expr))
         out[VALUE] = T.Val(T.FULL, _float(b, val, rows, cols, "vals", c), "float32")
     return out
 
 
-def _col(v: T.Val, rows: SizeExpr, f: SizeExpr) -> T.Val:
+def column(v: T.Val, rows: SizeExpr, f: SizeExpr) -> T.Val:
     """Column ``f`` of a chunk-wide value (a value the same for every element stays)."""
     if v.kind != T.FULL:
         return v
@@ -222,16 +223,16 @@ def _shared(lw, b, c: Compute, chunk: tuple, bins: tuple, pre: dict) -> dict:
     from cuda2nki.passes._scatter import _float
 
     n_ax, resident, rows, _ = chunk
-    comp = _compiler(lw, b, c, (n_ax, resident, rows), Const(0), bins)
+    comp = compiler(lw, b, c, (n_ax, resident, rows), Const(0), bins)
     comp.compile(IndexValue(Sym(bins[0])))
     if VALUE not in pre:
-        value = _compiler(lw, b, c, (n_ax, resident, rows), Const(0), ("", Const(0), Const(1)))
+        value = compiler(lw, b, c, (n_ax, resident, rows), Const(0), ("", Const(0), Const(1)))
         got = value.as_full(value.compile(c.expr))
         comp.cache[VALUE] = T.Val(T.ROW, _float(b, got, rows, Const(1), "vals", c), "float32")
     return comp.cache
 
 
-def _onehot(lw, b, c: Compute, chunk: tuple, f: SizeExpr, bins: tuple, cache: dict) -> View:
+def onehot_of(lw, b, c: Compute, chunk: tuple, f: SizeExpr, bins: tuple, cache: dict) -> View:
     """Column ``f`` of the chunk as an element tile: the ``[rows, nb]`` one-hot of its keys over
     the block's bins (``cache``: the chunk's columns and what the block's columns share)."""
     from cuda2nki.passes._scatter import _float
@@ -241,13 +242,13 @@ def _onehot(lw, b, c: Compute, chunk: tuple, f: SizeExpr, bins: tuple, cache: di
     hit = Binary(Op.EQ, IndexValue(Sym(bin_ax)), c.target.index[0].expr, loc=c.loc)
     if c.domain.guard is not None:
         hit = Binary(Op.LAND, c.domain.guard, hit, loc=c.loc)
-    comp = _compiler(lw, b, c, (n_ax, resident, rows), f, bins)
+    comp = compiler(lw, b, c, (n_ax, resident, rows), f, bins)
     comp.cache = cache
     # a comparison (and a conjunction of them) is 1.0 or 0.0 already: the one-hot itself
     return _float(b, comp.as_full(comp.compile(hit)), rows, nb, "onehot", c)
 
 
-def _compiler(lw, b, c: Compute, elems: tuple, f: SizeExpr, bins: tuple):
+def compiler(lw, b, c: Compute, elems: tuple, f: SizeExpr, bins: tuple):
     from cuda2nki.passes.lower_tiles import _cap, _RowCompiler
 
     n_ax, resident, rows = elems
@@ -271,7 +272,7 @@ def _element_reads(c: Compute, n_ax: str, tensors: dict) -> tuple[str, ...]:
     exprs = [c.target.index[0].expr, c.expr] + ([c.domain.guard] if c.domain.guard else [])
     names: list[str] = []
     for e in exprs:
-        for node in _walk(e):
+        for node in walk_expr(e):
             if isinstance(node, Read):
                 decl = tensors.get(node.tensor)
                 if node.index != (Sym(n_ax),) or decl is None or len(decl.shape) != 1:
@@ -283,10 +284,10 @@ def _element_reads(c: Compute, n_ax: str, tensors: dict) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _walk(e) -> Iterator:
+def walk_expr(e) -> Iterator:
     yield e
     for child in getattr(e, "__dataclass_fields__", {}):
         val = getattr(e, child)
         for x in val if isinstance(val, tuple) else (val,):
             if hasattr(x, "__dataclass_fields__") and not isinstance(x, SizeExpr | View):
-                yield from _walk(x)
+                yield from walk_expr(x)

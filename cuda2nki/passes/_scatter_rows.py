@@ -104,7 +104,7 @@ def _banks(lw, b, c: Compute, chunk: tuple, cols: tuple, block: tuple, tot: View
     """Per bank of up to 512 columns of the group: the chunk's columns contracted into PSUM,
     then added into the total."""
     b0, mb, c0, ncg = block
-    pre = S._per_chunk(lw, b, c, chunk, values=False)
+    pre = S.per_chunk(lw, b, c, chunk, values=False)
     w = b.fresh("w")
     w0 = T.Const(COLS_PER_BANK) * T.Sym(w)
     nb = Min(COLS_PER_BANK, ncg - w0)
@@ -114,13 +114,13 @@ def _banks(lw, b, c: Compute, chunk: tuple, cols: tuple, block: tuple, tot: View
     acc_v = T.whole(acc, mb, nb)
     bin_ax = wb.fresh("bin")
     n_ax, resident, rows, ncols = chunk
-    shared = S._compiler(lw, wb, c, (n_ax, resident, rows), Const(0), (bin_ax, b0, mb))
+    shared = S.compiler(lw, wb, c, (n_ax, resident, rows), Const(0), (bin_ax, b0, mb))
     shared.compile(IndexValue(Sym(bin_ax)))
     for first in (True, False):
         fb = wb.nested()
         f = Const(0) if first else T.Sym(fb.fresh("f"))
-        cache = {**shared.cache, **{k: S._col(x, rows, f) for k, x in pre.items()}}
-        onehot = S._onehot(lw, fb, c, chunk, f, (bin_ax, b0, mb), cache)
+        cache = {**shared.cache, **{k: S.column(x, rows, f) for k, x in pre.items()}}
+        onehot = S.onehot_of(lw, fb, c, chunk, f, (bin_ax, b0, mb), cache)
         vals = _values(lw, fb, c, chunk, f, cols, plus(c0, w0), nb)
         fb.emit(Matmul(acc_v, onehot, vals, accumulate=not first, loc=c.loc))
         if first:
@@ -167,7 +167,7 @@ def _reads(c: Compute, n_ax: str, c_ax: str, tensors: dict) -> tuple[tuple, tupl
     twos: list[str] = []
     keyed = [c.target.index[0].expr] + ([c.domain.guard] if c.domain.guard else [])
     for e, row_ok in [(x, False) for x in keyed] + [(c.expr, True)]:
-        for node in S._walk(e):
+        for node in S.walk_expr(e):
             if isinstance(node, IndexValue) and n_ax in node.expr.free_syms():
                 raise T.Unsupported("the element index in a chunked scatter", c.loc)
             if not isinstance(node, Read):
