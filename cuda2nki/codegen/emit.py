@@ -290,6 +290,11 @@ class Emitter:
     def strides(self, tensor: str) -> list[str]:
         name = spell.py_name(tensor)
         decl = self.kernel.tensors.get(tensor)
+        if decl is None:  # the returned tensor of an inout parameter (``x_out``)
+            decl = next(
+                (d for n, d in self.kernel.tensors.items() if out_name(self.kernel, n) == tensor),
+                None,
+            )
         rank = len(decl.shape) if decl is not None else 1
         return [
             " * ".join(f"{name}.shape[{k}]" for k in range(d + 1, rank)) or "1" for d in range(rank)
@@ -325,6 +330,11 @@ class Emitter:
         take the row stride from the tensor's own shape instead)."""
         name = spell.py_name(tensor)
         decl = self.kernel.tensors.get(tensor)
+        if decl is None:  # the returned tensor of an inout parameter (``x_out``)
+            decl = next(
+                (d for n, d in self.kernel.tensors.items() if out_name(self.kernel, n) == tensor),
+                None,
+            )
         rank = len(decl.shape) if decl is not None else 1
         size = " * ".join(f"{name}.shape[{k}]" for k in range(rank))
         return f"{name}.reshape(({size}, 1))"

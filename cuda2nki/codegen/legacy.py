@@ -135,6 +135,19 @@ class LegacyEmitter(Emitter):
         _, mask, _ = self.region(v, depth)
         return f", mask={' & '.join(mask)}" if mask else ""
 
+    def flat_name(self, tensor: str) -> str:
+        """``tensor`` as the vector of its elements (a tensor of several dims reshaped)."""
+        from cuda2nki.codegen.emit import out_name
+
+        name = spell.py_name(tensor)
+        decl = self.kernel.tensors.get(tensor) or next(
+            (d for n, d in self.kernel.tensors.items() if out_name(self.kernel, n) == tensor), None
+        )
+        if decl is None or len(decl.shape) < 2:
+            return name
+        size = " * ".join(f"{name}.shape[{k}]" for k in range(len(decl.shape)))
+        return f"{name}.reshape(({size},))"
+
     def hbm_at(self, hv: View, tile: View, depth: int) -> str:
         """The HBM side of a DMA as an index grid shaped like ``tile``."""
         _, _, grids = self.region(tile, depth)
@@ -145,7 +158,8 @@ class LegacyEmitter(Emitter):
             (gp, _), (gf, _) = grids[:2]
             d = hv.dims[0]
             start = "" if _is_zero(d.start) else f"{self.size(d.start)} + "
-            return f"{name}[{start}{spell.size(d.stride, None, 2)} * {gp} + {gf}]"
+            flat = self.flat_name(hv.tensor)
+            return f"{flat}[{start}{spell.size(d.stride, None, 2)} * {gp} + {gf}]"
         slices = [d for d in hv.dims if isinstance(d, Slice)]
         block = self.block_row_at(hv, tile, grids)
         if block is not None:

@@ -226,10 +226,12 @@ def markdown() -> str:
         "Layouts: `rows` (partition = the first parallel axis, 128 rows per tile; free = the "
         "row), `matmul` (contraction axis on partitions, TensorE accumulating in PSUM), "
         "`colreduce` (reduced axis on partitions), `transpose` (128x128 blocks through the "
-        "tensor engine), `scatter` (128 elements on partitions; a one-hot of up to 128 target "
-        "rows, an iota compared with the keys, contracted with the values on TensorE into PSUM "
-        "across element tiles; counts exact below 2^24), `unsupported` (the reason is given; "
-        "the statement is refused).",
+        "tensor engine; a neighbour that moves along with the columns merges into them), "
+        "`scatter` (elements in resident `[rows, F]` chunks, each column an element tile on the "
+        "partitions; a one-hot of the keys against an iota of the target's rows -- along the "
+        "free axis for a 1-D target, up to 128 rows on the partitions for a table -- "
+        "contracted with the values on TensorE into PSUM; counts exact below 2^24), "
+        "`unsupported` (the reason is given; the statement is refused).",
         "",
         "## Corpus kernels by idiom",
         "",

@@ -261,10 +261,11 @@ class _TileEvaluator:
             raise error("C2N2405", loc, name=v.tensor)
         if not v.dims:
             return arr, (...,)
+        if len(v.dims) == 1 and isinstance(v.dims[0], n.Rows):  # rows of the flat elements
+            flat = arr.reshape(-1)  # a view: the tensors are contiguous
+            return flat, (self.rows(v.dims[0], v.tensor, flat.shape[0], env, loc),)
         if len(v.dims) != arr.ndim:
             raise error("C2N2406", loc, name=v.tensor, rank=arr.ndim, got=len(v.dims))
-        if isinstance(v.dims[0], n.Rows):
-            return arr, (self.rows(v.dims[0], v.tensor, arr.shape[0], env, loc),)
         idx: list[Any] = []
         for d, ext in zip(v.dims, arr.shape):
             if isinstance(d, n.Slice):

@@ -737,9 +737,11 @@ class Indirect(_Node):
 
 @dataclass(frozen=True)
 class Rows(_Node):
-    """Overlapping rows of a 1-D tensor (the only dim of its view): row ``r`` holds the ``width``
-    elements from ``start + r * stride``; with ``width > stride`` neighbouring rows share
-    elements (a flat chunk loaded with its halo, one DMA).  Only a DMA source.  No loc."""
+    """Rows of a tensor's elements, read as one flat vector (the only dim of its view): row ``r``
+    holds the ``width`` elements from ``start + r * stride``; with ``width > stride``
+    neighbouring rows share elements (a flat chunk loaded with its halo, one DMA).  A DMA
+    source, or a DMA destination whose rows do not overlap (``width <= stride``: the rows of a
+    transposed block stored into merged axes).  No loc."""
 
     start: SizeExpr
     count: SizeExpr

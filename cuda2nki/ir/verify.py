@@ -406,7 +406,8 @@ class _Verifier:
         del dtype
         if not v.dims:
             return kind, [self.upper(s, scope) for s in full]
-        if len(v.dims) != len(full):
+        flat = len(v.dims) == 1 and isinstance(v.dims[0], n.Rows)  # the tensor's elements
+        if len(v.dims) != len(full) and not flat:
             self.report("C2N2406", loc, name=v.tensor, rank=len(full), got=len(v.dims))
             return None
         out: list[int | None] = []

@@ -100,6 +100,20 @@ def lower_scatter(lw, c: Compute) -> None:
     guard = None if c.domain.guard is None else _push_not(c.domain.guard, lw.kernel)
     N, guard = _bound(extents[n_ax], n_ax, guard)
     c = c.replace(domain=c.domain.replace(guard=guard))
+    if not c_ax:  # a histogram: resident element chunks, counts along the free axis
+        from cuda2nki.passes._scatter_counts import lower_counts
+
+        try:
+            return lower_counts(lw, c, n_ax, N, _tiles_per_group(c))
+        except T.Unsupported:
+            pass  # reads the chunks cannot serve: one element tile at a time
+    else:  # rows into a float table: every bank of a row block from one one-hot per tile
+        from cuda2nki.passes._scatter_rows import lower_rows
+
+        try:
+            return lower_rows(lw, c, n_ax, c_ax, N)
+        except T.Unsupported:
+            pass
     B = decl.shape[0]
     C = extents[c_ax] if c_ax else Const(1)
     b = lw.b

@@ -49,8 +49,9 @@ class CoalesceDmaPass(Pass):
             got = access_class(acc.index, i, "")
             if acc.tensor in temps or got is None:
                 return False
-            # a field of records is read unguarded only: a select may pick a record past the end
-            record = acc is not c.target and id(acc) not in guarded
+            # a field of records is read unguarded only (a select may pick a record past the
+            # end); the target may be a field: it is written where the domain runs
+            record = acc is c.target or id(acc) not in guarded
             if got[0] != SCALAR and not (flat_record_ok if record else flat_ok)(got[1]):
                 return False
         tgt = access_class(c.target.index, i, "")

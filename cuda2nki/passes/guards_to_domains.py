@@ -52,6 +52,7 @@ from cuda2nki.ir.ops import Idiom, Op, Role
 from cuda2nki.passes._analysis import covers_target, transform
 from cuda2nki.passes._edges import edge_ranges
 from cuda2nki.passes._index import linear
+from cuda2nki.passes._joint_cover import jointly_covered
 from cuda2nki.passes._out_fill import zero_filled
 from cuda2nki.passes.base import Pass, PassContext
 
@@ -70,9 +71,12 @@ class GuardsToDomainsPass(Pass):
         carried: set[str] = set()
         first_write: dict[str, int] = {}
         kernel = kernel.replace(body=zero_filled(kernel, _own_elements))
+        joint = jointly_covered(kernel)  # fields of records, each written by its own statement
         for s in _complements(kernel.body):
             for c in _rewrite(s, kernel) if isinstance(s, Compute) else [s]:
                 if isinstance(c, Compute) and _is_carry_over(c):
+                    if c.target.tensor in joint and not _is_carry_over(s):
+                        continue  # the statements together write every element
                     # the old values are copied once, before the first write: a copy after a
                     # write (the guarded arm of a select whose other arm wrote everywhere)
                     # would undo the writes of the statements between

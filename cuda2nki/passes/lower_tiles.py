@@ -89,6 +89,7 @@ from cuda2nki.passes._index import (
     flat_record_ok,
     plus,
 )
+from cuda2nki.passes._permute_merge import lower_merged, merged_axis
 from cuda2nki.passes._wide_rows import ROW_CHUNK, transposed_rows
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.rewrite import nodes
@@ -645,8 +646,11 @@ class _Lowering:
                 comp.cache = cache
                 val = comp.as_full(comp.compile(_guarded(x)))
                 _, tdims = access_class(x.target.index, x.domain.axes[0].name, "")
-                view = tuple(
-                    Slice(plus(base, d.c), rows * cols) if d.axis else At(d.c) for d in tdims
+                view = tuple(  # the chunk, or a field of its records (the record's stride)
+                    Slice(plus(d.k * base if d.k != 1 else base, d.c), rows * cols, d.k)
+                    if d.axis
+                    else At(d.c)
+                    for d in tdims
                 )
                 inner.emit(Store(View(x.target.tensor, view), val.operand, loc=x.loc))
             self.b.emit(Loop(v, 0, stop, body=tuple(inner.stmts), loc=c.loc))
@@ -979,6 +983,15 @@ class _Lowering:
         fixed = {a.name for a in outer}
         names = sym_names(src.index)
         a_name, b_name = [n for n in names if n not in fixed]  # source rows, source columns
+        merge = merged_axis(
+            names,
+            sym_names(c.target.index) or (),
+            fixed,
+            {a.name: a.extent for a in c.domain.axes},
+            (self.decl(src.tensor), self.decl(c.target.tensor)),
+        )
+        if merge is not None and merge.a == a_name and merge.b == b_name:
+            return lower_merged(self, c, src, merge, outer, TRANSPOSE_GROUP)
         ext_i, ext_j = _axis(c, a_name).extent, _axis(c, b_name).extent
         GP = P * TRANSPOSE_GROUP
         tg, ti, tj = self.b.fresh("g"), self.b.fresh("t"), self.b.fresh("u")

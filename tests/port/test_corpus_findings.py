@@ -20,18 +20,6 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 
 #: corpus kernel -> why its generated port still has a finding above a note
 KNOWN: dict[str, str] = {
-    "linalg/permute_nchw_nhwc": "C2N5007: one C x W transpose per (n, h); merging h and w into "
-    "one axis would move H*W columns per DMA",
-    "misc/embedding_backward": "C2N5006: the one-hot scatter-add rebuilds each element tile's "
-    "keys once per 512-column PSUM bank of the target (one bank per accumulator tile; sharing "
-    "them needs a multi-bank accumulator)",
-    "misc/complex_pointwise_scale": "C2N5001/C2N5007: a whole record (both lanes of a complex "
-    "value) is stored per element; flat record chunks cover maps that only read fields",
-    "misc/histogram_global": "C2N5001/C2N5007: the one-hot contraction loads each 128-key "
-    "element tile by its own DMA (4 B per partition row); a [128, F] key block needs element "
-    "tiles strided across partitions",
-    "misc/histogram_shared": "C2N5001/C2N5007: as histogram_global, one 128-key DMA per element "
-    "tile",
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
     "C2N4012: an integer output the tolerance cannot pin",
     "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "

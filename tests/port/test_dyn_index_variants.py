@@ -6,6 +6,7 @@ shapes that are not multiples of 128."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -368,13 +369,61 @@ def test_scatter_ports_as_one_hot_contraction(vid, src, bdict, target, tmp_path)
 
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 def test_integer_counts_flush_exact_groups(target, tmp_path, monkeypatch) -> None:
-    """Integer counts are summed in PSUM in groups that stay below 2**24, each group added into
-    an int32 accumulator; with groups of three element tiles the boundaries are exercised on
-    small shapes (17 tiles, a ragged last group)."""
+    """Integer counts are summed in PSUM in chunks that stay below 2**24, each chunk added into
+    an int32 accumulator; with chunks of three element columns the boundaries are exercised on
+    small shapes (2049 keys: full chunks, a chunk of fewer rows and a tail)."""
     from cuda2nki.passes import _scatter
 
     monkeypatch.setattr(_scatter, "EXACT", 3 * 128 + 1)
     vid, src, bdict = next(v[:3] for v in SCATTER_VARIANTS if v[0].endswith("grid_stride_counts"))
     res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=0.0, seed0=5)
     assert not run.mismatches, run.mismatches
-    assert "for g in " in res.source  # the loop over groups of element tiles
+    assert "min(3, " in res.source  # chunks of at most three columns of 128 keys
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    "vid", ["scatter/grid_stride_counts", "scatter/weighted_float_hist", "scatter/early_returns"]
+)
+def test_histogram_chunks_load_each_key_once(vid, target, tmp_path, monkeypatch) -> None:
+    """A 1-D scatter-add takes its elements in resident [rows, F] chunks (one DMA each, before
+    the loops over bins) and counts along the free axis; small chunk, pass and block sizes
+    exercise every part (full chunks, a chunk of fewer rows, a tail down the partitions) and
+    several passes and blocks of bins."""
+    from cuda2nki.passes import _scatter_counts as sc
+
+    monkeypatch.setattr(sc, "COLS_PER_CHUNK", 2)
+    monkeypatch.setattr(sc, "BINS_PER_PASS", 64)
+    monkeypatch.setattr(sc, "BINS_PER_BLOCK", 16)
+    src, bdict = next(v[1:3] for v in SCATTER_VARIANTS if v[0] == vid)
+    bdict = {**bdict, "check": {"shapes": [{"n": 2049, "nb": 129}, {"n": 700, "nb": 3}]}}
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-4, seed0=7)
+    assert len(points) == 3 and not run.mismatches, run.mismatches
+    keys = next(n for n in ("keys", "key") if f"{n}[" in res.source)
+    loads = [ln for ln in res.source.splitlines() if f"{keys}[" in ln and "out" not in ln]
+    assert len(loads) == 3, loads  # one per chunk kind, none inside the bins' loops
+    # the columns of a chunk: one element tile each
+    assert re.search(r"for f\d* in [\w.]*range\(1, ", res.source), res.source
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize("vid", ["scatter/rows_2d_grid", "scatter/index_add_scaled"])
+def test_row_scatter_builds_each_one_hot_once_per_row_block(
+    vid, target, tmp_path, monkeypatch
+) -> None:
+    """A scatter of rows into a float table takes its keys in resident chunks (one DMA each,
+    before the loop over column banks) and accumulates every bank of a row block in one SBUF
+    total; small chunk, bank and group sizes exercise every part and several banks and groups."""
+    from cuda2nki.passes import _scatter_counts as sc
+    from cuda2nki.passes import _scatter_rows as sr
+
+    monkeypatch.setattr(sc, "COLS_PER_CHUNK", 2)
+    monkeypatch.setattr(sr, "COLS_PER_BANK", 8)
+    monkeypatch.setattr(sr, "COLS_PER_GROUP", 16)
+    src, bdict = next(v[1:3] for v in SCATTER_VARIANTS if v[0] == vid)
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-4, seed0=9)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+    keys = next(n for n in ("idx", "rows") if f"{n}[" in res.source)
+    loads = [ln for ln in res.source.splitlines() if f"{keys}[" in ln]
+    assert len(loads) == 3, loads  # one per chunk kind, none inside the loop over banks
+    assert re.search(r"for f\d* in [\w.]*range\(1, ", res.source), res.source
