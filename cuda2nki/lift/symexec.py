@@ -31,6 +31,8 @@ from cuda2nki.lift import argfold, control, iterate, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
+from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
+from cuda2nki.lift.legacyshfl import legacy_shuffle
 
 # --------------------------------------------------------------------------- refusals
 
@@ -1482,6 +1484,9 @@ class Executor:
             return None
         if f == "assert":  # a check of the CUDA run (the SIMT interpreter makes it): no value
             return None
+        if f in _LEGACY_SHUFFLES and len(e.args) in (2, 3):
+            e = legacy_shuffle(e)  # pre-CUDA 9 ``__shfl_down(v, d)``: the whole warp's mask
+            f = e.func
         if f in ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync"):
             return self.shuffle(e)
         if f.startswith("__c2n_warp_reduce_") and f[18:] in ("add", "max", "min"):

@@ -58,6 +58,7 @@ from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float, is_narrow_int
 from cuda2nki.ir.verify import PMAX
 from cuda2nki.passes._analysis import alpha_key, index_only
 from cuda2nki.passes._identity import is_identity
+from cuda2nki.passes._implied import drop_implied_where
 from cuda2nki.passes._ints import IntegerOps, bounds_of, wrap
 from cuda2nki.passes._iterate import IterationOps
 
@@ -669,6 +670,15 @@ class TileExprCompiler(IntegerOps, IterationOps):
         if r.op not in REDUCE_OPS:
             raise Unsupported(f"a reduction with '{r.op.value}' along a loop", r.loc)
         if r.where is not None:
+            moving = {a for a in (self.p_axis, self.f_axis) if a} | set(self.index_map)
+            moving |= {t.axis for t in self.tap_loops}
+            signed = {
+                p
+                for p, dt in self.params.items()
+                if not dt.startswith("uint") and p not in self.sizes
+            }
+            r = drop_implied_where(r, frozenset(moving), frozenset(signed))
+        if r.where is not None:
             body = _mask_read(r.body, r.where) if r.op == Op.ADD else None
             if body is None:
                 raise Unsupported("a masked reduction along a loop", r.loc)
@@ -759,12 +769,17 @@ def _mask_read(e: Expr, where: Expr) -> Expr | None:
         return None if inner is None else e.replace(x=inner)
     if isinstance(e, Binary) and e.op == Op.MUL:
         need = moves_along(where) & moves_along(e)  # sizes such as H are not read positions
+        # every factor that reads where the mask looks is masked (``x[i] * x[i]``: both reads
+        # may fall past the end); a product with one masked factor is zero there
+        sides = {}
         for side in ("a", "b"):
             f = getattr(e, side)
             if need <= moves_along(f):
                 inner = _mask_read(f, where)
-                if inner is not None:
-                    return e.replace(**{side: inner})
+                if inner is None:
+                    return None
+                sides[side] = inner
+        return e.replace(**sides) if sides else None
     return None
 
 
