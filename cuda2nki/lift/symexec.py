@@ -656,6 +656,15 @@ class Executor:
             self.exec_unrolled(s, name, start)
         elif arrays and control.indexes_with(s.body, name, arrays):
             self.exec_unrolled(s, name, start, arrays=True)
+        elif (
+            step.is_const
+            and start.is_const
+            and control.constant_bound(s.cond, name)
+            and control.shuffles_in(s.body)
+        ):
+            # a shuffle ladder counted by an additive variable (offset ``32 >> k``, k = 1..5):
+            # its steps are known, each exchanges the value the previous one produced
+            self.exec_unrolled(s, name, start)
         elif step.is_const and step.const_value < 0:
             self.exec_countdown(s, name, start, step)
         else:

@@ -121,6 +121,52 @@ __global__ void k(const int* in, int* out, int N) {
     ),
 ]
 
+LADDERS = [
+    (
+        "ladder/shift_offsets_counted_up",
+        """
+__device__ float fold(float v) {
+#pragma unroll 5
+    for (int k = 1; k < 6; k++) v += __shfl_down_sync(0xffffffff, v, warpSize >> k);
+    return v;
+}
+__global__ void k(float* g_out, const float* g_in, int n) {
+    __shared__ float ws[32];
+    float s = 0.0f;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        s += g_in[i];
+    s = fold(s);
+    if (threadIdx.x % 32 == 0) ws[threadIdx.x / 32] = s;
+    __syncthreads();
+    if (threadIdx.x / 32 == 0) {
+        s = threadIdx.x < blockDim.x / 32 ? ws[threadIdx.x] : 0.0f;
+        s = fold(s);
+    }
+    if (threadIdx.x == 0) g_out[blockIdx.x] = s;
+}""",
+        _b(
+            {"grid": [3], "block": [256]},
+            {"g_out": _t([3], "out"), "g_in": _t(["n"], "in"), "n": 4000},
+            [{"n": 50}, {"n": 1000}, {"n": 6000}],
+        ),
+    ),
+    (
+        "ladder/xor_masks_counted_down",
+        """
+__global__ void k(const float* x, float* tot, int n) {
+    float s = 0.0f;
+    for (int i = blockIdx.x * 64 + threadIdx.x; i < n; i += 64 * gridDim.x) s += x[i];
+    for (int b = 4; b >= 0; --b) s += __shfl_xor_sync(0xffffffffu, s, 1 << b);
+    if ((threadIdx.x & 31) == 0) atomicAdd(tot, s);
+}""",
+        _b(
+            {"grid": ["min(ceil_div(n, 64), 9)"], "block": [64]},
+            {"x": _t(["n"], "in"), "tot": _t([1], "inout"), "n": 3000},
+            [{"n": 65}, {"n": 700}, {"n": 5000}],
+        ),
+    ),
+]
+
 TOTALS = [
     (
         "total/unrolled_pairs_warp_atomic",
@@ -188,6 +234,16 @@ def test_per_block_partials_port_through_the_recogniser(vid, src, bdict, target,
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(("vid", "src", "bdict"), TOTALS, ids=[v[0] for v in TOTALS])
 def test_totals_of_unrolled_or_legacy_shuffles_port(vid, src, bdict, target, tmp_path):
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-5)
+    assert res.idiom == "reduce"
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("vid", "src", "bdict"), LADDERS, ids=[v[0] for v in LADDERS])
+def test_shuffle_ladders_counted_by_an_additive_variable_unroll(vid, src, bdict, target, tmp_path):
+    """``v += __shfl_down_sync(m, v, 32 >> k)`` for k = 1..5 (or xor masks ``1 << b`` counted
+    down): a constant number of steps, each shuffling what the previous one produced."""
     res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-5)
     assert res.idiom == "reduce"
     assert len(points) >= 3 and not run.mismatches, run.mismatches
