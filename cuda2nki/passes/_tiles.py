@@ -679,7 +679,7 @@ class TileExprCompiler(IntegerOps, IterationOps):
             }
             r = drop_implied_where(r, frozenset(moving), frozenset(signed))
         if r.where is not None:
-            body = _mask_read(r.body, r.where) if r.op == Op.ADD else None
+            body = _mask_read(r.body, r.where) if r.op == Op.ADD else _pad_read(r)
             if body is None:
                 raise Unsupported("a masked reduction along a loop", r.loc)
             r = r.replace(body=body, where=None)
@@ -754,6 +754,15 @@ class TileExprCompiler(IntegerOps, IterationOps):
                 ok = isinstance(st, Activation) and st.reduce_dst is None and st.op != Op.RECIPROCAL
                 return n if ok else None
         return None
+
+
+def _pad_read(r: Reduce) -> Expr | None:
+    """``where ? x[...] : identity`` for a max or min of one read masked by ``where`` (a
+    grid-stride maximum's ragged last trip): a load padded with the op's identity."""
+    if r.op not in (Op.MAX, Op.MIN) or not isinstance(r.body, Read):
+        return None
+    pad = Lit(float(r.op.info.identity), "float32")
+    return Select(r.where, r.body, pad, loc=r.body.loc)
 
 
 def _mask_read(e: Expr, where: Expr) -> Expr | None:

@@ -121,6 +121,54 @@ __global__ void k(const int* in, int* out, int N) {
     ),
 ]
 
+#: maxima and minima: the ragged last trip is padded with the op's identity
+EXTREMA = [
+    (
+        "extrema/block_max_tree",
+        """
+__global__ void k(const float* x, float* out, int n) {
+    __shared__ float s[128];
+    float m = -INFINITY;
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        m = fmaxf(m, x[i]);
+    s[threadIdx.x] = m;
+    __syncthreads();
+    for (int h = 64; h > 0; h >>= 1) {
+        if (threadIdx.x < h) s[threadIdx.x] = fmaxf(s[threadIdx.x], s[threadIdx.x + h]);
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = s[0];
+}""",
+        _b(
+            {"grid": [6], "block": [128]},
+            {"x": _t(["n"], "in"), "out": _t([6], "out"), "n": 3000},
+            [{"n": 900}, {"n": 1000}, {"n": 5000}],
+        ),
+    ),
+    (
+        "extrema/block_min_shuffles",
+        """
+__global__ void k(float* lo, const float* v, unsigned int len) {
+    __shared__ float w[4];
+    float m = 3.0e38f;
+    unsigned int p = blockIdx.x * blockDim.x + threadIdx.x;
+    while (p < len) {
+        m = fminf(m, v[p]);
+        p += blockDim.x * gridDim.x;
+    }
+    for (int d = 16; d >= 1; d >>= 1) m = fminf(m, __shfl_down_sync(0xffffffff, m, d));
+    if (threadIdx.x % 32 == 0) w[threadIdx.x / 32] = m;
+    __syncthreads();
+    if (threadIdx.x == 0) lo[blockIdx.x] = fminf(fminf(w[0], w[1]), fminf(w[2], w[3]));
+}""",
+        _b(
+            {"grid": ["min(ceil_div(len, 128), 5)"], "block": [128]},
+            {"lo": _t(["min(ceil_div(len, 128), 5)"], "out"), "v": _t(["len"], "in"), "len": 2000},
+            [{"len": 129}, {"len": 700}, {"len": 4000}],
+        ),
+    ),
+]
+
 LADDERS = [
     (
         "ladder/shift_offsets_counted_up",
@@ -245,5 +293,13 @@ def test_shuffle_ladders_counted_by_an_additive_variable_unroll(vid, src, bdict,
     """``v += __shfl_down_sync(m, v, 32 >> k)`` for k = 1..5 (or xor masks ``1 << b`` counted
     down): a constant number of steps, each shuffling what the previous one produced."""
     res, run, points = port_variant(vid, src, bdict, target, tmp_path, tol=1e-5)
+    assert res.idiom == "reduce"
+    assert len(points) >= 3 and not run.mismatches, run.mismatches
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("vid", "src", "bdict"), EXTREMA, ids=[v[0] for v in EXTREMA])
+def test_per_block_extrema_pad_the_last_trip_with_the_identity(vid, src, bdict, target, tmp_path):
+    res, run, points = port_variant(vid, src, bdict, target, tmp_path)
     assert res.idiom == "reduce"
     assert len(points) >= 3 and not run.mismatches, run.mismatches
