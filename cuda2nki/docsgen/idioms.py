@@ -56,6 +56,14 @@ SAMPLES: list[tuple[str, str, str]] = [
     ),
     (
         "reduce",
+        "per-block partials of a grid-stride loop: the trips are a loop accumulating row tiles",
+        "kernel partials(x: in float32[n], p: out float32[8], n: int32) {\n"
+        "  reduce: p[i] = reduce(add, j < 128: reduce(add, k < 1 + (n - 1) // 1024: "
+        "x[1024 * k + 128 * i + j]; where index(1024 * k + 128 * i + j) < index(n))) "
+        "for i < 8;\n}",
+    ),
+    (
+        "reduce",
         "column reduction: one result per column",
         "kernel colmax(x: in float32[R, C], y: out float32[C], R: int32, C: int32) {\n"
         "  reduce: y[j] = reduce(max, i < R: x[i, j]) for j < C;\n}",

@@ -235,3 +235,27 @@ def reads_target(assign: A.Assign) -> bool:
                 elif isinstance(v, tuple):
                     stack.extend(y for y in v if isinstance(y, A.Node))
     return False
+
+
+_WARP_EXCHANGES = ("__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")
+
+
+def shuffles_in(body: A.Stmt) -> bool:
+    """``body`` calls a warp shuffle itself (``v += __shfl_down_sync(m, v, 32 >> k)``)."""
+    from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES
+    from cuda2nki.rewrite import nodes
+
+    names = (*_WARP_EXCHANGES, *LEGACY_SHUFFLES)
+    return any(isinstance(x, A.Call) and x.func in names for x in nodes(body))
+
+
+def constant_bound(cond: A.Expr | None, var: str) -> bool:
+    """``var < C`` (``<=``, ``>``, ``>=``, ``!=``, either side) with ``C`` an integer literal:
+    with a constant start and step the loop's trips are known before it runs."""
+    if not isinstance(cond, A.Binary) or cond.op not in ("<", "<=", ">", ">=", "!="):
+        return False
+    sides = (cond.left, cond.right)
+    return any(
+        isinstance(a, A.Name) and a.name == var and isinstance(b, A.IntLit)
+        for a, b in (sides, sides[::-1])
+    )

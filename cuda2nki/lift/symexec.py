@@ -31,6 +31,8 @@ from cuda2nki.lift import argfold, control, iterate, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
+from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
+from cuda2nki.lift.legacyshfl import legacy_shuffle
 
 # --------------------------------------------------------------------------- refusals
 
@@ -654,6 +656,15 @@ class Executor:
             self.exec_unrolled(s, name, start)
         elif arrays and control.indexes_with(s.body, name, arrays):
             self.exec_unrolled(s, name, start, arrays=True)
+        elif (
+            step.is_const
+            and start.is_const
+            and control.constant_bound(s.cond, name)
+            and control.shuffles_in(s.body)
+        ):
+            # a shuffle ladder counted by an additive variable (offset ``32 >> k``, k = 1..5):
+            # its steps are known, each exchanges the value the previous one produced
+            self.exec_unrolled(s, name, start)
         elif step.is_const and step.const_value < 0:
             self.exec_countdown(s, name, start, step)
         else:
@@ -1482,6 +1493,9 @@ class Executor:
             return None
         if f == "assert":  # a check of the CUDA run (the SIMT interpreter makes it): no value
             return None
+        if f in _LEGACY_SHUFFLES and len(e.args) in (2, 3):
+            e = legacy_shuffle(e)  # pre-CUDA 9 ``__shfl_down(v, d)``: the whole warp's mask
+            f = e.func
         if f in ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync"):
             return self.shuffle(e)
         if f.startswith("__c2n_warp_reduce_") and f[18:] in ("add", "max", "min"):

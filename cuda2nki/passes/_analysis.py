@@ -80,6 +80,13 @@ def reductions(e: Expr) -> list[Reduce]:
     return [x for x in walk(e) if isinstance(x, Reduce)]
 
 
+def outermost(red: list[Reduce]) -> list[Reduce]:
+    """The reductions of ``red`` not nested in another one of them (a grid-stride loop's trips
+    inside a total over the grid's threads: a loop around each chunk)."""
+    inner = {id(x) for r in red for x in walk(r.body) if isinstance(x, Reduce)}
+    return [r for r in red if id(r) not in inner]
+
+
 def sym_names(index: tuple[SizeExpr, ...]) -> tuple[str, ...] | None:
     """``(i, j)`` -> ``("i", "j")``; None when any index is not a bare symbol."""
     out = []

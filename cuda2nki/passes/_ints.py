@@ -118,9 +118,11 @@ def interval(op: Op, a: tuple[int, int], b: tuple[int, int], dtype: str) -> tupl
     elif op in (Op.MAX, Op.MIN):
         f = max if op == Op.MAX else min
         r = (f(alo, blo), f(ahi, bhi))
+    elif op == Op.DIV and alo >= 0 and blo > 0:
+        r = (alo // bhi, ahi // blo)  # non-negative by positive: C's quotient is the floor
     elif op == Op.DIV:
         m = max(abs(alo), abs(ahi))
-        r = (0, m) if alo >= 0 and blo > 0 else (-m, m)
+        r = (-m, m)
     elif op == Op.MOD:
         m = max(abs(blo), abs(bhi)) - 1
         lo, hi = (max(alo, -m) if alo < 0 else 0), (min(ahi, m) if ahi > 0 else 0)

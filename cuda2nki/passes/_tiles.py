@@ -58,6 +58,7 @@ from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float, is_narrow_int
 from cuda2nki.ir.verify import PMAX
 from cuda2nki.passes._analysis import alpha_key, index_only
 from cuda2nki.passes._identity import is_identity
+from cuda2nki.passes._implied import drop_implied_where
 from cuda2nki.passes._ints import IntegerOps, bounds_of, wrap
 from cuda2nki.passes._iterate import IterationOps
 
@@ -669,7 +670,16 @@ class TileExprCompiler(IntegerOps, IterationOps):
         if r.op not in REDUCE_OPS:
             raise Unsupported(f"a reduction with '{r.op.value}' along a loop", r.loc)
         if r.where is not None:
-            body = _mask_read(r.body, r.where) if r.op == Op.ADD else None
+            moving = {a for a in (self.p_axis, self.f_axis) if a} | set(self.index_map)
+            moving |= {t.axis for t in self.tap_loops}
+            signed = {
+                p
+                for p, dt in self.params.items()
+                if not dt.startswith("uint") and p not in self.sizes
+            }
+            r = drop_implied_where(r, frozenset(moving), frozenset(signed))
+        if r.where is not None:
+            body = _mask_read(r.body, r.where) if r.op == Op.ADD else _pad_read(r)
             if body is None:
                 raise Unsupported("a masked reduction along a loop", r.loc)
             r = r.replace(body=body, where=None)
@@ -746,6 +756,15 @@ class TileExprCompiler(IntegerOps, IterationOps):
         return None
 
 
+def _pad_read(r: Reduce) -> Expr | None:
+    """``where ? x[...] : identity`` for a max or min of one read masked by ``where`` (a
+    grid-stride maximum's ragged last trip): a load padded with the op's identity."""
+    if r.op not in (Op.MAX, Op.MIN) or not isinstance(r.body, Read):
+        return None
+    pad = Lit(float(r.op.info.identity), "float32")
+    return Select(r.where, r.body, pad, loc=r.body.loc)
+
+
 def _mask_read(e: Expr, where: Expr) -> Expr | None:
     """``where ? e : 0`` as ``e`` with the one factor that reads where ``where`` looks masked
     (``w[k] * x[i + k]`` -> ``w[k] * (where ? x[i + k] : 0)``): the masked read is then a padded
@@ -759,12 +778,17 @@ def _mask_read(e: Expr, where: Expr) -> Expr | None:
         return None if inner is None else e.replace(x=inner)
     if isinstance(e, Binary) and e.op == Op.MUL:
         need = moves_along(where) & moves_along(e)  # sizes such as H are not read positions
+        # every factor that reads where the mask looks is masked (``x[i] * x[i]``: both reads
+        # may fall past the end); a product with one masked factor is zero there
+        sides = {}
         for side in ("a", "b"):
             f = getattr(e, side)
             if need <= moves_along(f):
                 inner = _mask_read(f, where)
-                if inner is not None:
-                    return e.replace(**{side: inner})
+                if inner is None:
+                    return None
+                sides[side] = inner
+        return e.replace(**sides) if sides else None
     return None
 
 

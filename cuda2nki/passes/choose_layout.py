@@ -36,6 +36,7 @@ from cuda2nki.passes._analysis import (
     contractions,
     index_only,
     moves_along,
+    outermost,
     reads,
     reductions,
     strip_cast,
@@ -55,6 +56,7 @@ from cuda2nki.passes._index import (
     flat_ok,
     fmt,
 )
+from cuda2nki.passes._merge_axes import merge_thread_axes
 from cuda2nki.passes._scatter import scatter_shape
 from cuda2nki.passes._tiles import REDUCE_OPS
 from cuda2nki.passes.base import Pass, PassContext
@@ -73,6 +75,7 @@ class ChooseLayoutPass(Pass):
 
 def _annotate(c: Compute, kernel: Kernel, ctx: PassContext) -> Compute:
     c = _prefix_masks(c)
+    c = c.replace(expr=merge_thread_axes(c.expr))
     layout, extra = classify(c, kernel)
     if layout in ("rows", "matmul") and extra.get("p_tensor"):
         ctx.note(
@@ -192,9 +195,15 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
             # a per-row value of a 2-D statement (softmax recomputed per element): its own tile
             if axes[1] in _mentioned(r):
                 return "unsupported", {"why": "a reduction whose body moves along the result's row"}
+        # a reduction along a loop around the row tile (a grid-stride loop's trips) reads one
+        # row tile per step: its own axis is a constant there, the row's axis is the free one
+        own = free if r not in rowred and free else r.axes[0].name
         for rd in reads(r.body):
             inside.add(id(rd))
-            if not _row_access(rd, axes[0], r.axes[0].name, kernel):
+            if not (
+                _row_access(rd, axes[0], r.axes[0].name, kernel)
+                or _row_access(rd, axes[0], own, kernel)
+            ):
                 return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
     for rd in reads(c.expr):
         if id(rd) not in inside and not _row_access(rd, axes[0], free, kernel):
@@ -307,7 +316,7 @@ def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None
     got = access_class(c.target.index, "", "")
     if got is None or got[0] != "scalar":
         return None
-    red = reductions(c.expr)
+    red = outermost(reductions(c.expr))
     if c.accumulate is not None and red and not c.domain.axes:
         # a total (or a function of it, ``sum / n``) added into the element: one reduction
         if len(red) != 1 or len(red[0].axes) != 1 or red[0].op not in REDUCE_OPS:

@@ -72,6 +72,7 @@ from cuda2nki.passes._analysis import (
     attrs,
     contractions,
     moves_along,
+    outermost,
     strip_cast,
     sym_names,
     transform,
@@ -740,7 +741,7 @@ class _Lowering:
             op, k_axis, body = c.accumulate, c.domain.axes[0], c.expr
             red = Reduce(op, (k_axis,), body, loc=c.loc)
         else:
-            (red,) = _reduces(c.expr)
+            (red,) = outermost(_reduces(c.expr))  # nested ones: loops inside each chunk
             op, k_axis, body = red.op, red.axes[0], red.body
         acc = self.b.fresh("acc")
         self.b.emit(Alloc(acc, (Const(P), Const(1)), "float32", Buffer.SBUF, loc=c.loc))

@@ -23,6 +23,10 @@ RECOGNISED = (
     "norm/layernorm",  # mean and variance spelled with other axis names per statement
     "reduce/mse_loss",  # per-block sum / n added with atomics: one reduction, then / n
     "reduce/reduce_warp_shuffle",  # grid-stride, two shuffle levels through shared memory
+    "reduce/block_partials_gridstride",  # per-block partials of a grid-stride loop: trips loop
+    "reduce/block_partials_unrolled",  # a local array of running sums, (warp, lane) merged
+    "reduce/block_sumsq_while",  # x[k] * x[k] masked on both factors past the end
+    "reduce/total_unrolled_warp_atomic",  # unrolled trips inside a total: loops per chunk
     "stencil/stencil_1d_shared",  # window and halos staged in shared memory
     "scan/scan_hillis_steele",  # double-buffered block scan in shared memory
     "scan/scan_blelloch",  # up-sweep / down-sweep in place: an exclusive scan and the chunk sums
