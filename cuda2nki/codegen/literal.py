@@ -79,6 +79,19 @@ def generate_literal(
     )
 
 
+#: why a kernel without outputs gets no port: there is nothing a port could compute or a check compare
+_NO_OUTPUT = (
+    "a kernel that writes no global memory (no output tensor; device printf is not ported), "
+    "so a port would compute nothing"
+)
+
+
+def _writes(binding: object) -> bool:
+    """Whether the binding has a tensor the kernel writes (role ``out`` or ``inout``)."""
+    tensors = getattr(binding, "tensors", ())
+    return any(getattr(t, "role", "in") in ("out", "inout") for t in tensors)
+
+
 def port_literal(
     path: str,
     tu: object,
@@ -97,6 +110,10 @@ def port_literal(
     loc = fn.loc if fn is not None else None
     if target not in TARGETS:
         return None, [make("C2N2302", loc, kernel=kernel, target=target)]
+    if not _writes(binding):
+        line = getattr(loc, "line", 0)
+        construct = f"{_NO_OUTPUT} (line {line})" if line else _NO_OUTPUT
+        return None, [make("C2N2301", loc, kernel=kernel, construct=construct)]
     try:
         program = lower_literal(tu, kernel, binding)
     except LiteralRefusal as r:
