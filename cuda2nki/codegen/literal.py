@@ -110,16 +110,16 @@ def port_literal(
     loc = fn.loc if fn is not None else None
     if target not in TARGETS:
         return None, [make("C2N2302", loc, kernel=kernel, target=target)]
-    if not _writes(binding):
-        line = getattr(loc, "line", 0)
-        construct = f"{_NO_OUTPUT} (line {line})" if line else _NO_OUTPUT
-        return None, [make("C2N2301", loc, kernel=kernel, construct=construct)]
     try:
         program = lower_literal(tu, kernel, binding)
     except LiteralRefusal as r:
         where = getattr(r.loc, "line", 0)
         construct = f"{r.construct} (line {where})" if where else r.construct
         return None, [make("C2N2301", r.loc or loc, kernel=kernel, construct=construct)]
+    if not _writes(binding):
+        line = getattr(loc, "line", 0)
+        construct = f"{_NO_OUTPUT} (line {line})" if line else _NO_OUTPUT
+        return None, [make("C2N2301", loc, kernel=kernel, construct=construct)]
     grid = " x ".join(str(g) for g in binding.grid)  # type: ignore[attr-defined]
     block = " x ".join(str(b) for b in binding.block)  # type: ignore[attr-defined]
     diag = make(
