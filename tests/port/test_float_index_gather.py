@@ -47,3 +47,16 @@ def test_a_float_index_truncates(name: str, body: str, lo: int, target: str, tmp
         [{"n": 300}, {"n": 77}],
     )
     assert_ports_exactly(f"gather/{name}", _kernel(body), bind, target, tmp_path)
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_the_corpus_split_matches_through_a_recogniser(target: str, tmp_path) -> None:
+    from cuda2nki.codegen.pipeline import port_file
+    from tests.port.acceptance import CORPUS, check_kernel
+
+    cu = CORPUS / "gather/split_by_position.cu"
+    res = port_file(cu, target=target)
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    out = check_kernel(cu, target, tmp_path)
+    assert out.status == "match", out
+    assert len(out.shapes) >= 3
