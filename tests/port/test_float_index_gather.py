@@ -60,3 +60,20 @@ def test_the_corpus_split_matches_through_a_recogniser(target: str, tmp_path) ->
     out = check_kernel(cu, target, tmp_path)
     assert out.status == "match", out
     assert len(out.shapes) >= 3
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_a_negative_float_index_truncates_toward_zero(target: str, tmp_path) -> None:
+    # -2.9 converts to -2 (not floor's -3): x[-2 + 3] = x[1]
+    bind = grid_binding(
+        ["ceil_div(n, 128)"],
+        {
+            "y": tensor_param(["n"], "out"),
+            "x": tensor_param(["n"], "in"),
+            "pos": tensor_param(["n"], "in", rng=[-2.9, "n - 4"]),
+            "n": 300,
+        },
+        [{"n": 300}, {"n": 77}],
+    )
+    src = _kernel("int a = pos[i]; y[i] = x[a + 3];")
+    assert_ports_exactly("gather/negative", src, bind, target, tmp_path, literal_ok=True)
