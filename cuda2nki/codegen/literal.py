@@ -79,6 +79,19 @@ def generate_literal(
     )
 
 
+#: why a kernel without outputs gets no port: there is nothing a port could compute or a check compare
+_NO_OUTPUT = (
+    "a kernel that writes no global memory (no output tensor; device printf is not ported), "
+    "so a port would compute nothing"
+)
+
+
+def _writes(binding: object) -> bool:
+    """Whether the binding has a tensor the kernel writes (role ``out`` or ``inout``)."""
+    tensors = getattr(binding, "tensors", ())
+    return any(getattr(t, "role", "in") in ("out", "inout") for t in tensors)
+
+
 def port_literal(
     path: str,
     tu: object,
@@ -103,6 +116,10 @@ def port_literal(
         where = getattr(r.loc, "line", 0)
         construct = f"{r.construct} (line {where})" if where else r.construct
         return None, [make("C2N2301", r.loc or loc, kernel=kernel, construct=construct)]
+    if not _writes(binding):
+        line = getattr(loc, "line", 0)
+        construct = f"{_NO_OUTPUT} (line {line})" if line else _NO_OUTPUT
+        return None, [make("C2N2301", loc, kernel=kernel, construct=construct)]
     grid = " x ".join(str(g) for g in binding.grid)  # type: ignore[attr-defined]
     block = " x ".join(str(b) for b in binding.block)  # type: ignore[attr-defined]
     diag = make(

@@ -655,6 +655,22 @@ def _reference_run(
     return refs, dont_care, needed
 
 
+def _ndebug(
+    tu: Any, exc: DiagnosticError, info: portscan.PortInfo
+) -> tuple[Any, Diagnostic] | None:
+    """For a CUDA run stopped by a failed ``assert`` (C2N1513): the unit compiled with NDEBUG
+    (:mod:`cuda2nki.frontend.noassert`) and the note saying where the assertion failed; None
+    for any other fault, or a unit without assertions (a ``__trap()``)."""
+    from cuda2nki.frontend.noassert import has_asserts, without_asserts
+
+    fault = next((d for d in exc.diagnostics if d.code == "C2N1513"), None)
+    if fault is None or not has_asserts(tu):
+        return None
+    where = fault.message.split(" in kernel ", 1)[-1]
+    note = make("C2N4031", fault.loc, where=where, port=Path(info.path).name)
+    return without_asserts(tu), note
+
+
 def _swapped_axes(
     tu: Any,
     name: str,
@@ -766,9 +782,20 @@ def _dynamic(
                         tu, name, r, arrays, traffic=k == measured and not sets
                     )
                 except DiagnosticError as exc:
-                    if point.generated:
+                    stripped = _ndebug(tu, exc, info)
+                    if stripped is not None:
+                        # an assertion failed on generated inputs: the port has none, so
+                        # compare it with the kernel compiled with NDEBUG, and say so
+                        tu, note = stripped
+                        tu32 = tu64 = None
+                        found.append(note)
+                        ref, skip, need = _reference(
+                            tu, name, r, arrays, traffic=k == measured and not sets
+                        )
+                    elif point.generated:
                         break  # a generated edge point the CUDA kernel itself cannot run: skip it
-                    raise exc
+                    else:
+                        raise exc
                 if need is not None:
                     needs[k] = need
                 sets.append(arrays)

@@ -203,6 +203,8 @@ class HostEvaluator:
         #: a value the source does not give may take a default (not while reading evidence)
         self._guess = True
         self._in_helper = False  # evaluating a helper's return: no helper inside it
+        #: names an ``if (name == c)`` around the launch being read fixes, in its function
+        self._guarded: tuple[ts.Node | None, dict[str, _V]] = (None, {})
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -269,6 +271,32 @@ class HostEvaluator:
         """The host values of a launch: ``cfg`` is [grid, block] and the shared bytes if given
         (grid and block: a node, or a tuple of one node per axis), ``args`` its arguments."""
         fnode = _enclosing(call)
+        saved, self._guarded = self._guarded, (fnode, self._equalities(call, fnode))
+        try:
+            return self._facts(call, fnode, cfg, args)
+        finally:
+            self._guarded = saved
+
+    def _equalities(self, call: ts.Node, fnode: ts.Node | None) -> dict[str, _V]:
+        """``name -> value`` for each ``if (name == c)`` whose taken arm holds the launch
+        (:mod:`cuda2nki.frontend.hostguards`), with its evidence."""
+        from cuda2nki.frontend.hostguards import launch_equalities
+
+        out = {}
+        for eq in launch_equalities(call, fnode):
+            try:
+                value = _number(eq.value)
+            except ValueError:
+                continue
+            cond = eq.test.child_by_field_name("condition")
+            ev = (f"{self.where(eq.test)}: if {_one_line(cond) if cond is not None else ''}",)
+            note = f"'{eq.name}' is {eq.value} where the launch runs ({self.where(eq.test)})"
+            out[eq.name] = _const(value, ev, (note,))
+        return out
+
+    def _facts(
+        self, call: ts.Node, fnode: ts.Node | None, cfg: list[Any], args: list[ts.Node]
+    ) -> HostFacts:
         argmap = {_txt(a): i for i, a in enumerate(args) if a.type == "identifier"}
         scope = _Scope(fnode, call.start_byte, argmap, 0)
         grid = self._dims(cfg[0], scope)
@@ -422,6 +450,8 @@ class HostEvaluator:
             return _V(f"@{s.argmap[name]}")  # a kernel argument: resolved by the caller
         if name in s.bound:
             return s.bound[name]
+        if s.fnode is not None and s.fnode == self._guarded[0] and name in self._guarded[1]:
+            return self._guarded[1][name]  # `if (name == 16) k<16><<<...>>>`: 16 there
         if s.fnode is not None:
             got = self._local(name, s)
             if got is not None:

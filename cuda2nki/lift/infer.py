@@ -328,7 +328,12 @@ def _renamed(text: str | int, names: dict) -> str | int:
 def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> None:
     """Integer inputs whose values index an array get values inside its extent
     (:mod:`cuda2nki.lift.valranges`), with a note; a range the binding has is kept."""
-    from cuda2nki.lift.valranges import index_ranges, local_extents
+    from cuda2nki.lift.valranges import (
+        add_divisor_ranges,
+        float_inputs,
+        index_ranges,
+        local_extents,
+    )
 
     extents: dict[str, int | str] = dict(local_extents(fn))
     for name, spec in params.items():
@@ -342,7 +347,7 @@ def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> Non
         and str(spec.get("dtype", "")).startswith(("int", "uint"))
         and "range" not in spec
     }
-    for r in index_ranges(fn, extents, ints):
+    for r in index_ranges(fn, extents, ints | float_inputs(params)):
         params[r.tensor]["range"] = [r.lo, r.hi]
         p = next(q for q in fn.params if q.name == r.tensor)
         diags.append(
@@ -354,6 +359,7 @@ def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> Non
                 source=f"its use as an index of '{r.target}' ({r.loc.file}:{r.loc.line})",
             )
         )
+    add_divisor_ranges(params, fn, ints, kernel, diags)
 
 
 def _offset_views(params: dict, fn: A.Function, site, kernel: str, diags: list) -> None:

@@ -6,6 +6,10 @@ CUDA kernel itself reads or writes out of bounds on the generated inputs.  This 
 the kernel: each load of an integer pointer parameter ``P`` that reaches the index of an array
 ``Q`` through casts, locals and constant shifts (``Q[P[i] - 1]``) bounds ``P``'s values by
 ``Q``'s extent.  An index that is reduced first (``% n``, ``& mask``, ``min``) needs no range.
+A float input converted to an integer index (``int a = pos[i] - 1; y[i] = x[a];``) is bounded
+the same way (floats drawn uniformly in the range truncate into it).  An integer input that
+divides (``a[i] / d[i]``, ``v %= d[i] - 2``) gets a range that keeps the divisor from zero:
+integer division by zero is undefined in CUDA, so such inputs would test nothing.
 """
 
 from __future__ import annotations
@@ -113,7 +117,9 @@ def _range(extent: int | str, shift: int) -> tuple[int | str, int | str]:
     lo = max(-shift, 0)
     if isinstance(extent, int):
         return lo, extent - shift
-    return lo, f"({extent}) - {shift}" if shift else extent
+    if not shift:
+        return lo, extent
+    return lo, f"({extent}) + {-shift}" if shift < 0 else f"({extent}) - {shift}"
 
 
 def _narrower(new: tuple[int | str, int | str], old: tuple[int | str, int | str]) -> bool:
@@ -134,3 +140,88 @@ def local_extents(fn: A.Function) -> dict[str, int]:
                     n *= d  # type: ignore[operator]
                 out[node.name] = n
     return out
+
+
+#: integer inputs are drawn from ``[0, 64)`` when the binding gives no range
+_DEFAULT_HI = 64
+
+
+@dataclass(frozen=True)
+class DivisorRange:
+    """Values of ``tensor`` that divide (``/``, ``%``): ``[lo, hi)`` keeps the divisor, the
+    loaded value plus a constant shift, away from zero; ``loc`` is the division."""
+
+    tensor: str
+    lo: int
+    hi: int | str
+    loc: SourceLoc
+
+
+def divisor_ranges(
+    fn: A.Function, int_params: set[str], known: Mapping[str, tuple[int | str, int | str]]
+) -> list[DivisorRange]:
+    """The ranges that keep each integer divisor loaded from a parameter in ``int_params`` away
+    from zero: integer division by zero is undefined in CUDA (the interpreter stops on it), so
+    inputs that make it happen test nothing.  ``known``: ranges the parameters already have (an
+    index range stays, its lower end raised); a divisor that cannot reach zero needs nothing."""
+    locals_ = _local_values(fn)
+    got: dict[str, DivisorRange] = {}
+    for node in walk(fn.body):
+        divisor = _divisor(node)
+        if divisor is None:
+            continue
+        for tensor, shift in _loads(divisor, locals_, int_params, 0, 0):
+            lo, hi = known.get(tensor, (0, _DEFAULT_HI))
+            need = 1 - shift  # tensor + shift >= 1
+            if not isinstance(lo, int) or lo >= need:
+                continue
+            if isinstance(hi, int) and hi <= need:
+                continue  # every value is negative after the shift: never zero
+            old = got.get(tensor)
+            if old is None or need > old.lo:
+                got[tensor] = DivisorRange(tensor, need, hi, node.loc)
+    return list(got.values())
+
+
+def _divisor(node: object) -> A.Expr | None:
+    if isinstance(node, A.Binary) and node.op in ("/", "%"):
+        return node.right
+    if isinstance(node, A.Assign) and node.op in ("/=", "%="):
+        return node.value
+    return None
+
+
+def float_inputs(params: dict) -> set[str]:
+    """Float inputs without a range: one whose value, converted to an integer, indexes an
+    array (``int a = pos[i] - 1; out[i] = in[a];``) needs values inside that array too."""
+    return {
+        name
+        for name, spec in params.items()
+        if isinstance(spec, dict)
+        and spec.get("role") in ("in", "inout")
+        and str(spec.get("dtype", "")).startswith(("float", "bfloat", "half"))
+        and "range" not in spec
+        and "distribution" not in spec
+    }
+
+
+def add_divisor_ranges(
+    params: dict, fn: A.Function, ints: set[str], kernel: str, diags: list
+) -> None:
+    """Integer inputs that divide get values that are never zero
+    (:func:`cuda2nki.lift.valranges.divisor_ranges`), with a note."""
+    from cuda2nki.diagnostics import make
+
+    known = {n: tuple(params[n]["range"]) for n in ints if "range" in params[n]}
+    for r in divisor_ranges(fn, ints, known):
+        params[r.tensor]["range"] = [r.lo, r.hi]
+        p = next(q for q in fn.params if q.name == r.tensor)
+        diags.append(
+            make(
+                "C2N2100",
+                p.loc,
+                what=f"'{r.tensor}' values in [{r.lo}, {r.hi})",
+                kernel=kernel,
+                source=f"its use as a divisor ({r.loc.file}:{r.loc.line}): never zero",
+            )
+        )

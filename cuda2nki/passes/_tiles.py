@@ -55,6 +55,7 @@ from cuda2nki.ir.nodes import Add as SAdd
 from cuda2nki.ir.nodes import Mul as SMul
 from cuda2nki.ir.nodes import Sub as SSub
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float, is_narrow_int
+from cuda2nki.ir.types import dtype_of
 from cuda2nki.ir.verify import PMAX
 from cuda2nki.passes._analysis import alpha_key, index_only
 from cuda2nki.passes._identity import is_identity
@@ -458,7 +459,7 @@ class TileExprCompiler(IntegerOps, IterationOps):
         toward zero (the engines' float-to-int conversion rounds to nearest; out of range is
         undefined in C), an integer already inside the type (C wraps the others modulo
         2**bits, which the saturating copy does not: those are refused)."""
-        if is_float(self.type_of(e.x)):  # (an integer index is an fp32 value when addressing)
+        if self._float_source(e.x):
             dst = self.tile("trunc", v.kind, "float32")
             self.b.emit(Activation(dst, Op.TRUNC, v.operand, loc=e.loc))
             return Val(v.kind, dst, "float32")
@@ -468,6 +469,18 @@ class TileExprCompiler(IntegerOps, IterationOps):
         if v.lo is None or v.hi is None or v.lo < lo or v.hi > hi:
             raise Unsupported(f"a conversion to '{e.dtype}' that may wrap", e.loc)
         return v
+
+    def _float_source(self, x: Expr) -> bool:
+        """Whether ``x`` is a float in the CUDA kernel, also inside a gather's address (where
+        integer index arithmetic is computed in fp32 and :meth:`type_of` says nothing): a float
+        converted to an index (``int a = pos[i] - 1; x[a]``) truncates toward zero there too,
+        while the copy to the indirect DMA's int32 offsets rounds to nearest."""
+        if self.types is None:
+            return False
+        try:
+            return is_float(dtype_of(x, self.types))
+        except TypeError:
+            return False
 
     def _unary(self, e: Unary) -> Val:
         x = e.x

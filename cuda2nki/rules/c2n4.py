@@ -336,4 +336,20 @@ register(
         "(subtract a reference value before the large terms are formed, compensated or pairwise "
         "sums).",
     ),
+    Rule(
+        "C2N4031",
+        N,
+        "an assertion fails on the generated inputs",
+        "the CUDA kernel's assert fails on the generated inputs (in kernel {where}): on a GPU that "
+        "launch aborts; {port} has no assertions, so it was compared with the kernel compiled "
+        "with NDEBUG (its assertions removed)",
+        "A device `assert` on the data (`assert(A[0] == 0.f)`) tests what the host happened to "
+        "hold, and random inputs break it. A port has no assertions (NKI has none), so its numbers "
+        "are those of the kernel built with -DNDEBUG: the check compares with that build rather "
+        "than stop with C2N1513. `__trap()` is not compiled out and still stops the check.",
+        example="__global__ void k(const float* a, float* y) "
+        "{ int i = threadIdx.x; assert(a[0] == 0.f); y[i] = 2.f * a[i]; }",
+        fix="If the assertion states a precondition of the kernel, give the binding a range or "
+        "distribution the assertion accepts.",
+    ),
 )

@@ -291,6 +291,8 @@ EXAMPLES = {
 }
 
 NO_EXAMPLE: dict[str, str] = {
+    "C2N4031": "a note of a check whose CUDA kernel asserts on its data; the documentation's "
+    "example kernels hold no assertions: tests/fidelity/test_ndebug_check.py pins the rule",
     "C2N4023": "a binding is validated before a check starts (C2N0003), and the command line always "
     "adds generated shape points, so from the command line some point always runs; the Python API "
     "reaches it with check(..., extra_points=False) and a point that cannot be resolved "
