@@ -38,6 +38,7 @@ from cuda2nki.frontend.cst import (
     kind_ids,
     language,
 )
+from cuda2nki.frontend.cubblock import CubLowering
 from cuda2nki.frontend.cucomplex import COMPLEX_HELPERS, ComplexCallError, complex_call
 from cuda2nki.frontend.devlaunch import (
     DEVICE_RUNTIME_CALLS,
@@ -101,6 +102,7 @@ if TYPE_CHECKING:
 
 class BodyLowerer(
     CoopLowering,
+    CubLowering,
     GroupReduceLowering,
     StructOperatorLowering,
     AggregateLowering,
@@ -735,7 +737,15 @@ class BodyLowerer(
                 out.extend(self.stmt(c))
         return out
 
+    def s_local_type(self, node: ts.Node) -> list[A.Stmt]:
+        """A union of CUB temporary storages defined in the body (other local types: refused)."""
+        if not self.cub_local_type(node):
+            self._refuse(node)
+        return []
+
     def s_typedef(self, node: ts.Node) -> list[A.Stmt]:
+        if self.cub_typedef(node):
+            return []
         self.u.register_typedef(node, self)
         return []
 
@@ -766,6 +776,10 @@ class BodyLowerer(
                 elif word == "static" and storage == "local":
                     storage = "static"
         type_node = node.child_by_field_id(F.type)
+        if type_node is not None and type_node.kind_id not in _PRIMITIVE_IDS:
+            cub = self.cub_storage_decl(node)  # CUB's TempStorage: no statement
+            if cub is not None:
+                return cub
         if (
             type_node is not None
             and type_node.kind_id not in _PRIMITIVE_IDS  # `float x` is no group object
@@ -2054,6 +2068,9 @@ class BodyLowerer(
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
             return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=())
+        got = self.cub_call(node, obj, method, arg_nodes)  # `BlockReduce(tmp).Sum(v)`
+        if got is not None:
+            return got
         if method in SYNC_METHODS:
             got = self._sync_method_call(node, obj, method, arg_nodes)
             if got is not None:
@@ -2388,6 +2405,8 @@ STMT_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], list[A.Stmt]]] = {
     "static_assert_declaration": BodyLowerer.s_ignore,
     "type_definition": BodyLowerer.s_typedef,
     "alias_declaration": BodyLowerer.s_typedef,
+    "union_specifier": BodyLowerer.s_local_type,
+    "struct_specifier": BodyLowerer.s_local_type,
 }
 
 EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {

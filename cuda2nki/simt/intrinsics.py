@@ -1459,8 +1459,9 @@ _reg("sincosf sincos __sincosf", _sincos, "exact", "as sinf and cosf, stored thr
 
 # --------------------------------------------------------------------------- grid-wide barriers
 
-from cuda2nki.simt import devlaunch, gridsync, maskreduce, wmma  # noqa: E402 - they register
+from cuda2nki.simt import cubblock, devlaunch, gridsync, maskreduce, wmma  # noqa: E402
 
+cubblock.register(_reg)
 devlaunch.register(_reg)
 maskreduce.register(_reg)
 gridsync.register(_reg)
