@@ -996,6 +996,14 @@ _reg(
     "no-op under lockstep execution",
 )
 
+_reg(
+    "cudaGraphSetConditional",
+    _noop,
+    "partial",
+    "sets the condition of the CUDA graph node the kernel belongs to; graphs are not modelled: "
+    "the arguments are evaluated, the kernel's own memory effects are unaffected",
+)
+
 
 def _sync_reduce(kind: str):
     def build(fc, e):
