@@ -1707,6 +1707,8 @@ class BodyLowerer(
             return self._method_call(node, fn, arg_nodes)
         if ft in ("primitive_type", "sized_type_specifier", "type_identifier"):
             return self._functional_cast(node, fn, arg_nodes)
+        if ft == "identifier" and self.generic and self._function_tparam(_text(fn)):
+            return self._opaque_function_call(node, fn, arg_nodes)  # `op(x)`, `op` not known yet
         if ft == "identifier" and (self.env or self.u.typedefs) and self._names_a_type(_text(fn)):
             return self._functional_cast(node, fn, arg_nodes)  # T(0) with T a typename / typedef
         if ft == "parenthesized_expression":  # `(T)(x)` reads as a call of `(T)`
@@ -2110,6 +2112,22 @@ class BodyLowerer(
         out = N.OpaqueType(name=f"{ty.name}::{method or 'operator()'}")
         self.u.dependent_types.add(out.name)
         return N.Call(loc=(node.byte_range, self.placer), func=func, args=tuple(args), ty=out)
+
+    def _function_tparam(self, name: str) -> bool:
+        """``name`` is a function template parameter of this function, left uninstantiated."""
+        if name not in self.env or self.env[name] is not None or self.lookup(name) is not None:
+            return False
+        fd = self.u.functions.get(self.func_name)
+        params = fd.template_params if fd is not None else ()
+        return any(p[0] == name and p[1] == "function" for p in params)
+
+    def _opaque_function_call(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
+        """Inside a template not instantiated yet: a call of a function template parameter, of
+        a result type its instances resolve."""
+        args = [self.expr(a) for a in arg_nodes]
+        out = N.OpaqueType(name=f"{_text(fn)}()")
+        self.u.dependent_types.add(out.name)
+        return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=tuple(args), ty=out)
 
     def _identifier_method_call(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
