@@ -2186,6 +2186,11 @@ class BodyLowerer(
             got = std_constant(self, t_node)
             if got is not None and got[1] is not None:  # std::bool_constant<true>{}
                 return N.IntLit(loc=(node.byte_range, self.placer), value=got[1], ty=got[0])
+            head = _text(t_node).replace(" ", "").split("<")[0].lstrip(":")
+            if head == "cuda::aligned_size_t" and len(items) == 1:  # `aligned_size_t<16>{n}`
+                size = self.expr(items[0])
+                loc = (node.byte_range, self.placer)
+                return N.Cast(loc=loc, to=ULONG, operand=size, kind="functional", ty=ULONG)
         if (
             type(to) is A.VectorType
             and to.name in self.u.record_fields
