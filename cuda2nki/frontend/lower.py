@@ -18,6 +18,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
+from cuda2nki.frontend.aggcopy import plain_memcpy, struct_memcpy
 from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType, align_of
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.asynccopy import ASYNC_CALLS, SYNC_METHODS, AsyncCopyLowering
@@ -1942,6 +1943,15 @@ class BodyLowerer(
             return self.async_call(node, short, arg_nodes)
         if short in ("move", "forward") and ns == "std" and len(arg_nodes) == 1:
             return self.expr(arg_nodes[0])  # a value category, not a computation
+        if (
+            short in ("memcpy", "__builtin_memcpy")
+            and ns in ("", "std")
+            and len(arg_nodes) == 3
+            and not self.host
+            and short not in self.u.functions
+        ):  # a byte copy, as an asynchronous copy completed at once is
+            got = struct_memcpy(self, node, arg_nodes)  # to or from a struct's members
+            return got if got is not None else plain_memcpy(self, node, arg_nodes)
         if short == "aligned_size_t" and ns == "cuda" and len(arg_nodes) == 1:
             size = self.expr(arg_nodes[0])
             return N.Cast(loc=loc, to=ULONG, operand=size, kind="functional", ty=ULONG)
@@ -2478,6 +2488,8 @@ _SPECIAL_CALLS = frozenset(
         "this_thread_block",
         "tiled_partition",
         "printf",
+        "memcpy",
+        "__builtin_memcpy",
     )
 ) | (I.TENSOR_CORE_FUNCS | I.TEXTURE_FUNCS | I.ASYNC_FUNCS | I.DEVICE_RUNTIME_FUNCS | ASYNC_CALLS)
 _SPECIAL_CALLS |= frozenset(DEVICE_RUNTIME_CALLS)
