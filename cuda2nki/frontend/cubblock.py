@@ -138,7 +138,8 @@ class CubLowering(_Base):
         if not args:
             raise self.fail("C2N1010", tmpl, what=f"cub::{kind} without an item type")
         elem = self._template_arg(args[0])
-        if not isinstance(elem, A.ScalarType | A.VectorType):
+        generic = self.generic and isinstance(elem, A.OpaqueType)  # `T`, not instantiated yet
+        if not isinstance(elem, A.ScalarType | A.VectorType) and not generic:
             raise self.fail("C2N1010", tmpl, what=f"cub::{kind} of '{_text(args[0])}'")
         if kind == "WarpReduce":
             lanes = self._cub_count(args[1]) if len(args) > 1 else _lit(tmpl, self, 32)
@@ -281,7 +282,7 @@ class CubLowering(_Base):
         return self._convert(v, ct.elem)
 
     def _convert(self, v: A.Expr, to: A.CType) -> A.Expr:
-        if unqualified(v.ty) == to:
+        if unqualified(v.ty) == to or isinstance(to, A.OpaqueType):
             return v
         return N.Cast(loc=v.loc, to=to, operand=v, kind="c", ty=to)
 
@@ -290,7 +291,7 @@ class CubLowering(_Base):
         got = _op_name(node)
         if got is None:
             raise self.fail("C2N1010", node, what=f"{what} with the operation '{_text(node)}'")
-        if got[0] != "add" and not isinstance(ct.elem, A.ScalarType):
+        if got[0] != "add" and isinstance(ct.elem, A.VectorType):
             raise self.fail("C2N1010", node, what=f"{what} of a vector type with '{got[1]}'")
         return got[0]
 
@@ -315,7 +316,7 @@ class CubLowering(_Base):
     ) -> A.Expr:
         if method not in ("InclusiveSum", "ExclusiveSum", "InclusiveScan", "ExclusiveScan"):
             raise self.fail("C2N1010", node, what=what)
-        if not isinstance(ct.elem, A.ScalarType):
+        if isinstance(ct.elem, A.VectorType):
             raise self.fail("C2N1010", node, what=f"{what} of a vector type")
         if len(args) < 2:
             raise self.fail("C2N1028", node, name=what, got=len(args), expected=2)

@@ -304,3 +304,34 @@ __global__ void k(const float* x, float* out) {
     with pytest.raises(DiagnosticError) as e:
         _run(tu, "k", (1,), (64,), x=np.zeros(64, np.float32), out=np.zeros(1, np.float32))
     assert e.value.diagnostics[0].code == "C2N1507"
+
+
+GENERIC = """
+template <typename T, int BLOCK>
+__global__ void k(const T* x, T* out, int n) {
+    typedef cub::BlockReduce<T, BLOCK> BR;
+    typedef cub::BlockScan<T, BLOCK> BS;
+    __shared__ union { typename BR::TempStorage r; typename BS::TempStorage s; } tmp;
+    int i = blockIdx.x * BLOCK + threadIdx.x;
+    T v = i < n ? x[i] : T(0);
+    T s = BR(tmp.r).Reduce(v, cub::Max());
+    __syncthreads();
+    T p;
+    BS(tmp.s).InclusiveSum(v, p);
+    if (i < n) out[i] = p;
+    if (threadIdx.x == 0) out[n + blockIdx.x] = s;
+}
+"""
+
+
+def test_template_over_the_item_type_lowers_before_and_after_instantiation(
+    tmp_path: Path,
+) -> None:
+    generic = _tu(tmp_path, GENERIC)
+    assert [f.name for f in generic.kernels] == ["k"]
+    tu = _tu(tmp_path, GENERIC + "template __global__ void k<int, 64>(const int*, int*, int);\n")
+    x = np.random.default_rng(5).integers(0, 50, 128).astype(np.int32)
+    got = _run(tu, "k", (2,), (64,), x=x, out=np.zeros(130, np.int32), n=128)["out"]
+    blocks = x.reshape(2, 64)
+    np.testing.assert_array_equal(got[:128], np.cumsum(blocks, 1).reshape(-1))
+    np.testing.assert_array_equal(got[128:], blocks.max(1))
