@@ -527,6 +527,8 @@ class BodyLowerer(
         return N.Block(loc=(node.byte_range, self.placer), body=tuple(got))
 
     def _refuse(self, node: ts.Node) -> None:
+        if self.cub_local_type(node):  # `union TempStorage { typename BR::TempStorage r; };`
+            return
         if node.is_error or node.is_missing:
             from cuda2nki.frontend.cst import describe_error
 
@@ -737,12 +739,6 @@ class BodyLowerer(
             if c.type not in ("attribute_declaration", "attribute"):
                 out.extend(self.stmt(c))
         return out
-
-    def s_local_type(self, node: ts.Node) -> list[A.Stmt]:
-        """A union of CUB temporary storages defined in the body (other local types: refused)."""
-        if not self.cub_local_type(node):
-            self._refuse(node)
-        return []
 
     def s_typedef(self, node: ts.Node) -> list[A.Stmt]:
         if self.cub_typedef(node):
@@ -2438,8 +2434,6 @@ STMT_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], list[A.Stmt]]] = {
     "static_assert_declaration": BodyLowerer.s_ignore,
     "type_definition": BodyLowerer.s_typedef,
     "alias_declaration": BodyLowerer.s_typedef,
-    "union_specifier": BodyLowerer.s_local_type,
-    "struct_specifier": BodyLowerer.s_local_type,
 }
 
 EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
