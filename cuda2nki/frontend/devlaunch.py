@@ -26,6 +26,8 @@ DEVICE_RUNTIME_TYPES: dict[str, A.CType] = {
     "cudaStream_t": A.PointerType(pointee=A.ScalarType(name="void")),
     "cudaEvent_t": A.PointerType(pointee=A.ScalarType(name="void")),
     "cudaError_t": A.ScalarType(name="int32"),
+    # a CUDA graph's conditional node (driver_types.h: `typedef unsigned long long ...`)
+    "cudaGraphConditionalHandle": A.ScalarType(name="uint64"),
 }
 DIM3 = A.VectorType(name="uint3", base=A.ScalarType(name="uint32"), width=3)
 #: device-runtime functions (``cudaError_t`` results) and their arities

@@ -335,5 +335,8 @@ _add("curand_normal2", _const(VECTOR_TYPES["float2"]), 1)
 _add("curand4", _const(VECTOR_TYPES["uint4"]), 1)
 _add("curand_uniform4 curand_normal4", _const(VECTOR_TYPES["float4"]), 1)
 
+# sets the condition of the CUDA graph conditional node the handle names
+_add("cudaGraphSetConditional", _const(VOID), 2)
+
 # an asynchronous copy of a size the front end cannot type as one assignment (asynccopy.py)
 _add("__c2n_memcpy", _const(VOID), 3)

@@ -11,12 +11,15 @@ function's variables, so reads see their values at the call and writes land in t
 a local ``<lambda>__<name>`` declared there, which the inlined block re-declares under the
 captured name (read-only, as in a lambda that is not ``mutable``).
 
-A lambda ending in ``return value;`` (its only ``return``) may be called for its value where
+A lambda returning a value may be called for its value where
 the call is a whole initialiser (``float y = f(x);``) or the whole right-hand side of an
 assignment statement (``out[i] = f(x);``, ``acc += f(x);``): the block stores the value in a
 local the statement then reads.
 
-Refused (C2N1010, at the construct): a ``return`` other than the last statement, a call used
+A ``return`` before the end of the body (in a ``switch``, a loop, a branch) ends the inlined
+block as it would end the call (see :mod:`cuda2nki.frontend.lambdareturns`).
+
+Refused (C2N1010, at the construct): a call used
 inside a larger expression, a call where a name the body uses has been shadowed since the
 lambda was created, an array or ``this`` captured by value, a ``mutable`` lambda that copies, and a lambda
 used other than called.
@@ -30,7 +33,9 @@ import tree_sitter as ts
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
+from cuda2nki.frontend.autoret import is_auto
 from cuda2nki.frontend.cst import COMMENT_IDS, F
+from cuda2nki.frontend.lambdareturns import Exit, rewrite
 from cuda2nki.frontend.lowerbase import Sym, _text
 from cuda2nki.frontend.typesys import unqualified, with_const
 
@@ -42,6 +47,9 @@ else:
     _Base = object
 
 LAMBDA = A.OpaqueType(name="<lambda>")
+AUTO = A.OpaqueType(name="auto")
+VOID_T = A.ScalarType(name="void")
+INT_T = A.ScalarType(name="int32")
 
 
 def _walk(node: ts.Node):
@@ -65,14 +73,13 @@ class LambdaLowering(_Base):
         if body is None:
             raise self.fail("C2N1010", value, what="lambda without a body")
         stmts = [c for c in body.named_children if c.kind_id not in COMMENT_IDS]
-        returns = False
+        returns = early = False
         for n in _walk(body):
             if n.type == "lambda_expression" and n is not value:
                 raise self.fail("C2N1010", n, what="lambda inside a lambda")
             if n.type == "return_statement":
-                if n is not (stmts[-1] if stmts else None):
-                    raise self.fail("C2N1010", n, what="return in an inlined lambda")
-                returns = n.named_child_count > 0
+                early = early or n is not (stmts[-1] if stmts else None)
+                returns = returns or n.named_child_count > 0
         used = {_text(n) for n in _walk(body) if n.type == "identifier"}
         seen = {k: self.visible[k] for k in used if k in self.visible}
         by_value = self._by_value(cap, used)
@@ -93,7 +100,7 @@ class LambdaLowering(_Base):
             raise self.fail("C2N1010", value, what="mutable lambda capturing by value")
         if not hasattr(self, "lambdas"):
             self.lambdas = {}
-        self.lambdas[name] = (value, seen, copies, returns)
+        self.lambdas[name] = (value, seen, copies, returns, early)
         self.declare(name, Sym(LAMBDA))
         return out
 
@@ -159,7 +166,7 @@ class LambdaLowering(_Base):
         """The block inlining the lambda call ``call``; with ``result``, its returned value is
         stored in a local of that name declared before the block (returned as a name)."""
         name = _text(call.child_by_field_id(F.function))
-        value, seen, copies, _returns = self.lambdas[name]
+        value, seen, copies, _returns, early = self.lambdas[name]
         for k, sym in seen.items():
             if self.visible.get(k) is not sym:
                 raise self.fail("C2N1010", call, what=f"lambda call where '{k}' is shadowed")
@@ -196,6 +203,11 @@ class LambdaLowering(_Base):
                 self.declare(pname, Sym(ty))
                 out.append(N.VarDecl(loc=(p.byte_range, self.placer), name=pname, ty=ty, init=a))
             body = value.child_by_field_id(F.body)
+            if early:  # returns before the end (see .lambdareturns)
+                block, ret_var = self._early_returns(value, body, loc, out, result, call)
+                return ([] if ret_var is None else [self._result_decl(ret_var, loc)]) + [
+                    block
+                ], ret_var
             for c in body.named_children:
                 if c.kind_id in COMMENT_IDS:
                     continue
@@ -216,5 +228,50 @@ class LambdaLowering(_Base):
         if ret_var is None:
             return [block], None
         # the local holding the value, declared before the block
-        decl = N.VarDecl(loc=loc, name=result, ty=ret_var.ty, init=None, storage="local")  # type: ignore[arg-type]
-        return [decl, block], ret_var
+        return [self._result_decl(ret_var, loc), block], ret_var
+
+    @staticmethod
+    def _result_decl(ret_var: A.Expr, loc: object) -> A.Stmt:
+        assert isinstance(ret_var, A.Name)
+        return N.VarDecl(loc=loc, name=ret_var.name, ty=ret_var.ty, init=None, storage="local")  # type: ignore[arg-type]
+
+    def _early_returns(
+        self,
+        value: ts.Node,
+        body: ts.Node,
+        loc: object,
+        out: list[A.Stmt],
+        result: str | None,
+        call: ts.Node,
+    ) -> tuple[A.Stmt, A.Name | None]:
+        """The inlined body of a lambda that returns before its end: its statements lowered
+        with the lambda's return type, then its returns rewritten into stores and exits."""
+        decl = next((c for c in value.children if c.type == "lambda_declarator"), None)
+        trailing = None
+        if decl is not None:
+            trailing = next((c for c in decl.children if c.type == "trailing_return_type"), None)
+        saved = (self.return_type, self.returns_ref)
+        self.return_type = (
+            unqualified(self.type_descriptor(trailing.named_children[0]))
+            if trailing is not None
+            else AUTO
+        )
+        self.returns_ref = False
+        try:
+            lowered: list[A.Stmt] = []
+            for c in body.named_children:
+                if c.kind_id not in COMMENT_IDS:
+                    lowered.extend(self.stmt(c))
+            rtype = self.return_type
+        finally:
+            self.return_type, self.returns_ref = saved
+        ret_var = None
+        if result is not None and not is_auto(rtype) and rtype != VOID_T:
+            ret_var = N.Name(loc=loc, name=result, ty=rtype)
+        elif result is not None:
+            raise self.fail("C2N1010", call, what="value of a lambda whose type is unknown")
+        done = N.Name(loc=loc, name=f"__done{call.start_byte}", ty=INT_T)
+        zero = N.IntLit(loc=loc, value=0, ty=INT_T)
+        flag = N.VarDecl(loc=loc, name=done.name, ty=INT_T, init=zero, storage="local")
+        body_out = rewrite(lowered, Exit(ret_var, done))
+        return N.Block(loc=loc, body=(flag, *out, *body_out)), ret_var

@@ -16,6 +16,12 @@ out (so that ``sizeof`` and the arrays of states on the host agree):
 * ``curandStateSobol32``: 35 words: ``i``, ``x``, ``c`` and the 32 direction vectors.
 
 The generators themselves are the interpreter's (:mod:`cuda2nki.simt.curand`).
+
+DirectXMath's storage types, which CUDA–Direct3D interop kernels write vertices with
+(``struct Vertex { XMFLOAT3 position; XMFLOAT4 color; }``), are vectors of ``x``, ``y``, ``z``,
+``w`` laid out as DirectXMath lays them out: ``XMFLOAT2``/``3``/``4``, ``XMINT*`` and ``XMUINT*``
+are aligned to their element (``XMFLOAT4`` is 16 bytes aligned to 4, unlike ``float4``), the
+``...A`` variants to 16 bytes.
 """
 
 from __future__ import annotations
@@ -53,7 +59,21 @@ CURAND_TYPES: dict[str, CType] = {
     "curandDirectionVectors32_t": ArrayType(elem=_U32, dims=(32,)),
 }
 
-LIBRARY_TYPES: dict[str, CType] = {**COMPLEX_TYPES, **CURAND_TYPES}
+_I32 = ScalarType(name="int32")
+DIRECTX_TYPES: dict[str, CType] = {
+    f"{prefix}{n}{suffix}": VectorType(
+        name=f"{prefix}{n}{suffix}", base=base, width=n, align=16 if suffix else 4
+    )
+    for prefix, base, suffixes in (
+        ("XMFLOAT", _F32, ("", "A")),
+        ("XMINT", _I32, ("",)),
+        ("XMUINT", _U32, ("",)),
+    )
+    for n in (2, 3, 4)
+    for suffix in suffixes
+}
+
+LIBRARY_TYPES: dict[str, CType] = {**COMPLEX_TYPES, **CURAND_TYPES, **DIRECTX_TYPES}
 
 
 def rng_state(t: CType | None) -> VectorType | None:

@@ -18,6 +18,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import intrinsics as I
+from cuda2nki.frontend.aggcopy import plain_memcpy, struct_memcpy
 from cuda2nki.frontend.aggregates import AggregateLowering, AggregateType, align_of
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.asynccopy import ASYNC_CALLS, SYNC_METHODS, AsyncCopyLowering
@@ -38,6 +39,7 @@ from cuda2nki.frontend.cst import (
     kind_ids,
     language,
 )
+from cuda2nki.frontend.cubblock import CubLowering
 from cuda2nki.frontend.cucomplex import COMPLEX_HELPERS, ComplexCallError, complex_call
 from cuda2nki.frontend.devlaunch import (
     DEVICE_RUNTIME_CALLS,
@@ -101,6 +103,7 @@ if TYPE_CHECKING:
 
 class BodyLowerer(
     CoopLowering,
+    CubLowering,
     GroupReduceLowering,
     StructOperatorLowering,
     AggregateLowering,
@@ -524,6 +527,8 @@ class BodyLowerer(
         return N.Block(loc=(node.byte_range, self.placer), body=tuple(got))
 
     def _refuse(self, node: ts.Node) -> None:
+        if self.cub_local_type(node):  # `union TempStorage { typename BR::TempStorage r; };`
+            return
         if node.is_error or node.is_missing:
             from cuda2nki.frontend.cst import describe_error
 
@@ -736,6 +741,8 @@ class BodyLowerer(
         return out
 
     def s_typedef(self, node: ts.Node) -> list[A.Stmt]:
+        if self.cub_typedef(node):
+            return []
         self.u.register_typedef(node, self)
         return []
 
@@ -766,6 +773,10 @@ class BodyLowerer(
                 elif word == "static" and storage == "local":
                     storage = "static"
         type_node = node.child_by_field_id(F.type)
+        if type_node is not None and type_node.kind_id not in _PRIMITIVE_IDS:
+            cub = self.cub_storage_decl(node)  # CUB's TempStorage: no statement
+            if cub is not None:
+                return cub
         if (
             type_node is not None
             and type_node.kind_id not in _PRIMITIVE_IDS  # `float x` is no group object
@@ -1693,6 +1704,8 @@ class BodyLowerer(
             return self._method_call(node, fn, arg_nodes)
         if ft in ("primitive_type", "sized_type_specifier", "type_identifier"):
             return self._functional_cast(node, fn, arg_nodes)
+        if ft == "identifier" and self.generic and self._function_tparam(_text(fn)):
+            return self._opaque_function_call(node, fn, arg_nodes)  # `op(x)`, `op` not known yet
         if ft == "identifier" and (self.env or self.u.typedefs) and self._names_a_type(_text(fn)):
             return self._functional_cast(node, fn, arg_nodes)  # T(0) with T a typename / typedef
         if ft == "parenthesized_expression":  # `(T)(x)` reads as a call of `(T)`
@@ -1926,6 +1939,15 @@ class BodyLowerer(
             return self.async_call(node, short, arg_nodes)
         if short in ("move", "forward") and ns == "std" and len(arg_nodes) == 1:
             return self.expr(arg_nodes[0])  # a value category, not a computation
+        if (
+            short in ("memcpy", "__builtin_memcpy")
+            and ns in ("", "std")
+            and len(arg_nodes) == 3
+            and not self.host
+            and short not in self.u.functions
+        ):  # a byte copy, as an asynchronous copy completed at once is
+            got = struct_memcpy(self, node, arg_nodes)  # to or from a struct's members
+            return got if got is not None else plain_memcpy(self, node, arg_nodes)
         if short == "aligned_size_t" and ns == "cuda" and len(arg_nodes) == 1:
             size = self.expr(arg_nodes[0])
             return N.Cast(loc=loc, to=ULONG, operand=size, kind="functional", ty=ULONG)
@@ -2054,6 +2076,9 @@ class BodyLowerer(
             return self._cg_method(Sym(None, cg=k, tile=n), method, args, node)
         if self.host:
             return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=())
+        got = self.cub_call(node, obj, method, arg_nodes)  # `BlockReduce(tmp).Sum(v)`
+        if got is not None:
+            return got
         if method in SYNC_METHODS:
             got = self._sync_method_call(node, obj, method, arg_nodes)
             if got is not None:
@@ -2093,6 +2118,22 @@ class BodyLowerer(
         out = N.OpaqueType(name=f"{ty.name}::{method or 'operator()'}")
         self.u.dependent_types.add(out.name)
         return N.Call(loc=(node.byte_range, self.placer), func=func, args=tuple(args), ty=out)
+
+    def _function_tparam(self, name: str) -> bool:
+        """``name`` is a function template parameter of this function, left uninstantiated."""
+        if name not in self.env or self.env[name] is not None or self.lookup(name) is not None:
+            return False
+        fd = self.u.functions.get(self.func_name)
+        params = fd.template_params if fd is not None else ()
+        return any(p[0] == name and p[1] == "function" for p in params)
+
+    def _opaque_function_call(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
+        """Inside a template not instantiated yet: a call of a function template parameter, of
+        a result type its instances resolve."""
+        args = [self.expr(a) for a in arg_nodes]
+        out = N.OpaqueType(name=f"{_text(fn)}()")
+        self.u.dependent_types.add(out.name)
+        return N.Call(loc=(node.byte_range, self.placer), func=_text(fn), args=tuple(args), ty=out)
 
     def _identifier_method_call(
         self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]
@@ -2151,6 +2192,11 @@ class BodyLowerer(
             got = std_constant(self, t_node)
             if got is not None and got[1] is not None:  # std::bool_constant<true>{}
                 return N.IntLit(loc=(node.byte_range, self.placer), value=got[1], ty=got[0])
+            head = _text(t_node).replace(" ", "").split("<")[0].lstrip(":")
+            if head == "cuda::aligned_size_t" and len(items) == 1:  # `aligned_size_t<16>{n}`
+                size = self.expr(items[0])
+                loc = (node.byte_range, self.placer)
+                return N.Cast(loc=loc, to=ULONG, operand=size, kind="functional", ty=ULONG)
         if (
             type(to) is A.VectorType
             and to.name in self.u.record_fields
@@ -2436,6 +2482,8 @@ _SPECIAL_CALLS = frozenset(
         "this_thread_block",
         "tiled_partition",
         "printf",
+        "memcpy",
+        "__builtin_memcpy",
     )
 ) | (I.TENSOR_CORE_FUNCS | I.TEXTURE_FUNCS | I.ASYNC_FUNCS | I.DEVICE_RUNTIME_FUNCS | ASYNC_CALLS)
 _SPECIAL_CALLS |= frozenset(DEVICE_RUNTIME_CALLS)

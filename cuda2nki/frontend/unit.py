@@ -34,6 +34,7 @@ from cuda2nki.frontend.cst import (
     first_error,
     kind_ids,
 )
+from cuda2nki.frontend.cubblock import CubType
 from cuda2nki.frontend.groupgen import (
     bound_group,
     generic_instance_name,
@@ -117,6 +118,7 @@ class UnitContext:
         self.ref_returns: set[int] = set()  # member functions returning a reference (node ids)
         self.method_defs: list[FuncDef] = []  # lowered with the file's functions
         self.fn_types: set[str] = set()  # typedefs of function-pointer types
+        self.cub_types: dict[str, CubType] = {}  # file-scope aliases of CUB collectives
         self.ns = ""  # while collecting: the namespace of the declaration at hand
         self.packed: dict[str, PackedStruct] = {}  # packed vector structs by name
         self.packed_instances: dict[str, PackedInstance] = {}  # by their VectorType's name
@@ -149,6 +151,8 @@ class UnitContext:
             return
         low = lowerer or BodyLowerer(self, "<file>", host=True)
         if self._typedef_record(node, low):
+            return
+        if lowerer is None and low.cub_typedef(node, file_scope=True):
             return
         try:
             if node.type == "alias_declaration":

@@ -996,6 +996,14 @@ _reg(
     "no-op under lockstep execution",
 )
 
+_reg(
+    "cudaGraphSetConditional",
+    _noop,
+    "partial",
+    "sets the condition of the CUDA graph node the kernel belongs to; graphs are not modelled: "
+    "the arguments are evaluated, the kernel's own memory effects are unaffected",
+)
+
 
 def _sync_reduce(kind: str):
     def build(fc, e):
@@ -1459,8 +1467,9 @@ _reg("sincosf sincos __sincosf", _sincos, "exact", "as sinf and cosf, stored thr
 
 # --------------------------------------------------------------------------- grid-wide barriers
 
-from cuda2nki.simt import devlaunch, gridsync, maskreduce, wmma  # noqa: E402 - they register
+from cuda2nki.simt import cubblock, devlaunch, gridsync, maskreduce, wmma  # noqa: E402
 
+cubblock.register(_reg)
 devlaunch.register(_reg)
 maskreduce.register(_reg)
 gridsync.register(_reg)

@@ -46,6 +46,8 @@ __global__ void k(float *out, const float *in, int n) {
         ("shape4", "pipe.consumer_wait()"),
         ("sizeof(float4)", "cuda::pipeline_consumer_wait_prior<0>(pipe)"),
         ("cuda::aligned_size_t<16>(16)", "pipe.consumer_wait()"),
+        ("cuda::aligned_size_t<16>{16}", "pipe.consumer_wait()"),
+        ("cuda::aligned_size_t<alignof(float4)>{4 * sizeof(float)}", "pipe.consumer_wait()"),
         ("4 * sizeof(float)", "pipe.consumer_wait()"),
     ],
 )

@@ -85,7 +85,6 @@ def test_capture_free_lambda() -> None:
         ("    int s = 2;\n    auto f = [s](int t) mutable { s++; o[t] = s; };\n    f(0);\n", 3),
         ("    auto f = [&](int t) { o[t] = 1.0f; };\n    o[1] = f(0);\n", 3),
         ("    auto f = [&](int t) { return o[t]; };\n    o[1] = 2 * f(0);\n", 3),
-        ("    auto f = [&](int t) { if (t) return; o[t] = 1.0f; };\n    f(0);\n", 2),
         ("    auto f = [&](int t) { o[t] = 1.0f; };\n    o[2] = f(0) + 1;\n", 3),
         (
             "    float v = 1.0f;\n    auto f = [&](int t) { o[t] = v; };\n"
@@ -146,3 +145,55 @@ def test_value_captures_and_returned_values(spelling: str) -> None:
         np.testing.assert_allclose(got[:, 2], x + 1)
     else:
         np.testing.assert_allclose(got[:, 2], 0)
+
+
+# lambdas that return before their end: (lambda, use, expected out[t] for t = threadIdx.x)
+EARLY = {
+    "switch-returns": (
+        "auto pick = [&](unsigned idx) -> const uint4 {\n"
+        "        switch (idx) { case 0: return r.x; case 1: return r.y; case 2: return r.z; }\n"
+        "        return {};\n    };",
+        "uint4 q = pick(t % 4); out[t] = q.x + q.y + q.z + q.w;",
+        lambda t: [4, 8, 12, 0][t % 4],
+    ),
+    "loop-return-auto": (
+        "auto first = [&](int from) {\n"
+        "        for (int i = from; i < 8; i++) { if (x[i] > 4.0f) return i; }\n"
+        "        return -1;\n    };",
+        "out[t] = first(t);",
+        lambda t: max(t, 4) if t < 8 else -1,
+    ),
+    "nested-loops-void": (
+        "auto mark = [&](int t) {\n"
+        "        for (int i = 0; i < 4; i++)\n"
+        "            for (int j = 0; j < 4; j++) { if (i * 4 + j == t) return; out[t] += 1; }\n"
+        "        out[t] = 100;\n    };",
+        "out[t] = 0; mark(t);",
+        lambda t: t,
+    ),
+    "if-else-chain": (
+        "auto sign = [](float v) -> int { if (v > 5.0f) { return 1; } else if (v < 2.0f) return -1;"
+        " int z = 0; return z; };",
+        "out[t] = sign(x[t]);",
+        lambda t: 1 if t + 1 > 5 else -1 if t + 1 < 2 else 0,
+    ),
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(EARLY))
+def test_early_returns_end_the_inlined_call(spelling: str) -> None:
+    lam, use, want = EARLY[spelling]
+    src = f"""struct packed {{ uint4 x, y, z; }};
+__global__ void k(const float* x, unsigned int* out) {{
+    int t = threadIdx.x;
+    packed r;
+    r.x = make_uint4(1, 1, 1, 1);
+    r.y = make_uint4(2, 2, 2, 2);
+    r.z = make_uint4(3, 3, 3, 3);
+    {lam}
+    {use}
+}}
+"""
+    x = np.arange(16, dtype=np.float32) + 1
+    got = run(src, block=(16,), x=x, out=np.zeros(16, np.uint32))["out"]
+    np.testing.assert_array_equal(got.view(np.int32), [want(t) for t in range(16)])
