@@ -386,6 +386,14 @@ def src_key(t: NkiTensor) -> tuple:
     return ("src", (stg.name or stg.uid, off, t.shape))
 
 
+def dst_tag(t: NkiTensor) -> tuple:
+    """``(("dst", storage),)`` for a DMA that writes HBM (else ``()``): a later load of that
+    storage reads data written since the loads before it, which are not reloads of it."""
+    if t.on_chip:
+        return ()
+    return (("dst", t.storage.name or t.storage.uid),)
+
+
 HARMLESS_KW = frozenset(
     {
         "name",
