@@ -137,7 +137,8 @@ def summarise(trace: Iterable[Any], profile: Mapping[str, Any] | None = None) ->
     """Fold the simulator's instruction records (engine, op, partitions, free, dma_bytes, file, line)."""
     s = TraceSummary(profile=dict(profile or {}))
     # writes so far per HBM storage: a load after a write reads new data, so it is keyed apart
-    # from the loads of the same region before the write (not a reload of them)
+    # from the loads of the same region before the write (not a reload of them).  Unnamed
+    # storages (buffers the kernel allocates, keyed by a per-run id) share one count ("").
     writes: dict[Any, int] = {}
     for ins in trace:
         engine, op = str(ins.engine), str(ins.op)
@@ -157,7 +158,7 @@ def summarise(trace: Iterable[Any], profile: Mapping[str, Any] | None = None) ->
             ls.dma_bytes += int(ins.dma_bytes or 0)
             src = _dma_source(ins)
             if src is not None:
-                era = writes.get(src[0]) if isinstance(src, tuple) and src else None
+                era = writes.get(_storage_name(src[0])) if isinstance(src, tuple) and src else None
                 if era:
                     src = (*src, era)
                 ls.keys.add(src)
@@ -195,6 +196,12 @@ def _dma_item(ins: Any, tag: str) -> Any:
         if isinstance(item, tuple) and len(item) == 2 and item[0] == tag:
             return item[1]
     return None
+
+
+def _storage_name(storage: Any) -> str:
+    """A DMA source's storage as its write records name it (unnamed ones, keyed by a per-run
+    id in a source, are all "")."""
+    return storage if isinstance(storage, str) else ""
 
 
 def _dma_source(ins: Any) -> Any:

@@ -387,11 +387,13 @@ def src_key(t: NkiTensor) -> tuple:
 
 
 def dst_tag(t: NkiTensor) -> tuple:
-    """``(("dst", storage),)`` for a DMA that writes HBM (else ``()``): a later load of that
-    storage reads data written since the loads before it, which are not reloads of it."""
+    """``(("dst", name),)`` for a DMA that writes HBM (else ``()``): a later load of that storage
+    reads data written since the loads before it, which are not reloads of it.  An unnamed
+    storage (an output or scratch buffer the kernel allocates) is ``""``: its per-run id would
+    make the records of two runs differ."""
     if t.on_chip:
         return ()
-    return (("dst", t.storage.name or t.storage.uid),)
+    return (("dst", t.storage.name),)
 
 
 HARMLESS_KW = frozenset(

@@ -189,7 +189,7 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
         extra = (("src", (ss.name or ss.uid, b // src._a.itemsize, shape)),)
     ds = dst.storage
     if not ds.buffer.on_chip:  # engine.dst_tag, inlined
-        extra += (("dst", ds.name or ds.uid),)
+        extra += (("dst", ds.name),)
     if t.pdim == 0 and len(t.shape) == 2:
         parts, free = t.shape
     else:

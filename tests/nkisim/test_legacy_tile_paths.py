@@ -124,8 +124,6 @@ def _unnamed(extra: tuple) -> tuple:
     return tuple(
         ("src", ("?", *e[1][1:]))
         if type(e) is tuple and e and e[0] == "src" and type(e[1][0]) is int
-        else ("dst", "?")
-        if type(e) is tuple and e and e[0] == "dst" and type(e[1]) is int
         else e
         for e in extra
     )
