@@ -51,8 +51,11 @@ def reuse_loads(program: LiteralProgram) -> LiteralProgram:
     """``program`` with loop-invariant loads hoisted and repeated loads reused."""
     counts = _assignment_counts(program.body)
     written = _effects(program.body).written
+    from cuda2nki.lift.literal.runs import load_runs
+
     body = _hoist(program.body, counts, written)
     body = _reuse(body, {}, counts)[0]
+    body = load_runs(body, counts)
     return replace(program, body=body)
 
 
