@@ -28,6 +28,11 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   interpreter's buffers hold) or as a copy of their input (inout).  Several threads storing to one
   element write in thread order, so the last active thread wins, as in the interpreter.
 
+* **Reads.** A read repeated with no write in between reuses the first tile, a read a loop
+  does not change is loaded in front of it, and the reads of a counted loop that walk a row are
+  loaded in runs of iterations (:mod:`.reuse`, :mod:`.runs`); a guarded store whose guard is an
+  index condition writes without reading back in blocks whose threads all pass it.
+
 * **Warps.** Shuffles go through an exchange buffer (write at the linear thread id, read the
   source lane's element); a kernel that computes with lanes gets one warp per partition.
 * **Index arithmetic** that is not affine (``i / w``, ``max(r - 1, 0)``) is evaluated with NumPy
