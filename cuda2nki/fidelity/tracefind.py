@@ -136,6 +136,10 @@ _INT_FIELDS = (
 def summarise(trace: Iterable[Any], profile: Mapping[str, Any] | None = None) -> TraceSummary:
     """Fold the simulator's instruction records (engine, op, partitions, free, dma_bytes, file, line)."""
     s = TraceSummary(profile=dict(profile or {}))
+    # writes so far per HBM storage: a load after a write reads new data, so it is keyed apart
+    # from the loads of the same region before the write (not a reload of them).  Unnamed
+    # storages (buffers the kernel allocates, keyed by a per-run id) share one count ("").
+    writes: dict[Any, int] = {}
     for ins in trace:
         engine, op = str(ins.engine), str(ins.op)
         s.instructions += 1
@@ -154,8 +158,14 @@ def summarise(trace: Iterable[Any], profile: Mapping[str, Any] | None = None) ->
             ls.dma_bytes += int(ins.dma_bytes or 0)
             src = _dma_source(ins)
             if src is not None:
+                era = writes.get(_storage_name(src[0])) if isinstance(src, tuple) and src else None
+                if era:
+                    src = (*src, era)
                 ls.keys.add(src)
                 s.loads_by_source.setdefault(src, []).append(int(ins.line))
+            dst = _dma_item(ins, "dst")
+            if dst is not None:
+                writes[dst] = writes.get(dst, 0) + 1
         else:
             s.compute_count += 1
             s.compute_partitions += int(ins.partitions or 0)
@@ -179,11 +189,23 @@ def port_lines(s: TraceSummary, port_path: str) -> dict[int, LineStats]:
     return out
 
 
-def _dma_source(ins: Any) -> Any:
+def _dma_item(ins: Any, tag: str) -> Any:
+    """The ``(tag, value)`` item of a DMA's record: ``src`` the HBM region it reads, ``dst`` the
+    HBM storage it writes."""
     for item in getattr(ins, "extra", ()) or ():
-        if isinstance(item, tuple) and len(item) == 2 and item[0] == "src":
+        if isinstance(item, tuple) and len(item) == 2 and item[0] == tag:
             return item[1]
     return None
+
+
+def _storage_name(storage: Any) -> str:
+    """A DMA source's storage as its write records name it (unnamed ones, keyed by a per-run
+    id in a source, are all "")."""
+    return storage if isinstance(storage, str) else ""
+
+
+def _dma_source(ins: Any) -> Any:
+    return _dma_item(ins, "src")
 
 
 @dataclass(frozen=True)

@@ -386,6 +386,16 @@ def src_key(t: NkiTensor) -> tuple:
     return ("src", (stg.name or stg.uid, off, t.shape))
 
 
+def dst_tag(t: NkiTensor) -> tuple:
+    """``(("dst", name),)`` for a DMA that writes HBM (else ``()``): a later load of that storage
+    reads data written since the loads before it, which are not reloads of it.  An unnamed
+    storage (an output or scratch buffer the kernel allocates) is ``""``: its per-run id would
+    make the records of two runs differ."""
+    if t.on_chip:
+        return ()
+    return (("dst", t.storage.name),)
+
+
 HARMLESS_KW = frozenset(
     {
         "name",

@@ -145,6 +145,7 @@ def _typing_attrs() -> dict:
 _NL_EXCLUDE = {
     "no_extra_kw",
     "dma_extent",
+    "dst_tag",
     "src_key",
     "annotations",
     "builtins",
@@ -170,6 +171,7 @@ _NL_EXCLUDE = {
 _ISA_EXCLUDE = {
     "no_extra_kw",
     "dma_extent",
+    "dst_tag",
     "src_key",
     "annotations",
     "math",

@@ -23,6 +23,7 @@ from cuda2nki.nkisim.engine import (
     dge_mode,
     dma_engine,
     dma_extent,
+    dst_tag,
     engine,
     engine_name,
     mat,
@@ -161,7 +162,7 @@ def dma_copy(
         "dma",
         "dma_copy",
         (dst, src),
-        extra=(src_key(src),) if not src.on_chip else (),
+        extra=((src_key(src),) if not src.on_chip else ()) + dst_tag(dst),
         dma_bytes=n * src.itemsize,
         partitions=parts,
         free=(dst.free_size() if dst.on_chip else src.free_size()),
@@ -186,6 +187,9 @@ def _dma_fast(dst: NkiTensor, src: NkiTensor) -> None:
         if b is None:
             b = src._byte_offset()
         extra = (("src", (ss.name or ss.uid, b // src._a.itemsize, shape)),)
+    ds = dst.storage
+    if not ds.buffer.on_chip:  # engine.dst_tag, inlined
+        extra += (("dst", ds.name),)
     if t.pdim == 0 and len(t.shape) == 2:
         parts, free = t.shape
     else:

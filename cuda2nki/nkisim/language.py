@@ -57,7 +57,16 @@ from cuda2nki.nkisim.dtypes import (  # noqa: F401 - re-exported NKI names
     uint16,
     uint32,
 )
-from cuda2nki.nkisim.engine import dma_extent, mat, no_extra_kw, on_chip, record, src_key, write_mat
+from cuda2nki.nkisim.engine import (
+    dma_extent,
+    dst_tag,
+    mat,
+    no_extra_kw,
+    on_chip,
+    record,
+    src_key,
+    write_mat,
+)
 from cuda2nki.nkisim.errors import fail, invalid, unsupported
 from cuda2nki.nkisim.fastpath import _retarget
 from cuda2nki.nkisim.fastpath import whole_copy as _copy_tile
@@ -528,13 +537,14 @@ def store(dst, value, *, mask=None, **kw) -> None:
             "dma",
             "dma_copy",
             (dst, value),
+            extra=dst_tag(dst),
             dma_bytes=n * value.itemsize,
             partitions=parts,
             free=value.free_size(),
         )
     else:
         dst.assign(np.full(dst.shape, _scalar_value(value), dtype=np.float32), where=where, api=api)
-        record("dma", "dma_copy", (dst,), dma_bytes=dst.size * dst.itemsize)
+        record("dma", "dma_copy", (dst,), extra=dst_tag(dst), dma_bytes=dst.size * dst.itemsize)
 
 
 def load_transpose2d(src, dtype=None, **kw) -> NkiTensor:

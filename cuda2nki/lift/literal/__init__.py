@@ -26,7 +26,9 @@ def lower_literal(tu, name: str, binding) -> LiteralProgram:  # noqa: ANN001
     drawn = rng_call(tu, fn)
     if drawn is not None:
         raise LiteralRefusal(rng_construct(drawn), drawn.loc)
-    return build(tu, fn, binding, name)
+    from cuda2nki.lift.literal.reuse import reuse_loads
+
+    return reuse_loads(build(tu, fn, binding, name))
 
 
 def _loc(tu):  # noqa: ANN001, ANN202

@@ -28,6 +28,11 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   interpreter's buffers hold) or as a copy of their input (inout).  Several threads storing to one
   element write in thread order, so the last active thread wins, as in the interpreter.
 
+* **Reads.** A read repeated with no write in between reuses the first tile, a read a loop
+  does not change is loaded in front of it, and the reads of a counted loop that walk a row are
+  loaded in runs of iterations (:mod:`.reuse`, :mod:`.runs`); a guarded store whose guard is an
+  index condition writes without reading back in blocks whose threads all pass it.
+
 * **Warps.** Shuffles go through an exchange buffer (write at the linear thread id, read the
   source lane's element); a kernel that computes with lanes gets one warp per partition.
 * **Index arithmetic** that is not affine (``i / w``, ``max(r - 1, 0)``) is evaluated with NumPy
@@ -76,6 +81,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
+from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
 from cuda2nki.lift.literal.values import (
@@ -195,6 +201,10 @@ class Lowerer:
     scratch: list[Instr] = field(default_factory=list)
     classes: dict[str, str] = field(default_factory=dict)
     live: bool = False
+    # whether every early return cleared threads by a condition known at trace time, so that
+    # ``_klive`` is exactly ``_live`` (else the known masks made from it are dropped at the end)
+    live_exact: bool = True
+    live_known: set[str] = field(default_factory=set)  # known masks made from ``_klive``
     dead: bool = False
     inline_depth: int = 0
     ret_slot: list[str | None] = field(default_factory=list)
@@ -291,6 +301,8 @@ class Lowerer:
         out = self.op("multiply", [a, b], "float").expr
         if a in self.exact and b in self.exact:
             self.known_mask(out, f"{self.exact[a]} & {self.exact[b]}")
+            if {a, b} & {"_live"} or {self.exact[a], self.exact[b]} & self.live_known:
+                self.live_known.add(self.exact[out])
         return out
 
     def mask_not(self, a: str) -> str:
@@ -349,7 +361,12 @@ class Lowerer:
         if _has_varying_return(self.fn.body, self):
             self.live = True
             self.emit("full", dst="_live", value="1.0", dtype="nl.float32")
+            self.emit("let", dst="_klive", value="_c2n_known(True)")
+            self.exact["_live"] = "_klive"
+            self.live_known.add("_klive")
         self.block(self.fn.body.body, Scope())
+        if not self.live_exact:
+            return drop_known(self.out[0], self.live_known)
         return self.out[0]
 
     def constant_tables(self) -> dict[str, Binding_]:
@@ -666,6 +683,12 @@ class Lowerer:
         keep = self.mask_not(scope.mask) if scope.mask is not None else "0.0"
         self.emit("op", s.loc.line, dst="_live", op="multiply", args=f"_live, {keep}",
                   dtype="nl.float32")  # fmt: skip
+        if scope.mask is None:
+            self.emit("let", dst="_klive", value="_c2n_known(_klive & False)")
+        elif scope.mask in self.exact:
+            self.emit("let", dst="_klive", value=f"_c2n_known(_klive & ~{self.exact[scope.mask]})")
+        else:
+            self.live_exact = False
         self.dead = True
 
     def for_(self, s: A.For, scope: Scope) -> None:
@@ -963,9 +986,12 @@ class Lowerer:
             self.emit("call", node.loc.line, expr=f"_c2n_store({ptr.tensor}, {off.b}, 0, 0, "
                       f"{val}, {mask}, known={self.exact[mask]})")  # fmt: skip
             return
+        # a guard known at trace time (``i < n``) lets a block whose threads all pass it store
+        # without reading the old elements back (and a block none passes skip the store)
+        known = {"known": self.exact[mask]} if mask in self.exact else {}
         self.emit(
             "store", node.loc.line, tensor=ptr.tensor, base=off.b, cp=off.p, cf=off.f,
-            value=val, mask=mask,
+            value=val, mask=mask, **known,
         )  # fmt: skip
 
     def address(self, e: A.Expr, scope: Scope) -> tuple[Ptr, Lin | Idx | Tile] | tuple[Local, str]:

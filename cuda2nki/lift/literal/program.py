@@ -14,7 +14,8 @@ Instruction kinds and their operands (all strings):
 ``full`` dst value dtype     a constant tile
 ``tiles`` dst count dtype    a Python list of tiles (a per-thread local array)
 ``load`` dst tensor base cp cf dtype   strided DMA view ``tensor.flat[base + cp*p + cf*f]``
-``store`` tensor base cp cf value mask  guarded strided store (mask ``None``: every thread)
+``store`` tensor base cp cf value mask [known]  guarded strided store (mask ``None``: every
+                             thread; ``known``: the mask as a trace-time array, when exact)
 ``scratch`` dst size dtype   an HBM buffer standing for a ``__shared__`` array
 ``output`` dst shape dtype   an output tensor; ``fill`` dst src initialises it
 ``comment`` text; ``ret`` value; ``brk``; ``call`` expr
