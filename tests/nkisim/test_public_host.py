@@ -75,3 +75,26 @@ def test_the_wall_clock_remains_an_option():
     finally:
         pn._disarm()
         pn._CLOCK[0] = "cpu"
+
+
+def test_a_case_past_its_memory_cap_is_counted_as_memory(tmp_path):
+    """One huge case ends as ``memory`` in its own child process instead of taking the machine's
+    memory; the cases before it keep their outcomes."""
+    tutorial = tmp_path / "huge.py"
+    tutorial.write_text(
+        "import numpy as np\n"
+        "import nki  # the simulator's\n"
+        "if __name__ == '__main__':\n"
+        "    big = np.empty((3 << 30,), np.uint8)  # 3 GiB, never touched: no real memory\n"
+        "    big[0] = 1\n"
+        "    assert big[0] == 1\n"
+    )
+    capped = pn._spawn("tutorial", tutorial, [tmp_path], timeout=60, limit=120, memory=2)
+    assert [r["outcome"] for r in capped] == ["memory"]
+    free = pn._spawn("tutorial", tutorial, [tmp_path], timeout=60, limit=120, memory=0)
+    assert [r["outcome"] for r in free] == ["matched"]
+
+
+def test_memory_error_is_its_own_outcome():
+    assert pn.classify(MemoryError("Unable to allocate 1.00 TiB"))[0] == "memory"
+    assert pn.classify(ValueError("x"))[0] == "crash"
