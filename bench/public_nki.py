@@ -194,6 +194,19 @@ class _Collector:
             return
         _disarm()
         _emit(item.nodeid, call.excinfo.value if call.excinfo is not None else None)
+        if call.excinfo is not None:
+            _release(call.excinfo.tb)
+
+
+def _release(tb) -> None:
+    """Drop the locals of a failed test's frames (its inputs, its golden, the simulator's
+    tensors): pytest keeps the traceback for its report, and a case that ran out of memory
+    would otherwise leave the next cases of its file without any."""
+    import gc
+    import traceback
+
+    traceback.clear_frames(tb)
+    gc.collect()
 
 
 def _run_unit(path: Path, timeout: int) -> None:

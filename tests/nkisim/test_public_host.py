@@ -98,3 +98,25 @@ def test_a_case_past_its_memory_cap_is_counted_as_memory(tmp_path):
 def test_memory_error_is_its_own_outcome():
     assert pn.classify(MemoryError("Unable to allocate 1.00 TiB"))[0] == "memory"
     assert pn.classify(ValueError("x"))[0] == "crash"
+
+
+def test_a_case_out_of_memory_leaves_the_next_cases_of_its_file_their_memory(tmp_path):
+    """The failed case's frames hold its arrays through pytest's traceback; they are released,
+    so the next case of the same file (which fits) runs and matches."""
+    unit = tmp_path / "test_public_cases.py"
+    unit.write_text(
+        "import numpy as np\n"
+        "import nki  # the simulator's\n"
+        "def test_huge():\n"
+        "    held = np.ones((1400 << 20,), np.uint8)  # 1.4 GiB, touched\n"
+        "    more = np.empty((1 << 30,), np.uint8)  # past the cap with the first\n"
+        "    assert held[0] == more[0]\n"
+        "def test_fits_after():\n"
+        "    a = np.ones((1200 << 20,), np.uint8)\n"
+        "    assert a[-1] == 1\n"
+    )
+    rows = pn._spawn("unit", unit, [tmp_path], timeout=60, limit=300, memory=2)
+    assert [(r["name"].split("::")[-1], r["outcome"]) for r in rows] == [
+        ("test_huge", "memory"),
+        ("test_fits_after", "matched"),
+    ]
