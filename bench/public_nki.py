@@ -17,7 +17,8 @@ on a machine that reads as an instance of the simulated target (``simulated_host
 * each test of ``test/unit/test_*.py`` selected by its ``--simulation-only`` option (those marked
   as simulation tests), run through pytest (tests marked ``xfail`` upstream are no cases);
 * with ``--library``, the import of each kernel module of the library (no goldens there: the
-  library's references are torch code), counted on a line of its own.
+  library's references are torch code), counted on a line of its own; the torch references
+  themselves (``*_torch.py`` and any other module that imports torch) are no cases.
 
 A case is the content of its file and of the kernel sources it uses (the tutorial's folder, the
 unit tests' reference kernels), so a case unchanged across the chosen revisions counts once.
@@ -338,6 +339,17 @@ def _cap_memory(gib: float) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
 
 
+_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+torch\b", re.M)
+
+
+def _is_torch_reference(mod: Path) -> bool:
+    """A library module that is a torch reference, not a kernel: ``*_torch.py``, or a module
+    that imports torch (the MX helpers shared by several references)."""
+    return mod.stem.endswith("_torch") or bool(
+        _TORCH_IMPORT.search(mod.read_text(errors="replace"))
+    )
+
+
 def child(
     kind: str, path: str, roots: list[str], timeout: int, clock: str = "cpu", memory: float = 0
 ) -> None:
@@ -368,7 +380,7 @@ def child(
             _run_unit(p, timeout)
         else:
             for mod in sorted(p.rglob("*.py")):
-                if mod.name != "__init__.py" and not mod.stem.endswith("_torch"):
+                if mod.name != "__init__.py" and not _is_torch_reference(mod):
                     _import_module(Path(roots[0]), mod, timeout)
 
 

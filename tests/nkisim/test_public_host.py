@@ -120,3 +120,24 @@ def test_a_case_out_of_memory_leaves_the_next_cases_of_its_file_their_memory(tmp
         ("test_huge", "memory"),
         ("test_fits_after", "matched"),
     ]
+
+
+def test_library_torch_references_are_no_import_cases(tmp_path):
+    kernel = tmp_path / "rmsnorm.py"
+    kernel.write_text("import nki.language as nl\n")
+    named = tmp_path / "rmsnorm_torch.py"
+    named.write_text("import numpy as np\n")
+    helper = tmp_path / "mx_common.py"
+    helper.write_text('"""MX helpers."""\nimport numpy as np\nimport torch\n')
+    indented = tmp_path / "maybe.py"
+    indented.write_text("try:\n    from torch import nn\nexcept ImportError:\n    nn = None\n")
+    mentions = tmp_path / "doc.py"
+    mentions.write_text('"""Compare with torch.matmul; import torchvision elsewhere."""\n')
+    got = {p.name: pn._is_torch_reference(p) for p in sorted(tmp_path.iterdir())}
+    assert got == {
+        "doc.py": False,
+        "maybe.py": True,
+        "mx_common.py": True,
+        "rmsnorm.py": False,
+        "rmsnorm_torch.py": True,
+    }
