@@ -6,7 +6,7 @@ the NKI library::
 
     python -m bench.public_nki --samples PATH/TO/nki-samples.git [--library PATH/TO/nki-library.git]
         [--revs REV,REV,...] [--every N] [--generation current|legacy] [--timeout S]
-        [--clock cpu|wall] [-v]
+        [--clock cpu|wall] [--memory GIB] [-v]
 
 Cases, each run in a child process with ``nki`` and ``neuronxcc.nki`` bound to the simulator,
 on a machine that reads as an instance of the simulated target (``simulated_host``):
@@ -17,7 +17,8 @@ on a machine that reads as an instance of the simulated target (``simulated_host
 * each test of ``test/unit/test_*.py`` selected by its ``--simulation-only`` option (those marked
   as simulation tests), run through pytest (tests marked ``xfail`` upstream are no cases);
 * with ``--library``, the import of each kernel module of the library (no goldens there: the
-  library's references are torch code), counted on a line of its own.
+  library's references are torch code), counted on a line of its own; the torch references
+  themselves (``*_torch.py`` and any other module that imports torch) are no cases.
 
 A case is the content of its file and of the kernel sources it uses (the tutorial's folder, the
 unit tests' reference kernels), so a case unchanged across the chosen revisions counts once.
@@ -28,7 +29,8 @@ the file (or the kernels it tests) imports ``neuronxcc``, else ``current``.  Out
 (C2N3001: a documented construct the simulator does not model), ``violation`` (another
 simulator diagnostic: a hardware constraint), ``crash`` (any other exception, e.g. a missing
 name), ``timeout`` (past ``--timeout`` seconds of the child's CPU time, all threads, or with
-``--clock wall`` of wall time), ``broken`` (the public file does not compile: a ``SyntaxError``
+``--clock wall`` of wall time), ``memory`` (past ``--memory`` GiB of address space: NumPy's
+``MemoryError``, in the kernel or in its golden), ``broken`` (the public file does not compile: a ``SyntaxError``
 upstream too).  A test that stops at the refusal of ``nki.benchmark`` times the kernel on a
 device (the perf tests of revisions without a simulation marker): ``device``, listed and counted
 apart, no case.  ``--generation`` keeps the cases of one API generation.
@@ -74,6 +76,8 @@ def classify(exc: BaseException | None) -> tuple[str, str]:
         return "matched", ""
     if isinstance(exc, CaseTimeout):
         return "timeout", ""
+    if isinstance(exc, MemoryError):
+        return "memory", str(exc)[:160]
     seen = set()
     while isinstance(exc, BaseException) and id(exc) not in seen:
         seen.add(id(exc))
@@ -191,6 +195,19 @@ class _Collector:
             return
         _disarm()
         _emit(item.nodeid, call.excinfo.value if call.excinfo is not None else None)
+        if call.excinfo is not None:
+            _release(call.excinfo.tb)
+
+
+def _release(tb) -> None:
+    """Drop the locals of a failed test's frames (its inputs, its golden, the simulator's
+    tensors): pytest keeps the traceback for its report, and a case that ran out of memory
+    would otherwise leave the next cases of its file without any."""
+    import gc
+    import traceback
+
+    traceback.clear_frames(tb)
+    gc.collect()
 
 
 def _run_unit(path: Path, timeout: int) -> None:
@@ -312,10 +329,34 @@ def _reference_folder(roots: list[str]) -> Path | None:
     return None
 
 
-def child(kind: str, path: str, roots: list[str], timeout: int, clock: str = "cpu") -> None:
+def _cap_memory(gib: float) -> None:
+    """Past ``gib`` GiB of address space an allocation fails with ``MemoryError`` (outcome
+    ``memory``), so that one huge case cannot take the machine's memory."""
+    import resource
+
+    if gib > 0:
+        cap = int(gib * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+
+_TORCH_IMPORT = re.compile(r"^\s*(import|from)\s+torch\b", re.M)
+
+
+def _is_torch_reference(mod: Path) -> bool:
+    """A library module that is a torch reference, not a kernel: ``*_torch.py``, or a module
+    that imports torch (the MX helpers shared by several references)."""
+    return mod.stem.endswith("_torch") or bool(
+        _TORCH_IMPORT.search(mod.read_text(errors="replace"))
+    )
+
+
+def child(
+    kind: str, path: str, roots: list[str], timeout: int, clock: str = "cpu", memory: float = 0
+) -> None:
     import numpy as np
 
     _CLOCK[0] = clock
+    _cap_memory(memory)
 
     from cuda2nki.nkisim import nki_namespace
 
@@ -339,7 +380,7 @@ def child(kind: str, path: str, roots: list[str], timeout: int, clock: str = "cp
             _run_unit(p, timeout)
         else:
             for mod in sorted(p.rglob("*.py")):
-                if mod.name != "__init__.py" and not mod.stem.endswith("_torch"):
+                if mod.name != "__init__.py" and not _is_torch_reference(mod):
                     _import_module(Path(roots[0]), mod, timeout)
 
 
@@ -381,10 +422,16 @@ def _generation(*paths: Path) -> str:
 
 
 def _spawn(
-    kind: str, path: Path, roots: list[Path], timeout: int, limit: int, clock: str = "cpu"
+    kind: str,
+    path: Path,
+    roots: list[Path],
+    timeout: int,
+    limit: int,
+    clock: str = "cpu",
+    memory: float = 0,
 ) -> list[dict]:
     cmd = [sys.executable, "-m", "bench.public_nki", "--child", kind, str(path)]
-    cmd += ["--timeout", str(timeout), "--clock", clock]
+    cmd += ["--timeout", str(timeout), "--clock", clock, "--memory", str(memory)]
     if clock == "cpu":
         limit *= WALL_BACKSTOP  # the child's CPU limits end a case; this ends a hung child
     for r in roots:
@@ -505,15 +552,22 @@ def main(argv: list[str] | None = None) -> int:
         default="cpu",
         help="what --timeout counts: process CPU time (default) or wall time",
     )
+    ap.add_argument(
+        "--memory",
+        type=float,
+        default=8.0,
+        help="GiB of address space per child process (0: no limit); past it a case is 'memory'",
+    )
     ap.add_argument("-v", action="store_true", help="print each case")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--root", action="append", default=[], help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     if a.child:
-        child(a.child[0], a.child[1], a.root, a.timeout, a.clock)
+        child(a.child[0], a.child[1], a.root, a.timeout, a.clock, a.memory)
         return 0
     if not (a.samples or a.library or a.sdk):
         ap.error("give --samples, --library and/or --sdk")
+    sys.stdout.reconfigure(line_buffering=True)  # each case's row as it ends, also into a file
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     seen: set[str] = set()
     with tempfile.TemporaryDirectory(prefix="public_nki_") as tmp:
@@ -526,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     seen.add(key)
                     limit = a.timeout * (40 if kind == "unit" else 1) + 60
-                    for row in _spawn(kind, path, roots, a.timeout, limit, a.clock):
+                    for row in _spawn(kind, path, roots, a.timeout, limit, a.clock, a.memory):
                         counts[gen][row["outcome"]] += 1
                         if a.v or row["outcome"] != "matched":
                             print(
@@ -541,7 +595,7 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     seen.add(key)
                     limit = a.timeout * 20 + 60
-                    for row in _spawn(kind, path, roots, a.timeout, limit, a.clock):
+                    for row in _spawn(kind, path, roots, a.timeout, limit, a.clock, a.memory):
                         counts[f"sdk {gen}"][row["outcome"]] += 1
                         if a.v or row["outcome"] != "matched":
                             print(
@@ -553,11 +607,11 @@ def main(argv: list[str] | None = None) -> int:
             _export(a.library, "HEAD", tree)
             root = tree / "src" / "nkilib_src"
             lib = [root, tree / "src"]
-            for row in _spawn("library", root / "nkilib", lib, a.timeout, 3600, a.clock):
+            for row in _spawn("library", root / "nkilib", lib, a.timeout, 3600, a.clock, a.memory):
                 counts["library import"][row["outcome"]] += 1
                 if a.v or row["outcome"] != "matched":
                     print(f"library {row['outcome']:9} {row['name']}  {row['detail']}")
-    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "broken"]
+    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "memory", "broken"]
     for c in counts.values():
         if c["device"]:
             print(f"{c['device']} device-only test(s) (nki.benchmark timings) are no cases")

@@ -75,3 +75,69 @@ def test_the_wall_clock_remains_an_option():
     finally:
         pn._disarm()
         pn._CLOCK[0] = "cpu"
+
+
+def test_a_case_past_its_memory_cap_is_counted_as_memory(tmp_path):
+    """One huge case ends as ``memory`` in its own child process instead of taking the machine's
+    memory; the cases before it keep their outcomes."""
+    tutorial = tmp_path / "huge.py"
+    tutorial.write_text(
+        "import numpy as np\n"
+        "import nki  # the simulator's\n"
+        "if __name__ == '__main__':\n"
+        "    big = np.empty((3 << 30,), np.uint8)  # 3 GiB, never touched: no real memory\n"
+        "    big[0] = 1\n"
+        "    assert big[0] == 1\n"
+    )
+    capped = pn._spawn("tutorial", tutorial, [tmp_path], timeout=60, limit=120, memory=2)
+    assert [r["outcome"] for r in capped] == ["memory"]
+    free = pn._spawn("tutorial", tutorial, [tmp_path], timeout=60, limit=120, memory=0)
+    assert [r["outcome"] for r in free] == ["matched"]
+
+
+def test_memory_error_is_its_own_outcome():
+    assert pn.classify(MemoryError("Unable to allocate 1.00 TiB"))[0] == "memory"
+    assert pn.classify(ValueError("x"))[0] == "crash"
+
+
+def test_a_case_out_of_memory_leaves_the_next_cases_of_its_file_their_memory(tmp_path):
+    """The failed case's frames hold its arrays through pytest's traceback; they are released,
+    so the next case of the same file (which fits) runs and matches."""
+    unit = tmp_path / "test_public_cases.py"
+    unit.write_text(
+        "import numpy as np\n"
+        "import nki  # the simulator's\n"
+        "def test_huge():\n"
+        "    held = np.ones((1400 << 20,), np.uint8)  # 1.4 GiB, touched\n"
+        "    more = np.empty((1 << 30,), np.uint8)  # past the cap with the first\n"
+        "    assert held[0] == more[0]\n"
+        "def test_fits_after():\n"
+        "    a = np.ones((1200 << 20,), np.uint8)\n"
+        "    assert a[-1] == 1\n"
+    )
+    rows = pn._spawn("unit", unit, [tmp_path], timeout=60, limit=300, memory=2)
+    assert [(r["name"].split("::")[-1], r["outcome"]) for r in rows] == [
+        ("test_huge", "memory"),
+        ("test_fits_after", "matched"),
+    ]
+
+
+def test_library_torch_references_are_no_import_cases(tmp_path):
+    kernel = tmp_path / "rmsnorm.py"
+    kernel.write_text("import nki.language as nl\n")
+    named = tmp_path / "rmsnorm_torch.py"
+    named.write_text("import numpy as np\n")
+    helper = tmp_path / "mx_common.py"
+    helper.write_text('"""MX helpers."""\nimport numpy as np\nimport torch\n')
+    indented = tmp_path / "maybe.py"
+    indented.write_text("try:\n    from torch import nn\nexcept ImportError:\n    nn = None\n")
+    mentions = tmp_path / "doc.py"
+    mentions.write_text('"""Compare with torch.matmul; import torchvision elsewhere."""\n')
+    got = {p.name: pn._is_torch_reference(p) for p in sorted(tmp_path.iterdir())}
+    assert got == {
+        "doc.py": False,
+        "maybe.py": True,
+        "mx_common.py": True,
+        "rmsnorm.py": False,
+        "rmsnorm_torch.py": True,
+    }
