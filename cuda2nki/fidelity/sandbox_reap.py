@@ -167,8 +167,6 @@ def kill_namespace(init_pid: int, marker: str) -> bool:
     return _kill_verified(init_pid, lambda p: marker.encode() in (_cmdline(p) or b""))
 
 
-
-
 # --------------------------------------------------------------------------- directories
 
 
