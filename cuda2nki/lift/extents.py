@@ -801,9 +801,12 @@ def _loop_assigned(fn: A.Function) -> set[str]:
     out: set[str] = set()
     for loop in walk(fn.body):
         if isinstance(loop, A.For | A.While | A.DoWhile):
-            out |= _assigned_in(loop.body)
+            own: set[str] = set()
+            if isinstance(loop, A.For):  # a variable the loop declares lives in the loop only
+                own = {s.name for s in loop.init if isinstance(s, A.VarDecl)}
+            out |= _assigned_in(loop.body) - own
             if isinstance(loop, A.For) and loop.step is not None:
-                out |= _assigned_in(loop.step, declared=False)
+                out |= _assigned_in(loop.step, declared=False) - own
     return out
 
 
