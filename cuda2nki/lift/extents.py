@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast as pyast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from cuda2nki.frontend import ast as A
@@ -84,6 +84,8 @@ class _Scan:
         self.unstable = self.loop_assigned | _branch_assigned(fn)
         self.loop_depth = 0
         self.strided: set[str] = set()  # pointers advanced by a fixed step per loop iteration
+        #: what a device function does through its i-th parameter (see extents())
+        self.callees: Callable[[str, int], str] = lambda name, i: "r"
         self._launch_bounds()
 
     # ------------------------------------------------------------------ launch geometry
@@ -512,15 +514,45 @@ class _Scan:
 
     def _call(self, e: A.Call) -> None:
         store = _STORE_RE.match(e.func.split("::")[-1]) is not None
+        if e.target is not None:
+            self._returned_pointers(e)
         for i, a in enumerate(e.args):
             got = self._pointer(a)
             if got is not None and isinstance(a, A.Name) and e.target is not None:
                 got = (got[0], None, 1)  # a device function may index the whole pointer
             if got is not None:
                 kind = ("rw" if e.func.startswith("atomic") else "w") if store and i == 0 else "r"
+                if e.target is not None and not store:  # a helper may write through it
+                    kind = self.callees(e.target, i)
+                if not kind:  # it only computes an address from it
+                    continue
                 self._record(got, kind)
             else:
                 self._accesses(a, "r")
+
+    def _returned_pointers(self, e: A.Call) -> None:
+        """A helper that sets a pointer local through its address (``Matrix s =
+        GetSubMatrix(A, r, c)`` sets ``s__elements``) points it into the one pointer it is
+        given (at an offset the scan does not follow)."""
+        outs = [
+            a.operand.name
+            for a in e.args
+            if isinstance(a, A.Unary)
+            and a.op == "&"
+            and isinstance(a.operand, A.Name)
+            and isinstance(a.operand.ty, A.PointerType)
+        ]
+        if not outs:
+            return
+        bases = set()
+        for a in e.args:
+            got = self._pointer(a) if isinstance(a.ty, A.PointerType) else None
+            if got is not None:
+                bases.add((got[0], got[2]))
+        if len(bases) == 1:
+            ((base, w),) = bases
+            for name in outs:
+                self.alias[name] = (base, None, w)
 
     # ------------------------------------------------------------------ results
     def extents(self) -> dict[str, Extent]:
@@ -641,11 +673,20 @@ class _Scan:
         return None
 
 
-def extents(fn: A.Function, launch: dict | None, ties: dict | None = None) -> dict[str, Extent]:
+def extents(
+    fn: A.Function,
+    launch: dict | None,
+    ties: dict | None = None,
+    callees: Callable[[str, int], str] | None = None,
+) -> dict[str, Extent]:
     """Pointer parameter -> :class:`Extent` from the syntax of ``fn`` under ``launch`` (the
     inferred ``{"grid": [...], "block": [...]}`` in parameter names, or None), with the sizes
-    ``ties`` names read as the sizes they are tied to."""
+    ``ties`` names read as the sizes they are tied to.  ``callees(function, i)``: what a device
+    function does through its ``i``-th parameter (``"r"``, ``"w"``, ``"rw"``; see
+    :mod:`cuda2nki.lift.calleeroles`); without it, a pointer passed to one is read."""
     scan = _Scan(fn, launch, ties)
+    if callees is not None:
+        scan.callees = callees
     try:
         scan.run()
     except (af.BudgetExceeded, RecursionError):
