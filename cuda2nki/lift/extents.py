@@ -386,6 +386,12 @@ class _Scan:
             return v if e.op == "+" else -v
         if isinstance(e, A.Binary):
             return self._binary(e)
+        if isinstance(e, A.SizeOf):  # `size / sizeof(T)`: a byte count as elements
+            from cuda2nki.frontend.typesys import sizeof
+
+            n = sizeof(e.of)
+            if n:
+                return Poly.const(n)
         raise _Opaque
 
     def _builtin(self, e: A.Builtin) -> Poly:
@@ -919,6 +925,8 @@ def _bigger(a: Poly, b: Poly) -> Poly | None:
         return a
     if all(c <= 0 for _, c in d.terms):
         return b
+    if a.is_const != b.is_const:  # `ptr[0]` beside `ptr[i]` under `i < size / 4`
+        return _sized_over_constant(b if a.is_const else a, a if a.is_const else b)
     names = sorted({str(x) for x in d.atoms() if isinstance(x, str)})
     signs = set()
     for k, v in enumerate((1, 4, 7, 64, 96, 129, 1000)):
@@ -930,6 +938,19 @@ def _bigger(a: Poly, b: Poly) -> Poly | None:
     if len(signs) != 1:
         return None
     return a if signs.pop() else b
+
+
+def _sized_over_constant(sized: Poly, const: Poly) -> Poly | None:
+    """``sized`` when it covers the constant extent ``const`` at every size a check would use
+    (the program's own accesses assume as much), else None."""
+    names = set(re.findall(r"[A-Za-z_]\w*", str(sized)))
+    for v in (16, 64, 96, 129, 1000, 4096):
+        try:
+            if sized.evaluate(dict.fromkeys(names, v)) < const.const_value:
+                return None
+        except Exception:  # noqa: BLE001 - a name the samples cannot give
+            return None
+    return sized
 
 
 def _dims(ext: Poly, offsets: list[Poly], scalars: set[str]) -> tuple[str | int, ...]:

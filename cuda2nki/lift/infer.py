@@ -276,7 +276,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             out["params"][p.name] = _scalar(
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
             )
-    _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags)
+    _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags, out.get("launch"))
     _value_ranges(out["params"], fn, kernel_name, diags)
     _offset_views(out["params"], fn, site, kernel_name, diags)
     if steps:
@@ -453,11 +453,29 @@ def _in_steps(params: dict, steps: list, fn, kernel: str, diags: list) -> None:
         diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source="its step"))
 
 
-def _shrink(params: dict, free: set[str], fn: A.Function, kernel: str, diags: list) -> None:
+def _shrink(
+    params: dict,
+    free: set[str],
+    fn: A.Function,
+    kernel: str,
+    diags: list,
+    launch: dict | None = None,
+) -> None:
     """Halve the largest free size until the largest tensor holds at most ``_DEFAULT_ELEMENTS``:
     a host's production sizes are too large to simulate, and check adds the sizes that matter
-    (ragged tails, several tiles) itself.  Guards keep a smaller size in bounds of the grid."""
+    (ragged tails, several tiles) itself.  Guards keep a smaller size in bounds of the grid; a
+    size is not halved where that leaves ``launch`` without a block on some axis (a grid of
+    whole 64 KiB pages of the data: ``(4 * n + 65535) / 65536 * 32 / 256`` blocks)."""
     from cuda2nki.binding import eval_c_expr
+
+    def launches(env: dict) -> bool:
+        for g in (launch or {}).get("grid", ()):
+            try:
+                if int(eval_c_expr(str(g), env)) < 1:
+                    return False
+            except Exception:  # noqa: BLE001 - a grid the sizes cannot evaluate
+                continue
+        return True
 
     start = {n: params[n] for n in free if isinstance(params.get(n), int)}
     env = {n: v for n, v in params.items() if isinstance(v, int | float)}
@@ -475,10 +493,14 @@ def _shrink(params: dict, free: set[str], fn: A.Function, kernel: str, diags: li
                     return 0.0
         return top
 
-    while start and biggest() > _DEFAULT_ELEMENTS:
-        name = max(start, key=lambda k: env[k])
+    shrinking = set(start)
+    while shrinking and biggest() > _DEFAULT_ELEMENTS:
+        name = max(shrinking, key=lambda k: env[k])
         if env[name] <= 8:
             break
+        if not launches({**env, name: int(env[name]) // 2}):
+            shrinking.discard(name)  # smaller, the launch would run no block
+            continue
         env[name] = int(env[name]) // 2
     for name, was in start.items():
         if env[name] != was:
@@ -689,6 +711,9 @@ def _scalar(p: A.Param, host, is_size: bool, ties: dict, kernel: str, diags: lis
     from cuda2nki.lift.symexec import dtype_of as c_dtype
 
     floating = c_dtype(p.ty).startswith(("float", "bfloat"))
+    empty = None  # a size the host gives as 0 (a value read at run time, say) sizes nothing
+    if host is not None and is_size and not floating and int(host.value) <= 0:
+        empty, host = host, None
     if host is not None:
         value = host.value
         if not floating:
@@ -708,6 +733,9 @@ def _scalar(p: A.Param, host, is_size: bool, ties: dict, kernel: str, diags: lis
     elif is_size:
         value = 256
         why = "a default size (check chooses further sizes itself)"
+        if empty is not None:
+            where = "; ".join((*empty.evidence[:2], *empty.notes)) or "the launch site"
+            why += f", not the host's {empty.value}, which sizes nothing ({where})"
     else:
         value = 1.0 if floating else 1
         why = "a default: no value in the source; set the real one under [params]"
