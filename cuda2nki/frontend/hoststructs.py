@@ -76,18 +76,17 @@ def _param_decls(fnode: ts.Node) -> list[ts.Node]:
 
 
 def _paths(unit: Any, decl: ts.Node, depth: int) -> tuple[tuple[str, ...], ...] | None:
-    """The member paths of a by-value struct parameter or member declaration ``decl``."""
+    """The member paths of the by-value struct parameter ``decl`` (None: not one)."""
     d = decl.child_by_field_name("declarator")
-    if d is None or d.type != "identifier" or depth > _MAX_NESTING:
+    if d is None or d.type != "identifier":
         return None  # a pointer, reference or array is not a struct held by value
-    ag = _aggregate(unit, decl.child_by_field_name("type"))
-    if ag is None or getattr(ag, "union", False):
-        return None
     got = _nested(unit, decl.child_by_field_name("type"), depth)
     return tuple(got) if got else None
 
 
 def _nested(unit: Any, type_node: ts.Node | None, depth: int) -> list[tuple[str, ...]] | None:
+    """The leaf member paths of the struct type ``type_node`` names, a member that is itself a
+    struct held by value flattened in turn (None: not a struct the front end flattens)."""
     ag = _aggregate(unit, type_node)
     if ag is None or depth > _MAX_NESTING or getattr(ag, "union", False):
         return None
