@@ -604,7 +604,7 @@ def _binding_from_dict(data: Mapping[str, Any], path: str, line: int) -> Binding
         raise _bad(path, "missing [launch] table with grid and block")
     grid, block = _dims(launch.get("grid"), "grid", path), _dims(launch.get("block"), "block", path)
     params = data.get("params")
-    if not isinstance(params, Mapping) or not params:
+    if not isinstance(params, Mapping):
         raise _bad(
             path,
             "missing [params] table (every kernel parameter: shape/dtype/role or a default value)",

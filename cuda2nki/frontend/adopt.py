@@ -97,6 +97,20 @@ def _instance_of(name: str, real: str, unit: A.TranslationUnit) -> A.Function | 
     return found.get(name) if len(found) == 1 else None
 
 
+def _with_members(site: A.LaunchSite, unit: A.TranslationUnit) -> A.LaunchSite:
+    """``site`` of the file read alone, with what the including file knows about the members
+    of the structs it passes (the struct is declared in the including file)."""
+    if site.host is None or any(getattr(site.host, "members", ())):
+        return site
+    for u in unit.launch_sites:
+        if u.loc == site.loc and u.kernel == site.kernel and u.host is not None:
+            if any(u.host.members):
+                return dataclasses.replace(
+                    site, host=dataclasses.replace(site.host, members=u.host.members)
+                )
+    return site
+
+
 def _adopt(
     tu: A.TranslationUnit, name: str, inst: A.Function, unit: A.TranslationUnit
 ) -> A.TranslationUnit:
@@ -111,7 +125,9 @@ def _adopt(
     own = {id(s) for s in unit.launch_sites}
     sites = []
     for s in tu.launch_sites:
-        if s.kernel != name or id(s) not in own:
+        if s.kernel == name and id(s) not in own:
+            sites.append(_with_members(s, unit))
+        elif s.kernel != name or id(s) not in own:
             sites.append(s)
         elif (s.instance or s.kernel) == chosen:
             sites.append(dataclasses.replace(s, instance=name))

@@ -73,6 +73,12 @@ def lower_source(
     functions = _lower_all(unit, funcs, requests, dict(templates or {}), site_instances)
     if site_instances:
         launches = [_with_instance(s, site_instances) for s in launches]
+    # structs passed by value: their members are known once the kernels are lowered
+    calls = unit.launch_calls
+    launches = [
+        replace(s, host=_with_members(unit, *calls[i], s)) if i < len(calls) else s
+        for i, s in enumerate(launches)
+    ]
     _lost_kernels(unit, root)
     _check_recursion(unit)
     _propagate_rejections(unit)
@@ -338,6 +344,7 @@ def _launch_sites(
 ) -> tuple[list[A.LaunchSite], list[_Request]]:
     sites: list[A.LaunchSite] = []
     requests: list[_Request] = []
+    calls = unit.launch_calls  # per site of `kernel<<<...>>>(...)`, its call (see _with_members)
     api = _API_RE.search(unit.src) is not None
     if b"<<" not in unit.src and not api:
         return sites, requests
@@ -370,6 +377,7 @@ def _launch_sites(
                 facts.append(_host_facts(evaluator, call, ks))
             site = replace(site, host=facts[0])
             sites.append(site)
+            calls.append((evaluator, call))
             fd = unit.functions.get(site.kernel)
             if site.template_args or (fd is not None and fd.is_template):
                 # `k<<<...>>>` / `k<><<<...>>>` of a template: its defaults may instantiate it
@@ -492,6 +500,28 @@ def _pointer_launch(
 def _where(unit: UnitContext, node: ts.Node) -> str:
     loc = unit.loc(node)
     return f"{loc.file}:{loc.line}"
+
+
+def _with_members(
+    unit: UnitContext, evaluator: HostEvaluator, call: ts.Node, site: A.LaunchSite
+) -> HostFacts | None:
+    """The site's host facts with what the host says about the members of each struct the
+    launch passes by value (see :mod:`cuda2nki.frontend.hoststructs`)."""
+    from cuda2nki.frontend.hoststructs import member_facts, member_paths
+
+    facts = site.host
+    fd = unit.functions.get(site.kernel)
+    if facts is None or fd is None:
+        return facts
+    paths = member_paths(unit, fd.node)
+    if not any(paths):
+        return facts
+    an = call.child_by_field_id(F.arguments)
+    args = [c for c in an.named_children if c.kind_id not in COMMENT_IDS] if an else []
+    if len(args) != len(paths):
+        return facts
+    members = tuple(member_facts(evaluator, call, a, p) if p else None for a, p in zip(args, paths))
+    return replace(facts, members=members)
 
 
 def _host_facts(evaluator: HostEvaluator, call: ts.Node, ks: ts.Node) -> HostFacts | None:

@@ -42,6 +42,10 @@ def alloc_bytes(
 
     name = _pointer_name(arg)
     fnode = _enclosing(call)
+    if fnode is not None and name is None and _strip(arg).type == "field_expression":
+        from cuda2nki.frontend.hoststructs import field_alloc
+
+        return field_alloc(ev, fnode, _strip(arg))  # `s->data`, `grid.cells`
     if name is None or fnode is None:
         return None
     return _find(ev, name, fnode, argmap, 0, mirror=True)

@@ -71,10 +71,19 @@ NOMINAL_DEVICE = {
 }
 #: threads per block taken for a launcher's block-size parameter that no call in the file gives
 DEFAULT_BLOCK = 128
-_CEIL_DIV_NAMES = frozenset(
-    "ceil_div cdiv div_up divup DIV_UP CEIL_DIV ceildiv iDivUp idivup div_ceil CEILDIV "
-    "ceilDiv DivUp ceil_div_int".split()
+#: a helper dividing rounding up, by its name: ``ceil_div``, ``iDivUp``, ``intCeilDiv``,
+#: ``DIV_ROUND_UP``, ``divideCeil``, ``cdiv`` (case and underscores aside)
+_CEIL_DIV_RE = re.compile(
+    r"^[a-z]*?(?:ceil(?:ing)?div(?:ide|ision)?|div(?:ide|ision)?(?:round)?(?:up|ceil(?:ing)?)"
+    r"|cdiv)(?:int|[0-9]*)$"
 )
+
+
+def _ceil_div_name(name: str) -> bool:
+    """Whether a two-argument helper called ``name`` is a rounding-up division."""
+    return _CEIL_DIV_RE.match(name.replace("_", "").lower()) is not None
+
+
 _SIZEOF = {
     "float": 4,
     "double": 8,
@@ -149,6 +158,10 @@ class HostFacts:
     #: per argument, the allocation size in bytes of the pointer it passes (None: not a pointer
     #: the host code allocates; see :mod:`cuda2nki.frontend.hostalloc`)
     allocs: tuple[HostExpr | None, ...] = ()
+    #: per argument, a struct passed by value: what the host says about each of its members, in
+    #: the order the kernel's parameters take them (see :mod:`cuda2nki.frontend.hoststructs`);
+    #: None for any other argument
+    members: tuple[Any, ...] = ()
 
 
 class _NoValue(Exception):
@@ -879,9 +892,11 @@ class HostEvaluator:
                 else f"{name.lstrip('f').rstrip('f') or name}({a.text}, {b.text})"
             )
             return _V(text, num, None, a.ev + b.ev, a.notes + b.notes)
-        if name in _CEIL_DIV_NAMES and len(items) == 2:
-            a, b = self.eval(items[0], s), self.eval(items[1], s)
-            return _ceil_div(a, b)
+        if _ceil_div_name(name) and len(items) == 2:
+            try:
+                return _ceil_div(self.eval(items[0], s), self.eval(items[1], s))
+            except _NoValue:  # an operand the source does not give: the call's default
+                return self._opaque_call(n, name, s)
         if cmdline.conversion(n) is not None:  # `atoi(argv[1])`: no default in the source
             value = cmdline.default_of(n)
             note = (

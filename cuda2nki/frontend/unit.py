@@ -125,6 +125,8 @@ class UnitContext:
         self.records: dict[str, A.VectorType] = {}  # record structs by name (see .records)
         self.record_fields: dict[str, tuple[str, ...]] = {}  # by their VectorType's name
         self.aggregates: dict[str, AggregateDef] = {}  # see .aggregates, by every name
+        #: per `<<<>>>` launch site, in order: its call node and the host evaluator that read it
+        self.launch_calls: list[tuple[object, ts.Node]] = []
         self.aggregate_types: dict[str, AggregateType] = {}
         self.aggregates_busy: set[str] = set()
         self.blobs: dict[str, AggregateType] = {}  # structs in memory, by their bytes' name

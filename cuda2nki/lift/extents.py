@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast as pyast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from cuda2nki.frontend import ast as A
@@ -84,6 +84,8 @@ class _Scan:
         self.unstable = self.loop_assigned | _branch_assigned(fn)
         self.loop_depth = 0
         self.strided: set[str] = set()  # pointers advanced by a fixed step per loop iteration
+        #: what a device function does through its i-th parameter (see extents())
+        self.callees: Callable[[str, int], str] = lambda name, i: "r"
         self._launch_bounds()
 
     # ------------------------------------------------------------------ launch geometry
@@ -384,6 +386,12 @@ class _Scan:
             return v if e.op == "+" else -v
         if isinstance(e, A.Binary):
             return self._binary(e)
+        if isinstance(e, A.SizeOf):  # `size / sizeof(T)`: a byte count as elements
+            from cuda2nki.frontend.typesys import sizeof
+
+            n = sizeof(e.of)
+            if n:
+                return Poly.const(n)
         raise _Opaque
 
     def _builtin(self, e: A.Builtin) -> Poly:
@@ -512,15 +520,45 @@ class _Scan:
 
     def _call(self, e: A.Call) -> None:
         store = _STORE_RE.match(e.func.split("::")[-1]) is not None
+        if e.target is not None:
+            self._returned_pointers(e)
         for i, a in enumerate(e.args):
             got = self._pointer(a)
             if got is not None and isinstance(a, A.Name) and e.target is not None:
                 got = (got[0], None, 1)  # a device function may index the whole pointer
             if got is not None:
                 kind = ("rw" if e.func.startswith("atomic") else "w") if store and i == 0 else "r"
+                if e.target is not None and not store:  # a helper may write through it
+                    kind = self.callees(e.target, i)
+                if not kind:  # it only computes an address from it
+                    continue
                 self._record(got, kind)
             else:
                 self._accesses(a, "r")
+
+    def _returned_pointers(self, e: A.Call) -> None:
+        """A helper that sets a pointer local through its address (``Matrix s =
+        GetSubMatrix(A, r, c)`` sets ``s__elements``) points it into the one pointer it is
+        given (at an offset the scan does not follow)."""
+        outs = [
+            a.operand.name
+            for a in e.args
+            if isinstance(a, A.Unary)
+            and a.op == "&"
+            and isinstance(a.operand, A.Name)
+            and isinstance(a.operand.ty, A.PointerType)
+        ]
+        if not outs:
+            return
+        bases = set()
+        for a in e.args:
+            got = self._pointer(a) if isinstance(a.ty, A.PointerType) else None
+            if got is not None:
+                bases.add((got[0], got[2]))
+        if len(bases) == 1:
+            ((base, w),) = bases
+            for name in outs:
+                self.alias[name] = (base, None, w)
 
     # ------------------------------------------------------------------ results
     def extents(self) -> dict[str, Extent]:
@@ -641,11 +679,20 @@ class _Scan:
         return None
 
 
-def extents(fn: A.Function, launch: dict | None, ties: dict | None = None) -> dict[str, Extent]:
+def extents(
+    fn: A.Function,
+    launch: dict | None,
+    ties: dict | None = None,
+    callees: Callable[[str, int], str] | None = None,
+) -> dict[str, Extent]:
     """Pointer parameter -> :class:`Extent` from the syntax of ``fn`` under ``launch`` (the
     inferred ``{"grid": [...], "block": [...]}`` in parameter names, or None), with the sizes
-    ``ties`` names read as the sizes they are tied to."""
+    ``ties`` names read as the sizes they are tied to.  ``callees(function, i)``: what a device
+    function does through its ``i``-th parameter (``"r"``, ``"w"``, ``"rw"``; see
+    :mod:`cuda2nki.lift.calleeroles`); without it, a pointer passed to one is read."""
     scan = _Scan(fn, launch, ties)
+    if callees is not None:
+        scan.callees = callees
     try:
         scan.run()
     except (af.BudgetExceeded, RecursionError):
@@ -801,9 +848,12 @@ def _loop_assigned(fn: A.Function) -> set[str]:
     out: set[str] = set()
     for loop in walk(fn.body):
         if isinstance(loop, A.For | A.While | A.DoWhile):
-            out |= _assigned_in(loop.body)
+            own: set[str] = set()
+            if isinstance(loop, A.For):  # a variable the loop declares lives in the loop only
+                own = {s.name for s in loop.init if isinstance(s, A.VarDecl)}
+            out |= _assigned_in(loop.body) - own
             if isinstance(loop, A.For) and loop.step is not None:
-                out |= _assigned_in(loop.step, declared=False)
+                out |= _assigned_in(loop.step, declared=False) - own
     return out
 
 
@@ -875,6 +925,8 @@ def _bigger(a: Poly, b: Poly) -> Poly | None:
         return a
     if all(c <= 0 for _, c in d.terms):
         return b
+    if a.is_const != b.is_const:  # `ptr[0]` beside `ptr[i]` under `i < size / 4`
+        return _sized_over_constant(b if a.is_const else a, a if a.is_const else b)
     names = sorted({str(x) for x in d.atoms() if isinstance(x, str)})
     signs = set()
     for k, v in enumerate((1, 4, 7, 64, 96, 129, 1000)):
@@ -886,6 +938,19 @@ def _bigger(a: Poly, b: Poly) -> Poly | None:
     if len(signs) != 1:
         return None
     return a if signs.pop() else b
+
+
+def _sized_over_constant(sized: Poly, const: Poly) -> Poly | None:
+    """``sized`` when it covers the constant extent ``const`` at every size a check would use
+    (the program's own accesses assume as much), else None."""
+    names = set(re.findall(r"[A-Za-z_]\w*", str(sized)))
+    for v in (16, 64, 96, 129, 1000, 4096):
+        try:
+            if sized.evaluate(dict.fromkeys(names, v)) < const.const_value:
+                return None
+        except Exception:  # noqa: BLE001 - a name the samples cannot give
+            return None
+    return sized
 
 
 def _dims(ext: Poly, offsets: list[Poly], scalars: set[str]) -> tuple[str | int, ...]:

@@ -64,10 +64,12 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
             )
         )
         return None
+    from cuda2nki.lift.hostargs import arg_names
+
     names = {}
-    for p, text in zip(fn.params, site.arg_texts):
-        if text.isidentifier():
-            names[text] = p.name
+    for name, text in zip(arg_names(fn, site), site.arg_texts):
+        if name is not None and text.isidentifier():
+            names[text] = name
     names.update(
         {p.name: p.name for p in fn.params if p.name not in names.values() and p.name not in names}
     )
@@ -126,15 +128,12 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
 
 def _shared_bytes(fn: A.Function, site: A.LaunchSite) -> str | int | None:
     """The launch's dynamic shared memory bytes in kernel parameter names (or a number)."""
-    from cuda2nki.frontend.hostvals import resolve_args
+    from cuda2nki.lift.hostargs import arg_names, resolve
 
     facts = site.host
     if facts is None or facts.shared is None:
         return None
-    params = tuple(p.name for p in fn.params)
-    if len(site.args) > len(params):
-        return None
-    text = resolve_args(facts.shared.text, params)
+    text = resolve(facts.shared.text, arg_names(fn, site))
     if text is not None and "@" not in text:
         return _int_or(text)
     value = facts.shared.value
@@ -173,15 +172,13 @@ def _no_site_reason(fn: A.Function) -> str:
 
 def _host_launch(fn: A.Function, site: A.LaunchSite) -> tuple[list, list, str] | None:
     """Grid and block from the host values of the launch (constants, locals, callers)."""
-    from cuda2nki.frontend.hostvals import resolve_args
+    from cuda2nki.lift.hostargs import arg_names, resolve
 
     facts = site.host
     if facts is None:
         return None
-    params = tuple(p.name for p in fn.params)
-    if len(site.args) > len(params):
-        return None
-    grid = [resolve_args(g.text, params) for g in facts.grid]
+    names = arg_names(fn, site)
+    grid = [resolve(g.text, names) for g in facts.grid]
     block = [b.value for b in facts.block]
     if any(g is None for g in grid) or any(not isinstance(b, int) for b in block):
         return None
@@ -249,7 +246,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         for p in fn.params
         if isinstance(p.ty, A.PointerType)
     }
-    syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares)
+    syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     _from_allocations(fn, site, shapes, kernel_name, diags, host)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
@@ -279,7 +276,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             out["params"][p.name] = _scalar(
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
             )
-    _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags)
+    _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags, out.get("launch"))
     _value_ranges(out["params"], fn, kernel_name, diags)
     _offset_views(out["params"], fn, site, kernel_name, diags)
     if steps:
@@ -462,11 +459,29 @@ def _in_steps(params: dict, steps: list, fn, kernel: str, diags: list) -> None:
         diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source="its step"))
 
 
-def _shrink(params: dict, free: set[str], fn: A.Function, kernel: str, diags: list) -> None:
+def _shrink(
+    params: dict,
+    free: set[str],
+    fn: A.Function,
+    kernel: str,
+    diags: list,
+    launch: dict | None = None,
+) -> None:
     """Halve the largest free size until the largest tensor holds at most ``_DEFAULT_ELEMENTS``:
     a host's production sizes are too large to simulate, and check adds the sizes that matter
-    (ragged tails, several tiles) itself.  Guards keep a smaller size in bounds of the grid."""
+    (ragged tails, several tiles) itself.  Guards keep a smaller size in bounds of the grid; a
+    size is not halved where that leaves ``launch`` without a block on some axis (a grid of
+    whole 64 KiB pages of the data: ``(4 * n + 65535) / 65536 * 32 / 256`` blocks)."""
     from cuda2nki.binding import eval_c_expr
+
+    def launches(env: dict) -> bool:
+        for g in (launch or {}).get("grid", ()):
+            try:
+                if int(eval_c_expr(str(g), env)) < 1:
+                    return False
+            except Exception:  # noqa: BLE001 - a grid the sizes cannot evaluate
+                continue
+        return True
 
     start = {n: params[n] for n in free if isinstance(params.get(n), int)}
     env = {n: v for n, v in params.items() if isinstance(v, int | float)}
@@ -484,10 +499,14 @@ def _shrink(params: dict, free: set[str], fn: A.Function, kernel: str, diags: li
                     return 0.0
         return top
 
-    while start and biggest() > _DEFAULT_ELEMENTS:
-        name = max(start, key=lambda k: env[k])
+    shrinking = set(start)
+    while shrinking and biggest() > _DEFAULT_ELEMENTS:
+        name = max(shrinking, key=lambda k: env[k])
         if env[name] <= 8:
             break
+        if not launches({**env, name: int(env[name]) // 2}):
+            shrinking.discard(name)  # smaller, the launch would run no block
+            continue
         env[name] = int(env[name]) // 2
     for name, was in start.items():
         if env[name] != was:
@@ -506,13 +525,17 @@ def _shrink(params: dict, free: set[str], fn: A.Function, kernel: str, diags: li
 
 def _host_values(fn: A.Function, site: A.LaunchSite | None) -> dict:
     """Parameter name -> the host value passed for it (a HostExpr with a number), if any."""
+    from cuda2nki.lift.hostargs import slots
+
     if site is None or site.host is None:
         return {}
-    return {
-        p.name: h
-        for p, h in zip(fn.params, site.host.args)
-        if h.value is not None and not isinstance(p.ty, A.PointerType)
-    }
+    pointers = {p.name for p in fn.params if isinstance(p.ty, A.PointerType)}
+    out = {}
+    for s in slots(fn, site):
+        h = s.value(site.host)
+        if h is not None and h.value is not None and s.param not in pointers:
+            out[s.param] = h
+    return out
 
 
 def _from_allocations(
@@ -525,11 +548,17 @@ def _from_allocations(
 ) -> None:
     """A pointer whose accesses do not bound it (a gather table indexed by data) takes the
     extent the host code allocates for it (see :mod:`cuda2nki.frontend.hostalloc`)."""
-    allocs = site.host.allocs if site is not None and site.host is not None else ()
-    for p, got in zip(fn.params, allocs):
+    from cuda2nki.lift.hostargs import arg_names, slots
+
+    if site is None or site.host is None:
+        return
+    params = {p.name: p for p in fn.params}
+    names = arg_names(fn, site)
+    for slot in slots(fn, site):
+        p, got = params[slot.param], slot.alloc(site.host)
         if got is None or shapes.get(p.name) is not None or not isinstance(p.ty, A.PointerType):
             continue
-        count = _elements(got, fn, dtype_of(p.ty))
+        count = _elements(got, fn, dtype_of(p.ty), names)
         if count is None:
             continue
         if not got.notes:  # a default (a size read at run time) equals others by chance
@@ -569,15 +598,15 @@ def _compared(fn: A.Function, name: str) -> bool:
     return False
 
 
-def _elements(got, fn: A.Function, dtype: str) -> str | int | None:
+def _elements(got, fn: A.Function, dtype: str, names: tuple) -> str | int | None:
     """The element count of an allocation of ``got`` bytes (a HostExpr), in the kernel's size
     parameters, when the bytes are a whole number of ``dtype`` elements."""
     import ast as pyast
 
     import numpy as np
 
-    from cuda2nki.frontend.hostvals import resolve_args
     from cuda2nki.lift.extents import _py_poly
+    from cuda2nki.lift.hostargs import resolve
 
     try:
         size = np.dtype(dtype).itemsize
@@ -586,8 +615,7 @@ def _elements(got, fn: A.Function, dtype: str) -> str | int | None:
     if got.value is not None:
         n = int(got.value)
         return n // size if n > 0 and n % size == 0 else None
-    params = tuple(q.name for q in fn.params)
-    text = resolve_args(got.text, params)
+    text = resolve(got.text, names)
     scalars = {q.name for q in fn.params if not isinstance(q.ty, A.PointerType)}
     try:
         poly = _py_poly(pyast.parse(text or "", mode="eval").body, scalars)
@@ -607,14 +635,16 @@ def _from_syntax(
     kernel: str,
     diags: list,
     squares: dict | None = None,
+    tu: A.TranslationUnit | None = None,
 ) -> dict:
     """Fill the shapes symbolic execution left open from the kernel's index expressions (see
     :mod:`cuda2nki.lift.extents`); a shape bounded only by the launch geometry gets a note."""
+    from cuda2nki.lift.calleeroles import callee_roles
     from cuda2nki.lift.extents import extents
 
     if all(s is not None for s in shapes.values()) and all(accesses.get(n) for n in shapes):
         return {}
-    found = extents(fn, launch, squares)
+    found = extents(fn, launch, squares, callee_roles(tu) if tu is not None else None)
     for name, ext in found.items():
         if shapes.get(name) is None and ext.shape is not None:
             shapes[name] = list(ext.shape)
@@ -687,6 +717,9 @@ def _scalar(p: A.Param, host, is_size: bool, ties: dict, kernel: str, diags: lis
     from cuda2nki.lift.symexec import dtype_of as c_dtype
 
     floating = c_dtype(p.ty).startswith(("float", "bfloat"))
+    empty = None  # a size the host gives as 0 (a value read at run time, say) sizes nothing
+    if host is not None and is_size and not floating and int(host.value) <= 0:
+        empty, host = host, None
     if host is not None:
         value = host.value
         if not floating:
@@ -706,6 +739,9 @@ def _scalar(p: A.Param, host, is_size: bool, ties: dict, kernel: str, diags: lis
     elif is_size:
         value = 256
         why = "a default size (check chooses further sizes itself)"
+        if empty is not None:
+            where = "; ".join((*empty.evidence[:2], *empty.notes)) or "the launch site"
+            why += f", not the host's {empty.value}, which sizes nothing ({where})"
     else:
         value = 1.0 if floating else 1
         why = "a default: no value in the source; set the real one under [params]"

@@ -1,0 +1,203 @@
+"""Host values of the members of a struct passed to a kernel by value.
+
+A kernel that takes ``Matrix A`` receives one parameter per member (``A__width``,
+``A__elements``, see :mod:`cuda2nki.frontend.aggregates`), while its launch passes one argument,
+``d_A`` or ``*state``.  For each such argument this module reads what the host code says about
+each member, as :mod:`cuda2nki.frontend.hostvals` does for a plain argument:
+
+* the member's value (``d_A.width = n;``, ``state->rows = 64;``; see
+  :mod:`cuda2nki.frontend.hostmembers` for where a value is looked for);
+* for a pointer member, the bytes allocated for it (``cudaMalloc(&d_A.elements, w * h *
+  sizeof(float))``, ``cudaMalloc((void**)&s->flags, n * sizeof(int))``): first in the launching
+  function for the argument itself, else anywhere in the file for the same member.
+
+Members are listed in the order the front end flattens them, so that the kernel's parameters
+and the launch's arguments line up (a nested struct member is one path of several names).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import tree_sitter as ts
+
+if TYPE_CHECKING:
+    from cuda2nki.frontend.hostvals import HostEvaluator, HostExpr
+
+#: a struct nested deeper than this is not followed (its members stay unknown)
+_MAX_NESTING = 4
+
+
+@dataclass(frozen=True)
+class MemberFacts:
+    """One member of a struct argument: its path (``("inner", "x")`` for ``s.inner.x``), its
+    host value and, for a pointer, its allocation in bytes (None: not found)."""
+
+    path: tuple[str, ...]
+    value: HostExpr | None
+    alloc: HostExpr | None
+
+
+def member_paths(unit: Any, kernel_node: ts.Node) -> list[tuple[tuple[str, ...], ...] | None]:
+    """Per parameter of the kernel definition ``kernel_node``: the member paths (in flattening
+    order) of a struct passed by value, None for any other parameter."""
+    return [_paths(unit, p, 0) for p in _param_decls(kernel_node)]
+
+
+def member_facts(
+    ev: HostEvaluator, call: ts.Node, arg: ts.Node, paths: tuple[tuple[str, ...], ...]
+) -> tuple[MemberFacts, ...]:
+    """What the host code at the launch ``call`` says about each member of struct argument
+    ``arg``."""
+    from cuda2nki.frontend.hostvals import _enclosing
+
+    base = _base_name(arg)
+    fnode = _enclosing(call)
+    out = []
+    for path in paths:
+        value = alloc = None
+        if base is not None and len(path) == 1:
+            value = _value(ev, fnode, base, path[0], call.start_byte)
+            alloc = _alloc(ev, fnode, base, path[0])
+        out.append(MemberFacts(path, value, alloc))
+    return tuple(out)
+
+
+# ---------------------------------------------------------------------- the struct's members
+def _param_decls(fnode: ts.Node) -> list[ts.Node]:
+    decl = fnode.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    plist = decl.child_by_field_name("parameters") if decl is not None else None
+    if plist is None:
+        return []
+    return [c for c in plist.named_children if c.type == "parameter_declaration"]
+
+
+def _paths(unit: Any, decl: ts.Node, depth: int) -> tuple[tuple[str, ...], ...] | None:
+    """The member paths of the by-value struct parameter ``decl`` (None: not one)."""
+    d = decl.child_by_field_name("declarator")
+    if d is None or d.type != "identifier":
+        return None  # a pointer, reference or array is not a struct held by value
+    got = _nested(unit, decl.child_by_field_name("type"), depth)
+    return tuple(got) if got else None
+
+
+def _nested(unit: Any, type_node: ts.Node | None, depth: int) -> list[tuple[str, ...]] | None:
+    """The leaf member paths of the struct type ``type_node`` names, a member that is itself a
+    struct held by value flattened in turn (None: not a struct the front end flattens)."""
+    ag = _aggregate(unit, type_node)
+    if ag is None or depth > _MAX_NESTING or getattr(ag, "union", False):
+        return None
+    out: list[tuple[str, ...]] = []
+    for name, tnode, _quals, declarator in ag.members:
+        inner = None
+        if declarator is not None and declarator.type == "field_identifier":
+            inner = _nested(unit, tnode, depth + 1)
+        if inner:
+            out.extend((name, *p) for p in inner)
+        else:
+            out.append((name,))
+    return out
+
+
+def _aggregate(unit: Any, type_node: ts.Node | None) -> Any:
+    if type_node is None:
+        return None
+    text = (type_node.text or b"").decode("utf-8", "replace")
+    for word in ("struct", "const", "class"):
+        text = text.replace(word + " ", "")
+    return unit.aggregates.get(text.strip().split("::")[-1])
+
+
+# ---------------------------------------------------------------------- host values
+def _base_name(arg: ts.Node) -> str | None:
+    """``d_A`` of ``d_A``, ``state`` of ``*state`` (casts and parentheses aside)."""
+    from cuda2nki.frontend.hostalloc import _strip
+
+    n = _strip(arg)
+    if n.type == "pointer_expression" and (n.text or b"").startswith(b"*"):
+        n = _strip(n.child_by_field_name("argument") or n)
+    return (n.text or b"").decode() if n.type == "identifier" else None
+
+
+def _value(
+    ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str, before: int
+) -> HostExpr | None:
+    from cuda2nki.frontend.hostmembers import member_values
+    from cuda2nki.frontend.hostvals import HostExpr, _NoValue, _one_line, _Scope
+
+    for fn, right in member_values(ev.root, fnode, base, field, before):
+        if right is None:
+            continue
+        scope = _Scope(fn, right.start_byte, {}, 1)
+        try:
+            v = ev.eval(right, scope)
+        except (_NoValue, RecursionError):
+            continue
+        if v.items is not None or v.num is None:
+            continue
+        line = f"{ev.where(right)}: {_one_line(right.parent or right)}"
+        return HostExpr(None, v.num, (line, *v.ev), v.notes)
+    return None
+
+
+def field_alloc(ev: HostEvaluator, fnode: ts.Node, arg: ts.Node) -> HostExpr | None:
+    """The bytes allocated for the struct member ``arg`` (``s->data``, ``grid.cells``) passed
+    as a pointer argument."""
+    from cuda2nki.frontend.hostalloc import _strip
+
+    obj = _strip(arg.child_by_field_name("argument") or arg)
+    name = arg.child_by_field_name("field")
+    if obj.type != "identifier" or name is None:
+        return None
+    return _alloc(ev, fnode, (obj.text or b"").decode(), (name.text or b"").decode())
+
+
+def _alloc(ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str) -> HostExpr | None:
+    """The bytes of ``cudaMalloc(&base.field, size)``, in ``fnode`` first, else of the same
+    member of any variable in the file."""
+    from cuda2nki.frontend.hostalloc import _bytes
+    from cuda2nki.frontend.hostvals import _enclosing
+
+    found = list(_allocations(ev.root, field))
+    own = [(c, b, s) for c, b, s in found if b == base and _enclosing(c) == fnode]
+    # a size the source gives first; else one a default completes (its note says so)
+    for guess in (False, True):
+        for call, _b, size in own + [x for x in found if x not in own]:
+            fn = _enclosing(call)
+            if fn is None:
+                continue
+            was = ev._guess
+            ev._guess = guess
+            try:
+                got = _bytes(ev, size, call, fn, {}, 0)
+            except RecursionError:
+                got = None
+            finally:
+                ev._guess = was
+            if got is not None and got.value is not None:
+                return got
+    return None
+
+
+def _allocations(root: ts.Node, field: str):  # noqa: ANN202 - a generator of triples
+    """(call, base, size node) of every ``cudaMalloc(&X.field, size)`` / ``&X->field``."""
+    from cuda2nki.frontend.hostalloc import _OUT_ALLOC, _args, _callee, _strip
+
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression" and _callee(n) in _OUT_ALLOC:
+            items = _args(n)
+            target = _strip(items[0]) if len(items) >= 2 else None
+            if target is not None and target.type == "pointer_expression":
+                inner = _strip(target.child_by_field_name("argument") or target)
+                if inner.type == "field_expression":
+                    name = inner.child_by_field_name("field")
+                    obj = _strip(inner.child_by_field_name("argument") or inner)
+                    if name is not None and (name.text or b"").decode() == field:
+                        if obj.type == "identifier":
+                            yield n, (obj.text or b"").decode(), items[1]
+        stack.extend(reversed(n.children))
