@@ -1,6 +1,6 @@
 """A kernel without parameters (a greeting that only prints, a launch-geometry demo) has an
 empty binding: its launch and no parameter.  An empty ``[params]`` table validates for such a
-kernel only; the port is written (literally) and its check says that nothing was compared."""
+kernel only; the kernel is then refused for writing no global memory (nothing to port)."""
 
 from __future__ import annotations
 
@@ -53,18 +53,20 @@ def test_inference_binds_a_kernel_without_parameters(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
-def test_a_kernel_without_parameters_is_ported_and_checks_nothing(
+def test_a_kernel_without_parameters_is_bound_then_refused_for_writing_nothing(
     tmp_path: Path, name: str
 ) -> None:
+    """The binding is complete; what stops the port is that the kernel writes no global memory
+    (device printf is not ported), said in so many words -- never a port that computes
+    nothing and a check that compares nothing."""
     cu = tmp_path / f"{name}.cu"
     cu.write_text(KERNELS[name])
     res = api.port(str(cu))
-    assert res.source is not None and res.literal, [d.message for d in res.diagnostics]
-    port = tmp_path / "port.py"
-    port.write_text(res.source)
-    report = api.check(str(cu), str(port), seeds=1)
-    assert report.verdict == "fail"  # nothing compared is never a pass
-    assert any("writes no tensor" in d.message for d in report.findings if d.code == "C2N4023")
+    assert res.source is None
+    codes = {d.code for d in res.diagnostics}
+    assert "C2N2502" not in codes, [d.message for d in res.diagnostics]
+    refusals = [d for d in res.diagnostics if d.code == "C2N2301"]
+    assert refusals and "writes no global memory" in refusals[0].message
 
 
 def test_an_empty_params_table_binds_no_parameter() -> None:
