@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.rewrite import transform
 
 
 def is_assert(node: object) -> bool:
@@ -25,22 +26,8 @@ def is_assert(node: object) -> bool:
 
 
 def _strip(node: Any) -> Any:
-    if is_assert(node):
-        return A.Empty(loc=node.loc)
-    if isinstance(node, tuple):
-        items = tuple(_strip(n) for n in node)
-        return node if all(a is b for a, b in zip(items, node)) else items
-    if not dataclasses.is_dataclass(node) or isinstance(node, type) or isinstance(node, A.Expr):
-        return node
-    changes = {}
-    for f in dataclasses.fields(node):
-        if f.name == "loc":
-            continue
-        old = getattr(node, f.name)
-        new = _strip(old)
-        if new is not old:
-            changes[f.name] = new
-    return dataclasses.replace(node, **changes) if changes else node
+    """``node`` with every ``assert`` statement made empty (expressions are never descended)."""
+    return transform(node, lambda n: A.Empty(loc=n.loc) if is_assert(n) else n, skip=(A.Expr,))
 
 
 def has_asserts(tu: A.TranslationUnit) -> bool:

@@ -330,6 +330,7 @@ def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> Non
         float_inputs,
         index_ranges,
         local_extents,
+        record_range,
     )
 
     extents: dict[str, int | str] = dict(local_extents(fn))
@@ -345,17 +346,8 @@ def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> Non
         and "range" not in spec
     }
     for r in index_ranges(fn, extents, ints | float_inputs(params)):
-        params[r.tensor]["range"] = [r.lo, r.hi]
-        p = next(q for q in fn.params if q.name == r.tensor)
-        diags.append(
-            make(
-                "C2N2100",
-                p.loc,
-                what=f"'{r.tensor}' values in [{r.lo}, {r.hi})",
-                kernel=kernel,
-                source=f"its use as an index of '{r.target}' ({r.loc.file}:{r.loc.line})",
-            )
-        )
+        why = f"its use as an index of '{r.target}' ({r.loc.file}:{r.loc.line})"
+        record_range(params, fn, r, kernel, why, diags)
     add_divisor_ranges(params, fn, ints, kernel, diags)
 
 

@@ -210,18 +210,26 @@ def add_divisor_ranges(
 ) -> None:
     """Integer inputs that divide get values that are never zero
     (:func:`cuda2nki.lift.valranges.divisor_ranges`), with a note."""
-    from cuda2nki.diagnostics import make
 
     known = {n: tuple(params[n]["range"]) for n in ints if "range" in params[n]}
     for r in divisor_ranges(fn, ints, known):
-        params[r.tensor]["range"] = [r.lo, r.hi]
-        p = next(q for q in fn.params if q.name == r.tensor)
-        diags.append(
-            make(
-                "C2N2100",
-                p.loc,
-                what=f"'{r.tensor}' values in [{r.lo}, {r.hi})",
-                kernel=kernel,
-                source=f"its use as a divisor ({r.loc.file}:{r.loc.line}): never zero",
-            )
-        )
+        why = f"its use as a divisor ({r.loc.file}:{r.loc.line}): never zero"
+        record_range(params, fn, r, kernel, why, diags)
+
+
+def record_range(
+    params: dict,
+    fn: A.Function,
+    r: IndexRange | DivisorRange,
+    kernel: str,
+    source: str,
+    diags: list,
+) -> None:
+    """Give input ``r.tensor`` the values ``[r.lo, r.hi)`` and say why (a C2N2100 note at the
+    parameter, ``source`` naming the use that asks for it)."""
+    from cuda2nki.diagnostics import make
+
+    params[r.tensor]["range"] = [r.lo, r.hi]
+    p = next(q for q in fn.params if q.name == r.tensor)
+    what = f"'{r.tensor}' values in [{r.lo}, {r.hi})"
+    diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source=source))
