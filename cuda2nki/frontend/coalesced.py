@@ -37,6 +37,14 @@ PARTITIONS = ("labeled_partition", "binary_partition")
 MASK_REDUCE = "__c2n_mask_reduce_"
 
 
+#: a group's vote methods and the warp intrinsics (with their result types) they become
+WARP_VOTES = {
+    "any": ("__any_sync", INT),
+    "all": ("__all_sync", INT),
+    "ballot": ("__ballot_sync", UINT),
+}
+
+
 def _call(loc: SourceLoc, func: str, args: tuple[A.Expr, ...], ty: A.CType) -> A.Expr:
     return N.Call(loc=loc, func=func, args=args, ty=ty)
 
@@ -120,13 +128,8 @@ def masked_method(
         return N.IntLit(loc=loc, value=int(method == "meta_group_size"), ty=UINT)
     if method == "sync":
         return _call(loc, "__syncwarp", (m,), VOID)
-    votes = {
-        "any": ("__any_sync", INT),
-        "all": ("__all_sync", INT),
-        "ballot": ("__ballot_sync", UINT),
-    }
-    if method in votes and len(args) == 1:
-        fn, ty = votes[method]
+    if method in WARP_VOTES and len(args) == 1:
+        fn, ty = WARP_VOTES[method]
         return _call(loc, fn, (m, args[0]), ty)
     if method == "shfl" and len(args) == 2 and isinstance(args[1], A.IntLit) and args[1].value == 0:
         first = N.Binary(

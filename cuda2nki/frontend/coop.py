@@ -16,6 +16,7 @@ from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.coalesced import (
     MASKED,
     PARTITIONS,
+    WARP_VOTES,
     declare_masked,
     masked_method,
     masked_reduce,
@@ -249,13 +250,8 @@ class CoopLowering(_Base):
                     args=(lit(FULL_MASK), args[0], args[1], lit(sym.tile)),
                     ty=unqualified(args[0].ty),
                 )
-            votes = {
-                "any": ("__any_sync", INT),
-                "all": ("__all_sync", INT),
-                "ballot": ("__ballot_sync", UINT),
-            }
-            if method in votes and len(args) == 1:
-                fn, ty = votes[method]
+            if method in WARP_VOTES and len(args) == 1:
+                fn, ty = WARP_VOTES[method]
                 return N.Call(loc=loc, func=fn, args=(lit(FULL_MASK), args[0]), ty=ty)
         raise self.fail("C2N1029", node, what=f"{sym.cg}.{method}()")
 

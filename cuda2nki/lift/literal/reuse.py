@@ -213,20 +213,27 @@ def _hoist(nodes: tuple[Node, ...], counts: Counter[str], written: frozenset[str
     return tuple(out)
 
 
+def _hoistable(n: Node, counts: Counter[str], written: frozenset[str] | set[str],
+               changed: frozenset[str] | set[str]) -> bool:  # fmt: skip
+    """Whether ``n`` is a movable load of a tensor nothing in the region writes, through names
+    the region does not change."""
+    ld = _load(n)
+    return (
+        ld is not None
+        and _movable(n, counts)
+        and ANY not in written
+        and ld[0] not in written
+        and not (ld[2] & changed)
+    )
+
+
 def _split_loop(loop: Loop, counts: Counter[str]) -> tuple[list[Node], tuple[Node, ...]]:
     inner = _effects(loop.body)
     changed = inner.assigned | _loop_targets(loop)
     moved: list[Node] = []
     kept: list[Node] = []
     for n in loop.body:
-        ld = _load(n)
-        if (
-            ld is not None
-            and _movable(n, counts)
-            and ANY not in inner.written
-            and ld[0] not in inner.written
-            and not (ld[2] & changed)
-        ):
+        if _hoistable(n, counts, inner.written, changed):
             moved.append(n)
         else:
             kept.append(n)
@@ -243,13 +250,8 @@ def _split_def(block: Loop, counts: Counter[str], written: frozenset[str],
     kept: list[Node] = []
     for n in block.body:
         ld = _load(n)
-        if (
-            ld is not None
-            and _movable(n, counts)
-            and ANY not in written
-            and ld[0] not in written
-            and not (ld[2] & changed)
-            and all(name in before or counts[name] == 0 for name in ld[2])
+        if _hoistable(n, counts, written, changed) and all(
+            name in before or counts[name] == 0 for name in ld[2]
         ):
             moved.append(n)
         else:
