@@ -170,6 +170,15 @@ def read_journal(path: str | Path) -> tuple[list[str] | None, dict[str, JournalE
 
 
 def process_file(spec: JobSpec) -> FileResult:
+    from cuda2nki.frontend.headers import searching_tree
+
+    # outside any repository, a header missing from the include path is looked for in the
+    # whole migrated tree (see frontend.headers)
+    with searching_tree(spec.root):
+        return _process_file(spec)
+
+
+def _process_file(spec: JobSpec) -> FileResult:
     from cuda2nki import api
     from cuda2nki.binding import load_bindings
     from cuda2nki.frontend.scope import owners

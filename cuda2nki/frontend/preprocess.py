@@ -12,8 +12,10 @@ for line (the line map stays the identity, comments are kept, so columns are exa
 includes, ``#error``, ``#``/``##``, variadic macros, continuation lines and macro calls across
 lines go to pcpp.
 
-System headers (``#include <...>``) are never read; a missing quoted include is a warning
-(C2N1004).  ``__CUDACC__``, ``__NVCC__``, ``__CUDA_ARCH__`` (800), ``__cplusplus`` (C++17),
+System and toolkit headers are never read (:func:`cuda2nki.frontend.headers.is_system_header`);
+any other include, quoted or angle, not found on the include path is looked for in the tree
+(:mod:`cuda2nki.frontend.headers`; a note says where it was found, C2N1005) and is a warning
+(C2N1004) when it is nowhere.  ``__CUDACC__``, ``__NVCC__``, ``__CUDA_ARCH__`` (800), ``__cplusplus`` (C++17),
 the CUDA 12 version macros and Linux's ``__linux__``/``__unix__`` are predefined (``-D``
 overrides them).
 ``__align__(n)`` is respelled ``alignas  (n)`` (same width) because the grammar lacks it.
@@ -28,6 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.frontend.includes import IncludeResolver, active_only, scan_angle
 
 # What nvcc (CUDA 12, C++17, device pass for sm_80) and the skipped runtime headers define.
 PREDEFINED = {
@@ -442,15 +445,22 @@ def preprocess(
     include_dirs: Iterable[str] = (),
 ) -> Preprocessed:
     include_dirs = tuple(include_dirs)
+    angle = scan_angle(text, filename, include_dirs)
+    if angle.needs_pcpp:  # a header of the tree included with <...>: read it
+        return _run_pcpp(text, filename, dict(defines or {}), include_dirs)
     if not defines and not _needs_pcpp(text):
         lm = LineMap(default_file=filename)
-        return Preprocessed(_respell(text), lm, [], False)
+        return Preprocessed(_respell(text), lm, list(angle.missing), False)
     simple = _simple_defines(text, defines or {})
     if simple is not None:
-        return _expand_simple(text, filename, simple)
+        pre = _expand_simple(text, filename, simple)
+        pre.diagnostics.extend(angle.missing)
+        return pre
     lines = _conditional_macros(text, defines or {})
     if lines is not None:
-        return _line_for_line(text, filename, lines)
+        pre = _line_for_line(text, filename, lines)
+        pre.diagnostics.extend(active_only(angle.missing, lines))
+        return pre
     return _run_pcpp(text, filename, dict(defines or {}), include_dirs)
 
 
@@ -764,6 +774,7 @@ def _run_pcpp(
     import pcpp  # deferred: pcpp builds its lexer on import
 
     diags: list[Diagnostic] = []
+    resolver = IncludeResolver(filename, text, lambda p: _display_path(p, filename), diags)
 
     class _Pre(pcpp.Preprocessor):
         def on_error(self, file, line, msg):  # noqa: ANN001
@@ -773,12 +784,10 @@ def _run_pcpp(
             self.return_code += 1
 
         def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # noqa: ANN001
-            d = self.lastdirective
-            if not is_system_include and not is_malformed:
-                loc = SourceLoc(
-                    getattr(d, "source", filename) or filename, getattr(d, "lineno", 0), 1
-                )
-                diags.append(make("C2N1004", loc, path=includepath))
+            if not is_malformed:
+                found = resolver.resolve(includepath, self.lastdirective)
+                if found is not None:
+                    return found  # pcpp reads the header from there
             raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
 
         def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):  # noqa: ANN001

@@ -39,10 +39,37 @@ register(
         W,
         "include file not found",
         "cannot find include file '{path}'; ignored",
-        "A quoted #include was not found in the file's directory or the -I directories. System "
-        "headers (<cuda_runtime.h>, <cuda_fp16.h>...) are always skipped silently.",
+        "An #include (quoted, or in angle brackets when it is not a system, CUDA toolkit or "
+        "external library header) was found neither in the file's directory, the -I "
+        "directories and the compilation database, nor by name anywhere in the enclosing "
+        "repository (or, outside one, the tree being migrated). The code after it is read "
+        "without the header, so its macros and functions are unknown (C2N1021). System "
+        "headers (<stdio.h>, <cuda_runtime.h>, <thrust/...>...) are skipped silently.",
         example='#include "common.cuh"',
         fix="Pass -I DIR with the directory holding the header.",
+    ),
+    Rule(
+        "C2N1005",
+        N,
+        "include found in the tree",
+        "'{path}' is not on the include path; using {found}",
+        "The header was not in the file's directory or the -I directories, so it was looked up "
+        "by the path it spells (as a path suffix) among the files of the enclosing repository "
+        "(or, outside one, the tree being migrated), as a Makefile's -I options would find it. "
+        "The nearest match is used: fewest folders up from the including file, then fewest "
+        "down.",
+        example="#include <polybench.h>  // in ../utilities/",
+        fix="Nothing to do; pass -I DIR to choose the header explicitly.",
+    ),
+    Rule(
+        "C2N1006",
+        W,
+        "ambiguous include",
+        "'{path}' matches several different headers equally near; using {found}, not {others}",
+        "Header discovery (C2N1005) found more than one file of that name at the same distance "
+        "from the including file, with different contents. The first in path order is used.",
+        example='#include "config.h"  // in a/ and in b/',
+        fix="Pass -I DIR with the directory holding the intended header.",
     ),
     Rule(
         "C2N1010",

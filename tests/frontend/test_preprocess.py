@@ -81,7 +81,14 @@ def test_local_include_with_include_dir_maps_to_header(tmp_path, parse):
     ret = find(f, A.Return)[0]
     assert (ret.loc.line, ret.loc.col) == (4, 5)
     assert tu.function("k").loc.file == str(main)
-    # without -I the header is missing: a warning, and `f` becomes an unknown function
+    # without -I the header is found below the file's folder, and said so
+    tu = parse_file(main)
+    assert tu.rejected == {} and tu.function("f").loc.file.endswith("helpers.cuh")
+    assert [(d.code, d.loc.line, d.loc.col) for d in tu.diagnostics] == [("C2N1005", 1, 11)]
+    # out of reach (a sibling folder, no repository above): a warning, `f` an unknown function
+    src = tmp_path / "src"
+    src.mkdir()
+    main = main.rename(src / "k.cu")
     tu = parse_file(main)
     assert any(d.code == "C2N1004" and d.loc.line == 1 for d in tu.diagnostics)
     assert [d.code for d in tu.rejected["k"]] == ["C2N1021"]

@@ -27,6 +27,21 @@ EXAMPLES = {
     "C2N1002": _parse("void broken( {\n__global__ void ok(float* p) { p[0] = 1.0f; }\nint x = ;\n"),
     "C2N1003": _parse("#if\n__global__ void k(float* p) { p[0] = 1.0f; }\n#endif\n"),
     "C2N1004": _parse('#include "missing_header.h"\n__global__ void k(float* p) { p[0] = 1; }\n'),
+    "C2N1005": Example(
+        files={
+            "k.cu": "#include <scale.h>\n__global__ void k(float* p) { p[0] = SCALE; }\n",
+            "include/scale.h": "#define SCALE 2.0f\n",
+        },
+        argv=("parse", "k.cu"),
+    ),
+    "C2N1006": Example(
+        files={
+            "k.cu": '#include "scale.h"\n__global__ void k(float* p) { p[0] = SCALE; }\n',
+            "a/scale.h": "#define SCALE 2.0f\n",
+            "b/scale.h": "#define SCALE 3.0f\n",
+        },
+        argv=("parse", "k.cu"),
+    ),
     "C2N1010": _body("    auto f = [](float x) { return x; };\n    p[0] = 2.0f * f(1.0f);\n"),
     "C2N1011": _body("    int i = 0;\n    goto out;\nout:\n    p[0] = i;\n"),
     "C2N1012": _parse(
