@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import tree_sitter as ts
 
-from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.apilaunch import ApiLaunch, api_launches
 from cuda2nki.frontend.ast import fast as N
@@ -82,7 +82,7 @@ def lower_source(
     _lost_kernels(unit, root)
     _check_recursion(unit)
     _propagate_rejections(unit)
-    fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003"] if pre.diagnostics else []
+    fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003" and d.severity >= Severity.ERROR]
     accepted, rejected, diags = _verdicts(unit, functions, fatal_pre)
     if len(diags) > 1:
         diags.sort(key=lambda d: (d.loc.file != filename, d.loc.file, d.loc.line, d.loc.col))

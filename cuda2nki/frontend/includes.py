@@ -90,6 +90,7 @@ class IncludeResolver:
     text: str
     shown: Callable[[str], str]  # an absolute source path as diagnostics name it
     diags: list[Diagnostic] = field(default_factory=list)
+    discover: bool = True  # False: a header not on the include path is missing
     #: the directives answered with a folder (kept alive: their ids identify them), so that a
     #: header that cannot be opened there is reported instead of answered again
     _given: dict[int, object] = field(default_factory=dict)
@@ -104,7 +105,7 @@ class IncludeResolver:
         line = int(getattr(directive, "lineno", 0) or 0)
         loc = SourceLoc(self.shown(src), line, include_col(self._line(src, line), spelled))
         again = id(directive) in self._given
-        hit = find_header(spelled, src) if not again else None
+        hit = find_header(spelled, src) if self.discover and not again else None
         if hit is not None:
             self._given[id(directive)] = directive
             self.diags.extend(d for d in found_notes(spelled, hit, loc) if d not in self.diags)

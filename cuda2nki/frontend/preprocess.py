@@ -23,13 +23,14 @@ overrides them).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
-from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend.includes import IncludeResolver, active_only, scan_angle
 
 # What nvcc (CUDA 12, C++17, device pass for sm_80) and the skipped runtime headers define.
@@ -447,7 +448,7 @@ def preprocess(
     include_dirs = tuple(include_dirs)
     angle = scan_angle(text, filename, include_dirs)
     if angle.needs_pcpp:  # a header of the tree included with <...>: read it
-        return _run_pcpp(text, filename, dict(defines or {}), include_dirs)
+        return _pcpp_with_found_headers(text, filename, dict(defines or {}), include_dirs)
     if not defines and not _needs_pcpp(text):
         lm = LineMap(default_file=filename)
         return Preprocessed(_respell(text), lm, list(angle.missing), False)
@@ -461,7 +462,29 @@ def preprocess(
         pre = _line_for_line(text, filename, lines)
         pre.diagnostics.extend(active_only(angle.missing, lines))
         return pre
-    return _run_pcpp(text, filename, dict(defines or {}), include_dirs)
+    return _pcpp_with_found_headers(text, filename, dict(defines or {}), include_dirs)
+
+
+def _pcpp_with_found_headers(
+    text: str, filename: str, defines: dict[str, str], include_dirs: tuple[str, ...]
+) -> Preprocessed:
+    """pcpp with the headers found in the tree; when one of them breaks preprocessing (an
+    ``#error`` for another platform, a header of the same name meant for something else), the
+    file is preprocessed again without them: their includes become C2N1004 warnings and the
+    errors they raised are kept as notes."""
+    pre = _run_pcpp(text, filename, defines, include_dirs)
+    found = {d.message for d in pre.diagnostics if d.code == "C2N1005"}
+    broken = [d for d in pre.diagnostics if d.code == "C2N1003"]
+    if not found or not broken:
+        return pre
+    plain = _run_pcpp(text, filename, defines, include_dirs, discover=False)
+    if len([d for d in plain.diagnostics if d.code == "C2N1003"]) >= len(broken):
+        return pre  # the found headers are not what breaks it
+    why = "raised in a header found in the tree, which was then left out"
+    plain.diagnostics.extend(
+        dataclasses.replace(d, severity=Severity.NOTE, notes=(*d.notes, why)) for d in broken
+    )
+    return plain
 
 
 # ---------------------------------------------------------------------- conditionals and macros
@@ -769,12 +792,18 @@ def _line_for_line(text: str, filename: str, lines: list[str]) -> Preprocessed:
 
 
 def _run_pcpp(
-    text: str, filename: str, defines: dict[str, str], include_dirs: tuple[str, ...]
+    text: str,
+    filename: str,
+    defines: dict[str, str],
+    include_dirs: tuple[str, ...],
+    discover: bool = True,
 ) -> Preprocessed:
     import pcpp  # deferred: pcpp builds its lexer on import
 
     diags: list[Diagnostic] = []
-    resolver = IncludeResolver(filename, text, lambda p: _display_path(p, filename), diags)
+    resolver = IncludeResolver(
+        filename, text, lambda p: _display_path(p, filename), diags, discover=discover
+    )
 
     class _Pre(pcpp.Preprocessor):
         def on_error(self, file, line, msg):  # noqa: ANN001

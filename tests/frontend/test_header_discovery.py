@@ -68,9 +68,9 @@ def test_a_header_found_in_the_tree_includes_another_found_elsewhere(tmp_path):
     root = _tree(
         tmp_path,
         {
-            "app/k.cu": '#include <outer.cuh>\n__global__ void k(float* p) { p[0] = twice(p[1]); }\n',
+            "app/k.cu": "#include <outer.cuh>\n__global__ void k(float* p) { p[0] = twice(p[1]); }\n",
             "include/outer.cuh": (
-                "#pragma once\n#include \"scale.h\"\n"
+                '#pragma once\n#include "scale.h"\n'
                 "__device__ float twice(float x) { return SCALE * x; }\n"
             ),
             "config/scale.h": "#pragma once\n#define SCALE 2.0f\n",
@@ -126,7 +126,7 @@ def test_system_headers_are_never_searched_for(tmp_path):
         tmp_path,
         {
             "src/k.cu": (
-                "#include <cuda_runtime.h>\n#include \"cuda_fp16.h\"\n#include <thrust/sort.h>\n"
+                '#include <cuda_runtime.h>\n#include "cuda_fp16.h"\n#include <thrust/sort.h>\n'
                 "#include <cublas_v2.h>\n#include <stdio.h>\n#include <vector>\n"
                 + KERNEL.format(expr="1.0f")
             ),
@@ -240,3 +240,17 @@ def test_port_bind_and_check_of_one_file_find_the_header(tmp_path, capsys):
     assert "# TODO" not in toml.read_text().split("\n", 2)[2] and "n = 300" in toml.read_text()
     assert main(["check", str(cu), str(port)]) == 0
     assert "verdict: PASS" in capsys.readouterr().out
+
+
+def test_a_found_header_that_breaks_preprocessing_is_left_out(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "src/k.cu": "#include <platform.h>\n" + KERNEL.format(expr="1.0f"),
+            "ports/win/platform.h": '#error "this header is for another platform"\n',
+        },
+    )
+    tu = parse_file(root / "src/k.cu")
+    assert [k.name for k in tu.kernels] == ["k"] and tu.rejected == {}
+    got = {(d.code, str(d.severity)) for d in tu.diagnostics}
+    assert got == {("C2N1004", "warning"), ("C2N1003", "note")}
