@@ -78,9 +78,10 @@ class MigrateSummary:
 # kernels are counted in the header only; 7: a kernel-less file leaves out the errors of the
 # headers counted on their own, and a header takes its includers' template instantiations; 8:
 # a template kernel is one record listing its instantiations, and a port's record says where
-# its binding came from, the inference's notes among its diagnostics),
+# its binding came from, the inference's notes among its diagnostics; 9: headers missing from
+# the include path are looked for in the tree, and a missing <...> include is reported),
 # so that a resumed run never mixes records of two shapes
-RECORD_FORMAT = 8
+RECORD_FORMAT = 9
 
 
 def _key(spec: JobSpec, sf: SourceFile) -> str:
