@@ -393,10 +393,24 @@ def _git(gitdir: str, *args: str) -> str:
     ).stdout
 
 
-def _export(gitdir: str, rev: str, dest: Path) -> None:
+def _export(gitdir: str, rev: str, dest: Path, paths: tuple[str, ...] = ()) -> None:
+    """Write revision ``rev`` into ``dest``; with ``paths``, only those of them that exist
+    there (a partial clone may lack the blobs of the rest of a large tree)."""
     dest.mkdir(parents=True)
+    keep = [
+        p
+        for p in paths
+        if subprocess.run(
+            ["git", f"--git-dir={gitdir}", "cat-file", "-e", f"{rev}:{p}"], capture_output=True
+        ).returncode
+        == 0
+    ]
+    if paths and not keep:
+        return
     tar = subprocess.run(
-        ["git", f"--git-dir={gitdir}", "archive", rev], check=True, capture_output=True
+        ["git", f"--git-dir={gitdir}", "archive", rev, *(["--", *keep] if keep else [])],
+        check=True,
+        capture_output=True,
     )
     subprocess.run(["tar", "-x", "-C", str(dest)], input=tar.stdout, check=True)
 
@@ -507,6 +521,10 @@ def _sample_cases(tree: Path) -> list[tuple[str, Path, list[Path], str, str]]:
     return cases
 
 
+#: the folders of the SDK repository that hold its NKI tests and examples
+SDK_PATHS = ("nki", "general/nki")
+
+
 def _sdk_cases(tree: Path) -> list[tuple[str, Path, list[Path], str, str]]:
     """``(kind, path, roots, key, generation)`` of the SDK's own NKI tests in one exported
     revision (``nki/test`` since late 2025, ``general/nki/test`` before): each file is run
@@ -589,7 +607,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.sdk:
             for i, rev in enumerate((a.sdk_revs or "HEAD").split(",")):
                 tree = Path(tmp) / f"sdk{i}"
-                _export(a.sdk, rev, tree)
+                _export(a.sdk, rev, tree, SDK_PATHS)
                 for kind, path, roots, key, gen in _sdk_cases(tree):
                     if key in seen or a.generation not in (None, gen):
                         continue

@@ -38,6 +38,7 @@ import numpy as np
 
 from bench.public_nki import (
     MARK,
+    SDK_PATHS,
     _alarm,
     _cap_memory,
     _digest,
@@ -343,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="public_nki_tutorials_") as tmp:
         for i, (suite, gitdir, rev) in enumerate(sources):
             tree = Path(tmp) / f"t{i}"
-            _export(gitdir, rev, tree)
+            _export(gitdir, rev, tree, SDK_PATHS if suite == "sdk" else ())
             folders = _folders(tree)
             for index, case in enumerate(CASES):
                 src = folders.get(case.folder, tree / "-") / f"{case.module}.py"

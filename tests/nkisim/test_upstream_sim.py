@@ -12,7 +12,10 @@ from cuda2nki.diagnostics import DiagnosticError, Severity
 from cuda2nki.nkisim import load_kernel, simulate_kernel
 
 CUR = "import nki\nimport nki.language as nl\nimport nki.isa as nisa\n"
-LEG = "from neuronxcc import nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n"
+LEG = (
+    "from neuronxcc import nki\nimport neuronxcc.nki.language as nl\n"
+    "import neuronxcc.nki.isa as nisa\nimport numpy as np\n"
+)
 
 RNG = np.random.default_rng(11)
 
@@ -74,7 +77,7 @@ def test_and_or_keep_one_mask_as_python_does(tmp_path, grid, shape, mask, rows_k
         assert not warned
     else:
         assert warned and all(w.severity is Severity.WARNING for w in warned)
-        assert warned[0].loc.line == 12 and "'&' / '|'" in warned[0].message
+        assert warned[0].loc.line == 13 and "'&' / '|'" in warned[0].message
 
 
 def test_if_on_a_mask_takes_the_branch_and_warns(tmp_path):
@@ -96,7 +99,7 @@ def test_if_on_a_mask_takes_the_branch_and_warns(tmp_path):
     a = RNG.standard_normal((4, 8)).astype(np.float32)
     res = simulate_kernel(k, [a])
     np.testing.assert_allclose(res.outputs, a + 1.0)
-    assert [w.loc.line for w in res.warnings if w.code == "C2N3021"] == [10]
+    assert [w.loc.line for w in res.warnings if w.code == "C2N3021"] == [11]
 
 
 # --------------------------------------------------------------------------- on-chip returns
@@ -105,7 +108,7 @@ _RETURNS_SBUF = """
 @nki.jit{mode}
 def k(a):
     t = nl.load(a)
-    r = nl.ndarray(a.shape, dtype={dtype}, buffer=nl.sbuf)  # line 8
+    r = nl.ndarray(a.shape, dtype={dtype}, buffer=nl.sbuf)  # line 9
     r[...] = nl.multiply(t, 2.0, dtype={dtype})
     return {ret}
 """
@@ -129,7 +132,7 @@ def test_port_check_keeps_an_sbuf_return_an_error(tmp_path, dtype):
     with pytest.raises(DiagnosticError) as ei:
         simulate_kernel(k, [np.ones((16, 32), np.float32)])
     d = ei.value.diagnostic
-    assert d.code == "C2N3011" and d.loc.line == 8 and d.severity is Severity.ERROR, d
+    assert d.code == "C2N3011" and d.loc.line == 9 and d.severity is Severity.ERROR, d
 
 
 def test_current_api_public_run_keeps_an_sbuf_return_an_error(tmp_path):
@@ -147,3 +150,34 @@ def test_current_api_public_run_keeps_an_sbuf_return_an_error(tmp_path):
     with pytest.raises(DiagnosticError) as ei:
         k(np.ones((16, 32), np.float32))
     assert ei.value.diagnostic.code == "C2N3011" and ei.value.diagnostic.loc.line == 7
+
+
+# --------------------------------------------------------------------------- tensor_scalar operands
+
+
+@pytest.mark.parametrize("which", ["operand0", "operand1"])
+@pytest.mark.parametrize("shape", [(128, 512), (64, 8)])
+def test_a_full_tile_tensor_scalar_operand_stays_a_violation(tmp_path, which, shape):
+    """The 2024 documentation (SDK, general/nki/api) allows a scalar or a (P, 1) tile only; the
+    2024 backward attention of the samples passed a full tile, and was changed later."""
+    ops = {"operand0": "y[:, 0:1]", "operand1": "2.0"} | {which: "y"}
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit
+        def k(a, b):
+            out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+            x = nl.load(a)
+            y = nl.load(b)
+            r = nisa.tensor_scalar(data=x, op0=np.subtract, operand0={ops["operand0"]},
+                                   op1=np.multiply, operand1={ops["operand1"]})
+            nl.store(out, value=r)
+            return out
+    """,
+    )
+    a = np.ones(shape, np.float32)
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(k, [a, a])
+    d = ei.value.diagnostic
+    assert d.code == "C2N3014" and d.loc.line == 11 and f"{which} must be a scalar" in d.message
