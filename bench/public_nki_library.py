@@ -140,6 +140,25 @@ def _conv1d(b, ci, co, n, k, stride, pad, dil, bias):
     return build
 
 
+def _depthwise_conv1d(n, c, w, k, pad, stride):
+    """``out[n, c, 0, q] = sum_s x_padded[n, c, 0, q * stride + s] * f[c, 0, 0, s]`` (a
+    cross-correlation per channel, zero padding)."""
+
+    def build(rng):
+        x = rng.standard_normal((n, c, 1, w)).astype(np.float32)
+        f = (rng.standard_normal((c, 1, 1, k)) * 0.3).astype(np.float32)
+        xp = np.pad(x, ((0, 0), (0, 0), (0, 0), pad))
+        q = (w + sum(pad) - k) // stride + 1
+        ref = np.zeros((n, c, 1, q), np.float32)
+        for s in range(k):
+            ref += xp[..., s : s + stride * (q - 1) + 1 : stride] * f[None, :, 0, 0, s, None, None]
+        args = {"img_ref": x, "filter_ref": f, "padding": ((0, 0), pad), "stride": (1, stride)}
+        args["feature_group_count"] = c  # depthwise: one group per channel
+        return args, [ref]
+
+    return build
+
+
 def _dynamic_add(m, h, tiles):
     def build(rng):
         a = rng.random((m, h)).astype(np.float32)
@@ -210,6 +229,16 @@ CASES = [
             (2, 64, 128, 128, 5, 2, (2, 2), 2, False),
             (1, 200, 96, 40, 1, 1, (0, 0), 1, True),
         ]
+    ),
+    *(
+        Case(
+            f"depthwise_conv1d{p}",
+            "nkilib.experimental.conv.depthwise_conv1d",
+            "depthwise_conv1d_implicit_gemm",
+            _depthwise_conv1d(*p),
+            grid=2,
+        )
+        for p in [(1, 4, 64, 3, (1, 1), 1), (2, 8, 300, 5, (0, 0), 2), (1, 2, 200, 130, (2, 2), 1)]
     ),
     *(
         Case(
