@@ -475,12 +475,28 @@ def _spawn(
 _MODULE_LEVEL_TEST = re.compile(r"^test_\w*\(", re.M)
 
 
+_FRAMEWORK_IMPORT = re.compile(r"^\s*(import|from)\s+(torch|jax)\b", re.M)
+_LOCAL_IMPORT = re.compile(r"^\s*(?:from\s+(\w+)\s+import|import\s+(\w+))", re.M)
+
+
+def _local_imports(f: Path, text: str) -> list[Path]:
+    """The modules of ``f``'s own folder that ``f`` imports (``from attention_kernels import
+    *``)."""
+    names = {a or b for a, b in _LOCAL_IMPORT.findall(text)}
+    return [f.parent / f"{n}.py" for n in sorted(names) if (f.parent / f"{n}.py").is_file()]
+
+
 def _is_tutorial_case(f: Path, text: str) -> bool:
     """A tutorial file that checks itself against NumPy when run: a ``__main__`` block that
     compares (``allclose`` / ``array_equal`` / ``assert``), or a ``test_*.py`` that calls its
-    test at module level.  Files that need torch or jax are left out."""
+    test at module level.  Files that need torch or jax (themselves, or through a module of
+    their folder that they import) are left out."""
     if "nki" not in text or "import torch" in text or "import jax" in text:
         return False
+    if any(
+        _FRAMEWORK_IMPORT.search(m.read_text(errors="replace")) for m in _local_imports(f, text)
+    ):
+        return False  # a module of its own folder that it imports needs torch or jax
     if "__main__" in text:
         main_block = text[text.index("__main__") :]
         return bool(re.search(r"allclose|array_equal|assert", main_block))
