@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.public_nki import (
+    DEFAULT_MEMORY_GIB,
     MARK,
     SDK_PATHS,
     _alarm,
@@ -323,7 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sdk", help="git directory of the Neuron SDK repository")
     ap.add_argument("--sdk-revs", default="HEAD", help="comma-separated SDK revisions")
     ap.add_argument("--timeout", type=int, default=120, help="CPU seconds per case")
-    ap.add_argument("--memory", type=float, default=8.0, help="GiB of address space per case")
+    ap.add_argument(
+        "--memory", type=float, default=DEFAULT_MEMORY_GIB, help="GiB of address space per case"
+    )
     ap.add_argument("--generation", default="current", help=argparse.SUPPRESS)
     ap.add_argument("-v", action="store_true", help="print each case")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
