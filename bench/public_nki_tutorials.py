@@ -363,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
                 if a.v or row["outcome"] != "matched":
                     print(f"{suite} {rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  "
                           f"{row['detail']}")  # fmt: skip
-    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "memory"]
+    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "memory", "broken"]
     print(f"\n{'suite':16}{'cases':>7}" + "".join(f"{c:>11}" for c in cols))
     for name, c in sorted(counts.items()):
         print(f"{name:16}{sum(c.values()):>7}" + "".join(f"{c[k]:>11}" for k in cols))
