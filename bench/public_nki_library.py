@@ -70,6 +70,41 @@ def _rope(d, b, h, s):
     return build
 
 
+def _rope_hf(b, hq, hk, s, d, *, batched=False, cache=False, backward=False):
+    """HuggingFace RoPE on [B, H, S, D]: ``x * cos + rotate_half(x) * sin`` with
+    ``rotate_half(x) = [-x2, x1]``; backward (the gradient with respect to the input) applies
+    the transpose of that linear map: ``g * cos + rotate_half_t(g * sin)``, where
+    ``rotate_half_t(y) = [y2, -y1]``."""
+
+    def rot(x):
+        h = x.shape[-1] // 2
+        return np.concatenate([-x[..., h:], x[..., :h]], -1)
+
+    def rot_t(x):
+        h = x.shape[-1] // 2
+        return np.concatenate([x[..., h:], -x[..., :h]], -1)
+
+    def build(rng):
+        q = rng.standard_normal((b, hq, s, d)).astype(np.float32)
+        k = rng.standard_normal((b, hk, s, d)).astype(np.float32)
+        ang = rng.random(((b,) if batched else ()) + (s, d // 2)) * 3
+        cos = np.cos(np.concatenate([ang, ang], -1)).astype(np.float32)
+        sin = np.sin(np.concatenate([ang, ang], -1)).astype(np.float32)
+        cb, sb = (cos[:, None], sin[:, None]) if batched else (cos, sin)
+        if backward:
+            refs = [x * cb + rot_t(x * sb) for x in (q, k)]
+        else:
+            refs = [x * cb + rot(x) * sb for x in (q, k)]
+        args = {"q": q, "k": k, "q_out": np.zeros_like(q), "k_out": np.zeros_like(k)}
+        if cache:
+            args["rope_cache"] = np.concatenate([cos, sin], -1)
+        else:
+            args |= {"cos": cos, "sin": sin}
+        return args | {"backward": backward}, refs
+
+    return build
+
+
 def _lse(logits):
     m = logits.max(1, keepdims=True)
     return np.log(np.exp(logits - m).sum(1)) + m[:, 0]
@@ -140,6 +175,25 @@ def _conv1d(b, ci, co, n, k, stride, pad, dil, bias):
     return build
 
 
+def _depthwise_conv1d(n, c, w, k, pad, stride):
+    """``out[n, c, 0, q] = sum_s x_padded[n, c, 0, q * stride + s] * f[c, 0, 0, s]`` (a
+    cross-correlation per channel, zero padding)."""
+
+    def build(rng):
+        x = rng.standard_normal((n, c, 1, w)).astype(np.float32)
+        f = (rng.standard_normal((c, 1, 1, k)) * 0.3).astype(np.float32)
+        xp = np.pad(x, ((0, 0), (0, 0), (0, 0), pad))
+        q = (w + sum(pad) - k) // stride + 1
+        ref = np.zeros((n, c, 1, q), np.float32)
+        for s in range(k):
+            ref += xp[..., s : s + stride * (q - 1) + 1 : stride] * f[None, :, 0, 0, s, None, None]
+        args = {"img_ref": x, "filter_ref": f, "padding": ((0, 0), pad), "stride": (1, stride)}
+        args["feature_group_count"] = c  # depthwise: one group per channel
+        return args, [ref]
+
+    return build
+
+
 def _dynamic_add(m, h, tiles):
     def build(rng):
         a = rng.random((m, h)).astype(np.float32)
@@ -181,6 +235,21 @@ CASES = [
         grid=2,
     ),
     Case("RoPE(64,1,2,128)", "nkilib.core.embeddings.rope", "RoPE", _rope(64, 1, 2, 128)),
+    *(
+        Case(
+            f"rope_hf{p}{''.join(f' {k}' for k, v in kw.items() if v)}",
+            "nkilib.core.embeddings.rope_hf",
+            "rope_hf",
+            _rope_hf(*p, **kw),
+            grid=g,
+        )
+        for p, g, kw in [
+            ((1, 2, 1, 128, 64), None, {}),
+            ((2, 4, 2, 256, 128), 2, {"batched": True}),
+            ((1, 2, 2, 128, 64), None, {"cache": True}),
+            ((1, 2, 1, 256, 64), 2, {"backward": True}),
+        ]
+    ),
     Case(
         "cross_entropy_forward",
         "nkilib.experimental.loss.cross_entropy",
@@ -210,6 +279,16 @@ CASES = [
             (2, 64, 128, 128, 5, 2, (2, 2), 2, False),
             (1, 200, 96, 40, 1, 1, (0, 0), 1, True),
         ]
+    ),
+    *(
+        Case(
+            f"depthwise_conv1d{p}",
+            "nkilib.experimental.conv.depthwise_conv1d",
+            "depthwise_conv1d_implicit_gemm",
+            _depthwise_conv1d(*p),
+            grid=2,
+        )
+        for p in [(1, 4, 64, 3, (1, 1), 1), (2, 8, 300, 5, (0, 0), 2), (1, 2, 200, 130, (2, 2), 1)]
     ),
     *(
         Case(

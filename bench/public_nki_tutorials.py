@@ -10,7 +10,9 @@ kernel's documented contract::
         [--every N] [--sdk PATH/TO/aws-neuron-sdk.git] [--sdk-revs REV,...] [--timeout S] [-v]
 
 Kernels are found in the samples' ``src/**/tutorials/<folder>/`` and the SDK's
-``nki/examples/<folder>/``; a case is a kernel of one content of its file, so a file unchanged
+``nki/examples/<folder>/`` (and ``nki/examples/`` itself: the single-file examples of the
+indexing and layout guides, one of which shows a violation: that case matches when the simulator
+raises the documented error); a case is a kernel of one content of its file, so a file unchanged
 across revisions counts once.  The API generation is ``legacy`` when the file imports
 ``neuronxcc``, else ``current``.  A kernel of the current API is called as a function; a legacy
 one through ``nki.simulate_kernel``, with a zero-filled output argument where its signature
@@ -35,7 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from bench.public_nki import (
+    DEFAULT_MEMORY_GIB,
     MARK,
+    SDK_PATHS,
     _alarm,
     _cap_memory,
     _digest,
@@ -56,9 +60,13 @@ class Case:
     folder: str  # the tutorial's folder, e.g. "matrix_multiplication"
     module: str  # the kernel file's stem
     kernel: str  # the kernel's name (a trailing "_" is optional across revisions)
-    build: Callable[[np.random.Generator], tuple[list, dict, np.ndarray]]  # args, kwargs, golden
+    # args, kwargs, golden (one array, or a tuple: one per output)
+    build: Callable[[np.random.Generator], tuple[list, dict, np.ndarray | tuple]]
     rtol: float = 1e-2
     atol: float = 1e-4
+    #: a documentation example that shows a constraint violation: the id the simulator must
+    #: raise (the case matches when it does)
+    expect: str | None = None
 
 
 def _bf16(x: np.ndarray) -> np.ndarray:
@@ -120,6 +128,37 @@ def _mamba(batch: int, channels: int, seq: int, state: int):
     return build
 
 
+def _exp(p: int, f: int):
+    """``exp`` of a (P, F) bf16 tensor (the SDK's layout examples, run on a (P, F) input)."""
+
+    def build(rng):
+        x = _bf16(rng.random((p, f)))
+        return [x], {}, np.exp(x.astype(np.float32))
+
+    return build
+
+
+def _split(p: int, f: int):
+    """Even and odd columns of a (P, F) tensor, as two outputs."""
+
+    def build(rng):
+        x = _bf16(np.arange(p * f, dtype=np.float32).reshape(p, f))
+        return [x], {}, (x[:, 0::2].astype(np.float32), x[:, 1::2].astype(np.float32))
+
+    return build
+
+
+def _maxpool(c: int, h: int, w: int, pool: int):
+    """Non-overlapping ``pool`` x ``pool`` max over (C, H, W)."""
+
+    def build(rng):
+        x = _bf16(rng.permutation(c * h * w).astype(np.float32).reshape(c, h, w))
+        ref = x.astype(np.float32).reshape(c, h // pool, pool, w // pool, pool).max((2, 4))
+        return [x, pool], {}, ref
+
+    return build
+
+
 CASES = [
     Case("matmul basic 64x128x512", "matrix_multiplication", "matrix_multiplication_nki_kernels",
          "nki_matmul_basic_", _matmul(64, 128, 512)),
@@ -143,6 +182,19 @@ CASES = [
              _mamba(1, 256, 512, 16), atol=1e-2)
         for v in ("v1", "v2", "v3")
     ),
+    # the SDK's current-API examples of its indexing and layout guides (nki/examples/*.py),
+    # driven upstream by torch on these sizes
+    Case("layout-pass exp 128x512", "examples", "layout-pass", "tensor_exp_kernel_",
+         _exp(128, 512)),
+    Case("layout-violation exp 256x512", "examples", "layout-violation", "tensor_exp_kernel_",
+         _exp(256, 512), expect="C2N3002"),
+    Case("index-case-1 split 4x5", "examples", "index-case-1", "tensor_split_kernel_",
+         _split(4, 5), rtol=0, atol=0),
+    *(
+        Case(f"index-case-3 maxpool {c}x{h}x{w}/{k}", "examples", "index-case-3",
+             "tensor_maxpool_kernel_", _maxpool(c, h, w, k), rtol=0, atol=0)
+        for c, h, w, k in ((2, 6, 6, 2), (128, 12, 16, 4))
+    ),
 ]  # fmt: skip
 
 
@@ -164,7 +216,22 @@ def _parameters(fn) -> list[str]:
 
 def run_case(case: Case, module, generation: str, seed: int) -> None:
     """Call ``case``'s kernel of ``module`` and compare with the golden (raises on a
-    mismatch)."""
+    mismatch, or when an expected violation is not raised)."""
+    if case.expect is None:
+        _call_and_compare(case, module, generation, seed)
+        return
+    from cuda2nki.diagnostics import DiagnosticError
+
+    try:
+        _call_and_compare(case, module, generation, seed)
+    except DiagnosticError as exc:
+        if exc.diagnostic.code != case.expect:
+            raise
+        return
+    raise AssertionError(f"the documented violation {case.expect} was not raised")
+
+
+def _call_and_compare(case: Case, module, generation: str, seed: int) -> None:
     args, kwargs, golden = case.build(np.random.default_rng(seed))
     fn = _kernel(module, case.kernel)
     if generation == "current":
@@ -179,7 +246,18 @@ def run_case(case: Case, module, generation: str, seed: int) -> None:
             lnki.simulate_kernel(fn, *args, out, *kwargs.values())
         else:
             out = lnki.simulate_kernel(fn, *args, *kwargs.values())
-    got = np.asarray(out[0] if isinstance(out, (list, tuple)) else out, np.float32)
+    if isinstance(golden, tuple):
+        assert isinstance(out, (list, tuple)) and len(out) == len(golden), (
+            f"{len(golden)} outputs expected"
+        )
+        for o, g in zip(out, golden):
+            _compare(case, o, g)
+    else:
+        _compare(case, out[0] if isinstance(out, (list, tuple)) else out, golden)
+
+
+def _compare(case: Case, out, golden: np.ndarray) -> None:
+    got = np.asarray(out, np.float32)
     assert got.shape == golden.shape, f"result shape {got.shape}, golden {golden.shape}"
     assert np.allclose(got, golden, rtol=case.rtol, atol=case.atol), (
         f"max abs error {float(np.max(np.abs(got - golden))):.3g}"
@@ -214,6 +292,8 @@ def _folders(tree: Path) -> dict[str, Path]:
     for pattern in ("src/**/tutorials/*/", "nki/examples/*/"):
         for d in sorted(tree.glob(pattern)):
             found.setdefault(d.name, d)
+    if (tree / "nki" / "examples").is_dir():  # the guides' single-file examples
+        found.setdefault("examples", tree / "nki" / "examples")
     return found
 
 
@@ -244,7 +324,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sdk", help="git directory of the Neuron SDK repository")
     ap.add_argument("--sdk-revs", default="HEAD", help="comma-separated SDK revisions")
     ap.add_argument("--timeout", type=int, default=120, help="CPU seconds per case")
-    ap.add_argument("--memory", type=float, default=8.0, help="GiB of address space per case")
+    ap.add_argument(
+        "--memory", type=float, default=DEFAULT_MEMORY_GIB, help="GiB of address space per case"
+    )
     ap.add_argument("--generation", default="current", help=argparse.SUPPRESS)
     ap.add_argument("-v", action="store_true", help="print each case")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
@@ -265,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="public_nki_tutorials_") as tmp:
         for i, (suite, gitdir, rev) in enumerate(sources):
             tree = Path(tmp) / f"t{i}"
-            _export(gitdir, rev, tree)
+            _export(gitdir, rev, tree, SDK_PATHS if suite == "sdk" else ())
             folders = _folders(tree)
             for index, case in enumerate(CASES):
                 src = folders.get(case.folder, tree / "-") / f"{case.module}.py"
@@ -281,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
                 if a.v or row["outcome"] != "matched":
                     print(f"{suite} {rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  "
                           f"{row['detail']}")  # fmt: skip
-    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "memory"]
+    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "memory", "broken"]
     print(f"\n{'suite':16}{'cases':>7}" + "".join(f"{c:>11}" for c in cols))
     for name, c in sorted(counts.items()):
         print(f"{name:16}{sum(c.values()):>7}" + "".join(f"{c[k]:>11}" for k in cols))

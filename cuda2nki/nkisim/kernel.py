@@ -22,6 +22,7 @@ from cuda2nki.nkisim.library_kernels import is_refused
 from cuda2nki.nkisim.oob import public_error
 from cuda2nki.nkisim.ops import warnings_off
 from cuda2nki.nkisim.tensor import NkiTensor, hbm, private_hbm, shared_hbm, wrap_host
+from cuda2nki.nkisim.upstream_sim import onchip_return
 
 
 class Kernel:
@@ -150,7 +151,7 @@ def _returnable(v: NkiTensor, state: st.SimState) -> bool:
     return single and stg.buffer in (hbm, private_hbm)
 
 
-def _convert_out(v, state: st.SimState, fn=None):
+def _convert_out(v, state: st.SimState, fn=None, public: bool = False):
     if isinstance(v, NkiTensor):
         if not _returnable(v, state):
             site = v.storage.site
@@ -158,14 +159,11 @@ def _convert_out(v, state: st.SimState, fn=None):
                 code = fn.__code__
                 site = (code.co_filename, code.co_firstlineno)
             what = f"'{v.name}' " if v.name else ""
-            raise error(
-                make(
-                    "C2N3011",
-                    SourceLoc(site[0], site[1], 1),
-                    what=f"{what}{tuple(v.shape)} {v.dtype.name}",
-                    buffer=v.buffer.name,
-                )
-            )
+            fmt = {"what": f"{what}{tuple(v.shape)} {v.dtype.name}", "buffer": v.buffer.name}
+            loc = SourceLoc(site[0], site[1], 1)
+            if not (public and state.legacy and v.buffer.on_chip):
+                raise error(make("C2N3011", loc, **fmt))
+            onchip_return(loc, **fmt)
         vals = v.values("output")
         stg = v.storage
         if (
@@ -183,11 +181,11 @@ def _convert_out(v, state: st.SimState, fn=None):
         state.host_outputs.append(f"{type(v).__name__} {tuple(np.shape(v))}")
         return v
     if isinstance(v, dict):
-        return {k: _convert_out(x, state, fn) for k, x in v.items()}
+        return {k: _convert_out(x, state, fn, public) for k, x in v.items()}
     if isinstance(v, tuple) and hasattr(v, "_fields"):
-        return type(v)(*[_convert_out(x, state, fn) for x in v])
+        return type(v)(*[_convert_out(x, state, fn, public) for x in v])
     if isinstance(v, (tuple, list)):
-        return type(v)(_convert_out(x, state, fn) for x in v)
+        return type(v)(_convert_out(x, state, fn, public) for x in v)
     return v
 
 
@@ -242,10 +240,13 @@ def run(
     seed: int = 0,
     check_capacity: bool = True,
     track_writers: bool = False,
+    public: bool = False,
 ) -> SimResult:
     """Run ``kernel`` on host arrays; returns :class:`SimResult` (outputs as NumPy arrays).
 
-    ``track_writers``: also note which store wrote each output element (provenance.py)."""
+    ``track_writers``: also note which store wrote each output element (provenance.py).
+    ``public``: run as the public simulator's Python API runs it (a legacy kernel may return an
+    on-chip tile: :mod:`cuda2nki.nkisim.upstream_sim`)."""
     tgt = st.resolve_target(target, kernel.platform_target if kernel.legacy else None)
     state = st.SimState(
         target=tgt,
@@ -290,7 +291,7 @@ def run(
                     if out is None:
                         out = r
                 # (deferred stores into the outputs are computed here)
-                outputs = _convert_out(out, state, kernel.fn)
+                outputs = _convert_out(out, state, kernel.fn, public)
                 if out is None and state.written_args:
                     outputs = _write_back(state)
             state.settle_memory()  # on-chip peaks by liveness; spills noted
@@ -443,7 +444,7 @@ def public_run(k: Kernel, args, kwargs):
     """Outputs of ``k`` run as the public simulator's Python API runs it: an out-of-bounds
     access is exactly ``IndexError`` (see :mod:`cuda2nki.nkisim.oob`)."""
     try:
-        return run(k, args, kwargs).outputs
+        return run(k, args, kwargs, public=True).outputs
     except DiagnosticIndexError as exc:
         raise public_error(exc) from exc
 

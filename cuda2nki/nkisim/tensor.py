@@ -887,7 +887,9 @@ class Mask:
         return Mask(~self.arr)
 
     def __bool__(self) -> bool:
-        raise invalid("mask", "use '&' / '|' to combine masks, not 'and' / 'or'")
+        from cuda2nki.nkisim.upstream_sim import truthy_mask
+
+        return truthy_mask()
 
 
 def _mask_arr(o) -> np.ndarray:

@@ -5,6 +5,7 @@ zero-filled output argument when its signature takes one (the 2024 tutorials).""
 
 from __future__ import annotations
 
+import dataclasses
 import types
 
 import numpy as np
@@ -96,3 +97,60 @@ def test_matmul_and_pool_goldens():
     (x,), kw, pooled = pt._avgpool(1, 4, 4, 2)(np.random.default_rng(2))
     assert kw == {"pool_size": 2}
     assert np.isclose(pooled[0, 0, 0], x.astype(np.float32)[0, :2, :2].mean())
+
+
+EXAMPLES = """
+import nki
+import nki.language as nl
+
+
+@nki.jit
+def tensor_exp_kernel_(in_tensor):
+    out = nl.ndarray(in_tensor.shape, dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    nl.store(out[0:ROWS, :], value=nl.exp(nl.load(in_tensor[0:ROWS, :])))
+    return out
+
+
+@nki.jit
+def tensor_split_kernel_(in_tensor):
+    p, f = in_tensor.shape
+    even = nl.ndarray((p, f - f // 2), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    odd = nl.ndarray((p, f // 2), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    t = nl.load(in_tensor)
+    nl.store(even, value=t[:, 0:f:2])
+    nl.store(odd, value=ODD)
+    return even, odd
+"""
+
+
+def _examples(tmp_path, rows: str = "in_tensor.shape[0]", odd: str = "t[:, 1:f:2]"):
+    text = EXAMPLES.replace("ROWS", rows).replace("ODD", odd)
+    return _module(tmp_path, "examples_under_test", text)
+
+
+def test_a_case_of_several_outputs_compares_each(tmp_path):
+    with nki_namespace(shadow=True):
+        pt.run_case(_case("index-case-1 split"), _examples(tmp_path), "current", 0)
+        wrong = _examples(tmp_path, odd="nl.add(t[:, 1:f:2], 1.0)")  # the second output off
+        with pytest.raises(AssertionError):
+            pt.run_case(_case("index-case-1 split"), wrong, "current", 0)
+
+
+def test_a_documented_violation_matches_only_when_raised(tmp_path):
+    case = _case("layout-violation")
+    assert case.expect == "C2N3002"
+    with nki_namespace(shadow=True):
+        pt.run_case(case, _examples(tmp_path), "current", 0)  # 256 partitions: C2N3002
+        legal = dataclasses.replace(case, build=pt._exp(128, 512))
+        with pytest.raises(AssertionError, match="was not raised"):
+            pt.run_case(legal, _examples(tmp_path), "current", 0)
+
+
+def test_exp_split_and_maxpool_goldens():
+    (x,), _, ref = pt._exp(4, 8)(np.random.default_rng(3))
+    np.testing.assert_allclose(ref, np.exp(x.astype(np.float32)))
+    (x,), _, (even, odd) = pt._split(3, 5)(np.random.default_rng(4))
+    assert even.shape == (3, 3) and odd.shape == (3, 2) and even[1, 1] == x[1, 2]
+    (x, k), _, pooled = pt._maxpool(2, 4, 6, 2)(np.random.default_rng(5))
+    assert k == 2 and pooled.shape == (2, 2, 3)
+    assert pooled[1, 1, 2] == x.astype(np.float32)[1, 2:4, 4:6].max()
