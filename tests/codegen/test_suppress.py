@@ -122,6 +122,54 @@ GATHERS += [
     ),
 ]
 
+#: a flat buffer read at an affine base plus a data-dependent offset (the lifted index is a sum
+#: with a data term): an element gather of the buffer's elements
+GATHERS += [
+    (
+        "flat_buffer_2d_domain",  # (b, t) positions of a flat [B * T * V] buffer, base first
+        "__global__ void k(float* loss, const float* probs, const int* tgt, int B, int T, int V) {\n"
+        "    int idx = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (idx >= B * T) return;\n"
+        "    loss[idx] = -logf(probs[idx * V + tgt[idx]]);\n"
+        "}\n",
+        {
+            "launch": {"grid": ["ceil_div(B * T, 64)"], "block": [64]},
+            "params": {
+                "loss": tensor_param(["B", "T"], "out"),
+                "probs": {
+                    "shape": ["B * T * V"],
+                    "dtype": "float32",
+                    "role": "in",
+                    "range": [0.01, 1.0],
+                },
+                "tgt": {"shape": ["B", "T"], "dtype": "int32", "role": "in", "range": [0, "V"]},
+                "B": 3,
+                "T": 70,
+                "V": 40,
+            },
+            "check": {"shapes": [{"B": 1, "T": 129, "V": 3}]},
+        },
+    ),
+    (
+        "flat_buffer_offset_first",  # one row per thread, the data offset written first
+        "__global__ void k(const float* m, const int* col, float* y, int R, int C) {\n"
+        "    int r = threadIdx.x + blockIdx.x * blockDim.x;\n"
+        "    if (r < R) y[r] = 3.0f * m[col[r] + C * r] - 1.0f;\n"
+        "}\n",
+        {
+            "launch": {"grid": ["ceil_div(R, 128)"], "block": [128]},
+            "params": {
+                "m": tensor_param(["R * C"], "in"),
+                "col": {"shape": ["R"], "dtype": "int32", "role": "in", "range": [0, "C"]},
+                "y": tensor_param(["R"], "out"),
+                "R": 500,
+                "C": 9,
+            },
+            "check": {"shapes": [{"R": 130, "C": 1}]},
+        },
+    ),
+]
+
 _IGNORE = re.compile(r"#\s*cuda2nki:\s*ignore\[([A-Z0-9,]+)\]\s*(\S.*)")
 
 
