@@ -291,6 +291,8 @@ class _Evaluator:
         self.reduced: dict[int, tuple[tuple, Val]] = {}
         #: frame variables each reduction reads (None: all of them), by node identity
         self.reads: dict[int, tuple[n.Reduce, frozenset[str] | None]] = {}
+        #: min/max reductions a candidate is compared with (argmin / argmax), by node identity
+        self.ranked = argext.compared_extrema(kernel) if analysis else frozenset()
         self._bind(inputs)
 
     # ------------------------------------------------------------------ setup
@@ -1036,7 +1038,7 @@ class _Evaluator:
         sums: tuple = ()
         if self.analysis:
             sums, out.m = self._reduce_sums(e.op, body, full, rank, mask)
-            if e.op in (Op.MIN, Op.MAX) and is_float(acc):
+            if id(e) in self.ranked and is_float(acc):
                 out.top2 = argext.top_two(e.op, x, m)
         return out, sums
 

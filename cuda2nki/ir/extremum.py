@@ -15,6 +15,7 @@ side, the computed extremum is the computed ``d(j*)``, and ``d(j) == M`` holds a
 in both implementations.  So the comparison can flip only where the gap between the extremum and
 the runner-up candidate is within ``e_d + e_M`` -- a near tie, where either index may win.
 
+* :func:`compared_extrema` -- the reductions some comparison treats so (their runner-up is kept).
 * :func:`extremum_of` -- the ``min``/``max`` reduction a comparison operand is the extremum of
   (through ``min``/``max`` with literals: the loop's starting value).
 * :func:`candidate_var` -- the variable ``v`` for which an expression is that reduction's body at
@@ -32,6 +33,7 @@ import numpy as np
 
 from cuda2nki.ir import nodes as n
 from cuda2nki.ir.ops import Op
+from cuda2nki.rewrite import nodes
 
 _EXTREMA = (Op.MIN, Op.MAX)
 
@@ -52,6 +54,19 @@ def extremum_of(e: n.Expr) -> n.Reduce | None:
     if len(e.axes) != 1 or e.where is not None:
         return None
     return e
+
+
+def compared_extrema(kernel: n.Kernel) -> frozenset[int]:
+    """Identities of the reductions some ``==`` / ``!=`` compares a candidate with (the only
+    ones whose runner-up the bound needs)."""
+    out = set()
+    for x in nodes(kernel.body):
+        if isinstance(x, n.Binary) and x.op in (Op.EQ, Op.NE):
+            for side in (x.a, x.b):
+                red = extremum_of(side)
+                if red is not None:
+                    out.add(id(red))
+    return frozenset(out)
 
 
 def candidate_var(x: n.Expr, red: n.Reduce) -> str | None:
