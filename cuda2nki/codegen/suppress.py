@@ -11,7 +11,8 @@ computes something else, and no shape of the kernel excuses that.
 * :func:`comment` -- the comment text for some finding ids and a reason (for any generator).
 * :func:`note` -- the same as a scheduled-IR ``Note`` placed before the statement it covers.
 * :func:`annotate` -- the scheduled kernel with the suppressions the lowering's own constructs
-  justify, each placed before the DMA it covers.  Today: the tiles of an element gather.
+  justify, each placed before the DMA it covers.  Today: the tiles of an element gather
+  (a flat gather into a tensor's elements, or a gather from a 1-D tensor).
 """
 
 from __future__ import annotations
@@ -57,13 +58,21 @@ def annotate(kernel: Kernel) -> Kernel:
 
 
 def _block(body: tuple) -> tuple:
-    """In a block that gathers elements (a load through a flat ``Indirect``), every DMA of a
-    one-column tile moves one element per partition row: the gather fixes the tiles' layout."""
-    body = tuple(s.replace(body=_block(s.body)) if isinstance(s, Loop) else s for s in body)
-    if not any(isinstance(s, Load) and _element_gather(s.src) for s in body):
-        return body
+    """In a block that gathers elements (a load through a flat ``Indirect``, or through the one
+    dim of a 1-D tensor), every DMA of a one-column tile moves one element per partition row,
+    in the block and in the loops inside it (a guarded part of the tile): the gather fixes the
+    tiles' layout."""
+    if any(isinstance(s, Load) and _element_gather(s.src) for s in body):
+        return _mark(body)
+    return tuple(s.replace(body=_block(s.body)) if isinstance(s, Loop) else s for s in body)
+
+
+def _mark(body: tuple) -> tuple:
     out: list = []
     for s in body:
+        if isinstance(s, Loop):
+            out.append(s.replace(body=_mark(s.body)))
+            continue
         tile = s.dst if isinstance(s, Load) else s.src if isinstance(s, Store) else None
         if tile is not None and _one_column(tile):
             out.append(note(ELEMENT_GATHER_IDS, ELEMENT_GATHER, s.loc))
@@ -72,7 +81,11 @@ def _block(body: tuple) -> tuple:
 
 
 def _element_gather(v: View) -> bool:
-    return bool(v.dims) and isinstance(v.dims[0], Indirect) and v.dims[0].flat
+    """One element per offset: a flat ``Indirect`` into a tensor's elements, or an ``Indirect``
+    that is the whole view (the rows of a 1-D tensor are its elements)."""
+    if not v.dims or not isinstance(v.dims[0], Indirect):
+        return False
+    return v.dims[0].flat or len(v.dims) == 1
 
 
 def _one_column(tile: View) -> bool:

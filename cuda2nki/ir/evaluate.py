@@ -74,6 +74,7 @@ from typing import Any
 import numpy as np
 
 from cuda2nki.diagnostics import SourceLoc, error
+from cuda2nki.ir import extremum as argext
 from cuda2nki.ir import nodes as n
 from cuda2nki.ir import numerics as num
 from cuda2nki.ir.ops import AxisKind, Op, Role, is_float
@@ -136,6 +137,10 @@ class Val:
     oob: np.ndarray | None = None  # True where an out-of-bounds read fed the value
     k: int = 0  # longest reduction length feeding the value
     acc: str | None = None  # accumulation dtype of that reduction
+    #: a min/max over candidates (analysis mode): the extremum and the runner-up, and the gap
+    #: between them (see :mod:`cuda2nki.ir.extremum`)
+    top2: Any = None
+    gap: Any = None
 
 
 @dataclass
@@ -286,6 +291,8 @@ class _Evaluator:
         self.reduced: dict[int, tuple[tuple, Val]] = {}
         #: frame variables each reduction reads (None: all of them), by node identity
         self.reads: dict[int, tuple[n.Reduce, frozenset[str] | None]] = {}
+        #: min/max reductions a candidate is compared with (argmin / argmax), by node identity
+        self.ranked = argext.compared_extrema(kernel) if analysis else frozenset()
         self._bind(inputs)
 
     # ------------------------------------------------------------------ setup
@@ -706,7 +713,36 @@ class _Evaluator:
             out.e, out.m = self._binary_bound(e.op, a, b, v, rd)
             if e.op in (Op.ADD, Op.SUB) and is_float(rd):
                 out.e = out.e + self._addend_slack(e, a, b)
+            elif e.op in (Op.MIN, Op.MAX):
+                out.gap = self._extremum_gap(e, a, b)
+            elif e.op in (Op.EQ, Op.NE):
+                out.e = self._own_extremum(e, frame, a, b, out.e)
         return out
+
+    def _extremum_gap(self, e: n.Binary, a: Val, b: Val) -> Any:
+        """The runner-up gap of ``op(literal, extremum)`` (the loop's starting value)."""
+        for lit, x, val in ((e.a, b, a), (e.b, a, b)):
+            if isinstance(lit, n.Lit) and x.gap is not None and not np.any(val.e):
+                return argext.with_literal(e.op, x.v, x.gap, val.v)
+        return None
+
+    def _own_extremum(self, e: n.Binary, frame: _Frame, a: Val, b: Val, flip: Any) -> Any:
+        """``d(j) == M`` with ``M`` the extremum of the candidates ``d(l)`` over all of ``j``'s
+        range flips only at a near tie (see :mod:`cuda2nki.ir.extremum`)."""
+        for side, val, other in ((e.b, b, e.a), (e.a, a, e.b)):
+            red = argext.extremum_of(side)
+            if red is None or val.gap is None:
+                continue
+            v = argext.candidate_var(other, red)
+            if v is None or v not in frame.dims:
+                continue
+            whole = self.size(red.axes[0].extent, frame, red.loc)
+            var = frame.vars[v]
+            if np.ndim(whole) or var.size != int(whole) or _start(var) != 0:
+                continue
+            near = np.asarray(val.gap) <= np.asarray(a.e) + np.asarray(b.e)
+            return np.where(near, flip, 0.0)
+        return flip
 
     def _addend_slack(self, e: n.Binary, a: Val, b: Val) -> Any:
         """A value added to a sum may have been its starting value (CUDA accumulates into the
@@ -889,6 +925,8 @@ class _Evaluator:
             res = self._reduce_chunked(e, frame, axes, acc, outer_shape, limits)
         res.k = total * max(res.k, 1) if total else res.k
         res.acc = acc if is_float(acc) else res.acc
+        if res.top2 is not None:
+            res.gap = argext.gap(res.top2)
         return res
 
     def _einsum_ok(self, e: n.Reduce, body_t: str, acc: str) -> bool:
@@ -961,8 +999,11 @@ class _Evaluator:
                 break
         res, sums = parts[0]
         for p, psums in parts[1:]:
+            two = res.top2
             res = self._combine(e.op, res, p, acc)
             sums = tuple(_merge(e.op, a, b) for a, b in zip(sums, psums))
+            if two is not None and p.top2 is not None:
+                res.top2 = argext.merge_top_two(e.op, two, p.top2)
         if self.analysis:
             total = int(np.prod([ext for _, ext in axes])) if axes else 1
             res.e = self._reduce_error(e.op, sums, total, acc)
@@ -997,6 +1038,8 @@ class _Evaluator:
         sums: tuple = ()
         if self.analysis:
             sums, out.m = self._reduce_sums(e.op, body, full, rank, mask)
+            if id(e) in self.ranked and is_float(acc):
+                out.top2 = argext.top_two(e.op, x, m)
         return out, sums
 
     def _reduce_sums(self, op, body: Val, full, rank, mask) -> tuple[tuple, Any]:

@@ -88,9 +88,7 @@ def pairs(env: dict, carried: dict, ints: set[str], var: str) -> dict[str, ArgPa
     """The index locals of ``ints`` that follow a carried running extremum, by name."""
     found: dict[str, ArgPair] = {}
     ext = {}
-    for m in carried:
-        if m in ints:
-            continue
+    for m in carried:  # the value may be an integer key too (``int best = INT_MAX``)
         got = _extremum(env.get(m), V.Carried(env[m].dtype, m)) if env.get(m) else None
         if got is not None:
             ext[m] = got
@@ -102,7 +100,7 @@ def pairs(env: dict, carried: dict, ints: set[str], var: str) -> dict[str, ArgPa
             if new.cond != cond:
                 continue
             pos = _position(new.then, var)
-            if pos is not None:
+            if pos is not None and n != m:
                 found[n] = ArgPair(n, m, op, strict, term, pos[0], pos[1])
     return found
 

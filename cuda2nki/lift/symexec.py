@@ -908,7 +908,8 @@ class Executor:
                         why="a running value written to shared memory inside the loop",
                     )
         args = argfold.pairs(self.env, carried, ints, ctx.var)
-        for n in ints - args.keys():
+        keys = {p.value for p in args.values()}  # an integer key's running extremum folds
+        for n in ints - args.keys() - keys:
             if not _int_fold(self.env[n], n):  # an integer sum (acc += a[k] * w[k]) folds
                 raise Refusal(
                     "C2N2011",

@@ -157,6 +157,15 @@ def alpha_key(e: Expr, depth: int = 0) -> Expr:
     return _rebuild(e, tuple(alpha_key(x, depth) for x in children(e)))
 
 
+#: the name a tile's free axis takes in a cache key (no axis is spelled so)
+FREE_AXIS = "%free"
+
+
+def rename_axis(e: Expr, old: str, new: str) -> Expr:
+    """Free occurrences of axis ``old`` in ``e`` renamed ``new``."""
+    return _rename(e, old, new)
+
+
 def _rename(e: Expr, old: str, new: str) -> Expr:
     """Free occurrences of axis ``old`` in ``e`` renamed ``new``."""
     if isinstance(e, Reduce) and any(a.name == old for a in e.axes):

@@ -57,7 +57,13 @@ from cuda2nki.ir.nodes import Sub as SSub
 from cuda2nki.ir.ops import Buffer, LoopKind, Op, is_float, is_narrow_int
 from cuda2nki.ir.types import dtype_of
 from cuda2nki.ir.verify import PMAX
-from cuda2nki.passes._analysis import alpha_key, index_only
+from cuda2nki.passes._analysis import (
+    FREE_AXIS,
+    alpha_key,
+    index_only,
+    moves_along,
+    rename_axis,
+)
 from cuda2nki.passes._identity import is_identity
 from cuda2nki.passes._implied import drop_implied_where
 from cuda2nki.passes._ints import IntegerOps, bounds_of, wrap
@@ -231,7 +237,7 @@ class TileExprCompiler(IntegerOps, IterationOps):
 
     # ------------------------------------------------------------------ expressions
     def compile(self, e: Expr) -> Val:
-        key = ("read", e.tensor, e.index) if isinstance(e, Read) else alpha_key(e)
+        key = self._cache_key(e)
         if key in self.cache:
             return self.cache[key]
         v = self._compile(e)
@@ -239,6 +245,18 @@ class TileExprCompiler(IntegerOps, IterationOps):
             v = self.leaf_bounds(e, v)
         self.cache[key] = v
         return v
+
+    def _cache_key(self, e: Expr) -> object:
+        """What a compiled value is cached under.  Along a free axis the axis's name does not
+        matter, only its extent: an argmin's keys over ``j`` (compared with the minimum) and
+        the same keys over ``l`` (the minimum's candidates) are one tile."""
+        if self.f_axis and self.f_axis in moves_along(e):
+            e = rename_axis(e, self.f_axis, FREE_AXIS)
+            extent = ("free", self.rows, self.cols)
+        else:
+            extent = ()
+        base = ("read", e.tensor, e.index) if isinstance(e, Read) else alpha_key(e)
+        return (base, *extent) if extent else base
 
     def _compile(self, e: Expr) -> Val:
         if isinstance(e, Lit):

@@ -45,6 +45,7 @@ from cuda2nki.passes._analysis import (
     walk,
     with_attrs,
 )
+from cuda2nki.passes._dyn_sum import dyn_terms, has_dyn
 from cuda2nki.passes._index import (
     BCAST,
     FLATROW,
@@ -460,21 +461,21 @@ def _gathers_along(e, axis: str) -> bool:
     ``axis`` (``x[i, j, t[i, j]]`` along ``j``; ``x[t[i, j], j]`` is a row gather)."""
     for rd in reads(e):
         if rd.index and not isinstance(rd.index[0], Dyn) and not _plain(rd):
-            fixed = [ix for ix in rd.index if not isinstance(ix, Dyn)]
+            fixed = [dyn_terms(ix)[0] for ix in rd.index]
             if any(axis in ix.free_syms() for ix in fixed):
                 return True
     return False
 
 
 def _plain(rd: Read) -> bool:
-    return not any(isinstance(ix, Dyn) for ix in rd.index)  # no row or element gather
+    return not any(has_dyn(ix) for ix in rd.index)  # no row or element gather
 
 
 def _row_access(rd: Read, p: str, f: str, kernel: Kernel) -> bool:
     if rd.index and isinstance(rd.index[0], Dyn) and access_class(rd.index[1:], p, f):
         return True  # a row gather: checked when lowered
-    if any(isinstance(ix, Dyn) for ix in rd.index):  # an element gather: one element per row
-        return not f or all(f not in ix.free_syms() for ix in rd.index if not isinstance(ix, Dyn))
+    if any(has_dyn(ix) for ix in rd.index):  # an element gather: one element per row
+        return not f or all(f not in dyn_terms(ix)[0].free_syms() for ix in rd.index)
     if any(t.name == rd.tensor for t in kernel.temps):
         return sym_names(rd.index) in ({(p, f), (p,)} if f else {(p,)})
     return access_class(rd.index, p, f) is not None

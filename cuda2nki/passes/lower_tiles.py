@@ -78,6 +78,7 @@ from cuda2nki.passes._analysis import (
     transform,
 )
 from cuda2nki.passes._batch_order import shared_across_batch
+from cuda2nki.passes._dyn_sum import dyn_terms, has_dyn
 from cuda2nki.passes._index import (
     BCAST,
     FLATROW,
@@ -373,7 +374,7 @@ class _Lowering:
             dt = self.decl(rd.tensor).dtype
             if rd.index and isinstance(rd.index[0], Dyn):
                 return self._gather(b, comp, rd, p_axis, f_axis, r0, rows, c0, cols, dt)
-            if any(isinstance(ix, Dyn) for ix in rd.index):
+            if any(has_dyn(ix) for ix in rd.index):
                 return self._element_gather(b, comp, rd, f_axis, rows, dt)
             got = access_class(rd.index, p_axis, f_axis)
             if got is None:
@@ -486,7 +487,7 @@ class _Lowering:
         """``x[i, t[i]]``: one element per partition at a data-dependent position along a free
         dim -- an indirect DMA on the tensor read as a column of its elements, the row index
         of each partition its flat (row-major) element offset."""
-        if f_axis and any(f_axis in ix.free_syms() for ix in rd.index if not isinstance(ix, Dyn)):
+        if f_axis and any(f_axis in dyn_terms(ix)[0].free_syms() for ix in rd.index):
             raise T.Unsupported(f"an element gather from '{rd.tensor}' along the row", rd.loc)
         idx = comp.compile(_flat_address(rd, self.decl(rd.tensor).shape))
         idx = self._row_index(b, comp, rd, idx, rows)
@@ -1865,13 +1866,13 @@ def _flat_address(rd: Read, shape: tuple[SizeExpr, ...]) -> Expr:
         stride: SizeExpr = Const(1)
         for n in shape[d + 1 :]:
             stride = n if stride == Const(1) else stride * n
-        if isinstance(ix, Dyn):
-            term = ix.expr
+        base, terms = dyn_terms(ix)
+        for term in terms:
             if stride != Const(1):
                 term = Binary(Op.MUL, term, IndexValue(stride, loc=rd.loc), loc=rd.loc)
             data.append(term)
-        else:
-            part = ix if stride == Const(1) else ix * stride
+        if base != Const(0):
+            part = base if stride == Const(1) else base * stride
             fixed = part if fixed == Const(0) else fixed + part
     out: Expr = data[0]
     for term in data[1:]:

@@ -1003,6 +1003,65 @@ __global__ void k(const float* pts, const float* ctr, int* label, int n, int k, 
         "reduce",
         lambda a, s: {"label": _nearest(a["pts"], a["ctr"])},
     ),
+    (
+        "argreduce/int_keys_first_min",
+        """
+__global__ void k(const int* cost, int* pick, int rows, int cols) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    int best = 2147483647;
+    int at = 0;
+    for (int c = 0; c < cols; c++) {
+        int v = cost[r * cols + c];
+        if (v < best) { best = v; at = c; }
+    }
+    pick[r] = at;
+}""",
+        _b(
+            {"grid": ["ceil_div(rows, 128)"], "block": [128]},
+            {
+                "cost": t(["rows", "cols"], "in", "int32", range=[-20, 20]),
+                "pick": t(["rows"], "out", "int32"),
+                "rows": 260,
+                "cols": 45,
+            },
+            [{"rows": 129, "cols": 1}, {"rows": 3, "cols": 300}],
+        ),
+        "reduce",
+        lambda a, s: {"pick": np.argmin(a["cost"], axis=1).astype(np.int32)},
+    ),
+    (
+        "argreduce/int_keys_last_max_ge",
+        """
+__global__ void k(int* out, const int* votes, int n, int m) {
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) {
+        int hi = -1;
+        int who = -1;
+        for (int j = 0; j < m; ++j) {
+            int v = votes[i * m + j] * 2 + 1;
+            if (v >= hi) { hi = v; who = j; }
+        }
+        out[i] = who;
+    }
+}""",
+        _b(
+            {"grid": ["ceil_div(n, 64)"], "block": [64]},
+            {
+                "out": t(["n"], "out", "int32"),
+                "votes": t(["n", "m"], "in", "int32", range=[0, 9]),
+                "n": 150,
+                "m": 20,
+            },
+            [{"n": 131, "m": 130}, {"n": 2, "m": 3}],
+        ),
+        "reduce",
+        lambda a, s: {
+            "out": (a["votes"].shape[1] - 1 - np.argmax(a["votes"][:, ::-1], axis=1)).astype(
+                np.int32
+            )
+        },
+    ),
 ]
 VARIANTS.extend(ARG_VARIANTS)
 

@@ -20,10 +20,9 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 
 #: corpus kernel -> why its generated port still has a finding above a note
 KNOWN: dict[str, str] = {
-    "gather/split_by_position": "C2N5007: the gather by float positions moves one 4-byte "
-    "element per DMA row (its indices are data, read element by element)",
-    "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
-    "C2N4012: an integer output the tolerance cannot pin",
+    "misc/kmeans_assign": "C2N5006/C2N5007/C2N5014: each step of the feature loop loads "
+    "centroid column k broadcast over the partitions for every row tile (130x130x130: 125x "
+    "the bytes needed), and one point per partition makes the row DMAs 32 B at 8 features",
     "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
     "shifted windows (no halo tile across the regions): 5.0x the bytes the stencil needs",
     "stencil/window_sum_int_smem": "C2N5008: the window's halo tile is one load per chunk, but "

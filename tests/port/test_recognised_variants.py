@@ -164,3 +164,15 @@ def test_nearest_centroid_accumulates_distances_in_a_loop(tmp_path) -> None:
     res, run, _ = port_variant(vid, src, bdict, "nki", tmp_path)
     assert not run.mismatches
     assert re.search(r"for \w+ in range\(d\):", res.source)
+
+
+@pytest.mark.parametrize("vid", ["argreduce/nearest_centroid", "argreduce/thread_row_first_max"])
+def test_the_keys_are_computed_once(vid, tmp_path) -> None:
+    """The keys compared with their extremum (over ``j``) and the extremum's candidates (over
+    another axis name) are one tile: one distance loop, one load of each input row tile."""
+    src, bdict = next(v[1:3] for v in ARG_VARIANTS if v[0] == vid)
+    res, run, _ = port_variant(vid, src, bdict, "nki", tmp_path)
+    assert not run.mismatches
+    loops = re.findall(r"for \w+ in range\(d\):", res.source)
+    assert len(loops) == (1 if "nearest" in vid else 0), res.source
+    assert res.source.count("dma_copy(") <= (3 if "nearest" in vid else 2), res.source
