@@ -34,6 +34,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.composite_math import composite_call
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
 from cuda2nki.lift.legacyshfl import legacy_shuffle
+from cuda2nki.lift.online_branch import canonical_online
 
 # --------------------------------------------------------------------------- refusals
 
@@ -917,6 +918,7 @@ class Executor:
                     var=n,
                     why="an integer, condition or vector carried across iterations",
                 )
+        canonical_online(self.env, carried)
         online = {n: got for n in carried if (got := _online_sum(self.env, n, carried))}
         for n, old in carried.items():
             if n not in online and n not in args:
@@ -925,7 +927,8 @@ class Executor:
             init = self.as_data(carried[p.value], ctx.loc, p.term.dtype)
             self.env[n] = argfold.index_fold(p, self.env[p.value], init, carried[n], ctx)
         for n, (m, v) in online.items():
-            self.env[n] = self._online_fold(carried[n], carried[m], self.env[m], v, ctx)
+            acc = self.env[n].dtype  # a double normaliser stays double (C2N2515 when narrowed)
+            self.env[n] = self._online_fold(carried[n], carried[m], self.env[m], v, ctx, acc)
         for (tensor, index, dtype), key in promoted.items():  # the element's value after the loop
             del self.promoted[(tensor, index)]
             value = self.env.pop(key)
@@ -964,10 +967,14 @@ class Executor:
             out[k] = key
         return out
 
-    def _online_fold(self, d0: object, m0: object, m: V.DExpr, v: V.DExpr, ctx: LoopCtx):
+    def _online_fold(
+        self, d0: object, m0: object, m: V.DExpr, v: V.DExpr, ctx: LoopCtx, acc: str
+    ) -> V.DExpr:
         """The online sum ``d`` after the loop: ``sum_k exp(v_k - m) + d0 * exp(m0 - m)`` with
-        ``m`` the running maximum's final value (the rescalings telescope)."""
+        ``m`` the running maximum's final value (the rescalings telescope), summed in ``acc``
+        (the normaliser's own type)."""
         term: V.DExpr = V.Op(v.dtype, "exp", (V.Op(v.dtype, "sub", (v, m)),))
+        term = _cast_to(term, acc)
         if ctx.guard != af.TRUE:
             term = V.Select(term.dtype, V.Pred("bool", ctx.guard), term, V.Const(term.dtype, 0.0))
         fold = V.Fold(term.dtype, "add", ctx.var, af.ZERO, ctx.extent, af.ONE, term)
