@@ -13,8 +13,9 @@ __device__ float warp_sum(float v) {
     return v;
 }
 
-__global__ void softmax_block_peeled(float* dst, const float* src, int cols) {
+__global__ void softmax_block_peeled(float* dst, const float* src, int rows, int cols) {
     __shared__ float part[8];
+    if (blockIdx.x >= rows) return;
     const float* row = src + blockIdx.x * cols;
     int lane = threadIdx.x % 32, warp = threadIdx.x / 32, nwarps = blockDim.x / 32;
 
@@ -50,5 +51,5 @@ __global__ void softmax_block_peeled(float* dst, const float* src, int cols) {
 }
 
 void launch_softmax_block_peeled(float* dst, const float* src, int rows, int cols) {
-    softmax_block_peeled<<<rows, 256>>>(dst, src, cols);
+    softmax_block_peeled<<<rows, 256>>>(dst, src, rows, cols);
 }

@@ -3,8 +3,9 @@
 #include <cuda_runtime.h>
 #include <float.h>
 
-__global__ void row_min_peeled(float* out, const float* in, int n) {
+__global__ void row_min_peeled(float* out, const float* in, int rows, int n) {
     __shared__ float sm[32];
+    if (blockIdx.x >= rows) return;
     const float* x = in + (size_t)blockIdx.x * n;
     float v = FLT_MAX;
     for (int i = threadIdx.x; i < n; i += blockDim.x) v = fminf(v, x[i]);
@@ -19,5 +20,5 @@ __global__ void row_min_peeled(float* out, const float* in, int n) {
 }
 
 void launch_row_min_peeled(float* out, const float* in, int rows, int n) {
-    row_min_peeled<<<rows, 64>>>(out, in, n);
+    row_min_peeled<<<rows, 64>>>(out, in, rows, n);
 }

@@ -4,9 +4,10 @@
 
 #define THREADS 128
 
-__global__ void row_sum_peeled_last(float* sums, const float* mat, int ncols) {
+__global__ void row_sum_peeled_last(float* sums, const float* mat, int nrows, int ncols) {
     __shared__ float red[THREADS / 32];
     int r = blockIdx.y;
+    if (r >= nrows) return;
     float acc = 0.0f;
     for (int j = threadIdx.x; j < ncols; j += THREADS) acc += mat[r * ncols + j];
     for (int off = 16; off >= 1; off /= 2) acc += __shfl_xor_sync(0xffffffff, acc, off);
@@ -21,5 +22,5 @@ __global__ void row_sum_peeled_last(float* sums, const float* mat, int ncols) {
 }
 
 void launch_row_sum_peeled_last(float* sums, const float* mat, int nrows, int ncols) {
-    row_sum_peeled_last<<<dim3(1, nrows), THREADS>>>(sums, mat, ncols);
+    row_sum_peeled_last<<<dim3(1, nrows), THREADS>>>(sums, mat, nrows, ncols);
 }

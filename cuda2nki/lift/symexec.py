@@ -34,6 +34,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.composite_math import composite_call
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
 from cuda2nki.lift.legacyshfl import legacy_shuffle
+from cuda2nki.lift.lockstep import split_lockstep
 from cuda2nki.lift.online_branch import canonical_online
 
 # --------------------------------------------------------------------------- refusals
@@ -629,6 +630,11 @@ class Executor:
 
     # ------------------------------------------------------------------ loops
     def exec_for(self, s: A.For) -> None:
+        if len(s.init) > 1:  # variables stepped in lockstep: one counted loop (lift.lockstep)
+            single = split_lockstep(s, _assigned_names(s.body))
+            if single is not None:
+                self.exec_stmt(single)
+                return
         if len(s.init) != 1 or s.cond is None or s.step is None:
             raise Refusal("C2N2019", s.loc, what="a for loop without one init, condition and step")
         init = s.init[0]
@@ -837,6 +843,9 @@ class Executor:
         if not isinstance(cond, Cond):
             raise Refusal("C2N2019", s.loc, what="a data-dependent loop condition")
         dom = af.domain_of(cond, {var})
+        scaled = _scaled_stop(cond, var)
+        if scaled is not None and (dom is None or dom.residual or var not in dom.bounds):
+            return scaled  # ``c * var < b`` (a counter stepping a stride-c variable)
         if (
             dom is None
             or dom.residual
@@ -1902,6 +1911,21 @@ def _le0(p: Poly) -> Cond:
             parts = [_le0(p.subs({a: x})), _le0(p.subs({a: y}))]
             return af.conj(parts) if both else af.disj(parts)
     return Cond.of(af.compare("<=", p, af.ZERO))
+
+
+def _scaled_stop(cond: Cond, var: str) -> Poly | None:
+    """``ceil(b / c)`` for the condition ``c * var - b < 0`` (``c`` a positive constant, ``b``
+    free of ``var``): the loop runs while ``var < ceil(b / c)``."""
+    if cond.kind != "cmp" or cond.cmp.op != "<":
+        return None
+    view = af.affine(cond.cmp.poly, {var})
+    if view is None or set(view.coeffs) != {var}:
+        return None
+    c = view.coeff(var)
+    if not c.is_const or c.const_value < 1:
+        return None
+    b = -view.const
+    return b if c.const_value == 1 else af.floordiv(b + (c.const_value - 1), c.const_value)
 
 
 def _int_fold(new: object, n: str) -> bool:
