@@ -24,6 +24,7 @@ from cuda2nki.lift import affine as af
 from cuda2nki.lift import network, scan
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.peeled import join_peeled
 from cuda2nki.lift.solve import radix_order
 from cuda2nki.lift.symexec import Refusal, SharedWrite, ThreadProgram
 
@@ -551,6 +552,11 @@ class Finalizer:
 
     # ------------------------------------------------------------------ fold fusion
     def fuse(self, e: V.DExpr) -> V.DExpr:
+        if isinstance(e, V.Op) and e.op in _COMB and len(e.args) == 2:
+            leaves = _flatten(e, e.op)
+            joined = join_peeled(leaves, e.op)
+            if joined is not None:  # a step written out of its loop (see lift.peeled)
+                return self.fuse(_combine(e.op, e.dtype, joined))
         kids = V.children(e)
         if kids:
             if isinstance(e, V.Fold):

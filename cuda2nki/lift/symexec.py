@@ -31,8 +31,11 @@ from cuda2nki.lift import argfold, control, iterate, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
+from cuda2nki.lift.composite_math import composite_call
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
 from cuda2nki.lift.legacyshfl import legacy_shuffle
+from cuda2nki.lift.lockstep import split_lockstep
+from cuda2nki.lift.online_branch import canonical_online
 
 # --------------------------------------------------------------------------- refusals
 
@@ -627,6 +630,11 @@ class Executor:
 
     # ------------------------------------------------------------------ loops
     def exec_for(self, s: A.For) -> None:
+        if len(s.init) > 1:  # variables stepped in lockstep: one counted loop (lift.lockstep)
+            single = split_lockstep(s, _assigned_names(s.body))
+            if single is not None:
+                self.exec_stmt(single)
+                return
         if len(s.init) != 1 or s.cond is None or s.step is None:
             raise Refusal("C2N2019", s.loc, what="a for loop without one init, condition and step")
         init = s.init[0]
@@ -835,6 +843,9 @@ class Executor:
         if not isinstance(cond, Cond):
             raise Refusal("C2N2019", s.loc, what="a data-dependent loop condition")
         dom = af.domain_of(cond, {var})
+        scaled = _scaled_stop(cond, var)
+        if scaled is not None and (dom is None or dom.residual or var not in dom.bounds):
+            return scaled  # ``c * var < b`` (a counter stepping a stride-c variable)
         if (
             dom is None
             or dom.residual
@@ -917,6 +928,7 @@ class Executor:
                     var=n,
                     why="an integer, condition or vector carried across iterations",
                 )
+        canonical_online(self.env, carried)
         online = {n: got for n in carried if (got := _online_sum(self.env, n, carried))}
         for n, old in carried.items():
             if n not in online and n not in args:
@@ -925,7 +937,8 @@ class Executor:
             init = self.as_data(carried[p.value], ctx.loc, p.term.dtype)
             self.env[n] = argfold.index_fold(p, self.env[p.value], init, carried[n], ctx)
         for n, (m, v) in online.items():
-            self.env[n] = self._online_fold(carried[n], carried[m], self.env[m], v, ctx)
+            acc = self.env[n].dtype  # a double normaliser stays double (C2N2515 when narrowed)
+            self.env[n] = self._online_fold(carried[n], carried[m], self.env[m], v, ctx, acc)
         for (tensor, index, dtype), key in promoted.items():  # the element's value after the loop
             del self.promoted[(tensor, index)]
             value = self.env.pop(key)
@@ -964,10 +977,14 @@ class Executor:
             out[k] = key
         return out
 
-    def _online_fold(self, d0: object, m0: object, m: V.DExpr, v: V.DExpr, ctx: LoopCtx):
+    def _online_fold(
+        self, d0: object, m0: object, m: V.DExpr, v: V.DExpr, ctx: LoopCtx, acc: str
+    ) -> V.DExpr:
         """The online sum ``d`` after the loop: ``sum_k exp(v_k - m) + d0 * exp(m0 - m)`` with
-        ``m`` the running maximum's final value (the rescalings telescope)."""
+        ``m`` the running maximum's final value (the rescalings telescope), summed in ``acc``
+        (the normaliser's own type)."""
         term: V.DExpr = V.Op(v.dtype, "exp", (V.Op(v.dtype, "sub", (v, m)),))
+        term = _cast_to(term, acc)
         if ctx.guard != af.TRUE:
             term = V.Select(term.dtype, V.Pred("bool", ctx.guard), term, V.Const(term.dtype, 0.0))
         fold = V.Fold(term.dtype, "add", ctx.var, af.ZERO, ctx.extent, af.ONE, term)
@@ -1547,6 +1564,9 @@ class Executor:
         if name in ("fma", "__fmaf_rn", "fmaf") and len(data) == 3:
             a, b, c = (_cast_to(x, dt) for x in data)
             return V.Op(dt, "add", (V.Op(dt, "mul", (a, b)), c))
+        composite = composite_call(name, dt, [_cast_to(x, dt) for x in data])
+        if composite is not None:
+            return composite
         if name == "__saturate" or f == "__saturatef":
             x = data[0]
             return V.Op(dt, "min", (V.Op(dt, "max", (x, V.Const(dt, 0.0))), V.Const(dt, 1.0)))
@@ -1892,6 +1912,21 @@ def _le0(p: Poly) -> Cond:
             parts = [_le0(p.subs({a: x})), _le0(p.subs({a: y}))]
             return af.conj(parts) if both else af.disj(parts)
     return Cond.of(af.compare("<=", p, af.ZERO))
+
+
+def _scaled_stop(cond: Cond, var: str) -> Poly | None:
+    """``ceil(b / c)`` for the condition ``c * var - b < 0`` (``c`` a positive constant, ``b``
+    free of ``var``): the loop runs while ``var < ceil(b / c)``."""
+    if cond.kind != "cmp" or cond.cmp.op != "<":
+        return None
+    view = af.affine(cond.cmp.poly, {var})
+    if view is None or set(view.coeffs) != {var}:
+        return None
+    c = view.coeff(var)
+    if not c.is_const or c.const_value < 1:
+        return None
+    b = -view.const
+    return b if c.const_value == 1 else af.floordiv(b + (c.const_value - 1), c.const_value)
 
 
 def _int_fold(new: object, n: str) -> bool:

@@ -56,8 +56,11 @@ class DtypePolicyPass(Pass):
             ctx.note("C2N2511", c.loc, tensor=c.target.tensor, dtype=new["acc"])
         else:
             where = "PSUM" if attrs(c).get("layout") == "matmul" else "SBUF"
-            if acc == "float64":  # narrowed: NKI has no fp64 arithmetic
-                terms = " x ".join(fmt(a.extent) for a in red[0].axes)
+            # narrowed: NKI has no fp64 arithmetic (any of the reductions: a softmax's max is
+            # fp32 where its normaliser was summed in double)
+            wide = next((r for r in red if r.acc_dtype == "float64"), None)
+            if wide is not None:
+                terms = " x ".join(fmt(a.extent) for a in wide.axes)
                 ctx.note("C2N2515", c.loc, tensor=c.target.tensor, where=where, terms=terms)
             else:
                 ctx.note("C2N2510", c.loc, tensor=c.target.tensor, where=where)
