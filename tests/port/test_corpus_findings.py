@@ -26,9 +26,6 @@ KNOWN: dict[str, str] = {
     "C2N4012: an integer output the tolerance cannot pin",
     "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
     "shifted windows (no halo tile across the regions): 5.0x the bytes the stencil needs",
-    "stencil/window_sum_int_smem": "C2N5008: the window's halo tile is one load per chunk, but "
-    "its integer sums run on 8 of 128 partitions on average (and each of the two sums loads "
-    "its own copy of the halo tile)",
 }
 
 
