@@ -50,6 +50,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Idiom, Op, Role
 from cuda2nki.passes._analysis import covers_target, transform
+from cuda2nki.passes._clamp import clamped_read
 from cuda2nki.passes._edges import edge_ranges
 from cuda2nki.passes._index import linear
 from cuda2nki.passes._joint_cover import jointly_covered
@@ -309,6 +310,9 @@ def _hoist_select(c: Compute) -> Compute | None:
         and isinstance(x.b, Read)
         and x.a.tensor == x.b.tensor
     ]
+    if len(c.domain.axes) >= 2:  # clamped neighbours of a 2-D stencil: left for clamp-reads
+        extents = {a.name: a.extent for a in c.domain.axes}
+        sels = [x for x in sels if clamped_read(x, extents) is None]
     if not sels or len({x.cond for x in sels}) > _MAX_HOIST:
         return None
     for sel in sels:

@@ -24,8 +24,6 @@ KNOWN: dict[str, str] = {
     "element per DMA row (its indices are data, read element by element)",
     "misc/kmeans_assign": "C2N5001/C2N5006/C2N5007: argmin loop lowered element by element; "
     "C2N4012: an integer output the tolerance cannot pin",
-    "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
-    "shifted windows (no halo tile across the regions): 5.0x the bytes the stencil needs",
 }
 
 
