@@ -56,6 +56,7 @@ from cuda2nki.passes._index import linear
 from cuda2nki.passes._joint_cover import jointly_covered
 from cuda2nki.passes._out_fill import zero_filled
 from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.passes.fold_sizes import fold_size
 
 _CMP = {Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ}
 _FLIP = {Op.LT: Op.GT, Op.GT: Op.LT, Op.LE: Op.GE, Op.GE: Op.LE, Op.EQ: Op.EQ}
@@ -512,6 +513,8 @@ def _restrict(c: Compute, bounds: dict[str, _Range]) -> Compute:
             continue
         lo: SizeExpr = Const(0)
         for b in rng.lo:
+            if _nonpositive(b):  # below the axis' own start (a bound restated on a shifted axis)
+                continue
             lo = b if lo == Const(0) else Max(lo, b)
         hi = ax.extent
         for b in rng.hi:
@@ -528,6 +531,11 @@ def _restrict(c: Compute, bounds: dict[str, _Range]) -> Compute:
             axes.append(ax.replace(extent=_at_least_zero(extent)))
     body = _subst(c.replace(domain=Domain(tuple(axes))), subst)
     return body.replace(domain=Domain(tuple(axes)))
+
+
+def _nonpositive(e: SizeExpr) -> bool:
+    v = fold_size(e)
+    return isinstance(v, Const) and v.value <= 0
 
 
 def _at_least_zero(e: SizeExpr) -> SizeExpr:

@@ -1,10 +1,11 @@
-"""A stencil with clamped (replicated-edge) neighbours reads one tile per chunk and tap row, the
-clamped edges filled from the tile itself: the neighbours along the free axis share one halo
+"""A 2-D stencil with clamped (replicated-edge) neighbours reads one tile per chunk and tap row,
+the clamped edges filled from the tile itself: the neighbours along the free axis share one halo
 tile, those along the partitions are one DMA each (the edge row broadcast over the partitions
 past the grid), and no edge region is a statement of its own.  Checked over spellings of the
-clamp (``min``/``max``, ternaries on the index or on the value, the equality test), radii 1
-and 2, 1-D and 2-D grids, int and float, on both targets, with our own ``check`` finding
-nothing above a note."""
+clamp (``min``/``max``, ternaries on the value, the equality test), radii 1 and 2, int and
+float, on both targets, with our own ``check`` finding nothing above a note.  1-D windows keep
+their edge pieces (one statement per edge region): their numbers match, the nested pieces of
+a radius-2 window included (a bound restated on a shifted axis never starts it below 0)."""
 
 from __future__ import annotations
 
@@ -59,6 +60,16 @@ __global__ void k(const T* x, T* y, int n) {
 """
 
 
+#: a 1-D window of radius 2, every neighbour clamped (nested edge pieces on a shifted axis)
+LINE5 = """
+__global__ void k(const T* x, T* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[max(i - 2, 0)] + x[max(i - 1, 0)] + x[i] + x[min(i + 1, n - 1)]
+        + x[min(i + 2, n - 1)];
+}
+"""
+
+
 def _grid(src: str, dtype: str, radius: int, block: tuple[int, int]) -> tuple[str, dict]:
     ctype = {"int32": "int", "float32": "float"}[dtype]
     rng = [-1000, 1000] if dtype == "int32" else None
@@ -77,7 +88,7 @@ def _grid(src: str, dtype: str, radius: int, block: tuple[int, int]) -> tuple[st
     return text.replace("4 *", "4.0f *" if ctype == "float" else "4 *"), bind
 
 
-def _line(dtype: str, radius: int) -> tuple[str, dict]:
+def _line(dtype: str, radius: int, src: str = LINE) -> tuple[str, dict]:
     ctype = {"int32": "int", "float32": "float"}[dtype]
     rng = [-1000, 1000] if dtype == "int32" else None
     params = {
@@ -86,7 +97,7 @@ def _line(dtype: str, radius: int) -> tuple[str, dict]:
         "n": 1000,
     }
     bind = grid_binding(["ceil_div(n, 128)"], params, [{"n": 129}, {"n": 1}, {"n": 2}])
-    text = LINE.replace("R", str(radius)).replace("T*", f"{ctype}*").replace("T ", f"{ctype} ")
+    text = src.replace("R", str(radius)).replace("T*", f"{ctype}*").replace("T ", f"{ctype} ")
     return text, bind
 
 
@@ -97,6 +108,7 @@ CASES = {
     "ternary_int": _grid(TERNARY, "int32", 1, (64, 2)),
     "line_float_r1": _line("float32", 1),
     "line_int_r2": _line("int32", 2),
+    "line5_float": _line("float32", 2, LINE5),
 }
 GRIDS = [name for name in CASES if not name.startswith("line")]
 
