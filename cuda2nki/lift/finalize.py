@@ -83,19 +83,21 @@ class Finalizer:
         return {f"threadIdx.{d}": b for d, b in zip("xyz", self.block or ())}
 
     # ------------------------------------------------------------------ entry
-    def finalize(self, e: V.DExpr) -> V.DExpr:
+    def finalize(self, e: V.DExpr, known: Cond | None = None) -> V.DExpr:
+        """``e`` thread-free; ``known``: the guard under which the value is used (the store's),
+        whose conjuncts may be assumed where pieces of a staged window are joined."""
         self.enter_budget()
         try:
-            return self._finalize(e)
+            return self._finalize(e, tuple((known.conjuncts() or []) if known else ()))
         except V.BudgetExceeded:
             raise Refusal("C2N2015", None, what=_TOO_LARGE) from None
         finally:
             self.leave_budget()
 
-    def _finalize(self, e: V.DExpr) -> V.DExpr:
+    def _finalize(self, e: V.DExpr, known: tuple = ()) -> V.DExpr:
         with af.bounds(self.thread_bounds()):
             e = self.resolve(e)
-            e = _rewrite_dag(e, _merge_pieces, {})
+            e = _rewrite_outer(e, lambda x: _merge_pieces(x, known), {})
             e = V.simplify(_rewrite_dag(e, _rebase_exp, {}))
             e = self.fold_trees(e)
             e = self.fuse(_rewrite_dag(e, _guarded_term, {}))
@@ -611,49 +613,95 @@ def _data_key(windex: tuple, rindex: tuple, ren: dict) -> V.DExpr | None:
     return V.Op("bool", "eq", (key, V.IntVal("int32", rindex[0])))
 
 
-def _merge_pieces(e: V.DExpr) -> V.DExpr | None:
+def _merge_pieces(e: V.DExpr, known: tuple = ()) -> V.DExpr | None:
     """A shared window staged piece by piece (the block's elements and its halos, each copied
     from the same global array under its own bounds test) reads back as one guarded load:
     ``c1 ? (g1 ? x[k1] : p) : c2 ? (g2 ? x[k2] : p) : ... : unwritten`` -> ``g ? x[k] : p``.
-    ``k`` is the most general piece's index; each piece's bounds test is restated on it (a test
-    ``k1 + b < 0`` becomes ``k + b < 0``), and every piece is checked to agree with the joined
-    read in its own region (the region's pinned thread coordinates substituted, the tests it
-    lacks implied by the region).  Unwritten elements are never read by a correct kernel (CUDA
-    would read garbage there)."""
-    if not (isinstance(e, V.Select) and isinstance(e.cond, V.Pred)):
+    A piece staged by ``if``/``else`` comes as two: ``c1 && g1 ? x[k1] : c1 && !g1 ? p : ...``
+    (the bounds tests of a plain load's region are its tests; a constant piece must lie where
+    the joined test fails).  ``k`` is the most general piece's index; each piece's bounds test
+    is restated on it (a test ``k1 + b < 0`` becomes ``k + b < 0``), and every piece is checked
+    to agree with the joined read in its own region (the region's pinned thread coordinates
+    substituted, the tests it lacks implied by the region and ``known``, the reader's own
+    guard: a halo staged with a one-sided test, ``lo >= 0 ? x[lo] : 0``, is inside the array
+    at the other end because the reading thread is).  Unwritten elements are never read by a
+    correct kernel (CUDA would read garbage there)."""
+    pieces = _pieces(e)
+    if pieces is None or len(pieces) < 2:
         return None
-    pieces: list = []
-    rest: V.DExpr = e
-    while (
-        isinstance(rest, V.Select)
-        and isinstance(rest.cond, V.Pred)
-        and (not pieces or _guarded_load(rest) is None)
-    ):
-        pieces.append((rest.cond.cond, rest.then))
-        rest = rest.else_
-    if not (isinstance(rest, V.Const) and rest.value != rest.value):  # NaN: never written
-        pieces.append((af.TRUE, rest))
-    if len(pieces) < 2:
+    loads: list = []  # (region, tests, load)
+    pads: list = []  # regions of constant pieces
+    values: set = set()
+    for region, v in pieces:
+        shape = _guarded_load(v)
+        if shape is not None and shape[2] is None:  # a plain load: its region's bounds tests
+            tests = [c for c in region.conjuncts() or [] if _restate(c, v.index, v.index)]
+            shape = (tests, v, None)
+        if shape is not None:
+            loads.append((region, shape[0], shape[1]))
+            if shape[2] is not None:
+                values.add(shape[2])
+        elif isinstance(v, V.Const) and v.value == v.value:
+            pads.append(region)
+            values.add(v.value)
+        else:
+            return None
+    if not loads or len({ld.tensor for _, _, ld in loads}) != 1 or len(values) > 1:
         return None
-    shapes = [_guarded_load(v) for _, v in pieces]
-    if any(x is None for x in shapes) or len({(ld.tensor, pad) for _, ld, pad in shapes}) != 1:
-        return None
-    _, load, pad = max(shapes, key=lambda x: len(x[1].index.atoms()))
+    load = max((ld for _, _, ld in loads), key=lambda ld: len(ld.index.atoms()))
     joined: list = []
-    for g, ld, _ in shapes:
+    for _, g, ld in loads:
         for c in g:
             moved = _restate(c, ld.index, load.index)
             if moved is None:
                 return None
             if moved not in joined:
                 joined.append(moved)
-    for (region, _), (g, ld, _) in zip(pieces, shapes):
-        if not _agrees(region, g, ld, joined, load):
+    for region, g, ld in loads:
+        if not _agrees(region, g, ld, joined, load, known):
             return None
+    if not all(_outside(region, joined, known) for region in pads):
+        return None
     if not joined:
-        return load
+        return load if not pads else None
+    if not values:
+        return None
     cond = V.Pred("bool", af.conj(Cond.of(c) for c in joined))
-    return V.Select(load.dtype, cond, load, V.Const(load.dtype, pad))
+    return V.Select(load.dtype, cond, load, V.Const(load.dtype, values.pop()))
+
+
+def _pieces(e: V.DExpr) -> list | None:
+    """``c1 ? v1 : c2 ? v2 : ... : rest`` as ``[(c1, v1), (c2, v2), ..., (TRUE, rest)]``; a
+    last guarded load is a piece of its own (its test the staged bounds test), and an
+    unwritten ``rest`` (NaN) is no piece."""
+    if not (isinstance(e, V.Select) and isinstance(e.cond, V.Pred)):
+        return None
+    pieces: list = []
+    rest: V.DExpr = e
+    while isinstance(rest, V.Select) and isinstance(rest.cond, V.Pred):
+        if pieces and _guarded_load(rest) is not None and not _unwritten(rest.else_):
+            break
+        pieces.append((rest.cond.cond, rest.then))
+        rest = rest.else_
+    if not _unwritten(rest):
+        pieces.append((af.TRUE, rest))
+    return pieces
+
+
+def _unwritten(v: V.DExpr) -> bool:
+    return isinstance(v, V.Const) and v.value != v.value  # NaN: never written
+
+
+def _outside(region: Cond, joined: list, known: tuple) -> bool:
+    """In ``region`` (and where ``known`` holds) one of the ``joined`` tests fails: a constant
+    piece is the joined read's padding there."""
+    pins = _pins(region)
+    facts = (region.conjuncts() or []) + [c for c in known if c.op == "<"]
+    for c in joined:
+        p = V.renorm(c.poly.subs(pins))
+        if _implied(af.Cmp(V.renorm(-p - Poly.const(1)), "<"), facts):  # p >= 0
+            return True
+    return False
 
 
 def _restate(c: af.Cmp, k: Poly, general: Poly) -> af.Cmp | None:
@@ -667,13 +715,18 @@ def _restate(c: af.Cmp, k: Poly, general: Poly) -> af.Cmp | None:
     return None
 
 
-def _agrees(region: Cond, g: list, ld: V.Load, joined: list, load: V.Load) -> bool:
-    """In ``region`` (with its pinned coordinates), ``joined ? load`` is ``g ? ld``."""
+def _agrees(
+    region: Cond, g: list, ld: V.Load, joined: list, load: V.Load, known: tuple = ()
+) -> bool:
+    """In ``region`` (with its pinned coordinates) and where ``known`` holds, ``joined ? load``
+    is ``g ? ld``."""
     pins = _pins(region)
     if V.renorm(load.index.subs(pins)) != V.renorm(ld.index):
         return False
     here = [af.Cmp(V.renorm(c.poly.subs(pins)), c.op) for c in joined]
-    facts = region.conjuncts() or []
+    facts = (region.conjuncts() or []) + [
+        af.Cmp(V.renorm(c.poly.subs(pins)), c.op) for c in known if c.op == "<"
+    ]
     return all(c in here or _implied(c, facts + here) for c in g) and all(
         c in g or _implied(c, facts + g) for c in here
     )
@@ -711,13 +764,18 @@ def _guarded_load(v: V.DExpr) -> tuple[list, V.DExpr, object] | None:
 
 
 def _implied(c: af.Cmp, facts: list) -> bool:
-    """``c`` (``p < 0``) follows from one of ``facts`` (``q < 0``) when ``q - p >= 0`` provably
-    (or ``p < 0`` holds outright)."""
+    """``c`` (``p < 0``) follows from one of ``facts`` (``q < 0``) when ``q - p >= 0`` provably,
+    or from two of them (``q1 + q2 < 0``: ``q1 + q2 - p >= 0``), or ``p < 0`` holds outright."""
     if c.op != "<":
         return False
     if af.provably_neg(c.poly):
         return True
-    return any(f.op == "<" and af.provably_nonneg(f.poly - c.poly) for f in facts)
+    lt = [f for f in facts if f.op == "<"]
+    if any(af.provably_nonneg(f.poly - c.poly) for f in lt):
+        return True
+    return any(
+        af.provably_nonneg(f.poly + h.poly - c.poly) for i, f in enumerate(lt) for h in lt[i + 1 :]
+    )
 
 
 def _invariant_scale(f: V.Fold) -> tuple[V.Fold, str, V.DExpr] | None:
@@ -788,6 +846,24 @@ def _rewrite_dag(e: V.DExpr, fn, memo: dict) -> V.DExpr:
                 n = V.rebuild(e, new)
         r = fn(n)
         got = memo[e] = n if r is None else r
+    return got
+
+
+def _rewrite_outer(e: V.DExpr, fn, memo: dict) -> V.DExpr:
+    """Top-down rewrite visiting each shared subtree once: ``fn`` sees a node before its
+    children (a whole chain of staged pieces before its tail), and again once they changed."""
+    got = memo.get(e)
+    if got is None:
+        V.spend()
+        got = fn(e)
+        if got is None:
+            kids = V.children(e)
+            new = tuple(_rewrite_outer(k, fn, memo) for k in kids)
+            got = e
+            if any(x is not y for x, y in zip(new, kids)):
+                got = V.rebuild(e, new)
+                got = fn(got) or got
+        memo[e] = got
     return got
 
 

@@ -245,7 +245,7 @@ class Lowering:
                 payloads = tuple(a.payload for a in _data_atoms((st.index,), {}))
                 value = V.Op(value.dtype, _SCATTER, (value, *payloads))
             value = V.subs_poly(value, pins)
-            value = self.fin.finalize(value)
+            value = self.fin.finalize(value, guard)
             # loop guards of the loops around the store hold inside them
             for lc in st.loops:
                 guard = af.conj([guard, lc.guard.subs(pins)])

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,drop-identities,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,fold-sizes"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,clamp-reads,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,fold-sizes"
 
 
 def _fold_peeled() -> type:
@@ -128,6 +128,12 @@ def _dtype_policy() -> type:
     return DtypePolicyPass
 
 
+def _clamp_reads() -> type:
+    from cuda2nki.passes.clamp_reads import ClampReadsPass
+
+    return ClampReadsPass
+
+
 def _lower_tiles() -> type:
     from cuda2nki.passes.lower_tiles import LowerTilesPass
 
@@ -168,6 +174,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "tile-sizes": _tile_sizes,
         "coalesce-dma": _coalesce_dma,
         "dtype-policy": _dtype_policy,
+        "clamp-reads": _clamp_reads,
         "lower-tiles": _lower_tiles,
         "fuse-loops": _fuse_loops,
         "dedupe-loads": _dedupe_loads,

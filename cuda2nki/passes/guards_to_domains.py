@@ -50,11 +50,13 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Idiom, Op, Role
 from cuda2nki.passes._analysis import covers_target, transform
+from cuda2nki.passes._clamp import clamped_read
 from cuda2nki.passes._edges import edge_ranges
 from cuda2nki.passes._index import linear
 from cuda2nki.passes._joint_cover import jointly_covered
 from cuda2nki.passes._out_fill import zero_filled
 from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.passes.fold_sizes import fold_size
 
 _CMP = {Op.LT, Op.LE, Op.GT, Op.GE, Op.EQ}
 _FLIP = {Op.LT: Op.GT, Op.GT: Op.LT, Op.LE: Op.GE, Op.GE: Op.LE, Op.EQ: Op.EQ}
@@ -309,6 +311,9 @@ def _hoist_select(c: Compute) -> Compute | None:
         and isinstance(x.b, Read)
         and x.a.tensor == x.b.tensor
     ]
+    if len(c.domain.axes) >= 2:  # clamped neighbours of a 2-D stencil: left for clamp-reads
+        extents = {a.name: a.extent for a in c.domain.axes}
+        sels = [x for x in sels if clamped_read(x, extents) is None]
     if not sels or len({x.cond for x in sels}) > _MAX_HOIST:
         return None
     for sel in sels:
@@ -508,6 +513,8 @@ def _restrict(c: Compute, bounds: dict[str, _Range]) -> Compute:
             continue
         lo: SizeExpr = Const(0)
         for b in rng.lo:
+            if _nonpositive(b):  # below the axis' own start (a bound restated on a shifted axis)
+                continue
             lo = b if lo == Const(0) else Max(lo, b)
         hi = ax.extent
         for b in rng.hi:
@@ -524,6 +531,11 @@ def _restrict(c: Compute, bounds: dict[str, _Range]) -> Compute:
             axes.append(ax.replace(extent=_at_least_zero(extent)))
     body = _subst(c.replace(domain=Domain(tuple(axes))), subst)
     return body.replace(domain=Domain(tuple(axes)))
+
+
+def _nonpositive(e: SizeExpr) -> bool:
+    v = fold_size(e)
+    return isinstance(v, Const) and v.value <= 0
 
 
 def _at_least_zero(e: SizeExpr) -> SizeExpr:

@@ -78,6 +78,8 @@ from cuda2nki.passes._analysis import (
     transform,
 )
 from cuda2nki.passes._batch_order import shared_across_batch
+from cuda2nki.passes._clamp import is_clamped
+from cuda2nki.passes._clamp_load import HaloTaps, clamped_tile
 from cuda2nki.passes._dyn_sum import dyn_terms, has_dyn
 from cuda2nki.passes._index import (
     BCAST,
@@ -360,6 +362,9 @@ class _Lowering:
         p_axis = _p_axis(c).name
         f_axis = attrs(c).get("f_axis", "") if f_axis is None else f_axis
         prows = Min(int(attrs(c).get("p_tile", "128")), _p_axis(c).extent)
+        axes = frozenset(a for a in (p_axis, f_axis) if a)
+        extents = {a.name: a.extent for a in c.domain.axes}
+        halo = HaloTaps(c.expr, p_axis, f_axis, extents)
 
         def reader(rd: Read) -> T.Val:
             names = sym_names(rd.index) or ()
@@ -376,6 +381,15 @@ class _Lowering:
                 return self._gather(b, comp, rd, p_axis, f_axis, r0, rows, c0, cols, dt)
             if any(has_dyn(ix) for ix in rd.index):
                 return self._element_gather(b, comp, rd, f_axis, rows, dt)
+            box = (r0, rows, c0, cols)
+            tap = halo.read(b, rd, box, dt) if f_axis else None
+            if tap is not None:
+                return tap
+            if any(is_clamped(ix, axes) for ix in rd.index):
+                clamped = clamped_tile(b, rd, p_axis, f_axis, box, dt)
+                if clamped is None:
+                    raise T.Unsupported(f"the clamped access pattern of '{rd.tensor}'", rd.loc)
+                return clamped
             got = access_class(rd.index, p_axis, f_axis)
             if got is None:
                 raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)

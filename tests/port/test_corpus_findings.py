@@ -23,11 +23,6 @@ KNOWN: dict[str, str] = {
     "misc/kmeans_assign": "C2N5006/C2N5007/C2N5014: each step of the feature loop loads "
     "centroid column k broadcast over the partitions for every row tile (130x130x130: 125x "
     "the bytes needed), and one point per partition makes the row DMAs 32 B at 8 features",
-    "stencil/heat_clamped": "C2N5014: each clamped-edge region and the interior load their own "
-    "shifted windows (no halo tile across the regions): 5.0x the bytes the stencil needs",
-    "stencil/window_sum_int_smem": "C2N5008: the window's halo tile is one load per chunk, but "
-    "its integer sums run on 8 of 128 partitions on average (and each of the two sums loads "
-    "its own copy of the halo tile)",
 }
 
 
