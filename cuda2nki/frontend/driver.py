@@ -84,6 +84,9 @@ def lower_source(
     _propagate_rejections(unit)
     fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003"] if pre.diagnostics else []
     accepted, rejected, diags = _verdicts(unit, functions, fatal_pre)
+    refused_device = {
+        name: tuple(ds) for name, ds in unit.rejected.items() if name not in rejected and ds
+    }
     if len(diags) > 1:
         diags.sort(key=lambda d: (d.loc.file != filename, d.loc.file, d.loc.line, d.loc.col))
     return N.TranslationUnit(
@@ -93,6 +96,7 @@ def lower_source(
         launch_sites=tuple(launches),
         diagnostics=tuple(diags),
         rejected=rejected,
+        refused_device=refused_device,
     )
 
 
