@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.frontend.stdheaders import is_standard
 
 # What nvcc (CUDA 12, C++17, device pass for sm_80) and the skipped runtime headers define.
 PREDEFINED = {
@@ -774,7 +775,7 @@ def _run_pcpp(
 
         def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # noqa: ANN001
             d = self.lastdirective
-            if not is_system_include and not is_malformed:
+            if not is_system_include and not is_malformed and not is_standard(includepath):
                 loc = SourceLoc(
                     getattr(d, "source", filename) or filename, getattr(d, "lineno", 0), 1
                 )

@@ -40,7 +40,9 @@ register(
         "include file not found",
         "cannot find include file '{path}'; ignored",
         "A quoted #include was not found in the file's directory or the -I directories. System "
-        "headers (<cuda_runtime.h>, <cuda_fp16.h>...) are always skipped silently.",
+        "headers (<cuda_runtime.h>, <cuda_fp16.h>...) are always skipped silently, and so is a "
+        'quoted standard C, C++, POSIX or CUDA toolkit header ("assert.h", "cuda_runtime.h") '
+        "that no file beside the source or in -I replaces.",
         example='#include "common.cuh"',
         fix="Pass -I DIR with the directory holding the header.",
     ),
