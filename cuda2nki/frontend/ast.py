@@ -480,6 +480,9 @@ class TranslationUnit:
     # Only __global__ functions are listed; a refused __device__ function is absent from
     # `functions`, its errors are in `diagnostics` and in the entry of every kernel calling it.
     rejected: dict[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
+    # refused __device__ functions: name -> diagnostics.  Those of a function no kernel calls
+    # concern no kernel (see :mod:`cuda2nki.frontend.scope`)
+    refused_device: dict[str, tuple[Diagnostic, ...]] = field(default_factory=dict)
 
     @property
     def kernels(self) -> tuple[Function, ...]:

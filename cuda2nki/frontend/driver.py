@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend import hosttemplates
 from cuda2nki.frontend.apilaunch import ApiLaunch, api_launches
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
@@ -84,6 +85,9 @@ def lower_source(
     _propagate_rejections(unit)
     fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003" and d.severity >= Severity.ERROR]
     accepted, rejected, diags = _verdicts(unit, functions, fatal_pre)
+    refused_device = {
+        name: tuple(ds) for name, ds in unit.rejected.items() if name not in rejected and ds
+    }
     if len(diags) > 1:
         diags.sort(key=lambda d: (d.loc.file != filename, d.loc.file, d.loc.line, d.loc.col))
     return N.TranslationUnit(
@@ -93,6 +97,7 @@ def lower_source(
         launch_sites=tuple(launches),
         diagnostics=tuple(diags),
         rejected=rejected,
+        refused_device=refused_device,
     )
 
 
@@ -399,7 +404,7 @@ def _host_scope(
     host = host_low.get(key)
     if host is None:
         name = names.get(key) if fnode is not None else "<file>"
-        host = host_low[key] = _HostScope(unit, fnode, name)
+        host = host_low[key] = _HostScope(unit, fnode, name, scopes=(names, host_low))
     return host
 
 
@@ -610,12 +615,24 @@ class _HostScope:
     """A host function read for launch sites.  Its ``dim3`` variables and integer constants are
     looked up by name when a launch needs them, and only those declarations are lowered."""
 
-    def __init__(self, unit: UnitContext, fnode: ts.Node | None, name: str | None) -> None:
+    def __init__(
+        self,
+        unit: UnitContext,
+        fnode: ts.Node | None,
+        name: str | None,
+        *,
+        scopes: tuple[dict[int, str], dict[int, _HostScope]] | None = None,
+        depth: int = 0,
+    ) -> None:
         if name is None:  # a function the collection did not list (a method...)
             name = (function_name(fnode) or "<host>") if fnode is not None else "<file>"
         self.unit = unit
         self.fnode = fnode
         self.low = BodyLowerer(unit, name, host=True)
+        if fnode is not None and scopes is not None and hosttemplates.type_params(fnode):
+            # a template launcher: its type parameters are what its callers pass
+            env = hosttemplates.deduce(fnode, name, self._scope_of(scopes), depth)
+            self.low = BodyLowerer(unit, name, dict(env), host=True)
         self._index: dict[str, tuple[ts.Node, ts.Node]] | None = None
         self._dim3: dict[str, tuple[tuple[A.Expr, str], ...] | None] = {}
         self._consts_done: set[str] = set()
@@ -630,6 +647,32 @@ class _HostScope:
                     if n is not None and n.type == "identifier":
                         self._index[_text(n)] = (d, c)
         return self._index.get(name)
+
+    def _scope_of(
+        self, scopes: tuple[dict[int, str], dict[int, _HostScope]]
+    ) -> Callable[[ts.Node | None, int], _HostScope]:
+        """The host scope of a caller (made once, as :func:`_host_scope` does)."""
+        names, host_low = scopes
+
+        def get(fnode: ts.Node | None, depth: int) -> _HostScope:
+            key = fnode.id if fnode is not None else -1
+            host = host_low.get(key)
+            if host is None:
+                name = names.get(key) if fnode is not None else "<file>"
+                host = _HostScope(self.unit, fnode, name, scopes=scopes, depth=depth)
+                host_low[key] = host
+            return host
+
+        return get
+
+    def type_argument(self, node: ts.Node) -> A.CType | None:
+        """The type a template argument of a call names (None: a value, or unknown)."""
+        if node.type != "type_descriptor":
+            return None
+        try:
+            return self.low.type_descriptor(node)
+        except _Placeholder:
+            return None
 
     def typed(self, args: tuple[A.Expr, ...]) -> tuple[A.Expr, ...]:
         """The launch's arguments with the declared types of the host's parameters and locals

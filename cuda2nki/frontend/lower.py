@@ -2354,11 +2354,7 @@ class BodyLowerer(
             target=target,
             ty=ret,
         )
-        if (
-            getattr(fi, "this_struct", "")
-            and self.u.returns_ref(fi)
-            and isinstance(ret, A.PointerType)
-        ):
+        if fi is not None and self.u.returns_ref(fi) and isinstance(ret, A.PointerType):
             return N.Unary(loc=call.loc, op="*", operand=call, ty=ret.pointee)  # `T&`: an lvalue
         return call
 

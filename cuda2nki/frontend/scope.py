@@ -24,7 +24,9 @@ def _key(d: Diagnostic) -> Key:
 
 def owners(tu: Any) -> dict[Key, frozenset[str]]:
     """The kernels each of the file's diagnostics concerns: those the front end refused for it and
-    those whose definition it lies in.  A diagnostic no kernel owns concerns the whole file."""
+    those whose definition it lies in; the errors of a refused device function that no kernel
+    calls concern ``DEVICE + its name`` (no kernel).  A diagnostic no one owns concerns the
+    whole file."""
     out: dict[Key, set[str]] = {}
     for name, diags in tu.rejected.items():
         for d in diags:
@@ -37,7 +39,23 @@ def owners(tu: Any) -> dict[Key, frozenset[str]]:
         for name, file, first, last in spans:
             if d.loc.file == file and first <= d.loc.line <= last:
                 out.setdefault(_key(d), set()).add(name)
+    # a refused device function no kernel calls concerns none of them
+    for fname, diags in getattr(tu, "refused_device", {}).items():
+        for d in diags:
+            out.setdefault(_key(d), {DEVICE + fname})
     return {k: frozenset(v) for k, v in out.items()}
+
+
+#: the owner of a refused device function's diagnostics that no kernel calls: ``DEVICE + name``
+DEVICE = "__device__ "
+
+
+def _owners_text(concerns: frozenset[str]) -> str:
+    kernels = sorted(k for k in concerns if not k.startswith(DEVICE))
+    if kernels:
+        return "in kernel " + ", ".join(f"'{k}'" for k in kernels)
+    names = ", ".join(f"'{k.removeprefix(DEVICE)}'" for k in sorted(concerns))
+    return f"in device function {names}, which no kernel calls"
 
 
 def for_kernel(
@@ -58,12 +76,12 @@ def for_kernel(
         if not concerns or kernel in concerns:
             out.append(d)
         elif others == "note":
-            names = ", ".join(f"'{k}'" for k in sorted(concerns))
+            where = _owners_text(concerns)
             out.append(
                 dataclasses.replace(
                     d,
                     severity=min(d.severity, Severity.NOTE),
-                    notes=(*d.notes, f"in kernel {names}, not the kernel '{kernel}' worked on"),
+                    notes=(*d.notes, f"{where}, not the kernel '{kernel}' worked on"),
                 )
             )
     return out

@@ -270,12 +270,13 @@ class UnitContext:
         return vt
 
     def ref_return_ok(self, fnode: ts.Node) -> bool:
-        """Whether ``fnode`` may return a reference: a member function (``T& operator[]``),
-        lowered as returning the address, its calls reading through it."""
-        return fnode.id in self.ref_returns
+        """Whether ``fnode`` may return a reference: a member function (``T& operator[]``) or
+        a device function (``float& at(float* m, int r, int c)``), lowered as returning the
+        address, its calls reading through it (an lvalue alias of what it returns)."""
+        return fnode.id in self.ref_returns or function_kind(fnode)[0] in _DEVICE_KINDS
 
     def returns_ref(self, fd: FuncDef) -> bool:
-        return fd.node.id in self.ref_returns and _returns_reference(fd.node)
+        return self.ref_return_ok(fd.node) and _returns_reference(fd.node)
 
     def this_of(self, low: BodyLowerer, fd: FuncDef) -> list[tuple[str, A.CType]]:
         """The member pointers member function ``fd`` takes first; sets ``low.this_agg``."""
@@ -1063,6 +1064,9 @@ def function_name(fnode: ts.Node) -> str | None:
     if n.type == "template_function":
         text = _text(n.child_by_field_id(F.name))
     return text.split("::")[-1].strip()
+
+
+_DEVICE_KINDS = frozenset(("device", "host_device"))
 
 
 def function_kind(fnode: ts.Node) -> tuple[str, bool]:

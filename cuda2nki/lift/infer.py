@@ -825,17 +825,30 @@ def _tied(shape: list | None, ties: dict) -> list | None:
 
 
 def _loads_in(e, folds: tuple):
-    """Loads of a value with the folds around them (as loop contexts: variable and trips)."""
+    """Loads of a value with the folds around them (as loop contexts: variable and trips).
+
+    A value is a DAG (a shuffle ladder or an online recurrence reads each step's value several
+    times): each node is visited once per fold context, so the walk is linear in its size."""
     from cuda2nki.lift import values as V
     from cuda2nki.lift.symexec import LoopCtx
 
-    if isinstance(e, V.Load):
-        yield e, folds
-        return
-    if isinstance(e, V.Fold):
-        folds = folds + (LoopCtx(e.var, e.stop, af.TRUE),)
-    for k in V.children(e):
-        yield from _loads_in(k, folds)
+    seen: set[tuple[int, int]] = set()
+    stack = [(e, folds)]
+    keep = []  # the nodes visited, alive until the walk ends (their ids stay unique)
+    while stack:
+        x, fs = stack.pop()
+        key = (id(x), id(fs))
+        if key in seen:
+            continue
+        seen.add(key)
+        keep.append((x, fs))
+        if isinstance(x, V.Load):
+            yield x, fs
+            continue
+        if isinstance(x, V.Fold):
+            fs = fs + (LoopCtx(x.var, x.stop, af.TRUE),)
+            keep.append((x, fs))
+        stack.extend((k, fs) for k in reversed(list(V.children(x))))
 
 
 def _read_only(fn: A.Function, name: str) -> list:

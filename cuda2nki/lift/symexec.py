@@ -27,7 +27,7 @@ from cuda2nki.dtypes import NUMPY_DTYPES
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir.ops import is_narrow_int
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, control, iterate, online, reroll
+from cuda2nki.lift import argfold, control, iterate, mathcompose, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -270,6 +270,16 @@ _PACKED = {
     "__float22half2_rn": ("convert", None),
 }
 _ATOMIC = {"atomicAdd": "add", "atomicMax": "max", "atomicMin": "min", "atomicSub": "add"}
+
+
+def _composed(func: str, data: list, dt: str) -> V.DExpr | None:
+    """A math function NKI has no instruction for, as its composition of those it has
+    (see :mod:`cuda2nki.lift.mathcompose`); None: not one of them."""
+    f = mathcompose.formula(func, len(data))
+    if f is None or not is_float_dtype(dt):
+        return None
+    args = tuple(_cast_to(x, dt) for x in data)
+    return mathcompose.build(f, args, lambda c: V.Const(dt, c), lambda op, xs: V.Op(dt, op, xs))
 
 
 def _math_name(func: str) -> str:
@@ -1554,6 +1564,9 @@ class Executor:
         data = [self.as_data(a, e.loc, dt) for a in args]
         if f in _CONVERT:
             return V.Cast(_CONVERT[f], data[0])
+        composed = _composed(f, data, dt)
+        if composed is not None:
+            return composed
         name = _math_name(f.lstrip("_") if f.startswith("__") and f not in _MATH2 else f)
         if f in _MATH2:
             name = f

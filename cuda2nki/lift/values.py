@@ -190,21 +190,44 @@ def rebuild(e: DExpr, kids: tuple[DExpr, ...]) -> DExpr:
 
 
 def walk(e: DExpr):
-    yield e
-    for k in children(e):
-        yield from walk(k)
+    """Every node of ``e`` in pre-order, each once: a value is a DAG (a shuffle ladder or an
+    online recurrence reads each step's value several times), walked in time linear in its
+    number of distinct nodes, not in the size of the tree it unfolds to."""
+    seen: set[int] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        yield x
+        kids = children(x)
+        if kids:
+            stack.extend(reversed(kids))
 
 
 def transform(e: DExpr, fn: Callable[[DExpr], DExpr | None]) -> DExpr:
-    """Bottom-up rewrite: ``fn`` returns a replacement or None to keep the (rebuilt) node."""
-    spend()
-    kids = children(e)
-    if kids:
-        new = tuple(transform(k, fn) for k in kids)
-        if new != kids:
-            e = rebuild(e, new)
-    r = fn(e)
-    return e if r is None else r
+    """Bottom-up rewrite: ``fn`` returns a replacement or None to keep the (rebuilt) node.
+    A node shared by several parents (a DAG) is rewritten once."""
+    done: dict[int, tuple[DExpr, DExpr]] = {}  # id -> (node, its rewrite): the node kept alive
+
+    def go(x: DExpr) -> DExpr:
+        hit = done.get(id(x))
+        if hit is not None:
+            return hit[1]
+        spend()
+        kids = children(x)
+        y = x
+        if kids:
+            new = tuple(go(k) for k in kids)
+            if new != kids:
+                y = rebuild(x, new)
+        r = fn(y)
+        out = y if r is None else r
+        done[id(x)] = (x, out)
+        return out
+
+    return go(e)
 
 
 def subs_poly(e: DExpr, mapping: Mapping[Atom, Poly]) -> DExpr:

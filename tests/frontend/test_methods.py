@@ -275,16 +275,55 @@ def test_operator_subscript_returning_a_reference(tmp_path: Path, body: str) -> 
     np.testing.assert_array_equal(got["out"], v[:, 0] + v[:, 1] * 2)
 
 
-def test_free_function_returning_a_reference_stays_refused(tmp_path: Path) -> None:
+#: device functions returning a reference: an lvalue alias of the element they name
+FREE_REFS = {
+    "assign_through": (
+        "__device__ float& at(float* m, int r, int c, int ld) { return m[r * ld + c]; }\n"
+        "__global__ void k(float* m, const float* b, int ld) {\n"
+        "    int r = blockIdx.x, c = threadIdx.x;\n"
+        "    at(m, r, c, ld) = 2.0f * b[r * ld + c];\n}\n"
+    ),
+    "compound_and_const_read": (
+        "__device__ inline float &elem(float *p, int i) { return p[i]; }\n"
+        "__device__ const float& celem(const float* p, int i) { return p[i]; }\n"
+        "__global__ void k(float* m, const float* b, int ld) {\n"
+        "    int i = blockIdx.x * ld + threadIdx.x;\n"
+        "    elem(m, i) = 0.0f;\n"
+        "    elem(m, i) += celem(b, i) * 2.0f;\n}\n"
+    ),
+    "reference_parameter": (
+        "__device__ float& pick(float& a, float& b, bool first) {\n"
+        "    if (first) return a;\n"
+        "    return b;\n}\n"
+        "__global__ void k(float* m, const float* b, int ld) {\n"
+        "    int i = blockIdx.x * ld + threadIdx.x;\n"
+        "    float lo = b[i], hi = 0.0f;\n"
+        "    pick(hi, lo, false) *= 2.0f;\n"
+        "    m[i] = lo;\n}\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FREE_REFS))
+def test_free_function_returning_a_reference_is_an_lvalue(tmp_path: Path, name: str) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(FREE_REFS[name])
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    b = np.arange(12, dtype=np.float32)
+    got = run_kernel(
+        tu, "k", grid=(3,), block=(4,), args={"m": np.ones(12, np.float32), "b": b, "ld": 4}
+    )
+    np.testing.assert_array_equal(got["m"], 2.0 * b)
+
+
+def test_a_reference_to_a_temporary_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "k.cu"
     path.write_text(
-        """__device__ float& first(float* p) { return p[0]; }
-__global__ void k(float* p) { first(p) = 1.0f; }
+        """__device__ float& twice(float* p) { return p[0] * 2.0f; }
+__global__ void k(float* p) { twice(p) = 1.0f; }
 """
     )
     tu = parse_file(path)
     assert "k" in tu.rejected
-    assert any(
-        d.code == "C2N1025" and "returning a reference" in d.message and d.loc.line == 1
-        for d in tu.diagnostics
-    )
+    assert any(d.code == "C2N1030" and d.loc.line == 1 for d in tu.diagnostics)

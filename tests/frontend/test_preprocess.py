@@ -102,6 +102,32 @@ def test_system_headers_are_skipped_silently(parse):
     assert tu.diagnostics == () and len(tu.kernels) == 1
 
 
+@pytest.mark.parametrize(
+    "header",
+    ["assert.h", "stdio.h", "cmath", "cuda_runtime.h", "cooperative_groups.h", "sys/time.h",
+     "cuda_bf16.h", "vector"],
+)  # fmt: skip
+def test_quoted_standard_headers_are_skipped_silently(parse, header):
+    tu = parse(
+        f'#include "{header}"\n#include "{header}"\n#define X 2\n'
+        "__global__ void k(int* p) { assert(X > 1); p[0] = X; }\n"
+    )
+    assert tu.diagnostics == () and len(tu.kernels) == 1
+
+
+def test_a_quoted_project_header_is_still_reported_missing(parse):
+    tu = parse('#include "assert_helpers.h"\n#include "my/stdio.h"\n__global__ void k(int* p) {}\n')
+    assert [d.code for d in tu.diagnostics] == ["C2N1004", "C2N1004"]
+
+
+def test_a_local_file_named_like_a_standard_header_is_read(tmp_path):
+    (tmp_path / "math.h").write_text("#define SCALE 3\n")
+    main = tmp_path / "k.cu"
+    main.write_text('#include "math.h"\n__global__ void k(int* p) { p[0] = SCALE; }\n')
+    tu = parse_file(main)
+    assert tu.diagnostics == () and "k" not in tu.rejected
+
+
 def test_error_directive_is_reported(parse):
     tu = parse("#ifndef ARCH\n#error need ARCH\n#endif\n__global__ void k(int* p) { p[0] = 1; }\n")
     assert any(d.code == "C2N1003" and d.loc.line == 2 for d in tu.diagnostics)

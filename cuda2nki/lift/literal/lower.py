@@ -77,6 +77,7 @@ from dataclasses import dataclass, field
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.ir.ops import DTYPE_BYTES
+from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
@@ -1529,6 +1530,9 @@ class Lowerer:
         if f in ("min", "max", "umin", "umax") and all(isinstance(a, Uni) for a in args):
             fn = "min" if "min" in f else "max"
             return Uni(f"{fn}({', '.join(a.expr for a in args)})", _kind(args[0]))  # type: ignore[union-attr]
+        composed = mathcompose.formula(f, len(args)) if is_float(e.ty) else None
+        if composed is not None:
+            return self.composed(composed, args, e)
         if f in _MATH2 and len(args) == 2:
             ty = "float" if is_float(e.ty) else "int"
             if all(isinstance(a, Uni) for a in args):
@@ -1551,6 +1555,22 @@ class Lowerer:
             ty = "int" if name == "abs" and _kind(args[0]) == "int" else "float"
             return self.op(name, [self.tile(args[0], ty, e)], ty)
         raise self.refuse(collective_reason(e) or f"call to '{f}'", e)
+
+    def composed(self, f: mathcompose.Formula, args: list[Value], e: A.Call) -> Tile:
+        """A math function NKI has no instruction for, as its composition of those it has
+        (see :mod:`cuda2nki.lift.mathcompose`), computed on tiles."""
+        if all(_is_scalar(a) for a in args):  # a uniform argument: one tile of its value
+            args = [Tile(self.full_tile(args[0], "float", e), "float"), *args[1:]]
+        tiles = tuple(self.tile(a, "float", e) for a in args)
+        return Tile(
+            mathcompose.build(
+                f,
+                tiles,
+                repr,
+                lambda op, xs: self.op(mathcompose.nki_name(op), list(xs), "float").expr,
+            ),
+            "float",
+        )
 
     def load_ptr(self, ptr: Ptr, node: A.Node) -> Tile:
         dst = self.fresh("ld")

@@ -1,0 +1,152 @@
+"""Type parameters of a template host launcher, deduced from its callers.
+
+``template<typename T> void launch(float* out, const T* in, int n) { k<<<g, b>>>(out, in, n); }``
+launches a template kernel ``k<T>`` whose ``T`` the launch site cannot tell: it is whatever the
+callers of ``launch`` pass.  The file's calls of the launcher are read in order (explicit
+template arguments ``launch<float>(...)``, else the declared types of the caller's arguments,
+through the caller's own template parameters in turn); the first call that fixes every type
+parameter gives them.  A launcher no call in the file fixes keeps them unknown (the kernel then
+stays an uninstantiated template, as before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import tree_sitter as ts
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.cst import COMMENT_IDS, F
+from cuda2nki.frontend.lowerbase import _text
+from cuda2nki.frontend.typesys import unqualified
+
+#: callers followed from one launcher at most (a launcher called by a launcher...)
+MAX_DEPTH = 4
+
+
+class Scope(Protocol):
+    """What is read of a caller: the declared type of a name and its type lowering."""
+
+    def declared_type(self, name: str) -> A.CType | None: ...
+
+    def type_argument(self, node: ts.Node) -> A.CType | None: ...
+
+
+def type_params(fnode: ts.Node) -> list[str]:
+    """The ``typename`` parameters of a function template definition (none: not a template)."""
+    decl = fnode.parent
+    if decl is None or decl.type != "template_declaration":
+        return []
+    plist = decl.child_by_field_id(F.parameters)
+    out = []
+    for p in plist.named_children if plist is not None else ():
+        if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+            name = next((c for c in p.named_children if c.type == "type_identifier"), None)
+            if name is not None:
+                out.append(_text(name))
+    return out
+
+
+def deduce(
+    fnode: ts.Node,
+    name: str,
+    scope_of: Callable[[ts.Node | None, int], Scope],
+    depth: int = 0,
+) -> dict[str, A.CType]:
+    """``T -> type`` for the type parameters of the template host function ``fnode`` (named
+    ``name``), from the first of its calls in the file that fixes them all; ``scope_of(caller,
+    depth)`` reads a caller's declarations."""
+    params = type_params(fnode)
+    if not params or depth > MAX_DEPTH:
+        return {}
+    pnodes = _params(fnode)
+    for call in _calls_to(_root(fnode), name):
+        env = _explicit(call, params, scope_of(_enclosing(call), depth + 1))
+        args = call.child_by_field_id(F.arguments)
+        anodes = [c for c in args.named_children if c.kind_id not in COMMENT_IDS] if args else []
+        caller = scope_of(_enclosing(call), depth + 1)
+        for p, a in zip(pnodes, anodes):
+            _deduce_one(p, a, params, caller, env)
+        if all(t in env for t in params):
+            return env
+    return {}
+
+
+def _deduce_one(
+    p: ts.Node, a: ts.Node, params: list[str], caller: Scope, env: dict[str, A.CType]
+) -> None:
+    """``T* v`` (or ``const T*``, ``T``, ``T&``) called with a name the caller declares."""
+    t = p.child_by_field_id(F.type)
+    if t is None or t.type != "type_identifier" or _text(t) not in params or _text(t) in env:
+        return
+    if a.type != "identifier":
+        return
+    aty = caller.declared_type(_text(a))
+    d = p.child_by_field_id(F.declarator)
+    while aty is not None and d is not None and d.type != "identifier":
+        if d.type == "pointer_declarator" or d.type == "array_declarator":
+            aty = aty.pointee if isinstance(aty, A.PointerType) else getattr(aty, "elem", None)
+        d = d.child_by_field_id(F.declarator) or next(
+            (c for c in d.named_children if c.type != "type_qualifier"), None
+        )
+    if aty is not None and not isinstance(aty, A.PointerType):
+        env[_text(t)] = unqualified(aty)
+
+
+def _explicit(call: ts.Node, params: list[str], caller: Scope) -> dict[str, A.CType]:
+    """``launch<float, half>(...)``: the written template arguments, in order."""
+    fn = call.child_by_field_id(F.function)
+    if fn is None or fn.type != "template_function":
+        return {}
+    targs = fn.child_by_field_id(F.arguments)
+    kids = [c for c in targs.named_children if c.kind_id not in COMMENT_IDS] if targs else []
+    env: dict[str, A.CType] = {}
+    for pname, k in zip(params, kids):
+        ty = caller.type_argument(k)
+        if ty is not None:
+            env[pname] = unqualified(ty)
+    return env
+
+
+def _params(fnode: ts.Node) -> list[ts.Node]:
+    d = fnode.child_by_field_id(F.declarator)
+    while d is not None and d.type != "function_declarator":
+        d = d.child_by_field_id(F.declarator)
+    plist = d.child_by_field_id(F.parameters) if d is not None else None
+    if plist is None:
+        return []
+    return [c for c in plist.named_children if c.kind_id not in COMMENT_IDS]
+
+
+def _calls_to(root: ts.Node, name: str) -> list[ts.Node]:
+    """Calls of ``name`` (``name(...)``, ``name<...>(...)``) in the file, in source order."""
+    out = []
+    stack = [root]
+    key = name.encode()
+    while stack:
+        n = stack.pop()
+        if n.type == "call_expression":
+            fn = n.child_by_field_id(F.function)
+            if fn is not None and fn.type == "template_function":
+                fn = fn.child_by_field_id(F.name)
+            if fn is not None and fn.type == "identifier" and fn.text == key:
+                out.append(n)
+        stack.extend(reversed(n.children))
+    return out
+
+
+def _root(n: ts.Node) -> ts.Node:
+    while n.parent is not None:
+        n = n.parent
+    return n
+
+
+def _enclosing(n: ts.Node) -> ts.Node | None:
+    p = n.parent
+    while p is not None and p.type != "function_definition":
+        p = p.parent
+    return p
+
+
+__all__ = ["MAX_DEPTH", "deduce", "type_params"]
