@@ -31,6 +31,7 @@ from cuda2nki.lift import argfold, control, iterate, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
+from cuda2nki.lift.gaps import stride_gap
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
 from cuda2nki.lift.legacyshfl import legacy_shuffle
 
@@ -69,6 +70,27 @@ class VecVal:
 
 
 LANES = ("x", "y", "z", "w")
+
+
+@dataclass(frozen=True)
+class Overwritten:
+    """A local a loop overwrites each trip without reading its previous value (a register
+    cache, ``regM[i] = As[...]``): after the loop it holds the last trip's value, which the
+    lifter does not model -- reading it there is refused, leaving it unread is fine."""
+
+    dtype: str
+    var: str
+    loc: SourceLoc = UNKNOWN_LOC
+
+
+def _overwritten_read(v: object, name: str, loc: SourceLoc) -> None:
+    if isinstance(v, Overwritten):
+        raise Refusal(
+            "C2N2011",
+            loc,
+            var=name,
+            why="the value is overwritten each iteration (last-iteration value)",
+        )
 
 
 @dataclass
@@ -978,18 +1000,18 @@ class Executor:
         return V.Op(term.dtype, "add", (V.Op(term.dtype, "mul", (d0, scale)), fold))
 
     def _fold(self, n: str, init: object, new: object, ctx: LoopCtx) -> object:
+        if isinstance(new, Overwritten):  # an inner loop overwrote it: so did this one
+            return new
         if not isinstance(new, V.DExpr):
             raise Refusal("C2N2011", ctx.loc, var=n, why="not a scalar value")
         car = V.Carried(new.dtype, n)
         if new == car:
             return init
         if not V.has_carried(new, {n}):
-            raise Refusal(
-                "C2N2011",
-                ctx.loc,
-                var=n,
-                why="the value is overwritten each iteration (last-iteration value)",
-            )
+            # overwritten each trip: nothing reads the previous trip's value (a read would be a
+            # carried term of another fold or store, refused there); after the loop it is
+            # the last trip's value, refused only where it is read
+            return Overwritten(new.dtype, n, ctx.loc)
         op, term = _split_combine(new, car)
         if op is None or V.has_carried(term):
             raise Refusal(
@@ -1031,6 +1053,7 @@ class Executor:
         v = self.env[e.name]
         if v is None:
             raise Refusal("C2N2010", e.loc, what=f"read of uninitialised '{e.name}'")
+        _overwritten_read(v, e.name, e.loc)
         if isinstance(v, SharedArr) and v.scalar:
             return self.read_shared(v, (af.ZERO,), e.loc)
         return v
@@ -1188,6 +1211,7 @@ class Executor:
             key = self._local_key(base, idx, loc)
             if key not in self.env:
                 raise Refusal("C2N2010", loc, what="read of an unwritten local array element")
+            _overwritten_read(self.env[key], key, loc)
             return self.env[key]
         if isinstance(base, VecVal):
             return base.lanes[_lane(base, idx, loc)]
@@ -1234,6 +1258,8 @@ class Executor:
             fwd = _forward(st, index, self.loops)
             if fwd is _MISS:
                 continue
+            if fwd is None and st.accumulate is None and stride_gap(st.index, index, self.sizes()):
+                continue  # `C[r * N + c]` then `C[(r + 1) * N + c]`: apart unless C is empty
             if fwd is None:
                 maybe = st.accumulate is None and all(lc in self.loops for lc in st.loops)
                 if not maybe:
@@ -1260,6 +1286,10 @@ class Executor:
             return V.Select(dtype, V.Pred("bool", wrote), value, rest)
         self.reads.add(tensor)
         return V.Load(dtype, tensor, index)
+
+    def sizes(self) -> set[str]:
+        """The integer scalar parameters (candidate sizes)."""
+        return {n for n, d in self.scalars.items() if not is_float_dtype(d) and n not in self.ties}
 
     def address_of(self, e: A.Expr) -> PtrVal:
         if isinstance(e, A.Name) and isinstance(self.env.get(e.name), SharedArr):
