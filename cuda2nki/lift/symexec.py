@@ -72,27 +72,6 @@ class VecVal:
 LANES = ("x", "y", "z", "w")
 
 
-@dataclass(frozen=True)
-class Overwritten:
-    """A local a loop overwrites each trip without reading its previous value (a register
-    cache, ``regM[i] = As[...]``): after the loop it holds the last trip's value, which the
-    lifter does not model -- reading it there is refused, leaving it unread is fine."""
-
-    dtype: str
-    var: str
-    loc: SourceLoc = UNKNOWN_LOC
-
-
-def _overwritten_read(v: object, name: str, loc: SourceLoc) -> None:
-    if isinstance(v, Overwritten):
-        raise Refusal(
-            "C2N2011",
-            loc,
-            var=name,
-            why="the value is overwritten each iteration (last-iteration value)",
-        )
-
-
 @dataclass
 class SharedWrite:
     index: tuple  # tuple[Poly, ...] per array dim (in the writer's thread coordinates)
@@ -1000,18 +979,18 @@ class Executor:
         return V.Op(term.dtype, "add", (V.Op(term.dtype, "mul", (d0, scale)), fold))
 
     def _fold(self, n: str, init: object, new: object, ctx: LoopCtx) -> object:
-        if isinstance(new, Overwritten):  # an inner loop overwrote it: so did this one
-            return new
         if not isinstance(new, V.DExpr):
             raise Refusal("C2N2011", ctx.loc, var=n, why="not a scalar value")
         car = V.Carried(new.dtype, n)
         if new == car:
             return init
         if not V.has_carried(new, {n}):
-            # overwritten each trip: nothing reads the previous trip's value (a read would be a
-            # carried term of another fold or store, refused there); after the loop it is
-            # the last trip's value, refused only where it is read
-            return Overwritten(new.dtype, n, ctx.loc)
+            raise Refusal(
+                "C2N2011",
+                ctx.loc,
+                var=n,
+                why="the value is overwritten each iteration (last-iteration value)",
+            )
         op, term = _split_combine(new, car)
         if op is None or V.has_carried(term):
             raise Refusal(
@@ -1053,7 +1032,6 @@ class Executor:
         v = self.env[e.name]
         if v is None:
             raise Refusal("C2N2010", e.loc, what=f"read of uninitialised '{e.name}'")
-        _overwritten_read(v, e.name, e.loc)
         if isinstance(v, SharedArr) and v.scalar:
             return self.read_shared(v, (af.ZERO,), e.loc)
         return v
@@ -1211,7 +1189,6 @@ class Executor:
             key = self._local_key(base, idx, loc)
             if key not in self.env:
                 raise Refusal("C2N2010", loc, what="read of an unwritten local array element")
-            _overwritten_read(self.env[key], key, loc)
             return self.env[key]
         if isinstance(base, VecVal):
             return base.lanes[_lane(base, idx, loc)]
