@@ -32,6 +32,7 @@ from cuda2nki.frontend.visit import walk
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import DivAtom, ModAtom, Poly
 from cuda2nki.lift.capped import capped_text, is_capped
+from cuda2nki.lift.tilebounds import loose_strides, scaled_key, tile_pair
 
 #: calls that store through their first (pointer) argument: __stcs, atomicAdd, store128, ...
 _STORE_RE = re.compile(r"^(__st[a-z]*|atomic\w*|\w*[Ss]tore\w*)$")
@@ -45,6 +46,8 @@ class Extent:
     shape: tuple[str | int, ...] | None
     role: str | None
     note: str | None = None
+    #: (size, step, loop): the extent assumes the size a multiple of a tile loop's step
+    tiles: tuple[tuple[str, int, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,10 @@ class _Scan:
         self.unstable = self.loop_assigned | _branch_assigned(fn)
         self.loop_depth = 0
         self.strided: set[str] = set()  # pointers advanced by a fixed step per loop iteration
+        #: loop atom -> its constant step (0 where loops of one name step differently)
+        self.steps: dict[str, int] = {}
+        #: tile loops whose bound an extent assumes a multiple of the step: (var, step, bound)
+        self.tiled: set[tuple[str, int, str]] = set()
         #: what a device function does through its i-th parameter (see extents())
         self.callees: Callable[[str, int], str] = lambda name, i: "r"
         self._launch_bounds()
@@ -235,6 +242,8 @@ class _Scan:
             bound = self._loop_bound(var, st)
             if bound is not None:
                 self.hi[atom] = (bound, False)
+            step = self._tile_step(st)
+            self.steps[atom] = step if self.steps.get(atom, step) == step else 0
         if st.cond is not None:
             self._guard(st.cond, negate=False)
             self._accesses(st.cond, "r")
@@ -280,7 +289,8 @@ class _Scan:
             for n in walk(st.body)
             if isinstance(n, A.Assign) and isinstance(n.target, A.Name) and n.target.name == p
         ]
-        if len(moves) != 1 or len(others) != 1 or moves[0].op != "+=":
+        amount = _bump_amount(moves[0], p) if len(moves) == 1 and len(others) == 1 else None
+        if amount is None:
             return False
         start = next((x.init for x in st.init if isinstance(x, A.VarDecl)), None)
         if start is None:
@@ -298,7 +308,7 @@ class _Scan:
                 return False
             a = self._poly(start) if start is not None else None
             base, off, w = self.alias.get(p, (p, Poly.const(0), 1))
-            step_p = self._poly(moves[0].value) * w
+            step_p = self._poly(amount) * w
             q = af._exact_div(step_p, c)
         except (_Opaque, af.BudgetExceeded):
             return False
@@ -308,6 +318,19 @@ class _Scan:
             return False
         self.alias[p] = (base, off + q * (af.sym(f"%{var}") - a), w)
         return True
+
+    def _tile_step(self, st: A.For) -> int:
+        """The constant step of ``for (v = 0; ...; v += S)``, else 0."""
+        start = next((s.init for s in st.init if isinstance(s, A.VarDecl)), None)
+        if start is None:
+            start = next((s.expr.value for s in st.init if isinstance(s, A.ExprStmt)), None)
+        if not isinstance(st.step, A.Assign) or st.step.op != "+=" or start is None:
+            return 0
+        try:
+            a, c = self._poly(start), self._poly(st.step.value)
+        except (_Opaque, af.BudgetExceeded):
+            return 0
+        return c.const_value if a == af.ZERO and c.is_const and c.const_value > 1 else 0
 
     def _loop_bound(self, var: str, st: A.For) -> Poly | None:
         """``v < n`` / ``v <= n`` / ``n > v`` of an increasing loop; ``start + 1`` of a loop
@@ -509,6 +532,14 @@ class _Scan:
         if isinstance(e, A.Call):
             self._call(e)
             return
+        if isinstance(e, A.Ternary):  # `i < n ? p[i] : 0`: each arm under its condition
+            self._accesses(e.cond, "r")
+            for arm, negate in ((e.then, False), (e.else_, True)):
+                saved = dict(self.hi)
+                self._guard(e.cond, negate=negate)
+                self._accesses(arm, kind)
+                self.hi = saved
+            return
         for k in _expr_children(e):
             self._accesses(k, "r")
 
@@ -570,13 +601,15 @@ class _Scan:
             if kinds:
                 role = "inout" if kinds == {"r", "w"} else ("out" if kinds == {"w"} else "in")
             shape, note = self._shape(acc)
-            out[name] = Extent(shape, role, note)
+            tiles = tuple((b, st, v) for v, st, b in sorted(self.tiled)) if shape else ()
+            out[name] = Extent(shape, role, note, tiles)
         return out
 
     def _shape(self, acc: list[_Access]) -> tuple[tuple | None, str | None]:
         best: Poly | None = None
         offsets: list[Poly] = []
         guessed: set = set()
+        self.tiled = set()
         for a in acc:
             if a.offset is None:
                 return None, None
@@ -603,6 +636,11 @@ class _Scan:
                 + ", ".join(sorted(map(str, guessed)))
                 + "): the host must launch exactly enough threads"
             )
+        if self.tiled:
+            tiles = "; ".join(
+                f"{b} a multiple of {s} (the step of loop '{v}')" for v, s, b in sorted(self.tiled)
+            )
+            note = (note + "; " if note else "") + f"assumes {tiles}"
         both = offsets + [self._expand(o) for o in offsets]
         return _dims(best, both, self.scalars), note
 
@@ -624,11 +662,21 @@ class _Scan:
         bound of its own bound less one (bounds may use other index atoms: ``i < row``)."""
         if depth > 8:
             return None
+        sized = lambda a: _is_size(a, self.scalars)  # noqa: E731
         for key, (bound, _) in hi.items():
-            if isinstance(key, Poly) and _contains(p, key):
-                rest = self._upper(p - key, hi, guessed, depth + 1)
+            if not isinstance(key, Poly):
+                continue
+            f = af.ONE if _contains(p, key) else scaled_key(p, key, sized)
+            if f is not None:  # `(k0 + ty) * N` under `k0 + ty < K`
+                rest = self._upper(p - f * key, hi, guessed, depth + 1)
                 top = self._upper(bound - 1, hi, guessed, depth + 1)
-                return None if rest is None or top is None else rest + top
+                return None if rest is None or top is None else rest + f * top
+        pair = tile_pair(p, self.steps, hi, lambda q: self._upper(q, hi, guessed, depth + 1), sized)
+        if pair is not None:  # `k + c` with k a tile loop's counter and c inside its tile
+            rest = self._upper(p - pair.part, hi, guessed, depth + 1)
+            if rest is not None:
+                self.tiled.add((pair.loop, pair.step, _text(pair.bound)))
+                return rest + pair.top
         out = af.ZERO
         for m, c in p.terms:
             index = [a for a in m if not _is_size(a, self.scalars)]
@@ -876,6 +924,20 @@ def _assigned_in(node: object, declared: bool = True) -> set[str]:
     return names - local
 
 
+def _bump_amount(e: A.Assign, p: str) -> A.Expr | None:
+    """``s`` of ``p += s`` or ``p = p + s`` / ``p = s + p``."""
+    if e.op == "+=":
+        return e.value
+    v = e.value
+    if e.op != "=" or not isinstance(v, A.Binary) or v.op != "+":
+        return None
+    if isinstance(v.left, A.Name) and v.left.name == p:
+        return v.right
+    if isinstance(v.right, A.Name) and v.right.name == p:
+        return v.left
+    return None
+
+
 def _early_exit(st: A.Stmt) -> A.Expr | None:
     """The condition of ``if (c) return;`` (a guard for what follows)."""
     if not isinstance(st, A.If) or st.else_ is not None:
@@ -959,7 +1021,8 @@ def _dims(ext: Poly, offsets: list[Poly], scalars: set[str]) -> tuple[str | int,
     flat index (``out[idx]``) keeps one flat dim.  The offset with the most dims wins."""
     best: tuple = (_text(ext),)
     for off in offsets:
-        got = _split(ext, _strides(off, scalars))
+        strides = _strides(off, scalars)
+        got = _split(ext, strides) or _split(ext, loose_strides(strides))
         if got is not None and len(got) > len(best):
             best = got
     return best

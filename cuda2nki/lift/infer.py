@@ -256,7 +256,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     elif launch is not None:
         out["launch"] = launch
     sizes = _size_names(shapes, launch, fn)
-    steps = _steps(out.get("launch"), prog, block, host, sizes, fn, kernel_name, diags)
+    steps = _steps(out.get("launch"), prog, block, host, sizes, fn, kernel_name, diags, syntax)
     for p in fn.params:
         if isinstance(p.ty, A.PointerType):
             shape = _tied(shapes[p.name], ties)
@@ -388,10 +388,12 @@ def _flat_extent(shape: list) -> int | str:
     return " * ".join(f"({d})" if isinstance(d, str) else str(d) for d in shape)
 
 
-def _steps(launch, prog, block, host: dict, sizes: set, fn, kernel: str, diags: list) -> list:
+def _steps(
+    launch, prog, block, host: dict, sizes: set, fn, kernel: str, diags: list, syntax=None
+) -> list:
     """The sizes the launch runs the kernel at multiples of (:mod:`cuda2nki.lift.steps`), each
     with a note; check then keeps its generated sizes multiples of them."""
-    from cuda2nki.lift.loopsteps import loop_steps
+    from cuda2nki.lift.loopsteps import loop_steps, tile_steps
     from cuda2nki.lift.steps import size_steps
 
     if launch is None:
@@ -399,9 +401,11 @@ def _steps(launch, prog, block, host: dict, sizes: set, fn, kernel: str, diags: 
     env = {k: h.value for k, h in host.items()}
     got = size_steps(launch["grid"], block, sizes, _unguarded(prog, block), env)
     have = {s.name: s.step for s in got}
-    for s in loop_steps(fn, sizes, env):  # `for (t = 0; t < n / TILE; t++)`
+    tiled = tile_steps(syntax or {}, sizes, env)  # `for (k = 0; k < n; k += BK)`, unguarded
+    for s in loop_steps(fn, sizes, env) + tiled:  # `for (t = 0; t < n / TILE; t++)`
         if s.step > have.get(s.name, 1) and s.step % have.get(s.name, 1) == 0:
             got = [g for g in got if g.name != s.name] + [s]
+            have[s.name] = s.step
     for s in got:
         p = next(q for q in fn.params if q.name == s.name)
         diags.append(

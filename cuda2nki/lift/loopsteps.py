@@ -2,7 +2,12 @@
 of ``n`` and drops a ragged tail, so the kernel is written for sizes that are multiples of
 ``TILE``.  When the host's own value of ``n`` is such a multiple, that relation is part of the
 kernel's contract (a tiled matmul at ``n = 129`` computes a different product than CUDA does at
-that size only because the kernel never meant to run there), and check keeps its sizes so."""
+that size only because the kernel never meant to run there), and check keeps its sizes so.
+
+The same holds for a loop stepping over ``n`` a tile at a time, ``for (k = 0; k < n; k += BK)``,
+whose body reads ``k + c`` (``c < BK``) with no guard: the offsets stay inside the buffer only
+when ``n`` is a multiple of ``BK`` (:func:`tile_steps`, from the extents of
+:mod:`cuda2nki.lift.extents`)."""
 
 from __future__ import annotations
 
@@ -57,3 +62,23 @@ def _tiles_of(cond: A.Expr) -> tuple[str, int] | None:
     if isinstance(n, A.Name) and isinstance(c, A.IntLit):
         return n.name, c.value
     return None
+
+
+def tile_steps(
+    extents: Mapping[str, object], sizes: set[str], host: Mapping[str, Number]
+) -> list[Step]:
+    """A step for each size an unguarded tile loop assumes a multiple of its step (the
+    ``tiles`` of the pointer extents), unless the host's own value of it is not one."""
+    found: dict[str, Step] = {}
+    for ext in extents.values():
+        for name, step, loop in getattr(ext, "tiles", ()):
+            value = host.get(name)
+            if name not in sizes or step < 2 or (value is not None and int(value) % step):
+                continue
+            why = (
+                f"loop '{loop}' steps over {name} by {step} and reads a whole tile each trip "
+                f"with no guard"
+            )
+            if name not in found or found[name].step < step:
+                found[name] = Step(name, step, why)
+    return list(found.values())

@@ -32,6 +32,7 @@ from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.composite_math import composite_call
+from cuda2nki.lift.gaps import stride_gap
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
 from cuda2nki.lift.legacyshfl import legacy_shuffle
 from cuda2nki.lift.lockstep import split_lockstep
@@ -1262,6 +1263,8 @@ class Executor:
             fwd = _forward(st, index, self.loops)
             if fwd is _MISS:
                 continue
+            if fwd is None and st.accumulate is None and stride_gap(st.index, index, self.sizes()):
+                continue  # `C[r * N + c]` then `C[(r + 1) * N + c]`: apart unless C is empty
             if fwd is None:
                 maybe = st.accumulate is None and all(lc in self.loops for lc in st.loops)
                 if not maybe:
@@ -1288,6 +1291,10 @@ class Executor:
             return V.Select(dtype, V.Pred("bool", wrote), value, rest)
         self.reads.add(tensor)
         return V.Load(dtype, tensor, index)
+
+    def sizes(self) -> set[str]:
+        """The integer scalar parameters (candidate sizes)."""
+        return {n for n, d in self.scalars.items() if not is_float_dtype(d) and n not in self.ties}
 
     def address_of(self, e: A.Expr) -> PtrVal:
         if isinstance(e, A.Name) and isinstance(self.env.get(e.name), SharedArr):

@@ -268,11 +268,13 @@ def test_pointers_advanced_per_tile_of_an_unguarded_tiled_kernel(tile: int, grid
     fn = parse_source(TILED.replace("TILE", str(tile)), "t.cu").function("tiled")
     g = [grid.format(n="N", t=tile), grid.format(n="M", t=tile)]
     got = extents(fn, {"grid": g, "block": [tile * tile]})
-    assert got["C"].shape == ("M*N",) and got["C"].role == "out"
+    assert got["C"].shape == ("M", "N") and got["C"].role == "out"
     assert "launch geometry" in (got["C"].note or "")
-    # B is read a tile row at a time down K: K rows of N
-    assert got["B"].shape is not None and got["B"].shape[-1] == "N"
-    assert got["A"].shape is not None and got["A"].role == "in"
+    # B is read a tile row at a time down K: K rows of N, with K a multiple of the tile
+    assert got["B"].shape == ("K", "N")
+    assert got["A"].shape == ("M", "K") and got["A"].role == "in"
+    assert got["A"].tiles == (("K", tile, "k0"),)
+    assert f"K a multiple of {tile}" in (got["B"].note or "")
 
 
 @pytest.mark.parametrize("unused", ["float* spare", "const double* __restrict__ spare"])
