@@ -31,7 +31,6 @@ from cuda2nki.lift import argfold, control, iterate, mathcompose, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
-from cuda2nki.lift.composite_math import composite_call
 from cuda2nki.lift.gaps import stride_gap
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
 from cuda2nki.lift.legacyshfl import legacy_shuffle
@@ -1584,9 +1583,6 @@ class Executor:
         if name in ("fma", "__fmaf_rn", "fmaf") and len(data) == 3:
             a, b, c = (_cast_to(x, dt) for x in data)
             return V.Op(dt, "add", (V.Op(dt, "mul", (a, b)), c))
-        composite = composite_call(name, dt, [_cast_to(x, dt) for x in data])
-        if composite is not None:
-            return composite
         if name == "__saturate" or f == "__saturatef":
             x = data[0]
             return V.Op(dt, "min", (V.Op(dt, "max", (x, V.Const(dt, 0.0))), V.Const(dt, 1.0)))
