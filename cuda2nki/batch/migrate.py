@@ -166,11 +166,10 @@ _GLOBAL = re.compile(rb"\b__global__\b")
 
 
 def time_limit(opts: MigrateOptions, path: Path) -> float:
-    """A file's time limit: ``--timeout``; under ``--check``, that much per kernel the file
-    defines (a check takes its own time, so a file of six kernels is not given the time of
-    one).  The kernels are counted in the text, cheaply, before any parsing."""
-    if not opts.check:
-        return opts.timeout
+    """A file's time limit: ``--timeout`` for each kernel the file defines, whether it is only
+    ported (or examined) or also checked, so a file of six kernels is not given the time of one
+    and ``--examine`` stops a file exactly when the real run would.  The kernels are counted in
+    the text, cheaply, before any parsing."""
     try:
         kernels = len(_GLOBAL.findall(read_regular(path)))
     except OSError:

@@ -71,7 +71,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=60.0,
         metavar="S",
-        help="per-file time limit (with --check: S for each kernel the file defines)",
+        help="time limit of a file: S for each kernel it defines",
     )
     p.add_argument(
         "--memory",
