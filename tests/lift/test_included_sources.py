@@ -109,12 +109,27 @@ def test_a_fifo_in_the_tree_is_never_opened(tmp_path: Path) -> None:
     assert [k.name for k in got[0].kernels] == ["decay"]
 
 
-def test_a_kernel_file_looks_for_its_includer_beside_it_only(tmp_path: Path) -> None:
+def test_a_kernel_file_looks_for_its_includer_nearby_only(tmp_path: Path) -> None:
+    """Includers are looked for beside the kernel file and in the folder above it, no further:
+    a main file two folders up is not read (though header discovery would let its
+    ``#include "kernel.cu"`` reach the file by name)."""
     defs, real, threads = SPELLINGS[0]
     path = _tree(tmp_path, defs, real, threads)
-    nested = tmp_path / "app" / "sub"
-    nested.mkdir()
+    nested = tmp_path / "app" / "sub" / "deeper"
+    nested.mkdir(parents=True)
     moved = nested / "kernel.cu"
     path.rename(moved)
-    tu = parse_file(moved)  # main.cu, one directory up, is not looked at for a source file
+    tu = parse_file(moved)  # main.cu, two directories up, is not looked at for a source file
     assert "decay" in tu.rejected
+
+
+def test_an_includer_one_folder_up_is_found(tmp_path: Path) -> None:
+    defs, real, threads = SPELLINGS[0]
+    path = _tree(tmp_path, defs, real, threads)
+    (tmp_path / "app" / "sub").mkdir()
+    moved = tmp_path / "app" / "sub" / "kernel.cu"
+    path.rename(moved)
+    main = tmp_path / "app" / "main.cu"
+    main.write_text(main.read_text().replace('"kernel.cu"', '"sub/kernel.cu"'))
+    tu = parse_file(moved)
+    assert not tu.rejected and [k.name for k in tu.kernels] == ["decay"]
