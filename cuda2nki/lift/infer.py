@@ -465,6 +465,7 @@ def _shrink(
     size is not halved where that leaves ``launch`` without a block on some axis (a grid of
     whole 64 KiB pages of the data: ``(4 * n + 65535) / 65536 * 32 / 256`` blocks)."""
     from cuda2nki.binding import eval_c_expr
+    from cuda2nki.frontend.sizemacros import forced_sizes
 
     def launches(env: dict) -> bool:
         for g in (launch or {}).get("grid", ()):
@@ -475,7 +476,10 @@ def _shrink(
                 continue
         return True
 
+    # a host size equal to a size macro's value the check chose is small already
+    chosen = forced_sizes()
     start = {n: params[n] for n in free if isinstance(params.get(n), int)}
+    start = {n: v for n, v in start.items() if v not in chosen}
     env = {n: v for n, v in params.items() if isinstance(v, int | float)}
 
     def biggest() -> float:
