@@ -22,16 +22,20 @@ if TYPE_CHECKING:
     from cuda2nki.batch.job import JobSpec, _Pending
 
 
-def smaller_sizes(spec: JobSpec) -> dict[str, str]:
+def smaller_sizes(spec: JobSpec, literal: bool = False) -> dict[str, str]:
     """The file's size macros that are too large to simulate, with the check's values
-    (name -> ``-D`` value); empty when there are none (or the file cannot be read)."""
+    (name -> ``-D`` value); empty when there are none (or the file cannot be read).
+    ``literal``: for a literal (thread-by-thread) port, whose simulation issues instructions
+    per CUDA block: values under one partition tile."""
     from cuda2nki.fileio import read_text
     from cuda2nki.frontend.sizemacros import check_values, size_macros
 
     try:
         text = read_text(spec.path)
         macros = size_macros(spec.path, text, spec.include_dirs, dict(spec.defines))
-        return check_values(macros, spec.path, text, spec.include_dirs, dict(spec.defines))
+        return check_values(
+            macros, spec.path, text, spec.include_dirs, dict(spec.defines), small=literal
+        )
     except (OSError, UnicodeDecodeError, DiagnosticError):
         return {}
 
@@ -48,6 +52,8 @@ def pending_at(
 
     if rec.get("binding") != "inferred":
         return pending
+    if rec.get("status") == "literal":
+        small = smaller_sizes(spec, literal=True) or small
     defines = {**dict(spec.defines), **dict(small)}
     try:
         with defines_win(small):

@@ -348,11 +348,11 @@ def _kernel(
         binding=origin,
     )
     if spec.check:
-        if journal is not None:  # ported: kept even if the check does not finish
-            journal.ported(rec)
         pending = _Pending(rec, name, out, binding)
         if small:  # the port checked is made again at the size macros' smaller values
             pending = checksizes.pending_at(spec, pending, small, rec)
+        if journal is not None:  # ported: kept even if the check does not finish
+            journal.ported(rec)
         if checks is None:
             _run_check(spec, pending, None)
         else:

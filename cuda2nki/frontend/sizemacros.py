@@ -304,13 +304,15 @@ def check_values(
     text: str,
     include_dirs: Sequence[str] = (),
     defines: Mapping[str, str] | None = None,
+    small: bool = False,
 ) -> dict[str, str]:
     """Smaller values for ``macros`` (name -> ``-D`` value): distinct, ragged, over one tile
-    where the data allows; a macro whose value in effect (preprocessed with ``defines``) is
-    already at most its check value keeps it (it is left out)."""
+    where the data allows (``small``: under one tile, for a port that simulates every CUDA
+    block); a macro whose value in effect (preprocessed with ``defines``) is already at most
+    its check value keeps it (it is left out)."""
     if not macros:
         return {}
-    table = CHECK_SIZES_3D if _volume(macros, text) else CHECK_SIZES
+    table = CHECK_SIZES_3D if small or _volume(macros, text) else CHECK_SIZES
     now = effective_values([m.name for m in macros], path, text, include_dirs, defines)
     out: dict[str, str] = {}
     for i, m in enumerate(macros):

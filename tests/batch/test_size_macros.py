@@ -174,3 +174,11 @@ def test_migrate_checks_macro_sized_kernels_at_smaller_sizes(tmp_path: Path) -> 
     # the port written keeps the source's sizes
     assert "6000" in (out / recs["colsum"]["port"]).read_text()
     assert took < 300
+
+
+def test_literal_ports_get_sizes_under_one_tile(tmp_path: Path) -> None:
+    # a literal (thread-by-thread) port simulates every CUDA block: its check sizes stay small
+    src = _write(tmp_path, SPELLINGS["plain"])
+    found = size_macros(str(src), src.read_text())
+    small = check_values(found, str(src), src.read_text(), small=True)
+    assert small == {"NCOLS": "37", "NROWS": "41"}
