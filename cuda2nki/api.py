@@ -391,6 +391,7 @@ def review(
     trust: bool = False,
     sandbox: Any = None,
     templates: Mapping[str, str] | None = None,
+    extra_points: bool = True,
 ) -> Review:
     """:func:`check` a port, and with ``compare`` also port the kernel with cuda2nki and check
     that port the same way, for the review's comparison.  ``Review.to_markdown()`` and
@@ -414,6 +415,7 @@ def review(
         include_dirs=include_dirs,
         trust=trust,
         templates=templates,
+        extra_points=extra_points,
     )
     report = check(cuda_path, port_path, **opts, sandbox=sandbox)
     generated = None
