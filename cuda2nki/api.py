@@ -309,6 +309,7 @@ def check(
     trust: bool = False,
     sandbox: Any = None,
     templates: Mapping[str, str] | None = None,
+    extra_points: bool = True,
 ) -> CheckReport:
     """Judge a port against its CUDA kernel (see :mod:`cuda2nki.fidelity`).
 
@@ -318,7 +319,8 @@ def check(
     port's where they differ; ``ignore`` suppresses finding ids; ``trust`` runs the port where this
     host lacks a sandbox layer; ``sandbox``, a :class:`~cuda2nki.fidelity.sandbox.PortSandbox`
     launched early for this port (it is closed here); ``templates``, template arguments for a
-    template kernel that no launch site instantiates."""
+    template kernel that no launch site instantiates; ``extra_points``: False runs the
+    binding's own test points only (no generated sizes)."""
     from cuda2nki.fidelity.check import check as _check
 
     return _check(
@@ -340,6 +342,7 @@ def check(
         trust=trust,
         sandbox=sandbox,
         templates=templates,
+        extra_points=extra_points,
     )
 
 
@@ -388,6 +391,7 @@ def review(
     trust: bool = False,
     sandbox: Any = None,
     templates: Mapping[str, str] | None = None,
+    extra_points: bool = True,
 ) -> Review:
     """:func:`check` a port, and with ``compare`` also port the kernel with cuda2nki and check
     that port the same way, for the review's comparison.  ``Review.to_markdown()`` and
@@ -411,6 +415,7 @@ def review(
         include_dirs=include_dirs,
         trust=trust,
         templates=templates,
+        extra_points=extra_points,
     )
     report = check(cuda_path, port_path, **opts, sandbox=sandbox)
     generated = None

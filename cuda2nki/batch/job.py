@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cuda2nki.batch import checksizes
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity
 from cuda2nki.fileio import read_regular
 
@@ -209,11 +211,12 @@ def _process_file(spec: JobSpec) -> FileResult:
     # every kernel is ported first, then the ports are checked: a file stopped during its
     # checks has decided every kernel's bucket (what --examine reports), whatever the machine
     checks: list[_Pending] = []
+    small = checksizes.smaller_sizes(spec) if spec.check and spec.mode != "examine" else {}
     for k in kernels:
         # a sidecar's binding applies to the kernel it names only; the others are inferred
         kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None
         t0 = time.perf_counter()
-        rec = _kernel(spec, tu, k.name, kb, _kernel_lines(k), owned, checks, journal)
+        rec = _kernel(spec, tu, k.name, kb, _kernel_lines(k), owned, checks, journal, small)
         if not checks or checks[-1].rec is not rec:
             journal.add(rec)
         records.append(rec)
@@ -225,6 +228,8 @@ def _process_file(spec: JobSpec) -> FileResult:
         journal.add(c.rec)
         seconds[c.name] += time.perf_counter() - t0
         clock.done()
+        if c.sizes:
+            checksizes.discard(c)
     if not records:  # a file without kernels still counts as examined, unless it failed
         # an error in a header the tree counts on its own is that header's, not this file's
         own = [d for d in tu.diagnostics if not spec.counted_elsewhere(d.loc.file)]
@@ -275,6 +280,8 @@ class _Pending:
     name: str
     port: Path
     binding: Any
+    #: the size macros' smaller values the checked port was made with (see ``checksizes``)
+    sizes: Mapping[str, str] = field(default_factory=dict)
 
 
 def _run_check(spec: JobSpec, c: _Pending, share: float | None) -> None:
@@ -282,7 +289,7 @@ def _run_check(spec: JobSpec, c: _Pending, share: float | None) -> None:
     share below :data:`_MIN_CHECK_SECONDS` leaves the port unchecked."""
     if share is not None and share < _MIN_CHECK_SECONDS:
         return
-    got = _check(spec, c.port, c.binding, c.name, share)
+    got = _check(spec, c.port, c.binding, c.name, share, c.sizes)
     # a check that could not run says why among the kernel's diagnostics
     errors = record(spec, c.name, c.rec["status"], got.pop("errors", ()), lines=0)
     c.rec.update(got, diagnostics=[*c.rec["diagnostics"], *errors["diagnostics"]])
@@ -297,6 +304,7 @@ def _kernel(
     owned: Any,
     checks: list[_Pending] | None = None,
     journal: Journal | None = None,
+    small: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """The record of one kernel: ported (or examined); under --check its port joins
     ``checks``, to be checked once every kernel of the file is ported (checked here when
@@ -340,9 +348,11 @@ def _kernel(
         binding=origin,
     )
     if spec.check:
+        pending = _Pending(rec, name, out, binding)
+        if small:  # the port checked is made again at the size macros' smaller values
+            pending = checksizes.pending_at(spec, pending, small, rec)
         if journal is not None:  # ported: kept even if the check does not finish
             journal.ported(rec)
-        pending = _Pending(rec, name, out, binding)
         if checks is None:
             _run_check(spec, pending, None)
         else:
@@ -372,22 +382,30 @@ def _missing(diags: list[Diagnostic]) -> list[str]:
 
 
 def _check(
-    spec: JobSpec, port: Path, binding: Any, name: str, seconds: float | None = None
+    spec: JobSpec,
+    port: Path,
+    binding: Any,
+    name: str,
+    seconds: float | None = None,
+    sizes: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     from cuda2nki import api
+    from cuda2nki.frontend.sizemacros import defines_win
 
     limit = {} if seconds is None else {"timeout": seconds}
     try:
-        report = api.check(
-            spec.path,
-            str(port),
-            binding=binding,
-            kernel=name,
-            seeds=2,
-            **limit,
-            defines=dict(spec.defines),
-            include_dirs=spec.include_dirs,
-        )
+        with defines_win(sizes or {}):
+            report = api.check(
+                spec.path,
+                str(port),
+                binding=binding,
+                kernel=name,
+                seeds=2,
+                **limit,
+                defines={**dict(spec.defines), **dict(sizes or {})},
+                include_dirs=spec.include_dirs,
+                extra_points=checksizes.extra_points(binding, sizes),
+            )
     except DiagnosticError as exc:
         return {
             "verdict": "error",

@@ -720,7 +720,7 @@ class _HostScope:
             dc = self._decl(name)
             if dc is not None and _text(dc[0].child_by_field_id(F.type) or dc[0]) == "dim3":
                 d, c = dc
-                if c.type == "init_declarator":
+                if c.type == "init_declarator" and not _members_reassigned(self.fnode, name, d):
                     self.need_consts(_text(c))
                     try:
                         got = _dim3_exprs(self.low, c.child_by_field_id(F.value))
@@ -747,6 +747,17 @@ class _HostScope:
             v = self.low.const_int_node(value)
             if v is not None:
                 self.low.declare(name, Sym(None, const=v))
+
+
+def _members_reassigned(fnode: ts.Node | None, name: str, decl: ts.Node) -> bool:
+    """Whether the host function assigns ``name.x``, ``.y`` or ``.z`` after declaring the
+    ``dim3`` ``name`` with a value (``dim3 grid(1, 1); for (...) { grid.x = ...; k<<<grid,
+    b>>>(...); }``): its value at a launch is then the host evaluator's (hostvals)."""
+    from cuda2nki.frontend.hostidioms import member_assignments
+
+    if fnode is None:
+        return False
+    return bool(member_assignments(fnode, name, decl.end_byte, fnode.end_byte))
 
 
 def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, str], ...] | None:

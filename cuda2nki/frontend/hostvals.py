@@ -507,6 +507,8 @@ class HostEvaluator:
             v = _ceil_div(self.eval(up[0], inner), self.eval(up[1], inner))
         else:
             v = self.eval(value, inner)
+        if v.items is not None and kind != "loop":
+            v = self._reassigned_members(name, d, s, v)
         if v.num == 0 and v.items is None and kind != "loop":
             v, ev = self._placeholder(name, d, s, v, ev)
         notes = v.notes + branch_note
@@ -652,6 +654,26 @@ class HostEvaluator:
             items.append(_V(v.text, v.num, v.items, (line, *v.ev), v.notes))
         vals = tuple(items)
         return _V(None, None, vals, ev + _ev(vals), _notes(vals))
+
+    def _reassigned_members(self, name: str, d: ts.Node, s: _Scope, v: _V) -> _V:
+        """A ``dim3`` declared with a value whose members are assigned again before the use
+        (``dim3 grid(1, 1); ... grid.x = (n - k) / b;`` in a host loop): the members as last
+        assigned, the others as declared."""
+        if _txt(d.child_by_field_name("type")).strip() != "dim3" or v.items is None:
+            return v
+        found = member_assignments(s.fnode, name, d.end_byte, s.before)
+        if not found:
+            return v
+        items = list(v.items) + [_const(1)] * (3 - len(v.items))
+        for i, field in enumerate("xyz"):
+            right = found.get(field)
+            if right is None:
+                continue
+            got = self.eval(right, _Scope(s.fnode, right.start_byte, s.argmap, s.depth + 1))
+            line = f"{self.where(right.parent)}: {_one_line(right.parent)}"
+            items[i] = _V(got.text, got.num, got.items, (line, *got.ev), got.notes)
+        vals = tuple(items)
+        return _V(v.text, v.num, vals, v.ev + _ev(vals), v.notes + _notes(vals))
 
     def _param(self, name: str, s: _Scope) -> _V | None:
         params = _params(s.fnode)

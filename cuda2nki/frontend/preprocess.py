@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend.includes import IncludeResolver, active_only, scan_angle
+from cuda2nki.frontend.sizemacros import forced_names, strip_forced
 
 # What nvcc (CUDA 12, C++17, device pass for sm_80) and the skipped runtime headers define.
 PREDEFINED = {
@@ -446,6 +447,9 @@ def preprocess(
     include_dirs: Iterable[str] = (),
 ) -> Preprocessed:
     include_dirs = tuple(include_dirs)
+    forced = forced_names() & set(defines or {})
+    if forced:  # the -D values of these win over the file's own #define lines
+        text = strip_forced(text, forced)
     angle = scan_angle(text, filename, include_dirs)
     if angle.needs_pcpp:  # a header of the tree included with <...>: read it
         return _pcpp_with_found_headers(text, filename, dict(defines or {}), include_dirs)
@@ -805,7 +809,20 @@ def _run_pcpp(
         filename, text, lambda p: _display_path(p, filename), diags, discover=discover
     )
 
+    forced = forced_names() & set(defines)
+
     class _Pre(pcpp.Preprocessor):
+        def define(self, tokens):  # noqa: ANN001
+            # a directive's #define of a macro whose -D value wins is left out
+            if not isinstance(tokens, str) and forced and _first_name(tokens) in forced:
+                return None
+            return super().define(tokens)
+
+        def undef(self, tokens):  # noqa: ANN001
+            if forced and _first_name(tokens) in forced:
+                return None
+            return super().undef(tokens)
+
         def on_error(self, file, line, msg):  # noqa: ANN001
             diags.append(
                 make("C2N1003", SourceLoc(file or filename, int(line or 0), 1), reason=msg)
@@ -849,6 +866,15 @@ def _run_pcpp(
         )
         return Preprocessed(_respell(text), LineMap(default_file=filename), diags, False)
     return _build(out.getvalue(), filename, text, diags)
+
+
+def _first_name(tokens: object) -> str | None:
+    """The macro name a ``#define``/``#undef`` directive's tokens start with."""
+    for t in tokens if isinstance(tokens, list | tuple) else ():
+        value = getattr(t, "value", None)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def _display_path(path: str, main: str) -> str:

@@ -18,6 +18,8 @@ it inferred (C2N2100) and what is missing (C2N2101):
 
 from __future__ import annotations
 
+import re
+
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
@@ -255,7 +257,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         out["launch"] = launch
     elif launch is not None:
         out["launch"] = launch
-    sizes = _size_names(shapes, launch, fn)
+    sizes = _size_names(shapes, launch, fn) - _grid_offsets(shapes, launch, fn)
     steps = _steps(out.get("launch"), prog, block, host, sizes, fn, kernel_name, diags, syntax)
     for p in fn.params:
         if isinstance(p.ty, A.PointerType):
@@ -469,6 +471,7 @@ def _shrink(
     size is not halved where that leaves ``launch`` without a block on some axis (a grid of
     whole 64 KiB pages of the data: ``(4 * n + 65535) / 65536 * 32 / 256`` blocks)."""
     from cuda2nki.binding import eval_c_expr
+    from cuda2nki.frontend.sizemacros import forced_sizes
 
     def launches(env: dict) -> bool:
         for g in (launch or {}).get("grid", ()):
@@ -479,7 +482,10 @@ def _shrink(
                 continue
         return True
 
+    # a host size equal to a size macro's value the check chose is small already
+    chosen = forced_sizes()
     start = {n: params[n] for n in free if isinstance(params.get(n), int)}
+    start = {n: v for n, v in start.items() if v not in chosen}
     env = {n: v for n, v in params.items() if isinstance(v, int | float)}
 
     def biggest() -> float:
@@ -542,8 +548,10 @@ def _from_allocations(
     diags: list,
     host: dict | None = None,
 ) -> None:
-    """A pointer whose accesses do not bound it (a gather table indexed by data) takes the
-    extent the host code allocates for it (see :mod:`cuda2nki.frontend.hostalloc`)."""
+    """A pointer whose accesses do not bound it (a gather table indexed by data), or bound it
+    only through an offset (``A[k * N + j]`` with the row ``k`` a parameter: see
+    :func:`_offset_extent`), takes the extent the host code allocates for it (see
+    :mod:`cuda2nki.frontend.hostalloc`)."""
     from cuda2nki.lift.hostargs import arg_names, slots
 
     if site is None or site.host is None:
@@ -552,7 +560,9 @@ def _from_allocations(
     names = arg_names(fn, site)
     for slot in slots(fn, site):
         p, got = params[slot.param], slot.alloc(site.host)
-        if got is None or shapes.get(p.name) is not None or not isinstance(p.ty, A.PointerType):
+        if got is None or not isinstance(p.ty, A.PointerType):
+            continue
+        if shapes.get(p.name) is not None and not _offset_extent(shapes[p.name], fn):
             continue
         count = _elements(got, fn, dtype_of(p.ty), names)
         if count is None:
@@ -570,6 +580,33 @@ def _from_allocations(
                 source=f"its allocation ({where})",
             )
         )
+
+
+def _offset_extent(shape: list, fn: A.Function) -> bool:
+    """A flat extent from the accesses that grows with a scalar parameter the kernel never
+    bounds an index by (``k * 2048 + n`` from ``A[k * N + j]``, ``j > k``: the row the host
+    loop passes is an offset into the buffer, not its size)."""
+    if len(shape) != 1 or not isinstance(shape[0], str):
+        return False
+    scalars = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)}
+    words = set(re.findall(r"[A-Za-z_]\w*", shape[0])) & scalars
+    return any(not _bounds_above(fn, w) for w in words)
+
+
+def _bounds_above(fn: A.Function, name: str) -> bool:
+    """Whether ``name`` is in an upper bound of some comparison (``x < name``, ``name * d > x``)."""
+    from cuda2nki.frontend.visit import walk
+
+    def named(e: object) -> bool:
+        return any(isinstance(x, A.Name) and x.name == name for x in walk(e))
+
+    for n in walk(fn.body):
+        if isinstance(n, A.Binary):
+            if n.op in ("<", "<=", "!=") and named(n.right):
+                return True
+            if n.op in (">", ">=", "!=") and named(n.left):
+                return True
+    return False
 
 
 def _named_count(count: int | str, fn: A.Function, host: dict) -> int | str:
@@ -691,6 +728,15 @@ def _syntax_accesses(ext) -> list:
         return []
     kinds = {"in": ("r",), "out": ("w",), "inout": ("r", "w")}[ext.role]
     return [(k, None, None, ()) for k in kinds]
+
+
+def _grid_offsets(shapes: dict, launch: dict | None, fn: A.Function) -> set[str]:
+    """Scalars named in the grid only, never an upper bound of an index: the row or step a
+    host loop passes (``grid.x = (N - (k + 1)) / b`` with ``j > k`` in the kernel) offsets the
+    work, it does not size it, so the host's value (its first) is kept."""
+    in_shapes = _size_names(shapes, None, fn)
+    grid = _size_names({}, launch, fn) - in_shapes
+    return {n for n in grid if not _bounds_above(fn, n)}
 
 
 def _size_names(shapes: dict, launch: dict | None, fn: A.Function) -> set[str]:

@@ -352,4 +352,22 @@ register(
         fix="If the assertion states a precondition of the kernel, give the binding a range or "
         "distribution the assertion accepts.",
     ),
+    Rule(
+        "C2N4032",
+        N,
+        "checked at smaller values of the file's size macros",
+        "the port was checked as made with {defines} (the file's size macros, smaller): the "
+        "source's sizes ({was}) are too large to simulate",
+        "A kernel sized by object-like macros (`#define N 4096`, `NI` in a header, a "
+        "`#ifndef N` default) is a kernel of fixed sizes once preprocessed: its port holds them "
+        "as numbers, and a check at those sizes runs out of time or memory. `migrate --check` "
+        "finds the macros that are sizes by their uses (allocation sizes, bounds compared "
+        "against, strides and extents in brackets; not a launch's block shape, a `__shared__` "
+        "extent or a constant), preprocesses the file again with smaller, distinct, ragged "
+        "values (past one 128-partition tile where the data allows), ports it again and checks "
+        "that port; the port written keeps the source's sizes. A macro given with -D keeps the "
+        "value given.",
+        example="cuda2nki migrate src/ -o ported/ --check",
+        fix="Nothing to do; to check other sizes, give them with -D NAME=VALUE.",
+    ),
 )

@@ -309,6 +309,9 @@ NO_EXAMPLE: dict[str, str] = {
     "C2N4030": "raised only by a check of a float64 kernel whose fp32 port keeps fewer than "
     "four digits (a cancelling difference); its port is generated, not written by hand, so no "
     "example files hold one: tests/fidelity/test_fp64_check.py pins the rule",
+    "C2N4032": "raised only by `migrate --check` of a file sized by macros too large to "
+    "simulate, whose check takes minutes even smaller: tests/batch/test_size_macros.py pins "
+    "the rule",
     "C2N4029": "raised only for a port whose one run at a binding point issues more than 5,000 "
     "engine instructions (a literal, thread-by-thread port), whose check takes tens of seconds: "
     "too slow for the documentation's examples; tests/fidelity/test_heavy_points.py pins the rule",
