@@ -10,9 +10,10 @@ and the flat accesses become ``x[r * C + c]`` (a whole row of a 1-D tensor per p
 Before::  out[i] = out[i] + bias[i % OC] for i < B * T * OC
 After::   out[r * OC + c] = out[r * OC + c] + bias[c] for r < B * T, c < OC
 
-Only a one-axis domain splits, only by a single divisor, and only when the divisor divides the
-extent as written (a factor of a product, or both numbers): a flat extent that is not a
-multiple of the row length keeps its one axis.
+Each parallel axis of a domain without accumulation splits, by the one divisor that divides its
+other divisors (``i / V`` and ``i / (T*V)``: by ``V``, and the row axis then again by ``T``), and
+only when that divisor divides the extent as written (a factor of a product, or both numbers): a
+flat extent that is not a multiple of the row length keeps its one axis.
 """
 
 from __future__ import annotations
@@ -49,13 +50,14 @@ class SplitFlatPass(Pass):
 
 
 def _split(c: Compute) -> Compute:
-    if len(c.domain.axes) != 1 or c.accumulate is not None:
+    if not c.domain.axes or c.accumulate is not None:
         return c
-    name = c.domain.axes[0].name
-    for _ in range(8):  # a row axis taken apart again (``(i / V) % T``: i over B*T*V)
-        c, name = _split_axis(c, name)
-        if name is None:
-            break
+    for first in [a.name for a in c.domain.axes]:
+        name: str | None = first
+        for _ in range(8):  # a row axis taken apart again (``(i / V) % T``: i over B*T*V)
+            c, name = _split_axis(c, name)
+            if name is None:
+                break
     return c
 
 

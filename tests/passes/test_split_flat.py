@@ -104,3 +104,25 @@ def test_chained_divisors_split_into_one_axis_per_dim(stmt: str) -> None:
     scalars = {"B": 4, "T": 5, "V": 6}
     want = evaluate(before, ins, scalars)["y"]
     np.testing.assert_array_equal(evaluate(after, ins, scalars)["y"], want)
+
+
+def test_a_flat_row_axis_beside_a_column_axis_splits() -> None:
+    """A row axis over B*T beside a channel axis (one thread per row, a loop over channels):
+    the row axis splits by T, the channel axis stays."""
+    head = (
+        "kernel k(tok: in float32[B, T], wpe: in float32[T, C], "
+        "y: out float32[B * T, C], B: int32, T: int32, C: int32) {\n"
+    )
+    stmt = "y[n, c] = tok[n // T, n % T] + wpe[n % T, c] for n < B * T, c < C"
+    before = parse(head + f"  map: {stmt};\n}}\n", "k.ir")
+    after = _run(before)
+    c = after.body[0]
+    assert [a.name for a in c.domain.axes][-1] == "c"
+    assert len(c.domain.axes) == 3
+    assert "Mod(" not in repr(c.expr) and "FloorDiv(" not in repr(c.expr)
+    rng = np.random.default_rng(5)
+    f = np.float32
+    ins = {"tok": rng.standard_normal((3, 4)).astype(f), "wpe": rng.standard_normal((4, 5)).astype(f)}
+    scalars = {"B": 3, "T": 4, "C": 5}
+    want = evaluate(before, ins, scalars)["y"]
+    np.testing.assert_array_equal(evaluate(after, ins, scalars)["y"], want)

@@ -17,6 +17,7 @@ KERNELS = [
     "views/softmax_grad_stride",
     "views/bias_grad_merged",
     "views/embed_flat3d",
+    "views/embed_rows_loop",
 ]
 
 
