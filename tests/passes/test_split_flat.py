@@ -122,7 +122,10 @@ def test_a_flat_row_axis_beside_a_column_axis_splits() -> None:
     assert "Mod(" not in repr(c.expr) and "FloorDiv(" not in repr(c.expr)
     rng = np.random.default_rng(5)
     f = np.float32
-    ins = {"tok": rng.standard_normal((3, 4)).astype(f), "wpe": rng.standard_normal((4, 5)).astype(f)}
+    ins = {
+        "tok": rng.standard_normal((3, 4)).astype(f),
+        "wpe": rng.standard_normal((4, 5)).astype(f),
+    }
     scalars = {"B": 3, "T": 4, "C": 5}
     want = evaluate(before, ins, scalars)["y"]
     np.testing.assert_array_equal(evaluate(after, ins, scalars)["y"], want)
