@@ -333,12 +333,14 @@ def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> Non
         index_ranges,
         local_extents,
         record_range,
+        row_extents,
     )
 
     extents: dict[str, int | str] = dict(local_extents(fn))
     for name, spec in params.items():
         if isinstance(spec, dict) and spec.get("shape"):
             extents[name] = _flat_extent(spec["shape"])
+    extents.update(row_extents(fn, extents))  # ``probs_row[target[i]]``: one row's length
     ints = {
         name
         for name, spec in params.items()

@@ -40,6 +40,7 @@ from cuda2nki.lift.finalize import Finalizer
 from cuda2nki.lift.invariant import collapse
 from cuda2nki.lift.solve import invert_radix, radix_order, solve_writer
 from cuda2nki.lift.symexec import Refusal, StoreRec, ThreadProgram
+from cuda2nki.lift.views import split_by_view
 from cuda2nki.rewrite import strip_locs
 
 _AXIS_NAMES = "ijklmnpqrs"
@@ -932,11 +933,11 @@ class ExprConverter:
         shape = self.low.shapes.tensors.get(e.tensor)
         if shape is None:
             raise Refusal("C2N2023", None, what=f"no shape for '{e.tensor}'")
-        dims = delinearize(e.index, shape)
-        if dims is not None and not self.in_range(dims, shape):
-            # ``r*cols + cols - 1`` is row r, column cols - 1: borrow one from the outer dim
-            dims = next((b for b in _borrows(dims, shape) if self.in_range(b, shape)), dims)
-        if dims is None or not self.in_range(dims, shape):
+        dims = self.split_offset(e.index, shape)
+        if dims is None:
+            # a flat walk over merged dims (``t[i]`` with ``i < B*T`` into ``[B, T]``)
+            dims = split_by_view(e.index, shape, self.split_offset)
+        if dims is None:
             raise Refusal(
                 "C2N2013",
                 None,
@@ -944,6 +945,16 @@ class ExprConverter:
                 f"split along its shape {_shape_str(shape)}",
             )
         return N.Read(e.tensor, tuple(self.low.namer.size(d, self.expr) for d in dims))
+
+    def split_offset(self, flat: Poly, shape: tuple) -> list | None:
+        """``flat`` split along ``shape`` with every inner index in its dim, or None."""
+        dims = delinearize(flat, shape)
+        if dims is not None and not self.in_range(dims, shape):
+            # ``r*cols + cols - 1`` is row r, column cols - 1: borrow one from the outer dim
+            dims = next((b for b in _borrows(dims, shape) if self.in_range(b, shape)), dims)
+        if dims is None or not self.in_range(dims, shape):
+            return None
+        return dims
 
     def _ranged(self, d: Poly, s: Poly) -> bool:
         if len(d.terms) != 1 or d.terms[0][1] != 1 or len(d.terms[0][0]) != 1:

@@ -233,3 +233,60 @@ def record_range(
     p = next(q for q in fn.params if q.name == r.tensor)
     what = f"'{r.tensor}' values in [{r.lo}, {r.hi})"
     diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source=source))
+
+
+def row_extents(fn: A.Function, extents: Mapping[str, int | str]) -> dict[str, str]:
+    """Row lengths of local pointers into a parameter's rows: ``p_row = p + b * T * V + t * V``
+    (every term of the offset a multiple of the size parameter ``V``) addresses a row of ``V``
+    elements, so an index of ``p_row`` read from data stays inside ``[0, V)``.  Keyed by the
+    local's name; a pointer assigned more than once, or whose offset has no common size factor,
+    is left out."""
+    sizes = {p.name for p in fn.params if not isinstance(p.ty, (A.PointerType, A.ArrayType))}
+    locals_ = _local_values(fn)
+    out: dict[str, str] = {}
+    for node in walk(fn.body):
+        if not (isinstance(node, A.VarDecl) and isinstance(node.ty, A.PointerType)):
+            continue
+        values = locals_.get(node.name, [])
+        if node.name in extents or len(values) != 1 or node.init is None:
+            continue
+        terms = _terms(node.init)
+        bases = [t for t in terms if _array_name(t) in extents]
+        if len(bases) != 1 or len(terms) < 2:
+            continue
+        row = _common_factor([t for t in terms if t is not bases[0]], sizes)
+        if row:
+            out[node.name] = " * ".join(row)
+    return out
+
+
+def _common_factor(offsets: list[A.Expr], sizes: set[str]) -> list[str]:
+    """The size parameters that multiply every term (in the first term's order)."""
+    terms = [_factors(t) for t in offsets]
+    common = [f for f in terms[0] if f in sizes]
+    for t in terms[1:]:
+        rest = list(t)
+        keep = []
+        for f in common:
+            if f in rest:
+                rest.remove(f)
+                keep.append(f)
+        common = keep
+    return common
+
+
+def _terms(e: A.Expr) -> list[A.Expr]:
+    while isinstance(e, A.Cast):
+        e = e.operand
+    if isinstance(e, A.Binary) and e.op == "+":
+        return _terms(e.left) + _terms(e.right)
+    return [e]
+
+
+def _factors(e: A.Expr) -> list[str]:
+    """Names multiplied in ``e`` (``b * T * V``: b, T, V); a non-name factor is left out."""
+    while isinstance(e, A.Cast):
+        e = e.operand
+    if isinstance(e, A.Binary) and e.op == "*":
+        return _factors(e.left) + _factors(e.right)
+    return [e.name] if isinstance(e, A.Name) else []

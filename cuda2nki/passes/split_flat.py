@@ -10,9 +10,10 @@ and the flat accesses become ``x[r * C + c]`` (a whole row of a 1-D tensor per p
 Before::  out[i] = out[i] + bias[i % OC] for i < B * T * OC
 After::   out[r * OC + c] = out[r * OC + c] + bias[c] for r < B * T, c < OC
 
-Only a one-axis domain splits, only by a single divisor, and only when the divisor divides the
-extent as written (a factor of a product, or both numbers): a flat extent that is not a
-multiple of the row length keeps its one axis.
+Each parallel axis of a domain without accumulation splits, by the one divisor that divides its
+other divisors (``i / V`` and ``i / (T*V)``: by ``V``, and the row axis then again by ``T``), and
+only when that divisor divides the extent as written (a factor of a product, or both numbers): a
+flat extent that is not a multiple of the row length keeps its one axis.
 """
 
 from __future__ import annotations
@@ -49,25 +50,49 @@ class SplitFlatPass(Pass):
 
 
 def _split(c: Compute) -> Compute:
-    if len(c.domain.axes) != 1 or c.accumulate is not None:
+    if not c.domain.axes or c.accumulate is not None:
         return c
-    ax = c.domain.axes[0]
+    for first in [a.name for a in c.domain.axes]:
+        name: str | None = first
+        for _ in range(8):  # a row axis taken apart again (``(i / V) % T``: i over B*T*V)
+            c, name = _split_axis(c, name)
+            if name is None:
+                break
+    return c
+
+
+def _split_axis(c: Compute, name: str) -> tuple[Compute, str | None]:
+    """Split the axis ``name`` by the divisor of its ``/`` and ``%`` that divides all the
+    others; returns the statement and the new row axis (None when nothing split)."""
+    k = next(n for n, a in enumerate(c.domain.axes) if a.name == name)
+    ax = c.domain.axes[k]
     i = Sym(ax.name)
     divisors = set()
     for node in _sizes_of(c):
         divisors |= _divisors(node, i)
-    if len(divisors) != 1:
-        return c
-    (d,) = divisors
+    d, multiples = _smallest(divisors)
+    if d is None:
+        return c, None
     rows = _quotient(ax.extent, d)
     if rows is None or rows == Const(1):
-        return c  # not a whole number of rows, or one row: the flat layout is as good
+        return c, None  # not a whole number of rows, or one row: the flat layout is as good
     taken = _all_syms(c)
     r, col = _fresh(f"{ax.name}_r", taken), _fresh(f"{ax.name}_c", taken)
-    sub = _Substitution(i, d, Sym(r), Sym(col))
+    sub = _Substitution(i, d, Sym(r), Sym(col), multiples)
     out = transform(c, sub.node, skip=(SizeExpr,))
-    axes = (Axis(r, rows, ax.kind, loc=ax.loc), Axis(col, d, ax.kind, loc=ax.loc))
-    return out.replace(domain=Domain(axes, out.domain.guard))
+    new = (Axis(r, rows, ax.kind, loc=ax.loc), Axis(col, d, ax.kind, loc=ax.loc))
+    axes = out.domain.axes[:k] + new + out.domain.axes[k + 1 :]
+    return out.replace(domain=Domain(axes, out.domain.guard)), r
+
+
+def _smallest(divisors: set) -> tuple[SizeExpr | None, dict]:
+    """The one divisor that divides every other, with each other's quotient by it
+    (``{V, T*V}``: ``V``, and ``T*V`` is ``T`` rows of ``V``)."""
+    for d in divisors:
+        multiples = {o: _quotient(o, d) for o in divisors if o != d}
+        if all(q is not None and q != Const(1) for q in multiples.values()):
+            return d, multiples
+    return None, {}
 
 
 @dataclass(frozen=True)
@@ -78,6 +103,7 @@ class _Substitution:
     d: SizeExpr
     r: Sym
     c: Sym
+    multiples: dict = dataclasses.field(default_factory=dict)
 
     def node(self, x: Any) -> Any:
         names = getattr(type(x), "_sizes", ())
@@ -96,6 +122,10 @@ class _Substitution:
             return self.c
         if isinstance(e, FloorDiv) and e.a == self.i and e.b == self.d:
             return self.r
+        if isinstance(e, FloorDiv) and e.a == self.i and e.b in self.multiples:
+            return FloorDiv(self.r, self.multiples[e.b])  # i / (k*d) = (i / d) / k
+        if isinstance(e, Mod) and e.a == self.i and e.b in self.multiples:
+            return Add(Mul(Mod(self.r, self.multiples[e.b]), self.d), self.c)
         if e == self.i:
             return Add(Mul(self.r, self.d), self.c)
         if isinstance(e, Dyn):

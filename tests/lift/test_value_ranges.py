@@ -149,3 +149,48 @@ def test_a_pointer_written_through_an_atomic_is_not_read_only() -> None:
     fn = parse_source(src, "h.cu").kernels[0]
     assert only_read(fn, "buffer")
     assert not only_read(fn, "counts")
+
+
+#: a row pointer into a parameter (``row = p + b * T * V + t * V``) indexed by data: the values
+#: stay inside one row, whatever the offset's spelling
+ROW_ALIASES = {
+    "two-terms": ("const float* row = x + b * T * V + t * V;", "row[idx[i]]", "V"),
+    "one-term": ("const float* row = x + i * V;", "row[idx[i]]", "V"),
+    "base-last-cast": ("const float* row = (const float*)(i * V + x);", "row[idx[i]]", "V"),
+    "wide-rows": ("const float* row = x + i * T * V;", "row[idx[i] + 1]", "T * V"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ROW_ALIASES))
+def test_index_into_a_row_pointer_gets_the_row_length(case: str) -> None:
+    decl, use, row = ROW_ALIASES[case]
+    kernel = (
+        "__global__ void g(float* out, const float* x, const int* idx, int B, int T, int V) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < B * T) {\n    int b = i / T; int t = i % T;\n"
+        f"    {decl}\n    out[i] = {use};\n  }}\n}}\n"
+    )
+    host = (
+        "int main() {\n  int B = 2, T = 64, V = 50; float *out, *x; int *idx;\n"
+        "  cudaMalloc(&x, B * T * V * sizeof(float));\n"
+        "  g<<<(B * T + 127) / 128, 128>>>(out, x, idx, B, T, V);\n  return 0;\n}\n"
+    )
+    partial, diags = infer_binding(parse_source(kernel + host, "r.cu"), "g")
+    got = partial["params"]["idx"].get("range")
+    assert got is not None and got[1] in (row, f"({row}) - 1"), got
+    assert any("'idx' values in" in d.message and "'row'" in d.message for d in diags)
+
+
+def test_a_row_pointer_without_a_size_factor_gets_no_row_range() -> None:
+    kernel = (
+        "__global__ void g(float* out, const float* x, const int* idx, int n, int k) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) { const float* p = x + i; out[i] = p[idx[i]]; }\n}\n"
+    )
+    host = (
+        "int main() {\n  int n = 100, k = 3; float *out, *x; int *idx;\n"
+        "  cudaMalloc(&x, n * sizeof(float));\n"
+        "  g<<<(n + 127) / 128, 128>>>(out, x, idx, n, k);\n  return 0;\n}\n"
+    )
+    partial, _ = infer_binding(parse_source(kernel + host, "r.cu"), "g")
+    assert partial["params"]["idx"].get("range") in (None, [0, "n"])

@@ -18,7 +18,7 @@ CORPUS_FORMS = {
     "stencil/fdtd_field_row0": True,  # if (i == 0) ey[i][j] = fict[t]; else ey -= ...
     "stencil/boundary_last_row": True,  # a local assigned in both arms; the last row pinned
     "stencil/inflow_1d": True,  # 1-D ternary on the thread index
-    "stencil/fdtd_field_col0": False,  # col > 0 arm first; a flat offset at - 1 (literal)
+    "stencil/fdtd_field_col0": True,  # col > 0 arm first; a flat offset at - 1 (a flat view)
 }
 
 

@@ -32,9 +32,6 @@ KNOWN: dict[str, str] = {
     "reduce/row_max_smem_accessor": "C2N5001/C2N5006/C2N5007/C2N5014: the row maximum reads "
     "its result through an accessor's operator* (C2N2010: dereference of a non-pointer), so "
     "the shared-memory tree is lowered thread by thread",
-    "stencil/fdtd_field_col0": "C2N5006: the update's flat offset row * ncols + col is not "
-    "split along ex's [nrows, ncols] shape (C2N2013), so the thread-by-thread port loads the "
-    "source element src[t] of the first column again for every 16x16 block",
 }
 
 

@@ -1,0 +1,11 @@
+"""Reference for embed_rows_loop."""
+
+import numpy as np
+
+
+def reference(
+    inputs: dict[str, np.ndarray], scalars: dict[str, int | float]
+) -> dict[str, np.ndarray]:
+    T = int(scalars["T"])
+    out = inputs["wte"][inputs["tok"]] + inputs["wpe"][None, :T, :]
+    return {"out": out.reshape(-1, out.shape[-1]).astype(np.float32)}
