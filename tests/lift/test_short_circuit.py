@@ -123,6 +123,48 @@ __global__ void skip_copy(float* out, const float* x, const float* m, int n) {
         _params("out: inout x: in m: in", {}, {}),
         {"n": 700},
     ),
+    "column_mask": (
+        """
+__global__ void col_mask(float* y, const float* x, const float* keep, int rows, int m) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    int r = blockIdx.y;
+    if (j < m && keep[j] > 0.5f) {
+        y[r * m + j] = x[r * m + j] * keep[j];
+    }
+}""",
+        "col_mask",
+        ["ceil_div(m, 64)", "rows"],
+        [64],
+        {
+            "y": {"shape": ["rows", "m"], "dtype": "float32", "role": "inout"},
+            "x": {"shape": ["rows", "m"], "dtype": "float32", "role": "in"},
+            "keep": {"shape": ["m"], "dtype": "float32", "role": "in"},
+        },
+        {"rows": 6, "m": 700},
+    ),
+    "row_reduction_masked_term": (
+        """
+__global__ void masked_rowmax(float* out, const float* x, const float* w, int rows, int cols) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    float best = -1e30f;
+    for (int j = 0; j < cols; ++j) {
+        float v = x[i * cols + j];
+        if (j < cols - 1 && w[j] > 0.0f) v = v * w[j];
+        best = fmaxf(best, v);
+    }
+    out[i] = best;
+}""",
+        "masked_rowmax",
+        ["ceil_div(rows, 32)"],
+        [32],
+        {
+            "out": {"shape": ["rows"], "dtype": "float32", "role": "out"},
+            "x": {"shape": ["rows", "cols"], "dtype": "float32", "role": "in"},
+            "w": {"shape": ["cols"], "dtype": "float32", "role": "in"},
+        },
+        {"rows": 100, "cols": 20},
+    ),
 }
 
 # ported, but not by a recogniser (or not on every spelling): the numbers must still be right
