@@ -9,6 +9,8 @@ keeps the index part an ordinary guard around the data part:
 * ``if (a && b) X else Y``   -> ``if (a) { if (b) X else Y } else Y``
 * ``if (a || b) return;``    -> ``if (a) return; if (b) return;``
 
+(``if (a && b) return;`` stays whole: the data part's loads are padded as in expressions.)
+
 Each rewrite is exact in C (no operand has side effects that the split could reorder: the
 operands before the split read no memory, and those after it are evaluated in the same order
 as before, only under their guard).
@@ -68,11 +70,15 @@ def _only_return(s: A.Stmt) -> bool:
     return len(body) == 1 and isinstance(body[0], A.Return) and body[0].value is None
 
 
+def _returns(s: A.If) -> bool:
+    return any(isinstance(n, A.Return) for n in walk((s.then, s.else_)))
+
+
 def rewrite_if(s: A.If) -> list[A.Stmt] | None:
     """The statements that replace ``s`` so that no memory is read before the index part of its
     condition is known to hold; None when ``s`` needs no rewrite."""
     both = split(s.cond, "&&")
-    if both is not None:
+    if both is not None and not _returns(s):  # a return under the data part would outlive it
         head, tail = both
         inner = A.If(cond=tail, then=s.then, else_=s.else_, loc=s.loc)
         return [A.If(cond=head, then=inner, else_=s.else_, loc=s.loc)]

@@ -165,6 +165,19 @@ __global__ void masked_rowmax(float* out, const float* x, const float* w, int ro
         },
         {"rows": 100, "cols": 20},
     ),
+    "and_return": (
+        """
+__global__ void and_return(float* out, const float* x, const float* m, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && m[i] < 0.0f) return;
+    if (i < n) out[i] = x[i] + 2.0f;
+}""",
+        "and_return",
+        ["ceil_div(n, 128)"],
+        [128],
+        _params("out: inout x: in m: in", {}, {}),
+        {"n": 700},
+    ),
 }
 
 # ported, but not by a recogniser (or not on every spelling): the numbers must still be right
@@ -325,6 +338,16 @@ def test_split_at_the_first_memory_read(cond, head, tail) -> None:
 def test_no_split_without_an_index_part_first(cond) -> None:
     s = _if(
         f"__global__ void f(float* m, int n, int k) {{ int i = threadIdx.x; int j = i; if ({cond}) m[i] = 1; }}"
+    )
+    assert shortcirc.rewrite_if(s) is None
+
+
+def test_and_return_stays_whole() -> None:
+    """``if (i < n && m[i]) return;`` split would leave ``m[i]``'s return in force where
+    ``i >= n``; it stays one condition, its load padded instead."""
+    s = _if(
+        "__global__ void f(float* m, int n) { int i = threadIdx.x; "
+        "if (i < n && m[i] == 0) return; m[i] = 2; }"
     )
     assert shortcirc.rewrite_if(s) is None
 
