@@ -27,7 +27,7 @@ from cuda2nki.dtypes import NUMPY_DTYPES
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir.ops import is_narrow_int
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, control, iterate, mathcompose, online, reroll
+from cuda2nki.lift import argfold, control, iterate, mathcompose, online, reroll, shortcirc
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -585,6 +585,11 @@ class Executor:
         return v
 
     def exec_if(self, s: A.If) -> None:
+        split = shortcirc.rewrite_if(s)
+        if split is not None:  # C's short-circuit: the index part guards the memory reads
+            for part in split:
+                self.exec_if(part)
+            return
         c = self.as_cond(self.eval(s.cond), s.cond.loc)
         if isinstance(c, Cond):
             self.guards.append(c)
@@ -602,7 +607,10 @@ class Executor:
             raise Refusal("C2N2018", s.loc, what="return under a data-dependent condition")
         self.dguards.append(c)
         before = dict(self.env)
+        facts = shortcirc.implied_index(c)  # the index part of ``c``: a guard of the branch
+        self.guards.append(facts if facts is not None else af.TRUE)
         self.exec_block(s.then)
+        self.guards.pop()
         self.dguards.pop()
         if s.else_ is None:
             self._arg_ladder(before)
@@ -1139,6 +1147,8 @@ class Executor:
             ca, cb = self.as_cond(a, e.loc), self.as_cond(b, e.loc)
             if isinstance(ca, Cond) and isinstance(cb, Cond):
                 return CondVal(ca & cb if op == "&&" else af.disj([ca, cb]))
+            if isinstance(ca, Cond):  # C evaluates the right side only where the left decides
+                cb = shortcirc.guard_loads(cb, ca if op == "&&" else ca.negate())
             da = ca if isinstance(ca, V.DExpr) else V.Pred("bool", ca)
             db = cb if isinstance(cb, V.DExpr) else V.Pred("bool", cb)
             return V.Op("bool", _BINOPS[op], (da, db))

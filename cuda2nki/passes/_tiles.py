@@ -510,6 +510,11 @@ class TileExprCompiler(IntegerOps, IterationOps):
             return self._binary(Binary(Op.BITXOR, x, ones, loc=e.loc))
         if e.op == Op.NEG:
             return self._binary(Binary(Op.MUL, x, Lit(-1.0, "float32"), loc=e.loc))
+        if e.op == Op.LNOT:  # C's !x is x == 0 (false for NaN, as in C)
+            zero = (
+                Lit(0, "int32") if self.type_of(x) in ("int32", "uint32") else Lit(0.0, "float32")
+            )
+            return self._binary(Binary(Op.EQ, x, zero, loc=e.loc))
         if e.op not in ACTIVATION_OPS:
             raise Unsupported(f"math function '{e.op.value}'", e.loc)
         scale: Lit | Param | View | None = None
