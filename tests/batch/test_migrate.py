@@ -159,7 +159,7 @@ def test_a_checked_migration_says_what_failed_a_verdict(tmp_path: Path) -> None:
     src.mkdir()
     # clean; a port with performance findings only (one of the KNOWN kernels of
     # tests/port/test_corpus_findings.py: when it is fixed, pick another from there)
-    flawed_rel = "stencil/window_sum_int_smem"
+    flawed_rel = "views/bias_grad_merged"
     for rel in ("basic/vector_add", flawed_rel):
         for ext in (".cu", ".toml"):
             shutil.copy(root / (rel + ext), src / (Path(rel).name + ext))
