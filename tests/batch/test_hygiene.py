@@ -28,6 +28,10 @@ def _wait_gone(token: str, seconds: float = 20) -> list[int]:
     return processes_with(token)
 
 
+def _sigint_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux process semantics")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_stopping_migrate_stops_its_workers(
@@ -48,6 +52,9 @@ def test_stopping_migrate_stops_its_workers(
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        # Ctrl-C as a terminal delivers it: a test run started as a background job of a
+        # non-interactive shell inherits SIGINT ignored, which Python then keeps
+        preexec_fn=_sigint_default,
     )
     token = str(tmp_path)
     try:
