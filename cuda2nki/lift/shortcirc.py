@@ -110,29 +110,21 @@ def implied_index(c: V.DExpr) -> af.Cond | None:
     """An index condition that holds wherever the data condition ``c`` does (``i < n`` for
     ``i < n && m[i] > 0``, and for ``!(i >= n || m[i] < 0)``); None when ``c`` implies none.
     A branch taken under ``c`` runs only there, so its stores and loads may assume it."""
-    if isinstance(c, V.Pred):
-        return c.cond
-    if isinstance(c, V.Op) and c.op == "land":
-        parts = [p for p in (implied_index(a) for a in c.args) if p is not None]
-        return af.conj(parts) if parts else None
-    if isinstance(c, V.Op) and c.op == "lor":
-        parts = [implied_index(a) for a in c.args]
-        return None if any(p is None for p in parts) else af.disj(parts)
-    if isinstance(c, V.Op) and c.op == "lnot":
-        return _implied_false(c.args[0])
-    return None
+    return _implied(c, True)
 
 
-def _implied_false(c: V.DExpr) -> af.Cond | None:
-    """An index condition that holds wherever ``c`` is false."""
+def _implied(c: V.DExpr, holds: bool) -> af.Cond | None:
+    """An index condition that holds wherever ``c`` is ``holds`` (true or false): under
+    negation ``&&`` and ``||`` trade places (De Morgan), so one walk serves both."""
     if isinstance(c, V.Pred):
-        return c.cond.negate()
-    if isinstance(c, V.Op) and c.op == "lor":
-        parts = [p for p in (_implied_false(a) for a in c.args) if p is not None]
-        return af.conj(parts) if parts else None
-    if isinstance(c, V.Op) and c.op == "land":
-        parts = [_implied_false(a) for a in c.args]
-        return None if any(p is None for p in parts) else af.disj(parts)
+        return c.cond if holds else c.cond.negate()
     if isinstance(c, V.Op) and c.op == "lnot":
-        return implied_index(c.args[0])
+        return _implied(c.args[0], not holds)
+    if isinstance(c, V.Op) and c.op in ("land", "lor"):
+        parts = [_implied(a, holds) for a in c.args]
+        if (c.op == "land") == holds:  # every operand holds: any implied part is a fact
+            known = [p for p in parts if p is not None]
+            return af.conj(known) if known else None
+        # one operand or another: a fact only when each implies one
+        return None if any(p is None for p in parts) else af.disj(parts)
     return None
