@@ -60,7 +60,8 @@ SAMPLE = (
     "stencil/fir_constant",  # a sum started from 0.0
     "norm/softmax_block_tree",  # a maximum started from -inf
     "linalg/attention_scores",  # iota index grids
-    "linalg/sgemm_tiled32",  # the literal lowering's wrapped integer constants
+    "linalg/sgemm_tiled32",  # tiles zero-filled in else branches, lifted to a contraction
+    "basic/reverse_block_async",  # the literal lowering's wrapped integer constants
 )
 
 

@@ -26,9 +26,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
 KNOWN: dict[str, str] = {
-    "linalg/sgemm_tiled32": "C2N5002/C2N5006/C2N5014: the 32x32 shared-memory SGEMM whose "
-    "tile loads zero-fill in an else branch is not lifted (C2N2012: the shared tiles' reads "
-    "are not traced to their writers), so its contraction runs on the vector engine",
     "reduce/row_max_smem_accessor": "C2N5001/C2N5006/C2N5007/C2N5014: the row maximum reads "
     "its result through an accessor's operator* (C2N2010: dereference of a non-pointer), so "
     "the shared-memory tree is lowered thread by thread",
