@@ -1340,7 +1340,14 @@ class BodyLowerer(
 
     def e_pointer(self, node: ts.Node) -> A.Expr:
         op = KIND_NAMES[node.child_by_field_id(F.operator).kind_id]
-        operand = self.expr(node.child_by_field_id(F.argument))
+        arg = node.child_by_field_id(F.argument)
+        if op == "*" and self.u.methods and not self.host:  # `*obj`: its operator*
+            operand = self.agg_value(arg)
+            got = self.struct_deref(node, operand, arg)
+            if got is not None:
+                return got
+        else:
+            operand = self.expr(arg)
         t = operand.ty
         if op == "*":
             if isinstance(t, A.PointerType):

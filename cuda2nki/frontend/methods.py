@@ -21,9 +21,10 @@ variable called like a function (``payoff(S)``) calls its ``operator()``.
 
 Refused (C2N1025): a member function of a struct with a struct member, a local variable of a
 struct with a constructor declared without an initialiser (the constructor would have to
-run), and member functions of class templates.  Other operators than ``operator()`` are
-called by name (``a.operator+(b)``) or as operators (``a + b``, see
-:mod:`cuda2nki.frontend.structops`).
+run), and member functions of class templates.  ``obj[i]`` calls ``operator[]`` and ``*obj``
+calls ``operator*`` (an accessor returning a reference into an array: the call returns the
+element's address, read or written through).  Other operators than ``operator()`` are called
+by name (``a.operator+(b)``) or as operators (``a + b``, see :mod:`cuda2nki.frontend.structops`).
 """
 
 from __future__ import annotations
@@ -131,6 +132,18 @@ class MethodLowering(_Base):
             self.agg_ok = old_ok
         nodes = [anchor] * len(leaves) + arg_nodes
         return self._user_call(node, name, fi, [*leaves, *args], [], nodes, outs)
+
+    def struct_deref(self, node: ts.Node, obj: A.Expr, anchor: ts.Node) -> A.Expr | None:
+        """``*obj`` for a struct ``obj`` that defines ``operator*`` (an accessor handing out a
+        reference into an array): the call of that member function, else None."""
+        from cuda2nki.frontend.aggregates import AggregateType as AT
+
+        if type(obj.ty) is not AT:
+            return None
+        got = self.object_leaves(node, obj, False)
+        if got is None or not self.has_method(got[0].name, "operator*"):
+            return None
+        return self.method_call(node, got[0], got[1], "operator*", [], anchor)
 
     def object_leaves(
         self, node: ts.Node, obj: A.Expr, arrow: bool

@@ -34,6 +34,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.gaps import stride_gap
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
 from cuda2nki.lift.legacyshfl import legacy_shuffle
+from cuda2nki.lift.localref import LocalRef
 from cuda2nki.lift.lockstep import split_lockstep
 from cuda2nki.lift.online_branch import canonical_online
 
@@ -97,6 +98,12 @@ class SharedArr:
 
 def _shared_1d(v: object) -> bool:
     return isinstance(v, SharedArr) and not v.scalar and len(v.dims) == 1
+
+
+def _decayed(v: object) -> object:
+    """``v`` as a pointer where it is a 1-D shared array (``*s`` is ``s[0]``, also through a
+    pointer local holding it, as a shared-memory view struct's ``operator*`` lowers to)."""
+    return PtrVal(v.name, af.ZERO, v.dtype, 1, True) if _shared_1d(v) else v
 
 
 @dataclass(frozen=True)
@@ -1238,6 +1245,9 @@ class Executor:
         return name + "".join(f"[{i.const_value}]" for i in idx)
 
     def deref(self, p: object, off: Poly, loc: SourceLoc) -> object:
+        if isinstance(p, LocalRef) and off == af.ZERO:
+            return p.value
+        p = _decayed(p)
         if not isinstance(p, PtrVal):
             raise Refusal("C2N2010", loc, what="dereference of a non-pointer")
         if p.shared:
@@ -1318,6 +1328,12 @@ class Executor:
                 )
             if isinstance(base, SharedArr):
                 return PtrVal(base.name, _flat_shared(base, tuple(idx)), base.dtype, 1, True)
+        if isinstance(e, A.Name) and self.env.get(e.name) is not None:
+            return LocalRef(e.name, self.env[e.name])  # a member pointer passed to a method
+        if isinstance(e, A.Unary) and e.op == "*":  # `&*p` is `p`
+            p = _decayed(self.eval(e.operand))
+            if isinstance(p, PtrVal):
+                return p
         raise Refusal("C2N2010", e.loc, what="address-of this expression")
 
     # ------------------------------------------------------------------ assignment / stores
@@ -1428,6 +1444,9 @@ class Executor:
     def store(
         self, p: object, off: Poly, value: object, loc: SourceLoc, accumulate: str | None = None
     ) -> None:
+        if isinstance(p, LocalRef):
+            raise Refusal("C2N2010", loc, what=f"a store through the address of '{p.name}'")
+        p = _decayed(p)
         if not isinstance(p, PtrVal):
             raise Refusal("C2N2010", loc, what="store through a non-pointer")
         if p.shared:
