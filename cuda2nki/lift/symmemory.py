@@ -23,12 +23,14 @@ from cuda2nki.lift.symbase import (
     VecVal,
     _address_remainder,
     _cast_to,
+    _data_index,
     _decayed,
     _disjoint,
     _flat_shared,
     _floor_mod_fixup,
     _forward,
     _implies,
+    _int_data,
     _lane,
     _le0,
     _poly_binop,
@@ -98,6 +100,12 @@ class MemoryExecution:
                 lx = self.load(tensor, index.subs({a: x}), dtype, loc)
                 ly = self.load(tensor, index.subs({a: y}), dtype, loc)
                 return V.Select(dtype, V.Pred("bool", take_x), lx, ly)
+            chosen = _chosen_index(a)
+            if chosen is not None:  # x[c ? i : j]: the load of whichever is taken
+                cond, x, y = chosen
+                lx = self.load(tensor, index.subs({a: x}), dtype, loc)
+                ly = self.load(tensor, index.subs({a: y}), dtype, loc)
+                return V.Select(dtype, V.Pred("bool", cond), lx, ly)
         return self._forwarded(tensor, index, dtype, loc, len(self.stores))
 
     def _forwarded(self, tensor: str, index: Poly, dtype: str, loc: SourceLoc, upto: int):
@@ -366,3 +374,14 @@ class MemoryExecution:
             tuple(lc.var for lc in self.loops),
             self.live(),
         )
+
+
+def _chosen_index(a: object) -> tuple | None:
+    """``(c, i, j)`` for an index atom that is ``c ? i : j`` with an index condition ``c`` and
+    integer index values ``i``, ``j`` (a ternary choosing the element), else None."""
+    if not isinstance(a, af.OpaqueAtom) or not isinstance(a.payload, V.Select):
+        return None
+    sel = a.payload
+    if not isinstance(sel.cond, V.Pred) or not (_int_data(sel.then) and _int_data(sel.else_)):
+        return None
+    return sel.cond.cond, _data_index(sel.then), _data_index(sel.else_)

@@ -28,6 +28,9 @@ KNOWN: dict[str, str] = {
     "again in each row tile of the loop around it",
     "reduce/col_sum_lockstep": "C2N5008: the column sums over the lockstep loop's trip count "
     "run on 63 of 128 partitions on average (300 rows in 128-row tiles with a ragged last one)",
+    "reduce/row_max_smem_accessor": "C2N5007: the 64-thread block-stride loop over each row "
+    "becomes a loop over 64-column chunks, each its own DMA (173 B per partition row on "
+    "average at 100x300) where one DMA of the whole row would do",
     "views/bias_grad_merged": "C2N5001/C2N5007: the sum over the merged B*T rows of dout keeps "
     "its division by T (split-flat leaves reductions alone), so each channel tile loads one "
     "row of 12 B per DMA instead of a B*T x OC block",

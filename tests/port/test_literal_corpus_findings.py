@@ -25,12 +25,7 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
-KNOWN: dict[str, str] = {
-    "reduce/row_max_smem_accessor": "C2N5001/C2N5006/C2N5014: the accessors lift (a max "
-    "fold over the shared tree), but the first load's column is chosen by a select, "
-    "in[row * cols + (t < cols ? t : 0)], which the scheduler takes for a data-dependent "
-    "gather index (C2N2501), so the kernel is lowered thread by thread",
-}
+KNOWN: dict[str, str] = {}
 
 
 def test_the_known_list_names_only_literal_ports() -> None:
