@@ -65,6 +65,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
 from cuda2nki.ir.types import TypeEnv
+from cuda2nki.passes import _fold_columns as F
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes import _window as W
 from cuda2nki.passes._analysis import (
@@ -867,6 +868,9 @@ class _Lowering:
             # rows (earlier tiles' maxima) would take the padding in
             raise T.Unsupported("a column max/min in the legacy API", c.loc)
         TN = int(a.get("n_tile", "512")) if sums else P
+        fold = F.plan(self, c, red, i_ax, j_ax, P, TN)
+        if fold is not None and F.lower(self, c, red, fold):
+            return
         R, C = i_ax.extent, j_ax.extent
         u = self.b.fresh("u")
         c0 = T.Const(TN) * T.Sym(u)
@@ -1542,13 +1546,7 @@ class _Matmul:
 
     def _binding_env(self) -> dict:
         """Sizes at the binding's values: its scalars and its tensor shapes."""
-        env = dict(self.lw.ctx.scalars)
-        for t in self.lw.kernel.params:  # sizes from the binding's tensor shapes
-            got = self.lw.ctx.shapes.get(t.name) if isinstance(t, TensorDecl) else None
-            for ext, v in zip(t.shape if got else (), got or ()):
-                if isinstance(ext, T.Sym):
-                    env.setdefault(ext.name, v)
-        return env
+        return F.binding_env(self.lw)
 
     def _cache_stationary(
         self, pre: list, b: T.Builder, L: Read, k: str, i_ax: str, d: _Dims, w0, wn

@@ -26,8 +26,6 @@ KNOWN: dict[str, str] = {
     "stencil/fdtd_field_col0": "C2N5006: the update reads hz at the flat offset at - 1 through "
     "a view of ex's merged dims, and the source element src[t] of the first column is loaded "
     "again in each row tile of the loop around it",
-    "reduce/col_sum_lockstep": "C2N5008: the column sums over the lockstep loop's trip count "
-    "run on 63 of 128 partitions on average (300 rows in 128-row tiles with a ragged last one)",
     "views/bias_grad_merged": "C2N5001/C2N5007: the sum over the merged B*T rows of dout keeps "
     "its division by T (split-flat leaves reductions alone), so each channel tile loads one "
     "row of 12 B per DMA instead of a B*T x OC block",
