@@ -66,6 +66,7 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
 from cuda2nki.ir.types import TypeEnv
 from cuda2nki.passes import _fold_columns as F
+from cuda2nki.passes import _step_columns as S
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes import _window as W
 from cuda2nki.passes._analysis import (
@@ -407,8 +408,16 @@ class _Lowering:
             if cls == FULL:
                 return self._load(b, rd, (rows, cols), view, T.FULL, dt)
             if cls == ROW:
+                fits = self._steps_fit(dt)
+                steps = S.row_steps(b, comp.tap_loops, rd, view, rows, dt, fits)
+                if steps is not None:
+                    return steps
                 return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
             if cls == BCAST:
+                fits = self._steps_fit(dt, S.BCAST_STEP_BYTES)
+                steps = S.bcast_steps(b, comp.tap_loops, rd, view, rows, cols, dt, fits)
+                if steps is not None:
+                    return steps
                 # broadcast over partitions: sized for the largest row tile so it can be hoisted
                 v = self._load(b, rd, (prows, cols), view, T.FULL, dt)
                 return T.Val(T.FULL, View(v.operand.tensor, (Slice(0, rows), Slice(0, cols))), dt)
@@ -549,6 +558,18 @@ class _Lowering:
         body = (Load(View(name, tuple(dst)), View(rd.tensor, tuple(src)), loc=rd.loc),)
         b.emit(Loop(b.fresh("g"), 0, Min(1, trips), body=body, loc=rd.loc))
         return T.Val(kind, T.whole(name, *shape), dtype)
+
+    def _steps_fit(self, dtype: str, budget: int = S.STEP_BYTES):
+        """Whether ``n`` elements per partition fit ``budget`` bytes at the binding's sizes."""
+
+        def fits(n: SizeExpr) -> bool:
+            try:
+                need = int(n.evaluate(F.binding_env(self))) * itemsize(dtype)
+            except Exception:  # sizes unknown without a binding
+                return False
+            return need <= budget
+
+        return fits
 
     def _load(self, b: T.Builder, rd: Read, shape, dims, kind: str, dtype: str) -> T.Val:
         name = b.fresh(f"{rd.tensor}_t")
