@@ -243,7 +243,7 @@ def _rows_dma(nb: T.Builder, tensor: str, tile: str, f: _Fold, c0, load: bool, l
     """Elements ``[c0, c0 + G * W)`` of a 1-D tensor (cut at its end) <-> the ``(G, W)``
     tile, row ``b`` holding ``[c0 + b * W, c0 + (b + 1) * W)``: the whole rows in one DMA, the
     partial row after them in another."""
-    q = Max(Const(0), Min(f.G, FloorDiv(f.C - c0, f.W)))
+    q = Min(f.G, Max(Const(0), FloorDiv(f.C - c0, f.W)))  # whole rows (a named size)
     rem = Min(f.W, Max(Const(0), f.C - c0 - q * f.W))
     pieces = (
         (Min(Const(1), q), View(tensor, (Slice(c0, q * f.W),)), (Slice(0, q), Slice(0, f.W))),
