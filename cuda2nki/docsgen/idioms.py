@@ -232,8 +232,7 @@ def markdown() -> str:
     out += [
         "",
         "Layouts: `rows` (partition = the first parallel axis, 128 rows per tile; free = the "
-        "row; a per-row result leaves as one row, turned by Vector-engine transposes of 32 "
-        "partitions; a reduction rolled into a loop over steps loads its per-step operands ahead of "
+        "row; a reduction rolled into a loop over steps loads its per-step operands ahead of "
         "the loop: the row block in one DMA, a row the same on every partition once onto one "
         "partition, broadcast each step by a ones-row matmul), `matmul` (contraction axis on partitions, TensorE accumulating in PSUM), "
         "`colreduce` (reduced axis on partitions; a sum is a ones-vector matmul, and with "

@@ -96,7 +96,6 @@ from cuda2nki.passes._index import (
     plus,
 )
 from cuda2nki.passes._permute_merge import lower_merged, merged_axis
-from cuda2nki.passes._row_store import store_as_row
 from cuda2nki.passes._wide_rows import ROW_CHUNK, transposed_rows
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.rewrite import nodes
@@ -611,8 +610,6 @@ class _Lowering:
             if val.kind == T.FULL:
                 raise T.Unsupported("a per-row result that varies along the row", c.loc)
             val = comp.materialize_row(val)
-            if store_as_row(b, c.target.tensor, dims, val, rows, c.loc):
-                return
         b.emit(Store(View(c.target.tensor, dims), val.operand, loc=c.loc))
 
     def _row_guard(self, c: Compute):

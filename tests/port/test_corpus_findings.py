@@ -20,6 +20,11 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 
 #: corpus kernel -> why its generated port still has a finding above a note
 KNOWN: dict[str, str] = {
+    "misc/kmeans_assign": "C2N5007: one point per partition, so each row tile stores its "
+    "int32 memberships 4 B per partition (2000 points, 130 features: 33 DMAs average 279 B); "
+    "turning them into one row by Vector-engine transposes costs the vector engine more than "
+    "the store saves in the cost model (layernorm's expert ratio passes 1.25), so wide stores "
+    "need several points per partition",
     "stencil/fdtd_field_col0": "C2N5006: the update reads hz at the flat offset at - 1 through "
     "a view of ex's merged dims, and the source element src[t] of the first column is loaded "
     "again in each row tile of the loop around it",

@@ -13,10 +13,6 @@ def gemv(A, x):
     i_p = nl.arange(128)[:, None]
     i_f = nl.arange(K)[None, :]
     i_f1 = nl.arange(1)[None, :]
-    i_p1 = nl.arange(1)[:, None]
-    i_f2 = nl.arange(32)[None, :]
-    i_p2 = nl.arange(32)[:, None]
-    i_f3 = nl.arange(128)[None, :]
     x_t = nl.load(x[i_f + 0 * i_p], dtype=nl.float32, mask=(i_p < M))
     for t in nl.affine_range(0, (M + 127) // 128, 1):
         A_t = nl.load(A[128 * t + i_p, i_f], dtype=nl.float32, mask=(i_p < M - 128 * t))
@@ -24,10 +20,6 @@ def gemv(A, x):
         del A_t
         red = nisa.tensor_reduce(nl.add, mul[i_p, i_f], axis=1, dtype=nl.float32, mask=(i_p < M - 128 * t))
         del mul
-        y_row = nl.ndarray((1, 128), dtype=nl.float32, buffer=nl.sbuf)
-        for q in nl.affine_range(0, (min(128, M - 128 * t) + 31) // 32, 1):
-            y_row[i_p1, 32 * q + i_f2] = nisa.nc_transpose(red[32 * q + i_p2, i_f1], dtype=nl.float32)
+        nl.store(y[128 * t + i_p], value=red[i_p, i_f1], mask=(i_p < M - 128 * t))
         del red
-        nl.store(y[128 * t + (min(128, M - 128 * t) * i_p1 + i_f3)], value=y_row[i_p1, i_f3], mask=(i_f3 < M - 128 * t))
-        del y_row
     return y

@@ -20,9 +20,5 @@ def gemv(A, x):
         nisa.tensor_tensor(dst=mul, data1=A_t, data2=x_t[0:t_n, 0:K], op=nl.multiply)
         red = nl.ndarray((t_n, 1), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_reduce(dst=red, op=nl.add, data=mul, axis=1)
-        y_row = nl.ndarray((1, t_n), dtype=nl.float32, buffer=nl.sbuf)
-        for q in range((t_n + 31) // 32):
-            q_n = min(32, t_n - 32 * q)
-            nisa.nc_transpose(dst=y_row[0:1, 32 * q:32 * q + q_n], data=red[32 * q:32 * q + q_n, 0:1])
-        nisa.dma_copy(dst=y[128 * t:128 * t + t_n].reshape((1, t_n)), src=y_row)
+        nisa.dma_copy(dst=y[128 * t:128 * t + t_n].reshape((t_n, 1)), src=red)
     return y
