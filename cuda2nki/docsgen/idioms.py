@@ -232,8 +232,12 @@ def markdown() -> str:
     out += [
         "",
         "Layouts: `rows` (partition = the first parallel axis, 128 rows per tile; free = the "
-        "row), `matmul` (contraction axis on partitions, TensorE accumulating in PSUM), "
-        "`colreduce` (reduced axis on partitions), `transpose` (128x128 blocks through the "
+        "row; a reduction rolled into a loop over steps loads its per-step operands ahead of "
+        "the loop: the row block in one DMA, a row the same on every partition once onto one "
+        "partition, broadcast each step by a ones-row matmul), `matmul` (contraction axis on partitions, TensorE accumulating in PSUM), "
+        "`colreduce` (reduced axis on partitions; a sum is a ones-vector matmul, and with "
+        "fewer rows than partitions `128 // R` column blocks are stacked on them and summed by "
+        "one matmul against a block indicator), `transpose` (128x128 blocks through the "
         "tensor engine; a neighbour that moves along with the columns merges into them), "
         "`scatter` (elements in resident `[rows, F]` chunks, each column an element tile on the "
         "partitions; a one-hot of the keys against an iota of the target's rows -- along the "

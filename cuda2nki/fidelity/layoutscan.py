@@ -463,7 +463,7 @@ def _warp_logic(fn: ast.FunctionDef, scan: _Scan) -> list[Candidate]:
                         step = _int(b.right, consts)
             if step == WARP:
                 lines = _engine_lines(loop, loop.target.id)
-                if lines:
+                if lines and not _only_transposes(loop, lines):  # VectorE transposes are 32 x 32
                     out.append(
                         Candidate(
                             "C2N5011",
@@ -507,6 +507,18 @@ def _engine_lines(loop: ast.AST, var: str) -> tuple[int, ...]:
             if _sliced_by(node, var):
                 lines.append(node.lineno)
     return tuple(sorted(set(lines)))
+
+
+def _only_transposes(loop: ast.AST, lines: tuple[int, ...]) -> bool:
+    """Whether the engine work on ``lines`` of ``loop`` is transposes alone (32-wide pieces of
+    a taller tile are the Vector engine's transpose limit, not a warp)."""
+    calls = [
+        n
+        for n in ast.walk(loop)
+        if isinstance(n, ast.Call) and getattr(n, "lineno", 0) in lines
+        if _call_name(n) in WRITERS | ELEMENTWISE | TRANSPOSES
+    ]
+    return bool(calls) and all(_call_name(n) in TRANSPOSES for n in calls)
 
 
 def _transposed_tile(fn: ast.FunctionDef, tile: str | None) -> bool:

@@ -65,6 +65,8 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
 from cuda2nki.ir.types import TypeEnv
+from cuda2nki.passes import _fold_columns as F
+from cuda2nki.passes import _step_columns as S
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes import _window as W
 from cuda2nki.passes._analysis import (
@@ -406,8 +408,16 @@ class _Lowering:
             if cls == FULL:
                 return self._load(b, rd, (rows, cols), view, T.FULL, dt)
             if cls == ROW:
+                fits = self._steps_fit(dt)
+                steps = S.row_steps(b, comp.tap_loops, rd, view, rows, dt, fits)
+                if steps is not None:
+                    return steps
                 return self._load(b, rd, (rows, Const(1)), view, T.ROW, dt)
             if cls == BCAST:
+                fits = self._steps_fit(dt, S.BCAST_STEP_BYTES)
+                steps = S.bcast_steps(b, comp.tap_loops, rd, view, rows, cols, dt, fits)
+                if steps is not None:
+                    return steps
                 # broadcast over partitions: sized for the largest row tile so it can be hoisted
                 v = self._load(b, rd, (prows, cols), view, T.FULL, dt)
                 return T.Val(T.FULL, View(v.operand.tensor, (Slice(0, rows), Slice(0, cols))), dt)
@@ -548,6 +558,18 @@ class _Lowering:
         body = (Load(View(name, tuple(dst)), View(rd.tensor, tuple(src)), loc=rd.loc),)
         b.emit(Loop(b.fresh("g"), 0, Min(1, trips), body=body, loc=rd.loc))
         return T.Val(kind, T.whole(name, *shape), dtype)
+
+    def _steps_fit(self, dtype: str, budget: int = S.STEP_BYTES):
+        """Whether ``n`` elements per partition fit ``budget`` bytes at the binding's sizes."""
+
+        def fits(n: SizeExpr) -> bool:
+            try:
+                need = int(n.evaluate(F.binding_env(self))) * itemsize(dtype)
+            except Exception:  # sizes unknown without a binding
+                return False
+            return need <= budget
+
+        return fits
 
     def _load(self, b: T.Builder, rd: Read, shape, dims, kind: str, dtype: str) -> T.Val:
         name = b.fresh(f"{rd.tensor}_t")
@@ -867,6 +889,9 @@ class _Lowering:
             # rows (earlier tiles' maxima) would take the padding in
             raise T.Unsupported("a column max/min in the legacy API", c.loc)
         TN = int(a.get("n_tile", "512")) if sums else P
+        fold = F.plan(self, c, red, i_ax, j_ax, P, TN)
+        if fold is not None and F.lower(self, c, red, fold):
+            return
         R, C = i_ax.extent, j_ax.extent
         u = self.b.fresh("u")
         c0 = T.Const(TN) * T.Sym(u)
@@ -1542,13 +1567,7 @@ class _Matmul:
 
     def _binding_env(self) -> dict:
         """Sizes at the binding's values: its scalars and its tensor shapes."""
-        env = dict(self.lw.ctx.scalars)
-        for t in self.lw.kernel.params:  # sizes from the binding's tensor shapes
-            got = self.lw.ctx.shapes.get(t.name) if isinstance(t, TensorDecl) else None
-            for ext, v in zip(t.shape if got else (), got or ()):
-                if isinstance(ext, T.Sym):
-                    env.setdefault(ext.name, v)
-        return env
+        return F.binding_env(self.lw)
 
     def _cache_stationary(
         self, pre: list, b: T.Builder, L: Read, k: str, i_ax: str, d: _Dims, w0, wn

@@ -217,3 +217,21 @@ def test_32_by_32_tiles_of_a_vector_engine_transpose_are_its_limit() -> None:
         nisa.nc_transpose(dst=u, data=t, engine=nisa.vector_engine)
     """
     assert [c for c in _scan(src) if c.kind == "warp-tiles"] == []
+
+
+def test_32_wide_pieces_of_vector_engine_transposes_are_their_limit() -> None:
+    """A per-row result turned into one row 32 partitions at a time (the Vector engine's
+    transpose limit) is not a warp; the same loop doing elementwise work still is."""
+    for loop in ("for q in range((n + 31) // 32):", "for q in range(0, n, 32):"):
+        lo = "32 * q" if "//" in loop else "q"
+        src = f"""
+        def k(res, n):
+            row = nl.ndarray((1, n), dtype=nl.int32, buffer=nl.sbuf)
+            {loop}
+                nisa.nc_transpose(dst=row[0:1, {lo}:{lo} + 32], data=res[{lo}:{lo} + 32, 0:1])
+        """
+        assert [c for c in _scan(src) if c.kind == "lanes"] == [], loop
+        work = src.replace("nisa.nc_transpose(dst=", "nisa.tensor_copy(dst=").replace(
+            "data=", "src="
+        )
+        assert [c.kind for c in _scan(work)] == ["lanes"], loop
