@@ -2249,22 +2249,32 @@ def _forward(st: StoreRec, index: Poly, loops: list[LoopCtx]) -> tuple | V.DExpr
         return None
     if st.index == index and all(lc in loops for lc in st.loops):
         return st.value, st.guard
-    # the store ran in an earlier loop with the same trip count: rename its variables
+    # the store ran in an earlier loop with the same trip count: rename its variables; or in
+    # an earlier loop over fewer trips (``k <= q`` then ``k < T``): its value holds where the
+    # reader's variable is within the store loop's trips (its guard and extent, renamed)
     cur = [lc for lc in loops if lc not in st.loops]
     old = [lc for lc in st.loops if lc not in loops]
     mapping: dict = {}
+    within: list[Cond] = []
     for o in old:
+        free = [c for c in cur if af.sym(c.var) not in mapping.values()]
         match = [
             c
-            for c in cur
+            for c in free
             if (c.extent, c.guard.subs({c.var: af.sym(o.var)})) == (o.extent, o.guard)
-            and af.sym(c.var) not in mapping.values()
         ]
+        if not match:  # the reader's loop runs where the store's did and further
+            match = [c for c in free if c.guard.kind == "true"]
+            if match:
+                var = af.sym(match[0].var)
+                if match[0].extent != o.extent:
+                    within.append(Cond.of(af.Cmp((var - o.extent).subs(mapping), "<")))
+                within.append(o.guard.subs({o.var: var}).subs(mapping))
         if not match:
             break
         mapping[o.var] = af.sym(match[0].var)
     if old and len(mapping) == len(old) and st.index.subs(mapping) == index:
-        return V.subs_poly(st.value, mapping), st.guard.subs(mapping)
+        return V.subs_poly(st.value, mapping), af.conj([st.guard.subs(mapping), *within])
     diff = st.index - index
     if diff.is_const and diff.const_value != 0 and all(lc in loops for lc in st.loops):
         return _MISS
