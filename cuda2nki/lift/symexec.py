@@ -31,6 +31,7 @@ from cuda2nki.lift import argfold, control, iterate, mathcompose, online, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
+from cuda2nki.lift.forwarding import MISS, LoopCtx, StoreRec, disjoint, forward_store, implies
 from cuda2nki.lift.gaps import stride_gap
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES as _LEGACY_SHUFFLES
 from cuda2nki.lift.legacyshfl import legacy_shuffle
@@ -97,29 +98,6 @@ class SharedArr:
 
 def _shared_1d(v: object) -> bool:
     return isinstance(v, SharedArr) and not v.scalar and len(v.dims) == 1
-
-
-@dataclass(frozen=True)
-class LoopCtx:
-    """A loop normalised to ``var`` in ``[0, extent)``; ``guard`` holds inside the body (the
-    original ``v < stop`` when the start depends on the thread: block/grid-stride loops)."""
-
-    var: str
-    extent: Poly
-    guard: Cond
-    loc: SourceLoc = UNKNOWN_LOC
-
-
-@dataclass(frozen=True)
-class StoreRec:
-    tensor: str
-    index: Poly
-    value: V.DExpr
-    guard: Cond
-    loops: tuple  # tuple[LoopCtx, ...] enclosing parallel loops
-    accumulate: str | None
-    loc: SourceLoc
-    seq: int
 
 
 @dataclass
@@ -1269,8 +1247,8 @@ class Executor:
             st = self.stores[k]
             if st.tensor != tensor:
                 continue
-            fwd = _forward(st, index, self.loops)
-            if fwd is _MISS:
+            fwd = forward_store(st, index, self.loops)
+            if fwd is MISS:
                 continue
             if fwd is None and st.accumulate is None and stride_gap(st.index, index, self.sizes()):
                 continue  # `C[r * N + c]` then `C[(r + 1) * N + c]`: apart unless C is empty
@@ -1292,9 +1270,9 @@ class Executor:
                 return V.Select(dtype, V.Pred("bool", hit), st.value, rest)
             value, wrote = fwd
             now = self.live()
-            if _implies(now, wrote):
+            if implies(now, wrote):
                 return value
-            if _disjoint(now, wrote):  # the other arm of a branch: this thread never stored
+            if disjoint(now, wrote):  # the other arm of a branch: this thread never stored
                 continue
             rest = self._forwarded(tensor, index, dtype, loc, k)
             return V.Select(dtype, V.Pred("bool", wrote), value, rest)
@@ -2239,93 +2217,6 @@ def _split_combine(new: V.DExpr, car: V.Carried) -> tuple[str | None, V.DExpr | 
             if op is not None:
                 return op, V.Select(t.dtype, new.cond, t, V.Const(t.dtype, _identity(op)))
     return None, None
-
-
-def _forward(st: StoreRec, index: Poly, loops: list[LoopCtx]) -> tuple | V.DExpr | None:
-    """(value, guard) of an earlier store of this thread to the element at ``index``: the value
-    it stored where ``guard`` held (in the reader's loop variables); None if it cannot be
-    decided, ``_MISS`` when the store provably wrote another element."""
-    if st.accumulate is not None:
-        return None
-    if st.index == index and all(lc in loops for lc in st.loops):
-        return st.value, st.guard
-    # the store ran in an earlier loop with the same trip count: rename its variables; or in
-    # an earlier loop over fewer trips (``k <= q`` then ``k < T``): its value holds where the
-    # reader's variable is within the store loop's trips (its guard and extent, renamed)
-    cur = [lc for lc in loops if lc not in st.loops]
-    old = [lc for lc in st.loops if lc not in loops]
-    mapping: dict = {}
-    within: list[Cond] = []
-    for o in old:
-        free = [c for c in cur if af.sym(c.var) not in mapping.values()]
-        match = [
-            c
-            for c in free
-            if (c.extent, c.guard.subs({c.var: af.sym(o.var)})) == (o.extent, o.guard)
-        ]
-        if not match:  # the reader's loop runs where the store's did and further
-            match = [c for c in free if c.guard.kind == "true"]
-            if match:
-                var = af.sym(match[0].var)
-                if match[0].extent != o.extent:
-                    within.append(Cond.of(af.Cmp((var - o.extent).subs(mapping), "<")))
-                within.append(o.guard.subs({o.var: var}).subs(mapping))
-        if not match:
-            break
-        mapping[o.var] = af.sym(match[0].var)
-    if old and len(mapping) == len(old) and st.index.subs(mapping) == index:
-        return V.subs_poly(st.value, mapping), af.conj([st.guard.subs(mapping), *within])
-    diff = st.index - index
-    if diff.is_const and diff.const_value != 0 and all(lc in loops for lc in st.loops):
-        return _MISS
-    return None
-
-
-_MISS = V.Const("bool", False)  # sentinel: the store cannot have written the element
-
-
-def _conjuncts(c: Cond) -> set[Cond]:
-    if c.kind == "true":
-        return set()
-    return set(c.args) if c.kind == "and" else {c}
-
-
-def _implies(now: Cond, wrote: Cond) -> bool:
-    """Every condition the store ran under holds where the load runs (syntactically, or over
-    the known ranges of the atoms)."""
-    missing = _conjuncts(wrote) - _conjuncts(now)
-    return all(V.simplify_cond(c).kind == "true" for c in missing)
-
-
-def _disjoint(now: Cond, wrote: Cond) -> bool:
-    """No thread satisfies both conditions: one holds a comparison the other negates, or an
-    equality of one (``i == 0``, ``i == n - 1``) decides a comparison of the other false."""
-    a, b = _conjuncts(now), _conjuncts(wrote)
-    if any(c.kind == "cmp" and c.negate() in b for c in a):
-        return True
-    return _pinned_false(a, b) or _pinned_false(b, a)
-
-
-def _pinned_false(eqs: set[Cond], others: set[Cond]) -> bool:
-    """An equality ``x + r == 0`` of ``eqs`` (``x`` an atom of unit coefficient) substituted
-    into a comparison of ``others`` makes it false."""
-    for e in eqs:
-        if e.kind != "cmp" or e.cmp.op != "==":
-            continue
-        p = e.cmp.poly
-        for a in p.top_atoms():
-            coeff = af.coefficient(p, a)
-            if not coeff.is_const or coeff.const_value not in (1, -1):
-                continue
-            rest = p - af.Poly.atom(a) * coeff
-            if a in rest.atoms():
-                continue
-            value = -rest if coeff.const_value == 1 else rest
-            for o in others:
-                if o.kind == "cmp" and a in o.cmp.poly.atoms():
-                    if V.simplify_cond(o.subs({a: value})).kind == "false":
-                        return True
-    return False
 
 
 def _flat_shared(arr: SharedArr, idx: tuple) -> Poly:
