@@ -1117,10 +1117,12 @@ class Executor:
             b = _data_index(b)  # an offset computed from memory (scatter, gather)
         if isinstance(b, PtrVal) and op == "+" and _int_data(a):
             a = _data_index(a)
+        # the offset counts scalars: a step of a float4 pointer moves it by 4
         if isinstance(a, PtrVal) and op in "+-" and isinstance(b, Poly):
-            return PtrVal(a.tensor, a.offset + (b if op == "+" else -b), a.dtype, a.width, a.shared)
+            step = (b if op == "+" else -b) * a.width
+            return PtrVal(a.tensor, a.offset + step, a.dtype, a.width, a.shared)
         if isinstance(b, PtrVal) and op == "+" and isinstance(a, Poly):
-            return PtrVal(b.tensor, b.offset + a, b.dtype, b.width, b.shared)
+            return PtrVal(b.tensor, b.offset + a * b.width, b.dtype, b.width, b.shared)
         if op in ("&&", "||"):
             ca, cb = self.as_cond(a, e.loc), self.as_cond(b, e.loc)
             if isinstance(ca, Cond) and isinstance(cb, Cond):
@@ -1292,7 +1294,11 @@ class Executor:
             base, idx = self._index_path(e)
             if isinstance(base, PtrVal) and len(idx) == 1:
                 return PtrVal(
-                    base.tensor, base.offset + idx[0], base.dtype, base.width, base.shared
+                    base.tensor,
+                    base.offset + idx[0] * base.width,
+                    base.dtype,
+                    base.width,
+                    base.shared,
                 )
             if isinstance(base, SharedArr):
                 return PtrVal(base.name, _flat_shared(base, tuple(idx)), base.dtype, 1, True)
