@@ -85,21 +85,32 @@ def _reads_in_bounds(c: Compute) -> bool:
     )
 
 
-def merge_complements(stmts: tuple) -> tuple:
+def merge_complements(kernel: Kernel) -> tuple:
     """Consecutive maps of one target over one domain as one statement: two guarded by index
     conditions that are each other's negation as ``select(guard, first, second)``; a write of
     every element followed by one guarded by an index condition as
     ``select(guard, second, first)`` (the guarded arm written after its complement); two
     under one guard as the second."""
     out: list = []
-    for s in stmts:
+    for s in kernel.body:
         prev = out[-1] if out else None
-        merged = _merged(prev, s) if isinstance(prev, Compute) and isinstance(s, Compute) else None
+        pair = isinstance(prev, Compute) and isinstance(s, Compute)
+        merged = _merged(prev, s) if pair and _reads_before_kernel(s, kernel) else None
         if merged is not None:
             out[-1] = merged
         else:
             out.append(s)
     return tuple(out)
+
+
+def _reads_before_kernel(c: Compute, kernel: Kernel) -> bool:
+    """A read of ``c``'s target in it means the value before the kernel, as the port reads it:
+    an ``inout`` tensor is read from its input; an ``out`` tensor is read back from the port's
+    own output, where an earlier statement's writes would show."""
+    decl = kernel.tensors.get(c.target.tensor)
+    if decl is not None and decl.role == Role.INOUT:
+        return True
+    return all(rd.tensor != c.target.tensor for rd in reads(c.expr))
 
 
 def _merged(a: Compute, b: Compute) -> Compute | None:

@@ -76,7 +76,7 @@ class GuardsToDomainsPass(Pass):
         kernel = kernel.replace(body=zero_filled(kernel, _own_elements))
         joint = jointly_covered(kernel)  # fields of records, each written by its own statement
         written: set[str] = set()  # tensors a statement so far wrote
-        for s in _complements(merge_complements(kernel.body)):
+        for s in _complements(merge_complements(kernel)):
             for c in _rewrite(s, kernel, frozenset(written)) if isinstance(s, Compute) else [s]:
                 if isinstance(c, Compute):
                     written.add(c.target.tensor)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cuda2nki.ir.nodes import Binary, Const, FloorDiv, IndexValue, Mod, Sym, Unary
-from cuda2nki.ir.ops import Op
+from cuda2nki.ir.ops import Op, Role
 from cuda2nki.passes._masked_select import complementary
 from tests.port.acceptance import CORPUS, check_kernel
 
@@ -75,3 +75,38 @@ def test_complementary_conditions(g, h) -> None:
 )
 def test_overlapping_or_gapped_conditions_are_not_complements(g, h) -> None:
     assert not complementary(g, h)
+
+
+def _rows_kernel(role: Role):
+    from cuda2nki.ir.nodes import (
+        Access,
+        Axis,
+        Compute,
+        Domain,
+        Kernel,
+        Lit,
+        Read,
+        ScalarDecl,
+        TensorDecl,
+    )
+
+    n = Sym("n")
+    decls = (
+        TensorDecl("y", (n, n), "float32", role),
+        TensorDecl("x", (n, n), "float32", Role.IN),
+        ScalarDecl("n", "int32"),
+    )
+    dom = Domain((Axis("i", n), Axis("j", n)))
+    whole = Compute(Access("y", (II, JJ)), dom, Read("x", (II, JJ)))
+    twice = Binary(Op.MUL, Read("y", (II, JJ)), Lit(2.0))
+    upper = Compute(Access("y", (II, JJ)), dom.replace(guard=_cmp(Op.LT, II, JJ)), twice)
+    return Kernel("k", decls, (whole, upper))
+
+
+def test_a_guarded_write_reading_its_out_target_is_not_merged() -> None:
+    from cuda2nki.passes._masked_select import merge_complements
+
+    # ``y`` is out: the second statement reads what the first wrote, which a select of the two
+    # expressions would not see; an inout ``y`` is read as its input, before either write
+    assert len(merge_complements(_rows_kernel(Role.OUT))) == 2
+    assert len(merge_complements(_rows_kernel(Role.INOUT))) == 1
