@@ -9,6 +9,7 @@ from cuda2nki.binding import Binding
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir import nodes as N
+from cuda2nki.lift.blockperm import unpermuted_blocks
 from cuda2nki.lift.capped import with_capped_values
 from cuda2nki.lift.idioms import classify
 from cuda2nki.lift.intent import Shapes, lower_program, poly_of_text
@@ -123,6 +124,7 @@ def lift_kernel(
             if binding is None:
                 return LiftResult(None, None, tuple(notes), False)
         shapes = shapes_from_binding(binding, fn)
+        fn = unpermuted_blocks(fn, shapes.grid, shapes.points)  # diagonal block orders
         fn = privatised(fn)  # shared accumulators of loops become registers
         fn = collapse_repeats(fn)  # a loop repeating the same stores is one pass of them
         prog = execute(tu, fn, shapes.block, ties=tied_sizes(binding))

@@ -25,16 +25,15 @@ from cuda2nki.lift import control, iterate, shortcirc
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
+from cuda2nki.lift.forwarding import LoopCtx, StoreRec
 from cuda2nki.lift.symbase import (
     _BINOPS,
     LANES,
     CondVal,
-    LoopCtx,
     PtrVal,
     Refusal,
     SharedArr,
     SharedWrite,
-    StoreRec,
     ThreadProgram,
     VecVal,
     _assigned_names,
@@ -486,10 +485,12 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
             b = _data_index(b)  # an offset computed from memory (scatter, gather)
         if isinstance(b, PtrVal) and op == "+" and _int_data(a):
             a = _data_index(a)
+        # the offset counts scalars: a step of a float4 pointer moves it by 4
         if isinstance(a, PtrVal) and op in "+-" and isinstance(b, Poly):
-            return PtrVal(a.tensor, a.offset + (b if op == "+" else -b), a.dtype, a.width, a.shared)
+            step = (b if op == "+" else -b) * a.width
+            return PtrVal(a.tensor, a.offset + step, a.dtype, a.width, a.shared)
         if isinstance(b, PtrVal) and op == "+" and isinstance(a, Poly):
-            return PtrVal(b.tensor, b.offset + a, b.dtype, b.width, b.shared)
+            return PtrVal(b.tensor, b.offset + a * b.width, b.dtype, b.width, b.shared)
         if op in ("&&", "||"):
             ca, cb = self.as_cond(a, e.loc), self.as_cond(b, e.loc)
             if isinstance(ca, Cond) and isinstance(cb, Cond):

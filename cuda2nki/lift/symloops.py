@@ -9,16 +9,15 @@ from cuda2nki.lift import affine as af
 from cuda2nki.lift import argfold, control, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.forwarding import LoopCtx, StoreRec
 from cuda2nki.lift.lockstep import split_lockstep
 from cuda2nki.lift.online_branch import canonical_online
 from cuda2nki.lift.symbase import (
     _UNSET,
     CondVal,
-    LoopCtx,
     PtrVal,
     Refusal,
     SharedArr,
-    StoreRec,
     VecVal,
     _assigned_names,
     _cast_to,

@@ -9,27 +9,23 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.forwarding import MISS, StoreRec, disjoint, forward_store, implies
 from cuda2nki.lift.gaps import stride_gap
 from cuda2nki.lift.localref import LocalRef
 from cuda2nki.lift.symbase import (
     _BINOPS,
-    _MISS,
     LANES,
     PtrVal,
     Refusal,
     SharedArr,
     SharedWrite,
-    StoreRec,
     VecVal,
     _address_remainder,
     _cast_to,
     _data_index,
     _decayed,
-    _disjoint,
     _flat_shared,
     _floor_mod_fixup,
-    _forward,
-    _implies,
     _int_data,
     _lane,
     _le0,
@@ -116,8 +112,8 @@ class MemoryExecution:
             st = self.stores[k]
             if st.tensor != tensor:
                 continue
-            fwd = _forward(st, index, self.loops)
-            if fwd is _MISS:
+            fwd = forward_store(st, index, self.loops)
+            if fwd is MISS:
                 continue
             if fwd is None and st.accumulate is None and stride_gap(st.index, index, self.sizes()):
                 continue  # `C[r * N + c]` then `C[(r + 1) * N + c]`: apart unless C is empty
@@ -139,9 +135,9 @@ class MemoryExecution:
                 return V.Select(dtype, V.Pred("bool", hit), st.value, rest)
             value, wrote = fwd
             now = self.live()
-            if _implies(now, wrote):
+            if implies(now, wrote):
                 return value
-            if _disjoint(now, wrote):  # the other arm of a branch: this thread never stored
+            if disjoint(now, wrote):  # the other arm of a branch: this thread never stored
                 continue
             rest = self._forwarded(tensor, index, dtype, loc, k)
             return V.Select(dtype, V.Pred("bool", wrote), value, rest)
@@ -161,7 +157,11 @@ class MemoryExecution:
             base, idx = self._index_path(e)
             if isinstance(base, PtrVal) and len(idx) == 1:
                 return PtrVal(
-                    base.tensor, base.offset + idx[0], base.dtype, base.width, base.shared
+                    base.tensor,
+                    base.offset + idx[0] * base.width,
+                    base.dtype,
+                    base.width,
+                    base.shared,
                 )
             if isinstance(base, SharedArr):
                 return PtrVal(base.name, _flat_shared(base, tuple(idx)), base.dtype, 1, True)

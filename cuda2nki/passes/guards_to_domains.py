@@ -54,6 +54,7 @@ from cuda2nki.passes._clamp import clamped_read
 from cuda2nki.passes._edges import edge_ranges
 from cuda2nki.passes._index import linear
 from cuda2nki.passes._joint_cover import jointly_covered
+from cuda2nki.passes._masked_select import masked_select, merge_complements
 from cuda2nki.passes._out_fill import zero_filled
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.passes.fold_sizes import fold_size
@@ -74,8 +75,11 @@ class GuardsToDomainsPass(Pass):
         first_write: dict[str, int] = {}
         kernel = kernel.replace(body=zero_filled(kernel, _own_elements))
         joint = jointly_covered(kernel)  # fields of records, each written by its own statement
-        for s in _complements(kernel.body):
-            for c in _rewrite(s, kernel) if isinstance(s, Compute) else [s]:
+        written: set[str] = set()  # tensors a statement so far wrote
+        for s in _complements(merge_complements(kernel)):
+            for c in _rewrite(s, kernel, frozenset(written)) if isinstance(s, Compute) else [s]:
+                if isinstance(c, Compute):
+                    written.add(c.target.tensor)
                 if isinstance(c, Compute) and _is_carry_over(c):
                     if c.target.tensor in joint and not _is_carry_over(s):
                         continue  # the statements together write every element
@@ -214,7 +218,7 @@ def _fold_reduce_bounds(e: Any) -> Any:
     return e
 
 
-def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
+def _rewrite(c: Compute, kernel: Kernel, written: frozenset[str] = frozenset()) -> list[Compute]:
     c = _normalise(c)
     out: list[Compute] = []
     decl = kernel.tensors.get(c.target.tensor)
@@ -267,7 +271,7 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
         return [c]
     uni, rest = uniform.split(c.domain.guard, set(kernel.scalars))
     if uni is not None:  # a flag: decided when the kernel is traced (lower-tiles branches on it)
-        inner = _rewrite(c.replace(domain=Domain(c.domain.axes, rest)), kernel)
+        inner = _rewrite(c.replace(domain=Domain(c.domain.axes, rest)), kernel, written)
         copies = [x for x in inner if _is_carry_over(x)]
         if inout and not copies:  # with the flag false, nothing is written
             copies = [_carry_over(c, kernel)]
@@ -275,7 +279,7 @@ def _rewrite(c: Compute, kernel: Kernel) -> list[Compute]:
         return copies + [_guarded_by(x, uni) for x in writes]
     bounds = _bounds(c.domain.guard, c)
     if bounds is None:
-        return [c]
+        return [masked_select(c, kernel, written) or c]
     if inout:
         out.append(_carry_over(c, kernel) if not _whole_domain(c, kernel) else _keep(c))
     narrowed = _restrict(c, bounds)

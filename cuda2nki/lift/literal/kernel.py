@@ -15,6 +15,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.lower import (
     LiteralRefusal,
     Lowerer,
+    NotAffine,
     _py,
     c_expr_to_py,
     dtype_spelling,
@@ -152,13 +153,21 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
                 f"a {t.dtype} tensor '{t.name}' (no 64-bit NKI arithmetic)", fn.loc
             )
     access = {t.name: (_py(t.name) + "_io" if t.role == "inout" else _py(t.name)) for t in tensors}
-    low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block)
-    for t in tensors:
-        low.names.add(access[t.name])
-        low.names.add(_py(t.name))
-    for s in binding.scalars:  # type: ignore[attr-defined]
-        low.names.add(_py(s.name))
-    body = low.lower_body()
+    forced: dict[str, str] = {}
+    while True:
+        low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block, forced=dict(forced))
+        for t in tensors:
+            low.names.add(access[t.name])
+            low.names.add(_py(t.name))
+        for s in binding.scalars:  # type: ignore[attr-defined]
+            low.names.add(_py(s.name))
+        try:
+            body = low.lower_body()
+            break
+        except NotAffine as exc:  # that local holds index values: lower it as one
+            if exc.local in forced:
+                raise
+            forced[exc.local] = "I"  # (an index local: evaluated when traced)
 
     inputs = [t for t in tensors if t.role in ("in", "inout")]
     sizes: dict[str, str] = {}

@@ -116,6 +116,16 @@ class LiteralRefusal(Exception):
         self.loc = loc
 
 
+class NotAffine(LiteralRefusal):
+    """A local classified thread-affine took a value that is not (``r = r % (T * T)``: the
+    division is not exact in the thread); lowering again with ``local`` an index local ports it
+    (see :func:`lower_kernel_body`)."""
+
+    def __init__(self, local: str, loc: object) -> None:
+        super().__init__("a non-affine value assigned to an affine local", loc)
+        self.local = local
+
+
 _FLOAT_DT = {"float32": "nl.float32", "float16": "nl.float16", "bfloat16": "nl.bfloat16"}
 _INT_DT = {
     "int32": "nl.int32",
@@ -219,6 +229,8 @@ class Lowerer:
     reshape: dict[str, int] = field(default_factory=dict)
     # statements done since the innermost loop began, per block level (None: a loop boundary)
     trail: list[list[A.Stmt] | None] = field(default_factory=list)
+    # locals known to hold index values that are not affine in the thread (class I at least)
+    forced: dict[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ emission helpers
     def emit(self, kind: str, line: int = 0, **operands: str) -> None:
@@ -350,7 +362,7 @@ class Lowerer:
 
     # ------------------------------------------------------------------ entry
     def lower_body(self) -> list[Node]:
-        self.classes = Classifier({}, self.thread_kind, lambda n: _callee(self.tu, n)).run(
+        self.classes = Classifier(self.forced, self.thread_kind, lambda n: _callee(self.tu, n)).run(
             self.fn.body
         )
         self.writes, self.reshape = write_counts(self.fn.body)
@@ -521,6 +533,9 @@ class Lowerer:
     def hold_ptr(self, cname: str, v: Ptr) -> Ptr:
         name = self.pyname(cname + "_off")
         off = v.off
+        if isinstance(off, Idx):  # a row chosen by index arithmetic (``b = r / (H * T)``)
+            self.emit("let", dst=name, value=f"_c2n_np({off.expr})")
+            return Ptr(v.tensor, Idx(name), v.ty, v.dims)
         if off.uniform:
             self.emit("let", dst=name, value=off.b)
             return Ptr(v.tensor, Lin(name, "0", "0"), v.ty, v.dims)
@@ -590,6 +605,8 @@ class Lowerer:
             b.value = Uni(name, b.ty)
             return
         if b.klass == "L":
+            if isinstance(v, Idx) and b.cname and not self.inline_depth:
+                raise NotAffine(b.cname.split("@")[0], node.loc)
             if not isinstance(v, Uni | Lin):
                 raise self.refuse("a non-affine value assigned to an affine local", node)
             lin = as_lin(v)
@@ -1173,6 +1190,10 @@ class Lowerer:
                 b = self.op("negative", [self.tile(b, "int", e)], "int")
             off = Tile(a.addr, "int") if isinstance(a, DynPtr) else a.off
             return DynPtr(a.tensor, self.dyn_address(off, [(b, "1")], e), a.ty)
+        if e.op in "+-" and isinstance(a, Ptr) and isinstance(b, Uni | Lin | Idx):
+            if isinstance(b, Idx) or isinstance(a.off, Idx):  # known when the kernel is traced
+                off = Idx(f"({self.np_spell(a.off)} {e.op} {self.np_spell(b)})")
+                return Ptr(a.tensor, off, a.ty, a.dims)
         if e.op == "+" and isinstance(a, Ptr) and isinstance(b, Uni | Lin):
             return Ptr(a.tensor, lin_add(a.off, as_lin(b)), a.ty, a.dims)
         if e.op == "+" and isinstance(b, Ptr) and isinstance(a, Uni | Lin):
