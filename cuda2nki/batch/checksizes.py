@@ -28,16 +28,11 @@ def smaller_sizes(spec: JobSpec, literal: bool = False) -> dict[str, str]:
     ``literal``: for a literal (thread-by-thread) port, whose simulation issues instructions
     per CUDA block: values under one partition tile."""
     from cuda2nki.fileio import read_text
-    from cuda2nki.frontend.sizemacros import check_values, size_macros
-    from cuda2nki.frontend.sizesteps import covered_values
+    from cuda2nki.frontend.sizesteps import check_sizes
 
     try:
         text = read_text(spec.path)
-        defines = dict(spec.defines)
-        macros = size_macros(spec.path, text, spec.include_dirs, defines)
-        values = check_values(macros, spec.path, text, spec.include_dirs, defines, small=literal)
-        # a value the host's grid does not cover is raised to a multiple of its step
-        return covered_values(values, spec.path, text, spec.include_dirs, defines)
+        return check_sizes(spec.path, text, spec.include_dirs, dict(spec.defines), small=literal)
     except (OSError, UnicodeDecodeError, DiagnosticError):
         return {}
 

@@ -128,3 +128,21 @@ def _threads(
             if isinstance(g.value, int) and isinstance(b.value, int):
                 out[(i, site.kernel, d)] = g.value * b.value
     return out
+
+
+def check_sizes(
+    path: str,
+    text: str,
+    include_dirs: Sequence[str] = (),
+    defines: Mapping[str, str] | None = None,
+    small: bool = False,
+) -> dict[str, str]:
+    """The check's values for the file's size macros that are too large to simulate (name ->
+    ``-D`` value; see :func:`cuda2nki.frontend.sizemacros.check_values`, ``small`` for a port
+    that simulates every CUDA block), each raised where the host's grid does not cover it."""
+    from cuda2nki.frontend.sizemacros import check_values, size_macros
+
+    defines = dict(defines or {})
+    macros = size_macros(path, text, include_dirs, defines)
+    values = check_values(macros, path, text, include_dirs, defines, small=small)
+    return covered_values(values, path, text, include_dirs, defines)

@@ -368,7 +368,9 @@ register(
         "that port; the port written keeps the source's sizes. Where the host truncates its grid "
         "(`M / 256`, `(size_t)(ceil((float)M) / 256.0f)`), so that a ragged value would leave "
         "elements unlaunched or the grid empty, the value is raised to the next multiple of the "
-        "grid's step. A macro given with -D keeps the value given.",
+        "grid's step. A macro given with -D keeps the value given. `cuda2nki check` does the same "
+        "for a binding it infers: the port under review runs on tensors of the smaller shapes "
+        "(a port that holds the source's sizes as numbers is checked at them).",
         example="cuda2nki migrate src/ -o ported/ --check",
         fix="Nothing to do; to check other sizes, give them with -D NAME=VALUE.",
     ),
