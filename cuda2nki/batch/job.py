@@ -211,7 +211,9 @@ def _process_file(spec: JobSpec) -> FileResult:
     # every kernel is ported first, then the ports are checked: a file stopped during its
     # checks has decided every kernel's bucket (what --examine reports), whatever the machine
     checks: list[_Pending] = []
-    small = checksizes.smaller_sizes(spec) if spec.check and spec.mode != "examine" else {}
+    small = {}
+    if spec.check and spec.mode != "examine":
+        small = checksizes.smaller_sizes(spec, tu=tu)
     for k in kernels:
         # a sidecar's binding applies to the kernel it names only; the others are inferred
         kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
 #: the steps tried, smallest first, for a size whose grid does not cover it
 STEPS = (8, 16, 32, 64, 128, 256, 512, 1024)
@@ -27,10 +28,12 @@ def covered_values(
     include_dirs: Sequence[str] = (),
     defines: Mapping[str, str] | None = None,
     source: Mapping[str, int] | None = None,
+    tu: Any = None,
 ) -> dict[str, str]:
     """``values`` (size macro -> the check's value) with each value that the file's launch grids
     do not cover raised to the next multiple of the smallest step that they cover (distinct from
-    the other values); ``source``: the macros' values in the source (read when not given)."""
+    the other values); ``source``: the macros' values in the source (read when not given);
+    ``tu``: the file parsed at its own sizes, when the caller has it (parsed again if not)."""
     from cuda2nki.frontend.sizemacros import _int_value, effective_values
 
     if not values:
@@ -41,7 +44,7 @@ def covered_values(
     if any(n not in source for n in values):
         return dict(values)
     at = {n: str(v) for n, v in source.items()}
-    base = _threads(path, text, include_dirs, defines, at)
+    base = _launched(tu) if tu is not None else _threads(path, text, include_dirs, defines, at)
     out = dict(values)
     now = _threads(path, text, include_dirs, defines, out)
     shrink = max(Fraction(_int_value(v) or 0, source[n]) for n, v in values.items())
@@ -119,6 +122,11 @@ def _threads(
             )
     except (DiagnosticError, RecursionError):
         return {}
+    return _launched(tu)
+
+
+def _launched(tu: Any) -> dict[_Axis, int]:
+    """Threads launched along each axis of each launch site of ``tu``."""
     out: dict[_Axis, int] = {}
     for i, site in enumerate(tu.launch_sites):
         host = site.host
@@ -136,6 +144,7 @@ def check_sizes(
     include_dirs: Sequence[str] = (),
     defines: Mapping[str, str] | None = None,
     small: bool = False,
+    tu: Any = None,
 ) -> dict[str, str]:
     """The check's values for the file's size macros that are too large to simulate (name ->
     ``-D`` value; see :func:`cuda2nki.frontend.sizemacros.check_values`, ``small`` for a port
@@ -145,4 +154,4 @@ def check_sizes(
     defines = dict(defines or {})
     macros = size_macros(path, text, include_dirs, defines)
     values = check_values(macros, path, text, include_dirs, defines, small=small)
-    return covered_values(values, path, text, include_dirs, defines)
+    return covered_values(values, path, text, include_dirs, defines, tu=tu)
