@@ -72,14 +72,3 @@ def test_each_launch_instantiates_with_its_own_constants(parse, host):
     sites = [s for s in tu.launch_sites if s.kernel == "fill"]
     # the first launch (in the branch or inner block) is the 256-wide one
     assert [tiles[s.instance]["TILE"] for s in sites] == [256, 64]
-
-
-def test_a_launch_in_the_function_body_sees_every_declaration_before_it(parse):
-    tu = parse(
-        KERNEL + "void run(float* p, int n) {\n"
-        "  const int TILE = 128, REP = 3;\n"
-        "  fill<TILE, REP><<<(n + TILE - 1) / TILE, TILE>>>(p, n);\n"
-        "}\n"
-    )
-    (k,) = tu.kernels
-    assert k.name == "fill" and k.template_args == (("TILE", 128), ("REP", 3))
