@@ -361,6 +361,7 @@ def check(
             extra_points=extra_points and not small,
         )
     if small:
+        report = smallsizes.at_chosen_sizes(report, small)
         note = smallsizes.note(str(cuda_path), small, was)
         report = replace(report, findings=[*report.findings, note])
     return report

@@ -392,6 +392,7 @@ def _check(
     sizes: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     from cuda2nki import api
+    from cuda2nki.fidelity import smallsizes
     from cuda2nki.frontend.sizemacros import defines_win
 
     limit = {} if seconds is None else {"timeout": seconds}
@@ -408,6 +409,8 @@ def _check(
                 include_dirs=spec.include_dirs,
                 extra_points=checksizes.extra_points(binding, sizes),
             )
+        if sizes:  # a size-bound performance finding at the check's sizes is a note
+            report = smallsizes.at_chosen_sizes(report, sizes)
     except DiagnosticError as exc:
         return {
             "verdict": "error",

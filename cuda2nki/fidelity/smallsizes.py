@@ -6,6 +6,10 @@ smaller values, which win over the file's own ``#define`` lines, with a C2N4032 
 under review is not remade: it is run on tensors of the smaller shapes, so a port that holds the
 source's sizes as numbers (an integer literal equal to one of them) is checked at the source's
 sizes, as before.  A binding given or found in a sidecar keeps its own sizes.
+
+A performance finding whose figure follows the problem's size (small DMAs, partitions used),
+measured at sizes the check chose in place of the source's, is a note, not a failure
+(:func:`at_chosen_sizes`; ``migrate --check`` judges its checks at smaller sizes the same way).
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
 
 
 def check_values(
@@ -67,3 +72,38 @@ def note(cuda_path: str, small: Mapping[str, str], was: Mapping[str, int]) -> Di
         defines=" ".join(f"-D {n}={v}" for n, v in small.items()),
         was=", ".join(f"{n} = {was.get(n, '?')}" for n in small),
     )
+
+
+#: performance findings whose figure follows the problem's size (bytes per DMA row, partitions a
+#: dimension fills): measured at sizes the check chose instead of the source's, they say nothing
+#: certain about the user's run
+SIZE_BOUND = frozenset({"C2N5007", "C2N5008"})
+
+
+def at_chosen_sizes(report: Any, small: Mapping[str, str]) -> Any:
+    """``report`` (a :class:`~cuda2nki.fidelity.check.CheckReport` of a check run at the size
+    macros' ``small`` values) with its size-bound performance findings as notes, each saying
+    so, and its verdict judged again."""
+    from dataclasses import replace
+
+    from cuda2nki.fidelity.check import numerics_outcome
+
+    sizes = " ".join(f"-D {n}={v}" for n, v in small.items())
+    why = (
+        f"measured at the check's sizes ({sizes}), not the source's: a note, not a failure; "
+        "check at the sizes you run with -D to judge it"
+    )
+    findings = [
+        replace(d, severity=Severity.NOTE, notes=(*d.notes, why))
+        if d.code in SIZE_BOUND and d.severity > Severity.NOTE
+        else d
+        for d in report.findings
+    ]
+    if findings == list(report.findings):
+        return report
+    failed = numerics_outcome(report.numerics) in ("fail", "unfinished")
+    worst = max((d.severity for d in findings), default=Severity.NOTE)
+    verdict = "fail" if failed or worst > Severity.NOTE else "pass"
+    if report.static_only and verdict == "pass":
+        verdict = "unverified"
+    return replace(report, findings=findings, verdict=verdict)

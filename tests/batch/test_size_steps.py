@@ -95,3 +95,29 @@ def test_migrate_checks_a_truncating_host_at_covered_sizes(tmp_path: Path) -> No
     assert rec["verdict"] == "pass", rec
     (note,) = [d["message"] for d in rec["diagnostics"] if d["id"] == "C2N4032"]
     assert "-D COLS=160" in note and "-D ROWS=144" in note
+
+
+def _report(findings: list) -> object:
+    from cuda2nki.fidelity.check import CheckReport
+
+    ok = {"output": "y", "classification": "expected"}
+    return CheckReport("k.cu", "p.py", "k", "k", "nki", "fail", [ok], findings, "ir")
+
+
+def test_migrate_checks_at_chosen_sizes_note_size_bound_findings(monkeypatch) -> None:
+    from cuda2nki import api
+    from cuda2nki.batch import job
+    from cuda2nki.diagnostics import Diagnostic, Severity
+
+    small_dmas = Diagnostic("C2N5007", Severity.WARNING, "DMAs of 64 B per partition")
+    reloads = Diagnostic("C2N5006", Severity.WARNING, "the same region loaded 4 times")
+    spec = job.JobSpec("k.cu", "k.cu", "out", "port", check=True)
+    for findings, verdict, ids in (
+        ([small_dmas], "pass", []),  # its figure follows the size the check chose
+        ([small_dmas, reloads], "fail", ["C2N5006"]),  # a reload is one at any size
+    ):
+        monkeypatch.setattr(api, "check", lambda *a, f=findings, **k: _report(f))
+        got = job._check(spec, Path("p.py"), None, "k", sizes={"N": "131"})
+        assert (got["verdict"], got["check_ids"]) == (verdict, ids)
+        # at the source's own sizes the finding keeps its severity
+        assert job._check(spec, Path("p.py"), None, "k")["verdict"] == "fail"

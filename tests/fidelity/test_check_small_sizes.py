@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from cuda2nki import api
+from cuda2nki.diagnostics import Severity
 
 KERNEL = """\
 {defs}
@@ -72,6 +73,20 @@ def test_check_runs_at_the_smaller_sizes(tmp_path: Path, defs: str, grid: str, v
     assert f"-D LEN={value}" in note.message and "LEN = 65536" in note.message
     # the CUDA kernel and the port ran at that size
     assert report.trace.get("instructions", 0) > 0
+
+
+def test_size_bound_findings_at_the_chosen_sizes_are_notes(tmp_path: Path) -> None:
+    # the port fills one partition: at the check's 131 elements that is a note (the source's
+    # 4096 are never run); checked at the source's sizes it is the warning it always was
+    cu, py = _files(tmp_path, "#define LEN 4096", "(LEN + 255) / 256", GENERIC)
+    small = api.check(cu, py, seeds=1)
+    (low,) = [f for f in small.findings if f.code == "C2N5008"]
+    assert low.severity == Severity.NOTE and "check's sizes (-D LEN=131)" in " ".join(low.notes)
+    assert small.verdict == "pass"
+    py.write_text(GENERIC.replace("n = x.shape[0]", "n = 4096"))
+    full = api.check(cu, py, seeds=1)
+    (low,) = [f for f in full.findings if f.code == "C2N5008"]
+    assert low.severity > Severity.NOTE and full.verdict == "fail"
 
 
 def _noted(report: object) -> list[str]:
