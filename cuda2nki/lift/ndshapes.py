@@ -134,12 +134,6 @@ def _shape_of(
         nd = _nd_shape(aff.coeffs, bounds, ties, caps)
         if nd is not None:
             return nd
-    elif aff.const.is_const and aff.const.const_value > 0 and caps is not None:
-        # a constant step past the thread's element (``a[i * W + j + 1]``, ``a[(i + 1) * W + j]``):
-        # the strides still give the row-major dims; the shape then grows to cover the step
-        nd = _nd_shape(aff.coeffs, bounds, {}, caps)
-        if nd is not None:
-            return nd
     unit = [v for v, c in aff.coeffs.items() if c == af.ONE]
     if len(unit) == 1:
         inner = bounds[unit[0]]

@@ -17,7 +17,8 @@ __global__ void diff_cols(int {r}, int {c}, const float* src, float* dst)
     int {j} = blockIdx.x * blockDim.x + threadIdx.x;
     int {i} = blockIdx.y * blockDim.y + threadIdx.y;
     if ({i} < {r} - 1 && {guard})
-        dst[{i} * {w} + {j}] = src[{i} * {w} + {j} + 1] - src[({i} + 1) * {w} + {j}];
+        dst[{i} * {w} + {j}] = src[{i} * {w} + {j} + 1] - src[{i} * {w} + {j}]
+                               + src[({i} + 1) * {w} + {j}];
 }}
 void run(const float* src, float* dst)
 {{
