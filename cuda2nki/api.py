@@ -8,9 +8,10 @@ The heavy packages are imported on first use so that ``import cuda2nki`` stays c
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -25,7 +26,7 @@ from cuda2nki.binding import (
     load_binding,
     load_bindings,
 )
-from cuda2nki.diagnostics import Diagnostic
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError
 from cuda2nki.fileio import read_text, write_atomic
 from cuda2nki.frontend.ast import TranslationUnit
 from cuda2nki.frontend.select import select_kernel
@@ -321,29 +322,49 @@ def check(
     launched early for this port (it is closed here); ``templates``, template arguments for a
     template kernel that no launch site instantiates; ``extra_points``: False runs the
     binding's own test points only (no generated sizes)."""
+    from cuda2nki.fidelity import smallsizes
     from cuda2nki.fidelity.check import check as _check
+    from cuda2nki.frontend.sizemacros import defines_win
 
-    return _check(
-        cuda_path,
-        port_path,
-        binding=binding,
-        kernel=kernel,
-        port_kernel=port_kernel,
-        seeds=seeds,
-        overrides=overrides,
-        binds=binds,
-        static_only=static_only,
-        target=hw,
-        timeout=timeout,
-        memory_mb=memory_mb,
-        ignore=tuple(ignore),
-        defines=defines,
-        include_dirs=include_dirs,
-        trust=trust,
-        sandbox=sandbox,
-        templates=templates,
-        extra_points=extra_points,
-    )
+    # a file sized by macros is checked at smaller values of them, as `migrate --check` does
+    small, was = {}, {}
+    if not static_only and os.path.isfile(port_path):
+        try:
+            port_text = read_text(port_path)
+        except DiagnosticError:  # the check reports it
+            port_text = None
+        if port_text is not None:
+            small, was = smallsizes.check_values(
+                str(cuda_path), port_text, binding, defines, include_dirs
+            )
+    with defines_win(small):
+        report = _check(
+            cuda_path,
+            port_path,
+            binding=binding,
+            kernel=kernel,
+            port_kernel=port_kernel,
+            seeds=seeds,
+            overrides=overrides,
+            binds=binds,
+            static_only=static_only,
+            target=hw,
+            timeout=timeout,
+            memory_mb=memory_mb,
+            ignore=tuple(ignore),
+            defines={**dict(defines or {}), **small},
+            include_dirs=include_dirs,
+            trust=trust,
+            sandbox=sandbox,
+            templates=templates,
+            # the host's grid, computed from the same macros, covers the chosen sizes only
+            extra_points=extra_points and not small,
+        )
+    if small:
+        report = smallsizes.at_chosen_sizes(report, small)
+        note = smallsizes.note(str(cuda_path), small, was)
+        report = replace(report, findings=[*report.findings, note])
+    return report
 
 
 @dataclass(frozen=True)

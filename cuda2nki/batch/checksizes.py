@@ -22,20 +22,19 @@ if TYPE_CHECKING:
     from cuda2nki.batch.job import JobSpec, _Pending
 
 
-def smaller_sizes(spec: JobSpec, literal: bool = False) -> dict[str, str]:
+def smaller_sizes(spec: JobSpec, literal: bool = False, tu: Any = None) -> dict[str, str]:
     """The file's size macros that are too large to simulate, with the check's values
     (name -> ``-D`` value); empty when there are none (or the file cannot be read).
     ``literal``: for a literal (thread-by-thread) port, whose simulation issues instructions
-    per CUDA block: values under one partition tile."""
+    per CUDA block: values under one partition tile.  ``tu``: the file as parsed for porting
+    (its launches at the source's sizes)."""
     from cuda2nki.fileio import read_text
-    from cuda2nki.frontend.sizemacros import check_values, size_macros
+    from cuda2nki.frontend.sizesteps import check_sizes
 
     try:
         text = read_text(spec.path)
-        macros = size_macros(spec.path, text, spec.include_dirs, dict(spec.defines))
-        return check_values(
-            macros, spec.path, text, spec.include_dirs, dict(spec.defines), small=literal
-        )
+        defines = dict(spec.defines)
+        return check_sizes(spec.path, text, spec.include_dirs, defines, small=literal, tu=tu)
     except (OSError, UnicodeDecodeError, DiagnosticError):
         return {}
 

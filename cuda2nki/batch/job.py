@@ -211,7 +211,9 @@ def _process_file(spec: JobSpec) -> FileResult:
     # every kernel is ported first, then the ports are checked: a file stopped during its
     # checks has decided every kernel's bucket (what --examine reports), whatever the machine
     checks: list[_Pending] = []
-    small = checksizes.smaller_sizes(spec) if spec.check and spec.mode != "examine" else {}
+    small = {}
+    if spec.check and spec.mode != "examine":
+        small = checksizes.smaller_sizes(spec, tu=tu)
     for k in kernels:
         # a sidecar's binding applies to the kernel it names only; the others are inferred
         kb = sidecar.for_kernel(k.name, tu) if sidecar is not None else None
@@ -390,6 +392,7 @@ def _check(
     sizes: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     from cuda2nki import api
+    from cuda2nki.fidelity import smallsizes
     from cuda2nki.frontend.sizemacros import defines_win
 
     limit = {} if seconds is None else {"timeout": seconds}
@@ -406,6 +409,8 @@ def _check(
                 include_dirs=spec.include_dirs,
                 extra_points=checksizes.extra_points(binding, sizes),
             )
+        if sizes:  # a size-bound performance finding at the check's sizes is a note
+            report = smallsizes.at_chosen_sizes(report, sizes)
     except DiagnosticError as exc:
         return {
             "verdict": "error",

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 
 import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
-from cuda2nki.frontend import hosttemplates
 from cuda2nki.frontend.apilaunch import ApiLaunch, api_launches
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import (
     COMMENT_IDS,
-    QUALIFIER_IDS,
     F,
     describe_error,
     first_error,
@@ -25,9 +23,15 @@ from cuda2nki.frontend.cst import (
 )
 from cuda2nki.frontend.fnptr import passed_targets, pointer_base, pointer_targets
 from cuda2nki.frontend.groupgen import is_group_generic
+from cuda2nki.frontend.hostscope import (
+    HostScope,
+    dim3_exprs,
+    host_scope,
+    span_text,
+)
 from cuda2nki.frontend.hostvals import HostEvaluator, HostFacts, parameter_names
 from cuda2nki.frontend.lower import BodyLowerer
-from cuda2nki.frontend.lowerbase import Sym, _Placeholder, _text
+from cuda2nki.frontend.lowerbase import _Placeholder, _text
 from cuda2nki.frontend.partialinst import partial_envs, partial_name
 from cuda2nki.frontend.preprocess import preprocess
 from cuda2nki.frontend.unit import (
@@ -357,7 +361,7 @@ def _launch_sites(
     # function_kind(fd.node)[0] and function_name(fd.node), already known
     kinds = {fd.node.id: fd.kind for fd in funcs}
     names = {fd.node.id: fd.name for fd in funcs}
-    host_low: dict[int, _HostScope] = {}
+    host_low: dict[object, HostScope] = {}
     evaluator = HostEvaluator(root, lambda n: _where(unit, n), unit.filename)
     for ks in caps:
         call = ks.parent
@@ -372,7 +376,7 @@ def _launch_sites(
                 continue  # device-side launch: C2N1014 when that function is lowered
         if call.has_error:
             continue
-        host = _host_scope(unit, fnode, names, host_low)
+        host = host_scope(unit, fnode, names, host_low, at=call)
         facts: list[HostFacts | None] = []
         for target in _pointer_launch(unit, call, fnode, root, evaluator) or [None]:
             site = _launch_site(unit, host, call, ks, target)
@@ -393,21 +397,6 @@ def _launch_sites(
     return sites, requests
 
 
-def _host_scope(
-    unit: UnitContext,
-    fnode: ts.Node | None,
-    names: dict[int, str],
-    host_low: dict[int, _HostScope],
-) -> _HostScope:
-    """The host lowering of the function ``fnode`` (``None``: file scope), made once."""
-    key = fnode.id if fnode is not None else -1
-    host = host_low.get(key)
-    if host is None:
-        name = names.get(key) if fnode is not None else "<file>"
-        host = host_low[key] = _HostScope(unit, fnode, name, scopes=(names, host_low))
-    return host
-
-
 _API_RE = re.compile(
     rb"\b(?:cudaLaunchKernel|cudaLaunchCooperativeKernel|cuLaunchKernel|\.func\s*=)"
 )
@@ -418,7 +407,7 @@ def _api_sites(
     root: ts.Node,
     kinds: dict[int, str],
     names: dict[int, str],
-    host_low: dict[int, _HostScope],
+    host_low: dict[object, HostScope],
     evaluator: HostEvaluator,
 ) -> list[A.LaunchSite]:
     """Launch sites of the launches written as API calls or graph kernel nodes (see
@@ -428,7 +417,7 @@ def _api_sites(
         fnode = _enclosing_function(launch.anchor)
         if fnode is not None and kinds.get(fnode.id, function_kind(fnode)[0]) != "host":
             continue
-        host = _host_scope(unit, fnode, names, host_low)
+        host = host_scope(unit, fnode, names, host_low, at=launch.anchor)
         site = _api_site(unit, host, launch)
         if site is None:
             continue
@@ -443,7 +432,7 @@ def _api_sites(
     return out
 
 
-def _api_site(unit: UnitContext, host: _HostScope, launch: ApiLaunch) -> A.LaunchSite | None:
+def _api_site(unit: UnitContext, host: HostScope, launch: ApiLaunch) -> A.LaunchSite | None:
     low = host.low
     try:
         grid, grid_text = _axes(host, launch.grid)
@@ -462,17 +451,17 @@ def _api_site(unit: UnitContext, host: _HostScope, launch: ApiLaunch) -> A.Launc
         args=args,
         grid_text=grid_text,
         block_text=block_text,
-        arg_texts=tuple([_span_text(unit.src, a) for a in launch.args]),
+        arg_texts=tuple([span_text(unit.src, a) for a in launch.args]),
         instance=launch.kernel,
     )
 
 
-def _axes(host: _HostScope, nodes: tuple[ts.Node, ...]) -> tuple[tuple[A.Expr, ...], str]:
+def _axes(host: HostScope, nodes: tuple[ts.Node, ...]) -> tuple[tuple[A.Expr, ...], str]:
     """A launch's grid or block: one ``dim3`` node, or one node per axis."""
     if len(nodes) == 1:
         return _dims(host, nodes[0])
     return tuple([host.low.expr(n) for n in nodes]), ", ".join(
-        _span_text(host.low.src, n) for n in nodes
+        span_text(host.low.src, n) for n in nodes
     )
 
 
@@ -582,202 +571,8 @@ def _kernel_call_nodes(src: bytes, root: ts.Node) -> list[ts.Node]:
     return out
 
 
-_STMT_CONTAINERS = frozenset(
-    "compound_statement if_statement else_clause for_statement while_statement do_statement "
-    "switch_statement case_statement labeled_statement attributed_statement".split()
-)
-
-
-def _function_declarator_of(fnode: ts.Node) -> ts.Node | None:
-    d = fnode.child_by_field_id(F.declarator)
-    while d is not None and d.type != "function_declarator":
-        d = d.child_by_field_id(F.declarator)
-    return d
-
-
-def _declarations(fnode: ts.Node) -> list[ts.Node]:
-    """Declarations in a function body (statement level, nested blocks included), in order."""
-    out: list[ts.Node] = []
-    body = fnode.child_by_field_id(F.body)
-    stack = [body] if body is not None else []
-    while stack:
-        n = stack.pop()
-        for c in reversed(n.named_children):
-            if c.type == "declaration":
-                out.append(c)
-            elif c.type in _STMT_CONTAINERS:
-                stack.append(c)
-    out.sort(key=lambda d: d.start_byte)
-    return out
-
-
-class _HostScope:
-    """A host function read for launch sites.  Its ``dim3`` variables and integer constants are
-    looked up by name when a launch needs them, and only those declarations are lowered."""
-
-    def __init__(
-        self,
-        unit: UnitContext,
-        fnode: ts.Node | None,
-        name: str | None,
-        *,
-        scopes: tuple[dict[int, str], dict[int, _HostScope]] | None = None,
-        depth: int = 0,
-    ) -> None:
-        if name is None:  # a function the collection did not list (a method...)
-            name = (function_name(fnode) or "<host>") if fnode is not None else "<file>"
-        self.unit = unit
-        self.fnode = fnode
-        self.low = BodyLowerer(unit, name, host=True)
-        if fnode is not None and scopes is not None and hosttemplates.type_params(fnode):
-            # a template launcher: its type parameters are what its callers pass
-            env = hosttemplates.deduce(fnode, name, self._scope_of(scopes), depth)
-            self.low = BodyLowerer(unit, name, dict(env), host=True)
-        self._index: dict[str, tuple[ts.Node, ts.Node]] | None = None
-        self._dim3: dict[str, tuple[tuple[A.Expr, str], ...] | None] = {}
-        self._consts_done: set[str] = set()
-
-    def _decl(self, name: str) -> tuple[ts.Node, ts.Node] | None:
-        """(declaration, declarator) of a local of the host function (the last one wins)."""
-        if self._index is None:
-            self._index = {}
-            for d in _declarations(self.fnode) if self.fnode is not None else ():
-                for c in d.children_by_field_id(F.declarator):
-                    n = c.child_by_field_id(F.declarator) if c.type == "init_declarator" else c
-                    if n is not None and n.type == "identifier":
-                        self._index[_text(n)] = (d, c)
-        return self._index.get(name)
-
-    def _scope_of(
-        self, scopes: tuple[dict[int, str], dict[int, _HostScope]]
-    ) -> Callable[[ts.Node | None, int], _HostScope]:
-        """The host scope of a caller (made once, as :func:`_host_scope` does)."""
-        names, host_low = scopes
-
-        def get(fnode: ts.Node | None, depth: int) -> _HostScope:
-            key = fnode.id if fnode is not None else -1
-            host = host_low.get(key)
-            if host is None:
-                name = names.get(key) if fnode is not None else "<file>"
-                host = _HostScope(self.unit, fnode, name, scopes=scopes, depth=depth)
-                host_low[key] = host
-            return host
-
-        return get
-
-    def type_argument(self, node: ts.Node) -> A.CType | None:
-        """The type a template argument of a call names (None: a value, or unknown)."""
-        if node.type != "type_descriptor":
-            return None
-        try:
-            return self.low.type_descriptor(node)
-        except _Placeholder:
-            return None
-
-    def typed(self, args: tuple[A.Expr, ...]) -> tuple[A.Expr, ...]:
-        """The launch's arguments with the declared types of the host's parameters and locals
-        they name (a host name is lowered without one); for deducing template parameters."""
-        out = []
-        for a in args:
-            ty = self.declared_type(a.name) if isinstance(a, A.Name) and a.ty is None else None
-            out.append(replace(a, ty=ty) if ty is not None else a)
-        return tuple(out)
-
-    def declared_type(self, name: str) -> A.CType | None:
-        """The type the host function declares ``name`` with (a parameter or a local)."""
-        if self.fnode is None:
-            return None
-        fdecl = _function_declarator_of(self.fnode)
-        params = fdecl.child_by_field_id(F.parameters) if fdecl is not None else None
-        cands = [
-            (p, p.child_by_field_id(F.declarator))
-            for p in (params.named_children if params is not None else ())
-        ]
-        for d in _declarations(self.fnode):
-            for c in d.children_by_field_id(F.declarator):
-                cands.append(
-                    (d, c.child_by_field_id(F.declarator) if c.type == "init_declarator" else c)
-                )
-        decl = dn = None
-        for p, d in cands:  # the last declaration of the name wins
-            inner = d
-            while inner is not None and inner.type != "identifier":
-                inner = inner.child_by_field_id(F.declarator)
-            if inner is not None and _text(inner) == name:
-                decl, dn = p, d
-        if decl is None or dn is None:
-            return None
-        quals = tuple(c for c in decl.children if c.type == "type_qualifier")
-        try:
-            base = self.low.type_of(decl.child_by_field_id(F.type), quals)
-            return self.low._declarator_type(dn, base)[1]
-        except _Placeholder:
-            return None
-
-    def dim3(self, name: str) -> tuple[tuple[A.Expr, str], ...] | None:
-        if name not in self._dim3:
-            got = None
-            dc = self._decl(name)
-            if dc is not None and _text(dc[0].child_by_field_id(F.type) or dc[0]) == "dim3":
-                d, c = dc
-                if c.type == "init_declarator" and not _members_reassigned(self.fnode, name, d):
-                    self.need_consts(_text(c))
-                    try:
-                        got = _dim3_exprs(self.low, c.child_by_field_id(F.value))
-                    except _Placeholder:
-                        got = None
-            self._dim3[name] = got
-        return self._dim3[name]
-
-    def need_consts(self, text: str, depth: int = 0) -> None:
-        """Declare the integer constants named in ``text`` (for template arguments)."""
-        for name in set(re.findall(r"[A-Za-z_]\w*", text)):
-            if name in self._consts_done or depth > 8:
-                continue
-            self._consts_done.add(name)
-            dc = self._decl(name)
-            if dc is None or dc[1].type != "init_declarator":
-                continue
-            d, c = dc
-            quals = {_text(q) for q in d.children if q.kind_id in QUALIFIER_IDS}
-            value = c.child_by_field_id(F.value)
-            if not quals & {"const", "constexpr"} or value is None:
-                continue
-            self.need_consts(_text(value), depth + 1)
-            v = self.low.const_int_node(value)
-            if v is not None:
-                self.low.declare(name, Sym(None, const=v))
-
-
-def _members_reassigned(fnode: ts.Node | None, name: str, decl: ts.Node) -> bool:
-    """Whether the host function assigns ``name.x``, ``.y`` or ``.z`` after declaring the
-    ``dim3`` ``name`` with a value (``dim3 grid(1, 1); for (...) { grid.x = ...; k<<<grid,
-    b>>>(...); }``): its value at a launch is then the host evaluator's (hostvals)."""
-    from cuda2nki.frontend.hostidioms import member_assignments
-
-    if fnode is None:
-        return False
-    return bool(member_assignments(fnode, name, decl.end_byte, fnode.end_byte))
-
-
-def _dim3_exprs(low: BodyLowerer, value: ts.Node | None) -> tuple[tuple[A.Expr, str], ...] | None:
-    if value is None:
-        return None
-    if value.type in ("argument_list", "initializer_list"):
-        items = [c for c in value.named_children if c.kind_id not in COMMENT_IDS]
-    elif value.type == "call_expression" and _text(value.child_by_field_id(F.function)) == "dim3":
-        items = [
-            c
-            for c in value.child_by_field_id(F.arguments).named_children
-            if c.kind_id not in COMMENT_IDS
-        ]
-    else:
-        return None
-    return tuple([(low.expr(c), _span_text(low.src, c)) for c in items])
-
-
 def _launch_site(
-    unit: UnitContext, host: _HostScope, call: ts.Node, ks: ts.Node, target: str | None = None
+    unit: UnitContext, host: HostScope, call: ts.Node, ks: ts.Node, target: str | None = None
 ) -> A.LaunchSite | None:
     """The launch site of ``call``; ``target`` names the kernel of a launch through a function
     pointer."""
@@ -824,26 +619,21 @@ def _launch_site(
         args=args,
         grid_text=grid_text,
         block_text=block_text,
-        arg_texts=tuple([_span_text(unit.src, a) for a in arg_nodes]),
+        arg_texts=tuple([span_text(unit.src, a) for a in arg_nodes]),
         instance=name,  # a template instantiated several times: renamed by _with_instance
     )
 
 
-def _dims(host: _HostScope, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:
+def _dims(host: HostScope, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:
     low = host.low
     if node.type == "identifier":
         got = host.dim3(_text(node))
         if got:
             return tuple(e for e, _ in got), ", ".join(t for _, t in got)
-    got = _dim3_exprs(low, node)
+    got = dim3_exprs(low, node)
     if got is not None:
         return tuple(e for e, _ in got), ", ".join(t for _, t in got)
-    return (low.expr(node),), _span_text(low.src, node)
-
-
-def _span_text(src: bytes, node: ts.Node) -> str:
-    """``_text(node)`` for a node of a tree parsed from ``src`` (a slice, not ``node.text``)."""
-    return src[node.start_byte : node.end_byte].decode()  # UTF-8, cut on characters
+    return (low.expr(node),), span_text(low.src, node)
 
 
 # ---------------------------------------------------------------------- lowering

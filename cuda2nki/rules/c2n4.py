@@ -365,8 +365,12 @@ register(
         "against, strides and extents in brackets; not a launch's block shape, a `__shared__` "
         "extent or a constant), preprocesses the file again with smaller, distinct, ragged "
         "values (past one 128-partition tile where the data allows), ports it again and checks "
-        "that port; the port written keeps the source's sizes. A macro given with -D keeps the "
-        "value given.",
+        "that port; the port written keeps the source's sizes. Where the host truncates its grid "
+        "(`M / 256`, `(size_t)(ceil((float)M) / 256.0f)`), so that a ragged value would leave "
+        "elements unlaunched or the grid empty, the value is raised to the next multiple of the "
+        "grid's step. A macro given with -D keeps the value given. `cuda2nki check` does the same "
+        "for a binding it infers: the port under review runs on tensors of the smaller shapes "
+        "(a port that holds the source's sizes as numbers is checked at them).",
         example="cuda2nki migrate src/ -o ported/ --check",
         fix="Nothing to do; to check other sizes, give them with -D NAME=VALUE.",
     ),

@@ -74,7 +74,9 @@ register(
         "small DMAs",
         "{evidence}",
         "DMA transfers move few bytes per partition; below 512 B each transfer is dominated by its fixed cost "
-        "(~2 µs), and at least 2 KiB per partition is recommended where the problem size allows.",
+        "(~2 µs), and at least 2 KiB per partition is recommended where the problem size allows. "
+        "The bytes follow the problem's size: at sizes the check chose in place of the source's "
+        "(C2N4032) the finding is a note, not a failure.",
         example="nl.load(x[i*128:(i+1)*128, j:j+1])  # 4 bytes per partition",
         fix="Load larger free-dimension chunks per DMA (≥ 512 fp32 elements per partition).",
     ),
@@ -87,7 +89,9 @@ register(
         "every engine instruction processes all 128 lanes at the same cost. The rows counted are the "
         "kernel's independent rows of work where the lifted kernel says so: a block-wise scan or "
         "reduction has one row per block (a 4,096-element scan in 256-element blocks has 16), plus "
-        "one per further 512 elements of a long block.",
+        "one per further 512 elements of a long block. The partitions a dimension fills follow "
+        "the problem's size: at sizes the check chose in place of the source's (C2N4032) the "
+        "finding is a note, not a failure.",
         example="t = nl.load(x[0:1, :])  # one partition per instruction",
         fix="Put 128 rows (or the parallel axis) on the partition dimension.",
     ),
