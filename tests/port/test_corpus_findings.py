@@ -23,9 +23,6 @@ KNOWN: dict[str, str] = {
     "misc/kmeans_assign": "C2N5006/C2N5007/C2N5014: each step of the feature loop loads "
     "centroid column k broadcast over the partitions for every row tile (130x130x130: 125x "
     "the bytes needed), and one point per partition makes the row DMAs 32 B at 8 features",
-    "stencil/fdtd_field_col0": "C2N5006: the update reads hz at the flat offset at - 1 through "
-    "a view of ex's merged dims, and the source element src[t] of the first column is loaded "
-    "again in each row tile of the loop around it",
     "reduce/col_sum_lockstep": "C2N5008: the column sums over the lockstep loop's trip count "
     "run on 63 of 128 partitions on average (300 rows in 128-row tiles with a ragged last one)",
     "views/bias_grad_merged": "C2N5001/C2N5007: the sum over the merged B*T rows of dout keeps "
