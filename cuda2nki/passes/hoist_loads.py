@@ -99,8 +99,10 @@ def _split(loop: Loop) -> tuple[list, tuple]:
 def _widens(loop: Loop, alloc: Alloc, load: Load) -> bool:
     """A load of the same HBM elements in every trip into a tile whose extents shrink with the
     loop (a value broadcast over a ragged row tile: ``min(128, R - 128 * t)`` partitions): loaded
-    once at the first trip's extents, the largest, of which each trip reads its first rows."""
-    if loop.var in _syms(load.src) or _tiles_read(load):
+    once at the first trip's extents, the largest, of which each trip reads its first rows.
+    Only for a loop from 0: a later first trip (``range(1, T)``, the tiles after a peeled one)
+    may not run at all, and its extents then need not be sizes (``min(128, R - 128)``)."""
+    if loop.start != Const(0) or loop.var in _syms(load.src) or _tiles_read(load):
         return False
     if any(loop.var in _syms(getattr(d, "start", Const(0))) for d in load.dst.dims):
         return False

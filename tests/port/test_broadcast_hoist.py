@@ -74,3 +74,27 @@ def test_a_broadcast_value_is_loaded_once_outside_the_row_tiles(name, target, tm
     loads = [(d, ld) for d, ld in _loads_in_loops(res.ir_tiles.body) if ld.src.tensor == "f"]
     assert [d for d, _ in loads] == [0], loads
     assert any(isinstance(x, Loop) for x in nodes(res.ir_tiles))
+
+
+_DEVIATION = """
+__global__ void k(float* e, const float* f, int step, int R, int C) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c < C) {
+        float s = 0.0f;
+        for (int r = 0; r < R; r++) s += (e[r * C + c] - f[c]) * (e[r * C + c] - f[c]);
+        e[c] = s;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+def test_a_loop_after_a_peeled_first_tile_is_left_alone(target, tmp_path) -> None:
+    """The row tiles after the first (``range(1, ceil(R / 128))``) may not run at all: a
+    per-column value broadcast over them is not widened to a first trip that need not exist
+    (``min(128, R - 128)`` rows, negative for R < 128)."""
+    bind = _bind({"grid": ["ceil_div(C, 64)"], "block": [64]})
+    bind["params"]["f"] = {"shape": ["C"], "dtype": "float32", "role": "in"}
+    bind["check"] = {"shapes": [{"R": 100, "C": 30}, {"R": 129, "C": 3}]}
+    _, run, points = port_variant("hoist/deviation", _DEVIATION, bind, target, tmp_path, 1e-4)
+    assert len(points) >= 3 and not run.mismatches, run.mismatches

@@ -25,9 +25,9 @@ KNOWN: dict[str, str] = {
     "the bytes needed), and one point per partition makes the row DMAs 32 B at 8 features",
     "reduce/col_sum_lockstep": "C2N5008: the column sums over the lockstep loop's trip count "
     "run on 63 of 128 partitions on average (300 rows in 128-row tiles with a ragged last one)",
-    "views/bias_grad_merged": "C2N5001/C2N5007: the sum over the merged B*T rows of dout keeps "
-    "its division by T (split-flat leaves reductions alone), so each channel tile loads one "
-    "row of 12 B per DMA instead of a B*T x OC block",
+    "views/bias_grad_merged": "C2N5008: at the largest test point (B*T = 48 rows of 258 "
+    "channels) the ones-vector column sum over the merged rows runs on 48 of 128 partitions; "
+    "channels on partitions would move dbias 4 B per partition per DMA instead",
 }
 
 
