@@ -27,7 +27,8 @@ KNOWN: dict[str, str] = {
     "run on 63 of 128 partitions on average (300 rows in 128-row tiles with a ragged last one)",
     "views/bias_grad_merged": "C2N5008: at the largest test point (B*T = 48 rows of 258 "
     "channels) the ones-vector column sum over the merged rows runs on 48 of 128 partitions; "
-    "channels on partitions would move dbias 4 B per partition per DMA instead",
+    "channels on partitions instead costs 5.8 us against 2.2 us in the cost model, with "
+    "78 B DMAs (C2N5007)",
 }
 
 
