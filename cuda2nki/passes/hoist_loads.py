@@ -8,6 +8,11 @@ variable, its tile is written by nothing else in the loop, no tile it reads (a g
 is written in the loop, and the loop has at least one iteration
 whenever the load would matter (hoisting runs the DMA once even for an empty loop, which is
 harmless: tiles are private scratch).
+
+A load whose HBM view is the same in every trip but whose tile is sized by the trip (a value
+broadcast over ragged row tiles, ``min(128, R - 128 * t)`` partitions) is hoisted too, from a
+loop that starts at 0, when its extents only shrink as the loop goes on: it is loaded once at
+the first trip's extents, and each trip reads its first rows.
 """
 
 from __future__ import annotations
