@@ -233,7 +233,9 @@ def markdown() -> str:
         "",
         "Layouts: `rows` (partition = the first parallel axis, 128 rows per tile; free = the "
         "row), `matmul` (contraction axis on partitions, TensorE accumulating in PSUM), "
-        "`colreduce` (reduced axis on partitions), `transpose` (128x128 blocks through the "
+        "`colreduce` (reduced axis on partitions; rows that merge several bound dims, "
+        "`dout[r * OC + o]` with `r < B * T` into `[B, T, OC]`, are read as blocks of the "
+        "merged view), `transpose` (128x128 blocks through the "
         "tensor engine; a neighbour that moves along with the columns merges into them), "
         "`scatter` (elements in resident `[rows, F]` chunks, each column an element tile on the "
         "partitions; a one-hot of the keys against an iota of the target's rows -- along the "
