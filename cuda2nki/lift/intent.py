@@ -36,6 +36,7 @@ from cuda2nki.lift import lanes as lanes_mod
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.capped import capped_args, capped_text, is_capped
+from cuda2nki.lift.delinear import borrows, delinearize, inside_split
 from cuda2nki.lift.finalize import Finalizer
 from cuda2nki.lift.invariant import collapse
 from cuda2nki.lift.solve import invert_radix, radix_order, solve_writer
@@ -336,6 +337,9 @@ class Lowering:
         shape = self.shapes.tensors[st.tensor]
         iv, index, value, guard = self.split_axes(iv, index, value, guard, shape, st)
         dims = delinearize(index, shape)
+        if dims is not None:
+            with af.bounds(iv):
+                dims = inside_split(dims, shape)
         if dims is None:
             raise Refusal(
                 "C2N2013",
@@ -951,7 +955,7 @@ class ExprConverter:
         dims = delinearize(flat, shape)
         if dims is not None and not self.in_range(dims, shape):
             # ``r*cols + cols - 1`` is row r, column cols - 1: borrow one from the outer dim
-            dims = next((b for b in _borrows(dims, shape) if self.in_range(b, shape)), dims)
+            dims = next((b for b in borrows(dims, shape) if self.in_range(b, shape)), dims)
         if dims is None or not self.in_range(dims, shape):
             return None
         return dims
@@ -1157,30 +1161,6 @@ def _atom_range(a: object, box: dict, env: dict, depth: int) -> tuple[int, int] 
     return (num[0], num[1]) if num[1] < k else (0, k - 1)
 
 
-def delinearize(flat: Poly, shape: tuple) -> list | None:
-    """Split a flat offset into per-dim indices (row-major strides from ``shape``): each term goes
-    to the outermost dim whose stride divides it."""
-    if len(shape) == 1:
-        return [flat]
-    strides = []
-    for k in range(len(shape)):
-        s = af.ONE
-        for x in shape[k + 1 :]:
-            s = s * x
-        strides.append(s)
-    dims = [af.ZERO] * len(shape)
-    for m, c in flat.terms:
-        term = Poly(((m, c),))
-        for k, s in enumerate(strides):
-            q = af._exact_div(term, s) if s != af.ONE else term
-            if q is not None:
-                dims[k] = dims[k] + q
-                break
-        else:
-            return None
-    return dims
-
-
 def _undivided(c: af.Cmp, axes: set) -> af.Cmp:
     """``ax / d < X`` (``d`` a positive constant, ``X`` free of ``ax``) as ``ax < d*X``."""
     if c.op != "<":
@@ -1196,26 +1176,6 @@ def _undivided(c: af.Cmp, axes: set) -> af.Cmp:
             continue
         return af.Cmp(a.num + a.den * rest, "<")
     return c
-
-
-def _borrows(dims: list, shape: tuple) -> list:
-    """The other splits of the same flat offset: one unit of an outer dim moved inward or
-    outward, and, where the inner dim's extent is a number, its constant offset divided by
-    that extent (``(i - 1) * 96 + (j + 1)`` is ``96*i + j - 95``: row ``i - 1``, column
-    ``j + 1``), the nearest splits first."""
-    out = []
-    for k in range(len(dims) - 1):
-        s = shape[k + 1]
-        units = [-1, 1]
-        if s.is_const and s.const_value > 0:
-            q = dims[k + 1].const_value // s.const_value
-            units += [q, q + 1]
-        for q in sorted(set(units) - {0}, key=lambda u: (abs(u), u)):
-            b = list(dims)
-            b[k] = b[k] + q
-            b[k + 1] = b[k + 1] - q * s
-            out.append(b)
-    return out
 
 
 def _map_cond(c: Cond, fn) -> Cond:

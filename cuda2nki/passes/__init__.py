@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,drop-identities,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,clamp-reads,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,fold-sizes"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,unit-reductions,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,clamp-reads,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,fold-sizes"
 
 
 def _fold_peeled() -> type:
@@ -24,6 +24,12 @@ def _drop_identities() -> type:
     from cuda2nki.passes.drop_identities import DropIdentitiesPass
 
     return DropIdentitiesPass
+
+
+def _unit_reductions() -> type:
+    from cuda2nki.passes.unit_reductions import UnitReductionsPass
+
+    return UnitReductionsPass
 
 
 def _split_sums() -> type:
@@ -170,6 +176,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "merge-lanes": _merge_lanes,
         "one-hot-gather": _one_hot_gather,
         "split-flat": _split_flat,
+        "unit-reductions": _unit_reductions,
         "choose-layout": _choose_layout,
         "tile-sizes": _tile_sizes,
         "coalesce-dma": _coalesce_dma,

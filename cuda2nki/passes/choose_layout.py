@@ -58,6 +58,7 @@ from cuda2nki.passes._index import (
     fmt,
 )
 from cuda2nki.passes._merge_axes import merge_thread_axes
+from cuda2nki.passes._merged_rows import merged_class
 from cuda2nki.passes._scatter import scatter_shape
 from cuda2nki.passes._tiles import REDUCE_OPS
 from cuda2nki.passes.base import Pass, PassContext
@@ -282,7 +283,7 @@ def _column_reduction(c: Compute, red: list, kernel: Kernel) -> tuple[str, dict[
     full = False
     for r in red:
         for rd in reads(r.body):
-            got = access_class(rd.index, i, j)
+            got = access_class(rd.index, i, j) or _merged(rd, i, j, kernel)
             if (
                 got is None
                 or got[0] not in (FULL, ROW, BCAST)
@@ -296,6 +297,13 @@ def _column_reduction(c: Compute, red: list, kernel: Kernel) -> tuple[str, dict[
     if not full:
         return None
     return "colreduce", {"p_axis": i, "f_axis": j, "p_tensor": c.target.tensor}
+
+
+def _merged(rd, i: str, j: str, kernel: Kernel) -> tuple | None:
+    """A read through merged rows (``dout[r // T, r % T, o]``), classed over its merged view."""
+    decl = kernel.tensors.get(rd.tensor)
+    got = merged_class(rd.index, decl.shape, i, j) if decl is not None else None
+    return got[:2] if got is not None else None
 
 
 def _scan_layout(c: Compute, scans: list, kernel: Kernel) -> tuple[str, dict[str, str]]:

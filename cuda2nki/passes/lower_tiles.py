@@ -95,6 +95,7 @@ from cuda2nki.passes._index import (
     flat_record_ok,
     plus,
 )
+from cuda2nki.passes._merged_rows import merged_class, rows_of
 from cuda2nki.passes._permute_merge import lower_merged, merged_axis
 from cuda2nki.passes._wide_rows import ROW_CHUNK, transposed_rows
 from cuda2nki.passes.base import Pass, PassContext
@@ -939,8 +940,15 @@ class _Lowering:
 
     def _row_tile_body(self, b, c, r, i, j, r0, rows, c0, ns) -> T.Val:
         def reader(rd: Read) -> T.Val:
-            cls, dims = access_class(rd.index, i, j)
+            got = access_class(rd.index, i, j)
+            merged = None
+            if got is None:  # a read through merged rows: one strided block of the flat tensor
+                cls, dims, merged = merged_class(rd.index, self.decl(rd.tensor).shape, i, j)
+            else:
+                cls, dims = got
             view = dims_for(dims, i, j, r0, rows, c0, ns)
+            if merged is not None:
+                view = rows_of(view, merged)
             if cls == ROW:  # x[i]: one value per partition, the same along the row (A^T x)
                 return self._load(b, rd, (rows, Const(1)), view, T.ROW, self.decl(rd.tensor).dtype)
             return self._load(b, rd, (rows, ns), view, T.FULL, self.decl(rd.tensor).dtype)

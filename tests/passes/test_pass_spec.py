@@ -18,9 +18,10 @@ def test_default_pipeline_parses() -> None:
     names = [p.name for p in parse_pipeline(None)]
     assert ",".join(names) == DEFAULT_PIPELINE
     # intent clean-ups first, then guards become domains before any layout is chosen
-    assert names[:6] == [
+    assert names[:7] == [
         "fold-peeled",
         "drop-identities",
+        "unit-reductions",
         "split-sums",
         "factor-scales",
         "dead-stores",
