@@ -153,7 +153,9 @@ class Finalizer:
         if v is None:
             v = self._network(arr, r)
         if v is None:
-            v = masked(self._from_writes(arr.name, arr.writes, r, r.upto, arr.dtype))
+            v = self._from_writes(arr.name, arr.writes, r, r.upto, arr.dtype)
+            if _in_writing_loop(r, arr.writes):
+                v = masked(v)  # zero fills of a tile refilled each step: one masked load
         self.memo[r] = v
         return v
 
@@ -238,7 +240,7 @@ class Finalizer:
             if got is None:
                 continue
             val, cond = got
-            if cond == af.TRUE or follows(cond, covered):
+            if cond == af.TRUE or (follows(cond, covered) and _in_writing_loop(r, writes)):
                 return val
             rest = self._from_writes(name, writes, r, k, dtype, (*covered, cond))
             return V.Select(dtype, V.Pred("bool", cond), val, rest)
@@ -697,3 +699,16 @@ def _resolve_index_payloads(e: V.DExpr, fin: Finalizer) -> V.DExpr:
             if new != a.payload:
                 rep[a] = Poly.atom(V.opaque_of(new))
     return V.Load(e.dtype, e.tensor, e.index.subs(rep)) if rep else e
+
+
+def _in_writing_loop(r: V.SRead, writes: list) -> bool:
+    """Whether ``r`` is read inside a loop (of more than one trip) that writes the array (a
+    tile refilled each step): there a write whose condition the writes passed leave no other
+    reader for ends the chain (falling through would reach an earlier iteration) and the zero
+    fills fold into one masked load; elsewhere the chain stays whole, for a window staged piece
+    by piece to join (:mod:`cuda2nki.lift.staged`)."""
+    for v in r.ctx:
+        loop = next((lc for x in writes for lc in x.loops if lc.var == v), None)
+        if loop is not None and loop.extent != af.ONE:
+            return True
+    return False
