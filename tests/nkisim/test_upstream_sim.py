@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -181,3 +182,68 @@ def test_a_full_tile_tensor_scalar_operand_stays_a_violation(tmp_path, which, sh
         simulate_kernel(k, [a, a])
     d = ei.value.diagnostic
     assert d.code == "C2N3014" and d.loc.line == 11 and f"{which} must be a scalar" in d.message
+
+
+# --------------------------------------------------------------------------- legacy storage rulings
+
+
+@pytest.mark.parametrize("mode", ["", '(mode="simulation")'])
+@pytest.mark.parametrize(
+    "op, ref",
+    [
+        ("nl.exp", lambda x: np.exp(x)),
+        ("np.square", lambda x: np.square(x)),
+    ],
+)
+def test_legacy_bf16_result_tile_rounds_before_an_fp32_store(tmp_path, mode, op, ref):
+    """A narrow-typed result tile holds its type's values, not the legacy simulator's fp32
+    precision ("Legacy simulator behaviour the simulator does not copy")."""
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit{mode}
+        def k(src):
+            dst = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.shared_hbm)
+            x = nl.load(src)
+            y = nisa.activation(op={op}, data=x, dtype=nl.bfloat16)
+            nl.store(dst, y)
+            return dst
+    """,
+    )
+    a = (RNG.random((32, 48)) * 3 + 0.1).astype(np.float32)
+    got = k(a)  # the public simulator's Python API
+    exact = ref(a).astype(np.float32)
+    rounded = exact.astype(ml_dtypes.bfloat16).astype(np.float32)
+    np.testing.assert_allclose(got, rounded, rtol=2e-2)
+    assert got.dtype == np.float32 and not np.allclose(got, exact, rtol=1e-5, atol=0)
+    assert np.array_equal(got, got.astype(ml_dtypes.bfloat16).astype(np.float32))
+
+
+@pytest.mark.parametrize("grid", sorted(GRIDS))
+@pytest.mark.parametrize("shape, part", [((128, 512), (64, 256)), ((32, 40), (8, 40))])
+def test_legacy_never_written_tile_elements_reach_an_output_as_nan(tmp_path, grid, shape, part):
+    """A masked op writes part of a tile; storing the whole tile into an output argument
+    carries the never-written canary (NaN) there, as the public simulator's sentinel does."""
+    p, f = shape
+    mp, mf = part
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit
+        def k(src, dst):
+            P, F = {p}, {f}
+            {GRIDS[grid]}
+            t = nl.load(src[i_p, i_f])
+            sq = nl.square(t, mask=((i_p < {mp}) & (i_f < {mf})))
+            nl.store(dst[i_p, i_f], sq[i_p, i_f])
+    """,
+    )
+    a = RNG.standard_normal(shape).astype(np.float32)
+    out = np.zeros(shape, np.float32)
+    k(a, out)  # the output argument is updated in place
+    inside = np.zeros(shape, bool)
+    inside[:mp, :mf] = True
+    np.testing.assert_allclose(out[inside], np.square(a)[inside], rtol=1e-6)
+    assert np.isnan(out[~inside]).all()
