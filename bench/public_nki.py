@@ -28,7 +28,8 @@ the file (or the kernels it tests) imports ``neuronxcc``, else ``current``.  Out
 ``matched`` (ran and matched its golden), ``mismatch`` (an assertion failed), ``refused``
 (C2N3001: a documented construct the simulator does not model), ``violation`` (another
 simulator diagnostic: a hardware constraint), ``crash`` (any other exception, e.g. a missing
-name), ``timeout`` (past ``--timeout`` seconds of the child's CPU time, all threads, or with
+name), ``dependency`` (the import of a module outside ``nki`` / ``neuronxcc`` that this machine
+lacks, e.g. scipy for a golden or torch through a helper: not the simulator's gap), ``timeout`` (past ``--timeout`` seconds of the child's CPU time, all threads, or with
 ``--clock wall`` of wall time), ``memory`` (past ``--memory`` GiB of address space: NumPy's
 ``MemoryError``, in the kernel or in its golden), ``broken`` (the public file does not compile: a ``SyntaxError``
 upstream too).  A test that stops at the refusal of ``nki.benchmark`` times the kernel on a
@@ -57,6 +58,19 @@ import types
 from pathlib import Path
 
 MARK = "@@public_nki "
+
+#: The outcome columns of the summary tables, in order.
+COLUMNS = (
+    "matched",
+    "mismatch",
+    "refused",
+    "violation",
+    "crash",
+    "dependency",
+    "timeout",
+    "memory",
+    "broken",
+)
 
 
 class CaseTimeout(BaseException):
@@ -95,11 +109,26 @@ def classify(exc: BaseException | None) -> tuple[str, str]:
             return "mismatch", str(exc)[:160]
         if isinstance(exc, SyntaxError):  # the public file itself does not compile
             return "broken", f"{type(exc).__name__}: {exc}"[:160]
+        if _third_party_missing(exc):
+            return "dependency", f"{type(exc).__name__}: {exc}"[:160]
         nxt = exc.__cause__ or exc.__context__
         if nxt is None:
             break
         exc = nxt
     return "crash", f"{type(exc).__name__}: {str(exc)[:150]}"
+
+
+#: Top-level packages the simulator stands for: a missing module under one of them is a gap of
+#: the simulator (a crash), not of the machine running the case.
+SIMULATED_PACKAGES = frozenset({"nki", "neuronxcc"})
+
+
+def _third_party_missing(exc: BaseException) -> bool:
+    """``exc`` is the import of a module that is neither simulated nor present: a package the
+    goldens or helpers need (scipy, torch) that the machine lacks."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return False
+    return exc.name.split(".")[0] not in SIMULATED_PACKAGES
 
 
 # --------------------------------------------------------------------------- child process
@@ -651,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
                 counts["library import"][row["outcome"]] += 1
                 if a.v or row["outcome"] != "matched":
                     print(f"library {row['outcome']:9} {row['name']}  {row['detail']}")
-    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "memory", "broken"]
+    cols = [*COLUMNS]
     for c in counts.values():
         if c["device"]:
             print(f"{c['device']} device-only test(s) (nki.benchmark timings) are no cases")
