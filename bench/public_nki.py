@@ -6,7 +6,11 @@ the NKI library::
 
     python -m bench.public_nki --samples PATH/TO/nki-samples.git [--library PATH/TO/nki-library.git]
         [--revs REV,REV,...] [--every N] [--generation current|legacy] [--timeout S]
-        [--clock cpu|wall] [--memory GIB] [-v]
+        [--clock cpu|wall] [--memory GIB] [--seen FILE] [--keys] [-v]
+
+A history too long for one sitting can be split into runs over disjoint revision ranges: the
+rows of ``--keys`` end with each case's key, and a later run given those keys in ``--seen`` leaves
+out the cases already counted, so the runs add up to the counts of one run over all of them.
 
 Cases, each run in a child process with ``nki`` and ``neuronxcc.nki`` bound to the simulator,
 on a machine that reads as an instance of the simulated target (``simulated_host``):
@@ -627,6 +631,11 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_MEMORY_GIB,
         help="GiB of address space per child process (0: no limit); past it a case is 'memory'",
     )
+    ap.add_argument(
+        "--seen",
+        help="file of case keys (one a line) already counted elsewhere: those cases are left out",
+    )
+    ap.add_argument("--keys", action="store_true", help="end each printed row with its case key")
     ap.add_argument("-v", action="store_true", help="print each case")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--root", action="append", default=[], help=argparse.SUPPRESS)
@@ -638,7 +647,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give --samples, --library and/or --sdk")
     sys.stdout.reconfigure(line_buffering=True)  # each case's row as it ends, also into a file
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    seen: set[str] = set()
+    seen: set[str] = set(Path(a.seen).read_text().split()) if a.seen else set()
     with tempfile.TemporaryDirectory(prefix="public_nki_") as tmp:
         if a.samples:
             for i, rev in enumerate(_revisions(a.samples, a.revs, a.every)):
@@ -652,8 +661,10 @@ def main(argv: list[str] | None = None) -> int:
                     for row in _spawn(kind, path, roots, a.timeout, limit, a.clock, a.memory):
                         counts[gen][row["outcome"]] += 1
                         if a.v or row["outcome"] != "matched":
+                            tail = f"  [{key}]" if a.keys else ""
                             print(
-                                f"{rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  {row['detail']}"
+                                f"{rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  "
+                                f"{row['detail']}{tail}"
                             )
         if a.sdk:
             for i, rev in enumerate((a.sdk_revs or "HEAD").split(",")):
