@@ -160,9 +160,45 @@ def test_current_api_public_run_keeps_an_sbuf_return_an_error(tmp_path):
 @pytest.mark.parametrize("shape", [(128, 512), (64, 8)])
 def test_a_full_tile_tensor_scalar_operand_stays_a_violation(tmp_path, which, shape):
     """The 2024 documentation (SDK, general/nki/api) allows a scalar or a (P, 1) tile only; the
-    2024 backward attention of the samples passed a full tile, and was changed later."""
-    ops = {"operand0": "y[:, 0:1]", "operand1": "2.0"} | {which: "y"}
-    k = kern(
+    2024 backward attention of the samples passed a full tile, and was changed later: the port
+    check refuses it."""
+    k = _full_tile_kernel(tmp_path, which)
+    a = np.ones(shape, np.float32)
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(k, [a, a])
+    d = ei.value.diagnostic
+    assert d.code == "C2N3014" and d.loc.line == 11 and f"{which} must be a scalar" in d.message
+
+
+@pytest.mark.parametrize("which", ["operand0", "operand1"])
+@pytest.mark.parametrize("shape", [(128, 512), (64, 8)])
+def test_the_public_api_applies_a_full_tile_operand_elementwise(tmp_path, which, shape):
+    """Run as the public simulator's Python API runs a legacy kernel, a full-tile operand is
+    applied elementwise, as the legacy simulator did (a C2N3014 warning)."""
+    from cuda2nki.nkisim.kernel import run
+
+    k = _full_tile_kernel(tmp_path, which)
+    a = RNG.standard_normal(shape).astype(np.float32)
+    b = RNG.standard_normal(shape).astype(np.float32)
+    col = b[:, 0:1]
+    want = (a - b) * 2.0 if which == "operand0" else (a - col) * b
+    np.testing.assert_allclose(np.asarray(k(a, b)), want, rtol=1e-6, atol=1e-6)
+    res = run(k, [a, b], {}, public=True)
+    codes = [(w.code, w.severity, w.loc.line) for w in res.warnings]
+    assert ("C2N3014", Severity.WARNING, 11) in codes, codes
+
+
+def test_a_full_tile_operand_of_another_shape_stays_a_violation(tmp_path):
+    k = _full_tile_kernel(tmp_path, "operand1", other="y[:, 0:4]")
+    a = np.ones((16, 8), np.float32)
+    with pytest.raises(DiagnosticError) as ei:
+        k(a, a)
+    assert ei.value.diagnostic.code == "C2N3014"
+
+
+def _full_tile_kernel(tmp_path, which: str, other: str = "y"):
+    ops = {"operand0": "y[:, 0:1]", "operand1": "2.0"} | {which: other}
+    return kern(
         tmp_path,
         LEG,
         f"""
@@ -177,11 +213,6 @@ def test_a_full_tile_tensor_scalar_operand_stays_a_violation(tmp_path, which, sh
             return out
     """,
     )
-    a = np.ones(shape, np.float32)
-    with pytest.raises(DiagnosticError) as ei:
-        simulate_kernel(k, [a, a])
-    d = ei.value.diagnostic
-    assert d.code == "C2N3014" and d.loc.line == 11 and f"{which} must be a scalar" in d.message
 
 
 # --------------------------------------------------------------------------- legacy storage rulings
