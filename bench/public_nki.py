@@ -6,7 +6,11 @@ the NKI library::
 
     python -m bench.public_nki --samples PATH/TO/nki-samples.git [--library PATH/TO/nki-library.git]
         [--revs REV,REV,...] [--every N] [--generation current|legacy] [--timeout S]
-        [--clock cpu|wall] [--memory GIB] [-v]
+        [--clock cpu|wall] [--memory GIB] [--seen FILE] [--keys] [-v]
+
+A history too long for one sitting can be split into runs over disjoint revision ranges: the
+rows of ``--keys`` end with each case's key, and a later run given those keys in ``--seen`` leaves
+out the cases already counted, so the runs add up to the counts of one run over all of them.
 
 Cases, each run in a child process with ``nki`` and ``neuronxcc.nki`` bound to the simulator,
 on a machine that reads as an instance of the simulated target (``simulated_host``):
@@ -28,7 +32,8 @@ the file (or the kernels it tests) imports ``neuronxcc``, else ``current``.  Out
 ``matched`` (ran and matched its golden), ``mismatch`` (an assertion failed), ``refused``
 (C2N3001: a documented construct the simulator does not model), ``violation`` (another
 simulator diagnostic: a hardware constraint), ``crash`` (any other exception, e.g. a missing
-name), ``timeout`` (past ``--timeout`` seconds of the child's CPU time, all threads, or with
+name), ``dependency`` (the import of a module outside ``nki`` / ``neuronxcc`` that this machine
+lacks, e.g. scipy for a golden or torch through a helper: not the simulator's gap), ``timeout`` (past ``--timeout`` seconds of the child's CPU time, all threads, or with
 ``--clock wall`` of wall time), ``memory`` (past ``--memory`` GiB of address space: NumPy's
 ``MemoryError``, in the kernel or in its golden), ``broken`` (the public file does not compile: a ``SyntaxError``
 upstream too).  A test that stops at the refusal of ``nki.benchmark`` times the kernel on a
@@ -57,6 +62,19 @@ import types
 from pathlib import Path
 
 MARK = "@@public_nki "
+
+#: The outcome columns of the summary tables, in order.
+COLUMNS = (
+    "matched",
+    "mismatch",
+    "refused",
+    "violation",
+    "crash",
+    "dependency",
+    "timeout",
+    "memory",
+    "broken",
+)
 
 
 class CaseTimeout(BaseException):
@@ -95,11 +113,26 @@ def classify(exc: BaseException | None) -> tuple[str, str]:
             return "mismatch", str(exc)[:160]
         if isinstance(exc, SyntaxError):  # the public file itself does not compile
             return "broken", f"{type(exc).__name__}: {exc}"[:160]
+        if _third_party_missing(exc):
+            return "dependency", f"{type(exc).__name__}: {exc}"[:160]
         nxt = exc.__cause__ or exc.__context__
         if nxt is None:
             break
         exc = nxt
     return "crash", f"{type(exc).__name__}: {str(exc)[:150]}"
+
+
+#: Top-level packages the simulator stands for: a missing module under one of them is a gap of
+#: the simulator (a crash), not of the machine running the case.
+SIMULATED_PACKAGES = frozenset({"nki", "neuronxcc"})
+
+
+def _third_party_missing(exc: BaseException) -> bool:
+    """``exc`` is the import of a module that is neither simulated nor present: a package the
+    goldens or helpers need (scipy, torch) that the machine lacks."""
+    if not isinstance(exc, ModuleNotFoundError) or not exc.name:
+        return False
+    return exc.name.split(".")[0] not in SIMULATED_PACKAGES
 
 
 # --------------------------------------------------------------------------- child process
@@ -598,6 +631,11 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_MEMORY_GIB,
         help="GiB of address space per child process (0: no limit); past it a case is 'memory'",
     )
+    ap.add_argument(
+        "--seen",
+        help="file of case keys (one a line) already counted elsewhere: those cases are left out",
+    )
+    ap.add_argument("--keys", action="store_true", help="end each printed row with its case key")
     ap.add_argument("-v", action="store_true", help="print each case")
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--root", action="append", default=[], help=argparse.SUPPRESS)
@@ -609,7 +647,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("give --samples, --library and/or --sdk")
     sys.stdout.reconfigure(line_buffering=True)  # each case's row as it ends, also into a file
     counts: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    seen: set[str] = set()
+    seen: set[str] = set(Path(a.seen).read_text().split()) if a.seen else set()
     with tempfile.TemporaryDirectory(prefix="public_nki_") as tmp:
         if a.samples:
             for i, rev in enumerate(_revisions(a.samples, a.revs, a.every)):
@@ -623,8 +661,10 @@ def main(argv: list[str] | None = None) -> int:
                     for row in _spawn(kind, path, roots, a.timeout, limit, a.clock, a.memory):
                         counts[gen][row["outcome"]] += 1
                         if a.v or row["outcome"] != "matched":
+                            tail = f"  [{key}]" if a.keys else ""
                             print(
-                                f"{rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  {row['detail']}"
+                                f"{rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  "
+                                f"{row['detail']}{tail}"
                             )
         if a.sdk:
             for i, rev in enumerate((a.sdk_revs or "HEAD").split(",")):
@@ -651,7 +691,7 @@ def main(argv: list[str] | None = None) -> int:
                 counts["library import"][row["outcome"]] += 1
                 if a.v or row["outcome"] != "matched":
                     print(f"library {row['outcome']:9} {row['name']}  {row['detail']}")
-    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "memory", "broken"]
+    cols = [*COLUMNS]
     for c in counts.values():
         if c["device"]:
             print(f"{c['device']} device-only test(s) (nki.benchmark timings) are no cases")

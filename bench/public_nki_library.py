@@ -8,7 +8,8 @@ the kernel's documented contract::
     python -m bench.public_nki_library --library PATH/TO/nki-library.git [--rev REV] [-v]
 
 Each case runs in a child process with ``nki`` bound to the simulator and is counted with the
-outcomes of :mod:`bench.public_nki` (matched, mismatch, refused, violation, crash, timeout).
+outcomes of :mod:`bench.public_nki` (matched, mismatch, refused, violation, crash, dependency,
+timeout).
 Modules that import scipy or torch need them on ``PYTHONPATH``.
 """
 
@@ -27,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.public_nki import MARK, _export, classify
+from bench.public_nki import COLUMNS, MARK, _export, classify
 
 
 @dataclass(frozen=True)
@@ -402,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
             counts[row["outcome"]] += 1
             if a.v or row["outcome"] != "matched":
                 print(f"library-kernel {row['outcome']:9} {row['name']}  {row['detail']}")
-    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout"]
+    cols = [c for c in COLUMNS if c not in ("memory", "broken")]
     print(f"\n{'suite':16}{'cases':>7}" + "".join(f"{c:>11}" for c in cols))
     print(
         f"{'library kernels':16}{sum(counts.values()):>7}"

@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.public_nki import (
+    COLUMNS,
     DEFAULT_MEMORY_GIB,
     MARK,
     SDK_PATHS,
@@ -363,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
                 if a.v or row["outcome"] != "matched":
                     print(f"{suite} {rev[:8]} {gen:7} {row['outcome']:9} {row['name']}  "
                           f"{row['detail']}")  # fmt: skip
-    cols = ["matched", "mismatch", "refused", "violation", "crash", "timeout", "memory", "broken"]
+    cols = [*COLUMNS]
     print(f"\n{'suite':16}{'cases':>7}" + "".join(f"{c:>11}" for c in cols))
     for name, c in sorted(counts.items()):
         print(f"{name:16}{sum(c.values()):>7}" + "".join(f"{c[k]:>11}" for k in cols))

@@ -179,9 +179,18 @@ def write_mat(dst: NkiTensor, vals: np.ndarray, api: str, where=None) -> None:
     dst.assign(vals, where=where, api=api)
 
 
-def scalar_or_col(x, p: int, api: str, what: str):
-    """A scalar operand (fp32) or a (P, 1) per-partition column tensor -> broadcastable array."""
+def scalar_or_col(x, p: int, api: str, what: str, like: tuple | None = None):
+    """A scalar operand (fp32) or a (P, 1) per-partition column tensor -> broadcastable array.
+
+    ``like``: the data's shape, where a legacy kernel run through the public Python API may pass
+    a tile of that shape, as the legacy public simulator took it (elementwise, with a warning:
+    :func:`cuda2nki.nkisim.upstream_sim.full_tile_operand`)."""
     if isinstance(x, NkiTensor):
+        if like is not None and tuple(x.shape) == tuple(like) and _public_legacy():
+            from cuda2nki.nkisim.upstream_sim import full_tile_operand
+
+            full_tile_operand(api, what, x.describe())
+            return mat(x)
         if x.partitions() != p or x.free_size() != 1:
             raise fail(
                 "C2N3014",
@@ -194,6 +203,11 @@ def scalar_or_col(x, p: int, api: str, what: str):
     if x is None:
         return None
     raise invalid(api, f"{what} must be a scalar or a tensor, got {type(x).__name__}")
+
+
+def _public_legacy() -> bool:
+    state = st.current()
+    return state.legacy and state.public
 
 
 def record(

@@ -1229,9 +1229,11 @@ def tensor_scalar(
             t = _apply_scalar_op(n1, t, _int_operand(operand1, p, api), reverse1, api, x.dtype)
     else:
         x = mat(data)
-        t = _apply_scalar_op(n0, x, scalar_or_col(operand0, p, api, "operand0"), reverse0, api)
+        o0 = scalar_or_col(operand0, p, api, "operand0", like=x.shape)
+        t = _apply_scalar_op(n0, x, o0, reverse0, api)
         if n1 is not None:
-            t = _apply_scalar_op(n1, t, scalar_or_col(operand1, p, api, "operand1"), reverse1, api)
+            o1 = scalar_or_col(operand1, p, api, "operand1", like=x.shape)
+            t = _apply_scalar_op(n1, t, o1, reverse1, api)
     if np.ndim(t) < 2:
         t = np.broadcast_to(t, x.shape)
     write_mat(dst, t, api, where=mask_where(mask, dst.shape))

@@ -253,6 +253,7 @@ def run(
         legacy=kernel.legacy,
         inout=kernel.legacy and not returns_value(kernel.fn),
         strict_uninit=strict_uninit,
+        public=public,
         check_capacity=check_capacity,
         grid=kernel.grid,
         lnc=kernel.lnc,

@@ -140,6 +140,10 @@ class SimState:
     target: Target = field(default_factory=lambda: TARGETS["trn2"])
     legacy: bool = False
     strict_uninit: bool = False
+    #: run as the public simulator's Python API runs it (``nki.simulate_kernel``, ``@nki.jit`` on
+    #: NumPy arrays): legacy kernels get the public simulator's leniencies, with a warning
+    #: (:mod:`cuda2nki.nkisim.upstream_sim`)
+    public: bool = False
     check_capacity: bool = True
     trace: list[Instr] = field(default_factory=list)
     warnings: list[Diagnostic] = field(default_factory=list)

@@ -11,6 +11,10 @@ the legacy simulator's behaviour (see ``docs/simulator-rulings.md``):
   NumPy arrays) that returns an SBUF tile: the legacy simulator hands back the tile's values.  So
   does this one, with a warning (C2N3011, a warning); the port checker
   (:func:`cuda2nki.nkisim.kernel.simulate_kernel`) keeps it an error.
+* A legacy ``nisa.tensor_scalar`` whose operand is a tile of the data's shape (the samples'
+  backward attention of 2024 passed one): the legacy public simulator applied it elementwise.
+  So does this one, with a warning (C2N3014, a warning); the documented operand is a scalar or a
+  ``(P, 1)`` tile, and the port checker keeps anything else an error.
 """
 
 from __future__ import annotations
@@ -52,4 +56,19 @@ def onchip_return(loc: SourceLoc, what: str, buffer: str) -> None:
         ),
         what=what,
         buffer=buffer,
+    )
+
+
+def full_tile_operand(api: str, what: str, got: str) -> None:
+    """Note that a legacy kernel run by the public simulator passes a full tile where
+    ``tensor_scalar`` documents a scalar or a ``(P, 1)`` tile."""
+    _note(
+        "C2N3014",
+        port_loc(),
+        notes=(
+            "the legacy simulator applies the tile elementwise, as here; the documented operand "
+            "is a scalar or a (P, 1) tile (nisa.tensor_tensor takes a full tile)",
+        ),
+        api=api,
+        detail=f"{what} must be a scalar or a (P, 1) tensor, got {got}",
     )

@@ -55,3 +55,50 @@ def test_an_sdk_revision_exports_only_its_nki_folders(tmp_path):
     whole = tmp_path / "whole"
     pn._export(gitdir, "HEAD", whole)
     assert (whole / "other.txt").is_file()
+
+
+_SELF_CHECKING = """\
+import numpy as np
+from neuronxcc import nki
+import neuronxcc.nki.language as nl
+
+
+@nki.jit
+def twice(src):
+    dst = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.shared_hbm)
+    nl.store(dst, nl.multiply(nl.load(src), 2.0))
+    return dst
+
+
+if __name__ == "__main__":
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    assert np.allclose(twice(x), {factor} * x)
+"""
+
+
+def _samples_repo(tmp_path, factor: int) -> str:
+    src = tmp_path / "samples"
+    (src / "src" / "tutorials" / "twice").mkdir(parents=True)
+    text = _SELF_CHECKING.format(factor=factor)
+    (src / "src" / "tutorials" / "twice" / "twice_kernel.py").write_text(text)
+    run = lambda *a: subprocess.run(["git", *a], cwd=src, check=True, capture_output=True)  # noqa: E731
+    run("init", "-q")
+    run("add", "-A")
+    run("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "c")
+    return str(src / ".git")
+
+
+def test_keys_are_printed_and_seen_keys_are_left_out(tmp_path, capsys):
+    """``--keys`` ends a row with its case key; a run given that key in ``--seen`` (counted by
+    another run over other revisions) leaves the case out."""
+    gitdir = _samples_repo(tmp_path, 2)
+    assert pn.main(["--samples", gitdir, "--revs", "HEAD", "--keys", "-v"]) == 0
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if "twice_kernel.py" in ln]
+    assert len(rows) == 1 and " matched " in rows[0] and rows[0].endswith("]"), rows
+    key = rows[0][rows[0].rindex("[") + 1 : -1]
+    assert key.startswith("twice_kernel.py:")
+    seen = tmp_path / "seen.txt"
+    seen.write_text(f"other:0\n{key}\n")
+    assert pn.main(["--samples", gitdir, "--revs", "HEAD", "--seen", str(seen), "-v"]) == 0
+    out = capsys.readouterr().out
+    assert "twice_kernel.py" not in out and "legacy" not in out

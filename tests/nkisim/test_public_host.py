@@ -141,3 +141,38 @@ def test_library_torch_references_are_no_import_cases(tmp_path):
         "rmsnorm.py": False,
         "rmsnorm_torch.py": True,
     }
+
+
+@pytest.mark.parametrize(
+    "missing, outcome",
+    [
+        ("scipy", "dependency"),  # a golden's import
+        ("scipy.special", "dependency"),
+        ("torch", "dependency"),  # through a helper module
+        ("nki.compiler.extra", "crash"),  # a gap of the simulated package: ours
+        ("neuronxcc.nki.kernels", "crash"),
+    ],
+)
+def test_a_missing_third_party_module_is_a_dependency(missing, outcome):
+    exc = ModuleNotFoundError(f"No module named '{missing}'", name=missing)
+    assert pn.classify(exc)[0] == outcome
+    try:  # the same, raised while the case runs (the cause of another exception)
+        try:
+            raise exc
+        except ModuleNotFoundError as inner:
+            raise RuntimeError("helper failed") from inner
+    except RuntimeError as outer:
+        assert pn.classify(outer)[0] == outcome
+
+
+def test_a_case_importing_a_module_the_machine_lacks_counts_as_a_dependency(tmp_path):
+    tutorial = tmp_path / "needs_dep.py"
+    tutorial.write_text(
+        "import numpy as np\nimport neuronxcc.nki as nki\n"
+        "if __name__ == '__main__':\n"
+        "    import no_such_package_for_goldens as g\n"
+        "    assert g.ok\n"
+    )
+    rows = pn._spawn("tutorial", tutorial, [tmp_path], timeout=60, limit=300)
+    assert [r["outcome"] for r in rows] == ["dependency"]
+    assert "no_such_package_for_goldens" in rows[0]["detail"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -159,9 +160,45 @@ def test_current_api_public_run_keeps_an_sbuf_return_an_error(tmp_path):
 @pytest.mark.parametrize("shape", [(128, 512), (64, 8)])
 def test_a_full_tile_tensor_scalar_operand_stays_a_violation(tmp_path, which, shape):
     """The 2024 documentation (SDK, general/nki/api) allows a scalar or a (P, 1) tile only; the
-    2024 backward attention of the samples passed a full tile, and was changed later."""
-    ops = {"operand0": "y[:, 0:1]", "operand1": "2.0"} | {which: "y"}
-    k = kern(
+    2024 backward attention of the samples passed a full tile, and was changed later: the port
+    check refuses it."""
+    k = _full_tile_kernel(tmp_path, which)
+    a = np.ones(shape, np.float32)
+    with pytest.raises(DiagnosticError) as ei:
+        simulate_kernel(k, [a, a])
+    d = ei.value.diagnostic
+    assert d.code == "C2N3014" and d.loc.line == 11 and f"{which} must be a scalar" in d.message
+
+
+@pytest.mark.parametrize("which", ["operand0", "operand1"])
+@pytest.mark.parametrize("shape", [(128, 512), (64, 8)])
+def test_the_public_api_applies_a_full_tile_operand_elementwise(tmp_path, which, shape):
+    """Run as the public simulator's Python API runs a legacy kernel, a full-tile operand is
+    applied elementwise, as the legacy simulator did (a C2N3014 warning)."""
+    from cuda2nki.nkisim.kernel import run
+
+    k = _full_tile_kernel(tmp_path, which)
+    a = RNG.standard_normal(shape).astype(np.float32)
+    b = RNG.standard_normal(shape).astype(np.float32)
+    col = b[:, 0:1]
+    want = (a - b) * 2.0 if which == "operand0" else (a - col) * b
+    np.testing.assert_allclose(np.asarray(k(a, b)), want, rtol=1e-6, atol=1e-6)
+    res = run(k, [a, b], {}, public=True)
+    codes = [(w.code, w.severity, w.loc.line) for w in res.warnings]
+    assert ("C2N3014", Severity.WARNING, 11) in codes, codes
+
+
+def test_a_full_tile_operand_of_another_shape_stays_a_violation(tmp_path):
+    k = _full_tile_kernel(tmp_path, "operand1", other="y[:, 0:4]")
+    a = np.ones((16, 8), np.float32)
+    with pytest.raises(DiagnosticError) as ei:
+        k(a, a)
+    assert ei.value.diagnostic.code == "C2N3014"
+
+
+def _full_tile_kernel(tmp_path, which: str, other: str = "y"):
+    ops = {"operand0": "y[:, 0:1]", "operand1": "2.0"} | {which: other}
+    return kern(
         tmp_path,
         LEG,
         f"""
@@ -176,8 +213,68 @@ def test_a_full_tile_tensor_scalar_operand_stays_a_violation(tmp_path, which, sh
             return out
     """,
     )
-    a = np.ones(shape, np.float32)
-    with pytest.raises(DiagnosticError) as ei:
-        simulate_kernel(k, [a, a])
-    d = ei.value.diagnostic
-    assert d.code == "C2N3014" and d.loc.line == 11 and f"{which} must be a scalar" in d.message
+
+
+# --------------------------------------------------------------------------- legacy storage rulings
+
+
+@pytest.mark.parametrize("mode", ["", '(mode="simulation")'])
+@pytest.mark.parametrize(
+    "op, ref",
+    [
+        ("nl.exp", lambda x: np.exp(x)),
+        ("np.square", lambda x: np.square(x)),
+    ],
+)
+def test_legacy_bf16_result_tile_rounds_before_an_fp32_store(tmp_path, mode, op, ref):
+    """A narrow-typed result tile holds its type's values, not the legacy simulator's fp32
+    precision ("Legacy simulator behaviour the simulator does not copy")."""
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit{mode}
+        def k(src):
+            dst = nl.ndarray(src.shape, dtype=src.dtype, buffer=nl.shared_hbm)
+            x = nl.load(src)
+            y = nisa.activation(op={op}, data=x, dtype=nl.bfloat16)
+            nl.store(dst, y)
+            return dst
+    """,
+    )
+    a = (RNG.random((32, 48)) * 3 + 0.1).astype(np.float32)
+    got = k(a)  # the public simulator's Python API
+    exact = ref(a).astype(np.float32)
+    rounded = exact.astype(ml_dtypes.bfloat16).astype(np.float32)
+    np.testing.assert_allclose(got, rounded, rtol=2e-2)
+    assert got.dtype == np.float32 and not np.allclose(got, exact, rtol=1e-5, atol=0)
+    assert np.array_equal(got, got.astype(ml_dtypes.bfloat16).astype(np.float32))
+
+
+@pytest.mark.parametrize("grid", sorted(GRIDS))
+@pytest.mark.parametrize("shape, part", [((128, 512), (64, 256)), ((32, 40), (8, 40))])
+def test_legacy_never_written_tile_elements_reach_an_output_as_nan(tmp_path, grid, shape, part):
+    """A masked op writes part of a tile; storing the whole tile into an output argument
+    carries the never-written canary (NaN) there, as the public simulator's sentinel does."""
+    p, f = shape
+    mp, mf = part
+    k = kern(
+        tmp_path,
+        LEG,
+        f"""
+        @nki.jit
+        def k(src, dst):
+            P, F = {p}, {f}
+            {GRIDS[grid]}
+            t = nl.load(src[i_p, i_f])
+            sq = nl.square(t, mask=((i_p < {mp}) & (i_f < {mf})))
+            nl.store(dst[i_p, i_f], sq[i_p, i_f])
+    """,
+    )
+    a = RNG.standard_normal(shape).astype(np.float32)
+    out = np.zeros(shape, np.float32)
+    k(a, out)  # the output argument is updated in place
+    inside = np.zeros(shape, bool)
+    inside[:mp, :mf] = True
+    np.testing.assert_allclose(out[inside], np.square(a)[inside], rtol=1e-6)
+    assert np.isnan(out[~inside]).all()
