@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import Poly
+from cuda2nki.lift.unravel import digits, permuted, radix_shape
 
 
 def _int_or(text: str) -> str | int:
@@ -23,7 +24,56 @@ def _int_or(text: str) -> str | int:
         return text
 
 
-def shape_of_accesses(acc: list, block, ties: dict) -> list | None:
+def shape_of_accesses(acc: list, block, ties: dict, every: tuple = ()) -> list | None:
+    """The shape of one pointer from its accesses ``acc`` (kind, offset, guard, loops); ``every``
+    holds the offsets of all accesses of the kernel, where a flat index is taken apart."""
+    shape = _shape(acc, block, ties)
+    if shape is not None and len(shape) == 1 and every:
+        return unravelled_shape(acc, every, block) or shape
+    return shape
+
+
+def unravelled_shape(acc: list, every: tuple, block) -> list | None:
+    """The dims of the mixed radix that ``every`` takes a flat index apart into, when that index
+    alone is each offset of ``acc`` (:mod:`cuda2nki.lift.unravel`): a thread's index bounded
+    by a guard or loop, or a grid-stride loop's index bounded by its condition."""
+    walks = set()
+    for _, index, guard, loops in acc:
+        idx = af.canonical(index, block)
+        var = next(iter(idx.top_atoms()), None)
+        if idx == af.sym(var) and var in (ranges := _ranges(guard, loops, block)):
+            walks.add((idx, ranges[var]))
+            continue
+        whole = _whole_hi(idx, [guard, *(lc.guard for lc in loops)], block, set())
+        if whole is None or len(idx.terms) < 2:
+            return None
+        walks.add((idx, whole))
+    if len(walks) != 1:
+        return None
+    flat, bound = walks.pop()
+    indices = [af.canonical(i, block) for i in every]
+    if not permuted(indices, flat):
+        return None
+    found = digits(indices, flat)
+    dims = radix_shape(found, bound) if found else None
+    return None if dims is None else [poly_text(d) for d in dims]
+
+
+def _ranges(guard, loops, block) -> dict:
+    """Upper bounds of the iteration variables of one access: loop extents and the guard's
+    bounds that do not depend on the thread."""
+    bounds: dict = {lc.var: lc.extent for lc in loops}
+    dom = af.domain_of(
+        canon_cond(guard, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK) | set(bounds)
+    )
+    if dom is not None:
+        for v, b in dom.bounds.items():
+            if len(b.hi) == 1 and not b.hi[0].depends_on(af.THREAD_COORDS):
+                bounds[v] = b.hi[0]
+    return bounds
+
+
+def _shape(acc: list, block, ties: dict) -> list | None:
     best = None
     flats = []
     for _, index, guard, loops in acc:
@@ -41,14 +91,7 @@ def shape_of_accesses(acc: list, block, ties: dict) -> list | None:
 def _flat_top(index: Poly, guard, loops, block) -> str | int | None:
     """The largest offset of one access plus one (its flat extent), as text; None if unbounded."""
     idx = af.canonical(index, block)
-    bounds: dict = {lc.var: lc.extent for lc in loops}
-    dom = af.domain_of(
-        canon_cond(guard, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK) | set(bounds)
-    )
-    if dom is not None:
-        for v, b in dom.bounds.items():
-            if len(b.hi) == 1 and not b.hi[0].depends_on(af.THREAD_COORDS):
-                bounds[v] = b.hi[0]
+    bounds = _ranges(guard, loops, block)
     aff = af.affine(idx, set(bounds) | set(af.GID) | set(af.THREAD) | set(af.BLOCK))
     if aff is None or any(v not in bounds for v in aff.coeffs):
         return None
@@ -116,14 +159,7 @@ def _tidy_dim(text: str) -> str | int:
 def _shape_of(index: Poly, guard, loops, block, ties: dict) -> list | None:
     idx = af.canonical(index, block)
     g = guard
-    bounds: dict = {lc.var: lc.extent for lc in loops}
-    dom = af.domain_of(
-        canon_cond(g, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK) | set(bounds)
-    )
-    if dom is not None:
-        for v, b in dom.bounds.items():
-            if len(b.hi) == 1 and not b.hi[0].depends_on(af.THREAD_COORDS):
-                bounds[v] = b.hi[0]
+    bounds = _ranges(guard, loops, block)
     aff = af.affine(idx, set(bounds) | set(af.GID) | set(af.THREAD) | set(af.BLOCK))
     if aff is None or not aff.coeffs or any(v not in bounds for v in aff.coeffs):
         return _whole_bound(idx, [g, *(lc.guard for lc in loops)], block, set(bounds))
@@ -149,15 +185,22 @@ def _shape_of(index: Poly, guard, loops, block, ties: dict) -> list | None:
 
 def _whole_bound(idx: Poly, guards: list, block, loop_vars: set) -> list | None:
     """``[hi]`` when a guard bounds the whole offset, ``idx < hi`` (grid-stride loops)."""
+    hi = _whole_hi(idx, guards, block, loop_vars)
+    return None if hi is None else [poly_text(hi)]
+
+
+def _whole_hi(idx: Poly, guards: list, block, loop_vars: set) -> Poly | None:
     for g in guards:
         for c in _cmps(canon_cond(g, block)):
             if c.op != "<":
                 continue
             hi = idx - c.poly
-            if not hi.depends_on(af.THREAD_COORDS | af.LAUNCH_SIZES) and not (
-                {str(a) for a in hi.atoms()} & loop_vars
+            if (
+                not hi.depends_on(af.THREAD_COORDS | af.LAUNCH_SIZES)
+                and not ({str(a) for a in hi.atoms()} & loop_vars)
+                and not any(isinstance(a, af.OpaqueAtom) for a in hi.atoms())  # a data value
             ):
-                return [poly_text(hi)]
+                return hi
     return None
 
 
