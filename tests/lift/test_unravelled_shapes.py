@@ -173,3 +173,19 @@ def test_the_places_must_chain_up_to_the_bound() -> None:
     assert radix_shape(found, D * H * T) == [T, H, D]
     assert radix_shape(found, sym("n")) is None
     assert radix_shape({Digit(Poly.const(1), D), Digit(H, None)}, D * H) is None
+
+
+@pytest.mark.parametrize("name", ["remainder", "fused"])
+def test_port_and_check_of_an_inferred_permutation_agree(tmp_path, name: str) -> None:
+    """No sidecar: the inferred N-D shapes give a transpose port whose numbers match."""
+    from cuda2nki import api
+
+    src, kernel, _ = CASES[name]
+    cu = tmp_path / f"{name}.cu"
+    cu.write_text(src)
+    res = api.port(cu, kernel=kernel)
+    assert res.source is not None and "transpose" in (res.idiom or "")
+    port = tmp_path / f"{name}_port.py"
+    port.write_text(res.source)
+    report = api.check(cu, port, kernel=kernel, seeds=1)
+    assert report.numerics_outcome == "pass", [d.message for d in report.findings]
