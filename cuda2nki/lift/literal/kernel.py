@@ -12,14 +12,9 @@
 from __future__ import annotations
 
 from cuda2nki.frontend import ast as A
-from cuda2nki.lift.literal.lower import (
-    LiteralRefusal,
-    Lowerer,
-    _py,
-    c_expr_to_py,
-    dtype_spelling,
-)
+from cuda2nki.lift.literal.lower import LiteralRefusal, Lowerer
 from cuda2nki.lift.literal.program import Instr, LiteralProgram, Loop, Node
+from cuda2nki.lift.literal.shared import _py, c_expr_to_py, dtype_spelling
 from cuda2nki.lift.literal.values import Lin
 
 MAX_PARTITIONS = 128
