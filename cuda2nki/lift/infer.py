@@ -23,9 +23,9 @@ import re
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift.affine import Poly
+from cuda2nki.lift.allocshape import bounds_above, from_allocations
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
-from cuda2nki.lift.ndshapes import _canon_cond, _int_or, _shape, _text
+from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 
@@ -235,13 +235,14 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         launch["grid"] = default_grid(_guard_bound(prog, block, fn), default)
         diags.append(_default_note(fn, launch))
     ties: dict[str, int] = {}
+    every = tuple(a[1] for acc in accesses.values() for a in acc)
     shapes = {
-        p.name: _shape(accesses.get(p.name, []), block, ties)
+        p.name: shape_of_accesses(accesses.get(p.name, []), block, ties, every)
         for p in fn.params
         if isinstance(p.ty, A.PointerType)
     }
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
-    _from_allocations(fn, site, shapes, kernel_name, diags, host)
+    picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
@@ -272,6 +273,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             )
     _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags, out.get("launch"))
     _value_ranges(out["params"], fn, kernel_name, diags)
+    _picked_rows(out["params"], picks, fn, kernel_name, diags)
     _offset_views(out["params"], fn, site, kernel_name, diags)
     if steps:
         _in_steps(out["params"], steps, fn, kernel_name, diags)
@@ -345,6 +347,20 @@ def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> Non
         why = f"its use as an index of '{r.target}' ({r.loc.file}:{r.loc.line})"
         record_range(params, fn, r, kernel, why, diags)
     add_divisor_ranges(params, fn, ints, kernel, diags)
+
+
+def _picked_rows(params: dict, picks: dict, fn: A.Function, kernel: str, diags: list) -> None:
+    """Integer inputs whose values pick rows of a gather table sized by its allocation take
+    values among its rows (a range the binding has is kept)."""
+    from cuda2nki.lift.valranges import IndexRange, record_range
+
+    for name, (rows, table) in picks.items():
+        spec = params.get(name)
+        if not isinstance(spec, dict) or "range" in spec or spec.get("role") not in ("in", "inout"):
+            continue
+        r = IndexRange(name, 0, rows, table, fn.loc)
+        why = f"its use as a row of '{table}', whose rows its allocation counts"
+        record_range(params, fn, r, kernel, why, diags)
 
 
 def _offset_views(params: dict, fn: A.Function, site, kernel: str, diags: list) -> None:
@@ -433,7 +449,7 @@ def _unguarded(prog, block) -> set[int]:
 
 def _cond_atoms(c, block) -> set:
     try:
-        return _canon_cond(c, block).atoms()
+        return canon_cond(c, block).atoms()
     except Exception:  # noqa: BLE001 - a guard that does not canonicalise bounds something
         return {af.GID[0], af.GID[1], af.GID[2]}
 
@@ -534,126 +550,6 @@ def _host_values(fn: A.Function, site: A.LaunchSite | None) -> dict:
     return out
 
 
-def _from_allocations(
-    fn: A.Function,
-    site: A.LaunchSite | None,
-    shapes: dict,
-    kernel: str,
-    diags: list,
-    host: dict | None = None,
-) -> None:
-    """A pointer whose accesses do not bound it (a gather table indexed by data), or bound it
-    only through an offset (``A[k * N + j]`` with the row ``k`` a parameter: see
-    :func:`_offset_extent`), takes the extent the host code allocates for it (see
-    :mod:`cuda2nki.frontend.hostalloc`)."""
-    from cuda2nki.lift.hostargs import arg_names, slots
-
-    if site is None or site.host is None:
-        return
-    params = {p.name: p for p in fn.params}
-    names = arg_names(fn, site)
-    for slot in slots(fn, site):
-        p, got = params[slot.param], slot.alloc(site.host)
-        if got is None or not isinstance(p.ty, A.PointerType):
-            continue
-        if shapes.get(p.name) is not None and not _offset_extent(shapes[p.name], fn):
-            continue
-        count = _elements(got, fn, dtype_of(p.ty), names)
-        if count is None:
-            continue
-        if not got.notes:  # a default (a size read at run time) equals others by chance
-            count = _named_count(count, fn, host or {})
-        shapes[p.name] = [count]
-        where = "; ".join(got.evidence[:2])
-        diags.append(
-            make(
-                "C2N2100",
-                p.loc,
-                what=f"'{p.name}' shape [{count}]",
-                kernel=kernel,
-                source=f"its allocation ({where})",
-            )
-        )
-
-
-def _offset_extent(shape: list, fn: A.Function) -> bool:
-    """A flat extent from the accesses that grows with a scalar parameter the kernel never
-    bounds an index by (``k * 2048 + n`` from ``A[k * N + j]``, ``j > k``: the row the host
-    loop passes is an offset into the buffer, not its size)."""
-    if len(shape) != 1 or not isinstance(shape[0], str):
-        return False
-    scalars = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)}
-    words = set(re.findall(r"[A-Za-z_]\w*", shape[0])) & scalars
-    return any(not _bounds_above(fn, w) for w in words)
-
-
-def _bounds_above(fn: A.Function, name: str) -> bool:
-    """Whether ``name`` is in an upper bound of some comparison (``x < name``, ``name * d > x``)."""
-    from cuda2nki.frontend.visit import walk
-
-    def named(e: object) -> bool:
-        return any(isinstance(x, A.Name) and x.name == name for x in walk(e))
-
-    for n in walk(fn.body):
-        if isinstance(n, A.Binary):
-            if n.op in ("<", "<=", "!=") and named(n.right):
-                return True
-            if n.op in (">", ">=", "!=") and named(n.left):
-                return True
-    return False
-
-
-def _named_count(count: int | str, fn: A.Function, host: dict) -> int | str:
-    """A constant allocation (``cudaMalloc(&buf, SIZE)``) whose count the host also passes as
-    the one size parameter the kernel compares with (``while (i < size)``) is that parameter:
-    the extent follows the sizes check chooses, and a production size can be reduced."""
-    if not isinstance(count, int):
-        return count
-    same = [n for n, h in host.items() if h.value == count and not h.notes and _compared(fn, n)]
-    return same[0] if len(same) == 1 else count
-
-
-def _compared(fn: A.Function, name: str) -> bool:
-    from cuda2nki.frontend.visit import walk
-
-    for n in walk(fn.body):
-        if isinstance(n, A.Binary) and n.op in ("<", "<=", ">", ">=", "!="):
-            for side in (n.left, n.right):
-                inner = side.operand if isinstance(side, A.Cast) else side
-                if isinstance(inner, A.Name) and inner.name == name:
-                    return True
-    return False
-
-
-def _elements(got, fn: A.Function, dtype: str, names: tuple) -> str | int | None:
-    """The element count of an allocation of ``got`` bytes (a HostExpr), in the kernel's size
-    parameters, when the bytes are a whole number of ``dtype`` elements."""
-    import ast as pyast
-
-    import numpy as np
-
-    from cuda2nki.lift.extents import _py_poly
-    from cuda2nki.lift.hostargs import resolve
-
-    try:
-        size = np.dtype(dtype).itemsize
-    except TypeError:
-        return None
-    if got.value is not None:
-        n = int(got.value)
-        return n // size if n > 0 and n % size == 0 else None
-    text = resolve(got.text, names)
-    scalars = {q.name for q in fn.params if not isinstance(q.ty, A.PointerType)}
-    try:
-        poly = _py_poly(pyast.parse(text or "", mode="eval").body, scalars)
-    except SyntaxError:
-        return None
-    if poly is None or not poly.terms or any(c % size for _, c in poly.terms):
-        return None
-    count = Poly.from_dict({m: c // size for m, c in poly.terms})
-    return _text(count)
-
-
 def _from_syntax(
     fn: A.Function,
     launch: dict | None,
@@ -730,7 +626,7 @@ def _grid_offsets(shapes: dict, launch: dict | None, fn: A.Function) -> set[str]
     work, it does not size it, so the host's value (its first) is kept."""
     in_shapes = _size_names(shapes, None, fn)
     grid = _size_names({}, launch, fn) - in_shapes
-    return {n for n in grid if not _bounds_above(fn, n)}
+    return {n for n in grid if not bounds_above(fn, n)}
 
 
 def _size_names(shapes: dict, launch: dict | None, fn: A.Function) -> set[str]:
@@ -786,8 +682,11 @@ def _scalar(p: A.Param, host, is_size: bool, ties: dict, kernel: str, diags: lis
 
 
 def _general_grid(grid: list, prog, block, host: dict, ties: dict, fn, site, diags) -> list:
-    """A constant grid axis that covers a guard ``gid < bound`` at the host's sizes is written
-    ``ceil_div(bound, block)``, so that it follows the sizes check chooses."""
+    """A grid axis that covers a guard ``gid < bound`` at the host's sizes is written
+    ``ceil_div(bound, block)``, so that it follows the sizes check chooses: a constant one, and
+    one that has a host constant baked in (``ceil_div(B * T * 768, 256)`` where the host's
+    ``C = NH * HS`` is 768 and the kernel guards ``idx < B * NH * T * HS``), which at other
+    sizes would launch too few threads or too many."""
     from cuda2nki.binding import eval_c_expr
 
     env = {k: h.value for k, h in host.items()}
@@ -795,18 +694,29 @@ def _general_grid(grid: list, prog, block, host: dict, ties: dict, fn, site, dia
     out = list(grid)
     for axis, g in enumerate(grid):
         b = bounds.get(axis)
-        if not isinstance(g, int) or b is None or b.is_const:
+        if b is None or b.is_const:
             continue
-        text = _text(b)
+        text = poly_text(b)
         if any(name in ties for name in map(str, b.atoms())):
             continue
+        want = f"ceil_div({text}, {block[axis]})"
         try:
             size = int(eval_c_expr(str(text), env))
+            got = g if isinstance(g, int) else int(eval_c_expr(str(g), env))
         except Exception:  # noqa: BLE001 - a bound over sizes the host does not give
             continue
-        if -(-size // block[axis]) == g:
-            out[axis] = f"ceil_div({text}, {block[axis]})"
+        if -(-size // block[axis]) == got and (isinstance(g, int) or _baked(str(g), text)):
+            out[axis] = want
     return out
+
+
+def _baked(grid: str, bound: str | int) -> bool:
+    """Whether ``grid`` holds a number where ``bound`` has a size name (the host's value of a
+    size the kernel takes apart into others)."""
+    words = set(re.findall(r"[A-Za-z_]\w*", grid)) - {"ceil_div"}
+    return bool(re.search(r"\b\d{2,}\b", grid)) and words < set(
+        re.findall(r"[A-Za-z_]\w*", str(bound))
+    )
 
 
 def _uses(shape, names) -> bool:
@@ -825,7 +735,7 @@ def _guard_bound(prog, block, fn: A.Function) -> str | None:
     scalars = {p.name for p in fn.params if isinstance(p.ty, A.ScalarType)}
     if b is None or b.is_const or not all(isinstance(a, str) and a in scalars for a in b.atoms()):
         return None
-    return str(_text(b))
+    return str(poly_text(b))
 
 
 def _default_note(fn: A.Function, launch: dict) -> Diagnostic:
@@ -841,7 +751,7 @@ def _gid_bounds(prog, block) -> dict:
     """Axis -> the bound ``hi`` of a guard ``gid.axis < hi`` shared by every store."""
     found: dict = {}
     for st in prog.stores:
-        dom = af.domain_of(_canon_cond(st.guard, block), set(af.GID))
+        dom = af.domain_of(canon_cond(st.guard, block), set(af.GID))
         if dom is None:
             return {}
         for axis, v in enumerate(af.GID):

@@ -1182,7 +1182,10 @@ class Lowerer:
     def ptr_arith(self, e: A.Binary, a: Value, b: Value) -> Value:
         if isinstance(b, Ptr | DynPtr) and not isinstance(a, Ptr | DynPtr) and e.op == "+":
             a, b = b, a
+        # an offset from data, or a thread's index that is no affine form (``b * T * C`` with
+        # ``b = idx / (NH * T)``): an address tile either way
         data = isinstance(a, DynPtr) or (isinstance(b, Tile) and b.ty != "float")
+        data = data or (isinstance(a, Ptr) and isinstance(b, Idx))
         if e.op in "+-" and isinstance(a, Ptr | DynPtr) and data:
             if not isinstance(b, Uni | Lin | Idx | Tile):
                 raise self.refuse("arithmetic between pointers", e)

@@ -1,15 +1,18 @@
-"""Tensor shapes from index expressions (see :mod:`cuda2nki.lift.infer`).
+"""Tensor shapes from index expressions: the extents of one pointer's accesses.
 
-The flat offsets of one symbolically executed thread are affine in the iteration variables,
-whose ranges come from guards (``i < n``) and loop bounds: a row stride equal to the inner range
-(or a constant or size that bounds it) gives an N-D shape (``[rows, C]``), else the extent of the
-largest offset (``[n]``); the shape is widened to cover every access (a stencil's ``i + 1``).
+Each access is an offset polynomial of one symbolically executed thread, with the guard and the
+loops around it.  The offsets are affine in the iteration variables, whose ranges come from the
+guards (``i < n``) and loop bounds: strides that are products of the inner ranges give an N-D
+shape (``A[i * NK + k]`` is ``[ni, NK]``), else the extent of the largest offset (``[n]``); a
+tensor walked by a flat index the kernel takes apart as a mixed radix gets that radix
+(:mod:`cuda2nki.lift.unravel`).
 """
 
 from __future__ import annotations
 
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import Poly
+from cuda2nki.lift.unravel import digits, permuted, radix_shape
 
 
 def _int_or(text: str) -> str | int:
@@ -19,6 +22,55 @@ def _int_or(text: str) -> str | int:
         return int(eval_c_expr(text, {}))
     except Exception:  # noqa: BLE001 - symbolic: keep the expression
         return text
+
+
+def shape_of_accesses(acc: list, block, ties: dict, every: tuple = ()) -> list | None:
+    """The shape of one pointer from its accesses ``acc`` (kind, offset, guard, loops); ``every``
+    holds the offsets of all accesses of the kernel, where a flat index is taken apart."""
+    shape = _shape(acc, block, ties)
+    if shape is not None and len(shape) == 1 and every:
+        return unravelled_shape(acc, every, block) or shape
+    return shape
+
+
+def unravelled_shape(acc: list, every: tuple, block) -> list | None:
+    """The dims of the mixed radix that ``every`` takes a flat index apart into, when that index
+    alone is each offset of ``acc`` (:mod:`cuda2nki.lift.unravel`): a thread's index bounded
+    by a guard or loop, or a grid-stride loop's index bounded by its condition."""
+    walks = set()
+    for _, index, guard, loops in acc:
+        idx = af.canonical(index, block)
+        var = next(iter(idx.top_atoms()), None)
+        if idx == af.sym(var) and var in (ranges := _ranges(guard, loops, block)):
+            walks.add((idx, ranges[var]))
+            continue
+        whole = _whole_hi(idx, [guard, *(lc.guard for lc in loops)], block, set())
+        if whole is None or len(idx.terms) < 2:
+            return None
+        walks.add((idx, whole))
+    if len(walks) != 1:
+        return None
+    flat, bound = walks.pop()
+    indices = [af.canonical(i, block) for i in every]
+    if not permuted(indices, flat):
+        return None
+    found = digits(indices, flat)
+    dims = radix_shape(found, bound) if found else None
+    return None if dims is None else [poly_text(d) for d in dims]
+
+
+def _ranges(guard, loops, block) -> dict:
+    """Upper bounds of the iteration variables of one access: loop extents and the guard's
+    bounds that do not depend on the thread."""
+    bounds: dict = {lc.var: lc.extent for lc in loops}
+    dom = af.domain_of(
+        canon_cond(guard, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK) | set(bounds)
+    )
+    if dom is not None:
+        for v, b in dom.bounds.items():
+            if len(b.hi) == 1 and not b.hi[0].depends_on(af.THREAD_COORDS):
+                bounds[v] = b.hi[0]
+    return bounds
 
 
 def _shape(acc: list, block, ties: dict) -> list | None:
@@ -40,14 +92,7 @@ def _shape(acc: list, block, ties: dict) -> list | None:
 def _flat_top(index: Poly, guard, loops, block) -> str | int | None:
     """The largest offset of one access plus one (its flat extent), as text; None if unbounded."""
     idx = af.canonical(index, block)
-    bounds: dict = {lc.var: lc.extent for lc in loops}
-    dom = af.domain_of(
-        _canon_cond(guard, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK) | set(bounds)
-    )
-    if dom is not None:
-        for v, b in dom.bounds.items():
-            if len(b.hi) == 1 and not b.hi[0].depends_on(af.THREAD_COORDS):
-                bounds[v] = b.hi[0]
+    bounds = _ranges(guard, loops, block)
     aff = af.affine(idx, set(bounds) | set(af.GID) | set(af.THREAD) | set(af.BLOCK))
     if aff is None or any(v not in bounds for v in aff.coeffs):
         return None
@@ -56,7 +101,7 @@ def _flat_top(index: Poly, guard, loops, block) -> str | int | None:
         if c.is_const and c.const_value < 0:
             continue  # the index is >= 0: the term is largest at 0 (N - 2 - i2 at i2 = 0)
         top = top + c * (bounds[v] - 1)
-    return _text(top + 1)
+    return poly_text(top + 1)
 
 
 def _covering(shape: list | None, flats: list, ties: dict) -> list | None:
@@ -109,7 +154,7 @@ def _tidy_dim(text: str) -> str | int:
         p = _py_poly(pyast.parse(text, mode="eval").body, names)
     except SyntaxError:
         p = None
-    return text if p is None else _text(p)
+    return text if p is None else poly_text(p)
 
 
 def _shape_of(
@@ -117,14 +162,7 @@ def _shape_of(
 ) -> list | None:
     idx = af.canonical(index, block)
     g = guard
-    bounds: dict = {lc.var: lc.extent for lc in loops}
-    dom = af.domain_of(
-        _canon_cond(g, block), set(af.GID) | set(af.THREAD) | set(af.BLOCK) | set(bounds)
-    )
-    if dom is not None:
-        for v, b in dom.bounds.items():
-            if len(b.hi) == 1 and not b.hi[0].depends_on(af.THREAD_COORDS):
-                bounds[v] = b.hi[0]
+    bounds = _ranges(guard, loops, block)
     aff = af.affine(idx, set(bounds) | set(af.GID) | set(af.THREAD) | set(af.BLOCK))
     if aff is None or not aff.coeffs or any(v not in bounds for v in aff.coeffs):
         return _whole_bound(idx, [g, *(lc.guard for lc in loops)], block, set(bounds))
@@ -139,26 +177,33 @@ def _shape_of(
         inner = bounds[unit[0]]
         rows = [v for v, c in aff.coeffs.items() if c == inner]
         if rows and len(aff.coeffs) == 2:
-            return [_text(bounds[rows[0]]), _text(inner)]
+            return [poly_text(bounds[rows[0]]), poly_text(inner)]
     top = aff.const
     for v, c in aff.coeffs.items():
         if c.is_const and c.const_value < 0:
             continue  # the index is >= 0: the term is largest at 0 (N - 2 - i2 at i2 = 0)
         top = top + c * (bounds[v] - 1)
-    return [_text(top + 1)]
+    return [poly_text(top + 1)]
 
 
 def _whole_bound(idx: Poly, guards: list, block, loop_vars: set) -> list | None:
     """``[hi]`` when a guard bounds the whole offset, ``idx < hi`` (grid-stride loops)."""
+    hi = _whole_hi(idx, guards, block, loop_vars)
+    return None if hi is None else [poly_text(hi)]
+
+
+def _whole_hi(idx: Poly, guards: list, block, loop_vars: set) -> Poly | None:
     for g in guards:
-        for c in _cmps(_canon_cond(g, block)):
+        for c in _cmps(canon_cond(g, block)):
             if c.op != "<":
                 continue
             hi = idx - c.poly
-            if not hi.depends_on(af.THREAD_COORDS | af.LAUNCH_SIZES) and not (
-                {str(a) for a in hi.atoms()} & loop_vars
+            if (
+                not hi.depends_on(af.THREAD_COORDS | af.LAUNCH_SIZES)
+                and not ({str(a) for a in hi.atoms()} & loop_vars)
+                and not any(isinstance(a, af.OpaqueAtom) for a in hi.atoms())  # a data value
             ):
-                return [_text(hi)]
+                return hi
     return None
 
 
@@ -212,7 +257,7 @@ def _nd_shape(coeffs: dict, bounds: dict, ties: dict, caps: dict | None = None) 
         del left[var]
     dims.append(bounds[var])
     ties.update(pending)
-    return [_text(d) for d in reversed(dims)]
+    return [poly_text(d) for d in reversed(dims)]
 
 
 def _divides(c: Poly, stride: Poly) -> bool:
@@ -244,11 +289,11 @@ def _single_name(p: Poly) -> str | None:
     return None
 
 
-def _canon_cond(c, block):
+def canon_cond(c, block):
     from cuda2nki.lift.finalize import _map_cond
 
     return _map_cond(c, lambda p: af.canonical(p, block))
 
 
-def _text(p: Poly) -> str | int:
+def poly_text(p: Poly) -> str | int:
     return p.const_value if p.is_const else str(p).replace(" ", "")
