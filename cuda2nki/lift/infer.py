@@ -243,6 +243,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     }
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     _from_allocations(fn, site, shapes, kernel_name, diags, host)
+    _from_declarations(fn, shapes, kernel_name, diags)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
@@ -579,6 +580,18 @@ def _from_allocations(
                 source=f"its allocation ({where})",
             )
         )
+
+
+def _from_declarations(fn: A.Function, shapes: dict, kernel: str, diags: list) -> None:
+    """A host-filled ``__constant__`` table made a parameter that its accesses do not bound (a
+    lookup indexed by data) takes its declared extent."""
+    for p in fn.params:
+        if p.extent is None or shapes.get(p.name) is not None:
+            continue
+        shapes[p.name] = [p.extent]
+        what = f"'{p.name}' shape [{p.extent}]"
+        source = "its __constant__ declaration (the host fills it)"
+        diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source=source))
 
 
 def _offset_extent(shape: list, fn: A.Function) -> bool:
