@@ -96,7 +96,19 @@ def port_intent(
         raise DiagnosticError(
             make("C2N2512", intent.loc, name="codegen", reason=f"{type(exc).__name__}: {exc}")
         ) from None
+    _runnable(src, intent)
     return scheduled, src, ctx.diagnostics
+
+
+def _runnable(src: str, intent: Kernel) -> None:
+    """No port that would stop at a name it never bound (C2N2512 instead)."""
+    from cuda2nki.codegen.unbound import unbound_reads
+
+    bad = unbound_reads(src)
+    if bad:
+        first = bad[0]
+        why = f"the generated code reads '{first.name}' before binding it (port line {first.line})"
+        raise DiagnosticError(make("C2N2512", intent.loc, name="codegen", reason=why))
 
 
 def resolve_binding(path: str | os.PathLike, binding: Any, tu: Any, kernel: str | None) -> Any:

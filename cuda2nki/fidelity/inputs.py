@@ -250,8 +250,29 @@ def _all_points(
         if _work(b, longer) <= MAX_GENERATED_WORK:
             pts.append(TestPoint(longer, generated=True))
     if not any(any(int(p.values[d]) == 1 for d in dims) for p in pts):
-        pts.append(TestPoint({**base, dims[0]: 1}, generated=True))
+        edge = _edge_point(b, base, dims[0])
+        if edge is not None:
+            pts.append(TestPoint(edge, generated=True))
     return pts + _threshold_points(b, pts, bounds)
+
+
+#: the largest size tried for the size-1 edge (an output ``n - 8`` long has one element at 9)
+_EDGE_SEARCH = 64
+
+
+def _edge_point(b: Binding, base: Mapping[str, Number], dim: str) -> dict[str, Number] | None:
+    """``base`` with ``dim`` at the smallest size where every tensor still has an element
+    (1, or 9 for an output ``n - 8`` long: the edge is a single element there), None if no
+    size up to :data:`_EDGE_SEARCH` resolves so."""
+    for v in range(1, _EDGE_SEARCH + 1):
+        point = {**base, dim: v}
+        try:
+            shapes = b.resolve(point).shapes
+        except Exception:  # noqa: BLE001 - outside the binding's size relations: not a point
+            continue
+        if all(all(d > 0 for d in shape) for shape in shapes.values()):
+            return point
+    return None
 
 
 def _multi_tile(pts: Sequence[TestPoint], d: str, full: int, tile: int) -> bool:

@@ -43,6 +43,7 @@ def parse_source(
 
     A kernel of a header that the header does not launch gets the launches of the source files
     near it that include it (:mod:`cuda2nki.frontend.launchers`)."""
+    from cuda2nki.frontend.constparams import tables_as_parameters
     from cuda2nki.frontend.driver import lower_source
 
     # The lowering allocates many small acyclic objects; the cyclic collector would only re-scan
@@ -54,6 +55,8 @@ def parse_source(
     dirs = tuple(map(str, include_dirs))
     try:
         tu = lower_source(text, str(filename), defines, dirs, templates)
+        # host-filled __constant__ tables: inputs of the kernels that read them
+        tu = tables_as_parameters(tu, text)
     except RecursionError:
         d = make("C2N1010", SourceLoc(str(filename), 1, 1), what="nesting too deep")
         return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))

@@ -402,6 +402,9 @@ class Empty(Stmt):
 class Param(Node):
     name: str
     ty: CType
+    #: the declared element count of a host-filled ``__constant__`` table made a parameter
+    #: (see :mod:`cuda2nki.frontend.constparams`)
+    extent: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -77,7 +77,7 @@ from cuda2nki.diagnostics import SourceLoc, error
 from cuda2nki.ir import extremum as argext
 from cuda2nki.ir import nodes as n
 from cuda2nki.ir import numerics as num
-from cuda2nki.ir.ops import AxisKind, Op, Role, is_float
+from cuda2nki.ir.ops import AxisKind, Op, Role, is_float, is_int
 from cuda2nki.ir.types import (
     TypeEnv,
     binary_dtype,
@@ -934,6 +934,10 @@ class _Evaluator:
             return False
         if not (isinstance(e.body, n.Binary) and e.body.op is Op.MUL):
             return False
+        if is_int(acc) and is_int(body_t):
+            # integer sums wrap modulo 2**bits in any order: a contraction in the accumulator's
+            # type gives the lockstep loop's result exactly
+            return np_dtype(body_t) == np_dtype(acc) and np_dtype(acc).itemsize >= 4
         if not (is_float(acc) and is_float(body_t)):
             return False
         return not self.declared or (

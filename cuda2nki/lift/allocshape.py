@@ -188,3 +188,15 @@ def _elements(got, fn: A.Function, dtype: str, names: tuple) -> str | int | None
         return None
     count = Poly.from_dict({m: c // size for m, c in poly.terms})
     return poly_text(count)
+
+
+def from_declarations(fn: A.Function, shapes: dict, kernel: str, diags: list) -> None:
+    """A host-filled ``__constant__`` table made a parameter that its accesses do not bound (a
+    lookup indexed by data) takes its declared extent."""
+    for p in fn.params:
+        if p.extent is None or shapes.get(p.name) is not None:
+            continue
+        shapes[p.name] = [p.extent]
+        what = f"'{p.name}' shape [{p.extent}]"
+        source = "its __constant__ declaration (the host fills it)"
+        diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source=source))

@@ -23,7 +23,8 @@ import re
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift.allocshape import bounds_above, from_allocations
+from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declarations
+from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.privatise import privatised
@@ -243,6 +244,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     }
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
+    from_declarations(fn, shapes, kernel_name, diags)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
@@ -272,6 +274,10 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
             )
     _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags, out.get("launch"))
+    guarded = 0 not in _unguarded(prog, block)
+    scale_constant_launch(
+        out["params"], out.get("launch"), fn, guarded, _DEFAULT_ELEMENTS, kernel_name, diags
+    )
     _value_ranges(out["params"], fn, kernel_name, diags)
     _picked_rows(out["params"], picks, fn, kernel_name, diags)
     _offset_views(out["params"], fn, site, kernel_name, diags)

@@ -48,10 +48,10 @@ def index_ranges(
         target = _array_name(node.base)
         if target is None or target not in extents:
             continue
-        for tensor, shift in _loads(node.index, locals_, int_params, 0, 0):
+        for tensor, steps in _loads(node.index, locals_, int_params, (), 0):
             if tensor == target:
                 continue
-            rng = _range(extents[target], shift)
+            rng = _range(extents[target], steps)
             old = got.get(tensor)
             if old is None or _narrower(rng, (old.lo, old.hi)):
                 got[tensor] = IndexRange(tensor, rng[0], rng[1], target, node.loc)
@@ -78,48 +78,90 @@ def _local_values(fn: A.Function) -> dict[str, list[A.Expr]]:
     return out
 
 
+#: how an index is made of a loaded value, outermost step first: ``("add", c)`` adds the
+#: constant ``c``, ``("div", d)`` divides by the positive constant ``d`` (``/ d``, ``>> log2 d``)
+Steps = tuple[tuple[str, int], ...]
+
+
 def _loads(
-    e: A.Expr, locals_: Mapping[str, list[A.Expr]], params: set[str], shift: int, depth: int
-) -> list[tuple[str, int]]:
-    """(parameter, constant added) for each load of a parameter in ``params`` that is the
-    index's value up to casts, locals and constant shifts."""
+    e: A.Expr, locals_: Mapping[str, list[A.Expr]], params: set[str], steps: Steps, depth: int
+) -> list[tuple[str, Steps]]:
+    """(parameter, steps from its value to the index) for each load of a parameter in
+    ``params`` that is the index's value up to casts, locals, constant shifts and divisions by
+    a positive constant (``bins[(c[i] - 'a') / 4]``)."""
     if depth > _MAX_DEPTH:
         return []
     while isinstance(e, A.Cast) and isinstance(e.to, A.ScalarType):
         e = e.operand
     if isinstance(e, A.Index):
         name = _array_name(e.base)
-        return [(name, shift)] if name in params else []
+        return [(name, steps)] if name in params else []
     if isinstance(e, A.Unary) and e.op == "*":  # `*(idx + i)`
         inner = e.operand
         if isinstance(inner, A.Binary) and inner.op == "+":
             for side in (inner.left, inner.right):
                 name = _array_name(side)
                 if name in params:
-                    return [(name, shift)]
+                    return [(name, steps)]
         return []
     if isinstance(e, A.Binary) and e.op in ("+", "-"):
         for var, const in ((e.left, e.right), (e.right, e.left)):
             if isinstance(const, A.IntLit) and (e.op == "+" or var is e.left):
                 step = const.value if e.op == "+" else -const.value
-                return _loads(var, locals_, params, shift + step, depth + 1)
+                return _loads(var, locals_, params, (*steps, ("add", step)), depth + 1)
         return []
+    divisor = _const_divisor(e)
+    if divisor is not None and isinstance(e, A.Binary):
+        return _loads(e.left, locals_, params, (*steps, ("div", divisor)), depth + 1)
     if isinstance(e, A.Name) and e.name in locals_:
         values = locals_[e.name]
         if len(values) != 1 or isinstance(values[0], A.Assign):
             return []  # reassigned: the value at the index is not one load
-        return _loads(values[0], locals_, params, shift, depth + 1)
+        return _loads(values[0], locals_, params, steps, depth + 1)
     return []
 
 
-def _range(extent: int | str, shift: int) -> tuple[int | str, int | str]:
-    """``Q[v + shift]`` in bounds: ``v`` in ``[-shift, extent - shift)`` (never below 0)."""
-    lo = max(-shift, 0)
-    if isinstance(extent, int):
-        return lo, extent - shift
-    if not shift:
-        return lo, extent
-    return lo, f"({extent}) + {-shift}" if shift < 0 else f"({extent}) - {shift}"
+def _const_divisor(e: A.Expr) -> int | None:
+    """``d`` of ``x / d`` or ``x >> k`` (``d = 2**k``) with a positive constant ``d``."""
+    if not isinstance(e, A.Binary) or not isinstance(e.right, A.IntLit):
+        return None
+    if e.op == "/" and e.right.value > 0:
+        return e.right.value
+    if e.op == ">>" and 0 <= e.right.value < 31:
+        return 1 << e.right.value
+    return None
+
+
+def _shift(steps: Steps) -> int | None:
+    """The constant the steps add, None where they divide."""
+    if any(kind != "add" for kind, _ in steps):
+        return None
+    return sum(c for _, c in steps)
+
+
+def _range(extent: int | str, steps: Steps) -> tuple[int | str, int | str]:
+    """``Q[f(v)]`` in bounds, ``f`` made of ``steps``: ``v`` in ``[lo, hi)`` (never below 0).
+    A division's values are taken from its non-negative side (``(v + s) / d`` in ``[0, E)``:
+    ``v + s`` in ``[0, E * d)``), which C's truncation keeps in bounds."""
+    lo: int = 0
+    hi: int | str = extent
+    pending = 0  # constants added since the last division, folded into one term
+
+    def settle(hi: int | str, shift: int) -> int | str:
+        if isinstance(hi, int) or not shift:
+            return hi - shift if isinstance(hi, int) else hi
+        return f"({hi}) + {-shift}" if shift < 0 else f"({hi}) - {shift}"
+
+    for kind, c in steps:
+        if kind == "add":
+            lo -= c
+            pending += c
+            continue
+        hi = settle(hi, pending)
+        pending = 0
+        lo *= c
+        hi = hi * c if isinstance(hi, int) else f"({hi}) * {c}"
+    return max(lo, 0), settle(hi, pending)
 
 
 def _narrower(new: tuple[int | str, int | str], old: tuple[int | str, int | str]) -> bool:
@@ -170,7 +212,10 @@ def divisor_ranges(
         divisor = _divisor(node)
         if divisor is None:
             continue
-        for tensor, shift in _loads(divisor, locals_, int_params, 0, 0):
+        for tensor, steps in _loads(divisor, locals_, int_params, (), 0):
+            shift = _shift(steps)
+            if shift is None:  # a divisor divided first: its range is not kept from zero here
+                continue
             lo, hi = known.get(tensor, (0, _DEFAULT_HI))
             need = 1 - shift  # tensor + shift >= 1
             if not isinstance(lo, int) or lo >= need:

@@ -484,6 +484,14 @@ def _np_name(dt: np.dtype) -> str:
     return str(dt) if name is None else name
 
 
+def _device_names(tu: A.TranslationUnit) -> set[str]:
+    """Every name the file's kernels, device functions and global initialisers use."""
+    from cuda2nki.frontend.visit import walk
+
+    roots = [f.body for f in tu.functions] + [g.init for g in tu.globals if g.init is not None]
+    return {n.name for r in roots for n in walk(r) if isinstance(n, A.Name)}
+
+
 def _global_buffers(prog: Program, launch: Launch) -> dict[str, Buffer]:
     """Buffers for file-scope ``__constant__``/``__device__`` variables, initialised once."""
     out: dict[str, Buffer] = {}
@@ -500,7 +508,10 @@ def _global_buffers(prog: Program, launch: Launch) -> dict[str, Buffer]:
             body=A.Block(loc=SourceLoc(prog.tu.file, 1, 1), body=()),
         ),
     )
+    named = _device_names(prog.tu)
     for name, ty, _init, loc, kind in prog.global_inits:
+        if name not in named:
+            continue  # a host table (`const char* modes[] = {...}`) no device code reads
         n = sizeof(ty)
         if n is None:
             raise error("C2N1505", loc, what=f"the global '{name}' of unknown size")
@@ -509,7 +520,7 @@ def _global_buffers(prog: Program, launch: Launch) -> dict[str, Buffer]:
     launch.globals = out
     dummy = Chunk(launch, (0, 1, 0, 1, 0, 1), None)
     for name, ty, init, loc, _kind in prog.global_inits:
-        if init is None:
+        if init is None or name not in out:
             continue
         _init_global(fc, dummy, out[name], ty, init, loc)
     return out

@@ -109,3 +109,59 @@ def test_real_host_code_binds_every_kernel(tmp_path: Path) -> None:
     assert {k: r["status"] for k, r in _report(dry).items()} == {
         k: r["status"] for k, r in got.items()
     }
+
+
+TABLES = """\
+#define TAPS 5
+__constant__ float taps[TAPS];
+static __constant__ int remap_lut[8];
+
+__global__ void smooth(const float* in, float* out, int len) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= len) return;
+    out[i] = taps[i % TAPS] * in[i] + taps[0];
+}
+
+__global__ void relabel(const int* labels, int* out, int len) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < len) out[i] = remap_lut[labels[i] & 7];
+}
+
+int main() {
+    float h_taps[TAPS] = {0.1f, 0.2f, 0.4f, 0.2f, 0.1f};
+    int h_lut[8] = {7, 6, 5, 4, 3, 2, 1, 0};
+    int len = LEN;
+    float *in, *out;
+    int *labels, *mapped;
+    cudaMalloc(&in, len * sizeof(float));
+    cudaMalloc(&out, len * sizeof(float));
+    cudaMalloc(&labels, len * sizeof(int));
+    cudaMalloc(&mapped, len * sizeof(int));
+    cudaMemcpyToSymbol(taps, h_taps, sizeof(h_taps));
+    cudaMemcpyToSymbol(remap_lut, h_lut, sizeof(h_lut));
+    smooth<<<(len + 127) / 128, 128>>>(in, out, len);
+    relabel<<<(len + 255) / 256, 256>>>(labels, mapped, len);
+    return 0;
+}
+"""
+
+
+def test_host_filled_constant_tables_are_checked_inputs(tmp_path: Path) -> None:
+    """Kernels reading ``__constant__`` tables the host fills are bound, ported with the table
+    as an input tensor and checked (the size from -D), and --examine agrees."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "tables.cu").write_text(TABLES)
+    out = tmp_path / "out"
+    defines = {"LEN": "3000"}
+    migrate(MigrateOptions(src, out, check=True, timeout=600, defines=defines))
+    got = _report(out)
+    assert set(got) == {"smooth", "relabel"}
+    for name, r in got.items():
+        assert r["port"] is not None and r["binding"] == "inferred", (name, r)
+        assert r["numerics"] == "pass", (name, r)
+    dry = tmp_path / "dry"
+    migrate(MigrateOptions(src, dry, mode="examine", defines=defines))
+    assert {k: r["status"] for k, r in _report(dry).items()} == {
+        k: r["status"] for k, r in got.items()
+    }

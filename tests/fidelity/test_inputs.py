@@ -7,6 +7,7 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 from cuda2nki.binding import load_binding
 from cuda2nki.fidelity import inputs as fi
@@ -136,3 +137,30 @@ def test_two_full_tiles_and_a_tail_on_every_tiled_axis(tmp_path: Path) -> None:
     assert got == [{"R": 64, "C": 1032}]
     p.write_text(ROWS.format(r=300, c=1100))
     assert not [q for q in fi.test_points(load_binding(p)) if q.generated and q.values["R"] > 64]
+
+
+@pytest.mark.parametrize(
+    ("out_shape", "edge"),
+    [(["n - 4"], 5), (["n - 8"], 9), (["(n - 2) / 2"], 4), (["n"], 1)],
+)
+def test_the_size_one_edge_keeps_every_tensor_non_empty(out_shape: list, edge: int) -> None:
+    """A valid-mode window's output is shorter than its input: the size-1 edge is the smallest
+    size where it still has an element, never a size that makes a tensor empty or negative."""
+    from cuda2nki.binding import binding_from_dict
+
+    b = binding_from_dict(
+        {
+            "kernel": "k",
+            "launch": {"grid": ["ceil_div(n, 128)"], "block": [128]},
+            "params": {
+                "src": {"shape": ["n"], "dtype": "float32", "role": "in"},
+                "dst": {"shape": out_shape, "dtype": "float32", "role": "out"},
+                "n": 3000,
+            },
+        }
+    )
+    pts = fi.test_points(b)
+    for p in pts:
+        shapes = b.resolve(p.values).shapes
+        assert all(d > 0 for s in shapes.values() for d in s), (p.values, shapes)
+    assert edge in [int(p.values["n"]) for p in pts]

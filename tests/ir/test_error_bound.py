@@ -221,3 +221,47 @@ def test_regressions_found_by_the_property():
     sel = n.Select(n.Binary(Op.GT, x, x), n.Unary(Op.SQRT, x), x)
     an = analyse(_kernel(sel), {"x": _X, "y": _Y})
     assert not np.isnan(an.bound["z"]).any()
+
+
+@pytest.mark.parametrize(
+    ("dtype", "spelling"),
+    [
+        ("int32", "A[i, k] * B[k, j]"),
+        ("int32", "B[k, j] * A[i, k]"),
+        ("uint32", "A[i, k] * B[k, j]"),
+        ("int64", "A[i, k] * B[k, j]"),
+    ],
+)
+def test_an_integer_contraction_is_one_einsum_exact_modulo_its_width(
+    dtype: str, spelling: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An integer sum of products wraps the same in any order: it is evaluated (and bounded,
+    exactly: 0) as one contraction, not element block by element block, at any size."""
+    from cuda2nki.ir import evaluate as ev
+
+    k_ir = parse(
+        f"kernel imm(A: in {dtype}[M, K], B: in {dtype}[K, N], C: out {dtype}[M, N],\n"
+        "            M: int32, N: int32, K: int32) {\n"
+        f"  contract: C[i, j] = reduce(add, k < K: {spelling}; acc {dtype}) for i < M, j < N;\n"
+        "}\n"
+    )
+
+    def chunked(*_a: object, **_k: object) -> None:
+        raise AssertionError("an integer contraction went through the chunked reduction")
+
+    monkeypatch.setattr(ev._Evaluator, "_reduce_chunked", chunked)
+    info = np.iinfo(np.dtype(dtype))
+    a = RNG.integers(info.min, info.max, size=(9, 70), dtype=dtype, endpoint=True)
+    b = RNG.integers(info.min, info.max, size=(70, 11), dtype=dtype, endpoint=True)
+    got = evaluate(k_ir, {"A": a, "B": b})["C"]
+    # the wrapped sum, computed with Python integers
+    width = 2 ** (8 * np.dtype(dtype).itemsize)
+    exact = [
+        [sum(int(a[i, k]) * int(b[k, j]) for k in range(70)) for j in range(11)] for i in range(9)
+    ]
+    wrapped = np.array(exact, dtype=object) % width
+    if info.min < 0:
+        wrapped = np.where(wrapped > info.max, wrapped - width, wrapped)
+    assert got.dtype == np.dtype(dtype)
+    assert np.array_equal(got.astype(object), wrapped)
+    assert not np.any(error_bound(k_ir, {"A": a, "B": b})["C"])

@@ -42,6 +42,35 @@ CASES = {
         "v",
         [0, 32],
     ),
+    "letters-binned-by-a-constexpr-divisor": (
+        "constexpr int NB = 7;\nconstexpr int PER = (26 + NB - 1) / NB;\n"
+        "__global__ void lb(const unsigned char* v, int* bins, int n) {\n"
+        "  int pos;\n"
+        "  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;"
+        " i += gridDim.x * blockDim.x) {\n"
+        "    pos = v[i] - 'a';\n    atomicAdd(&bins[pos / PER], 1);\n  }\n}\n",
+        "cudaMalloc(&bins, NB * sizeof(int));\n  lb<<<n / 64, 64>>>(v, bins, n);",
+        "v",
+        [97, 125],
+    ),
+    "shifted-down-then-offset": (
+        "#define SLOTS 9\n"
+        "__global__ void sd(const int* data, unsigned int* bins, int n) {\n"
+        "  int i = threadIdx.x + blockIdx.x * blockDim.x;\n"
+        "  if (i >= n) return;\n"
+        "  atomicAdd(&bins[(data[i] >> 3) + 1], 1u);\n}\n",
+        "cudaMalloc(&bins, SLOTS * sizeof(unsigned int));\n  sd<<<(n + 31) / 32, 32>>>(data, bins, n);",
+        "data",
+        [0, 64],
+    ),
+    "divided-symbolic-extent": (
+        "__global__ void ds(float* out, const float* x, const int* idx, int n, int m) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) { int q = (int)(idx[i] + 2) / 5; out[i] = x[q]; }\n}\n",
+        "cudaMalloc(&x, m * sizeof(float));\n  ds<<<(n + 127) / 128, 128>>>(out, x, idx, n, m);",
+        "idx",
+        [0, "((m) * 5) - 2"],
+    ),
     "shifted-pointer-arith": (
         "__global__ void p(float* out, const float* table, const int* ids, int n) {\n"
         "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import pytest
 from simt_helpers import fault, run
 
 REDUCE = """
@@ -370,3 +371,25 @@ def test_packed_struct_lanes_with_per_thread_index() -> None:
     rows = x.reshape(32, 4)
     ref = np.stack([np.roll(rows[t], -t) + x[t % 4] for t in range(32)])
     np.testing.assert_array_equal(out.reshape(32, 4), ref)
+
+
+@pytest.mark.parametrize(
+    "host_table",
+    [
+        'const char *modes[] = {"auto", "spin", "yield", NULL};',
+        'static const char* const names[] = {"a", "b"};',
+        'const char *labels[3] = {"x", "y", "z"};',
+    ],
+)
+def test_a_host_table_of_unknown_size_does_not_stop_a_kernel(host_table: str) -> None:
+    """A host-only table the front end cannot size (strings) is no device memory: a kernel
+    that never reads it runs."""
+    src = (
+        f"{host_table}\n"
+        "__global__ void scale(int* d, const int* f) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  d[i] = d[i] * f[0];\n}\n"
+    )
+    d = np.arange(32, dtype=np.int32)
+    out = run(src, "scale", d=d, f=np.array([3], np.int32))
+    np.testing.assert_array_equal(out["d"], np.arange(32, dtype=np.int32) * 3)
