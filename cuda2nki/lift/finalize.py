@@ -34,6 +34,8 @@ from cuda2nki.lift.foldfuse import (
     _rebase_exp,
     _tighten,
     fuse_vars,
+    join_ranges,
+    split_nested,
 )
 from cuda2nki.lift.leafmatch import (
     _AU,
@@ -607,6 +609,14 @@ class Finalizer:
             c, inner = e.body.args
             hoisted = V.Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, inner)
             return V.Op(e.dtype, e.op, (c, self.fuse(hoisted)))
+        parts = split_nested(e)
+        if parts is not None:  # fold(a op fold(b)) == fold(a) op fold(fold(b)), when one fold
+            taken = self.counter
+            self.counter, names = itertools.tee(taken)
+            whole = join_ranges([self.fuse(p) for p in parts])
+            if whole is not None:
+                return whole
+            self.counter = names  # as if never tried: the same fresh names as before
         chain = [e]
         body = e.body
         while isinstance(body, V.Fold) and body.op == e.op:
