@@ -28,9 +28,6 @@ KNOWN: dict[str, str] = {
     "stencil/fdtd_field_col0": "C2N5006: the update reads hz at the flat offset at - 1 through "
     "a view of ex's merged dims, and the source element src[t] of the first column is loaded "
     "again in each row tile of the loop around it",
-    "reduce/row_max_smem_accessor": "C2N5007: the 64-thread block-stride loop over each row "
-    "becomes a loop over 64-column chunks, each its own DMA (173 B per partition row on "
-    "average at 100x300) where one DMA of the whole row would do",
     "views/bias_grad_merged": "C2N5001/C2N5007: the sum over the merged B*T rows of dout keeps "
     "its division by T (split-flat leaves reductions alone), so each channel tile loads one "
     "row of 12 B per DMA instead of a B*T x OC block",
