@@ -13,7 +13,9 @@ Three rewrites, applied to the values the symbolic execution stored:
   folded;
 * **fold fusion** -- nested folds whose variables only occur as one mixed-radix combination
   (``tid + 256*k``, a block-stride loop inside a block tree) become one fold over the fused
-  variable, and a guard ``f < X`` covering the fused extent becomes the extent.
+  variable, and a guard ``f < X`` covering the fused extent becomes the extent; a fold over
+  threads of a seed combined with a nested fold (``t < W ? x(t) : x(0)``, then a block-stride
+  loop) is split and its two adjacent ranges joined into one fold over the row.
 """
 
 from __future__ import annotations
