@@ -13,7 +13,9 @@ Three rewrites, applied to the values the symbolic execution stored:
   folded;
 * **fold fusion** -- nested folds whose variables only occur as one mixed-radix combination
   (``tid + 256*k``, a block-stride loop inside a block tree) become one fold over the fused
-  variable, and a guard ``f < X`` covering the fused extent becomes the extent.
+  variable, and a guard ``f < X`` covering the fused extent becomes the extent; a fold over
+  threads of a seed combined with a nested fold (``t < W ? x(t) : x(0)``, then a block-stride
+  loop) is split and its two adjacent ranges joined into one fold over the row.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from cuda2nki.lift.foldfuse import (
     _rebase_exp,
     _tighten,
     fuse_vars,
+    join_ranges,
+    split_nested,
 )
 from cuda2nki.lift.leafmatch import (
     _AU,
@@ -609,6 +613,14 @@ class Finalizer:
             c, inner = e.body.args
             hoisted = V.Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, inner)
             return V.Op(e.dtype, e.op, (c, self.fuse(hoisted)))
+        parts = split_nested(e)
+        if parts is not None:  # fold(a op fold(b)) == fold(a) op fold(fold(b)), when one fold
+            taken = self.counter
+            self.counter, names = itertools.tee(taken)
+            whole = join_ranges([self.fuse(p) for p in parts])
+            if whole is not None:
+                return whole
+            self.counter = names  # as if never tried: the same fresh names as before
         chain = [e]
         body = e.body
         while isinstance(body, V.Fold) and body.op == e.op:

@@ -33,6 +33,79 @@ def _invariant_scale(f: V.Fold) -> tuple[V.Fold, str, V.DExpr] | None:
     return None
 
 
+def split_nested(f: V.Fold) -> tuple[V.Fold, ...] | None:
+    """``fold(op, v: a(v) op fold(op, k: b(v, k)))`` as the folds ``fold(op, v: a(v))`` and
+    ``fold(op, v: fold(op, k: b(v, k)))``, to be combined with ``op``; None when the body is not
+    such a combination.
+
+    A block-stride loop seeded from each thread's own first element, then a tree over the
+    threads, executes to that shape; split, the nested pair fuses into one fold over the row
+    (:func:`fuse_vars`).  ``add``, ``max`` and ``min`` are associative and commutative (float
+    folds are order-independent at the intent level), so the split is the same combination.
+    Every leaf must move with ``v`` (a ``v``-free one is ``n`` times itself under ``add``)."""
+    if f.op not in _IDENT or not (isinstance(f.body, V.Op) and f.body.op == f.op):
+        return None
+    leaves = _leaves(f.body, f.op)
+    if len(leaves) < 2 or not any(isinstance(x, V.Fold) and x.op == f.op for x in leaves):
+        return None
+    if any(f.var not in {str(a) for a in V.index_atoms(x)} or V.has_carried(x) for x in leaves):
+        return None
+    return tuple(V.Fold(f.dtype, f.op, f.var, f.start, f.stop, f.step, x) for x in leaves)
+
+
+def join_ranges(folds: list) -> V.Fold | None:
+    """Two folds of one ``op`` over adjacent column ranges of one row as one fold over the row.
+
+    A thread's seed ``j < W ? x(j) : y`` for ``j < B``, and the rest of its block-stride loop
+    fused over the threads, ``x(B + k)`` for ``k < W - B``, cover ``x(c)`` for ``c < W``: the
+    seed's stand-in ``y`` is the identity of ``op``, or (``max``/``min``, which ignore a
+    repeat) the row's first element ``x(0)``; the rest is empty when ``W <= B``."""
+    if len(folds) != 2:
+        return None
+    for seed, rest in (folds, folds[::-1]):
+        whole = _join_pair(seed, rest)
+        if whole is not None:
+            return whole
+    return None
+
+
+def _join_pair(seed: V.Fold, rest: V.Fold) -> V.Fold | None:
+    if not all(
+        isinstance(f, V.Fold) and f.start == af.ZERO and f.step == af.ONE for f in (seed, rest)
+    ):
+        return None
+    if seed.op != rest.op or seed.dtype != rest.dtype or not seed.stop.is_const:
+        return None
+    b, j = seed.body, seed.var
+    if not (isinstance(b, V.Select) and isinstance(b.cond, V.Pred)):
+        return None
+    cmps = b.cond.cond.conjuncts()
+    if not cmps or len(cmps) != 1 or cmps[0].op != "<":
+        return None
+    width = af.sym(j) - cmps[0].poly  # the guard is j < width
+    if width.depends_on((j,)) or rest.stop != width - seed.stop:
+        return None
+    row = b.then
+    shifted = V.simplify(V.subs_poly(row, {j: af.sym(rest.var) + seed.stop}))
+    if shifted != V.simplify(rest.body) or not _stand_in(b.else_, row, j, seed.op):
+        return None
+    return V.Fold(seed.dtype, seed.op, j, af.ZERO, width, af.ONE, row)
+
+
+def _stand_in(y: V.DExpr, row: V.DExpr, j: str, op: str) -> bool:
+    """``y`` changes nothing in an ``op`` fold over a row ``row(j)`` of at least one element."""
+    if isinstance(y, V.Const) and y.value == _IDENT[op]:
+        return True
+    first = V.simplify(V.subs_poly(row, {j: af.ZERO}))
+    return op in ("max", "min") and V.simplify(y) == first
+
+
+def _leaves(e: V.DExpr, op: str) -> list:
+    if isinstance(e, V.Op) and e.op == op and len(e.args) == 2:
+        return _leaves(e.args[0], op) + _leaves(e.args[1], op)
+    return [e]
+
+
 def _neutral(c: V.DExpr, op: str) -> bool:
     """``c op x == x`` for every ``x`` of the dtype (0 for add, the dtype's lowest for max)."""
     if not isinstance(c, V.Const):

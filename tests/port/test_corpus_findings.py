@@ -25,9 +25,6 @@ KNOWN: dict[str, str] = {
     "turning them into one row by Vector-engine transposes costs the vector engine more than "
     "the store saves in the cost model (layernorm's expert ratio passes 1.25), so wide stores "
     "need several points per partition",
-    "reduce/row_max_smem_accessor": "C2N5007: the 64-thread block-stride loop over each row "
-    "becomes a loop over 64-column chunks, each its own DMA (173 B per partition row on "
-    "average at 100x300) where one DMA of the whole row would do",
     "views/bias_grad_merged": "C2N5008: at the largest test point (B*T = 48 rows of 258 "
     "channels) the ones-vector column sum over the merged rows runs on 48 of 128 partitions; "
     "channels on partitions instead costs 5.8 us against 2.2 us in the cost model, with "
