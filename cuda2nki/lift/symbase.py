@@ -254,21 +254,7 @@ def _math_name(func: str) -> str:
 
 
 def promote(a: str, b: str) -> str:
-    order = [
-        "bool",
-        "int8",
-        "uint8",
-        "int16",
-        "uint16",
-        "int32",
-        "uint32",
-        "int64",
-        "uint64",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-    ]
+    order = list(A.SCALAR_NAMES[1:])  # bool, the integers by width, then the floats
     if is_float_dtype(a) or is_float_dtype(b):
         fa = a if is_float_dtype(a) else "float16"
         fb = b if is_float_dtype(b) else "float16"
