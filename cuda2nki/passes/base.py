@@ -50,6 +50,15 @@ class Pass:
 _ITEM = re.compile(r"\s*([a-z][a-z0-9-]*)\s*(\{([^{}]*)\})?\s*(,|$)")
 
 
+def map_computes(kernel: Any, fn: Callable[[Any], Any]) -> Any:
+    """``kernel`` with ``fn`` applied to the expression of each top-level ``Compute`` (the
+    intent-level passes that rewrite expressions in place)."""
+    from cuda2nki.ir.nodes import Compute
+
+    body = tuple(s.replace(expr=fn(s.expr)) if isinstance(s, Compute) else s for s in kernel.body)
+    return kernel.replace(body=body)
+
+
 def split_spec(spec: str) -> list[tuple[str, dict[str, str]]]:
     """``"a,b{x=1,y=2}"`` -> ``[("a", {}), ("b", {"x": "1", "y": "2"})]`` (C2N0002 if malformed)."""
     items: list[tuple[str, dict[str, str]]] = []

@@ -16,11 +16,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cuda2nki.ir.nodes import Binary, Compute, Expr, Kernel, Lit
+from cuda2nki.ir.nodes import Binary, Expr, Kernel, Lit
 from cuda2nki.ir.types import TypeEnv
 from cuda2nki.passes._analysis import transform
 from cuda2nki.passes._identity import is_identity
-from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.passes.base import Pass, PassContext, map_computes
 
 
 @dataclass(frozen=True)
@@ -29,10 +29,7 @@ class DropIdentitiesPass(Pass):
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
         env = TypeEnv(kernel)
-        body = tuple(
-            s.replace(expr=drop(s.expr, env)) if isinstance(s, Compute) else s for s in kernel.body
-        )
-        return kernel.replace(body=body)
+        return map_computes(kernel, lambda e: drop(e, env))
 
 
 def drop(e: Expr, env: TypeEnv) -> Any:

@@ -18,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cuda2nki.ir.nodes import Binary, Compute, Expr, IndexValue, Kernel, Lit, Param, Reduce
+from cuda2nki.ir.nodes import Binary, Expr, IndexValue, Kernel, Lit, Param, Reduce
 from cuda2nki.ir.ops import Op
 from cuda2nki.ir.types import TypeEnv
 from cuda2nki.passes._analysis import transform, walk
-from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.passes.base import Pass, PassContext, map_computes
 
 
 @dataclass(frozen=True)
@@ -31,11 +31,7 @@ class FactorScalesPass(Pass):
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
         env = TypeEnv(kernel)
-        body = tuple(
-            s.replace(expr=factor_scales(s.expr, env)) if isinstance(s, Compute) else s
-            for s in kernel.body
-        )
-        return kernel.replace(body=body)
+        return map_computes(kernel, lambda e: factor_scales(e, env))
 
 
 def factor_scales(e: Expr, env: TypeEnv) -> Any:

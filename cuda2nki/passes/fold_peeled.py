@@ -20,11 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cuda2nki.ir.nodes import Add, Axis, Binary, Compute, Const, Kernel, Read, Reduce, Sub, Sym
+from cuda2nki.ir.nodes import Add, Axis, Binary, Const, Kernel, Read, Reduce, Sub, Sym
 from cuda2nki.ir.ops import Op
 from cuda2nki.passes._analysis import transform
 from cuda2nki.passes._index import linear
-from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.passes.base import Pass, PassContext, map_computes
 
 _FOLDABLE = (Op.MAX, Op.MIN, Op.ADD)
 
@@ -34,10 +34,7 @@ class FoldPeeledPass(Pass):
     name: ClassVar[str] = "fold-peeled"
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
-        body = tuple(
-            s.replace(expr=fold(s.expr)) if isinstance(s, Compute) else s for s in kernel.body
-        )
-        return kernel.replace(body=body)
+        return map_computes(kernel, fold)
 
 
 def fold(e: Any) -> Any:

@@ -23,10 +23,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from cuda2nki.ir.nodes import Binary, Compute, Expr, Kernel, Read, Reduce
+from cuda2nki.ir.nodes import Binary, Expr, Kernel, Read, Reduce
 from cuda2nki.ir.ops import Op
 from cuda2nki.passes._analysis import strip_cast, transform
-from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.passes.base import Pass, PassContext, map_computes
 
 
 @dataclass(frozen=True)
@@ -34,10 +34,7 @@ class SplitSumsPass(Pass):
     name: ClassVar[str] = "split-sums"
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
-        body = tuple(
-            s.replace(expr=split_sums(s.expr)) if isinstance(s, Compute) else s for s in kernel.body
-        )
-        return kernel.replace(body=body)
+        return map_computes(kernel, split_sums)
 
 
 def split_sums(e: Expr) -> Any:

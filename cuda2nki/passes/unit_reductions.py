@@ -25,7 +25,6 @@ from typing import Any, ClassVar
 from cuda2nki.ir.nodes import (
     Binary,
     Cast,
-    Compute,
     Const,
     Expr,
     IndexValue,
@@ -38,7 +37,7 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.ir.ops import Op
 from cuda2nki.ir.types import TypeEnv
 from cuda2nki.passes._analysis import transform
-from cuda2nki.passes.base import Pass, PassContext
+from cuda2nki.passes.base import Pass, PassContext, map_computes
 from cuda2nki.rewrite import transform as transform_all
 
 _COMPARE = {
@@ -57,11 +56,7 @@ class UnitReductionsPass(Pass):
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
         env = TypeEnv(kernel)
-        body = tuple(
-            s.replace(expr=unfold(s.expr, env)) if isinstance(s, Compute) else s
-            for s in kernel.body
-        )
-        return kernel.replace(body=body)
+        return map_computes(kernel, lambda e: unfold(e, env))
 
 
 def unfold(e: Expr, env: TypeEnv) -> Any:
