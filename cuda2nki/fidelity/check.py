@@ -86,6 +86,16 @@ _SANDBOX_IDS = {"timeout": "C2N4015", "memory": "C2N4016", "crash": "C2N4018"}
 _UNFINISHED = frozenset({"timeout", "memory"})
 
 
+def judge(numerics: Any, findings: list, static_only: bool) -> str:
+    """The verdict of a check: ``fail`` on failed or unfinished numerics (a port stopped before
+    its outputs existed never passes, even with its finding ignored) or any finding above a note;
+    ``unverified`` where nothing ran (the port's numbers are unknown, never a pass)."""
+    failed = numerics_outcome(numerics) in ("fail", "unfinished")
+    worst = max((d.severity for d in findings), default=Severity.NOTE)
+    verdict = "fail" if failed or worst > Severity.NOTE else "pass"
+    return "unverified" if static_only and verdict == "pass" else verdict
+
+
 def numerics_outcome(numerics: list[dict[str, Any]]) -> str:
     """``pass`` when every comparison is expected variation, ``fail`` when one is not (outputs
     that differ, or a port that crashed), ``unfinished`` when the only shortfall is a port
@@ -466,12 +476,7 @@ def check(
     kept = _dedupe([_as_given(d, info.path) for d in kept])
     if suppressed:
         kept.append(make("C2N5013", SourceLoc(info.path, info.line, 1), count=suppressed))
-    # a port stopped before its outputs existed never passes, even with its finding ignored
-    failed_numerics = numerics_outcome(numerics) in ("fail", "unfinished")
-    worst = max((d.severity for d in kept), default=Severity.NOTE)
-    verdict = "fail" if failed_numerics or worst > Severity.NOTE else "pass"
-    if static_only and verdict == "pass":
-        verdict = "unverified"  # nothing ran: the port's numbers are unknown, never a pass
+    verdict = judge(numerics, kept, static_only)
     return CheckReport(
         cuda_path,
         port_path,

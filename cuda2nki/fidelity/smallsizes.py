@@ -86,7 +86,7 @@ def at_chosen_sizes(report: Any, small: Mapping[str, str]) -> Any:
     so, and its verdict judged again."""
     from dataclasses import replace
 
-    from cuda2nki.fidelity.check import numerics_outcome
+    from cuda2nki.fidelity.check import judge
 
     sizes = " ".join(f"-D {n}={v}" for n, v in small.items())
     why = (
@@ -101,9 +101,5 @@ def at_chosen_sizes(report: Any, small: Mapping[str, str]) -> Any:
     ]
     if findings == list(report.findings):
         return report
-    failed = numerics_outcome(report.numerics) in ("fail", "unfinished")
-    worst = max((d.severity for d in findings), default=Severity.NOTE)
-    verdict = "fail" if failed or worst > Severity.NOTE else "pass"
-    if report.static_only and verdict == "pass":
-        verdict = "unverified"
+    verdict = judge(report.numerics, findings, report.static_only)
     return replace(report, findings=findings, verdict=verdict)

@@ -39,6 +39,7 @@ from cuda2nki.lift.foldfuse import (
     join_ranges,
     split_nested,
 )
+from cuda2nki.lift.forwarding import LoopCtx
 from cuda2nki.lift.leafmatch import (
     _AU,
     _antiunify,
@@ -266,8 +267,8 @@ class Finalizer:
             if v in inside or (r, v, covered) in self._left:
                 continue  # (a later write outside the loop: the same question, answered)
             self._left.add((r, v, covered))
-            loop = next((lc for x in writes for lc in x.loops if lc.var == v), None)
-            if loop is None or loop.extent == af.ONE:
+            loop = _writing_loop(writes, v)
+            if loop is None:
                 continue  # the loop writes nothing to this array, or runs once
             if self._reaches_none(r, covered):
                 return
@@ -719,8 +720,10 @@ def _in_writing_loop(r: V.SRead, writes: list) -> bool:
     reader for ends the chain (falling through would reach an earlier iteration) and the zero
     fills fold into one masked load; elsewhere the chain stays whole, for a window staged piece
     by piece to join (:mod:`cuda2nki.lift.staged`)."""
-    for v in r.ctx:
-        loop = next((lc for x in writes for lc in x.loops if lc.var == v), None)
-        if loop is not None and loop.extent != af.ONE:
-            return True
-    return False
+    return any(_writing_loop(writes, v) is not None for v in r.ctx)
+
+
+def _writing_loop(writes: list, var: str) -> LoopCtx | None:
+    """The loop over ``var`` (of more than one trip) that some of ``writes`` sit in, if any."""
+    loop = next((lc for x in writes for lc in x.loops if lc.var == var), None)
+    return None if loop is None or loop.extent == af.ONE else loop
