@@ -1,5 +1,7 @@
 """Host values written through a pointer by a call: ``scanf("%d", &n)``, ``fread(&n, ...)``,
-``read_header(path, &rows, &cols)``, ``cudaDeviceGetAttribute(&sms, ...)``.
+``read_header(path, &rows, &cols)``, ``cudaDeviceGetAttribute(&sms, ...)``, and through a C++
+reference parameter of a function of the file (``launch_size(n, blocks, threads)``, see
+:mod:`cuda2nki.frontend.hostrefs`).
 
 :mod:`cuda2nki.frontend.hostvals` asks :func:`output_call` for the call that writes a local
 (declared without a value, or with a placeholder such as ``0``) through ``&name`` before the
@@ -105,6 +107,17 @@ def _address_of(arg: ts.Node, name: str) -> bool:
     return target is not None and target.type == "identifier" and _txt(target) == name
 
 
+def _by_reference(call: ts.Node, callee: str, i: int, arg: ts.Node, name: str) -> bool:
+    """``name`` passed as argument ``i`` that ``callee`` takes by reference
+    (:mod:`cuda2nki.frontend.hostrefs`)."""
+    from cuda2nki.frontend.hostrefs import reference_positions
+
+    arg = _strip(arg)
+    if arg is None or arg.type != "identifier" or _txt(arg) != name:
+        return False
+    return i in reference_positions(call, callee)
+
+
 def output_call(fn: ts.Node, name: str, after: int, before: int) -> OutputCall | None:
     """The first call in ``fn`` between bytes ``after`` and ``before`` that is passed ``&name``
     (and may write it), else None."""
@@ -120,7 +133,7 @@ def output_call(fn: ts.Node, name: str, after: int, before: int) -> OutputCall |
             items = tuple(_kids(argn)) if argn is not None else ()
             if callee not in _NOT_WRITERS:
                 for i, a in enumerate(items):
-                    if _address_of(a, name):
+                    if _address_of(a, name) or _by_reference(n, callee, i, a, name):
                         best = OutputCall(n, callee, i, items)
                         break
         stack.extend(n.children)

@@ -39,6 +39,7 @@ from cuda2nki.frontend import cmdline
 from cuda2nki.frontend.cst import COMMENT_IDS
 from cuda2nki.frontend.hostalloc import alloc_bytes
 from cuda2nki.frontend.hostbranch import BranchArm, arms, enclosing_if, mentions
+from cuda2nki.frontend.hostcalls import host_calls
 from cuda2nki.frontend.hostidioms import (
     member_assignments,
     occupancy_output,
@@ -243,7 +244,7 @@ class HostEvaluator:
                 ):
                     calls.setdefault(_txt(f).split("::")[-1], []).append(n)
             stack.extend(reversed(n.children))
-        self._funcs, self._calls = funcs, calls
+        self._funcs, self._calls = funcs, host_calls(self.root, calls)
 
     def functions(self, name: str) -> list[ts.Node]:
         if self._funcs is None:

@@ -27,6 +27,14 @@ from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declar
 from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
+from cuda2nki.lift.openlaunch import (
+    OPEN,
+    OpenLaunch,
+    close_grid,
+    from_host,
+    positive_launch,
+    scalar_bounds,
+)
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 
@@ -83,7 +91,7 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
     if any(x is None for x in grid + block) or any(
         not isinstance(_int_or(b), int) for b in block if b is not None
     ):
-        got = _host_launch(fn, site)
+        got = _open_launch(fn, site) or positive_launch(_host_launch(fn, site))
         if got is None:
             diags.append(
                 make(
@@ -118,6 +126,10 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
             )
             return None
         out["shared_bytes"] = smem
+    if isinstance(source, OpenLaunch):  # run-time grid axes: chosen once the kernel ran
+        out[OPEN] = source.open_axes
+        out["open_source"] = source.source
+        return out
     diags.append(
         make(
             "C2N2100",
@@ -128,6 +140,12 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
         )
     )
     return out
+
+
+def _open_launch(fn: A.Function, site: A.LaunchSite) -> tuple[list, list, OpenLaunch] | None:
+    """Grid and block of a launch the host sizes at run time (:mod:`cuda2nki.lift.openlaunch`)."""
+    got = from_host(fn, site)
+    return None if got is None else (got.grid, got.block, got)
 
 
 def _shared_bytes(fn: A.Function, site: A.LaunchSite) -> str | int | None:
@@ -235,6 +253,9 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     if default is not None and launch is not None:
         launch["grid"] = default_grid(_guard_bound(prog, block, fn), default)
         diags.append(_default_note(fn, launch))
+    if launch is not None and OPEN in launch and site is not None:
+        bounds = _gid_bounds(prog, block) if prog is not None and block is not None else {}
+        close_grid(launch, scalar_bounds(bounds, fn), fn, site, diags)
     ties: dict[str, int] = {}
     every = tuple(a[1] for acc in accesses.values() for a in acc)
     shapes = {

@@ -58,5 +58,7 @@ def test_a_member_that_is_not_static_is_not_taken() -> None:
         + KERNEL
         + "void run(float* v, int n) { bump<<<Cfg::rows, 128>>>(v, n); }\n"
     )
-    partial, _ = infer_binding(parse_source(src, "q.cu"), "bump")
-    assert "launch" not in partial
+    partial, diags = infer_binding(parse_source(src, "q.cu"), "bump")
+    # its initializer is no value of the launch: the grid is a run-time one, covering the guard
+    assert partial["launch"]["grid"] != [4]
+    assert any("'<<<Cfg::rows, ...>>>' is a run-time value" in d.message for d in diags)
