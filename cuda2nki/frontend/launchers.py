@@ -85,6 +85,10 @@ def with_foreign_launches(
     real = path.resolve()
     found = _includers(real)
     found += [p for p in module_loaders(real.parent, missing) if p not in found and p != real]
+    if missing and not found:  # compiled apart: a file that sees the kernel's declaration
+        from cuda2nki.frontend.launchfiles import launching_files
+
+        found += launching_files(real, missing)
     sources = tuple((str(p), _stamp(p)) for p in found if _stamp(p)[1] >= 0)
     if not sources:
         return tu
