@@ -279,7 +279,7 @@ void sort(int n, int threads, float* out, const float* in) {
 int main() {
     float h[16];
     float *o, *x;
-    std::sort(h, h + 0);
+    thrust::sort(h, 0, o, x);
     sort(2048, 128, o, x);
 }""",
 }
