@@ -27,19 +27,40 @@ def _name(decl: ts.Node) -> str:
     return text.split("::")[-1].split("<")[0].strip()
 
 
-def _declarators(root: ts.Node, callee: str) -> list[ts.Node]:
-    """The function declarators named ``callee`` in the file of ``root``."""
-    out: list[ts.Node] = []
+#: file text -> function name -> positions of its non-const reference parameters
+_BY_FILE: dict[bytes, dict[str, frozenset[int]]] = {}
+_MAX_FILES = 64
+
+
+def _reference_table(root: ts.Node) -> dict[str, frozenset[int]]:
+    """Per function declared in the file of ``root``, the positions it takes by non-const
+    reference (only functions with one), computed once per file text."""
+    key = root.text or b""
+    got = _BY_FILE.get(key)
+    if got is not None:
+        return got
+    table: dict[str, set[int]] = {}
     stack = [root]
     while stack:
         n = stack.pop()
         if n.type == "function_declarator":
-            if _name(n) == callee:
-                out.append(n)
+            params = n.child_by_field_name("parameters")
+            items = (
+                [c for c in params.named_children if c.kind_id not in COMMENT_IDS]
+                if params is not None
+                else []
+            )
+            refs = {i for i, p in enumerate(items) if _is_reference(p)}
+            if refs:
+                table.setdefault(_name(n), set()).update(refs)
             continue
         if n.type == "compound_statement":  # no function is declared inside a body we need
             continue
         stack.extend(n.named_children)
+    if len(_BY_FILE) >= _MAX_FILES:
+        _BY_FILE.clear()
+    out = {k: frozenset(v) for k, v in table.items()}
+    _BY_FILE[key] = out
     return out
 
 
@@ -56,11 +77,4 @@ def _is_reference(param: ts.Node) -> bool:
 def reference_positions(call: ts.Node, callee: str) -> frozenset[int]:
     """Positions of the arguments that ``callee``, a function of ``call``'s file, takes by
     non-const reference (empty when the file declares no such function)."""
-    found: set[int] = set()
-    for decl in _declarators(_root(call), callee):
-        params = decl.child_by_field_name("parameters")
-        if params is None:
-            continue
-        items = [c for c in params.named_children if c.kind_id not in COMMENT_IDS]
-        found.update(i for i, p in enumerate(items) if _is_reference(p))
-    return frozenset(found)
+    return _reference_table(_root(call)).get(callee, frozenset())
