@@ -28,6 +28,7 @@ from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.privatise import privatised
+from cuda2nki.lift.readback import with_reads
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 
 _C_OPS = {"+", "-", "*", "/", "%"}
@@ -265,6 +266,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             if not acc and not _mentioned(fn, p.name):
                 spec = _unused(p, kernel_name, diags)
             else:
+                acc = with_reads(fn, p.name, acc)  # a read execution did not record
                 spec = _pointer(p, acc, shape, kernel_name, diags)
             out["params"][p.name] = spec
         elif p.name in squares:
