@@ -26,6 +26,7 @@ from cuda2nki.lift import affine as af
 from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declarations
 from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
+from cuda2nki.lift.gatherrows import default_rows
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
@@ -245,6 +246,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     }
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
+    picks.update(default_rows(fn, shapes, accesses, block, kernel_name, diags))
     from_declarations(fn, shapes, kernel_name, diags)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
@@ -367,7 +369,7 @@ def _picked_rows(params: dict, picks: dict, fn: A.Function, kernel: str, diags: 
         if not isinstance(spec, dict) or "range" in spec or spec.get("role") not in ("in", "inout"):
             continue
         r = IndexRange(name, 0, rows, table, fn.loc)
-        why = f"its use as a row of '{table}', whose rows its allocation counts"
+        why = f"its use as a row of '{table}', whose rows its shape counts"
         record_range(params, fn, r, kernel, why, diags)
 
 
