@@ -1160,7 +1160,9 @@ def _ceil_div(a: _V, b: _V) -> _V:
     if a.items is not None or b.items is not None:
         raise _NoValue
     num = None
-    if a.num is not None and b.num is not None and b.num != 0:
+    if a.num is not None and b.num is not None and (b.num <= 0 or a.num < 0):
+        raise _NoValue  # `n / d + (n % d != 0)` is a count of d-sized pieces only for d > 0
+    if a.num is not None and b.num is not None:
         num = -(-int(a.num) // int(b.num))
     text = None
     if a.text is not None and b.text is not None:
