@@ -30,6 +30,7 @@ from cuda2nki.lift.gatherrows import default_rows
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
+from cuda2nki.lift.scalarwrap import wrapped
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 
 _C_OPS = {"+", "-", "*", "/", "%"}
@@ -665,12 +666,14 @@ def _scalar(p: A.Param, host, is_size: bool, ties: dict, kernel: str, diags: lis
     if host is not None:
         value = host.value
         if not floating:
-            value = int(value)
+            value = wrapped(int(value), c_dtype(p.ty))  # as C converts it at the call
         if p.name in ties and value > ties[p.name]:
             value = ties[p.name]
         where = "; ".join(host.evidence[:2]) or "the launch site"
         if host.notes:
             where += "; " + "; ".join(host.notes)
+        if not floating and value != int(host.value):
+            where += f"; {host.value} converted to {c_dtype(p.ty)}"
         diags.append(
             make("C2N2100", p.loc, what=f"{p.name} = {value}", kernel=kernel, source=where)
         )
