@@ -86,7 +86,7 @@ def _find(
         return None
     idx = params.index(name)
     fname = _function_name(fnode) or ""
-    for c in ev.calls(fname):
+    for c, cev in _launcher_calls(ev, fname):
         caller = _enclosing(c)
         items = _args(c)
         if caller is None or caller is fnode or idx >= len(items):
@@ -94,10 +94,22 @@ def _find(
         inner = _pointer_name(items[idx])
         if inner is None:
             continue
-        got = _find(ev, inner, caller, _caller_argmap(argmap, params, items), depth + 1, mirror)
+        got = _find(cev, inner, caller, _caller_argmap(argmap, params, items), depth + 1, mirror)
         if got is not None:
             return got
     return None
+
+
+def _launcher_calls(ev: HostEvaluator, fname: str) -> list[tuple[ts.Node, HostEvaluator]]:
+    """The calls of launcher ``fname`` with the evaluator of their file: those of this file,
+    else those of the other files of the tree (a launcher in ``kernels.cu`` whose buffers
+    ``main.cu`` allocates; see :mod:`cuda2nki.frontend.callers`)."""
+    own = [(c, ev) for c in ev.calls(fname)]
+    if own or not fname:
+        return own
+    from cuda2nki.frontend.callers import foreign_calls
+
+    return foreign_calls(getattr(ev, "path", None), fname)
 
 
 def _caller_argmap(

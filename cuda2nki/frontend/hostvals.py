@@ -56,6 +56,7 @@ from cuda2nki.frontend.hostouts import (
     device_attribute,
     output_call,
 )
+from cuda2nki.frontend.hosttext import joined
 
 Number = int | float
 
@@ -1119,7 +1120,7 @@ def _binary(op: str, a: _V, b: _V) -> _V:
     num = None
     if a.num is not None and b.num is not None:
         num = _arith(op, a.num, b.num)
-    text = None if a.text is None or b.text is None else f"{a.text} {op} {b.text}"
+    text = None if a.text is None or b.text is None else joined(a.text, op, b.text)
     if num is not None and not _uses_args(a, b):
         text = _num_text(num)
     return _V(text, num, None, a.ev + b.ev, a.notes + b.notes)
@@ -1160,7 +1161,9 @@ def _ceil_div(a: _V, b: _V) -> _V:
     if a.items is not None or b.items is not None:
         raise _NoValue
     num = None
-    if a.num is not None and b.num is not None and b.num != 0:
+    if a.num is not None and b.num is not None and (b.num <= 0 or a.num < 0):
+        raise _NoValue  # `n / d + (n % d != 0)` is a count of d-sized pieces only for d > 0
+    if a.num is not None and b.num is not None:
         num = -(-int(a.num) // int(b.num))
     text = None
     if a.text is not None and b.text is not None:

@@ -26,6 +26,7 @@ from cuda2nki.lift import affine as af
 from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declarations
 from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
+from cuda2nki.lift.gatherrows import default_rows
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.openlaunch import (
     OPEN,
@@ -36,6 +37,8 @@ from cuda2nki.lift.openlaunch import (
     scalar_bounds,
 )
 from cuda2nki.lift.privatise import privatised
+from cuda2nki.lift.readback import with_reads
+from cuda2nki.lift.scalarwrap import wrapped
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 
 _C_OPS = {"+", "-", "*", "/", "%"}
@@ -265,6 +268,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     }
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
+    picks.update(default_rows(fn, shapes, accesses, block, kernel_name, diags))
     from_declarations(fn, shapes, kernel_name, diags)
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
@@ -286,6 +290,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             if not acc and not _mentioned(fn, p.name):
                 spec = _unused(p, kernel_name, diags)
             else:
+                acc = with_reads(fn, p.name, acc)  # a read execution did not record
                 spec = _pointer(p, acc, shape, kernel_name, diags)
             out["params"][p.name] = spec
         elif p.name in squares:
@@ -386,7 +391,7 @@ def _picked_rows(params: dict, picks: dict, fn: A.Function, kernel: str, diags: 
         if not isinstance(spec, dict) or "range" in spec or spec.get("role") not in ("in", "inout"):
             continue
         r = IndexRange(name, 0, rows, table, fn.loc)
-        why = f"its use as a row of '{table}', whose rows its allocation counts"
+        why = f"its use as a row of '{table}', whose rows its shape counts"
         record_range(params, fn, r, kernel, why, diags)
 
 
@@ -682,12 +687,14 @@ def _scalar(p: A.Param, host, is_size: bool, ties: dict, kernel: str, diags: lis
     if host is not None:
         value = host.value
         if not floating:
-            value = int(value)
+            value = wrapped(int(value), c_dtype(p.ty))  # as C converts it at the call
         if p.name in ties and value > ties[p.name]:
             value = ties[p.name]
         where = "; ".join(host.evidence[:2]) or "the launch site"
         if host.notes:
             where += "; " + "; ".join(host.notes)
+        if not floating and value != int(host.value):
+            where += f"; {host.value} converted to {c_dtype(p.ty)}"
         diags.append(
             make("C2N2100", p.loc, what=f"{p.name} = {value}", kernel=kernel, source=where)
         )

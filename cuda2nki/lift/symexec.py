@@ -57,6 +57,7 @@ from cuda2nki.lift.symbase import (
 from cuda2nki.lift.symcalls import CallExecution
 from cuda2nki.lift.symloops import LoopExecution
 from cuda2nki.lift.symmemory import MemoryExecution
+from cuda2nki.lift.usedglobals import device_names
 
 # --------------------------------------------------------------------------- executor
 
@@ -115,7 +116,10 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
                 )
             else:
                 raise Refusal("C2N2010", p.loc, what=f"parameter '{p.name}' of this type")
+        named = device_names(tu, fn)  # a host-only global is nothing to the kernel
         for g in tu.globals:
+            if g.name not in named:
+                continue
             if g.init is not None and isinstance(g.ty, A.ScalarType) and g.space != "device":
                 v = self.eval(g.init)
                 self.env[g.name] = v

@@ -9,6 +9,7 @@ from cuda2nki.lift import affine as af
 from cuda2nki.lift import argfold, control, reroll
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.bareloops import with_own_init
 from cuda2nki.lift.forwarding import LoopCtx, StoreRec
 from cuda2nki.lift.lockstep import split_lockstep
 from cuda2nki.lift.online_branch import canonical_online
@@ -34,6 +35,11 @@ from cuda2nki.lift.symbase import (
 )
 
 
+def _bare_name(s: A.For) -> str:
+    got = with_own_init(s)
+    return "" if got is None else got[1]
+
+
 class LoopExecution:
     """Loops of the symbolic execution: counted, count-down and unrolled loops, loop"""
 
@@ -44,6 +50,11 @@ class LoopExecution:
             if single is not None:
                 self.exec_stmt(single)
                 return
+        bare = with_own_init(s) if self.env.get(_bare_name(s)) is not None else None
+        if bare is not None:  # `for (; i < n; i += stride)` stepping a declared `i`
+            self.exec_for(bare[0])
+            self.env[bare[1]] = None  # its value after the loop is not tracked
+            return
         if len(s.init) != 1 or s.cond is None or s.step is None:
             raise Refusal("C2N2019", s.loc, what="a for loop without one init, condition and step")
         init = s.init[0]
