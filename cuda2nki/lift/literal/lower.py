@@ -79,6 +79,7 @@ from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
+from cuda2nki.lift.literal import intcalls, mathnames
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
@@ -1463,7 +1464,9 @@ class Lowerer:
                 return v
             return Tile(self.cond_tile(v, node), "bool")
         if isinstance(v, Uni) and v.ty == "float":
-            return Uni(f"int({v.expr})", "int")
+            return Uni(intcalls.float_to_int_uniform(v.expr, to), "int")
+        if isinstance(v, Tile) and v.ty == "float" and intcalls.narrow_bits(to):
+            return intcalls.float_to_narrow(self, v, to)
         if isinstance(v, Tile) and v.ty == "float":
             # truncation toward zero (an out-of-range value is undefined in C)
             t = self.op("trunc", [v.expr], "float")
@@ -1475,8 +1478,8 @@ class Lowerer:
 
         A uniform value is wrapped in Python; a per-thread index value (computed at trace time
         as an unbounded integer) becomes an int32 tile, where the 32-bit helpers give C's
-        semantics; conversions to types narrower than 32 bits are refused (integer tiles hold
-        32-bit patterns, and nothing here wraps them to 8 or 16 bits)."""
+        semantics; conversions to types narrower than 32 bits wrap with bit operations
+        (:mod:`cuda2nki.lift.literal.intcalls`)."""
         if DTYPE_BYTES.get(to.name, 4) > 4:
             return v  # 64-bit index arithmetic (size_t) is left as computed
         bits = 8 * DTYPE_BYTES.get(to.name, 4)
@@ -1495,7 +1498,7 @@ class Lowerer:
                 return Uni(f"((({v.expr}) + {half}) % {2 * half} - {half})", "int")
             return Uni(f"(({v.expr}) % {2 * half})", "int")
         if bits < 32:
-            raise self.refuse(f"a conversion of a per-thread value to '{to.name}'", node)
+            return intcalls.narrow(self, v, to, node)
         if isinstance(v, Lin) and not signed and "-" not in f"{v.b} {v.p} {v.f}":
             # thread and block indices, loop counters and parameters are non-negative (the
             # index assumption); combined without a minus, so is the value: unchanged
@@ -1540,6 +1543,9 @@ class Lowerer:
             return self.load_ptr(args[0], e)  # a read through the read-only cache: a load
         if f in _CONVERT and len(args) == 1:
             return self.convert(args[0], e.ty, e)
+        if f in intcalls.MUL24 and len(args) == 2:
+            return intcalls.mul24(self, e, args)
+        f = mathnames.literal_name(f, e.ty, _MATH1.keys() | _MATH2.keys())
         if f in ("fmaf", "__fmaf_rn", "fma") and len(args) == 3:
             prod = self.arith("*", args[0], args[1], e.ty, e)
             return self.arith("+", prod, args[2], e.ty, e)
