@@ -79,10 +79,11 @@ from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
-from cuda2nki.lift.literal import intcalls, mathnames
+from cuda2nki.lift.literal import deferred, intcalls, mathnames
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
+from cuda2nki.lift.literal.deferred import Unset
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
@@ -499,8 +500,10 @@ class Lowerer:
             self.local_array(s, scope)
             return
         if isinstance(s.ty, A.PointerType):
-            if s.init is None:
-                raise self.refuse(f"uninitialised pointer '{s.name}'", s)
+            if s.init is None:  # bound by its first assignment
+                unset = Unset(s.name, len(self.out))
+                self.env[-1][s.name] = Binding_(unset, "P", scope.depth)  # type: ignore[arg-type]
+                return
             v = self.expr(s.init, scope)
             if isinstance(v, DynPtr):
                 self.env[-1][s.name] = Binding_(v, "P", scope.depth)
@@ -902,6 +905,8 @@ class Lowerer:
                 raise self.refuse(f"global or unknown name '{e.name}'", e)
             if b.klass == "S":
                 return self.read_shared_scalar(b.value, e)  # type: ignore[arg-type]
+            if isinstance(b.value, Unset):
+                raise self.refuse(deferred.read_problem(e.name), e)
             return b.value
         if isinstance(e, A.Builtin):
             return self.builtin(e)
@@ -968,6 +973,12 @@ class Lowerer:
                 if scope.mask is not None or scope.in_varying_loop or not isinstance(v, Ptr):
                     raise self.refuse("pointer reassignment under a per-thread condition", node)
                 cur = b.value
+                if isinstance(cur, Unset):
+                    why = deferred.first_assignment_problem(cur, len(self.out))
+                    if why is not None:
+                        raise self.refuse(why, node)
+                    b.value = self.hold_ptr(target.name, v)
+                    return
                 if not isinstance(cur, Ptr) or cur.tensor != v.tensor:
                     raise self.refuse(f"pointer '{target.name}' moved to another buffer", node)
                 b.value = self.hold_ptr(target.name, v)
