@@ -87,6 +87,7 @@ from cuda2nki.lift.literal.deferred import Unset
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
+from cuda2nki.lift.literal.tables import table_items
 from cuda2nki.lift.literal.values import (
     DynPtr,
     Idx,
@@ -392,7 +393,7 @@ class Lowerer:
             while isinstance(ty, A.ArrayType):
                 dims.extend(ty.dims)
                 ty = ty.elem
-            values = _literal_items(g.init)
+            values = table_items(g.init, dims)
             if not dims or values is None or not isinstance(ty, A.ScalarType):
                 continue
             if ty.name == "float64" or any(d is None for d in dims):
@@ -1842,21 +1843,6 @@ def _unsigned(node: A.Node) -> bool:
     return any(x is not None and _is_u32(x.ty) for x in _operands(node)) or _is_u32(
         getattr(node, "ty", None)
     )
-
-
-def _literal_items(init: object) -> list[str] | None:
-    """The spelled values of an initialiser list of numeric literals, else None."""
-    if not isinstance(init, A.InitList):
-        return None
-    out = []
-    for item in init.items:
-        sign = ""
-        if isinstance(item, A.Unary) and item.op == "-":
-            sign, item = "-", item.operand
-        if not isinstance(item, A.IntLit | A.FloatLit):
-            return None
-        out.append(f"{sign}{item.value!r}")
-    return out
 
 
 def _np_and(a: str | None, b: str | None) -> str | None:
