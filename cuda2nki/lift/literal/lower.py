@@ -79,7 +79,7 @@ from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
-from cuda2nki.lift.literal import deferred, intcalls, mathnames
+from cuda2nki.lift.literal import deferred, intcalls, mathnames, rounding
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
@@ -1365,12 +1365,16 @@ class Lowerer:
     def idx_arith(self, op: str, a: Value, b: Value, node: A.Node) -> Value:
         """Index arithmetic that is not affine, evaluated at trace time with C semantics."""
         x, y = self.np_spell(a), self.np_spell(b)
+        if _unsigned(node):  # C's unsigned operands: their values modulo 2**32
+            x, y = (f"_c2n_wrap({v}, 32, False)" for v in (x, y))
         if op in _CMP:
             return Idx(f"({x} {op} {y})", "bool")
         if op == "/":
             return Idx(f"_c2n_tdiv({x}, {y})")
         if op == "%":
             return Idx(f"_c2n_tmod({x}, {y})")
+        if op in ("+", "-", "*", "<<") and _unsigned(node):  # modulo 2**32, as C's unsigned
+            return Idx(f"_c2n_wrap({x} {op} {y}, 32, False)")
         if op in ("+", "-", "*", "<<", ">>", "&", "|", "^"):
             return Idx(f"({x} {op} {y})")
         if op in ("&&", "||"):
@@ -1515,8 +1519,8 @@ class Lowerer:
             # thread and block indices, loop counters and parameters are non-negative (the
             # index assumption); combined without a minus, so is the value: unchanged
             return v
-        if isinstance(v, Lin | Idx) and not signed:
-            return Tile(self.tile(v, "int", node), "int", unsigned=True)
+        if isinstance(v, Lin | Idx) and not signed:  # known when traced: wrapped there
+            return Idx(f"_c2n_wrap({self.np_spell(v)}, 32, False)")
         if isinstance(v, Tile) and v.ty == "int" and v.unsigned and signed:
             return Tile(v.expr, "int")  # the same 32-bit pattern, read as signed
         return v
@@ -1557,6 +1561,8 @@ class Lowerer:
             return self.convert(args[0], e.ty, e)
         if f in intcalls.MUL24 and len(args) == 2:
             return intcalls.mul24(self, e, args)
+        if f in rounding.ROUND_AWAY and len(args) == 1 and is_float(e.ty):
+            return rounding.round_away(self, args[0], e)
         f = mathnames.literal_name(f, e.ty, _MATH1.keys() | _MATH2.keys())
         if f in ("fmaf", "__fmaf_rn", "fma") and len(args) == 3:
             prod = self.arith("*", args[0], args[1], e.ty, e)
