@@ -29,6 +29,7 @@ from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
+from cuda2nki.lift.templategap import missing_template_args
 
 _C_OPS = {"+", "-", "*", "/", "%"}
 
@@ -205,6 +206,9 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     out: dict = {"kernel": kernel_name, "params": {}}
     if fn is None:
         return out, diags
+    gap = missing_template_args(fn, kernel_name)
+    if gap is not None:
+        diags.append(gap)
     site = _site(tu, fn)
     default = default_block(fn) if site is None and not _driver_loaded(fn) else None
     if default is not None:  # no launch to read: a covering one (its grid set once executed)
