@@ -84,6 +84,7 @@ from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
 from cuda2nki.lift.literal.deferred import Unset
+from cuda2nki.lift.literal.globalnames import constant_scalars, unbound_name_reason
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
@@ -370,6 +371,8 @@ class Lowerer:
         )
         self.writes, self.reshape = write_counts(self.fn.body)
         params = self.constant_tables()
+        for name, (value, ty) in constant_scalars(self.tu).items():
+            params[name] = Binding_(Uni(value, ty), "U", 0, ty)
         for p in self.fn.params:
             params[p.name] = self.param_binding(p)
         self.env = [params]
@@ -903,7 +906,7 @@ class Lowerer:
         if isinstance(e, A.Name):
             b = self.lookup(e.name)
             if b is None:
-                raise self.refuse(f"global or unknown name '{e.name}'", e)
+                raise self.refuse(unbound_name_reason(self.tu, e.name), e)
             if b.klass == "S":
                 return self.read_shared_scalar(b.value, e)  # type: ignore[arg-type]
             if isinstance(b.value, Unset):
