@@ -31,6 +31,7 @@ OVERLOADS = [
     ("trunc_of_scaled", "trunc(x[i] * 7.0f)"),
     ("uniform_ceil_of_double", "x[i] * (float)ceil((double)n / 3.0)"),
     ("uniform_cos", "x[i] + cos(t)"),
+    ("uniform_pow_and_fast_divide", "x[i] * powf(t, 3.0f) + __fdividef(t, 4.0f) - pow(2.0f, t)"),
     ("roundf_halves_away_from_zero", "roundf((x[i] - 1.5f) * 4.0f) + round(-x[i] * 2.0f)"),
     ("roundf_of_exact_halves", "x[i] + roundf((float)(i % 9) * 0.5f - 2.0f)"),
     ("roundf_of_uniform", "x[i] * roundf(t * 5.0f) - roundf(-t)"),
