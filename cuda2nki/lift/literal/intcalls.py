@@ -8,7 +8,7 @@ else is an int32 tile on which only bit operations and the exact 32-bit helpers 
 
 A float converted to a narrow integer type follows the interpreter's (and PTX's ``cvt.rzi.sat``)
 choice for what C leaves undefined: truncation toward zero, then saturation at the type's
-limits, NaN giving 0.
+limits (a NaN, which the interpreter turns into 0, is not modelled on tiles).
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def narrow(low: Lowerer, v: Value, to: A.ScalarType, node: A.Node) -> Value:
 
 def float_to_narrow(low: Lowerer, v: Tile, to: A.ScalarType) -> Tile:
     """A float tile converted to the narrow integer type ``to``: truncated toward zero and
-    saturated at the type's limits (NaN becomes 0, as the maximum/minimum ops give)."""
+    saturated at the type's limits."""
     bits, signed = narrow_bits(to) or (32, True)
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     t = low.op("trunc", [v.expr], "float")
