@@ -62,6 +62,7 @@ from cuda2nki.frontend.typesys import (
     type_str,
     unqualified,
 )
+from cuda2nki.frontend.unsized import sized_by_init
 
 _FUNC_QUALS = ("__global__", "__device__", "__host__")
 _PARAMETER_IDS = kind_ids("parameter_declaration", "optional_parameter_declaration")
@@ -409,6 +410,7 @@ class UnitContext:
                 init = low._initializer(value, ty) if value is not None else None
             except _Placeholder:
                 continue
+            ty = sized_by_init(ty, init)
             if space == "host_const":
                 v = low.const_value(init) if init is not None else None
                 if v is not None and isinstance(ty, A.ScalarType):

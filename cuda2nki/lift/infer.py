@@ -40,6 +40,7 @@ from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
 from cuda2nki.lift.scalarwrap import wrapped
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
+from cuda2nki.lift.templategap import missing_template_args
 
 _C_OPS = {"+", "-", "*", "/", "%"}
 
@@ -226,6 +227,9 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     out: dict = {"kernel": kernel_name, "params": {}}
     if fn is None:
         return out, diags
+    gap = missing_template_args(fn, kernel_name)
+    if gap is not None:
+        diags.append(gap)
     site = _site(tu, fn)
     default = default_block(fn) if site is None and not _driver_loaded(fn) else None
     if default is not None:  # no launch to read: a covering one (its grid set once executed)

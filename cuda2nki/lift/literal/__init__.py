@@ -20,7 +20,9 @@ def lower_literal(tu, name: str, binding) -> LiteralProgram:  # noqa: ANN001
     if fn is None:
         raise LiteralRefusal(f"no __global__ kernel '{name}'", A.Node(loc=_loc(tu)).loc)
     if fn.template_params and not fn.template_args:
-        raise LiteralRefusal("an uninstantiated template kernel", fn.loc)
+        from cuda2nki.lift.templategap import refusal_text
+
+        raise LiteralRefusal(refusal_text(fn), fn.loc)
     from cuda2nki.lift.rng import rng_call, rng_construct
 
     drawn = rng_call(tu, fn)

@@ -79,12 +79,16 @@ from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
+from cuda2nki.lift.literal import deferred, intcalls, mathnames, rounding
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
+from cuda2nki.lift.literal.deferred import Unset
+from cuda2nki.lift.literal.globalnames import constant_scalars, unbound_name_reason
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
+from cuda2nki.lift.literal.tables import table_items
 from cuda2nki.lift.literal.values import (
     DynPtr,
     Idx,
@@ -367,6 +371,8 @@ class Lowerer:
         )
         self.writes, self.reshape = write_counts(self.fn.body)
         params = self.constant_tables()
+        for name, (value, ty) in constant_scalars(self.tu).items():
+            params[name] = Binding_(Uni(value, ty), "U", 0, ty)
         for p in self.fn.params:
             params[p.name] = self.param_binding(p)
         self.env = [params]
@@ -390,7 +396,7 @@ class Lowerer:
             while isinstance(ty, A.ArrayType):
                 dims.extend(ty.dims)
                 ty = ty.elem
-            values = _literal_items(g.init)
+            values = table_items(g.init, dims)
             if not dims or values is None or not isinstance(ty, A.ScalarType):
                 continue
             if ty.name == "float64" or any(d is None for d in dims):
@@ -498,8 +504,10 @@ class Lowerer:
             self.local_array(s, scope)
             return
         if isinstance(s.ty, A.PointerType):
-            if s.init is None:
-                raise self.refuse(f"uninitialised pointer '{s.name}'", s)
+            if s.init is None:  # bound by its first assignment
+                unset = Unset(s.name, len(self.out))
+                self.env[-1][s.name] = Binding_(unset, "P", scope.depth)  # type: ignore[arg-type]
+                return
             v = self.expr(s.init, scope)
             if isinstance(v, DynPtr):
                 self.env[-1][s.name] = Binding_(v, "P", scope.depth)
@@ -898,9 +906,11 @@ class Lowerer:
         if isinstance(e, A.Name):
             b = self.lookup(e.name)
             if b is None:
-                raise self.refuse(f"global or unknown name '{e.name}'", e)
+                raise self.refuse(unbound_name_reason(self.tu, e.name), e)
             if b.klass == "S":
                 return self.read_shared_scalar(b.value, e)  # type: ignore[arg-type]
+            if isinstance(b.value, Unset):
+                raise self.refuse(deferred.read_problem(e.name), e)
             return b.value
         if isinstance(e, A.Builtin):
             return self.builtin(e)
@@ -967,6 +977,12 @@ class Lowerer:
                 if scope.mask is not None or scope.in_varying_loop or not isinstance(v, Ptr):
                     raise self.refuse("pointer reassignment under a per-thread condition", node)
                 cur = b.value
+                if isinstance(cur, Unset):
+                    why = deferred.first_assignment_problem(cur, len(self.out))
+                    if why is not None:
+                        raise self.refuse(why, node)
+                    b.value = self.hold_ptr(target.name, v)
+                    return
                 if not isinstance(cur, Ptr) or cur.tensor != v.tensor:
                     raise self.refuse(f"pointer '{target.name}' moved to another buffer", node)
                 b.value = self.hold_ptr(target.name, v)
@@ -1352,12 +1368,16 @@ class Lowerer:
     def idx_arith(self, op: str, a: Value, b: Value, node: A.Node) -> Value:
         """Index arithmetic that is not affine, evaluated at trace time with C semantics."""
         x, y = self.np_spell(a), self.np_spell(b)
+        if _unsigned(node):  # C's unsigned operands: their values modulo 2**32
+            x, y = (f"_c2n_wrap({v}, 32, False)" for v in (x, y))
         if op in _CMP:
             return Idx(f"({x} {op} {y})", "bool")
         if op == "/":
             return Idx(f"_c2n_tdiv({x}, {y})")
         if op == "%":
             return Idx(f"_c2n_tmod({x}, {y})")
+        if op in ("+", "-", "*", "<<") and _unsigned(node):  # modulo 2**32, as C's unsigned
+            return Idx(f"_c2n_wrap({x} {op} {y}, 32, False)")
         if op in ("+", "-", "*", "<<", ">>", "&", "|", "^"):
             return Idx(f"({x} {op} {y})")
         if op in ("&&", "||"):
@@ -1463,7 +1483,9 @@ class Lowerer:
                 return v
             return Tile(self.cond_tile(v, node), "bool")
         if isinstance(v, Uni) and v.ty == "float":
-            return Uni(f"int({v.expr})", "int")
+            return Uni(intcalls.float_to_int_uniform(v.expr, to), "int")
+        if isinstance(v, Tile) and v.ty == "float" and intcalls.narrow_bits(to):
+            return intcalls.float_to_narrow(self, v, to)
         if isinstance(v, Tile) and v.ty == "float":
             # truncation toward zero (an out-of-range value is undefined in C)
             t = self.op("trunc", [v.expr], "float")
@@ -1475,8 +1497,8 @@ class Lowerer:
 
         A uniform value is wrapped in Python; a per-thread index value (computed at trace time
         as an unbounded integer) becomes an int32 tile, where the 32-bit helpers give C's
-        semantics; conversions to types narrower than 32 bits are refused (integer tiles hold
-        32-bit patterns, and nothing here wraps them to 8 or 16 bits)."""
+        semantics; conversions to types narrower than 32 bits wrap with bit operations
+        (:mod:`cuda2nki.lift.literal.intcalls`)."""
         if DTYPE_BYTES.get(to.name, 4) > 4:
             return v  # 64-bit index arithmetic (size_t) is left as computed
         bits = 8 * DTYPE_BYTES.get(to.name, 4)
@@ -1495,13 +1517,13 @@ class Lowerer:
                 return Uni(f"((({v.expr}) + {half}) % {2 * half} - {half})", "int")
             return Uni(f"(({v.expr}) % {2 * half})", "int")
         if bits < 32:
-            raise self.refuse(f"a conversion of a per-thread value to '{to.name}'", node)
+            return intcalls.narrow(self, v, to, node)
         if isinstance(v, Lin) and not signed and "-" not in f"{v.b} {v.p} {v.f}":
             # thread and block indices, loop counters and parameters are non-negative (the
             # index assumption); combined without a minus, so is the value: unchanged
             return v
-        if isinstance(v, Lin | Idx) and not signed:
-            return Tile(self.tile(v, "int", node), "int", unsigned=True)
+        if isinstance(v, Lin | Idx) and not signed:  # known when traced: wrapped there
+            return Idx(f"_c2n_wrap({self.np_spell(v)}, 32, False)")
         if isinstance(v, Tile) and v.ty == "int" and v.unsigned and signed:
             return Tile(v.expr, "int")  # the same 32-bit pattern, read as signed
         return v
@@ -1540,6 +1562,11 @@ class Lowerer:
             return self.load_ptr(args[0], e)  # a read through the read-only cache: a load
         if f in _CONVERT and len(args) == 1:
             return self.convert(args[0], e.ty, e)
+        if f in intcalls.MUL24 and len(args) == 2:
+            return intcalls.mul24(self, e, args)
+        if f in rounding.ROUND_AWAY and len(args) == 1 and is_float(e.ty):
+            return rounding.round_away(self, args[0], e)
+        f = mathnames.literal_name(f, e.ty, _MATH1.keys() | _MATH2.keys())
         if f in ("fmaf", "__fmaf_rn", "fma") and len(args) == 3:
             prod = self.arith("*", args[0], args[1], e.ty, e)
             return self.arith("+", prod, args[2], e.ty, e)
@@ -1561,6 +1588,9 @@ class Lowerer:
             ty = "float" if is_float(e.ty) else "int"
             if all(isinstance(a, Uni) for a in args):
                 fn = {"maximum": "max", "minimum": "min"}.get(_MATH2[f])
+                spelled = mathnames.uniform_float_binary(_MATH2[f], args[0].expr, args[1].expr)  # type: ignore[union-attr]
+                if fn is None and spelled is not None and ty == "float":
+                    return Uni(spelled, "float")
                 if fn is None:
                     raise self.refuse(f"{f} of uniform values", e)
                 return Uni(f"{'np.float32' if ty == 'float' else ''}({fn}({args[0].expr}, "  # type: ignore[union-attr]
@@ -1825,21 +1855,6 @@ def _unsigned(node: A.Node) -> bool:
     return any(x is not None and _is_u32(x.ty) for x in _operands(node)) or _is_u32(
         getattr(node, "ty", None)
     )
-
-
-def _literal_items(init: object) -> list[str] | None:
-    """The spelled values of an initialiser list of numeric literals, else None."""
-    if not isinstance(init, A.InitList):
-        return None
-    out = []
-    for item in init.items:
-        sign = ""
-        if isinstance(item, A.Unary) and item.op == "-":
-            sign, item = "-", item.operand
-        if not isinstance(item, A.IntLit | A.FloatLit):
-            return None
-        out.append(f"{sign}{item.value!r}")
-    return out
 
 
 def _np_and(a: str | None, b: str | None) -> str | None:
