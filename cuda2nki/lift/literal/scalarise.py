@@ -1,0 +1,646 @@
+"""Scalarisation of vector and record values before the literal lowering.
+
+The literal lowering computes with scalars (one tile per thread value).  CUDA's vector types
+(``float2/3/4``, ``int2/4``, ``uchar4``...) and record structs (plain structs whose members share
+one scalar type, which the front end types as vectors: see :mod:`cuda2nki.frontend.records`) are
+rewritten here, on the CUDA AST, into their lanes:
+
+* a local ``float3 m`` becomes the scalar locals ``m__x``, ``m__y``, ``m__z``; ``m.y`` is
+  ``m__y``; ``make_float3(a, b, c)`` and ``{a, b, c}`` give lane ``k`` its ``k``-th item (missing
+  items are zero); copies, ``?:`` and assignments go lane by lane (through temporaries when the
+  value reads the assigned vector);
+* ``v[k]`` of a vector value (record structs of more than four members, packed vectors) is its
+  lane; an index that is not a literal selects among the lanes (a chain of ``?:``, an ``if``
+  chain for a store);
+* a pointer to vectors is a pointer to its scalars: ``p[i]`` is lanes ``p[W*i + k]``,
+  ``p + i`` is ``p + W*i``, ``p->y`` is ``p[1]``, and ``reinterpret_cast<float4*>(q)`` (or a C
+  cast) of a ``float`` pointer ``q`` is ``q`` itself (CUDA requires vector accesses aligned, so
+  the lanes are the scalars there).  A ``float4*`` kernel parameter is the flat ``float`` tensor
+  the binding gives it (``4*n`` scalars);
+* arrays of vectors, in registers or ``__shared__``, are arrays of scalars whose last extent is
+  ``W`` times longer;
+* a ``__device__`` function taking vectors or pointers to vectors takes their lanes / scalar
+  pointers instead; one returning a vector is cloned once per lane, each clone returning that
+  lane (so it must not write memory: the clones would repeat its stores).
+
+What cannot be scalarised faithfully is refused naming the construct: a vector whose address is
+taken, a vector passed by value to the kernel or to a function that is not a ``__device__``
+function of the file, a reinterpretation between element types (``int4*`` over a ``float``
+buffer), vector arithmetic with no user operator.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.asynccopy import is_sync_object
+from cuda2nki.lift.literal.lower import LiteralRefusal
+
+_LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
+_MAX_SELECT = 16  # lanes a non-literal lane index may choose among
+_INT = A.ScalarType(name="int32")
+
+
+def is_vec(t: object) -> bool:
+    return type(t) is A.VectorType and not is_sync_object(t)
+
+
+def _vec_ptr(t: object) -> A.VectorType | None:
+    if isinstance(t, A.PointerType) and is_vec(t.pointee):
+        return t.pointee  # type: ignore[return-value]
+    return None
+
+
+def _vec_array(t: object) -> A.VectorType | None:
+    if isinstance(t, A.ArrayType) and is_vec(t.elem):
+        return t.elem  # type: ignore[return-value]
+    return None
+
+
+def _mentions_vectors(node: object) -> bool:
+    """Whether any type in ``node`` (an AST subtree) is a vector type."""
+    if is_vec(node):
+        return True
+    if isinstance(node, A.PointerType):
+        return _mentions_vectors(node.pointee)
+    if isinstance(node, A.ArrayType):
+        return _mentions_vectors(node.elem)
+    if isinstance(node, tuple):
+        return any(_mentions_vectors(x) for x in node)
+    if dataclasses.is_dataclass(node) and isinstance(node, A.Node):
+        return any(_mentions_vectors(getattr(node, f.name)) for f in dataclasses.fields(node))
+    return False
+
+
+def lane_name(name: str, k: int, width: int) -> str:
+    return f"{name}__{'xyzw'[k] if width <= 4 else k}"
+
+
+def _int(v: int, loc: object) -> A.IntLit:
+    return A.IntLit(loc=loc, value=v, ty=_INT)  # type: ignore[arg-type]
+
+
+def _scaled(i: A.Expr, w: int, k: int = 0) -> A.Expr:
+    """``w*i + k`` (folded for a literal ``i``)."""
+    if isinstance(i, A.IntLit):
+        return _int(w * i.value + k, i.loc)
+    e: A.Expr = A.Binary(loc=i.loc, op="*", left=_int(w, i.loc), right=i, ty=i.ty)
+    if k:
+        e = A.Binary(loc=i.loc, op="+", left=e, right=_int(k, i.loc), ty=i.ty)
+    return e
+
+
+def _base(v: A.VectorType) -> A.ScalarType:
+    return dataclasses.replace(v.base, const=False) if v.base.const else v.base
+
+
+def _writes_memory(fn: A.Function) -> bool:
+    """Whether ``fn`` stores to memory (a write to its own locals and by-value parameters,
+    members and elements of them included, is not a store)."""
+    own = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)}
+    hit = False
+
+    def visit(x: object) -> None:
+        nonlocal hit
+        if isinstance(x, A.VarDecl) and x.storage == "local":
+            if not isinstance(x.ty, A.PointerType):
+                own.add(x.name)
+        elif isinstance(x, A.Assign):
+            hit = hit or not _is_own(x.target, own)
+        elif isinstance(x, A.Unary) and x.op.endswith(("++", "--")):
+            hit = hit or not _is_own(x.operand, own)
+        elif isinstance(x, A.Call) and x.func.startswith("atomic"):
+            hit = True
+        _children(x, visit)
+
+    visit(fn.body)
+    return hit
+
+
+def _is_own(e: A.Expr, own: set[str]) -> bool:
+    while isinstance(e, A.Member | A.Index) and not (isinstance(e, A.Member) and e.arrow):
+        if isinstance(e, A.Index) and isinstance(e.base.ty, A.PointerType):
+            return False
+        e = e.base
+    return isinstance(e, A.Name) and e.name in own
+
+
+def _children(x: object, f: Callable[[object], None]) -> None:
+    if isinstance(x, tuple):
+        for y in x:
+            f(y)
+    elif isinstance(x, A.Node):
+        for fl in dataclasses.fields(x):
+            if fl.name != "loc":
+                f(getattr(x, fl.name))
+
+
+def _names(x: object) -> set[str]:
+    out: set[str] = set()
+
+    def visit(y: object) -> None:
+        if isinstance(y, A.Name):
+            out.add(y.name)
+        _children(y, visit)
+
+    visit(x)
+    return out
+
+
+class Scalariser:
+    """Rewrites one function (and, through clones, the device functions it calls)."""
+
+    def __init__(self, tu: A.TranslationUnit) -> None:
+        self.tu = tu
+        self.clones: dict[str, A.Function] = {}
+        self.env: list[dict[str, tuple[str, A.VectorType]]] = [{}]
+        self.counter = 0
+
+    # ------------------------------------------------------------------ names
+    def bind(self, name: str, kind: str, v: A.VectorType) -> None:
+        self.env[-1][name] = (kind, v)
+
+    def kind_of(self, name: str) -> tuple[str, A.VectorType] | None:
+        for frame in reversed(self.env):
+            if name in frame:
+                return frame[name]
+        return None
+
+    def fresh(self, base: str) -> str:
+        self.counter += 1
+        return f"{base}__t{self.counter}"
+
+    # ------------------------------------------------------------------ functions
+    def function(self, fn: A.Function, lane: int | None = None) -> A.Function:
+        """``fn`` with its vectors scalarised; ``lane``: the clone returning that lane."""
+        saved, self.env = self.env, [{}]
+        try:
+            params: list[A.Param] = []
+            for p in fn.params:
+                params.extend(self.param(p, fn.kind == "global"))
+            ret = fn.return_type
+            self.ret_lane = lane
+            if lane is not None:
+                ret = _base(ret)  # type: ignore[arg-type]
+            elif is_vec(ret):
+                raise LiteralRefusal(f"function '{fn.name}' returning a vector", fn.loc)
+            body = self.block(fn.body)
+            return dataclasses.replace(fn, params=tuple(params), return_type=ret, body=body)
+        finally:
+            self.env = saved
+
+    def param(self, p: A.Param, kernel: bool) -> list[A.Param]:
+        vp = _vec_ptr(p.ty)
+        if vp is not None:
+            self.bind(p.name, "ptr", vp)
+            ty = A.PointerType(pointee=dataclasses.replace(_base(vp), const=vp.const))
+            return [dataclasses.replace(p, ty=ty)]
+        if is_vec(p.ty):
+            if kernel:
+                raise LiteralRefusal(f"kernel parameter '{p.name}' of vector or struct type", p.loc)
+            v: A.VectorType = p.ty  # type: ignore[assignment]
+            self.bind(p.name, "vec", v)
+            return [
+                dataclasses.replace(p, name=lane_name(p.name, k, v.width), ty=_base(v))
+                for k in range(v.width)
+            ]
+        if _mentions_vectors(p.ty):
+            raise LiteralRefusal(f"parameter '{p.name}' of this vector type", p.loc)
+        return [p]
+
+    def callee(self, e: A.Call) -> A.Function:
+        fn = next((f for f in self.tu.functions if f.name == e.target), None)
+        if fn is None:
+            raise LiteralRefusal(f"a vector passed to '{e.func}' (no definition)", e.loc)
+        return fn
+
+    def clone(self, e: A.Call, lane: int | None) -> str:
+        fn = self.callee(e)
+        name = f"{fn.name}__c2n{'' if lane is None else lane}"
+        if name not in self.clones:
+            if lane is not None and _writes_memory(fn):
+                raise LiteralRefusal(
+                    f"function '{fn.name}' returning a vector and writing memory", e.loc
+                )
+            self.clones[name] = fn  # a recursive call finds the name taken
+            self.clones[name] = dataclasses.replace(self.function(fn, lane), name=name)
+        return name
+
+    def call_args(self, e: A.Call) -> tuple[A.Expr, ...]:
+        fn = self.callee(e)
+        out: list[A.Expr] = []
+        for p, a in zip(fn.params, e.args):
+            if is_vec(p.ty):
+                out.extend(self.lane(a, k) for k in range(p.ty.width))  # type: ignore[union-attr]
+            elif _vec_ptr(p.ty) is not None:
+                out.append(self.sptr(a))
+            else:
+                out.append(self.rw(a))
+        return tuple(out)
+
+    def helper_call(self, e: A.Call, lane: int | None) -> A.Call:
+        name = self.clone(e, lane)
+        ty = e.ty if lane is None else _base(e.ty)  # type: ignore[arg-type]
+        return dataclasses.replace(e, func=name, target=name, args=self.call_args(e), ty=ty)
+
+    # ------------------------------------------------------------------ vector values
+    def lane(self, e: A.Expr, k: int) -> A.Expr:  # noqa: PLR0911, PLR0912
+        """Lane ``k`` of the vector-typed expression ``e``, a scalar expression."""
+        v: A.VectorType = e.ty  # type: ignore[assignment]
+        base = _base(v)
+        if isinstance(e, A.Name):
+            got = self.kind_of(e.name)
+            if got is None or got[0] != "vec":
+                raise LiteralRefusal(f"vector '{e.name}' (a global or by-value parameter)", e.loc)
+            return A.Name(loc=e.loc, name=lane_name(e.name, k, got[1].width), ty=base)
+        if isinstance(e, A.InitList):
+            if k < len(e.items):
+                return self.conv(self.rw(e.items[k]), base)
+            return (
+                A.IntLit(loc=e.loc, value=0, ty=base)
+                if not base.is_float
+                else A.FloatLit(loc=e.loc, value=0.0, ty=base)
+            )
+        if isinstance(e, A.Call) and e.target is not None:
+            return self.helper_call(e, k)
+        if isinstance(e, A.Call) and e.func.startswith("make_") and len(e.args) == v.width:
+            return self.conv(self.rw(e.args[k]), base)
+        if isinstance(e, A.Call) and e.func == "__ldg" and len(e.args) == 1:
+            return A.Index(loc=e.loc, base=self.sptr(e.args[0]), index=_int(k, e.loc), ty=base)
+        if isinstance(e, A.Index):
+            return self.elem_lane(e, k)
+        if isinstance(e, A.Unary) and e.op == "*":
+            return A.Index(loc=e.loc, base=self.sptr(e.operand), index=_int(k, e.loc), ty=base)
+        if isinstance(e, A.Ternary):
+            return dataclasses.replace(
+                e, cond=self.rw(e.cond), then=self.lane(e.then, k), else_=self.lane(e.else_, k),
+                ty=base,
+            )  # fmt: skip
+        if isinstance(e, A.Cast) and is_vec(e.operand.ty) and e.operand.ty.width == v.width:  # type: ignore[union-attr]
+            return self.conv(self.lane(e.operand, k), base)
+        if isinstance(e, A.Comma):
+            return A.Comma(loc=e.loc, exprs=(*map(self.rw, e.exprs[:-1]), self.lane(e.exprs[-1], k)),
+                           ty=base)  # fmt: skip
+        what = e.func if isinstance(e, A.Call) else type(e).__name__
+        raise LiteralRefusal(f"a vector value of this form ({what})", e.loc)
+
+    def elem_lane(self, e: A.Index, k: int) -> A.Expr:
+        """Lane ``k`` of the vector element ``b[i]`` of a pointer or array of vectors."""
+        v: A.VectorType = e.ty  # type: ignore[assignment]
+        w = v.width
+        base = e.base
+        if _vec_ptr(base.ty) is not None:
+            return A.Index(loc=e.loc, base=self.sptr(base), index=_scaled(self.rw(e.index), w, k),
+                           ty=_base(v))  # fmt: skip
+        if _vec_array(base.ty) is not None:
+            return A.Index(loc=e.loc, base=self.arr(base), index=_scaled(self.rw(e.index), w, k),
+                           ty=_base(v))  # fmt: skip
+        raise LiteralRefusal("an element of a vector array of this form", e.loc)
+
+    def arr(self, e: A.Expr) -> A.Expr:
+        """The scalar array an array-of-vectors expression (``s``, ``s[i]`` of 2-D) becomes."""
+        if isinstance(e, A.Name):
+            return e
+        if isinstance(e, A.Index):
+            return dataclasses.replace(e, base=self.arr(e.base), index=self.rw(e.index))
+        raise LiteralRefusal("a vector array of this form", e.loc)
+
+    def sptr(self, e: A.Expr) -> A.Expr:  # noqa: PLR0911
+        """The scalar pointer (to lane 0) a pointer-to-vector expression becomes."""
+        v = _vec_ptr(e.ty) or _vec_array(e.ty)
+        if v is None:
+            raise LiteralRefusal("a vector pointer of this form", e.loc)
+        w, sty = v.width, A.PointerType(pointee=_base(v))
+        if isinstance(e, A.Name):
+            got = self.kind_of(e.name)
+            if got is None or got[0] not in ("ptr", "arr"):
+                raise LiteralRefusal(f"vector pointer '{e.name}'", e.loc)
+            return dataclasses.replace(e, ty=sty)
+        if isinstance(e, A.Cast):
+            src = e.operand.ty
+            if _vec_ptr(src) is not None or _vec_array(src) is not None:
+                if (_vec_ptr(src) or _vec_array(src)) != v:  # type: ignore[comparison-overlap]
+                    raise LiteralRefusal("a reinterpretation between vector types", e.loc)
+                return self.sptr(e.operand)
+            pointee = src.pointee if isinstance(src, A.PointerType) else (
+                src.elem if isinstance(src, A.ArrayType) else None
+            )  # fmt: skip
+            if not isinstance(pointee, A.ScalarType) or pointee.name != v.base.name:
+                raise LiteralRefusal(
+                    "a reinterpretation as a vector of another element type", e.loc
+                )
+            return self.rw(e.operand)
+        if isinstance(e, A.Binary) and e.op in ("+", "-") and _vec_ptr(e.left.ty) is not None:
+            return A.Binary(loc=e.loc, op=e.op, left=self.sptr(e.left),
+                            right=_scaled(self.rw(e.right), w), ty=sty)  # fmt: skip
+        if isinstance(e, A.Binary) and e.op == "+" and _vec_ptr(e.right.ty) is not None:
+            return A.Binary(loc=e.loc, op="+", left=self.sptr(e.right),
+                            right=_scaled(self.rw(e.left), w), ty=sty)  # fmt: skip
+        if isinstance(e, A.Unary) and e.op == "&" and isinstance(e.operand, A.Name):
+            raise LiteralRefusal(f"the address of vector '{e.operand.name}'", e.loc)
+        if isinstance(e, A.Unary) and e.op == "&" and isinstance(e.operand, A.Index):
+            return A.Unary(loc=e.loc, op="&", operand=self.elem_lane(e.operand, 0), ty=sty)
+        if isinstance(e, A.Index) and _vec_array(e.ty) is not None:
+            return self.arr(e)
+        if isinstance(e, A.Ternary):
+            return dataclasses.replace(e, cond=self.rw(e.cond), then=self.sptr(e.then),
+                                       else_=self.sptr(e.else_), ty=sty)  # fmt: skip
+        raise LiteralRefusal(f"a vector pointer of this form ({type(e).__name__})", e.loc)
+
+    @staticmethod
+    def conv(e: A.Expr, to: A.ScalarType) -> A.Expr:
+        if e.ty == to or isinstance(e, A.InitList):
+            return e
+        return A.Cast(loc=e.loc, to=to, operand=e, ty=to)
+
+    # ------------------------------------------------------------------ scalar expressions
+    def rw(self, e: A.Expr) -> A.Expr:  # noqa: PLR0911
+        """``e`` (of a scalar or scalar-pointer type) with the vectors in it scalarised."""
+        if isinstance(e, A.Member) and not e.arrow and is_vec(e.base.ty):
+            return self.lane(e.base, self._lane_of(e))
+        if isinstance(e, A.Member) and e.arrow and _vec_ptr(e.base.ty) is not None:
+            k = self._lane_of(e)
+            return A.Index(loc=e.loc, base=self.sptr(e.base), index=_int(k, e.loc), ty=e.ty)
+        if isinstance(e, A.Index) and is_vec(e.base.ty):
+            return self.select(e)
+        if isinstance(e, A.Call) and e.target is not None and self._vector_call(e):
+            return self.helper_call(e, None)
+        if isinstance(e, A.SizeOf) and is_vec(e.of):
+            return _int(e.of.base.bits // 8 * e.of.width, e.loc)  # type: ignore[union-attr]
+        if isinstance(e, A.Assign) and _vec_ptr(e.target.ty) is not None:
+            return self.ptr_assign(e)
+        if isinstance(e, A.Unary) and e.op.endswith(("++", "--")) and _vec_ptr(e.ty):
+            one = _int(1, e.loc)
+            op = "+=" if "++" in e.op else "-="
+            return self.ptr_assign(A.Assign(loc=e.loc, op=op, target=e.operand, value=one,
+                                            ty=e.ty))  # fmt: skip
+        if _vec_ptr(e.ty) is not None or _vec_array(e.ty) is not None:
+            return self.sptr(e)
+        if is_vec(e.ty):
+            raise LiteralRefusal("a vector value used as a whole here", e.loc)
+        return self.map_children(e)
+
+    def map_children(self, e: A.Expr) -> A.Expr:
+        changes = {}
+        for fl in dataclasses.fields(e):
+            x = getattr(e, fl.name)
+            if isinstance(x, A.Expr):
+                changes[fl.name] = self.rw(x)
+            elif isinstance(x, tuple) and x and all(isinstance(y, A.Expr) for y in x):
+                changes[fl.name] = tuple(self.rw(y) for y in x)
+        return dataclasses.replace(e, **changes) if changes else e
+
+    def _lane_of(self, e: A.Member) -> int:
+        v = _vec_ptr(e.base.ty) if e.arrow else e.base.ty
+        k = _LANES.get(e.field)
+        if k is None or not is_vec(v) or k >= v.width:  # type: ignore[union-attr]
+            raise LiteralRefusal(f"member '.{e.field}' of a vector", e.loc)
+        return k
+
+    def _vector_call(self, e: A.Call) -> bool:
+        fn = self.callee(e)
+        return any(is_vec(p.ty) or _vec_ptr(p.ty) is not None for p in fn.params)
+
+    def select(self, e: A.Index) -> A.Expr:
+        """``v[i]`` of a vector value: its lane (a ``?:`` chain for a non-literal index)."""
+        v: A.VectorType = e.base.ty  # type: ignore[assignment]
+        idx = self.rw(e.index)
+        if isinstance(idx, A.IntLit):
+            if not 0 <= idx.value < v.width:
+                raise LiteralRefusal("a vector lane index out of range", e.loc)
+            return self.lane(e.base, idx.value)
+        if v.width > _MAX_SELECT or not self._pure(idx):
+            raise LiteralRefusal("a vector lane chosen by this index", e.loc)
+        out = self.lane(e.base, v.width - 1)
+        for k in range(v.width - 2, -1, -1):
+            cond = A.Binary(loc=e.loc, op="==", left=idx, right=_int(k, e.loc),
+                            ty=A.ScalarType(name="bool"))  # fmt: skip
+            out = A.Ternary(loc=e.loc, cond=cond, then=self.lane(e.base, k), else_=out, ty=out.ty)
+        return out
+
+    @staticmethod
+    def _pure(e: A.Expr) -> bool:
+        bad = False
+
+        def visit(x: object) -> None:
+            nonlocal bad
+            if isinstance(x, A.Assign | A.Call) or (
+                isinstance(x, A.Unary) and x.op.endswith(("++", "--"))
+            ):
+                bad = True
+            _children(x, visit)
+
+        visit(e)
+        return not bad
+
+    def ptr_assign(self, e: A.Assign) -> A.Expr:
+        v = _vec_ptr(e.target.ty)
+        assert v is not None
+        target = self.sptr(e.target)
+        if e.op == "=":
+            return dataclasses.replace(e, target=target, value=self.sptr(e.value), ty=target.ty)
+        if e.op in ("+=", "-="):
+            return dataclasses.replace(e, target=target, value=_scaled(self.rw(e.value), v.width),
+                                       ty=target.ty)  # fmt: skip
+        raise LiteralRefusal(f"operator {e.op} on a vector pointer", e.loc)
+
+    # ------------------------------------------------------------------ statements
+    def block(self, b: A.Block) -> A.Block:
+        self.env.append({})
+        try:
+            out: list[A.Stmt] = []
+            for s in b.body:
+                out.extend(self.stmt(s))
+            return dataclasses.replace(b, body=tuple(out))
+        finally:
+            self.env.pop()
+
+    def one(self, s: A.Stmt | None) -> A.Stmt | None:
+        if s is None:
+            return None
+        if isinstance(s, A.Block):
+            return self.block(s)
+        self.env.append({})
+        try:
+            got = self.stmt(s)
+        finally:
+            self.env.pop()
+        return got[0] if len(got) == 1 else A.Block(loc=s.loc, body=tuple(got))
+
+    def stmt(self, s: A.Stmt) -> list[A.Stmt]:  # noqa: PLR0911
+        if isinstance(s, A.Block):
+            return [self.block(s)]
+        if isinstance(s, A.VarDecl):
+            return self.decl(s)
+        if isinstance(s, A.ExprStmt):
+            return self.expr_stmt(s)
+        if isinstance(s, A.If):
+            return [dataclasses.replace(s, cond=self.rw(s.cond), then=self.one(s.then),
+                                        else_=self.one(s.else_))]  # fmt: skip
+        if isinstance(s, A.For):
+            self.env.append({})
+            try:
+                init = [x for i in s.init for x in self.stmt(i)]
+                cond = None if s.cond is None else self.rw(s.cond)
+                step = None if s.step is None else self.rw(s.step)
+                loop = dataclasses.replace(s, init=(), cond=cond, step=step, body=self.one(s.body))
+            finally:
+                self.env.pop()
+            if all(isinstance(i, A.VarDecl | A.ExprStmt) for i in init) and len(init) == len(
+                s.init
+            ):
+                return [dataclasses.replace(loop, init=tuple(init))]
+            return [A.Block(loc=s.loc, body=(*init, loop))]
+        if isinstance(s, A.While):
+            return [dataclasses.replace(s, cond=self.rw(s.cond), body=self.one(s.body))]
+        if isinstance(s, A.DoWhile):
+            return [dataclasses.replace(s, cond=self.rw(s.cond), body=self.one(s.body))]
+        if isinstance(s, A.Switch):
+            cases = tuple(
+                dataclasses.replace(c, body=tuple(x for y in c.body for x in self.stmt(y)))
+                for c in s.cases
+            )
+            return [dataclasses.replace(s, cond=self.rw(s.cond), cases=cases)]
+        if isinstance(s, A.Return):
+            if s.value is None:
+                return [s]
+            if is_vec(s.value.ty) and self.ret_lane is not None:
+                return [dataclasses.replace(s, value=self.lane(s.value, self.ret_lane))]
+            return [dataclasses.replace(s, value=self.rw(s.value))]
+        return [s]
+
+    def decl(self, s: A.VarDecl) -> list[A.Stmt]:
+        vp, va = _vec_ptr(s.ty), _vec_array(s.ty)
+        if vp is not None:
+            self.bind(s.name, "ptr", vp)
+            ty = A.PointerType(pointee=dataclasses.replace(_base(vp), const=vp.const))
+            init = None if s.init is None else self.sptr(s.init)
+            return [dataclasses.replace(s, ty=ty, init=init)]
+        if va is not None:
+            return [self.array_decl(s, va)]
+        if not is_vec(s.ty):
+            if _mentions_vectors(s.ty):
+                raise LiteralRefusal(f"variable '{s.name}' of this vector type", s.loc)
+            return [s if s.init is None else dataclasses.replace(s, init=self.rw(s.init))]
+        v: A.VectorType = s.ty  # type: ignore[assignment]
+        if s.storage != "local":
+            raise LiteralRefusal(f"{s.storage} vector '{s.name}'", s.loc)
+        out: list[A.Stmt] = []
+        if s.init is not None:  # lanes computed before any is declared: `float2 v = f(v)`
+            out, lanes = self.lanes_of(s.init, v, set())
+        self.bind(s.name, "vec", v)
+        for k in range(v.width):
+            init = None if s.init is None else lanes[k]
+            out.append(A.VarDecl(loc=s.loc, name=lane_name(s.name, k, v.width), ty=_base(v),
+                                 init=init))  # fmt: skip
+        return out
+
+    def array_decl(self, s: A.VarDecl, v: A.VectorType) -> A.VarDecl:
+        t: A.ArrayType = s.ty  # type: ignore[assignment]
+        dims = t.dims
+        if dims and dims[-1] is not None:
+            dims = (*dims[:-1], dims[-1] * v.width)
+        self.bind(s.name, "arr", v)
+        init = s.init
+        if isinstance(init, A.InitList):
+            items: list[A.Expr] = []
+            for item in init.items:
+                items.extend(self.lane(item, k) for k in range(v.width))
+            init = dataclasses.replace(init, items=tuple(items))
+        elif init is not None:
+            raise LiteralRefusal(f"vector array '{s.name}' initialised this way", s.loc)
+        return dataclasses.replace(s, ty=A.ArrayType(elem=_base(v), dims=dims), init=init)
+
+    def lanes_of(
+        self, value: A.Expr, v: A.VectorType, reads: set[str]
+    ) -> tuple[list[A.Stmt], list[A.Expr]]:
+        """The lanes of ``value``; through temporaries when ``value`` reads any of ``reads`` or
+        calls a function (each lane is then computed once, before any is assigned)."""
+        lanes = [self.lane(value, k) for k in range(v.width)]
+        if not (_names(value) & reads):
+            return [], lanes
+        pre: list[A.Stmt] = []
+        out: list[A.Expr] = []
+        for k, x in enumerate(lanes):
+            t = self.fresh(f"lane{k}")
+            pre.append(A.VarDecl(loc=value.loc, name=t, ty=_base(v), init=x))
+            out.append(A.Name(loc=value.loc, name=t, ty=_base(v)))
+        return pre, out
+
+    def expr_stmt(self, s: A.ExprStmt) -> list[A.Stmt]:
+        e = s.expr
+        if isinstance(e, A.Assign) and is_vec(e.target.ty):
+            if e.op != "=":
+                raise LiteralRefusal(f"operator {e.op} on vectors", e.loc)
+            v: A.VectorType = e.target.ty  # type: ignore[assignment]
+            pre, lanes = self.lanes_of(e.value, v, _names(e.target))
+            out = list(pre)
+            for k in range(v.width):
+                tgt = self.lane(e.target, k)
+                out.append(A.ExprStmt(loc=s.loc, expr=A.Assign(
+                    loc=e.loc, op="=", target=tgt, value=lanes[k], ty=tgt.ty)))  # fmt: skip
+            return [A.Block(loc=s.loc, body=tuple(out))] if pre else out
+        if isinstance(e, A.Assign) and isinstance(e.target, A.Index) and is_vec(e.target.base.ty):
+            return [self.lane_store(e)]
+        return [dataclasses.replace(s, expr=self.rw(e))]
+
+    def lane_store(self, e: A.Assign) -> A.Stmt:
+        """``v[i] = x`` of a vector ``v``: the lane's store (an ``if`` chain on ``i``)."""
+        t: A.Index = e.target  # type: ignore[assignment]
+        v: A.VectorType = t.base.ty  # type: ignore[assignment]
+        idx, value = self.rw(t.index), self.rw(e.value)
+
+        def store(k: int) -> A.Stmt:
+            tgt = self.lane(t.base, k)
+            return A.ExprStmt(loc=e.loc, expr=dataclasses.replace(e, target=tgt, value=value))
+
+        if isinstance(idx, A.IntLit):
+            return store(idx.value)
+        if v.width > _MAX_SELECT or not self._pure(idx):
+            raise LiteralRefusal("a vector lane chosen by this index", e.loc)
+        out: A.Stmt | None = None
+        for k in range(v.width - 1, -1, -1):
+            cond = A.Binary(loc=e.loc, op="==", left=idx, right=_int(k, e.loc),
+                            ty=A.ScalarType(name="bool"))  # fmt: skip
+            out = A.If(loc=e.loc, cond=cond, then=store(k), else_=out)
+        assert out is not None
+        return out
+
+    ret_lane: int | None = None
+
+
+def scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit, A.Function]:
+    """``fn`` with its vector values scalarised and ``tu`` with the scalarised device functions
+    it calls (unchanged when ``fn`` and its callees use no vector type)."""
+    if not _uses_vectors(tu, fn):
+        return tu, fn
+    sc = Scalariser(tu)
+    out = sc.function(fn)
+    if not sc.clones and out == fn:
+        return tu, fn
+    fns = tuple(out if f is fn else f for f in tu.functions) + tuple(sc.clones.values())
+    return dataclasses.replace(tu, functions=fns), out
+
+
+def _uses_vectors(tu: A.TranslationUnit, fn: A.Function) -> bool:
+    seen: set[str] = set()
+    todo = [fn]
+    while todo:
+        f = todo.pop()
+        if f.name in seen:
+            continue
+        seen.add(f.name)
+        if _mentions_vectors(f):
+            return True
+        called: set[str] = set()
+
+        def visit(x: object, called: set[str] = called) -> None:
+            if isinstance(x, A.Call) and x.target:
+                called.add(x.target)
+            _children(x, visit)
+
+        visit(f.body)
+        todo.extend(g for g in tu.functions if g.name in called)
+    return False

@@ -1,0 +1,210 @@
+"""Vector types (``float2/3/4``, ``int2/4``) and record structs port literally, lane by lane
+(:mod:`cuda2nki.lift.literal.scalarise`): locals and members, ``make_*`` and ``{...}``
+initialisation, copies and swaps, ``?:`` of vectors, ``__device__`` functions taking and
+returning them by value, arrays of them in registers and ``__shared__`` memory, pointers to them
+reached by ``reinterpret_cast``, C casts, pointer arithmetic and ``->``.  Each port matches the
+SIMT interpreter on both targets; what cannot be faithful is refused naming the construct."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cuda2nki.frontend import parse_source
+from cuda2nki.lift.literal.scalarise import scalarise
+from tests.port.literal_acceptance import check_literal
+
+_BINDING = """\
+kernel = "r"
+[launch]
+grid = ["ceil_div(n, 64)"]
+block = [64]
+[params]
+n = 100
+x = {{ shape = ["4*n"], dtype = "{dt}", role = "in" }}
+y = {{ shape = ["4*n"], dtype = "{dt}", role = "out" }}
+[check]
+rtol = 1e-5
+atol = 1e-5
+[[check.shapes]]
+n = 100
+[[check.shapes]]
+n = 64
+"""
+
+PORTED = {
+    # reinterpret_cast of float buffers, a grid-stride loop, make_float4
+    "reinterpret_float4": """
+__global__ void r(const float* x, float* y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+    float4 v = reinterpret_cast<const float4*>(x)[i];
+    float4 r = make_float4(v.x * 2.0f, v.y + 1.0f, v.z - v.w, v.w);
+    reinterpret_cast<float4*>(y)[i] = r;
+  }
+}
+""",
+    # C casts, pointer arithmetic on vector pointers, member stores and ->
+    "c_cast_float2": """
+__global__ void r(const float* x, float* y, int n) {
+  int t = threadIdx.x + blockDim.x * blockIdx.x;
+  if (t >= n) return;
+  float2 lo = ((const float2*)x)[2 * t];
+  float2 hi = *((const float2*)(x + 4 * t) + 1);
+  float2 s;
+  s.x = lo.x + hi.y;
+  s.y = lo.y * hi.x;
+  *((float2*)y + 2 * t) = s;
+  float2* q = (float2*)y + 2 * t + 1;
+  q->x = lo.x - hi.x;
+  q->y = s.x;
+}
+""",
+    # a user struct: brace initialisation, copies, helpers by value (one returning the struct)
+    "user_struct": """
+struct Pt { float a, b, c; };
+__device__ Pt scaled(Pt p, float s) { Pt o = {p.a * s, p.b * s, p.c * s}; return o; }
+__device__ float dot3(Pt p, Pt q) { return p.a * q.a + p.b * q.b + p.c * q.c; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    Pt p = {x[4 * i], x[4 * i + 1], x[4 * i + 2]};
+    Pt q = scaled(p, x[4 * i + 3]);
+    Pt w = q;
+    w.b = dot3(p, w);
+    y[4 * i] = w.a; y[4 * i + 1] = w.b; y[4 * i + 2] = w.c; y[4 * i + 3] = dot3(p, p);
+  }
+}
+""",
+    # float3 through helpers that set members, a swap reading the assigned vector, ?:
+    "float3_helpers": """
+__device__ float3 velocity(float rho, float3 mom) {
+  float3 v;
+  v.x = mom.x / rho; v.y = mom.y / rho; v.z = mom.z / rho;
+  return v;
+}
+__device__ float speed2(float3 v) { return v.x * v.x + v.y * v.y + v.z * v.z; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float rho = x[i] + 2.0f;
+  float3 m = make_float3(x[n + i], x[2 * n + i], x[3 * n + i]);
+  float3 v = velocity(rho, m);
+  m = make_float3(m.y, m.z, m.x);
+  float3 c = rho > 2.5f ? v : m;
+  y[i] = speed2(v); y[n + i] = c.x; y[2 * n + i] = m.x; y[3 * n + i] = velocity(1.0f, c).z;
+}
+""",
+    # a __shared__ array of float4 exchanged between threads, a register array of float2
+    "shared_float4": """
+__global__ void r(const float* x, float* y, int n) {
+  __shared__ float4 buf[64];
+  int t = threadIdx.x;
+  int i = blockIdx.x * 64 + t;
+  float4 v = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (i < n) v = ((const float4*)x)[i];
+  buf[t] = v;
+  __syncthreads();
+  float4 u = buf[63 - t];
+  float2 acc[2];
+  acc[0] = make_float2(u.x, u.y);
+  acc[1] = make_float2(u.z + buf[t].w, u.w);
+  if (i < n) {
+    float4* out = reinterpret_cast<float4*>(y);
+    out[i] = make_float4(acc[0].x, acc[1].x, acc[0].y, acc[1].y);
+  }
+}
+""",
+}
+
+INT_PORTED = {
+    # int4 / int2 in a grid-stride reduction (C integer arithmetic on the lanes)
+    "int4_sum": """
+__global__ void r(const int* x, int* y, int n) {
+  int sum = 0;
+  int idx = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = idx; i < n; i += blockDim.x * gridDim.x) {
+    int4 v = reinterpret_cast<const int4*>(x)[i];
+    int2 p = make_int2(v.x + v.y, v.z - v.w);
+    sum += p.x * 3 + p.y;
+  }
+  if (idx < n) y[idx] = sum;
+}
+""",
+}
+
+REFUSED = {
+    "the address of vector 'v'": """
+__device__ void bump(float2* p) { p->x += 1.0f; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float2 v = make_float2(x[i], 0.0f); bump(&v); y[i] = v.x; }
+}
+""",
+    "a reinterpretation as a vector of another element type": """
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { int4 v = reinterpret_cast<const int4*>(x)[i]; y[i] = v.x; }
+}
+""",
+    "function 'put' returning a vector and writing memory": """
+__device__ float2 put(float* y, int i, float v) { y[i] = v; return make_float2(v, v); }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float2 v = put(y, i, x[i]); y[n + i] = v.y; }
+}
+""",
+}
+
+
+def _kernel(tmp: Path, src: str, dt: str = "float32") -> Path:
+    cu = tmp / "r.cu"
+    cu.write_text(src)
+    cu.with_suffix(".toml").write_text(_BINDING.format(dt=dt))
+    return cu
+
+
+def _matches(cu: Path, tmp: Path) -> None:
+    for target in ("nki", "legacy"):
+        out = check_literal(cu, tmp, lowering="literal", target=target, max_points=3)
+        assert out.status == "match", (target, out.status, out.detail)
+        assert "C2N2300" in out.codes
+        assert len(out.points) >= 2
+
+
+@pytest.mark.parametrize("name", sorted(PORTED))
+def test_vector_kernel_ports_literally_and_matches(tmp_path, name):
+    _matches(_kernel(tmp_path, PORTED[name]), tmp_path)
+
+
+@pytest.mark.parametrize("name", sorted(INT_PORTED))
+def test_integer_vector_kernel_matches(tmp_path, name):
+    _matches(_kernel(tmp_path, INT_PORTED[name], "int32"), tmp_path)
+
+
+@pytest.mark.parametrize("why", sorted(REFUSED))
+def test_what_cannot_be_scalarised_is_refused_by_name(tmp_path, why):
+    out = check_literal(_kernel(tmp_path, REFUSED[why]), tmp_path, lowering="literal")
+    assert out.status == "refused"
+    assert why in out.detail
+    assert "C2N2301" in out.codes
+
+
+def test_a_kernel_without_vectors_is_left_as_it_is():
+    tu = parse_source(
+        "__global__ void r(float* y, int n) { int i = threadIdx.x; if (i < n) y[i] = 1.0f; }\n",
+        "t.cu",
+    )
+    fn = tu.kernels[0]
+    assert scalarise(tu, fn) == (tu, fn)
+
+
+def test_lanes_become_scalar_locals_and_helpers_are_cloned_per_lane():
+    tu = parse_source(PORTED["float3_helpers"], "t.cu")
+    fn = next(f for f in tu.kernels if f.name == "r")
+    tu2, fn2 = scalarise(tu, fn)
+    text = repr(fn2.body)
+    assert "VectorType" not in text
+    assert "m__z" in text
+    clones = {f.name for f in tu2.functions} - {f.name for f in tu.functions}
+    assert {"velocity__c2n0", "velocity__c2n2", "speed2__c2n"} <= clones
