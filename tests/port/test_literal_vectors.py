@@ -115,6 +115,47 @@ __global__ void r(const float* x, float* y, int n) {
   }
 }
 """,
+    # a pointer to a local vector passed to a function that writes lanes through ->
+    "pointer_to_local_vector": """
+__device__ void bump(float2* p, float s) { p->x += s; p->y = p->x * 2.0f; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float2 v = make_float2(x[i], 0.0f); bump(&v, x[n + i]); y[i] = v.x + v.y; }
+}
+""",
+    # scalar references: one written (copy-in, copy-out), one only read
+    "scalar_references": """
+__device__ void twice(float& d, float s) { d = d * 2.0f + s; }
+__device__ float sq(const float& v) { return v * v; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float d = x[i]; twice(d, 1.0f); y[i] = sq(d); y[n + i] = d; }
+}
+""",
+    # float3 out-parameters by reference (members set one by one, whole-vector assignment,
+    # a scalar in-out reference beside them) and a read-only vector reference
+    "vector_references": """
+__device__ inline void vel(float& d, float3& m, float3& v) {
+  v.x = m.x / d; v.y = m.y / d; v.z = m.z / d;
+}
+__device__ inline float speed(const float3& v) { return v.x * v.x + v.y * v.y + v.z * v.z; }
+__device__ inline void flux(float& d, float3& v, float3& fx, float3& fy, float& e) {
+  fx.x = v.x * d + e; fx.y = v.y * d; fx.z = v.z;
+  fy = make_float3(v.y, v.z * d, fx.x);
+  e = e * 0.5f + d;
+}
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float d = x[i] + 2.0f;
+  float3 m; m.x = x[n + i]; m.y = x[2 * n + i]; m.z = x[3 * n + i];
+  float3 v; vel(d, m, v);
+  float e = speed(v);
+  float3 fx, fy;
+  flux(d, v, fx, fy, e);
+  y[i] = e + fx.x; y[n + i] = fy.y + fx.y; y[2 * n + i] = fy.z - fx.z; y[3 * n + i] = fy.x;
+}
+""",
 }
 
 INT_PORTED = {
@@ -135,10 +176,9 @@ __global__ void r(const int* x, int* y, int n) {
 
 REFUSED = {
     "the address of vector 'v'": """
-__device__ void bump(float2* p) { p->x += 1.0f; }
 __global__ void r(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { float2 v = make_float2(x[i], 0.0f); bump(&v); y[i] = v.x; }
+  if (i < n) { float2 v = make_float2(x[i], 0.0f); float2* p = &v; p->x += 1.0f; y[i] = v.x; }
 }
 """,
     "a reinterpretation as a vector of another element type": """
@@ -152,6 +192,20 @@ __device__ float2 put(float* y, int i, float v) { y[i] = v; return make_float2(v
 __global__ void r(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) { float2 v = put(y, i, x[i]); y[n + i] = v.y; }
+}
+""",
+    "one local passed to two reference parameters": """
+__device__ void both(float& a, float& b) { a = a + 1.0f; b = b * 2.0f; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float d = x[i]; both(d, d); y[i] = d; }
+}
+""",
+    "reference parameter 'a' written in an expression": """
+__device__ float inc(float& a) { a = a + 1.0f; return a; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) { float d = x[i]; y[i] = inc(d) + d; }
 }
 """,
 }

@@ -96,10 +96,10 @@ def _base(v: A.VectorType) -> A.ScalarType:
     return dataclasses.replace(v.base, const=False) if v.base.const else v.base
 
 
-def _writes_memory(fn: A.Function) -> bool:
+def _writes_memory(fn: A.Function, refs: frozenset[str] = frozenset()) -> bool:
     """Whether ``fn`` stores to memory (a write to its own locals and by-value parameters,
-    members and elements of them included, is not a store)."""
-    own = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)}
+    members and elements of them included, is not a store, nor one through ``refs``)."""
+    own = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)} | set(refs)
     hit = False
 
     def visit(x: object) -> None:
@@ -124,7 +124,105 @@ def _is_own(e: A.Expr, own: set[str]) -> bool:
         if isinstance(e, A.Index) and isinstance(e.base.ty, A.PointerType):
             return False
         e = e.base
+    if isinstance(e, A.Unary) and e.op == "*" and isinstance(e.operand, A.Name):
+        e = e.operand if e.operand.name in own and isinstance(e.operand.ty, A.PointerType) else e
     return isinstance(e, A.Name) and e.name in own
+
+
+def arrows_as_derefs(fn: A.Function) -> A.Function:
+    """``fn`` with ``p->f`` spelled ``(*p).f`` (the same in C), so that a reference and a
+    pointer to one value are handled alike."""
+
+    def fix(x: object) -> object:
+        if isinstance(x, tuple):
+            return tuple(fix(y) for y in x)
+        if not isinstance(x, A.Node):
+            return x
+        changes = {
+            f.name: fix(getattr(x, f.name)) for f in dataclasses.fields(x) if f.name != "loc"
+        }
+        x = dataclasses.replace(x, **changes)
+        if isinstance(x, A.Member) and x.arrow and isinstance(x.base.ty, A.PointerType):
+            star = A.Unary(loc=x.loc, op="*", operand=x.base, ty=x.base.ty.pointee)
+            return dataclasses.replace(x, base=star, arrow=False)
+        return x
+
+    if not _has_arrow(fn.body):
+        return fn
+    return fix(fn)  # type: ignore[return-value]
+
+
+def _has_arrow(body: A.Stmt) -> bool:
+    hit = False
+
+    def visit(x: object) -> None:
+        nonlocal hit
+        hit = hit or (isinstance(x, A.Member) and x.arrow)
+        _children(x, visit)
+
+    visit(body)
+    return hit
+
+
+def _root_deref(e: A.Expr) -> str | None:
+    """The reference parameter ``p`` of a target ``*p``, ``(*p).x``, ``(*p)[k]``."""
+    while isinstance(e, A.Member | A.Index) and not (isinstance(e, A.Member) and e.arrow):
+        e = e.base
+    if isinstance(e, A.Unary) and e.op == "*" and isinstance(e.operand, A.Name):
+        return e.operand.name
+    return None
+
+
+def _written(body: A.Stmt, name: str) -> bool:
+    hit = False
+
+    def visit(x: object) -> None:
+        nonlocal hit
+        if isinstance(x, A.Assign):
+            hit = hit or _root_deref(x.target) == name
+        elif isinstance(x, A.Unary) and x.op.endswith(("++", "--")):
+            hit = hit or _root_deref(x.operand) == name
+        _children(x, visit)
+
+    visit(body)
+    return hit
+
+
+def _deref_only(body: A.Stmt, name: str) -> bool:
+    """Whether every use of ``name`` in ``body`` is ``*name``."""
+    ok = True
+
+    def visit(x: object) -> None:
+        nonlocal ok
+        if isinstance(x, A.Unary) and x.op == "*" and isinstance(x.operand, A.Name):
+            return
+        if isinstance(x, A.Name) and x.name == name:
+            ok = False
+        _children(x, visit)
+
+    visit(body)
+    return ok
+
+
+def _is_void(t: object) -> bool:
+    return isinstance(t, A.ScalarType) and t.name == "void"
+
+
+def _has_return(body: A.Stmt) -> bool:
+    hit = False
+
+    def visit(x: object) -> None:
+        nonlocal hit
+        hit = hit or isinstance(x, A.Return)
+        _children(x, visit)
+
+    visit(body)
+    return hit
+
+
+def fn_param_type(fn: A.Function, name: str) -> A.ScalarType:
+    p = next(p for p in fn.params if p.name == name)
+    return dataclasses.replace(p.ty.pointee, const=False)  # type: ignore[union-attr]
 
 
 def _children(x: object, f: Callable[[object], None]) -> None:
@@ -155,14 +253,14 @@ class Scalariser:
     def __init__(self, tu: A.TranslationUnit) -> None:
         self.tu = tu
         self.clones: dict[str, A.Function] = {}
-        self.env: list[dict[str, tuple[str, A.VectorType]]] = [{}]
+        self.env: list[dict[str, tuple[str, A.VectorType | None]]] = [{}]
         self.counter = 0
 
     # ------------------------------------------------------------------ names
-    def bind(self, name: str, kind: str, v: A.VectorType) -> None:
+    def bind(self, name: str, kind: str, v: A.VectorType | None) -> None:
         self.env[-1][name] = (kind, v)
 
-    def kind_of(self, name: str) -> tuple[str, A.VectorType] | None:
+    def kind_of(self, name: str) -> tuple[str, A.VectorType | None] | None:
         for frame in reversed(self.env):
             if name in frame:
                 return frame[name]
@@ -173,13 +271,24 @@ class Scalariser:
         return f"{base}__t{self.counter}"
 
     # ------------------------------------------------------------------ functions
-    def function(self, fn: A.Function, lane: int | None = None) -> A.Function:
-        """``fn`` with its vectors scalarised; ``lane``: the clone returning that lane."""
-        saved, self.env = self.env, [{}]
+    def function(
+        self,
+        fn: A.Function,
+        lane: int | None = None,
+        by_value: frozenset[str] = frozenset(),
+        out: tuple[str, int] | None = None,
+    ) -> A.Function:
+        """``fn`` with its vectors scalarised; ``lane``: the clone returning that lane;
+        ``by_value``: reference parameters taken by value; ``out``: the clone returning the
+        final value of that reference parameter's lane instead of its own result."""
+        saved, saved_lane, self.env = self.env, self.ret_lane, [{}]
         try:
             params: list[A.Param] = []
             for p in fn.params:
-                params.extend(self.param(p, fn.kind == "global"))
+                if p.name in by_value:
+                    params.extend(self.ref_param(p))
+                else:
+                    params.extend(self.param(p, fn.kind == "global"))
             ret = fn.return_type
             self.ret_lane = lane
             if lane is not None:
@@ -187,9 +296,30 @@ class Scalariser:
             elif is_vec(ret):
                 raise LiteralRefusal(f"function '{fn.name}' returning a vector", fn.loc)
             body = self.block(fn.body)
+            if out is not None:
+                name, k = out
+                got = self.env[0][name][1]
+                ret = _base(got) if got is not None else fn_param_type(fn, name)
+                value = A.Name(loc=fn.loc, name=lane_name(name, k, got.width) if got else name,
+                               ty=ret)  # fmt: skip
+                body = dataclasses.replace(
+                    body, body=(*body.body, A.Return(loc=fn.loc, value=value))
+                )
             return dataclasses.replace(fn, params=tuple(params), return_type=ret, body=body)
         finally:
-            self.env = saved
+            self.env, self.ret_lane = saved, saved_lane
+
+    def ref_param(self, p: A.Param) -> list[A.Param]:
+        """A reference (pointer) parameter taken by value: its pointee's lanes or scalar."""
+        pointee = p.ty.pointee  # type: ignore[union-attr]
+        if is_vec(pointee):
+            self.bind(p.name, "ref", pointee)
+            return [
+                dataclasses.replace(p, name=lane_name(p.name, k, pointee.width), ty=_base(pointee))
+                for k in range(pointee.width)
+            ]
+        self.bind(p.name, "ref", None)
+        return [dataclasses.replace(p, ty=dataclasses.replace(pointee, const=False))]
 
     def param(self, p: A.Param, kernel: bool) -> list[A.Param]:
         vp = _vec_ptr(p.ty)
@@ -214,25 +344,54 @@ class Scalariser:
         fn = next((f for f in self.tu.functions if f.name == e.target), None)
         if fn is None:
             raise LiteralRefusal(f"a vector passed to '{e.func}' (no definition)", e.loc)
-        return fn
+        return arrows_as_derefs(fn)
 
-    def clone(self, e: A.Call, lane: int | None) -> str:
+    def clone(
+        self,
+        e: A.Call,
+        lane: int | None,
+        by_value: frozenset[str] = frozenset(),
+        out: tuple[str, int] | None = None,
+    ) -> str:
         fn = self.callee(e)
-        name = f"{fn.name}__c2n{'' if lane is None else lane}"
+        tag = "".join(sorted(by_value)) + ("" if out is None else f"_{out[0]}_{out[1]}")
+        name = f"{fn.name}__c2n{'' if lane is None else lane}{tag}"
         if name not in self.clones:
-            if lane is not None and _writes_memory(fn):
-                raise LiteralRefusal(
-                    f"function '{fn.name}' returning a vector and writing memory", e.loc
-                )
+            if (lane is not None or out is not None) and _writes_memory(fn, by_value):
+                what = "returning a vector" if out is None else "with reference outputs"
+                raise LiteralRefusal(f"function '{fn.name}' {what} and writing memory", e.loc)
             self.clones[name] = fn  # a recursive call finds the name taken
-            self.clones[name] = dataclasses.replace(self.function(fn, lane), name=name)
+            got = self.function(fn, lane, by_value, out)
+            self.clones[name] = dataclasses.replace(got, name=name)
         return name
 
-    def call_args(self, e: A.Call) -> tuple[A.Expr, ...]:
+    def ref_args(self, e: A.Call) -> dict[str, str]:
+        """Parameter -> caller's local, for the arguments ``&local`` of a reference parameter."""
+        fn = self.callee(e)
+        out: dict[str, str] = {}
+        for p, a in zip(fn.params, e.args):
+            if isinstance(p.ty, A.PointerType) and isinstance(a, A.Unary) and a.op == "&":
+                got = self.kind_of(a.operand.name) if isinstance(a.operand, A.Name) else None
+                if got is not None and got[0] in ("vec", "local", "ref"):
+                    if not _deref_only(fn.body, p.name):
+                        raise LiteralRefusal(f"reference parameter '{p.name}' used as a pointer",
+                                             e.loc)  # fmt: skip
+                    out[p.name] = a.operand.name  # type: ignore[union-attr]
+        if len(set(out.values())) < len(out):
+            raise LiteralRefusal("one local passed to two reference parameters", e.loc)
+        return out
+
+    def call_args(self, e: A.Call, by_value: frozenset[str] = frozenset()) -> tuple[A.Expr, ...]:
         fn = self.callee(e)
         out: list[A.Expr] = []
         for p, a in zip(fn.params, e.args):
-            if is_vec(p.ty):
+            if p.name in by_value:
+                local: A.Expr = a.operand  # type: ignore[union-attr]
+                if is_vec(local.ty):
+                    out.extend(self.lane(local, k) for k in range(local.ty.width))  # type: ignore[union-attr]
+                else:
+                    out.append(self.rw(local))
+            elif is_vec(p.ty):
                 out.extend(self.lane(a, k) for k in range(p.ty.width))  # type: ignore[union-attr]
             elif _vec_ptr(p.ty) is not None:
                 out.append(self.sptr(a))
@@ -241,9 +400,45 @@ class Scalariser:
         return tuple(out)
 
     def helper_call(self, e: A.Call, lane: int | None) -> A.Call:
-        name = self.clone(e, lane)
+        refs = self.ref_args(e)
+        fn = self.callee(e)
+        written = [p for p in refs if _written(fn.body, p)]
+        if written:
+            raise LiteralRefusal(f"reference parameter '{written[0]}' written in an expression",
+                                 e.loc)  # fmt: skip
+        by_value = frozenset(refs)
+        name = self.clone(e, lane, by_value)
         ty = e.ty if lane is None else _base(e.ty)  # type: ignore[arg-type]
-        return dataclasses.replace(e, func=name, target=name, args=self.call_args(e), ty=ty)
+        args = self.call_args(e, by_value)
+        return dataclasses.replace(e, func=name, target=name, args=args, ty=ty)
+
+    def ref_call(self, s: A.ExprStmt, e: A.Call, refs: dict[str, str]) -> list[A.Stmt]:
+        """``f(&a, &v, x);`` writing through its references: one clone per written lane
+        returns that lane's final value; all are computed, then assigned (copy-in, copy-out:
+        the same as aliasing, as no local is passed twice)."""
+        fn = self.callee(e)
+        if not _is_void(fn.return_type) or _has_return(fn.body):
+            raise LiteralRefusal(f"function '{fn.name}' returning through references and "
+                                 "with a return statement", e.loc)  # fmt: skip
+        by_value = frozenset(refs)
+        args = self.call_args(e, by_value)
+        pre: list[A.Stmt] = []
+        post: list[A.Stmt] = []
+        for p in (p for p in fn.params if p.name in refs and _written(fn.body, p.name)):
+            local = refs[p.name]
+            got = self.kind_of(local)
+            v = got[1] if got is not None else None
+            for k in range(v.width if v is not None else 1):
+                name = self.clone(e, None, by_value, (p.name, k))
+                ty = _base(v) if v is not None else dataclasses.replace(p.ty.pointee, const=False)  # type: ignore[union-attr]
+                t = self.fresh("ref")
+                call = A.Call(loc=e.loc, func=name, args=args, target=name, ty=ty)
+                pre.append(A.VarDecl(loc=s.loc, name=t, ty=ty, init=call))
+                dst = lane_name(local, k, v.width) if v is not None else local
+                post.append(A.ExprStmt(loc=s.loc, expr=A.Assign(
+                    loc=e.loc, op="=", target=A.Name(loc=e.loc, name=dst, ty=ty),
+                    value=A.Name(loc=e.loc, name=t, ty=ty), ty=ty)))  # fmt: skip
+        return [A.Block(loc=s.loc, body=(*pre, *post))]
 
     # ------------------------------------------------------------------ vector values
     def lane(self, e: A.Expr, k: int) -> A.Expr:  # noqa: PLR0911, PLR0912
@@ -271,6 +466,9 @@ class Scalariser:
             return A.Index(loc=e.loc, base=self.sptr(e.args[0]), index=_int(k, e.loc), ty=base)
         if isinstance(e, A.Index):
             return self.elem_lane(e, k)
+        if isinstance(e, A.Unary) and e.op == "*" and self._ref(e.operand) is not None:
+            name = e.operand.name  # type: ignore[union-attr]
+            return A.Name(loc=e.loc, name=lane_name(name, k, v.width), ty=base)
         if isinstance(e, A.Unary) and e.op == "*":
             return A.Index(loc=e.loc, base=self.sptr(e.operand), index=_int(k, e.loc), ty=base)
         if isinstance(e, A.Ternary):
@@ -365,7 +563,13 @@ class Scalariser:
             return A.Index(loc=e.loc, base=self.sptr(e.base), index=_int(k, e.loc), ty=e.ty)
         if isinstance(e, A.Index) and is_vec(e.base.ty):
             return self.select(e)
-        if isinstance(e, A.Call) and e.target is not None and self._vector_call(e):
+        if isinstance(e, A.Unary) and e.op == "*" and self._ref(e.operand) == "scalar":
+            return A.Name(loc=e.loc, name=e.operand.name, ty=e.ty)  # type: ignore[union-attr]
+        if (
+            isinstance(e, A.Call)
+            and e.target is not None
+            and (self._vector_call(e) or self.ref_args(e))
+        ):
             return self.helper_call(e, None)
         if isinstance(e, A.SizeOf) and is_vec(e.of):
             return _int(e.of.base.bits // 8 * e.of.width, e.loc)  # type: ignore[union-attr]
@@ -398,6 +602,15 @@ class Scalariser:
         if k is None or not is_vec(v) or k >= v.width:  # type: ignore[union-attr]
             raise LiteralRefusal(f"member '.{e.field}' of a vector", e.loc)
         return k
+
+    def _ref(self, e: A.Expr) -> str | None:
+        """``"vec"``/``"scalar"`` when ``e`` names a reference parameter taken by value."""
+        if not isinstance(e, A.Name):
+            return None
+        got = self.kind_of(e.name)
+        if got is None or got[0] != "ref":
+            return None
+        return "vec" if got[1] is not None else "scalar"
 
     def _vector_call(self, e: A.Call) -> bool:
         fn = self.callee(e)
@@ -523,6 +736,8 @@ class Scalariser:
         if not is_vec(s.ty):
             if _mentions_vectors(s.ty):
                 raise LiteralRefusal(f"variable '{s.name}' of this vector type", s.loc)
+            if isinstance(s.ty, A.ScalarType) and s.storage == "local":
+                self.bind(s.name, "local", None)
             return [s if s.init is None else dataclasses.replace(s, init=self.rw(s.init))]
         v: A.VectorType = s.ty  # type: ignore[assignment]
         if s.storage != "local":
@@ -584,6 +799,11 @@ class Scalariser:
             return [A.Block(loc=s.loc, body=tuple(out))] if pre else out
         if isinstance(e, A.Assign) and isinstance(e.target, A.Index) and is_vec(e.target.base.ty):
             return [self.lane_store(e)]
+        if isinstance(e, A.Call) and e.target is not None:
+            refs = self.ref_args(e)
+            fn = self.callee(e)
+            if any(_written(fn.body, p) for p in refs):
+                return self.ref_call(s, e, refs)
         return [dataclasses.replace(s, expr=self.rw(e))]
 
     def lane_store(self, e: A.Assign) -> A.Stmt:
@@ -617,11 +837,28 @@ def scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit,
     if not _uses_vectors(tu, fn):
         return tu, fn
     sc = Scalariser(tu)
-    out = sc.function(fn)
+    out = sc.function(arrows_as_derefs(fn))
     if not sc.clones and out == fn:
         return tu, fn
     fns = tuple(out if f is fn else f for f in tu.functions) + tuple(sc.clones.values())
     return dataclasses.replace(tu, functions=fns), out
+
+
+def _passes_address(body: A.Stmt) -> bool:
+    """Whether a call in ``body`` passes ``&name`` (a local to a reference parameter)."""
+    hit = False
+
+    def visit(x: object) -> None:
+        nonlocal hit
+        if isinstance(x, A.Call) and x.target is not None:
+            hit = hit or any(
+                isinstance(a, A.Unary) and a.op == "&" and isinstance(a.operand, A.Name)
+                for a in x.args
+            )
+        _children(x, visit)
+
+    visit(body)
+    return hit
 
 
 def _uses_vectors(tu: A.TranslationUnit, fn: A.Function) -> bool:
@@ -632,7 +869,7 @@ def _uses_vectors(tu: A.TranslationUnit, fn: A.Function) -> bool:
         if f.name in seen:
             continue
         seen.add(f.name)
-        if _mentions_vectors(f):
+        if _mentions_vectors(f) or _passes_address(f.body):
             return True
         called: set[str] = set()
 
