@@ -194,6 +194,14 @@ __global__ void r(const float* x, float* y, int n) {
   if (i < n) { float2 v = put(y, i, x[i]); y[n + i] = v.y; }
 }
 """,
+    "struct 'Rec' (members of different types": """
+struct Rec { float w; int id; };
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const Rec* p = (const Rec*)x;
+  if (i < n) y[i] = p[i].w * p[i].id;
+}
+""",
     "one local passed to two reference parameters": """
 __device__ void both(float& a, float& b) { a = a + 1.0f; b = b * 2.0f; }
 __global__ void r(const float* x, float* y, int n) {

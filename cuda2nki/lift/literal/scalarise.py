@@ -32,6 +32,7 @@ buffer), vector arithmetic with no user operator.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 
 from cuda2nki.frontend import ast as A
@@ -45,6 +46,41 @@ _INT = A.ScalarType(name="int32")
 
 def is_vec(t: object) -> bool:
     return type(t) is A.VectorType and not is_sync_object(t)
+
+
+def is_blob(t: object) -> bool:
+    """A struct the front end holds as its bytes (members of different types, a union, a bit
+    field, a pointer member): a ``uint8`` vector named after the struct."""
+    return (
+        type(t) is A.VectorType
+        and t.base.name == "uint8"
+        and t.align > 1
+        and not re.fullmatch(r"u?char[1-4]", t.name)
+    )
+
+
+def _blob_use(fn: A.Function) -> tuple[str, object] | None:
+    """(struct name, node) of the first use of a struct held as bytes in ``fn``."""
+    found: list[tuple[str, object]] = []
+
+    def typ(t: object) -> A.VectorType | None:
+        while isinstance(t, A.PointerType | A.ArrayType):
+            t = t.pointee if isinstance(t, A.PointerType) else t.elem
+        return t if is_blob(t) else None  # type: ignore[return-value]
+
+    def visit(x: object) -> None:
+        if found:
+            return
+        for attr in ("ty", "to", "of"):
+            got = typ(getattr(x, attr, None)) if isinstance(x, A.Node) else None
+            if got is not None:
+                found.append((got.name, x))
+                return
+        _children(x, visit)
+
+    visit(fn.params)
+    visit(fn.body)
+    return found[0] if found else None
 
 
 def _vec_ptr(t: object) -> A.VectorType | None:
@@ -836,6 +872,13 @@ def scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit,
     it calls (unchanged when ``fn`` and its callees use no vector type)."""
     if not _uses_vectors(tu, fn):
         return tu, fn
+    blob = _blob_use(fn)
+    if blob is not None:
+        raise LiteralRefusal(
+            f"struct '{blob[0]}' (members of different types, a union, a bit field or a "
+            "pointer member: held as bytes)",
+            blob[1].loc,  # type: ignore[attr-defined]
+        )
     sc = Scalariser(tu)
     out = sc.function(arrows_as_derefs(fn))
     if not sc.clones and out == fn:
