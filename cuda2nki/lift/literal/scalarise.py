@@ -132,11 +132,28 @@ def _base(v: A.VectorType) -> A.ScalarType:
     return dataclasses.replace(v.base, const=False) if v.base.const else v.base
 
 
-def _writes_memory(fn: A.Function, refs: frozenset[str] = frozenset()) -> bool:
-    """Whether ``fn`` stores to memory (a write to its own locals and by-value parameters,
-    members and elements of them included, is not a store, nor one through ``refs``)."""
+def _writes_memory(
+    fn: A.Function,
+    refs: frozenset[str] = frozenset(),
+    tu: A.TranslationUnit | None = None,
+    depth: int = 0,
+) -> bool:
+    """Whether ``fn`` (or a function it calls) stores to memory (a write to its own locals
+    and by-value parameters, members and elements of them included, is not a store, nor one
+    through ``refs``, nor a callee's through references to them)."""
     own = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)} | set(refs)
     hit = False
+
+    def callee_writes(e: A.Call) -> bool:
+        g = None if tu is None else next((f for f in tu.functions if f.name == e.target), None)
+        if g is None or depth > 8:
+            return True
+        passed = frozenset(
+            p.name
+            for p, a in zip(g.params, e.args)
+            if isinstance(a, A.Unary) and a.op == "&" and _is_own(a.operand, own)
+        )
+        return _writes_memory(g, passed, tu, depth + 1)
 
     def visit(x: object) -> None:
         nonlocal hit
@@ -149,6 +166,8 @@ def _writes_memory(fn: A.Function, refs: frozenset[str] = frozenset()) -> bool:
             hit = hit or not _is_own(x.operand, own)
         elif isinstance(x, A.Call) and x.func.startswith("atomic"):
             hit = True
+        elif isinstance(x, A.Call) and x.target is not None:
+            hit = hit or callee_writes(x)
         _children(x, visit)
 
     visit(fn.body)
@@ -393,7 +412,7 @@ class Scalariser:
         tag = "".join(sorted(by_value)) + ("" if out is None else f"_{out[0]}_{out[1]}")
         name = f"{fn.name}__c2n{'' if lane is None else lane}{tag}"
         if name not in self.clones:
-            if (lane is not None or out is not None) and _writes_memory(fn, by_value):
+            if (lane is not None or out is not None) and _writes_memory(fn, by_value, self.tu):
                 what = "returning a vector" if out is None else "with reference outputs"
                 raise LiteralRefusal(f"function '{fn.name}' {what} and writing memory", e.loc)
             self.clones[name] = fn  # a recursive call finds the name taken
