@@ -132,6 +132,28 @@ __global__ void r(const float* x, float* y, int n) {
   if (i < n) { float d = x[i]; twice(d, 1.0f); y[i] = sq(d); y[n + i] = d; }
 }
 """,
+    # a function returning a value from two places and writing through references, its result
+    # declared, assigned, and discarded
+    "references_and_result": """
+__device__ float split(float v, float& lo, int& cnt) {
+  if (v < 0.0f) { lo = -v; cnt = cnt + 1; return 0.0f; }
+  lo = v * 0.5f;
+  return v;
+}
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float lo = 0.0f;
+  int cnt = 0;
+  float a = split(x[i], lo, cnt);
+  y[i] = a + lo;
+  a = split(x[n + i], lo, cnt);
+  y[n + i] = a - lo;
+  split(x[2 * n + i], lo, cnt);
+  y[2 * n + i] = lo;
+  y[3 * n + i] = cnt;
+}
+""",
     # float3 out-parameters by reference (members set one by one, whole-vector assignment,
     # a scalar in-out reference beside them) and a read-only vector reference
     "vector_references": """

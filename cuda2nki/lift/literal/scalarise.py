@@ -38,6 +38,7 @@ from collections.abc import Callable
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.lift.literal.lower import LiteralRefusal
+from cuda2nki.lift.literal.single_exit import needs_single_exit, single_exit
 
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 _MAX_SELECT = 16  # lanes a non-literal lane index may choose among
@@ -259,22 +260,6 @@ def _deref_only(body: A.Stmt, name: str) -> bool:
     return ok
 
 
-def _is_void(t: object) -> bool:
-    return isinstance(t, A.ScalarType) and t.name == "void"
-
-
-def _has_return(body: A.Stmt) -> bool:
-    hit = False
-
-    def visit(x: object) -> None:
-        nonlocal hit
-        hit = hit or isinstance(x, A.Return)
-        _children(x, visit)
-
-    visit(body)
-    return hit
-
-
 def fn_param_type(fn: A.Function, name: str) -> A.ScalarType:
     p = next(p for p in fn.params if p.name == name)
     return dataclasses.replace(p.ty.pointee, const=False)  # type: ignore[union-attr]
@@ -351,6 +336,8 @@ class Scalariser:
             elif is_vec(ret):
                 raise LiteralRefusal(f"function '{fn.name}' returning a vector", fn.loc)
             body = self.block(fn.body)
+            if out is not None and body.body and isinstance(body.body[-1], A.Return):
+                body = dataclasses.replace(body, body=body.body[:-1])  # the lane is returned
             if out is not None:
                 name, k = out
                 got = self.env[0][name][1]
@@ -416,6 +403,11 @@ class Scalariser:
                 what = "returning a vector" if out is None else "with reference outputs"
                 raise LiteralRefusal(f"function '{fn.name}' {what} and writing memory", e.loc)
             self.clones[name] = fn  # a recursive call finds the name taken
+            if out is not None:
+                fn = single_exit(fn)
+                if needs_single_exit(fn):
+                    raise LiteralRefusal(f"function '{fn.name}' returning through references "
+                                         "from several places", e.loc)  # fmt: skip
             got = self.function(fn, lane, by_value, out)
             self.clones[name] = dataclasses.replace(got, name=name)
         return name
@@ -467,14 +459,17 @@ class Scalariser:
         args = self.call_args(e, by_value)
         return dataclasses.replace(e, func=name, target=name, args=args, ty=ty)
 
-    def ref_call(self, s: A.ExprStmt, e: A.Call, refs: dict[str, str]) -> list[A.Stmt]:
-        """``f(&a, &v, x);`` writing through its references: one clone per written lane
-        returns that lane's final value; all are computed, then assigned (copy-in, copy-out:
-        the same as aliasing, as no local is passed twice)."""
+    def ref_call(
+        self, s: A.Stmt, e: A.Call, refs: dict[str, str], want: bool
+    ) -> tuple[list[A.Stmt], list[A.Stmt], A.Expr | None]:
+        """A call ``f(&a, &v, x)`` writing through its references: one clone per written lane
+        returns that lane's final value (and one the function's result, if ``want``); all are
+        computed first (``pre``), then the locals are assigned (``post``): copy-in, copy-out,
+        the same as aliasing, as no local is passed twice."""
         fn = self.callee(e)
-        if not _is_void(fn.return_type) or _has_return(fn.body):
-            raise LiteralRefusal(f"function '{fn.name}' returning through references and "
-                                 "with a return statement", e.loc)  # fmt: skip
+        if want and not isinstance(fn.return_type, A.ScalarType):
+            raise LiteralRefusal(f"function '{fn.name}' returning a vector and writing "
+                                 "through references", e.loc)  # fmt: skip
         by_value = frozenset(refs)
         args = self.call_args(e, by_value)
         pre: list[A.Stmt] = []
@@ -493,7 +488,22 @@ class Scalariser:
                 post.append(A.ExprStmt(loc=s.loc, expr=A.Assign(
                     loc=e.loc, op="=", target=A.Name(loc=e.loc, name=dst, ty=ty),
                     value=A.Name(loc=e.loc, name=t, ty=ty), ty=ty)))  # fmt: skip
-        return [A.Block(loc=s.loc, body=(*pre, *post))]
+        result = None
+        if want:
+            name = self.clone(e, None, by_value)
+            t = self.fresh("res")
+            call = A.Call(loc=e.loc, func=name, args=args, target=name, ty=e.ty)
+            pre.append(A.VarDecl(loc=s.loc, name=t, ty=e.ty, init=call))  # type: ignore[arg-type]
+            result = A.Name(loc=e.loc, name=t, ty=e.ty)
+        return pre, post, result
+
+    def written_refs(self, e: A.Expr | None) -> dict[str, str] | None:
+        """The reference arguments of call ``e`` when it writes through one, else None."""
+        if not isinstance(e, A.Call) or e.target is None:
+            return None
+        refs = self.ref_args(e)
+        fn = self.callee(e)
+        return refs if any(_written(fn.body, p) for p in refs) else None
 
     # ------------------------------------------------------------------ vector values
     def lane(self, e: A.Expr, k: int) -> A.Expr:  # noqa: PLR0911, PLR0912
@@ -791,6 +801,12 @@ class Scalariser:
         if not is_vec(s.ty):
             if _mentions_vectors(s.ty):
                 raise LiteralRefusal(f"variable '{s.name}' of this vector type", s.loc)
+            refs = self.written_refs(s.init)
+            if refs is not None:  # `float r = f(&a, x);`
+                pre, post, res = self.ref_call(s, s.init, refs, want=True)  # type: ignore[arg-type]
+                if isinstance(s.ty, A.ScalarType) and s.storage == "local":
+                    self.bind(s.name, "local", None)
+                return [*pre, *post, dataclasses.replace(s, init=res)]
             if isinstance(s.ty, A.ScalarType) and s.storage == "local":
                 self.bind(s.name, "local", None)
             return [s if s.init is None else dataclasses.replace(s, init=self.rw(s.init))]
@@ -854,11 +870,14 @@ class Scalariser:
             return [A.Block(loc=s.loc, body=tuple(out))] if pre else out
         if isinstance(e, A.Assign) and isinstance(e.target, A.Index) and is_vec(e.target.base.ty):
             return [self.lane_store(e)]
-        if isinstance(e, A.Call) and e.target is not None:
-            refs = self.ref_args(e)
-            fn = self.callee(e)
-            if any(_written(fn.body, p) for p in refs):
-                return self.ref_call(s, e, refs)
+        refs = self.written_refs(e)
+        if refs is not None:  # `f(&a, x);`
+            pre, post, _ = self.ref_call(s, e, refs, want=False)  # type: ignore[arg-type]
+            return [A.Block(loc=s.loc, body=(*pre, *post))]
+        if isinstance(e, A.Assign) and (refs := self.written_refs(e.value)) is not None:
+            pre, post, res = self.ref_call(s, e.value, refs, want=True)  # type: ignore[arg-type]
+            done = A.ExprStmt(loc=s.loc, expr=self.rw(dataclasses.replace(e, value=res)))
+            return [*pre, *post, done]
         return [dataclasses.replace(s, expr=self.rw(e))]
 
     def lane_store(self, e: A.Assign) -> A.Stmt:
