@@ -123,6 +123,18 @@ __global__ void r(const float* x, float* y, int n) {
   if (i < n) { float2 v = make_float2(x[i], 0.0f); bump(&v, x[n + i]); y[i] = v.x + v.y; }
 }
 """,
+    # a vector loaded by a helper through a pointer chosen by data (a gather)
+    "helper_load_at_data_row": """
+__device__ float4 load4(const float* p) { return *reinterpret_cast<const float4*>(p); }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int j = (int)fabsf(x[4 * i] * 10.0f) % n;
+    float4 v = load4(x + 4 * j);
+    y[4 * i] = v.x; y[4 * i + 1] = v.y + v.z; y[4 * i + 2] = v.w; y[4 * i + 3] = (float)j;
+  }
+}
+""",
     # scalar references: one written (copy-in, copy-out), one only read
     "scalar_references": """
 __device__ void twice(float& d, float s) { d = d * 2.0f + s; }

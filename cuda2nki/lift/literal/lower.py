@@ -1764,7 +1764,7 @@ class Lowerer:
         seeds = {}
         frame: dict[str, Binding_] = {}
         for p, v in zip(fn.params, args):
-            if isinstance(v, Ptr):
+            if isinstance(v, Ptr | DynPtr):
                 frame[p.name] = Binding_(v, "P", scope.depth)
                 continue
             k = "U" if isinstance(v, Uni) else ("L" if isinstance(v, Lin) else "T")
@@ -1774,7 +1774,7 @@ class Lowerer:
         self.classes = {**self.classes, **classes}
         self.env = [*self.env, frame]
         for p, v in zip(fn.params, args):
-            if isinstance(v, Ptr):
+            if isinstance(v, Ptr | DynPtr):
                 continue
             ty = "float" if is_float(p.ty) else "int"
             name = self.pyname(p.name)
