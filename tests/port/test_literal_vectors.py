@@ -135,6 +135,21 @@ __global__ void r(const float* x, float* y, int n) {
   }
 }
 """,
+    # lanes chosen by a loop index through accessors viewing the vector as a float array, one
+    # returning a reference (read as a value), one a value; a C cast and a reinterpret_cast
+    "lane_accessors": """
+__device__ float& lane_ref(float4& vec, int index) { return reinterpret_cast<float*>(&vec)[index]; }
+__device__ float lane_val(const float4& vec, int index) { return ((const float*)&vec)[index]; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float4 v = reinterpret_cast<const float4*>(x)[i];
+    float s = 0.0f, m = -1e30f;
+    for (int k = 0; k < 4; ++k) { s += lane_ref(v, k) * (k + 1); m = fmaxf(m, lane_val(v, 3 - k)); }
+    y[4 * i] = s; y[4 * i + 1] = m; y[4 * i + 2] = lane_ref(v, 2); y[4 * i + 3] = v.x;
+  }
+}
+""",
     # scalar references: one written (copy-in, copy-out), one only read
     "scalar_references": """
 __device__ void twice(float& d, float s) { d = d * 2.0f + s; }

@@ -295,6 +295,8 @@ class Scalariser:
         self.clones: dict[str, A.Function] = {}
         self.env: list[dict[str, tuple[str, A.VectorType | None]]] = [{}]
         self.counter = 0
+        # reference-returning accessors read as values (see :meth:`read_through`)
+        self.readers: dict[str, A.Function] = {}
 
     # ------------------------------------------------------------------ names
     def bind(self, name: str, kind: str, v: A.VectorType | None) -> None:
@@ -383,7 +385,9 @@ class Scalariser:
         return [p]
 
     def callee(self, e: A.Call) -> A.Function:
-        fn = next((f for f in self.tu.functions if f.name == e.target), None)
+        fn = self.readers.get(e.target or "") or next(
+            (f for f in self.tu.functions if f.name == e.target), None
+        )
         if fn is None:
             raise LiteralRefusal(f"a vector passed to '{e.func}' (no definition)", e.loc)
         return arrows_as_derefs(fn)
@@ -628,6 +632,12 @@ class Scalariser:
             return A.Index(loc=e.loc, base=self.sptr(e.base), index=_int(k, e.loc), ty=e.ty)
         if isinstance(e, A.Index) and is_vec(e.base.ty):
             return self.select(e)
+        if isinstance(e, A.Index) and (vec := self.viewed_vector(e.base)) is not None:
+            return self.select(A.Index(loc=e.loc, base=vec, index=e.index, ty=e.ty))
+        if isinstance(e, A.Unary) and e.op == "*" and isinstance(e.operand, A.Call):
+            got = self.read_through(e.operand)
+            if got is not None:
+                return self.rw(got)
         if isinstance(e, A.Unary) and e.op == "*" and self._ref(e.operand) == "scalar":
             return A.Name(loc=e.loc, name=e.operand.name, ty=e.ty)  # type: ignore[union-attr]
         if (
@@ -667,6 +677,38 @@ class Scalariser:
         if k is None or not is_vec(v) or k >= v.width:  # type: ignore[union-attr]
             raise LiteralRefusal(f"member '.{e.field}' of a vector", e.loc)
         return k
+
+    def viewed_vector(self, e: A.Expr) -> A.Expr | None:
+        """The local vector ``v`` when ``e`` is ``(float*)&v`` (its lanes as an array)."""
+        while isinstance(e, A.Cast) and isinstance(e.to, A.PointerType):
+            e = e.operand
+        if not (isinstance(e, A.Unary) and e.op == "&" and is_vec(e.operand.ty)):
+            return None
+        v = e.operand
+        if isinstance(v, A.Name) and (self.kind_of(v.name) or ("",))[0] == "vec":
+            return v
+        if isinstance(v, A.Unary) and v.op == "*" and self._ref(v.operand) == "vec":
+            return v
+        return None
+
+    def read_through(self, e: A.Call) -> A.Call | None:
+        """``*f(args)`` read as a value, where ``f`` returns a reference ``return &X;``: a call
+        of ``f`` returning ``X``'s value."""
+        if e.target is None or not isinstance(e.ty, A.PointerType):
+            return None
+        fn = self.callee(e)
+        body = fn.body.body
+        if len(body) != 1 or not isinstance(body[0], A.Return):
+            return None
+        ret = body[0].value
+        if not (isinstance(ret, A.Unary) and ret.op == "&"):
+            return None
+        pointee = dataclasses.replace(e.ty.pointee, const=False)
+        name = f"{fn.name}__c2nread"
+        if name not in self.readers:
+            rbody = A.Block(loc=fn.body.loc, body=(A.Return(loc=body[0].loc, value=ret.operand),))
+            self.readers[name] = dataclasses.replace(fn, name=name, return_type=pointee, body=rbody)
+        return dataclasses.replace(e, func=name, target=name, ty=pointee)
 
     def _ref(self, e: A.Expr) -> str | None:
         """``"vec"``/``"scalar"`` when ``e`` names a reference parameter taken by value."""
