@@ -150,6 +150,27 @@ __global__ void r(const float* x, float* y, int n) {
   }
 }
 """,
+    # a record combined by a helper that returns a brace list, called with a brace list
+    "brace_lists_in_calls": """
+struct SumMax { float sum; float maxval; };
+__device__ SumMax combine(SumMax a, SumMax b) {
+  bool bigger = a.maxval > b.maxval;
+  SumMax hi = bigger ? a : b;
+  SumMax lo = bigger ? b : a;
+  return { hi.sum + lo.sum * expf(lo.maxval - hi.maxval), hi.maxval };
+}
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    SumMax acc;
+    acc.maxval = -1e30f;
+    acc.sum = 0.0f;
+    for (int k = 0; k < 4; k++) acc = combine(acc, { 1.0f, x[4 * i + k] });
+    y[4 * i] = acc.sum; y[4 * i + 1] = acc.maxval;
+    y[4 * i + 2] = combine(acc, acc).sum; y[4 * i + 3] = 0.0f;
+  }
+}
+""",
     # scalar references: one written (copy-in, copy-out), one only read
     "scalar_references": """
 __device__ void twice(float& d, float s) { d = d * 2.0f + s; }

@@ -1,4 +1,4 @@
-"""Members of a local vector reached through a reference or pointer to it (``float3& m`` in a
+"""Brace lists passed to and returned from functions; members of a local vector reached through a reference or pointer to it (``float3& m`` in a
 ``__device__`` function, ``m.y = ...``, ``p->z``): each reads and writes that lane only."""
 
 from __future__ import annotations
@@ -37,3 +37,22 @@ def test_lanes_through_references_and_pointers_to_local_vectors() -> None:
     np.testing.assert_array_equal(out["y"][n : 2 * n], np.where(even, vy + np.float32(1), vy))
     np.testing.assert_array_equal(out["y"][2 * n : 3 * n], np.where(even, vx, np.float32(0)))
     np.testing.assert_array_equal(out["y"][3 * n :], (vx + vy) + vz)
+
+
+BRACES = """
+struct Pair { float a; float b; };
+__device__ Pair swap_scale(Pair p, float s) { return {p.b * s, p.a}; }
+__global__ void k(const float* x, float* y, int n) {
+    int i = threadIdx.x;
+    if (i < n) {
+        Pair q = swap_scale({x[i], 2.0f}, 3.0f);
+        y[i] = q.a - q.b;
+    }
+}
+"""
+
+
+def test_brace_lists_as_arguments_and_return_values() -> None:
+    x = np.arange(8, dtype=np.float32)
+    out = run(BRACES, grid=(1,), block=(8,), x=x, y=np.zeros(8, np.float32), n=8)
+    np.testing.assert_array_equal(out["y"], np.float32(6.0) - x)

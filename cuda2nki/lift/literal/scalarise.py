@@ -323,7 +323,8 @@ class Scalariser:
         """``fn`` with its vectors scalarised; ``lane``: the clone returning that lane;
         ``by_value``: reference parameters taken by value; ``out``: the clone returning the
         final value of that reference parameter's lane instead of its own result."""
-        saved, saved_lane, self.env = self.env, self.ret_lane, [{}]
+        saved, saved_lane, saved_vec = self.env, self.ret_lane, self.ret_vec
+        self.env = [{}]
         try:
             params: list[A.Param] = []
             for p in fn.params:
@@ -332,7 +333,7 @@ class Scalariser:
                 else:
                     params.extend(self.param(p, fn.kind == "global"))
             ret = fn.return_type
-            self.ret_lane = lane
+            self.ret_lane, self.ret_vec = lane, ret
             if lane is not None:
                 ret = _base(ret)  # type: ignore[arg-type]
             elif is_vec(ret):
@@ -351,7 +352,7 @@ class Scalariser:
                 )
             return dataclasses.replace(fn, params=tuple(params), return_type=ret, body=body)
         finally:
-            self.env, self.ret_lane = saved, saved_lane
+            self.env, self.ret_lane, self.ret_vec = saved, saved_lane, saved_vec
 
     def ref_param(self, p: A.Param) -> list[A.Param]:
         """A reference (pointer) parameter taken by value: its pointee's lanes or scalar."""
@@ -443,7 +444,7 @@ class Scalariser:
                 else:
                     out.append(self.rw(local))
             elif is_vec(p.ty):
-                out.extend(self.lane(a, k) for k in range(p.ty.width))  # type: ignore[union-attr]
+                out.extend(self.lane(a, k, p.ty) for k in range(p.ty.width))  # type: ignore[union-attr]
             elif _vec_ptr(p.ty) is not None:
                 out.append(self.sptr(a))
             else:
@@ -510,9 +511,12 @@ class Scalariser:
         return refs if any(_written(fn.body, p) for p in refs) else None
 
     # ------------------------------------------------------------------ vector values
-    def lane(self, e: A.Expr, k: int) -> A.Expr:  # noqa: PLR0911, PLR0912
-        """Lane ``k`` of the vector-typed expression ``e``, a scalar expression."""
-        v: A.VectorType = e.ty  # type: ignore[assignment]
+    def lane(self, e: A.Expr, k: int, vt: object = None) -> A.Expr:  # noqa: PLR0911, PLR0912
+        """Lane ``k`` of the vector-typed expression ``e`` (of type ``vt`` where ``e`` has
+        none: a brace list), a scalar expression."""
+        v: A.VectorType = e.ty if is_vec(e.ty) else vt  # type: ignore[assignment]
+        if not is_vec(v):
+            raise LiteralRefusal("a vector value of unknown type", e.loc)
         base = _base(v)
         if isinstance(e, A.Name):
             got = self.kind_of(e.name)
@@ -542,7 +546,7 @@ class Scalariser:
             return A.Index(loc=e.loc, base=self.sptr(e.operand), index=_int(k, e.loc), ty=base)
         if isinstance(e, A.Ternary):
             return dataclasses.replace(
-                e, cond=self.rw(e.cond), then=self.lane(e.then, k), else_=self.lane(e.else_, k),
+                e, cond=self.rw(e.cond), then=self.lane(e.then, k, v), else_=self.lane(e.else_, k, v),
                 ty=base,
             )  # fmt: skip
         if isinstance(e, A.Cast) and is_vec(e.operand.ty) and e.operand.ty.width == v.width:  # type: ignore[union-attr]
@@ -826,8 +830,10 @@ class Scalariser:
         if isinstance(s, A.Return):
             if s.value is None:
                 return [s]
-            if is_vec(s.value.ty) and self.ret_lane is not None:
-                return [dataclasses.replace(s, value=self.lane(s.value, self.ret_lane))]
+            if self.ret_lane is not None:
+                return [
+                    dataclasses.replace(s, value=self.lane(s.value, self.ret_lane, self.ret_vec))
+                ]
             return [dataclasses.replace(s, value=self.rw(s.value))]
         return [s]
 
@@ -875,7 +881,7 @@ class Scalariser:
         if isinstance(init, A.InitList):
             items: list[A.Expr] = []
             for item in init.items:
-                items.extend(self.lane(item, k) for k in range(v.width))
+                items.extend(self.lane(item, k, v) for k in range(v.width))
             init = dataclasses.replace(init, items=tuple(items))
         elif init is not None:
             raise LiteralRefusal(f"vector array '{s.name}' initialised this way", s.loc)
@@ -886,7 +892,7 @@ class Scalariser:
     ) -> tuple[list[A.Stmt], list[A.Expr]]:
         """The lanes of ``value``; through temporaries when ``value`` reads any of ``reads`` or
         calls a function (each lane is then computed once, before any is assigned)."""
-        lanes = [self.lane(value, k) for k in range(v.width)]
+        lanes = [self.lane(value, k, v) for k in range(v.width)]
         if not (_names(value) & reads):
             return [], lanes
         pre: list[A.Stmt] = []
@@ -945,6 +951,7 @@ class Scalariser:
         return out
 
     ret_lane: int | None = None
+    ret_vec: object = None
 
 
 def scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit, A.Function]:
@@ -960,7 +967,14 @@ def scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit,
             blob[1].loc,  # type: ignore[attr-defined]
         )
     sc = Scalariser(tu)
-    out = sc.function(arrows_as_derefs(fn))
+    try:
+        out = sc.function(arrows_as_derefs(fn))
+    except LiteralRefusal:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a form not foreseen here is refused, never a crash
+        raise LiteralRefusal(
+            f"vector or struct values in a form not scalarised ({type(exc).__name__})", fn.loc
+        ) from exc
     if not sc.clones and out == fn:
         return tu, fn
     fns = tuple(out if f is fn else f for f in tu.functions) + tuple(sc.clones.values())
