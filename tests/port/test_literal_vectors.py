@@ -348,3 +348,44 @@ def test_lanes_become_scalar_locals_and_helpers_are_cloned_per_lane():
     assert "m__z" in text
     clones = {f.name for f in tu2.functions} - {f.name for f in tu.functions}
     assert {"velocity__c2n0", "velocity__c2n2", "speed2__c2n"} <= clones
+
+
+BYTE_SHARED = {
+    # extern __shared__ bytes used as float4 and as float through casts
+    "extern_bytes": """
+__global__ void r(const float* x, float* y, int n) {
+  extern __shared__ char smem[];
+  float4* tile = reinterpret_cast<float4*>(smem);
+  float* flat = (float*)smem;
+  int t = threadIdx.x;
+  int i = blockIdx.x * 64 + t;
+  tile[t] = i < n ? reinterpret_cast<const float4*>(x)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  __syncthreads();
+  if (i < n) {
+    float4 u = tile[63 - t];
+    y[4 * i] = u.x + flat[4 * t + 1]; y[4 * i + 1] = u.y; y[4 * i + 2] = flat[255 - t];
+    y[4 * i + 3] = u.w;
+  }
+}
+""",
+    # a sized unsigned char array used as float only
+    "sized_bytes": """
+__global__ void r(const float* x, float* y, int n) {
+  __shared__ unsigned char raw[64 * 4];
+  float* s = reinterpret_cast<float*>(raw);
+  int t = threadIdx.x;
+  int i = blockIdx.x * 64 + t;
+  s[t] = i < n ? x[i] : 0.0f;
+  __syncthreads();
+  if (i < n) y[i] = s[63 - t] * 2.0f;
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(BYTE_SHARED))
+def test_byte_shared_memory_used_as_one_type_matches(tmp_path, name):
+    cu = _kernel(tmp_path, BYTE_SHARED[name])
+    toml = cu.with_suffix(".toml")
+    toml.write_text(toml.read_text().replace("[launch]\n", '[launch]\nshared_bytes = "1024"\n'))
+    _matches(cu, tmp_path)

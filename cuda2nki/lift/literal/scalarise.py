@@ -37,6 +37,7 @@ from collections.abc import Callable
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.asynccopy import is_sync_object
+from cuda2nki.lift.literal.byteshared import typed_byte_shared
 from cuda2nki.lift.literal.lower import LiteralRefusal
 from cuda2nki.lift.literal.single_exit import needs_single_exit, single_exit
 
@@ -956,7 +957,12 @@ class Scalariser:
 
 def scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit, A.Function]:
     """``fn`` with its vector values scalarised and ``tu`` with the scalarised device functions
-    it calls (unchanged when ``fn`` and its callees use no vector type)."""
+    it calls (unchanged when ``fn`` and its callees use no vector type); byte ``__shared__``
+    arrays used as one element type are typed first (:mod:`.byteshared`)."""
+    typed = typed_byte_shared(fn)
+    if typed is not fn:
+        tu = dataclasses.replace(tu, functions=tuple(typed if f is fn else f for f in tu.functions))
+        fn = typed
     if not _uses_vectors(tu, fn):
         return tu, fn
     blob = _blob_use(fn)
