@@ -389,3 +389,18 @@ def test_byte_shared_memory_used_as_one_type_matches(tmp_path, name):
     toml = cu.with_suffix(".toml")
     toml.write_text(toml.read_text().replace("[launch]\n", '[launch]\nshared_bytes = "1024"\n'))
     _matches(cu, tmp_path)
+
+
+def test_an_unforeseen_failure_is_a_refusal_not_a_crash(monkeypatch):
+    from cuda2nki.lift.literal import scalarise as S
+    from cuda2nki.lift.literal.lower import LiteralRefusal
+
+    tu = parse_source(PORTED["float3_helpers"], "t.cu")
+    fn = next(f for f in tu.kernels if f.name == "r")
+
+    def boom(*_a, **_k):
+        raise RecursionError("too deep")
+
+    monkeypatch.setattr(S, "_uses_vectors", boom)
+    with pytest.raises(LiteralRefusal, match="not scalarised"):
+        scalarise(tu, fn)

@@ -958,7 +958,19 @@ class Scalariser:
 def scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit, A.Function]:
     """``fn`` with its vector values scalarised and ``tu`` with the scalarised device functions
     it calls (unchanged when ``fn`` and its callees use no vector type); byte ``__shared__``
-    arrays used as one element type are typed first (:mod:`.byteshared`)."""
+    arrays used as one element type are typed first (:mod:`.byteshared`).  A form not foreseen
+    here (or nested too deeply to walk) is refused, never a crash."""
+    try:
+        return _scalarise(tu, fn)
+    except LiteralRefusal:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise LiteralRefusal(
+            f"vector or struct values in a form not scalarised ({type(exc).__name__})", fn.loc
+        ) from exc
+
+
+def _scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit, A.Function]:
     typed = typed_byte_shared(fn)
     if typed is not fn:
         tu = dataclasses.replace(tu, functions=tuple(typed if f is fn else f for f in tu.functions))
@@ -973,14 +985,7 @@ def scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit,
             blob[1].loc,  # type: ignore[attr-defined]
         )
     sc = Scalariser(tu)
-    try:
-        out = sc.function(arrows_as_derefs(fn))
-    except LiteralRefusal:
-        raise
-    except Exception as exc:  # noqa: BLE001 - a form not foreseen here is refused, never a crash
-        raise LiteralRefusal(
-            f"vector or struct values in a form not scalarised ({type(exc).__name__})", fn.loc
-        ) from exc
+    out = sc.function(arrows_as_derefs(fn))
     if not sc.clones and out == fn:
         return tu, fn
     fns = tuple(out if f is fn else f for f in tu.functions) + tuple(sc.clones.values())
