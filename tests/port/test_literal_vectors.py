@@ -401,6 +401,6 @@ def test_an_unforeseen_failure_is_a_refusal_not_a_crash(monkeypatch):
     def boom(*_a, **_k):
         raise RecursionError("too deep")
 
-    monkeypatch.setattr(S, "_uses_vectors", boom)
+    monkeypatch.setattr(S, "uses_vectors", boom)
     with pytest.raises(LiteralRefusal, match="not scalarised"):
         scalarise(tu, fn)

@@ -32,260 +32,33 @@ buffer), vector arithmetic with no user operator.
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Callable
 
 from cuda2nki.frontend import ast as A
-from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
 from cuda2nki.lift.literal.lower import LiteralRefusal
 from cuda2nki.lift.literal.single_exit import needs_single_exit, single_exit
+from cuda2nki.lift.literal.vecscan import (
+    arrows_as_derefs,
+    blob_use,
+    children,
+    deref_only,
+    fn_param_type,
+    int_lit,
+    is_vec,
+    lane_name,
+    mentions_vectors,
+    names_in,
+    scalar_of,
+    scaled,
+    uses_vectors,
+    vec_array,
+    vec_ptr,
+    writes_memory,
+    written,
+)
 
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 _MAX_SELECT = 16  # lanes a non-literal lane index may choose among
-_INT = A.ScalarType(name="int32")
-
-
-def is_vec(t: object) -> bool:
-    return type(t) is A.VectorType and not is_sync_object(t)
-
-
-def is_blob(t: object) -> bool:
-    """A struct the front end holds as its bytes (members of different types, a union, a bit
-    field, a pointer member): a ``uint8`` vector named after the struct."""
-    return (
-        type(t) is A.VectorType
-        and t.base.name == "uint8"
-        and t.align > 1
-        and not re.fullmatch(r"u?char[1-4]", t.name)
-    )
-
-
-def _blob_use(fn: A.Function) -> tuple[str, object] | None:
-    """(struct name, node) of the first use of a struct held as bytes in ``fn``."""
-    found: list[tuple[str, object]] = []
-
-    def typ(t: object) -> A.VectorType | None:
-        while isinstance(t, A.PointerType | A.ArrayType):
-            t = t.pointee if isinstance(t, A.PointerType) else t.elem
-        return t if is_blob(t) else None  # type: ignore[return-value]
-
-    def visit(x: object) -> None:
-        if found:
-            return
-        for attr in ("ty", "to", "of"):
-            got = typ(getattr(x, attr, None)) if isinstance(x, A.Node) else None
-            if got is not None:
-                found.append((got.name, x))
-                return
-        _children(x, visit)
-
-    visit(fn.params)
-    visit(fn.body)
-    return found[0] if found else None
-
-
-def _vec_ptr(t: object) -> A.VectorType | None:
-    if isinstance(t, A.PointerType) and is_vec(t.pointee):
-        return t.pointee  # type: ignore[return-value]
-    return None
-
-
-def _vec_array(t: object) -> A.VectorType | None:
-    if isinstance(t, A.ArrayType) and is_vec(t.elem):
-        return t.elem  # type: ignore[return-value]
-    return None
-
-
-def _mentions_vectors(node: object) -> bool:
-    """Whether any type in ``node`` (an AST subtree) is a vector type."""
-    if is_vec(node):
-        return True
-    if isinstance(node, A.PointerType):
-        return _mentions_vectors(node.pointee)
-    if isinstance(node, A.ArrayType):
-        return _mentions_vectors(node.elem)
-    if isinstance(node, tuple):
-        return any(_mentions_vectors(x) for x in node)
-    if dataclasses.is_dataclass(node) and isinstance(node, A.Node):
-        return any(_mentions_vectors(getattr(node, f.name)) for f in dataclasses.fields(node))
-    return False
-
-
-def lane_name(name: str, k: int, width: int) -> str:
-    return f"{name}__{'xyzw'[k] if width <= 4 else k}"
-
-
-def _int(v: int, loc: object) -> A.IntLit:
-    return A.IntLit(loc=loc, value=v, ty=_INT)  # type: ignore[arg-type]
-
-
-def _scaled(i: A.Expr, w: int, k: int = 0) -> A.Expr:
-    """``w*i + k`` (folded for a literal ``i``)."""
-    if isinstance(i, A.IntLit):
-        return _int(w * i.value + k, i.loc)
-    e: A.Expr = A.Binary(loc=i.loc, op="*", left=_int(w, i.loc), right=i, ty=i.ty)
-    if k:
-        e = A.Binary(loc=i.loc, op="+", left=e, right=_int(k, i.loc), ty=i.ty)
-    return e
-
-
-def _base(v: A.VectorType) -> A.ScalarType:
-    return dataclasses.replace(v.base, const=False) if v.base.const else v.base
-
-
-def _writes_memory(
-    fn: A.Function,
-    refs: frozenset[str] = frozenset(),
-    tu: A.TranslationUnit | None = None,
-    depth: int = 0,
-) -> bool:
-    """Whether ``fn`` (or a function it calls) stores to memory (a write to its own locals
-    and by-value parameters, members and elements of them included, is not a store, nor one
-    through ``refs``, nor a callee's through references to them)."""
-    own = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)} | set(refs)
-    hit = False
-
-    def callee_writes(e: A.Call) -> bool:
-        g = None if tu is None else next((f for f in tu.functions if f.name == e.target), None)
-        if g is None or depth > 8:
-            return True
-        passed = frozenset(
-            p.name
-            for p, a in zip(g.params, e.args)
-            if isinstance(a, A.Unary) and a.op == "&" and _is_own(a.operand, own)
-        )
-        return _writes_memory(g, passed, tu, depth + 1)
-
-    def visit(x: object) -> None:
-        nonlocal hit
-        if isinstance(x, A.VarDecl) and x.storage == "local":
-            if not isinstance(x.ty, A.PointerType):
-                own.add(x.name)
-        elif isinstance(x, A.Assign):
-            hit = hit or not _is_own(x.target, own)
-        elif isinstance(x, A.Unary) and x.op.endswith(("++", "--")):
-            hit = hit or not _is_own(x.operand, own)
-        elif isinstance(x, A.Call) and x.func.startswith("atomic"):
-            hit = True
-        elif isinstance(x, A.Call) and x.target is not None:
-            hit = hit or callee_writes(x)
-        _children(x, visit)
-
-    visit(fn.body)
-    return hit
-
-
-def _is_own(e: A.Expr, own: set[str]) -> bool:
-    while isinstance(e, A.Member | A.Index) and not (isinstance(e, A.Member) and e.arrow):
-        if isinstance(e, A.Index) and isinstance(e.base.ty, A.PointerType):
-            return False
-        e = e.base
-    if isinstance(e, A.Unary) and e.op == "*" and isinstance(e.operand, A.Name):
-        e = e.operand if e.operand.name in own and isinstance(e.operand.ty, A.PointerType) else e
-    return isinstance(e, A.Name) and e.name in own
-
-
-def arrows_as_derefs(fn: A.Function) -> A.Function:
-    """``fn`` with ``p->f`` spelled ``(*p).f`` (the same in C), so that a reference and a
-    pointer to one value are handled alike."""
-
-    def fix(x: object) -> object:
-        if isinstance(x, tuple):
-            return tuple(fix(y) for y in x)
-        if not isinstance(x, A.Node):
-            return x
-        changes = {
-            f.name: fix(getattr(x, f.name)) for f in dataclasses.fields(x) if f.name != "loc"
-        }
-        x = dataclasses.replace(x, **changes)
-        if isinstance(x, A.Member) and x.arrow and isinstance(x.base.ty, A.PointerType):
-            star = A.Unary(loc=x.loc, op="*", operand=x.base, ty=x.base.ty.pointee)
-            return dataclasses.replace(x, base=star, arrow=False)
-        return x
-
-    if not _has_arrow(fn.body):
-        return fn
-    return fix(fn)  # type: ignore[return-value]
-
-
-def _has_arrow(body: A.Stmt) -> bool:
-    hit = False
-
-    def visit(x: object) -> None:
-        nonlocal hit
-        hit = hit or (isinstance(x, A.Member) and x.arrow)
-        _children(x, visit)
-
-    visit(body)
-    return hit
-
-
-def _root_deref(e: A.Expr) -> str | None:
-    """The reference parameter ``p`` of a target ``*p``, ``(*p).x``, ``(*p)[k]``."""
-    while isinstance(e, A.Member | A.Index) and not (isinstance(e, A.Member) and e.arrow):
-        e = e.base
-    if isinstance(e, A.Unary) and e.op == "*" and isinstance(e.operand, A.Name):
-        return e.operand.name
-    return None
-
-
-def _written(body: A.Stmt, name: str) -> bool:
-    hit = False
-
-    def visit(x: object) -> None:
-        nonlocal hit
-        if isinstance(x, A.Assign):
-            hit = hit or _root_deref(x.target) == name
-        elif isinstance(x, A.Unary) and x.op.endswith(("++", "--")):
-            hit = hit or _root_deref(x.operand) == name
-        _children(x, visit)
-
-    visit(body)
-    return hit
-
-
-def _deref_only(body: A.Stmt, name: str) -> bool:
-    """Whether every use of ``name`` in ``body`` is ``*name``."""
-    ok = True
-
-    def visit(x: object) -> None:
-        nonlocal ok
-        if isinstance(x, A.Unary) and x.op == "*" and isinstance(x.operand, A.Name):
-            return
-        if isinstance(x, A.Name) and x.name == name:
-            ok = False
-        _children(x, visit)
-
-    visit(body)
-    return ok
-
-
-def fn_param_type(fn: A.Function, name: str) -> A.ScalarType:
-    p = next(p for p in fn.params if p.name == name)
-    return dataclasses.replace(p.ty.pointee, const=False)  # type: ignore[union-attr]
-
-
-def _children(x: object, f: Callable[[object], None]) -> None:
-    if isinstance(x, tuple):
-        for y in x:
-            f(y)
-    elif isinstance(x, A.Node):
-        for fl in dataclasses.fields(x):
-            if fl.name != "loc":
-                f(getattr(x, fl.name))
-
-
-def _names(x: object) -> set[str]:
-    out: set[str] = set()
-
-    def visit(y: object) -> None:
-        if isinstance(y, A.Name):
-            out.add(y.name)
-        _children(y, visit)
-
-    visit(x)
-    return out
 
 
 class Scalariser:
@@ -336,7 +109,7 @@ class Scalariser:
             ret = fn.return_type
             self.ret_lane, self.ret_vec = lane, ret
             if lane is not None:
-                ret = _base(ret)  # type: ignore[arg-type]
+                ret = scalar_of(ret)  # type: ignore[arg-type]
             elif is_vec(ret):
                 raise LiteralRefusal(f"function '{fn.name}' returning a vector", fn.loc)
             body = self.block(fn.body)
@@ -345,7 +118,7 @@ class Scalariser:
             if out is not None:
                 name, k = out
                 got = self.env[0][name][1]
-                ret = _base(got) if got is not None else fn_param_type(fn, name)
+                ret = scalar_of(got) if got is not None else fn_param_type(fn, name)
                 value = A.Name(loc=fn.loc, name=lane_name(name, k, got.width) if got else name,
                                ty=ret)  # fmt: skip
                 body = dataclasses.replace(
@@ -361,17 +134,19 @@ class Scalariser:
         if is_vec(pointee):
             self.bind(p.name, "ref", pointee)
             return [
-                dataclasses.replace(p, name=lane_name(p.name, k, pointee.width), ty=_base(pointee))
+                dataclasses.replace(
+                    p, name=lane_name(p.name, k, pointee.width), ty=scalar_of(pointee)
+                )
                 for k in range(pointee.width)
             ]
         self.bind(p.name, "ref", None)
         return [dataclasses.replace(p, ty=dataclasses.replace(pointee, const=False))]
 
     def param(self, p: A.Param, kernel: bool) -> list[A.Param]:
-        vp = _vec_ptr(p.ty)
+        vp = vec_ptr(p.ty)
         if vp is not None:
             self.bind(p.name, "ptr", vp)
-            ty = A.PointerType(pointee=dataclasses.replace(_base(vp), const=vp.const))
+            ty = A.PointerType(pointee=dataclasses.replace(scalar_of(vp), const=vp.const))
             return [dataclasses.replace(p, ty=ty)]
         if is_vec(p.ty):
             if kernel:
@@ -379,10 +154,10 @@ class Scalariser:
             v: A.VectorType = p.ty  # type: ignore[assignment]
             self.bind(p.name, "vec", v)
             return [
-                dataclasses.replace(p, name=lane_name(p.name, k, v.width), ty=_base(v))
+                dataclasses.replace(p, name=lane_name(p.name, k, v.width), ty=scalar_of(v))
                 for k in range(v.width)
             ]
-        if _mentions_vectors(p.ty):
+        if mentions_vectors(p.ty):
             raise LiteralRefusal(f"parameter '{p.name}' of this vector type", p.loc)
         return [p]
 
@@ -405,7 +180,7 @@ class Scalariser:
         tag = "".join(sorted(by_value)) + ("" if out is None else f"_{out[0]}_{out[1]}")
         name = f"{fn.name}__c2n{'' if lane is None else lane}{tag}"
         if name not in self.clones:
-            if (lane is not None or out is not None) and _writes_memory(fn, by_value, self.tu):
+            if (lane is not None or out is not None) and writes_memory(fn, by_value, self.tu):
                 what = "returning a vector" if out is None else "with reference outputs"
                 raise LiteralRefusal(f"function '{fn.name}' {what} and writing memory", e.loc)
             self.clones[name] = fn  # a recursive call finds the name taken
@@ -426,7 +201,7 @@ class Scalariser:
             if isinstance(p.ty, A.PointerType) and isinstance(a, A.Unary) and a.op == "&":
                 got = self.kind_of(a.operand.name) if isinstance(a.operand, A.Name) else None
                 if got is not None and got[0] in ("vec", "local", "ref"):
-                    if not _deref_only(fn.body, p.name):
+                    if not deref_only(fn.body, p.name):
                         raise LiteralRefusal(f"reference parameter '{p.name}' used as a pointer",
                                              e.loc)  # fmt: skip
                     out[p.name] = a.operand.name  # type: ignore[union-attr]
@@ -446,7 +221,7 @@ class Scalariser:
                     out.append(self.rw(local))
             elif is_vec(p.ty):
                 out.extend(self.lane(a, k, p.ty) for k in range(p.ty.width))  # type: ignore[union-attr]
-            elif _vec_ptr(p.ty) is not None:
+            elif vec_ptr(p.ty) is not None:
                 out.append(self.sptr(a))
             else:
                 out.append(self.rw(a))
@@ -455,13 +230,13 @@ class Scalariser:
     def helper_call(self, e: A.Call, lane: int | None) -> A.Call:
         refs = self.ref_args(e)
         fn = self.callee(e)
-        written = [p for p in refs if _written(fn.body, p)]
-        if written:
-            raise LiteralRefusal(f"reference parameter '{written[0]}' written in an expression",
+        outs = [p for p in refs if written(fn.body, p)]
+        if outs:
+            raise LiteralRefusal(f"reference parameter '{outs[0]}' written in an expression",
                                  e.loc)  # fmt: skip
         by_value = frozenset(refs)
         name = self.clone(e, lane, by_value)
-        ty = e.ty if lane is None else _base(e.ty)  # type: ignore[arg-type]
+        ty = e.ty if lane is None else scalar_of(e.ty)  # type: ignore[arg-type]
         args = self.call_args(e, by_value)
         return dataclasses.replace(e, func=name, target=name, args=args, ty=ty)
 
@@ -480,13 +255,17 @@ class Scalariser:
         args = self.call_args(e, by_value)
         pre: list[A.Stmt] = []
         post: list[A.Stmt] = []
-        for p in (p for p in fn.params if p.name in refs and _written(fn.body, p.name)):
+        for p in (p for p in fn.params if p.name in refs and written(fn.body, p.name)):
             local = refs[p.name]
             got = self.kind_of(local)
             v = got[1] if got is not None else None
             for k in range(v.width if v is not None else 1):
                 name = self.clone(e, None, by_value, (p.name, k))
-                ty = _base(v) if v is not None else dataclasses.replace(p.ty.pointee, const=False)  # type: ignore[union-attr]
+                ty = (
+                    scalar_of(v)
+                    if v is not None
+                    else dataclasses.replace(p.ty.pointee, const=False)
+                )  # type: ignore[union-attr]
                 t = self.fresh("ref")
                 call = A.Call(loc=e.loc, func=name, args=args, target=name, ty=ty)
                 pre.append(A.VarDecl(loc=s.loc, name=t, ty=ty, init=call))
@@ -509,7 +288,7 @@ class Scalariser:
             return None
         refs = self.ref_args(e)
         fn = self.callee(e)
-        return refs if any(_written(fn.body, p) for p in refs) else None
+        return refs if any(written(fn.body, p) for p in refs) else None
 
     # ------------------------------------------------------------------ vector values
     def lane(self, e: A.Expr, k: int, vt: object = None) -> A.Expr:  # noqa: PLR0911, PLR0912
@@ -518,7 +297,7 @@ class Scalariser:
         v: A.VectorType = e.ty if is_vec(e.ty) else vt  # type: ignore[assignment]
         if not is_vec(v):
             raise LiteralRefusal("a vector value of unknown type", e.loc)
-        base = _base(v)
+        base = scalar_of(v)
         if isinstance(e, A.Name):
             got = self.kind_of(e.name)
             if got is None or got[0] != "vec":
@@ -537,14 +316,14 @@ class Scalariser:
         if isinstance(e, A.Call) and e.func.startswith("make_") and len(e.args) == v.width:
             return self.conv(self.rw(e.args[k]), base)
         if isinstance(e, A.Call) and e.func == "__ldg" and len(e.args) == 1:
-            return A.Index(loc=e.loc, base=self.sptr(e.args[0]), index=_int(k, e.loc), ty=base)
+            return A.Index(loc=e.loc, base=self.sptr(e.args[0]), index=int_lit(k, e.loc), ty=base)
         if isinstance(e, A.Index):
             return self.elem_lane(e, k)
         if isinstance(e, A.Unary) and e.op == "*" and self._ref(e.operand) is not None:
             name = e.operand.name  # type: ignore[union-attr]
             return A.Name(loc=e.loc, name=lane_name(name, k, v.width), ty=base)
         if isinstance(e, A.Unary) and e.op == "*":
-            return A.Index(loc=e.loc, base=self.sptr(e.operand), index=_int(k, e.loc), ty=base)
+            return A.Index(loc=e.loc, base=self.sptr(e.operand), index=int_lit(k, e.loc), ty=base)
         if isinstance(e, A.Ternary):
             return dataclasses.replace(
                 e, cond=self.rw(e.cond), then=self.lane(e.then, k, v), else_=self.lane(e.else_, k, v),
@@ -563,12 +342,12 @@ class Scalariser:
         v: A.VectorType = e.ty  # type: ignore[assignment]
         w = v.width
         base = e.base
-        if _vec_ptr(base.ty) is not None:
-            return A.Index(loc=e.loc, base=self.sptr(base), index=_scaled(self.rw(e.index), w, k),
-                           ty=_base(v))  # fmt: skip
-        if _vec_array(base.ty) is not None:
-            return A.Index(loc=e.loc, base=self.arr(base), index=_scaled(self.rw(e.index), w, k),
-                           ty=_base(v))  # fmt: skip
+        if vec_ptr(base.ty) is not None:
+            return A.Index(loc=e.loc, base=self.sptr(base), index=scaled(self.rw(e.index), w, k),
+                           ty=scalar_of(v))  # fmt: skip
+        if vec_array(base.ty) is not None:
+            return A.Index(loc=e.loc, base=self.arr(base), index=scaled(self.rw(e.index), w, k),
+                           ty=scalar_of(v))  # fmt: skip
         raise LiteralRefusal("an element of a vector array of this form", e.loc)
 
     def arr(self, e: A.Expr) -> A.Expr:
@@ -581,10 +360,10 @@ class Scalariser:
 
     def sptr(self, e: A.Expr) -> A.Expr:  # noqa: PLR0911
         """The scalar pointer (to lane 0) a pointer-to-vector expression becomes."""
-        v = _vec_ptr(e.ty) or _vec_array(e.ty)
+        v = vec_ptr(e.ty) or vec_array(e.ty)
         if v is None:
             raise LiteralRefusal("a vector pointer of this form", e.loc)
-        w, sty = v.width, A.PointerType(pointee=_base(v))
+        w, sty = v.width, A.PointerType(pointee=scalar_of(v))
         if isinstance(e, A.Name):
             got = self.kind_of(e.name)
             if got is None or got[0] not in ("ptr", "arr"):
@@ -592,8 +371,8 @@ class Scalariser:
             return dataclasses.replace(e, ty=sty)
         if isinstance(e, A.Cast):
             src = e.operand.ty
-            if _vec_ptr(src) is not None or _vec_array(src) is not None:
-                if (_vec_ptr(src) or _vec_array(src)) != v:  # type: ignore[comparison-overlap]
+            if vec_ptr(src) is not None or vec_array(src) is not None:
+                if (vec_ptr(src) or vec_array(src)) != v:  # type: ignore[comparison-overlap]
                     raise LiteralRefusal("a reinterpretation between vector types", e.loc)
                 return self.sptr(e.operand)
             pointee = src.pointee if isinstance(src, A.PointerType) else (
@@ -604,17 +383,17 @@ class Scalariser:
                     "a reinterpretation as a vector of another element type", e.loc
                 )
             return self.rw(e.operand)
-        if isinstance(e, A.Binary) and e.op in ("+", "-") and _vec_ptr(e.left.ty) is not None:
+        if isinstance(e, A.Binary) and e.op in ("+", "-") and vec_ptr(e.left.ty) is not None:
             return A.Binary(loc=e.loc, op=e.op, left=self.sptr(e.left),
-                            right=_scaled(self.rw(e.right), w), ty=sty)  # fmt: skip
-        if isinstance(e, A.Binary) and e.op == "+" and _vec_ptr(e.right.ty) is not None:
+                            right=scaled(self.rw(e.right), w), ty=sty)  # fmt: skip
+        if isinstance(e, A.Binary) and e.op == "+" and vec_ptr(e.right.ty) is not None:
             return A.Binary(loc=e.loc, op="+", left=self.sptr(e.right),
-                            right=_scaled(self.rw(e.left), w), ty=sty)  # fmt: skip
+                            right=scaled(self.rw(e.left), w), ty=sty)  # fmt: skip
         if isinstance(e, A.Unary) and e.op == "&" and isinstance(e.operand, A.Name):
             raise LiteralRefusal(f"the address of vector '{e.operand.name}'", e.loc)
         if isinstance(e, A.Unary) and e.op == "&" and isinstance(e.operand, A.Index):
             return A.Unary(loc=e.loc, op="&", operand=self.elem_lane(e.operand, 0), ty=sty)
-        if isinstance(e, A.Index) and _vec_array(e.ty) is not None:
+        if isinstance(e, A.Index) and vec_array(e.ty) is not None:
             return self.arr(e)
         if isinstance(e, A.Ternary):
             return dataclasses.replace(e, cond=self.rw(e.cond), then=self.sptr(e.then),
@@ -632,9 +411,9 @@ class Scalariser:
         """``e`` (of a scalar or scalar-pointer type) with the vectors in it scalarised."""
         if isinstance(e, A.Member) and not e.arrow and is_vec(e.base.ty):
             return self.lane(e.base, self._lane_of(e))
-        if isinstance(e, A.Member) and e.arrow and _vec_ptr(e.base.ty) is not None:
+        if isinstance(e, A.Member) and e.arrow and vec_ptr(e.base.ty) is not None:
             k = self._lane_of(e)
-            return A.Index(loc=e.loc, base=self.sptr(e.base), index=_int(k, e.loc), ty=e.ty)
+            return A.Index(loc=e.loc, base=self.sptr(e.base), index=int_lit(k, e.loc), ty=e.ty)
         if isinstance(e, A.Index) and is_vec(e.base.ty):
             return self.select(e)
         if isinstance(e, A.Index) and (vec := self.viewed_vector(e.base)) is not None:
@@ -652,15 +431,15 @@ class Scalariser:
         ):
             return self.helper_call(e, None)
         if isinstance(e, A.SizeOf) and is_vec(e.of):
-            return _int(e.of.base.bits // 8 * e.of.width, e.loc)  # type: ignore[union-attr]
-        if isinstance(e, A.Assign) and _vec_ptr(e.target.ty) is not None:
+            return int_lit(e.of.base.bits // 8 * e.of.width, e.loc)  # type: ignore[union-attr]
+        if isinstance(e, A.Assign) and vec_ptr(e.target.ty) is not None:
             return self.ptr_assign(e)
-        if isinstance(e, A.Unary) and e.op.endswith(("++", "--")) and _vec_ptr(e.ty):
-            one = _int(1, e.loc)
+        if isinstance(e, A.Unary) and e.op.endswith(("++", "--")) and vec_ptr(e.ty):
+            one = int_lit(1, e.loc)
             op = "+=" if "++" in e.op else "-="
             return self.ptr_assign(A.Assign(loc=e.loc, op=op, target=e.operand, value=one,
                                             ty=e.ty))  # fmt: skip
-        if _vec_ptr(e.ty) is not None or _vec_array(e.ty) is not None:
+        if vec_ptr(e.ty) is not None or vec_array(e.ty) is not None:
             return self.sptr(e)
         if is_vec(e.ty):
             raise LiteralRefusal("a vector value used as a whole here", e.loc)
@@ -677,7 +456,7 @@ class Scalariser:
         return dataclasses.replace(e, **changes) if changes else e
 
     def _lane_of(self, e: A.Member) -> int:
-        v = _vec_ptr(e.base.ty) if e.arrow else e.base.ty
+        v = vec_ptr(e.base.ty) if e.arrow else e.base.ty
         k = _LANES.get(e.field)
         if k is None or not is_vec(v) or k >= v.width:  # type: ignore[union-attr]
             raise LiteralRefusal(f"member '.{e.field}' of a vector", e.loc)
@@ -726,7 +505,7 @@ class Scalariser:
 
     def _vector_call(self, e: A.Call) -> bool:
         fn = self.callee(e)
-        return any(is_vec(p.ty) or _vec_ptr(p.ty) is not None for p in fn.params)
+        return any(is_vec(p.ty) or vec_ptr(p.ty) is not None for p in fn.params)
 
     def select(self, e: A.Index) -> A.Expr:
         """``v[i]`` of a vector value: its lane (a ``?:`` chain for a non-literal index)."""
@@ -740,7 +519,7 @@ class Scalariser:
             raise LiteralRefusal("a vector lane chosen by this index", e.loc)
         out = self.lane(e.base, v.width - 1)
         for k in range(v.width - 2, -1, -1):
-            cond = A.Binary(loc=e.loc, op="==", left=idx, right=_int(k, e.loc),
+            cond = A.Binary(loc=e.loc, op="==", left=idx, right=int_lit(k, e.loc),
                             ty=A.ScalarType(name="bool"))  # fmt: skip
             out = A.Ternary(loc=e.loc, cond=cond, then=self.lane(e.base, k), else_=out, ty=out.ty)
         return out
@@ -755,19 +534,19 @@ class Scalariser:
                 isinstance(x, A.Unary) and x.op.endswith(("++", "--"))
             ):
                 bad = True
-            _children(x, visit)
+            children(x, visit)
 
         visit(e)
         return not bad
 
     def ptr_assign(self, e: A.Assign) -> A.Expr:
-        v = _vec_ptr(e.target.ty)
+        v = vec_ptr(e.target.ty)
         assert v is not None
         target = self.sptr(e.target)
         if e.op == "=":
             return dataclasses.replace(e, target=target, value=self.sptr(e.value), ty=target.ty)
         if e.op in ("+=", "-="):
-            return dataclasses.replace(e, target=target, value=_scaled(self.rw(e.value), v.width),
+            return dataclasses.replace(e, target=target, value=scaled(self.rw(e.value), v.width),
                                        ty=target.ty)  # fmt: skip
         raise LiteralRefusal(f"operator {e.op} on a vector pointer", e.loc)
 
@@ -839,16 +618,16 @@ class Scalariser:
         return [s]
 
     def decl(self, s: A.VarDecl) -> list[A.Stmt]:
-        vp, va = _vec_ptr(s.ty), _vec_array(s.ty)
+        vp, va = vec_ptr(s.ty), vec_array(s.ty)
         if vp is not None:
             self.bind(s.name, "ptr", vp)
-            ty = A.PointerType(pointee=dataclasses.replace(_base(vp), const=vp.const))
+            ty = A.PointerType(pointee=dataclasses.replace(scalar_of(vp), const=vp.const))
             init = None if s.init is None else self.sptr(s.init)
             return [dataclasses.replace(s, ty=ty, init=init)]
         if va is not None:
             return [self.array_decl(s, va)]
         if not is_vec(s.ty):
-            if _mentions_vectors(s.ty):
+            if mentions_vectors(s.ty):
                 raise LiteralRefusal(f"variable '{s.name}' of this vector type", s.loc)
             refs = self.written_refs(s.init)
             if refs is not None:  # `float r = f(&a, x);`
@@ -868,7 +647,7 @@ class Scalariser:
         self.bind(s.name, "vec", v)
         for k in range(v.width):
             init = None if s.init is None else lanes[k]
-            out.append(A.VarDecl(loc=s.loc, name=lane_name(s.name, k, v.width), ty=_base(v),
+            out.append(A.VarDecl(loc=s.loc, name=lane_name(s.name, k, v.width), ty=scalar_of(v),
                                  init=init))  # fmt: skip
         return out
 
@@ -886,7 +665,7 @@ class Scalariser:
             init = dataclasses.replace(init, items=tuple(items))
         elif init is not None:
             raise LiteralRefusal(f"vector array '{s.name}' initialised this way", s.loc)
-        return dataclasses.replace(s, ty=A.ArrayType(elem=_base(v), dims=dims), init=init)
+        return dataclasses.replace(s, ty=A.ArrayType(elem=scalar_of(v), dims=dims), init=init)
 
     def lanes_of(
         self, value: A.Expr, v: A.VectorType, reads: set[str]
@@ -894,14 +673,14 @@ class Scalariser:
         """The lanes of ``value``; through temporaries when ``value`` reads any of ``reads`` or
         calls a function (each lane is then computed once, before any is assigned)."""
         lanes = [self.lane(value, k, v) for k in range(v.width)]
-        if not (_names(value) & reads):
+        if not (names_in(value) & reads):
             return [], lanes
         pre: list[A.Stmt] = []
         out: list[A.Expr] = []
         for k, x in enumerate(lanes):
             t = self.fresh(f"lane{k}")
-            pre.append(A.VarDecl(loc=value.loc, name=t, ty=_base(v), init=x))
-            out.append(A.Name(loc=value.loc, name=t, ty=_base(v)))
+            pre.append(A.VarDecl(loc=value.loc, name=t, ty=scalar_of(v), init=x))
+            out.append(A.Name(loc=value.loc, name=t, ty=scalar_of(v)))
         return pre, out
 
     def expr_stmt(self, s: A.ExprStmt) -> list[A.Stmt]:
@@ -910,7 +689,7 @@ class Scalariser:
             if e.op != "=":
                 raise LiteralRefusal(f"operator {e.op} on vectors", e.loc)
             v: A.VectorType = e.target.ty  # type: ignore[assignment]
-            pre, lanes = self.lanes_of(e.value, v, _names(e.target))
+            pre, lanes = self.lanes_of(e.value, v, names_in(e.target))
             out = list(pre)
             for k in range(v.width):
                 tgt = self.lane(e.target, k)
@@ -945,7 +724,7 @@ class Scalariser:
             raise LiteralRefusal("a vector lane chosen by this index", e.loc)
         out: A.Stmt | None = None
         for k in range(v.width - 1, -1, -1):
-            cond = A.Binary(loc=e.loc, op="==", left=idx, right=_int(k, e.loc),
+            cond = A.Binary(loc=e.loc, op="==", left=idx, right=int_lit(k, e.loc),
                             ty=A.ScalarType(name="bool"))  # fmt: skip
             out = A.If(loc=e.loc, cond=cond, then=store(k), else_=out)
         assert out is not None
@@ -975,9 +754,9 @@ def _scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit
     if typed is not fn:
         tu = dataclasses.replace(tu, functions=tuple(typed if f is fn else f for f in tu.functions))
         fn = typed
-    if not _uses_vectors(tu, fn):
+    if not uses_vectors(tu, fn):
         return tu, fn
-    blob = _blob_use(fn)
+    blob = blob_use(fn)
     if blob is not None:
         raise LiteralRefusal(
             f"struct '{blob[0]}' (members of different types, a union, a bit field or a "
@@ -990,42 +769,3 @@ def _scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit
         return tu, fn
     fns = tuple(out if f is fn else f for f in tu.functions) + tuple(sc.clones.values())
     return dataclasses.replace(tu, functions=fns), out
-
-
-def _passes_address(body: A.Stmt) -> bool:
-    """Whether a call in ``body`` passes ``&name`` (a local to a reference parameter)."""
-    hit = False
-
-    def visit(x: object) -> None:
-        nonlocal hit
-        if isinstance(x, A.Call) and x.target is not None:
-            hit = hit or any(
-                isinstance(a, A.Unary) and a.op == "&" and isinstance(a.operand, A.Name)
-                for a in x.args
-            )
-        _children(x, visit)
-
-    visit(body)
-    return hit
-
-
-def _uses_vectors(tu: A.TranslationUnit, fn: A.Function) -> bool:
-    seen: set[str] = set()
-    todo = [fn]
-    while todo:
-        f = todo.pop()
-        if f.name in seen:
-            continue
-        seen.add(f.name)
-        if _mentions_vectors(f) or _passes_address(f.body):
-            return True
-        called: set[str] = set()
-
-        def visit(x: object, called: set[str] = called) -> None:
-            if isinstance(x, A.Call) and x.target:
-                called.add(x.target)
-            _children(x, visit)
-
-        visit(f.body)
-        todo.extend(g for g in tu.functions if g.name in called)
-    return False
