@@ -954,6 +954,15 @@ def _ptr_first(e: A.Binary) -> tuple[A.Expr, A.Expr]:
     return e.left, e.right
 
 
+def in_scalars(shape: list, ptr: A.CType | None) -> list:
+    """A shape counted in elements of the pointer's own type, as the binding counts it: in
+    scalars, a vector (or struct) pointee's lanes (bytes) a last axis of its width."""
+    pointee = ptr.pointee if isinstance(ptr, A.PointerType) else None
+    if type(pointee) is A.VectorType and pointee.width > 1:
+        return [*shape, pointee.width]
+    return shape
+
+
 def _width(to: A.CType, base: A.CType | None) -> int:
     """How many elements of the pointer's own type one element of ``to`` covers (1 when the
     same; 0 when it cannot be told)."""

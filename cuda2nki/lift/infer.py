@@ -599,16 +599,16 @@ def _from_syntax(
     """Fill the shapes symbolic execution left open from the kernel's index expressions (see
     :mod:`cuda2nki.lift.extents`); a shape bounded only by the launch geometry gets a note."""
     from cuda2nki.lift.calleeroles import callee_roles
-    from cuda2nki.lift.extents import extents
+    from cuda2nki.lift.extents import extents, in_scalars
 
     if all(s is not None for s in shapes.values()) and all(accesses.get(n) for n in shapes):
         return {}
     found = extents(fn, launch, squares, callee_roles(tu) if tu is not None else None)
     for name, ext in found.items():
         if shapes.get(name) is None and ext.shape is not None:
-            shapes[name] = list(ext.shape)
+            p = next(q for q in fn.params if q.name == name)
+            shapes[name] = in_scalars(list(ext.shape), p.ty)
             if ext.note:
-                p = next(q for q in fn.params if q.name == name)
                 diags.append(
                     make(
                         "C2N2100",

@@ -230,9 +230,13 @@ register(
         "cannot port '{kernel}' literally: {construct}",
         "The literal lowering translates a kernel thread by thread only where the translation "
         "is exactly what CUDA computes. Reads at addresses that depend on data become "
-        "indirect (gather) DMAs and atomicAdd/atomicSub there scatter-add DMAs; it refuses "
+        "indirect (gather) DMAs and atomicAdd/atomicSub there scatter-add DMAs; vector and "
+        "record-struct values are split into their lanes and locals passed by reference are "
+        "copied in and out. It refuses "
         "plain stores at data-dependent addresses (scatters), other atomics there or atomics "
-        "whose old value is used, warp votes, vector types, double precision, loops whose "
+        "whose old value is used, warp votes, vectors whose address is taken or that are "
+        "reinterpreted across element types, structs held as bytes (mixed member types, "
+        "unions, bit fields, pointer members), double precision, loops whose "
         "trip count depends on data with no counter bounding it, break/continue under a "
         "per-thread condition and 3-D blocks, rather than emit a port that computes something "
         "else.",

@@ -187,10 +187,27 @@ def _var_access(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str) 
         raise _oob(c, act, j, ptr.buf, o, size, t, loc, access)
 
 
+def _var_lane(ptr: Ptr, t: CType) -> int | None:
+    """The lane of a local vector variable a scalar access through a pointer to it reaches
+    (``m.y`` of a ``float3& m``), or None when the access is not to one lane."""
+    vt = ptr.buf.ty  # type: ignore[union-attr]
+    if not isinstance(vt, VectorType) or not isinstance(t, ScalarType) or t.bits != vt.base.bits:
+        return None
+    off = np.unique(np.asarray(mat(ptr.off)))
+    esz = vt.base.bits // 8
+    if off.size != 1 or int(off[0]) % esz or not 0 <= int(off[0]) // esz < vt.width:
+        return None
+    return int(off[0]) // esz
+
+
 def load(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc):
     if isinstance(ptr.buf, VarBuffer):
         from cuda2nki.simt.compiler import var_load
 
+        lane = _var_lane(ptr, t)
+        if lane is not None:
+            b = ptr.buf
+            return var_load(b.frame, b.owned_flags, b.slot, b.ty, act).lanes[lane]
         _var_access(c, act, ptr, t, loc, "read")
         b = ptr.buf
         return var_load(b.frame, b.owned_flags, b.slot, b.ty, act)
@@ -243,8 +260,15 @@ def _read_strided(view: np.ndarray, e: Aff, readonly: bool) -> np.ndarray:
 
 def store(c: Chunk, act, ptr: Ptr, t: CType, value, loc: SourceLoc) -> None:
     if isinstance(ptr.buf, VarBuffer):
-        from cuda2nki.simt.compiler import var_store
+        from cuda2nki.simt.compiler import var_load, var_store
 
+        lane = _var_lane(ptr, t)
+        if lane is not None:  # one lane of a local vector: the others keep their values
+            b = ptr.buf
+            lanes = list(var_load(b.frame, b.owned_flags, b.slot, b.ty, act).lanes)
+            lanes[lane] = value
+            var_store(c, b.frame, b.owned_flags, b.slot, act, Vec(tuple(lanes)), loc)
+            return
         _var_access(c, act, ptr, t, loc, "write")
         b = ptr.buf
         var_store(c, b.frame, b.owned_flags, b.slot, act, value, loc)

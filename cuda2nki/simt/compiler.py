@@ -520,6 +520,8 @@ class FunctionCompiler:
         raise unsupported(loc, f"a conversion from {_tn(src)} to {_tn(dst)}")
 
     def rvalue(self, e: A.Expr, want=None) -> Fn:
+        if isinstance(e, A.InitList) and want is not None:  # `return {a, b};`, `f({a, b})`
+            return self._init_list_value(e, unq(want))
         f, t = self.expr(e)
         if want is None:
             return f

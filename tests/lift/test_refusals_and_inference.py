@@ -180,3 +180,20 @@ def test_lift_without_binding_says_what_is_missing() -> None:
     assert not res.claimed
     codes = [d.code for d in res.diagnostics]
     assert "C2N2023" in codes and "C2N2101" in codes and "C2N2100" in codes
+
+
+@pytest.mark.parametrize("ty", ["float4", "Quad"])
+def test_shapes_from_member_accesses_of_vector_buffers_count_lanes(ty) -> None:
+    # member stores of vector elements leave the shape to the index expressions, which count
+    # whole vectors: the binding counts scalars, so the lanes are a last axis
+    src = (
+        "struct Quad { float a, b, c, d; };\n"
+        f"__global__ void k(const {ty}* x, {ty}* y, int n) {{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"    if (i < n) {{ {ty} v = x[i]; y[i].{'x' if ty == 'float4' else 'a'} = v."
+        f"{'y' if ty == 'float4' else 'b'}; }}\n}}\n"
+        f"void go(const {ty}* x, {ty}* y, int n) {{ k<<<(n + 127) / 128, 128>>>(x, y, n); }}\n"
+    )
+    partial, _ = infer_binding(parse_source(src, "v.cu"), "k")
+    assert partial["params"]["x"]["shape"] in (["n", 4], ["4*n"])
+    assert partial["params"]["y"]["shape"] == ["n", 4]

@@ -63,9 +63,9 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
 
 Anything else is refused with C2N2301 naming the construct and its line: plain stores at
 data-dependent addresses (their order between threads is not a DMA's), other atomics there or
-atomics whose old value is used, warp votes, vector types, double precision, loops whose trip
-count depends on data with no counter bounding it, ``break``/``continue`` under a per-thread
-condition, 3-D blocks.
+atomics whose old value is used, warp votes, vectors :mod:`.scalarise` cannot split into lanes,
+double precision, loops whose trip count depends on data with no counter bounding it,
+``break``/``continue`` under a per-thread condition, 3-D blocks.
 """
 
 from __future__ import annotations
@@ -1794,7 +1794,7 @@ class Lowerer:
         seeds = {}
         frame: dict[str, Binding_] = {}
         for p, v in zip(fn.params, args):
-            if isinstance(v, Ptr):
+            if isinstance(v, Ptr | DynPtr):
                 frame[p.name] = Binding_(v, "P", scope.depth)
                 continue
             k = "U" if isinstance(v, Uni) else ("L" if isinstance(v, Lin) else "T")
@@ -1804,7 +1804,7 @@ class Lowerer:
         self.classes = {**self.classes, **classes}
         self.env = [*self.env, frame]
         for p, v in zip(fn.params, args):
-            if isinstance(v, Ptr):
+            if isinstance(v, Ptr | DynPtr):
                 continue
             ty = "float" if is_float(p.ty) else "int"
             name = self.pyname(p.name)
