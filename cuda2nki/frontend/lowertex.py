@@ -1,0 +1,50 @@
+"""Texture fetches in the body lowering: a fetch of a kernel's texture object parameter is kept
+as a call for :mod:`cuda2nki.frontend.texture` to rewrite; any other texture or surface
+construct is C2N1015, naming it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import tree_sitter as ts
+
+from cuda2nki.diagnostics import SourceLoc
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.texture import FETCHES, fetch_call, is_texture_object
+
+if TYPE_CHECKING:
+    from cuda2nki.frontend.lower import BodyLowerer
+
+    _Base = BodyLowerer
+else:
+    _Base = object
+
+
+class TextureLowering(_Base):
+    def in_kernel(self) -> bool:
+        """The function being lowered is a ``__global__`` kernel."""
+        fd = self.u.functions.get(self.func_name.split("<")[0].split("(")[0])
+        return fd is not None and fd.kind == "global"
+
+    def texture_fetch(
+        self,
+        node: ts.Node,
+        short: str,
+        targ_nodes: list[ts.Node],
+        arg_nodes: list[ts.Node],
+        loc: SourceLoc,
+    ) -> A.Expr:
+        """``tex2D<float>(tex, x, y)`` of a texture parameter: a call kept for the rewrite;
+        anything else: C2N1015 naming what it is."""
+        if self.host or not self.in_kernel() or short not in FETCHES:
+            raise self.fail("C2N1015", node, what=short)
+        first = arg_nodes[0] if arg_nodes else None
+        sym = self.lookup(self.text(first)) if first is not None else None
+        if sym is None or not is_texture_object(sym.ty):  # not a texture object parameter
+            raise self.fail("C2N1015", node, what=short)
+        targs = tuple(self._template_arg(t) for t in targ_nodes)
+        args = tuple(self.expr(a) for a in arg_nodes)
+        got = fetch_call(short, args, targs, loc)
+        if isinstance(got, str):
+            raise self.fail("C2N1015", node, what=got)
+        return got

@@ -1,0 +1,227 @@
+"""Texture objects as read-only input arrays.
+
+A texture read is a read of a global array through an addressing and filtering mode that the
+host fixes when it creates the texture object::
+
+    cudaTextureDesc td = {};
+    td.addressMode[0] = cudaAddressModeClamp;
+    td.filterMode = cudaFilterModeLinear;
+    cudaCreateTextureObject(&tex, &rd, &td, nullptr);
+    blur<<<grid, block>>>(out, w, h, tex);
+    ...
+    __global__ void blur(float* out, int w, int h, cudaTextureObject_t tex) {
+        ... tex2D<float>(tex, x + 0.5f, y + 0.5f) ...
+    }
+
+A kernel parameter of type ``cudaTextureObject_t`` whose every use is a fetch
+(``tex1Dfetch<T>``, ``tex1D<T>``, ``tex2D<T>``, ``tex3D<T>`` of a scalar ``T``) becomes a
+``const T*`` parameter under its own name.  ``tex1Dfetch`` reads element ``i`` of that array
+(linear memory: no filtering, no addressing; a read out of range, which CUDA returns as zero, is
+an out-of-bounds read for the interpreter).  The other fetches read an array of shape
+``[depth,] [height,] width`` whose extents are new trailing size parameters
+(``<tex>_width``, ...), through a device function of this module (:mod:`.texfetch`) that applies
+the texture's mode: point or linear filtering (linear with the 1.8 fixed-point weights of the
+CUDA programming guide's texture-fetching appendix), unnormalised or normalised coordinates,
+clamp / border / wrap / mirror addressing.  The modes come from the host's texture descriptor
+(:mod:`.texmodes`); where it cannot be followed the read is point-filtered, clamped and
+unnormalised, and a note says so.  Whatever stays unsupported (another use of the object, a
+vector element type, a layered or cubemap fetch, ``cudaReadModeNormalizedFloat``, linear
+filtering of integers) is C2N1015 naming the construct, and the kernel is refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from cuda2nki.diagnostics import Diagnostic, make
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.texfetch import FetchShape, fetch_function
+from cuda2nki.frontend.texmodes import TextureModes, modes_for
+from cuda2nki.frontend.visit import walk
+from cuda2nki.rewrite import transform
+
+#: the texture object type a kernel parameter may have
+OBJECT_TYPE = "cudaTextureObject_t"
+#: fetch function -> number of float coordinates (0: ``tex1Dfetch``'s integer index)
+FETCHES = {"tex1Dfetch": 0, "tex1D": 1, "tex2D": 2, "tex3D": 3}
+_DIM_NAMES = ("width", "height", "depth")
+
+
+def is_texture_object(ty: A.CType | None) -> bool:
+    return isinstance(ty, A.OpaqueType) and ty.name == OBJECT_TYPE
+
+
+def fetch_call(
+    func: str, args: tuple[A.Expr, ...], targs: tuple[A.Expr | A.CType, ...], loc: A.SourceLoc
+) -> A.Call | str:
+    """The call ``func<targs>(args)`` of a texture object, or what makes it unsupported."""
+    if func not in FETCHES:
+        return func
+    if len(targs) != 1 or not isinstance(targs[0], A.ScalarType):
+        what = "a texture fetch without a scalar element type"
+        return f"{what} ({func}<{_spell(targs)}>)" if targs else what
+    if not args or not is_texture_object(args[0].ty) or not isinstance(args[0], A.Name):
+        return f"{func} of an expression that is not a texture object parameter"
+    if len(args) != 1 + max(FETCHES[func], 1):
+        return f"{func} with {len(args) - 1} coordinates"
+    elem = dataclasses.replace(targs[0], const=False)
+    return A.Call(loc=loc, func=func, args=args, template_args=(elem,), ty=elem)
+
+
+def _spell(targs: tuple[A.Expr | A.CType, ...]) -> str:
+    return ", ".join(getattr(t, "name", type(t).__name__) for t in targs)
+
+
+# --------------------------------------------------------------------------- the kernel rewrite
+
+
+@dataclasses.dataclass(frozen=True)
+class _Texture:
+    """One texture parameter of a kernel and how it is read."""
+
+    param: A.Param
+    elem: A.ScalarType
+    coords: int  # 0: tex1Dfetch, else the number of float coordinates
+    modes: TextureModes
+
+
+def textures_as_inputs(tu: A.TranslationUnit, source: str) -> A.TranslationUnit:
+    """``tu`` (lowered from ``source``) with each kernel's texture objects made input arrays,
+    or the kernel refused with C2N1015 naming what is not supported (see the module doc)."""
+    kernels = [f for f in tu.functions if f.kind == "global" and _texture_params(f)]
+    if not kernels:
+        return tu
+    functions = list(tu.functions)
+    helpers: dict[str, A.Function] = {}
+    rejected = dict(tu.rejected)
+    diags = list(tu.diagnostics)
+    sites = list(tu.launch_sites)
+    for fn in kernels:
+        got = _rewrite(fn, tu, source, helpers)
+        i = functions.index(fn)
+        if isinstance(got, Diagnostic):
+            del functions[i]
+            rejected[fn.name] = (got,)
+            diags.append(got)
+            continue
+        new, notes = got
+        functions[i] = new
+        diags.extend(notes)
+    known = {f.name for f in functions}
+    functions.extend(h for name, h in helpers.items() if name not in known)
+    return dataclasses.replace(
+        tu,
+        functions=tuple(functions),
+        rejected=rejected,
+        diagnostics=tuple(diags),
+        launch_sites=tuple(sites),
+    )
+
+
+def _texture_params(fn: A.Function) -> list[A.Param]:
+    return [p for p in fn.params if is_texture_object(p.ty)]
+
+
+def _rewrite(
+    fn: A.Function, tu: A.TranslationUnit, source: str, helpers: dict[str, A.Function]
+) -> tuple[A.Function, list[Diagnostic]] | Diagnostic:
+    """``fn`` with its texture parameters made arrays, and notes; or the refusal."""
+    reads: dict[str, list[A.Call]] = {p.name: [] for p in _texture_params(fn)}
+    for n in walk(fn.body):
+        if isinstance(n, A.Call) and n.func in FETCHES and n.args and _tex_name(n) in reads:
+            reads[_tex_name(n)].append(n)
+    bad = _other_use(fn, reads)
+    if bad is not None:
+        return bad
+    notes: list[Diagnostic] = []
+    textures: dict[str, _Texture] = {}
+    for p in _texture_params(fn):
+        calls = reads[p.name]
+        kinds = {(c.func, c.template_args[0]) for c in calls}
+        if len(kinds) > 1:
+            what = f"texture '{p.name}' read by several fetch kinds ({', '.join(sorted(k[0] for k in kinds))})"
+            return make("C2N1015", calls[0].loc, what=what)
+        if not calls:  # an unused texture: an input nobody reads
+            textures[p.name] = _Texture(p, A.ScalarType(name="float32"), 0, TextureModes())
+            continue
+        func, elem = next(iter(kinds))
+        modes, note = modes_for(fn, p, tu, source)
+        if note is not None:
+            notes.append(note)
+        tex = _Texture(p, elem, FETCHES[func], modes)
+        why = tex.modes.unsupported(elem, tex.coords)
+        if why is not None:
+            return make("C2N1015", calls[0].loc, what=f"texture '{p.name}': {why}")
+        textures[p.name] = tex
+    taken = {p.name for p in fn.params} | {
+        n.name for n in walk(fn.body) if isinstance(n, A.VarDecl)
+    }
+    params: list[A.Param] = []
+    extra: list[A.Param] = []
+    sizes: dict[str, tuple[str, ...]] = {}
+    for p in fn.params:
+        tex = textures.get(p.name)
+        if tex is None:
+            params.append(p)
+            continue
+        dims = _size_names(p.name, tex.coords, taken)
+        taken |= set(dims)
+        sizes[p.name] = dims
+        ptr = A.PointerType(pointee=dataclasses.replace(tex.elem, const=True), restrict=True)
+        params.append(dataclasses.replace(p, ty=ptr, dims=tuple(reversed(dims))))
+        int32 = A.ScalarType(name="int32")
+        extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in dims)
+
+    def swap(e: object) -> object:
+        if not (isinstance(e, A.Call) and e.func in FETCHES and _tex_name(e) in textures):
+            return e
+        tex = textures[_tex_name(e)]
+        if tex.coords == 0:
+            return A.Index(
+                loc=e.loc, base=_pointer_name(e.args[0], tex), index=e.args[1], ty=tex.elem
+            )
+        shape = FetchShape(tex.elem, tex.coords, tex.modes)
+        helper = fetch_function(shape)
+        helpers.setdefault(helper.name, helper)
+        dims = tuple(
+            A.Name(loc=e.loc, name=d, ty=A.ScalarType(name="int32")) for d in sizes[tex.param.name]
+        )
+        args = (_pointer_name(e.args[0], tex), *dims, *e.args[1:])
+        return A.Call(loc=e.loc, func=helper.name, args=args, target=helper.name, ty=tex.elem)
+
+    body = transform(fn.body, swap)
+    return dataclasses.replace(fn, params=(*params, *extra), body=body), notes
+
+
+def _tex_name(call: A.Call) -> str | None:
+    a = call.args[0]
+    return a.name if isinstance(a, A.Name) and is_texture_object(a.ty) else None
+
+
+def _pointer_name(arg: A.Expr, tex: _Texture) -> A.Name:
+    ptr = A.PointerType(pointee=dataclasses.replace(tex.elem, const=True), restrict=True)
+    return A.Name(loc=arg.loc, name=tex.param.name, ty=ptr)
+
+
+def _size_names(name: str, coords: int, taken: set[str]) -> tuple[str, ...]:
+    """``width[, height[, depth]]`` size names of texture ``name`` (none for ``tex1Dfetch``)."""
+    out = []
+    for d in _DIM_NAMES[:coords]:
+        cand = f"{name}_{d}"
+        while cand in taken:
+            cand += "_"
+        out.append(cand)
+    return tuple(out)
+
+
+def _other_use(fn: A.Function, reads: dict[str, list[A.Call]]) -> Diagnostic | None:
+    """C2N1015 at the first use of a texture object other than as a fetch's first argument."""
+    fetched = {id(c.args[0]) for calls in reads.values() for c in calls}
+    for n in walk(fn.body):
+        if isinstance(n, A.Name) and is_texture_object(n.ty) and id(n) not in fetched:
+            return make(
+                "C2N1015", n.loc, what=f"texture object '{n.name}' used other than by a fetch"
+            )
+        if isinstance(n, A.VarDecl) and is_texture_object(n.ty):
+            return make("C2N1015", n.loc, what=f"texture object variable '{n.name}'")
+    return None
