@@ -36,7 +36,7 @@ _CREATE = re.compile(
     r"cudaCreateTextureObject\s*\(\s*&\s*([\w.\[\]>-]+?)\s*,\s*&?\s*[\w.]+\s*,\s*&\s*(\w+)"
 )
 _MEMBER = (
-    r"\b{var}\s*\.\s*(filterMode|normalizedCoords|readMode|addressMode\s*\[\s*(\d)\s*\])"
+    r"\b{var}\s*\.\s*(filterMode|normalizedCoords|normalized|readMode|addressMode\s*\[\s*(\d)\s*\])"
     r"\s*=\s*([^;]+);"
 )
 
@@ -68,17 +68,19 @@ class TextureModes:
 
 
 def modes_for(
-    fn: A.Function, p: A.Param, tu: A.TranslationUnit, source: str
+    fn: A.Function, p: A.Param, tu: A.TranslationUnit, source: str, legacy: bool = False
 ) -> tuple[TextureModes, Diagnostic]:
     """The mode of kernel ``fn``'s texture parameter ``p`` and a note saying where it came
-    from (or that it is the default)."""
-    desc, why = _descriptor(fn, p, tu, source)
+    from (or that it is the default).  ``legacy``: ``p`` stands for a file-scope reference,
+    whose members the host sets directly (``ref.filterMode = ...``, ``ref.normalized``) and
+    whose default is clamp addressing."""
+    desc, why = (p.name, "") if legacy else _descriptor(fn, p, tu, source)
     coords = 3
     if desc is not None:
-        got = _members(desc, source)
+        got = _members(desc, source, legacy)
         if isinstance(got, TextureModes):
             what = f"texture '{p.name}' mode ({got.describe(coords)})"
-            src = f"the host's texture descriptor '{desc}'"
+            src = f"the host's texture {'reference' if legacy else 'descriptor'} '{desc}'"
             return got, make("C2N2100", p.loc, what=what, kernel=fn.name, source=src)
         why = got
     modes = TextureModes()
@@ -114,10 +116,10 @@ def _last_name(text: str) -> str:
     return names[-1] if names else text
 
 
-def _members(desc: str, source: str) -> TextureModes | str:
+def _members(desc: str, source: str, legacy: bool = False) -> TextureModes | str:
     """The modes the assignments to ``desc``'s members give, or why they cannot be read."""
     filt, norm, read = "point", False, "element"
-    address = ["wrap", "wrap", "wrap"]
+    address = ["clamp" if legacy else "wrap"] * 3
     seen: dict[str, str] = {}
     for m in re.finditer(_MEMBER.format(var=re.escape(desc)), source):
         field, axis, value = m.group(1), m.group(2), m.group(3).strip()
@@ -133,7 +135,7 @@ def _members(desc: str, source: str) -> TextureModes | str:
             if value not in ("cudaFilterModePoint", "cudaFilterModeLinear"):
                 return f"'{desc}.filterMode = {value}' is not a constant mode"
             filt = "linear" if value.endswith("Linear") else "point"
-        elif field == "normalizedCoords":
+        elif field in ("normalizedCoords", "normalized"):
             if value not in ("true", "false", "1", "0"):
                 return f"'{desc}.normalizedCoords = {value}' is not a constant"
             norm = value in ("true", "1")

@@ -32,23 +32,76 @@ filtering of integers) is C2N1015 naming the construct, and the kernel is refuse
 from __future__ import annotations
 
 import dataclasses
+import re
+
+import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.texfetch import FetchShape, fetch_function
 from cuda2nki.frontend.texmodes import TextureModes, modes_for
+from cuda2nki.frontend.typesys import named_type
 from cuda2nki.frontend.visit import walk
 from cuda2nki.rewrite import transform
 
 #: the texture object type a kernel parameter may have
 OBJECT_TYPE = "cudaTextureObject_t"
+#: the opaque type of a file-scope texture reference (``texture<float, 2> tex;``) in the AST
+LEGACY_TYPE = "texture"
 #: fetch function -> number of float coordinates (0: ``tex1Dfetch``'s integer index)
 FETCHES = {"tex1Dfetch": 0, "tex1D": 1, "tex2D": 2, "tex3D": 3}
 _DIM_NAMES = ("width", "height", "depth")
 
 
 def is_texture_object(ty: A.CType | None) -> bool:
-    return isinstance(ty, A.OpaqueType) and ty.name == OBJECT_TYPE
+    """An object parameter or a file-scope reference."""
+    return isinstance(ty, A.OpaqueType) and ty.name in (OBJECT_TYPE, LEGACY_TYPE)
+
+
+@dataclasses.dataclass(frozen=True)
+class LegacyTexture:
+    """A file-scope ``texture<T, dim, readMode> name;`` reference."""
+
+    name: str
+    elem: A.CType | None  # None: not a type known here
+    read: str  # element | normalized
+    loc: A.SourceLoc
+
+
+_LEGACY = re.compile(r"^\s*texture\s*<\s*([\w\s]+?)\s*(?:,\s*(\w+)\s*)?(?:,\s*(\w+)\s*)?>\s*$")
+
+
+def legacy_texture(type_text: str) -> tuple[A.CType | None, str] | None:
+    """(element type, read mode) of a ``texture<...>`` type spelling, None for another type."""
+    m = _LEGACY.match(type_text)
+    if m is None:
+        return None
+    read = "normalized" if m.group(3) == "cudaReadModeNormalizedFloat" else "element"
+    words = " ".join(m.group(1).split())
+    return named_type(_WORDS.get(words, words)), read
+
+
+_WORDS = {
+    "unsigned int": "uint",
+    "unsigned char": "uchar",
+    "unsigned short": "ushort",
+    "signed char": "char",
+}
+
+
+def register_legacy(unit: object, type_node: ts.Node, decls: list[ts.Node]) -> bool:
+    """Record the file-scope texture references that ``type_node decls;`` declares in
+    ``unit.textures``; False when the type is not a texture reference."""
+    got = legacy_texture(type_node.text.decode())
+    if got is None:
+        return False
+    for d in decls:
+        while d is not None and d.type != "identifier":
+            d = d.child_by_field_id("declarator")
+        if d is not None:
+            name = d.text.decode()
+            unit.textures[name] = LegacyTexture(name, got[0], got[1], unit.loc(d))  # type: ignore[attr-defined]
+    return True
 
 
 def fetch_call(
@@ -88,7 +141,9 @@ class _Texture:
 def textures_as_inputs(tu: A.TranslationUnit, source: str) -> A.TranslationUnit:
     """``tu`` (lowered from ``source``) with each kernel's texture objects made input arrays,
     or the kernel refused with C2N1015 naming what is not supported (see the module doc)."""
-    kernels = [f for f in tu.functions if f.kind == "global" and _texture_params(f)]
+    kernels = [
+        f for f in tu.functions if f.kind == "global" and (_texture_params(f) or _references(f))
+    ]
     if not kernels:
         return tu
     functions = list(tu.functions)
@@ -97,8 +152,12 @@ def textures_as_inputs(tu: A.TranslationUnit, source: str) -> A.TranslationUnit:
     diags = list(tu.diagnostics)
     sites = list(tu.launch_sites)
     for fn in kernels:
-        got = _rewrite(fn, tu, source, helpers)
         i = functions.index(fn)
+        refs = _references(fn)
+        if refs:  # file-scope references: trailing parameters, passed the bound arrays
+            fn = dataclasses.replace(fn, params=(*fn.params, *refs))
+            sites = [_bound_args(s, fn, refs, source) for s in sites]
+        got = _rewrite(fn, tu, source, helpers)
         if isinstance(got, Diagnostic):
             del functions[i]
             rejected[fn.name] = (got,)
@@ -116,6 +175,35 @@ def textures_as_inputs(tu: A.TranslationUnit, source: str) -> A.TranslationUnit:
         diagnostics=tuple(diags),
         launch_sites=tuple(sites),
     )
+
+
+def _references(fn: A.Function) -> tuple[A.Param, ...]:
+    """A parameter for each file-scope texture reference that ``fn`` reads (first use first)."""
+    out: dict[str, A.Param] = {}
+    for n in walk(fn.body):
+        if isinstance(n, A.Name) and isinstance(n.ty, A.OpaqueType) and n.ty.name == LEGACY_TYPE:
+            out.setdefault(n.name, A.Param(loc=n.loc, name=n.name, ty=n.ty))
+    return tuple(out.values())
+
+
+def _bound_args(
+    site: A.LaunchSite, fn: A.Function, refs: tuple[A.Param, ...], source: str
+) -> A.LaunchSite:
+    """``site`` of ``fn`` passing, for each reference, the array the host binds it to
+    (``cudaBindTexture(0, ref, ptr, bytes)``), or the reference's name."""
+    if (site.instance or site.kernel) != fn.name:
+        return site
+    names = tuple(bound_array(r.name, source) or r.name for r in refs)
+    args = tuple(A.Name(loc=site.loc, name=n) for n in names)
+    texts = site.arg_texts + names if site.arg_texts else site.arg_texts
+    return dataclasses.replace(site, args=(*site.args, *args), arg_texts=texts)
+
+
+def bound_array(ref: str, source: str) -> str | None:
+    """The one array that ``cudaBindTexture*`` binds reference ``ref`` to, or None."""
+    pat = rf"cudaBindTexture(?:2D)?\s*\(\s*[^,]*,\s*&?\s*{re.escape(ref)}\s*,\s*(?:\(\s*[\w\s*]+\)\s*)?([A-Za-z_]\w*)\b"
+    got = set(re.findall(pat, source))
+    return got.pop() if len(got) == 1 else None
 
 
 def _texture_params(fn: A.Function) -> list[A.Param]:
@@ -145,7 +233,7 @@ def _rewrite(
             textures[p.name] = _Texture(p, A.ScalarType(name="float32"), 0, TextureModes())
             continue
         func, elem = next(iter(kinds))
-        modes, note = modes_for(fn, p, tu, source)
+        modes, note = modes_for(fn, p, tu, source, legacy=p.ty.name == LEGACY_TYPE)
         if note is not None:
             notes.append(note)
         tex = _Texture(p, elem, FETCHES[func], modes)

@@ -185,3 +185,46 @@ def test_three_dimensional_point_fetch() -> None:
         src, "vol", block=(3,), o=np.zeros(3, np.float32), v=cube, v_width=3, v_height=2, v_depth=2
     )
     assert got["o"].tolist() == cube[1, 1, :].tolist()
+
+
+LEGACY = (
+    "texture<float, 1, cudaReadModeElementType> table;\n"
+    "texture<float, 2> surface2;\n"
+    "__global__ void lookup(float* r, const int* at, int m) {\n"
+    "  int q = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (q < m) r[q] = tex1Dfetch(table, at[q]) + 1.0f;\n}\n"
+    "__global__ void blend(float* r, const float* u, const float* v, int m) {\n"
+    "  for (int q = threadIdx.x; q < m; q += blockDim.x)\n"
+    "    r[q] = tex2D(surface2, u[q], v[q]);\n}\n"
+    "void host(float* r, int* at, float* tab, int m, float* u, float* v, cudaArray* arr) {\n"
+    "  cudaBindTexture(0, table, tab, m * sizeof(float));\n"
+    "  lookup<<<(m + 63) / 64, 64>>>(r, at, m);\n"
+    "  surface2.addressMode[0] = cudaAddressModeBorder;\n"
+    "  surface2.filterMode = cudaFilterModeLinear;\n"
+    "  cudaBindTextureToArray(surface2, arr);\n"
+    "  blend<<<1, 32>>>(r, u, v, m);\n}\n"
+)
+
+
+def test_legacy_reference_fetch_reads_the_bound_array() -> None:
+    got = run(
+        LEGACY, "lookup", block=(64,), r=np.zeros(3, np.float32), at=i32(3, 0, 1), m=3, table=ROW
+    )
+    assert got["r"].tolist() == [41.0, 11.0, 21.0]
+
+
+def test_legacy_reference_modes_come_from_its_members() -> None:
+    # linear filtering, border on x (outside reads 0), clamp on y (the reference's default)
+    got = run(
+        LEGACY,
+        "blend",
+        block=(32,),
+        r=np.zeros(3, np.float32),
+        u=f32(1.0, -0.25, 2.0),
+        v=f32(1.0, 1.0, 9.0),
+        m=3,
+        surface2=GRID,
+        surface2_width=3,
+        surface2_height=2,
+    )["r"]
+    np.testing.assert_allclose(got, f32(3.0, 0.25 * 0.5 * (1 + 4), 5.5), rtol=1e-6)
