@@ -71,7 +71,7 @@ class TextureLowering(_Base):
         if not isinstance(tex.elem, A.ScalarType):
             what = f"texture reference '{tex.name}' of a non-scalar element type"
             raise self.fail("C2N1015", node, what=what)
-        if tex.read == "normalized" and not tex.elem.is_float:
+        if tex.read == "normalized":
             what = f"texture reference '{tex.name}' read as cudaReadModeNormalizedFloat"
             raise self.fail("C2N1015", node, what=what)
         ref = A.Name(loc=loc, name=tex.name, ty=A.OpaqueType(name=LEGACY_TYPE))

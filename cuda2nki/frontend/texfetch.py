@@ -1,6 +1,7 @@
 """The meaning of a filtered texture fetch, written as a CUDA device function.
 
-``tex1D/tex2D/tex3D<T>(tex, x[, y[, z]])`` of a texture of extents ``width[, height[, depth]]``
+``tex1Dfetch<T>(tex, i)`` reads element ``i`` of linear memory of ``width`` elements, zero out
+of range.  ``tex1D/tex2D/tex3D<T>(tex, x[, y[, z]])`` of a texture of extents ``width[, height[, depth]]``
 held row-major in an array ``t`` (CUDA programming guide, texture fetching appendix):
 
 * normalised coordinates are first brought to ``[0, 1)`` by the addressing mode (wrap:
@@ -34,7 +35,7 @@ _SIZES = ("w", "h", "d")
 @dataclass(frozen=True)
 class FetchShape:
     elem: A.ScalarType
-    coords: int  # 1, 2 or 3
+    coords: int  # 0 (tex1Dfetch), 1, 2 or 3
     modes: TextureModes
 
 
@@ -57,6 +58,8 @@ def _lowered(key: tuple[str, int, TextureModes]) -> A.Function:
 
 
 def helper_name(elem: str, coords: int, modes: TextureModes) -> str:
+    if coords == 0:
+        return f"__c2n_tex1Dfetch_{elem}"
     norm = "norm" if modes.normalized else "unnorm"
     axes = "_".join(modes.address[:coords])
     return f"__c2n_tex{coords}D_{elem}_{modes.filter}_{norm}_{axes}"
@@ -66,6 +69,11 @@ def fetch_source(elem: str, coords: int, modes: TextureModes) -> tuple[str, str]
     """(name, CUDA source) of the device function for a fetch of this kind."""
     name = helper_name(elem, coords, modes)
     c_elem = C_NAMES[elem]
+    if coords == 0:  # linear memory: a read out of range is zero
+        return name, (
+            f"__device__ {c_elem} {name}(const {c_elem}* t, int w, int i)\n{{\n"
+            f"    return (i >= 0 && i < w) ? t[min(max(i, 0), w - 1)] : ({c_elem})0;\n}}\n"
+        )
     sizes = ", ".join(f"int {s}" for s in _SIZES[:coords])
     xs = ", ".join(f"float {c}" for c in _COORDS[:coords])
     lines = [f"__device__ {c_elem} {name}(const {c_elem}* t, {sizes}, {xs})", "{"]

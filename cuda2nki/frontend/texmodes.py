@@ -55,8 +55,8 @@ class TextureModes:
             return f"element type {elem.name}"
         if coords == 0:  # tex1Dfetch: linear memory, no filtering, no addressing
             return None
-        if self.read == "normalized" and not elem.is_float:
-            return "cudaReadModeNormalizedFloat reads (integer texels as floats)"
+        if self.read == "normalized":  # integer texels read as floats in [0, 1] / [-1, 1]
+            return "cudaReadModeNormalizedFloat reads (the texels' own type is not followed)"
         if self.filter == "linear" and not elem.is_float:
             return f"linear filtering of {elem.name} texels"
         return None

@@ -15,13 +15,12 @@ host fixes when it creates the texture object::
 
 A kernel parameter of type ``cudaTextureObject_t`` whose every use is a fetch
 (``tex1Dfetch<T>``, ``tex1D<T>``, ``tex2D<T>``, ``tex3D<T>`` of a scalar ``T``) becomes a
-``const T*`` parameter under its own name.  ``tex1Dfetch`` reads element ``i`` of that array
-(linear memory: no filtering, no addressing; a read out of range, which CUDA returns as zero, is
-an out-of-bounds read for the interpreter).  The other fetches read an array of shape
-``[depth,] [height,] width`` whose extents are new trailing size parameters
-(``<tex>_width``, ...), through a device function of this module (:mod:`.texfetch`) that applies
-the texture's mode: point or linear filtering (linear with the 1.8 fixed-point weights of the
-CUDA programming guide's texture-fetching appendix), unnormalised or normalised coordinates,
+``const T*`` parameter under its own name, and its extents new trailing size parameters
+(``<tex>_width[, _height[, _depth]]``) that the binding takes as the array's shape (outermost
+first).  A fetch calls a device function of :mod:`.texfetch`: ``tex1Dfetch`` reads linear
+memory (zero out of range); the filtered fetches apply the texture's mode: point or linear
+filtering (linear with the 1.8 fixed-point weights of the CUDA programming guide's
+texture-fetching appendix), unnormalised or normalised coordinates,
 clamp / border / wrap / mirror addressing.  The modes come from the host's texture descriptor
 (:mod:`.texmodes`); where it cannot be followed the read is point-filtered, clamped and
 unnormalised, and a note says so.  Whatever stays unsupported (another use of the object, a
@@ -233,8 +232,9 @@ def _rewrite(
             textures[p.name] = _Texture(p, A.ScalarType(name="float32"), 0, TextureModes())
             continue
         func, elem = next(iter(kinds))
-        modes, note = modes_for(fn, p, tu, source, legacy=p.ty.name == LEGACY_TYPE)
-        if note is not None:
+        modes = TextureModes()
+        if FETCHES[func]:  # tex1Dfetch reads linear memory: no filtering, no addressing
+            modes, note = modes_for(fn, p, tu, source, legacy=p.ty.name == LEGACY_TYPE)
             notes.append(note)
         tex = _Texture(p, elem, FETCHES[func], modes)
         why = tex.modes.unsupported(elem, tex.coords)
@@ -264,10 +264,6 @@ def _rewrite(
         if not (isinstance(e, A.Call) and e.func in FETCHES and _tex_name(e) in textures):
             return e
         tex = textures[_tex_name(e)]
-        if tex.coords == 0:
-            return A.Index(
-                loc=e.loc, base=_pointer_name(e.args[0], tex), index=e.args[1], ty=tex.elem
-            )
         shape = FetchShape(tex.elem, tex.coords, tex.modes)
         helper = fetch_function(shape)
         helpers.setdefault(helper.name, helper)
@@ -292,9 +288,10 @@ def _pointer_name(arg: A.Expr, tex: _Texture) -> A.Name:
 
 
 def _size_names(name: str, coords: int, taken: set[str]) -> tuple[str, ...]:
-    """``width[, height[, depth]]`` size names of texture ``name`` (none for ``tex1Dfetch``)."""
+    """``width[, height[, depth]]`` size names of texture ``name`` (``width`` for a
+    ``tex1Dfetch`` of linear memory)."""
     out = []
-    for d in _DIM_NAMES[:coords]:
+    for d in _DIM_NAMES[: max(coords, 1)]:
         cand = f"{name}_{d}"
         while cand in taken:
             cand += "_"

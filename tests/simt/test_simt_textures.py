@@ -162,16 +162,23 @@ def test_two_dimensional_modes(members: str, pts: list, want: list) -> None:
     np.testing.assert_allclose(got, np.array(want, np.float32), rtol=1e-6)
 
 
-def test_fetch_of_integers_reads_linear_memory() -> None:
+def test_fetch_of_integers_reads_linear_memory_zero_out_of_range() -> None:
     src = (
         "__global__ void pick(int* o, const int* idx, int m, cudaTextureObject_t keys) {\n"
         "  int g = blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  if (g < m) o[g] = tex1Dfetch<int>(keys, idx[g]) * 2;\n}\n"
     )
     got = run(
-        src, "pick", block=(4,), o=np.zeros(3, np.int32), idx=i32(2, 0, 1), m=3, keys=i32(7, -8, 9)
+        src,
+        "pick",
+        block=(8,),
+        o=np.zeros(5, np.int32),
+        idx=i32(2, 0, 1, 3, -1),
+        m=5,
+        keys=i32(7, -8, 9),
+        keys_width=3,
     )
-    assert got["o"].tolist() == [18, 14, -16]
+    assert got["o"].tolist() == [18, 14, -16, 0, 0]  # zero out of range
 
 
 def test_three_dimensional_point_fetch() -> None:
@@ -208,9 +215,16 @@ LEGACY = (
 
 def test_legacy_reference_fetch_reads_the_bound_array() -> None:
     got = run(
-        LEGACY, "lookup", block=(64,), r=np.zeros(3, np.float32), at=i32(3, 0, 1), m=3, table=ROW
+        LEGACY,
+        "lookup",
+        block=(64,),
+        r=np.zeros(4, np.float32),
+        at=i32(3, 0, 1, 4),
+        m=4,
+        table=ROW,
+        table_width=4,
     )
-    assert got["r"].tolist() == [41.0, 11.0, 21.0]
+    assert got["r"].tolist() == [41.0, 11.0, 21.0, 1.0]
 
 
 def test_legacy_reference_modes_come_from_its_members() -> None:
