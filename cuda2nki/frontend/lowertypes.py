@@ -134,7 +134,7 @@ class TypeLowering(_Base):
         parts = head.split("::")
         if parts[-1] == "fragment" and is_fragment_type(type_node):
             return self.fragment_of(type_node).array
-        if head == OBJECT_TYPE and not self.host and self.in_kernel():
+        if head == OBJECT_TYPE and not self.host:
             return N.OpaqueType(name=head)  # read by its fetches (frontend.texture)
         if parts[-1] in TEXTURE_TYPES:
             self.error("C2N1015", type_node, what=head)

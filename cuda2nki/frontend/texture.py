@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import zlib
 
 import tree_sitter as ts
 
@@ -212,21 +213,19 @@ def _texture_params(fn: A.Function) -> list[A.Param]:
 def _rewrite(
     fn: A.Function, tu: A.TranslationUnit, source: str, helpers: dict[str, A.Function]
 ) -> tuple[A.Function, list[Diagnostic]] | Diagnostic:
-    """``fn`` with its texture parameters made arrays, and notes; or the refusal."""
-    reads: dict[str, list[A.Call]] = {p.name: [] for p in _texture_params(fn)}
-    for n in walk(fn.body):
-        if isinstance(n, A.Call) and n.func in FETCHES and n.args and _tex_name(n) in reads:
-            reads[_tex_name(n)].append(n)
-    bad = _other_use(fn, reads)
-    if bad is not None:
-        return bad
+    """``fn`` with its texture parameters made arrays, and notes; or the refusal.  A texture
+    passed on to a device function is read there: that function is cloned for the texture's
+    kind and mode (see :func:`_apply`)."""
     notes: list[Diagnostic] = []
     textures: dict[str, _Texture] = {}
     for p in _texture_params(fn):
-        calls = reads[p.name]
+        calls = _fetches(fn, p.name, tu, 0)
+        if isinstance(calls, Diagnostic):
+            return calls
         kinds = {(c.func, c.template_args[0]) for c in calls}
         if len(kinds) > 1:
-            what = f"texture '{p.name}' read by several fetch kinds ({', '.join(sorted(k[0] for k in kinds))})"
+            names = ", ".join(sorted({k[0] for k in kinds}))
+            what = f"texture '{p.name}' read by several fetch kinds ({names})"
             return make("C2N1015", calls[0].loc, what=what)
         if not calls:  # an unused texture: an input nobody reads
             textures[p.name] = _Texture(p, A.ScalarType(name="float32"), 0, TextureModes())
@@ -241,6 +240,58 @@ def _rewrite(
         if why is not None:
             return make("C2N1015", calls[0].loc, what=f"texture '{p.name}': {why}")
         textures[p.name] = tex
+    return _apply(fn, textures, tu, helpers), notes
+
+
+#: how deep device functions may pass a texture on (a template recursion unrolled per level)
+_MAX_DEPTH = 64
+
+
+def _fetches(
+    fn: A.Function, name: str, tu: A.TranslationUnit, depth: int
+) -> list[A.Call] | Diagnostic:
+    """The fetches of texture ``name`` in ``fn`` and in the device functions it is passed to,
+    or C2N1015 at a use that is neither."""
+    out: list[A.Call] = []
+    allowed: set[int] = set()
+    for n in walk(fn.body):
+        if isinstance(n, A.VarDecl) and is_texture_object(n.ty):
+            return make("C2N1015", n.loc, what=f"texture object variable '{n.name}'")
+        if not isinstance(n, A.Call):
+            continue
+        if n.func in FETCHES and n.args and _tex_name(n) == name:
+            out.append(n)
+            allowed.add(id(n.args[0]))
+            continue
+        for k, a in enumerate(n.args):
+            if not (isinstance(a, A.Name) and a.name == name and is_texture_object(a.ty)):
+                continue
+            callee = tu.function(n.target) if n.target else None
+            if callee is None or k >= len(callee.params) or depth >= _MAX_DEPTH:
+                what = f"texture object '{name}' passed to '{n.func}'"
+                return make("C2N1015", a.loc, what=what)
+            got = _fetches(callee, callee.params[k].name, tu, depth + 1)
+            if isinstance(got, Diagnostic):
+                return got
+            out.extend(got)
+            allowed.add(id(a))
+    for n in walk(fn.body):
+        if isinstance(n, A.Name) and n.name == name and is_texture_object(n.ty):
+            if id(n) not in allowed:
+                what = f"texture object '{name}' used other than by a fetch"
+                return make("C2N1015", n.loc, what=what)
+    return out
+
+
+def _apply(
+    fn: A.Function,
+    textures: dict[str, _Texture],
+    tu: A.TranslationUnit,
+    helpers: dict[str, A.Function],
+) -> A.Function:
+    """``fn`` with each texture parameter of ``textures`` an array (its extents trailing size
+    parameters), its fetches calls of the fetch functions, and its calls passing a texture
+    on calls of clones of the callee made for that texture."""
     taken = {p.name for p in fn.params} | {
         n.name for n in walk(fn.body) if isinstance(n, A.VarDecl)
     }
@@ -256,25 +307,61 @@ def _rewrite(
         taken |= set(dims)
         sizes[p.name] = dims
         ptr = A.PointerType(pointee=dataclasses.replace(tex.elem, const=True), restrict=True)
-        params.append(dataclasses.replace(p, ty=ptr, dims=tuple(reversed(dims))))
+        shape = tuple(reversed(dims)) if fn.kind == "global" else ()
+        params.append(dataclasses.replace(p, ty=ptr, dims=shape))
         int32 = A.ScalarType(name="int32")
         extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in dims)
 
+    def size_args(name: str, loc: A.SourceLoc) -> tuple[A.Name, ...]:
+        return tuple(A.Name(loc=loc, name=d, ty=A.ScalarType(name="int32")) for d in sizes[name])
+
     def swap(e: object) -> object:
-        if not (isinstance(e, A.Call) and e.func in FETCHES and _tex_name(e) in textures):
+        if not isinstance(e, A.Call):
             return e
-        tex = textures[_tex_name(e)]
-        shape = FetchShape(tex.elem, tex.coords, tex.modes)
-        helper = fetch_function(shape)
-        helpers.setdefault(helper.name, helper)
-        dims = tuple(
-            A.Name(loc=e.loc, name=d, ty=A.ScalarType(name="int32")) for d in sizes[tex.param.name]
+        if e.func in FETCHES and _tex_name(e) in textures:
+            tex = textures[_tex_name(e)]
+            helper = fetch_function(FetchShape(tex.elem, tex.coords, tex.modes))
+            helpers.setdefault(helper.name, helper)
+            args = (_pointer_name(e.args[0], tex), *size_args(tex.param.name, e.loc), *e.args[1:])
+            return A.Call(loc=e.loc, func=helper.name, args=args, target=helper.name, ty=tex.elem)
+        passed = {
+            k: textures[a.name]
+            for k, a in enumerate(e.args)
+            if isinstance(a, A.Name) and is_texture_object(a.ty) and a.name in textures
+        }
+        callee = tu.function(e.target) if passed and e.target else None
+        if callee is None:
+            return e
+        clone = _clone(callee, passed, tu, helpers)
+        args = tuple(
+            _pointer_name(a, passed[k]) if k in passed else a for k, a in enumerate(e.args)
         )
-        args = (_pointer_name(e.args[0], tex), *dims, *e.args[1:])
-        return A.Call(loc=e.loc, func=helper.name, args=args, target=helper.name, ty=tex.elem)
+        args += tuple(x for k in sorted(passed) for x in size_args(e.args[k].name, e.loc))
+        return dataclasses.replace(e, func=clone, target=clone, args=args)
 
     body = transform(fn.body, swap)
-    return dataclasses.replace(fn, params=(*params, *extra), body=body), notes
+    return dataclasses.replace(fn, params=(*params, *extra), body=body)
+
+
+def _clone(
+    callee: A.Function,
+    passed: dict[int, _Texture],
+    tu: A.TranslationUnit,
+    helpers: dict[str, A.Function],
+) -> str:
+    """The name of ``callee`` made for the textures ``passed`` at its parameter positions
+    (built once per kind and mode)."""
+    key = repr(sorted((k, t.elem.name, t.coords, t.modes) for k, t in passed.items()))
+    name = f"{callee.name}__tex{zlib.crc32(key.encode()):08x}"
+    if name not in helpers:
+        helpers[name] = callee  # a placeholder while a recursion reaches it again
+        textures = {
+            callee.params[k].name: dataclasses.replace(t, param=callee.params[k])
+            for k, t in passed.items()
+        }
+        done = _apply(callee, textures, tu, helpers)
+        helpers[name] = dataclasses.replace(done, name=name)
+    return name
 
 
 def _tex_name(call: A.Call) -> str | None:
@@ -297,16 +384,3 @@ def _size_names(name: str, coords: int, taken: set[str]) -> tuple[str, ...]:
             cand += "_"
         out.append(cand)
     return tuple(out)
-
-
-def _other_use(fn: A.Function, reads: dict[str, list[A.Call]]) -> Diagnostic | None:
-    """C2N1015 at the first use of a texture object other than as a fetch's first argument."""
-    fetched = {id(c.args[0]) for calls in reads.values() for c in calls}
-    for n in walk(fn.body):
-        if isinstance(n, A.Name) and is_texture_object(n.ty) and id(n) not in fetched:
-            return make(
-                "C2N1015", n.loc, what=f"texture object '{n.name}' used other than by a fetch"
-            )
-        if isinstance(n, A.VarDecl) and is_texture_object(n.ty):
-            return make("C2N1015", n.loc, what=f"texture object variable '{n.name}'")
-    return None

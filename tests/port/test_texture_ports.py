@@ -1,7 +1,7 @@
 """Texture reads port as ordinary tensor reads: a kernel reading a texture object or a legacy
 texture reference ports from its inferred binding (the texture an input tensor, its extents
 size parameters), and our own ``check`` finds its numbers equal to the interpreter's, over
-spellings: object API and references, 1-D fetch and 2-D filtered reads, point and linear
+spellings: object API and references, 1-D fetch and 2-D filtered reads, reads in device functions, point and linear
 filtering, clamp / border / wrap addressing, float and int texels."""
 
 from __future__ import annotations
@@ -37,6 +37,23 @@ CASES = {
         "void go(int* out, const int* pos, int n) {\n"
         "  cudaTextureObject_t lut = 0;\n"
         "  remap<<<4, 256>>>(out, pos, n, lut);\n}\n"
+    ),
+    "object-through-device-functions": (
+        "__device__ float texel(cudaTextureObject_t t, float x, float y) {\n"
+        "  return tex2D<float>(t, x, y);\n}\n"
+        "__device__ float cross5(cudaTextureObject_t t, float x, float y) {\n"
+        "  return texel(t, x, y) * 4.0f - texel(t, x - 1, y) - texel(t, x + 1, y)\n"
+        "         - texel(t, x, y - 1) - texel(t, x, y + 1);\n}\n"
+        "__global__ void edges(float* e, int w, int h, cudaTextureObject_t img) {\n"
+        "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  int y = blockIdx.y * blockDim.y + threadIdx.y;\n"
+        "  if (x < w && y < h) e[y * w + x] = cross5(img, x + 0.5f, y + 0.5f);\n}\n"
+        "void go(float* e, int w, int h, cudaArray_t a) {\n"
+        "  cudaResourceDesc rd = {};\n  rd.res.array.array = a;\n"
+        "  cudaTextureDesc td = {};\n  td.addressMode[0] = cudaAddressModeClamp;\n"
+        "  td.addressMode[1] = cudaAddressModeClamp;\n"
+        "  cudaTextureObject_t t;\n  cudaCreateTextureObject(&t, &rd, &td, 0);\n"
+        "  edges<<<dim3((w + 31) / 32, (h + 7) / 8), dim3(32, 8)>>>(e, w, h, t);\n}\n"
     ),
     "reference-fetch": (
         "texture<float, 1, cudaReadModeElementType> weights;\n"

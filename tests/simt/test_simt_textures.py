@@ -242,3 +242,39 @@ def test_legacy_reference_modes_come_from_its_members() -> None:
         surface2_height=2,
     )["r"]
     np.testing.assert_allclose(got, f32(3.0, 0.25 * 0.5 * (1 + 4), 5.5), rtol=1e-6)
+
+
+HELPERS = (
+    "__device__ float tap(cudaTextureObject_t t, float x, float y) {\n"
+    "  return tex2D<float>(t, x, y);\n}\n"
+    "__device__ float row3(float x, float y, cudaTextureObject_t t) {\n"
+    "  float s = 0.0f;\n"
+    "  for (int r = -1; r <= 1; ++r) s += tap(t, x + r, y);\n"
+    "  return s;\n}\n"
+    "__global__ void box(float* o, int w, int h, cudaTextureObject_t pic) {\n"
+    "  int x = threadIdx.x, y = blockIdx.x;\n"
+    "  if (x < w && y < h) o[y * w + x] = row3(x + 0.5f, y + 0.5f, pic);\n}\n"
+    "void go(float* o, int w, int h, cudaArray_t a) {\n"
+    "  cudaResourceDesc r = {};\n  r.res.array.array = a;\n"
+    "  cudaTextureDesc d = {};\n  d.addressMode[0] = cudaAddressModeBorder;\n"
+    "  cudaTextureObject_t t;\n  cudaCreateTextureObject(&t, &r, &d, nullptr);\n"
+    "  box<<<h, 32>>>(o, w, h, t);\n}\n"
+)
+
+
+def test_a_texture_passed_to_device_functions_is_read_there() -> None:
+    # texels x-1, x, x+1 of the row (border: zero outside), through two device functions
+    got = run(
+        HELPERS,
+        "box",
+        grid=(2,),
+        block=(32,),
+        o=np.zeros((2, 3), np.float32),
+        w=3,
+        h=2,
+        pic=GRID,
+        pic_width=3,
+        pic_height=2,
+    )["o"]
+    want = np.array([[3, 6, 5], [9, 15, 11]], np.float32)
+    assert got.tolist() == want.tolist()
