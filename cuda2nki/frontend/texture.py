@@ -23,9 +23,10 @@ filtering (linear with the 1.8 fixed-point weights of the CUDA programming guide
 texture-fetching appendix), unnormalised or normalised coordinates,
 clamp / border / wrap / mirror addressing.  The modes come from the host's texture descriptor
 (:mod:`.texmodes`); where it cannot be followed the read is point-filtered, clamped and
-unnormalised, and a note says so.  Whatever stays unsupported (another use of the object, a
-vector element type, a layered or cubemap fetch, ``cudaReadModeNormalizedFloat``, linear
-filtering of integers) is C2N1015 naming the construct, and the kernel is refused.
+unnormalised, and a note says so.  A texture passed on to device functions is read there
+(each callee cloned per texture kind and mode).  Whatever stays unsupported (another use of
+the object, a vector element type, a layered or cubemap fetch, ``cudaReadModeNormalizedFloat``,
+linear filtering of integers) is C2N1015 naming the construct, and the kernel is refused.
 """
 
 from __future__ import annotations

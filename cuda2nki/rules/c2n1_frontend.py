@@ -130,8 +130,8 @@ register(
         "input array read through the mode the host sets (point or linear filtering, "
         "normalised coordinates, clamp/border/wrap/mirror addressing). Not supported: surfaces, "
         "layered, cubemap, gather, LOD and gradient fetches, vector texel types, "
-        "cudaReadModeNormalizedFloat, linear filtering of integers, a texture object passed to "
-        "a device function or copied into a variable.",
+        "cudaReadModeNormalizedFloat, linear filtering of integers, a texture object copied "
+        "into a variable or used as a value (passing it to device functions is supported).",
         example="float4 v = tex2D<float4>(tex, x, y);",
         fix="Read the texels as scalars (one texture per channel) or from a plain global pointer.",
     ),
