@@ -405,6 +405,9 @@ class Param(Node):
     #: the declared element count of a host-filled ``__constant__`` table made a parameter
     #: (see :mod:`cuda2nki.frontend.constparams`)
     extent: int | None = None
+    #: the extents (outermost first) of a texture object made an array parameter: the names of
+    #: the size parameters added with it (see :mod:`cuda2nki.frontend.texture`)
+    dims: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -63,6 +63,7 @@ from cuda2nki.frontend.lowertables import (
     _vector_ctor,
 )
 from cuda2nki.frontend.lowertables import _PRIMITIVE_IDS as _PRIMITIVE_IDS  # for unit.py
+from cuda2nki.frontend.lowertex import TextureLowering
 from cuda2nki.frontend.lowertypes import TypeLowering
 from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.packed import PackedInstance
@@ -115,6 +116,7 @@ class BodyLowerer(
     MethodLowering,
     WmmaLowering,
     AsyncCopyLowering,
+    TextureLowering,
 ):
     """Lowers one function (kernel, device function or host function) to AST nodes.
 

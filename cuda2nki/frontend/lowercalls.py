@@ -338,7 +338,7 @@ class CallLowering(_Base):
         if ns in ("wmma", "nvcuda") or short in I.TENSOR_CORE_FUNCS:
             return self.wmma_call(node, short, arg_nodes)
         if short in I.TEXTURE_FUNCS:
-            raise self.fail("C2N1015", node, what=short)
+            return self.texture_fetch(node, short, targ_nodes, arg_nodes, loc)
         if short in ASYNC_CALLS and ns in ("", "cuda") and not self.host:
             return self.async_call(node, short, arg_nodes)
         if short in ("move", "forward") and ns == "std" and len(arg_nodes) == 1:

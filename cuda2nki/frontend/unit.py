@@ -52,6 +52,7 @@ from cuda2nki.frontend.records import record_struct
 from cuda2nki.frontend.smemview import SmemView, smem_view_struct
 from cuda2nki.frontend.structbytes import blob_init
 from cuda2nki.frontend.structtemplates import StructTemplate, nested_enums, struct_template
+from cuda2nki.frontend.texture import LegacyTexture, register_legacy
 from cuda2nki.frontend.traits import TraitStruct, trait_struct
 from cuda2nki.frontend.typesys import (
     INT,
@@ -133,6 +134,7 @@ class UnitContext:
         self.blobs: dict[str, AggregateType] = {}  # structs in memory, by their bytes' name
         self.smem_views: dict[str, SmemView] = {}  # shared-memory view structs (see .smemview)
         self.overloads: dict[str, list[FuncDef]] = {}
+        self.textures: dict[str, LegacyTexture] = {}  # file-scope texture references
         self._refs_cache: dict[tuple, tuple[bool, ...]] = {}  # explicit template instantiations
         self.op_override: dict[int, str] = {}  # byte offset -> operator (see Reparse)
         self._trees: list[ts.Tree] = []
@@ -376,6 +378,8 @@ class UnitContext:
         type_node = node.child_by_field_id(F.type)
         if type_node is not None and type_node.type == "enum_specifier":
             self.register_enum(type_node)
+        if type_node is not None and register_legacy(self, type_node, decls):
+            return  # texture<T, dim> references: read by the kernels' fetches (.texture)
         if "__shared__" in words:  # file-scope shared memory: refused where it is used
             for d in decls:
                 dn = d.child_by_field_id(F.declarator) if d.type == "init_declarator" else d

@@ -192,8 +192,15 @@ def _elements(got, fn: A.Function, dtype: str, names: tuple) -> str | int | None
 
 def from_declarations(fn: A.Function, shapes: dict, kernel: str, diags: list) -> None:
     """A host-filled ``__constant__`` table made a parameter that its accesses do not bound (a
-    lookup indexed by data) takes its declared extent."""
+    lookup indexed by data) takes its declared extent; a texture made a parameter, the extents
+    its fetches are addressed by."""
     for p in fn.params:
+        if p.dims:
+            shapes[p.name] = list(p.dims)
+            what = f"'{p.name}' shape {list(p.dims)}"
+            source = "its texture fetches (the extents they address)"
+            diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source=source))
+            continue
         if p.extent is None or shapes.get(p.name) is not None:
             continue
         shapes[p.name] = [p.extent]

@@ -125,9 +125,15 @@ register(
         E,
         "texture or surface",
         "texture/surface memory is not supported: {what}",
-        "Texture and surface objects and their fetch functions have no CPU or NKI equivalent here.",
-        example="float v = tex1Dfetch<float>(tex, i);",
-        fix="Read from a plain global pointer.",
+        "A texture object parameter (cudaTextureObject_t) or a file-scope texture<T, dim> "
+        "reference that a kernel reads with tex1Dfetch/tex1D/tex2D/tex3D of a scalar type is an "
+        "input array read through the mode the host sets (point or linear filtering, "
+        "normalised coordinates, clamp/border/wrap/mirror addressing). Not supported: surfaces, "
+        "layered, cubemap, gather, LOD and gradient fetches, vector texel types, "
+        "cudaReadModeNormalizedFloat, linear filtering of integers, a texture object copied "
+        "into a variable or used as a value (passing it to device functions is supported).",
+        example="float4 v = tex2D<float4>(tex, x, y);",
+        fix="Read the texels as scalars (one texture per channel) or from a plain global pointer.",
     ),
     Rule(
         "C2N1016",

@@ -121,8 +121,21 @@ def global_signatures(source: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for m in _GLOBAL_RE.finditer(_strip_launch_bounds(source)):
         params = [p.strip() for p in m.group(2).split(",") if p.strip()]
-        out[m.group(1)] = [re.findall(r"\w+", p)[-1] for p in params]
+        names = [re.findall(r"\w+", p)[-1] for p in params]
+        out[m.group(1)] = names + [x for p in params for x in _texture_extents(p, source)]
     return out
+
+
+def _texture_extents(param: str, source: str) -> list[str]:
+    """The size parameters the front end adds after a texture object parameter that
+    ``tex1Dfetch/tex1D/tex2D/tex3D`` read: ``<name>_width[, _height[, _depth]]``."""
+    words = re.findall(r"\w+", param)
+    if len(words) < 2 or words[0] != "cudaTextureObject_t":
+        return []
+    scalar = r"<\s*(?:float|int|unsigned|short|char|signed)(?:\s+\w+)*\s*>"
+    dims = re.findall(rf"\btex([123]D|1Dfetch)\s*{scalar}\s*\(\s*{words[-1]}\b", source)
+    n = int(dims[0][0]) if dims else 0
+    return [f"{words[-1]}_{d}" for d in ("width", "height", "depth")[:n]]
 
 
 TABLE_HEAD = "| kernel | idiom | what it exercises |"
