@@ -48,6 +48,7 @@ from cuda2nki.fidelity import (
     provenance,
     refcache,
     rootcause,
+    smallsizes,
     tracefind,
 )
 from cuda2nki.fidelity import traffic as traffic_mod
@@ -476,6 +477,7 @@ def check(
     kept = _dedupe([_as_given(d, info.path) for d in kept])
     if suppressed:
         kept.append(make("C2N5013", SourceLoc(info.path, info.line, 1), count=suppressed))
+    kept = smallsizes.at_inferred_sizes(kept, b, trace.get("shape", ""))
     verdict = judge(numerics, kept, static_only)
     return CheckReport(
         cuda_path,

@@ -24,6 +24,8 @@ from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declarations
+from cuda2nki.lift.chosensizes import KEY as CHOSEN
+from cuda2nki.lift.chosensizes import chosen_sizes
 from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
@@ -275,6 +277,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             )
     _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags, out.get("launch"))
     guarded = 0 not in _unguarded(prog, block)
+    grid_was = list(out["launch"]["grid"]) if "launch" in out else None
     scale_constant_launch(
         out["params"], out.get("launch"), fn, guarded, _DEFAULT_ELEMENTS, kernel_name, diags
     )
@@ -284,6 +287,10 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     if steps:
         _in_steps(out["params"], steps, fn, kernel_name, diags)
         out["check"] = {"multiples": {s.name: s.step for s in steps}}
+    grid_now = out["launch"]["grid"] if "launch" in out else None
+    chosen = chosen_sizes(out["params"], host, sizes - set(ties), grid_was, grid_now)
+    if chosen:  # the check judges size-bound findings at these sizes as notes
+        out[CHOSEN] = chosen
     return out, diags
 
 
