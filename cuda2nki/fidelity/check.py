@@ -49,6 +49,7 @@ from cuda2nki.fidelity import (
     refcache,
     rootcause,
     smallsizes,
+    storagedtype,
     tracefind,
 )
 from cuda2nki.fidelity import traffic as traffic_mod
@@ -1255,7 +1256,8 @@ def _output_layout(
     out = []
     want = r.dtype(cname)
     have = np.asarray(got).dtype
-    if have != want and not narrowed.accepted_dtype(cname, wide, have):
+    stored = storagedtype.stored_as(want, have)  # NKI stores a bool as uint8 0/1
+    if have != want and not stored and not narrowed.accepted_dtype(cname, wide, have):
         out.append(
             make("C2N4021", loc, output=cname, got=_dtype_name(have), expected=_dtype_name(want))
         )
