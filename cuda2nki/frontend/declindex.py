@@ -86,3 +86,28 @@ def assignments(fn: ts.Node, text: Callable[[ts.Node | None], str]) -> list[Assi
         stack.extend(n.children)
     _remember(_assigns, key, (fn, out))
     return out
+
+
+_members: dict[tuple[Any, ...], tuple[ts.Node, dict[str, list[ts.Node]]]] = {}
+
+
+def member_assignments(
+    scope: ts.Node, text: Callable[[ts.Node | None], str]
+) -> dict[str, list[ts.Node]]:
+    """Every ``X.field = v`` / ``X->field = v`` in ``scope`` (the scope itself included), by
+    field name, each list in source order."""
+    key = _key(scope, True)
+    got = _members.get(key)
+    if got is not None and got[0] == scope:
+        return got[1]
+    out: dict[str, list[ts.Node]] = {}
+    stack = [scope]
+    while stack:
+        n = stack.pop()
+        if n.type == "assignment_expression" and text(n.child_by_field_name("operator")) == "=":
+            left = n.child_by_field_name("left")
+            if left is not None and left.type == "field_expression":
+                out.setdefault(text(left.child_by_field_name("field")), []).append(n)
+        stack.extend(reversed(n.children))
+    _remember(_members, key, (scope, out))
+    return out

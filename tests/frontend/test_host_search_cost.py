@@ -90,3 +90,25 @@ def test_the_indexes_answer_as_a_walk_does() -> None:
     assert _first_assignment(fn, "a", text.index("int b"), len(text)).text == b"4"
     # each scope was walked once for all of these questions
     assert sum(1 for k in declindex._decls if k[0] == fn.id) == 1
+
+
+MEMBERS = b"""
+struct Cfg { int rows; int cols; };
+void setup(Cfg* c, Cfg& d) {
+    c->rows = 64;
+    d.cols = 32;
+    c->cols = 48;
+    d.rows = c->rows * 2;
+}
+"""
+
+
+def test_member_assignments_are_indexed_once() -> None:
+    from cuda2nki.frontend.hostmembers import _assignments
+
+    root = parse_bytes(MEMBERS).root_node
+    rows = [a.child_by_field_name("right").text for a in _assignments(root, "rows")]
+    cols = [a.child_by_field_name("right").text for a in _assignments(root, "cols")]
+    assert rows == [b"64", b"c->rows * 2"] and cols == [b"32", b"48"]  # source order
+    assert _assignments(root, "depth") == []
+    assert sum(1 for k in declindex._members if k[0] == root.id) == 1
