@@ -48,6 +48,8 @@ from cuda2nki.fidelity import (
     provenance,
     refcache,
     rootcause,
+    smallsizes,
+    storagedtype,
     tracefind,
 )
 from cuda2nki.fidelity import traffic as traffic_mod
@@ -476,6 +478,7 @@ def check(
     kept = _dedupe([_as_given(d, info.path) for d in kept])
     if suppressed:
         kept.append(make("C2N5013", SourceLoc(info.path, info.line, 1), count=suppressed))
+    kept = smallsizes.at_inferred_sizes(kept, b, trace.get("shape", ""))
     verdict = judge(numerics, kept, static_only)
     return CheckReport(
         cuda_path,
@@ -1253,7 +1256,8 @@ def _output_layout(
     out = []
     want = r.dtype(cname)
     have = np.asarray(got).dtype
-    if have != want and not narrowed.accepted_dtype(cname, wide, have):
+    stored = storagedtype.stored_as(want, have)  # NKI stores a bool as uint8 0/1
+    if have != want and not stored and not narrowed.accepted_dtype(cname, wide, have):
         out.append(
             make("C2N4021", loc, output=cname, got=_dtype_name(have), expected=_dtype_name(want))
         )

@@ -10,6 +10,9 @@ sizes, as before.  A binding given or found in a sidecar keeps its own sizes.
 A performance finding whose figure follows the problem's size (small DMAs, partitions used),
 measured at sizes the check chose in place of the source's, is a note, not a failure
 (:func:`at_chosen_sizes`; ``migrate --check`` judges its checks at smaller sizes the same way).
+So is one measured under a binding inferred from the host code whose sizes the inference chose
+(the host's too large to simulate, or not given: :func:`at_inferred_sizes`).  At the source's
+own sizes such a finding keeps its severity; numerics and memory-safety findings never change.
 """
 
 from __future__ import annotations
@@ -93,13 +96,34 @@ def at_chosen_sizes(report: Any, small: Mapping[str, str]) -> Any:
         f"measured at the check's sizes ({sizes}), not the source's: a note, not a failure; "
         "check at the sizes you run with -D to judge it"
     )
-    findings = [
-        replace(d, severity=Severity.NOTE, notes=(*d.notes, why))
-        if d.code in SIZE_BOUND and d.severity > Severity.NOTE
-        else d
-        for d in report.findings
-    ]
+    findings = as_notes(report.findings, why)
     if findings == list(report.findings):
         return report
     verdict = judge(report.numerics, findings, report.static_only)
     return replace(report, findings=findings, verdict=verdict)
+
+
+def as_notes(findings: Sequence[Diagnostic], why: str) -> list[Diagnostic]:
+    """``findings`` with each size-bound performance finding above a note made a note that
+    says ``why``; every other finding as it is."""
+    from dataclasses import replace
+
+    return [
+        replace(d, severity=Severity.NOTE, notes=(*d.notes, why))
+        if d.code in SIZE_BOUND and d.severity > Severity.NOTE
+        else d
+        for d in findings
+    ]
+
+
+def at_inferred_sizes(findings: Sequence[Diagnostic], binding: Any, label: str) -> list[Diagnostic]:
+    """``findings`` of a check under ``binding``, measured at the test point ``label``: where
+    the binding was inferred with sizes the inference chose (:mod:`cuda2nki.lift.chosensizes`),
+    its size-bound performance findings as notes saying at which sizes they were measured and
+    what the source's are."""
+    from cuda2nki.lift.chosensizes import KEY, describe
+
+    chosen = getattr(binding, "meta", {}).get(KEY)
+    if not chosen:
+        return list(findings)
+    return as_notes(findings, describe(chosen, label))

@@ -38,18 +38,11 @@ def _enclosing(n: ts.Node) -> ts.Node | None:
 
 
 def _assignments(scope: ts.Node, field: str) -> list[ts.Node]:
-    """``X.field = v`` / ``X->field = v`` assignments in ``scope``, in source order."""
-    out: list[ts.Node] = []
-    stack = [scope]
-    while stack:
-        n = stack.pop()
-        if n.type == "assignment_expression" and _txt(n.child_by_field_name("operator")) == "=":
-            left = n.child_by_field_name("left")
-            if left is not None and left.type == "field_expression":
-                if _txt(left.child_by_field_name("field")) == field:
-                    out.append(n)
-        stack.extend(reversed(n.children))
-    return out
+    """``X.field = v`` / ``X->field = v`` assignments in ``scope``, in source order (the scope
+    is indexed once: :mod:`cuda2nki.frontend.declindex`)."""
+    from cuda2nki.frontend.declindex import member_assignments
+
+    return list(member_assignments(scope, _txt).get(field, ()))
 
 
 def _base(assign: ts.Node) -> str:

@@ -35,7 +35,7 @@ from typing import Any
 
 import tree_sitter as ts
 
-from cuda2nki.frontend import cmdline
+from cuda2nki.frontend import cmdline, declindex
 from cuda2nki.frontend.cst import COMMENT_IDS
 from cuda2nki.frontend.hostalloc import alloc_bytes
 from cuda2nki.frontend.hostbranch import BranchArm, arms, enclosing_if, mentions
@@ -719,7 +719,10 @@ class HostEvaluator:
         (see :mod:`cuda2nki.frontend.callers`)."""
         from cuda2nki.frontend.callers import foreign_calls
 
-        for call, other in foreign_calls(self.path, fname):
+        memo = self.__dict__.setdefault("_foreign_memo", {})  # the tree's calls, read once
+        if fname not in memo:
+            memo[fname] = foreign_calls(self.path, fname)
+        for call, other in memo[fname]:
             args = call.child_by_field_name("arguments")
             items = _kids(args) if args is not None else []
             if idx >= len(items):
@@ -1388,42 +1391,18 @@ def _last_decl(
     if scope is None:
         return None
     best = None
-    stack = [scope.child_by_field_name("body") if not top else scope]
-    while stack:
-        n = stack.pop()
-        if n is None or n.start_byte >= before:
-            continue
-        if n.type == "declaration":
-            for c in n.children_by_field_name("declarator"):
-                got, value, _ = _declared_name(c)
-                if got == name:
-                    kind = (
-                        "loop"
-                        if n.parent is not None and n.parent.type == "for_statement"
-                        else "local"
-                    )
-                    if best is None or n.start_byte > best[1].start_byte:
-                        best = (kind, n, value)
-        if top and n.type == "function_definition":
-            continue
-        stack.extend(n.children)
+    for start, got, kind, n, value in declindex.declarations(scope, top, _declared_name):
+        if got == name and start < before and (best is None or start > best[1].start_byte):
+            best = (kind, n, value)
     return best
 
 
 def _first_assignment(fn: ts.Node, name: str, after: int, before: int) -> ts.Node | None:
-    stack = [fn.child_by_field_name("body")]
     best = None
-    while stack:
-        n = stack.pop()
-        if n is None or n.end_byte <= after or n.start_byte >= before:
-            continue
-        if n.type == "assignment_expression" and _txt(n.child_by_field_name("operator")) == "=":
-            left = n.child_by_field_name("left")
-            if left is not None and _txt(left) == name:
-                if best is None or n.start_byte < best.start_byte:
-                    best = n
-        stack.extend(n.children)
-    return best.child_by_field_name("right") if best is not None else None
+    for start, end, left, right in declindex.assignments(fn, _txt):
+        if left == name and end > after and start < before and (best is None or start < best[0]):
+            best = (start, right)
+    return best[1] if best is not None else None
 
 
 def _occupancy(which: int, ev: tuple[str, ...]) -> _V:

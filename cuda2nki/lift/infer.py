@@ -19,11 +19,14 @@ it inferred (C2N2100) and what is missing (C2N2101):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declarations
+from cuda2nki.lift.chosensizes import KEY as CHOSEN
+from cuda2nki.lift.chosensizes import chosen_sizes
 from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.gatherrows import default_rows
@@ -303,8 +306,10 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
             out["params"][p.name] = _scalar(
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
             )
-    _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags, out.get("launch"))
+    apart = _stores_apart(prog, block)
+    _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags, out.get("launch"), apart)
     guarded = 0 not in _unguarded(prog, block)
+    grid_was = list(out["launch"]["grid"]) if "launch" in out else None
     scale_constant_launch(
         out["params"], out.get("launch"), fn, guarded, _DEFAULT_ELEMENTS, kernel_name, diags
     )
@@ -314,6 +319,10 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     if steps:
         _in_steps(out["params"], steps, fn, kernel_name, diags)
         out["check"] = {"multiples": {s.name: s.step for s in steps}}
+    grid_now = out["launch"]["grid"] if "launch" in out else None
+    chosen = chosen_sizes(out["params"], host, sizes - set(ties), grid_was, grid_now)
+    if chosen:  # the check judges size-bound findings at these sizes as notes
+        out[CHOSEN] = chosen
     return out, diags
 
 
@@ -510,12 +519,15 @@ def _shrink(
     kernel: str,
     diags: list,
     launch: dict | None = None,
+    apart: Callable[[dict], bool] | None = None,
 ) -> None:
     """Halve the largest free size until the largest tensor holds at most ``_DEFAULT_ELEMENTS``:
     a host's production sizes are too large to simulate, and check adds the sizes that matter
     (ragged tails, several tiles) itself.  Guards keep a smaller size in bounds of the grid; a
     size is not halved where that leaves ``launch`` without a block on some axis (a grid of
-    whole 64 KiB pages of the data: ``(4 * n + 65535) / 65536 * 32 / 256`` blocks)."""
+    whole 64 KiB pages of the data: ``(4 * n + 65535) / 65536 * 32 / 256`` blocks), nor where
+    threads whose stores ``apart`` (sizes -> bool) keeps apart at the host's sizes would store
+    to the same element (:mod:`cuda2nki.lift.storealias`)."""
     from cuda2nki.binding import eval_c_expr
     from cuda2nki.frontend.sizemacros import forced_sizes
 
@@ -548,12 +560,14 @@ def _shrink(
         return top
 
     shrinking = set(start)
+    keep_apart = apart is not None and bool(start) and apart(env)
     while shrinking and biggest() > _DEFAULT_ELEMENTS:
         name = max(shrinking, key=lambda k: env[k])
         if env[name] <= 8:
             break
-        if not launches({**env, name: int(env[name]) // 2}):
-            shrinking.discard(name)  # smaller, the launch would run no block
+        trial = {**env, name: int(env[name]) // 2}
+        if not launches(trial) or (keep_apart and apart is not None and not apart(trial)):
+            shrinking.discard(name)  # smaller, no block would run, or threads would collide
             continue
         env[name] = int(env[name]) // 2
     for name, was in start.items():
@@ -569,6 +583,16 @@ def _shrink(
                     source="a smaller test size",
                 )
             )
+
+
+def _stores_apart(prog, block) -> Callable[[dict], bool] | None:
+    """Sizes -> whether the executed thread's stores stay apart across threads there (None: the
+    kernel was not executed)."""
+    from cuda2nki.lift.storealias import collide
+
+    if prog is None or block is None or not prog.stores:
+        return None
+    return lambda env: not collide(prog.stores, block, env)
 
 
 def _host_values(fn: A.Function, site: A.LaunchSite | None) -> dict:

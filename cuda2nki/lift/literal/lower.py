@@ -1433,7 +1433,8 @@ class Lowerer:
                 return Uni(sub(a.expr, b.expr), "int")
             if op == "*":
                 return Uni(mul(a.expr, b.expr), "int")
-            return Uni(f"{x} {op} {y}", "int")
+            # binds looser than + and *: parenthesised, as an operand of a sum it stays whole
+            return Uni(f"({x} {op} {y})", "int")
         raise self.refuse(f"operator '{op}'", node)
 
     def ternary(self, e: A.Ternary, scope: Scope) -> Value:

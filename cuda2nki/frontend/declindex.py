@@ -1,0 +1,113 @@
+"""Indexes of a host function's declarations and assignments, built once per scope.
+
+Host-value evaluation (:mod:`cuda2nki.frontend.hostvals`) asks, thousands of times per file
+with launcher chains across a tree, for the last declaration of a name before a point and the
+first assignment of a name in a range.  Walking the scope's syntax tree for each question made a
+file of a few hundred lines take minutes; each scope is now walked once and the questions are
+answered from its index.  The answers are those of the walks they replace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import tree_sitter as ts
+
+#: one declarator of a declaration: (start byte of the declaration, name, kind, declaration,
+#: initial value)
+Decl = tuple[int, str, str, ts.Node, ts.Node | None]
+#: one plain assignment: (start byte, end byte, the left side's text, the right side)
+Assign = tuple[int, int, str, ts.Node | None]
+
+#: scopes indexed at most (the oldest are dropped past it)
+MAX_SCOPES = 512
+
+_decls: dict[tuple[Any, ...], tuple[ts.Node, list[Decl]]] = {}
+_assigns: dict[tuple[Any, ...], tuple[ts.Node, list[Assign]]] = {}
+
+
+def _key(scope: ts.Node, top: bool) -> tuple[Any, ...]:
+    return (scope.id, scope.start_byte, scope.end_byte, scope.type, top)
+
+
+def _remember(cache: dict, key: tuple[Any, ...], value: Any) -> None:
+    if len(cache) >= MAX_SCOPES:
+        cache.pop(next(iter(cache)))
+    cache[key] = value
+
+
+def declarations(
+    scope: ts.Node,
+    top: bool,
+    declared_name: Callable[[ts.Node], tuple[str | None, ts.Node | None, bool]],
+) -> list[Decl]:
+    """Every declarator in ``scope`` (its body; with ``top``, the scope itself without entering
+    function definitions), in the order a depth-first walk meets them."""
+    key = _key(scope, top)
+    got = _decls.get(key)
+    if got is not None and got[0] == scope:
+        return got[1]
+    out: list[Decl] = []
+    stack = [scope.child_by_field_name("body") if not top else scope]
+    while stack:
+        n = stack.pop()
+        if n is None:
+            continue
+        if n.type == "declaration":
+            for c in n.children_by_field_name("declarator"):
+                name, value, _ = declared_name(c)
+                if name is not None:
+                    loop = n.parent is not None and n.parent.type == "for_statement"
+                    out.append((n.start_byte, name, "loop" if loop else "local", n, value))
+        if top and n.type == "function_definition":
+            continue
+        stack.extend(n.children)
+    _remember(_decls, key, (scope, out))
+    return out
+
+
+def assignments(fn: ts.Node, text: Callable[[ts.Node | None], str]) -> list[Assign]:
+    """Every ``left = right`` in ``fn``'s body."""
+    key = _key(fn, False)
+    got = _assigns.get(key)
+    if got is not None and got[0] == fn:
+        return got[1]
+    out: list[Assign] = []
+    stack = [fn.child_by_field_name("body")]
+    while stack:
+        n = stack.pop()
+        if n is None:
+            continue
+        if n.type == "assignment_expression" and text(n.child_by_field_name("operator")) == "=":
+            left = n.child_by_field_name("left")
+            if left is not None:
+                out.append((n.start_byte, n.end_byte, text(left), n.child_by_field_name("right")))
+        stack.extend(n.children)
+    _remember(_assigns, key, (fn, out))
+    return out
+
+
+_members: dict[tuple[Any, ...], tuple[ts.Node, dict[str, list[ts.Node]]]] = {}
+
+
+def member_assignments(
+    scope: ts.Node, text: Callable[[ts.Node | None], str]
+) -> dict[str, list[ts.Node]]:
+    """Every ``X.field = v`` / ``X->field = v`` in ``scope`` (the scope itself included), by
+    field name, each list in source order."""
+    key = _key(scope, True)
+    got = _members.get(key)
+    if got is not None and got[0] == scope:
+        return got[1]
+    out: dict[str, list[ts.Node]] = {}
+    stack = [scope]
+    while stack:
+        n = stack.pop()
+        if n.type == "assignment_expression" and text(n.child_by_field_name("operator")) == "=":
+            left = n.child_by_field_name("left")
+            if left is not None and left.type == "field_expression":
+                out.setdefault(text(left.child_by_field_name("field")), []).append(n)
+        stack.extend(reversed(n.children))
+    _remember(_members, key, (scope, out))
+    return out

@@ -1,0 +1,114 @@
+"""Host-value evaluation answers its repeated questions from indexes built once: a launcher's
+callers in the other files of the tree are searched once per launcher and parse (not once per
+argument and launch), and a scope's declarations and assignments are walked once
+(cuda2nki.frontend.declindex); the answers are those of a fresh walk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cuda2nki.frontend import declindex, parse_file
+from cuda2nki.frontend.cst import parse_bytes
+
+# kernels launched by launchers whose sizes come from a caller in another file
+KERNELS = """
+__global__ void add_one(float* v, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] += 1.0f;
+}
+__global__ void twice(float* v, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] *= 2.0f;
+}
+void run_steps(float* d, int len, int threads, int reps) {
+    for (int r = 0; r < reps; r++) {
+        add_one<<<(len + threads - 1) / threads, threads>>>(d, len);
+        twice<<<(len + threads - 1) / threads, threads>>>(d, len);
+        add_one<<<(len + threads - 1) / threads, threads>>>(d, len);
+    }
+}
+"""
+DRIVER = """
+void run_steps(float* d, int len, int threads, int reps);
+int main() {
+    int elems = 5000;
+    float* d;
+    run_steps(d, elems, 128, 3);
+    return 0;
+}
+"""
+
+
+def test_a_launchers_foreign_callers_are_searched_once(tmp_path: Path, monkeypatch) -> None:
+    from cuda2nki.frontend import callers
+
+    (tmp_path / "steps.cu").write_text(KERNELS)
+    (tmp_path / "driver.cpp").write_text(DRIVER)
+    asked: list[str] = []
+    real = callers.foreign_calls
+
+    def counting(path: str | None, fname: str) -> list:
+        asked.append(fname)
+        return real(path, fname)
+
+    monkeypatch.setattr(callers, "foreign_calls", counting)
+    tu = parse_file(str(tmp_path / "steps.cu"))
+    assert len(tu.launch_sites) == 3
+    assert all(s.host is not None for s in tu.launch_sites)
+    assert asked.count("run_steps") == 1  # three launches, two sizes each: one search
+
+
+SCOPES = b"""
+int g = 1;
+void host(int n) {
+    int a = 1;
+    for (int i = 0; i < n; i++) { int a = i; a = a + 1; }
+    int b = 2;
+    b = 3;
+    a = 4;
+}
+int h = 2;
+"""
+
+
+def test_the_indexes_answer_as_a_walk_does() -> None:
+    from cuda2nki.frontend.hostvals import _first_assignment, _last_decl
+
+    root = parse_bytes(SCOPES).root_node
+    fn = next(c for c in root.children if c.type == "function_definition")
+    text = SCOPES.decode()
+    # the loop body's `a` shadows the first one up to the end of the loop
+    kind, decl, _ = _last_decl(fn, "a", text.index("a = a + 1"))
+    assert kind == "local" and decl.start_byte == text.index("int a = i")
+    kind, decl, _ = _last_decl(fn, "i", text.index("a = i"))
+    assert kind == "loop"
+    assert _last_decl(fn, "b", text.index("int b")) is None
+    assert _last_decl(root, "h", len(text), top=True) is not None
+    assert _last_decl(root, "a", len(text), top=True) is None  # not inside functions
+    right = _first_assignment(fn, "b", text.index("int b"), len(text))
+    assert right is not None and right.text == b"3"
+    assert _first_assignment(fn, "a", text.index("int b"), len(text)).text == b"4"
+    # each scope was walked once for all of these questions
+    assert sum(1 for k in declindex._decls if k[0] == fn.id) == 1
+
+
+MEMBERS = b"""
+struct Cfg { int rows; int cols; };
+void setup(Cfg* c, Cfg& d) {
+    c->rows = 64;
+    d.cols = 32;
+    c->cols = 48;
+    d.rows = c->rows * 2;
+}
+"""
+
+
+def test_member_assignments_are_indexed_once() -> None:
+    from cuda2nki.frontend.hostmembers import _assignments
+
+    root = parse_bytes(MEMBERS).root_node
+    rows = [a.child_by_field_name("right").text for a in _assignments(root, "rows")]
+    cols = [a.child_by_field_name("right").text for a in _assignments(root, "cols")]
+    assert rows == [b"64", b"c->rows * 2"] and cols == [b"32", b"48"]  # source order
+    assert _assignments(root, "depth") == []
+    assert sum(1 for k in declindex._members if k[0] == root.id) == 1
