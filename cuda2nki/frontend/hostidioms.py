@@ -115,6 +115,22 @@ def remainder_ceil(n: ts.Node) -> tuple[ts.Node, ts.Node] | None:
     return None
 
 
+def half_round(n: ts.Node) -> tuple[ts.Node, ts.Node] | None:
+    """``(a, b)`` when ``n`` is ``a / b + 0.5`` (either order): a ratio rounded to the nearest
+    integer, halves up, once the caller converts it to an integer."""
+    plus = _binary(n, "+")
+    if plus is None:
+        return None
+    left, _, right = plus
+    for div, half in ((left, right), (right, left)):
+        parts = _binary(div, "/")
+        b = _bare(half)
+        if parts is not None and b is not None and b.type == "number_literal":
+            if _txt(b).rstrip("fF") in ("0.5", ".5", "0.50"):
+                return parts[0], parts[2]
+    return None
+
+
 def _increments(stmt: ts.Node | None, name: str) -> bool:
     """Whether ``stmt`` (a statement or a block of one) adds 1 to ``name``."""
     if stmt is not None and stmt.type == "compound_statement":

@@ -41,6 +41,7 @@ from cuda2nki.frontend.hostalloc import alloc_bytes
 from cuda2nki.frontend.hostbranch import BranchArm, arms, enclosing_if, mentions
 from cuda2nki.frontend.hostcalls import host_calls
 from cuda2nki.frontend.hostidioms import (
+    half_round,
     member_assignments,
     occupancy_output,
     remainder_ceil,
@@ -395,9 +396,11 @@ class HostEvaluator:
         if t == "assignment_expression" and _txt(n.child_by_field_name("operator")) == "=":
             return self.eval(n.child_by_field_name("right"), s)  # `n = m = 2048`: the value stored
         if t == "cast_expression":
-            return _cast(
-                _txt(n.child_by_field_name("type")), self.eval(n.child_by_field_name("value"), s)
-            )
+            ty, value = _txt(n.child_by_field_name("type")), n.child_by_field_name("value")
+            half = None if _is_float_type(ty) else half_round(value)
+            if half is not None:  # `(int)((float)n / b + 0.5)`
+                return _round_div(self.eval(half[0], s), self.eval(half[1], s))
+            return _cast(ty, self.eval(value, s))
         if t == "binary_expression":
             count = self._array_count(n, s)
             if count is not None:  # `sizeof(a) / sizeof(a[0])`
@@ -1095,6 +1098,22 @@ def _number(text: str) -> Number:
     return int(t)
 
 
+def _is_float_type(ty: str) -> bool:
+    return ty.replace("const", "").replace("unsigned", "").strip() in _FLOAT_TYPES
+
+
+def _round_div(a: _V, b: _V) -> _V:
+    """``(int)(a / b + 0.5)`` of integer-valued ``a``, ``b > 0``: the ratio rounded halves up,
+    which is ``(2a + b) / (2b)`` in C integer arithmetic (the binding's, and the port's)."""
+    if any(v.num is not None and float(v.num) != int(v.num) for v in (a, b)):
+        raise _NoValue
+    a, b = _cast("int", a), _cast("int", b)
+    if b.num is not None and b.num <= 0:
+        raise _NoValue
+    two = _const(2)
+    return _binary("/", _binary("+", _binary("*", two, a), b), _binary("*", two, b))
+
+
 def _cast(ty: str, v: _V) -> _V:
     if v.items is not None:
         raise _NoValue
@@ -1109,8 +1128,22 @@ def _cast(ty: str, v: _V) -> _V:
             v.notes,
         )
     num = None if v.num is None else int(v.num)
-    text = _num_text(num) if num is not None else (_strip_float(v.text) if v.text else None)
+    text = _num_text(num) if num is not None else (_int_of_float(v.text) if v.text else None)
     return _V(text, num, None, v.ev, v.notes)
+
+
+_FLOAT_LITERAL = re.compile(r"(?<![\w@.])(?:\d+\.\d*|\.\d+|\d+[eE][-+]?\d+)")
+
+
+def _int_of_float(text: str) -> str:
+    """The integer conversion of a host expression: ``(int)((float)n / b)`` truncates like
+    ``n / b`` in the binding's C arithmetic, so the float casts just go.  Where a float literal
+    takes part (``(int)((float)n * 1.5)``) there is no integer expression of it: no value (the
+    rounded ratio ``(int)(n / b + 0.5)`` is restated before this, see ``_round_div``)."""
+    plain = _strip_float(text)
+    if _FLOAT_LITERAL.search(plain):
+        raise _NoValue  # float arithmetic the binding's integer expressions cannot restate
+    return plain
 
 
 def _strip_float(text: str) -> str:
