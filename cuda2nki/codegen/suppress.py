@@ -11,8 +11,10 @@ computes something else, and no shape of the kernel excuses that.
 * :func:`comment` -- the comment text for some finding ids and a reason (for any generator).
 * :func:`note` -- the same as a scheduled-IR ``Note`` placed before the statement it covers.
 * :func:`annotate` -- the scheduled kernel with the suppressions the lowering's own constructs
-  justify, each placed before the DMA it covers.  Today: the tiles of an element gather
-  (a flat gather into a tensor's elements, or a gather from a 1-D tensor).
+  justify, each placed before the DMA it covers: the tiles of an element gather (a flat
+  gather into a tensor's elements, or a gather from a 1-D tensor), and the stores of a kernel
+  whose only outputs are one result per row (each computed from a row held on one partition,
+  so a row tile stores one element per partition; the reason names the tensors and sizes).
 """
 
 from __future__ import annotations
@@ -53,8 +55,10 @@ def note(codes: Iterable[str], reason: str, loc: SourceLoc) -> Note:
 
 def annotate(kernel: Kernel) -> Kernel:
     """``kernel`` with a suppression before each DMA that the lowering's constructs force narrow
-    (see :func:`_block`)."""
-    return kernel.replace(body=_block(kernel.body))
+    (see :func:`_block` and :mod:`cuda2nki.codegen._row_results`)."""
+    from cuda2nki.codegen._row_results import mark_row_results
+
+    return mark_row_results(kernel.replace(body=_block(kernel.body)))
 
 
 def _block(body: tuple) -> tuple:

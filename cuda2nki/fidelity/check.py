@@ -476,8 +476,10 @@ def check(
     kept = [d for d in found if not info.suppressed(d) and d.code not in ignore]
     suppressed = len(found) - len(kept)
     kept = _dedupe([_as_given(d, info.path) for d in kept])
-    if suppressed:
-        kept.append(make("C2N5013", SourceLoc(info.path, info.line, 1), count=suppressed))
+    if suppressed:  # each inline suppression named with its reason
+        whys = list(dict.fromkeys(w for d in found if (w := info.why(_as_given(d, info.path)))))
+        at = SourceLoc(info.path, info.line, 1)
+        kept.append(make("C2N5013", at, notes=whys, count=suppressed))
     kept = smallsizes.at_inferred_sizes(kept, b, trace.get("shape", ""))
     verdict = judge(numerics, kept, static_only)
     return CheckReport(

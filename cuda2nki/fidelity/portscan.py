@@ -23,7 +23,9 @@ NARROW = (
     "fp8",
     "bf16",
 )
-_IGNORE = re.compile(r"#\s*cuda2nki:\s*ignore(-file)?\[([A-Z0-9, *]+)\]")
+_IGNORE = re.compile(r"#\s*cuda2nki:\s*ignore(-file)?\[([A-Z0-9, *]+)\][ \t]*([^#\n]*)")
+#: numerics findings (the port computes something else): no inline comment hides them
+NUMERICS = re.compile(r"C2N4\d{3}")
 _ALLOC = {
     "ndarray",
     "zeros",
@@ -48,19 +50,36 @@ class PortInfo:
     api: str  # "current" | "legacy"
     suppressions: dict[int, frozenset[str]] = field(default_factory=dict)
     file_suppressions: frozenset[str] = frozenset()
+    reasons: dict[int, str] = field(default_factory=dict)  # line -> the comment's reason
 
     def suppressed(self, d: Diagnostic) -> bool:
+        return self.suppressed_by(d) is not None
+
+    def suppressed_by(self, d: Diagnostic) -> int | None:
+        """The line of the comment that suppresses ``d`` (0: a file-wide one), or None.  A
+        numerics finding (C2N4xxx) is never suppressed inline."""
+        if NUMERICS.fullmatch(d.code):
+            return None
         if d.code in self.file_suppressions or "*" in self.file_suppressions:
-            return True
+            return 0
         if d.loc.file not in (self.path, "<port>") and not d.loc.file.endswith(
             self.path.rsplit("/", 1)[-1]
         ):
-            return False
+            return None
         for ln in (d.loc.line, d.loc.line - 1):
             ids = self.suppressions.get(ln, frozenset())
             if d.code in ids or "*" in ids:
-                return True
-        return False
+                return ln
+        return None
+
+    def why(self, d: Diagnostic) -> str:
+        """``ID at line N: reason`` for a finding an inline comment suppresses."""
+        ln = self.suppressed_by(d)
+        if ln is None:
+            return ""
+        where = "file-wide" if ln == 0 else f"line {ln}"
+        reason = self.reasons.get(ln, "") or "no reason given"
+        return f"{d.code} suppressed {where} ({d.loc.file}:{d.loc.line}): {reason}"
 
 
 def _fail(path: str, line: int, reason: str) -> DiagnosticError:
@@ -135,17 +154,22 @@ def _returns(fn: ast.FunctionDef) -> tuple[str | None, ...]:
     return ()
 
 
-def _suppressions(source: str) -> tuple[dict[int, frozenset[str]], frozenset[str]]:
+def _suppressions(
+    source: str,
+) -> tuple[dict[int, frozenset[str]], frozenset[str], dict[int, str]]:
     per_line: dict[int, frozenset[str]] = {}
     whole: set[str] = set()
+    reasons: dict[int, str] = {}
     for i, text in enumerate(source.splitlines(), start=1):
         for m in _IGNORE.finditer(text):
             ids = frozenset(x.strip() for x in m.group(2).split(",") if x.strip())
+            if m.group(3).strip():
+                reasons[0 if m.group(1) else i] = m.group(3).strip()
             if m.group(1):
                 whole |= ids
             else:
                 per_line[i] = per_line.get(i, frozenset()) | ids
-    return per_line, frozenset(whole)
+    return per_line, frozenset(whole), reasons
 
 
 def scan(
@@ -159,7 +183,7 @@ def scan(
     plain = positional[: len(positional) - n_def] if n_def else positional
     keyword = positional[len(positional) - n_def :] if n_def else []
     keyword += [a.arg for a in args.kwonlyargs]
-    per_line, whole = _suppressions(source)
+    per_line, whole, reasons = _suppressions(source)
     info = PortInfo(
         path,
         fn.name,
@@ -170,6 +194,7 @@ def scan(
         _api(tree),
         per_line,
         whole,
+        reasons,
     )
     return info, tree
 

@@ -290,7 +290,7 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
         out.append(
             make(
                 "C2N5007",
-                at(dma_line),
+                at(_narrowest(s) or dma_line),
                 evidence=(
                     f"{s.dma_count} DMAs average {avg:.0f} B per partition row (< 512 B) although "
                     f"{size.bytes_per_partition} B per partition are available to move"
@@ -324,6 +324,19 @@ def findings(s: TraceSummary, size: ProblemSize, port_path: str) -> list[Diagnos
     whole = _reloads(s, size, at)
     out.extend(whole or _loop_reloads(s, size, at))
     return out
+
+
+def _narrowest(s: TraceSummary) -> tuple[str, int] | None:
+    """The DMA line that pulls the average transfer furthest under 512 B per partition row:
+    the most partition rows short of it (a line of 4 B stores, not the line of wide loads that
+    runs as often)."""
+    best, most = None, 0.0
+    for key, ls in s.per_line.items():
+        if _is_dma(ls.engine, ls.op):
+            short = 512.0 * max(ls.partitions, ls.count) - ls.dma_bytes
+            if short > most:
+                best, most = key, short
+    return best
 
 
 def _hottest(s: TraceSummary, dma: bool) -> tuple[str, int] | None:

@@ -38,6 +38,7 @@ from cuda2nki.ir.nodes import (
     Max,
     Memset,
     Min,
+    Mul,
     Param,
     Read,
     Reduce,
@@ -55,6 +56,7 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.ir.ops import Buffer, LoopKind, Op
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes._index import BCAST, FULL, ROW, access_class, dims_for
+from cuda2nki.passes._merged_rows import merged_class, rows_of
 
 
 class _NoFold(Exception):
@@ -97,7 +99,7 @@ def plan(lw: Any, c: Compute, red: list, i_ax, j_ax, P: int, TN: int) -> _Fold |
         return None
     R = i_ax.extent
     scalars = {p.name for p in lw.kernel.params if isinstance(p, ScalarDecl)}
-    if not isinstance(R, Sym) or R.name not in scalars:
+    if not _size_factors(R) or any(n not in scalars for n in _size_factors(R)):
         return None
     try:
         rows = int(R.evaluate(binding_env(lw)))
@@ -109,6 +111,16 @@ def plan(lw: Any, c: Compute, red: list, i_ax, j_ax, P: int, TN: int) -> _Fold |
     G = Max(Const(1), FloorDiv(Const(P), R))
     W = Min(Const(TN), CeilDiv(C, G))
     return _Fold(i_ax.name, j_ax.name, R, C, P, G, W, Min(Const(P), R))
+
+
+def _size_factors(e: SizeExpr) -> list[str]:
+    """The size parameters whose product ``e`` is (``R``, ``B * T``), or [] for another form."""
+    if isinstance(e, Sym):
+        return [e.name]
+    if isinstance(e, Mul):
+        a, b = _size_factors(e.a), _size_factors(e.b)
+        return a + b if a and b else []
+    return []
 
 
 def lower(lw: Any, c: Compute, red: list, f: _Fold) -> bool:
@@ -145,13 +157,30 @@ def _indicator(b: T.Builder, f: _Fold, c: Compute) -> View:
     part, blk, ind, above = (T.whole(n, K, w) for n, w in zip(names, (1, f.G, f.G, f.G)))
     b.emit(Iota(part, ((0, 1),), offset=0, channel_multiplier=1, loc=loc))
     b.emit(Iota(blk, ((1, f.G),), offset=1, channel_multiplier=0, loc=loc))
-    R = Param(f.R.name, loc=loc)
+    R = _row_count(b, f, K, loc)
     # w = (b + 1) * R - p: the block's end less the partition's own index
     b.emit(TensorScalar(blk, blk, Op.MUL, R, op1=Op.SUB, operand1=part, loc=loc))
     b.emit(TensorScalar(ind, blk, Op.GT, Lit(0.0, "float32"), loc=loc))
     b.emit(TensorScalar(above, blk, Op.GT, R, loc=loc))
     b.emit(TensorTensor(ind, Op.SUB, ind, above, loc=loc))
     return ind
+
+
+def _row_count(b: T.Builder, f: _Fold, K: SizeExpr, loc) -> Param | View:
+    """The row count as an operand: the parameter itself, or a product of parameters (merged
+    rows, ``B * T``) in a ``(K, 1)`` column, one factor (two per instruction) at a time."""
+    names = _size_factors(f.R)
+    if len(names) == 1:
+        return Param(names[0], loc=loc)
+    col = b.fresh("rows")
+    b.emit(Alloc(col, (K, Const(1)), "float32", Buffer.SBUF, loc=loc))
+    view = T.whole(col, K, 1)
+    b.emit(Memset(view, Lit(1.0, "float32"), loc=loc))
+    for k in range(0, len(names), 2):
+        pair = [Param(n, loc=loc) for n in names[k : k + 2]]
+        op1, operand1 = (Op.MUL, pair[1]) if len(pair) == 2 else (None, None)
+        b.emit(TensorScalar(view, view, Op.MUL, pair[0], op1=op1, operand1=operand1, loc=loc))
+    return view
 
 
 def _sum(lw: Any, nb: T.Builder, c: Compute, r: Reduce, f: _Fold, ind: View, c0) -> T.Val:
@@ -188,6 +217,10 @@ def _stacked_body(lw: Any, nb: T.Builder, c: Compute, r: Reduce, f: _Fold, c0) -
 
     def reader(rd: Read) -> T.Val:
         got = access_class(rd.index, f.i, f.j)
+        merged = None
+        if got is None:  # a read through merged rows (``B * T`` rows of a [B, T, C] tensor)
+            found = merged_class(rd.index, lw.decl(rd.tensor).shape, f.i, f.j)
+            got, merged = (found[:2], found[2]) if found is not None else (None, None)
         if got is None or got[0] not in (FULL, ROW, BCAST):
             raise _NoFold
         cls, dims = got
@@ -203,7 +236,12 @@ def _stacked_body(lw: Any, nb: T.Builder, c: Compute, r: Reduce, f: _Fold, c0) -
         dst = View(
             name, (Slice(f.rows0 * Sym(blk), f.rows0), Slice(0, Const(1) if cls == ROW else n))
         )
-        src = View(rd.tensor, dims_for(dims, f.i, f.j, Const(0), f.rows0, cb, n))
+        src_dims = dims_for(dims, f.i, f.j, Const(0), f.rows0, cb, n)
+        if merged is not None:
+            src_dims = rows_of(src_dims, merged)
+            if src_dims is None:
+                raise _NoFold
+        src = View(rd.tensor, src_dims)
         guard = Loop(nb.fresh("g"), 0, Min(Const(1), n), body=(Load(dst, src, loc=rd.loc),))
         nb.emit(Loop(blk, 0, f.G, body=(guard.replace(loc=rd.loc),), loc=rd.loc))
         return T.Val(T.ROW if cls == ROW else T.FULL, T.whole(name, K, cols), dt)

@@ -169,7 +169,9 @@ register(
         N,
         "suppressed finding",
         "{count} finding(s) suppressed by inline or command-line suppressions",
-        "Findings matched `# cuda2nki: ignore[ID]` comments or --ignore options and are not reported.",
+        "Findings matched `# cuda2nki: ignore[ID] reason` comments or --ignore options and are "
+        "not reported; a note per inline suppression names the id, the comment's line and its "
+        "reason.  No inline comment suppresses a numerics finding (C2N4xxx).",
         fix="Nothing to fix.",
     ),
 )

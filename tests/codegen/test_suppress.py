@@ -209,3 +209,136 @@ def test_ports_without_an_element_gather_carry_no_suppression(tmp_path) -> None:
     }
     res = port_file(cu, binding=binding_from_dict({"kernel": "k", **bdict}, path=str(cu)))
     assert res.source is not None and "ignore[" not in res.source
+
+
+#: (name, source, binding): kernels whose only outputs are one result per row, computed from a
+#: row of an input; other names, index orders, guards, loops and block sizes
+ROW_RESULTS = [
+    (
+        "nearest_centre",  # a running argmin over centres, the centre's stride written first
+        "__global__ void k(const float* pts, const float* ctr, int* lab, int n, int m, int d) {\n"
+        "    int i = threadIdx.x + blockDim.x * blockIdx.x;\n"
+        "    if (i < n) {\n"
+        "        float best = 3.0e38f;\n"
+        "        int arg = 0;\n"
+        "        for (int c = 0; c < m; ++c) {\n"
+        "            float s = 0.0f;\n"
+        "            for (int f = 0; f < d; ++f) {\n"
+        "                float e = pts[i * d + f] - ctr[d * c + f];\n"
+        "                s += e * e;\n"
+        "            }\n"
+        "            if (s < best) { best = s; arg = c; }\n"
+        "        }\n"
+        "        lab[i] = arg;\n"
+        "    }\n"
+        "}\n",
+        {
+            "launch": {"grid": ["ceil_div(n, 256)"], "block": [256]},
+            "params": {
+                "pts": tensor_param(["n", "d"], "in"),
+                "ctr": tensor_param(["m", "d"], "in"),
+                "lab": {"shape": ["n"], "dtype": "int32", "role": "out"},
+                "n": 1500,
+                "m": 4,
+                "d": 130,
+            },
+            "check": {"shapes": [{"n": 130, "m": 3, "d": 5}]},
+        },
+    ),
+    (
+        "row_max_grid_stride",  # the largest value of each row, rows walked grid-stride
+        "__global__ void k(const float* x, float* mx, int R, int C) {\n"
+        "    for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < R;"
+        " r += blockDim.x * gridDim.x) {\n"
+        "        float v = x[r * C];\n"
+        "        for (int j = 1; j < C; j++) v = fmaxf(v, x[r * C + j]);\n"
+        "        mx[r] = v;\n"
+        "    }\n"
+        "}\n",
+        {
+            "launch": {"grid": [8], "block": [128]},
+            "params": {
+                "x": tensor_param(["R", "C"], "in"),
+                "mx": tensor_param(["R"], "out"),
+                "R": 2000,
+                "C": 100,
+            },
+            "check": {"shapes": [{"R": 129, "C": 7}]},
+        },
+    ),
+    (
+        "row_norm_early_return",  # the Euclidean norm of each row, an early return as the guard
+        "__global__ void k(float* nrm, const float* a, int rows, int cols) {\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r >= rows) return;\n"
+        "    float s = 0.0f;\n"
+        "    for (int j = 0; j < cols; j += 1) s += a[cols * r + j] * a[cols * r + j];\n"
+        "    nrm[r] = sqrtf(s);\n"
+        "}\n",
+        {
+            "launch": {"grid": ["ceil_div(rows, 64)"], "block": [64]},
+            "params": {
+                "nrm": tensor_param(["rows"], "out"),
+                "a": tensor_param(["rows", "cols"], "in"),
+                "rows": 3000,
+                "cols": 96,
+            },
+            "check": {"shapes": [{"rows": 200, "cols": 3}]},
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("vid", "src", "bdict"), ROW_RESULTS, ids=[r[0] for r in ROW_RESULTS])
+def test_row_result_stores_carry_a_reason_computed_from_the_kernel(vid, src, bdict, tmp_path):
+    cu = tmp_path / f"{vid}.cu"
+    cu.write_text(src)
+    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
+    res = port_file(cu, binding=binding)
+    assert res.source is not None and not res.literal
+    lines = res.source.splitlines()
+    marks = [(i, m) for i, ln in enumerate(lines) if (m := _IGNORE.search(ln))]
+    assert marks, res.source
+    out = next(n for n, p in bdict["params"].items() if isinstance(p, dict) and p["role"] == "out")
+    src_t = next(
+        n for n, p in bdict["params"].items() if isinstance(p, dict) and len(p["shape"]) == 2
+    )
+    for i, m in marks:
+        assert m.group(1) == "C2N5007"
+        assert f"'{out}'" in m.group(2) and f"'{src_t}'" in m.group(2), m.group(2)
+        assert "one result per row" in m.group(2)
+        assert f"dst={out}[" in lines[i + 1], lines[i + 1]  # the covered line: the store
+    port = tmp_path / f"{vid}.py"
+    port.write_text(res.source)
+    rep = check(cu, port, binding=binding, kernel=res.kernel, seeds=1)
+    above = [f"{d.code} {d.message}" for d in rep.findings if d.severity != Severity.NOTE]
+    assert rep.verdict == "pass" and not above, above
+
+
+def test_a_kernel_with_a_wide_output_besides_its_row_results_carries_none(tmp_path) -> None:
+    """Rows scaled to unit sum, the sums stored too: the wide store is the kernel's traffic."""
+    cu = tmp_path / "unit_rows.cu"
+    cu.write_text(
+        "__global__ void k(const float* x, float* y, float* tot, int R, int C) {\n"
+        "    int r = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (r < R) {\n"
+        "        float s = 0.0f;\n"
+        "        for (int j = 0; j < C; j++) s += x[r * C + j];\n"
+        "        for (int j = 0; j < C; j++) y[r * C + j] = x[r * C + j] / s;\n"
+        "        tot[r] = s;\n"
+        "    }\n"
+        "}\n"
+    )
+    bdict = {
+        "launch": {"grid": ["ceil_div(R, 128)"], "block": [128]},
+        "params": {
+            "x": tensor_param(["R", "C"], "in"),
+            "y": tensor_param(["R", "C"], "out"),
+            "tot": tensor_param(["R"], "out"),
+            "R": 300,
+            "C": 40,
+        },
+    }
+    res = port_file(cu, binding=binding_from_dict({"kernel": "k", **bdict}, path=str(cu)))
+    assert res.source is not None and not res.literal
+    assert "dst=tot[" in res.source and "ignore[" not in res.source

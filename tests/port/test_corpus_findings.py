@@ -19,17 +19,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.json").read_text())
 
 #: corpus kernel -> why its generated port still has a finding above a note
-KNOWN: dict[str, str] = {
-    "misc/kmeans_assign": "C2N5007: one point per partition, so each row tile stores its "
-    "int32 memberships 4 B per partition (2000 points, 130 features: 33 DMAs average 279 B); "
-    "turning them into one row by Vector-engine transposes costs the vector engine more than "
-    "the store saves in the cost model (layernorm's expert ratio passes 1.25), so wide stores "
-    "need several points per partition",
-    "views/bias_grad_merged": "C2N5008: at the largest test point (B*T = 48 rows of 258 "
-    "channels) the ones-vector column sum over the merged rows runs on 48 of 128 partitions; "
-    "channels on partitions instead costs 5.8 us against 2.2 us in the cost model, with "
-    "78 B DMAs (C2N5007)",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _cases() -> list:

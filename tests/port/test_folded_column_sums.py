@@ -110,3 +110,77 @@ __global__ void k(const float* X, const float* mu, const float* b, float* Y, int
         res, run, _ = port_variant("fold/centred", src, bind, target, tmp_path, 1e-4)
         assert not run.mismatches, (target, run.mismatches)
         assert [c for c in _stationary_columns(res) if c != Const(1)], target
+
+
+#: column sums over merged rows: the row count is a product of size parameters (``B * T`` rows
+#: of a ``[B, T, C]`` tensor, or of a matrix bound ``[M * K, C]``), each spelled differently
+MERGED = {
+    "column_pointer": (
+        """
+__global__ void k(float* g, const float* d, int B, int T, int C) {
+    int o = blockIdx.x * blockDim.x + threadIdx.x;
+    if (o >= C) return;
+    const float* col = d + o;
+    float s = 0.0f;
+    for (int r = 0; r < B * T; r++) s += col[r * C];
+    g[o] += s;
+}
+""",
+        {"d": ["B", "T", "C"], "g": ["C"]},
+        {"g": "inout"},
+        [{"B": 2, "T": 24, "C": 258}, {"B": 3, "T": 5, "C": 129}, {"B": 5, "T": 40, "C": 70}],
+    ),
+    "three_dims_while": (
+        """
+__global__ void k(const float* x, float* y, int N, int H, int W, int C) {
+    for (int c = threadIdx.x + blockIdx.x * blockDim.x; c < C; c += gridDim.x * blockDim.x) {
+        float acc = 0.0f;
+        int p = 0;
+        while (p < N * H * W) { acc += 0.5f * x[c + p * C]; p += 1; }
+        y[c] = acc;
+    }
+}
+""",
+        {"x": ["N", "H", "W", "C"], "y": ["C"]},
+        {},
+        [{"N": 2, "H": 3, "W": 5, "C": 300}, {"N": 1, "H": 7, "W": 20, "C": 33}],
+    ),
+    "flat_matrix_rows": (
+        """
+__global__ void k(const float* m, float* out, int M, int K, int C) {
+    int j = blockDim.x * blockIdx.x + threadIdx.x;
+    if (j < C) {
+        float t = 0.0f;
+        for (int i = 0; i < M * K; ++i) t += m[i * C + j] * m[i * C + j];
+        out[j] = t;
+    }
+}
+""",
+        {"m": ["M * K", "C"], "out": ["C"]},
+        {},
+        [{"M": 4, "K": 6, "C": 1000}, {"M": 13, "K": 11, "C": 65}],
+    ),
+}
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize("name", sorted(MERGED))
+def test_sums_over_merged_rows_fold_too(name, target, tmp_path) -> None:
+    src, shapes, roles, points = MERGED[name]
+    sizes = {s: v for s, v in points[0].items()}
+    params = {
+        t: {
+            "shape": shp,
+            "dtype": "float32",
+            "role": roles.get(t, "out" if len(shp) == 1 else "in"),
+        }
+        for t, shp in shapes.items()
+    }
+    bind = {
+        "launch": {"grid": ["ceil_div(C, 64)"], "block": [64]},
+        "params": {**params, **sizes},
+        "check": {"shapes": points[1:]},
+    }
+    res, run, got = port_variant(f"fold/{name}", src, bind, target, tmp_path, 1e-4)
+    assert len(got) >= 2 and not run.mismatches, run.mismatches
+    assert [c for c in _stationary_columns(res) if c != Const(1)], _stationary_columns(res)
