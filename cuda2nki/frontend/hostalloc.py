@@ -107,9 +107,7 @@ def _launcher_calls(ev: HostEvaluator, fname: str) -> list[tuple[ts.Node, HostEv
     own = [(c, ev) for c in ev.calls(fname)]
     if own or not fname:
         return own
-    from cuda2nki.frontend.callers import foreign_calls
-
-    return foreign_calls(getattr(ev, "path", None), fname)
+    return ev.foreign_calls(fname)
 
 
 def _caller_argmap(

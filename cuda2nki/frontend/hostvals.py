@@ -717,15 +717,20 @@ class HostEvaluator:
             return _const(cmdline.DEFAULT_INT, (f"{self.where(s.fnode)}: {fname}",), (note,))
         raise _NoValue
 
-    def _foreign_param(self, fname: str, idx: int, s: _Scope) -> _V | None:
-        """Parameter ``idx`` of ``fname`` as a call in another file of the tree passes it
+    def foreign_calls(self, fname: str) -> list[tuple[ts.Node, HostEvaluator]]:
+        """The calls of ``fname`` in the other files of the tree, searched once per evaluator
         (see :mod:`cuda2nki.frontend.callers`)."""
         from cuda2nki.frontend.callers import foreign_calls
 
-        memo = self.__dict__.setdefault("_foreign_memo", {})  # the tree's calls, read once
+        memo = self.__dict__.setdefault("_foreign_memo", {})
         if fname not in memo:
             memo[fname] = foreign_calls(self.path, fname)
-        for call, other in memo[fname]:
+        return memo[fname]
+
+    def _foreign_param(self, fname: str, idx: int, s: _Scope) -> _V | None:
+        """Parameter ``idx`` of ``fname`` as a call in another file of the tree passes it
+        (see :mod:`cuda2nki.frontend.callers`)."""
+        for call, other in self.foreign_calls(fname):
             args = call.child_by_field_name("arguments")
             items = _kids(args) if args is not None else []
             if idx >= len(items):
