@@ -61,11 +61,14 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   exactly once per iteration and ``K`` is uniform (:mod:`.bound`).  It runs that many
   iterations at trace time with a per-thread active mask that the condition clears.
 
+* **Loop exits.** ``break``/``continue`` under a per-thread condition are lowered again as
+  per-thread flags that mask the threads that left (:mod:`.flow`); locals that reuse a name are
+  given one name per declaration first when a lowering is refused (:mod:`.rename`).
+
 Anything else is refused with C2N2301 naming the construct and its line: plain stores at
 data-dependent addresses (their order between threads is not a DMA's), other atomics there or
 atomics whose old value is used, warp votes, vector types, double precision, loops whose trip
-count depends on data with no counter bounding it, ``break``/``continue`` under a per-thread
-condition, 3-D blocks.
+count depends on data with no counter bounding it, 3-D blocks.
 """
 
 from __future__ import annotations
