@@ -24,6 +24,7 @@ from cuda2nki.lift.literal.lower import (
     dtype_spelling,
 )
 from cuda2nki.lift.literal.program import Instr, LiteralProgram, Loop, Node
+from cuda2nki.lift.literal.rename import redeclares, unshadow
 from cuda2nki.lift.literal.values import Lin
 
 MAX_PARTITIONS = 128
@@ -157,7 +158,7 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
             )
     access = {t.name: (_py(t.name) + "_io" if t.role == "inout" else _py(t.name)) for t in tensors}
     forced: dict[str, str] = {}
-    flagged = False
+    flagged = renamed = False
     while True:
         low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block, forced=dict(forced))
         for t in tensors:
@@ -173,7 +174,9 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
                 raise
             forced[exc.local] = "I"  # (an index local: evaluated when traced)
         except LiteralRefusal as exc:
-            if exc.construct in EXIT_REFUSALS and not flagged:  # loop exits as flags
+            if not renamed and redeclares(fn):  # again, one name per declaration
+                fn, renamed, forced = unshadow(fn), True, {}
+            elif exc.construct in EXIT_REFUSALS and not flagged:  # loop exits as flags
                 fn, flagged = dataclasses.replace(fn, body=flag_exits(fn.body)), True
             else:
                 raise
