@@ -63,11 +63,19 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
 
 * **Loop exits.** ``break``/``continue`` under a per-thread condition are lowered again as
   per-thread flags that mask the threads that left (:mod:`.flow`); locals that reuse a name are
-  given one name per declaration first when a lowering is refused (:mod:`.rename`).
+  given one name per declaration first when a lowering is refused (:mod:`.rename`).  A store
+  through a pointer moved by index arithmetic that is not affine (an address tile, like data)
+  stores at a trace-time snapshot of the addresses (:mod:`.knownaddr`), not as a scatter.
 
-Anything else is refused with C2N2301 naming the construct and its line: plain stores at
-data-dependent addresses (their order between threads is not a DMA's), other atomics there or
-atomics whose old value is used, warp votes, vector types, double precision, loops whose trip
+* **Scatter stores.** A plain store at addresses read from data writes thread by thread in
+  thread order (read the element, select, write it back: ``_c2n_scatter``).  Where several
+  active threads store to one element CUDA leaves one of their values, unspecified which; the
+  port leaves the last one in launch order (blocks in order, then thread ids), the outcome the
+  SIMT interpreter's lockstep order gives, so that ``check`` compares it with that one legal
+  outcome (a port that keeps another writer's value is reported as a mismatch).
+
+Anything else is refused with C2N2301 naming the construct and its line: atomics other than
+add/sub at data-dependent addresses, atomics whose old value is used, warp votes, vector types, double precision, loops whose trip
 count depends on data with no counter bounding it, 3-D blocks.
 """
 
@@ -85,6 +93,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
+from cuda2nki.lift.literal.knownaddr import drop_unused, index_address
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
@@ -234,6 +243,10 @@ class Lowerer:
     trail: list[list[A.Stmt] | None] = field(default_factory=list)
     # locals known to hold index values that are not affine in the thread (class I at least)
     forced: dict[str, str] = field(default_factory=dict)
+    # address tile -> the trace-time array of the same addresses, where they depend on indices
+    # only (a snapshot taken when the address was formed; see :mod:`.knownaddr`)
+    known_addr: dict[str, str] = field(default_factory=dict)
+    snapshots: int = 0  # how many were taken (their own numbering: unused ones are dropped)
 
     # ------------------------------------------------------------------ emission helpers
     def emit(self, kind: str, line: int = 0, **operands: str) -> None:
@@ -381,9 +394,10 @@ class Lowerer:
             self.exact["_live"] = "_klive"
             self.live_known.add("_klive")
         self.block(self.fn.body.body, Scope())
+        body = drop_unused(self.out[0]) if self.snapshots else self.out[0]
         if not self.live_exact:
-            return drop_known(self.out[0], self.live_known)
-        return self.out[0]
+            return drop_known(body, self.live_known)
+        return body
 
     def constant_tables(self) -> dict[str, Binding_]:
         """``__constant__`` arrays with a literal initialiser become constant HBM tensors."""
@@ -994,8 +1008,13 @@ class Lowerer:
                 self.emit("let", node.loc.line, dst=cur.expr, value=new)
             return
         ptr, off = where
-        if isinstance(off, Tile):
-            raise self.refuse("a store at an address that depends on data (a scatter)", node)
+        if isinstance(off, Tile) and off.expr in self.known_addr:
+            off = Idx(self.known_addr[off.expr])  # indices only: known when traced
+        if isinstance(off, Tile):  # a scatter: thread by thread, the last one wins
+            val = self.full_tile(self.convert(v, target.ty, node), ptr.ty, node)
+            self.emit("call", node.loc.line, expr=f"_c2n_scatter({ptr.tensor}, {off.expr}, "
+                      f"{val}, {self.store_mask(scope)})")  # fmt: skip
+            return
         val = self.tile(self.convert(v, target.ty, node), ptr.ty, node)
         if isinstance(off, Idx):
             self.emit("call", node.loc.line, expr=f"_c2n_store_at({ptr.tensor}, {off.expr}, "
@@ -1097,6 +1116,7 @@ class Lowerer:
         index depends on data (the engines compute it in fp32, exact below 2**24; the gather and
         scatter helpers assert that the buffer is smaller)."""
         acc = off.expr if isinstance(off, Tile) else self.tile(off, "int", node)
+        known = index_address(self, off, terms)
         for v, stride in terms:
             if isinstance(v, Tile) and v.ty == "float":
                 raise self.refuse("a floating-point array index", node)
@@ -1106,6 +1126,8 @@ class Lowerer:
             if stride != "1":
                 t = self.op("multiply", [t, stride], "int").expr
             acc = t if acc == "0" else self.op("add", [acc, t], "int").expr
+        if known is not None:
+            self.known_addr[acc] = known
         return acc
 
     def unary(self, e: A.Unary, scope: Scope) -> Value:
