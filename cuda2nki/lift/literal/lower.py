@@ -97,6 +97,7 @@ from cuda2nki.lift.literal.knownaddr import drop_unused, index_address
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
+from cuda2nki.lift.literal.unimath import uniform_math
 from cuda2nki.lift.literal.values import (
     DynPtr,
     Idx,
@@ -1579,6 +1580,10 @@ class Lowerer:
         if f in ("min", "max", "umin", "umax") and all(isinstance(a, Uni) for a in args):
             fn = "min" if "min" in f else "max"
             return Uni(f"{fn}({', '.join(a.expr for a in args)})", _kind(args[0]))  # type: ignore[union-attr]
+        spelled = _NP1.get(_MATH1.get(f, "")) or _MATH2.get(f) in ("maximum", "minimum")
+        uniform = None if spelled else uniform_math(f, args, is_float(e.ty))
+        if uniform is not None:  # computed when traced
+            return uniform
         composed = mathcompose.formula(f, len(args)) if is_float(e.ty) else None
         if composed is not None:
             return self.composed(composed, args, e)
