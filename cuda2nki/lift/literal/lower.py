@@ -93,6 +93,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
+from cuda2nki.lift.literal.exchange import atomic_refusal, exchange_store
 from cuda2nki.lift.literal.knownaddr import drop_unused, index_address
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
@@ -481,6 +482,8 @@ class Lowerer:
             self.emit("comment", line, text=f"from line {line}")
             if isinstance(s.expr, A.Call) and s.expr.func in _ATOMICS:
                 self.atomic(s.expr, scope)
+            elif isinstance(s.expr, A.Call) and exchange_store(s.expr) is not None:
+                self.expr(exchange_store(s.expr), scope)  # the last thread's value stays
             else:
                 self.expr(s.expr, scope)
         elif isinstance(s, A.If):
@@ -1555,7 +1558,7 @@ class Lowerer:
         if e.target is not None:
             return self.inline(e, scope)
         if f.startswith("atomic"):
-            why = "whose old value is used" if f in _ATOMICS else "(an atomic read-modify-write)"
+            why = atomic_refusal(f, f in _ATOMICS)
             raise self.refuse(f"{f} {why}", e)
         if f in _SHUFFLES or f.startswith("__c2n_warp_reduce_"):
             return self.shuffle(e, scope)
