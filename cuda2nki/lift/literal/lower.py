@@ -66,6 +66,8 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   given one name per declaration first when a lowering is refused (:mod:`.rename`).  A store
   through a pointer moved by index arithmetic that is not affine (an address tile, like data)
   stores at a trace-time snapshot of the addresses (:mod:`.knownaddr`), not as a scatter.
+* **Local arrays** indexed by a per-thread value select each thread's element (reads) or
+  update the element each thread names (writes), one compare per element (:mod:`.lanearray`).
 
 * **Scatter stores.** A plain store at addresses read from data writes thread by thread in
   thread order (read the element, select, write it back: ``_c2n_scatter``).  Where several
@@ -95,6 +97,7 @@ from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
 from cuda2nki.lift.literal.exchange import atomic_refusal, exchange_store
 from cuda2nki.lift.literal.knownaddr import drop_unused, index_address
+from cuda2nki.lift.literal.lanearray import lane_index, read_element, write_element
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
@@ -1003,8 +1006,11 @@ class Lowerer:
         where = self.address(target, scope)
         if isinstance(where[0], Local):  # a local array element
             arr, idx = where
-            cur = Tile(f"{arr.expr}[{idx}]", arr.ty)
             new = self.full_tile(self.convert(v, target.ty, node), arr.ty, node)
+            if isinstance(idx, Tile):  # chosen per thread
+                write_element(self, arr, idx, new, scope.mask, node.loc.line)
+                return
+            cur = Tile(f"{arr.expr}[{idx}]", arr.ty)
             if scope.mask is not None:
                 self.emit("where", node.loc.line, dst=cur.expr, mask=scope.mask, a=new,
                           b=cur.expr, dtype=self.dt(arr.ty))  # fmt: skip
@@ -1063,8 +1069,8 @@ class Lowerer:
             ptr = Ptr(obj.tensor, Lin("0", "0", "0"), obj.ty)
             return ptr, Tile(self.dyn_address(Tile(obj.addr, "int"), [(vals[0], "1")], e), "int")
         if isinstance(obj, Local):
-            if not all(isinstance(v, Uni) for v in vals):
-                raise self.refuse("a local array indexed by a per-thread value", e)
+            if not all(isinstance(v, Uni) for v in vals):  # a select per element
+                return obj, lane_index(self, obj, vals, e)  # type: ignore[return-value]
             flat = _flatten([v.expr for v in vals], obj.dims)  # type: ignore[union-attr]
             return obj, flat
         if not isinstance(obj, Ptr):
@@ -1092,6 +1098,8 @@ class Lowerer:
         where = self.address(e, scope)
         if isinstance(where[0], Local):
             arr, idx = where
+            if isinstance(idx, Tile):
+                return read_element(self, arr, idx)
             return Tile(f"{arr.expr}[{idx}]", arr.ty)
         ptr, off = where  # type: ignore[misc]
         if isinstance(ptr, Ptr) and ptr.dims and _depth(e) <= len(ptr.dims):
