@@ -11,8 +11,8 @@ same control flow with flags that the lowering predicates like any per-thread ``
 * a ``continue`` sets the iteration's flag ``cnt`` (declared false at the top of the body) and
   guards the rest of the body the same way; the ``for`` step still runs, as in C;
 * a ``for`` loop keeps its own condition (its trip count is what it was: a thread that broke
-  only stays masked); ``while`` and ``do`` loops, which only a condition ends, test
-  ``!brk && cond``;
+  only stays masked); ``while`` and ``do`` loops, which only a condition ends, and a ``for``
+  loop with no condition (or a constant one) test ``!brk && cond``;
 * a counter that a ``for`` step writes and that outlives the loop (it is read after it) is
   saved where a thread breaks and restored after the loop, so that the thread keeps the value
   it broke at while the loop itself keeps stepping it for every thread.
@@ -78,6 +78,13 @@ def _stmt(s: A.Stmt, counter: Iterator[int], outer: A.Block) -> A.Stmt:
     return s
 
 
+def _endless(cond: A.Expr | None) -> bool:
+    """Whether a loop condition is absent or a nonzero constant (only a break ends the loop)."""
+    if cond is None:
+        return True
+    return isinstance(cond, A.BoolLit | A.IntLit) and bool(cond.value)
+
+
 def _switch_continue(s: A.Stmt) -> bool:
     if isinstance(s, A.Switch):
         return any(owns_exit(x, (A.Continue,)) for c in s.cases for x in c.body)
@@ -109,8 +116,13 @@ def _loop(s: A.For | A.While | A.DoWhile, k: int, outer: A.Block, orig: A.Stmt) 
         restore = tuple(_assign(n, A.Name(loc=loc, name=saves[n], ty=t), loc)
                         for n, t in kept.items())  # fmt: skip
         post = (_if(A.Name(loc=loc, name=brk, ty=_BOOL), A.Block(loc=loc, body=restore), loc),)  # type: ignore[arg-type]
-    if isinstance(s, A.For):
+    if isinstance(s, A.For) and not _endless(s.cond):
         loop: A.Stmt = dataclasses.replace(s, init=(), body=new_body)
+        return A.Block(loc=loc, body=(*s.init, *pre, loop, *post))
+    if isinstance(s, A.For):  # ``for (;;)``: only a break ends it, as a ``while (1)``
+        true = A.BoolLit(loc=loc, value=True, ty=_BOOL)  # type: ignore[arg-type]
+        cond = true if brk is None else _and(_not_flags(brk, None, loc), true, loc)
+        loop = dataclasses.replace(s, init=(), body=new_body, cond=cond)
         return A.Block(loc=loc, body=(*s.init, *pre, loop, *post))
     cond = s.cond if brk is None else _and(_not_flags(brk, None, loc), s.cond, loc)
     return A.Block(loc=loc, body=(*pre, dataclasses.replace(s, body=new_body, cond=cond)))

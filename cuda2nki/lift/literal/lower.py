@@ -101,6 +101,7 @@ from cuda2nki.lift.literal.lanearray import lane_index, read_element, write_elem
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
+from cuda2nki.lift.literal.unbounded import unbounded_reason
 from cuda2nki.lift.literal.unimath import uniform_math
 from cuda2nki.lift.literal.values import (
     DynPtr,
@@ -278,6 +279,11 @@ class Lowerer:
 
     def refuse(self, what: str, node: A.Node) -> LiteralRefusal:
         return LiteralRefusal(what, node.loc)
+
+    def per_thread(self, name: str) -> bool:
+        """Whether local ``name`` holds a per-thread tile here."""
+        b = self.lookup(name)
+        return b is not None and isinstance(b.value, Tile)
 
     # ------------------------------------------------------------------ per-thread helpers
     def tile(self, v: Value, ty: str | None = None, node: A.Node | None = None) -> str:
@@ -778,8 +784,7 @@ class Lowerer:
         if terms is None and self.counted_loop(cond, body, step, scope, s, do=False):
             return
         if terms is None:
-            raise self.refuse("a loop whose trip count depends on data (and no counter "
-                              "bounds it)", s)  # fmt: skip
+            raise self.refuse(unbounded_reason("a loop", cond, self.per_thread), s)
         self.out.append([])
         ct = self.cond_tile(self.expr(cond, scope), cond)
         cnp = self.index_np(cond)
@@ -889,8 +894,7 @@ class Lowerer:
         if not isinstance(c, Uni) and self.counted_loop(s.cond, s.body, (), scope, s, do=True):
             return
         if not isinstance(c, Uni):
-            raise self.refuse("a do-while loop whose condition differs between threads (and "
-                              "no counter bounds its trip count)", s)  # fmt: skip
+            raise self.refuse(unbounded_reason("a do-while loop", s.cond, self.per_thread), s)
         self.out.append([])
         self.trail.append(None)
         self.stmt(s.body, scope)
