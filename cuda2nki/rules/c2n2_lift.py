@@ -230,19 +230,20 @@ register(
         "cannot port '{kernel}' literally: {construct}",
         "The literal lowering translates a kernel thread by thread only where the translation "
         "is exactly what CUDA computes. Reads at addresses that depend on data become "
-        "indirect (gather) DMAs and atomicAdd/atomicSub there scatter-add DMAs; vector and "
-        "record-struct values are split into their lanes and locals passed by reference are "
-        "copied in and out. It refuses "
-        "plain stores at data-dependent addresses (scatters), other atomics there or atomics "
-        "whose old value is used, warp votes, vectors whose address is taken or that are "
-        "reinterpreted across element types, structs held as bytes (mixed member types, "
-        "unions, bit fields, pointer members), double precision, loops whose "
-        "trip count depends on data with no counter bounding it, break/continue under a "
-        "per-thread condition and 3-D blocks, rather than emit a port that computes something "
-        "else.",
-        example="if (i < n) out[idx[i]] = x[i];",
-        fix="Rewrite the construct (e.g. a scatter as a gather by the inverse permutation), "
-        "or write this port by hand.",
+        "indirect (gather) DMAs, atomicAdd/atomicSub there scatter-add DMAs, and plain "
+        "stores there (scatters) write thread by thread so that the last thread in launch "
+        "order wins where several store to one element (one of the outcomes CUDA allows, the "
+        "one the SIMT interpreter gives); break/continue under a per-thread condition become "
+        "masking flags; vector and record-struct values are split into their lanes and locals "
+        "passed by reference are copied in and out. It refuses other atomics at data-dependent "
+        "addresses, atomics whose old value is used, warp votes, vectors whose address is "
+        "taken or that are reinterpreted across element types, structs held as bytes (mixed "
+        "member types, unions, bit fields, pointer members), double precision, loops whose "
+        "trip count depends on data with no counter bounding it and 3-D blocks, rather than "
+        "emit a port that computes something else.",
+        example="while (v > 1.0f) v = v * 0.5f;  // v read from data, no counter bound",
+        fix="Bound the loop with a counter (`while (v > 1.0f && it < 64) { ...; ++it; }`) "
+        "where the algorithm allows, or write this port by hand.",
     ),
     Rule(
         "C2N2302",

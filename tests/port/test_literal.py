@@ -258,7 +258,6 @@ def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
 @pytest.mark.parametrize(
     ("body", "construct"),
     [
-        ("    if (i < n) y[(int)x[i]] = 1.0f;\n", "scatter"),
         ("    if (i < n) y[i] = atomicAdd(&y[0], x[i]);\n", "old value"),
         ("    float v = x[i];\n    while (v > 1.0f) v *= 0.5f;\n    if (i < n) y[i] = v;\n",
          "trip count depends on data"),

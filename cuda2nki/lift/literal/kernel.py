@@ -11,7 +11,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.flow import EXIT_REFUSALS, flag_exits
 from cuda2nki.lift.literal.lower import (
     LiteralRefusal,
     Lowerer,
@@ -21,6 +24,7 @@ from cuda2nki.lift.literal.lower import (
     dtype_spelling,
 )
 from cuda2nki.lift.literal.program import Instr, LiteralProgram, Loop, Node
+from cuda2nki.lift.literal.rename import redeclares, unshadow
 from cuda2nki.lift.literal.values import Lin
 
 MAX_PARTITIONS = 128
@@ -154,6 +158,7 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
             )
     access = {t.name: (_py(t.name) + "_io" if t.role == "inout" else _py(t.name)) for t in tensors}
     forced: dict[str, str] = {}
+    flagged = renamed = False
     while True:
         low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block, forced=dict(forced))
         for t in tensors:
@@ -168,6 +173,13 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
             if exc.local in forced:
                 raise
             forced[exc.local] = "I"  # (an index local: evaluated when traced)
+        except LiteralRefusal as exc:
+            if not renamed and redeclares(fn):  # again, one name per declaration
+                fn, renamed, forced = unshadow(fn), True, {}
+            elif exc.construct in EXIT_REFUSALS and not flagged:  # loop exits as flags
+                fn, flagged = dataclasses.replace(fn, body=flag_exits(fn.body)), True
+            else:
+                raise
 
     inputs = [t for t in tensors if t.role in ("in", "inout")]
     sizes: dict[str, str] = {}

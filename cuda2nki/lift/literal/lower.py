@@ -61,11 +61,25 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   exactly once per iteration and ``K`` is uniform (:mod:`.bound`).  It runs that many
   iterations at trace time with a per-thread active mask that the condition clears.
 
-Anything else is refused with C2N2301 naming the construct and its line: plain stores at
-data-dependent addresses (their order between threads is not a DMA's), other atomics there or
-atomics whose old value is used, warp votes, vectors :mod:`.scalarise` cannot split into lanes,
-double precision, loops whose trip count depends on data with no counter bounding it,
-``break``/``continue`` under a per-thread condition, 3-D blocks.
+* **Loop exits.** ``break``/``continue`` under a per-thread condition are lowered again as
+  per-thread flags that mask the threads that left (:mod:`.flow`); locals that reuse a name are
+  given one name per declaration first when a lowering is refused (:mod:`.rename`).  A store
+  through a pointer moved by index arithmetic that is not affine (an address tile, like data)
+  stores at a trace-time snapshot of the addresses (:mod:`.knownaddr`), not as a scatter.
+* **Local arrays** indexed by a per-thread value select each thread's element (reads) or
+  update the element each thread names (writes), one compare per element (:mod:`.lanearray`).
+
+* **Scatter stores.** A plain store at addresses read from data writes thread by thread in
+  thread order (read the element, select, write it back: ``_c2n_scatter``).  Where several
+  active threads store to one element CUDA leaves one of their values, unspecified which; the
+  port leaves the last one in launch order (blocks in order, then thread ids), the outcome the
+  SIMT interpreter's lockstep order gives, so that ``check`` compares it with that one legal
+  outcome (a port that keeps another writer's value is reported as a mismatch).
+
+Anything else is refused with C2N2301 naming the construct and its line: atomics other than
+add/sub at data-dependent addresses, atomics whose old value is used, warp votes, vectors
+:mod:`.scalarise` cannot split into lanes, double precision, loops whose trip count depends on
+data with no counter bounding it, 3-D blocks.
 """
 
 from __future__ import annotations
@@ -84,11 +98,16 @@ from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.classify import Classifier, is_float, is_intlike
 from cuda2nki.lift.literal.content import content, decl_key, divides, write_counts
 from cuda2nki.lift.literal.deferred import Unset
+from cuda2nki.lift.literal.exchange import atomic_refusal, exchange_store
 from cuda2nki.lift.literal.globalnames import constant_scalars, unbound_name_reason
+from cuda2nki.lift.literal.knownaddr import drop_unused, index_address
+from cuda2nki.lift.literal.lanearray import lane_index, read_element, write_element
 from cuda2nki.lift.literal.live import drop_known
 from cuda2nki.lift.literal.program import Branch, Instr, Loop, Node
 from cuda2nki.lift.literal.single_exit import single_exit
 from cuda2nki.lift.literal.tables import table_items
+from cuda2nki.lift.literal.unbounded import unbounded_reason
+from cuda2nki.lift.literal.unimath import uniform_math
 from cuda2nki.lift.literal.values import (
     DynPtr,
     Idx,
@@ -235,6 +254,10 @@ class Lowerer:
     trail: list[list[A.Stmt] | None] = field(default_factory=list)
     # locals known to hold index values that are not affine in the thread (class I at least)
     forced: dict[str, str] = field(default_factory=dict)
+    # address tile -> the trace-time array of the same addresses, where they depend on indices
+    # only (a snapshot taken when the address was formed; see :mod:`.knownaddr`)
+    known_addr: dict[str, str] = field(default_factory=dict)
+    snapshots: int = 0  # how many were taken (their own numbering: unused ones are dropped)
 
     # ------------------------------------------------------------------ emission helpers
     def emit(self, kind: str, line: int = 0, **operands: str) -> None:
@@ -261,6 +284,11 @@ class Lowerer:
 
     def refuse(self, what: str, node: A.Node) -> LiteralRefusal:
         return LiteralRefusal(what, node.loc)
+
+    def per_thread(self, name: str) -> bool:
+        """Whether local ``name`` holds a per-thread tile here."""
+        b = self.lookup(name)
+        return b is not None and isinstance(b.value, Tile)
 
     # ------------------------------------------------------------------ per-thread helpers
     def tile(self, v: Value, ty: str | None = None, node: A.Node | None = None) -> str:
@@ -384,9 +412,10 @@ class Lowerer:
             self.exact["_live"] = "_klive"
             self.live_known.add("_klive")
         self.block(self.fn.body.body, Scope())
+        body = drop_unused(self.out[0]) if self.snapshots else self.out[0]
         if not self.live_exact:
-            return drop_known(self.out[0], self.live_known)
-        return self.out[0]
+            return drop_known(body, self.live_known)
+        return body
 
     def constant_tables(self) -> dict[str, Binding_]:
         """``__constant__`` arrays with a literal initialiser become constant HBM tensors."""
@@ -469,6 +498,8 @@ class Lowerer:
             self.emit("comment", line, text=f"from line {line}")
             if isinstance(s.expr, A.Call) and s.expr.func in _ATOMICS:
                 self.atomic(s.expr, scope)
+            elif isinstance(s.expr, A.Call) and exchange_store(s.expr) is not None:
+                self.expr(exchange_store(s.expr), scope)  # the last thread's value stays
             else:
                 self.expr(s.expr, scope)
         elif isinstance(s, A.If):
@@ -762,8 +793,7 @@ class Lowerer:
         if terms is None and self.counted_loop(cond, body, step, scope, s, do=False):
             return
         if terms is None:
-            raise self.refuse("a loop whose trip count depends on data (and no counter "
-                              "bounds it)", s)  # fmt: skip
+            raise self.refuse(unbounded_reason("a loop", cond, self.per_thread), s)
         self.out.append([])
         ct = self.cond_tile(self.expr(cond, scope), cond)
         cnp = self.index_np(cond)
@@ -873,8 +903,7 @@ class Lowerer:
         if not isinstance(c, Uni) and self.counted_loop(s.cond, s.body, (), scope, s, do=True):
             return
         if not isinstance(c, Uni):
-            raise self.refuse("a do-while loop whose condition differs between threads (and "
-                              "no counter bounds its trip count)", s)  # fmt: skip
+            raise self.refuse(unbounded_reason("a do-while loop", s.cond, self.per_thread), s)
         self.out.append([])
         self.trail.append(None)
         self.stmt(s.body, scope)
@@ -998,8 +1027,11 @@ class Lowerer:
         where = self.address(target, scope)
         if isinstance(where[0], Local):  # a local array element
             arr, idx = where
-            cur = Tile(f"{arr.expr}[{idx}]", arr.ty)
             new = self.full_tile(self.convert(v, target.ty, node), arr.ty, node)
+            if isinstance(idx, Tile):  # chosen per thread
+                write_element(self, arr, idx, new, scope.mask, node.loc.line)
+                return
+            cur = Tile(f"{arr.expr}[{idx}]", arr.ty)
             if scope.mask is not None:
                 self.emit("where", node.loc.line, dst=cur.expr, mask=scope.mask, a=new,
                           b=cur.expr, dtype=self.dt(arr.ty))  # fmt: skip
@@ -1007,8 +1039,13 @@ class Lowerer:
                 self.emit("let", node.loc.line, dst=cur.expr, value=new)
             return
         ptr, off = where
-        if isinstance(off, Tile):
-            raise self.refuse("a store at an address that depends on data (a scatter)", node)
+        if isinstance(off, Tile) and off.expr in self.known_addr:
+            off = Idx(self.known_addr[off.expr])  # indices only: known when traced
+        if isinstance(off, Tile):  # a scatter: thread by thread, the last one wins
+            val = self.full_tile(self.convert(v, target.ty, node), ptr.ty, node)
+            self.emit("call", node.loc.line, expr=f"_c2n_scatter({ptr.tensor}, {off.expr}, "
+                      f"{val}, {self.store_mask(scope)})")  # fmt: skip
+            return
         val = self.tile(self.convert(v, target.ty, node), ptr.ty, node)
         if isinstance(off, Idx):
             self.emit("call", node.loc.line, expr=f"_c2n_store_at({ptr.tensor}, {off.expr}, "
@@ -1053,8 +1090,8 @@ class Lowerer:
             ptr = Ptr(obj.tensor, Lin("0", "0", "0"), obj.ty)
             return ptr, Tile(self.dyn_address(Tile(obj.addr, "int"), [(vals[0], "1")], e), "int")
         if isinstance(obj, Local):
-            if not all(isinstance(v, Uni) for v in vals):
-                raise self.refuse("a local array indexed by a per-thread value", e)
+            if not all(isinstance(v, Uni) for v in vals):  # a select per element
+                return obj, lane_index(self, obj, vals, e)  # type: ignore[return-value]
             flat = _flatten([v.expr for v in vals], obj.dims)  # type: ignore[union-attr]
             return obj, flat
         if not isinstance(obj, Ptr):
@@ -1082,6 +1119,8 @@ class Lowerer:
         where = self.address(e, scope)
         if isinstance(where[0], Local):
             arr, idx = where
+            if isinstance(idx, Tile):
+                return read_element(self, arr, idx)
             return Tile(f"{arr.expr}[{idx}]", arr.ty)
         ptr, off = where  # type: ignore[misc]
         if isinstance(ptr, Ptr) and ptr.dims and _depth(e) <= len(ptr.dims):
@@ -1110,6 +1149,7 @@ class Lowerer:
         index depends on data (the engines compute it in fp32, exact below 2**24; the gather and
         scatter helpers assert that the buffer is smaller)."""
         acc = off.expr if isinstance(off, Tile) else self.tile(off, "int", node)
+        known = index_address(self, off, terms)
         for v, stride in terms:
             if isinstance(v, Tile) and v.ty == "float":
                 raise self.refuse("a floating-point array index", node)
@@ -1119,6 +1159,8 @@ class Lowerer:
             if stride != "1":
                 t = self.op("multiply", [t, stride], "int").expr
             acc = t if acc == "0" else self.op("add", [acc, t], "int").expr
+        if known is not None:
+            self.known_addr[acc] = known
         return acc
 
     def unary(self, e: A.Unary, scope: Scope) -> Value:
@@ -1552,7 +1594,7 @@ class Lowerer:
         if e.target is not None:
             return self.inline(e, scope)
         if f.startswith("atomic"):
-            why = "whose old value is used" if f in _ATOMICS else "(an atomic read-modify-write)"
+            why = atomic_refusal(f, f in _ATOMICS)
             raise self.refuse(f"{f} {why}", e)
         if f in _SHUFFLES or f.startswith("__c2n_warp_reduce_"):
             return self.shuffle(e, scope)
@@ -1582,6 +1624,10 @@ class Lowerer:
         if f in ("min", "max", "umin", "umax") and all(isinstance(a, Uni) for a in args):
             fn = "min" if "min" in f else "max"
             return Uni(f"{fn}({', '.join(a.expr for a in args)})", _kind(args[0]))  # type: ignore[union-attr]
+        spelled = _NP1.get(_MATH1.get(f, "")) or _MATH2.get(f) in ("maximum", "minimum")
+        uniform = None if spelled else uniform_math(f, args, is_float(e.ty))
+        if uniform is not None:  # computed when traced
+            return uniform
         composed = mathcompose.formula(f, len(args)) if is_float(e.ty) else None
         if composed is not None:
             return self.composed(composed, args, e)

@@ -142,7 +142,10 @@ EXAMPLES = {
     ),
     "C2N2301": Example(
         files={
-            "k.cu": _port("    if (i < N) y[(int)x[i]] = 1.0f;\n").files["k.cu"],
+            "k.cu": _port(
+                "    float v = x[i] + 2.0f;\n    while (v > 1.0f) v = v * 0.5f;\n"
+                "    if (i < N) y[i] = v;\n"
+            ).files["k.cu"],
             "k.toml": _BINDING,
         },
         argv=("port", "k.cu", "--lowering", "literal", "-o", "k_nki.py"),
