@@ -56,5 +56,5 @@ def test_quotients_that_may_pass_a_byte_are_exact_or_refused(name, body, tmp_pat
     if res.source is None:
         assert any(d.code in ("C2N2301", "C2N2501") for d in res.diagnostics)
         return
-    _, run, _ = port_variant(name, src, _BIND, "nki", tmp_path, literal_ok=True)
+    _, run, _ = port_variant(f"narrow/{name}", src, _BIND, "nki", tmp_path, literal_ok=True)
     assert not run.mismatches, run.mismatches

@@ -371,6 +371,9 @@ class Lowerer:
             mask = None
             for opname, d in v.parts:
                 t = self.tile(d, None, node)
+                if isinstance(d, Lin) and d.uniform:  # a counter the threads share: a tile of it
+                    t = self.fresh("i")
+                    self.emit("iota", dst=t, base=d.b, cp=d.p, cf=d.f, dtype="nl.int32")
                 mask = self.mask_and(mask, self.op(opname, [t, "0"], "float").expr)
             if mask is not None and mask not in self.exact:
                 self.known_mask(mask, f"{v.expr} != 0")
