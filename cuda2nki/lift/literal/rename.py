@@ -12,15 +12,15 @@ kernel computes does not change, and each declaration is classified on its own.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.bound import nodes
 
 
 def redeclares(fn: A.Function) -> bool:
     """Whether some local of ``fn`` reuses the name of a parameter or of another local."""
     seen = {p.name for p in fn.params}
-    for n in _walk(fn.body):
+    for n in nodes(fn.body):
         if isinstance(n, A.VarDecl):
             if n.name in seen:
                 return True
@@ -31,7 +31,7 @@ def redeclares(fn: A.Function) -> bool:
 def unshadow(fn: A.Function) -> A.Function:
     """``fn`` with one name per local declaration (see the module)."""
     taken = {p.name for p in fn.params} | {
-        n.name for n in _walk(fn.body) if isinstance(n, A.VarDecl | A.Name)
+        n.name for n in nodes(fn.body) if isinstance(n, A.VarDecl | A.Name)
     }
     r = _Renamer(taken, {p.name for p in fn.params})
     return dataclasses.replace(fn, body=r.block(fn.body, [{}]))
@@ -121,14 +121,3 @@ class _Renamer:
                 if any(a is not b for a, b in zip(nt, v)):
                     changes[f.name] = nt
         return dataclasses.replace(e, **changes) if changes else e
-
-
-def _walk(x: object) -> Iterator[A.Node]:
-    if isinstance(x, A.Node):
-        yield x
-        for f in dataclasses.fields(x):
-            if f.name not in ("loc", "ty", "to", "of"):
-                yield from _walk(getattr(x, f.name))
-    elif isinstance(x, tuple | list):
-        for item in x:
-            yield from _walk(item)
