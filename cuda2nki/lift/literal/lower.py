@@ -1638,9 +1638,6 @@ class Lowerer:
             ty = "float" if is_float(e.ty) else "int"
             if all(isinstance(a, Uni) for a in args):
                 fn = {"maximum": "max", "minimum": "min"}.get(_MATH2[f])
-                spelled = mathnames.uniform_float_binary(_MATH2[f], args[0].expr, args[1].expr)  # type: ignore[union-attr]
-                if fn is None and spelled is not None and ty == "float":
-                    return Uni(spelled, "float")
                 if fn is None:
                     raise self.refuse(f"{f} of uniform values", e)
                 return Uni(f"{'np.float32' if ty == 'float' else ''}({fn}({args[0].expr}, "  # type: ignore[union-attr]

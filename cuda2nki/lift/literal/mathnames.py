@@ -29,12 +29,3 @@ def literal_name(func: str, ty: object, known: Collection[str]) -> str:
         if cand in known:
             return cand
     return func
-
-
-def uniform_float_binary(op: str, a: str, b: str) -> str | None:
-    """A two-argument float math op (``power``, ``divide``) of uniform values as a trace-time
-    fp32 expression, else None."""
-    fn = {"power": "np.power", "divide": "np.divide"}.get(op)
-    if fn is None:
-        return None
-    return f"np.float32({fn}(np.float32({a}), np.float32({b})))"

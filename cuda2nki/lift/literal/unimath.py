@@ -18,6 +18,7 @@ NUMPY = {
     "pow": ("np.power", 2), "floor": ("np.floor", 1), "ceil": ("np.ceil", 1),
     "fabs": ("np.abs", 1), "trunc": ("np.trunc", 1), "cbrt": ("np.cbrt", 1),
     "sin": ("np.sin", 1), "cos": ("np.cos", 1), "tanh": ("np.tanh", 1),
+    "fdivide": ("np.divide", 2),  # ``__fdividef``: a quotient is correctly rounded either way
 }  # fmt: skip
 
 
