@@ -23,6 +23,7 @@ overrides them).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import io
 import os
@@ -31,6 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
+from cuda2nki.frontend.hasinclude import header_present, replace_has_include
 from cuda2nki.frontend.includes import IncludeResolver, active_only, scan_angle
 from cuda2nki.frontend.sizemacros import forced_names, strip_forced
 
@@ -836,6 +838,23 @@ def _run_pcpp(
                     return found  # pcpp reads the header from there
             raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
 
+        def evalexpr(self, tokens):  # noqa: ANN001
+            def make_int(like: object, value: bool) -> object:
+                return _int_token(like, value, self.t_INTEGER, self.t_INTEGER_TYPE)
+
+            return super().evalexpr(replace_has_include(tokens, self._present, make_int))
+
+        def _present(self, spelled: str) -> bool:
+            includer = self.source if isinstance(self.source, str) else filename
+            return header_present(spelled, includer or filename, self.path)
+
+        def on_file_open(self, is_system_include, includepath):  # noqa: ANN001
+            # headers in other encodings (Latin-1 comments) are read, not refused
+            fh = open(includepath, encoding="utf-8", errors="replace")  # noqa: SIM115
+            if fh.read(1) != "\ufeff":
+                fh.seek(0)
+            return fh
+
         def on_directive_unknown(self, directive, toks, ifpassthru, precedingtoks):  # noqa: ANN001
             if directive.value == "error":
                 msg = "".join(t.value for t in toks).strip()
@@ -866,6 +885,14 @@ def _run_pcpp(
         )
         return Preprocessed(_respell(text), LineMap(default_file=filename), diags, False)
     return _build(out.getvalue(), filename, text, diags)
+
+
+def _int_token(like: object, value: bool, kind: str, spell: type) -> object:
+    """A pcpp integer token (1 or 0) in place of the token ``like``."""
+    tok = copy.copy(like)
+    tok.type = kind
+    tok.value = spell("1L" if value else "0L")
+    return tok
 
 
 def _first_name(tokens: object) -> str | None:
