@@ -78,7 +78,7 @@ def parse(
     """Read a CUDA file into the typed AST (kernels, device functions, launch sites, diagnostics)."""
     from cuda2nki import frontend
 
-    text = read_text(path)
+    text = read_text(path, source=True)
     return frontend.parse_source(
         text,
         str(path),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import stat
@@ -38,11 +39,33 @@ class NotRegular(OSError):
     pass
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """Read a user's input file as UTF-8, or raise C2N0001."""
+def _latin1_bytes(err: UnicodeDecodeError) -> tuple[str, int]:
+    """Decode-error handler: the bytes that are not UTF-8 read as Latin-1 characters."""
+    bad = err.object[err.start : err.end]
+    return bytes(bad).decode("latin-1"), err.end
+
+
+codecs.register_error("cuda2nki-latin1", _latin1_bytes)
+
+
+def decode_source(data: bytes) -> str:
+    """A source file's text: UTF-8, and any byte sequence that is not UTF-8 read as Latin-1.
+
+    C and CUDA compilers accept such bytes (old files carry Latin-1 or Windows-1252 comments
+    and strings); a file with NUL bytes is not text and raises UnicodeDecodeError."""
+    if b"\x00" in data:
+        at = data.index(b"\x00")
+        raise UnicodeDecodeError("utf-8", data, at, at + 1, "a NUL byte: not a text file")
+    return data.decode("utf-8", errors="cuda2nki-latin1")
+
+
+def read_text(path: str | os.PathLike, *, source: bool = False) -> str:
+    """Read a user's input file as UTF-8, or raise C2N0001.  ``source``: a C/CUDA source, whose
+    bytes that are not UTF-8 are read as Latin-1 (see :func:`decode_source`)."""
     p = Path(path)
     try:
-        return read_regular(p).decode("utf-8")
+        data = read_regular(p)
+        return decode_source(data) if source else data.decode("utf-8")
     except NotRegular as exc:
         raise error("C2N0001", SourceLoc(str(p), 0, 0), path=str(p), reason=str(exc)) from None
     except FileNotFoundError:
@@ -62,7 +85,9 @@ def read_text(path: str | os.PathLike) -> str:
             "C2N0001",
             SourceLoc(str(p), 0, 0),
             path=str(p),
-            reason=f"not UTF-8 text ({exc.reason} at byte {exc.start})",
+            reason=f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+            if "NUL" not in exc.reason
+            else f"not text ({exc.reason} at byte {exc.start})",
         ) from None
     except OSError as exc:
         raise error(

@@ -38,3 +38,45 @@ def test_failed_write_leaves_no_temporary_file(tmp_path) -> None:
         write_atomic(target, "x")  # replacing a directory by a file fails
     assert ei.value.diagnostic.code == "C2N0004"
     assert sorted(q.name for q in tmp_path.iterdir()) == ["dir"]
+
+
+def test_source_bytes_that_are_not_utf8_read_as_latin1() -> None:
+    from cuda2nki.fileio import decode_source
+
+    text = "// résumé: ü\n".encode() + b"// caf\xe9 na\xefve \x93quoted\x94\n" + b"int x;\n"
+    got = decode_source(text)
+    assert got.splitlines() == ["// résumé: ü", "// café naïve \x93quoted\x94", "int x;"]
+    with pytest.raises(UnicodeDecodeError, match="NUL"):
+        decode_source(b"\x7fELF\x02\x01\x00\x00int x;")
+
+
+def test_latin1_source_is_read_but_other_inputs_stay_strict(tmp_path) -> None:
+    from cuda2nki.fileio import read_text
+
+    cu = tmp_path / "k.cu"
+    cu.write_bytes(b"// \xe9t\xe9\n__global__ void k(float* x) { x[0] = 1.0f; }\n")
+    assert read_text(cu, source=True).startswith("// été\n")
+    with pytest.raises(DiagnosticError, match="not UTF-8"):
+        read_text(cu)
+    binary = tmp_path / "b.cu"
+    binary.write_bytes(b"\x00\x01\x02")
+    with pytest.raises(DiagnosticError, match="not text"):
+        read_text(binary, source=True)
+
+
+def test_a_latin1_commented_kernel_ports(tmp_path) -> None:
+    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.frontend import parse_file
+
+    cu = tmp_path / "k.cu"
+    cu.write_bytes(
+        b"// Copyright \xa9 Universit\xe9\n"
+        b"__global__ void twice(const float* a, float* b, int n) {\n"
+        b"  int i = blockIdx.x * blockDim.x + threadIdx.x;  // \xab index \xbb\n"
+        b"  if (i < n) b[i] = 2.0f * a[i];\n}\n"
+        b"void run(const float* a, float* b, int n) { twice<<<(n + 127) / 128, 128>>>(a, b, n); }\n"
+    )
+    tu = parse_file(cu)
+    assert [k.name for k in tu.kernels] == ["twice"] and tu.rejected == {}
+    assert tu.kernels[0].body.body[0].loc.line == 3
+    assert port_file(cu).source is not None

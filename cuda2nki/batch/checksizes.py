@@ -32,7 +32,7 @@ def smaller_sizes(spec: JobSpec, literal: bool = False, tu: Any = None) -> dict[
     from cuda2nki.frontend.sizesteps import check_sizes
 
     try:
-        text = read_text(spec.path)
+        text = read_text(spec.path, source=True)
         defines = dict(spec.defines)
         return check_sizes(spec.path, text, spec.include_dirs, defines, small=literal, tu=tu)
     except (OSError, UnicodeDecodeError, DiagnosticError):
@@ -90,7 +90,7 @@ def _note(spec: JobSpec, small: Mapping[str, str], rec: dict[str, Any]) -> None:
 
     try:
         was = effective_values(
-            list(small), spec.path, read_text(spec.path), spec.include_dirs, dict(spec.defines)
+            list(small), spec.path, read_text(spec.path, source=True), spec.include_dirs, dict(spec.defines)
         )
     except (OSError, UnicodeDecodeError):
         was = {}

@@ -395,7 +395,7 @@ def check(
         early.launch()
     try:
         source = CudaSource(
-            read_text(cuda_path),
+            read_text(cuda_path, source=True),
             cuda_path,
             tuple(dict(defines or {}).items()),
             tuple(map(str, include_dirs)),

@@ -41,7 +41,7 @@ def check_values(
     if binding is not None or Path(cuda_path).with_suffix(".toml").is_file():
         return {}, {}
     try:
-        text = read_text(cuda_path)
+        text = read_text(cuda_path, source=True)
         small = check_sizes(cuda_path, text, include_dirs, defines)
         if not small:
             return {}, {}

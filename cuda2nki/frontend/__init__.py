@@ -88,9 +88,9 @@ def parse_file(
     templates: Mapping[str, str] | None = None,
 ) -> TranslationUnit:
     """Read ``path`` (UTF-8) and lower it; C2N0001 if it cannot be read."""
-    from cuda2nki.cli.common import read_text
+    from cuda2nki.fileio import read_text
 
-    text = read_text(path)
+    text = read_text(path, source=True)
     return parse_source(
         text, str(path), defines=defines, include_dirs=include_dirs, templates=templates
     )

@@ -10,8 +10,11 @@ register(
         E,
         "cannot read input file",
         "cannot read '{path}': {reason}",
-        "The file given on the command line does not exist, is not readable, or is not UTF-8 text.",
-        fix="Check the path and permissions; convert the file to UTF-8.",
+        "The file given on the command line does not exist, is not readable, or is not text. "
+        "A CUDA source is read as UTF-8, and any bytes in it that are not UTF-8 as Latin-1 (as "
+        "compilers accept old files with Latin-1 comments); a file with NUL bytes is not text. "
+        "Bindings, configuration files and ports must be UTF-8.",
+        fix="Check the path and permissions; convert a binding or port to UTF-8.",
     ),
     Rule(
         "C2N0002",

@@ -44,7 +44,9 @@ MACRO_BOMB = "\n".join(
         "}",
     ]
 )
-BAD_UTF8 = b"__global__ void k(float* x) { x[0] = 1.0f; } // \xff\xfe\n"
+#: not a text file (NUL bytes), whatever its name; Latin-1 bytes alone are read (see
+#: tests/test_fileio.py)
+NOT_TEXT = b"\x7fELF\x02\x01\x01\x00\x00\x00__global__ void k(float* x) { x[0] = 1.0f; }\n"
 
 
 def add_check_faults(src: Path) -> None:
@@ -56,8 +58,8 @@ def add_check_faults(src: Path) -> None:
 
 
 def add_file_faults(src: Path, elsewhere: Path) -> None:
-    """Invalid UTF-8, an unreadable file (a link to nothing) and a link loop."""
-    (src / "bad_utf8.cu").write_bytes(BAD_UTF8)
+    """A binary file named .cu, an unreadable file (a link to nothing) and a link loop."""
+    (src / "not_text.cu").write_bytes(NOT_TEXT)
     (src / "dangling.cu").symlink_to(elsewhere / "nowhere.cu")
     (src / "loop.cu").symlink_to(src / "loop.cu")
 

@@ -20,7 +20,7 @@ from tests.batch.faults import (
 )
 
 COUNT = 2000
-FILE_FAULTS = {"bad_utf8.cu", "dangling.cu", "loop.cu", "bomb.cu"}
+FILE_FAULTS = {"not_text.cu", "dangling.cu", "loop.cu", "bomb.cu"}
 CHECK_FAULTS = {"hang.cu", "hog.cu"}
 
 

@@ -66,8 +66,8 @@ def test_faults_are_reported_and_the_rest_carries_on(tmp_path: Path) -> None:
     add_file_faults(src, tmp_path)
     res = migrate(MigrateOptions(src, tmp_path / "out", jobs=2, timeout=30))
     by_file = {r["file"]: r for r in res.records}
-    assert by_file["bad_utf8.cu"]["status"] == "failed"
-    assert "UTF-8" in by_file["bad_utf8.cu"]["diagnostics"][0]["message"]
+    assert by_file["not_text.cu"]["status"] == "failed"
+    assert "not text" in by_file["not_text.cu"]["diagnostics"][0]["message"]
     assert by_file["dangling.cu"]["status"] == "failed"
     assert by_file["loop.cu"]["status"] == "failed"
     assert sum(1 for r in res.records if r["status"] in ("automatic", "literal")) >= 5

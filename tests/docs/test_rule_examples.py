@@ -29,7 +29,7 @@ def test_example_raises_its_id(code: str, tmp_path: Path) -> None:
     ex = EXAMPLES[code]
     if not ex.ready():
         pytest.skip(f"needs {ex.requires}")
-    out = run_example(ex, tmp_path)
+    out = run_example(ex, tmp_path, main)
     if code in KNOWN_BUGS:
         assert code not in out.ids, f"fixed: remove {code} from KNOWN_BUGS"
         pytest.xfail(KNOWN_BUGS[code])

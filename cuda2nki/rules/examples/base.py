@@ -17,7 +17,7 @@ import contextlib
 import io
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -86,8 +86,10 @@ class Outcome:
     output: str
 
 
-def run_example(ex: Example, workdir: Path) -> Outcome:
+def run_example(ex: Example, workdir: Path, cli: Callable[[list[str]], int]) -> Outcome:
     """Write ``ex.files`` under ``workdir``, run it there in-process, and collect the raised ids.
+    ``cli`` runs a command's arguments (``cuda2nki.cli.main.main``: passed in, the catalogue sits
+    below the command line and does not import it).
 
     Ids are read from what the command printed, from the files it wrote (reports in JSON, SARIF,
     HTML, ports with ``C2Nxxxx`` notes), and, for a snippet, from the diagnostics it raised or left
@@ -104,7 +106,7 @@ def run_example(ex: Example, workdir: Path) -> Outcome:
     os.chdir(workdir)
     try:
         with contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
-            code, extra = _run_python(ex.python) if ex.python else (_run_argv(ex), "")
+            code, extra = _run_python(ex.python) if ex.python else (cli(ex.resolved_argv()), "")
     finally:
         os.chdir(old)
     out = buf.getvalue() + extra
@@ -112,12 +114,6 @@ def run_example(ex: Example, workdir: Path) -> Outcome:
         if path.is_file() and path.suffix not in _BINARY and path.stat().st_size < 4_000_000:
             out += "\n" + path.read_text(errors="replace")
     return Outcome(code, frozenset(_ID.findall(out)), out)
-
-
-def _run_argv(ex: Example) -> int:
-    from cuda2nki.cli.main import main
-
-    return main(ex.resolved_argv())
 
 
 def _run_python(snippet: str) -> tuple[int | None, str]:
