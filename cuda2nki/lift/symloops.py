@@ -434,7 +434,7 @@ class LoopExecution:
                 "C2N2011",
                 ctx.loc,
                 var=n,
-                why=f"update '{V.short(new)[:120]}' is not 'acc = acc op f(k)'",
+                why=f"update '{V.short(new, 120)}' is not 'acc = acc op f(k)'",
             )
         if ctx.guard != af.TRUE:
             term = V.Select(

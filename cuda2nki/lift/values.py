@@ -8,6 +8,8 @@ structurally comparable, so two spellings of the same computation produce the sa
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -332,9 +334,48 @@ def _subs_index(p: Poly, mapping: Mapping[Atom, Poly]) -> Poly:
     return out.subs(rep) if rep else out
 
 
+#: the text of a value that names an opaque atom: longer values are named by a hash
+_KEY_CHARS = 2000
+
+
 def opaque_of(e: DExpr) -> OpaqueAtom:
     """The index atom standing for an integer data value (a gather index)."""
-    return OpaqueAtom(key="data:" + short(e), payload=e)
+    text = short(e, _KEY_CHARS)
+    if text.endswith("..."):  # a long value: its text's start and a digest of the whole
+        text += f"#{digest(e)}"
+    return OpaqueAtom(key="data:" + text, payload=e)
+
+
+def digest(e: DExpr) -> str:
+    """A stable digest of ``e``'s structure, in time linear in its distinct nodes (the same in
+    every process, unlike ``hash``)."""
+    memo: dict[int, str] = {}
+    stack: list[tuple[DExpr, bool]] = [(e, False)]
+    while stack:  # post-order: a node's children are digested before it
+        x, ready = stack.pop()
+        if id(x) in memo:
+            continue
+        kids = children(x)
+        if not ready:
+            stack.append((x, True))
+            stack.extend((k, False) for k in kids if id(k) not in memo)
+            continue
+        own = short(x, 200) if not kids else f"{type(x).__name__}:{_own_fields(x)}"
+        text = own + "(" + ",".join(memo[id(k)] for k in kids) + ")"
+        memo[id(x)] = hashlib.sha1(text.encode(), usedforsecurity=False).hexdigest()[:16]
+    return memo[id(e)]
+
+
+def _own_fields(x: DExpr) -> str:
+    """The fields of ``x`` that are not child values, as text."""
+    kids = {id(k) for k in children(x)}
+    parts = []
+    for f in dataclasses.fields(x):
+        v = getattr(x, f.name)
+        if id(v) in kids or (isinstance(v, tuple) and v and all(id(i) in kids for i in v)):
+            continue
+        parts.append(f"{f.name}={v}")
+    return ";".join(parts)
 
 
 def index_atoms(e: DExpr) -> set:
@@ -371,31 +412,72 @@ def has_carried(e: DExpr, names: set[str] | None = None) -> bool:
     return any(isinstance(n, Carried) and (names is None or n.name in names) for n in walk(e))
 
 
-def short(e: DExpr) -> str:
-    """Compact text (diagnostics, opaque-atom keys, tests)."""
+class _TooLong(Exception):
+    pass
+
+
+def short(e: DExpr, limit: int | None = None) -> str:
+    """Compact text (diagnostics, opaque-atom keys, tests).  ``limit``: stop after about that
+    many characters and end the text with ``...`` -- a value is a DAG whose text can be
+    exponentially longer than its nodes (a chain of registers each the sum of two earlier ones),
+    so anything shown or used as a key is bounded."""
+    budget = [limit if limit is not None else -1]
+    out: list[str] = []
+    try:
+        _short(e, out, budget)
+    except _TooLong:
+        return "".join(out)[:limit] + "..."
+    return "".join(out)
+
+
+def _put(text: str, out: list[str], budget: list[int]) -> None:
+    out.append(text)
+    if budget[0] >= 0:
+        budget[0] -= len(text)
+        if budget[0] < 0:
+            raise _TooLong
+
+
+def _short(e: DExpr, out: list[str], budget: list[int]) -> None:  # noqa: PLR0912
     if isinstance(e, Const):
-        return repr(e.value)
-    if isinstance(e, Scalar):
-        return e.name
-    if isinstance(e, IntVal):
-        return f"int({e.poly})"
-    if isinstance(e, Pred):
-        return f"[{e.cond}]"
-    if isinstance(e, Load):
-        return f"{e.tensor}[{e.index}]"
-    if isinstance(e, Op):
-        return f"{e.op}(" + ", ".join(short(a) for a in e.args) + ")"
-    if isinstance(e, Select):
-        return f"select({short(e.cond)}, {short(e.then)}, {short(e.else_)})"
-    if isinstance(e, Cast):
-        return f"{e.dtype}({short(e.operand)})"
-    if isinstance(e, Fold):
-        return f"fold_{e.op}({e.var}={e.start}..{e.stop} step {e.step}: {short(e.body)})"
-    if isinstance(e, Carried):
-        return f"carried({e.name})"
-    if isinstance(e, SRead):
-        return f"{e.array}@{e.upto}[" + ", ".join(map(str, e.index)) + "]"
-    return type(e).__name__
+        _put(repr(e.value), out, budget)
+    elif isinstance(e, Scalar):
+        _put(e.name, out, budget)
+    elif isinstance(e, IntVal):
+        _put(f"int({e.poly})", out, budget)
+    elif isinstance(e, Pred):
+        _put(f"[{e.cond}]", out, budget)
+    elif isinstance(e, Load):
+        _put(f"{e.tensor}[{e.index}]", out, budget)
+    elif isinstance(e, Op):
+        _put(f"{e.op}(", out, budget)
+        _args(e.args, out, budget)
+        _put(")", out, budget)
+    elif isinstance(e, Select):
+        _put("select(", out, budget)
+        _args((e.cond, e.then, e.else_), out, budget)
+        _put(")", out, budget)
+    elif isinstance(e, Cast):
+        _put(f"{e.dtype}(", out, budget)
+        _short(e.operand, out, budget)
+        _put(")", out, budget)
+    elif isinstance(e, Fold):
+        _put(f"fold_{e.op}({e.var}={e.start}..{e.stop} step {e.step}: ", out, budget)
+        _short(e.body, out, budget)
+        _put(")", out, budget)
+    elif isinstance(e, Carried):
+        _put(f"carried({e.name})", out, budget)
+    elif isinstance(e, SRead):
+        _put(f"{e.array}@{e.upto}[" + ", ".join(map(str, e.index)) + "]", out, budget)
+    else:
+        _put(type(e).__name__, out, budget)
+
+
+def _args(args: tuple[DExpr, ...], out: list[str], budget: list[int]) -> None:
+    for i, a in enumerate(args):
+        if i:
+            _put(", ", out, budget)
+        _short(a, out, budget)
 
 
 # --------------------------------------------------------------------------- simplification
