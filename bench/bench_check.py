@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from cuda2nki.diagnostics import DiagnosticError
-from cuda2nki.fidelity import check as checker
+from cuda2nki.fidelity import check_judge as judging
 from cuda2nki.fidelity.check import check
 from cuda2nki.fidelity.sandbox import PortSandbox
 
@@ -141,7 +141,7 @@ def softmax_rows(rel: str = "norm/softmax_block_tree") -> float:
     cuda = ROOT / "corpus" / f"{rel}.cu"
     port = cuda.parent / "ports" / f"{cuda.stem}_port.py"
     spent = [0.0]
-    derive = checker.derived_tolerance
+    derive = judging.derived_tolerance
 
     def timed(*args, **kw):
         t0 = time.perf_counter()
@@ -150,12 +150,12 @@ def softmax_rows(rel: str = "norm/softmax_block_tree") -> float:
         finally:
             spent[0] += time.perf_counter() - t0
 
-    checker.derived_tolerance = timed  # counted where the checker calls it
+    judging.derived_tolerance = timed  # counted where the checker calls it
     t0 = time.perf_counter()
     try:
         rep = check(cuda, port, seeds=5)
     finally:
-        checker.derived_tolerance = derive
+        judging.derived_tolerance = derive
     dt = time.perf_counter() - t0
     print(
         f"row softmax check {rel}: {dt:.2f} s ({spent[0]:.2f} s deriving tolerances)"

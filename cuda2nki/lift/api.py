@@ -12,7 +12,8 @@ from cuda2nki.ir import nodes as N
 from cuda2nki.lift.blockperm import unpermuted_blocks
 from cuda2nki.lift.capped import with_capped_values
 from cuda2nki.lift.idioms import classify
-from cuda2nki.lift.intent import Shapes, lower_program, poly_of_text
+from cuda2nki.lift.intent import Shapes, lower_program
+from cuda2nki.lift.intent_shapes import poly_of_text
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.repeats import collapse_repeats
 from cuda2nki.lift.rng import rng_call, rng_construct

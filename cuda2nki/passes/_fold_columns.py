@@ -211,7 +211,7 @@ def _sum(lw: Any, nb: T.Builder, c: Compute, r: Reduce, f: _Fold, ind: View, c0)
 def _stacked_body(lw: Any, nb: T.Builder, c: Compute, r: Reduce, f: _Fold, c0) -> T.Val:
     """The reduction's body on the stacked ``(G * rows0, W)`` tile: each read loaded block by
     block onto its partitions (a value per element, per row or per column)."""
-    from cuda2nki.passes.lower_tiles import _RowCompiler
+    from cuda2nki.passes._lower_common import _RowCompiler
 
     K = f.G * f.rows0
 
@@ -253,7 +253,7 @@ def _stacked_body(lw: Any, nb: T.Builder, c: Compute, r: Reduce, f: _Fold, c0) -
 def _epilogue(lw: Any, nb: T.Builder, c: Compute, red: list, accs: dict, f: _Fold, c0) -> None:
     """What surrounds the sums, on the ``(G, W)`` tiles, and the store: ``G`` rows of ``W``
     consecutive outputs (the whole rows in one DMA, a last partial row in another)."""
-    from cuda2nki.passes.lower_tiles import _EpilogueCompiler
+    from cuda2nki.passes._lower_common import _EpilogueCompiler
 
     def reader(rd: Read) -> T.Val:
         if rd.index != (Sym(f.j),) or len(lw.decl(rd.tensor).shape) != 1:

@@ -206,7 +206,7 @@ def _tiles_per_group(c: Compute) -> int:
 
 
 def _compiler(lw, b, c: Compute, p_axis: str, f_axis: str, r0, rows, f0, cols):
-    from cuda2nki.passes.lower_tiles import _cap, _RowCompiler
+    from cuda2nki.passes._lower_common import _cap, _RowCompiler
 
     def reader(rd: Read) -> T.Val:
         if any(isinstance(ix, Dyn) for ix in rd.index):

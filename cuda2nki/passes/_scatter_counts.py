@@ -185,8 +185,8 @@ def per_chunk(lw, b, c: Compute, chunk: tuple, values: bool = True) -> dict:
     """The element-wise parts of the contraction over the whole ``[rows, F]`` chunk, once: the
     key, the guard and (where it reads elements) the value as float32.  Keyed like the
     compiler's cache; each column of them is one element tile's."""
+    from cuda2nki.passes._lower_common import _cap, _RowCompiler
     from cuda2nki.passes._scatter import _float
-    from cuda2nki.passes.lower_tiles import _cap, _RowCompiler
 
     n_ax, resident, rows, cols = chunk
 
@@ -249,7 +249,7 @@ def onehot_of(lw, b, c: Compute, chunk: tuple, f: SizeExpr, bins: tuple, cache: 
 
 
 def compiler(lw, b, c: Compute, elems: tuple, f: SizeExpr, bins: tuple):
-    from cuda2nki.passes.lower_tiles import _cap, _RowCompiler
+    from cuda2nki.passes._lower_common import _cap, _RowCompiler
 
     n_ax, resident, rows = elems
     bin_ax, b0, nb = bins

@@ -136,8 +136,8 @@ def _banks(lw, b, c: Compute, chunk: tuple, cols: tuple, block: tuple, tot: View
 def _values(lw, b, c: Compute, chunk: tuple, f, cols: tuple, cb0, nb) -> View:
     """``[rows, nb]`` float32 values of column ``f`` of the chunk: an element's own values from
     its resident column, a row read ``X[n, c]`` by one DMA of the chunk's strided rows."""
+    from cuda2nki.passes._lower_common import _cap, _RowCompiler
     from cuda2nki.passes._scatter import _float
-    from cuda2nki.passes.lower_tiles import _cap, _RowCompiler
 
     n_ax, resident, rows, _ = chunk
     c_ax, base, step, _ = cols  # element base + p * step + f

@@ -12,7 +12,8 @@ import pytest
 from cuda2nki import frontend
 from cuda2nki.binding import load_binding
 from cuda2nki.fidelity import refcache
-from cuda2nki.fidelity.check import _reference, check
+from cuda2nki.fidelity.check import check
+from cuda2nki.fidelity.check_reference import _reference
 
 ROOT = Path(__file__).resolve().parents[2]
 VADD = ROOT / "corpus/basic/vector_add.cu"

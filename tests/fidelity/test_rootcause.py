@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from cuda2nki.fidelity import rootcause
-from cuda2nki.fidelity.check import check, narrowing
+from cuda2nki.fidelity.check import check
+from cuda2nki.fidelity.check_judge import narrowing
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cuda2nki.fidelity.check import _own_rounding, check
+from cuda2nki.fidelity.check import check
+from cuda2nki.fidelity.check_judge import _own_rounding
 from cuda2nki.fidelity.compare import Comparison
 from cuda2nki.fidelity.tolerance import Tolerance
 

@@ -92,9 +92,9 @@ def test_bmm_nt_transposes_b_once_per_batch(target, tmp_path, capsys) -> None:
 
 def test_bmm_nt_keeps_per_block_transposes_over_budget(tmp_path, monkeypatch) -> None:
     """Without room in SBUF the per-block transpose stays, and the port says why."""
-    from cuda2nki.passes import lower_tiles
+    from cuda2nki.passes import _matmul_blocks
 
-    monkeypatch.setattr(lower_tiles, "CACHE_BUDGET", 16)
+    monkeypatch.setattr(_matmul_blocks, "CACHE_BUDGET", 16)
     out = _check(CORPUS / "linalg" / "bmm_nt.cu", "nki", tmp_path, [{"M": 130}], own=True)
     assert out.status == "match", out
     text = (tmp_path / "bmm_nt_nki.py").read_text()

@@ -107,7 +107,7 @@ def test_contraction_ports_still_match(rel: str, target: str, tmp_path) -> None:
 def test_the_resident_block_and_the_staged_result_stay_within_the_budget(tmp_path) -> None:
     """A short K and a wide N: the column block is bounded by what R and the staged fp32
     result take together per partition, not by R alone."""
-    from cuda2nki.passes.lower_tiles import CACHE_BUDGET
+    from cuda2nki.passes._matmul_blocks import CACHE_BUDGET
 
     rng = np.random.default_rng(2)
     a = rng.standard_normal((130, 100)).astype(ml_dtypes.bfloat16)
