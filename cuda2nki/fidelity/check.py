@@ -56,6 +56,7 @@ from cuda2nki.fidelity import traffic as traffic_mod
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS
 from cuda2nki.fidelity.intensity import contraction_reuse
+from cuda2nki.fidelity.networkrows import segment_length, with_segments
 from cuda2nki.fidelity.oracle import promoted, run_fp64
 from cuda2nki.fidelity.parallelism import work_rows
 from cuda2nki.fidelity.sandbox import PortSandbox, time_limit
@@ -749,6 +750,7 @@ def _dynamic(
     causes: dict[tuple[str, str], rootcause.Cause | None] = {}
     port_text = read_text(info.path)
     loops = rootcause.loop_targets(port_text)
+    segment = None if intent is not None else segment_length(tu, name, b)  # sorting networks
     wide = set(fp64.wide_tensors(b))  # computed in fp32 by any NKI port
     narrows = narrowing(port_text) or bool(wide)
     tu64 = tu32 = None
@@ -899,7 +901,7 @@ def _dynamic(
                     )
                     break
                 if "trace" in entry:
-                    size = _problem_size(r, idiom, intent)
+                    size = with_segments(_problem_size(r, idiom, intent), r, segment)
                     if nest is not None:
                         size = dataclasses.replace(
                             size,

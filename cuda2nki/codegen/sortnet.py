@@ -1,0 +1,144 @@
+"""Spell a recognised sorting network (:mod:`cuda2nki.lift.sortnet_match`) as an NKI module.
+
+Layout: one segment (one CUDA block's shared array) per partition, its keys along the free
+dimension, up to 128 segments per tile, so the whole tile loads with one DMA per array and stores
+with one.  Each stage of the network is, per box of comparators, one comparison of the low and the
+high ends (two strided views of the tile) into a swap mask and three copies per array (the low end
+aside, then the two predicated copies) -- bit-exact moves, so integer keys stay exact and float
+keys move with their bits (NaN payloads and the sign of zero included).  The module is
+``templates/nki/sortnet_module.py.j2``; only the ``nki`` target has this form.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cuda2nki.codegen.render import environment
+from cuda2nki.codegen.spell import py_name
+from cuda2nki.diagnostics import Diagnostic, make
+from cuda2nki.lift.sortnet_boxes import Box
+from cuda2nki.lift.sortnet_match import SortNetwork, recognise
+
+TARGETS = ("nki",)
+
+
+def _pattern(dims: list[tuple[int, int]]) -> str:
+    return "[" + ", ".join(f"[{s}, {c}]" for s, c in dims) + "]"
+
+
+def _dense(box: Box) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    stride = 1
+    for _, _, c in reversed(box.dims):
+        out.append((stride, c))
+        stride *= c
+    return list(reversed(out))
+
+
+def _row(net: SortNetwork, box: Box) -> str:
+    pred = net.up if box.up else net.down
+    low = _pattern([(ls, c) for ls, _, c in box.dims])
+    high = _pattern([(hs, c) for _, hs, c in box.dims])
+    return (
+        f"({box.lo}, {box.hi}, {low}, {high}, {_pattern(_dense(box))}, nl.{pred.op}, {pred.negate})"
+    )
+
+
+def _arrays(net: SortNetwork, binding: Any) -> list[tuple[str, str, str]]:
+    """(input parameter, output name, tile prefix) of the keys, then of each value array."""
+    roles = {t.name: t.role for t in binding.tensors}
+    out = []
+    for i, (src, dst) in enumerate((net.keys, *net.values)):
+        name = py_name(dst) + ("_io" if roles[dst] == "inout" else "")
+        out.append((py_name(src), name, "_keys" if i == 0 else f"_vals{i}"))
+    return out
+
+
+def _stage(arrays: list[tuple[str, str, str]]) -> list[str]:
+    lines = []
+    for i, (_, _, t) in enumerate(arrays):
+        low = f"{t}.ap([[_N, _rows], *_lo_dims], offset=_lo)"
+        high = f"{t}.ap([[_N, _rows], *_hi_dims], offset=_hi)"
+        held = f"{t}_held.ap([[_N // 2, _rows], *_dense], offset=0)"
+        if i == 0:
+            lines += [f"{t}_low = {low}", f"{t}_high = {high}"]
+            lines.append(
+                f"nisa.tensor_tensor(dst=_mask, data1={t}_low, data2={t}_high, op=_compare)"
+            )
+            lines.append(f"_exchange({t}_low, {t}_high, _mask, {held}, _negated)")
+        else:
+            lines.append(f"_exchange({low}, {high}, _mask, {held}, _negated)")
+    return lines
+
+
+def _params(binding: Any) -> str:
+    inputs = [t for t in binding.tensors if t.role in ("in", "inout")]
+    sizes = {d for t in inputs for d in t.shape if isinstance(d, str) and d.isidentifier()}
+    keywords = [f"{py_name(s.name)}={s.value!r}" for s in binding.scalars if s.name not in sizes]
+    return ", ".join([py_name(t.name) for t in inputs] + keywords)
+
+
+def generate(net: SortNetwork, binding: Any, header: list[str]) -> str:
+    arrays = _arrays(net, binding)
+    outputs = [
+        f"{dst} = nl.ndarray({src}.shape, dtype={src}.dtype, buffer=nl.shared_hbm)"
+        for src, dst, _ in arrays
+    ]
+    loads: list[str] = []
+    stores: list[str] = []
+    for src, dst, t in arrays:
+        loads += [
+            f"{t} = nl.ndarray((_P, _N), dtype={src}.dtype, buffer=nl.sbuf)",
+            f"nisa.dma_copy(dst={t}[0:_rows, :], src={src}.ap([[_N, _rows], [1, _N]], offset=_start))",
+            f"{t}_held = nl.ndarray((_P, _N // 2), dtype={src}.dtype, buffer=nl.sbuf)",
+        ]
+        stores.append(
+            f"nisa.dma_copy(dst={dst}.ap([[_N, _rows], [1, _N]], offset=_start), src={t}[0:_rows, :])"
+        )
+    order = {py_name(t.name): i for i, t in enumerate(binding.tensors)}
+    returns = sorted(arrays, key=lambda a: order.get(a[1].removesuffix("_io"), 0))
+    rows = [_row(net, b) for stage in net.stages for b in stage]
+    return (
+        environment()
+        .get_template("nki/sortnet_module.py.j2")
+        .render(
+            header=header,
+            n=net.n,
+            boxes=rows,
+            name=py_name(net.kernel),
+            params=_params(binding),
+            outputs=outputs,
+            first=arrays[0][0],
+            loads=loads,
+            stage=_stage(arrays),
+            stores=stores,
+            returns=", ".join(a[1] for a in returns),
+        )
+    )
+
+
+def describe(net: SortNetwork) -> str:
+    order = "ascending" if net.ascending else "descending"
+    kind = "key-value" if net.values else "key-only"
+    return f"sort ({net.family} network, {order}, {kind}, {net.n} keys per block)"
+
+
+def port_network(
+    path: Any, tu: Any, name: str, binding: Any, target: str, header: list[str]
+) -> tuple[str, list[Diagnostic], str] | None:
+    """The port of a kernel that runs a sorting network: (source, diagnostics, idiom), or None
+    where the kernel is not one (or the target has no such form)."""
+    if target not in TARGETS or binding is None:
+        return None
+    net = recognise(tu, name, binding)
+    if net is None:
+        return None
+    idiom = describe(net)
+    lines = [*header, f"Idiom: {idiom}"]
+    lines.append(
+        f"{len(net.stages)} stages of compare-exchange over {net.n}-key segments, one segment "
+        f"per partition (from {Path(str(path)).name}:{net.loc.line})."
+    )
+    diag = make("C2N2001", net.loc, kernel=name, idiom=idiom)
+    return generate(net, binding, lines), [diag], "sort"

@@ -1,0 +1,232 @@
+"""Recognise a block-local compare-exchange sorting network by running the kernel.
+
+A kernel qualifies when it keeps a ``__shared__`` array, synchronises inside a loop, reads one or
+two arrays (keys, and values riding with them) and writes as many of the same size, and every
+block ``b`` of a launch of ``B`` blocks turns segment ``b`` (``n = size / B`` elements, a power
+of two) of its inputs into segment ``b`` of its outputs.  Which network the kernel runs (family,
+direction, the comparison each direction swaps on) is decided by running it in the SIMT
+interpreter on probe segments -- random keys, 0/1 keys, keys with many ties, and for float keys
+signed zeros, infinities and NaN -- with unique values riding along (their order shows every
+exchange, ties included) and keeping the one candidate of :mod:`cuda2nki.lift.sortnets` that
+reproduces every output bit for bit, at every shape point of the binding.  A comparator network is
+deterministic, so reproducing the probe runs exactly pins its behaviour on ties and on the
+values NaN and -0.0 take; a kernel no candidate reproduces is not claimed (it stays literal).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cuda2nki.diagnostics import DiagnosticError, SourceLoc
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
+from cuda2nki.lift import sortnets as S
+from cuda2nki.lift.sortnet_boxes import Box, stage_boxes
+
+#: key and value types a port keeps exact (32-bit integers and fp32)
+_DTYPES = ("int32", "uint32", "float32")
+#: the largest segment tiled (elements along the free dimension of one partition)
+MAX_SEGMENT = 8192
+#: probe rows per class and seeds per shape point
+_SEEDS = (0, 1)
+
+
+@dataclass(frozen=True)
+class SortNetwork:
+    """A recognised network: ``keys``/``values`` pair each source tensor with its destination
+    (binding names); ``stages`` as boxes; ``up``/``down`` the swap predicates."""
+
+    kernel: str
+    n: int
+    family: str
+    ascending: bool
+    keys: tuple[str, str]
+    values: tuple[tuple[str, str], ...]
+    up: S.Predicate
+    down: S.Predicate
+    stages: tuple[tuple[Box, ...], ...]
+    loc: SourceLoc
+
+
+def _shape_ok(fn: A.Function) -> bool:
+    """A shared array and a barrier inside a loop."""
+    shared = any(
+        isinstance(n, A.VarDecl) and n.storage in ("shared", "extern_shared") for n in walk(fn)
+    )
+    loops = [n for n in walk(fn) if isinstance(n, (A.For, A.While, A.DoWhile))]
+    synced = any(
+        isinstance(c, A.Call) and "sync" in c.func.lower() for lp in loops for c in walk(lp)
+    )
+    return shared and synced
+
+
+def _pairs(binding: object) -> tuple[list, list] | None:
+    tensors = list(getattr(binding, "tensors", ()))
+    ins = [t for t in tensors if t.role in ("in", "inout")]
+    outs = [t for t in tensors if t.role in ("out", "inout")]
+    if len(ins) != len(outs) or len(ins) not in (1, 2) or len(tensors) > 4:
+        return None
+    if any(t.dtype not in _DTYPES for t in tensors):
+        return None
+    if any(a.dtype != b.dtype for a, b in zip(ins, outs)):
+        return None
+    return ins, outs
+
+
+def _sizes_only(binding: object) -> bool:
+    """Every scalar is a size (it appears in a shape or the grid): nothing else steers it."""
+    texts = [str(g) for g in binding.grid] + [  # type: ignore[attr-defined]
+        str(d)
+        for t in binding.tensors  # type: ignore[attr-defined]
+        for d in t.shape
+    ]
+    import re
+
+    words = {w for t in texts for w in re.findall(r"[A-Za-z_]\w*", t)}
+    return all(s.name in words for s in binding.scalars)  # type: ignore[attr-defined]
+
+
+def _probe_keys(
+    rng: np.random.Generator, dtype: np.dtype, cls: int, n: int, rng_range
+) -> np.ndarray:
+    if cls == 1:
+        return rng.integers(0, 2, n).astype(dtype)
+    if cls == 2:
+        return rng.integers(0, 4, n).astype(dtype)
+    if cls == 3 and dtype.kind == "f":
+        pool = np.array([-0.0, 0.0, np.nan, np.inf, -np.inf, 1.0, -1.0], dtype=dtype)
+        return pool[rng.integers(0, len(pool), n)]
+    if dtype.kind == "f":
+        return rng.standard_normal(n).astype(dtype)
+    lo, hi = rng_range
+    return rng.integers(lo, hi, n, endpoint=True).astype(dtype)
+
+
+def _range(t: object, dtype: np.dtype) -> tuple[int, int]:
+    info = np.iinfo(dtype) if dtype.kind in "iu" else None
+    lo, hi = (int(info.min), int(info.max)) if info is not None else (0, 0)
+    given = getattr(t, "range", None)
+    if given is not None:
+        try:
+            lo, hi = max(lo, int(given[0])), min(hi, int(given[1]))
+        except (TypeError, ValueError):
+            pass
+    return lo, hi
+
+
+@dataclass
+class _Probe:
+    keys: np.ndarray  # segments x n, the keys given
+    values: list[np.ndarray]  # the other inputs given
+    out: dict[str, np.ndarray]  # destination -> segments x n, what the kernel wrote
+
+
+def _run(tu, name, binding, ins, outs, point, seed, n) -> _Probe | None:  # noqa: ANN001
+    from cuda2nki.simt.runner import run_kernel
+
+    r = binding.resolve(point)
+    size = int(np.prod(r.shapes[ins[0].name]))
+    blocks = r.grid[0] * r.grid[1] * r.grid[2]
+    if blocks * n != size or any(int(np.prod(r.shapes[t.name])) != size for t in ins + outs):
+        return None
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(ins[0].dtype)
+    rows = [
+        _probe_keys(rng, dtype, (b + seed) % 4, n, _range(ins[0], dtype)) for b in range(blocks)
+    ]
+    keys = np.stack(rows)
+    values = [
+        (np.arange(size) * 7 + 3).astype(np.dtype(t.dtype)).reshape(blocks, n) for t in ins[1:]
+    ]
+    args: dict[str, object] = dict(r.scalars)
+    for t, arr in zip(ins, [keys, *values]):
+        args[t.name] = arr.reshape(-1).copy()
+    for t in outs:
+        if t.role == "out":
+            args[t.name] = np.zeros(size, dtype=np.dtype(t.dtype))
+    got = run_kernel(
+        tu, name, grid=r.grid, block=r.block, shared_bytes=r.shared_bytes, args=args,
+        outputs=[t.name for t in outs], max_steps=1 << 20,
+    )  # fmt: skip
+    return _Probe(keys, values, {t.name: np.asarray(got[t.name]).reshape(blocks, n) for t in outs})
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _fits(stages, probes, order, up, down, outs) -> bool:  # noqa: ANN001
+    for p in probes:
+        given = [p.keys, *p.values]
+        key = given[order[0]]
+        rest = tuple(given[i] for i in order[1:])
+        k, vs = S.apply(stages, key, rest, up, down)
+        want = [None] * len(given)
+        want[order[0]] = k
+        for i, v in zip(order[1:], vs):
+            want[i] = v
+        if not all(_same(w, p.out[o.name]) for w, o in zip(want, outs)):
+            return False
+    return True
+
+
+def _candidates(n: int, ins: list):  # noqa: ANN202
+    orders = [(0,)] if len(ins) == 1 else [(0, 1), (1, 0)]
+    for family, asc, stages in S.networks(n):
+        downs = S.DOWN_PREDICATES if any(not c[2] for st in stages for c in st) else (
+            S.DOWN_PREDICATES[0],
+        )  # fmt: skip
+        ups = S.UP_PREDICATES if any(c[2] for st in stages for c in st) else (S.UP_PREDICATES[0],)
+        for order in orders:
+            for up in ups:
+                for down in downs:
+                    yield family, asc, stages, order, up, down
+
+
+def _segment(binding, ins, points) -> int | None:  # noqa: ANN001
+    ns = set()
+    for point in points:
+        r = binding.resolve(point)
+        blocks = r.grid[0] * r.grid[1] * r.grid[2]
+        size = int(np.prod(r.shapes[ins[0].name]))
+        if blocks <= 0 or size % blocks:
+            return None
+        ns.add(size // blocks)
+    n = ns.pop() if len(ns) == 1 else None
+    return n if n is not None and 2 <= n <= MAX_SEGMENT and n & (n - 1) == 0 else None
+
+
+def recognise(tu: A.TranslationUnit, name: str, binding: object) -> SortNetwork | None:
+    """The sorting network kernel ``name`` runs, or None where it is not one (or no candidate
+    reproduces it exactly)."""
+    fn = tu.function(name)
+    if fn is None or binding is None or not _shape_ok(fn) or not _sizes_only(binding):
+        return None
+    pairs = _pairs(binding)
+    if pairs is None:
+        return None
+    ins, outs = pairs
+    try:
+        points = binding.test_points()  # type: ignore[attr-defined]
+        n = _segment(binding, ins, points)
+        if n is None:
+            return None
+        probes = [
+            _run(tu, name, binding, ins, outs, pt, seed, n) for pt in points for seed in _SEEDS
+        ]
+    except (DiagnosticError, ArithmeticError, ValueError, IndexError, KeyError, TypeError):
+        return None
+    if not probes or any(p is None for p in probes):
+        return None
+    for family, asc, stages, order, up, down in _candidates(n, ins):
+        if not _fits(stages, probes, order, up, down, outs):
+            continue
+        boxes = tuple(stage_boxes(st) for st in stages)
+        if any(b is None for b in boxes):
+            return None
+        key = (ins[order[0]].name, outs[order[0]].name)
+        vals = tuple((ins[i].name, outs[i].name) for i in order[1:])
+        return SortNetwork(name, n, family, asc, key, vals, up, down, boxes, fn.loc)  # type: ignore[arg-type]
+    return None
