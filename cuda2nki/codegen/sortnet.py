@@ -72,15 +72,70 @@ def _stage(arrays: list[tuple[str, str, str]]) -> list[str]:
     return lines
 
 
+#: the C integer helpers a grid expression may use (cuda2nki.lift.literal.lower.c_expr_to_py)
+_HELPERS = {
+    "_c2n_idiv": (
+        "def _c2n_idiv(a, b):",
+        '    """C integer division: truncates toward zero."""',
+        "    q = abs(a) // abs(b)",
+        "    return q if (a >= 0) == (b >= 0) else -q",
+    ),
+    "_c2n_imod": (
+        "def _c2n_imod(a, b):",
+        '    """C integer remainder: takes the sign of the dividend."""',
+        "    return a - b * _c2n_idiv(a, b)",
+    ),
+    "_c2n_ceil_div": ("def _c2n_ceil_div(a, b):", "    return -(-a // b)"),
+}
+
+
+def _derived(binding: Any) -> dict[str, str]:
+    """Scalar -> the input shape entry it is read from (``n`` of a tensor of shape ``[n]``)."""
+    out: dict[str, str] = {}
+    for t in binding.tensors:
+        if t.role not in ("in", "inout"):
+            continue
+        for d, ext in enumerate(t.shape):
+            if isinstance(ext, str) and ext.isidentifier() and ext not in out:
+                out[ext] = f"{py_name(t.name)}.shape[{d}]"
+    return out
+
+
 def _params(binding: Any) -> str:
     inputs = [t for t in binding.tensors if t.role in ("in", "inout")]
-    sizes = {d for t in inputs for d in t.shape if isinstance(d, str) and d.isidentifier()}
+    sizes = _derived(binding)
     keywords = [f"{py_name(s.name)}={s.value!r}" for s in binding.scalars if s.name not in sizes]
     return ", ".join([py_name(t.name) for t in inputs] + keywords)
 
 
-def generate(net: SortNetwork, binding: Any, header: list[str]) -> str:
+def _segments(binding: Any) -> tuple[str, list[str]] | None:
+    """The number of CUDA blocks as Python (C integer semantics) and the helpers it needs;
+    None where the grid needs more than those helpers."""
+    import re
+
+    from cuda2nki.lift.literal.lower import c_expr_to_py
+
+    try:
+        dims = [c_expr_to_py(str(g)) for g in binding.grid]
+    except (SyntaxError, ValueError):
+        return None
+    text = " * ".join(d if len(dims) == 1 else f"({d})" for d in dims)
+    used = set(re.findall(r"_c2n_\w+", text))
+    if "_c2n_imod" in used:
+        used.add("_c2n_idiv")
+    if not used <= set(_HELPERS):
+        return None
+    lines = [line for name in _HELPERS if name in used for line in (*_HELPERS[name], "", "")]
+    return text, lines
+
+
+def generate(net: SortNetwork, binding: Any, header: list[str]) -> str | None:
+    """The module's source, or None where the grid cannot be spelled."""
     arrays = _arrays(net, binding)
+    grid = _segments(binding)
+    if grid is None:
+        return None
+    roles = {py_name(t.name): t.role for t in binding.tensors}
     outputs = [
         f"{dst} = nl.ndarray({src}.shape, dtype={src}.dtype, buffer=nl.shared_hbm)"
         for src, dst, _ in arrays
@@ -114,6 +169,13 @@ def generate(net: SortNetwork, binding: Any, header: list[str]) -> str:
             stage=_stage(arrays),
             stores=stores,
             returns=", ".join(a[1] for a in returns),
+            helpers=grid[1],
+            segments=grid[0],
+            sizes=[f"{py_name(k)} = {v}" for k, v in _derived(binding).items()],
+            tails=[
+                f"_tail({dst}, {src if roles.get(src) == 'inout' else None}, _segments * _N)"
+                for src, dst, _ in arrays
+            ],
         )
     )
 
@@ -140,5 +202,7 @@ def port_network(
         f"{len(net.stages)} stages of compare-exchange over {net.n}-key segments, one segment "
         f"per partition (from {Path(str(path)).name}:{net.loc.line})."
     )
-    diag = make("C2N2001", net.loc, kernel=name, idiom=idiom)
-    return generate(net, binding, lines), [diag], "sort"
+    src = generate(net, binding, lines)
+    if src is None:
+        return None
+    return src, [make("C2N2001", net.loc, kernel=name, idiom=idiom)], "sort"

@@ -123,34 +123,61 @@ class _Probe:
     out: dict[str, np.ndarray]  # destination -> segments x n, what the kernel wrote
 
 
+def _inputs(ins: list, blocks: int, n: int, size: int, seed: int) -> list[np.ndarray]:
+    """Flat probe inputs: keys of every class by segment (random past the last one), values
+    that are unique (their order shows every exchange)."""
+    rng = np.random.default_rng(seed)
+    dtype = np.dtype(ins[0].dtype)
+    span = _range(ins[0], dtype)
+    rows = [_probe_keys(rng, dtype, (b + seed) % 4, n, span) for b in range(blocks)]
+    keys = np.concatenate([*rows, _probe_keys(rng, dtype, 0, size - blocks * n, span)])
+    values = [(np.arange(size) * 7 + 3).astype(np.dtype(t.dtype)) for t in ins[1:]]
+    return [keys, *values]
+
+
 def _run(tu, name, binding, ins, outs, point, seed, n) -> _Probe | None:  # noqa: ANN001
+    """The kernel run on probe inputs at ``point``; None where its blocks do not cover whole
+    segments or it changes anything past the last one."""
     from cuda2nki.simt.runner import run_kernel
 
     r = binding.resolve(point)
     size = int(np.prod(r.shapes[ins[0].name]))
     blocks = r.grid[0] * r.grid[1] * r.grid[2]
-    if blocks * n != size or any(int(np.prod(r.shapes[t.name])) != size for t in ins + outs):
+    if blocks * n > size or any(int(np.prod(r.shapes[t.name])) != size for t in ins + outs):
         return None
-    rng = np.random.default_rng(seed)
-    dtype = np.dtype(ins[0].dtype)
-    rows = [
-        _probe_keys(rng, dtype, (b + seed) % 4, n, _range(ins[0], dtype)) for b in range(blocks)
-    ]
-    keys = np.stack(rows)
-    values = [
-        (np.arange(size) * 7 + 3).astype(np.dtype(t.dtype)).reshape(blocks, n) for t in ins[1:]
-    ]
+    given = _inputs(ins, blocks, n, size, seed)
     args: dict[str, object] = dict(r.scalars)
-    for t, arr in zip(ins, [keys, *values]):
-        args[t.name] = arr.reshape(-1).copy()
-    for t in outs:
-        if t.role == "out":
-            args[t.name] = np.zeros(size, dtype=np.dtype(t.dtype))
+    for t, arr in zip(ins, given):
+        args[t.name] = arr.copy()
+    before = {}
+    for t, arr in zip(outs, given):
+        before[t.name] = arr if t.role == "inout" else np.zeros(size, dtype=np.dtype(t.dtype))
+        args[t.name] = before[t.name].copy()
     got = run_kernel(
         tu, name, grid=r.grid, block=r.block, shared_bytes=r.shared_bytes, args=args,
         outputs=[t.name for t in outs], max_steps=1 << 20,
     )  # fmt: skip
-    return _Probe(keys, values, {t.name: np.asarray(got[t.name]).reshape(blocks, n) for t in outs})
+    got = {k: np.asarray(v).reshape(-1) for k, v in got.items()}
+    end = blocks * n
+    if not all(_same(got[t.name][end:], before[t.name][end:]) for t in outs):
+        return None
+    segs = [a[:end].reshape(blocks, n) for a in given]
+    return _Probe(segs[0], segs[1:], {t.name: got[t.name][:end].reshape(blocks, n) for t in outs})
+
+
+def _points(binding: object) -> list[dict]:
+    """The binding's shape points, and the first with each scalar one larger (a ragged size)."""
+    points = binding.test_points()  # type: ignore[attr-defined]
+    out = list(points)
+    for s in binding.scalars:  # type: ignore[attr-defined]
+        p = {**points[0], s.name: points[0][s.name] + 1}
+        try:
+            binding.resolve(p)  # type: ignore[attr-defined]
+        except DiagnosticError:
+            continue
+        if p not in out:
+            out.append(p)
+    return out
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
@@ -209,8 +236,8 @@ def recognise(tu: A.TranslationUnit, name: str, binding: object) -> SortNetwork 
         return None
     ins, outs = pairs
     try:
-        points = binding.test_points()  # type: ignore[attr-defined]
-        n = _segment(binding, ins, points)
+        points = _points(binding)
+        n = _segment(binding, ins, binding.test_points())  # type: ignore[attr-defined]
         if n is None:
             return None
         probes = [
