@@ -183,7 +183,8 @@ def generate(net: SortNetwork, binding: Any, header: list[str]) -> str | None:
 def describe(net: SortNetwork) -> str:
     order = "ascending" if net.ascending else "descending"
     kind = "key-value" if net.values else "key-only"
-    return f"sort ({net.family} network, {order}, {kind}, {net.n} keys per block)"
+    chunks = f"{net.n} keys per block" if net.m == net.n else f"{net.m}-key chunks of {net.n}"
+    return f"sort ({net.family} network, {order}, {kind}, {chunks})"
 
 
 def port_network(

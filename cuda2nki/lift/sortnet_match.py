@@ -40,6 +40,7 @@ class SortNetwork:
 
     kernel: str
     n: int
+    m: int  # keys per sorted chunk (n, or a divisor of it: chunks sorted side by side)
     family: str
     ascending: bool
     keys: tuple[str, str]
@@ -199,17 +200,43 @@ def _fits(stages, probes, order, up, down, outs) -> bool:  # noqa: ANN001
     return True
 
 
-def _candidates(n: int, ins: list):  # noqa: ANN202
+def _runs(probes: list[_Probe], out: str, n: int) -> list[tuple[int, bool]]:
+    """The chunk lengths and directions the destination ``out`` is sorted in (longest first):
+    a kernel may sort each block's segment in several independent chunks."""
+    rows = np.concatenate([p.out[out] for p in probes])
+    if rows.dtype.kind == "f":
+        rows = rows[~np.isnan(rows).any(axis=1)]
+    found = []
+    m = n
+    while m >= 2:
+        diff = np.diff(rows.reshape(-1, m).astype(np.float64), axis=1)
+        found += [
+            (m, up) for up, ok in ((True, (diff >= 0).all()), (False, (diff <= 0).all())) if ok
+        ]
+        if found:
+            return found
+        m //= 2
+    return found
+
+
+def _candidates(n: int, ins: list, outs: list, probes: list[_Probe]):  # noqa: ANN202
     orders = [(0,)] if len(ins) == 1 else [(0, 1), (1, 0)]
-    for family, asc, stages in S.networks(n):
-        downs = S.DOWN_PREDICATES if any(not c[2] for st in stages for c in st) else (
-            S.DOWN_PREDICATES[0],
-        )  # fmt: skip
-        ups = S.UP_PREDICATES if any(c[2] for st in stages for c in st) else (S.UP_PREDICATES[0],)
-        for order in orders:
-            for up in ups:
-                for down in downs:
-                    yield family, asc, stages, order, up, down
+    for order in orders:
+        for m, asc in _runs(probes, outs[order[0]].name, n):
+            for family, up_, stages in S.networks(n, m):
+                if up_ == asc:
+                    yield from _predicates(family, asc, stages, order, m)
+
+
+def _predicates(family: str, asc: bool, stages, order: tuple, m: int):  # noqa: ANN001, ANN202
+    """The candidate with every pair of swap predicates its comparators could take."""
+    downs = (
+        S.DOWN_PREDICATES if any(not c[2] for st in stages for c in st) else S.DOWN_PREDICATES[:1]
+    )
+    ups = S.UP_PREDICATES if any(c[2] for st in stages for c in st) else S.UP_PREDICATES[:1]
+    for up in ups:
+        for down in downs:
+            yield family, asc, stages, order, up, down, m
 
 
 def _segment(binding, ins, points) -> int | None:  # noqa: ANN001
@@ -243,11 +270,11 @@ def recognise(tu: A.TranslationUnit, name: str, binding: object) -> SortNetwork 
         probes = [
             _run(tu, name, binding, ins, outs, pt, seed, n) for pt in points for seed in _SEEDS
         ]
-    except (DiagnosticError, ArithmeticError, ValueError, IndexError, KeyError, TypeError):
+    except Exception:  # noqa: BLE001 - whatever stops the probe runs, the kernel is not claimed
         return None
     if not probes or any(p is None for p in probes):
         return None
-    for family, asc, stages, order, up, down in _candidates(n, ins):
+    for family, asc, stages, order, up, down, m in _candidates(n, ins, outs, probes):
         if not _fits(stages, probes, order, up, down, outs):
             continue
         boxes = tuple(stage_boxes(st) for st in stages)
@@ -255,5 +282,5 @@ def recognise(tu: A.TranslationUnit, name: str, binding: object) -> SortNetwork 
             return None
         key = (ins[order[0]].name, outs[order[0]].name)
         vals = tuple((ins[i].name, outs[i].name) for i in order[1:])
-        return SortNetwork(name, n, family, asc, key, vals, up, down, boxes, fn.loc)  # type: ignore[arg-type]
+        return SortNetwork(name, n, m, family, asc, key, vals, up, down, boxes, fn.loc)  # type: ignore[arg-type]
     return None

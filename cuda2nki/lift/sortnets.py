@@ -133,11 +133,25 @@ FAMILIES: dict[str, Callable[[int, bool], tuple[Stage, ...]]] = {
 }
 
 
-def networks(n: int) -> list[tuple[str, bool, tuple[Stage, ...]]]:
-    """Every candidate network of ``n`` keys: (family, ascending, stages)."""
-    if not _pow2(n):
+def replicated(stages: tuple[Stage, ...], m: int, n: int) -> tuple[Stage, ...]:
+    """A network of ``m`` keys run side by side on each ``m``-key chunk of ``n`` keys."""
+    return tuple(
+        tuple((lo + c * m, hi + c * m, up) for c in range(n // m) for lo, hi, up in stage)
+        for stage in stages
+    )
+
+
+def networks(n: int, m: int | None = None) -> list[tuple[str, bool, tuple[Stage, ...]]]:
+    """Every candidate network sorting each ``m``-key chunk (all ``n`` keys by default) of
+    ``n`` keys: (family, ascending, stages)."""
+    m = n if m is None else m
+    if not _pow2(n) or not _pow2(m) or m > n:
         return []
-    return [(name, up, build(n, up)) for name, build in FAMILIES.items() for up in (True, False)]
+    return [
+        (name, up, replicated(build(m, up), m, n))
+        for name, build in FAMILIES.items()
+        for up in (True, False)
+    ]
 
 
 def apply(

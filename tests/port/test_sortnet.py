@@ -162,6 +162,48 @@ FLIP_BINDING = {
     "check": {"shapes": [{"n": 128}]},
 }
 
+# each block sorts its 128 keys as four independent 32-key chunks; ties swap when descending
+CHUNKS = """
+#define CHUNK 32
+#define PER_BLOCK 128
+__global__ void chunk_sort(const int *src, const int *tag, int *dst, int *dst_tag, int total) {
+    __shared__ int k[PER_BLOCK];
+    __shared__ int v[PER_BLOCK];
+    int base = blockIdx.x * PER_BLOCK;
+    int i = threadIdx.x;
+    k[i] = src[base + i];
+    v[i] = tag[base + i];
+    for (int width = 2; width <= CHUNK; width <<= 1) {
+        for (int dist = width / 2; dist >= 1; dist /= 2) {
+            __syncthreads();
+            int mate = i ^ dist;
+            if (mate > i) {
+                bool rising = (i & width) == 0 || width == CHUNK;
+                int a = k[i], b = k[mate];
+                if ((a > b) == rising) {
+                    k[i] = b; k[mate] = a;
+                    int t = v[i]; v[i] = v[mate]; v[mate] = t;
+                }
+            }
+        }
+    }
+    __syncthreads();
+    dst[base + i] = k[i];
+    dst_tag[base + i] = v[i];
+}
+"""
+CHUNKS_BINDING = {
+    "kernel": "chunk_sort",
+    "launch": {"grid": ["total / 128"], "block": [128]},
+    "params": {
+        "src": {"shape": ["total"], "dtype": "int32", "role": "in"},
+        "tag": {"shape": ["total"], "dtype": "int32", "role": "in"},
+        "dst": {"shape": ["total"], "dtype": "int32", "role": "out"},
+        "dst_tag": {"shape": ["total"], "dtype": "int32", "role": "out"},
+        "total": 384,
+    },
+}
+
 # a bitonic sort with one stage in the wrong direction: not a sorting network of any family
 BROKEN = ODD_EVEN.replace("if (x > y)", "if ((d == 1 && half == 2) ? (x < y) : (x > y))")
 
@@ -193,6 +235,7 @@ CASES = {
     "kv_desc": (KV_DESC, KV_DESC_BINDING, ("bitonic", False, 1)),
     "oe_sort": (ODD_EVEN, ODD_EVEN_BINDING, ("odd-even-merge", True, 0)),
     "flip_sort": (FLIP, FLIP_BINDING, ("bitonic-flip", True, 1)),
+    "chunk_sort": (CHUNKS, CHUNKS_BINDING, ("bitonic", True, 1)),
 }
 
 
@@ -223,6 +266,9 @@ def test_the_network_is_recognised(case: str, tmp_path: Path) -> None:
     net = recognise(parse_file(cu), bind["kernel"], binding_from_dict(bind))
     assert net is not None
     assert (net.family, net.ascending, len(net.values)) == (family, ascending, values)
+    assert net.m == (32 if case == "chunk_sort" else net.n)
+    if case == "chunk_sort":  # `(a > b) == rising`: a descending comparator swaps equal keys
+        assert net.down(np.array([7]), np.array([7]))[0]
 
 
 def test_float_keys_pin_the_comparisons_nan_and_signed_zero_take(tmp_path: Path) -> None:
