@@ -29,8 +29,10 @@ from cuda2nki.lift.sortnet_boxes import Box, stage_boxes
 _DTYPES = ("int32", "uint32", "float32")
 #: the largest segment tiled (elements along the free dimension of one partition)
 MAX_SEGMENT = 8192
-#: probe rows per class and seeds per shape point
+#: seeds per shape point of the binding (one per generated point)
 _SEEDS = (0, 1)
+#: the most elements a generated probe point may hold (the binding's points always run)
+_MAX_PROBE = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,9 @@ def _run(tu, name, binding, ins, outs, point, seed, n) -> _Probe | None:  # noqa
     if blocks * n > size or any(int(np.prod(r.shapes[t.name])) != size for t in ins + outs):
         return None
     given = _inputs(ins, blocks, n, size, seed)
+    if blocks == 0:  # nothing runs: the port leaves every element as it was too
+        return _Probe(given[0][:0].reshape(0, n), [g[:0].reshape(0, n) for g in given[1:]],
+                      {t.name: given[0][:0].reshape(0, n) for t in outs})  # fmt: skip
     args: dict[str, object] = dict(r.scalars)
     for t, arr in zip(ins, given):
         args[t.name] = arr.copy()
@@ -166,18 +171,24 @@ def _run(tu, name, binding, ins, outs, point, seed, n) -> _Probe | None:  # noqa
     return _Probe(segs[0], segs[1:], {t.name: got[t.name][:end].reshape(blocks, n) for t in outs})
 
 
-def _points(binding: object) -> list[dict]:
-    """The binding's shape points, and the first with each scalar one larger (a ragged size)."""
+def _points(binding: object) -> list[tuple[dict, tuple[int, ...]]]:
+    """(point, seeds) to probe: the binding's shape points, then the first with each scalar one
+    larger (a ragged size), doubled and at 1 -- a scalar that sizes the arrays and also steers
+    the network (how many merge rounds run) shows as a network that changes between them."""
     points = binding.test_points()  # type: ignore[attr-defined]
-    out = list(points)
+    out = [(p, _SEEDS) for p in points]
+    seen = list(points)
     for s in binding.scalars:  # type: ignore[attr-defined]
-        p = {**points[0], s.name: points[0][s.name] + 1}
-        try:
-            binding.resolve(p)  # type: ignore[attr-defined]
-        except DiagnosticError:
-            continue
-        if p not in out:
-            out.append(p)
+        v = points[0][s.name]
+        for w in (v + 1, 2 * v, 1):
+            p = {**points[0], s.name: w}
+            try:
+                r = binding.resolve(p)  # type: ignore[attr-defined]
+            except DiagnosticError:
+                continue
+            if p not in seen and sum(int(np.prod(x)) for x in r.shapes.values()) <= _MAX_PROBE:
+                seen.append(p)
+                out.append((p, _SEEDS[:1]))
     return out
 
 
@@ -268,7 +279,9 @@ def recognise(tu: A.TranslationUnit, name: str, binding: object) -> SortNetwork 
         if n is None:
             return None
         probes = [
-            _run(tu, name, binding, ins, outs, pt, seed, n) for pt in points for seed in _SEEDS
+            _run(tu, name, binding, ins, outs, pt, seed, n)
+            for pt, seeds in points
+            for seed in seeds
         ]
     except Exception:  # noqa: BLE001 - whatever stops the probe runs, the kernel is not claimed
         return None

@@ -207,6 +207,44 @@ CHUNKS_BINDING = {
 # a bitonic sort with one stage in the wrong direction: not a sorting network of any family
 BROKEN = ODD_EVEN.replace("if (x > y)", "if ((d == 1 && half == 2) ? (x < y) : (x > y))")
 
+# a size scalar that also steers the network: each block sorts runs of `run` keys (merges of
+# sizes below `run`, then the final one), and `run` sizes the launch too
+STEERED = """
+__global__ void run_sort(const unsigned *in, unsigned *out, unsigned run) {
+    __shared__ unsigned s[128];
+    unsigned t = threadIdx.x;
+    s[t] = in[blockIdx.x * 128 + t];
+    s[t + 64] = in[blockIdx.x * 128 + t + 64];
+    for (unsigned size = 2; size < run; size <<= 1) {
+        unsigned up = (t & (size / 2)) == 0;
+        for (unsigned stride = size / 2; stride > 0; stride >>= 1) {
+            __syncthreads();
+            unsigned pos = 2 * t - (t & (stride - 1));
+            unsigned a = s[pos], b = s[pos + stride];
+            if ((a > b) == up) { s[pos] = b; s[pos + stride] = a; }
+        }
+    }
+    for (unsigned stride = run / 2; stride > 0; stride >>= 1) {
+        __syncthreads();
+        unsigned pos = 2 * t - (t & (stride - 1));
+        unsigned a = s[pos], b = s[pos + stride];
+        if (a > b) { s[pos] = b; s[pos + stride] = a; }
+    }
+    __syncthreads();
+    out[blockIdx.x * 128 + t] = s[t];
+    out[blockIdx.x * 128 + t + 64] = s[t + 64];
+}
+"""
+STEERED_BINDING = {
+    "kernel": "run_sort",
+    "launch": {"grid": ["2 * run"], "block": [64]},
+    "params": {
+        "in": {"shape": ["2 * run", 128], "dtype": "uint32", "role": "in"},
+        "out": {"shape": ["2 * run", 128], "dtype": "uint32", "role": "out"},
+        "run": 8,
+    },
+}
+
 # a tree reduction in shared memory: a barrier in a loop, but not a sort
 REDUCE = """
 __global__ void tree_sum(const int *in, int *out, int n) {
@@ -290,7 +328,11 @@ def test_float_keys_pin_the_comparisons_nan_and_signed_zero_take(tmp_path: Path)
 
 @pytest.mark.parametrize(
     ("name", "text", "bind"),
-    [("oe_sort", BROKEN, ODD_EVEN_BINDING), ("tree_sum", REDUCE, REDUCE_BINDING)],
+    [
+        ("oe_sort", BROKEN, ODD_EVEN_BINDING),
+        ("tree_sum", REDUCE, REDUCE_BINDING),
+        ("run_sort", STEERED, STEERED_BINDING),
+    ],
 )
 def test_what_is_not_a_sorting_network_stays_unclaimed(
     name: str, text: str, bind: dict, tmp_path: Path
