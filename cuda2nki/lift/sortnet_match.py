@@ -287,26 +287,37 @@ def recognise(tu: A.TranslationUnit, name: str, binding: object) -> SortNetwork 
         return None
     ins, outs = pairs
     try:
-        points = _points(binding)
         n = _segment(binding, ins, binding.test_points())  # type: ignore[attr-defined]
         if n is None:
             return None
-        probes = []
-        for pt, seeds in points:
-            for seed in seeds:
-                got = _run(tu, name, binding, ins, outs, pt, seed, n)
-                if got is None or (not probes and not _sorts(got, ins, outs, n)):
-                    return None  # the first run already shows no sort: no more runs
-                probes.append(got)
+        runs = [(pt, seed) for pt, seeds in _points(binding) for seed in seeds]
+        first = _run(tu, name, binding, ins, outs, runs[0][0], runs[0][1], n)
+        if first is None or not _sorts(first, ins, outs, n):
+            return None  # the first run already shows no sort: no more runs
+        # the candidates the first run leaves, narrowed by every further run
+        left = [c for c in _candidates(n, ins, outs, [first]) if _fits_one(c, first, outs)]
+        for pt, seed in runs[1:]:
+            if not left:
+                return None
+            got = _run(tu, name, binding, ins, outs, pt, seed, n)
+            if got is None:
+                return None
+            left = [c for c in left if _fits_one(c, got, outs)]
     except Exception:  # noqa: BLE001 - whatever stops the probe runs, the kernel is not claimed
         return None
-    for family, asc, stages, order, up, down, m in _candidates(n, ins, outs, probes):
-        if not _fits(stages, probes, order, up, down, outs):
-            continue
-        boxes = tuple(stage_boxes(st) for st in stages)
-        if any(b is None for b in boxes):
-            return None
-        key = (ins[order[0]].name, outs[order[0]].name)
-        vals = tuple((ins[i].name, outs[i].name) for i in order[1:])
-        return SortNetwork(name, n, m, family, asc, key, vals, up, down, boxes, fn.loc)  # type: ignore[arg-type]
-    return None
+    return _network(fn, name, n, ins, outs, left[0]) if left else None
+
+
+def _fits_one(cand: tuple, probe: _Probe, outs: list) -> bool:
+    _, _, stages, order, up, down, _ = cand
+    return _fits(stages, [probe], order, up, down, outs)
+
+
+def _network(fn: A.Function, name: str, n: int, ins: list, outs: list, cand: tuple):  # noqa: ANN202
+    family, asc, stages, order, up, down, m = cand
+    boxes = tuple(stage_boxes(st) for st in stages)
+    if any(b is None for b in boxes):
+        return None
+    key = (ins[order[0]].name, outs[order[0]].name)
+    vals = tuple((ins[i].name, outs[i].name) for i in order[1:])
+    return SortNetwork(name, n, m, family, asc, key, vals, up, down, boxes, fn.loc)  # type: ignore[arg-type]
