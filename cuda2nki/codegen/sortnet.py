@@ -55,23 +55,6 @@ def _arrays(net: SortNetwork, binding: Any) -> list[tuple[str, str, str]]:
     return out
 
 
-def _stage(arrays: list[tuple[str, str, str]]) -> list[str]:
-    lines = []
-    for i, (_, _, t) in enumerate(arrays):
-        low = f"{t}.ap([[_N, _rows], *_lo_dims], offset=_lo)"
-        high = f"{t}.ap([[_N, _rows], *_hi_dims], offset=_hi)"
-        held = f"{t}_held.ap([[_N // 2, _rows], *_dense], offset=0)"
-        if i == 0:
-            lines += [f"{t}_low = {low}", f"{t}_high = {high}"]
-            lines.append(
-                f"nisa.tensor_tensor(dst=_mask, data1={t}_low, data2={t}_high, op=_compare)"
-            )
-            lines.append(f"_exchange({t}_low, {t}_high, _mask, {held}, _negated)")
-        else:
-            lines.append(f"_exchange({low}, {high}, _mask, {held}, _negated)")
-    return lines
-
-
 #: the C integer helpers a grid expression may use (cuda2nki.lift.literal.lower.c_expr_to_py)
 _HELPERS = {
     "_c2n_idiv": (
@@ -140,17 +123,6 @@ def generate(net: SortNetwork, binding: Any, header: list[str]) -> str | None:
         f"{dst} = nl.ndarray({src}.shape, dtype={src}.dtype, buffer=nl.shared_hbm)"
         for src, dst, _ in arrays
     ]
-    loads: list[str] = []
-    stores: list[str] = []
-    for src, dst, t in arrays:
-        loads += [
-            f"{t} = nl.ndarray((_P, _N), dtype={src}.dtype, buffer=nl.sbuf)",
-            f"nisa.dma_copy(dst={t}[0:_rows, :], src={src}.ap([[_N, _rows], [1, _N]], offset=_start))",
-            f"{t}_held = nl.ndarray((_P, _N // 2), dtype={src}.dtype, buffer=nl.sbuf)",
-        ]
-        stores.append(
-            f"nisa.dma_copy(dst={dst}.ap([[_N, _rows], [1, _N]], offset=_start), src={t}[0:_rows, :])"
-        )
     order = {py_name(t.name): i for i, t in enumerate(binding.tensors)}
     returns = sorted(arrays, key=lambda a: order.get(a[1].removesuffix("_io"), 0))
     rows = [_row(net, b) for stage in net.stages for b in stage]
@@ -160,14 +132,12 @@ def generate(net: SortNetwork, binding: Any, header: list[str]) -> str | None:
         .render(
             header=header,
             n=net.n,
+            group=_group(net, binding),
             boxes=rows,
             name=py_name(net.kernel),
             params=_params(binding),
             outputs=outputs,
-            first=arrays[0][0],
-            loads=loads,
-            stage=_stage(arrays),
-            stores=stores,
+            pairs="".join(f"({src}, {dst}), " for src, dst, _ in arrays).rstrip(" "),
             returns=", ".join(a[1] for a in returns),
             helpers=grid[1],
             segments=grid[0],
@@ -178,6 +148,16 @@ def generate(net: SortNetwork, binding: Any, header: list[str]) -> str | None:
             ],
         )
     )
+
+
+#: bytes of one partition row of a DMA worth moving (NKI.md: >= 512 B per partition row)
+_ROW_BYTES = 512
+
+
+def _group(net: SortNetwork, binding: Any) -> int:
+    """Segments one partition may hold: enough for rows of about 512 B."""
+    size = binding.tensor(net.keys[0]).np_dtype.itemsize
+    return max(1, _ROW_BYTES // (net.n * size))
 
 
 def describe(net: SortNetwork) -> str:

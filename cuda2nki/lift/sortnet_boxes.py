@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from cuda2nki.lift.sortnets import Comparator, Stage
 
-#: free dimensions of one access pattern (NKI: up to 4-D free patterns)
-MAX_DIMS = 4
+#: dimensions of one box: NKI access patterns have up to 4 free dimensions, and the port keeps
+#: one of them for the segments that share a partition
+MAX_DIMS = 3
 #: the most boxes one direction of one stage may need before the network is not tiled
 MAX_BOXES = 8
 
@@ -72,7 +73,7 @@ def _boxes(comps: list[Comparator], up: bool) -> list[Box]:
 
 
 def _too_deep() -> Box:
-    raise ValueError("a box of more than four dimensions")
+    raise ValueError(f"a box of more than {MAX_DIMS} dimensions")
 
 
 def stage_boxes(stage: Stage) -> tuple[Box, ...] | None:

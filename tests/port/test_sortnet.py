@@ -72,6 +72,16 @@ KV_DESC_BINDING = {
     "check": {"shapes": [{"count": 256}]},
 }
 
+# the same with 16-key segments: several segments share a partition (rows of 512 B), and a
+# probe segment of specials without a NaN holds runs of equal infinities
+KV_DESC16 = KV_DESC.replace("#define SEG 256", "#define SEG 16")
+KV_DESC16_BINDING = {
+    **KV_DESC_BINDING,
+    "launch": {"grid": ["count / 16"], "block": [8]},
+    "params": {**KV_DESC_BINDING["params"], "count": 4096},
+    "check": {"shapes": [{"count": 160}]},
+}
+
 # odd-even merge sort, float keys sorted in place, one comparator per thread, the segment
 # twice the block
 ODD_EVEN = """
@@ -271,10 +281,14 @@ REDUCE_BINDING = {
 
 CASES = {
     "kv_desc": (KV_DESC, KV_DESC_BINDING, ("bitonic", False, 1)),
+    "kv_desc16": (KV_DESC16, KV_DESC16_BINDING, ("bitonic", False, 1)),
     "oe_sort": (ODD_EVEN, ODD_EVEN_BINDING, ("odd-even-merge", True, 0)),
     "flip_sort": (FLIP, FLIP_BINDING, ("bitonic-flip", True, 1)),
     "chunk_sort": (CHUNKS, CHUNKS_BINDING, ("bitonic", True, 1)),
 }
+
+
+GROUPS = {"kv_desc16": 8, "oe_sort": 2}
 
 
 def _write(tmp_path: Path, name: str, text: str) -> Path:
@@ -300,7 +314,7 @@ def test_every_family_sorts_and_tiles_into_few_boxes(n: int) -> None:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_network_is_recognised(case: str, tmp_path: Path) -> None:
     text, bind, (family, ascending, values) = CASES[case]
-    cu = _write(tmp_path, case, text)
+    cu = _write(tmp_path, bind["kernel"], text)
     net = recognise(parse_file(cu), bind["kernel"], binding_from_dict(bind))
     assert net is not None
     assert (net.family, net.ascending, len(net.values)) == (family, ascending, values)
@@ -351,11 +365,12 @@ def test_the_legacy_target_keeps_the_literal_port(tmp_path: Path) -> None:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_port_passes_check(case: str, tmp_path: Path) -> None:
     text, bind, _ = CASES[case]
-    cu = _write(tmp_path, case, text)
+    cu = _write(tmp_path, bind["kernel"], text)
     binding = binding_from_dict(bind)
     res = port_file(cu, binding=binding)
     assert res.source is not None and not res.literal and res.idiom == "sort"
-    assert "nisa.dma_copy" in res.source and "_BOXES" in res.source
+    # segments per partition: DMA rows of 512 B (16 or 64 fp32 keys per segment), else one
+    assert f"_GROUP = {GROUPS.get(case, 1)} " in res.source
     port = tmp_path / f"{case}_port.py"
     port.write_text(res.source)
     rep = check(cu, port, binding=binding, kernel=res.kernel, seeds=1)
