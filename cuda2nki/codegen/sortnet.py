@@ -125,15 +125,25 @@ def generate(net: SortNetwork, binding: Any, header: list[str]) -> str | None:
     ]
     order = {py_name(t.name): i for i, t in enumerate(binding.tensors)}
     returns = sorted(arrays, key=lambda a: order.get(a[1].removesuffix("_io"), 0))
-    rows = [_row(net, b) for stage in net.stages for b in stage]
+    tables = [{"name": "_BOXES", "comment": [], "rows": _rows(net)}]
+    if net.odd is not None:
+        tables[0]["comment"] = [f"even-numbered segments: {_describe(net)}"]
+        tables.append(
+            {
+                "name": "_BOXES_ODD",
+                "comment": [f"odd-numbered segments: {describe(net.odd)}"],
+                "rows": _rows(net.odd),
+            }
+        )
     return (
         environment()
         .get_template("nki/sortnet_module.py.j2")
         .render(
             header=header,
             n=net.n,
-            group=_group(net, binding),
-            boxes=rows,
+            group=_group(net, binding) if net.odd is None else 1,
+            tables=tables,
+            calls=_ALTERNATE if net.odd is not None else _CALLS,
             name=py_name(net.kernel),
             params=_params(binding),
             outputs=outputs,
@@ -150,6 +160,24 @@ def generate(net: SortNetwork, binding: Any, header: list[str]) -> str | None:
     )
 
 
+#: the sorting of every segment: groups of segments per partition, then the ones left over
+_CALLS = (
+    "_group = max(1, min(_GROUP, _segments // _P))  # segments per partition",
+    "_whole = _segments // _group * _group",
+    "_sort(_pairs, _BOXES, 0, _whole, _group, 1)",
+    "_sort(_pairs, _BOXES, _whole, _segments - _whole, 1, 1)  # what a last group leaves",
+)
+#: even- and odd-numbered segments, each with its own network
+_ALTERNATE = (
+    "_sort(_pairs, _BOXES, 0, (_segments + 1) // 2, 1, 2)",
+    "_sort(_pairs, _BOXES_ODD, 1, _segments // 2, 1, 2)",
+)
+
+
+def _rows(net: SortNetwork) -> list[str]:
+    return [_row(net, b) for stage in net.stages for b in stage]
+
+
 #: bytes of one partition row of a DMA worth moving (NKI.md: >= 512 B per partition row)
 _ROW_BYTES = 512
 
@@ -161,6 +189,12 @@ def _group(net: SortNetwork, binding: Any) -> int:
 
 
 def describe(net: SortNetwork) -> str:
+    if net.odd is not None:
+        return f"{_describe(net)}; odd-numbered blocks: {_describe(net.odd)}"
+    return _describe(net)
+
+
+def _describe(net: SortNetwork) -> str:
     order = "ascending" if net.ascending else "descending"
     kind = "key-value" if net.values else "key-only"
     chunks = f"{net.n} keys per block" if net.m == net.n else f"{net.m}-key chunks of {net.n}"

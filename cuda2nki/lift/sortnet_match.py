@@ -15,6 +15,7 @@ values NaN and -0.0 take; a kernel no candidate reproduces is not claimed (it st
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +52,9 @@ class SortNetwork:
     down: S.Predicate
     stages: tuple[tuple[Box, ...], ...]
     loc: SourceLoc
+    #: the network of the odd-numbered segments where it differs (the block sorts of a global
+    #: bitonic sort alternate their direction); None: every segment runs this one
+    odd: SortNetwork | None = None
 
 
 def _shape_ok(fn: A.Function) -> bool:
@@ -124,6 +128,15 @@ class _Probe:
     keys: np.ndarray  # segments x n, the keys given
     values: list[np.ndarray]  # the other inputs given
     out: dict[str, np.ndarray]  # destination -> segments x n, what the kernel wrote
+
+
+def _half(probe: _Probe, parity: int) -> _Probe:
+    """The probe's even- or odd-numbered segments (rows are segments in block order)."""
+    return _Probe(
+        probe.keys[parity::2],
+        [v[parity::2] for v in probe.values],
+        {k: v[parity::2] for k, v in probe.out.items()},
+    )
 
 
 def _inputs(ins: list, blocks: int, n: int, size: int, seed: int) -> list[np.ndarray]:
@@ -231,7 +244,12 @@ def _runs(probes: list[_Probe], out: str, n: int) -> list[tuple[int, bool]]:
 
 def _sorts(probe: _Probe, ins: list, outs: list, n: int) -> bool:
     """Whether some destination holds its source's segments, each a permutation sorted in
-    chunks (the cheap test run on the first probe before any other)."""
+    chunks, the even- and the odd-numbered ones each in one direction (the cheap test run on
+    the first probe before any other)."""
+    return all(_sorted_rows(_half(probe, c), outs, n) for c in (0, 1) if len(probe.keys[c::2]))
+
+
+def _sorted_rows(probe: _Probe, outs: list, n: int) -> bool:
     given = [probe.keys, *probe.values]
     for src, out in zip(given, outs):
         got = probe.out[out.name]
@@ -290,21 +308,50 @@ def recognise(tu: A.TranslationUnit, name: str, binding: object) -> SortNetwork 
         if n is None:
             return None
         runs = [(pt, seed) for pt, seeds in _points(binding) for seed in seeds]
-        first = _run(tu, name, binding, ins, outs, runs[0][0], runs[0][1], n)
-        if first is None or not _sorts(first, ins, outs, n):
-            return None  # the first run already shows no sort: no more runs
-        # the candidates the first run leaves, narrowed by every further run
-        left = [c for c in _candidates(n, ins, outs, [first]) if _fits_one(c, first, outs)]
-        for pt, seed in runs[1:]:
-            if not left:
-                return None
+        # per parity of the segment number, the candidates every run so far leaves
+        left: list[list | None] = [None, None]
+        for i, (pt, seed) in enumerate(runs):
             got = _run(tu, name, binding, ins, outs, pt, seed, n)
-            if got is None:
+            if got is None or (i == 0 and not _sorts(got, ins, outs, n)):
+                return None  # the first run already shows no sort: no more runs
+            for c in (0, 1):
+                left[c] = _narrowed(left[c], _half(got, c), n, ins, outs)
+            if left[0] == [] or left[1] == []:
                 return None
-            left = [c for c in left if _fits_one(c, got, outs)]
     except Exception:  # noqa: BLE001 - whatever stops the probe runs, the kernel is not claimed
         return None
-    return _network(fn, name, n, ins, outs, left[0]) if left else None
+    return _claimed(fn, name, n, ins, outs, left[0] or [], left[1])
+
+
+def _narrowed(left: list | None, probe: _Probe, n: int, ins: list, outs: list) -> list | None:
+    """The candidates of ``left`` that reproduce ``probe`` (of those it suggests, for the first
+    probe with segments of the parity; None while there has been none)."""
+    if not len(probe.keys):
+        return left
+    if left is None:
+        left = list(_candidates(n, ins, outs, [probe]))
+    return [c for c in left if _fits_one(c, probe, outs)]
+
+
+def _claimed(fn, name, n, ins, outs, even: list, odd: list | None):  # noqa: ANN001, ANN202
+    """One network for every segment where a candidate fits both parities, else one per parity
+    (the same keys and values)."""
+    if not even:
+        return None
+    same = even if odd is None else [c for c in even if _key(c) in {_key(o) for o in odd}]
+    if same:
+        return _network(fn, name, n, ins, outs, same[0])
+    odd = [c for c in odd or () if c[3] == even[0][3]]
+    first = _network(fn, name, n, ins, outs, even[0])
+    other = _network(fn, name, n, ins, outs, odd[0]) if odd else None
+    if first is None or other is None:
+        return None
+    return dataclasses.replace(first, odd=other)
+
+
+def _key(cand: tuple) -> tuple:
+    family, asc, _, order, up, down, m = cand
+    return family, asc, order, up, down, m
 
 
 def _fits_one(cand: tuple, probe: _Probe, outs: list) -> bool:

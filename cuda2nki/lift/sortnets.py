@@ -104,6 +104,15 @@ def bitonic_flip(n: int, ascending: bool = True) -> tuple[Stage, ...]:
     return tuple(stages)
 
 
+def bitonic_turned(n: int, ascending: bool = True) -> tuple[Stage, ...]:
+    """The bitonic sort whose merges below ``n`` run as in the opposite order's network and
+    whose final merge runs in ``ascending`` order (either bitonic half-order merges): the block
+    sort at every other block of a global bitonic sort, whose directions come from a bit of the
+    global position."""
+    rounds = n.bit_length() - 1  # stages of the final merge
+    return bitonic(n, not ascending)[:-rounds] + bitonic(n, ascending)[-rounds:]
+
+
 def odd_even_merge(n: int, ascending: bool = True) -> tuple[Stage, ...]:
     """Batcher's odd-even merge sort: merge ``2p`` compares, at distance ``d = p, p/2, ..., 1``,
     each ``i`` with ``i + d`` where ``i`` starts at ``d % p`` and steps through pairs of ``d``
@@ -129,6 +138,7 @@ def odd_even_merge(n: int, ascending: bool = True) -> tuple[Stage, ...]:
 FAMILIES: dict[str, Callable[[int, bool], tuple[Stage, ...]]] = {
     "bitonic": bitonic,
     "bitonic-flip": bitonic_flip,
+    "bitonic-turned": bitonic_turned,
     "odd-even-merge": odd_even_merge,
 }
 

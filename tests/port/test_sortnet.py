@@ -214,6 +214,41 @@ CHUNKS_BINDING = {
     },
 }
 
+# the block sorts of a global bitonic sort: directions from a bit of the global position, so
+# even-numbered blocks end ascending and odd-numbered ones descending (partner 2*j*(t/j) + t%j)
+ALTERNATE = """
+#define BLOCK_KEYS 64
+__global__ void alt_sort(const float *in, float *out, int n) {
+    __shared__ float buf[BLOCK_KEYS];
+    int t = threadIdx.x;
+    int g0 = blockIdx.x * BLOCK_KEYS;
+    buf[t] = in[g0 + t];
+    buf[t + 32] = in[g0 + t + 32];
+    for (int k = 2; k <= BLOCK_KEYS; k <<= 1) {
+        for (int j = k >> 1; j > 0; j >>= 1) {
+            __syncthreads();
+            int lo = 2 * j * (t / j) + t % j;
+            bool up = ((g0 + lo) & k) == 0;
+            float a = buf[lo], b = buf[lo + j];
+            if (up ? a > b : a < b) { buf[lo] = b; buf[lo + j] = a; }
+        }
+    }
+    __syncthreads();
+    out[g0 + t] = buf[t];
+    out[g0 + t + 32] = buf[t + 32];
+}
+"""
+ALTERNATE_BINDING = {
+    "kernel": "alt_sort",
+    "launch": {"grid": ["n / 64"], "block": [32]},
+    "params": {
+        "in": {"shape": ["n"], "dtype": "float32", "role": "in"},
+        "out": {"shape": ["n"], "dtype": "float32", "role": "out"},
+        "n": 320,
+    },
+    "check": {"shapes": [{"n": 128}]},
+}
+
 # a bitonic sort with one stage in the wrong direction: not a sorting network of any family
 BROKEN = ODD_EVEN.replace("if (x > y)", "if ((d == 1 && half == 2) ? (x < y) : (x > y))")
 
@@ -285,6 +320,7 @@ CASES = {
     "oe_sort": (ODD_EVEN, ODD_EVEN_BINDING, ("odd-even-merge", True, 0)),
     "flip_sort": (FLIP, FLIP_BINDING, ("bitonic-flip", True, 1)),
     "chunk_sort": (CHUNKS, CHUNKS_BINDING, ("bitonic", True, 1)),
+    "alt_sort": (ALTERNATE, ALTERNATE_BINDING, ("bitonic", True, 0)),
 }
 
 
@@ -319,6 +355,8 @@ def test_the_network_is_recognised(case: str, tmp_path: Path) -> None:
     assert net is not None
     assert (net.family, net.ascending, len(net.values)) == (family, ascending, values)
     assert net.m == (32 if case == "chunk_sort" else net.n)
+    odd = net.odd and (net.odd.family, net.odd.ascending)
+    assert odd == (("bitonic-turned", False) if case == "alt_sort" else None)
     if case == "chunk_sort":  # `(a > b) == rising`: a descending comparator swaps equal keys
         assert net.down(np.array([7]), np.array([7]))[0]
 
