@@ -34,6 +34,9 @@ MAX_SEGMENT = 8192
 _SEEDS = (0, 1)
 #: the most elements a generated probe point may hold (the binding's points always run)
 _MAX_PROBE = 1 << 20
+#: the most blocks a probe launches (a launch of more runs its first blocks, the arrays cut to
+#: them and the elements past the last segment): the kernel cannot tell, or it is not claimed
+_PROBE_BLOCKS = 6
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,9 @@ def _run(tu, name, binding, ins, outs, point, seed, n) -> _Probe | None:  # noqa
     blocks = r.grid[0] * r.grid[1] * r.grid[2]
     if blocks * n > size or any(int(np.prod(r.shapes[t.name])) != size for t in ins + outs):
         return None
+    if blocks > _PROBE_BLOCKS and r.grid[1] == r.grid[2] == 1:  # a few blocks show the network
+        size, blocks = size - (blocks - _PROBE_BLOCKS) * n, _PROBE_BLOCKS
+        r = dataclasses.replace(r, grid=(blocks, 1, 1))
     given = _inputs(ins, blocks, n, size, seed)
     if blocks == 0:  # nothing runs: the port leaves every element as it was too
         return _Probe(given[0][:0].reshape(0, n), [g[:0].reshape(0, n) for g in given[1:]],

@@ -414,3 +414,31 @@ def test_the_port_passes_check(case: str, tmp_path: Path) -> None:
     rep = check(cu, port, binding=binding, kernel=res.kernel, seeds=1)
     above = [f"{d.code} {d.message}" for d in rep.findings if d.severity != Severity.NOTE]
     assert rep.verdict == "pass" and not above, above
+
+
+def test_a_big_launch_is_probed_on_a_few_blocks(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """A fixed launch of 512 blocks is probed on its first six (arrays cut to them): the
+    network shows there, and a port's recognition does not simulate the whole launch."""
+    from cuda2nki.simt import runner
+
+    grids = []
+    real = runner.run_kernel
+
+    def spy(*args, **kw):  # noqa: ANN002, ANN003, ANN202
+        grids.append(kw["grid"])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(runner, "run_kernel", spy)
+    bind = {
+        "kernel": "alt_sort",
+        "launch": {"grid": [512], "block": [32]},
+        "params": {
+            "in": {"shape": [512 * 64], "dtype": "float32", "role": "in"},
+            "out": {"shape": [512 * 64], "dtype": "float32", "role": "out"},
+        },
+    }
+    text = ALTERNATE.replace(", int n)", ")")
+    cu = _write(tmp_path, "alt_sort", text)
+    net = recognise(parse_file(cu), "alt_sort", binding_from_dict(bind))
+    assert net is not None and net.odd is not None
+    assert grids and all(g[0] <= 6 for g in grids), grids
