@@ -343,6 +343,10 @@ def _port_parsed(
     intent: Kernel | None = lifted.get("kernel")
     literal = bool(lifted.get("literal")) or _has_literal(intent)
     if intent is None:
+        if lowering != "literal" and emit == "nki":  # a sorting network in shared memory
+            net = _network(path, work, name, bnd, target, diags, tu)
+            if net is not None:
+                return net
         if lowering == "auto" and emit == "nki":
             why = "no idiom recogniser claimed it"
             return _literal(path, work, name, bnd, target, diags, why, tu)
@@ -505,6 +509,20 @@ def _literal(
     idiom = "literal" if src is not None else None
     kept = tu if written is None else written
     return PortResult(name, src, (*diags, *more), idiom, src is not None, tu=kept)
+
+
+def _network(
+    path: Any, tu: Any, name: str, bnd: Any, target: str, diags: list[Diagnostic], written: Any
+) -> PortResult | None:
+    """The tiled port of a compare-exchange sorting network (cuda2nki.codegen.sortnet)."""
+    from cuda2nki.codegen.sortnet import port_network
+
+    got = port_network(path, tu, name, bnd, target, _header(path, name, bnd, target, None))
+    if got is None:
+        return None
+    src, more, idiom = got
+    kept = [d for d in diags if d.code != "C2N2010"]  # the lifter's refusal: it is claimed now
+    return PortResult(name, src, (*kept, *more), idiom, False, tu=written)
 
 
 def _binding_kernel(path: Any, binding: Any) -> str | None:

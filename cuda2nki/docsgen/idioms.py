@@ -186,6 +186,41 @@ def lower(text: str) -> tuple[str, str, str]:
     return ", ".join(dict.fromkeys(layouts)), ", ".join(f"`{c}`" for c in calls), ", ".join(notes)
 
 
+#: the sorting-network section (recognised from the kernel's behaviour, not lifted to IR)
+SORTING_NETWORKS = [
+    "## Sorting networks (idiom `sort`)",
+    "",
+    "A kernel that sorts each block's segment in shared memory through a compare-exchange "
+    "network (Batcher's bitonic sort, the bitonic sort with flipped merges, Batcher's odd-even "
+    "merge sort; ascending or descending; keys alone or with values riding along; the segment "
+    "sorted whole or as equal chunks side by side; even- and odd-numbered blocks running "
+    "different networks, as the block sorts of a global bitonic sort do) is recognised by "
+    "running it in the SIMT "
+    "interpreter on probe segments (random keys, 0/1 keys, keys with ties, and for float keys "
+    "signed zeros, infinities and NaN, with unique values) at the binding's sizes, a ragged "
+    "size, and each size scalar doubled and at 1, and keeping the one network that reproduces "
+    "every output bit (`cuda2nki/lift/sortnet_match.py`).  A kernel no network reproduces, or "
+    "one whose network changes with a size, stays literal.  The port "
+    "(`cuda2nki/codegen/sortnet.py`) holds a segment per partition (several short ones, up to "
+    "512 B, when there are more segments than partitions; even and odd segments in separate "
+    "passes where their networks differ), its keys along the free dimension, 128 partitions per "
+    "tile, loaded and stored with one DMA per array; each stage is, "
+    "per box of comparators (up to two per stage for these families), one `nisa.tensor_tensor` "
+    "comparison of the low and high ends (strided `.ap` views) into a swap mask and three copies "
+    "per array (`nisa.tensor_copy`, two `nisa.tensor_copy_predicated`).  `check` counts one row "
+    "of work per segment.  Only the `nki` target has this form (`legacy` keeps the literal port).",
+    "",
+    "Ruling on float keys: a comparator swaps exactly when the CUDA comparison does.  `a > b`, "
+    "`a < b`, `a >= b`, `a <= b` are IEEE comparisons, false whenever a NaN is involved, so a "
+    "NaN is never moved by them; a negated spelling (`!(a <= b)`, `(a > b) == dir` with `dir` "
+    "false) is true for a NaN and moves it, and the port negates the same comparison "
+    "(`reverse_pred`).  `-0.0` and `+0.0` compare equal, so a strict comparison leaves them in "
+    "place and a non-strict one swaps them.  Keys and values move as bit patterns, so NaN "
+    "payloads and the sign of zero arrive as the CUDA kernel leaves them, and ties in key-value "
+    "sorts end in the order the CUDA network gives them.",
+]
+
+
 def rows() -> list[Row]:
     return [Row(i, m, *lower(t)) for i, m, t in SAMPLES]
 
@@ -247,6 +282,8 @@ def markdown() -> str:
         "free axis for a 1-D target, up to 128 rows on the partitions for a table -- "
         "contracted with the values on TensorE into PSUM; counts exact below 2^24), "
         "`unsupported` (the reason is given; the statement is refused).",
+        "",
+        *SORTING_NETWORKS,
         "",
         "## Corpus kernels by idiom",
         "",

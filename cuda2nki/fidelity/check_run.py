@@ -52,6 +52,7 @@ from cuda2nki.fidelity.check_reference import CudaSource, _fp64, _ndebug, _refer
 from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS
 from cuda2nki.fidelity.intensity import contraction_reuse
+from cuda2nki.fidelity.networkrows import segment_length, with_segments
 from cuda2nki.fidelity.oracle import promoted
 from cuda2nki.fidelity.parallelism import work_rows
 from cuda2nki.fidelity.sandbox import PortSandbox
@@ -96,6 +97,7 @@ def _dynamic(
     causes: dict[tuple[str, str], rootcause.Cause | None] = {}
     port_text = read_text(info.path)
     loops = rootcause.loop_targets(port_text)
+    segment = None if intent is not None else segment_length(tu, name, b)  # sorting networks
     wide = set(fp64.wide_tensors(b))  # computed in fp32 by any NKI port
     narrows = narrowing(port_text) or bool(wide)
     tu64 = tu32 = None
@@ -246,7 +248,7 @@ def _dynamic(
                     )
                     break
                 if "trace" in entry:
-                    size = _problem_size(r, idiom, intent)
+                    size = with_segments(_problem_size(r, idiom, intent), r, segment)
                     if nest is not None:
                         size = dataclasses.replace(
                             size,

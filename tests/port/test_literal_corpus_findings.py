@@ -28,8 +28,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 KNOWN: dict[str, str] = {
     "misc/quantize_bytes": "byte outputs quantised thread by thread: no recogniser claims a "
     "rounding-and-narrowing map yet, so each 1-byte store is its own small DMA",
-    "misc/tile_bitonic_sort": "a compare-exchange network in shared memory: no recogniser for "
-    "sorting networks, the stages are lowered thread by thread",
     "records/cell_step_refs": "float3 values split into lanes and passed by reference: the lanes "
     "port literally, one small DMA per lane, until the recognisers see through the split",
     "records/drift_bodies_shared": "a record struct staged in shared memory: split into lanes and "
