@@ -38,7 +38,7 @@ def alloc_bytes(
 ) -> HostExpr | None:
     """The allocation size in bytes of the pointer ``arg`` passed at the launch ``call`` (None:
     not found or not evaluable); ``argmap``: host name -> kernel argument position."""
-    from cuda2nki.frontend.hostvals import _enclosing
+    from cuda2nki.frontend.hostsyntax import _enclosing
 
     name = _pointer_name(arg)
     fnode = _enclosing(call)
@@ -59,7 +59,7 @@ def _find(
     depth: int,
     mirror: bool,
 ) -> HostExpr | None:
-    from cuda2nki.frontend.hostvals import _enclosing, _function_name, _params
+    from cuda2nki.frontend.hostsyntax import _enclosing, _function_name, _params
 
     if depth > _MAX_CHAIN:
         return None
@@ -132,7 +132,8 @@ def _bytes(
     argmap: dict[str, int],
     depth: int,
 ) -> HostExpr | None:
-    from cuda2nki.frontend.hostvals import HostExpr, _NoValue, _one_line, _Scope
+    from cuda2nki.frontend.hostsyntax import _one_line
+    from cuda2nki.frontend.hostvalue import HostExpr, _NoValue, _Scope
 
     scope = _Scope(fnode, at.start_byte, dict(argmap), depth + 1)
     try:
@@ -147,7 +148,7 @@ def _bytes(
 
 def _size_value(ev: HostEvaluator, size: ts.Node, scope: object):  # noqa: ANN202
     """The bytes of ``malloc(E)`` (E), ``calloc(n, s)`` (n * s) or ``new T[n]`` (n * sizeof(T))."""
-    from cuda2nki.frontend.hostvals import _SIZEOF, _binary, _const, _NoValue
+    from cuda2nki.frontend.hostvalue import _SIZEOF, _binary, _const, _NoValue
 
     if size.type == "argument_list":  # calloc
         a, b = (ev.eval(x, scope) for x in _args_of_list(size))
@@ -175,7 +176,7 @@ def _allocation(n: ts.Node, name: str) -> ts.Node | None:
         return None
     value = None
     if n.type == "init_declarator":
-        from cuda2nki.frontend.hostvals import _declared_name
+        from cuda2nki.frontend.hostsyntax import _declared_name
 
         got, value, _ = _declared_name(n)
         if got != name:

@@ -147,7 +147,7 @@ def _tidy_dim(text: str) -> str | int:
     import ast as pyast
     import re
 
-    from cuda2nki.lift.extents import _py_poly
+    from cuda2nki.lift.extentgeom import _py_poly
 
     names = set(re.findall(r"[A-Za-z_]\w*", text)) - {"ceil_div"}
     try:
