@@ -220,6 +220,7 @@ class _Accesses:
         if best is None or best.depends_on(self._index_atoms(best)):
             return None, None
         best = _round_up(_relax(best))
+        best = best.subs(self.rounded)  # `X / d` blocks left in the extent: those launched
         note = None
         if guessed:
             note = (

@@ -65,6 +65,49 @@ def _grid_axis(text: str, scalars: set[str], b: int | None) -> tuple | None:
     return p, None
 
 
+def rounded_counts(launch: dict | None, scalars: set[str]) -> dict[DivAtom, Poly]:
+    """Per grid axis the host rounds up (``ceil_div(X, d)``, ``(X + d - 1) / d``): the whole-tile
+    count ``X / d`` the scan bounds ``blockIdx`` by, mapped to the count of blocks launched,
+    ``ceil_div(X, d)`` (a size atom of its own, as the binding writes it).  An extent left
+    holding ``X / d`` (``partial[blockIdx.x]``) is read at the launched count, so that it
+    covers the last, partial block when ``X`` is ragged."""
+    out: dict[DivAtom, Poly] = {}
+    for g in (launch or {}).get("grid", ()):
+        try:
+            tree = pyast.parse(str(g).strip(), mode="eval").body
+        except SyntaxError:
+            continue
+        pair = _rounded_up(tree, scalars)
+        if pair is not None:
+            x, d = pair
+            out[DivAtom(x, d)] = Poly.atom(f"ceil_div({x}, {d})")
+    return out
+
+
+def _rounded_up(tree: pyast.expr, scalars: set[str]) -> tuple[Poly, Poly] | None:
+    """``(X, d)`` of a grid axis written ``ceil_div(X, d)`` or ``(X + d - 1) / d`` with ``d`` a
+    constant above 1 that does not divide ``X`` exactly."""
+    if (
+        isinstance(tree, pyast.Call)
+        and isinstance(tree.func, pyast.Name)
+        and tree.func.id == "ceil_div"
+        and len(tree.args) == 2
+    ):
+        x, d = (_py_poly(a, scalars) for a in tree.args)
+    else:
+        p = _py_poly(tree, scalars)
+        tiles = _whole_tiles(p) if p is not None else None
+        if tiles is None:
+            return None
+        atom = p.terms[0][0][0]  # type: ignore[union-attr]
+        if atom.num.const_value != atom.den.const_value - 1:
+            return None  # `X / d` as written rounds down: the blocks launched are X / d
+        x, d = tiles
+    if x is None or d is None or not d.is_const or d.const_value <= 1:
+        return None
+    return None if af._exact_div(x, d) is not None else (x, d)
+
+
 def _capped_count(tree: pyast.expr, scalars: set[str]) -> Poly | None:
     """``min(cap, X)`` blocks (either order, ``X`` often ``ceil_div(n, b)``, the cap a constant or
     a size) as one size atom (:mod:`cuda2nki.lift.capped`)."""

@@ -12,7 +12,7 @@ from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import DivAtom, Poly
 from cuda2nki.lift.capped import is_capped
 from cuda2nki.lift.extentaccess import _Access, _Accesses, _Opaque
-from cuda2nki.lift.extentgeom import _block, _grid
+from cuda2nki.lift.extentgeom import _block, _grid, rounded_counts
 from cuda2nki.lift.extentshape import _is_size
 from cuda2nki.lift.extentsyntax import (
     _assign_counts,
@@ -22,6 +22,9 @@ from cuda2nki.lift.extentsyntax import (
     _early_exit,
     _loop_assigned,
 )
+
+#: 24-bit integer multiplications, spelled in index arithmetic of older kernels
+_MUL24 = frozenset({"__mul24", "__umul24"})
 
 
 class _Scan(_Accesses):
@@ -33,6 +36,8 @@ class _Scan(_Accesses):
         self.scalars = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)}
         self.block = _block(launch)
         self.grid = _grid(launch, self.scalars)
+        self.rounded = rounded_counts(launch, self.scalars)
+        self.scalars |= {a for p in self.rounded.values() for a in p.atoms()}
         # a capped grid, ``min(cap, ceil_div(n, b))`` blocks, is a size of its own (check
         # evaluates it once ``n`` is known): ``out[blockIdx.x]`` has that many partial results
         self.scalars |= {a for g in self.grid or () if g for a in g[0].atoms() if is_capped(a)}
@@ -370,6 +375,10 @@ class _Scan(_Accesses):
             return v if e.op == "+" else -v
         if isinstance(e, A.Binary):
             return self._binary(e)
+        if isinstance(e, A.Call) and e.func in _MUL24 and len(e.args) == 2:
+            # `__umul24(blockIdx.x, blockDim.x)`: an index's operands are below 2**24, where
+            # the 24-bit product is the product
+            return self._poly(e.args[0]) * self._poly(e.args[1])
         if isinstance(e, A.SizeOf):  # `size / sizeof(T)`: a byte count as elements
             from cuda2nki.frontend.typesys import sizeof
 
