@@ -68,6 +68,12 @@ def _find(
         got = _allocation(n, name)
         if got is not None:
             return _bytes(ev, got, n, fnode, argmap, depth)
+        if n.type == "call_expression" and _callee(n) not in _OUT_ALLOC:
+            from cuda2nki.frontend.hostallocwrap import wrapped_bytes
+
+            wrapped = wrapped_bytes(ev, n, name, fnode, argmap, depth)  # `grab((void**)&p, n)`
+            if wrapped is not None:
+                return wrapped
         if copy is None and n.type == "call_expression" and _callee(n) in _COPIES:
             items = _args(n)
             names = [_pointer_name(a) for a in items[:2]]
