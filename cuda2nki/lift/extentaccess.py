@@ -144,6 +144,11 @@ class _Accesses:
         store = _STORE_RE.match(e.func.split("::")[-1]) is not None
         if e.target is not None:
             self._returned_pointers(e)
+            if self._inline(e):  # the helper's own accesses, scanned in place
+                for a in e.args:
+                    if self._pointer(a) is None:
+                        self._accesses(a, "r")
+                return
         for i, a in enumerate(e.args):
             got = self._pointer(a)
             if got is not None and isinstance(a, A.Name) and e.target is not None:

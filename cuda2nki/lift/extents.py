@@ -38,15 +38,19 @@ def extents(
     launch: dict | None,
     ties: dict | None = None,
     callees: Callable[[str, int], str] | None = None,
+    device: Callable[[str], A.Function | None] | None = None,
 ) -> dict[str, Extent]:
     """Pointer parameter -> :class:`Extent` from the syntax of ``fn`` under ``launch`` (the
     inferred ``{"grid": [...], "block": [...]}`` in parameter names, or None), with the sizes
     ``ties`` names read as the sizes they are tied to.  ``callees(function, i)``: what a device
     function does through its ``i``-th parameter (``"r"``, ``"w"``, ``"rw"``; see
-    :mod:`cuda2nki.lift.calleeroles`); without it, a pointer passed to one is read."""
+    :mod:`cuda2nki.lift.calleeroles`); without it, a pointer passed to one is read.
+    ``device(name)``: the device function of that name, whose body is then scanned where the
+    kernel calls it (:mod:`cuda2nki.lift.extentinline`)."""
     scan = _Scan(fn, launch, ties)
     if callees is not None:
         scan.callees = callees
+    scan.device = device
     try:
         scan.run()
     except (af.BudgetExceeded, RecursionError):

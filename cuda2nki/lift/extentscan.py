@@ -13,6 +13,7 @@ from cuda2nki.lift.affine import DivAtom, Poly
 from cuda2nki.lift.capped import is_capped
 from cuda2nki.lift.extentaccess import _Access, _Accesses, _Opaque
 from cuda2nki.lift.extentgeom import _block, _grid, rounded_counts
+from cuda2nki.lift.extentinline import _Inline
 from cuda2nki.lift.extentshape import _is_size
 from cuda2nki.lift.extentsyntax import (
     _assign_counts,
@@ -27,7 +28,7 @@ from cuda2nki.lift.extentsyntax import (
 _MUL24 = frozenset({"__mul24", "__umul24"})
 
 
-class _Scan(_Accesses):
+class _Scan(_Accesses, _Inline):
     def __init__(self, fn: A.Function, launch: dict | None, ties: dict | None = None) -> None:
         self.fn = fn
         #: size parameters tied to another size (:mod:`cuda2nki.lift.squares`): name -> name
