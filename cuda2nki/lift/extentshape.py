@@ -155,4 +155,30 @@ def _round_up(p: Poly) -> Poly:
 
 
 def _text(p: Poly) -> str | int:
-    return p.const_value if p.is_const else str(p).replace(" ", "")
+    """``p`` as binding text: C expression syntax, a quotient's or remainder's operands
+    parenthesized (``((-1+size)/4096)``, where the atom's own spelling drops the parentheses
+    of a sum)."""
+    return p.const_value if p.is_const else _c_text(p)
+
+
+def _c_text(p: Poly) -> str:
+    parts = []
+    for m, c in p.terms:
+        body = "*".join(_atom_text(a) for a in m)
+        if not body:
+            parts.append(str(c))
+        elif c == 1:
+            parts.append(body)
+        elif c == -1:
+            parts.append("-" + body)
+        else:
+            parts.append(f"{c}*{body}")
+    return "+".join(parts).replace("+-", "-") if parts else "0"
+
+
+def _atom_text(a: object) -> str:
+    if isinstance(a, DivAtom | ModAtom):
+        op = "/" if isinstance(a, DivAtom) else "%"
+        num, den = (_c_text(x) if len(x.terms) < 2 else f"({_c_text(x)})" for x in (a.num, a.den))
+        return f"({num}{op}{den})"
+    return str(a).replace(" ", "")

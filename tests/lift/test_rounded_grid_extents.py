@@ -34,6 +34,8 @@ SPELLINGS = [
     ("block_max", "per_block", "count", 128, "x", True, "(count + 127) / 128"),
     ("tile_sum", "out", "len", 64, "y", False, "ceil_div(len, 64)"),
     ("chunks", "res", "total", 32, "x", True, "(total + 31) / 32"),
+    # rounded up as `(X - 1) / d + 1`: the quotient of a sum, written with its parentheses
+    ("last_of", "tot", "size", 256, "x", False, "((size - 1) / 256) + 1"),
 ]
 
 
