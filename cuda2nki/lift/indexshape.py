@@ -296,4 +296,6 @@ def canon_cond(c, block):
 
 
 def poly_text(p: Poly) -> str | int:
-    return p.const_value if p.is_const else str(p).replace(" ", "")
+    from cuda2nki.lift.extentshape import _text  # a quotient of a sum keeps its parentheses
+
+    return _text(p)

@@ -93,3 +93,20 @@ def test_the_inferred_binding_sizes_partials_by_the_launched_grid(launch: str) -
     shape = partial["params"]["partial"]["shape"]
     for size in (100, 256, 300, 513):
         assert eval_c_expr(str(shape[0]), {"n": size}) == -(-size // 256), shape
+
+
+@pytest.mark.parametrize("num", [(-1, 4096), (31, 32), (7, 8)])
+def test_shape_text_keeps_a_quotient_of_a_sum_whole(num: tuple) -> None:
+    """Shapes from symbolic execution and from index expressions alike: ``(c + X) / d`` is
+    written so that the binding reads that quotient, not ``c + X / d``."""
+    from cuda2nki.lift import affine as af
+    from cuda2nki.lift.affine import DivAtom, Poly
+    from cuda2nki.lift.extentshape import _text
+    from cuda2nki.lift.indexshape import poly_text
+
+    c, d = num
+    p = Poly.atom(DivAtom(af.sym("C") + c, Poly.const(d))) * 32 + 1
+    for text in (poly_text(p), _text(p)):
+        for size in (1, d - 1, d + 3, 10 * d + 1):
+            want = (size + c) // d * 32 + 1
+            assert eval_c_expr(str(text), {"C": size}) == want, text
