@@ -38,7 +38,7 @@ def alloc_bytes(
 ) -> HostExpr | None:
     """The allocation size in bytes of the pointer ``arg`` passed at the launch ``call`` (None:
     not found or not evaluable); ``argmap``: host name -> kernel argument position."""
-    from cuda2nki.frontend.hostvals import _enclosing
+    from cuda2nki.frontend.hostsyntax import _enclosing
 
     name = _pointer_name(arg)
     fnode = _enclosing(call)
@@ -59,7 +59,7 @@ def _find(
     depth: int,
     mirror: bool,
 ) -> HostExpr | None:
-    from cuda2nki.frontend.hostvals import _enclosing, _function_name, _params
+    from cuda2nki.frontend.hostsyntax import _enclosing, _function_name, _params
 
     if depth > _MAX_CHAIN:
         return None
@@ -68,6 +68,12 @@ def _find(
         got = _allocation(n, name)
         if got is not None:
             return _bytes(ev, got, n, fnode, argmap, depth)
+        if n.type == "call_expression" and _callee(n) not in _OUT_ALLOC:
+            from cuda2nki.frontend.hostallocwrap import wrapped_bytes
+
+            wrapped = wrapped_bytes(ev, n, name, fnode, argmap, depth)  # `grab((void**)&p, n)`
+            if wrapped is not None:
+                return wrapped
         if copy is None and n.type == "call_expression" and _callee(n) in _COPIES:
             items = _args(n)
             names = [_pointer_name(a) for a in items[:2]]
@@ -132,7 +138,8 @@ def _bytes(
     argmap: dict[str, int],
     depth: int,
 ) -> HostExpr | None:
-    from cuda2nki.frontend.hostvals import HostExpr, _NoValue, _one_line, _Scope
+    from cuda2nki.frontend.hostsyntax import _one_line
+    from cuda2nki.frontend.hostvalue import HostExpr, _NoValue, _Scope
 
     scope = _Scope(fnode, at.start_byte, dict(argmap), depth + 1)
     try:
@@ -147,7 +154,7 @@ def _bytes(
 
 def _size_value(ev: HostEvaluator, size: ts.Node, scope: object):  # noqa: ANN202
     """The bytes of ``malloc(E)`` (E), ``calloc(n, s)`` (n * s) or ``new T[n]`` (n * sizeof(T))."""
-    from cuda2nki.frontend.hostvals import _SIZEOF, _binary, _const, _NoValue
+    from cuda2nki.frontend.hostvalue import _SIZEOF, _binary, _const, _NoValue
 
     if size.type == "argument_list":  # calloc
         a, b = (ev.eval(x, scope) for x in _args_of_list(size))
@@ -175,7 +182,7 @@ def _allocation(n: ts.Node, name: str) -> ts.Node | None:
         return None
     value = None
     if n.type == "init_declarator":
-        from cuda2nki.frontend.hostvals import _declared_name
+        from cuda2nki.frontend.hostsyntax import _declared_name
 
         got, value, _ = _declared_name(n)
         if got != name:

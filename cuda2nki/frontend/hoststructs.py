@@ -50,7 +50,7 @@ def member_facts(
 ) -> tuple[MemberFacts, ...]:
     """What the host code at the launch ``call`` says about each member of struct argument
     ``arg``."""
-    from cuda2nki.frontend.hostvals import _enclosing
+    from cuda2nki.frontend.hostsyntax import _enclosing
 
     base = _base_name(arg)
     fnode = _enclosing(call)
@@ -126,7 +126,8 @@ def _value(
     ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str, before: int
 ) -> HostExpr | None:
     from cuda2nki.frontend.hostmembers import member_values
-    from cuda2nki.frontend.hostvals import HostExpr, _NoValue, _one_line, _Scope
+    from cuda2nki.frontend.hostsyntax import _one_line
+    from cuda2nki.frontend.hostvalue import HostExpr, _NoValue, _Scope
 
     for fn, right in member_values(ev.root, fnode, base, field, before):
         if right is None:
@@ -159,7 +160,7 @@ def _alloc(ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str) -> H
     """The bytes of ``cudaMalloc(&base.field, size)``, in ``fnode`` first, else of the same
     member of any variable in the file."""
     from cuda2nki.frontend.hostalloc import _bytes
-    from cuda2nki.frontend.hostvals import _enclosing
+    from cuda2nki.frontend.hostsyntax import _enclosing
 
     found = list(_allocations(ev.root, field))
     own = [(c, b, s) for c, b, s in found if b == base and _enclosing(c) == fnode]

@@ -72,7 +72,7 @@ def table_rows(count: int | str, acc: list, fn: A.Function) -> tuple[list, set[s
     import ast as pyast
 
     from cuda2nki.lift import affine as af
-    from cuda2nki.lift.extents import _py_poly
+    from cuda2nki.lift.extentgeom import _py_poly
 
     scalars = {q.name for q in fn.params if not isinstance(q.ty, A.PointerType)}
     total = _py_poly(pyast.parse(str(count), mode="eval").body, scalars)
@@ -168,7 +168,7 @@ def _elements(got, fn: A.Function, dtype: str, names: tuple) -> str | int | None
     import numpy as np
 
     from cuda2nki.dtypes import NUMPY_DTYPES
-    from cuda2nki.lift.extents import _py_poly
+    from cuda2nki.lift.extentgeom import _py_poly
     from cuda2nki.lift.hostargs import resolve
 
     try:  # bf16 and fp8 are no NumPy names

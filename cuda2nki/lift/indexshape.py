@@ -147,7 +147,7 @@ def _tidy_dim(text: str) -> str | int:
     import ast as pyast
     import re
 
-    from cuda2nki.lift.extents import _py_poly
+    from cuda2nki.lift.extentgeom import _py_poly
 
     names = set(re.findall(r"[A-Za-z_]\w*", text)) - {"ceil_div"}
     try:
@@ -296,4 +296,6 @@ def canon_cond(c, block):
 
 
 def poly_text(p: Poly) -> str | int:
-    return p.const_value if p.is_const else str(p).replace(" ", "")
+    from cuda2nki.lift.extentshape import _text  # a quotient of a sum keeps its parentheses
+
+    return _text(p)

@@ -627,7 +627,8 @@ def _from_syntax(
 
     if all(s is not None for s in shapes.values()) and all(accesses.get(n) for n in shapes):
         return {}
-    found = extents(fn, launch, squares, callee_roles(tu) if tu is not None else None)
+    roles = callee_roles(tu) if tu is not None else None
+    found = extents(fn, launch, squares, roles, tu.function if tu is not None else None)
     for name, ext in found.items():
         if shapes.get(name) is None and ext.shape is not None:
             p = next(q for q in fn.params if q.name == name)

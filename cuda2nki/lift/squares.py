@@ -26,7 +26,8 @@ from cuda2nki.lift.affine import Poly
 def square_ties(fn: A.Function, launch: dict | None) -> dict[str, str]:
     """Size parameter -> the size it must equal, from the accesses of ``fn`` (see the module
     docstring); empty when the index arithmetic is consistent or unreadable."""
-    from cuda2nki.lift.extents import _Opaque, _Scan
+    from cuda2nki.lift.extentaccess import _Opaque
+    from cuda2nki.lift.extentscan import _Scan
 
     scan = _Scan(fn, launch)
     try:
@@ -67,7 +68,7 @@ def _row(scan, a) -> tuple[str, str, str, str] | None:
 
 def _size_of(p: Poly | None, scalars: set[str]) -> str | None:
     """The size parameter ``p`` is (also ``16 * (M / 16)``: whole blocks of ``M``)."""
-    from cuda2nki.lift.extents import _relax
+    from cuda2nki.lift.extentshape import _relax
 
     if p is None:
         return None

@@ -72,7 +72,7 @@ int h = 2;
 
 
 def test_the_indexes_answer_as_a_walk_does() -> None:
-    from cuda2nki.frontend.hostvals import _first_assignment, _last_decl
+    from cuda2nki.frontend.hostsyntax import _first_assignment, _last_decl
 
     root = parse_bytes(SCOPES).root_node
     fn = next(c for c in root.children if c.type == "function_definition")
