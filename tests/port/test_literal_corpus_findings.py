@@ -26,8 +26,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
 KNOWN: dict[str, str] = {
-    "misc/quantize_bytes": "byte outputs quantised thread by thread: no recogniser claims a "
-    "rounding-and-narrowing map yet, so each 1-byte store is its own small DMA",
     "misc/tile_bitonic_sort": "a compare-exchange network in shared memory: no recogniser for "
     "sorting networks, the stages are lowered thread by thread",
     "records/cell_step_refs": "float3 values split into lanes and passed by reference: the lanes "
