@@ -66,6 +66,7 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.ir.ops import Buffer, Idiom, LoopKind, Op
 from cuda2nki.ir.types import TypeEnv
 from cuda2nki.passes import _fold_columns as F
+from cuda2nki.passes import _row_pick as row_pick
 from cuda2nki.passes import _step_columns as S
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes import _window as W
@@ -480,6 +481,10 @@ class _Lowering:
 
     def _gather(self, b, comp, rd: Read, p_axis, f_axis, r0, rows, c0, cols, dt) -> T.Val:
         """``table[idx(row), f]``: one index per partition, rows fetched by an indirect DMA."""
+        if row_pick.applies(rd, p_axis, f_axis):  # ``table[r(row), c(col)]``: see _row_pick
+            picked = row_pick.row_pick(self, b, comp, rd, rows, cols, dt)
+            if picked is not None:
+                return picked
         rest = access_class(rd.index[1:], p_axis, f_axis)
         if rest is None or rest[0] not in (BCAST, SCALAR):
             # ``x[t[i], i]``: not whole rows but one element per partition

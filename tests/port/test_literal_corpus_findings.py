@@ -34,8 +34,6 @@ KNOWN: dict[str, str] = {
     "ported literally, no recogniser claims the per-body update",
     "records/nn_latlong_typedef": "a typedef'd record of two floats read per thread: split into "
     "lanes and ported literally, one small DMA per lane",
-    "stencil/texture_resample": "a bilinear texture fetch: clamped data-dependent texel indices "
-    "that no recogniser schedules, read one element per thread",
 }
 
 
