@@ -91,3 +91,53 @@ def test_grid_stride_quantisation_ports_through_the_map_recogniser(
     shapes = [{"count": 700}, {"count": 3}]
     bdict = grid_binding(["ceil_div(count, 256)"], params, shapes, block=256)
     assert_ports_exactly(f"round/{name}", _strided(ctype, body), bdict, target, tmp_path)
+
+
+# kernels whose binding is inferred from the host code: bytes packed into a word with shifts,
+# and into a uchar4 record (integer division and remainder by powers of two on bytes)
+PACKED = {
+    "rgba_shifted_into_uint32": (
+        "__global__ void pack_rgba(const float* r, const float* g, const float* b,\n"
+        "                          unsigned int* out, int n) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) {\n"
+        "    unsigned int R = (unsigned char)__float2int_rn(__saturatef(r[i]) * 255.0f);\n"
+        "    unsigned int G = (unsigned char)__float2int_rn(__saturatef(g[i]) * 255.0f);\n"
+        "    unsigned int B = (unsigned char)__float2int_rn(__saturatef(b[i]) * 255.0f);\n"
+        "    out[i] = R | (G << 8) | (B << 16) | (255u << 24);\n"
+        "  }\n}\n"
+        "void go(const float* r, const float* g, const float* b, unsigned int* out, int n) {\n"
+        "  pack_rgba<<<(n + 255) / 256, 256>>>(r, g, b, out, n);\n}\n"
+    ),
+    "luma_into_uchar4": (
+        "__global__ void to_rgba8(const float* lum, uchar4* px, int count) {\n"
+        "  int k = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (k >= count) return;\n"
+        "  float v = fminf(fmaxf(lum[k], 0.0f), 1.0f);\n"
+        "  unsigned char c = (unsigned char)rintf(v * 255.0f);\n"
+        "  px[k] = make_uchar4(c, (unsigned char)(255 - c), (unsigned char)(c / 2),\n"
+        "                      (unsigned char)(c % 16 * 16));\n}\n"
+        "void go(const float* lum, uchar4* px, int count) {\n"
+        "  to_rgba8<<<(count + 127) / 128, 128>>>(lum, px, count);\n}\n"
+    ),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize("case", sorted(PACKED))
+def test_packed_byte_outputs_port_through_the_map_recogniser(case, target, tmp_path) -> None:
+    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.diagnostics import Severity
+    from cuda2nki.fidelity.check import check
+
+    cu = tmp_path / "pack.cu"
+    cu.write_text(PACKED[case])
+    res = port_file(cu, target=target)
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    assert "_c2n_sdivmod(" not in res.source.split("@nki.jit")[-1]  # shifts, not a division
+    port = tmp_path / "pack_port.py"
+    port.write_text(res.source)
+    rep = check(cu, port, kernel=res.kernel, seeds=1)
+    above = [f"{d.code} {d.message}" for d in rep.findings if d.severity != Severity.NOTE]
+    assert rep.verdict == "pass" and not above, (rep.numerics, above)
