@@ -9,7 +9,9 @@ float, a runtime step), so no strided view covers them.  Read element by element
 is its own 4-byte DMA.  Instead, per tile of ``rows`` partitions:
 
 * the rows ``r(i)`` are fetched whole by one indirect DMA (one row index per partition, the
-  source row's width of contiguous bytes each), shared by every read of the same rows;
+  source row's width of contiguous bytes each), shared by every read of the same rows -- or,
+  where the row index is a plain affine index of the partition axis (``src[i, c(j)]``, a
+  horizontal resampling), by one strided DMA;
 * the column indices ``c(j)`` (one ``[rows, cols]`` tile, the same on every partition) are
   converted to uint32 once per distinct index;
 * each read is one ``nc_n_gather``: partition ``p`` picks ``rows_tile[p, c(p, j)]``.
@@ -17,6 +19,9 @@ is its own 4-byte DMA.  Instead, per tile of ``rows`` partitions:
 Both indices are clamped into the tensor first (one instruction each): an index outside it is
 undefined behaviour in CUDA, and a read under a select may be outside where the select picks the
 other branch (a border-addressed texture).
+
+The fetched rows take the source's whole width of SBUF per partition (4 KiB per 1024 fp32
+columns): sized for images, not for rows of hundreds of thousands of elements.
 """
 
 from __future__ import annotations
@@ -45,24 +50,37 @@ from cuda2nki.ir.nodes import Sub as SSub
 from cuda2nki.ir.ops import Buffer, Op
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes._analysis import moves_along
+from cuda2nki.passes._dyn_sum import has_dyn
+from cuda2nki.passes._index import ROW, access_class, dims_for
 
 if TYPE_CHECKING:
     from cuda2nki.passes.lower_tiles import LowerTiles
 
 
 def applies(rd: Read, p_axis: str, f_axis: str) -> bool:
-    """Whether ``rd`` is ``x[r(p), c(f)]``: a 2-D read, its row index data-dependent and free
-    of the free axis, its column index data-dependent and moving along the free axis."""
-    if not f_axis or len(rd.index) != 2 or not all(isinstance(ix, Dyn) for ix in rd.index):
+    """Whether ``rd`` is ``x[r(p), c(f)]``: a 2-D read, its column index data-dependent and
+    moving along the free axis, its row index free of the free axis (data-dependent, or a plain
+    affine index of the partition axis: ``x[p, c(f)]``)."""
+    if not f_axis or len(rd.index) != 2 or not isinstance(rd.index[1], Dyn):
         return False
-    row, col = (ix.expr for ix in rd.index)
-    return f_axis not in moves_along(row) and f_axis in moves_along(col)
+    row, col = rd.index
+    if f_axis not in moves_along(col.expr):
+        return False
+    if isinstance(row, Dyn):
+        return f_axis not in moves_along(row.expr)
+    got = access_class((row,), p_axis, "")
+    return not has_dyn(row) and got is not None and got[0] == ROW
 
 
-def row_pick(lw: LowerTiles, b: T.Builder, comp: T.TileExprCompiler, rd: Read, rows, cols, dt):
-    """``rd`` (see :func:`applies`) as rows fetched whole and elements picked on chip."""
+def row_pick(lw: LowerTiles, b: T.Builder, comp: T.TileExprCompiler, rd: Read, p_axis, box, dt):
+    """``rd`` (see :func:`applies`) as rows fetched whole and elements picked on chip; ``box``
+    is the tile's (first row, rows, first column, columns)."""
+    rows, cols = box[1], box[3]
     height, width = lw.decl(rd.tensor).shape
-    fetched = _rows(lw, b, comp, rd, rows, height, width, dt)
+    if isinstance(rd.index[0], Dyn):
+        fetched = _rows(lw, b, comp, rd, rows, height, width, dt)
+    else:
+        fetched = _plain_rows(b, comp, rd, p_axis, box, width, dt)
     picks = _columns(b, comp, rd, width)
     if picks.kind != T.FULL:
         return None
@@ -154,6 +172,22 @@ def _rows(lw, b: T.Builder, comp, rd: Read, rows, height, width, dt) -> View:
     dst = T.whole(name, rows, width)
     src = View(rd.tensor, (Indirect(idx.operand), Slice(Const(0), width)))
     b.emit(Load(dst, src, loc=rd.loc))
+    comp.cache[key] = dst
+    return dst
+
+
+def _plain_rows(b: T.Builder, comp, rd: Read, p_axis: str, box, width, dt) -> View:
+    """The source rows ``a * p + c`` of this tile, fetched whole by one strided DMA."""
+    key = ("row_pick:rows", rd.tensor, rd.index[0])
+    if key in comp.cache:
+        return comp.cache[key]
+    r0, rows, c0, cols = box
+    _, dims = access_class((rd.index[0],), p_axis, "")
+    view = (*dims_for(dims, p_axis, "", r0, rows, c0, cols), Slice(Const(0), width))
+    name = b.fresh(f"{rd.tensor}_rows")
+    b.emit(Alloc(name, (rows, width), dt, Buffer.SBUF, loc=rd.loc))
+    dst = T.whole(name, rows, width)
+    b.emit(Load(dst, View(rd.tensor, view), loc=rd.loc))
     comp.cache[key] = dst
     return dst
 

@@ -384,6 +384,8 @@ class _Lowering:
             if rd.index and isinstance(rd.index[0], Dyn):
                 return self._gather(b, comp, rd, p_axis, f_axis, r0, rows, c0, cols, dt)
             if any(has_dyn(ix) for ix in rd.index):
+                if row_pick.applies(rd, p_axis, f_axis):  # ``x[p, c(f)]``: see _row_pick
+                    return row_pick.row_pick(self, b, comp, rd, p_axis, (r0, rows, c0, cols), dt)
                 return self._element_gather(b, comp, rd, f_axis, rows, dt)
             box = (r0, rows, c0, cols)
             tap = halo.read(b, rd, box, dt) if f_axis else None
@@ -482,7 +484,7 @@ class _Lowering:
     def _gather(self, b, comp, rd: Read, p_axis, f_axis, r0, rows, c0, cols, dt) -> T.Val:
         """``table[idx(row), f]``: one index per partition, rows fetched by an indirect DMA."""
         if row_pick.applies(rd, p_axis, f_axis):  # ``table[r(row), c(col)]``: see _row_pick
-            picked = row_pick.row_pick(self, b, comp, rd, rows, cols, dt)
+            picked = row_pick.row_pick(self, b, comp, rd, p_axis, (r0, rows, c0, cols), dt)
             if picked is not None:
                 return picked
         rest = access_class(rd.index[1:], p_axis, f_axis)

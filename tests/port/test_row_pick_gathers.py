@@ -151,3 +151,63 @@ def _statements(body):
     for s in body:
         yield s
         yield from _statements(getattr(s, "body", ()) or ())
+
+
+#: the row index a plain affine index of the partition axis (one row per output row), the
+#: column index scaled and clamped: rows are a strided load, columns picked on chip
+PLAIN_ROWS = {
+    "stretch-clamped-both-sides": (
+        "__global__ void stretch_rows(const float* img, float* out, int h, int in_w, int out_w,\n"
+        "                             float ratio) {\n"
+        "  int x = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  int y = blockIdx.y;\n"
+        "  if (x >= out_w || y >= h) return;\n"
+        "  int sx = max(min((int)(x * ratio), in_w - 1), 0);\n"
+        "  out[y * out_w + x] = img[y * in_w + sx] * 0.5f;\n}\n",
+        "img",
+    ),
+    "nearest-column-grid-stride": (
+        "__global__ void pick_cols(const float* table, float* res, int h, int in_w, int out_w,\n"
+        "                          float ratio) {\n"
+        "  int r = blockIdx.y;\n"
+        "  for (int c = blockIdx.x * blockDim.x + threadIdx.x; c < out_w;\n"
+        "       c += blockDim.x * gridDim.x) {\n"
+        "    int k = min(max(__float2int_rd((c + 0.5f) * ratio), 0), in_w - 1);\n"
+        "    res[r * out_w + c] = table[r * in_w + k] - table[r * in_w + min(k + 1, in_w - 1)];\n"
+        "  }\n}\n",
+        "table",
+    ),
+}
+
+
+def _plain_binding(src: str, out: str, kernel: str) -> str:
+    return (
+        f'kernel = "{kernel}"\n[launch]\ngrid = ["ceil_div(out_w, 128)", "h"]\nblock = [128]\n'
+        f'[params]\n{src} = {{ shape = ["h", "in_w"], dtype = "float32", role = "in" }}\n'
+        f'{out} = {{ shape = ["h", "out_w"], dtype = "float32", role = "out" }}\n'
+        "h = 40\nin_w = 50\nout_w = 170\nratio = 0.29\n"
+        "[[check.shapes]]\nh = 130\nin_w = 7\nout_w = 3\nratio = 2.5\n"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize("case", sorted(PLAIN_ROWS))
+def test_plain_rows_with_picked_columns(case: str, target: str, tmp_path: Path) -> None:
+    src, tensor = PLAIN_ROWS[case]
+    kernel = src.split("void ")[1].split("(")[0]
+    out = "out" if "float* out" in src else "res"
+    cu = tmp_path / "rows.cu"
+    cu.write_text(src)
+    cu.with_suffix(".toml").write_text(_plain_binding(tensor, out, kernel))
+    from cuda2nki.binding import load_binding
+
+    binding = load_binding(cu.with_suffix(".toml"))
+    res = port_file(cu, binding=binding, target=target)
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    assert "nc_n_gather" in res.source
+    port = tmp_path / "rows_port.py"
+    port.write_text(res.source)
+    rep = check(cu, port, binding=binding, kernel=res.kernel, seeds=1)
+    above = [f"{d.code} {d.message}" for d in rep.findings if d.severity != Severity.NOTE]
+    assert rep.verdict == "pass" and not above, (rep.numerics, above)
