@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from cuda2nki.ir.nodes import (
     Activation,
+    Binary,
     Cast,
     Expr,
     Lit,
@@ -152,6 +153,12 @@ class NarrowingOps:
             Op.BITXOR, low, self._int_lit(half), "int32", e.loc, (0, hi - lo)
         )  # type: ignore[attr-defined]
         return self._shifted(flipped, half, e, (lo, hi))
+
+    def is_truth(self, x: Expr) -> bool:
+        """Whether ``x`` is a comparison or a logical operation (C's int 0 or 1)."""
+        if isinstance(x, Binary) and x.op.info.kind in ("compare", "logical"):
+            return True
+        return isinstance(x, Unary) and x.op == Op.LNOT
 
     def _int_lit(self, value: int) -> Val:
         from cuda2nki.passes._tiles import IMM, Val

@@ -485,6 +485,8 @@ class TileExprCompiler(IntegerOps, IterationOps, NarrowingOps):
         if not is_narrow_int(e.dtype):
             return v  # (u)int32 with unknown bounds, 64-bit address arithmetic: as computed
         if v.lo is None and is_float(v.dtype):
+            if self.is_truth(e.x):
+                return v  # 0 or 1: inside every integer type
             raise Unsupported(f"a conversion to '{e.dtype}' of a value of unknown type", e.loc)
         return self.wrapped(v, e)
 

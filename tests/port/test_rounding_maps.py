@@ -57,6 +57,8 @@ BYTES = [
     ("short_wraps_from_truncation", "short", "int16", "(short)((int)(v * 5000.0f) * 13)"),
     ("short_wraps_from_rounded_int", "short", "int16", "(short)((int)rintf(v * 1.0e4f) * 7)"),
     ("ushort_of_nearbyintf", "unsigned short", "uint16", "(unsigned short)((int)nearbyintf(v * 9000.0f) + 40000)"),
+    ("uchar_of_comparison", "unsigned char", "uint8", "(unsigned char)(v * 3.0f <= (float)(i % 7) - 2.0f)"),
+    ("schar_of_logical_or", "signed char", "int8", "(signed char)(v < -1.0f || v > 1.5f)"),
     ("halfway_rintf_to_even", "float", "float32", "rintf((float)(i % 23 - 11) * 0.5f) + v * 0.0f"),
     ("halfway_roundf_away", "float", "float32", "roundf((float)(i % 23 - 11) * 0.5f) + v * 0.0f"),
     ("halfway_float2int_rn", "int", "int32", "__float2int_rn((float)(i % 19 - 9) * 0.5f + v * 0.0f)"),
