@@ -44,6 +44,7 @@ from cuda2nki.ir.nodes import (
     Sym,
     TensorCopy,
     TensorDecl,
+    TensorGather,
     TensorReduce,
     TensorScalar,
     TensorScan,
@@ -499,6 +500,15 @@ class Emitter:
 
     def _TensorCopy(self, s: TensorCopy, depth: int) -> None:
         self.ins(depth, "tensor_copy", dst=self.dst(s.dst), src=self.view(s.src))
+
+    def _TensorGather(self, s: TensorGather, depth: int) -> None:
+        self.ins(
+            depth,
+            "n_gather",
+            dst=self.dst(s.dst),
+            data=self.view(s.data),
+            indices=self.view(s.indices),
+        )
 
     def _TensorTensor(self, s: TensorTensor, depth: int) -> None:
         if s.op == Op.DIV:

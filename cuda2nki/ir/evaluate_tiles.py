@@ -186,6 +186,13 @@ class _TileEvaluator:
     def s_TensorCopy(self, s: n.TensorCopy, env) -> None:
         self.put(s.dst, self.get(s.src, env, s.loc), env, s.loc)
 
+    def s_TensorGather(self, s: n.TensorGather, env) -> None:
+        data = self.get(s.data, env, s.loc)
+        rows = data.reshape(data.shape[0], -1)
+        idx = np.asarray(self.get(s.indices, env, s.loc), np.int64)
+        picked = np.take_along_axis(rows, idx.reshape(idx.shape[0], -1), axis=1)
+        self.put(s.dst, picked.reshape(idx.shape), env, s.loc)
+
     def s_TensorScan(self, s: n.TensorScan, env) -> None:
         x = self.get(s.src, env, s.loc).astype(_F32)
         flat = x.reshape(x.shape[0], -1)

@@ -198,6 +198,7 @@ __all__ = [
     "TensorReduce",
     "TensorTranspose",
     "TensorSelect",
+    "TensorGather",
     "TensorCopy",
     "TensorScan",
     "IntArith",
@@ -911,6 +912,17 @@ class TensorCopy(_Node):
 
     dst: View
     src: View
+    loc: SourceLoc = UNKNOWN_LOC
+
+
+@dataclass(frozen=True)
+class TensorGather(_Node):
+    """``dst[p, j] = data[p, indices[p, j]]``: each partition picks elements of its own row of
+    ``data`` (GpSimd ``nc_n_gather``; ``indices`` a uint32 tile shaped like ``dst``)."""
+
+    dst: View
+    data: View
+    indices: View
     loc: SourceLoc = UNKNOWN_LOC
 
 

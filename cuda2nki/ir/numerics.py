@@ -98,6 +98,7 @@ UNARY = {
     Op.CEIL: lambda x: x if _is_int(x) else np.ceil(x),
     Op.TRUNC: lambda x: x if _is_int(x) else np.trunc(x),
     Op.ROUND: lambda x: x if _is_int(x) else c_round(x),
+    Op.RINT: lambda x: x if _is_int(x) else np.rint(x),
     Op.LNOT: lambda x: np.logical_not(x),
     Op.BITNOT: np.invert,
     Op.COPY: lambda x: x,

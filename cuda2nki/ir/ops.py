@@ -54,6 +54,7 @@ class Op(str, enum.Enum):
     CEIL = "ceil"
     TRUNC = "trunc"
     ROUND = "round"
+    RINT = "rint"
     LNOT = "lnot"
     BITNOT = "bitnot"
     COPY = "copy"
@@ -138,7 +139,8 @@ OP_INFO: dict[Op, OpInfo] = {
     Op.FLOOR: OpInfo(1, "round", nki="floor"),
     Op.CEIL: OpInfo(1, "round", nki="ceil"),
     Op.TRUNC: OpInfo(1, "round", nki="trunc"),
-    Op.ROUND: OpInfo(1, "round"),
+    Op.ROUND: OpInfo(1, "round"),  # roundf: halfway cases away from zero
+    Op.RINT: OpInfo(1, "round"),  # rintf: halfway cases to even
     Op.LNOT: OpInfo(1, "logical", nki="logical_not"),
     Op.BITNOT: OpInfo(1, "bitwise", nki="invert"),
     Op.COPY: OpInfo(1, "arith", nki="copy"),

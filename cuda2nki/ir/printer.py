@@ -86,6 +86,7 @@ OPCALLS: dict[str, type] = {
     "tensor_transpose": n.TensorTranspose,
     "tensor_select": n.TensorSelect,
     "tensor_copy": n.TensorCopy,
+    "tensor_gather": n.TensorGather,
     "tensor_scan": n.TensorScan,
     "bn_stats": n.BnStats,
     "bn_aggr": n.BnAggr,

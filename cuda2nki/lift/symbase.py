@@ -152,7 +152,8 @@ _MATH1 = {
     "ceil": "ceil",
     "trunc": "trunc",
     "round": "round",
-    "rint": "round",
+    "rint": "rint",
+    "nearbyint": "rint",
     "__frcp_rn": "reciprocal",
 }
 _MATH2 = {
@@ -187,6 +188,17 @@ _CONVERT = {
     "__float2int_rz": "int32",
     "__double2float_rn": "float32",
     "__float2double": "float64",
+}
+#: float-to-integer conversions with a rounding mode: (result type, rounding op before C's
+#: truncating conversion; None: truncation itself)
+_ROUNDED_CONVERT = {
+    "__float2int_rn": ("int32", "rint"),
+    "__float2int_rd": ("int32", "floor"),
+    "__float2int_ru": ("int32", "ceil"),
+    "__float2uint_rn": ("uint32", "rint"),
+    "__float2uint_rz": ("uint32", None),
+    "__float2uint_rd": ("uint32", "floor"),
+    "__float2uint_ru": ("uint32", "ceil"),
 }
 _BINOPS = {
     "+": "add",

@@ -21,6 +21,7 @@ from cuda2nki.lift.symbase import (
     _MATH2,
     _PACKED,
     _PLACE,
+    _ROUNDED_CONVERT,
     UNDEFER_UNITS,
     PtrVal,
     Refusal,
@@ -97,6 +98,10 @@ class CallExecution:
         data = [self.as_data(a, e.loc, dt) for a in args]
         if f in _CONVERT:
             return V.Cast(_CONVERT[f], data[0])
+        if f in _ROUNDED_CONVERT and len(args) == 1:
+            to, rounding = _ROUNDED_CONVERT[f]
+            x = self.as_data(args[0], e.loc, "float32")
+            return V.Cast(to, V.Op(x.dtype, rounding, (x,)) if rounding else x)
         composed = _composed(f, data, dt)
         if composed is not None:
             return composed

@@ -251,6 +251,9 @@ class IntegerOps:
         if op in (Op.ADD, Op.SUB, Op.MUL, Op.MAX, Op.MIN) and small(*ra) and small(*rb):
             if op in (Op.MAX, Op.MIN) or small(*r):
                 return None, r
+        shifted = self._power_of_two(op, a, b, ra, dtype, e.loc, r)
+        if shifted is not None:
+            return shifted, None
         if op in (Op.DIV, Op.MOD) and isinstance(b.operand, Lit) and b.operand.value == 0:
             from cuda2nki.passes._tiles import Unsupported
 
@@ -258,6 +261,24 @@ class IntegerOps:
         if op in _BITWISE and (op != Op.SHR or dtype == "uint32" or ra[0] >= 0):
             return self.int_bitwise(op, a, b, dtype, e.loc, r), None
         return self.int_op(op, a, b, dtype, dtype, e.loc, r), None
+
+    def _power_of_two(self, op: Op, a: Val, b: Val, ra, dtype: str, loc, r) -> Val | None:
+        """``a / 2**k`` and ``a % 2**k`` of a non-negative ``a``: C's quotient and remainder are
+        ``a >> k`` and ``a & (2**k - 1)``, exact bitwise instructions."""
+        if op not in (Op.DIV, Op.MOD) or ra[0] < 0 or not isinstance(b.operand, Lit):
+            return None
+        k = b.operand.value
+        if isinstance(k, float) or k <= 0 or k & (k - 1):
+            return None
+        from cuda2nki.passes._tiles import IMM, Val
+
+        if op == Op.DIV:
+            by = Val(
+                IMM, Lit(k.bit_length() - 1, dtype), dtype, k.bit_length() - 1, k.bit_length() - 1
+            )
+            return self.int_bitwise(Op.SHR, a, by, dtype, loc, r)
+        mask = Val(IMM, Lit(k - 1, dtype), dtype, k - 1, k - 1)
+        return self.int_bitwise(Op.BITAND, a, mask, dtype, loc, r)
 
     def _imm(self, v: Val, dtype: str) -> Lit | Param:
         if isinstance(v.operand, Lit):

@@ -32,6 +32,7 @@ from cuda2nki.ir.nodes import (
 )
 from cuda2nki.ir.ops import Buffer, Op
 from cuda2nki.passes import _fold_columns as F
+from cuda2nki.passes import _row_pick as row_pick
 from cuda2nki.passes import _step_columns as S
 from cuda2nki.passes import _tiles as T
 from cuda2nki.passes import _window as W
@@ -215,6 +216,8 @@ class _RowsLowering(_Base):
             if rd.index and isinstance(rd.index[0], Dyn):
                 return self._gather(b, comp, rd, p_axis, f_axis, r0, rows, c0, cols, dt)
             if any(has_dyn(ix) for ix in rd.index):
+                if row_pick.applies(rd, p_axis, f_axis):  # ``x[p, c(f)]``: see _row_pick
+                    return row_pick.row_pick(self, b, comp, rd, p_axis, (r0, rows, c0, cols), dt)
                 return self._element_gather(b, comp, rd, f_axis, rows, dt)
             box = (r0, rows, c0, cols)
             tap = halo.read(b, rd, box, dt) if f_axis else None
@@ -312,6 +315,10 @@ class _RowsLowering(_Base):
 
     def _gather(self, b, comp, rd: Read, p_axis, f_axis, r0, rows, c0, cols, dt) -> T.Val:
         """``table[idx(row), f]``: one index per partition, rows fetched by an indirect DMA."""
+        if row_pick.applies(rd, p_axis, f_axis):  # ``table[r(row), c(col)]``: see _row_pick
+            picked = row_pick.row_pick(self, b, comp, rd, p_axis, (r0, rows, c0, cols), dt)
+            if picked is not None:
+                return picked
         rest = access_class(rd.index[1:], p_axis, f_axis)
         if rest is None or rest[0] not in (BCAST, SCALAR):
             # ``x[t[i], i]``: not whole rows but one element per partition

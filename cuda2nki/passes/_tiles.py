@@ -66,8 +66,9 @@ from cuda2nki.passes._analysis import (
 )
 from cuda2nki.passes._identity import is_identity
 from cuda2nki.passes._implied import drop_implied_where
-from cuda2nki.passes._ints import IntegerOps, bounds_of, wrap
+from cuda2nki.passes._ints import IntegerOps, wrap
 from cuda2nki.passes._iterate import IterationOps
+from cuda2nki.passes._narrowing import ROUNDING_OPS, NarrowingOps
 
 FULL, ROW, IMM = "full", "row", "imm"
 
@@ -167,7 +168,7 @@ def row_dtype(dtype: str) -> str:
 
 
 @dataclass
-class TileExprCompiler(IntegerOps, IterationOps):
+class TileExprCompiler(IntegerOps, IterationOps, NarrowingOps):
     """Compile intent expressions on one ``rows x cols`` tile (see the module docstring)."""
 
     b: Builder
@@ -431,6 +432,9 @@ class TileExprCompiler(IntegerOps, IterationOps):
             self.flat_guard = saved
 
     def _cast(self, e: Cast) -> Val:
+        rint = self.rint_cast(e)
+        if rint is not None:
+            return rint
         v = self.compile(e.x)
         if e.dtype in ("int32", "uint32") and v.lo is not None and not self.addressing:
             if v.kind == IMM and isinstance(v.operand, Lit):
@@ -475,18 +479,16 @@ class TileExprCompiler(IntegerOps, IterationOps):
     def _to_narrow_int(self, v: Val, e: Cast) -> Val:
         """What a conversion to an integer type other than (u)int32 copies: a float truncated
         toward zero (the engines' float-to-int conversion rounds to nearest; out of range is
-        undefined in C), an integer already inside the type (C wraps the others modulo
-        2**bits, which the saturating copy does not: those are refused)."""
+        undefined in C), an integer wrapped into the type as C wraps it (see _narrowing)."""
         if self._float_source(e.x):
-            dst = self.tile("trunc", v.kind, "float32")
-            self.b.emit(Activation(dst, Op.TRUNC, v.operand, loc=e.loc))
-            return Val(v.kind, dst, "float32")
+            return self.float_to_int(v, e)
         if not is_narrow_int(e.dtype):
             return v  # (u)int32 with unknown bounds, 64-bit address arithmetic: as computed
-        lo, hi = bounds_of(e.dtype)
-        if v.lo is None or v.hi is None or v.lo < lo or v.hi > hi:
-            raise Unsupported(f"a conversion to '{e.dtype}' that may wrap", e.loc)
-        return v
+        if v.lo is None and is_float(v.dtype):
+            if self.is_truth(e.x):
+                return v  # 0 or 1: inside every integer type
+            raise Unsupported(f"a conversion to '{e.dtype}' of a value of unknown type", e.loc)
+        return self.wrapped(v, e)
 
     def _float_source(self, x: Expr) -> bool:
         """Whether ``x`` is a float in the CUDA kernel, also inside a gather's address (where
@@ -515,6 +517,8 @@ class TileExprCompiler(IntegerOps, IterationOps):
                 Lit(0, "int32") if self.type_of(x) in ("int32", "uint32") else Lit(0.0, "float32")
             )
             return self._binary(Binary(Op.EQ, x, zero, loc=e.loc))
+        if e.op in ROUNDING_OPS:
+            return self.rounded(e)
         if e.op not in ACTIVATION_OPS:
             raise Unsupported(f"math function '{e.op.value}'", e.loc)
         scale: Lit | Param | View | None = None
