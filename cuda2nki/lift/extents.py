@@ -48,6 +48,8 @@ class Extent:
     note: str | None = None
     #: (size, step, loop): the extent assumes the size a multiple of a tile loop's step
     tiles: tuple[tuple[str, int, str], ...] = ()
+    #: grid axes whose block index no guard bounds (the shape took the launch's bound)
+    unguarded: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class _Scan:
         self.steps: dict[str, int] = {}
         #: tile loops whose bound an extent assumes a multiple of the step: (var, step, bound)
         self.tiled: set[tuple[str, int, str]] = set()
+        self.unguarded: tuple[int, ...] = ()
         #: what a device function does through its i-th parameter (see extents())
         self.callees: Callable[[str, int], str] = lambda name, i: "r"
         self._launch_bounds()
@@ -602,7 +605,8 @@ class _Scan:
                 role = "inout" if kinds == {"r", "w"} else ("out" if kinds == {"w"} else "in")
             shape, note = self._shape(acc)
             tiles = tuple((b, st, v) for v, st, b in sorted(self.tiled)) if shape else ()
-            out[name] = Extent(shape, role, note, tiles)
+            loose = self.unguarded if shape else ()
+            out[name] = Extent(shape, role, note, tiles, loose)
         return out
 
     def _shape(self, acc: list[_Access]) -> tuple[tuple | None, str | None]:
@@ -610,6 +614,7 @@ class _Scan:
         offsets: list[Poly] = []
         guessed: set = set()
         self.tiled = set()
+        self.unguarded = ()
         for a in acc:
             if a.offset is None:
                 return None, None
@@ -630,6 +635,7 @@ class _Scan:
             return None, None
         best = _round_up(_relax(best))
         note = None
+        self.unguarded = tuple(i for i in range(3) if {af.BLOCK[i], af.GID[i]} & guessed)
         if guessed:
             note = (
                 "bounded by the launch geometry (no guard bounds "
