@@ -25,6 +25,8 @@ class Extent:
     note: str | None = None
     #: (size, step, loop): the extent assumes the size a multiple of a tile loop's step
     tiles: tuple[tuple[str, int, str], ...] = ()
+    #: grid axes whose block index no guard bounds (the shape took the launch's bound)
+    unguarded: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,8 @@ class _Accesses:
                 role = "inout" if kinds == {"r", "w"} else ("out" if kinds == {"w"} else "in")
             shape, note = self._shape(acc)
             tiles = tuple((b, st, v) for v, st, b in sorted(self.tiled)) if shape else ()
-            out[name] = Extent(shape, role, note, tiles)
+            loose = self.unguarded if shape else ()
+            out[name] = Extent(shape, role, note, tiles, loose)
         return out
 
     def _shape(self, acc: list[_Access]) -> tuple[tuple | None, str | None]:
@@ -206,6 +209,7 @@ class _Accesses:
         offsets: list[Poly] = []
         guessed: set = set()
         self.tiled = set()
+        self.unguarded = ()
         for a in acc:
             if a.offset is None:
                 return None, None
@@ -227,6 +231,7 @@ class _Accesses:
         best = _round_up(_relax(best))
         best = best.subs(self.rounded)  # `X / d` blocks left in the extent: those launched
         note = None
+        self.unguarded = tuple(i for i in range(3) if {af.BLOCK[i], af.GID[i]} & guessed)
         if guessed:
             note = (
                 "bounded by the launch geometry (no guard bounds "

@@ -58,6 +58,7 @@ class _Scan(_Accesses, _Inline):
         self.steps: dict[str, int] = {}
         #: tile loops whose bound an extent assumes a multiple of the step: (var, step, bound)
         self.tiled: set[tuple[str, int, str]] = set()
+        self.unguarded: tuple[int, ...] = ()
         #: what a device function does through its i-th parameter (see extents())
         self.callees: Callable[[str, int], str] = lambda name, i: "r"
         self._launch_bounds()

@@ -451,12 +451,13 @@ def _steps(
     """The sizes the launch runs the kernel at multiples of (:mod:`cuda2nki.lift.steps`), each
     with a note; check then keeps its generated sizes multiples of them."""
     from cuda2nki.lift.loopsteps import loop_steps, tile_steps
-    from cuda2nki.lift.steps import size_steps
+    from cuda2nki.lift.steps import size_steps, unguarded_tiles
 
     if launch is None:
         return []
     env = {k: h.value for k, h in host.items()}
-    got = size_steps(launch["grid"], block, sizes, _unguarded(prog, block), env)
+    loose = unguarded_tiles(syntax or {}) if prog is None else set()
+    got = size_steps(launch["grid"], block, sizes, _unguarded(prog, block), env, loose)
     have = {s.name: s.step for s in got}
     tiled = tile_steps(syntax or {}, sizes, env)  # `for (k = 0; k < n; k += BK)`, unguarded
     for s in loop_steps(fn, sizes, env) + tiled:  # `for (t = 0; t < n / TILE; t++)`

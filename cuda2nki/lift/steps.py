@@ -33,10 +33,13 @@ def size_steps(
     sizes: set[str],
     unguarded: set[int],
     host: Mapping[str, Number],
+    tiled: set[int] | frozenset[int] = frozenset(),
 ) -> list[Step]:
     """The steps a launch implies: per grid axis, a size rounded down to whole blocks, or rounded
-    up over an axis no guard bounds (``unguarded``) while the host's value of it (``host``) is a
-    whole number of blocks.  A name given two steps keeps the larger (its multiple)."""
+    up over an axis no guard bounds (``unguarded``: of one-thread-per-element blocks; ``tiled``:
+    the index expressions reach past a block tile of the divisor's size, whatever its thread
+    count) while the host's value of it (``host``), if known, is a whole number of blocks.  A
+    name given two steps keeps the larger (its multiple)."""
     found: dict[str, Step] = {}
     for axis, g in enumerate(grid):
         if not isinstance(g, str):
@@ -48,21 +51,43 @@ def size_steps(
         if step < 2:
             continue
         if rounds_up:
-            if axis not in unguarded or block is None or axis >= len(block):
-                continue
             value = host.get(name)
-            if block[axis] != step or value is None or int(value) % step:
+            if not _whole_blocks(axis, step, block, unguarded, tiled) or (
+                value is not None and int(value) % step
+            ):
                 continue
             why = (
-                f"no guard bounds the threads of grid axis {axis}, and the host's "
-                f"{name} = {int(value)} is a whole number of {step}-thread blocks"
+                f"no guard bounds the threads of grid axis {axis} ({g}): the kernel covers "
+                f"{name} in whole {step}-element blocks"
             )
+            if value is not None:
+                why += f", as the host's {name} = {int(value)} is"
         else:
             why = f"the grid rounds {name} down to whole blocks ({g})"
         old = found.get(name)
         if old is None or step % old.step == 0:
             found[name] = Step(name, step, why)
     return list(found.values())
+
+
+def unguarded_tiles(extents: Mapping[str, object]) -> set[int]:
+    """Grid axes some pointer's extent (:mod:`cuda2nki.lift.extents`) bounds only by the launch
+    geometry: the kernel's blocks reach a whole tile there with no guard."""
+    return {a for ext in extents.values() for a in getattr(ext, "unguarded", ())}
+
+
+def _whole_blocks(
+    axis: int,
+    step: int,
+    block: tuple[int, ...] | None,
+    unguarded: set[int],
+    tiled: set[int] | frozenset[int],
+) -> bool:
+    """Whether the blocks of grid axis ``axis`` (rounded up by ``step``) each cover ``step``
+    elements with no guard: a tile the index expressions reach past, or one thread each."""
+    if axis in tiled:
+        return True
+    return axis in unguarded and block is not None and axis < len(block) and block[axis] == step
 
 
 def _division(text: str, sizes: set[str]) -> tuple[str, int, bool] | None:
@@ -85,16 +110,29 @@ def _division(text: str, sizes: set[str]) -> tuple[str, int, bool] | None:
         return None
     if isinstance(num, ast.Name) and num.id in sizes:
         return num.id, d, up
-    if (
-        not up
-        and isinstance(num, ast.BinOp)
-        and isinstance(num.op, ast.Add)
-        and isinstance(num.left, ast.Name)
-        and num.left.id in sizes
-        and _const(num.right) == d - 1
-    ):
-        return num.left.id, d, True
+    if up:
+        return None
+    got = _plus_const(num, sizes)
+    if got is not None and got[1] == d - 1:
+        return got[0], d, True
     return None
+
+
+def _plus_const(node: ast.AST, sizes: set[str]) -> tuple[str, int] | None:
+    """``(name, c)`` when ``node`` is one size plus a constant, however it is spelled
+    (``n + 127``, ``((n) + (128) - 1)``, ``n - 1 + 128``); else None."""
+    names = {x.id for x in ast.walk(node) if isinstance(x, ast.Name)}
+    if len(names) != 1 or not names <= sizes:
+        return None
+    (name,) = names
+    text = ast.unparse(node)
+    try:
+        at = [eval_c_expr(text, {name: v}) for v in (0, 1, 1000)]
+    except (ExprError, ValueError, TypeError, ZeroDivisionError, SyntaxError):
+        return None
+    if not all(isinstance(v, int) for v in at) or at[1] - at[0] != 1 or at[2] - at[0] != 1000:
+        return None
+    return name, int(at[0])
 
 
 def _called(node: ast.Call) -> str | None:

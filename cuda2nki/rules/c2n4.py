@@ -374,4 +374,25 @@ register(
         example="cuda2nki migrate src/ -o ported/ --check",
         fix="Nothing to do; to check other sizes, give them with -D NAME=VALUE.",
     ),
+    Rule(
+        "C2N4033",
+        W,
+        "the CUDA result depends on the order of its blocks",
+        "output '{output}' of the CUDA kernel depends on the order its blocks run: {evidence}",
+        "CUDA runs a grid's blocks in no promised order, and `__syncthreads()` orders the threads "
+        "of one block only. A kernel whose blocks read what other blocks of the same launch write "
+        "(one thread sums a buffer that every block rescales, every block reads a value one "
+        "block stores) computes whatever the schedule gives. When a port differs from the CUDA "
+        "result computed with all blocks running together, the check runs the kernel again with "
+        "its blocks one at a time in CUDA's order; where the two runs differ, the output is "
+        "order-dependent. A port equal to either schedule is judged by that one (its numbers "
+        "pass), and this warning says the CUDA kernel itself races; a port equal to neither "
+        "still fails, with this warning as the likely cause.",
+        example="__global__ void k(float* w, float* total, int n) { int i = ...; "
+        "if (i < n) w[i] /= total[0]; if (i == 0) { float s = 0; for (int j = 0; j < n; ++j) "
+        "s += w[j]; total[1] = s; } }",
+        fix="In the CUDA code, split the kernel at the point where blocks need each other's "
+        "results (one launch per phase), or use a cooperative launch with a grid-wide sync; the "
+        "port then has one right answer.",
+    ),
 )

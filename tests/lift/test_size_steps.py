@@ -199,3 +199,73 @@ def test_check_runs_its_generated_points_at_whole_blocks(tmp_path) -> None:
     sizes = {int(n["shape"].split("n=")[1]) for n in rep.numerics}
     assert len(sizes) >= 2 and all(s % 128 == 0 for s in sizes), sizes
     assert any(d.code == "C2N4028" for d in rep.findings)
+
+
+@pytest.mark.parametrize(
+    "grid",
+    ["(((n) + (128) - 1) / (128))", "(n - 1 + 128) / 128", "((n + 128) - 1) / 128"],
+)
+def test_rounded_up_grid_however_spelled(grid: str) -> None:
+    steps = size_steps([grid], (128, 1, 1), {"n"}, {0}, {"n": 4096})
+    assert [(s.name, s.step) for s in steps] == [("n", 128)]
+    assert size_steps([grid.replace("n", "2 * n")], (128, 1, 1), {"n"}, {0}, {}) == []
+
+
+# A block computes a TR x TC tile with fewer threads than elements, walking its rows with
+# pointers it advances: the index expressions (not the executed thread) show that no guard
+# bounds the block indices, so the sizes come in whole tiles whatever the block's thread count.
+TILED = """
+{macro}
+template <int TR, int TC>
+__global__ void scale_tiles(int {h}, int {w}, float s, const float *src, float *dst) {{
+  const int lane = threadIdx.x % TC;
+  const int first = threadIdx.x / TC;
+  src += (blockIdx.y * TR + first) * {w} + blockIdx.x * TC;
+  dst += (blockIdx.y * TR + first) * {w} + blockIdx.x * TC;
+  for (int r = first; r < TR; r += blockDim.x / TC) {{
+    dst[lane] = s * src[lane];
+    src += (blockDim.x / TC) * {w};
+    dst += (blockDim.x / TC) * {w};
+  }}
+}}
+void run(int {h}, int {w}, const float *a, float *b) {{
+  {launch}
+}}
+"""
+TILED_LAUNCHES = {
+    "macro-dim3": (
+        "#define DIVUP(a, b) (((a) + (b)-1) / (b))",
+        "dim3 grid(DIVUP({w}, {tc}), DIVUP({h}, {tr}));\n"
+        "  scale_tiles<{tr}, {tc}><<<grid, {threads}>>>({h}, {w}, 2.0f, a, b);",
+    ),
+    "constants": (
+        "#define TILE_ROWS {tr}\n#define TILE_COLS {tc}",
+        "dim3 grid(({w} + TILE_COLS - 1) / TILE_COLS, ({h} + TILE_ROWS - 1) / TILE_ROWS);\n"
+        "  scale_tiles<TILE_ROWS, TILE_COLS><<<grid, dim3({threads})>>>({h}, {w}, 2.0f, a, b);",
+    ),
+    "locals": (
+        "",
+        "const int br = {tr}, bc = {tc};\n"
+        "  dim3 blocks(({w} + bc - 1) / bc, ({h} + br - 1) / br);\n"
+        "  dim3 threads({threads});\n"
+        "  scale_tiles<{tr}, {tc}><<<blocks, threads>>>({h}, {w}, 2.0f, a, b);",
+    ),
+}
+
+
+@pytest.mark.parametrize("launch", sorted(TILED_LAUNCHES))
+@pytest.mark.parametrize(
+    ("tr", "tc", "threads", "h", "w"), [(16, 32, 128, "rows", "cols"), (8, 64, 256, "m", "n")]
+)
+def test_unguarded_block_tiles_make_sizes_whole_tiles(
+    launch: str, tr: int, tc: int, threads: int, h: str, w: str
+) -> None:
+    """A sgemm-style tile per block with no guard: a size halved below a tile, or a ragged
+    check point, made the CUDA kernel itself read out of bounds."""
+    macro, text = TILED_LAUNCHES[launch]
+    fmt = {"tr": tr, "tc": tc, "threads": threads, "h": h, "w": w}
+    src = TILED.format(macro=macro.format(**fmt), h=h, w=w, launch=text.format(**fmt))
+    partial, diags = infer_binding(parse_source(src, "tiles.cu"), "scale_tiles")
+    assert partial["check"]["multiples"] == {w: tc, h: tr}, partial
+    notes = [d.message for d in diags if "whole" in d.message and "blocks" in d.message]
+    assert len(notes) == 2, notes

@@ -143,7 +143,8 @@ def test_bumped_shared_tiles_bind_and_lift(ts: int, name: str, bump: str) -> Non
     src = BUMPED_SMEM.format(ts=ts, name=name, bump=bump)
     shapes, check = _shapes(src, name)
     assert shapes == MATRICES
-    assert check.get("multiples") == {"K": ts}
+    # no guard: the ceil-divided grid covers M and N in whole tiles only
+    assert check.get("multiples") == {"M": ts, "N": ts, "K": ts}
     _one_contraction(src, name)
 
 
@@ -157,7 +158,7 @@ def test_register_row_tiles_bind_and_roll_back_into_one_contraction(
     src = ROWS_TILE.format(bm=bm, bn=bn, bk=bk, tm=tm, ity=ity, store=AB_STORE)
     shapes, check = _shapes(src, "rows_tile")
     assert shapes == MATRICES
-    assert check.get("multiples") == {"K": bk}
+    assert check.get("multiples") == {"M": bm, "N": bn, "K": bk}
     _one_contraction(src, "rows_tile")
 
 

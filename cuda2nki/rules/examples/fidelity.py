@@ -291,6 +291,9 @@ EXAMPLES = {
 }
 
 NO_EXAMPLE: dict[str, str] = {
+    "C2N4033": "raised only when a port differs from a CUDA kernel whose blocks race; the "
+    "documentation's example ports match their kernels: tests/fidelity/test_block_order.py pins "
+    "the rule",
     "C2N4031": "a note of a check whose CUDA kernel asserts on its data; the documentation's "
     "example kernels hold no assertions: tests/fidelity/test_ndebug_check.py pins the rule",
     "C2N4023": "a binding is validated before a check starts (C2N0003), and the command line always "
