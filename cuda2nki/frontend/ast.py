@@ -480,6 +480,9 @@ class TranslationUnit:
     file: str
     functions: tuple[Function, ...]  # kernels and device functions (instantiated where possible)
     globals: tuple[GlobalVar, ...] = ()
+    #: file-scope ``__shared__`` variables: per-block memory of the kernels that use them
+    #: (declared at the top of those kernels; see :mod:`cuda2nki.frontend.fileshared`)
+    file_shared: tuple[VarDecl, ...] = ()
     launch_sites: tuple[LaunchSite, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     # kernels the front end refused: name -> diagnostics (a bad kernel never rejects a clean one).
