@@ -17,6 +17,7 @@ from cuda2nki.frontend.texture import (
     fetch_call,
     is_texture_object,
 )
+from cuda2nki.frontend.typesys import named_type
 
 if TYPE_CHECKING:
     from cuda2nki.frontend.lower import BodyLowerer
@@ -63,15 +64,16 @@ class TextureLowering(_Base):
         loc: SourceLoc,
     ) -> A.Expr:
         """``tex1Dfetch(ref, i)`` of a file-scope ``texture<T, dim, mode> ref``."""
-        if not isinstance(tex.elem, A.ScalarType):
-            what = f"texture reference '{tex.name}' of a non-scalar element type"
+        if not isinstance(tex.elem, A.ScalarType | A.VectorType):
+            what = f"texture reference '{tex.name}' of an element type that is not a number"
             raise self.fail("C2N1015", node, what=what)
-        if tex.read == "normalized":
-            what = f"texture reference '{tex.name}' read as cudaReadModeNormalizedFloat"
-            raise self.fail("C2N1015", node, what=what)
+        result = None
+        if tex.read == "normalized":  # integer texels read as floats
+            lanes = tex.elem.width if isinstance(tex.elem, A.VectorType) else 1
+            result = named_type("float" if lanes == 1 else f"float{lanes}")
         ref = A.Name(loc=loc, name=tex.name, ty=A.OpaqueType(name=LEGACY_TYPE))
         args = (ref, *(self.expr(a) for a in arg_nodes[1:]))
-        got = fetch_call(short, args, (tex.elem,), loc)
+        got = fetch_call(short, args, (tex.elem,), loc, result)
         if isinstance(got, str):
             raise self.fail("C2N1015", node, what=got)
         return got

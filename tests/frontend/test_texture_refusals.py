@@ -27,7 +27,13 @@ def _refusal(src: str) -> str:
 @pytest.mark.parametrize(
     ("body", "members", "what"),
     [
-        ("o[i] = tex2D<float4>(t, i, 0).x;", "", "without a scalar element type (tex2D<float4>)"),
+        ("o[i] = (float)tex2D<double2>(t, i, 0).x;", "", "texture 't': element type double2"),
+        (
+            "o[i] = tex2D<float4>(t, i, 0).x;",
+            "  d.readMode = cudaReadModeNormalizedFloat;\n"
+            "  cudaChannelFormatDesc c = cudaCreateChannelDesc<float4>();\n",
+            "cudaReadModeNormalizedFloat reads of float4 texels",
+        ),
         ("o[i] = tex2DLayered<float>(t, i, 0, 1);", "", "tex2DLayered"),
         (
             "o[i] = tex1D<float>(t, i + 0.5f);",
@@ -46,7 +52,15 @@ def _refusal(src: str) -> str:
         ),
         ("cudaTextureObject_t u = t; o[i] = tex1D<float>(u, i);", "", "variable 'u'"),
     ],
-    ids=["vector-texel", "layered", "normalised-float-read", "linear-int", "mixed", "copied"],
+    ids=[
+        "double-vector-texel",
+        "normalised-float-texels",
+        "layered",
+        "normalised-float-read",
+        "linear-int",
+        "mixed",
+        "copied",
+    ],
 )
 def test_unsupported_texture_use_is_named(body: str, members: str, what: str) -> None:
     src = (

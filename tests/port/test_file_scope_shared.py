@@ -99,5 +99,5 @@ def test_file_scope_shared_ports_and_checks(case: str, target: str, tmp_path: Pa
     assert res.source is not None, [d.render() for d in res.diagnostics]
     port = tmp_path / "fs_port.py"
     port.write_text(res.source)
-    report = check(cu, port, seeds=1, extra_points=False)
+    report = check(cu, port, seeds=1, extra_points=False, timeout=600)  # a loaded machine
     assert report.numerics_outcome == "pass", report.numerics
