@@ -107,3 +107,28 @@ def test_the_mode_note_says_where_it_came_from(host: str, source: str) -> None:
     assert len(notes) == 1 and source in notes[0], notes
     if "followed" not in source and "descriptor 'd'" not in source:
         assert "point filtering, unnormalised coordinates" in notes[0]
+
+
+@pytest.mark.parametrize(
+    ("body", "what"),
+    [
+        ("put(s, i);", "surface object 's' used other than by surf1D/2Dread/write"),
+        (
+            "float a = surf1Dread<float>(s, i * 4); surf1Dwrite(i, s, i * 4);",
+            "surface 's' accessed with several texel types or dimensions",
+        ),
+        ("surf3Dwrite(1.0f, s, i * 4, 0, 0);", "surf3Dwrite"),
+        ("surf1Dwrite(1.0f, s, i * 4, mode);", "boundary mode that is not a constant"),
+        ("surf1Dwrite(1.0, s, i * 8);", "texels of type float64"),
+    ],
+    ids=["passed-on", "two-texel-types", "3d", "variable-mode", "double-texels"],
+)
+def test_unsupported_surface_use_is_named(body: str, what: str) -> None:
+    src = (
+        "__device__ void put(cudaSurfaceObject_t t, int i) { surf1Dwrite(1.0f, t, i * 4); }\n"
+        "__global__ void k(cudaSurfaceObject_t s, int n, int mode) {\n"
+        f"  int i = threadIdx.x;\n  if (i < n) {{ {body} }}\n}}\n"
+        "__global__ void plain(float* o, int n) { if (threadIdx.x < n) o[threadIdx.x] = 1.0f; }\n"
+    )
+    assert what in _refusal(src)
+    assert parse_source(src, "k.cu").function("plain") is not None
