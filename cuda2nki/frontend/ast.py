@@ -408,6 +408,9 @@ class Param(Node):
     #: the extents (outermost first) of a texture object made an array parameter: the names of
     #: the size parameters added with it (see :mod:`cuda2nki.frontend.texture`)
     dims: tuple[str, ...] = ()
+    #: memory that outlives the kernel and that a write changes only where it lands (a surface
+    #: made an array parameter, see :mod:`cuda2nki.frontend.surface`): written, it is inout
+    persistent: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -176,7 +176,7 @@ def _apply(
         if isinstance(texel, A.VectorType):
             shape = (*shape, str(texel.width))
         ptr = A.PointerType(pointee=texel, restrict=True)
-        params.append(dataclasses.replace(p, ty=ptr, dims=shape))
+        params.append(dataclasses.replace(p, ty=ptr, dims=shape, persistent=True))
         extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in names)
 
     def swap(e: object) -> object:

@@ -7,6 +7,7 @@ grid-stride loop."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,18 @@ void go(float* out, cudaSurfaceObject_t src, int w, int h) {
     hblur<<<dim3((w + 127) / 128, h), 128>>>(out, src, w, h);
 }
 """,
+    "output-2d-exact-launch": """
+__global__ void fill_plane(const float* src, int width, int height, cudaSurfaceObject_t plane) {
+    unsigned int x = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned int y = blockIdx.y * blockDim.y + threadIdx.y;
+    surf2Dwrite(src[y * width + x] * 0.5f, plane, x * 4, y, cudaBoundaryModeTrap);
+}
+void run(const float* d, int width, int height, cudaSurfaceObject_t plane) {
+    dim3 threads(8, 8, 1);
+    dim3 blocks(width / threads.x, height / threads.y, 1);
+    fill_plane<<<blocks, threads>>>(d, width, height, plane);
+}
+""",
     "uchar4-output-1d-grid-stride": """
 __global__ void pack_bytes(const float* level, cudaSurfaceObject_t dst, int n) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
@@ -76,3 +89,19 @@ def test_surface_ports_and_checks(case: str, target: str, tmp_path: Path) -> Non
     port.write_text(res.source)
     report = check(cu, port, seeds=1, extra_points=False, timeout=600)  # a loaded machine
     assert report.numerics_outcome == "pass", report.numerics
+
+
+@pytest.mark.parametrize(
+    ("case", "surface"),
+    [("uchar4-output-1d-grid-stride", "dst"), ("output-2d-exact-launch", "plane")],
+)
+def test_a_written_surface_keeps_its_other_texels(case: str, surface: str, tmp_path: Path) -> None:
+    """A surface outlives the kernel: texels the kernel does not write keep their values, so a
+    written surface is an inout tensor, also when the kernel only writes it."""
+    cu = tmp_path / "surf.cu"
+    cu.write_text(CASES[case])
+    res = port_file(cu)
+    assert res.source is not None, [d.render() for d in res.diagnostics]
+    (header,) = [line for line in res.source.splitlines() if line.startswith("# Binding:")]
+    roles = dict(re.findall(r"(\w+): \w+\[[^\]]*\] (\w+)", header))
+    assert roles[surface] == "inout", header
