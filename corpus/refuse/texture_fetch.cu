@@ -1,11 +1,11 @@
-// Must be refused: reads four-channel texels through a texture object (tex1Dfetch<float4>).
+// Must be refused: reads one layer of a layered texture object (tex2DLayered<float>).
 #include <cuda_runtime.h>
 
 __global__ void gather_texture(float* out, cudaTextureObject_t tex, const int* idx, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
-        float4 v = tex1Dfetch<float4>(tex, idx[i]);
-        out[i] = v.x + v.w;
+        float v = tex2DLayered<float>(tex, idx[i] + 0.5f, 0.5f, 1);
+        out[i] = v * 2.0f;
     }
 }
 

@@ -105,6 +105,7 @@ def port_literal(
 
     from cuda2nki.diagnostics import make
     from cuda2nki.lift.literal import LiteralRefusal, lower_literal
+    from cuda2nki.lift.written import no_output_reason
 
     fn = tu.function(kernel)  # type: ignore[attr-defined]
     loc = fn.loc if fn is not None else None
@@ -118,7 +119,8 @@ def port_literal(
         return None, [make("C2N2301", r.loc or loc, kernel=kernel, construct=construct)]
     if not _writes(binding):
         line = getattr(loc, "line", 0)
-        construct = f"{_NO_OUTPUT} (line {line})" if line else _NO_OUTPUT
+        why_none = no_output_reason(fn, binding, _NO_OUTPUT)
+        construct = f"{why_none} (line {line})" if line else why_none
         return None, [make("C2N2301", loc, kernel=kernel, construct=construct)]
     grid = " x ".join(str(g) for g in binding.grid)  # type: ignore[attr-defined]
     block = " x ".join(str(b) for b in binding.block)  # type: ignore[attr-defined]

@@ -49,6 +49,7 @@ def parse_source(
     # The lowering allocates many small acyclic objects; the cyclic collector would only re-scan
     # them (about a tenth of the time), so it is paused for one file and resumed afterwards.
     from cuda2nki.frontend.launchers import with_foreign_launches
+    from cuda2nki.frontend.surface import surfaces_as_arrays
     from cuda2nki.frontend.texture import textures_as_inputs
 
     gc_was_enabled = gc.isenabled()
@@ -60,6 +61,8 @@ def parse_source(
         tu = tables_as_parameters(tu, text)
         # texture objects: input arrays read through their host-set mode
         tu = textures_as_inputs(tu, text)
+        # surface objects: arrays read and written at byte coordinates
+        tu = surfaces_as_arrays(tu)
     except RecursionError:
         d = make("C2N1010", SourceLoc(str(filename), 1, 1), what="nesting too deep")
         return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))

@@ -408,6 +408,9 @@ class Param(Node):
     #: the extents (outermost first) of a texture object made an array parameter: the names of
     #: the size parameters added with it (see :mod:`cuda2nki.frontend.texture`)
     dims: tuple[str, ...] = ()
+    #: memory that outlives the kernel and that a write changes only where it lands (a surface
+    #: made an array parameter, see :mod:`cuda2nki.frontend.surface`): written, it is inout
+    persistent: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -480,6 +483,9 @@ class TranslationUnit:
     file: str
     functions: tuple[Function, ...]  # kernels and device functions (instantiated where possible)
     globals: tuple[GlobalVar, ...] = ()
+    #: file-scope ``__shared__`` variables: per-block memory of the kernels that use them
+    #: (declared at the top of those kernels; see :mod:`cuda2nki.frontend.fileshared`)
+    file_shared: tuple[VarDecl, ...] = ()
     launch_sites: tuple[LaunchSite, ...] = ()
     diagnostics: tuple[Diagnostic, ...] = ()
     # kernels the front end refused: name -> diagnostics (a bad kernel never rejects a clean one).

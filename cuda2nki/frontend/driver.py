@@ -21,6 +21,7 @@ from cuda2nki.frontend.cst import (
     first_error,
     parse_bytes,
 )
+from cuda2nki.frontend.fileshared import with_file_shared
 from cuda2nki.frontend.fnptr import passed_targets, pointer_base, pointer_targets
 from cuda2nki.frontend.groupgen import is_group_generic
 from cuda2nki.frontend.hostscope import (
@@ -89,6 +90,7 @@ def lower_source(
     _propagate_rejections(unit)
     fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003" and d.severity >= Severity.ERROR]
     accepted, rejected, diags = _verdicts(unit, functions, fatal_pre)
+    accepted = with_file_shared(accepted, unit.file_shared, unit.file_shared_uses, unit.graph)
     refused_device = {
         name: tuple(ds) for name, ds in unit.rejected.items() if name not in rejected and ds
     }
@@ -98,6 +100,7 @@ def lower_source(
         file=filename,
         functions=tuple(accepted),
         globals=tuple(unit.global_vars),
+        file_shared=tuple(d for d in unit.file_shared.values() if d is not None),
         launch_sites=tuple(launches),
         diagnostics=tuple(diags),
         rejected=rejected,

@@ -32,6 +32,7 @@ from cuda2nki.frontend.cst import (
     language,
 )
 from cuda2nki.frontend.cubblock import CubLowering
+from cuda2nki.frontend.fileshared import file_shared_name
 from cuda2nki.frontend.gridgroup import GRID_DIM3
 from cuda2nki.frontend.groupreduce import GroupReduceLowering
 from cuda2nki.frontend.lambdas import LambdaLowering
@@ -152,6 +153,7 @@ class BodyLowerer(
         self.returns_ref = False  # a member function returning `T&`: returns the address
         # extern __shared__ arrays standing for shared-memory view structs, by element type
         self.smem_arrays: dict[str, A.VarDecl] = {}
+        self.file_shared_used: set[str] = set()  # file-scope __shared__ names used here
         self.view_vars: set[str] = set()  # variables declared as such a struct
         self.fragments: dict[str, Fragment] = {}  # wmma fragment variables (see wmma)
         # lowering an uninstantiated template: sizes may depend on unknown parameters
@@ -381,11 +383,12 @@ class BodyLowerer(
         if name == "NULL":
             return N.IntLit(loc=loc, value=0, ty=N.PointerType(pointee=VOID))
         if name in self.u.file_shared and not self.host:
-            raise self.fail(
-                "C2N1010",
-                node,
-                what=f"file-scope __shared__ variable '{name}' (declare it in the kernel)",
-            )
+            got = file_shared_name(self, node, name)
+            if got is None:
+                raise self.fail(
+                    "C2N1010", node, what=f"file-scope __shared__ variable '{name}' of this type"
+                )
+            return got
         g = self.u.globals.get(name)
         if g is not None:
             if type(g) is AggregateType and not self.agg_ok and not self.host:

@@ -25,6 +25,7 @@ from cuda2nki.frontend.lowerbase import (
 )
 from cuda2nki.frontend.lowertables import _PRIMITIVE_IDS, std_constant
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct
+from cuda2nki.frontend.surface import SURFACE_TYPE
 from cuda2nki.frontend.texture import OBJECT_TYPE
 from cuda2nki.frontend.typesys import (
     DOUBLE,
@@ -134,8 +135,8 @@ class TypeLowering(_Base):
         parts = head.split("::")
         if parts[-1] == "fragment" and is_fragment_type(type_node):
             return self.fragment_of(type_node).array
-        if head == OBJECT_TYPE and not self.host:
-            return N.OpaqueType(name=head)  # read by its fetches (frontend.texture)
+        if head in (OBJECT_TYPE, SURFACE_TYPE) and not self.host:
+            return N.OpaqueType(name=head)  # read by its accesses (frontend.texture, .surface)
         if parts[-1] in TEXTURE_TYPES:
             self.error("C2N1015", type_node, what=head)
             return N.OpaqueType(name=head)

@@ -14,11 +14,13 @@ read is taken as point-filtered, clamped and unnormalised, and a note says so.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.typesys import named_type
 
 ADDRESS_MODES = ("wrap", "clamp", "mirror", "border")
 #: element types a texture read may return, as their C spelling
@@ -48,16 +50,17 @@ class TextureModes:
     address: tuple[str, str, str] = ("clamp", "clamp", "clamp")
     read: str = "element"  # element | normalized
 
-    def unsupported(self, elem: A.ScalarType, coords: int) -> str | None:
-        """What keeps a fetch of ``elem`` with ``coords`` coordinates under these modes from
-        being modelled, or None."""
-        if elem.name not in C_NAMES:
+    def unsupported(self, elem: A.ScalarType | A.VectorType, coords: int) -> str | None:
+        """What keeps a fetch of texels of type ``elem`` with ``coords`` coordinates under
+        these modes from being modelled, or None."""
+        base = elem.base if isinstance(elem, A.VectorType) else elem
+        if base.name not in C_NAMES:
             return f"element type {elem.name}"
+        if self.read == "normalized" and base.name not in NORMALISED_TYPES:
+            return f"cudaReadModeNormalizedFloat reads of {elem.name} texels"
         if coords == 0:  # tex1Dfetch: linear memory, no filtering, no addressing
             return None
-        if self.read == "normalized":  # integer texels read as floats in [0, 1] / [-1, 1]
-            return "cudaReadModeNormalizedFloat reads (the texels' own type is not followed)"
-        if self.filter == "linear" and not elem.is_float:
+        if self.filter == "linear" and not base.is_float and self.read != "normalized":
             return f"linear filtering of {elem.name} texels"
         return None
 
@@ -65,6 +68,73 @@ class TextureModes:
         axes = "/".join(self.address[: max(coords, 1)])
         coord = "normalised" if self.normalized else "unnormalised"
         return f"{self.filter} filtering, {coord} coordinates, {axes} addressing"
+
+
+#: integer texel types that ``cudaReadModeNormalizedFloat`` reads as floats
+NORMALISED_TYPES = ("uint8", "int8", "uint16", "int16")
+
+_CHANNEL_T = re.compile(r"cudaCreateChannelDesc\s*<\s*([\w\s]+?)\s*>\s*\(")
+_CHANNEL_BITS = re.compile(
+    r"cudaCreateChannelDesc\s*\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*,"
+    r"\s*cudaChannelFormatKind(Signed|Unsigned|Float)\s*\)"
+)
+_BITS_NAMES = {
+    ("Unsigned", 8): "uchar",
+    ("Signed", 8): "char",
+    ("Unsigned", 16): "ushort",
+    ("Signed", 16): "short",
+    ("Unsigned", 32): "uint",
+    ("Signed", 32): "int",
+    ("Float", 32): "float",
+}
+
+
+def texel_type(
+    modes: TextureModes,
+    fetched: A.ScalarType | A.VectorType,
+    result: A.CType | None,
+    legacy: bool,
+    source: str,
+) -> tuple[A.ScalarType | A.VectorType, TextureModes] | str:
+    """The texels' own type and the modes of a fetch returning ``fetched`` (``result``: the
+    type a reference's fetch returns), or why the texels' type cannot be known.  A reference
+    declares its texel type and read mode; an object read as ``cudaReadModeNormalizedFloat``
+    takes its texel type from the host's one ``cudaCreateChannelDesc`` of as many lanes."""
+    if legacy:
+        if result is not None and result != fetched:
+            return fetched, dataclasses.replace(modes, read="normalized")
+        return fetched, modes
+    if modes.read != "normalized":
+        return fetched, modes
+    lanes = fetched.width if isinstance(fetched, A.VectorType) else 1
+    found = {t for t in _channel_types(source) if _lanes(t) == lanes}
+    if len(found) != 1:
+        return "cudaReadModeNormalizedFloat reads (no one cudaCreateChannelDesc gives the texels' type)"
+    return found.pop(), modes
+
+
+def _channel_types(source: str) -> list[A.ScalarType | A.VectorType]:
+    out = []
+    for spelled in _CHANNEL_T.findall(source):
+        words = " ".join(spelled.split())
+        ty = named_type(_UNSIGNED.get(words, words))
+        if isinstance(ty, A.ScalarType | A.VectorType):
+            out.append(ty)
+    for *bits, kind in _CHANNEL_BITS.findall(source):
+        sizes = [int(b) for b in bits if int(b)]
+        name = _BITS_NAMES.get((kind, sizes[0])) if sizes and len(set(sizes)) == 1 else None
+        if name is not None:
+            ty = named_type(name if len(sizes) == 1 else f"{name}{len(sizes)}")
+            if isinstance(ty, A.ScalarType | A.VectorType):
+                out.append(ty)
+    return out
+
+
+_UNSIGNED = {"unsigned char": "uchar", "unsigned short": "ushort", "unsigned int": "uint"}
+
+
+def _lanes(ty: A.ScalarType | A.VectorType) -> int:
+    return ty.width if isinstance(ty, A.VectorType) else 1
 
 
 def modes_for(

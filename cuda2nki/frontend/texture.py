@@ -14,10 +14,13 @@ host fixes when it creates the texture object::
     }
 
 A kernel parameter of type ``cudaTextureObject_t`` whose every use is a fetch
-(``tex1Dfetch<T>``, ``tex1D<T>``, ``tex2D<T>``, ``tex3D<T>`` of a scalar ``T``) becomes a
-``const T*`` parameter under its own name, and its extents new trailing size parameters
-(``<tex>_width[, _height[, _depth]]``) that the binding takes as the array's shape (outermost
-first).  A fetch calls a device function of :mod:`.texfetch`: ``tex1Dfetch`` reads linear
+(``tex1Dfetch<T>``, ``tex1D<T>``, ``tex2D<T>``, ``tex3D<T>`` of a scalar or vector ``T``)
+becomes a ``const T*`` parameter under its own name, and its extents new trailing size
+parameters (``<tex>_width[, _height[, _depth]]``) that the binding takes as the array's shape
+(outermost first; a vector texel's lanes innermost: ``[h, w, 4]`` for ``float4``).  Under
+``cudaReadModeNormalizedFloat`` the array holds the texels' own 8/16-bit integer type (a
+reference declares it; an object's comes from the host's ``cudaCreateChannelDesc``) and a
+fetch returns floats.  A fetch calls a device function of :mod:`.texfetch`: ``tex1Dfetch`` reads linear
 memory (zero out of range); the filtered fetches apply the texture's mode: point or linear
 filtering (linear with the 1.8 fixed-point weights of the CUDA programming guide's
 texture-fetching appendix), unnormalised or normalised coordinates,
@@ -25,8 +28,9 @@ clamp / border / wrap / mirror addressing.  The modes come from the host's textu
 (:mod:`.texmodes`); where it cannot be followed the read is point-filtered, clamped and
 unnormalised, and a note says so.  A texture passed on to device functions is read there
 (each callee cloned per texture kind and mode).  Whatever stays unsupported (another use of
-the object, a vector element type, a layered or cubemap fetch, ``cudaReadModeNormalizedFloat``,
-linear filtering of integers) is C2N1015 naming the construct, and the kernel is refused.
+the object, a 64-bit texel, a layered or cubemap fetch, a normalised read whose texel type is
+not known, linear filtering of integers read as elements) is C2N1015 naming the construct, and
+the kernel is refused.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.texfetch import FetchShape, fetch_function
-from cuda2nki.frontend.texmodes import TextureModes, modes_for
+from cuda2nki.frontend.texmodes import TextureModes, modes_for, texel_type
 from cuda2nki.frontend.typesys import named_type
 from cuda2nki.frontend.visit import walk
 from cuda2nki.rewrite import transform
@@ -106,20 +110,27 @@ def register_legacy(unit: object, type_node: ts.Node, decls: list[ts.Node]) -> b
 
 
 def fetch_call(
-    func: str, args: tuple[A.Expr, ...], targs: tuple[A.Expr | A.CType, ...], loc: A.SourceLoc
+    func: str,
+    args: tuple[A.Expr, ...],
+    targs: tuple[A.Expr | A.CType, ...],
+    loc: A.SourceLoc,
+    result: A.CType | None = None,
 ) -> A.Call | str:
-    """The call ``func<targs>(args)`` of a texture object, or what makes it unsupported."""
+    """The call ``func<targs>(args)`` of a texture object, or what makes it unsupported.  Its
+    template argument is the texel's type; its type ``result`` where the read converts the
+    texel (a reference read as ``cudaReadModeNormalizedFloat``), else the texel's type."""
     if func not in FETCHES:
         return func
-    if len(targs) != 1 or not isinstance(targs[0], A.ScalarType):
-        what = "a texture fetch without a scalar element type"
+    if len(targs) != 1 or not isinstance(targs[0], A.ScalarType | A.VectorType):
+        what = "a texture fetch without a scalar or vector element type"
         return f"{what} ({func}<{_spell(targs)}>)" if targs else what
     if not args or not is_texture_object(args[0].ty) or not isinstance(args[0], A.Name):
         return f"{func} of an expression that is not a texture object parameter"
     if len(args) != 1 + max(FETCHES[func], 1):
         return f"{func} with {len(args) - 1} coordinates"
     elem = dataclasses.replace(targs[0], const=False)
-    return A.Call(loc=loc, func=func, args=args, template_args=(elem,), ty=elem)
+    ty = dataclasses.replace(result, const=False) if result is not None else elem
+    return A.Call(loc=loc, func=func, args=args, template_args=(elem,), ty=ty)
 
 
 def _spell(targs: tuple[A.Expr | A.CType, ...]) -> str:
@@ -134,9 +145,14 @@ class _Texture:
     """One texture parameter of a kernel and how it is read."""
 
     param: A.Param
-    elem: A.ScalarType
+    elem: A.ScalarType | A.VectorType  # the texel's type, as the array holds it
     coords: int  # 0: tex1Dfetch, else the number of float coordinates
     modes: TextureModes
+    result: A.ScalarType | A.VectorType | None = None  # what a fetch returns (None: elem)
+
+    @property
+    def returns(self) -> A.ScalarType | A.VectorType:
+        return self.result or self.elem
 
 
 def textures_as_inputs(tu: A.TranslationUnit, source: str) -> A.TranslationUnit:
@@ -223,7 +239,7 @@ def _rewrite(
         calls = _fetches(fn, p.name, tu, 0)
         if isinstance(calls, Diagnostic):
             return calls
-        kinds = {(c.func, c.template_args[0]) for c in calls}
+        kinds = {(c.func, c.template_args[0], c.ty) for c in calls}
         if len(kinds) > 1:
             names = ", ".join(sorted({k[0] for k in kinds}))
             what = f"texture '{p.name}' read by several fetch kinds ({names})"
@@ -231,12 +247,16 @@ def _rewrite(
         if not calls:  # an unused texture: an input nobody reads
             textures[p.name] = _Texture(p, A.ScalarType(name="float32"), 0, TextureModes())
             continue
-        func, elem = next(iter(kinds))
+        func, elem, result = next(iter(kinds))
         modes = TextureModes()
         if FETCHES[func]:  # tex1Dfetch reads linear memory: no filtering, no addressing
             modes, note = modes_for(fn, p, tu, source, legacy=p.ty.name == LEGACY_TYPE)
             notes.append(note)
-        tex = _Texture(p, elem, FETCHES[func], modes)
+        got = texel_type(modes, elem, result, p.ty.name == LEGACY_TYPE, source)
+        if isinstance(got, str):
+            return make("C2N1015", calls[0].loc, what=f"texture '{p.name}': {got}")
+        elem, modes = got
+        tex = _Texture(p, elem, FETCHES[func], modes, result if result != elem else None)
         why = tex.modes.unsupported(elem, tex.coords)
         if why is not None:
             return make("C2N1015", calls[0].loc, what=f"texture '{p.name}': {why}")
@@ -309,6 +329,8 @@ def _apply(
         sizes[p.name] = dims
         ptr = A.PointerType(pointee=dataclasses.replace(tex.elem, const=True), restrict=True)
         shape = tuple(reversed(dims)) if fn.kind == "global" else ()
+        if shape and isinstance(tex.elem, A.VectorType):  # the lanes innermost
+            shape = (*shape, str(tex.elem.width))
         params.append(dataclasses.replace(p, ty=ptr, dims=shape))
         int32 = A.ScalarType(name="int32")
         extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in dims)
@@ -324,7 +346,8 @@ def _apply(
             helper = fetch_function(FetchShape(tex.elem, tex.coords, tex.modes))
             helpers.setdefault(helper.name, helper)
             args = (_pointer_name(e.args[0], tex), *size_args(tex.param.name, e.loc), *e.args[1:])
-            return A.Call(loc=e.loc, func=helper.name, args=args, target=helper.name, ty=tex.elem)
+            ty = tex.returns
+            return A.Call(loc=e.loc, func=helper.name, args=args, target=helper.name, ty=ty)
         passed = {
             k: textures[a.name]
             for k, a in enumerate(e.args)
@@ -352,7 +375,7 @@ def _clone(
 ) -> str:
     """The name of ``callee`` made for the textures ``passed`` at its parameter positions
     (built once per kind and mode)."""
-    key = repr(sorted((k, t.elem.name, t.coords, t.modes) for k, t in passed.items()))
+    key = repr(sorted((k, t.elem.name, t.coords, t.modes, t.result) for k, t in passed.items()))
     name = f"{callee.name}__tex{zlib.crc32(key.encode()):08x}"
     if name not in helpers:
         helpers[name] = callee  # a placeholder while a recursion reaches it again

@@ -35,6 +35,7 @@ from cuda2nki.frontend.cst import (
     kind_ids,
 )
 from cuda2nki.frontend.cubblock import CubType
+from cuda2nki.frontend.fileshared import register_file_shared
 from cuda2nki.frontend.groupgen import (
     bound_group,
     generic_instance_name,
@@ -110,7 +111,9 @@ class UnitContext:
         self._sig_cache: dict[tuple, tuple[A.CType, int]] = {}
         self.auto_busy: set[tuple] = set()  # functions whose ``auto`` return is being deduced
         self.explicit: list[ts.Node] = []
-        self.file_shared: set[str] = set()
+        #: file-scope __shared__ variables by name (see .fileshared); None: type not read
+        self.file_shared: dict[str, A.VarDecl | None] = {}
+        self.file_shared_uses: dict[str, set[str]] = {}  # per function: the ones it names
         self.structs: set[str] = set()
         self.traits: dict[str, list[TraitStruct]] = {}  # structs with member typedefs
         self.dependent_types: set[str] = set()  # `S<T>::X` met before T is known
@@ -380,13 +383,8 @@ class UnitContext:
             self.register_enum(type_node)
         if type_node is not None and register_legacy(self, type_node, decls):
             return  # texture<T, dim> references: read by the kernels' fetches (.texture)
-        if "__shared__" in words:  # file-scope shared memory: refused where it is used
-            for d in decls:
-                dn = d.child_by_field_id(F.declarator) if d.type == "init_declarator" else d
-                while dn is not None and dn.type != "identifier":
-                    dn = dn.child_by_field_id(F.declarator)
-                if dn is not None:
-                    self.file_shared.add(_text(dn))
+        if "__shared__" in words:  # per-block memory of the kernels using it (.fileshared)
+            register_file_shared(self, node, words)
             return
         if "__constant__" in words:
             space = "constant"
@@ -788,6 +786,8 @@ class UnitContext:
         else:
             body = None
         self.graph[fname] = low.calls
+        if low.file_shared_used:
+            self.file_shared_uses[fname] = low.file_shared_used
         errors = []
         if low.diags:
             errors = low.errors

@@ -198,7 +198,7 @@ def from_declarations(fn: A.Function, shapes: dict, kernel: str, diags: list) ->
         if p.dims:
             shapes[p.name] = list(p.dims)
             what = f"'{p.name}' shape {list(p.dims)}"
-            source = "its texture fetches (the extents they address)"
+            source = "its texture or surface accesses (the extents they address)"
             diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source=source))
             continue
         if p.extent is None or shapes.get(p.name) is not None:

@@ -905,6 +905,8 @@ def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list
     kinds = {k for k, *_ in acc}
     if kinds:
         spec["role"] = "inout" if kinds == {"r", "w"} else ("out" if kinds == {"w"} else "in")
+        if spec["role"] == "out" and p.persistent:  # texels it does not write keep their values
+            spec["role"] = "inout"
     else:
         diags.append(
             make(

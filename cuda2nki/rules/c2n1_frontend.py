@@ -126,14 +126,19 @@ register(
         "texture or surface",
         "texture/surface memory is not supported: {what}",
         "A texture object parameter (cudaTextureObject_t) or a file-scope texture<T, dim> "
-        "reference that a kernel reads with tex1Dfetch/tex1D/tex2D/tex3D of a scalar type is an "
-        "input array read through the mode the host sets (point or linear filtering, "
-        "normalised coordinates, clamp/border/wrap/mirror addressing). Not supported: surfaces, "
-        "layered, cubemap, gather, LOD and gradient fetches, vector texel types, "
-        "cudaReadModeNormalizedFloat, linear filtering of integers, a texture object copied "
-        "into a variable or used as a value (passing it to device functions is supported).",
-        example="float4 v = tex2D<float4>(tex, x, y);",
-        fix="Read the texels as scalars (one texture per channel) or from a plain global pointer.",
+        "reference that a kernel reads with tex1Dfetch/tex1D/tex2D/tex3D of a scalar or vector "
+        "type (float4, uchar4, short2...: lane by lane) is an input array read through the mode "
+        "the host sets (point or linear filtering, normalised coordinates, "
+        "clamp/border/wrap/mirror addressing, cudaReadModeNormalizedFloat of 8/16-bit integer "
+        "texels, whose type an object takes from the host's one cudaCreateChannelDesc). A "
+        "surface object parameter (cudaSurfaceObject_t) read and written with "
+        "surf1D/2Dread/write at byte x-coordinates (boundary modes clamp, zero, trap) is an "
+        "array of the kernel. Not supported: layered, cubemap, 3-D surfaces, gather, LOD and "
+        "gradient fetches, 64-bit texels, linear filtering of integers read as elements, a "
+        "texture object copied into a variable or used as a value (passing a texture to device "
+        "functions is supported, a surface not).",
+        example="float v = tex2DLayered<float>(tex, x, y, layer);",
+        fix="Read each layer through its own texture, or read from a plain global pointer.",
     ),
     Rule(
         "C2N1016",

@@ -368,6 +368,8 @@ class Program:
         self.global_inits: list[tuple[str, object, object, SourceLoc]] = []
         for g in tu.globals:
             self._declare_global(g)
+        for d in tu.file_shared:  # named by device functions too (see frontend.fileshared)
+            self.globals_scope.names[d.name] = shared_symbol(self, d)
 
     def _declare_global(self, g: A.GlobalVar) -> None:
         kind = "constant" if g.space in ("constant", "host_const") else "global"
@@ -1229,32 +1231,7 @@ class FunctionCompiler:
         raise unsupported(il.loc, f"an initializer list for {_tn(t)}")
 
     def _shared_decl(self, s: A.VarDecl):
-        t = s.ty
-        poison = self.prog.options.get("poison_shared", True)
-        key = ("extern_shared",) if s.storage == "extern_shared" else ("shared", id(s))
-        if s.storage == "extern_shared":
-            size_fn = lambda c: self.prog.options.get("shared_bytes", 0)  # noqa: E731
-            if isinstance(t, A.ArrayType):
-                t = A.ArrayType(elem=t.elem, dims=(None,) + t.dims[1:])
-        else:
-            n = sizeof(t)
-            if n is None:
-                raise unsupported(s.loc, f"a __shared__ array of unknown size '{s.name}'")
-            size_fn = lambda c, n=n: n  # noqa: E731
-        name = s.name
-        fill = poison_for(t) if poison else None
-
-        def get(c: Chunk) -> Buffer:
-            b = c.bufs.get(key)
-            if b is None:
-                seg = max(int(size_fn(c)), 0)
-                seg_al = (seg + 15) // 16 * 16 if seg else 16
-                b = _chunk_buffer(c, key, name, "shared", c.nb * seg_al, seg_al, seg, fill)
-            return b
-
-        if isinstance(t, A.ArrayType) and t.dims and t.dims[0] is None:
-            t = A.ArrayType(elem=t.elem, dims=(1 << 40,) + t.dims[1:])
-        self.scope.names[s.name] = Sym("mem", t, buf=get)
+        self.scope.names[s.name] = shared_symbol(self.prog, s)
         return lambda c, a: a
 
     def _local_array(self, s: A.VarDecl):
@@ -1559,6 +1536,37 @@ class _SwitchFrame(LoopFrame):
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def shared_symbol(prog: Program, s: A.VarDecl) -> Sym:
+    """The symbol of the ``__shared__`` declaration ``s``: one buffer per block, keyed by the
+    declaration, so every function naming it (a file-scope variable) addresses the same one."""
+    t = s.ty
+    poison = prog.options.get("poison_shared", True)
+    key = ("extern_shared",) if s.storage == "extern_shared" else ("shared", id(s))
+    if s.storage == "extern_shared":
+        size_fn = lambda c: prog.options.get("shared_bytes", 0)  # noqa: E731
+        if isinstance(t, A.ArrayType):
+            t = A.ArrayType(elem=t.elem, dims=(None,) + t.dims[1:])
+    else:
+        n = sizeof(t)
+        if n is None:
+            raise unsupported(s.loc, f"a __shared__ array of unknown size '{s.name}'")
+        size_fn = lambda c, n=n: n  # noqa: E731
+    name = s.name
+    fill = poison_for(t) if poison else None
+
+    def get(c: Chunk) -> Buffer:
+        b = c.bufs.get(key)
+        if b is None:
+            seg = max(int(size_fn(c)), 0)
+            seg_al = (seg + 15) // 16 * 16 if seg else 16
+            b = _chunk_buffer(c, key, name, "shared", c.nb * seg_al, seg_al, seg, fill)
+        return b
+
+    if isinstance(t, A.ArrayType) and t.dims and t.dims[0] is None:
+        t = A.ArrayType(elem=t.elem, dims=(1 << 40,) + t.dims[1:])
+    return Sym("mem", t, buf=get)
 
 
 def _chunk_buffer(c: Chunk, key, name: str, kind: str, nbytes: int, seg: int, limit: int, fill):

@@ -132,8 +132,8 @@ def _texture_extents(param: str, source: str) -> list[str]:
     words = re.findall(r"\w+", param)
     if len(words) < 2 or words[0] != "cudaTextureObject_t":
         return []
-    scalar = r"<\s*(?:float|int|unsigned|short|char|signed)(?:\s+\w+)*\s*>"
-    dims = re.findall(rf"\btex([123]D|1Dfetch)\s*{scalar}\s*\(\s*{words[-1]}\b", source)
+    texel = r"<\s*(?:float|u?int|unsigned|u?short|u?char|signed)[1-4]?(?:\s+\w+)*\s*>"
+    dims = re.findall(rf"\btex([123]D|1Dfetch)\s*{texel}\s*\(\s*{words[-1]}\b", source)
     n = int(dims[0][0]) if dims else 0
     return [f"{words[-1]}_{d}" for d in ("width", "height", "depth")[:n]]
 

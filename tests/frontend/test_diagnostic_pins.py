@@ -174,9 +174,34 @@ void host(float* p, int n) { clean2<4><<<1, 1>>>(p, n); }
     assert ("C2N1002", 1) in [(d.code, d.loc.line) for d in tu.diagnostics]
 
 
-def test_file_scope_shared_variable_is_refused_at_its_use(parse):
-    tu = parse("__shared__ float s[32];\n__global__ void k(float* p) {\n    s[0] = p[0];\n}\n")
+def test_file_scope_shared_variable_of_an_unknown_type_is_refused_at_its_use(parse):
+    tu = parse("__shared__ Mystery s[32];\n__global__ void k(float* p) {\n    s[0] = p[0];\n}\n")
     assert [(d.code, d.loc.line, d.loc.col) for d in tu.rejected["k"]] == [("C2N1010", 3, 5)]
+    assert "'s' of this type" in tu.rejected["k"][0].message
+
+
+def test_file_scope_shared_variables_are_declared_in_the_kernels_using_them(parse):
+    tu = parse(
+        "__shared__ float s[32], t;\n__shared__ int u;\n"
+        "__device__ void f() { t = s[1]; }\n"
+        "__global__ void k(float* p) { f(); p[0] = t; }\n"
+        "__global__ void k2(int* p) { p[0] = u; }\n"
+        "__global__ void k3(float* p) { p[0] = 1; }\n"
+    )
+    assert not tu.rejected
+    assert [(d.name, d.storage) for d in tu.file_shared] == [
+        ("s", "shared"),
+        ("t", "shared"),
+        ("u", "shared"),
+    ]
+
+    def decls(name):
+        body = tu.function(name).body.body
+        return [s.name for s in body if isinstance(s, A.VarDecl) and s.storage == "shared"]
+
+    assert decls("k") == ["s", "t"]  # through the callee: declaration order
+    assert decls("k2") == ["u"] and decls("k3") == [] and decls("f") == []
+    assert tu.function("k").body.body[0] is tu.file_shared[0]  # one declaration, one array
 
 
 def test_no_kernel_is_lost_silently(parse):

@@ -27,7 +27,13 @@ def _refusal(src: str) -> str:
 @pytest.mark.parametrize(
     ("body", "members", "what"),
     [
-        ("o[i] = tex2D<float4>(t, i, 0).x;", "", "without a scalar element type (tex2D<float4>)"),
+        ("o[i] = (float)tex2D<double2>(t, i, 0).x;", "", "texture 't': element type double2"),
+        (
+            "o[i] = tex2D<float4>(t, i, 0).x;",
+            "  d.readMode = cudaReadModeNormalizedFloat;\n"
+            "  cudaChannelFormatDesc c = cudaCreateChannelDesc<float4>();\n",
+            "cudaReadModeNormalizedFloat reads of float4 texels",
+        ),
         ("o[i] = tex2DLayered<float>(t, i, 0, 1);", "", "tex2DLayered"),
         (
             "o[i] = tex1D<float>(t, i + 0.5f);",
@@ -46,7 +52,15 @@ def _refusal(src: str) -> str:
         ),
         ("cudaTextureObject_t u = t; o[i] = tex1D<float>(u, i);", "", "variable 'u'"),
     ],
-    ids=["vector-texel", "layered", "normalised-float-read", "linear-int", "mixed", "copied"],
+    ids=[
+        "double-vector-texel",
+        "normalised-float-texels",
+        "layered",
+        "normalised-float-read",
+        "linear-int",
+        "mixed",
+        "copied",
+    ],
 )
 def test_unsupported_texture_use_is_named(body: str, members: str, what: str) -> None:
     src = (
@@ -93,3 +107,28 @@ def test_the_mode_note_says_where_it_came_from(host: str, source: str) -> None:
     assert len(notes) == 1 and source in notes[0], notes
     if "followed" not in source and "descriptor 'd'" not in source:
         assert "point filtering, unnormalised coordinates" in notes[0]
+
+
+@pytest.mark.parametrize(
+    ("body", "what"),
+    [
+        ("put(s, i);", "surface object 's' used other than by surf1D/2Dread/write"),
+        (
+            "float a = surf1Dread<float>(s, i * 4); surf1Dwrite(i, s, i * 4);",
+            "surface 's' accessed with several texel types or dimensions",
+        ),
+        ("surf3Dwrite(1.0f, s, i * 4, 0, 0);", "surf3Dwrite"),
+        ("surf1Dwrite(1.0f, s, i * 4, mode);", "boundary mode that is not a constant"),
+        ("surf1Dwrite(1.0, s, i * 8);", "texels of type float64"),
+    ],
+    ids=["passed-on", "two-texel-types", "3d", "variable-mode", "double-texels"],
+)
+def test_unsupported_surface_use_is_named(body: str, what: str) -> None:
+    src = (
+        "__device__ void put(cudaSurfaceObject_t t, int i) { surf1Dwrite(1.0f, t, i * 4); }\n"
+        "__global__ void k(cudaSurfaceObject_t s, int n, int mode) {\n"
+        f"  int i = threadIdx.x;\n  if (i < n) {{ {body} }}\n}}\n"
+        "__global__ void plain(float* o, int n) { if (threadIdx.x < n) o[threadIdx.x] = 1.0f; }\n"
+    )
+    assert what in _refusal(src)
+    assert parse_source(src, "k.cu").function("plain") is not None

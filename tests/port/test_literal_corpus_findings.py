@@ -32,6 +32,9 @@ KNOWN: dict[str, str] = {
     "ported literally, no recogniser claims the per-body update",
     "records/nn_latlong_typedef": "a typedef'd record of two floats read per thread: split into "
     "lanes and ported literally, one small DMA per lane",
+    "stencil/file_shared_smooth": "a halo tile in file-scope shared memory filled by a device "
+    "function: the stencil recogniser does not follow the staging through the callee, so the "
+    "block is lowered thread by thread",
 }
 
 

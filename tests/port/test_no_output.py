@@ -78,3 +78,50 @@ int main() {
     )
     res = port_file(cu, kernel="k", lowering="literal")
     assert res.source is not None, [d.render() for d in res.diagnostics]
+
+
+UNBOUND_OUTPUT = {
+    "record_member_store_macro_sizes": """
+#define THREADS 128
+#define COUNT 65536
+struct Pixel { int r; int g; int b; int lo; int hi; int out; };
+__global__ void k(Pixel* px) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int grey = (px[i].r + px[i].g + px[i].b) / px[i].hi;
+    px[i].out = grey * px[i].lo;
+}
+void run() {
+    Pixel* d;
+    cudaMalloc(&d, COUNT * sizeof(Pixel));
+    int blocks = COUNT / THREADS;
+    k<<<blocks, THREADS>>>(d);
+}
+""",
+    "compound_member_store": """
+#define PER_BLOCK 256
+#define TOTAL 131072
+typedef struct { int a; int b; int c; int total; int spare; } Cell;
+__global__ void k(Cell* q) {
+    int j = blockIdx.x * PER_BLOCK + threadIdx.x;
+    q[j].total += q[j].a * q[j].b / q[j].c;
+}
+int main() {
+    Cell* q;
+    cudaMalloc(&q, TOTAL * sizeof(Cell));
+    k<<<TOTAL / PER_BLOCK, PER_BLOCK>>>(q);
+    return 0;
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNBOUND_OUTPUT))
+def test_a_written_parameter_without_an_output_tensor_is_named(name: str, tmp_path) -> None:
+    cu = tmp_path / f"{name}.cu"
+    cu.write_text(UNBOUND_OUTPUT[name])
+    res = port_file(cu, kernel="k", lowering="literal")
+    assert res.source is None
+    refusals = [d for d in res.diagnostics if d.code == "C2N2301"]
+    assert refusals, [d.render() for d in res.diagnostics]
+    assert "writes no global memory" not in refusals[0].message
+    assert "the kernel writes through '" in refusals[0].message

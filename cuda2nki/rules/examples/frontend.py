@@ -52,7 +52,7 @@ EXAMPLES = {
     "C2N1014": _body("    void* buf = cudaGetParameterBuffer(8, 8);\n    p[0] = 1.0f;\n"),
     "C2N1015": _parse(
         "__global__ void k(float* p, cudaTextureObject_t tex) {\n"
-        "    p[0] = tex1Dfetch<float4>(tex, 0).x;\n}\n"
+        "    p[0] = tex2DLayered<float>(tex, 0.5f, 0.5f, 1);\n}\n"
     ),
     "C2N1016": _parse(
         "#include <cooperative_groups.h>\nnamespace cg = cooperative_groups;\n"
