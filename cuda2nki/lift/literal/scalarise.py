@@ -35,8 +35,8 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
-from cuda2nki.lift.literal.lower import LiteralRefusal
 from cuda2nki.lift.literal.single_exit import needs_single_exit, single_exit
+from cuda2nki.lift.literal.state import LiteralRefusal
 from cuda2nki.lift.literal.vecscan import (
     arrows_as_derefs,
     blob_use,
