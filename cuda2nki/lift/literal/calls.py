@@ -11,6 +11,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal import intcalls, mathnames, rounding
 from cuda2nki.lift.literal.classify import Classifier, is_float
 from cuda2nki.lift.literal.exchange import atomic_refusal
+from cuda2nki.lift.literal.forcedlocals import callee_forced
 from cuda2nki.lift.literal.helpers import (
     _callee,
     _is_scalar,
@@ -151,6 +152,7 @@ class CallMixin:
                 continue
             k = "U" if isinstance(v, Uni) else ("L" if isinstance(v, Lin) else "T")
             seeds[p.name] = k
+        seeds = {**callee_forced(self.forced, fn.name), **seeds}
         classes = Classifier(seeds, self.thread_kind, lambda n: _callee(self.tu, n)).run(fn.body)
         saved_classes, saved_env = self.classes, self.env
         self.classes = {**self.classes, **classes}
@@ -168,12 +170,14 @@ class CallMixin:
         self.entry_nest.append(len(self.out))
         self.ret_value = Uni("0", "int")
         self.inline_depth += 1
+        self.callees.append(fn.name)
         try:
             self.block(fn.body.body, scope)
             self.dead = False
             return self.ret_value
         finally:
             self.inline_depth -= 1
+            self.callees.pop()
             self.ret_slot.pop()
             self.entry_scope.pop()
             self.entry_nest.pop()

@@ -160,6 +160,7 @@ class Lowerer(
     # only (a snapshot taken when the address was formed; see :mod:`.knownaddr`)
     known_addr: dict[str, str] = field(default_factory=dict)
     snapshots: int = 0  # how many were taken (their own numbering: unused ones are dropped)
+    callees: list[str] = field(default_factory=list)  # the functions being inlined, innermost last
 
     ret_value: Value = Uni("0", "int")
 

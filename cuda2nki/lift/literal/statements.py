@@ -12,6 +12,7 @@ from cuda2nki.lift.literal.classify import Classifier
 from cuda2nki.lift.literal.content import content, decl_key, write_counts
 from cuda2nki.lift.literal.deferred import Unset
 from cuda2nki.lift.literal.exchange import exchange_store
+from cuda2nki.lift.literal.forcedlocals import forced_key, kernel_forced
 from cuda2nki.lift.literal.globalnames import constant_scalars
 from cuda2nki.lift.literal.helpers import (
     _callee,
@@ -62,9 +63,9 @@ class StatementMixin:
 
     # ------------------------------------------------------------------ entry
     def lower_body(self) -> list[Node]:
-        self.classes = Classifier(self.forced, self.thread_kind, lambda n: _callee(self.tu, n)).run(
-            self.fn.body
-        )
+        self.classes = Classifier(
+            kernel_forced(self.forced), self.thread_kind, lambda n: _callee(self.tu, n)
+        ).run(self.fn.body)
         self.writes, self.reshape = write_counts(self.fn.body)
         params = self.constant_tables()
         for name, (value, ty) in constant_scalars(self.tu).items():
@@ -312,8 +313,8 @@ class StatementMixin:
             b.value = Uni(name, b.ty)
             return
         if b.klass == "L":
-            if isinstance(v, Idx) and b.cname and not self.inline_depth:
-                raise NotAffine(b.cname.split("@")[0], node.loc)
+            if isinstance(v, Idx) and b.cname:
+                raise NotAffine(forced_key(self.callees, b.cname.split("@")[0]), node.loc)
             if not isinstance(v, Uni | Lin):
                 raise self.refuse("a non-affine value assigned to an affine local", node)
             lin = as_lin(v)
