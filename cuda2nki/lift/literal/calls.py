@@ -3,12 +3,10 @@ functions."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
-from cuda2nki.lift.literal import intcalls, mathnames, rounding
+from cuda2nki.lift.literal import bitcalls, intcalls, mathnames, rounding
 from cuda2nki.lift.literal.classify import Classifier, is_float
 from cuda2nki.lift.literal.exchange import atomic_refusal
 from cuda2nki.lift.literal.forcedlocals import callee_forced
@@ -42,9 +40,6 @@ from cuda2nki.lift.literal.values import (
     Uni,
     Value,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class CallMixin:
@@ -90,6 +85,10 @@ class CallMixin:
         if f in ("min", "max", "umin", "umax") and all(isinstance(a, Uni) for a in args):
             fn = "min" if "min" in f else "max"
             return Uni(f"{fn}({', '.join(a.expr for a in args)})", _kind(args[0]))  # type: ignore[union-attr]
+        if f in bitcalls.UMINMAX and len(args) == 2:
+            return bitcalls.unsigned_minmax(self, e, args)
+        if f in bitcalls.BIT_COUNTS and len(args) == 1:
+            return bitcalls.bit_count(self, e, args[0])
         spelled = _NP1.get(_MATH1.get(f, "")) or _MATH2.get(f) in ("maximum", "minimum")
         uniform = None if spelled else uniform_math(f, args, is_float(e.ty))
         if uniform is not None:  # computed when traced

@@ -18,6 +18,8 @@ from cuda2nki.frontend import ast as A
 ORDER = {"U": 0, "L": 1, "I": 2, "T": 3}
 _AFFINE_OPS = {"+", "-"}
 _CMP = {"<", "<=", ">", ">=", "==", "!="}
+#: integer functions of integers: of index values, an index value
+INDEX_CALLS = frozenset({"min", "max", "umin", "umax", "__popc", "__ffs", "__clz", "__brev"})
 
 
 def deeper(depth: tuple[int, int], cond: str) -> tuple[int, int]:
@@ -167,7 +169,7 @@ class Classifier:
                 return "T"  # reads memory or other threads' values
             if all(k == "U" for k in ks):
                 return "U"
-            if e.func in ("min", "max", "umin", "umax") and "T" not in ks and is_intlike(e.ty):
+            if e.func in INDEX_CALLS and "T" not in ks and is_intlike(e.ty):
                 return "I"
             return "T"
         if isinstance(e, A.Index | A.Member):
