@@ -3,8 +3,6 @@ uniforms."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.classify import is_float, is_intlike
 from cuda2nki.lift.literal.content import divides
@@ -37,9 +35,6 @@ from cuda2nki.lift.literal.values import (
     paren,
     sub,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class ArithMixin:

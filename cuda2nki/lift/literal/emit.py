@@ -4,7 +4,6 @@ conditions."""
 from __future__ import annotations
 
 import keyword
-from typing import TYPE_CHECKING
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.helpers import _is_scalar
@@ -26,9 +25,6 @@ from cuda2nki.lift.literal.values import (
     Value,
     is_int,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class EmitMixin:

@@ -3,8 +3,6 @@ conversions."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.lift.collective import collective_reason
@@ -35,9 +33,6 @@ from cuda2nki.lift.literal.values import (
     lin_sub,
     paren,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class ExpressionMixin:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.bound import trip_bound
 from cuda2nki.lift.literal.helpers import _np_and
@@ -27,9 +25,6 @@ from cuda2nki.lift.literal.values import (
     lin_sub,
     sub,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class LoopMixin:

@@ -3,8 +3,6 @@ and locals."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal import deferred
 from cuda2nki.lift.literal.deferred import Unset
@@ -31,9 +29,6 @@ from cuda2nki.lift.literal.values import (
     lin_scale,
     mul,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class MemoryMixin:

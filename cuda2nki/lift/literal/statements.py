@@ -3,8 +3,6 @@ branches, returns."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.lift.literal.bindexpr import c_expr_to_py
@@ -51,9 +49,6 @@ from cuda2nki.lift.literal.values import (
     const_int,
     is_int,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class StatementMixin:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.helpers import _kind
 from cuda2nki.lift.literal.program import Instr
@@ -20,9 +18,6 @@ from cuda2nki.lift.literal.values import (
     lin_sub,
     mul,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 class WarpMixin:
