@@ -7,6 +7,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal import bitcalls, intcalls, mathnames, rounding
+from cuda2nki.lift.literal.callreasons import HINTS, call_reason
 from cuda2nki.lift.literal.classify import Classifier, is_float
 from cuda2nki.lift.literal.exchange import atomic_refusal
 from cuda2nki.lift.literal.forcedlocals import callee_forced
@@ -64,6 +65,8 @@ class CallMixin:
         args = [self.expr(a, scope) for a in e.args]
         if f == "__ldg" and len(args) == 1 and isinstance(args[0], Ptr):
             return self.load_ptr(args[0], e)  # a read through the read-only cache: a load
+        if f in HINTS and args:
+            return args[0]  # a compiler hint: the value itself
         if f in _CONVERT and len(args) == 1:
             return self.convert(args[0], e.ty, e)
         if f in intcalls.MUL24 and len(args) == 2:
@@ -117,7 +120,7 @@ class CallMixin:
                 return Uni(f"np.float32({fn}(np.float32({args[0].expr})))", "float")
             ty = "int" if name == "abs" and _kind(args[0]) == "int" else "float"
             return self.op(name, [self.tile(args[0], ty, e)], ty)
-        raise self.refuse(collective_reason(e) or f"call to '{f}'", e)
+        raise self.refuse(collective_reason(e) or call_reason(f), e)
 
     def composed(self, f: mathcompose.Formula, args: list[Value], e: A.Call) -> Tile:
         """A math function NKI has no instruction for, as its composition of those it has

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.callreasons import HINTS
 
 ORDER = {"U": 0, "L": 1, "I": 2, "T": 3}
 _AFFINE_OPS = {"+", "-"}
@@ -165,6 +166,8 @@ class Classifier:
             ks = [self.expr(a, depth) for a in e.args]
             if e.target is not None:
                 return self.call(e, ks)
+            if e.func in HINTS and ks:
+                return ks[0]  # a compiler hint: the value itself
             if e.func == "__ldg" or e.func.startswith(("atomic", "__shfl", "__c2n_warp")):
                 return "T"  # reads memory or other threads' values
             if all(k == "U" for k in ks):
