@@ -9,6 +9,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal import bitcalls, intcalls, mathnames, rounding
 from cuda2nki.lift.literal.callreasons import HINTS, call_reason
 from cuda2nki.lift.literal.classify import Classifier, is_float
+from cuda2nki.lift.literal.deferred import Unset
 from cuda2nki.lift.literal.exchange import atomic_refusal
 from cuda2nki.lift.literal.forcedlocals import callee_forced
 from cuda2nki.lift.literal.helpers import (
@@ -145,12 +146,12 @@ class CallMixin:
         fn = single_exit(fn)  # several returns: a result variable and a done flag
         if self.inline_depth > 8:
             raise self.refuse(f"recursive call to '{e.func}'", e)
-        args = [self.expr(a, scope) for a in e.args]
+        args = [self.inline_arg(p, a, scope) for p, a in zip(fn.params, e.args)]
         seeds = {}
         frame: dict[str, Binding_] = {}
         for p, v in zip(fn.params, args):
-            if isinstance(v, Ptr | DynPtr):
-                frame[p.name] = Binding_(v, "P", scope.depth)
+            if isinstance(v, Ptr | DynPtr | Unset):
+                frame[p.name] = Binding_(v, "P", scope.depth)  # type: ignore[arg-type]
                 continue
             k = "U" if isinstance(v, Uni) else ("L" if isinstance(v, Lin) else "T")
             seeds[p.name] = k
@@ -160,7 +161,7 @@ class CallMixin:
         self.classes = {**self.classes, **classes}
         self.env = [*self.env, frame]
         for p, v in zip(fn.params, args):
-            if isinstance(v, Ptr | DynPtr):
+            if isinstance(v, Ptr | DynPtr | Unset):
                 continue
             ty = "float" if is_float(p.ty) else "int"
             name = self.pyname(p.name)
@@ -184,3 +185,13 @@ class CallMixin:
             self.entry_scope.pop()
             self.entry_nest.pop()
             self.classes, self.env = saved_classes, saved_env
+
+    def inline_arg(self, p: A.Param, a: A.Expr, scope: Scope) -> Value | Unset:
+        """The value an inlined function's parameter ``p`` starts with; a pointer local not
+        assigned yet stays so in the callee (which may set it: a reference output), as C
+        copies the indeterminate pointer without reading what it points to."""
+        if isinstance(a, A.Name) and isinstance(p.ty, A.PointerType):
+            b = self.lookup(a.name)
+            if b is not None and isinstance(b.value, Unset):
+                return Unset(p.name, len(self.out))
+        return self.expr(a, scope)

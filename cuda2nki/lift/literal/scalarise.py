@@ -635,8 +635,8 @@ class Scalariser:
                 if isinstance(s.ty, A.ScalarType) and s.storage == "local":
                     self.bind(s.name, "local", None)
                 return [*pre, *post, dataclasses.replace(s, init=res)]
-            if isinstance(s.ty, A.ScalarType) and s.storage == "local":
-                self.bind(s.name, "local", None)
+            if isinstance(s.ty, A.ScalarType | A.PointerType) and s.storage == "local":
+                self.bind(s.name, "local", None)  # a pointer too: a reference output may set it
             return [s if s.init is None else dataclasses.replace(s, init=self.rw(s.init))]
         v: A.VectorType = s.ty  # type: ignore[assignment]
         if s.storage != "local":
