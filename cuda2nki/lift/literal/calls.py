@@ -6,7 +6,7 @@ from __future__ import annotations
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
-from cuda2nki.lift.literal import bitcalls, intcalls, mathnames, rounding
+from cuda2nki.lift.literal import bitcalls, cubcalls, intcalls, mathnames, rounding
 from cuda2nki.lift.literal.callreasons import HINTS, call_reason
 from cuda2nki.lift.literal.classify import Classifier, is_float
 from cuda2nki.lift.literal.deferred import Unset
@@ -59,6 +59,8 @@ class CallMixin:
         if f.startswith("atomic"):
             why = atomic_refusal(f, f in _ATOMICS)
             raise self.refuse(f"{f} {why}", e)
+        if f.startswith(cubcalls.PREFIX):
+            return cubcalls.cub_collective(self, e, scope)
         if f in _SHUFFLES or f.startswith("__c2n_warp_reduce_"):
             return self.shuffle(e, scope)
         if f.startswith(("__shfl", "__any", "__all", "__ballot", "__c2n_warp", "__activemask")):

@@ -168,7 +168,9 @@ class Classifier:
                 return self.call(e, ks)
             if e.func in HINTS and ks:
                 return ks[0]  # a compiler hint: the value itself
-            if e.func == "__ldg" or e.func.startswith(("atomic", "__shfl", "__c2n_warp")):
+            if e.func == "__ldg" or e.func.startswith(
+                ("atomic", "__shfl", "__c2n_warp", "__c2n_cub")
+            ):
                 return "T"  # reads memory or other threads' values
             if all(k == "U" for k in ks):
                 return "U"

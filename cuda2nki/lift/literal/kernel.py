@@ -68,7 +68,9 @@ def uses_warp_lanes(tu: A.TranslationUnit, fn: A.Function) -> bool:
 
     def walk(x: object) -> bool:
         if isinstance(x, A.Call):
-            if x.func.startswith(("__shfl", "__c2n_warp", "__ballot", "__any", "__all")):
+            if x.func.startswith(
+                ("__shfl", "__c2n_warp", "__c2n_cub", "__ballot", "__any", "__all")
+            ):
                 return True
             if x.target and x.target not in seen:
                 seen.add(x.target)
