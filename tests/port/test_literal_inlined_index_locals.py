@@ -1,7 +1,9 @@
 """Index arithmetic that is not affine in the thread, inside an inlined device function: a local
 of the function classified thread-affine that takes such a value (``lane = t & 31``,
 ``pos = 2 * t - (t & (n - 1))`` then ``pos += n``) is lowered again as an index local of that
-function -- never refused, whether the function is called once, twice or from another one."""
+function -- never refused, whether the function is called once, twice or from another one, and
+whether the local is declared in it or is one of its parameters; a float parameter passed an
+index value is a per-thread value (float coordinates of a texture-style fetch)."""
 
 from __future__ import annotations
 
@@ -76,6 +78,29 @@ HELPERS = {
         "    return v * (float)(grp + 1);\n"
         "}\n",
         "weigh(v)",
+    ),
+    # a parameter re-assigned a remainder (the argument is the thread's index)
+    "parameter_reassigned": (
+        "__device__ float wrapped(const float* a, int j, int m) {\n"
+        "    j = j % m;\n"
+        "    j = j * 2;\n"
+        "    return a[j];\n"
+        "}\n",
+        "wrapped(x, i, 50) + wrapped(x, threadIdx.x + 3, 7)",
+    ),
+    # float coordinates taken from thread-affine integers, clamped (a texture-style fetch)
+    "float_coordinates": (
+        "__device__ float at(const float* img, int n, float u) {\n"
+        "    float c = u;\n"
+        "    int k = (int)floorf(c);\n"
+        "    return img[min(max(k, 0), n - 1)];\n"
+        "}\n"
+        "__device__ float box(const float* img, int n, int centre) {\n"
+        "    float t = 0.0f;\n"
+        "    for (int d = -2; d <= 2; d++) t += at(img, n, d + centre);\n"
+        "    return t;\n"
+        "}\n",
+        "box(x, n, i)",
     ),
 }
 

@@ -8,7 +8,7 @@ from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.literal import bitcalls, cubcalls, intcalls, mathnames, rounding
 from cuda2nki.lift.literal.callreasons import HINTS, call_reason
-from cuda2nki.lift.literal.classify import Classifier, is_float
+from cuda2nki.lift.literal.classify import Classifier, is_float, join
 from cuda2nki.lift.literal.deferred import Unset
 from cuda2nki.lift.literal.exchange import atomic_refusal
 from cuda2nki.lift.literal.forcedlocals import callee_forced
@@ -155,9 +155,9 @@ class CallMixin:
             if isinstance(v, Ptr | DynPtr | Unset):
                 frame[p.name] = Binding_(v, "P", scope.depth)  # type: ignore[arg-type]
                 continue
-            k = "U" if isinstance(v, Uni) else ("L" if isinstance(v, Lin) else "T")
-            seeds[p.name] = k
-        seeds = {**callee_forced(self.forced, fn.name), **seeds}
+            seeds[p.name] = _param_class(v, p.ty)
+        for name, k in callee_forced(self.forced, fn.name).items():
+            seeds[name] = join(seeds.get(name, "U"), k)  # a parameter too: at least that
         classes = Classifier(seeds, self.thread_kind, lambda n: _callee(self.tu, n)).run(fn.body)
         saved_classes, saved_env = self.classes, self.env
         self.classes = {**self.classes, **classes}
@@ -167,7 +167,7 @@ class CallMixin:
                 continue
             ty = "float" if is_float(p.ty) else "int"
             name = self.pyname(p.name)
-            b = Binding_(Uni(name, ty), self.classes.get(p.name, "T"), scope.depth, ty)
+            b = Binding_(Uni(name, ty), self.classes.get(p.name, "T"), scope.depth, ty, p.name)
             frame[p.name] = b
             self.write_var(b, name, self.convert(v, p.ty, e), scope, e, fresh=True)
         self.ret_slot.append("ret" if not _is_void(fn.return_type) else None)
@@ -197,3 +197,13 @@ class CallMixin:
             if b is not None and isinstance(b.value, Unset):
                 return Unset(p.name, len(self.out))
         return self.expr(a, scope)
+
+
+def _param_class(v: Value, ty: object) -> str:
+    """The class an inlined function's parameter of type ``ty`` starts with when passed ``v``:
+    an index value converted to a float is a per-thread tile (see :mod:`.classify`)."""
+    if isinstance(v, Uni):
+        return "U"
+    if isinstance(v, Lin) and (v.uniform or not is_float(ty)):
+        return "L"
+    return "T"
