@@ -4,6 +4,7 @@ conditions."""
 from __future__ import annotations
 
 import keyword
+import re
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.helpers import _is_scalar
@@ -41,6 +42,7 @@ class EmitMixin:
         return f"_{base}{self.counter}"
 
     def pyname(self, name: str) -> str:
+        name = re.sub(r"\W", "_", name)  # an instantiation's name: ``f<1>_result``
         base = name if not keyword.iskeyword(name) and name not in _RESERVED else name + "_"
         cand, k = base, 1
         while cand in self.names:
