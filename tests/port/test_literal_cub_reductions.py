@@ -1,7 +1,8 @@
 """CUB's block and warp reductions in literal ports, computed in the order the SIMT interpreter
 gives CUB (a shuffle-down tree in each warp, then the warps in order), so that float sums match
 it exactly: ``BlockReduce::Sum`` with and without a count of valid items, ``Reduce`` with
-``cub::Max()``/``cub::Min()`` on ints, ``WarpReduce::Sum`` per warp, block sizes 64 to 256.
+``cub::Max()``/``cub::Min()`` on ints, ``WarpReduce::Sum`` per warp, sums of vectors with the
+program's ``operator+`` (lane by lane), block sizes 64 to 256.
 A scan is still refused, naming the collective."""
 
 from __future__ import annotations
@@ -63,6 +64,47 @@ KERNELS = {
             "    int m = R(t).Reduce(g < n ? x[g] : -2147483647 - 1, cub::Max());\n"
             "    int lo = R(t).Reduce(g < n ? x[g] : 2147483647, cub::Min());\n"
             "    if (threadIdx.x == 0) y[blockIdx.x] = m - lo;\n"
+            "}\n"
+        ),
+    ),
+    "vector_sum_with_operator": (
+        64,
+        3,
+        "float",
+        (
+            "#include <cub/cub.cuh>\n"
+            "__device__ float3 operator+(const float3& a, const float3& b) {\n"
+            "    return make_float3(a.x + b.x, a.y + b.y, a.z + b.z);\n"
+            "}\n"
+            "__global__ void k(const float* x, float* y, int n) {\n"
+            "    typedef cub::BlockReduce<float3, 64> BR3;\n"
+            "    __shared__ typename BR3::TempStorage tmp;\n"
+            "    int i = blockIdx.x * 64 + threadIdx.x;\n"
+            "    float v = i < n ? x[i] : 0.0f;\n"
+            "    float3 s = BR3(tmp).Sum(make_float3(v, v * v, 1.0f));\n"
+            "    if (threadIdx.x == 0) { y[3 * blockIdx.x] = s.x; y[3 * blockIdx.x + 1] = s.y;\n"
+            "                            y[3 * blockIdx.x + 2] = s.z; }\n"
+            "}\n"
+        ),
+    ),
+    "vector_lanes_assigned": (
+        128,
+        2,
+        "float",
+        (
+            "#include <cub/cub.cuh>\n"
+            "__device__ float2 operator+(float2 a, float2 b) {\n"
+            "    return make_float2(a.x + b.x, a.y + b.y);\n"
+            "}\n"
+            "__global__ void k(const float* x, float* y, int n) {\n"
+            "    using R2 = cub::BlockReduce<float2, 128>;\n"
+            "    __shared__ R2::TempStorage st;\n"
+            "    int i = blockIdx.x * 128 + threadIdx.x;\n"
+            "    float2 p;\n"
+            "    p.x = i < n ? x[i] : 0.0f;\n"
+            "    p.y = i < n ? -2.0f * x[i] : 0.0f;\n"
+            "    p = R2(st).Sum(p);\n"
+            "    if (threadIdx.x == 0) { y[2 * blockIdx.x] = p.x; y[2 * blockIdx.x + 1] = p.y; }\n"
             "}\n"
         ),
     ),
