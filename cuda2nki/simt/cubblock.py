@@ -7,8 +7,9 @@ defines them; elsewhere a thread reads the poison value of the type (NaN, 0xDEAD
 would read an unwritten shared-memory element, unless the run was asked not to poison:
 
 - ``__c2n_cub_block_reduce_<op>(v, valid, threads)``: thread 0 of the block gets ``op`` over
-  the values of the first ``valid`` threads (linear thread rank), combined in CUB's default
-  order (a shuffle tree inside each warp of 32, then the warps' results in order).
+  the values of the first ``valid`` threads (linear thread rank; each block its own ``valid``),
+  combined in CUB's default order (a shuffle tree inside each warp of 32, then the warps'
+  results in order).
 - ``__c2n_cub_warp_reduce_<op>(v, valid, lanes)``: lane 0 of each logical warp of ``lanes``
   threads gets ``op`` over its first ``valid`` lanes.
 - ``__c2n_cub_block_total_<op>(v, threads)``: every thread gets ``op`` over the whole block (the
@@ -159,12 +160,12 @@ def _build(kind: str, op: str):
             threads = int(np.max(tf(c, a)))
             value = vf(c, a)
             if kind == "warp":
-                valid = int(np.max(count[0](c, a)))
+                valid = _thread_counts(c, a, count[0](c, a))
                 return _warp(c, a, op, value, valid, threads, poison)
             _check_size(c, e, threads, "CUB block collective")
             _check_sync(c, a, loc)
             if kind == "reduce":
-                valid = int(np.max(count[0](c, a)))
+                valid = _thread_counts(c, a, count[0](c, a))
                 return _lane_results(c, a, value, _block_reduce(c, a, op, valid), poison)
             if kind == "total":
                 return _lane_results(c, a, value, _block_total(c, a, op), poison)
@@ -178,10 +179,20 @@ def _build(kind: str, op: str):
     return build
 
 
-def _block_reduce(c: Chunk, act, op: str, valid: int):
+def _thread_counts(c: Chunk, act, counts) -> np.ndarray:
+    """Each thread's own count of valid items (blocks and warps may pass different ones;
+    inactive threads: 0)."""
+    out = np.zeros(c.T, np.int64)
+    out[np.arange(c.T) if act is None else act] = np.broadcast_to(
+        np.asarray(counts), (c.count(act),)
+    )
+    return out
+
+
+def _block_reduce(c: Chunk, act, op: str, valid: np.ndarray):
     def compute(full: np.ndarray):
         rows, alive = _block_rows(c, act, full)
-        ok = alive & (np.arange(c.tpb) < valid)[None, :]
+        ok = alive & (c.linear_tid < valid).reshape(c.nb, c.tpb)
         res = np.repeat(_reduce(op, rows, ok, 32), c.tpb)
         defined = (c.linear_tid == 0) & (valid > 0)
         return res, defined
@@ -221,7 +232,7 @@ def _block_scan(c: Chunk, act, op: str, init):
     return compute
 
 
-def _warp(c: Chunk, act, op: str, value, valid: int, lanes: int, poison: bool):
+def _warp(c: Chunk, act, op: str, value, valid: np.ndarray, lanes: int, poison: bool):
     """Lane 0 of each logical warp of ``lanes`` threads: ``op`` over its first ``valid``."""
 
     def compute(full: np.ndarray):

@@ -104,6 +104,29 @@ __global__ void k(const int* x, int* out, int n) {{
     np.testing.assert_array_equal(got, [fn(x[b * 64 : (b + 1) * 64]) for b in range(3)])
 
 
+@pytest.mark.parametrize("block", [64, 128])
+def test_each_block_counts_its_own_valid_items(tmp_path: Path, block: int) -> None:
+    """The count differs between blocks (the last one is partial): each block's own count
+    decides which threads contribute, not the largest of the launch."""
+    tu = _tu(
+        tmp_path,
+        f"""
+__global__ void k(const float* x, float* out, int n) {{
+    using R = cub::BlockReduce<float, {block}>;
+    __shared__ R::TempStorage st;
+    int base = blockIdx.x * {block};
+    float v = base + threadIdx.x < n ? x[base + threadIdx.x] : -1.0f;
+    float s = R(st).Sum(v, n - base);
+    if (threadIdx.x == 0) out[blockIdx.x] = s;
+}}
+""",
+    )
+    n = 2 * block + 7
+    x = np.random.default_rng(3).integers(-40, 40, n).astype(np.float32)
+    got = _run(tu, "k", (3,), (block,), x=x, out=np.zeros(3, np.float32), n=n)["out"]
+    np.testing.assert_array_equal(got, [x[b * block : (b + 1) * block].sum() for b in range(3)])
+
+
 def test_block_reduce_defined_only_in_thread_zero(tmp_path: Path) -> None:
     tu = _tu(
         tmp_path,

@@ -133,3 +133,22 @@ def test_the_rewrite_returns_once_and_names_do_not_clash():
     text = repr(fn.body)
     assert text.count("Return(") == 1
     assert "f_result2" in text and "f_done2" in text
+
+
+@pytest.mark.parametrize(
+    "call, head",
+    [
+        ("pick<2>(x[i], m)", "template <int K>\n__device__ float pick(float v, int m) {\n"),
+        ("pick<float, 3>(x[i], m)",
+         "template <typename T, int K>\n__device__ T pick(T v, int m) {\n"),
+    ],
+)  # fmt: skip
+def test_template_instantiation_with_several_returns_matches(tmp_path, call, head):
+    """The rewrite's result and flag locals are named after the function; an instantiation's
+    name (``pick<2>``) is not a Python name, and the port spells them as one."""
+    body = (
+        "    if (m == 1) return v * K;\n    if (m > 1) { v += 1.0f; return v - K; }\n"
+        "    return v;\n}\n"
+    )
+    src = head + body + _APPLY.replace("f(x[i], m)", call)
+    _matches(_kernel(tmp_path, src), tmp_path)

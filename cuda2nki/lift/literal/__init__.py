@@ -7,8 +7,8 @@ translate faithfully.  See :mod:`cuda2nki.lift.literal.lower` for the design cho
 
 from __future__ import annotations
 
-from cuda2nki.lift.literal.lower import LiteralRefusal
 from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop
+from cuda2nki.lift.literal.state import LiteralRefusal
 
 
 def lower_literal(tu, name: str, binding) -> LiteralProgram:  # noqa: ANN001

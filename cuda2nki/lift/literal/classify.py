@@ -14,10 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.callreasons import HINTS
 
 ORDER = {"U": 0, "L": 1, "I": 2, "T": 3}
 _AFFINE_OPS = {"+", "-"}
 _CMP = {"<", "<=", ">", ">=", "==", "!="}
+#: integer functions of integers: of index values, an index value
+INDEX_CALLS = frozenset({"min", "max", "umin", "umax", "__popc", "__ffs", "__clz", "__brev"})
 
 
 def deeper(depth: tuple[int, int], cond: str) -> tuple[int, int]:
@@ -163,11 +166,15 @@ class Classifier:
             ks = [self.expr(a, depth) for a in e.args]
             if e.target is not None:
                 return self.call(e, ks)
-            if e.func == "__ldg" or e.func.startswith(("atomic", "__shfl", "__c2n_warp")):
+            if e.func in HINTS and ks:
+                return ks[0]  # a compiler hint: the value itself
+            if e.func == "__ldg" or e.func.startswith(
+                ("atomic", "__shfl", "__c2n_warp", "__c2n_cub")
+            ):
                 return "T"  # reads memory or other threads' values
             if all(k == "U" for k in ks):
                 return "U"
-            if e.func in ("min", "max", "umin", "umax") and "T" not in ks and is_intlike(e.ty):
+            if e.func in INDEX_CALLS and "T" not in ks and is_intlike(e.ty):
                 return "I"
             return "T"
         if isinstance(e, A.Index | A.Member):

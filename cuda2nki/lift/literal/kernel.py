@@ -14,17 +14,14 @@ from __future__ import annotations
 import dataclasses
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.bindexpr import c_expr_to_py
 from cuda2nki.lift.literal.flow import EXIT_REFUSALS, flag_exits
-from cuda2nki.lift.literal.lower import (
-    LiteralRefusal,
-    Lowerer,
-    NotAffine,
-    _py,
-    c_expr_to_py,
-    dtype_spelling,
-)
+from cuda2nki.lift.literal.helpers import _py
+from cuda2nki.lift.literal.lower import Lowerer
 from cuda2nki.lift.literal.program import Instr, LiteralProgram, Loop, Node
 from cuda2nki.lift.literal.rename import redeclares, unshadow
+from cuda2nki.lift.literal.spelling import dtype_spelling
+from cuda2nki.lift.literal.state import LiteralRefusal, NotAffine
 from cuda2nki.lift.literal.values import Lin
 
 MAX_PARTITIONS = 128
@@ -71,7 +68,9 @@ def uses_warp_lanes(tu: A.TranslationUnit, fn: A.Function) -> bool:
 
     def walk(x: object) -> bool:
         if isinstance(x, A.Call):
-            if x.func.startswith(("__shfl", "__c2n_warp", "__ballot", "__any", "__all")):
+            if x.func.startswith(
+                ("__shfl", "__c2n_warp", "__c2n_cub", "__ballot", "__any", "__all")
+            ):
                 return True
             if x.target and x.target not in seen:
                 seen.add(x.target)

@@ -35,8 +35,9 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
-from cuda2nki.lift.literal.lower import LiteralRefusal
+from cuda2nki.lift.literal.cubcalls import PREFIX as CUB_PREFIX
 from cuda2nki.lift.literal.single_exit import needs_single_exit, single_exit
+from cuda2nki.lift.literal.state import LiteralRefusal
 from cuda2nki.lift.literal.vecscan import (
     arrows_as_derefs,
     blob_use,
@@ -317,6 +318,10 @@ class Scalariser:
             return self.conv(self.rw(e.args[k]), base)
         if isinstance(e, A.Call) and e.func == "__ldg" and len(e.args) == 1:
             return A.Index(loc=e.loc, base=self.sptr(e.args[0]), index=int_lit(k, e.loc), ty=base)
+        if isinstance(e, A.Call) and e.func.startswith(CUB_PREFIX) and e.args:
+            # a CUB collective of a vector combines lane by lane (a sum: the lanes' sums)
+            rest = tuple(self.rw(a) for a in e.args[1:])
+            return dataclasses.replace(e, args=(self.lane(e.args[0], k, v), *rest), ty=base)
         if isinstance(e, A.Index):
             return self.elem_lane(e, k)
         if isinstance(e, A.Unary) and e.op == "*" and self._ref(e.operand) is not None:
@@ -635,8 +640,8 @@ class Scalariser:
                 if isinstance(s.ty, A.ScalarType) and s.storage == "local":
                     self.bind(s.name, "local", None)
                 return [*pre, *post, dataclasses.replace(s, init=res)]
-            if isinstance(s.ty, A.ScalarType) and s.storage == "local":
-                self.bind(s.name, "local", None)
+            if isinstance(s.ty, A.ScalarType | A.PointerType) and s.storage == "local":
+                self.bind(s.name, "local", None)  # a pointer too: a reference output may set it
             return [s if s.init is None else dataclasses.replace(s, init=self.rw(s.init))]
         v: A.VectorType = s.ty  # type: ignore[assignment]
         if s.storage != "local":

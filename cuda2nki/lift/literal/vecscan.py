@@ -113,6 +113,9 @@ def writes_memory(
     and by-value parameters, members and elements of them included, is not a store, nor one
     through ``refs``, nor a callee's through references to them)."""
     own = {p.name for p in fn.params if not isinstance(p.ty, A.PointerType)} | set(refs)
+    pointers = {
+        p.name for p in fn.params if isinstance(p.ty, A.PointerType)
+    }  # moving one: no store
     hit = False
 
     def callee_writes(e: A.Call) -> bool:
@@ -129,12 +132,11 @@ def writes_memory(
     def visit(x: object) -> None:
         nonlocal hit
         if isinstance(x, A.VarDecl) and x.storage == "local":
-            if not isinstance(x.ty, A.PointerType):
-                own.add(x.name)
+            (pointers if isinstance(x.ty, A.PointerType) else own).add(x.name)
         elif isinstance(x, A.Assign):
-            hit = hit or not is_own(x.target, own)
+            hit = hit or not (is_own(x.target, own) or _names(x.target, pointers))
         elif isinstance(x, A.Unary) and x.op.endswith(("++", "--")):
-            hit = hit or not is_own(x.operand, own)
+            hit = hit or not (is_own(x.operand, own) or _names(x.operand, pointers))
         elif isinstance(x, A.Call) and x.func.startswith("atomic"):
             hit = True
         elif isinstance(x, A.Call) and x.target is not None:
@@ -143,6 +145,11 @@ def writes_memory(
 
     visit(fn.body)
     return hit
+
+
+def _names(e: A.Expr, names: set[str]) -> bool:
+    """Whether ``e`` is one of the variables ``names`` itself (not what it points to)."""
+    return isinstance(e, A.Name) and e.name in names
 
 
 def is_own(e: A.Expr, own: set[str]) -> bool:
