@@ -30,12 +30,6 @@ KNOWN: dict[str, str] = {
     "rounding-and-narrowing map yet, so each 1-byte store is its own small DMA",
     "misc/tile_bitonic_sort": "a compare-exchange network in shared memory: no recogniser for "
     "sorting networks, the stages are lowered thread by thread",
-    "records/cell_step_refs": "float3 values split into lanes and passed by reference: the lanes "
-    "port literally, one small DMA per lane, until the recognisers see through the split",
-    "records/drift_bodies_shared": "a record struct staged in shared memory: split into lanes and "
-    "ported literally, no recogniser claims the per-body update",
-    "records/nn_latlong_typedef": "a typedef'd record of two floats read per thread: split into "
-    "lanes and ported literally, one small DMA per lane",
     "stencil/texture_resample": "a bilinear texture fetch: clamped data-dependent texel indices "
     "that no recogniser schedules, read one element per thread",
 }
