@@ -19,12 +19,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.json").read_text())
 
 #: corpus kernel -> why its generated port still has a finding above a note
-KNOWN: dict[str, str] = {
-    "records/drift_bodies_shared": "six-field records: each field a strided DMA of its own "
-    "(one element per record), not one DMA of the record rows per tile",
-    "records/nn_latlong_typedef": "two-field records read into one-element-per-partition tiles: "
-    "small strided DMAs, one per field",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _cases() -> list:
