@@ -152,3 +152,13 @@ def test_record_ports_pass_check_on_both_targets(case: str, target: str, tmp_pat
     assert rep.verdict == "pass", [n for n in rep.numerics if n.get("classification")]
     if case != "partial":
         assert not above, above
+
+
+def test_fields_read_under_a_select_fill_the_partitions(tmp_path: Path) -> None:
+    """The select's branch reads a field of the record its condition reads: in bounds wherever
+    the condition is, so the map is coalesced -- several records per partition, not one."""
+    kernel, src, _, _ = KERNELS["fields_read_under_a_select"]
+    _, res = _port(tmp_path, "select", src, kernel)
+    loads = [d for d in _dmas(res, "pts") if isinstance(d, Load)]
+    widths = {str(ld.src.dims[0].width) for ld in loads}
+    assert loads and "Const(value=2)" not in widths, widths
