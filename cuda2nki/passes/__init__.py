@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,drop-identities,unit-reductions,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,clamp-reads,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,record-rows,halo-loads,common-tiles,row-moments,fold-sizes"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,unit-reductions,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,clamp-reads,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,record-rows,fold-sizes"
 
 
 def _fold_peeled() -> type:

@@ -7,14 +7,17 @@ the rows of the tile are ``W * F`` contiguous elements per partition.
 
 Loads of every field ``0 .. W-1`` of the same rows, each into a whole ``[P, F]`` tile, become
 one load of the rows into a ``[P, F * W]`` tile; field ``f`` is its columns ``f, f + W, ...``.
-Stores of every field of the same rows from ``[P, F]`` views become copies into a
+Stores of every field of the same rows from ``[P, F]`` views become writes into a
 ``[P, F * W]`` tile and one store of it, after the last of them (no read of the tensor comes
-between)::
+between): the instruction computing a field (its tile read by the store alone) writes the field
+in place, any other field is copied there.  It runs after the passes that recognise
+instruction patterns on whole tiles (``row-moments``)::
 
     a = sbuf[P, F]; dma a <- x[r0:r0+P*F, 0]      w = sbuf[P, 2F]; dma w <- x rows r0.. (2F each)
-    b = sbuf[P, F]; dma b <- x[r0:r0+P*F, 1]  ->  ... w[:, 0:2F:2] ... w[:, 1:2F:2] ...
-    dma y[r0:r0+P*F, 0] <- s;                     o = sbuf[P, 2F]; o[:, 0:2F:2] = s
-    dma y[r0:r0+P*F, 1] <- t                      o[:, 1:2F:2] = t; dma y rows r0.. <- o
+    b = sbuf[P, F]; dma b <- x[r0:r0+P*F, 1]  ->  o = sbuf[P, 2F]
+    s = a + 1.0; dma y[r0:r0+P*F, 0] <- s         o[:, 0:2F:2] = w[:, 0:2F:2] + 1.0
+    dma y[r0:r0+P*F, 1] <- b                      o[:, 1:2F:2] = copy(w[:, 1:2F:2])
+                                                  dma y rows r0.. <- o
 
 Only input tensors (never written by the kernel) have their loads merged, as
 ``interleaved-loads`` does; a field tile must be written by its load alone.
@@ -229,9 +232,43 @@ def _merge_stores(
     )
     new: list = []
     for i, s in enumerate(out):
-        if i == ids[0]:
-            new.append(Alloc(wide, (p, width), dtype, loc=s.loc))
         new.append(copies.get(id(s), s))
         if i == ids[-1]:
             new.append(last.replace(loc=s.loc))
+    new = _retargeted(new, list(copies.values()), dtype)
+    first = min(
+        (
+            k
+            for k, s in enumerate(new)
+            if any(isinstance(v, View) and v.tensor == wide for v in nodes(s))
+        )
+    )
+    new.insert(first, Alloc(wide, (p, width), dtype, loc=new[first].loc))
     return new
+
+
+def _retargeted(out: list, copies: list[TensorCopy], dtype: str) -> list:
+    """``out`` where each field copy whose source tile is written by one engine instruction of
+    this block and read by the copy alone has that instruction write the field instead."""
+    for cp in copies:
+        tile = cp.src.tensor
+        alloc = next((s for s in out if isinstance(s, Alloc) and s.name == tile), None)
+        if (
+            alloc is None
+            or alloc.dtype != dtype
+            or len(alloc.shape) != 2
+            or not _whole(cp.src, alloc)
+        ):
+            continue
+        views = [v for s in out for v in nodes(s) if isinstance(v, View) and v.tensor == tile]
+        writers = [s for s in out if getattr(s, "dst", None) is not None and s.dst.tensor == tile]
+        if len(views) != 2 or len(writers) != 1 or isinstance(writers[0], Load | Store | Loop):
+            continue
+        if not _whole(writers[0].dst, alloc):
+            continue
+        out = [
+            writers[0].replace(dst=cp.dst) if s is writers[0] else s
+            for s in out
+            if s is not cp and s is not alloc
+        ]
+    return out

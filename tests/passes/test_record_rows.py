@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cuda2nki import api
-from cuda2nki.ir.nodes import Load, Rows, Store
+from cuda2nki.ir.nodes import Load, Rows, Store, TensorCopy
 from cuda2nki.rewrite import nodes
 
 #: name -> (kernel, source, record tensors read, record tensors written)
@@ -162,3 +162,13 @@ def test_fields_read_under_a_select_fill_the_partitions(tmp_path: Path) -> None:
     loads = [d for d in _dmas(res, "pts") if isinstance(d, Load)]
     widths = {str(ld.src.dims[0].width) for ld in loads}
     assert loads and "Const(value=2)" not in widths, widths
+
+
+def test_computed_fields_are_written_in_place(tmp_path: Path) -> None:
+    """A field computed by an engine instruction is written straight into the record rows' tile;
+    only a field passed through from the input is copied there (one per stored tile here)."""
+    kernel, src, _, _ = KERNELS["pairs_in_shared"]
+    _, res = _port(tmp_path, "pairs", src, kernel)
+    stores = [d for d in _dmas(res, "dst") if isinstance(d, Store)]
+    copies = [s for s in nodes(res.ir_tiles.body) if isinstance(s, TensorCopy)]
+    assert stores and len(copies) == len(stores), (len(copies), len(stores))
