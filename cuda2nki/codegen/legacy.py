@@ -376,8 +376,11 @@ class LegacyEmitter(Emitter):
     def _dst(self, v: View) -> str:
         # A masked instruction's result is assigned whole, so only a whole-tile destination may be
         # masked; a sub-region destination is written unmasked (its sources are zero-padded).
+        # A strided sub-region (a field of a tile of records) is masked too: its full-size grid
+        # would reach past the tile.
         whole = not v.dims or self._whole(v)
-        self.pending_mask = self.mask_of(v, self.depth) if whole else ""
+        stepped = any(isinstance(d, Slice) and d.step > 1 for d in v.dims)
+        self.pending_mask = self.mask_of(v, self.depth) if whole or stepped else ""
         return self._bind(v, whole)
 
     def _bind(self, v: View, whole: bool) -> str:

@@ -14,6 +14,7 @@ from cuda2nki.lift.capped import with_capped_values
 from cuda2nki.lift.idioms import classify
 from cuda2nki.lift.intent import Shapes, lower_program
 from cuda2nki.lift.intent_shapes import poly_of_text
+from cuda2nki.lift.lanesplit import lane_split
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.repeats import collapse_repeats
 from cuda2nki.lift.rng import rng_call, rng_construct
@@ -97,6 +98,33 @@ def _only_known(binding: Binding, point: dict) -> dict:
     return {k: v for k, v in point.items() if k in names}
 
 
+def _lift_body(
+    tu: A.TranslationUnit, fn: A.Function, binding: Binding, shapes: Shapes, kernel_name: str
+) -> tuple[N.Kernel, str]:
+    """The intent IR of ``fn`` and its idiom (raises :class:`Refusal`)."""
+    fn = unpermuted_blocks(fn, shapes.grid, shapes.points)  # diagonal block orders
+    fn = privatised(fn)  # shared accumulators of loops become registers
+    fn = collapse_repeats(fn)  # a loop repeating the same stores is one pass of them
+    prog = execute(tu, fn, shapes.block, ties=tied_sizes(binding))
+    if not prog.stores:
+        raise Refusal("C2N2020", fn.loc)
+    roles = {t.name: t.role for t in binding.tensors}
+    dtypes = {t.name: t.dtype for t in binding.tensors}
+    for p in fn.params:
+        if isinstance(p.ty, A.PointerType) and p.name not in roles:
+            raise Refusal("C2N2023", p.loc, what=f"no binding for pointer '{p.name}'")
+    scalar_types = {p.name: dtype_of(p.ty) for p in fn.params if isinstance(p.ty, A.ScalarType)}
+    try:
+        kernel = lower_program(prog, shapes, kernel_name, roles, dtypes, scalar_types)
+    except Refusal:
+        if not prog.rerolled:
+            raise
+        # the rolled-back loop does not lower: the iterations' stores one by one
+        prog = execute(tu, fn, shapes.block, reroll=False, ties=tied_sizes(binding))
+        kernel = lower_program(prog, shapes, kernel_name, roles, dtypes, scalar_types)
+    return classify(kernel)
+
+
 def lift_kernel(
     tu: A.TranslationUnit, kernel_name: str, binding: Binding | None = None
 ) -> LiftResult:
@@ -125,27 +153,18 @@ def lift_kernel(
             if binding is None:
                 return LiftResult(None, None, tuple(notes), False)
         shapes = shapes_from_binding(binding, fn)
-        fn = unpermuted_blocks(fn, shapes.grid, shapes.points)  # diagonal block orders
-        fn = privatised(fn)  # shared accumulators of loops become registers
-        fn = collapse_repeats(fn)  # a loop repeating the same stores is one pass of them
-        prog = execute(tu, fn, shapes.block, ties=tied_sizes(binding))
-        if not prog.stores:
-            raise Refusal("C2N2020", fn.loc)
-        roles = {t.name: t.role for t in binding.tensors}
-        dtypes = {t.name: t.dtype for t in binding.tensors}
-        for p in fn.params:
-            if isinstance(p.ty, A.PointerType) and p.name not in roles:
-                raise Refusal("C2N2023", p.loc, what=f"no binding for pointer '{p.name}'")
-        scalar_types = {p.name: dtype_of(p.ty) for p in fn.params if isinstance(p.ty, A.ScalarType)}
         try:
-            kernel = lower_program(prog, shapes, kernel_name, roles, dtypes, scalar_types)
+            kernel, idiom = _lift_body(tu, fn, binding, shapes, kernel_name)
         except Refusal:
-            if not prog.rerolled:
+            split = lane_split(tu, fn)  # vectors and records as their lanes, then again
+            if split is None:
                 raise
-            # the rolled-back loop does not lower: the iterations' stores one by one
-            prog = execute(tu, fn, shapes.block, reroll=False, ties=tied_sizes(binding))
-            kernel = lower_program(prog, shapes, kernel_name, roles, dtypes, scalar_types)
-        kernel, idiom = classify(kernel)
+            try:
+                kernel, idiom = _lift_body(*split, binding, shapes, kernel_name)
+            except (Refusal, RecursionError):
+                split = None
+            if split is None:
+                raise
     except Refusal as r:
         return LiftResult(None, None, tuple(notes) + (refusal_diagnostic(r, kernel_name),), False)
     except RecursionError:

@@ -31,6 +31,7 @@ from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.gatherrows import default_rows
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
+from cuda2nki.lift.lanesplit import lane_split, record_shapes
 from cuda2nki.lift.openlaunch import (
     OPEN,
     OpenLaunch,
@@ -247,8 +248,18 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     refusal = None
     host = _host_values(fn, site)
     squares = _squares(fn, launch, host, kernel_name, diags)
+    split = None
     try:
-        prog = execute(tu, privatised(fn), block, ties={x: af.sym(s) for x, s in squares.items()})
+        try:
+            prog = execute(
+                tu, privatised(fn), block, ties={x: af.sym(s) for x, s in squares.items()}
+            )
+        except Refusal:
+            split = lane_split(tu, fn)  # vector and record values as their lanes, then again
+            if split is None:
+                raise
+            prog = execute(*split[:1], privatised(split[1]), block,
+                           ties={x: af.sym(s) for x, s in squares.items()})  # fmt: skip
         for st in prog.stores:
             accesses.setdefault(st.tensor, []).append(("w", st.index, st.guard, st.loops))
             if st.accumulate is not None:  # an atomic reads what the host put there
@@ -273,6 +284,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         for p in fn.params
         if isinstance(p.ty, A.PointerType)
     }
+    if split is not None:  # records counted as [n, fields], as their index expressions give
+        shapes.update(record_shapes(fn, accesses, block, ties))
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
     picks.update(default_rows(fn, shapes, accesses, block, kernel_name, diags))

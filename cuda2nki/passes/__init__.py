@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,drop-identities,unit-reductions,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,clamp-reads,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,fold-sizes"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,unit-reductions,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,clamp-reads,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,record-rows,fold-sizes"
 
 
 def _fold_peeled() -> type:
@@ -42,6 +42,12 @@ def _factor_scales() -> type:
     from cuda2nki.passes.factor_scales import FactorScalesPass
 
     return FactorScalesPass
+
+
+def _record_rows() -> type:
+    from cuda2nki.passes.record_rows import RecordRowsPass
+
+    return RecordRowsPass
 
 
 def _halo_loads() -> type:
@@ -187,6 +193,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "dedupe-loads": _dedupe_loads,
         "hoist-loads": _hoist_loads,
         "interleaved-loads": _interleaved_loads,
+        "record-rows": _record_rows,
         "halo-loads": _halo_loads,
         "common-tiles": _common_tiles,
         "row-moments": _row_moments,

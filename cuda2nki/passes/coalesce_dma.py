@@ -8,6 +8,8 @@ A flat map walks the vector in chunks of ``128 * F`` contiguous elements, each c
 whose every access is the identity ``v[i]`` (or a scalar) are coalesced: the element order within a
 chunk is then irrelevant.  A read may also be a field of records (``p[i, 0]`` of ``[N, 2]`` pairs,
 ``q[3 * i + 1]``): the chunk's DMA moves that field of its records, with the record's stride.
+A field read only where a select picks it is coalesced when an unguarded read takes another field
+of the same record.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class CoalesceDmaPass(Pass):
         i = c.domain.axes[0].name
         temps = {t.name for t in kernel.temps}
         guarded = {id(r) for s in walk(c.expr) if isinstance(s, Select) for r in _branch_reads(s)}
+        guarded -= _same_records(reads(c.expr), guarded)
         for acc in [*reads(c.expr), c.target]:
             got = access_class(acc.index, i, "")
             if acc.tensor in temps or got is None:
@@ -56,6 +59,13 @@ class CoalesceDmaPass(Pass):
                 return False
         tgt = access_class(c.target.index, i, "")
         return tgt is not None and tgt[0] != SCALAR
+
+
+def _same_records(found: list[Read], guarded: set[int]) -> set[int]:
+    """The guarded reads of a field of a record (``p[i, 1]``) that an unguarded read also reads
+    (``p[i, 0]``): where one is in bounds, so is the other."""
+    sure = {(r.tensor, r.index[:-1]) for r in found if id(r) not in guarded and len(r.index) > 1}
+    return {id(r) for r in found if id(r) in guarded and (r.tensor, r.index[:-1]) in sure}
 
 
 def _branch_reads(s: Select) -> list[Read]:

@@ -26,12 +26,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
 KNOWN: dict[str, str] = {
-    "records/cell_step_refs": "float3 values split into lanes and passed by reference: the lanes "
-    "port literally, one small DMA per lane, until the recognisers see through the split",
-    "records/drift_bodies_shared": "a record struct staged in shared memory: split into lanes and "
-    "ported literally, no recogniser claims the per-body update",
-    "records/nn_latlong_typedef": "a typedef'd record of two floats read per thread: split into "
-    "lanes and ported literally, one small DMA per lane",
     "stencil/file_shared_smooth": "a halo tile in file-scope shared memory filled by a device "
     "function: the stencil recogniser does not follow the staging through the callee, so the "
     "block is lowered thread by thread",

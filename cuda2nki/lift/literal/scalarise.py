@@ -21,7 +21,9 @@ rewritten here, on the CUDA AST, into their lanes:
   ``W`` times longer;
 * a ``__device__`` function taking vectors or pointers to vectors takes their lanes / scalar
   pointers instead; one returning a vector is cloned once per lane, each clone returning that
-  lane (so it must not write memory: the clones would repeat its stores).
+  lane (so it must not write memory: the clones would repeat its stores); one writing through
+  reference parameters is inlined once per call (:mod:`.inline_refs`), the references aliasing
+  the caller's locals.
 
 What cannot be scalarised faithfully is refused naming the construct: a vector whose address is
 taken, a vector passed by value to the kernel or to a function that is not a ``__device__``
@@ -36,6 +38,7 @@ import dataclasses
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
 from cuda2nki.lift.literal.cubcalls import PREFIX as CUB_PREFIX
+from cuda2nki.lift.literal.inline_refs import inline_call, lvalue_aliases
 from cuda2nki.lift.literal.single_exit import needs_single_exit, single_exit
 from cuda2nki.lift.literal.state import LiteralRefusal
 from cuda2nki.lift.literal.vecscan import (
@@ -43,7 +46,6 @@ from cuda2nki.lift.literal.vecscan import (
     blob_use,
     children,
     deref_only,
-    fn_param_type,
     int_lit,
     is_vec,
     lane_name,
@@ -60,6 +62,7 @@ from cuda2nki.lift.literal.vecscan import (
 
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 _MAX_SELECT = 16  # lanes a non-literal lane index may choose among
+_MAX_INLINE = 16  # nested inlined calls (a recursive function is refused)
 
 
 class Scalariser:
@@ -93,11 +96,9 @@ class Scalariser:
         fn: A.Function,
         lane: int | None = None,
         by_value: frozenset[str] = frozenset(),
-        out: tuple[str, int] | None = None,
     ) -> A.Function:
         """``fn`` with its vectors scalarised; ``lane``: the clone returning that lane;
-        ``by_value``: reference parameters taken by value; ``out``: the clone returning the
-        final value of that reference parameter's lane instead of its own result."""
+        ``by_value``: reference parameters taken by value."""
         saved, saved_lane, saved_vec = self.env, self.ret_lane, self.ret_vec
         self.env = [{}]
         try:
@@ -114,17 +115,6 @@ class Scalariser:
             elif is_vec(ret):
                 raise LiteralRefusal(f"function '{fn.name}' returning a vector", fn.loc)
             body = self.block(fn.body)
-            if out is not None and body.body and isinstance(body.body[-1], A.Return):
-                body = dataclasses.replace(body, body=body.body[:-1])  # the lane is returned
-            if out is not None:
-                name, k = out
-                got = self.env[0][name][1]
-                ret = scalar_of(got) if got is not None else fn_param_type(fn, name)
-                value = A.Name(loc=fn.loc, name=lane_name(name, k, got.width) if got else name,
-                               ty=ret)  # fmt: skip
-                body = dataclasses.replace(
-                    body, body=(*body.body, A.Return(loc=fn.loc, value=value))
-                )
             return dataclasses.replace(fn, params=tuple(params), return_type=ret, body=body)
         finally:
             self.env, self.ret_lane, self.ret_vec = saved, saved_lane, saved_vec
@@ -175,22 +165,16 @@ class Scalariser:
         e: A.Call,
         lane: int | None,
         by_value: frozenset[str] = frozenset(),
-        out: tuple[str, int] | None = None,
     ) -> str:
         fn = self.callee(e)
-        tag = "".join(sorted(by_value)) + ("" if out is None else f"_{out[0]}_{out[1]}")
+        tag = "".join(sorted(by_value))
         name = f"{fn.name}__c2n{'' if lane is None else lane}{tag}"
         if name not in self.clones:
-            if (lane is not None or out is not None) and writes_memory(fn, by_value, self.tu):
-                what = "returning a vector" if out is None else "with reference outputs"
-                raise LiteralRefusal(f"function '{fn.name}' {what} and writing memory", e.loc)
+            if lane is not None and writes_memory(fn, by_value, self.tu):
+                raise LiteralRefusal(f"function '{fn.name}' returning a vector and writing "
+                                     "memory", e.loc)  # fmt: skip
             self.clones[name] = fn  # a recursive call finds the name taken
-            if out is not None:
-                fn = single_exit(fn)
-                if needs_single_exit(fn):
-                    raise LiteralRefusal(f"function '{fn.name}' returning through references "
-                                         "from several places", e.loc)  # fmt: skip
-            got = self.function(fn, lane, by_value, out)
+            got = self.function(fn, lane, by_value)
             self.clones[name] = dataclasses.replace(got, name=name)
         return name
 
@@ -244,44 +228,33 @@ class Scalariser:
     def ref_call(
         self, s: A.Stmt, e: A.Call, refs: dict[str, str], want: bool
     ) -> tuple[list[A.Stmt], list[A.Stmt], A.Expr | None]:
-        """A call ``f(&a, &v, x)`` writing through its references: one clone per written lane
-        returns that lane's final value (and one the function's result, if ``want``); all are
-        computed first (``pre``), then the locals are assigned (``post``): copy-in, copy-out,
-        the same as aliasing, as no local is passed twice."""
+        """A call ``f(&a, &v, x)`` writing through its references: ``f``'s body inlined once
+        (:mod:`.inline_refs`), the references aliasing the caller's locals, then scalarised
+        here; the statements (``pre``), none after (``post``), and the result's local."""
         fn = self.callee(e)
         if want and not isinstance(fn.return_type, A.ScalarType):
             raise LiteralRefusal(f"function '{fn.name}' returning a vector and writing "
                                  "through references", e.loc)  # fmt: skip
-        by_value = frozenset(refs)
-        args = self.call_args(e, by_value)
-        pre: list[A.Stmt] = []
-        post: list[A.Stmt] = []
-        for p in (p for p in fn.params if p.name in refs and written(fn.body, p.name)):
-            local = refs[p.name]
-            got = self.kind_of(local)
-            v = got[1] if got is not None else None
-            for k in range(v.width if v is not None else 1):
-                name = self.clone(e, None, by_value, (p.name, k))
-                ty = (
-                    scalar_of(v)
-                    if v is not None
-                    else dataclasses.replace(p.ty.pointee, const=False)
-                )  # type: ignore[union-attr]
-                t = self.fresh("ref")
-                call = A.Call(loc=e.loc, func=name, args=args, target=name, ty=ty)
-                pre.append(A.VarDecl(loc=s.loc, name=t, ty=ty, init=call))
-                dst = lane_name(local, k, v.width) if v is not None else local
-                post.append(A.ExprStmt(loc=s.loc, expr=A.Assign(
-                    loc=e.loc, op="=", target=A.Name(loc=e.loc, name=dst, ty=ty),
-                    value=A.Name(loc=e.loc, name=t, ty=ty), ty=ty)))  # fmt: skip
-        result = None
-        if want:
-            name = self.clone(e, None, by_value)
-            t = self.fresh("res")
-            call = A.Call(loc=e.loc, func=name, args=args, target=name, ty=e.ty)
-            pre.append(A.VarDecl(loc=s.loc, name=t, ty=e.ty, init=call))  # type: ignore[arg-type]
-            result = A.Name(loc=e.loc, name=t, ty=e.ty)
-        return pre, post, result
+        fn = single_exit(fn)
+        if needs_single_exit(fn):
+            raise LiteralRefusal(f"function '{fn.name}' returning through references "
+                                 "from several places", e.loc)  # fmt: skip
+        if self.inlining >= _MAX_INLINE:
+            raise LiteralRefusal(f"function '{fn.name}' inlined {_MAX_INLINE} calls deep "
+                                 "(recursive?)", e.loc)  # fmt: skip
+        aliases = {
+            p.name: a.operand  # type: ignore[union-attr]
+            for p, a in zip(fn.params, e.args)
+            if p.name in refs
+        }
+        aliases.update(lvalue_aliases(fn, e, set(refs.values())))
+        got = inline_call(fn, e, aliases, self.fresh, want)
+        self.inlining += 1
+        try:
+            pre = [x for st in got.stmts for x in self.stmt(st)]
+        finally:
+            self.inlining -= 1
+        return pre, [], got.result
 
     def written_refs(self, e: A.Expr | None) -> dict[str, str] | None:
         """The reference arguments of call ``e`` when it writes through one, else None."""
@@ -737,6 +710,7 @@ class Scalariser:
 
     ret_lane: int | None = None
     ret_vec: object = None
+    inlining: int = 0  # calls writing through references being inlined, nested
 
 
 def scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit, A.Function]:
