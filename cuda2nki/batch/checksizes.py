@@ -90,7 +90,11 @@ def _note(spec: JobSpec, small: Mapping[str, str], rec: dict[str, Any]) -> None:
 
     try:
         was = effective_values(
-            list(small), spec.path, read_text(spec.path, source=True), spec.include_dirs, dict(spec.defines)
+            list(small),
+            spec.path,
+            read_text(spec.path, source=True),
+            spec.include_dirs,
+            dict(spec.defines),
         )
     except (OSError, UnicodeDecodeError):
         was = {}
