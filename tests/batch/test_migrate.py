@@ -160,7 +160,7 @@ def test_a_checked_migration_says_what_failed_a_verdict(tmp_path: Path) -> None:
     # clean; a port with performance findings only (one of the KNOWN kernels of
     # tests/port/test_literal_corpus_findings.py: when it is fixed, pick another from there
     # or from tests/port/test_corpus_findings.py)
-    flawed_rel = "stencil/texture_resample"
+    flawed_rel = "stencil/file_shared_smooth"
     for rel in ("basic/vector_add", flawed_rel):
         for ext in (".cu", ".toml"):
             shutil.copy(root / (rel + ext), src / (Path(rel).name + ext))
