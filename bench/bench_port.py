@@ -47,8 +47,8 @@ def raw_parse_seconds(files: list[Path], repeat: int = 3) -> float:
 
 
 def port_corpus(files: list[Path]) -> tuple[float, dict[str, int]]:
-    from cuda2nki.codegen.pipeline import port_file
     from cuda2nki.diagnostics import DiagnosticError
+    from cuda2nki.pipeline import port_file
 
     outcome = {"ported": 0, "literal": 0, "refused": 0, "input_error": 0}
     t0 = time.perf_counter()
@@ -82,8 +82,8 @@ def intent_kernels() -> list:
 
 def passes_codegen_throughput(repeat: int = 3) -> tuple[int, float, int]:
     """Kernels per second through passes + code generation (both targets), and how many port."""
-    from cuda2nki.codegen.pipeline import port_intent
     from cuda2nki.diagnostics import DiagnosticError
+    from cuda2nki.pipeline import port_intent
 
     kernels = intent_kernels()
     best, ported = float("inf"), 0
@@ -110,7 +110,7 @@ def cost_ns(path: Path, name: str, inputs: dict) -> float:
 
 
 def generated(intent, tmp: Path, passes: str | None = None) -> Path:
-    from cuda2nki.codegen.pipeline import port_intent
+    from cuda2nki.pipeline import port_intent
 
     path = tmp / f"{intent.name}_{abs(hash(passes)) % 10**6}.py"
     path.write_text(port_intent(intent, passes=passes)[1])
@@ -176,8 +176,8 @@ def literal_cost_ns(label: str, tmp: Path) -> tuple[float | None, str]:
     blocks are costed like interior ones).  Returns (ns, note); ns is None when the kernel is
     refused, with the refusal as the note."""
     from cuda2nki.binding import generate_inputs, load_binding
-    from cuda2nki.codegen.pipeline import port_file
     from cuda2nki.codegen.spell import py_name
+    from cuda2nki.pipeline import port_file
 
     rel, scalars = LITERAL_CASES[label]
     cu = ROOT / "corpus" / f"{rel}.cu"
@@ -290,8 +290,8 @@ EXPERT_JOBS = [
 def expert_table() -> None:
     """Generated port of a CUDA kernel vs an expert port of the same job (target <= 1.25x)."""
     from cuda2nki.binding import generate_inputs, load_binding
-    from cuda2nki.codegen.pipeline import port_file
     from cuda2nki.codegen.spell import py_name
+    from cuda2nki.pipeline import port_file
 
     print(f"{'job':32} {'generated us':>13} {'expert us':>10} {'gen/expert':>11}  bottleneck")
     with tempfile.TemporaryDirectory() as tmp:

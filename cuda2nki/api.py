@@ -32,9 +32,9 @@ from cuda2nki.frontend.ast import TranslationUnit
 from cuda2nki.frontend.select import select_kernel
 
 if TYPE_CHECKING:
-    from cuda2nki.codegen.pipeline import PortResult
     from cuda2nki.fidelity.check import CheckReport
     from cuda2nki.nkisim import SimResult
+    from cuda2nki.pipeline import PortResult
 
 #: the Trainium generations the simulator and the checker model
 Hardware = Literal["trn1", "trn2", "trn3"]
@@ -235,7 +235,7 @@ def port(
     templates: Mapping[str, str] | None = None,
 ) -> PortResult:
     """Draft an NKI port of a kernel in a CUDA file; returns a
-    :class:`cuda2nki.codegen.pipeline.PortResult` (``source`` is None when refused).
+    :class:`cuda2nki.pipeline.PortResult` (``source`` is None when refused).
 
     The binding is ``binding``, else the sidecar ``.toml`` beside the file, else inferred.
     ``api``: the NKI API the port is written against (``nki`` or ``legacy``).
@@ -244,7 +244,7 @@ def port(
     ``target`` is the former name of ``api`` (deprecated).  ``templates``: template arguments
     (``NAME -> VALUE``) for a template kernel that no launch site instantiates.
     """
-    from cuda2nki.codegen import pipeline
+    from cuda2nki import pipeline
 
     if target is not None:
         warnings.warn(

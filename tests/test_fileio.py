@@ -65,8 +65,8 @@ def test_latin1_source_is_read_but_other_inputs_stay_strict(tmp_path) -> None:
 
 
 def test_a_latin1_commented_kernel_ports(tmp_path) -> None:
-    from cuda2nki.codegen.pipeline import port_file
     from cuda2nki.frontend import parse_file
+    from cuda2nki.pipeline import port_file
 
     cu = tmp_path / "k.cu"
     cu.write_bytes(

@@ -33,9 +33,9 @@ def test_public_functions_have_explicit_typed_keywords(name: str) -> None:
     sig = inspect.signature(fn)
     kinds = {p.kind for p in sig.parameters.values()}
     assert inspect.Parameter.VAR_KEYWORD not in kinds, f"{name} hides its options in **kwargs"
-    from cuda2nki.codegen.pipeline import PortResult
     from cuda2nki.fidelity.check import CheckReport
     from cuda2nki.nkisim import SimResult
+    from cuda2nki.pipeline import PortResult
 
     names = {"CheckReport": CheckReport, "PortResult": PortResult, "SimResult": SimResult}
     hints = typing.get_type_hints(fn, localns=names)  # the annotations resolve

@@ -365,7 +365,7 @@ def _kernel(
 def _inferred(spec: JobSpec, tu: Any, name: str) -> tuple[Any, list[Diagnostic]]:
     """The binding a port without a sidecar entry was made from, and the inference's notes
     (which value each item got, and from where)."""
-    from cuda2nki.codegen.pipeline import inferred_binding
+    from cuda2nki.pipeline import inferred_binding
 
     try:
         return inferred_binding(spec.path, tu, name)

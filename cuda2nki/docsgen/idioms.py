@@ -3,7 +3,7 @@
 The lifter (CUDA -> intent IR) tags every statement with the :class:`~cuda2nki.ir.ops.Idiom` of
 the recogniser that produced it.  For each idiom this module takes a representative intent
 kernel (in the IR's text form), runs the port pipeline on it
-(:func:`cuda2nki.codegen.pipeline.port_intent`) and records what the code did: the layout
+(:func:`cuda2nki.pipeline.port_intent`) and records what the code did: the layout
 ``choose-layout`` picked, the NKI calls in the generated kernel and the notes it attached -- or
 the refusal.  The table is therefore what the passes do today, not what they are meant to do.
 """
@@ -164,11 +164,11 @@ class Row:
 
 def lower(text: str) -> tuple[str, str, str]:
     """(layouts, NKI calls, notes) for one intent kernel, or the refusal in the second cell."""
-    from cuda2nki.codegen.pipeline import port_intent
     from cuda2nki.diagnostics import DiagnosticError
     from cuda2nki.ir.nodes import Compute
     from cuda2nki.ir.parser import parse
     from cuda2nki.passes.choose_layout import classify
+    from cuda2nki.pipeline import port_intent
 
     kernel = parse(text, "idiom.ir")
     layouts = []
@@ -236,7 +236,7 @@ def corpus_idioms() -> dict[str, list[str]]:
 
 
 def markdown() -> str:
-    from cuda2nki.codegen.pipeline import port_intent  # noqa: F401  (fail early if absent)
+    from cuda2nki.pipeline import port_intent  # noqa: F401  (fail early if absent)
 
     try:
         from cuda2nki.lift import lift_kernel  # noqa: F401

@@ -265,7 +265,7 @@ def _binding(
     cuda_path: str, binding: Binding | str | Path | None, tu: Any, kernel: str | None
 ) -> Binding:
     """The same resolution as ``cuda2nki port``: explicit, sidecar, else inferred (C2N2502)."""
-    from cuda2nki.codegen.pipeline import resolve_binding
+    from cuda2nki.pipeline import resolve_binding
 
     if kernel is None and len(tu.kernels) == 1:
         kernel = tu.kernels[0].name

@@ -10,8 +10,8 @@ import pytest
 
 from cuda2nki.binding import load_binding
 from cuda2nki.codegen.block_names import block_name, blocked_dim
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.ir.nodes import Add, Const, FloorDiv, Max, Min, Mul, Sym
+from cuda2nki.pipeline import port_file
 from tests.port.acceptance import CORPUS
 
 M, N, K = Sym("M"), Sym("N"), Sym("K")

@@ -10,8 +10,8 @@ import jinja2
 import pytest
 
 from cuda2nki.codegen import render
-from cuda2nki.codegen.pipeline import port_intent
 from cuda2nki.ir.nodes import Note
+from cuda2nki.pipeline import port_intent
 from tests.passes import intent_examples as ex
 
 EXAMPLES = [

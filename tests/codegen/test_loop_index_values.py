@@ -11,7 +11,7 @@ import builtins
 import pytest
 
 from cuda2nki.binding import load_binding
-from cuda2nki.codegen.pipeline import port_file
+from cuda2nki.pipeline import port_file
 from tests.port.acceptance import CORPUS
 
 KERNELS = (

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from cuda2nki.binding import load_binding
 from cuda2nki.codegen.notes import port_notes
-from cuda2nki.codegen.pipeline import port_file
+from cuda2nki.pipeline import port_file
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 

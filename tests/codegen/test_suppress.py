@@ -10,10 +10,10 @@ import pytest
 
 from cuda2nki.binding import binding_from_dict
 from cuda2nki.codegen import suppress
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.diagnostics import Severity
 from cuda2nki.fidelity.check import check
 from cuda2nki.fidelity.portscan import scan
+from cuda2nki.pipeline import port_file
 from tests.port.acceptance import tensor_param
 
 

@@ -67,7 +67,7 @@ SAMPLE = (
 
 def _port_source(rel: str, target: str) -> str | None:
     from cuda2nki.binding import load_binding
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     path = CORPUS / f"{rel}.cu"
     return port_file(path, binding=load_binding(path.with_suffix(".toml")), target=target).source

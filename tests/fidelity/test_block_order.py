@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from cuda2nki.binding import binding_from_dict
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.fidelity.check import check
+from cuda2nki.pipeline import port_file
 
 # block 0's thread 0 walks the whole buffer every block rescales before a __syncthreads() that
 # orders only its own block

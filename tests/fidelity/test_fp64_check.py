@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from cuda2nki.binding import binding_from_dict
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.fidelity.check import check
 from cuda2nki.fp64 import FP32_ENOUGH_RTOL, fp32_shortfall
+from cuda2nki.pipeline import port_file
 
 TRANSPOSE = """
 __global__ void t64(const double* a, double* b, int n) {

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from cuda2nki.binding import load_binding
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.fidelity.check import check
+from cuda2nki.pipeline import port_file
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 

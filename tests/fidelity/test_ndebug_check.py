@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from cuda2nki.binding import binding_from_dict
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.diagnostics import DiagnosticError
 from cuda2nki.fidelity.check import check
 from cuda2nki.frontend import parse_source
 from cuda2nki.frontend.noassert import has_asserts, without_asserts
+from cuda2nki.pipeline import port_file
 
 _BIND = {
     "kernel": "k",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cuda2nki.codegen.pipeline import port_intent
+from cuda2nki.pipeline import port_intent
 from tests.passes import intent_examples as ex
 
 HERE = Path(__file__).parent

@@ -11,12 +11,12 @@ import numpy as np
 import pytest
 
 from cuda2nki.binding import binding_from_dict
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.fidelity.compare import vacuous
 from cuda2nki.ir.evaluate import error_bound
 from cuda2nki.ir.extremum import candidate_var, extremum_of
 from cuda2nki.ir.nodes import Binary, Lit
 from cuda2nki.ir.ops import Op
+from cuda2nki.pipeline import port_file
 from tests.port.acceptance import tensor_param
 
 NEAREST = """

@@ -25,7 +25,7 @@ def _port(path: Path):
     lift = importlib.import_module("cuda2nki.lift")
     if not hasattr(lift, "lift_kernel"):
         pytest.skip("lifter not available")
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     def hung(signum, frame):
         raise TimeoutError(f"porting {path.name} took more than {PORT_SECONDS} s")

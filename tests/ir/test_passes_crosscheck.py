@@ -38,7 +38,7 @@ def _case(name: str):
     [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN[n])) if n in KNOWN else n for n in ALL],
 )
 def test_scheduled_kernel_matches_intent(name):
-    port_intent = pytest.importorskip("cuda2nki.codegen.pipeline").port_intent
+    port_intent = pytest.importorskip("cuda2nki.pipeline").port_intent
     k, inputs, scalars = _case(name)
     try:
         scheduled, _, _ = port_intent(k)

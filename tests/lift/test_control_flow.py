@@ -825,7 +825,7 @@ def test_lifts_to_its_meaning(vid, src, bdict, idiom, meaning) -> None:
 
 @pytest.mark.parametrize("vid", sorted(PORT))
 def test_port_matches_simt(vid, tmp_path) -> None:
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
     from tests.port.acceptance import run_against_simt
 
     _, src, bdict, _, _ = next(c for c in CASES if c[0] == vid)

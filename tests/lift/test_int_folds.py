@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from cuda2nki.codegen.pipeline import port_file
+from cuda2nki.pipeline import port_file
 from tests.port.acceptance import grid_binding, port_variant, tensor_param
 
 TAPS = """

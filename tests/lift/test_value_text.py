@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.lift import values as V
+from cuda2nki.pipeline import port_file
 
 
 def _ladder(steps: int, a: str = "r0", b: str = "r1") -> V.DExpr:

@@ -6,7 +6,7 @@ import importlib
 
 import numpy as np
 
-from cuda2nki.codegen.pipeline import port_intent
+from cuda2nki.pipeline import port_intent
 
 
 def verifier():

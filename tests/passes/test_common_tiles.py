@@ -105,7 +105,7 @@ def test_a_tile_nothing_reads_is_dropped_with_its_allocation() -> None:
 @pytest.mark.parametrize("rel", ["norm/layernorm", "norm/softmax_naive", "norm/rmsnorm"])
 def test_norm_ports_compute_each_statistic_once_and_match(rel: str, target: str, tmp_path) -> None:
     from cuda2nki.binding import load_binding
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     path = CORPUS / f"{rel}.cu"
     if not path.exists():
@@ -167,7 +167,7 @@ def test_exp_is_computed_once_for_its_row_sum_and_its_output(first_sums, second_
 )
 def test_softmax_ports_compute_exp_once_and_match(rel: str, target: str, tmp_path) -> None:
     from cuda2nki.binding import load_binding
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     path = CORPUS / f"{rel}.cu"
     res = port_file(path, binding=load_binding(path.with_suffix(".toml")), target=target)

@@ -105,7 +105,7 @@ def test_taps_further_apart_than_the_halo_limit_keep_their_loads(tmp_path) -> No
 @pytest.mark.parametrize("rel", ["stencil/box3x3_flat_macro", "stencil/conv3x3_macro_strides"])
 def test_corpus_box_stencils_load_one_halo_tile_per_row_shift(rel, target, tmp_path) -> None:
     from cuda2nki.binding import load_binding
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     cu = CORPUS / f"{rel}.cu"
     res = port_file(cu, binding=load_binding(cu.with_suffix(".toml")), target=target)

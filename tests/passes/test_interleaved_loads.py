@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from cuda2nki.binding import load_binding
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.ir.nodes import Const, Load
 from cuda2nki.ir.parser import parse
 from cuda2nki.passes import PassContext, parse_pipeline, run_pipeline
+from cuda2nki.pipeline import port_file
 from cuda2nki.rewrite import nodes
 from tests.port.acceptance import CORPUS, check_kernel
 

@@ -115,9 +115,9 @@ def test_rows_tiles_are_ragged_not_padded() -> None:
 
 
 def test_scheduled_ir_round_trips_through_the_text_form() -> None:
-    from cuda2nki.codegen.pipeline import port_intent
     from cuda2nki.ir.parser import parse
     from cuda2nki.ir.printer import to_text
+    from cuda2nki.pipeline import port_intent
 
     for make in (
         ex.saxpy,
@@ -133,8 +133,8 @@ def test_scheduled_ir_round_trips_through_the_text_form() -> None:
 
 
 def test_literal_statements_are_flagged_in_the_port() -> None:
-    from cuda2nki.codegen.pipeline import port_intent
     from cuda2nki.ir.ops import Idiom
+    from cuda2nki.pipeline import port_intent
 
     k = ex.saxpy()
     k = k.replace(body=tuple(c.replace(idiom=Idiom.LITERAL) for c in k.body))

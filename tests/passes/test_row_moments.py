@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from cuda2nki.binding import load_binding
-from cuda2nki.codegen.pipeline import port_file, port_intent
 from cuda2nki.ir.nodes import (
     Access,
     Activation,
@@ -37,6 +36,7 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.ir.ops import AxisKind, Idiom, Op, Role
 from cuda2nki.nkisim.importer import load_kernel
 from cuda2nki.nkisim.kernel import simulate_kernel
+from cuda2nki.pipeline import port_file, port_intent
 from cuda2nki.rewrite import nodes
 from tests.passes import intent_examples as ex
 from tests.port.acceptance import CORPUS, check_kernel

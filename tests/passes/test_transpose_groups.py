@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from cuda2nki.binding import load_binding
-from cuda2nki.codegen.pipeline import port_file, port_intent
 from cuda2nki.ir.nodes import Const, Load, Slice, Store, Sym
 from cuda2nki.nkisim.importer import load_kernel
 from cuda2nki.nkisim.kernel import simulate_kernel
+from cuda2nki.pipeline import port_file, port_intent
 from cuda2nki.rewrite import nodes
 from tests.passes import intent_examples as ex
 from tests.port.acceptance import CORPUS, check_kernel

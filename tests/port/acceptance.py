@@ -33,8 +33,8 @@ def check_kernel(
     path: Path, target: str, tmp: Path, max_points: int = 3, profile: bool = False
 ) -> Outcome:
     from cuda2nki.binding import load_binding
-    from cuda2nki.codegen.pipeline import port_file
     from cuda2nki.diagnostics import DiagnosticError
+    from cuda2nki.pipeline import port_file
 
     binding = load_binding(path.with_suffix(".toml"))
     res = port_file(path, binding=binding, target=target)
@@ -208,7 +208,7 @@ def port_variant(
     interpreter on every test point of its binding (seeds ``seed0``, ``seed0 + 1``, ...):
     (port result, comparison, points)."""
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     cu = tmp / f"{vid.split('/')[1]}.cu"
     cu.write_text(src)

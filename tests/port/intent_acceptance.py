@@ -43,11 +43,11 @@ def _inputs(kernel, dims: dict, rng) -> dict:
 
 def check(kernel, target: str, tmp: Path) -> Row:
     from cuda2nki.codegen.emit import signature
-    from cuda2nki.codegen.pipeline import port_intent
     from cuda2nki.diagnostics import DiagnosticError
     from cuda2nki.ir.evaluate import analyse
     from cuda2nki.nkisim.importer import load_kernel
     from cuda2nki.nkisim.kernel import simulate_kernel
+    from cuda2nki.pipeline import port_intent
 
     try:
         scheduled, src, _ = port_intent(kernel, target=target)

@@ -30,8 +30,8 @@ def check_literal(
     profile: bool = False,
 ) -> LiteralOutcome:
     from cuda2nki.binding import load_binding
-    from cuda2nki.codegen.pipeline import port_file
     from cuda2nki.diagnostics import DiagnosticError
+    from cuda2nki.pipeline import port_file
 
     binding = load_binding(path.with_suffix(".toml"))
     res = port_file(path, binding=binding, lowering=lowering, target=target)

@@ -109,7 +109,7 @@ def test_atomic_counts_cover_the_launch(vid, src, bind, target, role, tmp_path) 
 
 def test_atomic_inc_below_the_limit_is_refused_by_name(tmp_path) -> None:
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     cu = tmp_path / "ring.cu"
     cu.write_text("__global__ void k(unsigned int* slot) { atomicInc(slot, 15u); }\n")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cuda2nki.codegen.pipeline import PortResult, port_file
+from cuda2nki.pipeline import PortResult, port_file
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 EXPECTED = Path(__file__).with_name("corpus_lowering.json")

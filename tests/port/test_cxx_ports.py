@@ -110,7 +110,7 @@ __global__ void k(float* y, const float* x, int n) {
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_device_asserts_are_checks_not_values(target, tmp_path) -> None:
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     cu = tmp_path / "asserts.cu"
     cu.write_text(_ASSERTS)

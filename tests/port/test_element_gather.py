@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from cuda2nki.binding import load_binding
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.ir import parser, printer
+from cuda2nki.pipeline import port_file
 from tests.port.acceptance import CORPUS, check_kernel
 
 TARGETS = ["nki", "legacy"]

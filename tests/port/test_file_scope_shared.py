@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.fidelity.check import check
+from cuda2nki.pipeline import port_file
 
 CASES = {
     "two-arrays-2d-block": """

@@ -51,7 +51,7 @@ def test_a_float_index_truncates(name: str, body: str, lo: int, target: str, tmp
 
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 def test_the_corpus_split_matches_through_a_recogniser(target: str, tmp_path) -> None:
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
     from tests.port.acceptance import CORPUS, check_kernel
 
     cu = CORPUS / "gather/split_by_position.cu"

@@ -126,7 +126,7 @@ def test_fp64_kernel_no_recogniser_claims_ports_literally(target, tmp_path) -> N
 
 def test_forced_literal_lowering_ports_fp64(tmp_path) -> None:
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     cu = tmp_path / "t.cu"
     cu.write_text(TRANSPOSE)

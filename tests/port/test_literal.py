@@ -215,7 +215,7 @@ __global__ void acc(const float* x, const int* v, float* total, int* extrema, fl
 
 
 def test_unclaimed_kernel_falls_back_to_the_literal_lowering(monkeypatch):
-    from cuda2nki.codegen import pipeline
+    from cuda2nki import pipeline
     from cuda2nki.diagnostics import SourceLoc, make
 
     refusal = make("C2N2010", SourceLoc("vector_add.cu", 1, 1), kernel="vector_add", what="x")
@@ -288,14 +288,14 @@ def test_cli_exit_codes_and_unknown_target_refusal(tmp_path):
     assert "def vector_add(a, b):" in text and "from vector_add.cu:" in text
     leg = subprocess.run([*cli, "--target", "legacy"], capture_output=True, text=True)
     assert leg.returncode == 1 and "import neuronxcc.nki" in leg.stdout
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     other = port_file(cu, lowering="literal", target="trn-next")
     assert other.source is None and "C2N2302" in {d.code for d in other.diagnostics}
 
 
 def test_literal_output_is_deterministic_and_ruff_clean(tmp_path):
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     cu = ROOT / "corpus" / "basic" / "vector_add.cu"
     a = port_file(cu, lowering="literal").source

@@ -44,7 +44,7 @@ BODIES = {
 
 def _port(name: str, target: str, tmp: Path):
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     rng = [-(2**31), 2**31 - 1]
     params = {

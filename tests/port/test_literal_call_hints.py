@@ -54,7 +54,7 @@ def _binding(cu: Path):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", sorted(HINTED))
 def test_hints_are_their_values(name, target, tmp_path) -> None:
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     cu = _cu(tmp_path, name, HINTED[name])
     binding = _binding(cu)
@@ -69,7 +69,7 @@ def test_hints_are_their_values(name, target, tmp_path) -> None:
 
 @pytest.mark.parametrize("call", sorted(REFUSED))
 def test_calls_without_counterpart_are_refused_saying_why(call, tmp_path) -> None:
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     body = f"    long t0 = {call};\n    while ({call} - t0 < (long)n) {{ }}\n"
     body += "    if (i < n) y[i] = x[i];\n"
@@ -82,7 +82,7 @@ def test_calls_without_counterpart_are_refused_saying_why(call, tmp_path) -> Non
 
 
 def test_a_trap_is_refused_saying_why(tmp_path) -> None:
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     body = "    if (i < n && x[i] != x[i]) __trap();\n    if (i < n) y[i] = x[i];\n"
     cu = _cu(tmp_path, "trapped", body)

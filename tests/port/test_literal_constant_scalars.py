@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cuda2nki.binding import binding_from_dict
-from cuda2nki.codegen.pipeline import port_file
+from cuda2nki.pipeline import port_file
 from tests.port.acceptance import grid_binding, run_against_simt, tensor_param
 
 _BIND = grid_binding(

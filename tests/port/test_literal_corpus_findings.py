@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from cuda2nki.binding import load_binding
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.diagnostics import Severity
 from cuda2nki.fidelity.check import check
+from cuda2nki.pipeline import port_file
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 #: how each corpus kernel ports (tests/port/test_corpus_lowering.py keeps it current)

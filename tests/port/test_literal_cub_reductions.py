@@ -129,7 +129,7 @@ KERNELS = {
 
 def _port(name: str, target: str, tmp: Path):
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     block, per, ty, src = KERNELS[name]
     dt = "float32" if ty == "float" else "int32"
@@ -160,7 +160,7 @@ def test_cub_reductions_match_exactly(name, target, tmp_path) -> None:
 
 def test_a_cub_scan_is_refused_by_name(tmp_path) -> None:
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     cu = tmp_path / "scan.cu"
     cu.write_text(

@@ -43,7 +43,7 @@ POINTERS = {
 
 def _port_literal(name: str, body: str, target: str, tmp: Path):
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     params = {"x": tensor_param(["n"], "in"), "y": tensor_param(["n"], "out"), "n": 120}
     params.update({"C": 5, "R": 4})

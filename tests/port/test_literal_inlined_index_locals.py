@@ -107,7 +107,7 @@ HELPERS = {
 
 def _port(name: str, target: str, tmp: Path):
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     helper, call = HELPERS[name]
     params = {"x": tensor_param(["n"], "in"), "y": tensor_param(["n"], "out"), "n": 300}

@@ -70,7 +70,7 @@ SOURCES = {
 
 def _port(name: str, target: str, tmp: Path):
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     params = {"x": tensor_param(["n", "n"], "in"), "y": tensor_param(["n", "n"], "out"), "n": 64}
     bdict = grid_binding(["n / 16", "n / 16"], params, [{"n": 64}, {"n": 32}], block=16)

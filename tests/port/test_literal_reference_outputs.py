@@ -55,7 +55,7 @@ KERNELS = {
 @pytest.mark.parametrize("name", sorted(KERNELS))
 def test_reference_outputs_are_inlined_once(name: str, tmp_path: Path) -> None:
     from cuda2nki.binding import binding_from_dict
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     src, lines = KERNELS[name]
     cu = tmp_path / f"{name}.cu"

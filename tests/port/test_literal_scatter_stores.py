@@ -97,7 +97,7 @@ def test_scatter_stores_match(tmp_path, name):
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 def test_a_port_where_the_first_writer_wins_fails(tmp_path, target):
     from cuda2nki.binding import load_binding
-    from cuda2nki.codegen.pipeline import port_file
+    from cuda2nki.pipeline import port_file
 
     cu = _cu(tmp_path, "compaction_by_scanned_position")
     binding = load_binding(cu.with_suffix(".toml"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cuda2nki.codegen.pipeline import port_file
+from cuda2nki.pipeline import port_file
 
 #: a shared-memory halo the recognisers leave to the literal lowering
 BLUR = """\

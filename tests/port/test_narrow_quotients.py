@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from cuda2nki.binding import binding_from_dict
-from cuda2nki.codegen.pipeline import port_file
+from cuda2nki.pipeline import port_file
 from tests.port.acceptance import grid_binding, map_kernel, port_variant, tensor_param
 
 _PARAMS = "const unsigned char* a, const unsigned char* b, unsigned char* o, int n"

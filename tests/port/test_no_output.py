@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from cuda2nki.codegen.pipeline import port_file
+from cuda2nki.pipeline import port_file
 
 NO_OUTPUT = {
     "printf_only": """

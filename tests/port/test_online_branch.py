@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from cuda2nki.binding import load_binding
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import values as V
 from cuda2nki.lift.online_branch import canonical_online
+from cuda2nki.pipeline import port_file
 from tests.port.acceptance import CORPUS, check_kernel
 
 TARGETS = ["nki", "legacy"]

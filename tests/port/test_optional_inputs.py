@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 from cuda2nki.binding import generate_inputs, load_binding
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.codegen.spell import py_name
 from cuda2nki.frontend import parse_file
 from cuda2nki.frontend.presence import StillUsed, null_tested, specialise
 from cuda2nki.nkisim.importer import load_kernel
 from cuda2nki.nkisim.kernel import simulate_kernel
+from cuda2nki.pipeline import port_file
 from cuda2nki.simt.runner import run_kernel
 from tests.port.acceptance import CORPUS, check_kernel
 

@@ -25,7 +25,7 @@ def test_unknown_kernel_is_input_error(tmp_path: Path, capsys) -> None:
 
 
 def test_missing_binding_says_what_is_missing(tmp_path: Path, capsys, monkeypatch) -> None:
-    import cuda2nki.codegen.pipeline as pl
+    import cuda2nki.pipeline as pl
 
     monkeypatch.setattr(pl, "_optional", lambda module, attr: None)  # no inference available
     src = tmp_path / "k.cu"
@@ -64,7 +64,7 @@ def test_corpus_kernel_port_writes_file_or_refuses_cleanly(tmp_path: Path, capsy
 
 def _fake_lifter(monkeypatch, kernel):
     """Stand in for the lifter: returns a hand-written intent kernel for any CUDA kernel."""
-    import cuda2nki.codegen.pipeline as pl
+    import cuda2nki.pipeline as pl
 
     monkeypatch.setattr(
         pl, "_lift", lambda tu, name, binding: {"kernel": kernel, "diagnostics": []}
@@ -135,9 +135,9 @@ def test_refused_construct_exits_1_naming_it(tmp_path: Path, monkeypatch, capsys
 
 
 def test_a_failing_pass_is_a_diagnostic_not_a_traceback(monkeypatch) -> None:
-    from cuda2nki.codegen.pipeline import port_intent
     from cuda2nki.diagnostics import DiagnosticError
     from cuda2nki.passes.hoist_loads import HoistLoadsPass
+    from cuda2nki.pipeline import port_intent
     from tests.passes import intent_examples as ex
 
     def boom(self, kernel, ctx):

@@ -129,9 +129,9 @@ PACKED = {
 @pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize("case", sorted(PACKED))
 def test_packed_byte_outputs_port_through_the_map_recogniser(case, target, tmp_path) -> None:
-    from cuda2nki.codegen.pipeline import port_file
     from cuda2nki.diagnostics import Severity
     from cuda2nki.fidelity.check import check
+    from cuda2nki.pipeline import port_file
 
     cu = tmp_path / "pack.cu"
     cu.write_text(PACKED[case])

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.diagnostics import Severity
 from cuda2nki.fidelity.check import check
+from cuda2nki.pipeline import port_file
 
 
 def _object_host(kernel: str, args: str, call: str, modes: str, block: tuple[int, int]) -> str:

@@ -16,13 +16,13 @@ import numpy as np
 import pytest
 
 from cuda2nki.binding import binding_from_dict
-from cuda2nki.codegen.pipeline import port_file
 from cuda2nki.diagnostics import Severity
 from cuda2nki.fidelity.check import check
 from cuda2nki.frontend import parse_file
 from cuda2nki.lift import sortnets as S
 from cuda2nki.lift.sortnet_boxes import expand, stage_boxes
 from cuda2nki.lift.sortnet_match import recognise
+from cuda2nki.pipeline import port_file
 
 # keys with values, float keys, descending, partner i ^ j, a grid-stride loop over the segment
 KV_DESC = """

@@ -155,7 +155,7 @@ EXAMPLES = {
     "C2N2302": Example(
         files={"k.cu": _port(_LITERAL).files["k.cu"], "k.toml": _BINDING},
         python=(
-            "from cuda2nki.codegen.pipeline import port_file\n"
+            "from cuda2nki.pipeline import port_file\n"
             "res = port_file('k.cu', target='trn-next', lowering='literal')\n"
             "print(*(f'{d.code} {d.message}' for d in res.diagnostics), sep='\\n')\n"
         ),

@@ -2,7 +2,7 @@
 
 Notes are shown on corpus kernels; decisions no corpus kernel reaches yet are shown on an intent
 kernel (the text ``cuda2nki port --emit intent`` prints) given to
-:func:`cuda2nki.codegen.pipeline.port_intent`.
+:func:`cuda2nki.pipeline.port_intent`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from cuda2nki.rules.examples.base import Example
 
 _PORT_INTENT = """\
 from pathlib import Path
-from cuda2nki.codegen.pipeline import port_intent
+from cuda2nki.pipeline import port_intent
 from cuda2nki.ir.parser import parse
 
 intent = parse(Path("k.ir").read_text(), "k.ir")
