@@ -64,3 +64,19 @@ def check_literal(
     except DiagnosticError as exc:
         out.status, out.detail = "error", f"{exc.diagnostic.code} {exc.diagnostic.message}"
     return out
+
+
+def run_literal_exactly(cu: Path, bdict: dict, target: str, tmp: Path) -> tuple:
+    """Port ``cu`` (written) literally for ``target`` under the binding ``bdict`` (kernel ``k``)
+    and run it against the interpreter with no tolerance at every test point of the binding:
+    (the comparison, the points)."""
+    from cuda2nki.binding import binding_from_dict
+    from cuda2nki.pipeline import port_file
+
+    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
+    res = port_file(cu, binding=binding, target=target, lowering="literal")
+    assert res.source is not None, [d.render() for d in res.diagnostics]
+    port = tmp / f"{cu.stem}_{target}.py"
+    port.write_text(res.source)
+    points = binding.test_points()
+    return run_against_simt(res, binding, port, points=points, rtol=0.0, atol=0.0), points

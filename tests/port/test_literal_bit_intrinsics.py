@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.port.acceptance import grid_binding, run_against_simt, tensor_param
+from tests.port.acceptance import grid_binding, tensor_param
+from tests.port.literal_acceptance import run_literal_exactly
 
 TARGETS = ["nki", "legacy"]
 _PARAMS = "const int* a, const int* b, int* y, int n"
@@ -43,9 +44,6 @@ BODIES = {
 
 
 def _port(name: str, target: str, tmp: Path):
-    from cuda2nki.binding import binding_from_dict
-    from cuda2nki.pipeline import port_file
-
     rng = [-(2**31), 2**31 - 1]
     params = {
         "a": tensor_param(["n"], "in", "int32", rng),
@@ -59,13 +57,7 @@ def _port(name: str, target: str, tmp: Path):
         f"__global__ void k({_PARAMS}) {{\n"
         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + BODIES[name] + "}\n"
     )
-    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
-    res = port_file(cu, binding=binding, target=target, lowering="literal")
-    assert res.source is not None, [d.render() for d in res.diagnostics]
-    port = tmp / f"{name}_{target}.py"
-    port.write_text(res.source)
-    points = binding.test_points()
-    return run_against_simt(res, binding, port, points=points, rtol=0.0, atol=0.0), points
+    return run_literal_exactly(cu, bdict, target, tmp)
 
 
 @pytest.mark.parametrize("target", TARGETS)

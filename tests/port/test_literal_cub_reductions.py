@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.port.acceptance import grid_binding, run_against_simt, tensor_param
+from tests.port.acceptance import grid_binding, tensor_param
+from tests.port.literal_acceptance import run_literal_exactly
 
 TARGETS = ["nki", "legacy"]
 
@@ -128,9 +129,6 @@ KERNELS = {
 
 
 def _port(name: str, target: str, tmp: Path):
-    from cuda2nki.binding import binding_from_dict
-    from cuda2nki.pipeline import port_file
-
     block, per, ty, src = KERNELS[name]
     dt = "float32" if ty == "float" else "int32"
     rng = [-1000, 1000] if ty == "int" else None
@@ -142,13 +140,7 @@ def _port(name: str, target: str, tmp: Path):
     bdict = grid_binding([f"ceil_div(n, {block})"], params, [{"n": 700}, {"n": 300}], block)
     cu = tmp / f"{name}.cu"
     cu.write_text(src)
-    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
-    res = port_file(cu, binding=binding, target=target, lowering="literal")
-    assert res.source is not None, [d.render() for d in res.diagnostics]
-    port = tmp / f"{name}_{target}.py"
-    port.write_text(res.source)
-    points = binding.test_points()
-    return run_against_simt(res, binding, port, points=points, rtol=0.0, atol=0.0), points
+    return run_literal_exactly(cu, bdict, target, tmp)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.port.acceptance import grid_binding, run_against_simt, tensor_param
+from tests.port.acceptance import grid_binding, tensor_param
+from tests.port.literal_acceptance import run_literal_exactly
 
 TARGETS = ["nki", "legacy"]
 
@@ -106,22 +107,13 @@ HELPERS = {
 
 
 def _port(name: str, target: str, tmp: Path):
-    from cuda2nki.binding import binding_from_dict
-    from cuda2nki.pipeline import port_file
-
     helper, call = HELPERS[name]
     params = {"x": tensor_param(["n"], "in"), "y": tensor_param(["n"], "out"), "n": 300}
     shapes = [{"n": 300}, {"n": 200}]
     bdict = grid_binding(["ceil_div(n, 128)"], params, shapes, block=128)
     cu = tmp / f"{name}.cu"
     cu.write_text(helper + _KERNEL.replace("{call}", call))
-    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
-    res = port_file(cu, binding=binding, target=target, lowering="literal")
-    assert res.source is not None, [d.render() for d in res.diagnostics]
-    port = tmp / f"{name}_{target}.py"
-    port.write_text(res.source)
-    points = binding.test_points()
-    return run_against_simt(res, binding, port, points=points, rtol=0.0, atol=0.0), points
+    return run_literal_exactly(cu, bdict, target, tmp)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.port.acceptance import grid_binding, run_against_simt, tensor_param
+from tests.port.acceptance import grid_binding, tensor_param
+from tests.port.literal_acceptance import run_literal_exactly
 
 TARGETS = ["nki", "legacy"]
 
@@ -69,21 +70,12 @@ SOURCES = {
 
 
 def _port(name: str, target: str, tmp: Path):
-    from cuda2nki.binding import binding_from_dict
-    from cuda2nki.pipeline import port_file
-
     params = {"x": tensor_param(["n", "n"], "in"), "y": tensor_param(["n", "n"], "out"), "n": 64}
     bdict = grid_binding(["n / 16", "n / 16"], params, [{"n": 64}, {"n": 32}], block=16)
     bdict["launch"]["block"] = [16, 16]
     cu = tmp / f"{name}.cu"
     cu.write_text(SOURCES[name])
-    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
-    res = port_file(cu, binding=binding, target=target, lowering="literal")
-    assert res.source is not None, [d.render() for d in res.diagnostics]
-    port = tmp / f"{name}_{target}.py"
-    port.write_text(res.source)
-    points = binding.test_points()
-    return run_against_simt(res, binding, port, points=points, rtol=0.0, atol=0.0), points
+    return run_literal_exactly(cu, bdict, target, tmp)
 
 
 @pytest.mark.parametrize("target", TARGETS)
