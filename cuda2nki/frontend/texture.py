@@ -43,6 +43,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.texbound import bound_width
 from cuda2nki.frontend.texfetch import FetchShape, fetch_function
 from cuda2nki.frontend.texmodes import TextureModes, modes_for, texel_type
 from cuda2nki.frontend.typesys import named_type
@@ -174,7 +175,8 @@ def textures_as_inputs(tu: A.TranslationUnit, source: str) -> A.TranslationUnit:
         if refs:  # file-scope references: trailing parameters, passed the bound arrays
             fn = dataclasses.replace(fn, params=(*fn.params, *refs))
             sites = [_bound_args(s, fn, refs, source) for s in sites]
-        got = _rewrite(fn, tu, source, helpers)
+        widths = {r.name: bound_width(r.name, source, fn, sites) for r in refs}
+        got = _rewrite(fn, tu, source, helpers, {k: v for k, v in widths.items() if v})
         if isinstance(got, Diagnostic):
             del functions[i]
             rejected[fn.name] = (got,)
@@ -228,7 +230,11 @@ def _texture_params(fn: A.Function) -> list[A.Param]:
 
 
 def _rewrite(
-    fn: A.Function, tu: A.TranslationUnit, source: str, helpers: dict[str, A.Function]
+    fn: A.Function,
+    tu: A.TranslationUnit,
+    source: str,
+    helpers: dict[str, A.Function],
+    known: dict[str, str] | None = None,
 ) -> tuple[A.Function, list[Diagnostic]] | Diagnostic:
     """``fn`` with its texture parameters made arrays, and notes; or the refusal.  A texture
     passed on to a device function is read there: that function is cloned for the texture's
@@ -261,7 +267,7 @@ def _rewrite(
         if why is not None:
             return make("C2N1015", calls[0].loc, what=f"texture '{p.name}': {why}")
         textures[p.name] = tex
-    return _apply(fn, textures, tu, helpers), notes
+    return _apply(fn, textures, tu, helpers, known), notes
 
 
 #: how deep device functions may pass a texture on (a template recursion unrolled per level)
@@ -309,9 +315,11 @@ def _apply(
     textures: dict[str, _Texture],
     tu: A.TranslationUnit,
     helpers: dict[str, A.Function],
+    known: dict[str, str] | None = None,
 ) -> A.Function:
     """``fn`` with each texture parameter of ``textures`` an array (its extents trailing size
-    parameters), its fetches calls of the fetch functions, and its calls passing a texture
+    parameters, or the kernel parameter ``known`` names for a reference's bound texel count),
+    its fetches calls of the fetch functions, and its calls passing a texture
     on calls of clones of the callee made for that texture."""
     taken = {p.name for p in fn.params} | {
         n.name for n in walk(fn.body) if isinstance(n, A.VarDecl)
@@ -324,7 +332,8 @@ def _apply(
         if tex is None:
             params.append(p)
             continue
-        dims = _size_names(p.name, tex.coords, taken)
+        own = tex.coords == 0 and p.name in (known or {})  # the host's texel count (texbound)
+        dims = ((known or {})[p.name],) if own else _size_names(p.name, tex.coords, taken)
         taken |= set(dims)
         sizes[p.name] = dims
         ptr = A.PointerType(pointee=dataclasses.replace(tex.elem, const=True), restrict=True)
@@ -333,7 +342,8 @@ def _apply(
             shape = (*shape, str(tex.elem.width))
         params.append(dataclasses.replace(p, ty=ptr, dims=shape))
         int32 = A.ScalarType(name="int32")
-        extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in dims)
+        if not own:
+            extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in dims)
 
     def size_args(name: str, loc: A.SourceLoc) -> tuple[A.Name, ...]:
         return tuple(A.Name(loc=loc, name=d, ty=A.ScalarType(name="int32")) for d in sizes[name])
