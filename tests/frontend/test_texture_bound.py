@@ -29,10 +29,18 @@ TIED = {
         T="int", tex="lut", n="count", host="len", bytes="sizeof(int) * len"
     ),
     "bracketed": dict(T="float", tex="t_in", n="m", host="m", bytes="(m)*sizeof(float)"),
+    "channel_descriptor": dict(
+        T="float",
+        tex="tx",
+        n="n",
+        host="n",
+        bytes="cudaCreateChannelDesc<float>(), n*sizeof(float)",
+    ),
 }
 FREE = {
     "byte_variable": dict(T="float", tex="tex", n="n", host="n", bytes="bytes"),
     "other_count": dict(T="float", tex="tex", n="n", host="n", bytes="k * sizeof(float)"),
+    "other_texel_size": dict(T="float", tex="tex", n="n", host="n", bytes="n * sizeof(double)"),
 }
 
 
