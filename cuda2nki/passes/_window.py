@@ -140,8 +140,11 @@ def padded_read(b: T.Builder, rd: Read, shift, lo, hi, pad: float, base, rows, c
         )
         b.emit(Loop(b.fresh("g"), 0, trips, body=body, loc=rd.loc))
 
-    first, whole, last = CeilDiv(a, cols), z // cols, z % cols
-    head_row, head_col = a // cols, a % cols
+    # a ragged tile may have no columns (its loop then never runs, but its sizes are spelled
+    # where the port starts): divide by at least 1, the same for every tile that has columns
+    per = cols if isinstance(cols, Const) else simple(Max(Const(1), cols))
+    first, whole, last = CeilDiv(a, per), z // per, z % per
+    head_row, head_col = a // per, a % per
     head = Min(cols - head_col, z - a)  # a partial first row (to the row's end or to z)
     fetch(head_row, head_col, Const(1), head, Min(1, Min(head_col, Max(0, head))))
     full = Max(0, whole - first)
