@@ -576,14 +576,18 @@ def _shrink(
     shrinking = set(start)
     keep_apart = apart is not None and bool(start) and apart(env)
     while shrinking and biggest() > _DEFAULT_ELEMENTS:
-        name = max(shrinking, key=lambda k: env[k])
-        if env[name] <= 8:
+        # the largest sizes halve together: sizes the host made equal stay equal (a kernel may
+        # rely on it: ``ix < nx`` guarding a row of stride ``ny``), and the choice does not hang
+        # on the order of a set
+        top = max(env[k] for k in shrinking)
+        if top <= 8:
             break
-        trial = {**env, name: int(env[name]) // 2}
+        names = sorted(k for k in shrinking if env[k] == top)
+        trial = {**env, **{k: int(env[k]) // 2 for k in names}}
         if not launches(trial) or (keep_apart and apart is not None and not apart(trial)):
-            shrinking.discard(name)  # smaller, no block would run, or threads would collide
+            shrinking.difference_update(names)  # no block would run, or threads would collide
             continue
-        env[name] = int(env[name]) // 2
+        env.update({k: trial[k] for k in names})
     for name, was in start.items():
         if env[name] != was:
             params[name] = env[name]
