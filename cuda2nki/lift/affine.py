@@ -24,7 +24,7 @@ import contextlib
 import contextvars
 import itertools
 import types
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -198,11 +198,14 @@ class Poly:
     __rmul__ = __mul__
 
     def __str__(self) -> str:
-        if not self.terms:
-            return "0"
+        return self.text(atom_key, " + ")
+
+    def text(self, atom: Callable[[Atom], str], sep: str) -> str:
+        """The terms spelled with ``atom`` for each atom, joined by ``sep`` (a ``+`` between
+        blanks or not), a negative term's ``+`` turned into ``-``; ``0`` when there are none."""
         parts = []
         for m, c in self.terms:
-            body = "*".join(atom_key(a) for a in m)
+            body = "*".join(atom(a) for a in m)
             if not body:
                 parts.append(str(c))
             elif c == 1:
@@ -211,7 +214,7 @@ class Poly:
                 parts.append("-" + body)
             else:
                 parts.append(f"{c}*{body}")
-        return " + ".join(parts).replace("+ -", "- ")
+        return sep.join(parts).replace(sep + "-", sep.replace("+", "-")) if parts else "0"
 
     __repr__ = __str__
 

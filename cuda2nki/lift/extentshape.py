@@ -162,18 +162,7 @@ def _text(p: Poly) -> str | int:
 
 
 def _c_text(p: Poly) -> str:
-    parts = []
-    for m, c in p.terms:
-        body = "*".join(_atom_text(a) for a in m)
-        if not body:
-            parts.append(str(c))
-        elif c == 1:
-            parts.append(body)
-        elif c == -1:
-            parts.append("-" + body)
-        else:
-            parts.append(f"{c}*{body}")
-    return "+".join(parts).replace("+-", "-") if parts else "0"
+    return p.text(_atom_text, "+")
 
 
 def _atom_text(a: object) -> str:
