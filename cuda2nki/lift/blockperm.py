@@ -171,8 +171,9 @@ def _bijective(
     grid: Sequence[Any],
     points: Sequence[Mapping[str, Any]],
 ) -> bool:
+    wide: set[str] = set()  # renumbered dims seen with two or more blocks
     checked = 0
-    for point in points:
+    for point in _with_larger(points):
         try:
             extents = [int(g.evaluate(point)) if hasattr(g, "evaluate") else int(g) for g in grid]
         except Exception:  # noqa: BLE001 - a size this point does not give
@@ -204,7 +205,29 @@ def _bijective(
         if len(np.unique(flat)) != total:
             return False
         checked += 1
-    return checked > 0
+        wide |= {d for d in pairing.values() if extents[_DIMS.index(d)] >= 2}
+    # a grid of one block along a dimension proves nothing about it (``start = 256 *
+    # blockIdx.x`` is 0 there, which would pass for ``blockIdx.x`` itself)
+    return checked > 0 and wide >= set(pairing.values())
+
+
+#: factors by which the sizes of a test point are scaled for further points
+_SCALES = (4, 16)
+
+
+def _with_larger(points: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The test points, then each with its positive integer sizes scaled up, so a point whose
+    grid has one block along a dimension is followed by points that have several."""
+    out = list(points)
+    for k in _SCALES:
+        for point in points:
+            out.append(
+                {
+                    n: v * k if isinstance(v, int) and not isinstance(v, bool) and v > 0 else v
+                    for n, v in point.items()
+                }
+            )
+    return out
 
 
 class _Unknown(Exception):

@@ -415,6 +415,11 @@ class CallExecution:
         self.store(ptr, af.ZERO, V.Const(ptr.dtype, 1), e.loc, accumulate="add")
         return None
 
+    def _file_shared_in_scope(self) -> dict[str, object]:
+        """File-scope ``__shared__`` arrays of this block, visible to every callee by name."""
+        names = {d.name for d in getattr(self.tu, "file_shared", ())}
+        return {n: arr for n, arr in self.shared.items() if n in names}
+
     def inline(self, e: A.Call) -> object:
         fn = self.tu.function(e.target)
         if fn is None or fn.kind == "global":
@@ -422,6 +427,7 @@ class CallExecution:
         args = [self.eval(a) for a in e.args]
         saved_env, saved_depth = self.env, dict(self.decl_depth)
         env = dict(self.globals)
+        env.update(self._file_shared_in_scope())
         for p, a in zip(fn.params, args):
             env[p.name] = self.convert(a, p.ty, e.loc) if isinstance(p.ty, A.ScalarType) else a
         self.env = env

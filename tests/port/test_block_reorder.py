@@ -57,3 +57,58 @@ def test_a_folding_renumbering_keeps_the_kernels_numbers(target, tmp_path) -> No
         "reorder/folded", FOLDED, binding, target, tmp_path, literal_ok=True
     )
     assert len(points) >= 2 and not run.mismatches, run.mismatches
+
+
+#: a block offset held in a local before any use: ``start = C * blockIdx.x`` is a scaled block
+#: number, not a renumbering, whatever size the binding's first point gives (one block there)
+SCALED = {
+    "const-local": """
+__global__ void k(const float* x, float* y, int n) {
+    int start = blockIdx.x * 256;
+    int t = threadIdx.x;
+    if (start + t < n) y[start + t] = x[start + t] * 2.0f;
+}
+void go(const float* x, float* y, int n) { k<<<(n + 255) / 256, 256>>>(x, y, n); }
+""",
+    "macro-first": """
+#define SPAN 192
+__global__ void k(const float* x, float* y, int n) {
+    int base;
+    base = SPAN * blockIdx.x;
+    if (base + threadIdx.x < n) y[base + threadIdx.x] = x[base + threadIdx.x] + 1.0f;
+}
+void go(const float* x, float* y, int n) { k<<<(n + SPAN - 1) / SPAN, SPAN>>>(x, y, n); }
+""",
+    "two-dims": """
+__global__ void k(const float* x, float* y, int w, int h) {
+    int r0 = blockIdx.y * 8, c0 = blockIdx.x * 32;
+    int r = r0 + threadIdx.y, c = c0 + threadIdx.x;
+    if (r < h && c < w) y[r * w + c] = x[r * w + c] * 0.5f;
+}
+void go(const float* x, float* y, int w, int h) {
+    k<<<dim3((w + 31) / 32, (h + 7) / 8), dim3(32, 8)>>>(x, y, w, h);
+}
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SCALED))
+def test_a_scaled_block_number_is_not_a_renumbering(case, tmp_path) -> None:
+    from cuda2nki.lift.affine import Poly
+
+    cu = tmp_path / "scaled.cu"
+    cu.write_text(SCALED[case])
+    fn = parse_file(cu).function("k")
+    one_block = [{"n": 256, "w": 32, "h": 8}]  # the grid has a single block at this point
+    grid = (Poly.const(1), Poly.const(1))
+    assert unpermuted_blocks(fn, grid, one_block) is fn
+
+
+@pytest.mark.parametrize("case", sorted(SCALED))
+def test_scaled_block_offsets_lift(case, tmp_path) -> None:
+    from cuda2nki.pipeline import port_file
+
+    cu = tmp_path / "scaled.cu"
+    cu.write_text(SCALED[case])
+    res = port_file(cu, target="nki")
+    assert res.source is not None and not res.literal, [d.render() for d in res.diagnostics]

@@ -25,11 +25,7 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
-KNOWN: dict[str, str] = {
-    "stencil/file_shared_smooth": "a halo tile in file-scope shared memory filled by a device "
-    "function: the stencil recogniser does not follow the staging through the callee, so the "
-    "block is lowered thread by thread",
-}
+KNOWN: dict[str, str] = {}
 
 
 def test_the_known_list_names_only_literal_ports() -> None:
