@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping
 from itertools import product
 from typing import Any
 
+import numpy as np
+
 from cuda2nki.lift import affine as af
 
 #: threads of a block the test evaluates at most (a larger block: not judged)
@@ -27,22 +29,98 @@ MAX_THREADS = 1024
 
 def collide(stores: Iterable[Any], block: tuple[int, int, int], env: Mapping[str, int]) -> bool:
     """Whether two distinct threads (of one block, or of blocks next to each other) store to the
-    same element of a tensor at the sizes ``env`` (see the module docstring)."""
+    same element of a tensor at the sizes ``env`` (see the module docstring).  All threads are
+    evaluated at once, on arrays of their coordinates."""
     if block[0] * block[1] * block[2] > MAX_THREADS:
         return False
-    for tensor, stores_of in _by_tensor(stores).items():
-        del tensor
-        seen: dict[int, tuple[int, ...]] = {}
-        for thread in _threads(block, _block_axes(stores_of)):
-            coords = _coords(thread, block)
-            for st in stores_of:
-                at = _element(st, {**env, **coords})
-                if at is None:
-                    continue
-                other = seen.setdefault(at, thread)
-                if other != thread:
-                    return True
+    for stores_of in _by_tensor(stores).values():
+        threads = np.array(list(_threads(block, _block_axes(stores_of))), dtype=np.int64)
+        coords = {**env, **_coord_arrays(threads, block)}
+        ids = np.arange(len(threads), dtype=np.int64)
+        elems, owners = [], []
+        for st in stores_of:
+            at = _elements(st, coords, len(threads))
+            if at is None:
+                continue
+            where, element = at
+            elems.append(element[where])
+            owners.append(ids[where])
+        if elems and _shared_element(np.concatenate(elems), np.concatenate(owners)):
+            return True
     return False
+
+
+def _shared_element(elems: np.ndarray, owners: np.ndarray) -> bool:
+    """Whether some element is stored by two distinct threads."""
+    pairs = np.unique(np.stack([elems, owners]), axis=1)
+    _, counts = np.unique(pairs[0], return_counts=True)
+    return bool((counts > 1).any())
+
+
+def _coord_arrays(threads: np.ndarray, block: tuple[int, int, int]) -> dict[str, Any]:
+    bx, by, tx, ty, tz = threads.T
+    zero = np.zeros_like(bx)
+    blocks, ts = (bx, by, zero), (tx, ty, tz)
+    out: dict[str, Any] = {}
+    for d in range(3):
+        out[af.BLOCK[d]], out[af.THREAD[d]], out[af.BDIM[d]] = blocks[d], ts[d], block[d]
+        out[af.GID[d]] = blocks[d] * block[d] + ts[d]
+    return out
+
+
+def _elements(st: Any, env: Mapping[str, Any], n: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(threads that store, element each thread stores to) of ``st``, on arrays of ``n``
+    threads; None when the sizes do not evaluate the store (it is not judged)."""
+    try:
+        with np.errstate(all="raise"):
+            where = np.broadcast_to(_holds(st.guard, env), (n,))
+            element = np.broadcast_to(_value(st.index, env), (n,))
+    except (KeyError, ZeroDivisionError, FloatingPointError, OverflowError, TypeError):
+        return None
+    return where, element
+
+
+def _value(p: af.Poly, env: Mapping[str, Any]) -> Any:
+    total: Any = 0
+    for m, c in p.terms:
+        v: Any = c
+        for a in m:
+            v = v * _atom(a, env)
+        total = total + v
+    return total
+
+
+def _atom(a: Any, env: Mapping[str, Any]) -> Any:
+    if isinstance(a, af.DivAtom | af.ModAtom):
+        n, d = _value(a.num, env), _value(a.den, env)
+        if np.any(np.asarray(d) == 0):
+            raise ZeroDivisionError("division by zero in index expression")
+        q = np.abs(n) // np.abs(d) * np.where((np.asarray(n) >= 0) == (np.asarray(d) > 0), 1, -1)
+        return q if isinstance(a, af.DivAtom) else n - q * d
+    if isinstance(a, af.OpaqueAtom):
+        raise KeyError(a.key)
+    return env[a]
+
+
+def _holds(c: af.Cond, env: Mapping[str, Any]) -> Any:
+    if c.kind == "true":
+        return True
+    if c.kind == "false":
+        return False
+    if c.kind == "cmp":
+        v = np.asarray(_value(c.cmp.poly, env))
+        return v < 0 if c.cmp.op == "<" else (v == 0) == (c.cmp.op == "==")
+    if c.kind == "and":
+        out: Any = True
+        for a in c.args:
+            out = np.logical_and(out, _holds(a, env))
+        return out
+    if c.kind == "or":
+        out = False
+        for a in c.args:
+            out = np.logical_or(out, _holds(a, env))
+        return out
+    raise ValueError(c.kind)
 
 
 def _by_tensor(stores: Iterable[Any]) -> dict[str, list[Any]]:
@@ -68,24 +146,3 @@ def _threads(block: tuple[int, int, int], axes: set[int]) -> Iterable[tuple[int,
     for bx, by in neighbours:
         for tz, ty, tx in product(range(block[2]), range(block[1]), range(block[0])):
             yield (bx, by, tx, ty, tz)
-
-
-def _coords(thread: tuple[int, ...], block: tuple[int, int, int]) -> dict[str, int]:
-    bx, by, tx, ty, tz = thread
-    blocks, threads = (bx, by, 0), (tx, ty, tz)
-    out = {}
-    for d in range(3):
-        out[af.BLOCK[d]], out[af.THREAD[d]], out[af.BDIM[d]] = blocks[d], threads[d], block[d]
-        out[af.GID[d]] = blocks[d] * block[d] + threads[d]
-    return out
-
-
-def _element(st: Any, env: Mapping[str, int]) -> int | None:
-    """The element ``st`` stores to in the thread ``env`` (None: it does not store there, or
-    the sizes do not say)."""
-    try:
-        if not af.holds(st.guard, env):
-            return None
-        return int(st.index.evaluate(env))
-    except Exception:  # noqa: BLE001 - an atom the sizes and coordinates do not evaluate
-        return None
