@@ -48,6 +48,8 @@ def _kind(node: ast.AST) -> str | None:
             return None  # 2 ** 31: a bit width, clearer than the number it folds to
         if _const(node.left) is not None and _const(node.right) is not None:
             return "constant"
+        if _zero_led(node):
+            return "constant"
         return "identity" if _python_identity(node) else None
     if isinstance(node, ast.Call):
         name = _dotted(node.func)
@@ -58,6 +60,18 @@ def _kind(node: ast.AST) -> str | None:
         if name.endswith("tensor_scalar") and _scalar_identity(node):
             return "identity"
     return None
+
+
+def _zero_led(node: ast.BinOp) -> bool:
+    """``0 - x + 1``: a constant added to a difference from zero (``1 - x`` folds both)."""
+    inner = node.left
+    return (
+        isinstance(node.op, ast.Add | ast.Sub)
+        and _const(node.right) is not None
+        and isinstance(inner, ast.BinOp)
+        and isinstance(inner.op, ast.Sub)
+        and _const(inner.left) == 0
+    )
 
 
 def _nested_bound(node: ast.Call, name: str) -> bool:

@@ -76,19 +76,20 @@ def simple(e: SizeExpr) -> SizeExpr:
         return a if a == b else type(e)(a, b)
     terms = _terms(e)
     const = terms.pop(None, 0)
-    out: SizeExpr | None = None
-    for key in sorted(terms, key=str):
-        k = terms[key]
-        if k == 0:
-            continue
-        t = key if abs(k) == 1 else Mul(Const(abs(k)), key)
-        out = (
-            (t if k > 0 else Sub(Const(0), t))
-            if out is None
-            else (Add(out, t) if k > 0 else Sub(out, t))
-        )
-    if out is None:
+    keys = sorted((k for k in terms if terms[k]), key=lambda k: (terms[k] < 0, str(k)))
+    if not keys:
         return Const(const)
+    out: SizeExpr | None = None
+    if terms[keys[0]] < 0 and const > 0:  # ``1 - 65536 * t``, not ``0 - 65536 * t + 1``
+        out, const = Const(const), 0
+    for key in keys:
+        k = terms[key]
+        t = key if abs(k) == 1 else Mul(Const(abs(k)), key)
+        if out is None:
+            out = t if k > 0 else (Mul(Const(k), key) if abs(k) != 1 else Sub(Const(0), t))
+        else:
+            out = Add(out, t) if k > 0 else Sub(out, t)
+    assert out is not None
     return out if const == 0 else (Add(out, Const(const)) if const > 0 else Sub(out, Const(-const)))
 
 

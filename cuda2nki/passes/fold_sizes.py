@@ -120,7 +120,10 @@ def _sum(e: Add | Sub) -> SizeExpr:
     gathered = len(terms) - len(rest)
     if gathered == 0 or (gathered == 1 and const != 0):
         return e  # nothing to gather or cancel: keep the order it was written in
+    rest.sort(key=lambda ts: ts[1] < 0)  # positive terms first, each side in written order
     out: SizeExpr | None = None
+    if rest and rest[0][1] < 0 and const > 0:  # ``1 - 128 * t``, not ``0 - 128 * t + 1``
+        out, const = Const(const), 0
     for t, s in rest:
         out = t if out is None and s > 0 else _join(out, t, s)
     if out is None:

@@ -18,6 +18,8 @@ UNTIDY = {
     "n = 0.5 * 2.0\n": "constant",
     "g_n = min(128, min(512, C - 512 * g))\n": "constant",
     "n = max(max(1, N), 4)\n": "constant",
+    "n = max(0, 0 - 65536 * t + 1)\n": "constant",
+    "n = min(8, 0 - j - 2)\n": "constant",
     "x = a[1 * i_f]\n": "identity",
     "x = a[i + 0]\n": "identity",
     "x = a[i // 1]\n": "identity",
@@ -40,6 +42,8 @@ TIDY = [
     "nisa.tensor_scalar(dst=o, data=d, op0=nl.maximum, operand0=0.0)\n",
     "nisa.memset(dst=o, value=float('-inf'))\n",
     "y = -1.0\n",
+    "n = max(0, 1 - 65536 * t)\n",
+    "n = 0 - j\n",
 ]
 
 
@@ -62,6 +66,7 @@ SAMPLE = (
     "linalg/attention_scores",  # iota index grids
     "linalg/sgemm_tiled32",  # tiles zero-filled in else branches, lifted to a contraction
     "basic/reverse_block_async",  # the literal lowering's wrapped integer constants
+    "stencil/file_shared_smooth",  # zero-padded halo windows: sizes that start from zero
 )
 
 

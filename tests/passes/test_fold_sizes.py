@@ -77,6 +77,9 @@ def test_the_issue_example_folds_to_a_number() -> None:
         (Min(C128, Min(Const(512), Sub(N, Sym("g")))), Min(C128, Sub(N, Sym("g")))),
         (Min(Const(512), Min(C128, N)), Min(C128, N)),
         (Max(C1, Max(Const(4), N)), Max(Const(4), N)),
+        # a difference from zero plus a constant: the constant leads (``1 - 128 * t``)
+        (Add(Sub(Const(0), Mul(C128, Sym("t"))), C1), Sub(C1, Mul(C128, Sym("t")))),
+        (Add(Sub(Sub(Const(0), Sym("t")), Const(2)), Add(N, Const(3))), Add(Sub(N, Sym("t")), C1)),
     ],
 )
 def test_identity_and_constant_rules(expr, want) -> None:
