@@ -208,6 +208,10 @@ class DeclarationLowering(_Base):
                 raise self.fail("C2N1030", value, what="non-const reference to a temporary")
             self.declare(name, Sym(ty))
             return [N.VarDecl(loc=loc, name=name, ty=ty, init=init)]
+        if isinstance(ty, AggregateType):  # `S& r = p[i];`: the struct's bytes in memory
+            if self.blob_struct(init.ty) is None:
+                raise self.fail("C2N1025", decl, what=f"reference to struct variable '{ty.name}'")
+            ty = init.ty
         ptr = N.PointerType(pointee=ty)
         self.declare(name, Sym(ptr, ref=True))
         return [N.VarDecl(loc=loc, name=name, ty=ptr, init=address_of(init))]

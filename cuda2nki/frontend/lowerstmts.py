@@ -3,6 +3,7 @@ hints) and expression statements (a mixin of :class:`cuda2nki.frontend.lower.Bod
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import tree_sitter as ts
@@ -38,6 +39,9 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
+# what a front-end bug raises while lowering a statement: reported at that statement
+_INTERNAL = (AssertionError, AttributeError, IndexError, KeyError, TypeError, ValueError)
+
 
 class StatementLowering(_Base):
     """Statements in the body lowering: blocks, control flow, loops (with their unroll"""
@@ -64,6 +68,10 @@ class StatementLowering(_Base):
             self._refuse(node)
         except _Placeholder:
             pass
+        except _INTERNAL as exc:  # a front-end invariant this input breaks: refuse it here
+            if os.environ.get("CUDA2NKI_DEBUG"):
+                raise
+            self.error("C2N0005", node, reason=f"front end: {type(exc).__name__} {exc}".strip())
         return []
 
     def stmt1(self, node: ts.Node | None) -> A.Stmt:
