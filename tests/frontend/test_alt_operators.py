@@ -66,7 +66,7 @@ def test_compound_assignments(tmp_path: Path) -> None:
 
 
 def test_respell_keeps_columns_literals_and_comments() -> None:
-    src = 'x = a and not b; s = "a and b"; c = \'^\'; // not this\n/* or */ y = p bitor q;'
+    src = "x = a and not b; s = \"a and b\"; c = '^'; // not this\n/* or */ y = p bitor q;"
     got = respell(src)
     assert len(got) == len(src)
     assert got.startswith("x = a &&  !   b;")
