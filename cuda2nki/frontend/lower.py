@@ -68,6 +68,7 @@ from cuda2nki.frontend.lowertex import TextureLowering
 from cuda2nki.frontend.lowertypes import TypeLowering
 from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.packed import PackedInstance
+from cuda2nki.frontend.stdtraits import trait_value
 from cuda2nki.frontend.structops import StructOperatorLowering
 from cuda2nki.frontend.structtemplates import StructTemplateLowering
 from cuda2nki.frontend.traits import TraitLowering
@@ -411,6 +412,9 @@ class BodyLowerer(
         raise self.fail("C2N1020", node, name=name)
 
     def e_qualified(self, node: ts.Node) -> A.Expr:
+        trait = trait_value(self, node)  # `std::is_same_v<T, int>`, `is_integral<T>::value`
+        if trait is not None:
+            return trait
         text = _text(node).replace(" ", "")
         parts = text.split("::")
         if parts[0] in ("", "std") and len(parts) == 2:
@@ -948,6 +952,9 @@ class BodyLowerer(
         return self._init_list(node, None)
 
     def e_template_function(self, node: ts.Node) -> A.Expr:
+        trait = trait_value(self, node)  # `is_same_v<T, float>` (using namespace std)
+        if trait is not None:
+            return trait
         self._check_misparsed_less(node)
         if self.host:
             return N.Name(loc=(node.byte_range, self.placer), name=_text(node), ty=None)
