@@ -18,6 +18,7 @@ from cuda2nki.frontend.cst import (
     STORAGE_CLASS_IDS,
     F,
 )
+from cuda2nki.frontend.directinit import direct_initialiser
 from cuda2nki.frontend.lowerbase import (
     Sym,
     _Placeholder,
@@ -254,6 +255,7 @@ class DeclarationLowering(_Base):
             elif k == "reference_declarator":
                 raise self.fail("C2N1025", node, what="reference variable")
             elif k == "function_declarator":
+                direct_initialiser(self, node)  # `float lo(v);`: raises Reparse
                 raise self.fail("C2N1010", node, what="function declaration inside a function")
             else:
                 raise self.fail("C2N1010", node, what=k.replace("_", " "))

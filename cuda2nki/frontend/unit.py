@@ -774,7 +774,7 @@ class UnitContext:
                 body = None
                 break
             except Reparse as r:
-                new = self._reparse(fnode, r.offset, r.close)
+                new = self._reparse(fnode, r.offset, r.close, r.brace)
                 if new is None:
                     what = "ambiguous '<' (template or comparison)"
                     if r.close is not None:
@@ -824,7 +824,9 @@ class UnitContext:
         """Keep a secondary parse tree alive as long as the unit (its nodes are in use)."""
         self._trees.append(tree)
 
-    def _reparse(self, fnode: ts.Node, offset: int, close: int | None = None) -> ts.Node | None:
+    def _reparse(
+        self, fnode: ts.Node, offset: int, close: int | None = None, brace: bool = False
+    ) -> ts.Node | None:
         """Respell the ``<`` at ``offset`` as ``>`` (same width and precedence), parse again,
         and remember to read that operator back as ``<``; with ``close``, blank the parentheses
         at ``offset`` and ``close`` instead (a variable's name in parentheses means the name).
@@ -835,7 +837,8 @@ class UnitContext:
         if close is not None:
             if src[offset : offset + 1] != b"(" or src[close : close + 1] != b")":
                 return None
-            src = src[:offset] + b" " + src[offset + 1 : close] + b" " + src[close + 1 :]
+            lp, rp = (b"{", b"}") if brace else (b" ", b" ")  # `T x(v);` reads as `T x{v};`
+            src = src[:offset] + lp + src[offset + 1 : close] + rp + src[close + 1 :]
             self.src = src
         else:
             if src[offset : offset + 1] != b"<" or offset in self.op_override:
