@@ -35,6 +35,7 @@ from cuda2nki.frontend.cst import (
     kind_ids,
 )
 from cuda2nki.frontend.cubblock import CubType
+from cuda2nki.frontend.fileconsts import file_scope_direct_init
 from cuda2nki.frontend.fileshared import register_file_shared
 from cuda2nki.frontend.groupgen import (
     bound_group,
@@ -377,7 +378,8 @@ class UnitContext:
                 words.add(c.type)
         decls = [c for c in node.children_by_field_id(F.declarator)]
         if any(_is_function_declarator(d) for d in decls):
-            return  # a prototype
+            file_scope_direct_init(self, node, words)  # `constexpr int n(a * b);`
+            return  # else a prototype
         type_node = node.child_by_field_id(F.type)
         if type_node is not None and type_node.type == "enum_specifier":
             self.register_enum(type_node)

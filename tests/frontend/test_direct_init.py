@@ -71,3 +71,45 @@ def test_a_real_function_declaration_stays_refused(tmp_path: Path, decl: str) ->
     tu = parse_file(path)
     (d,) = tu.rejected["k"]
     assert d.code == "C2N1010" and "function declaration" in d.message and d.loc.line == 2
+
+
+FILE_SCOPE = {
+    "product": "constexpr unsigned int W(2);\nconstexpr unsigned int H(2);\n"
+    "constexpr unsigned int TILE(W * H);",
+    "two_declarators": "const int A0(4);\nconst int B0(A0), TILE(B0);",
+    "macro_then_name": "#define BASE 4\nconstexpr int HALF(BASE);\nconstexpr unsigned TILE(HALF);",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(FILE_SCOPE))
+def test_file_scope_constants_by_direct_initialisation(tmp_path: Path, spelling: str) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        f"""{FILE_SCOPE[spelling]}
+constexpr float SCALE(1.0f / TILE);
+__global__ void tiles(float* out, int n) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = (i % TILE) * SCALE;
+}}
+"""
+    )
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    got = run_kernel(
+        tu, "tiles", grid=(2,), block=(8,), args={"out": np.zeros(16, np.float32), "n": 16}
+    )["out"]
+    np.testing.assert_allclose(got, (np.arange(16) % 4) * np.float32(0.25))
+
+
+def test_a_file_scope_prototype_stays_a_prototype(tmp_path: Path) -> None:
+    path = tmp_path / "k.cu"
+    path.write_text(
+        """const int twice(int v);
+__device__ int twice(int v) { return 2 * v; }
+__global__ void k(int* out) { out[threadIdx.x] = twice(threadIdx.x); }
+"""
+    )
+    tu = parse_file(path)
+    assert tu.rejected == {}, tu.diagnostics
+    got = run_kernel(tu, "k", grid=(1,), block=(4,), args={"out": np.zeros(4, np.int32)})["out"]
+    np.testing.assert_array_equal(got, np.arange(4) * 2)
