@@ -1091,6 +1091,8 @@ def function_kind(fnode: ts.Node) -> tuple[str, bool]:
         kind = "global"
     elif "__device__" in words:
         kind = "host_device" if "__host__" in words else "device"
+    elif "constexpr" in words:  # callable from device code (nvcc --expt-relaxed-constexpr)
+        kind = "host_device"
     else:
         kind = "host"
     return kind, "__forceinline__" in words
