@@ -86,6 +86,11 @@ class Reparse(Exception):  # noqa: N818 - a control-flow signal, not an error
         self.brace = brace
 
 
+#: what a front-end bug raises while lowering: reported at the statement or function it
+#: concerns (C2N0005 with its location), the file's other functions lowered as usual
+INTERNAL_ERRORS = (AssertionError, AttributeError, IndexError, KeyError, TypeError, ValueError)
+
+
 class _Placeholder(Exception):
     """Internal: abandon the current construct (a diagnostic has been recorded)."""
 

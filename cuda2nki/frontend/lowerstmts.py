@@ -19,6 +19,7 @@ from cuda2nki.frontend.cst import (
     F,
 )
 from cuda2nki.frontend.lowerbase import (
+    INTERNAL_ERRORS,
     _Placeholder,
     _text,
     address_of,
@@ -38,9 +39,6 @@ if TYPE_CHECKING:
     _Base = BodyLowerer
 else:
     _Base = object
-
-# what a front-end bug raises while lowering a statement: reported at that statement
-_INTERNAL = (AssertionError, AttributeError, IndexError, KeyError, TypeError, ValueError)
 
 
 class StatementLowering(_Base):
@@ -68,7 +66,7 @@ class StatementLowering(_Base):
             self._refuse(node)
         except _Placeholder:
             pass
-        except _INTERNAL as exc:  # a front-end invariant this input breaks: refuse it here
+        except INTERNAL_ERRORS as exc:  # a front-end invariant this input breaks: refuse it here
             if os.environ.get("CUDA2NKI_DEBUG"):
                 raise
             self.error("C2N0005", node, reason=f"front end: {type(exc).__name__} {exc}".strip())

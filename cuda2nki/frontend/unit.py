@@ -6,6 +6,7 @@ Each function is judged by its own subtree: a syntax error elsewhere never rejec
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -46,7 +47,7 @@ from cuda2nki.frontend.groupgen import (
 from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lower import _vector_ctor as vector_ctor
-from cuda2nki.frontend.lowerbase import GroupArg, Reparse, Sym, _Placeholder, _text
+from cuda2nki.frontend.lowerbase import INTERNAL_ERRORS, GroupArg, Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.methods import this_params
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
@@ -773,6 +774,12 @@ class UnitContext:
                 break
             except RecursionError:
                 low.error("C2N1010", fnode, what="expression nesting too deep")
+                body = None
+                break
+            except INTERNAL_ERRORS as exc:  # a front-end bug outside any statement: this function
+                if os.environ.get("CUDA2NKI_DEBUG"):
+                    raise
+                low.error("C2N0005", fnode, reason=f"front end: {type(exc).__name__} {exc}".strip())
                 body = None
                 break
             except Reparse as r:

@@ -160,3 +160,30 @@ __global__ void fine(float* out) { out[threadIdx.x] = 2.0f; }
     (d,) = [d for d in tu.diagnostics if d.code == "C2N0005"]
     assert (d.loc.line, d.loc.col) == (3, 5) and "AssertionError" in d.message
     assert "k" in tu.rejected and "fine" not in tu.rejected
+
+
+def test_a_front_end_invariant_broken_outside_statements_is_reported_at_the_function(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cuda2nki.frontend.unit import UnitContext
+
+    real = UnitContext._params
+
+    def params(self: UnitContext, low: object, fnode: object) -> object:
+        if b"broken" in (fnode.text or b""):  # type: ignore[attr-defined]
+            raise KeyError("no such member")
+        return real(self, low, fnode)
+
+    monkeypatch.setattr(UnitContext, "_params", params)
+    monkeypatch.delenv("CUDA2NKI_DEBUG", raising=False)
+    path = tmp_path / "k.cu"
+    path.write_text(
+        """__global__ void fine(float* out) { out[threadIdx.x] = 2.0f; }
+
+__global__ void broken(float* out) { out[threadIdx.x] = 1.0f; }
+"""
+    )
+    tu = parse_file(path)
+    (d,) = tu.rejected["broken"]
+    assert d.code == "C2N0005" and (d.loc.line, d.loc.col) == (3, 1) and "KeyError" in d.message
+    assert "fine" not in tu.rejected
