@@ -49,6 +49,8 @@ def parse_source(
     # The lowering allocates many small acyclic objects; the cyclic collector would only re-scan
     # them (about a tenth of the time), so it is paused for one file and resumed afterwards.
     from cuda2nki.frontend.launchers import with_foreign_launches
+    from cuda2nki.frontend.linkage import link, with_notes
+    from cuda2nki.frontend.linkage import notes as link_notes
     from cuda2nki.frontend.surface import surfaces_as_arrays
     from cuda2nki.frontend.texture import textures_as_inputs
 
@@ -57,6 +59,10 @@ def parse_source(
     dirs = tuple(map(str, include_dirs))
     try:
         tu = lower_source(text, str(filename), defines, dirs, templates)
+        linked = link(text, str(filename), tu.diagnostics)  # device functions of other files
+        if linked is not None:
+            tu = lower_source(linked[0], str(filename), defines, dirs, templates)
+            tu = with_notes(tu, link_notes(linked[1], str(filename)))
         # host-filled __constant__ tables: inputs of the kernels that read them
         tu = tables_as_parameters(tu, text)
         # texture objects: input arrays read through their host-set mode

@@ -463,7 +463,10 @@ class AggregateLowering(BitFieldLowering):
     def agg_member(self, node: ts.Node, base: A.Expr, field: str) -> A.Expr:
         """``s.member`` of a struct variable ``s``: the member's variable."""
         bt = base.ty
-        assert isinstance(bt, AggregateType) and isinstance(base, A.Name)
+        if not isinstance(bt, AggregateType) or not isinstance(base, A.Name):
+            raise self.fail(
+                "C2N1025", node, what=f"member '{field}' of a struct not held in memory"
+            )
         path = self.path_of(bt, field)
         if path is not None and len(path) > 1:  # through an anonymous member
             inner = self.agg_member(node, base, path[0])

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 import tree_sitter as ts
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.aggregates import AggregateType
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import F
 from cuda2nki.frontend.lowerbase import _Placeholder
@@ -50,6 +51,10 @@ def register_file_shared(unit: object, node: ts.Node, words: set[str]) -> None:
         if base is not None and dnode is not None:
             try:
                 _, ty = low._declarator_type(dnode, base)
+                if isinstance(ty, AggregateType):  # a struct held by value: refused at its uses
+                    raise _Placeholder
+                if isinstance(base, AggregateType):  # an array of structs: their bytes
+                    ty = low.memory_type(ty, dnode)
                 decl = N.VarDecl(loc=unit.placer.at(dnode), name=name, ty=ty, storage=storage)  # type: ignore[attr-defined]
             except _Placeholder:
                 decl = None

@@ -162,6 +162,15 @@ _add(
     1,
 )
 _add("__float2ull_rn __float2ull_rz", _const(ULONG), 1)
+# the rounding conversions, every mode: __{float,double}2{int,uint,ll,ull}_{rn,rz,rd,ru},
+# __{int,uint,ll,ull}2float_*, __{ll,ull}2double_*, __double2float_*
+for _m in ("rn", "rz", "rd", "ru"):
+    for _f, _fty in (("float", FLOAT), ("double", DOUBLE)):
+        for _i, _ity in (("int", INT), ("uint", UINT), ("ll", LONG), ("ull", ULONG)):
+            _add(f"__{_f}2{_i}_{_m}", _const(_ity), 1)
+            if _f == "float" or _i in ("ll", "ull"):
+                _add(f"__{_i}2{_f}_{_m}", _const(_fty), 1)
+    _add(f"__double2float_{_m}", _const(FLOAT), 1)
 _add(
     "__longlong_as_double __int2double_rn __uint2double_rn __ll2double_rn __float2double",
     _const(DOUBLE),

@@ -60,6 +60,30 @@ def _walk(node: ts.Node):
         stack.extend(reversed(n.children))
 
 
+_DECLARATORS = frozenset(
+    (
+        "init_declarator",
+        "pointer_declarator",
+        "reference_declarator",
+        "array_declarator",
+        "parameter_declaration",
+        "declaration",
+        "optional_parameter_declaration",
+    )
+)
+
+
+def declared_inside(value: ts.Node) -> set[str]:
+    """The names a lambda declares: its parameters and the locals of its body."""
+    out = set()
+    for n in _walk(value):
+        if n.type != "identifier" or n.parent is None or n.parent.type not in _DECLARATORS:
+            continue
+        if n.parent.child_by_field_name("declarator") == n:
+            out.add(_text(n))
+    return out
+
+
 class LambdaLowering(_Base):
     """Inlined lambdas: a mixin of :class:`cuda2nki.frontend.lower.BodyLowerer`."""
 
@@ -81,8 +105,11 @@ class LambdaLowering(_Base):
                 early = early or n is not (stmts[-1] if stmts else None)
                 returns = returns or n.named_child_count > 0
         used = {_text(n) for n in _walk(body) if n.type == "identifier"}
-        seen = {k: self.visible[k] for k in used if k in self.visible}
         by_value = self._by_value(cap, used)
+        # the names the body reads from the enclosing scope at each call: not its own
+        # parameters and locals, not the copies of a capture by value (re-declared at the call)
+        own = declared_inside(value)
+        seen = {k: self.visible[k] for k in used - own - by_value if k in self.visible}
         out: list[A.Stmt] = []
         copies: dict[str, str] = {}
         for k in sorted(by_value):
@@ -187,6 +214,9 @@ class LambdaLowering(_Base):
         self.push_scope()
         try:
             out: list[A.Stmt] = []
+            # the arguments first, into temporaries: the copies and parameters declared next
+            # may shadow names the arguments read (`f(r, c)` with parameters `(c, r)`)
+            args = [self._arg_temp(a, i, call, out) for i, a in enumerate(args)]
             for k, copy in copies.items():  # captured by value: the copy, read-only
                 ty = self.visible[k].ty
                 cty = with_const(unqualified(ty), True)  # type: ignore[arg-type]
@@ -229,6 +259,15 @@ class LambdaLowering(_Base):
             return [block], None
         # the local holding the value, declared before the block
         return [self._result_decl(ret_var, loc), block], ret_var
+
+    def _arg_temp(self, arg: A.Expr, i: int, call: ts.Node, out: list[A.Stmt]) -> A.Expr:
+        """``arg`` stored in a fresh local (declared in ``out``), read back as its name."""
+        ty = unqualified(arg.ty) if arg.ty is not None else None
+        if not isinstance(ty, A.ScalarType | A.PointerType | A.VectorType):
+            return arg  # a struct (its members), an array, a group: bound as it is
+        name = f"__arg{i}_{call.start_byte}"
+        out.append(N.VarDecl(loc=arg.loc, name=name, ty=ty, init=arg))
+        return N.Name(loc=arg.loc, name=name, ty=ty)
 
     @staticmethod
     def _result_decl(ret_var: A.Expr, loc: object) -> A.Stmt:

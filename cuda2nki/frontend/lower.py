@@ -68,6 +68,7 @@ from cuda2nki.frontend.lowertex import TextureLowering
 from cuda2nki.frontend.lowertypes import TypeLowering
 from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.packed import PackedInstance
+from cuda2nki.frontend.stdtraits import trait_value
 from cuda2nki.frontend.structops import StructOperatorLowering
 from cuda2nki.frontend.structtemplates import StructTemplateLowering
 from cuda2nki.frontend.traits import TraitLowering
@@ -411,6 +412,9 @@ class BodyLowerer(
         raise self.fail("C2N1020", node, name=name)
 
     def e_qualified(self, node: ts.Node) -> A.Expr:
+        trait = trait_value(self, node)  # `std::is_same_v<T, int>`, `is_integral<T>::value`
+        if trait is not None:
+            return trait
         text = _text(node).replace(" ", "")
         parts = text.split("::")
         if parts[0] in ("", "std") and len(parts) == 2:
@@ -714,11 +718,13 @@ class BodyLowerer(
 
     def _check_misparsed_cast(self, node: ts.Node) -> None:
         """``(lo) && (x)`` (a macro's parenthesised arguments) reads as the cast ``(lo)&&(x)``
-        when ``lo`` is a variable: ask the caller to re-parse with those parentheses blanked."""
+        when ``lo`` is a variable, and ``(p[i]) + 32`` as a cast of ``+32`` to the array type
+        ``p[i]``: ask the caller to re-parse with those parentheses blanked."""
         t = node.child_by_field_id(F.type)
         if self.host or t is None or t.type != "type_descriptor":
             return
-        if t.child_by_field_id(F.declarator) is not None or len(t.named_children) != 1:
+        decl = t.child_by_field_id(F.declarator)
+        if len(t.named_children) != (1 if decl is None else 2) or not _subscripts_only(decl):
             return
         name_node = t.child_by_field_id(F.type)
         if name_node is None or name_node.type != "type_identifier":
@@ -948,6 +954,9 @@ class BodyLowerer(
         return self._init_list(node, None)
 
     def e_template_function(self, node: ts.Node) -> A.Expr:
+        trait = trait_value(self, node)  # `is_same_v<T, float>` (using namespace std)
+        if trait is not None:
+            return trait
         self._check_misparsed_less(node)
         if self.host:
             return N.Name(loc=(node.byte_range, self.placer), name=_text(node), ty=None)
@@ -1013,6 +1022,16 @@ EXPR_HANDLERS: dict[str, Callable[[BodyLowerer, ts.Node], A.Expr]] = {
     "concatenated_string": BodyLowerer.e_string,
     "raw_string_literal": BodyLowerer.e_string,
 }
+
+
+def _subscripts_only(decl: ts.Node | None) -> bool:
+    """Whether the abstract declarator ``decl`` is nothing or only ``[...]`` (a subscript of a
+    variable misread as an array type)."""
+    while decl is not None:
+        if decl.type != "abstract_array_declarator":
+            return False
+        decl = decl.child_by_field_id(F.declarator)
+    return True
 
 
 def _by_kind_id(table: dict[str, Callable], other: Callable | None) -> list[Callable | None]:

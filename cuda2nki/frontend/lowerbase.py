@@ -76,12 +76,19 @@ def address_of(e: A.Expr) -> A.Expr:
 class Reparse(Exception):  # noqa: N818 - a control-flow signal, not an error
     """Internal: the grammar misread ``<`` at byte ``offset`` as a template bracket, or (with
     ``close``) the parentheses at ``offset`` and ``close`` around a variable's name as a cast
-    (``(lo) && (x)``, ``(n) - 1``)."""
+    (``(lo) && (x)``, ``(n) - 1``); with ``brace``, those parentheses as a direct
+    initialiser read as a function declaration (``float lo(v);``), respelled as braces."""
 
-    def __init__(self, offset: int, close: int | None = None) -> None:
+    def __init__(self, offset: int, close: int | None = None, brace: bool = False) -> None:
         super().__init__(offset)
         self.offset = offset
         self.close = close
+        self.brace = brace
+
+
+#: what a front-end bug raises while lowering: reported at the statement or function it
+#: concerns (C2N0005 with its location), the file's other functions lowered as usual
+INTERNAL_ERRORS = (AssertionError, AttributeError, IndexError, KeyError, TypeError, ValueError)
 
 
 class _Placeholder(Exception):

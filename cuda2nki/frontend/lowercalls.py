@@ -43,6 +43,7 @@ from cuda2nki.frontend.lowertables import (
 from cuda2nki.frontend.nodekinds import REJECTED_KINDS
 from cuda2nki.frontend.typesys import (
     INT,
+    NAMED_SCALARS,
     ULONG,
     unqualified,
 )
@@ -110,8 +111,8 @@ class CallLowering(_Base):
             return self._functional_cast(node, fn, arg_nodes)
         if ft == "identifier" and self.generic and self._function_tparam(_text(fn)):
             return self._opaque_function_call(node, fn, arg_nodes)  # `op(x)`, `op` not known yet
-        if ft == "identifier" and (self.env or self.u.typedefs) and self._names_a_type(_text(fn)):
-            return self._functional_cast(node, fn, arg_nodes)  # T(0) with T a typename / typedef
+        if ft == "identifier" and self._names_a_type(_text(fn)):
+            return self._functional_cast(node, fn, arg_nodes)  # T(0): a typename, typedef, `uint`
         if ft == "parenthesized_expression":  # `(T)(x)` reads as a call of `(T)`
             cast = self._paren_type_cast(node, fn, arg_nodes)
             if cast is not None:
@@ -447,7 +448,7 @@ class CallLowering(_Base):
             return False
         if name in self.env:
             return not isinstance(self.env[name], (int, A.FunctionRef))
-        return name in self.u.typedefs
+        return name in self.u.typedefs or name in NAMED_SCALARS  # `unsigned(x)`, `uint(x)`
 
     def _functional_cast(self, node: ts.Node, fn: ts.Node, arg_nodes: list[ts.Node]) -> A.Expr:
         if fn.type == "identifier":

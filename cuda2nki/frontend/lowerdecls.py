@@ -18,6 +18,7 @@ from cuda2nki.frontend.cst import (
     STORAGE_CLASS_IDS,
     F,
 )
+from cuda2nki.frontend.directinit import direct_initialiser
 from cuda2nki.frontend.lowerbase import (
     Sym,
     _Placeholder,
@@ -208,6 +209,10 @@ class DeclarationLowering(_Base):
                 raise self.fail("C2N1030", value, what="non-const reference to a temporary")
             self.declare(name, Sym(ty))
             return [N.VarDecl(loc=loc, name=name, ty=ty, init=init)]
+        if isinstance(ty, AggregateType):  # `S& r = p[i];`: the struct's bytes in memory
+            if self.blob_struct(init.ty) is None:
+                raise self.fail("C2N1025", decl, what=f"reference to struct variable '{ty.name}'")
+            ty = init.ty
         ptr = N.PointerType(pointee=ty)
         self.declare(name, Sym(ptr, ref=True))
         return [N.VarDecl(loc=loc, name=name, ty=ptr, init=address_of(init))]
@@ -250,6 +255,7 @@ class DeclarationLowering(_Base):
             elif k == "reference_declarator":
                 raise self.fail("C2N1025", node, what="reference variable")
             elif k == "function_declarator":
+                direct_initialiser(self, node)  # `float lo(v);`: raises Reparse
                 raise self.fail("C2N1010", node, what="function declaration inside a function")
             else:
                 raise self.fail("C2N1010", node, what=k.replace("_", " "))

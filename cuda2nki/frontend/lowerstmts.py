@@ -3,6 +3,7 @@ hints) and expression statements (a mixin of :class:`cuda2nki.frontend.lower.Bod
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING
 
 import tree_sitter as ts
@@ -18,6 +19,7 @@ from cuda2nki.frontend.cst import (
     F,
 )
 from cuda2nki.frontend.lowerbase import (
+    INTERNAL_ERRORS,
     _Placeholder,
     _text,
     address_of,
@@ -64,6 +66,10 @@ class StatementLowering(_Base):
             self._refuse(node)
         except _Placeholder:
             pass
+        except INTERNAL_ERRORS as exc:  # a front-end invariant this input breaks: refuse it here
+            if os.environ.get("CUDA2NKI_DEBUG"):
+                raise
+            self.error("C2N0005", node, reason=f"front end: {type(exc).__name__} {exc}".strip())
         return []
 
     def stmt1(self, node: ts.Node | None) -> A.Stmt:

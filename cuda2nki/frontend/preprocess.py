@@ -32,6 +32,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
+from cuda2nki.frontend.altops import has_alternatives
+from cuda2nki.frontend.altops import respell as respell_alternatives
 from cuda2nki.frontend.hasinclude import header_present, replace_has_include
 from cuda2nki.frontend.includes import IncludeResolver, active_only, scan_angle
 from cuda2nki.frontend.sizemacros import forced_names, strip_forced
@@ -431,6 +433,7 @@ def _needs_respell(text: str) -> bool:
         or "__maxnreg__" in text
         or "__cluster_dims__" in text
         or "__block_size__" in text
+        or has_alternatives(text)
     )
 
 
@@ -439,6 +442,8 @@ def _respell(text: str) -> str:
         text = _ALIGN_RE.sub("alignas  ", text)
     if "__maxnreg__" in text or "__cluster_dims__" in text or "__block_size__" in text:
         text = _BLANK_ATTR_RE.sub(lambda m: " " * len(m.group(0)), text)
+    if has_alternatives(text):  # `not x`, `a and b`: the operators they spell
+        text = respell_alternatives(text)
     return text
 
 

@@ -6,6 +6,7 @@ Each function is judged by its own subtree: a syntax error elsewhere never rejec
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from cuda2nki.frontend.cst import (
     kind_ids,
 )
 from cuda2nki.frontend.cubblock import CubType
+from cuda2nki.frontend.fileconsts import file_scope_direct_init
 from cuda2nki.frontend.fileshared import register_file_shared
 from cuda2nki.frontend.groupgen import (
     bound_group,
@@ -45,7 +47,7 @@ from cuda2nki.frontend.groupgen import (
 from cuda2nki.frontend.locs import Placer
 from cuda2nki.frontend.lower import _PRIMITIVE_IDS, BodyLowerer
 from cuda2nki.frontend.lower import _vector_ctor as vector_ctor
-from cuda2nki.frontend.lowerbase import GroupArg, Reparse, Sym, _Placeholder, _text
+from cuda2nki.frontend.lowerbase import INTERNAL_ERRORS, GroupArg, Reparse, Sym, _Placeholder, _text
 from cuda2nki.frontend.methods import this_params
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
@@ -377,7 +379,8 @@ class UnitContext:
                 words.add(c.type)
         decls = [c for c in node.children_by_field_id(F.declarator)]
         if any(_is_function_declarator(d) for d in decls):
-            return  # a prototype
+            file_scope_direct_init(self, node, words)  # `constexpr int n(a * b);`
+            return  # else a prototype
         type_node = node.child_by_field_id(F.type)
         if type_node is not None and type_node.type == "enum_specifier":
             self.register_enum(type_node)
@@ -773,8 +776,14 @@ class UnitContext:
                 low.error("C2N1010", fnode, what="expression nesting too deep")
                 body = None
                 break
+            except INTERNAL_ERRORS as exc:  # a front-end bug outside any statement: this function
+                if os.environ.get("CUDA2NKI_DEBUG"):
+                    raise
+                low.error("C2N0005", fnode, reason=f"front end: {type(exc).__name__} {exc}".strip())
+                body = None
+                break
             except Reparse as r:
-                new = self._reparse(fnode, r.offset, r.close)
+                new = self._reparse(fnode, r.offset, r.close, r.brace)
                 if new is None:
                     what = "ambiguous '<' (template or comparison)"
                     if r.close is not None:
@@ -824,7 +833,9 @@ class UnitContext:
         """Keep a secondary parse tree alive as long as the unit (its nodes are in use)."""
         self._trees.append(tree)
 
-    def _reparse(self, fnode: ts.Node, offset: int, close: int | None = None) -> ts.Node | None:
+    def _reparse(
+        self, fnode: ts.Node, offset: int, close: int | None = None, brace: bool = False
+    ) -> ts.Node | None:
         """Respell the ``<`` at ``offset`` as ``>`` (same width and precedence), parse again,
         and remember to read that operator back as ``<``; with ``close``, blank the parentheses
         at ``offset`` and ``close`` instead (a variable's name in parentheses means the name).
@@ -835,7 +846,8 @@ class UnitContext:
         if close is not None:
             if src[offset : offset + 1] != b"(" or src[close : close + 1] != b")":
                 return None
-            src = src[:offset] + b" " + src[offset + 1 : close] + b" " + src[close + 1 :]
+            lp, rp = (b"{", b"}") if brace else (b" ", b" ")  # `T x(v);` reads as `T x{v};`
+            src = src[:offset] + lp + src[offset + 1 : close] + rp + src[close + 1 :]
             self.src = src
         else:
             if src[offset : offset + 1] != b"<" or offset in self.op_override:
@@ -1086,6 +1098,8 @@ def function_kind(fnode: ts.Node) -> tuple[str, bool]:
         kind = "global"
     elif "__device__" in words:
         kind = "host_device" if "__host__" in words else "device"
+    elif "constexpr" in words:  # callable from device code (nvcc --expt-relaxed-constexpr)
+        kind = "host_device"
     else:
         kind = "host"
     return kind, "__forceinline__" in words

@@ -72,6 +72,18 @@ register(
         fix="Pass -I DIR with the directory holding the intended header.",
     ),
     Rule(
+        "C2N1007",
+        N,
+        "device function from another file",
+        "'{name}' is declared in {file} and defined here; this definition is used",
+        "A device function that the file declares and calls but does not define was found "
+        "defined (not as a kernel) in another source file of its directory, as separate "
+        "compilation (`nvcc -rdc`) would link it. Its definition, the functions it calls from "
+        "its own file, and the macros and file-scope constants it uses are read with the file.",
+        example="__device__ float scale(float);  // defined in scale.cu next to it",
+        fix="Nothing to do; #include the defining file to choose another definition.",
+    ),
+    Rule(
         "C2N1010",
         E,
         "unsupported construct",

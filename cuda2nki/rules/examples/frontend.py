@@ -42,6 +42,14 @@ EXAMPLES = {
         },
         argv=("parse", "k.cu"),
     ),
+    "C2N1007": Example(
+        files={
+            "k.cu": "__device__ float scale(float x);\n"
+            "__global__ void k(float* p) { p[0] = scale(p[1]); }\n",
+            "scale.cu": "__device__ float scale(float x) { return 2.0f * x; }\n",
+        },
+        argv=("parse", "k.cu"),
+    ),
     "C2N1010": _body("    auto f = [](float x) { return x; };\n    p[0] = 2.0f * f(1.0f);\n"),
     "C2N1011": _body("    int i = 0;\n    goto out;\nout:\n    p[0] = i;\n"),
     "C2N1012": _parse(
