@@ -1,0 +1,333 @@
+"""Arrays of structs whose members differ in type, as one array per member.
+
+``struct Particle { float x, y, z; int cell; };`` reached through a kernel parameter
+``Particle* ps`` is held by the front end as its bytes (:meth:`AggregateLowering.blob_of`): each
+``ps[i].y`` reads a ``float`` at byte ``16*i + 4``.  No NKI tensor has such a layout (a tensor has
+one dtype), so a kernel whose every use of such a parameter reads or writes one member of one
+record becomes a kernel with one pointer parameter per member it uses (a structure of arrays):
+
+* ``ps[i].x``, ``ps->cell``, ``(ps + i)->y``, ``(&ps[i])->z`` become ``ps_x[i]``,
+  ``ps_cell[0]``, ``ps_y[i]``, ``ps_z[i]`` (the member's dtype, the array's shape);
+* a nested struct member is flattened with joined names (``bodies[i].pos.x`` is
+  ``bodies_pos_x[i]``), a vector member keeps its vector type (``float3 pos`` is
+  ``float3* bodies_pos``: a record tensor ``[n, 3]``), and an array member ``float w[4]`` is
+  ``float* ps_w`` of ``4*n`` elements, ``ps[i].w[k]`` its element ``4*i + k`` (an extra axis);
+* a local pointer set once from such an address (``Particle* p = &ps[i];``,
+  ``Particle& p = ps[i];``) is replaced by that address where it is used.
+
+Member ``m`` of parameter ``p`` is named ``p_m`` (underscores added on a clash) and carries
+``record = "p"`` (:attr:`A.Param.record`): the launch passes one argument for all of them
+(:func:`cuda2nki.lift.hostargs.slots`).  Whole-record copies are member by member already (the
+front end writes them so), so they split too.  A struct with a union, a bit field or a pointer
+member, and a parameter used otherwise (passed to a function, cast, copied as bytes), stay as
+they are: the kernel is then refused with its reason (C2N2301).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.aggregates import AggregateType, layout
+from cuda2nki.frontend.typesys import sizeof
+from cuda2nki.frontend.visit import walk
+from cuda2nki.rewrite import transform
+
+_I32 = A.ScalarType(name="int32")
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One member of a struct in memory: its path of member names, byte offset and type (a
+    scalar, a vector, or a 1-D array of them)."""
+
+    path: tuple[str, ...]
+    offset: int
+    ty: A.CType
+
+    @property
+    def count(self) -> int:
+        return self.ty.dims[0] if isinstance(self.ty, A.ArrayType) else 1  # type: ignore[return-value]
+
+    @property
+    def elem(self) -> A.CType:
+        return self.ty.elem if isinstance(self.ty, A.ArrayType) else self.ty
+
+    def holds(self, offset: int, ty: A.CType) -> int | None:
+        """The element of this member at byte ``offset`` read as ``ty``, else None."""
+        size = sizeof(self.elem)
+        if not size or not _same(self.elem, ty):
+            return None
+        k, rest = divmod(offset - self.offset, size)
+        return k if rest == 0 and 0 <= k < self.count else None
+
+
+@dataclass(frozen=True)
+class Place:
+    """A pointer into a split parameter: record ``index`` of ``param``, then ``offset`` bytes."""
+
+    param: str
+    index: A.Expr | None
+    offset: int
+
+
+def leaves(agg: AggregateType, base: int = 0, path: tuple[str, ...] = ()) -> list[Leaf] | None:
+    """The members of ``agg`` (nested structs flattened) in layout order; None for a union, a
+    bit field, a pointer member or a member of unknown layout."""
+    lay = layout(agg)
+    if lay is None or agg.in_bytes:
+        return None
+    out: list[Leaf] = []
+    for member, mty in agg.fields:
+        off = base + lay[0][member]
+        if isinstance(mty, AggregateType):
+            got = leaves(mty, off, (*path, member))
+            if got is None:
+                return None
+            out.extend(got)
+        elif _plain(mty) or (
+            isinstance(mty, A.ArrayType) and len(mty.dims) == 1 and _plain(mty.elem)
+        ):
+            out.append(Leaf((*path, member), off, mty))  # type: ignore[arg-type]
+        else:
+            return None
+    return out
+
+
+def records_as_members(
+    functions: list[A.Function], blobs: dict[str, AggregateType]
+) -> list[A.Function]:
+    """``functions`` with each kernel's arrays of mixed-type structs split into one array per
+    member (see the module doc); a kernel that does not split is unchanged."""
+    return [_split(f, blobs) if f.kind == "global" else f for f in functions]
+
+
+def _split(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
+    found = {p.name: _leaves_of(p.ty, blobs) for p in fn.params}
+    split = {name: got for name, got in found.items() if got}
+    if not split:
+        return fn
+    body = _inline_locals(fn.body, set(split))
+    used: dict[tuple[str, tuple[str, ...]], Leaf] = {}
+    names: dict[tuple[str, tuple[str, ...]], str] = {}
+    taken = {p.name for p in fn.params} | {
+        n.name for n in walk(fn.body) if isinstance(n, A.VarDecl)
+    }
+
+    def name_of(param: str, leaf: Leaf) -> str:
+        key = (param, leaf.path)
+        if key not in names:
+            cand = "_".join((param, *leaf.path))
+            while cand in taken:
+                cand += "_"
+            taken.add(cand)
+            names[key] = cand
+            used[key] = leaf
+        return names[key]
+
+    def swap(e: object) -> object:
+        got = _access(e, split)
+        if got is None:
+            return e
+        place, leaf, k = got
+        ty = _with_const(leaf.elem, _is_const(fn, place.param))
+        ptr = A.Name(loc=e.loc, name=name_of(place.param, leaf), ty=A.PointerType(pointee=ty))  # type: ignore[attr-defined]
+        index = _element(place.index, leaf.count, k, e.loc)  # type: ignore[attr-defined]
+        return A.Index(loc=e.loc, base=ptr, index=index, ty=ty)  # type: ignore[attr-defined]
+
+    new_body = transform(body, swap)
+    if any(isinstance(n, A.Name) and n.name in split for n in walk(new_body)):
+        return fn  # used otherwise than through its members: stays whole (and refused)
+    params: list[A.Param] = []
+    for p in fn.params:
+        if p.name not in split:
+            params.append(p)
+            continue
+        const = _is_const(fn, p.name)
+        size = sizeof(p.ty.pointee)  # type: ignore[union-attr]
+        restrict = isinstance(p.ty, A.PointerType) and p.ty.restrict
+        for leaf in split[p.name]:
+            key = (p.name, leaf.path)
+            if key in used:
+                ptr = A.PointerType(pointee=_with_const(leaf.elem, const), restrict=restrict)
+                at = (leaf.offset, size, leaf.count)
+                params.append(
+                    A.Param(loc=p.loc, name=names[key], ty=ptr, record=p.name, record_at=at)
+                )
+    return dataclasses.replace(fn, params=tuple(params), body=new_body)
+
+
+def _leaves_of(ty: A.CType, blobs: dict[str, AggregateType]) -> list[Leaf] | None:
+    if not isinstance(ty, A.PointerType):
+        return None
+    t = ty.pointee
+    if not (_is_blob(t) and t.name in blobs):
+        return None
+    return leaves(blobs[t.name])
+
+
+def _access(e: object, split: dict[str, list[Leaf]]) -> tuple[Place, Leaf, A.Expr] | None:
+    """(place, member, element within the member) of a read or write of one member."""
+    if isinstance(e, A.Unary) and e.op == "*":
+        ptr, k = e.operand, None
+    elif isinstance(e, A.Index) and _points_to_plain(e.base.ty):
+        ptr, k = e.base, e.index
+    else:
+        return None
+    if not _points_to_plain(ptr.ty):
+        return None
+    place = locate(ptr, split)
+    if place is None:
+        return None
+    elem = ptr.ty.pointee  # type: ignore[union-attr]
+    for leaf in split[place.param]:
+        j = leaf.holds(place.offset, elem)
+        if j is None:
+            continue
+        if k is None:
+            return place, leaf, A.IntLit(loc=e.loc, value=j, ty=_I32)  # type: ignore[attr-defined]
+        if leaf.count == 1 and not (isinstance(k, A.IntLit) and k.value == 0):
+            return None
+        return place, leaf, k if j == 0 else _add(k, A.IntLit(loc=k.loc, value=j, ty=_I32))
+    return None
+
+
+def locate(e: A.Expr, split: dict[str, list[Leaf]]) -> Place | None:
+    """Where the pointer ``e`` points within a split parameter, None if not into one (or not
+    at a known byte offset)."""
+    if isinstance(e, A.Name):
+        return Place(e.name, None, 0) if e.name in split else None
+    if isinstance(e, A.Cast) and isinstance(e.to, A.PointerType):
+        return locate(e.operand, split)
+    if isinstance(e, A.Unary) and e.op == "&":
+        inner = e.operand
+        if isinstance(inner, A.Unary) and inner.op == "*":
+            return locate(inner.operand, split)
+        if isinstance(inner, A.Index):
+            return _step(locate(inner.base, split), inner.base, inner.index)
+        return None
+    if isinstance(e, A.Binary) and e.op in ("+", "-") and isinstance(e.left.ty, A.PointerType):
+        step = (
+            e.right if e.op == "+" else A.Unary(loc=e.loc, op="-", operand=e.right, ty=e.right.ty)
+        )
+        return _step(locate(e.left, split), e.left, step)
+    return None
+
+
+def _step(place: Place | None, base: A.Expr, k: A.Expr) -> Place | None:
+    """``place`` moved by ``k`` elements of ``base``'s pointee: whole records, or bytes of a
+    member at a constant count."""
+    if place is None or not isinstance(base.ty, A.PointerType):
+        return None
+    pointee = base.ty.pointee
+    if _is_blob(pointee):
+        if place.offset:
+            return None
+        return Place(place.param, k if place.index is None else _add(place.index, k), 0)
+    size = sizeof(pointee)
+    if isinstance(k, A.IntLit) and size:
+        return Place(place.param, place.index, place.offset + size * k.value)
+    return None
+
+
+def _inline_locals(body: A.Block, split: set[str]) -> A.Block:
+    """``body`` with each local pointer into a split parameter (``Particle* p = &ps[i];``)
+    replaced by its initial value in the statements after it, where neither it nor a
+    variable its value reads is assigned (or has its address taken) in them."""
+
+    def block(x: object) -> object:
+        if not isinstance(x, A.Block):
+            return x
+        stmts = list(x.body)
+        for t, s in enumerate(stmts):
+            if not _pointer_into(s, split):
+                continue
+            rest = A.Block(loc=x.loc, body=tuple(stmts[t + 1 :]))
+            changed = _assigned_names(rest)
+            if s.name in changed or any(isinstance(n, A.Name) and n.name in changed
+                                        for n in walk(s.init)):  # fmt: skip
+                continue
+            value = s.init
+
+            def sub(y: object, name: str = s.name, value: object = value) -> object:
+                return value if isinstance(y, A.Name) and y.name == name else y
+
+            stmts[t + 1 :] = transform(rest, sub).body
+            stmts[t] = A.Block(loc=s.loc, body=())
+        return dataclasses.replace(x, body=tuple(stmts))
+
+    return transform(body, block)
+
+
+def _pointer_into(s: object, split: set[str]) -> bool:
+    return (
+        isinstance(s, A.VarDecl)
+        and s.storage == "local"
+        and isinstance(s.ty, A.PointerType)
+        and _is_blob(s.ty.pointee)
+        and s.init is not None
+        and locate(s.init, {k: [] for k in split}) is not None
+    )
+
+
+def _assigned_names(body: A.Block) -> set[str]:
+    out: set[str] = set()
+    for n in walk(body):
+        target = None
+        if isinstance(n, A.Assign):
+            target = n.target
+        elif isinstance(n, A.Unary) and (n.op.endswith(("++", "--")) or n.op == "&"):
+            target = n.operand  # incremented, or its address taken: may change out of sight
+        elif isinstance(n, A.VarDecl):
+            out.add(n.name)  # declared again: another variable from there on
+        if isinstance(target, A.Name):
+            out.add(target.name)
+    return out
+
+
+def _element(index: A.Expr | None, count: int, k: A.Expr, loc: object) -> A.Expr:
+    """``count * index + k`` (``index`` None: record 0)."""
+    if index is None:
+        return k
+    if count != 1:
+        index = A.Binary(loc=loc, op="*", left=A.IntLit(loc=loc, value=count, ty=_I32),  # type: ignore[arg-type]
+                         right=index, ty=index.ty)  # fmt: skip
+    if isinstance(k, A.IntLit) and k.value == 0:
+        return index
+    return _add(index, k)
+
+
+def _add(a: A.Expr, b: A.Expr) -> A.Expr:
+    return A.Binary(loc=a.loc, op="+", left=a, right=b, ty=a.ty)
+
+
+def _is_blob(t: object) -> bool:
+    """A struct held as its bytes (see :meth:`AggregateLowering.blob_of`)."""
+    return (
+        type(t) is A.VectorType
+        and t.base.name == "uint8"
+        and not re.fullmatch(r"u?char[1-4]", t.name)
+    )
+
+
+def _plain(t: object) -> bool:
+    return isinstance(t, A.ScalarType) or (type(t) is A.VectorType and not _is_blob(t))
+
+
+def _points_to_plain(t: object) -> bool:
+    return isinstance(t, A.PointerType) and _plain(t.pointee)
+
+
+def _same(a: object, b: object) -> bool:
+    return _with_const(a, False) == _with_const(b, False)  # type: ignore[arg-type]
+
+
+def _with_const(t: A.CType, const: bool) -> A.CType:
+    return dataclasses.replace(t, const=const) if hasattr(t, "const") else t  # type: ignore[arg-type]
+
+
+def _is_const(fn: A.Function, name: str) -> bool:
+    p = next(p for p in fn.params if p.name == name)
+    return bool(getattr(getattr(p.ty, "pointee", None), "const", False))
