@@ -155,22 +155,24 @@ REFUSED = {
 }
 
 
+PLAIN = "struct S { float u; int k; };"
+READ = "\n__global__ void g(S* s, float* o) { int i = threadIdx.x; o[i] = s[i].u + s[i].k; }"
+
+
 @pytest.mark.parametrize("why", sorted(REFUSED))
 def test_what_has_no_member_arrays_stays_bytes(why: str) -> None:
-    src = REFUSED[why] + (
-        "\n__global__ void g(S* s, float* o) { int i = threadIdx.x; o[i] = s[i].u + s[i].k; }"
-    )
-    (k,) = parse_source(src, "k.cu").kernels
+    (plain,) = parse_source(PLAIN + READ, "k.cu").kernels
+    assert [p.name for p in plain.params] == ["s_u", "s_k", "o"]
+    (k,) = parse_source(REFUSED[why] + READ, "k.cu").kernels
     assert [p.name for p in k.params] == ["s", "o"] and not any(p.record for p in k.params)
 
 
 def test_a_struct_array_passed_on_stays_bytes() -> None:
-    src = HEAD + (
-        "__device__ float get(const Part* p, int i) { return p[i].x; }\n"
-        "__global__ void g(const Part* ps, float* o) {"
-        " int i = threadIdx.x; o[i] = get(ps, i) + ps[i].y; }"
-    )
-    (k,) = parse_source(src, "k.cu").kernels
+    read = "__global__ void g(const Part* ps, float* o) { int i = threadIdx.x; o[i] = "
+    (plain,) = parse_source(HEAD + read + "ps[i].x + ps[i].y; }", "k.cu").kernels
+    assert [p.name for p in plain.params] == ["ps_x", "ps_y", "o"]
+    helper = "__device__ float get(const Part* p, int i) { return p[i].x; }\n"
+    (k,) = parse_source(HEAD + helper + read + "get(ps, i) + ps[i].y; }", "k.cu").kernels
     assert [p.name for p in k.params] == ["ps", "o"]
 
 
