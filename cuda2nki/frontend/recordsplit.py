@@ -110,16 +110,17 @@ def _split(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
     if not split:
         return fn
     body = _inline_locals(fn.body, set(split))
+    held = _held_records(body, blobs)
     used: dict[tuple[str, tuple[str, ...]], Leaf] = {}
     names: dict[tuple[str, tuple[str, ...]], str] = {}
     taken = {p.name for p in fn.params} | {
         n.name for n in walk(fn.body) if isinstance(n, A.VarDecl)
     }
 
-    def name_of(param: str, leaf: Leaf) -> str:
-        key = (param, leaf.path)
+    def name_of(var: str, leaf: Leaf) -> str:
+        key = (var, leaf.path)
         if key not in names:
-            cand = "_".join((param, *leaf.path))
+            cand = "_".join((var, *leaf.path))
             while cand in taken:
                 cand += "_"
             taken.add(cand)
@@ -127,18 +128,31 @@ def _split(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
             used[key] = leaf
         return names[key]
 
+    def element(place: Place, leaf: Leaf, k: A.Expr, loc: object) -> A.Expr:
+        """Element ``k`` of member ``leaf`` at ``place``: of a member array, or of the local
+        standing for a member of a struct held in a local."""
+        if place.param in held:
+            local = A.Name(loc=loc, name=name_of(place.param, leaf), ty=leaf.ty)  # type: ignore[arg-type]
+            if leaf.count == 1:
+                return dataclasses.replace(local, ty=leaf.elem)
+            return A.Index(loc=loc, base=local, index=k, ty=leaf.elem)  # type: ignore[arg-type]
+        ty = _with_const(leaf.elem, _is_const(fn, place.param))
+        ptr = A.Name(loc=loc, name=name_of(place.param, leaf), ty=A.PointerType(pointee=ty))  # type: ignore[arg-type]
+        index = _element(place.index, leaf.count, k, loc)
+        return A.Index(loc=loc, base=ptr, index=index, ty=ty)  # type: ignore[arg-type]
+
+    every = {**split, **held}
+    body = _copies(body, every, held, element, name_of)
+
     def swap(e: object) -> object:
-        got = _access(e, split)
+        got = _access(e, every)
         if got is None:
             return e
         place, leaf, k = got
-        ty = _with_const(leaf.elem, _is_const(fn, place.param))
-        ptr = A.Name(loc=e.loc, name=name_of(place.param, leaf), ty=A.PointerType(pointee=ty))  # type: ignore[attr-defined]
-        index = _element(place.index, leaf.count, k, e.loc)  # type: ignore[attr-defined]
-        return A.Index(loc=e.loc, base=ptr, index=index, ty=ty)  # type: ignore[attr-defined]
+        return element(place, leaf, k, e.loc)  # type: ignore[attr-defined]
 
     new_body = transform(body, swap)
-    if any(isinstance(n, A.Name) and n.name in split for n in walk(new_body)):
+    if any(isinstance(n, A.Name) and n.name in every for n in walk(new_body)):
         return fn  # used otherwise than through its members: stays whole (and refused)
     params: list[A.Param] = []
     for p in fn.params:
@@ -157,6 +171,82 @@ def _split(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
                     A.Param(loc=p.loc, name=names[key], ty=ptr, record=p.name, record_at=at)
                 )
     return dataclasses.replace(fn, params=tuple(params), body=new_body)
+
+
+def _held_records(body: A.Block, blobs: dict[str, AggregateType]) -> dict[str, list[Leaf]]:
+    """The locals holding a struct as its bytes (``auto pi = p[i];``), declared once: each is
+    replaced by one local per member."""
+    decls: dict[str, list[A.VarDecl]] = {}
+    for n in walk(body):
+        if isinstance(n, A.VarDecl):
+            decls.setdefault(n.name, []).append(n)
+    out: dict[str, list[Leaf]] = {}
+    for name, ds in decls.items():
+        d = ds[0]
+        if len(ds) == 1 and d.storage == "local" and _is_blob(d.ty) and d.ty.name in blobs:  # type: ignore[union-attr]
+            got = leaves(blobs[d.ty.name])  # type: ignore[union-attr]
+            if got:
+                out[name] = got
+    return out
+
+
+def _copies(body: A.Block, every: dict[str, list[Leaf]], held: dict[str, list[Leaf]],
+            element: object, name_of: object) -> A.Block:  # fmt: skip
+    """``body`` with each declaration of a struct local and each whole-struct assignment
+    between struct locals and struct arrays written member by member."""
+
+    def ref(e: A.Expr | None) -> Place | None:
+        if isinstance(e, A.Name) and e.name in held:
+            return Place(e.name, None, 0)
+        if isinstance(e, A.Index) and _is_blob(e.ty):
+            place = locate(A.Unary(loc=e.loc, op="&", operand=e, ty=A.PointerType(pointee=e.ty)),
+                           every)  # fmt: skip
+            return place if place is not None and place.offset == 0 else None
+        if isinstance(e, A.Unary) and e.op == "*" and _is_blob(e.ty):
+            place = locate(e.operand, every)
+            return place if place is not None and place.offset == 0 else None
+        return None
+
+    def copy(dst: Place, src: Place, loc: object) -> list[A.Stmt] | None:
+        if every[dst.param] != every[src.param]:
+            return None
+        out: list[A.Stmt] = []
+        for leaf in every[dst.param]:
+            for k in range(leaf.count):
+                lit = A.IntLit(loc=loc, value=k, ty=_I32)  # type: ignore[arg-type]
+                t, v = element(dst, leaf, lit, loc), element(src, leaf, lit, loc)  # type: ignore[operator]
+                assign = A.Assign(loc=loc, op="=", target=t, value=v, ty=t.ty)  # type: ignore[arg-type]
+                out.append(A.ExprStmt(loc=loc, expr=assign))  # type: ignore[arg-type]
+        return out
+
+    def stmt(s: A.Stmt) -> list[A.Stmt] | None:
+        if isinstance(s, A.VarDecl) and s.name in held:
+            here = Place(s.name, None, 0)
+            decls: list[A.Stmt] = [
+                A.VarDecl(loc=s.loc, name=name_of(s.name, leaf), ty=_with_const(leaf.ty, False))  # type: ignore[operator]
+                for leaf in held[s.name]
+            ]
+            if s.init is None:
+                return decls
+            src = ref(s.init)
+            more = None if src is None else copy(here, src, s.loc)
+            return None if more is None else decls + more
+        if isinstance(s, A.ExprStmt) and isinstance(s.expr, A.Assign) and s.expr.op == "=":
+            dst, src = ref(s.expr.target), ref(s.expr.value)
+            if dst is not None and src is not None:
+                return copy(dst, src, s.loc)
+        return None
+
+    def block(x: object) -> object:
+        if not isinstance(x, A.Block):
+            return x
+        out: list[A.Stmt] = []
+        for s in x.body:
+            got = stmt(s)
+            out.extend([s] if got is None else got)
+        return dataclasses.replace(x, body=tuple(out))
+
+    return transform(body, block)
 
 
 def _leaves_of(ty: A.CType, blobs: dict[str, AggregateType]) -> list[Leaf] | None:
@@ -203,6 +293,8 @@ def locate(e: A.Expr, split: dict[str, list[Leaf]]) -> Place | None:
         return locate(e.operand, split)
     if isinstance(e, A.Unary) and e.op == "&":
         inner = e.operand
+        if isinstance(inner, A.Name) and _is_blob(inner.ty):  # a struct held in a local
+            return Place(inner.name, None, 0) if inner.name in split else None
         if isinstance(inner, A.Unary) and inner.op == "*":
             return locate(inner.operand, split)
         if isinstance(inner, A.Index):

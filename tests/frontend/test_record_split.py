@@ -195,3 +195,36 @@ def _names(x: object) -> list[object]:
     from cuda2nki.rewrite import nodes
 
     return list(nodes(x))
+
+
+HELD = """
+struct Star { float at[3]; float speed[3]; float weight; };
+__global__ void advance(Star* __restrict__ s, float* __restrict__ ke, const int n, float dt) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    KIND me = s[i];
+    for (int c = 0; c < 3; ++c) me.at[c] += me.speed[c] * dt;
+    ke[i] = me.weight * (me.speed[0] * me.speed[0] + me.speed[2]);
+    s[i] = me;
+}
+"""
+
+
+@pytest.mark.parametrize("kind", ["auto", "Star"])
+def test_a_struct_held_in_a_local_is_one_local_per_member(kind: str) -> None:
+    tu = parse_source(HELD.replace("KIND", kind), "k.cu")
+    assert tu.rejected == {}, tu.diagnostics
+    (k,) = tu.kernels
+    got = {p.name: p.record_at for p in k.params if p.record}
+    assert got == {"s_at": (0, 28, 3), "s_speed": (12, 28, 3), "s_weight": (24, 28, 1)}
+    n = 50
+    rng = np.random.default_rng(5)
+    raw = rng.normal(size=n * 7).astype(np.float32)
+    args = {"s": raw, "ke": np.zeros(n, np.float32), "n": n, "dt": 0.5}
+    out = run_kernel(tu, "advance", grid=(1,), block=(64,), args=args)
+    rec = raw.reshape(n, 7)
+    want = rec.copy()
+    want[:, 0:3] = rec[:, 0:3] + rec[:, 3:6] * np.float32(0.5)
+    np.testing.assert_array_equal(out["s"].reshape(n, 7), want)
+    ke = rec[:, 6] * (rec[:, 3] * rec[:, 3] + rec[:, 5])
+    np.testing.assert_allclose(out["ke"], ke, rtol=1e-6)
