@@ -228,3 +228,17 @@ def test_a_struct_held_in_a_local_is_one_local_per_member(kind: str) -> None:
     np.testing.assert_array_equal(out["s"].reshape(n, 7), want)
     ke = rec[:, 6] * (rec[:, 3] * rec[:, 3] + rec[:, 5])
     np.testing.assert_allclose(out["ke"], ke, rtol=1e-6)
+
+
+def test_a_nested_struct_of_mixed_members_flattens_to_joined_names() -> None:
+    src = """
+struct In { float lo; int k; };
+struct Out { In span; bool a; };
+__global__ void g(const Out* c, float* o) {
+    int i = threadIdx.x;
+    o[i] = c[i].a ? c[i].span.lo * c[i].span.k : 0.0f;
+}"""
+    (k,) = parse_source(src, "k.cu").kernels
+    got = [(p.name, p.record_at) for p in k.params]
+    assert got == [("c_span_lo", (0, 12, 1)), ("c_span_k", (4, 12, 1)), ("c_a", (8, 12, 1)),
+                   ("o", ())]  # fmt: skip
