@@ -416,6 +416,8 @@ class Param(Node):
     record: str = ""
     #: its place in that struct's C layout: (byte offset, struct size, elements per struct)
     record_at: tuple[int, int, int] = ()
+    #: why an array of structs stays held as its bytes (not one array per member)
+    held_as_bytes: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.aggregates import AggregateType, layout
 from cuda2nki.frontend.typesys import sizeof
+from cuda2nki.frontend.unions import BitField
 from cuda2nki.frontend.visit import walk
 from cuda2nki.rewrite import transform
 
@@ -105,6 +106,69 @@ def records_as_members(
 
 
 def _split(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
+    got = _split_members(fn, blobs)
+    return got if got is not fn else _with_reasons(fn, blobs)
+
+
+def _with_reasons(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
+    """``fn`` with each struct-array parameter that stays bytes saying why (the refusal names
+    it)."""
+    params = []
+    for p in fn.params:
+        agg = _struct_of(p.ty, blobs)
+        why = None if agg is None else (why_bytes(agg) or _other_use(fn, p.name))
+        params.append(dataclasses.replace(p, held_as_bytes=why) if why else p)
+    return (
+        dataclasses.replace(fn, params=tuple(params))
+        if any(p.held_as_bytes for p in params)
+        else fn
+    )
+
+
+def why_bytes(agg: AggregateType, path: str = "") -> str | None:
+    """Why ``agg`` has no member arrays (a union, a bit field, a pointer member, an array of
+    structs or of unknown size), None when it has."""
+    if agg.union:
+        return f"member '{path}', a union" if path else "a union"
+    for member, mty in agg.fields:
+        name = f"{path}.{member}" if path else member
+        if isinstance(mty, AggregateType):
+            got = why_bytes(mty, name)
+            if got:
+                return got
+        elif isinstance(mty, A.PointerType):
+            return f"pointer member '{name}'"
+        elif isinstance(mty, A.ArrayType) and not (len(mty.dims) == 1 and _plain(mty.elem)):
+            return f"member '{name}', an array of structs or of several dimensions"
+        elif _is_blob(mty):  # a union or a struct with bit fields, held as its bytes
+            what = "an anonymous member" if "__anon" in member else f"member '{name}'"
+            return f"{what}, a union or a struct with bit fields"
+        elif isinstance(mty, BitField):
+            return f"bit field '{name}'"
+        elif not (_plain(mty) or isinstance(mty, A.ArrayType)):
+            return f"member '{name}' of a type with no array form"
+    return None
+
+
+def _other_use(fn: A.Function, name: str) -> str:
+    """How ``fn`` uses the struct array ``name`` other than through one member of one record."""
+    for n in walk(fn.body):
+        if isinstance(n, A.Call) and any(
+            isinstance(m, A.Name) and m.name == name for a in n.args for m in walk(a)
+        ):
+            return f"'{name}' passed to '{n.func}' (line {n.loc.line})"
+    line = next((n.loc.line for n in walk(fn.body) if isinstance(n, A.Name) and n.name == name), 0)
+    return f"'{name}' used other than through its members (line {line})"
+
+
+def _struct_of(ty: A.CType, blobs: dict[str, AggregateType]) -> AggregateType | None:
+    if not isinstance(ty, A.PointerType):
+        return None
+    t = ty.pointee
+    return blobs.get(t.name) if _is_blob(t) else None  # type: ignore[union-attr]
+
+
+def _split_members(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
     found = {p.name: _leaves_of(p.ty, blobs) for p in fn.params}
     split = {name: got for name, got in found.items() if got}
     if not split:

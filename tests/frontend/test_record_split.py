@@ -149,9 +149,11 @@ def test_nested_vector_and_array_members() -> None:
 
 
 REFUSED = {
-    "union member": "struct S { union { float u; int i; }; int k; };",
-    "bit field": "struct S { unsigned a : 3; float u; int k; };",
-    "pointer member": "struct S { float* p; float u; int k; };",
+    "an anonymous member, a union": "struct S { union { float u; int i; }; int k; };",
+    "bit field 'a'": "struct S { unsigned a : 3; float u; int k; };",
+    "pointer member 'p'": "struct S { float* p; float u; int k; };",
+    "member 't', an array of structs": "struct T { int a; float b; };\n"
+    "struct S { T t[4]; float u; int k; };",
 }
 
 
@@ -165,6 +167,7 @@ def test_what_has_no_member_arrays_stays_bytes(why: str) -> None:
     assert [p.name for p in plain.params] == ["s_u", "s_k", "o"]
     (k,) = parse_source(REFUSED[why] + READ, "k.cu").kernels
     assert [p.name for p in k.params] == ["s", "o"] and not any(p.record for p in k.params)
+    assert why in k.params[0].held_as_bytes  # the refusal names the reason
 
 
 def test_a_struct_array_passed_on_stays_bytes() -> None:
@@ -174,6 +177,7 @@ def test_a_struct_array_passed_on_stays_bytes() -> None:
     helper = "__device__ float get(const Part* p, int i) { return p[i].x; }\n"
     (k,) = parse_source(HEAD + helper + read + "get(ps, i) + ps[i].y; }", "k.cu").kernels
     assert [p.name for p in k.params] == ["ps", "o"]
+    assert k.params[0].held_as_bytes == "'ps' passed to 'get' (line 3)"
 
 
 def test_the_launch_argument_reaches_every_member() -> None:
@@ -242,3 +246,21 @@ __global__ void g(const Out* c, float* o) {
     got = [(p.name, p.record_at) for p in k.params]
     assert got == [("c_span_lo", (0, 12, 1)), ("c_span_k", (4, 12, 1)), ("c_a", (8, 12, 1)),
                    ("o", ())]  # fmt: skip
+
+
+def test_the_literal_refusal_names_why_the_struct_stays_bytes(tmp_path) -> None:
+    from cuda2nki.pipeline import port_file
+
+    src = (
+        "struct Tag { char* label; int hits; };\n"
+        "__global__ void bump(Tag* t, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) t[i].hits += 1;\n}\n"
+        "int main() { int n = 300; Tag* d; cudaMalloc(&d, n * sizeof(Tag));\n"
+        "  bump<<<(n + 127) / 128, 128>>>(d, n); }\n"
+    )
+    cu = tmp_path / "k.cu"
+    cu.write_text(src)
+    res = port_file(cu, lowering="literal")
+    got = [d.message for d in res.diagnostics if d.code == "C2N2301"]
+    assert got and "pointer member 'label'" in got[0], got
