@@ -414,8 +414,9 @@ class Param(Node):
     #: the array-of-structs parameter this member array stands for (one launch argument for
     #: all its members, see :mod:`cuda2nki.frontend.recordsplit`)
     record: str = ""
-    #: its place in that struct's C layout: (byte offset, struct size, elements per struct)
-    record_at: tuple[int, int, int] = ()
+    #: its place in that struct's C layout: (byte offset, struct size, elements per struct[,
+    #: bytes between them where they are not adjacent])
+    record_at: tuple[int, ...] = ()
     #: why an array of structs stays held as its bytes (not one array per member)
     held_as_bytes: str = ""
 

@@ -47,6 +47,9 @@ class Leaf:
     path: tuple[str, ...]
     offset: int
     ty: A.CType
+    #: bytes between its elements: a member of the structs of an array member
+    #: (``struct Box { Nbr nbr[26]; }``: ``nbr[k].id``) steps over whole inner structs
+    stride: int = 0
 
     @property
     def count(self) -> int:
@@ -58,7 +61,7 @@ class Leaf:
 
     def holds(self, offset: int, ty: A.CType) -> int | None:
         """The element of this member at byte ``offset`` read as ``ty``, else None."""
-        size = sizeof(self.elem)
+        size = self.stride or sizeof(self.elem)
         if not size or not _same(self.elem, ty):
             return None
         k, rest = divmod(offset - self.offset, size)
@@ -72,9 +75,18 @@ class Place:
     param: str
     index: A.Expr | None
     offset: int
+    #: then ``sub`` more inner structs of ``sub_size`` bytes (an element of an array member
+    #: of structs chosen at run time)
+    sub: A.Expr | None = None
+    sub_size: int = 0
 
 
-def leaves(agg: AggregateType, base: int = 0, path: tuple[str, ...] = ()) -> list[Leaf] | None:
+def leaves(
+    agg: AggregateType,
+    base: int = 0,
+    path: tuple[str, ...] = (),
+    blobs: dict[str, AggregateType] | None = None,
+) -> list[Leaf] | None:
     """The members of ``agg`` (nested structs flattened) in layout order; None for a union, a
     bit field, a pointer member or a member of unknown layout."""
     lay = layout(agg)
@@ -84,7 +96,7 @@ def leaves(agg: AggregateType, base: int = 0, path: tuple[str, ...] = ()) -> lis
     for member, mty in agg.fields:
         off = base + lay[0][member]
         if isinstance(mty, AggregateType):
-            got = leaves(mty, off, (*path, member))
+            got = leaves(mty, off, (*path, member), blobs)
             if got is None:
                 return None
             out.extend(got)
@@ -92,9 +104,44 @@ def leaves(agg: AggregateType, base: int = 0, path: tuple[str, ...] = ()) -> lis
             isinstance(mty, A.ArrayType) and len(mty.dims) == 1 and _plain(mty.elem)
         ):
             out.append(Leaf((*path, member), off, mty))  # type: ignore[arg-type]
+        elif (inner := _struct_array(mty, blobs)) is not None:
+            got = _array_of_structs(inner, mty.dims[0], off, (*path, member), blobs)  # type: ignore[union-attr]
+            if got is None:
+                return None
+            out.extend(got)
         else:
             return None
     return out
+
+
+def _struct_array(t: object, blobs: dict[str, AggregateType] | None) -> AggregateType | None:
+    """The struct of a 1-D array member of structs, else None."""
+    if not (isinstance(t, A.ArrayType) and len(t.dims) == 1 and isinstance(t.dims[0], int)):
+        return None
+    elem = t.elem
+    if isinstance(elem, AggregateType):
+        return elem
+    return (blobs or {}).get(elem.name) if _is_blob(elem) else None  # type: ignore[union-attr]
+
+
+def _array_of_structs(
+    agg: AggregateType, n: int, off: int, path: tuple[str, ...], blobs: dict | None
+) -> list[Leaf] | None:
+    """The members of an array member of ``n`` structs ``agg``: each one array over the
+    array's elements, ``sizeof`` the inner struct apart (an inner array member: None)."""
+    inner = leaves(agg, 0, (), blobs)
+    lay = layout(agg)
+    if inner is None or lay is None or any(leaf.count != 1 for leaf in inner):
+        return None
+    return [
+        Leaf(
+            (*path, *leaf.path),
+            off + leaf.offset,
+            A.ArrayType(elem=leaf.ty, dims=(n,)),
+            stride=lay[1],
+        )  # fmt: skip
+        for leaf in inner
+    ]
 
 
 def records_as_members(
@@ -116,7 +163,7 @@ def _with_reasons(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function
     params = []
     for p in fn.params:
         agg = _struct_of(p.ty, blobs)
-        why = None if agg is None else (why_bytes(agg) or _other_use(fn, p.name))
+        why = None if agg is None else (why_bytes(agg, blobs) or _other_use(fn, p.name))
         params.append(dataclasses.replace(p, held_as_bytes=why) if why else p)
     return (
         dataclasses.replace(fn, params=tuple(params))
@@ -125,7 +172,7 @@ def _with_reasons(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function
     )
 
 
-def why_bytes(agg: AggregateType, path: str = "") -> str | None:
+def why_bytes(agg: AggregateType, blobs: dict, path: str = "") -> str | None:
     """Why ``agg`` has no member arrays (a union, a bit field, a pointer member, an array of
     structs or of unknown size), None when it has."""
     if agg.union:
@@ -133,13 +180,19 @@ def why_bytes(agg: AggregateType, path: str = "") -> str | None:
     for member, mty in agg.fields:
         name = f"{path}.{member}" if path else member
         if isinstance(mty, AggregateType):
-            got = why_bytes(mty, name)
+            got = why_bytes(mty, blobs, name)
             if got:
                 return got
         elif isinstance(mty, A.PointerType):
             return f"pointer member '{name}'"
-        elif isinstance(mty, A.ArrayType) and not (len(mty.dims) == 1 and _plain(mty.elem)):
-            return f"member '{name}', an array of structs or of several dimensions"
+        elif isinstance(mty, A.ArrayType) and not (
+            (len(mty.dims) == 1 and _plain(mty.elem))
+            or (
+                (inner := _struct_array(mty, blobs)) is not None
+                and _array_of_structs(inner, 1, 0, (), blobs) is not None
+            )  # fmt: skip
+        ):
+            return f"member '{name}', an array of several dimensions or of nested arrays"
         elif _is_blob(mty):  # a union or a struct with bit fields, held as its bytes
             what = "an anonymous member" if "__anon" in member else f"member '{name}'"
             return f"{what}, a union or a struct with bit fields"
@@ -231,6 +284,8 @@ def _split_members(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Functio
             if key in used:
                 ptr = A.PointerType(pointee=_with_const(leaf.elem, const), restrict=restrict)
                 at = (leaf.offset, size, leaf.count)
+                if leaf.stride:
+                    at = (*at, leaf.stride)
                 params.append(
                     A.Param(loc=p.loc, name=names[key], ty=ptr, record=p.name, record_at=at)
                 )
@@ -248,7 +303,7 @@ def _held_records(body: A.Block, blobs: dict[str, AggregateType]) -> dict[str, l
     for name, ds in decls.items():
         d = ds[0]
         if len(ds) == 1 and d.storage == "local" and _is_blob(d.ty) and d.ty.name in blobs:  # type: ignore[union-attr]
-            got = leaves(blobs[d.ty.name])  # type: ignore[union-attr]
+            got = leaves(blobs[d.ty.name], blobs=blobs)  # type: ignore[union-attr]
             if got:
                 out[name] = got
     return out
@@ -319,7 +374,7 @@ def _leaves_of(ty: A.CType, blobs: dict[str, AggregateType]) -> list[Leaf] | Non
     t = ty.pointee
     if not (_is_blob(t) and t.name in blobs):
         return None
-    return leaves(blobs[t.name])
+    return leaves(blobs[t.name], blobs=blobs)
 
 
 def _access(e: object, split: dict[str, list[Leaf]]) -> tuple[Place, Leaf, A.Expr] | None:
@@ -340,12 +395,24 @@ def _access(e: object, split: dict[str, list[Leaf]]) -> tuple[Place, Leaf, A.Exp
         j = leaf.holds(place.offset, elem)
         if j is None:
             continue
+        if place.sub is not None:  # an element of an array member of structs: its number
+            if leaf.stride != place.sub_size or not (k is None or _is_zero(k)):
+                return None
+            return place, leaf, place.sub if j == 0 else _add(place.sub, _lit(j, e.loc))  # type: ignore[attr-defined]
         if k is None:
-            return place, leaf, A.IntLit(loc=e.loc, value=j, ty=_I32)  # type: ignore[attr-defined]
-        if leaf.count == 1 and not (isinstance(k, A.IntLit) and k.value == 0):
+            return place, leaf, _lit(j, e.loc)  # type: ignore[attr-defined]
+        if leaf.count == 1 and not _is_zero(k):
             return None
-        return place, leaf, k if j == 0 else _add(k, A.IntLit(loc=k.loc, value=j, ty=_I32))
+        return place, leaf, k if j == 0 else _add(k, _lit(j, k.loc))
     return None
+
+
+def _lit(v: int, loc: object) -> A.IntLit:
+    return A.IntLit(loc=loc, value=v, ty=_I32)  # type: ignore[arg-type]
+
+
+def _is_zero(k: A.Expr) -> bool:
+    return isinstance(k, A.IntLit) and k.value == 0
 
 
 def locate(e: A.Expr, split: dict[str, list[Leaf]]) -> Place | None:
@@ -378,13 +445,17 @@ def _step(place: Place | None, base: A.Expr, k: A.Expr) -> Place | None:
     if place is None or not isinstance(base.ty, A.PointerType):
         return None
     pointee = base.ty.pointee
-    if _is_blob(pointee):
-        if place.offset:
+    if _is_blob(pointee) and place.offset:  # an inner struct of an array member
+        size = sizeof(pointee)
+        if place.sub is not None and place.sub_size != size:
             return None
+        sub = k if place.sub is None else _add(place.sub, k)
+        return dataclasses.replace(place, sub=sub, sub_size=size or 0)
+    if _is_blob(pointee):
         return Place(place.param, k if place.index is None else _add(place.index, k), 0)
     size = sizeof(pointee)
     if isinstance(k, A.IntLit) and size:
-        return Place(place.param, place.index, place.offset + size * k.value)
+        return dataclasses.replace(place, offset=place.offset + size * k.value)
     return None
 
 

@@ -65,16 +65,18 @@ def _bytes(a: np.ndarray) -> np.ndarray:
 
 
 def _view(raw: np.ndarray, p: A.Param) -> np.ndarray:
-    """The member ``p`` of every whole record in ``raw``: ``[records, lanes]``, a view."""
-    off, size, count = p.record_at
+    """The member ``p`` of every whole record in ``raw``: ``[records, elements, lanes]``, a
+    view (the elements ``stride`` bytes apart: inside an array member of structs)."""
+    off, size, count = p.record_at[:3]
     pointee = p.ty.pointee  # type: ignore[union-attr]
     width = pointee.width if isinstance(pointee, A.VectorType) else 1
     dt = np_dtype(pointee.base if isinstance(pointee, A.VectorType) else pointee)
+    stride = p.record_at[3] if len(p.record_at) > 3 else width * dt.itemsize
     records = raw.size // size if size else 0
     return np.ndarray(
-        shape=(records, count * width),
+        shape=(records, count, width),
         dtype=dt,
         buffer=raw,
         offset=off,
-        strides=(size, dt.itemsize),
+        strides=(size, stride, dt.itemsize),
     )

@@ -152,8 +152,9 @@ REFUSED = {
     "an anonymous member, a union": "struct S { union { float u; int i; }; int k; };",
     "bit field 'a'": "struct S { unsigned a : 3; float u; int k; };",
     "pointer member 'p'": "struct S { float* p; float u; int k; };",
-    "member 't', an array of structs": "struct T { int a; float b; };\n"
-    "struct S { T t[4]; float u; int k; };",
+    "member 't', an array of several dimensions or of nested arrays": (
+        "struct T { int a; float b[2]; };\nstruct S { T t[4]; float u; int k; };"
+    ),
 }
 
 
@@ -264,3 +265,63 @@ def test_the_literal_refusal_names_why_the_struct_stays_bytes(tmp_path) -> None:
     res = port_file(cu, lowering="literal")
     got = [d.message for d in res.diagnostics if d.code == "C2N2301"]
     assert got and "pointer member 'label'" in got[0], got
+
+
+BOXES = """
+struct Nbr { int id; float w; };
+struct Box { int count; int off; Nbr nbr[4]; };
+__global__ void gather_boxes(const Box* __restrict__ boxes, const float* v, float* out, int nb) {
+    int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b >= nb) return;
+    float s = 0.0f;
+    for (int k = 0; k < 4; k++) {
+        if (k >= boxes[b].count) break;
+        s += boxes[b].nbr[k].w * v[boxes[b].nbr[k].id];
+    }
+    out[b] = s + (float)boxes[b].off;
+}
+int main() { int nb = 500; Box* d_b; float *d_v, *d_o;
+  cudaMalloc(&d_b, nb * sizeof(Box)); cudaMalloc(&d_v, nb * sizeof(float));
+  cudaMalloc(&d_o, nb * sizeof(float));
+  gather_boxes<<<(nb + 127) / 128, 128>>>(d_b, d_v, d_o, nb); }
+"""
+
+
+def test_an_array_member_of_structs_is_one_strided_array_per_inner_member() -> None:
+    from cuda2nki.lift.infer import infer_binding
+
+    tu = parse_source(BOXES, "k.cu")
+    (k,) = tu.kernels
+    got = {p.name: p.record_at for p in k.params if p.record}
+    assert got == {"boxes_count": (0, 40, 1), "boxes_off": (4, 40, 1),
+                   "boxes_nbr_id": (8, 40, 4, 8), "boxes_nbr_w": (12, 40, 4, 8)}  # fmt: skip
+    nb = 9
+    raw = np.zeros(nb * 40, np.uint8)
+    rec = np.zeros(nb, np.dtype({"names": ["count", "off"], "formats": ["i4", "i4"],
+                                 "offsets": [0, 4], "itemsize": 40}))  # fmt: skip
+    rec["count"] = np.arange(nb) % 5
+    rec["off"] = np.arange(nb) * 10
+    raw[:] = rec.view(np.uint8)
+    pairs = raw.reshape(nb, 40)[:, 8:].copy().view(np.dtype([("id", "i4"), ("w", "f4")]))
+    pairs["id"] = (np.arange(nb * 4).reshape(nb, 4) * 7) % nb
+    pairs["w"] = np.linspace(-1, 1, nb * 4).reshape(nb, 4)
+    raw.reshape(nb, 40)[:, 8:] = pairs.view(np.uint8)
+    v = np.linspace(2, 3, nb).astype(np.float32)
+    args = {"boxes": raw, "v": v, "out": np.zeros(nb, np.float32), "nb": nb}
+    out = run_kernel(tu, "gather_boxes", grid=(1,), block=(128,), args=args)["out"]
+    want = np.zeros(nb, np.float32)
+    for b in range(nb):
+        s = np.float32(0)
+        for q in range(rec["count"][b] if rec["count"][b] < 4 else 4):
+            s = np.float32(s + pairs["w"][b, q] * v[pairs["id"][b, q]])
+        want[b] = s + np.float32(rec["off"][b])
+    np.testing.assert_array_equal(out, want)
+    # the members' extents: the record count, and [records, 4] for the inner members
+    # a loop bounded by data: the accesses do not bound the inner members
+    loop = "for (int k = 0; k < 4; k++) {\n        if (k >= boxes[b].count) break;"
+    assert loop in BOXES
+    tu = parse_source(BOXES.replace(loop, "for (int k = 0; k < boxes[b].count; k++) {"), "k.cu")
+    binding, _ = infer_binding(tu, "gather_boxes")
+    shapes = {n: p.get("shape") for n, p in binding["params"].items() if n.startswith("boxes")}
+    assert shapes == {"boxes_count": ["nb"], "boxes_off": ["nb"], "boxes_nbr_id": ["nb", 4],
+                      "boxes_nbr_w": ["nb", 4]}  # fmt: skip
