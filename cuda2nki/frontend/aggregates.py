@@ -521,6 +521,8 @@ class AggregateLowering(BitFieldLowering):
         """``S s;`` / ``S s = t;`` / ``S s = {a, b};`` / ``S s = f(...);``"""
         from cuda2nki.frontend.lowerbase import Sym
 
+        if value is not None and (held := self.held_bytes(decl, name, ty, value)) is not None:
+            return held  # a struct holding an array, copied from memory: held as its bytes
         if value is not None:  # a local struct holding an array: declared, never copied
             self.check_by_value(decl, ty)
         d = self.u.aggregates.get(ty.name)
@@ -536,6 +538,24 @@ class AggregateLowering(BitFieldLowering):
             return decls
         target = N.Name(loc=loc, name=name, ty=ty)  # type: ignore[arg-type]
         return decls + self.agg_store(decl, target, value)
+
+    def held_bytes(
+        self, decl: ts.Node, name: str, ty: AggregateType, value: ts.Node
+    ) -> list[A.Stmt] | None:
+        """``S s = p[i];`` of a struct holding an array, copied from memory: ``s`` holds the
+        struct's bytes (as ``auto s = p[i];`` does); None for any other initialiser."""
+        from cuda2nki.frontend.lowerbase import Sym
+
+        if not any(isinstance(t, A.ArrayType) for _, t in flatten("", ty)) or ty.in_bytes:
+            return None
+        blob = self.blob_of(ty, decl)
+        init = self.agg_value(value)
+        if self.blob_struct(init.ty) is None or init.ty.name != blob.name:  # type: ignore[union-attr]
+            return None
+        blob = type(blob)(**{**blob.__dict__, "const": False})
+        self.declare(name, Sym(blob))
+        loc = (decl.byte_range, self.placer)
+        return [N.VarDecl(loc=loc, name=name, ty=blob, init=init, storage="local")]
 
     def agg_store(self, node: ts.Node, target: A.Name, value: ts.Node) -> list[A.Stmt]:
         """The statements that store the struct value ``value`` into the variable ``target``."""

@@ -411,6 +411,14 @@ class Param(Node):
     #: memory that outlives the kernel and that a write changes only where it lands (a surface
     #: made an array parameter, see :mod:`cuda2nki.frontend.surface`): written, it is inout
     persistent: bool = False
+    #: the array-of-structs parameter this member array stands for (one launch argument for
+    #: all its members, see :mod:`cuda2nki.frontend.recordsplit`)
+    record: str = ""
+    #: its place in that struct's C layout: (byte offset, struct size, elements per struct[,
+    #: bytes between them where they are not adjacent])
+    record_at: tuple[int, ...] = ()
+    #: why an array of structs stays held as its bytes (not one array per member)
+    held_as_bytes: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

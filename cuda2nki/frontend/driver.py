@@ -35,6 +35,7 @@ from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import _Placeholder, _text
 from cuda2nki.frontend.partialinst import partial_envs, partial_name
 from cuda2nki.frontend.preprocess import preprocess
+from cuda2nki.frontend.recordsplit import records_as_members
 from cuda2nki.frontend.unit import (
     FuncDef,
     UnitContext,
@@ -91,6 +92,7 @@ def lower_source(
     fatal_pre = [d for d in pre.diagnostics if d.code == "C2N1003" and d.severity >= Severity.ERROR]
     accepted, rejected, diags = _verdicts(unit, functions, fatal_pre)
     accepted = with_file_shared(accepted, unit.file_shared, unit.file_shared_uses, unit.graph)
+    accepted = records_as_members(accepted, unit.blobs)  # arrays of mixed-type structs
     refused_device = {
         name: tuple(ds) for name, ds in unit.rejected.items() if name not in rejected and ds
     }

@@ -204,6 +204,8 @@ class DeclarationLowering(_Base):
             if ty is None:
                 raise self.fail("C2N1022", decl, name="auto")
         loc = (decl.byte_range, self.placer)
+        if self.blob_struct(init.ty) is not None:  # a struct in memory: a pointer to its bytes
+            ty = with_const(init.ty, getattr(ty, "const", False) or init.ty.const)
         if not is_lvalue(init):
             if not getattr(ty, "const", False):
                 raise self.fail("C2N1030", value, what="non-const reference to a temporary")

@@ -12,6 +12,7 @@ host value (a value taken from another argument would be wrong, not just unknown
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,9 @@ class Slot:
     param: str
     arg: int
     member: Any = None  # cuda2nki.frontend.hoststructs.MemberFacts
+    #: one member array of an array of structs (see :mod:`cuda2nki.frontend.recordsplit`): the
+    #: argument's allocation counts whole records, not this member's elements
+    part: bool = False
 
     def value(self, facts: Any) -> Any:
         """The host value (a HostExpr) the parameter receives, None if unknown."""
@@ -38,16 +42,33 @@ class Slot:
         unknown."""
         if self.member is not None:
             return self.member.alloc
+        if self.part:
+            return None
         return facts.allocs[self.arg] if self.arg < len(facts.allocs) else None
 
 
 def slots(fn: A.Function, site: A.LaunchSite | None) -> list[Slot]:
     """One :class:`Slot` per parameter of ``fn`` that a launch argument gives (in parameter
-    order); none when the arguments cannot be lined up with the parameters."""
+    order); none when the arguments cannot be lined up with the parameters.  The member
+    arrays of one array of structs (:attr:`A.Param.record`) all receive its argument."""
     if site is None or site.host is None:
         return []
+    if not any(p.record for p in fn.params):
+        return _slots([p.name for p in fn.params], site)
+    groups: list[tuple[str, list[str]]] = []  # (record, its parameters)
+    for p in fn.params:
+        if p.record and groups and groups[-1][0] == p.record:
+            groups[-1][1].append(p.name)
+        else:
+            groups.append((p.record, [p.name]))
+    out: list[Slot] = []
+    for slot, (record, names) in zip(_slots([g[1][0] for g in groups], site), groups):
+        out.extend(dataclasses.replace(slot, param=n, part=bool(record)) for n in names)
+    return out
+
+
+def _slots(names: list[str], site: A.LaunchSite) -> list[Slot]:
     members = tuple(getattr(site.host, "members", ()) or ())
-    names = [p.name for p in fn.params]
     if not any(members):
         if len(site.args) != len(names) and any("__" in n for n in names):
             return []  # a struct flattened into parameters the front end could not read
@@ -68,7 +89,7 @@ def slots(fn: A.Function, site: A.LaunchSite | None) -> list[Slot]:
 def arg_names(fn: A.Function, site: A.LaunchSite) -> tuple[str | None, ...]:
     """Per launch argument, the kernel parameter that receives it whole (None: a struct, whose
     members are parameters of their own, or an argument no parameter lines up with)."""
-    got = {s.arg: s.param for s in slots(fn, site) if s.member is None}
+    got = {s.arg: s.param for s in slots(fn, site) if s.member is None and not s.part}
     return tuple(got.get(i) for i in range(len(site.args)))
 
 

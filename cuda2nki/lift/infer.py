@@ -42,6 +42,7 @@ from cuda2nki.lift.openlaunch import (
 )
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
+from cuda2nki.lift.recordshapes import member_shapes
 from cuda2nki.lift.scalarwrap import wrapped
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 from cuda2nki.lift.templategap import missing_template_args
@@ -290,6 +291,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
     picks.update(default_rows(fn, shapes, accesses, block, kernel_name, diags))
     from_declarations(fn, shapes, kernel_name, diags)
+    member_shapes(fn, shapes)  # member arrays of one struct array: its record count
     if refusal is not None:
         _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:

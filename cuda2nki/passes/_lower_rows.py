@@ -30,7 +30,7 @@ from cuda2nki.ir.nodes import (
     TensorCopy,
     View,
 )
-from cuda2nki.ir.ops import Buffer, Op
+from cuda2nki.ir.ops import Buffer, Op, is_float
 from cuda2nki.passes import _fold_columns as F
 from cuda2nki.passes import _row_pick as row_pick
 from cuda2nki.passes import _step_columns as S
@@ -377,7 +377,8 @@ class _RowsLowering(_Base):
             return None
         name = b.fresh(f"{rd.tensor}_t")
         b.emit(Alloc(name, shape, dtype, Buffer.SBUF, loc=rd.loc))
-        b.emit(Memset(T.whole(name, *shape), Lit(0.0, "float32"), loc=rd.loc))
+        zero = Lit(0.0, "float32") if is_float(dtype) else Lit(0, dtype)  # an integer tile: 0
+        b.emit(Memset(T.whole(name, *shape), zero, loc=rd.loc))
         dst, src, trips = [], [], None
         for d, extent in zip(dims, self.decl(rd.tensor).shape):
             if isinstance(d, At):  # one position: inside the tensor (1 trip) or not (none)

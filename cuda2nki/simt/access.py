@@ -94,7 +94,7 @@ def element_index(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc, access: str
         if buf.kind == "shared":
             segs = c.blk if act is None else c.blk[act]
         else:
-            segs = np.arange(c.T, dtype=np.int64) if act is None else act
+            segs = np.arange(c.T, dtype=np.int64) if act is None else np.asarray(act)
         e = segs * seg_elems + e
     return e, dt, lanes
 

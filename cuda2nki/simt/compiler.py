@@ -940,6 +940,8 @@ class FunctionCompiler:
 
             def pinc(c, a):
                 old = lv.load(c, a)
+                if post and isinstance(old, np.ndarray):  # a view of the variable
+                    old = old.copy()
                 new = _ptr_add(old, delta, size)
                 lv.store(c, a, new)
                 return old if post else new
@@ -955,6 +957,8 @@ class FunctionCompiler:
 
         def inc(c, a):
             old = lv.load(c, a)
+            if post and isinstance(old, np.ndarray):  # a view of the variable: keep the value
+                old = old.copy()
             if same:
                 new = arith(op, old, one, ct)
             else:

@@ -16,6 +16,7 @@ from cuda2nki.simt.compiler import FunctionCompiler, Program, decay, unq
 from cuda2nki.simt.gridsync import MAX_GRID_SYNC_THREADS, uses_grid_sync
 from cuda2nki.simt.memory import Buffer, Vec, make_buffer, wrap_array
 from cuda2nki.simt.numeric import DTYPES, UnsupportedType, convert, np_dtype, scalar
+from cuda2nki.simt.recordargs import from_bytes
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_SHARED_BYTES = 227 * 1024  # the largest opt-in shared memory per block (sm_90)
@@ -257,6 +258,10 @@ def run_kernel_full(
     """
     fn = find_kernel(tu, kernel)
     name = fn.name
+    records = from_bytes(fn, args)  # struct arrays given as bytes: their members
+    if records is not None:
+        args = records[0]
+        outputs = None if outputs is None else {*outputs, *(p.name for p in fn.params)}
     g = _dim3(tuple(grid), "grid", name, fn.loc)
     b = _dim3(tuple(block), "block", name, fn.loc)
     tpb = b[0] * b[1] * b[2]
@@ -358,6 +363,8 @@ def run_kernel_full(
         for pname, (buf, _arr) in buffers.items()
         if buf.reads is not None
     }
+    if records is not None:
+        result = records[1](result)
     return SimtResult(
         result, launch.diagnostics, steps, nchunks, _global_values(prog, launch), reads
     )

@@ -62,8 +62,12 @@ def test_class_template_instance(
     tu = parse_file(path)
     assert tu.rejected == {}, tu.diagnostics
     (k,) = tu.kernels
-    opt_t = {p.name: p.ty for p in k.params}["opt"].pointee
-    assert opt_t.name.startswith("Option") and opt_t.width == (12 if ctype == "float" else 24)
+    # an array of the struct: one array per member, each at its offset in the C layout
+    w = np.dtype(dtype).itemsize
+    size = 12 if ctype == "float" else 24
+    members = {p.name: p.record_at for p in k.params if p.record == "opt"}
+    assert members == {"opt_spot": (0, size, 1), "opt_strike": (w, size, 1),
+                       "opt_type": (2 * w, size, 1)}  # fmt: skip
     avg = np.linspace(0, 4, 50).astype(dtype)
     got = run_kernel(
         tu,

@@ -37,6 +37,7 @@ from cuda2nki.lift.literal.values import (
     DynPtr,
     Idx,
     Lin,
+    Local,
     Ptr,
     Tile,
     Uni,
@@ -152,7 +153,7 @@ class CallMixin:
         seeds = {}
         frame: dict[str, Binding_] = {}
         for p, v in zip(fn.params, args):
-            if isinstance(v, Ptr | DynPtr | Unset):
+            if isinstance(v, Ptr | DynPtr | Local | Unset):
                 frame[p.name] = Binding_(v, "P", scope.depth)  # type: ignore[arg-type]
                 continue
             seeds[p.name] = _param_class(v, p.ty)
@@ -163,7 +164,7 @@ class CallMixin:
         self.classes = {**self.classes, **classes}
         self.env = [*self.env, frame]
         for p, v in zip(fn.params, args):
-            if isinstance(v, Ptr | DynPtr | Unset):
+            if isinstance(v, Ptr | DynPtr | Local | Unset):
                 continue
             ty = "float" if is_float(p.ty) else "int"
             name = self.pyname(p.name)

@@ -3,6 +3,8 @@ conversions."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.lift.collective import collective_reason
@@ -28,6 +30,7 @@ from cuda2nki.lift.literal.values import (
     Uni,
     Value,
     as_lin,
+    is_int,
     lin_add,
     lin_scale,
     lin_sub,
@@ -116,12 +119,27 @@ class ExpressionMixin:
         self.store_to(e.target, v, scope, e)
         return self.expr(e.target, scope) if isinstance(e.target, A.Name) else v
 
+    def snapshot(self, v: Value) -> Value:
+        """``v`` with the variables its (trace-time) spelling reads copied first, so that a
+        later store to them does not change it (``f(k++)``: the argument is the old ``k``)."""
+        if isinstance(v, Uni) and not is_int(v.expr):
+            name = self.fresh("old")
+            self.emit("let", dst=name, value=v.expr)
+            return Uni(name, v.ty)
+        if isinstance(v, Lin) and not is_int(v.b):
+            name = self.fresh("old")
+            self.emit("let", dst=name, value=v.b)
+            return dataclasses.replace(v, b=name)
+        return v
+
     def unary(self, e: A.Unary, scope: Scope) -> Value:
         if e.op.endswith(("++", "--")):
             one = A.IntLit(loc=e.loc, value=1, ty=A.ScalarType(name="int32"))
             old = self.expr(e.operand, scope)
             if isinstance(old, Tile):
                 old = Tile(self.copy_tile(old), old.ty)
+            elif e.op.startswith("post"):  # the value before the store: held apart
+                old = self.snapshot(old)
             new = self.arith("+" if "++" in e.op else "-", old, self.expr(one, scope),
                              e.operand.ty, e)  # fmt: skip
             self.store_to(e.operand, new, scope, e)

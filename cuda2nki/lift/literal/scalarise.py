@@ -736,6 +736,11 @@ def _scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit
     if not uses_vectors(tu, fn):
         return tu, fn
     blob = blob_use(fn)
+    if blob is not None and getattr(blob[1], "held_as_bytes", ""):
+        raise LiteralRefusal(
+            f"array of struct '{blob[0]}' with no array per member: {blob[1].held_as_bytes}",  # type: ignore[attr-defined]
+            blob[1].loc,  # type: ignore[attr-defined]
+        )
     if blob is not None:
         raise LiteralRefusal(
             f"struct '{blob[0]}' (members of different types, a union, a bit field or a "
