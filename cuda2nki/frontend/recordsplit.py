@@ -403,8 +403,28 @@ def _access(e: object, split: dict[str, list[Leaf]]) -> tuple[Place, Leaf, A.Exp
             return place, leaf, _lit(j, e.loc)  # type: ignore[attr-defined]
         if leaf.count == 1 and not _is_zero(k):
             return None
+        if not (_is_zero(k) or _member_decay(ptr) or _inside(k, j, leaf.count)):
+            return None  # words of a record read through a cast: may cross into other members
         return place, leaf, k if j == 0 else _add(k, _lit(j, k.loc))
     return None
+
+
+def _member_decay(ptr: A.Expr) -> bool:
+    """Whether ``ptr`` is an array member decayed to a pointer, as the front end spells
+    ``r.vals`` (a cast of the record's byte address); a program's own cast of a record's
+    address (``((unsigned*)&recs[i])[w]``) reads its words, across members."""
+    if not isinstance(ptr, A.Cast):
+        return False
+    inner = ptr.operand.ty
+    return isinstance(inner, A.PointerType) and getattr(inner.pointee, "name", "") in (
+        "uint8",
+        "int8",
+    )
+
+
+def _inside(k: A.Expr, j: int, count: int) -> bool:
+    """Whether the constant element ``k`` past element ``j`` stays within the member."""
+    return isinstance(k, A.IntLit) and 0 <= j + k.value < count
 
 
 def _lit(v: int, loc: object) -> A.IntLit:

@@ -325,3 +325,28 @@ def test_an_array_member_of_structs_is_one_strided_array_per_inner_member() -> N
     shapes = {n: p.get("shape") for n, p in binding["params"].items() if n.startswith("boxes")}
     assert shapes == {"boxes_count": ["nb"], "boxes_off": ["nb"], "boxes_nbr_id": ["nb", 4],
                       "boxes_nbr_w": ["nb", 4]}  # fmt: skip
+
+
+#: a record's words read through a cast of its address: element ``w`` may lie in any member,
+#: so the array is not split (it stays bytes, with the reason)
+WORDS = {
+    "address-of": "((const unsigned*)&recs[i])[w]",
+    "pointer-sum": "((const unsigned*)(recs + i))[w]",
+    "constant-past-member": "reinterpret_cast<const unsigned*>(&recs[i])[4]",
+}
+
+
+@pytest.mark.parametrize("case", sorted(WORDS))
+def test_words_read_through_a_cast_keep_the_record_whole(case: str) -> None:
+    src = f"""
+struct Lut {{ unsigned int vals[4]; float wt; }};
+__global__ void words(const Lut* recs, unsigned* out, int n) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int w = threadIdx.x % 5;
+    if (i < n) out[i] = {WORDS[case]} + recs[i].vals[1];
+}}
+"""
+    fn = parse_source(src, "w.cu").function("words")
+    assert fn is not None
+    recs = next(p for p in fn.params if p.name == "recs")
+    assert recs.held_as_bytes, [p.name for p in fn.params]
