@@ -43,6 +43,7 @@ from cuda2nki.lift.openlaunch import (
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
 from cuda2nki.lift.scalarwrap import wrapped
+from cuda2nki.lift.sitechoice import chosen_site
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 from cuda2nki.lift.templategap import missing_template_args
 
@@ -64,11 +65,6 @@ def render(e: A.Expr, names: dict) -> str | None:
         a, b = render(e.args[0], names), render(e.args[1], names)
         return None if a is None or b is None else f"ceil_div({a}, {b})"
     return None
-
-
-def _site(tu: A.TranslationUnit, fn: A.Function) -> A.LaunchSite | None:
-    sites = [s for s in tu.launch_sites if (s.instance or s.kernel) == fn.name]
-    return sites[0] if sites else None
 
 
 def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | None:
@@ -234,7 +230,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     gap = missing_template_args(fn, kernel_name)
     if gap is not None:
         diags.append(gap)
-    site = _site(tu, fn)
+    site = chosen_site(tu, fn, diags)  # several launching files: the first, with a note
     default = default_block(fn) if site is None and not _driver_loaded(fn) else None
     if default is not None:  # no launch to read: a covering one (its grid set once executed)
         launch: dict | None = {"grid": default_grid(None, default), "block": [default]}
