@@ -411,6 +411,10 @@ class Param(Node):
     #: memory that outlives the kernel and that a write changes only where it lands (a surface
     #: made an array parameter, see :mod:`cuda2nki.frontend.surface`): written, it is inout
     persistent: bool = False
+    #: the extents written on an array parameter, outermost first (``float w[6][5][5]``:
+    #: (6, 5, 5); ``float w[][5]``, ``float (*w)[5]``: (0, 5)); empty when not so declared
+    #: (see :mod:`cuda2nki.frontend.arrayparams`)
+    rows: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

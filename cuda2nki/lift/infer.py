@@ -28,6 +28,7 @@ from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declar
 from cuda2nki.lift.chosensizes import KEY as CHOSEN
 from cuda2nki.lift.chosensizes import chosen_sizes
 from cuda2nki.lift.constlaunch import scale_constant_launch
+from cuda2nki.lift.declshape import from_written_extents
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.gatherrows import default_rows
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
@@ -284,6 +285,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         shapes.update(record_shapes(fn, accesses, block, ties))
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
+    from_written_extents(fn, shapes, kernel_name, diags)  # `float img[28][28]`
     picks.update(default_rows(fn, shapes, accesses, block, kernel_name, diags))
     from_declarations(fn, shapes, kernel_name, diags)
     if refusal is not None:
