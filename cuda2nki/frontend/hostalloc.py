@@ -9,6 +9,7 @@ launcher's callers when the pointer is a parameter of the launcher (launcher cha
 * ``p = (T*)malloc(E)``, ``T* p = (T*)calloc(n, s)``, ``T* p = new T[n]``;
 * a thrust vector's raw pointer (``T* p = thrust::raw_pointer_cast(&v[0])`` with
   ``thrust::device_vector<T> v(n)``): ``n * sizeof(T)``, see :mod:`cuda2nki.frontend.hostthrust`;
+* the allocation of the pointer ``p`` is a plain copy of (``p = buffer;``);
 * else the size of a ``cudaMemcpy`` to or from ``p``, or the allocation of the host mirror it
   is copied from (``cudaMemcpy(d_x, h_x, ...)`` with ``h_x = new float[n]``).
 
@@ -77,7 +78,8 @@ def _find(
         got = _allocation(n, name)
         if got is not None:
             return _bytes(ev, got, n, fnode, argmap, depth)
-        vec = vector_declaration(n, name) or aliased_vector(n, name)  # thrust device vectors
+        # thrust device vectors; a plain alias `p = buffer;` is the buffer's allocation
+        vec = vector_declaration(n, name) or aliased_vector(n, name) or _alias(n, name)
         if isinstance(vec, tuple):
             return vector_bytes(ev, vec[0], vec[1], n, fnode, argmap, depth)
         if vec is not None:
@@ -207,6 +209,27 @@ def _allocation(n: ts.Node, name: str) -> ts.Node | None:
             return None
         value = n.child_by_field_name("right")
     return None if value is None else _host_alloc(value)
+
+
+def _alias(n: ts.Node, name: str) -> str | None:
+    """``q`` when ``n`` stores the pointer ``q`` itself in ``name`` (``T* name = (T*)q;``,
+    ``name = q;``): the buffer is ``q``'s."""
+    value = None
+    if n.type == "init_declarator":
+        from cuda2nki.frontend.hostsyntax import _declared_name
+
+        got, value, _ = _declared_name(n)
+        if got != name:
+            return None
+    elif n.type == "assignment_expression":
+        op, left = n.child_by_field_name("operator"), n.child_by_field_name("left")
+        if op is None or _txt_of(op) != "=":
+            return None
+        if left is None or left.type != "identifier" or _txt_of(left) != name:
+            return None
+        value = n.child_by_field_name("right")
+    other = _pointer_name(value) if value is not None else None
+    return other if other != name else None
 
 
 def _host_alloc(value: ts.Node) -> ts.Node | None:
