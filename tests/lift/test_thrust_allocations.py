@@ -51,6 +51,24 @@ void run(int n) {{
     pick<<<(n + 63) / 64, 64>>>(table, ids, out, n);
 }}
 """,
+    "launcher_of_a_vector_assigned_from_the_host": """
+void launch(thrust::device_vector<{t}>& v, thrust::device_vector<int>& k,
+            thrust::device_vector<{t}>& o, int n) {{
+    {t}* t = thrust::raw_pointer_cast(&v[0]);
+    pick<<<(n + 31) / 32, 32>>>(t, thrust::raw_pointer_cast(k.data()),
+                                thrust::raw_pointer_cast(o.data()), n);
+}}
+int main() {{
+    int n = 100;
+    thrust::host_vector<{t}> h_table(120);
+    thrust::device_vector<{t}> d_table;
+    thrust::device_vector<int> keys(n);
+    thrust::device_vector<{t}> out(n);
+    d_table = h_table;
+    launch(d_table, keys, out, n);
+    return 0;
+}}
+""",
 }
 
 
