@@ -16,7 +16,7 @@ A kernel compiled at run time (NVRTC) or loaded from a cubin has no includer: th
 that load it by name (``cuModuleGetFunction(&f, module, "kernel")``) and launch it with
 ``cuLaunchKernel`` give its launch sites (see :mod:`cuda2nki.frontend.apilaunch`).
 
-"Near" is, for a header, the header's directory and the one above it (a ``src/kernels/*.cuh``
+"Near" is, for a header, the header's directory, else the one above it (a ``src/kernels/*.cuh``
 included by ``src/runner.cu``); for a source file, its own directory and, when no file there
 includes it, the one above (``kernel/span_kernel.cu`` included by ``main.cu``).  Directories are
 searched recursively up to :data:`MAX_FILES` files; hidden directories are skipped.  Includes are
@@ -140,11 +140,12 @@ def _foreign_units(
 
 def _includers(real: Path) -> list[Path]:
     """The source files that include ``real`` (a resolved path), looked for where it is usually
-    included from: a header from its directory or the one above (``src/kernels/*.cuh`` from
+    included from: a header from its directory, else the one above (``src/kernels/*.cuh`` from
     ``src/runner.cu``); a kernel source file (``#include "kernel.cu"``) from a main file beside
     it, else from the directory above unless that is a top-level one (``/``, ``/tmp``)."""
-    if real.suffix.lower() in HEADER_SUFFIXES:
-        return [p for p in including_sources(real) if p != real]
+    if real.suffix.lower() in HEADER_SUFFIXES:  # its own program first, then the folder above
+        here = [p for p in including_sources(real, real.parent) if p != real]
+        return here or [p for p in including_sources(real) if p != real]
     roots = [real.parent]
     above = real.parent.parent
     if len(above.parts) > 2 and above != real.parent:

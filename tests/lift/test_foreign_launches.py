@@ -193,3 +193,20 @@ def test_a_header_of_the_same_name_in_another_program_is_not_included(tmp_path: 
     bnd, diags = binding_from_inference(parse_file(header), "square")
     assert bnd is not None and list(bnd.block) == [256] and bnd.defaults["n"] == 5000
     assert not any("the launch to bind" in d.message for d in diags)
+
+
+def test_the_including_files_beside_a_header_come_before_those_above(tmp_path: Path) -> None:
+    """``app/square.h`` included by ``app/main.cu`` and, through an include path, by a driver
+    in the folder above: the header's own program binds it (the driver is not searched)."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "square.h").write_text(SQUARE)
+    (tmp_path / "app" / "main.cu").write_text(APP.format(n=300, b=64))
+    (tmp_path / "a_driver.cu").write_text(APP.format(n=5000, b=512))
+    header = tmp_path / "app" / "square.h"
+    bnd, diags = binding_from_inference(parse_file(header), "square")
+    assert bnd is not None and list(bnd.block) == [64] and bnd.defaults["n"] == 300
+    assert not any("the launch to bind" in d.message for d in diags)
+    # with nothing beside it, the folder above is searched
+    (tmp_path / "app" / "main.cu").unlink()
+    bnd, _ = binding_from_inference(parse_file(header), "square")
+    assert bnd is not None and list(bnd.block) == [512]
