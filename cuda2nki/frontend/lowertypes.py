@@ -249,7 +249,10 @@ class TypeLowering(_Base):
                     t = N.ArrayType(elem=t, dims=(dim,))
                 decl = decl.child_by_field_id(F.declarator)
                 arrays = True
-            elif decl.type in ("abstract_reference_declarator", "abstract_parenthesized_declarator"):
+            elif decl.type in (
+                "abstract_reference_declarator",
+                "abstract_parenthesized_declarator",
+            ):
                 decl = next((c for c in decl.named_children), None)  # `(float (*)[24])p`
             else:
                 raise self.fail("C2N1025", decl, what=_text(node))
