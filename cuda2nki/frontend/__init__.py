@@ -43,6 +43,7 @@ def parse_source(
 
     A kernel of a header that the header does not launch gets the launches of the source files
     near it that include it (:mod:`cuda2nki.frontend.launchers`)."""
+    from cuda2nki.frontend.arrayparams import flat_array_params
     from cuda2nki.frontend.constparams import tables_as_parameters
     from cuda2nki.frontend.driver import lower_source
 
@@ -69,6 +70,8 @@ def parse_source(
         tu = textures_as_inputs(tu, text)
         # surface objects: arrays read and written at byte coordinates
         tu = surfaces_as_arrays(tu)
+        # `float w[6][5][5]` parameters: flat pointers with linearised accesses
+        tu = flat_array_params(tu)
     except RecursionError:
         d = make("C2N1010", SourceLoc(str(filename), 1, 1), what="nesting too deep")
         return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))

@@ -419,6 +419,10 @@ class Param(Node):
     record_at: tuple[int, ...] = ()
     #: why an array of structs stays held as its bytes (not one array per member)
     held_as_bytes: str = ""
+    #: the extents written on an array parameter, outermost first (``float w[6][5][5]``:
+    #: (6, 5, 5); ``float w[][5]``, ``float (*w)[5]``: (0, 5)); empty when not so declared
+    #: (see :mod:`cuda2nki.frontend.arrayparams`)
+    rows: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,6 +7,9 @@ launcher's callers when the pointer is a parameter of the launcher (launcher cha
 * ``cudaMalloc(&p, E)``, ``cudaMalloc((void**)&p, E)``, ``cudaMallocManaged(&p, E, flags)``,
   ``cudaMallocHost`` / ``cudaHostAlloc`` / ``cudaMallocAsync``;
 * ``p = (T*)malloc(E)``, ``T* p = (T*)calloc(n, s)``, ``T* p = new T[n]``;
+* a thrust vector's raw pointer (``T* p = thrust::raw_pointer_cast(&v[0])`` with
+  ``thrust::device_vector<T> v(n)``): ``n * sizeof(T)``, see :mod:`cuda2nki.frontend.hostthrust`;
+* the allocation of the pointer ``p`` is a plain copy of (``p = buffer;``);
 * else the size of a ``cudaMemcpy`` to or from ``p``, or the allocation of the host mirror it
   is copied from (``cudaMemcpy(d_x, h_x, ...)`` with ``h_x = new float[n]``).
 
@@ -21,6 +24,13 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import tree_sitter as ts
+
+from cuda2nki.frontend.hostthrust import (
+    aliased_vector,
+    vector_behind,
+    vector_bytes,
+    vector_declaration,
+)
 
 if TYPE_CHECKING:
     from cuda2nki.frontend.hostvals import HostEvaluator, HostExpr
@@ -40,7 +50,7 @@ def alloc_bytes(
     not found or not evaluable); ``argmap``: host name -> kernel argument position."""
     from cuda2nki.frontend.hostsyntax import _enclosing
 
-    name = _pointer_name(arg)
+    name = _pointer_name(arg) or vector_behind(arg)  # `thrust::raw_pointer_cast(v.data())`
     fnode = _enclosing(call)
     if fnode is not None and name is None and _strip(arg).type == "field_expression":
         from cuda2nki.frontend.hoststructs import field_alloc
@@ -68,6 +78,12 @@ def _find(
         got = _allocation(n, name)
         if got is not None:
             return _bytes(ev, got, n, fnode, argmap, depth)
+        # thrust device vectors; a plain alias `p = buffer;` is the buffer's allocation
+        vec = vector_declaration(n, name) or aliased_vector(n, name) or _alias(n, name)
+        if isinstance(vec, tuple):
+            return vector_bytes(ev, vec[0], vec[1], n, fnode, argmap, depth)
+        if vec is not None:
+            return _find(ev, vec, fnode, argmap, depth + 1, mirror)
         if n.type == "call_expression" and _callee(n) not in _OUT_ALLOC:
             from cuda2nki.frontend.hostallocwrap import wrapped_bytes
 
@@ -193,6 +209,27 @@ def _allocation(n: ts.Node, name: str) -> ts.Node | None:
             return None
         value = n.child_by_field_name("right")
     return None if value is None else _host_alloc(value)
+
+
+def _alias(n: ts.Node, name: str) -> str | None:
+    """``q`` when ``n`` stores the pointer ``q`` itself in ``name`` (``T* name = (T*)q;``,
+    ``name = q;``): the buffer is ``q``'s."""
+    value = None
+    if n.type == "init_declarator":
+        from cuda2nki.frontend.hostsyntax import _declared_name
+
+        got, value, _ = _declared_name(n)
+        if got != name:
+            return None
+    elif n.type == "assignment_expression":
+        op, left = n.child_by_field_name("operator"), n.child_by_field_name("left")
+        if op is None or _txt_of(op) != "=":
+            return None
+        if left is None or left.type != "identifier" or _txt_of(left) != name:
+            return None
+        value = n.child_by_field_name("right")
+    other = _pointer_name(value) if value is not None else None
+    return other if other != name else None
 
 
 def _host_alloc(value: ts.Node) -> ts.Node | None:

@@ -154,6 +154,33 @@ class HostScope:
 
     def declared_type(self, name: str) -> A.CType | None:
         """The type the host function declares ``name`` with (a parameter or a local)."""
+        found = self._declaration_of(name)
+        if found is None:
+            return None
+        decl, dn = found
+        quals = tuple(c for c in decl.children if c.type == "type_qualifier")
+        try:
+            base = self.low.type_of(decl.child_by_field_id(F.type), quals)
+            return self.low._declarator_type(dn, base)[1]
+        except _Placeholder:
+            return None
+
+    def declaration_of(self, name: str) -> tuple[ts.Node, ts.Node] | None:
+        """(declaration, declarator) of the parameter or local ``name``, its type written as in
+        the source (``const matrix<T>& m``), for matching template parameters syntactically."""
+        return self._declaration_of(name)
+
+    def type_node(self, node: ts.Node) -> A.CType | None:
+        """The type a type specifier or template argument node names (None: unknown)."""
+        try:
+            if node.type == "type_descriptor":
+                return self.low.type_descriptor(node)
+            return self.low.type_of(node)
+        except _Placeholder:
+            return None
+
+    def _declaration_of(self, name: str) -> tuple[ts.Node, ts.Node] | None:
+        """(declaration, declarator) of the parameter or local ``name``; the last one wins."""
         if self.fnode is None:
             return None
         fdecl = function_declarator_of(self.fnode)
@@ -173,17 +200,15 @@ class HostScope:
         for p, d in cands:  # the last declaration of the name wins
             inner = d
             while inner is not None and inner.type != "identifier":
-                inner = inner.child_by_field_id(F.declarator)
+                if inner.type == "reference_declarator":  # `const T& v`: no declarator field
+                    inner = next(iter(inner.named_children), None)
+                else:
+                    inner = inner.child_by_field_id(F.declarator)
             if inner is not None and _text(inner) == name:
                 decl, dn = p, d
         if decl is None or dn is None:
             return None
-        quals = tuple(c for c in decl.children if c.type == "type_qualifier")
-        try:
-            base = self.low.type_of(decl.child_by_field_id(F.type), quals)
-            return self.low._declarator_type(dn, base)[1]
-        except _Placeholder:
-            return None
+        return decl, dn
 
     def dim3(self, name: str) -> tuple[tuple[A.Expr, str], ...] | None:
         if name not in self._dim3:

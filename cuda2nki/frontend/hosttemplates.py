@@ -5,8 +5,11 @@ launches a template kernel ``k<T>`` whose ``T`` the launch site cannot tell: it 
 callers of ``launch`` pass.  The file's calls of the launcher are read in order (explicit
 template arguments ``launch<float>(...)``, else the declared types of the caller's arguments,
 through the caller's own template parameters in turn); the first call that fixes every type
-parameter gives them.  A launcher no call in the file fixes keeps them unknown (the kernel then
-stays an uninstantiated template, as before).
+parameter gives them; a parameter written as a template (``const matrix<T>& m``) is matched
+against the written type of the argument.  A launcher no call fixes takes the types of its
+first explicit instantiation that fixes them all (``template void launch<float>(...);``, or
+deduced from the written parameter types).  A launcher nothing fixes keeps them unknown (the
+kernel then stays an uninstantiated template, as before).
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ import tree_sitter as ts
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.cst import COMMENT_IDS, F
+from cuda2nki.frontend.explicitinst import instantiation_envs
 from cuda2nki.frontend.lowerbase import _text
 from cuda2nki.frontend.typesys import unqualified
+from cuda2nki.frontend.typeunify import match_declaration
 
 #: callers followed from one launcher at most (a launcher called by a launcher...)
 MAX_DEPTH = 4
@@ -31,6 +36,10 @@ class Scope(Protocol):
     def declared_type(self, name: str) -> A.CType | None: ...
 
     def type_argument(self, node: ts.Node) -> A.CType | None: ...
+
+    def type_node(self, node: ts.Node) -> A.CType | None: ...
+
+    def declaration_of(self, name: str) -> tuple[ts.Node, ts.Node] | None: ...
 
 
 def type_params(fnode: ts.Node) -> list[str]:
@@ -68,9 +77,28 @@ def deduce(
         caller = scope_of(_enclosing(call), depth + 1)
         for p, a in zip(pnodes, anodes):
             _deduce_one(p, a, params, caller, env)
+        _match_written(pnodes, anodes, params, caller, env)
         if all(t in env for t in params):
             return env
+    file_scope = scope_of(None, depth + 1)
+    for env in instantiation_envs(_root(fnode), name, pnodes, params, file_scope):
+        if all(t in env for t in params):  # `template void run<float>(float*, int);`
+            return env
     return {}
+
+
+def _match_written(
+    pnodes: list[ts.Node], anodes: list[ts.Node], params: list[str], caller: Scope, env: dict
+) -> None:
+    """``const matrix<T>& m`` called with a name declared ``matrix<float> a``: the parameters
+    still unknown, from the written types (see :mod:`cuda2nki.frontend.typeunify`)."""
+    for p, a in zip(pnodes, anodes):
+        if all(t in env for t in params):
+            return
+        found = caller.declaration_of(_text(a)) if a.type == "identifier" else None
+        if found is not None:
+            for k, v in match_declaration(p, params, found[0], found[1], caller).items():
+                env.setdefault(k, v)
 
 
 def _deduce_one(

@@ -16,11 +16,14 @@ A kernel compiled at run time (NVRTC) or loaded from a cubin has no includer: th
 that load it by name (``cuModuleGetFunction(&f, module, "kernel")``) and launch it with
 ``cuLaunchKernel`` give its launch sites (see :mod:`cuda2nki.frontend.apilaunch`).
 
-"Near" is, for a header, the header's directory and the one above it (a ``src/kernels/*.cuh``
+"Near" is, for a header, the header's directory, else the one above it (a ``src/kernels/*.cuh``
 included by ``src/runner.cu``); for a source file, its own directory and, when no file there
 includes it, the one above (``kernel/span_kernel.cu`` included by ``main.cu``).  Directories are
 searched recursively up to :data:`MAX_FILES` files; hidden directories are skipped.  Includes are
-matched by file name (``#include "kernels/gemm.cuh"`` includes any ``gemm.cuh``), which is what a tree's include paths resolve to in all but contrived layouts.
+matched by file name (``#include "kernels/gemm.cuh"`` includes any ``gemm.cuh``), which is what a
+tree's include paths resolve to in all but contrived layouts, unless the written include names
+another existing file relative to the including one (``#include "kernels.h"`` in
+``app1/main.cu`` is ``app1/kernels.h``, not the ``kernels.h`` of the program beside it).
 """
 
 from __future__ import annotations
@@ -137,11 +140,12 @@ def _foreign_units(
 
 def _includers(real: Path) -> list[Path]:
     """The source files that include ``real`` (a resolved path), looked for where it is usually
-    included from: a header from its directory or the one above (``src/kernels/*.cuh`` from
+    included from: a header from its directory, else the one above (``src/kernels/*.cuh`` from
     ``src/runner.cu``); a kernel source file (``#include "kernel.cu"``) from a main file beside
     it, else from the directory above unless that is a top-level one (``/``, ``/tmp``)."""
-    if real.suffix.lower() in HEADER_SUFFIXES:
-        return [p for p in including_sources(real) if p != real]
+    if real.suffix.lower() in HEADER_SUFFIXES:  # its own program first, then the folder above
+        here = [p for p in including_sources(real, real.parent) if p != real]
+        return here or [p for p in including_sources(real) if p != real]
     roots = [real.parent]
     above = real.parent.parent
     if len(above.parts) > 2 and above != real.parent:
@@ -201,18 +205,32 @@ def including_sources(header: Path, root: Path | None = None) -> list[Path]:
     """The source files (not headers) under ``root`` (default: the directory above the
     header's) that include ``header``, directly or through other headers, sorted."""
     root = root if root is not None else header.parent.parent
-    includes = {p: _includes(p) for p in _candidates(root)}
-    targets, frontier = {header.name}, [header.name]
+    includes = {p: _include_texts(p) for p in _candidates(root)}
+    targets, frontier = {header}, [header]
     users: set[Path] = set()
     while frontier:
-        name = frontier.pop()
-        for p, names in includes.items():
-            if name in names and p not in users:
+        target = frontier.pop()
+        for p, texts in includes.items():
+            if p not in users and any(_names(p, t, target) for t in texts):
                 users.add(p)
-                if p.suffix.lower() in HEADER_SUFFIXES and p.name not in targets:
-                    targets.add(p.name)
-                    frontier.append(p.name)
+                if p.suffix.lower() in HEADER_SUFFIXES and p not in targets:
+                    targets.add(p)
+                    frontier.append(p)
     return sorted(p for p in users if p.suffix.lower() in SOURCE_SUFFIXES)
+
+
+def _names(p: Path, written: str, target: Path) -> bool:
+    """Whether ``#include "written"`` in ``p`` may be ``target``: the same file name, and not
+    another file found beside ``p`` (``#include "kernels.h"`` in ``app1/main.cu`` is
+    ``app1/kernels.h``, never ``app2/kernels.h``); an include found nowhere near is resolved
+    through include paths, matched by name."""
+    if Path(written).name != target.name:
+        return False
+    near = p.parent / written
+    try:
+        return not near.is_file() or near.resolve() == target.resolve()
+    except OSError:
+        return True
 
 
 def _candidates(root: Path) -> list[Path]:
@@ -244,6 +262,11 @@ def _stamp(p: Path) -> tuple[int, int]:
 
 def _includes(p: Path) -> frozenset[str]:
     """The file names ``p`` includes (read once per process while the file is unchanged)."""
+    return frozenset(Path(m).name for m in _include_texts(p))
+
+
+def _include_texts(p: Path) -> frozenset[str]:
+    """The includes of ``p`` as written (``kernels/gemm.cuh``)."""
     return _includes_at(str(p), _stamp(p))
 
 
@@ -255,4 +278,4 @@ def _includes_at(path: str, stamp: tuple[int, int]) -> frozenset[str]:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return frozenset()
-    return frozenset(Path(m).name for m in _INCLUDE.findall(text))
+    return frozenset(_INCLUDE.findall(text))

@@ -229,6 +229,8 @@ class DeclarationLowering(_Base):
                 break
             k = node.type
             if k == "pointer_declarator":
+                if dims:  # `(*rows)[8]`: a pointer to the arrays declared outside it
+                    t, dims = N.ArrayType(elem=t, dims=tuple(dims)), []
                 pq = [self.text(c) for c in node.children if c.kind_id in QUALIFIER_IDS]
                 t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
                 node = node.child_by_field_id(F.declarator)

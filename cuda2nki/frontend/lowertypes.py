@@ -232,7 +232,9 @@ class TypeLowering(_Base):
         quals = tuple([c for c in node.children if c.kind_id in QUALIFIER_IDS])
         t = self.type_of(node.child_by_field_id(F.type), quals)
         decl = node.child_by_field_id(F.declarator)
+        arrays = False  # the previous declarator was an array's
         while decl is not None:
+            arrays_before, arrays = arrays, False
             if decl.type == "abstract_pointer_declarator":
                 pq = [_text(c) for c in decl.children if c.kind_id in QUALIFIER_IDS]
                 t = N.PointerType(pointee=t, const="const" in pq, restrict="__restrict__" in pq)
@@ -240,10 +242,18 @@ class TypeLowering(_Base):
             elif decl.type == "abstract_array_declarator":
                 size = decl.child_by_field_id(F.size)
                 dim = None if size is None else self.const_int_node(size)
-                t = N.ArrayType(elem=t, dims=(dim,))
+                # `[2][3]`: the outer declarator is the last bound; one array of both dims
+                if arrays_before and isinstance(t, A.ArrayType):
+                    t = N.ArrayType(elem=t.elem, dims=(dim, *t.dims))
+                else:
+                    t = N.ArrayType(elem=t, dims=(dim,))
                 decl = decl.child_by_field_id(F.declarator)
-            elif decl.type == "abstract_reference_declarator":
-                decl = next((c for c in decl.named_children), None)
+                arrays = True
+            elif decl.type in (
+                "abstract_reference_declarator",
+                "abstract_parenthesized_declarator",
+            ):
+                decl = next((c for c in decl.named_children), None)  # `(float (*)[24])p`
             else:
                 raise self.fail("C2N1025", decl, what=_text(node))
         return t

@@ -24,6 +24,7 @@ from cuda2nki.frontend.aggregates import (
     has_data_members,
     out_params,
 )
+from cuda2nki.frontend.arrayparams import written_extents
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.autoret import deduce_return, deduced, is_auto
 from cuda2nki.frontend.constfold import convert
@@ -899,7 +900,8 @@ class UnitContext:
                     if not low.member_wise(ty):  # a union by value: copied into its bytes
                         name, first = low.bytes_param(p, name, ty)
                         low.prologue.extend(first)
-                out.append(N.Param(loc=self.placer.at(p), name=name, ty=ty))
+                rows = written_extents(low, p)  # `float w[6][5][5]`: its declared extents
+                out.append(N.Param(loc=self.placer.at(p), name=name, ty=ty, rows=rows))
         return tuple(out)
 
     def _launch_bounds(self, low: BodyLowerer, fnode: ts.Node) -> tuple[int, ...]:

@@ -123,7 +123,8 @@ def _offset_extent(shape: list, fn: A.Function) -> bool:
 
 
 def bounds_above(fn: A.Function, name: str) -> bool:
-    """Whether ``name`` is in an upper bound of some comparison (``x < name``, ``name * d > x``)."""
+    """Whether ``name`` is in an upper bound of some comparison (``x < name``, ``name * d > x``,
+    or an exit guard ``if (x >= name) return;``)."""
     from cuda2nki.frontend.visit import walk
 
     def named(e: object) -> bool:
@@ -135,6 +136,8 @@ def bounds_above(fn: A.Function, name: str) -> bool:
                 return True
             if n.op in (">", ">=", "!=") and named(n.left):
                 return True
+            if n.op in (">", ">=") and named(n.right) and not named(n.left):
+                return True  # `if (i >= n) return;`: past it, i < n
     return False
 
 

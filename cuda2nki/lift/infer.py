@@ -28,6 +28,7 @@ from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declar
 from cuda2nki.lift.chosensizes import KEY as CHOSEN
 from cuda2nki.lift.chosensizes import chosen_sizes
 from cuda2nki.lift.constlaunch import scale_constant_launch
+from cuda2nki.lift.declshape import from_written_extents
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.gatherrows import default_rows
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
@@ -44,6 +45,7 @@ from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
 from cuda2nki.lift.recordshapes import member_shapes
 from cuda2nki.lift.scalarwrap import wrapped
+from cuda2nki.lift.sitechoice import chosen_site
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 from cuda2nki.lift.templategap import missing_template_args
 
@@ -65,11 +67,6 @@ def render(e: A.Expr, names: dict) -> str | None:
         a, b = render(e.args[0], names), render(e.args[1], names)
         return None if a is None or b is None else f"ceil_div({a}, {b})"
     return None
-
-
-def _site(tu: A.TranslationUnit, fn: A.Function) -> A.LaunchSite | None:
-    sites = [s for s in tu.launch_sites if (s.instance or s.kernel) == fn.name]
-    return sites[0] if sites else None
 
 
 def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | None:
@@ -235,7 +232,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     gap = missing_template_args(fn, kernel_name)
     if gap is not None:
         diags.append(gap)
-    site = _site(tu, fn)
+    site = chosen_site(tu, fn, diags)  # several launching files: the first, with a note
     default = default_block(fn) if site is None and not _driver_loaded(fn) else None
     if default is not None:  # no launch to read: a covering one (its grid set once executed)
         launch: dict | None = {"grid": default_grid(None, default), "block": [default]}
@@ -289,6 +286,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         shapes.update(record_shapes(fn, accesses, block, ties))
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
+    from_written_extents(fn, shapes, kernel_name, diags)  # `float img[28][28]`
     picks.update(default_rows(fn, shapes, accesses, block, kernel_name, diags))
     from_declarations(fn, shapes, kernel_name, diags)
     member_shapes(fn, shapes)  # member arrays of one struct array: its record count

@@ -1,7 +1,8 @@
 """A template kernel launched from a template host launcher gets its type parameters from the
 launcher's callers (``template<typename T> void launch(const T* in, ...) { k<<<...>>>(in, ...); }``
 called with a ``float*``): explicit template arguments, declared types of the caller's
-arguments (through a typedef), chains of launchers.  A launcher no call fixes leaves the
+arguments (through a typedef, or written as a class template ``buf<T>``), chains of launchers,
+explicit instantiations of the launcher (``template void launch<float>(...);``, or deduced).  A launcher no call fixes leaves the
 kernel an uninstantiated template."""
 
 from __future__ import annotations
@@ -64,6 +65,66 @@ void outer(float* out, U* in, int n) { inner(out, in, n); }
 void run(float* out, float* in, int n) { outer(out, in, n); }
 """,
         "float32",
+    ),
+    "explicit_instantiation": (
+        """
+template <typename T>
+void launch(float* out, const T* in, int n) { scale<T><<<(n + 63) / 64, 64>>>(out, in, n); }
+template void launch<double>(float*, const double*, int);
+""",
+        "float64",
+    ),
+    "explicit_instantiation_deduced": (
+        """
+template <typename E>
+void apply(float* dst, E* src, int count) { scale<<<count / 128, 128>>>(dst, src, count); }
+template void apply(float* dst, int* src, int count);
+""",
+        "int32",
+    ),
+    "first_explicit_instantiation_in_a_namespace": (
+        """
+namespace lib {
+template <class T>
+void launch(float* out, const T* in, int n) { scale<T><<<n, 1>>>(out, in, n); }
+template void launch(float*, const short*, int);
+template void launch(float*, const double*, int);
+}
+""",
+        "int16",
+    ),
+    "class_template_parameter_of_an_instantiation": (
+        """
+template <typename V> struct buf_t { V* ptr; int len; };
+template <typename T>
+void launch(float* out, const buf_t<T>& b) { scale<T><<<(b.len + 31) / 32, 32>>>(out, b.ptr, b.len); }
+template void launch(float*, const buf_t<double>&);
+""",
+        "float64",
+    ),
+    "class_template_of_the_callers_local": (
+        """
+template <typename V> struct pair_buf { V* ptr; int len; };
+template <typename T>
+void launch(float* out, pair_buf<T> b) { scale<T><<<(b.len + 31) / 32, 32>>>(out, b.ptr, b.len); }
+int main() {
+    float* out; pair_buf<int> items;
+    launch(out, items);
+    return 0;
+}
+""",
+        "int32",
+    ),
+    "class_template_through_a_template_caller": (
+        """
+template <typename V> struct vec_of { V* ptr; int len; };
+template <typename T>
+void inner(float* out, const vec_of<T>& v) { scale<T><<<v.len, 1>>>(out, v.ptr, v.len); }
+template <typename U>
+float outer(float* out, const vec_of<U>& v, int steps) { inner(out, v); return 0.0f; }
+template float outer(float*, const vec_of<double>&, int);
+""",
+        "float64",
     ),
 }
 

@@ -145,3 +145,32 @@ int main() {
         "'table' shape" in d.message and "from its allocation" in d.message for d in diags
     )
     assert bnd is not None and [str(x) for x in bnd.tensor("table").shape] == ["64", "D"]
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "if (idx >= count) return;",
+        "if (idx > count - 1) return;",
+        "if (!(idx < count)) return;",
+    ],
+)
+def test_an_exit_guard_bounds_a_buffer_allocated_with_slack(guard: str) -> None:
+    """A buffer allocated with slack (``count + 3`` elements) that the kernel writes only below
+    its exit guard keeps the guard's extent: the slack is not the kernel's to write."""
+    src = f"""
+__global__ void fill_keys(int* keys, int count) {{
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    {guard}
+    keys[idx] = idx + idx / 2 + 1;
+}}
+int main() {{
+    int count = 700; int* d_keys;
+    cudaMalloc(&d_keys, (count + 3) * sizeof(int));
+    fill_keys<<<(count + 255) / 256, 256>>>(d_keys, count);
+    return 0;
+}}
+"""
+    bnd, diags = binding_from_inference(parse_source(src, "k.cu"), "fill_keys")
+    assert bnd is not None and [str(x) for x in bnd.tensor("keys").shape] == ["count"]
+    assert not any("from its allocation" in d.message for d in diags)

@@ -139,3 +139,74 @@ def test_an_edited_runner_is_read_again(tmp_path: Path) -> None:
     runner = header.parent / "runner.cu"
     runner.write_text(runner.read_text().replace("dim3 block(32, 8)", "dim3 block(16, 4)  "))
     assert list(binding_from_inference(parse_file(header), "scale_rows")[0].block) == [16, 4]
+
+
+#: two programs of the tree launch the header's kernel, each its own way
+SQUARE = (
+    "__global__ void square(float* out, const float* in, int n) {\n"
+    "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) out[i] = in[i] * in[i];\n}\n"
+)
+APP = """#include "square.h"
+int main() {{
+    int count = {n};
+    float *src, *dst;
+    cudaMalloc(&src, count * sizeof(float));
+    cudaMalloc(&dst, count * sizeof(float));
+    square<<<(count + {b} - 1) / {b}, {b}>>>(dst, src, count);
+    return 0;
+}}
+"""
+
+
+@pytest.mark.parametrize(("n", "b"), [(300, 64), (5000, 256)])
+def test_of_two_including_files_the_first_in_path_order_binds(
+    tmp_path: Path, n: int, b: int
+) -> None:
+    (tmp_path / "square.h").write_text(SQUARE)
+    (tmp_path / "app.cu").write_text(APP.format(n=n, b=b))
+    (tmp_path / "bench.cu").write_text(APP.format(n=n + 11, b=1024 // b))
+    tu = parse_file(tmp_path / "square.h")
+    bnd, diags = binding_from_inference(tu, "square")
+    assert bnd is not None and list(bnd.block) == [b] and bnd.defaults["n"] == n
+    (note,) = [d for d in diags if "the launch to bind" in d.message]
+    assert note.loc.file == str(tmp_path / "app.cu") and note.loc.line == 7
+    assert "also launched at bench.cu:7" in note.message
+
+
+def test_one_including_file_needs_no_choice(tmp_path: Path) -> None:
+    (tmp_path / "square.h").write_text(SQUARE)
+    (tmp_path / "app.cu").write_text(APP.format(n=300, b=64) + APP.format(n=9, b=32)[20:])
+    _, diags = binding_from_inference(parse_file(tmp_path / "square.h"), "square")
+    assert not any("the launch to bind" in d.message for d in diags)
+
+
+def test_a_header_of_the_same_name_in_another_program_is_not_included(tmp_path: Path) -> None:
+    """Sibling programs each with their own ``square.h``: a program's ``main.cu`` includes
+    the header beside it, not the other program's."""
+    for prog, n, b in (("app_one", 300, 64), ("app_two", 5000, 256)):
+        (tmp_path / prog).mkdir()
+        (tmp_path / prog / "square.h").write_text(SQUARE)
+        (tmp_path / prog / "main.cu").write_text(APP.format(n=n, b=b))
+    header = tmp_path / "app_two" / "square.h"
+    assert including_sources(header) == [tmp_path / "app_two" / "main.cu"]
+    bnd, diags = binding_from_inference(parse_file(header), "square")
+    assert bnd is not None and list(bnd.block) == [256] and bnd.defaults["n"] == 5000
+    assert not any("the launch to bind" in d.message for d in diags)
+
+
+def test_the_including_files_beside_a_header_come_before_those_above(tmp_path: Path) -> None:
+    """``app/square.h`` included by ``app/main.cu`` and, through an include path, by a driver
+    in the folder above: the header's own program binds it (the driver is not searched)."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "square.h").write_text(SQUARE)
+    (tmp_path / "app" / "main.cu").write_text(APP.format(n=300, b=64))
+    (tmp_path / "a_driver.cu").write_text(APP.format(n=5000, b=512))
+    header = tmp_path / "app" / "square.h"
+    bnd, diags = binding_from_inference(parse_file(header), "square")
+    assert bnd is not None and list(bnd.block) == [64] and bnd.defaults["n"] == 300
+    assert not any("the launch to bind" in d.message for d in diags)
+    # with nothing beside it, the folder above is searched
+    (tmp_path / "app" / "main.cu").unlink()
+    bnd, _ = binding_from_inference(parse_file(header), "square")
+    assert bnd is not None and list(bnd.block) == [512]

@@ -133,3 +133,42 @@ def test_an_error_of_the_runner_itself_still_fails_it(tmp_path: Path) -> None:
     res = migrate(MigrateOptions(tmp_path / "src", tmp_path / "out", mode="examine"))
     (rec,) = [r for r in res.records if r["file"] == "runner.cu"]
     assert rec["status"] == "failed" and rec["blocking"] == ["C2N1020"]
+
+
+#: a template kernel with its template launcher; the type comes from the files using them
+LIBRARY = """#pragma once
+template <typename E> struct span_of { E* base; int len; };
+template <typename T>
+__global__ void halve_each(T* v, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        v[i] = v[i] / (T)2;
+}
+template <typename T>
+void halve_all(span_of<T>& s) { halve_each<T><<<(s.len + 127) / 128, 128>>>(s.base, s.len); }
+"""
+
+#: the ways a library translation unit fixes the launcher's type
+USERS = {
+    "explicit_instantiation": ("template void halve_all<double>(span_of<double>&);\n", "float64"),
+    "deduced_instantiation": ("template void halve_all(span_of<int>& s);\n", "int32"),
+    "caller_local": ("int main() { span_of<float> data; halve_all(data); return 0; }\n", "float32"),
+    "template_caller_chain": (
+        "template <typename U> void step(span_of<U>& s, int k) { for (int j = 0; j < k; ++j)"
+        " halve_all(s); }\ntemplate void step(span_of<short>&, int);\n",
+        "int16",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(USERS))
+def test_a_header_template_launcher_takes_the_type_of_its_users(tmp_path: Path, case: str) -> None:
+    src, dtype = USERS[case]
+    (tmp_path / "lib").mkdir()
+    header = tmp_path / "lib" / "halve.cuh"
+    header.write_text(LIBRARY)
+    (tmp_path / "lib" / "halve.cu").write_text('#include "halve.cuh"\n' + src)
+    tu = parse_file(header)
+    assert not any(d.code == "C2N1023" for d in tu.diagnostics), tu.diagnostics
+    bnd, _ = binding_from_inference(tu, "halve_each")
+    assert bnd is not None and bnd.tensor("v").dtype == dtype
+    assert list(bnd.block) == [128]
