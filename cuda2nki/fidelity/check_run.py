@@ -24,6 +24,7 @@ from cuda2nki.fidelity import (
     points,
     portscan,
     provenance,
+    recipdiv,
     rootcause,
     tracefind,
 )
@@ -322,6 +323,9 @@ def _dynamic(
                             tu, name, r, arrays, SourceLoc(info.path, info.line, 1)
                         )
                         c = blockorder.judged(c, got, ref[cname], tol, skip.get(cname), run, found)
+                    if not c.ok:  # the port's x * (1 / y) where CUDA divides
+                        rrun = recipdiv.Run(tu, name, r, arrays, info.path)
+                        c = recipdiv.judged(c, got, ref[cname], tol, skip.get(cname), rrun, found)
                     if not c.ok:
                         if oracle is None and intent is not None:
                             if tu64 is None:

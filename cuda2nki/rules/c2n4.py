@@ -395,4 +395,25 @@ register(
         "results (one launch per phase), or use a cooperative launch with a grid-wide sync; the "
         "port then has one right answer.",
     ),
+    Rule(
+        "C2N4034",
+        W,
+        "division by a reciprocal out of range",
+        "output '{output}': {evidence}",
+        "NKI has no division the hardware runs (`nl.divide` is documented as unsupported on the "
+        "device, and no ALU op divides), so a port computes x / y as x * (1 / y) (C2N2507). For "
+        "a divisor below 2^-128 in magnitude (a subnormal) the reciprocal overflows to infinity: "
+        "the port gives inf, or NaN for x = 0, where CUDA's IEEE quotient is finite; for a "
+        "divisor above 2^126 the reciprocal is subnormal and the quotient keeps few digits. When "
+        "a port that takes reciprocals differs from the CUDA kernel, the check runs the kernel "
+        "again with each floating division computed that way. A port equal to that run is as "
+        "faithful as the hardware allows: its numbers pass, and this warning names each division "
+        "(its line) and the divisors out of the reciprocal's range. A port equal to neither run "
+        "still fails, with this warning as a possible cause.",
+        example="__global__ void k(float* x, const float* d, int n) { int i = ...; "
+        "if (i < n) x[i] = x[i] / d[i]; }  // d[i] = 1e-40f",
+        fix="Nothing to do when the divisors of real data are normal floats; otherwise scale "
+        "numerator and divisor into the normal range before dividing (in the CUDA code and the "
+        "port alike), or guard the division.",
+    ),
 )
