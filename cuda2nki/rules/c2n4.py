@@ -416,4 +416,24 @@ register(
         "numerator and divisor into the normal range before dividing (in the CUDA code and the "
         "port alike), or guard the division.",
     ),
+    Rule(
+        "C2N4035",
+        W,
+        "the CUDA result reads memory no thread wrote",
+        "output '{output}' of the CUDA kernel: {evidence}",
+        "A kernel that reads shared memory or a local array no thread of the launch wrote (a "
+        "tree reduction guarded by `if (tid >= n) return;` still adds `smem[tid + 512]` for a "
+        "block with fewer live threads) computes, on a GPU, from whatever that memory held. The "
+        "SIMT interpreter fills never-written memory with a poison pattern so such reads show; "
+        "when a port differs from the CUDA result, the check runs the kernel again with that "
+        "memory reading as zeros, and the elements that change are undefined: they are left out "
+        "of the comparison. A port equal to the kernel on the other elements passes its "
+        "numbers with this warning; one that is not still fails, with the warning.",
+        example="__global__ void k(int* in, int* out, unsigned n) { __shared__ int s[256]; "
+        "unsigned t = threadIdx.x; if (t >= n) return; s[t] = in[t]; __syncthreads(); "
+        "if (t < 128) s[t] += s[t + 128]; ... }",
+        fix="In the CUDA code, give every shared element a value before it is read (zero the "
+        "lanes past the data instead of returning early), or launch only sizes that fill every "
+        "block.",
+    ),
 )
