@@ -62,7 +62,7 @@ def parse_source(
         # texture objects: input arrays read through their host-set mode
         tu = textures_as_inputs(tu, text)
         # surface objects: arrays read and written at byte coordinates
-        tu = surfaces_as_arrays(tu)
+        tu = surfaces_as_arrays(tu, text)
     except RecursionError:
         d = make("C2N1010", SourceLoc(str(filename), 1, 1), what="nesting too deep")
         return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))
