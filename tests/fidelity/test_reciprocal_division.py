@@ -73,6 +73,30 @@ COLUMNS_BINDING = {
 }
 
 
+# the fast-division intrinsic, guarded against a zero divisor (the guard lets subnormals through)
+FAST = """
+__global__ void normalise(int w, int h, float *img, const float *norm) {
+  int x = blockIdx.x * blockDim.x + threadIdx.x;
+  int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x < w && y < h) {
+    int at = y * w + x;
+    const float d = norm[at] * 1e-39f;
+    if (d != 0) img[at] = __fdividef(img[at], d);
+  }
+}
+"""
+FAST_BINDING = {
+    "kernel": "normalise",
+    "launch": {"grid": ["ceil_div(w, 16)", "ceil_div(h, 16)"], "block": [16, 16]},
+    "params": {
+        "img": {"shape": ["h", "w"], "dtype": "float32", "role": "inout"},
+        "norm": {"shape": ["h", "w"], "dtype": "float32", "role": "in"},
+        "w": 40,
+        "h": 20,
+    },
+}
+
+
 def _ported(tmp_path: Path, src: str, bind: dict) -> tuple[Path, Path, object]:
     cu = tmp_path / "k.cu"
     cu.write_text(src)
@@ -98,8 +122,9 @@ def _line_of(src: str, text: str) -> int:
         (GUARDED, GUARDED_BINDING, "out", "a[i] /"),
         (STRIDED, STRIDED_BINDING, "x", "/="),
         (COLUMNS, COLUMNS_BINDING, "y", "/ q"),
+        (FAST, FAST_BINDING, "img", "__fdividef"),
     ],
-    ids=["guarded-map", "grid-stride-compound", "2d-local-divisor"],
+    ids=["guarded-map", "grid-stride-compound", "2d-local-divisor", "fdividef-intrinsic"],
 )
 def test_subnormal_divisors_pass_with_a_warning(
     tmp_path: Path, src: str, bind: dict, output: str, division: str
