@@ -24,8 +24,10 @@ from cuda2nki.fidelity import (
     points,
     portscan,
     provenance,
+    recipdiv,
     rootcause,
     tracefind,
+    uninit,
 )
 from cuda2nki.fidelity import traffic as traffic_mod
 from cuda2nki.fidelity.check_bind import PortBinding, _match_outputs
@@ -322,6 +324,12 @@ def _dynamic(
                             tu, name, r, arrays, SourceLoc(info.path, info.line, 1)
                         )
                         c = blockorder.judged(c, got, ref[cname], tol, skip.get(cname), run, found)
+                    if not c.ok:  # CUDA's own result may read memory no thread wrote
+                        urun = uninit.Run(tu, name, r, arrays)
+                        c = uninit.judged(c, got, ref[cname], tol, skip.get(cname), urun, found)
+                    if not c.ok:  # the port's x * (1 / y) where CUDA divides
+                        rrun = recipdiv.Run(tu, name, r, arrays, info.path)
+                        c = recipdiv.judged(c, got, ref[cname], tol, skip.get(cname), rrun, found)
                     if not c.ok:
                         if oracle is None and intent is not None:
                             if tu64 is None:

@@ -69,7 +69,7 @@ def parse_source(
         # texture objects: input arrays read through their host-set mode
         tu = textures_as_inputs(tu, text)
         # surface objects: arrays read and written at byte coordinates
-        tu = surfaces_as_arrays(tu)
+        tu = surfaces_as_arrays(tu, text)
         # `float w[6][5][5]` parameters: flat pointers with linearised accesses
         tu = flat_array_params(tu)
     except RecursionError:

@@ -94,9 +94,10 @@ def _lane(ty: A.ScalarType | A.VectorType) -> A.ScalarType:
 # --------------------------------------------------------------------------- the kernel rewrite
 
 
-def surfaces_as_arrays(tu: A.TranslationUnit) -> A.TranslationUnit:
-    """``tu`` with each kernel's surface objects made arrays, or the kernel refused with
-    C2N1015 naming what is not supported (see the module doc)."""
+def surfaces_as_arrays(tu: A.TranslationUnit, source: str = "") -> A.TranslationUnit:
+    """``tu`` (lowered from ``source``) with each kernel's surface objects made arrays, or the
+    kernel refused with C2N1015 naming what is not supported (see the module doc); a surface
+    made from a CUDA array whose extents the kernel receives takes them (``arrayextent``)."""
     users = [f for f in tu.functions if any(is_surface(p.ty) for p in f.params)]
     if not users:
         return tu
@@ -105,7 +106,8 @@ def surfaces_as_arrays(tu: A.TranslationUnit) -> A.TranslationUnit:
     rejected = dict(tu.rejected)
     diags = list(tu.diagnostics)
     for fn in users:
-        got = _rewrite(fn, helpers) if fn.kind == "global" else None
+        known = _extents(fn, source, list(tu.launch_sites))
+        got = _rewrite(fn, helpers, known) if fn.kind == "global" else None
         if got is None:  # a device function taking a surface: its kernels are refused
             continue
         i = functions.index(fn)
@@ -122,7 +124,24 @@ def surfaces_as_arrays(tu: A.TranslationUnit) -> A.TranslationUnit:
     )
 
 
-def _rewrite(fn: A.Function, helpers: dict[str, A.Function]) -> A.Function | Diagnostic:
+def _extents(
+    fn: A.Function, source: str, sites: list[A.LaunchSite]
+) -> dict[str, tuple[str | None, ...]]:
+    from cuda2nki.frontend.arrayextent import array_extents
+
+    out = {}
+    for p in fn.params:
+        got = array_extents(p.name, fn, source, sites) if is_surface(p.ty) else None
+        if got:
+            out[p.name] = got
+    return out
+
+
+def _rewrite(
+    fn: A.Function,
+    helpers: dict[str, A.Function],
+    known: dict[str, tuple[str | None, ...]] | None = None,
+) -> A.Function | Diagnostic:
     surfaces = {p.name: p for p in fn.params if is_surface(p.ty)}
     calls: dict[str, list[A.Call]] = {name: [] for name in surfaces}
     allowed: set[int] = set()
@@ -143,7 +162,7 @@ def _rewrite(fn: A.Function, helpers: dict[str, A.Function]) -> A.Function | Dia
             what = f"surface '{name}' accessed with several texel types or dimensions"
             return make("C2N1015", cs[0].loc, what=what)
         texels[name] = next(iter(kinds)) if kinds else (A.ScalarType(name="float32"), 1)
-    return _apply(fn, surfaces, texels, helpers)
+    return _apply(fn, surfaces, texels, helpers, known or {})
 
 
 def _apply(
@@ -151,6 +170,7 @@ def _apply(
     surfaces: dict[str, A.Param],
     texels: dict[str, tuple[A.ScalarType | A.VectorType, int]],
     helpers: dict[str, A.Function],
+    known: dict[str, tuple[str | None, ...]],
 ) -> A.Function:
     taken = {p.name for p in fn.params} | {
         n.name for n in walk(fn.body) if isinstance(n, A.VarDecl)
@@ -165,11 +185,16 @@ def _apply(
             continue
         texel, dims = texels[p.name]
         names = []
-        for d in _DIM_NAMES[:dims]:
+        given = known.get(p.name, ())
+        for i, d in enumerate(_DIM_NAMES[:dims]):
+            if i < len(given) and given[i]:  # the array's extent, a kernel parameter
+                names.append(given[i])
+                continue
             cand = f"{p.name}_{d}"
             while cand in taken:
                 cand += "_"
             names.append(cand)
+        own = [n for n in names if n not in taken]
         taken |= set(names)
         sizes[p.name] = tuple(names)
         shape: tuple[str, ...] = tuple(reversed(names))
@@ -177,7 +202,7 @@ def _apply(
             shape = (*shape, str(texel.width))
         ptr = A.PointerType(pointee=texel, restrict=True)
         params.append(dataclasses.replace(p, ty=ptr, dims=shape, persistent=True))
-        extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in names)
+        extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in own)
 
     def swap(e: object) -> object:
         if not (isinstance(e, A.Call) and e.func in ACCESSES and e.args):

@@ -43,6 +43,7 @@ import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.arrayextent import array_extents
 from cuda2nki.frontend.texbound import bound_width
 from cuda2nki.frontend.texfetch import FetchShape, fetch_function
 from cuda2nki.frontend.texmodes import TextureModes, modes_for, texel_type
@@ -176,7 +177,12 @@ def textures_as_inputs(tu: A.TranslationUnit, source: str) -> A.TranslationUnit:
             fn = dataclasses.replace(fn, params=(*fn.params, *refs))
             sites = [_bound_args(s, fn, refs, source) for s in sites]
         widths = {r.name: bound_width(r.name, source, fn, sites) for r in refs}
-        got = _rewrite(fn, tu, source, helpers, {k: v for k, v in widths.items() if v})
+        known = {k: (v,) for k, v in widths.items() if v}
+        for p in _texture_params(fn):  # an object made from a CUDA array: the array's extents
+            extents = array_extents(p.name, fn, source, sites)
+            if extents:
+                known[p.name] = extents
+        got = _rewrite(fn, tu, source, helpers, known)
         if isinstance(got, Diagnostic):
             del functions[i]
             rejected[fn.name] = (got,)
@@ -234,7 +240,7 @@ def _rewrite(
     tu: A.TranslationUnit,
     source: str,
     helpers: dict[str, A.Function],
-    known: dict[str, str] | None = None,
+    known: dict[str, tuple[str | None, ...]] | None = None,
 ) -> tuple[A.Function, list[Diagnostic]] | Diagnostic:
     """``fn`` with its texture parameters made arrays, and notes; or the refusal.  A texture
     passed on to a device function is read there: that function is cloned for the texture's
@@ -315,10 +321,11 @@ def _apply(
     textures: dict[str, _Texture],
     tu: A.TranslationUnit,
     helpers: dict[str, A.Function],
-    known: dict[str, str] | None = None,
+    known: dict[str, tuple[str | None, ...]] | None = None,
 ) -> A.Function:
     """``fn`` with each texture parameter of ``textures`` an array (its extents trailing size
-    parameters, or the kernel parameter ``known`` names for a reference's bound texel count),
+    parameters, or the kernel parameters ``known`` names for a reference's bound texel count or
+    an object's array extents),
     its fetches calls of the fetch functions, and its calls passing a texture
     on calls of clones of the callee made for that texture."""
     taken = {p.name for p in fn.params} | {
@@ -332,8 +339,9 @@ def _apply(
         if tex is None:
             params.append(p)
             continue
-        own = tex.coords == 0 and p.name in (known or {})  # the host's texel count (texbound)
-        dims = ((known or {})[p.name],) if own else _size_names(p.name, tex.coords, taken)
+        names = _size_names(p.name, tex.coords, taken)
+        # the host's texel count (texbound) or array extents (arrayextent): kernel parameters
+        dims = _known_dims(names, (known or {}).get(p.name, ()))
         taken |= set(dims)
         sizes[p.name] = dims
         ptr = A.PointerType(pointee=dataclasses.replace(tex.elem, const=True), restrict=True)
@@ -342,8 +350,7 @@ def _apply(
             shape = (*shape, str(tex.elem.width))
         params.append(dataclasses.replace(p, ty=ptr, dims=shape))
         int32 = A.ScalarType(name="int32")
-        if not own:
-            extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in dims)
+        extra.extend(A.Param(loc=p.loc, name=d, ty=int32) for d in dims if d in names)
 
     def size_args(name: str, loc: A.SourceLoc) -> tuple[A.Name, ...]:
         return tuple(A.Name(loc=loc, name=d, ty=A.ScalarType(name="int32")) for d in sizes[name])
@@ -406,6 +413,11 @@ def _tex_name(call: A.Call) -> str | None:
 def _pointer_name(arg: A.Expr, tex: _Texture) -> A.Name:
     ptr = A.PointerType(pointee=dataclasses.replace(tex.elem, const=True), restrict=True)
     return A.Name(loc=arg.loc, name=tex.param.name, ty=ptr)
+
+
+def _known_dims(names: tuple[str, ...], known: tuple[str | None, ...]) -> tuple[str, ...]:
+    """``names`` with each extent the host ties to a kernel parameter replaced by it."""
+    return tuple(known[i] if i < len(known) and known[i] else n for i, n in enumerate(names))
 
 
 def _size_names(name: str, coords: int, taken: set[str]) -> tuple[str, ...]:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from cuda2nki.passes.base import Pass, PassContext, build_pass, run_pipeline, split_spec
 
-DEFAULT_PIPELINE = "fold-peeled,drop-identities,unit-reductions,split-sums,factor-scales,dead-stores,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,clamp-reads,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,record-rows,fold-sizes"
+DEFAULT_PIPELINE = "fold-peeled,drop-identities,unit-reductions,split-sums,factor-scales,dead-stores,hoist-guards,guards-to-domains,split-rotations,merge-lanes,one-hot-gather,split-flat,choose-layout,tile-sizes,coalesce-dma,dtype-policy,clamp-reads,lower-tiles,fuse-loops,hoist-loads,dedupe-loads,interleaved-loads,halo-loads,common-tiles,row-moments,record-rows,fold-sizes"
 
 
 def _fold_peeled() -> type:
@@ -84,6 +84,12 @@ def _dead_stores() -> type:
     from cuda2nki.passes.dead_stores import DeadStoresPass
 
     return DeadStoresPass
+
+
+def _hoist_guards() -> type:
+    from cuda2nki.passes.hoist_guards import HoistGuardsPass
+
+    return HoistGuardsPass
 
 
 def _guards_to_domains() -> type:
@@ -177,6 +183,7 @@ def all_passes() -> dict[str, Callable[[], type]]:
         "split-sums": _split_sums,
         "factor-scales": _factor_scales,
         "dead-stores": _dead_stores,
+        "hoist-guards": _hoist_guards,
         "guards-to-domains": _guards_to_domains,
         "split-rotations": _split_rotations,
         "merge-lanes": _merge_lanes,

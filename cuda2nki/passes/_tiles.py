@@ -779,8 +779,12 @@ class TileExprCompiler(IntegerOps, IterationOps, NarrowingOps):
             raise Unsupported("a reduction masked by a data-dependent condition", r.loc)
         self.flat_guard = (*guard, float(r.op.info.identity))
         self.cache.clear()  # reads under this guard are padded: do not reuse unpadded tiles
+        body = r.body
+        if not keeps_identity(body, r.op):  # log(pad) is no identity: select it after the body
+            ident = Lit(float(r.op.info.identity), "float32")
+            body = Select(r.where, body, ident, loc=r.loc)
         try:
-            val = self.compile(r.body)
+            val = self.as_full(self.compile(body)) if body is not r.body else self.compile(body)
         finally:
             self.flat_guard = None
             self.cache.clear()
@@ -794,6 +798,24 @@ class TileExprCompiler(IntegerOps, IterationOps, NarrowingOps):
                 ok = isinstance(st, Activation) and st.reduce_dst is None and st.op != Op.RECIPROCAL
                 return n if ok else None
         return None
+
+
+def keeps_identity(body: Expr, op: Op) -> bool:
+    """Whether ``body`` with every read padded with ``op``'s identity is that identity (a sum of
+    products of reads: 0 stays 0; ``log`` of a padded 0 is -inf)."""
+    if isinstance(body, Read):
+        return True
+    if isinstance(body, Cast):
+        return keeps_identity(body.x, op)
+    if op != Op.ADD:
+        return False
+    if isinstance(body, Unary):
+        return body.op in (Op.NEG, Op.ABS, Op.SQUARE) and keeps_identity(body.x, op)
+    if isinstance(body, Binary) and body.op == Op.MUL:
+        return keeps_identity(body.a, op) or keeps_identity(body.b, op)
+    if isinstance(body, Binary) and body.op in (Op.ADD, Op.SUB):
+        return keeps_identity(body.a, op) and keeps_identity(body.b, op)
+    return False
 
 
 def _pad_read(r: Reduce) -> Expr | None:

@@ -79,7 +79,8 @@ register(
         "division by reciprocal",
         "a division is computed as a multiplication by a reciprocal",
         "nl.divide is not supported on hardware in the current API; x / y becomes x * (1 / y), "
-        "which can differ from IEEE division by one ulp.",
+        "which can differ from IEEE division by one ulp, and more where the reciprocal leaves "
+        "the float range (a subnormal divisor: inf; see C2N4034).",
         fix="Nothing to do unless the kernel depends on correctly-rounded division.",
     ),
     Rule(

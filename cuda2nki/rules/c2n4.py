@@ -395,4 +395,45 @@ register(
         "results (one launch per phase), or use a cooperative launch with a grid-wide sync; the "
         "port then has one right answer.",
     ),
+    Rule(
+        "C2N4034",
+        W,
+        "division by a reciprocal out of range",
+        "output '{output}': {evidence}",
+        "NKI has no division the hardware runs (`nl.divide` is documented as unsupported on the "
+        "device, and no ALU op divides), so a port computes x / y as x * (1 / y) (C2N2507). For "
+        "a divisor below 2^-128 in magnitude (a subnormal) the reciprocal overflows to infinity: "
+        "the port gives inf, or NaN for x = 0, where CUDA's IEEE quotient is finite; for a "
+        "divisor above 2^126 the reciprocal is subnormal and the quotient keeps few digits. When "
+        "a port that takes reciprocals differs from the CUDA kernel, the check runs the kernel "
+        "again with each floating division computed that way. A port equal to that run is as "
+        "faithful as the hardware allows: its numbers pass, and this warning names each division "
+        "(its line) and the divisors out of the reciprocal's range. A port equal to neither run "
+        "still fails, with this warning as a possible cause.",
+        example="__global__ void k(float* x, const float* d, int n) { int i = ...; "
+        "if (i < n) x[i] = x[i] / d[i]; }  // d[i] = 1e-40f",
+        fix="Nothing to do when the divisors of real data are normal floats; otherwise scale "
+        "numerator and divisor into the normal range before dividing (in the CUDA code and the "
+        "port alike), or guard the division.",
+    ),
+    Rule(
+        "C2N4035",
+        W,
+        "the CUDA result reads memory no thread wrote",
+        "output '{output}' of the CUDA kernel: {evidence}",
+        "A kernel that reads shared memory or a local array no thread of the launch wrote (a "
+        "tree reduction guarded by `if (tid >= n) return;` still adds `smem[tid + 512]` for a "
+        "block with fewer live threads) computes, on a GPU, from whatever that memory held. The "
+        "SIMT interpreter fills never-written memory with a poison pattern so such reads show; "
+        "when a port differs from the CUDA result, the check runs the kernel again with that "
+        "memory reading as zeros, and the elements that change are undefined: they are left out "
+        "of the comparison. A port equal to the kernel on the other elements passes its "
+        "numbers with this warning; one that is not still fails, with the warning.",
+        example="__global__ void k(int* in, int* out, unsigned n) { __shared__ int s[256]; "
+        "unsigned t = threadIdx.x; if (t >= n) return; s[t] = in[t]; __syncthreads(); "
+        "if (t < 128) s[t] += s[t + 128]; ... }",
+        fix="In the CUDA code, give every shared element a value before it is read (zero the "
+        "lanes past the data instead of returning early), or launch only sizes that fill every "
+        "block.",
+    ),
 )

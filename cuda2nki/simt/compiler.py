@@ -19,7 +19,7 @@ import numpy as np
 from cuda2nki.diagnostics import DiagnosticError, SourceLoc, error
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.typesys import sizeof
-from cuda2nki.simt import access
+from cuda2nki.simt import access, recipdiv
 from cuda2nki.simt.affine import Aff, add_offsets, arith, compare, convert, mat, scale, truthy
 from cuda2nki.simt.chunk import EMPTY, Box, Chunk, LoopFrame, is_empty, sel, split, union
 from cuda2nki.simt.memory import (
@@ -817,7 +817,10 @@ class FunctionCompiler:
                     ) from None
 
             return div
-        return lambda c, a: arith(op, a_(c, a), b_(c, a), ct)
+        exact = lambda c, a: arith(op, a_(c, a), b_(c, a), ct)  # noqa: E731
+        if op == "/":  # a port's x * (1 / y), when the check asks (see recipdiv)
+            return recipdiv.divide_fn(exact, a_, b_, DTYPES[ct.name], loc)
+        return exact
 
     def _pointer_binary(self, e: A.Binary, lf, lt, rf, rt):
         op = e.op

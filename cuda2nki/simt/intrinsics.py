@@ -15,7 +15,7 @@ import numpy as np
 
 from cuda2nki.diagnostics import error
 from cuda2nki.frontend import ast as A
-from cuda2nki.simt import access, atomics, mathfns, warp
+from cuda2nki.simt import access, atomics, mathfns, recipdiv, warp
 from cuda2nki.simt.affine import Aff
 from cuda2nki.simt.chunk import Chunk
 from cuda2nki.simt.memory import Ptr, Vec
@@ -248,7 +248,9 @@ _reg("nextafter nextafterf", _nextafter)
 def _fdividef(fc, e):
     _arity(e, 2)
     fs, _ = _args(fc, e, [F32, F32])
-    return (lambda c, a: np.divide(fs[0](c, a), fs[1](c, a), dtype=np.float32)), F32
+    exact = lambda c, a: np.divide(fs[0](c, a), fs[1](c, a), dtype=np.float32)  # noqa: E731
+    # a port's x * (1 / y), when the check asks (see recipdiv)
+    return recipdiv.divide_fn(exact, fs[0], fs[1], np.dtype(np.float32), e.loc), F32
 
 
 _reg(

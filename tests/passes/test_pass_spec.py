@@ -18,13 +18,14 @@ def test_default_pipeline_parses() -> None:
     names = [p.name for p in parse_pipeline(None)]
     assert ",".join(names) == DEFAULT_PIPELINE
     # intent clean-ups first, then guards become domains before any layout is chosen
-    assert names[:7] == [
+    assert names[:8] == [
         "fold-peeled",
         "drop-identities",
         "unit-reductions",
         "split-sums",
         "factor-scales",
         "dead-stores",
+        "hoist-guards",
         "guards-to-domains",
     ]
     # sizes fold last, over everything the scheduling passes built

@@ -291,6 +291,12 @@ EXAMPLES = {
 }
 
 NO_EXAMPLE: dict[str, str] = {
+    "C2N4035": "raised only when a port differs from a CUDA kernel that reads shared memory no "
+    "thread wrote; the documentation's example kernels write what they read: "
+    "tests/fidelity/test_unwritten_shared.py pins the rule",
+    "C2N4034": "raised only when a port differs from a CUDA kernel that divides by subnormals; "
+    "the documentation's example kernels divide by normal numbers: "
+    "tests/fidelity/test_reciprocal_division.py pins the rule",
     "C2N4033": "raised only when a port differs from a CUDA kernel whose blocks race; the "
     "documentation's example ports match their kernels: tests/fidelity/test_block_order.py pins "
     "the rule",
