@@ -96,6 +96,20 @@ def _has_broadcast(group: list[Compute]) -> bool:
     return False
 
 
+def flat_rows_past_end(rd: Read, fr, nrows: SizeExpr, decl) -> SizeExpr | None:
+    """The extent of the 1-D tensor ``rd`` reads as ``nrows`` rows ``x[K*p + f + c]`` when the
+    last row may run past it (``K * nrows + c > extent`` for some sizes), else None."""
+    from cuda2nki.passes.fold_sizes import fold_size
+
+    if decl is None or len(decl.shape) != 1:
+        return None
+    extent = decl.shape[0]
+    over = fold_size(plus(Const(fr.k) * nrows, fr.c) - extent)
+    if isinstance(over, Const) and over.value <= 0:
+        return None
+    return extent
+
+
 def _flat_address(rd: Read, shape: tuple[SizeExpr, ...]) -> Expr:
     """The row-major element offset of ``rd`` as an int32 value: the affine indices folded into
     one index value, plus each data-dependent index times its dim's stride.  Computed with C's
@@ -233,7 +247,8 @@ class _RowsLowering(_Base):
                 raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
             cls, dims = got
             if cls == FLATROW:
-                return self._flat_row(b, comp, rd, dims[0], r0, rows, cols, dt)
+                past = flat_rows_past_end(rd, dims[0], _p_axis(c).extent, self.decl(rd.tensor))
+                return self._flat_row(b, comp, rd, dims[0], r0, rows, cols, dt, past)
             view = dims_for(dims, p_axis, f_axis, r0, rows, c0, cols)
             if comp.masked and cls in (FULL, ROW, BCAST) and _clip_under_select(dims):
                 shape = (rows, Const(1) if cls == ROW else cols)
@@ -275,14 +290,19 @@ class _RowsLowering(_Base):
         comp.loop_syms = frozenset(r0.free_syms() | c0.free_syms()) | {a.name for a in _outer(c)}
         return comp
 
-    def _flat_row(self, b, comp, rd: Read, fr, r0, rows, cols, dt) -> T.Val:
-        """``x[K*p + f + c]`` on a 1-D tensor: rows of K contiguous elements (K = the row length)."""
+    def _flat_row(self, b, comp, rd: Read, fr, r0, rows, cols, dt, past=None) -> T.Val:
+        """``x[K*p + f + c]`` on a 1-D tensor: rows of K contiguous elements (K = the row length).
+        Rows that may run past the tensor's end (``past``: its extent) are fetched clipped to it,
+        the rest of the tile zero: a select the kernel wrote around the read does not pick those
+        elements (``if (i < N) s[t] = x[i]; else s[t] = 0;`` in a block of 256 threads)."""
         if fr.k != cols:
             raise T.Unsupported(
                 f"a flattened access of '{rd.tensor}' whose stride is not the row length", rd.loc
             )
         start = plus(fr.k * r0 if r0 != Const(0) else Const(0), fr.c)
         guard = comp.flat_guard
+        if (guard is None or guard[0] != fr) and past is not None:
+            guard = (fr, past, 0.0)
         if guard is None or guard[0] != fr:
             return self._load(b, rd, (rows, cols), (Slice(start, rows * cols),), T.FULL, dt)
         _, bound, ident = guard
