@@ -6,7 +6,7 @@ from __future__ import annotations
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
-from cuda2nki.lift.literal import bitcalls, cubcalls, intcalls, mathnames, rounding
+from cuda2nki.lift.literal import bitcalls, cubcalls, intcalls, mathnames, rounding, selectmath
 from cuda2nki.lift.literal.callreasons import HINTS, call_reason
 from cuda2nki.lift.literal.classify import Classifier, is_float, join
 from cuda2nki.lift.literal.deferred import Unset
@@ -70,6 +70,8 @@ class CallMixin:
             return self.load_ptr(args[0], e)  # a read through the read-only cache: a load
         if f in HINTS and args:
             return args[0]  # a compiler hint: the value itself
+        if (picked := selectmath.function(f, len(args))) is not None:
+            return selectmath.lower_call(self, picked, args, e)
         if f in _CONVERT and len(args) == 1:
             return self.convert(args[0], e.ty, e)
         if f in intcalls.MUL24 and len(args) == 2:
