@@ -32,6 +32,8 @@ KNOWN: dict[str, str] = {
     "misc/phase_wrap": "fmodf, remainderf, copysignf and the classification macros are composed "
     "with selects by the literal lowering only: the map recogniser has no select in its math "
     "table, so the map is lowered thread by thread",
+    "reduce/warp_vote_stats": "warp votes and shuffles go through an exchange buffer in "
+    "the literal lowering (a butterfly of DMAs per vote): no recogniser claims ballots",
     "misc/polar_angles": "atan2f, acosf and asin are range-reduced with selects by the literal "
     "lowering only: the map recogniser has no select in its math table",
 }

@@ -6,7 +6,16 @@ from __future__ import annotations
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
-from cuda2nki.lift.literal import bitcalls, cubcalls, intcalls, mathnames, rounding, selectmath
+from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES, legacy_shuffle
+from cuda2nki.lift.literal import (
+    bitcalls,
+    cubcalls,
+    intcalls,
+    mathnames,
+    rounding,
+    selectmath,
+    votes,
+)
 from cuda2nki.lift.literal.callreasons import HINTS, call_reason
 from cuda2nki.lift.literal.classify import Classifier, is_float, join
 from cuda2nki.lift.literal.deferred import Unset
@@ -63,6 +72,10 @@ class CallMixin:
             return cubcalls.cub_collective(self, e, scope)
         if f in _SHUFFLES or f.startswith("__c2n_warp_reduce_"):
             return self.shuffle(e, scope)
+        if f in LEGACY_SHUFFLES:  # the whole warp's exchange
+            return self.shuffle(legacy_shuffle(e), scope)
+        if f in votes.VOTES:
+            return votes.vote(self, e, scope)
         if f.startswith(("__shfl", "__any", "__all", "__ballot", "__c2n_warp", "__activemask")):
             raise self.refuse(f"{f} (warp-level exchange)", e)
         args = [self.expr(a, scope) for a in e.args]
