@@ -222,12 +222,13 @@ _add("__sad", _const(INT), 3)
 
 
 def _dp4a_type(args: Sequence[CType | None]) -> CType:
-    """``__dp4a``: ``unsigned int`` when its first operand is unsigned, else ``int``."""
+    """``__dp4a``, ``__dp2a_lo``, ``__dp2a_hi``: ``unsigned int`` when the first operand is
+    unsigned, else ``int``."""
     t = unqualified(args[0]) if args else None
     return UINT if isinstance(t, ScalarType) and t.name.startswith("uint") else INT
 
 
-_add("__dp4a", _dp4a_type, 3)
+_add("__dp4a __dp2a_lo __dp2a_hi", _dp4a_type, 3)
 _add(
     "__usad __byte_perm __funnelshift_l __funnelshift_r __funnelshift_lc __funnelshift_rc",
     _const(UINT),

@@ -29,6 +29,8 @@ KNOWN: dict[str, str] = {
     "stencil/file_shared_smooth": "a halo tile in file-scope shared memory filled by a device "
     "function: the stencil recogniser does not follow the staging through the callee, so the "
     "block is lowered thread by thread",
+    "misc/int8_gemv_dp4a": "__dp4a and __dp2a are byte fields of int32 tiles in the literal "
+    "lowering only: no recogniser claims a byte dot product, so each row is a thread",
     "misc/phase_wrap": "fmodf, remainderf, copysignf and the classification macros are composed "
     "with selects by the literal lowering only: the map recogniser has no select in its math "
     "table, so the map is lowered thread by thread",

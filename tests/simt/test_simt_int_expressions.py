@@ -148,3 +148,26 @@ def test_dp4a_byte_dot_product(decl: str, signed: bool) -> None:
     for acc, got in ((c.astype(np.int64), out[:64]), (7, out[64:])):
         want = ((dot + acc) & 0xFFFFFFFF).astype(np.uint32).view(dt)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("decl", "signed"), [("int", True), ("unsigned", False)])
+@pytest.mark.parametrize("half", ["lo", "hi"])
+def test_dp2a_halves_by_bytes(decl: str, signed: bool, half: str) -> None:
+    src = f"""
+    __global__ void k(const {decl}* a, const {decl}* b, const {decl}* c, {decl}* out) {{
+        int t = threadIdx.x;
+        out[t] = __dp2a_{half}(a[t], b[t], c[t]);
+    }}"""
+    dt = np.int32 if signed else np.uint32
+    rng = np.random.default_rng(9)
+    a = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32).view(dt)
+    b = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32).view(dt)
+    a[:4] = np.array([0x7FFF8000, 0xFFFFFFFF, 0x80007FFF, 0], np.uint32).view(dt)
+    b[:4] = np.array([0x80FF7F80, 0xFFFFFFFF, 0x7F7F8080, 0x01020304], np.uint32).view(dt)
+    c = rng.integers(-(2**31), 2**31, 64).astype(np.int64).astype(np.uint32).view(dt)
+    out = run(src, block=(64,), a=a, b=b, c=c, out=np.zeros(64, dt))["out"]
+    halves = a.view(np.int16 if signed else np.uint16).reshape(64, 2).astype(np.int64)
+    pick = slice(0, 2) if half == "lo" else slice(2, 4)
+    lanes = b.view(np.int8 if signed else np.uint8).reshape(64, 4)[:, pick].astype(np.int64)
+    dot = (halves * lanes).sum(1) + c.astype(np.int64)
+    np.testing.assert_array_equal(out, (dot & 0xFFFFFFFF).astype(np.uint32).view(dt))

@@ -9,6 +9,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES, legacy_shuffle
 from cuda2nki.lift.literal import (
     bitcalls,
+    bytedots,
     cubcalls,
     intcalls,
     mathnames,
@@ -108,6 +109,8 @@ class CallMixin:
             return Uni(f"{fn}({', '.join(a.expr for a in args)})", _kind(args[0]))  # type: ignore[union-attr]
         if f in bitcalls.UMINMAX and len(args) == 2:
             return bitcalls.unsigned_minmax(self, e, args)
+        if f in bytedots.DOTS and len(args) == 3:
+            return bytedots.byte_dot(self, e, args)
         if f in bitcalls.BIT_COUNTS and len(args) == 1:
             return bitcalls.bit_count(self, e, args[0])
         spelled = _NP1.get(_MATH1.get(f, "")) or _MATH2.get(f) in ("maximum", "minimum")
