@@ -13,6 +13,7 @@ from cuda2nki.lift.literal import (
     cubcalls,
     intcalls,
     mathnames,
+    roundcalls,
     rounding,
     selectmath,
     votes,
@@ -86,6 +87,8 @@ class CallMixin:
             return args[0]  # a compiler hint: the value itself
         if (picked := selectmath.function(f, len(args))) is not None:
             return selectmath.lower_call(self, picked, args, e)
+        if roundcalls.handles(f, len(args), e.ty):
+            return roundcalls.lower_call(self, e, args)
         if f in _CONVERT and len(args) == 1:
             return self.convert(args[0], e.ty, e)
         if f in intcalls.MUL24 and len(args) == 2:
