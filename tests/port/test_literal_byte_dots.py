@@ -1,7 +1,8 @@
 """``__dp4a`` and ``__dp2a_lo``/``__dp2a_hi`` in literal ports
 (:mod:`cuda2nki.lift.literal.bytedots`): signed and unsigned operands over the whole 32-bit range,
-literal and uniform accumulators, an accumulation loop and a grid-stride loop, bit-exact
-against the SIMT interpreter."""
+literal and uniform accumulators, an accumulation loop and a grid-stride loop, and the vector
+overloads (``char4``/``uchar4``, ``short2``/``ushort2``: :mod:`cuda2nki.lift.literal.vecdots`),
+bit-exact against the SIMT interpreter."""
 
 from __future__ import annotations
 
@@ -71,6 +72,54 @@ def test_byte_dots_port_literally_and_exactly(name, dtype, src, block, grid, tar
     cu = tmp_path / f"{name}.cu"
     cu.write_text(src)
     binding = binding_from_dict(_binding(dtype, block, grid), path=str(cu))
+    res = port_file(cu, binding=binding, target=target, lowering="literal")
+    assert res.source is not None and res.literal, [d.message for d in res.diagnostics]
+    port = tmp_path / f"{name}_{target}.py"
+    port.write_text(res.source)
+    run = run_against_simt(res, binding, port, points=binding.test_points(), rtol=0, atol=0)
+    assert len(run.points) >= 2 and not run.mismatches, run.mismatches
+
+
+_VECTOR = """__global__ void k(const B* x, const B* y, O* z, int n) {
+    const V4* qx = (const V4*)x;
+    const V4* qy = reinterpret_cast<const V4*>(y);
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        V4 a = qx[i];
+        z[i] = __dp4a(a, qy[i], (O)i) + __dp2a_lo(make_H2(a.x, 300), qy[i], 1)
+               - __dp2a_hi(make_H2(a.w, a.y), qx[i], 0);
+    }
+}
+"""
+
+VECTOR_KERNELS = [
+    ("char4_signed", "int8", _VECTOR.replace("V4", "char4").replace("B", "char")
+     .replace("H2", "short2").replace("O", "int")),
+    ("uchar4_unsigned", "uint8", _VECTOR.replace("V4", "uchar4").replace("B", "unsigned char")
+     .replace("H2", "ushort2").replace("O", "unsigned")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(
+    ("name", "dtype", "src"), VECTOR_KERNELS, ids=[k[0] for k in VECTOR_KERNELS]
+)
+def test_vector_byte_dots_port_literally(name, dtype, src, target, tmp_path) -> None:
+    out = "int32" if dtype == "int8" else "uint32"
+    rng = [-128, 127] if dtype == "int8" else [0, 255]
+    bdict = {
+        "kernel": "k",
+        "launch": {"grid": ["3"], "block": [64]},
+        "params": {
+            "x": tensor_param(["n", 4], "in", dtype, rng),
+            "y": tensor_param(["n", 4], "in", dtype, rng),
+            "z": tensor_param(["n"], "out", out),
+            "n": 1000,
+        },
+        "check": {"shapes": [{"n": 77}, {"n": 300}]},
+    }
+    cu = tmp_path / f"{name}.cu"
+    cu.write_text(src)
+    binding = binding_from_dict(bdict, path=str(cu))
     res = port_file(cu, binding=binding, target=target, lowering="literal")
     assert res.source is not None and res.literal, [d.message for d in res.diagnostics]
     port = tmp_path / f"{name}_{target}.py"
