@@ -1,5 +1,6 @@
 """Pre-CUDA 9 warp shuffles (``__shfl_down(v, d)`` without a mask) and warp votes
-(``__ballot``/``__any``/``__all``, their ``_sync`` forms, ``__activemask()``) in literal ports
+(``__ballot``/``__any``/``__all``, their ``_sync`` forms, ``__activemask()``, the lane masks
+``__lanemask_lt()``... and the coalesced groups built on them) in literal ports
 (:mod:`cuda2nki.lift.literal.votes`): the SIMT interpreter agrees on every test point, with
 votes under branches and early returns (only the active lanes vote), masks that select part of
 a warp, 1-D and 2-D blocks; a block with a partial warp is refused by name."""
@@ -73,6 +74,23 @@ KERNELS = [
         y[idx] = (float)rank + ((threadIdx.x & 31) == leader ? 1000.0f : 0.0f);
     } else if (idx < n) {
         y[idx] = (float)__popc(__activemask());
+    }
+}"""),
+    ("lane_masks", [64], _HEAD + """
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned below = __lanemask_lt(), upto = __lanemask_le(), self_bit = __lanemask_eq();
+    unsigned above = __lanemask_gt(), from = __lanemask_ge();
+    if (i < n) y[i] = (float)__popc(below) + 100.0f * __popc(above) + 1e4f * __popc(upto ^ from)
+                      + 1e6f * (float)(self_bit == (upto & from));
+}"""),
+    ("coalesced_group_rank", [32], "#include <cooperative_groups.h>\n"
+     "namespace cg = cooperative_groups;\n" + _HEAD + """
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > 0.0f) {
+        cg::coalesced_group active = cg::coalesced_threads();
+        y[i] = (float)active.thread_rank() + 100.0f * active.size() + x[i];
+    } else if (i < n) {
+        y[i] = -1.0f;
     }
 }"""),
 ]  # fmt: skip

@@ -76,7 +76,7 @@ class CallMixin:
             return self.shuffle(e, scope)
         if f in LEGACY_SHUFFLES:  # the whole warp's exchange
             return self.shuffle(legacy_shuffle(e), scope)
-        if f in votes.VOTES:
+        if f in votes.VOTES or f in votes.LANE_MASKS:
             return votes.vote(self, e, scope)
         if f.startswith(("__shfl", "__any", "__all", "__ballot", "__c2n_warp", "__activemask")):
             raise self.refuse(f"{f} (warp-level exchange)", e)

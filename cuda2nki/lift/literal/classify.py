@@ -46,7 +46,7 @@ def is_intlike(ty: object) -> bool:
 
 #: calls whose value comes from memory or other threads (warp exchanges and votes)
 _OTHER_THREADS = ("atomic", "__shfl", "__c2n_warp", "__c2n_cub", "__ballot", "__any", "__all",
-                  "__activemask")  # fmt: skip
+                  "__activemask", "__lanemask")  # fmt: skip
 
 
 class Classifier:

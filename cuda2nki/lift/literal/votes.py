@@ -1,6 +1,7 @@
 """Warp votes in the literal lowering: ``__ballot_sync``, ``__any_sync``, ``__all_sync``, their
 pre-CUDA 9 forms without a mask (``__ballot``, ``__any``, ``__all``: the whole warp) and
-``__activemask()``.
+``__activemask()``; and the lane masks ``__lanemask_lt()`` (``_le``, ``_eq``, ``_gt``, ``_ge``):
+the bits of the lanes below (at or below, equal to, above, at or above) the thread's own.
 
 A ballot is the bitwise or, over the 32 lanes of a warp, of ``1 << lane`` for each lane that is
 active here (inside the branches and loops that reach the call, not returned) and whose predicate
@@ -30,6 +31,8 @@ VOTES = {
     "__ballot": ("ballot", False), "__any": ("any", False), "__all": ("all", False),
     "__activemask": ("active", False),
 }  # fmt: skip
+LANE_MASKS = frozenset({"__lanemask_lt", "__lanemask_le", "__lanemask_eq", "__lanemask_gt",
+                        "__lanemask_ge"})  # fmt: skip
 
 _FULL = 0xFFFFFFFF
 
@@ -40,7 +43,9 @@ def is_active_mask(e: A.Expr) -> bool:
 
 
 def vote(low: Lowerer, e: A.Call, scope: Scope) -> Value:
-    """The value of the vote ``e`` in each thread."""
+    """The value of the vote ``e`` (or lane mask) in each thread."""
+    if e.func in LANE_MASKS:
+        return _lane_mask(low, e)
     kind, masked = VOTES[e.func]
     want = (1 if masked else 0) + (0 if kind == "active" else 1)
     if len(e.args) != want:
@@ -77,9 +82,7 @@ def _mask(low: Lowerer, arg: A.Expr, scope: Scope) -> Value | None:
 
 def _ballot(low: Lowerer, on: str, e: A.Call) -> Tile:
     """The or over each warp of ``1 << lane`` where the 0/1 tile ``on`` is 1."""
-    lane = low.arith("%", low.linear_tid(), Uni("32", "int"), A.ScalarType(name="int32"), e)
-    one = low.full_tile(Uni("1", "int"), "int", e)
-    bit = low.op("left_shift", [one, low.tile(lane, "int", e)], "int").expr
+    bit = _lane_bit(low, e)
     zero = low.full_tile(Uni("0", "int"), "int", e)
     dst = low.fresh("b")
     low.emit("where", e.loc.line, dst=dst, mask=on, a=bit, b=zero, dtype="nl.int32")
@@ -92,8 +95,29 @@ def _ballot(low: Lowerer, on: str, e: A.Call) -> Tile:
     return _unsigned(v)
 
 
+def _lane_bit(low: Lowerer, e: A.Call) -> str:
+    """An int32 tile of ``1 << lane`` (the thread's lane in its warp)."""
+    lane = low.arith("%", low.linear_tid(), Uni("32", "int"), A.ScalarType(name="int32"), e)
+    one = low.full_tile(Uni("1", "int"), "int", e)
+    return low.op("left_shift", [one, low.tile(lane, "int", e)], "int").expr
+
+
+def _lane_mask(low: Lowerer, e: A.Call) -> Value:
+    if e.args:
+        raise low.refuse(f"{e.func} with {len(e.args)} arguments", e)
+    bit = _lane_bit(low, e)
+    kind = e.func.removeprefix("__lanemask_")
+    if kind == "eq":
+        return Tile(bit, "int", unsigned=True)
+    below = low.int_arith("-", Tile(bit, "int", unsigned=True), Uni("1", "int"), e).expr
+    mask = below if kind in ("lt", "ge") else low.op("bitwise_or", [below, bit], "int").expr
+    if kind in ("gt", "ge"):
+        mask = low.op("invert", [mask], "int").expr
+    return Tile(mask, "int", unsigned=True)
+
+
 def _unsigned(v: Value) -> Value:
     return Tile(v.expr, "int", unsigned=True) if isinstance(v, Tile) else v
 
 
-__all__ = ["VOTES", "is_active_mask", "vote"]
+__all__ = ["LANE_MASKS", "VOTES", "is_active_mask", "vote"]
