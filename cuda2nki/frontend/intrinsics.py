@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from cuda2nki.frontend.ast import ArrayType, CType, PointerType, ScalarType
+from cuda2nki.frontend.ast import ArrayType, CType, PointerType, ScalarType, VectorType
 from cuda2nki.frontend.typesys import (
     BF16,
     BOOL,
@@ -231,12 +231,14 @@ _add("__sad", _const(INT), 3)
 
 
 def _dp4a_type(args: Sequence[CType | None]) -> CType:
-    """``__dp4a``: ``unsigned int`` when its first operand is unsigned, else ``int``."""
+    """``__dp4a``, ``__dp2a_lo``, ``__dp2a_hi``: ``unsigned int`` when the first operand is
+    unsigned (or a vector of unsigned lanes: ``uchar4``, ``ushort2``), else ``int``."""
     t = unqualified(args[0]) if args else None
+    t = t.base if isinstance(t, VectorType) else t
     return UINT if isinstance(t, ScalarType) and t.name.startswith("uint") else INT
 
 
-_add("__dp4a", _dp4a_type, 3)
+_add("__dp4a __dp2a_lo __dp2a_hi", _dp4a_type, 3)
 _add(
     "__usad __byte_perm __funnelshift_l __funnelshift_r __funnelshift_lc __funnelshift_rc",
     _const(UINT),

@@ -1,7 +1,8 @@
 """CUDA math functions NKI has no instruction for, written with those it has.
 
 ``coshf``, ``sinhf``, ``expm1f``, ``log1pf``, ``exp2f``, ``log10f``, ``erfcf``, ``normcdff``,
-``cbrtf`` and their kin (double, ``__`` fast-math spellings) have no ``nl`` activation; each is
+``cbrtf`` and their kin (double, ``__`` fast-math spellings) have no ``nl`` activation (and
+``atanf`` one valid on [-pi/2, pi/2] only, so it is range-reduced); each is
 the textbook identity over ``exp``, ``log``, ``erf``, ``sqrt``, ``sin``/``cos`` and arithmetic,
 so the lifter (:mod:`cuda2nki.lift.symexec`) and the literal lowering
 (:mod:`cuda2nki.lift.literal.lower`) build the same composition from one table.  The CUDA kernel
@@ -51,6 +52,16 @@ def _sqrt(a: Formula) -> tuple:
     return ("sqrt", a)
 
 
+def _atan(a: Formula) -> tuple:
+    """``atan(x)`` with NKI's ``arctan`` kept in its valid range [-pi/2, pi/2]: ``r = arctan(t)``
+    of ``t = min(|x|, 1/|x|)`` in [0, 1], ``pi/2 - r`` where ``|x| > 1``, the sign of ``x``
+    (masks as 0/1 factors: no select; inf gives pi/2, NaN stays NaN)."""
+    mag = ("abs", a)
+    r = ("atan", ("min", mag, ("div", 1.0, mag)))
+    big = ("gt", mag, 1.0)
+    return _mul(("sign", a), _add(r, _mul(big, _sub(math.pi / 2, _mul(2.0, r)))))
+
+
 def _cbrt(a: Formula) -> tuple:  # the real cube root: the sign of x times |x| ** (1/3)
     return _mul(("sign", a), ("pow", ("abs", a), 1.0 / 3.0))
 
@@ -67,6 +78,7 @@ FORMULAS: dict[str, tuple[int, Formula]] = {
     "log10": (1, _mul(_log(_X), 1.0 / _LN10)),
     "erfc": (1, _sub(1.0, ("erf", _X))),
     "normcdf": (1, _mul(0.5, _add(1.0, ("erf", _mul(_X, 1.0 / math.sqrt(2.0)))))),
+    "atan": (1, _atan(_X)),
     "cbrt": (1, _cbrt(_X)),
     "rcbrt": (1, ("div", 1.0, _cbrt(_X))),
     "asinh": (1, _mul(("sign", _X), _log(_add(("abs", _X), _sqrt(_add(_mul(_X, _X), 1.0)))))),

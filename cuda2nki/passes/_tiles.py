@@ -77,7 +77,7 @@ ACTIVATION_OPS = frozenset(
     {
         Op.EXP, Op.LOG, Op.SQRT, Op.RSQRT, Op.TANH, Op.SIGMOID, Op.RELU, Op.GELU, Op.GELU_TANH,
         Op.SILU, Op.ERF, Op.SQUARE, Op.ABS, Op.SIN, Op.COS, Op.ATAN, Op.SIGN, Op.COPY,
-        Op.RECIPROCAL, Op.FLOOR, Op.CEIL, Op.TRUNC,
+        Op.RECIPROCAL, Op.FLOOR, Op.CEIL, Op.TRUNC, Op.TAN,
     }
 )  # fmt: skip
 #: binary ops with a direct vector-engine ALU spelling

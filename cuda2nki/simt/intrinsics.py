@@ -1478,6 +1478,7 @@ gridsync.register(_reg)
 wmma.register(_reg)
 
 # the cuRAND device API registers itself (its module needs the helpers above)
+from cuda2nki.simt import bytedots as _bytedots  # noqa: E402,F401
 from cuda2nki.simt import copies as _copies  # noqa: E402,F401
 from cuda2nki.simt import curand as _curand  # noqa: E402,F401
 from cuda2nki.simt import roundcvt as _roundcvt  # noqa: E402,F401

@@ -261,7 +261,7 @@ def test_claimed_kernel_keeps_its_recogniser_by_default(tmp_path):
         ("    if (i < n) y[i] = atomicAdd(&y[0], x[i]);\n", "old value"),
         ("    float v = x[i];\n    while (v > 1.0f) v *= 0.5f;\n    if (i < n) y[i] = v;\n",
          "trip count depends on data"),
-        ("    if (i < n) y[i] = __ballot_sync(0xffffffff, x[i] > 0.0f);\n", "warp"),
+        ("    if (i < n) y[i] = __shfl_sync(0xffffffff, x[i], i % 7);\n", "per-thread lane"),
     ],
 )  # fmt: skip
 def test_constructs_without_a_faithful_literal_form_are_refused_by_name(tmp_path, body, construct):

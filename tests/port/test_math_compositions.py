@@ -22,13 +22,14 @@ _REAL = {
     "cbrt": np.cbrt, "rcbrt": lambda x: 1.0 / np.cbrt(x), "asinh": np.arcsinh,
     "acosh": np.arccosh, "atanh": np.arctanh, "sinpi": lambda x: np.sin(np.pi * x),
     "cospi": lambda x: np.cos(np.pi * x), "hypot": np.hypot, "fdim": lambda x, y: np.maximum(x - y, 0),
+    "atan": np.arctan,
 }  # fmt: skip
 
 _NP = {
     "exp": np.exp, "log": np.log, "neg": np.negative, "abs": np.abs, "sign": np.sign,
     "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "erf": np.vectorize(math.erf),
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide, "pow": np.power,
-    "max": np.maximum,
+    "max": np.maximum, "min": np.minimum, "atan": np.arctan, "gt": np.greater,
 }  # fmt: skip
 
 
@@ -155,3 +156,73 @@ __global__ void kern(float* dx, const float* x, const float* dy, int n) {
     res = api.port(cu)
     assert res.source is None
     assert any("lgammaf" in d.message for d in res.diagnostics)
+
+
+def test_atan_keeps_arctan_in_its_valid_range() -> None:
+    """NKI's arctan is valid on [-pi/2, pi/2] only: the composition feeds it [0, 1] whatever x
+    (infinities and NaN included) and gives C's values there."""
+    seen: list[np.ndarray] = []
+
+    def apply(op, a):
+        if op == "atan":
+            seen.append(np.asarray(a[0]))
+        return _NP[op](*a)
+
+    x = np.concatenate([np.geomspace(1e-30, 1e30, 200), -np.geomspace(1e-30, 1e30, 200),
+                        [0.0, 1.0, -1.0, np.inf, -np.inf, np.nan]])  # fmt: skip
+    with np.errstate(divide="ignore", invalid="ignore"):
+        got = mathcompose.build(mathcompose.FORMULAS["atan"][1], (x,), lambda c: c, apply)
+    inputs = np.concatenate(seen)
+    assert np.all((inputs[~np.isnan(inputs)] >= 0) & (inputs[~np.isnan(inputs)] <= 1))
+    np.testing.assert_allclose(got, np.arctan(x), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize(
+    "body", ["atanf(x[i] * 30.0f)", "atan(x[i]) * dy[i] + atanf(-8.0f * dy[i])"]
+)
+def test_lifted_atan_stays_in_the_activation_range(body: str, tmp_path: Path) -> None:
+    """A map lifted with ``atanf`` of arguments beyond +-pi/2 ports without a range warning
+    (C2N3028) and passes the check."""
+    from cuda2nki import api
+    from cuda2nki.nkisim.importer import load_kernel
+    from cuda2nki.nkisim.kernel import simulate_kernel
+
+    src = (
+        "__global__ void kern(float* dx, const float* x, const float* dy, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"    if (i < n) dx[i] = {body};\n}}\n"
+    )
+    cu = _kernel(tmp_path, src, "kern", '"ceil_div(n, 128)"', "128", _PARAMS,
+                 ["n = 129", "n = 7"])  # fmt: skip
+    res = api.port(cu)
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    port = tmp_path / "kern.py"
+    port.write_text(res.source)
+    rep = api.check(cu, port, seeds=2)
+    assert rep.numerics_outcome == "pass"
+    rng = np.random.default_rng(5)
+    x, dy = (rng.uniform(-3, 3, 300).astype(np.float32) for _ in range(2))
+    sim = simulate_kernel(load_kernel(port, "kern"), {"x": x, "dy": dy})
+    assert not [w for w in sim.warnings if w.code == "C2N3028"], sim.warnings
+
+
+@pytest.mark.parametrize(
+    "body", ["tanf(x[i] * 0.4f)", "dy[i] * tan(0.3f * x[i] - 0.1f) + __tanf(dy[i])"]
+)
+def test_lifted_tan_ports_as_an_activation(body: str, tmp_path: Path) -> None:
+    """``tanf`` (and ``tan``, ``__tanf``) in a lifted map is NKI's tan activation."""
+    from cuda2nki import api
+
+    src = (
+        "__global__ void kern(float* dx, const float* x, const float* dy, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"    if (i < n) dx[i] = {body};\n}}\n"
+    )
+    cu = _kernel(tmp_path, src, "kern", '"ceil_div(n, 128)"', "128", _PARAMS,
+                 ["n = 129", "n = 7"])  # fmt: skip
+    res = api.port(cu)
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    assert "nl.tan(" in res.source or "nl.tan," in res.source
+    port = tmp_path / "kern.py"
+    port.write_text(res.source)
+    assert api.check(cu, port, seeds=2).numerics_outcome == "pass"

@@ -148,3 +148,51 @@ def test_dp4a_byte_dot_product(decl: str, signed: bool) -> None:
     for acc, got in ((c.astype(np.int64), out[:64]), (7, out[64:])):
         want = ((dot + acc) & 0xFFFFFFFF).astype(np.uint32).view(dt)
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("decl", "signed"), [("int", True), ("unsigned", False)])
+@pytest.mark.parametrize("half", ["lo", "hi"])
+def test_dp2a_halves_by_bytes(decl: str, signed: bool, half: str) -> None:
+    src = f"""
+    __global__ void k(const {decl}* a, const {decl}* b, const {decl}* c, {decl}* out) {{
+        int t = threadIdx.x;
+        out[t] = __dp2a_{half}(a[t], b[t], c[t]);
+    }}"""
+    dt = np.int32 if signed else np.uint32
+    rng = np.random.default_rng(9)
+    a = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32).view(dt)
+    b = rng.integers(0, 2**32, 64, dtype=np.uint64).astype(np.uint32).view(dt)
+    a[:4] = np.array([0x7FFF8000, 0xFFFFFFFF, 0x80007FFF, 0], np.uint32).view(dt)
+    b[:4] = np.array([0x80FF7F80, 0xFFFFFFFF, 0x7F7F8080, 0x01020304], np.uint32).view(dt)
+    c = rng.integers(-(2**31), 2**31, 64).astype(np.int64).astype(np.uint32).view(dt)
+    out = run(src, block=(64,), a=a, b=b, c=c, out=np.zeros(64, dt))["out"]
+    halves = a.view(np.int16 if signed else np.uint16).reshape(64, 2).astype(np.int64)
+    pick = slice(0, 2) if half == "lo" else slice(2, 4)
+    lanes = b.view(np.int8 if signed else np.uint8).reshape(64, 4)[:, pick].astype(np.int64)
+    dot = (halves * lanes).sum(1) + c.astype(np.int64)
+    np.testing.assert_array_equal(out, (dot & 0xFFFFFFFF).astype(np.uint32).view(dt))
+
+
+@pytest.mark.parametrize(
+    ("lane", "half", "signed"), [("char", "short", True), ("uchar", "ushort", False)]
+)
+def test_byte_dots_of_vector_operands(lane: str, half: str, signed: bool) -> None:
+    out_t = "int" if signed else "unsigned"
+    src = f"""
+    __global__ void k(const {lane}4* a, const {lane}4* b, const {half}2* h, {out_t}* out) {{
+        int t = threadIdx.x;
+        out[t] = __dp4a(a[t], b[t], ({out_t})t);
+        out[32 + t] = __dp2a_lo(h[t], b[t], 5) + __dp2a_hi(h[t], a[t], 0);
+    }}"""
+    bt, ht = (np.int8, np.int16) if signed else (np.uint8, np.uint16)
+    rng = np.random.default_rng(2)
+    a = rng.integers(0, 256, (32, 4)).astype(np.uint8).view(bt)
+    b = rng.integers(0, 256, (32, 4)).astype(np.uint8).view(bt)
+    h = rng.integers(0, 2**16, (32, 2)).astype(np.uint16).view(ht)
+    dt = np.int32 if signed else np.uint32
+    out = run(src, block=(32,), a=a.ravel(), b=b.ravel(), h=h.ravel(), out=np.zeros(64, dt))["out"]
+    a64, b64, h64 = (x.astype(np.int64) for x in (a, b, h))
+    dot4 = (a64 * b64).sum(1) + np.arange(32)
+    dot2 = (h64 * b64[:, :2]).sum(1) + 5 + (h64 * a64[:, 2:]).sum(1)
+    want = (np.concatenate([dot4, dot2]) & 0xFFFFFFFF).astype(np.uint32).view(dt)
+    np.testing.assert_array_equal(out, want)

@@ -6,7 +6,18 @@ from __future__ import annotations
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import mathcompose
 from cuda2nki.lift.collective import collective_reason
-from cuda2nki.lift.literal import bitcalls, cubcalls, intcalls, mathnames, rounding
+from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES, legacy_shuffle
+from cuda2nki.lift.literal import (
+    bitcalls,
+    bytedots,
+    cubcalls,
+    intcalls,
+    mathnames,
+    roundcalls,
+    rounding,
+    selectmath,
+    votes,
+)
 from cuda2nki.lift.literal.callreasons import HINTS, call_reason
 from cuda2nki.lift.literal.classify import Classifier, is_float, join
 from cuda2nki.lift.literal.deferred import Unset
@@ -64,6 +75,10 @@ class CallMixin:
             return cubcalls.cub_collective(self, e, scope)
         if f in _SHUFFLES or f.startswith("__c2n_warp_reduce_"):
             return self.shuffle(e, scope)
+        if f in LEGACY_SHUFFLES:  # the whole warp's exchange
+            return self.shuffle(legacy_shuffle(e), scope)
+        if f in votes.VOTES or f in votes.LANE_MASKS:
+            return votes.vote(self, e, scope)
         if f.startswith(("__shfl", "__any", "__all", "__ballot", "__c2n_warp", "__activemask")):
             raise self.refuse(f"{f} (warp-level exchange)", e)
         args = [self.expr(a, scope) for a in e.args]
@@ -71,6 +86,10 @@ class CallMixin:
             return self.load_ptr(args[0], e)  # a read through the read-only cache: a load
         if f in HINTS and args:
             return args[0]  # a compiler hint: the value itself
+        if (picked := selectmath.function(f, len(args))) is not None:
+            return selectmath.lower_call(self, picked, args, e)
+        if roundcalls.handles(f, len(args), e.ty):
+            return roundcalls.lower_call(self, e, args)
         if f in _CONVERT and len(args) == 1:
             return self.convert(args[0], e.ty, e)
         if f in intcalls.MUL24 and len(args) == 2:
@@ -94,6 +113,8 @@ class CallMixin:
             return Uni(f"{fn}({', '.join(a.expr for a in args)})", _kind(args[0]))  # type: ignore[union-attr]
         if f in bitcalls.UMINMAX and len(args) == 2:
             return bitcalls.unsigned_minmax(self, e, args)
+        if f in bytedots.DOTS and len(args) == 3:
+            return bytedots.byte_dot(self, e, args)
         if f in bitcalls.BIT_COUNTS and len(args) == 1:
             return bitcalls.bit_count(self, e, args[0])
         spelled = _NP1.get(_MATH1.get(f, "")) or _MATH2.get(f) in ("maximum", "minimum")

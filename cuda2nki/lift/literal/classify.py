@@ -44,6 +44,11 @@ def is_intlike(ty: object) -> bool:
     return isinstance(ty, A.ScalarType) and not ty.is_float and ty.name != "void"
 
 
+#: calls whose value comes from memory or other threads (warp exchanges and votes)
+_OTHER_THREADS = ("atomic", "__shfl", "__c2n_warp", "__c2n_cub", "__ballot", "__any", "__all",
+                  "__activemask", "__lanemask")  # fmt: skip
+
+
 class Classifier:
     """``classes`` maps a local's name to U/L/T; pointers and arrays are not classified here."""
 
@@ -168,9 +173,7 @@ class Classifier:
                 return self.call(e, ks)
             if e.func in HINTS and ks:
                 return ks[0]  # a compiler hint: the value itself
-            if e.func == "__ldg" or e.func.startswith(
-                ("atomic", "__shfl", "__c2n_warp", "__c2n_cub")
-            ):
+            if e.func == "__ldg" or e.func.startswith(_OTHER_THREADS):
                 return "T"  # reads memory or other threads' values
             if all(k == "U" for k in ks):
                 return "U"

@@ -56,8 +56,14 @@ def layout(
             tx = Lin("0", "1", "0")
         desc = f"thread x = {f}*partition + free" if f > 1 else "thread x = partition"
         return p, f, tx, Lin("0", "0", "0"), desc
-    if by > MAX_PARTITIONS:
-        raise LiteralRefusal(f"blockDim.y = {by} > {MAX_PARTITIONS}", loc)
+    if by > MAX_PARTITIONS:  # a tall block: its columns on partitions, its rows free
+        return (
+            bx,
+            by,
+            Lin("0", "1", "0"),
+            Lin("0", "0", "1"),
+            "thread x = partition, thread y = free index",
+        )
     tx = Lin("0", "0", "1") if bx > 1 else Lin("0", "0", "0")
     return by, bx, tx, Lin("0", "1", "0"), "thread y = partition, thread x = free index"
 
@@ -69,7 +75,10 @@ def uses_warp_lanes(tu: A.TranslationUnit, fn: A.Function) -> bool:
     def walk(x: object) -> bool:
         if isinstance(x, A.Call):
             if x.func.startswith(
-                ("__shfl", "__c2n_warp", "__c2n_cub", "__ballot", "__any", "__all")
+                (
+                    "__shfl", "__c2n_warp", "__c2n_cub", "__ballot", "__any", "__all",
+                    "__activemask", "__lanemask",
+                )  # fmt: skip
             ):
                 return True
             if x.target and x.target not in seen:

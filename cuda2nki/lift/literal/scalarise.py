@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal import vecdots
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
 from cuda2nki.lift.literal.cubcalls import PREFIX as CUB_PREFIX
 from cuda2nki.lift.literal.inline_refs import inline_call, lvalue_aliases
@@ -387,6 +388,8 @@ class Scalariser:
     # ------------------------------------------------------------------ scalar expressions
     def rw(self, e: A.Expr) -> A.Expr:  # noqa: PLR0911
         """``e`` (of a scalar or scalar-pointer type) with the vectors in it scalarised."""
+        if vecdots.is_vector_dot(e, is_vec):  # __dp4a(char4, char4, int): lane products
+            return vecdots.vector_dot(e, self.lane, self.rw(e.args[2]))  # type: ignore[arg-type]
         if isinstance(e, A.Member) and not e.arrow and is_vec(e.base.ty):
             return self.lane(e.base, self._lane_of(e))
         if isinstance(e, A.Member) and e.arrow and vec_ptr(e.base.ty) is not None:

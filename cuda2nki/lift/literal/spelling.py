@@ -17,7 +17,8 @@ _MATH1 = {
     "sqrtf": "sqrt", "sqrt": "sqrt", "rsqrtf": "rsqrt", "tanhf": "tanh", "tanh": "tanh",
     "fabsf": "abs", "fabs": "abs", "abs": "abs", "sinf": "sin", "__sinf": "sin", "cosf": "cos",
     "__cosf": "cos", "erff": "erf", "floorf": "floor", "ceilf": "ceil", "expf_": "exp",
-    "exp2f": "exp2", "log2f": "log2", "truncf": "trunc",
+    "exp2f": "exp2", "log2f": "log2", "truncf": "trunc", "tanf": "tan", "__tanf": "tan",
+    "tan": "tan",
 }  # fmt: skip
 _MATH2 = {
     "fmaxf": "maximum", "fminf": "minimum", "max": "maximum", "min": "minimum",
@@ -27,6 +28,7 @@ _MATH2 = {
 _NP1 = {
     "exp": "np.exp", "log": "np.log", "sqrt": "np.sqrt", "tanh": "np.tanh", "abs": "abs",
     "sin": "np.sin", "cos": "np.cos", "floor": "np.floor", "ceil": "np.ceil", "trunc": "np.trunc",
+    "tan": "np.tan",
 }  # fmt: skip
 _BIN = {
     "+": "add", "-": "subtract", "*": "multiply", "/": "divide", "<": "less",

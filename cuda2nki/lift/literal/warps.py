@@ -18,6 +18,7 @@ from cuda2nki.lift.literal.values import (
     lin_sub,
     mul,
 )
+from cuda2nki.lift.literal.votes import is_active_mask
 
 
 class WarpMixin:
@@ -52,7 +53,10 @@ class WarpMixin:
         f = e.func
         if f.startswith("__c2n_warp_reduce_"):
             return self.warp_reduce(e, scope)
-        args = [self.expr(a, scope) for a in e.args]
+        args = [
+            Uni("0", "int") if k == 0 and is_active_mask(a) else self.expr(a, scope)
+            for k, a in enumerate(e.args)
+        ]  # the mask does not change the exchange
         if len(args) < 3:
             raise self.refuse(f"{f} with {len(args)} arguments", e)
         v, x = args[1], args[2]
