@@ -41,6 +41,7 @@ from cuda2nki.passes._batch_order import shared_across_batch
 from cuda2nki.passes._clamp import is_clamped
 from cuda2nki.passes._clamp_load import HaloTaps, clamped_tile
 from cuda2nki.passes._dyn_sum import dyn_terms, has_dyn
+from cuda2nki.passes._flat_clip import clipped_rows, never_negative
 from cuda2nki.passes._index import (
     BCAST,
     FLATROW,
@@ -98,14 +99,15 @@ def _has_broadcast(group: list[Compute]) -> bool:
 
 def flat_rows_past_end(rd: Read, fr, nrows: SizeExpr, decl) -> SizeExpr | None:
     """The extent of the 1-D tensor ``rd`` reads as ``nrows`` rows ``x[K*p + f + c]`` when the
-    last row may run past it (``K * nrows + c > extent`` for some sizes), else None."""
+    last row may run past it (``K * nrows + c > extent`` for some sizes) or the first row may
+    start before it (``c < 0``), else None."""
     from cuda2nki.passes.fold_sizes import fold_size
 
     if decl is None or len(decl.shape) != 1:
         return None
     extent = decl.shape[0]
     over = fold_size(plus(Const(fr.k) * nrows, fr.c) - extent)
-    if isinstance(over, Const) and over.value <= 0:
+    if isinstance(over, Const) and over.value <= 0 and never_negative(fr.c):
         return None
     return extent
 
@@ -306,32 +308,7 @@ class _RowsLowering(_Base):
         if guard is None or guard[0] != fr:
             return self._load(b, rd, (rows, cols), (Slice(start, rows * cols),), T.FULL, dt)
         _, bound, ident = guard
-        name = b.fresh(f"{rd.tensor}_t")
-        b.emit(Alloc(name, (rows, cols), dt, Buffer.SBUF, loc=rd.loc))
-        b.emit(Memset(T.whole(name, rows, cols), Lit(ident, "float32"), loc=rd.loc))
-        avail = bound - start  # elements of the tensor from this tile's first row on
-        full = Min(rows, Max(0, avail // cols))
-        whole_rows = b.nested()
-        whole_rows.emit(
-            Load(
-                View(name, (Slice(0, full), Slice(0, cols))),
-                View(rd.tensor, (Slice(start, full * cols),)),
-                loc=rd.loc,
-            )
-        )
-        b.emit(Loop(b.fresh("g"), 0, Min(1, full), body=tuple(whole_rows.stmts), loc=rd.loc))
-        rem = avail - full * cols
-        tail = b.nested()
-        tail.emit(
-            Load(
-                View(name, (Slice(full, 1), Slice(0, rem))),
-                View(rd.tensor, (Slice(start + full * cols, rem),)),
-                loc=rd.loc,
-            )
-        )
-        stop = Min(rows - full, Min(1, Max(rem, 0)))
-        b.emit(Loop(b.fresh("g"), 0, stop, body=tuple(tail.stmts), loc=rd.loc))
-        return T.Val(T.FULL, T.whole(name, rows, cols), dt)
+        return clipped_rows(b, rd.tensor, start, (rows, cols), bound, ident, dt, rd.loc)
 
     def _gather(self, b, comp, rd: Read, p_axis, f_axis, r0, rows, c0, cols, dt) -> T.Val:
         """``table[idx(row), f]``: one index per partition, rows fetched by an indirect DMA."""
