@@ -69,6 +69,7 @@ from cuda2nki.passes._implied import drop_implied_where
 from cuda2nki.passes._ints import IntegerOps, wrap
 from cuda2nki.passes._iterate import IterationOps
 from cuda2nki.passes._narrowing import ROUNDING_OPS, NarrowingOps
+from cuda2nki.passes._padded_select import zero_padded
 
 FULL, ROW, IMM = "full", "row", "imm"
 
@@ -666,6 +667,10 @@ class TileExprCompiler(IntegerOps, IterationOps, NarrowingOps):
         padded = padded if padded is not None else self._padded_read(e)
         if padded is not None:
             return padded
+        split = zero_padded(e) if self.window_read is not None else None
+        if split is not None and (inner := self.window_read(split[0])) is not None:
+            self.cache[self._cache_key(split[0])] = inner
+            return self.compile(split[1])
         dtype = self.int_type(e)
         if dtype is not None:
             v = self.int_select(e, dtype)

@@ -51,7 +51,7 @@ from cuda2nki.ir.nodes import (
 from cuda2nki.ir.ops import Idiom, Op, Role
 from cuda2nki.passes._analysis import covers_target, transform
 from cuda2nki.passes._clamp import clamped_read
-from cuda2nki.passes._edges import edge_ranges
+from cuda2nki.passes._edges import edge_ranges, shifted_reads
 from cuda2nki.passes._index import linear
 from cuda2nki.passes._joint_cover import jointly_covered
 from cuda2nki.passes._masked_select import masked_select, merge_complements
@@ -255,6 +255,8 @@ def _rewrite(c: Compute, kernel: Kernel, written: frozenset[str] = frozenset()) 
             # never runs where the kernel would not, e.g. reading x[i - 1] at i == 0)
             return _rewrite(c.replace(expr=flipped), kernel)
         edges = edge_ranges(c, bounds, _Range) if bounds is not None else None
+        if edges is None and bounds is not None and shifted_reads(c.expr.b, c):
+            edges = edge_ranges(c, bounds, _Range, whole_ok=False)
         if bounds is not None and edges is not None:
             # B on the edge pieces, A on the interior: together they write the whole domain
             pieces = [_narrowed(c.replace(expr=c.expr.b), e, kernel) for e in edges]

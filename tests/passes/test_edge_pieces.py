@@ -87,3 +87,24 @@ def test_a_one_dimensional_edge_keeps_the_whole_write() -> None:
     after = _g2d(parse(head + f"  stencil: {stmt};\n}}\n", "k.ir"))
     writes = [c for c in after.body if isinstance(c, Compute)]
     assert len(writes) == 2 and writes[0].domain.axes[0].extent.evaluate({"N": 9}) == 9
+
+
+@pytest.mark.parametrize(
+    "stmt",
+    [
+        "y[i] = select(index(i) < index(1), w[2], x[i] - x[i - 1]) for i < N",
+        "y[k] = select(index(k) >= index(N - 2), w[0], x[k + 2]) for k < N",
+        "y[i] = select(index(i + 1) < index(N), w[3], x[i - 1] * 2.0) for i < N",
+    ],
+)
+def test_a_one_dimensional_edge_that_reads_a_neighbour_is_written_in_pieces(stmt: str) -> None:
+    # written everywhere, the edge arm would read outside x on the interior
+    head = "kernel k(x: in float32[N], w: in float32[6], y: out float32[N], N: int32) {\n"
+    before = parse(head + f"  stencil: {stmt};\n}}\n", "k.ir")
+    after = _g2d(before)
+    writes = [c for c in after.body if isinstance(c, Compute)]
+    assert all(c.domain.axes[0].extent.evaluate({"N": 9}) < 9 for c in writes), writes
+    x = np.arange(9, dtype=np.float32) * 1.5 + 1
+    w = np.arange(6, dtype=np.float32) + 0.5
+    inputs = {"x": x, "w": w, "N": 9}
+    np.testing.assert_array_equal(evaluate(after, inputs)["y"], evaluate(before, inputs)["y"])

@@ -3,7 +3,7 @@
 only inside the tensor -- the first rows' reads before its start and the last rows' reads
 past its end are zero-filled, and the guard picks the boundary value there.  Spellings: a heat
 step with ``%``/``/`` guards, a 5-point Laplacian with a boundary value on a rectangle (if/else
-and a grid-stride loop), and a column-major grid."""
+and a grid-stride loop), a column-major grid, and an upwind 1-D step with one-sided guards."""
 
 from __future__ import annotations
 
@@ -73,6 +73,26 @@ __global__ void diffuse_cm(const float* p, float* q, int nx, int ny, float nu) {
 }
 """
 
+UPWIND = """
+__global__ void upwind(const float* c, float* c_next, int m, float courant, float inflow) {
+    int j = blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < m) {
+        %s
+    }
+}
+"""
+
+UPWIND_BODIES = {
+    "eq-zero": "float left = (j == 0) ? inflow : c[j - 1];\n"
+    "        float left2 = (j >= 2) ? c[j - 2] : inflow;\n"
+    "        c_next[j] = c[j] - courant * (1.5f * c[j] - 2.0f * left + 0.5f * left2);",
+    "lt-swapped": "float w = j < 1 ? inflow : c[j - 1];\n"
+    "        c_next[j] = c[j] - courant * (c[j] - w);",
+    "downwind": "float e = (j + 1 < m) ? c[j + 1] : inflow;\n"
+    "        float e2 = (j > m - 3) ? inflow : c[j + 2];\n"
+    "        c_next[j] = c[j] + courant * (e - c[j]) + 0.1f * e2;",
+}
+
 
 def _check(tmp_path: Path, name: str, src: str, kernel: str, params, grid, points, block):
     cu = tmp_path / f"{name}.cu"
@@ -129,3 +149,17 @@ def test_column_major_diffusion(tmp_path: Path) -> None:
     _check(
         tmp_path, "cm", COLUMN_MAJOR, "diffuse_cm", params, ["ceil_div(nx * ny, 64)"], points, 64
     )
+
+
+@pytest.mark.parametrize("name", sorted(UPWIND_BODIES))
+def test_upwind_step_with_one_sided_guards(name: str, tmp_path: Path) -> None:
+    params = {
+        "c": tensor_param(["m"], "in"),
+        "c_next": tensor_param(["m"], "out"),
+        "m": 1000,
+        "courant": 0.3,
+        "inflow": 1.0,
+    }
+    points = [{"m": 1000}, {"m": 129}, {"m": 1}, {"m": 65536 + 515}]
+    src = UPWIND % UPWIND_BODIES[name]
+    _check(tmp_path, name, src, "upwind", params, ["ceil_div(m, 128)"], points, 128)
