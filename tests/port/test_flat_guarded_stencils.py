@@ -3,7 +3,8 @@
 only inside the tensor -- the first rows' reads before its start and the last rows' reads
 past its end are zero-filled, and the guard picks the boundary value there.  Spellings: a heat
 step with ``%``/``/`` guards, a 5-point Laplacian with a boundary value on a rectangle (if/else
-and a grid-stride loop), a column-major grid, and an upwind 1-D step with one-sided guards."""
+and a grid-stride loop), equality guards after an early exit, a column-major grid, and an
+upwind 1-D step with one-sided guards."""
 
 from __future__ import annotations
 
@@ -55,6 +56,19 @@ __global__ void laplace_gs(const float* src, float* dst, int h, int w, float edg
         s += (x != 0 ? src[k - 1] : edge) + (x != w - 1 ? src[k + 1] : edge);
         dst[k] = 0.25f * s;
     }
+}
+"""
+
+EDGE_TESTS = """
+__global__ void smooth_eq(const float* u, float* v, int n, float edge) {
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= n * n) return;
+    int c = g % n, r = g / n;
+    float west = c == 0 ? edge : u[r * n + c - 1];
+    float east = c == n - 1 ? edge : u[r * n + c + 1];
+    float north = r == 0 ? edge : u[(r - 1) * n + c];
+    float south = r == n - 1 ? edge : u[(r + 1) * n + c];
+    v[r * n + c] = 0.25f * (west + east + north + south);
 }
 """
 
@@ -135,6 +149,18 @@ def test_laplacian_with_a_boundary_value(name: str, src: str, kernel: str, tmp_p
     }
     points = [{"h": 29, "w": 45}, {"h": 131, "w": 3}, {"h": 1, "w": 50}]
     _check(tmp_path, name, src, kernel, params, ["ceil_div(h * w, 128)"], points, 128)
+
+
+def test_equality_guards_with_an_early_exit(tmp_path: Path) -> None:
+    params = {
+        "u": tensor_param(["n * n"], "in"),
+        "v": tensor_param(["n * n"], "out"),
+        "n": 37,
+        "edge": 2.0,
+    }
+    points = [{"n": 37}, {"n": 130}, {"n": 5}]
+    grid = ["ceil_div(n * n, 128)"]
+    _check(tmp_path, "edge_eq", EDGE_TESTS, "smooth_eq", params, grid, points, 128)
 
 
 def test_column_major_diffusion(tmp_path: Path) -> None:
