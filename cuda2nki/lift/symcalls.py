@@ -8,7 +8,7 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, online
+from cuda2nki.lift import argfold, mathselect, online
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -94,6 +94,9 @@ class CallExecution:
             # a clamped index (``max(r - 1, 0)``): a load through it becomes a select between
             # the two loads (see ``load``)
             return Poly.atom(af.OpaqueAtom(f"clamp:{f}({a}, {b})", (f, a, b)))
+        if mathselect.formula(f, len(args)) is not None:  # composed with selects
+            tree = mathselect.lifted(f, [self.as_data(a, e.loc, "float32") for a in args])
+            return _cast_to(tree, dtype_of(e.ty))  # type: ignore[arg-type]
         dt = dtype_of(e.ty)
         data = [self.as_data(a, e.loc, dt) for a in args]
         if f in _CONVERT:
