@@ -51,12 +51,18 @@ def _signed(neg: Formula, mag: Formula) -> tuple:
     return _sel(neg, _neg(mag), mag)
 
 
+def _scaled_div(a: Formula, b: Formula) -> tuple:
+    """``a / b`` of magnitudes, both scaled up where ``b`` is tiny: a division may be taken as
+    a multiplication by the reciprocal, and a subnormal has no finite one."""
+    s = _sel(_lt(b, _2M100), _2P100, 1.0)
+    return _div(_mul(a, s), _mul(b, s))
+
+
 def _angle(p: Formula, q: Formula) -> tuple:
     """``atan(p / q)`` in [0, pi/2] for magnitudes ``p``, ``q``: arctan of a ratio in [0, 1]."""
     lo, hi = _min(p, q), _max(p, q)
     # the ratio of scaled magnitudes: a subnormal ``hi`` has no finite reciprocal
-    s = _sel(_lt(hi, _2M100), _2P100, 1.0)
-    t = _sel(_eq(hi, 0.0), _mul(lo, 0.0), _div(_mul(lo, s), _mul(hi, s)))  # 0/0: 0
+    t = _sel(_eq(hi, 0.0), _mul(lo, 0.0), _scaled_div(lo, hi))  # 0/0: 0
     t = _sel(_gt(lo, _FLT_MAX), _min(lo, 1.0), t)  # inf/inf: 1
     r = ("atan", t)
     return _sel(_gt(p, q), _sub(math.pi / 2, r), r)
@@ -92,7 +98,7 @@ def _residue(ax: Formula, n: Formula, hi: Formula, lo: Formula) -> tuple:
 def _fmod_mag(ax: Formula, ay: Formula) -> tuple:
     """``fmod(ax, ay)`` of magnitudes: ``ax - n ay`` with the truncated quotient corrected."""
     hi, lo = _split(ay)
-    n = _floor(_div(ax, ay))
+    n = _floor(_scaled_div(ax, ay))
     r = _residue(ax, n, hi, lo)
     n = _add(_sub(n, _lt(r, 0.0)), _ge(r, ay))
     r = _residue(ax, n, hi, lo)

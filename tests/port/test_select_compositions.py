@@ -164,3 +164,44 @@ def test_lifted_maps_with_select_compositions_pass_the_check(tmp_path: Path, nam
     port.write_text(res.source)
     rep = api.check(cu, port, seeds=2)
     assert rep.numerics_outcome == "pass", rep
+
+
+_SIM_EDGES = np.array([0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -3.5, 1e-30, -1e-30, 3e38, -3e38,
+                       np.inf, -np.inf, np.nan, 1e-45, 6.2831855, -100.25], _F)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("call", "real"),
+    [("fmodf(x[i], dy[i])", np.fmod), ("remainderf(x[i], dy[i])", None),
+     ("atan2f(x[i], dy[i])", np.arctan2), ("copysignf(x[i], dy[i])", np.copysign),
+     ("(float)isnan(x[i]) + 2.0f * isinf(dy[i]) + 4.0f * signbit(x[i]) + 8.0f * isfinite(dy[i])",
+      lambda x, y: np.isnan(x) + 2.0 * np.isinf(y) + 4.0 * np.signbit(x) + 8.0 * np.isfinite(y))],
+)  # fmt: skip
+def test_lifted_ports_keep_the_edge_values(call: str, real: object, tmp_path: Path) -> None:
+    """The lifted port itself (its simplified tree on the simulator) on signed zeros,
+    subnormals, infinities and NaN gives C's values."""
+    from cuda2nki import api
+    from cuda2nki.nkisim.importer import load_kernel
+    from cuda2nki.nkisim.kernel import simulate_kernel
+
+    src = (
+        "__global__ void kern(float* dx, const float* x, const float* dy, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"    if (i < n) dx[i] = {call};\n}}\n"
+    )
+    cu = _kernel(tmp_path, src, "kern", '"ceil_div(n, 128)"', "128", _PARAMS)
+    res = api.port(cu)
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    port = tmp_path / "kern.py"
+    port.write_text(res.source)
+    x, y = (a.ravel().astype(_F) for a in np.meshgrid(_SIM_EDGES, _SIM_EDGES))
+    got = np.asarray(simulate_kernel(load_kernel(port), [x, y]).outputs).ravel()
+    with np.errstate(all="ignore"):
+        want = (real or np.vectorize(_c_remainder, otypes=[np.float64]))(x, y).astype(_F)
+        keep = _exact_range(x, y) if "fmod" in call or "remainder" in call else slice(None)
+    if "atan2" in call:
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-7)
+    else:
+        np.testing.assert_array_equal(got[keep], want[keep])
+    assert np.array_equal(np.signbit(got[keep])[~np.isnan(want[keep])],
+                          np.signbit(want[keep])[~np.isnan(want[keep])])  # fmt: skip
