@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import control, earlyexit, iterate, shortcirc
+from cuda2nki.lift import control, earlyexit, iterate, shortcirc, warpvotes
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -195,6 +195,8 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
             return V.IntVal(dtype, v)
         if isinstance(v, CondVal):
             return V.Pred("bool", v.cond)
+        if isinstance(v, warpvotes.BallotVal):  # only its count is lifted
+            raise Refusal("C2N2015", loc, what="a ballot's bit mask used as a number")
         raise Refusal("C2N2010", loc, what="a pointer or vector used as a scalar value")
 
     def as_cond(self, v: object, loc: SourceLoc) -> Cond | V.DExpr:

@@ -28,8 +28,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 KNOWN: dict[str, str] = {
     "misc/int8_gemv_dp4a": "__dp4a and __dp2a are byte fields of int32 tiles in the literal "
     "lowering only: no recogniser claims a byte dot product, so each row is a thread",
-    "reduce/warp_vote_stats": "warp votes and shuffles go through an exchange buffer in "
-    "the literal lowering (a butterfly of DMAs per vote): no recogniser claims ballots",
 }
 
 
