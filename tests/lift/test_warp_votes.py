@@ -85,3 +85,28 @@ __global__ void kern(const float* x, int* cnt, int* flag, int n) {
     assert res.literal or res.source is None
     why = [d.message for d in res.diagnostics if d.code == "C2N2015"]
     assert any("ballot's bit mask used as a number" in m for m in why), res.diagnostics
+
+
+def test_every_lane_storing_its_warps_vote_passes_the_check(tmp_path: Path) -> None:
+    """Each thread stores the vote of its warp (flat rows of 32 lanes in one block)."""
+    from cuda2nki import api
+
+    src = """
+__global__ void kern(const unsigned int* bits, unsigned int* seen, unsigned int* every, int n) {
+    int lane_id = threadIdx.x;
+    seen[lane_id] = __any_sync(0xffffffffu, bits[lane_id]);
+    every[lane_id] = __all_sync(0xffffffffu, bits[lane_id] != 0u);
+}
+"""
+    params = (
+        'bits = { shape = [128], dtype = "uint32", role = "in", range = [0, 1] }\n'
+        'seen = { shape = [128], dtype = "uint32", role = "out" }\n'
+        'every = { shape = [128], dtype = "uint32", role = "out" }\nn = 128'
+    )
+    cu = _kernel(tmp_path, src, "kern", "1", "128", params)
+    res = api.port(cu)
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    port = tmp_path / "kern.py"
+    port.write_text(res.source)
+    rep = api.check(cu, port, seeds=2)
+    assert rep.numerics_outcome == "pass", rep
