@@ -11,6 +11,8 @@ composition with the real function (tolerances are those of the transcendental o
 
 A formula is ``"x"`` (the argument; ``"y"`` the second one), a float constant, or
 ``(op, *operands)`` with ``op`` a :class:`cuda2nki.ir.ops.Op` value that has an NKI spelling.
+The functions that need a select (``atan2``, ``asin``, ``fmod``, ``isnan``...) are formulas of
+:mod:`cuda2nki.lift.mathselect`, with ``("select", cond, a, b)`` as one more operator.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, online
+from cuda2nki.lift import argfold, mathselect, online, warpvotes
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -60,6 +60,10 @@ class CallExecution:
             f = e.func
         if f in ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync"):
             return self.shuffle(e)
+        if (kind := warpvotes.vote_of(f, len(e.args))) is not None:
+            return warpvotes.vote(self, e, kind)  # type: ignore[arg-type]
+        if f in warpvotes.COUNTS and (n := warpvotes.count(self, e)) is not None:  # type: ignore[arg-type]
+            return n
         if f.startswith("__c2n_warp_reduce_") and f[18:] in ("add", "max", "min"):
             return self.warp_reduce(e, f[18:])
         if (
@@ -94,6 +98,9 @@ class CallExecution:
             # a clamped index (``max(r - 1, 0)``): a load through it becomes a select between
             # the two loads (see ``load``)
             return Poly.atom(af.OpaqueAtom(f"clamp:{f}({a}, {b})", (f, a, b)))
+        if mathselect.formula(f, len(args)) is not None:  # composed with selects
+            tree = mathselect.lifted(f, [self.as_data(a, e.loc, "float32") for a in args])
+            return _cast_to(tree, dtype_of(e.ty))  # type: ignore[arg-type]
         dt = dtype_of(e.ty)
         data = [self.as_data(a, e.loc, dt) for a in args]
         if f in _CONVERT:

@@ -15,13 +15,14 @@ loops around it: the recognisers turn that into intent IR.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping
 
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import control, iterate, shortcirc
+from cuda2nki.lift import control, earlyexit, iterate, shortcirc, warpvotes
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -194,6 +195,8 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
             return V.IntVal(dtype, v)
         if isinstance(v, CondVal):
             return V.Pred("bool", v.cond)
+        if isinstance(v, warpvotes.BallotVal):  # only its count is lifted
+            raise Refusal("C2N2015", loc, what="a ballot's bit mask used as a number")
         raise Refusal("C2N2010", loc, what="a pointer or vector used as a scalar value")
 
     def as_cond(self, v: object, loc: SourceLoc) -> Cond | V.DExpr:
@@ -372,12 +375,14 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
         condition): everything after it runs only where the condition is false -- a data-level
         guard for the rest of the kernel."""
         body = s.then.body if isinstance(s.then, A.Block) else (s.then,)
-        if s.else_ is not None or len(body) != 1 or not isinstance(body[0], A.Return):
+        if s.else_ is not None or not body or not isinstance(body[-1], A.Return):
             return False
-        if body[0].value is not None or self.loops or self.carry_scope or self.dguards:
+        if body[-1].value is not None or self.loops or self.carry_scope or self.dguards:
             return False
-        if self.ret_value:  # inside an inlined device function
+        if self.ret_value or any(_has_return(b) for b in body[:-1]):  # inlined function
             return False
+        if len(body) > 1:  # ``if (data) { stores; return; }``: the stores where it holds
+            earlyexit.run_before_exit(self, dataclasses.replace(s.then, body=body[:-1]), c)
         self.dguards.append(V.Op("bool", "lnot", (c,)))
         return True
 

@@ -106,7 +106,8 @@ def flat_rows_past_end(rd: Read, fr, nrows: SizeExpr, decl) -> SizeExpr | None:
     if decl is None or len(decl.shape) != 1:
         return None
     extent = decl.shape[0]
-    over = fold_size(plus(Const(fr.k) * nrows, fr.c) - extent)
+    k = fr.k if isinstance(fr.k, SizeExpr) else Const(fr.k)  # a constant or a size
+    over = fold_size(plus(k * nrows, fr.c) - extent)
     if isinstance(over, Const) and over.value <= 0 and never_negative(fr.c):
         return None
     return extent

@@ -28,13 +28,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 KNOWN: dict[str, str] = {
     "misc/int8_gemv_dp4a": "__dp4a and __dp2a are byte fields of int32 tiles in the literal "
     "lowering only: no recogniser claims a byte dot product, so each row is a thread",
-    "misc/phase_wrap": "fmodf, remainderf, copysignf and the classification macros are composed "
-    "with selects by the literal lowering only: the map recogniser has no select in its math "
-    "table, so the map is lowered thread by thread",
-    "reduce/warp_vote_stats": "warp votes and shuffles go through an exchange buffer in "
-    "the literal lowering (a butterfly of DMAs per vote): no recogniser claims ballots",
-    "misc/polar_angles": "atan2f, acosf and asin are range-reduced with selects by the literal "
-    "lowering only: the map recogniser has no select in its math table",
 }
 
 
