@@ -38,6 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cuda2nki.frontend.ast import TranslationUnit
+from cuda2nki.frontend.deps import note
 
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
 SOURCE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
@@ -95,6 +96,7 @@ def with_foreign_launches(
     sources = tuple((str(p), _stamp(p)) for p in found if _stamp(p)[1] >= 0)
     if not sources:
         return tu
+    note(p for p, _ in sources)  # the result depends on the files read for it
     _ACTIVE.add(tu.file)
     try:
         units = _foreign_units(

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, make
+from cuda2nki.frontend.deps import note
 
 #: the extensions of source files searched for definitions
 SOURCE_EXTS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
@@ -257,6 +258,7 @@ def link(text: str, filename: str, diags: Iterable[Diagnostic]) -> tuple[str, li
     chunks = find_definitions(declared, defined, sibling_sources(filename))
     if not any(c.name for c in chunks):
         return None
+    note(c.file for c in chunks)  # the result depends on those files
     return appended(text, chunks), chunks
 
 
