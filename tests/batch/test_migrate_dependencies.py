@@ -156,3 +156,17 @@ def test_an_entry_without_its_dependencies_is_not_used(tmp_path) -> None:
         del entry["deps"]
         p.write_text(json.dumps(entry))
     assert migrate(MigrateOptions(src, out)).computed == FILES
+
+
+def test_a_definition_elsewhere_in_the_tree_is_linked_and_tracked(tmp_path) -> None:
+    src = _tree(tmp_path)
+    (src / "calc" / "warp_fn.cu").unlink()
+    (src / "common").mkdir()
+    (src / "common" / "warp_fn.cu").write_text(WARP_CU.format(scale="2.5"))
+    out = tmp_path / "out"
+    first = migrate(MigrateOptions(src, out))
+    assert "2.5" in _port(out, first.records, "apply_warp")
+    (src / "common" / "warp_fn.cu").write_text(WARP_CU.format(scale="4.5"))
+    again = migrate(MigrateOptions(src, out))
+    assert again.computed == 2  # the definition's file and its user
+    assert "4.5" in _port(out, again.records, "apply_warp")
