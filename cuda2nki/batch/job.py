@@ -126,7 +126,8 @@ class Journal:
         self._write("a", {"kernels": names})
 
     def deps(self, paths: tuple[str, ...]) -> None:
-        """The other files the file's records are computed from (known once it is parsed)."""
+        """The other files the file's records are computed from, so far (after the parse, then
+        after each kernel, whose inference may read more)."""
         self._write("a", {"deps": list(paths)})
 
     def add(self, rec: dict[str, Any]) -> None:
@@ -181,6 +182,7 @@ def read_journal(path: str | Path) -> tuple[list[str] | None, dict[str, JournalE
 
 def journal_deps(path: str | Path) -> tuple[str, ...]:
     """The dependencies a journal holds (see :meth:`Journal.deps`); none when it has none."""
+    out: set[str] = set()
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, ValueError):
@@ -191,8 +193,8 @@ def journal_deps(path: str | Path) -> tuple[str, ...]:
         except ValueError:
             continue
         if isinstance(entry, dict) and isinstance(entry.get("deps"), list):
-            return tuple(str(p) for p in entry["deps"])
-    return ()
+            out.update(str(p) for p in entry["deps"])
+    return tuple(sorted(out))
 
 
 def process_file(spec: JobSpec) -> FileResult:
@@ -256,6 +258,7 @@ def _process_file(spec: JobSpec) -> FileResult:
             journal.add(rec)
         records.append(rec)
         seconds[k.name] = time.perf_counter() - t0
+        journal.deps(_others(spec))  # with those its inference read (callers elsewhere)
     clock.left = max(1, len(checks))
     for c in checks:
         t0 = time.perf_counter()

@@ -38,7 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cuda2nki.frontend.ast import TranslationUnit
-from cuda2nki.frontend.deps import note
+from cuda2nki.frontend.deps import note, recording
 
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
 SOURCE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
@@ -99,9 +99,10 @@ def with_foreign_launches(
     note(p for p, _ in sources)  # the result depends on the files read for it
     _ACTIVE.add(tu.file)
     try:
-        units = _foreign_units(
+        units, read = _foreign_units(
             sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
         )
+        note(read)  # the headers they include (noted even when their parse is reused)
     finally:
         _ACTIVE.discard(tu.file)
     extra = tuple(
@@ -120,9 +121,20 @@ def _foreign_units(
     sources: tuple[tuple[str, tuple[int, int]], ...],
     defines: tuple[tuple[str, str], ...],
     include_dirs: tuple[str, ...],
-) -> tuple[TranslationUnit, ...]:
+) -> tuple[tuple[TranslationUnit, ...], tuple[str, ...]]:
     """The translation units of ``sources`` (paths with their stamps, so that an edited file is
-    read again), each parsed once per process; an unreadable file is left out."""
+    read again), each parsed once per process, and the other files read for them (see
+    :mod:`cuda2nki.frontend.deps`); an unreadable file is left out."""
+    with recording() as read:
+        units = _parse_all(sources, defines, include_dirs)
+    return units, tuple(sorted(read))
+
+
+def _parse_all(
+    sources: tuple[tuple[str, tuple[int, int]], ...],
+    defines: tuple[tuple[str, str], ...],
+    include_dirs: tuple[str, ...],
+) -> tuple[TranslationUnit, ...]:
     from cuda2nki.frontend import parse_source
 
     units: list[TranslationUnit] = []

@@ -44,9 +44,10 @@ __global__ void shift_cols(float* grid2d, int width, int height) {
 }
 """
 RUNNER_CU = """\
+#include "dims.h"
 #include "kernels/cols.cuh"
 int main() {{
-    int width = 1024, height = 32;
+    int width = 1024, height = HEIGHT;
     float* g;
     cudaMalloc(&g, width * height * sizeof(float));
     dim3 threads({block});
@@ -55,6 +56,7 @@ int main() {{
     return 0;
 }}
 """
+DIMS_H = "#define HEIGHT {height}\n"
 #: a program of its own
 LONE_CU = """\
 __global__ void square_all(int len, double* v) {
@@ -86,6 +88,7 @@ def _tree(root: Path) -> Path:
     (src / "calc" / "consts.h").write_text(CONSTS_H.format(offset="0.25"))
     (src / "stencil" / "kernels" / "cols.cuh").write_text(COLS_CUH)
     (src / "stencil" / "runner.cu").write_text(RUNNER_CU.format(block=128))
+    (src / "stencil" / "dims.h").write_text(DIMS_H.format(height=32))
     (src / "misc" / "lone.cu").write_text(LONE_CU)
     return src
 
@@ -112,6 +115,11 @@ def _same_as_fresh(src: Path, tmp_path: Path, res) -> None:
         # the includer's launch geometry: the header whose kernel it launches is redone
         (
             ("stencil/runner.cu", RUNNER_CU.format(block=256)),
+            {"stencil/runner.cu", "stencil/kernels/cols.cuh"},
+        ),
+        # a header the includer includes: both again
+        (
+            ("stencil/dims.h", DIMS_H.format(height=48)),
             {"stencil/runner.cu", "stencil/kernels/cols.cuh"},
         ),
         # an unrelated program: nothing else
@@ -170,3 +178,44 @@ def test_a_definition_elsewhere_in_the_tree_is_linked_and_tracked(tmp_path) -> N
     again = migrate(MigrateOptions(src, out))
     assert again.computed == 2  # the definition's file and its user
     assert "4.5" in _port(out, again.records, "apply_warp")
+
+
+#: a kernel with the host function launching it; the sizes come from main.cu's call
+SCALE_CU = """\
+__global__ void scale_by(float* y, const float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}
+void launch_scale(float* y, const float* x, int n) {
+    scale_by<<<(n + 255) / 256, 256>>>(y, x, 2.0f, n);
+}
+"""
+CALLER_CU = """\
+void launch_scale(float* y, const float* x, int n);
+int main() {{
+    float *y, *x;
+    int total = {n};
+    cudaMalloc(&y, total * sizeof(float));
+    cudaMalloc(&x, total * sizeof(float));
+    launch_scale(y, x, total);
+    return 0;
+}}
+"""
+
+
+def test_a_launchers_caller_elsewhere_is_tracked(tmp_path) -> None:
+    src = tmp_path / "src"
+    (src / "axpy").mkdir(parents=True)
+    (src / "axpy" / "scale.cu").write_text(SCALE_CU)
+    (src / "axpy" / "main.cu").write_text(CALLER_CU.format(n=4096))
+    (src / "lone.cu").write_text(LONE_CU)
+    out = tmp_path / "out"
+    first = migrate(MigrateOptions(src, out))
+    (rec,) = [r for r in first.records if r["kernel"] == "scale_by"]
+    assert any("n = 4096" in d["message"] for d in rec["diagnostics"]), rec
+    (src / "axpy" / "main.cu").write_text(CALLER_CU.format(n=6144))
+    again = migrate(MigrateOptions(src, out))
+    assert again.computed == 2  # the caller and the launcher's file, not lone.cu
+    (rec,) = [r for r in again.records if r["kernel"] == "scale_by"]
+    assert any("n = 6144" in d["message"] for d in rec["diagnostics"]), rec
+    _same_as_fresh(src, tmp_path, again)
