@@ -183,8 +183,11 @@ def time_limit(opts: MigrateOptions, path: Path) -> float:
     return opts.timeout * max(1, kernels)
 
 
-def _cache_load(out_dir: Path, key: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-    """The cached records of a file and the time they took when they were computed."""
+def _cache_load(
+    out_dir: Path, key: str, memo: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """The cached records of a file and the time they took when they were computed (``memo``:
+    the digests of the files they depend on, computed once per run)."""
     p = out_dir / CACHE_DIR / f"{key}.json"
     try:
         entry = json.loads(p.read_text())
@@ -196,7 +199,7 @@ def _cache_load(out_dir: Path, key: str) -> tuple[list[dict[str, Any]], dict[str
     if any(r.get("port") and not (out_dir / r["port"]).is_file() for r in recs):
         return None  # a port was removed since: redo the file
     deps = entry.get("deps")
-    if not isinstance(deps, dict) or not unchanged(deps):
+    if not isinstance(deps, dict) or not unchanged(deps, memo):
         return None  # a file it was computed from changed since: redo the file
     timing = {
         "seconds": float(entry.get("seconds") or 0.0),
@@ -212,9 +215,10 @@ def _cache_store(
     records: list[dict[str, Any]],
     timing: dict[str, Any],
     deps: tuple[str, ...] = (),
+    memo: dict[str, str] | None = None,
 ) -> None:
     entry = {
-        "deps": digests(deps),
+        "deps": digests(deps, memo),
         "records": records,
         "seconds": timing["seconds"],
         "kernel_seconds": timing["kernels"],
@@ -238,8 +242,9 @@ def migrate(
     results: dict[str, list[dict[str, Any]]] = {}
     timing: dict[str, dict[str, Any]] = {}
     todo = []
+    memo: dict[str, str] = {}  # the digests of the files results depend on, once per run
     for key, spec, _ in jobs:
-        cached = _cache_load(opts.out_dir, key)
+        cached = _cache_load(opts.out_dir, key, memo)
         if cached is not None:
             results[key], timing[spec.rel] = cached
         else:
@@ -257,7 +262,7 @@ def migrate(
             "kernels": {k: round(v, 4) for k, v in kernel_secs.items()},
             "cached": False,
         }
-        _cache_store(opts.out_dir, outcome.key, recs, file_timing, deps)
+        _cache_store(opts.out_dir, outcome.key, recs, file_timing, deps, memo)
         results[outcome.key] = recs
         timing[spec.rel] = file_timing
         failed += sum(1 for r in recs if r["status"] == "failed")

@@ -38,7 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cuda2nki.frontend.ast import TranslationUnit
-from cuda2nki.frontend.deps import note, recording
+from cuda2nki.frontend.deps import note, note_listing, recording
 
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
 SOURCE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
@@ -248,6 +248,7 @@ def _names(p: Path, written: str, target: Path) -> bool:
 
 
 def _candidates(root: Path) -> list[Path]:
+    note_listing(root)  # a result searching here depends on which files are here
     out: list[Path] = []
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):

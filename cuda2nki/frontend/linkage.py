@@ -27,7 +27,7 @@ from pathlib import Path
 import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, make
-from cuda2nki.frontend.deps import note
+from cuda2nki.frontend.deps import note, note_listing
 
 #: the extensions of source files searched for definitions
 SOURCE_EXTS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
@@ -150,6 +150,7 @@ def sibling_sources(filename: str) -> list[str]:
     too many to search)."""
     d = os.path.dirname(os.path.abspath(filename))
     me = os.path.abspath(filename)
+    note_listing(d)  # a definition added here may change the result
     try:
         names = sorted(os.listdir(d))
     except OSError:
@@ -303,8 +304,12 @@ def link(text: str, filename: str, diags: Iterable[Diagnostic]) -> tuple[str, li
         for n in _top_level(root)
         if n.type == "function_definition"
     }
-    files = sibling_sources(filename) + tree_sources(filename, declared)
+    files = sibling_sources(filename)
     chunks = find_definitions(declared, defined, files)
+    elsewhere = declared - {c.name for c in chunks}
+    if elsewhere:  # not all beside the file: the rest of the tree, nearest first
+        files += tree_sources(filename, elsewhere)
+        chunks = find_definitions(declared, defined, files)
     if not any(c.name for c in chunks):
         return None
     note(c.file for c in chunks)  # the result depends on those files

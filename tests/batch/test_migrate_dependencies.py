@@ -219,3 +219,24 @@ def test_a_launchers_caller_elsewhere_is_tracked(tmp_path) -> None:
     (rec,) = [r for r in again.records if r["kernel"] == "scale_by"]
     assert any("n = 6144" in d["message"] for d in rec["diagnostics"]), rec
     _same_as_fresh(src, tmp_path, again)
+
+
+@pytest.mark.parametrize(
+    ("added", "redone"),
+    [
+        # a second includer of the header in the folder searched for includers
+        ("stencil/runner2.cu", {"stencil/runner2.cu", "stencil/kernels/cols.cuh"}),
+        # a file in a folder no result searched: itself only
+        ("misc/more/extra.cu", {"misc/more/extra.cu"}),
+    ],
+)
+def test_a_file_added_where_a_result_searched_redoes_it(tmp_path, added, redone) -> None:
+    src = _tree(tmp_path)
+    out = tmp_path / "out"
+    migrate(MigrateOptions(src, out))
+    (src / added).parent.mkdir(parents=True, exist_ok=True)
+    (src / added).write_text(RUNNER_CU.format(block=64))
+    again = migrate(MigrateOptions(src, out))
+    timing = json.loads((out / "timing.json").read_text())["per_file"]
+    assert {f for f, t in timing.items() if not t["cached"]} == redone
+    _same_as_fresh(src, tmp_path, again)
