@@ -38,7 +38,8 @@ def note(paths: Iterable[str | os.PathLike[str]]) -> None:
     if seen is None:
         return
     for p in paths:
-        seen.add(os.path.realpath(p))
+        text = os.fspath(p)  # a searched folder noted by an inner recording stays as it is
+        seen.add(text if text.startswith(LISTING) else os.path.realpath(text))
 
 
 def note_listing(root: str | os.PathLike[str]) -> None:

@@ -58,3 +58,24 @@ def test_a_file_depends_on_its_headers_only_when_nothing_else_is_read(tmp_path) 
     with recording() as seen:
         parse_file(tmp_path / "k.cu")
     assert seen == {_real(tmp_path / "sizes.h")}
+
+
+def test_the_folders_searched_for_a_result_are_noted_as_folders(tmp_path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "first.cuh").write_text(KERNEL_H.format(name="first_k"))
+    (tmp_path / "lib" / "second.cuh").write_text(KERNEL_H.format(name="second_k"))
+    (tmp_path / "lib" / "sizes.h").write_text("#define LENGTH 4096\n")
+    # the includer links a device function of its folder: its parse searches the folder too
+    (tmp_path / "lib" / "app.cu").write_text(
+        APP_CU
+        + "__device__ float twice(float);\n"
+        + "__global__ void use_twice(float* w) { w[threadIdx.x] = twice(w[threadIdx.x]); }\n"
+    )
+    (tmp_path / "lib" / "twice.cu").write_text(
+        "__device__ float twice(float q) { return 2 * q; }\n"
+    )
+    for header in ("first.cuh", "second.cuh"):
+        with recording() as seen:
+            parse_file(tmp_path / "lib" / header)
+        assert f"listing:{_real(tmp_path / 'lib')}" in seen
+        assert all(p.startswith(("listing:/", "/")) and "listing:" not in p[1:] for p in seen)
