@@ -8,6 +8,7 @@ claims is ``literal`` (generic lowering) or ``manual`` (no port possible).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import time
@@ -19,6 +20,7 @@ from typing import Any
 from cuda2nki.batch import checksizes
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity
 from cuda2nki.fileio import read_regular
+from cuda2nki.frontend.deps import noted
 
 #: effort buckets of the census, in report order
 BUCKETS = ("automatic", "literal", "manual", "refused", "failed")
@@ -106,6 +108,8 @@ class FileResult:
 
     records: list[dict[str, Any]]
     kernel_seconds: dict[str, float] = field(default_factory=dict)
+    #: the other files the records were computed from (headers, linked and including files)
+    deps: tuple[str, ...] = ()
 
 
 class Journal:
@@ -120,6 +124,11 @@ class Journal:
 
     def kernels(self, names: list[str]) -> None:
         self._write("a", {"kernels": names})
+
+    def deps(self, paths: tuple[str, ...]) -> None:
+        """The other files the file's records are computed from, so far (after the parse, then
+        after each kernel, whose inference may read more)."""
+        self._write("a", {"deps": list(paths)})
 
     def add(self, rec: dict[str, Any]) -> None:
         """The kernel's final record."""
@@ -171,13 +180,38 @@ def read_journal(path: str | Path) -> tuple[list[str] | None, dict[str, JournalE
     return names, recs
 
 
+def journal_deps(path: str | Path) -> tuple[str, ...]:
+    """The dependencies a journal holds (see :meth:`Journal.deps`); none when it has none."""
+    out: set[str] = set()
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return ()
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and isinstance(entry.get("deps"), list):
+            out.update(str(p) for p in entry["deps"])
+    return tuple(sorted(out))
+
+
 def process_file(spec: JobSpec) -> FileResult:
+    from cuda2nki.frontend.deps import recording
     from cuda2nki.frontend.headers import searching_tree
 
     # outside any repository, a header missing from the include path is looked for in the
     # whole migrated tree (see frontend.headers)
-    with searching_tree(spec.root):
-        return _process_file(spec)
+    with searching_tree(spec.root), recording():
+        res = _process_file(spec)
+        return dataclasses.replace(res, deps=_others(spec))
+
+
+def _others(spec: JobSpec) -> tuple[str, ...]:
+    """The files noted as read for ``spec``'s file, less the file itself."""
+    me = os.path.realpath(spec.path)
+    return tuple(p for p in noted() if p != me)
 
 
 def _process_file(spec: JobSpec) -> FileResult:
@@ -200,6 +234,7 @@ def _process_file(spec: JobSpec) -> FileResult:
         if not any(spec.counted_elsewhere(d.loc.file) for d in diags[:1])
     }
     journal.kernels([*rejected, *(k.name for k in kernels)])
+    journal.deps(_others(spec))
     records = [
         record(spec, name, "refused", _scoped(tu, name, diags, owned), lines=0)
         for name, diags in rejected.items()
@@ -223,6 +258,7 @@ def _process_file(spec: JobSpec) -> FileResult:
             journal.add(rec)
         records.append(rec)
         seconds[k.name] = time.perf_counter() - t0
+        journal.deps(_others(spec))  # with those its inference read (callers elsewhere)
     clock.left = max(1, len(checks))
     for c in checks:
         t0 = time.perf_counter()

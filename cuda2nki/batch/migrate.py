@@ -1,7 +1,10 @@
 """``cuda2nki migrate``: port (or examine) every kernel of a tree, isolated, cached and resumable.
 
 Results are cached per file under ``OUT/.cuda2nki/cache/<key>.json``, where the key hashes the
-tool version, the file's bytes, its sidecar binding and the options.  A cache entry is written only
+tool version, the file's bytes, its sidecar binding and the options; the entry names, with their
+digests, the other files the result was computed from (the headers it includes, the files whose
+device functions were linked in, the files including it whose launches bind its kernels), and is
+used only while they are unchanged (see :mod:`cuda2nki.frontend.deps`).  A cache entry is written only
 after the file's ports are on disk, so a run killed at any point (even ``kill -9``) resumes where it
 stopped, and the final report of a resumed run equals that of an uninterrupted one (timings live
 apart, in ``timing.json``).
@@ -29,6 +32,7 @@ from cuda2nki.batch.job import (
     BUCKETS,
     FileResult,
     JobSpec,
+    journal_deps,
     process_file,
     read_journal,
     record,
@@ -37,6 +41,7 @@ from cuda2nki.batch.job import (
 from cuda2nki.batch.pool import Outcome, run_tasks
 from cuda2nki.diagnostics import SourceLoc, error, make
 from cuda2nki.fileio import read_regular, write_atomic
+from cuda2nki.frontend.deps import digests, unchanged
 
 CACHE_DIR = ".cuda2nki/cache"
 #: where a worker journals each kernel's record of the file it works on (see ``job.Journal``)
@@ -79,9 +84,10 @@ class MigrateSummary:
 # headers counted on their own, and a header takes its includers' template instantiations; 8:
 # a template kernel is one record listing its instantiations, and a port's record says where
 # its binding came from, the inference's notes among its diagnostics; 9: headers missing from
-# the include path are looked for in the tree, and a missing <...> include is reported),
-# so that a resumed run never mixes records of two shapes
-RECORD_FORMAT = 9
+# the include path are looked for in the tree, and a missing <...> include is reported; 10: an
+# entry lists the files its records depend on), so that a resumed run never mixes records of
+# two shapes
+RECORD_FORMAT = 10
 
 
 def _key(spec: JobSpec, sf: SourceFile) -> str:
@@ -177,8 +183,11 @@ def time_limit(opts: MigrateOptions, path: Path) -> float:
     return opts.timeout * max(1, kernels)
 
 
-def _cache_load(out_dir: Path, key: str) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
-    """The cached records of a file and the time they took when they were computed."""
+def _cache_load(
+    out_dir: Path, key: str, memo: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    """The cached records of a file and the time they took when they were computed (``memo``:
+    the digests of the files they depend on, computed once per run)."""
     p = out_dir / CACHE_DIR / f"{key}.json"
     try:
         entry = json.loads(p.read_text())
@@ -189,6 +198,9 @@ def _cache_load(out_dir: Path, key: str) -> tuple[list[dict[str, Any]], dict[str
         return None
     if any(r.get("port") and not (out_dir / r["port"]).is_file() for r in recs):
         return None  # a port was removed since: redo the file
+    deps = entry.get("deps")
+    if not isinstance(deps, dict) or not unchanged(deps, memo):
+        return None  # a file it was computed from changed since: redo the file
     timing = {
         "seconds": float(entry.get("seconds") or 0.0),
         "kernels": dict(entry.get("kernel_seconds") or {}),
@@ -198,9 +210,15 @@ def _cache_load(out_dir: Path, key: str) -> tuple[list[dict[str, Any]], dict[str
 
 
 def _cache_store(
-    out_dir: Path, key: str, records: list[dict[str, Any]], timing: dict[str, Any]
+    out_dir: Path,
+    key: str,
+    records: list[dict[str, Any]],
+    timing: dict[str, Any],
+    deps: tuple[str, ...] = (),
+    memo: dict[str, str] | None = None,
 ) -> None:
     entry = {
+        "deps": digests(deps, memo),
         "records": records,
         "seconds": timing["seconds"],
         "kernel_seconds": timing["kernels"],
@@ -224,8 +242,9 @@ def migrate(
     results: dict[str, list[dict[str, Any]]] = {}
     timing: dict[str, dict[str, Any]] = {}
     todo = []
+    memo: dict[str, str] = {}  # the digests of the files results depend on, once per run
     for key, spec, _ in jobs:
-        cached = _cache_load(opts.out_dir, key)
+        cached = _cache_load(opts.out_dir, key, memo)
         if cached is not None:
             results[key], timing[spec.rel] = cached
         else:
@@ -236,13 +255,14 @@ def migrate(
         progress(len(results), failed, len(jobs))
     for outcome in _execute(opts, todo):
         spec = by_key[outcome.key][0]
+        deps = _outcome_deps(spec, outcome)  # before the journal is dropped
         recs, kernel_secs = _outcome_records(spec, outcome)
         file_timing = {
             "seconds": round(outcome.seconds, 4),
             "kernels": {k: round(v, 4) for k, v in kernel_secs.items()},
             "cached": False,
         }
-        _cache_store(opts.out_dir, outcome.key, recs, file_timing)
+        _cache_store(opts.out_dir, outcome.key, recs, file_timing, deps, memo)
         results[outcome.key] = recs
         timing[spec.rel] = file_timing
         failed += sum(1 for r in recs if r["status"] == "failed")
@@ -302,6 +322,14 @@ def _salvage(spec: JobSpec, outcome: Outcome) -> list[dict[str, Any]] | None:
             }
         out.append(rec)
     return out
+
+
+def _outcome_deps(spec: JobSpec, outcome: Outcome) -> tuple[str, ...]:
+    """The other files a file's records depend on: as the worker returned them, else (a worker
+    stopped) as its journal holds them."""
+    if isinstance(outcome.value, FileResult):
+        return outcome.value.deps
+    return journal_deps(spec.journal) if spec.journal else ()
 
 
 def _diag_entry(d: Any) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from typing import Any
 
 import tree_sitter as ts
 
+from cuda2nki.frontend.deps import note
+
 #: source files read to find a launcher's callers
 _SOURCES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
 #: a file larger than this is not read for callers
@@ -47,8 +49,10 @@ def foreign_calls(path: str | None, fname: str) -> list[tuple[ts.Node, Any]]:
         ev = _evaluator(str(p), stamp)
         if ev is None or not pattern.search(ev.source):
             continue
-        calls = ev.calls(fname) + ev.pointer_calls(fname)
-        out += [(c, ev) for c in calls if _is_call_in_function(c)]
+        calls = [c for c in ev.calls(fname) + ev.pointer_calls(fname) if _is_call_in_function(c)]
+        if calls:
+            note([p])  # a result taking these calls' values depends on the file
+        out += [(c, ev) for c in calls]
     return out
 
 

@@ -132,6 +132,11 @@ def searching_tree(root: str | os.PathLike | None) -> Iterator[None]:
         _TREE.reset(token)
 
 
+def tree_root() -> str | None:
+    """The tree of :func:`searching_tree` (a real path), if any."""
+    return _TREE.get()
+
+
 def find_header(spelled: str, includer: str) -> Found | None:
     """The header ``spelled`` (as written between the quotes or brackets) for the file
     ``includer``, or None (also for system headers, and for text that is not a file on disk:
@@ -261,4 +266,11 @@ def clear_cache() -> None:
     _repository.cache_clear()
 
 
-__all__ = ["Found", "clear_cache", "find_header", "is_system_header", "searching_tree"]
+__all__ = [
+    "Found",
+    "clear_cache",
+    "find_header",
+    "is_system_header",
+    "searching_tree",
+    "tree_root",
+]

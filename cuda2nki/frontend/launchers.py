@@ -38,6 +38,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from cuda2nki.frontend.ast import TranslationUnit
+from cuda2nki.frontend.deps import note, note_listing, recording
 
 HEADER_SUFFIXES = frozenset({".cuh", ".h", ".hpp", ".hh", ".hxx", ".inl"})
 SOURCE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
@@ -95,11 +96,13 @@ def with_foreign_launches(
     sources = tuple((str(p), _stamp(p)) for p in found if _stamp(p)[1] >= 0)
     if not sources:
         return tu
+    note(p for p, _ in sources)  # the result depends on the files read for it
     _ACTIVE.add(tu.file)
     try:
-        units = _foreign_units(
+        units, read = _foreign_units(
             sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
         )
+        note(read)  # the headers they include (noted even when their parse is reused)
     finally:
         _ACTIVE.discard(tu.file)
     extra = tuple(
@@ -118,9 +121,20 @@ def _foreign_units(
     sources: tuple[tuple[str, tuple[int, int]], ...],
     defines: tuple[tuple[str, str], ...],
     include_dirs: tuple[str, ...],
-) -> tuple[TranslationUnit, ...]:
+) -> tuple[tuple[TranslationUnit, ...], tuple[str, ...]]:
     """The translation units of ``sources`` (paths with their stamps, so that an edited file is
-    read again), each parsed once per process; an unreadable file is left out."""
+    read again), each parsed once per process, and the other files read for them (see
+    :mod:`cuda2nki.frontend.deps`); an unreadable file is left out."""
+    with recording() as read:
+        units = _parse_all(sources, defines, include_dirs)
+    return units, tuple(sorted(read))
+
+
+def _parse_all(
+    sources: tuple[tuple[str, tuple[int, int]], ...],
+    defines: tuple[tuple[str, str], ...],
+    include_dirs: tuple[str, ...],
+) -> tuple[TranslationUnit, ...]:
     from cuda2nki.frontend import parse_source
 
     units: list[TranslationUnit] = []
@@ -234,6 +248,7 @@ def _names(p: Path, written: str, target: Path) -> bool:
 
 
 def _candidates(root: Path) -> list[Path]:
+    note_listing(root)  # a result searching here depends on which files are here
     out: list[Path] = []
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):

@@ -9,7 +9,9 @@ of the same program (``nvcc -rdc``, or host-and-device helpers compiled once)::
     __host__ __device__ double integral(double x) {...}   // integral.cu, next to it
 
 When the lowering reports such a call (C2N1021) and the file declares the function, the source
-files next to it are searched for a definition (not a kernel).  The definitions found, with the
+files next to it are searched for a definition (not a kernel), then, when the file belongs to
+the tree being migrated, the other source files of that tree that name the function, nearest
+directory first (see :func:`tree_sources`).  The definitions found, with the
 functions they call from their own files, the ``#define`` lines and file-scope constants they
 use, are appended to the file under ``#line`` markers (so diagnostics point into their own
 files) and the file is lowered again; a note (C2N1007) says where each came from."""
@@ -20,10 +22,12 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 import tree_sitter as ts
 
 from cuda2nki.diagnostics import Diagnostic, make
+from cuda2nki.frontend.deps import note, note_listing
 
 #: the extensions of source files searched for definitions
 SOURCE_EXTS = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp")
@@ -31,6 +35,7 @@ _MAX_FILES = 64  # a directory with more source files than this is not searched
 _MAX_BYTES = 2_000_000
 _UNKNOWN_RE = re.compile(r"call to unknown function '([A-Za-z_]\w*)'")
 _IDENT_RE = re.compile(r"[A-Za-z_]\w*")
+_MAIN_RE = re.compile(r"\bmain\s*\(\s*(?:void\s*)?(?:int\b[^)]*)?\)\s*\{")
 _DEFINE_RE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)", re.M)
 
 
@@ -145,6 +150,7 @@ def sibling_sources(filename: str) -> list[str]:
     too many to search)."""
     d = os.path.dirname(os.path.abspath(filename))
     me = os.path.abspath(filename)
+    note_listing(d)  # a definition added here may change the result
     try:
         names = sorted(os.listdir(d))
     except OSError:
@@ -157,6 +163,50 @@ def sibling_sources(filename: str) -> list[str]:
         and os.path.isfile(os.path.join(d, n))
     ]
     return out if len(out) <= _MAX_FILES else []
+
+
+def tree_sources(filename: str, wanted: set[str]) -> list[str]:
+    """The source files of the migrated tree holding ``filename`` (see
+    :func:`cuda2nki.frontend.headers.searching_tree`) outside its own directory whose text names
+    one of ``wanted``: those under the directory above the file's, else under the one above
+    that, and so on up to the tree's root (the first level holding any), nearest directory first
+    (the fewest steps up and down from the file's directory), then by path.  A file with its own
+    ``main`` is another program's and is left out; each level looks at no more than
+    :data:`~cuda2nki.frontend.launchers.MAX_FILES` files."""
+    from cuda2nki.frontend.headers import tree_root
+
+    root, me = tree_root(), Path(os.path.realpath(filename))
+    if root is None or Path(root) not in me.parents or not wanted:
+        return []
+    names = re.compile(r"\b(?:" + "|".join(map(re.escape, sorted(wanted))) + r")\b")
+    here = me.parent.parts
+
+    def distance(p: Path) -> int:
+        there = p.parent.parts
+        return len(here) + len(there) - 2 * len(os.path.commonprefix([here, there]))
+
+    level = me.parent
+    while level != Path(root):
+        level = level.parent
+        found = _naming(level, me.parent, names)
+        if found:
+            return [str(p) for p in sorted(found, key=lambda p: (distance(p), str(p)))]
+    return []
+
+
+def _naming(root: Path, skip: Path, names: re.Pattern[str]) -> list[Path]:
+    """The source files under ``root``, not in the directory ``skip``, whose text matches
+    ``names`` and defines no ``main``."""
+    from cuda2nki.frontend.launchers import _candidates, _stamp, _text_at
+
+    out = []
+    for p in _candidates(root):
+        if p.parent == skip or not p.name.endswith(SOURCE_EXTS):
+            continue
+        text = _text_at(str(p), _stamp(p))
+        if names.search(text) and not _MAIN_RE.search(text):
+            out.append(p)
+    return out
 
 
 def _define_text(src: _Source, line: int) -> str:
@@ -254,9 +304,15 @@ def link(text: str, filename: str, diags: Iterable[Diagnostic]) -> tuple[str, li
         for n in _top_level(root)
         if n.type == "function_definition"
     }
-    chunks = find_definitions(declared, defined, sibling_sources(filename))
+    files = sibling_sources(filename)
+    chunks = find_definitions(declared, defined, files)
+    elsewhere = declared - {c.name for c in chunks}
+    if elsewhere:  # not all beside the file: the rest of the tree, nearest first
+        files += tree_sources(filename, elsewhere)
+        chunks = find_definitions(declared, defined, files)
     if not any(c.name for c in chunks):
         return None
+    note(c.file for c in chunks)  # the result depends on those files
     return appended(text, chunks), chunks
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend.altops import has_alternatives
 from cuda2nki.frontend.altops import respell as respell_alternatives
+from cuda2nki.frontend.deps import note
 from cuda2nki.frontend.hasinclude import header_present, replace_has_include
 from cuda2nki.frontend.includes import IncludeResolver, active_only, scan_angle
 from cuda2nki.frontend.sizemacros import forced_names, strip_forced
@@ -856,6 +857,7 @@ def _run_pcpp(
         def on_file_open(self, is_system_include, includepath):  # noqa: ANN001
             # headers in other encodings (Latin-1 comments) are read, not refused
             fh = open(includepath, encoding="utf-8", errors="replace")  # noqa: SIM115
+            note([includepath])  # a result depends on the headers it includes
             if fh.read(1) != "\ufeff":
                 fh.seek(0)
             return fh

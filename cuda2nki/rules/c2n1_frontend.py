@@ -77,7 +77,9 @@ register(
         "device function from another file",
         "'{name}' is declared in {file} and defined here; this definition is used",
         "A device function that the file declares and calls but does not define was found "
-        "defined (not as a kernel) in another source file of its directory, as separate "
+        "defined (not as a kernel) in another source file of its directory, or under `migrate` "
+        "in the nearest folder of the migrated tree that has one (a file with its own `main` "
+        "is another program's and is skipped), as separate "
         "compilation (`nvcc -rdc`) would link it. Its definition, the functions it calls from "
         "its own file, and the macros and file-scope constants it uses are read with the file.",
         example="__device__ float scale(float);  // defined in scale.cu next to it",
