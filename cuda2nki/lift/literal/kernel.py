@@ -76,8 +76,14 @@ def uses_warp_lanes(tu: A.TranslationUnit, fn: A.Function) -> bool:
         if isinstance(x, A.Call):
             if x.func.startswith(
                 (
-                    "__shfl", "__c2n_warp", "__c2n_cub", "__ballot", "__any", "__all",
-                    "__activemask", "__lanemask",
+                    "__shfl",
+                    "__c2n_warp",
+                    "__c2n_cub",
+                    "__ballot",
+                    "__any",
+                    "__all",
+                    "__activemask",
+                    "__lanemask",
                 )  # fmt: skip
             ):
                 return True
