@@ -3,6 +3,8 @@ branches, returns."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.asynccopy import is_sync_object
 from cuda2nki.lift.literal.bindexpr import c_expr_to_py
@@ -165,7 +167,7 @@ class StatementMixin:
             elif isinstance(s.expr, A.Call) and exchange_store(s.expr) is not None:
                 self.expr(exchange_store(s.expr), scope)  # the last thread's value stays
             else:
-                self.expr(s.expr, scope)
+                self.expr(_value_unused(s.expr), scope)
         elif isinstance(s, A.If):
             self.if_(s, scope)
         elif isinstance(s, A.For):
@@ -411,3 +413,11 @@ class StatementMixin:
         else:
             self.live_exact = False
         self.dead = True
+
+
+def _value_unused(e: A.Expr) -> A.Expr:
+    """``e`` evaluated for its effect only: ``i++`` as ``++i`` (no copy of the old value is
+    kept for a statement that never reads it, so a loop's step stays a plain update)."""
+    if isinstance(e, A.Unary) and e.op in ("post++", "post--"):
+        return dataclasses.replace(e, op="pre" + e.op[4:])
+    return e
