@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 
 from cuda2nki.binding import Resolved
-from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
+from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.fidelity import refcache
 from cuda2nki.fidelity.compare import Comparison, compare
-from cuda2nki.nkisim.dtypes import CANARY_F32, canary_mask
+from cuda2nki.fidelity.rerun import Outputs, rerun
+from cuda2nki.nkisim.dtypes import canary_mask
 
 #: grids with more blocks than this are not run again one block at a time (each block is one
 #: interpreter chunk)
@@ -116,33 +117,5 @@ def _sequential(
 
 def _run(
     tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray], chunk: int | None
-) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
-    from cuda2nki.simt.runner import run_kernel_full
-
-    args: dict[str, Any] = {**r.scalars, **{k: v.copy() for k, v in arrays.items()}}
-    for t in r.binding.tensors:
-        if t.role == "out" and args[t.name].dtype == np.float32:
-            args[t.name].fill(CANARY_F32)
-    try:
-        res = run_kernel_full(
-            tu,
-            name,
-            grid=r.grid,
-            block=r.block,
-            shared_bytes=r.shared_bytes,
-            args=args,
-            chunk_threads=chunk,
-        )
-    except DiagnosticError:
-        return None
-    out = {}
-    for t in r.binding.tensors:
-        if t.role == "in":
-            continue
-        a = np.asarray(res.outputs[t.name]).reshape(r.shapes[t.name])
-        mask = canary_mask(a)
-        if mask.any():
-            a = a.copy()
-            a[mask] = 0.0
-        out[t.name] = (a, mask)
-    return out
+) -> Outputs | None:
+    return rerun(tu, name, r, arrays, chunk_threads=chunk)

@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 
 from cuda2nki.binding import Resolved
-from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
+from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.fidelity import refcache
 from cuda2nki.fidelity.compare import Comparison, compare
-from cuda2nki.nkisim.dtypes import CANARY_F32, canary_mask
+from cuda2nki.fidelity.rerun import Outputs, rerun
+from cuda2nki.nkisim.dtypes import canary_mask
 
 
 @dataclass(frozen=True)
@@ -108,35 +109,5 @@ def _zeroed(
     return refcache.remembered(key, lambda: _run(tu, name, r, arrays))
 
 
-def _run(
-    tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray]
-) -> dict[str, tuple[np.ndarray, np.ndarray]] | None:
-    from cuda2nki.simt.runner import run_kernel_full
-
-    args: dict[str, Any] = {**r.scalars, **{k: v.copy() for k, v in arrays.items()}}
-    for t in r.binding.tensors:
-        if t.role == "out" and args[t.name].dtype == np.float32:
-            args[t.name].fill(CANARY_F32)
-    try:
-        res = run_kernel_full(
-            tu,
-            name,
-            grid=r.grid,
-            block=r.block,
-            shared_bytes=r.shared_bytes,
-            args=args,
-            poison_shared=False,
-        )
-    except DiagnosticError:
-        return None
-    out = {}
-    for t in r.binding.tensors:
-        if t.role == "in":
-            continue
-        a = np.asarray(res.outputs[t.name]).reshape(r.shapes[t.name])
-        mask = canary_mask(a)
-        if mask.any():
-            a = a.copy()
-            a[mask] = 0.0
-        out[t.name] = (a, mask)
-    return out
+def _run(tu: Any, name: str, r: Resolved, arrays: dict[str, np.ndarray]) -> Outputs | None:
+    return rerun(tu, name, r, arrays, poison_shared=False)
