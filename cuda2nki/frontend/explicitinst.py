@@ -83,7 +83,14 @@ def _declared_name(d: ts.Node) -> str | None:
 
 def _written_arguments(d: ts.Node, params: list[str], scope: FileScope) -> dict[str, A.CType]:
     """``run<float, int>``: the explicit template arguments, in order."""
-    fn = d.child_by_field_id(F.declarator)
+    return written_arguments(d.child_by_field_id(F.declarator), params, scope)
+
+
+def written_arguments(
+    fn: ts.Node | None, params: list[str], scope: FileScope
+) -> dict[str, A.CType]:
+    """Template parameter -> the type written for it at ``fn`` (``name<float, int>``, a
+    ``template_function`` node), in order; empty for a name written without arguments."""
     if fn is None or fn.type != "template_function":
         return {}
     targs = fn.child_by_field_id(F.arguments)

@@ -21,7 +21,7 @@ import tree_sitter as ts
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.cst import COMMENT_IDS, F
-from cuda2nki.frontend.explicitinst import instantiation_envs
+from cuda2nki.frontend.explicitinst import instantiation_envs, written_arguments
 from cuda2nki.frontend.lowerbase import _text
 from cuda2nki.frontend.typesys import unqualified
 from cuda2nki.frontend.typeunify import match_declaration
@@ -124,17 +124,7 @@ def _deduce_one(
 
 def _explicit(call: ts.Node, params: list[str], caller: Scope) -> dict[str, A.CType]:
     """``launch<float, half>(...)``: the written template arguments, in order."""
-    fn = call.child_by_field_id(F.function)
-    if fn is None or fn.type != "template_function":
-        return {}
-    targs = fn.child_by_field_id(F.arguments)
-    kids = [c for c in targs.named_children if c.kind_id not in COMMENT_IDS] if targs else []
-    env: dict[str, A.CType] = {}
-    for pname, k in zip(params, kids):
-        ty = caller.type_argument(k)
-        if ty is not None:
-            env[pname] = unqualified(ty)
-    return env
+    return written_arguments(call.child_by_field_id(F.function), params, caller)
 
 
 def _params(fnode: ts.Node) -> list[ts.Node]:
