@@ -196,38 +196,18 @@ def _allocation(n: ts.Node, name: str) -> ts.Node | None:
         if len(items) >= 2 and _address_of(items[0]) == name:
             return items[1]
         return None
-    value = None
-    if n.type == "init_declarator":
-        from cuda2nki.frontend.hostsyntax import _declared_name
+    from cuda2nki.frontend.hostsyntax import stored_value
 
-        got, value, _ = _declared_name(n)
-        if got != name:
-            return None
-    elif n.type == "assignment_expression":
-        left = n.child_by_field_name("left")
-        if left is None or _pointer_name(left) != name:
-            return None
-        value = n.child_by_field_name("right")
+    value = stored_value(n, name, lambda left, nm: _pointer_name(left) == nm)
     return None if value is None else _host_alloc(value)
 
 
 def _alias(n: ts.Node, name: str) -> str | None:
     """``q`` when ``n`` stores the pointer ``q`` itself in ``name`` (``T* name = (T*)q;``,
     ``name = q;``): the buffer is ``q``'s."""
-    value = None
-    if n.type == "init_declarator":
-        from cuda2nki.frontend.hostsyntax import _declared_name
+    from cuda2nki.frontend.hostsyntax import stored_value
 
-        got, value, _ = _declared_name(n)
-        if got != name:
-            return None
-    elif n.type == "assignment_expression":
-        op, left = n.child_by_field_name("operator"), n.child_by_field_name("left")
-        if op is None or _txt_of(op) != "=":
-            return None
-        if left is None or left.type != "identifier" or _txt_of(left) != name:
-            return None
-        value = n.child_by_field_name("right")
+    value = stored_value(n, name)
     other = _pointer_name(value) if value is not None else None
     return other if other != name else None
 

@@ -201,3 +201,25 @@ def resolve_args(text: str | None, args: tuple[str, ...]) -> str | None:
         return args[int(m.group(1))]
 
     return re.sub(r"@(\d+)", one, text)
+
+
+def stored_value(n: ts.Node, name: str, names=None) -> ts.Node | None:
+    """The value the declarator or plain assignment ``n`` stores in ``name`` (``T* name = v``,
+    ``name = v``); ``names(left, name)`` says whether an assignment's left side is ``name``
+    (default: the bare identifier).  None for anything else, compound assignments included."""
+    if n.type == "init_declarator":
+        got, value, _ = _declared_name(n)
+        return value if got == name else None
+    if n.type != "assignment_expression":
+        return None
+    op, left = n.child_by_field_name("operator"), n.child_by_field_name("left")
+    if op is not None and op.text != b"=":
+        return None
+    if left is None:
+        return None
+    if names is not None:
+        if not names(left, name):
+            return None
+    elif left.type != "identifier" or left.text != name.encode():
+        return None
+    return n.child_by_field_name("right")

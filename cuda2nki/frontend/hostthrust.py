@@ -35,18 +35,9 @@ def vector_behind(expr: ts.Node) -> str | None:
 
 def aliased_vector(n: ts.Node, name: str) -> str | None:
     """The vector whose raw pointer the declaration or assignment ``n`` stores in ``name``."""
-    from cuda2nki.frontend.hostsyntax import _declared_name
+    from cuda2nki.frontend.hostsyntax import stored_value
 
-    value = None
-    if n.type == "init_declarator":
-        got, value, _ = _declared_name(n)
-        if got != name:
-            return None
-    elif n.type == "assignment_expression":
-        left = n.child_by_field_name("left")
-        if left is None or left.type != "identifier" or _txt(left) != name:
-            return None
-        value = n.child_by_field_name("right")
+    value = stored_value(n, name)
     return vector_behind(value) if value is not None else None
 
 
