@@ -127,7 +127,8 @@ EXAMPLES = {
         "    y[2 * i] = y[2 * i + (t % 2)] + 1.0f;\n"
     ),
     "C2N2018": _port(
-        "    if (i >= N) return;\n    if (x[i] > 0.0f) { y[i] = 0.0f; return; }\n    y[i] = x[i];\n"
+        "    __shared__ float s[128];\n    s[t] = 0.0f;\n    if (i < N && x[i] > 0.0f) s[t] = x[i];\n"
+        "    __syncthreads();\n    if (i < N) y[i] = s[127 - t];\n"
     ),
     "C2N2019": _port(
         "    if (i >= N) return;\n    float v = x[i];\n    while (v > 1.0f) v *= 0.5f;\n    y[i] = v;\n"
