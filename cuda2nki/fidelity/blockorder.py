@@ -16,32 +16,20 @@ port matching one schedule, or neither).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cuda2nki.binding import Resolved
-from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
+from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.fidelity import refcache
 from cuda2nki.fidelity.compare import Comparison, compare
-from cuda2nki.fidelity.rerun import Outputs, rerun
+from cuda2nki.fidelity.rerun import Outputs, Run, changed, rerun
 from cuda2nki.nkisim.dtypes import canary_mask
 
 #: grids with more blocks than this are not run again one block at a time (each block is one
 #: interpreter chunk)
 MAX_SEQUENTIAL_BLOCKS = 4096
-
-
-@dataclass(frozen=True)
-class Run:
-    """One launch of the check: the kernel, its resolved point and inputs, where to report."""
-
-    tu: Any
-    name: str
-    r: Resolved
-    arrays: dict[str, np.ndarray]
-    loc: SourceLoc
 
 
 def judged(
@@ -78,8 +66,7 @@ def reordered(
     first = np.asarray(first)
     if first.shape != ref.shape:
         return c, None
-    same = np.isclose(first, ref, rtol=0.0, atol=0.0, equal_nan=True)
-    differ = int(np.count_nonzero(~(mask | same)))
+    differ = int(np.count_nonzero(changed(first, ref) & ~mask))
     if differ == 0:
         return c, None
     again = compare(

@@ -58,6 +58,7 @@ from cuda2nki.fidelity.intensity import contraction_reuse
 from cuda2nki.fidelity.networkrows import segment_length, with_segments
 from cuda2nki.fidelity.oracle import promoted
 from cuda2nki.fidelity.parallelism import work_rows
+from cuda2nki.fidelity.rerun import Run as Launch
 from cuda2nki.fidelity.sandbox import PortSandbox
 from cuda2nki.fileio import read_text
 from cuda2nki.frontend.demote import demoted
@@ -68,6 +69,9 @@ PORT_OUTPUT_BYTES = 4000
 #: a generated test point at which one run of the port would issue more engine instructions than
 #: this (at its pace so far) is skipped with a note (C2N4027)
 PORT_INSTRUCTIONS = 20_000
+#: what may explain a failed comparison, tried in turn: CUDA's own result hangs on the order of
+#: its blocks, it reads memory no thread wrote, or the port divides as x * (1 / y)
+_EXPLANATIONS = (blockorder.judged, uninit.judged, recipdiv.judged)
 
 
 def _dynamic(
@@ -319,17 +323,11 @@ def _dynamic(
                         unwritten=canary_mask(got),
                         dont_care=skip.get(cname),
                     )
-                    if not c.ok:  # CUDA's own result may hang on the order of its blocks
-                        run = blockorder.Run(
-                            tu, name, r, arrays, SourceLoc(info.path, info.line, 1)
-                        )
-                        c = blockorder.judged(c, got, ref[cname], tol, skip.get(cname), run, found)
-                    if not c.ok:  # CUDA's own result may read memory no thread wrote
-                        urun = uninit.Run(tu, name, r, arrays)
-                        c = uninit.judged(c, got, ref[cname], tol, skip.get(cname), urun, found)
-                    if not c.ok:  # the port's x * (1 / y) where CUDA divides
-                        rrun = recipdiv.Run(tu, name, r, arrays, info.path)
-                        c = recipdiv.judged(c, got, ref[cname], tol, skip.get(cname), rrun, found)
+                    run = Launch(tu, name, r, arrays, SourceLoc(info.path, info.line, 1))
+                    for explain in _EXPLANATIONS:
+                        if c.ok:
+                            break
+                        c = explain(c, got, ref[cname], tol, skip.get(cname), run, found)
                     if not c.ok:
                         if oracle is None and intent is not None:
                             if tu64 is None:

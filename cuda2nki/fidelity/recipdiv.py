@@ -19,7 +19,6 @@ possible cause.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,21 +27,10 @@ from cuda2nki.binding import Resolved
 from cuda2nki.diagnostics import Diagnostic, make
 from cuda2nki.fidelity import refcache
 from cuda2nki.fidelity.compare import Comparison, compare
-from cuda2nki.fidelity.rerun import Outputs, rerun
+from cuda2nki.fidelity.rerun import Outputs, Run, rerun
 from cuda2nki.fileio import read_text
 from cuda2nki.nkisim.dtypes import canary_mask
 from cuda2nki.simt.recipdiv import Site, reciprocal_division
-
-
-@dataclass(frozen=True)
-class Run:
-    """One launch of the check: the kernel, its resolved point and inputs, the port's file."""
-
-    tu: Any
-    name: str
-    r: Resolved
-    arrays: dict[str, np.ndarray]
-    port: str
 
 
 def judged(
@@ -57,7 +45,7 @@ def judged(
     """``c`` (a failed comparison of output ``c.name`` against ``first``, CUDA's result with IEEE
     division), or the comparison against the kernel run with the port's reciprocal division
     when that is what makes the difference; a C2N4034 warning added to ``found`` then."""
-    lines = reciprocal_lines(run.port)
+    lines = reciprocal_lines(run.loc.file)
     if not lines:
         return c
     redone = _reciprocal_run(run.tu, run.name, run.r, run.arrays)

@@ -7,16 +7,34 @@ wrote (they hold zero), so the comparison leaves them out as for the first run."
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cuda2nki.binding import Resolved
-from cuda2nki.diagnostics import DiagnosticError
+from cuda2nki.diagnostics import DiagnosticError, SourceLoc
 from cuda2nki.nkisim.dtypes import CANARY_F32, canary_mask
 
 #: per output: (values, mask of the elements never written)
 Outputs = dict[str, tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One launch of the check: the kernel, its resolved point and inputs, and the port's file
+    and line (where a finding about the port points)."""
+
+    tu: Any
+    name: str
+    r: Resolved
+    arrays: dict[str, np.ndarray]
+    loc: SourceLoc
+
+
+def changed(first: np.ndarray, again: np.ndarray) -> np.ndarray:
+    """Where two runs of the kernel give different values (NaN equals NaN)."""
+    return ~((first == again) | (np.isnan(first) & np.isnan(again)))
 
 
 def rerun(

@@ -16,7 +16,6 @@ the warning).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,18 +24,8 @@ from cuda2nki.binding import Resolved
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, make
 from cuda2nki.fidelity import refcache
 from cuda2nki.fidelity.compare import Comparison, compare
-from cuda2nki.fidelity.rerun import Outputs, rerun
+from cuda2nki.fidelity.rerun import Outputs, Run, changed, rerun
 from cuda2nki.nkisim.dtypes import canary_mask
-
-
-@dataclass(frozen=True)
-class Run:
-    """One launch of the check: the kernel, its resolved point and inputs."""
-
-    tu: Any
-    name: str
-    r: Resolved
-    arrays: dict[str, np.ndarray]
 
 
 def judged(
@@ -58,8 +47,7 @@ def judged(
     first = np.asarray(first)
     if first.shape != ref.shape:
         return c
-    same = (first == ref) | (np.isnan(first) & np.isnan(ref))
-    undefined = ~(same | mask)
+    undefined = changed(first, ref) & ~mask
     count = int(np.count_nonzero(undefined))
     if count == 0:
         return c
