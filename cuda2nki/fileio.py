@@ -52,11 +52,19 @@ def decode_source(data: bytes) -> str:
     """A source file's text: UTF-8, and any byte sequence that is not UTF-8 read as Latin-1.
 
     C and CUDA compilers accept such bytes (old files carry Latin-1 or Windows-1252 comments
-    and strings); a file with NUL bytes is not text and raises UnicodeDecodeError."""
+    and strings); a file with NUL bytes is not text and raises UnicodeDecodeError.  Line ends
+    are read as the compilers read them: CR LF and a lone CR end a line as LF does, so a
+    backslash before a Windows line end continues the line."""
     if b"\x00" in data:
         at = data.index(b"\x00")
         raise UnicodeDecodeError("utf-8", data, at, at + 1, "a NUL byte: not a text file")
-    return data.decode("utf-8", errors="cuda2nki-latin1")
+    return unix_lines(data.decode("utf-8", errors="cuda2nki-latin1"))
+
+
+def unix_lines(text: str) -> str:
+    """``text`` with every CR LF and lone CR line end written as LF (no column moves: a CR
+    only ever stands at the end of a line)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def read_text(path: str | os.PathLike, *, source: bool = False) -> str:

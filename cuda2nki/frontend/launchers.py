@@ -37,6 +37,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 
+from cuda2nki.fileio import unix_lines
 from cuda2nki.frontend.ast import TranslationUnit
 from cuda2nki.frontend.deps import note, note_listing, recording
 
@@ -142,7 +143,7 @@ def _parse_all(
         src = Path(name)
         try:
             # a stray Latin-1 byte in an includer's comment must not hide its context
-            text = src.read_bytes().decode("utf-8", errors="replace")
+            text = unix_lines(src.read_bytes().decode("utf-8", errors="replace"))
         except OSError:
             continue
         with no_includer_search():  # read as written; its own includers are not searched
