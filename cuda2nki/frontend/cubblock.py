@@ -23,8 +23,9 @@ defined only where CUB defines the result:
 
 The operation is ``cub::Sum``/``cub::Max``/``cub::Min`` or ``::cuda::std::plus``/
 ``cuda::maximum``/``cuda::minimum`` (and ``std::``/``thrust::`` ``plus``/``maximum``/``minimum``),
-constructed in place.  Refused with C2N1010: other operations (device functions, functors,
-lambdas), arrays of items per thread, prefix callbacks, other collectives (``BlockLoad``...),
+constructed in place, or a functor struct of the program whose ``operator()`` adds or picks the
+larger or smaller of its two arguments (:mod:`cuda2nki.frontend.functorops`).  Refused with
+C2N1010: other operations (device functions, other functors, lambdas), arrays of items per thread, prefix callbacks, other collectives (``BlockLoad``...),
 and a collective over a vector or struct type other than a sum.
 """
 
@@ -38,6 +39,7 @@ import tree_sitter as ts
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import F
+from cuda2nki.frontend.functorops import functor_op
 from cuda2nki.frontend.lowerbase import _text
 from cuda2nki.frontend.typesys import unqualified
 
@@ -288,7 +290,7 @@ class CubLowering(_Base):
 
     def _cub_op(self, node: ts.Node, ct: CubType, what: str) -> str:
         """The operation a functor argument constructs: add, max or min (else C2N1010)."""
-        got = _op_name(node)
+        got = _op_name(node) or functor_op(node)
         if got is None:
             raise self.fail("C2N1010", node, what=f"{what} with the operation '{_text(node)}'")
         if got[0] != "add" and isinstance(ct.elem, A.VectorType):
@@ -324,7 +326,11 @@ class CubLowering(_Base):
         init: ts.Node | None = None
         op = "add"
         if method.endswith("Scan"):
-            if method == "ExclusiveScan" and len(rest) >= 2 and _op_name(rest[1]) is not None:
+            if (
+                method == "ExclusiveScan"
+                and len(rest) >= 2
+                and (_op_name(rest[1]) or functor_op(rest[1]))
+            ):
                 init, rest = rest[0], rest[1:]
             if not rest:
                 raise self.fail("C2N1028", node, name=what, got=len(args), expected=3)
