@@ -4,8 +4,9 @@ Each helper is an inline function of the header over the real and imaginary lane
 end writes its body out as an expression on the ``.x`` / ``.y`` lanes of the arguments, in the
 header's order of operations (``cuCdivf`` with its scaling by ``|re| + |im|``, ``cuCfmaf``
 adding ``d`` before the second product), so the interpreter and the lifter see plain vector
-arithmetic.  An argument used more than once must not have side effects (an assignment, an
-increment, a call of a user function or an atomic): such a call is refused (C2N1030) rather
+arithmetic.  An argument with side effects (an assignment, an increment, a call of a user
+function or an atomic) is evaluated once, into a local of the function, before the body reads
+its lanes (``cuCabsf(mul(a, b))``); without a place for such a local the call is refused rather
 than evaluated twice.  ``cuCabsf`` is ``hypotf`` of the lanes (the header's scaled form of it).
 """
 
@@ -167,8 +168,11 @@ def _kind(name: str) -> str:
     return _STEMS[stem]
 
 
-def complex_call(name: str, args: list[A.Expr], loc) -> A.Expr:
-    """The expression ``name(args...)`` stands for (raises :class:`ComplexCallError`)."""
+def complex_call(
+    name: str, args: list[A.Expr], loc, temp: Callable[[int, A.CType], A.Name] | None = None
+) -> A.Expr:
+    """The expression ``name(args...)`` stands for (raises :class:`ComplexCallError`).
+    ``temp(i, type)``: a new local for argument ``i`` when it has side effects."""
     wide = name in _DOUBLE_NAMES
     arity = (_DOUBLE_NAMES if wide else _FLOAT_NAMES)[name]
     if len(args) != arity:
@@ -179,8 +183,17 @@ def complex_call(name: str, args: list[A.Expr], loc) -> A.Expr:
             t = a.ty
             if not (isinstance(t, A.VectorType) and t.width == 2 and t.base.is_float):
                 raise ComplexCallError(f"'{name}' of a value that is not a complex number")
-    if kind not in ("creal", "cimag", "make", "to_float", "to_double") and any(
-        _impure(a) for a in args
-    ):
+    if kind in ("creal", "cimag", "make", "to_float", "to_double") or not any(map(_impure, args)):
+        return _BODIES[kind](_Builder(loc, wide), *args)
+    if temp is None:
         raise ComplexCallError(f"'{name}' of an argument with side effects")
-    return _BODIES[kind](_Builder(loc, wide), *args)
+    firsts: list[A.Expr] = []
+    once: list[A.Expr] = []
+    for i, a in enumerate(args):
+        if _impure(a):
+            t = temp(i, a.ty)
+            firsts.append(A.Assign(loc=loc, op="=", target=t, value=a, ty=a.ty))
+            a = t
+        once.append(a)
+    body = _BODIES[kind](_Builder(loc, wide), *once)
+    return A.Comma(loc=loc, exprs=(*firsts, body), ty=body.ty)

@@ -176,7 +176,7 @@ class CallLowering(_Base):
             return N.IntLit(loc=loc, value=0, ty=INT)  # the barrier counts the whole block
         if fi is None and not ns and not self.host and short in COMPLEX_HELPERS:
             try:
-                return complex_call(short, args, loc)
+                return complex_call(short, args, loc, self._temp_maker(node, "__cx"))
             except ComplexCallError as exc:
                 raise self.fail("C2N1010", node, what=str(exc)) from None
         if fi is None and ns not in ("", "std", "cuda::std", "cuda"):
@@ -201,6 +201,18 @@ class CallLowering(_Base):
         if self.host:
             return N.Call(loc=loc, func=name, args=tuple(args), template_args=tuple(targs))
         raise self.fail("C2N1021", node, name=name)
+
+    def _temp_maker(self, node: ts.Node, prefix: str):
+        """A maker of locals declared at the function's start, ``<prefix><offset>_<i>``, for
+        values a call's expansion must evaluate once."""
+        loc = (node.byte_range, self.placer)
+
+        def temp(i: int, ty: A.CType) -> A.Name:
+            name = f"{prefix}{node.start_byte}_{i}"
+            self.prologue.append(N.VarDecl(loc=loc, name=name, ty=ty, init=None, storage="local"))  # type: ignore[arg-type]
+            return N.Name(loc=loc, name=name, ty=ty)
+
+        return temp
 
     def _sync_method_call(
         self, node: ts.Node, obj: ts.Node, method: str, arg_nodes: list[ts.Node]

@@ -1,7 +1,7 @@
 """CUB's block and warp reductions in literal ports, computed in the order the SIMT interpreter
 gives CUB (a shuffle-down tree in each warp, then the warps in order), so that float sums match
 it exactly: ``BlockReduce::Sum`` with and without a count of valid items, ``Reduce`` with
-``cub::Max()``/``cub::Min()`` on ints, ``WarpReduce::Sum`` per warp, sums of vectors with the
+``cub::Max()``/``cub::Min()`` on ints, ``WarpReduce::Sum`` per warp, functor structs of the program's own, sums of vectors with the
 program's ``operator+`` (lane by lane), block sizes 64 to 256.
 A scan is still refused, naming the collective."""
 
@@ -106,6 +106,28 @@ KERNELS = {
             "    p.y = i < n ? -2.0f * x[i] : 0.0f;\n"
             "    p = R2(st).Sum(p);\n"
             "    if (threadIdx.x == 0) { y[2 * blockIdx.x] = p.x; y[2 * blockIdx.x + 1] = p.y; }\n"
+            "}\n"
+        ),
+    ),
+    "functors_of_the_program": (
+        128,
+        2,
+        "float",
+        (
+            "#include <cub/cub.cuh>\n"
+            "struct Bigger {\n"
+            "    template <typename T, typename U>\n"
+            "    __device__ T operator()(T&& a, U&& b) const { return (a > b) ? a : b; }\n"
+            "};\n"
+            "struct Plus { __device__ float operator()(float p, float q) const { return p + q; } };\n"
+            "__global__ void k(const float* x, float* y, int n) {\n"
+            "    using BR = cub::BlockReduce<float, 128>;\n"
+            "    __shared__ typename BR::TempStorage st;\n"
+            "    int i = blockIdx.x * 128 + threadIdx.x;\n"
+            "    float top = BR(st).Reduce(i < n ? x[i] : -1e30f, Bigger());\n"
+            "    __syncthreads();\n"
+            "    float sum = BR(st).Reduce(i < n ? x[i] : 0.0f, Plus{});\n"
+            "    if (threadIdx.x == 0) { y[2 * blockIdx.x] = top; y[2 * blockIdx.x + 1] = sum; }\n"
             "}\n"
         ),
     ),
