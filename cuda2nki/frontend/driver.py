@@ -45,6 +45,7 @@ from cuda2nki.frontend.unit import (
     instance_name,
     parse_template_value,
 )
+from cuda2nki.frontend.vartemplates import register as register_var_template
 
 #: a kernel template to instantiate: (kernel, template arguments written, where, the launch's
 #: arguments, from which ``typename`` parameters are deduced; none for an explicit instantiation)
@@ -156,6 +157,7 @@ def _collect(
             if fd is not None:
                 funcs.append(fd)
         elif k == "template_declaration":
+            register_var_template(unit, n, unit.ns)  # `template <class T> constexpr T k = 1;`
             for c in n.named_children:
                 if c.type in ("struct_specifier", "class_specifier", "union_specifier"):
                     unit.register_struct(c, n.child_by_field_id(F.parameters))

@@ -94,6 +94,7 @@ from cuda2nki.frontend.typesys import (
     unqualified,
     with_const,
 )
+from cuda2nki.frontend.vartemplates import instance as var_template_instance
 from cuda2nki.frontend.wmma import Fragment, WmmaLowering
 
 if TYPE_CHECKING:
@@ -433,7 +434,7 @@ class BodyLowerer(
             if isinstance(value, float):
                 return N.FloatLit(loc=loc, value=value, ty=ty)
             return N.IntLit(loc=loc, value=value, ty=ty)
-        packed = self._packed_static(node)
+        packed = self._packed_static(node) or var_template_instance(self, node)
         if packed is not None:
             return packed
         if self.host:
@@ -958,6 +959,9 @@ class BodyLowerer(
         if trait is not None:
             return trait
         self._check_misparsed_less(node)
+        value = var_template_instance(self, node)  # `kEmpty<int>` (see .vartemplates)
+        if value is not None:
+            return value
         if self.host:
             return N.Name(loc=(node.byte_range, self.placer), name=_text(node), ty=None)
         raise self.fail("C2N1010", node, what=f"template name '{_text(node)}' used as a value")

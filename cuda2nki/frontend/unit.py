@@ -68,6 +68,7 @@ from cuda2nki.frontend.typesys import (
     unqualified,
 )
 from cuda2nki.frontend.unsized import sized_by_init
+from cuda2nki.frontend.vartemplates import VarTemplate
 
 _FUNC_QUALS = ("__global__", "__device__", "__host__")
 _PARAMETER_IDS = kind_ids("parameter_declaration", "optional_parameter_declaration")
@@ -121,6 +122,7 @@ class UnitContext:
         self.traits: dict[str, list[TraitStruct]] = {}  # structs with member typedefs
         self.dependent_types: set[str] = set()  # `S<T>::X` met before T is known
         self.struct_templates: dict[str, StructTemplate] = {}  # see .structtemplates
+        self.var_templates: dict[str, VarTemplate] = {}  # see .vartemplates
         self.methods: dict[str, set[str]] = {}  # struct -> its member functions
         self.empty_structs: set[str] = set()  # structs without data members (a base adds none)
         self.ref_returns: set[int] = set()  # member functions returning a reference (node ids)
