@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from cuda2nki.codegen.globalnote import global_memory_note
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
 from cuda2nki.frontend.offsets import rebased
 from cuda2nki.ir.nodes import Kernel
@@ -356,6 +357,7 @@ def _port_parsed(
         return PortResult(name, None, tuple(diags), idiom, literal, intent, tu=tu)
     # 4. passes + 5. code generation
     header = _header(path, name, bnd, target, idiom)
+    header += global_memory_note(tu.function(name), bnd)
     try:
         scheduled, src, pdiags = port_intent(
             intent,

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from cuda2nki.codegen import spell
+from cuda2nki.codegen.globalnote import global_memory_note
 from cuda2nki.codegen.render import environment
 from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
 
@@ -144,5 +145,6 @@ def port_literal(
         f"{diag.code}: {why}: a thread-by-thread (literal) translation, correct but slow;",
         "each CUDA block is one (P, F) tile of threads, loads and stores are strided DMA views.",
     ]
+    header += global_memory_note(fn, binding)
     src = generate_literal(program, target, source_name=Path(path).name, header=header)
     return src, [diag]

@@ -45,6 +45,7 @@ def parse_source(
     near it that include it (:mod:`cuda2nki.frontend.launchers`)."""
     from cuda2nki.frontend.arrayparams import flat_array_params
     from cuda2nki.frontend.constparams import tables_as_parameters
+    from cuda2nki.frontend.deviceparams import device_globals_as_parameters
     from cuda2nki.frontend.driver import lower_source
 
     # The lowering allocates many small acyclic objects; the cyclic collector would only re-scan
@@ -66,6 +67,8 @@ def parse_source(
             tu = with_notes(tu, link_notes(linked[1], str(filename)))
         # host-filled __constant__ tables: inputs of the kernels that read them
         tu = tables_as_parameters(tu, text)
+        # __device__ / __managed__ variables: memory of the kernels that use them
+        tu = device_globals_as_parameters(tu)
         # texture objects: input arrays read through their host-set mode
         tu = textures_as_inputs(tu, text)
         # surface objects: arrays read and written at byte coordinates

@@ -423,6 +423,9 @@ class Param(Node):
     #: (6, 5, 5); ``float w[][5]``, ``float (*w)[5]``: (0, 5)); empty when not so declared
     #: (see :mod:`cuda2nki.frontend.arrayparams`)
     rows: tuple[int, ...] = ()
+    #: it stands for a file-scope ``__device__`` / ``__managed__`` variable of that name (see
+    #: :mod:`cuda2nki.frontend.deviceparams`)
+    symbol: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -208,5 +208,9 @@ def from_declarations(fn: A.Function, shapes: dict, kernel: str, diags: list) ->
             continue
         shapes[p.name] = [p.extent]
         what = f"'{p.name}' shape [{p.extent}]"
-        source = "its __constant__ declaration (the host fills it)"
+        source = (
+            "its __device__ declaration (memory the kernels of the file share)"
+            if p.symbol
+            else "its __constant__ declaration (the host fills it)"
+        )
         diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source=source))

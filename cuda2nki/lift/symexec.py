@@ -436,6 +436,8 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
         return af.sym(f"{e.name}.{e.dim}")
 
     def e_Cast(self, e: A.Cast) -> object:
+        from cuda2nki.lift.retyped import retyped
+
         v = self.eval(e.operand)
         if isinstance(e.to, A.PointerType):
             if isinstance(v, PtrVal):
@@ -444,6 +446,8 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
                     if v.width != 1:
                         raise Refusal("C2N2010", e.loc, what="re-casting a vector pointer")
                     return PtrVal(v.tensor, v.offset, dtype_of(e.to), w, v.shared)
+                if retyped(v.dtype, e.to):  # the same bytes read as another type
+                    raise Refusal("C2N2010", e.loc, what="a buffer read as another element type")
                 return v
             raise Refusal("C2N2010", e.loc, what="cast of a non-pointer to a pointer")
         if isinstance(e.to, A.ScalarType):

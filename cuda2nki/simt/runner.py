@@ -17,6 +17,7 @@ from cuda2nki.simt.gridsync import MAX_GRID_SYNC_THREADS, uses_grid_sync
 from cuda2nki.simt.memory import Buffer, Vec, make_buffer, wrap_array
 from cuda2nki.simt.numeric import DTYPES, UnsupportedType, convert, np_dtype, scalar
 from cuda2nki.simt.recordargs import from_bytes
+from cuda2nki.simt.symbols import missing_symbols
 
 MAX_THREADS_PER_BLOCK = 1024
 MAX_SHARED_BYTES = 227 * 1024  # the largest opt-in shared memory per block (sm_90)
@@ -307,7 +308,8 @@ def run_kernel_full(
         raise error(
             "C2N0005", fn.loc, reason=f"SIMT compiler: {type(exc).__name__}: {exc}"
         ) from None
-    frame0, buffers = _bind_args(fn, cf, args, name)
+    defaulted = missing_symbols(fn, args)  # __device__ variables not passed: zeroed storage
+    frame0, buffers = _bind_args(fn, cf, {**args, **defaulted}, name)
     if track_reads:
         for buf, _arr in buffers.values():
             if buf.reads is None:
@@ -365,8 +367,9 @@ def run_kernel_full(
     }
     if records is not None:
         result = records[1](result)
+    held = {k: result.pop(k) for k in defaulted if k in result}
     return SimtResult(
-        result, launch.diagnostics, steps, nchunks, _global_values(prog, launch), reads
+        result, launch.diagnostics, steps, nchunks, {**_global_values(prog, launch), **held}, reads
     )
 
 

@@ -109,14 +109,15 @@ def test_binding_matches_signature(entry: Entry) -> None:
 
 def _params(entry: Entry, kernel: str, written: list[str]) -> list[str]:
     """The kernel's parameters: as written, but an array of a mixed-type struct is one array
-    per member (:mod:`cuda2nki.frontend.recordsplit`)."""
-    if "struct" not in entry.source:
+    per member (:mod:`cuda2nki.frontend.recordsplit`), and a file-scope ``__device__`` variable
+    the kernel uses is one more (:mod:`cuda2nki.frontend.deviceparams`)."""
+    if not re.search(r"\bstruct\b|^\s*(__managed__|__device__)\s+(?!.*\()", entry.source, re.M):
         return list(written)
     from cuda2nki.frontend import parse_source
 
     tu = parse_source(entry.source, str(entry.cu))
     fn = next((f for f in tu.kernels if f.name == kernel), None)
-    if fn is None or not any(p.record for p in fn.params):
+    if fn is None or not any(p.record or p.symbol for p in fn.params):
         return list(written)
     return [p.name for p in fn.params]
 

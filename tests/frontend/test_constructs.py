@@ -203,11 +203,10 @@ __global__ void k(float* p) {
 }
 """)
     assert tu.rejected == {}
-    assert [(g.name, g.space) for g in tu.globals] == [
-        ("coeffs", "constant"),
-        ("counter", "device"),
-    ]
+    assert [(g.name, g.space) for g in tu.globals] == [("coeffs", "constant")]
     k = tu.kernels[0]
+    # the __device__ variable is memory of the kernel: its trailing parameter
+    assert [(p.name, p.symbol) for p in k.params] == [("p", False), ("counter", True)]
     assert k.body.body[0].ty.dims == (8, 4)
     names = [n.name for n in find(k, A.Name)]
     assert "coeffs" in names and "counter" in names

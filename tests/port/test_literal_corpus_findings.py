@@ -28,6 +28,20 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 KNOWN: dict[str, str] = {
     "misc/int8_gemv_dp4a": "__dp4a and __dp2a are byte fields of int32 tiles in the literal "
     "lowering only: no recogniser claims a byte dot product, so each row is a thread",
+    "globals/device_accumulate": "a __device__ counter bumped by atomicAdd under a data "
+    "condition is a masked reduction no schedule takes (C2N2501): each block is a tile of threads",
+    "globals/device_cover_starred": "a __device__ counter bumped by atomicAdd under a data "
+    "condition is a masked reduction no schedule takes (C2N2501): each block is a tile of threads",
+    "globals/device_gain_helper": "per-tap counters bumped by atomicAdd and a table read at "
+    "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
+    "globals/managed_clip_flag": "a __managed__ flag set by a plain store under a data "
+    "condition (any writer wins): no recogniser claims the kernel",
+    "misc/float_exponent_bits": "a buffer read as another element type: the lifter declines "
+    "(C2N2010), only the literal lowering reads the bits through a dtype view",
+    "misc/shared_best_pairs": "a shared buffer read as float and int halves: the lifter declines "
+    "(C2N2010), only the literal lowering reads them through dtype views",
+    "misc/shared_word_stats": "a shared buffer read as int and float halves: the lifter declines "
+    "(C2N2010), only the literal lowering reads them through dtype views",
 }
 
 

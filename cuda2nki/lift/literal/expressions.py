@@ -18,6 +18,7 @@ from cuda2nki.lift.literal.helpers import (
     _kind,
     _sizeof,
 )
+from cuda2nki.lift.literal.reinterpret import resized, word_view
 from cuda2nki.lift.literal.spelling import _FLOAT_DT
 from cuda2nki.lift.literal.state import Scope
 from cuda2nki.lift.literal.values import (
@@ -336,8 +337,13 @@ class ExpressionMixin:
             if not isinstance(e.to.pointee, A.ScalarType):
                 raise self.refuse("reinterpretation as a vector type", e)
             klass = "float" if e.to.pointee.is_float else "int"
+            if resized(e.operand.ty, e.to.pointee):  # bytes of words, words of halves
+                raise self.refuse("reinterpretation of a buffer as another element size", e)
             if klass != v.ty:
-                raise self.refuse("reinterpretation of a buffer as another element type", e)
+                view = word_view(v, e.operand.ty, e.to.pointee)
+                if view is None:
+                    raise self.refuse("reinterpretation of a buffer as another element type", e)
+                return view
             return v
         if e.kind == "reinterpret":
             raise self.refuse("bit reinterpretation", e)

@@ -14,6 +14,10 @@ written lane::
 A pointer parameter passed the address of an element or member (``&pts[k]``) and only
 dereferenced aliases that lvalue the same way (:func:`lvalue_aliases`).
 
+A reference parameter the callee passes on whole to another function (``step(s)`` inside
+``float twice(float& s)``) aliases the caller's local there too: the inlined call passes its
+address (``step(&v)``), which is inlined in turn (:func:`alias_only`).
+
 A function returning a value as well (``float s = f(&a, x)``) assigns it to a result local
 declared before the block; several ``return``s are first made one (:mod:`.single_exit`).
 """
@@ -24,7 +28,7 @@ import dataclasses
 from collections.abc import Callable
 
 from cuda2nki.frontend import ast as A
-from cuda2nki.lift.literal.vecscan import children, deref_only, names_in
+from cuda2nki.lift.literal.vecscan import children, deref_only, names_in, written
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +100,9 @@ def _substitute(x: object, rename: dict[str, str], aliases: dict[str, A.Expr]) -
         and x.operand.name in aliases
     ):
         return dataclasses.replace(aliases[x.operand.name], loc=x.loc)
+    if isinstance(x, A.Name) and x.name in aliases:  # passed on: the alias's address
+        target = aliases[x.name]
+        return A.Unary(loc=x.loc, op="&", operand=dataclasses.replace(target, loc=x.loc), ty=x.ty)
     if isinstance(x, A.Name) and x.name in rename:
         return dataclasses.replace(x, name=rename[x.name])
     changes = {
@@ -118,9 +125,71 @@ def lvalue_aliases(fn: A.Function, call: A.Call, changed: set[str]) -> dict[str,
         if not (isinstance(p.ty, A.PointerType) and isinstance(a, A.Unary) and a.op == "&"):
             continue
         if isinstance(a.operand, A.Index | A.Member) and _plain_lvalue(a.operand):
-            if not (names_in(a.operand) & changed) and deref_only(fn.body, p.name):
+            if not (names_in(a.operand) & changed) and alias_only(fn.body, p.name):
                 out[p.name] = a.operand
     return out
+
+
+def alias_only(body: A.Stmt, name: str) -> bool:
+    """Whether every use of the pointer ``name`` in ``body`` is ``*name`` or a whole argument of
+    a call of a device function (passed on as the reference it is)."""
+    if deref_only(body, name):
+        return True
+    stripped = _without_pass_on(body, name)
+    return deref_only(stripped, name)  # type: ignore[arg-type]
+
+
+def writes_through(
+    fn: A.Function, name: str, callee: Callable[[A.Call], A.Function | None], depth: int = 0
+) -> bool:
+    """Whether ``fn`` writes through its pointer parameter ``name``: by an assignment, or by
+    passing it whole to a device function that writes through that parameter (``callee``
+    resolves a call; an unresolved one, or too deep a chain, counts as a write)."""
+    if written(fn.body, name):
+        return True
+    hit = False
+
+    def visit(x: object) -> None:
+        nonlocal hit
+        if hit:
+            return
+        if isinstance(x, A.Call) and x.target is not None:
+            for k, a in enumerate(x.args):
+                if not _whole(a, name):
+                    continue
+                g = callee(x)
+                if g is None or depth >= 8 or k >= len(g.params):
+                    hit = True
+                else:
+                    hit = hit or writes_through(g, g.params[k].name, callee, depth + 1)
+        children(x, visit)
+
+    visit(fn.body)
+    return hit
+
+
+def _whole(a: A.Expr, name: str) -> bool:
+    """``name`` or ``&*name`` (a reference passed on as a reference)."""
+    if isinstance(a, A.Unary) and a.op == "&" and isinstance(a.operand, A.Unary):
+        a = a.operand.operand if a.operand.op == "*" else a
+    return isinstance(a, A.Name) and a.name == name
+
+
+def _without_pass_on(x: object, name: str) -> object:
+    """``x`` with the whole arguments ``name`` of device function calls dropped."""
+    if isinstance(x, tuple):
+        return tuple(_without_pass_on(y, name) for y in x)
+    if not isinstance(x, A.Node):
+        return x
+    if isinstance(x, A.Call) and x.target is not None:
+        args = tuple(a for a in x.args if not (isinstance(a, A.Name) and a.name == name))
+        return dataclasses.replace(x, args=tuple(_without_pass_on(a, name) for a in args))
+    changes = {
+        f.name: _without_pass_on(getattr(x, f.name), name)
+        for f in dataclasses.fields(x)
+        if f.name != "loc"
+    }
+    return dataclasses.replace(x, **changes)
 
 
 def _plain_lvalue(e: A.Expr) -> bool:

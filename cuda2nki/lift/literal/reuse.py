@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 
 from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
+from cuda2nki.lift.literal.reinterpret import base_tensor
 
 #: helpers that read a tensor (a ``let`` whose value calls one is a load of its first argument)
 _READS = ("_c2n_load_at", "_c2n_gather")
@@ -112,8 +113,8 @@ def _instr_effects(i: Instr) -> _Effects:
     assigned = (
         frozenset({_target(ops["dst"])}) if "dst" in ops and i.kind != "fill" else frozenset()
     )
-    if i.kind == "store":
-        return _Effects(assigned, frozenset({ops["tensor"]}))
+    if i.kind == "store":  # a write through a dtype view writes the tensor
+        return _Effects(assigned, frozenset({base_tensor(ops["tensor"])}))
     if i.kind == "fill":
         return _Effects(assigned, frozenset({ops["dst"]}))
     if i.kind == "call":
@@ -168,7 +169,7 @@ def _load(n: Node) -> tuple[str, str, frozenset[str]] | None:
     if n.kind == "load":
         key = "|".join(ops[k] for k in ("tensor", "base", "cp", "cf", "dtype"))
         names = frozenset().union(*(_names(ops[k]) for k in ("base", "cp", "cf", "dtype")))
-        return ops["tensor"], key, names | {ops["tensor"]}
+        return base_tensor(ops["tensor"]), key, names | _names(ops["tensor"])
     if n.kind == "let" and _call_name(ops["value"]) in _READS:
         call = pyast.parse(ops["value"].strip(), mode="eval").body
         assert isinstance(call, pyast.Call)

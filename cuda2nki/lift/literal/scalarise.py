@@ -39,14 +39,18 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal import vecdots
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
 from cuda2nki.lift.literal.cubcalls import PREFIX as CUB_PREFIX
-from cuda2nki.lift.literal.inline_refs import inline_call, lvalue_aliases
+from cuda2nki.lift.literal.inline_refs import (
+    alias_only,
+    inline_call,
+    lvalue_aliases,
+    writes_through,
+)
 from cuda2nki.lift.literal.single_exit import needs_single_exit, single_exit
 from cuda2nki.lift.literal.state import LiteralRefusal
 from cuda2nki.lift.literal.vecscan import (
     arrows_as_derefs,
     blob_use,
     children,
-    deref_only,
     int_lit,
     is_vec,
     lane_name,
@@ -58,7 +62,6 @@ from cuda2nki.lift.literal.vecscan import (
     vec_array,
     vec_ptr,
     writes_memory,
-    written,
 )
 
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -179,6 +182,13 @@ class Scalariser:
             self.clones[name] = dataclasses.replace(got, name=name)
         return name
 
+    def callee_of(self, e: A.Call) -> A.Function | None:
+        """The device function ``e`` calls, None where it has no definition."""
+        try:
+            return self.callee(e)
+        except LiteralRefusal:
+            return None
+
     def ref_args(self, e: A.Call) -> dict[str, str]:
         """Parameter -> caller's local, for the arguments ``&local`` of a reference parameter."""
         fn = self.callee(e)
@@ -187,7 +197,7 @@ class Scalariser:
             if isinstance(p.ty, A.PointerType) and isinstance(a, A.Unary) and a.op == "&":
                 got = self.kind_of(a.operand.name) if isinstance(a.operand, A.Name) else None
                 if got is not None and got[0] in ("vec", "local", "ref"):
-                    if not deref_only(fn.body, p.name):
+                    if not alias_only(fn.body, p.name):
                         raise LiteralRefusal(f"reference parameter '{p.name}' used as a pointer",
                                              e.loc)  # fmt: skip
                     out[p.name] = a.operand.name  # type: ignore[union-attr]
@@ -216,7 +226,7 @@ class Scalariser:
     def helper_call(self, e: A.Call, lane: int | None) -> A.Call:
         refs = self.ref_args(e)
         fn = self.callee(e)
-        outs = [p for p in refs if written(fn.body, p)]
+        outs = [p for p in refs if writes_through(fn, p, self.callee_of)]
         if outs:
             raise LiteralRefusal(f"reference parameter '{outs[0]}' written in an expression",
                                  e.loc)  # fmt: skip
@@ -263,7 +273,8 @@ class Scalariser:
             return None
         refs = self.ref_args(e)
         fn = self.callee(e)
-        return refs if any(written(fn.body, p) for p in refs) else None
+        changed = any(writes_through(fn, p, self.callee_of) for p in refs)
+        return refs if changed else None
 
     # ------------------------------------------------------------------ vector values
     def lane(self, e: A.Expr, k: int, vt: object = None) -> A.Expr:  # noqa: PLR0911, PLR0912

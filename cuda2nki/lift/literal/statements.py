@@ -216,7 +216,12 @@ class StatementMixin:
         if not isinstance(s.ty, A.ScalarType):
             raise self.refuse(f"variable '{s.name}' of vector or class type", s)
         if s.ty.name == "float64":
-            raise self.refuse(f"double-precision variable '{s.name}'", s)
+            raise self.refuse(
+                f"double-precision variable '{s.name}' (NKI has no fp64 arithmetic, and a float "
+                "kernel that computes through double values is not moved to fp32 behind its back: "
+                "declare it float where fp32 is enough)",
+                s,
+            )
         ty = "float" if s.ty.is_float else "int"
         klass = self.classes.get(s.name, "T")
         name = self.pyname(s.name)
