@@ -18,6 +18,7 @@ from cuda2nki.frontend.cst import (
 from cuda2nki.frontend.devlaunch import (
     DEVICE_RUNTIME_TYPES,
 )
+from cuda2nki.frontend.dim3 import dim3_type
 from cuda2nki.frontend.lowerbase import (
     TEXTURE_TYPES,
     _Placeholder,
@@ -208,6 +209,8 @@ class TypeLowering(_Base):
         t = named_type(name)
         if t is None:
             t = self.u.typedefs.get(name) or DEVICE_RUNTIME_TYPES.get(name)
+        if t is None and not self.host:
+            t = dim3_type(name)  # a `dim3` local (see .dim3)
         return t
 
     @staticmethod
