@@ -109,7 +109,8 @@ def with_foreign_launches(
         )
         note(read)  # the headers they include (noted even when their parse is reused)
         # an includer reaching the file only in one configuration is read in that one
-        units, reached = reached_units(real, units, defines, tuple(map(str, include_dirs)))
+        dirs = tuple(map(str, include_dirs))
+        units, reached = reached_units(real, units, defines, dirs, tuple(tu.rejected))
     finally:
         _ACTIVE.discard(tu.file)
     extra = tuple(

@@ -248,10 +248,11 @@ def reached_units(
     units: tuple[TranslationUnit, ...],
     defines: Mapping[str, str] | None,
     include_dirs: tuple[str, ...],
+    refused: tuple[str, ...] = (),
 ) -> tuple[tuple[TranslationUnit, ...], dict[str, Diagnostic]]:
     """``units`` (of files including ``real``) with each that does not hold ``real``'s code
     read again with the macros that make it reach ``real`` (through the headers of the folder
-    holding both); and for each unit so read, by its file, the note saying which macros it was
+    holding both; ``refused``: the file's refused kernels, see ``adopt``); and for each unit so read, by its file, the note saying which macros it was
     read with."""
     from cuda2nki.frontend.adopt import _holds
 
@@ -260,11 +261,11 @@ def reached_units(
     notes: dict[str, Diagnostic] = {}
     for u in units:
         again, en = None, None
-        if not _holds(u, str(real)):
+        if not _holds(u, str(real), refused):
             en = enabling_macros(Path(u.file), real, _files_around(Path(u.file), real), given)
         if en is not None:
             again = _read_with(u.file, {**given, **dict(en.macros)}, include_dirs)
-        if again is None or en is None or not _holds(again, str(real)):
+        if again is None or en is None or not _holds(again, str(real), refused):
             out.append(u)
             continue
         out.append(again)
