@@ -163,6 +163,9 @@ class UnitContext:
         low = lowerer or BodyLowerer(self, "<file>", host=True)
         if self._typedef_record(node, low):
             return
+        inner = node.child_by_field_id(F.type) if node.type == "type_definition" else None
+        if inner is not None and inner.type == "enum_specifier":
+            self.register_enum(inner)  # `typedef enum { A, B } mode_t;`: A and B are constants
         if lowerer is None and low.cub_typedef(node, file_scope=True):
             return
         try:
