@@ -271,7 +271,10 @@ def reached_units(
         out.append(again)
         shown = ", ".join(f"{n}={v}" for n, v in en.macros)
         loc = SourceLoc(en.file, en.line, 1)
-        notes[again.file] = make("C2N1008", loc, includer=Path(u.file).name, macros=shown)
+        where = f"{Path(en.file).name}:{en.line}"
+        notes[again.file] = make(
+            "C2N1008", loc, includer=Path(u.file).name, macros=shown, where=where
+        )
     return tuple(out), notes
 
 

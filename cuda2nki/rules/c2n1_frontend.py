@@ -89,7 +89,7 @@ register(
         "C2N1008",
         N,
         "read in a configuration of its includer",
-        "read as {includer} includes it when built with {macros}",
+        "read as {includer} includes it when built with {macros} (the condition at {where})",
         "The file's code needs definitions (macros, types, device functions) from a file that "
         "includes it, directly or through other headers, but that file includes it only in one "
         "configuration of its build: the #include is in a conditional group such as "
