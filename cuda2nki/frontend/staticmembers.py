@@ -32,6 +32,9 @@ from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import COMMENT_IDS, F
 from cuda2nki.frontend.lowerbase import _Placeholder, _text
 
+#: argument node kinds that name types, never integers
+_TYPE_KINDS = frozenset({"primitive_type", "sized_type_specifier", "template_type"})
+
 if TYPE_CHECKING:
     from cuda2nki.frontend.lower import BodyLowerer
     from cuda2nki.frontend.unit import UnitContext
@@ -100,22 +103,29 @@ def traits_type(low: BodyLowerer, name: str, args: tuple[int, ...] | None = None
 def template_tag(low: BodyLowerer, node: ts.Node) -> A.CType | None:
     """``Tiles<128, 4>`` (a ``template_type`` node) as a traits tag, else None."""
     name = _text(node.child_by_field_id(F.name))
-    if name not in low.u.static_structs:
+    st = low.u.static_structs.get(name)
+    if st is None or st.has_data or not st.params:
         return None
     args = _arg_values(low, node.child_by_field_id(F.arguments))
     return traits_type(low, name, args) if args is not None else None
 
 
 def _arg_values(low: BodyLowerer, node: ts.Node | None) -> tuple[int, ...] | None:
+    """The integer template arguments of ``node``; None (and no diagnostic) when one is not an
+    integer constant."""
     if node is None:
         return None
     out = []
+    mark = len(low.diags)
     for c in node.named_children:
         if c.kind_id in COMMENT_IDS:
             continue
         target = c.child_by_field_id(F.type) if c.type == "type_descriptor" else c
-        v = low.const_int_node(target) if target is not None else None
+        v = None
+        if target is not None and target.type not in _TYPE_KINDS:
+            v = low.const_int_node(target)
         if v is None:
+            del low.diags[mark:]  # a type argument, or a value known only later
             return None
         out.append(v)
     return tuple(out)

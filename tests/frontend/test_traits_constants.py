@@ -125,3 +125,17 @@ def test_a_traits_kernel_ports_and_checks(tmp_path: Path) -> None:
     port.write_text(api.port(cu).source)
     report = api.check(cu, port, seeds=1)
     assert report.verdict == "pass", [d.message for d in report.findings]
+
+
+def test_a_data_struct_template_keeps_its_own_constants() -> None:
+    """``Box<float>::size`` (a struct template with data, given a type) is not a traits tag,
+    and reading it leaves no diagnostic behind; ``Tag<2>::k`` beside it is one."""
+    src = (
+        "template <int T_> struct Tag { static constexpr int k = T_; };\n"
+        "template <typename T> struct Box { static constexpr int size = 16 / sizeof(T); T v[size]; };\n"
+        "__global__ void put(int* out) { out[threadIdx.x] = Box<float>::size + Tag<2>::k; }\n"
+    )
+    tu = parse_source(src, "put.cu")
+    assert tu.rejected == {}, tu.diagnostics
+    got = run_kernel(tu, "put", grid=(1,), block=(2,), args={"out": np.zeros(2, np.int32)})["out"]
+    assert list(got) == [6, 6]
