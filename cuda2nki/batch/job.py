@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -208,6 +209,18 @@ def process_file(spec: JobSpec) -> FileResult:
         return dataclasses.replace(res, deps=_others(spec))
 
 
+def defines_kernel(path: str, name: str) -> bool:
+    """Whether the file ``path`` itself holds the definition of the kernel ``name`` (a kernel
+    refused for a device function of another file is still this file's)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return False
+    short = re.escape(name.split("::")[-1].split("<")[0])
+    return re.search(rf"__global__\b[^;{{}}]*?\b{short}\s*\(", text) is not None
+
+
 def _others(spec: JobSpec) -> tuple[str, ...]:
     """The files noted as read for ``spec``'s file, less the file itself."""
     me = os.path.realpath(spec.path)
@@ -232,6 +245,7 @@ def _process_file(spec: JobSpec) -> FileResult:
         name: diags
         for name, diags in sorted(tu.rejected.items())
         if not any(spec.counted_elsewhere(d.loc.file) for d in diags[:1])
+        or defines_kernel(spec.path, name)  # refused for code in a file it calls into
     }
     journal.kernels([*rejected, *(k.name for k in kernels)])
     journal.deps(_others(spec))

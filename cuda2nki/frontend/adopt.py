@@ -47,7 +47,7 @@ def adopt_context(tu: A.TranslationUnit, units: tuple[A.TranslationUnit, ...]) -
 
     Unchanged when no unit holds ``tu``'s code."""
     real = _real(tu.file)
-    unit = next((u for u in units if _holds(u, real)), None)
+    unit = next((u for u in units if _holds(u, real, tuple(tu.rejected))), None)
     if unit is None:
         return tu
     names = [k.name for k in tu.kernels if k.template_params and not k.template_args]
@@ -77,10 +77,15 @@ def _real(file: str) -> str:
     return os.path.realpath(file)
 
 
-def _holds(unit: A.TranslationUnit, real: str) -> bool:
-    return any(_real(f.loc.file) == real for f in unit.functions) or any(
+def _holds(unit: A.TranslationUnit, real: str, refused: tuple[str, ...] = ()) -> bool:
+    """Whether ``unit`` holds code of the file ``real``: a function defined there, a refusal
+    reported there, or a refusal of a kernel of ``refused`` (the file's, refused for code of
+    another file it calls into: its reasons lie there)."""
+    if any(_real(f.loc.file) == real for f in unit.functions) or any(
         _real(d.loc.file) == real for ds in unit.rejected.values() for d in ds
-    )
+    ):
+        return True
+    return any(name in unit.rejected for name in refused)
 
 
 def _instance_of(name: str, real: str, unit: A.TranslationUnit) -> A.Function | None:

@@ -47,6 +47,9 @@ SOURCE_SUFFIXES = frozenset({".cu", ".cpp", ".cc", ".cxx", ".c"})
 MAX_FILES = 2000
 #: a file larger than this is not read for its includes
 _MAX_BYTES = 2_000_000
+#: folder levels above a file's own searched for the files that include it, the first two
+#: always, the others only within the tree being migrated or the repository holding the file
+LEVELS_UP = 3
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]', re.M)
 
 
@@ -76,6 +79,7 @@ def with_foreign_launches(
     stand alone (see :mod:`cuda2nki.frontend.adopt`); ``tu`` unchanged when no file of the tree
     includes it or it needs nothing from them."""
     from cuda2nki.frontend.adopt import adopt_context, needs_context
+    from cuda2nki.frontend.reach import reached_units, with_reach_note
 
     path = Path(tu.file)
     launched = {s.instance or s.kernel for s in tu.launch_sites} | {
@@ -104,6 +108,9 @@ def with_foreign_launches(
             sources, tuple(sorted((defines or {}).items())), tuple(map(str, include_dirs))
         )
         note(read)  # the headers they include (noted even when their parse is reused)
+        # an includer reaching the file only in one configuration is read in that one
+        dirs = tuple(map(str, include_dirs))
+        units, reached = reached_units(real, units, defines, dirs, tuple(tu.rejected))
     finally:
         _ACTIVE.discard(tu.file)
     extra = tuple(
@@ -114,7 +121,8 @@ def with_foreign_launches(
     )
     if extra:
         tu = dataclasses.replace(tu, launch_sites=tu.launch_sites + extra)
-    return adopt_context(tu, units) if troubled else tu
+    tu = adopt_context(tu, units) if troubled else tu
+    return with_reach_note(tu, reached)
 
 
 @lru_cache(maxsize=64)
@@ -160,16 +168,40 @@ def _includers(real: Path) -> list[Path]:
     it, else from the directory above unless that is a top-level one (``/``, ``/tmp``)."""
     if real.suffix.lower() in HEADER_SUFFIXES:  # its own program first, then the folder above
         here = [p for p in including_sources(real, real.parent) if p != real]
-        return here or [p for p in including_sources(real) if p != real]
+        here = here or [p for p in including_sources(real) if p != real]
+        return here or _from_further_up(real, search_roots(real)[2:])
     roots = [real.parent]
     above = real.parent.parent
     if len(above.parts) > 2 and above != real.parent:
         roots.append(above)
+    return _from_further_up(real, [*roots, *search_roots(real)[2:]])
+
+
+def _from_further_up(real: Path, roots: list[Path]) -> list[Path]:
+    """The source files including ``real`` under the first of ``roots`` that has any, each
+    after those including it in turn."""
     for root in roots:
         found = [p for p in including_sources(real, root) if p != real]
         if found:
             return _outer_first(found, root, {real})
     return []
+
+
+def search_roots(real: Path) -> list[Path]:
+    """The folders searched, in turn, for the files that include ``real``: its own, the one
+    above, then (up to :data:`LEVELS_UP` levels above its own) those still inside the tree
+    being migrated or the repository holding it, never a top-level folder (``/tmp``)."""
+    from cuda2nki.frontend.headers import search_root, tree_root
+
+    inside = Path(search_root(str(real.parent), tree_root()))
+    roots = [real.parent, real.parent.parent]
+    d = real.parent.parent
+    while len(roots) <= LEVELS_UP and d != inside and d.is_relative_to(inside):
+        d = d.parent
+        if len(d.parts) <= 2:
+            break
+        roots.append(d)
+    return roots
 
 
 def _outer_first(found: list[Path], root: Path, seen: set[Path]) -> list[Path]:

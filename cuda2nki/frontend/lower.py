@@ -68,6 +68,7 @@ from cuda2nki.frontend.lowertex import TextureLowering
 from cuda2nki.frontend.lowertypes import TypeLowering
 from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.packed import PackedInstance
+from cuda2nki.frontend.staticmembers import static_member
 from cuda2nki.frontend.stdtraits import trait_value
 from cuda2nki.frontend.structops import StructOperatorLowering
 from cuda2nki.frontend.structtemplates import StructTemplateLowering
@@ -434,6 +435,12 @@ class BodyLowerer(
             if isinstance(value, float):
                 return N.FloatLit(loc=loc, value=value, ty=ty)
             return N.IntLit(loc=loc, value=value, ty=ty)
+        got = static_member(self, node) if self.u.static_structs else None
+        if got is not None:  # `Cfg::kThreads`: a traits struct's constant (see .staticmembers)
+            loc = (node.byte_range, self.placer)
+            if isinstance(got[0], float):
+                return N.FloatLit(loc=loc, value=got[0], ty=got[1])
+            return N.IntLit(loc=loc, value=got[0], ty=got[1])
         packed = self._packed_static(node) or var_template_instance(self, node)
         if packed is not None:
             return packed

@@ -28,6 +28,7 @@ from cuda2nki.frontend.devlaunch import (
     device_launch,
     runtime_call,
 )
+from cuda2nki.frontend.dim3 import dim3_call, is_dim3_call
 from cuda2nki.frontend.lowerbase import (
     CG_NAMESPACES,
     Sym,
@@ -111,6 +112,8 @@ class CallLowering(_Base):
             return self._functional_cast(node, fn, arg_nodes)
         if ft == "identifier" and self.generic and self._function_tparam(_text(fn)):
             return self._opaque_function_call(node, fn, arg_nodes)  # `op(x)`, `op` not known yet
+        if ft == "identifier" and is_dim3_call(self, fn):
+            return dim3_call(self, node)  # `dim3(x, y)`: missing axes are 1
         if ft == "identifier" and self._names_a_type(_text(fn)):
             return self._functional_cast(node, fn, arg_nodes)  # T(0): a typename, typedef, `uint`
         if ft == "parenthesized_expression":  # `(T)(x)` reads as a call of `(T)`

@@ -18,6 +18,7 @@ from cuda2nki.frontend.cst import (
     STORAGE_CLASS_IDS,
     F,
 )
+from cuda2nki.frontend.dim3 import dim3_declaration, is_dim3
 from cuda2nki.frontend.directinit import direct_initialiser
 from cuda2nki.frontend.lowerbase import (
     Sym,
@@ -96,6 +97,8 @@ class DeclarationLowering(_Base):
             and _text(type_node.child_by_field_id(F.name)) in self.u.smem_views
         ):
             return self._smem_view_decl(node, type_node)
+        if type_node is not None and is_dim3(self, type_node):
+            return dim3_declaration(self, node)  # `dim3 p(x, y);`: missing axes are 1
         base = self.type_of(type_node, tuple(quals))
         decls = node.children_by_field_id(F.declarator)
         if len(decls) == 1:  # the common case: its statements are the declaration's

@@ -18,6 +18,7 @@ from cuda2nki.frontend.cst import (
 from cuda2nki.frontend.devlaunch import (
     DEVICE_RUNTIME_TYPES,
 )
+from cuda2nki.frontend.dim3 import dim3_type
 from cuda2nki.frontend.lowerbase import (
     TEXTURE_TYPES,
     _Placeholder,
@@ -25,6 +26,7 @@ from cuda2nki.frontend.lowerbase import (
 )
 from cuda2nki.frontend.lowertables import _PRIMITIVE_IDS, std_constant
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct
+from cuda2nki.frontend.staticmembers import template_tag, traits_type
 from cuda2nki.frontend.surface import SURFACE_TYPE
 from cuda2nki.frontend.texture import OBJECT_TYPE
 from cuda2nki.frontend.typesys import (
@@ -94,6 +96,8 @@ class TypeLowering(_Base):
             return N.OpaqueType(name="auto", const=const)
         elif kind == "template_type":
             t = self.struct_instance(type_node) if self.u.struct_templates else None
+            if t is None and self.u.static_structs:
+                t = template_tag(self, type_node)  # `Tiles<128, 4>`: a traits tag
             if t is None:
                 t = self._packed_template(type_node)
         elif kind in ("struct_specifier", "class_specifier", "union_specifier", "enum_specifier"):
@@ -208,6 +212,10 @@ class TypeLowering(_Base):
         t = named_type(name)
         if t is None:
             t = self.u.typedefs.get(name) or DEVICE_RUNTIME_TYPES.get(name)
+        if t is None and not self.host:
+            t = dim3_type(name)  # a `dim3` local (see .dim3)
+        if t is None and name in self.u.static_structs:
+            t = traits_type(self, name)  # a traits struct: a tag (see .staticmembers)
         return t
 
     @staticmethod

@@ -54,6 +54,7 @@ from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
 from cuda2nki.frontend.smemview import SmemView, smem_view_struct
+from cuda2nki.frontend.staticmembers import StaticStruct, static_struct
 from cuda2nki.frontend.structbytes import blob_init
 from cuda2nki.frontend.structtemplates import StructTemplate, nested_enums, struct_template
 from cuda2nki.frontend.texture import LegacyTexture, register_legacy
@@ -125,6 +126,8 @@ class UnitContext:
         self.var_templates: dict[str, VarTemplate] = {}  # see .vartemplates
         self.methods: dict[str, set[str]] = {}  # struct -> its member functions
         self.empty_structs: set[str] = set()  # structs without data members (a base adds none)
+        self.static_structs: dict[str, StaticStruct] = {}  # see .staticmembers
+        self.static_values: dict[tuple, dict] = {}  # their members' values per template args
         self.ref_returns: set[int] = set()  # member functions returning a reference (node ids)
         self.method_defs: list[FuncDef] = []  # lowered with the file's functions
         self.fn_types: set[str] = set()  # typedefs of function-pointer types
@@ -165,6 +168,9 @@ class UnitContext:
         low = lowerer or BodyLowerer(self, "<file>", host=True)
         if self._typedef_record(node, low):
             return
+        inner = node.child_by_field_id(F.type) if node.type == "type_definition" else None
+        if inner is not None and inner.type == "enum_specifier":
+            self.register_enum(inner)  # `typedef enum { A, B } mode_t;`: A and B are constants
         if lowerer is None and low.cub_typedef(node, file_scope=True):
             return
         try:
@@ -247,6 +253,9 @@ class UnitContext:
             if ps is not None:
                 self.packed[ps.name] = ps
                 return None
+        ss = static_struct(node, tparams)  # `static constexpr int kThreads = 128;` members
+        if ss is not None:
+            self.static_structs[ss.name] = ss
         if name is not None:
             self._register_nested_enums(node, _text(name).split("<")[0].strip())
             if name.type == "type_identifier" and not has_data_members(node):

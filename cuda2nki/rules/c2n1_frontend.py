@@ -86,6 +86,20 @@ register(
         fix="Nothing to do; #include the defining file to choose another definition.",
     ),
     Rule(
+        "C2N1008",
+        N,
+        "read in a configuration of its includer",
+        "read as {includer} includes it when built with {macros} (the condition at {where})",
+        "The file's code needs definitions (macros, types, device functions) from a file that "
+        "includes it, directly or through other headers, but that file includes it only in one "
+        "configuration of its build: the #include is in a conditional group such as "
+        "`#ifdef USE_GPU` or `#if defined(WITH_CUDA) && LEVEL >= 2`. The including file was "
+        "read with the macros that make each group on the way active (as the build that "
+        "compiles these kernels defines them), and the kernels as it sees them are used.",
+        example='#ifdef USE_GPU\n#include "gpu_kernels.cuh"\n#endif',
+        fix="Nothing to do; pass -D for another configuration.",
+    ),
+    Rule(
         "C2N1010",
         E,
         "unsupported construct",

@@ -173,6 +173,29 @@ __global__ void k(float* y, const float* x, int n) {
 }""",
         lambda x: 5 * x + 6 + 7,
     ),
+    "enum_in_typedef_as_parameter": (
+        """
+typedef enum {
+  SCALE_FIRST = 0, // a comment between enumerators
+  SCALE_AFTER = 1
+} order_t;
+__device__ float step(float v, order_t o) { return o == SCALE_FIRST ? 2.0f * v + 1.0f : v; }
+__global__ void k(float* y, const float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = step(x[i], SCALE_FIRST) + step(x[i], SCALE_AFTER) + SCALE_AFTER;
+}""",
+        lambda x: 2 * x + 1 + x + 1,
+    ),
+    "enum_in_typedef_tagged_with_pointer": (
+        """
+typedef enum tag_kind { KIND_A = 4, KIND_B, KIND_C = KIND_B * 2 } kind_t, *kind_ptr;
+__global__ void k(float* y, const float* x, int n) {
+    kind_t c = KIND_C;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * KIND_A + c + (int)tag_kind::KIND_B;
+}""",
+        lambda x: 4 * x + 10 + 5,
+    ),
 }
 
 

@@ -50,6 +50,14 @@ EXAMPLES = {
         },
         argv=("parse", "k.cu"),
     ),
+    "C2N1008": Example(
+        files={
+            "k.cuh": "__global__ void k(float* p) { p[0] = SCALE; }\n",
+            "main.cu": '#define SCALE 2.0f\n#ifdef USE_GPU\n#include "k.cuh"\n#endif\n'
+            "int main() { k<<<1, 1>>>(0); }\n",
+        },
+        argv=("parse", "k.cuh"),
+    ),
     "C2N1010": _body("    auto f = [](float x) { return x; };\n    p[0] = 2.0f * f(1.0f);\n"),
     "C2N1011": _body("    int i = 0;\n    goto out;\nout:\n    p[0] = i;\n"),
     "C2N1012": _parse(
