@@ -111,3 +111,30 @@ def member_assignments(
         stack.extend(reversed(n.children))
     _remember(_members, key, (scope, out))
     return out
+
+
+_defaults: dict[tuple[Any, ...], tuple[ts.Node, dict[str, list[ts.Node]]]] = {}
+
+
+def field_defaults(
+    root: ts.Node, text: Callable[[ts.Node | None], str]
+) -> dict[str, list[ts.Node]]:
+    """The default member initializers (``int field = v;``) of the structs and classes of
+    ``root`` outside function bodies, by the declarator's text, each list in source order."""
+    key = _key(root, True)
+    got = _defaults.get(key)
+    if got is not None and got[0] == root:
+        return got[1]
+    out: dict[str, list[ts.Node]] = {}
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.type == "field_declaration":
+            value = n.child_by_field_name("default_value")
+            if value is not None:
+                decl = text(n.child_by_field_name("declarator"))
+                out.setdefault(decl, []).append(value)
+        if n.type not in ("function_definition", "compound_statement"):
+            stack.extend(reversed(n.children))
+    _remember(_defaults, key, (root, out))
+    return out

@@ -50,18 +50,12 @@ def _base(assign: ts.Node) -> str:
     return _txt(left.child_by_field_name("argument")) if left is not None else ""
 
 
-def _field_defaults(root: ts.Node, field: str) -> Iterator[ts.Node]:
-    """Default member initializers ``int field = v;`` of the file's structs and classes."""
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if n.type == "field_declaration":
-            value = n.child_by_field_name("default_value")
-            decl = n.child_by_field_name("declarator")
-            if value is not None and _txt(decl) == field:
-                yield value
-        if n.type not in ("function_definition", "compound_statement"):
-            stack.extend(reversed(n.children))
+def _field_defaults(root: ts.Node, field: str) -> list[ts.Node]:
+    """Default member initializers ``int field = v;`` of the file's structs and classes (the
+    file is indexed once: :mod:`cuda2nki.frontend.declindex`)."""
+    from cuda2nki.frontend.declindex import field_defaults
+
+    return field_defaults(root, _txt).get(field, [])
 
 
 def member_values(

@@ -43,9 +43,14 @@ from cuda2nki.frontend.hostvalue import (
     _uses_args,
 )
 
+#: the remembered outcome of an evaluation that found no value
+_FAILED = _V(None)
+
 
 class HostTerms:
     """Terms of :class:`~cuda2nki.frontend.hostvals.HostEvaluator` other than names."""
+
+    _assigned_memo: dict[tuple[object, ...], _V]
 
     def _sizeof(self, ty: str) -> int:
         """Bytes of a type: a builtin, a template parameter being bound, or a typedef of one."""
@@ -122,9 +127,8 @@ class HostTerms:
         if field in ("x", "y", "z") and self._is_dim3(base, s):
             raise _NoValue  # a dim3 whose value is unknown is not a struct of sizes
         for fn, right in member_values(self.root, s.fnode, base, field, s.before):
-            scope = _Scope(fn, right.start_byte, {}, s.depth + 1)
             try:
-                v = self.eval(right, scope)
+                v = self.assigned(fn, right, s.depth + 1)
             except _NoValue:
                 continue
             if v.items is not None or v.num is None:
@@ -134,6 +138,39 @@ class HostTerms:
         if not self._guess:
             raise _NoValue
         return self._default_for(n, "is not set in the source before the launch")
+
+    def assigned(self, fn: ts.Node | None, right: ts.Node, depth: int) -> _V:
+        """The value stored by an assignment whose right side is ``right`` (in function ``fn``),
+        read at ``depth``.  A member's value is looked for among every assignment to a member
+        of that name in the file, each of which may read members in turn: the outcome of each
+        (assignment, depth, evaluator state) is remembered, so that the search is polynomial in
+        the file's assignments instead of exponential in the depth."""
+        key = (right.id, right.start_byte, fn.id if fn is not None else None, depth, self._mode())
+        got = self._assigned_memo.get(key)
+        if got is None:
+            try:
+                got = self.eval(right, _Scope(fn, right.start_byte, {}, depth))
+            except _NoValue:
+                got = _FAILED
+            self._assigned_memo[key] = got
+        if got is _FAILED:
+            raise _NoValue
+        return got
+
+    def _mode(self) -> tuple[object, ...]:
+        """What an evaluation depends on besides the node and its scope: the evaluator's flags,
+        the template types bound and the launch's guarded names."""
+        gfn, eqs = self._guarded
+        return (
+            self._guess,
+            self._in_helper,
+            self._block,
+            self._defaults,
+            self._sizes,
+            tuple(sorted(self._types.items())),
+            gfn.id if gfn is not None else None,
+            tuple(sorted((k, v.text, v.num) for k, v in eqs.items())),
+        )
 
     def _default_for(self, n: ts.Node, why: str) -> _V:
         """The default an unknown integer takes (a block size where it sizes the block), with

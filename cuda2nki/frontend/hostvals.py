@@ -104,6 +104,7 @@ class HostEvaluator(HostNames, HostTerms):
         self._in_helper = False  # evaluating a helper's return: no helper inside it
         #: names an ``if (name == c)`` around the launch being read fixes, in its function
         self._guarded: tuple[ts.Node | None, dict[str, _V]] = (None, {})
+        self._assigned_memo = {}  # see HostTerms.assigned
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
