@@ -63,6 +63,7 @@ from cuda2nki.fidelity.sandbox import PortSandbox
 from cuda2nki.fileio import read_text
 from cuda2nki.frontend.demote import demoted
 from cuda2nki.nkisim.dtypes import canary_mask
+from cuda2nki.simt import deadline
 
 #: how much of what the port printed (its last bytes) a report keeps
 PORT_OUTPUT_BYTES = 4000
@@ -141,6 +142,7 @@ def _dynamic(
                 break  # the later generated points are larger still
             sets, refs, oracles, skips = [], [], [], []
             for arrays in all_sets:
+                deadline.check()  # the time budget of the check, if it has one
                 try:
                     # at the point whose trace the findings read (the largest), the first
                     # seed's run also counts the bytes the computation needs

@@ -11,6 +11,7 @@ import numpy as np
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, error
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.typesys import sizeof
+from cuda2nki.simt import deadline
 from cuda2nki.simt.chunk import Chunk, Launch
 from cuda2nki.simt.compiler import FunctionCompiler, Program, decay, unq
 from cuda2nki.simt.gridsync import MAX_GRID_SYNC_THREADS, uses_grid_sync
@@ -328,6 +329,7 @@ def run_kernel_full(
     try:
         with np.errstate(all="ignore"):
             for box in _boxes(g, per_chunk):
+                deadline.check()
                 c = Chunk(launch, box, None)
                 c.env = list(frame0) + [None] * (cf.nslots - len(frame0))
                 c.owned = [False] * cf.nslots
