@@ -11,6 +11,7 @@ import re
 import tree_sitter as ts
 
 from cuda2nki.frontend import cmdline
+from cuda2nki.frontend.hostcasts import functional_cast
 from cuda2nki.frontend.hostidioms import static_member, type_alias
 from cuda2nki.frontend.hostmembers import member_values
 from cuda2nki.frontend.hostsyntax import (
@@ -242,6 +243,9 @@ class HostTerms:
                 f"{_num_text(value)} taken ({self.where(n)})"
             )
             return _const(value, (), (note,))
+        cast = functional_cast(self, n, items, s)  # `float(0.5)`, `T(2.0)`
+        if cast is not None:
+            return cast
         try:
             return self._inline(name, items, s)
         except _NoValue:
