@@ -30,7 +30,6 @@ from cuda2nki.frontend.hostvalue import (
     _NOT_SIZES,
     _SIZEOF,
     _V,
-    DEFAULT_BLOCK,
     NOMINAL_DEVICE,
     _ceil_div,
     _ceil_div_name,
@@ -52,6 +51,7 @@ class HostTerms:
     """Terms of :class:`~cuda2nki.frontend.hostvals.HostEvaluator` other than names."""
 
     _assigned_memo: dict[tuple[object, ...], _V]
+    _block_default: int
 
     def _sizeof(self, ty: str) -> int:
         """Bytes of a type: a builtin, a template parameter being bound, or a typedef of one."""
@@ -168,6 +168,7 @@ class HostTerms:
             self._block,
             self._defaults,
             self._sizes,
+            self._block_default,
             tuple(sorted(self._types.items())),
             gfn.id if gfn is not None else None,
             tuple(sorted((k, v.text, v.num) for k, v in eqs.items())),
@@ -176,7 +177,7 @@ class HostTerms:
     def _default_for(self, n: ts.Node, why: str) -> _V:
         """The default an unknown integer takes (a block size where it sizes the block), with
         the note that says why and how to set another."""
-        value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
+        value = self._block_default if self._block else cmdline.DEFAULT_INT
         note = (
             f"'{_one_line(n)}' {why}; {value} taken "
             "(set it in the binding if the kernel needs another value)"
