@@ -459,7 +459,7 @@ def _check(
             "errors": list(exc.diagnostics),
         }
     except deadline.Overtime as exc:  # as if the file had stopped in it: the others go on
-        why = f"the check of '{name}' did not finish: the CUDA kernel's runs {exc}"
+        why = f"the check of '{name}' {exc}, its share of the file's time limit"
         return {
             "verdict": "unverified",
             "check_ids": ["C2N0006"],
