@@ -52,7 +52,13 @@ from cuda2nki.fidelity.check_judge import (
     narrowing,
 )
 from cuda2nki.fidelity.check_reference import CudaSource, _fp64, _ndebug, _reference, _swapped_axes
-from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
+from cuda2nki.fidelity.compare import (
+    Comparison,
+    compare,
+    largest_finite,
+    vacuous,
+    wrong_axis,
+)
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS
 from cuda2nki.fidelity.intensity import contraction_reuse
 from cuda2nki.fidelity.networkrows import segment_length, with_segments
@@ -324,6 +330,7 @@ def _dynamic(
                         alt_tols=tol.alternatives,
                         unwritten=canary_mask(got),
                         dont_care=skip.get(cname),
+                        overflow=largest_finite(ref[cname]),
                     )
                     run = Launch(tu, name, r, arrays, SourceLoc(info.path, info.line, 1))
                     for explain in _EXPLANATIONS:
