@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cuda2nki.batch import checksizes
-from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity
+from cuda2nki.diagnostics import Diagnostic, DiagnosticError, Severity, SourceLoc, make
 from cuda2nki.fileio import read_regular
 from cuda2nki.frontend.deps import noted
 
@@ -293,7 +293,8 @@ def _process_file(spec: JobSpec) -> FileResult:
 class _Budget:
     """The time a file's checks may take: what is left of its limit (less a margin for writing
     the records), shared evenly among the kernels still to do, so that one slow check ends in
-    its own timeout (C2N4015) instead of the pool stopping the whole file."""
+    its own timeout (C2N4015 for the port; C2N0006, unverified, for the CUDA kernel's runs in
+    the interpreter) instead of the pool stopping the whole file."""
 
     def __init__(self, limit: float | None, kernels: int) -> None:
         self.end = None if limit is None else time.monotonic() + 0.85 * limit - 1.0
@@ -345,6 +346,8 @@ def _run_check(spec: JobSpec, c: _Pending, share: float | None) -> None:
     # a check that could not run says why among the kernel's diagnostics
     errors = record(spec, c.name, c.rec["status"], got.pop("errors", ()), lines=0)
     c.rec.update(got, diagnostics=[*c.rec["diagnostics"], *errors["diagnostics"]])
+    if got["check_ids"] == ["C2N0006"]:  # stopped at its time, as a stopped file's checks are
+        c.rec["blocking"] = sorted({*c.rec["blocking"], "C2N0006"})
 
 
 def _kernel(
@@ -444,10 +447,12 @@ def _check(
     from cuda2nki import api
     from cuda2nki.fidelity import smallsizes
     from cuda2nki.frontend.sizemacros import defines_win
+    from cuda2nki.simt import deadline
 
     limit = {} if seconds is None else {"timeout": seconds}
     try:
-        with defines_win(sizes or {}):
+        # the CUDA kernel's runs in this process end with the check's share of the time too
+        with deadline.within(seconds), defines_win(sizes or {}):
             report = api.check(
                 spec.path,
                 str(port),
@@ -466,6 +471,13 @@ def _check(
             "verdict": "error",
             "check_ids": sorted({d.code for d in exc.diagnostics}),
             "errors": list(exc.diagnostics),
+        }
+    except deadline.Overtime as exc:  # as if the file had stopped in it: the others go on
+        why = f"the check of '{name}' {exc}, its share of the file's time limit"
+        return {
+            "verdict": "unverified",
+            "check_ids": ["C2N0006"],
+            "errors": [make("C2N0006", SourceLoc(spec.rel, 0, 0), reason=why)],
         }
     return {
         "verdict": report.verdict,

@@ -52,7 +52,13 @@ from cuda2nki.fidelity.check_judge import (
     narrowing,
 )
 from cuda2nki.fidelity.check_reference import CudaSource, _fp64, _ndebug, _reference, _swapped_axes
-from cuda2nki.fidelity.compare import Comparison, compare, vacuous, wrong_axis
+from cuda2nki.fidelity.compare import (
+    Comparison,
+    compare,
+    largest_finite,
+    vacuous,
+    wrong_axis,
+)
 from cuda2nki.fidelity.inputs import DISTRIBUTIONS
 from cuda2nki.fidelity.intensity import contraction_reuse
 from cuda2nki.fidelity.networkrows import segment_length, with_segments
@@ -63,6 +69,7 @@ from cuda2nki.fidelity.sandbox import PortSandbox
 from cuda2nki.fileio import read_text
 from cuda2nki.frontend.demote import demoted
 from cuda2nki.nkisim.dtypes import canary_mask
+from cuda2nki.simt import deadline
 
 #: how much of what the port printed (its last bytes) a report keeps
 PORT_OUTPUT_BYTES = 4000
@@ -141,6 +148,7 @@ def _dynamic(
                 break  # the later generated points are larger still
             sets, refs, oracles, skips = [], [], [], []
             for arrays in all_sets:
+                deadline.check()  # the time budget of the check, if it has one
                 try:
                     # at the point whose trace the findings read (the largest), the first
                     # seed's run also counts the bytes the computation needs
@@ -322,6 +330,7 @@ def _dynamic(
                         alt_tols=tol.alternatives,
                         unwritten=canary_mask(got),
                         dont_care=skip.get(cname),
+                        overflow=largest_finite(ref[cname]),
                     )
                     run = Launch(tu, name, r, arrays, SourceLoc(info.path, info.line, 1))
                     for explain in _EXPLANATIONS:

@@ -110,9 +110,11 @@ def compare(
     canary_nan: bool = True,
     unwritten: np.ndarray | None = None,
     dont_care: np.ndarray | None = None,
+    overflow: float | None = None,
 ) -> Comparison:
     """Compare one output.  ``alt_tols`` maps a precision hypothesis (e.g. "bf16 accumulation")
-    to the tolerance that hypothesis would allow."""
+    to the tolerance that hypothesis would allow; ``overflow``, the largest finite value of the
+    output's dtype (see :func:`largest_finite`)."""
     a = np.asarray(actual, dtype=np.float64)
     e = np.asarray(expected, dtype=np.float64)
     if a.size != e.size:
@@ -139,6 +141,8 @@ def compare(
     if unwritten is not None:
         unknowable &= ~np.asarray(unwritten, dtype=bool).reshape(e.shape)
     ok |= unknowable
+    if overflow is not None:
+        ok |= overflowed(a, e, tol_arr, overflow)
     if dont_care is not None:  # elements the CUDA kernel never writes: any port value will do
         ok |= np.asarray(dont_care, dtype=bool).reshape(e.shape)
         a = np.where(ok & ~within(a, e, tol_arr), e, a)
@@ -210,6 +214,25 @@ def compare(
         regions=regions,
         tiles=tiles,
     )
+
+
+def largest_finite(arr: Any) -> float | None:
+    """The largest finite value of ``arr``'s floating dtype (None: not a floating dtype)."""
+    dt = np.asarray(arr).dtype
+    if dt.kind != "f":
+        return None
+    return float(np.finfo(dt).max)
+
+
+def overflowed(a: np.ndarray, e: np.ndarray, tol: np.ndarray, largest: float) -> np.ndarray:
+    """Where the port's infinity is a value within the bound: the reference is finite, of the
+    same sign, and its bound reaches past the largest finite value of the output's dtype, so
+    the exact result may lie beyond it (a port summing in more precision than the kernel, whose
+    narrow partial sums lose what takes the total past the limit, rounds it to infinity)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (
+            np.isinf(a) & np.isfinite(e) & (np.sign(a) == np.sign(e)) & (np.abs(e) + tol > largest)
+        )
 
 
 def _mean_bound(tol: Any) -> float:

@@ -17,6 +17,7 @@ from cuda2nki.binding import Binding, Number, Resolved
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError
 from cuda2nki.fidelity import pathscan
 from cuda2nki.fidelity.inputs import make_inputs, test_points
+from cuda2nki.simt import deadline
 
 
 def plan_points(
@@ -45,7 +46,10 @@ def plan_points(
         # no determinism re-run (the binding's points have those); its runs are the check's
         # largest, a literal (thread-by-thread) port's most of all
         n = max(seeds, 1) if not point.generated else 1
-        sets = [make_inputs(r, s) for s in range(n)]
+        sets = []
+        for s in range(n):
+            deadline.check()  # a check with a time budget: large inputs take seconds each
+            sets.append(make_inputs(r, s))
         runs = [port_kwargs(pb, r, a) for a in sets]
         if not point.generated:
             runs.append(runs[0])

@@ -566,6 +566,8 @@ class PortSandbox:
         if self._final is not None:
             return self._final
         assert self._dir is not None and self._proc is not None
+        from cuda2nki.simt import deadline  # (not at the top: the sandbox child hides simt)
+
         out = os.path.join(self._dir, "job", "out")
         want = os.path.join(out, f"p{k:04d}.json")
         first = os.path.join(out, "p0000.json")
@@ -597,6 +599,7 @@ class PortSandbox:
                     seconds=time.perf_counter() - self._t0,
                 )
                 return self._final
+            deadline.check()  # the check's own time budget, if it has one, ends the wait too
             time.sleep(0.01)
 
     def _read(self, k: int) -> SandboxResult:

@@ -7,7 +7,9 @@ of these that gives a number:
    function before the use;
 2. an assignment to that member of any variable in the file (``a->block_size = 256;`` in the
    function that fills the struct, ``grid.numBlocks = n / 128;``), in file order;
-3. the member's default initializer in its struct (``struct Args { int block_size = 128; };``).
+3. what a constructor of a struct stores in the member first (``Params() : block(128)``, or
+   ``n_threads = 16;`` at the top of a constructor that then parses the command line);
+4. the member's default initializer in its struct (``struct Args { int block_size = 128; };``).
 
 When none does (the struct is filled from a file, or by code not in the tree), a default with a
 note: sizes need no exact value, and a non-size value is best set in the binding.
@@ -50,18 +52,12 @@ def _base(assign: ts.Node) -> str:
     return _txt(left.child_by_field_name("argument")) if left is not None else ""
 
 
-def _field_defaults(root: ts.Node, field: str) -> Iterator[ts.Node]:
-    """Default member initializers ``int field = v;`` of the file's structs and classes."""
-    stack = [root]
-    while stack:
-        n = stack.pop()
-        if n.type == "field_declaration":
-            value = n.child_by_field_name("default_value")
-            decl = n.child_by_field_name("declarator")
-            if value is not None and _txt(decl) == field:
-                yield value
-        if n.type not in ("function_definition", "compound_statement"):
-            stack.extend(reversed(n.children))
+def _field_defaults(root: ts.Node, field: str) -> list[ts.Node]:
+    """Default member initializers ``int field = v;`` of the file's structs and classes (the
+    file is indexed once: :mod:`cuda2nki.frontend.declindex`)."""
+    from cuda2nki.frontend.declindex import field_defaults
+
+    return field_defaults(root, _txt).get(field, [])
 
 
 def member_values(
@@ -77,5 +73,8 @@ def member_values(
         if fnode is not None and _enclosing(a) == fnode and _base(a) == base:
             continue  # tried above
         yield _enclosing(a), a.child_by_field_name("right")
+    from cuda2nki.frontend.declindex import constructor_values
+
+    yield from constructor_values(root, _txt).get(field, ())
     for value in _field_defaults(root, field):
         yield None, value

@@ -33,7 +33,6 @@ from cuda2nki.frontend.hostsyntax import (
 from cuda2nki.frontend.hostvalue import (
     _FLOAT_TYPES,
     _V,
-    DEFAULT_BLOCK,
     NOMINAL_DEVICE,
     _ceil_div,
     _const,
@@ -193,7 +192,7 @@ class HostNames:
         ty = _txt(d.child_by_field_name("type")).replace("const", "").strip()
         value = cmdline.DEFAULT_FLOAT if ty in _FLOAT_TYPES else cmdline.DEFAULT_INT
         if self._block or self._defaults:
-            value = DEFAULT_BLOCK
+            value = self._block_default
         note = (
             f"'{name}' is written by {out.callee}() at run time ({self.where(out.call)}); "
             f"{_num_text(value)} taken (set it in the binding if the kernel needs another value)"
@@ -295,9 +294,10 @@ class HostNames:
         if self._defaults:
             note = (
                 f"no call in this file passes '{name}' to '{fname}'; "
-                f"{DEFAULT_BLOCK} threads taken (set [launch] block if the kernel needs others)"
+                f"{self._block_default} threads taken (set [launch] block if the kernel needs "
+                "others)"
             )
-            return _const(DEFAULT_BLOCK, (f"{self.where(s.fnode)}: {fname}",), (note,))
+            return _const(self._block_default, (f"{self.where(s.fnode)}: {fname}",), (note,))
         if self._sizes and not own:
             note = (
                 f"no call in the tree gives '{name}' of '{fname}' a value; {cmdline.DEFAULT_INT} taken "

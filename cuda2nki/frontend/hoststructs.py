@@ -127,14 +127,13 @@ def _value(
 ) -> HostExpr | None:
     from cuda2nki.frontend.hostmembers import member_values
     from cuda2nki.frontend.hostsyntax import _one_line
-    from cuda2nki.frontend.hostvalue import HostExpr, _NoValue, _Scope
+    from cuda2nki.frontend.hostvalue import HostExpr, _NoValue
 
     for fn, right in member_values(ev.root, fnode, base, field, before):
         if right is None:
             continue
-        scope = _Scope(fn, right.start_byte, {}, 1)
         try:
-            v = ev.eval(right, scope)
+            v = ev.assigned(fn, right, 1)
         except (_NoValue, RecursionError):
             continue
         if v.items is not None or v.num is None:

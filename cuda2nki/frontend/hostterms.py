@@ -11,6 +11,7 @@ import re
 import tree_sitter as ts
 
 from cuda2nki.frontend import cmdline
+from cuda2nki.frontend.hostcasts import functional_cast
 from cuda2nki.frontend.hostidioms import static_member, type_alias
 from cuda2nki.frontend.hostmembers import member_values
 from cuda2nki.frontend.hostsyntax import (
@@ -29,7 +30,6 @@ from cuda2nki.frontend.hostvalue import (
     _NOT_SIZES,
     _SIZEOF,
     _V,
-    DEFAULT_BLOCK,
     NOMINAL_DEVICE,
     _ceil_div,
     _ceil_div_name,
@@ -43,9 +43,15 @@ from cuda2nki.frontend.hostvalue import (
     _uses_args,
 )
 
+#: the remembered outcome of an evaluation that found no value
+_FAILED = _V(None)
+
 
 class HostTerms:
     """Terms of :class:`~cuda2nki.frontend.hostvals.HostEvaluator` other than names."""
+
+    _assigned_memo: dict[tuple[object, ...], _V]
+    _block_default: int
 
     def _sizeof(self, ty: str) -> int:
         """Bytes of a type: a builtin, a template parameter being bound, or a typedef of one."""
@@ -122,9 +128,8 @@ class HostTerms:
         if field in ("x", "y", "z") and self._is_dim3(base, s):
             raise _NoValue  # a dim3 whose value is unknown is not a struct of sizes
         for fn, right in member_values(self.root, s.fnode, base, field, s.before):
-            scope = _Scope(fn, right.start_byte, {}, s.depth + 1)
             try:
-                v = self.eval(right, scope)
+                v = self.assigned(fn, right, s.depth + 1)
             except _NoValue:
                 continue
             if v.items is not None or v.num is None:
@@ -135,10 +140,44 @@ class HostTerms:
             raise _NoValue
         return self._default_for(n, "is not set in the source before the launch")
 
+    def assigned(self, fn: ts.Node | None, right: ts.Node, depth: int) -> _V:
+        """The value stored by an assignment whose right side is ``right`` (in function ``fn``),
+        read at ``depth``.  A member's value is looked for among every assignment to a member
+        of that name in the file, each of which may read members in turn: the outcome of each
+        (assignment, depth, evaluator state) is remembered, so that the search is polynomial in
+        the file's assignments instead of exponential in the depth."""
+        key = (right.id, right.start_byte, fn.id if fn is not None else None, depth, self._mode())
+        got = self._assigned_memo.get(key)
+        if got is None:
+            try:
+                got = self.eval(right, _Scope(fn, right.start_byte, {}, depth))
+            except _NoValue:
+                got = _FAILED
+            self._assigned_memo[key] = got
+        if got is _FAILED:
+            raise _NoValue
+        return got
+
+    def _mode(self) -> tuple[object, ...]:
+        """What an evaluation depends on besides the node and its scope: the evaluator's flags,
+        the template types bound and the launch's guarded names."""
+        gfn, eqs = self._guarded
+        return (
+            self._guess,
+            self._in_helper,
+            self._block,
+            self._defaults,
+            self._sizes,
+            self._block_default,
+            tuple(sorted(self._types.items())),
+            gfn.id if gfn is not None else None,
+            tuple(sorted((k, v.text, v.num) for k, v in eqs.items())),
+        )
+
     def _default_for(self, n: ts.Node, why: str) -> _V:
         """The default an unknown integer takes (a block size where it sizes the block), with
         the note that says why and how to set another."""
-        value = DEFAULT_BLOCK if self._block else cmdline.DEFAULT_INT
+        value = self._block_default if self._block else cmdline.DEFAULT_INT
         note = (
             f"'{_one_line(n)}' {why}; {value} taken "
             "(set it in the binding if the kernel needs another value)"
@@ -205,6 +244,9 @@ class HostTerms:
                 f"{_num_text(value)} taken ({self.where(n)})"
             )
             return _const(value, (), (note,))
+        cast = functional_cast(self, n, items, s)  # `float(0.5)`, `T(2.0)`
+        if cast is not None:
+            return cast
         try:
             return self._inline(name, items, s)
         except _NoValue:

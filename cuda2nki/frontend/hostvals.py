@@ -34,6 +34,7 @@ from typing import Any
 import tree_sitter as ts
 
 from cuda2nki.frontend.hostalloc import alloc_bytes
+from cuda2nki.frontend.hostblock import fitted
 from cuda2nki.frontend.hostcalls import host_calls
 from cuda2nki.frontend.hostidioms import half_round, remainder_ceil
 from cuda2nki.frontend.hostnames import HostNames
@@ -104,6 +105,8 @@ class HostEvaluator(HostNames, HostTerms):
         self._in_helper = False  # evaluating a helper's return: no helper inside it
         #: names an ``if (name == c)`` around the launch being read fixes, in its function
         self._guarded: tuple[ts.Node | None, dict[str, _V]] = (None, {})
+        self._assigned_memo = {}  # see HostTerms.assigned
+        self._block_default = DEFAULT_BLOCK  # what an unknown block size takes (hostblock)
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -171,8 +174,8 @@ class HostEvaluator(HostNames, HostTerms):
         (grid and block: a node, or a tuple of one node per axis), ``args`` its arguments."""
         fnode = _enclosing(call)
         saved, self._guarded = self._guarded, (fnode, self._equalities(call, fnode))
-        try:
-            return self._facts(call, fnode, cfg, args)
+        try:  # a block of defaults too large to launch is read again (frontend.hostblock)
+            return fitted(self, lambda: self._facts(call, fnode, cfg, args))
         finally:
             self._guarded = saved
 

@@ -270,7 +270,9 @@ def _rewrite(c: Compute, kernel: Kernel, written: frozenset[str] = frozenset()) 
             part = c.replace(expr=c.expr.a, domain=Domain(c.domain.axes, c.expr.cond))
             return [*_rewrite(whole, kernel), *_rewrite(part, kernel)]
     if c.domain.guard is None:
-        return [c]
+        # a select on data over a domain short of the inout target: the old values stay
+        keep = inout and isinstance(c.expr, Select) and not covers_target(c, kernel)
+        return [_carry_over(c, kernel), c] if keep else [c]
     uni, rest = uniform.split(c.domain.guard, set(kernel.scalars))
     if uni is not None:  # a flag: decided when the kernel is traced (lower-tiles branches on it)
         inner = _rewrite(c.replace(domain=Domain(c.domain.axes, rest)), kernel, written)

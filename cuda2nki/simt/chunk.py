@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from cuda2nki.diagnostics import Diagnostic, SourceLoc, error, make
+from cuda2nki.simt import deadline
 
 if TYPE_CHECKING:
     from cuda2nki.simt.memory import Buffer
@@ -168,6 +169,8 @@ class Chunk:
 
     def step(self, loc: SourceLoc) -> None:
         self.steps += 1
+        if not self.steps % deadline.EVERY:
+            deadline.check()
         if self.steps > self.launch.max_steps:
             raise error("C2N1502", loc, kernel=self.launch.kernel, steps=self.launch.max_steps)
 

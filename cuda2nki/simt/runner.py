@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, error
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.typesys import sizeof
+from cuda2nki.simt import deadline
 from cuda2nki.simt.chunk import Chunk, Launch
 from cuda2nki.simt.compiler import FunctionCompiler, Program, decay, unq
 from cuda2nki.simt.gridsync import MAX_GRID_SYNC_THREADS, uses_grid_sync
@@ -234,7 +236,48 @@ def run_kernel(
     ).outputs
 
 
+#: a run out of memory is retried with chunks this many times smaller, down to
+#: :data:`MIN_RETRY_THREADS` threads at once
+RETRY_SHRINK = 8
+MIN_RETRY_THREADS = 1024
+
+
+class _ChunkMemory(Exception):  # noqa: N818 - a signal to retry, not an error of its own
+    """A chunk of ``threads`` threads ran out of memory (``diagnostic``: what to raise when no
+    smaller chunk is tried)."""
+
+    def __init__(self, threads: int, diagnostic: DiagnosticError) -> None:
+        super().__init__(str(diagnostic))
+        self.threads, self.diagnostic = threads, diagnostic
+
+
 def run_kernel_full(
+    tu: A.TranslationUnit,
+    kernel: str | None,
+    *,
+    chunk_threads: int | None = None,
+    **kw: Any,
+) -> SimtResult:
+    """:func:`run_kernel`, also returning warnings (C2N1504, C2N1512) and statistics.
+
+    ``fast=False`` disables the affine-index and box-active-set fast paths (plain per-thread
+    index arrays everywhere; for differential testing).  ``track_reads=True`` records which bytes
+    of each pointer argument the kernel loads (:attr:`SimtResult.read_bytes`): the traffic the
+    computation needs, whatever a port moves.  A run whose chunk of threads exhausts the memory
+    (a process under a memory limit) is run again from the start with smaller chunks: the
+    outputs do not depend on how the grid is cut, and the caller's arrays are never written.
+    """
+    while True:
+        try:
+            return _run_once(tu, kernel, chunk_threads=chunk_threads, **kw)
+        except _ChunkMemory as exc:
+            smaller = exc.threads // RETRY_SHRINK
+            if smaller < MIN_RETRY_THREADS:
+                raise exc.diagnostic from None
+            chunk_threads = smaller
+
+
+def _run_once(
     tu: A.TranslationUnit,
     kernel: str | None,
     *,
@@ -250,13 +293,7 @@ def run_kernel_full(
     fmad: bool = False,
     track_reads: bool = False,
 ) -> SimtResult:
-    """:func:`run_kernel`, also returning warnings (C2N1504, C2N1512) and statistics.
-
-    ``fast=False`` disables the affine-index and box-active-set fast paths (plain per-thread
-    index arrays everywhere; for differential testing).  ``track_reads=True`` records which bytes
-    of each pointer argument the kernel loads (:attr:`SimtResult.read_bytes`): the traffic the
-    computation needs, whatever a port moves.
-    """
+    """One run of :func:`run_kernel_full` with chunks of at most ``chunk_threads`` threads."""
     fn = find_kernel(tu, kernel)
     name = fn.name
     records = from_bytes(fn, args)  # struct arrays given as bytes: their members
@@ -330,6 +367,7 @@ def run_kernel_full(
     try:
         with np.errstate(all="ignore"):
             for box in _boxes(g, per_chunk):
+                deadline.check()
                 c = Chunk(launch, box, None)
                 c.env = list(frame0) + [None] * (cf.nslots - len(frame0))
                 c.owned = [False] * cf.nslots
@@ -339,11 +377,12 @@ def run_kernel_full(
     except DiagnosticError:
         raise
     except MemoryError:
-        raise error(
+        diag = error(
             "C2N0005",
             fn.loc,
             reason=f"SIMT interpreter ran out of memory running '{name}' (lower chunk_threads)",
-        ) from None
+        )
+        raise _ChunkMemory(min(per_chunk, g[0] * g[1] * g[2]) * tpb, diag) from None
     except Exception as exc:  # noqa: BLE001 - an interpreter bug must still end in a diagnostic
         if os.environ.get("CUDA2NKI_DEBUG"):
             raise

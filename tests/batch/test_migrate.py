@@ -127,12 +127,13 @@ def test_check_faults_hang_and_memory_are_isolated(tmp_path: Path) -> None:
         MigrateOptions(src, tmp_path / "out", jobs=2, check=True, timeout=8, memory_mb=4096)
     )
     by_file = {r["file"]: r for r in res.records}
-    assert by_file["hang.cu"]["status"] == "failed", by_file["hang.cu"]
-    assert by_file["hang.cu"]["failure"] == "timeout", by_file["hang.cu"]
-    assert by_file["hog.cu"]["status"] == "failed" and by_file["hog.cu"]["failure"] in (
-        "memory",
-        "crash",
-    )
+    # each was ported before its check was stopped: the port and its bucket are kept, the
+    # check is unverified for C2N0006
+    hang, hog = by_file["hang.cu"], by_file["hog.cu"]
+    assert hang["status"] == "automatic", hang  # its check ends at its own time limit
+    assert hog["status"] == "automatic" and hog["failure"] in ("memory", "crash"), hog
+    for r in (hang, hog):
+        assert r["verdict"] == "unverified" and r["check_ids"] == ["C2N0006"], r
     checked = [r for r in res.records if r.get("verdict")]
     assert checked and all(r["verdict"] in ("pass", "fail", "error") for r in checked)
 

@@ -129,3 +129,84 @@ def test_journal_keeps_the_latest_record_and_skips_a_torn_line(tmp_path: Path) -
     assert not recs["b"].final and recs["b"].record["status"] == "literal"
     Journal(str(path))  # a new run of the file starts a fresh journal
     assert read_journal(path) == (None, {})
+
+
+#: a file of three kernels whose second is slow to check for real (one thread strides over
+#: 1.5M elements: minutes in the interpreter), bound by a sidecar that names it alone
+SLOW_SECOND = """__global__ void bias_add(float* dst, const float* src, int len) {
+    int k = blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < len) dst[k] = src[k] + 0.5f;
+}
+__global__ void slow_scale(float* out, const float* x, int n) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        out[i] = 2.0f * x[i];
+}
+__global__ void negate(float* w, int size) {
+    int q = threadIdx.x + blockDim.x * blockIdx.x;
+    if (q < size) w[q] = -w[q];
+}
+void steps(float* dst, const float* src, float* out, const float* x, int len) {
+    bias_add<<<(len + 255) / 256, 256>>>(dst, src, len);
+    slow_scale<<<1, 32>>>(out, x, len);
+    negate<<<(len + 127) / 128, 128>>>(dst, len);
+}
+"""
+SLOW_TOML = """kernel = "slow_scale"
+[launch]
+grid = [1]
+block = [1]
+[params]
+out = { shape = ["n"], dtype = "float32", role = "out" }
+x = { shape = ["n"], dtype = "float32", role = "in" }
+n = 1500000
+"""
+
+
+def test_a_slow_check_ends_at_its_share_and_the_others_are_checked(tmp_path: Path) -> None:
+    """A file's checks share what is left of its time limit: the one whose CUDA kernel runs
+    too long in the interpreter ends at its share, unverified (C2N0006), its port and bucket
+    kept, and the kernels behind it are checked."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "steps.cu").write_text(SLOW_SECOND)
+    (src / "steps.toml").write_text(SLOW_TOML)
+    timeout = 8.0  # per kernel: the file has 24 s
+    t0 = time.monotonic()
+    res = migrate(MigrateOptions(src, tmp_path / "out", check=True, timeout=timeout))
+    took = time.monotonic() - t0
+    recs = {r["kernel"]: r for r in res.records}
+    assert set(recs) == {"bias_add", "slow_scale", "negate"}
+    slow = recs["slow_scale"]
+    assert slow["status"] == "automatic" and (tmp_path / "out" / slow["port"]).is_file()
+    assert slow["verdict"] == "unverified" and slow["check_ids"] == ["C2N0006"], slow
+    assert "C2N0006" in slow["blocking"] and "failure" not in slow
+    assert any("did not finish" in d["message"] for d in slow["diagnostics"])
+    for name in ("bias_add", "negate"):  # before and behind the slow one: both checked
+        assert recs[name]["verdict"] == "pass" and "failure" not in recs[name], recs[name]
+    assert took < 3 * timeout + 20  # the check alone takes minutes
+
+
+def test_a_slow_file_is_stopped_at_its_limit_and_keeps_its_finished_kernels(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Without the interpreter's deadline, the pool stops the worker at the file's limit: the
+    kernel checked before keeps its verdict, those not finished are unverified (C2N0006)."""
+    from cuda2nki.simt import deadline
+
+    monkeypatch.setattr(deadline, "check", lambda: None)  # the workers are forked: they run this
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "steps.cu").write_text(SLOW_SECOND)
+    (src / "steps.toml").write_text(SLOW_TOML)
+    timeout = 6.0  # per kernel: the file has 18 s
+    t0 = time.monotonic()
+    res = migrate(MigrateOptions(src, tmp_path / "out", check=True, timeout=timeout))
+    took = time.monotonic() - t0
+    recs = {r["kernel"]: r for r in res.records}
+    assert set(recs) == {"bias_add", "slow_scale", "negate"}
+    assert recs["bias_add"]["verdict"] == "pass" and "failure" not in recs["bias_add"]
+    for name in ("slow_scale", "negate"):
+        r = recs[name]
+        assert r["status"] == "automatic" and r["failure"] == "timeout", r
+        assert r["verdict"] == "unverified" and "C2N0006" in r["blocking"], r
+    assert took < 3 * timeout + 20  # the limit was enforced (the check alone takes minutes)

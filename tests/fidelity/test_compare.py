@@ -178,3 +178,27 @@ def test_nan_on_one_side_is_no_mismatch_where_the_bound_is_infinite() -> None:
     c = compare("y", a, e, tol, unwritten=unwritten)
     assert c.mismatches == 2, c  # the never-written element is caught whatever its bound
     assert compare("y", a[:4], e[:4], tol[:4]).classification == "expected"
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_an_infinity_the_bound_reaches_is_no_defect(dtype: type) -> None:
+    """A float16 sum near the top of its range: the kernel's narrow partial sums stay finite,
+    a port summing in fp32 rounds the total to infinity.  Where the bound reaches past the
+    dtype's largest value, that infinity is within it; elsewhere it is a defect."""
+    from cuda2nki.fidelity.compare import largest_finite
+
+    top = float(np.finfo(dtype).max)
+    e = np.array([[0.9 * top, 1.0, -0.95 * top, 2.0]], dtype=dtype)
+    a = e.astype(np.float64)
+    a[0, 0], a[0, 2] = np.inf, -np.inf
+    tol = np.array([[0.2 * top, 0.01, 0.1 * top, 0.01]])
+    c = compare("c", a, e, tol, overflow=largest_finite(e))
+    assert c.ok and c.mismatches == 0, c.evidence
+    for wrong in ((0, 1, np.inf), (0, 0, -np.inf)):  # unbounded there, or the other sign
+        b = a.copy()
+        b[wrong[0], wrong[1]] = wrong[2]
+        c = compare("c", b, e, tol, overflow=largest_finite(e))
+        assert c.defect == "nonfinite" and c.mismatches == 1
+    c = compare("c", a, e, tol)  # the dtype unknown: no overflow allowed
+    assert c.defect == "nonfinite"
+    assert largest_finite(np.arange(3)) is None

@@ -151,3 +151,17 @@ def test_numerics_outcome_tells_unknown_numbers_from_wrong_ones(
     from cuda2nki.fidelity.check import numerics_outcome
 
     assert numerics_outcome(entries) == outcome
+
+
+def test_a_check_with_a_deadline_stops_waiting_for_a_port_at_it(tmp_path: Path) -> None:
+    """A batch check's share of its file's time (simt.deadline) bounds the wait for the port as
+    well as the CUDA kernel's runs: the check ends there, whatever the port's own limit."""
+    import time
+
+    from cuda2nki.simt import deadline
+
+    port = _port(tmp_path, PORT.replace(BODY, BODY + "    while True:\n        pass\n"))
+    t0 = time.monotonic()
+    with pytest.raises(deadline.Overtime), deadline.within(4):
+        check(CUDA, port, seeds=1, extra_points=False, timeout=120, overrides=ONE)
+    assert time.monotonic() - t0 < 60  # not the port's 120 s

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from cuda2nki.frontend import declindex, parse_file
 from cuda2nki.frontend.cst import parse_bytes
 
@@ -112,3 +114,84 @@ def test_member_assignments_are_indexed_once() -> None:
     assert rows == [b"64", b"c->rows * 2"] and cols == [b"32", b"48"]  # source order
     assert _assignments(root, "depth") == []
     assert sum(1 for k in declindex._members if k[0] == root.id) == 1
+
+
+# A struct passed by value whose members are copied, in kernel and host code alike, from
+# subscripts of members of other variables: no assignment gives a value, and each reads a
+# member that every other assignment of that member name may give.
+COPIED_MEMBERS = """
+struct Points { float* px; float* py; float* pz; };
+struct Triple { float px; float py; float pz; };
+__global__ void pair_dots(Points left, Points right, float* dots, int count) {
+    __shared__ Triple cache[64];
+    Triple mine, other;
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    mine.px = left.px[t];
+    mine.py = left.py[t];
+    mine.pz = left.pz[t];
+    cache[threadIdx.x].px = right.px[t];
+    cache[threadIdx.x].py = right.py[t];
+    cache[threadIdx.x].pz = right.pz[t];
+    __syncthreads();
+    other.px = cache[threadIdx.x].px;
+    other.py = cache[threadIdx.x].py;
+    other.pz = cache[threadIdx.x].pz;
+    dots[t] = mine.px * other.px + mine.py * other.py + mine.pz * other.pz;
+}
+Points dev_a, dev_b;
+void stage(int count, float* dots) {
+    pair_dots<<<(count + 63) / 64, 64>>>(dev_a, dev_b, dots, count);
+}
+"""
+# Sizes kept in struct members that are computed from one another in a cycle, read where an
+# allocation size is evidence (no default is taken there, so every candidate fails).
+CYCLIC_MEMBERS = """
+#include <cstdio>
+struct Dims { int len; int pad; };
+Dims cur, prev, nxt, last;
+__global__ void halve(float* buf, int len) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < len) buf[i] *= 0.5f;
+}
+void load(FILE* f) {
+    fscanf(f, "%d", &last.pad);
+    cur.len = prev.len * 2;
+    prev.len = nxt.len + last.pad;
+    nxt.len = last.len - 1;
+    last.len = cur.len / 2 + prev.len;
+}
+void run(float* buf) {
+    cudaMalloc(&buf, cur.len * sizeof(float));
+    halve<<<(cur.len + 127) / 128, 128>>>(buf, cur.len);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "kernel", "block"),
+    [(COPIED_MEMBERS, "pair_dots", 64), (CYCLIC_MEMBERS, "halve", 128)],
+)
+def test_member_values_are_searched_in_polynomial_time(
+    tmp_path: Path, monkeypatch, source: str, kernel: str, block: int
+) -> None:
+    """Each assignment to a member is evaluated once per depth: without that, the search for a
+    member's value tried every assignment of the member at each of a dozen levels (minutes)."""
+    from cuda2nki.frontend.hostvals import HostEvaluator
+
+    calls = [0]
+    real = HostEvaluator.eval
+
+    def counting(self, n, s):  # type: ignore[no-untyped-def]
+        calls[0] += 1
+        if calls[0] > 20_000:
+            raise RuntimeError("the host-value search does not end")
+        return real(self, n, s)
+
+    monkeypatch.setattr(HostEvaluator, "eval", counting)
+    (tmp_path / "k.cu").write_text(source)
+    tu = parse_file(str(tmp_path / "k.cu"))
+    assert [k.name for k in tu.kernels] == [kernel]
+    [site] = tu.launch_sites
+    assert site.host is not None and site.host.block[0].value == block
+    assert calls[0] < 2_000
