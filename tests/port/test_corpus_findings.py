@@ -20,8 +20,6 @@ PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.js
 
 #: corpus kernel -> why its generated port still has a finding above a note
 KNOWN: dict[str, str] = {
-    "reduce/warp_vote_stats": "each of the three per-warp outputs loads the same ragged tile "
-    "of 'values' again (a memset and guarded DMAs, which dedupe-loads does not merge): C2N5006",
     "records/cell_span_nested": "a member array of records ('cells_span', [n, 2]) puts the map on "
     "the rows layout, one cell per partition row, so every member moves 4-8 B per partition "
     "row: C2N5001, C2N5007",
