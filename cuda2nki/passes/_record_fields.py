@@ -194,6 +194,8 @@ def field_statements(
         return None
     if reductions(c.expr) or any(j in ix.free_syms() for ix in c.target.index[:-1]):
         return None
+    if any(rd.tensor == c.target.tensor and rd.index != c.target.index for rd in reads(c.expr)):
+        return None  # a field written from another field of the same records: kept whole
     fields = [k for k in range(width.value) if not _overwritten(c, k, later)]
     out = []
     for k in fields:
