@@ -13,7 +13,9 @@ from cuda2nki.binding import binding_from_dict
 from cuda2nki.diagnostics import Severity
 from cuda2nki.fidelity.check import check
 from cuda2nki.pipeline import port_file
-from tests.port.acceptance import port_variant, tensor_param
+from tests.port.acceptance import port_variant, run_against_simt, tensor_param
+from tests.port.test_literal_byte_dots import KERNELS as LITERAL_KERNELS
+from tests.port.test_literal_byte_dots import _binding as literal_binding
 
 _FULL = [-(2**31), 2**31 - 1]
 _UFULL = [0, 2**32 - 1]
@@ -106,3 +108,23 @@ def test_byte_dot_gemv_passes_check(name, tmp_path) -> None:
     rep = check(cu, port, binding=binding, kernel="k", seeds=1)
     above = [f"{d.code} {d.message}" for d in rep.findings if d.severity != Severity.NOTE]
     assert rep.verdict == "pass" and not above, above
+
+
+#: the elementwise byte dots of the literal lowering's tests: now recognised, still bit-exact
+MAPS = [k for k in LITERAL_KERNELS if "loop" not in k[0]]
+
+
+@pytest.mark.parametrize("target", ["nki", "legacy"])
+@pytest.mark.parametrize(("name", "dtype", "src", "block", "grid"), MAPS, ids=[k[0] for k in MAPS])
+def test_elementwise_byte_dots_are_recognised_and_exact(
+    name, dtype, src, block, grid, target, tmp_path
+) -> None:
+    cu = tmp_path / f"{name}.cu"
+    cu.write_text(src)
+    binding = binding_from_dict(literal_binding(dtype, block, grid), path=str(cu))
+    res = port_file(cu, binding=binding, target=target)
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    port = tmp_path / f"{name}_{target}.py"
+    port.write_text(res.source)
+    run = run_against_simt(res, binding, port, points=binding.test_points(), rtol=0, atol=0)
+    assert len(run.points) >= 2 and not run.mismatches, run.mismatches
