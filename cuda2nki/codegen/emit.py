@@ -607,7 +607,8 @@ class Emitter:
         # dst = on_false, then the predicated copy of on_true where pred holds (pred as uint8)
         shape = self.view_shape(s.dst)
         if isinstance(s.on_false, View):
-            self.ins(depth, "tensor_copy", dst=self.dst(s.dst), src=self.view(s.on_false))
+            if s.on_false != s.dst:  # (a select in place keeps dst where pred is off)
+                self.ins(depth, "tensor_copy", dst=self.dst(s.dst), src=self.view(s.on_false))
         else:
             self.memset(depth, s.dst, self.operand(s.on_false), "float32")
         pred = self.scratch(depth, "pred", shape, None, "uint8")

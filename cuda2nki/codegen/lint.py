@@ -20,6 +20,8 @@ _NL_OPS = {
     "minimum": Op.MIN,
 }
 _PY_OPS = {ast.Add: Op.ADD, ast.Sub: Op.SUB, ast.Mult: Op.MUL, ast.FloorDiv: Op.DIV}
+#: bitwise ops whose immediate 0 returns the (integer) input: ``x | 0``, ``x ^ 0``, ``x << 0``
+_NL_BIT_ZERO = frozenset({"bitwise_or", "bitwise_xor", "left_shift", "right_shift"})
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,16 @@ def _kind(node: ast.AST) -> str | None:
             return "constant"
         if name.endswith("tensor_scalar") and _scalar_identity(node):
             return "identity"
+        if name.endswith("tensor_copy") and _self_copy(node):
+            return "identity"
     return None
+
+
+def _self_copy(call: ast.Call) -> bool:
+    """``tensor_copy(dst=x, src=x)``: a tile copied onto itself."""
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    dst, src = kw.get("dst"), kw.get("src")
+    return dst is not None and src is not None and ast.dump(dst) == ast.dump(src)
 
 
 def _zero_led(node: ast.BinOp) -> bool:
@@ -104,6 +115,9 @@ def _scalar_identity(call: ast.Call) -> bool:
         value = _const(kw.get(f"operand{i}"))
         reverse = isinstance(kw.get(f"reverse{i}"), ast.Constant) and kw[f"reverse{i}"].value
         if op is not None and value is not None and is_identity(op, value, bool(reverse)):
+            return True
+        bits = _dotted(kw.get(f"op{i}")).removeprefix("nl.") in _NL_BIT_ZERO
+        if bits and value == 0 and not reverse:
             return True
     return False
 

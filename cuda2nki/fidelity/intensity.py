@@ -2,7 +2,9 @@
 
 The tensor engine pays off when operands are reused: a matmul ``M x N x K`` does ``M N K``
 multiply-adds on ``M K + K N`` input elements (``N`` and ``M`` uses each), a matrix-vector product
-``M K`` on ``M K + K`` (about one use each).  A contraction whose inputs are used about once is
+``M K`` on ``M K + K`` (about one use each).  A sum of products (a complex product, the byte
+fields of packed integers multiplied pairwise) is that many contractions: each product counts
+its multiply-adds and streams its own operands.  A contraction whose inputs are used about once is
 bound by the DMA that streams them: the vector engine keeps up with it, and the tensor engine
 would first need the matrix transposed so that ``K`` lies on the partitions.  ``C2N5002``
 ("contraction without the tensor engine") is judged only where reuse makes the engine matter.
@@ -43,7 +45,8 @@ def contraction_reuse(
 def _reuse(
     c: Compute, red: Reduce, env: dict[str, int], shapes: Mapping[str, tuple]
 ) -> float | None:
-    if red.op != Op.ADD or not _is_product(red.body):
+    terms = _product_terms(red.body)
+    if red.op != Op.ADD or not terms:
         return None
     try:
         points = 1
@@ -53,23 +56,36 @@ def _reuse(
             points *= int(a.extent.evaluate(env))
     except (KeyError, TypeError, ValueError):
         return None
-    tensors = {r.tensor for r in _reads(red.body)}
     elems = 0
-    for t in tensors:
-        shape = shapes.get(t)
-        if shape is None:
-            return None
-        n = 1
-        for d in shape:
-            n *= int(d)
-        elems += n
-    return points / elems if elems else None
+    for term in terms:  # each product streams its operands (fields of one element count apart)
+        for t in {r.tensor for r in _reads(term)}:
+            shape = shapes.get(t)
+            if shape is None:
+                return None
+            n = 1
+            for d in shape:
+                n *= int(d)
+            elems += n
+    return points * len(terms) / elems if elems else None
 
 
 def _is_product(e: Any) -> bool:
     while isinstance(e, Cast):
         e = e.x
     return isinstance(e, Binary) and e.op == Op.MUL
+
+
+def _product_terms(e: Any) -> list[Any]:
+    """The products ``e`` sums (``a * b``; ``a0 * b0 + a1 * b1 - ...``: a complex product, or
+    the byte fields of packed integers multiplied pairwise); [] when ``e`` is not such a sum."""
+    while isinstance(e, Cast):
+        e = e.x
+    if isinstance(e, Binary) and e.op == Op.MUL:
+        return [e]
+    if isinstance(e, Binary) and e.op in (Op.ADD, Op.SUB):
+        a, b = _product_terms(e.a), _product_terms(e.b)
+        return a + b if a and b else []
+    return []
 
 
 def _children(e: Any) -> Iterator[Any]:

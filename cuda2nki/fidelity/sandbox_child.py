@@ -231,6 +231,13 @@ _PRIVATE = ("/job/", "/tmp/")
 _SECRET_READS = ("/environ", "/mem", "/etc/shadow", "/etc/passwd", "/.ssh/", "/.aws/", "/.netrc")
 
 
+def secret_read(path: str) -> bool:
+    """``path`` names a secret (``/proc/1/mem``, ``~/.ssh/...``): a file ending in one of the
+    names, or inside one of the directories, of ``_SECRET_READS`` -- not any path that merely
+    contains the text (a port ``member_sum.py`` is not ``/mem``)."""
+    return any(k in path if k.endswith("/") else path.endswith(k) for k in _SECRET_READS)
+
+
 def _port_line(port: str) -> int:
     """The innermost line of the port's file on the stack (0 when it is not there)."""
     f = sys._getframe(2)
@@ -270,7 +277,7 @@ def _watch(log_path: str, port: str) -> None:
             writes = any(c in mode for c in "wax+") or flags & (os.O_WRONLY | os.O_RDWR)
             if writes and not private(path):
                 note(f"write {path}")
-            elif not writes and any(k in path for k in _SECRET_READS):
+            elif not writes and secret_read(path):
                 note(f"read {path}")
             return
         what = REPORTED.get(event)

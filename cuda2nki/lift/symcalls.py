@@ -8,7 +8,7 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, mathselect, online, warpvotes
+from cuda2nki.lift import argfold, bytedots, mathselect, online, warpvotes
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -109,6 +109,9 @@ class CallExecution:
             to, rounding = _ROUNDED_CONVERT[f]
             x = self.as_data(args[0], e.loc, "float32")
             return V.Cast(to, V.Op(x.dtype, rounding, (x,)) if rounding else x)
+        dot = bytedots.byte_dot(f, e.args, lambda k, t: self.as_data(args[k], e.loc, t), dt)
+        if dot is not None:  # __dp4a, __dp2a_lo/_hi: integer operations
+            return dot
         composed = _composed(f, data, dt)
         if composed is not None:
             return composed

@@ -344,8 +344,12 @@ class IntegerOps:
 
         if v.kind == IMM:
             dst = self.tile("ival", ROW, dtype)  # type: ignore[attr-defined]
+            imm = self._imm(v, dtype)
+            if isinstance(imm, Lit) and abs(int(imm.value)) < SMALL:  # a memset holds it exactly
+                self.b.emit(Memset(dst, imm, loc=self.loc))  # type: ignore[attr-defined]
+                return Val(ROW, dst, dtype, v.lo, v.hi)
             self.b.emit(Memset(dst, Lit(0, dtype), loc=self.loc))  # type: ignore[attr-defined]
-            self.b.emit(TensorScalar(dst, dst, Op.BITOR, self._imm(v, dtype), loc=self.loc))  # type: ignore[attr-defined]
+            self.b.emit(TensorScalar(dst, dst, Op.BITOR, imm, loc=self.loc))  # type: ignore[attr-defined]
             return Val(ROW, dst, dtype, v.lo, v.hi)
         st = self.storage(v)
         if st == dtype:

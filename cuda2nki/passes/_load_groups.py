@@ -40,12 +40,17 @@ def merge_grouped_loads(body: tuple, key: Key, group: Group, merge: Merge) -> tu
     return tuple(out)
 
 
-def merge_kernel_loads(kernel: Kernel, block: Callable, rewrite: Callable) -> Kernel:
+def merge_kernel_loads(
+    kernel: Kernel, block: Callable, rewrite: Callable, entry: bool = False
+) -> Kernel:
     """Run a load-merging pass over ``kernel``: ``block(body, writes, inputs, used, moved)``
     merges the groups of each block, recording each replaced tile in ``moved``; then
     ``rewrite(node, moved)`` points every read of a replaced tile at its merged tile.  Tiles some
-    view reads other than as [rows, column slice] are never merged."""
-    inputs = {t.name for t in kernel.params if getattr(t, "role", None) == Role.IN}
+    view reads other than as [rows, column slice] are never merged.  ``inputs`` are the ``in``
+    tensors, and with ``entry`` the ``inout`` ones too (their loads read the kernel-entry
+    value: the port stores to a separate output)."""
+    roles = (Role.IN, Role.INOUT) if entry else (Role.IN,)
+    inputs = {t.name for t in kernel.params if getattr(t, "role", None) in roles}
     odd = {
         v.tensor
         for v in nodes(kernel.body)

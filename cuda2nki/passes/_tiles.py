@@ -66,6 +66,7 @@ from cuda2nki.passes._analysis import (
 )
 from cuda2nki.passes._identity import is_identity
 from cuda2nki.passes._implied import drop_implied_where
+from cuda2nki.passes._int_sums import IntSumOps
 from cuda2nki.passes._ints import IntegerOps, wrap
 from cuda2nki.passes._iterate import IterationOps
 from cuda2nki.passes._narrowing import ROUNDING_OPS, NarrowingOps
@@ -169,7 +170,7 @@ def row_dtype(dtype: str) -> str:
 
 
 @dataclass
-class TileExprCompiler(IntegerOps, IterationOps, NarrowingOps):
+class TileExprCompiler(IntegerOps, IntSumOps, IterationOps, NarrowingOps):
     """Compile intent expressions on one ``rows x cols`` tile (see the module docstring)."""
 
     b: Builder
@@ -702,6 +703,9 @@ class TileExprCompiler(IntegerOps, IterationOps, NarrowingOps):
             raise Unsupported("a masked reduction (where=)", r.loc)
         if body_val.kind != FULL:
             raise Unsupported("a reduction whose body does not vary along the reduced axis", r.loc)
+        exact = self.exact_int_sum(r, body_val)  # an integer sum fp32 could round: in bytes
+        if exact is not None:
+            return exact
         acc = r.acc_dtype or "float32"
         dst = self.tile("red", ROW, "float32" if acc in ("float64", "float32") else acc)
         self.b.emit(TensorReduce(dst, r.op, body_val.operand, axes=(1,), loc=r.loc))

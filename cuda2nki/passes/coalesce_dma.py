@@ -21,6 +21,7 @@ from cuda2nki.ir.nodes import Compute, Kernel, Read, Select
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.passes._analysis import attrs, reads, reductions, walk, with_attrs
 from cuda2nki.passes._index import SCALAR, access_class, flat_ok, flat_record_ok
+from cuda2nki.passes._record_fields import field_statements, flat_members, own_record
 from cuda2nki.passes.base import Pass, PassContext
 
 
@@ -31,13 +32,20 @@ class CoalesceDmaPass(Pass):
 
     def run(self, kernel: Kernel, ctx: PassContext) -> Kernel:
         body = []
-        for s in kernel.body:
-            if isinstance(s, Compute) and self._eligible(s, kernel):
-                itemsize = max(DTYPE_BYTES.get(_dtype(s, kernel), 4), 1)
-                f = max(1, self.bytes // itemsize)
-                s = with_attrs(s, layout="flat", f_tile=str(f))
-            body.append(s)
+        for at, s in enumerate(kernel.body):
+            fields = None
+            if isinstance(s, Compute):  # records: a member's sum, or whole records field by field
+                s = flat_members(s, kernel, self._eligible) if reductions(s.expr) else s
+                fields = field_statements(s, kernel.body[at + 1 :], kernel, self._eligible)
+            for one in [s] if fields is None else fields:
+                if isinstance(one, Compute) and self._eligible(one, kernel):
+                    one = self._flat(one, kernel)
+                body.append(one)
         return kernel.replace(body=tuple(body))
+
+    def _flat(self, c: Compute, kernel: Kernel) -> Compute:
+        itemsize = max(DTYPE_BYTES.get(_dtype(c, kernel), 4), 1)
+        return with_attrs(c, layout="flat", f_tile=str(max(1, self.bytes // itemsize)))
 
     @staticmethod
     def _eligible(c: Compute, kernel: Kernel) -> bool:
@@ -54,7 +62,7 @@ class CoalesceDmaPass(Pass):
                 return False
             # a field of records is read unguarded only (a select may pick a record past the
             # end); the target may be a field: it is written where the domain runs
-            record = acc is c.target or id(acc) not in guarded
+            record = acc is c.target or id(acc) not in guarded or own_record(acc, c, kernel)
             if got[0] != SCALAR and not (flat_record_ok if record else flat_ok)(got[1]):
                 return False
         tgt = access_class(c.target.index, i, "")

@@ -17,6 +17,9 @@ later load of it onto fewer partitions -- the ragged last tile of a loop -- as i
 
 Before::  c = sbuf[128, 1]; dma c <- w[3]; for ...: r = sbuf[rows, 1]; dma r <- w[3]; ... r ...
 After::   c = sbuf[128, 1]; dma c <- w[3]; for ...: ... c[0:rows, 0:1] ...
+
+A tile filled by a run of statements (zeroed, then loaded by guarded DMAs of a ragged block)
+is merged the same way into an earlier tile filled by the same run (:mod:`._load_runs`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from typing import Any, ClassVar
 from cuda2nki.ir.nodes import Alloc, At, Const, Kernel, Load, Loop, Slice, Store, View
 from cuda2nki.ir.ops import Role
 from cuda2nki.passes._analysis import transform
+from cuda2nki.passes._load_runs import fill_run, run_key, run_sources
 from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.passes.hoist_loads import _written
 
@@ -53,10 +57,18 @@ def _block(stmts: tuple, inherited: Seen | None, inout: frozenset[str]) -> tuple
     rename: dict[str, View] = {}  # merged tile -> the view of the tile that serves it
     drop: set[str] = set()
     out: list = []
-    for s in stmts:
+    skip = 0
+    for at, s in enumerate(stmts):
+        if skip:  # the rest of a run of statements that filled a tile already filled
+            skip -= 1
+            continue
         if isinstance(s, Store | Loop):  # a store (or one inside a loop) invalidates its tensor
             stored = _stored(s) - inout  # a load of an inout reads its kernel-entry value
-            seen = {k: v for k, v in seen.items() if k[0].tensor not in stored}
+            seen = {k: v for k, v in seen.items() if not _sources(k) & stored}
+        skip = _merge_run(stmts, at, allocs, writes, seen, rename, drop)
+        if skip:
+            skip -= 1
+            continue
         s = _renamed(s, rename) if rename else s
         if isinstance(s, Loop):
             s = s.replace(body=_block(s.body, seen, inout))
@@ -71,6 +83,42 @@ def _block(stmts: tuple, inherited: Seen | None, inout: frozenset[str]) -> tuple
             seen[key] = (s.dst.tensor, alloc)
         out.append(s)
     return tuple(s for s in out if not (isinstance(s, Alloc) and s.name in drop))
+
+
+def _merge_run(
+    stmts: tuple,
+    at: int,
+    allocs: dict[str, Alloc],
+    writes: dict[str, int],
+    seen: Seen,
+    rename: dict[str, View],
+    drop: set[str],
+) -> int:
+    """How many statements from ``at`` a run filling a tile the same way as an earlier run
+    stands for (they are dropped and the tile renamed); 0 where nothing merges (a first run
+    is remembered)."""
+    n = fill_run(stmts, at, allocs, writes)
+    if not n:
+        return 0
+    run = stmts[at : at + n]
+    alloc = allocs[_tile_of(run)]
+    key = (run_sources(run), *run_key(run, alloc))
+    first = seen.get(key)
+    if first is None:
+        seen[key] = (alloc.name, alloc)
+        return 0
+    rename[alloc.name] = _rows_of(first[0], alloc)
+    drop.add(alloc.name)
+    return n
+
+
+def _tile_of(run: tuple) -> str:
+    return next(t for s in run for t in _written(s))
+
+
+def _sources(key: tuple) -> frozenset[str]:
+    """The HBM tensors a remembered load (or run of loads) read."""
+    return key[0] if isinstance(key[0], frozenset) else frozenset((key[0].tensor,))
 
 
 def _serves(first: Alloc, later: Alloc, src: View) -> bool:

@@ -5,8 +5,10 @@ a kernel reading ``p[i].y`` of consecutive records lifts to one statement per fi
 one by one, each field is a strided DMA of one element per record: ``W`` small transfers where
 the rows of the tile are ``W * F`` contiguous elements per partition.
 
-Loads of every field ``0 .. W-1`` of the same rows, each into a whole ``[P, F]`` tile, become
-one load of the rows into a ``[P, F * W]`` tile; field ``f`` is its columns ``f, f + W, ...``.
+Loads of the fields of the same rows, each into a whole ``[P, F]`` tile, become one load of
+the rows into a ``[P, F * W]`` tile when they are at least half of the record's fields (every
+field ``0 .. W-1``, or two of three: one DMA moves at most twice what is read, where a DMA per
+field moves one element per descriptor); field ``f`` is the columns ``f, f + W, ...``.
 Stores of every field of the same rows from ``[P, F]`` views become writes into a
 ``[P, F * W]`` tile and one store of it, after the last of them (no read of the tensor comes
 between): the instruction computing a field (its tile read by the store alone) writes the field
@@ -19,8 +21,9 @@ instruction patterns on whole tiles (``row-moments``)::
     dma y[r0:r0+P*F, 1] <- b                      o[:, 1:2F:2] = copy(w[:, 1:2F:2])
                                                   dma y rows r0.. <- o
 
-Only input tensors (never written by the kernel) have their loads merged, as
-``interleaved-loads`` does; a field tile must be written by its load alone.
+Only loads of ``in`` and ``inout`` tensors are merged (an ``inout``'s loads read its
+kernel-entry value: the port stores to a separate output); a field tile must be written by its
+load alone.
 """
 
 from __future__ import annotations
@@ -63,6 +66,7 @@ class RecordRowsPass(Pass):
                 body, writes, inputs, used, moved, widths
             ),
             _moved,
+            entry=True,
         )
         used = {x.name for x in nodes(kernel.body) if isinstance(x, Alloc)} | set(kernel.tensors)
         dtypes = {n: t.dtype for n, t in kernel.tensors.items() if n in widths}
@@ -137,9 +141,16 @@ def _load_key(s: Any, allocs: dict, writes: dict, inputs: set, widths: dict) -> 
 
 def _load_parts(loads: list[Load], allocs: dict, widths: dict) -> list[_Part] | None:
     fields = [_field(ld.src, widths)[1] for ld in loads]  # type: ignore[index]
-    if sorted(fields) != list(range(widths[loads[0].src.tensor])):
+    if not _most_fields(fields, widths[loads[0].src.tensor]):
         return None
     return [_Part(ld, allocs[ld.dst.tensor], f) for ld, f in zip(loads, fields)]
+
+
+def _most_fields(fields: list[int], w: int) -> bool:
+    """Distinct fields making up at least half of each record: one DMA of the whole records
+    moves at most twice what the kernel reads, where a DMA per field moves one element per
+    descriptor."""
+    return len(set(fields)) == len(fields) >= 2 and 2 * len(fields) >= w
 
 
 def _merge_loads(out: list, parts: list[_Part], used: set, moved: dict, widths: dict) -> list:

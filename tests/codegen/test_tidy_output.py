@@ -30,6 +30,13 @@ UNTIDY = {
     'nisa.tensor_scalar(dst=o, data=d, op0=nl.maximum, operand0=float("-inf"))\n': "identity",
     "o = nisa.tensor_scalar(d[i_p, i_f], op0=nl.exp, operand0=2.0, op1=nl.divide, "
     "operand1=1.0)\n": "identity",
+    "nisa.tensor_scalar(dst=v, data=v, op0=nl.bitwise_or, operand0=0, reverse0=False)\n": (
+        "identity"
+    ),
+    "nisa.tensor_scalar(dst=o, data=d, op0=nl.bitwise_xor, operand0=0)\n": "identity",
+    "nisa.tensor_scalar(dst=o, data=d, op0=nl.right_shift, operand0=0)\n": "identity",
+    "nisa.tensor_copy(dst=state, src=state)\n": "identity",
+    "nisa.tensor_copy(dst=t[0:n, 0:4], src=t[0:n, 0:4])\n": "identity",
 }
 
 TIDY = [
@@ -44,6 +51,11 @@ TIDY = [
     "y = -1.0\n",
     "n = max(0, 1 - 65536 * t)\n",
     "n = 0 - j\n",
+    "nisa.tensor_scalar(dst=o, data=d, op0=nl.bitwise_or, operand0=1)\n",
+    "nisa.tensor_scalar(dst=o, data=d, op0=nl.left_shift, operand0=0, reverse0=True)\n",
+    "nisa.tensor_copy(dst=state, src=prev)\n",
+    "nisa.tensor_copy(dst=t[0:n, 1:4], src=t[0:n, 0:3])\n",
+    "x = nl.bitwise_or(v, 0, dtype=nl.uint32)\n",  # a conversion keeping the bit pattern
 ]
 
 

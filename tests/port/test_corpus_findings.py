@@ -19,16 +19,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 PINNED: dict[str, str] = json.loads(Path(__file__).with_name("corpus_lowering.json").read_text())
 
 #: corpus kernel -> why its generated port still has a finding above a note
-KNOWN: dict[str, str] = {
-    "reduce/warp_vote_stats": "each of the three per-warp outputs loads the same ragged tile "
-    "of 'values' again (a memset and guarded DMAs, which dedupe-loads does not merge): C2N5006",
-    "records/cell_span_nested": "a member array of records ('cells_span', [n, 2]) puts the map on "
-    "the rows layout, one cell per partition row, so every member moves 4-8 B per partition "
-    "row: C2N5001, C2N5007",
-    "records/weights_array_member": "a sum over each record's array member ('taps_w', [n, 4]) "
-    "is a row reduction with one record per partition row, so each member moves 2-16 B per "
-    "partition row: C2N5001, C2N5007",
-}
+KNOWN: dict[str, str] = {}
 
 
 def _cases() -> list:

@@ -26,8 +26,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
 KNOWN: dict[str, str] = {
-    "misc/int8_gemv_dp4a": "__dp4a and __dp2a are byte fields of int32 tiles in the literal "
-    "lowering only: no recogniser claims a byte dot product, so each row is a thread",
     "globals/device_accumulate": "a __device__ counter bumped by atomicAdd under a data "
     "condition is a masked reduction no schedule takes (C2N2501): each block is a tile of threads",
     "globals/device_cover_starred": "a __device__ counter bumped by atomicAdd under a data "
