@@ -41,6 +41,7 @@ from cuda2nki.lift.openlaunch import (
     positive_launch,
     scalar_bounds,
 )
+from cuda2nki.lift.positive import extents_positive, keep_positive
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
 from cuda2nki.lift.recordshapes import member_shapes
@@ -320,6 +321,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
             )
     apart = _stores_apart(prog, block)
+    keep_positive(out["params"], sizes - set(ties), set(host), fn, kernel_name, diags)
     _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags, out.get("launch"), apart)
     guarded = 0 not in _unguarded(prog, block)
     grid_was = list(out["launch"]["grid"]) if "launch" in out else None
@@ -586,6 +588,9 @@ def _shrink(
         trial = {**env, **{k: int(env[k]) // 2 for k in names}}
         if not launches(trial) or (keep_apart and apart is not None and not apart(trial)):
             shrinking.difference_update(names)  # no block would run, or threads would collide
+            continue
+        if not extents_positive(params, trial) and extents_positive(params, env):
+            shrinking.difference_update(names)  # a guarded extent would be left empty
             continue
         env.update({k: trial[k] for k in names})
     for name, was in start.items():
