@@ -44,6 +44,7 @@ from cuda2nki.lift.openlaunch import (
 from cuda2nki.lift.positive import extents_positive, keep_positive
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
+from cuda2nki.lift.readonly import const_pointees, const_read
 from cuda2nki.lift.recordshapes import member_shapes
 from cuda2nki.lift.scalarwrap import wrapped
 from cuda2nki.lift.sitechoice import chosen_site
@@ -292,7 +293,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     from_declarations(fn, shapes, kernel_name, diags)
     member_shapes(fn, shapes)  # member arrays of one struct array: its record count
     if refusal is not None:
-        _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
+        seen = {**accesses, **{n: [("r", None, None, ())] for n in const_pointees(fn)}}
+        _refused(refusal, shapes, seen, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
         launch["grid"] = _general_grid(launch["grid"], prog, block, host, ties, fn, site, diags)
         out["launch"] = launch
@@ -929,6 +931,8 @@ def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list
         spec["role"] = "inout" if kinds == {"r", "w"} else ("out" if kinds == {"w"} else "in")
         if spec["role"] == "out" and p.persistent:  # texels it does not write keep their values
             spec["role"] = "inout"
+    elif const_read(p, kernel, diags):
+        spec["role"] = "in"
     else:
         diags.append(
             make(
