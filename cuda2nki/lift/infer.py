@@ -33,6 +33,7 @@ from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.gatherrows import default_rows
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.lanesplit import lane_split, record_shapes
+from cuda2nki.lift.loadwalk import loads_in as _loads_in
 from cuda2nki.lift.openlaunch import (
     OPEN,
     OpenLaunch,
@@ -41,6 +42,7 @@ from cuda2nki.lift.openlaunch import (
     positive_launch,
     scalar_bounds,
 )
+from cuda2nki.lift.paramblock import PINNED, param_block
 from cuda2nki.lift.positive import extents_positive, keep_positive
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
@@ -96,10 +98,13 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
     grid = [render(g, names) for g in site.grid]
     block = [render(b, names) for b in site.block]
     source = "the launch site"
+    pb = None
     if any(x is None for x in grid + block) or any(
         not isinstance(_int_or(b), int) for b in block if b is not None
     ):
-        got = _open_launch(fn, site) or positive_launch(_host_launch(fn, site))
+        pb = param_block(fn, site, grid, block, _host_values(fn, site))
+        got = pb and (pb.grid, pb.block, pb.source)
+        got = got or _open_launch(fn, site) or positive_launch(_host_launch(fn, site))
         if got is None:
             diags.append(
                 make(
@@ -114,6 +119,8 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
             return None
         grid, block, source = got
     out = {"grid": [_tidy(g) for g in grid], "block": [_int_or(b) for b in block]}
+    if pb is not None and source == pb.source:  # the block's parameters, tied
+        out[PINNED] = pb.pinned
     if source == "the launch site":  # a host constant also passed as a size: its parameter
         from cuda2nki.lift.gridnames import grid_in_params
 
@@ -240,6 +247,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         launch: dict | None = {"grid": default_grid(None, default), "block": [default]}
     else:
         launch = _launch(fn, site, diags)
+    pinned = launch.pop(PINNED, {}) if launch is not None else {}
     block = None
     if launch is not None and all(isinstance(b, int) for b in launch["block"]):
         block = tuple(launch["block"]) + (1,) * (3 - len(launch["block"]))
@@ -249,17 +257,17 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     host = _host_values(fn, site)
     squares = _squares(fn, launch, host, kernel_name, diags)
     split = None
+    fixed = {x: af.sym(s) for x, s in squares.items()}
+    fixed.update({x: af.Poly.const(v) for x, v in pinned.items()})  # a block's parameters
     try:
         try:
-            prog = execute(
-                tu, privatised(fn), block, ties={x: af.sym(s) for x, s in squares.items()}
-            )
+            prog = execute(tu, privatised(fn), block, ties=fixed)
         except Refusal:
             split = lane_split(tu, fn)  # vector and record values as their lanes, then again
             if split is None:
                 raise
             prog = execute(*split[:1], privatised(split[1]), block,
-                           ties={x: af.sym(s) for x, s in squares.items()})  # fmt: skip
+                           ties=fixed)  # fmt: skip
         for st in prog.stores:
             accesses.setdefault(st.tensor, []).append(("w", st.index, st.guard, st.loops))
             if st.accumulate is not None:  # an atomic reads what the host put there
@@ -316,6 +324,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 acc = with_reads(fn, p.name, acc)  # a read execution did not record
                 spec = _pointer(p, acc, shape, kernel_name, diags)
             out["params"][p.name] = spec
+        elif p.name in pinned:  # fixed with the block (lift.paramblock)
+            out["params"][p.name] = {"tie": str(pinned[p.name])}
         elif p.name in squares:
             out["params"][p.name] = {"tie": squares[p.name]}
         else:
@@ -864,33 +874,6 @@ def _tied(shape: list | None, ties: dict) -> list | None:
             d = _int_or(d)
         out.append(d)
     return out
-
-
-def _loads_in(e, folds: tuple):
-    """Loads of a value with the folds around them (as loop contexts: variable and trips).
-
-    A value is a DAG (a shuffle ladder or an online recurrence reads each step's value several
-    times): each node is visited once per fold context, so the walk is linear in its size."""
-    from cuda2nki.lift import values as V
-    from cuda2nki.lift.symexec import LoopCtx
-
-    seen: set[tuple[int, int]] = set()
-    stack = [(e, folds)]
-    keep = []  # the nodes visited, alive until the walk ends (their ids stay unique)
-    while stack:
-        x, fs = stack.pop()
-        key = (id(x), id(fs))
-        if key in seen:
-            continue
-        seen.add(key)
-        keep.append((x, fs))
-        if isinstance(x, V.Load):
-            yield x, fs
-            continue
-        if isinstance(x, V.Fold):
-            fs = fs + (LoopCtx(x.var, x.stop, af.TRUE),)
-            keep.append((x, fs))
-        stack.extend((k, fs) for k in reversed(list(V.children(x))))
 
 
 def _read_only(fn: A.Function, name: str) -> list:
