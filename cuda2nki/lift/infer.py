@@ -30,7 +30,7 @@ from cuda2nki.lift.chosensizes import chosen_sizes
 from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.declshape import from_written_extents
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
-from cuda2nki.lift.gatherrows import default_rows
+from cuda2nki.lift.gatherrows import default_rows, rows_of_ranges
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.lanesplit import lane_split, record_shapes
 from cuda2nki.lift.loadwalk import loads_in as _loads_in
@@ -49,6 +49,7 @@ from cuda2nki.lift.readback import with_reads
 from cuda2nki.lift.readonly import const_pointees, const_read
 from cuda2nki.lift.recordshapes import member_shapes
 from cuda2nki.lift.scalarwrap import wrapped
+from cuda2nki.lift.sharedreads import shared_reads
 from cuda2nki.lift.sitechoice import chosen_site
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 from cuda2nki.lift.templategap import missing_template_args
@@ -277,6 +278,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 accesses.setdefault(ld.tensor, []).append(
                     ("r", ld.index, st.guard, st.loops + folds)
                 )
+        shared_reads(prog, accesses, _loads_in)  # pointers read only into shared memory
     except Refusal as r:
         refusal = r
     if default is not None and launch is not None:
@@ -297,7 +299,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
     from_written_extents(fn, shapes, kernel_name, diags)  # `float img[28][28]`
-    picks.update(default_rows(fn, shapes, accesses, block, kernel_name, diags))
+    defaulted = default_rows(fn, shapes, accesses, block, kernel_name, diags)
+    picks.update(defaulted)
     from_declarations(fn, shapes, kernel_name, diags)
     member_shapes(fn, shapes)  # member arrays of one struct array: its record count
     if refusal is not None:
@@ -342,6 +345,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     )
     _value_ranges(out["params"], fn, kernel_name, diags)
     _picked_rows(out["params"], picks, fn, kernel_name, diags)
+    rows_of_ranges(out["params"], defaulted, fn, kernel_name, diags)
     _offset_views(out["params"], fn, site, kernel_name, diags)
     if steps:
         _in_steps(out["params"], steps, fn, kernel_name, diags)
