@@ -117,6 +117,7 @@ def deduce(
         for p, a in zip(pnodes, anodes):
             _deduce_one(p, a, params, caller, env)
         _match_written(pnodes, anodes, params, caller, env)
+        env = {k: v for k, v in env.items() if not _placeholder(v)}
         if all(t in env for t in params + values):
             return env
     if values:  # an explicit instantiation gives types only here
@@ -179,6 +180,11 @@ def _deduce_one(
         )
     if aty is not None and not isinstance(aty, A.PointerType):
         env[_text(t)] = unqualified(aty)
+
+
+def _placeholder(ty: object) -> bool:
+    """``auto`` (a lambda's or an iterator's type): no type a kernel can be instantiated with."""
+    return isinstance(ty, A.OpaqueType) and ty.name == "auto"
 
 
 def _explicit(call: ts.Node, params: list[str], caller: Scope) -> dict[str, A.CType]:

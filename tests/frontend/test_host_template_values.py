@@ -102,3 +102,25 @@ void run(T* d, const T* s, int count) {
 """
     tu = parse_source(KERNEL + host, "t.cu")
     assert not tu.kernels[0].template_args
+
+
+def test_a_lambda_argument_leaves_the_template_uninstantiated() -> None:
+    """``run<64>(n, lam)`` with ``auto lam = [=] __device__ (int i) {...}``: the launcher's
+    constant is known but the functor's type is not; the kernel stays an uninstantiated template
+    (reported as such) rather than being lowered with a placeholder type."""
+    src = """
+template <int BS, typename F>
+__global__ void apply(int count, F f) {
+    int i = blockIdx.x * BS + threadIdx.x;
+    if (i < count) f(i);
+}
+template <int BS, typename F>
+void run(int count, F f) { apply<BS, F><<<(count + BS - 1) / BS, BS>>>(count, f); }
+void host(float* y, int count) {
+    auto lam = [=] __device__ (int i) { y[i] = 2.0f * y[i]; };
+    run<64>(count, lam);
+}
+"""
+    tu = parse_source(src, "t.cu")
+    assert not tu.kernels[0].template_args
+    assert not [d for d in tu.diagnostics if d.code == "C2N1021"]
