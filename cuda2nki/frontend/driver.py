@@ -30,6 +30,7 @@ from cuda2nki.frontend.hostscope import (
     host_scope,
     span_text,
 )
+from cuda2nki.frontend.hostsizeof import struct_bytes
 from cuda2nki.frontend.hostvals import HostEvaluator, HostFacts, parameter_names
 from cuda2nki.frontend.lower import BodyLowerer
 from cuda2nki.frontend.lowerbase import _Placeholder, _text
@@ -370,6 +371,7 @@ def _launch_sites(
     names = {fd.node.id: fd.name for fd in funcs}
     host_low: dict[object, HostScope] = {}
     evaluator = HostEvaluator(root, lambda n: _where(unit, n), unit.filename)
+    evaluator.struct_bytes = struct_bytes(unit, root)
     for ks in caps:
         call = ks.parent
         fnode = _enclosing_function(ks)

@@ -96,8 +96,8 @@ class HostScope:
         self.fnode = fnode
         self.at = at  # declarations not visible here are not looked up (None: all)
         self.low = BodyLowerer(unit, name, host=True)
-        if fnode is not None and scopes is not None and hosttemplates.type_params(fnode):
-            # a template launcher: its type parameters are what its callers pass
+        if fnode is not None and scopes is not None and hosttemplates.is_template(fnode):
+            # a template launcher: its template parameters are what its callers pass
             env = hosttemplates.deduce(fnode, name, self._scope_of(scopes), depth)
             self.low = BodyLowerer(unit, name, dict(env), host=True)
         self._index: dict[str, tuple[ts.Node, ts.Node]] | None = None
@@ -113,6 +113,8 @@ class HostScope:
                     continue
                 for c in d.children_by_field_id(F.declarator):
                     n = c.child_by_field_id(F.declarator) if c.type == "init_declarator" else c
+                    if n is not None and n.type == "function_declarator":  # `dim3 b(BS)`
+                        n = n.child_by_field_id(F.declarator)
                     if n is not None and n.type == "identifier":
                         self._index[_text(n)] = (d, c)
         return self._index.get(name)
@@ -170,6 +172,25 @@ class HostScope:
         the source (``const matrix<T>& m``), for matching template parameters syntactically."""
         return self._declaration_of(name)
 
+    def value_argument(self, node: ts.Node) -> int | None:
+        """The integer constant a template argument of a call writes (None: a type, or not
+        constant here)."""
+        if node.type == "type_descriptor":  # `run<T, wide>`: a name reads as a type
+            text = _text(node)
+            return self._const_name(text) if text.isidentifier() else None
+        self.need_consts(_text(node))
+        return self.low.const_int_node(node)
+
+    def _const_name(self, name: str) -> int | None:
+        """The integer constant ``name`` is here (a template parameter the callers fix, a
+        ``const`` local), None if it is not one."""
+        self.need_consts(name)
+        v = self.low.env.get(name)
+        if v is None or isinstance(v, bool) or not isinstance(v, int):
+            s = self.low.lookup(name)
+            v = s.const if s is not None else None
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+
     def type_node(self, node: ts.Node) -> A.CType | None:
         """The type a type specifier or template argument node names (None: unknown)."""
         try:
@@ -222,8 +243,32 @@ class HostScope:
                         got = dim3_exprs(self.low, c.child_by_field_id(F.value))
                     except _Placeholder:
                         got = None
+                elif c.type == "function_declarator":
+                    if not _members_reassigned(self.fnode, name, d):
+                        got = self._named_dim3(c)
             self._dim3[name] = got
         return self._dim3[name]
+
+    def _named_dim3(self, decl: ts.Node) -> tuple[tuple[A.Expr, str], ...] | None:
+        """``dim3 block(BS)`` (read as a function declaration, the most vexing parse) whose
+        arguments are names of constants: a template parameter the callers fix, a ``const``
+        local; None when one is not constant here."""
+        from cuda2nki.frontend.ast import fast as N
+
+        plist = decl.child_by_field_id(F.parameters)
+        out = []
+        for p in plist.named_children if plist is not None else ():
+            if p.kind_id in COMMENT_IDS:
+                continue
+            t = p.child_by_field_id(F.type)
+            if p.type != "parameter_declaration" or p.named_child_count != 1 or t is None:
+                return None
+            v = self._const_name(_text(t))
+            if v is None:
+                return None
+            lit = N.IntLit(loc=self.unit.placer.at(t), value=v, ty=N.ScalarType(name="int32"))
+            out.append((lit, _text(t)))
+        return tuple(out) or None
 
     def need_consts(self, text: str, depth: int = 0) -> None:
         """Declare the integer constants named in ``text`` (for template arguments)."""

@@ -10,6 +10,11 @@ against the written type of the argument.  A launcher no call fixes takes the ty
 first explicit instantiation that fixes them all (``template void launch<float>(...);``, or
 deduced from the written parameter types).  A launcher nothing fixes keeps them unknown (the
 kernel then stays an uninstantiated template, as before).
+
+Non-type parameters (``template <typename T, int BS> void launch(...) { k<T, BS><<<n / BS,
+BS>>>(...); }``) take the constant a call writes for them (``launch<float, 128>(...)``, a
+caller's own constant or template parameter, ``launch<T, 2 * TILE>``), so the kernel's template
+arguments and the launch geometry that use them are known.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ class Scope(Protocol):
 
     def declaration_of(self, name: str) -> tuple[ts.Node, ts.Node] | None: ...
 
+    def value_argument(self, node: ts.Node) -> int | None: ...
+
 
 def type_params(fnode: ts.Node) -> list[str]:
     """The ``typename`` parameters of a function template definition (none: not a template)."""
@@ -57,34 +64,87 @@ def type_params(fnode: ts.Node) -> list[str]:
     return out
 
 
+def is_template(fnode: ts.Node) -> bool:
+    """Whether ``fnode`` is a function template with type or non-type parameters."""
+    return bool(_template_params(fnode))
+
+
+def value_params(fnode: ts.Node) -> list[str]:
+    """The non-type parameters (``int BS``, ``unsigned N = 4``) of a function template."""
+    return [n for n, is_type in _template_params(fnode) if not is_type]
+
+
+def _template_params(fnode: ts.Node) -> list[tuple[str, bool]]:
+    """(name, is a ``typename``) of each template parameter of ``fnode``, in order."""
+    decl = fnode.parent
+    if decl is None or decl.type != "template_declaration":
+        return []
+    plist = decl.child_by_field_id(F.parameters)
+    out = []
+    for p in plist.named_children if plist is not None else ():
+        if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+            name = next((c for c in p.named_children if c.type == "type_identifier"), None)
+            if name is not None:
+                out.append((_text(name), True))
+        elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
+            d = p.child_by_field_id(F.declarator)
+            if d is not None and d.type == "identifier":
+                out.append((_text(d), False))
+    return out
+
+
 def deduce(
     fnode: ts.Node,
     name: str,
     scope_of: Callable[[ts.Node | None, int], Scope],
     depth: int = 0,
-) -> dict[str, A.CType]:
-    """``T -> type`` for the type parameters of the template host function ``fnode`` (named
-    ``name``), from the first of its calls in the file that fixes them all; ``scope_of(caller,
-    depth)`` reads a caller's declarations."""
+) -> dict[str, A.CType | int]:
+    """``T -> type`` for the type parameters and ``N -> value`` for the non-type parameters of
+    the template host function ``fnode`` (named ``name``), from the first of its calls in the
+    file that fixes them all; ``scope_of(caller, depth)`` reads a caller's declarations."""
     params = type_params(fnode)
-    if not params or depth > MAX_DEPTH:
+    values = value_params(fnode)
+    if not (params or values) or depth > MAX_DEPTH:
         return {}
+    order = [n for n, _ in _template_params(fnode)]
     pnodes = _params(fnode)
     for call in _calls_to(_root(fnode), name):
-        env = _explicit(call, params, scope_of(_enclosing(call), depth + 1))
+        caller = scope_of(_enclosing(call), depth + 1)
+        env: dict[str, A.CType | int] = dict(_explicit(call, order, caller))
+        env.update(_explicit_values(call, order, values, caller))
         args = call.child_by_field_id(F.arguments)
         anodes = [c for c in args.named_children if c.kind_id not in COMMENT_IDS] if args else []
-        caller = scope_of(_enclosing(call), depth + 1)
         for p, a in zip(pnodes, anodes):
             _deduce_one(p, a, params, caller, env)
         _match_written(pnodes, anodes, params, caller, env)
-        if all(t in env for t in params):
+        env = {k: v for k, v in env.items() if not _placeholder(v)}
+        if all(t in env for t in params + values):
             return env
+    if values:  # an explicit instantiation gives types only here
+        return {}
     file_scope = scope_of(None, depth + 1)
     for env in instantiation_envs(_root(fnode), name, pnodes, params, file_scope):
         if all(t in env for t in params):  # `template void run<float>(float*, int);`
-            return env
+            return dict(env)
     return {}
+
+
+def _explicit_values(
+    call: ts.Node, order: list[str], values: list[str], caller: Scope
+) -> dict[str, int]:
+    """``launch<float, 128>(...)``: the constants written for the non-type parameters."""
+    fn = call.child_by_field_id(F.function)
+    if fn is None or fn.type != "template_function" or not values:
+        return {}
+    targs = fn.child_by_field_id(F.arguments)
+    kids = [c for c in targs.named_children if c.kind_id not in COMMENT_IDS] if targs else []
+    out = {}
+    for pname, k in zip(order, kids):
+        if pname in values:
+            v = caller.value_argument(k)
+            if v is not None:
+                out[pname] = v
+    return out
 
 
 def _match_written(
@@ -120,6 +180,11 @@ def _deduce_one(
         )
     if aty is not None and not isinstance(aty, A.PointerType):
         env[_text(t)] = unqualified(aty)
+
+
+def _placeholder(ty: object) -> bool:
+    """``auto`` (a lambda's or an iterator's type): no type a kernel can be instantiated with."""
+    return isinstance(ty, A.OpaqueType) and ty.name == "auto"
 
 
 def _explicit(call: ts.Node, params: list[str], caller: Scope) -> dict[str, A.CType]:
@@ -167,4 +232,4 @@ def _enclosing(n: ts.Node) -> ts.Node | None:
     return p
 
 
-__all__ = ["MAX_DEPTH", "deduce", "type_params"]
+__all__ = ["MAX_DEPTH", "deduce", "is_template", "type_params", "value_params"]

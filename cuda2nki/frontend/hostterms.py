@@ -7,6 +7,7 @@ defaults taken for a value the source does not give.  A mixin of
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import tree_sitter as ts
 
@@ -52,12 +53,16 @@ class HostTerms:
 
     _assigned_memo: dict[tuple[object, ...], _V]
     _block_default: int
+    #: bytes of the file's structs (:mod:`cuda2nki.frontend.hostsizeof`); None: unknown
+    struct_bytes: Callable[[str], int | None] | None = None
 
     def _sizeof(self, ty: str) -> int:
         """Bytes of a type: a builtin, a template parameter being bound, or a typedef of one."""
         ty = " ".join(ty.split())  # `unsigned  int`
         for _ in range(4):
             size = _SIZEOF.get(ty)
+            if size is None and self.struct_bytes is not None:  # a struct of the file: the
+                size = self.struct_bytes(ty.removeprefix("struct "))  # kernel side's layout
             if size is not None:
                 return size
             bound = self._types.get(ty)

@@ -409,11 +409,26 @@ class CallLowering(_Base):
                     self.lookup(name) is not None or name in self.u.consts or self.host
                 ):
                     return self.e_identifier(simple)
+            scoped = self._enumerator_arg(node)  # `k<Mode::Safe>`: reads as a type too
+            if scoped is not None:
+                return scoped
             if node.type == "type_descriptor":
                 return self.type_descriptor(node)
         if node.type in ("primitive_type", "type_identifier", "sized_type_specifier"):
             return self.type_of(node)
         return self.expr(node)
+
+    def _enumerator_arg(self, node: ts.Node) -> A.Expr | None:
+        """A template argument naming a scoped enumerator or a namespace's constant
+        (``Mode::Safe``, ``cfg::ROWS``), which the grammar reads as a qualified type: its
+        value, else None."""
+        t = node.child_by_field_id(F.type) if node.type == "type_descriptor" else None
+        if t is None or node.child_by_field_id(F.declarator) is not None:
+            return None
+        got = self.u.consts.get(_text(t).replace(" ", "").lstrip(":"))
+        if got is None or "::" not in _text(t) or not isinstance(got[0], int):
+            return None
+        return N.IntLit(loc=(node.byte_range, self.placer), value=got[0], ty=got[1])
 
     def _function_arg(self, node: ts.Node) -> str | None:
         """The device function a template argument names (``f``, ``&f``, a forwarded function

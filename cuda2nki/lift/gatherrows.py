@@ -61,6 +61,34 @@ def default_rows(
     return picks
 
 
+def rows_of_ranges(
+    params: dict, picks: dict[str, tuple[int, str]], fn: A.Function, kernel: str, diags: list
+) -> None:
+    """A default-sized table whose rows are picked by an input that already has a range (its
+    values index another array too, sized by the source: ``listVol[list[b]]`` beside
+    ``con[list[b] * 64 + t]``) takes that many rows, so every value the check gives it picks a
+    row of the table."""
+    for name, (rows, table) in picks.items():
+        rng = (params.get(name) or {}).get("range") if isinstance(params.get(name), dict) else None
+        spec = params.get(table)
+        if not rng or not isinstance(spec, dict) or not spec.get("shape"):
+            continue
+        lo, hi = rng[0], rng[1]
+        if lo != 0 or hi == rows or spec["shape"][0] != rows:
+            continue
+        spec["shape"] = [hi, *spec["shape"][1:]]
+        p = next(q for q in fn.params if q.name == table)
+        diags.append(
+            make(
+                "C2N2100",
+                p.loc,
+                what=f"'{table}' shape {spec['shape']}",
+                kernel=kernel,
+                source=f"the range of '{name}', whose values pick its rows: [0, {hi})",
+            )
+        )
+
+
 def _int_inputs(fn: A.Function) -> set[str]:
     """Pointer parameters to integers: index data whose values the check can choose."""
     out = set()
@@ -122,7 +150,26 @@ def _inside_row(access: tuple, width: Poly, block) -> bool:
         return rest == Poly.const(0)
     if rest == Poly.const(0) or af._in_range_below(rest, width):  # `i % D`, `threadIdx.x`
         return True
+    top = _thread_top(rest, block)
+    if top is not None and width.is_const:  # a part of the row (`t` and `32 + t` of 64)
+        return top < width.const_value
     shape = _shape([(kind, rest, guard, loops)], block, {})
     if shape is None or len(shape) != 1:
         return False
     return str(shape[0]).replace(" ", "") == str(poly_text(width)).replace(" ", "")
+
+
+def _thread_top(rest: Poly, block) -> int | None:
+    """The largest value of an offset that is a constant plus non-negative multiples of thread
+    coordinates (of a known block), None for another form."""
+    if block is None:
+        return None
+    top = 0
+    for m, c in rest.terms:
+        if not m:
+            top += c
+            continue
+        if len(m) != 1 or m[0] not in af.THREAD or c < 0:
+            return None
+        top += c * (int(block[af.THREAD.index(m[0])]) - 1)
+    return top if top >= 0 and all(c >= 0 for m, c in rest.terms if not m) else None

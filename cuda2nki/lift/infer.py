@@ -30,9 +30,10 @@ from cuda2nki.lift.chosensizes import chosen_sizes
 from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.declshape import from_written_extents
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
-from cuda2nki.lift.gatherrows import default_rows
+from cuda2nki.lift.gatherrows import default_rows, rows_of_ranges
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.lanesplit import lane_split, record_shapes
+from cuda2nki.lift.loadwalk import loads_in as _loads_in
 from cuda2nki.lift.openlaunch import (
     OPEN,
     OpenLaunch,
@@ -41,10 +42,14 @@ from cuda2nki.lift.openlaunch import (
     positive_launch,
     scalar_bounds,
 )
+from cuda2nki.lift.paramblock import PINNED, param_block
+from cuda2nki.lift.positive import extents_positive, keep_positive
 from cuda2nki.lift.privatise import privatised
 from cuda2nki.lift.readback import with_reads
+from cuda2nki.lift.readonly import const_pointees, const_read
 from cuda2nki.lift.recordshapes import member_shapes
 from cuda2nki.lift.scalarwrap import wrapped
+from cuda2nki.lift.sharedreads import shared_reads
 from cuda2nki.lift.sitechoice import chosen_site
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 from cuda2nki.lift.templategap import missing_template_args
@@ -94,10 +99,13 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
     grid = [render(g, names) for g in site.grid]
     block = [render(b, names) for b in site.block]
     source = "the launch site"
+    pb = None
     if any(x is None for x in grid + block) or any(
         not isinstance(_int_or(b), int) for b in block if b is not None
     ):
-        got = _open_launch(fn, site) or positive_launch(_host_launch(fn, site))
+        pb = param_block(fn, site, grid, block, _host_values(fn, site))
+        got = pb and (pb.grid, pb.block, pb.source)
+        got = got or _open_launch(fn, site) or positive_launch(_host_launch(fn, site))
         if got is None:
             diags.append(
                 make(
@@ -112,6 +120,8 @@ def _launch(fn: A.Function, site: A.LaunchSite | None, diags: list) -> dict | No
             return None
         grid, block, source = got
     out = {"grid": [_tidy(g) for g in grid], "block": [_int_or(b) for b in block]}
+    if pb is not None and source == pb.source:  # the block's parameters, tied
+        out[PINNED] = pb.pinned
     if source == "the launch site":  # a host constant also passed as a size: its parameter
         from cuda2nki.lift.gridnames import grid_in_params
 
@@ -238,6 +248,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         launch: dict | None = {"grid": default_grid(None, default), "block": [default]}
     else:
         launch = _launch(fn, site, diags)
+    pinned = launch.pop(PINNED, {}) if launch is not None else {}
     block = None
     if launch is not None and all(isinstance(b, int) for b in launch["block"]):
         block = tuple(launch["block"]) + (1,) * (3 - len(launch["block"]))
@@ -247,17 +258,17 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     host = _host_values(fn, site)
     squares = _squares(fn, launch, host, kernel_name, diags)
     split = None
+    fixed = {x: af.sym(s) for x, s in squares.items()}
+    fixed.update({x: af.Poly.const(v) for x, v in pinned.items()})  # a block's parameters
     try:
         try:
-            prog = execute(
-                tu, privatised(fn), block, ties={x: af.sym(s) for x, s in squares.items()}
-            )
+            prog = execute(tu, privatised(fn), block, ties=fixed)
         except Refusal:
             split = lane_split(tu, fn)  # vector and record values as their lanes, then again
             if split is None:
                 raise
             prog = execute(*split[:1], privatised(split[1]), block,
-                           ties={x: af.sym(s) for x, s in squares.items()})  # fmt: skip
+                           ties=fixed)  # fmt: skip
         for st in prog.stores:
             accesses.setdefault(st.tensor, []).append(("w", st.index, st.guard, st.loops))
             if st.accumulate is not None:  # an atomic reads what the host put there
@@ -267,6 +278,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 accesses.setdefault(ld.tensor, []).append(
                     ("r", ld.index, st.guard, st.loops + folds)
                 )
+        shared_reads(prog, accesses, _loads_in)  # pointers read only into shared memory
     except Refusal as r:
         refusal = r
     if default is not None and launch is not None:
@@ -287,11 +299,13 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
     from_written_extents(fn, shapes, kernel_name, diags)  # `float img[28][28]`
-    picks.update(default_rows(fn, shapes, accesses, block, kernel_name, diags))
+    defaulted = default_rows(fn, shapes, accesses, block, kernel_name, diags)
+    picks.update(defaulted)
     from_declarations(fn, shapes, kernel_name, diags)
     member_shapes(fn, shapes)  # member arrays of one struct array: its record count
     if refusal is not None:
-        _refused(refusal, shapes, accesses, syntax, kernel_name, diags)
+        seen = {**accesses, **{n: [("r", None, None, ())] for n in const_pointees(fn)}}
+        _refused(refusal, shapes, seen, syntax, kernel_name, diags)
     if launch is not None and prog is not None and block is not None:
         launch["grid"] = _general_grid(launch["grid"], prog, block, host, ties, fn, site, diags)
         out["launch"] = launch
@@ -313,6 +327,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 acc = with_reads(fn, p.name, acc)  # a read execution did not record
                 spec = _pointer(p, acc, shape, kernel_name, diags)
             out["params"][p.name] = spec
+        elif p.name in pinned:  # fixed with the block (lift.paramblock)
+            out["params"][p.name] = {"tie": str(pinned[p.name])}
         elif p.name in squares:
             out["params"][p.name] = {"tie": squares[p.name]}
         else:
@@ -320,6 +336,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 p, host.get(p.name), p.name in sizes, ties, kernel_name, diags
             )
     apart = _stores_apart(prog, block)
+    keep_positive(out["params"], sizes - set(ties), set(host), fn, kernel_name, diags)
     _shrink(out["params"], sizes - set(ties), fn, kernel_name, diags, out.get("launch"), apart)
     guarded = 0 not in _unguarded(prog, block)
     grid_was = list(out["launch"]["grid"]) if "launch" in out else None
@@ -328,6 +345,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     )
     _value_ranges(out["params"], fn, kernel_name, diags)
     _picked_rows(out["params"], picks, fn, kernel_name, diags)
+    rows_of_ranges(out["params"], defaulted, fn, kernel_name, diags)
     _offset_views(out["params"], fn, site, kernel_name, diags)
     if steps:
         _in_steps(out["params"], steps, fn, kernel_name, diags)
@@ -586,6 +604,9 @@ def _shrink(
         trial = {**env, **{k: int(env[k]) // 2 for k in names}}
         if not launches(trial) or (keep_apart and apart is not None and not apart(trial)):
             shrinking.difference_update(names)  # no block would run, or threads would collide
+            continue
+        if not extents_positive(params, trial) and extents_positive(params, env):
+            shrinking.difference_update(names)  # a guarded extent would be left empty
             continue
         env.update({k: trial[k] for k in names})
     for name, was in start.items():
@@ -859,33 +880,6 @@ def _tied(shape: list | None, ties: dict) -> list | None:
     return out
 
 
-def _loads_in(e, folds: tuple):
-    """Loads of a value with the folds around them (as loop contexts: variable and trips).
-
-    A value is a DAG (a shuffle ladder or an online recurrence reads each step's value several
-    times): each node is visited once per fold context, so the walk is linear in its size."""
-    from cuda2nki.lift import values as V
-    from cuda2nki.lift.symexec import LoopCtx
-
-    seen: set[tuple[int, int]] = set()
-    stack = [(e, folds)]
-    keep = []  # the nodes visited, alive until the walk ends (their ids stay unique)
-    while stack:
-        x, fs = stack.pop()
-        key = (id(x), id(fs))
-        if key in seen:
-            continue
-        seen.add(key)
-        keep.append((x, fs))
-        if isinstance(x, V.Load):
-            yield x, fs
-            continue
-        if isinstance(x, V.Fold):
-            fs = fs + (LoopCtx(x.var, x.stop, af.TRUE),)
-            keep.append((x, fs))
-        stack.extend((k, fs) for k in reversed(list(V.children(x))))
-
-
 def _read_only(fn: A.Function, name: str) -> list:
     """Role-only read entries for a pointer the kernel only reads, where its reads sit where
     execution did not look (``atomicAdd(&histo[buffer[i]], 1)``: a load inside an index)."""
@@ -924,6 +918,8 @@ def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list
         spec["role"] = "inout" if kinds == {"r", "w"} else ("out" if kinds == {"w"} else "in")
         if spec["role"] == "out" and p.persistent:  # texels it does not write keep their values
             spec["role"] = "inout"
+    elif const_read(p, kernel, diags):
+        spec["role"] = "in"
     else:
         diags.append(
             make(

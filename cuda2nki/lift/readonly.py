@@ -1,8 +1,10 @@
 """Is a pointer parameter only read?  Read from the kernel's syntax, for a pointer whose loads
-symbolic execution did not record (a load inside the index of an atomic's target)."""
+symbolic execution did not record (a load inside the index of an atomic's target), or from its
+type: a pointer to ``const`` data is an input however the kernel reads it."""
 
 from __future__ import annotations
 
+from cuda2nki.diagnostics import make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.visit import walk
 
@@ -66,3 +68,25 @@ def _aliases(e: A.Expr, name: str) -> bool:
     if isinstance(e, A.Binary) and e.op in ("+", "-"):
         return _aliases(e.left, name) or _aliases(e.right, name)
     return False
+
+
+def const_pointees(fn: A.Function) -> set[str]:
+    """Pointer parameters to ``const`` data (``const Window* w``): the kernel cannot write
+    through them, so they are inputs even where no access of theirs was seen (a record read
+    field by field in a helper the analysis did not follow)."""
+    return {
+        p.name
+        for p in fn.params
+        if isinstance(p.ty, A.PointerType) and getattr(p.ty.pointee, "const", False)
+    }
+
+
+def const_read(p: A.Param, kernel: str, diags: list) -> bool:
+    """Whether ``p`` points to ``const`` data (then an input, with a note) where none of its
+    accesses was seen (:func:`const_pointees`)."""
+    if not isinstance(p.ty, A.PointerType) or not getattr(p.ty.pointee, "const", False):
+        return False
+    what = f"the role of '{p.name}' (in)"
+    why = "its const pointee: the kernel cannot write through it"
+    diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source=why))
+    return True
