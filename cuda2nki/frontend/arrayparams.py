@@ -122,7 +122,13 @@ def _chain(node: A.Expr) -> tuple[A.Expr, list[A.Expr]]:
 
 
 def _only_full_chains(body: A.Block, name: str, depth: int) -> bool:
-    """Whether every use of ``name`` in ``body`` is a subscript chain ``depth`` deep."""
+    """Whether ``name`` is used in ``body``, each use a subscript chain ``depth`` deep."""
+    uses, full = chain_uses(body, name, depth)
+    return uses > 0 and uses == full
+
+
+def chain_uses(body: A.Block, name: str, depth: int) -> tuple[int, int]:
+    """(uses of ``name`` in ``body``, those that are subscript chains ``depth`` deep)."""
     uses = sum(1 for n in walk(body) if isinstance(n, A.Name) and n.name == name)
     full = 0
     for n in walk(body):
@@ -130,7 +136,7 @@ def _only_full_chains(body: A.Block, name: str, depth: int) -> bool:
             base, indices = _chain(n)
             if isinstance(base, A.Name) and base.name == name and len(indices) == depth:
                 full += 1
-    return uses > 0 and uses == full
+    return uses, full
 
 
 def _linear(indices: list[A.Expr], dims: tuple[int, ...]) -> A.Expr:

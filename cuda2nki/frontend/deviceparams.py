@@ -39,7 +39,7 @@ import math
 from collections.abc import Iterable
 
 from cuda2nki.frontend import ast as A
-from cuda2nki.frontend.arrayparams import _chain, _linear
+from cuda2nki.frontend.arrayparams import _chain, _linear, chain_uses
 from cuda2nki.frontend.visit import walk
 from cuda2nki.rewrite import transform
 
@@ -137,13 +137,7 @@ def _movable(
 
 def _full_chains(body: A.Block, name: str, depth: int) -> bool:
     """Whether every use of ``name`` in ``body`` is a subscript chain ``depth`` deep."""
-    uses = sum(1 for n in walk(body) if isinstance(n, A.Name) and n.name == name)
-    full = 0
-    for n in walk(body):
-        if isinstance(n, A.Index):
-            base, indices = _chain(n)
-            if isinstance(base, A.Name) and base.name == name and len(indices) == depth:
-                full += 1
+    uses, full = chain_uses(body, name, depth)
     return uses == full
 
 

@@ -51,17 +51,7 @@ class Scope(Protocol):
 
 def type_params(fnode: ts.Node) -> list[str]:
     """The ``typename`` parameters of a function template definition (none: not a template)."""
-    decl = fnode.parent
-    if decl is None or decl.type != "template_declaration":
-        return []
-    plist = decl.child_by_field_id(F.parameters)
-    out = []
-    for p in plist.named_children if plist is not None else ():
-        if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
-            name = next((c for c in p.named_children if c.type == "type_identifier"), None)
-            if name is not None:
-                out.append(_text(name))
-    return out
+    return [n for n, is_type in _template_params(fnode) if is_type]
 
 
 def is_template(fnode: ts.Node) -> bool:

@@ -26,23 +26,17 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import QUALIFIER_IDS, F
 from cuda2nki.frontend.lowerbase import _text
+from cuda2nki.frontend.structtemplates import _PARAM_KINDS
 from cuda2nki.frontend.typesys import unqualified
 
 if TYPE_CHECKING:
     from cuda2nki.frontend.lower import BodyLowerer
     from cuda2nki.frontend.unit import UnitContext
 
-_KINDS = {
-    "parameter_declaration": "int",
-    "optional_parameter_declaration": "int",
-    "type_parameter_declaration": "typename",
-    "optional_type_parameter_declaration": "typename",
-}
-
 
 @dataclass(frozen=True)
 class VarTemplate:
-    """A variable template: its parameters (name, ``int``/``typename``) and declaration."""
+    """A variable template: its parameters (name, ``int``/``type``) and declaration."""
 
     params: tuple[tuple[str, str, ts.Node | None], ...]  # name, kind, default
     decl: ts.Node
@@ -73,7 +67,7 @@ def register(unit: UnitContext, tdecl: ts.Node, namespace: str = "") -> None:
 def _params(plist: ts.Node) -> tuple[tuple[str, str, ts.Node | None], ...] | None:
     out: list[tuple[str, str, ts.Node | None]] = []
     for p in plist.named_children:
-        kind = _KINDS.get(p.type)
+        kind = _PARAM_KINDS.get(p.type)
         if kind is None:
             if p.type == "comment":
                 continue
@@ -123,7 +117,7 @@ def _bound(low: BodyLowerer, vt: VarTemplate, args: list[ts.Node]) -> dict | Non
             got = BodyLowerer(low.u, low.func_name, env=env, host=low.host)._template_arg(default)
         else:
             return None
-        if kind == "typename":
+        if kind == "type":
             if not isinstance(got, A.CType):
                 return None
             env[pname] = got
