@@ -49,7 +49,7 @@ from cuda2nki.lift.readback import with_reads
 from cuda2nki.lift.readonly import const_pointees, const_read
 from cuda2nki.lift.recordshapes import member_shapes
 from cuda2nki.lift.scalarwrap import wrapped
-from cuda2nki.lift.sharedreads import shared_reads
+from cuda2nki.lift.sharedreads import shared_reads, unsized_shared_reads
 from cuda2nki.lift.sitechoice import chosen_site
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 from cuda2nki.lift.templategap import missing_template_args
@@ -255,6 +255,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     accesses: dict = {}
     prog = None
     refusal = None
+    staged: dict = {}  # pointers read only into shared memory (lift.sharedreads)
     host = _host_values(fn, site)
     squares = _squares(fn, launch, host, kernel_name, diags)
     split = None
@@ -278,7 +279,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 accesses.setdefault(ld.tensor, []).append(
                     ("r", ld.index, st.guard, st.loops + folds)
                 )
-        shared_reads(prog, accesses, _loads_in)  # pointers read only into shared memory
+        staged = shared_reads(prog, accesses, _loads_in)
     except Refusal as r:
         refusal = r
     if default is not None and launch is not None:
@@ -297,6 +298,9 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     if split is not None:  # records counted as [n, fields], as their index expressions give
         shapes.update(record_shapes(fn, accesses, block, ties))
     syntax = _from_syntax(fn, launch, shapes, accesses, kernel_name, diags, squares, tu)
+    unsized_shared_reads(
+        staged, shapes, accesses, lambda a: shape_of_accesses(a, block, ties, every)
+    )
     picks = from_allocations(fn, site, shapes, kernel_name, diags, host, accesses)
     from_written_extents(fn, shapes, kernel_name, diags)  # `float img[28][28]`
     defaulted = default_rows(fn, shapes, accesses, block, kernel_name, diags)

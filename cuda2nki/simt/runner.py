@@ -255,8 +255,17 @@ def run_kernel_full(
     tu: A.TranslationUnit,
     kernel: str | None,
     *,
+    grid: tuple[int, ...],
+    block: tuple[int, ...],
+    shared_bytes: int = 0,
+    args: Mapping[str, object],
+    poison_shared: bool = True,
+    max_steps: int | None = None,
     chunk_threads: int | None = None,
-    **kw: Any,
+    fast: bool = True,
+    outputs: Collection[str] | None = None,
+    fmad: bool = False,
+    track_reads: bool = False,
 ) -> SimtResult:
     """:func:`run_kernel`, also returning warnings (C2N1504, C2N1512) and statistics.
 
@@ -267,6 +276,11 @@ def run_kernel_full(
     (a process under a memory limit) is run again from the start with smaller chunks: the
     outputs do not depend on how the grid is cut, and the caller's arrays are never written.
     """
+    kw: dict[str, Any] = dict(
+        grid=grid, block=block, shared_bytes=shared_bytes, args=args,
+        poison_shared=poison_shared, max_steps=max_steps, fast=fast, outputs=outputs,
+        fmad=fmad, track_reads=track_reads,
+    )  # fmt: skip
     while True:
         try:
             return _run_once(tu, kernel, chunk_threads=chunk_threads, **kw)

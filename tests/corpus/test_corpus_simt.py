@@ -140,9 +140,8 @@ def test_simt_generic_path_matches_reference(entry: Entry) -> None:
     """The interpreter's general (non-specialised) execution path agrees with the reference too,
     on the first ragged test point, so the fast path cannot hide a bug in the general one."""
     simt, b = _simt(), _binding()
-    full = getattr(simt, "run_kernel_full", None)
-    if full is None or "fast" not in inspect.signature(full).parameters:
-        pytest.skip("the interpreter has no switch for its general path")
+    full = simt.run_kernel_full
+    assert "fast" in inspect.signature(full).parameters, "no switch for the general path"
     binding = b.load_binding(entry.toml)
     tu = _parse(entry.cu)
     kernel = binding.kernel or tu.kernels[0].name
