@@ -16,7 +16,8 @@ import tree_sitter as ts
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import COMMENT_IDS, F
-from cuda2nki.frontend.typesys import INT, UINT, VOID
+from cuda2nki.frontend.dim3 import dim3_call
+from cuda2nki.frontend.typesys import INT, VOID
 
 if TYPE_CHECKING:
     from cuda2nki.frontend.lower import BodyLowerer
@@ -74,14 +75,7 @@ def _config(low: BodyLowerer, node: ts.Node) -> A.Expr:
     if node.type == "call_expression":
         fn = node.child_by_field_id(F.function)
         if fn is not None and low.text(fn) == "dim3":
-            kids = node.child_by_field_id(F.arguments)
-            items = [c for c in kids.named_children if c.kind_id not in COMMENT_IDS] if kids else []
-            if len(items) > 3:
-                raise low.fail("C2N1028", node, name="dim3", got=len(items), expected=3)
-            loc = low.loc(node)
-            axes = [low.expr(c) for c in items]
-            axes += [N.IntLit(loc=loc, value=1, ty=UINT)] * (3 - len(axes))
-            return N.Call(loc=loc, func="make_uint3", args=tuple(axes), ty=DIM3)
+            return dim3_call(low, node)
     return low.expr(node)
 
 
