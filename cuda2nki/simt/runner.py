@@ -13,6 +13,7 @@ from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, error
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.typesys import sizeof
 from cuda2nki.simt import deadline
+from cuda2nki.simt.atomicorder import uses_running_atomic
 from cuda2nki.simt.chunk import Chunk, Launch
 from cuda2nki.simt.compiler import FunctionCompiler, Program, decay, unq
 from cuda2nki.simt.gridsync import MAX_GRID_SYNC_THREADS, uses_grid_sync
@@ -141,6 +142,8 @@ def run_child_grid(
         per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // smem))
     if local:
         per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // (local * tpb)))
+    if uses_running_atomic(prog.tu, fn):
+        per_chunk = 1  # blocks one after another: the atomics' order (see .atomicorder)
     if uses_grid_sync(prog.tu, fn):
         per_chunk = _grid_sync_chunk(g, tpb, name, loc)
     for box in _boxes(g, per_chunk):
@@ -375,6 +378,8 @@ def _run_once(
         per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // smem))
     if local:
         per_chunk = max(1, min(per_chunk, CHUNK_SHARED_BYTES // (local * tpb)))
+    if uses_running_atomic(tu, fn):
+        per_chunk = 1  # blocks one after another: the atomics' order (see .atomicorder)
     if uses_grid_sync(tu, fn):
         per_chunk = _grid_sync_chunk(g, tpb, name, fn.loc)
     steps = nchunks = 0

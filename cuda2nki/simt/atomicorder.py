@@ -1,0 +1,61 @@
+"""The order in which the interpreter serialises atomics whose old value a kernel uses.
+
+Inside one chunk of blocks the interpreter runs each statement for every active thread of the
+chunk before the next statement (blocks in launch order, then the linear thread id), and the
+chunks run one after another.  An atomic's old value then depends on how many blocks a chunk
+holds whenever a thread executes it more than once (a loop) or the kernel has several of them:
+with the whole grid in one chunk, iteration 1 of every block comes before iteration 2 of block 0.
+
+A kernel that uses the old value of an ``atomicAdd``/``atomicSub`` (a slot counter, a queue
+push, a stream compaction) therefore runs one block per chunk: each block runs to completion
+before the next starts, in launch order, and inside a block every execution of the atomic
+serialises its active threads by linear thread id (``threadIdx.x`` fastest, then ``y``, ``z``),
+executions in program order.  That is one legal CUDA schedule, independent of the chunk size,
+and the one the literal port reproduces (its blocks run one after another, each in lockstep), so
+``check`` compares a port with the same execution.  A kernel with a grid barrier keeps the whole
+grid in one chunk (the barrier needs it).
+"""
+
+from __future__ import annotations
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
+
+#: the atomics whose old value is a running total (the literal port reproduces their order)
+_RUNNING = frozenset(
+    f"{name}{suffix}" for name in ("atomicAdd", "atomicSub") for suffix in ("", "_block", "_system")
+)
+
+
+def _discarded(body: object) -> set[int]:
+    """The ids of the calls that are a whole expression statement (their value unused)."""
+    out: set[int] = set()
+    for n in walk(body):
+        if isinstance(n, A.ExprStmt):
+            e = n.expr
+            while isinstance(e, A.Cast):  # ``(void)atomicAdd(...)``
+                e = e.operand
+            if isinstance(e, A.Call):
+                out.add(id(e))
+    return out
+
+
+def uses_running_atomic(tu: A.TranslationUnit, fn: A.Function) -> bool:
+    """Does ``fn``, or a device function it calls (transitively), use the old value of an
+    ``atomicAdd``/``atomicSub``?"""
+    seen: set[str] = {fn.name}
+    todo = [fn]
+    while todo:
+        body = todo.pop().body
+        dropped = _discarded(body)
+        for n in walk(body):
+            if not isinstance(n, A.Call):
+                continue
+            if n.func in _RUNNING and id(n) not in dropped:
+                return True
+            if n.target is not None and n.target not in seen:
+                seen.add(n.target)
+                callee = tu.function(n.target)
+                if callee is not None:
+                    todo.append(callee)
+    return False
