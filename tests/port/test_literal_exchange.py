@@ -1,7 +1,7 @@
 """``atomicExch`` whose old value is unused is a store in the literal lowering: the element keeps
 the value of the thread serialised last (thread order in the SIMT interpreter), which is what a
 literal store leaves (:mod:`cuda2nki.lift.literal.exchange`).  One whose old value is used, and
-an ``atomicAdd`` whose old value is used, stay refused with the reason."""
+an ``atomicMax`` whose old value is used, stay refused with the reason."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def test_exchange_without_its_old_value_ports(tmp_path, name):
     ("call", "reason"),
     [
         ("int old = atomicExch(&slot[0], t); slot[1 + t % 2] = old;", "lock or a list push"),
-        ("int k = atomicAdd(&slot[0], 1); if (k < 4) tag[k] = x[t];", "ticket or slot counter"),
+        ("int k = atomicMax(&slot[0], 1); if (k < 4) tag[k] = x[t];", "extremum of the values"),
     ],
 )
 def test_atomics_whose_old_value_is_used_are_refused_with_the_reason(tmp_path, call, reason):

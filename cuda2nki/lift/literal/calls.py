@@ -11,6 +11,7 @@ from cuda2nki.lift.literal import (
     bitcalls,
     bytedots,
     cubcalls,
+    fetchadd,
     intcalls,
     mathnames,
     roundcalls,
@@ -68,6 +69,8 @@ class CallMixin:
             return Uni("0", "int")
         if e.target is not None:
             return self.inline(e, scope)
+        if f in fetchadd.RUNNING:  # the old value of a running total
+            return fetchadd.fetch_add(self, e, scope)  # type: ignore[arg-type]
         if f.startswith("atomic"):
             why = atomic_refusal(f, f in _ATOMICS)
             raise self.refuse(f"{f} {why}", e)

@@ -29,7 +29,7 @@ def atomic_refusal(func: str, ported: bool) -> str:
         return ("whose old value is used (each thread would receive the value of the thread "
                 "serialised before it: a lock or a list push has no lockstep form)")  # fmt: skip
     if ported:
-        return ("whose old value is used (each thread's old value is a running total over the "
-                "threads serialised before it, a ticket or slot counter; only atomics whose "
-                "result is unused are ported)")  # fmt: skip
+        return ("whose old value is used (each thread would receive the extremum of the "
+                "values of the threads serialised before it; of the atomics whose old value "
+                "is used, only atomicAdd/atomicSub on 32-bit integers are ported)")  # fmt: skip
     return "(an atomic read-modify-write the literal lowering does not port)"

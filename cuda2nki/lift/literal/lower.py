@@ -39,7 +39,9 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   when the kernel is traced (it depends on indices only) and its accesses are split into as few
   strided DMAs as the values allow.
 * **Atomics** whose old value is unused apply every active thread's update in thread order
-  (threads at one element combined first).
+  (threads at one element combined first); ``atomicAdd``/``atomicSub`` on 32-bit integers
+  whose old value is used give each thread the element plus the prefix sum of the increments
+  of the threads before it (:mod:`.fetchadd`).
 * **Addresses read from data.** An index or pointer offset that depends on data becomes an int32
   tile of flat element addresses (:class:`~.values.DynPtr` for a pointer).  A read is a gather:
   one indirect DMA per thread column (``vector_select`` with a per-partition row offset; legacy:
@@ -77,7 +79,7 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   outcome (a port that keeps another writer's value is reported as a mismatch).
 
 Anything else is refused with C2N2301 naming the construct and its line: atomics other than
-add/sub at data-dependent addresses, atomics whose old value is used, warp votes, vectors
+add/sub at data-dependent addresses, other atomics whose old value is used, warp votes, vectors
 :mod:`.scalarise` cannot split into lanes, double precision, loops whose trip count depends on
 data with no counter bounding it, 3-D blocks.
 """

@@ -1,0 +1,184 @@
+"""``atomicAdd``/``atomicSub`` whose old value is used (slot counters, queue pushes, stream
+compaction) in the literal lowering: each thread's old value is the counter plus the exclusive
+prefix sum of the increments of the threads serialised before it, in the SIMT interpreter's
+order (:mod:`cuda2nki.lift.literal.fetchadd`), so the ports match the interpreter on both
+targets; other atomics whose old value is used stay refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.port.literal_acceptance import check_literal
+from tests.port.test_literal import _kernel, _matches
+
+_PARAMS = (
+    'out = {{ shape = ["n"], dtype = "float32", role = "out" }}\n'
+    'count = {{ shape = [4], dtype = "{ct}", role = "{role}"{init} }}\n'
+    'x = {{ shape = ["n"], dtype = "float32", role = "in" }}\n'
+    "n = 300\nlimit = 0.25"
+)
+
+KERNELS = {
+    # the classic filter: one slot per kept element, an element of a pointer parameter
+    "filter_first_element": """
+__global__ void keep(float* out, int* count, const float* x, int n, float limit) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > limit) {
+        int pos = atomicAdd(&count[0], 1);
+        out[pos] = x[i];
+    }
+}
+""",
+    # the pointer itself, in a grid-stride loop; the slot used inline as an index
+    "grid_stride_pointer": """
+__global__ void keep(float* out, int* count, const float* x, int n, float limit) {
+    for (int k = threadIdx.x + blockIdx.x * blockDim.x; k < n; k += gridDim.x * blockDim.x) {
+        float v = x[k];
+        if (v > limit) out[atomicAdd(count, 1)] = v * 2.0f;
+    }
+}
+""",
+    # per-thread increments: a base offset reserved for each thread's items
+    "per_thread_increments": """
+__global__ void keep(float* out, int* count, const float* x, int n, float limit) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    int want = x[t] > limit ? 2 : (x[t] > 0.0f ? 1 : 0);
+    int base = atomicAdd(count + 1, want);
+    if (want > 0) out[base % n] = x[t];
+    if (want > 1) out[(base + 1) % n] = -x[t];
+}
+""",
+    # a counter in shared memory per block, then one global reservation per block
+    "shared_counter_then_global_base": """
+__global__ void keep(float* out, int* count, const float* x, int n, float limit) {
+    __shared__ int s_count;
+    __shared__ int s_base;
+    __shared__ float s_items[64];
+    int i = blockIdx.x * 64 + threadIdx.x;
+    if (threadIdx.x == 0) s_count = 0;
+    __syncthreads();
+    float v = i < n ? x[i] : 0.0f;
+    if (v > limit) {
+        int k = atomicAdd(&s_count, 1);
+        s_items[k] = v;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) s_base = atomicAdd(&count[2], s_count);
+    __syncthreads();
+    if (threadIdx.x < s_count) out[s_base + threadIdx.x] = s_items[threadIdx.x];
+}
+""",
+    # a shared counter with per-thread increments and atomicSub, results to the counter array
+    "shared_sum_and_sub": """
+__global__ void keep(float* out, int* count, const float* x, int n, float limit) {
+    __shared__ int s_total;
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) s_total = 1000;
+    __syncthreads();
+    int q = i < n ? (int)(x[i] * 8.0f) : 0;
+    int before = atomicAdd(&s_total, q);
+    int left = atomicSub(&s_total, 1);
+    if (i < n) out[i] = (float)(before - 3 * left);
+    __syncthreads();
+    if (threadIdx.x == 0) count[3] += s_total;
+}
+""",
+    # counters chosen by thread index (a few threads per counter, known when traced)
+    "index_chosen_counters": """
+__global__ void keep(float* out, int* count, const float* x, int n, float limit) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && x[i] > -limit) {
+        int s = atomicAdd(&count[threadIdx.x % 4], 1 + (threadIdx.x & 1));
+        out[i] = (float)s;
+    }
+}
+""",
+}
+
+_ZERO_START = {"filter_first_element", "grid_stride_pointer", "shared_counter_then_global_base"}
+
+
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_old_value_of_a_running_total_ports(tmp_path, name):
+    # counters that index the output start at zero; the others hold data
+    init = ("out", "") if name in _ZERO_START else ("inout", ", range = [-50, 50]")
+    params = _PARAMS.format(ct="int32", role=init[0], init=init[1])
+    cu = _kernel(tmp_path, KERNELS[name], "keep", '"ceil_div(n, 64)"', "64", params,
+                 ["n = 1", "n = 130"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
+def test_grid_stride_loop_over_a_small_grid_keeps_the_interpreters_order(tmp_path):
+    """Each thread passes the atomic several times: blocks run one after another, so block 0's
+    iterations take the first slots (the interpreter runs these kernels block by block)."""
+    params = _PARAMS.format(ct="int32", role="out", init="")
+    cu = _kernel(tmp_path, KERNELS["grid_stride_pointer"], "keep", '"2"', "32", params,
+                 ["n = 1", "n = 257"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
+def test_two_dimensional_block_and_unsigned_counter(tmp_path):
+    src = """
+__global__ void keep(float* out, unsigned int* count, const float* x, int n, float limit) {
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int i = row * 16 + col;
+    if (col < 16 && i < n) {
+        unsigned int got = atomicAdd(&count[1], x[i] > limit ? 3u : 0u);
+        unsigned int back = atomicSub(count + 3, 1u);
+        out[i] = (float)(got % 1000u) + 0.5f * (float)(back % 7u);
+    }
+}
+"""
+    params = _PARAMS.format(ct="uint32", role="inout", init="")
+    cu = _kernel(tmp_path, src, "keep", '1, "ceil_div(n, 64)"', "16, 4", params,
+                 ["n = 1", "n = 130"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
+_HIST = """
+#define CAP 8
+__global__ void binned(const int* key, int* fill, int* items, int n, int nbins) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int b = key[i] % nbins;
+        int slot = atomicAdd(&fill[b], 1);
+        if (slot < CAP) items[b * CAP + slot] = i;
+    }
+}
+"""
+
+
+def test_slots_in_counters_chosen_by_data(tmp_path):
+    params = (
+        'key = { shape = ["n"], dtype = "int32", role = "in", range = [0, 40] }\n'
+        'fill = { shape = ["nbins"], dtype = "int32", role = "out" }\n'
+        'items = { shape = ["nbins * 8"], dtype = "int32", role = "out" }\n'
+        "n = 200\nnbins = 5"
+    )
+    cu = _kernel(tmp_path, _HIST, "binned", '"ceil_div(n, 32)"', "32", params,
+                 ["n = 1", "n = 45"])  # fmt: skip
+    _matches(cu, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("call", "reason"),
+    [
+        ("int m = atomicMax(&count[0], 5); out[i] = (float)m;", "atomicMax"),
+        ("int c = atomicCAS(count, 0, 1); out[i] = (float)c;", "atomicCAS"),
+        ("int e = atomicExch(&count[1], i); out[i] = (float)e;", "lock or a list push"),
+        ("float s = atomicAdd(&out[0], x[i]); out[i] = s;", "only 32-bit integer counters"),
+    ],
+)
+def test_other_atomics_whose_old_value_is_used_stay_refused(tmp_path, call, reason):
+    src = (
+        "__global__ void keep(float* out, int* count, const float* x, int n, float limit) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"    if (i < n) {{ {call} }}\n}}\n"
+    )
+    params = _PARAMS.format(ct="int32", role="out", init="")
+    cu = _kernel(tmp_path, src, "keep", '"ceil_div(n, 64)"', "64", params)
+    out = check_literal(cu, tmp_path, lowering="literal")
+    assert out.status == "refused", out
+    assert reason in out.detail, out.detail
