@@ -70,6 +70,7 @@ from cuda2nki.frontend.hostvalue import (
     _round_div,
     _Scope,
 )
+from cuda2nki.frontend.hostzero import zeroed_before
 
 __all__ = [
     "DEFAULT_BLOCK",
@@ -234,7 +235,8 @@ class HostEvaluator(HostNames, HostTerms):
                 b if b is not None else alloc_bytes(self, a, call, argmap)
                 for a, b in zip(args, allocs)
             )
-        return HostFacts(grid, block, vals, shared, allocs)
+        zeroed = tuple(zeroed_before(a, call) for a in args)
+        return HostFacts(grid, block, vals, shared, allocs, zeroed=zeroed)
 
     def _block_dims(self, node: Any, scope: _Scope) -> tuple[HostExpr, ...]:
         self._block = True

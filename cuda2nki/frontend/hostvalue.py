@@ -120,6 +120,9 @@ class HostFacts:
     #: the order the kernel's parameters take them (see :mod:`cuda2nki.frontend.hoststructs`);
     #: None for any other argument
     members: tuple[Any, ...] = ()
+    #: per argument, whether the host fills the buffer it passes with zeros right before the
+    #: launch (see :mod:`cuda2nki.frontend.hostzero`)
+    zeroed: tuple[bool, ...] = ()
 
 
 class _NoValue(Exception):

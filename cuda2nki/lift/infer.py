@@ -53,6 +53,7 @@ from cuda2nki.lift.sharedreads import shared_reads, unsized_shared_reads
 from cuda2nki.lift.sitechoice import chosen_site
 from cuda2nki.lift.symexec import Refusal, dtype_of, execute
 from cuda2nki.lift.templategap import missing_template_args
+from cuda2nki.lift.zerocounters import zero_counters
 
 _C_OPS = {"+", "-", "*", "/", "%"}
 
@@ -348,6 +349,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         out["params"], out.get("launch"), fn, guarded, _DEFAULT_ELEMENTS, kernel_name, diags
     )
     _value_ranges(out["params"], fn, kernel_name, diags)
+    zero_counters(out["params"], fn, site, kernel_name, diags)  # slot counters start at 0
     _picked_rows(out["params"], picks, fn, kernel_name, diags)
     rows_of_ranges(out["params"], defaulted, fn, kernel_name, diags)
     _offset_views(out["params"], fn, site, kernel_name, diags)

@@ -19,25 +19,8 @@ grid in one chunk (the barrier needs it).
 from __future__ import annotations
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.runningatomics import running_atomics
 from cuda2nki.frontend.visit import walk
-
-#: the atomics whose old value is a running total (the literal port reproduces their order)
-_RUNNING = frozenset(
-    f"{name}{suffix}" for name in ("atomicAdd", "atomicSub") for suffix in ("", "_block", "_system")
-)
-
-
-def _discarded(body: object) -> set[int]:
-    """The ids of the calls that are a whole expression statement (their value unused)."""
-    out: set[int] = set()
-    for n in walk(body):
-        if isinstance(n, A.ExprStmt):
-            e = n.expr
-            while isinstance(e, A.Cast):  # ``(void)atomicAdd(...)``
-                e = e.operand
-            if isinstance(e, A.Call):
-                out.add(id(e))
-    return out
 
 
 def uses_running_atomic(tu: A.TranslationUnit, fn: A.Function) -> bool:
@@ -47,13 +30,10 @@ def uses_running_atomic(tu: A.TranslationUnit, fn: A.Function) -> bool:
     todo = [fn]
     while todo:
         body = todo.pop().body
-        dropped = _discarded(body)
+        if any(True for _ in running_atomics(body)):
+            return True
         for n in walk(body):
-            if not isinstance(n, A.Call):
-                continue
-            if n.func in _RUNNING and id(n) not in dropped:
-                return True
-            if n.target is not None and n.target not in seen:
+            if isinstance(n, A.Call) and n.target is not None and n.target not in seen:
                 seen.add(n.target)
                 callee = tu.function(n.target)
                 if callee is not None:
