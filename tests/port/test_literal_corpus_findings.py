@@ -34,6 +34,10 @@ KNOWN: dict[str, str] = {
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
     "globals/managed_clip_flag": "a __managed__ flag set by a plain store under a data "
     "condition (any writer wins): no recogniser claims the kernel",
+    "misc/bucket_slots": "slots taken at a data-chosen counter (atomicAdd whose old value is "
+    "used) go thread by thread: no recogniser claims a bucketing",
+    "misc/compact_above": "slots taken from a shared counter (atomicAdd whose old value is used) "
+    "are prefix sums over a block's threads: no recogniser claims a stream compaction",
     "misc/float_exponent_bits": "a buffer read as another element type: the lifter declines "
     "(C2N2010), only the literal lowering reads the bits through a dtype view",
     "misc/shared_best_pairs": "a shared buffer read as float and int halves: the lifter declines "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from tests.port.literal_acceptance import check_literal
-from tests.port.test_literal import _kernel, _matches
+from tests.port.test_literal import ROOT, _kernel, _matches
 
 _PARAMS = (
     'out = {{ shape = ["n"], dtype = "float32", role = "out" }}\n'
@@ -182,3 +182,8 @@ def test_other_atomics_whose_old_value_is_used_stay_refused(tmp_path, call, reas
     out = check_literal(cu, tmp_path, lowering="literal")
     assert out.status == "refused", out
     assert reason in out.detail, out.detail
+
+
+@pytest.mark.parametrize("rel", ["misc/compact_above", "misc/bucket_slots"])
+def test_corpus_compaction_and_bucketing_match_on_both_targets(tmp_path, rel):
+    _matches(ROOT / "corpus" / f"{rel}.cu", tmp_path)
