@@ -7,13 +7,16 @@ holds whenever a thread executes it more than once (a loop) or the kernel has se
 with the whole grid in one chunk, iteration 1 of every block comes before iteration 2 of block 0.
 
 A kernel that uses the old value of an ``atomicAdd``/``atomicSub`` (a slot counter, a queue
-push, a stream compaction) therefore runs one block per chunk: each block runs to completion
-before the next starts, in launch order, and inside a block every execution of the atomic
-serialises its active threads by linear thread id (``threadIdx.x`` fastest, then ``y``, ``z``),
-executions in program order.  That is one legal CUDA schedule, independent of the chunk size,
-and the one the literal port reproduces (its blocks run one after another, each in lockstep), so
-``check`` compares a port with the same execution.  A kernel with a grid barrier keeps the whole
-grid in one chunk (the barrier needs it).
+push, a stream compaction) in a loop, at more than one place, or inside a device function,
+therefore runs one block per chunk: each block runs to completion before the next starts, in
+launch order, and inside a block every execution of the atomic serialises its active threads by
+linear thread id (``threadIdx.x`` fastest, then ``y``, ``z``), executions in program order.  A
+kernel with one such atomic, outside any loop, executes it at most once per thread, and every
+chunking gives that same order (blocks in launch order, threads by linear id), so it keeps its
+chunks.  That is one legal CUDA schedule, independent of the chunk size, and the one the
+literal port reproduces (its blocks run one after another, each in lockstep), so ``check``
+compares a port with the same execution.  A kernel with a grid barrier keeps the whole grid in
+one chunk (the barrier needs it).
 """
 
 from __future__ import annotations
@@ -22,20 +25,37 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.runningatomics import running_atomics
 from cuda2nki.frontend.visit import walk
 
+_LOOPS = (A.For, A.While, A.DoWhile)
 
-def uses_running_atomic(tu: A.TranslationUnit, fn: A.Function) -> bool:
-    """Does ``fn``, or a device function it calls (transitively), use the old value of an
-    ``atomicAdd``/``atomicSub``?"""
+
+def _in_loops(body: object) -> set[int]:
+    """The ids of the nodes inside a loop of ``body``."""
+    return {id(n) for loop in walk(body) if isinstance(loop, _LOOPS) for n in walk(loop)}
+
+
+def _callees_use_one(tu: A.TranslationUnit, fn: A.Function) -> bool:
+    """Does a device function ``fn`` calls (transitively) use an atomic's old value?"""
     seen: set[str] = {fn.name}
     todo = [fn]
     while todo:
-        body = todo.pop().body
-        if any(True for _ in running_atomics(body)):
-            return True
-        for n in walk(body):
+        for n in walk(todo.pop().body):
             if isinstance(n, A.Call) and n.target is not None and n.target not in seen:
                 seen.add(n.target)
                 callee = tu.function(n.target)
-                if callee is not None:
-                    todo.append(callee)
+                if callee is None:
+                    continue
+                if any(True for _ in running_atomics(callee.body)):
+                    return True
+                todo.append(callee)
     return False
+
+
+def uses_running_atomic(tu: A.TranslationUnit, fn: A.Function) -> bool:
+    """Does the order of ``fn``'s atomics whose old value is used depend on the chunk size
+    (one in a loop, several of them, or one in a device function it calls)?"""
+    sites = list(running_atomics(fn.body))
+    if len(sites) > 1:
+        return True
+    if sites and id(sites[0]) in _in_loops(fn.body):
+        return True
+    return _callees_use_one(tu, fn)

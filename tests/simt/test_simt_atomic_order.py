@@ -41,6 +41,31 @@ def _block_sequential(src: np.ndarray, limit: float, grid: int, block: int) -> n
     return np.asarray(out, np.float32)
 
 
+def test_one_site_outside_loops_gives_block_then_thread_order_in_any_chunking() -> None:
+    kernel = """
+    __global__ void k(int* c, int* slot, const int* keep) {
+        int g = blockIdx.x * blockDim.x + threadIdx.x;
+        if (keep[g]) slot[g] = atomicAdd(&c[0], 1 + (g & 3));
+    }"""
+    grid, block = 8, 32
+    n = grid * block
+    keep = np.random.default_rng(9).integers(0, 2, n).astype(np.int32)
+    step = np.where(keep == 1, 1 + (np.arange(n) & 3), 0)
+    want = np.where(keep == 1, np.cumsum(step) - step, -1)
+    for chunk in (None, 32, 96):
+        res = run(
+            kernel,
+            grid=(grid,),
+            block=(block,),
+            c=np.zeros(1, np.int32),
+            slot=np.full(n, -1, np.int32),
+            keep=keep,
+            chunk_threads=chunk,
+        )
+        np.testing.assert_array_equal(res["slot"], want)
+        assert res["c"][0] == step.sum()
+
+
 @pytest.mark.parametrize("counter", ["&count[0]", "count"])
 @pytest.mark.parametrize("chunk", [None, 64])
 def test_grid_stride_compaction_runs_blocks_one_after_another(counter: str, chunk) -> None:
@@ -101,12 +126,14 @@ def test_two_sites_in_one_block_follow_program_order_then_thread_id() -> None:
 @pytest.mark.parametrize(
     ("body", "used"),
     [
-        ("out[i] = atomicAdd(c, 1);", True),
-        ("int s = atomicSub(&c[1], i); out[s] = 1;", True),
-        ("out[atomicAdd_block(c, 2)] = i;", True),
-        ("atomicAdd(c, 1);", False),
-        ("(void)atomicAdd(c, i);", False),
-        ("out[i] = atomicMax(c, i);", False),
+        ("for (int k = 0; k < 3; k++) out[i + k] = atomicAdd(c, 1);", True),
+        ("int s = atomicSub(&c[1], i); out[s] = 1; while (s > 4) s = atomicAdd(c, -1);", True),
+        ("out[atomicAdd_block(c, 2)] = i; out[i] = atomicAdd(&c[1], 1);", True),
+        ("int k = 0; do { out[atomicAdd(c, 1)] = k; } while (++k < 2);", True),
+        ("out[i] = atomicAdd(c, 1);", False),  # once per thread: every chunking agrees
+        ("atomicAdd(c, 1); atomicAdd(c, 2);", False),
+        ("for (int k = 0; k < 3; k++) (void)atomicAdd(c, i);", False),
+        ("out[i] = atomicMax(c, i); out[i] += atomicMin(c, 1);", False),
     ],
 )
 def test_which_kernels_run_one_block_at_a_time(body: str, used: bool) -> None:
