@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.program import Instr
 from cuda2nki.lift.literal.state import Scope
-from cuda2nki.lift.literal.values import DynPtr, Idx, Lin, Ptr, Tile
+from cuda2nki.lift.literal.values import DynPtr, Idx, Lin, Ptr, Tile, Uni, is_int
 
 if TYPE_CHECKING:
     from cuda2nki.lift.literal.lower import Lowerer
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 RUNNING = {"atomicAdd": 1, "atomicSub": -1}
 _COUNTERS = ("int32", "uint32")
 _SCRATCH = "_run_i32"
+_SMALL = 2**24 // 1024
 
 
 def _pointee(e: A.Expr) -> A.ScalarType | None:
@@ -66,6 +67,12 @@ def _known(off: Lin | Idx) -> str:
     return f"_c2n_grid({off.b}, {off.p}, {off.f})"
 
 
+def _small(step: object) -> bool:
+    """Is the increment a literal small enough that the prefix sums of a block's threads (at
+    most 1024 of them) stay below 2**24, exact in the engines' fp32 arithmetic?"""
+    return isinstance(step, Uni) and is_int(step.expr) and abs(int(step.expr)) <= _SMALL
+
+
 def fetch_add(low: Lowerer, e: A.Call, scope: Scope) -> Tile:
     """Each thread's old value of ``atomicAdd``/``atomicSub`` ``e`` (see the module doc)."""
     if len(e.args) != 2:
@@ -79,7 +86,8 @@ def fetch_add(low: Lowerer, e: A.Call, scope: Scope) -> Tile:
             e,
         )
     ptr = low.expr(e.args[0], scope)
-    value = low.full_tile(low.convert(low.expr(e.args[1], scope), pointee, e), "int", e)
+    step = low.convert(low.expr(e.args[1], scope), pointee, e)
+    value = low.full_tile(step, "int", e)
     mask, sign = low.store_mask(scope), RUNNING[e.func]
     if isinstance(ptr, DynPtr) and ptr.addr in low.known_addr:
         ptr = Ptr(ptr.tensor, Idx(low.known_addr[ptr.addr]), ptr.ty)  # type: ignore[arg-type]
@@ -88,7 +96,7 @@ def fetch_add(low: Lowerer, e: A.Call, scope: Scope) -> Tile:
     elif isinstance(ptr, Ptr) and isinstance(ptr.off, Lin | Idx):
         call = (
             f"_c2n_atomic_fetch({ptr.tensor}, {_known(ptr.off)}, {value}, {mask}, {sign}, "
-            f"{_scratch(low)})"
+            f"{_scratch(low)}{', small=True' if _small(step) else ''})"
         )
     else:
         raise low.refuse(f"{e.func} on a non-pointer", e)
