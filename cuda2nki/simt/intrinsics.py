@@ -1288,7 +1288,9 @@ for _k in ("Add", "Sub", "Exch", "Max", "Min", "And", "Or", "Xor", "Inc", "Dec",
         f"atomic{_k} atomic{_k}_block atomic{_k}_system",
         _atomic(_k.lower()),
         "exact",
-        "serialised per address in ascending thread order within a chunk of blocks",
+        "serialised per address in ascending thread order within a chunk of blocks (one "
+        "block per chunk where an atomicAdd/atomicSub's old value is used in a loop or at "
+        "several sites: simt/atomicorder.py)",
     )
 
 # --------------------------------------------------------------------------- loads, stores, vectors
