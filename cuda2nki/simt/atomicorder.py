@@ -7,12 +7,13 @@ holds whenever a thread executes it more than once (a loop) or the kernel has se
 with the whole grid in one chunk, iteration 1 of every block comes before iteration 2 of block 0.
 
 A kernel that uses the old value of an ``atomicAdd``/``atomicSub`` (a slot counter, a queue
-push, a stream compaction) in a loop, at more than one place, or inside a device function,
-therefore runs one block per chunk: each block runs to completion before the next starts, in
+push, a stream compaction) in a loop, beside any other atomic (which may update the same
+element between two blocks' executions), or inside a device function, therefore runs one block
+per chunk: each block runs to completion before the next starts, in
 launch order, and inside a block every execution of the atomic serialises its active threads by
 linear thread id (``threadIdx.x`` fastest, then ``y``, ``z``), executions in program order.  A
-kernel with one such atomic, outside any loop, executes it at most once per thread, and every
-chunking gives that same order (blocks in launch order, threads by linear id), so it keeps its
+kernel whose only atomic is one such call, outside any loop, executes it at most once per
+thread, and every chunking gives that same order (blocks in launch order, threads by linear id), so it keeps its
 chunks.  That is one legal CUDA schedule, independent of the chunk size, and the one the
 literal port reproduces (its blocks run one after another, each in lockstep), so ``check``
 compares a port with the same execution.  A kernel with a grid barrier keeps the whole grid in
@@ -33,29 +34,34 @@ def _in_loops(body: object) -> set[int]:
     return {id(n) for loop in walk(body) if isinstance(loop, _LOOPS) for n in walk(loop)}
 
 
-def _callees_use_one(tu: A.TranslationUnit, fn: A.Function) -> bool:
-    """Does a device function ``fn`` calls (transitively) use an atomic's old value?"""
+def _atomics(body: object) -> list[A.Call]:
+    return [n for n in walk(body) if isinstance(n, A.Call) and n.func.startswith("atomic")]
+
+
+def _callees(tu: A.TranslationUnit, fn: A.Function) -> list[A.Function]:
+    """The device functions ``fn`` calls, transitively (each once)."""
     seen: set[str] = {fn.name}
-    todo = [fn]
+    todo, out = [fn], []
     while todo:
         for n in walk(todo.pop().body):
             if isinstance(n, A.Call) and n.target is not None and n.target not in seen:
                 seen.add(n.target)
                 callee = tu.function(n.target)
-                if callee is None:
-                    continue
-                if any(True for _ in running_atomics(callee.body)):
-                    return True
-                todo.append(callee)
-    return False
+                if callee is not None:
+                    out.append(callee)
+                    todo.append(callee)
+    return out
 
 
 def uses_running_atomic(tu: A.TranslationUnit, fn: A.Function) -> bool:
     """Does the order of ``fn``'s atomics whose old value is used depend on the chunk size
-    (one in a loop, several of them, or one in a device function it calls)?"""
+    (one in a loop, one beside any other atomic, or one in a device function it calls)?"""
+    callees = _callees(tu, fn)
+    if any(True for g in callees for _ in running_atomics(g.body)):
+        return True
     sites = list(running_atomics(fn.body))
-    if len(sites) > 1:
+    if not sites:
+        return False
+    if len(_atomics(fn.body)) > 1 or any(_atomics(g.body) for g in callees):
         return True
-    if sites and id(sites[0]) in _in_loops(fn.body):
-        return True
-    return _callees_use_one(tu, fn)
+    return id(sites[0]) in _in_loops(fn.body)

@@ -84,12 +84,14 @@ __global__ void keep(float* out, int* count, const float* x, int n, float limit)
     if (threadIdx.x == 0) count[3] += s_total;
 }
 """,
-    # counters chosen by thread index (a few threads per counter, known when traced)
+    # counters chosen by thread index (a few threads per counter, known when traced), with
+    # the scoped spellings of the atomics
     "index_chosen_counters": """
 __global__ void keep(float* out, int* count, const float* x, int n, float limit) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n && x[i] > -limit) {
-        int s = atomicAdd(&count[threadIdx.x % 4], 1 + (threadIdx.x & 1));
+        int s = atomicAdd_block(&count[threadIdx.x % 4], 1 + (threadIdx.x & 1));
+        atomicSub_system(&count[(threadIdx.x + 1) % 4], 1);
         out[i] = (float)s;
     }
 }

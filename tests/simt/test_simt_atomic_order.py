@@ -132,6 +132,7 @@ def test_two_sites_in_one_block_follow_program_order_then_thread_id() -> None:
         ("int k = 0; do { out[atomicAdd(c, 1)] = k; } while (++k < 2);", True),
         ("out[i] = atomicAdd(c, 1);", False),  # once per thread: every chunking agrees
         ("atomicAdd(c, 1); atomicAdd(c, 2);", False),
+        ("out[i] = atomicAdd(c, 1); atomicSub(&c[1], 1);", True),  # another atomic beside it
         ("for (int k = 0; k < 3; k++) (void)atomicAdd(c, i);", False),
         ("out[i] = atomicMax(c, i); out[i] += atomicMin(c, 1);", False),
     ],

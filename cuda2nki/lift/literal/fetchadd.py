@@ -34,7 +34,11 @@ if TYPE_CHECKING:
     from cuda2nki.lift.literal.lower import Lowerer
 
 #: the atomics whose old value the literal lowering computes, with the sign of the update
-RUNNING = {"atomicAdd": 1, "atomicSub": -1}
+RUNNING = {
+    f"{f}{scope}": sign
+    for f, sign in (("atomicAdd", 1), ("atomicSub", -1))
+    for scope in ("", "_block", "_system")
+}
 _COUNTERS = ("int32", "uint32")
 _SCRATCH = "_run_i32"
 _SMALL = 2**24 // 1024

@@ -56,6 +56,8 @@ def dtype_spelling(name: str) -> str:
 
 _ATOMICS = {"atomicAdd": "add", "atomicSub": "subtract", "atomicMax": "maximum",
             "atomicMin": "minimum"}  # fmt: skip
+# the block- and system-scoped spellings serialise as the device-scoped ones do
+_ATOMICS = {f"{f}{scope}": op for f, op in _ATOMICS.items() for scope in ("", "_block", "_system")}
 _SHUFFLES = ("__shfl_down_sync", "__shfl_up_sync", "__shfl_xor_sync", "__shfl_sync")
 _BIN_CMP = {"less", "less_equal", "greater", "greater_equal", "equal", "not_equal"}
 _EXACT_INT = {"+", "-", "*", "/", "%", ">>", *_CMP}
