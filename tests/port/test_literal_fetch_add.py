@@ -189,3 +189,30 @@ def test_other_atomics_whose_old_value_is_used_stay_refused(tmp_path, call, reas
 @pytest.mark.parametrize("rel", ["misc/compact_above", "misc/bucket_slots"])
 def test_corpus_compaction_and_bucketing_match_on_both_targets(tmp_path, rel):
     _matches(ROOT / "corpus" / f"{rel}.cu", tmp_path)
+
+
+def test_a_device_variable_counter_in_a_two_dimensional_grid(tmp_path):
+    """A file-scope ``__device__`` counter (a tensor of the port) taken by address, threads of
+    a 2-D grid, the slot used through a local pointer."""
+    src = """
+__device__ unsigned int g_taken;
+__global__ void keep(float* out, const float* x, int n, float limit) {
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y;
+    int i = row * 32 + col;
+    if (col < 32 && i < n && x[i] < limit) {
+        unsigned int at = atomicAdd(&g_taken, 1u);
+        float* dst = out + at;
+        *dst = x[i] + (float)row;
+    }
+}
+"""
+    params = (
+        'out = { shape = ["n"], dtype = "float32", role = "out" }\n'
+        'g_taken = { shape = [1], dtype = "uint32", role = "inout", range = [0, 1] }\n'
+        'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+        "n = 200\nlimit = 0.25"
+    )
+    cu = _kernel(tmp_path, src, "keep", '2, "ceil_div(n, 32)"', "16", params,
+                 ["n = 1", "n = 97"])  # fmt: skip
+    _matches(cu, tmp_path)
