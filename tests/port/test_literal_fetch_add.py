@@ -216,3 +216,25 @@ __global__ void keep(float* out, const float* x, int n, float limit) {
     cu = _kernel(tmp_path, src, "keep", '2, "ceil_div(n, 32)"', "16", params,
                  ["n = 1", "n = 97"])  # fmt: skip
     _matches(cu, tmp_path)
+
+
+def test_a_counter_per_thread_under_a_bound_guard(tmp_path):
+    """Every thread at its own element (one read-modify-write), the last block's inactive
+    threads pointing past the end of the counters."""
+    src = """
+__global__ void keep(float* out, int* count, const float* x, int n, float limit) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        int before = atomicSub(&count[i], (int)(x[i] * 4.0f));
+        out[i] = (float)before;
+    }
+}
+"""
+    params = (
+        'out = { shape = ["n"], dtype = "float32", role = "out" }\n'
+        'count = { shape = ["n"], dtype = "int32", role = "inout", range = [-9, 9] }\n'
+        'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+        "n = 200\nlimit = 0.25"
+    )
+    cu = _kernel(tmp_path, src, "keep", '"ceil_div(n, 64)"', "64", params, ["n = 1", "n = 97"])
+    _matches(cu, tmp_path)
