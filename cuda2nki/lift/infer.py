@@ -28,6 +28,7 @@ from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declar
 from cuda2nki.lift.chosensizes import KEY as CHOSEN
 from cuda2nki.lift.chosensizes import chosen_sizes
 from cuda2nki.lift.constlaunch import scale_constant_launch
+from cuda2nki.lift.dataindex import data_ranges, data_shapes
 from cuda2nki.lift.declshape import from_written_extents
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.gatherrows import default_rows, rows_of_ranges
@@ -307,6 +308,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     picks.update(defaulted)
     from_declarations(fn, shapes, kernel_name, diags)
     member_shapes(fn, shapes)  # member arrays of one struct array: its record count
+    by_data = data_shapes(fn, shapes, syntax, kernel_name, diags)  # lift.dataindex
     if refusal is not None:
         seen = {**accesses, **{n: [("r", None, None, ())] for n in const_pointees(fn)}}
         _refused(refusal, shapes, seen, syntax, kernel_name, diags)
@@ -347,6 +349,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     scale_constant_launch(
         out["params"], out.get("launch"), fn, guarded, _DEFAULT_ELEMENTS, kernel_name, diags
     )
+    data_ranges(out["params"], syntax, by_data, fn, kernel_name, diags)  # lift.dataindex
     _value_ranges(out["params"], fn, kernel_name, diags)
     _picked_rows(out["params"], picks, fn, kernel_name, diags)
     rows_of_ranges(out["params"], defaulted, fn, kernel_name, diags)
@@ -673,7 +676,7 @@ def _from_syntax(
     roles = callee_roles(tu) if tu is not None else None
     found = extents(fn, launch, squares, roles, tu.function if tu is not None else None)
     for name, ext in found.items():
-        if shapes.get(name) is None and ext.shape is not None:
+        if shapes.get(name) is None and ext.shape is not None and not ext.ranges:
             p = next(q for q in fn.params if q.name == name)
             shapes[name] = in_scalars(list(ext.shape), p.ty)
             if ext.note:
