@@ -31,6 +31,7 @@ from cuda2nki.lift.constlaunch import scale_constant_launch
 from cuda2nki.lift.dataindex import data_ranges, data_shapes
 from cuda2nki.lift.declshape import from_written_extents
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
+from cuda2nki.lift.dynshared import dynamic_shared_extents
 from cuda2nki.lift.gatherrows import default_rows, rows_of_ranges
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.lanesplit import lane_split, record_shapes
@@ -350,7 +351,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         out["params"], out.get("launch"), fn, guarded, _DEFAULT_ELEMENTS, kernel_name, diags
     )
     data_ranges(out["params"], syntax, by_data, fn, kernel_name, diags)  # lift.dataindex
-    _value_ranges(out["params"], fn, kernel_name, diags)
+    _value_ranges(out["params"], fn, kernel_name, diags, out.get("launch"))
     _picked_rows(out["params"], picks, fn, kernel_name, diags)
     rows_of_ranges(out["params"], defaulted, fn, kernel_name, diags)
     _offset_views(out["params"], fn, site, kernel_name, diags)
@@ -401,7 +402,9 @@ def _renamed(text: str | int, names: dict) -> str | int:
     return re.sub(r"[A-Za-z_]\w*", lambda m: names.get(m.group(0), m.group(0)), text)
 
 
-def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> None:
+def _value_ranges(
+    params: dict, fn: A.Function, kernel: str, diags: list, launch: dict | None = None
+) -> None:
     """Integer inputs whose values index an array get values inside its extent
     (:mod:`cuda2nki.lift.valranges`), with a note; a range the binding has is kept."""
     from cuda2nki.lift.valranges import (
@@ -414,6 +417,7 @@ def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> Non
     )
 
     extents: dict[str, int | str] = dict(local_extents(fn))
+    extents.update(dynamic_shared_extents(fn, launch))  # `extern __shared__` (lift.dynshared)
     for name, spec in params.items():
         if isinstance(spec, dict) and spec.get("shape"):
             extents[name] = _flat_extent(spec["shape"])

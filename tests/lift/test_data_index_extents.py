@@ -265,3 +265,48 @@ void go(const int* a, float* d, int n) {{ k<<<(n + 127) / 128, 128>>>(a, d, n); 
     partial, _ = infer_binding(parse_source(src, "g.cu"), "k")
     assert partial["params"]["a"]["shape"] == ["1+n"], partial["params"]["a"]
 
+
+#: an input whose values index the kernel's one dynamic shared array
+DYNAMIC_SHARED = {
+    "int-histogram-atomic": """
+__global__ void k(const int* bin_of, int* hist, int n, int nbins) {
+    extern __shared__ int local_hist[];
+    for (int b = threadIdx.x; b < nbins; b += blockDim.x) local_hist[b] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&local_hist[bin_of[i]], 1);
+    __syncthreads();
+    for (int b = threadIdx.x; b < nbins; b += blockDim.x) atomicAdd(&hist[b], local_hist[b]);
+}
+void go(const int* x, int* h, int n, int nb) {
+    k<<<(n + 255) / 256, 256, nb * sizeof(int)>>>(x, h, n, nb);
+}""",
+    "float-row-through-a-local": """
+__global__ void k(const int* slot, const float* w, float* rows, int n, int width) {
+    extern __shared__ float acc[];
+    if (threadIdx.x < width) acc[threadIdx.x] = 0.0f;
+    __syncthreads();
+    for (int e = threadIdx.x; e < n; e += blockDim.x) {
+        int c = slot[blockIdx.x * n + e];
+        atomicAdd(&acc[c], w[blockIdx.x * n + e]);
+    }
+    __syncthreads();
+    if (threadIdx.x < width) rows[blockIdx.x * width + threadIdx.x] = acc[threadIdx.x];
+}
+void go(const int* s, const float* w, float* r, int n, int width) {
+    size_t bytes = sizeof(float) * width;
+    k<<<8, 128, bytes>>>(s, w, r, n, width);
+}""",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(DYNAMIC_SHARED))
+def test_values_indexing_a_dynamic_shared_array_stay_below_its_count(spelling: str) -> None:
+    from cuda2nki.binding import eval_c_expr
+
+    partial, _ = infer_binding(parse_source(DYNAMIC_SHARED[spelling], "s.cu"), "k")
+    params = partial["params"]
+    data = "bin_of" if "bin_of" in params else "slot"
+    size = "nbins" if "nbins" in params else "width"
+    lo, hi = params[data]["range"]
+    assert lo == 0 and eval_c_expr(str(hi), {size: 37}) == 37, params[data]
