@@ -309,14 +309,14 @@ class _Accesses:
     def _atom_hi(self, a, hi: dict, guessed: set, depth: int) -> Poly | None:
         if isinstance(a, str) and a in self.masks:  # lift.dataindex
             return self.masks[a]
-        if isinstance(a, str) and a in self.data_hi:
-            self.data_used.add(a[1:])
-            return self.data_hi[a]
         if a in hi:
             bound, guess = hi[a]
             if guess:
                 guessed.add(a)
             return bound
+        if isinstance(a, str) and a in self.data_hi:  # a guard on the value bounds it first
+            self.data_used.add(a[1:])
+            return self.data_hi[a]
         if isinstance(a, ModAtom):
             return a.den
         if isinstance(a, DivAtom):

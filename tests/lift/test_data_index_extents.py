@@ -310,3 +310,24 @@ def test_values_indexing_a_dynamic_shared_array_stay_below_its_count(spelling: s
     size = "nbins" if "nbins" in params else "width"
     lo, hi = params[data]["range"]
     assert lo == 0 and eval_c_expr(str(hi), {size: 37}) == 37, params[data]
+
+
+def test_a_guard_on_the_loaded_value_bounds_it_without_a_range() -> None:
+    """``if (ids[j] < n)`` bounds the value itself: the array read through it is ``[n]`` and
+    the index data keeps no assumed range, while the other read through data takes one."""
+    src = """
+__global__ void k(const int* rp, const int* ids, const float* x, const float* w, float* y, int n) {
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < n) {
+        float s = 0.0f;
+        for (int j = rp[r]; j < rp[r + 1]; j++)
+            if (ids[j] < n) s += x[ids[j]] * w[j];
+        y[r] = s;
+    }
+}
+void go(const int* p, const int* c, const float* x, const float* w, float* y, int n) {
+    k<<<(n + 127) / 128, 128>>>(p, c, x, w, y, n);
+}"""
+    params = infer_binding(parse_source(src, "g.cu"), "k")[0]["params"]
+    assert params["w"]["shape"] == [V - 1] and params["rp"]["range"] == [0, V], params
+    assert params["x"]["shape"] == ["n"], params["x"]
