@@ -250,6 +250,22 @@ def data_ranges(
             got = params.get(r.tensor)
             if not isinstance(got, dict) or "range" in got:
                 continue
-            why = f"its values index '{r.target}', whose shape assumes them ({fn.loc.file})"
-            record_range(params, fn, IndexRange(r.tensor, r.lo, r.hi, r.target, fn.loc), kernel,
+            loc = _first_access(fn, r.target) or fn.loc
+            why = (
+                f"its values pick the elements of '{r.target}' ({loc.file}:{loc.line}), "
+                f"whose shape assumes them"
+            )
+            record_range(params, fn, IndexRange(r.tensor, r.lo, r.hi, r.target, loc), kernel,
                          why, diags)  # fmt: skip
+
+
+def _first_access(fn: A.Function, name: str):
+    """The location of the first ``name[...]`` in the kernel's body, None if none."""
+    for n in walk(fn.body):
+        if isinstance(n, A.Index):
+            base = n.base
+            while isinstance(base, A.Cast):
+                base = base.operand
+            if isinstance(base, A.Name) and base.name == name:
+                return n.loc
+    return None
