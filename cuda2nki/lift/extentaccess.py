@@ -27,6 +27,8 @@ class Extent:
     tiles: tuple[tuple[str, int, str], ...] = ()
     #: grid axes whose block index no guard bounds (the shape took the launch's bound)
     unguarded: tuple[int, ...] = ()
+    #: the values of index data the shape assumes (:class:`cuda2nki.lift.dataindex.DataRange`)
+    ranges: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -305,11 +307,16 @@ class _Accesses:
         return out
 
     def _atom_hi(self, a, hi: dict, guessed: set, depth: int) -> Poly | None:
+        if isinstance(a, str) and a in self.masks:  # lift.dataindex
+            return self.masks[a]
         if a in hi:
             bound, guess = hi[a]
             if guess:
                 guessed.add(a)
             return bound
+        if isinstance(a, str) and a in self.data_hi:  # a guard on the value bounds it first
+            self.data_used.add(a[1:])
+            return self.data_hi[a]
         if isinstance(a, ModAtom):
             return a.den
         if isinstance(a, DivAtom):

@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
+from cuda2nki.lift.dataindex import data_extents
 from cuda2nki.lift.extentaccess import Extent
 from cuda2nki.lift.extentscan import _Scan
 from cuda2nki.lift.extentsyntax import in_scalars
@@ -47,12 +48,18 @@ def extents(
     :mod:`cuda2nki.lift.calleeroles`); without it, a pointer passed to one is read.
     ``device(name)``: the device function of that name, whose body is then scanned where the
     kernel calls it (:mod:`cuda2nki.lift.extentinline`)."""
-    scan = _Scan(fn, launch, ties)
-    if callees is not None:
-        scan.callees = callees
-    scan.device = device
+
+    def fresh() -> _Scan:
+        scan = _Scan(fn, launch, ties)
+        if callees is not None:
+            scan.callees = callees
+        scan.device = device
+        return scan
+
     try:
+        scan = fresh()
         scan.run()
     except (af.BudgetExceeded, RecursionError):
         return {}
-    return scan.extents()
+    found = scan.extents()
+    return {**found, **data_extents(fresh(), found)}  # offsets through loaded index data

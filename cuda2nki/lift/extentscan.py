@@ -11,6 +11,7 @@ from cuda2nki.frontend.visit import walk
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import DivAtom, Poly
 from cuda2nki.lift.capped import is_capped
+from cuda2nki.lift.dataindex import data_pointers, loaded, local_bound, mask_atom, masked_locals
 from cuda2nki.lift.extentaccess import _Access, _Accesses, _Opaque
 from cuda2nki.lift.extentgeom import _block, _grid, rounded_counts
 from cuda2nki.lift.extentinline import _Inline
@@ -61,6 +62,13 @@ class _Scan(_Accesses, _Inline):
         self.unguarded: tuple[int, ...] = ()
         #: what a device function does through its i-th parameter (see extents())
         self.callees: Callable[[str, int], str] = lambda name, i: "r"
+        # loaded index data and masked values (lift.dataindex): data pointers, data atom ->
+        # bound (none until a second scan sets them), the data atoms a shape used, masks
+        self.data = data_pointers(fn)
+        self.data_hi: dict[str, Poly] = {}
+        self.data_used: set[str] = set()
+        self.masks: dict[str, Poly] = {}
+        self.masked = masked_locals(fn)
         self._launch_bounds()
 
     # ------------------------------------------------------------------ launch geometry
@@ -365,7 +373,13 @@ class _Scan(_Accesses, _Inline):
                 return self.env[e.name]
             if e.name in self.scalars and not self.assigned.get(e.name):  # an unchanged size
                 return af.sym(self.ties.get(e.name, e.name))
+            if e.name in self.masked:  # assigned masked values only (lift.dataindex)
+                bound = local_bound(self, self.masked[e.name])
+                if bound is not None:
+                    return mask_atom(Poly.atom(f"%{e.name}"), bound - 1, self.masks)
             raise _Opaque
+        if isinstance(e, A.Index) and (got := loaded(e, self.data)) is not None:
+            return got  # a value of index data (lift.dataindex)
         if isinstance(e, A.Builtin):
             return self._builtin(e)
         if isinstance(e, A.Cast):
@@ -419,6 +433,10 @@ class _Scan(_Accesses, _Inline):
                 m = b.const_value + 1
                 if m & (m - 1) == 0:  # x & (2^k - 1) is x % 2^k
                     return af.mod(a, m)
+            if e.op == "&" and not b.depends_on(self._index_atoms(b)):
+                return mask_atom(a, b, self.masks)  # `h & (cap - 1)` is at most cap - 1
+            if e.op == "&" and not a.is_const and not a.depends_on(self._index_atoms(a)):
+                return mask_atom(b, a, self.masks)  # `(cap - 1) & h`
         raise _Opaque
 
     def _known(self) -> dict:

@@ -84,9 +84,17 @@ def _shape(acc: list, block, ties: dict) -> list | None:
         if s is None:
             continue
         flats.append(_flat_top(index, guard, loops, block))
-        if best is None or len(s) > len(best):
+        if best is None or len(s) > len(best) or _farther(s, best, {**caps, **ties}):
             best = s
     return _covering(best, flats, {**caps, **ties})
+
+
+def _farther(s: list, best: list, ties: dict) -> bool:
+    """Whether 1-D ``s`` reaches past 1-D ``best`` (``p[i + 1]`` beside ``p[i]`` in a
+    grid-stride loop, whose flat tops are not taken)."""
+    if len(s) != 1 or len(best) != 1 or s == best:
+        return False
+    return _covers(s, best[0], ties) and not _covers(best, s[0], ties)
 
 
 def _flat_top(index: Poly, guard, loops, block) -> str | int | None:

@@ -28,8 +28,10 @@ from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declar
 from cuda2nki.lift.chosensizes import KEY as CHOSEN
 from cuda2nki.lift.chosensizes import chosen_sizes
 from cuda2nki.lift.constlaunch import scale_constant_launch
+from cuda2nki.lift.dataindex import data_ranges, data_shapes
 from cuda2nki.lift.declshape import from_written_extents
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
+from cuda2nki.lift.dynshared import dynamic_shared_extents
 from cuda2nki.lift.gatherrows import default_rows, rows_of_ranges
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.lanesplit import lane_split, record_shapes
@@ -308,6 +310,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     picks.update(defaulted)
     from_declarations(fn, shapes, kernel_name, diags)
     member_shapes(fn, shapes)  # member arrays of one struct array: its record count
+    by_data = data_shapes(fn, shapes, syntax, kernel_name, diags)  # lift.dataindex
     if refusal is not None:
         seen = {**accesses, **{n: [("r", None, None, ())] for n in const_pointees(fn)}}
         _refused(refusal, shapes, seen, syntax, kernel_name, diags)
@@ -348,7 +351,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     scale_constant_launch(
         out["params"], out.get("launch"), fn, guarded, _DEFAULT_ELEMENTS, kernel_name, diags
     )
-    _value_ranges(out["params"], fn, kernel_name, diags)
+    data_ranges(out["params"], syntax, by_data, fn, kernel_name, diags)  # lift.dataindex
+    _value_ranges(out["params"], fn, kernel_name, diags, out.get("launch"))
     zero_counters(out["params"], fn, site, kernel_name, diags)  # slot counters start at 0
     _picked_rows(out["params"], picks, fn, kernel_name, diags)
     rows_of_ranges(out["params"], defaulted, fn, kernel_name, diags)
@@ -400,7 +404,9 @@ def _renamed(text: str | int, names: dict) -> str | int:
     return re.sub(r"[A-Za-z_]\w*", lambda m: names.get(m.group(0), m.group(0)), text)
 
 
-def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> None:
+def _value_ranges(
+    params: dict, fn: A.Function, kernel: str, diags: list, launch: dict | None = None
+) -> None:
     """Integer inputs whose values index an array get values inside its extent
     (:mod:`cuda2nki.lift.valranges`), with a note; a range the binding has is kept."""
     from cuda2nki.lift.valranges import (
@@ -413,6 +419,7 @@ def _value_ranges(params: dict, fn: A.Function, kernel: str, diags: list) -> Non
     )
 
     extents: dict[str, int | str] = dict(local_extents(fn))
+    extents.update(dynamic_shared_extents(fn, launch))  # `extern __shared__` (lift.dynshared)
     for name, spec in params.items():
         if isinstance(spec, dict) and spec.get("shape"):
             extents[name] = _flat_extent(spec["shape"])
@@ -675,7 +682,7 @@ def _from_syntax(
     roles = callee_roles(tu) if tu is not None else None
     found = extents(fn, launch, squares, roles, tu.function if tu is not None else None)
     for name, ext in found.items():
-        if shapes.get(name) is None and ext.shape is not None:
+        if shapes.get(name) is None and ext.shape is not None and not ext.ranges:
             p = next(q for q in fn.params if q.name == name)
             shapes[name] = in_scalars(list(ext.shape), p.ty)
             if ext.note:

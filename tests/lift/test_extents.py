@@ -174,7 +174,7 @@ __global__ void acc(float* hist, float* out, const int* keys, int n, int bins) {
     assert got["keys"].role is None and got["keys"].shape is None
 
 
-def test_an_unbounded_offset_gives_no_shape() -> None:
+def test_an_offset_through_index_data_assumes_its_values() -> None:
     src = """
 __global__ void gather(float* out, const float* table, const int* idx, int n, int C) {
     int i = blockIdx.x;
@@ -186,7 +186,9 @@ __global__ void gather(float* out, const float* table, const int* idx, int n, in
     fn = parse_source(src, "g.cu").function("gather")
     got = extents(fn, {"grid": ["n"], "block": [32]})
     assert got["out"].shape == ("n", "C") and got["idx"].shape == ("n",)
-    assert got["table"].shape is None and got["table"].role == "in"
+    # rows picked by index data: the values of idx are chosen, [0, 64), and bound the rows
+    assert got["table"].shape == (64, "C") and got["table"].role == "in"
+    assert [(r.tensor, r.lo, r.hi) for r in got["table"].ranges] == [("idx", 0, 64)]
 
 
 @pytest.mark.parametrize(

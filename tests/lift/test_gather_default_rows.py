@@ -92,12 +92,6 @@ __global__ void k(float* out, const float* where, const float* table, int n) {
     if (i < n) out[i] = table[(int)where[i] * 4 + 1];
 }
 void go(float* o, const float* w, const float* t, int n) { k<<<(n + 63) / 64, 64>>>(o, w, t, n); }""",
-    "offset-past-the-row": """
-__global__ void k(float* out, const int* ids, const float* table, int n, int D) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = table[ids[i] * D + i];
-}
-void go(float* o, const int* s, const float* t, int n, int D) { k<<<(n + 63) / 64, 64>>>(o, s, t, n, D); }""",
 }
 
 
