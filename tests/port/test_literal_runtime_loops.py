@@ -116,6 +116,42 @@ __global__ void k(const float* x, float* y, int* steps, int n) {
     steps[i] = c;
 }
 """,
+    "nested_data_loops": """
+__global__ void k(const float* x, float* y, int* steps, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        int c = 0;
+        while (v > 2.0f) {
+            float u = v;
+            while (u > 1.5f) { u = u - 1.25f; c++; }
+            v = v * 0.5f + u;
+        }
+        y[i] = v;
+        steps[i] = c;
+    }
+}
+""",
+    "bisection_in_device_function": """
+__device__ float cube_root_by_halves(float target, float tol, int* rounds) {
+    float lo = 0.0f, hi = target > 1.0f ? target : 1.0f;
+    *rounds = 0;
+    while (hi - lo > tol * hi) {
+        float mid = 0.5f * (lo + hi);
+        if (mid * mid * mid > target) hi = mid; else lo = mid;
+        *rounds += 1;
+    }
+    return 0.5f * (lo + hi);
+}
+
+__global__ void k(const float* x, float* y, int* steps, int n) {
+    int id = blockDim.x * blockIdx.x + threadIdx.x;
+    if (id >= n) return;
+    int r;
+    y[id] = cube_root_by_halves(x[id], 1e-4f, &r);
+    steps[id] = r;
+}
+""",
 }
 
 
@@ -213,3 +249,31 @@ __global__ void k(const float* x, float* y, int* steps, int n) {
     out = check_literal(cu, tmp_path, lowering="literal")
     assert out.status == "refused", out
     assert "pointer 'p' assigned in a loop whose trip count depends on data" in out.detail
+
+
+_HELPER_ARRAY = """
+__device__ void spread(float v, float* acc, int slot) {
+    acc[slot] += v;
+    acc[3 - slot] -= 0.5f * v;
+}
+
+__global__ void k(const float* x, float* y, int* steps, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    float v = x[i];
+    int c = 0;
+    do {
+        spread(v, acc, c & 3);
+        v = v * 0.7f;
+        ++c;
+    } while (v > 2.0f);
+    y[i] = acc[0] + 2.0f * acc[1] + 3.0f * acc[2] + 4.0f * acc[3];
+    steps[i] = c;
+}
+"""
+
+
+def test_a_local_array_a_device_function_updates_in_the_loop_is_carried(tmp_path):
+    cu = _kernel(tmp_path, _HELPER_ARRAY, "k", '"ceil_div(n, 64)"', "64", _PARAMS, _SHAPES)
+    runs_on_device(cu, tmp_path)

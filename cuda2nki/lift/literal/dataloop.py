@@ -47,22 +47,33 @@ _KINDS = {"U": "uniform local", "L": "thread-affine local", "I": "index local", 
 MAX_CARRIED_ELEMENTS = 64
 
 
-def assigned_names(parts: tuple[object, ...]) -> list[tuple[str, bool]]:
+def assigned_names(parts: tuple[object, ...]) -> list[tuple[str, str]]:
     """The names that ``parts`` (the condition, body and step of a loop) may assign, in order
-    of first appearance: assignment targets, increments and names whose address is taken, each
-    with whether an element of it is written (``a[k] = ...``: a local array or memory)."""
-    out: list[tuple[str, bool]] = []
+    of first appearance, each with how: ``local`` (an assignment, an increment, its address
+    taken), ``element`` (``a[k] = ...``: an element of a local array or memory) or ``call``
+    (passed to a ``__device__`` function, which may write it through a pointer or reference)."""
+    out: list[tuple[str, str]] = []
+
+    def add(name: str, how: str) -> None:
+        if (name, how) not in out:
+            out.append((name, how))
+
     for n in nodes(parts):
         target: A.Expr | None = None
         if isinstance(n, A.Assign):
             target = n.target
         elif isinstance(n, A.Unary) and n.op in ("pre++", "post++", "pre--", "post--", "&"):
             target = n.operand
-        element = False
+        elif isinstance(n, A.Call) and n.target is not None:  # a __device__ function
+            for arg in n.args:
+                base = arg.operand if isinstance(arg, A.Unary) and arg.op == "&" else arg
+                if isinstance(base, A.Name):
+                    add(base.name, "call")
+        how = "local"
         while isinstance(target, A.Index):
-            target, element = target.base, True
-        if isinstance(target, A.Name) and (target.name, element) not in out:
-            out.append((target.name, element))
+            target, how = target.base, "element"
+        if isinstance(target, A.Name):
+            add(target.name, how)
     return out
 
 
@@ -149,15 +160,11 @@ class DataLoopMixin:
         a local array of ``count`` tiles.  A local of another kind that the loop assigns is
         refused."""
         out: list[tuple[str, int]] = []
-        for cname, element in assigned_names((cond, body, step)):
+        for cname, how in assigned_names((cond, body, step)):
             b = self.lookup(cname)
             if b is None or b.klass == "S":  # declared inside the loop, or a __shared__ scalar
                 continue
-            if element and b.klass != "A":  # a store to memory
-                continue
-            if b.klass == "T" and isinstance(b.value, Tile):
-                entry = (b.value.expr, 0)
-            elif b.klass == "A" and isinstance(b.value, Local):
+            if isinstance(b.value, Local):  # a local array (or a parameter bound to one)
                 entry = (b.value.expr, math.prod(b.value.dims))
                 if entry[1] > MAX_CARRIED_ELEMENTS:
                     raise self.refuse(
@@ -166,6 +173,10 @@ class DataLoopMixin:
                         "elements are carried through a runtime loop)",
                         s,
                     )
+            elif b.klass == "T" and isinstance(b.value, Tile) and how != "element":
+                entry = (b.value.expr, 0)
+            elif how != "local":  # a store to memory, or a value passed to a function
+                continue
             else:
                 raise self.refuse(
                     f"the {_KINDS.get(b.klass, 'trace-time value')} '{cname}' assigned in a loop "
