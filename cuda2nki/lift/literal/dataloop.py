@@ -33,7 +33,7 @@ import math
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.bound import nodes
-from cuda2nki.lift.literal.program import Instr, Loop
+from cuda2nki.lift.literal.program import Instr, Loop, Node
 from cuda2nki.lift.literal.state import Scope
 from cuda2nki.lift.literal.unbounded import data_loop_text
 from cuda2nki.lift.literal.values import Local, Tile
@@ -112,6 +112,19 @@ class DataLoopMixin:
         inner = Scope(act, scope.depth + 1, True, scope.np_mask)
         if not do:
             self.leave_unless(cond, act, inner)
+        slots, arrays = self.carry_in(carried, act, returns)
+        reg, fn = self.fresh("reg"), self.fresh(BODY_PREFIX[1:])
+        self.emit("let", dst=reg, value=f"_c2n_lanes_left({act})")
+        inside = self.runtime_body(cond, body, step, inner, slots, arrays, returns)
+        self.out[-1].append(Loop("def", f"{fn}(_r)", tuple(inside), s.loc.line))
+        self.out[-1].append(Instr("call", (("expr", f"nl.while_loop({reg}, {fn})"),), s.loc.line))
+        self.rebind(slots, arrays)
+
+    def carry_in(
+        self, carried: list[tuple[str, int]], act: str, returns: bool
+    ) -> tuple[dict[str, str], dict[str, int]]:
+        """Allocate the slot of every carried value (tiles, the active mask, ``_live`` where
+        the body returns, each element of a carried array): (value -> slot, array -> count)."""
         tiles = [name for name, count in carried if not count]
         arrays = {name: count for name, count in carried if count}
         state = [*tiles, act] + (["_live"] if returns else [])
@@ -119,8 +132,22 @@ class DataLoopMixin:
         slots = {name: self.fresh("cv") for name in state}
         for name, slot in slots.items():
             self.emit("let", dst=slot, value=f"_c2n_carry({name})")
-        reg, fn = self.fresh("reg"), self.fresh(BODY_PREFIX[1:])
-        self.emit("let", dst=reg, value=f"_c2n_lanes_left({act})")
+        return slots, arrays
+
+    def runtime_body(
+        self,
+        cond: A.Expr,
+        body: A.Stmt,
+        step: tuple[A.Stmt, ...],
+        inner: Scope,
+        slots: dict[str, str],
+        arrays: dict[str, int],
+        returns: bool,
+    ) -> list[Node]:
+        """The body function of a runtime loop: the carried values rebound from their slots,
+        one iteration under the active mask ``inner.mask``, the condition clearing the threads
+        it fails, the values written back and whether any thread is left returned."""
+        act = inner.mask or ""
         self.out.append([])
         self.trail.append(None)
         try:
@@ -138,9 +165,7 @@ class DataLoopMixin:
         finally:
             self.trail.pop()
             inside = self.out.pop()
-        self.out[-1].append(Loop("def", f"{fn}(_r)", tuple(inside), s.loc.line))
-        self.out[-1].append(Instr("call", (("expr", f"nl.while_loop({reg}, {fn})"),), s.loc.line))
-        self.rebind(slots, arrays)
+        return inside
 
     def rebind(self, slots: dict[str, str], arrays: dict[str, int]) -> None:
         """Bind the carried locals to their slots (a local array as a new list of them)."""
