@@ -93,6 +93,15 @@ def _writes(binding: object) -> bool:
     return any(getattr(t, "role", "in") in ("out", "inout") for t in tensors)
 
 
+def _legacy_gap(program: LiteralProgram, target: str) -> str | None:
+    """Why the legacy API cannot state ``program`` (a runtime loop), else None."""
+    from cuda2nki.lift.literal.runtime_scope import runtime_loop_line
+    from cuda2nki.lift.literal.unbounded import LEGACY
+
+    line = runtime_loop_line(program.body) if target == "legacy" else None
+    return None if line is None else f"{LEGACY} (line {line})"
+
+
 def port_literal(
     path: str,
     tu: object,
@@ -118,6 +127,9 @@ def port_literal(
         where = getattr(r.loc, "line", 0)
         construct = f"{r.construct} (line {where})" if where else r.construct
         return None, [make("C2N2301", r.loc or loc, kernel=kernel, construct=construct)]
+    legacy_gap = _legacy_gap(program, target)
+    if legacy_gap is not None:
+        return None, [make("C2N2301", loc, kernel=kernel, construct=legacy_gap)]
     if not _writes(binding):
         line = getattr(loc, "line", 0)
         why_none = no_output_reason(fn, binding, _NO_OUTPUT)

@@ -242,12 +242,14 @@ register(
         "other atomics at data-dependent addresses, other atomics whose old value is used "
         "(max, min, exchange, compare-and-swap, float totals), warp votes, vectors whose address is "
         "taken or that are reinterpreted across element types, structs held as bytes (mixed "
-        "member types, unions, bit fields, pointer members), double precision, loops whose "
-        "trip count depends on data with no counter bounding it and 3-D blocks, rather than "
-        "emit a port that computes something else.",
-        example="while (v > 1.0f) v = v * 0.5f;  // v read from data, no counter bound",
+        "member types, unions, bit fields, pointer members), double precision, 3-D blocks, "
+        "uniform locals, pointers and local arrays of more than 64 elements that a loop whose "
+        "trip count depends on data updates (such a loop otherwise runs on the device, "
+        "nl.while_loop, which the legacy API lacks), rather than emit a port that computes "
+        "something else.",
+        example="while (v > 1.0f) v = v * 0.5f;  // with --api legacy: no runtime loop there",
         fix="Bound the loop with a counter (`while (v > 1.0f && it < 64) { ...; ++it; }`) "
-        "where the algorithm allows, or write this port by hand.",
+        "where the algorithm allows, port for the current API, or write this port by hand.",
     ),
     Rule(
         "C2N2302",

@@ -21,16 +21,19 @@ pytestmark = pytest.mark.skipif(
 SAMPLE = ("basic/vector_add.cu", "basic/saxpy.cu")
 
 
-def _expect_port(path) -> bool:
-    return path.parent.name != "refuse" and _port_refusal(path) is None
+def _expect_port(path, target: str = "nki") -> bool:
+    return path.parent.name != "refuse" and _port_refusal(path, target) is None
 
 
-def _port_refusal(path) -> str | None:
+def _port_refusal(path, target: str = "nki") -> str | None:
     """The id a kernel's binding says its port must be refused with (``[port] expect =
-    "refuse"``): a kernel the front end and the interpreter run, whose contract NKI cannot keep."""
+    "refuse"``): a kernel the front end and the interpreter run, whose contract NKI cannot keep;
+    ``[port] legacy = "refuse"``: one the legacy API alone cannot state (a runtime loop)."""
     from cuda2nki.binding import load_binding
 
     port = load_binding(path.with_suffix(".toml")).meta.get("port", {})
+    if target == "legacy" and port.get("legacy") == "refuse":
+        return "C2N2301"
     return port.get("id", "C2N2") if port.get("expect") == "refuse" else None
 
 
@@ -54,9 +57,9 @@ def test_sample(rel, target, tmp_path) -> None:
 @pytest.mark.parametrize("path", corpus_kernels(), ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_corpus(path, target, tmp_path) -> None:
     out = check_kernel(path, target, tmp_path)
-    if not _expect_port(path):
+    if not _expect_port(path, target):
         assert out.status == "refused", out
-        assert (_port_refusal(path) or "") in out.detail, out
+        assert (_port_refusal(path, target) or "") in out.detail, out
         return
     gap = KNOWN_GAPS.get(f"{path.parent.name}/{path.stem}")
     if gap is not None:  # fails (and must leave the list) once the kernel ports

@@ -29,10 +29,11 @@ def lower_literal(tu, name: str, binding) -> LiteralProgram:  # noqa: ANN001
     if drawn is not None:
         raise LiteralRefusal(rng_construct(drawn), drawn.loc)
     from cuda2nki.lift.literal.reuse import reuse_loads
+    from cuda2nki.lift.literal.runtime_scope import check_runtime_loops
     from cuda2nki.lift.literal.scalarise import scalarise
 
     tu, fn = scalarise(tu, fn)  # vectors and record structs: their lanes
-    return reuse_loads(build(tu, fn, binding, name))
+    return check_runtime_loops(reuse_loads(build(tu, fn, binding, name)))
 
 
 def _loc(tu):  # noqa: ANN001, ANN202

@@ -15,7 +15,6 @@ from cuda2nki.lift.literal.structure import (
     _has_break,
     _has_continue,
 )
-from cuda2nki.lift.literal.unbounded import unbounded_reason
 from cuda2nki.lift.literal.values import (
     Idx,
     Lin,
@@ -77,7 +76,8 @@ class LoopMixin:
         if terms is None and self.counted_loop(cond, body, step, scope, s, do=False):
             return
         if terms is None:
-            raise self.refuse(unbounded_reason("a loop", cond, self.per_thread), s)
+            self.data_loop(cond, body, step, scope, s, do=False)
+            return
         self.out.append([])
         ct = self.cond_tile(self.expr(cond, scope), cond)
         cnp = self.index_np(cond)
@@ -187,7 +187,8 @@ class LoopMixin:
         if not isinstance(c, Uni) and self.counted_loop(s.cond, s.body, (), scope, s, do=True):
             return
         if not isinstance(c, Uni):
-            raise self.refuse(unbounded_reason("a do-while loop", s.cond, self.per_thread), s)
+            self.data_loop(s.cond, s.body, (), scope, s, do=True)
+            return
         self.out.append([])
         self.trail.append(None)
         self.stmt(s.body, scope)

@@ -62,6 +62,10 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   conjunct ``c < K`` (``<=``, mirrored) bounds it: ``c`` starts at a literal, is stepped by one
   exactly once per iteration and ``K`` is uniform (:mod:`.bound`).  It runs that many
   iterations at trace time with a per-thread active mask that the condition clears.
+* **Loops whose trip count depends on data** otherwise run on the device (``nl.while_loop``)
+  while any thread is still in them, every thread under its own active mask; the per-thread
+  locals they update live in tiles allocated in front of the loop (:mod:`.dataloop`).  The
+  legacy API has no runtime loop: its ports of such loops are refused.
 
 * **Loop exits.** ``break``/``continue`` under a per-thread condition are lowered again as
   per-thread flags that mask the threads that left (:mod:`.flow`); locals that reuse a name are
@@ -80,8 +84,8 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
 
 Anything else is refused with C2N2301 naming the construct and its line: atomics other than
 add/sub at data-dependent addresses, other atomics whose old value is used, warp votes, vectors
-:mod:`.scalarise` cannot split into lanes, double precision, loops whose trip count depends on
-data with no counter bounding it, 3-D blocks.
+:mod:`.scalarise` cannot split into lanes, double precision, a uniform or index local, local
+array or pointer that a loop whose trip count depends on data updates, 3-D blocks.
 """
 
 from __future__ import annotations
@@ -92,6 +96,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.arith import ArithMixin
 from cuda2nki.lift.literal.bindexpr import c_expr_to_py
 from cuda2nki.lift.literal.calls import CallMixin
+from cuda2nki.lift.literal.dataloop import DataLoopMixin
 from cuda2nki.lift.literal.emit import EmitMixin
 from cuda2nki.lift.literal.expressions import ExpressionMixin
 from cuda2nki.lift.literal.loops import LoopMixin
@@ -118,6 +123,7 @@ class Lowerer(
     EmitMixin,
     StatementMixin,
     LoopMixin,
+    DataLoopMixin,
     ExpressionMixin,
     MemoryMixin,
     ArithMixin,

@@ -1,10 +1,10 @@
-"""What a loop whose trip count depends on data lacks (literal lowering refusals).
+"""What a loop whose trip count depends on data reads, and what it lacks to be a trace-time loop.
 
 A loop whose condition differs between threads runs, in a lockstep port, until no thread
 satisfies it; that is a trace-time loop only when the condition is affine in the thread or a
-counter bounds it (:mod:`.bound`).  Otherwise the port cannot know how many iterations to
-emit, and the refusal names the per-thread values the condition reads and the bound that would
-make the loop portable.
+counter bounds it (:mod:`.bound`).  Otherwise the current API runs it as a runtime loop
+(:mod:`.dataloop`), whose port says what its condition reads; the legacy API has no runtime
+loop, and its refusal also names the bound that would make the loop portable.
 """
 
 from __future__ import annotations
@@ -14,15 +14,16 @@ from collections.abc import Callable
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.bound import nodes
 
-_HINT = (
-    "no conjunct 'k < K' bounds it, with a counter k that starts at a constant and steps by one "
-    "once per iteration and a uniform K"
+LEGACY = (
+    "a loop whose trip count depends on data: the legacy API has no runtime loop "
+    "(nl.while_loop); a conjunct 'k < K' in its condition, with a counter k that starts at a "
+    "constant and steps by one once per iteration and a uniform K, would bound it"
 )
 
 
-def unbounded_reason(kind: str, cond: A.Expr, per_thread: Callable[[str], bool]) -> str:
-    """The refusal of a ``kind`` loop (``a loop``, ``a do-while loop``) with condition
-    ``cond``; ``per_thread(name)`` says whether local ``name`` holds per-thread data."""
+def data_loop_text(kind: str, cond: A.Expr, per_thread: Callable[[str], bool]) -> str:
+    """What a ``kind`` loop (``a loop``, ``a do-while loop``) with condition ``cond`` is and
+    reads; ``per_thread(name)`` says whether local ``name`` holds per-thread data."""
     names: list[str] = []
     reads = False
     for n in nodes(cond):
@@ -37,4 +38,4 @@ def unbounded_reason(kind: str, cond: A.Expr, per_thread: Callable[[str], bool])
     if any(x.startswith("__c2n_brk") for x in names):
         parts.append("the flag of a break taken under a per-thread condition")
     source = f" (its condition reads {' and '.join(parts)})" if parts else ""
-    return f"{kind} whose trip count depends on data{source}: {_HINT}"
+    return f"{kind} whose trip count depends on data{source}"

@@ -149,7 +149,7 @@ EXAMPLES = {
             ).files["k.cu"],
             "k.toml": _BINDING,
         },
-        argv=("port", "k.cu", "--lowering", "literal", "-o", "k_nki.py"),
+        argv=("port", "k.cu", "--lowering", "literal", "--api", "legacy", "-o", "k_nki.py"),
         exit_code=1,
         requires="cuda2nki.lift.literal:lower_literal",
     ),
