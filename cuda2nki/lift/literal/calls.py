@@ -115,6 +115,8 @@ class CallMixin:
             return bitcalls.unsigned_minmax(self, e, args)
         if f in bytedots.DOTS and len(args) == 3:
             return bytedots.byte_dot(self, e, args)
+        if f == "__popcll" and len(args) == 1:
+            return self.wide_popc(args[0], e)
         if f in bitcalls.BIT_COUNTS and len(args) == 1:
             return bitcalls.bit_count(self, e, args[0])
         spelled = _NP1.get(_MATH1.get(f, "")) or _MATH2.get(f) in ("maximum", "minimum")

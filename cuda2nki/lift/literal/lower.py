@@ -109,6 +109,7 @@ from cuda2nki.lift.literal.values import (
     Value,
 )
 from cuda2nki.lift.literal.warps import WarpMixin
+from cuda2nki.lift.literal.wide import WideMixin
 
 
 @dataclass
@@ -121,6 +122,7 @@ class Lowerer(
     ArithMixin,
     CallMixin,
     WarpMixin,
+    WideMixin,
 ):
     tu: A.TranslationUnit
     fn: A.Function

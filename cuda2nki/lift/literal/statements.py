@@ -51,6 +51,7 @@ from cuda2nki.lift.literal.values import (
     const_int,
     is_int,
 )
+from cuda2nki.lift.literal.wide import WIDE_CLASSES, is_wide_type, wide_class
 
 
 class StatementMixin:
@@ -111,8 +112,9 @@ class StatementMixin:
         if isinstance(p.ty, A.PointerType):
             if p.name not in self.tensors:
                 raise self.refuse(f"pointer parameter '{p.name}' without a binding", p)
+            klass = wide_class(p.ty.pointee) or _elem_class(p.ty.pointee, p, self)
             return Binding_(
-                Ptr(self.tensors[p.name], Lin("0", "0", "0"), _elem_class(p.ty.pointee, p, self)),
+                Ptr(self.tensors[p.name], Lin("0", "0", "0"), klass),
                 "P",
                 0,
             )
@@ -236,6 +238,8 @@ class StatementMixin:
                     klass, init = "U", Uni(init.b, "int")
         if klass == "I" and ty != "int":
             klass = "T"
+        if klass == "T" and is_wide_type(s.ty) and self.wide_mode():
+            ty = wide_class(s.ty)  # a pair of 32-bit limbs
         b = Binding_(Uni(name, ty), klass, scope.depth, ty, decl_key(s))
         self.env[-1][s.name] = b
         self.write_var(b, name, init, scope, s, fresh=True)
@@ -341,8 +345,11 @@ class StatementMixin:
             self.emit("let", node.loc.line, dst=name, value=f"_c2n_np({new_np})")
             b.value = Idx(name)
             return
-        new = self.full_tile(v, b.ty, node)
         masked = scope.depth > b.depth and scope.mask is not None and not fresh
+        if b.ty in WIDE_CLASSES:
+            b.value = self.wide_write(name, v, scope, masked, b.ty == "wide", node)
+            return
+        new = self.full_tile(v, b.ty, node)
         if masked:
             self.emit(
                 "where", node.loc.line, dst=name, mask=scope.mask, a=new, b=name,

@@ -1,0 +1,135 @@
+"""64-bit integers in literal ports, bit-exact against the SIMT interpreter: buffers of
+``unsigned long long`` / ``long long`` travel as uint32 limbs and per-thread 64-bit values are
+computed as limb pairs (sums with carries, byte-column products, shifts, comparisons, bit counts,
+conversions to and from 32-bit integers), over the whole 64-bit range of inputs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.port.acceptance import grid_binding, tensor_param
+from tests.port.literal_acceptance import run_literal_exactly
+
+TARGETS = ["nki", "legacy"]
+U64 = [0, 2**64 - 1]
+I64 = [-(2**63), 2**63 - 1]
+
+#: name -> (parameters, body after ``int i = ...``, {parameter: (dtype, role, range)})
+KERNELS = {
+    # bit counting in 2-, 4- and 8-bit fields, folded by shifted sums
+    "swar_fold": (
+        "const unsigned long long* data, int* r, int n",
+        "    if (i >= n) return;\n"
+        "    unsigned long long x = data[i];\n"
+        "    x -= (x >> 1) & 0x5555555555555555ULL;\n"
+        "    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);\n"
+        "    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;\n"
+        "    x += x >> 8;\n    x += x >> 16;\n    x += x >> 32;\n"
+        "    r[i] = x & 0x7f;\n",
+        {"data": ("uint64", "in", U64), "r": ("int32", "out", None)},
+    ),
+    # the same counts summed by a multiplication, read from the top byte
+    "swar_multiply": (
+        "const unsigned long* words, int* counts, int n",
+        "    if (i < n) {\n"
+        "        unsigned long v = words[i];\n"
+        "        v = v - ((v >> 1) & 0x5555555555555555UL);\n"
+        "        v = (v & 0x3333333333333333UL) + ((v >> 2) & 0x3333333333333333UL);\n"
+        "        v = (v + (v >> 4)) & 0x0f0f0f0f0f0f0f0fUL;\n"
+        "        counts[i] = (int)((v * 0x0101010101010101UL) >> 56);\n"
+        "    }\n",
+        {"words": ("uint64", "in", U64), "counts": ("int32", "out", None)},
+    ),
+    "popcll_grid_stride": (
+        "const unsigned long long* a, int* out, int n",
+        "    for (int j = i; j < n; j += gridDim.x * blockDim.x)\n"
+        "        out[j] = __popcll(a[j]) - __popcll(a[j] & 0xffffffffULL);\n",
+        {"a": ("uint64", "in", U64), "out": ("int32", "out", None)},
+    ),
+    # a xor-shift-multiply mixer: 64-bit products modulo 2**64, written as 64-bit words
+    "mix_hash": (
+        "const unsigned long long* keys, unsigned long long* hashes, int n",
+        "    if (i >= n) return;\n"
+        "    unsigned long long z = keys[i] + 0x9e3779b97f4a7c15ULL * (unsigned long long)i;\n"
+        "    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n"
+        "    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;\n"
+        "    hashes[i] = z ^ (z >> 31);\n",
+        {"keys": ("uint64", "in", U64), "hashes": ("uint64", "out", None)},
+    ),
+    # signed 64-bit values: arithmetic shifts, comparisons, negation, selects, sign extension
+    "signed_select": (
+        "const long long* x, const int* y, long long* z, int n",
+        "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (t < n) {\n"
+        "        long long v = x[t];\n"
+        "        long long w = y[t];\n"
+        "        if (v < w) v = -v;\n"
+        "        z[t] = (v >> 7) + (v > 0 ? w * w : ~w) - (v == w);\n"
+        "    }\n",
+        {
+            "x": ("int64", "in", I64),
+            "y": ("int32", "in", [-(2**31), 2**31 - 1]),
+            "z": ("int64", "out", None),
+        },
+    ),
+    # bytes of a word as 32-bit indices into per-byte counts
+    "byte_fields": (
+        "const unsigned long long* d, int* r, int n",
+        "    if (i >= n) return;\n"
+        "    unsigned long long x = d[i];\n"
+        "    int s = 0;\n"
+        "    for (int k = 0; k < 64; k += 8) s += (int)((x >> k) & 0xFF) * (k + 1);\n"
+        "    r[i] = s + (int)(x >> 40) - (int)(x >> 33);\n",
+        {"d": ("uint64", "in", U64), "r": ("int32", "out", None)},
+    ),
+    # conversions to fp32 (rounded once) in float arithmetic, and back (truncated)
+    "float_round_trip": (
+        "const long long* w, const float* f, float* g, long long* h, int n",
+        "    if (i < n) {\n"
+        "        float s = (float)w[i] + f[i] * (float)(w[i] >> 40);\n"
+        "        unsigned long long u = (unsigned long long)w[i];\n"
+        "        g[i] = s - (float)u * 0.25f;\n"
+        "        long long t = (long long)(f[i] * 1.0e12f);\n"
+        "        h[i] = t - (long long)(s * 0.001f);\n"
+        "    }\n",
+        {
+            "w": ("int64", "in", I64),
+            "f": ("float32", "in", [-1, 1]),
+            "g": ("float32", "out", None),
+            "h": ("int64", "out", None),
+        },
+    ),
+    # an int64 table written from 32-bit indices, then updated in place
+    "table_update": (
+        "unsigned long long* table, const unsigned long long size",
+        "    if (i < size) table[i] = (table[i] << 1) ^ ((long long)table[i] < 0 ? 0x7ULL : 0ULL)"
+        " ^ i;\n",
+        {"table": ("uint64", "inout", U64)},
+    ),
+}
+
+
+def _port(name: str, target: str, tmp: Path):
+    params_c, body, tensors = KERNELS[name]
+    size = "size" if "size" in params_c else "n"
+    params: dict = {
+        k: tensor_param([size], role, dt, rng) for k, (dt, role, rng) in tensors.items()
+    }
+    params[size] = 300
+    grid = "1" if name == "popcll_grid_stride" else f"ceil_div({size}, 128)"
+    bdict = grid_binding([grid], params, [{size: 300}, {size: 130}], block=128)
+    cu = tmp / f"{name}.cu"
+    cu.write_text(
+        f"__global__ void k({params_c}) {{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n"
+    )
+    return run_literal_exactly(cu, bdict, target, tmp)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("name", sorted(KERNELS))
+def test_wide_ints_port_exactly(name, target, tmp_path) -> None:
+    run, points = _port(name, target, tmp_path)
+    assert len(points) >= 2 and not run.mismatches, run.mismatches
