@@ -112,7 +112,7 @@ class StatementMixin:
         if isinstance(p.ty, A.PointerType):
             if p.name not in self.tensors:
                 raise self.refuse(f"pointer parameter '{p.name}' without a binding", p)
-            klass = wide_class(p.ty.pointee) or _elem_class(p.ty.pointee, p, self)
+            klass = self.limb_class(p.name) or _elem_class(p.ty.pointee, p, self)
             return Binding_(
                 Ptr(self.tensors[p.name], Lin("0", "0", "0"), klass),
                 "P",

@@ -68,6 +68,14 @@ class WideMixin:
         """Whether the kernel has a 64-bit integer buffer (its 64-bit locals are then pairs)."""
         return any(t.dtype in WIDE_DTYPES for t in self.binding.tensors)  # type: ignore[attr-defined]
 
+    def limb_class(self, param: str) -> str | None:
+        """The element class of pointer ``param`` when the binding makes it a 64-bit integer
+        tensor (its port tensor holds limbs), else None."""
+        for t in self.binding.tensors:  # type: ignore[attr-defined]
+            if t.name == param and t.dtype in WIDE_DTYPES:
+                return UWIDE if t.dtype == "uint64" else WIDE
+        return None
+
     def wide_pair(self, expr: str, signed: bool) -> Tile:
         dst = self.fresh("w")  # type: ignore[attr-defined]
         self.emit("let", dst=dst, value=expr)  # type: ignore[attr-defined]
