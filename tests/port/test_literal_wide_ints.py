@@ -16,7 +16,7 @@ TARGETS = ["nki", "legacy"]
 U64 = [0, 2**64 - 1]
 I64 = [-(2**63), 2**63 - 1]
 
-#: name -> (parameters, body after ``int i = ...``, {parameter: (dtype, role, range)})
+#: name -> (parameters, body after ``int i = ...``, {parameter: (dtype, role, range[, extent])})
 KERNELS = {
     # bit counting in 2-, 4- and 8-bit fields, folded by shifted sums
     "swar_fold": (
@@ -101,6 +101,18 @@ KERNELS = {
             "h": ("int64", "out", None),
         },
     ),
+    # bytes of a word picking entries of a table by subscript
+    "byte_subscripts": (
+        "const unsigned long long* words, const int* weights, int* out, int n",
+        "    if (i >= n) return;\n"
+        "    unsigned long long x = words[i];\n"
+        "    out[i] = weights[x & 0xFF] + weights[(x >> 56) & 0xFF] * 3 + weights[x >> 60];\n",
+        {
+            "words": ("uint64", "in", U64),
+            "weights": ("int32", "in", [-1000, 1000], 256),
+            "out": ("int32", "out", None),
+        },
+    ),
     # an int64 table written from 32-bit indices, then updated in place
     "table_update": (
         "unsigned long long* table, const unsigned long long size",
@@ -115,7 +127,8 @@ def _port(name: str, target: str, tmp: Path):
     params_c, body, tensors = KERNELS[name]
     size = "size" if "size" in params_c else "n"
     params: dict = {
-        k: tensor_param([size], role, dt, rng) for k, (dt, role, rng) in tensors.items()
+        k: tensor_param(list(spec[3:]) or [size], *spec[1::-1], spec[2])
+        for k, spec in tensors.items()
     }
     params[size] = 300
     grid = "1" if name == "popcll_grid_stride" else f"ceil_div({size}, 128)"

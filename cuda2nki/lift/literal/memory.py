@@ -132,7 +132,7 @@ class MemoryMixin:
             idxs.insert(0, base.index)
             base = base.base
         obj = self.expr(base, scope)
-        vals = [self.expr(i, scope) for i in idxs]
+        vals = [self.wide_index(self.expr(i, scope), i) for i in idxs]
         if isinstance(obj, DynPtr):
             if len(vals) != 1:
                 raise self.refuse("too many subscripts", e)

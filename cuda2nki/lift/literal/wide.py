@@ -26,7 +26,7 @@ WIDE, UWIDE = "wide", "uwide"  # a pair; the element class of a signed / unsigne
 WIDE_DTYPES = frozenset({"int64", "uint64"})
 _CMP = {"<": "less", "<=": "less_equal", ">": "greater", ">=": "greater_equal",
         "==": "equal", "!=": "not_equal"}  # fmt: skip
-_FP32 = A.ScalarType(name="float32")
+_FP32, _INT32 = A.ScalarType(name="float32"), A.ScalarType(name="int32")
 _BITS = {"&": "bitwise_and", "|": "bitwise_or", "^": "bitwise_xor"}
 _SUMS = {"+": "_c2n_wadd", "-": "_c2n_wsub", "*": "_c2n_wmul"}
 
@@ -206,6 +206,11 @@ class WideMixin:
     def wide_to_float(self, v: Value, node: A.Node) -> Value:
         """A pair entering floating-point arithmetic, as fp32 (other values as they are)."""
         return self.narrow_wide(v, _FP32, node) if is_wide(v) else v  # type: ignore[arg-type]
+
+    def wide_index(self, v: Value, node: A.Node) -> Value:
+        """A subscript that is a pair, as its low limb (a signed 32-bit index: buffers are far
+        smaller than 2**31 elements, so an index beyond is out of bounds either way)."""
+        return self.narrow_wide(v, _INT32, node) if is_wide(v) else v  # type: ignore[arg-type]
 
     def wide_select(self, mask: str, a: Value, b: Value, node: A.Node) -> Tile:
         signed = not all(is_wide(x) and x.unsigned for x in (a, b))  # type: ignore[union-attr]
