@@ -113,6 +113,16 @@ KERNELS = {
             "out": ("int32", "out", None),
         },
     ),
+    # uniform 64-bit values wrap modulo 2**64 like per-thread ones
+    "uniform_wrap": (
+        "const unsigned long long* a, unsigned long long* b, int n",
+        "    if (i >= n) return;\n"
+        "    unsigned long long big = 0xfedcba9876543210ULL;\n"
+        "    unsigned long long k = big * (unsigned long long)(n + 7);\n"
+        "    long long m = (long long)(k >> 1) * 4;\n"
+        "    b[i] = (a[i] ^ k) + (unsigned long long)(m >> 3);\n",
+        {"a": ("uint64", "in", U64), "b": ("uint64", "out", None)},
+    ),
     # an int64 table written from 32-bit indices, then updated in place
     "table_update": (
         "unsigned long long* table, const unsigned long long size",
@@ -146,3 +156,80 @@ def _port(name: str, target: str, tmp: Path):
 def test_wide_ints_port_exactly(name, target, tmp_path) -> None:
     run, points = _port(name, target, tmp_path)
     assert len(points) >= 2 and not run.mismatches, run.mismatches
+
+
+#: operations on 64-bit values with no exact emulation: refused (C2N2301) with the reason
+REFUSED = {
+    "shared_words": (
+        "const unsigned long long* a, unsigned long long* b, int n",
+        "    __shared__ unsigned long long s[128];\n"
+        "    s[threadIdx.x] = a[i];\n    __syncthreads();\n"
+        "    if (i < n) b[i] = s[127 - threadIdx.x];\n",
+        "__shared__ 's' of 64-bit integers",
+    ),
+    "shared_words_of_int_kernel": (
+        "const int* a, int* b, int n",
+        "    __shared__ long long s[128];\n"
+        "    s[threadIdx.x] = a[i];\n    __syncthreads();\n"
+        "    if (i < n) b[i] = (int)s[127 - threadIdx.x];\n",
+        "__shared__ 's' of 64-bit integers",
+    ),
+    "local_words": (
+        "const unsigned long long* a, unsigned long long* b, int n",
+        "    unsigned long long w[2] = {0, 0};\n"
+        "    if (i < n) { w[i & 1] = a[i]; b[i] = w[0] + w[1]; }\n",
+        "local array 'w' of 64-bit integers",
+    ),
+    "division": (
+        "const unsigned long long* a, unsigned long long* b, int n",
+        "    if (i < n) b[i] = a[i] / 1000003ULL;\n",
+        "operator '/' on 64-bit integers",
+    ),
+    "varying_shift": (
+        "const long long* a, long long* b, int n",
+        "    if (i < n) b[i] = a[i] << (i % 13);\n",
+        "a 64-bit shift by a count that is not a constant",
+    ),
+    "gather": (
+        "const long long* a, long long* b, const int* at, int n",
+        "    if (i < n) b[i] = a[at[i] % n];\n",
+        "a 64-bit element read at an address that depends on data",
+    ),
+    "atomic_xor": (
+        "unsigned long long* t, int n",
+        "    if (i < n) atomicXor(&t[(i * 7) % n], (unsigned long long)i);\n",
+        "atomicXor",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_wide_operations_without_emulation_are_refused(name, tmp_path) -> None:
+    from cuda2nki.binding import binding_from_dict
+    from cuda2nki.pipeline import port_file
+
+    params_c, body, reason = REFUSED[name]
+    params: dict = {"n": 300}
+    for decl in params_c.split(", "):
+        ty, pname = decl.rsplit(" ", 1)
+        if "*" not in pname and "*" not in ty:
+            continue
+        pname = pname.lstrip("*")
+        dt = (
+            "int32"
+            if "int*" in ty and "long" not in ty
+            else ("uint64" if "unsigned" in ty else "int64")
+        )
+        role = "in" if "const" in ty else ("inout" if pname == "t" else "out")
+        params[pname] = tensor_param(["n"], role, dt)
+    bdict = grid_binding(["ceil_div(n, 128)"], params, [{"n": 300}], block=128)
+    cu = tmp_path / f"{name}.cu"
+    cu.write_text(
+        f"__global__ void k({params_c}) {{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n"
+    )
+    binding = binding_from_dict({"kernel": "k", **bdict}, path=str(cu))
+    res = port_file(cu, binding=binding, lowering="literal")
+    assert res.source is None
+    msgs = [d.message for d in res.diagnostics if d.code == "C2N2301"]
+    assert msgs and reason in msgs[0], [d.render() for d in res.diagnostics]

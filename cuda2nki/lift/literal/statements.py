@@ -263,6 +263,8 @@ class StatementMixin:
             ty = ty.elem
         if not isinstance(ty, A.ScalarType) or ty.name == "float64":
             raise self.refuse(f"__shared__ '{s.name}' of this element type", s)
+        if is_wide_type(ty):  # block memory holds no limb pairs
+            raise self.refuse(f"__shared__ '{s.name}' of 64-bit integers", s)
         if s.storage == "extern_shared" or any(d is None for d in dims):
             nbytes = self.shared_bytes()
             known = const_int(nbytes)
@@ -294,6 +296,8 @@ class StatementMixin:
             ty = ty.elem
         if any(d is None for d in dims) or not isinstance(ty, A.ScalarType):
             raise self.refuse(f"local array '{s.name}' of unknown size or vector type", s)
+        if is_wide_type(ty) and self.wide_mode():  # its elements would be 32-bit tiles
+            raise self.refuse(f"local array '{s.name}' of 64-bit integers", s)
         kty = "float" if ty.is_float else "int"
         name = self.pyname(s.name)
         self.emit("tiles", s.loc.line, dst=name, count=str(_prod(dims)), dtype=self.dt(kty))

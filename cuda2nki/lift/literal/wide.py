@@ -110,6 +110,8 @@ class WideMixin:
             return self.wide_pair(f"_c2n_f2w({v.expr})", _signed_type(to))
         if isinstance(v, Uni) and v.ty == "float":
             return Uni(f"int({v.expr})", "int")
+        if isinstance(v, Uni):  # a uniform value: modulo 2**64, as C's 64-bit types
+            return Uni(_wrap64(v.expr, _signed_type(to)), "int")
         if isinstance(v, Tile) and v.ty in ("int", "bool"):  # extended as its own type says
             return self.wide_pair(self.wide_operand(v, True, node), _signed_type(to))
         return v
@@ -253,6 +255,15 @@ class WideMixin:
         else:
             raise self.refuse("a 64-bit element stored at an address that depends on data", node)  # type: ignore[attr-defined]
         self.emit("call", node.loc.line, expr=expr)  # type: ignore[attr-defined]
+
+
+def _wrap64(expr: str, signed: bool) -> str:
+    if is_int(expr):
+        u = int(expr) % 2**64
+        return str(u - 2**64 if signed and u >= 2**63 else u)
+    if signed:
+        return f"((({expr}) + 2**63) % 2**64 - 2**63)"
+    return f"(({expr}) % 2**64)"
 
 
 def _two(node: A.Node) -> list[A.Expr]:
