@@ -185,3 +185,31 @@ def test_conversions_to_fp32_round_once(a) -> None:
 def test_conversions_from_fp32_truncate(v) -> None:
     t = _tile(np.array(v, dtype=np.float32).reshape(_P, _F), nl.float32)
     assert _words(H["_c2n_f2w"](t)) == [int(x) % M64 for x in v]
+
+
+def _cdiv(a: int, b: int) -> tuple[int, int]:
+    """C's truncating division and remainder."""
+    q = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+    return q, a - q * b
+
+
+NONZERO = st.one_of(st.sampled_from([1, 2, 3, 2**32, 2**63, M64 - 1, 10**9 + 7]),
+                    st.integers(1, M64 - 1))  # fmt: skip
+
+
+@settings(max_examples=12, deadline=None)
+@given(a=WORDS, d=st.lists(NONZERO, min_size=N, max_size=N), uniform=NONZERO)
+def test_division_is_exact(a, d, uniform) -> None:
+    q, r = H["_c2n_wdivmod"](_pair(a), _pair(d), False)
+    assert _words(q) == [x // y for x, y in zip(a, d)]
+    assert _words(r) == [x % y for x, y in zip(a, d)]
+    q, r = H["_c2n_wdivmod"](_pair(a), uniform, False)
+    assert (_words(q), _words(r)) == ([x // uniform for x in a], [x % uniform for x in a])
+    sd = [_signed(y) for y in d]
+    q, r = H["_c2n_wdivmod"](_pair(a), _pair(d), True)
+    want = [_cdiv(_signed(x), y) for x, y in zip(a, sd)]
+    assert _words(q) == [w[0] % M64 for w in want] and _words(r) == [w[1] % M64 for w in want]
+    su = _signed(uniform)
+    q, r = H["_c2n_wdivmod"](_pair(a), su, True)
+    want = [_cdiv(_signed(x), su) for x in a]
+    assert _words(q) == [w[0] % M64 for w in want] and _words(r) == [w[1] % M64 for w in want]

@@ -6,13 +6,13 @@ little-endian limbs: the same bytes, :mod:`cuda2nki.limbs`), and every per-threa
 as a pair ``(low, high)`` of int32 tiles of bit patterns: a :class:`Tile` of type ``"wide"``
 whose spelling names the pair.  The operations are emulated exactly by the helpers of
 ``templates/int64_common.py.j2`` on top of the 32-bit ones: ``+ - *`` modulo 2**64, bit
-operations, shifts by uniform counts, comparisons, selects, ``__popcll``, conversions to and from
-32-bit integers and fp32.  Uniform 64-bit values stay Python integers (and index values trace-time ones).
+operations, shifts by uniform counts, ``/`` and ``%`` (restoring division, truncating toward
+zero), comparisons, selects, ``__popcll``, conversions to and from 32-bit integers and fp32.  Uniform 64-bit values stay Python integers (and index values trace-time ones).
 
 A per-thread local declared with a 64-bit integer type holds a pair in a kernel that has a 64-bit
 buffer; elsewhere 64-bit locals keep their former 32-bit lowering.  Anything else on a pair
-(division, a shift by a per-thread count, a conversion to a floating-point type other than fp32,
-a gather, an atomic) is refused with C2N2301 naming the operation.  Conversions between pairs and
+(a shift by a per-thread count, a conversion to a floating-point type other than fp32, a gather,
+an atomic) is refused with C2N2301 naming the operation.  Conversions between pairs and
 fp32 round as C does: to nearest (even) from integers, toward zero to integers.
 """
 
@@ -135,6 +135,9 @@ class WideMixin:
             return self.wide_pair(f"_c2n_wbits({x}, {y}, '{_BITS[op]}')", signed)
         if op in _SUMS:
             return self.wide_pair(f"{_SUMS[op]}({x}, {y})", signed)
+        if op in ("/", "%"):  # restoring division, one compare-and-subtract per quotient bit
+            part = 0 if op == "/" else 1
+            return self.wide_pair(f"_c2n_wdivmod({x}, {y}, {signed})[{part}]", signed)
         raise self.refuse(f"operator '{op}' on 64-bit integers (no exact emulation)", node)  # type: ignore[attr-defined]
 
     def wide_shift(self, op: str, a: Value, b: Value, node: A.Node) -> Value:
