@@ -154,6 +154,16 @@ KERNELS = {
             "q": ("int64", "out", None),
         },
     ),
+    # 64-bit values through device functions: parameters, locals and results are pairs
+    "device_rotations": (
+        "const unsigned long long* s, unsigned long long* out, int n",
+        "    if (i < n) out[i] = rotl(s[i], 13) + mixed(s[i], (long long)i - 150);\n",
+        {"s": ("uint64", "in", U64), "out": ("uint64", "out", None)},
+        "__device__ unsigned long long rotl(unsigned long long x, int r) {\n"
+        "    return (x << r) | (x >> (64 - r));\n}\n"
+        "__device__ unsigned long long mixed(unsigned long long a, long long b) {\n"
+        "    unsigned long long t = a * 5;\n    return t ^ (unsigned long long)(b * b * b);\n}\n",
+    ),
     # an int64 table written from 32-bit indices, then updated in place
     "table_update": (
         "unsigned long long* table, const unsigned long long size",
@@ -165,7 +175,8 @@ KERNELS = {
 
 
 def _port(name: str, target: str, tmp: Path):
-    params_c, body, tensors = KERNELS[name]
+    params_c, body, tensors = KERNELS[name][:3]
+    helpers = KERNELS[name][3] if len(KERNELS[name]) > 3 else ""
     size = "size" if "size" in params_c else "n"
     params: dict = {
         k: tensor_param(list(spec[3:]) or [size], *spec[1::-1], spec[2])
@@ -176,7 +187,7 @@ def _port(name: str, target: str, tmp: Path):
     bdict = grid_binding([grid], params, [{size: 300}, {size: 130}], block=128)
     cu = tmp / f"{name}.cu"
     cu.write_text(
-        f"__global__ void k({params_c}) {{\n"
+        helpers + f"__global__ void k({params_c}) {{\n"
         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n"
     )
     return run_literal_exactly(cu, bdict, target, tmp)

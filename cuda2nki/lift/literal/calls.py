@@ -189,9 +189,10 @@ class CallMixin:
         for p, v in zip(fn.params, args):
             if isinstance(v, Ptr | DynPtr | Local | Unset):
                 continue
-            ty = "float" if is_float(p.ty) else "int"
+            klass = self.classes.get(p.name, "T")
+            ty = self.local_type(p.ty, klass, "float" if is_float(p.ty) else "int")
             name = self.pyname(p.name)
-            b = Binding_(Uni(name, ty), self.classes.get(p.name, "T"), scope.depth, ty, p.name)
+            b = Binding_(Uni(name, ty), klass, scope.depth, ty, p.name)
             frame[p.name] = b
             self.write_var(b, name, self.convert(v, p.ty, e), scope, e, fresh=True)
         self.ret_slot.append("ret" if not _is_void(fn.return_type) else None)

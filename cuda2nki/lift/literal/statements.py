@@ -51,7 +51,7 @@ from cuda2nki.lift.literal.values import (
     const_int,
     is_int,
 )
-from cuda2nki.lift.literal.wide import WIDE_CLASSES, is_wide_type, wide_class
+from cuda2nki.lift.literal.wide import WIDE_CLASSES, is_wide_type
 
 
 class StatementMixin:
@@ -238,8 +238,7 @@ class StatementMixin:
                     klass, init = "U", Uni(init.b, "int")
         if klass == "I" and ty != "int":
             klass = "T"
-        if klass == "T" and is_wide_type(s.ty) and self.wide_mode():
-            ty = wide_class(s.ty)  # a pair of 32-bit limbs
+        ty = self.local_type(s.ty, klass, ty)
         b = Binding_(Uni(name, ty), klass, scope.depth, ty, decl_key(s))
         self.env[-1][s.name] = b
         self.write_var(b, name, init, scope, s, fresh=True)

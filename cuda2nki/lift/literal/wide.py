@@ -76,6 +76,13 @@ class WideMixin:
                 return UWIDE if t.dtype == "uint64" else WIDE
         return None
 
+    def local_type(self, t: object, klass: str, ty: str) -> str:
+        """The value type of a local (or inlined parameter) of C type ``t`` and class ``klass``:
+        a per-thread 64-bit integer in a kernel with 64-bit buffers is a limb pair."""
+        if klass == "T" and is_wide_type(t) and self.wide_mode():
+            return wide_class(t) or ty
+        return ty
+
     def wide_pair(self, expr: str, signed: bool) -> Tile:
         dst = self.fresh("w")  # type: ignore[attr-defined]
         self.emit("let", dst=dst, value=expr)  # type: ignore[attr-defined]
