@@ -7,13 +7,16 @@ as a pair ``(low, high)`` of int32 tiles of bit patterns: a :class:`Tile` of typ
 whose spelling names the pair.  The operations are emulated exactly by the helpers of
 ``templates/int64_common.py.j2`` on top of the 32-bit ones: ``+ - *`` modulo 2**64, bit
 operations, shifts by uniform counts, ``/`` and ``%`` (restoring division, truncating toward
-zero), comparisons, selects, ``__popcll``, conversions to and from 32-bit integers and fp32.  Uniform 64-bit values stay Python integers (and index values trace-time ones).
+zero), comparisons, selects, ``__popcll``, conversions to and from 32-bit integers and fp32
+(rounded as C does: to nearest even from integers, toward zero to integers).  A pair used as a
+subscript indexes by its low limb.  Uniform 64-bit values stay Python integers, wrapped modulo
+2**64 when converted to a 64-bit type (index values stay trace-time arrays).
 
-A per-thread local declared with a 64-bit integer type holds a pair in a kernel that has a 64-bit
-buffer; elsewhere 64-bit locals keep their former 32-bit lowering.  Anything else on a pair
-(a shift by a per-thread count, a conversion to a floating-point type other than fp32, a gather,
-an atomic) is refused with C2N2301 naming the operation.  Conversions between pairs and
-fp32 round as C does: to nearest (even) from integers, toward zero to integers.
+A per-thread local (or device-function parameter) declared with a 64-bit integer type holds a
+pair in a kernel whose binding has a 64-bit integer buffer; elsewhere 64-bit locals keep their
+former 32-bit lowering.  Anything else on a pair (a shift by a per-thread count, a conversion to
+a floating-point type other than fp32, a 64-bit element at an address that depends on data, an
+atomic, 64-bit ``__shared__`` or local arrays) is refused with C2N2301 naming the operation.
 """
 
 from __future__ import annotations
@@ -302,5 +305,4 @@ __all__ = [
     "WideMixin",
     "is_wide",
     "is_wide_type",
-    "is_int",
 ]
