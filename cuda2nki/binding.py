@@ -834,6 +834,8 @@ def _random(
     if dt.kind in "iu":
         lo = 0 if lo is None else int(lo)
         hi = 64 if hi is None else int(hi)
+        if dt.itemsize == 8:  # the whole 64-bit range may be asked for
+            return rng.integers(lo, max(hi, lo + 1), size=shape, dtype=dt)
         return rng.integers(lo, max(hi, lo + 1), size=shape).astype(dt)
     dist = t.distribution or distribution or ("uniform" if t.range else "normal")
     if dist == "uniform":

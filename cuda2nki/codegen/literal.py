@@ -10,6 +10,7 @@ views with ``tensor.ap``, ``legacy`` with ``nl.arange`` index expressions and ``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from cuda2nki.codegen import spell
@@ -76,8 +77,18 @@ def generate_literal(
             name=spell.py_name(program.name),
             params=", ".join(program.params),
             body=body,
+            wide=uses_limbs(body),
         )
     )
+
+
+def uses_limbs(body: list[str]) -> bool:
+    """Whether a literal port computes with 64-bit limb pairs (then its module carries their
+    helpers, ``templates/int64_common.py.j2``)."""
+    return any(_LIMB_CALL.search(line) for line in body)
+
+
+_LIMB_CALL = re.compile(r"_c2n_w(?!here)\w*\(")
 
 
 #: why a kernel without outputs gets no port: there is nothing a port could compute or a check compare

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from cuda2nki import fp64
+from cuda2nki import fp64, limbs
 from cuda2nki.binding import Binding, Number, Resolved
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError, SourceLoc, make
 from cuda2nki.fidelity import (
@@ -274,7 +274,7 @@ def _dynamic(
                             f"'{nest.counter}'), matmul-shaped work",
                         )
                     traced.append((size, entry["trace"], label, k))
-                outs = _match_outputs(entry["outputs"], pb, info)
+                outs = limbs.joined(_match_outputs(entry["outputs"], pb, info), r)
                 for cname in pb.outputs:
                     t = b.tensor(cname)
                     tol = _tolerance(

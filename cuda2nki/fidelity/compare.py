@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from cuda2nki import limbs
+
 PARTITION_TILE = 128
 FREE_TILE = 512
 
@@ -115,7 +117,7 @@ def compare(
     """Compare one output.  ``alt_tols`` maps a precision hypothesis (e.g. "bf16 accumulation")
     to the tolerance that hypothesis would allow; ``overflow``, the largest finite value of the
     output's dtype (see :func:`largest_finite`)."""
-    a = np.asarray(actual, dtype=np.float64)
+    a = limbs.as_float_exactly(actual, expected)
     e = np.asarray(expected, dtype=np.float64)
     if a.size != e.size:
         return Comparison(

@@ -17,6 +17,7 @@ from cuda2nki.binding import Binding, Number, Resolved
 from cuda2nki.diagnostics import Diagnostic, DiagnosticError
 from cuda2nki.fidelity import pathscan
 from cuda2nki.fidelity.inputs import make_inputs, test_points
+from cuda2nki.limbs import to_limbs
 from cuda2nki.simt import deadline
 
 
@@ -83,7 +84,8 @@ def port_kwargs(pb: Any, r: Resolved, arrays: dict[str, np.ndarray]) -> dict[str
 
 
 def _nki_array(a: np.ndarray) -> np.ndarray:
-    return a.astype(np.float32) if a.dtype == np.float64 else a
+    # and no 64-bit integers: those travel as their uint32 limbs (cuda2nki.limbs)
+    return a.astype(np.float32) if a.dtype == np.float64 else to_limbs(a)
 
 
 def port_bounds(

@@ -161,7 +161,7 @@ def _alloc(ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str) -> H
     from cuda2nki.frontend.hostalloc import _bytes
     from cuda2nki.frontend.hostsyntax import _enclosing
 
-    found = list(_allocations(ev.root, field))
+    found = list(_field_allocations(ev).get(field, ()))
     own = [(c, b, s) for c, b, s in found if b == base and _enclosing(c) == fnode]
     # a size the source gives first; else one a default completes (its note says so)
     for guess in (False, True):
@@ -182,8 +182,22 @@ def _alloc(ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str) -> H
     return None
 
 
-def _allocations(root: ts.Node, field: str):  # noqa: ANN202 - a generator of triples
-    """(call, base, size node) of every ``cudaMalloc(&X.field, size)`` / ``&X->field``."""
+def _field_allocations(ev: HostEvaluator) -> dict[str, list[tuple[ts.Node, str, ts.Node]]]:
+    """Per member name, (call, base, size node) of every ``cudaMalloc(&X.member, size)`` of the
+    file, in source order: found by one walk of the file, remembered by its evaluator (a file
+    asks for the members of each launch's struct arguments, tens of times)."""
+    index = getattr(ev, "_field_allocs", None)
+    if index is None:
+        index = {}
+        for call, base, field, size in _allocations(ev.root):
+            index.setdefault(field, []).append((call, base, size))
+        ev._field_allocs = index  # type: ignore[attr-defined]
+    return index
+
+
+def _allocations(root: ts.Node):  # noqa: ANN202 - a generator of quadruples
+    """(call, base, member, size node) of every ``cudaMalloc(&X.member, size)`` /
+    ``&X->member``."""
     from cuda2nki.frontend.hostalloc import _OUT_ALLOC, _args, _callee, _strip
 
     stack = [root]
@@ -197,7 +211,7 @@ def _allocations(root: ts.Node, field: str):  # noqa: ANN202 - a generator of tr
                 if inner.type == "field_expression":
                     name = inner.child_by_field_name("field")
                     obj = _strip(inner.child_by_field_name("argument") or inner)
-                    if name is not None and (name.text or b"").decode() == field:
-                        if obj.type == "identifier":
-                            yield n, (obj.text or b"").decode(), items[1]
+                    if name is not None and obj.type == "identifier":
+                        member = (name.text or b"").decode()
+                        yield n, (obj.text or b"").decode(), member, items[1]
         stack.extend(reversed(n.children))

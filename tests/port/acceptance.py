@@ -143,9 +143,12 @@ def run_against_simt(
         outs = sim.outputs if isinstance(sim.outputs, tuple) else (sim.outputs,)
         names = [t.name for t in binding.tensors if t.role in ("out", "inout")]
         for name, got in zip(names, outs):
+            exact = _exact_ints(ref[name], got)
             want = np.asarray(ref[name], np.float64)
-            have = np.asarray(got, np.float64).reshape(want.shape)
-            if not np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True):
+            have = np.asarray(exact if exact is not None else got, np.float64).reshape(want.shape)
+            if exact is not None and not np.array_equal(exact.reshape(want.shape), ref[name]):
+                out.mismatches.append((name, dict(point), float(np.max(np.abs(have - want)))))
+            elif not np.allclose(have, want, rtol=rtol, atol=atol, equal_nan=True):
                 with np.errstate(invalid="ignore"):
                     err = float(np.nanmax(np.abs(have - want)))
                 out.mismatches.append((name, dict(point), err))
@@ -156,8 +159,20 @@ def run_against_simt(
 
 
 def _nki(a: np.ndarray) -> np.ndarray:
-    """An input as an NKI port takes it: float64 arrays as float32 (NKI has no fp64)."""
-    return a.astype(np.float32) if a.dtype == np.float64 else a
+    """An input as an NKI port takes it: float64 arrays as float32 (NKI has no fp64), 64-bit
+    integers as their uint32 limbs."""
+    from cuda2nki.limbs import to_limbs
+
+    return a.astype(np.float32) if a.dtype == np.float64 else to_limbs(a)
+
+
+def _exact_ints(want: np.ndarray, got: np.ndarray) -> np.ndarray | None:
+    """A 64-bit integer output joined from its limbs, compared exactly (float64 would round
+    it); None for other outputs."""
+    from cuda2nki.limbs import WIDE_INTS, from_limbs
+
+    want = np.asarray(want)
+    return from_limbs(got, want.dtype) if want.dtype in WIDE_INTS else None
 
 
 def tensor_param(shape: list, role: str, dtype: str = "float32", rng: list | None = None) -> dict:

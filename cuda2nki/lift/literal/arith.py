@@ -35,6 +35,7 @@ from cuda2nki.lift.literal.values import (
     paren,
     sub,
 )
+from cuda2nki.lift.literal.wide import is_wide
 
 
 class ArithMixin:
@@ -43,6 +44,10 @@ class ArithMixin:
     A part of :class:`~.lower.Lowerer`, whose fields it uses."""
 
     def arith(self, op: str, a: Value, b: Value, ty: object, node: A.Node) -> Value:  # noqa: PLR0911
+        if is_wide(a) or is_wide(b):  # 64-bit integers as limb pairs
+            if _kind(a) != "float" and _kind(b) != "float":
+                return self.wide_arith(op, a, b, node)
+            a, b = self.wide_to_float(a, node), self.wide_to_float(b, node)
         fl = is_float(ty) or _kind(a) == "float" or _kind(b) == "float"
         if op in _CMP:
             fl = _kind(a) == "float" or _kind(b) == "float"

@@ -61,6 +61,11 @@ def bit_count(low: Lowerer, e: A.Call, v: Value) -> Value:
     return _brev(low, t)
 
 
+def popc_tile(low: Lowerer, t: str) -> Tile:
+    """The set bits of the int32 tile ``t``."""
+    return _popc(low, t)
+
+
 def _popc(low: Lowerer, t: str) -> Tile:
     """The set bits of the int32 tile ``t``, counted in its 16-bit halves."""
     total: str | None = None

@@ -118,6 +118,8 @@ class CallMixin:
             return bitcalls.unsigned_minmax(self, e, args)
         if f in bytedots.DOTS and len(args) == 3:
             return bytedots.byte_dot(self, e, args)
+        if f == "__popcll" and len(args) == 1:
+            return self.wide_popc(args[0], e)
         if f in bitcalls.BIT_COUNTS and len(args) == 1:
             return bitcalls.bit_count(self, e, args[0])
         spelled = _NP1.get(_MATH1.get(f, "")) or _MATH2.get(f) in ("maximum", "minimum")
@@ -190,9 +192,10 @@ class CallMixin:
         for p, v in zip(fn.params, args):
             if isinstance(v, Ptr | DynPtr | Local | Unset):
                 continue
-            ty = "float" if is_float(p.ty) else "int"
+            klass = self.classes.get(p.name, "T")
+            ty = self.local_type(p.ty, klass, "float" if is_float(p.ty) else "int")
             name = self.pyname(p.name)
-            b = Binding_(Uni(name, ty), self.classes.get(p.name, "T"), scope.depth, ty, p.name)
+            b = Binding_(Uni(name, ty), klass, scope.depth, ty, p.name)
             frame[p.name] = b
             self.write_var(b, name, self.convert(v, p.ty, e), scope, e, fresh=True)
         self.ret_slot.append("ret" if not _is_void(fn.return_type) else None)

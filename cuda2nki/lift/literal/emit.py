@@ -68,6 +68,9 @@ class EmitMixin:
     # ------------------------------------------------------------------ per-thread helpers
     def tile(self, v: Value, ty: str | None = None, node: A.Node | None = None) -> str:
         """Spell ``v`` as an operand of an elementwise op (a tile, or a scalar if uniform)."""
+        if isinstance(v, Tile) and v.ty == "wide":
+            raise self.refuse("a 64-bit integer in an operation with no 64-bit emulation",
+                              node or self.fn)  # fmt: skip
         if isinstance(v, Uni):
             if ty == "float" and v.ty != "float":
                 return f"np.float32({v.expr})"
@@ -108,6 +111,8 @@ class EmitMixin:
 
     @staticmethod
     def dt(ty: str) -> str:
+        if ty in ("wide", "uwide"):  # a 64-bit value reached a 32-bit instruction: never silently
+            raise LiteralRefusal("a 64-bit integer in an operation with no 64-bit emulation", None)
         return "nl.int32" if ty == "int" else "nl.float32"
 
     def op(self, name: str, args: list[str], ty: str) -> Tile:
@@ -140,6 +145,8 @@ class EmitMixin:
 
     def cond_tile(self, v: Value, node: A.Node) -> str:
         """A 0/1 mask tile for a per-thread condition value."""
+        if isinstance(v, Tile) and v.ty == "wide":
+            return self.wide_mask(v)  # type: ignore[attr-defined]
         if isinstance(v, Tile) and v.ty == "bool":
             return v.expr
         if isinstance(v, Idx) and v.parts:

@@ -37,6 +37,7 @@ from cuda2nki.lift.literal.values import (
     lin_sub,
     paren,
 )
+from cuda2nki.lift.literal.wide import is_wide, is_wide_type
 
 
 class ExpressionMixin:
@@ -163,6 +164,8 @@ class ExpressionMixin:
         v = self.expr(e.operand, scope)
         if e.op == "+":
             return v
+        if is_wide(v):
+            return self.wide_unary(e.op, v, e)  # type: ignore[arg-type]
         if isinstance(v, Lin) and e.op == "!":
             return Idx(f"({self.np_spell(v)} == 0)", "bool", (("equal", v),))
         if isinstance(v, Idx) and e.op in ("-", "!", "~"):
@@ -240,6 +243,8 @@ class ExpressionMixin:
     def ternary(self, e: A.Ternary, scope: Scope) -> Value:
         c = self.expr(e.cond, scope)
         a, b = self.expr(e.then, scope), self.expr(e.else_, scope)
+        if is_wide(a) or is_wide(b):
+            return self.wide_ternary(c, a, b, e)
         ty = "float" if is_float(e.ty) or _kind(a) == "float" or _kind(b) == "float" else "int"
         if isinstance(c, Uni):
             if isinstance(a, Uni) and isinstance(b, Uni):
@@ -261,6 +266,10 @@ class ExpressionMixin:
         """C's implicit/explicit conversion of ``v`` to type ``to``."""
         if not isinstance(to, A.ScalarType) or isinstance(v, Ptr | Local):
             return v
+        if is_wide(v) and not is_wide_type(to):
+            return self.narrow_wide(v, to, node)  # type: ignore[arg-type]
+        if is_wide_type(to) and (is_wide(v) or self.wide_mode()):
+            return self.widen(v, to, node)
         if to.name == "float64":
             return v
         if to.is_float:

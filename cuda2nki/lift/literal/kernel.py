@@ -23,6 +23,7 @@ from cuda2nki.lift.literal.rename import redeclares, unshadow
 from cuda2nki.lift.literal.spelling import dtype_spelling
 from cuda2nki.lift.literal.state import LiteralRefusal, NotAffine
 from cuda2nki.lift.literal.values import Lin
+from cuda2nki.lift.literal.wide import limb_output
 
 MAX_PARTITIONS = 128
 
@@ -166,7 +167,7 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
     )
     tensors = binding.tensors  # type: ignore[attr-defined]
     for t in tensors:
-        if t.dtype in ("float64", "int64", "uint64"):
+        if t.dtype == "float64":
             raise LiteralRefusal(
                 f"a {t.dtype} tensor '{t.name}' (no 64-bit NKI arithmetic)", fn.loc
             )
@@ -223,9 +224,10 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
         shape = ", ".join(c_expr_to_py(str(d)) for d in t.shape) + (
             "," if len(t.shape) == 1 else ""
         )
+        shape, dtype = limb_output(t.dtype, shape) or (shape, dtype_spelling(t.dtype))
         dst = access[t.name]
         pro.append(Instr("output", (("dst", dst), ("shape", f"({shape})"),
-                                    ("dtype", dtype_spelling(t.dtype)))))  # fmt: skip
+                                    ("dtype", dtype))))  # fmt: skip
         src = _py(t.name) if t.role == "inout" else "None"
         pro.append(Instr("fill", (("dst", dst), ("src", src))))
     grid = tuple(binding.grid) + (1,) * (3 - len(binding.grid))  # type: ignore[attr-defined]

@@ -58,6 +58,8 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   Integer tiles hold 32-bit patterns (unsigned loads and stores keep them; an unsigned value
   entering float arithmetic or a cast is converted as unsigned) and selects between them are
   bitwise.
+* **64-bit integers** (buffers of ``long long``/``uint64_t``) are carried as pairs of 32-bit
+  limbs and computed exactly with 32-bit operations (:mod:`.wide`).
 * **Loops bounded by a counter.** A loop whose condition depends on data is ported when a
   conjunct ``c < K`` (``<=``, mirrored) bounds it: ``c`` starts at a literal, is stepped by one
   exactly once per iteration and ``K`` is uniform (:mod:`.bound`).  It runs that many
@@ -116,6 +118,7 @@ from cuda2nki.lift.literal.values import (
     Value,
 )
 from cuda2nki.lift.literal.warps import WarpMixin
+from cuda2nki.lift.literal.wide import WideMixin
 
 
 @dataclass
@@ -129,6 +132,7 @@ class Lowerer(
     ArithMixin,
     CallMixin,
     WarpMixin,
+    WideMixin,
 ):
     tu: A.TranslationUnit
     fn: A.Function

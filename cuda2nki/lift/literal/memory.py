@@ -29,6 +29,7 @@ from cuda2nki.lift.literal.values import (
     lin_scale,
     mul,
 )
+from cuda2nki.lift.literal.wide import WIDE_CLASSES
 
 
 class MemoryMixin:
@@ -86,6 +87,9 @@ class MemoryMixin:
         ptr, off = where
         if isinstance(off, Tile) and off.expr in self.known_addr:
             off = Idx(self.known_addr[off.expr])  # indices only: known when traced
+        if ptr.ty in WIDE_CLASSES:
+            self.wide_store(ptr, off, self.convert(v, target.ty, node), scope, node)
+            return
         if isinstance(off, Tile):  # a scatter: thread by thread, the last one wins
             val = self.full_tile(self.convert(v, target.ty, node), ptr.ty, node)
             self.emit("call", node.loc.line, expr=f"_c2n_scatter({ptr.tensor}, {off.expr}, "
@@ -128,7 +132,7 @@ class MemoryMixin:
             idxs.insert(0, base.index)
             base = base.base
         obj = self.expr(base, scope)
-        vals = [self.expr(i, scope) for i in idxs]
+        vals = [self.wide_index(self.expr(i, scope), i) for i in idxs]
         if isinstance(obj, DynPtr):
             if len(vals) != 1:
                 raise self.refuse("too many subscripts", e)
@@ -175,6 +179,8 @@ class MemoryMixin:
     def read(self, ptr: Ptr, off: Lin | Idx | Tile, scope: Scope, node: A.Node) -> Tile:
         """Every thread's element of ``ptr``'s buffer at ``off``: a strided DMA view (affine
         offsets), views split at trace time (index offsets) or a gather (data offsets)."""
+        if ptr.ty in WIDE_CLASSES:
+            return self.wide_read(ptr, off, node)
         dst, dt = self.fresh("ld"), self.dt(ptr.ty)
         if isinstance(off, Tile):
             self.emit("let", node.loc.line, dst=dst, value=f"_c2n_gather({ptr.tensor}, "
@@ -209,6 +215,8 @@ class MemoryMixin:
         return acc
 
     def load_ptr(self, ptr: Ptr, node: A.Node) -> Tile:
+        if ptr.ty in WIDE_CLASSES:
+            return self.wide_read(ptr, ptr.off, node)
         dst = self.fresh("ld")
         off = ptr.off
         if isinstance(off, Idx):

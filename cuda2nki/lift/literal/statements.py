@@ -51,6 +51,7 @@ from cuda2nki.lift.literal.values import (
     const_int,
     is_int,
 )
+from cuda2nki.lift.literal.wide import WIDE_CLASSES, is_wide_type
 
 
 class StatementMixin:
@@ -111,8 +112,9 @@ class StatementMixin:
         if isinstance(p.ty, A.PointerType):
             if p.name not in self.tensors:
                 raise self.refuse(f"pointer parameter '{p.name}' without a binding", p)
+            klass = self.limb_class(p.name) or _elem_class(p.ty.pointee, p, self)
             return Binding_(
-                Ptr(self.tensors[p.name], Lin("0", "0", "0"), _elem_class(p.ty.pointee, p, self)),
+                Ptr(self.tensors[p.name], Lin("0", "0", "0"), klass),
                 "P",
                 0,
             )
@@ -236,6 +238,7 @@ class StatementMixin:
                     klass, init = "U", Uni(init.b, "int")
         if klass == "I" and ty != "int":
             klass = "T"
+        ty = self.local_type(s.ty, klass, ty)
         b = Binding_(Uni(name, ty), klass, scope.depth, ty, decl_key(s))
         self.env[-1][s.name] = b
         self.write_var(b, name, init, scope, s, fresh=True)
@@ -259,6 +262,8 @@ class StatementMixin:
             ty = ty.elem
         if not isinstance(ty, A.ScalarType) or ty.name == "float64":
             raise self.refuse(f"__shared__ '{s.name}' of this element type", s)
+        if is_wide_type(ty):  # block memory holds no limb pairs
+            raise self.refuse(f"__shared__ '{s.name}' of 64-bit integers", s)
         if s.storage == "extern_shared" or any(d is None for d in dims):
             nbytes = self.shared_bytes()
             known = const_int(nbytes)
@@ -290,6 +295,8 @@ class StatementMixin:
             ty = ty.elem
         if any(d is None for d in dims) or not isinstance(ty, A.ScalarType):
             raise self.refuse(f"local array '{s.name}' of unknown size or vector type", s)
+        if is_wide_type(ty) and self.wide_mode():  # its elements would be 32-bit tiles
+            raise self.refuse(f"local array '{s.name}' of 64-bit integers", s)
         kty = "float" if ty.is_float else "int"
         name = self.pyname(s.name)
         self.emit("tiles", s.loc.line, dst=name, count=str(_prod(dims)), dtype=self.dt(kty))
@@ -341,8 +348,11 @@ class StatementMixin:
             self.emit("let", node.loc.line, dst=name, value=f"_c2n_np({new_np})")
             b.value = Idx(name)
             return
-        new = self.full_tile(v, b.ty, node)
         masked = scope.depth > b.depth and scope.mask is not None and not fresh
+        if b.ty in WIDE_CLASSES:
+            b.value = self.wide_write(name, v, scope, masked, b.ty == "wide", node)
+            return
+        new = self.full_tile(v, b.ty, node)
         if masked:
             self.emit(
                 "where", node.loc.line, dst=name, mask=scope.mask, a=new, b=name,
