@@ -9,6 +9,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.atomicident import atomic_identity
 from cuda2nki.lift.forwarding import MISS, StoreRec, disjoint, forward_store, implies
 from cuda2nki.lift.gaps import stride_gap
 from cuda2nki.lift.localref import LocalRef
@@ -313,13 +314,14 @@ class MemoryExecution:
             self.assign_local(self.promoted[(tensor, index)], d, None, loc, dtype=dtype)
             return
         if self.dguards:
-            if accumulate not in (None, "add"):
+            old = atomic_identity(accumulate, dtype)
+            if accumulate is not None and old is None:
                 raise Refusal("C2N2018", loc, what="an atomic under a data-dependent condition")
             cond = self.dguards[0]
             for g in self.dguards[1:]:
                 cond = V.Op("bool", "land", (cond, g))
-            # an atomic add where the condition is false adds nothing
-            old = V.Const(dtype, 0) if accumulate else self.load(tensor, index, dtype, loc)
+            # an atomic where the condition is false combines its op's identity: changes nothing
+            old = old if accumulate else self.load(tensor, index, dtype, loc)
             d = V.Select(dtype, cond, d, old)
         self.stores.append(
             StoreRec(

@@ -64,6 +64,7 @@ from cuda2nki.passes._analysis import (
     moves_along,
     rename_axis,
 )
+from cuda2nki.passes._data_mask import data_mask_ok
 from cuda2nki.passes._identity import is_identity
 from cuda2nki.passes._implied import drop_implied_where
 from cuda2nki.passes._int_sums import IntSumOps
@@ -779,7 +780,7 @@ class TileExprCompiler(IntegerOps, IntSumOps, IterationOps, NarrowingOps):
         from cuda2nki.passes._index import flat_guard
 
         guard = flat_guard(r.where, self.p_axis, r.axes[0].name) if self.p_axis else None
-        if guard is None and r.op in REDUCE_OPS and index_only(r.where):
+        if guard is None and r.op in REDUCE_OPS and (index_only(r.where) or data_mask_ok(r)):
             # a mask on the positions (a causal row): the identity where it is off
             ident = Lit(float(r.op.info.identity), "float32")
             val = self.as_full(self.compile(Select(r.where, r.body, ident, loc=r.loc)))

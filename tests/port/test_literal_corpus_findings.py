@@ -26,10 +26,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
 KNOWN: dict[str, str] = {
-    "globals/device_accumulate": "a __device__ counter bumped by atomicAdd under a data "
-    "condition is a masked reduction no schedule takes (C2N2501): each block is a tile of threads",
-    "globals/device_cover_starred": "a __device__ counter bumped by atomicAdd under a data "
-    "condition is a masked reduction no schedule takes (C2N2501): each block is a tile of threads",
     "globals/device_gain_helper": "per-tap counters bumped by atomicAdd and a table read at "
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
     "globals/managed_clip_flag": "a __managed__ flag set by a plain store under a data "
