@@ -4,9 +4,12 @@ assignments and stores to locals, global and shared memory (a mixin of
 
 from __future__ import annotations
 
+import dataclasses
+
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
+from cuda2nki.lift import bitcasts
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.atomicident import atomic_identity
@@ -79,7 +82,10 @@ class MemoryExecution:
         if not isinstance(p, PtrVal):
             raise Refusal("C2N2010", loc, what="dereference of a non-pointer")
         if p.shared:
-            return self.read_shared(self.shared[p.tensor], (p.offset + off,), loc)
+            got = self.read_shared(self.shared[p.tensor], (p.offset + off,), loc)
+            return bitcasts.loaded(p, got)
+        if p.seen_as:
+            return bitcasts.loaded(p, self.load(p.tensor, p.offset + off, p.dtype, loc))
         flat = p.offset * 1 + off * p.width if p.width > 1 else p.offset + off
         if p.width > 1:
             lanes = tuple(self.load(p.tensor, flat + k, p.dtype, loc) for k in range(p.width))
@@ -157,13 +163,7 @@ class MemoryExecution:
         if isinstance(e, A.Index):
             base, idx = self._index_path(e)
             if isinstance(base, PtrVal) and len(idx) == 1:
-                return PtrVal(
-                    base.tensor,
-                    base.offset + idx[0] * base.width,
-                    base.dtype,
-                    base.width,
-                    base.shared,
-                )
+                return dataclasses.replace(base, offset=base.offset + idx[0] * base.width)
             if isinstance(base, SharedArr):
                 return PtrVal(base.name, _flat_shared(base, tuple(idx)), base.dtype, 1, True)
         if isinstance(e, A.Name) and self.env.get(e.name) is not None:
@@ -287,6 +287,10 @@ class MemoryExecution:
         p = _decayed(p)
         if not isinstance(p, PtrVal):
             raise Refusal("C2N2010", loc, what="store through a non-pointer")
+        if p.seen_as:
+            if accumulate is not None:
+                raise Refusal("C2N2022", loc, what="an atomic through a pointer of another type")
+            value = bitcasts.stored(p, _cast_to(self.as_data(value, loc, p.seen_as), p.seen_as))
         if p.shared:
             self.write_shared(self.shared[p.tensor], (p.offset + off,), value, loc)
             return

@@ -30,12 +30,8 @@ KNOWN: dict[str, str] = {
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
     "globals/managed_clip_flag": "a __managed__ flag set by a plain store under a data "
     "condition (any writer wins): no recogniser claims the kernel",
-    "misc/float_exponent_bits": "a buffer read as another element type: the lifter declines "
-    "(C2N2010), only the literal lowering reads the bits through a dtype view",
-    "misc/shared_best_pairs": "a shared buffer read as float and int halves: the lifter declines "
-    "(C2N2010), only the literal lowering reads them through dtype views",
-    "misc/shared_word_stats": "a shared buffer read as int and float halves: the lifter declines "
-    "(C2N2010), only the literal lowering reads them through dtype views",
+    "misc/shared_best_pairs": "a shared-memory tree that moves a value and its position only "
+    "where the other is larger (an arg-max): shared writes under a data condition (C2N2018)",
 }
 
 
