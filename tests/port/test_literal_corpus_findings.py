@@ -28,8 +28,8 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 KNOWN: dict[str, str] = {
     "globals/device_gain_helper": "per-tap counters bumped by atomicAdd and a table read at "
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
-    "globals/managed_clip_flag": "a __managed__ flag set by a plain store under a data "
-    "condition (any writer wins): no recogniser claims the kernel",
+    "globals/managed_clip_flag": "the flag lifts (a count of its writers), but the count over "
+    "the 2-D grid reads field[k // 96, k % 96]: no schedule takes that access (C2N2501)",
     "misc/shared_best_pairs": "a shared-memory tree that moves a value and its position only "
     "where the other is larger (an arg-max): shared writes under a data condition (C2N2018)",
 }
