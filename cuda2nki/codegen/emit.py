@@ -42,6 +42,7 @@ from cuda2nki.ir.nodes import (
     Store,
     Sub,
     Sym,
+    TensorBitcast,
     TensorCopy,
     TensorDecl,
     TensorGather,
@@ -500,6 +501,12 @@ class Emitter:
 
     def _TensorCopy(self, s: TensorCopy, depth: int) -> None:
         self.ins(depth, "tensor_copy", dst=self.dst(s.dst), src=self.view(s.src))
+
+    def _TensorBitcast(self, s: TensorBitcast, depth: int) -> None:
+        if self.target != "nki":
+            raise ValueError("a bit reinterpretation (a dtype view of a tile) is nki-only")
+        dtype = spell.dtype(self.dtypes[s.dst.tensor])
+        self.ins(depth, "bitcast", dst=self.dst(s.dst), src=self.view(s.src), dtype=dtype)
 
     def _TensorGather(self, s: TensorGather, depth: int) -> None:
         self.ins(

@@ -77,6 +77,7 @@ from cuda2nki.diagnostics import SourceLoc, error
 from cuda2nki.ir import extremum as argext
 from cuda2nki.ir import nodes as n
 from cuda2nki.ir import numerics as num
+from cuda2nki.ir.bitcast import bitcast_error, bits_as
 from cuda2nki.ir.ops import AxisKind, Op, Role, is_float, is_int
 from cuda2nki.ir.types import (
     TypeEnv,
@@ -775,6 +776,13 @@ class _Evaluator:
             out.m = np.where(cond, a.m, b.m)
         return out
 
+    def x_Bitcast(self, e: n.Bitcast, frame: _Frame) -> Val:
+        x = self.expr(e.x, frame)
+        out = Val(bits_as(x.v, x.dtype, e.dtype), e.dtype, oob=x.oob)
+        if self.analysis:
+            out.e, out.m = bitcast_error(x.e, e.dtype), np.abs(np.asarray(out.v, np.float64))
+        return out
+
     def x_Cast(self, e: n.Cast, frame: _Frame) -> Val:
         x = self.expr(e.x, frame)
         t = self.cdt(e.dtype)
@@ -1309,7 +1317,7 @@ def _collect_iterate(it: n.Iterate, out: set[str]) -> bool:
             continue
         if isinstance(x, tuple):
             stack.extend(x)
-        elif isinstance(x, (n.Unary, n.Binary, n.Select, n.Cast)):
+        elif isinstance(x, (n.Unary, n.Binary, n.Select, n.Cast, n.Bitcast)):
             stack.extend(getattr(x, f) for f in x.__dataclass_fields__ if f != "loc")
         elif not _collect_free(x, out):
             return False

@@ -186,6 +186,11 @@ class _TileEvaluator:
     def s_TensorCopy(self, s: n.TensorCopy, env) -> None:
         self.put(s.dst, self.get(s.src, env, s.loc), env, s.loc)
 
+    def s_TensorBitcast(self, s: n.TensorBitcast, env) -> None:
+        arr, _ = self.locate(s.dst, env, s.loc)
+        src = self.get(s.src, env, s.loc)
+        self.put(s.dst, np.ascontiguousarray(src).view(arr.dtype), env, s.loc)
+
     def s_TensorGather(self, s: n.TensorGather, env) -> None:
         data = self.get(s.data, env, s.loc)
         rows = data.reshape(data.shape[0], -1)

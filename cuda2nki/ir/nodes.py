@@ -172,6 +172,7 @@ __all__ = [
     "Binary",
     "Select",
     "Cast",
+    "Bitcast",
     "Reduce",
     "Scan",
     "Iterate",
@@ -200,6 +201,7 @@ __all__ = [
     "TensorSelect",
     "TensorGather",
     "TensorCopy",
+    "TensorBitcast",
     "TensorScan",
     "IntArith",
     "Memset",
@@ -578,6 +580,16 @@ class Cast(Expr):
 
 
 @dataclass(frozen=True)
+class Bitcast(Expr):
+    """The bits of ``x`` read as ``dtype``, a type of the same width (``__float_as_int``, a
+    buffer read through a pointer of another element type): no conversion."""
+
+    dtype: str
+    x: Expr
+    loc: SourceLoc = UNKNOWN_LOC
+
+
+@dataclass(frozen=True)
 class Axis(_Node):
     """An iteration axis ``name`` over ``0 <= name < extent``."""
 
@@ -916,6 +928,17 @@ class TensorCopy(_Node):
 
 
 @dataclass(frozen=True)
+class TensorBitcast(_Node):
+    """``dst`` = the bits of ``src`` read as ``dst``'s dtype (same width): a copy of ``src``
+    through a dtype view of it (``src.view(dtype)``, NKI's zero-cost reinterpretation), on the
+    Vector engine, which copies equal dtypes bit-exactly."""
+
+    dst: View
+    src: View
+    loc: SourceLoc = UNKNOWN_LOC
+
+
+@dataclass(frozen=True)
 class TensorGather(_Node):
     """``dst[p, j] = data[p, indices[p, j]]``: each partition picks elements of its own row of
     ``data`` (GpSimd ``nc_n_gather``; ``indices`` a uint32 tile shaped like ``dst``)."""
@@ -1026,6 +1049,7 @@ ScheduledStmt = Union[
     TensorTranspose,
     TensorSelect,
     TensorCopy,
+    TensorBitcast,
     TensorScan,
     BnStats,
     BnAggr,

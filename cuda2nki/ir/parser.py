@@ -366,6 +366,8 @@ class _Builder(Transformer):
             return n.Select(*args)
         if fn == "cast" and len(args) == 2 and isinstance(args[1], n.Param):
             return n.Cast(args[1].name, args[0])
+        if fn == "bitcast" and len(args) == 2 and isinstance(args[1], n.Param):
+            return n.Bitcast(args[1].name, args[0])
         if fn == "carry" and len(args) == 2 and all(isinstance(a, n.Param) for a in args):
             return n.Carry(args[0].name, args[1].name)
         try:

@@ -86,6 +86,7 @@ OPCALLS: dict[str, type] = {
     "tensor_transpose": n.TensorTranspose,
     "tensor_select": n.TensorSelect,
     "tensor_copy": n.TensorCopy,
+    "tensor_bitcast": n.TensorBitcast,
     "tensor_gather": n.TensorGather,
     "tensor_scan": n.TensorScan,
     "bn_stats": n.BnStats,
@@ -320,6 +321,8 @@ class _Printer:
             return f"select({self.expr(e.cond)}, {self.expr(e.a)}, {self.expr(e.b)})", _ATOM
         if isinstance(e, n.Cast):
             return f"cast({self.expr(e.x)}, {name(e.dtype)})", _ATOM
+        if isinstance(e, n.Bitcast):
+            return f"bitcast({self.expr(e.x)}, {name(e.dtype)})", _ATOM
         if isinstance(e, n.Reduce):
             axes = ", ".join(self.axis(a, AxisKind.REDUCTION) for a in e.axes)
             opts = "" if e.acc_dtype is None else f"; acc {name(e.acc_dtype)}"

@@ -96,7 +96,7 @@ def dtype_of(e: n.Expr, env: TypeEnv) -> str:
     if isinstance(e, n.Read):
         t = env.tensors.get(e.tensor)
         return t.dtype if t is not None else "float32"
-    if isinstance(e, (n.Lit, n.IndexValue, n.Cast)):
+    if isinstance(e, (n.Lit, n.IndexValue, n.Cast, n.Bitcast)):
         return e.dtype
     if isinstance(e, n.Param):
         s = env.scalars.get(e.name)

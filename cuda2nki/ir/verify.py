@@ -213,7 +213,7 @@ class _Verifier:
         elif isinstance(e, n.Select):
             for x in (e.cond, e.a, e.b):
                 self.expr(x, scope)
-        elif isinstance(e, n.Cast):
+        elif isinstance(e, n.Cast | n.Bitcast):
             if not is_dtype(e.dtype):
                 self.report("C2N2413", e.loc, dtype=e.dtype)
             self.expr(e.x, scope)

@@ -24,6 +24,7 @@ with the value ranges of indices in :mod:`.intent_ranges`.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Mapping
 
@@ -34,6 +35,7 @@ from cuda2nki.lift import interleave
 from cuda2nki.lift import lanes as lanes_mod
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.anywriter import any_writer, counted, raised
 from cuda2nki.lift.delinear import delinearize, inside_split
 from cuda2nki.lift.finalize import Finalizer
 from cuda2nki.lift.intent_axes import _SCATTER, AxisSplitting, _data_atoms, _data_dims
@@ -168,6 +170,9 @@ class Lowering(AxisSplitting):
         over ``lanes`` times the block)."""
         scatter = isinstance(value, V.Op) and value.op == _SCATTER
         data_cond = None
+        flag = any_writer(st, index, value, loops)
+        if flag is not None:  # ``if (cond) flag = 1``: a count of the writers, then a select
+            st, value = dataclasses.replace(st, accumulate="add"), counted(flag)
         # iteration variables and their extents
         iv: dict = dict(extra or {})
         for lc in loops:
@@ -318,6 +323,8 @@ class Lowering(AxisSplitting):
                 all_ext = {a.atom: a.extent for a in axes}
             elif reduce_axes:
                 value, guard = self.accumulate_fold(st, value, guard, reduce_axes)
+            if flag is not None:
+                value, st = raised(flag, value), dataclasses.replace(st, accumulate=None)
             for a in axes:
                 self.namer.axis(a.atom)
             conv = ExprConverter(self, all_ext, guard)

@@ -94,6 +94,8 @@ class ExprConverter:
             return N.Select(c, a, b)
         if isinstance(e, V.Cast):
             return N.Cast(e.dtype, self.expr(e.operand))
+        if isinstance(e, V.Bitcast):
+            return N.Bitcast(e.dtype, self.expr(e.operand))
         if isinstance(e, V.Fold):
             return self.fold(e)
         if isinstance(e, V.SRead):

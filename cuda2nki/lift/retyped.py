@@ -2,8 +2,9 @@
 
 ``(const unsigned*)x`` over a float buffer reads each float's bits; a lifter that kept the
 pointer's old element type would convert values instead (3.5f -> 3u) and compute something
-else.  Such a cast is refused by the intent lifter; the literal lowering reads the bits through
-a dtype view (:mod:`cuda2nki.lift.literal.reinterpret`).
+else.  The intent lifter reads such a buffer through a bit reinterpretation
+(:mod:`cuda2nki.lift.bitcasts`); the literal lowering reads the bits through a dtype view
+(:mod:`cuda2nki.lift.literal.reinterpret`).
 """
 
 from __future__ import annotations

@@ -43,6 +43,9 @@ class PtrVal:
     dtype: str  # element dtype of the pointee
     width: int = 1  # vector width (float4 pointer: 4 scalars per element)
     shared: bool = False
+    #: the element type the kernel reads through this pointer where it is not the buffer's own
+    #: (a bit reinterpretation, see :mod:`cuda2nki.lift.bitcasts`); "" for the buffer's own
+    seen_as: str = ""
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, bytedots, mathselect, online, warpvotes
+from cuda2nki.lift import argfold, bitcasts, bytedots, mathselect, online, warpvotes
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -103,6 +103,10 @@ class CallExecution:
             return _cast_to(tree, dtype_of(e.ty))  # type: ignore[arg-type]
         dt = dtype_of(e.ty)
         data = [self.as_data(a, e.loc, dt) for a in args]
+        if f in bitcasts.BITCAST_CALLS and len(args) == 1:
+            source, target = bitcasts.BITCAST_CALLS[f]
+            return bitcasts.bits_of(_cast_to(self.as_data(args[0], e.loc, source), source),
+                                    target, e.loc)  # fmt: skip
         if f in _CONVERT:
             return V.Cast(_CONVERT[f], data[0])
         if f in _ROUNDED_CONVERT and len(args) == 1:
@@ -392,6 +396,8 @@ class CallExecution:
         val = self.eval(e.args[1])
         if not isinstance(ptr, PtrVal):
             raise Refusal("C2N2022", e.loc, what="atomic on a non-pointer")
+        if ptr.seen_as:
+            raise Refusal("C2N2022", e.loc, what="an atomic through a pointer of another type")
         d = self.as_data(val, e.loc, ptr.dtype)
         if f == "atomicSub":
             d = V.Op(d.dtype, "neg", (d,))

@@ -22,11 +22,12 @@ from collections.abc import Mapping
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import control, earlyexit, iterate, shortcirc, warpvotes
+from cuda2nki.lift import bitcasts, control, earlyexit, iterate, shortcirc, warpvotes
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.forwarding import LoopCtx, StoreRec
+from cuda2nki.lift.localref import LocalRef
 from cuda2nki.lift.symbase import (
     _BINOPS,
     LANES,
@@ -446,10 +447,15 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
                     if v.width != 1:
                         raise Refusal("C2N2010", e.loc, what="re-casting a vector pointer")
                     return PtrVal(v.tensor, v.offset, dtype_of(e.to), w, v.shared)
-                if retyped(v.dtype, e.to):  # the same bytes read as another type
-                    raise Refusal("C2N2010", e.loc, what="a buffer read as another element type")
+                if retyped(v.seen_as or v.dtype, e.to):  # the same bytes read as another type
+                    return bitcasts.viewed(v, dtype_of(e.to), e.loc)
                 return v
+            if isinstance(v, LocalRef) and retyped(self.as_data(v.value, e.loc).dtype, e.to):
+                bits = bitcasts.bits_of(self.as_data(v.value, e.loc), dtype_of(e.to), e.loc)
+                return LocalRef(v.name, bits)  # ``*(int*)&f``: f's bits
             raise Refusal("C2N2010", e.loc, what="cast of a non-pointer to a pointer")
+        if e.kind == "reinterpret" and isinstance(e.to, A.ScalarType):
+            return bitcasts.bits_of(self.as_data(v, e.loc), e.to.name, e.loc)
         if isinstance(e.to, A.ScalarType):
             if e.to.is_float:
                 d = self.as_data(v, e.loc)
@@ -501,9 +507,9 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
         # the offset counts scalars: a step of a float4 pointer moves it by 4
         if isinstance(a, PtrVal) and op in "+-" and isinstance(b, Poly):
             step = (b if op == "+" else -b) * a.width
-            return PtrVal(a.tensor, a.offset + step, a.dtype, a.width, a.shared)
+            return dataclasses.replace(a, offset=a.offset + step)
         if isinstance(b, PtrVal) and op == "+" and isinstance(a, Poly):
-            return PtrVal(b.tensor, b.offset + a * b.width, b.dtype, b.width, b.shared)
+            return dataclasses.replace(b, offset=b.offset + a * b.width)
         if op in ("&&", "||"):
             ca, cb = self.as_cond(a, e.loc), self.as_cond(b, e.loc)
             if isinstance(ca, Cond) and isinstance(cb, Cond):

@@ -4,11 +4,15 @@ assignments and stores to locals, global and shared memory (a mixin of
 
 from __future__ import annotations
 
+import dataclasses
+
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
+from cuda2nki.lift import bitcasts
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
+from cuda2nki.lift.atomicident import atomic_identity
 from cuda2nki.lift.forwarding import MISS, StoreRec, disjoint, forward_store, implies
 from cuda2nki.lift.gaps import stride_gap
 from cuda2nki.lift.localref import LocalRef
@@ -78,7 +82,10 @@ class MemoryExecution:
         if not isinstance(p, PtrVal):
             raise Refusal("C2N2010", loc, what="dereference of a non-pointer")
         if p.shared:
-            return self.read_shared(self.shared[p.tensor], (p.offset + off,), loc)
+            got = self.read_shared(self.shared[p.tensor], (p.offset + off,), loc)
+            return bitcasts.loaded(p, got)
+        if p.seen_as:
+            return bitcasts.loaded(p, self.load(p.tensor, p.offset + off, p.dtype, loc))
         flat = p.offset * 1 + off * p.width if p.width > 1 else p.offset + off
         if p.width > 1:
             lanes = tuple(self.load(p.tensor, flat + k, p.dtype, loc) for k in range(p.width))
@@ -156,13 +163,7 @@ class MemoryExecution:
         if isinstance(e, A.Index):
             base, idx = self._index_path(e)
             if isinstance(base, PtrVal) and len(idx) == 1:
-                return PtrVal(
-                    base.tensor,
-                    base.offset + idx[0] * base.width,
-                    base.dtype,
-                    base.width,
-                    base.shared,
-                )
+                return dataclasses.replace(base, offset=base.offset + idx[0] * base.width)
             if isinstance(base, SharedArr):
                 return PtrVal(base.name, _flat_shared(base, tuple(idx)), base.dtype, 1, True)
         if isinstance(e, A.Name) and self.env.get(e.name) is not None:
@@ -286,6 +287,10 @@ class MemoryExecution:
         p = _decayed(p)
         if not isinstance(p, PtrVal):
             raise Refusal("C2N2010", loc, what="store through a non-pointer")
+        if p.seen_as:
+            if accumulate is not None:
+                raise Refusal("C2N2022", loc, what="an atomic through a pointer of another type")
+            value = bitcasts.stored(p, _cast_to(self.as_data(value, loc, p.seen_as), p.seen_as))
         if p.shared:
             self.write_shared(self.shared[p.tensor], (p.offset + off,), value, loc)
             return
@@ -313,13 +318,14 @@ class MemoryExecution:
             self.assign_local(self.promoted[(tensor, index)], d, None, loc, dtype=dtype)
             return
         if self.dguards:
-            if accumulate not in (None, "add"):
+            old = atomic_identity(accumulate, dtype)
+            if accumulate is not None and old is None:
                 raise Refusal("C2N2018", loc, what="an atomic under a data-dependent condition")
             cond = self.dguards[0]
             for g in self.dguards[1:]:
                 cond = V.Op("bool", "land", (cond, g))
-            # an atomic add where the condition is false adds nothing
-            old = V.Const(dtype, 0) if accumulate else self.load(tensor, index, dtype, loc)
+            # an atomic where the condition is false combines its op's identity: changes nothing
+            old = old if accumulate else self.load(tensor, index, dtype, loc)
             d = V.Select(dtype, cond, d, old)
         self.stores.append(
             StoreRec(

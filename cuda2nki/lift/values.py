@@ -89,6 +89,13 @@ class Cast(DExpr):
 
 
 @dataclass(frozen=True)
+class Bitcast(DExpr):
+    """The bits of ``operand`` read as ``dtype`` (same width): see :func:`bitcast`."""
+
+    operand: DExpr
+
+
+@dataclass(frozen=True)
 class Fold(DExpr):
     """``op``-combination of ``body`` over ``var`` in ``start, start+step, ... < stop`` (identity
     when empty).  Float folds are order-independent at the intent level."""
@@ -152,9 +159,22 @@ class SRead(DExpr):
 
 
 for _c in (
-    Const, Scalar, IntVal, Pred, Load, Op, Select, Cast, Fold, Carried, SRead, Undef, Iterate
+    Const, Scalar, IntVal, Pred, Load, Op, Select, Cast, Bitcast, Fold, Carried, SRead, Undef,
+    Iterate,
 ):  # fmt: skip
     _install_cached_hash(_c)
+
+
+def bitcast(dtype: str, x: DExpr) -> DExpr:
+    """``x``'s bits read as ``dtype``: ``x`` itself for its own type, the original value for
+    the bits of a bitcast read back as the type they came from (a float stored through an
+    ``int*`` view of a buffer and read through a ``float*`` one)."""
+    if x.dtype == dtype:
+        return x
+    if isinstance(x, Bitcast) and x.operand.dtype == dtype:
+        return x.operand
+    return Bitcast(dtype, x)
+
 
 # --------------------------------------------------------------------------- traversal
 
@@ -164,7 +184,7 @@ def children(e: DExpr) -> tuple[DExpr, ...]:
         return e.args
     if isinstance(e, Select):
         return (e.cond, e.then, e.else_)
-    if isinstance(e, Cast):
+    if isinstance(e, Cast | Bitcast):
         return (e.operand,)
     if isinstance(e, Fold):
         return (e.body,)
@@ -180,6 +200,8 @@ def rebuild(e: DExpr, kids: tuple[DExpr, ...]) -> DExpr:
         return Select(e.dtype, *kids)
     if isinstance(e, Cast):
         return Cast(e.dtype, kids[0])
+    if isinstance(e, Bitcast):
+        return bitcast(e.dtype, kids[0])
     if isinstance(e, Fold):
         return Fold(e.dtype, e.op, e.var, e.start, e.stop, e.step, kids[0])
     if isinstance(e, Iterate):
@@ -456,6 +478,10 @@ def _short(e: DExpr, out: list[str], budget: list[int]) -> None:  # noqa: PLR091
     elif isinstance(e, Select):
         _put("select(", out, budget)
         _args((e.cond, e.then, e.else_), out, budget)
+        _put(")", out, budget)
+    elif isinstance(e, Bitcast):
+        _put(f"bits_{e.dtype}(", out, budget)
+        _short(e.operand, out, budget)
         _put(")", out, budget)
     elif isinstance(e, Cast):
         _put(f"{e.dtype}(", out, budget)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 from cuda2nki.ir.nodes import (
     Binary,
+    Bitcast,
     Cast,
     Compute,
     Expr,
@@ -57,7 +58,7 @@ def walk(e: Expr) -> Iterator[Expr]:
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
-    if isinstance(e, Unary | Cast):
+    if isinstance(e, Unary | Cast | Bitcast):
         return (e.x,)
     if isinstance(e, Binary):
         return (e.a, e.b)
@@ -178,7 +179,7 @@ def _rename(e: Expr, old: str, new: str) -> Expr:
 def _rebuild(e: Expr, kids: tuple) -> Expr:
     if not kids or all(a is b for a, b in zip(kids, children(e))):
         return e
-    if isinstance(e, Unary | Cast):
+    if isinstance(e, Unary | Cast | Bitcast):
         return e.replace(x=kids[0])
     if isinstance(e, Binary):
         return e.replace(a=kids[0], b=kids[1])

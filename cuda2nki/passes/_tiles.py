@@ -25,6 +25,7 @@ from cuda2nki.ir.nodes import (
     Activation,
     Alloc,
     Binary,
+    Bitcast,
     Carry,
     Cast,
     Const,
@@ -64,6 +65,8 @@ from cuda2nki.passes._analysis import (
     moves_along,
     rename_axis,
 )
+from cuda2nki.passes._bitcast import BitcastOps
+from cuda2nki.passes._data_mask import data_mask_ok, masked_body
 from cuda2nki.passes._identity import is_identity
 from cuda2nki.passes._implied import drop_implied_where
 from cuda2nki.passes._int_sums import IntSumOps
@@ -170,7 +173,7 @@ def row_dtype(dtype: str) -> str:
 
 
 @dataclass
-class TileExprCompiler(IntegerOps, IntSumOps, IterationOps, NarrowingOps):
+class TileExprCompiler(IntegerOps, IntSumOps, IterationOps, NarrowingOps, BitcastOps):
     """Compile intent expressions on one ``rows x cols`` tile (see the module docstring)."""
 
     b: Builder
@@ -288,6 +291,8 @@ class TileExprCompiler(IntegerOps, IntSumOps, IterationOps, NarrowingOps):
             return self.reader(e)
         if isinstance(e, Cast):
             return self._cast(e)
+        if isinstance(e, Bitcast):
+            return self.bitcast(e)
         if isinstance(e, Unary):
             return self._unary(e)
         if isinstance(e, Binary):
@@ -779,10 +784,9 @@ class TileExprCompiler(IntegerOps, IntSumOps, IterationOps, NarrowingOps):
         from cuda2nki.passes._index import flat_guard
 
         guard = flat_guard(r.where, self.p_axis, r.axes[0].name) if self.p_axis else None
-        if guard is None and r.op in REDUCE_OPS and index_only(r.where):
-            # a mask on the positions (a causal row): the identity where it is off
-            ident = Lit(float(r.op.info.identity), "float32")
-            val = self.as_full(self.compile(Select(r.where, r.body, ident, loc=r.loc)))
+        if guard is None and r.op in REDUCE_OPS and (index_only(r.where) or data_mask_ok(r)):
+            # a mask on the positions (a causal row), or on data: the identity where it is off
+            val = self.as_full(self.compile(masked_body(r)))
             return self.reduce_rows(r.replace(where=None), val)
         if guard is None or r.op not in REDUCE_OPS:
             raise Unsupported("a reduction masked by a data-dependent condition", r.loc)

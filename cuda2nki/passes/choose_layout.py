@@ -45,6 +45,7 @@ from cuda2nki.passes._analysis import (
     walk,
     with_attrs,
 )
+from cuda2nki.passes._data_mask import data_mask_ok
 from cuda2nki.passes._dyn_sum import dyn_terms, has_dyn
 from cuda2nki.passes._index import (
     BCAST,
@@ -188,7 +189,7 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
     for r in red:
         if r.where is None or flat_guard(r.where, axes[0], r.axes[0].name) is not None:
             continue
-        if not index_only(r.where):
+        if not index_only(r.where) and not data_mask_ok(r):
             return "unsupported", {"why": "a reduction masked by a data-dependent condition"}
     free = axes[1] if len(axes) == 2 else (red[0].axes[0].name if red else "")
     inside: set[int] = set()

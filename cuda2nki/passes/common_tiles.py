@@ -32,6 +32,7 @@ from cuda2nki.ir.nodes import (
     Loop,
     Memset,
     Slice,
+    TensorBitcast,
     TensorCopy,
     TensorReduce,
     TensorScalar,
@@ -44,7 +45,10 @@ from cuda2nki.passes.base import Pass, PassContext
 from cuda2nki.rewrite import nodes
 
 #: instructions whose only effect is their ``dst`` tile
-_PURE = (TensorTensor, TensorScalar, TensorReduce, TensorCopy, TensorTranspose, Activation)
+_PURE = (
+    TensorTensor, TensorScalar, TensorReduce, TensorCopy, TensorBitcast, TensorTranspose,
+    Activation,
+)  # fmt: skip
 #: instructions that fill their ``dst`` tile from constants alone; one is a repeat only where
 #: neither tile is written again (an accumulator starts with a memset too)
 _FILLS = (Memset, Iota)

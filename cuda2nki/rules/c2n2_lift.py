@@ -94,8 +94,9 @@ register(
         W,
         "data-dependent control flow",
         "cannot lift '{kernel}': {what}",
-        "Branches on data values are lifted as selects; early returns, atomics and shared-memory "
-        "writes under data-dependent conditions are not.",
+        "Branches on data values are lifted as selects, and an atomic add, maximum or minimum "
+        "under one as a reduction of the selected value or the op's identity; early returns, "
+        "other atomics and shared-memory writes under data-dependent conditions are not.",
         example="if (x[i] < 0) return;",
         fix="Compute both sides and select.",
     ),

@@ -200,6 +200,20 @@ def _var_lane(ptr: Ptr, t: CType) -> int | None:
     return int(off[0]) // esz
 
 
+def _as_bits(x, source: CType, target: CType):
+    """A local scalar read (or written) through a pointer to another scalar type of its size
+    (``*(int*)&f``): the same bits, read as that type."""
+    if not isinstance(source, ScalarType) or not isinstance(target, ScalarType):
+        return x
+    if source.name == target.name or source.bits != target.bits:
+        return x
+    sd, dd = np_dtype(source), np_dtype(target)
+    x = mat(x)
+    if isinstance(x, np.ndarray):
+        return x.astype(sd, copy=False).view(dd)
+    return np.asarray(x, sd).reshape(1).view(dd)[0]
+
+
 def load(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc):
     if isinstance(ptr.buf, VarBuffer):
         from cuda2nki.simt.compiler import var_load
@@ -210,7 +224,7 @@ def load(c: Chunk, act, ptr: Ptr, t: CType, loc: SourceLoc):
             return var_load(b.frame, b.owned_flags, b.slot, b.ty, act).lanes[lane]
         _var_access(c, act, ptr, t, loc, "read")
         b = ptr.buf
-        return var_load(b.frame, b.owned_flags, b.slot, b.ty, act)
+        return _as_bits(var_load(b.frame, b.owned_flags, b.slot, b.ty, act), b.ty, t)
     e, dt, lanes = element_index(c, act, ptr, t, loc, "read")
     if ptr.buf.reads is not None:
         _mark_read(ptr.buf.reads, e, dt, lanes)
@@ -271,7 +285,7 @@ def store(c: Chunk, act, ptr: Ptr, t: CType, value, loc: SourceLoc) -> None:
             return
         _var_access(c, act, ptr, t, loc, "write")
         b = ptr.buf
-        var_store(c, b.frame, b.owned_flags, b.slot, act, value, loc)
+        var_store(c, b.frame, b.owned_flags, b.slot, act, _as_bits(value, t, b.ty), loc)
         return
     if ptr.buf is not None and ptr.buf.kind == "constant":
         raise error(

@@ -26,24 +26,16 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
 KNOWN: dict[str, str] = {
-    "globals/device_accumulate": "a __device__ counter bumped by atomicAdd under a data "
-    "condition is a masked reduction no schedule takes (C2N2501): each block is a tile of threads",
-    "globals/device_cover_starred": "a __device__ counter bumped by atomicAdd under a data "
-    "condition is a masked reduction no schedule takes (C2N2501): each block is a tile of threads",
     "globals/device_gain_helper": "per-tap counters bumped by atomicAdd and a table read at "
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
-    "globals/managed_clip_flag": "a __managed__ flag set by a plain store under a data "
-    "condition (any writer wins): no recogniser claims the kernel",
+    "globals/managed_clip_flag": "the flag lifts (a count of its writers), but the count over "
+    "the 2-D grid reads field[k // 96, k % 96]: no schedule takes that access (C2N2501)",
     "misc/bucket_slots": "slots taken at a data-chosen counter (atomicAdd whose old value is "
     "used) go thread by thread: no recogniser claims a bucketing",
     "misc/compact_above": "slots taken from a shared counter (atomicAdd whose old value is used) "
     "are prefix sums over a block's threads: no recogniser claims a stream compaction",
-    "misc/float_exponent_bits": "a buffer read as another element type: the lifter declines "
-    "(C2N2010), only the literal lowering reads the bits through a dtype view",
-    "misc/shared_best_pairs": "a shared buffer read as float and int halves: the lifter declines "
-    "(C2N2010), only the literal lowering reads them through dtype views",
-    "misc/shared_word_stats": "a shared buffer read as int and float halves: the lifter declines "
-    "(C2N2010), only the literal lowering reads them through dtype views",
+    "misc/shared_best_pairs": "a shared-memory tree that moves a value and its position only "
+    "where the other is larger (an arg-max): shared writes under a data condition (C2N2018)",
 }
 
 

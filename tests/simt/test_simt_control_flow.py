@@ -277,6 +277,27 @@ def test_reference_parameters_and_reinterpret_casts() -> None:
         assert out[t, 2] == -mean
 
 
+def test_a_local_read_and_written_through_a_pointer_of_another_type_keeps_its_bits() -> None:
+    """``*(int*)&f`` reads f's bits, ``*(float*)&w = ...`` writes w's bits (not the value
+    converted)."""
+    src = """
+    __global__ void k(const float* x, int* bits, float* back, int n) {
+        int i = threadIdx.x;
+        if (i < n) {
+            float f = x[i];
+            int w = *(int*)&f;
+            bits[i] = w;
+            unsigned u = 0u;
+            *(float*)&u = -f;
+            back[i] = __uint_as_float(u);
+        }
+    }"""
+    x = np.random.default_rng(1).standard_normal(8).astype(np.float32)
+    got = run(src, block=(8,), x=x, bits=np.zeros(8, np.int32), back=np.zeros(8, np.float32), n=8)
+    assert np.array_equal(got["bits"], x.view(np.int32))
+    assert np.array_equal(got["back"], -x)
+
+
 def test_unexecutable_constructs_are_diagnosed_at_their_line() -> None:
     d = fault(
         "__global__ void k(float4* y) {\n  float4 a = y[0];\n  y[0] = a + a;\n}",
