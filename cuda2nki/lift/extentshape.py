@@ -26,12 +26,14 @@ def _bigger(a: Poly, b: Poly) -> Poly | None:
     for k, v in enumerate((1, 4, 7, 64, 96, 129, 1000)):
         env = {n: v + 4 * ((i * 7 + k) % 5) for i, n in enumerate(names)}
         try:
-            signs.add(d.evaluate(env) >= 0)
+            diff = d.evaluate(env)
         except Exception:  # noqa: BLE001 - a division by a size that is 0 here
             return None
-    if len(signs) != 1:
+        if diff != 0:  # where they are equal either is the larger (`2 + x` and `1 + x + w` at w=1)
+            signs.add(diff > 0)
+    if len(signs) > 1:
         return None
-    return a if signs.pop() else b
+    return b if signs == {False} else a
 
 
 def _sized_over_constant(sized: Poly, const: Poly) -> Poly | None:
