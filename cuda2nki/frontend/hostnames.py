@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 import tree_sitter as ts
 
 from cuda2nki.frontend import cmdline
-from cuda2nki.frontend.hostbranch import BranchArm, arms, enclosing_if, mentions
+from cuda2nki.frontend.hostbranch import (
+    BranchArm,
+    arms,
+    enclosing_if,
+    mentions,
+    reaching_assignment,
+)
 from cuda2nki.frontend.hostidioms import member_assignments, occupancy_output, rounded_up_after
 from cuda2nki.frontend.hostouts import (
     ACTIVE_BLOCKS_CALLS,
@@ -79,6 +85,11 @@ class HostNames:
         inner = _Scope(s.fnode, d.start_byte, s.argmap, s.depth + 1)
         branch_note: tuple[str, ...] = ()
         later = _first_assignment(s.fnode, name, d.end_byte, s.before)
+        reach = reaching_assignment(s.fnode, name, d.end_byte, s.before)
+        if reach is not None:  # assigned again on the way: its latest value reaches the use
+            value, later = reach, None
+            inner = _Scope(s.fnode, reach.start_byte, s.argmap, s.depth + 1)
+            ev += (f"{self.where(reach)}: {_one_line(reach.parent or reach)}",)
         pick = self._branch_pick(name, later, s) if later is not None else None
         if pick is not None and (pick[0] is not None or value is None):
             value, branch_note = pick[0], (pick[1],)
