@@ -1,8 +1,9 @@
 """Stencils launched over the interior of an image read a halo around each point (``p - w``,
 ``p + w + 1``): the extent is the largest of those offsets, an offset one row down versus one
-column right included.  At the smallest sample of the sizes (width 1) those two are equal,
-which once made their comparison undecided and left the pointer unbounded (its shape then came
-from a default-sized allocation, and check's sizes did not fit the kernel's reads)."""
+column right included.  Their difference is linear in the width and zero at width 1, where
+sampling the sizes from 1 up left the comparison undecided and the pointer unbounded (its shape
+then came from a default-sized allocation, and check's sizes did not fit the kernel's reads);
+such a difference is now decided exactly."""
 
 from __future__ import annotations
 
@@ -82,11 +83,13 @@ def test_an_interior_stencil_reads_an_image_of_the_launched_size(s) -> None:
     assert got[dst].shape == (h, w), got[dst]
 
 
-def test_extents_equal_at_a_sample_compare_by_the_other_samples() -> None:
+def test_a_difference_linear_in_one_size_is_decided_exactly() -> None:
     w, x = af.Poly.atom("w"), af.Poly.atom("x")
     one_down = x + w + af.Poly.const(1)  # p + w, plus one: the extent of a read one row down
     one_right = x + af.Poly.const(2)  # p + 1, plus one: one column right (equal at w = 1)
     assert _bigger(one_down, one_right) == one_down
     assert _bigger(one_right, one_down) == one_down
-    # a real crossing still has no larger one
+    # a real crossing still has no larger one, in one size or in two
     assert _bigger(w * af.Poly.const(2), w + af.Poly.const(50)) is None
+    n = af.Poly.atom("n")
+    assert _bigger(w * n, w * af.Poly.const(16) + n) is None
