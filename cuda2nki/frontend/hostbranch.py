@@ -88,3 +88,42 @@ def mentions(node: ts.Node, name: str) -> bool:
             return True
         stack.extend(n.children)
     return False
+
+
+#: statements whose body may run zero, one or several times before what follows them
+_CONDITIONAL = frozenset(
+    {
+        "if_statement",
+        "for_statement",
+        "for_range_loop",
+        "while_statement",
+        "do_statement",
+        "switch_statement",
+        "conditional_expression",
+        "lambda_expression",
+    }
+)
+
+
+def reaching_assignment(fn: ts.Node, name: str, after: int, before: int) -> ts.Node | None:
+    """The value of the last plain ``name = v`` between bytes ``after`` and ``before`` (the use)
+    when it runs unconditionally on the way there: no ``if``, loop or ``switch`` around it that
+    closes before the use.  A variable assigned again and again (``threads = dim3(16, 16);``
+    before one launch, ``threads = dim3(32, 8);`` before the next) has, at each use, the value
+    of its latest assignment.  None when that assignment is conditional (see
+    :func:`enclosing_if`) or there is none."""
+    from cuda2nki.frontend import declindex
+
+    last = None
+    text = lambda n: (n.text or b"").decode() if n is not None else ""  # noqa: E731
+    for start, end, left, right in declindex.assignments(fn, text):
+        if left == name and start > after and end <= before and (last is None or start > last[0]):
+            last = (start, right)
+    if last is None or last[1] is None:
+        return None
+    n = last[1].parent
+    while n is not None and n != fn:
+        if n.type in _CONDITIONAL and n.end_byte <= before:
+            return None
+        n = n.parent
+    return last[1]

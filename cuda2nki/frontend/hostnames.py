@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 import tree_sitter as ts
 
 from cuda2nki.frontend import cmdline
-from cuda2nki.frontend.hostbranch import BranchArm, arms, enclosing_if, mentions
+from cuda2nki.frontend.hostbranch import (
+    BranchArm,
+    arms,
+    enclosing_if,
+    mentions,
+    reaching_assignment,
+)
 from cuda2nki.frontend.hostidioms import member_assignments, occupancy_output, rounded_up_after
 from cuda2nki.frontend.hostouts import (
     ACTIVE_BLOCKS_CALLS,
@@ -79,6 +85,11 @@ class HostNames:
         inner = _Scope(s.fnode, d.start_byte, s.argmap, s.depth + 1)
         branch_note: tuple[str, ...] = ()
         later = _first_assignment(s.fnode, name, d.end_byte, s.before)
+        reach = reaching_assignment(s.fnode, name, d.end_byte, s.before)
+        if reach is not None:  # assigned again on the way: its latest value reaches the use
+            value, later = reach, None
+            inner = _Scope(s.fnode, reach.start_byte, s.argmap, s.depth + 1)
+            ev += (f"{self.where(reach)}: {_one_line(reach.parent or reach)}",)
         pick = self._branch_pick(name, later, s) if later is not None else None
         if pick is not None and (pick[0] is not None or value is None):
             value, branch_note = pick[0], (pick[1],)
@@ -218,16 +229,40 @@ class HostNames:
         return _const(per_sm, ev, (note,))
 
     def _cmdline_default(self, n: ts.Node, s: _Scope) -> _V:
-        """``argc > 1 ? atoi(argv[1]) : 1024``: the default, with a note."""
+        """``argc > 1 ? atoi(argv[1]) : 1024``: the default, with a note; another ``c ? a : b``
+        whose condition is not known before run time: see :meth:`_unknown_choice`."""
         got = cmdline.default_branch(n)
         if got is None:
-            raise _NoValue
+            return self._unknown_choice(n, s)
         v = self.eval(got[0], s)
         note = (
             f"{_one_line(got[1])} read from the command line; its default {v.text} taken "
             f"({self.where(n)})"
         )
         return _V(v.text, v.num, v.items, v.ev, v.notes + (note,))
+
+    def _unknown_choice(self, n: ts.Node, s: _Scope) -> _V:
+        """``c ? a : b`` with ``c`` known only at run time (``zeros > 1024 ? 1024 : zeros``, a
+        count read back from the device): the first arm whose value is known here, with a note
+        that says so, as for a host ``if`` (:meth:`_branch_pick`).  Only where defaults may be
+        guessed."""
+        if not self._guess:
+            raise _NoValue
+        for field in ("consequence", "alternative"):
+            arm = n.child_by_field_name(field)
+            if arm is None:
+                continue
+            try:
+                v = self.eval(arm, s)
+            except _NoValue:
+                continue
+            cond = _one_line(n.child_by_field_name("condition") or n)
+            note = (
+                f"'{cond}' is not known before run time ({self.where(n)}); the arm "
+                f"'{_one_line(arm)}' taken (set it in the binding for another)"
+            )
+            return _V(v.text, v.num, v.items, v.ev, v.notes + (note,))
+        raise _NoValue
 
     def _members(self, name: str, d: ts.Node, s: _Scope, ev: tuple[str, ...]) -> _V:
         """A ``dim3`` declared without a value: its members as last assigned before the use."""

@@ -297,11 +297,10 @@ class HostEvaluator(HostNames, HostTerms):
             if up is not None:  # `a / b + (a % b ? 1 : 0)`
                 return _ceil_div(self.eval(up[0], s), self.eval(up[1], s))
             op = _txt(n.child_by_field_name("operator"))
-            return _binary(
-                op,
-                self.eval(n.child_by_field_name("left"), s),
-                self.eval(n.child_by_field_name("right"), s),
-            )
+            left = self.eval(n.child_by_field_name("left"), s)
+            if op in ("||", "&&") and left.num is not None and bool(left.num) == (op == "||"):
+                return _V(str(int(op == "||")), int(op == "||"), None, left.ev, left.notes)
+            return _binary(op, left, self.eval(n.child_by_field_name("right"), s))
         if t == "unary_expression":
             op = _txt(n.child_by_field_name("operator"))
             v = self.eval(n.child_by_field_name("argument"), s)

@@ -77,6 +77,7 @@ from cuda2nki.diagnostics import SourceLoc, error
 from cuda2nki.ir import extremum as argext
 from cuda2nki.ir import nodes as n
 from cuda2nki.ir import numerics as num
+from cuda2nki.ir import overflow
 from cuda2nki.ir.bitcast import bitcast_error, bits_as
 from cuda2nki.ir.ops import AxisKind, Op, Role, is_float, is_int
 from cuda2nki.ir.types import (
@@ -479,6 +480,7 @@ class _Evaluator:
     def _store_bound(self, name, decl, c, val, sl, shape) -> None:
         absv = np.abs(np.broadcast_to(val.v, shape)).astype(np.float64, copy=False)
         e = np.broadcast_to(val.e, shape) + self._rounding_on_store(decl, c, absv)
+        e = overflow.guard(e, absv, decl.dtype)
         whole = shape == self.arrays[name].shape
         for store, x in ((self.errs, e), (self.mags, np.broadcast_to(val.m, shape))):
             if whole:
@@ -494,6 +496,7 @@ class _Evaluator:
         tshape = self.arrays[name].shape
         absv = np.abs(np.broadcast_to(val.v, shape)[mask]).astype(np.float64, copy=False)
         e = np.broadcast_to(val.e, shape)[mask] + self._rounding_on_store(decl, c, absv)
+        e = overflow.guard(e, absv, decl.dtype)
         m = np.broadcast_to(val.m, shape)[mask]
         errs = np.array(np.broadcast_to(self.errs[name], tshape), dtype=np.float64)
         mags = np.array(np.broadcast_to(self.mags[name], tshape), dtype=np.float64)
@@ -510,6 +513,7 @@ class _Evaluator:
             old = np.abs(self.arrays[name]).astype(np.float64, copy=False)
             errs = errs + s_e + gamma(cnt + 1, u) * np.where(cnt > 0, old + s_abs, 0.0)
             errs = np.where(np.isnan(errs), np.inf, errs)
+            errs = overflow.guard(errs, old + s_abs, decl.dtype)
         elif c.accumulate in (Op.MAX, Op.MIN):
             np.maximum.at(errs, idx, e)
             np.maximum.at(mags, idx, m)
@@ -700,6 +704,7 @@ class _Evaluator:
         out = Val(v, rd, oob=x.oob, k=x.k, acc=x.acc)
         if self.analysis:
             out.e, out.m = self._unary_bound(e.op, x, v, rd)
+            out.e = overflow.guard(out.e, v, rd)
         return out
 
     def x_Binary(self, e: n.Binary, frame: _Frame) -> Val:
@@ -712,6 +717,7 @@ class _Evaluator:
         out = Val(v, rd, oob=_or(a.oob, b.oob), k=k, acc=acc)
         if self.analysis:
             out.e, out.m = self._binary_bound(e.op, a, b, v, rd)
+            out.e = overflow.guard(out.e, v, rd)
             if e.op in (Op.ADD, Op.SUB) and is_float(rd):
                 out.e = out.e + self._addend_slack(e, a, b)
             elif e.op in (Op.MIN, Op.MAX):
@@ -798,6 +804,7 @@ class _Evaluator:
             if is_float(e.dtype):
                 narrow = unit_roundoff(e.dtype) > unit_roundoff(x.dtype) or not is_float(x.dtype)
                 out.e = x.e + (unit_roundoff(e.dtype) * absv if narrow else 0.0)
+                out.e = overflow.guard(out.e, absv, e.dtype)
             elif e.dtype == "bool":
                 out.e = np.where(np.abs(np.asarray(x.v, np.float64)) <= x.e, 1.0, 0.0)
             else:
@@ -870,6 +877,7 @@ class _Evaluator:
         out = Val(v, dtype, x.e, x.m, x.oob, x.k, x.acc)
         if self.analysis and is_float(dtype) and unit_roundoff(dtype) > unit_roundoff(x.dtype):
             out.e = x.e + unit_roundoff(dtype) * np.abs(np.asarray(v, np.float64))
+            out.e = overflow.guard(out.e, x.v, dtype)
         return out
 
     def _keep(self, active: Any, unsure: Any, new: Val, old: Val) -> Val:
@@ -991,6 +999,7 @@ class _Evaluator:
             s_e = s_e + (unit_roundoff(prod_t)) * s_abs
             uacc = self.uacc(acc)
             out.e = s_e + gamma(total, uacc) * s_abs + uacc * tiny(acc) * total
+            out.e = overflow.guard(overflow.guard(out.e, s_abs, acc), s_abs, prod_t)
             out.m = contract(a.m, b.m, f64)
         return out
 
@@ -1019,6 +1028,7 @@ class _Evaluator:
         if self.analysis:
             total = int(np.prod([ext for _, ext in axes])) if axes else 1
             res.e = self._reduce_error(e.op, sums, total, acc)
+            res.e = overflow.guard_reduction(e.op, res.e, sums, acc)
         return res
 
     def _reduce_block(self, e: n.Reduce, f: _Frame, m: int, acc: str, limits) -> tuple[Val, tuple]:

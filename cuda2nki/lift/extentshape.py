@@ -21,6 +21,14 @@ def _bigger(a: Poly, b: Poly) -> Poly | None:
         return b
     if a.is_const != b.is_const:  # `ptr[0]` beside `ptr[i]` under `i < size / 4`
         return _sized_over_constant(b if a.is_const else a, a if a.is_const else b)
+    line = _one_size_line(d)
+    if line is not None:  # `c0 + c1*w`: its sign for every size w >= 1 is known exactly
+        c0, c1 = line
+        if c0 + c1 >= 0 and c1 >= 0:
+            return a
+        if c0 + c1 <= 0 and c1 <= 0:
+            return b
+        return None
     names = sorted({str(x) for x in d.atoms() if isinstance(x, str)})
     signs = set()
     for k, v in enumerate((1, 4, 7, 64, 96, 129, 1000)):
@@ -32,6 +40,21 @@ def _bigger(a: Poly, b: Poly) -> Poly | None:
     if len(signs) != 1:
         return None
     return a if signs.pop() else b
+
+
+def _one_size_line(d: Poly) -> tuple[int, int] | None:
+    """``(c0, c1)`` when ``d`` is ``c0 + c1*w`` in one size ``w`` (a plain name), else None.
+    Such a difference (``p + w`` against ``p + 1``: one row down against one column right) is
+    zero at ``w = 1`` and one-signed above, which sampling sizes from 1 up cannot decide."""
+    c0, c1, name = 0, 0, None
+    for m, c in d.terms:
+        if not m:
+            c0 += c
+        elif len(m) == 1 and isinstance(m[0], str) and name in (None, m[0]):
+            name, c1 = m[0], c1 + c
+        else:
+            return None
+    return (c0, c1) if name is not None else None
 
 
 def _sized_over_constant(sized: Poly, const: Poly) -> Poly | None:

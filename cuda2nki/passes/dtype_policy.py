@@ -3,8 +3,12 @@
 Before::  C[i, j] = reduce(add, k: A[i, k] * B[k, j])            A, B bfloat16; acc float32
 After::   same, attrs acc=float32, mm_dtype=bfloat16              (PSUM fp32, bf16 operands)
 
-Rules: accumulate in fp32 where CUDA did (PSUM for matmul, fp32 SBUF tiles otherwise) and in the
-narrow type only where CUDA accumulated narrow (flagged C2N2511); an fp64 accumulator is narrowed
+Rules: accumulate in fp32 where CUDA did (PSUM for matmul, fp32 SBUF tiles otherwise); where CUDA
+accumulated in a narrow type (a ``half`` running sum) the attribute keeps that type for the tiles
+and outputs, but the engines still add in fp32 (PSUM; the vector engine rounds on its write), so
+the port sums more precisely than the kernel (flagged C2N2511).  This is the faithful choice NKI
+allows: check's tolerance is the kernel's own narrow-accumulation bound, infinite where its narrow
+sums may overflow (:mod:`cuda2nki.ir.overflow`).  An fp64 accumulator is narrowed
 to fp32, the widest type NKI computes in (flagged C2N2515); matmul operands stay in their HBM
 dtype when both are the same narrow type, otherwise both are widened to fp32 on the DMA (the
 tensor engine cannot mix fp32 with narrow inputs).
