@@ -123,6 +123,7 @@ class _Accesses:
             got = self._pointer(e.operand)
             if got is not None:
                 self._record(got, kind)
+                self._address_reads(e.operand)  # `*(u + nbr[i])` reads `nbr`
                 return
         if isinstance(e, A.Call):
             self._call(e)
@@ -161,11 +162,25 @@ class _Accesses:
                 kind = ("rw" if e.func.startswith("atomic") else "w") if store and i == 0 else "r"
                 if e.target is not None and not store:  # a helper may write through it
                     kind = self.callees(e.target, i)
+                self._address_reads(a)  # `atomicAdd(&h[bin[i]], 1)` reads `bin`
                 if not kind:  # it only computes an address from it
                     continue
                 self._record(got, kind)
             else:
                 self._accesses(a, "r")
+
+    def _address_reads(self, a: A.Expr) -> None:
+        """The loads an address argument makes to compute its offset: the index of ``&p[e]``,
+        the offset of ``p + e`` (through casts)."""
+        while isinstance(a, A.Cast):
+            a = a.operand
+        if isinstance(a, A.Unary) and a.op == "&" and isinstance(a.operand, A.Index):
+            self._accesses(a.operand.index, "r")
+            self._address_reads(a.operand.base)
+        elif isinstance(a, A.Binary) and a.op in ("+", "-"):
+            ptr, idx = (a.left, a.right) if a.op == "-" else _ptr_first(a)
+            self._accesses(idx, "r")
+            self._address_reads(ptr)
 
     def _returned_pointers(self, e: A.Call) -> None:
         """A helper that sets a pointer local through its address (``Matrix s =

@@ -434,6 +434,7 @@ def _value_ranges(
     }
     for r in index_ranges(fn, extents, ints | float_inputs(params)):
         why = f"its use as an index of '{r.target}' ({r.loc.file}:{r.loc.line})"
+        why += "".join(f" and of '{o}'" for o in r.others)  # the smallest extent (valranges)
         record_range(params, fn, r, kernel, why, diags)
     add_divisor_ranges(params, fn, ints, kernel, diags)
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.visit import walk
+from cuda2nki.lift.rowindex import row_count, row_split
 
 _MAX_DEPTH = 8
 
@@ -33,6 +34,8 @@ class IndexRange:
     hi: int | str
     target: str
     loc: SourceLoc
+    #: further arrays the values index, whose extents the range also keeps to
+    others: tuple[str, ...] = ()
 
 
 def index_ranges(
@@ -43,19 +46,51 @@ def index_ranges(
     locals_ = _local_values(fn)
     got: dict[str, IndexRange] = {}
     for node in walk(fn.body):
-        if not isinstance(node, A.Index):
+        addressed = _addressed(node, extents)
+        if addressed is None:
             continue
-        target = _array_name(node.base)
-        if target is None or target not in extents:
-            continue
-        for tensor, steps in _loads(node.index, locals_, int_params, (), 0):
+        target, index = addressed
+        for tensor, steps in _loads(index, locals_, int_params, (), 0):
             if tensor == target:
                 continue
             rng = _range(extents[target], steps)
+            if rng is None:
+                continue
             old = got.get(tensor)
             if old is None or _narrower(rng, (old.lo, old.hi)):
                 got[tensor] = IndexRange(tensor, rng[0], rng[1], target, node.loc)
+            elif _both_symbolic(rng, old) and target != old.target and target not in old.others:
+                got[tensor] = _smallest(old, rng, target)
     return list(got.values())
+
+
+def _addressed(node: object, extents: Mapping[str, int | str]) -> tuple[str, A.Expr] | None:
+    """(array, index) of an element ``node`` addresses: ``Q[e]``, or ``Q + e`` with ``Q`` an
+    array (``atomicAdd(hist + bin[i], 1)``); None for another node."""
+    if isinstance(node, A.Index):
+        target = _array_name(node.base)
+        return (target, node.index) if target is not None and target in extents else None
+    if isinstance(node, A.Binary) and node.op == "+":
+        for ptr, index in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(ptr, A.Name) and ptr.name in extents and _pointer_like(ptr):
+                return (ptr.name, index)
+    return None
+
+
+def _pointer_like(e: A.Name) -> bool:
+    return isinstance(getattr(e, "ty", None), (A.PointerType, A.ArrayType))
+
+
+def _both_symbolic(new: tuple[int | str, int | str], old: IndexRange) -> bool:
+    return isinstance(new[1], str) and isinstance(old.hi, str) and new[1] != old.hi
+
+
+def _smallest(old: IndexRange, new: tuple[int | str, int | str], target: str) -> IndexRange:
+    """The values that index ``old.target`` and ``target`` in bounds: the larger lower end and
+    the smaller upper one (``perm`` scattering into ``y[m]`` and ``z[q]``: ``[0, min(m, q))``)."""
+    lo = max(old.lo, new[0]) if isinstance(old.lo, int) and isinstance(new[0], int) else old.lo
+    hi = f"min({old.hi}, {new[1]})"
+    return IndexRange(old.tensor, lo, hi, old.target, old.loc, (*old.others, target))
 
 
 def _array_name(base: A.Expr) -> str | None:
@@ -79,8 +114,9 @@ def _local_values(fn: A.Function) -> dict[str, list[A.Expr]]:
 
 
 #: how an index is made of a loaded value, outermost step first: ``("add", c)`` adds the
-#: constant ``c``, ``("div", d)`` divides by the positive constant ``d`` (``/ d``, ``>> log2 d``)
-Steps = tuple[tuple[str, int], ...]
+#: constant ``c``, ``("div", d)`` divides by the positive constant ``d`` (``/ d``, ``>> log2 d``),
+#: ``("row", C)`` multiplies by a row length ``C`` and adds a column (:mod:`cuda2nki.lift.rowindex`)
+Steps = tuple[tuple[str, int | str], ...]
 
 
 def _loads(
@@ -104,6 +140,9 @@ def _loads(
                 if name in params:
                     return [(name, steps)]
         return []
+    row = row_split(e, lambda x: _mentions_load(x, locals_, params, depth + 1))
+    if row is not None:  # `idx[i] * C + c`: a row of C elements (lift.rowindex)
+        return _loads(row[0], locals_, params, (*steps, ("row", row[1])), depth + 1)
     if isinstance(e, A.Binary) and e.op in ("+", "-"):
         for var, const in ((e.left, e.right), (e.right, e.left)):
             if isinstance(const, A.IntLit) and (e.op == "+" or var is e.left):
@@ -119,6 +158,24 @@ def _loads(
             return []  # reassigned: the value at the index is not one load
         return _loads(values[0], locals_, params, steps, depth + 1)
     return []
+
+
+def _mentions_load(
+    e: A.Expr, locals_: Mapping[str, list[A.Expr]], params: set[str], depth: int
+) -> bool:
+    """Whether ``e`` reads a parameter in ``params``, directly or through a local's values."""
+    if depth > _MAX_DEPTH:
+        return False
+    for n in walk(e):
+        if isinstance(n, A.Index) and _array_name(n.base) in params:
+            return True
+        if isinstance(n, A.Name) and n.name in params:
+            return True  # `*(idx + i)`
+        if isinstance(n, A.Name) and n.name in locals_:
+            vals = [v for v in locals_[n.name] if v is not e]
+            if any(_mentions_load(v, locals_, params, depth + 1) for v in vals):
+                return True
+    return False
 
 
 def _const_divisor(e: A.Expr) -> int | None:
@@ -139,10 +196,11 @@ def _shift(steps: Steps) -> int | None:
     return sum(c for _, c in steps)
 
 
-def _range(extent: int | str, steps: Steps) -> tuple[int | str, int | str]:
+def _range(extent: int | str, steps: Steps) -> tuple[int | str, int | str] | None:
     """``Q[f(v)]`` in bounds, ``f`` made of ``steps``: ``v`` in ``[lo, hi)`` (never below 0).
     A division's values are taken from its non-negative side (``(v + s) / d`` in ``[0, E)``:
-    ``v + s`` in ``[0, E * d)``), which C's truncation keeps in bounds."""
+    ``v + s`` in ``[0, E * d)``), which C's truncation keeps in bounds.  A row step
+    (``v * C + col``) takes the row count ``E / C``; None where ``C`` does not divide ``E``."""
     lo: int = 0
     hi: int | str = extent
     pending = 0  # constants added since the last division, folded into one term
@@ -153,6 +211,12 @@ def _range(extent: int | str, steps: Steps) -> tuple[int | str, int | str]:
         return f"({hi}) + {-shift}" if shift < 0 else f"({hi}) - {shift}"
 
     for kind, c in steps:
+        if kind == "row":
+            rows = row_count(hi, c) if lo == 0 and not pending else None
+            if rows is None:
+                return None
+            hi = rows
+            continue
         if kind == "add":
             lo -= c
             pending += c
