@@ -207,3 +207,34 @@ void go(const int* a, const float* s, float* o, int n, int C, int m) {
 )
 def test_row_counts_divide_only_as_written(extent, row, want) -> None:  # noqa: ANN001
     assert row_count(extent, row) == want
+
+
+#: twelve bins the host allocates, picked by pointer arithmetic: the check's CUDA run draws the
+#: bins from [0, 12) and reports no out-of-bounds atomic
+SMALL_BINS = """
+#define BINS 12
+__global__ void tally(float* mass, const float* w, const int* key, int n) {
+    int j = threadIdx.x + blockIdx.x * blockDim.x;
+    if (j >= n) return;
+    atomicAdd(mass + key[j], w[j]);
+}
+void tally_host(const float* w, const int* key, int n) {
+    float* mass;
+    cudaMalloc(&mass, BINS * sizeof(float));
+    tally<<<(n + 127) / 128, 128>>>(mass, w, key, n);
+}
+"""
+
+
+def test_check_draws_scatter_indices_inside_the_target(tmp_path) -> None:  # noqa: ANN001
+    from cuda2nki import api
+
+    cu = tmp_path / "tally.cu"
+    cu.write_text(SMALL_BINS)
+    result = api.port(cu)
+    assert result.source is not None
+    py = tmp_path / "tally_port.py"
+    py.write_text(result.source)
+    report = api.check(cu, py, seeds=1)
+    assert not [f for f in report.findings if f.code == "C2N1500"], report.findings
+    assert report.numerics_outcome == "pass"
