@@ -27,6 +27,7 @@ from collections.abc import Callable
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.dataindex import data_extents
+from cuda2nki.lift.datatie import tied_extents
 from cuda2nki.lift.extentaccess import Extent
 from cuda2nki.lift.extentscan import _Scan
 from cuda2nki.lift.extentsyntax import in_scalars
@@ -62,4 +63,5 @@ def extents(
     except (af.BudgetExceeded, RecursionError):
         return {}
     found = scan.extents()
-    return {**found, **data_extents(fresh(), found)}  # offsets through loaded index data
+    data = data_extents(fresh(), found)  # offsets through loaded index data
+    return {**found, **data, **tied_extents(scan, found)}  # and data-free ones (lift.datatie)

@@ -238,3 +238,69 @@ def test_check_draws_scatter_indices_inside_the_target(tmp_path) -> None:  # noq
     report = api.check(cu, py, seeds=1)
     assert not [f for f in report.findings if f.code == "C2N1500"], report.findings
     assert report.numerics_outcome == "pass"
+
+
+#: arrays read at a bare loaded value and bounded by data-free accesses elsewhere: kernel ->
+#: (array, its shape, index input, its range)
+TIED = {
+    "csr-row-plus-own-value": (
+        """
+__global__ void k(const int* start, const int* nbr, const float* h, float* out, int nodes) {
+    int v = blockIdx.x * blockDim.x + threadIdx.x;
+    if (v < nodes) {
+        float acc = h[v];
+        for (int e = start[v]; e < start[v + 1]; ++e) acc += 0.5f * h[nbr[e]];
+        out[v] = acc;
+    }
+}
+void go(const int* s, const int* n, const float* h, float* o, int nodes) {
+    k<<<(nodes + 127) / 128, 128>>>(s, n, h, o, nodes);
+}""",
+        ("h", ["nodes"], "nbr", [0, "nodes"]),
+    ),
+    "csr-in-place-through-a-local": (
+        """
+__global__ void k(const int* rp, const int* ci, float* x, int m) {
+    for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < m; r += gridDim.x * blockDim.x) {
+        float s = 0.0f;
+        for (int j = rp[r]; j < rp[r + 1]; j++) { int c = ci[j]; s += x[c]; }
+        x[r] = 0.5f * s;
+    }
+}
+void go(const int* p, const int* c, float* x, int m) { k<<<32, 64>>>(p, c, x, m); }""",
+        ("x", ["m"], "ci", [0, "m"]),
+    ),
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(TIED))
+def test_data_free_accesses_bound_an_array_its_data_reach(spelling: str) -> None:
+    src, (array, shape, data, rng) = TIED[spelling]
+    params = _params(src)
+    assert params[array].get("shape") == shape, params[array]
+    assert params[data].get("range") == rng, params[data]
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "s += x[ci[j] - 1];",  # below the data: values from 0 reach below the array
+        "s += x[ci[j] + j];",  # more than the bare value
+    ],
+)
+def test_offsets_beyond_the_bare_value_leave_the_array_unsized(use: str) -> None:
+    src = f"""
+__global__ void k(const int* rp, const int* ci, const float* x, float* y, int m) {{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r < m) {{
+        float s = x[r];
+        for (int j = rp[r]; j < rp[r + 1]; j++) {use}
+        y[r] = s;
+    }}
+}}
+void go(const int* p, const int* c, const float* x, float* y, int m) {{
+    k<<<(m + 127) / 128, 128>>>(p, c, x, y, m);
+}}"""
+    params = infer_binding(parse_source(src, "s.cu"), "k")[0]["params"]
+    assert "shape" not in params["x"], params["x"]
+    assert params["ci"].get("range") != [0, "m"], params["ci"]
