@@ -352,7 +352,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
         out["params"], out.get("launch"), fn, guarded, _DEFAULT_ELEMENTS, kernel_name, diags
     )
     data_ranges(out["params"], syntax, by_data, fn, kernel_name, diags)  # lift.dataindex
-    _value_ranges(out["params"], fn, kernel_name, diags, out.get("launch"))
+    guessed = {table for _, table in defaulted.values()}  # rows the index ranges give
+    _value_ranges(out["params"], fn, kernel_name, diags, out.get("launch"), guessed)
     zero_counters(out["params"], fn, site, kernel_name, diags)  # slot counters start at 0
     _picked_rows(out["params"], picks, fn, kernel_name, diags)
     rows_of_ranges(out["params"], defaulted, fn, kernel_name, diags)
@@ -405,10 +406,16 @@ def _renamed(text: str | int, names: dict) -> str | int:
 
 
 def _value_ranges(
-    params: dict, fn: A.Function, kernel: str, diags: list, launch: dict | None = None
+    params: dict,
+    fn: A.Function,
+    kernel: str,
+    diags: list,
+    launch: dict | None = None,
+    guessed: set[str] | frozenset[str] = frozenset(),
 ) -> None:
     """Integer inputs whose values index an array get values inside its extent
-    (:mod:`cuda2nki.lift.valranges`), with a note; a range the binding has is kept."""
+    (:mod:`cuda2nki.lift.valranges`), with a note; a range the binding has is kept.  The
+    ``guessed`` tables' default rows bound nothing: their rows follow the ranges."""
     from cuda2nki.lift.valranges import (
         add_divisor_ranges,
         float_inputs,
@@ -421,7 +428,7 @@ def _value_ranges(
     extents: dict[str, int | str] = dict(local_extents(fn))
     extents.update(dynamic_shared_extents(fn, launch))  # `extern __shared__` (lift.dynshared)
     for name, spec in params.items():
-        if isinstance(spec, dict) and spec.get("shape"):
+        if isinstance(spec, dict) and spec.get("shape") and name not in guessed:
             extents[name] = _flat_extent(spec["shape"])
     extents.update(row_extents(fn, extents))  # ``probs_row[target[i]]``: one row's length
     ints = {
