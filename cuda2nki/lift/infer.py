@@ -415,7 +415,7 @@ def _value_ranges(
 ) -> None:
     """Integer inputs whose values index an array get values inside its extent
     (:mod:`cuda2nki.lift.valranges`), with a note; a range the binding has is kept.  The
-    ``guessed`` tables' default rows bound nothing: their rows follow the ranges."""
+    ``guessed`` tables' default rows bound no row index: their rows follow the ranges."""
     from cuda2nki.lift.valranges import (
         add_divisor_ranges,
         float_inputs,
@@ -428,7 +428,7 @@ def _value_ranges(
     extents: dict[str, int | str] = dict(local_extents(fn))
     extents.update(dynamic_shared_extents(fn, launch))  # `extern __shared__` (lift.dynshared)
     for name, spec in params.items():
-        if isinstance(spec, dict) and spec.get("shape") and name not in guessed:
+        if isinstance(spec, dict) and spec.get("shape"):
             extents[name] = _flat_extent(spec["shape"])
     extents.update(row_extents(fn, extents))  # ``probs_row[target[i]]``: one row's length
     ints = {
@@ -439,7 +439,7 @@ def _value_ranges(
         and str(spec.get("dtype", "")).startswith(("int", "uint"))
         and "range" not in spec
     }
-    for r in index_ranges(fn, extents, ints | float_inputs(params)):
+    for r in index_ranges(fn, extents, ints | float_inputs(params), guessed):
         why = f"its use as an index of '{r.target}' ({r.loc.file}:{r.loc.line})"
         why += "".join(f" and of '{o}'" for o in r.others)  # the smallest extent (valranges)
         record_range(params, fn, r, kernel, why, diags)

@@ -14,7 +14,7 @@ integer division by zero is undefined in CUDA, so such inputs would test nothing
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 
 from cuda2nki.diagnostics import SourceLoc
@@ -39,10 +39,14 @@ class IndexRange:
 
 
 def index_ranges(
-    fn: A.Function, extents: Mapping[str, int | str], int_params: set[str]
+    fn: A.Function,
+    extents: Mapping[str, int | str],
+    int_params: set[str],
+    no_rows: Set[str] = frozenset(),
 ) -> list[IndexRange]:
     """The ranges the kernel's indexing asks of each parameter in ``int_params``; ``extents``:
-    the flat element count of each array an index may address (parameters and local arrays)."""
+    the flat element count of each array an index may address (parameters and local arrays);
+    ``no_rows``: arrays whose row count is a default, which bound no row index."""
     locals_ = _local_values(fn)
     got: dict[str, IndexRange] = {}
     for node in walk(fn.body):
@@ -51,7 +55,7 @@ def index_ranges(
             continue
         target, index = addressed
         for tensor, steps in _loads(index, locals_, int_params, (), 0):
-            if tensor == target:
+            if tensor == target or (target in no_rows and any(k == "row" for k, _ in steps)):
                 continue
             rng = _range(extents[target], steps)
             if rng is None:
