@@ -168,18 +168,29 @@ def _mentions_load(
     e: A.Expr, locals_: Mapping[str, list[A.Expr]], params: set[str], depth: int
 ) -> bool:
     """Whether ``e`` reads a parameter in ``params``, directly or through a local's values."""
-    if depth > _MAX_DEPTH:
-        return False
-    for n in walk(e):
-        if isinstance(n, A.Index) and _array_name(n.base) in params:
-            return True
-        if isinstance(n, A.Name) and n.name in params:
-            return True  # `*(idx + i)`
-        if isinstance(n, A.Name) and n.name in locals_:
-            vals = [v for v in locals_[n.name] if v is not e]
-            if any(_mentions_load(v, locals_, params, depth + 1) for v in vals):
-                return True
-    return False
+    carriers = _loaded_locals(locals_, params)
+    return any(_reads(n, params, carriers) for n in walk(e))
+
+
+def _loaded_locals(locals_: Mapping[str, list[A.Expr]], params: set[str]) -> set[str]:
+    """The locals some value of which reads a parameter in ``params`` (through other locals
+    too): a fixpoint over the locals' values, linear in their size per round."""
+    out: set[str] = set()
+    while True:
+        more = {
+            name
+            for name, values in locals_.items()
+            if name not in out and any(_reads(n, params, out) for v in values for n in walk(v))
+        }
+        if not more:
+            return out
+        out |= more
+
+
+def _reads(n: object, params: set[str], carriers: set[str]) -> bool:
+    if isinstance(n, A.Index) and _array_name(n.base) in params:
+        return True
+    return isinstance(n, A.Name) and (n.name in params or n.name in carriers)  # `*(idx + i)`
 
 
 def _const_divisor(e: A.Expr) -> int | None:
