@@ -65,13 +65,14 @@ def test_a_word_view_ports_exactly(case, tmp_path) -> None:
 
 
 def test_the_lifter_does_not_read_a_word_view_as_converted_values(tmp_path) -> None:
-    """No recogniser claims a kernel reading a float buffer's bits (it would convert 3.5f to 3u):
-    the default pipeline ports it literally, bit-exact."""
+    """A kernel reading a float buffer's bits is lifted with a bitcast, never a conversion
+    (which would turn 3.5f into 3u): the default pipeline's port is bit-exact."""
     cu = tmp_path / "k.cu"
     cu.write_text(KERNELS["unsigned-view-of-an-input"])
     binding = binding_from_dict({"kernel": "k", **_BIND}, path=str(cu))
     res = port_file(cu, binding=binding)
-    assert res.source is not None and res.literal, [d.message for d in res.diagnostics]
+    assert res.source is not None and not res.literal, [d.message for d in res.diagnostics]
+    assert ".view(nl.uint32)" in res.source or ".view(nl.int32)" in res.source
     port = tmp_path / "k_port.py"
     port.write_text(res.source)
     run = run_against_simt(res, binding, port, points=binding.test_points(), rtol=0, atol=0)
