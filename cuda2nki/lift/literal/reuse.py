@@ -53,9 +53,11 @@ def reuse_loads(program: LiteralProgram) -> LiteralProgram:
     """``program`` with loop-invariant loads hoisted and repeated loads reused."""
     counts = _assignment_counts(program.body)
     written = _effects(program.body).written
+    from cuda2nki.lift.literal.heldviews import spell_held_views
     from cuda2nki.lift.literal.runs import load_runs
 
-    body = _hoist(program.body, counts, written)
+    body = spell_held_views(program.body, counts)
+    body = _hoist(body, counts, written)
     body = _reuse(body, {}, counts)[0]
     body = load_runs(body, counts)
     return replace(program, body=body)
@@ -72,6 +74,15 @@ def _names(expr: str) -> frozenset[str]:
     except SyntaxError:
         return frozenset({ANY})
     return frozenset(n.id for n in pyast.walk(tree) if isinstance(n, pyast.Name))
+
+
+@cache
+def _canon(expr: str) -> str:
+    """An operand in one spelling (``(a * 2) + 1`` and ``a * 2 + 1`` read alike)."""
+    try:
+        return pyast.unparse(pyast.parse(expr.strip(), mode="eval"))
+    except SyntaxError:
+        return expr
 
 
 @cache
@@ -188,7 +199,7 @@ def _load(n: Node) -> tuple[str, str, frozenset[str]] | None:
         return None
     ops = dict(n.operands)
     if n.kind == "load":
-        key = "|".join(ops[k] for k in ("tensor", "base", "cp", "cf", "dtype"))
+        key = "|".join(_canon(ops[k]) for k in ("tensor", "base", "cp", "cf", "dtype"))
         names = frozenset().union(*(_names(ops[k]) for k in ("base", "cp", "cf", "dtype")))
         return base_tensor(ops["tensor"]), key, names | _names(ops["tensor"])
     if n.kind == "let" and _call_name(ops["value"]) in _READS:
