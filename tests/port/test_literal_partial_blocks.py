@@ -30,6 +30,21 @@ __global__ void diff(const float* edge, float* width, int cells) {
         {"edge": np.arange(301, dtype=np.float32)},
         6,  # 3 blocks x 2 views (the last block's 44 threads: one DMA per view, not 44)
     ),
+    "reversed_rows": (
+        """
+__global__ void rev(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[n - 1 - i] = x[n - 1 - i] * 2.0f + x[i];
+}
+""",
+        '"ceil_div(n, 128)"',
+        "128",
+        'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+        'y = { shape = ["n"], dtype = "float32", role = "out" }\nn = 300',
+        ["n = 77"],
+        {"x": np.arange(300, dtype=np.float32)},
+        6,  # 3 blocks x 2 views, one of them walking down the partitions
+    ),
     "grid_stride_pairs": (
         """
 __global__ void halves(const int* pairs, int* out, int m) {
