@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cache
 
+from cuda2nki.lift.literal.dataloop import BODY_PREFIX
 from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
 from cuda2nki.lift.literal.reinterpret import base_tensor
 
@@ -52,9 +53,11 @@ def reuse_loads(program: LiteralProgram) -> LiteralProgram:
     """``program`` with loop-invariant loads hoisted and repeated loads reused."""
     counts = _assignment_counts(program.body)
     written = _effects(program.body).written
+    from cuda2nki.lift.literal.heldviews import spell_held_views
     from cuda2nki.lift.literal.runs import load_runs
 
-    body = _hoist(program.body, counts, written)
+    body = spell_held_views(program.body, counts)
+    body = _hoist(body, counts, written)
     body = _reuse(body, {}, counts)[0]
     body = load_runs(body, counts)
     return replace(program, body=body)
@@ -71,6 +74,15 @@ def _names(expr: str) -> frozenset[str]:
     except SyntaxError:
         return frozenset({ANY})
     return frozenset(n.id for n in pyast.walk(tree) if isinstance(n, pyast.Name))
+
+
+@cache
+def _canon(expr: str) -> str:
+    """An operand in one spelling (``(a * 2) + 1`` and ``a * 2 + 1`` read alike)."""
+    try:
+        return pyast.unparse(pyast.parse(expr.strip(), mode="eval"))
+    except SyntaxError:
+        return expr
 
 
 @cache
@@ -118,13 +130,33 @@ def _instr_effects(i: Instr) -> _Effects:
     if i.kind == "fill":
         return _Effects(assigned, frozenset({ops["dst"]}))
     if i.kind == "call":
-        writes = frozenset() if _call_name(ops["expr"]) in _CHECKS else frozenset({ANY})
-        return _Effects(assigned, writes)
+        return _call_effects(ops["expr"], assigned)
     if i.kind == "let" and any(n.startswith(("_c2n_store", "_c2n_atomic", "_c2n_scatter",
                                              "_c2n_put", "_c2n_fill", "_c2n_update", "_c2n_block"))
                                for n in _names(ops["value"])):  # fmt: skip
         return _Effects(assigned, frozenset({ANY}))
     return _Effects(assigned, frozenset())
+
+
+def _call_effects(expr: str, assigned: frozenset[str]) -> _Effects:
+    """A call statement: a check writes nothing; ``_c2n_keep(slot, x)`` writes the SBUF slot
+    of a runtime loop (no tensor); ``nl.while_loop(reg, body)`` runs the body function defined
+    just before it, whose effects are that function's; anything else may write any tensor."""
+    name = _call_name(expr)
+    if name in _CHECKS or expr.strip().startswith("nl.while_loop("):
+        return _Effects(assigned, frozenset())
+    if name == "_c2n_keep":
+        call = pyast.parse(expr.strip(), mode="eval").body
+        first = call.args[0] if isinstance(call, pyast.Call) and call.args else None
+        if isinstance(first, pyast.Name):
+            return _Effects(assigned | {first.id}, frozenset())
+    return _Effects(assigned, frozenset({ANY}))
+
+
+def runtime_body(n: Node) -> bool:
+    """Whether ``n`` is the body function of a runtime loop (``nl.while_loop``): a loop,
+    for hoisting and reuse, that runs where it is defined."""
+    return isinstance(n, Loop) and n.kind == "def" and n.header.startswith(BODY_PREFIX)
 
 
 def _effects(nodes: Iterable[Node]) -> _Effects:
@@ -167,7 +199,7 @@ def _load(n: Node) -> tuple[str, str, frozenset[str]] | None:
         return None
     ops = dict(n.operands)
     if n.kind == "load":
-        key = "|".join(ops[k] for k in ("tensor", "base", "cp", "cf", "dtype"))
+        key = "|".join(_canon(ops[k]) for k in ("tensor", "base", "cp", "cf", "dtype"))
         names = frozenset().union(*(_names(ops[k]) for k in ("base", "cp", "cf", "dtype")))
         return base_tensor(ops["tensor"]), key, names | _names(ops["tensor"])
     if n.kind == "let" and _call_name(ops["value"]) in _READS:
@@ -203,7 +235,7 @@ def _hoist(nodes: tuple[Node, ...], counts: Counter[str], written: frozenset[str
         elif isinstance(n, Loop):
             body = _hoist(n.body, counts, written)
             n = replace(n, body=body)
-            if n.kind == "def":
+            if n.kind == "def" and not runtime_body(n):
                 moved, kept = _split_def(n, counts, written, frozenset(assigned_here))
             else:
                 moved, kept = _split_loop(n, counts)
@@ -297,7 +329,7 @@ def _reuse(nodes: tuple[Node, ...], avail: _Avail,
             orelse, b = _reuse(n.else_, dict(avail), counts)
             avail = {k: v for k, v in a.items() if b.get(k) == v}
             out.append(replace(n, then=then, else_=orelse))
-        elif n.kind == "def":
+        elif n.kind == "def" and not runtime_body(n):
             body, _ = _reuse(n.body, {}, counts)
             out.append(replace(n, body=body))
         else:
