@@ -37,6 +37,7 @@ from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import Poly
 
 if TYPE_CHECKING:
+    from cuda2nki.diagnostics import Diagnostic, SourceLoc
     from cuda2nki.lift.extentaccess import Extent
 
 #: the values a data input takes when nothing in the source bounds them: ``[0, DATA_VALUES)``
@@ -212,7 +213,6 @@ def data_shapes(
 ) -> set[str]:
     """Fill each shape still unsized once allocations and declarations had their say from an
     extent of :func:`data_extents`, with a note; returns the pointers so sized."""
-    from cuda2nki.diagnostics import make
     from cuda2nki.lift.extentsyntax import in_scalars
 
     out = set()
@@ -222,16 +222,21 @@ def data_shapes(
         p = next(q for q in fn.params if q.name == name)
         shapes[name] = in_scalars(list(ext.shape), p.ty)
         out.add(name)
-        diags.append(
-            make(
-                "C2N2100",
-                p.loc,
-                what=f"'{name}' shape {list(ext.shape)}",
-                kernel=kernel,
-                source=f"its index expressions, {ext.note}",
-            )
-        )
+        diags.append(syntax_shape_note(name, ext, p.loc, kernel))
     return out
+
+
+def syntax_shape_note(name: str, ext: Extent, loc: SourceLoc, kernel: str) -> Diagnostic:
+    """The note (C2N2100) that ``name`` took its shape from its index expressions."""
+    from cuda2nki.diagnostics import make
+
+    return make(
+        "C2N2100",
+        loc,
+        what=f"'{name}' shape {list(ext.shape or ())}",
+        kernel=kernel,
+        source=f"its index expressions, {ext.note}",
+    )
 
 
 def data_ranges(

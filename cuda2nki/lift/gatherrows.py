@@ -17,6 +17,7 @@ from cuda2nki.diagnostics import make
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import Poly
+from cuda2nki.lift.dataindex import data_pointers
 from cuda2nki.lift.indexshape import _shape, poly_text
 
 #: the rows a gather table gets when nothing in the source counts them
@@ -30,7 +31,7 @@ def default_rows(
     times a row width plus an offset inside the row; returns the picks (index input -> rows,
     table) for the ranges of the index inputs."""
     picks: dict[str, tuple[int, str]] = {}
-    ints = _int_inputs(fn)
+    ints = data_pointers(fn)  # index data whose values the check can choose
     for p in fn.params:
         acc = accesses.get(p.name) or []
         if not isinstance(p.ty, A.PointerType) or shapes.get(p.name) is not None or not acc:
@@ -87,16 +88,6 @@ def rows_of_ranges(
                 source=f"the range of '{name}', whose values pick its rows: [0, {hi})",
             )
         )
-
-
-def _int_inputs(fn: A.Function) -> set[str]:
-    """Pointer parameters to integers: index data whose values the check can choose."""
-    out = set()
-    for p in fn.params:
-        if isinstance(p.ty, A.PointerType) and isinstance(p.ty.pointee, A.ScalarType):
-            if not p.ty.pointee.is_float:
-                out.add(p.name)
-    return out
 
 
 def _row_width(acc: list, block) -> tuple[int | str, set[str]] | None:

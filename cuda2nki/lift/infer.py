@@ -28,7 +28,7 @@ from cuda2nki.lift.allocshape import bounds_above, from_allocations, from_declar
 from cuda2nki.lift.chosensizes import KEY as CHOSEN
 from cuda2nki.lift.chosensizes import chosen_sizes
 from cuda2nki.lift.constlaunch import scale_constant_launch
-from cuda2nki.lift.dataindex import data_ranges, data_shapes
+from cuda2nki.lift.dataindex import data_ranges, data_shapes, syntax_shape_note
 from cuda2nki.lift.declshape import from_written_extents
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.dynshared import dynamic_shared_extents
@@ -694,15 +694,7 @@ def _from_syntax(
             p = next(q for q in fn.params if q.name == name)
             shapes[name] = in_scalars(list(ext.shape), p.ty)
             if ext.note:
-                diags.append(
-                    make(
-                        "C2N2100",
-                        p.loc,
-                        what=f"'{name}' shape {list(ext.shape)}",
-                        kernel=kernel,
-                        source=f"its index expressions, {ext.note}",
-                    )
-                )
+                diags.append(syntax_shape_note(name, ext, p.loc, kernel))
     return found
 
 
