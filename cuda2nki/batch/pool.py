@@ -8,7 +8,9 @@ of work, a worker holds a second task in its queue so that it never waits for th
 two tasks.  The parent enforces the wall-clock timeout of the task a worker is running by killing
 the worker (the task queued behind it goes back to the pending ones); the memory limit is
 ``RLIMIT_AS`` set inside the worker (a ``MemoryError`` becomes a result; a worker killed outright
-becomes a ``crash`` result).
+becomes a ``crash`` result).  A worker that ran out of memory is replaced, and a task that did so
+in a worker earlier tasks had used runs once more in a fresh one: what those tasks left behind
+(caches, a fragmented heap) must not fail a file that fits the limit on its own.
 """
 
 from __future__ import annotations
@@ -130,6 +132,7 @@ class _Worker:
         child.close()
         self.queue: deque[tuple[str, Any]] = deque()  # the head is the task running
         self.started = 0.0  # when the head task started (monotonic clock)
+        self.done = 0  # tasks it finished: what earlier tasks left in it counts from the first
 
     def submit(self, key: str, payload: Any) -> None:
         if not self.queue:
@@ -169,6 +172,7 @@ def run_tasks(
     pending = list(tasks)
     pending.reverse()
     workers: list[_Worker] = []
+    retried: set[str] = set()
     try:
         while pending or any(w.queue for w in workers):
             while len(workers) < jobs and pending:
@@ -180,10 +184,18 @@ def run_tasks(
                 timeout=_poll(busy, limit),
             )
             for w in busy:
+                head, warm = w.queue[0], w.done > 0
                 outcome = _collect(w, ready, limit(w.queue[0][0]), memory_mb)
                 if outcome is None:
                     continue
-                yield outcome
+                w.done += 1
+                # out of memory in a worker that earlier tasks had filled (caches, a fragmented
+                # heap): the task is run once more in a fresh worker before it counts as failed
+                retry = outcome.status == "memory" and warm and head[0] not in retried
+                if retry:
+                    retried.add(head[0])
+                else:
+                    yield outcome
                 # a worker out of memory may keep what it took (caches, a fragmented heap):
                 # replaced like a hung or dead one, lest every later task fail in it too
                 if outcome.status in ("timeout", "crash", "memory") or not w.proc.is_alive():
@@ -191,6 +203,8 @@ def run_tasks(
                     workers.remove(w)
                     pending.extend(reversed(w.queue))  # queued behind it, never started
                     w.queue.clear()
+                    if retry:
+                        pending.append(head)  # the next task a worker takes
     finally:
         for w in workers:
             try:

@@ -17,6 +17,9 @@ def work(payload: object) -> object:
         return value * 2
     if kind == "alloc":  # needs some memory of its own
         return len(bytearray(value * 1024 * 1024))
+    if kind == "stash":  # keeps some memory in its worker and succeeds (as a cache would)
+        _KEPT.append(bytearray(value * 1024 * 1024))
+        return value
     if kind == "keep":  # fills the worker's memory and keeps it
         while True:
             _KEPT.append(bytearray(16 * 1024 * 1024))
@@ -97,6 +100,29 @@ def test_a_worker_out_of_memory_is_replaced_not_reused() -> None:
         "a1": "ok",
         "a2": "ok",
     }
+
+
+def _room_mb(extra: int) -> int:
+    """A memory limit ``extra`` MB above this process's address space (a forked worker's start)."""
+    with open("/proc/self/statm") as f:
+        size_mb = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    return size_mb + extra
+
+
+def test_a_task_out_of_memory_behind_others_runs_again_in_a_fresh_worker() -> None:
+    """What earlier tasks left in a worker must not fail a task that fits the limit alone."""
+    tasks = [("stash", ("stash", 256)), ("big", ("alloc", 256)), ("after", ("ok", 4))]
+    out = _run(tasks, jobs=1, timeout=30, memory_mb=_room_mb(384))
+    assert out["stash"].status == "ok"
+    assert out["big"].status == "ok" and out["big"].value == 256 * 1024 * 1024
+    assert out["after"].value == 8
+
+
+def test_a_task_out_of_memory_in_a_fresh_worker_is_not_run_again() -> None:
+    tasks = [("ok", ("ok", 1)), ("hog", ("hog", 0)), ("b", ("ok", 2))]
+    out = _run(tasks, jobs=1, timeout=30, memory_mb=_room_mb(256))
+    assert out["hog"].status in ("memory", "crash")  # once in the warm worker, once fresh
+    assert out["ok"].value == 2 and out["b"].value == 4
 
 
 def test_a_task_runs_within_its_own_time_limit() -> None:
