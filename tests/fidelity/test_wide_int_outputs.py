@@ -68,10 +68,11 @@ def test_a_port_of_a_uint64_kernel_is_checked_exactly(tmp_path: Path) -> None:
     assert not {"C2N4021", "C2N4010"} & {f.code for f in report.findings}
     assert report.numerics_outcome == "pass"
     # the lowest bit of every output flipped: invisible to a float64 comparison
-    store = "    lo, hi = _c2n_wide(value)\n    _c2n_store(t, 2 * base,"
-    flip = "    lo, hi = _c2n_wide(value)\n    lo = nl.bitwise_xor(lo, 1, dtype=nl.int32)\n"
-    bad = source.replace(store, flip + store.split("\n")[1])
-    assert bad != source
+    head = source.index("def _c2n_wstore(")
+    split = source.index("    lo, hi = _c2n_wide(value)\n", head)
+    flip = "    lo = nl.bitwise_xor(lo, 1, dtype=nl.int32)\n"
+    cut = source.index("\n", split) + 1
+    bad = source[:cut] + flip + source[cut:]
     py.write_text(bad)
     assert api.check(cu, py, seeds=1).numerics_outcome == "fail"
 
