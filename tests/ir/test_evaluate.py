@@ -1,7 +1,5 @@
 """The intent evaluator against NumPy references, for every corpus idiom."""
 
-import time
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -200,13 +198,15 @@ def test_missing_and_mismatched_inputs():
     assert exc.value.diagnostic.code == "C2N2402"
 
 
-def test_large_shapes_are_fast():
+def test_large_shapes_evaluate_whole():
+    """Large domains go through the vectorised and chunked paths (their speed is measured in
+    bench/bench_ir.py, not here): the results are the NumPy ones."""
     a, b = f32(512, 512), f32(512, 512)
-    t0 = time.perf_counter()
-    evaluate(kernel("MATMUL"), {"A": a, "B": b})
+    c = evaluate(kernel("MATMUL"), {"A": a, "B": b})["C"]
+    np.testing.assert_allclose(c, d(a) @ d(b), rtol=1e-12, atol=1e-12)
     x = f32(2048, 2048)
-    evaluate(kernel("SOFTMAX"), {"x": x})
-    assert time.perf_counter() - t0 < 5.0  # ~0.5 s unloaded; generous for a shared CI box
+    y = evaluate(kernel("SOFTMAX"), {"x": x})["y"]
+    np.testing.assert_allclose(y, softmax_ref(x), rtol=1e-13)
 
 
 def test_analysis_reports_reduction_length_and_acc():

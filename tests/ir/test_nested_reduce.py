@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from cuda2nki.diagnostics import DiagnosticError
 from cuda2nki.ir import evaluate as ev
+from cuda2nki.ir import evalvalues as evv
 from cuda2nki.ir import nodes as n
 from cuda2nki.ir.ops import Op
 from cuda2nki.ir.parser import parse
@@ -28,7 +29,7 @@ from cuda2nki.ir.parser import parse
 class _Naive(ev._Evaluator):
     """Every reduction evaluated where it occurs, chunked by the whole frame's shape."""
 
-    def x_Reduce(self, e: n.Reduce, frame: ev._Frame) -> ev.Val:
+    def x_Reduce(self, e: n.Reduce, frame: evv._Frame) -> evv.Val:
         return self._reduce(e, frame, None)
 
 
@@ -255,18 +256,18 @@ def test_one_value_is_kept_per_reduction(monkeypatch) -> None:
 def test_free_indices_of_a_reduction() -> None:
     x_im = n.Read("x", (n.Sym("i"), n.Sym("m")))
     inner = n.Reduce(Op.MAX, (n.Axis("m", "C", "reduction"),), x_im)
-    assert ev._free_vars(inner) == {"i", "C"}
+    assert evv._free_vars(inner) == {"i", "C"}
     tri = n.Reduce(Op.ADD, (n.Axis("m", n.Add(n.Sym("l"), 1), "reduction"),), x_im)
-    assert ev._free_vars(tri) == {"i", "l"}
+    assert evv._free_vars(tri) == {"i", "l"}
     scan = n.Reduce(Op.ADD, (n.Axis("m", "C", "reduction"),), n.Scan(Op.ADD, "j", x_im))
-    assert ev._free_vars(scan) is None  # a scan spans the whole frame
+    assert evv._free_vars(scan) is None  # a scan spans the whole frame
     carry = n.Reduce(Op.ADD, (n.Axis("m", "C", "reduction"),), n.Carry("v"))
-    assert ev._free_vars(carry) is None  # an enclosing iteration's value
+    assert evv._free_vars(carry) is None  # an enclosing iteration's value
     own = n.Iterate(
         ("v",), ("float32",), (x_im,), (n.Binary(Op.MUL, n.Carry("v"), n.Param("a")),),
         n.Lit(True, "bool"), n.Const(3), "v",
     )  # fmt: skip
-    assert ev._free_vars(n.Reduce(Op.ADD, (n.Axis("m", "C", "reduction"),), own)) == {
+    assert evv._free_vars(n.Reduce(Op.ADD, (n.Axis("m", "C", "reduction"),), own)) == {
         "i",
         "a",
         "C",
