@@ -74,7 +74,7 @@ def _find(
     if depth > _MAX_CHAIN:
         return None
     copy: tuple[ts.Node, ts.Node, str | None] | None = None
-    for n in _walk(fnode):
+    for n in nodes_naming(ev, fnode, name):
         got = _allocation(n, name)
         if got is not None:
             return _bytes(ev, got, n, fnode, argmap, depth)
@@ -225,6 +225,29 @@ def _host_alloc(value: ts.Node) -> ts.Node | None:
         length = d.child_by_field_name("length") if d is not None else None
         return v if length is not None else None
     return None
+
+
+#: the node types whose every test in :func:`_find` can hold (allocations, declarations,
+#: stores, copies and helper calls); each of those tests needs the pointer's name in the text
+_STORING = frozenset("call_expression declaration init_declarator assignment_expression".split())
+
+
+def storing_nodes(ev: HostEvaluator, fnode: ts.Node) -> list[tuple[ts.Node, bytes]]:
+    """The nodes of ``fnode`` that may allocate, declare, store or copy a pointer, in source
+    order, with their text: built once per function (a launch site per kernel argument used to
+    walk its whole host function, and its callers', once per pointer)."""
+    key = (fnode.start_byte, fnode.end_byte)
+    got = ev._storing.get(key)
+    if got is None:
+        got = [(n, n.text or b"") for n in _walk(fnode) if n.type in _STORING]
+        ev._storing[key] = got
+    return got
+
+
+def nodes_naming(ev: HostEvaluator, fnode: ts.Node, name: str) -> Iterator[ts.Node]:
+    """:func:`storing_nodes` whose text holds ``name``, in source order."""
+    word = name.encode()
+    return (n for n, text in storing_nodes(ev, fnode) if word in text)
 
 
 def _walk(node: ts.Node) -> Iterator[ts.Node]:

@@ -108,6 +108,9 @@ class HostEvaluator(HostNames, HostTerms):
         self._guarded: tuple[ts.Node | None, dict[str, _V]] = (None, {})
         self._assigned_memo = {}  # see HostTerms.assigned
         self._block_default = DEFAULT_BLOCK  # what an unknown block size takes (hostblock)
+        #: per host function, the nodes that may store, allocate or copy a pointer, with their
+        #: text (see :func:`cuda2nki.frontend.hostalloc.storing_nodes`)
+        self._storing: dict[tuple[int, int], list[tuple[ts.Node, bytes]]] = {}
 
     # ------------------------------------------------------------------ indexes
     def _index(self) -> None:
@@ -235,7 +238,7 @@ class HostEvaluator(HostNames, HostTerms):
                 b if b is not None else alloc_bytes(self, a, call, argmap)
                 for a, b in zip(args, allocs)
             )
-        zeroed = tuple(zeroed_before(a, call) for a in args)
+        zeroed = tuple(zeroed_before(self, a, call) for a in args)
         return HostFacts(grid, block, vals, shared, allocs, zeroed=zeroed)
 
     def _block_dims(self, node: Any, scope: _Scope) -> tuple[HostExpr, ...]:

@@ -11,10 +11,15 @@ followed (the answer is then no).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import tree_sitter as ts
 
-from cuda2nki.frontend.hostalloc import _args, _callee, _pointer_name, _strip, _walk
+from cuda2nki.frontend.hostalloc import _args, _callee, _pointer_name, _strip, nodes_naming
 from cuda2nki.frontend.hostsyntax import _enclosing
+
+if TYPE_CHECKING:
+    from cuda2nki.frontend.hostvals import HostEvaluator
 
 _FILLS = frozenset({"cudaMemset", "cudaMemsetAsync", "memset", "cuMemsetD32", "cuMemsetD8"})
 _COPIES = frozenset(
@@ -45,15 +50,16 @@ def _effect(n: ts.Node, name: str) -> str | None:
     return None
 
 
-def zeroed_before(arg: ts.Node, call: ts.Node) -> bool:
+def zeroed_before(ev: HostEvaluator, arg: ts.Node, call: ts.Node) -> bool:
     """Is the buffer ``arg`` passes at the launch ``call`` filled with zeros by the launching
-    function right before it (see the module doc)?"""
+    function right before it (see the module doc)?  The calls are those of ``ev``'s index of
+    the function (every effect names the buffer)."""
     name = _pointer_name(arg)
     fnode = _enclosing(call)
     if name is None or fnode is None:
         return False
     last: tuple[int, str] | None = None
-    for n in _walk(fnode):
+    for n in nodes_naming(ev, fnode, name):
         if n.end_byte > call.start_byte:
             continue
         effect = _effect(n, name)

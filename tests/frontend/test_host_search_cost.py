@@ -195,3 +195,51 @@ def test_member_values_are_searched_in_polynomial_time(
     [site] = tu.launch_sites
     assert site.host is not None and site.host.block[0].value == block
     assert calls[0] < 2_000
+
+
+# one host function allocates the buffers of many launches: each launch's pointers are looked up
+# among the function's allocating, storing and copying nodes, indexed once per function
+GATHER = """
+__global__ void pick{k}(const float* tab, const int* idx, float* out, int n) {{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = tab[idx[i]] * {k}.0f;
+}}
+"""
+
+
+def _many_launches(kernels: int) -> str:
+    body = ["int main() {", "    int n = 4096, rows = 300;"]
+    for k in range(kernels):
+        body += [
+            f"    float *t{k}, *o{k};",
+            f"    int* x{k};",
+            f"    cudaMalloc(&t{k}, rows * sizeof(float));",
+            f"    cudaMalloc((void**)&o{k}, n * sizeof(float));",
+            f"    cudaMalloc(&x{k}, n * sizeof(int));",
+            f"    cudaMemset(o{k}, 0, n * sizeof(float));",
+        ]
+    body += [f"    pick{k}<<<(n + 255) / 256, 256>>>(t{k}, x{k}, o{k}, n);" for k in range(kernels)]
+    body += ["    return 0;", "}"]
+    return "".join(GATHER.format(k=k) for k in range(kernels)) + "\n".join(body)
+
+
+def test_a_host_function_is_walked_once_for_all_its_launches_pointers(monkeypatch) -> None:
+    from cuda2nki.frontend import hostalloc, parse_source
+    from cuda2nki.lift.infer import infer_binding
+
+    walked: list[str] = []
+    real = hostalloc._walk
+
+    def counting(node):  # noqa: ANN001, ANN202
+        walked.append(node.type)
+        return real(node)
+
+    monkeypatch.setattr(hostalloc, "_walk", counting)
+    tu = parse_source(_many_launches(8), "gathers.cu")
+    assert walked.count("function_definition") == 1  # 8 launches x 4 arguments: one walk
+    for fn in tu.kernels:
+        partial, _ = infer_binding(tu, fn.name)
+        assert partial["params"]["tab"].get("shape") == [300]  # from its cudaMalloc
+        assert partial["params"]["out"].get("shape") == ["n"]
+    facts = [s.host for s in tu.launch_sites]
+    assert all(f is not None and f.zeroed == (False, False, True, False) for f in facts)
