@@ -36,18 +36,12 @@ KNOWN: dict[str, str] = {
     "used) go thread by thread: no recogniser claims a bucketing",
     "misc/compact_above": "slots taken from a shared counter (atomicAdd whose old value is used) "
     "are prefix sums over a block's threads: no recogniser claims a stream compaction",
-    "misc/csr_row_spmv": "the loop whose trip count depends on data (nl.while_loop) gathers "
-    "for all 128 threads in every pass until the longest row ends, finished threads at element 0: "
-    "the same element of 'xv' read again, 55x the bytes needed (C2N5006, C2N5014)",
     "misc/mix_u64": "a grid-stride loop over (128, 1) tiles of threads: each DMA moves one "
     "64-bit word (8 B) per partition, a pass of one block at a time (C2N5001, C2N5007)",
     "misc/popcount_u64": "one block of 256 threads per (128, 2) tile: each DMA moves 16 B of "
     "words or 8 B of counts per partition, one block at a time (C2N5007)",
     "misc/shared_best_pairs": "a shared-memory tree that moves a value and its position only "
     "where the other is larger (an arg-max): shared writes under a data condition (C2N2018)",
-    "records/csr_node_sum": "the loop whose trip count depends on data (nl.while_loop) gathers "
-    "a weight for all 128 threads in every pass until the longest edge list ends, finished "
-    "threads at element 0: 6.5x the bytes needed, 5 B per partition row (C2N5007, C2N5014)",
 }
 
 
