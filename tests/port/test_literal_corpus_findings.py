@@ -26,8 +26,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
 KNOWN: dict[str, str] = {
-    "gather/hash_probe_linear": "each probe step gathers one slot per thread inside a loop "
-    "whose trip count depends on data: the table is read thread by thread (C2N5006)",
     "globals/device_gain_helper": "per-tap counters bumped by atomicAdd and a table read at "
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
     "globals/managed_clip_flag": "the flag lifts (a count of its writers), but the count over "

@@ -124,6 +124,20 @@ def _spell(e: A.Expr) -> str | None:
     return None
 
 
+def writes_memory(parts: tuple[object, ...]) -> bool:
+    """Whether ``parts`` may write memory: a store (to memory or an element of a local
+    array), an increment of anything but a local, an atomic or a ``__device__`` call."""
+    for x in nodes(parts):
+        if isinstance(x, A.Call) and (x.target is not None or x.func in _ATOMICS):
+            return True
+        if isinstance(x, A.Assign) and not isinstance(x.target, A.Name):
+            return True
+        if isinstance(x, A.Unary) and x.op in _INCREMENTS + ("pre--", "post--"):
+            if not isinstance(x.operand, A.Name):
+                return True
+    return False
+
+
 class DataRunMixin:
     """Plans and serves the runs of a runtime loop (see the module).
 
@@ -155,17 +169,9 @@ class DataRunMixin:
         return None
 
     def _runs_allowed(self, parts: tuple[object, ...]) -> bool:
-        for x in nodes(parts):
-            if isinstance(x, A.Break | A.Continue | A.Return):
-                return False
-            if isinstance(x, A.Call) and (x.target is not None or x.func in _ATOMICS):
-                return False
-            if isinstance(x, A.Assign) and not isinstance(x.target, A.Name):
-                return False  # a store to memory (or to an element of a local array)
-            if isinstance(x, A.Unary) and x.op in _INCREMENTS + ("pre--", "post--"):
-                if not isinstance(x.operand, A.Name):
-                    return False
-        return True
+        if any(isinstance(x, A.Break | A.Continue | A.Return) for x in nodes(parts)):
+            return False
+        return not writes_memory(parts)
 
     def _run_loads(
         self, before: tuple[A.Stmt, ...], index: str, parts: tuple[object, ...]

@@ -64,7 +64,9 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
 * **Loops bounded by a counter.** A loop whose condition depends on data is ported when a
   conjunct ``c < K`` (``<=``, mirrored) bounds it: ``c`` starts at a literal, is stepped by one
   exactly once per iteration and ``K`` is uniform (:mod:`.bound`).  It runs that many
-  iterations at trace time with a per-thread active mask that the condition clears.
+  iterations at trace time with a per-thread active mask that the condition clears.  A loop
+  known at trace time that walks a per-thread index by one (a linear probe) reads the slots
+  in runs, a thread whose index wrapped gathering its slot alone (:mod:`.proberun`).
 * **Loops whose trip count depends on data** otherwise run on the device (``nl.while_loop``)
   while any thread is still in them, every thread under its own active mask; the per-thread
   locals they update live in tiles allocated in front of the loop (:mod:`.dataloop`).  One
@@ -107,6 +109,7 @@ from cuda2nki.lift.literal.emit import EmitMixin
 from cuda2nki.lift.literal.expressions import ExpressionMixin
 from cuda2nki.lift.literal.loops import LoopMixin
 from cuda2nki.lift.literal.memory import MemoryMixin
+from cuda2nki.lift.literal.proberun import ProbeRunMixin
 from cuda2nki.lift.literal.program import Instr, Node
 from cuda2nki.lift.literal.spelling import dtype_spelling
 from cuda2nki.lift.literal.state import (
@@ -132,6 +135,7 @@ class Lowerer(
     LoopMixin,
     DataLoopMixin,
     DataRunMixin,
+    ProbeRunMixin,
     ExpressionMixin,
     MemoryMixin,
     ArithMixin,
@@ -183,6 +187,7 @@ class Lowerer(
     run_tiles: dict = field(default_factory=dict)
     run_col: int | None = None
     run_addrs: set[str] = field(default_factory=set)  # address tiles made of run columns
+    probe_reads: dict = field(default_factory=dict)  # reads -> their probe runs (.proberun)
 
     ret_value: Value = Uni("0", "int")
 

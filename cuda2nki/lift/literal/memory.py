@@ -165,7 +165,7 @@ class MemoryMixin:
         return obj, off  # type: ignore[return-value]
 
     def load(self, e: A.Index, scope: Scope) -> Value:
-        run = self.run_read(e)
+        run = self.run_read(e) or self.probe_read(e, scope)
         if run is not None:
             return run
         where = self.address(e, scope)
