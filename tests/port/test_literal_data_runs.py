@@ -189,3 +189,18 @@ def test_loops_that_may_not_use_runs_keep_one_iteration_per_pass(tmp_path, name)
     kernel = port[port.index("@nki.jit") :]
     assert "_c2n_gather_run(" not in kernel
     assert "_c2n_gather(v, " in kernel
+
+
+def test_a_literal_bound_caps_the_iterations_per_pass(tmp_path):
+    body = """{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float s = 0.0f;
+        for (int k = start[i] / 20; 3 > k; ++k) s += v[k + 1];
+        out[i] = s;
+    }
+}"""
+    port = _exact_port(_kernel(tmp_path, body, 128), tmp_path)
+    kernel = port[port.index("@nki.jit") :]
+    assert "_c2n_gather_run(v, " in kernel and ", 3, nl.float32)" in kernel
+    assert "[:, :, 2]" in kernel and "[:, :, 3]" not in kernel
