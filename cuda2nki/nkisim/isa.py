@@ -158,11 +158,12 @@ def dma_copy(
         vals = vals.reshape(dst.shape)
     dst.assign(vals, where=where, api=api)
     n, parts = dma_extent(where, dst if dst.on_chip else src, src.size)
+    # a DMA that moves nothing (every row masked or skipped) reads no region of its source
     record(
         "dma",
         "dma_copy",
         (dst, src),
-        extra=((src_key(src),) if not src.on_chip else ()) + dst_tag(dst),
+        extra=((src_key(src),) if not src.on_chip and n else ()) + dst_tag(dst),
         dma_bytes=n * src.itemsize,
         partitions=parts,
         free=(dst.free_size() if dst.on_chip else src.free_size()),

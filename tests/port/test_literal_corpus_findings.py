@@ -26,8 +26,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
 KNOWN: dict[str, str] = {
-    "gather/hash_probe_linear": "each probe step gathers one slot per thread inside a loop "
-    "whose trip count depends on data: the table is read thread by thread (C2N5006)",
     "globals/device_gain_helper": "per-tap counters bumped by atomicAdd and a table read at "
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
     "globals/managed_clip_flag": "the flag lifts (a count of its writers), but the count over "
@@ -36,18 +34,12 @@ KNOWN: dict[str, str] = {
     "used) go thread by thread: no recogniser claims a bucketing",
     "misc/compact_above": "slots taken from a shared counter (atomicAdd whose old value is used) "
     "are prefix sums over a block's threads: no recogniser claims a stream compaction",
-    "misc/csr_row_spmv": "the loop whose trip count depends on data (nl.while_loop) gathers "
-    "for all 128 threads in every pass until the longest row ends, finished threads at element 0: "
-    "the same element of 'xv' read again, 55x the bytes needed (C2N5006, C2N5014)",
     "misc/mix_u64": "a grid-stride loop over (128, 1) tiles of threads: each DMA moves one "
     "64-bit word (8 B) per partition, a pass of one block at a time (C2N5001, C2N5007)",
     "misc/popcount_u64": "one block of 256 threads per (128, 2) tile: each DMA moves 16 B of "
     "words or 8 B of counts per partition, one block at a time (C2N5007)",
     "misc/shared_best_pairs": "a shared-memory tree that moves a value and its position only "
     "where the other is larger (an arg-max): shared writes under a data condition (C2N2018)",
-    "records/csr_node_sum": "the loop whose trip count depends on data (nl.while_loop) gathers "
-    "a weight for all 128 threads in every pass until the longest edge list ends, finished "
-    "threads at element 0: 6.5x the bytes needed, 5 B per partition row (C2N5007, C2N5014)",
 }
 
 

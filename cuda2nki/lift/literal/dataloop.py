@@ -19,6 +19,10 @@ How many iterations that takes is known only on the device, so the loop is an ``
   them at its end (``_c2n_keep``) and the code after the loop reads them.  Nothing else the body
   computes is visible after it (:mod:`.runtime_scope` checks the finished program for that).
 
+A loop that walks a contiguous range of indices (``for (k = a[i]; k < a[i + 1]; ++k)``) runs
+several iterations per pass, its loads at the index read once per pass as runs of elements
+(:mod:`.datarun`).
+
 Choices where the reference is silent: the body's register is allocated inside the body and
 returned (the reference only says the body returns the next condition register); the condition
 is evaluated once in front of the loop and once at the end of each iteration, so that its side
@@ -30,6 +34,7 @@ refused.  The legacy API has no runtime loop: ports for it are refused (C2N2301)
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.bound import nodes
@@ -37,6 +42,9 @@ from cuda2nki.lift.literal.program import Instr, Loop, Node
 from cuda2nki.lift.literal.state import Scope
 from cuda2nki.lift.literal.unbounded import data_loop_text
 from cuda2nki.lift.literal.values import Local, Tile
+
+if TYPE_CHECKING:
+    from cuda2nki.lift.literal.datarun import RunPlan
 
 #: the name prefix of a runtime loop's body function (see :mod:`.runtime_scope`)
 BODY_PREFIX = "_c2n_wloop"
@@ -99,6 +107,7 @@ class DataLoopMixin:
         """Lower ``while (cond) body; step`` (``do``: ``do body while (cond)``) as a runtime
         loop (see the module)."""
         carried = self.carried_tiles(cond, body, step, s)
+        plan = self.run_plan(cond, body, step, carried)
         returns = self.live and _returns(body)
         act = self.fresh("act")
         start = self.mask_and(scope.mask, "_live" if self.live else None)
@@ -115,7 +124,7 @@ class DataLoopMixin:
         slots, arrays = self.carry_in(carried, act, returns)
         reg, fn = self.fresh("reg"), self.fresh(BODY_PREFIX[1:])
         self.emit("let", dst=reg, value=f"_c2n_lanes_left({act})")
-        inside = self.runtime_body(cond, body, step, inner, slots, arrays, returns)
+        inside = self.runtime_body(cond, body, step, inner, slots, arrays, returns, plan)
         self.out[-1].append(Loop("def", f"{fn}(_r)", tuple(inside), s.loc.line))
         self.out[-1].append(Instr("call", (("expr", f"nl.while_loop({reg}, {fn})"),), s.loc.line))
         self.rebind(slots, arrays)
@@ -143,20 +152,25 @@ class DataLoopMixin:
         slots: dict[str, str],
         arrays: dict[str, int],
         returns: bool,
+        plan: RunPlan | None = None,
     ) -> list[Node]:
         """The body function of a runtime loop: the carried values rebound from their slots,
-        one iteration under the active mask ``inner.mask``, the condition clearing the threads
+        one iteration under the active mask ``inner.mask`` (``plan``: its runs read, then
+        ``plan.width`` iterations, see :mod:`.datarun`), the condition clearing the threads
         it fails, the values written back and whether any thread is left returned."""
         act = inner.mask or ""
         self.out.append([])
         self.trail.append(None)
         try:
             self.rebind(slots, arrays)
-            self.stmt(body, inner)
-            self.dead = False
-            for st in step:
-                self.stmt(st, inner)
-            self.leave_unless(cond, act, inner)
+            if plan is None:
+                self.iteration(cond, body, step, inner)
+            else:
+                self.run_tiles = self.open_runs(plan, inner)
+                for j in range(plan.width):
+                    self.run_col = j
+                    self.iteration(cond, A.Block(loc=body.loc, body=plan.body), plan.step, inner)
+                self.run_tiles = {}
             if returns:  # a thread that returned inside the loop is no longer in it
                 self.emit("op", dst=act, op="multiply", args=f"{act}, _live", dtype="nl.float32")
             for name, slot in slots.items():
@@ -166,6 +180,19 @@ class DataLoopMixin:
             self.trail.pop()
             inside = self.out.pop()
         return inside
+
+    def iteration(self, cond: A.Expr, body: A.Stmt, step: tuple[A.Stmt, ...], inner: Scope) -> None:
+        """One iteration under the active mask ``inner.mask``: the body (its run loads read
+        from column ``run_col`` of their runs), the step, and the condition clearing the
+        threads it fails."""
+        try:
+            self.stmt(body, inner)
+        finally:
+            self.run_col = None
+        self.dead = False
+        for st in step:
+            self.stmt(st, inner)
+        self.leave_unless(cond, inner.mask or "", inner)
 
     def rebind(self, slots: dict[str, str], arrays: dict[str, int]) -> None:
         """Bind the carried locals to their slots (a local array as a new list of them)."""

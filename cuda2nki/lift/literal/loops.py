@@ -60,12 +60,16 @@ class LoopMixin:
             pre = self.out.pop()
             if pre:
                 raise self.refuse("a loop condition with side effects", cond)
+            saved = self.open_probe_runs(body, step, s.loc.line)
             self.out.append([])
             self.trail.append(None)
-            self.stmt(body, scope)
-            self.dead = False
-            for st in step:
-                self.stmt(st, scope)
+            try:
+                self.stmt(body, scope)
+                self.dead = False
+                for st in step:
+                    self.stmt(st, scope)
+            finally:
+                self.probe_reads = saved
             self.trail.pop()
             inner = self.out.pop()
             self.out[-1].append(Loop("while", c.expr, tuple(inner), s.loc.line))

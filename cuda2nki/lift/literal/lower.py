@@ -49,7 +49,8 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   (histograms, scatter-adds) is one scatter read-modify-write DMA per column that accumulates
   repeated addresses (``nisa.dma_compute``; legacy ``nl.atomic_rmw``); the DMA engine adds in
   fp32, so integer totals are exact below 2**24.  Inactive threads and addresses outside the
-  buffer read element 0 or add the identity; buffers must have fewer than 2**24 elements.
+  buffer move nothing in a gather (their rows are skipped, they read 0) and add the identity
+  in a scatter; buffers must have fewer than 2**24 elements.
 * **Integers** on the engines are fp32 arithmetic (exact below 2**24), so C's 32-bit
   ``+ - * / %``, ``>>`` (logical for unsigned, arithmetic for signed) and comparisons of
   per-thread integers are spelled with helpers that split values into 16-bit halves and bytes
@@ -63,11 +64,15 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
 * **Loops bounded by a counter.** A loop whose condition depends on data is ported when a
   conjunct ``c < K`` (``<=``, mirrored) bounds it: ``c`` starts at a literal, is stepped by one
   exactly once per iteration and ``K`` is uniform (:mod:`.bound`).  It runs that many
-  iterations at trace time with a per-thread active mask that the condition clears.
+  iterations at trace time with a per-thread active mask that the condition clears.  A loop
+  known at trace time that walks a per-thread index by one (a linear probe) reads the slots
+  in runs, a thread whose index wrapped gathering its slot alone (:mod:`.proberun`).
 * **Loops whose trip count depends on data** otherwise run on the device (``nl.while_loop``)
   while any thread is still in them, every thread under its own active mask; the per-thread
-  locals they update live in tiles allocated in front of the loop (:mod:`.dataloop`).  The
-  legacy API has no runtime loop: its ports of such loops are refused.
+  locals they update live in tiles allocated in front of the loop (:mod:`.dataloop`).  One
+  that walks a contiguous index range runs several iterations per pass, its reads at the index
+  taken once per pass as runs of elements (:mod:`.datarun`).  The legacy API has no runtime
+  loop: its ports of such loops are refused.
 
 * **Loop exits.** ``break``/``continue`` under a per-thread condition are lowered again as
   per-thread flags that mask the threads that left (:mod:`.flow`); locals that reuse a name are
@@ -99,10 +104,12 @@ from cuda2nki.lift.literal.arith import ArithMixin
 from cuda2nki.lift.literal.bindexpr import c_expr_to_py
 from cuda2nki.lift.literal.calls import CallMixin
 from cuda2nki.lift.literal.dataloop import DataLoopMixin
+from cuda2nki.lift.literal.datarun import DataRunMixin
 from cuda2nki.lift.literal.emit import EmitMixin
 from cuda2nki.lift.literal.expressions import ExpressionMixin
 from cuda2nki.lift.literal.loops import LoopMixin
 from cuda2nki.lift.literal.memory import MemoryMixin
+from cuda2nki.lift.literal.proberun import ProbeRunMixin
 from cuda2nki.lift.literal.program import Instr, Node
 from cuda2nki.lift.literal.spelling import dtype_spelling
 from cuda2nki.lift.literal.state import (
@@ -127,6 +134,8 @@ class Lowerer(
     StatementMixin,
     LoopMixin,
     DataLoopMixin,
+    DataRunMixin,
+    ProbeRunMixin,
     ExpressionMixin,
     MemoryMixin,
     ArithMixin,
@@ -173,6 +182,12 @@ class Lowerer(
     known_addr: dict[str, str] = field(default_factory=dict)
     snapshots: int = 0  # how many were taken (their own numbering: unused ones are dropped)
     callees: list[str] = field(default_factory=list)  # the functions being inlined, innermost last
+    # a runtime loop's run loads -> their run tiles, and the iteration of the pass being
+    # lowered (None: outside one, or in its step and condition); see :mod:`.datarun`
+    run_tiles: dict = field(default_factory=dict)
+    run_col: int | None = None
+    run_addrs: set[str] = field(default_factory=set)  # address tiles made of run columns
+    probe_reads: dict = field(default_factory=dict)  # reads -> their probe runs (.proberun)
 
     ret_value: Value = Uni("0", "int")
 

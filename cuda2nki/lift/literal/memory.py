@@ -165,6 +165,9 @@ class MemoryMixin:
         return obj, off  # type: ignore[return-value]
 
     def load(self, e: A.Index, scope: Scope) -> Value:
+        run = self.run_read(e) or self.probe_read(e, scope)
+        if run is not None:
+            return run
         where = self.address(e, scope)
         if isinstance(where[0], Local):
             arr, idx = where
@@ -183,7 +186,8 @@ class MemoryMixin:
             return self.wide_read(ptr, off, node)
         dst, dt = self.fresh("ld"), self.dt(ptr.ty)
         if isinstance(off, Tile):
-            self.emit("let", node.loc.line, dst=dst, value=f"_c2n_gather({ptr.tensor}, "
+            how = "_c2n_gather_data" if self.run_addressed(off.expr) else "_c2n_gather"
+            self.emit("let", node.loc.line, dst=dst, value=f"{how}({ptr.tensor}, "
                       f"{off.expr}, {self.store_mask(scope)}, {dt})")  # fmt: skip
         elif isinstance(off, Idx):
             self.emit("let", node.loc.line, dst=dst,
@@ -212,6 +216,8 @@ class MemoryMixin:
             acc = t if acc == "0" else self.op("add", [acc, t], "int").expr
         if known is not None:
             self.known_addr[acc] = known
+        if any(isinstance(v, Tile) and self.run_addressed(v.expr) for v, _ in terms):
+            self.run_addrs.add(acc)
         return acc
 
     def load_ptr(self, ptr: Ptr, node: A.Node) -> Tile:

@@ -34,7 +34,7 @@ from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, N
 from cuda2nki.lift.literal.reinterpret import base_tensor
 
 #: helpers that read a tensor (a ``let`` whose value calls one is a load of its first argument)
-_READS = ("_c2n_load_at", "_c2n_gather")
+_READS = ("_c2n_load_at", "_c2n_gather", "_c2n_gather_data", "_c2n_gather_run")
 #: calls that only check a trace-time condition: they write nothing
 _CHECKS = ("_c2n_nonneg", "_c2n_lane_mask")
 #: a written set that stands for "any tensor" (a call the rewrite cannot see into)
