@@ -524,6 +524,11 @@ _PLACE = V.Carried("float32", "%online-max")
 
 #: work units for substituting deferred lanes at the end of a run (see Executor._undefer)
 UNDEFER_UNITS = 200_000
+#: work units (see :data:`cuda2nki.lift.values.WORK`) the rest of one symbolic execution may
+#: spend: values that grow without bound (shuffles of shuffles in an unrolled loop) end in a
+#: refusal, never a hang, and the same answer however loaded the machine.  The corpus's
+#: largest kernel spends about 36,000.
+EXECUTE_UNITS = 600_000
 
 
 def _online_sum(env: dict, n: str, carried: dict) -> tuple | None:

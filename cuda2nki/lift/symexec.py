@@ -30,6 +30,7 @@ from cuda2nki.lift.forwarding import LoopCtx, StoreRec
 from cuda2nki.lift.localref import LocalRef
 from cuda2nki.lift.symbase import (
     _BINOPS,
+    EXECUTE_UNITS,
     LANES,
     CondVal,
     PtrVal,
@@ -155,9 +156,18 @@ class Executor(LoopExecution, MemoryExecution, CallExecution):
 
     def run(self) -> ThreadProgram:
         known = {f"threadIdx.{d}": b for d, b in zip("xyz", self.block or ())}
-        with af.bounds(known):
-            self.exec_block(self.fn.body, new_scope=True)
-            self._undefer()
+        saved = V.WORK[0]
+        V.WORK[0] = min(saved, EXECUTE_UNITS)
+        try:
+            with af.bounds(known):
+                self.exec_block(self.fn.body, new_scope=True)
+                self._undefer()
+        except V.BudgetExceeded:
+            raise Refusal(
+                "C2N2015", self.fn.loc, what="code too large to analyse within the work budget"
+            ) from None
+        finally:
+            V.WORK[0] = saved
         return ThreadProgram(
             self.fn,
             self.tensors,
