@@ -32,10 +32,12 @@ KNOWN: dict[str, str] = {
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
     "globals/managed_clip_flag": "the flag lifts (a count of its writers), but the count over "
     "the 2-D grid reads field[k // 96, k % 96]: no schedule takes that access (C2N2501)",
-    "misc/bucket_slots": "slots taken at a data-chosen counter (atomicAdd whose old value is "
-    "used) go thread by thread: no recogniser claims a bucketing",
-    "misc/compact_above": "slots taken from a shared counter (atomicAdd whose old value is used) "
-    "are prefix sums over a block's threads: no recogniser claims a stream compaction",
+    "misc/bucket_slots": "the slots at data-chosen counters are found on chip (35 DMAs), but "
+    "one block of 128 threads is one (128, 1) tile: the keys, the gathered counters and the "
+    "slot writes move 4 B per partition row, one block at a time (C2N5007)",
+    "misc/compact_above": "the survivors' scatter is one DMA per pass, but the shared counters "
+    "live in DRAM and the block's prefix sums step through a DRAM scratch: DMAs of 4 B per "
+    "partition row, the counters reloaded each pass (C2N5001, C2N5006, C2N5007, C2N5014)",
     "misc/csr_row_spmv": "the loop whose trip count depends on data (nl.while_loop) gathers "
     "for all 128 threads in every pass until the longest row ends, finished threads at element 0: "
     "the same element of 'xv' read again, 55x the bytes needed (C2N5006, C2N5014)",
