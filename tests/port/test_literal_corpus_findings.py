@@ -35,9 +35,9 @@ KNOWN: dict[str, str] = {
     "misc/bucket_slots": "the slots at data-chosen counters are found on chip (35 DMAs), but "
     "one block of 128 threads is one (128, 1) tile: the keys, the gathered counters and the "
     "slot writes move 4 B per partition row, one block at a time (C2N5007)",
-    "misc/compact_above": "the survivors' scatter is one DMA per pass, but the shared counters "
-    "live in DRAM and the block's prefix sums step through a DRAM scratch: DMAs of 4 B per "
-    "partition row, the counters reloaded each pass (C2N5001, C2N5006, C2N5007, C2N5014)",
+    "misc/compact_above": "slots and the survivors' scatter are found on chip (315 DMAs), but "
+    "one 128-thread block per (128, 1) tile and the shared counters in DRAM, read back by every "
+    "thread each pass: DMAs of 4 B per partition row (C2N5001, C2N5006, C2N5007, C2N5014)",
     "misc/csr_row_spmv": "the loop whose trip count depends on data (nl.while_loop) gathers "
     "for all 128 threads in every pass until the longest row ends, finished threads at element 0: "
     "the same element of 'xv' read again, 55x the bytes needed (C2N5006, C2N5014)",
