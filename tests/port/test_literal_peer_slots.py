@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from cuda2nki.binding import load_binding
+from cuda2nki.codegen.suppress import DATA_ADDRESS, DATA_ADDRESS_IDS, comment
 from cuda2nki.fidelity.check import check
 from cuda2nki.pipeline import port_file
 from tests.port.acceptance import run_against_simt
@@ -129,6 +130,23 @@ def test_the_corpus_bucketing_takes_a_handful_of_dmas_per_block(tmp_path):
     assert rep.trace["dma_count"] <= 8 * 6, rep.trace["dma_count"]
     codes = {d.code for d in rep.findings}
     assert not codes & {"C2N5001", "C2N5014"}, codes
+
+
+def test_the_indirect_dmas_carry_their_explained_suppression(tmp_path):
+    """Two of every three DMAs of a key are at addresses read from data (the counter taken and
+    the slot written), one element per partition row whatever the tiling: the narrow-DMA finding
+    is suppressed at those DMAs with the reason, and counted (C2N5013)."""
+    res, binding, cu = _dmas("misc/bucket_slots")
+    marker = "# " + comment(DATA_ADDRESS_IDS, DATA_ADDRESS)
+    lines = res.source.splitlines()
+    marked = [lines[i + 1].strip() for i, ln in enumerate(lines) if ln.strip() == marker]
+    assert len(marked) == 3 and all(x.startswith("nisa.dma_copy(") for x in marked), marked
+    port = tmp_path / "bucket_slots.py"
+    port.write_text(res.source)
+    rep = check(cu, port, binding=binding, kernel=res.kernel, seeds=1)
+    assert rep.verdict == "pass" and rep.suppressed == 1, [d.code for d in rep.findings]
+    why = [n for d in rep.findings if d.code == "C2N5013" for n in d.notes]
+    assert any("C2N5007" in n and "addresses read from data" in n for n in why), why
 
 
 def test_a_port_where_the_first_writer_wins_fails(tmp_path):
