@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from cuda2nki.codegen import spell
 from cuda2nki.codegen.globalnote import global_memory_note
 from cuda2nki.codegen.render import environment
+from cuda2nki.codegen.suppress import DATA_ADDRESS, DATA_ADDRESS_IDS, comment
 from cuda2nki.lift.literal.program import Branch, Instr, LiteralProgram, Loop, Node
 
 TARGETS = ("nki", "legacy")
@@ -78,6 +79,7 @@ def generate_literal(
             params=", ".join(program.params),
             body=body,
             wide=uses_limbs(body),
+            data_address=comment(DATA_ADDRESS_IDS, DATA_ADDRESS),
         )
     )
 

@@ -10,6 +10,8 @@ computes something else, and no shape of the kernel excuses that.
 
 * :func:`comment` -- the comment text for some finding ids and a reason (for any generator).
 * :func:`note` -- the same as a scheduled-IR ``Note`` placed before the statement it covers.
+* :data:`DATA_ADDRESS` -- the reason the literal lowering's helpers carry at their indirect
+  DMAs (:mod:`cuda2nki.codegen.literal`).
 * :func:`annotate` -- the scheduled kernel with the suppressions the lowering's own constructs
   justify, each placed before the DMA it covers: the tiles of an element gather (a flat
   gather into a tensor's elements, or a gather from a 1-D tensor), and the stores of a kernel
@@ -36,6 +38,15 @@ ELEMENT_GATHER = (
 )
 #: what an element gather makes unavoidable: narrow DMAs, and many of them
 ELEMENT_GATHER_IDS = ("C2N5001", "C2N5007")
+#: why the literal lowering's indirect DMAs (elements gathered, counters taken and elements
+#: stored at addresses the kernel reads from data) move one element per partition row: where
+#: one of them is the narrowest DMA line, the kernel's own data-chosen accesses make the
+#: average transfer small, whatever the tiling of its contiguous reads
+DATA_ADDRESS = (
+    "element gather or scatter at addresses read from data: the indirect DMA takes one "
+    "data-dependent offset per partition, so it moves one element per partition row"
+)
+DATA_ADDRESS_IDS = ("C2N5007",)
 
 
 def comment(codes: Iterable[str], reason: str) -> str:

@@ -30,10 +30,9 @@ KNOWN: dict[str, str] = {
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
     "globals/managed_clip_flag": "the flag lifts (a count of its writers), but the count over "
     "the 2-D grid reads field[k // 96, k % 96]: no schedule takes that access (C2N2501)",
-    "misc/bucket_slots": "slots taken at a data-chosen counter (atomicAdd whose old value is "
-    "used) go thread by thread: no recogniser claims a bucketing",
-    "misc/compact_above": "slots taken from a shared counter (atomicAdd whose old value is used) "
-    "are prefix sums over a block's threads: no recogniser claims a stream compaction",
+    "misc/compact_above": "slots and the survivors' scatter are found on chip (315 DMAs), but "
+    "one 128-thread block per (128, 1) tile and the shared counters in DRAM, read back by every "
+    "thread each pass: DMAs of 4 B per partition row (C2N5001, C2N5006, C2N5007, C2N5014)",
     "misc/mix_u64": "a grid-stride loop over (128, 1) tiles of threads: each DMA moves one "
     "64-bit word (8 B) per partition, a pass of one block at a time (C2N5001, C2N5007)",
     "misc/popcount_u64": "one block of 256 threads per (128, 2) tile: each DMA moves 16 B of "

@@ -45,8 +45,11 @@ class MemoryMixin:
             if b.klass == "S":
                 ptr = b.value
                 val = self.tile(self.convert(v, target.ty, node), ptr.ty, node)  # type: ignore[union-attr]
+                mask = self.store_mask(scope)
+                # the writers known at trace time (``threadIdx.x == 0``): the last one alone
+                known = {"known": self.exact[mask]} if mask in self.exact else {}
                 self.emit("store", node.loc.line, tensor=ptr.tensor, base="0", cp="0", cf="0",  # type: ignore[union-attr]
-                          value=val, mask=self.store_mask(scope))  # fmt: skip
+                          value=val, mask=mask, **known)  # fmt: skip
                 return
             if b.klass == "P":
                 if scope.mask is not None or scope.in_varying_loop or not isinstance(v, Ptr):
