@@ -25,6 +25,7 @@ from cuda2nki.passes import _window as W
 from cuda2nki.passes._analysis import attrs
 from cuda2nki.passes._index import ROW, SCALAR, access_class, flat_record_ok, plus
 from cuda2nki.passes._lower_common import _cap, _guarded, _RowCompiler, _uses_index_value
+from cuda2nki.passes._merged_rows import flat_chunk_rows
 
 if TYPE_CHECKING:
     from cuda2nki.passes.lower_tiles import _Lowering
@@ -84,7 +85,10 @@ class _FlatLowering(_Base):
         def reader(rd: Read) -> T.Val:
             dt = self.decl(rd.tensor).dtype
             got = access_class(rd.index, i, "")
-            if got is None:
+            if got is None:  # a flat index taken apart along the tensor's dims: the flat chunk
+                merged = flat_chunk_rows(rd.index, self.decl(rd.tensor).shape, i, base, rows, cols)
+                if merged is not None:
+                    return self._load(b, rd, (rows, cols), merged, T.FULL, dt)
                 raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
             cls, dims = got
             if cls == ROW and flat_record_ok(dims):  # the chunk, or a field of its records

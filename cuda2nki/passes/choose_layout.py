@@ -59,7 +59,7 @@ from cuda2nki.passes._index import (
     fmt,
 )
 from cuda2nki.passes._merge_axes import merge_thread_axes
-from cuda2nki.passes._merged_rows import merged_class
+from cuda2nki.passes._merged_rows import flat_merged, merged_class
 from cuda2nki.passes._scatter import scatter_shape
 from cuda2nki.passes._tiles import REDUCE_OPS
 from cuda2nki.passes.base import Pass, PassContext
@@ -342,6 +342,8 @@ def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None
         k, body = red[0].axes[0].name, red[0].body
     for rd in reads(body):
         acc = access_class(rd.index, k, "")
+        if acc is None and _flat_merged(rd, k, kernel):
+            continue  # the tensor's flat storage, taken apart along its dims
         if acc is None or (acc[0] != "scalar" and not flat_ok(acc[1])):
             return None
     return "reduce-all", {"r_axis": k, "p_tensor": c.target.tensor, "p_axis": k}
@@ -474,6 +476,11 @@ def _gathers_along(e, axis: str) -> bool:
             if any(axis in ix.free_syms() for ix in fixed):
                 return True
     return False
+
+
+def _flat_merged(rd: Read, k: str, kernel: Kernel) -> bool:
+    decl = kernel.tensors.get(rd.tensor)
+    return decl is not None and flat_merged(rd.index, decl.shape, k) is not None
 
 
 def _plain(rd: Read) -> bool:

@@ -30,8 +30,6 @@ KNOWN: dict[str, str] = {
     "whose trip count depends on data: the table is read thread by thread (C2N5006)",
     "globals/device_gain_helper": "per-tap counters bumped by atomicAdd and a table read at "
     "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
-    "globals/managed_clip_flag": "the flag lifts (a count of its writers), but the count over "
-    "the 2-D grid reads field[k // 96, k % 96]: no schedule takes that access (C2N2501)",
     "misc/bucket_slots": "slots taken at a data-chosen counter (atomicAdd whose old value is "
     "used) go thread by thread: no recogniser claims a bucketing",
     "misc/compact_above": "slots taken from a shared counter (atomicAdd whose old value is used) "
