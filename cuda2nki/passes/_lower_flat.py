@@ -4,6 +4,7 @@ elements, its reads as rectangles or windows.
 
 from __future__ import annotations
 
+from math import lcm
 from typing import TYPE_CHECKING
 
 from cuda2nki.ir.nodes import (
@@ -26,6 +27,7 @@ from cuda2nki.passes._analysis import attrs
 from cuda2nki.passes._index import ROW, SCALAR, access_class, flat_record_ok, plus
 from cuda2nki.passes._lower_common import _cap, _guarded, _RowCompiler, _uses_index_value
 from cuda2nki.passes._merged_rows import flat_chunk_rows
+from cuda2nki.passes._periodic import chunk_width, period_of, periodic_tile, statement_period
 
 if TYPE_CHECKING:
     from cuda2nki.passes.lower_tiles import _Lowering
@@ -52,6 +54,11 @@ class _FlatLowering(_Base):
         # Index values need a constant row length (an iota's partition stride): F0 then.
         index = any(_uses_index_value(x) for x in group)
         F: SizeExpr = Const(F0) if index else Min(F0, Max(1, CeilDiv(N, P)))
+        # periodic table reads (``g[k % C]``): rows a multiple of the period, so that every
+        # chunk reads the table the same way (see _periodic)
+        period = lcm(*(statement_period(x, x.domain.axes[0].name, self.kernel) for x in group))
+        if period > 1:
+            F = Const(max(1, F0 // period) * period) if index else chunk_width(F0, N, P, period)
         chunk = P * F
         full = N // chunk
         rem = N % chunk
@@ -66,7 +73,7 @@ class _FlatLowering(_Base):
             inner = self.b.nested()
             cache: dict = {}
             for x in group:
-                comp = self._flat_compiler(inner, rows, cols, x, base)
+                comp = self._flat_compiler(inner, rows, cols, x, base, period=period)
                 comp.cache = cache
                 val = comp.as_full(comp.compile(_guarded(x)))
                 _, tdims = access_class(x.target.index, x.domain.axes[0].name, "")
@@ -79,12 +86,19 @@ class _FlatLowering(_Base):
                 inner.emit(Store(View(x.target.tensor, view), val.operand, loc=x.loc))
             self.b.emit(Loop(v, 0, stop, body=tuple(inner.stmts), loc=c.loc))
 
-    def _flat_compiler(self, b, rows, cols, c: Compute, base, axis: str = "") -> T.TileExprCompiler:
+    def _flat_compiler(
+        self, b, rows, cols, c: Compute, base, axis: str = "", period: int = 1
+    ) -> T.TileExprCompiler:
+        """Reads of a flat chunk ``i = base + cols * p + f``; ``period``: the rows are a
+        multiple of it long and start at a multiple of it (periodic table reads)."""
         i = axis or c.domain.axes[0].name
 
         def reader(rd: Read) -> T.Val:
             dt = self.decl(rd.tensor).dtype
             got = access_class(rd.index, i, "")
+            table = period_of(rd, i, self.decl(rd.tensor).shape) if got is None else None
+            if table is not None and period % table[0] == 0:  # g[i % C + c]: see _periodic
+                return periodic_tile(b, rd, table[0], table[1], rows, cols, dt)
             if got is None:  # a flat index taken apart along the tensor's dims: the flat chunk
                 merged = flat_chunk_rows(rd.index, self.decl(rd.tensor).shape, i, base, rows, cols)
                 if merged is not None:

@@ -28,8 +28,6 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 KNOWN: dict[str, str] = {
     "gather/hash_probe_linear": "each probe step gathers one slot per thread inside a loop "
     "whose trip count depends on data: the table is read thread by thread (C2N5006)",
-    "globals/device_gain_helper": "per-tap counters bumped by atomicAdd and a table read at "
-    "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
     "misc/bucket_slots": "slots taken at a data-chosen counter (atomicAdd whose old value is "
     "used) go thread by thread: no recogniser claims a bucketing",
     "misc/compact_above": "slots taken from a shared counter (atomicAdd whose old value is used) "
