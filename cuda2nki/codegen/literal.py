@@ -154,7 +154,8 @@ def port_literal(
         kernel=kernel,
         why=why,
         layout=f"{program.partitions} x {program.free} tile, {program.layout}",
-        blocks=f"grid ({grid}) blocks of ({block}) threads",
+        blocks=f"grid ({grid}) blocks of ({block}) threads"
+        + (f", batched {program.batched} threads per tile" if program.batched else ""),
     )
     tensors = ", ".join(
         f"{t.name}: {t.dtype}[{', '.join(map(str, t.shape))}] {t.role}"

@@ -35,10 +35,6 @@ KNOWN: dict[str, str] = {
     "misc/csr_row_spmv": "the loop whose trip count depends on data (nl.while_loop) gathers "
     "for all 128 threads in every pass until the longest row ends, finished threads at element 0: "
     "the same element of 'xv' read again, 55x the bytes needed (C2N5006, C2N5014)",
-    "misc/mix_u64": "a grid-stride loop over (128, 1) tiles of threads: each DMA moves one "
-    "64-bit word (8 B) per partition, a pass of one block at a time (C2N5001, C2N5007)",
-    "misc/popcount_u64": "one block of 256 threads per (128, 2) tile: each DMA moves 16 B of "
-    "words or 8 B of counts per partition, one block at a time (C2N5007)",
     "misc/shared_best_pairs": "a shared-memory tree that moves a value and its position only "
     "where the other is larger (an arg-max): shared writes under a data condition (C2N2018)",
     "records/csr_node_sum": "the loop whose trip count depends on data (nl.while_loop) gathers "

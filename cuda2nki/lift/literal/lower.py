@@ -175,6 +175,8 @@ class Lowerer(
     callees: list[str] = field(default_factory=list)  # the functions being inlined, innermost last
 
     ret_value: Value = Uni("0", "int")
+    #: blocks batched into wide tiles: threadIdx.x is the global index, blockIdx.x 0 (.batching)
+    batched: bool = False
 
 
 __all__ = ["LiteralRefusal", "Lowerer", "NotAffine", "c_expr_to_py", "dtype_spelling"]
