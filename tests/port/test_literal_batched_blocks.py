@@ -77,6 +77,22 @@ __global__ void soft_clip(float* out, const float* in, float k, int len) {
         ["len = 200", "len = 5"],
         "128 x 3 tile",  # 288 threads: not a multiple of 128, one masked tile
     ),
+    "offset_rows": (  # the block size spelled as a macro, a grid-stride step of constants
+        """
+#define THREADS 128
+#define BLOCKS 6
+__global__ void offset_rows(const int* src, int* dst, int total) {
+    for (int e = blockIdx.x * THREADS + threadIdx.x; e < total; e += THREADS * BLOCKS)
+        dst[e] = src[e] * 3 - (e >> 2);
+}
+""",
+        "6",
+        "128",
+        'src = { shape = ["total"], dtype = "int32", role = "in" }\n'
+        'dst = { shape = ["total"], dtype = "int32", role = "out" }\ntotal = 2000',
+        ["total = 769"],
+        "128 x 6 tile",
+    ),
 }
 
 
@@ -108,6 +124,15 @@ __global__ void swap_pairs(const float* x, float* y, int n) {
     tile[threadIdx.x] = i < n ? x[i] : 0.0f;
     __syncthreads();
     if (i < n) y[i] = tile[threadIdx.x ^ 1];
+}
+""",
+        '"ceil_div(n, 128)"',
+    ),
+    "half_rows": (  # a block offset that is not the block's size: threads overlap
+        """
+__global__ void half_rows(const float* x, float* y, int n) {
+    int i = blockIdx.x * 64 + threadIdx.x;
+    if (i < n) y[i] = x[i] + 1.0f;
 }
 """,
         '"ceil_div(n, 128)"',

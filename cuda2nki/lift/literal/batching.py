@@ -38,7 +38,7 @@ def batch_width(tu: A.TranslationUnit, fn: A.Function, block: tuple, grid: tuple
     """F (threads per partition of a batched tile), or 0 where blocks cannot be batched."""
     if tuple(block[1:]) != (1, 1) or any(str(g).strip() != "1" for g in grid[1:]):
         return 0
-    if tu.file_shared or not _independent(tu, fn):
+    if tu.file_shared or not _independent(tu, fn, block[0]):
         return 0
     total = _const(grid[0])
     if total is None:
@@ -63,19 +63,20 @@ def _const(g: object) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def _independent(tu: A.TranslationUnit, fn: A.Function) -> bool:
+def _independent(tu: A.TranslationUnit, fn: A.Function, width: int) -> bool:
     seen: set[str] = set()
     todo: list[A.Function] = [fn]
     while todo:
         f = todo.pop()
-        if not _clean(f.body, tu, seen, todo):
+        if not _clean(f.body, tu, seen, todo, width):
             return False
     return True
 
 
-def _clean(x: object, tu: A.TranslationUnit, seen: set[str], todo: list) -> bool:
-    """No thread meets another in ``x`` and threads are named by their global index only."""
-    if isinstance(x, A.Binary) and (_is_gid(x) or _is_total(x)):
+def _clean(x: object, tu: A.TranslationUnit, seen: set[str], todo: list, width: int) -> bool:
+    """No thread meets another in ``x`` and threads are named by their global index only
+    (``width``: the block's size, which the kernel may spell as a literal)."""
+    if isinstance(x, A.Binary) and (_is_gid(x, width) or _is_total(x)):
         return True
     if isinstance(x, A.Builtin):
         return x.name in ("blockDim", "gridDim") and x.dim in ("x", "")
@@ -95,7 +96,7 @@ def _clean(x: object, tu: A.TranslationUnit, seen: set[str], todo: list) -> bool
         for name in x.__dataclass_fields__:
             v = getattr(x, name)
             for item in v if isinstance(v, tuple) else (v,):
-                if isinstance(item, A.Node) and not _clean(item, tu, seen, todo):
+                if isinstance(item, A.Node) and not _clean(item, tu, seen, todo, width):
                     return False
     return True
 
@@ -104,20 +105,24 @@ def _b(x: object, name: str) -> bool:
     return isinstance(x, A.Builtin) and x.name == name and x.dim in ("x", "")
 
 
-def _product(x: object, a: str, b: str) -> bool:
-    return (
-        isinstance(x, A.Binary)
-        and x.op == "*"
-        and ((_b(x.left, a) and _b(x.right, b)) or (_b(x.left, b) and _b(x.right, a)))
-    )
+def _product(x: object, a: str, b: str, width: int = 0) -> bool:
+    """``a.x * b.x`` in either order (``b`` may be the literal ``width``)."""
+    if not (isinstance(x, A.Binary) and x.op == "*"):
+        return False
+
+    def is_b(y: object) -> bool:
+        return _b(y, b) or (width > 0 and isinstance(y, A.IntLit) and y.value == width)
+
+    return (_b(x.left, a) and is_b(x.right)) or (is_b(x.left) and _b(x.right, a))
 
 
-def _is_gid(x: A.Binary) -> bool:
-    """``blockIdx.x * blockDim.x + threadIdx.x`` (either order of either operation)."""
+def _is_gid(x: A.Binary, width: int = 0) -> bool:
+    """``blockIdx.x * blockDim.x + threadIdx.x`` (either order of either operation; the block
+    size may be spelled as its value)."""
     if x.op != "+":
         return False
-    return (_product(x.left, "blockIdx", "blockDim") and _b(x.right, "threadIdx")) or (
-        _product(x.right, "blockIdx", "blockDim") and _b(x.left, "threadIdx")
+    return (_product(x.left, "blockIdx", "blockDim", width) and _b(x.right, "threadIdx")) or (
+        _product(x.right, "blockIdx", "blockDim", width) and _b(x.left, "threadIdx")
     )
 
 
