@@ -27,7 +27,13 @@ from cuda2nki.passes._analysis import attrs
 from cuda2nki.passes._index import ROW, SCALAR, access_class, flat_record_ok, plus
 from cuda2nki.passes._lower_common import _cap, _guarded, _RowCompiler, _uses_index_value
 from cuda2nki.passes._merged_rows import flat_chunk_rows
-from cuda2nki.passes._periodic import chunk_width, period_of, periodic_tile, statement_period
+from cuda2nki.passes._periodic import (
+    PeriodTables,
+    chunk_width,
+    period_of,
+    periodic_tile,
+    statement_period,
+)
 
 if TYPE_CHECKING:
     from cuda2nki.passes.lower_tiles import _Lowering
@@ -67,6 +73,8 @@ class _FlatLowering(_Base):
             (Min(1, rem // F), lambda v: full * chunk, rem // F, F),
             (Min(1, N % F), lambda v: N - N % F, Const(1), N % F),
         ]
+        # each table a [P, F] tile once, in front of the chunks: every chunk reads a corner
+        tables = PeriodTables(self.b, Const(P), F)
         for stop, base_of, rows, cols in parts:
             v = self.b.fresh("t")
             base = base_of(v)
@@ -74,6 +82,7 @@ class _FlatLowering(_Base):
             cache: dict = {}
             for x in group:
                 comp = self._flat_compiler(inner, rows, cols, x, base, period=period)
+                comp.tables = tables
                 comp.cache = cache
                 val = comp.as_full(comp.compile(_guarded(x)))
                 _, tdims = access_class(x.target.index, x.domain.axes[0].name, "")
@@ -98,6 +107,8 @@ class _FlatLowering(_Base):
             got = access_class(rd.index, i, "")
             table = period_of(rd, i, self.decl(rd.tensor).shape) if got is None else None
             if table is not None and period % table[0] == 0:  # g[i % C + c]: see _periodic
+                if comp.tables is not None:
+                    return comp.tables.corner(rd, table, rows, cols, dt)
                 return periodic_tile(b, rd, table[0], table[1], rows, cols, dt)
             if got is None:  # a flat index taken apart along the tensor's dims: the flat chunk
                 merged = flat_chunk_rows(rd.index, self.decl(rd.tensor).shape, i, base, rows, cols)
@@ -126,6 +137,7 @@ class _FlatLowering(_Base):
             _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
         )
         comp.window_read = self._window_reader(b, i, base, rows, cols, comp)
+        comp.tables = None
         # i = base + cols * p + f on this [rows, cols] chunk
         kp = cols.value if isinstance(cols, Const) else (0 if rows == Const(1) else None)
         comp.index_map = {i: (kp, 1, base)}

@@ -99,3 +99,21 @@ def periodic_tile(b: T.Builder, rd: Read, period: int, c: Const, rows, cols, dty
     copy = TensorCopy(dst, T.whole(one, rows, Const(period)), loc=rd.loc)
     b.emit(Loop(j, Const(0), periods, body=(copy,), loc=rd.loc))
     return T.Val(T.FULL, T.whole(wide, rows, cols), dtype)
+
+
+class PeriodTables:
+    """The widened tables of one flat walk, each built once as a full ``[P, F]`` chunk's tile
+    in front of the chunk loops (every chunk starts at a multiple of the period): a chunk of
+    ``[rows, cols]`` reads its top-left corner."""
+
+    def __init__(self, b: T.Builder, p: SizeExpr, f: SizeExpr) -> None:
+        self.b, self.p, self.f = b, p, f
+        self.built: dict[tuple, str] = {}
+
+    def corner(self, rd: Read, table: tuple[int, Const], rows, cols, dtype: str) -> T.Val:
+        key = (rd.tensor, table, dtype)
+        if key not in self.built:
+            full = periodic_tile(self.b, rd, table[0], table[1], self.p, self.f, dtype)
+            self.built[key] = full.operand.tensor
+        view = View(self.built[key], (Slice(Const(0), rows), Slice(Const(0), cols)))
+        return T.Val(T.FULL, view, dtype)

@@ -49,3 +49,18 @@ def test_periodic_table_reads_port_recognised_and_exact(name: str, target: str, 
         shutil.copy(HERE / f"{name}{suffix}", tmp_path / f"{name}{suffix}")
     out = check_kernel(tmp_path / f"{name}.cu", target, tmp_path)
     assert out.status == "match", out
+
+
+def test_the_table_is_read_and_widened_once_for_every_chunk(tmp_path) -> None:
+    """One DMA of the table and one widening, in front of the chunk loops (whole, partial and
+    one-row chunks all read a corner of it), not one per chunk."""
+    from cuda2nki.binding import load_binding
+    from cuda2nki.pipeline import port_file
+
+    cu = HERE / "tap_scale.cu"
+    res = port_file(cu, binding=load_binding(cu.with_suffix(".toml")))
+    assert res.source is not None and not res.literal
+    src = res.source.split("@nki.jit", 1)[1]
+    assert src.count("taps.ap(") == 1 and src.count("tensor_copy(") == 1, src
+    first_chunk = src.index("for t")
+    assert src.index("taps.ap(") < first_chunk and src.index("tensor_copy(") < first_chunk
