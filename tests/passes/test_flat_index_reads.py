@@ -39,6 +39,7 @@ def test_other_reads_are_not_the_flat_storage() -> None:
     assert flat_merged((FloorDiv(k, W), Mod(k, W), Const(1)), (R, W, Const(2)), "k") is None
 
 
+@pytest.mark.parametrize("target", ["nki", "legacy"])
 @pytest.mark.parametrize(
     "name",
     [
@@ -47,8 +48,10 @@ def test_other_reads_are_not_the_flat_storage() -> None:
         "matrix_total",  # a grid-stride atomicAdd sum of m[k] on a [rows, 40] binding
     ],
 )
-def test_flat_reads_of_a_2d_tensor_port_recognised_and_exact(name: str, tmp_path: Path) -> None:
+def test_flat_reads_of_a_2d_tensor_port_recognised_and_exact(
+    name: str, target: str, tmp_path: Path
+) -> None:
     for suffix in (".cu", ".toml"):
         shutil.copy(HERE / f"{name}{suffix}", tmp_path / f"{name}{suffix}")
-    out = check_kernel(tmp_path / f"{name}.cu", "nki", tmp_path)
+    out = check_kernel(tmp_path / f"{name}.cu", target, tmp_path)
     assert out.status == "match", out
