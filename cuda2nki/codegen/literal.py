@@ -167,7 +167,10 @@ def port_literal(
         f"Binding: {tensors}",
         f"Launch: grid ({grid}) x block ({block}) -> a loop over the blocks inside the kernel.",
         f"{diag.code}: {why}: a thread-by-thread (literal) translation, correct but slow;",
-        "each CUDA block is one (P, F) tile of threads, loads and stores are strided DMA views.",
+        "each CUDA block is one (P, F) tile of threads, loads and stores are strided DMA views."
+        if not program.batched
+        else f"its threads never meet: {program.batched} consecutive threads of the grid (blocks "
+        "batched) are one (P, F) tile, loads and stores are strided DMA views.",
     ]
     header += global_memory_note(fn, binding)
     src = generate_literal(program, target, source_name=Path(path).name, header=header)
