@@ -77,6 +77,23 @@ __global__ void soft_clip(float* out, const float* in, float k, int len) {
         ["len = 200", "len = 5"],
         "128 x 3 tile",  # 288 threads: not a multiple of 128, one masked tile
     ),
+    "acc_steps": (  # a grid-stride loop in a masked tile (288 threads), an inner counted loop
+        """
+__global__ void acc_steps(const float* x, float* y, int n) {
+    for (int i = threadIdx.x + blockIdx.x * blockDim.x; i < n; i += blockDim.x * gridDim.x) {
+        float s = x[i];
+        for (int r = 0; r < 3; ++r) s = s * 0.5f + (float)r;
+        y[i] = s;
+    }
+}
+""",
+        "3",
+        "96",
+        'x = { shape = ["n"], dtype = "float32", role = "in" }\n'
+        'y = { shape = ["n"], dtype = "float32", role = "out" }\nn = 1000',
+        ["n = 100", "n = 289"],
+        "128 x 3 tile",
+    ),
     "offset_rows": (  # the block size spelled as a macro, a grid-stride step of constants
         """
 #define THREADS 128
