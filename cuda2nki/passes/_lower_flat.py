@@ -28,6 +28,7 @@ from cuda2nki.passes._index import ROW, SCALAR, access_class, flat_record_ok, pl
 from cuda2nki.passes._lower_common import _cap, _guarded, _RowCompiler, _uses_index_value
 from cuda2nki.passes._merged_rows import flat_chunk_rows
 from cuda2nki.passes._periodic import (
+    PERIOD_MAX,
     PeriodTables,
     chunk_width,
     period_of,
@@ -63,6 +64,11 @@ class _FlatLowering(_Base):
         # periodic table reads (``g[k % C]``): rows a multiple of the period, so that every
         # chunk reads the table the same way (see _periodic)
         period = lcm(*(statement_period(x, x.domain.axes[0].name, self.kernel) for x in group))
+        if period > PERIOD_MAX:  # rows of whole periods of every table would not fit
+            why = (
+                f"table reads whose periods have a common multiple of {period} (over {PERIOD_MAX})"
+            )
+            raise T.Unsupported(why, c.loc)
         if period > 1:
             F = Const(max(1, F0 // period) * period) if index else chunk_width(F0, N, P, period)
         chunk = P * F

@@ -64,3 +64,22 @@ def test_the_table_is_read_and_widened_once_for_every_chunk(tmp_path) -> None:
     assert src.count("taps.ap(") == 1 and src.count("tensor_copy(") == 1, src
     first_chunk = src.index("for t")
     assert src.index("taps.ap(") < first_chunk and src.index("tensor_copy(") < first_chunk
+
+
+def test_periods_without_a_small_common_multiple_fall_back(tmp_path) -> None:
+    """Tables of periods 509 and 511 would need rows of 260099 elements: no schedule (C2N2501),
+    the port falls back to the literal lowering, still exact."""
+    cu = tmp_path / "coprime.cu"
+    cu.write_text(
+        "__global__ void coprime(const float* a, const float* b, float* y, int n) {\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "    if (i < n) y[i] = a[i % 509] + b[i % 511];\n}\n"
+    )
+    cu.with_suffix(".toml").write_text(
+        'kernel = "coprime"\n[launch]\ngrid = ["ceil_div(n, 128)"]\nblock = [128]\n[params]\n'
+        'a = { shape = [509], dtype = "float32", role = "in" }\n'
+        'b = { shape = [511], dtype = "float32", role = "in" }\n'
+        'y = { shape = ["n"], dtype = "float32", role = "out" }\nn = 1200\n'
+    )
+    out = check_kernel(cu, "nki", tmp_path)
+    assert out.status == "literal", out
