@@ -156,7 +156,8 @@ def port_literal(
         kernel=kernel,
         why=why,
         layout=f"{program.partitions} x {program.free} tile, {program.layout}",
-        blocks=f"grid ({grid}) blocks of ({block}) threads",
+        blocks=f"grid ({grid}) blocks of ({block}) threads"
+        + (f", batched {program.batched} threads per tile" if program.batched else ""),
     )
     tensors = ", ".join(
         f"{t.name}: {t.dtype}[{', '.join(map(str, t.shape))}] {t.role}"
@@ -168,7 +169,10 @@ def port_literal(
         f"Binding: {tensors}",
         f"Launch: grid ({grid}) x block ({block}) -> a loop over the blocks inside the kernel.",
         f"{diag.code}: {why}: a thread-by-thread (literal) translation, correct but slow;",
-        "each CUDA block is one (P, F) tile of threads, loads and stores are strided DMA views.",
+        "each CUDA block is one (P, F) tile of threads, loads and stores are strided DMA views."
+        if not program.batched
+        else f"its threads never meet: {program.batched} consecutive threads of the grid (blocks "
+        "batched) are one (P, F) tile, loads and stores are strided DMA views.",
     ]
     header += global_memory_note(fn, binding)
     src = generate_literal(program, target, source_name=Path(path).name, header=header)

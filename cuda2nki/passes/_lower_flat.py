@@ -4,6 +4,7 @@ elements, its reads as rectangles or windows.
 
 from __future__ import annotations
 
+from math import lcm
 from typing import TYPE_CHECKING
 
 from cuda2nki.ir.nodes import (
@@ -25,6 +26,15 @@ from cuda2nki.passes import _window as W
 from cuda2nki.passes._analysis import attrs
 from cuda2nki.passes._index import ROW, SCALAR, access_class, flat_record_ok, plus
 from cuda2nki.passes._lower_common import _cap, _guarded, _RowCompiler, _uses_index_value
+from cuda2nki.passes._merged_rows import flat_chunk_rows
+from cuda2nki.passes._periodic import (
+    PERIOD_MAX,
+    PeriodTables,
+    chunk_width,
+    period_of,
+    periodic_tile,
+    statement_period,
+)
 
 if TYPE_CHECKING:
     from cuda2nki.passes.lower_tiles import _Lowering
@@ -51,6 +61,16 @@ class _FlatLowering(_Base):
         # Index values need a constant row length (an iota's partition stride): F0 then.
         index = any(_uses_index_value(x) for x in group)
         F: SizeExpr = Const(F0) if index else Min(F0, Max(1, CeilDiv(N, P)))
+        # periodic table reads (``g[k % C]``): rows a multiple of the period, so that every
+        # chunk reads the table the same way (see _periodic)
+        period = lcm(*(statement_period(x, x.domain.axes[0].name, self.kernel) for x in group))
+        if period > PERIOD_MAX:  # rows of whole periods of every table would not fit
+            why = (
+                f"table reads whose periods have a common multiple of {period} (over {PERIOD_MAX})"
+            )
+            raise T.Unsupported(why, c.loc)
+        if period > 1:
+            F = Const(max(1, F0 // period) * period) if index else chunk_width(F0, N, P, period)
         chunk = P * F
         full = N // chunk
         rem = N % chunk
@@ -59,13 +79,16 @@ class _FlatLowering(_Base):
             (Min(1, rem // F), lambda v: full * chunk, rem // F, F),
             (Min(1, N % F), lambda v: N - N % F, Const(1), N % F),
         ]
+        # each table a [P, F] tile once, in front of the chunks: every chunk reads a corner
+        tables = PeriodTables(self.b, Const(P), F)
         for stop, base_of, rows, cols in parts:
             v = self.b.fresh("t")
             base = base_of(v)
             inner = self.b.nested()
             cache: dict = {}
             for x in group:
-                comp = self._flat_compiler(inner, rows, cols, x, base)
+                comp = self._flat_compiler(inner, rows, cols, x, base, period=period)
+                comp.tables = tables
                 comp.cache = cache
                 val = comp.as_full(comp.compile(_guarded(x)))
                 _, tdims = access_class(x.target.index, x.domain.axes[0].name, "")
@@ -78,13 +101,25 @@ class _FlatLowering(_Base):
                 inner.emit(Store(View(x.target.tensor, view), val.operand, loc=x.loc))
             self.b.emit(Loop(v, 0, stop, body=tuple(inner.stmts), loc=c.loc))
 
-    def _flat_compiler(self, b, rows, cols, c: Compute, base, axis: str = "") -> T.TileExprCompiler:
+    def _flat_compiler(
+        self, b, rows, cols, c: Compute, base, axis: str = "", period: int = 1
+    ) -> T.TileExprCompiler:
+        """Reads of a flat chunk ``i = base + cols * p + f``; ``period``: the rows are a
+        multiple of it long and start at a multiple of it (periodic table reads)."""
         i = axis or c.domain.axes[0].name
 
         def reader(rd: Read) -> T.Val:
             dt = self.decl(rd.tensor).dtype
             got = access_class(rd.index, i, "")
-            if got is None:
+            table = period_of(rd, i, self.decl(rd.tensor).shape) if got is None else None
+            if table is not None and period % table[0] == 0:  # g[i % C + c]: see _periodic
+                if comp.tables is not None:
+                    return comp.tables.corner(rd, table, rows, cols, dt)
+                return periodic_tile(b, rd, table[0], table[1], rows, cols, dt)
+            if got is None:  # a flat index taken apart along the tensor's dims: the flat chunk
+                merged = flat_chunk_rows(rd.index, self.decl(rd.tensor).shape, i, base, rows, cols)
+                if merged is not None:
+                    return self._load(b, rd, (rows, cols), merged, T.FULL, dt)
                 raise T.Unsupported(f"the access pattern of '{rd.tensor}'", rd.loc)
             cls, dims = got
             if cls == ROW and flat_record_ok(dims):  # the chunk, or a field of its records
@@ -108,6 +143,7 @@ class _FlatLowering(_Base):
             _RowCompiler(b, rows, cols, reader, self.params, self.ctx.diagnostics, c.loc)
         )
         comp.window_read = self._window_reader(b, i, base, rows, cols, comp)
+        comp.tables = None
         # i = base + cols * p + f on this [rows, cols] chunk
         kp = cols.value if isinstance(cols, Const) else (0 if rows == Const(1) else None)
         comp.index_map = {i: (kp, 1, base)}

@@ -137,3 +137,24 @@ def rows_of(view: Sequence, m: MergedRead) -> tuple | None:
         width = Const(1)
     stride = m.strides[pn] if pd.step == 1 else _fold(Const(pd.step) * m.strides[pn])
     return (Rows(start, pd.size, stride, width),)
+
+
+def flat_merged(index, shape, i: str):
+    """The offset ``c`` of a read that takes the flat index ``i + c`` apart along every dim of its
+    tensor (``field[k // W, k % W]`` of a ``[R, W]`` field is element ``k`` of the row-major
+    storage), or None for any other read."""
+    m = merged_read(index, shape)
+    if m is None or len(m.index) != 1 or m.strides[0] != Const(1):
+        return None
+    got = access_class(m.index, i, "")
+    if got is None or got[0] != ROW or got[1][0].k != 1:
+        return None
+    return got[1][0].c
+
+
+def flat_chunk_rows(index, shape, i: str, base: SizeExpr, rows: SizeExpr, cols: SizeExpr):
+    """The ``Rows`` view of such a read (``flat_merged``) on a flat chunk (``i = base + cols * p
+    + f``): row ``p`` holds ``cols`` consecutive elements from ``base + c + cols * p``, one DMA of
+    the flat tensor.  None for any other read."""
+    c = flat_merged(index, shape, i)
+    return None if c is None else (Rows(plus(base, c), rows, cols, cols),)

@@ -59,7 +59,8 @@ from cuda2nki.passes._index import (
     fmt,
 )
 from cuda2nki.passes._merge_axes import merge_thread_axes
-from cuda2nki.passes._merged_rows import merged_class
+from cuda2nki.passes._merged_rows import flat_merged, merged_class
+from cuda2nki.passes._periodic import period_of
 from cuda2nki.passes._scatter import scatter_shape
 from cuda2nki.passes._tiles import REDUCE_OPS
 from cuda2nki.passes.base import Pass, PassContext
@@ -213,7 +214,7 @@ def classify(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]]:
             return "unsupported", {"why": f"the access pattern {_spell(rd)}"}
     extra = {"p_axis": axes[0], "f_axis": free, "p_tensor": c.target.tensor}
     accesses = [rd for rd in reads(c.expr) if _plain(rd)] + [c.target]
-    if any(access_class(a.index, axes[0], free)[0] == FLATROW for a in accesses):
+    if any((access_class(a.index, axes[0], free) or ("",))[0] == FLATROW for a in accesses):
         extra["whole_row"] = "1"
     if outer:
         extra["outer"] = ",".join(outer)
@@ -342,6 +343,8 @@ def _reduce_all(c: Compute, kernel: Kernel) -> tuple[str, dict[str, str]] | None
         k, body = red[0].axes[0].name, red[0].body
     for rd in reads(body):
         acc = access_class(rd.index, k, "")
+        if acc is None and _flat_merged(rd, k, kernel):
+            continue  # the tensor's flat storage, taken apart along its dims
         if acc is None or (acc[0] != "scalar" and not flat_ok(acc[1])):
             return None
     return "reduce-all", {"r_axis": k, "p_tensor": c.target.tensor, "p_axis": k}
@@ -476,6 +479,11 @@ def _gathers_along(e, axis: str) -> bool:
     return False
 
 
+def _flat_merged(rd: Read, k: str, kernel: Kernel) -> bool:
+    decl = kernel.tensors.get(rd.tensor)
+    return decl is not None and flat_merged(rd.index, decl.shape, k) is not None
+
+
 def _plain(rd: Read) -> bool:
     return not any(has_dyn(ix) for ix in rd.index)  # no row or element gather
 
@@ -487,6 +495,8 @@ def _row_access(rd: Read, p: str, f: str, kernel: Kernel) -> bool:
         return not f or all(f not in dyn_terms(ix)[0].free_syms() for ix in rd.index)
     if any(t.name == rd.tensor for t in kernel.temps):
         return sym_names(rd.index) in ({(p, f), (p,)} if f else {(p,)})
+    if not f and rd.tensor in kernel.tensors and period_of(rd, p, kernel.tensors[rd.tensor].shape):
+        return True  # a periodic table read (g[i % C]): flat chunks of whole periods
     return access_class(rd.index, p, f) is not None
 
 

@@ -21,6 +21,7 @@ from cuda2nki.ir.nodes import Compute, Kernel, Read, Select
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.passes._analysis import attrs, reads, reductions, walk, with_attrs
 from cuda2nki.passes._index import SCALAR, access_class, flat_ok, flat_record_ok
+from cuda2nki.passes._periodic import period_of
 from cuda2nki.passes._record_fields import field_statements, flat_members, own_record
 from cuda2nki.passes.base import Pass, PassContext
 
@@ -58,6 +59,8 @@ class CoalesceDmaPass(Pass):
         guarded -= _same_records(reads(c.expr), guarded)
         for acc in [*reads(c.expr), c.target]:
             got = access_class(acc.index, i, "")
+            if got is None and acc is not c.target and _periodic(acc, i, kernel):
+                continue  # a table read at the index modulo its period (see _periodic)
             if acc.tensor in temps or got is None:
                 return False
             # a field of records is read unguarded only (a select may pick a record past the
@@ -67,6 +70,11 @@ class CoalesceDmaPass(Pass):
                 return False
         tgt = access_class(c.target.index, i, "")
         return tgt is not None and tgt[0] != SCALAR
+
+
+def _periodic(rd: Read, i: str, kernel: Kernel) -> bool:
+    decl = kernel.tensors.get(rd.tensor)
+    return decl is not None and period_of(rd, i, decl.shape) is not None
 
 
 def _same_records(found: list[Read], guarded: set[int]) -> set[int]:

@@ -26,17 +26,9 @@ LITERAL = sorted(rel for rel, how in PINNED.items() if how.startswith("literal")
 #: literal corpus port -> why it still has a finding above a note (no recogniser claims the
 #: kernel, and the thread-by-thread lowering is what the findings describe)
 KNOWN: dict[str, str] = {
-    "globals/device_gain_helper": "per-tap counters bumped by atomicAdd and a table read at "
-    "k % 16 inside a device helper: no schedule takes the access pattern (C2N2501)",
-    "globals/managed_clip_flag": "the flag lifts (a count of its writers), but the count over "
-    "the 2-D grid reads field[k // 96, k % 96]: no schedule takes that access (C2N2501)",
     "misc/compact_above": "slots and the survivors' scatter are found on chip (315 DMAs), but "
     "one 128-thread block per (128, 1) tile and the shared counters in DRAM, read back by every "
     "thread each pass: DMAs of 4 B per partition row (C2N5001, C2N5006, C2N5007, C2N5014)",
-    "misc/mix_u64": "a grid-stride loop over (128, 1) tiles of threads: each DMA moves one "
-    "64-bit word (8 B) per partition, a pass of one block at a time (C2N5001, C2N5007)",
-    "misc/popcount_u64": "one block of 256 threads per (128, 2) tile: each DMA moves 16 B of "
-    "words or 8 B of counts per partition, one block at a time (C2N5007)",
     "misc/shared_best_pairs": "a shared-memory tree that moves a value and its position only "
     "where the other is larger (an arg-max): shared writes under a data condition (C2N2018)",
 }

@@ -28,7 +28,8 @@ __global__ void diff(const float* edge, float* width, int cells) {
         'width = { shape = ["cells"], dtype = "float32", role = "out" }\ncells = 300',
         ["cells = 77"],
         {"edge": np.arange(301, dtype=np.float32)},
-        6,  # 3 blocks x 2 views (the last block's 44 threads: one DMA per view, not 44)
+        4,  # one batch of the grid's blocks (128 x 8 threads): 2 views x 2 bands (37 full
+        # partition rows, then the 4 threads of the 38th), not one DMA per partition
     ),
     "reversed_rows": (
         """
@@ -43,7 +44,7 @@ __global__ void rev(const float* x, float* y, int n) {
         'y = { shape = ["n"], dtype = "float32", role = "out" }\nn = 300',
         ["n = 77"],
         {"x": np.arange(300, dtype=np.float32)},
-        6,  # 3 blocks x 2 views, one of them walking down the partitions
+        4,  # one batch of the grid's blocks: 2 views x 2 bands, one walking down the partitions
     ),
     "grid_stride_pairs": (
         """
@@ -58,7 +59,8 @@ __global__ void halves(const int* pairs, int* out, int m) {
         'out = { shape = ["m"], dtype = "int32", role = "out" }\nm = 200',
         ["m = 50"],
         {"pairs": np.arange(400, dtype=np.int32).reshape(200, 2)},
-        8,  # 2 blocks x 2 passes x 2 views; the second passes hold 8 and 64 threads
+        4,  # the grid's 128 threads batched in one tile: 2 passes x 2 views (the second pass
+        # holds 72 threads: one band)
     ),
     "early_return_rows": (
         """

@@ -298,9 +298,11 @@ __global__ void k(const float* a, const float* b, float* c, int n) {{
 
 @pytest.mark.parametrize("name", sorted(GUARDED))
 def test_a_guarded_store_reads_back_only_where_threads_are_idle(tmp_path: Path, name: str) -> None:
-    # 4 blocks of 256 threads over 1024 elements: one load of 'a' per block, and a read of
-    # the old elements of 'c' only in blocks where the guard keeps some threads idle
-    loads = _hbm_loads(tmp_path, GUARDED[name], 1024)
-    idle_blocks = {"bound": 0, "early_return": 0, "two_sided": 2, "every_other_thread": 4,
-                   "data_return": 4}[name]  # fmt: skip
-    assert loads == 4 + idle_blocks, loads
+    # 16 blocks of 256 threads over 4096 elements, batched into 4 tiles of 1024 consecutive
+    # threads (a kernel naming threadIdx.x on its own keeps its 16 blocks): one load of 'a'
+    # per tile, and a read of the old elements of 'c' only in tiles where the guard keeps some
+    # threads idle
+    loads = _hbm_loads(tmp_path, GUARDED[name], 4096)
+    tiles, idle = {"bound": (4, 0), "early_return": (4, 0), "two_sided": (4, 2),
+                   "every_other_thread": (16, 16), "data_return": (4, 4)}[name]  # fmt: skip
+    assert loads == tiles + idle, loads

@@ -19,35 +19,36 @@ U64 = [0, 2**64 - 1]
 I64 = [-(2**63), 2**63 - 1]
 
 #: name -> (parameters, body after ``int i = ...``, grid, {tensor: (dtype, role, range, extent)},
-#: DMAs per 64-bit tensor when n = 300 (3 blocks of 128 threads, the last one partial))
+#: DMAs per 64-bit tensor when n = 300: the grid's blocks batched into (128, F) tiles of
+#: consecutive threads, a partial tile moving its in-bound rows by one DMA per band)
 KERNELS = {
     "guarded_xor_shift": (
         "const unsigned long long* a, unsigned long long* out, int n",
         "    if (i < n) out[i] = a[i] ^ (a[i] >> 7);\n",
         "ceil_div(n, 128)",
         {"a": ("uint64", "in", U64, "n"), "out": ("uint64", "out", None, "n")},
-        {"a": 6, "": 6},
+        {"a": 4, "": 6},  # one tile of 1024 threads: 37 full rows of 8, then 4 threads
     ),
     "grid_stride_signed": (
         "const long long* src, long long* dst, int n",
         "    for (int j = i; j < n; j += blockDim.x * gridDim.x) dst[j] = src[j] * 3 - j;\n",
         "2",
         {"src": ("int64", "in", I64, "n"), "dst": ("int64", "out", None, "n")},
-        {"src": 3, "": 12},  # 3 passes of 128 threads (the last holding 44)
+        {"src": 2, "": 9},  # the grid's 256 threads in one (128, 2) tile: 2 passes
     ),
     "store_where_odd": (
         "const long long* v, long long* acc, int n",
         "    if (i >= n) return;\n    long long x = v[i];\n    if (x & 1) acc[i] = x + acc[i];\n",
         "ceil_div(n, 128)",
         {"v": ("int64", "in", I64, "n"), "acc": ("int64", "inout", I64, "n")},
-        {"v": 3, "acc": 1, "": 10},
+        {"v": 2, "acc": 1, "": 7},
     ),
     "strided_halves": (
         "const unsigned long long* pairs, unsigned long long* sums, int n",
         "    if (i < n) sums[i] = pairs[2 * i] + pairs[2 * i + 1];\n",
         "ceil_div(n, 128)",
         {"pairs": ("uint64", "in", U64, "2 * n"), "sums": ("uint64", "out", None, "n")},
-        {"pairs": 6, "": 6},
+        {"pairs": 4, "": 6},
     ),
 }
 

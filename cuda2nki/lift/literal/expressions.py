@@ -103,7 +103,7 @@ class ExpressionMixin:
             lin = {"x": self.tx, "y": self.ty_, "z": Lin("0", "0", "0")}[e.dim or "x"]
             return Uni(lin.b, "int") if lin.uniform else lin
         if e.name == "blockIdx":
-            return Uni(f"_b{e.dim}", "int")
+            return Uni("0" if self.batched else f"_b{e.dim}", "int")
         if e.name == "blockDim":
             return Uni(str(self.block_dims["xyz".index(e.dim or "x")]), "int")
         if e.name == "gridDim":

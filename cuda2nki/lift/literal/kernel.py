@@ -14,6 +14,12 @@ from __future__ import annotations
 import dataclasses
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.batching import (
+    batch_width,
+    data_addressed,
+    masked_body,
+    needs_mask,
+)
 from cuda2nki.lift.literal.bindexpr import c_expr_to_py
 from cuda2nki.lift.literal.flow import EXIT_REFUSALS, flag_exits
 from cuda2nki.lift.literal.helpers import _py
@@ -160,30 +166,34 @@ def _block_dims(binding: object, loc: object) -> tuple[int, int, int]:
     return dims[0], dims[1], dims[2]
 
 
-def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> LiteralProgram:
-    block = _block_dims(binding, fn.loc)
-    p, f, tx, ty, desc = layout(
-        block, fn.loc, uses_warp_lanes(tu, fn), thread_modulus(fn, block[0])
+def _layout_of(tu, fn, block: tuple, batch: int) -> tuple[int, int, Lin, Lin, str]:  # noqa: ANN001
+    if not batch:
+        return layout(block, fn.loc, uses_warp_lanes(tu, fn), thread_modulus(fn, block[0]))
+    p = MAX_PARTITIONS  # consecutive threads of the whole grid per tile (see .batching)
+    tx = Lin(f"_bx * {p * batch}", str(batch), "1")
+    desc = (
+        f"{p * batch} consecutive threads of the grid per tile, thread = {batch}*partition + free"
     )
-    tensors = binding.tensors  # type: ignore[attr-defined]
-    for t in tensors:
-        if t.dtype == "float64":
-            raise LiteralRefusal(
-                f"a {t.dtype} tensor '{t.name}' (no 64-bit NKI arithmetic)", fn.loc
-            )
-    access = {t.name: (_py(t.name) + "_io" if t.role == "inout" else _py(t.name)) for t in tensors}
+    return p, batch, tx, Lin("0", "0", "0"), desc
+
+
+def _lower(tu, fn, binding, block: tuple, access: dict, batch: int):  # noqa: ANN001, ANN202
+    """The per-block program of ``fn`` (``batch``: threads per partition of a batched tile, 0
+    for one CUDA block per tile): (lowerer, body, P, F, layout description)."""
+    p, f, tx, ty, desc = _layout_of(tu, fn, block, batch)
+    tensors = binding.tensors
     forced: dict[str, str] = {}
     flagged = renamed = False
     while True:
-        low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block, forced=dict(forced))
+        low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block, forced=dict(forced),
+                      batched=bool(batch))  # fmt: skip
         for t in tensors:
             low.names.add(access[t.name])
             low.names.add(_py(t.name))
-        for s in binding.scalars:  # type: ignore[attr-defined]
+        for s in binding.scalars:
             low.names.add(_py(s.name))
         try:
-            body = low.lower_body()
-            break
+            return low, low.lower_body(), p, f, desc
         except NotAffine as exc:  # that local holds index values: lower it as one
             if exc.local in forced:
                 raise
@@ -195,6 +205,37 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
                 fn, flagged = dataclasses.replace(fn, body=flag_exits(fn.body)), True
             else:
                 raise
+
+
+def _batched(tu, fn, binding, block: tuple, grid: tuple, access: dict):  # noqa: ANN001, ANN202
+    """The batched lowering (see .batching), or None where blocks stay one per tile: not
+    batchable, or batches that pass the launch's last thread doing data-addressed work."""
+    batch = batch_width(tu, fn, block, grid)
+    if not batch:
+        return None
+    masked = needs_mask(block, grid, batch)
+    try:
+        got = _lower(tu, masked_body(fn) if masked else fn, binding, block, access, batch)
+    except (LiteralRefusal, NotAffine):
+        return None
+    if masked and data_addressed(got[1]):
+        return None
+    return got
+
+
+def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> LiteralProgram:
+    block = _block_dims(binding, fn.loc)
+    grid = tuple(binding.grid) + (1,) * (3 - len(binding.grid))  # type: ignore[attr-defined]
+    tensors = binding.tensors  # type: ignore[attr-defined]
+    for t in tensors:
+        if t.dtype == "float64":
+            raise LiteralRefusal(
+                f"a {t.dtype} tensor '{t.name}' (no 64-bit NKI arithmetic)", fn.loc
+            )
+    access = {t.name: (_py(t.name) + "_io" if t.role == "inout" else _py(t.name)) for t in tensors}
+    got = _batched(tu, fn, binding, block, grid, access)
+    batch = got is not None
+    low, body, p, f, desc = got or _lower(tu, fn, binding, block, access, 0)
 
     inputs = [t for t in tensors if t.role in ("in", "inout")]
     sizes: dict[str, str] = {}
@@ -230,7 +271,6 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
                                     ("dtype", dtype))))  # fmt: skip
         src = _py(t.name) if t.role == "inout" else "None"
         pro.append(Instr("fill", (("dst", dst), ("src", src))))
-    grid = tuple(binding.grid) + (1,) * (3 - len(binding.grid))  # type: ignore[attr-defined]
     for axis, g in zip("xyz", grid):
         pro.append(Instr("let", (("dst", f"_g{axis}"), ("value", c_expr_to_py(str(g))))))
     for axis, b in zip("xyz", block):
@@ -239,7 +279,8 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
     blk = Loop("def", "_c2n_block(_bx, _by, _bz)", tuple(body) or (Instr("ret", (("value", "None"),)),),
                fn.loc.line)  # fmt: skip
     call = Instr("call", (("expr", "_c2n_block(_bx, _by, _bz)"),))
-    loops: Node = Loop("for", "_bx in range(_gx)", (call,))
+    batches = f"_c2n_ceil_div(_gx * _bdx, {p * f})" if batch else "_gx"
+    loops: Node = Loop("for", f"_bx in range({batches})", (call,))
     loops = Loop("for", "_by in range(_gy)", (loops,))
     loops = Loop("for", "_bz in range(_gz)", (loops,))
     ret = ", ".join(access[t.name] for t in outs) or "None"
@@ -251,4 +292,5 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
         free=f,
         layout=desc,
         body=(*pro, blk, *tail),
+        batched=p * f if batch else 0,
     )

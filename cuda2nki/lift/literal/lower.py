@@ -11,6 +11,8 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   ``ty`` on the partition axis and ``tx`` on the free axis.  Both make threadIdx affine in the
   tile position, so an index affine in threadIdx, blockIdx, loop counters and scalars is a
   strided access pattern ``base + cp*p + cf*f`` on the flat tensor (one DMA per CUDA load/store).
+  A kernel whose threads never meet and that names a thread only by its global index batches
+  ``128 * F`` consecutive threads of the grid into one tile instead (:mod:`.batching`).
 * **Values.** Uniform values are Python values at trace time; per-thread values are fp32 (int32
   for integers) tiles computed with elementwise ``nl`` ops; see :mod:`.values` and
   :mod:`.classify`.
@@ -190,6 +192,8 @@ class Lowerer(
     probe_reads: dict = field(default_factory=dict)  # reads -> their probe runs (.proberun)
 
     ret_value: Value = Uni("0", "int")
+    #: blocks batched into wide tiles: threadIdx.x is the global index, blockIdx.x 0 (.batching)
+    batched: bool = False
 
 
 __all__ = ["LiteralRefusal", "Lowerer", "NotAffine", "c_expr_to_py", "dtype_spelling"]

@@ -69,3 +69,5 @@ class LiteralProgram:
     layout: str
     body: tuple[Node, ...]
     notes: tuple[str, ...] = field(default=())
+    #: threads of the grid per tile where blocks are batched (0: one CUDA block per tile)
+    batched: int = 0
