@@ -50,6 +50,7 @@ def member_facts(
 ) -> tuple[MemberFacts, ...]:
     """What the host code at the launch ``call`` says about each member of struct argument
     ``arg``."""
+    from cuda2nki.frontend.hostinit import member_source, source_alloc, source_value
     from cuda2nki.frontend.hostsyntax import _enclosing
 
     base = _base_name(arg)
@@ -58,8 +59,13 @@ def member_facts(
     for path in paths:
         value = alloc = None
         if base is not None and len(path) == 1:
-            value = _value(ev, fnode, base, path[0], call.start_byte)
-            alloc = _alloc(ev, fnode, base, path[0])
+            alloc = _alloc(ev, fnode, base, path[0], own=True)
+        src = member_source(ev, call, arg, path, paths) if alloc is None else None
+        if src is not None:  # what the host stores in it: `p.a = d_a;`, `Pair p = {d_k, d_v};`
+            value, alloc = source_value(ev, src), source_alloc(ev, src)
+        if base is not None and len(path) == 1:
+            value = value or _value(ev, fnode, base, path[0], call.start_byte)
+            alloc = alloc or _alloc(ev, fnode, base, path[0])
         out.append(MemberFacts(path, value, alloc))
     return tuple(out)
 
@@ -155,17 +161,20 @@ def field_alloc(ev: HostEvaluator, fnode: ts.Node, arg: ts.Node) -> HostExpr | N
     return _alloc(ev, fnode, (obj.text or b"").decode(), (name.text or b"").decode())
 
 
-def _alloc(ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str) -> HostExpr | None:
-    """The bytes of ``cudaMalloc(&base.field, size)``, in ``fnode`` first, else of the same
-    member of any variable in the file."""
+def _alloc(
+    ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str, own: bool = False
+) -> HostExpr | None:
+    """The bytes of ``cudaMalloc(&base.field, size)``, in ``fnode`` first, else (unless
+    ``own``) of the same member of any variable in the file."""
     from cuda2nki.frontend.hostalloc import _bytes
     from cuda2nki.frontend.hostsyntax import _enclosing
 
     found = list(_field_allocations(ev).get(field, ()))
+    own_only = own
     own = [(c, b, s) for c, b, s in found if b == base and _enclosing(c) == fnode]
     # a size the source gives first; else one a default completes (its note says so)
     for guess in (False, True):
-        for call, _b, size in own + [x for x in found if x not in own]:
+        for call, _b, size in own + ([] if own_only else [x for x in found if x not in own]):
             fn = _enclosing(call)
             if fn is None:
                 continue
