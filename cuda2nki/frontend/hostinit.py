@@ -5,7 +5,7 @@ of a launch, which host expression the member holds.  The first of these that na
 
 1. the argument is itself a braced value (``k<<<g, b>>>(Pair{d_k, d_v}, n)``);
 2. the last assignment to the member of the argument's variable in the launching function
-   before the launch (``p.vals = d_v;``, ``a.inner.x = buf;``);
+   before the launch (``p.vals = d_v;``, ``a.inner.x = buf;``, ``hp->vals = d_v;``);
 3. the variable's declaration with a braced initializer (``Pair p = {d_k, d_v};``,
    ``Pair p{d_k, d_v};``, ``V d = {.v = dv, .n = n};``, ``Pair p = Pair{d_k, d_v};``) or a
    braced assignment (``p = {d_k, d_v};``);
@@ -63,9 +63,12 @@ def member_source(
     arg: ts.Node,
     path: tuple[str, ...],
     order: tuple[tuple[str, ...], ...],
+    base: str | None = None,
 ) -> Source | None:
     """The host expression stored in member ``path`` of the struct argument ``arg`` of the
-    launch (or call) ``call``; ``order``: the struct's member paths in declaration order."""
+    launch (or call) ``call``; ``order``: the struct's member paths in declaration order;
+    ``base``: the host variable holding the struct, where it is not the argument (the host
+    struct copied into the device struct the argument points to)."""
     from cuda2nki.frontend.hostsyntax import _enclosing
 
     fnode = _enclosing(call)
@@ -73,6 +76,8 @@ def member_source(
         return None
     args = _kids(call.child_by_field_name("arguments"))
     argmap = {_txt(a): i for i, a in enumerate(args) if a.type == "identifier"}
+    if base is not None and base != _txt(arg):
+        return _named(ev, fnode, base, path, order, call.start_byte, argmap, 0)
     return _source(ev, fnode, arg, path, order, call.start_byte, argmap, 0)
 
 
@@ -94,7 +99,19 @@ def _source(
         return Source(fnode, got, argmap) if got is not None else None
     if a.type != "identifier":
         return None
-    base = _txt(a)
+    return _named(ev, fnode, _txt(a), path, order, before, argmap, depth)
+
+
+def _named(
+    ev: HostEvaluator,
+    fnode: ts.Node,
+    base: str,
+    path: tuple[str, ...],
+    order: tuple[tuple[str, ...], ...],
+    before: int,
+    argmap: dict[str, int],
+    depth: int,
+) -> Source | None:
     got = _assigned(fnode, base, path, before)
     if got is None:
         init = _initializer(fnode, base, before)
@@ -108,10 +125,10 @@ def _assigned(fnode: ts.Node, base: str, path: tuple[str, ...], before: int) -> 
     """The value of the last ``base.path = v`` in ``fnode`` before byte ``before``."""
     from cuda2nki.frontend.declindex import member_assignments
 
-    left_text = ".".join((base, *path))
+    lefts = {".".join((base, *path)), base + "->" + ".".join(path)}
     found = None
     for a in member_assignments(fnode, _txt).get(path[-1], ()):
-        if a.start_byte < before and _txt(a.child_by_field_name("left")) == left_text:
+        if a.start_byte < before and _txt(a.child_by_field_name("left")) in lefts:
             found = a.child_by_field_name("right")
     return found
 

@@ -37,6 +37,13 @@ class MemberFacts:
     path: tuple[str, ...]
     value: HostExpr | None
     alloc: HostExpr | None
+    #: a member of a struct in device memory the argument points to (the kernel's parameter
+    #: is split only where it reads that struct as values: :mod:`cuda2nki.frontend.pointedsplit`)
+    behind: bool = False
+
+
+class Pointed(tuple):
+    """The member paths of a struct of device pointers passed behind a pointer."""
 
 
 def member_paths(unit: Any, kernel_node: ts.Node) -> list[tuple[tuple[str, ...], ...] | None]:
@@ -53,21 +60,47 @@ def member_facts(
     from cuda2nki.frontend.hostinit import member_source, source_alloc, source_value
     from cuda2nki.frontend.hostsyntax import _enclosing
 
-    base = _base_name(arg)
     fnode = _enclosing(call)
+    behind = isinstance(paths, Pointed)
+    base = _base_name(arg)
+    if behind:  # the host struct copied into the device one, else the (managed) one itself
+        base = mirror_of(fnode, base, call.start_byte) if base and fnode is not None else None
     out = []
     for path in paths:
         value = alloc = None
         if base is not None and len(path) == 1:
             alloc = _alloc(ev, fnode, base, path[0], own=True)
-        src = member_source(ev, call, arg, path, paths) if alloc is None else None
+        src = member_source(ev, call, arg, path, paths, base) if alloc is None else None
         if src is not None:  # what the host stores in it: `p.a = d_a;`, `Pair p = {d_k, d_v};`
             value, alloc = source_value(ev, src), source_alloc(ev, src)
         if base is not None and len(path) == 1:
             value = value or _value(ev, fnode, base, path[0], call.start_byte)
             alloc = alloc or _alloc(ev, fnode, base, path[0])
-        out.append(MemberFacts(path, value, alloc))
+        out.append(MemberFacts(path, value, alloc, behind))
     return tuple(out)
+
+
+def mirror_of(fnode: ts.Node, name: str, before: int) -> str:
+    """The host struct last copied into the device struct ``name`` before byte ``before``
+    (``cudaMemcpy(name, &h, ...)``: ``h``; ``cudaMemcpy(name, hp, ...)``: ``hp``), else
+    ``name`` (managed memory the host fills itself)."""
+    from cuda2nki.frontend.hostalloc import _COPIES, _args, _callee, _pointer_name, _strip, _walk
+
+    found = name
+    for n in _walk(fnode):
+        if n.start_byte >= before:
+            break
+        if n.type != "call_expression" or _callee(n) not in _COPIES:
+            continue
+        items = _args(n)
+        if len(items) < 3 or _pointer_name(items[0]) != name:
+            continue
+        src = _strip(items[1])
+        if src.type == "pointer_expression" and (src.text or b"").startswith(b"&"):
+            src = _strip(src.child_by_field_name("argument") or src)
+        if src.type == "identifier":
+            found = (src.text or b"").decode()
+    return found
 
 
 # ---------------------------------------------------------------------- the struct's members
@@ -82,12 +115,34 @@ def _param_decls(fnode: ts.Node) -> list[ts.Node]:
 
 
 def _paths(unit: Any, decl: ts.Node, depth: int) -> tuple[tuple[str, ...], ...] | None:
-    """The member paths of the by-value struct parameter ``decl`` (None: not one)."""
+    """The member paths of the by-value struct parameter ``decl``, or of a pointer parameter
+    to a struct with a pointer member (:class:`Pointed`); None: neither."""
     d = decl.child_by_field_name("declarator")
+    if d is not None and d.type == "pointer_declarator":
+        inner = d.child_by_field_name("declarator")
+        if inner is None or inner.type != "identifier":
+            return None
+        tnode = decl.child_by_field_name("type")
+        got = _nested(unit, tnode, depth)
+        return Pointed(got) if got and _has_pointer(unit, tnode, depth) else None
     if d is None or d.type != "identifier":
-        return None  # a pointer, reference or array is not a struct held by value
+        return None  # a reference or array is not a struct held by value
     got = _nested(unit, decl.child_by_field_name("type"), depth)
     return tuple(got) if got else None
+
+
+def _has_pointer(unit: Any, type_node: ts.Node | None, depth: int) -> bool:
+    """Whether the struct ``type_node`` names has a pointer member (nested structs too)."""
+    ag = _aggregate(unit, type_node)
+    if ag is None or depth > _MAX_NESTING:
+        return False
+    for _name, tnode, _quals, declarator in ag.members:
+        if declarator is not None and declarator.type == "pointer_declarator":
+            return True
+        if declarator is not None and declarator.type == "field_identifier":
+            if _has_pointer(unit, tnode, depth + 1):
+                return True
+    return False
 
 
 def _nested(unit: Any, type_node: ts.Node | None, depth: int) -> list[tuple[str, ...]] | None:

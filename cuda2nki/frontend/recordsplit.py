@@ -20,7 +20,8 @@ Member ``m`` of parameter ``p`` is named ``p_m`` (underscores added on a clash) 
 (:func:`cuda2nki.lift.hostargs.slots`).  Whole-record copies are member by member already (the
 front end writes them so), so they split too.  A struct with a union, a bit field or a pointer
 member, and a parameter used otherwise (passed to a function, cast, copied as bytes), stay as
-they are: the kernel is then refused with its reason (C2N2301).
+they are: the kernel is then refused with its reason (C2N2301).  One struct of device pointers
+read as values (``p->a[i]``, ``p->n``) is split first, by :mod:`cuda2nki.frontend.pointedsplit`.
 """
 
 from __future__ import annotations
@@ -153,6 +154,9 @@ def records_as_members(
 
 
 def _split(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
+    from cuda2nki.frontend.pointedsplit import split_pointed
+
+    fn = split_pointed(fn, blobs) or fn  # one struct of device pointers behind a pointer
     got = _split_members(fn, blobs)
     return got if got is not fn else _with_reasons(fn, blobs)
 
@@ -164,6 +168,7 @@ def _with_reasons(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function
     for p in fn.params:
         agg = _struct_of(p.ty, blobs)
         why = None if agg is None else (why_bytes(agg, blobs) or _other_use(fn, p.name))
+        why = p.held_as_bytes or why
         params.append(dataclasses.replace(p, held_as_bytes=why) if why else p)
     return (
         dataclasses.replace(fn, params=tuple(params))
