@@ -243,7 +243,27 @@ def _alloc(
                 ev._guess = was
             if got is not None and got.value is not None:
                 return got
-    return None
+    if own_only or found or fnode is None:
+        return None
+    return _foreign_alloc(ev, base, field)
+
+
+def _foreign_alloc(ev: HostEvaluator, base: str, field: str) -> HostExpr | None:
+    """The bytes of ``cudaMalloc(&X.field, size)`` in another source file of the tree (a
+    struct filled by an init function in its own file: ``init.cu`` allocates the members of
+    the struct that ``run.cu`` passes to its kernel), in file order."""
+    from cuda2nki.frontend.callers import foreign_evaluators
+
+    memo = ev.__dict__.setdefault("_foreign_allocs", {})
+    key = (base, field)
+    if key not in memo:
+        memo[key] = None
+        others = foreign_evaluators(getattr(ev, "path", None), field)
+        for other in others:
+            memo[key] = _alloc(other, None, base, field)
+            if memo[key] is not None:
+                break
+    return memo[key]
 
 
 def _field_allocations(ev: HostEvaluator) -> dict[str, list[tuple[ts.Node, str, ts.Node]]]:

@@ -191,3 +191,35 @@ def test_a_struct_declared_in_a_header(tmp_path: Path) -> None:
     p = partial["params"]
     assert p["s__dst"]["shape"] in (["s__count"], [1000]), (p, [d.message for d in diags])
     assert p["s__slot"]["role"] == "in" and p["s__dst"]["role"] == "out"
+
+
+INIT_FILE = """
+struct Table { int* keys; float* vals; int count; };
+Table upload(int n) {
+    Table t;
+    t.count = n;
+    size_t bytes = 3 * n * sizeof(float);
+    cudaMalloc((void**)&t.keys, n * sizeof(int));
+    cudaMalloc((void**)&t.vals, bytes);
+    return t;
+}
+"""
+
+RUN_FILE = """
+struct Table { int* keys; float* vals; int count; };
+__global__ void spread(Table t, float v) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < t.count) t.vals[t.keys[i]] = v;
+}
+void run(Table t) { spread<<<(t.count + 127) / 128, 128>>>(t, 0.5f); }
+"""
+
+
+def test_members_allocated_in_another_file_of_the_tree(tmp_path: Path) -> None:
+    (tmp_path / "init.cu").write_text(INIT_FILE.replace("3 * n", "3 * 400"))
+    run = tmp_path / "run.cu"
+    run.write_text(RUN_FILE)
+    partial, diags = infer_binding(parse_file(str(run)), "spread")
+    p = partial["params"]
+    assert p["t__vals"]["shape"] == [1200], (p.get("t__vals"), [d.message for d in diags])
+    assert p["t__keys"]["role"] == "in" and p["t__vals"]["role"] == "out"
