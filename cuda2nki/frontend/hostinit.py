@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 #: launcher chains followed at most this deep
 _MAX_CALLERS = 4
+#: stores of a pointer into a member, outside the launching function, followed at most
+_MAX_ASSIGNED = 4
 _BRACED = ("initializer_list", "compound_literal_expression")
 
 
@@ -272,4 +274,27 @@ def source_alloc(ev: HostEvaluator, src: Source) -> HostExpr | None:
                 return got
     finally:
         ev._guess = was
+    return None
+
+
+def assigned_alloc(
+    ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str, before: int
+) -> HostExpr | None:
+    """The allocation of a pointer the host stores in member ``field`` outside the launching
+    function (``void setup(Params* p) { cudaMalloc(&buf, n * 4); p->vals = buf; }``): the
+    assignments :func:`cuda2nki.frontend.hostmembers.member_values` finds, the launching
+    variable's first, each followed to its pointer's allocation in its own function."""
+    from cuda2nki.frontend.hostalloc import _pointer_name
+    from cuda2nki.frontend.hostmembers import member_values
+
+    tried = 0
+    for fn, right in member_values(ev.root, fnode, base, field, before):
+        if fn is None or right is None or _pointer_name(right) is None:
+            continue
+        got = source_alloc(ev, Source(fn, right, {}))
+        if got is not None:
+            return got
+        tried += 1
+        if tried >= _MAX_ASSIGNED:
+            break
     return None

@@ -57,7 +57,12 @@ def member_facts(
 ) -> tuple[MemberFacts, ...]:
     """What the host code at the launch ``call`` says about each member of struct argument
     ``arg``."""
-    from cuda2nki.frontend.hostinit import member_source, source_alloc, source_value
+    from cuda2nki.frontend.hostinit import (
+        assigned_alloc,
+        member_source,
+        source_alloc,
+        source_value,
+    )
     from cuda2nki.frontend.hostsyntax import _enclosing
 
     fnode = _enclosing(call)
@@ -76,6 +81,7 @@ def member_facts(
         if base is not None and len(path) == 1:
             value = value or _value(ev, fnode, base, path[0], call.start_byte)
             alloc = alloc or _alloc(ev, fnode, base, path[0])
+            alloc = alloc or assigned_alloc(ev, fnode, base, path[0], call.start_byte)
         out.append(MemberFacts(path, value, alloc, behind))
     return tuple(out)
 

@@ -223,3 +223,35 @@ def test_members_allocated_in_another_file_of_the_tree(tmp_path: Path) -> None:
     p = partial["params"]
     assert p["t__vals"]["shape"] == [1200], (p.get("t__vals"), [d.message for d in diags])
     assert p["t__keys"]["role"] == "in" and p["t__vals"]["role"] == "out"
+
+
+SETUP = """
+struct Pair { int* keys; float* vals; };
+__global__ void mark(Pair p, int n, float v) {
+    int i = threadIdx.x + blockIdx.x * blockDim.x;
+    if (i < n) p.vals[p.keys[i]] = v;
+}
+static void setup(Pair* out, int n) {
+    int* k;
+    float* buf;
+    cudaMalloc((void**)&k, n * sizeof(int));
+    cudaMalloc((void**)&buf, 2 * 640 * sizeof(float));
+    STORE
+}
+int main() {
+    int n = 640;
+    Pair p;
+    setup(&p, n);
+    mark<<<(n + 63) / 64, 64>>>(p, n, 2.0f);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "store", ["out->keys = k; out->vals = buf;", "(*out).keys = k; (*out).vals = (float*)buf;"]
+)
+def test_a_member_stored_by_a_setup_function(store: str) -> None:
+    src = SETUP.replace("STORE", store)
+    partial, diags = infer_binding(parse_source(src, "k.cu"), "mark")
+    p = partial["params"]
+    assert p["p__vals"]["shape"] == [1280], (p.get("p__vals"), [d.message for d in diags])
