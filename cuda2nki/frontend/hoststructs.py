@@ -175,7 +175,11 @@ def _aggregate(unit: Any, type_node: ts.Node | None) -> Any:
     text = (type_node.text or b"").decode("utf-8", "replace")
     for word in ("struct", "const", "class"):
         text = text.replace(word + " ", "")
-    return unit.aggregates.get(text.strip().split("::")[-1])
+    name = text.strip().split("<")[0].split("::")[-1].strip()
+    if "<" in text:  # an instance of a struct template: its members are the template's
+        st = getattr(unit, "struct_templates", {}).get(name)
+        return st.agg if st is not None else None
+    return unit.aggregates.get(name)
 
 
 # ---------------------------------------------------------------------- host values

@@ -255,3 +255,32 @@ def test_a_member_stored_by_a_setup_function(store: str) -> None:
     partial, diags = infer_binding(parse_source(src, "k.cu"), "mark")
     p = partial["params"]
     assert p["p__vals"]["shape"] == [1280], (p.get("p__vals"), [d.message for d in diags])
+
+
+TEMPLATE = """
+template <typename T>
+struct Span { T* data; int len; };
+template <typename T>
+__global__ void gather_axpy(Span<T> x, Span<T> y, T a, const int* perm) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < y.len) y.data[i] += a * x.data[perm[i]];
+}
+int main() {
+    int n = 999;
+    Span<float> x, y;
+    x.len = 4 * n; y.len = n;
+    cudaMalloc(&x.data, 4 * n * sizeof(float));
+    cudaMalloc(&y.data, n * sizeof(float));
+    int* perm; cudaMalloc(&perm, n * sizeof(int));
+    gather_axpy<float><<<(n + 127) / 128, 128>>>(x, y, 2.0f, perm);
+}
+"""
+
+
+def test_an_instance_of_a_struct_template_passed_by_value() -> None:
+    partial, diags = infer_binding(parse_source(TEMPLATE, "k.cu"), "gather_axpy")
+    p = partial["params"]
+    assert p["x__data"]["shape"] in (["x__len"], [3996]), (p, [d.message for d in diags])
+    assert p["y__len"] in (999, {"value": 999}) and p["a"] in (2.0, {"value": 2.0}), p
+    bnd, diags = binding_from_inference(parse_source(TEMPLATE, "k.cu"), "gather_axpy")
+    assert bnd is not None, [d.message for d in diags]
