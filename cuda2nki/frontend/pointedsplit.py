@@ -43,7 +43,7 @@ def split_pointed(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function
     found = False
     for p in fn.params:
         fields = fields_of(p.ty, blobs)
-        if fields is None:
+        if fields is None or not _used(body, p.name):
             params.append(p)
             continue
         found = True
@@ -59,6 +59,10 @@ def split_pointed(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function
     if not found:
         return None
     return dataclasses.replace(fn, params=tuple(params), body=body)
+
+
+def _used(body: A.Block, name: str) -> bool:
+    return any(isinstance(n, A.Name) and n.name == name for n in walk(body))
 
 
 def fields_of(ty: A.CType, blobs: dict[str, AggregateType]) -> list[Field] | None:
