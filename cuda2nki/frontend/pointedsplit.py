@@ -98,7 +98,11 @@ def _leaves(agg: AggregateType, base: int, path: tuple[str, ...]) -> list[Field]
 
 def _rewrite(body: A.Block, name: str, fields: list[Field]) -> A.Block | str:
     """``body`` with each read of a member of record 0 of ``name`` made the member's
-    parameter; else why not."""
+    parameter (through a local pointer or reference set once to it, ``Params* q = &p[0];``,
+    ``const Params& q = *p;``, too); else why not."""
+    from cuda2nki.frontend.recordsplit import _inline_locals
+
+    body = _inline_locals(body, {name})
     why = _written(body, name, fields)
     if why:
         return why

@@ -206,3 +206,25 @@ def test_migrate_checks_kernels_reading_a_struct_of_pointers(tmp_path: Path) -> 
         r["kernel"]: r["status"] for r in json.loads((dry / "report.json").read_text())["kernels"]
     }
     assert seen == {k: r["status"] for k, r in got.items()}
+
+
+LOCALS = {
+    "local copy": "const Params q = *p; if (i < q.n) q.b[i] = 3.0f * q.a[i];",
+    "local reference": "const Params& q = *p; if (i < q.n) q.b[i] = 3.0f * q.a[i];",
+    "local pointer": "const Params* q = &p[0]; if (i < q->n) q->b[i] = 3.0f * q->a[i];",
+    "local pointer, plain": "const Params* q = p; if (i < q->n) q->b[i] = 3.0f * (*q).a[i];",
+}
+
+
+@pytest.mark.parametrize("body", list(LOCALS.values()), ids=list(LOCALS))
+def test_members_read_through_a_local_copy_pointer_or_reference(body: str) -> None:
+    src = (
+        "struct Params { const float* a; float* b; int n; };\n"
+        "__global__ void copyk(const Params* p) {\n"
+        "    int i = threadIdx.x + blockIdx.x * blockDim.x;\n"
+        f"    {body}\n}}\n" + HOST_COPY
+    )
+    (k,) = parse_source(src, "k.cu").kernels
+    assert [p.name for p in k.params] == ["p__a", "p__b", "p__n"], k.params[0].held_as_bytes
+    partial, diags = infer_binding(parse_source(src, "k.cu"), "copyk")
+    assert partial["params"]["p__b"]["shape"] in (["p__n"], [700]), [d.message for d in diags]
