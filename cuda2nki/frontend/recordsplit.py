@@ -156,7 +156,10 @@ def records_as_members(
 def _split(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
     from cuda2nki.frontend.pointedsplit import split_pointed
 
+    from cuda2nki.frontend.structcopy import fold_param_copies
+
     fn = split_pointed(fn, blobs) or fn  # one struct of device pointers behind a pointer
+    fn = fold_param_copies(fn)  # `Params q = p;`: q's members are p's
     got = _split_members(fn, blobs)
     return got if got is not fn else _with_reasons(fn, blobs)
 
