@@ -40,7 +40,11 @@ def const_structs_as_parameters(tu: A.TranslationUnit, source: str) -> A.Transla
         added[f.name] = tuple(names)
     if not added:
         return tu
-    sites = [_with_args(s, added.get(s.instance or s.kernel, ())) for s in tu.launch_sites]
+    facts = _member_facts(source, tu.file, {n for names in added.values() for n in names})
+    sites = [
+        _with_facts(_with_args(s, added.get(s.instance or s.kernel, ())), s, facts)
+        for s in tu.launch_sites
+    ]
     still = {n for f in functions if f.name not in added for n in _reads(f, usable)}
     moved = {n for names in added.values() for n in names} - still
     return dataclasses.replace(
@@ -87,3 +91,97 @@ def _assigned(f: A.Function) -> set[str]:
         if isinstance(target, A.Name):
             out.add(target.name)
     return out
+
+
+# ---------------------------------------------------------------------- host values
+def _with_facts(site: A.LaunchSite, before: A.LaunchSite, facts: dict) -> A.LaunchSite:
+    """``site`` (``before`` with member arguments appended) with the host value and allocation
+    of each appended member, where its host facts line up with its arguments."""
+    host = before.host
+    extra = site.args[len(before.args) :]
+    if host is None or not extra or len(host.args) != len(before.args):
+        return site
+    n = len(host.args)
+
+    def pad(xs: tuple, fill: object) -> tuple:
+        return tuple(xs[:n]) + (fill,) * (n - len(xs[:n]))
+
+    vals = tuple(facts.get(a.name, (None, None))[0] for a in extra)  # type: ignore[attr-defined]
+    allocs = tuple(facts.get(a.name, (None, None))[1] for a in extra)  # type: ignore[attr-defined]
+    new = dataclasses.replace(
+        host,
+        args=(*host.args, *(v or _unknown() for v in vals)),
+        allocs=(*pad(host.allocs, None), *allocs),
+        members=(*pad(host.members, None), *(None,) * len(extra)) if host.members else (),
+        zeroed=(*pad(host.zeroed, False), *(False,) * len(extra)) if host.zeroed else (),
+    )
+    return dataclasses.replace(site, host=new)
+
+
+def _unknown() -> object:
+    from cuda2nki.frontend.hostvalue import HostExpr
+
+    return HostExpr(None, None, (), ())
+
+
+def _member_facts(source: str, path: str, names: set[str]) -> dict[str, tuple]:
+    """``member global -> (value, allocation)`` from the host struct the file copies into the
+    symbol (``cudaMemcpyToSymbol(cp, &h, ...)``: ``h.n``, ``cudaMalloc(&h.a, ...)``)."""
+    from cuda2nki.frontend.hostalloc import _args, _callee, _strip, _walk
+    from cuda2nki.frontend.hostinit import assigned_alloc
+    from cuda2nki.frontend.hoststructs import _alloc, _value
+    from cuda2nki.frontend.hostsyntax import _enclosing
+
+    ev = _evaluator(source, path)
+    if ev is None:
+        return {}
+    out: dict[str, tuple] = {}
+    for call in _walk(ev.root):
+        if call.type != "call_expression" or not _callee(call).startswith("cudaMemcpyToSymbol"):
+            continue
+        items = _args(call)
+        fnode = _enclosing(call)
+        if len(items) < 2 or fnode is None:
+            continue
+        symbol = (_strip(items[0]).text or b"").decode()
+        src = _strip(items[1])
+        if src.type == "pointer_expression" and (src.text or b"").startswith(b"&"):
+            src = _strip(src.child_by_field_name("argument") or src)
+        if src.type != "identifier":
+            continue
+        base = (src.text or b"").decode()
+        for name in names:
+            head, _, member = name.partition("__")
+            if head != symbol or not member or "__" in member or name in out:
+                continue
+            try:
+                value = _value(ev, fnode, base, member, call.start_byte)
+                alloc = _alloc(ev, fnode, base, member) or assigned_alloc(
+                    ev, fnode, base, member, call.start_byte
+                )
+            except RecursionError:
+                continue
+            out[name] = (value, alloc)
+    return out
+
+
+def _evaluator(source: str, path: str) -> object | None:
+    """A host evaluator of the file's preprocessed text."""
+    from cuda2nki.frontend.cst import parse_bytes
+    from cuda2nki.frontend.hostvals import HostEvaluator
+    from cuda2nki.frontend.preprocess import preprocess
+
+    try:
+        pre = preprocess(source, path)
+    except Exception:  # noqa: BLE001 - a file that does not preprocess gives no host values
+        return None
+    src = pre.text.encode("utf-8")
+    lm = pre.linemap
+
+    def where(n: object) -> str:
+        file, line = lm.where(n.start_point[0])  # type: ignore[attr-defined]
+        return f"{file}:{line}"
+
+    ev = HostEvaluator(parse_bytes(src).root_node, where, path)
+    ev.source = src
+    return ev

@@ -85,3 +85,35 @@ def test_a_struct_the_host_never_writes_stays_global() -> None:
     src = HEAD + "__global__ void k() { cp.b[threadIdx.x] = cp.s; }\n"
     (k,) = parse_source(src, "k.cu").kernels
     assert k.params == ()
+
+
+SCATTER = """
+struct Table { const int* slot; float* bins; int n; float w; };
+__constant__ Table tab;
+__global__ void spread() {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < tab.n) atomicAdd(&tab.bins[tab.slot[i]], tab.w);
+}
+int main() {
+    int n = 5000;
+    Table h;
+    h.n = n;
+    h.w = 0.25f;
+    int* s;
+    cudaMalloc(&s, n * sizeof(int));
+    h.slot = s;
+    cudaMalloc((void**)&h.bins, 64 * sizeof(float));
+    cudaMemcpyToSymbol(tab, &h, sizeof(Table));
+    spread<<<(n + 127) / 128, 128>>>();
+}
+"""
+
+
+def test_members_take_the_host_structs_values_and_allocations() -> None:
+    partial, diags = infer_binding(parse_source(SCATTER, "k.cu"), "spread")
+    p = partial["params"]
+    assert p["tab__bins"]["shape"] == [64], (p, [d.message for d in diags])
+    assert p["tab__w"] in (0.25, {"value": 0.25}) and p["tab__n"] in (5000, {"value": 5000})
+    assert p["tab__slot"]["shape"] == ["tab__n"]
+    bnd, diags = binding_from_inference(parse_source(SCATTER, "k.cu"), "spread")
+    assert bnd is not None, [d.message for d in diags]
