@@ -34,10 +34,14 @@ from cuda2nki.rewrite import transform
 Field = tuple[tuple[str, ...], int, A.CType]
 
 
-def split_pointed(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function | None:
+def split_pointed(
+    fn: A.Function, blobs: dict[str, AggregateType], helpers: list[A.Function] | None = None
+) -> A.Function | None:
     """``fn`` with each pointer parameter to a struct of pointers read as one record split into
     one parameter per member; None when it has none.  A parameter that does not split keeps
-    the reason in :attr:`A.Param.held_as_bytes`."""
+    the reason in :attr:`A.Param.held_as_bytes`.  A device function of ``helpers`` that the
+    kernel passes the pointer to and that only reads the struct in turn gets a variant taking
+    the members (appended to ``helpers``)."""
     params: list[A.Param] = []
     body = fn.body
     found = False
@@ -47,6 +51,8 @@ def split_pointed(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function
             params.append(p)
             continue
         found = True
+        if helpers is not None:
+            body = _split_calls(body, p, fields, helpers)
         got = _rewrite(body, p.name, fields)
         if isinstance(got, str):
             params.append(dataclasses.replace(p, held_as_bytes=got))
@@ -63,6 +69,62 @@ def split_pointed(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function
 
 def _used(body: A.Block, name: str) -> bool:
     return any(isinstance(n, A.Name) and n.name == name for n in walk(body))
+
+
+def _split_calls(
+    body: A.Block, p: A.Param, fields: list[Field], helpers: list[A.Function]
+) -> A.Block:
+    """``body`` with each call that passes ``p`` whole to a device function reading it as
+    values calling that function's variant taking the members instead."""
+    by_name = {f.name: f for f in helpers if f.kind in ("device", "host_device")}
+
+    def swap(e: object) -> object:
+        if not isinstance(e, A.Call) or e.target not in by_name:
+            return e
+        at = [k for k, a in enumerate(e.args) if isinstance(a, A.Name) and a.name == p.name]
+        if len(at) != 1:
+            return e
+        name = _variant(by_name[e.target], at[0], p.ty, fields, helpers, by_name)
+        if name is None:
+            return e
+        members = [
+            A.Name(loc=e.loc, name=_flat(p.name, path), ty=_param_type(ty))  # type: ignore[attr-defined]
+            for path, _, ty in fields
+        ]
+        args = (*e.args[: at[0]], *members, *e.args[at[0] + 1 :])
+        return dataclasses.replace(e, func=name, target=name, args=args)
+
+    return transform(body, swap)
+
+
+def _variant(
+    g: A.Function,
+    k: int,
+    ty: A.CType,
+    fields: list[Field],
+    helpers: list[A.Function],
+    by_name: dict[str, A.Function],
+) -> str | None:
+    """The name of ``g``'s variant taking parameter ``k`` (a pointer to the same struct) as its
+    members, made once; None when ``g`` does not read it as values."""
+    if k >= len(g.params) or _unconst(g.params[k].ty) != _unconst(ty):
+        return None
+    q = g.params[k]
+    name = f"{g.name}__{q.name}_members"
+    if name in by_name:
+        return name
+    got = _rewrite(g.body, q.name, fields)
+    if isinstance(got, str):
+        return None
+    params = (
+        *g.params[:k],
+        *(A.Param(loc=q.loc, name=_flat(q.name, path), ty=_param_type(t)) for path, _, t in fields),
+        *g.params[k + 1 :],
+    )
+    variant = dataclasses.replace(g, name=name, params=params, body=got)
+    helpers.append(variant)
+    by_name[name] = variant
+    return name
 
 
 def fields_of(ty: A.CType, blobs: dict[str, AggregateType]) -> list[Field] | None:

@@ -150,15 +150,18 @@ def records_as_members(
 ) -> list[A.Function]:
     """``functions`` with each kernel's arrays of mixed-type structs split into one array per
     member (see the module doc); a kernel that does not split is unchanged."""
-    return [_split(f, blobs) if f.kind == "global" else f for f in functions]
+    variants: list[A.Function] = list(functions)  # device functions split for their callers
+    out = [_split(f, blobs, variants) if f.kind == "global" else f for f in functions]
+    return out + variants[len(functions) :]
 
 
-def _split(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
+def _split(
+    fn: A.Function, blobs: dict[str, AggregateType], helpers: list[A.Function] | None = None
+) -> A.Function:
     from cuda2nki.frontend.pointedsplit import split_pointed
-
     from cuda2nki.frontend.structcopy import fold_param_copies
 
-    fn = split_pointed(fn, blobs) or fn  # one struct of device pointers behind a pointer
+    fn = split_pointed(fn, blobs, helpers) or fn  # one struct of device pointers behind a pointer
     fn = fold_param_copies(fn)  # `Params q = p;`: q's members are p's
     got = _split_members(fn, blobs)
     return got if got is not fn else _with_reasons(fn, blobs)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cuda2nki.frontend import parse_source
 from cuda2nki.lift.infer import binding_from_inference, infer_binding
+from cuda2nki.simt import run_kernel
 
 COPY = """
 struct Params { const float* a; float* b; int n; };
@@ -148,7 +150,7 @@ REFUSED = {
 
 REFUSED_SRC = """
 struct Params { const float* a; float* b; int n; };
-__device__ float get(Params* q, int i) { return q->a[i]; }
+__device__ float get(Params* q, int i) { q->n = 0; return q->a[i]; }
 __global__ void k(Params* p, float* other) {
     int i = threadIdx.x + blockIdx.x * blockDim.x;
     BODY
@@ -228,3 +230,30 @@ def test_members_read_through_a_local_copy_pointer_or_reference(body: str) -> No
     assert [p.name for p in k.params] == ["p__a", "p__b", "p__n"], k.params[0].held_as_bytes
     partial, diags = infer_binding(parse_source(src, "k.cu"), "copyk")
     assert partial["params"]["p__b"]["shape"] in (["p__n"], [700]), [d.message for d in diags]
+
+
+HELPERS = {
+    "arrow": "__device__ float twice(const Params* q, int i) { return 2.0f * q->a[i]; }",
+    "deref, first argument later": (
+        "__device__ float twice(int i, const Params* __restrict__ q) { return (*q).a[i] * 2.0f; }"
+    ),
+}
+
+
+@pytest.mark.parametrize("helper", list(HELPERS.values()), ids=list(HELPERS))
+def test_a_helper_reading_the_struct_gets_a_variant_taking_its_members(helper: str) -> None:
+    call = "twice(i, p)" if "int i, const" in helper else "twice(p, i)"
+    src = (
+        "struct Params { const float* a; float* b; int n; };\n"
+        + helper
+        + "\n__global__ void copyk(const Params* p) {\n"
+        "    int i = threadIdx.x + blockIdx.x * blockDim.x;\n"
+        f"    if (i < p->n) p->b[i] = {call};\n}}\n"
+    )
+    tu = parse_source(src, "k.cu")
+    (k,) = tu.kernels
+    assert [p.name for p in k.params] == ["p__a", "p__b", "p__n"], k.params[0].held_as_bytes
+    a = np.arange(100, dtype=np.float32)
+    args = {"p__a": a, "p__b": np.zeros(100, np.float32), "p__n": 90}
+    out = run_kernel(tu, "copyk", grid=(1,), block=(128,), args=args)["p__b"]
+    np.testing.assert_allclose(out, np.where(np.arange(100) < 90, 2 * a, 0))
