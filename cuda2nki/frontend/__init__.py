@@ -45,6 +45,7 @@ def parse_source(
     near it that include it (:mod:`cuda2nki.frontend.launchers`)."""
     from cuda2nki.frontend.arrayparams import flat_array_params
     from cuda2nki.frontend.constparams import tables_as_parameters
+    from cuda2nki.frontend.conststructs import const_structs_as_parameters
     from cuda2nki.frontend.deviceparams import device_globals_as_parameters
     from cuda2nki.frontend.driver import lower_source
 
@@ -67,6 +68,7 @@ def parse_source(
             tu = with_notes(tu, link_notes(linked[1], str(filename)))
         # host-filled __constant__ tables: inputs of the kernels that read them
         tu = tables_as_parameters(tu, text)
+        tu = const_structs_as_parameters(tu, text)  # and constant structs of buffers
         # __device__ / __managed__ variables: memory of the kernels that use them
         tu = device_globals_as_parameters(tu)
         # texture objects: input arrays read through their host-set mode

@@ -56,6 +56,30 @@ def foreign_calls(path: str | None, fname: str) -> list[tuple[ts.Node, Any]]:
     return out
 
 
+def foreign_evaluators(path: str | None, word: str) -> list[Any]:
+    """The evaluators of the other source files near ``path`` whose text holds ``word`` (as a
+    whole word), in file order: where a struct member allocated in another file is looked
+    for (:mod:`cuda2nki.frontend.hoststructs`)."""
+    from cuda2nki.frontend.launchers import _candidates, _stamp
+
+    if not path or not word or not Path(path).is_file():
+        return []
+    me = Path(path).resolve()
+    pattern = re.compile(rb"\b" + re.escape(word.encode()) + rb"\b")
+    out = []
+    for p in _candidates(Path(path).parent):
+        if p.resolve() == me or p.suffix.lower() not in _SOURCES:
+            continue
+        stamp = _stamp(p)
+        if stamp[1] < 0 or stamp[1] > _MAX_BYTES:
+            continue
+        ev = _evaluator(str(p), stamp)
+        if ev is not None and pattern.search(ev.source):
+            note([p])  # a result taken from this file depends on it
+            out.append(ev)
+    return out
+
+
 def _is_call_in_function(call: ts.Node) -> bool:
     p = call.parent
     while p is not None and p.type != "function_definition":

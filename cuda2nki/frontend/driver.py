@@ -613,7 +613,7 @@ def _launch_site(
         smem = low.expr(cfg[2]) if len(cfg) > 2 else None
         an = call.child_by_field_id(F.arguments)
         arg_nodes = [c for c in an.named_children if c.kind_id not in COMMENT_IDS] if an else []
-        args = tuple([low.expr(a) for a in arg_nodes])
+        args = tuple([_launch_arg(unit, low, a) for a in arg_nodes])
     except _Placeholder:
         return None
     if name not in unit.functions or unit.functions[name].kind != "global":
@@ -631,6 +631,17 @@ def _launch_site(
         arg_texts=tuple([span_text(unit.src, a) for a in arg_nodes]),
         instance=name,  # a template instantiated several times: renamed by _with_instance
     )
+
+
+def _launch_arg(unit: UnitContext, low: BodyLowerer, a: ts.Node) -> A.Expr:
+    """A launch argument; a braced struct value (``Pair{d_k, d_v}``) stands as its text (the
+    host facts read its members: :mod:`cuda2nki.frontend.hostinit`)."""
+    try:
+        return low.expr(a)
+    except _Placeholder:
+        if a.type not in ("compound_literal_expression", "initializer_list"):
+            raise
+        return N.Name(loc=unit.loc(a), name=span_text(unit.src, a))
 
 
 def _dims(host: HostScope, node: ts.Node) -> tuple[tuple[A.Expr, ...], str]:

@@ -37,6 +37,13 @@ class MemberFacts:
     path: tuple[str, ...]
     value: HostExpr | None
     alloc: HostExpr | None
+    #: a member of a struct in device memory the argument points to (the kernel's parameter
+    #: is split only where it reads that struct as values: :mod:`cuda2nki.frontend.pointedsplit`)
+    behind: bool = False
+
+
+class Pointed(tuple):
+    """The member paths of a struct of device pointers passed behind a pointer."""
 
 
 def member_paths(unit: Any, kernel_node: ts.Node) -> list[tuple[tuple[str, ...], ...] | None]:
@@ -50,18 +57,56 @@ def member_facts(
 ) -> tuple[MemberFacts, ...]:
     """What the host code at the launch ``call`` says about each member of struct argument
     ``arg``."""
+    from cuda2nki.frontend.hostinit import (
+        assigned_alloc,
+        member_source,
+        source_alloc,
+        source_value,
+    )
     from cuda2nki.frontend.hostsyntax import _enclosing
 
-    base = _base_name(arg)
     fnode = _enclosing(call)
+    behind = isinstance(paths, Pointed)
+    base = _base_name(arg)
+    if behind:  # the host struct copied into the device one, else the (managed) one itself
+        base = mirror_of(fnode, base, call.start_byte) if base and fnode is not None else None
     out = []
     for path in paths:
         value = alloc = None
         if base is not None and len(path) == 1:
-            value = _value(ev, fnode, base, path[0], call.start_byte)
-            alloc = _alloc(ev, fnode, base, path[0])
-        out.append(MemberFacts(path, value, alloc))
+            alloc = _alloc(ev, fnode, base, path[0], own=True)
+        src = member_source(ev, call, arg, path, paths, base) if alloc is None else None
+        if src is not None:  # what the host stores in it: `p.a = d_a;`, `Pair p = {d_k, d_v};`
+            value, alloc = source_value(ev, src), source_alloc(ev, src)
+        if base is not None and len(path) == 1:
+            value = value or _value(ev, fnode, base, path[0], call.start_byte)
+            alloc = alloc or _alloc(ev, fnode, base, path[0])
+            alloc = alloc or assigned_alloc(ev, fnode, base, path[0], call.start_byte)
+        out.append(MemberFacts(path, value, alloc, behind))
     return tuple(out)
+
+
+def mirror_of(fnode: ts.Node, name: str, before: int) -> str:
+    """The host struct last copied into the device struct ``name`` before byte ``before``
+    (``cudaMemcpy(name, &h, ...)``: ``h``; ``cudaMemcpy(name, hp, ...)``: ``hp``), else
+    ``name`` (managed memory the host fills itself)."""
+    from cuda2nki.frontend.hostalloc import _COPIES, _args, _callee, _pointer_name, _strip, _walk
+
+    found = name
+    for n in _walk(fnode):
+        if n.start_byte >= before:
+            break
+        if n.type != "call_expression" or _callee(n) not in _COPIES:
+            continue
+        items = _args(n)
+        if len(items) < 3 or _pointer_name(items[0]) != name:
+            continue
+        src = _strip(items[1])
+        if src.type == "pointer_expression" and (src.text or b"").startswith(b"&"):
+            src = _strip(src.child_by_field_name("argument") or src)
+        if src.type == "identifier":
+            found = (src.text or b"").decode()
+    return found
 
 
 # ---------------------------------------------------------------------- the struct's members
@@ -76,12 +121,34 @@ def _param_decls(fnode: ts.Node) -> list[ts.Node]:
 
 
 def _paths(unit: Any, decl: ts.Node, depth: int) -> tuple[tuple[str, ...], ...] | None:
-    """The member paths of the by-value struct parameter ``decl`` (None: not one)."""
+    """The member paths of the by-value struct parameter ``decl``, or of a pointer parameter
+    to a struct with a pointer member (:class:`Pointed`); None: neither."""
     d = decl.child_by_field_name("declarator")
+    if d is not None and d.type == "pointer_declarator":
+        inner = d.child_by_field_name("declarator")
+        if inner is None or inner.type != "identifier":
+            return None
+        tnode = decl.child_by_field_name("type")
+        got = _nested(unit, tnode, depth)
+        return Pointed(got) if got and _has_pointer(unit, tnode, depth) else None
     if d is None or d.type != "identifier":
-        return None  # a pointer, reference or array is not a struct held by value
+        return None  # a reference or array is not a struct held by value
     got = _nested(unit, decl.child_by_field_name("type"), depth)
     return tuple(got) if got else None
+
+
+def _has_pointer(unit: Any, type_node: ts.Node | None, depth: int) -> bool:
+    """Whether the struct ``type_node`` names has a pointer member (nested structs too)."""
+    ag = _aggregate(unit, type_node)
+    if ag is None or depth > _MAX_NESTING:
+        return False
+    for _name, tnode, _quals, declarator in ag.members:
+        if declarator is not None and declarator.type == "pointer_declarator":
+            return True
+        if declarator is not None and declarator.type == "field_identifier":
+            if _has_pointer(unit, tnode, depth + 1):
+                return True
+    return False
 
 
 def _nested(unit: Any, type_node: ts.Node | None, depth: int) -> list[tuple[str, ...]] | None:
@@ -108,7 +175,11 @@ def _aggregate(unit: Any, type_node: ts.Node | None) -> Any:
     text = (type_node.text or b"").decode("utf-8", "replace")
     for word in ("struct", "const", "class"):
         text = text.replace(word + " ", "")
-    return unit.aggregates.get(text.strip().split("::")[-1])
+    name = text.strip().split("<")[0].split("::")[-1].strip()
+    if "<" in text:  # an instance of a struct template: its members are the template's
+        st = getattr(unit, "struct_templates", {}).get(name)
+        return st.agg if st is not None else None
+    return unit.aggregates.get(name)
 
 
 # ---------------------------------------------------------------------- host values
@@ -155,17 +226,20 @@ def field_alloc(ev: HostEvaluator, fnode: ts.Node, arg: ts.Node) -> HostExpr | N
     return _alloc(ev, fnode, (obj.text or b"").decode(), (name.text or b"").decode())
 
 
-def _alloc(ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str) -> HostExpr | None:
-    """The bytes of ``cudaMalloc(&base.field, size)``, in ``fnode`` first, else of the same
-    member of any variable in the file."""
+def _alloc(
+    ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str, own: bool = False
+) -> HostExpr | None:
+    """The bytes of ``cudaMalloc(&base.field, size)``, in ``fnode`` first, else (unless
+    ``own``) of the same member of any variable in the file."""
     from cuda2nki.frontend.hostalloc import _bytes
     from cuda2nki.frontend.hostsyntax import _enclosing
 
     found = list(_field_allocations(ev).get(field, ()))
+    own_only = own
     own = [(c, b, s) for c, b, s in found if b == base and _enclosing(c) == fnode]
     # a size the source gives first; else one a default completes (its note says so)
     for guess in (False, True):
-        for call, _b, size in own + [x for x in found if x not in own]:
+        for call, _b, size in own + ([] if own_only else [x for x in found if x not in own]):
             fn = _enclosing(call)
             if fn is None:
                 continue
@@ -179,7 +253,27 @@ def _alloc(ev: HostEvaluator, fnode: ts.Node | None, base: str, field: str) -> H
                 ev._guess = was
             if got is not None and got.value is not None:
                 return got
-    return None
+    if own_only or found or fnode is None:
+        return None
+    return _foreign_alloc(ev, base, field)
+
+
+def _foreign_alloc(ev: HostEvaluator, base: str, field: str) -> HostExpr | None:
+    """The bytes of ``cudaMalloc(&X.field, size)`` in another source file of the tree (a
+    struct filled by an init function in its own file: ``init.cu`` allocates the members of
+    the struct that ``run.cu`` passes to its kernel), in file order."""
+    from cuda2nki.frontend.callers import foreign_evaluators
+
+    memo = ev.__dict__.setdefault("_foreign_allocs", {})
+    key = (base, field)
+    if key not in memo:
+        memo[key] = None
+        others = foreign_evaluators(getattr(ev, "path", None), field)
+        for other in others:
+            memo[key] = _alloc(other, None, base, field)
+            if memo[key] is not None:
+                break
+    return memo[key]
 
 
 def _field_allocations(ev: HostEvaluator) -> dict[str, list[tuple[ts.Node, str, ts.Node]]]:

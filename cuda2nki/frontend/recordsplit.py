@@ -20,7 +20,8 @@ Member ``m`` of parameter ``p`` is named ``p_m`` (underscores added on a clash) 
 (:func:`cuda2nki.lift.hostargs.slots`).  Whole-record copies are member by member already (the
 front end writes them so), so they split too.  A struct with a union, a bit field or a pointer
 member, and a parameter used otherwise (passed to a function, cast, copied as bytes), stay as
-they are: the kernel is then refused with its reason (C2N2301).
+they are: the kernel is then refused with its reason (C2N2301).  One struct of device pointers
+read as values (``p->a[i]``, ``p->n``) is split first, by :mod:`cuda2nki.frontend.pointedsplit`.
 """
 
 from __future__ import annotations
@@ -149,10 +150,19 @@ def records_as_members(
 ) -> list[A.Function]:
     """``functions`` with each kernel's arrays of mixed-type structs split into one array per
     member (see the module doc); a kernel that does not split is unchanged."""
-    return [_split(f, blobs) if f.kind == "global" else f for f in functions]
+    variants: list[A.Function] = list(functions)  # device functions split for their callers
+    out = [_split(f, blobs, variants) if f.kind == "global" else f for f in functions]
+    return out + variants[len(functions) :]
 
 
-def _split(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function:
+def _split(
+    fn: A.Function, blobs: dict[str, AggregateType], helpers: list[A.Function] | None = None
+) -> A.Function:
+    from cuda2nki.frontend.pointedsplit import split_pointed
+    from cuda2nki.frontend.structcopy import fold_param_copies
+
+    fn = split_pointed(fn, blobs, helpers) or fn  # one struct of device pointers behind a pointer
+    fn = fold_param_copies(fn)  # `Params q = p;`: q's members are p's
     got = _split_members(fn, blobs)
     return got if got is not fn else _with_reasons(fn, blobs)
 
@@ -164,6 +174,7 @@ def _with_reasons(fn: A.Function, blobs: dict[str, AggregateType]) -> A.Function
     for p in fn.params:
         agg = _struct_of(p.ty, blobs)
         why = None if agg is None else (why_bytes(agg, blobs) or _other_use(fn, p.name))
+        why = p.held_as_bytes or why
         params.append(dataclasses.replace(p, held_as_bytes=why) if why else p)
     return (
         dataclasses.replace(fn, params=tuple(params))

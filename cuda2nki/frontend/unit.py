@@ -53,6 +53,7 @@ from cuda2nki.frontend.methods import this_params
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct, packed_struct
 from cuda2nki.frontend.preprocess import LineMap
 from cuda2nki.frontend.records import record_struct
+from cuda2nki.frontend.refcopy import unchanged_reference
 from cuda2nki.frontend.smemview import SmemView, smem_view_struct
 from cuda2nki.frontend.staticmembers import StaticStruct, static_struct
 from cuda2nki.frontend.structbytes import blob_init
@@ -983,6 +984,8 @@ def _param_info(
         ty = N.PointerType(pointee=inner_t)
     if ref and getattr(ty, "const", False):
         ref = False  # const T&: a copy
+    elif ref and type(ty) is AggregateType and unchanged_reference(_function_of(p), name):
+        ref = False  # a struct the function only reads (see .refcopy): a copy too
     if ref:
         ty = N.PointerType(pointee=ty)
     if type(ty) is AggregateType:
@@ -994,6 +997,12 @@ def _param_info(
     if declare:
         low.declare(name, Sym(ty, ref=ref))
     return name, ty, ref
+
+
+def _function_of(n: ts.Node) -> ts.Node | None:
+    while n is not None and n.type != "function_definition":
+        n = n.parent
+    return n
 
 
 def _array_typedef(low: BodyLowerer, d: ts.Node, base: A.CType) -> tuple[str, A.ArrayType] | None:

@@ -78,6 +78,10 @@ def _slots(names: list[str], site: A.LaunchSite) -> list[Slot]:
         if got is None:
             out.append(Slot(names[len(out)] if len(out) < len(names) else "", i))
             continue
+        first = names[len(out)] if len(out) < len(names) else ""
+        if got and got[0].behind and not first.endswith("__" + "__".join(got[0].path)):
+            out.append(Slot(first, i))  # a pointer to a struct the kernel keeps whole
+            continue
         for m in got:
             name = names[len(out)] if len(out) < len(names) else ""
             if not name.endswith("__" + "__".join(m.path)):
