@@ -583,6 +583,7 @@ def _shrink(
     to the same element (:mod:`cuda2nki.lift.storealias`)."""
     from cuda2nki.binding import eval_c_expr
     from cuda2nki.frontend.sizemacros import forced_sizes
+    from cuda2nki.lift.sizeproducts import products
 
     def launches(env: dict) -> bool:
         for g in (launch or {}).get("grid", ()):
@@ -612,9 +613,18 @@ def _shrink(
                     return 0.0
         return top
 
-    shrinking = set(start)
+    # a size the host computes as the product of two others (``n = rows * cols``) follows
+    # them: halving it alone would leave an index built from the factors outside its tensors
+    derived = products(start)
+    shrinking = set(start) - set(derived)
     keep_apart = apart is not None and bool(start) and apart(env)
-    while shrinking and biggest() > _DEFAULT_ELEMENTS:
+    while derived or shrinking:
+        if not shrinking or biggest() <= _DEFAULT_ELEMENTS:
+            if not derived or biggest() <= _DEFAULT_ELEMENTS:
+                break
+            # the factors could not shrink further: the product shrinks alone
+            shrinking, derived = set(derived), {}
+            continue
         # the largest sizes halve together: sizes the host made equal stay equal (a kernel may
         # rely on it: ``ix < nx`` guarding a row of stride ``ny``), and the choice does not hang
         # on the order of a set
@@ -623,6 +633,8 @@ def _shrink(
             break
         names = sorted(k for k in shrinking if env[k] == top)
         trial = {**env, **{k: int(env[k]) // 2 for k in names}}
+        trial.update({k: trial[b] * trial[c] for k, (b, c) in derived.items()})
+        names += sorted(k for k in derived if trial[k] != env[k])
         if not launches(trial) or (keep_apart and apart is not None and not apart(trial)):
             shrinking.difference_update(names)  # no block would run, or threads would collide
             continue
