@@ -20,16 +20,23 @@ from typing import Any
 
 #: how many parses a scope keeps (the port's and the checks' option sets of one file)
 _KEEP = 8
+#: how many results about parsed files it keeps (a few per kernel of a file)
+_KEEP_ABOUT = 256
 
-_MEMO: ContextVar[OrderedDict[Hashable, Any] | None] = ContextVar(
-    "cuda2nki_remembered_parses", default=None
-)
+
+class _Scope:
+    def __init__(self) -> None:
+        self.parses: OrderedDict[Hashable, Any] = OrderedDict()
+        self.about: OrderedDict[Hashable, tuple[Any, bool, Any]] = OrderedDict()
+
+
+_MEMO: ContextVar[_Scope | None] = ContextVar("cuda2nki_remembered_parses", default=None)
 
 
 @contextmanager
 def remembering_parses() -> Iterator[None]:
     """While active, a parse like one before it returns that parse's translation unit."""
-    token = _MEMO.set(OrderedDict())
+    token = _MEMO.set(_Scope())
     try:
         yield
     finally:
@@ -60,9 +67,10 @@ def parse_key(
 
 def remembered(key: Callable[[], Hashable], parse: Callable[[], Any]) -> Any:
     """``parse()``, or what it returned for the same ``key()`` earlier in the active scope."""
-    memo = _MEMO.get()
-    if memo is None:
+    scope = _MEMO.get()
+    if scope is None:
         return parse()
+    memo = scope.parses
     k = key()
     if k in memo:
         memo.move_to_end(k)
@@ -71,3 +79,29 @@ def remembered(key: Callable[[], Hashable], parse: Callable[[], Any]) -> Any:
     while len(memo) > _KEEP:
         memo.popitem(last=False)
     return got
+
+
+def remembered_about(owner: Any, key: Hashable, compute: Callable[[], Any]) -> Any:
+    """``compute()`` for ``key`` about the object ``owner`` (a translation unit: by identity,
+    kept alive with the entry), or what it returned or the diagnostic it raised for them
+    earlier in the active scope (a binding inferred while porting, needed again for the port's
+    record).  Outside the scope, ``compute()``."""
+    from cuda2nki.diagnostics import DiagnosticError
+
+    scope = _MEMO.get()
+    if scope is None:
+        return compute()
+    memo = scope.about
+    k = (id(owner), key)
+    got = memo.get(k)
+    if got is None or got[0] is not owner:
+        try:
+            got = (owner, True, compute())
+        except DiagnosticError as exc:  # raised again, as often as asked
+            got = (owner, False, exc)
+        memo[k] = got
+        while len(memo) > _KEEP_ABOUT:
+            memo.popitem(last=False)
+    if not got[1]:
+        raise got[2]
+    return got[2]

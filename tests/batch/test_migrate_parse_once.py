@@ -1,5 +1,6 @@
 """A migrated file is parsed once for its ports and all its kernels' checks (each check used
-to parse the file again, which on a file with slow preprocessing spent the check's time)."""
+to parse the file again, which on a file with slow preprocessing spent the check's time), and
+each kernel's binding is inferred once (the port and its record used to infer it twice)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import cuda2nki.frontend as frontend
+import cuda2nki.pipeline as pipeline
 from cuda2nki.batch.migrate import MigrateOptions, migrate
 
 KERNELS = """__global__ void shift(float* out, const float* a, int n) {
@@ -41,6 +43,14 @@ def test_checks_reuse_the_files_parse(tmp_path: Path, monkeypatch: pytest.Monkey
         return real(text, filename, defines, dirs, templates)
 
     monkeypatch.setattr(frontend, "_parse_source", counted)
+    real_infer = pipeline._infer_binding
+
+    def inferred(path, tu, kernel):  # type: ignore[no-untyped-def]
+        with log.open("a") as f:
+            f.write(json.dumps(["infer", kernel]) + "\n")
+        return real_infer(path, tu, kernel)
+
+    monkeypatch.setattr(pipeline, "_infer_binding", inferred)
     src = tmp_path / "src"
     src.mkdir()
     (src / "three.cu").write_text(KERNELS)
@@ -49,3 +59,5 @@ def test_checks_reuse_the_files_parse(tmp_path: Path, monkeypatch: pytest.Monkey
     assert len(checked) == 3, [(r["kernel"], r.get("verdict"), r["status"]) for r in res.records]
     parses = [json.loads(line) for line in log.read_text().splitlines()]
     assert parses.count(["three.cu", []]) == 1, parses
+    infers = sorted(p[1] for p in parses if p[0] == "infer")
+    assert infers == ["clear", "shift", "twice"], parses
