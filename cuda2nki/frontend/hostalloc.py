@@ -74,7 +74,7 @@ def _find(
     if depth > _MAX_CHAIN:
         return None
     copy: tuple[ts.Node, ts.Node, str | None] | None = None
-    for n in _walk(fnode):
+    for n in _candidates(ev, fnode):
         got = _allocation(n, name)
         if got is not None:
             return _bytes(ev, got, n, fnode, argmap, depth)
@@ -225,6 +225,21 @@ def _host_alloc(value: ts.Node) -> ts.Node | None:
         length = d.child_by_field_name("length") if d is not None else None
         return v if length is not None else None
     return None
+
+
+#: the node types an allocation, alias, vector or copy of a pointer can be
+_SEARCHED = frozenset(
+    ("call_expression", "init_declarator", "assignment_expression", "declaration")
+)
+
+
+def _candidates(ev: HostEvaluator, fnode: ts.Node) -> list[ts.Node]:
+    """The nodes of ``fnode`` that :func:`_find` matches, in source (pre-)order, listed once
+    per function: a launch of many buffers searches the same function for each of them."""
+    got = ev.alloc_nodes.get(fnode)
+    if got is None:
+        got = ev.alloc_nodes[fnode] = [n for n in _walk(fnode) if n.type in _SEARCHED]
+    return got
 
 
 def _walk(node: ts.Node) -> Iterator[ts.Node]:

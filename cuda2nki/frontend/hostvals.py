@@ -107,6 +107,8 @@ class HostEvaluator(HostNames, HostTerms):
         #: names an ``if (name == c)`` around the launch being read fixes, in its function
         self._guarded: tuple[ts.Node | None, dict[str, _V]] = (None, {})
         self._assigned_memo = {}  # see HostTerms.assigned
+        #: per host function, the nodes an allocation search looks at (see .hostalloc)
+        self.alloc_nodes: dict[ts.Node, list[ts.Node]] = {}
         self._block_default = DEFAULT_BLOCK  # what an unknown block size takes (hostblock)
 
     # ------------------------------------------------------------------ indexes

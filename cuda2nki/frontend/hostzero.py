@@ -11,6 +11,8 @@ followed (the answer is then no).
 
 from __future__ import annotations
 
+import functools
+
 import tree_sitter as ts
 
 from cuda2nki.frontend.hostalloc import _args, _callee, _pointer_name, _strip, _walk
@@ -53,10 +55,17 @@ def zeroed_before(arg: ts.Node, call: ts.Node) -> bool:
     if name is None or fnode is None:
         return False
     last: tuple[int, str] | None = None
-    for n in _walk(fnode):
+    for n in _calls_in(fnode):
         if n.end_byte > call.start_byte:
             continue
         effect = _effect(n, name)
         if effect is not None and (last is None or n.start_byte > last[0]):
             last = (n.start_byte, effect)
     return last is not None and last[1] == "zero"
+
+
+@functools.lru_cache(maxsize=64)
+def _calls_in(fnode: ts.Node) -> tuple[ts.Node, ...]:
+    """The calls of the host function ``fnode`` in source (pre-)order, listed once for all the
+    buffers of its launches."""
+    return tuple(n for n in _walk(fnode) if n.type == "call_expression")
