@@ -7,6 +7,7 @@ given the time of one kernel.  An included file that discovery lists counts its 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,10 +26,10 @@ def count_kernels(
 ) -> int:
     """The ``__global__`` count of ``path`` and of its quoted includes (recursively) for which
     ``listed(file)`` is False; ``read`` gives a file's bytes (OSError: not counted)."""
-    seen: set[Path] = set()
+    seen: set[str] = set()
 
     def visit(p: Path, depth: int) -> int:
-        real = p.resolve()
+        real = os.path.realpath(p)  # a link loop resolves as far as it goes, never raises
         if real in seen or depth > _MAX_DEPTH:
             return 0
         seen.add(real)

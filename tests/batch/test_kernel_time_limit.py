@@ -53,3 +53,11 @@ def test_a_file_without_kernels_gets_one_share(tmp_path: Path):
     opts = MigrateOptions(tmp_path, tmp_path / "out", timeout=7.0)
     assert time_limit(opts, tmp_path / "plain.cu") == 7.0
     assert time_limit(opts, tmp_path / "missing.cu") == 7.0
+
+
+def test_a_link_loop_is_counted_as_unreadable(tmp_path: Path):
+    (tmp_path / "loop.cu").symlink_to(tmp_path / "loop.cu")
+    (tmp_path / "main.cu").write_text('#include "loop.cu"\n' + _K.format(n="m1"))
+    opts = MigrateOptions(tmp_path, tmp_path / "out", timeout=5.0)
+    assert time_limit(opts, tmp_path / "loop.cu") == 5.0
+    assert time_limit(opts, tmp_path / "main.cu") == 5.0
