@@ -213,7 +213,19 @@ def inferred_binding(
 ) -> tuple[Any, list[Diagnostic]]:
     """The binding inferred from the source, validated, and the inference's notes: which value
     each item got and where from (C2N2100).  C2N2502 (with the inference's own diagnostics)
-    when it is incomplete."""
+    when it is incomplete.  Inferred once per parse of the file while parses are remembered
+    (:mod:`cuda2nki.frontend.remember`)."""
+    from cuda2nki.frontend.remember import remembered_about
+
+    bnd, diags = remembered_about(
+        tu, ("inferred binding", str(path), kernel), lambda: _infer_binding(path, tu, kernel)
+    )
+    return bnd, list(diags)
+
+
+def _infer_binding(
+    path: str | os.PathLike, tu: Any, kernel: str | None
+) -> tuple[Any, list[Diagnostic]]:
     from cuda2nki.binding import binding_from_dict, binding_problems
 
     infer = _optional("cuda2nki.lift", "infer_binding")

@@ -201,10 +201,11 @@ def journal_deps(path: str | Path) -> tuple[str, ...]:
 def process_file(spec: JobSpec) -> FileResult:
     from cuda2nki.frontend.deps import recording
     from cuda2nki.frontend.headers import searching_tree
+    from cuda2nki.frontend.remember import remembering_parses
 
     # outside any repository, a header missing from the include path is looked for in the
-    # whole migrated tree (see frontend.headers)
-    with searching_tree(spec.root), recording():
+    # whole migrated tree (see frontend.headers); the checks reuse the port's parse of the file
+    with searching_tree(spec.root), recording(), remembering_parses():
         res = _process_file(spec)
         return dataclasses.replace(res, deps=_others(spec))
 

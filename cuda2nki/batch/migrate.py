@@ -17,7 +17,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -153,7 +152,7 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
             sf.defines,
             sf.include_dirs,
             str(sf.binding) if sf.binding else None,
-            time_limit(opts, sf.path),
+            time_limit(opts, sf.path, sf.include_dirs),
         )
         key = _key(spec, sf)
         journal = opts.out_dir / JOURNAL_DIR / f"{key}.jsonl"
@@ -168,18 +167,19 @@ def plan(opts: MigrateOptions) -> list[tuple[str, JobSpec, SourceFile]]:
     return out
 
 
-_GLOBAL = re.compile(rb"\b__global__\b")
-
-
-def time_limit(opts: MigrateOptions, path: Path) -> float:
+def time_limit(opts: MigrateOptions, path: Path, include_dirs: Sequence[str] = ()) -> float:
     """A file's time limit: ``--timeout`` for each kernel the file defines, whether it is only
     ported (or examined) or also checked, so a file of six kernels is not given the time of one
     and ``--examine`` stops a file exactly when the real run would.  The kernels are counted in
-    the text, cheaply, before any parsing."""
-    try:
-        kernels = len(_GLOBAL.findall(read_regular(path)))
-    except OSError:
-        kernels = 1
+    the text, cheaply, before any parsing, with those of the files it includes that are not
+    migrated on their own (see :mod:`.kernelcount`)."""
+    from cuda2nki.batch.discover import selected
+    from cuda2nki.batch.kernelcount import count_kernels
+
+    def listed(p: Path) -> bool:
+        return selected(opts.in_dir, p, opts.include, opts.exclude)
+
+    kernels = count_kernels(path, read_regular, listed, include_dirs)
     return opts.timeout * max(1, kernels)
 
 

@@ -101,6 +101,11 @@ _F32_MATH = {
     "exp10f": "exp10",
     "cbrtf": "cbrt",
     "hypotf": "hypot",
+    "rhypotf": "rhypot",
+    "norm3df": "norm3d",
+    "rnorm3df": "rnorm3d",
+    "norm4df": "norm4d",
+    "rnorm4df": "rnorm4d",
     "atan2f": "atan2",
 }
 

@@ -42,7 +42,24 @@ def parse_source(
     """Lower CUDA source ``text`` (named ``filename`` in diagnostics) to a TranslationUnit.
 
     A kernel of a header that the header does not launch gets the launches of the source files
-    near it that include it (:mod:`cuda2nki.frontend.launchers`)."""
+    near it that include it (:mod:`cuda2nki.frontend.launchers`).  Inside
+    :func:`cuda2nki.frontend.remember.remembering_parses`, the same parse is done once."""
+    from cuda2nki.frontend.remember import parse_key, remembered
+
+    dirs = tuple(map(str, include_dirs))
+    return remembered(
+        lambda: parse_key(text, str(filename), defines, dirs, templates),
+        lambda: _parse_source(text, filename, defines, dirs, templates),
+    )
+
+
+def _parse_source(
+    text: str,
+    filename: str,
+    defines: Mapping[str, str] | None,
+    dirs: tuple[str, ...],
+    templates: Mapping[str, str] | None,
+) -> TranslationUnit:
     from cuda2nki.frontend.arrayparams import flat_array_params
     from cuda2nki.frontend.constparams import tables_as_parameters
     from cuda2nki.frontend.conststructs import const_structs_as_parameters
@@ -59,7 +76,6 @@ def parse_source(
 
     gc_was_enabled = gc.isenabled()
     gc.disable()
-    dirs = tuple(map(str, include_dirs))
     try:
         tu = lower_source(text, str(filename), defines, dirs, templates)
         linked = link(text, str(filename), tu.diagnostics)  # device functions of other files

@@ -72,12 +72,18 @@ def cdiv(a: int | float, b: int | float) -> int:
     return q if (a >= 0) == (b >= 0) else -q
 
 
-def numeric_limit(text: str) -> Callable[[SourceLoc], A.Expr] | None:
-    """``std::numeric_limits<float>::max()`` and friends as literals."""
+def numeric_limit(
+    text: str, resolve: Callable[[str], A.CType | None] | None = None
+) -> Callable[[SourceLoc], A.Expr] | None:
+    """``std::numeric_limits<float>::max()`` and friends as literals.  ``resolve``: the type a
+    name that is no built-in type stands for (a template parameter, a typedef), or None."""
     m = re.search(r"numeric_limits<([\w ]+)>::(\w+)", text.replace("(", "").replace(")", ""))
     if not m:
         return None
-    t = named_type(m.group(1).strip())
+    name = m.group(1).strip()
+    t = named_type(name)
+    if t is None and resolve is not None:
+        t = resolve(name)
     if not isinstance(t, A.ScalarType):
         return None
     what = m.group(2)

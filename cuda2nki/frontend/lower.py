@@ -423,7 +423,7 @@ class BodyLowerer(
             fake = node.child_by_field_id(F.name)
             if fake is not None and fake.type == "identifier":
                 return self.e_identifier(fake)
-        k = _numeric_limit(text)
+        k = _numeric_limit(text, self.limits_type)
         if k is not None:
             return k(self.loc(node))
         c = self.u.consts.get(text.lstrip(":"))

@@ -381,7 +381,7 @@ class CallLowering(_Base):
                 raise self.fail(code, node, what=short)
             raise self.fail(code, node, kernel=short)
         if ns == "numeric_limits" or "numeric_limits" in name:
-            k = _numeric_limit(name)
+            k = _numeric_limit(name, self.limits_type)
             if k is not None:
                 return k(loc)
         if short == "printf":

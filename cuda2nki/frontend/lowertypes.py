@@ -192,6 +192,17 @@ class TypeLowering(_Base):
         """The packed vector struct instance ``t`` is (through pointers: no), else None."""
         return self.u.packed_instances.get(t.name) if isinstance(t, A.VectorType) else None
 
+    def limits_type(self, name: str) -> A.CType | None:
+        """The type ``name`` stands for in ``numeric_limits<name>``: an enclosing template's
+        type parameter or a typedef; None otherwise (never a diagnostic)."""
+        v = self.env.get(name)
+        if isinstance(v, A.ScalarType):
+            return v
+        if name in self.env:
+            return None
+        t = self.u.typedefs.get(name)
+        return t if isinstance(t, A.ScalarType) else None
+
     def _named(self, name: str, node: ts.Node) -> A.CType | None:
         rec = self.u.records.get(name)
         if rec is not None and name not in self.env:

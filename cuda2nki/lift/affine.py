@@ -90,8 +90,18 @@ def atom_key(a: Atom) -> str:
     return k
 
 
+_MONO_KEYS: dict = {}
+
+
 def _mono_key(m: Monomial) -> tuple:
-    return (len(m), tuple(atom_key(a) for a in m))
+    """The sort key of a monomial (its degree, then its atoms' keys), computed once per
+    monomial: polynomials are sorted on every construction."""
+    k = _MONO_KEYS.get(m)
+    if k is None:
+        if len(_MONO_KEYS) > 100_000:
+            _MONO_KEYS.clear()
+        k = _MONO_KEYS[m] = (len(m), tuple(atom_key(a) for a in m))
+    return k
 
 
 # --------------------------------------------------------------------------- polynomials
@@ -497,7 +507,10 @@ def mod(p: Poly, d: Poly | int) -> Poly:
 
 
 def _simplify_divmod(p: Poly) -> Poly:
-    """``c*m*(a/b)*b + c*m*(a%b)`` -> ``c*m*a`` (the division identity)."""
+    """``c*m*(a/b)*b + c*m*(a%b)`` -> ``c*m*a`` (the division identity).  ``p``'s terms are
+    sorted; without a remainder atom there is nothing to rewrite and ``p`` is returned."""
+    if not any(isinstance(a, ModAtom) for m, _ in p.terms for a in m):
+        return p
     d = dict(p.terms)
     changed = True
     while changed:

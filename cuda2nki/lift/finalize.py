@@ -76,6 +76,7 @@ class Finalizer:
         self._templates: list | None = None
         self.units_left: float = BUDGET_UNITS
         self._folded: dict = {}
+        self._resolved: dict = {}
         self._networks: dict = {}
         self._left: set = set()  # (read, loop variable, conditions) already cleared
         self._active = 0
@@ -134,6 +135,22 @@ class Finalizer:
 
     # ------------------------------------------------------------------ resolution
     def resolve(self, e: V.DExpr) -> V.DExpr:
+        """``e`` with its shared reads replaced by the values written; a subexpression shared
+        in the DAG is resolved once per atom-bounds context.  Meeting it again charges the
+        work budget what resolving it cost, so the budget (and which kernels it refuses) is
+        that of resolving the expression as a tree, only the time is saved."""
+        key = (e, V._bounds_key())
+        got = self._resolved.get(key)
+        if got is not None:
+            self.check_budget(got[1])
+            return got[0]
+        before = V.WORK[0]
+        value = self._resolve(e)
+        spent = before - V.WORK[0] if before != float("inf") else 0
+        self._resolved[key] = (value, spent)
+        return value
+
+    def _resolve(self, e: V.DExpr) -> V.DExpr:
         self.check_budget()
         if isinstance(e, V.SRead):
             return self.sread(e)

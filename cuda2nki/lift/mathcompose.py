@@ -9,7 +9,7 @@ so the lifter (:mod:`cuda2nki.lift.symexec`) and the literal lowering
 itself runs in the SIMT interpreter with NumPy's own functions, so the check compares each
 composition with the real function (tolerances are those of the transcendental ops used).
 
-A formula is ``"x"`` (the argument; ``"y"`` the second one), a float constant, or
+A formula is ``"x"`` (the argument; ``"y"``, ``"z"``, ``"w"`` the next ones), a float constant, or
 ``(op, *operands)`` with ``op`` a :class:`cuda2nki.ir.ops.Op` value that has an NKI spelling.
 The functions that need a select (``atan2``, ``asin``, ``fmod``, ``isnan``...) are formulas of
 :mod:`cuda2nki.lift.mathselect`, with ``("select", cond, a, b)`` as one more operator.
@@ -25,7 +25,9 @@ from cuda2nki.ir.ops import OP_INFO, Op
 
 Formula = float | str | tuple
 
-_X, _Y = "x", "y"
+_X, _Y, _Z, _W = "x", "y", "z", "w"
+#: the names of the arguments, in order
+_ARGS = (_X, _Y, _Z, _W)
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 
@@ -64,6 +66,14 @@ def _atan(a: Formula) -> tuple:
     return _mul(("sign", a), _add(r, _mul(big, _sub(math.pi / 2, _mul(2.0, r)))))
 
 
+def _squares(*xs: Formula) -> Formula:
+    """The sum of the squares of ``xs``."""
+    out: Formula = _mul(xs[0], xs[0])
+    for x in xs[1:]:
+        out = _add(out, _mul(x, x))
+    return out
+
+
 def _cbrt(a: Formula) -> tuple:  # the real cube root: the sign of x times |x| ** (1/3)
     return _mul(("sign", a), ("pow", ("abs", a), 1.0 / 3.0))
 
@@ -89,6 +99,11 @@ FORMULAS: dict[str, tuple[int, Formula]] = {
     "sinpi": (1, ("sin", _mul(_X, math.pi))),
     "cospi": (1, ("cos", _mul(_X, math.pi))),
     "hypot": (2, _sqrt(_add(_mul(_X, _X), _mul(_Y, _Y)))),
+    "rhypot": (2, ("div", 1.0, _sqrt(_add(_mul(_X, _X), _mul(_Y, _Y))))),
+    "norm3d": (3, _sqrt(_squares(_X, _Y, _Z))),
+    "rnorm3d": (3, ("div", 1.0, _sqrt(_squares(_X, _Y, _Z)))),
+    "norm4d": (4, _sqrt(_squares(_X, _Y, _Z, _W))),
+    "rnorm4d": (4, ("div", 1.0, _sqrt(_squares(_X, _Y, _Z, _W)))),
     "fdim": (2, ("max", _sub(_X, _Y), 0.0)),
 }
 
@@ -124,7 +139,7 @@ def build(
     """``f`` over ``args`` through a builder: ``const`` makes a constant, ``apply`` an
     operator (a :class:`~cuda2nki.ir.ops.Op` value) of its operands."""
     if isinstance(f, str):
-        return args[0 if f == _X else 1]
+        return args[_ARGS.index(f)]
     if isinstance(f, float | int):
         return const(float(f))
     op, *operands = f

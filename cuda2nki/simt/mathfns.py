@@ -157,6 +157,19 @@ def _m(base, fn, arity=1, exact=False, note=""):
     return MathFn(base, fn, arity, exact, note)
 
 
+def _norm3(a, b, c):
+    return np.hypot(np.hypot(a, b), c)
+
+
+def _norm4(a, b, c, d):
+    return np.hypot(np.hypot(a, b), np.hypot(c, d))
+
+
+_NORM_NOTE = (
+    "computed in float64 as nested hypot (no overflow or underflow of the squares) and rounded "
+    "once; CUDA allows 2-3 ulp"
+)
+
 ERF = _vec(math.erf)
 ERFC = _vec(math.erfc)
 LGAMMA = _vec(math.lgamma)
@@ -198,6 +211,11 @@ MATH: dict[str, MathFn] = {
         _m("normcdf", _normcdf),
         _m("pow", np.power, 2),
         _m("hypot", np.hypot, 2),
+        _m("rhypot", lambda a, b: 1.0 / np.hypot(a, b), 2),
+        _m("norm3d", _norm3, 3, note=_NORM_NOTE),
+        _m("rnorm3d", lambda a, b, c: 1.0 / _norm3(a, b, c), 3, note=_NORM_NOTE),
+        _m("norm4d", _norm4, 4, note=_NORM_NOTE),
+        _m("rnorm4d", lambda a, b, c, d: 1.0 / _norm4(a, b, c, d), 4, note=_NORM_NOTE),
         _m("fmod", np.fmod, 2, exact=True),
         _m("remainder", lambda a, b: a - b * np.rint(a / b), 2),
         _m("fabs", np.abs, exact=True),

@@ -22,7 +22,11 @@ _REAL = {
     "cbrt": np.cbrt, "rcbrt": lambda x: 1.0 / np.cbrt(x), "asinh": np.arcsinh,
     "acosh": np.arccosh, "atanh": np.arctanh, "sinpi": lambda x: np.sin(np.pi * x),
     "cospi": lambda x: np.cos(np.pi * x), "hypot": np.hypot, "fdim": lambda x, y: np.maximum(x - y, 0),
-    "atan": np.arctan,
+    "atan": np.arctan, "rhypot": lambda x, y: 1.0 / np.hypot(x, y),
+    "norm3d": lambda x, y, z: np.sqrt(x * x + y * y + z * z),
+    "rnorm3d": lambda x, y, z: 1.0 / np.sqrt(x * x + y * y + z * z),
+    "norm4d": lambda x, y, z, w: np.hypot(np.hypot(x, y), np.hypot(z, w)),
+    "rnorm4d": lambda x, y, z, w: 1.0 / np.hypot(np.hypot(x, y), np.hypot(z, w)),
 }  # fmt: skip
 
 _NP = {
