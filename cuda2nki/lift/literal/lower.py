@@ -34,7 +34,8 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   index condition writes without reading back in blocks whose threads all pass it.
 
 * **Warps.** Shuffles go through an exchange buffer (write at the linear thread id, read the
-  source lane's element); a kernel that computes with lanes gets one warp per partition.
+  source lane's element; a lane or offset that differs between threads reads it with a gather,
+  :mod:`.laneshuffle`); a kernel that computes with lanes gets one warp per partition.
 * **Index arithmetic** that is not affine (``i / w``, ``max(r - 1, 0)``) is evaluated with NumPy
   when the kernel is traced (it depends on indices only) and its accesses are split into as few
   strided DMAs as the values allow.
