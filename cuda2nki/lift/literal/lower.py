@@ -85,8 +85,12 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   SIMT interpreter's lockstep order gives, so that ``check`` compares it with that one legal
   outcome (a port that keeps another writer's value is reported as a mismatch).
 
-Anything else is refused with C2N2301 naming the construct and its line: atomics other than
-add/sub at data-dependent addresses, other atomics whose old value is used, warp votes, vectors
+* **Other atomics** whose old value is used or whose address depends on data (max, min, bit
+  operations, exchange, compare-and-swap, wrapping increments, float totals) update the element
+  thread by thread in that same order (:mod:`.serialatomic`).
+
+Anything else is refused with C2N2301 naming the construct and its line: atomics on elements
+other than 32-bit ones there, vectors
 :mod:`.scalarise` cannot split into lanes, double precision, a uniform or index local, local
 array or pointer that a loop whose trip count depends on data updates, 3-D blocks.
 """

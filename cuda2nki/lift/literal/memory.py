@@ -13,6 +13,7 @@ from cuda2nki.lift.literal.helpers import (
 )
 from cuda2nki.lift.literal.knownaddr import index_address
 from cuda2nki.lift.literal.lanearray import lane_index, read_element, write_element
+from cuda2nki.lift.literal.serialatomic import serial_atomic
 from cuda2nki.lift.literal.spelling import _ATOMICS
 from cuda2nki.lift.literal.state import Scope
 from cuda2nki.lift.literal.values import (
@@ -260,8 +261,9 @@ class MemoryMixin:
         """``atomicAdd``/``atomicSub`` at addresses read from data (a histogram, a scatter-add):
         one scatter-add DMA per thread column that accumulates duplicate addresses."""
         op = _ATOMICS[e.func]
-        if op not in ("add", "subtract"):
-            raise self.refuse(f"{e.func} at an address that depends on data (only add)", e)
+        if op not in ("add", "subtract"):  # max/min: thread by thread
+            serial_atomic(self, e, scope)  # type: ignore[arg-type]
+            return
         pointee = e.args[0].ty.pointee if isinstance(e.args[0].ty, A.PointerType) else None
         v = self.convert(self.expr(e.args[1], scope), pointee, e)
         val = self.full_tile(v, ptr.ty, e)
