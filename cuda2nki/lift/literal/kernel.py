@@ -15,6 +15,7 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.bindexpr import c_expr_to_py
+from cuda2nki.lift.literal.classify import ORDER
 from cuda2nki.lift.literal.flow import EXIT_REFUSALS, flag_exits
 from cuda2nki.lift.literal.helpers import _py
 from cuda2nki.lift.literal.lower import Lowerer
@@ -184,10 +185,10 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
         try:
             body = low.lower_body()
             break
-        except NotAffine as exc:  # that local holds index values: lower it as one
-            if exc.local in forced:
+        except NotAffine as exc:  # that local holds values of a wider class: lower it as one
+            if ORDER[forced.get(exc.local, "U")] >= ORDER[exc.klass]:
                 raise
-            forced[exc.local] = "I"  # (an index local: evaluated when traced)
+            forced[exc.local] = exc.klass  # (I: an index local, evaluated when traced; T: a tile)
         except LiteralRefusal as exc:
             if not renamed and redeclares(fn):  # again, one name per declaration
                 fn, renamed, forced = unshadow(fn), True, {}

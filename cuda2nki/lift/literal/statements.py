@@ -30,6 +30,7 @@ from cuda2nki.lift.literal.spelling import (
 )
 from cuda2nki.lift.literal.state import (
     Binding_,
+    LiteralRefusal,
     NotAffine,
     Scope,
 )
@@ -307,6 +308,17 @@ class StatementMixin:
                 v = self.expr(item, scope)
                 self.emit("let", dst=f"{name}[{k}]", value=self.full_tile(v, kty, item))
 
+    def widen(self, b: Binding_, v: Value, node: A.Node, construct: str) -> LiteralRefusal:
+        """The refusal that lowers the kernel again with local ``b`` in the class of ``v``
+        (a plain refusal where ``b`` is no named local)."""
+        if not b.cname or b.ty not in ("int", "float", "bool"):
+            return self.refuse(construct, node)
+        klass = "L" if isinstance(v, Lin) else ("I" if isinstance(v, Idx) else "T")
+        if b.ty == "float" and klass != "T":
+            return self.refuse(construct, node)
+        key = forced_key(self.callees, b.cname.split("@")[0])
+        return NotAffine(key, node.loc, klass, construct)
+
     def write_var(
         self, b: Binding_, name: str, v: Value, scope: Scope, node: A.Node, fresh: bool = False
     ) -> None:
@@ -314,7 +326,7 @@ class StatementMixin:
         once = self.writes.get(b.cname, 0) <= 1 and not self.inline_depth
         if b.klass == "U":
             if not isinstance(v, Uni) and not (isinstance(v, Lin) and v.uniform):
-                raise self.refuse("a per-thread value assigned to a uniform local", node)
+                raise self.widen(b, v, node, "a per-thread value assigned to a uniform local")
             expr = v.expr if isinstance(v, Uni) else v.b
             self.emit("let", node.loc.line, dst=name, value=expr)
             if once and b.ty == "int":
@@ -325,7 +337,7 @@ class StatementMixin:
             if isinstance(v, Idx) and b.cname:
                 raise NotAffine(forced_key(self.callees, b.cname.split("@")[0]), node.loc)
             if not isinstance(v, Uni | Lin):
-                raise self.refuse("a non-affine value assigned to an affine local", node)
+                raise self.widen(b, v, node, "a non-affine value assigned to an affine local")
             lin = as_lin(v)
             stable = self.reshape.get(b.cname, 0) <= 1 and not self.inline_depth
             if stable and is_int(lin.p) and is_int(lin.f):
@@ -339,7 +351,7 @@ class StatementMixin:
             return
         if b.klass == "I":
             if not isinstance(v, Uni | Lin | Idx):
-                raise self.refuse("a data value assigned to an index local", node)
+                raise self.widen(b, v, node, "a data value assigned to an index local")
             new_np = self.np_spell(v)
             if scope.depth > b.depth and not fresh:
                 if scope.np_mask is None:
