@@ -308,7 +308,9 @@ class StatementMixin:
                 v = self.expr(item, scope)
                 self.emit("let", dst=f"{name}[{k}]", value=self.full_tile(v, kty, item))
 
-    def widen(self, b: Binding_, v: Value, node: A.Node, construct: str) -> LiteralRefusal:
+    def reclass_refusal(
+        self, b: Binding_, v: Value, node: A.Node, construct: str
+    ) -> LiteralRefusal:
         """The refusal that lowers the kernel again with local ``b`` in the class of ``v``
         (a plain refusal where ``b`` is no named local)."""
         if not b.cname or b.ty not in ("int", "float", "bool"):
@@ -326,7 +328,9 @@ class StatementMixin:
         once = self.writes.get(b.cname, 0) <= 1 and not self.inline_depth
         if b.klass == "U":
             if not isinstance(v, Uni) and not (isinstance(v, Lin) and v.uniform):
-                raise self.widen(b, v, node, "a per-thread value assigned to a uniform local")
+                raise self.reclass_refusal(
+                    b, v, node, "a per-thread value assigned to a uniform local"
+                )
             expr = v.expr if isinstance(v, Uni) else v.b
             self.emit("let", node.loc.line, dst=name, value=expr)
             if once and b.ty == "int":
@@ -337,7 +341,9 @@ class StatementMixin:
             if isinstance(v, Idx) and b.cname:
                 raise NotAffine(forced_key(self.callees, b.cname.split("@")[0]), node.loc)
             if not isinstance(v, Uni | Lin):
-                raise self.widen(b, v, node, "a non-affine value assigned to an affine local")
+                raise self.reclass_refusal(
+                    b, v, node, "a non-affine value assigned to an affine local"
+                )
             lin = as_lin(v)
             stable = self.reshape.get(b.cname, 0) <= 1 and not self.inline_depth
             if stable and is_int(lin.p) and is_int(lin.f):
@@ -351,7 +357,7 @@ class StatementMixin:
             return
         if b.klass == "I":
             if not isinstance(v, Uni | Lin | Idx):
-                raise self.widen(b, v, node, "a data value assigned to an index local")
+                raise self.reclass_refusal(b, v, node, "a data value assigned to an index local")
             new_np = self.np_spell(v)
             if scope.depth > b.depth and not fresh:
                 if scope.np_mask is None:
