@@ -141,6 +141,31 @@ KERNELS = {
             "y": ("float32", "out", None),
         },
     ),
+    # 64-bit elements gathered at indices read from data, then computed with
+    "gather_by_data_index": (
+        "const long long* a, long long* b, const int* at, int n",
+        "    if (i < n) b[i] = a[at[i] % n] * 3 - 1;\n",
+        {"a": ("int64", "in", I64), "b": ("int64", "out", None), "at": ("int32", "in", [0, 2**20])},
+    ),
+    # 64-bit stores at addresses read from data: the last writer in thread order stays
+    "scatter_last_writer": (
+        "const unsigned long long* a, unsigned long long* b, const int* at, int n",
+        "    if (i < n) b[at[i] % n] = a[i] ^ (unsigned long long)i;\n",
+        {"a": ("uint64", "in", U64), "b": ("uint64", "out", None), "at": ("int32", "in", [0, 999])},
+    ),
+    # a row chosen by a 64-bit value read from data moves the destination pointer
+    "pointer_moved_by_a_wide_offset": (
+        "const unsigned long long* src, unsigned long long* dst, const long long* loc, int n",
+        "    if (i >= n) return;\n"
+        "    const long long row = loc[i / 4];\n"
+        "    unsigned long long* d = dst + row * 4;\n"
+        "    d[i % 4] = src[i] + (unsigned long long)row;\n",
+        {
+            "src": ("uint64", "in", U64),
+            "dst": ("uint64", "out", None),
+            "loc": ("int64", "in", [0, 30]),
+        },
+    ),
     # signed division and remainder by constants and by data, truncating toward zero
     "signed_divmod": (
         "const long long* a, const long long* b, long long* q, int n",
@@ -237,11 +262,6 @@ REFUSED = {
         "const long long* a, long long* b, int n",
         "    if (i < n) b[i] = a[i] << (i % 13);\n",
         "a 64-bit shift by a count that is not a constant",
-    ),
-    "gather": (
-        "const long long* a, long long* b, const int* at, int n",
-        "    if (i < n) b[i] = a[at[i] % n];\n",
-        "a 64-bit element read at an address that depends on data",
     ),
     "atomic_xor": (
         "unsigned long long* t, int n",
