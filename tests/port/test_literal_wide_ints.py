@@ -166,6 +166,26 @@ KERNELS = {
             "loc": ("int64", "in", [0, 30]),
         },
     ),
+    # a 64-bit __shared__ array: words exchanged between the threads of a block
+    "shared_words": (
+        "const unsigned long long* a, unsigned long long* b, int n",
+        "    __shared__ unsigned long long s[128];\n"
+        "    s[threadIdx.x] = i < n ? a[i] : 0ULL;\n    __syncthreads();\n"
+        "    if (i < n) b[i] = s[127 - threadIdx.x] + (s[threadIdx.x] >> 7);\n",
+        {"a": ("uint64", "in", U64), "b": ("uint64", "out", None)},
+    ),
+    # a 64-bit __shared__ scalar set by one thread, and a signed 2-D __shared__ array
+    "shared_scalar_and_rows": (
+        "const long long* a, long long* b, int n",
+        "    __shared__ long long first;\n"
+        "    __shared__ long long rows[2][64];\n"
+        "    long long v = i < n ? a[i] : -1LL;\n"
+        "    if (threadIdx.x == 0) first = v * 3;\n"
+        "    rows[threadIdx.x / 64][threadIdx.x % 64] = v >> 3;\n"
+        "    __syncthreads();\n"
+        "    if (i < n) b[i] = (rows[1 - threadIdx.x / 64][63 - threadIdx.x % 64] ^ first) - v;\n",
+        {"a": ("int64", "in", I64), "b": ("int64", "out", None)},
+    ),
     # signed division and remainder by constants and by data, truncating toward zero
     "signed_divmod": (
         "const long long* a, const long long* b, long long* q, int n",
@@ -238,13 +258,6 @@ def test_wide_ints_port_exactly(name, target, tmp_path) -> None:
 
 #: operations on 64-bit values with no exact emulation: refused (C2N2301) with the reason
 REFUSED = {
-    "shared_words": (
-        "const unsigned long long* a, unsigned long long* b, int n",
-        "    __shared__ unsigned long long s[128];\n"
-        "    s[threadIdx.x] = a[i];\n    __syncthreads();\n"
-        "    if (i < n) b[i] = s[127 - threadIdx.x];\n",
-        "__shared__ 's' of 64-bit integers",
-    ),
     "shared_words_of_int_kernel": (
         "const int* a, int* b, int n",
         "    __shared__ long long s[128];\n"

@@ -45,6 +45,10 @@ class MemoryMixin:
                 raise self.refuse(f"assignment to unknown '{target.name}'", node)
             if b.klass == "S":
                 ptr = b.value
+                if ptr.ty in WIDE_CLASSES:  # type: ignore[union-attr]
+                    v = self.convert(v, target.ty, node)
+                    self.wide_store(ptr, ptr.off, v, scope, node)  # type: ignore[union-attr, arg-type]
+                    return
                 val = self.tile(self.convert(v, target.ty, node), ptr.ty, node)  # type: ignore[union-attr]
                 self.emit("store", node.loc.line, tensor=ptr.tensor, base="0", cp="0", cf="0",  # type: ignore[union-attr]
                           value=val, mask=self.store_mask(scope))  # fmt: skip
@@ -229,6 +233,8 @@ class MemoryMixin:
         return Tile(dst, ptr.ty)
 
     def read_shared_scalar(self, ptr: Ptr, node: A.Node) -> Tile:
+        if ptr.ty in WIDE_CLASSES:
+            return self.wide_read(ptr, ptr.off, node)
         dst = self.fresh("ld")
         self.emit("load", node.loc.line, dst=dst, tensor=ptr.tensor, base="0", cp="0", cf="0",
                   dtype=self.dt(ptr.ty))  # fmt: skip

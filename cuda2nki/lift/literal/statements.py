@@ -52,7 +52,7 @@ from cuda2nki.lift.literal.values import (
     const_int,
     is_int,
 )
-from cuda2nki.lift.literal.wide import WIDE_CLASSES, is_wide_type
+from cuda2nki.lift.literal.wide import WIDE_CLASSES, is_wide_type, wide_class
 
 
 class StatementMixin:
@@ -263,7 +263,7 @@ class StatementMixin:
             ty = ty.elem
         if not isinstance(ty, A.ScalarType) or ty.name == "float64":
             raise self.refuse(f"__shared__ '{s.name}' of this element type", s)
-        if is_wide_type(ty):  # block memory holds no limb pairs
+        if is_wide_type(ty) and not self.wide_mode():  # its locals are no limb pairs here
             raise self.refuse(f"__shared__ '{s.name}' of 64-bit integers", s)
         if s.storage == "extern_shared" or any(d is None for d in dims):
             nbytes = self.shared_bytes()
@@ -277,10 +277,12 @@ class StatementMixin:
         else:
             size = str(_prod(dims))
         name = self.pyname("_sh_" + s.name)
+        klass = wide_class(ty) or ("float" if ty.is_float else "int")
+        if klass in WIDE_CLASSES:  # limb pairs, as a 64-bit buffer's tensor holds them
+            size, ty = f"2 * ({size})", A.ScalarType(name="uint32")
         self.scratch.append(
             Instr("scratch", (("dst", name), ("size", size), ("dtype", dtype_spelling(ty.name))))
         )
-        klass = "float" if ty.is_float else "int"
         ptr = Ptr(name, Lin("0", "0", "0"), klass, tuple(int(d) for d in dims[1:]))
         # a __shared__ scalar is one element of block memory, read and written by name
         self.env[-1][s.name] = Binding_(ptr, "P" if isinstance(s.ty, A.ArrayType) else "S", 0)
