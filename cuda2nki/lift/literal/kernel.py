@@ -23,6 +23,7 @@ from cuda2nki.lift.literal.program import Instr, LiteralProgram, Loop, Node
 from cuda2nki.lift.literal.rename import redeclares, unshadow
 from cuda2nki.lift.literal.spelling import dtype_spelling
 from cuda2nki.lift.literal.state import LiteralRefusal, NotAffine
+from cuda2nki.lift.literal.switchloops import SWITCH_REFUSALS, switches_as_loops
 from cuda2nki.lift.literal.values import Lin
 from cuda2nki.lift.literal.wide import limb_output
 
@@ -174,7 +175,7 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
             )
     access = {t.name: (_py(t.name) + "_io" if t.role == "inout" else _py(t.name)) for t in tensors}
     forced: dict[str, str] = {}
-    flagged = renamed = False
+    flagged = renamed = switched = False
     while True:
         low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block, forced=dict(forced))
         for t in tensors:
@@ -194,6 +195,8 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
                 fn, renamed, forced = unshadow(fn), True, {}
             elif exc.construct in EXIT_REFUSALS and not flagged:  # loop exits as flags
                 fn, flagged = dataclasses.replace(fn, body=flag_exits(fn.body)), True
+            elif exc.construct in SWITCH_REFUSALS and not switched:  # as flagged if-chains
+                fn, tu, switched = _switches_as_loops(fn), _switches_as_loops_tu(tu), True
             else:
                 raise
 
@@ -253,3 +256,14 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
         layout=desc,
         body=(*pro, blk, *tail),
     )
+
+
+def _switches_as_loops(fn: A.Function) -> A.Function:
+    """The kernel with its switches that fall through or break early as flagged if-chains."""
+    return dataclasses.replace(fn, body=switches_as_loops(fn.body))
+
+
+def _switches_as_loops_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
+    """``tu`` with the same rewriting in every function (the device functions inlined)."""
+    funcs = tuple(dataclasses.replace(f, body=switches_as_loops(f.body)) for f in tu.functions)
+    return dataclasses.replace(tu, functions=funcs)
