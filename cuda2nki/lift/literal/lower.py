@@ -85,6 +85,10 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   SIMT interpreter's lockstep order gives, so that ``check`` compares it with that one legal
   outcome (a port that keeps another writer's value is reported as a mismatch).
 
+* **Switches** whose cases fall through or break early are lowered again as flagged if-chains
+  (:mod:`.switchloops`); a uniform loop condition with side effects is tested at the top of
+  the body; a local that takes a value of a wider class than it was classified in (through a
+  reference of an inlined function) is lowered again in that class.
 * **Other atomics** whose old value is used or whose address depends on data (max, min, bit
   operations, exchange, compare-and-swap, wrapping increments, float totals) update the element
   thread by thread in that same order (:mod:`.serialatomic`).
