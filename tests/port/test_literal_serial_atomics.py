@@ -90,6 +90,17 @@ KERNELS = {
     __syncthreads();
     if (i < n) out[i] = (int)(old ^ best);
 }""", dict(lo=0, hi=100000)),
+    # one leader per block takes a wrapping ticket (a mask known at trace time: the other
+    # threads are skipped), the tickets ordered by block
+    "leader_ticket_known_mask": ("""
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) {
+        unsigned ticket = atomicInc(&table[0], 2u);
+        atomicMax(&table[1 + blockIdx.x % 4], ticket * 10u + blockIdx.x);
+        if (i < n) out[i] = (int)ticket;
+    }
+}""", dict(lo=0, hi=5, tlo=0, thi=3, tt="uint32",
+           head=_HEAD.replace("int* table", "unsigned* table"))),
 }  # fmt: skip
 
 _BLOCKS = {"unsigned_max_two_dim_shared": ('"ceil_div(n, 64)"', "16, 4")}
@@ -107,6 +118,20 @@ def _write(tmp_path, name: str):
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_serial_atomics_match_the_interpreter(tmp_path, name):
     _matches(_write(tmp_path, name), tmp_path)
+
+
+def test_threads_known_inactive_are_skipped(tmp_path):
+    """A leader's atomic under a condition known at trace time visits only the leader."""
+    from cuda2nki.binding import load_binding
+    from cuda2nki.pipeline import port_file
+
+    cu = _write(tmp_path, "leader_ticket_known_mask")
+    res = port_file(cu, binding=load_binding(cu.with_suffix(".toml")), lowering="literal")
+    assert res.source is not None
+    calls = [
+        ln for ln in res.source.splitlines() if "_c2n_atomic_serial(" in ln and "def " not in ln
+    ]
+    assert len(calls) == 1 and "known=" in calls[0], calls
 
 
 def test_float_running_total_keeps_the_order_of_its_roundings(tmp_path):

@@ -85,7 +85,8 @@ def serial_atomic(low: Lowerer, e: A.Call, scope: Scope) -> Tile:
     tensor, addr = _addresses(low, ptr, e)
     cmp, value = (vals[0], vals[1]) if op == "cas" else ("None", vals[0])
     mask = low.store_mask(scope)
+    known = f", known={low.exact[mask]}" if mask in low.exact else ""  # inactive ones skipped
     dst = low.fresh("old")
     low.emit("let", e.loc.line, dst=dst, value=f"_c2n_atomic_serial({tensor}, {addr}, "
-             f"{value}, {cmp}, {mask}, '{op}')")  # fmt: skip
+             f"{value}, {cmp}, {mask}, '{op}'{known})")  # fmt: skip
     return Tile(dst, ty, unsigned=pointee.name == "uint32")
