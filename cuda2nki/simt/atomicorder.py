@@ -16,14 +16,15 @@ kernel whose only atomic is one such call, outside any loop, executes it at most
 thread, and every chunking gives that same order (blocks in launch order, threads by linear id), so it keeps its
 chunks.  That is one legal CUDA schedule, independent of the chunk size, and the one the
 literal port reproduces (its blocks run one after another, each in lockstep), so ``check``
-compares a port with the same execution.  A kernel with a grid barrier keeps the whole grid in
+compares a port with the same execution.  The same holds for every other atomic whose old value
+is used (max, min, exchange, compare-and-swap...) and for those whose outcome depends on the
+order even unused (compare-and-swap, atomicInc/atomicDec, which wrap).  A kernel with a grid barrier keeps the whole grid in
 one chunk (the barrier needs it).
 """
 
 from __future__ import annotations
 
 from cuda2nki.frontend import ast as A
-from cuda2nki.frontend.runningatomics import running_atomics
 from cuda2nki.frontend.visit import walk
 
 _LOOPS = (A.For, A.While, A.DoWhile)
@@ -53,13 +54,39 @@ def _callees(tu: A.TranslationUnit, fn: A.Function) -> list[A.Function]:
     return out
 
 
+#: atomics whose outcome depends on the order of the threads even where their value is unused
+_ORDERED = frozenset(
+    f"atomic{k}{scope}" for k in ("CAS", "Inc", "Dec") for scope in ("", "_block", "_system")
+)
+
+
+def _ordered_atomics(body: object) -> list[A.Call]:
+    """The atomics under ``body`` whose old value is used or whose outcome depends on the
+    order of the threads (compare-and-swap, wrapping increments)."""
+    kept = _kept_values(body)
+    return [n for n in _atomics(body) if id(n) in kept or n.func in _ORDERED]
+
+
+def _kept_values(body: object) -> set[int]:
+    """The ids of the atomic calls whose value is used (not a whole expression statement)."""
+    dropped: set[int] = set()
+    for n in walk(body):
+        if isinstance(n, A.ExprStmt):
+            e = n.expr
+            while isinstance(e, A.Cast):
+                e = e.operand
+            dropped.add(id(e))
+    return {id(n) for n in _atomics(body) if id(n) not in dropped}
+
+
 def uses_running_atomic(tu: A.TranslationUnit, fn: A.Function) -> bool:
-    """Does the order of ``fn``'s atomics whose old value is used depend on the chunk size
-    (one in a loop, one beside any other atomic, or one in a device function it calls)?"""
+    """Does the order of ``fn``'s atomics whose old value is used (or whose outcome depends on
+    the order, see :data:`_ORDERED`) depend on the chunk size (one in a loop, one beside any
+    other atomic, or one in a device function it calls)?"""
     callees = _callees(tu, fn)
-    if any(True for g in callees for _ in running_atomics(g.body)):
+    if any(True for g in callees for _ in _ordered_atomics(g.body)):
         return True
-    sites = list(running_atomics(fn.body))
+    sites = _ordered_atomics(fn.body)
     if not sites:
         return False
     if len(_atomics(fn.body)) > 1 or any(_atomics(g.body) for g in callees):

@@ -1,13 +1,12 @@
 """``atomicExch`` whose old value is unused is a store in the literal lowering: the element keeps
 the value of the thread serialised last (thread order in the SIMT interpreter), which is what a
 literal store leaves (:mod:`cuda2nki.lift.literal.exchange`).  One whose old value is used, and
-an ``atomicMax`` whose old value is used, stay refused with the reason."""
+an ``atomicMax`` whose old value is used, go thread by thread (:mod:`.serialatomic`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.port.literal_acceptance import check_literal
 from tests.port.test_literal import _kernel, _matches
 
 _PARAMS = (
@@ -51,19 +50,17 @@ def test_exchange_without_its_old_value_ports(tmp_path, name):
 
 
 @pytest.mark.parametrize(
-    ("call", "reason"),
+    "call",
     [
-        ("int old = atomicExch(&slot[0], t); slot[1 + t % 2] = old;", "lock or a list push"),
-        ("int k = atomicMax(&slot[0], 1); if (k < 4) tag[k] = x[t];", "extremum of the values"),
+        "int old = atomicExch(&slot[0], t); slot[1 + t % 2] = old;",
+        "int k = atomicMax(&slot[0], 1); if (k < 4) tag[k] = x[t];",
     ],
 )
-def test_atomics_whose_old_value_is_used_are_refused_with_the_reason(tmp_path, call, reason):
+def test_atomics_whose_old_value_is_used_port_thread_by_thread(tmp_path, call):
     src = (
         "__global__ void last(int* slot, float* tag, const float* x, int n) {\n"
         "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
         f"    if (t < n) {{ {call} }}\n}}\n"
     )
-    cu = _kernel(tmp_path, src, "last", '"ceil_div(n, 64)"', "64", _PARAMS)
-    out = check_literal(cu, tmp_path, lowering="literal")
-    assert out.status == "refused", out
-    assert reason in out.detail, out.detail
+    cu = _kernel(tmp_path, src, "last", '"ceil_div(n, 64)"', "64", _PARAMS, ["n = 70"])
+    _matches(cu, tmp_path)

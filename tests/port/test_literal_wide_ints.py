@@ -141,6 +141,51 @@ KERNELS = {
             "y": ("float32", "out", None),
         },
     ),
+    # 64-bit elements gathered at indices read from data, then computed with
+    "gather_by_data_index": (
+        "const long long* a, long long* b, const int* at, int n",
+        "    if (i < n) b[i] = a[at[i] % n] * 3 - 1;\n",
+        {"a": ("int64", "in", I64), "b": ("int64", "out", None), "at": ("int32", "in", [0, 2**20])},
+    ),
+    # 64-bit stores at addresses read from data: the last writer in thread order stays
+    "scatter_last_writer": (
+        "const unsigned long long* a, unsigned long long* b, const int* at, int n",
+        "    if (i < n) b[at[i] % n] = a[i] ^ (unsigned long long)i;\n",
+        {"a": ("uint64", "in", U64), "b": ("uint64", "out", None), "at": ("int32", "in", [0, 999])},
+    ),
+    # a row chosen by a 64-bit value read from data moves the destination pointer
+    "pointer_moved_by_a_wide_offset": (
+        "const unsigned long long* src, unsigned long long* dst, const long long* loc, int n",
+        "    if (i >= n) return;\n"
+        "    const long long row = loc[i / 4];\n"
+        "    unsigned long long* d = dst + row * 4;\n"
+        "    d[i % 4] = src[i] + (unsigned long long)row;\n",
+        {
+            "src": ("uint64", "in", U64),
+            "dst": ("uint64", "out", None),
+            "loc": ("int64", "in", [0, 30]),
+        },
+    ),
+    # a 64-bit __shared__ array: words exchanged between the threads of a block
+    "shared_words": (
+        "const unsigned long long* a, unsigned long long* b, int n",
+        "    __shared__ unsigned long long s[128];\n"
+        "    s[threadIdx.x] = i < n ? a[i] : 0ULL;\n    __syncthreads();\n"
+        "    if (i < n) b[i] = s[127 - threadIdx.x] + (s[threadIdx.x] >> 7);\n",
+        {"a": ("uint64", "in", U64), "b": ("uint64", "out", None)},
+    ),
+    # a 64-bit __shared__ scalar set by one thread, and a signed 2-D __shared__ array
+    "shared_scalar_and_rows": (
+        "const long long* a, long long* b, int n",
+        "    __shared__ long long first;\n"
+        "    __shared__ long long rows[2][64];\n"
+        "    long long v = i < n ? a[i] : -1LL;\n"
+        "    if (threadIdx.x == 0) first = v * 3;\n"
+        "    rows[threadIdx.x / 64][threadIdx.x % 64] = v >> 3;\n"
+        "    __syncthreads();\n"
+        "    if (i < n) b[i] = (rows[1 - threadIdx.x / 64][63 - threadIdx.x % 64] ^ first) - v;\n",
+        {"a": ("int64", "in", I64), "b": ("int64", "out", None)},
+    ),
     # signed division and remainder by constants and by data, truncating toward zero
     "signed_divmod": (
         "const long long* a, const long long* b, long long* q, int n",
@@ -213,13 +258,6 @@ def test_wide_ints_port_exactly(name, target, tmp_path) -> None:
 
 #: operations on 64-bit values with no exact emulation: refused (C2N2301) with the reason
 REFUSED = {
-    "shared_words": (
-        "const unsigned long long* a, unsigned long long* b, int n",
-        "    __shared__ unsigned long long s[128];\n"
-        "    s[threadIdx.x] = a[i];\n    __syncthreads();\n"
-        "    if (i < n) b[i] = s[127 - threadIdx.x];\n",
-        "__shared__ 's' of 64-bit integers",
-    ),
     "shared_words_of_int_kernel": (
         "const int* a, int* b, int n",
         "    __shared__ long long s[128];\n"
@@ -238,10 +276,10 @@ REFUSED = {
         "    if (i < n) b[i] = a[i] << (i % 13);\n",
         "a 64-bit shift by a count that is not a constant",
     ),
-    "gather": (
-        "const long long* a, long long* b, const int* at, int n",
-        "    if (i < n) b[i] = a[at[i] % n];\n",
-        "a 64-bit element read at an address that depends on data",
+    "pair_in_a_runtime_loop": (
+        "const long long* a, long long* b, int n",
+        "    if (i < n) { long long v = a[i]; while (v > 5) v = v / 3; b[i] = v; }\n",
+        "the 64-bit local 'v' assigned in a loop whose trip count depends on data",
     ),
     "atomic_xor": (
         "unsigned long long* t, int n",

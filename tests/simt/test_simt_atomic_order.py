@@ -134,7 +134,11 @@ def test_two_sites_in_one_block_follow_program_order_then_thread_id() -> None:
         ("atomicAdd(c, 1); atomicAdd(c, 2);", False),
         ("out[i] = atomicAdd(c, 1); atomicSub(&c[1], 1);", True),  # another atomic beside it
         ("for (int k = 0; k < 3; k++) (void)atomicAdd(c, i);", False),
-        ("out[i] = atomicMax(c, i); out[i] += atomicMin(c, 1);", False),
+        # old values of other atomics, at two sites: each block's serialised order matters
+        ("out[i] = atomicMax(c, i); out[i] += atomicMin(c, 1);", True),
+        ("out[i] = atomicExch(c, i);", False),  # once per thread
+        ("for (int k = 0; k < 2; k++) atomicCAS(c, k, i);", True),  # unused, order-dependent
+        ("for (int k = 0; k < 2; k++) atomicMax(c, i);", False),  # unused, any order agrees
     ],
 )
 def test_which_kernels_run_one_block_at_a_time(body: str, used: bool) -> None:

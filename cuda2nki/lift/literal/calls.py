@@ -17,6 +17,7 @@ from cuda2nki.lift.literal import (
     roundcalls,
     rounding,
     selectmath,
+    serialatomic,
     votes,
 )
 from cuda2nki.lift.literal.callreasons import HINTS, call_reason
@@ -69,8 +70,10 @@ class CallMixin:
             return Uni("0", "int")
         if e.target is not None:
             return self.inline(e, scope)
-        if f in fetchadd.RUNNING:  # the old value of a running total
+        if f in fetchadd.RUNNING and fetchadd.counts(e):  # the old value of a running total
             return fetchadd.fetch_add(self, e, scope)  # type: ignore[arg-type]
+        if f in serialatomic.SERIAL:  # other old values: thread by thread
+            return serialatomic.serial_atomic(self, e, scope)  # type: ignore[arg-type]
         if f.startswith("atomic"):
             why = atomic_refusal(f, f in _ATOMICS)
             raise self.refuse(f"{f} {why}", e)

@@ -215,6 +215,8 @@ class ExpressionMixin:
     def ptr_arith(self, e: A.Binary, a: Value, b: Value) -> Value:
         if isinstance(b, Ptr | DynPtr) and not isinstance(a, Ptr | DynPtr) and e.op == "+":
             a, b = b, a
+        if isinstance(a, Ptr | DynPtr):  # a 64-bit offset moves a pointer by its low limb
+            b = self.wide_index(b, e)  # type: ignore[attr-defined]
         # an offset from data, or a thread's index that is no affine form (``b * T * C`` with
         # ``b = idx / (NH * T)``): an address tile either way
         data = isinstance(a, DynPtr) or (isinstance(b, Tile) and b.ty != "float")

@@ -17,8 +17,9 @@ element ends with the total.
 * Addresses read from data (a histogram with slots): thread by thread in thread order, one
   element read and written back per thread (``_c2n_atomic_fetch_dyn``).
 
-Only 32-bit integer counters are ported (a float running total would round in the order of
-the additions); the other atomics whose old value is used stay refused with their reason.
+Only 32-bit integer counters take this path; a float running total (which rounds in the order
+of the additions) and the other atomics whose old value is used go thread by thread
+(:mod:`.serialatomic`).
 """
 
 from __future__ import annotations
@@ -75,6 +76,13 @@ def _small(step: object) -> bool:
     """Is the increment a literal small enough that the prefix sums of a block's threads (at
     most 1024 of them) stay below 2**24, exact in the engines' fp32 arithmetic?"""
     return isinstance(step, Uni) and is_int(step.expr) and abs(int(step.expr)) <= _SMALL
+
+
+def counts(e: A.Call) -> bool:
+    """Whether ``e`` updates a 32-bit integer counter (the others go thread by thread,
+    :mod:`.serialatomic`)."""
+    pointee = _pointee(e.args[0]) if e.args else None
+    return pointee is not None and pointee.name in _COUNTERS
 
 
 def fetch_add(low: Lowerer, e: A.Call, scope: Scope) -> Tile:

@@ -21,6 +21,7 @@ from cuda2nki.lift.literal.batching import (
     needs_mask,
 )
 from cuda2nki.lift.literal.bindexpr import c_expr_to_py
+from cuda2nki.lift.literal.classify import ORDER
 from cuda2nki.lift.literal.flow import EXIT_REFUSALS, flag_exits
 from cuda2nki.lift.literal.helpers import _py
 from cuda2nki.lift.literal.lower import Lowerer
@@ -28,6 +29,7 @@ from cuda2nki.lift.literal.program import Instr, LiteralProgram, Loop, Node
 from cuda2nki.lift.literal.rename import redeclares, unshadow
 from cuda2nki.lift.literal.spelling import dtype_spelling
 from cuda2nki.lift.literal.state import LiteralRefusal, NotAffine
+from cuda2nki.lift.literal.switchloops import SWITCH_REFUSALS, switches_as_loops
 from cuda2nki.lift.literal.values import Lin
 from cuda2nki.lift.literal.wide import limb_output
 
@@ -183,7 +185,7 @@ def _lower(tu, fn, binding, block: tuple, access: dict, batch: int):  # noqa: AN
     p, f, tx, ty, desc = _layout_of(tu, fn, block, batch)
     tensors = binding.tensors
     forced: dict[str, str] = {}
-    flagged = renamed = False
+    flagged = renamed = switched = False
     while True:
         low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block, forced=dict(forced),
                       batched=bool(batch))  # fmt: skip
@@ -194,15 +196,17 @@ def _lower(tu, fn, binding, block: tuple, access: dict, batch: int):  # noqa: AN
             low.names.add(_py(s.name))
         try:
             return low, low.lower_body(), p, f, desc
-        except NotAffine as exc:  # that local holds index values: lower it as one
-            if exc.local in forced:
+        except NotAffine as exc:  # that local holds values of a wider class: lower it as one
+            if ORDER[forced.get(exc.local, "U")] >= ORDER[exc.klass]:
                 raise
-            forced[exc.local] = "I"  # (an index local: evaluated when traced)
+            forced[exc.local] = exc.klass  # (I: an index local, evaluated when traced; T: a tile)
         except LiteralRefusal as exc:
             if not renamed and redeclares(fn):  # again, one name per declaration
                 fn, renamed, forced = unshadow(fn), True, {}
             elif exc.construct in EXIT_REFUSALS and not flagged:  # loop exits as flags
                 fn, flagged = dataclasses.replace(fn, body=flag_exits(fn.body)), True
+            elif exc.construct in SWITCH_REFUSALS and not switched:  # as flagged if-chains
+                fn, tu, switched = _switches_as_loops(fn), _switches_as_loops_tu(tu), True
             else:
                 raise
 
@@ -294,3 +298,14 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
         body=(*pro, blk, *tail),
         batched=p * f if batch else 0,
     )
+
+
+def _switches_as_loops(fn: A.Function) -> A.Function:
+    """The kernel with its switches that fall through or break early as flagged if-chains."""
+    return dataclasses.replace(fn, body=switches_as_loops(fn.body))
+
+
+def _switches_as_loops_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
+    """``tu`` with the same rewriting in every function (the device functions inlined)."""
+    funcs = tuple(dataclasses.replace(f, body=switches_as_loops(f.body)) for f in tu.functions)
+    return dataclasses.replace(tu, functions=funcs)

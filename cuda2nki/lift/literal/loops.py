@@ -58,8 +58,9 @@ class LoopMixin:
             self.out.append([])
             c = self.expr(cond, scope)
             pre = self.out.pop()
-            if pre:
-                raise self.refuse("a loop condition with side effects", cond)
+            if pre:  # ``while (k >>= 1)``: the condition tested at the top of the body
+                self.tested_in_body(cond, body, step, scope, s)
+                return
             saved = self.open_probe_runs(body, step, s.loc.line)
             self.out.append([])
             self.trail.append(None)
@@ -96,6 +97,18 @@ class LoopMixin:
         inner = self.out.pop()
         header = f"_c2n_any([{', '.join(terms)}])"
         self.out[-1].append(Loop("while", header, tuple(inner), s.loc.line))
+
+    def tested_in_body(
+        self, cond: A.Expr, body: A.Stmt, step: tuple[A.Stmt, ...], scope: Scope, s: A.Stmt
+    ) -> None:
+        """A loop whose uniform condition has side effects (``while (k >>= 1)``,
+        ``while (--n)``), as ``while (1) { if (!(cond)) break; body; step }``: the condition
+        runs once per test, in C's order, and a uniform break leaves the loop."""
+        loc, flag = cond.loc, A.ScalarType(name="bool")
+        leave = A.If(loc=loc, cond=A.Unary(loc=loc, op="!", operand=cond, ty=flag),
+                     then=A.Break(loc=loc))  # fmt: skip
+        again = A.Block(loc=body.loc, body=(leave, body, *step))
+        self.while_(A.BoolLit(loc=loc, value=True, ty=flag), again, (), scope, s)
 
     def counted_loop(
         self,

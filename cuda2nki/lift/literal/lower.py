@@ -36,7 +36,8 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   index condition writes without reading back in blocks whose threads all pass it.
 
 * **Warps.** Shuffles go through an exchange buffer (write at the linear thread id, read the
-  source lane's element); a kernel that computes with lanes gets one warp per partition.
+  source lane's element; a lane or offset that differs between threads reads it with a gather,
+  :mod:`.laneshuffle`); a kernel that computes with lanes gets one warp per partition.
 * **Index arithmetic** that is not affine (``i / w``, ``max(r - 1, 0)``) is evaluated with NumPy
   when the kernel is traced (it depends on indices only) and its accesses are split into as few
   strided DMAs as the values allow.
@@ -91,8 +92,16 @@ Choices (each one keeps the port a faithful, if slow, copy of the CUDA kernel):
   SIMT interpreter's lockstep order gives, so that ``check`` compares it with that one legal
   outcome (a port that keeps another writer's value is reported as a mismatch).
 
-Anything else is refused with C2N2301 naming the construct and its line: atomics other than
-add/sub at data-dependent addresses, other atomics whose old value is used, warp votes, vectors
+* **Switches** whose cases fall through or break early are lowered again as flagged if-chains
+  (:mod:`.switchloops`); a uniform loop condition with side effects is tested at the top of
+  the body; a local that takes a value of a wider class than it was classified in (through a
+  reference of an inlined function) is lowered again in that class.
+* **Other atomics** whose old value is used or whose address depends on data (max, min, bit
+  operations, exchange, compare-and-swap, wrapping increments, float totals) update the element
+  thread by thread in that same order (:mod:`.serialatomic`).
+
+Anything else is refused with C2N2301 naming the construct and its line: atomics on elements
+other than 32-bit ones there, vectors
 :mod:`.scalarise` cannot split into lanes, double precision, a uniform or index local, local
 array or pointer that a loop whose trip count depends on data updates, 3-D blocks.
 """

@@ -13,6 +13,7 @@ from cuda2nki.lift.literal.helpers import (
 )
 from cuda2nki.lift.literal.knownaddr import index_address
 from cuda2nki.lift.literal.lanearray import lane_index, read_element, write_element
+from cuda2nki.lift.literal.serialatomic import serial_atomic
 from cuda2nki.lift.literal.spelling import _ATOMICS
 from cuda2nki.lift.literal.state import Scope
 from cuda2nki.lift.literal.values import (
@@ -44,6 +45,10 @@ class MemoryMixin:
                 raise self.refuse(f"assignment to unknown '{target.name}'", node)
             if b.klass == "S":
                 ptr = b.value
+                if ptr.ty in WIDE_CLASSES:  # type: ignore[union-attr]
+                    v = self.convert(v, target.ty, node)
+                    self.wide_store(ptr, ptr.off, v, scope, node)  # type: ignore[union-attr, arg-type]
+                    return
                 val = self.tile(self.convert(v, target.ty, node), ptr.ty, node)  # type: ignore[union-attr]
                 mask = self.store_mask(scope)
                 # the writers known at trace time (``threadIdx.x == 0``): the last one alone
@@ -237,6 +242,8 @@ class MemoryMixin:
         return Tile(dst, ptr.ty)
 
     def read_shared_scalar(self, ptr: Ptr, node: A.Node) -> Tile:
+        if ptr.ty in WIDE_CLASSES:
+            return self.wide_read(ptr, ptr.off, node)
         dst = self.fresh("ld")
         self.emit("load", node.loc.line, dst=dst, tensor=ptr.tensor, base="0", cp="0", cf="0",
                   dtype=self.dt(ptr.ty))  # fmt: skip
@@ -269,8 +276,9 @@ class MemoryMixin:
         """``atomicAdd``/``atomicSub`` at addresses read from data (a histogram, a scatter-add):
         one scatter-add DMA per thread column that accumulates duplicate addresses."""
         op = _ATOMICS[e.func]
-        if op not in ("add", "subtract"):
-            raise self.refuse(f"{e.func} at an address that depends on data (only add)", e)
+        if op not in ("add", "subtract"):  # max/min: thread by thread
+            serial_atomic(self, e, scope)  # type: ignore[arg-type]
+            return
         pointee = e.args[0].ty.pointee if isinstance(e.args[0].ty, A.PointerType) else None
         v = self.convert(self.expr(e.args[1], scope), pointee, e)
         val = self.full_tile(v, ptr.ty, e)

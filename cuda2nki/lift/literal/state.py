@@ -17,13 +17,23 @@ class LiteralRefusal(Exception):
 
 
 class NotAffine(LiteralRefusal):
-    """A local classified thread-affine took a value that is not (``r = r % (T * T)``: the
-    division is not exact in the thread); lowering again with ``local`` an index local ports it
-    (see :func:`lower_kernel_body`)."""
+    """A local took a value of a wider class than the one it was classified in: a thread-affine
+    local a value that is not (``r = r % (T * T)``: the division is not exact in the thread), an
+    index or uniform local a value read from data (written through a reference of an inlined
+    function, which the classification does not follow).  Lowering again with ``local`` held in
+    class ``klass`` (``I``: an index local, ``T``: a per-thread tile) ports it (see
+    :func:`lower_kernel_body`)."""
 
-    def __init__(self, local: str, loc: object) -> None:
-        super().__init__("a non-affine value assigned to an affine local", loc)
+    def __init__(
+        self,
+        local: str,
+        loc: object,
+        klass: str = "I",
+        construct: str = "a non-affine value assigned to an affine local",
+    ) -> None:
+        super().__init__(construct, loc)
         self.local = local
+        self.klass = klass
 
 
 @dataclass

@@ -30,6 +30,7 @@ from cuda2nki.lift.literal.spelling import (
 )
 from cuda2nki.lift.literal.state import (
     Binding_,
+    LiteralRefusal,
     NotAffine,
     Scope,
 )
@@ -51,7 +52,7 @@ from cuda2nki.lift.literal.values import (
     const_int,
     is_int,
 )
-from cuda2nki.lift.literal.wide import WIDE_CLASSES, is_wide_type
+from cuda2nki.lift.literal.wide import WIDE_CLASSES, is_wide_type, wide_class
 
 
 class StatementMixin:
@@ -262,7 +263,7 @@ class StatementMixin:
             ty = ty.elem
         if not isinstance(ty, A.ScalarType) or ty.name == "float64":
             raise self.refuse(f"__shared__ '{s.name}' of this element type", s)
-        if is_wide_type(ty):  # block memory holds no limb pairs
+        if is_wide_type(ty) and not self.wide_mode():  # its locals are no limb pairs here
             raise self.refuse(f"__shared__ '{s.name}' of 64-bit integers", s)
         if s.storage == "extern_shared" or any(d is None for d in dims):
             nbytes = self.shared_bytes()
@@ -276,10 +277,12 @@ class StatementMixin:
         else:
             size = str(_prod(dims))
         name = self.pyname("_sh_" + s.name)
+        klass = wide_class(ty) or ("float" if ty.is_float else "int")
+        if klass in WIDE_CLASSES:  # limb pairs, as a 64-bit buffer's tensor holds them
+            size, ty = f"2 * ({size})", A.ScalarType(name="uint32")
         self.scratch.append(
             Instr("scratch", (("dst", name), ("size", size), ("dtype", dtype_spelling(ty.name))))
         )
-        klass = "float" if ty.is_float else "int"
         ptr = Ptr(name, Lin("0", "0", "0"), klass, tuple(int(d) for d in dims[1:]))
         # a __shared__ scalar is one element of block memory, read and written by name
         self.env[-1][s.name] = Binding_(ptr, "P" if isinstance(s.ty, A.ArrayType) else "S", 0)
@@ -307,6 +310,19 @@ class StatementMixin:
                 v = self.expr(item, scope)
                 self.emit("let", dst=f"{name}[{k}]", value=self.full_tile(v, kty, item))
 
+    def reclass_refusal(
+        self, b: Binding_, v: Value, node: A.Node, construct: str
+    ) -> LiteralRefusal:
+        """The refusal that lowers the kernel again with local ``b`` in the class of ``v``
+        (a plain refusal where ``b`` is no named local)."""
+        if not b.cname or b.ty not in ("int", "float", "bool"):
+            return self.refuse(construct, node)
+        klass = "L" if isinstance(v, Lin) else ("I" if isinstance(v, Idx) else "T")
+        if b.ty == "float" and klass != "T":
+            return self.refuse(construct, node)
+        key = forced_key(self.callees, b.cname.split("@")[0])
+        return NotAffine(key, node.loc, klass, construct)
+
     def write_var(
         self, b: Binding_, name: str, v: Value, scope: Scope, node: A.Node, fresh: bool = False
     ) -> None:
@@ -314,7 +330,9 @@ class StatementMixin:
         once = self.writes.get(b.cname, 0) <= 1 and not self.inline_depth
         if b.klass == "U":
             if not isinstance(v, Uni) and not (isinstance(v, Lin) and v.uniform):
-                raise self.refuse("a per-thread value assigned to a uniform local", node)
+                raise self.reclass_refusal(
+                    b, v, node, "a per-thread value assigned to a uniform local"
+                )
             expr = v.expr if isinstance(v, Uni) else v.b
             self.emit("let", node.loc.line, dst=name, value=expr)
             if once and b.ty == "int":
@@ -325,7 +343,9 @@ class StatementMixin:
             if isinstance(v, Idx) and b.cname:
                 raise NotAffine(forced_key(self.callees, b.cname.split("@")[0]), node.loc)
             if not isinstance(v, Uni | Lin):
-                raise self.refuse("a non-affine value assigned to an affine local", node)
+                raise self.reclass_refusal(
+                    b, v, node, "a non-affine value assigned to an affine local"
+                )
             lin = as_lin(v)
             stable = self.reshape.get(b.cname, 0) <= 1 and not self.inline_depth
             if stable and is_int(lin.p) and is_int(lin.f):
@@ -339,7 +359,7 @@ class StatementMixin:
             return
         if b.klass == "I":
             if not isinstance(v, Uni | Lin | Idx):
-                raise self.refuse("a data value assigned to an index local", node)
+                raise self.reclass_refusal(b, v, node, "a data value assigned to an index local")
             new_np = self.np_spell(v)
             if scope.depth > b.depth and not fresh:
                 if scope.np_mask is None:

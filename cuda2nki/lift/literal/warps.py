@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.helpers import _kind
+from cuda2nki.lift.literal.laneshuffle import lane_shuffle
 from cuda2nki.lift.literal.program import Instr
 from cuda2nki.lift.literal.state import Scope
 from cuda2nki.lift.literal.values import (
@@ -66,7 +67,7 @@ class WarpMixin:
         ):
             raise self.refuse(f"{f} with a width that is not a constant power of two", e)
         if not isinstance(x, Uni):
-            raise self.refuse(f"{f} with a per-thread lane or offset", e)
+            return lane_shuffle(self, f, v, x, int(width.expr), e)  # type: ignore[arg-type]
         return self.shuffle_value(f, v, x, int(width.expr), e)
 
     def shuffle_value(self, f: str, v: Value, x: Uni, w: int, e: A.Node) -> Value:

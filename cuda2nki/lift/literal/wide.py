@@ -15,8 +15,10 @@ subscript indexes by its low limb.  Uniform 64-bit values stay Python integers, 
 A per-thread local (or device-function parameter) declared with a 64-bit integer type holds a
 pair in a kernel whose binding has a 64-bit integer buffer; elsewhere 64-bit locals keep their
 former 32-bit lowering.  Anything else on a pair (a shift by a per-thread count, a conversion to
-a floating-point type other than fp32, a 64-bit element at an address that depends on data, an
-atomic, 64-bit ``__shared__`` or local arrays) is refused with C2N2301 naming the operation.
+a floating-point type other than fp32, an atomic, 64-bit ``__shared__`` or local arrays) is
+refused with C2N2301 naming the operation.  A 64-bit element at an address read from data is
+gathered (scattered, thread by thread) limb by limb; a pair offsetting a pointer moves it by its
+low limb, as a subscript does.
 """
 
 from __future__ import annotations
@@ -251,8 +253,10 @@ class WideMixin:
             value = f"_c2n_wload_at({ptr.tensor}, {off.expr})"
         elif isinstance(off, Lin):
             value = f"_c2n_wload({ptr.tensor}, {off.b}, {off.p}, {off.f})"
+        elif isinstance(off, Tile):  # addresses read from data: both limbs gathered
+            value = f"_c2n_wgather({ptr.tensor}, {off.expr}, None)"
         else:
-            raise self.refuse("a 64-bit element read at an address that depends on data", node)  # type: ignore[attr-defined]
+            raise self.refuse("a 64-bit element read at an address of this kind", node)  # type: ignore[attr-defined]
         self.emit("let", node.loc.line, dst=dst, value=value)  # type: ignore[attr-defined]
         return Tile(dst, WIDE, unsigned=ptr.ty == UWIDE)
 
@@ -265,8 +269,10 @@ class WideMixin:
         elif isinstance(off, Lin):
             known = f", known={self.exact[mask]}" if mask in self.exact else ""  # type: ignore[attr-defined]
             expr = f"_c2n_wstore({ptr.tensor}, {off.b}, {off.p}, {off.f}, {val}, {mask}{known})"
+        elif isinstance(off, Tile):  # addresses read from data: both limbs, thread by thread
+            expr = f"_c2n_wscatter({ptr.tensor}, {off.expr}, {val}, {mask})"
         else:
-            raise self.refuse("a 64-bit element stored at an address that depends on data", node)  # type: ignore[attr-defined]
+            raise self.refuse("a 64-bit element stored at an address of this kind", node)  # type: ignore[attr-defined]
         self.emit("call", node.loc.line, expr=expr)  # type: ignore[attr-defined]
 
 
