@@ -11,7 +11,14 @@ from cuda2nki.frontend.visit import walk
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import DivAtom, Poly
 from cuda2nki.lift.capped import is_capped
-from cuda2nki.lift.dataindex import data_pointers, loaded, local_bound, mask_atom, masked_locals
+from cuda2nki.lift.dataindex import (
+    data_atom,
+    data_pointers,
+    loaded,
+    local_bound,
+    mask_atom,
+    masked_locals,
+)
 from cuda2nki.lift.extentaccess import _Access, _Accesses, _Opaque
 from cuda2nki.lift.extentgeom import _block, _grid, rounded_counts
 from cuda2nki.lift.extentinline import _Inline
@@ -24,6 +31,7 @@ from cuda2nki.lift.extentsyntax import (
     _early_exit,
     _loop_assigned,
 )
+from cuda2nki.lift.sharedindex import root_name, staged_index_arrays
 
 #: 24-bit integer multiplications, spelled in index arithmetic of older kernels
 _MUL24 = frozenset({"__mul24", "__umul24"})
@@ -65,6 +73,8 @@ class _Scan(_Accesses, _Inline):
         # loaded index data and masked values (lift.dataindex): data pointers, data atom ->
         # bound (none until a second scan sets them), the data atoms a shape used, masks
         self.data = data_pointers(fn)
+        #: shared arrays holding values of one data pointer only (lift.sharedindex)
+        self.staged = staged_index_arrays(fn, self.data)
         self.data_hi: dict[str, Poly] = {}
         self.data_used: set[str] = set()
         self.masks: dict[str, Poly] = {}
@@ -380,6 +390,8 @@ class _Scan(_Accesses, _Inline):
             raise _Opaque
         if isinstance(e, A.Index) and (got := loaded(e, self.data)) is not None:
             return got  # a value of index data (lift.dataindex)
+        if isinstance(e, A.Index) and (arr := root_name(e)) in self.staged:
+            return Poly.atom(data_atom(self.staged[arr]))  # index data staged in shared memory
         if isinstance(e, A.Builtin):
             return self._builtin(e)
         if isinstance(e, A.Cast):
