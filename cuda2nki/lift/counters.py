@@ -9,8 +9,8 @@ could make: ``start + sum(c * trips of the loops around each bump)``.  The scan 
 counter as an atom below that bound plus one (a read after the last bump included).
 
 A counter also assigned another way (``=``, ``-=``, ``--``, through its address), or bumped in
-a loop whose trip count is not a count of its bounds (a ``while`` loop, a loop that steps
-otherwise than by one), is left to the scan as before (opaque).
+a loop whose trip count is not its bound (a ``while`` loop, a loop that steps otherwise than by
+one or starts elsewhere than at 0, or 1 for ``<=``), is left to the scan as before (opaque).
 """
 
 from __future__ import annotations
@@ -171,8 +171,10 @@ def _trips(loops: tuple, poly: Callable[[A.Expr], object]) -> object:
         if lp is None:
             raise ValueError("a loop without a trip count")
         c = lp.cond
-        trips = poly(c.right) - poly(_start(lp))  # type: ignore[operator]
-        if c.op == "<=":
-            trips = trips + 1
+        start = _start(lp)
+        first = start.value if isinstance(start, A.IntLit) else None
+        if first not in ((0, 1) if c.op == "<=" else (0,)):  # a count never below zero
+            raise ValueError("a loop that may run a negative number of times")
+        trips = poly(c.right) + (1 - first if c.op == "<=" else 0)  # type: ignore[operator]
         total = trips * total  # type: ignore[operator]
     return total

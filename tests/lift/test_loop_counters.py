@@ -89,12 +89,14 @@ def test_a_counter_bounds_the_array_it_walks(spelling: str) -> None:
     assert eval_c_expr(str(shape[0]), env) == eval_c_expr(size, env), params[ptr]
 
 
-#: the counter changed another way, or bumped in a loop without a trip count
+#: the counter changed another way, or bumped in a loop without a trip count (or one that may
+#: be negative)
 UNCOUNTED = {
     "decremented": "pos += 2; if (pos > 100) pos--;",
     "reset": "pos += 2; if (pos > 100) pos = 0;",
     "bumped-in-a-while": "int s = 0; while (s < taps) { s++; pos++; }",
     "bumped-by-a-variable": "pos += taps;",
+    "bumped-in-a-loop-from-three": "for (int u = 3; u < taps; u++) pos++;",
 }
 
 
