@@ -32,7 +32,7 @@ from cuda2nki.lift.extentsyntax import (
     _early_exit,
     _loop_assigned,
 )
-from cuda2nki.lift.sharedindex import root_name, staged_index_arrays
+from cuda2nki.lift.sharedindex import carrier_locals, root_name, staged_index_arrays
 
 #: 24-bit integer multiplications, spelled in index arithmetic of older kernels
 _MUL24 = frozenset({"__mul24", "__umul24"})
@@ -76,6 +76,8 @@ class _Scan(_Accesses, _Inline):
         self.data = data_pointers(fn)
         #: shared arrays holding values of one data pointer only (lift.sharedindex)
         self.staged = staged_index_arrays(fn, self.data)
+        #: locals assigned loads of one data pointer only, in loops or branches too
+        self.carriers = carrier_locals(fn, self.data)
         self.data_hi: dict[str, Poly] = {}
         self.data_used: set[str] = set()
         self.masks: dict[str, Poly] = {}
@@ -426,6 +428,8 @@ class _Scan(_Accesses, _Inline):
                 return self.env[e.name]
             if e.name in self.scalars and not self.assigned.get(e.name):  # an unchanged size
                 return af.sym(self.ties.get(e.name, e.name))
+            if e.name in self.carriers:  # `idx0 = keys[f]` in a loop: a value of `keys`
+                return Poly.atom(data_atom(self.carriers[e.name]))
             if e.name in self.counters:  # bumped in counted loops only (lift.counters)
                 return self.counters[e.name]
             if e.name in self.masked:  # assigned masked values only (lift.dataindex)

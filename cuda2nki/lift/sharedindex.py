@@ -36,7 +36,7 @@ def staged_index_arrays(fn: A.Function, pointers: Iterable[str]) -> dict[str, st
     shared = _integer_shared(fn)
     if not shared or not pointers:
         return {}
-    carriers = _carrier_locals(fn, pointers)
+    carriers = carrier_locals(fn, pointers)
     sources: dict[str, set[str | None]] = {n: set() for n in shared}
     for n in walk(fn.body):
         if isinstance(n, A.Assign) and (arr := _indexed(n.target)) in sources:
@@ -87,20 +87,25 @@ def _pointer_load(e: A.Expr, pointers: set[str]) -> str | None:
     return None
 
 
-def _carrier_locals(fn: A.Function, pointers: set[str]) -> dict[str, str]:
-    """Scalar locals every value of which (initialiser and ``=`` assignments) is a load of one
-    pointer: local -> the pointer."""
+def carrier_locals(fn: A.Function, pointers: set[str]) -> dict[str, str]:
+    """Scalar locals every value of which (initialiser and ``=`` assignments; a declaration
+    without one gives none) is a load of one pointer: local -> the pointer."""
     values: dict[str, set[str | None]] = {}
     for n in walk(fn.body):
         if isinstance(n, A.VarDecl) and isinstance(n.ty, A.ScalarType):
             got = _pointer_load(n.init, pointers) if n.init is not None else None
-            values.setdefault(n.name, set()).add(got)
+            values.setdefault(n.name, set()).update({got} if n.init is not None else set())
         elif isinstance(n, A.Assign) and isinstance(n.target, A.Name):
             got = _pointer_load(n.value, pointers) if n.op == "=" else None
             values.setdefault(n.target.name, set()).add(got)
         elif isinstance(n, A.Unary) and isinstance(n.operand, A.Name) and n.op != "*":
             values.setdefault(n.operand.name, set()).add(None)
-    return {k: next(iter(v)) for k, v in values.items() if len(v) == 1 and None not in v}  # type: ignore[misc]
+    params = {p.name for p in fn.params}
+    return {
+        k: next(iter(v))  # type: ignore[misc]
+        for k, v in values.items()
+        if len(v) == 1 and None not in v and k not in params
+    }
 
 
 def _source(value: A.Expr, pointers: set[str], carriers: dict[str, str]) -> str | None:

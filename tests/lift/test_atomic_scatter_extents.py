@@ -87,3 +87,52 @@ void go(const int* c, const float* v, float* y, int nnz) {{ k<<<(nnz + 127) / 12
 """
     params = infer_binding(parse_source(src, "p.cu"), "k")[0]["params"]
     assert "shape" not in params["y"], params["y"]
+
+
+#: a local assigned only loads of one index input, in a loop (declared without a value)
+CARRIED = {
+    "row-of-a-fibre-in-a-grid-stride-loop": """
+__global__ void k(const int* slot, const int* ptr, const float* w, float* acc, int fibers, int R) {
+    int f0 = blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned int row;
+    float t = 0.0f;
+    for (int f = f0; f < fibers; f += blockDim.x * gridDim.x) {
+        row = slot[f];
+        for (int x = ptr[f]; x < ptr[f + 1]; x++) t = t * 0.5f + w[x];
+        for (int r = 0; r < R; r++) atomicAdd(&acc[row * R + r], t);
+    }
+}
+void go(const int* s, const int* p, const float* w, float* a, int n, int R) {
+    k<<<8, 128>>>(s, p, w, a, n, R);
+}
+""",
+    "reassigned-under-a-branch": """
+__global__ void k(const int* slot, const int* ptr, const float* w, float* acc, int fibers, int R) {
+    int f = blockIdx.x * blockDim.x + threadIdx.x;
+    if (f >= fibers) return;
+    int row = slot[f];
+    float t = 0.0f;
+    for (int x = ptr[f]; x < ptr[f + 1]; x++) {
+        t = t * 0.5f + w[x];
+        if (t > 1.0f) row = slot[x];
+    }
+    for (int r = 0; r < R; r++) atomicAdd(&acc[row * R + r], t);
+}
+void go(const int* s, const int* p, const float* w, float* a, int n, int R) {
+    k<<<(n + 127) / 128, 128>>>(s, p, w, a, n, R);
+}
+""",
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(CARRIED))
+def test_a_local_carrying_index_data_sizes_the_rows_it_picks(spelling: str) -> None:
+    params = infer_binding(parse_source(CARRIED[spelling], "c.cu"), "k")[0]["params"]
+    assert params["acc"]["shape"] == [V, "R"], params["acc"]
+    assert params["slot"]["range"] == [0, V], params["slot"]
+
+
+def test_a_local_of_two_inputs_carries_neither() -> None:
+    src = CARRIED["reassigned-under-a-branch"].replace("row = slot[x]", "row = ptr[x]")
+    params = infer_binding(parse_source(src, "c.cu"), "k")[0]["params"]
+    assert "shape" not in params["acc"], params["acc"]
