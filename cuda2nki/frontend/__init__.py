@@ -42,7 +42,9 @@ def parse_source(
     """Lower CUDA source ``text`` (named ``filename`` in diagnostics) to a TranslationUnit.
 
     A kernel of a header that the header does not launch gets the launches of the source files
-    near it that include it (:mod:`cuda2nki.frontend.launchers`).  Inside
+    near it that include it (:mod:`cuda2nki.frontend.launchers`); a template kernel that nothing
+    instantiates is then instantiated with assumed arguments, said in a note
+    (:mod:`cuda2nki.frontend.assumedinst`).  Inside
     :func:`cuda2nki.frontend.remember.remembering_parses`, the same parse is done once."""
     from cuda2nki.frontend.remember import parse_key, remembered
 
@@ -60,20 +62,44 @@ def _parse_source(
     dirs: tuple[str, ...],
     templates: Mapping[str, str] | None,
 ) -> TranslationUnit:
+    from cuda2nki.frontend.assumedinst import ASSUMED_INTS, assumed_kernels, with_assumed
+    from cuda2nki.frontend.launchers import for_an_included_file
+
+    tu = _parse(text, str(filename), defines, dirs, templates)
+    # each kernel nothing instantiates: the first assumed integer it is accepted under (not in
+    # a file read for a file it includes, which takes its real instantiations only)
+    tries = {} if for_an_included_file() else dict.fromkeys(assumed_kernels(tu), 0)
+    while tries:
+        ints = {k: ASSUMED_INTS[i] for k, i in tries.items()}
+        got = _parse(text, str(filename), defines, dirs, with_assumed(templates, ints))
+        refused = {k for k in tries if k in got.rejected}
+        if not refused:
+            return got
+        tries = {k: i + (k in refused) for k, i in tries.items()}
+        tries = {k: i for k, i in tries.items() if i < len(ASSUMED_INTS)}
+    return tu
+
+
+def _parse(
+    text: str,
+    filename: str,
+    defines: Mapping[str, str] | None,
+    dirs: tuple[str, ...],
+    templates: Mapping[str, str] | None,
+) -> TranslationUnit:
     from cuda2nki.frontend.arrayparams import flat_array_params
     from cuda2nki.frontend.constparams import tables_as_parameters
     from cuda2nki.frontend.conststructs import const_structs_as_parameters
     from cuda2nki.frontend.deviceparams import device_globals_as_parameters
     from cuda2nki.frontend.driver import lower_source
-
-    # The lowering allocates many small acyclic objects; the cyclic collector would only re-scan
-    # them (about a tenth of the time), so it is paused for one file and resumed afterwards.
     from cuda2nki.frontend.launchers import with_foreign_launches
     from cuda2nki.frontend.linkage import link, with_notes
     from cuda2nki.frontend.linkage import notes as link_notes
     from cuda2nki.frontend.surface import surfaces_as_arrays
     from cuda2nki.frontend.texture import textures_as_inputs
 
+    # The lowering allocates many small acyclic objects; the cyclic collector would only re-scan
+    # them (about a tenth of the time), so it is paused for one file and resumed afterwards.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:

@@ -12,6 +12,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import Diagnostic, Severity, SourceLoc, make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.apilaunch import ApiLaunch, api_launches
+from cuda2nki.frontend.assumedinst import assumed_env, assumed_int, user_templates
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.constfold import convert
 from cuda2nki.frontend.cst import (
@@ -718,7 +719,12 @@ def _instantiate_kernel(
                 seen.add(key)
                 envs.append(env)
     if not envs and fd.template_ok:
-        env = _env_from_templates(unit, fd, templates)
+        told = len(unit.diags)
+        env = _env_from_templates(unit, fd, user_templates(templates))
+        value = assumed_int(templates, fd.name)
+        if env is None and value is not None and len(unit.diags) == told:
+            if not any(r[0] == fd.name for r in requests):  # nothing instantiates it
+                env = assumed_env(unit, fd, templates, value, _env_from_templates)
         if env is not None:
             envs.append(env)
     out = []

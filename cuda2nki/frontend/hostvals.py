@@ -210,7 +210,8 @@ class HostEvaluator(HostNames, HostTerms):
         block = self._block_dims(cfg[1], plain)
         if any(b.value is None for b in block):
             block = self._block_dims(cfg[1], scope)
-        if any(b.value is None for b in block):
+        defaulted = any(b.value is None for b in block)
+        if defaulted:
             # a launcher nobody in the file calls: its block-size parameter gets a default
             self._defaults = True
             try:
@@ -228,6 +229,8 @@ class HostEvaluator(HostNames, HostTerms):
                 self._sizes = False
         vals = tuple(self._host(a, plain) for a in args)
         shared = self._host(cfg[2], scope) if len(cfg) > 2 and cfg[2] is not None else None
+        if shared is not None and shared.text is None and defaulted:
+            shared = self._shared_by_block(cfg[2], scope, block) or shared
         self._guess = False  # an allocation size is evidence: a default only when none is found
         try:
             allocs = tuple(alloc_bytes(self, a, call, argmap) for a in args)
@@ -257,6 +260,22 @@ class HostEvaluator(HostNames, HostTerms):
             return (HostExpr(None, None),)
         items = v.items if v.items is not None else (v,)
         return tuple(_host_expr(i, v) for i in items[:3])
+
+    def _shared_by_block(
+        self, node: ts.Node, scope: _Scope, block: tuple[HostExpr, ...]
+    ) -> HostExpr | None:
+        """The shared bytes of a launcher nobody calls, sized by its block-size parameter
+        (``<<<g, dim3(tx), tx * sizeof(long)>>>``): that parameter takes the block's default
+        here too.  None when the bytes need another parameter's value."""
+        self._defaults = True
+        try:
+            got = self._host(node, scope)
+        finally:
+            self._defaults = False
+        taken = {n for b in block for n in b.notes}
+        if got.text is None or any("threads taken" in n and n not in taken for n in got.notes):
+            return None
+        return got
 
     def _host(self, node: ts.Node, scope: _Scope) -> HostExpr:
         try:

@@ -69,6 +69,11 @@ def no_includer_search() -> Iterator[None]:
         _DEPTH[0] -= 1
 
 
+def for_an_included_file() -> bool:
+    """Whether the file being parsed is read on behalf of a file it includes."""
+    return _DEPTH[0] > 0
+
+
 def with_foreign_launches(
     tu: TranslationUnit,
     defines: Mapping[str, str] | None = None,

@@ -21,8 +21,10 @@ How the scan models it (hooks in :class:`~cuda2nki.lift.extentscan._Scan`):
   ``slot = (slot + 1) & (cap - 1)``, or ``% cap``) is an atom with that bound, though it changes
   in a loop.
 
-Only arrays the kernel reads are sized so: a store through a data index may have several threads
-write one element (a scatter), which no choice of values makes deterministic.  An offset with a
+Only arrays the kernel reads, or updates by atomic functions only (``atomicAdd(&y[col[j]], v)``,
+whose result does not depend on the order of the threads), are sized so: a plain store through
+a data index may have several threads write one element (a scatter), which no choice of values
+makes deterministic.  An offset with a
 negative term (``x[col[j] - 1]``) is left unsized: values from ``0`` would reach below it.
 """
 
@@ -154,7 +156,7 @@ def data_extents(scan, first: dict[str, Extent]) -> dict[str, Extent]:
     values of (:attr:`Extent.ranges`)."""
     from dataclasses import replace
 
-    unsized = [n for n, e in first.items() if e.shape is None and e.role == "in"]
+    unsized = [n for n, e in first.items() if e.shape is None and e.role != "out"]
     inputs = {n for n in scan.data if first.get(n) is not None and first[n].role == "in"}
     if not unsized or not inputs:
         return {}
@@ -169,6 +171,8 @@ def data_extents(scan, first: dict[str, Extent]) -> dict[str, Extent]:
         scan.data_used = set()
         if not acc or any(not _non_negative(a.offset, scan) for a in acc):
             continue
+        if first[name].role != "in" and any(a.kind != "r" and not a.atomic for a in acc):
+            continue  # a plain store through data: a scatter
         shape, note = scan._shape(acc)
         used = sorted(scan.data_used)
         if shape is None or not used:

@@ -38,6 +38,7 @@ class _Access:
     width: int
     kind: str  # "r" | "w" | "rw"
     bounds: tuple  # ((atom, hi), ...) in force at the access
+    atomic: bool = False  # a read-modify-write by an atomic function
 
 
 class _Opaque(Exception):
@@ -96,9 +97,11 @@ class _Accesses:
             return (base, None, w)
         return (base, None if off is None else off + i, w)
 
-    def _record(self, target: tuple[str, Poly | None, int], kind: str) -> None:
+    def _record(
+        self, target: tuple[str, Poly | None, int], kind: str, atomic: bool = False
+    ) -> None:
         base, off, w = target
-        self.accesses.append(_Access(base, off, w, kind, tuple(self.hi.items())))
+        self.accesses.append(_Access(base, off, w, kind, tuple(self.hi.items()), atomic))
 
     def _accesses(self, e: A.Expr | None, kind: str) -> None:
         if e is None:
@@ -159,13 +162,14 @@ class _Accesses:
             if got is not None and isinstance(a, A.Name) and e.target is not None:
                 got = (got[0], None, 1)  # a device function may index the whole pointer
             if got is not None:
-                kind = ("rw" if e.func.startswith("atomic") else "w") if store and i == 0 else "r"
+                atomic = store and i == 0 and e.func.startswith("atomic")
+                kind = ("rw" if atomic else "w") if store and i == 0 else "r"
                 if e.target is not None and not store:  # a helper may write through it
                     kind = self.callees(e.target, i)
                 self._address_reads(a)  # `atomicAdd(&h[bin[i]], 1)` reads `bin`
                 if not kind:  # it only computes an address from it
                     continue
-                self._record(got, kind)
+                self._record(got, kind, atomic and kind == "rw")
             else:
                 self._accesses(a, "r")
 

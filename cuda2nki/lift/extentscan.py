@@ -11,7 +11,15 @@ from cuda2nki.frontend.visit import walk
 from cuda2nki.lift import affine as af
 from cuda2nki.lift.affine import DivAtom, Poly
 from cuda2nki.lift.capped import is_capped
-from cuda2nki.lift.dataindex import data_pointers, loaded, local_bound, mask_atom, masked_locals
+from cuda2nki.lift.counters import counter_bounds
+from cuda2nki.lift.dataindex import (
+    data_atom,
+    data_pointers,
+    loaded,
+    local_bound,
+    mask_atom,
+    masked_locals,
+)
 from cuda2nki.lift.extentaccess import _Access, _Accesses, _Opaque
 from cuda2nki.lift.extentgeom import _block, _grid, rounded_counts
 from cuda2nki.lift.extentinline import _Inline
@@ -24,6 +32,7 @@ from cuda2nki.lift.extentsyntax import (
     _early_exit,
     _loop_assigned,
 )
+from cuda2nki.lift.sharedindex import carrier_locals, root_name, staged_index_arrays
 
 #: 24-bit integer multiplications, spelled in index arithmetic of older kernels
 _MUL24 = frozenset({"__mul24", "__umul24"})
@@ -65,11 +74,20 @@ class _Scan(_Accesses, _Inline):
         # loaded index data and masked values (lift.dataindex): data pointers, data atom ->
         # bound (none until a second scan sets them), the data atoms a shape used, masks
         self.data = data_pointers(fn)
+        #: shared arrays holding values of one data pointer only (lift.sharedindex)
+        self.staged = staged_index_arrays(fn, self.data)
+        #: locals assigned loads of one data pointer only, in loops or branches too
+        self.carriers = carrier_locals(fn, self.data)
         self.data_hi: dict[str, Poly] = {}
         self.data_used: set[str] = set()
         self.masks: dict[str, Poly] = {}
         self.masked = masked_locals(fn)
+        #: locals of values the scan cannot follow: name -> how many such atoms it had
+        self.opaque: dict[str, int] = {}
         self._launch_bounds()
+        #: counters bumped in counted loops (lift.counters): name -> atom, bounded in ``hi``
+        self.counters: dict[str, Poly] = {}
+        self.counters = self._counters()
 
     # ------------------------------------------------------------------ launch geometry
     def _launch_bounds(self) -> None:
@@ -88,6 +106,33 @@ class _Scan(_Accesses, _Inline):
                 self.hi[f"gid.{d}"] = (cover, True)
             elif b is not None:
                 self.hi[f"gid.{d}"] = (count * b, False)
+
+    def _counters(self) -> dict[str, Poly]:
+        """Each counter's atom, below its bound (constant locals read as their value)."""
+        consts = {
+            n.name: Poly.const(n.init.value)
+            for n in walk(self.fn.body)
+            if isinstance(n, A.VarDecl)
+            and isinstance(n.init, A.IntLit)
+            and not self.assigned.get(n.name)
+        }
+
+        def poly(e: A.Expr) -> Poly:
+            if isinstance(e, A.Name) and e.name in self.scalars:  # a parameter's start
+                return af.sym(self.ties.get(e.name, e.name))
+            saved, self.env = self.env, {**consts, **self.env}
+            try:
+                return self._poly(e)
+            finally:
+                self.env = saved
+
+        out = {}
+        for name, hi in counter_bounds(self.fn, poly).items():
+            if hi.depends_on(self._index_atoms(hi)):  # type: ignore[attr-defined]
+                continue
+            out[name] = Poly.atom(f"#{name}")
+            self.hi[f"#{name}"] = (hi, False)
+        return out
 
     # ------------------------------------------------------------------ statements
     def run(self) -> None:
@@ -157,7 +202,9 @@ class _Scan(_Accesses, _Inline):
         try:
             value = self._poly(init)
         except (_Opaque, af.BudgetExceeded):
-            self.env.pop(name, None)
+            # a value the scan cannot follow (`(g >> s) << t`, a call): an atom of its own, which
+            # bounds nothing until a guard on it does (`if (fbr < n)`)
+            self.env[name] = Poly.atom(self._fresh(f"?{name}"))
             return
         if value.depends_on(self._index_atoms(value)):
             atom = f"${name}" + ("'" * sum(1 for a in self.defs if a.split("'")[0] == f"${name}"))
@@ -165,6 +212,12 @@ class _Scan(_Accesses, _Inline):
             self.env[name] = Poly.atom(atom)
         else:
             self.env[name] = value
+
+    def _fresh(self, base: str) -> str:
+        """``base`` primed once per earlier atom of that name (a local declared anew)."""
+        n = self.opaque.get(base, 0)
+        self.opaque[base] = n + 1
+        return base + "'" * n
 
     def _expr_stmt(self, e: A.Expr) -> None:
         if isinstance(e, A.Assign) and isinstance(e.target, A.Name):
@@ -352,6 +405,8 @@ class _Scan(_Accesses, _Inline):
             return
         lv = af.canonical(lv, self.block)
         hi = rv + 1 if op == "<=" else rv
+        if any(str(a).startswith("?") for a in hi.atoms()):
+            return  # below a value the scan cannot follow: no bound
         if len(lv.terms) == 1 and lv.terms[0][1] == 1 and len(lv.terms[0][0]) == 1:
             atom = lv.terms[0][0][0]
             if atom not in hi.atoms():  # `i < row` may bound by another index
@@ -373,6 +428,10 @@ class _Scan(_Accesses, _Inline):
                 return self.env[e.name]
             if e.name in self.scalars and not self.assigned.get(e.name):  # an unchanged size
                 return af.sym(self.ties.get(e.name, e.name))
+            if e.name in self.carriers:  # `idx0 = keys[f]` in a loop: a value of `keys`
+                return Poly.atom(data_atom(self.carriers[e.name]))
+            if e.name in self.counters:  # bumped in counted loops only (lift.counters)
+                return self.counters[e.name]
             if e.name in self.masked:  # assigned masked values only (lift.dataindex)
                 bound = local_bound(self, self.masked[e.name])
                 if bound is not None:
@@ -380,12 +439,17 @@ class _Scan(_Accesses, _Inline):
             raise _Opaque
         if isinstance(e, A.Index) and (got := loaded(e, self.data)) is not None:
             return got  # a value of index data (lift.dataindex)
+        if isinstance(e, A.Index) and (arr := root_name(e)) in self.staged:
+            return Poly.atom(data_atom(self.staged[arr]))  # index data staged in shared memory
         if isinstance(e, A.Builtin):
             return self._builtin(e)
         if isinstance(e, A.Cast):
             if isinstance(e.to, A.ScalarType) and e.to.name.startswith(("float", "bfloat")):
                 raise _Opaque
             return self._poly(e.operand)
+        if isinstance(e, A.Unary) and isinstance(e.operand, A.Name) and e.op in ("pre++", "post++"):
+            if e.operand.name in self.counters:  # `table[cursor++]`: within the counter's bound
+                return self.counters[e.operand.name]
         if isinstance(e, A.Unary) and e.op in ("+", "-"):
             v = self._poly(e.operand)
             return v if e.op == "+" else -v

@@ -1,8 +1,10 @@
 """What a template kernel that nothing instantiates lacks: its template arguments, by name.
 
 A template ``__global__`` is instantiated from its launch sites (in the file, in host templates
-its callers instantiate, in files including it), from ``--template NAME=VALUE``, or from its
-parameters' defaults.  When none applies, binding inference reports the parameters still
+its callers instantiate, in files including it), from ``--template NAME=VALUE``, from its
+parameters' defaults, or, where nothing instantiates it, from assumed arguments
+(:mod:`cuda2nki.frontend.assumedinst`).  When none applies (a kernel launched only where its
+arguments are not known, a function parameter), binding inference reports the parameters still
 unknown as a missing item (C2N2101), and the literal lowering's refusal names them, so the fix
 is spelled out rather than left to a generic refusal.
 """

@@ -21,6 +21,7 @@ from cuda2nki.diagnostics import SourceLoc
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.visit import walk
 from cuda2nki.lift.rowindex import row_count, row_split
+from cuda2nki.lift.sharedindex import staged_index_arrays
 
 _MAX_DEPTH = 8
 
@@ -46,15 +47,18 @@ def index_ranges(
 ) -> list[IndexRange]:
     """The ranges the kernel's indexing asks of each parameter in ``int_params``; ``extents``:
     the flat element count of each array an index may address (parameters and local arrays);
-    ``no_rows``: arrays whose row count is a default, which bound no row index."""
+    ``no_rows``: arrays whose row count is a default, which bound no row index.  A shared
+    array holding values of one parameter only reads as that parameter (lift.sharedindex)."""
     locals_ = _local_values(fn)
+    staged = staged_index_arrays(fn, int_params)
     got: dict[str, IndexRange] = {}
     for node in walk(fn.body):
         addressed = _addressed(node, extents)
         if addressed is None:
             continue
         target, index = addressed
-        for tensor, steps in _loads(index, locals_, int_params, (), 0):
+        for tensor, steps in _loads(index, locals_, int_params | set(staged), (), 0):
+            tensor = staged.get(tensor, tensor)
             if tensor == target or (target in no_rows and any(k == "row" for k, _ in steps)):
                 continue
             rng = _range(extents[target], steps)

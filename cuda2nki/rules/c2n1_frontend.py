@@ -249,8 +249,12 @@ register(
         "template not instantiated",
         "template kernel '{name}' is not instantiated "
         "(no launch site or --template value for {params})",
-        "A template kernel can only be executed or ported once its template arguments are known.",
-        example="template <int BLOCK> __global__ void k(float* p);",
+        "A template kernel can only be executed or ported once its template arguments are known. "
+        "A kernel that nothing names at all is instantiated with assumed arguments instead "
+        "(a C2N2100 note says which); this one is launched where its arguments are not known "
+        "(a host template's own parameters), or a --template value did not fit.",
+        example="template <int B> __global__ void k(float* p) { p[0] = B; }\n"
+        "template <int B> void run(float* p) { k<B><<<1, 1>>>(p); }",
         fix="Add a launch site k<256><<<...>>>(...) or pass --template BLOCK=256.",
     ),
     Rule(

@@ -92,8 +92,20 @@ def test_one_set_of_integers_keeps_the_plain_name(tmp_path: Path) -> None:
 
 
 def test_without_a_launch_the_tile_size_is_refused_clearly(tmp_path: Path) -> None:
+    from cuda2nki.frontend.driver import lower_source
+
+    tu = lower_source(KERNEL, str(tmp_path / "k.cu"))  # as written: nothing assumed
+    d = tu.rejected["tile_sum"][0]
+    assert d.code == "C2N1029" and d.loc.line == 6 and "Tile" in d.message
+
+
+def test_without_a_launch_a_tile_of_a_warp_is_assumed(tmp_path: Path) -> None:
+    """A tile of 128 threads is refused, so the integers are assumed 32 (a warp)."""
     path = tmp_path / "k.cu"
     path.write_text(KERNEL)
     tu = parse_file(path)
-    d = tu.rejected["tile_sum"][0]
-    assert d.code == "C2N1029" and d.loc.line == 6 and "Tile" in d.message
+    assert tu.rejected == {}, tu.diagnostics
+    (k,) = tu.kernels
+    assert k.template_args[1:] == (("Block", 32), ("Tile", 32))
+    said = [d.message for d in tu.diagnostics if d.code == "C2N2100"]
+    assert len(said) == 1 and "Block=32, Tile=32" in said[0], said

@@ -118,8 +118,10 @@ def test_unsigned_parameter_wraps_in_simt(parse):
     assert out["s"].tolist() == [-44] and out["f"].tolist() == [1.0]
 
 
-def test_uninstantiated_value_parameter_has_its_type(parse):
-    tu = parse("template <size_t N> __global__ void k(float* p) { p[0] = N; }\n")
+def test_uninstantiated_value_parameter_has_its_type():
+    from cuda2nki.frontend.driver import lower_source
+
+    tu = lower_source("template <size_t N> __global__ void k(float* p) { p[0] = N; }\n", "k.cu")
     (k,) = tu.kernels
     assert [(t.name, t.kind) for t in k.template_params] == [("N", "int")]
     (name,) = [x for x in find(k, A.Name) if x.name == "N"]

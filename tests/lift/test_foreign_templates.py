@@ -90,12 +90,18 @@ def test_the_first_launch_chooses_among_several_instantiations(tmp_path: Path) -
     assert [f.name for f in tu.kernels].count("row_windows") == 1
 
 
-def test_a_template_nobody_launches_stays_uninstantiated(tmp_path: Path) -> None:
+def test_a_template_nobody_launches_takes_assumed_arguments(tmp_path: Path) -> None:
+    """No including file launches the header's kernels: each is instantiated with assumed
+    arguments and says so; the two-dimensional one still has no launch to be bound by."""
     header = _tree(tmp_path)
     (header.parent / "runner.cu").write_text('#include "tiles.cuh"\nint main() { return 0; }\n')
     tu = parse_file(header)
-    assert any(d.code == "C2N1023" for d in tu.diagnostics)
+    assert not any(d.code == "C2N1023" for d in tu.diagnostics)
+    said = [d.message for d in tu.diagnostics if d.code == "C2N2100"]
+    assert any("ROWS=128, W=128 for 'row_windows'" in m for m in said), said
+    assert any("T=float32, SCALE=128 for 'scaled_copy'" in m for m in said), said
     assert binding_from_inference(tu, "row_windows")[0] is None
+    assert binding_from_inference(tu, "scaled_copy")[0] is not None
 
 
 def test_migrate_checks_the_instantiated_header_kernels(tmp_path: Path) -> None:

@@ -1,12 +1,14 @@
-"""A template kernel nothing instantiates: binding inference names the template arguments it
-lacks (a missing item, C2N2101) and the literal refusal says how to supply them; an
-instantiated one (by a launch, ``--template`` or defaults) reports nothing of the kind."""
+"""A template kernel left uninstantiated (as the lowering leaves it before arguments are assumed
+for it, see :mod:`cuda2nki.frontend.assumedinst`): binding inference names the template
+arguments it lacks (a missing item, C2N2101) and the literal refusal says how to supply them;
+an instantiated one (by a launch, ``--template`` or defaults) reports nothing of the kind."""
 
 from __future__ import annotations
 
 import pytest
 
 from cuda2nki.frontend import parse_source
+from cuda2nki.frontend.driver import lower_source
 from cuda2nki.lift.infer import infer_binding
 from cuda2nki.lift.literal import LiteralRefusal, lower_literal
 
@@ -30,7 +32,7 @@ def _src(head: str, params: str, launch: str = "") -> str:
 
 @pytest.mark.parametrize(("name", "head", "params", "names"), UNBOUND, ids=[u[0] for u in UNBOUND])
 def test_unbound_template_arguments_are_a_named_missing_item(name, head, params, names) -> None:
-    tu = parse_source(_src(head, params), f"{name}.cu")
+    tu = lower_source(_src(head, params), f"{name}.cu")  # as written: nothing assumed
     _, diags = infer_binding(tu, "scale")
     gaps = [d for d in diags if d.code == "C2N2101" and "template argument" in d.message]
     assert len(gaps) == 1, [d.message for d in diags]

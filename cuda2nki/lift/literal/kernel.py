@@ -280,8 +280,10 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
     for axis, b in zip("xyz", block):
         pro.append(Instr("let", (("dst", f"_bd{axis}"), ("value", str(b)))))
     pro.extend(low.scratch)
-    blk = Loop("def", "_c2n_block(_bx, _by, _bz)", tuple(body) or (Instr("ret", (("value", "None"),)),),
-               fn.loc.line)  # fmt: skip
+    # a scalar parameter the kernel assigns is each block's own copy, from the caller's value
+    own = "".join(f", {_py(n)}={_py(n)}" for n in scalar_names if n in assigned_names(fn))
+    blk = Loop("def", f"_c2n_block(_bx, _by, _bz{own})",
+               tuple(body) or (Instr("ret", (("value", "None"),)),), fn.loc.line)  # fmt: skip
     call = Instr("call", (("expr", "_c2n_block(_bx, _by, _bz)"),))
     batches = f"_c2n_ceil_div(_gx * _bdx, {p * f})" if batch else "_gx"
     loops: Node = Loop("for", f"_bx in range({batches})", (call,))
@@ -309,3 +311,17 @@ def _switches_as_loops_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
     """``tu`` with the same rewriting in every function (the device functions inlined)."""
     funcs = tuple(dataclasses.replace(f, body=switches_as_loops(f.body)) for f in tu.functions)
     return dataclasses.replace(tu, functions=funcs)
+
+
+def assigned_names(fn: A.Function) -> set[str]:
+    """Names the kernel's body assigns (``=``, compound assignments, ``++`` / ``--``)."""
+    from cuda2nki.frontend.visit import walk
+
+    out = set()
+    for n in walk(fn.body):
+        if isinstance(n, A.Assign) and isinstance(n.target, A.Name):
+            out.add(n.target.name)
+        elif isinstance(n, A.Unary) and n.op in ("pre++", "pre--", "post++", "post--"):
+            if isinstance(n.operand, A.Name):
+                out.add(n.operand.name)
+    return out

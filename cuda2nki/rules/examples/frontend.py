@@ -88,7 +88,10 @@ EXAMPLES = {
     "C2N1020": _body("    p[0] = SCALE * 2;\n"),
     "C2N1021": _body("    p[0] = helper(1.0f);\n"),
     "C2N1022": _body("    my_real x = 0;\n    p[0] = x;\n"),
-    "C2N1023": _parse(TEMPLATED),
+    "C2N1023": _parse(
+        TEMPLATED + "template <typename U>\nvoid run(const U* in, U* out, int n) "
+        "{ scale<64, U><<<(n + 63) / 64, 64>>>(in, out, n); }\n"
+    ),
     "C2N1024": _parse(TEMPLATED, "--template", "BLOCK=float", "--template", "T=float"),
     "C2N1025": _body("    struct { int a; } s;\n    s.a = 1;\n    p[0] = s.a;\n"),
     "C2N1026": _body("    int n = 4;\n    __shared__ float s[n];\n    p[0] = s[0];\n"),

@@ -48,7 +48,8 @@ EXAMPLES = {
     "C2N1505": _xy("    y[t] = j0f(x[t]);\n"),
     "C2N1506": _run(
         "template <int B>\n__global__ void k(const float* x, float* y) {\n"
-        "    y[threadIdx.x] = B * x[threadIdx.x];\n}\n",
+        "    y[threadIdx.x] = B * x[threadIdx.x];\n}\n"
+        "template <int B>\nvoid go(const float* x, float* y) { k<B><<<1, 32>>>(x, y); }\n",
         _binding(XY),
     ),
     "C2N1507": _xy("    y[t] = x[t];\n", block="[2048]"),
