@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from cuda2nki.binding import binding_from_dict
-from cuda2nki.pipeline import port_file
-from tests.port.acceptance import run_against_simt, tensor_param
+from tests.port.acceptance import tensor_param
+from tests.port.literal_acceptance import run_literal_exactly
 
 _HEAD = "__global__ void k(const float* x, float* y, int n, int reach) {\n"
 
@@ -90,23 +89,15 @@ def test_switches_as_one_pass_loops_port_exactly(name, block, body, target, tmp_
     cu = tmp_path / f"{name}.cu"
     cu.write_text(_HEAD + body)
     per_block = block[0] * (block[1] if len(block) > 1 else 1)
-    binding = binding_from_dict(
-        {
-            "kernel": "k",
-            "launch": {"grid": [f"ceil_div(n, {per_block})"], "block": block},
-            "params": {
-                "x": tensor_param(["n"], "in", "float32", [-2.0, 2.0]),
-                "y": tensor_param(["n"], "out"),
-                "n": 200,
-                "reach": 2,
-            },
-            "check": {"shapes": [{"n": 77}]},
+    bdict = {
+        "launch": {"grid": [f"ceil_div(n, {per_block})"], "block": block},
+        "params": {
+            "x": tensor_param(["n"], "in", "float32", [-2.0, 2.0]),
+            "y": tensor_param(["n"], "out"),
+            "n": 200,
+            "reach": 2,
         },
-        path=str(cu),
-    )
-    res = port_file(cu, binding=binding, target=target, lowering="literal")
-    assert res.source is not None and res.literal, [d.message for d in res.diagnostics]
-    port = tmp_path / f"{name}_{target}.py"
-    port.write_text(res.source)
-    run = run_against_simt(res, binding, port, points=binding.test_points(), rtol=0, atol=0)
-    assert len(run.points) >= 2 and not run.mismatches, run.mismatches
+        "check": {"shapes": [{"n": 77}]},
+    }
+    run, points = run_literal_exactly(cu, bdict, target, tmp_path)
+    assert len(points) >= 2 and not run.mismatches, run.mismatches
