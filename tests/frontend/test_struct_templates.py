@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import parse_file
 from cuda2nki.simt import run_kernel
 
@@ -87,13 +86,17 @@ def test_class_template_instance(
 
 
 def test_generic_kernel_of_a_class_template(tmp_path: Path) -> None:
-    """Launched only from host template code: lowered with the parameter unknown."""
+    """Instantiated by nothing in the file: read under an assumed ``Real = float``, said in a
+    note, so the struct splits into its members like a launched instance's."""
     path = tmp_path / "k.cu"
     path.write_text(STRUCTS["struct"] + KERNEL)
     tu = parse_file(path)
     assert tu.rejected == {}, tu.diagnostics
-    opt = {p.name: p.ty for p in tu.kernels[0].params}["opt"]
-    assert isinstance(opt.pointee, A.OpaqueType)
+    params = {p.name: p.ty for p in tu.kernels[0].params}
+    assert params["opt_spot"].pointee.name == "float32"
+    assert params["opt_type"].pointee.name == "int32"
+    notes = [d.message for d in tu.diagnostics if d.code == "C2N2100"]
+    assert any("Real=float32" in m and "assumed" in m for m in notes), notes
 
 
 def test_integer_parameter_and_array_member(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cuda2nki.frontend import ast as A
 from cuda2nki.frontend import parse_file
 from cuda2nki.simt import run_kernel
 
@@ -67,13 +66,15 @@ def test_trait_typedef_instantiated(tmp_path: Path, spelling: str) -> None:
 
 
 def test_trait_of_a_template_not_instantiated(tmp_path: Path) -> None:
-    """A kernel launched only from a host template: read with its parameter unknown."""
+    """A kernel nothing in the file instantiates: read under an assumed ``float`` (a note says
+    so), its trait resolved for that type."""
     path = tmp_path / "k.cu"
     path.write_text(TRAITS["typedef"] + KERNEL.split("int main")[0])
     tu = parse_file(path)
     assert tu.rejected == {}, tu.diagnostics
     (k,) = tu.kernels
-    assert isinstance(k.params[0].ty.pointee, A.OpaqueType)
+    assert k.params[0].ty.pointee.name == "float4"
+    assert any(d.code == "C2N2100" and "assumed" in d.message for d in tu.diagnostics)
 
 
 @pytest.mark.parametrize(
