@@ -134,7 +134,7 @@ def _dynamic(
     every_point_ran = bool(plan)
     jobs = [runs for _, _, _, runs in plan]
     measured = max(range(len(plan)), key=lambda i: _total_bytes(plan[i][1]), default=-1)
-    box.submit(jobs)
+    box.submit(jobs, out_elements=[len(runs) * _out_elements(r) for _, r, _, runs in plan])
     compared = 0
     short_of: set[str] = set()  # float64 outputs found to keep too few digits in fp32
     heavy: list[tuple[str, int, int]] = []  # points run once: (label, instructions, runs left out)
@@ -222,7 +222,7 @@ def _dynamic(
                     }
                 )
                 first = False
-                if res.status in ("blocked", "timeout", "crash"):
+                if res.status in ("blocked", "timeout", "crash", "output"):
                     break  # the sandbox is gone: later points have nothing to report
                 continue
             # the runs of the seeds compared, then the determinism re-run of the first (a
@@ -510,6 +510,11 @@ def _kernel_flops(intent: Any, nest: Any, r: Resolved) -> dict[str, Any]:
 
 def _label(r: Resolved) -> str:
     return ",".join(f"{k}={v}" for k, v in r.scalars.items())
+
+
+def _out_elements(r: Resolved) -> int:
+    """Elements of the tensors the kernel writes at ``r``: what one run of the port returns."""
+    return sum(int(np.prod(r.shapes[t.name])) for t in r.binding.tensors if t.role != "in")
 
 
 def _total_bytes(r: Resolved) -> int:
