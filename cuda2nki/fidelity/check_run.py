@@ -21,6 +21,7 @@ from cuda2nki.fidelity import (
     layoutscan,
     loopnest,
     narrowed,
+    outcap,
     pathscan,
     points,
     portscan,
@@ -134,7 +135,9 @@ def _dynamic(
     every_point_ran = bool(plan)
     jobs = [runs for _, _, _, runs in plan]
     measured = max(range(len(plan)), key=lambda i: _total_bytes(plan[i][1]), default=-1)
-    box.submit(jobs, out_elements=[len(runs) * _out_elements(r) for _, r, _, runs in plan])
+    box.submit(
+        jobs, out_elements=[len(runs) * outcap.expected_elements(r) for _, r, _, runs in plan]
+    )
     compared = 0
     short_of: set[str] = set()  # float64 outputs found to keep too few digits in fp32
     heavy: list[tuple[str, int, int]] = []  # points run once: (label, instructions, runs left out)
@@ -510,11 +513,6 @@ def _kernel_flops(intent: Any, nest: Any, r: Resolved) -> dict[str, Any]:
 
 def _label(r: Resolved) -> str:
     return ",".join(f"{k}={v}" for k, v in r.scalars.items())
-
-
-def _out_elements(r: Resolved) -> int:
-    """Elements of the tensors the kernel writes at ``r``: what one run of the port returns."""
-    return sum(int(np.prod(r.shapes[t.name])) for t in r.binding.tensors if t.role != "in")
 
 
 def _total_bytes(r: Resolved) -> int:

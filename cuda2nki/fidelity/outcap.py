@@ -11,7 +11,12 @@ written and reported (C2N4014) with the sizes involved.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cuda2nki.binding import Resolved
 
 #: the cap below which nothing is ever cut (small kernels, and callers that give no outputs)
 FLOOR = 64 << 20
@@ -31,6 +36,11 @@ def output_cap(in_bytes: int, out_elements: Sequence[int] = ()) -> int:
     ``out_elements`` output elements each (all runs of the point together)."""
     need = max(out_elements, default=0) * PER_OUTPUT_ELEMENT + (1 << 20)
     return min(CEILING, max(FLOOR, PER_INPUT_BYTE * in_bytes, need))
+
+
+def expected_elements(r: Resolved) -> int:
+    """Elements of the tensors the kernel writes at ``r``: what one run of the port returns."""
+    return sum(math.prod(r.shapes[t.name]) for t in r.binding.tensors if t.role != "in")
 
 
 def returned_bytes(arrays: dict) -> int:

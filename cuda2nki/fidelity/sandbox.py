@@ -337,6 +337,7 @@ class PortSandbox:
         profile_first: bool = True,
         trust: bool = False,
         heavy_instructions: int | None = None,
+        out_elements: Sequence[int] = (),
     ) -> None:
         self.port_path = os.path.abspath(port_path)
         self.kernel = kernel
@@ -348,6 +349,8 @@ class PortSandbox:
         self.trust = trust
         #: a point whose first run issues more engine instructions than this runs only once
         self.heavy_instructions = heavy_instructions
+        #: per point, the output elements its runs return together (sizes the output cap)
+        self.out_elements = tuple(out_elements)
         self._dir: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._unavailable: str | None = None
@@ -457,6 +460,7 @@ class PortSandbox:
         elements its runs are expected to return together (they size the cap on what comes
         back, see :mod:`cuda2nki.fidelity.outcap`)."""
         self.points = points
+        self.out_elements = tuple(out_elements) or self.out_elements
         self._submitted = True
         if kernel is not None:
             self.kernel = kernel
@@ -466,7 +470,7 @@ class PortSandbox:
         plan, arrays = _split_runs(points)
         wire.save_arrays(os.path.join(job, "in.npz"), arrays)
         in_bytes = sum(a.nbytes for a in arrays.values())
-        self._out_cap = outcap.output_cap(in_bytes, out_elements)
+        self._out_cap = outcap.output_cap(in_bytes, self.out_elements)
         spec = {
             "port": self.port_path if self._sandboxed else os.path.join(self._dir, "port.py"),
             "kernel": self.kernel,

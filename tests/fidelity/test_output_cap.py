@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from cuda2nki.binding import load_binding
 from cuda2nki.fidelity import outcap
 from cuda2nki.fidelity.check import check
+from cuda2nki.fidelity.sandbox import PortSandbox
 
 KERNEL = """
 // Two wide outputs, each row derived from one entry of a short per-row table.
@@ -129,3 +132,35 @@ def test_the_cap_follows_the_expected_outputs_within_its_bounds() -> None:
 def test_the_reason_names_the_sizes() -> None:
     why = outcap.too_large(5_000_000, 1_000_000)
     assert "5,000,000" in why and "1,000,000" in why and f"{outcap.CEILING:,}" in why
+
+
+def _points(cols: int) -> list[list[dict]]:
+    per_row = np.linspace(-1.0, 1.0, 128, dtype=np.float32)
+    return [[{"per_row": per_row, "rows": 128, "cols": cols}]]
+
+
+@pytest.mark.parametrize("given", [(), (2 * 128 * COLS,)])
+def test_a_sandbox_given_its_points_sizes_the_cap_from_the_outputs_it_is_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: tuple[int, ...]
+) -> None:
+    """Without expected outputs the floor holds (the results are cut); told them, they pass."""
+    monkeypatch.setattr(outcap, "FLOOR", SMALL_FLOOR)
+    _, port = _files(tmp_path, PORT)
+    box = PortSandbox(str(port), "stretch", _points(COLS), timeout=60, out_elements=given)
+    with box:
+        res = box.result(0)
+    if given:
+        assert res.status == "ok", res.error
+        assert res.value[0]["outputs"][1].shape == (128, COLS)
+    else:
+        assert res.status == "output" and "more than its outputs could need" in res.error
+
+
+def test_expected_elements_count_what_the_kernel_writes(tmp_path: Path) -> None:
+    inout = BINDING.replace('role = "in" }', 'role = "inout" }')
+    got = []
+    for name, text in (("out.toml", BINDING), ("inout.toml", inout)):
+        (tmp_path / name).write_text(text)
+        r = load_binding(tmp_path / name).resolve({"rows": 128, "cols": 64})
+        got.append(outcap.expected_elements(r))
+    assert got == [2 * 128 * 64, 2 * 128 * 64 + 128]
