@@ -120,3 +120,28 @@ int main() { int *o, *i; go(o, i, 40); return 0; }
     assert bnd is not None
     values = {s.name: s.value for s in bnd.scalars}
     assert (values.get("count"), values.get("offset")) == (123, 41)
+
+
+def test_allocation_sizes_and_a_for_header_grid_follow_earlier_declarators() -> None:
+    """``const size_t count = 1 << 12, bytes = count * sizeof(float);`` sizes the allocations,
+    and ``for (int threads = 128, blocks = count / threads; ...)`` the launch."""
+    src = """
+__global__ void scale(float* y, const float* x, float f) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    y[i] = x[i] * f;
+}
+int main() {
+    const size_t count = 1 << 12, bytes = count * sizeof(float);
+    float *x, *y;
+    cudaMalloc(&x, bytes);
+    cudaMalloc(&y, bytes);
+    for (int threads = 128, blocks = count / threads; threads <= 128; threads *= 2)
+        scale<<<blocks, threads>>>(y, x, 2.0f);
+    return 0;
+}
+"""
+    tu = parse_source(src, "t.cu")
+    bnd, diags = binding_from_inference(tu, "scale")
+    assert bnd is not None, [d.message for d in diags if d.severity.name != "NOTE"]
+    assert list(bnd.grid)[:1] == [32] and list(bnd.block)[:1] == [128]
+    assert list(bnd.tensor("x").shape) == [4096] and list(bnd.tensor("y").shape) == [4096]
