@@ -13,7 +13,7 @@ import numpy as np
 
 from cuda2nki.binding import Number, Resolved
 from cuda2nki.diagnostics import DiagnosticError, SourceLoc
-from cuda2nki.fidelity import points, portscan, rootcause
+from cuda2nki.fidelity import outcap, points, portscan, rootcause
 from cuda2nki.fidelity.check_bind import PortBinding, _match_outputs, _pyname
 from cuda2nki.fidelity.check_reference import CudaSource, _reference
 from cuda2nki.fidelity.compare import Comparison
@@ -74,6 +74,7 @@ class PortVariant:
                 memory_mb=self.like.memory_mb,
                 profile_first=False,
                 trust=self.like.trust,
+                out_elements=[outcap.expected_elements(r)],
             )
             with box:
                 res = box.result(0)

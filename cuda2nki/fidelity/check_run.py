@@ -21,6 +21,7 @@ from cuda2nki.fidelity import (
     layoutscan,
     loopnest,
     narrowed,
+    outcap,
     pathscan,
     points,
     portscan,
@@ -134,7 +135,9 @@ def _dynamic(
     every_point_ran = bool(plan)
     jobs = [runs for _, _, _, runs in plan]
     measured = max(range(len(plan)), key=lambda i: _total_bytes(plan[i][1]), default=-1)
-    box.submit(jobs)
+    box.submit(
+        jobs, out_elements=[len(runs) * outcap.expected_elements(r) for _, r, _, runs in plan]
+    )
     compared = 0
     short_of: set[str] = set()  # float64 outputs found to keep too few digits in fp32
     heavy: list[tuple[str, int, int]] = []  # points run once: (label, instructions, runs left out)
@@ -222,7 +225,7 @@ def _dynamic(
                     }
                 )
                 first = False
-                if res.status in ("blocked", "timeout", "crash"):
+                if res.status in ("blocked", "timeout", "crash", "output"):
                     break  # the sandbox is gone: later points have nothing to report
                 continue
             # the runs of the seeds compared, then the determinism re-run of the first (a

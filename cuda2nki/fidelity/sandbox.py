@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from cuda2nki.fidelity import sandbox_keeper, sandbox_reap, wire
+from cuda2nki.fidelity import outcap, sandbox_keeper, sandbox_reap, wire
 
 #: the uid/gid a sandbox started by root runs as
 NOBODY = 65534
@@ -67,7 +67,7 @@ TRUST_BY_DEFAULT = False
 
 @dataclass(frozen=True)
 class SandboxResult:
-    status: str  # ok | error | timeout | memory | crash | blocked | unavailable
+    status: str  # ok | error | timeout | memory | crash | blocked | unavailable | output
     value: Any = None
     error: str = ""
     line: int | None = None  # port line of the failure, when it is in the port's file
@@ -337,6 +337,7 @@ class PortSandbox:
         profile_first: bool = True,
         trust: bool = False,
         heavy_instructions: int | None = None,
+        out_elements: Sequence[int] = (),
     ) -> None:
         self.port_path = os.path.abspath(port_path)
         self.kernel = kernel
@@ -348,6 +349,8 @@ class PortSandbox:
         self.trust = trust
         #: a point whose first run issues more engine instructions than this runs only once
         self.heavy_instructions = heavy_instructions
+        #: per point, the output elements its runs return together (sizes the output cap)
+        self.out_elements = tuple(out_elements)
         self._dir: str | None = None
         self._proc: subprocess.Popen[bytes] | None = None
         self._unavailable: str | None = None
@@ -355,7 +358,7 @@ class PortSandbox:
         self._t0 = 0.0
         self._done: dict[int, SandboxResult] = {}
         self._final: SandboxResult | None = None
-        self._out_cap = 64 << 20
+        self._out_cap = outcap.FLOOR
         self._sandboxed = False
         self._iso: Isolation | None = None
         self._launched = False
@@ -447,11 +450,17 @@ class PortSandbox:
             os.close(lifeline)
 
     def submit(
-        self, points: Sequence[Sequence[Mapping[str, Any]]], kernel: str | None = None
+        self,
+        points: Sequence[Sequence[Mapping[str, Any]]],
+        kernel: str | None = None,
+        out_elements: Sequence[int] = (),
     ) -> None:
         """Hand the launched sandbox its job: the runs of every test point (of ``kernel``, when
-        the port's kernel was not known at launch)."""
+        the port's kernel was not known at launch); ``out_elements``: per point, the output
+        elements its runs are expected to return together (they size the cap on what comes
+        back, see :mod:`cuda2nki.fidelity.outcap`)."""
         self.points = points
+        self.out_elements = tuple(out_elements) or self.out_elements
         self._submitted = True
         if kernel is not None:
             self.kernel = kernel
@@ -461,7 +470,7 @@ class PortSandbox:
         plan, arrays = _split_runs(points)
         wire.save_arrays(os.path.join(job, "in.npz"), arrays)
         in_bytes = sum(a.nbytes for a in arrays.values())
-        self._out_cap = max(64 << 20, 8 * in_bytes)
+        self._out_cap = outcap.output_cap(in_bytes, self.out_elements)
         spec = {
             "port": self.port_path if self._sandboxed else os.path.join(self._dir, "port.py"),
             "kernel": self.kernel,
@@ -616,6 +625,9 @@ class PortSandbox:
                 raise wire.WireError("the sandbox's reply has no runs")
             if runs and isinstance(runs[0], dict) and runs[0].get("status") in ("load", "memory"):
                 return self._load_failure(runs[0], secs)
+            if runs and isinstance(runs[0], dict) and runs[0].get("status") == "output":
+                why = outcap.too_large(int(runs[0].get("bytes", 0)), self._out_cap)
+                return SandboxResult("output", error=why, seconds=secs)
             arrays = wire.load_arrays(base + ".npz", self._out_cap)
             value = [_entry(e, ri, arrays) for ri, e in enumerate(runs)]
         except (wire.WireError, OSError, KeyError, TypeError, ValueError) as exc:

@@ -19,6 +19,7 @@ The job directory holds ``job.json`` and ``in.npz``; nothing else of the checker
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -400,6 +401,30 @@ def _heavy(entry: dict[str, Any], limit: Any) -> bool:
     return int(entry.get("instructions", 0)) > limit
 
 
+def _save_point(out_dir: str, pi: int, arrays: dict[str, Any], cap: Any) -> bool:
+    """Write point ``pi``'s arrays, unless they exceed the file-size cap: then (or when the
+    write hits the cap all the same) its reply says so and no arrays are left behind."""
+    import errno
+
+    from cuda2nki.fidelity import outcap, wire
+
+    path = os.path.join(out_dir, f"p{pi:04d}.npz")
+    size = outcap.returned_bytes(arrays)
+    if not isinstance(cap, int) or size <= cap:
+        try:
+            wire.save_arrays(path, arrays)
+            return True
+        except OSError as exc:
+            if exc.errno != errno.EFBIG:
+                raise
+    for leftover in (path, f"{path}.part.npz"):
+        with contextlib.suppress(OSError):
+            os.unlink(leftover)
+    reply = {"runs": [{"status": "output", "bytes": size}]}
+    wire.dump_json(os.path.join(out_dir, f"p{pi:04d}.json"), reply)
+    return False
+
+
 def _serve(job_dir: str, job: dict[str, Any]) -> None:
     import time
 
@@ -439,7 +464,8 @@ def _serve(job_dir: str, job: dict[str, Any]) -> None:
             arrays.update({f"r{ri}.{k}": v for k, v in outs.items()})
             if ri == 0 and _heavy(entry, heavy):
                 break  # the point's other runs are left out: the checker reports it (C2N4029)
-        wire.save_arrays(os.path.join(out_dir, f"p{pi:04d}.npz"), arrays)
+        if not _save_point(out_dir, pi, arrays, job.get("limits", {}).get("file_bytes")):
+            return  # more than its outputs could need: the port is stopped
         # cpu_s: the interpreter's CPU time so far, start-up included (for latency figures)
         reply = {"runs": entries, "cpu_s": time.process_time()}
         wire.dump_json(os.path.join(out_dir, f"p{pi:04d}.json"), reply)

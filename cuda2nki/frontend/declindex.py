@@ -14,8 +14,9 @@ from typing import Any
 
 import tree_sitter as ts
 
-#: one declarator of a declaration: (start byte of the declaration, name, kind, declaration,
-#: initial value)
+#: one declarator of a declaration: (start byte of the declarator, name, kind, declaration,
+#: initial value).  The declarator's own start (not the declaration's) orders the declarators of
+#: one declaration, so that ``int a = n, b = a + 1;`` sees ``a`` when it evaluates ``b``.
 Decl = tuple[int, str, str, ts.Node, ts.Node | None]
 #: one plain assignment: (start byte, end byte, the left side's text, the right side)
 Assign = tuple[int, int, str, ts.Node | None]
@@ -59,7 +60,7 @@ def declarations(
                 name, value, _ = declared_name(c)
                 if name is not None:
                     loop = n.parent is not None and n.parent.type == "for_statement"
-                    out.append((n.start_byte, name, "loop" if loop else "local", n, value))
+                    out.append((c.start_byte, name, "loop" if loop else "local", n, value))
         if top and n.type == "function_definition":
             continue
         stack.extend(n.children)

@@ -35,6 +35,7 @@ from cuda2nki.frontend.hostsyntax import (
     _one_line,
     _params,
     _txt,
+    declarator_start,
 )
 from cuda2nki.frontend.hostvalue import (
     _FLOAT_TYPES,
@@ -82,7 +83,7 @@ class HostNames:
             return None
         kind, d, value = decl
         ev = (f"{self.where(d)}: {_one_line(d)}",)
-        inner = _Scope(s.fnode, d.start_byte, s.argmap, s.depth + 1)
+        inner = _Scope(s.fnode, declarator_start(d, value), s.argmap, s.depth + 1)
         branch_note: tuple[str, ...] = ()
         later = _first_assignment(s.fnode, name, d.end_byte, s.before)
         reach = reaching_assignment(s.fnode, name, d.end_byte, s.before)
@@ -386,7 +387,7 @@ class HostNames:
                 return _V(v.text, v.num, v.items, ev, v.notes)
         if value is None:
             raise _NoValue
-        v = self.eval(value, _Scope(None, d.start_byte, {}, s.depth + 1))
+        v = self.eval(value, _Scope(None, declarator_start(d, value), {}, s.depth + 1))
         return _V(v.text, v.num, v.items, (f"{self.where(d)}: {_one_line(d)}", *v.ev), v.notes)
 
     def _set_in_function(self, name: str, decl: ts.Node) -> tuple[ts.Node, ts.Node] | None:

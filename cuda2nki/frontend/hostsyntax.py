@@ -173,10 +173,21 @@ def _last_decl(
     if scope is None:
         return None
     best = None
+    best_start = -1
     for start, got, kind, n, value in declindex.declarations(scope, top, _declared_name):
-        if got == name and start < before and (best is None or start > best[1].start_byte):
-            best = (kind, n, value)
+        if got == name and start < before and start > best_start:
+            best, best_start = (kind, n, value), start
     return best
+
+
+def declarator_start(decl: ts.Node, value: ts.Node | None) -> int:
+    """Where the declarator of ``decl`` that holds ``value`` begins: the point at which its value
+    is evaluated, after the declaration's earlier declarators (``int a = n, b = a * 2;``) and
+    before its own name is in scope; the declaration's start when there is no value."""
+    n = value
+    while n is not None and n.parent is not None and n.parent != decl:
+        n = n.parent
+    return n.start_byte if n is not None and n.parent == decl else decl.start_byte
 
 
 def _first_assignment(fn: ts.Node, name: str, after: int, before: int) -> ts.Node | None:

@@ -25,6 +25,7 @@ from cuda2nki.frontend.hostsyntax import (
     _straight_line,
     _txt,
     _walk_type,
+    declarator_start,
 )
 from cuda2nki.frontend.hostvalue import (
     _MAX_DEPTH,
@@ -308,7 +309,7 @@ class HostTerms:
         items = _kids(value)
         if not items:
             return None
-        inner = _Scope(s.fnode, decl[1].start_byte, s.argmap, s.depth + 1)
+        inner = _Scope(s.fnode, declarator_start(decl[1], decl[2]), s.argmap, s.depth + 1)
         first = items[0]
         if first.type == "parameter_declaration":  # `std::vector<float> v(n);` read as a prototype
             first = first.child_by_field_name("type") or first
