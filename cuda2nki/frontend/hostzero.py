@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 _FILLS = frozenset({"cudaMemset", "cudaMemsetAsync", "memset", "cuMemsetD32", "cuMemsetD8"})
 _COPIES = frozenset({"cudaMemcpy", "cudaMemcpyAsync", "memcpy", "cudaMemcpy2D"})
 _OTHER_COPIES = frozenset({"cudaMemcpyToSymbol"})
-_MAX_CALLERS = 8  # launcher levels followed into their callers
+_MAX_CALLERS = 6  # launcher levels followed into their callers
 #: nodes that may store into a host variable (statements and expressions)
 _HOST_STORES = frozenset(
     {"init_declarator", "assignment_expression", "update_expression", "call_expression"}
@@ -202,9 +202,12 @@ def _last_effect(ev: HostEvaluator, fnode: ts.Node, name: str, call: ts.Node) ->
     return None if last is None else last[1]
 
 
-def zeroed_before(ev: HostEvaluator, arg: ts.Node, call: ts.Node, depth: int = 0) -> bool:
+def zeroed_before(
+    ev: HostEvaluator, arg: ts.Node, call: ts.Node, seen: frozenset[int] = frozenset()
+) -> bool:
     """Is the buffer ``arg`` passes at the launch (or launcher call) ``call`` zeroed by the host
-    right before it (see the module doc)?"""
+    right before it (see the module doc)?  ``seen``: the launchers being followed (a recursive
+    one is not zeroed)."""
     name = _pointer_name(arg)
     fnode = _enclosing(call)
     if name is None or fnode is None:
@@ -214,10 +217,12 @@ def zeroed_before(ev: HostEvaluator, arg: ts.Node, call: ts.Node, depth: int = 0
         return last == "zero"
     params = _params(fnode)
     fname = _function_name(fnode)
-    if name not in params or fname is None or depth >= _MAX_CALLERS:
+    if name not in params or fname is None or len(seen) >= _MAX_CALLERS:
         return False
-    idx = params.index(name)
+    if fnode.start_byte in seen:
+        return False
+    idx, inner = params.index(name), seen | {fnode.start_byte}
     callers = [c for c in ev.calls(fname) if _enclosing(c) is not fnode and not _is_launch(c)]
     return bool(callers) and all(
-        idx < len(_args(c)) and zeroed_before(ev, _args(c)[idx], c, depth + 1) for c in callers
+        idx < len(_args(c)) and zeroed_before(ev, _args(c)[idx], c, inner) for c in callers
     )

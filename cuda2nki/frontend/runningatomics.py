@@ -49,22 +49,28 @@ def counter_params(tu: A.TranslationUnit | None, fn: A.Function) -> set[str]:
     counter pointer parameter and takes slots from it (``int slot(int* c) { return
     atomicAdd(c, 1); }``, several levels deep) makes the pointer its caller passes (``c``,
     ``&c[0]``, ``c + 0``) a counter too."""
-    return _counters(tu, fn, (fn.name,))
+    return _counters(tu, fn, (fn.name,), {})
 
 
-def _counters(tu: A.TranslationUnit | None, fn: A.Function, stack: tuple[str, ...]) -> set[str]:
-    out = {counter_name(c) for c in running_atomics(fn.body)} - {None}
-    if tu is None:
-        return out  # type: ignore[return-value]
-    for n in walk(fn.body):
+def _counters(
+    tu: A.TranslationUnit | None,
+    fn: A.Function,
+    stack: tuple[str, ...],
+    memo: dict[str, set[str]],
+) -> set[str]:
+    """:func:`counter_params` of ``fn``; ``stack`` the functions being analysed (a recursive
+    call adds nothing), ``memo`` each helper's answer."""
+    out = {counter_name(c) for c in running_atomics(fn.body)}
+    for n in walk(fn.body) if tu is not None else ():
         if not isinstance(n, A.Call) or n.target is None or n.target in stack:
             continue
-        callee = tu.function(n.target)
+        callee = tu.function(n.target)  # type: ignore[union-attr]
         if callee is None or callee.kind == "global":
             continue
-        inner = _counters(tu, callee, (*stack, callee.name))
+        if callee.name not in memo:
+            memo[callee.name] = _counters(tu, callee, (*stack, callee.name), memo)
         for p, arg in zip(callee.params, n.args):
-            if p.name in inner:
+            if p.name in memo[callee.name]:
                 out.add(pointer_root(arg))
     return out - {None}  # type: ignore[return-value]
 
