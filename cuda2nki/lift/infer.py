@@ -354,7 +354,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
     data_ranges(out["params"], syntax, by_data, fn, kernel_name, diags)  # lift.dataindex
     guessed = {table for _, table in defaulted.values()}  # rows the index ranges give
     _value_ranges(out["params"], fn, kernel_name, diags, out.get("launch"), guessed)
-    zero_counters(out["params"], fn, site, kernel_name, diags)  # slot counters start at 0
+    zero_counters(out["params"], fn, site, kernel_name, diags, tu)  # slot counters start at 0
     _picked_rows(out["params"], picks, fn, kernel_name, diags)
     rows_of_ranges(out["params"], defaulted, fn, kernel_name, diags)
     _offset_views(out["params"], fn, site, kernel_name, diags)

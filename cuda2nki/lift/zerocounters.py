@@ -5,7 +5,8 @@ its output with the counter's running value, so the counter's value before the l
 where every element goes; hosts zero it right before each launch (``cudaMemset(d_count, 0,
 sizeof(int))``).  Random initial values would send the kernel's stores outside the output.  An
 integer ``inout`` pointer that is the target of an ``atomicAdd``/``atomicSub`` whose old value
-is used, and whose buffer the launching host code zeroes right before the launch
+is used (in the kernel or in a device helper it passes the pointer to, several levels deep),
+and whose buffer the launching host code zeroes right before the launch
 (:mod:`cuda2nki.frontend.hostzero`), gets the values ``[0, 1)`` -- zeros -- with a note; a range
 the binding has is kept.
 """
@@ -14,11 +15,16 @@ from __future__ import annotations
 
 from cuda2nki.diagnostics import make
 from cuda2nki.frontend import ast as A
-from cuda2nki.frontend.runningatomics import counter_name, running_atomics
+from cuda2nki.frontend.runningatomics import counter_params
 
 
 def zero_counters(
-    params: dict, fn: A.Function, site: A.LaunchSite | None, kernel: str, diags: list
+    params: dict,
+    fn: A.Function,
+    site: A.LaunchSite | None,
+    kernel: str,
+    diags: list,
+    tu: A.TranslationUnit | None = None,
 ) -> None:
     """Give the running counters of ``fn`` that the host zeroes before the launch ``site``
     the values ``[0, 1)`` (see the module doc)."""
@@ -26,7 +32,7 @@ def zero_counters(
 
     if site is None or site.host is None or not getattr(site.host, "zeroed", ()):
         return
-    counters = {counter_name(c) for c in running_atomics(fn.body)} - {None}
+    counters = counter_params(tu, fn)  # through the device helpers it calls, with ``tu``
     zeroed = site.host.zeroed
     for slot in slots(fn, site):
         spec = params.get(slot.param)
