@@ -276,11 +276,6 @@ REFUSED = {
         "    if (i < n) b[i] = a[i] << (i % 13);\n",
         "a 64-bit shift by a count that is not a constant",
     ),
-    "pair_in_a_runtime_loop": (
-        "const long long* a, long long* b, int n",
-        "    if (i < n) { long long v = a[i]; while (v > 5) v = v / 3; b[i] = v; }\n",
-        "the 64-bit local 'v' assigned in a loop whose trip count depends on data",
-    ),
     "atomic_xor": (
         "unsigned long long* t, int n",
         "    if (i < n) atomicXor(&t[(i * 7) % n], (unsigned long long)i);\n",

@@ -42,7 +42,6 @@ from cuda2nki.lift.literal.program import Instr, Loop, Node
 from cuda2nki.lift.literal.state import Scope
 from cuda2nki.lift.literal.unbounded import data_loop_text
 from cuda2nki.lift.literal.values import Local, Tile
-from cuda2nki.lift.literal.wide import WIDE_CLASSES
 
 if TYPE_CHECKING:
     from cuda2nki.lift.literal.datarun import RunPlan
@@ -227,12 +226,6 @@ class DataLoopMixin:
                         s,
                     )
             elif b.klass == "T" and isinstance(b.value, Tile) and how != "element":
-                if b.value.ty in WIDE_CLASSES or b.ty in WIDE_CLASSES:  # a pair of limb tiles
-                    raise self.refuse(
-                        f"the 64-bit local '{cname}' assigned in a loop whose trip count "
-                        "depends on data (a runtime loop carries 32-bit tiles only)",
-                        s,
-                    )
                 entry = (b.value.expr, 0)
             elif how != "local":  # a store to memory, or a value passed to a function
                 continue
