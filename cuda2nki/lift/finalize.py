@@ -77,6 +77,7 @@ class Finalizer:
         self.units_left: float = BUDGET_UNITS
         self._folded: dict = {}
         self._resolved: dict = {}
+        self._tree_sizes: dict = {}
         self._networks: dict = {}
         self._left: set = set()  # (read, loop variable, conditions) already cleared
         self._active = 0
@@ -137,18 +138,25 @@ class Finalizer:
     def resolve(self, e: V.DExpr) -> V.DExpr:
         """``e`` with its shared reads replaced by the values written; a subexpression shared
         in the DAG is resolved once per atom-bounds context.  Meeting it again charges the
-        work budget what resolving it cost, so the budget (and which kernels it refuses) is
-        that of resolving the expression as a tree, only the time is saved."""
+        work budget one unit per node of it as a tree: what walking it again cost when it was
+        resolved as a tree (its simplifications were memo hits then, and free), so the budget,
+        and which kernels it refuses, stay those of the tree walk; only the time is saved."""
         key = (e, V._bounds_key())
         got = self._resolved.get(key)
         if got is not None:
-            self.check_budget(got[1])
-            return got[0]
-        before = V.WORK[0]
+            self.check_budget(self._tree_nodes(e))
+            return got
         value = self._resolve(e)
-        spent = before - V.WORK[0] if before != float("inf") else 0
-        self._resolved[key] = (value, spent)
+        self._resolved[key] = value
         return value
+
+    def _tree_nodes(self, e: V.DExpr) -> int:
+        """The nodes of ``e`` counted as a tree (a shared subexpression once per use)."""
+        got = self._tree_sizes.get(e)
+        if got is None:
+            got = 1 + sum(self._tree_nodes(k) for k in V.children(e))
+            self._tree_sizes[e] = got
+        return got
 
     def _resolve(self, e: V.DExpr) -> V.DExpr:
         self.check_budget()
