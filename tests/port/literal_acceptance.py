@@ -80,3 +80,22 @@ def run_literal_exactly(cu: Path, bdict: dict, target: str, tmp: Path) -> tuple:
     port.write_text(res.source)
     points = binding.test_points()
     return run_against_simt(res, binding, port, points=points, rtol=0.0, atol=0.0), points
+
+
+def run_flat_kernel_exactly(cu: Path, block: list, target: str, tmp: Path) -> tuple:
+    """:func:`run_literal_exactly` for a kernel ``k(const float* x, float* y, int n, int reach)``
+    over ``n`` elements in blocks of ``block`` (checked at n = 77 and the binding's size)."""
+    from tests.port.acceptance import tensor_param
+
+    per_block = block[0] * (block[1] if len(block) > 1 else 1)
+    bdict = {
+        "launch": {"grid": [f"ceil_div(n, {per_block})"], "block": block},
+        "params": {
+            "x": tensor_param(["n"], "in", "float32", [-2.0, 2.0]),
+            "y": tensor_param(["n"], "out"),
+            "n": 200,
+            "reach": 2,
+        },
+        "check": {"shapes": [{"n": 77}]},
+    }
+    return run_literal_exactly(cu, bdict, target, tmp)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.port.acceptance import tensor_param
-from tests.port.literal_acceptance import run_literal_exactly
+from tests.port.literal_acceptance import run_flat_kernel_exactly
 
 _HEAD = "__global__ void k(const float* x, float* y, int n, int reach) {\n"
 
@@ -56,16 +55,5 @@ KERNELS = [
 def test_loops_testing_side_effects_port_exactly(name, block, body, target, tmp_path) -> None:
     cu = tmp_path / f"{name}.cu"
     cu.write_text(_HEAD + body)
-    per_block = block[0] * (block[1] if len(block) > 1 else 1)
-    bdict = {
-        "launch": {"grid": [f"ceil_div(n, {per_block})"], "block": block},
-        "params": {
-            "x": tensor_param(["n"], "in", "float32", [-2.0, 2.0]),
-            "y": tensor_param(["n"], "out"),
-            "n": 200,
-            "reach": 2,
-        },
-        "check": {"shapes": [{"n": 77}]},
-    }
-    run, points = run_literal_exactly(cu, bdict, target, tmp_path)
+    run, points = run_flat_kernel_exactly(cu, block, target, tmp_path)
     assert len(points) >= 2 and not run.mismatches, run.mismatches
