@@ -1,8 +1,10 @@
 """Byte arrays of shared memory used as one element type.
 
 ``extern __shared__ char smem[]; float4* w = reinterpret_cast<float4*>(smem);`` declares block
-memory as bytes and uses it as ``float4`` (``float*``, ``x128*``...).  When every use of such a
-``char``/``unsigned char`` ``__shared__`` array is a cast to a pointer of one scalar type, or of
+memory as bytes and uses it as ``float4`` (``float*``, ``x128*``...).  An unsized ``extern
+__shared__`` array of another element type (``char* smem[]``, ``int4 smem[]``) is the same
+launch-sized bytes, its element type only their alignment.  When every use of such a
+``char``/``unsigned char`` (or dynamic) ``__shared__`` array is a cast to a pointer of one scalar type, or of
 vectors of that one scalar type, the array is that scalar's array (its size in elements is its
 size in bytes divided by the scalar's; a sized one must divide exactly): the literal lowering
 then sees the casts as the identity they are (:mod:`cuda2nki.lift.literal.scalarise` spells the
@@ -18,15 +20,21 @@ from cuda2nki.frontend import ast as A
 
 
 def _byte_array(s: object) -> bool:
-    return (
+    """A ``char`` shared array, or an unsized ``extern __shared__`` array of any element type
+    (``extern __shared__ char* smem[]``): the launch's dynamic shared bytes, whose declared
+    element type only sets their alignment."""
+    if not (
         isinstance(s, A.VarDecl)
         and s.storage in ("shared", "extern_shared")
         and isinstance(s.ty, A.ArrayType)
         and len(s.ty.dims) == 1
-        and isinstance(s.ty.elem, A.ScalarType)
-        and s.ty.elem.bits == 8
         and s.init is None
-    )
+    ):
+        return False
+    elem = s.ty.elem
+    if isinstance(elem, A.ScalarType) and elem.bits == 8:
+        return True
+    return s.storage == "extern_shared" and s.ty.dims[0] is None
 
 
 def _scalar_of(t: object) -> A.ScalarType | None:
