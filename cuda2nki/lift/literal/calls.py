@@ -9,6 +9,7 @@ from cuda2nki.lift.collective import collective_reason
 from cuda2nki.lift.legacyshfl import LEGACY_SHUFFLES, legacy_shuffle
 from cuda2nki.lift.literal import (
     bitcalls,
+    bitviews,
     bytedots,
     cubcalls,
     fetchadd,
@@ -96,6 +97,8 @@ class CallMixin:
             return selectmath.lower_call(self, picked, args, e)
         if roundcalls.handles(f, len(args), e.ty):
             return roundcalls.lower_call(self, e, args)
+        if bitviews.handles(f, len(args)):
+            return bitviews.bit_call(self, e, args[0])
         if f in _CONVERT and len(args) == 1:
             return self.convert(args[0], e.ty, e)
         if f in intcalls.MUL24 and len(args) == 2:

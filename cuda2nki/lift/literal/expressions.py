@@ -8,7 +8,7 @@ import dataclasses
 from cuda2nki.frontend import ast as A
 from cuda2nki.ir.ops import DTYPE_BYTES
 from cuda2nki.lift.collective import collective_reason
-from cuda2nki.lift.literal import deferred, intcalls
+from cuda2nki.lift.literal import bitviews, deferred, intcalls
 from cuda2nki.lift.literal.classify import is_float
 from cuda2nki.lift.literal.deferred import Unset
 from cuda2nki.lift.literal.globalnames import unbound_name_reason
@@ -146,6 +146,8 @@ class ExpressionMixin:
                              e.operand.ty, e)  # fmt: skip
             self.store_to(e.operand, new, scope, e)
             return old if e.op.startswith("post") else self.expr(e.operand, scope)
+        if e.op == "*" and (word := bitviews.local_word(e)) is not None:
+            return bitviews.reinterpret(self, self.expr(word[0], scope), word[1], word[2], e)
         if e.op == "*":
             ptr, off = self.address(e, scope)  # type: ignore[misc]
             return self.read(ptr, off, scope, e)  # type: ignore[arg-type]
@@ -357,5 +359,8 @@ class ExpressionMixin:
                 return view
             return v
         if e.kind == "reinterpret":
-            raise self.refuse("bit reinterpretation", e)
+            words = bitviews.scalar_view(e.operand.ty, e.to)
+            if words is None:
+                raise self.refuse("bit reinterpretation", e)
+            return bitviews.reinterpret(self, v, *words, e)
         return self.convert(v, e.to, e)

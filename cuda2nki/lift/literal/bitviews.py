@@ -1,0 +1,100 @@
+"""Bit reinterpretations of 32-bit values in the literal lowering.
+
+``__float_as_int``, ``__float_as_uint``, ``__int_as_float`` and ``__uint_as_float`` (and a
+``reinterpret_cast`` between 32-bit scalar types, :func:`scalar_view`, or a read of a local
+through a pointer of another 32-bit type, ``*(int*)&f``, :func:`local_word`) read the 32 bits of a
+value as the other type, without conversion.  The operand is first converted to the type the
+intrinsic takes (C's implicit conversion of its argument); then
+
+* a uniform value is reinterpreted when the kernel is traced (NumPy ``view`` of its 32 bits);
+* a per-thread value becomes a tile of the operand type, and the result a copy of its dtype
+  view (``t.view(nl.int32)``, NKI's zero-cost reinterpretation): the same bits, read as the
+  other type, exactly.
+
+An unsigned result is an int32 tile of the same bit pattern marked unsigned, as every unsigned
+per-thread value of the lowering is.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cuda2nki.frontend import ast as A
+from cuda2nki.lift.literal.values import Lin, Tile, Uni, Value
+
+if TYPE_CHECKING:
+    from cuda2nki.lift.literal.lower import Lowerer
+
+#: intrinsic -> (operand type, result type)
+BIT_VIEWS: dict[str, tuple[str, str]] = {
+    "__float_as_int": ("float32", "int32"),
+    "__float_as_uint": ("float32", "uint32"),
+    "__int_as_float": ("int32", "float32"),
+    "__uint_as_float": ("uint32", "float32"),
+}
+
+_WORDS = frozenset({"float32", "int32", "uint32"})
+_NP = {"float32": "np.float32", "int32": "np.int32", "uint32": "np.uint32"}
+
+
+def handles(func: str, nargs: int) -> bool:
+    return func in BIT_VIEWS and nargs == 1
+
+
+def bit_call(low: Lowerer, e: A.Call, arg: Value) -> Value:
+    """``__float_as_int(x)`` and its kin of the lowered argument ``arg``."""
+    src, dst = BIT_VIEWS[e.func]
+    return reinterpret(low, arg, src, dst, e)
+
+
+def scalar_view(source: object, to: object) -> tuple[str, str] | None:
+    """(operand type, result type) of a scalar ``reinterpret_cast`` between two 32-bit scalar
+    types, None for any other cast."""
+    if not isinstance(source, A.ScalarType) or not isinstance(to, A.ScalarType):
+        return None
+    if source.name not in _WORDS or to.name not in _WORDS:
+        return None
+    return source.name, to.name
+
+
+def local_word(e: A.Unary) -> tuple[A.Expr, str, str] | None:
+    """``*(int*)&f`` / ``*reinterpret_cast<unsigned*>(&f)`` of a 32-bit scalar ``f``: the value
+    read, its type and the type it is read as; None for any other dereference."""
+    cast = e.operand
+    if e.op != "*" or not isinstance(cast, A.Cast) or not isinstance(cast.to, A.PointerType):
+        return None
+    addr = cast.operand
+    if not (isinstance(addr, A.Unary) and addr.op == "&" and isinstance(addr.operand, A.Name)):
+        return None
+    words = scalar_view(addr.operand.ty, cast.to.pointee)
+    return None if words is None else (addr.operand, *words)
+
+
+def reinterpret(low: Lowerer, v: Value, src: str, dst: str, node: A.Node) -> Value:
+    """The bits of ``v`` (converted to ``src`` first) read as ``dst``."""
+    v = low.convert(v, A.ScalarType(name=src), node)
+    if isinstance(v, Lin) and v.uniform:
+        v = Uni(v.b, "int")
+    kind = "float" if dst == "float32" else "int"
+    if isinstance(v, Uni):
+        return Uni(_traced(v.expr, src, dst), kind)
+    if src == dst:
+        return v
+    t = low.tile(v, "float" if src == "float32" else "int", node)
+    dt = "nl.float32" if dst == "float32" else "nl.int32"
+    out = low.fresh("bv")
+    low.emit("let", node.loc.line, dst=out, value=f"nl.copy({t}.view({dt}), dtype={dt})")
+    return Tile(out, kind, unsigned=dst == "uint32")
+
+
+def _traced(expr: str, src: str, dst: str) -> str:
+    """The trace-time reinterpretation of the uniform value spelled ``expr``."""
+    if src == "float32":
+        word = f"np.array(np.float32({expr}), dtype=np.float32)"
+    else:  # an integer: its value modulo 2**32 is the pattern
+        word = f"np.array(int({expr}) % 4294967296, dtype=np.uint32)"
+    viewed = f"{word}.view({_NP[dst]})"
+    return f"np.float32({viewed})" if dst == "float32" else f"int({viewed})"
+
+
+__all__ = ["BIT_VIEWS", "bit_call", "handles", "local_word", "reinterpret", "scalar_view"]
