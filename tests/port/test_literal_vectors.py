@@ -254,7 +254,7 @@ __global__ void r(const float* x, float* y, int n) {
     "a reinterpretation as a vector of another element type": """
 __global__ void r(const float* x, float* y, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { int4 v = reinterpret_cast<const int4*>(x)[i]; y[i] = v.x; }
+  if (i < n) { char4 v = reinterpret_cast<const char4*>(x)[i]; y[i] = v.x; }
 }
 """,
     "function 'put' returning a vector and writing memory": """

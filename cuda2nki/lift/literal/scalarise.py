@@ -63,6 +63,7 @@ from cuda2nki.lift.literal.vecscan import (
     vec_ptr,
     writes_memory,
 )
+from cuda2nki.lift.literal.vecviews import retyped
 
 _LANES = {"x": 0, "y": 1, "z": 2, "w": 3}
 _MAX_SELECT = 16  # lanes a non-literal lane index may choose among
@@ -361,18 +362,17 @@ class Scalariser:
             return dataclasses.replace(e, ty=sty)
         if isinstance(e, A.Cast):
             src = e.operand.ty
-            if vec_ptr(src) is not None or vec_array(src) is not None:
-                if (vec_ptr(src) or vec_array(src)) != v:  # type: ignore[comparison-overlap]
-                    raise LiteralRefusal("a reinterpretation between vector types", e.loc)
-                return self.sptr(e.operand)
+            sv = vec_ptr(src) or vec_array(src)
+            if sv is not None:  # lanes of one vector type read as those of another
+                return retyped(self.sptr(e.operand), sv.base, v.base, e.loc)
             pointee = src.pointee if isinstance(src, A.PointerType) else (
                 src.elem if isinstance(src, A.ArrayType) else None
             )  # fmt: skip
-            if not isinstance(pointee, A.ScalarType) or pointee.name != v.base.name:
+            if not isinstance(pointee, A.ScalarType):
                 raise LiteralRefusal(
                     "a reinterpretation as a vector of another element type", e.loc
                 )
-            return self.rw(e.operand)
+            return retyped(self.rw(e.operand), pointee, v.base, e.loc)
         if isinstance(e, A.Binary) and e.op in ("+", "-") and vec_ptr(e.left.ty) is not None:
             return A.Binary(loc=e.loc, op=e.op, left=self.sptr(e.left),
                             right=scaled(self.rw(e.right), w), ty=sty)  # fmt: skip
