@@ -87,6 +87,19 @@ def reinterpret(low: Lowerer, v: Value, src: str, dst: str, node: A.Node) -> Val
     return Tile(out, kind, unsigned=dst == "uint32")
 
 
+def short_float(expr: str, to: str) -> str:
+    """The uniform fp32 value spelled ``expr`` rounded to ``to`` (``float16`` or ``bfloat16``,
+    to nearest even) when traced, as an fp32 value: bfloat16 keeps the upper 16 bits of the
+    rounded word; a NaN stays a NaN."""
+    x = f"np.float32({expr})"
+    if to == "float16":
+        return f"np.float32(np.float16({x}))"
+    u = f"int(np.array({x}, dtype=np.float32).view(np.uint32))"
+    word = f"((({u} + 32767 + (({u} >> 16) & 1)) >> 16 << 16) % 4294967296)"
+    rounded = f"np.float32(np.array({word}, dtype=np.uint32).view(np.float32))"
+    return f"({x} if np.isnan({x}) else {rounded})"
+
+
 def _traced(expr: str, src: str, dst: str) -> str:
     """The trace-time reinterpretation of the uniform value spelled ``expr``."""
     if src == "float32":
@@ -97,4 +110,12 @@ def _traced(expr: str, src: str, dst: str) -> str:
     return f"np.float32({viewed})" if dst == "float32" else f"int({viewed})"
 
 
-__all__ = ["BIT_VIEWS", "bit_call", "handles", "local_word", "reinterpret", "scalar_view"]
+__all__ = [
+    "BIT_VIEWS",
+    "bit_call",
+    "handles",
+    "local_word",
+    "reinterpret",
+    "scalar_view",
+    "short_float",
+]

@@ -279,11 +279,11 @@ class ExpressionMixin:
         if to.is_float:
             v = self.unsigned_to_float(v)
             if isinstance(v, Uni) and v.ty != "float":
-                return Uni(f"np.float32({v.expr})", "float")
-            if isinstance(v, Lin | Idx):
-                return Tile(self.tile(v, "float", node), "float")
-            if isinstance(v, Tile) and v.ty == "int":
-                return Tile(self.tile(v, "float", node), "float")
+                v = Uni(f"np.float32({v.expr})", "float")
+            elif isinstance(v, Lin | Idx) or (isinstance(v, Tile) and v.ty == "int"):
+                v = Tile(self.tile(v, "float", node), "float")
+            if to.name in ("float16", "bfloat16") and isinstance(v, Uni):
+                return Uni(bitviews.short_float(v.expr, to.name), "float")  # when traced
             if to.name in ("float16", "bfloat16") and isinstance(v, Tile):
                 r = self.fresh("r")
                 self.emit("let", dst=r, value=f"nl.copy(nl.copy({v.expr}, dtype="

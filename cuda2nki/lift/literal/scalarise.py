@@ -36,7 +36,7 @@ from __future__ import annotations
 import dataclasses
 
 from cuda2nki.frontend import ast as A
-from cuda2nki.lift.literal import vecdots
+from cuda2nki.lift.literal import pairlanes, vecdots
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
 from cuda2nki.lift.literal.cubcalls import PREFIX as CUB_PREFIX
 from cuda2nki.lift.literal.inline_refs import (
@@ -325,6 +325,8 @@ class Scalariser:
         if isinstance(e, A.Comma):
             return A.Comma(loc=e.loc, exprs=(*map(self.rw, e.exprs[:-1]), self.lane(e.exprs[-1], k)),
                            ty=base)  # fmt: skip
+        if (paired := pairlanes.lane_of(self, e, k, base)) is not None:
+            return paired
         what = e.func if isinstance(e, A.Call) else type(e).__name__
         raise LiteralRefusal(f"a vector value of this form ({what})", e.loc)
 
@@ -401,6 +403,8 @@ class Scalariser:
         """``e`` (of a scalar or scalar-pointer type) with the vectors in it scalarised."""
         if vecdots.is_vector_dot(e, is_vec):  # __dp4a(char4, char4, int): lane products
             return vecdots.vector_dot(e, self.lane, self.rw(e.args[2]))  # type: ignore[arg-type]
+        if isinstance(e, A.Call) and (one := pairlanes.scalar_of_call(self, e)) is not None:
+            return one
         if isinstance(e, A.Member) and not e.arrow and is_vec(e.base.ty):
             return self.lane(e.base, self._lane_of(e))
         if isinstance(e, A.Member) and e.arrow and vec_ptr(e.base.ty) is not None:
