@@ -1,5 +1,6 @@
-"""Bit reinterpretations of 32-bit values port literally and exactly: the intrinsics
-``__float_as_int``/``__float_as_uint``/``__int_as_float``/``__uint_as_float``, a scalar
+"""Bit reinterpretations port literally and exactly: the intrinsics
+``__float_as_int``/``__float_as_uint``/``__int_as_float``/``__uint_as_float``, their 16-bit kin
+(``__half_as_ushort``, ``__ushort_as_bfloat16``...), a scalar
 ``reinterpret_cast<unsigned&>(f)`` and a local read through a pointer of another 32-bit type
 (``*(int*)&f``), on per-thread values (a dtype view of the tile) and on uniform ones (computed
 when traced).  Every port matches the SIMT interpreter bit for bit on both targets."""
@@ -75,6 +76,27 @@ KERNELS = {
         "    u += 1u;\n"
         "    float up = reinterpret_cast<float&>(u);\n"
         "    y[idx] = up + (float)(w & 7) + (float)(r >> 29);\n"
+        "  }\n}\n",
+    ),
+    # 16-bit patterns of half and bfloat16 values, per thread and uniform, both directions
+    "sixteen_bit_views": (
+        _FLOAT_IO,
+        "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+        "__global__ void k(const float* x, float* y, int n, float s) {\n"
+        "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        "  if (i < n) {\n"
+        "    unsigned short ub = __bfloat16_as_ushort(__float2bfloat16(x[i]));\n"
+        "    half h = __float2half(x[i] * 0.3f);\n"
+        "    short sh = __half_as_short(h);\n"
+        "    unsigned short uh = __half_as_ushort(h);\n"
+        "    __nv_bfloat16 back = __ushort_as_bfloat16((unsigned short)(ub ^ 0x8000u));\n"
+        "    half hb = __ushort_as_half((unsigned short)(uh + 1));\n"
+        "    half hs = __short_as_half((short)(sh & 0x7fff));\n"
+        "    half one = __ushort_as_half((unsigned short)0x3c00U);\n"
+        "    __nv_bfloat16 bone = __ushort_as_bfloat16((unsigned short)0x3f80U);\n"
+        "    y[i] = __bfloat162float(back) + __half2float(hb) * 2.0f + __half2float(hs)\n"
+        "         + (float)(sh >> 12) + __half2float(one)\n"
+        "         + __bfloat162float(bone) * (float)(__half_as_ushort(__float2half(s)) & 7);\n"
         "  }\n}\n",
     ),
 }

@@ -31,7 +31,14 @@ BIT_VIEWS: dict[str, tuple[str, str]] = {
     "__float_as_uint": ("float32", "uint32"),
     "__int_as_float": ("int32", "float32"),
     "__uint_as_float": ("uint32", "float32"),
+    "__half_as_short": ("float16", "int16"),
+    "__half_as_ushort": ("float16", "uint16"),
+    "__short_as_half": ("int16", "float16"),
+    "__ushort_as_half": ("uint16", "float16"),
+    "__bfloat16_as_ushort": ("bfloat16", "uint16"),
+    "__ushort_as_bfloat16": ("uint16", "bfloat16"),
 }
+_SHORTS = frozenset({"float16", "bfloat16", "int16", "uint16"})
 
 _WORDS = frozenset({"float32", "int32", "uint32"})
 _NP = {"float32": "np.float32", "int32": "np.int32", "uint32": "np.uint32"}
@@ -75,6 +82,8 @@ def reinterpret(low: Lowerer, v: Value, src: str, dst: str, node: A.Node) -> Val
     v = low.convert(v, A.ScalarType(name=src), node)
     if isinstance(v, Lin) and v.uniform:
         v = Uni(v.b, "int")
+    if src in _SHORTS:
+        return _reinterpret16(low, v, src, dst, node)
     kind = "float" if dst == "float32" else "int"
     if isinstance(v, Uni):
         return Uni(_traced(v.expr, src, dst), kind)
@@ -85,6 +94,58 @@ def reinterpret(low: Lowerer, v: Value, src: str, dst: str, node: A.Node) -> Val
     out = low.fresh("bv")
     low.emit("let", node.loc.line, dst=out, value=f"nl.copy({t}.view({dt}), dtype={dt})")
     return Tile(out, kind, unsigned=dst == "uint32")
+
+
+def _reinterpret16(low: Lowerer, v: Value, src: str, dst: str, node: A.Node) -> Value:
+    """A 16-bit reinterpretation: a bfloat16 value is the upper half of its fp32 word; a half
+    value's bits come from (and go to) a float16 copy of the tile."""
+    if isinstance(v, Uni):
+        return Uni(_traced16(v.expr, src, dst), "float" if dst in _FLOAT16 else "int")
+    if src == "bfloat16":
+        word = _let(low, f"nl.copy({low.tile(v, 'float', node)}.view(nl.int32), dtype=nl.int32)")
+        high = low.op("right_shift", [word, "16"], "int").expr
+        return _signed(low, low.op("bitwise_and", [high, "65535"], "int"), dst)
+    if dst == "bfloat16":
+        low16 = low.op("bitwise_and", [low.tile(v, "int", node), "65535"], "int").expr
+        word = low.op("left_shift", [low16, "16"], "int").expr
+        return Tile(_let(low, f"nl.copy({word}.view(nl.float32), dtype=nl.float32)"), "float")
+    if src == "float16":
+        half = f"nl.copy({low.tile(v, 'float', node)}, dtype=nl.float16)"
+        return Tile(_let(low, f"nl.copy({half}.view(nl.{dst}), dtype=nl.int32)"), "int")
+    bits = f"nl.copy({low.tile(v, 'int', node)}, dtype=nl.{src})"
+    return Tile(_let(low, f"nl.copy({bits}.view(nl.float16), dtype=nl.float32)"), "float")
+
+
+_FLOAT16 = frozenset({"float16", "bfloat16"})
+
+
+def _let(low: Lowerer, value: str) -> str:
+    out = low.fresh("bv")
+    low.emit("let", dst=out, value=value)
+    return out
+
+
+def _signed(low: Lowerer, t: Tile, dst: str) -> Tile:
+    """The 16-bit pattern ``t`` (0..65535) as ``dst``: sign-extended for ``int16``."""
+    if dst != "int16":
+        return t
+    flipped = low.op("bitwise_xor", [t.expr, "32768"], "int").expr
+    return low.op("subtract", [flipped, "32768"], "int")
+
+
+def _traced16(expr: str, src: str, dst: str) -> str:
+    """The trace-time 16-bit reinterpretation of the uniform value spelled ``expr``."""
+    if src == "float16":
+        word = f"int(np.array(np.float16({expr})).view(np.uint16))"
+    elif src == "bfloat16":
+        word = f"(int(np.array(np.float32({expr}), dtype=np.float32).view(np.uint32)) >> 16)"
+    else:
+        word = f"(int({expr}) % 65536)"
+    if dst == "float16":
+        return f"np.float32(np.array({word}, dtype=np.uint16).view(np.float16))"
+    if dst == "bfloat16":
+        return f"np.float32(np.array({word} << 16, dtype=np.uint32).view(np.float32))"
+    return f"(({word} ^ 32768) - 32768)" if dst == "int16" else word
 
 
 def short_float(expr: str, to: str) -> str:
