@@ -1,7 +1,8 @@
 """Two-lane half and bfloat16 vectors of intrinsics port literally and exactly: built from
 halves or rounded floats (``__halves2bfloat162``, ``__floats2half2_rn``, ``__half2half2``),
 from lanes of others (``__lows2bfloat162``, ``__highs2half2``), converted lane by lane
-(``__half22float2``), combined by ``__hadd2``/``__hsub2``/``__hmul2``, taken apart
+(``__half22float2``), combined by ``__hadd2``/``__hsub2``/``__hmul2``, negated
+(``__hneg2``) or made positive (``__habs2``), taken apart
 (``__low2bfloat16``, ``__high2float``) and stored through a vector pointer.  A uniform value
 converted to a 16-bit float is rounded when traced, as CUDA rounds it.  Every port matches the
 SIMT interpreter bit for bit on both targets."""
@@ -33,7 +34,7 @@ KERNELS = {
         "    __nv_bfloat162 q = __floats2bfloat162_rn((float)x[2 * i] * 3.1f, s);\n"
         "    __nv_bfloat162 r = __hadd2(p, q);\n"
         "    __nv_bfloat162 lo = __lows2bfloat162(r, p);\n"
-        "    __nv_bfloat162 t = __hadd2(__hmul2(p, q), r);\n"
+        "    __nv_bfloat162 t = __habs2(__hadd2(__hmul2(p, q), __hneg2(r)));\n"
         "    y[4 * i] = __low2bfloat16(lo);\n"
         "    y[4 * i + 1] = __float2bfloat16(__high2float(lo) + __low2float(r));\n"
         "    reinterpret_cast<__nv_bfloat162*>(y)[2 * i + 1] = t;\n"
@@ -47,7 +48,7 @@ KERNELS = {
         "  for (int j = threadIdx.x + blockIdx.x * blockDim.x; j < n; j += blockDim.x * gridDim.x) {\n"
         "    half2 a = __halves2half2(x[4 * j], x[4 * j + 3]);\n"
         "    half2 b = __floats2half2_rn(__half2float(x[4 * j + 1]) / 3.0f, s * 2.0f);\n"
-        "    half2 d = __hsub2(a, __half2half2(x[4 * j + 2]));\n"
+        "    half2 d = __hneg2(__hsub2(a, __half2half2(x[4 * j + 2])));\n"
         "    float2 w = __half22float2(__highs2half2(d, b));\n"
         "    y[4 * j] = __low2half(d);\n"
         "    y[4 * j + 1] = __high2half(b);\n"

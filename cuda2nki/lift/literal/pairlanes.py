@@ -4,8 +4,9 @@
 ``__lows2half2(p, q)``, ``__half22float2(p)``... are vector values whose lanes are their
 arguments (converted to the lane type, rounding to nearest as the ``_rn`` names say), an argument
 repeated, or lanes of vector arguments; ``__low2half(p)``, ``__high2bfloat16(p)``,
-``__low2float(p)`` are one lane of a vector.  ``__hadd2``/``__hsub2``/``__hmul2`` compute
-lane by lane in fp32 and round to the lane type: with 11 (half) or 8 (bfloat16) significand bits, fp32's 24 make that one rounding of
+``__low2float(p)`` are one lane of a vector; ``__hneg2``/``__habs2`` negate or take the
+magnitude of each lane.  ``__hadd2``/``__hsub2``/``__hmul2`` compute lane by lane in fp32 and
+round to the lane type: with 11 (half) or 8 (bfloat16) significand bits, fp32's 24 make that one rounding of
 the exact result, as the 16-bit instruction gives.  The scalarisation
 (:mod:`cuda2nki.lift.literal.scalarise`) asks here for each lane.
 """
@@ -55,6 +56,11 @@ def lane_of(sc: Scalariser, e: A.Expr, k: int, base: A.ScalarType) -> A.Expr | N
         return sc.conv(sc.lane(args[0], k), base)
     if f in _ARITH and len(args) == 2:
         return _rounded(sc, _ARITH[f], args, k, base, e.loc)
+    if f in ("__hneg2", "__habs2") and len(args) == 1:  # exact in any format
+        x = sc.conv(sc.lane(args[0], k), _F32)
+        if f == "__hneg2":
+            return sc.conv(A.Unary(loc=e.loc, op="-", operand=x, ty=_F32), base)
+        return sc.conv(A.Call(loc=e.loc, func="fabsf", args=(x,), ty=_F32), base)
     return None
 
 
