@@ -257,21 +257,6 @@ __global__ void r(const float* x, float* y, int n) {
   if (i < n) { int4 v = reinterpret_cast<const int4*>(x)[i]; y[i] = v.x; }
 }
 """,
-    "function 'put' returning a vector and writing memory": """
-__device__ float2 put(float* y, int i, float v) { y[i] = v; return make_float2(v, v); }
-__global__ void r(const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { float2 v = put(y, i, x[i]); y[n + i] = v.y; }
-}
-""",
-    "function 'wrap' returning a vector and writing memory": """
-__device__ float put(float* y, int i, float v) { y[i] = v; return v; }
-__device__ float2 wrap(float* y, int i, float v) { float w = put(y, i, v); return make_float2(w, v); }
-__global__ void r(const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { float2 v = wrap(y, i, x[i]); y[n + i] = v.y; }
-}
-""",
     "struct 'Rec' (members of different types": """
 struct Rec { float w; int id; };
 __global__ void r(const float* x, float* y, int n) {

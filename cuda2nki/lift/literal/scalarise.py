@@ -21,9 +21,9 @@ rewritten here, on the CUDA AST, into their lanes:
   ``W`` times longer;
 * a ``__device__`` function taking vectors or pointers to vectors takes their lanes / scalar
   pointers instead; one returning a vector is cloned once per lane, each clone returning that
-  lane (so it must not write memory: the clones would repeat its stores); one writing through
-  reference parameters is inlined once per call (:mod:`.inline_refs`), the references aliasing
-  the caller's locals.
+  lane; one that stores to memory (the clones would repeat its stores) or writes through
+  reference parameters is inlined once per call (:mod:`.inline_refs`) where the call is a whole
+  statement (``T v = f(...)``, ``v = f(...)``), the references aliasing the caller's locals.
 
 What cannot be scalarised faithfully is refused naming the construct: a vector whose address is
 taken, a vector passed by value to the kernel or to a function that is not a ``__device__``
@@ -243,8 +243,8 @@ class Scalariser:
         (:mod:`.inline_refs`), the references aliasing the caller's locals, then scalarised
         here; the statements (``pre``), none after (``post``), and the result's local."""
         fn = self.callee(e)
-        if want and not isinstance(fn.return_type, A.ScalarType):
-            raise LiteralRefusal(f"function '{fn.name}' returning a vector and writing "
+        if want and not isinstance(fn.return_type, A.ScalarType | A.VectorType):
+            raise LiteralRefusal(f"function '{fn.name}' returning this type and writing "
                                  "through references", e.loc)  # fmt: skip
         fn = single_exit(fn)
         if needs_single_exit(fn):
@@ -274,6 +274,8 @@ class Scalariser:
         refs = self.ref_args(e)
         fn = self.callee(e)
         changed = any(writes_through(fn, p, self.callee_of) for p in refs)
+        if not changed and is_vec(fn.return_type):  # a vector result and stores: inlined
+            changed = writes_memory(fn, frozenset(refs), self.tu)
         return refs if changed else None
 
     # ------------------------------------------------------------------ vector values
@@ -633,6 +635,10 @@ class Scalariser:
         v: A.VectorType = s.ty  # type: ignore[assignment]
         if s.storage != "local":
             raise LiteralRefusal(f"{s.storage} vector '{s.name}'", s.loc)
+        refs = self.written_refs(s.init)
+        if refs is not None:  # `float2 r = f(p, x);` storing: its body inlined here
+            pre, post, res = self.ref_call(s, s.init, refs, want=True)  # type: ignore[arg-type]
+            return [*pre, *post, *self.decl(dataclasses.replace(s, init=res))]
         out: list[A.Stmt] = []
         if s.init is not None:  # lanes computed before any is declared: `float2 v = f(v)`
             out, lanes = self.lanes_of(s.init, v, set())
@@ -677,6 +683,12 @@ class Scalariser:
 
     def expr_stmt(self, s: A.ExprStmt) -> list[A.Stmt]:
         e = s.expr
+        if isinstance(e, A.Assign) and is_vec(e.target.ty) and e.op == "=":
+            refs = self.written_refs(e.value)
+            if refs is not None:  # `v = f(p, x);` storing: its body inlined here
+                pre, post, res = self.ref_call(s, e.value, refs, want=True)  # type: ignore[arg-type]
+                done = A.ExprStmt(loc=s.loc, expr=dataclasses.replace(e, value=res))
+                return [*pre, *post, *self.expr_stmt(done)]
         if isinstance(e, A.Assign) and is_vec(e.target.ty):
             if e.op != "=":
                 raise LiteralRefusal(f"operator {e.op} on vectors", e.loc)
