@@ -1,0 +1,146 @@
+"""Operators on vector and record values port literally and match the SIMT interpreter: the
+file's own ``operator+``/``operator^=``/``operator*`` overloads (chosen by operand types), and,
+where the file defines none, the lane-by-lane operators of the CUDA vector headers
+(:mod:`cuda2nki.frontend.vecoperators`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.port.test_literal_vectors import _kernel, _matches
+
+PORTED = {
+    # overloads for two widths; a compound operator taking a reference, a binary one by value
+    "overloads_by_width": """
+inline __host__ __device__ float2 operator+(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+inline __host__ __device__ float4 operator+(float4 a, float4 b) {
+  return make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);
+}
+inline __device__ void operator+=(float4 &a, const float4 &b) { a.x += b.x; a.y += b.y; a.z += b.z; a.w += b.w; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float4 v = reinterpret_cast<const float4*>(x)[i];
+    float2 h = make_float2(v.x, v.y) + make_float2(v.z, v.w);
+    v += make_float4(h.x, h.y, 1.0f, 2.0f);
+    float4 w = v + v;
+    reinterpret_cast<float4*>(y)[i] = w;
+  }
+}
+""",
+    # a shared tree of float4 partial sums combined with the file's operator+= on elements
+    "shared_tree_compound": """
+__device__ void operator+=(float4 &a, const float4 b) { a.x += b.x; a.y += b.y; a.z += b.z; a.w += b.w; }
+__global__ void r(const float* x, float* y, int n) {
+  __shared__ float4 part[64];
+  int t = threadIdx.x;
+  int i = blockIdx.x * 64 + t;
+  part[t] = i < n ? reinterpret_cast<const float4*>(x)[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  __syncthreads();
+  for (int s = 32; s > 0; s >>= 1) {
+    if (t < s) part[t] += part[t + s];
+    __syncthreads();
+  }
+  if (i < n) {
+    float4 tot = part[0];
+    y[4 * i] = tot.x; y[4 * i + 1] = tot.y; y[4 * i + 2] = tot.z; y[4 * i + 3] = part[t].w;
+  }
+}
+""",
+    # a complex multiply as operator* on float2, a scalar scaling overload, unary minus, and a
+    # compound operator spelled through operator* alone
+    "complex_operators": """
+__device__ float2 operator*(float2 a, float2 b) { return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+__device__ float2 operator*(float2 a, float s) { return make_float2(a.x * s, a.y * s); }
+__device__ float2 operator-(float2 a) { return make_float2(-a.x, -a.y); }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const float2* z = reinterpret_cast<const float2*>(x);
+    float2 a = z[2 * i], b = z[2 * i + 1];
+    float2 p = a * b;
+    p *= b;
+    float2 q = -(a * 0.5f);
+    y[4 * i] = p.x; y[4 * i + 1] = p.y; y[4 * i + 2] = q.x; y[4 * i + 3] = q.y;
+  }
+}
+""",
+    # no operator in the file: the headers' lane-by-lane meaning, a scalar for every lane
+    "header_lanewise": """
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    float4 v = reinterpret_cast<const float4*>(x)[i];
+    float4 w = v * 2.0f + v;
+    w -= make_float4(1.0f, 2.0f, 3.0f, 4.0f);
+    w /= 4.0f;
+    float4 m = -w;
+    reinterpret_cast<float4*>(y)[i] = m + w * w;
+  }
+}
+""",
+    # a record with its own operators, combined in a loop
+    "record_operators": """
+struct Acc { float s; float q; };
+__device__ Acc operator+(const Acc& a, const Acc& b) { Acc c = {a.s + b.s, a.q + b.q}; return c; }
+__device__ Acc& operator+=(Acc& a, const Acc& b) { a.s += b.s; a.q += b.q; return a; }
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    Acc t = {0.0f, 0.0f};
+    for (int k = 0; k < 4; k++) { Acc e = {x[4 * i + k], x[4 * i + k] * x[4 * i + k]}; t += e; }
+    Acc u = t + t;
+    y[4 * i] = t.s; y[4 * i + 1] = t.q; y[4 * i + 2] = u.s; y[4 * i + 3] = u.q;
+  }
+}
+""",
+}
+
+INT_PORTED = {
+    # byte vectors XORed by the file's operators (a state round), in shared memory
+    "uchar4_xor_rounds": """
+__device__ uchar4 operator^(uchar4 a, uchar4 b) { return make_uchar4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w); }
+__device__ void operator^=(uchar4 &a, const uchar4 b) { a = a ^ b; }
+__global__ void r(const int* x, int* y, int n) {
+  __shared__ uchar4 st[64];
+  int t = threadIdx.x;
+  int i = blockIdx.x * 64 + t;
+  int v = i < n ? x[i] : 0;
+  st[t] = make_uchar4(v & 255, (v >> 8) & 255, (v >> 16) & 255, 7);
+  uchar4 key = make_uchar4(t, 3, 200, 1);
+  for (int rd = 0; rd < 3; rd++) {
+    st[t] ^= key;
+    __syncthreads();
+    uchar4 nb = st[(t + 1) % 64];
+    __syncthreads();
+    st[t] = st[t] ^ nb;
+    __syncthreads();
+  }
+  uchar4 o = st[t];
+  if (i < n) y[i] = o.x + 256 * o.y + 65536 * o.z + 16777216 * o.w;
+}
+""",
+    # int2 lanes with the headers' operators: shifts, bitwise and arithmetic with a scalar
+    "int2_lanewise": """
+__global__ void r(const int* x, int* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    int2 a = make_int2(x[i], x[i] + 7);
+    int2 b = (a << 2) ^ (a & make_int2(15, 3));
+    b += 5;
+    b = b % 1000 - a;
+    y[i] = b.x * 3 + b.y;
+  }
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PORTED))
+def test_vector_operators_port_and_match(tmp_path, name):
+    _matches(_kernel(tmp_path, PORTED[name]), tmp_path)
+
+
+@pytest.mark.parametrize("name", sorted(INT_PORTED))
+def test_integer_vector_operators_port_and_match(tmp_path, name):
+    _matches(_kernel(tmp_path, INT_PORTED[name], "int32"), tmp_path)
