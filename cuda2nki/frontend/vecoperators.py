@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.constbits import folded
 from cuda2nki.frontend.typesys import VECTOR_TYPES
 
 #: operators whose lane-by-lane meaning every vector header gives
@@ -200,6 +201,10 @@ class _Resolver:
         if isinstance(x, A.ExprStmt) and isinstance(x.expr, A.Assign):
             got = self.compound(x.expr)
             return x if got is None else dataclasses.replace(x, expr=got)
+        if isinstance(x, A.ExprStmt) and isinstance(x.expr, A.Call):
+            return _lane_atomics(x, x.expr) or x
+        if isinstance(x, A.Call):  # constant bits of a vector's lane, and of any other value
+            return folded(x) or x
         if isinstance(x, A.Binary) and (_is_vec(x.left.ty) or _is_vec(x.right.ty)):
             return self.operator(x, (x.left, x.right))
         if isinstance(x, A.Unary) and x.op in ("-", "+", "~", "!") and _is_vec(x.operand.ty):
@@ -229,3 +234,29 @@ class _Resolver:
         v: A.VectorType = e.target.ty  # type: ignore[assignment]
         got = _lanewise(A.Binary(loc=e.loc, op=op, left=e.target, right=e.value, ty=v), v)
         return None if got is None else dataclasses.replace(e, op="=", value=got)
+
+
+def _lane_atomics(s: A.ExprStmt, e: A.Call) -> A.Stmt | None:
+    """The statement ``atomicAdd(p, v)`` of a vector ``v`` (``__half2``, ``float2``...): one
+    ``atomicAdd`` per lane -- CUDA makes each lane's add atomic on its own, not the vector's --
+    where ``p`` and ``v`` have no side effect; None otherwise."""
+    if e.func != "atomicAdd" or e.target is not None or len(e.args) != 2:
+        return None
+    ptr, val = e.args
+    v = val.ty
+    if not (isinstance(v, A.VectorType) and v.width <= len(_FIELDS)) or not all(map(_pure, e.args)):
+        return None
+    pt = ptr.ty
+    if not (isinstance(pt, A.PointerType) and _compatible(pt.pointee, v)):
+        return None
+    elem = ptr.operand if isinstance(ptr, A.Unary) and ptr.op == "&" else None
+    if elem is None:
+        elem = A.Unary(loc=ptr.loc, op="*", operand=ptr, ty=pt.pointee)
+    base = dataclasses.replace(v.base, const=False)
+    out: list[A.Stmt] = []
+    for k in range(v.width):
+        lane = A.Member(loc=ptr.loc, base=elem, field=_FIELDS[k], ty=base)
+        addr = A.Unary(loc=ptr.loc, op="&", operand=lane, ty=A.PointerType(pointee=base))
+        call = dataclasses.replace(e, args=(addr, _lane(val, k, v)), ty=base)
+        out.append(A.ExprStmt(loc=s.loc, expr=call))
+    return A.Block(loc=s.loc, body=tuple(out))

@@ -98,3 +98,13 @@ __global__ void k(float4* p, R* r) {
   p[0] = a;
 }""")
     assert "unresolved +" in got
+
+
+def test_a_vector_atomic_add_statement_is_one_add_per_lane():
+    got = _calls("""
+__global__ void k(float4* p, const float4* q, int* c) {
+  atomicAdd(&p[threadIdx.x % 4], q[threadIdx.x]);
+  atomicAdd(p + 4, make_float4(1.0f, 2.0f, 3.0f, 4.0f));
+  atomicAdd(&p[atomicAdd(c, 1)], q[0]);
+}""")
+    assert got.count("atomicAdd") == 4 + 4 + 2  # the last (a side effect in it) stays whole

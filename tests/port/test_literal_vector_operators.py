@@ -144,3 +144,41 @@ def test_vector_operators_port_and_match(tmp_path, name):
 @pytest.mark.parametrize("name", sorted(INT_PORTED))
 def test_integer_vector_operators_port_and_match(tmp_path, name):
     _matches(_kernel(tmp_path, INT_PORTED[name], "int32"), tmp_path)
+
+
+ATOMICS = {
+    # float2 adds into a few slots through an element's address, and through pointer arithmetic
+    "float2_slots": """
+__global__ void r(const float* x, float* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float2* slots = reinterpret_cast<float2*>(y);
+  float2 v = make_float2(x[i], 2.0f * x[i]);
+  atomicAdd(&slots[i % 8], v);
+  atomicAdd(slots + 8 + i % 3, make_float2(1.0f, x[i]));
+}
+""",
+    # half2 constants added per lane
+    "half2_counts": """
+__global__ void r(const float* x, __half* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  __half2* h = reinterpret_cast<__half2*>(y);
+  __half2 one {__float2half(0.25f), __float2half(1.0f)};
+  atomicAdd(&h[i % 16], one);
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATOMICS))
+def test_vector_atomic_adds_go_lane_by_lane(tmp_path, name):
+    cu = _kernel(tmp_path, ATOMICS[name], "float16" if "half" in name else "float32")
+    toml = cu.with_suffix(".toml")
+    text = toml.read_text().replace('role = "out"', 'role = "inout"')
+    toml.write_text(
+        text.replace(
+            'x = { shape = ["4*n"], dtype = "float16"', 'x = { shape = ["4*n"], dtype = "float32"'
+        )
+    )
+    _matches(cu, tmp_path)
