@@ -18,7 +18,7 @@ rewritten here, on the CUDA AST, into their lanes:
   the lanes are the scalars there).  A ``float4*`` kernel parameter is the flat ``float`` tensor
   the binding gives it (``4*n`` scalars);
 * arrays of vectors, in registers or ``__shared__``, are arrays of scalars whose last extent is
-  ``W`` times longer;
+  ``W`` times longer; a single ``__shared__`` vector is an array of its ``W`` lanes;
 * a ``__device__`` function taking vectors or pointers to vectors takes their lanes / scalar
   pointers instead; one returning a vector is cloned once per lane, each clone returning that
   lane; one that stores to memory (the clones would repeat its stores) or writes through
@@ -288,6 +288,10 @@ class Scalariser:
         base = scalar_of(v)
         if isinstance(e, A.Name):
             got = self.kind_of(e.name)
+            if got is not None and got[0] == "svec":  # a __shared__ vector: its lane's element
+                arr = A.ArrayType(elem=base, dims=(v.width,))
+                return A.Index(loc=e.loc, base=dataclasses.replace(e, ty=arr),
+                               index=int_lit(k, e.loc), ty=base)  # fmt: skip
             if got is None or got[0] != "vec":
                 raise LiteralRefusal(f"vector '{e.name}' (a global or by-value parameter)", e.loc)
             return A.Name(loc=e.loc, name=lane_name(e.name, k, got[1].width), ty=base)
@@ -633,6 +637,9 @@ class Scalariser:
                 self.bind(s.name, "local", None)  # a pointer too: a reference output may set it
             return [s if s.init is None else dataclasses.replace(s, init=self.rw(s.init))]
         v: A.VectorType = s.ty  # type: ignore[assignment]
+        if s.storage == "shared" and s.init is None:  # one per block: an array of its lanes
+            self.bind(s.name, "svec", v)
+            return [dataclasses.replace(s, ty=A.ArrayType(elem=scalar_of(v), dims=(v.width,)))]
         if s.storage != "local":
             raise LiteralRefusal(f"{s.storage} vector '{s.name}'", s.loc)
         refs = self.written_refs(s.init)
