@@ -24,6 +24,7 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.constbits import folded
+from cuda2nki.frontend.halfvec import as_lanes
 from cuda2nki.frontend.typesys import VECTOR_TYPES
 
 #: operators whose lane-by-lane meaning every vector header gives
@@ -98,11 +99,18 @@ def _call(fn: A.Function, args: tuple[A.Expr, ...], loc: A.SourceLoc) -> A.Call:
     return A.Call(loc=loc, func=fn.name, args=tuple(out), target=fn.name, ty=fn.return_type)
 
 
+#: intrinsics with an effect, or collective (not to be called once per lane)
+_EFFECTS = ("atomic", "__shfl", "__ballot", "__any", "__all", "__activemask", "__match",
+            "__reduce", "__sync", "__threadfence", "curand", "clock", "printf", "__nanosleep",
+            "asm", "__st", "__trap", "cooperative", "cg::")  # fmt: skip
+
+
 def _pure(e: A.Expr) -> bool:
-    """No call (but a vector constructor), assignment, increment or decrement in ``e``."""
+    """No call of a device function or of an intrinsic with an effect, no assignment,
+    increment or decrement in ``e``."""
     if isinstance(e, A.Assign) or (isinstance(e, A.Unary) and e.op.endswith(("++", "--"))):
         return False
-    if isinstance(e, A.Call) and not (e.target is None and e.func.startswith("make_")):
+    if isinstance(e, A.Call) and not (e.target is None and not e.func.startswith(_EFFECTS)):
         return False
     for fl in dataclasses.fields(e):
         x = getattr(e, fl.name)
@@ -204,7 +212,7 @@ class _Resolver:
         if isinstance(x, A.ExprStmt) and isinstance(x.expr, A.Call):
             return _lane_atomics(x, x.expr) or x
         if isinstance(x, A.Call):  # constant bits of a vector's lane, and of any other value
-            return folded(x) or x
+            return folded(x) or as_lanes(x, _pure) or x
         if isinstance(x, A.Binary) and (_is_vec(x.left.ty) or _is_vec(x.right.ty)):
             return self.operator(x, (x.left, x.right))
         if isinstance(x, A.Unary) and x.op in ("-", "+", "~", "!") and _is_vec(x.operand.ty):

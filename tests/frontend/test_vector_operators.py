@@ -108,3 +108,23 @@ __global__ void k(float4* p, const float4* q, int* c) {
   atomicAdd(&p[atomicAdd(c, 1)], q[0]);
 }""")
     assert got.count("atomicAdd") == 4 + 4 + 2  # the last (a side effect in it) stays whole
+
+
+def test_paired_half_intrinsics_are_spelled_as_lanes():
+    got = _calls("""
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+__global__ void k(__half2* h, __nv_bfloat162* b, const float* f, __half* o) {
+  __half2 a = __hadd2(h[0], __halves2half2(o[0], __float2half(f[0])));
+  h[1] = __hmul2(a, __float2half2_rn(0.5f));
+  b[0] = __floats2bfloat162_rn(f[1], f[2]);
+  o[1] = __low2half(__lows2half2(a, h[2])) + __high2half(a);
+  float2 w = __half22float2(h[3]);
+  o[2] = __float2half(w.y);
+}""")
+    assert not any(
+        g.startswith(("__hadd2", "__hmul2", "__halves2", "__low", "__high", "__floats2"))
+        for g in got
+    )
+    assert not any(g.startswith("__half22float2") for g in got)
+    assert {"make_half2", "make_bfloat162", "make_float2"} <= set(got)

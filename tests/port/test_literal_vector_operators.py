@@ -182,3 +182,39 @@ def test_vector_atomic_adds_go_lane_by_lane(tmp_path, name):
         )
     )
     _matches(cu, tmp_path)
+
+
+HALF_PAIRS = {
+    # paired half intrinsics: lane arithmetic, construction from halves and floats, picks
+    "half2_intrinsics": """
+__global__ void r(const __half* x, __half* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    const __half2* x2 = reinterpret_cast<const __half2*>(x);
+    __half2 a = __hadd2(x2[i], __halves2half2(x[0], __float2half(1.5f)));
+    __half2 b = __hmul2(a, __float2half2_rn(0.25f));
+    float2 f = __half22float2(__hsub2(b, a));
+    y[2 * i] = __float2half(f.y) + __low2half(b);
+    y[2 * i + 1] = __high2half(__lows2half2(a, b));
+  }
+}
+""",
+    # bfloat16 pairs built from floats and from halves of a row, added with the operator
+    "bfloat162_pairs": """
+__global__ void r(const __nv_bfloat16* x, __nv_bfloat16* y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) {
+    __nv_bfloat162 p = __halves2bfloat162(x[2 * i], x[2 * i + 1]);
+    __nv_bfloat162 q = __floats2bfloat162_rn(0.5f, -2.0f);
+    __nv_bfloat162 s = p + q;
+    reinterpret_cast<__nv_bfloat162*>(y)[i] = __highs2bfloat162(s, p);
+  }
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HALF_PAIRS))
+def test_paired_half_intrinsics_port_and_match(tmp_path, name):
+    dt = "bfloat16" if "bfloat" in name else "float16"
+    _matches(_kernel(tmp_path, HALF_PAIRS[name], dt), tmp_path)
