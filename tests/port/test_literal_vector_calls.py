@@ -90,3 +90,49 @@ __global__ void r(const unsigned int* x, unsigned int* y, int n) {
 def test_vector_returning_helper_with_stores_is_inlined_and_matches(tmp_path, name):
     dt = "uint32" if "uint4" in name else "float32"
     _matches(_kernel(tmp_path, PORTED[name], dt), tmp_path)
+
+
+GROUP_REDUCTIONS = {
+    # a (sum, max) record combined across a warp tile by cg::reduce with the file's function
+    "record_tile_reduce": """
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+struct SM { float s; float m; };
+__device__ SM join(SM a, SM b) {
+  SM r;
+  r.m = fmaxf(a.m, b.m);
+  r.s = a.s * expf(a.m - r.m) + b.s * expf(b.m - r.m);
+  return r;
+}
+__global__ void r(const float* x, float* y, int n) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  SM p = {1.0f, i < n ? x[i] : -1e30f};
+  if (i >= n) p.s = 0.0f;
+  SM t = cg::reduce(warp, p, join);
+  if (i < n) y[i] = t.s + t.m;
+}
+""",
+    # a float2 pair (count, total) reduced over a tile of 16, assigned to an existing local
+    "float2_tile_reduce": """
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+__device__ float2 add2(float2 a, float2 b) { return make_float2(a.x + b.x, a.y + b.y); }
+__global__ void r(const float* x, float* y, int n) {
+  auto tile = cg::tiled_partition<16>(cg::this_thread_block());
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  float2 v = make_float2(i < n ? 1.0f : 0.0f, i < n ? x[i] : 0.0f);
+  float2 tot;
+  tot = cg::reduce(tile, v, add2);
+  if (i < n) y[i] = tot.y / tot.x;
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROUP_REDUCTIONS))
+def test_a_group_reduction_of_a_vector_matches(tmp_path, name):
+    _matches(_kernel(tmp_path, GROUP_REDUCTIONS[name]), tmp_path)

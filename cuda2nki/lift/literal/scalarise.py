@@ -676,7 +676,13 @@ class Scalariser:
         self, value: A.Expr, v: A.VectorType, reads: set[str]
     ) -> tuple[list[A.Stmt], list[A.Expr]]:
         """The lanes of ``value``; through temporaries when ``value`` reads any of ``reads`` or
-        calls a function (each lane is then computed once, before any is assigned)."""
+        calls a function (each lane is then computed once, before any is assigned).  The
+        leading expressions of a comma (a group reduction's steps) are statements before."""
+        if isinstance(value, A.Comma) and len(value.exprs) > 1:
+            first = [A.ExprStmt(loc=x.loc, expr=x) for x in value.exprs[:-1]]
+            pre = [y for x in first for y in self.stmt(x)]
+            more, lanes = self.lanes_of(value.exprs[-1], v, reads)
+            return pre + more, lanes
         lanes = [self.lane(value, k, v) for k in range(v.width)]
         if not (names_in(value) & reads):
             return [], lanes
