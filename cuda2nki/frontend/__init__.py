@@ -97,6 +97,8 @@ def _parse(
     from cuda2nki.frontend.linkage import notes as link_notes
     from cuda2nki.frontend.surface import surfaces_as_arrays
     from cuda2nki.frontend.texture import textures_as_inputs
+    from cuda2nki.frontend.vecoperators import resolve_vector_operators
+    from cuda2nki.frontend.vecparams import vector_params_as_tensors
 
     # The lowering allocates many small acyclic objects; the cyclic collector would only re-scan
     # them (about a tenth of the time), so it is paused for one file and resumed afterwards.
@@ -119,6 +121,8 @@ def _parse(
         tu = surfaces_as_arrays(tu, text)
         # `float w[6][5][5]` parameters: flat pointers with linearised accesses
         tu = flat_array_params(tu)
+        tu = resolve_vector_operators(tu)  # `a + b` of float2: the file's operator+, or lanes
+        tu = vector_params_as_tensors(tu)  # a float2 taken by value: a tensor of its lanes
     except RecursionError:
         d = make("C2N1010", SourceLoc(str(filename), 1, 1), what="nesting too deep")
         return TranslationUnit(file=str(filename), functions=(), diagnostics=(d,))

@@ -426,6 +426,9 @@ class Param(Node):
     #: it stands for a file-scope ``__device__`` / ``__managed__`` variable of that name (see
     #: :mod:`cuda2nki.frontend.deviceparams`)
     symbol: bool = False
+    #: it stands for a vector or record the kernel takes by value, its lanes a tensor of
+    #: ``extent`` elements (see :mod:`cuda2nki.frontend.vecparams`)
+    by_value: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -211,6 +211,8 @@ def from_declarations(fn: A.Function, shapes: dict, kernel: str, diags: list) ->
         source = (
             "its __device__ declaration (memory the kernels of the file share)"
             if p.symbol
+            else "its type (a vector taken by value: its lanes)"
+            if p.by_value
             else "its __constant__ declaration (the host fills it)"
         )
         diags.append(make("C2N2100", p.loc, what=what, kernel=kernel, source=source))

@@ -257,21 +257,6 @@ __global__ void r(const float* x, float* y, int n) {
   if (i < n) { char4 v = reinterpret_cast<const char4*>(x)[i]; y[i] = v.x; }
 }
 """,
-    "function 'put' returning a vector and writing memory": """
-__device__ float2 put(float* y, int i, float v) { y[i] = v; return make_float2(v, v); }
-__global__ void r(const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { float2 v = put(y, i, x[i]); y[n + i] = v.y; }
-}
-""",
-    "function 'wrap' returning a vector and writing memory": """
-__device__ float put(float* y, int i, float v) { y[i] = v; return v; }
-__device__ float2 wrap(float* y, int i, float v) { float w = put(y, i, v); return make_float2(w, v); }
-__global__ void r(const float* x, float* y, int n) {
-  int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) { float2 v = wrap(y, i, x[i]); y[n + i] = v.y; }
-}
-""",
     "struct 'Rec' (members of different types": """
 struct Rec { float w; int id; };
 __global__ void r(const float* x, float* y, int n) {
@@ -404,3 +389,37 @@ def test_an_unforeseen_failure_is_a_refusal_not_a_crash(monkeypatch):
     monkeypatch.setattr(S, "uses_vectors", boom)
     with pytest.raises(LiteralRefusal, match="not scalarised"):
         scalarise(tu, fn)
+
+
+SHARED_VECTORS = {
+    # one float3 per block set by one thread, lanes added by atomics, read back by all
+    "atomic_lanes": """
+__global__ void r(const float* x, float* y, int n) {
+  __shared__ float3 tot;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) tot = make_float3(0.0f, 0.0f, 1.0f);
+  __syncthreads();
+  if (i < n) { atomicAdd(&tot.x, x[i]); atomicAdd(&tot.y, 2.0f * x[i]); }
+  __syncthreads();
+  if (i < n) y[i] = tot.x * (threadIdx.x % 3 == 0) + tot.y * (threadIdx.x % 3 == 1) + tot.z;
+}
+""",
+    # a shared int2 pair of a block's extremes, written lane by lane by the last thread, a whole
+    # copy to a local
+    "last_thread_pair": """
+__global__ void r(const int* x, int* y, int n) {
+  __shared__ int2 ends;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == blockDim.x - 1) { ends.x = blockIdx.x; ends.y = i < n ? x[i] : -1; }
+  __syncthreads();
+  int2 e = ends;
+  if (i < n) y[i] = x[i] - e.y + e.x;
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SHARED_VECTORS))
+def test_a_shared_vector_is_an_array_of_its_lanes(tmp_path, name):
+    dt = "int32" if "int2" in SHARED_VECTORS[name] else "float32"
+    _matches(_kernel(tmp_path, SHARED_VECTORS[name], dt), tmp_path)

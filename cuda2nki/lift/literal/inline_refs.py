@@ -64,7 +64,7 @@ def inline_call(
             result = A.Name(loc=call.loc, name=fresh("res"), ty=fn.return_type)
             body.append(A.ExprStmt(loc=last.loc, expr=A.Assign(
                 loc=last.loc, op="=", target=result, value=last.value, ty=fn.return_type)))  # fmt: skip
-        elif last.value is not None:
+        elif last.value is not None and not _plain_lvalue(last.value):  # a pure one: dropped
             body.append(A.ExprStmt(loc=last.loc, expr=last.value))
     block = A.Block(loc=call.loc, body=(*pre, *body))
     if result is None:

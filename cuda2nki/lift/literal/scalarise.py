@@ -18,12 +18,12 @@ rewritten here, on the CUDA AST, into their lanes:
   the lanes are the scalars there).  A ``float4*`` kernel parameter is the flat ``float`` tensor
   the binding gives it (``4*n`` scalars);
 * arrays of vectors, in registers or ``__shared__``, are arrays of scalars whose last extent is
-  ``W`` times longer;
+  ``W`` times longer; a single ``__shared__`` vector is an array of its ``W`` lanes;
 * a ``__device__`` function taking vectors or pointers to vectors takes their lanes / scalar
   pointers instead; one returning a vector is cloned once per lane, each clone returning that
-  lane (so it must not write memory: the clones would repeat its stores); one writing through
-  reference parameters is inlined once per call (:mod:`.inline_refs`), the references aliasing
-  the caller's locals.
+  lane; one that stores to memory (the clones would repeat its stores) or writes through
+  reference parameters is inlined once per call (:mod:`.inline_refs`) where the call is a whole
+  statement (``T v = f(...)``, ``v = f(...)``), the references aliasing the caller's locals.
 
 What cannot be scalarised faithfully is refused naming the construct: a vector whose address is
 taken, a vector passed by value to the kernel or to a function that is not a ``__device__``
@@ -244,8 +244,8 @@ class Scalariser:
         (:mod:`.inline_refs`), the references aliasing the caller's locals, then scalarised
         here; the statements (``pre``), none after (``post``), and the result's local."""
         fn = self.callee(e)
-        if want and not isinstance(fn.return_type, A.ScalarType):
-            raise LiteralRefusal(f"function '{fn.name}' returning a vector and writing "
+        if want and not isinstance(fn.return_type, A.ScalarType | A.VectorType):
+            raise LiteralRefusal(f"function '{fn.name}' returning this type and writing "
                                  "through references", e.loc)  # fmt: skip
         fn = single_exit(fn)
         if needs_single_exit(fn):
@@ -275,6 +275,8 @@ class Scalariser:
         refs = self.ref_args(e)
         fn = self.callee(e)
         changed = any(writes_through(fn, p, self.callee_of) for p in refs)
+        if not changed and is_vec(fn.return_type):  # a vector result and stores: inlined
+            changed = writes_memory(fn, frozenset(refs), self.tu)
         return refs if changed else None
 
     # ------------------------------------------------------------------ vector values
@@ -287,6 +289,10 @@ class Scalariser:
         base = scalar_of(v)
         if isinstance(e, A.Name):
             got = self.kind_of(e.name)
+            if got is not None and got[0] == "svec":  # a __shared__ vector: its lane's element
+                arr = A.ArrayType(elem=base, dims=(v.width,))
+                return A.Index(loc=e.loc, base=dataclasses.replace(e, ty=arr),
+                               index=int_lit(k, e.loc), ty=base)  # fmt: skip
             if got is None or got[0] != "vec":
                 raise LiteralRefusal(f"vector '{e.name}' (a global or by-value parameter)", e.loc)
             return A.Name(loc=e.loc, name=lane_name(e.name, k, got[1].width), ty=base)
@@ -635,8 +641,15 @@ class Scalariser:
                 self.bind(s.name, "local", None)  # a pointer too: a reference output may set it
             return [s if s.init is None else dataclasses.replace(s, init=self.rw(s.init))]
         v: A.VectorType = s.ty  # type: ignore[assignment]
+        if s.storage == "shared" and s.init is None:  # one per block: an array of its lanes
+            self.bind(s.name, "svec", v)
+            return [dataclasses.replace(s, ty=A.ArrayType(elem=scalar_of(v), dims=(v.width,)))]
         if s.storage != "local":
             raise LiteralRefusal(f"{s.storage} vector '{s.name}'", s.loc)
+        refs = self.written_refs(s.init)
+        if refs is not None:  # `float2 r = f(p, x);` storing: its body inlined here
+            pre, post, res = self.ref_call(s, s.init, refs, want=True)  # type: ignore[arg-type]
+            return [*pre, *post, *self.decl(dataclasses.replace(s, init=res))]
         out: list[A.Stmt] = []
         if s.init is not None:  # lanes computed before any is declared: `float2 v = f(v)`
             out, lanes = self.lanes_of(s.init, v, set())
@@ -667,7 +680,13 @@ class Scalariser:
         self, value: A.Expr, v: A.VectorType, reads: set[str]
     ) -> tuple[list[A.Stmt], list[A.Expr]]:
         """The lanes of ``value``; through temporaries when ``value`` reads any of ``reads`` or
-        calls a function (each lane is then computed once, before any is assigned)."""
+        calls a function (each lane is then computed once, before any is assigned).  The
+        leading expressions of a comma (a group reduction's steps) are statements before."""
+        if isinstance(value, A.Comma) and len(value.exprs) > 1:
+            first = [A.ExprStmt(loc=x.loc, expr=x) for x in value.exprs[:-1]]
+            pre = [y for x in first for y in self.stmt(x)]
+            more, lanes = self.lanes_of(value.exprs[-1], v, reads)
+            return pre + more, lanes
         lanes = [self.lane(value, k, v) for k in range(v.width)]
         if not (names_in(value) & reads):
             return [], lanes
@@ -681,6 +700,12 @@ class Scalariser:
 
     def expr_stmt(self, s: A.ExprStmt) -> list[A.Stmt]:
         e = s.expr
+        if isinstance(e, A.Assign) and is_vec(e.target.ty) and e.op == "=":
+            refs = self.written_refs(e.value)
+            if refs is not None:  # `v = f(p, x);` storing: its body inlined here
+                pre, post, res = self.ref_call(s, e.value, refs, want=True)  # type: ignore[arg-type]
+                done = A.ExprStmt(loc=s.loc, expr=dataclasses.replace(e, value=res))
+                return [*pre, *post, *self.expr_stmt(done)]
         if isinstance(e, A.Assign) and is_vec(e.target.ty):
             if e.op != "=":
                 raise LiteralRefusal(f"operator {e.op} on vectors", e.loc)
