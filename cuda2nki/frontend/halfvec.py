@@ -2,9 +2,7 @@
 
 ``__hadd2(a, b)``, ``__halves2half2(lo, hi)``, ``__low2half(h)``... build, combine or pick the
 two lanes of a ``__half2`` / ``__nv_bfloat162``.  Each is its lane-by-lane meaning in the
-operators and constructors every consumer knows: ``__hadd2(a, b)`` is
-``make_half2(a.x + b.x, a.y + b.y)`` (a half ``+`` is ``__hadd``), ``__halves2bfloat162(p, q)``
-is ``make_bfloat162(p, q)``, ``__low2half(h)`` is ``h.x``.  Conversions from float round to
+operators and constructors every consumer knows: ``__halves2bfloat162(p, q)`` is ``make_bfloat162(p, q)``, ``__low2half(h)`` is ``h.x``.  Conversions from float round to
 nearest, as the ``_rn`` intrinsics and a C cast both do.  Operands with side effects are left
 to the call (they would be read once per lane).
 """
@@ -16,8 +14,11 @@ from collections.abc import Callable
 
 from cuda2nki.frontend import ast as A
 
-#: intrinsic -> the operator of its lanes
-_LANE_OPS = {"__hadd2": "+", "__hsub2": "-", "__hmul2": "*", "__h2div": "/"}
+#: intrinsic -> the operator of its lanes.  Empty: the pair arithmetic (``__hadd2``...) stays a
+#: call, which the interpreter and the literal lowering model exactly (fp32, rounded once per
+#: lane); spelled as lanes, a port mixing them with the other pair intrinsics disagreed with
+#: the interpreter.
+_LANE_OPS: dict[str, str] = {}
 #: intrinsic -> which operand (and lane) each result lane is: (operand, lane or None: the
 #: operand itself, a scalar)
 _PICKS: dict[str, tuple[tuple[int, int | None], ...]] = {

@@ -122,9 +122,9 @@ __global__ void k(__half2* h, __nv_bfloat162* b, const float* f, __half* o) {
   float2 w = __half22float2(h[3]);
   o[2] = __float2half(w.y);
 }""")
-    assert not any(
-        g.startswith(("__hadd2", "__hmul2", "__halves2", "__low", "__high", "__floats2"))
-        for g in got
-    )
+    assert not any(g.startswith(("__halves2", "__low", "__high", "__floats2")) for g in got)
+    # the pair arithmetic keeps its intrinsic: one fp32 operation rounded once per lane, which
+    # the interpreter and the literal lowering both model exactly
+    assert {"__hadd2", "__hmul2"} <= set(got)
     assert not any(g.startswith("__half22float2") for g in got)
     assert {"make_half2", "make_bfloat162", "make_float2"} <= set(got)
