@@ -71,6 +71,7 @@ from cuda2nki.frontend.hostvalue import (
     _Scope,
 )
 from cuda2nki.frontend.hostzero import zeroed_before
+from cuda2nki.frontend.launcheraliases import alias_calls
 
 __all__ = [
     "DEFAULT_BLOCK",
@@ -159,6 +160,7 @@ class HostEvaluator(HostNames, HostTerms):
         if name in self._pointer_cache:
             return self._pointer_cache[name]
         self._pointer_cache[name] = out
+        out += alias_calls(self.root, name)  # `run = name; run(...)`, `tab[i](...)`
         for callee, calls in list(self._calls.items()):  # type: ignore[union-attr]
             for call in calls:
                 args = call.child_by_field_name("arguments")
