@@ -299,13 +299,15 @@ def with_tag_arguments(
             continue
         value, notes = v
         out.append(N.IntLit(loc=ta.loc, value=value, ty=N.ScalarType(name="int32")))  # type: ignore[union-attr]
+        fd = unit.functions.get(site.kernel)  # the note is the kernel's: placed at it
+        launch = unit.loc(node)
         unit.diags.append(
             make(
                 "C2N2100",
-                unit.loc(node),
+                unit.loc(fd.node) if fd is not None else launch,
                 what=f"template argument {_txt(node)} = {value}",
                 kernel=site.kernel,
-                source="; ".join(notes) or "the host code",
+                source=f"the launch at line {launch.line}: " + ("; ".join(notes) or "host code"),
             )
         )
     return replace(site, template_args=tuple(out))

@@ -129,8 +129,9 @@ def test_a_generic_lambda_launch_takes_one_dispatched_tag(case: str) -> None:
     assert bnd is not None, [d.message for d in diags if d.severity.name != "NOTE"]
     assert list(bnd.block)[:1] == [bs]
     assert bnd.tensor("dst").role == "out"
-    said = [d.message for d in tu.diagnostics if d.code == "C2N2100"]
-    assert any("template argument" in m and f"= {bs} for" in m for m in said), said
+    said = [d for d in tu.diagnostics if d.code == "C2N2100" and "template argument" in d.message]
+    assert any(f"= {bs} for" in d.message for d in said), [d.message for d in said]
+    assert all(d.loc.line == kernel.loc.line for d in said)  # the kernel's note, placed at it
 
 
 def test_bool_tags_take_the_first_written() -> None:
