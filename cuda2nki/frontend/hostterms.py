@@ -15,6 +15,7 @@ from cuda2nki.frontend import cmdline
 from cuda2nki.frontend.hostcasts import functional_cast
 from cuda2nki.frontend.hostidioms import static_member, type_alias
 from cuda2nki.frontend.hostmembers import member_values
+from cuda2nki.frontend.hostreturns import taken_return
 from cuda2nki.frontend.hostsyntax import (
     _declared_count,
     _kids,
@@ -356,7 +357,7 @@ class HostTerms:
         if self._in_helper or s.depth > _MAX_DEPTH // 3:  # one helper deep: no search blow-up
             return None
         returns = _walk_type(fn, "return_statement")
-        if len(returns) != 1 or not _kids(returns[0]) or not _straight_line(fn):
+        if not returns or not _straight_line(fn):
             return None
         args = call.child_by_field_name("arguments")
         items = _kids(args) if args is not None else []
@@ -374,9 +375,12 @@ class HostTerms:
         for p, v in zip(_params(fn), vals):
             if v is not None:
                 bound[p] = v
-        expr = _kids(returns[0])[0]
         self._guess, self._in_helper = False, True
         try:
+            ret = returns[0] if len(returns) == 1 else self._taken(fn, s.depth + 1, bound)
+            if ret is None or not _kids(ret):
+                return None
+            expr = _kids(ret)[0]
             v = self.eval(expr, _Scope(fn, expr.start_byte, {}, s.depth + 1, bound))
         except _NoValue:
             return None
@@ -384,8 +388,21 @@ class HostTerms:
             self._guess, self._in_helper = True, False
         if v.items is not None or v.num is None or v.num <= 0:
             return None
-        line = f"{self.where(returns[0])}: {_one_line(returns[0])}"
+        line = f"{self.where(ret)}: {_one_line(ret)}"
         return _V(v.text if not _uses_args(v) else None, v.num, None, (line, *v.ev), v.notes)
+
+    def _taken(self, fn: ts.Node, depth: int, bound: dict[str, _V]) -> ts.Node | None:
+        """The ``return`` of helper ``fn`` (several, behind ``if``s) its bound arguments reach
+        (see :mod:`cuda2nki.frontend.hostreturns`)."""
+
+        def truth(cond: ts.Node) -> int | None:
+            try:
+                v = self.eval(cond, _Scope(fn, cond.start_byte, {}, depth, bound))
+            except _NoValue:
+                return None
+            return int(bool(v.num)) if v.items is None and v.num is not None else None
+
+        return taken_return(fn, truth)
 
     def _inline(self, name: str, items: list[ts.Node], s: _Scope) -> _V:
         """A call of a function whose body is one ``return e;``: ``e`` with its parameters bound."""
