@@ -38,6 +38,7 @@ from cuda2nki.frontend.lowerbase import _Placeholder, _text
 from cuda2nki.frontend.partialinst import partial_envs, partial_name
 from cuda2nki.frontend.preprocess import preprocess
 from cuda2nki.frontend.recordsplit import records_as_members
+from cuda2nki.frontend.tagdispatch import with_tag_arguments
 from cuda2nki.frontend.unit import (
     FuncDef,
     UnitContext,
@@ -392,6 +393,7 @@ def _launch_sites(
             site = _launch_site(unit, host, call, ks, target)
             if site is None:
                 continue
+            site = with_tag_arguments(unit, site, call, evaluator)  # `k<tag.value><<<...>>>`
             if not facts:
                 facts.append(_host_facts(evaluator, call, ks))
             site = replace(site, host=facts[0])

@@ -161,6 +161,8 @@ class HostScope:
             return None
         decl, dn = found
         quals = tuple(c for c in decl.children if c.type == "type_qualifier")
+        if dn.type == "reference_declarator":  # `const P& p`: a reference passes a `P`
+            dn = next((c for c in dn.named_children if c.type == "identifier"), dn)
         try:
             base = self.low.type_of(decl.child_by_field_id(F.type), quals)
             return self.low._declarator_type(dn, base)[1]
@@ -196,6 +198,8 @@ class HostScope:
         try:
             if node.type == "type_descriptor":
                 return self.low.type_descriptor(node)
+            if node.type == "identifier":  # `Put(1.5)`: a constructor call names its type
+                return self.low._named(_text(node), node)
             return self.low.type_of(node)
         except _Placeholder:
             return None

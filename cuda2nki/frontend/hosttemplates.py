@@ -159,6 +159,9 @@ def _deduce_one(
     if t is None or t.type != "type_identifier" or _text(t) not in params or _text(t) in env:
         return
     if a.type != "identifier":
+        built = _constructed_type(a, caller)  # `run(out, Put(1.5))`, `run(out, Put{1.5})`
+        if built is not None and not _pointer_declarator(p):
+            env[_text(t)] = built
         return
     aty = caller.declared_type(_text(a))
     d = p.child_by_field_id(F.declarator)
@@ -170,6 +173,29 @@ def _deduce_one(
         )
     if aty is not None and not isinstance(aty, A.PointerType):
         env[_text(t)] = unqualified(aty)
+
+
+def _constructed_type(a: ts.Node, caller: Scope) -> A.CType | None:
+    """The type of an argument that constructs a value of a named type: a constructor call or
+    functional cast ``Put(1.5)``, a braced ``Put{1.5}`` (None: another expression, or a name
+    that is no type)."""
+    if a.type == "call_expression":
+        fn = a.child_by_field_id(F.function)
+    elif a.type == "compound_literal_expression":
+        fn = a.child_by_field_id(F.type)
+    else:
+        return None
+    if fn is None or fn.type not in ("identifier", "type_identifier", "template_type"):
+        return None
+    ty = caller.type_node(fn)
+    if ty is None or isinstance(ty, A.OpaqueType):
+        return None
+    return unqualified(ty)
+
+
+def _pointer_declarator(p: ts.Node) -> bool:
+    d = p.child_by_field_id(F.declarator)
+    return d is not None and d.type in ("pointer_declarator", "array_declarator")
 
 
 def _placeholder(ty: object) -> bool:

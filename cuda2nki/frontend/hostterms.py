@@ -15,6 +15,7 @@ from cuda2nki.frontend import cmdline
 from cuda2nki.frontend.hostcasts import functional_cast
 from cuda2nki.frontend.hostidioms import static_member, type_alias
 from cuda2nki.frontend.hostmembers import member_values
+from cuda2nki.frontend.hostreturns import taken_return
 from cuda2nki.frontend.hostsyntax import (
     _declared_count,
     _kids,
@@ -44,6 +45,7 @@ from cuda2nki.frontend.hostvalue import (
     _Scope,
     _uses_args,
 )
+from cuda2nki.frontend.tagdispatch import lambda_tag
 
 #: the remembered outcome of an evaluation that found no value
 _FAILED = _V(None)
@@ -86,6 +88,8 @@ class HostTerms:
             struct = _txt(alias.child_by_field_name("name")).strip()
             targs = alias.child_by_field_name("arguments")
             args = [_txt(a).strip() for a in _kids(targs)] if targs is not None else []
+        elif alias is None and scope.endswith(">"):  # `Pack<float>::size`, written in place
+            struct, args = _written_instance(scope)
         got = static_member(self.root, struct, member)
         if got is None or got[0] is None:
             raise _NoValue
@@ -101,6 +105,10 @@ class HostTerms:
 
     def _member(self, n: ts.Node, s: _Scope) -> _V:
         field = _txt(n.child_by_field_name("field"))
+        if field == "value":  # `tag.value` of a generic lambda called with constant tags
+            got = self._lambda_tag(n.child_by_field_name("argument"))
+            if got is not None:
+                return got
         if field in NOMINAL_DEVICE:  # `prop.multiProcessorCount`: a hardware query
             value = NOMINAL_DEVICE[field]
             note = (
@@ -123,6 +131,15 @@ class HostTerms:
             return _const(1, base.ev)
         it = base.items[i]
         return _V(it.text, it.num, None, base.ev + it.ev, base.notes + it.notes)
+
+    def _lambda_tag(self, base: ts.Node | None) -> _V | None:
+        """The tag value taken for ``base`` (an ``auto`` parameter of a generic lambda called
+        with ``std::integral_constant`` tags, see :mod:`cuda2nki.frontend.tagdispatch`)."""
+        pick = lambda_tag(base) if base is not None and base.type == "identifier" else None
+        if pick is None:
+            return None
+        where = self.where(pick.at)
+        return _const(pick.value, (f"{where}: {_one_line(pick.at)}",), (pick.note(where),))
 
     def _struct_member(self, n: ts.Node, field: str, s: _Scope) -> _V:
         """``cfg.width``, ``p->n``: the value assigned to the member (in this function, else
@@ -206,8 +223,11 @@ class HostTerms:
             idx_node = kids[0] if len(kids) == 1 else None
         if arr.items is None or idx_node is None:
             raise _NoValue
-        i = self.eval(idx_node, s)
-        if not isinstance(i.num, int) or not 0 <= i.num < len(arr.items):
+        return self._item(arr, self.eval(idx_node, s))
+
+    def _item(self, arr: _V, i: _V) -> _V:
+        """Item ``i`` of the array value ``arr``, with a note when it has several."""
+        if arr.items is None or not isinstance(i.num, int) or not 0 <= i.num < len(arr.items):
             raise _NoValue
         it = arr.items[i.num]
         note = ()
@@ -337,7 +357,7 @@ class HostTerms:
         if self._in_helper or s.depth > _MAX_DEPTH // 3:  # one helper deep: no search blow-up
             return None
         returns = _walk_type(fn, "return_statement")
-        if len(returns) != 1 or not _kids(returns[0]) or not _straight_line(fn):
+        if not returns or not _straight_line(fn):
             return None
         args = call.child_by_field_name("arguments")
         items = _kids(args) if args is not None else []
@@ -355,9 +375,12 @@ class HostTerms:
         for p, v in zip(_params(fn), vals):
             if v is not None:
                 bound[p] = v
-        expr = _kids(returns[0])[0]
         self._guess, self._in_helper = False, True
         try:
+            ret = returns[0] if len(returns) == 1 else self._taken(fn, s.depth + 1, bound)
+            if ret is None or not _kids(ret):
+                return None
+            expr = _kids(ret)[0]
             v = self.eval(expr, _Scope(fn, expr.start_byte, {}, s.depth + 1, bound))
         except _NoValue:
             return None
@@ -365,8 +388,21 @@ class HostTerms:
             self._guess, self._in_helper = True, False
         if v.items is not None or v.num is None or v.num <= 0:
             return None
-        line = f"{self.where(returns[0])}: {_one_line(returns[0])}"
+        line = f"{self.where(ret)}: {_one_line(ret)}"
         return _V(v.text if not _uses_args(v) else None, v.num, None, (line, *v.ev), v.notes)
+
+    def _taken(self, fn: ts.Node, depth: int, bound: dict[str, _V]) -> ts.Node | None:
+        """The ``return`` of helper ``fn`` (several, behind ``if``s) its bound arguments reach
+        (see :mod:`cuda2nki.frontend.hostreturns`)."""
+
+        def truth(cond: ts.Node) -> int | None:
+            try:
+                v = self.eval(cond, _Scope(fn, cond.start_byte, {}, depth, bound))
+            except _NoValue:
+                return None
+            return int(bool(v.num)) if v.items is None and v.num is not None else None
+
+        return taken_return(fn, truth)
 
     def _inline(self, name: str, items: list[ts.Node], s: _Scope) -> _V:
         """A call of a function whose body is one ``return e;``: ``e`` with its parameters bound."""
@@ -387,3 +423,18 @@ class HostTerms:
             if all(v.num is not None for v in vals) or v.text is not None:
                 return v
         raise _NoValue
+
+
+def _written_instance(text: str) -> tuple[str, list[str]]:
+    """``Pack<float, 4>`` -> (``Pack``, [``float``, ``4``]): a template instance's name and its
+    arguments, split at the commas outside brackets."""
+    name, _, rest = text.partition("<")
+    args, depth, cur = [], 0, ""
+    for ch in rest[:-1]:
+        depth += (ch in "<([") - (ch in ">)]")
+        if ch == "," and depth == 0:
+            args.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return name.strip(), [*args, cur.strip()] if cur.strip() else args

@@ -71,6 +71,7 @@ from cuda2nki.frontend.hostvalue import (
     _Scope,
 )
 from cuda2nki.frontend.hostzero import zeroed_before
+from cuda2nki.frontend.launcheraliases import alias_calls
 
 __all__ = [
     "DEFAULT_BLOCK",
@@ -159,6 +160,7 @@ class HostEvaluator(HostNames, HostTerms):
         if name in self._pointer_cache:
             return self._pointer_cache[name]
         self._pointer_cache[name] = out
+        out += alias_calls(self.root, name)  # `run = name; run(...)`, `tab[i](...)`
         for callee, calls in list(self._calls.items()):  # type: ignore[union-attr]
             for call in calls:
                 args = call.child_by_field_name("arguments")
@@ -362,6 +364,8 @@ class HostEvaluator(HostNames, HostTerms):
             return _V(None, None, items, _ev(items), _notes(items))
         if t == "parameter_declaration" and n.child_by_field_name("declarator") is None:
             return self.eval(n.child_by_field_name("type"), s)
+        if t == "parameter_declaration":  # `dim3 b(sizes[0])`: `sizes [0]` read as an array
+            return self._subscript_read_as_declarator(n, s)
         if t == "conditional_expression":
             try:
                 cond = self.eval(n.child_by_field_name("condition"), s)
@@ -371,3 +375,14 @@ class HostEvaluator(HostNames, HostTerms):
                 return self._cmdline_default(n, s)
             return self.eval(n.child_by_field_name("consequence" if cond.num else "alternative"), s)
         raise _NoValue
+
+    def _subscript_read_as_declarator(self, n: ts.Node, s: _Scope) -> _V:
+        """A ``dim3 b(sizes[0], sizes[1])`` parses as a function declaration whose parameters
+        are ``sizes`` with an array declarator ``[0]``: each is the item of that array."""
+        d = n.child_by_field_name("declarator")
+        size = d.child_by_field_name("size") if d is not None else None
+        if d is None or d.type != "abstract_array_declarator" or size is None:
+            raise _NoValue
+        if d.child_by_field_name("declarator") is not None:
+            raise _NoValue
+        return self._item(self.eval(n.child_by_field_name("type"), s), self.eval(size, s))

@@ -58,6 +58,7 @@ from cuda2nki.frontend.smemview import SmemView, smem_view_struct
 from cuda2nki.frontend.staticmembers import StaticStruct, static_struct
 from cuda2nki.frontend.structbytes import blob_init
 from cuda2nki.frontend.structtemplates import StructTemplate, nested_enums, struct_template
+from cuda2nki.frontend.tagdispatch import tag_constant
 from cuda2nki.frontend.texture import LegacyTexture, register_legacy
 from cuda2nki.frontend.traits import TraitStruct, trait_struct
 from cuda2nki.frontend.typesys import (
@@ -430,7 +431,9 @@ class UnitContext:
                 continue
             ty = sized_by_init(ty, init)
             if space == "host_const":
-                v = low.const_value(init) if init is not None else None
+                v = tag_constant(low, type_node)  # `constexpr std::true_type on;`: its type's
+                if v is None:
+                    v = low.const_value(init) if init is not None else None
                 if v is not None and isinstance(ty, A.ScalarType):
                     self.consts[name] = (convert(v, ty), N.ScalarType(name=ty.name))
                     self.add_qualified_const(self.ns, name, self.consts[name])
