@@ -46,6 +46,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import COMMENT_IDS, F
 from cuda2nki.frontend.lowerbase import _text, address_of
+from cuda2nki.frontend.memberdefaults import default_of, default_stores, member_default
 from cuda2nki.frontend.typesys import VOID
 from cuda2nki.frontend.unions import (
     ANON,
@@ -86,6 +87,8 @@ class AggregateDef:
     union: bool = False
     #: its anonymous struct and union members, named ``Outer::__anonN``
     nested: tuple[AggregateDef, ...] = ()
+    #: default member initialisers: (member name, value node), see .memberdefaults
+    defaults: tuple[tuple[str, ts.Node], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -125,9 +128,12 @@ def flatten(var: str, ty: AggregateType) -> list[tuple[str, A.CType]]:
     return out
 
 
-def _member_names(decl: ts.Node) -> list[tuple[str, ts.Node]] | None:
-    """(name, declarator) per member of one ``field_declaration``; None when one is an array,
-    a bit field, has a default value or is a function."""
+def _member_names(
+    decl: ts.Node, defaults: dict[str, ts.Node] | None = None
+) -> list[tuple[str, ts.Node]] | None:
+    """(name, declarator) per member of one ``field_declaration``; None when one is a
+    function or not a plain name.  A default member initialiser (``int n = 0;``, ``float
+    v[3] = {0, 0, 0};``) goes to ``defaults`` by member name (None: refused)."""
     out: list[tuple[str, ts.Node]] = []
     bits = [c for c in decl.children if c.type == "bitfield_clause"]
     if bits:  # `unsigned kind : 3;`: the clause stands for the declarator; unnamed: padding
@@ -137,7 +143,10 @@ def _member_names(decl: ts.Node) -> list[tuple[str, ts.Node]] | None:
     for i, c in enumerate(decl.children):
         fname = decl.field_name_for_child(i)
         if fname == "default_value":
-            return None
+            if defaults is None or not out:
+                return None
+            defaults[out[-1][0]] = c
+            continue
         if fname != "declarator":
             continue
         d = c
@@ -205,6 +214,7 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     methods: list[tuple[str, ts.Node]] = []
     nested: list[AggregateDef] = []
     has_ctor = False
+    defaults: dict[str, ts.Node] = {}
     for f in body.named_children:
         if f.type in _SKIPPED or f.kind_id in COMMENT_IDS:
             continue
@@ -238,7 +248,7 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
             nested.append(inner)
             members.append((anon, t_node, (), t_node))  # type: ignore[arg-type]
             continue
-        names = _member_names(f)
+        names = _member_names(f, defaults)
         if names is None or t_node is None or t_node.child_by_field_id(F.body) is not None:
             return None
         quals = tuple(c for c in f.children if c.type == "type_qualifier")
@@ -248,7 +258,10 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     if len({m for m, _ in methods}) != len(methods):  # overloaded member functions
         return None
     union = node.type == "union_specifier"
-    return AggregateDef(name, tuple(members), tuple(methods), has_ctor, bases, union, tuple(nested))
+    if defaults and union:
+        return None
+    held = (name, tuple(members), tuple(methods), has_ctor, bases, union, tuple(nested))
+    return AggregateDef(*held, tuple(defaults.items()))
 
 
 def _is_anonymous_member(f: ts.Node, t_node: ts.Node | None) -> bool:
@@ -534,9 +547,9 @@ class AggregateLowering(BitFieldLowering):
             N.VarDecl(loc=loc, name=n, ty=t, init=None, storage="local") for n, t in leaves
         ]
         self.declare(name, Sym(ty))  # type: ignore[arg-type]
-        if value is None:
-            return decls
         target = N.Name(loc=loc, name=name, ty=ty)  # type: ignore[arg-type]
+        if value is None:  # each member its default initialiser, if any
+            return decls + default_stores(self, decl, target, ty)  # type: ignore[arg-type]
         return decls + self.agg_store(decl, target, value)
 
     def held_bytes(
@@ -578,6 +591,9 @@ class AggregateLowering(BitFieldLowering):
                     out.append(_assign(loc, t, self.expr(item)))
             zero = N.IntLit(loc=loc, value=0, ty=A.ScalarType(name="int32"))
             for member, mty in ty.fields[len(items) :]:
+                if default_of(self, ty, member) is not None:  # its default initialiser
+                    out.extend(member_default(self, value, target, ty, member, mty))  # type: ignore[arg-type]
+                    continue
                 t = self.agg_member(value, target, member)
                 rest = self.agg_leaves(value, t) if isinstance(mty, AggregateType) else [t]
                 out.extend(_assign(loc, leaf, _zero_of(leaf, zero)) for leaf in rest)
