@@ -33,6 +33,7 @@ from cuda2nki.frontend.cst import (
 )
 from cuda2nki.frontend.cubblock import CubLowering
 from cuda2nki.frontend.fileshared import file_shared_name
+from cuda2nki.frontend.globaltemplates import instance as global_template_instance
 from cuda2nki.frontend.gridgroup import GRID_DIM3
 from cuda2nki.frontend.groupreduce import GroupReduceLowering
 from cuda2nki.frontend.lambdas import LambdaLowering
@@ -966,7 +967,8 @@ class BodyLowerer(
         if trait is not None:
             return trait
         self._check_misparsed_less(node)
-        value = var_template_instance(self, node)  # `kEmpty<int>` (see .vartemplates)
+        # `kEmpty<int>` (see .vartemplates), `mask<T>` in device memory (.globaltemplates)
+        value = var_template_instance(self, node) or global_template_instance(self, node)
         if value is not None:
             return value
         if self.host:
