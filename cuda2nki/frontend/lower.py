@@ -71,6 +71,7 @@ from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.packed import PackedInstance
 from cuda2nki.frontend.staticmembers import static_member
 from cuda2nki.frontend.stdtraits import trait_value
+from cuda2nki.frontend.stmtexpr import statement_expression
 from cuda2nki.frontend.structops import StructOperatorLowering
 from cuda2nki.frontend.structtemplates import StructTemplateLowering
 from cuda2nki.frontend.traits import TraitLowering
@@ -310,6 +311,8 @@ class BodyLowerer(
         inner = node.named_children
         if len(inner) == 1 and inner[0].type != "comment":
             e = inner[0]
+            if e.type == "compound_statement":  # `({ int a = x; a * a; })` (see .stmtexpr)
+                return statement_expression(self, node, e)
             return _EXPR_BY_ID[e.kind_id](self, e)  # the common case
         inner = [c for c in inner if c.kind_id not in COMMENT_IDS]
         if len(inner) != 1:
