@@ -26,6 +26,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import QUALIFIER_IDS, F
 from cuda2nki.frontend.lowerbase import _text
+from cuda2nki.frontend.typesys import unqualified
 from cuda2nki.frontend.vartemplates import VarTemplate, _bound, _params
 
 if TYPE_CHECKING:
@@ -123,9 +124,30 @@ def _declare(low: BodyLowerer, vt: VarTemplate, env: dict, inst: str, ty: A.CTyp
     value = d.child_by_field_id(F.value) if d.type == "init_declarator" else None
     sub = BodyLowerer(low.u, "<file>", env=env, host=True)
     init = sub._initializer(value, ty) if value is not None else None
+    if isinstance(init, A.InitList) and isinstance(ty, A.ArrayType):
+        init = _folded(sub, init, ty.elem)  # `{T(0.5), T(1)}` under T = float: numbers
     ty = sized_by_init(ty, init)
     space = _space(vt.decl) or "device"
     low.u.globals[inst] = ty
     low.u.global_vars.append(
         N.GlobalVar(loc=low.u.placer.at(d), name=inst, ty=ty, init=init, space=space)
     )
+
+
+def _folded(low: BodyLowerer, init: A.InitList, elem: A.CType) -> A.InitList:
+    """``init`` with each item that is a constant (a cast of a number...) as a literal of
+    ``elem``, the element type (a nested list: folded in turn)."""
+    from cuda2nki.frontend.constfold import convert
+
+    to = unqualified(elem)
+    items = []
+    for item in init.items:
+        v = low.const_value(item) if not isinstance(item, A.InitList) else None
+        if isinstance(item, A.InitList) and isinstance(to, A.ArrayType):
+            item = _folded(low, item, to.elem)
+        elif isinstance(v, (int, float)) and isinstance(to, A.ScalarType):
+            c = convert(v, to)
+            lit = N.FloatLit if to.is_float else N.IntLit
+            item = lit(loc=item.loc, value=c, ty=to)
+        items.append(item)
+    return N.InitList(loc=init.loc, items=tuple(items), ty=init.ty)

@@ -67,6 +67,8 @@ __global__ void scale(float* out, const int* v, int n) {
     assert tu.rejected == {}, tu.diagnostics
     names = {g.name for g in tu.globals}
     assert {f"lut{SEP}float32_4", f"lut{SEP}int32_4"} <= names
+    for g in tu.globals:  # `T(1)` under T = float: a number a port can hold as a constant
+        assert all(isinstance(x, (A.FloatLit, A.IntLit)) for x in g.init.items), g.init
     v = np.arange(16, dtype=np.int32)
     got = run_kernel(
         tu,
