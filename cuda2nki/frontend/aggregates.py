@@ -46,7 +46,12 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import COMMENT_IDS, F
 from cuda2nki.frontend.lowerbase import _text, address_of
-from cuda2nki.frontend.memberdefaults import default_of, default_stores, member_default
+from cuda2nki.frontend.memberdefaults import (
+    default_of,
+    default_stores,
+    is_empty_default,
+    member_default,
+)
 from cuda2nki.frontend.typesys import VOID
 from cuda2nki.frontend.unions import (
     ANON,
@@ -89,6 +94,8 @@ class AggregateDef:
     nested: tuple[AggregateDef, ...] = ()
     #: default member initialisers: (member name, value node), see .memberdefaults
     defaults: tuple[tuple[str, ts.Node], ...] = ()
+    #: a default constructor that does nothing (``S() {}``): ``S s;`` needs no call of it
+    empty_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -213,7 +220,7 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     members: list[tuple[str, ts.Node, tuple[ts.Node, ...], ts.Node]] = []
     methods: list[tuple[str, ts.Node]] = []
     nested: list[AggregateDef] = []
-    has_ctor = False
+    has_ctor = empty_default = False
     defaults: dict[str, ts.Node] = {}
     for f in body.named_children:
         if f.type in _SKIPPED or f.kind_id in COMMENT_IDS:
@@ -230,6 +237,7 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
                 return None  # a virtual one puts a table pointer first; a static one: no object
             if mname == name:
                 has_ctor = True
+                empty_default = empty_default or is_empty_default(f)
             elif not mname.startswith("~"):
                 methods.append((mname, f))
             continue
@@ -261,7 +269,7 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     if defaults and union:
         return None
     held = (name, tuple(members), tuple(methods), has_ctor, bases, union, tuple(nested))
-    return AggregateDef(*held, tuple(defaults.items()))
+    return AggregateDef(*held, tuple(defaults.items()), empty_default)
 
 
 def _is_anonymous_member(f: ts.Node, t_node: ts.Node | None) -> bool:
@@ -539,7 +547,8 @@ class AggregateLowering(BitFieldLowering):
         if value is not None:  # a local struct holding an array: declared, never copied
             self.check_by_value(decl, ty)
         d = self.u.aggregates.get(ty.name)
-        if d is not None and d.has_ctor and (value is None or value.type == "argument_list"):
+        ctor = d is not None and d.has_ctor and not (value is None and d.empty_default)
+        if ctor and (value is None or value.type == "argument_list"):
             raise self.fail("C2N1025", decl, what=f"struct '{ty.name}' built by its constructor")
         leaves = flatten(name, ty)
         loc = (decl.byte_range, self.placer)

@@ -5,7 +5,9 @@ A struct made by value takes them where nothing else gives the member a value: `
 initialises every member that has one, ``S s = {a, b};`` the members after the ones it lists
 (C++14 aggregate initialisation; a member without a default is zero there, as before).  A
 struct read from memory (``S s = p[i];``) or copied (``S s = t;``) takes the stored members, and
-a struct passed to a kernel its caller's values: no default applies to them.
+a struct passed to a kernel its caller's values: no default applies to them.  A default
+constructor that does nothing (``__device__ S() {}``: no parameters, no member initialisers, an
+empty body) leaves ``S s;`` as it is without one (:func:`is_empty_default`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import tree_sitter as ts
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
+from cuda2nki.frontend.cst import F
+from cuda2nki.frontend.lowerbase import _text
 from cuda2nki.frontend.typesys import unqualified
 
 if TYPE_CHECKING:
@@ -83,3 +87,19 @@ def _array_default(
 def _assign(loc: object, target: A.Expr, value: A.Expr) -> A.Stmt:
     a = N.Assign(loc=loc, op="=", target=target, value=value, ty=unqualified(target.ty))
     return N.ExprStmt(loc=loc, expr=a)
+
+
+def is_empty_default(ctor: ts.Node) -> bool:
+    """``ctor`` (a constructor's definition) takes no parameters, initialises no member and
+    does nothing: ``S() {}``."""
+    if any(c.type == "field_initializer_list" for c in ctor.children):
+        return False
+    body = ctor.child_by_field_id(F.body)
+    if body is None or any(c.type != "comment" for c in body.named_children):
+        return False
+    d = ctor.child_by_field_id(F.declarator)
+    params = d.child_by_field_id(F.parameters) if d is not None else None
+    if params is None:
+        return False
+    kids = [c for c in params.named_children if c.type != "comment"]
+    return not kids or (len(kids) == 1 and _text(kids[0]) == "void")

@@ -95,3 +95,55 @@ __global__ void charge(atom* __restrict__ atoms, double* out, int n) {
     raw = atoms.view(np.uint8)
     got = run_kernel(tu, "charge", grid=(1,), block=(8,), args={"atoms": raw, "out": out, "n": 8})
     np.testing.assert_allclose(got["out"], np.arange(8) * 0.5 + 3 - 1)
+
+
+@pytest.mark.parametrize(
+    "ctor",
+    [
+        "__device__ Span() {}",
+        "__host__ __device__ Span(void) { /* nothing to do */ }",
+        "__device__ __forceinline__ Span() { }\n    __device__ Span(const int* p, int n) { start = p; len = n; }",
+    ],
+)
+def test_a_local_of_a_struct_with_an_empty_default_constructor(parse, ctor):
+    tu = parse(f"""\
+struct Span {{
+    const int* start;
+    int len;
+    float w = 0.5f;
+    {ctor}
+}};
+__global__ void tail_sum(const int* v, float* out, int n) {{
+    int i = threadIdx.x;
+    Span s;
+    if (i < n) {{
+        s.start = v + i;
+        s.len = n - i;
+        out[i] = (s.start[0] + s.len) * s.w;
+    }}
+}}
+""")
+    assert tu.rejected == {}, tu.diagnostics
+    v = np.arange(32, dtype=np.int32)
+    out = np.zeros(32, np.float32)
+    got = run_kernel(tu, "tail_sum", grid=(1,), block=(32,), args={"v": v, "out": out, "n": 32})
+    np.testing.assert_allclose(got["out"], (v + (32 - v)) * 0.5)
+
+
+@pytest.mark.parametrize(
+    "ctor",
+    ["__device__ Acc() { n = 1; }", "__device__ Acc() : n(1) {}", "__device__ Acc(int k = 1) {}"],
+)
+def test_a_default_constructor_that_does_something_is_still_refused(parse, ctor):
+    tu = parse(f"""\
+struct Acc {{
+    int n;
+    {ctor}
+}};
+__global__ void k(int* out) {{
+    Acc a;
+    out[threadIdx.x] = a.n;
+}}
+""")
+    assert "k" in tu.rejected
+    assert tu.rejected["k"][0].code == "C2N1025"
