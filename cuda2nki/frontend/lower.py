@@ -39,6 +39,7 @@ from cuda2nki.frontend.groupreduce import GroupReduceLowering
 from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
+    REFUSED,
     Reparse,
     Sym,
     _Placeholder,
@@ -358,6 +359,8 @@ class BodyLowerer(
         loc = (node.byte_range, self.placer)
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
+            if s.ty is REFUSED:  # its declaration was refused, with a diagnostic
+                raise _Placeholder()
             if type(s.ty) is AggregateType and not self.agg_ok:
                 if self.host:
                     return N.Name(loc=loc, ty=None, name=name)
