@@ -109,14 +109,26 @@ class DeclarationLowering(_Base):
                 self.declare(name, Sym(REFUSED))
             raise
         if len(decls) == 1:  # the common case: its statements are the declaration's
-            out = self._declarator(decls[0], base, storage, extern, constexpr)
+            out = self._kept_declarator(decls[0], base, storage, extern, constexpr)
         else:
             out = []
             for c in decls:
-                out.extend(self._declarator(c, base, storage, extern, constexpr))
+                out.extend(self._kept_declarator(c, base, storage, extern, constexpr))
         if type(base) is A.ArrayType and is_fragment_type(type_node):
             self.note_fragments(type_node, out)
         return out
+
+    def _kept_declarator(
+        self, decl: ts.Node, base: A.CType, storage: str, extern: bool, constexpr: bool
+    ) -> list[A.Stmt]:
+        """:meth:`_declarator`; refused, its name stays known (see lowerbase.REFUSED)."""
+        try:
+            return self._declarator(decl, base, storage, extern, constexpr)
+        except _Placeholder:
+            name = declared_name(decl)
+            if name is not None and name not in self.scopes[-1]:
+                self.declare(name, Sym(REFUSED))
+            raise
 
     def _declarator(
         self, decl: ts.Node, base: A.CType, storage: str, extern: bool, constexpr: bool

@@ -42,6 +42,32 @@ __global__ void k(const int* in, int* out) {
 """,
         "a",
     ),
+    (
+        """\
+struct Span {
+    const int* s; int n;
+    __device__ Span(const int* p, int k) { s = p; n = k; }
+};
+__global__ void k(const int* in, int* out) {
+    Span w(in, 3);
+    out[threadIdx.x] = w.s[threadIdx.x] + w.n;
+}
+""",
+        "w",
+    ),
+    (
+        """\
+struct Cell { int key; bool seen; };
+__device__ Cell& pick(Cell* t, int i) { return t[i]; }
+__global__ void k(const int* in, int* out) {
+    Cell cells[4];
+    Cell& c = pick(cells, threadIdx.x & 3);
+    c.key = in[threadIdx.x];
+    out[threadIdx.x] = c.key;
+}
+""",
+        "c",
+    ),
 ]
 
 
