@@ -46,6 +46,12 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
 from cuda2nki.frontend.cst import COMMENT_IDS, F
 from cuda2nki.frontend.lowerbase import _text, address_of
+from cuda2nki.frontend.memberdefaults import (
+    default_of,
+    default_stores,
+    is_empty_default,
+    member_default,
+)
 from cuda2nki.frontend.typesys import VOID
 from cuda2nki.frontend.unions import (
     ANON,
@@ -86,6 +92,10 @@ class AggregateDef:
     union: bool = False
     #: its anonymous struct and union members, named ``Outer::__anonN``
     nested: tuple[AggregateDef, ...] = ()
+    #: default member initialisers: (member name, value node), see .memberdefaults
+    defaults: tuple[tuple[str, ts.Node], ...] = ()
+    #: a default constructor that does nothing (``S() {}``): ``S s;`` needs no call of it
+    empty_default: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,9 +135,12 @@ def flatten(var: str, ty: AggregateType) -> list[tuple[str, A.CType]]:
     return out
 
 
-def _member_names(decl: ts.Node) -> list[tuple[str, ts.Node]] | None:
-    """(name, declarator) per member of one ``field_declaration``; None when one is an array,
-    a bit field, has a default value or is a function."""
+def _member_names(
+    decl: ts.Node, defaults: dict[str, ts.Node] | None = None
+) -> list[tuple[str, ts.Node]] | None:
+    """(name, declarator) per member of one ``field_declaration``; None when one is a
+    function or not a plain name.  A default member initialiser (``int n = 0;``, ``float
+    v[3] = {0, 0, 0};``) goes to ``defaults`` by member name (None: refused)."""
     out: list[tuple[str, ts.Node]] = []
     bits = [c for c in decl.children if c.type == "bitfield_clause"]
     if bits:  # `unsigned kind : 3;`: the clause stands for the declarator; unnamed: padding
@@ -137,7 +150,10 @@ def _member_names(decl: ts.Node) -> list[tuple[str, ts.Node]] | None:
     for i, c in enumerate(decl.children):
         fname = decl.field_name_for_child(i)
         if fname == "default_value":
-            return None
+            if defaults is None or not out:
+                return None
+            defaults[out[-1][0]] = c
+            continue
         if fname != "declarator":
             continue
         d = c
@@ -204,7 +220,8 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     members: list[tuple[str, ts.Node, tuple[ts.Node, ...], ts.Node]] = []
     methods: list[tuple[str, ts.Node]] = []
     nested: list[AggregateDef] = []
-    has_ctor = False
+    has_ctor = empty_default = False
+    defaults: dict[str, ts.Node] = {}
     for f in body.named_children:
         if f.type in _SKIPPED or f.kind_id in COMMENT_IDS:
             continue
@@ -220,6 +237,7 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
                 return None  # a virtual one puts a table pointer first; a static one: no object
             if mname == name:
                 has_ctor = True
+                empty_default = empty_default or is_empty_default(f)
             elif not mname.startswith("~"):
                 methods.append((mname, f))
             continue
@@ -238,7 +256,7 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
             nested.append(inner)
             members.append((anon, t_node, (), t_node))  # type: ignore[arg-type]
             continue
-        names = _member_names(f)
+        names = _member_names(f, defaults)
         if names is None or t_node is None or t_node.child_by_field_id(F.body) is not None:
             return None
         quals = tuple(c for c in f.children if c.type == "type_qualifier")
@@ -248,7 +266,10 @@ def aggregate_def(node: ts.Node, alias: str | None = None) -> AggregateDef | Non
     if len({m for m, _ in methods}) != len(methods):  # overloaded member functions
         return None
     union = node.type == "union_specifier"
-    return AggregateDef(name, tuple(members), tuple(methods), has_ctor, bases, union, tuple(nested))
+    if defaults and union:
+        return None
+    held = (name, tuple(members), tuple(methods), has_ctor, bases, union, tuple(nested))
+    return AggregateDef(*held, tuple(defaults.items()), empty_default)
 
 
 def _is_anonymous_member(f: ts.Node, t_node: ts.Node | None) -> bool:
@@ -526,7 +547,8 @@ class AggregateLowering(BitFieldLowering):
         if value is not None:  # a local struct holding an array: declared, never copied
             self.check_by_value(decl, ty)
         d = self.u.aggregates.get(ty.name)
-        if d is not None and d.has_ctor and (value is None or value.type == "argument_list"):
+        ctor = d is not None and d.has_ctor and not (value is None and d.empty_default)
+        if ctor and (value is None or value.type == "argument_list"):
             raise self.fail("C2N1025", decl, what=f"struct '{ty.name}' built by its constructor")
         leaves = flatten(name, ty)
         loc = (decl.byte_range, self.placer)
@@ -534,9 +556,9 @@ class AggregateLowering(BitFieldLowering):
             N.VarDecl(loc=loc, name=n, ty=t, init=None, storage="local") for n, t in leaves
         ]
         self.declare(name, Sym(ty))  # type: ignore[arg-type]
-        if value is None:
-            return decls
         target = N.Name(loc=loc, name=name, ty=ty)  # type: ignore[arg-type]
+        if value is None:  # each member its default initialiser, if any
+            return decls + default_stores(self, decl, target, ty)  # type: ignore[arg-type]
         return decls + self.agg_store(decl, target, value)
 
     def held_bytes(
@@ -578,6 +600,9 @@ class AggregateLowering(BitFieldLowering):
                     out.append(_assign(loc, t, self.expr(item)))
             zero = N.IntLit(loc=loc, value=0, ty=A.ScalarType(name="int32"))
             for member, mty in ty.fields[len(items) :]:
+                if default_of(self, ty, member) is not None:  # its default initialiser
+                    out.extend(member_default(self, value, target, ty, member, mty))  # type: ignore[arg-type]
+                    continue
                 t = self.agg_member(value, target, member)
                 rest = self.agg_leaves(value, t) if isinstance(mty, AggregateType) else [t]
                 out.extend(_assign(loc, leaf, _zero_of(leaf, zero)) for leaf in rest)

@@ -24,6 +24,7 @@ import dataclasses
 import re
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.globaltemplates import template_of
 from cuda2nki.frontend.visit import walk
 
 _WRITE = re.compile(r"\bcudaMemcpyToSymbol(?:Async)?\s*\(\s*(?:HIP_SYMBOL\s*\(\s*)?(\w+)")
@@ -51,7 +52,7 @@ def host_filled(source: str, tu_globals: tuple[A.GlobalVar, ...]) -> dict[str, A
         for g in tu_globals
         if g.space == "constant"
         and g.init is None
-        and g.name in written
+        and template_of(g.name) in written  # `mask<T>`: each instance (see .globaltemplates)
         and isinstance(g.ty, A.ArrayType)
         and isinstance(g.ty.elem, A.ScalarType)
         and len(g.ty.dims) == 1

@@ -24,6 +24,7 @@ from cuda2nki.frontend.cst import (
 )
 from cuda2nki.frontend.fileshared import with_file_shared
 from cuda2nki.frontend.fnptr import passed_targets, pointer_base, pointer_targets
+from cuda2nki.frontend.globaltemplates import register as register_global_template
 from cuda2nki.frontend.groupgen import is_group_generic
 from cuda2nki.frontend.hostscope import (
     HostScope,
@@ -161,6 +162,7 @@ def _collect(
                 funcs.append(fd)
         elif k == "template_declaration":
             register_var_template(unit, n, unit.ns)  # `template <class T> constexpr T k = 1;`
+            register_global_template(unit, n)  # `template <class T> __constant__ T m[8];`
             for c in n.named_children:
                 if c.type in ("struct_specifier", "class_specifier", "union_specifier"):
                     unit.register_struct(c, n.child_by_field_id(F.parameters))

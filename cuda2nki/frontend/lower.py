@@ -33,11 +33,13 @@ from cuda2nki.frontend.cst import (
 )
 from cuda2nki.frontend.cubblock import CubLowering
 from cuda2nki.frontend.fileshared import file_shared_name
+from cuda2nki.frontend.globaltemplates import instance as global_template_instance
 from cuda2nki.frontend.gridgroup import GRID_DIM3
 from cuda2nki.frontend.groupreduce import GroupReduceLowering
 from cuda2nki.frontend.lambdas import LambdaLowering
 from cuda2nki.frontend.lowerbase import (
     BUILTIN_DIM3,
+    REFUSED,
     Reparse,
     Sym,
     _Placeholder,
@@ -70,6 +72,7 @@ from cuda2nki.frontend.methods import MethodLowering
 from cuda2nki.frontend.packed import PackedInstance
 from cuda2nki.frontend.staticmembers import static_member
 from cuda2nki.frontend.stdtraits import trait_value
+from cuda2nki.frontend.stmtexpr import statement_expression
 from cuda2nki.frontend.structops import StructOperatorLowering
 from cuda2nki.frontend.structtemplates import StructTemplateLowering
 from cuda2nki.frontend.traits import TraitLowering
@@ -309,6 +312,8 @@ class BodyLowerer(
         inner = node.named_children
         if len(inner) == 1 and inner[0].type != "comment":
             e = inner[0]
+            if e.type == "compound_statement":  # `({ int a = x; a * a; })` (see .stmtexpr)
+                return statement_expression(self, node, e)
             return _EXPR_BY_ID[e.kind_id](self, e)  # the common case
         inner = [c for c in inner if c.kind_id not in COMMENT_IDS]
         if len(inner) != 1:
@@ -354,6 +359,8 @@ class BodyLowerer(
         loc = (node.byte_range, self.placer)
         s = self.visible.get(name)  # self.lookup(name)
         if s is not None:
+            if s.ty is REFUSED:  # its declaration was refused, with a diagnostic
+                raise _Placeholder()
             if type(s.ty) is AggregateType and not self.agg_ok:
                 if self.host:
                     return N.Name(loc=loc, ty=None, name=name)
@@ -966,7 +973,8 @@ class BodyLowerer(
         if trait is not None:
             return trait
         self._check_misparsed_less(node)
-        value = var_template_instance(self, node)  # `kEmpty<int>` (see .vartemplates)
+        # `kEmpty<int>` (see .vartemplates), `mask<T>` in device memory (.globaltemplates)
+        value = var_template_instance(self, node) or global_template_instance(self, node)
         if value is not None:
             return value
         if self.host:

@@ -15,6 +15,9 @@ CG_TYPES = frozenset(
     "cluster_group block_tile_memory".split()
 )
 FULL_MASK = 0xFFFFFFFF
+#: the type of a local whose declaration was refused: a use fails without a diagnostic of its
+#: own (the declaration's says why), instead of a cascade of "undeclared identifier" errors
+REFUSED = A.OpaqueType(name="<refused declaration>")
 TEXTURE_TYPES = frozenset(
     "cudaTextureObject_t cudaSurfaceObject_t texture surface textureReference surfaceReference".split()
 )
@@ -97,3 +100,13 @@ class _Placeholder(Exception):
 
 def _text(node: ts.Node) -> str:
     return (node.text or b"").decode()  # every tree is parsed from UTF-8, cut on characters
+
+
+def declared_name(d: ts.Node | None) -> str | None:
+    """The name a declarator (``x``, ``*p``, ``a[4]``, ``&r``, ``x = 1``) declares, else None."""
+    while d is not None and d.type != "identifier":
+        inner = d.child_by_field_name("declarator")
+        if inner is None and d.type == "reference_declarator" and d.named_children:
+            inner = d.named_children[-1]
+        d = inner
+    return None if d is None else _text(d)

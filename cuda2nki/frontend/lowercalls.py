@@ -384,6 +384,9 @@ class CallLowering(_Base):
             k = _numeric_limit(name, self.limits_type)
             if k is not None:
                 return k(loc)
+            opaque = self._opaque_limit(name, loc)
+            if opaque is not None:  # `numeric_limits<K>::max()`, `K` not instantiated yet
+                return opaque
         if short == "printf":
             self.note("C2N1019", node)
             return N.IntLit(loc=loc, value=0, ty=INT)
@@ -553,6 +556,19 @@ class CallLowering(_Base):
         out = N.OpaqueType(name=f"{ty.name}::{method or 'operator()'}")
         self.u.dependent_types.add(out.name)
         return N.Call(loc=(node.byte_range, self.placer), func=func, args=tuple(args), ty=out)
+
+    def _opaque_limit(self, name: str, loc: SourceLoc) -> A.Expr | None:
+        """Inside a template not instantiated yet: ``numeric_limits<K>::max()`` with ``K`` a
+        type parameter, a value of type ``K`` its instances resolve (to a literal)."""
+        m = re.search(r"numeric_limits<\s*(\w+)\s*>::(\w+)", name)
+        if m is None or m.group(1) not in self.env or self.lookup(m.group(1)) is not None:
+            return None
+        ty = self.env[m.group(1)]
+        if ty is None and self.generic:
+            ty = N.OpaqueType(name=m.group(1))
+        if not isinstance(ty, A.OpaqueType):  # a known type: no limit of it is a value
+            return None
+        return N.Call(loc=loc, func=name, args=(), ty=ty)
 
     def _function_tparam(self, name: str) -> bool:
         """``name`` is a function template parameter of this function, left uninstantiated."""

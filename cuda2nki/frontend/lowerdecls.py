@@ -21,10 +21,12 @@ from cuda2nki.frontend.cst import (
 from cuda2nki.frontend.dim3 import dim3_declaration, is_dim3
 from cuda2nki.frontend.directinit import direct_initialiser
 from cuda2nki.frontend.lowerbase import (
+    REFUSED,
     Sym,
     _Placeholder,
     _text,
     address_of,
+    declared_name,
     is_lvalue,
 )
 from cuda2nki.frontend.lowertables import (
@@ -99,17 +101,34 @@ class DeclarationLowering(_Base):
             return self._smem_view_decl(node, type_node)
         if type_node is not None and is_dim3(self, type_node):
             return dim3_declaration(self, node)  # `dim3 p(x, y);`: missing axes are 1
-        base = self.type_of(type_node, tuple(quals))
         decls = node.children_by_field_id(F.declarator)
+        try:
+            base = self.type_of(type_node, tuple(quals))
+        except _Placeholder:  # its names stay known (see lowerbase.REFUSED)
+            for name in filter(None, map(declared_name, decls)):
+                self.declare(name, Sym(REFUSED))
+            raise
         if len(decls) == 1:  # the common case: its statements are the declaration's
-            out = self._declarator(decls[0], base, storage, extern, constexpr)
+            out = self._kept_declarator(decls[0], base, storage, extern, constexpr)
         else:
             out = []
             for c in decls:
-                out.extend(self._declarator(c, base, storage, extern, constexpr))
+                out.extend(self._kept_declarator(c, base, storage, extern, constexpr))
         if type(base) is A.ArrayType and is_fragment_type(type_node):
             self.note_fragments(type_node, out)
         return out
+
+    def _kept_declarator(
+        self, decl: ts.Node, base: A.CType, storage: str, extern: bool, constexpr: bool
+    ) -> list[A.Stmt]:
+        """:meth:`_declarator`; refused, its name stays known (see lowerbase.REFUSED)."""
+        try:
+            return self._declarator(decl, base, storage, extern, constexpr)
+        except _Placeholder:
+            name = declared_name(decl)
+            if name is not None and name not in self.scopes[-1]:
+                self.declare(name, Sym(REFUSED))
+            raise
 
     def _declarator(
         self, decl: ts.Node, base: A.CType, storage: str, extern: bool, constexpr: bool

@@ -27,6 +27,7 @@ from cuda2nki.frontend.lowerbase import (
 from cuda2nki.frontend.lowertables import _PRIMITIVE_IDS, std_constant
 from cuda2nki.frontend.packed import PackedInstance, PackedStruct
 from cuda2nki.frontend.staticmembers import template_tag, traits_type
+from cuda2nki.frontend.stmtexpr import typeof_type
 from cuda2nki.frontend.surface import SURFACE_TYPE
 from cuda2nki.frontend.texture import OBJECT_TYPE
 from cuda2nki.frontend.typesys import (
@@ -92,6 +93,8 @@ class TypeLowering(_Base):
             if t is None:
                 name = _text(type_node).split("::")[-1].strip()
                 t = self._named(name, type_node)
+        elif kind == "decltype":  # `decltype(e)`, `__typeof__(e)` (see .stmtexpr)
+            t = typeof_type(self, type_node)
         elif kind in ("placeholder_type_specifier", "auto"):
             return N.OpaqueType(name="auto", const=const)
         elif kind == "template_type":

@@ -21,7 +21,7 @@ variable called like a function (``payoff(S)``) calls its ``operator()``.
 
 Refused (C2N1025): a member function of a struct with a struct member, a local variable of a
 struct with a constructor declared without an initialiser (the constructor would have to
-run), and member functions of class templates.  ``obj[i]`` calls ``operator[]`` and ``*obj``
+run; a default constructor that does nothing, ``S() {}``, need not), and member functions of class templates.  ``obj[i]`` calls ``operator[]`` and ``*obj``
 calls ``operator*`` (an accessor returning a reference into an array: the call returns the
 element's address, read or written through).  Other operators than ``operator()`` are called
 by name (``a.operator+(b)``) or as operators (``a + b``, see :mod:`cuda2nki.frontend.structops`).

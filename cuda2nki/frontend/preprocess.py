@@ -75,6 +75,10 @@ def _directives(text: str) -> Iterator[tuple[str, str, str]]:
 
 _LINE_MARK_RE = re.compile(r'^#line (\d+) "(.*)"\s*$')
 _ALIGN_RE = re.compile(r"\b__align__\b")
+# the GNU spelling of `restrict`, which the grammar takes right after a `*` only
+_GNU_RESTRICT_RE = re.compile(r"\b__restrict\b")
+# the GNU `__typeof__(e)`, read as `decltype(e)` (see .stmtexpr)
+_TYPEOF_RE = re.compile(r"\b__typeof(?:__)?\b")
 _IDENT_RE = re.compile(r"[A-Za-z_]\w*")
 # attributes the grammar does not know, blanked (same width) before parsing
 _BLANK_ATTR_RE = re.compile(r"\b(?:__maxnreg__|__cluster_dims__|__block_size__)\s*\([^()]*\)")
@@ -434,6 +438,8 @@ def _needs_respell(text: str) -> bool:
         or "__maxnreg__" in text
         or "__cluster_dims__" in text
         or "__block_size__" in text
+        or "__restrict" in text
+        or "__typeof" in text
         or has_alternatives(text)
     )
 
@@ -441,6 +447,10 @@ def _needs_respell(text: str) -> bool:
 def _respell(text: str) -> str:
     if "__align__" in text:
         text = _ALIGN_RE.sub("alignas  ", text)
+    if "__restrict" in text:  # `int* const __restrict p`: the same word, of the same width
+        text = _GNU_RESTRICT_RE.sub("restrict  ", text)
+    if "__typeof" in text:  # the same width: `__typeof__` as `decltype  `, `__typeof` as `decltype`
+        text = _TYPEOF_RE.sub(lambda m: "decltype".ljust(len(m.group(0))), text)
     if "__maxnreg__" in text or "__cluster_dims__" in text or "__block_size__" in text:
         text = _BLANK_ATTR_RE.sub(lambda m: " " * len(m.group(0)), text)
     if has_alternatives(text):  # `not x`, `a and b`: the operators they spell

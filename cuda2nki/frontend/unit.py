@@ -126,6 +126,7 @@ class UnitContext:
         self.dependent_types: set[str] = set()  # `S<T>::X` met before T is known
         self.struct_templates: dict[str, StructTemplate] = {}  # see .structtemplates
         self.var_templates: dict[str, VarTemplate] = {}  # see .vartemplates
+        self.global_templates: dict[str, VarTemplate] = {}  # see .globaltemplates
         self.methods: dict[str, set[str]] = {}  # struct -> its member functions
         self.empty_structs: set[str] = set()  # structs without data members (a base adds none)
         self.static_structs: dict[str, StaticStruct] = {}  # see .staticmembers
