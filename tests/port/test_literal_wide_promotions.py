@@ -72,6 +72,27 @@ KERNELS = {
             "set": ("uint64", "out", None),
         },  # fmt: skip
     ),
+    # counters incremented and decremented before and after use, a 32-bit flag word updated by
+    # 64-bit one-bit masks (the result narrowed back to 32 bits)
+    "counters_and_flag_masks": (
+        "const int* d, unsigned long long* cnt, unsigned long long* tot, int n",
+        "    if (i < n) {\n"
+        "        unsigned long long c = 0xfffffffffffffffeULL, t = 0ULL;\n"
+        "        unsigned int flag = 0;\n"
+        "        for (int k = 0; k < 4; ++k) {\n"
+        "            int v = (d[i] >> (5 * k)) & 31;\n"
+        "            if (v & 1) { ++c; t += c++; } else { c--; --t; }\n"
+        "            flag |= (1ULL << v);\n"
+        "            if (v > 20) flag &= ~(1ULL << (v - 16));\n"
+        "        }\n"
+        "        cnt[i] = c;\n        tot[i] = t ^ flag;\n"
+        "    }\n",
+        {
+            "d": ("int32", "in", [0, 2**30]),
+            "cnt": ("uint64", "out", None),
+            "tot": ("uint64", "out", None),
+        },  # fmt: skip
+    ),
 }
 
 
