@@ -83,6 +83,60 @@ KERNELS = {
             "o": ("int64", "out", None),
         },
     ),
+    # 32-bit buffers only: 64-bit products summed in a __shared__ tree, read back narrowed
+    "shared_products_of_ints": (
+        "const int* a, const int* b, int* hi, unsigned* lo, int n",
+        "    __shared__ long long part[128];\n"
+        "    part[threadIdx.x] = i < n ? (long long)a[i] * b[i] : 0LL;\n"
+        "    __syncthreads();\n"
+        "    for (int s = 64; s > 0; s >>= 1) {\n"
+        "        if (threadIdx.x < s) part[threadIdx.x] += part[threadIdx.x + s];\n"
+        "        __syncthreads();\n"
+        "    }\n"
+        "    if (i < n) { hi[i] = (int)(part[0] >> 32); lo[i] = (unsigned)(part[i % 128] + i); }\n",
+        {
+            "a": ("int32", "in", [-(2**31), 2**31 - 1]),
+            "b": ("int32", "in", [-(2**31), 2**31 - 1]),
+            "hi": ("int32", "out", None),
+            "lo": ("uint32", "out", None),
+        },
+    ),
+    # 32-bit buffers only: a local array of unsigned long words mixed and folded to 32 bits
+    "local_words_of_an_int_kernel": (
+        "const unsigned* x, unsigned* y, int n",
+        "    unsigned long h[2] = {0x9e3779b97f4a7c15UL, 7UL};\n"
+        "    if (i >= n) return;\n"
+        "    h[0] ^= x[i];\n    h[1] += (unsigned long)x[i] << 29;\n"
+        "    h[i & 1] *= 0xbf58476d1ce4e5b9UL;\n"
+        "    y[i] = (unsigned)(h[0] >> 32) ^ (unsigned)h[1];\n",
+        {"x": ("uint32", "in", [0, 2**32 - 1]), "y": ("uint32", "out", None)},
+    ),
+    # a __shared__ size set by one thread from a bit count of a size, then searched with
+    "shared_size_from_bit_count": (
+        "const float* a, const float* z, int* r, const size_t m, int n",
+        "    __shared__ size_t top;\n"
+        "    if (threadIdx.x == 0) {\n"
+        "        unsigned nbits = 0;\n"
+        "        while (m >> nbits) nbits++;\n"
+        "        top = 1ULL << (nbits - 1);\n"
+        "    }\n"
+        "    __syncthreads();\n"
+        "    if (i >= n) return;\n"
+        "    size_t p = top;\n"
+        "    float v = z[i];\n"
+        "    size_t at = (a[p] <= v) ? p : 0;\n"
+        "    while (p >>= 1) {\n"
+        "        size_t q = at | p;\n"
+        "        size_t w = q < m ? q : m;\n"
+        "        if (v >= a[w]) at = q;\n"
+        "    }\n"
+        "    r[i] = (int)at;\n",
+        {
+            "a": ("float32", "in", [0, 1], "m + 1"),
+            "z": ("float32", "in", [0, 1]),
+            "r": ("int32", "out", None),
+        },
+    ),
 }
 
 
@@ -93,6 +147,8 @@ def _port(name: str, target: str, tmp: Path):
         for k, spec in tensors.items()
     }
     params["n"] = 300
+    if "const size_t m" in params_c:
+        params["m"] = 40
     bdict = grid_binding(["ceil_div(n, 128)"], params, [{"n": 300}, {"n": 130}], block=128)
     cu = tmp / f"{name}.cu"
     cu.write_text(

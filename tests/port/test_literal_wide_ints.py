@@ -258,13 +258,6 @@ def test_wide_ints_port_exactly(name, target, tmp_path) -> None:
 
 #: operations on 64-bit values with no exact emulation: refused (C2N2301) with the reason
 REFUSED = {
-    "shared_words_of_int_kernel": (
-        "const int* a, int* b, int n",
-        "    __shared__ long long s[128];\n"
-        "    s[threadIdx.x] = a[i];\n    __syncthreads();\n"
-        "    if (i < n) b[i] = (int)s[127 - threadIdx.x];\n",
-        "__shared__ 's' of 64-bit integers",
-    ),
     "long_local_array_at_a_per_thread_index": (
         "const unsigned long long* a, unsigned long long* b, int n",
         "    unsigned long long w[80] = {0};\n"

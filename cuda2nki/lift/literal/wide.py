@@ -14,7 +14,8 @@ subscript indexes by its low limb.  Uniform 64-bit values stay Python integers, 
 2**64 when converted to a 64-bit type (index values stay trace-time arrays).
 
 A per-thread local (or device-function parameter) declared with a 64-bit integer type holds a
-pair in a kernel whose binding has a 64-bit integer buffer, a local array of them a list of pairs
+pair in a kernel whose binding has a 64-bit integer buffer or that declares a 64-bit
+``__shared__`` variable or local array, a local array of them a list of pairs
 (:mod:`.widearrays`); elsewhere 64-bit locals keep their former 32-bit lowering.  There, an
 operation that C's usual conversions make 64-bit (``m * ones`` with ``unsigned m`` and
 ``unsigned long ones``, ``1ULL << k``) is computed on pairs, the 32-bit operand extended as its
@@ -27,6 +28,7 @@ low limb, as a subscript does.
 from __future__ import annotations
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
 from cuda2nki.lift.literal.state import Scope
 from cuda2nki.lift.literal.values import Idx, Lin, Ptr, Tile, Uni, Value, is_int
 
@@ -73,8 +75,14 @@ class WideMixin:
     """64-bit integer values as limb pairs.  A part of :class:`~.lower.Lowerer`."""
 
     def wide_mode(self) -> bool:
-        """Whether the kernel has a 64-bit integer buffer (its 64-bit locals are then pairs)."""
-        return any(t.dtype in WIDE_DTYPES for t in self.binding.tensors)  # type: ignore[attr-defined]
+        """Whether the kernel has a 64-bit integer buffer, or declares a ``__shared__`` or local
+        array of 64-bit integers (its 64-bit locals are then pairs)."""
+        if any(t.dtype in WIDE_DTYPES for t in self.binding.tensors):  # type: ignore[attr-defined]
+            return True
+        known = self.__dict__.get("_wide_arrays")
+        if known is None:
+            known = self.__dict__["_wide_arrays"] = declares_wide_arrays(self.fn)  # type: ignore[attr-defined]
+        return known
 
     def limb_class(self, param: str) -> str | None:
         """The element class of pointer ``param`` when the binding makes it a 64-bit integer
@@ -298,6 +306,19 @@ class WideMixin:
         else:
             raise self.refuse("a 64-bit element stored at an address of this kind", node)  # type: ignore[attr-defined]
         self.emit("call", node.loc.line, expr=expr)  # type: ignore[attr-defined]
+
+
+def declares_wide_arrays(fn: A.Function) -> bool:
+    """Whether ``fn`` declares a ``__shared__`` variable or a local array of 64-bit integers."""
+    for n in walk(fn.body):
+        if not isinstance(n, A.VarDecl):
+            continue
+        ty = n.ty
+        while isinstance(ty, A.ArrayType):
+            ty = ty.elem
+        if is_wide_type(ty) and (n.storage != "local" or isinstance(n.ty, A.ArrayType)):
+            return True
+    return False
 
 
 def _wrap64(expr: str, signed: bool) -> str:
