@@ -93,6 +93,16 @@ KERNELS = {
             "tot": ("uint64", "out", None),
         },  # fmt: skip
     ),
+    # a 32-bit value shifted by a 64-bit count: the shift stays 32-bit
+    "int_shifted_by_a_wide_count": (
+        "const unsigned* x, const long long* c, unsigned* y, int n",
+        "    if (i < n) y[i] = (x[i] << (c[i] & 31LL)) ^ (x[i] >> (long long)(i % 32));\n",
+        {
+            "x": ("uint32", "in", [0, 2**32 - 1]),
+            "c": ("int64", "in", [-(2**63), 2**63 - 1]),
+            "y": ("uint32", "out", None),
+        },  # fmt: skip
+    ),
 }
 
 

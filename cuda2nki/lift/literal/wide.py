@@ -7,10 +7,10 @@ as a pair ``(low, high)`` of int32 tiles of bit patterns: a :class:`Tile` of typ
 whose spelling names the pair.  The operations are emulated exactly by the helpers of
 ``templates/int64_common.py.j2`` on top of the 32-bit ones: ``+ - *`` modulo 2**64, bit
 operations, shifts (by uniform counts, or by per-thread counts one power of two at a time),
-``/`` and ``%`` (restoring division, truncating toward
-zero), comparisons, selects, ``__popcll``, conversions to and from 32-bit integers and fp32
-(rounded as C does: to nearest even from integers, toward zero to integers).  A pair used as a
-subscript indexes by its low limb.  Uniform 64-bit values stay Python integers, wrapped modulo
+``/`` and ``%`` (restoring division, truncating toward zero), comparisons, selects,
+``__popcll``, conversions to and from 32-bit integers and fp32 (rounded as C does: to nearest
+even from integers, toward zero to integers).  A pair used as a subscript (or as the count of a
+32-bit shift) stands for its low limb.  Uniform 64-bit values stay Python integers, wrapped modulo
 2**64 when converted to a 64-bit type (index values stay trace-time arrays).
 
 A per-thread local (or device-function parameter) declared with a 64-bit integer type holds a
@@ -20,9 +20,9 @@ pair in a kernel whose binding has a 64-bit integer buffer or that declares a 64
 operation that C's usual conversions make 64-bit (``m * ones`` with ``unsigned m`` and
 ``unsigned long ones``, ``1ULL << k``) is computed on pairs, the 32-bit operand extended as its
 own type says.  Anything else on a pair (a conversion to a floating-point type other than fp32,
-an atomic) is refused with C2N2301 naming the operation.  A 64-bit element at an address read from data is
-gathered (scattered, thread by thread) limb by limb; a pair offsetting a pointer moves it by its
-low limb, as a subscript does.
+an atomic) is refused with C2N2301 naming the operation.  A 64-bit element at an address read
+from data is gathered (scattered, thread by thread) limb by limb; a pair offsetting a pointer
+moves it by its low limb, as a subscript does.
 """
 
 from __future__ import annotations
@@ -180,8 +180,9 @@ class WideMixin:
 
     def wide_shift(self, op: str, a: Value, b: Value, node: A.Node) -> Value:
         left = _two(node)[0].ty if _two(node) else None
-        if not is_wide(a) and not is_wide_type(left):
-            raise self.refuse("a shift of a 32-bit value by a 64-bit count", node)  # type: ignore[attr-defined]
+        if not is_wide(a) and not is_wide_type(left):  # a 32-bit shift: the count's low limb
+            count32 = self.wide_index(b, node)
+            return self.arith(op, a, count32, getattr(node, "ty", None), node)  # type: ignore[attr-defined]
         if not is_wide(a):  # a 64-bit value held as a 32-bit tile or a uniform: extended
             ext = self.wide_operand(a, _signed_type(left), node)
             a = self.wide_pair(f"_c2n_wide({ext})", _signed_type(left))
