@@ -213,3 +213,25 @@ def test_division_is_exact(a, d, uniform) -> None:
     q, r = H["_c2n_wdivmod"](_pair(a), su, True)
     want = [_cdiv(_signed(x), su) for x in a]
     assert _words(q) == [w[0] % M64 for w in want] and _words(r) == [w[1] % M64 for w in want]
+
+
+@pytest.mark.parametrize("factor", [0, 1, 2**5, 2**37, 2**63, M64 - 1, -1])
+def test_products_by_zero_powers_of_two_and_minus_one_skip_byte_products(factor) -> None:
+    """A uniform factor of 0, 2**s or -1 (an all-ones mask spread by a product) is a shift or
+    a negation: exact, with none of the 36 byte-column products of a general factor."""
+    a = [0, 1, 2**32 - 1, 2**63 + 5, M64 - 1, 0x0123456789ABCDEF]
+    calls = []
+    real = nl.multiply
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    H["nl"] = type("counted_nl", (), {"__getattr__": lambda _, k: getattr(nl, k)})()
+    H["nl"].multiply = counted
+    try:
+        got = _words(H["_c2n_wmul"](_pair(a), factor))
+    finally:
+        H["nl"] = nl
+    assert got == [(x * factor) % M64 for x in a]
+    assert len(calls) <= 2, len(calls)  # a negation's borrow test, at most

@@ -258,23 +258,11 @@ def test_wide_ints_port_exactly(name, target, tmp_path) -> None:
 
 #: operations on 64-bit values with no exact emulation: refused (C2N2301) with the reason
 REFUSED = {
-    "shared_words_of_int_kernel": (
-        "const int* a, int* b, int n",
-        "    __shared__ long long s[128];\n"
-        "    s[threadIdx.x] = a[i];\n    __syncthreads();\n"
-        "    if (i < n) b[i] = (int)s[127 - threadIdx.x];\n",
-        "__shared__ 's' of 64-bit integers",
-    ),
-    "local_words": (
+    "long_local_array_at_a_per_thread_index": (
         "const unsigned long long* a, unsigned long long* b, int n",
-        "    unsigned long long w[2] = {0, 0};\n"
-        "    if (i < n) { w[i & 1] = a[i]; b[i] = w[0] + w[1]; }\n",
-        "local array 'w' of 64-bit integers",
-    ),
-    "varying_shift": (
-        "const long long* a, long long* b, int n",
-        "    if (i < n) b[i] = a[i] << (i % 13);\n",
-        "a 64-bit shift by a count that is not a constant",
+        "    unsigned long long w[80] = {0};\n"
+        "    if (i < n) { w[i % 80] = a[i]; b[i] = w[0] + w[1]; }\n",
+        "a local array of 80 elements indexed by a per-thread value",
     ),
     "atomic_xor": (
         "unsigned long long* t, int n",

@@ -44,7 +44,7 @@ class ArithMixin:
     A part of :class:`~.lower.Lowerer`, whose fields it uses."""
 
     def arith(self, op: str, a: Value, b: Value, ty: object, node: A.Node) -> Value:  # noqa: PLR0911
-        if is_wide(a) or is_wide(b):  # 64-bit integers as limb pairs
+        if is_wide(a) or is_wide(b) or self.wide_promoted(op, a, b, node):  # limb pairs
             if _kind(a) != "float" and _kind(b) != "float":
                 return self.wide_arith(op, a, b, node)
             a, b = self.wide_to_float(a, node), self.wide_to_float(b, node)

@@ -57,6 +57,7 @@ from cuda2nki.lift.literal.values import (
     Uni,
     Value,
 )
+from cuda2nki.lift.literal.widebits import WIDE_BIT_COUNTS, wide_bit_count
 
 
 class CallMixin:
@@ -126,6 +127,8 @@ class CallMixin:
             return bytedots.byte_dot(self, e, args)
         if f == "__popcll" and len(args) == 1:
             return self.wide_popc(args[0], e)
+        if f in WIDE_BIT_COUNTS and len(args) == 1:
+            return wide_bit_count(self, e, args[0])  # type: ignore[arg-type]
         if f in bitcalls.BIT_COUNTS and len(args) == 1:
             return bitcalls.bit_count(self, e, args[0])
         spelled = _NP1.get(_MATH1.get(f, "")) or _MATH2.get(f) in ("maximum", "minimum")

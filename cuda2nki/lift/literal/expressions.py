@@ -194,6 +194,9 @@ class ExpressionMixin:
 
     def copy_tile(self, t: Tile) -> str:
         name = self.fresh("o")
+        if is_wide(t):  # a pair: both limbs
+            self.emit("let", dst=name, value=f"_c2n_wcopy({t.expr})")
+            return name
         self.emit("op", dst=name, op="copy", args=t.expr, dtype=self.dt(t.ty))
         return name
 

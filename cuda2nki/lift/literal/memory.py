@@ -31,6 +31,7 @@ from cuda2nki.lift.literal.values import (
     mul,
 )
 from cuda2nki.lift.literal.wide import WIDE_CLASSES
+from cuda2nki.lift.literal.widearrays import read_wide_element, write_wide_element
 
 
 class MemoryMixin:
@@ -81,6 +82,9 @@ class MemoryMixin:
         where = self.address(target, scope)
         if isinstance(where[0], Local):  # a local array element
             arr, idx = where
+            if arr.ty in WIDE_CLASSES:  # limb pairs
+                write_wide_element(self, arr, idx, v, target.ty, scope, node)
+                return
             new = self.full_tile(self.convert(v, target.ty, node), arr.ty, node)
             if isinstance(idx, Tile):  # chosen per thread
                 write_element(self, arr, idx, new, scope.mask, node.loc.line)
@@ -179,6 +183,8 @@ class MemoryMixin:
         where = self.address(e, scope)
         if isinstance(where[0], Local):
             arr, idx = where
+            if arr.ty in WIDE_CLASSES:
+                return read_wide_element(self, arr, idx)
             if isinstance(idx, Tile):
                 return read_element(self, arr, idx)
             return Tile(f"{arr.expr}[{idx}]", arr.ty)

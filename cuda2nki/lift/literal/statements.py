@@ -53,6 +53,7 @@ from cuda2nki.lift.literal.values import (
     is_int,
 )
 from cuda2nki.lift.literal.wide import WIDE_CLASSES, is_wide_type, wide_class
+from cuda2nki.lift.literal.widearrays import declare_wide_array
 
 
 class StatementMixin:
@@ -298,8 +299,9 @@ class StatementMixin:
             ty = ty.elem
         if any(d is None for d in dims) or not isinstance(ty, A.ScalarType):
             raise self.refuse(f"local array '{s.name}' of unknown size or vector type", s)
-        if is_wide_type(ty) and self.wide_mode():  # its elements would be 32-bit tiles
-            raise self.refuse(f"local array '{s.name}' of 64-bit integers", s)
+        if is_wide_type(ty) and self.wide_mode():  # its elements are limb pairs
+            declare_wide_array(self, s, scope, dims, ty)
+            return
         kty = "float" if ty.is_float else "int"
         name = self.pyname(s.name)
         self.emit("tiles", s.loc.line, dst=name, count=str(_prod(dims)), dtype=self.dt(kty))

@@ -6,24 +6,29 @@ little-endian limbs: the same bytes, :mod:`cuda2nki.limbs`), and every per-threa
 as a pair ``(low, high)`` of int32 tiles of bit patterns: a :class:`Tile` of type ``"wide"``
 whose spelling names the pair.  The operations are emulated exactly by the helpers of
 ``templates/int64_common.py.j2`` on top of the 32-bit ones: ``+ - *`` modulo 2**64, bit
-operations, shifts by uniform counts, ``/`` and ``%`` (restoring division, truncating toward
-zero), comparisons, selects, ``__popcll``, conversions to and from 32-bit integers and fp32
-(rounded as C does: to nearest even from integers, toward zero to integers).  A pair used as a
-subscript indexes by its low limb.  Uniform 64-bit values stay Python integers, wrapped modulo
+operations, shifts (by uniform counts, or by per-thread counts one power of two at a time),
+``/`` and ``%`` (restoring division, truncating toward zero), comparisons, selects,
+``__popcll``, conversions to and from 32-bit integers and fp32 (rounded as C does: to nearest
+even from integers, toward zero to integers).  A pair used as a subscript (or as the count of a
+32-bit shift) stands for its low limb.  Uniform 64-bit values stay Python integers, wrapped modulo
 2**64 when converted to a 64-bit type (index values stay trace-time arrays).
 
 A per-thread local (or device-function parameter) declared with a 64-bit integer type holds a
-pair in a kernel whose binding has a 64-bit integer buffer; elsewhere 64-bit locals keep their
-former 32-bit lowering.  Anything else on a pair (a shift by a per-thread count, a conversion to
-a floating-point type other than fp32, an atomic, 64-bit ``__shared__`` or local arrays) is
-refused with C2N2301 naming the operation.  A 64-bit element at an address read from data is
-gathered (scattered, thread by thread) limb by limb; a pair offsetting a pointer moves it by its
-low limb, as a subscript does.
+pair in a kernel whose binding has a 64-bit integer buffer or that declares a 64-bit
+``__shared__`` variable or local array, a local array of them a list of pairs
+(:mod:`.widearrays`); elsewhere 64-bit locals keep their former 32-bit lowering.  There, an
+operation that C's usual conversions make 64-bit (``m * ones`` with ``unsigned m`` and
+``unsigned long ones``, ``1ULL << k``) is computed on pairs, the 32-bit operand extended as its
+own type says.  Anything else on a pair (a conversion to a floating-point type other than fp32,
+an atomic) is refused with C2N2301 naming the operation.  A 64-bit element at an address read
+from data is gathered (scattered, thread by thread) limb by limb; a pair offsetting a pointer
+moves it by its low limb, as a subscript does.
 """
 
 from __future__ import annotations
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
 from cuda2nki.lift.literal.state import Scope
 from cuda2nki.lift.literal.values import Idx, Lin, Ptr, Tile, Uni, Value, is_int
 
@@ -70,8 +75,14 @@ class WideMixin:
     """64-bit integer values as limb pairs.  A part of :class:`~.lower.Lowerer`."""
 
     def wide_mode(self) -> bool:
-        """Whether the kernel has a 64-bit integer buffer (its 64-bit locals are then pairs)."""
-        return any(t.dtype in WIDE_DTYPES for t in self.binding.tensors)  # type: ignore[attr-defined]
+        """Whether the kernel has a 64-bit integer buffer, or declares a ``__shared__`` or local
+        array of 64-bit integers (its 64-bit locals are then pairs)."""
+        if any(t.dtype in WIDE_DTYPES for t in self.binding.tensors):  # type: ignore[attr-defined]
+            return True
+        known = self.__dict__.get("_wide_arrays")
+        if known is None:
+            known = self.__dict__["_wide_arrays"] = declares_wide_arrays(self.fn)  # type: ignore[attr-defined]
+        return known
 
     def limb_class(self, param: str) -> str | None:
         """The element class of pointer ``param`` when the binding makes it a 64-bit integer
@@ -128,6 +139,21 @@ class WideMixin:
             return self.wide_pair(self.wide_operand(v, True, node), _signed_type(to))
         return v
 
+    def wide_promoted(self, op: str, a: Value, b: Value, node: A.Node) -> bool:
+        """Whether C's usual conversions make ``a op b`` a 64-bit operation on a per-thread
+        32-bit value (``m * ones`` with ``unsigned long ones``): it is then computed on pairs,
+        the 32-bit operand extended as its own type says."""
+        if not self.wide_mode() or op in ("&&", "||"):
+            return False
+        if not any(isinstance(v, Tile) and v.ty in ("int", "bool") for v in (a, b)):
+            return False
+        if any(isinstance(v, Tile | Uni) and v.ty == "float" for v in (a, b)):
+            return False
+        types = [x.ty for x in _two(node)]
+        if op in ("<<", ">>"):  # the type of a shift is its left operand's
+            types = types[:1]
+        return any(is_wide_type(t) for t in types)
+
     def wide_arith(self, op: str, a: Value, b: Value, node: A.Node) -> Value:
         """``a op b`` where an operand is a pair (C's usual conversions make the operation
         64-bit): a pair, or a mask for a comparison."""
@@ -153,12 +179,19 @@ class WideMixin:
         raise self.refuse(f"operator '{op}' on 64-bit integers (no exact emulation)", node)  # type: ignore[attr-defined]
 
     def wide_shift(self, op: str, a: Value, b: Value, node: A.Node) -> Value:
-        count = _uniform_int(b)
-        if count is None:
-            raise self.refuse("a 64-bit shift by a count that is not a constant", node)  # type: ignore[attr-defined]
-        if not is_wide(a):
-            raise self.refuse("a shift of a 32-bit value by a 64-bit count", node)  # type: ignore[attr-defined]
+        left = _two(node)[0].ty if _two(node) else None
+        if not is_wide(a) and not is_wide_type(left):  # a 32-bit shift: the count's low limb
+            count32 = self.wide_index(b, node)
+            return self.arith(op, a, count32, getattr(node, "ty", None), node)  # type: ignore[attr-defined]
+        if not is_wide(a):  # a 64-bit value held as a 32-bit tile or a uniform: extended
+            ext = self.wide_operand(a, _signed_type(left), node)
+            a = self.wide_pair(f"_c2n_wide({ext})", _signed_type(left))
         signed = not a.unsigned  # type: ignore[union-attr]
+        count = _uniform_int(b)
+        if count is None:  # a per-thread count: its low 32 bits are enough for 0..63
+            n = self.tile(self.wide_index(b, node), "int", node)  # type: ignore[attr-defined]
+            left_shift = op == "<<"
+            return self.wide_pair(f"_c2n_wshift_by({a.expr}, {n}, {left_shift}, {signed})", signed)  # type: ignore[union-attr]
         if op == "<<":
             return self.wide_pair(f"_c2n_wshl({a.expr}, {count})", signed)  # type: ignore[union-attr]
         return self.wide_pair(f"_c2n_wshr({a.expr}, {count}, {signed})", signed)  # type: ignore[union-attr]
@@ -274,6 +307,19 @@ class WideMixin:
         else:
             raise self.refuse("a 64-bit element stored at an address of this kind", node)  # type: ignore[attr-defined]
         self.emit("call", node.loc.line, expr=expr)  # type: ignore[attr-defined]
+
+
+def declares_wide_arrays(fn: A.Function) -> bool:
+    """Whether ``fn`` declares a ``__shared__`` variable or a local array of 64-bit integers."""
+    for n in walk(fn.body):
+        if not isinstance(n, A.VarDecl):
+            continue
+        ty = n.ty
+        while isinstance(ty, A.ArrayType):
+            ty = ty.elem
+        if is_wide_type(ty) and (n.storage != "local" or isinstance(n.ty, A.ArrayType)):
+            return True
+    return False
 
 
 def _wrap64(expr: str, signed: bool) -> str:
