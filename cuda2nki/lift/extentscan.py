@@ -407,6 +407,7 @@ class _Scan(_Accesses, _Inline):
         hi = rv + 1 if op == "<=" else rv
         if any(str(a).startswith("?") for a in hi.atoms()):
             return  # below a value the scan cannot follow: no bound
+        lv, hi = _moved_across(lv, hi, self._index_atoms(lv))  # `i + 4 <= n` is `i < n - 3`
         if len(lv.terms) == 1 and lv.terms[0][1] == 1 and len(lv.terms[0][0]) == 1:
             atom = lv.terms[0][0][0]
             if atom not in hi.atoms():  # `i < row` may bound by another index
@@ -505,3 +506,13 @@ class _Scan(_Accesses, _Inline):
 
     def _known(self) -> dict:
         return {a: h for a, (h, _) in self.hi.items() if h.is_const}
+
+
+def _moved_across(lv: Poly, hi: Poly, index: set) -> tuple[Poly, Poly]:
+    """``i + s < hi`` as ``i < hi - s`` where ``s`` holds no index (a constant or sizes), so that
+    ``for (o = 0; o + step <= n; o += step)`` bounds ``o``; else ``(lv, hi)`` unchanged."""
+    moving = [(m, c) for m, c in lv.terms if any(a in index for a in m)]
+    rest = Poly(tuple(t for t in lv.terms if t not in moving))
+    if len(moving) != 1 or not rest.terms:
+        return lv, hi
+    return Poly(tuple(moving)), hi - rest
