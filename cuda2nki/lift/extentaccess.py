@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
+from cuda2nki.lift import byteview
 from cuda2nki.lift.affine import DivAtom, ModAtom, Poly
 from cuda2nki.lift.extentshape import _bigger, _contains, _dims, _is_size, _relax, _round_up, _text
 from cuda2nki.lift.extentsyntax import _STORE_RE, _expr_children, _ptr_first, _width
@@ -87,6 +88,9 @@ class _Accesses:
         return p.ty.pointee if p is not None and isinstance(p.ty, A.PointerType) else None
 
     def _indexed(self, e: A.Index) -> tuple[str, Poly | None, int] | None:
+        view = byteview.view_of(self, e.base)  # the bytes of one element (lift.byteview)
+        if view is not None:
+            return byteview.item(view, e.index) or (view[0], None, 1)
         inner = self._pointer(e.base)
         if inner is None:
             return None
@@ -123,7 +127,8 @@ class _Accesses:
                 self._accesses(e.base, "r")
             return
         if isinstance(e, A.Unary) and e.op == "*":
-            got = self._pointer(e.operand)
+            view = byteview.view_of(self, e.operand)
+            got = byteview.item(view, None) if view is not None else self._pointer(e.operand)
             if got is not None:
                 self._record(got, kind)
                 self._address_reads(e.operand)  # `*(u + nbr[i])` reads `nbr`

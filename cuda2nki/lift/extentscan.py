@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.visit import walk
 from cuda2nki.lift import affine as af
+from cuda2nki.lift import byteview
 from cuda2nki.lift.affine import DivAtom, Poly
 from cuda2nki.lift.capped import is_capped
 from cuda2nki.lift.counters import counter_bounds
@@ -188,6 +189,7 @@ class _Scan(_Accesses, _Inline):
             target = self._pointer(st.init)
             if target is not None:
                 self.alias[st.name] = target
+            byteview.remember(self, st.name, st.init)
             self._accesses(st.init, "r")
             return
         self._accesses(st.init, "r")
@@ -224,6 +226,7 @@ class _Scan(_Accesses, _Inline):
             name = e.target.name
             if name in self.alias or name in self.pointers:
                 self.alias[name] = self._moved(name, e)
+                byteview.remember(self, name, e.value if e.op == "=" else None)
             self._accesses(e.value, "r")
             if name in self.env and not name.startswith("%"):
                 if name in self.unstable or e.op != "=":
