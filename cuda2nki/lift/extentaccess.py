@@ -13,6 +13,7 @@ from cuda2nki.lift import byteview
 from cuda2nki.lift.affine import DivAtom, ModAtom, Poly
 from cuda2nki.lift.extentshape import _bigger, _contains, _dims, _is_size, _relax, _round_up, _text
 from cuda2nki.lift.extentsyntax import _STORE_RE, _expr_children, _ptr_first, _width
+from cuda2nki.lift.extentwhy import why_unsized
 from cuda2nki.lift.tilebounds import scaled_key, tile_pair
 
 
@@ -30,6 +31,8 @@ class Extent:
     unguarded: tuple[int, ...] = ()
     #: the values of index data the shape assumes (:class:`cuda2nki.lift.dataindex.DataRange`)
     ranges: tuple = ()
+    #: why there is no shape, in words (:mod:`cuda2nki.lift.extentwhy`)
+    missing: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,7 @@ class _Access:
     kind: str  # "r" | "w" | "rw"
     bounds: tuple  # ((atom, hi), ...) in force at the access
     atomic: bool = False  # a read-modify-write by an atomic function
+    loc: object = None  # the statement it is in
 
 
 class _Opaque(Exception):
@@ -105,7 +109,8 @@ class _Accesses:
         self, target: tuple[str, Poly | None, int], kind: str, atomic: bool = False
     ) -> None:
         base, off, w = target
-        self.accesses.append(_Access(base, off, w, kind, tuple(self.hi.items()), atomic))
+        at = self.__dict__.get("at")
+        self.accesses.append(_Access(base, off, w, kind, tuple(self.hi.items()), atomic, at))
 
     def _accesses(self, e: A.Expr | None, kind: str) -> None:
         if e is None:
@@ -227,7 +232,8 @@ class _Accesses:
             shape, note = self._shape(acc)
             tiles = tuple((b, st, v) for v, st, b in sorted(self.tiled)) if shape else ()
             loose = self.unguarded if shape else ()
-            out[name] = Extent(shape, role, note, tiles, loose)
+            missing = None if shape else why_unsized(self, acc)
+            out[name] = Extent(shape, role, note, tiles, loose, missing=missing)
         return out
 
     def _shape(self, acc: list[_Access]) -> tuple[tuple | None, str | None]:

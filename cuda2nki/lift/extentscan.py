@@ -150,6 +150,8 @@ class _Scan(_Accesses, _Inline):
         self.hi = saved
 
     def _stmt(self, st: A.Stmt) -> None:
+        if not isinstance(st, A.Block):
+            self.at = st.loc  # where the accesses it records are (lift.extentwhy)
         if isinstance(st, A.Block):
             self._stmts(st.body)
         elif isinstance(st, A.VarDecl):

@@ -333,7 +333,8 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 spec = _unused(p, kernel_name, diags)
             else:
                 acc = with_reads(fn, p.name, acc)  # a read execution did not record
-                spec = _pointer(p, acc, shape, kernel_name, diags)
+                why = getattr(syntax.get(p.name), "missing", None)  # lift.extentwhy
+                spec = _pointer(p, acc, shape, kernel_name, diags, why)
             out["params"][p.name] = spec
         elif p.name in pinned:  # fixed with the block (lift.paramblock)
             out["params"][p.name] = {"tie": str(pinned[p.name])}
@@ -936,7 +937,9 @@ def _unused(p: A.Param, kernel: str, diags: list) -> dict:
     return spec
 
 
-def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list) -> dict:
+def _pointer(
+    p: A.Param, acc: list, shape: list | None, kernel: str, diags: list, why: str | None = None
+) -> dict:
     spec: dict = {"dtype": dtype_of(p.ty)}
     kinds = {k for k, *_ in acc}
     if kinds:
@@ -962,8 +965,8 @@ def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list
                 p.loc,
                 what=f"the shape of '{p.name}'",
                 kernel=kernel,
-                why="its offsets are not bounded by guards or loop bounds; add "
-                f"`{p.name} = {{ shape = [...] }}`",
+                why=(why or "its offsets are not bounded by guards or loop bounds")
+                + f"; add `{p.name} = {{ shape = [...] }}`",
             )
         )
     else:
