@@ -53,3 +53,21 @@ def _single_return(g: A.Function) -> A.Expr | None:
     if not isinstance(g.return_type, A.ScalarType) or g.return_type.is_float:
         return None
     return st.value
+
+
+#: integer minimum functions: ``min(a, b)`` is at most each of its arguments
+_MIN = frozenset({"min", "umin", "llmin", "ullmin"})
+
+
+def clamped(scan, e: A.Call) -> Poly | None:
+    """``min(a, b)`` as an atom of its own below ``b + 1`` (a clamp ``min(i, n - 1)``: the bound
+    holds whatever ``i`` is), or below ``a + 1`` when neither argument is free of indices
+    (``min(t, t3 + k)``, with ``t`` bounded by its loop); None when it is no integer ``min``."""
+    if e.func not in _MIN or len(e.args) != 2 or e.target is not None:
+        return None
+    args = [scan._poly(a) for a in e.args]  # an opaque argument: the call is opaque
+    free = [a for a in args if not a.depends_on(scan._index_atoms(a))]
+    top = free[0] if free else args[0]
+    atom = scan._fresh("?min")
+    scan.hi[atom] = (top + 1, False)
+    return Poly.atom(atom)

@@ -22,7 +22,7 @@ from cuda2nki.lift.dataindex import (
     masked_locals,
 )
 from cuda2nki.lift.extentaccess import _Access, _Accesses, _Opaque
-from cuda2nki.lift.extentcalls import returned
+from cuda2nki.lift.extentcalls import clamped, returned
 from cuda2nki.lift.extentgeom import _block, _grid, rounded_counts
 from cuda2nki.lift.extentinline import _Inline
 from cuda2nki.lift.extentshape import _is_size
@@ -472,8 +472,8 @@ class _Scan(_Accesses, _Inline):
             n = sizeof(e.of)
             if n:
                 return Poly.const(n)
-        if isinstance(e, A.Call) and (got := returned(self, e)) is not None:
-            return got  # `ceil_div(V, 4)`: a one-return integer helper (lift.extentcalls)
+        if isinstance(e, A.Call) and (got := returned(self, e) or clamped(self, e)) is not None:
+            return got  # `ceil_div(V, 4)`, `min(i, n - 1)` (lift.extentcalls)
         raise _Opaque
 
     def _builtin(self, e: A.Builtin) -> Poly:

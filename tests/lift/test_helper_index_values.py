@@ -67,3 +67,32 @@ def test_other_calls_stay_opaque(index: str) -> None:
     )
     got = _scan(body, {"grid": ["ceil_div(n, 64)"], "block": [64]})
     assert got["y"].shape is None
+
+
+@pytest.mark.parametrize(
+    ("index", "shape"),
+    [
+        ("min(i, n - 1)", ("n",)),  # a clamp: bounded whatever i is
+        ("std::min(i + 2, n - 1)", ("n",)),
+        ("min(n - 1, j)", ("n",)),
+        ("min(j, i)", ("n",)),  # both indices: the first, bounded by its loop
+    ],
+)
+def test_a_minimum_is_at_most_its_arguments(index: str, shape: tuple) -> None:
+    body = (
+        "__global__ void k(float* y, const float* x, int n) {"
+        " int i = blockIdx.x * blockDim.x + threadIdx.x;"
+        f" for (int j = 0; j < n; ++j) y[{index}] += x[j]; }}"
+    )
+    got = _scan(body, {"grid": ["ceil_div(n, 64)"], "block": [64]})
+    assert got["y"].shape == shape
+
+
+def test_a_float_minimum_stays_opaque() -> None:
+    body = (
+        "__global__ void k(float* y, const float* x, int n) {"
+        " int i = blockIdx.x * blockDim.x + threadIdx.x;"
+        " y[(int)fminf(x[0], 3.0f) + i] = 1.0f; }"
+    )
+    got = _scan(body, {"grid": ["ceil_div(n, 64)"], "block": [64]})
+    assert got["y"].shape is None
