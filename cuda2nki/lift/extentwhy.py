@@ -12,6 +12,11 @@ from cuda2nki.lift.dataindex import data_name
 from cuda2nki.lift.extentshape import _bigger, _is_size
 
 
+def unsized_reason(ext) -> str:
+    """The words of a missing shape's note for the :class:`Extent` ``ext`` (None: not scanned)."""
+    return getattr(ext, "missing", None) or "its offsets are not bounded by guards or loop bounds"
+
+
 def why_unsized(scan, acc: list) -> str | None:
     """The reason the accesses ``acc`` of one pointer give no shape; None when they are none."""
     if not acc:
