@@ -34,6 +34,7 @@ from cuda2nki.lift.extentsyntax import (
     _early_exit,
     _loop_assigned,
 )
+from cuda2nki.lift.extentwhile import scan_while, stepped_counter
 from cuda2nki.lift.sharedindex import carrier_locals, root_name, staged_index_arrays
 
 #: 24-bit integer multiplications, spelled in index arithmetic of older kernels
@@ -170,6 +171,8 @@ class _Scan(_Accesses, _Inline):
             self.hi = saved
         elif isinstance(st, A.For):
             self._for(st)
+        elif isinstance(st, A.While) and (v := stepped_counter(st)) is not None:
+            scan_while(self, st, v)  # a counted while loop (lift.extentwhile)
         elif isinstance(st, A.While | A.DoWhile):
             self._accesses(st.cond, "r")
             for p in self._moving(st.body, None):
