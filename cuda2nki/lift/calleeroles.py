@@ -91,6 +91,8 @@ def _names(e: A.Expr, p: str) -> bool:
         return _names(e.left, p) or _names(e.right, p)
     if isinstance(e, A.Cast):
         return _names(e.operand, p)
+    if isinstance(e, A.Unary) and e.op == "&" and isinstance(e.operand, A.Index):
+        return _names(e.operand.base, p)  # `((float4*)&p[i])[0]`: an element of p, widened
     return False
 
 

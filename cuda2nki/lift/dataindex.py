@@ -56,7 +56,7 @@ class DataRange:
 
     tensor: str
     lo: int
-    hi: int
+    hi: int | str
     target: str
 
 
@@ -171,22 +171,53 @@ def data_extents(scan, first: dict[str, Extent]) -> dict[str, Extent]:
         scan.data_used = set()
         if not acc or any(not _non_negative(a.offset, scan) for a in acc):
             continue
-        if first[name].role != "in" and any(a.kind != "r" and not a.atomic for a in acc):
+        if first[name].role != "in" and any(_scatters(a, scan) for a in acc):
             continue  # a plain store through data: a scatter
         shape, note = scan._shape(acc)
+        if shape is None:  # values standing where a counter does take its range
+            shape, note = _with_peers(acc, scan)
         used = sorted(scan.data_used)
         if shape is None or not used:
             continue
-        ranges = tuple(DataRange(u, 0, DATA_VALUES, name) for u in used)
+        tops = {u: _text(scan.data_hi[data_atom(u)]) for u in used}
+        ranges = tuple(DataRange(u, 0, tops[u], name) for u in used)
         by = ", ".join(f"'{u}'" for u in used)
+        taken = ", ".join(f"[0, {t})" for t in dict.fromkeys(tops.values()))
         why = (
             f"its elements are picked by the values of {by}, which no size bounds: "
-            f"those taken in [0, {DATA_VALUES}) (set the real shape and `range` under [params] "
+            f"those taken in {taken} (set the real shape and `range` under [params] "
             "if the kernel needs others)"
         )
         base = replace(first[name], shape=shape, note=f"{note}; {why}" if note else why)
         out[name] = replace(base, ranges=ranges)
     return out
+
+
+def _with_peers(acc: list, scan) -> tuple[tuple | None, str | None]:
+    """The shape of ``acc`` with each data value that stands where a counter stands taking the
+    counter's range (:mod:`cuda2nki.lift.datapeers`); the scan keeps those ranges."""
+    from cuda2nki.lift.datapeers import peer_bounds
+
+    peers = peer_bounds(acc, scan)
+    if not peers:
+        return None, None
+    scan.data_hi.update(peers)
+    scan.data_used = set()
+    return scan._shape(acc)
+
+
+def _text(p: Poly) -> int | str:
+    """A bound as the binding writes it: a number, or the text of a size expression."""
+    return p.const_value if p.is_const else str(p)
+
+
+def _scatters(a, scan) -> bool:
+    """Whether access ``a`` is a plain store whose offset reads data (several threads may write
+    one element); a store at an offset free of data (``y[row * P + i]`` beside a read
+    ``y[row * P + label[row]]``) is no scatter."""
+    if a.kind == "r" or a.atomic:
+        return False
+    return a.offset is None or any(_reads_data(x, scan) for x in scan._expand(a.offset).atoms())
 
 
 def _non_negative(offset: Poly | None, scan) -> bool:

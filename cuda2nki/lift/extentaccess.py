@@ -9,9 +9,11 @@ from dataclasses import dataclass
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
+from cuda2nki.lift import byteview
 from cuda2nki.lift.affine import DivAtom, ModAtom, Poly
 from cuda2nki.lift.extentshape import _bigger, _contains, _dims, _is_size, _relax, _round_up, _text
 from cuda2nki.lift.extentsyntax import _STORE_RE, _expr_children, _ptr_first, _width
+from cuda2nki.lift.extentwhy import why_unsized
 from cuda2nki.lift.tilebounds import scaled_key, tile_pair
 
 
@@ -29,6 +31,8 @@ class Extent:
     unguarded: tuple[int, ...] = ()
     #: the values of index data the shape assumes (:class:`cuda2nki.lift.dataindex.DataRange`)
     ranges: tuple = ()
+    #: why there is no shape, in words (:mod:`cuda2nki.lift.extentwhy`)
+    missing: str | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,7 @@ class _Access:
     kind: str  # "r" | "w" | "rw"
     bounds: tuple  # ((atom, hi), ...) in force at the access
     atomic: bool = False  # a read-modify-write by an atomic function
+    loc: object = None  # the statement it is in
 
 
 class _Opaque(Exception):
@@ -87,6 +92,9 @@ class _Accesses:
         return p.ty.pointee if p is not None and isinstance(p.ty, A.PointerType) else None
 
     def _indexed(self, e: A.Index) -> tuple[str, Poly | None, int] | None:
+        view = byteview.view_of(self, e.base)  # the bytes of one element (lift.byteview)
+        if view is not None:
+            return byteview.item(view, e.index) or (view[0], None, 1)
         inner = self._pointer(e.base)
         if inner is None:
             return None
@@ -101,7 +109,8 @@ class _Accesses:
         self, target: tuple[str, Poly | None, int], kind: str, atomic: bool = False
     ) -> None:
         base, off, w = target
-        self.accesses.append(_Access(base, off, w, kind, tuple(self.hi.items()), atomic))
+        at = self.__dict__.get("at")
+        self.accesses.append(_Access(base, off, w, kind, tuple(self.hi.items()), atomic, at))
 
     def _accesses(self, e: A.Expr | None, kind: str) -> None:
         if e is None:
@@ -123,7 +132,8 @@ class _Accesses:
                 self._accesses(e.base, "r")
             return
         if isinstance(e, A.Unary) and e.op == "*":
-            got = self._pointer(e.operand)
+            view = byteview.view_of(self, e.operand)
+            got = byteview.item(view, None) if view is not None else self._pointer(e.operand)
             if got is not None:
                 self._record(got, kind)
                 self._address_reads(e.operand)  # `*(u + nbr[i])` reads `nbr`
@@ -222,7 +232,8 @@ class _Accesses:
             shape, note = self._shape(acc)
             tiles = tuple((b, st, v) for v, st, b in sorted(self.tiled)) if shape else ()
             loose = self.unguarded if shape else ()
-            out[name] = Extent(shape, role, note, tiles, loose)
+            missing = None if shape else why_unsized(self, acc)
+            out[name] = Extent(shape, role, note, tiles, loose, missing=missing)
         return out
 
     def _shape(self, acc: list[_Access]) -> tuple[tuple | None, str | None]:

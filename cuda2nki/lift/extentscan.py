@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.visit import walk
 from cuda2nki.lift import affine as af
+from cuda2nki.lift import byteview
 from cuda2nki.lift.affine import DivAtom, Poly
 from cuda2nki.lift.capped import is_capped
 from cuda2nki.lift.counters import counter_bounds
@@ -21,6 +22,7 @@ from cuda2nki.lift.dataindex import (
     masked_locals,
 )
 from cuda2nki.lift.extentaccess import _Access, _Accesses, _Opaque
+from cuda2nki.lift.extentcalls import clamped, returned
 from cuda2nki.lift.extentgeom import _block, _grid, rounded_counts
 from cuda2nki.lift.extentinline import _Inline
 from cuda2nki.lift.extentshape import _is_size
@@ -32,6 +34,7 @@ from cuda2nki.lift.extentsyntax import (
     _early_exit,
     _loop_assigned,
 )
+from cuda2nki.lift.extentwhile import scan_while, stepped_counter
 from cuda2nki.lift.sharedindex import carrier_locals, root_name, staged_index_arrays
 
 #: 24-bit integer multiplications, spelled in index arithmetic of older kernels
@@ -148,6 +151,8 @@ class _Scan(_Accesses, _Inline):
         self.hi = saved
 
     def _stmt(self, st: A.Stmt) -> None:
+        if not isinstance(st, A.Block):
+            self.at = st.loc  # where the accesses it records are (lift.extentwhy)
         if isinstance(st, A.Block):
             self._stmts(st.body)
         elif isinstance(st, A.VarDecl):
@@ -166,6 +171,8 @@ class _Scan(_Accesses, _Inline):
             self.hi = saved
         elif isinstance(st, A.For):
             self._for(st)
+        elif isinstance(st, A.While) and (v := stepped_counter(st)) is not None:
+            scan_while(self, st, v)  # a counted while loop (lift.extentwhile)
         elif isinstance(st, A.While | A.DoWhile):
             self._accesses(st.cond, "r")
             for p in self._moving(st.body, None):
@@ -188,6 +195,7 @@ class _Scan(_Accesses, _Inline):
             target = self._pointer(st.init)
             if target is not None:
                 self.alias[st.name] = target
+            byteview.remember(self, st.name, st.init)
             self._accesses(st.init, "r")
             return
         self._accesses(st.init, "r")
@@ -224,6 +232,7 @@ class _Scan(_Accesses, _Inline):
             name = e.target.name
             if name in self.alias or name in self.pointers:
                 self.alias[name] = self._moved(name, e)
+                byteview.remember(self, name, e.value if e.op == "=" else None)
             self._accesses(e.value, "r")
             if name in self.env and not name.startswith("%"):
                 if name in self.unstable or e.op != "=":
@@ -407,6 +416,7 @@ class _Scan(_Accesses, _Inline):
         hi = rv + 1 if op == "<=" else rv
         if any(str(a).startswith("?") for a in hi.atoms()):
             return  # below a value the scan cannot follow: no bound
+        lv, hi = _moved_across(lv, hi, self._index_atoms(lv))  # `i + 4 <= n` is `i < n - 3`
         if len(lv.terms) == 1 and lv.terms[0][1] == 1 and len(lv.terms[0][0]) == 1:
             atom = lv.terms[0][0][0]
             if atom not in hi.atoms():  # `i < row` may bound by another index
@@ -465,6 +475,8 @@ class _Scan(_Accesses, _Inline):
             n = sizeof(e.of)
             if n:
                 return Poly.const(n)
+        if isinstance(e, A.Call) and (got := returned(self, e) or clamped(self, e)) is not None:
+            return got  # `ceil_div(V, 4)`, `min(i, n - 1)` (lift.extentcalls)
         raise _Opaque
 
     def _builtin(self, e: A.Builtin) -> Poly:
@@ -505,3 +517,13 @@ class _Scan(_Accesses, _Inline):
 
     def _known(self) -> dict:
         return {a: h for a, (h, _) in self.hi.items() if h.is_const}
+
+
+def _moved_across(lv: Poly, hi: Poly, index: set) -> tuple[Poly, Poly]:
+    """``i + s < hi`` as ``i < hi - s`` where ``s`` holds no index (a constant or sizes), so that
+    ``for (o = 0; o + step <= n; o += step)`` bounds ``o``; else ``(lv, hi)`` unchanged."""
+    moving = [(m, c) for m, c in lv.terms if any(a in index for a in m)]
+    rest = Poly(tuple(t for t in lv.terms if t not in moving))
+    if len(moving) != 1 or not rest.terms:
+        return lv, hi
+    return Poly(tuple(moving)), hi - rest

@@ -125,10 +125,23 @@ def _width(to: A.CType, base: A.CType | None) -> int:
     if isinstance(to, A.VectorType):
         if isinstance(base, A.ScalarType) and to.base.name == base.name:
             return to.width
-        return 0
+        lanes = _per_element(to.base, base)  # `(int4*)floats`: lanes of the same width
+        return to.width * lanes if lanes == 1 else 0
     if isinstance(to, A.ScalarType) and isinstance(base, A.ScalarType):
-        return 1 if to.name == base.name else 0
+        return 1 if to.name == base.name else _per_element(to, base)
     return 0
+
+
+def _per_element(to: A.ScalarType, base: A.CType) -> int:
+    """How many elements of ``base`` one ``to`` covers when it is as wide or a whole multiple
+    wider (``(unsigned*)floats`` 1, ``(long long*)ints`` 2); 0 otherwise (a narrower view is
+    :mod:`cuda2nki.lift.byteview`'s)."""
+    from cuda2nki.lift.byteview import bits
+
+    wide, own = bits(to), bits(base)
+    if wide is None or own is None or wide < own or wide % own:
+        return 0
+    return wide // own
 
 
 def _expr_children(e: A.Expr) -> Iterator[A.Expr]:

@@ -32,6 +32,7 @@ from cuda2nki.lift.dataindex import data_ranges, data_shapes, syntax_shape_note
 from cuda2nki.lift.declshape import from_written_extents
 from cuda2nki.lift.defaultlaunch import default_block, default_grid
 from cuda2nki.lift.dynshared import dynamic_shared_extents
+from cuda2nki.lift.extentwhy import unsized_reason
 from cuda2nki.lift.gatherrows import default_rows, rows_of_ranges
 from cuda2nki.lift.indexshape import _int_or, canon_cond, poly_text, shape_of_accesses
 from cuda2nki.lift.lanesplit import lane_split, record_shapes
@@ -333,7 +334,7 @@ def infer_binding(tu: A.TranslationUnit, kernel_name: str) -> tuple[dict, list[D
                 spec = _unused(p, kernel_name, diags)
             else:
                 acc = with_reads(fn, p.name, acc)  # a read execution did not record
-                spec = _pointer(p, acc, shape, kernel_name, diags)
+                spec = _pointer(p, acc, shape, kernel_name, diags, syntax.get(p.name))
             out["params"][p.name] = spec
         elif p.name in pinned:  # fixed with the block (lift.paramblock)
             out["params"][p.name] = {"tie": str(pinned[p.name])}
@@ -936,7 +937,7 @@ def _unused(p: A.Param, kernel: str, diags: list) -> dict:
     return spec
 
 
-def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list) -> dict:
+def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list, x=None) -> dict:
     spec: dict = {"dtype": dtype_of(p.ty)}
     kinds = {k for k, *_ in acc}
     if kinds:
@@ -962,8 +963,7 @@ def _pointer(p: A.Param, acc: list, shape: list | None, kernel: str, diags: list
                 p.loc,
                 what=f"the shape of '{p.name}'",
                 kernel=kernel,
-                why="its offsets are not bounded by guards or loop bounds; add "
-                f"`{p.name} = {{ shape = [...] }}`",
+                why=f"{unsized_reason(x)}; add `{p.name} = {{ shape = [...] }}`",
             )
         )
     else:
