@@ -325,10 +325,20 @@ class CallExecution:
         costs seconds.  Lane symbols already in ``v`` are re-based on the new lane."""
         lane = self.fresh("lane@")
         mapping = {"threadIdx.x": af.sym(lane)}
-        for a in sorted(V.index_atoms_dag(v, self.atoms_memo) & self.deferred.keys()):
-            again = self.fresh("lane@")
-            self.deferred[again] = self.deferred[a].subs(mapping)
-            mapping[a] = af.sym(again)
+        # every lane symbol ``v`` depends on, through the lanes they are defined by, is re-based
+        # at once: a symbol defined by another (a lane of a lane) must see it re-based too
+        olds = set(V.index_atoms_dag(v, self.atoms_memo) & self.deferred.keys())
+        todo = list(olds)
+        while todo:
+            for b in self.deferred[todo.pop()].atoms() & self.deferred.keys():
+                if b not in olds:
+                    olds.add(b)
+                    todo.append(b)
+        order = sorted(olds, key=lambda a: int(a.rsplit("#", 1)[1]))
+        for a in order:
+            mapping[a] = af.sym(self.fresh("lane@"))
+        for a in order:
+            self.deferred[next(iter(mapping[a].atoms()))] = self.deferred[a].subs(mapping)
         self.deferred[lane] = src
         return V.subs_poly_dag(v, mapping)
 

@@ -281,3 +281,39 @@ def test_an_index_tie_rule_in_a_pooled_buffer() -> None:
     rows = rows.reshape(4, 64)
     want = [b * 64 + int(np.argmax(rows[b])) for b in range(4)]
     np.testing.assert_array_equal(top_at.astype(np.int64), want)
+
+
+#: the same compare-and-move over a warp with shuffles (no shared memory)
+SHUFFLED = """
+__global__ void k(const float* x, float* top, int* top_at, int n) {
+    int t = threadIdx.x;
+    int g = blockIdx.x * 32 + t;
+    float v = g < n ? x[g] : -INFINITY;
+    int i = g < n ? g : -1;
+    for (int off = 16; off > 0; off >>= 1) {
+        float ov = __shfl_down_sync(0xffffffff, v, off);
+        int oi = __shfl_down_sync(0xffffffff, i, off);
+        if (ov > v) { v = ov; i = oi; }
+    }
+    if (t == 0) { top[blockIdx.x] = v; top_at[blockIdx.x] = i; }
+}"""
+
+
+@pytest.mark.parametrize(
+    ("kind", "cmp"), [("__shfl_down_sync", ">"), ("__shfl_xor_sync", ">=")], ids=["down", "xor"]
+)
+def test_a_warp_shuffle_compare_and_move_keeps_its_winner(kind: str, cmp: str) -> None:
+    # a lane's value shuffled again holds lanes of lanes: every one of them is re-based on the
+    # lane it is read from (a maximum at lane 31 once came out at lane 28)
+    src = SHUFFLED.replace("__shfl_down_sync", kind).replace("ov > v", f"ov {cmp} v")
+    for lanes in ([31, 15, 3, 0], [29, 30, 14, 7]):
+        x = np.linspace(-1.0, 0.0, 4 * 32, dtype=np.float32)
+        for b, lane in enumerate(lanes):
+            x[32 * b + lane] = 2.0
+        _, top_at = _run(src, 32, 4 * 32, x)
+        np.testing.assert_array_equal(
+            top_at.astype(np.int64), [32 * b + p for b, p in enumerate(lanes)]
+        )
+    x = _inputs(32 * 24, "ties")
+    _, top_at = _run(src, 32, 32 * 24, x)
+    np.testing.assert_array_equal(top_at.astype(np.int64), _tree(x, 32, cmp)[1])
