@@ -341,3 +341,41 @@ def _extreme(dtype: str, top: bool) -> V.Const:
 
 def _is_int(dtype: str) -> bool:
     return dtype.startswith(("int", "uint"))
+
+
+def lane_index(
+    st: object, origin: Poly, reader: Poly, total: V.DExpr, dt: str, fresh: Callable[[str], str]
+) -> V.DExpr:
+    """The index a warp-shuffle ladder of plain comparisons (``if (ov > v) { v = ov;
+    i = oi; }``, :class:`cuda2nki.lift.argfold.Ladder` with ``tie == "shape"``) leaves at lane
+    ``reader`` of its group (``origin``: the group's first thread): the winner among the lanes
+    whose value equals ``total``.  At step ``k`` (offset ``o_k``) the lanes whose bit ``o_k`` of
+    ``lane ^ reader`` is clear keep theirs on a tie (strict) or take the other's, so the winner
+    has the least (greatest) key ``sum_k bit(lane ^ reader, o_k) << k``."""
+    width = st.width
+
+    def at_lane(e: V.DExpr, t: str) -> V.DExpr:
+        return V.subs_poly(e, {"threadIdx.x": origin + af.sym(t)})
+
+    def key(t: str) -> V.DExpr:
+        x = V.IntVal("int32", af.sym(t))
+        if reader != af.ZERO:
+            x = V.Op("int32", "bitxor", (x, V.IntVal("int32", reader)))
+        out: V.DExpr | None = None
+        for k, off in enumerate(st.order):
+            b = off.bit_length() - 1
+            bit = V.Op("int32", "bitand", (_shift(x, k - b) if k != b else x, _i(1 << k)))
+            out = bit if out is None else V.Op("int32", "bitor", (out, bit))
+        return out if out is not None else _i(0)
+
+    def fold(op: str, t: str, body: V.DExpr) -> V.DExpr:
+        return V.Fold(body.dtype, op, t, af.ZERO, Poly.const(width), af.ONE, body)
+
+    value, index = st.base
+    t = fresh("lane")
+    hit = V.Op("bool", "eq", (at_lane(value, t), total))
+    big = _i(_INT_BIG if st.strict else -1)
+    best = fold("min" if st.strict else "max", t, V.Select("int32", hit, key(t), big))
+    t = fresh("lane")
+    body = V.Select(dt, V.Op("bool", "eq", (key(t), best)), at_lane(index, t), _extreme(dt, False))
+    return fold("max", t, body)

@@ -8,7 +8,7 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, bitcasts, bytedots, mathselect, online, warpvotes
+from cuda2nki.lift import argfold, bitcasts, bytedots, mathselect, movetree, online, warpvotes
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -266,7 +266,11 @@ class CallExecution:
         def fold_lanes(op: str, body: V.DExpr) -> V.DExpr:
             return V.Fold(body.dtype, op, t, af.ZERO, Poly.const(st.width), af.ONE, body)
 
-        idx = argfold.lane_index(st, subs, fold_lanes, total, dt)
+        if st.tie == "shape":  # equal values settled by the ladder's shape
+            reader = Poly.const(0) if down else af.mod(tid, st.width)
+            idx = movetree.lane_index(st, origin, reader, total, dt, self.fresh)
+        else:
+            idx = argfold.lane_index(st, subs, fold_lanes, total, dt)
         if not down:
             return idx
         first = V.Pred("bool", Cond.of(af.Cmp(af.mod(tid, st.width), "==")))

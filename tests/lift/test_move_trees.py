@@ -317,3 +317,60 @@ def test_a_warp_shuffle_compare_and_move_keeps_its_winner(kind: str, cmp: str) -
     x = _inputs(32 * 24, "ties")
     _, top_at = _run(src, 32, 32 * 24, x)
     np.testing.assert_array_equal(top_at.astype(np.int64), _tree(x, 32, cmp)[1])
+
+
+def _ladder(x: np.ndarray, kind: str, cmp: str, offs: list[int]) -> np.ndarray:
+    """The shuffle ladder step by step: the index every lane of every warp holds."""
+    win = {">": np.greater, ">=": np.greater_equal, "<": np.less, "<=": np.less_equal}[cmp]
+    v = x.reshape(-1, 32).copy()
+    i = np.arange(x.size).reshape(-1, 32)
+    lanes = np.arange(32)
+    for off in offs:
+        other = lanes ^ off if kind == "xor" else np.where(lanes + off < 32, lanes + off, lanes)
+        take = win(v[:, other], v)
+        v, i = np.where(take, v[:, other], v), np.where(take, i[:, other], i)
+    return i
+
+
+@pytest.mark.parametrize(
+    ("kind", "cmp", "order"),
+    [("down", ">=", "up"), ("xor", "<", "up"), ("xor", "<=", "down"), ("down", ">", "down")],
+)
+def test_a_shuffle_ladder_is_one_fold_with_its_tie_rule(kind: str, cmp: str, order: str) -> None:
+    # every lane stores what it holds (a xor ladder leaves the whole warp's winner in every
+    # lane, each with its own tie rule); lane 0 only for a down ladder
+    src = SHUFFLED.replace("__shfl_down_sync", f"__shfl_{kind}_sync").replace(
+        "ov > v", f"ov {cmp} v"
+    )
+    if cmp.startswith("<"):
+        src = src.replace("-INFINITY", "INFINITY")
+    offs = [16, 8, 4, 2, 1] if order == "down" else [1, 2, 4, 8, 16]
+    if order == "up":
+        src = src.replace("int off = 16; off > 0; off >>= 1", "int off = 1; off < 32; off *= 2")
+    every = kind == "xor"
+    if every:
+        src = src.replace("if (t == 0) { top[blockIdx.x] = v; top_at[blockIdx.x] = i; }",
+                          "top[g] = v; top_at[g] = i;")  # fmt: skip
+    b = _binding(32, 32 * 12)
+    if every:
+        b = binding_from_dict(
+            {
+                "kernel": "k",
+                "launch": {"grid": ["ceil_div(n, 32)"], "block": [32]},
+                "params": {
+                    "x": {"shape": ["n"], "dtype": "float32", "role": "in"},
+                    "top": {"shape": ["n"], "dtype": "float32", "role": "out"},
+                    "top_at": {"shape": ["n"], "dtype": "int32", "role": "out"},
+                    "n": 32 * 12,
+                },
+            },
+            path="<tree>",
+        )
+    res = lift_kernel(parse_source(src, "tree.cu"), "k", b)
+    assert res.claimed and res.idiom == "reduce", [d.message for d in res.diagnostics]
+    resolved = b.resolve(b.test_points()[0])
+    inputs = generate_inputs(resolved, seed=3)
+    inputs["x"] = x = _inputs(32 * 12, "ties")
+    got = np.asarray(evaluate(res.kernel_ir, inputs, dict(resolved.scalars))["top_at"])
+    want = _ladder(x, kind, cmp, offs)
+    np.testing.assert_array_equal(got.astype(np.int64), want.ravel() if every else want[:, 0])
