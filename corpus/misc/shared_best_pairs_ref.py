@@ -1,5 +1,6 @@
-"""Reference for block_best: per block of 128 values, the maximum and its global position (the
-shared tree keeps the earlier of two equal values)."""
+"""Reference for block_best: per block of 128 values, the maximum and its global position (on
+equal values every step of the shared tree keeps the lower half's: the tied position whose
+bit-reversed offset in the block is least wins)."""
 
 import numpy as np
 

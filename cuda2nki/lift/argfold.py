@@ -150,6 +150,10 @@ class Ladder:
     offsets: frozenset
     base: tuple  # (value, index) each lane held before the first step
     now: tuple  # (value, index) after the last step seen
+    #: the offsets in step order and, for a plain comparison (``tie == "shape"``: equal values
+    #: are settled by the ladder's shape, :mod:`cuda2nki.lift.movetree`), whether it is strict
+    order: tuple = ()
+    strict: bool = True
 
 
 def _cmp(e: V.DExpr) -> tuple[str, V.DExpr, V.DExpr] | None:
@@ -199,8 +203,12 @@ def ladder_step(info: dict, ladders: dict, va, a0, vb, b0) -> Ladder | None:
     if ia[2] != a0 or ib[2] != b0 or ia[0] != ib[0] or ia[1] != ib[1] or ia[4] != ib[4]:
         return None
     got = _lex(va.cond, o, a0, oi, b0)
+    strict = True
     if got is None:
-        return None
+        plain = _plain(va.cond, o, a0)
+        if plain is None:
+            return None
+        got, strict = (plain[0], "shape"), plain[1]
     op, tie = got
     kind, off, width = ia[0], ia[1], ia[4]
     st = ladders.get(id(a0))
@@ -208,10 +216,24 @@ def ladder_step(info: dict, ladders: dict, va, a0, vb, b0) -> Ladder | None:
         st is not None
         and st.now[0] is a0
         and st.now[1] is b0
-        and (st.op, st.tie, st.kind, st.width) == (op, tie, kind, width)
+        and (st.op, st.tie, st.kind, st.width, st.strict) == (op, tie, kind, width, strict)
+        and off not in st.offsets
     ):
-        return Ladder(op, tie, kind, width, st.offsets | {off}, st.base, (va, vb))
-    return Ladder(op, tie, kind, width, frozenset({off}), (a0, b0), (va, vb))
+        return Ladder(
+            op, tie, kind, width, st.offsets | {off}, st.base, (va, vb), (*st.order, off), strict
+        )
+    return Ladder(op, tie, kind, width, frozenset({off}), (a0, b0), (va, vb), (off,), strict)
+
+
+def _plain(c: V.DExpr, o: V.DExpr, a0: V.DExpr) -> tuple[str, bool] | None:
+    """``o`` beats ``a0`` by a plain comparison: (value op, strict)."""
+    if not (isinstance(c, V.Op) and c.op in _BY_CMP and len(c.args) == 2):
+        return None
+    if c.args == (o, a0):
+        return _BY_CMP[c.op]
+    if c.args == (a0, o):
+        return _BY_CMP[_FLIP[c.op]]
+    return None
 
 
 def complete(st: Ladder) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import network, scan
+from cuda2nki.lift import movetree, network, scan
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.complement import follows, masked
@@ -177,7 +177,9 @@ class Finalizer:
             return self.memo[r]
         self.check_budget()
         arr = self.prog.shared[r.array]
-        v = self._tree(arr, r)
+        v = self._move_tree(arr, r)
+        if v is None:
+            v = self._tree(arr, r)
         if v is None:
             v = self._scan(arr, r)
         if v is None:
@@ -227,6 +229,18 @@ class Finalizer:
         first = V.SRead(arr.dtype, arr.name, (af.sym(j),), k + 1, epochs[-1], r.ctx, r.live, r.who)
         fold = V.Fold(arr.dtype, op, j, af.ZERO, Poly.const(stride), af.ONE, first)
         return V.simplify(self.resolve(fold))
+
+    def _move_tree(self, arr, r: V.SRead) -> V.DExpr | None:
+        """A compare-and-move (arg-max) tree (see :mod:`cuda2nki.lift.movetree`); a read that
+        sees a data-guarded write outside such a tree is refused."""
+        if not arr.guarded or arr.guarded[0][0] >= r.upto:
+            return None
+        got = movetree.find(self.prog.shared, arr, r, self.block)
+        if got is None:
+            raise Refusal("C2N2018", arr.guarded[0][1], what=movetree.REFUSED)
+        self.check_budget(24)
+        tree, *reads = got
+        return V.simplify(movetree.value_of(tree, tuple(reads), r, self.fresh, self.resolve))
 
     def _scan(self, arr, r: V.SRead) -> V.DExpr | None:
         """A Hillis-Steele block scan (see :mod:`cuda2nki.lift.scan`)."""

@@ -76,6 +76,8 @@ class SharedArr:
     writes: list = field(default_factory=list)
     stepped: bool = False  # a write combining elements of this array happened
     scalar: bool = False  # ``__shared__ float acc;`` (read and written by name)
+    #: write-log positions of writes under a data-dependent condition (a compare-and-move)
+    guarded: list = field(default_factory=list)
 
 
 def _shared_1d(v: object) -> bool:

@@ -8,7 +8,7 @@ import dataclasses
 
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift import affine as af
-from cuda2nki.lift import argfold, bitcasts, bytedots, mathselect, online, warpvotes
+from cuda2nki.lift import argfold, bitcasts, bytedots, mathselect, movetree, online, warpvotes
 from cuda2nki.lift import values as V
 from cuda2nki.lift.affine import Cond, Poly
 from cuda2nki.lift.collective import collective_reason
@@ -266,7 +266,11 @@ class CallExecution:
         def fold_lanes(op: str, body: V.DExpr) -> V.DExpr:
             return V.Fold(body.dtype, op, t, af.ZERO, Poly.const(st.width), af.ONE, body)
 
-        idx = argfold.lane_index(st, subs, fold_lanes, total, dt)
+        if st.tie == "shape":  # equal values settled by the ladder's shape
+            reader = Poly.const(0) if down else af.mod(tid, st.width)
+            idx = movetree.lane_index(st, origin, reader, total, dt, self.fresh)
+        else:
+            idx = argfold.lane_index(st, subs, fold_lanes, total, dt)
         if not down:
             return idx
         first = V.Pred("bool", Cond.of(af.Cmp(af.mod(tid, st.width), "==")))
@@ -325,10 +329,20 @@ class CallExecution:
         costs seconds.  Lane symbols already in ``v`` are re-based on the new lane."""
         lane = self.fresh("lane@")
         mapping = {"threadIdx.x": af.sym(lane)}
-        for a in sorted(V.index_atoms_dag(v, self.atoms_memo) & self.deferred.keys()):
-            again = self.fresh("lane@")
-            self.deferred[again] = self.deferred[a].subs(mapping)
-            mapping[a] = af.sym(again)
+        # every lane symbol ``v`` depends on, through the lanes they are defined by, is re-based
+        # at once: a symbol defined by another (a lane of a lane) must see it re-based too
+        olds = set(V.index_atoms_dag(v, self.atoms_memo) & self.deferred.keys())
+        todo = list(olds)
+        while todo:
+            for b in self.deferred[todo.pop()].atoms() & self.deferred.keys():
+                if b not in olds:
+                    olds.add(b)
+                    todo.append(b)
+        order = sorted(olds, key=lambda a: int(a.rsplit("#", 1)[1]))
+        for a in order:
+            mapping[a] = af.sym(self.fresh("lane@"))
+        for a in order:
+            self.deferred[next(iter(mapping[a].atoms()))] = self.deferred[a].subs(mapping)
         self.deferred[lane] = src
         return V.subs_poly_dag(v, mapping)
 

@@ -16,6 +16,7 @@ from cuda2nki.lift.atomicident import atomic_identity
 from cuda2nki.lift.forwarding import MISS, StoreRec, disjoint, forward_store, implies
 from cuda2nki.lift.gaps import stride_gap
 from cuda2nki.lift.localref import LocalRef
+from cuda2nki.lift.movetree import guarded_shared_write
 from cuda2nki.lift.symbase import (
     _BINOPS,
     LANES,
@@ -342,12 +343,14 @@ class MemoryExecution:
         loc: SourceLoc,
         accumulate: str | None = None,
     ) -> None:
-        if self.dguards:
-            raise Refusal(
-                "C2N2018", loc, what="a shared-memory write under a data-dependent condition"
-            )
         idx = self._shared_index(arr, idx, loc)
         d = _cast_to(self.as_data(value, loc, arr.dtype), arr.dtype)
+        if self.dguards:  # a compare-and-move step, or refused when read (movetree)
+            if accumulate is not None:
+                raise Refusal(
+                    "C2N2018", loc, what="a shared atomic under a data-dependent condition"
+                )
+            d = guarded_shared_write(self, arr, idx, d, loc)
         own = [n for n in V.walk(d) if isinstance(n, V.SRead) and n.array == arr.name]
         if own and not arr.stepped:
             # the first combination step reads the array as the threads filled it: that

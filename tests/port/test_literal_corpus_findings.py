@@ -29,8 +29,6 @@ KNOWN: dict[str, str] = {
     "misc/compact_above": "slots and the survivors' scatter are found on chip (315 DMAs), but "
     "one 128-thread block per (128, 1) tile and the shared counters in DRAM, read back by every "
     "thread each pass: DMAs of 4 B per partition row (C2N5001, C2N5006, C2N5007, C2N5014)",
-    "misc/shared_best_pairs": "a shared-memory tree that moves a value and its position only "
-    "where the other is larger (an arg-max): shared writes under a data condition (C2N2018)",
 }
 
 

@@ -24,6 +24,9 @@ FORMS = (
     "linalg/doitgen_slice",  # sum[r * (nq * np) + q * np + p], zeroed then summed in place
     "linalg/head_proj_slice",  # y[head * rows * dv + i * dv + j], flat index split by / and %
     "linalg/step_proj_mid",  # y[(b * T + t) * N + n], fixed middle dim, W[n, k], bias epilogue
+    # compare-and-move (arg-max / arg-min) trees over shared memory
+    "misc/shared_best_pairs",  # v[t+s] > v[t]: value and position in one buffer, tie by shape
+    "reduce/block_argmin_ties",  # k2 < k || (k2 == k && p2 < p): separate arrays, 256 threads
     # column sums through a shared-memory tree with an epilogue reading one value per column
     "reduce/bias_grad_tree",  # dbias[o] = dbias[o] + shared[0], alias x = dout + o
     "reduce/col_mean_bias_tree",  # out[col] = buf[0] * inv_rows + bias[col]
