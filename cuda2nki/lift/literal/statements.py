@@ -34,6 +34,7 @@ from cuda2nki.lift.literal.state import (
     NotAffine,
     Scope,
 )
+from cuda2nki.lift.literal.statics import read_only_static
 from cuda2nki.lift.literal.structure import (
     _has_varying_return,
     _switch_as_if,
@@ -198,7 +199,7 @@ class StatementMixin:
         if s.storage in ("shared", "extern_shared"):
             self.shared_decl(s)
             return
-        if s.storage == "static":
+        if s.storage == "static" and not read_only_static(s):
             raise self.refuse(f"static local '{s.name}'", s)
         if isinstance(s.ty, A.ArrayType):
             self.local_array(s, scope)
