@@ -204,7 +204,7 @@ def _lower(tu, fn, binding, block: tuple, access: dict, batch: int):  # noqa: AN
             if not renamed and redeclares(fn):  # again, one name per declaration
                 fn, renamed, forced = unshadow(fn), True, {}
             elif exc.construct in EXIT_REFUSALS and not flagged:  # loop exits as flags
-                fn, flagged = dataclasses.replace(fn, body=flag_exits(fn.body)), True
+                fn, tu, flagged = _exits_as_flags(fn), _exits_as_flags_tu(tu), True
             elif exc.construct in SWITCH_REFUSALS and not switched:  # as flagged if-chains
                 fn, tu, switched = _switches_as_loops(fn), _switches_as_loops_tu(tu), True
             else:
@@ -300,6 +300,20 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
         body=(*pro, blk, *tail),
         batched=p * f if batch else 0,
     )
+
+
+def _exits_as_flags(fn: A.Function) -> A.Function:
+    """The kernel with its loops' per-thread ``break``/``continue`` stated as flags."""
+    return dataclasses.replace(fn, body=flag_exits(fn.body))
+
+
+def _exits_as_flags_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
+    """``tu`` with the same rewriting in every function (the device functions inlined), each
+    function's flags named apart."""
+    funcs = tuple(
+        dataclasses.replace(f, body=flag_exits(f.body, f"{f.name}_")) for f in tu.functions
+    )
+    return dataclasses.replace(tu, functions=funcs)
 
 
 def _switches_as_loops(fn: A.Function) -> A.Function:
