@@ -419,7 +419,7 @@ class Scalariser:
         if (
             isinstance(e, A.Call)
             and e.target is not None
-            and (self._vector_call(e) or self.ref_args(e))
+            and (self._vector_call(e) or self.ref_args(e) or self._inner_work(e))
         ):
             return self.helper_call(e, None)
         if isinstance(e, A.SizeOf) and is_vec(e.of):
@@ -494,6 +494,12 @@ class Scalariser:
         if got is None or got[0] != "ref":
             return None
         return "vec" if got[1] is not None else "scalar"
+
+    def _inner_work(self, e: A.Call) -> bool:
+        """Whether the function ``e`` calls (defined here) has vectors or addresses of locals
+        to scalarise inside it, or in a function it calls: its clone carries them out."""
+        fn = self.callee_of(e)
+        return fn is not None and fn.kind != "global" and uses_vectors(self.tu, fn)
 
     def _vector_call(self, e: A.Call) -> bool:
         fn = self.callee(e)
