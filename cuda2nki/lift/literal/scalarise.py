@@ -39,6 +39,7 @@ from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal import vecdots
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
 from cuda2nki.lift.literal.cubcalls import PREFIX as CUB_PREFIX
+from cuda2nki.lift.literal.hoistrefs import hoist_calls
 from cuda2nki.lift.literal.inline_refs import (
     alias_only,
     inline_call,
@@ -578,6 +579,10 @@ class Scalariser:
             return self.decl(s)
         if isinstance(s, A.ExprStmt):
             return self.expr_stmt(s)
+        if isinstance(s, A.If | A.Return) and _first_expr(s) is not None:
+            pre, hoisted = self.hoisted(_first_expr(s))  # type: ignore[arg-type]
+            if pre:  # the condition or returned value: its calls writing references first
+                return [*pre, *self.stmt(_with_first_expr(s, hoisted))]
         if isinstance(s, A.If):
             return [dataclasses.replace(s, cond=self.rw(s.cond), then=self.one(s.then),
                                         else_=self.one(s.else_))]  # fmt: skip
@@ -615,7 +620,19 @@ class Scalariser:
             return [dataclasses.replace(s, value=self.rw(s.value))]
         return [s]
 
+    def hoisted(self, e: A.Expr) -> tuple[list[A.Stmt], A.Expr]:
+        """The calls of ``e`` writing through references, declared first (see .hoistrefs)."""
+        decls, got = hoist_calls(e, self._writes_refs, self.fresh)
+        return [x for d in decls for x in self.decl(d)], got
+
+    def _writes_refs(self, c: A.Call) -> bool:
+        return self.callee_of(c) is not None and self.written_refs(c) is not None
+
     def decl(self, s: A.VarDecl) -> list[A.Stmt]:
+        if s.init is not None and not is_vec(s.ty) and s.storage == "local":
+            pre, init = self.hoisted(s.init)
+            if pre:
+                return [*pre, *self.decl(dataclasses.replace(s, init=init))]
         vp, va = vec_ptr(s.ty), vec_array(s.ty)
         if vp is not None:
             self.bind(s.name, "ptr", vp)
@@ -696,6 +713,9 @@ class Scalariser:
             return [A.Block(loc=s.loc, body=tuple(out))] if pre else out
         if isinstance(e, A.Assign) and isinstance(e.target, A.Index) and is_vec(e.target.base.ty):
             return [self.lane_store(e)]
+        pre, hoisted = self.hoisted(e)
+        if pre:
+            return [*pre, *self.expr_stmt(dataclasses.replace(s, expr=hoisted))]
         refs = self.written_refs(e)
         if refs is not None:  # `f(&a, x);`
             pre, post, _ = self.ref_call(s, e, refs, want=False)  # type: ignore[arg-type]
@@ -773,3 +793,13 @@ def _scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit
         return tu, fn
     fns = tuple(out if f is fn else f for f in tu.functions) + tuple(sc.clones.values())
     return dataclasses.replace(tu, functions=fns), out
+
+
+def _first_expr(s: A.If | A.Return) -> A.Expr | None:
+    return s.cond if isinstance(s, A.If) else s.value
+
+
+def _with_first_expr(s: A.If | A.Return, e: A.Expr) -> A.Stmt:
+    if isinstance(s, A.If):
+        return dataclasses.replace(s, cond=e)
+    return dataclasses.replace(s, value=e)
