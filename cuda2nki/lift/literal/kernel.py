@@ -26,6 +26,7 @@ from cuda2nki.lift.literal.flow import EXIT_REFUSALS, flag_exits
 from cuda2nki.lift.literal.helpers import _py
 from cuda2nki.lift.literal.lower import Lowerer
 from cuda2nki.lift.literal.program import Instr, LiteralProgram, Loop, Node
+from cuda2nki.lift.literal.ptroffsets import offset_pointers
 from cuda2nki.lift.literal.ptrselect import POINTER_VALUE, select_pointers
 from cuda2nki.lift.literal.rename import redeclares, unshadow
 from cuda2nki.lift.literal.spelling import dtype_spelling
@@ -187,6 +188,7 @@ def _lower(tu, fn, binding, block: tuple, access: dict, batch: int):  # noqa: AN
     tensors = binding.tensors
     forced: dict[str, str] = {}
     flagged = renamed = switched = chosen = False
+    fn, tu = _looped_offsets(fn), _looped_offsets_tu(tu)
     while True:
         low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block, forced=dict(forced),
                       batched=bool(batch))  # fmt: skip
@@ -319,14 +321,25 @@ def _exits_as_flags_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
     return dataclasses.replace(tu, functions=funcs)
 
 
+def _looped_offsets(fn: A.Function) -> A.Function:
+    """The kernel with its pointers moved inside loops held as offsets (.ptroffsets)."""
+    return offset_pointers(fn, looped=True)
+
+
+def _looped_offsets_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
+    funcs = tuple(offset_pointers(f, looped=True) for f in tu.functions)
+    return dataclasses.replace(tu, functions=funcs)
+
+
 def _pointers_per_access(fn: A.Function) -> A.Function:
-    """The kernel with its condition-chosen pointer locals chosen at each access."""
-    return select_pointers(fn)
+    """The kernel with its only-moved pointers held as offsets and its condition-chosen
+    pointer locals chosen at each access."""
+    return select_pointers(offset_pointers(fn))
 
 
 def _pointers_per_access_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
     """``tu`` with the same rewriting in every function, each function's flags named apart."""
-    funcs = tuple(select_pointers(f, f"{f.name}_") for f in tu.functions)
+    funcs = tuple(select_pointers(offset_pointers(f), f"{f.name}_") for f in tu.functions)
     return dataclasses.replace(tu, functions=funcs)
 
 
