@@ -37,8 +37,8 @@ __device__ int bump(int& c, int by) { c += by; return c * 2; }
     if (t >= n) return;
     int c = t % 5;
     float v = x[t] + (float)bump(c, reach) * 0.25f;
-    v = v - (float)(bump(c, 1) + c);
-    y[t] = v;
+    v = v - (float)(bump(c, 1) + reach);
+    y[t] = v + (float)c;
 }"""),
     ("call_in_an_index_and_a_condition", [128], """
 __device__ int step(int* at, int n) { *at = (*at + 3) % n; return *at; }
@@ -60,3 +60,33 @@ def test_hoisted_reference_calls_port_exactly(name, block, before, body, target,
     cu.write_text(before + _HEAD + body)
     run, points = run_flat_kernel_exactly(cu, block, target, tmp_path)
     assert len(points) >= 2 and not run.mismatches, run.mismatches
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["(float)bump(c, 1) + (float)c", "(float)(c + bump(c, 2))", "(float)(bump(c, 1) * bump(c, 2))"],
+)
+def test_a_call_beside_a_read_of_what_it_changes_stays_refused(expr, tmp_path) -> None:
+    """C leaves the order of the call and the other read (or call) unspecified."""
+    from cuda2nki.binding import binding_from_dict
+    from cuda2nki.pipeline import port_file
+    from tests.port.acceptance import tensor_param
+
+    cu = tmp_path / "k.cu"
+    cu.write_text(
+        KERNELS[1][2] + _HEAD + "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
+        f"    int c = t;\n    if (t < n) y[t] = x[t] + {expr};\n}}\n"
+    )
+    bdict = {
+        "kernel": "k",
+        "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
+        "params": {
+            "x": tensor_param(["n"], "in"),
+            "y": tensor_param(["n"], "out"),
+            "n": 100,
+            "reach": 1,
+        },
+    }
+    res = port_file(cu, binding=binding_from_dict(bdict, path=str(cu)), lowering="literal")
+    assert res.source is None
+    assert any("written in an expression" in d.message for d in res.diagnostics)

@@ -20,14 +20,19 @@ import dataclasses
 from collections.abc import Callable
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
 
 
 def hoist_calls(
-    e: A.Expr, writes: Callable[[A.Call], bool], fresh: Callable[[str], str]
+    e: A.Expr, writes: Callable[[A.Call], set[str] | None], fresh: Callable[[str], str]
 ) -> tuple[list[A.VarDecl], A.Expr]:
-    """The temporaries holding the calls in ``e`` that ``writes`` selects (outside the whole
-    of ``e`` itself), and ``e`` reading them instead."""
+    """The temporaries holding the calls in ``e`` for which ``writes`` names the caller's
+    locals they change (outside the whole of ``e`` itself), and ``e`` reading them instead.
+    Nothing is moved where the rest of ``e``, or another such call, reads or changes a local
+    one of them changes: C leaves the order of those unspecified, so the value is not one
+    thing a port could compute."""
     decls: list[A.VarDecl] = []
+    changed: list[set[str]] = []
 
     def visit(x: A.Expr, top: bool) -> A.Expr:
         if isinstance(x, A.Ternary):
@@ -53,8 +58,9 @@ def hoist_calls(
             and isinstance(out, A.Call)
             and isinstance(out.ty, A.ScalarType)
             and out.ty.name != "void"
-            and writes(out)
+            and (names := writes(out)) is not None
         ):
+            changed.append(names)
             ty = dataclasses.replace(out.ty, const=False)
             name = fresh("__c2n_ref")
             decls.append(A.VarDecl(loc=out.loc, name=name, ty=ty, init=out))
@@ -62,4 +68,12 @@ def hoist_calls(
         return out
 
     got = visit(e, True)
+    if not decls:
+        return [], e
+    reads = {n.name for n in walk(got) if isinstance(n, A.Name)}
+    inits = [{n.name for n in walk(d.init) if isinstance(n, A.Name)} for d in decls]
+    for k, names in enumerate(changed):
+        others = reads.union(*(inits[j] for j in range(len(decls)) if j != k))
+        if names & others:
+            return [], e
     return decls, got

@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
 from cuda2nki.lift.literal import vecdots
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
 from cuda2nki.lift.literal.cubcalls import PREFIX as CUB_PREFIX
@@ -275,6 +276,12 @@ class Scalariser:
         refs = self.ref_args(e)
         fn = self.callee(e)
         changed = any(writes_through(fn, p, self.callee_of) for p in refs)
+        if not changed:  # `f(v, &arr[k])`: an element of an array written through the pointer
+            elems = lvalue_aliases(fn, e, set(refs.values()))
+            changed = any(
+                _array_element(x) and writes_through(fn, p, self.callee_of)
+                for p, x in elems.items()
+            )
         return refs if changed else None
 
     # ------------------------------------------------------------------ vector values
@@ -625,8 +632,17 @@ class Scalariser:
         decls, got = hoist_calls(e, self._writes_refs, self.fresh)
         return [x for d in decls for x in self.decl(d)], got
 
-    def _writes_refs(self, c: A.Call) -> bool:
-        return self.callee_of(c) is not None and self.written_refs(c) is not None
+    def _writes_refs(self, c: A.Call) -> set[str] | None:
+        """The caller's locals the call ``c`` may change through references, or None."""
+        if self.callee_of(c) is None or self.written_refs(c) is None:
+            return None
+        return {
+            n.name
+            for a in c.args
+            if isinstance(a, A.Unary) and a.op == "&"
+            for n in walk(a.operand)
+            if isinstance(n, A.Name)
+        }
 
     def decl(self, s: A.VarDecl) -> list[A.Stmt]:
         if s.init is not None and not is_vec(s.ty) and s.storage == "local":
@@ -803,3 +819,11 @@ def _with_first_expr(s: A.If | A.Return, e: A.Expr) -> A.Stmt:
     if isinstance(s, A.If):
         return dataclasses.replace(s, cond=e)
     return dataclasses.replace(s, value=e)
+
+
+def _array_element(e: A.Expr) -> bool:
+    """``arr[i]`` (or ``arr[i][j]``) of an array variable (not of a pointer), or the lane
+    ``v[i]`` of a vector variable."""
+    while isinstance(e, A.Index):
+        e = e.base
+    return isinstance(e, A.Name) and isinstance(e.ty, A.ArrayType | A.VectorType)
