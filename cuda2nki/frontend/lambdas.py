@@ -178,6 +178,11 @@ class LambdaLowering(_Base):
         """The local holding the value of the lambda call ``call`` (see :meth:`lambda_value`)."""
         return getattr(self, "lambda_results", {}).get(call.id)
 
+    def lambda_done(self, call: ts.Node) -> None:
+        """Forget the value of ``call`` once its statement is lowered: a lambda inlined again
+        (called from two places of another lambda) computes the call afresh in its own block."""
+        getattr(self, "lambda_results", {}).pop(call.id, None)
+
     def whole_lambda_call(self, node: ts.Node | None) -> bool:
         """Whether ``node`` is a call of a lambda whose value is not computed yet."""
         return (

@@ -154,7 +154,9 @@ class DeclarationLowering(_Base):
             return self.lambda_decl(decl, _text(decl), value)
         if not self.host and self.whole_lambda_call(value):  # `float y = f(x);`
             pre = self.lambda_value(decl, value)  # type: ignore[arg-type]
-            return pre + self._declarator(outer, base, storage, extern, constexpr)
+            rest = self._declarator(outer, base, storage, extern, constexpr)
+            self.lambda_done(value)  # type: ignore[arg-type]
+            return pre + rest
         name, ty = self._declarator_type(decl, base)
         if isinstance(ty, AggregateType):
             if storage != "local" or extern:

@@ -126,6 +126,8 @@ class StatementLowering(_Base):
             if self.whole_lambda_call(right):  # `out[i] = f(x);`: f's value computed first
                 pre = self.lambda_value(node, right)  # type: ignore[arg-type]
         e = self._expr_by_id[kind](self, e_node)
+        if pre:
+            self.lambda_done(right)
         if e is CG_NOOP:
             return []
         return [*pre, N.ExprStmt(loc=(node.byte_range, self.placer), expr=e)]

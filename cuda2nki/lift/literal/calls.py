@@ -32,6 +32,7 @@ from cuda2nki.lift.literal.helpers import (
     _is_void,
     _kind,
 )
+from cuda2nki.lift.literal.nullargs import with_null_params
 from cuda2nki.lift.literal.single_exit import single_exit
 from cuda2nki.lift.literal.spelling import (
     _ATOMICS,
@@ -56,6 +57,7 @@ from cuda2nki.lift.literal.values import (
     Tile,
     Uni,
     Value,
+    const_int,
 )
 from cuda2nki.lift.literal.widebits import WIDE_BIT_COUNTS, wide_bit_count
 
@@ -185,6 +187,9 @@ class CallMixin:
         if self.inline_depth > 8:
             raise self.refuse(f"recursive call to '{e.func}'", e)
         args = [self.inline_arg(p, a, scope) for p, a in zip(fn.params, e.args)]
+        nulls = {p.name for p, v in zip(fn.params, args) if _null(v, p)}
+        if nulls:  # optional outputs passed NULL: their guarded stores are dead
+            fn = with_null_params(fn, nulls)
         seeds = {}
         frame: dict[str, Binding_] = {}
         for p, v in zip(fn.params, args):
@@ -234,6 +239,11 @@ class CallMixin:
             if b is not None and isinstance(b.value, Unset):
                 return Unset(p.name, len(self.out))
         return self.expr(a, scope)
+
+
+def _null(v: object, p: A.Param) -> bool:
+    """Whether ``v`` passed for the pointer parameter ``p`` is a null constant."""
+    return isinstance(p.ty, A.PointerType) and isinstance(v, Uni) and const_int(v.expr) == 0
 
 
 def _param_class(v: Value, ty: object) -> str:

@@ -9,6 +9,7 @@ import re
 from cuda2nki.frontend import ast as A
 from cuda2nki.lift.literal.helpers import _is_scalar
 from cuda2nki.lift.literal.program import Instr
+from cuda2nki.lift.literal.ptrselect import POINTER_VALUE
 from cuda2nki.lift.literal.spelling import (
     _BIN_CMP,
     _RESERVED,
@@ -98,7 +99,7 @@ class EmitMixin:
             if ty == "int" and v.ty == "bool":  # a 0/1 mask in integer arithmetic: an int
                 return self.op("copy", [v.expr], "int").expr
             return v.expr
-        raise self.refuse("a pointer or array used as a value", node or self.fn)
+        raise self.refuse(POINTER_VALUE, node or self.fn)
 
     def full_tile(self, v: Value, ty: str, node: A.Node) -> str:
         s = self.tile(v, ty, node)

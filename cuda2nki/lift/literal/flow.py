@@ -47,14 +47,15 @@ def owns_exit(s: A.Stmt, kinds: tuple[type, ...] = (A.Break, A.Continue)) -> boo
     return any(owns_exit(c, kinds) for c in _children(s))
 
 
-def flag_exits(body: A.Block) -> A.Block:
-    """``body`` with every loop's ``break``/``continue`` stated as flags (see the module)."""
-    counter = iter(range(1, 1 << 30))
+def flag_exits(body: A.Block, tag: str = "") -> A.Block:
+    """``body`` with every loop's ``break``/``continue`` stated as flags (see the module);
+    ``tag`` sets the flags of one function apart from those of the functions inlined in it."""
+    counter = (f"{tag}{i}" for i in range(1, 1 << 30))
     outer = body
     return _stmt(body, counter, outer)  # type: ignore[return-value]
 
 
-def _stmt(s: A.Stmt, counter: Iterator[int], outer: A.Block) -> A.Stmt:
+def _stmt(s: A.Stmt, counter: Iterator[str], outer: A.Block) -> A.Stmt:
     """``s`` with the loops inside it rewritten (innermost first)."""
     if isinstance(s, A.Block):
         return dataclasses.replace(s, body=tuple(_stmt(x, counter, outer) for x in s.body))
@@ -93,7 +94,7 @@ def _switch_continue(s: A.Stmt) -> bool:
     return any(_switch_continue(c) for c in _children(s))
 
 
-def _loop(s: A.For | A.While | A.DoWhile, k: int, outer: A.Block, orig: A.Stmt) -> A.Stmt:
+def _loop(s: A.For | A.While | A.DoWhile, k: str, outer: A.Block, orig: A.Stmt) -> A.Stmt:
     """Loop ``s`` (rewritten inside; ``orig`` as it stands in ``outer``) with its own exits
     stated as flags."""
     loc = s.loc

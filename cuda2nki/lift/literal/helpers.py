@@ -6,6 +6,7 @@ import keyword
 from typing import TYPE_CHECKING
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.typesys import sizeof
 from cuda2nki.lift.literal.spelling import _RESERVED
 from cuda2nki.lift.literal.values import (
     DynPtr,
@@ -100,7 +101,10 @@ def _exact(expr: str, d: int) -> str:
 def _sizeof(t: object, node: A.Node, low: Lowerer) -> int:
     if isinstance(t, A.ScalarType):
         return max(1, t.bits // 8)
-    raise low.refuse("sizeof of a non-scalar type", node)
+    n = sizeof(t) if isinstance(t, A.ArrayType | A.VectorType) else None
+    if n is None:  # an array's bytes: `sizeof(table) / sizeof(table[0])` counts its elements
+        raise low.refuse("sizeof of a non-scalar type", node)
+    return n
 
 
 def _elem_class(t: object, node: A.Node, low: Lowerer) -> str:

@@ -26,6 +26,8 @@ from cuda2nki.lift.literal.flow import EXIT_REFUSALS, flag_exits
 from cuda2nki.lift.literal.helpers import _py
 from cuda2nki.lift.literal.lower import Lowerer
 from cuda2nki.lift.literal.program import Instr, LiteralProgram, Loop, Node
+from cuda2nki.lift.literal.ptroffsets import offset_pointers
+from cuda2nki.lift.literal.ptrselect import POINTER_VALUE, select_pointers
 from cuda2nki.lift.literal.rename import redeclares, unshadow
 from cuda2nki.lift.literal.spelling import dtype_spelling
 from cuda2nki.lift.literal.state import LiteralRefusal, NotAffine
@@ -185,7 +187,8 @@ def _lower(tu, fn, binding, block: tuple, access: dict, batch: int):  # noqa: AN
     p, f, tx, ty, desc = _layout_of(tu, fn, block, batch)
     tensors = binding.tensors
     forced: dict[str, str] = {}
-    flagged = renamed = switched = False
+    flagged = renamed = switched = chosen = False
+    fn, tu = _looped_offsets(fn), _looped_offsets_tu(tu)
     while True:
         low = Lowerer(tu, fn, binding, p, f, tx, ty, access, block_dims=block, forced=dict(forced),
                       batched=bool(batch))  # fmt: skip
@@ -204,7 +207,9 @@ def _lower(tu, fn, binding, block: tuple, access: dict, batch: int):  # noqa: AN
             if not renamed and redeclares(fn):  # again, one name per declaration
                 fn, renamed, forced = unshadow(fn), True, {}
             elif exc.construct in EXIT_REFUSALS and not flagged:  # loop exits as flags
-                fn, flagged = dataclasses.replace(fn, body=flag_exits(fn.body)), True
+                fn, tu, flagged = _exits_as_flags(fn), _exits_as_flags_tu(tu), True
+            elif exc.construct == POINTER_VALUE and not chosen:  # chosen per access
+                fn, tu, chosen = _pointers_per_access(fn), _pointers_per_access_tu(tu), True
             elif exc.construct in SWITCH_REFUSALS and not switched:  # as flagged if-chains
                 fn, tu, switched = _switches_as_loops(fn), _switches_as_loops_tu(tu), True
             else:
@@ -300,6 +305,42 @@ def build(tu: A.TranslationUnit, fn: A.Function, binding: object, name: str) -> 
         body=(*pro, blk, *tail),
         batched=p * f if batch else 0,
     )
+
+
+def _exits_as_flags(fn: A.Function) -> A.Function:
+    """The kernel with its loops' per-thread ``break``/``continue`` stated as flags."""
+    return dataclasses.replace(fn, body=flag_exits(fn.body))
+
+
+def _exits_as_flags_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
+    """``tu`` with the same rewriting in every function (the device functions inlined), each
+    function's flags named apart."""
+    funcs = tuple(
+        dataclasses.replace(f, body=flag_exits(f.body, f"{f.name}_")) for f in tu.functions
+    )
+    return dataclasses.replace(tu, functions=funcs)
+
+
+def _looped_offsets(fn: A.Function) -> A.Function:
+    """The kernel with its pointers moved inside loops held as offsets (.ptroffsets)."""
+    return offset_pointers(fn, looped=True)
+
+
+def _looped_offsets_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
+    funcs = tuple(offset_pointers(f, looped=True) for f in tu.functions)
+    return dataclasses.replace(tu, functions=funcs)
+
+
+def _pointers_per_access(fn: A.Function) -> A.Function:
+    """The kernel with its only-moved pointers held as offsets and its condition-chosen
+    pointer locals chosen at each access."""
+    return select_pointers(offset_pointers(fn))
+
+
+def _pointers_per_access_tu(tu: A.TranslationUnit) -> A.TranslationUnit:
+    """``tu`` with the same rewriting in every function, each function's flags named apart."""
+    funcs = tuple(select_pointers(offset_pointers(f), f"{f.name}_") for f in tu.functions)
+    return dataclasses.replace(tu, functions=funcs)
 
 
 def _switches_as_loops(fn: A.Function) -> A.Function:

@@ -36,9 +36,11 @@ from __future__ import annotations
 import dataclasses
 
 from cuda2nki.frontend import ast as A
+from cuda2nki.frontend.visit import walk
 from cuda2nki.lift.literal import pairlanes, vecdots
 from cuda2nki.lift.literal.byteshared import typed_byte_shared
 from cuda2nki.lift.literal.cubcalls import PREFIX as CUB_PREFIX
+from cuda2nki.lift.literal.hoistrefs import hoist_calls
 from cuda2nki.lift.literal.inline_refs import (
     alias_only,
     inline_call,
@@ -277,6 +279,12 @@ class Scalariser:
         changed = any(writes_through(fn, p, self.callee_of) for p in refs)
         if not changed and is_vec(fn.return_type):  # a vector result and stores: inlined
             changed = writes_memory(fn, frozenset(refs), self.tu)
+        if not changed:  # `f(v, &arr[k])`: an element of an array written through the pointer
+            elems = lvalue_aliases(fn, e, set(refs.values()))
+            changed = any(
+                _array_element(x) and writes_through(fn, p, self.callee_of)
+                for p, x in elems.items()
+            )
         return refs if changed else None
 
     # ------------------------------------------------------------------ vector values
@@ -429,7 +437,7 @@ class Scalariser:
         if (
             isinstance(e, A.Call)
             and e.target is not None
-            and (self._vector_call(e) or self.ref_args(e))
+            and (self._vector_call(e) or self.ref_args(e) or self._inner_work(e))
         ):
             return self.helper_call(e, None)
         if isinstance(e, A.SizeOf) and is_vec(e.of):
@@ -504,6 +512,12 @@ class Scalariser:
         if got is None or got[0] != "ref":
             return None
         return "vec" if got[1] is not None else "scalar"
+
+    def _inner_work(self, e: A.Call) -> bool:
+        """Whether the function ``e`` calls (defined here) has vectors or addresses of locals
+        to scalarise inside it, or in a function it calls: its clone carries them out."""
+        fn = self.callee_of(e)
+        return fn is not None and fn.kind != "global" and uses_vectors(self.tu, fn)
 
     def _vector_call(self, e: A.Call) -> bool:
         fn = self.callee(e)
@@ -582,6 +596,10 @@ class Scalariser:
             return self.decl(s)
         if isinstance(s, A.ExprStmt):
             return self.expr_stmt(s)
+        if isinstance(s, A.If | A.Return) and _first_expr(s) is not None:
+            pre, hoisted = self.hoisted(_first_expr(s))  # type: ignore[arg-type]
+            if pre:  # the condition or returned value: its calls writing references first
+                return [*pre, *self.stmt(_with_first_expr(s, hoisted))]
         if isinstance(s, A.If):
             return [dataclasses.replace(s, cond=self.rw(s.cond), then=self.one(s.then),
                                         else_=self.one(s.else_))]  # fmt: skip
@@ -619,7 +637,28 @@ class Scalariser:
             return [dataclasses.replace(s, value=self.rw(s.value))]
         return [s]
 
+    def hoisted(self, e: A.Expr) -> tuple[list[A.Stmt], A.Expr]:
+        """The calls of ``e`` writing through references, declared first (see .hoistrefs)."""
+        decls, got = hoist_calls(e, self._writes_refs, self.fresh)
+        return [x for d in decls for x in self.decl(d)], got
+
+    def _writes_refs(self, c: A.Call) -> set[str] | None:
+        """The caller's locals the call ``c`` may change through references, or None."""
+        if self.callee_of(c) is None or self.written_refs(c) is None:
+            return None
+        return {
+            n.name
+            for a in c.args
+            if isinstance(a, A.Unary) and a.op == "&"
+            for n in walk(a.operand)
+            if isinstance(n, A.Name)
+        }
+
     def decl(self, s: A.VarDecl) -> list[A.Stmt]:
+        if s.init is not None and not is_vec(s.ty) and s.storage == "local":
+            pre, init = self.hoisted(s.init)
+            if pre:
+                return [*pre, *self.decl(dataclasses.replace(s, init=init))]
         vp, va = vec_ptr(s.ty), vec_array(s.ty)
         if vp is not None:
             self.bind(s.name, "ptr", vp)
@@ -719,6 +758,9 @@ class Scalariser:
             return [A.Block(loc=s.loc, body=tuple(out))] if pre else out
         if isinstance(e, A.Assign) and isinstance(e.target, A.Index) and is_vec(e.target.base.ty):
             return [self.lane_store(e)]
+        pre, hoisted = self.hoisted(e)
+        if pre:
+            return [*pre, *self.expr_stmt(dataclasses.replace(s, expr=hoisted))]
         refs = self.written_refs(e)
         if refs is not None:  # `f(&a, x);`
             pre, post, _ = self.ref_call(s, e, refs, want=False)  # type: ignore[arg-type]
@@ -796,3 +838,21 @@ def _scalarise(tu: A.TranslationUnit, fn: A.Function) -> tuple[A.TranslationUnit
         return tu, fn
     fns = tuple(out if f is fn else f for f in tu.functions) + tuple(sc.clones.values())
     return dataclasses.replace(tu, functions=fns), out
+
+
+def _first_expr(s: A.If | A.Return) -> A.Expr | None:
+    return s.cond if isinstance(s, A.If) else s.value
+
+
+def _with_first_expr(s: A.If | A.Return, e: A.Expr) -> A.Stmt:
+    if isinstance(s, A.If):
+        return dataclasses.replace(s, cond=e)
+    return dataclasses.replace(s, value=e)
+
+
+def _array_element(e: A.Expr) -> bool:
+    """``arr[i]`` (or ``arr[i][j]``) of an array variable (not of a pointer), or the lane
+    ``v[i]`` of a vector variable."""
+    while isinstance(e, A.Index):
+        e = e.base
+    return isinstance(e, A.Name) and isinstance(e.ty, A.ArrayType | A.VectorType)

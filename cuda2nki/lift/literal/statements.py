@@ -23,6 +23,7 @@ from cuda2nki.lift.literal.helpers import (
 )
 from cuda2nki.lift.literal.knownaddr import drop_unused
 from cuda2nki.lift.literal.live import drop_known
+from cuda2nki.lift.literal.nullargs import known_truth
 from cuda2nki.lift.literal.program import Branch, Instr, Node
 from cuda2nki.lift.literal.spelling import (
     _ATOMICS,
@@ -34,6 +35,7 @@ from cuda2nki.lift.literal.state import (
     NotAffine,
     Scope,
 )
+from cuda2nki.lift.literal.statics import read_only_static
 from cuda2nki.lift.literal.structure import (
     _has_varying_return,
     _switch_as_if,
@@ -199,7 +201,7 @@ class StatementMixin:
         if s.storage in ("shared", "extern_shared"):
             self.shared_decl(s)
             return
-        if s.storage == "static":
+        if s.storage == "static" and not read_only_static(s):
             raise self.refuse(f"static local '{s.name}'", s)
         if isinstance(s.ty, A.ArrayType):
             self.local_array(s, scope)
@@ -386,6 +388,12 @@ class StatementMixin:
 
     def if_(self, s: A.If, scope: Scope) -> None:
         c = self.expr(s.cond, scope)
+        known = known_truth(c.expr) if isinstance(c, Uni) else None
+        if known is not None:  # a constant condition: only the branch C runs
+            live = s.then if known else s.else_
+            if live is not None:
+                self.stmt(A.Block(loc=live.loc, body=(live,)), scope)
+            return
         if isinstance(c, Uni):
             then = self.sub_block(s.then, scope)
             else_ = self.sub_block(s.else_, scope) if s.else_ is not None else []

@@ -265,14 +265,31 @@ def names_in(x: object) -> set[str]:
 
 
 def passes_address(body: A.Stmt) -> bool:
-    """Whether a call in ``body`` passes ``&name`` (a local to a reference parameter)."""
+    """Whether a call in ``body`` passes ``&name`` (a local to a reference parameter) or
+    ``&arr[i]`` (an element of an array or a lane of a vector declared there)."""
     hit = False
+    arrays: set[str] = set()
+
+    def local_element(a: A.Expr) -> bool:
+        if not isinstance(a, A.Index):
+            return False
+        while isinstance(a, A.Index):
+            a = a.base
+        return isinstance(a, A.Name) and a.name in arrays
 
     def visit(x: object) -> None:
         nonlocal hit
+        if (
+            isinstance(x, A.VarDecl)
+            and x.storage == "local"
+            and isinstance(x.ty, A.ArrayType | A.VectorType)
+        ):
+            arrays.add(x.name)
         if isinstance(x, A.Call) and x.target is not None:
             hit = hit or any(
-                isinstance(a, A.Unary) and a.op == "&" and isinstance(a.operand, A.Name)
+                isinstance(a, A.Unary)
+                and a.op == "&"
+                and (isinstance(a.operand, A.Name) or local_element(a.operand))
                 for a in x.args
             )
         children(x, visit)
