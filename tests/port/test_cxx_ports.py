@@ -18,6 +18,7 @@ FORMS = {
     "cxx/row_max_fnptr": "reduce",  # warp_all<&red::ops::max2>, nested namespaces
     "cxx/rowsum_deduced_ns": "reduce",  # row_total<128> with T deduced; fwd::weight, bwd::weight
     "cxx/scale_deduced": "map",  # T deduced from a cast; cfg::Tile::COLS, cfg::ROWS
+    "cxx/scale_tag_dispatch": "map",  # block size from a std::integral_constant tag
 }
 
 

@@ -128,7 +128,8 @@ def test_nested_parameter_block() -> None:
         "job__stride",
         "n",
     ]
-    assert tu.function("k").params[0].ty.name == "Span"  # a record: a short int vector
+    span = tu.function("k").params[0]  # a record of ints passed by value: a tensor of its lanes
+    assert span.by_value and span.ty.pointee.name == "int32"
     x = np.random.default_rng(3).standard_normal(100).astype(np.float32)
     out = run(
         PARAMS,

@@ -298,13 +298,21 @@ def test_a_local_read_and_written_through_a_pointer_of_another_type_keeps_its_bi
     assert np.array_equal(got["back"], -x)
 
 
-def test_unexecutable_constructs_are_diagnosed_at_their_line() -> None:
-    d = fault(
-        "__global__ void k(float4* y) {\n  float4 a = y[0];\n  y[0] = a + a;\n}",
+def test_vector_operators_with_no_user_operator_go_lane_by_lane() -> None:
+    """``float4 + float4`` with no ``operator+`` in the file: each lane, the meaning of the
+    common helper headers (the front end spells it as lanes before the interpreter runs)."""
+    y = np.arange(8, dtype=np.float32)
+    got = run(
+        "__global__ void k(float4* y) {\n  float4 a = y[0];\n  y[1] = a + a * a;\n}",
         block=(1,),
-        y=np.zeros(8, np.float32),
+        y=y,
     )
-    assert d.code == "C2N1505" and d.loc.line == 3 and "float4" in d.message
+    want = y.copy()
+    want[4:] = y[:4] + y[:4] * y[:4]
+    assert np.array_equal(got["y"], want)
+
+
+def test_unexecutable_constructs_are_diagnosed_at_their_line() -> None:
     d = fault(
         "__global__ void k(float* a, float* b) {\n  float* p = (threadIdx.x & 1) ? a : b;\n"
         "  p[threadIdx.x] = 1.0f;\n}",
