@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import tree_sitter as ts
 
+from cuda2nki.frontend.hostsyntax import _walk_type
+
 #: a call through a pointer is looked for in at most this many pointer holders per launcher
 MAX_HOLDERS = 16
 
@@ -32,7 +34,7 @@ def alias_calls(root: ts.Node, name: str) -> list[ts.Node]:
         return []
     out: dict[int, ts.Node] = {}
     for var, is_table, scope in holders:
-        for call in _calls(scope):
+        for call in _walk_type(scope, "call_expression"):
             if _called_through(call, var, is_table):
                 out[call.id] = call
     return sorted(out.values(), key=lambda c: c.start_byte)
@@ -140,16 +142,6 @@ def _scope(n: ts.Node, root: ts.Node) -> ts.Node:
     while p is not None and p.type != "function_definition":
         p = p.parent
     return p if p is not None else root
-
-
-def _calls(scope: ts.Node) -> list[ts.Node]:
-    out, stack = [], [scope]
-    while stack:
-        n = stack.pop()
-        if n.type == "call_expression":
-            out.append(n)
-        stack.extend(reversed(n.children))
-    return out
 
 
 def _kids(n: ts.Node) -> list[ts.Node]:

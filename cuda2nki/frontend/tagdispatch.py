@@ -26,6 +26,7 @@ import tree_sitter as ts
 from cuda2nki.diagnostics import make
 from cuda2nki.frontend import ast as A
 from cuda2nki.frontend.ast import fast as N
+from cuda2nki.frontend.hostsyntax import _enclosing, _walk_type
 
 if TYPE_CHECKING:
     from cuda2nki.frontend.lower import BodyLowerer
@@ -156,9 +157,9 @@ def _calls_of_lambda(lam: ts.Node) -> list[ts.Node]:
     if parent is None or parent.type != "init_declarator":
         return []
     name = _txt(parent.child_by_field_name("declarator"))
-    scope = _enclosing_function(lam) or root
+    scope = _enclosing(lam) or root
     out: list[ts.Node] = []
-    for call in _calls_in(scope):
+    for call in _walk_type(scope, "call_expression"):
         if _callee(call) == name:  # `go(std::integral_constant<int, 64>{})`
             out.append(call)
         for j, a in enumerate(_args(call)):
@@ -179,7 +180,7 @@ def _through(root: ts.Node, call: ts.Node, j: int, depth: int) -> list[ts.Node]:
             continue
         pname = _param_name(params[j])
         body = fn.child_by_field_name("body")
-        for inner in _calls_in(body) if body is not None and pname else ():
+        for inner in _walk_type(body, "call_expression") if body is not None and pname else ():
             if _callee(inner) == pname:
                 out.append(inner)
             for k, a in enumerate(_args(inner)):
@@ -218,13 +219,6 @@ def _root(n: ts.Node) -> ts.Node:
     return n
 
 
-def _enclosing_function(n: ts.Node) -> ts.Node | None:
-    p = n.parent
-    while p is not None and p.type != "function_definition":
-        p = p.parent
-    return p
-
-
 def _position(args: ts.Node, node: ts.Node) -> int:
     kids = [c for c in args.named_children if c.type != "comment"]
     return next(i for i, c in enumerate(kids) if c.id == node.id)
@@ -242,16 +236,6 @@ def _callee(call: ts.Node) -> str:
     if f is None or f.type not in ("identifier", "qualified_identifier"):
         return ""
     return _txt(f).split("::")[-1]
-
-
-def _calls_in(node: ts.Node) -> list[ts.Node]:
-    out, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        if n.type == "call_expression":
-            out.append(n)
-        stack.extend(reversed(n.children))
-    return out
 
 
 def _functions(root: ts.Node, name: str) -> list[ts.Node]:
@@ -329,7 +313,7 @@ def _value_at(evaluator: Any, node: ts.Node, call: ts.Node) -> tuple[int, tuple[
         node = kids[0]
     saved, evaluator._guess = evaluator._guess, False
     try:
-        v = evaluator.eval(node, _Scope(_enclosing_function(call), call.start_byte, {}, 0))
+        v = evaluator.eval(node, _Scope(_enclosing(call), call.start_byte, {}, 0))
     except _NoValue:
         return None
     finally:

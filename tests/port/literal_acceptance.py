@@ -99,3 +99,23 @@ def run_flat_kernel_exactly(cu: Path, block: list, target: str, tmp: Path) -> tu
         "check": {"shapes": [{"n": 77}]},
     }
     return run_literal_exactly(cu, bdict, target, tmp)
+
+
+def port_flat_kernel_literally(cu: Path):
+    """The literal port (a PortResult) of a kernel ``k(const float* x, float* y, int n,
+    int reach)`` over ``n`` elements in blocks of 64, for tests that expect a refusal."""
+    from cuda2nki.binding import binding_from_dict
+    from cuda2nki.pipeline import port_file
+    from tests.port.acceptance import tensor_param
+
+    bdict = {
+        "kernel": "k",
+        "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
+        "params": {
+            "x": tensor_param(["n"], "in"),
+            "y": tensor_param(["n"], "out"),
+            "n": 100,
+            "reach": 1,
+        },
+    }
+    return port_file(cu, binding=binding_from_dict(bdict, path=str(cu)), lowering="literal")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.port.literal_acceptance import run_flat_kernel_exactly
+from tests.port.literal_acceptance import port_flat_kernel_literally, run_flat_kernel_exactly
 
 _HEAD = "__global__ void k(const float* x, float* y, int n, int reach) {\n"
 
@@ -68,25 +68,11 @@ def test_hoisted_reference_calls_port_exactly(name, block, before, body, target,
 )
 def test_a_call_beside_a_read_of_what_it_changes_stays_refused(expr, tmp_path) -> None:
     """C leaves the order of the call and the other read (or call) unspecified."""
-    from cuda2nki.binding import binding_from_dict
-    from cuda2nki.pipeline import port_file
-    from tests.port.acceptance import tensor_param
-
     cu = tmp_path / "k.cu"
     cu.write_text(
         KERNELS[1][2] + _HEAD + "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
         f"    int c = t;\n    if (t < n) y[t] = x[t] + {expr};\n}}\n"
     )
-    bdict = {
-        "kernel": "k",
-        "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
-        "params": {
-            "x": tensor_param(["n"], "in"),
-            "y": tensor_param(["n"], "out"),
-            "n": 100,
-            "reach": 1,
-        },
-    }
-    res = port_file(cu, binding=binding_from_dict(bdict, path=str(cu)), lowering="literal")
+    res = port_flat_kernel_literally(cu)
     assert res.source is None
     assert any("written in an expression" in d.message for d in res.diagnostics)

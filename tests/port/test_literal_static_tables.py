@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.port.literal_acceptance import run_flat_kernel_exactly
+from tests.port.literal_acceptance import port_flat_kernel_literally, run_flat_kernel_exactly
 
 _HEAD = "__global__ void k(const float* x, float* y, int n, int reach) {\n"
 
@@ -58,27 +58,12 @@ def test_read_only_statics_port_exactly(name, block, body, before, target, tmp_p
     ["static float count = 0.0f;", "static int seen[2];", "static const float* p = x;"],
 )
 def test_writable_or_pointer_statics_stay_refused(decl, tmp_path) -> None:
-    from cuda2nki.binding import binding_from_dict
-    from cuda2nki.pipeline import port_file
-    from tests.port.acceptance import tensor_param
-
     cu = tmp_path / "k.cu"
     cu.write_text(
         _HEAD + "    int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
         f"    {decl}\n    if (t < n) y[t] = x[t];\n}}\n"
     )
-    bdict = {
-        "kernel": "k",
-        "launch": {"grid": ["ceil_div(n, 64)"], "block": [64]},
-        "params": {
-            "x": tensor_param(["n"], "in"),
-            "y": tensor_param(["n"], "out"),
-            "n": 100,
-            "reach": 1,
-        },
-    }
-    binding = binding_from_dict(bdict, path=str(cu))
-    res = port_file(cu, binding=binding, lowering="literal")
+    res = port_flat_kernel_literally(cu)
     assert res.source is None
     msgs = [d.message for d in res.diagnostics if d.code == "C2N2301"]
     assert any("static local" in m for m in msgs), [d.render() for d in res.diagnostics]
