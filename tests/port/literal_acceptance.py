@@ -119,3 +119,24 @@ def port_flat_kernel_literally(cu: Path):
         },
     }
     return port_file(cu, binding=binding_from_dict(bdict, path=str(cu)), lowering="literal")
+
+
+def run_indexed_kernel_exactly(
+    name: str, params_c: str, body: str, tensors: dict, tmp: Path, head: str = ""
+) -> tuple:
+    """:func:`run_literal_exactly` (on the current API) for ``k(params_c)`` whose ``body`` uses
+    ``i``, the global thread index, over ``n`` elements in blocks of 128 (n = 300 and 130).
+    ``tensors`` maps each tensor parameter to ``(dtype, role, value range or None)``."""
+    from tests.port.acceptance import grid_binding, tensor_param
+
+    params: dict = {
+        k: tensor_param(["n"], spec[1], spec[0], spec[2]) for k, spec in tensors.items()
+    }
+    params["n"] = 300
+    bdict = grid_binding(["ceil_div(n, 128)"], params, [{"n": 300}, {"n": 130}], block=128)
+    cu = tmp / f"{name}.cu"
+    cu.write_text(
+        f"{head}__global__ void k({params_c}) {{\n"
+        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n"
+    )
+    return run_literal_exactly(cu, bdict, "nki", tmp)

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.port.acceptance import grid_binding, tensor_param
-from tests.port.literal_acceptance import run_literal_exactly
+from tests.port.literal_acceptance import run_indexed_kernel_exactly
 
 U64 = [0, 2**64 - 1]
 I64 = [-(2**63), 2**63 - 1]
@@ -107,19 +106,7 @@ KERNELS = {
 
 
 def _port(name: str, tmp: Path):
-    params_c, body, tensors = KERNELS[name]
-    params: dict = {
-        k: tensor_param(["n"], spec[1], spec[0], spec[2]) for k, spec in tensors.items()
-    }
-    params["n"] = 300
-    bdict = grid_binding(["ceil_div(n, 128)"], params, [{"n": 300}, {"n": 130}], block=128)
-    cu = tmp / f"{name}.cu"
-    cu.write_text(
-        "#include <cstdint>\n"
-        f"__global__ void k({params_c}) {{\n"
-        "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n" + body + "}\n"
-    )
-    return run_literal_exactly(cu, bdict, "nki", tmp)
+    return run_indexed_kernel_exactly(name, *KERNELS[name], tmp, head="#include <cstdint>\n")
 
 
 @pytest.mark.parametrize("name", sorted(KERNELS))
